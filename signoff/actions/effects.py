@@ -1,0 +1,161 @@
+"""Effects: what an action reads, creates, changes, deletes, sends, spends, or reaches outside.
+
+Found by analysing the action's code (see `analyse`), never taken from a declaration that would
+make it look safer: ``@sends`` and ``@spends`` only ever add effects.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+__all__ = ["Effect", "EffectKind", "Effects", "analyse", "sends", "spends"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class EffectKind(enum.Enum):
+    """One kind of effect."""
+
+    READS = "reads"
+    CREATES = "creates"
+    CHANGES = "changes"
+    DELETES = "deletes"
+    EXTERNAL = "external"
+    SENDS = "sends"
+    SPENDS = "spends"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Effect:
+    """One effect, with the path through the code that explains it."""
+
+    kind: EffectKind
+    """What sort of effect."""
+    target: str = ""
+    """The record type for record effects ("Repair"); the sink for outside reach ("httpx.post")."""
+    path: tuple[str, ...] = ()
+    """How the action gets there: ("set_price", "repair.price =")."""
+    reason: str = ""
+    """Why it is assumed, when the analysis could not see (e.g. "calls an unannotated callable")."""
+
+    def explain(self) -> str:
+        """The effect in one line: "changes Repair: set_price -> repair.price =". """
+        what = f"{self.kind.value} {self.target}".strip()
+        line = f"{what}: {' -> '.join(self.path)}" if self.path else what
+        return f"{line} ({self.reason})" if self.reason else line
+
+
+@dataclass(frozen=True, kw_only=True)
+class Effects:
+    """Everything an action was found to do."""
+
+    effects: tuple[Effect, ...] = ()
+    """Each effect with its path."""
+    cost_usd: float | None = None
+    """The most a run may spend, when a ``@spends(cost=...)`` on its path declares it."""
+
+    def _targets(self, kind: EffectKind) -> frozenset[str]:
+        return frozenset(e.target for e in self.effects if e.kind is kind)
+
+    def _has(self, kind: EffectKind) -> bool:
+        return any(e.kind is kind for e in self.effects)
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """Record types read."""
+        return self._targets(EffectKind.READS)
+
+    @property
+    def creates(self) -> frozenset[str]:
+        """Record types created."""
+        return self._targets(EffectKind.CREATES)
+
+    @property
+    def changes(self) -> frozenset[str]:
+        """Record types (or "" for other state: a parameter, a global) changed."""
+        return self._targets(EffectKind.CHANGES)
+
+    @property
+    def deletes(self) -> frozenset[str]:
+        """Record types deleted."""
+        return self._targets(EffectKind.DELETES)
+
+    @property
+    def external(self) -> bool:
+        """Whether it reaches outside the app (network, processes, files)."""
+        return self._has(EffectKind.EXTERNAL)
+
+    @property
+    def sends(self) -> bool:
+        """Whether it sends something (a message, a mail)."""
+        return self._has(EffectKind.SENDS)
+
+    @property
+    def spends(self) -> bool:
+        """Whether it spends money."""
+        return self._has(EffectKind.SPENDS)
+
+    @property
+    def only_reads(self) -> bool:
+        """Whether it does nothing but read."""
+        return all(e.kind is EffectKind.READS for e in self.effects)
+
+    def explain(self) -> list[str]:
+        """Each effect in one line, in a stable order."""
+        order = list(EffectKind)
+        ordered = sorted(self.effects, key=lambda e: (order.index(e.kind), e.target, e.path))
+        return [e.explain() for e in ordered]
+
+    @staticmethod
+    def unknown(name: str, reason: str) -> Effects:
+        """What must be assumed of code that cannot be seen: that it does everything."""
+        return Effects(
+            effects=tuple(
+                Effect(kind=kind, target="", path=(name,), reason=reason)
+                for kind in (EffectKind.CHANGES, EffectKind.EXTERNAL)
+            )
+        )
+
+
+_SENDS = "__signoff_sends__"
+_SPENDS = "__signoff_spends__"
+
+
+def sends(fn: F) -> F:
+    """Declare that `fn` sends something; every action that reaches it sends too."""
+    setattr(fn, _SENDS, True)
+    return fn
+
+
+def spends(fn: F | None = None, *, cost: float | None = None) -> Any:
+    """Declare that `fn` spends money (at most `cost` US dollars a call, when given); every action
+    that reaches it spends too. Use bare (``@spends``) or with a cost (``@spends(cost=0.02)``)."""
+
+    def mark(f: F) -> F:
+        setattr(f, _SPENDS, cost if cost is not None else True)
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+def analyse(fn: Callable[..., Any], *, name: str) -> Effects:
+    """The effects of `fn`, found from its code.
+
+    Until the analysis can see a function, it is assumed to do everything: nothing is ever
+    described as safer than it is.
+    """
+    found = Effects.unknown(name, "its code has not been analysed")
+    declared: list[Effect] = []
+    if getattr(fn, _SENDS, False):
+        declared.append(Effect(kind=EffectKind.SENDS, path=(name,), reason="declared @sends"))
+    if getattr(fn, _SPENDS, False):
+        declared.append(Effect(kind=EffectKind.SPENDS, path=(name,), reason="declared @spends"))
+    cost = getattr(fn, _SPENDS, None)
+    return Effects(
+        effects=found.effects + tuple(declared),
+        cost_usd=float(cost) if isinstance(cost, int | float) and cost is not True else None,
+    )
+

@@ -1,0 +1,98 @@
+"""Every exception signoff raises or understands, in one place.
+
+::
+
+    SignoffError
+    ├── Refusal                 an action said no on purpose; told to the caller in its own words
+    │   ├── Invalid             the values do not make sense          → outcome Invalid
+    │   │   └── Conflict        they clash with the state of things   → outcome Invalid
+    │   ├── NotFound            the thing is not there (or unreadable) → outcome Gone
+    │   └── NotAuthorized       whoever this runs as may not do it    → outcome Denied
+    ├── UserError               a mistake by the developer using signoff (a misdeclared action,
+    │                           a bad policy, a malformed step); raised at declaration time
+    ├── ConsentError            a consent token that is forged, edited, replayed or misused
+    └── ReadOnlyViolation       a query tried to write, spawn, or reach outside while it ran
+
+A refusal carries the sentence a person reads; anything else an action raises is a failure, whose
+message reaches only the log.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConsentError",
+    "Conflict",
+    "Invalid",
+    "NotAuthorized",
+    "NotFound",
+    "ReadOnlyViolation",
+    "Refusal",
+    "SignoffError",
+    "UserError",
+]
+
+
+class SignoffError(Exception):
+    """The base of every exception signoff defines."""
+
+
+class Refusal(SignoffError):
+    """An action declined to do something, on purpose, with a sentence a person can read."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        """The sentence told to the caller."""
+
+
+class Invalid(Refusal):
+    """The values given do not make sense for this action."""
+
+
+class Conflict(Invalid):
+    """The values make sense, but clash with the way things are now."""
+
+
+class NotFound(Refusal):
+    """The thing asked for does not exist, or whoever this runs as cannot read it."""
+
+
+class NotAuthorized(Refusal):
+    """Whoever this runs as may not do this.
+
+    Raised by the record rules with the principal, the operation and the record named, and by
+    actions themselves when their own logic refuses someone.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        principal: str = "",
+        operation: str = "",
+        record: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.principal = principal
+        """The name of the principal who was refused ("" when an action raised it itself)."""
+        self.operation = operation
+        """read, create, update or delete ("" when an action raised it itself)."""
+        self.record = record
+        """How the record reads to a person, e.g. "Order 7f3c…" ("" when not about a record)."""
+
+
+class UserError(SignoffError):
+    """A mistake in how signoff is used: fix the declaration the message names."""
+
+
+class ConsentError(SignoffError):
+    """A consent token that cannot be honoured: forged, edited, replayed, or for something else."""
+
+
+class ReadOnlyViolation(SignoffError):
+    """Something a query did that is not reading: a write, a process, a socket, a file written."""
+
+    def __init__(self, message: str, *, event: str = "") -> None:
+        super().__init__(message)
+        self.event = event
+        """The audit event or operation that was blocked (e.g. "socket.connect", "flush")."""

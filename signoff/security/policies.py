@@ -1,0 +1,75 @@
+"""Policies: composable yes/no questions about a principal (and, optionally, a record).
+
+``policy.role("manager") | policy.role("helper")``, ``~policy.role("mechanic")``, ``a & b``.
+A policy reads its answer from a principal as the directory holds it when the question is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from signoff.security.principals import Kind, Principal
+
+__all__ = ["Policy", "agent", "anyone", "nobody", "person", "role", "where"]
+
+
+class Policy:
+    """A predicate over (principal, record). Compose with ``|``, ``&`` and ``~``."""
+
+    __slots__ = ("_test", "description")
+
+    def __init__(self, test: Callable[[Principal, Any], bool], description: str) -> None:
+        self._test = test
+        self.description = description
+        """What the policy asks, in words: "has the role manager"."""
+
+    def admits(self, principal: Principal, record: Any = None) -> bool:
+        """Whether this policy holds for `principal` (acting on `record`, when there is one).
+
+        A disabled principal is admitted by nothing.
+        """
+        if principal.disabled:
+            return False
+        return bool(self._test(principal, record))
+
+    def __or__(self, other: Policy) -> Policy:
+        return Policy(
+            lambda p, r: self._test(p, r) or other._test(p, r),
+            f"{self.description} or {other.description}",
+        )
+
+    def __and__(self, other: Policy) -> Policy:
+        return Policy(
+            lambda p, r: self._test(p, r) and other._test(p, r),
+            f"{self.description} and {other.description}",
+        )
+
+    def __invert__(self) -> Policy:
+        return Policy(lambda p, r: not self._test(p, r), f"not ({self.description})")
+
+    def __repr__(self) -> str:
+        return f"<Policy: {self.description}>"
+
+
+def role(name: str) -> Policy:
+    """Holds for a principal that has the role `name`."""
+    return Policy(lambda p, _r: name in p.roles, f"has the role {name}")
+
+
+def where(test: Callable[[Principal, Any], bool], description: str = "a custom rule") -> Policy:
+    """Holds when ``test(principal, record)`` is true (the record is None when there is none)."""
+    return Policy(test, description)
+
+
+anyone = Policy(lambda _p, _r: True, "anyone")
+"""Holds for every enabled principal."""
+
+nobody = Policy(lambda _p, _r: False, "nobody")
+"""Holds for no one."""
+
+agent = Policy(lambda p, _r: p.kind is Kind.AGENT, "is an agent")
+"""Holds for agent accounts."""
+
+person = Policy(lambda p, _r: p.kind is Kind.PERSON, "is a person")
+"""Holds for people."""

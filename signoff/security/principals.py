@@ -1,0 +1,163 @@
+"""Principals — the people and agent accounts things run as — and the directory that keeps them."""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from sqlalchemy import select, update
+
+from signoff.exceptions import UserError
+from signoff.store.database import Database
+from signoff.store.tables import principals as principals_table
+
+__all__ = ["Kind", "People", "Principal"]
+
+
+class Kind(enum.Enum):
+    """What sort of principal this is."""
+
+    PERSON = "person"
+    AGENT = "agent"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Principal:
+    """Someone things run as: a person, or an agent's own account. A snapshot; the directory is
+    the truth, and every run reads the principal afresh from it."""
+
+    id: str
+    """A stable id (a UUID in text)."""
+    handle: str
+    """A unique handle: a person's e-mail address, an agent's account name."""
+    name: str
+    """How a person reads this principal: "Noor"."""
+    kind: Kind = Kind.PERSON
+    """A person or an agent."""
+    roles: frozenset[str] = field(default_factory=frozenset)
+    """The roles this principal holds."""
+    disabled: bool = False
+    """A disabled principal can do nothing."""
+    sponsor_id: str | None = None
+    """For an agent account: the person who answers for it."""
+
+    def has_role(self, role: str) -> bool:
+        """Whether this principal holds `role`."""
+        return role in self.roles
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class People:
+    """The app's directory of principals (``app.people``), stored in the app's database."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def add(
+        self,
+        handle: str,
+        name: str,
+        *,
+        roles: Iterable[str] = (),
+        kind: Kind = Kind.PERSON,
+        sponsor: Principal | None = None,
+    ) -> Principal:
+        """Add a principal; a handle already taken is a `UserError`."""
+        if not handle.strip() or not name.strip():
+            raise UserError("A principal needs a handle (an e-mail address) and a name.")
+        if self.find(handle) is not None:
+            raise UserError(f"There is already someone with the handle {handle!r}.")
+        principal = Principal(
+            id=str(uuid.uuid4()),
+            handle=handle,
+            name=name,
+            kind=kind,
+            roles=frozenset(roles),
+            sponsor_id=sponsor.id if sponsor else None,
+        )
+        with self._database.connect() as connection:
+            connection.execute(
+                principals_table.insert().values(
+                    id=principal.id,
+                    handle=principal.handle,
+                    name=principal.name,
+                    kind=principal.kind.value,
+                    roles=sorted(principal.roles),
+                    disabled=False,
+                    sponsor_id=principal.sponsor_id,
+                )
+            )
+        return principal
+
+    def get(self, principal: Principal | str) -> Principal:
+        """The principal as the directory holds it now, by principal, id or handle."""
+        found = self.find(principal)
+        if found is None:
+            key = principal.id if isinstance(principal, Principal) else principal
+            raise UserError(f"There is nobody with the id or handle {key!r}.")
+        return found
+
+    def find(self, principal: Principal | str) -> Principal | None:
+        """Like `get`, but None for nobody."""
+        key = principal.id if isinstance(principal, Principal) else principal
+        table = principals_table
+        with self._database.connect() as connection:
+            row = connection.execute(
+                select(table).where((table.c.id == key) | (table.c.handle == key))
+            ).first()
+        return _principal_of(row) if row is not None else None
+
+    def all(self) -> list[Principal]:
+        """Everyone, people first, by name."""
+        with self._database.connect() as connection:
+            rows = connection.execute(select(principals_table)).all()
+        found = [_principal_of(row) for row in rows]
+        return sorted(found, key=lambda p: (p.kind != Kind.PERSON, p.name, p.handle))
+
+    def with_role(self, role: str) -> list[Principal]:
+        """Everyone enabled who holds `role`, by name."""
+        return [p for p in self.all() if role in p.roles and not p.disabled]
+
+    def grant(self, principal: Principal, *roles: str) -> Principal:
+        """Give `principal` these roles (as well as those it has)."""
+        current = self.get(principal)
+        return self._store(replace(current, roles=current.roles | frozenset(roles)))
+
+    def take_away(self, principal: Principal, *roles: str) -> Principal:
+        """Take these roles from `principal`; from its next run on it acts without them."""
+        current = self.get(principal)
+        return self._store(replace(current, roles=current.roles - frozenset(roles)))
+
+    def disable(self, principal: Principal) -> Principal:
+        """Stop `principal` from doing anything at all."""
+        return self._store(replace(self.get(principal), disabled=True))
+
+    def enable(self, principal: Principal) -> Principal:
+        """Let a disabled principal act again."""
+        return self._store(replace(self.get(principal), disabled=False))
+
+    def _store(self, principal: Principal) -> Principal:
+        with self._database.connect() as connection:
+            connection.execute(
+                update(principals_table)
+                .where(principals_table.c.id == principal.id)
+                .values(roles=sorted(principal.roles), disabled=principal.disabled)
+            )
+        return principal
+
+
+def _principal_of(row: object) -> Principal:
+    mapping = row._mapping  # type: ignore[attr-defined]
+    return Principal(
+        id=mapping["id"],
+        handle=mapping["handle"],
+        name=mapping["name"],
+        kind=Kind(mapping["kind"]),
+        roles=frozenset(mapping["roles"]),
+        disabled=bool(mapping["disabled"]),
+        sponsor_id=mapping["sponsor_id"],
+    )

@@ -1,0 +1,110 @@
+"""One database per app: an engine configured for SQLite files, in-memory SQLite, or PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.engine import Connection
+from sqlalchemy.pool import StaticPool
+
+from signoff.exceptions import UserError
+
+__all__ = ["Database", "database_url_for"]
+
+
+def database_url_for(app_name: str) -> str:
+    """The default database of an app named `app_name`: a SQLite file in the working directory."""
+    return f"sqlite:///{app_name}.db"
+
+
+class Database:
+    """The engine an app's records and signoff's own tables share, and their schema.
+
+    SQLite files run in WAL mode with foreign keys on; ``sqlite://`` is one in-memory database
+    shared by every session of the process; any other URL is handed to SQLAlchemy as it is.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        """The SQLAlchemy URL this database was opened with."""
+        self.engine: Engine = _engine_for(url)
+        """The SQLAlchemy engine."""
+        self._metadatas: list[MetaData] = []
+        self._created: dict[int, int] = {}
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether this is a SQLite database (file or memory)."""
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def file(self) -> str | None:
+        """The SQLite file this database lives in, or None (memory, or another server)."""
+        if self.is_sqlite and self.engine.url.database not in (None, "", ":memory:"):
+            return self.engine.url.database
+        return None
+
+    def holds(self, metadata: MetaData) -> None:
+        """Keep the tables of `metadata` in this database (created when first needed)."""
+        if all(m is not metadata for m in self._metadatas):
+            self._metadatas.append(metadata)
+
+    def ensure_schema(self) -> None:
+        """Create every table not yet created, including record classes declared since last time."""
+        for metadata in self._metadatas:
+            if self._created.get(id(metadata)) != len(metadata.tables):
+                metadata.create_all(self.engine)
+                self._created[id(metadata)] = len(metadata.tables)
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """A connection in a transaction, committed when the block ends without an error."""
+        self.ensure_schema()
+        with self.engine.begin() as connection:
+            yield connection
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def _engine_for(url: str) -> Engine:
+    try:
+        if url in ("sqlite://", "sqlite:///:memory:"):
+            engine = create_engine(
+                "sqlite://",
+                poolclass=StaticPool,
+                connect_args={"check_same_thread": False},
+            )
+        elif url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        else:
+            engine = create_engine(url, pool_pre_ping=True)
+    except Exception as error:  # SQLAlchemy's ArgumentError, a missing driver's ImportError, ...
+        raise UserError(
+            f"signoff cannot open the database {url!r}: {error}. Give a SQLAlchemy URL such as "
+            "'sqlite:///app.db' or 'postgresql+psycopg://user@host/db'."
+        ) from error
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+        # pysqlite's own transaction handling defers BEGIN; take it over so that a transaction
+        # starts when SQLAlchemy says so (and reads are repeatable inside it).
+        event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
