@@ -1,0 +1,33 @@
+"""Actions: what an app offers to be done, by name, under its ordinary security."""
+
+from signoff.actions.catalog import Action, ActionInfo
+from signoff.actions.cause import current_cause
+from signoff.actions.declare import ActionFunction, Choices, Label, Provided, action
+from signoff.actions.effects import Effect, EffectKind, Effects, sends, spends
+from signoff.actions.parameters import Parameter, ParameterKind
+from signoff.actions.registry import Actions
+from signoff.actions.results import FAILED_TEXT, ActionResult, Outcome
+from signoff.actions.running import RunContext
+
+__all__ = [
+    "FAILED_TEXT",
+    "Action",
+    "ActionFunction",
+    "ActionInfo",
+    "ActionResult",
+    "Actions",
+    "Choices",
+    "Effect",
+    "EffectKind",
+    "Effects",
+    "Label",
+    "Outcome",
+    "Parameter",
+    "ParameterKind",
+    "Provided",
+    "RunContext",
+    "action",
+    "current_cause",
+    "sends",
+    "spends",
+]

@@ -4,7 +4,7 @@ from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import acting_of, enforce_rules_on, may
 from signoff.security.policies import Policy
-from signoff.security.principals import Kind, People, Principal
+from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.security.records import RecordBase, make_record_base, record_label
 from signoff.security.rules import OPERATIONS, Operation, Rule, allow, deny
 
@@ -12,11 +12,11 @@ __all__ = [
     "OPERATIONS",
     "SYSTEM",
     "ActingAs",
-    "Kind",
     "Operation",
     "People",
     "Policy",
     "Principal",
+    "PrincipalKind",
     "RecordBase",
     "Rule",
     "acting_of",

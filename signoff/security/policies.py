@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from signoff.security.principals import Kind, Principal
+from signoff.security.principals import PrincipalKind, Principal
 
 __all__ = ["Policy", "agent", "anyone", "nobody", "person", "role", "where"]
 
@@ -68,8 +68,8 @@ anyone = Policy(lambda _p, _r: True, "anyone")
 nobody = Policy(lambda _p, _r: False, "nobody")
 """Holds for no one."""
 
-agent = Policy(lambda p, _r: p.kind is Kind.AGENT, "is an agent")
+agent = Policy(lambda p, _r: p.kind is PrincipalKind.AGENT, "is an agent")
 """Holds for agent accounts."""
 
-person = Policy(lambda p, _r: p.kind is Kind.PERSON, "is a person")
+person = Policy(lambda p, _r: p.kind is PrincipalKind.PERSON, "is a person")
 """Holds for people."""

@@ -13,10 +13,10 @@ from signoff.exceptions import UserError
 from signoff.store.database import Database
 from signoff.store.tables import principals as principals_table
 
-__all__ = ["Kind", "People", "Principal"]
+__all__ = ["PrincipalKind", "People", "Principal"]
 
 
-class Kind(enum.Enum):
+class PrincipalKind(enum.Enum):
     """What sort of principal this is."""
 
     PERSON = "person"
@@ -34,7 +34,7 @@ class Principal:
     """A unique handle: a person's e-mail address, an agent's account name."""
     name: str
     """How a person reads this principal: "Noor"."""
-    kind: Kind = Kind.PERSON
+    kind: PrincipalKind = PrincipalKind.PERSON
     """A person or an agent."""
     roles: frozenset[str] = field(default_factory=frozenset)
     """The roles this principal holds."""
@@ -63,7 +63,7 @@ class People:
         name: str,
         *,
         roles: Iterable[str] = (),
-        kind: Kind = Kind.PERSON,
+        kind: PrincipalKind = PrincipalKind.PERSON,
         sponsor: Principal | None = None,
     ) -> Principal:
         """Add a principal; a handle already taken is a `UserError`."""
@@ -116,7 +116,7 @@ class People:
         with self._database.connect() as connection:
             rows = connection.execute(select(principals_table)).all()
         found = [_principal_of(row) for row in rows]
-        return sorted(found, key=lambda p: (p.kind != Kind.PERSON, p.name, p.handle))
+        return sorted(found, key=lambda p: (p.kind != PrincipalKind.PERSON, p.name, p.handle))
 
     def with_role(self, role: str) -> list[Principal]:
         """Everyone enabled who holds `role`, by name."""
@@ -156,7 +156,7 @@ def _principal_of(row: object) -> Principal:
         id=mapping["id"],
         handle=mapping["handle"],
         name=mapping["name"],
-        kind=Kind(mapping["kind"]),
+        kind=PrincipalKind(mapping["kind"]),
         roles=frozenset(mapping["roles"]),
         disabled=bool(mapping["disabled"]),
         sponsor_id=mapping["sponsor_id"],

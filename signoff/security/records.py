@@ -11,12 +11,22 @@ import re
 import uuid
 from typing import Any, ClassVar
 
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 from sqlalchemy import String, Uuid, event, inspect
-from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, declared_attr, mapped_column
 
+from signoff.exceptions import NotAuthorized, NotFound
 from signoff.security.rules import Rule
 
-__all__ = ["RecordBase", "make_record_base", "record_label", "record_type_name"]
+__all__ = [
+    "RecordBase",
+    "make_record_base",
+    "record_label",
+    "record_type_name",
+    "record_values",
+]
 
 
 class RecordBase:
@@ -36,6 +46,46 @@ class RecordBase:
     def __str__(self) -> str:
         return record_label(self)
 
+    # A record, wherever it stands in a parameter, is described and given as its id, and looked
+    # up as whoever the action runs as (the session in the validation context); in a result it is
+    # its id and its values.
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, _source: Any, _handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        load = core_schema.with_info_plain_validator_function(
+            lambda value, info: _load(cls, value, info.context)
+        )
+        by_id = core_schema.chain_schema([core_schema.uuid_schema(), load])
+        python = core_schema.union_schema(
+            [core_schema.chain_schema([core_schema.is_instance_schema(cls), load]), by_id],
+            mode="left_to_right",
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=by_id,
+            python_schema=python,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                _record_or_id, when_used="always"
+            ),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, _core: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        if handler.mode == "validation":
+            return {"type": "string", "format": "uuid", "description": f"The id of a {cls.__name__}"}
+        properties: dict[str, Any] = {}
+        for column in inspect(cls).columns:
+            try:
+                python_type = column.type.python_type
+            except NotImplementedError:
+                python_type = str
+            schema = TypeAdapter(python_type).json_schema(mode="serialization")
+            properties[column.key] = {"format": "uuid", "type": "string"} if column.key == "id" else schema
+        return {"type": "object", "title": cls.__name__, "properties": properties,
+                "required": ["id"]}
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"
 
@@ -53,6 +103,38 @@ def make_record_base() -> type[RecordBase]:
 def _give_id(target: RecordBase, _args: Any, kwargs: dict[str, Any]) -> None:
     if kwargs.get("id") is None:
         kwargs["id"] = uuid.uuid4()
+
+
+def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
+    """`value` (a record or an id) as a record of `cls` read through the session in `context`,
+    or — with no session to read through — its id."""
+    ident = value.id if isinstance(value, RecordBase) else value
+    session = context.get("session") if isinstance(context, dict) else None
+    if not isinstance(session, Session):
+        return ident
+    try:
+        found = session.get(cls, ident)
+    except NotAuthorized:
+        found = None
+    if found is None:
+        raise NotFound(
+            f"No {cls.__name__} with id {ident}: it does not exist, or whoever this runs as "
+            "cannot read it."
+        )
+    return found
+
+
+def _record_or_id(value: Any) -> Any:
+    return record_values(value) if isinstance(value, RecordBase) else str(value)
+
+
+def record_values(record: Any) -> dict[str, Any]:
+    """A record as JSON-ready values: its id and each column's value."""
+    values: dict[str, Any] = {}
+    for column in inspect(type(record)).columns:
+        value = getattr(record, column.key)
+        values[column.key] = TypeAdapter(type(value)).dump_python(value, mode="json")
+    return values
 
 
 def record_type_name(cls: type) -> str:

@@ -1,0 +1,88 @@
+"""What an app offers, as callers and models read it: ``ActionInfo`` for each action."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from signoff.actions.declare import ActionFunction, ActionOptions
+from signoff.actions.effects import Effects
+from signoff.actions.parameters import Parameter
+
+__all__ = ["Action", "ActionInfo"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionInfo:
+    """Everything a caller or a model needs to know of one action."""
+
+    name: str
+    """The name it is offered by."""
+    label: str
+    """How it reads to a person ("Set the rush")."""
+    description: str
+    """Its docstring."""
+    subject: type | None
+    """The record type it acts on (its first parameter, when that is a record), or None."""
+    parameters: tuple[Parameter, ...]
+    """What a caller gives, in order (the subject first; context parameters left out)."""
+    effects: Effects
+    """What it reads, creates, changes, deletes, sends, spends or reaches, found in its code."""
+    query: bool
+    """Whether it only reads (declared, and confirmed by the analysis)."""
+    idempotent: bool
+    """Whether it is safe to run again when a crash left its outcome unknown."""
+    parameters_schema: dict[str, Any]
+    """The JSON Schema of the one JSON object that gives its values."""
+    result_schema: dict[str, Any] | None
+    """The JSON Schema of its value, or None when it declares no result."""
+
+    @property
+    def reads_as(self) -> str:
+        """The action as a person reads it in a catalogue: "Set the rush (How soon)"."""
+        needed = [p.label for p in self.parameters if not p.is_subject and not p.optional]
+        optional = [p.label for p in self.parameters if not p.is_subject and p.optional]
+        inside = ", ".join(needed)
+        if optional:
+            inside = f"{inside}; optional: {', '.join(optional)}" if inside else (
+                f"optional: {', '.join(optional)}"
+            )
+        return f"{self.label} ({inside})" if inside else self.label
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called `name` (a KeyError when there is none)."""
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Action:
+    """A registered action: what is offered, and what it takes to run it."""
+
+    info: ActionInfo
+    """What callers see."""
+    function: ActionFunction[..., Any]
+    """The marked function."""
+    options: ActionOptions
+    """What its declaration said."""
+    all_parameters: tuple[Parameter, ...]
+    """Every parameter, context parameters included, in order."""
+    model: type[BaseModel]
+    """Validates what a caller gives."""
+    result: TypeAdapter[Any] | None
+    """Turns what it returns into JSON."""
+
+    @property
+    def name(self) -> str:
+        """The name it is offered by."""
+        return self.info.name
+
+    @property
+    def call(self) -> Callable[..., Any]:
+        """The function itself, unwrapped."""
+        return self.function.__wrapped__

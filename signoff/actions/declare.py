@@ -1,0 +1,177 @@
+"""How an app declares actions: the ``@action`` mark and the annotations a parameter can carry.
+
+``Annotated[Rush, Label("How soon")]`` names a parameter for people; ``Provided("clock")`` marks
+one the app fills in itself; ``Choices(fn)`` says where a record parameter's choices come from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, ParamSpec, TypeVar, overload
+
+from signoff.security.policies import Policy
+
+__all__ = [
+    "ActionFunction",
+    "ActionOptions",
+    "Choices",
+    "Label",
+    "Provided",
+    "action",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Label:
+    """How a parameter reads to a person: ``Annotated[Rush, Label("How soon")]``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Provided:
+    """A context parameter the app fills in (``app.provide(name, fn)``), never shown to a caller
+    or model: ``Annotated[Clock, Provided("clock")]``. The names ``session``, ``acting_as`` and
+    ``cause`` are always provided."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Where a parameter's choices come from: ``Annotated[Shelf, Choices(open_shelves)]``.
+
+    The function takes a SQLAlchemy session (or nothing) and returns records, or ``(key, label)``
+    pairs. Records are offered only when the caller may read them.
+    """
+
+    source: Callable[..., Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionOptions:
+    """What ``@action(...)`` said, kept on the function until an app registers it."""
+
+    label: str | None = None
+    """How the action reads to a person; derived from its name when None."""
+    name: str | None = None
+    """The name it is offered by; the function's name when None."""
+    query: bool = False
+    """Declared to only read: refused at registration if the analysis finds otherwise."""
+    authorize: Policy | None = None
+    """Who may run it (hidden from, and refused to, those the policy does not admit)."""
+    idempotent: bool = False
+    """Safe to run again after a crash left its outcome unknown."""
+    provided: tuple[tuple[str, str], ...] = ()
+    """Parameter name → provided name, for functions registered from outside."""
+
+
+class _Capture:
+    """Where `step_of` collects the action calls a step makes, instead of running them."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[ActionFunction[..., Any], tuple[Any, ...], dict[str, Any]]] = []
+
+
+_capturing: contextvars.ContextVar[_Capture | None] = contextvars.ContextVar(
+    "signoff_step_capture", default=None
+)
+
+
+@contextlib.contextmanager
+def capturing_calls() -> Iterator[list[tuple[ActionFunction[..., Any], tuple[Any, ...], dict[str, Any]]]]:
+    """Within the block, calling an action records the call instead of running it."""
+    capture = _Capture()
+    token = _capturing.set(capture)
+    try:
+        yield capture.calls
+    finally:
+        _capturing.reset(token)
+
+
+class StepCall:
+    """What a captured action call returns: a marker that the step did exactly this call."""
+
+    __slots__ = ()
+
+
+class ActionFunction(Generic[P, R]):
+    """A function marked as an action. Calling it from Python calls the function as it is;
+    running it by name (``app.actions.run``) goes through validation and security."""
+
+    def __init__(self, fn: Callable[P, R], options: ActionOptions) -> None:
+        functools.update_wrapper(self, fn)
+        self.__wrapped__ = fn
+        self.options = options
+        """What the declaration said."""
+
+    @property
+    def action_name(self) -> str:
+        """The name this action is offered by."""
+        return self.options.name or self.__wrapped__.__name__
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        capture = _capturing.get()
+        if capture is not None:
+            capture.calls.append((self, args, dict(kwargs)))
+            return StepCall()  # type: ignore[return-value]
+        return self.__wrapped__(*args, **kwargs)
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        # An action defined in a class body behaves like the function it wraps.
+        if instance is None:
+            return self
+        return functools.partial(self.__call__, instance)
+
+    def __repr__(self) -> str:
+        return f"<action {self.action_name}>"
+
+
+@overload
+def action(fn: Callable[P, R], /) -> ActionFunction[P, R]: ...
+
+
+@overload
+def action(
+    label: str | None = None,
+    /,
+    *,
+    name: str | None = None,
+    query: bool = False,
+    authorize: Policy | None = None,
+    idempotent: bool = False,
+) -> Callable[[Callable[P, R]], ActionFunction[P, R]]: ...
+
+
+def action(
+    fn_or_label: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    query: bool = False,
+    authorize: Policy | None = None,
+    idempotent: bool = False,
+) -> Any:
+    """Mark a function as an action, to be collected by an app (``app.collect(module)``).
+
+    ``@action``, ``@action("Set the rush")`` or ``@action(query=True)``.
+    """
+
+    def mark(fn: Callable[P, R], label: str | None) -> ActionFunction[P, R]:
+        if isinstance(fn, ActionFunction):
+            return fn
+        options = ActionOptions(
+            label=label, name=name, query=query, authorize=authorize, idempotent=idempotent
+        )
+        return ActionFunction(fn, options)
+
+    if callable(fn_or_label) and not isinstance(fn_or_label, str):
+        return mark(fn_or_label, None)
+    return lambda fn: mark(fn, fn_or_label)

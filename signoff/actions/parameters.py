@@ -1,0 +1,198 @@
+"""Reading an action's parameters from its signature: subject, labels, kinds, context parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import inspect
+import types
+import typing
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Annotated, Any, Union, get_args, get_origin, is_typeddict
+
+from pydantic import BaseModel
+
+from signoff.actions.declare import Choices, Label, Provided
+from signoff.exceptions import UserError
+from signoff.security.records import RecordBase
+
+__all__ = ["ParameterKind", "Parameter", "derived_label", "read_parameters", "unwrap_optional"]
+
+
+class ParameterKind(enum.Enum):
+    """What sort of value a parameter takes."""
+
+    TEXT = "text"
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    YES_NO = "yes/no"
+    DATE = "date"
+    DATETIME = "datetime"
+    TIME = "time"
+    DURATION = "duration"
+    ID = "id"
+    ENUM = "enum"
+    RECORD = "record"
+    STRUCTURE = "structure"
+    SEQUENCE = "sequence"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parameter:
+    """One parameter of an action, as a caller or a model sees it."""
+
+    name: str
+    """The Python name, and the member of the JSON object that gives it."""
+    label: str
+    """How it reads to a person ("How soon")."""
+    kind: ParameterKind
+    """What sort of value it takes."""
+    annotation: Any
+    """The Python type, without ``Annotated`` and without ``| None``."""
+    optional: bool
+    """Whether it has a default (a caller may leave it out)."""
+    default: Any = None
+    """The default, when optional."""
+    nullable: bool = False
+    """Whether ``None`` (JSON null) is an accepted value."""
+    choices: Choices | None = None
+    """Where its choices come from, when it says."""
+    is_subject: bool = False
+    """Whether this is the record the action acts on."""
+    provided: str | None = None
+    """For a context parameter: the name the app fills it by; never shown to a caller."""
+
+    @property
+    def members(self) -> list[str]:
+        """For an enum: the names of its members, in order."""
+        return [m.name for m in self.annotation] if self.kind is ParameterKind.ENUM else []
+
+
+def derived_label(name: str) -> str:
+    """A label from a Python name: ``set_rush`` → "Set rush", ``due_on`` → "Due on"."""
+    words = name.strip("_").replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
+def unwrap_optional(annotation: Any) -> tuple[Any, bool]:
+    """``T | None`` → (T, True); anything else → (annotation, False)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) < len(get_args(annotation)):
+            inner = args[0] if len(args) == 1 else Union[tuple(args)]  # noqa: UP007
+            return inner, True
+    return annotation, False
+
+
+def is_record_type(annotation: Any) -> bool:
+    """Whether `annotation` is an app record class."""
+    return isinstance(annotation, type) and issubclass(annotation, RecordBase)
+
+
+def kind_of(annotation: Any, *, where: str) -> ParameterKind:
+    """The kind of a (non-optional, un-annotated) Python type, or a `UserError` naming `where`."""
+    origin = get_origin(annotation)
+    if origin in (list, tuple, set, frozenset) or annotation in (list, tuple, set, frozenset):
+        return ParameterKind.SEQUENCE
+    if origin in (dict, Mapping) or annotation is dict:
+        args = get_args(annotation)
+        if args and args[0] is not str:
+            raise UserError(f"{where}: a mapping is given as JSON, so its keys must be str.")
+        return ParameterKind.STRUCTURE
+    if origin is typing.Literal:
+        return ParameterKind.ENUM if all(isinstance(a, str) for a in get_args(annotation)) else ParameterKind.TEXT
+    simple: list[tuple[Any, ParameterKind]] = [
+        (bool, ParameterKind.YES_NO),
+        (int, ParameterKind.INTEGER),
+        (Decimal, ParameterKind.DECIMAL),
+        (float, ParameterKind.DECIMAL),
+        (str, ParameterKind.TEXT),
+        (dt.datetime, ParameterKind.DATETIME),
+        (dt.date, ParameterKind.DATE),
+        (dt.time, ParameterKind.TIME),
+        (dt.timedelta, ParameterKind.DURATION),
+        (uuid.UUID, ParameterKind.ID),
+    ]
+    for python_type, kind in simple:
+        if annotation is python_type:
+            return kind
+    if isinstance(annotation, type):
+        if issubclass(annotation, enum.Enum):
+            return ParameterKind.ENUM
+        if issubclass(annotation, RecordBase):
+            return ParameterKind.RECORD
+        if (
+            issubclass(annotation, BaseModel)
+            or dataclasses.is_dataclass(annotation)
+            or is_typeddict(annotation)
+        ):
+            return ParameterKind.STRUCTURE
+    raise UserError(
+        f"{where}: signoff cannot offer a value of type {annotation!r}. Use text, int, Decimal, "
+        "bool, date, datetime, time, timedelta, UUID, an Enum, a record, a pydantic model, a "
+        "dataclass, a TypedDict, dict[str, T], or a list, tuple or set of these."
+    )
+
+
+def read_parameters(
+    fn: Callable[..., Any], *, action_name: str, provided: Mapping[str, str] = {}
+) -> list[Parameter]:
+    """The parameters of `fn`, in order; a misdeclared one is a `UserError` naming the fix."""
+    signature = inspect.signature(fn)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as error:  # a NameError from a forward reference, most often
+        raise UserError(
+            f"Action {action_name}: its annotations cannot be resolved ({error}). Define every "
+            "type it names before the action, at module level."
+        ) from error
+    unknown = set(provided) - set(signature.parameters)
+    if unknown:
+        raise UserError(f"Action {action_name}: provided= names no parameter {sorted(unknown)}.")
+    parameters: list[Parameter] = []
+    for position, (name, sig) in enumerate(signature.parameters.items()):
+        where = f"Action {action_name}, parameter {name}"
+        if sig.kind in (sig.VAR_POSITIONAL, sig.VAR_KEYWORD):
+            raise UserError(f"{where}: *args and **kwargs cannot be offered by name.")
+        if name not in hints:
+            raise UserError(f"{where}: give it a type annotation, e.g. `{name}: str`.")
+        annotation, extras = hints[name], ()
+        if get_origin(annotation) is Annotated:
+            annotation, *rest = get_args(annotation)
+            extras = tuple(rest)
+        label = next((e.text for e in extras if isinstance(e, Label)), derived_label(name))
+        choices = next((e for e in extras if isinstance(e, Choices)), None)
+        provided_as = next((e.name for e in extras if isinstance(e, Provided)), provided.get(name))
+        optional = sig.default is not sig.empty
+        inner, nullable = unwrap_optional(annotation)
+        if provided_as is not None:
+            parameters.append(
+                Parameter(name=name, label=label, kind=ParameterKind.STRUCTURE, annotation=annotation,
+                          optional=True, provided=provided_as)
+            )
+            continue
+        kind = kind_of(inner, where=where)
+        is_subject = position == 0 and kind is ParameterKind.RECORD and not nullable
+        if kind is ParameterKind.RECORD and not is_subject and choices is None:
+            raise UserError(
+                f"{where}: a record parameter other than the subject must say where its choices "
+                f"come from: `{name}: Annotated[{inner.__name__}, Choices(fn)]`."
+            )
+        parameters.append(
+            Parameter(
+                name=name,
+                label=label,
+                kind=kind,
+                annotation=inner,
+                optional=optional,
+                default=sig.default if optional else None,
+                nullable=nullable,
+                choices=choices,
+                is_subject=is_subject,
+            )
+        )
+    return parameters

@@ -1,0 +1,95 @@
+"""What is wrong with the values given, in a person's words.
+
+pydantic says what failed; this module says it the way a person at a counter would:
+"On is a date, written 2026-09-04 — “next tuesday” is not."
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from signoff.actions.parameters import ParameterKind, Parameter
+
+__all__ = ["problem_of", "unknown_members"]
+
+_WRITTEN: dict[ParameterKind, str] = {
+    ParameterKind.TEXT: "is text",
+    ParameterKind.INTEGER: "is a whole number, like 12",
+    ParameterKind.DECIMAL: "is a number, like 4.50",
+    ParameterKind.YES_NO: "is yes or no (true or false)",
+    ParameterKind.DATE: "is a date, written 2026-09-04",
+    ParameterKind.DATETIME: "is a date and time, written 2026-09-04T14:30:00",
+    ParameterKind.TIME: "is a time of day, written 14:30",
+    ParameterKind.DURATION: "is a duration, written PT1H30M (ISO 8601) or as seconds",
+    ParameterKind.ID: "is an id, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41",
+}
+
+
+def problem_of(error: ValidationError, parameters: list[Parameter]) -> str:
+    """The first problem in `error`, told in a person's words."""
+    by_name = {p.name: p for p in parameters}
+    detail = error.errors()[0]
+    location = [str(part) for part in detail["loc"]]
+    parameter = by_name.get(location[0]) if location else None
+    if detail["type"] == "extra_forbidden" and location:
+        return unknown_members([location[0]], parameters)
+    if parameter is None:
+        return _sentence(detail["msg"])
+    if detail["type"] == "missing" and len(location) == 1:
+        return f"{parameter.label} is missing: it is needed."
+    if len(location) == 1:
+        return _top_level(parameter, detail)
+    inside = ".".join(location[1:])
+    return f"{parameter.label}, at {inside}: {_lower(detail['msg'])} — {_shown(detail['input'])} is not."
+
+
+def unknown_members(names: list[str], parameters: list[Parameter]) -> str:
+    """The sentence for members naming no parameter."""
+    offered = [p.name for p in parameters if p.provided is None]
+    known = ", ".join(offered) if offered else "none"
+    which = ", ".join(f"“{n}”" for n in names)
+    noun = "parameter" if len(names) == 1 else "parameters"
+    return f"There is no {noun} named {which}; the parameters are: {known}."
+
+
+def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:
+    given = _shown(detail["input"])
+    if detail["input"] is None and not parameter.nullable:
+        return f"{parameter.label} is needed; it cannot be left empty."
+    if parameter.kind in _WRITTEN:
+        return f"{parameter.label} {_WRITTEN[parameter.kind]} — {given} is not."
+    if parameter.kind is ParameterKind.ENUM:
+        choices = ", ".join(parameter.members) or _lower(detail["msg"])
+        return f"{parameter.label} is one of {choices} — {given} is not."
+    if parameter.kind is ParameterKind.RECORD:
+        return (
+            f"{parameter.label} is the id of a {parameter.annotation.__name__}, written like "
+            f"3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — {given} is not."
+        )
+    if parameter.kind is ParameterKind.SEQUENCE:
+        return f"{parameter.label} is a list (a JSON array) — {given} is not."
+    return f"{parameter.label}: {_lower(detail['msg'])} — {given} is not."
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return f"“{value}”"
+    try:
+        text = json.dumps(value, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _lower(message: str) -> str:
+    message = message.removeprefix("Value error, ")
+    return message[:1].lower() + message[1:]
+
+
+def _sentence(message: str) -> str:
+    message = message.removeprefix("Value error, ")
+    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")

@@ -1,0 +1,376 @@
+"""The actions an app offers by name (``app.actions``): registering, describing, checking, and
+running them under someone's ordinary security."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from signoff.actions.catalog import Action, ActionInfo
+from signoff.actions.consent import ConsentSeal
+from signoff.actions.declare import ActionFunction, ActionOptions
+from signoff.actions.effects import analyse
+from signoff.actions.parameters import ParameterKind, derived_label, read_parameters
+from signoff.actions.problems import problem_of, unknown_members
+from signoff.actions.results import ActionResult, Outcome
+from signoff.actions.running import Providers, Runner
+from signoff.actions.schemas import parameters_model, result_adapter
+from signoff.actions.steps import read_step
+from signoff.exceptions import ConsentError, Invalid, NotFound, UserError
+from signoff.security.acting import SYSTEM, ActingAs
+from signoff.security.enforcement import may
+from signoff.security.principals import People, Principal
+from signoff.security.records import RecordBase
+from signoff.security.sessions import open_session
+from signoff.store.database import Database
+
+__all__ = ["Actions"]
+
+Who = Principal | Iterable[Principal] | ActingAs
+
+
+class Actions:
+    """The app's actions, by name."""
+
+    def __init__(
+        self, *, database: Database, people: People, seal: Callable[[], ConsentSeal]
+    ) -> None:
+        self._database = database
+        self._people = people
+        self._seal = seal
+        self._actions: dict[str, Action] = {}
+        self.providers = Providers()
+        """What fills context parameters (``app.provide``)."""
+        self._runner = Runner(database=database, people=people, providers=self.providers)
+
+    # -- registering ---------------------------------------------------------------------
+
+    def register(
+        self,
+        fn: Callable[..., Any],
+        *,
+        label: str | None = None,
+        name: str | None = None,
+        query: bool | None = None,
+        authorize: Any = None,
+        idempotent: bool | None = None,
+        provided: Mapping[str, str] | None = None,
+    ) -> ActionFunction[..., Any]:
+        """Offer `fn` by name; what is given here wins over what ``@action`` said."""
+        function = fn if isinstance(fn, ActionFunction) else ActionFunction(fn, ActionOptions())
+        before = function.options
+        options = ActionOptions(
+            label=label if label is not None else before.label,
+            name=name if name is not None else before.name,
+            query=query if query is not None else before.query,
+            authorize=authorize if authorize is not None else before.authorize,
+            idempotent=idempotent if idempotent is not None else before.idempotent,
+            provided=tuple(sorted((provided or dict(before.provided)).items())),
+        )
+        function.options = options
+        action = self._describe(function, options)
+        existing = self._actions.get(action.name)
+        if existing is not None and existing.function is not function:
+            raise UserError(
+                f"Two actions are named {action.name}: {_where(existing.call)} and "
+                f"{_where(action.call)}. Give one of them another name (name=...)."
+            )
+        self._actions[action.name] = action
+        return function
+
+    def collect(self, *sources: types.ModuleType | Callable[..., Any]) -> list[str]:
+        """Register every ``@action``-marked function of these modules (or these functions)."""
+        names: list[str] = []
+        for source in sources:
+            found = (
+                [v for v in vars(source).values() if isinstance(v, ActionFunction)]
+                if isinstance(source, types.ModuleType)
+                else [source]
+            )
+            for function in found:
+                if not isinstance(function, ActionFunction):
+                    raise UserError(f"{_where(function)} is not marked with @action.")
+                names.append(self.register(function).action_name)
+        return names
+
+    def _describe(self, function: ActionFunction[..., Any], options: ActionOptions) -> Action:
+        fn = function.__wrapped__
+        name = options.name or fn.__name__
+        if inspect.iscoroutinefunction(fn):
+            raise UserError(f"Action {name}: async actions are not supported yet; make it a def.")
+        parameters = read_parameters(fn, action_name=name, provided=dict(options.provided))
+        model = parameters_model(name, parameters)
+        returns = inspect.signature(fn).return_annotation
+        hints = _return_hint(fn)
+        result = result_adapter(name, hints if hints is not None else returns)
+        effects = analyse(fn, name=name)
+        if options.query and not effects.only_reads:
+            found = "; ".join(
+                e.explain() for e in effects.effects if e.kind.value != "reads"
+            )
+            raise UserError(
+                f"Action {name} is declared query=True, but it does more than read: {found}. "
+                "Remove query=True, or take the effect out of its code."
+            )
+        offered = tuple(p for p in parameters if p.provided is None)
+        subject = next((p.annotation for p in offered if p.is_subject), None)
+        info = ActionInfo(
+            name=name,
+            label=options.label or derived_label(name),
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            subject=subject,
+            parameters=offered,
+            effects=effects,
+            query=options.query,
+            idempotent=options.idempotent,
+            parameters_schema=model.model_json_schema(),
+            result_schema=result.json_schema(mode="serialization") if result else None,
+        )
+        return Action(
+            info=info,
+            function=function,
+            options=options,
+            all_parameters=tuple(parameters),
+            model=model,
+            result=result,
+        )
+
+    # -- describing ----------------------------------------------------------------------
+
+    def catalog(self) -> list[ActionInfo]:
+        """Every action offered, by name."""
+        return [self._actions[name].info for name in sorted(self._actions)]
+
+    def info(self, name: str) -> ActionInfo:
+        """The action offered as `name`; `NotFound` (told as Gone) when there is none."""
+        return self._get(name).info
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._actions
+
+    def get(self, name: str) -> Action:
+        """The registered action `name` (its function and validation model included)."""
+        return self._get(name)
+
+    def for_record(self, record: Any, *, as_: Who) -> list[ActionInfo]:
+        """The actions on `record`'s type (or a base of it) that the caller may run on it."""
+        acting = self._runner.current(ActingAs.of(as_))
+        if isinstance(acting, ActionResult) or not may(acting, "read", record):
+            return []
+        found = []
+        for action in self._actions.values():
+            subject = action.info.subject
+            if subject is None or not isinstance(record, subject):
+                continue
+            policy = action.options.authorize
+            if policy is None or all(policy.admits(p, record) for p in acting):
+                found.append(action.info)
+        return sorted(found, key=lambda info: info.name)
+
+    def choices(self, name: str, parameter: str, *, as_: Who) -> list[tuple[str, str]]:
+        """The choices of one parameter, ``(key, label)``, as the caller may see them."""
+        action = self._get(name)
+        try:
+            p = action.info.parameter(parameter)
+        except KeyError:
+            raise UserError(unknown_members([parameter], list(action.info.parameters))) from None
+        if p.kind is ParameterKind.ENUM:
+            return [(m.name, _member_label(m)) for m in p.annotation]
+        if p.choices is None:
+            raise UserError(f"{p.label} of {name} has no choices: it takes any {p.kind.value}.")
+        acting = self._runner.current(ActingAs.of(as_))
+        if isinstance(acting, ActionResult):
+            return []
+        with open_session(self._database, SYSTEM) as session:
+            source = p.choices.source
+            offered = source(session) if _takes_argument(source) else source()
+            pairs: list[tuple[str, str]] = []
+            for item in offered:
+                if isinstance(item, RecordBase):
+                    if may(acting, "read", item):
+                        pairs.append((str(item.id), str(item)))
+                else:
+                    key, label = item
+                    pairs.append((str(key), str(label)))
+        return pairs
+
+    # -- values --------------------------------------------------------------------------
+
+    def values_from_json(self, name: str, json_text: str | bytes) -> dict[str, Any]:
+        """The values in one JSON object of arguments (a model's tool call).
+
+        `Invalid` (with the reason) for text that is not one JSON object, a member naming no
+        parameter, or a value that does not fit; `NotFound` for an unknown action.
+        """
+        action = self._get(name)
+        try:
+            data = json.loads(json_text)
+        except (ValueError, TypeError) as error:
+            raise Invalid(f"The arguments are not JSON: {error}.") from None
+        if not isinstance(data, dict):
+            raise Invalid("The arguments must be one JSON object, with a member per parameter.")
+        problem = self._problem(action, data)
+        if problem:
+            raise Invalid(problem)
+        validated = action.model.model_validate(data)
+        return {field: getattr(validated, field) for field in data}
+
+    def check(self, name: str, values: Mapping[str, Any]) -> str:
+        """"" when `values` fit action `name`, or the first problem in a person's words.
+
+        Nothing runs and no record is looked up.
+        """
+        if name not in self._actions:
+            return _no_such_action(name)
+        if not isinstance(values, Mapping):
+            return "The values must be given by name, as one object."
+        return self._problem(self._actions[name], dict(values))
+
+    def _problem(self, action: Action, values: dict[str, Any]) -> str:
+        try:
+            action.model.model_validate(values)
+        except ValidationError as error:
+            return problem_of(error, list(action.all_parameters))
+        return ""
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(
+        self, name: str | Callable[..., Any], values: Mapping[str, Any] | None = None, *,
+        as_: Who, cause: str = "",
+    ) -> ActionResult:
+        """Run action `name` with `values`, as `as_` (every principal of it), for `cause`."""
+        key = name.action_name if isinstance(name, ActionFunction) else name
+        action = self._actions.get(key) if isinstance(key, str) else None
+        if action is None or (isinstance(name, ActionFunction) and action.function is not name):
+            shown = key if isinstance(key, str) else getattr(name, "__name__", repr(name))
+            return ActionResult(action=shown, outcome=Outcome.GONE, problem=_no_such_action(shown),
+                                cause=cause)
+        return self._runner.run(action, values if values is not None else {},
+                                acting=ActingAs.of(as_), cause=cause)
+
+    def run_json(self, name: str, json_text: str | bytes, *, as_: Who, cause: str = "") -> ActionResult:
+        """`values_from_json` then `run`: every mistake becomes an outcome, never an exception."""
+        try:
+            values = self.values_from_json(name, json_text)
+        except NotFound as gone:
+            return ActionResult(action=name, outcome=Outcome.GONE, problem=gone.message, cause=cause)
+        except Invalid as invalid:
+            return ActionResult(action=name, outcome=Outcome.INVALID, problem=invalid.message,
+                                cause=cause)
+        return self.run(name, values, as_=as_, cause=cause)
+
+    # -- consent -------------------------------------------------------------------------
+
+    def consent(self, name: str, values: Mapping[str, Any], *, as_: Principal) -> str:
+        """Seal action `name`, `values` and the principal `as_` into a token for later.
+
+        The values are checked now; the principal's rights are checked when it runs.
+        """
+        action = self._get(name)
+        if not isinstance(as_, Principal):
+            raise UserError("A consent is made by one principal, not a set.")
+        problem = self._problem(action, dict(values))
+        if problem:
+            raise Invalid(problem)
+        sealed = action.model.model_validate(dict(values)).model_dump(
+            mode="json", include=set(values)
+        )
+        return self._seal().seal(action=name, values=sealed, principal_id=as_.id)
+
+    def run_consented(
+        self, token: str, rest: Mapping[str, Any] | None = None, *,
+        action: str | None = None, cause: str = "",
+    ) -> ActionResult:
+        """Run what `token` consents to, as its principal with their rights as they are now.
+
+        `rest` gives values the token left open (it cannot change sealed ones). With `action`,
+        a token for any other action is refused. A token is honoured once.
+        """
+        try:
+            consent = self._seal().open(token)
+        except ConsentError as error:
+            return ActionResult(action=action or "", outcome=Outcome.DENIED, problem=str(error),
+                                cause=cause)
+        if action is not None and consent.action != action:
+            return ActionResult(
+                action=action, outcome=Outcome.DENIED, cause=cause,
+                problem=f"This consent is for {consent.action}, not {action}: it is refused.",
+            )
+        again = sorted(set(rest or {}) & set(consent.values))
+        if again:
+            return ActionResult(
+                action=consent.action, outcome=Outcome.INVALID, cause=cause,
+                problem=f"The consent already fixes {', '.join(again)}; it cannot be changed.",
+            )
+        principal = self._people.find(consent.principal_id)
+        if principal is None:
+            return ActionResult(action=consent.action, outcome=Outcome.DENIED, cause=cause,
+                                problem="Whoever made this consent is no longer known here.")
+        if consent.action not in self._actions:
+            return ActionResult(action=consent.action, outcome=Outcome.GONE, cause=cause,
+                                problem=_no_such_action(consent.action))
+        values = {**consent.values, **dict(rest or {})}
+        return self._runner.run(
+            self._actions[consent.action], values, acting=ActingAs.of(principal), cause=cause,
+            consent=consent,
+        )
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def step_of(self, fn: Callable[[Any], Any]) -> tuple[str, dict[str, Any]]:
+        """The action and values of a step, ``lambda t: tag_ticket(t, "urgent")``."""
+        function, values = read_step(fn)
+        action = self._actions.get(function.action_name)
+        if action is None or action.function is not function:
+            raise UserError(
+                f"A step calls an action of this app; {function.action_name} is not one of them."
+            )
+        if not action.info.parameters or not action.info.parameters[0].is_subject:
+            raise UserError(f"A step acts on a record; {action.name} has no record to act on.")
+        problem = self._problem(action, {action.info.parameters[0].name: _ANY_ID, **values})
+        if problem:
+            raise UserError(f"This step's values do not fit {action.name}: {problem}")
+        return action.name, values
+
+    def _get(self, name: str) -> Action:
+        action = self._actions.get(name) if isinstance(name, str) else None
+        if action is None:
+            raise NotFound(_no_such_action(str(name)))
+        return action
+
+
+_ANY_ID = "00000000-0000-4000-8000-000000000000"
+
+
+def _no_such_action(name: str) -> str:
+    return f"There is no action named “{name}” that can be run by name."
+
+
+def _member_label(member: Any) -> str:
+    return member.value if isinstance(member.value, str) else derived_label(member.name.lower())
+
+
+def _takes_argument(fn: Callable[..., Any]) -> bool:
+    try:
+        return len(inspect.signature(fn).parameters) > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _where(fn: Callable[..., Any]) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def _return_hint(fn: Callable[..., Any]) -> Any:
+    try:
+        return typing.get_type_hints(fn, include_extras=True).get("return")
+    except Exception:  # an unresolvable forward reference: fall back to the raw annotation
+        return None
+

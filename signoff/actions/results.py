@@ -1,0 +1,59 @@
+"""What running an action by name comes to: one of five outcomes, in words and as data."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.security.principals import Principal
+
+__all__ = ["FAILED_TEXT", "ActionResult", "Outcome"]
+
+FAILED_TEXT = (
+    "It failed for a reason the app did not foresee — the app's log has the details."
+)
+"""What a caller is told of a failure; the real message reaches only the log."""
+
+
+class Outcome(enum.Enum):
+    """How a run ended."""
+
+    DONE = "Done"
+    """It ran, and what it did is committed."""
+    INVALID = "Invalid"
+    """The values did not make sense (or clashed with the way things are); nothing ran."""
+    DENIED = "Denied"
+    """Whoever it runs as may not do it; nothing is kept."""
+    GONE = "Gone"
+    """No such action, or a record it names does not exist or cannot be read; nothing ran."""
+    FAILED = "Failed"
+    """It broke for a reason the app did not foresee; nothing is kept, the log has why."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionResult:
+    """The result of ``app.actions.run``."""
+
+    action: str
+    """The name that was asked for."""
+    outcome: Outcome
+    """How it ended."""
+    said: str = ""
+    """What the action said, when it returned a string."""
+    value: Any = None
+    """The JSON of what it returned (enums by name, records as their id and values)."""
+    problem: str = ""
+    """Why it did not run, in a person's words ("" when Done)."""
+    ran_as: tuple[Principal, ...] = ()
+    """Who it ran (or was asked to run) as."""
+    cause: str = ""
+    """The cause it ran for."""
+
+    @property
+    def done(self) -> bool:
+        """Whether the outcome is Done."""
+        return self.outcome is Outcome.DONE
+
+    def __str__(self) -> str:
+        return self.said if self.done else self.problem

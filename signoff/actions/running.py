@@ -1,0 +1,210 @@
+"""Running one action: validate as the caller, call it in one transaction, tell the outcome.
+
+A refusal is told in the app's own words; anything else is a failure whose real message only
+reaches the log. Nothing partial is ever kept: a run is one transaction.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from signoff.actions.catalog import Action
+from signoff.actions.cause import running_for
+from signoff.actions.consent import Consent
+from signoff.actions.problems import problem_of
+from signoff.actions.results import FAILED_TEXT, ActionResult, Outcome
+from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
+from signoff.security.acting import ActingAs
+from signoff.security.principals import People
+from signoff.security.sessions import open_session
+from signoff.store.database import Database
+from signoff.store.tables import consents_used
+
+__all__ = ["Providers", "RunContext", "Runner"]
+
+log = logging.getLogger("signoff.actions")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunContext:
+    """What a provider of a context parameter may use."""
+
+    action: str
+    """The action being run."""
+    session: Session
+    """The session the action runs in, acting as the caller."""
+    acting: ActingAs
+    """Who it runs as."""
+    cause: str
+    """Why it runs."""
+
+
+class Providers:
+    """What fills context parameters: ``app.provide("clock", lambda: FixedClock())``.
+
+    A provider takes nothing, or the `RunContext`. ``session``, ``acting_as`` and ``cause`` are
+    always provided.
+    """
+
+    def __init__(self) -> None:
+        self._providers: dict[str, Callable[..., Any]] = {}
+
+    def add(self, name: str, provider: Callable[..., Any]) -> None:
+        """Fill context parameters named `name` with what `provider` gives."""
+        if name in ("session", "acting_as", "cause"):
+            raise UserError(f"{name!r} is always provided by signoff; choose another name.")
+        self._providers[name] = provider
+
+    def value(self, name: str, context: RunContext) -> Any:
+        """The value of context parameter `name` for this run."""
+        builtin = {"session": context.session, "acting_as": context.acting, "cause": context.cause}
+        if name in builtin:
+            return builtin[name]
+        provider = self._providers.get(name)
+        if provider is None:
+            raise UserError(f"Nothing provides {name!r}: call app.provide({name!r}, ...) first.")
+        takes = len(inspect.signature(provider).parameters) > 0
+        return provider(context) if takes else provider()
+
+
+class Runner:
+    """Runs actions: the one place where a call by name meets security and the database."""
+
+    def __init__(self, *, database: Database, people: People, providers: Providers) -> None:
+        self._database = database
+        self._people = people
+        self._providers = providers
+
+    def current(self, acting: ActingAs) -> ActingAs | ActionResult:
+        """`acting` with each principal as the directory holds it now, or a Denied result."""
+        if acting.system:
+            return acting
+        now = []
+        for principal in acting:
+            found = self._people.find(principal.id)
+            if found is None:
+                return _denied(f"{principal.name} is not known to this app.", acting)
+            if found.disabled:
+                return _denied(f"{found.name} is disabled and may not do anything.", acting)
+            now.append(found)
+        return ActingAs.of(now)
+
+    def run(
+        self,
+        action: Action,
+        values: Mapping[str, Any],
+        *,
+        acting: ActingAs,
+        cause: str,
+        consent: Consent | None = None,
+    ) -> ActionResult:
+        """Run `action` with `values` as `acting`; every way it can end is an outcome."""
+        current = self.current(acting)
+        if isinstance(current, ActionResult):
+            return _with(current, action=action.name, cause=cause)
+        acting = current
+        policy = action.options.authorize
+        if policy is not None:
+            for principal in acting:
+                if not policy.admits(principal):
+                    return _denied(
+                        f"{principal.name} may not {action.info.label[:1].lower()}"
+                        f"{action.info.label[1:]}.", acting, action.name, cause,
+                    )
+        if not isinstance(values, Mapping):
+            return _result(action, acting, cause, Outcome.INVALID,
+                           problem="The values must be given by name, as one object.")
+        with running_for(cause) as cause:
+            session = open_session(self._database, acting)
+            try:
+                with session.begin():
+                    if consent is not None:
+                        _honour_once(session, consent)
+                    result = self._call(action, dict(values), session, acting, cause)
+                return result
+            except ValidationError as error:
+                return _result(action, acting, cause, Outcome.INVALID,
+                               problem=problem_of(error, list(action.all_parameters)))
+            except NotFound as refusal:
+                return _result(action, acting, cause, Outcome.GONE, problem=refusal.message)
+            except NotAuthorized as refusal:
+                return _result(action, acting, cause, Outcome.DENIED, problem=refusal.message)
+            except Invalid as refusal:  # Conflict included
+                return _result(action, acting, cause, Outcome.INVALID, problem=refusal.message)
+            except _AlreadyUsed:
+                return _result(action, acting, cause, Outcome.DENIED,
+                               problem="This consent has been used already: it is honoured once.")
+            except Exception:
+                log.exception(
+                    "Action %s failed, run as %s for cause %r", action.name, acting.names, cause
+                )
+                return _result(action, acting, cause, Outcome.FAILED, problem=FAILED_TEXT)
+            finally:
+                session.close()
+
+    def _call(
+        self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs, cause: str
+    ) -> ActionResult:
+        validated = action.model.model_validate(values, context={"session": session})
+        arguments = {name: getattr(validated, name) for name in type(validated).model_fields}
+        context = RunContext(action=action.name, session=session, acting=acting, cause=cause)
+        for p in action.all_parameters:
+            if p.provided is not None:
+                arguments[p.name] = self._providers.value(p.provided, context)
+        returned = action.call(**arguments)
+        session.flush()  # the record rules are checked here, inside the run
+        said = returned if isinstance(returned, str) else ""
+        value = action.result.dump_python(returned, mode="json") if action.result else (
+            returned if isinstance(returned, str | int | float | bool) else None
+        )
+        return _result(action, acting, cause, Outcome.DONE, said=said, value=value)
+
+
+class _AlreadyUsed(Exception):
+    pass
+
+
+def _honour_once(session: Session, consent: Consent) -> None:
+    try:
+        with session.begin_nested():
+            session.execute(
+                consents_used.insert().values(
+                    nonce=consent.nonce,
+                    action=consent.action,
+                    principal_id=consent.principal_id,
+                    used_at=datetime.now(UTC),
+                )
+            )
+    except IntegrityError:
+        raise _AlreadyUsed from None
+
+
+def _result(
+    action: Action, acting: ActingAs, cause: str, outcome: Outcome, **fields: Any
+) -> ActionResult:
+    return ActionResult(
+        action=action.name, outcome=outcome, ran_as=acting.principals, cause=cause, **fields
+    )
+
+
+def _denied(problem: str, acting: ActingAs, action: str = "", cause: str = "") -> ActionResult:
+    return ActionResult(
+        action=action, outcome=Outcome.DENIED, problem=problem, ran_as=acting.principals,
+        cause=cause,
+    )
+
+
+def _with(result: ActionResult, *, action: str, cause: str) -> ActionResult:
+    return ActionResult(
+        action=action, outcome=result.outcome, problem=result.problem, ran_as=result.ran_as,
+        cause=cause,
+    )
