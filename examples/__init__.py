@@ -1,0 +1,1 @@
+"""Runnable examples of signoff; the test suite executes each."""
