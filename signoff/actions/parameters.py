@@ -138,13 +138,22 @@ def kind_of(annotation: Any, *, where: str) -> ParameterKind:
     )
 
 
+def type_hints(fn: Callable[..., Any], localns: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The resolved annotations of `fn`; names local to where it was declared resolve too."""
+    return typing.get_type_hints(fn, localns=dict(localns or {}), include_extras=True)
+
+
 def read_parameters(
-    fn: Callable[..., Any], *, action_name: str, provided: Mapping[str, str] = {}
+    fn: Callable[..., Any],
+    *,
+    action_name: str,
+    provided: Mapping[str, str] = {},
+    localns: Mapping[str, Any] | None = None,
 ) -> list[Parameter]:
     """The parameters of `fn`, in order; a misdeclared one is a `UserError` naming the fix."""
     signature = inspect.signature(fn)
     try:
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = type_hints(fn, localns)
     except Exception as error:  # a NameError from a forward reference, most often
         raise UserError(
             f"Action {action_name}: its annotations cannot be resolved ({error}). Define every "

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 import types
-import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -16,7 +16,7 @@ from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
 from signoff.actions.declare import ActionFunction, ActionOptions
 from signoff.actions.effects import analyse
-from signoff.actions.parameters import ParameterKind, derived_label, read_parameters
+from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
 from signoff.actions.results import ActionResult, Outcome
 from signoff.actions.running import Providers, Runner
@@ -74,7 +74,7 @@ class Actions:
             provided=tuple(sorted((provided or dict(before.provided)).items())),
         )
         function.options = options
-        action = self._describe(function, options)
+        action = self._describe(function, options, _declaring_locals())
         existing = self._actions.get(action.name)
         if existing is not None and existing.function is not function:
             raise UserError(
@@ -99,15 +99,19 @@ class Actions:
                 names.append(self.register(function).action_name)
         return names
 
-    def _describe(self, function: ActionFunction[..., Any], options: ActionOptions) -> Action:
+    def _describe(
+        self, function: ActionFunction[..., Any], options: ActionOptions, localns: dict[str, Any]
+    ) -> Action:
         fn = function.__wrapped__
         name = options.name or fn.__name__
         if inspect.iscoroutinefunction(fn):
             raise UserError(f"Action {name}: async actions are not supported yet; make it a def.")
-        parameters = read_parameters(fn, action_name=name, provided=dict(options.provided))
+        parameters = read_parameters(
+            fn, action_name=name, provided=dict(options.provided), localns=localns
+        )
         model = parameters_model(name, parameters)
         returns = inspect.signature(fn).return_annotation
-        hints = _return_hint(fn)
+        hints = _return_hint(fn, localns)
         result = result_adapter(name, hints if hints is not None else returns)
         effects = analyse(fn, name=name)
         if options.query and not effects.only_reads:
@@ -368,9 +372,18 @@ def _where(fn: Callable[..., Any]) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-def _return_hint(fn: Callable[..., Any]) -> Any:
+def _declaring_locals() -> dict[str, Any]:
+    """The local names where the action is declared (the first frame outside signoff), so that
+    an action declared inside a function may name types local to it."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("signoff."):
+        frame = frame.f_back  # type: ignore[assignment]
+    return dict(frame.f_locals) if frame is not None else {}
+
+
+def _return_hint(fn: Callable[..., Any], localns: dict[str, Any]) -> Any:
     try:
-        return typing.get_type_hints(fn, include_extras=True).get("return")
+        return type_hints(fn, localns).get("return")
     except Exception:  # an unresolvable forward reference: fall back to the raw annotation
         return None
 

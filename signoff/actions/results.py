@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter
 
 from signoff.security.principals import Principal
 
 __all__ = ["FAILED_TEXT", "ActionResult", "Outcome"]
+
+T = TypeVar("T")
 
 FAILED_TEXT = (
     "It failed for a reason the app did not foresee — the app's log has the details."
@@ -54,6 +58,10 @@ class ActionResult:
     def done(self) -> bool:
         """Whether the outcome is Done."""
         return self.outcome is Outcome.DONE
+
+    def value_as(self, cls: type[T]) -> T:
+        """The value read back as `cls` (a pydantic model, dataclass, list of them, …)."""
+        return TypeAdapter(cls).validate_python(self.value)
 
     def __str__(self) -> str:
         return self.said if self.done else self.problem

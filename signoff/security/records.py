@@ -7,6 +7,7 @@ flush of a session acting as someone.
 
 from __future__ import annotations
 
+import enum
 import re
 import uuid
 from typing import Any, ClassVar
@@ -15,7 +16,14 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 from sqlalchemy import String, Uuid, event, inspect
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, declared_attr, mapped_column
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    declared_attr,
+    has_inherited_table,
+    mapped_column,
+)
 
 from signoff.exceptions import NotAuthorized, NotFound
 from signoff.security.rules import Rule
@@ -40,7 +48,9 @@ class RecordBase:
 
     @declared_attr.directive
     @classmethod
-    def __tablename__(cls) -> str:
+    def __tablename__(cls) -> str | None:
+        if has_inherited_table(cls):  # a subtype shares its base's table unless it says not
+            return None
         return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
 
     def __str__(self) -> str:
@@ -56,14 +66,9 @@ class RecordBase:
         load = core_schema.with_info_plain_validator_function(
             lambda value, info: _load(cls, value, info.context)
         )
-        by_id = core_schema.chain_schema([core_schema.uuid_schema(), load])
-        python = core_schema.union_schema(
-            [core_schema.chain_schema([core_schema.is_instance_schema(cls), load]), by_id],
-            mode="left_to_right",
-        )
         return core_schema.json_or_python_schema(
-            json_schema=by_id,
-            python_schema=python,
+            json_schema=core_schema.chain_schema([core_schema.uuid_schema(), load]),
+            python_schema=load,
             serialization=core_schema.plain_serializer_function_ser_schema(
                 _record_or_id, when_used="always"
             ),
@@ -108,7 +113,17 @@ def _give_id(target: RecordBase, _args: Any, kwargs: dict[str, Any]) -> None:
 def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
     """`value` (a record or an id) as a record of `cls` read through the session in `context`,
     or — with no session to read through — its id."""
-    ident = value.id if isinstance(value, RecordBase) else value
+    if isinstance(value, cls):
+        ident = value.id
+    elif isinstance(value, uuid.UUID):
+        ident = value
+    elif isinstance(value, str):
+        try:
+            ident = uuid.UUID(value)
+        except ValueError:
+            raise ValueError(f"not the id of a {cls.__name__}") from None
+    else:
+        raise ValueError(f"not the id of a {cls.__name__}")
     session = context.get("session") if isinstance(context, dict) else None
     if not isinstance(session, Session):
         return ident
@@ -133,6 +148,9 @@ def record_values(record: Any) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for column in inspect(type(record)).columns:
         value = getattr(record, column.key)
+        if isinstance(value, enum.Enum):
+            values[column.key] = value.name
+            continue
         values[column.key] = TypeAdapter(type(value)).dump_python(value, mode="json")
     return values
 

@@ -1,0 +1,387 @@
+"""The tables the effect analysis judges calls by: sinks, the pure allow-list, mutating methods.
+
+Everything here is data plus small look-ups by qualified name (``"httpx.post"``,
+``"pathlib.Path.write_text"``). A name is matched with shell-style patterns so that a private
+module (``httpx._client.Client.post``) is caught by its package's pattern (``httpx.*``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime
+import decimal
+import fractions
+import re
+import types
+import uuid
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Any
+
+from signoff.actions.effects import EffectKind
+
+SINK_PATTERNS: tuple[str, ...] = (
+    "socket.*",
+    "ssl.*",
+    "urllib.request.*",
+    "http.client.*",
+    "requests",
+    "requests.*",
+    "httpx",
+    "httpx.*",
+    "aiohttp",
+    "aiohttp.*",
+    "urllib3.*",
+    "smtplib.*",
+    "ftplib.*",
+    "telnetlib.*",
+    "subprocess.*",
+    "asyncio.create_subprocess_*",
+    "asyncio.open_connection",
+    "asyncio.start_server",
+    "os.system",
+    "os.exec*",
+    "os.spawn*",
+    "os.posix_spawn*",
+    "os.popen",
+    "os.fork*",
+    "os.kill*",
+    "os.remove",
+    "os.unlink",
+    "os.rename",
+    "os.renames",
+    "os.replace",
+    "os.rmdir",
+    "os.removedirs",
+    "os.mkdir",
+    "os.makedirs",
+    "os.open",
+    "os.write",
+    "os.truncate",
+    "os.chmod",
+    "os.chown",
+    "os.symlink",
+    "os.link",
+    "os.putenv",
+    "os.unsetenv",
+    "shutil.*",
+    "tempfile.*",
+    "ctypes.*",
+    "webbrowser.*",
+    "pathlib.*Path.write_text",
+    "pathlib.*Path.write_bytes",
+    "pathlib.*Path.unlink",
+    "pathlib.*Path.mkdir",
+    "pathlib.*Path.rmdir",
+    "pathlib.*Path.rename",
+    "pathlib.*Path.replace",
+    "pathlib.*Path.touch",
+    "pathlib.*Path.chmod",
+    "pathlib.*Path.symlink_to",
+    "pathlib.*Path.hardlink_to",
+)
+"""Calls that reach outside the app: network, processes, the file system."""
+
+OPEN_NAMES = frozenset({"builtins.open", "io.open", "open", "codecs.open"})
+"""``open`` itself: outside reach only when its mode may write."""
+
+PATH_OPEN_PATTERN = "pathlib.*Path.open"
+"""``Path.open``: like ``open``, with the mode as its first argument."""
+
+PURE_MODULES: tuple[str, ...] = (
+    "json",
+    "re",
+    "math",
+    "cmath",
+    "datetime",
+    "decimal",
+    "fractions",
+    "numbers",
+    "itertools",
+    "functools",
+    "operator",
+    "string",
+    "textwrap",
+    "collections",
+    "enum",
+    "uuid",
+    "statistics",
+    "typing",
+    "typing_extensions",
+    "dataclasses",
+    "pydantic",
+    "pydantic_core",
+    "annotated_types",
+    "time",
+    "zoneinfo",
+    "calendar",
+    "copy",
+    "hashlib",
+    "hmac",
+    "base64",
+    "binascii",
+    "unicodedata",
+    "html",
+    "keyword",
+    "abc",
+    "heapq",
+    "bisect",
+    # random: reading the global generator is harmless; ``seed`` and ``shuffle`` are special below.
+    "random",
+    "secrets",
+    "struct",
+    "shlex",
+    "difflib",
+    "urllib.parse",
+    "os.path",
+    "posixpath",
+    "ntpath",
+    "genericpath",
+    "pathlib",
+    "sqlalchemy.sql",
+    "sqlalchemy.sql.*",
+)
+"""Modules whose functions and types only compute (C code included): called, never analysed."""
+
+PURE_NAMES = frozenset(
+    {
+        "io.StringIO",
+        "io.BytesIO",
+        "os.getenv",
+        "os.fspath",
+        "os.getcwd",
+        "os.getpid",
+        "os.cpu_count",
+        "os.listdir",
+        "os.scandir",
+        "os.stat",
+        "os.lstat",
+        "sqlalchemy.select",
+        "sqlalchemy.and_",
+        "sqlalchemy.or_",
+        "sqlalchemy.not_",
+        "sqlalchemy.func",
+        "sqlalchemy.desc",
+        "sqlalchemy.asc",
+        "sqlalchemy.literal",
+        "sqlalchemy.bindparam",
+        "sqlalchemy.column",
+        "sqlalchemy.table",
+        "sqlalchemy.exists",
+        "sqlalchemy.case",
+        "sqlalchemy.cast",
+        "sqlalchemy.null",
+        "sqlalchemy.true",
+        "sqlalchemy.false",
+        "sqlalchemy.orm.selectinload",
+        "sqlalchemy.orm.joinedload",
+        "sqlalchemy.orm.aliased",
+        "sqlalchemy.inspect",
+    }
+)
+"""Single names known to only compute or read."""
+
+PURE_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr",
+        "complex", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset",
+        "getattr", "hasattr", "hash", "hex", "id", "int", "isinstance", "issubclass", "iter",
+        "len", "list", "map", "max", "memoryview", "min", "next", "object", "oct", "ord", "pow",
+        "range", "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "super",
+        "tuple", "type", "zip", "vars", "classmethod", "staticmethod", "property",
+        "NotImplemented", "Ellipsis",
+        # print writes to the process's standard output, which is the app's own log stream, not a
+        # record or the outside world: treated as pure (a deliberate choice, stated here).
+        "print",
+    }
+)  # fmt: skip
+"""Builtins that only compute (``getattr`` and ``setattr`` are judged by their arguments)."""
+
+MUTATING_METHODS = frozenset(
+    {
+        "append", "extend", "insert", "update", "pop", "popitem", "remove", "clear", "setdefault",
+        "sort", "reverse", "add", "discard", "__setitem__", "__delitem__", "__setattr__",
+        "__delattr__", "__iadd__", "__ior__", "appendleft", "extendleft", "popleft", "rotate",
+        "difference_update", "intersection_update", "symmetric_difference_update", "move_to_end",
+        "subtract", "write", "writelines", "truncate", "seek",
+    }
+)  # fmt: skip
+"""Methods that change the object they are called on (for builtin and allow-listed types)."""
+
+IMMUTABLE_TYPES: frozenset[type] = frozenset(
+    {
+        str, bytes, int, float, complex, bool, tuple, frozenset, range, type(None),
+        decimal.Decimal, fractions.Fraction, datetime.date, datetime.datetime, datetime.time,
+        datetime.timedelta, datetime.timezone, uuid.UUID, re.Pattern, re.Match, slice,
+        types.ModuleType,
+    }
+)  # fmt: skip
+"""Types whose values never change: every method on them is pure."""
+
+MUTATES_ARGUMENT: dict[str, int] = {
+    "random.shuffle": 0,
+    "heapq.heappush": 0,
+    "heapq.heappop": 0,
+    "heapq.heapify": 0,
+    "heapq.heapreplace": 0,
+    "heapq.heappushpop": 0,
+    "bisect.insort": 0,
+    "bisect.insort_left": 0,
+    "bisect.insort_right": 0,
+    "builtins.setattr": 0,
+    "builtins.delattr": 0,
+    "builtins.object.__setattr__": 0,
+    "builtins.object.__delattr__": 0,
+}
+"""Allow-listed functions that change one of their arguments (by position)."""
+
+CHANGES_GLOBAL_STATE = frozenset({"random.seed", "random.setstate", "decimal.setcontext"})
+"""Allow-listed functions that change the process's shared state."""
+
+UNKNOWABLE_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "breakpoint", "input"})
+"""Builtins whose effect cannot be known from the code."""
+
+CALLBACK_POSITIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "builtins.map": ((0,), ()),
+    "builtins.filter": ((0,), ()),
+    "builtins.sorted": ((), ("key",)),
+    "builtins.min": ((), ("key", "default")),
+    "builtins.max": ((), ("key", "default")),
+    "functools.reduce": ((0,), ()),
+    "functools.partial": ((0,), ()),
+    "itertools.starmap": ((0,), ()),
+    "itertools.takewhile": ((0,), ()),
+    "itertools.dropwhile": ((0,), ()),
+    "itertools.filterfalse": ((0,), ()),
+    "itertools.groupby": ((1,), ("key",)),
+    "itertools.accumulate": ((1,), ("func",)),
+    "re.sub": ((1,), ("repl",)),
+    "re.subn": ((1,), ("repl",)),
+    "list.sort": ((), ("key",)),
+}
+"""Where an allow-listed function calls back into a function it is given."""
+
+RETURN_TYPES: dict[str, type] = {
+    "builtins.len": int,
+    "builtins.str": str,
+    "builtins.repr": str,
+    "builtins.format": str,
+    "builtins.int": int,
+    "builtins.float": float,
+    "builtins.bool": bool,
+    "builtins.isinstance": bool,
+    "builtins.issubclass": bool,
+    "builtins.hasattr": bool,
+    "builtins.callable": bool,
+    "builtins.hash": int,
+    "builtins.id": int,
+    "builtins.ord": int,
+    "builtins.chr": str,
+    "builtins.sorted": list,
+    "builtins.list": list,
+    "builtins.dict": dict,
+    "builtins.set": set,
+    "builtins.tuple": tuple,
+    "builtins.frozenset": frozenset,
+    "builtins.bytes": bytes,
+    "builtins.bytearray": bytearray,
+    "builtins.range": range,
+}
+"""Known result types of builtins, so that methods on their results resolve."""
+
+
+@lru_cache(maxsize=4096)
+def matches_any(name: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `name` matches one of the shell-style `patterns`."""
+    return any(fnmatchcase(name, p) for p in patterns)
+
+
+def is_sink(name: str) -> bool:
+    """Whether calling the thing of this qualified name reaches outside."""
+    return bool(name) and matches_any(name, SINK_PATTERNS)
+
+
+@lru_cache(maxsize=4096)
+def is_pure_name(name: str) -> bool:
+    """Whether the thing of this qualified name only computes (the allow-list)."""
+    if not name:
+        return False
+    if name in PURE_NAMES:
+        return True
+    if name.startswith("builtins."):
+        rest = name.removeprefix("builtins.")
+        head = rest.split(".", 1)[0]
+        return head in PURE_BUILTINS or head in _PURE_BUILTIN_TYPES
+    return any(name == m or name.startswith(m + ".") for m in PURE_MODULES if "*" not in m) or (
+        matches_any(name, tuple(m for m in PURE_MODULES if "*" in m))
+    )
+
+
+# Every builtin type (exceptions included) only computes when made or when its methods are called;
+# the methods that change the object are caught by MUTATING_METHODS.
+_PURE_BUILTIN_TYPES = frozenset(t.__name__ for t in vars(builtins).values() if isinstance(t, type))
+
+
+_ALIASES = {"posix": "os", "nt": "os", "_io": "io", "_socket": "socket", "_ssl": "ssl"}
+
+
+def module_name(module: str) -> str:
+    """The public name of a module whose objects report a private one (``posix`` → ``os``)."""
+    return _ALIASES.get(module, module)
+
+
+def qualified_name(obj: Any) -> str:
+    """The qualified name of a function, class or method: ``"module.Class.method"``."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(qual, str):
+        return ""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        owner = getattr(obj, "__objclass__", None)
+        module = getattr(owner, "__module__", None)
+    if not isinstance(module, str):
+        return qual
+    return f"{module_name(module)}.{qual}"
+
+
+_SQL_STATEMENT = re.compile(
+    r"^\s*(?:\(\s*)*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|UPSERT|MERGE)\b", re.IGNORECASE
+)
+_SQL_TABLE = {
+    EffectKind.CREATES: re.compile(r"\bINSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\"`]?(\w+)", re.I),
+    EffectKind.CHANGES: re.compile(r"\bUPDATE\s+(?:OR\s+\w+\s+)?[\"`]?(\w+)", re.I),
+    EffectKind.DELETES: re.compile(r"\bDELETE\s+FROM\s+[\"`]?(\w+)", re.I),
+    EffectKind.READS: re.compile(r"\bFROM\s+[\"`]?(\w+)", re.I),
+}
+_SQL_WRITE_VERBS = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT)\b", re.I)
+
+
+def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
+    """The effects of SQL text by its verbs: ``[(CHANGES, "repair")]``; a verb it cannot read
+    (DDL, PRAGMA, anything else) is a change of unknown target."""
+    found: list[tuple[EffectKind, str]] = []
+    for statement in (s for s in sql.split(";") if s.strip()):
+        head = _SQL_STATEMENT.match(statement)
+        if head is None:
+            found.append((EffectKind.CHANGES, ""))
+            continue
+        verb = head.group(1).upper()
+        if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
+            found.extend((EffectKind.READS, t) for t in _tables(EffectKind.READS, statement))
+            continue
+        writes = [
+            (kind, table)
+            for kind in (EffectKind.CREATES, EffectKind.CHANGES, EffectKind.DELETES)
+            for table in _SQL_TABLE[kind].findall(statement)
+        ]
+        found.extend(writes)
+        if verb in {"REPLACE", "MERGE", "UPSERT"} or not writes:
+            found.append((EffectKind.CHANGES, ""))
+    return found
+
+
+def _tables(kind: EffectKind, statement: str) -> Iterable[str]:
+    return _SQL_TABLE[kind].findall(statement) or [""]

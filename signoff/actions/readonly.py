@@ -1,0 +1,457 @@
+"""Read-only enforcement for queries: what a query may not do while it runs, refused as it tries.
+
+A query (``@app.action(query=True)``) runs inside :func:`read_only_guard` with a session passed
+through :func:`make_session_read_only`. Three layers refuse anything but reading:
+
+* **the database connection** refuses writes: SQLite runs with ``PRAGMA query_only=ON`` for as
+  long as the session holds the connection, PostgreSQL runs the session's transactions as
+  ``READ ONLY``. The database's refusal is translated into :class:`ReadOnlyViolation`;
+* **ORM flushes** with pending changes are refused before any SQL is sent;
+* **a PEP 578 audit hook**, scoped by a context variable to the thread or task running the query,
+  blocks socket connects, subprocesses, ``os.system`` / exec / spawn / fork, files opened for
+  writing, remove / rename / mkdir / chmod and their kin, ``shutil``'s copies and deletions, and
+  native code reached through ``ctypes``.
+
+Every refusal is raised as :class:`ReadOnlyViolation` *and* recorded in the active
+:class:`Guard`, so that a query which catches the refusal and returns normally still ends
+``Failed``: the runner checks :attr:`Guard.violated` after the call.
+
+What is deliberately let through while guarded:
+
+* **reads** of every kind (files opened for reading, directory listings, name lookups);
+* **the import system**: a module first imported during a query loads normally, but its bytecode
+  cache is not written (the write is refused with ``PermissionError``, which the import system
+  ignores, and is not counted as a violation);
+* **logging**: whatever a logging handler does while it handles a record (open its file, roll it
+  over, reach a syslog socket) is the application's logging configuration, not the query's doing.
+
+The guard is a safety net for honest code, not a sandbox: Python code that wants to escape it can
+(a thread it starts runs outside the context; a socket or file opened before the query can still
+be written; C extensions that write without raising an audit event are not seen).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any
+from weakref import WeakSet
+
+from sqlalchemy import Engine, event
+from sqlalchemy.engine import Connection, ExceptionContext
+from sqlalchemy.exc import UnboundExecutionError
+from sqlalchemy.orm import Session, SessionTransaction, UOWTransaction
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from signoff.exceptions import ReadOnlyViolation, UserError
+
+__all__ = [
+    "Guard",
+    "make_session_read_only",
+    "read_only_guard",
+    "refuse_pending_changes",
+    "unguarded",
+]
+
+
+@dataclass(kw_only=True)
+class Guard:
+    """What one guarded call tried and was refused; see :func:`read_only_guard`."""
+
+    violations: list[ReadOnlyViolation] = field(default_factory=list)
+    """Every refusal raised while the guard was active, in the order they happened."""
+
+    _outer: Guard | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def violated(self) -> bool:
+        """Whether the guarded code tried anything but reading (even if it caught the refusal)."""
+        return bool(self.violations)
+
+
+_active: ContextVar[Guard | None] = ContextVar("signoff_read_only_guard", default=None)
+"""The innermost guard of this thread or task, or None when nothing is guarded."""
+
+
+@contextmanager
+def read_only_guard() -> Iterator[Guard]:
+    """Block everything but reading for the code run inside, in this context (thread/task) only.
+
+    Yields the :class:`Guard` that records each refusal. Guards nest: a refusal is recorded in
+    the innermost guard and in every guard around it. Tasks created inside the block inherit
+    the guard, as they inherit every context variable; other threads and tasks are unaffected.
+
+    ::
+
+        with read_only_guard() as guard:
+            result = query(...)
+        if guard.violated:
+            ...  # the run is Failed, whatever the query returned
+    """
+    _install_audit_hook()
+    guard = Guard()
+    guard._outer = _active.get()
+    token = _active.set(guard)
+    try:
+        yield guard
+    finally:
+        _active.reset(token)
+
+
+@contextmanager
+def unguarded() -> Iterator[None]:
+    """Lift every guard for the code run inside, in this context only.
+
+    For signoff's own bookkeeping done in the middle of a guarded call (writing a run record,
+    say), never for an action's code.
+    """
+    token = _active.set(None)
+    try:
+        yield
+    finally:
+        _active.reset(token)
+
+
+def _refuse(what: str, *, event: str) -> ReadOnlyViolation:
+    """The violation for `what` the query tried, recorded in every active guard."""
+    violation = ReadOnlyViolation(f"A query may only read: it tried to {what}.", event=event)
+    guard = _active.get()
+    while guard is not None:
+        guard.violations.append(violation)
+        guard = guard._outer
+    return violation
+
+
+# --- The audit hook ---------------------------------------------------------------------------
+
+_hook_lock = threading.Lock()
+_hook_installed = False
+
+
+def _install_audit_hook() -> None:
+    """Add the audit hook to this process, once (audit hooks cannot be removed)."""
+    global _hook_installed
+    if _hook_installed:
+        return
+    with _hook_lock:
+        if not _hook_installed:
+            sys.addaudithook(_audit)
+            _hook_installed = True
+
+
+def _audit(
+    event: str, args: tuple[Any, ...], _guard: Callable[[], Guard | None] = _active.get
+) -> None:
+    # Called on every audit event of the process, guarded or not: the unguarded path must stay
+    # a single context variable read.
+    if _guard() is None:
+        return
+    describe = _BLOCKED.get(event)
+    if describe is None:
+        return
+    what = describe(args)
+    if what is None:
+        return
+    caller = sys._getframe(1)  # the Python code whose call raised the event
+    if _is_bytecode_cache_write(caller):
+        # A module imported for the first time during the query: let the import go on without
+        # writing its cache (importlib ignores an OSError there), and do not blame the query.
+        raise PermissionError(errno.EACCES, "A query does not write the bytecode cache")
+    if _is_logging(caller):
+        return
+    raise _refuse(what, event=event)
+
+
+_IMPORTLIB_WRITERS = frozenset({"_write_atomic", "set_data"})
+
+
+def _is_bytecode_cache_write(frame: FrameType) -> bool:
+    code = frame.f_code
+    return code.co_name in _IMPORTLIB_WRITERS and (
+        code.co_filename == "<frozen importlib._bootstrap_external>"  # usual, frozen
+        or code.co_filename.endswith(os.path.join("importlib", "_bootstrap_external.py"))
+    )
+
+
+_LOGGING_CODES: frozenset[CodeType] = frozenset(
+    {logging.Logger.callHandlers.__code__, logging.Handler.handle.__code__}
+)
+
+
+def _is_logging(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code in _LOGGING_CODES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _name(path: object) -> str:
+    if isinstance(path, int):
+        return f"file descriptor {path}"
+    if isinstance(path, bytes):
+        return os.fsdecode(path)
+    return str(path)
+
+
+def _address(address: object) -> str:
+    if isinstance(address, tuple) and len(address) >= 2:
+        host, port = address[0], address[1]
+        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+    if isinstance(address, bytes):
+        return os.fsdecode(address)
+    return str(address)
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _open(args: tuple[Any, ...]) -> str | None:
+    path, mode, flags = args[0], args[1], args[2]
+    writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+    if isinstance(mode, str):
+        writes = writes or any(letter in mode for letter in "wax+")
+    return f"open {_name(path)} for writing" if writes else None
+
+
+def _program(args: tuple[Any, ...]) -> str | None:
+    executable, argv = args[0], args[1]
+    if executable is None:
+        executable = argv if isinstance(argv, str | bytes | os.PathLike) else next(iter(argv), "?")
+    return f"start the program {_name(executable)}"
+
+
+def _send(args: tuple[Any, ...]) -> str | None:
+    # A send without an address goes over a connection made before (its connect was guarded).
+    return None if args[1] is None else f"send to {_address(args[1])}"
+
+
+def _connect_host(kind: str) -> Callable[[tuple[Any, ...]], str]:
+    return lambda args: f"connect to {kind}{args[1]}:{args[2]}"
+
+
+_BLOCKED: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
+    # files
+    "open": _open,
+    "os.remove": lambda a: f"delete {_name(a[0])}",
+    "os.rename": lambda a: f"rename {_name(a[0])} to {_name(a[1])}",
+    "os.rmdir": lambda a: f"remove the directory {_name(a[0])}",
+    "os.mkdir": lambda a: f"create the directory {_name(a[0])}",
+    "os.truncate": lambda a: f"truncate {_name(a[0])}",
+    "os.chmod": lambda a: f"change the permissions of {_name(a[0])}",
+    "os.chown": lambda a: f"change the owner of {_name(a[0])}",
+    "os.chflags": lambda a: f"change the flags of {_name(a[0])}",
+    "os.lchflags": lambda a: f"change the flags of {_name(a[0])}",
+    "os.link": lambda a: f"link {_name(a[1])} to {_name(a[0])}",
+    "os.symlink": lambda a: f"make the symbolic link {_name(a[1])}",
+    "os.utime": lambda a: f"change the timestamps of {_name(a[0])}",
+    "os.setxattr": lambda a: f"set the attribute {a[1]} of {_name(a[0])}",
+    "os.removexattr": lambda a: f"remove the attribute {a[1]} of {_name(a[0])}",
+    "shutil.copyfile": lambda a: f"copy {_name(a[0])} to {_name(a[1])}",
+    "shutil.copymode": lambda a: f"copy the permissions of {_name(a[0])} to {_name(a[1])}",
+    "shutil.copystat": lambda a: f"copy the permissions of {_name(a[0])} to {_name(a[1])}",
+    "shutil.copytree": lambda a: f"copy the directory {_name(a[0])} to {_name(a[1])}",
+    "shutil.move": lambda a: f"move {_name(a[0])} to {_name(a[1])}",
+    "shutil.rmtree": lambda a: f"delete the directory {_name(a[0])} and all it holds",
+    "shutil.chown": lambda a: f"change the owner of {_name(a[0])}",
+    "shutil.make_archive": lambda a: f"make the archive {_name(a[0])}",
+    "shutil.unpack_archive": lambda a: f"unpack {_name(a[0])}",
+    # processes
+    "subprocess.Popen": _program,
+    "os.system": lambda a: f"run the shell command {a[0]!r}",
+    "os.exec": lambda a: f"replace this process with the program {_name(a[0])}",
+    "os.spawn": lambda a: f"start the program {_name(a[1])}",
+    "os.posix_spawn": lambda a: f"start the program {_name(a[0])}",
+    "os.fork": lambda a: "fork this process",
+    "os.forkpty": lambda a: "fork this process",
+    "os.kill": lambda a: f"send signal {a[1]} to process {a[0]}",
+    "os.killpg": lambda a: f"send signal {a[1]} to process group {a[0]}",
+    "os.startfile": lambda a: f"open {_name(a[0])} with its application",
+    # the network
+    "socket.connect": lambda a: f"connect to {_address(a[1])}",
+    "socket.bind": lambda a: f"bind a socket to {_address(a[1])}",
+    "socket.sendto": _send,
+    "socket.sendmsg": _send,
+    "socket.sethostname": lambda a: "change the host name",
+    "urllib.Request": lambda a: f"request {a[0]}",
+    "http.client.connect": _connect_host(""),
+    "smtplib.connect": _connect_host("the mail server "),
+    "ftplib.connect": _connect_host("the FTP server "),
+    "imaplib.open": _connect_host("the mail server "),
+    "poplib.connect": _connect_host("the mail server "),
+    "nntplib.connect": _connect_host("the news server "),
+    "telnetlib.open": _connect_host(""),
+    "webbrowser.open": lambda a: f"open {a[0]} in a web browser",
+    # native code
+    "ctypes.dlopen": lambda a: f"load the native library {a[0]}",
+    "ctypes.dlsym": lambda a: f"look up the native function {a[1]}",
+    "ctypes.dlsym/handle": lambda a: f"look up the native function {a[1]}",
+    "ctypes.call_function": lambda a: "call a native function through ctypes",
+    "ctypes.cdata": lambda a: "reach raw memory through ctypes",
+    "sqlite3.enable_load_extension": lambda a: "enable SQLite extensions" if a[1] else None,
+    "sqlite3.load_extension": lambda a: f"load the SQLite extension {_name(a[1])}",
+}
+"""Audit events refused while guarded: each says what the query tried, or None to let it be."""
+
+
+# --- Read-only sessions -----------------------------------------------------------------------
+
+_READ_ONLY = "signoff.read_only"
+"""Key in ``Session.info`` (the session is read-only) and in a pooled connection's ``info`` (the
+dialect whose read-only setting it carries, to be undone when it goes back to the pool)."""
+_CONNECTIONS = "signoff.read_only_connections"
+
+_watched_engines: WeakSet[Engine] = WeakSet()
+_watch_lock = threading.Lock()
+
+
+def make_session_read_only(session: Session) -> None:
+    """Make this session read-only, for SQLite and PostgreSQL databases.
+
+    Its database connection refuses writes: SQLite's ``PRAGMA query_only=ON`` is set when the
+    session's transaction begins on a connection and reset when the connection goes back to the
+    pool (so that the next session on it — on an in-memory database, the *only* connection — can
+    write again); on PostgreSQL each of its transactions runs ``SET TRANSACTION READ ONLY``. The
+    database's refusal, and any ORM flush with pending changes, raise :class:`ReadOnlyViolation`
+    (recorded in the active :class:`Guard` if there is one). Calling it twice changes nothing.
+    """
+    if session.info.get(_READ_ONLY):
+        return
+    session.info[_READ_ONLY] = True
+    event.listen(session, "after_begin", _restrict_on_begin)
+    event.listen(session, "before_flush", _refuse_flush)
+    event.listen(session, "after_transaction_end", _release_bound_connections)
+    if session.in_transaction():
+        # Already begun (a subject loaded first, say): restrict the connection it holds.
+        # PostgreSQL lets a transaction become read-only after its first query, never back.
+        with suppress(UnboundExecutionError):  # no bind yet: after_begin will see the first one
+            _restrict(session, session.connection())
+
+
+def refuse_pending_changes(session: Session) -> None:
+    """Refuse (and record) the changes a query left in `session` without flushing them.
+
+    For the runner to call after a query returns, since a change never flushed reaches no
+    database yet is still something the query did.
+    """
+    listed = _pending_changes(session)
+    if listed:
+        raise _refuse(f"change records without saving them ({listed})", event="flush")
+
+
+def _restrict_on_begin(
+    session: Session, _transaction: SessionTransaction, connection: Connection
+) -> None:
+    _restrict(session, connection)
+
+
+def _restrict(session: Session, connection: Connection) -> None:
+    _watch(connection.engine)
+    dialect = connection.dialect.name
+    if dialect == "sqlite":
+        connection.exec_driver_sql("PRAGMA query_only=ON")
+    elif dialect == "postgresql":
+        if getattr(connection.connection.dbapi_connection, "autocommit", False):
+            raise UserError(
+                "A read-only session needs transactions, and this PostgreSQL connection runs in "
+                "AUTOCOMMIT mode. Open the query's session without isolation_level='AUTOCOMMIT'."
+            )
+        connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+    else:
+        raise UserError(
+            f"signoff can make a session read-only on SQLite and PostgreSQL, not on "
+            f"{connection.dialect.name}. Run queries on one of those databases."
+        )
+    connection.info[_READ_ONLY] = dialect
+    session.info.setdefault(_CONNECTIONS, []).append(connection)
+
+
+def _watch(engine: Engine) -> None:
+    """Translate the read-only refusals of `engine`, and undo query_only at check-in (once)."""
+    if engine in _watched_engines:
+        return
+    with _watch_lock:
+        if engine not in _watched_engines:
+            event.listen(engine, "handle_error", _translate_refusal)
+            event.listen(engine, "checkin", _reset_on_checkin)
+            _watched_engines.add(engine)
+
+
+def _reset_on_checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+    if dbapi_connection is not None and record.info.get(_READ_ONLY) == "sqlite":
+        _sqlite_writable(dbapi_connection)
+    record.info.pop(_READ_ONLY, None)
+
+
+def _release_bound_connections(session: Session, transaction: SessionTransaction) -> None:
+    # A session bound to a Connection it did not open keeps it after the transaction: the pool
+    # never sees it come back, so undo query_only here.
+    if transaction.parent is not None:
+        return
+    for connection in session.info.pop(_CONNECTIONS, []):
+        if connection.closed or connection.invalidated:
+            continue  # returned to the pool, which reset it
+        if connection.info.get(_READ_ONLY) == "sqlite":
+            _sqlite_writable(connection.connection.dbapi_connection)
+        connection.info.pop(_READ_ONLY, None)
+
+
+def _sqlite_writable(dbapi_connection: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA query_only=OFF")
+    finally:
+        cursor.close()
+
+
+def _translate_refusal(context: ExceptionContext) -> None:
+    connection = context.connection
+    if connection is None or connection.closed or connection.invalidated:
+        return
+    dialect = connection.info.get(_READ_ONLY)
+    error = context.original_exception
+    if dialect == "sqlite":
+        refused = getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY"
+    elif dialect == "postgresql":
+        refused = getattr(error, "sqlstate", None) == "25006"  # read_only_sql_transaction
+    else:
+        refused = False
+    if refused:
+        statement = " ".join((context.statement or "").split())
+        if len(statement) > 120:
+            statement = statement[:119] + "…"
+        raise _refuse(f"write to the database ({statement})", event="sql") from error
+
+
+def _refuse_flush(session: Session, _context: UOWTransaction, _instances: object) -> None:
+    listed = _pending_changes(session)
+    if listed:
+        raise _refuse(f"save {listed} to the database", event="flush")
+
+
+def _pending_changes(session: Session) -> str:
+    """The unflushed changes in `session` as a person reads them, or "" when there are none."""
+    kinds: Counter[tuple[str, str]] = Counter()
+    for instance in session.new:
+        kinds["new", type(instance).__name__] += 1
+    for instance in session.dirty:
+        if session.is_modified(instance):
+            kinds["changed", type(instance).__name__] += 1
+    for instance in session.deleted:
+        kinds["deleted", type(instance).__name__] += 1
+    parts = [
+        f"a {kind} {name}" if count == 1 else f"{count} {kind} {name} records"
+        for (kind, name), count in kinds.items()
+    ]
+    if not parts:
+        return ""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

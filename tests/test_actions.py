@@ -1,0 +1,563 @@
+"""Actions by name: declaring, describing, validating and running them (DESIGN "1. Actions")."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import json
+import logging
+import runpy
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel
+from sqlalchemy import ForeignKey, String, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from signoff import (
+    FAILED_TEXT,
+    App,
+    Choices,
+    Conflict,
+    Invalid,
+    Label,
+    NotAuthorized,
+    NotFound,
+    Outcome,
+    ParameterKind,
+    Provided,
+    UserError,
+    action,
+    allow,
+    current_cause,
+    deny,
+    policy,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def bakery() -> SimpleNamespace:
+    """A fresh bakery (examples/bakery.py) with its people, shelves and order B-12."""
+    namespace = runpy.run_path(str(ROOT / "examples" / "bakery.py"), run_name="bakery_test")
+    return SimpleNamespace(**namespace, **namespace["setup"]())
+
+
+# -- declaring and describing ----------------------------------------------------------------
+
+
+def test_bakery_catalogue_reads_as_a_person_reads_it(bakery: SimpleNamespace) -> None:
+    """The catalogue names each action by label with its parameters' labels."""
+    read = {info.name: info.reads_as for info in bakery.app.actions.catalog()}
+    assert read == {
+        "deliver_on": "Deliver on a day (On)",
+        "pack": "Pack a box (Items)",
+        "price_order": "Price the order (Price)",
+        "set_rush": "Set the rush (How soon)",
+        "shelve": "Put it on a shelf (Shelf)",
+        "take_order": "Take an order (Customer, Code; optional: Due on)",
+    }
+
+
+def test_action_info_is_derived_from_the_function(bakery: SimpleNamespace) -> None:
+    """Label, description, subject and parameters come from the function itself."""
+    info = bakery.app.actions.info("set_rush")
+    assert info.label == "Set the rush"
+    assert info.description == "Say how soon the order is wanted. Only the boss may change it."
+    assert info.subject is bakery.Order
+    order, rush = info.parameters
+    assert (order.name, order.kind, order.is_subject) == ("order", ParameterKind.RECORD, True)
+    assert (rush.name, rush.label, rush.kind, rush.optional) == (
+        "rush", "How soon", ParameterKind.ENUM, False
+    )
+    assert rush.members == ["NORMAL", "SAME_DAY", "WITHIN_THE_HOUR"]
+    assert info.parameters_schema["properties"]["rush"]["enum"] == rush.members
+    assert info.parameters_schema["required"] == ["order", "rush"]
+    assert info.result_schema == {"type": "string"}
+
+
+def test_label_derived_from_name() -> None:
+    """An action without a label reads as its name: set_rush → "Set rush"."""
+    app = App("t", database="sqlite://")
+
+    @app.action
+    def set_rush_now(due_on: dt.date) -> None:
+        """Hurry."""
+
+    info = app.actions.info("set_rush_now")
+    assert (info.label, info.parameters[0].label) == ("Set rush now", "Due on")
+
+
+class _Colour(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+
+class _Point(BaseModel):
+    x: int
+    y: int
+
+
+@dataclass
+class _Pair:
+    left: str
+    right: str
+
+
+@pytest.mark.parametrize(
+    ("annotation", "kind"),
+    [
+        (str, ParameterKind.TEXT),
+        (int, ParameterKind.INTEGER),
+        (float, ParameterKind.DECIMAL),
+        (__import__("decimal").Decimal, ParameterKind.DECIMAL),
+        (bool, ParameterKind.YES_NO),
+        (dt.date, ParameterKind.DATE),
+        (dt.datetime, ParameterKind.DATETIME),
+        (dt.time, ParameterKind.TIME),
+        (dt.timedelta, ParameterKind.DURATION),
+        (uuid.UUID, ParameterKind.ID),
+        (_Colour, ParameterKind.ENUM),
+        (_Point, ParameterKind.STRUCTURE),
+        (_Pair, ParameterKind.STRUCTURE),
+        (dict[str, int], ParameterKind.STRUCTURE),
+        (list[_Point], ParameterKind.SEQUENCE),
+        (tuple[int, int], ParameterKind.SEQUENCE),
+        (set[str], ParameterKind.SEQUENCE),
+        (int | None, ParameterKind.INTEGER),
+    ],
+)
+def test_each_parameter_kind_is_recognised(annotation: Any, kind: ParameterKind) -> None:
+    """Every kind DESIGN names is read from a plain annotation."""
+    app = App("t", database="sqlite://")
+
+    def act(value: Any) -> None:
+        """Take a value."""
+
+    act.__annotations__ = {"value": annotation, "return": None}
+    app.add_action(act)
+    assert app.actions.info("act").parameters[0].kind is kind
+
+
+def test_context_parameters_are_filled_by_the_app_and_never_shown() -> None:
+    """Provided(...) and provided={...} parameters are filled by the app, absent from schemas."""
+    app = App("t", database="sqlite://")
+    app.provide("clock", lambda: dt.date(2026, 9, 4))
+    seen: dict[str, Any] = {}
+
+    @app.action
+    def stamp(note: str, today: Annotated[dt.date, Provided("clock")]) -> str:
+        """Stamp a note."""
+        seen["today"] = today
+        return f"{note} {today}"
+
+    def legacy(note: str, db: Session, who: Any) -> str:
+        seen["db"], seen["who"] = db, who
+        return note
+
+    app.add_action(legacy, label="Legacy note", provided={"db": "session", "who": "acting_as"})
+    mia = app.people.add("mia@x.example", "Mia")
+    assert app.actions.run("stamp", {"note": "hi"}, as_=mia).said == "hi 2026-09-04"
+    assert list(app.actions.info("stamp").parameters_schema["properties"]) == ["note"]
+    assert list(app.actions.info("legacy").parameters_schema["properties"]) == ["note"]
+    result = app.actions.run("legacy", {"note": "x", "db": "forged"}, as_=mia)
+    assert result.outcome is Outcome.INVALID
+    assert "There is no parameter named “db”" in result.problem
+    assert app.actions.run("legacy", {"note": "x"}, as_=mia).done
+    assert isinstance(seen["db"], Session)
+    assert seen["who"].names == "Mia"
+
+
+def test_collected_actions_are_offered_and_unmarked_ones_refused() -> None:
+    """@action marks a function for app.collect; an unmarked function cannot be collected."""
+    app = App("t", database="sqlite://")
+
+    @action("Say hello", query=False)
+    def hello(name: str) -> str:
+        """Greet someone."""
+        return f"Hello, {name}."
+
+    def plain(name: str) -> str:
+        return name
+
+    assert app.collect(hello) == ["hello"]
+    assert app.actions.info("hello").label == "Say hello"
+    with pytest.raises(UserError, match="is not marked with @action"):
+        app.collect(plain)
+
+
+def test_two_actions_with_one_name_are_refused() -> None:
+    """Registering a second function under a taken name is a UserError naming both."""
+    app = App("t", database="sqlite://")
+
+    @app.action
+    def note(text: str) -> None:
+        """One."""
+
+    def other(text: str) -> None:
+        """Two."""
+
+    with pytest.raises(UserError, match="Two actions are named note"):
+        app.add_action(other, name="note")
+
+
+# -- choices and for_record ------------------------------------------------------------------
+
+
+def test_choices_list_only_what_the_caller_may_read(bakery: SimpleNamespace) -> None:
+    """A record parameter's choices are its source's records the caller may read."""
+    app = bakery.app
+    labels = [label for _, label in app.actions.choices("shelve", "shelf", as_=bakery.cleo)]
+    assert labels == ["Shelf Back", "Shelf Front"]
+    outsider = app.people.add("x@else.example", "Xan")
+    assert app.actions.choices("shelve", "shelf", as_=outsider) == []
+    assert app.actions.choices("set_rush", "rush", as_=bakery.cleo) == [
+        ("NORMAL", "Normal"), ("SAME_DAY", "Same day"), ("WITHIN_THE_HOUR", "Within the hour")
+    ]
+
+
+def test_for_record_lists_actions_the_caller_may_run(bakery: SimpleNamespace) -> None:
+    """authorize= hides an action from those its policy refuses."""
+    boss = {i.name for i in bakery.app.actions.for_record(bakery.order, as_=bakery.boss)}
+    clerk = {i.name for i in bakery.app.actions.for_record(bakery.order, as_=bakery.cleo)}
+    assert boss == {"deliver_on", "pack", "price_order", "set_rush", "shelve"}
+    assert clerk == boss - {"price_order"}
+    result = bakery.app.actions.run(
+        "price_order", {"order": bakery.order, "price": "4.50"}, as_=bakery.cleo
+    )
+    assert (result.outcome, result.problem) == (Outcome.DENIED, "Cleo may not price the order.")
+
+
+def test_for_record_includes_actions_on_a_base_type() -> None:
+    """An action on a base record type is offered for records of a subtype."""
+    app = App("t", database="sqlite://")
+
+    class Thing(app.Record):  # type: ignore[name-defined, misc]
+        kind: Mapped[str] = mapped_column(String(20))
+        __mapper_args__ = {"polymorphic_on": "kind", "polymorphic_identity": "thing"}
+        __security__ = [allow("read", "create", "update")]
+
+    class Gadget(Thing):
+        __mapper_args__ = {"polymorphic_identity": "gadget"}
+
+    @app.action
+    def poke(thing: Thing) -> None:
+        """Poke it."""
+
+    mia = app.people.add("mia@x.example", "Mia")
+    assert [i.name for i in app.actions.for_record(Gadget(), as_=mia)] == ["poke"]
+
+
+# -- values, check, refusals -----------------------------------------------------------------
+
+
+def test_a_clerks_rush_is_refused_by_a_sentence(bakery: SimpleNamespace) -> None:
+    """The record rules refuse a clerk's rush, in words, and nothing is kept."""
+    result = bakery.app.actions.run(
+        "set_rush", {"order": bakery.order, "rush": "SAME_DAY"}, as_=bakery.cleo
+    )
+    assert result.outcome is Outcome.DENIED
+    assert result.problem == "Cleo may not change the rush of Order B-12."
+    assert [p.name for p in result.ran_as] == ["Cleo"]
+    with bakery.app.session(as_=bakery.boss) as s:
+        assert s.get(bakery.Order, bakery.order.id).rush is bakery.Rush.NORMAL
+
+
+def test_gone_alike_for_an_unknown_name_and_an_unmarked_function(bakery: SimpleNamespace) -> None:
+    """An unknown name and an unmarked function answer Gone, told apart by nothing."""
+    app = bakery.app
+    unknown = app.actions.run("wipe_all", {"order": bakery.order}, as_=bakery.boss)
+    unmarked = app.actions.run("wipe", {"order": bakery.order}, as_=bakery.boss)
+    by_function = app.actions.run(bakery.wipe, {"order": bakery.order}, as_=bakery.boss)
+    assert unknown.outcome is unmarked.outcome is by_function.outcome is Outcome.GONE
+    assert unknown.problem.replace("wipe_all", "wipe") == unmarked.problem == by_function.problem
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ('{"order": "%s", "rush": "PRONTO"}',
+         "How soon is one of NORMAL, SAME_DAY, WITHIN_THE_HOUR — “PRONTO” is not."),
+        ('{"order": "%s", "rush": "SAME_DAY", "colour": "red"}',
+         "There is no parameter named “colour”; the parameters are: order, rush."),
+        ('{"order": "B-12", "rush": "SAME_DAY"}',
+         "Order is the id of a Order, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — "
+         "“B-12” is not."),
+        ('{"order": "%s"}', "How soon is missing: it is needed."),
+        ('["SAME_DAY"]', "The arguments must be one JSON object, with a member per parameter."),
+        ('{"order": ', None),
+    ],
+)
+def test_values_from_json_refuses_what_does_not_fit(
+    bakery: SimpleNamespace, arguments: str, problem: str | None
+) -> None:
+    """A value off its schema, a member naming no parameter, an id that is not one: Invalid."""
+    text = arguments.replace("%s", str(bakery.order.id))
+    with pytest.raises(Invalid) as refused:
+        bakery.app.actions.values_from_json("set_rush", text)
+    if problem is not None:
+        assert refused.value.message == problem
+    else:
+        assert refused.value.message.startswith("The arguments are not JSON")
+    result = bakery.app.actions.run_json("set_rush", text, as_=bakery.boss)
+    assert result.outcome is Outcome.INVALID
+    assert result.problem == refused.value.message
+
+
+def test_values_from_json_gives_values(bakery: SimpleNamespace) -> None:
+    """A good tool call becomes values: enum members by name, records as ids."""
+    text = json.dumps({"order": str(bakery.order.id), "rush": "same_day"})
+    values = bakery.app.actions.values_from_json("set_rush", text)
+    assert values == {"order": bakery.order.id, "rush": bakery.Rush.SAME_DAY}
+    with pytest.raises(NotFound):
+        bakery.app.actions.values_from_json("nope", text)
+
+
+def test_gone_for_an_id_the_caller_cannot_read(bakery: SimpleNamespace) -> None:
+    """A record id the caller may not read is Gone, worded as for a missing one, and nothing runs."""
+    outsider = bakery.app.people.add("x@else.example", "Xan")
+    hidden = bakery.app.actions.run(
+        "deliver_on", {"order": str(bakery.order.id), "on": "2026-09-04"}, as_=outsider
+    )
+    missing_id = uuid.uuid4()
+    missing = bakery.app.actions.run(
+        "deliver_on", {"order": str(missing_id), "on": "2026-09-04"}, as_=bakery.boss
+    )
+    assert hidden.outcome is missing.outcome is Outcome.GONE
+    assert hidden.problem == (
+        f"No Order with id {bakery.order.id}: it does not exist, or whoever this runs as "
+        "cannot read it."
+    )
+    assert missing.problem == hidden.problem.replace(str(bakery.order.id), str(missing_id))
+    with bakery.app.session(as_=bakery.boss) as s:
+        assert s.get(bakery.Order, bakery.order.id).due_on is None
+
+
+def test_check_says_the_first_problem_in_a_persons_words(bakery: SimpleNamespace) -> None:
+    """check answers "" or the problem, and runs nothing."""
+    check = bakery.app.actions.check
+    assert check("deliver_on", {"order": str(bakery.order.id), "on": "next tuesday"}) == (
+        "On is a date, written 2026-09-04 — “next tuesday” is not."
+    )
+    assert check("deliver_on", {"order": str(bakery.order.id), "on": "2026-09-04"}) == ""
+    assert check("price_order", {"order": str(bakery.order.id), "price": "lots"}) == (
+        "Price is a number, like 4.50 — “lots” is not."
+    )
+    assert check("nope", {}) == "There is no action named “nope” that can be run by name."
+    with bakery.app.session(as_=bakery.boss) as s:
+        assert s.get(bakery.Order, bakery.order.id).due_on is None
+
+
+def test_a_list_of_structures_in_and_a_class_out(bakery: SimpleNamespace) -> None:
+    """A list of pydantic models goes in as JSON; a dataclass comes out, read back as itself."""
+    text = json.dumps({
+        "order": str(bakery.order.id),
+        "items": [{"name": "rye loaf", "count": 2}, {"name": "bun", "count": 6}],
+    })
+    result = bakery.app.actions.run_json("pack", text, as_=bakery.cleo)
+    assert result.outcome is Outcome.DONE
+    assert result.value == {"order": "B-12", "lines": ["2 × rye loaf", "6 × bun"], "pieces": 8}
+    assert result.value_as(bakery.Box) == bakery.Box(
+        order="B-12", lines=["2 × rye loaf", "6 × bun"], pieces=8
+    )
+    bad = bakery.app.actions.run_json(
+        "pack", json.dumps({"order": str(bakery.order.id), "items": [{"name": "", "count": 0}]}),
+        as_=bakery.cleo,
+    )
+    assert bad.outcome is Outcome.INVALID
+    assert bad.problem.startswith("Items, at 0.name: string should have at least 1 character")
+
+
+def test_a_record_result_is_its_id_and_values(bakery: SimpleNamespace) -> None:
+    """What an action returns is JSON: a record as its id and values, enums by name."""
+    result = bakery.app.actions.run(
+        "take_order", {"customer": "Bea", "code": "B-13", "due_on": "2026-09-05"}, as_=bakery.cleo
+    )
+    assert result.outcome is Outcome.DONE, result.problem
+    value = result.value
+    assert value["code"] == "B-13"
+    assert value["rush"] == "NORMAL"
+    assert value["due_on"] == "2026-09-05"
+    uuid.UUID(value["id"])
+    assert bakery.app.actions.info("take_order").result_schema["properties"]["id"] == {
+        "format": "uuid", "type": "string"
+    }
+
+
+def _crane_like_app() -> SimpleNamespace:
+    app = App("t", database="sqlite://")
+    staff = policy.role("staff")
+
+    class Job(app.Record):  # type: ignore[name-defined, misc]
+        title: Mapped[str] = mapped_column(String(40), unique=True)
+        state: Mapped[str] = mapped_column(String(20), default="open")
+        __security__ = [allow("read", "create", "update", when=staff)]
+
+    class Mark(app.Record):  # type: ignore[name-defined, misc]
+        job_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("job.id"))
+        __security__ = [allow("read", "create", when=staff)]
+
+    @app.action
+    def close(job: Job, how: str, session: Annotated[Session, Provided("session")]) -> str:
+        """Close a job, one way or another."""
+        job.state = "closed"
+        session.add(Mark(job_id=job.id))
+        session.flush()
+        refusals: dict[str, Exception] = {
+            "invalid": Invalid("That makes no sense."),
+            "conflict": Conflict("It is closed already."),
+            "notfound": NotFound("No such thing."),
+            "notauthorized": NotAuthorized("Not you."),
+            "boom": KeyError("secret internals: row 7"),
+        }
+        if how in refusals:
+            raise refusals[how]
+        return f"closed {job.title}: {current_cause()}"
+
+    ann = app.people.add("ann@x.example", "Ann", roles=["staff"])
+    with app.session(as_=ann) as s:
+        job = Job(title="J-1")
+        s.add(job)
+    return SimpleNamespace(app=app, Job=Job, Mark=Mark, ann=ann, job=job)
+
+
+@pytest.mark.parametrize(
+    ("how", "outcome", "problem"),
+    [
+        ("invalid", Outcome.INVALID, "That makes no sense."),
+        ("conflict", Outcome.INVALID, "It is closed already."),
+        ("notfound", Outcome.GONE, "No such thing."),
+        ("notauthorized", Outcome.DENIED, "Not you."),
+        ("boom", Outcome.FAILED, FAILED_TEXT),
+    ],
+)
+def test_refusals_map_to_outcomes_and_nothing_is_kept(
+    how: str, outcome: Outcome, problem: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each refusal has its outcome and words; a failure's words reach only the log; a run that
+    does not end Done keeps none of its writes."""
+    shop = _crane_like_app()
+    with caplog.at_level(logging.ERROR, logger="signoff.actions"):
+        result = shop.app.actions.run("close", {"job": shop.job, "how": how}, as_=shop.ann)
+    assert (result.outcome, result.problem, result.said) == (outcome, problem, "")
+    assert ("secret internals" in caplog.text) is (how == "boom")
+    assert "secret internals" not in repr(result)
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Job, shop.job.id).state == "open"
+        assert s.scalars(select(shop.Mark)).all() == []
+
+
+def test_done_keeps_every_write_and_carries_the_cause() -> None:
+    """A Done run commits all it did, and current_cause() inside it is the cause given."""
+    shop = _crane_like_app()
+    result = shop.app.actions.run(
+        "close", {"job": shop.job, "how": "well"}, as_=shop.ann, cause="ticket 42"
+    )
+    assert (result.outcome, result.said, result.cause) == (
+        Outcome.DONE, "closed J-1: ticket 42", "ticket 42"
+    )
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Job, shop.job.id).state == "closed"
+        assert len(s.scalars(select(shop.Mark)).all()) == 1
+    assert current_cause() == ""
+
+
+def test_a_disabled_principal_is_denied() -> None:
+    """Whoever is disabled now cannot run anything, whatever roles they hold."""
+    shop = _crane_like_app()
+    shop.app.people.disable(shop.ann)
+    result = shop.app.actions.run("close", {"job": shop.job, "how": "well"}, as_=shop.ann)
+    assert (result.outcome, result.problem) == (
+        Outcome.DENIED, "Ann is disabled and may not do anything."
+    )
+
+
+def test_a_field_deny_refuses_one_of_two_principals() -> None:
+    """Run as a set of two, a rule that refuses either refuses the run."""
+    app = App("t", database="sqlite://")
+    is_boss = policy.role("boss")
+
+    class Price(app.Record):  # type: ignore[name-defined, misc]
+        item: Mapped[str] = mapped_column(String(20), unique=True)
+        cents: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "create", "update"), deny("update", "cents", when=~is_boss)]
+
+    @app.action
+    def set_cents(price: Price, cents: int) -> str:
+        """Set a price."""
+        price.cents = cents
+        return "set"
+
+    boss = app.people.add("b@x.example", "Bo", roles=["boss"])
+    bot = app.people.add("bot@x.example", "Bot")
+    with app.session(as_=boss) as s:
+        price = Price(item="bun")
+        s.add(price)
+    both = app.actions.run("set_cents", {"price": price, "cents": 5}, as_=[boss, bot])
+    assert (both.outcome, both.problem) == (Outcome.DENIED, "Bot may not change the cents of Price bun.")
+    assert app.actions.run("set_cents", {"price": price, "cents": 5}, as_=boss).done
+
+
+def test_misdeclared_actions_are_refused_at_registration() -> None:
+    """A record parameter without Choices, an unannotated one, *args: UserError with the fix."""
+    app = App("t", database="sqlite://")
+
+    class Box(app.Record):  # type: ignore[name-defined, misc]
+        __security__ = [allow("read")]
+
+    def move(thing: str, box: Box) -> None:
+        """Move a thing."""
+
+    def loose(thing) -> None:  # type: ignore[no-untyped-def]
+        """No annotation."""
+
+    def many(*things: str) -> None:
+        """Varargs."""
+
+    with pytest.raises(UserError, match=r"Annotated\[Box, Choices\(fn\)\]"):
+        app.add_action(move)
+    with pytest.raises(UserError, match="give it a type annotation"):
+        app.add_action(loose)
+    with pytest.raises(UserError, match=r"\*args and \*\*kwargs"):
+        app.add_action(many)
+
+
+def test_choices_required_record_parameter_is_looked_up_as_the_caller() -> None:
+    """A record parameter with Choices is given by id and read as the caller."""
+    app = App("t", database="sqlite://")
+    secret_ok = policy.where(lambda p, r: r is None or not r.secret or "vip" in p.roles, "vip")
+
+    class Room(app.Record):  # type: ignore[name-defined, misc]
+        name: Mapped[str] = mapped_column(String(20), unique=True)
+        secret: Mapped[bool] = mapped_column(default=False)
+        __security__ = [allow("create"), allow("read", when=secret_ok)]
+
+    class Guest(app.Record):  # type: ignore[name-defined, misc]
+        name: Mapped[str] = mapped_column(String(20), unique=True)
+        room: Mapped[str] = mapped_column(String(20), default="")
+        __security__ = [allow("read", "create", "update")]
+
+    def rooms(session: Session) -> list[Room]:
+        return list(session.scalars(select(Room).order_by(Room.name)))
+
+    @app.action
+    def assign(guest: Guest, room: Annotated[Room, Choices(rooms)]) -> str:
+        """Give a guest a room."""
+        guest.room = room.name
+        return f"{guest.name} → {room.name}"
+
+    vip = app.people.add("v@x.example", "Vi", roles=["vip"])
+    joe = app.people.add("j@x.example", "Jo")
+    with app.session(as_=vip) as s:
+        hall, vault, guest = Room(name="Hall"), Room(name="Vault", secret=True), Guest(name="Ed")
+        s.add_all([hall, vault, guest])
+    assert [label for _, label in app.actions.choices("assign", "room", as_=joe)] == ["Room Hall"]
+    assert len(app.actions.choices("assign", "room", as_=vip)) == 2
+    refused = app.actions.run("assign", {"guest": guest, "room": str(vault.id)}, as_=joe)
+    assert refused.outcome is Outcome.GONE
+    assert app.actions.run("assign", {"guest": guest, "room": str(vault.id)}, as_=vip).done
