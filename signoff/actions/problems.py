@@ -29,10 +29,10 @@ _WRITTEN: dict[ParameterKind, str] = {
 }
 
 
-def problem_of(error: ValidationError, parameters: list[Parameter]) -> str:
-    """The first problem in `error`, told in a person's words."""
+def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Parameter]) -> str:
+    """The first problem in `error` (or in these details), told in a person's words."""
     by_name = {p.name: p for p in parameters}
-    detail = error.errors()[0]
+    detail = (error.errors() if isinstance(error, ValidationError) else error)[0]
     location = [str(part) for part in detail["loc"]]
     parameter = by_name.get(location[0]) if location else None
     if detail["type"] == "extra_forbidden" and location:

@@ -10,7 +10,7 @@ import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
@@ -280,13 +280,26 @@ class Actions:
         action = self._get(name)
         if not isinstance(as_, Principal):
             raise UserError("A consent is made by one principal, not a set.")
-        problem = self._problem(action, dict(values))
-        if problem:
-            raise Invalid(problem)
-        sealed = action.model.model_validate(dict(values)).model_dump(
-            mode="json", include=set(values)
-        )
+        sealed = self._given_as_json(action, dict(values))
         return self._seal().seal(action=name, values=sealed, principal_id=as_.id)
+
+    def _given_as_json(self, action: Action, values: dict[str, Any]) -> dict[str, Any]:
+        """The values given (some may be left for later) as JSON; `Invalid` if any does not fit."""
+        fields = action.model.model_fields
+        unknown = [name for name in values if name not in fields]
+        if unknown:
+            raise Invalid(unknown_members(unknown, list(action.all_parameters)))
+        try:
+            action.model.model_validate(values)
+        except ValidationError as error:
+            wrong = [e for e in error.errors() if e["type"] != "missing"]
+            if wrong:
+                raise Invalid(problem_of(wrong, list(action.all_parameters))) from None
+        given: dict[str, Any] = {}
+        for name, value in values.items():
+            adapter: TypeAdapter[Any] = TypeAdapter(fields[name].annotation)
+            given[name] = adapter.dump_python(adapter.validate_python(value), mode="json")
+        return given
 
     def run_consented(
         self, token: str, rest: Mapping[str, Any] | None = None, *,

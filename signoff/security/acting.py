@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from signoff.exceptions import UserError
 from signoff.security.principals import Principal
 
 __all__ = ["SYSTEM", "ActingAs"]
@@ -20,6 +21,11 @@ class ActingAs:
     system: bool = False
     """The app itself, bound by no record rule (setup code, migrations; never a caller)."""
 
+    def __post_init__(self) -> None:
+        # An empty set would be admitted by every rule (each of no one is admitted): refuse it.
+        if not self.system and not self.principals:
+            raise UserError("An acting set needs at least one principal; use SYSTEM for the app.")
+
     @staticmethod
     def of(who: Principal | Iterable[Principal] | ActingAs) -> ActingAs:
         """The acting set for one principal, several, or an acting set already made."""
@@ -27,10 +33,7 @@ class ActingAs:
             return who
         if isinstance(who, Principal):
             return ActingAs(principals=(who,))
-        principals = tuple(dict.fromkeys(who))
-        if not principals:
-            raise ValueError("An acting set needs at least one principal; use SYSTEM for the app.")
-        return ActingAs(principals=principals)
+        return ActingAs(principals=tuple(dict.fromkeys(who)))
 
     def __iter__(self) -> Iterator[Principal]:
         return iter(self.principals)

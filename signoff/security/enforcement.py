@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import event, inspect
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import ORMExecuteState, Session, object_session
 
+from signoff.exceptions import NotAuthorized
 from signoff.security.acting import ActingAs
 from signoff.security.records import RecordBase
 from signoff.security.rules import Operation, check, refusal
@@ -29,6 +30,7 @@ def enforce_rules_on(session: Session, acting: ActingAs) -> Session:
     if not acting.system:
         event.listen(session, "before_flush", _check_flush)
         event.listen(session, "loaded_as_persistent", _check_load)
+        event.listen(session, "do_orm_execute", _refuse_bulk_writes)
     return session
 
 
@@ -46,6 +48,64 @@ def _check_load(session: Session, instance: object) -> None:
             # Out of the identity map too, so that no later query hands it back unchecked.
             session.expunge(instance)
             raise refused
+
+
+def _refuse_bulk_writes(state: ORMExecuteState) -> None:
+    # An UPDATE, DELETE or INSERT statement on a record table writes rows that no rule has seen:
+    # a session acting as someone writes records one by one, through the flush.
+    if not (state.is_insert or state.is_update or state.is_delete):
+        return
+    mapper = state.bind_mapper
+    record_type = (
+        mapper.class_ if mapper is not None and issubclass(mapper.class_, RecordBase)
+        else _record_type_of(getattr(state.statement, "table", None))
+    )
+    acting = acting_of(state.session)
+    if record_type is None or acting is None or acting.system:
+        return
+    operation = "create" if state.is_insert else "update" if state.is_update else "delete"
+    verb = {"create": "create", "update": "change", "delete": "delete"}[operation]
+    what = f"{record_type.__name__} records"
+    raise NotAuthorized(
+        f"{acting.names} may not {verb} {what} in bulk: {verb} them one by one through the "
+        "session, so that the record rules are checked.",
+        principal=acting.principals[0].name if acting.principals else "",
+        operation=operation,
+        record=what,
+    )
+
+
+def _record_type_of(table: Any) -> type[RecordBase] | None:
+    if table is None:
+        return None
+    pending: list[type] = [RecordBase]
+    while pending:
+        cls = pending.pop()
+        if cls.__dict__.get("__table__") is table:
+            return cls
+        pending.extend(cls.__subclasses__())
+    return None
+
+
+# A second line behind the flush check: mapper events see what the flush itself works out after
+# `before_flush` — foreign keys synchronised from relationships, orphans deleted by a cascade.
+def _check_row(operation: Operation) -> Any:
+    def listener(_mapper: Any, _connection: Any, target: object) -> None:
+        session = object_session(target)
+        acting = acting_of(session) if session is not None else None
+        if acting is None or acting.system or not isinstance(target, RecordBase):
+            return
+        changed: list[str] = []
+        if operation == "update":
+            changed = [a.key for a in inspect(target).attrs if a.history.has_changes()]
+        check(acting, operation, type(target).__security__, target, fields=changed)
+
+    return listener
+
+
+event.listen(RecordBase, "before_insert", _check_row("create"), propagate=True)
+event.listen(RecordBase, "before_update", _check_row("update"), propagate=True)
+event.listen(RecordBase, "before_delete", _check_row("delete"), propagate=True)
 
 
 def _check_flush(session: Session, _context: Any, _instances: Any) -> None:
