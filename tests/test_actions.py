@@ -24,7 +24,6 @@ from signoff import (
     Choices,
     Conflict,
     Invalid,
-    Label,
     NotAuthorized,
     NotFound,
     Outcome,

@@ -96,19 +96,25 @@ def load_or_create_key(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            raise UserError(
-                f"The key file {path} may be read by others (mode {mode:o}): "
-                f"run `chmod 600 {path}`."
-            ) from None
-        key = bytes.fromhex(path.read_text().strip())
-        if len(key) < 16:
-            raise UserError(f"The key file {path} holds no usable key: delete it to make a new one.")
-        return key
+        return _read_key(path)
     key = secrets.token_bytes(32)
     with os.fdopen(fd, "w") as file:
         file.write(key.hex() + "\n")
+    return key
+
+
+def _read_key(path: Path) -> bytes:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise UserError(
+            f"The key file {path} may be read by others (mode {mode:o}): run `chmod 600 {path}`."
+        )
+    try:
+        key = bytes.fromhex(path.read_text().strip())
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise UserError(f"The key file {path} holds no usable key: delete it to make a new one.")
     return key
 
 

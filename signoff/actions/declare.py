@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, ParamSpec, TypeVar, overload
@@ -128,7 +129,7 @@ class ActionFunction(Generic[P, R]):
         # An action defined in a class body behaves like the function it wraps.
         if instance is None:
             return self
-        return functools.partial(self.__call__, instance)
+        return types.MethodType(self, instance)
 
     def __repr__(self) -> str:
         return f"<action {self.action_name}>"

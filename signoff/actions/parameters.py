@@ -20,7 +20,7 @@ from signoff.actions.declare import Choices, Label, Provided
 from signoff.exceptions import UserError
 from signoff.security.records import RecordBase
 
-__all__ = ["ParameterKind", "Parameter", "derived_label", "read_parameters", "unwrap_optional"]
+__all__ = ["Parameter", "ParameterKind", "derived_label", "read_parameters", "unwrap_optional"]
 
 
 class ParameterKind(enum.Enum):
@@ -69,7 +69,11 @@ class Parameter:
     @property
     def members(self) -> list[str]:
         """For an enum: the names of its members, in order."""
-        return [m.name for m in self.annotation] if self.kind is ParameterKind.ENUM else []
+        if self.kind is not ParameterKind.ENUM:
+            return []
+        if get_origin(self.annotation) is typing.Literal:
+            return [str(a) for a in get_args(self.annotation)]
+        return [m.name for m in self.annotation]
 
 
 def derived_label(name: str) -> str:
@@ -104,7 +108,9 @@ def kind_of(annotation: Any, *, where: str) -> ParameterKind:
             raise UserError(f"{where}: a mapping is given as JSON, so its keys must be str.")
         return ParameterKind.STRUCTURE
     if origin is typing.Literal:
-        return ParameterKind.ENUM if all(isinstance(a, str) for a in get_args(annotation)) else ParameterKind.TEXT
+        if all(isinstance(a, str) for a in get_args(annotation)):
+            return ParameterKind.ENUM
+        raise UserError(f"{where}: a Literal offered by name must list strings only.")
     simple: list[tuple[Any, ParameterKind]] = [
         (bool, ParameterKind.YES_NO),
         (int, ParameterKind.INTEGER),
@@ -138,7 +144,9 @@ def kind_of(annotation: Any, *, where: str) -> ParameterKind:
     )
 
 
-def type_hints(fn: Callable[..., Any], localns: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def type_hints(
+    fn: Callable[..., Any], localns: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The resolved annotations of `fn`; names local to where it was declared resolve too."""
     return typing.get_type_hints(fn, localns=dict(localns or {}), include_extras=True)
 
@@ -169,10 +177,10 @@ def read_parameters(
             raise UserError(f"{where}: *args and **kwargs cannot be offered by name.")
         if name not in hints:
             raise UserError(f"{where}: give it a type annotation, e.g. `{name}: str`.")
-        annotation, extras = hints[name], ()
+        annotation, extras = hints[name], tuple[Any, ...]()
         if get_origin(annotation) is Annotated:
             annotation, *rest = get_args(annotation)
-            extras = tuple(rest)
+            extras = tuple[Any, ...](rest)
         label = next((e.text for e in extras if isinstance(e, Label)), derived_label(name))
         choices = next((e for e in extras if isinstance(e, Choices)), None)
         provided_as = next((e.name for e in extras if isinstance(e, Provided)), provided.get(name))

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from signoff.actions.parameters import ParameterKind, Parameter
+from signoff.actions.parameters import Parameter, ParameterKind
 
 __all__ = ["problem_of", "unknown_members"]
 

@@ -3,6 +3,7 @@ running them under someone's ordinary security."""
 
 from __future__ import annotations
 
+import enum
 import inspect
 import json
 import sys
@@ -184,8 +185,10 @@ class Actions:
             p = action.info.parameter(parameter)
         except KeyError:
             raise UserError(unknown_members([parameter], list(action.info.parameters))) from None
-        if p.kind is ParameterKind.ENUM:
+        if p.kind is ParameterKind.ENUM and isinstance(p.annotation, enum.EnumMeta):
             return [(m.name, _member_label(m)) for m in p.annotation]
+        if p.kind is ParameterKind.ENUM:
+            return [(m, m) for m in p.members]
         if p.choices is None:
             raise UserError(f"{p.label} of {name} has no choices: it takes any {p.kind.value}.")
         acting = self._runner.current(ActingAs.of(as_))
@@ -297,7 +300,7 @@ class Actions:
                 raise Invalid(problem_of(wrong, list(action.all_parameters))) from None
         given: dict[str, Any] = {}
         for name, value in values.items():
-            adapter: TypeAdapter[Any] = TypeAdapter(fields[name].annotation)
+            adapter: TypeAdapter[Any] = TypeAdapter(fields[name].annotation or Any)
             given[name] = adapter.dump_python(adapter.validate_python(value), mode="json")
         return given
 

@@ -42,17 +42,18 @@ def external(annotation: Any) -> Any:
         return _enum_by_name(annotation)
     if origin is Annotated:
         inner, *extras = get_args(annotation)
-        return Annotated[(external(inner), *extras)]  # type: ignore[valid-type]
+        return Annotated[(external(inner), *extras)]
     if origin in (Union, types.UnionType):
         return Union[tuple(external(a) for a in get_args(annotation))]  # noqa: UP007
     if origin in (list, set, frozenset, Sequence):
         (item,) = get_args(annotation)
-        return origin[external(item)]  # type: ignore[index]
+        return origin[external(item)]
     if origin is tuple:
-        return tuple[tuple(external(a) if a is not ... else a for a in get_args(annotation))]  # type: ignore[misc]
+        items = tuple(external(a) if a is not ... else a for a in get_args(annotation))
+        return tuple.__class_getitem__(items)
     if origin in (dict, Mapping):
         key, value = get_args(annotation)
-        return dict[key, external(value)]  # type: ignore[valid-type]
+        return dict.__class_getitem__((key, external(value)))
     return annotation
 
 
@@ -91,7 +92,7 @@ def parameters_model(action_name: str, parameters: list[Parameter]) -> Parameter
         default = p.default if p.optional else ...
         fields[p.name] = (annotation, Field(default, title=p.label))
     try:
-        return create_model(  # type: ignore[call-overload, no-any-return]
+        return create_model(
             _model_name(action_name),
             __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
             **fields,
