@@ -186,7 +186,8 @@ class Actions:
         except KeyError:
             raise UserError(unknown_members([parameter], list(action.info.parameters))) from None
         if p.kind is ParameterKind.ENUM and isinstance(p.annotation, enum.EnumMeta):
-            return [(m.name, _member_label(m)) for m in p.annotation]
+            members: list[enum.Enum] = list(p.annotation)
+            return [(m.name, _member_label(m)) for m in members]
         if p.kind is ParameterKind.ENUM:
             return [(m, m) for m in p.members]
         if p.choices is None:
