@@ -20,13 +20,13 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import (
     FAILED_TEXT,
+    ActionOutcome,
     App,
     Choices,
     Conflict,
     Invalid,
     NotAuthorized,
     NotFound,
-    Outcome,
     ParameterKind,
     Provided,
     UserError,
@@ -165,7 +165,7 @@ def test_context_parameters_are_filled_by_the_app_and_never_shown() -> None:
     assert list(app.actions.info("stamp").parameters_schema["properties"]) == ["note"]
     assert list(app.actions.info("legacy").parameters_schema["properties"]) == ["note"]
     result = app.actions.run("legacy", {"note": "x", "db": "forged"}, as_=mia)
-    assert result.outcome is Outcome.INVALID
+    assert result.outcome is ActionOutcome.INVALID
     assert "There is no parameter named “db”" in result.problem
     assert app.actions.run("legacy", {"note": "x"}, as_=mia).done
     assert isinstance(seen["db"], Session)
@@ -229,7 +229,7 @@ def test_for_record_lists_actions_the_caller_may_run(bakery: SimpleNamespace) ->
     result = bakery.app.actions.run(
         "price_order", {"order": bakery.order, "price": "4.50"}, as_=bakery.cleo
     )
-    assert (result.outcome, result.problem) == (Outcome.DENIED, "Cleo may not price the order.")
+    assert (result.outcome, result.problem) == (ActionOutcome.DENIED, "Cleo may not price the order.")
 
 
 def test_for_record_includes_actions_on_a_base_type() -> None:
@@ -260,7 +260,7 @@ def test_a_clerks_rush_is_refused_by_a_sentence(bakery: SimpleNamespace) -> None
     result = bakery.app.actions.run(
         "set_rush", {"order": bakery.order, "rush": "SAME_DAY"}, as_=bakery.cleo
     )
-    assert result.outcome is Outcome.DENIED
+    assert result.outcome is ActionOutcome.DENIED
     assert result.problem == "Cleo may not change the rush of Order B-12."
     assert [p.name for p in result.ran_as] == ["Cleo"]
     with bakery.app.session(as_=bakery.boss) as s:
@@ -273,7 +273,7 @@ def test_gone_alike_for_an_unknown_name_and_an_unmarked_function(bakery: SimpleN
     unknown = app.actions.run("wipe_all", {"order": bakery.order}, as_=bakery.boss)
     unmarked = app.actions.run("wipe", {"order": bakery.order}, as_=bakery.boss)
     by_function = app.actions.run(bakery.wipe, {"order": bakery.order}, as_=bakery.boss)
-    assert unknown.outcome is unmarked.outcome is by_function.outcome is Outcome.GONE
+    assert unknown.outcome is unmarked.outcome is by_function.outcome is ActionOutcome.GONE
     assert unknown.problem.replace("wipe_all", "wipe") == unmarked.problem == by_function.problem
 
 
@@ -304,7 +304,7 @@ def test_values_from_json_refuses_what_does_not_fit(
     else:
         assert refused.value.message.startswith("The arguments are not JSON")
     result = bakery.app.actions.run_json("set_rush", text, as_=bakery.boss)
-    assert result.outcome is Outcome.INVALID
+    assert result.outcome is ActionOutcome.INVALID
     assert result.problem == refused.value.message
 
 
@@ -327,7 +327,7 @@ def test_gone_for_an_id_the_caller_cannot_read(bakery: SimpleNamespace) -> None:
     missing = bakery.app.actions.run(
         "deliver_on", {"order": str(missing_id), "on": "2026-09-04"}, as_=bakery.boss
     )
-    assert hidden.outcome is missing.outcome is Outcome.GONE
+    assert hidden.outcome is missing.outcome is ActionOutcome.GONE
     assert hidden.problem == (
         f"No Order with id {bakery.order.id}: it does not exist, or whoever this runs as "
         "cannot read it."
@@ -359,7 +359,7 @@ def test_a_list_of_structures_in_and_a_class_out(bakery: SimpleNamespace) -> Non
         "items": [{"name": "rye loaf", "count": 2}, {"name": "bun", "count": 6}],
     })
     result = bakery.app.actions.run_json("pack", text, as_=bakery.cleo)
-    assert result.outcome is Outcome.DONE
+    assert result.outcome is ActionOutcome.DONE
     assert result.value == {"order": "B-12", "lines": ["2 × rye loaf", "6 × bun"], "pieces": 8}
     assert result.value_as(bakery.Box) == bakery.Box(
         order="B-12", lines=["2 × rye loaf", "6 × bun"], pieces=8
@@ -368,7 +368,7 @@ def test_a_list_of_structures_in_and_a_class_out(bakery: SimpleNamespace) -> Non
         "pack", json.dumps({"order": str(bakery.order.id), "items": [{"name": "", "count": 0}]}),
         as_=bakery.cleo,
     )
-    assert bad.outcome is Outcome.INVALID
+    assert bad.outcome is ActionOutcome.INVALID
     assert bad.problem.startswith("Items, at 0.name: string should have at least 1 character")
 
 
@@ -377,7 +377,7 @@ def test_a_record_result_is_its_id_and_values(bakery: SimpleNamespace) -> None:
     result = bakery.app.actions.run(
         "take_order", {"customer": "Bea", "code": "B-13", "due_on": "2026-09-05"}, as_=bakery.cleo
     )
-    assert result.outcome is Outcome.DONE, result.problem
+    assert result.outcome is ActionOutcome.DONE, result.problem
     value = result.value
     assert value["code"] == "B-13"
     assert value["rush"] == "NORMAL"
@@ -428,15 +428,15 @@ def _crane_like_app() -> SimpleNamespace:
 @pytest.mark.parametrize(
     ("how", "outcome", "problem"),
     [
-        ("invalid", Outcome.INVALID, "That makes no sense."),
-        ("conflict", Outcome.INVALID, "It is closed already."),
-        ("notfound", Outcome.GONE, "No such thing."),
-        ("notauthorized", Outcome.DENIED, "Not you."),
-        ("boom", Outcome.FAILED, FAILED_TEXT),
+        ("invalid", ActionOutcome.INVALID, "That makes no sense."),
+        ("conflict", ActionOutcome.INVALID, "It is closed already."),
+        ("notfound", ActionOutcome.GONE, "No such thing."),
+        ("notauthorized", ActionOutcome.DENIED, "Not you."),
+        ("boom", ActionOutcome.FAILED, FAILED_TEXT),
     ],
 )
 def test_refusals_map_to_outcomes_and_nothing_is_kept(
-    how: str, outcome: Outcome, problem: str, caplog: pytest.LogCaptureFixture
+    how: str, outcome: ActionOutcome, problem: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Each refusal has its outcome and words; a failure's words reach only the log; a run that
     does not end Done keeps none of its writes."""
@@ -458,7 +458,7 @@ def test_done_keeps_every_write_and_carries_the_cause() -> None:
         "close", {"job": shop.job, "how": "well"}, as_=shop.ann, cause="ticket 42"
     )
     assert (result.outcome, result.said, result.cause) == (
-        Outcome.DONE, "closed J-1: ticket 42", "ticket 42"
+        ActionOutcome.DONE, "closed J-1: ticket 42", "ticket 42"
     )
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Job, shop.job.id).state == "closed"
@@ -472,7 +472,7 @@ def test_a_disabled_principal_is_denied() -> None:
     shop.app.people.disable(shop.ann)
     result = shop.app.actions.run("close", {"job": shop.job, "how": "well"}, as_=shop.ann)
     assert (result.outcome, result.problem) == (
-        Outcome.DENIED, "Ann is disabled and may not do anything."
+        ActionOutcome.DENIED, "Ann is disabled and may not do anything."
     )
 
 
@@ -498,7 +498,9 @@ def test_a_field_deny_refuses_one_of_two_principals() -> None:
         price = Price(item="bun")
         s.add(price)
     both = app.actions.run("set_cents", {"price": price, "cents": 5}, as_=[boss, bot])
-    assert (both.outcome, both.problem) == (Outcome.DENIED, "Bot may not change the cents of Price bun.")
+    assert (both.outcome, both.problem) == (
+        ActionOutcome.DENIED, "Bot may not change the cents of Price bun."
+    )
     assert app.actions.run("set_cents", {"price": price, "cents": 5}, as_=boss).done
 
 
@@ -558,5 +560,5 @@ def test_choices_required_record_parameter_is_looked_up_as_the_caller() -> None:
     assert [label for _, label in app.actions.choices("assign", "room", as_=joe)] == ["Room Hall"]
     assert len(app.actions.choices("assign", "room", as_=vip)) == 2
     refused = app.actions.run("assign", {"guest": guest, "room": str(vault.id)}, as_=joe)
-    assert refused.outcome is Outcome.GONE
+    assert refused.outcome is ActionOutcome.GONE
     assert app.actions.run("assign", {"guest": guest, "room": str(vault.id)}, as_=vip).done

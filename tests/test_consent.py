@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import App, Invalid, Outcome, UserError, allow, policy
+from signoff import ActionOutcome, App, Invalid, UserError, allow, policy
 from signoff.actions.consent import load_or_create_key
 
 
@@ -55,7 +55,7 @@ def test_consent_runs_as_its_author(tmp_path: Path) -> None:
     shop = _shop(tmp_path)
     token = shop.app.actions.consent("reorder", {"stock": shop.stock}, as_=shop.kim)
     result = shop.app.actions.run_consented(token, {"count": 5}, cause="weekly order")
-    assert (result.outcome, result.said, result.cause) == (Outcome.DONE, "NUT-8: 5", "weekly order")
+    assert (result.outcome, result.said, result.cause) == (ActionOutcome.DONE, "NUT-8: 5", "weekly order")
     assert [p.name for p in result.ran_as] == ["Kim"]
     assert _count(shop) == 5
 
@@ -66,14 +66,14 @@ def test_consent_is_refused_once_its_author_lost_the_role(tmp_path: Path) -> Non
     token = shop.app.actions.consent("reorder", {"stock": shop.stock, "count": 3}, as_=shop.kim)
     shop.app.people.take_away(shop.kim, "buyer")
     result = shop.app.actions.run_consented(token)
-    assert result.outcome in (Outcome.DENIED, Outcome.GONE)
+    assert result.outcome in (ActionOutcome.DENIED, ActionOutcome.GONE)
     assert "Kim" in result.problem or "cannot read" in result.problem
     assert _count(shop) == 0
     shop.app.people.grant(shop.kim, "buyer")
     shop.app.people.disable(shop.kim)
     disabled = shop.app.actions.run_consented(token)
     assert (disabled.outcome, disabled.problem) == (
-        Outcome.DENIED, "Kim is disabled and may not do anything."
+        ActionOutcome.DENIED, "Kim is disabled and may not do anything."
     )
 
 
@@ -96,7 +96,7 @@ def test_an_edited_token_is_refused(tmp_path: Path, change: dict[str, object]) -
     change = {k: ({**v, "stock": payload["v"]["stock"]} if k == "v" else v)  # type: ignore[dict-item]
               for k, v in change.items()}
     result = shop.app.actions.run_consented(_edit(token, change))
-    assert result.outcome is Outcome.DENIED
+    assert result.outcome is ActionOutcome.DENIED
     assert result.problem == (
         "This consent token has been altered, or was not made by this app: it is refused."
     )
@@ -107,7 +107,7 @@ def test_an_edited_token_is_refused(tmp_path: Path, change: dict[str, object]) -
 def test_a_forged_token_is_refused(tmp_path: Path, token: str) -> None:
     """Anything not sealed by this app's key is refused, never an exception."""
     shop = _shop(tmp_path)
-    assert shop.app.actions.run_consented(token).outcome is Outcome.DENIED
+    assert shop.app.actions.run_consented(token).outcome is ActionOutcome.DENIED
 
 
 def test_a_token_used_for_another_action_is_refused(tmp_path: Path) -> None:
@@ -116,7 +116,7 @@ def test_a_token_used_for_another_action_is_refused(tmp_path: Path) -> None:
     token = shop.app.actions.consent("reorder", {"stock": shop.stock, "count": 3}, as_=shop.kim)
     result = shop.app.actions.run_consented(token, action="write_off")
     assert (result.outcome, result.problem) == (
-        Outcome.DENIED, "This consent is for reorder, not write_off: it is refused."
+        ActionOutcome.DENIED, "This consent is for reorder, not write_off: it is refused."
     )
     assert _count(shop) == 0
 
@@ -128,7 +128,7 @@ def test_a_token_is_honoured_once(tmp_path: Path) -> None:
     assert shop.app.actions.run_consented(token).done
     again = shop.app.actions.run_consented(token)
     assert (again.outcome, again.problem) == (
-        Outcome.DENIED, "This consent has been used already: it is honoured once."
+        ActionOutcome.DENIED, "This consent has been used already: it is honoured once."
     )
     assert _count(shop) == 3
 
@@ -149,7 +149,7 @@ def test_sealed_values_cannot_be_given_again(tmp_path: Path) -> None:
     token = shop.app.actions.consent("reorder", {"stock": shop.stock, "count": 3}, as_=shop.kim)
     result = shop.app.actions.run_consented(token, {"count": 300})
     assert (result.outcome, result.problem) == (
-        Outcome.INVALID, "The consent already fixes count; it cannot be changed."
+        ActionOutcome.INVALID, "The consent already fixes count; it cannot be changed."
     )
 
 

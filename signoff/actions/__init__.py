@@ -6,22 +6,22 @@ from signoff.actions.declare import ActionFunction, Choices, Label, Provided, ac
 from signoff.actions.effects import Effect, EffectKind, Effects, sends, spends
 from signoff.actions.parameters import Parameter, ParameterKind
 from signoff.actions.registry import Actions
-from signoff.actions.results import FAILED_TEXT, ActionResult, Outcome
+from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.actions.running import RunContext
 
 __all__ = [
-    "FAILED_TEXT",
     "Action",
     "ActionFunction",
     "ActionInfo",
+    "ActionOutcome",
     "ActionResult",
     "Actions",
     "Choices",
     "Effect",
     "EffectKind",
     "Effects",
+    "FAILED_TEXT",
     "Label",
-    "Outcome",
     "Parameter",
     "ParameterKind",
     "Provided",

@@ -19,7 +19,7 @@ from signoff.actions.declare import ActionFunction, ActionOptions
 from signoff.actions.effects import analyse
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
-from signoff.actions.results import ActionResult, Outcome
+from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
@@ -258,7 +258,7 @@ class Actions:
         action = self._actions.get(key) if isinstance(key, str) else None
         if action is None or (isinstance(name, ActionFunction) and action.function is not name):
             shown = key if isinstance(key, str) else getattr(name, "__name__", repr(name))
-            return ActionResult(action=shown, outcome=Outcome.GONE, problem=_no_such_action(shown),
+            return ActionResult(action=shown, outcome=ActionOutcome.GONE, problem=_no_such_action(shown),
                                 cause=cause)
         return self._runner.run(action, values if values is not None else {},
                                 acting=ActingAs.of(as_), cause=cause)
@@ -268,9 +268,9 @@ class Actions:
         try:
             values = self.values_from_json(name, json_text)
         except NotFound as gone:
-            return ActionResult(action=name, outcome=Outcome.GONE, problem=gone.message, cause=cause)
+            return ActionResult(action=name, outcome=ActionOutcome.GONE, problem=gone.message, cause=cause)
         except Invalid as invalid:
-            return ActionResult(action=name, outcome=Outcome.INVALID, problem=invalid.message,
+            return ActionResult(action=name, outcome=ActionOutcome.INVALID, problem=invalid.message,
                                 cause=cause)
         return self.run(name, values, as_=as_, cause=cause)
 
@@ -317,25 +317,25 @@ class Actions:
         try:
             consent = self._seal().open(token)
         except ConsentError as error:
-            return ActionResult(action=action or "", outcome=Outcome.DENIED, problem=str(error),
+            return ActionResult(action=action or "", outcome=ActionOutcome.DENIED, problem=str(error),
                                 cause=cause)
         if action is not None and consent.action != action:
             return ActionResult(
-                action=action, outcome=Outcome.DENIED, cause=cause,
+                action=action, outcome=ActionOutcome.DENIED, cause=cause,
                 problem=f"This consent is for {consent.action}, not {action}: it is refused.",
             )
         again = sorted(set(rest or {}) & set(consent.values))
         if again:
             return ActionResult(
-                action=consent.action, outcome=Outcome.INVALID, cause=cause,
+                action=consent.action, outcome=ActionOutcome.INVALID, cause=cause,
                 problem=f"The consent already fixes {', '.join(again)}; it cannot be changed.",
             )
         principal = self._people.find(consent.principal_id)
         if principal is None:
-            return ActionResult(action=consent.action, outcome=Outcome.DENIED, cause=cause,
+            return ActionResult(action=consent.action, outcome=ActionOutcome.DENIED, cause=cause,
                                 problem="Whoever made this consent is no longer known here.")
         if consent.action not in self._actions:
-            return ActionResult(action=consent.action, outcome=Outcome.GONE, cause=cause,
+            return ActionResult(action=consent.action, outcome=ActionOutcome.GONE, cause=cause,
                                 problem=_no_such_action(consent.action))
         values = {**consent.values, **dict(rest or {})}
         return self._runner.run(

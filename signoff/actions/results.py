@@ -10,7 +10,7 @@ from pydantic import TypeAdapter
 
 from signoff.security.principals import Principal
 
-__all__ = ["FAILED_TEXT", "ActionResult", "Outcome"]
+__all__ = ["FAILED_TEXT", "ActionOutcome", "ActionResult"]
 
 T = TypeVar("T")
 
@@ -20,7 +20,7 @@ FAILED_TEXT = (
 """What a caller is told of a failure; the real message reaches only the log."""
 
 
-class Outcome(enum.Enum):
+class ActionOutcome(enum.Enum):
     """How a run ended."""
 
     DONE = "Done"
@@ -41,7 +41,7 @@ class ActionResult:
 
     action: str
     """The name that was asked for."""
-    outcome: Outcome
+    outcome: ActionOutcome
     """How it ended."""
     said: str = ""
     """What the action said, when it returned a string."""
@@ -57,7 +57,7 @@ class ActionResult:
     @property
     def done(self) -> bool:
         """Whether the outcome is Done."""
-        return self.outcome is Outcome.DONE
+        return self.outcome is ActionOutcome.DONE
 
     def value_as(self, cls: type[T]) -> T:
         """The value read back as `cls` (a pydantic model, dataclass, list of them, …)."""

@@ -21,7 +21,7 @@ from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
 from signoff.actions.problems import problem_of
-from signoff.actions.results import FAILED_TEXT, ActionResult, Outcome
+from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People
@@ -121,7 +121,7 @@ class Runner:
                         f"{action.info.label[1:]}.", acting, action.name, cause,
                     )
         if not isinstance(values, Mapping):
-            return _result(action, acting, cause, Outcome.INVALID,
+            return _result(action, acting, cause, ActionOutcome.INVALID,
                            problem="The values must be given by name, as one object.")
         with running_for(cause) as cause:
             session = open_session(self._database, acting)
@@ -132,22 +132,22 @@ class Runner:
                     result = self._call(action, dict(values), session, acting, cause)
                 return result
             except ValidationError as error:
-                return _result(action, acting, cause, Outcome.INVALID,
+                return _result(action, acting, cause, ActionOutcome.INVALID,
                                problem=problem_of(error, list(action.all_parameters)))
             except NotFound as refusal:
-                return _result(action, acting, cause, Outcome.GONE, problem=refusal.message)
+                return _result(action, acting, cause, ActionOutcome.GONE, problem=refusal.message)
             except NotAuthorized as refusal:
-                return _result(action, acting, cause, Outcome.DENIED, problem=refusal.message)
+                return _result(action, acting, cause, ActionOutcome.DENIED, problem=refusal.message)
             except Invalid as refusal:  # Conflict included
-                return _result(action, acting, cause, Outcome.INVALID, problem=refusal.message)
+                return _result(action, acting, cause, ActionOutcome.INVALID, problem=refusal.message)
             except _AlreadyUsed:
-                return _result(action, acting, cause, Outcome.DENIED,
+                return _result(action, acting, cause, ActionOutcome.DENIED,
                                problem="This consent has been used already: it is honoured once.")
             except Exception:
                 log.exception(
                     "Action %s failed, run as %s for cause %r", action.name, acting.names, cause
                 )
-                return _result(action, acting, cause, Outcome.FAILED, problem=FAILED_TEXT)
+                return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
             finally:
                 session.close()
 
@@ -166,7 +166,7 @@ class Runner:
         value = action.result.dump_python(returned, mode="json") if action.result else (
             returned if isinstance(returned, str | int | float | bool) else None
         )
-        return _result(action, acting, cause, Outcome.DONE, said=said, value=value)
+        return _result(action, acting, cause, ActionOutcome.DONE, said=said, value=value)
 
 
 class _AlreadyUsed(Exception):
@@ -189,7 +189,7 @@ def _honour_once(session: Session, consent: Consent) -> None:
 
 
 def _result(
-    action: Action, acting: ActingAs, cause: str, outcome: Outcome, **fields: Any
+    action: Action, acting: ActingAs, cause: str, outcome: ActionOutcome, **fields: Any
 ) -> ActionResult:
     return ActionResult(
         action=action.name, outcome=outcome, ran_as=acting.principals, cause=cause, **fields
@@ -198,7 +198,7 @@ def _result(
 
 def _denied(problem: str, acting: ActingAs, action: str = "", cause: str = "") -> ActionResult:
     return ActionResult(
-        action=action, outcome=Outcome.DENIED, problem=problem, ran_as=acting.principals,
+        action=action, outcome=ActionOutcome.DENIED, problem=problem, ran_as=acting.principals,
         cause=cause,
     )
 
