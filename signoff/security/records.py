@@ -86,7 +86,12 @@ class RecordBase:
                 python_type = column.type.python_type
             except NotImplementedError:
                 python_type = str
-            schema = TypeAdapter(python_type).json_schema(mode="serialization")
+            if isinstance(python_type, type) and issubclass(python_type, enum.Enum):
+                # Given by member name, as `record_values` gives it.
+                names = [member.name for member in python_type]
+                schema = {"type": "string", "enum": names, "title": python_type.__name__}
+            else:
+                schema = TypeAdapter(python_type).json_schema(mode="serialization")
             properties[column.key] = {"format": "uuid", "type": "string"} if column.key == "id" else schema
         return {"type": "object", "title": cls.__name__, "properties": properties,
                 "required": ["id"]}
