@@ -79,7 +79,7 @@ class RecordBase:
         cls, _core: core_schema.CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         if handler.mode == "validation":
-            return {"type": "string", "format": "uuid", "description": f"The id of a {cls.__name__}"}
+            return {"type": "string", "format": "uuid", "description": f"The id of {_a(cls.__name__)}"}
         properties: dict[str, Any] = {}
         for column in inspect(cls).columns:
             try:
@@ -98,6 +98,11 @@ class RecordBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"
+
+
+def _a(noun: str) -> str:
+    """`noun` with its indefinite article: "a Shelf", "an Order"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def make_record_base() -> type[RecordBase]:
@@ -126,9 +131,9 @@ def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
         try:
             ident = uuid.UUID(value)
         except ValueError:
-            raise ValueError(f"not the id of a {cls.__name__}") from None
+            raise ValueError(f"not the id of {_a(cls.__name__)}") from None
     else:
-        raise ValueError(f"not the id of a {cls.__name__}")
+        raise ValueError(f"not the id of {_a(cls.__name__)}")
     session = context.get("session") if isinstance(context, dict) else None
     if not isinstance(session, Session):
         return ident
