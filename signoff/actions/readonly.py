@@ -55,6 +55,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from signoff.exceptions import ReadOnlyViolation, UserError
 
 __all__ = [
+    "BlockedOperation",
     "Guard",
     "make_session_read_only",
     "read_only_guard",
@@ -121,9 +122,21 @@ def unguarded() -> Iterator[None]:
         _active.reset(token)
 
 
-def _refuse(what: str, *, event: str) -> ReadOnlyViolation:
+class BlockedOperation(ReadOnlyViolation, PermissionError):
+    """A :class:`ReadOnlyViolation` raised by the audit hook, for an operation of the system.
+
+    It is also a :class:`PermissionError`, as the system itself would refuse, so that the
+    standard library's cleanup after a failed call runs (``socket.create_connection`` closes the
+    socket it made, for instance). Code that swallows every ``OSError`` swallows it too, but the
+    refusal stays recorded in the guard.
+    """
+
+
+def _refuse(
+    what: str, *, event: str, kind: type[ReadOnlyViolation] = ReadOnlyViolation
+) -> ReadOnlyViolation:
     """The violation for `what` the query tried, recorded in every active guard."""
-    violation = ReadOnlyViolation(f"A query may only read: it tried to {what}.", event=event)
+    violation = kind(f"A query may only read: it tried to {what}.", event=event)
     guard = _active.get()
     while guard is not None:
         guard.violations.append(violation)
@@ -168,7 +181,7 @@ def _audit(
         raise PermissionError(errno.EACCES, "A query does not write the bytecode cache")
     if _is_logging(caller):
         return
-    raise _refuse(what, event=event)
+    raise _refuse(what, event=event, kind=BlockedOperation)
 
 
 _IMPORTLIB_WRITERS = frozenset({"_write_atomic", "set_data"})
@@ -267,7 +280,7 @@ _BLOCKED: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
     "shutil.unpack_archive": lambda a: f"unpack {_name(a[0])}",
     # processes
     "subprocess.Popen": _program,
-    "os.system": lambda a: f"run the shell command {a[0]!r}",
+    "os.system": lambda a: f"run the shell command {_name(a[0])!r}",
     "os.exec": lambda a: f"replace this process with the program {_name(a[0])}",
     "os.spawn": lambda a: f"start the program {_name(a[1])}",
     "os.posix_spawn": lambda a: f"start the program {_name(a[0])}",
