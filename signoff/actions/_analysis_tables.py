@@ -214,13 +214,13 @@ IMMUTABLE_TYPES: frozenset[type] = frozenset(
         str, bytes, int, float, complex, bool, tuple, frozenset, range, type(None),
         decimal.Decimal, fractions.Fraction, datetime.date, datetime.datetime, datetime.time,
         datetime.timedelta, datetime.timezone, uuid.UUID, re.Pattern, re.Match, slice,
-        types.ModuleType,
     }
 )  # fmt: skip
 """Types whose values never change: every method on them is pure."""
 
 MUTATES_ARGUMENT: dict[str, int] = {
     "random.shuffle": 0,
+    "random.Random.shuffle": 0,
     "heapq.heappush": 0,
     "heapq.heappop": 0,
     "heapq.heapify": 0,
@@ -236,7 +236,10 @@ MUTATES_ARGUMENT: dict[str, int] = {
 }
 """Allow-listed functions that change one of their arguments (by position)."""
 
-CHANGES_GLOBAL_STATE = frozenset({"random.seed", "random.setstate", "decimal.setcontext"})
+CHANGES_GLOBAL_STATE = frozenset(
+    {"random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate",
+     "decimal.setcontext"}
+)
 """Allow-listed functions that change the process's shared state."""
 
 UNKNOWABLE_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "breakpoint", "input"})
@@ -261,6 +264,20 @@ CALLBACK_POSITIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "list.sort": ((), ("key",)),
 }
 """Where an allow-listed function calls back into a function it is given."""
+
+FRESH_RESULT_MODULES: tuple[str, ...] = (
+    "re", "json", "math", "cmath", "string", "textwrap", "base64", "binascii", "hashlib", "hmac",
+    "uuid", "datetime", "decimal", "fractions", "statistics", "unicodedata", "html",
+    "urllib.parse", "shlex", "time", "calendar", "zoneinfo", "secrets", "struct", "difflib",
+    "keyword", "os.path", "posixpath", "ntpath", "genericpath", "pathlib",
+)  # fmt: skip
+"""Allow-listed modules whose functions return new plain values, never what they were given."""
+
+
+def gives_fresh(name: str) -> bool:
+    """Whether the allow-listed function of this name returns a new plain value."""
+    return any(name.startswith(m + ".") for m in FRESH_RESULT_MODULES)
+
 
 RETURN_TYPES: dict[str, type] = {
     "builtins.len": int,

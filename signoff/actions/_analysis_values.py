@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 import types
 import typing
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from signoff.actions._analysis_tables import IMMUTABLE_TYPES
 from signoff.actions.effects import EffectKind
 
 EMPTY: frozenset[str] = frozenset()
@@ -40,10 +40,10 @@ def inner_token(name: str) -> str:
 class Sql:
     """A SQL statement, ORM query, or database result being built or read."""
 
-    kind: EffectKind
-    """What running it does."""
-    target: str
-    """The record type (or table) it is about, "" when not known."""
+    effects: tuple[tuple[EffectKind, str], ...] = ()
+    """What running it does, each with the record type (or table) it is about ("" unknown)."""
+    reason: str = ""
+    """Why its effects are assumed, when its text cannot be seen."""
     row: type | None = None
     """The record class of its rows, when known."""
     query: bool = False
@@ -148,7 +148,8 @@ class Val:
     def derived(self, **changes: Any) -> Val:
         """A value reached from this one (an attribute, an item, a call's result)."""
         reach = self.reach
-        return Val(origin=reach, inner=reach, rec=self.rec, pure=self.pure, **changes)
+        fields: dict[str, Any] = {"rec": self.rec, "pure": self.pure, **changes}
+        return Val(origin=reach, inner=reach, **fields)
 
 
 FRESH = Val(types=frozenset())
@@ -157,8 +158,7 @@ FRESH = Val(types=frozenset())
 
 def known(obj: Any, *, qual: str = "", origin: frozenset[str] = frozenset({GLOBAL})) -> Val:
     """The value of a known object (a global, a builtin, a constant)."""
-    return Val(origin=origin, inner=origin, types=frozenset({type(obj)}), exact=True, objs=(obj,),
-               qual=qual)  # fmt: skip
+    return Val(origin=origin, inner=origin, types=frozenset({type(obj)}), exact=True, objs=(obj,), qual=qual)
 
 
 def const(value: Any) -> Val:
@@ -185,9 +185,16 @@ def join(a: Val | None, b: Val) -> Val:
         objs=_unique(a.objs + b.objs),
         qual=a.qual if a.qual == b.qual else "",
         calls=a.calls + tuple(c for c in b.calls if c not in a.calls),
-        pure=a.pure and b.pure,
+        pure=_plain(a) and _plain(b),
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
     )
+
+
+def _plain(v: Val) -> bool:
+    """Whether methods of `v` only compute: it came from allow-listed code, or is a str, an int…"""
+    if v.pure:
+        return True
+    return bool(v.types) and v.types is not None and v.types <= IMMUTABLE_TYPES - {tuple, frozenset}
 
 
 def join_all(vals: list[Val]) -> Val:
@@ -221,8 +228,15 @@ def _container_origin(origin: Any) -> type | None:
     if not _CONTAINERS:
         import collections.abc as cabc
 
-        for name in ("Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
-                     "Generator", "Reversible"):  # fmt: skip
+        for name in (
+            "Sequence",
+            "MutableSequence",
+            "Iterable",
+            "Iterator",
+            "Collection",
+            "Generator",
+            "Reversible",
+        ):
             _CONTAINERS[getattr(cabc, name)] = list
         for name in ("Set", "MutableSet"):
             _CONTAINERS[getattr(cabc, name)] = set
@@ -262,8 +276,7 @@ def annotation_types(hint: Any) -> tuple[frozenset[type] | None, frozenset[type]
     if origin is not None:
         container = _container_origin(origin)
         if container is None:
-            return (frozenset({origin}) if isinstance(origin, type) and _concrete(origin)
-                    else None), None  # fmt: skip
+            return (frozenset({origin}) if isinstance(origin, type) and _concrete(origin) else None), None
         item = args[0] if args else None
         if item is None or item is Ellipsis:
             return frozenset({container}), None
@@ -284,16 +297,6 @@ def _concrete(cls: type) -> bool:
     return cls not in (cabc.Callable, typing.Any)  # type: ignore[comparison-overlap]
 
 
-def is_class(obj: Any) -> bool:
-    """Whether `obj` is a class."""
-    return isinstance(obj, type)
-
-
-def callable_kind(obj: Any) -> Callable[..., Any] | None:
-    """The plain Python function behind `obj`, if it is one."""
-    return obj if isinstance(obj, types.FunctionType) else None
-
-
 __all__ = [
     "DB",
     "EMPTY",
@@ -310,10 +313,8 @@ __all__ = [
     "Val",
     "annotation_types",
     "const",
-    "field",
     "fresh_of",
     "inner_token",
-    "is_class",
     "join",
     "join_all",
     "known",

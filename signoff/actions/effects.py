@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["Effect", "EffectKind", "Effects", "analyse", "sends", "spends"]
+__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "raises", "sends", "spends"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,7 +42,7 @@ class Effect:
     """Why it is assumed, when the analysis could not see (e.g. "calls an unannotated callable")."""
 
     def explain(self) -> str:
-        """The effect in one line: "changes Repair: set_price -> repair.price =". """
+        """The effect in one line: "changes Repair: set_price -> repair.price ="."""
         what = f"{self.kind.value} {self.target}".strip()
         line = f"{what}: {' -> '.join(self.path)}" if self.path else what
         return f"{line} ({self.reason})" if self.reason else line
@@ -141,21 +141,36 @@ def spends(fn: F | None = None, *, cost: float | None = None) -> Any:
     return mark(fn) if fn is not None else mark
 
 
+@dataclass(frozen=True, kw_only=True)
+class RaiseSite:
+    """A place where an action may raise an exception, itself or through what it calls."""
+
+    exception: str
+    """The exception class's qualified name (``"builtins.ValueError"``)."""
+    function: str
+    """The qualified name of the function holding the ``raise``."""
+    line: int
+    """The line of the ``raise`` in that function's file."""
+    path: tuple[str, ...] = ()
+    """How the action gets there: ("close_repair", "rules.check", "raise ValueError")."""
+
+
 def analyse(fn: Callable[..., Any], *, name: str) -> Effects:
-    """The effects of `fn`, found from its code.
+    """The effects of `fn`, run as an action called `name`, found from its code.
 
-    Until the analysis can see a function, it is assumed to do everything: nothing is ever
-    described as safer than it is.
+    The body is analysed together with everything it calls that can be resolved; what cannot be
+    seen is assumed to change anything and to reach outside. ``@sends`` and ``@spends`` anywhere on
+    the way add their effects. Nothing is ever described as safer than it is.
     """
-    found = Effects.unknown(name, "its code has not been analysed")
-    declared: list[Effect] = []
-    if getattr(fn, _SENDS, False):
-        declared.append(Effect(kind=EffectKind.SENDS, path=(name,), reason="declared @sends"))
-    if getattr(fn, _SPENDS, False):
-        declared.append(Effect(kind=EffectKind.SPENDS, path=(name,), reason="declared @spends"))
-    cost = getattr(fn, _SPENDS, None)
-    return Effects(
-        effects=found.effects + tuple(declared),
-        cost_usd=float(cost) if isinstance(cost, int | float) and cost is not True else None,
-    )
+    from signoff.actions._analysis import analyse_effects
 
+    return analyse_effects(fn, name=name)
+
+
+def raises(fn: Callable[..., Any], *, name: str) -> list[RaiseSite]:
+    """Where `fn`, run as an action called `name`, may raise an exception whose class is known:
+    ``raise X(...)`` and ``raise X`` in it and in everything it calls, less those caught on the way.
+    """
+    from signoff.actions._analysis import find_raises
+
+    return find_raises(fn, name=name)

@@ -1,0 +1,648 @@
+"""Walking one function's body: statements, expressions, names, attributes, mutations.
+
+A `Frame` walks the syntax of one function (or of a lambda or local function, at the place it is
+called), keeping what each local name may hold (`Val`) and writing what it finds into a `Summary`.
+Calls are judged in `_analysis_calls`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from signoff.actions import _analysis_calls as calls
+from signoff.actions._analysis_tables import IMMUTABLE_TYPES
+from signoff.actions._analysis_values import (
+    DB,
+    EMPTY,
+    FRESH,
+    GLOBAL,
+    UNKNOWN,
+    BuiltinMethod,
+    Inline,
+    Super,
+    Val,
+    const,
+    fresh_of,
+    join,
+    join_all,
+    known,
+)
+from signoff.actions.effects import Effect, EffectKind
+
+if TYPE_CHECKING:
+    from signoff.actions._analysis import Analyser
+
+_MISSING = object()
+_BUILTINS = vars(builtins)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Param:
+    """One parameter of an analysed function."""
+
+    name: str
+    """Its name."""
+    kind: str
+    """``"pos"`` (positional-only), ``"arg"``, ``"vararg"``, ``"kwonly"`` or ``"kwarg"``."""
+    default: Any = _MISSING
+    """Its default value, if it has one."""
+    annotated: bool = False
+    """Whether it carries an annotation."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Raised:
+    """One place an exception class is raised, relative to the function summarised."""
+
+    exception: type
+    """The exception class."""
+    function: str
+    """The qualified name of the function that raises it."""
+    line: int
+    """The line of the ``raise``."""
+    path: tuple[str, ...]
+    """The calls from the summarised function to the ``raise``."""
+
+
+@dataclass(kw_only=True)
+class Summary:
+    """What one function does, in terms of its own parameters."""
+
+    params: tuple[Param, ...] = ()
+    """Its parameters, in order."""
+    effects: dict[tuple[EffectKind, str, str, str], Effect] = field(default_factory=dict)
+    """Effects it has whatever it is called with (paths relative to it)."""
+    muts: dict[tuple[frozenset[str], str], tuple[str, ...]] = field(default_factory=dict)
+    """Changes to what its parameters hold: (parameter tokens, record type) → path."""
+    ret: Val | None = None
+    """What it returns."""
+    raises: dict[tuple[type, str, int], Raised] = field(default_factory=dict)
+    """The exceptions it may raise."""
+    cost: float | None = None
+    """The most a ``@spends(cost=...)`` on its path declares."""
+
+    def shape(self) -> tuple[object, ...]:
+        """What changes when a recursive analysis has not settled yet."""
+        ret = self.ret
+        return (
+            frozenset(self.effects),
+            frozenset(self.muts),
+            frozenset(self.raises),
+            self.cost,
+            None if ret is None else (ret.origin, ret.inner, ret.types),
+        )
+
+
+class Frame:
+    """The walk of one function body."""
+
+    def __init__(
+        self,
+        an: Analyser,
+        summary: Summary,
+        *,
+        globals_: dict[str, Any],
+        closure: dict[str, Any],
+        qualname: str,
+        owner: type | None = None,
+        self_cls: type | None = None,
+        parent: Frame | None = None,
+        root_name: str = "",
+        persistent_closure: bool = False,
+    ) -> None:
+        self.an = an
+        self.summary = summary
+        self.env: dict[str, Val] = {}
+        self.globals = globals_
+        self.closure = closure
+        self.qualname = qualname
+        self.owner = owner
+        self.self_cls = self_cls
+        self.parent = parent
+        self.root_name = root_name
+        self.persistent_closure = persistent_closure
+        self.declared_global: set[str] = set()
+        self.declared_nonlocal: set[str] = set()
+        self.raises: list[Raised] = []
+        self.returns: list[Val] = []
+        self.inline_active: set[int] = parent.inline_active if parent else set()
+        self.prefix: tuple[str, ...] = ()
+        """Local functions walked on the way here, put before each path."""
+
+    # --- recording -------------------------------------------------------------------------
+
+    def add(self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "") -> None:
+        """Record an effect of the function."""
+        path = self.prefix + path
+        key = (kind, target, path[-1] if path else "", reason)
+        if key not in self.summary.effects:
+            self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason)
+
+    def unknown(self, text: str, reason: str) -> Val:
+        """Record that something here cannot be seen: it is assumed to change and reach out."""
+        self.add(EffectKind.CHANGES, "", (text,), reason)
+        self.add(EffectKind.EXTERNAL, "", (text,), reason)
+        return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
+
+    def mutate(self, val: Val, text: str) -> None:
+        """Record that `val` itself is changed (``val.x = ...``, ``val.append(...)``)."""
+        if not val.origin:
+            return
+        if val.types is not None and val.types and val.types <= IMMUTABLE_TYPES:
+            return
+        for target in self.an.record_targets(val):
+            self.mutate_origin(val.origin, target, (text,))
+
+    def mutate_origin(self, origin: frozenset[str], target: str, path: tuple[str, ...]) -> None:
+        """Record a change of what comes from `origin`: conditional on parameters, or not."""
+        path = self.prefix + path
+        params = frozenset(t for t in origin if t.startswith("p:"))
+        if params:
+            self.summary.muts.setdefault((params, target), path)
+        reason = "changes an object the analysis cannot follow" if UNKNOWN in origin else ""
+        if origin - params:
+            key = (EffectKind.CHANGES, target, path[-1], reason)
+            self.summary.effects.setdefault(
+                key, Effect(kind=EffectKind.CHANGES, target=target, path=path, reason=reason)
+            )
+
+    def raised(self, exc: type, line: int, path: tuple[str, ...]) -> None:
+        """Record that `exc` may be raised here."""
+        self.raises.append(Raised(exception=exc, function=self.qualname, line=line, path=self.prefix + path))
+
+    # --- statements ------------------------------------------------------------------------
+
+    def body(self, stmts: list[ast.stmt]) -> None:
+        """Walk a block of statements."""
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, node: ast.stmt) -> None:
+        """Walk one statement."""
+        if isinstance(node, ast.Expr):
+            self.expr(node.value)
+        elif isinstance(node, ast.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.assign(target, value, node.value, "=")
+        elif isinstance(node, ast.AugAssign):
+            self.aug_assign(node)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.expr(node.value), node.value, "=")
+        elif isinstance(node, ast.Return):
+            self.returns.append(self.expr(node.value) if node.value else const(None))
+        elif isinstance(node, ast.If | ast.While):
+            self.expr(node.test)
+            self.body(node.body)
+            if isinstance(node, ast.While):
+                self.body(node.body)
+            self.body(node.orelse)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            item = self.iterate(self.expr(node.iter))
+            for _ in range(2):  # twice: a name changed late in the loop is seen early
+                self.assign(node.target, item, None, "=")
+                self.body(node.body)
+            self.body(node.orelse)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                self.with_item(item)
+            self.body(node.body)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            self.try_(node)
+        elif isinstance(node, ast.Raise):
+            self.raise_(node)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                self.delete(target)
+        elif isinstance(node, ast.Global):
+            self.declared_global.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            self.declared_nonlocal.update(node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for deco in node.decorator_list:
+                self.expr(deco)
+            self.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=self),)))
+        elif isinstance(node, ast.ClassDef):
+            for deco in node.decorator_list:
+                self.expr(deco)
+            self.bind_name(node.name, Val())  # a class made here: calling it is not followed
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            self.import_(node)
+        elif isinstance(node, ast.Assert):
+            self.expr(node.test)
+        elif isinstance(node, ast.Match):
+            subject = self.expr(node.subject)
+            for case in node.cases:
+                for sub in ast.walk(case.pattern):
+                    name = getattr(sub, "name", None) or getattr(sub, "rest", None)
+                    if isinstance(name, str):
+                        self.bind_name(name, subject.derived())
+                if case.guard is not None:
+                    self.expr(case.guard)
+                self.body(case.body)
+        # pass, break, continue, type aliases: nothing to do
+
+    def aug_assign(self, node: ast.AugAssign) -> None:
+        """``x += v``: a change of x's object when x is a name holding a mutable object."""
+        value = self.expr(node.value)
+        op = _OPS.get(type(node.op), "?") + "="
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.name(target.id)
+            if current.types is None or not current.types <= IMMUTABLE_TYPES:
+                self.mutate(current, f"{target.id} {op}")
+            self.assign(target, join(current.derived(), value), None, op)
+        else:
+            self.assign(target, value, None, op)
+
+    def assign(self, target: ast.expr, value: Val, source: ast.expr | None, op: str) -> None:
+        """Bind or store `value` into `target`."""
+        if isinstance(target, ast.Name):
+            self.store_name(target.id, value, op)
+        elif isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            self.mutate(base, f"{_text(target)} {op}")
+            self.property_setter(base, target.attr, value, target)
+        elif isinstance(target, ast.Subscript):
+            base = self.expr(target.value)
+            self.expr(target.slice)
+            self.mutate(base, f"{_text(target)} {op}")
+        elif isinstance(target, ast.Tuple | ast.List):
+            items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
+            for i, elt in enumerate(target.elts):
+                if items is not None and len(items) == len(target.elts):
+                    part = self.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
+                else:
+                    part = self.iterate(value)
+                self.assign(elt, part, None, op)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, fresh_of(list, inner=value.reach), None, op)
+
+    def store_name(self, name: str, value: Val, op: str) -> None:
+        """Bind a name, writing module or closure state when the name is declared so."""
+        if name in self.declared_global:
+            self.add(EffectKind.CHANGES, "", (f"global {name} {op}",))
+            return
+        if name in self.declared_nonlocal:
+            owner = self.parent
+            while owner is not None and name not in owner.env:
+                owner = owner.parent
+            if owner is None:
+                if self.persistent_closure or name in self.closure:
+                    self.add(EffectKind.CHANGES, "", (f"nonlocal {name} {op}",))
+                return
+            owner.env[name] = join(owner.env.get(name), value)
+            return
+        self.bind_name(name, value)
+
+    def bind_name(self, name: str, value: Val) -> None:
+        """Let a local name also hold `value`."""
+        self.env[name] = join(self.env.get(name), value)
+
+    def delete(self, target: ast.expr) -> None:
+        """``del target``."""
+        if isinstance(target, ast.Name):
+            if target.id in self.declared_global:
+                self.add(EffectKind.CHANGES, "", (f"del {target.id}",))
+        elif isinstance(target, ast.Attribute | ast.Subscript):
+            base = self.expr(target.value)
+            if isinstance(target, ast.Subscript):
+                self.expr(target.slice)
+            self.mutate(base, f"del {_text(target)}")
+        elif isinstance(target, ast.Tuple | ast.List):
+            for elt in target.elts:
+                self.delete(elt)
+
+    def property_setter(self, base: Val, attr: str, value: Val, node: ast.expr) -> None:
+        """Assigning to a property runs its setter: follow it."""
+        for cls in base.types or ():
+            if cls.__module__ == "builtins":
+                continue
+            prop = inspect.getattr_static(cls, attr, None)
+            if isinstance(prop, property) and prop.fset is not None:
+                calls.call_function(self, prop.fset, [base, value], {}, node, cls=cls)
+
+    def with_item(self, item: ast.withitem) -> None:
+        """``with cm as x``: runs ``cm.__enter__`` and ``cm.__exit__``."""
+        cm = self.expr(item.context_expr)
+        entered = calls.call(
+            self, self.attribute(cm, "__enter__", item.context_expr), [], {}, item.context_expr
+        )
+        calls.call(self, self.attribute(cm, "__exit__", item.context_expr), [], {}, item.context_expr)
+        if item.optional_vars is not None:
+            bound = cm if (entered.types is None and entered.pure) or cm.sql else entered
+            self.assign(item.optional_vars, join(bound, cm) if bound is not cm else cm, None, "=")
+
+    def try_(self, node: ast.Try | ast.TryStar) -> None:
+        """``try``: exceptions raised in the body and caught (not re-raised) are dropped."""
+        outer = self.raises
+        self.raises = []
+        self.body(node.body)
+        inside, self.raises = self.raises, outer
+        handlers = [(self.handler_types(h), _reraises(h)) for h in node.handlers]
+        for site in inside:
+            for caught, reraises in handlers:
+                if caught is None or issubclass(site.exception, caught):
+                    if reraises:
+                        outer.append(site)
+                    break
+            else:
+                outer.append(site)
+        for h in node.handlers:
+            if h.name:
+                caught = self.handler_types(h)
+                self.bind_name(h.name, fresh_of(caught[0]) if caught else FRESH)
+            self.body(h.body)
+        self.body(node.orelse)
+        self.body(node.finalbody)
+
+    def handler_types(self, handler: ast.ExceptHandler) -> tuple[type, ...] | None:
+        """The classes an ``except`` catches: None for all; () when they cannot be resolved."""
+        if handler.type is None:
+            return None
+        val = self.expr(handler.type)
+        found: list[type] = []
+        for obj in val.objs:
+            items = obj if isinstance(obj, tuple) else (obj,)
+            found.extend(o for o in items if isinstance(o, type) and issubclass(o, BaseException))
+        if isinstance(handler.type, ast.Tuple):
+            for elt in handler.type.elts:
+                found.extend(
+                    o for o in self.expr(elt).objs if isinstance(o, type) and issubclass(o, BaseException)
+                )
+        if BaseException in found:
+            return None
+        return tuple(found)
+
+    def raise_(self, node: ast.Raise) -> None:
+        """``raise X(...)`` / ``raise X``: record the class when it resolves."""
+        if node.cause is not None:
+            self.expr(node.cause)
+        if node.exc is None:
+            return
+        val = self.expr(node.exc)
+        classes: list[type] = []
+        func = node.exc.func if isinstance(node.exc, ast.Call) else None
+        source = self.expr(func) if func is not None else val
+        for obj in source.objs:
+            if isinstance(obj, type) and issubclass(obj, BaseException):
+                classes.append(obj)
+        if func is None and not classes and val.types:
+            classes.extend(t for t in val.types if issubclass(t, BaseException) and val.exact)
+        for exc in classes:
+            self.raised(exc, node.lineno, (f"raise {exc.__name__}",))
+
+    def import_(self, node: ast.Import | ast.ImportFrom) -> None:
+        """An import inside the function: the module (or name), from `sys.modules` only."""
+        import sys
+
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name if alias.asname else alias.name.split(".", 1)[0]
+                module = sys.modules.get(top)
+                bound = alias.asname or top
+                self.bind_name(
+                    bound,
+                    known(module, qual=top)
+                    if module is not None
+                    else Val(qual=top, origin=frozenset({GLOBAL})),
+                )
+            return
+        if node.level:
+            package = self.globals.get("__package__") or ""
+            parts = package.split(".")
+            base = ".".join(parts[: len(parts) - node.level + 1]) if package else ""
+            modname = f"{base}.{node.module}" if node.module else base
+        else:
+            modname = node.module or ""
+        module = sys.modules.get(modname)
+        mval = (
+            known(module, qual=modname)
+            if module is not None
+            else Val(qual=modname, origin=frozenset({GLOBAL}))
+        )
+        for alias in node.names:
+            self.bind_name(alias.asname or alias.name, self.attribute(mval, alias.name, None))
+
+    # --- expressions -----------------------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> Val:
+        """The value of an expression, recording what evaluating it does."""
+        if isinstance(node, ast.Name):
+            return self.name(node.id)
+        if isinstance(node, ast.Constant):
+            return const(node.value)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(self.expr(node.value), node.attr, node)
+        if isinstance(node, ast.Call):
+            return calls.evaluate_call(self, node)
+        if isinstance(node, ast.Subscript):
+            base = self.expr(node.value)
+            self.expr(node.slice)
+            return self.item(base)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
+            parts = [self.expr(e) for e in node.elts]
+            return fresh_of(kind, inner=_reach(parts), elem=_elem(parts))
+        if isinstance(node, ast.Dict):
+            parts = [self.expr(e) for e in node.keys if e is not None]
+            parts += [self.expr(e) for e in node.values]
+            return fresh_of(dict, inner=_reach(parts))
+        if isinstance(node, ast.BinOp):
+            left, right = self.expr(node.left), self.expr(node.right)
+            kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
+            if kinds is None and left.types and left.types <= {list, dict, set}:
+                kinds = left.types
+            plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
+            return Val(
+                types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain
+            )
+        if isinstance(node, ast.BoolOp):
+            return join_all([self.expr(v) for v in node.values])
+        if isinstance(node, ast.UnaryOp):
+            operand = self.expr(node.operand)
+            return (
+                const(True)
+                if isinstance(node.op, ast.Not)
+                else operand.derived(
+                    types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
+                )
+            )
+        if isinstance(node, ast.Compare):
+            self.expr(node.left)
+            for c in node.comparators:
+                self.expr(c)
+            return fresh_of(bool)
+        if isinstance(node, ast.IfExp):
+            self.expr(node.test)
+            return join(self.expr(node.body), self.expr(node.orelse))
+        if isinstance(node, ast.JoinedStr):
+            for v in node.values:
+                self.expr(v)
+            return fresh_of(str)
+        if isinstance(node, ast.FormattedValue):
+            self.expr(node.value)
+            if node.format_spec is not None:
+                self.expr(node.format_spec)
+            return fresh_of(str)
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            return self.comprehension(node)
+        if isinstance(node, ast.Lambda):
+            for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                self.expr(d)
+            return Val(types=frozenset(), calls=(Inline(node=node, frame=self),))
+        if isinstance(node, ast.NamedExpr):
+            value = self.expr(node.value)
+            self.assign(node.target, value, node.value, ":=")
+            return value
+        if isinstance(node, ast.Await | ast.YieldFrom):
+            return self.expr(node.value)
+        if isinstance(node, ast.Yield):
+            if node.value is not None:
+                self.expr(node.value)
+            return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}), pure=True)
+        if isinstance(node, ast.Starred):
+            return self.expr(node.value)
+        if isinstance(node, ast.Slice):
+            for part in (node.lower, node.upper, node.step):
+                if part is not None:
+                    self.expr(part)
+            return fresh_of(slice)
+        return Val(origin=frozenset({UNKNOWN}))
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
+        """A comprehension: a fresh container of what its element expression yields."""
+        for gen in node.generators:
+            self.assign(gen.target, self.iterate(self.expr(gen.iter)), None, "=")
+            for cond in gen.ifs:
+                self.expr(cond)
+        if isinstance(node, ast.DictComp):
+            parts = [self.expr(node.key), self.expr(node.value)]
+            return fresh_of(dict, inner=_reach(parts))
+        part = self.expr(node.elt)
+        kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
+        if kind is None:
+            return Val(inner=part.reach, pure=True, elem=part.types)
+        return fresh_of(kind, inner=part.reach, elem=part.types)
+
+    def name(self, name: str) -> Val:
+        """What a name refers to: a local, a closure cell, a module global, a builtin."""
+        if name not in self.declared_global:
+            frame: Frame | None = self
+            while frame is not None:
+                if name in frame.env:
+                    return frame.env[name]
+                frame = frame.parent
+            if name in self.closure:
+                cell = self.closure[name]
+                return known(cell) if cell is not _MISSING else Val(origin=frozenset({GLOBAL}))
+        if name in self.globals:
+            value = self.globals[name]
+            return known(value, qual=value.__name__ if inspect.ismodule(value) else "")
+        if name in _BUILTINS:
+            return known(_BUILTINS[name], qual=f"builtins.{name}")
+        return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
+
+    def item(self, base: Val) -> Val:
+        """``base[...]``: something reachable from base."""
+        if base.sql is not None and base.sql.result:
+            return self.an.rows_of(base.sql)
+        kinds = base.elem if base.types and base.types <= {list, tuple, set, frozenset} else None
+        if base.types and base.types <= _SCALARS:
+            return Val(types=base.types if base.types <= {str, bytes} else None, pure=True)
+        return base.derived(types=kinds, rec=self.an.record_name(base) or base.rec)
+
+    def iterate(self, base: Val) -> Val:
+        """An item of an iterable."""
+        if base.sql is not None and base.sql.result:
+            return self.an.rows_of(base.sql)
+        kinds = base.elem
+        if base.types and base.types <= {str, bytes}:
+            kinds = base.types
+        return base.derived(types=kinds, rec=self.an.record_name(base) or base.rec)
+
+    def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
+        """``base.attr``: a module member, a class member, a method bound to base, or data."""
+        results: list[Val] = []
+        for obj in base.objs:
+            results.append(self.an.attr_of_object(self, base, obj, attr))
+        if base.objs:
+            return join_all(results)
+        if base.sql is not None:
+            return Val(
+                types=frozenset(), calls=(BuiltinMethod(name=attr, self_val=base, qual=f"sql.{attr}"),)
+            )
+        for target in base.calls:
+            if isinstance(target, Super):
+                results.append(self.an.attr_of_super(target, attr))
+        if base.calls:
+            return join_all(results) if results else Val(pure=True)
+        if base.types is None:
+            return base.derived(qual=f"{base.qual}.{attr}" if base.qual else "")
+        for cls in base.types:
+            results.append(self.an.attr_of_type(self, base, cls, attr))
+        return join_all(results) if results else base.derived()
+
+
+def _reach(parts: list[Val]) -> frozenset[str]:
+    out: frozenset[str] = EMPTY
+    for p in parts:
+        out |= p.reach
+    return out
+
+
+def _elem(parts: list[Val]) -> frozenset[type] | None:
+    kinds: set[type] = set()
+    for p in parts:
+        if p.types is None:
+            return None
+        kinds |= p.types
+    return frozenset(kinds)
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    """Whether an ``except`` block raises again what it caught."""
+    stack: list[ast.AST] = list(handler.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        if isinstance(node, ast.Raise) and (
+            node.exc is None
+            or (isinstance(node.exc, ast.Name) and handler.name and node.exc.id == handler.name)
+        ):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _text(node: ast.AST) -> str:
+    """The source text of a small expression, for a path."""
+    return ast.unparse(node)
+
+
+_SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
+"""Immutable types whose parts are plain values too."""
+
+_OPS: dict[type, str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitOr: "|",
+    ast.BitAnd: "&",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.MatMult: "@",
+}
+
+__all__ = ["DB", "Frame", "Param", "Raised", "Summary", "replace"]

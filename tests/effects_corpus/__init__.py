@@ -1,0 +1,1 @@
+"""Small functions whose effects are known, for the effect analysis tests and nothing else."""
