@@ -171,7 +171,10 @@ def _audit(
     describe = _BLOCKED.get(event)
     if describe is None:
         return
-    what = describe(args)
+    try:
+        what = describe(args)
+    except Exception:  # arguments shaped unlike this Python's documentation: refuse all the same
+        what = f"do {event}"
     if what is None:
         return
     caller = sys._getframe(1)  # the Python code whose call raised the event
