@@ -636,3 +636,24 @@ def test_a_guarded_query_opens_new_connections(database: Database) -> None:
     with read_only_guard() as guard, _read_only_session(database) as session:
         assert session.scalar(select(func.count()).select_from(Item)) == 1
     assert not guard.violated
+
+
+def test_the_hook_is_added_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entering guards again and again adds no second audit hook (hooks cannot be removed)."""
+    added: list[object] = []
+    monkeypatch.setattr(sys, "addaudithook", added.append)
+    for _ in range(3):
+        with read_only_guard():
+            pass
+    assert added == []
+
+
+def test_a_missing_postgresql_server_fails_and_names_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the server binaries the PostgreSQL tests fail, pointing at the install script."""
+    from tests import postgres_server
+
+    monkeypatch.setattr(postgres_server.glob, "glob", lambda pattern: [])
+    with pytest.raises(pytest.fail.Exception, match="scripts/install-test-deps"):
+        postgres_server._server_binaries()
