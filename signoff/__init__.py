@@ -40,6 +40,8 @@ from signoff.security import SYSTEM, ActingAs, Policy, Principal, PrincipalKind,
 from signoff.security import policies as policy
 
 __all__ = [
+    "FAILED_TEXT",
+    "SYSTEM",
     "ActingAs",
     "ActionFunction",
     "ActionInfo",
@@ -52,7 +54,6 @@ __all__ = [
     "Effect",
     "EffectKind",
     "Effects",
-    "FAILED_TEXT",
     "Invalid",
     "Label",
     "NotAuthorized",
@@ -66,7 +67,6 @@ __all__ = [
     "ReadOnlyViolation",
     "Refusal",
     "RunContext",
-    "SYSTEM",
     "SignoffError",
     "UserError",
     "action",

@@ -15,7 +15,16 @@ from sqlalchemy.orm import Session
 from signoff.actions.consent import ConsentSeal, load_or_create_key
 from signoff.actions.declare import ActionFunction, ActionOptions
 from signoff.actions.registry import Actions
-from signoff.exceptions import UserError
+from signoff.agents.agency import Agency, AgentHandle, Skills
+from signoff.agents.agent import Agent
+from signoff.agents.deciding import Oversight
+from signoff.agents.proposals import Decision, Proposal, ProposalStatus
+from signoff.agents.receipts import Receipt
+from signoff.agents.rules import StandingRule
+from signoff.agents.skills import Skill
+from signoff.agents.tasks import Outcome
+from signoff.exceptions import NotAuthorized, UserError
+from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
@@ -61,6 +70,15 @@ class App:
         self._seal: ConsentSeal | None = None
         self.actions = Actions(database=self.database, people=self.people, seal=self.consent_seal)
         """The actions this app offers by name."""
+        self.oversight = Oversight(
+            decides_agent_proposals=policies.anyone,
+            widens_agent_autonomy=policies.person,
+            supervises_agents=policies.nobody,
+        )
+        """Who decides agents' proposals, who may widen their autonomy, who supervises them.
+        Set its fields to the app's policies (``app.oversight.supervises_agents = is_manager``)."""
+        self._agency = Agency(database=self.database, actions=self.actions, people=self.people,
+                              oversight=self.oversight)
 
     # -- declaring -----------------------------------------------------------------------
 
@@ -121,7 +139,7 @@ class App:
     def session(self, *, as_: Principal | Iterable[Principal] | ActingAs) -> Iterator[Session]:
         """A SQLAlchemy session acting as `as_`, committed when the block ends (rolled back on
         an error). Every load and flush is checked against the record rules."""
-        acting = ActingAs.of(as_)
+        acting = self._as_they_are_now(ActingAs.of(as_))
         session = open_session(self.database, acting)
         try:
             with session.begin():
@@ -129,10 +147,107 @@ class App:
         finally:
             session.close()
 
+    def _as_they_are_now(self, acting: ActingAs) -> ActingAs:
+        """The acting set with each principal read afresh: roles taken away are gone."""
+        if acting.system:
+            return acting
+        now = []
+        for principal in acting:
+            found = self.people.find(principal.id)
+            if found is None:
+                raise NotAuthorized(f"{principal.name} is not known to this app.",
+                                    principal=principal.name)
+            now.append(found)  # a disabled principal is admitted by no rule
+        return ActingAs.of(now)
+
     @property
     def system(self) -> ActingAs:
         """The app acting for itself, bound by no record rule: for setup code only."""
         return SYSTEM
+
+    # -- agents --------------------------------------------------------------------------
+
+    def add_agent(self, agent: type[Agent], *, sponsor: Principal | None = None) -> AgentHandle:
+        """Register an agent class; its own account (with its roles) is made in the directory.
+        The sponsor decides the proposals of work done for nobody."""
+        return self._agency.add(agent, sponsor=sponsor)
+
+    def agent(self, agent: type[Agent] | str) -> AgentHandle:
+        """A registered agent, ready to work: ``app.agent(Estimator).do(skill, subject, for_=p)``."""
+        return self._agency.handle(agent)
+
+    @property
+    def skills(self) -> Skills:
+        """The skills of the app's agents: ``app.skills.catalog()``."""
+        return self._agency.skills
+
+    def on(self, event: type[Any], handler: Callable[[Any], None]) -> None:
+        """Call `handler` with every event of type `event` (``AgentProposed``, ...)."""
+        self._agency.events.on(event, handler)
+
+    def proposals(
+        self, *, status: ProposalStatus | None = None, agent: type[Agent] | str | None = None,
+        task: Outcome | str | None = None, limit: int | None = None,
+    ) -> list[Proposal]:
+        """Proposals, newest first, filtered by status, agent and task."""
+        name = agent.agent_name() if isinstance(agent, type) else agent
+        return self._agency.proposals(status=status, agent=name, task=_task_id(task), limit=limit)
+
+    def proposals_for(self, person: Principal) -> list[Proposal]:
+        """The proposals `person` may decide now, newest first."""
+        return self._agency.proposals_for(person)
+
+    def proposal(self, proposal: Proposal | str) -> Proposal:
+        """A proposal as it stands now."""
+        return self._agency.proposal(_proposal_id(proposal))
+
+    def approve(
+        self, proposal: Proposal | str, *, by: Principal, always_like_this: bool = False,
+        edited: Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Say yes: the call runs now as the agent on behalf of `by` (only what both may).
+        `edited` changes argument values (never the tool); `always_like_this` also makes a
+        standing rule for this tool in this skill, in work for `by`."""
+        return self._agency.decider.approve(_proposal_id(proposal), by=by,
+                                            always_like_this=always_like_this, edited=edited)
+
+    def reject(self, proposal: Proposal | str, *, by: Principal, reason: str) -> Decision:
+        """Say no, with a reason; the agent is told it and goes on."""
+        return self._agency.decider.reject(_proposal_id(proposal), by=by, reason=reason)
+
+    def allow_alone(
+        self, agent: type[Agent] | str, tool: Callable[..., Any] | str, *,
+        skill: Skill[Any, Any] | type[Skill[Any, Any]] | str | None = None,
+        for_everybody: bool = False, by: Principal,
+    ) -> StandingRule:
+        """From now on, `agent` runs `tool` without proposing it, in work done for `by` (for
+        anybody with `for_everybody`, supervisors only)."""
+        name = agent.agent_name() if isinstance(agent, type) else agent
+        skill_name = None
+        if skill is not None:
+            skill_name = self._agency.registered_as(name).agent.skill(skill).name
+        return self._agency.decider.allow_alone(name, tool, skill=skill_name, by=by,
+                                                for_everybody=for_everybody)
+
+    def rules(self, *, active_only: bool = False) -> list[StandingRule]:
+        """The standing rules, oldest first."""
+        from signoff.agents import repository
+
+        with self.database.connect() as db:
+            return repository.load_rules(db, active_only=active_only)
+
+    def revoke(self, rule: StandingRule | str, *, by: Principal, why: str = "") -> StandingRule:
+        """Take a standing rule back, from the next step on."""
+        rule_id = rule.id if isinstance(rule, StandingRule) else rule
+        return self._agency.decider.revoke(rule_id, by=by, why=why)
+
+    def receipt(self, task: Outcome | str) -> Receipt:
+        """Everything a task did: model calls, tool calls, proposals and decisions."""
+        return self._agency.receipt(_task_id(task) or "")
+
+    def outcome(self, task: Outcome | str) -> Outcome:
+        """Where a task stands now."""
+        return self._agency.loop.outcome(_task_id(task) or "")
 
     # -- keys ----------------------------------------------------------------------------
 
@@ -161,3 +276,11 @@ class App:
 
     def __repr__(self) -> str:
         return f"<App {self.name} at {self.database.url}>"
+
+
+def _task_id(task: Outcome | str | None) -> str | None:
+    return task.task if isinstance(task, Outcome) else task
+
+
+def _proposal_id(proposal: Proposal | str) -> str:
+    return proposal.id if isinstance(proposal, Proposal) else proposal

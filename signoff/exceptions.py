@@ -10,6 +10,8 @@
     │   └── NotAuthorized       whoever this runs as may not do it    → outcome Denied
     ├── UserError               a mistake by the developer using signoff (a misdeclared action,
     │                           a bad policy, a malformed step); raised at declaration time
+    ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
+    │                           a rule that would widen past the declaration
     ├── ConsentError            a consent token that is forged, edited, replayed or misused
     └── ReadOnlyViolation       a query tried to write, spawn, or reach outside while it ran
 
@@ -20,8 +22,9 @@ message reaches only the log.
 from __future__ import annotations
 
 __all__ = [
-    "ConsentError",
+    "AgentRefused",
     "Conflict",
+    "ConsentError",
     "Invalid",
     "NotAuthorized",
     "NotFound",
@@ -83,6 +86,10 @@ class NotAuthorized(Refusal):
 
 class UserError(SignoffError):
     """A mistake in how signoff is used: fix the declaration the message names."""
+
+
+class AgentRefused(SignoffError):
+    """A verb on agents' proposals or rules was refused; the message says why, for a person."""
 
 
 class ConsentError(SignoffError):

@@ -285,7 +285,7 @@ def test_gone_alike_for_an_unknown_name_and_an_unmarked_function(bakery: SimpleN
         ('{"order": "%s", "rush": "SAME_DAY", "colour": "red"}',
          "There is no parameter named “colour”; the parameters are: order, rush."),
         ('{"order": "B-12", "rush": "SAME_DAY"}',
-         "Order is the id of a Order, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — "
+         "Order is the id of an Order, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — "
          "“B-12” is not."),
         ('{"order": "%s"}', "How soon is missing: it is needed."),
         ('["SAME_DAY"]', "The arguments must be one JSON object, with a member per parameter."),

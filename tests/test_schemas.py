@@ -301,13 +301,6 @@ def test_an_enum_inside_a_structure_is_given_by_name_too() -> None:
     assert rush["enum"] == ["NORMAL", "SAME_DAY", "WITHIN_THE_HOUR"]
 
 
-@pytest.mark.xfail(
-    condition=not typing.is_typeddict(Address),
-    strict=True,
-    reason="signoff/actions/parameters.py kind_of uses typing.is_typeddict, which on Python 3.11 "
-    "does not know typing_extensions.TypedDict — and pydantic refuses typing.TypedDict there — "
-    "so no TypedDict can be a parameter on 3.11.",
-)
 def test_a_typeddict_is_a_structure() -> None:
     """A TypedDict parameter is described as an object with its keys."""
     app = App("t", database="sqlite://")

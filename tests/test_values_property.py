@@ -293,11 +293,6 @@ def test_each_ending_keeps_both_writes_or_neither() -> None:
     assert ledger.state()[2] == Decimal(500)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="signoff/actions/registry.py values_from_json catches only ValueError and TypeError "
-    "from json.loads; deeply nested JSON raises RecursionError, which escapes run_json.",
-)
 def test_deeply_nested_json_is_invalid_not_an_exception() -> None:
     """A tool call nested deeper than the JSON parser follows is told as Invalid."""
     ledger = build_ledger()

@@ -10,6 +10,7 @@ from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.actions.running import RunContext
 
 __all__ = [
+    "FAILED_TEXT",
     "Action",
     "ActionFunction",
     "ActionInfo",
@@ -20,7 +21,6 @@ __all__ = [
     "Effect",
     "EffectKind",
     "Effects",
-    "FAILED_TEXT",
     "Label",
     "Parameter",
     "ParameterKind",

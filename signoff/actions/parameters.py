@@ -12,7 +12,9 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Any, Union, get_args, get_origin, is_typeddict
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from typing_extensions import is_typeddict
 
 from pydantic import BaseModel
 

@@ -67,7 +67,7 @@ def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:
         return f"{parameter.label} is one of {choices} — {given} is not."
     if parameter.kind is ParameterKind.RECORD:
         return (
-            f"{parameter.label} is the id of a {parameter.annotation.__name__}, written like "
+            f"{parameter.label} is the id of {_article(parameter.annotation.__name__)}, written like "
             f"3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — {given} is not."
         )
     if parameter.kind is ParameterKind.SEQUENCE:
@@ -93,3 +93,7 @@ def _lower(message: str) -> str:
 def _sentence(message: str) -> str:
     message = message.removeprefix("Value error, ")
     return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
+
+
+def _article(noun: str) -> str:
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
@@ -221,9 +222,14 @@ class Actions:
             data = json.loads(json_text)
         except (ValueError, TypeError) as error:
             raise Invalid(f"The arguments are not JSON: {error}.") from None
+        except RecursionError:
+            raise Invalid("The arguments are nested too deeply to read.") from None
         if not isinstance(data, dict):
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
-        problem = self._problem(action, data)
+        try:
+            problem = self._problem(action, data)
+        except RecursionError:
+            raise Invalid("The arguments are nested too deeply to read.") from None
         if problem:
             raise Invalid(problem)
         validated = action.model.model_validate(data)
@@ -262,6 +268,16 @@ class Actions:
                                 cause=cause)
         return self._runner.run(action, values if values is not None else {},
                                 acting=ActingAs.of(as_), cause=cause)
+
+    def run_values(
+        self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str = "",
+        before: Callable[[Session], None] | None = None,
+        within: Callable[[Session, ActionResult], None] | None = None,
+    ) -> ActionResult:
+        """Run a registered action as `acting`, with hooks that commit with its writes: `before`
+        runs first in its transaction, `within` after a Done run (see ``Runner.run``)."""
+        return self._runner.run(action, values, acting=acting, cause=cause, before=before,
+                                within=within)
 
     def run_json(self, name: str, json_text: str | bytes, *, as_: Who, cause: str = "") -> ActionResult:
         """`values_from_json` then `run`: every mistake becomes an outcome, never an exception."""

@@ -29,7 +29,7 @@ from signoff.security.sessions import open_session
 from signoff.store.database import Database
 from signoff.store.tables import consents_used
 
-__all__ = ["Providers", "RunContext", "Runner"]
+__all__ = ["Providers", "RunAborted", "RunContext", "Runner"]
 
 log = logging.getLogger("signoff.actions")
 
@@ -106,8 +106,16 @@ class Runner:
         acting: ActingAs,
         cause: str,
         consent: Consent | None = None,
+        before: Callable[[Session], None] | None = None,
+        within: Callable[[Session, ActionResult], None] | None = None,
     ) -> ActionResult:
-        """Run `action` with `values` as `acting`; every way it can end is an outcome."""
+        """Run `action` with `values` as `acting`; every way it can end is an outcome.
+
+        `before`, when given, runs first in the run's transaction; an exception it raises that
+        is a `RunAborted` ends the run at once and reaches the caller. `within`, when given, is
+        called with the session and the result of a Done run before its transaction commits:
+        what either writes commits with the action's writes, or not at all.
+        """
         current = self.current(acting)
         if isinstance(current, ActionResult):
             return _with(current, action=action.name, cause=cause)
@@ -129,7 +137,11 @@ class Runner:
                 with session.begin():
                     if consent is not None:
                         _honour_once(session, consent)
+                    if before is not None:
+                        before(session)
                     result = self._call(action, dict(values), session, acting, cause)
+                    if within is not None:
+                        within(session, result)
                 return result
             except ValidationError as error:
                 return _result(action, acting, cause, ActionOutcome.INVALID,
@@ -140,6 +152,8 @@ class Runner:
                 return _result(action, acting, cause, ActionOutcome.DENIED, problem=refusal.message)
             except Invalid as refusal:  # Conflict included
                 return _result(action, acting, cause, ActionOutcome.INVALID, problem=refusal.message)
+            except RunAborted:
+                raise
             except _AlreadyUsed:
                 return _result(action, acting, cause, ActionOutcome.DENIED,
                                problem="This consent has been used already: it is honoured once.")
@@ -171,6 +185,10 @@ class Runner:
 
 class _AlreadyUsed(Exception):
     pass
+
+
+class RunAborted(Exception):  # noqa: N818 — it is a signal, not an error
+    """Raised by a `before` hook to stop a run before the action is called; nothing is kept."""
 
 
 def _honour_once(session: Session, consent: Consent) -> None:

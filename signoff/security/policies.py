@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from signoff.security.principals import PrincipalKind, Principal
+from signoff.security.principals import Principal, PrincipalKind
 
 __all__ = ["Policy", "agent", "anyone", "nobody", "person", "role", "where"]
 

@@ -13,7 +13,7 @@ from signoff.exceptions import UserError
 from signoff.store.database import Database
 from signoff.store.tables import principals as principals_table
 
-__all__ = ["PrincipalKind", "People", "Principal"]
+__all__ = ["People", "Principal", "PrincipalKind"]
 
 
 class PrincipalKind(enum.Enum):
@@ -126,6 +126,10 @@ class People:
         """Give `principal` these roles (as well as those it has)."""
         current = self.get(principal)
         return self._store(replace(current, roles=current.roles | frozenset(roles)))
+
+    def set_roles(self, principal: Principal, roles: Iterable[str]) -> Principal:
+        """Give `principal` exactly these roles."""
+        return self._store(replace(self.get(principal), roles=frozenset(roles)))
 
     def take_away(self, principal: Principal, *roles: str) -> Principal:
         """Take these roles from `principal`; from its next run on it acts without them."""

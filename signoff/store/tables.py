@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, MetaData, String, Table
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
 
-__all__ = ["consents_used", "metadata", "principals"]
+__all__ = [
+    "consents_used",
+    "metadata",
+    "principals",
+    "proposals",
+    "receipt_entries",
+    "standing_rules",
+    "tasks",
+    "tool_calls",
+]
 
 metadata = MetaData()
 """The schema of signoff's own tables (the app's records have their own)."""
@@ -31,3 +53,121 @@ consents_used = Table(
     Column("used_at", DateTime(timezone=True), nullable=False),
 )
 """Each consent token that has been honoured, so that none is honoured twice."""
+
+tasks = Table(
+    "signoff_tasks",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("agent", String(100), nullable=False),
+    Column("skill", String(100), nullable=False),
+    Column("for_id", String(36), nullable=True),
+    Column("subject_type", String(100), nullable=False, default=""),
+    Column("subject_id", String(36), nullable=True),
+    Column("subject_json", JSON, nullable=True),
+    Column("status", String(10), nullable=False),
+    Column("messages", JSON, nullable=False),
+    Column("steps", Integer, nullable=False, default=0),
+    Column("spend_usd", Float, nullable=False, default=0.0),
+    Column("max_steps", Integer, nullable=False),
+    Column("budget_usd", Float, nullable=False),
+    Column("model", String(200), nullable=False, default=""),
+    Column("result", JSON, nullable=True),
+    Column("problem", Text, nullable=False, default=""),
+    Column("revision", Integer, nullable=False, default=0),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+"""Each piece of work an agent does: where it stands, its conversation, its limits and spend."""
+
+tool_calls = Table(
+    "signoff_tool_calls",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), nullable=False),
+    Column("turn", Integer, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("call_id", String(200), nullable=False),
+    Column("tool", String(200), nullable=False),
+    Column("arguments", Text, nullable=False),
+    Column("why", Text, nullable=False, default=""),
+    Column("state", String(10), nullable=False),
+    Column("leave", String(20), nullable=False, default=""),
+    Column("outcome", String(10), nullable=False, default=""),
+    Column("said", Text, nullable=False, default=""),
+    Column("value", JSON, nullable=True),
+    Column("problem", Text, nullable=False, default=""),
+    Column("ran_as", JSON, nullable=True),
+    Column("effects", JSON, nullable=True),
+    Column("answer", Text, nullable=False, default=""),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Index("signoff_tool_calls_task", "task_id", "turn", "position", unique=True),
+)
+"""Each tool call a model asked for: what the gate said, and how it came out."""
+
+proposals = Table(
+    "signoff_proposals",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), nullable=False),
+    Column("tool_call_id", String(36), ForeignKey("signoff_tool_calls.id"), nullable=False),
+    Column("agent", String(100), nullable=False),
+    Column("skill", String(100), nullable=False),
+    Column("skill_version", String(40), nullable=False),
+    Column("action", String(200), nullable=False),
+    Column("label", String(200), nullable=False),
+    Column("effects", JSON, nullable=False),
+    Column("arguments", JSON, nullable=False),
+    Column("shown", JSON, nullable=False),
+    Column("why", Text, nullable=False),
+    Column("evidence", JSON, nullable=False),
+    Column("subject_version", String(200), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("instructions", Text, nullable=False),
+    Column("decide_person_id", String(36), nullable=True),
+    Column("decide_queue", String(100), nullable=True),
+    Column("routed", Boolean, nullable=False, default=False),
+    Column("for_id", String(36), nullable=True),
+    Column("status", String(10), nullable=False),
+    Column("decided_by_id", String(36), nullable=True),
+    Column("reason", Text, nullable=False, default=""),
+    Column("result", JSON, nullable=True),
+    Column("edited", JSON, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("decided_at", DateTime(timezone=True), nullable=True),
+    Index("signoff_proposals_status", "status", "created_at"),
+    Index("signoff_proposals_task", "task_id"),
+)
+"""Each call put to a person: the exact call, why, what was looked at, and how it was decided."""
+
+standing_rules = Table(
+    "signoff_standing_rules",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("agent", String(100), nullable=False),
+    Column("tool", String(200), nullable=False),
+    Column("skill", String(100), nullable=True),
+    Column("for_id", String(36), nullable=True),
+    Column("made_by_id", String(36), nullable=False),
+    Column("made_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_by_id", String(36), nullable=True),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    Column("why", Text, nullable=False, default=""),
+    Column("used", Integer, nullable=False, default=0),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+)
+"""Each "from now on, alone" someone said, until it is revoked, with its uses counted."""
+
+receipt_entries = Table(
+    "signoff_receipt_entries",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("words", Text, nullable=False),
+    Column("data", JSON, nullable=False),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+    Index("signoff_receipt_entries_task", "task_id", "id"),
+)
+"""What happened in each task, in order: model calls, tool calls, proposals, decisions."""

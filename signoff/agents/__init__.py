@@ -1,0 +1,40 @@
+"""Agents: the gate, proposals, durable waits, standing rules and receipts."""
+
+from signoff.agents.agency import Agency, AgentHandle, SkillLeave, Skills
+from signoff.agents.agent import Agent
+from signoff.agents.deciding import Oversight
+from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting
+from signoff.agents.gate import Verdict, gate
+from signoff.agents.permits import Leave, Permits
+from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatus
+from signoff.agents.receipts import Receipt, ReceiptEntry
+from signoff.agents.rules import StandingRule
+from signoff.agents.skills import Route, Skill
+from signoff.agents.tasks import Outcome, TaskStatus
+
+__all__ = [
+    "Agency",
+    "Agent",
+    "AgentHandle",
+    "AgentProposalDecided",
+    "AgentProposed",
+    "AgentTaskWaiting",
+    "Decision",
+    "Evidence",
+    "Leave",
+    "Outcome",
+    "Oversight",
+    "Permits",
+    "Proposal",
+    "ProposalStatus",
+    "Receipt",
+    "ReceiptEntry",
+    "Route",
+    "Skill",
+    "SkillLeave",
+    "Skills",
+    "StandingRule",
+    "TaskStatus",
+    "Verdict",
+    "gate",
+]

@@ -1,0 +1,270 @@
+"""The agents of an app: registering them, doing work with them, and what people see of it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from typing import Any
+
+from signoff.actions.registry import Actions
+from signoff.agents import repository as repo
+from signoff.agents.agent import Agent
+from signoff.agents.deciding import Decider, Oversight
+from signoff.agents.events import Events
+from signoff.agents.gate import gate
+from signoff.agents.loop import Loop, Registered
+from signoff.agents.permits import Leave
+from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.receipts import Receipt
+from signoff.agents.skills import Skill
+from signoff.agents.tasks import Outcome
+from signoff.exceptions import AgentRefused, UserError
+from signoff.models.base import Model
+from signoff.security.principals import People, Principal, PrincipalKind
+from signoff.store.database import Database
+from signoff.store.tables import proposals as proposals_table
+
+__all__ = ["Agency", "AgentHandle", "SkillLeave", "Skills"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkillLeave:
+    """One line of the skills catalogue: the leave an agent has with a tool in a skill."""
+
+    agent: str
+    """The agent."""
+    skill: str
+    """The skill."""
+    tool: str
+    """The tool."""
+    leave: Leave
+    """What it may do with it, by its declaration (standing rules aside)."""
+    decided_by: str
+    """Where its proposals go: "the person the work is for", a person, or a queue."""
+
+    def __str__(self) -> str:
+        return f"{self.agent} / {self.skill} / {self.tool}: {self.leave.words} → {self.decided_by}"
+
+
+class AgentHandle:
+    """An agent of this app, ready to work: ``app.agent(Estimator).do(skill, subject, for_=p)``."""
+
+    def __init__(self, agency: Agency, registered: Registered) -> None:
+        self._agency = agency
+        self.registered = registered
+        """The agent, its account and its sponsor."""
+
+    @property
+    def account(self) -> Principal:
+        """The agent's own account."""
+        return self.registered.account
+
+    def do(
+        self,
+        skill: Skill[Any, Any] | type[Skill[Any, Any]] | str,
+        subject: Any = None,
+        *,
+        for_: Principal | None = None,
+        model: Model | None = None,
+        max_steps: int | None = None,
+        budget_usd: float | None = None,
+    ) -> Outcome:
+        """Do one piece of work until it is done, waits on a person, or stops at a limit."""
+        agent = self.registered.agent
+        try:
+            own = agent.skill(skill)
+        except LookupError:
+            raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
+        chosen = model or agent.model
+        if chosen is None:
+            raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
+        loop = self._agency.loop
+        task = loop.start(
+            self.registered, own, subject, for_=for_, model=chosen,
+            max_steps=max_steps if max_steps is not None else agent.max_steps,
+            budget_usd=budget_usd if budget_usd is not None else agent.budget_usd,
+        )
+        return loop.run(task)
+
+    async def ado(
+        self,
+        skill: Skill[Any, Any] | type[Skill[Any, Any]] | str,
+        subject: Any = None,
+        *,
+        for_: Principal | None = None,
+        model: Model | None = None,
+        max_steps: int | None = None,
+        budget_usd: float | None = None,
+    ) -> Outcome:
+        """`do`, without blocking the event loop (the work runs in a thread)."""
+        return await asyncio.to_thread(self.do, skill, subject, for_=for_, model=model,
+                                       max_steps=max_steps, budget_usd=budget_usd)
+
+    def resume(self, task: str, *, model: Model | None = None) -> Outcome:
+        """Go on with a task this process did not start (after a restart), with `model`."""
+        chosen = model or self.registered.agent.model
+        if chosen is not None:
+            self._agency.loop.models[task] = chosen
+        return self._agency.loop.run(task)
+
+
+class Skills:
+    """The skills of the app's agents: ``app.skills.catalog()``."""
+
+    def __init__(self, agency: Agency) -> None:
+        self._agency = agency
+
+    def catalog(self, agent: type[Agent] | str | None = None,
+                skill: Skill[Any, Any] | type[Skill[Any, Any]] | str | None = None) -> list[SkillLeave]:
+        """The leave per agent, skill and tool, and where its proposals go."""
+        lines = []
+        for registered in self._agency.registered():
+            cls = registered.agent
+            if agent is not None and cls is not agent and cls.agent_name() != agent:
+                continue
+            for own in cls.skills:
+                if skill is not None:
+                    try:
+                        if cls.skill(skill) is not own:
+                            continue
+                    except LookupError:
+                        continue
+                permits = [cls.may] + ([own.may] if own.may is not None else [])
+                for name in own.tool_names:
+                    if name not in self._agency.actions:
+                        leave = Leave.NEVER
+                    else:
+                        info = self._agency.actions.info(name)
+                        leave = gate(name, info.effects, permits, query=info.query).leave
+                    route = own.decided_by(name)
+                    to = route.words if route else (
+                        "the person the work is for" if leave is not Leave.NEVER else "nobody"
+                    )
+                    if leave is Leave.ALONE:
+                        to = "nobody: it runs alone"
+                    lines.append(SkillLeave(agent=cls.agent_name(), skill=own.name, tool=name,
+                                            leave=leave, decided_by=to))
+        return lines
+
+
+class Agency:
+    """Everything agents need from the app, and the people's verbs on their work."""
+
+    def __init__(self, *, database: Database, actions: Actions, people: People,
+                 oversight: Oversight) -> None:
+        self.database = database
+        self.actions = actions
+        self.people = people
+        self.events = Events()
+        """Handlers of AgentProposed, AgentProposalDecided and AgentTaskWaiting."""
+        self.oversight = oversight
+        self._agents: dict[str, Registered] = {}
+        self.loop = Loop(database=database, actions=actions, people=people, events=self.events,
+                         agents=self.registered_as, route_words=self.route_words,
+                         decider_of=self.decider_of)
+        self.decider = Decider(database=database, actions=actions, people=people, loop=self.loop,
+                               events=self.events, agents=self.registered_as,
+                               oversight=oversight, route_words=self.route_words)
+        self.skills = Skills(self)
+
+    # -- agents --------------------------------------------------------------------------
+
+    def add(self, agent: type[Agent], *, sponsor: Principal | None) -> AgentHandle:
+        """Register an agent: its account is made (or brought up to date) in the directory."""
+        if not (isinstance(agent, type) and issubclass(agent, Agent)):
+            raise UserError(f"{agent!r} is not an Agent class.")
+        for own in agent.skills:
+            for tool in own.tool_names:
+                if tool not in self.actions:
+                    raise UserError(f"{agent.__name__}'s skill {own.name} names {tool}, which is "
+                                    "not an action of this app.")
+        account = self.people.find(agent.account_handle())
+        if account is None:
+            account = self.people.add(agent.account_handle(), agent.__name__, roles=agent.roles,
+                                      kind=PrincipalKind.AGENT, sponsor=sponsor)
+        else:
+            account = self.people.set_roles(account, agent.roles)
+        registered = Registered(agent=agent, account=account, sponsor=sponsor)
+        self._agents[agent.agent_name()] = registered
+        return AgentHandle(self, registered)
+
+    def handle(self, agent: type[Agent] | str) -> AgentHandle:
+        """The handle of a registered agent."""
+        return AgentHandle(self, self.registered_as(
+            agent if isinstance(agent, str) else agent.agent_name()
+        ))
+
+    def registered_as(self, name: str) -> Registered:
+        """The registered agent called `name`."""
+        try:
+            return self._agents[name]
+        except KeyError:
+            raise UserError(f"No agent {name!r} is registered: app.add_agent(...) it.") from None
+
+    def registered(self) -> list[Registered]:
+        """Every registered agent."""
+        return list(self._agents.values())
+
+    # -- routing -------------------------------------------------------------------------
+
+    def decider_of(self, registered: Registered, skill: Skill[Any, Any], tool: str,
+                   for_id: str | None) -> tuple[str | None, str | None, bool]:
+        """(person id, queue, routed) who decide a proposal of `tool`."""
+        route = skill.decided_by(tool)
+        if route is not None:
+            return (route.person.id if route.person else None, route.queue or None, True)
+        if for_id is not None:
+            return for_id, None, False
+        sponsor = registered.sponsor
+        return (sponsor.id if sponsor else None), None, False
+
+    def route_words(self, proposal: Proposal) -> str:
+        """Who decides a proposal, in words."""
+        if proposal.decide_queue:
+            return f"the {proposal.decide_queue} queue"
+        if proposal.decide_person_id:
+            found = self.people.find(proposal.decide_person_id)
+            return found.name if found else "someone no longer known"
+        return "a supervisor"
+
+    # -- what people see -----------------------------------------------------------------
+
+    def proposals(self, *, status: ProposalStatus | None = None, agent: str | None = None,
+                  task: str | None = None, limit: int | None = None) -> list[Proposal]:
+        """Proposals, newest first, filtered by status, agent and task."""
+        query = repo.proposal_query()
+        if status is not None:
+            query = query.where(proposals_table.c.status == status.value)
+        if agent is not None:
+            query = query.where(proposals_table.c.agent == agent)
+        if task is not None:
+            query = query.where(proposals_table.c.task_id == task)
+        if limit is not None:
+            query = query.limit(limit)
+        with self.database.connect() as db:
+            found = repo.load_proposals(db, query)
+        return [replace(p, decide_by=self.route_words(p)) for p in found]
+
+    def proposals_for(self, person: Principal) -> list[Proposal]:
+        """The proposals `person` may decide now."""
+        person = self.people.get(person)
+        return [p for p in self.proposals(status=ProposalStatus.WAITING)
+                if not self.decider.refusal_to_decide(p, person)]
+
+    def proposal(self, proposal_id: str) -> Proposal:
+        """One proposal."""
+        with self.database.connect() as db:
+            found = repo.load_proposal(db, proposal_id)
+        if found is None:
+            raise AgentRefused(f"There is no proposal with id {proposal_id}.")
+        return replace(found[0], decide_by=self.route_words(found[0]))
+
+    def receipt(self, task: str) -> Receipt:
+        """Everything task `task` did, in words and as data."""
+        with self.database.connect() as db:
+            row = repo.load_task(db, task)
+            if row is None:
+                raise AgentRefused(f"There is no task with id {task}.")
+            entries = repo.entries_of(db, task)
+        return Receipt(task=task, agent=row.agent, skill=row.skill, status=row.status,
+                       entries=tuple(entries))

@@ -1,0 +1,58 @@
+"""Agents: a purpose, skills, permits, its own account, a model, and hard limits."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from signoff.agents.permits import Permits
+from signoff.agents.skills import Skill
+from signoff.models.base import Model
+
+__all__ = ["Agent"]
+
+
+class Agent:
+    """An agent, declared as a class:
+
+    ``class Estimator(Agent): purpose = "..."; skills = [EstimateRepair()]; may = Permits(...)``
+    """
+
+    purpose: ClassVar[str] = ""
+    """What the agent is for, as the model is told."""
+    skills: ClassVar[list[Skill]] = []  # type: ignore[type-arg]
+    """The kinds of work it does."""
+    may: ClassVar[Permits] = Permits()
+    """What it may do alone, must propose, or never does."""
+    roles: ClassVar[list[str]] = []
+    """The roles of its own account."""
+    model: ClassVar[Model | None] = None
+    """The model it uses unless a task says otherwise."""
+    max_steps: ClassVar[int] = 20
+    """The most model calls a task may make."""
+    budget_usd: ClassVar[float] = 1.0
+    """The most a task may spend on model calls and spending tools, in US dollars."""
+    max_output_tokens: ClassVar[int] = 1024
+    """The most tokens one model answer may have (reserved before each call)."""
+    instructions: ClassVar[str] = ""
+    """Further instructions the app gives it (part of what a proposal's fingerprint covers)."""
+
+    @classmethod
+    def agent_name(cls) -> str:
+        """The agent's name: ``Estimator`` → ``estimator``."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
+    @classmethod
+    def account_handle(cls) -> str:
+        """The handle of the agent's own account."""
+        return f"{cls.agent_name()}@agents"
+
+    @classmethod
+    def skill(cls, skill: Skill | type[Skill] | str) -> Skill:  # type: ignore[type-arg]
+        """This agent's skill given as an instance, a class or a name."""
+        for own in cls.skills:
+            if skill is own or (isinstance(skill, type) and isinstance(own, skill)) or (
+                isinstance(skill, str) and own.name == skill
+            ) or (isinstance(skill, Skill) and type(skill) is type(own)):
+                return own
+        raise LookupError(skill)

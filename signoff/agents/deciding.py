@@ -1,0 +1,392 @@
+"""The people's verbs: approve, reject, allow alone, revoke — each decided once.
+
+A yes runs the exact call that was shown, now, as the agent on behalf of the approver: only what
+both may. A proposal whose fingerprint reads differently now is stale and does not run. A tool the
+declaration has since ruled out does not run, whoever says yes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from signoff.actions.registry import Actions
+from signoff.actions.results import ActionOutcome, ActionResult
+from signoff.actions.running import RunAborted
+from signoff.agents import repository as repo
+from signoff.agents.events import AgentProposalDecided, Events
+from signoff.agents.gate import gate, leave_by_declaration
+from signoff.agents.loop import Loop, Registered, answer_of, fingerprint_of
+from signoff.agents.permits import Leave, tool_name
+from signoff.agents.proposals import Decision, Proposal, ProposalStatus
+from signoff.agents.rules import StandingRule
+from signoff.exceptions import AgentRefused, Invalid
+from signoff.security.acting import ActingAs
+from signoff.security.policies import Policy
+from signoff.security.principals import People, Principal
+from signoff.store.database import Database
+
+__all__ = ["Decider", "Oversight"]
+
+
+@dataclass(kw_only=True)
+class Oversight:
+    """The app's policies about who oversees agents."""
+
+    decides_agent_proposals: Policy
+    """Who may decide proposals at all (and then only their own, or their queue's)."""
+    widens_agent_autonomy: Policy
+    """Who may make standing rules ("from now on, alone")."""
+    supervises_agents: Policy
+    """Supervisors: they may decide any proposal and make rules for everybody."""
+
+
+class Decider:
+    """Carries out the people's decisions on proposals and rules."""
+
+    def __init__(
+        self, *, database: Database, actions: Actions, people: People, loop: Loop, events: Events,
+        agents: Callable[[str], Registered], oversight: Oversight,
+        route_words: Callable[[Proposal], str],
+    ) -> None:
+        self._database = database
+        self._actions = actions
+        self._people = people
+        self._loop = loop
+        self._events = events
+        self._agents = agents
+        self._oversight = oversight
+        self._route_words = route_words
+
+    # -- who decides ---------------------------------------------------------------------
+
+    def refusal_to_decide(self, proposal: Proposal, by: Principal) -> str:
+        """Why `by` may not decide `proposal`, or "" when they may."""
+        if by.disabled:
+            return f"{by.name} is disabled and may not decide anything."
+        if not self._oversight.decides_agent_proposals.admits(by):
+            return f"{by.name} may not decide agents' proposals."
+        if self._oversight.supervises_agents.admits(by):
+            return ""
+        who = self._route_words(proposal)
+        if proposal.routed:
+            if proposal.decide_person_id == by.id:
+                return ""
+            if proposal.decide_queue and proposal.decide_queue in by.roles:
+                return ""
+            tail = (" The work is for you; the decision is not yours."
+                    if proposal.for_id == by.id else "")
+            return f"This proposal is decided by {who}: the skill that proposed it says so.{tail}"
+        if proposal.decide_person_id == by.id:
+            return ""
+        return f"This proposal is for {who} to decide; it is not yours."
+
+    # -- approve -------------------------------------------------------------------------
+
+    def approve(
+        self, proposal_id: str, *, by: Principal, always_like_this: bool = False,
+        edited: Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Run the proposed call now, as the agent on behalf of `by`."""
+        by = self._people.get(by)
+        proposal, call_id, instructions = self._load(proposal_id)
+        self._check_open(proposal, by)
+        registered = self._agents(proposal.agent)
+        agent = registered.agent
+        try:
+            skill = agent.skill(proposal.skill)
+        except LookupError:
+            skill = None
+        if skill is None or proposal.action not in skill.tool_names or \
+                proposal.action not in self._actions or self._declared(
+                    registered, proposal.skill, proposal.action) is Leave.NEVER:
+            return self._withdraw(proposal, call_id, by)
+        if always_like_this:
+            self._check_may_widen(registered, proposal.skill, proposal.action, by,
+                                  for_everybody=False)
+        arguments = dict(proposal.arguments)
+        changed: dict[str, Any] = {}
+        if edited:
+            changed = self._edits(proposal, edited)
+            arguments.update(changed)
+        action = self._actions.get(proposal.action)
+        try:
+            values = self._actions.values_from_json(proposal.action, json.dumps(arguments))
+        except Invalid as invalid:
+            raise AgentRefused(f"The changed values do not fit {proposal.action}: "
+                               f"{invalid.message}") from None
+        task = self._task(proposal.task)
+        now_instructions = self._loop.instructions_now(task)
+        version_now = skill.version_of(proposal.action, proposal.arguments)
+        expected = fingerprint_of(proposal, now_instructions, subject_version=version_now,
+                                  skill_version=skill.version)
+        if expected != proposal.fingerprint:
+            return self._stale(proposal, call_id, by, instructions != now_instructions,
+                               now_instructions, version_now)
+        acting = ActingAs.of([by, registered.account])
+        outside = action.info.effects.external or action.info.effects.sends or \
+            action.info.effects.spends
+        decided = {"decided_by_id": by.id, "decided_at": repo.now(),
+                   "edited": changed or None}
+        if outside:  # at most once: marked before it starts, never run blindly again
+            with self._database.connect() as db:
+                if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED, **decided):
+                    raise self._already(proposal.id)
+                repo.update_call(db, call_id, state="running", started_at=repo.now())
+            before = None
+        else:
+            def before(session: Session) -> None:  # exactly once: claimed with the run itself
+                if not repo.claim_proposal(session, proposal.id, ProposalStatus.APPROVED,
+                                           **decided):
+                    raise RunAborted("already decided")
+
+        said_edit = ""
+        if changed:
+            said_edit = " with " + ", ".join(f"{k} changed to {json.dumps(v)}"
+                                             for k, v in changed.items())
+
+        def within(session: Session, result: ActionResult) -> None:
+            self._record_run(session, proposal, call_id, by, result, said_edit, changed,
+                             registered)
+
+        try:
+            result = self._actions.run_values(action, values, acting=acting,
+                                              cause=f"task {proposal.task}", before=before,
+                                              within=within)
+        except RunAborted:
+            raise self._already(proposal.id) from None
+        if not result.done:
+            with self._database.connect() as db:
+                if not outside and not repo.claim_proposal(db, proposal.id,
+                                                           ProposalStatus.APPROVED, **decided):
+                    raise self._already(proposal.id)
+                self._record_run(db, proposal, call_id, by, result, said_edit, changed, registered)
+        if always_like_this:
+            self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
+                             for_everybody=False, for_id=by.id if proposal.for_id is None
+                             else proposal.for_id)
+        decision = self._decision(proposal, by, result, said_edit)
+        return self._after(proposal, decision)
+
+    def _record_run(
+        self, db: repo.Executor, proposal: Proposal, call_id: str, by: Principal,
+        result: ActionResult, said_edit: str, changed: dict[str, Any], registered: Registered,
+    ) -> None:
+        done = result.done
+        status = ProposalStatus.DONE if done else ProposalStatus.FAILED
+        words = self._decision_words(proposal, by, result, said_edit)
+        answer = answer_of(result) if done else f"{words}"
+        if done and changed:
+            answer = f"{by.name} approved {proposal.action}{said_edit}. {answer}"
+        repo.finish_proposal(db, proposal.id, status, reason="" if done else result.problem,
+                             result={"outcome": result.outcome.value, "said": result.said,
+                                     "value": result.value, "problem": result.problem,
+                                     "ran_as": [p.name for p in result.ran_as]})
+        repo.update_call(db, call_id, state="decided", outcome=result.outcome.value,
+                         said=result.said, value=result.value, problem=result.problem,
+                         ran_as=[p.name for p in result.ran_as], answer=answer,
+                         finished_at=repo.now())
+        repo.note(db, proposal.task, "decision", words, proposal=proposal.id,
+                  decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
+                  ran_as=[p.name for p in result.ran_as])
+
+    def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
+                        said_edit: str) -> str:
+        if result.done:
+            return f"{by.name} approved {proposal.action}{said_edit}, and it ran as them."
+        if result.outcome is ActionOutcome.FAILED:
+            return f"{by.name} approved {proposal.action}{said_edit}, but it failed: {result.problem}"
+        return (f"{by.name} approved {proposal.action}{said_edit}, but it did not run: "
+                f"{result.problem}")
+
+    def _decision(self, proposal: Proposal, by: Principal, result: ActionResult,
+                  said_edit: str) -> Decision:
+        words = self._decision_words(proposal, by, result, said_edit)
+        with self._database.connect() as db:
+            call = [c for c in repo.calls_of(db, proposal.task) if c.answer and c.tool ==
+                    proposal.action]
+        told = call[-1].answer if call else words
+        return Decision(proposal=proposal.id,
+                        status=ProposalStatus.DONE if result.done else ProposalStatus.FAILED,
+                        said=words, told_agent=told)
+
+    def _edits(self, proposal: Proposal, edited: Mapping[str, Any]) -> dict[str, Any]:
+        info = self._actions.info(proposal.action)
+        names = {p.name for p in info.parameters}
+        unknown = sorted(set(edited) - names)
+        if unknown:
+            raise AgentRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change; "
+                               "the tool itself cannot be changed.")
+        return {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()
+                if proposal.arguments.get(k) != json.loads(json.dumps(v, default=str))}
+
+    # -- reject, stale, withdraw ---------------------------------------------------------
+
+    def reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
+        """Say no, with a reason the agent is told as the tool's answer."""
+        by = self._people.get(by)
+        proposal, call_id, _ = self._load(proposal_id)
+        self._check_open(proposal, by)
+        if not reason or not reason.strip():
+            raise AgentRefused("Say why: a no needs a reason, and the agent is told it.")
+        told = f"{by.name} said no to {proposal.action}: {reason.strip()}"
+        with self._database.connect() as db:
+            if not repo.claim_proposal(db, proposal.id, ProposalStatus.REJECTED,
+                                       decided_by_id=by.id, decided_at=repo.now(),
+                                       reason=reason.strip()):
+                raise self._already(proposal.id)
+            repo.update_call(db, call_id, state="decided", outcome="Rejected", answer=told,
+                             problem=reason.strip(), finished_at=repo.now())
+            repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
+                      decided_by=by.name, outcome="Rejected")
+        decision = Decision(proposal=proposal.id, status=ProposalStatus.REJECTED, said=told,
+                            told_agent=told)
+        return self._after(proposal, decision)
+
+    def _stale(self, proposal: Proposal, call_id: str, by: Principal, instructions_changed: bool,
+               now_instructions: str, version_now: str) -> Decision:
+        said = (f"{proposal.action} was not run: what it was proposed on has changed since "
+                "(it is stale). The agent has been told to look again.")
+        told = f"{proposal.action} was not run: what it acts on changed before {by.name} decided"
+        if version_now != proposal.subject_version:
+            told += f" (it was {proposal.subject_version or 'unversioned'}, it is now {version_now})"
+        told += ". Look again before proposing it again."
+        if instructions_changed:
+            told += f" Your instructions have changed; they now read:\n{now_instructions}"
+        with self._database.connect() as db:
+            if not repo.claim_proposal(db, proposal.id, ProposalStatus.STALE,
+                                       decided_by_id=by.id, decided_at=repo.now(),
+                                       reason="stale"):
+                raise self._already(proposal.id)
+            repo.update_call(db, call_id, state="decided", outcome="Stale", answer=told,
+                             finished_at=repo.now())
+            repo.note(db, proposal.task, "decision", f"{by.name} decided, but {said}",
+                      proposal=proposal.id, outcome="Stale")
+        return self._after(proposal, Decision(proposal=proposal.id, status=ProposalStatus.STALE,
+                                              said=said, told_agent=told))
+
+    def _withdraw(self, proposal: Proposal, call_id: str, by: Principal) -> Decision:
+        said = (f"{proposal.action} was not run: the agent's declaration no longer lets it use "
+                "that tool, whoever says yes.")
+        with self._database.connect() as db:
+            if not repo.claim_proposal(db, proposal.id, ProposalStatus.WITHDRAWN,
+                                       decided_by_id=by.id, decided_at=repo.now(),
+                                       reason="ruled out"):
+                raise self._already(proposal.id)
+            repo.update_call(db, call_id, state="decided", outcome="Withdrawn", answer=said,
+                             finished_at=repo.now())
+            repo.note(db, proposal.task, "decision", said, proposal=proposal.id,
+                      outcome="Withdrawn")
+        return self._after(proposal, Decision(proposal=proposal.id,
+                                              status=ProposalStatus.WITHDRAWN, said=said,
+                                              told_agent=said))
+
+    # -- rules ---------------------------------------------------------------------------
+
+    def allow_alone(
+        self, agent: str, tool: Any, *, skill: str | None = None, by: Principal,
+        for_everybody: bool = False, for_id: str | None = None,
+    ) -> StandingRule:
+        """Let `agent` run `tool` without proposing it, in work for `by` (or everybody)."""
+        by = self._people.get(by)
+        registered = self._agents(agent)
+        name = tool_name(tool)
+        self._check_may_widen(registered, skill, name, by, for_everybody=for_everybody)
+        with self._database.connect() as db:
+            rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
+                                       skill=skill, made_by_id=by.id,
+                                       for_id=None if for_everybody else (for_id or by.id))
+            rule = next(r for r in repo.load_rules(db) if r.id == rule_id)
+        return rule
+
+    def revoke(self, rule_id: str, *, by: Principal, why: str = "") -> StandingRule:
+        """Take a rule back, from the next step on."""
+        by = self._people.get(by)
+        with self._database.connect() as db:
+            rule = next((r for r in repo.load_rules(db) if r.id == rule_id), None)
+            if rule is None:
+                raise AgentRefused(f"There is no standing rule with id {rule_id}.")
+            allowed = (rule.made_by == by.id or rule.for_id == by.id
+                       or self._oversight.supervises_agents.admits(by))
+            if not allowed:
+                raise AgentRefused(f"{by.name} may not revoke a rule made by someone else for "
+                                   "someone else.")
+            if not repo.revoke_rule(db, rule_id, by=by.id, why=why):
+                raise AgentRefused("This rule was revoked already.")
+            return next(r for r in repo.load_rules(db) if r.id == rule_id)
+
+    def _check_may_widen(self, registered: Registered, skill: str | None, tool: str,
+                         by: Principal, *, for_everybody: bool) -> None:
+        agent = registered.agent
+        if not self._oversight.widens_agent_autonomy.admits(by):
+            raise AgentRefused(f"{by.name} may not let agents do more on their own.")
+        if for_everybody and not self._oversight.supervises_agents.admits(by):
+            raise AgentRefused(f"Only a supervisor may let {agent.__name__} run {tool} alone for "
+                               "everybody.")
+        skills = [agent.skill(skill)] if skill else [s for s in agent.skills if tool in s.tool_names]
+        if not skills:
+            raise AgentRefused(f"{tool} is not a tool of {agent.__name__}"
+                               f"{' in ' + skill if skill else ''}: no rule can be made for it.")
+        for each in skills:
+            leave = self._declared(registered, each.name, tool)
+            if leave in (Leave.NEVER, Leave.PROPOSE_EVERY_TIME):
+                raise AgentRefused(
+                    f"{agent.__name__} may {'never use' if leave is Leave.NEVER else 'use only with a yes every time'} "
+                    f"{tool}: its declaration says so, and no standing rule can widen it."
+                )
+
+    def _declared(self, registered: Registered, skill: str, tool: str) -> Leave:
+        own = registered.agent.skill(skill)
+        if tool not in self._actions:
+            return Leave.NEVER
+        info = self._actions.info(tool)
+        permits = [registered.agent.may] + ([own.may] if own.may is not None else [])
+        if tool not in own.tool_names:
+            return gate(tool, info.effects, permits, in_skill=False).leave
+        return leave_by_declaration(tool, info.effects, permits, query=info.query)[0]
+
+    # -- shared --------------------------------------------------------------------------
+
+    def _load(self, proposal_id: str | Proposal) -> tuple[Proposal, str, str]:
+        key = proposal_id.id if isinstance(proposal_id, Proposal) else proposal_id
+        with self._database.connect() as db:
+            found = repo.load_proposal(db, key)
+        if found is None:
+            raise AgentRefused(f"There is no proposal with id {key}.")
+        proposal, call_id, instructions = found
+        return replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions
+
+    def _check_open(self, proposal: Proposal, by: Principal) -> None:
+        if proposal.status is not ProposalStatus.WAITING:
+            raise self._already(proposal.id, proposal.status)
+        refused = self.refusal_to_decide(proposal, by)
+        if refused:
+            raise AgentRefused(refused)
+
+    def _already(self, proposal_id: str, status: ProposalStatus | None = None) -> AgentRefused:
+        if status is None:
+            with self._database.connect() as db:
+                found = repo.load_proposal(db, proposal_id)
+            status = found[0].status if found else ProposalStatus.WAITING
+        return AgentRefused(f"This proposal was already decided ({status.value}): a proposal is "
+                            "decided once.")
+
+    def _task(self, task_id: str) -> repo.TaskRow:
+        with self._database.connect() as db:
+            task = repo.load_task(db, task_id)
+        assert task is not None  # a proposal's task always exists (foreign key)
+        return task
+
+    def _after(self, proposal: Proposal, decision: Decision) -> Decision:
+        """Tell the handlers; when the task waits on nothing more, let it go on."""
+        with self._database.connect() as db:
+            now_proposal = repo.load_proposal(db, proposal.id)
+        decided = replace(now_proposal[0], decide_by=self._route_words(now_proposal[0])) if (
+            now_proposal) else proposal
+        self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
+        status = self._loop.resume_after_decision(proposal.task)
+        return replace(decision, task_status=status.value)

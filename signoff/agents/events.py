@@ -1,0 +1,62 @@
+"""Events the agents raise, and the handlers an app registers for them."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+__all__ = ["AgentProposalDecided", "AgentProposed", "AgentTaskWaiting", "Events"]
+
+log = logging.getLogger("signoff.agents")
+E = TypeVar("E")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentProposed:
+    """An agent put a call to a person."""
+
+    proposal: Any
+    """The `Proposal`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentProposalDecided:
+    """A proposal was decided."""
+
+    proposal: Any
+    """The `Proposal`, as it now stands."""
+    decision: Any
+    """The `Decision`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentTaskWaiting:
+    """A task stopped to wait on decisions."""
+
+    task: str
+    """The task's id."""
+    waiting_on: tuple[str, ...]
+    """What it waits on, in words."""
+
+
+class Events:
+    """Handlers by event type: ``app.on(AgentProposed, notify)``. A handler that raises is
+    logged; it never undoes or stops the work that raised the event."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
+
+    def on(self, event: type[E], handler: Callable[[E], None]) -> None:
+        """Call `handler` with each event of type `event`."""
+        self._handlers[event].append(handler)
+
+    def emit(self, event: object) -> None:
+        """Tell every handler of this event's type."""
+        for handler in self._handlers.get(type(event), []):
+            try:
+                handler(event)
+            except Exception:
+                log.exception("A handler of %s failed", type(event).__name__)

@@ -1,0 +1,554 @@
+"""The loop, one step at a time: ``step(task)`` does one unit of work and persists it.
+
+A unit is either one model call, or the tool calls of one model turn, each gated on its own:
+those that may run alone run, the others are proposed, refused ones are told to the model. A
+task whose turn has proposals waiting stops (``Waiting``): nothing runs and no model is asked
+until a person decides.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.orm import Session
+
+from signoff.actions.catalog import Action
+from signoff.actions.registry import Actions
+from signoff.actions.results import ActionResult
+from signoff.agents import repository as repo
+from signoff.agents.agent import Agent
+from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
+from signoff.agents.gate import gate
+from signoff.agents.permits import Leave
+from signoff.agents.proposals import Evidence, Proposal, ProposalStatus, fingerprint
+from signoff.agents.skills import Skill
+from signoff.agents.tasks import Outcome, TaskStatus
+from signoff.exceptions import Invalid, NotFound
+from signoff.limits.steps import NextAction, next_action
+from signoff.models.base import Message, Model, ToolCall, ToolSpec
+from signoff.security.acting import ActingAs
+from signoff.security.principals import People, Principal
+from signoff.store.database import Database
+
+__all__ = ["HAND_BACK", "Loop", "Registered"]
+
+log = logging.getLogger("signoff.agents")
+
+HAND_BACK = "hand_back"
+"""The tool a model calls to hand back its result."""
+
+_FINAL_STATES = ("done", "refused", "unknown", "decided")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Registered:
+    """An agent the app knows, with its own account and its sponsor."""
+
+    agent: type[Agent]
+    """The agent's class."""
+    account: Principal
+    """Its own account."""
+    sponsor: Principal | None
+    """The person who answers for it (decides proposals of work for nobody)."""
+
+
+def answer_of(result: ActionResult) -> str:
+    """What the model is told of a run."""
+    if result.done:
+        if result.said:
+            return result.said
+        return json.dumps(result.value) if result.value is not None else "Done."
+    return f"{result.outcome.value}: {result.problem}"
+
+
+class Loop:
+    """Steps tasks: the state machine behind ``agent.do``."""
+
+    def __init__(
+        self,
+        *,
+        database: Database,
+        actions: Actions,
+        people: People,
+        events: Events,
+        agents: Callable[[str], Registered],
+        route_words: Callable[[Proposal], str],
+        decider_of: Callable[[Registered, Skill[Any, Any], str, str | None], tuple[str | None, str | None, bool]],
+    ) -> None:
+        self._database = database
+        self._actions = actions
+        self._people = people
+        self._events = events
+        self._agents = agents
+        self._route_words = route_words
+        self._decider_of = decider_of
+        self.models: dict[str, Model] = {}
+        """The model of each task this process has run (a restarted process is given one)."""
+
+    # -- starting ------------------------------------------------------------------------
+
+    def start(
+        self,
+        registered: Registered,
+        skill: Skill[Any, Any],
+        subject: Any,
+        *,
+        for_: Principal | None,
+        model: Model,
+        max_steps: int,
+        budget_usd: float,
+    ) -> str:
+        """Store a new task and its opening messages; its id."""
+        agent = registered.agent
+        subject_type, _ = skill.types()
+        subject_id, subject_json = _subject_ref(subject, subject_type)
+        brief = skill.brief(subject)
+        task_id = repo.new_id()
+        with self._database.connect() as db:
+            repo.insert_task(
+                db, id=task_id, agent=agent.agent_name(), skill=skill.name,
+                for_id=for_.id if for_ else None, subject_type=getattr(subject_type, "__name__", ""),
+                subject_id=subject_id, subject_json=subject_json, status=TaskStatus.RUNNING.value,
+                messages=[
+                    Message(role="system", text=self.instructions(registered, skill)),
+                    Message(role="user", text=brief),
+                ],
+                steps=0, spend_usd=0.0, max_steps=max_steps, budget_usd=budget_usd,
+                model=model.name, result=None, problem="",
+            )
+            whom = f" for {for_.name}" if for_ else ""
+            repo.note(db, task_id, "start", f"{agent.__name__} began {skill.name}{whom}.",
+                      brief=brief, model=model.name, max_steps=max_steps, budget_usd=budget_usd)
+        self.models[task_id] = model
+        return task_id
+
+    def instructions(self, registered: Registered, skill: Skill[Any, Any]) -> str:
+        """What the model is told of its purpose and skill."""
+        agent = registered.agent
+        parts = [agent.purpose, skill.description, agent.instructions,
+                 f"Use the tools to do the work. When it is done, call {HAND_BACK} with the result. "
+                 "A call that changes things may be put to a person, who decides; you are told "
+                 "what they decided."]
+        return "\n\n".join(p.strip() for p in parts if p.strip())
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self, task_id: str) -> Outcome:
+        """Step the task until it waits, ends, or this process has no model for it."""
+        while True:
+            task = self._task(task_id)
+            if task.status != TaskStatus.RUNNING.value:
+                break
+            if not task.turn_open and task_id not in self.models:
+                break  # a worker with the model goes on
+            self.step(task_id)
+        return self.outcome(task_id)
+
+    def step(self, task_id: str) -> TaskStatus:
+        """Do one unit of the task's work, persisted; where the task then stands."""
+        task = self._task(task_id)
+        if task.status != TaskStatus.RUNNING.value:
+            return TaskStatus(task.status)
+        if task.turn_open:
+            return self._tool_turn(task)
+        return self._model_turn(task)
+
+    def outcome(self, task_id: str) -> Outcome:
+        """Where the task stands now."""
+        task = self._task(task_id)
+        status = TaskStatus(task.status)
+        waiting: tuple[str, ...] = ()
+        if status is TaskStatus.WAITING:
+            with self._database.connect() as db:
+                waiting = tuple(
+                    f"a decision from {self._route_words(p)}"
+                    for p in repo.waiting_of_task(db, task_id)
+                )
+        result = None
+        if status is TaskStatus.DONE:
+            registered = self._agents(task.agent)
+            _, result_type = registered.agent.skill(task.skill).types()
+            result = TypeAdapter(result_type).validate_python(task.result)
+        return Outcome(status=status, task=task_id, result=result, waiting_on=waiting,
+                       problem=task.problem, steps=task.steps, spend_usd=task.spend_usd)
+
+    def resume_after_decision(self, task_id: str) -> TaskStatus:
+        """After a decision: when the task waits on nothing more, it goes on (here, when this
+        process has its model; else in a worker)."""
+        task = self._task(task_id)
+        if task.status == TaskStatus.WAITING.value:
+            with self._database.connect() as db:
+                calls = repo.calls_of(db, task_id, task.turn)
+                if any(c.state == "proposed" for c in calls):
+                    return TaskStatus.WAITING
+                if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
+                    return TaskStatus(self._task(task_id).status)
+                repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
+        return self.run(task_id).status
+
+    def _task(self, task_id: str) -> repo.TaskRow:
+        with self._database.connect() as db:
+            task = repo.load_task(db, task_id)
+        if task is None:
+            raise NotFound(f"There is no task with id {task_id}.")
+        return task
+
+    # -- one model turn ------------------------------------------------------------------
+
+    def _model_turn(self, task: repo.TaskRow) -> TaskStatus:
+        registered = self._agents(task.agent)
+        skill = registered.agent.skill(task.skill)
+        model = self.models.get(task.id)
+        if model is None:
+            return TaskStatus.RUNNING
+        decision = next_action(task.steps, task.max_steps, task.spend_usd, task.budget_usd,
+                               False, False)
+        if decision is NextAction.HALT:
+            why = (f"it reached its budget of ${task.budget_usd:.4f}"
+                   if task.spend_usd >= task.budget_usd
+                   else f"it reached its limit of {task.max_steps} steps")
+            return self._end(task, TaskStatus.HALTED, f"Halted: {why}.")
+        tools = self.tool_specs(registered, skill)
+        max_out = registered.agent.max_output_tokens
+        if model.price is None and task.budget_usd != float("inf"):
+            return self._end(task, TaskStatus.FAILED,
+                             f"The price of {model.name} is not known, so its cost cannot be kept "
+                             "within the budget: set its price.")
+        reserve = model.price.cost(model.count_tokens(task.messages, tools), max_out) if (
+            model.price) else 0.0
+        if task.spend_usd + reserve > task.budget_usd:
+            return self._end(task, TaskStatus.HALTED,
+                             f"Halted: the next model call could cost up to ${reserve:.6f}, more "
+                             f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget.")
+        try:
+            reply = model.complete(task.messages, tools, max_output_tokens=max_out)
+        except Exception as error:
+            log.exception("The model %s failed in task %s", model.name, task.id)
+            return self._end(task, TaskStatus.FAILED,
+                             f"The model failed: {type(error).__name__}. The log has the details.")
+        cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
+            model.price) else 0.0
+        turn = task.turn + 1
+        calls = tuple(
+            ToolCall(id=c.id or f"call_{turn}_{i}", name=c.name, arguments=c.arguments)
+            for i, c in enumerate(reply.tool_calls)
+        )
+        messages = [*task.messages, Message(role="assistant", text=reply.text, tool_calls=calls)]
+        if not calls:
+            messages.append(Message(
+                role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
+            ))
+        with self._database.connect() as db:
+            if not repo.save_task(db, task, messages=messages, steps=task.steps + 1,
+                                  spend_usd=task.spend_usd + cost):
+                return TaskStatus.RUNNING  # someone else stepped it: look again
+            for position, call in enumerate(calls):
+                repo.insert_call(db, task_id=task.id, turn=turn, position=position,
+                                 call_id=call.id, tool=call.name, arguments=call.arguments,
+                                 why=reply.text, state="new")
+            asked = ", ".join(c.name for c in calls) or "no tool"
+            repo.note(db, task.id, "model_call",
+                      f"{model.name} was asked (step {task.steps + 1}) and answered with {asked}; "
+                      f"{reply.usage.input_tokens} tokens in, {reply.usage.output_tokens} out, "
+                      f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
+                      output_tokens=reply.usage.output_tokens, text=reply.text,
+                      reserved_usd=reserve)
+        return TaskStatus.RUNNING
+
+    def tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
+        """The tools offered to the model: the skill's tools that are not NEVER, and hand_back."""
+        specs = []
+        for name in skill.tool_names:
+            if name not in self._actions:
+                continue
+            info = self._actions.info(name)
+            verdict = gate(name, info.effects, self._permits(registered, skill), query=info.query)
+            if verdict.leave is Leave.NEVER:
+                continue
+            text = f"{info.label}. {info.description}".strip()
+            specs.append(ToolSpec(name=name, description=text, parameters=info.parameters_schema))
+        _, result_type = skill.types()
+        specs.append(ToolSpec(name=HAND_BACK, description="Hand back the finished result.",
+                              parameters=_hand_back_schema(result_type)))
+        return specs
+
+    @staticmethod
+    def _permits(registered: Registered, skill: Skill[Any, Any]) -> list[Any]:
+        return [registered.agent.may] + ([skill.may] if skill.may is not None else [])
+
+    # -- one tool turn -------------------------------------------------------------------
+
+    def _tool_turn(self, task: repo.TaskRow) -> TaskStatus:
+        registered = self._agents(task.agent)
+        skill = registered.agent.skill(task.skill)
+        with self._database.connect() as db:
+            calls = repo.calls_of(db, task.id, task.turn)
+        for call in calls:
+            if call.state == "new":
+                self._gate_call(task, registered, skill, call, calls)
+            elif call.state == "running":
+                self._recover_call(task, registered, call)
+        with self._database.connect() as db:
+            calls = repo.calls_of(db, task.id, task.turn)
+            if any(c.state == "proposed" for c in calls):
+                waiting = [f"a decision from {self._route_words(p)}"
+                           for p in repo.waiting_of_task(db, task.id)]
+                if repo.save_task(db, task, status=TaskStatus.WAITING.value):
+                    repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
+                    after = AgentTaskWaiting(task=task.id, waiting_on=tuple(waiting))
+                else:
+                    return TaskStatus.RUNNING
+            else:
+                return self._close_turn(db, task, calls)
+        self._events.emit(after)
+        return TaskStatus.WAITING
+
+    def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]) -> TaskStatus:
+        handed = [c for c in calls if c.tool == HAND_BACK and c.outcome == "Done"]
+        messages = [*task.messages, *(
+            Message(role="tool", text=c.answer, tool_call_id=c.call_id) for c in calls
+        )]
+        if handed:
+            if not repo.save_task(db, task, messages=messages, status=TaskStatus.DONE.value,
+                                  result=handed[0].value):
+                return TaskStatus.RUNNING
+            repo.note(db, task.id, "result", "The result was handed back, and the task is done.",
+                      result=handed[0].value)
+            return TaskStatus.DONE
+        repo.save_task(db, task, messages=messages)
+        return TaskStatus.RUNNING
+
+    def _gate_call(
+        self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+        call: repo.CallRow, turn: list[repo.CallRow],
+    ) -> None:
+        if call.tool == HAND_BACK:
+            self._hand_back(task, skill, call, len(turn))
+            return
+        in_skill = call.tool in skill.tool_names and call.tool in self._actions
+        if not in_skill:
+            offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
+            self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
+                                     f"tools are: {offered}. Nothing was run.")
+            return
+        action = self._actions.get(call.tool)
+        with self._database.connect() as db:
+            rule_id = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
+                                         for_id=task.for_id)
+        verdict = gate(call.tool, action.info.effects, self._permits(registered, skill),
+                       query=action.info.query, rule=rule_id is not None)
+        if verdict.leave is Leave.NEVER:
+            self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
+                                     "use. Nothing was run, and nothing was proposed.")
+            return
+        try:
+            values = self._actions.values_from_json(call.tool, call.arguments)
+        except (Invalid, NotFound) as refusal:
+            self._refuse(task, call, f"Invalid: {refusal.message} Nothing was run or proposed.",
+                         state="done", outcome="Invalid")
+            return
+        if verdict.leave is Leave.ALONE:
+            self._run_alone(task, registered, action, call, values,
+                            rule_id if verdict.by_rule else None)
+        else:
+            self._propose(task, registered, skill, action, call, turn, verdict.leave)
+
+    def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
+                state: str = "refused", outcome: str = "") -> None:
+        with self._database.connect() as db:
+            if repo.update_call(db, call.id, from_states=("new",), state=state, answer=answer,
+                                outcome=outcome, problem=answer, finished_at=repo.now()):
+                repo.note(db, task.id, "tool_call", f"{call.tool} was asked for: {answer}",
+                          tool=call.tool, arguments=call.arguments)
+
+    def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
+                   calls_in_turn: int) -> None:
+        _, result_type = skill.types()
+        if calls_in_turn > 1:
+            self._refuse(task, call, f"Call {HAND_BACK} on its own, once the other tools have "
+                                     "answered.", state="done", outcome="Invalid")
+            return
+        try:
+            raw = json.loads(call.arguments)
+            if not _is_object(result_type):
+                raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
+            adapter: TypeAdapter[Any] = TypeAdapter(result_type)
+            value = adapter.dump_python(adapter.validate_python(raw), mode="json")
+        except (ValueError, KeyError, TypeError, ValidationError) as error:
+            problem = str(error).splitlines()[0] if str(error) else type(error).__name__
+            self._refuse(task, call, f"Invalid: the result does not fit ({problem}); hand it back "
+                                     "again.", state="done", outcome="Invalid")
+            return
+        with self._database.connect() as db:
+            repo.update_call(db, call.id, from_states=("new",), state="done", outcome="Done",
+                             value=value, answer="Result received.", finished_at=repo.now())
+
+    # -- running alone -------------------------------------------------------------------
+
+    def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
+                   call: repo.CallRow, values: dict[str, Any], rule_id: str | None) -> None:
+        effects = action.info.effects
+        outside = effects.external or effects.sends or effects.spends
+        if outside:
+            with self._database.connect() as db:
+                repo.update_call(db, call.id, from_states=("new",), state="running",
+                                 started_at=repo.now(), leave=Leave.ALONE.words)
+        acting = ActingAs.of(registered.account)
+        ruled = " (a standing rule let it run alone)" if rule_id else ""
+
+        def record(db: repo.Executor, result: ActionResult) -> None:
+            repo.update_call(db, call.id, from_states=("new", "running"), state="done",
+                             leave=Leave.ALONE.words, outcome=result.outcome.value,
+                             said=result.said, value=result.value, problem=result.problem,
+                             ran_as=[p.name for p in result.ran_as],
+                             effects=list(effects.explain()), answer=answer_of(result),
+                             finished_at=repo.now())
+            repo.note(db, task.id, "tool_call",
+                      f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
+                      f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
+                      outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
+                      effects=list(effects.explain()))
+            if rule_id:
+                repo.use_rule(db, rule_id)
+
+        result = self._actions.run_values(
+            action, values, acting=acting, cause=f"task {task.id}",
+            within=None if action.info.query else record,
+        )
+        if action.info.query or not result.done:
+            with self._database.connect() as db:
+                record(db, result)
+
+    def _recover_call(self, task: repo.TaskRow, registered: Registered, call: repo.CallRow) -> None:
+        action = self._actions.get(call.tool)
+        if action.info.idempotent:
+            with self._database.connect() as db:
+                repo.update_call(db, call.id, state="new")
+            values = self._actions.values_from_json(call.tool, call.arguments)
+            with self._database.connect() as db:
+                fresh = repo.load_call(db, call.id)
+            self._run_alone(task, registered, action, fresh, values, None)
+            return
+        answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
+                  "is not run again blindly. Check whether it happened before trying again.")
+        with self._database.connect() as db:
+            if repo.update_call(db, call.id, from_states=("running",), state="unknown",
+                                outcome="Unknown", answer=answer, finished_at=repo.now()):
+                repo.note(db, task.id, "tool_call", f"{call.tool}: {answer}", tool=call.tool,
+                          outcome="Unknown")
+
+    # -- proposing -----------------------------------------------------------------------
+
+    def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+                 action: Action, call: repo.CallRow, turn: list[repo.CallRow], leave: Leave) -> None:
+        arguments = json.loads(call.arguments)
+        with self._database.connect() as db:
+            before = [c for c in repo.calls_of(db, task.id) if c.state == "done"
+                      and (c.turn, c.position) < (call.turn, call.position) and c.tool != HAND_BACK]
+        person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
+        proposal = Proposal(
+            id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
+            skill_version=skill.version, action=call.tool, label=action.info.label,
+            effects=tuple(action.info.effects.explain()), arguments=arguments,
+            shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
+            why=call.why,
+            evidence=tuple(Evidence(tool=c.tool, arguments=c.arguments, answer=c.answer)
+                           for c in before),
+            subject_version=skill.version_of(call.tool, arguments),
+            fingerprint="", decide_by="", decide_person_id=person_id, decide_queue=queue,
+            routed=routed, for_id=task.for_id, status=ProposalStatus.WAITING,
+            created_at=repo.now(),
+        )
+        instructions = self.instructions_now(task)
+        proposal = _with_fingerprint(proposal, instructions)
+        words = self._route_words(proposal)
+        with self._database.connect() as db:
+            if not repo.update_call(db, call.id, from_states=("new",), state="proposed",
+                                    leave=leave.words, effects=list(proposal.effects)):
+                return
+            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions)
+            repo.note(db, task.id, "proposal",
+                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
+                      proposal=proposal.id, tool=call.tool, arguments=arguments,
+                      shown=proposal.shown, subject_version=proposal.subject_version)
+        self._events.emit(AgentProposed(proposal=proposal))
+
+    def instructions_now(self, task: repo.TaskRow) -> str:
+        """The instruction set as it reads now: purpose, skill, app instructions, the brief."""
+        registered = self._agents(task.agent)
+        skill = registered.agent.skill(task.skill)
+        subject = self.subject_of(task, skill)
+        return self.instructions(registered, skill) + "\n\n" + skill.brief(subject)
+
+    def subject_of(self, task: repo.TaskRow, skill: Skill[Any, Any]) -> Any:
+        """The task's subject as it is now (a record read afresh)."""
+        subject_type, _ = skill.types()
+        if task.subject_id is not None:
+            with Session(self._database.engine, expire_on_commit=False) as session:
+                return session.get(subject_type, uuid.UUID(task.subject_id))
+        if task.subject_json is not None and subject_type not in (None, type(None)):
+            return TypeAdapter(subject_type).validate_python(task.subject_json)
+        return None
+
+    def _end(self, task: repo.TaskRow, status: TaskStatus, problem: str) -> TaskStatus:
+        with self._database.connect() as db:
+            if repo.save_task(db, task, status=status.value, problem=problem):
+                repo.note(db, task.id, "limit" if status is TaskStatus.HALTED else "failure",
+                          problem)
+                return status
+        return TaskStatus.RUNNING
+
+
+def _with_fingerprint(proposal: Proposal, instructions: str) -> Proposal:
+    from dataclasses import replace
+
+    return replace(proposal, fingerprint=fingerprint_of(proposal, instructions))
+
+
+def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, Any] | None = None,
+                   subject_version: str | None = None, skill_version: str | None = None) -> str:
+    """The fingerprint of a proposal: agent, skill and version, tool, arguments, subject version
+    and the instruction set."""
+    return fingerprint({
+        "agent": proposal.agent, "skill": proposal.skill,
+        "skill_version": skill_version if skill_version is not None else proposal.skill_version,
+        "tool": proposal.action,
+        "arguments": arguments if arguments is not None else proposal.arguments,
+        "subject_version": subject_version if subject_version is not None
+        else proposal.subject_version,
+        "instructions": instructions,
+    })
+
+
+def _subject_ref(subject: Any, subject_type: Any) -> tuple[str | None, Any]:
+    from signoff.security.records import RecordBase
+
+    if subject is None:
+        return None, None
+    if isinstance(subject, RecordBase):
+        return str(subject.id), None
+    return None, TypeAdapter(subject_type if subject_type else type(subject)).dump_python(
+        subject, mode="json"
+    )
+
+
+def _is_object(result_type: Any) -> bool:
+    schema = TypeAdapter(result_type).json_schema()
+    return schema.get("type") == "object" or "properties" in schema
+
+
+def _hand_back_schema(result_type: Any) -> dict[str, Any]:
+    schema = TypeAdapter(result_type).json_schema()
+    if _is_object(result_type):
+        return schema
+    return {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)

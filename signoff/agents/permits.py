@@ -1,0 +1,105 @@
+"""Permits: what an agent may do alone, must propose, must propose every time, or never does."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Leave", "Permits", "tool_name"]
+
+
+class Leave(enum.IntEnum):
+    """How much leave an agent has with a tool, from the least strict to the strictest."""
+
+    ALONE = 0
+    """It runs the tool without asking."""
+    PROPOSE = 1
+    """It proposes the call to a person; a standing rule may let it run alone."""
+    PROPOSE_EVERY_TIME = 2
+    """It proposes the call every time; no standing rule applies."""
+    NEVER = 3
+    """The tool is not offered, and a call to it neither runs nor is proposed."""
+
+    @property
+    def words(self) -> str:
+        """The leave as the catalogue shows it: "Alone", "Propose", "Propose every time", "Never"."""
+        return self.name.replace("_", " ").capitalize()
+
+
+def tool_name(tool: str | Callable[..., Any]) -> str:
+    """The name of a tool given as a name or as the action function."""
+    if isinstance(tool, str):
+        return tool
+    name = getattr(tool, "action_name", None) or getattr(tool, "__name__", None)
+    if not isinstance(name, str):
+        raise TypeError(f"{tool!r} is not a tool: give an action or its name.")
+    return name
+
+
+@dataclass(frozen=True, kw_only=True, init=False)
+class Permits:
+    """Per effect, the leave an agent has; and tools named in lists, treated as the list says
+    whatever they do. Every effect defaults to PROPOSE; a query always runs alone unless a list
+    names it."""
+
+    changes: Leave
+    """For tools that create, change or delete the app's records (or any state)."""
+    sends: Leave
+    """For tools that send something."""
+    spends: Leave
+    """For tools that spend money."""
+    reaches_out: Leave
+    """For tools that reach outside the app."""
+    alone: frozenset[str]
+    """Tools that run alone, whatever they do."""
+    propose: frozenset[str]
+    """Tools that are proposed, whatever they do."""
+    propose_every_time: frozenset[str]
+    """Tools proposed every time, whatever they do; no standing rule applies."""
+    never: frozenset[str]
+    """Tools never offered and never run."""
+
+    def __init__(
+        self,
+        *,
+        changes: Leave = Leave.PROPOSE,
+        sends: Leave = Leave.PROPOSE,
+        spends: Leave = Leave.PROPOSE,
+        reaches_out: Leave = Leave.PROPOSE,
+        alone: Iterable[str | Callable[..., Any]] = (),
+        propose: Iterable[str | Callable[..., Any]] = (),
+        propose_every_time: Iterable[str | Callable[..., Any]] = (),
+        never: Iterable[str | Callable[..., Any]] = (),
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "changes", Leave(changes))
+        set_(self, "sends", Leave(sends))
+        set_(self, "spends", Leave(spends))
+        set_(self, "reaches_out", Leave(reaches_out))
+        set_(self, "alone", frozenset(tool_name(t) for t in alone))
+        set_(self, "propose", frozenset(tool_name(t) for t in propose))
+        set_(self, "propose_every_time", frozenset(tool_name(t) for t in propose_every_time))
+        set_(self, "never", frozenset(tool_name(t) for t in never))
+
+    @staticmethod
+    def everything() -> Permits:
+        """Every effect alone: the agent proposes nothing (lists may still be given stricter)."""
+        return Permits(changes=Leave.ALONE, sends=Leave.ALONE, spends=Leave.ALONE,
+                       reaches_out=Leave.ALONE)
+
+    @staticmethod
+    def changes_alone() -> Permits:
+        """The app's own data changes alone; anything that leaves it is proposed."""
+        return Permits(changes=Leave.ALONE)
+
+    def listed(self, tool: str) -> Leave | None:
+        """The strictest leave the lists give `tool`, or None when no list names it."""
+        found = [leave for leave, names in (
+            (Leave.ALONE, self.alone),
+            (Leave.PROPOSE, self.propose),
+            (Leave.PROPOSE_EVERY_TIME, self.propose_every_time),
+            (Leave.NEVER, self.never),
+        ) if tool in names]
+        return max(found) if found else None

@@ -1,0 +1,54 @@
+"""Receipts: everything a task did, in order, in words and as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+__all__ = ["Receipt", "ReceiptEntry"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReceiptEntry:
+    """One thing that happened."""
+
+    at: datetime
+    """When."""
+    kind: str
+    """model_call, tool_call, proposal, decision, rule, limit, result."""
+    words: str
+    """What happened, in a sentence."""
+    data: dict[str, Any]
+    """What happened, as data."""
+    cost_usd: float = 0.0
+    """What it cost."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Receipt:
+    """The receipt of one task."""
+
+    task: str
+    """The task's id."""
+    agent: str
+    """The agent."""
+    skill: str
+    """The skill."""
+    status: str
+    """Where the task stands."""
+    entries: tuple[ReceiptEntry, ...]
+    """What happened, in order."""
+
+    @property
+    def cost_usd(self) -> float:
+        """What the task cost in all."""
+        return sum(e.cost_usd for e in self.entries)
+
+    @property
+    def words(self) -> str:
+        """The receipt as text, a line per entry."""
+        return "\n".join(e.words for e in self.entries)
+
+    def __str__(self) -> str:
+        return self.words

@@ -1,0 +1,351 @@
+"""Reading and writing tasks, tool calls, proposals, rules and receipt entries.
+
+Every function takes the connection (or session) to work in, so that a caller decides what
+commits together: an action's writes, its tool-call row and its proposal's status, at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from sqlalchemy import Select, and_, func, or_, select, update
+
+from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
+from signoff.agents.receipts import ReceiptEntry
+from signoff.agents.rules import StandingRule
+from signoff.models.base import Message
+from signoff.store.tables import proposals, receipt_entries, standing_rules, tasks, tool_calls
+
+__all__ = [
+    "CallRow",
+    "Executor",
+    "TaskRow",
+    "now",
+]
+
+
+class Executor(Protocol):
+    """A SQLAlchemy connection or session: anything statements can be executed in."""
+
+    def execute(self, statement: Any, parameters: Any = None, /) -> Any: ...
+
+
+def now() -> datetime:
+    """The time, in UTC."""
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """A fresh id."""
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskRow:
+    """A task as stored."""
+
+    id: str
+    agent: str
+    skill: str
+    for_id: str | None
+    subject_type: str
+    subject_id: str | None
+    subject_json: Any
+    status: str
+    messages: list[Message]
+    steps: int
+    spend_usd: float
+    max_steps: int
+    budget_usd: float
+    model: str
+    result: Any
+    problem: str
+    revision: int
+
+    @property
+    def turn(self) -> int:
+        """The number of the latest model turn (1 for the first)."""
+        return sum(1 for m in self.messages if m.role == "assistant")
+
+    @property
+    def turn_open(self) -> bool:
+        """Whether the latest model turn asked for tools whose answers are not all in yet."""
+        return bool(self.messages) and self.messages[-1].role == "assistant" and bool(
+            self.messages[-1].tool_calls
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallRow:
+    """A tool call as stored."""
+
+    id: str
+    task_id: str
+    turn: int
+    position: int
+    call_id: str
+    tool: str
+    arguments: str
+    why: str
+    state: str
+    leave: str
+    outcome: str
+    said: str
+    value: Any
+    problem: str
+    ran_as: Any
+    effects: Any
+    answer: str
+
+
+# -- tasks ---------------------------------------------------------------------------------
+
+
+def insert_task(db: Executor, **values: Any) -> None:
+    """Store a new task."""
+    messages = values.pop("messages")
+    db.execute(tasks.insert().values(
+        messages=[m.to_json() for m in messages], created_at=now(), updated_at=now(), revision=0,
+        **values,
+    ))
+
+
+def load_task(db: Executor, task_id: str) -> TaskRow | None:
+    """The task `task_id`, or None."""
+    row = db.execute(select(tasks).where(tasks.c.id == task_id)).first()
+    if row is None:
+        return None
+    m = row._mapping
+    return TaskRow(
+        id=m["id"], agent=m["agent"], skill=m["skill"], for_id=m["for_id"],
+        subject_type=m["subject_type"], subject_id=m["subject_id"],
+        subject_json=m["subject_json"], status=m["status"],
+        messages=[Message.from_json(x) for x in m["messages"]], steps=m["steps"],
+        spend_usd=m["spend_usd"], max_steps=m["max_steps"], budget_usd=m["budget_usd"],
+        model=m["model"], result=m["result"], problem=m["problem"], revision=m["revision"],
+    )
+
+
+def save_task(db: Executor, task: TaskRow, **changes: Any) -> bool:
+    """Write `changes` to the task if nobody else has since it was read (False otherwise)."""
+    if "messages" in changes:
+        changes["messages"] = [m.to_json() for m in changes["messages"]]
+    done = db.execute(
+        update(tasks)
+        .where(tasks.c.id == task.id, tasks.c.revision == task.revision)
+        .values(revision=task.revision + 1, updated_at=now(), **changes)
+    )
+    return bool(done.rowcount == 1)
+
+
+def tasks_in(db: Executor, status: str) -> list[str]:
+    """The ids of the tasks in `status`, oldest first."""
+    return [r[0] for r in db.execute(
+        select(tasks.c.id).where(tasks.c.status == status).order_by(tasks.c.created_at)
+    )]
+
+
+# -- tool calls ----------------------------------------------------------------------------
+
+
+def insert_call(db: Executor, **values: Any) -> str:
+    """Store a new tool call; its id."""
+    call_id = new_id()
+    db.execute(tool_calls.insert().values(id=call_id, **values))
+    return call_id
+
+
+def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRow]:
+    """The task's tool calls (of one turn, when given), in order."""
+    query = select(tool_calls).where(tool_calls.c.task_id == task_id)
+    if turn is not None:
+        query = query.where(tool_calls.c.turn == turn)
+    rows = db.execute(query.order_by(tool_calls.c.turn, tool_calls.c.position))
+    return [_call(r._mapping) for r in rows]
+
+
+def load_call(db: Executor, call_id: str) -> CallRow:
+    """One tool call."""
+    row = db.execute(select(tool_calls).where(tool_calls.c.id == call_id)).one()
+    return _call(row._mapping)
+
+
+def update_call(db: Executor, call_id: str, *, from_states: Sequence[str] = (), **values: Any) -> bool:
+    """Change a tool call (only if it is in one of `from_states`, when given)."""
+    statement = update(tool_calls).where(tool_calls.c.id == call_id)
+    if from_states:
+        statement = statement.where(tool_calls.c.state.in_(list(from_states)))
+    return bool(db.execute(statement.values(**values)).rowcount == 1)
+
+
+def _call(m: Any) -> CallRow:
+    return CallRow(**{k: m[k] for k in (
+        "id", "task_id", "turn", "position", "call_id", "tool", "arguments", "why", "state",
+        "leave", "outcome", "said", "value", "problem", "ran_as", "effects", "answer",
+    )})
+
+
+# -- proposals -----------------------------------------------------------------------------
+
+
+def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructions: str) -> None:
+    """Store a new proposal made for tool call `call_id`."""
+    db.execute(proposals.insert().values(
+        id=proposal.id, task_id=proposal.task, tool_call_id=call_id,
+        agent=proposal.agent, skill=proposal.skill, skill_version=proposal.skill_version,
+        action=proposal.action, label=proposal.label, effects=list(proposal.effects),
+        arguments=proposal.arguments, shown=proposal.shown, why=proposal.why,
+        evidence=[e.__dict__ for e in proposal.evidence], subject_version=proposal.subject_version,
+        fingerprint=proposal.fingerprint, instructions=instructions,
+        decide_person_id=proposal.decide_person_id, decide_queue=proposal.decide_queue,
+        routed=proposal.routed, for_id=proposal.for_id, status=proposal.status.value,
+        created_at=proposal.created_at or now(),
+    ))
+
+
+def proposal_query() -> Select[Any]:
+    """All proposals, newest first."""
+    return select(proposals).order_by(proposals.c.created_at.desc(), proposals.c.id)
+
+
+def load_proposals(db: Executor, query: Select[Any]) -> list[Proposal]:
+    """The proposals `query` selects."""
+    return [_proposal(r._mapping) for r in db.execute(query)]
+
+
+def load_proposal(db: Executor, proposal_id: str) -> tuple[Proposal, str, str] | None:
+    """A proposal with its tool call's id and the instructions it was made under."""
+    row = db.execute(select(proposals).where(proposals.c.id == proposal_id)).first()
+    if row is None:
+        return None
+    m = row._mapping
+    return _proposal(m), m["tool_call_id"], m["instructions"]
+
+
+def claim_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> bool:
+    """Move a waiting proposal to `status`; False when it was no longer waiting (decided once)."""
+    done = db.execute(
+        update(proposals)
+        .where(proposals.c.id == proposal_id, proposals.c.status == ProposalStatus.WAITING.value)
+        .values(status=status.value, **values)
+    )
+    return bool(done.rowcount == 1)
+
+
+def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> None:
+    """Set where a claimed proposal ends."""
+    db.execute(update(proposals).where(proposals.c.id == proposal_id).values(
+        status=status.value, **values
+    ))
+
+
+def waiting_of_task(db: Executor, task_id: str) -> list[Proposal]:
+    """The task's proposals still waiting (or approved and running)."""
+    query = select(proposals).where(
+        proposals.c.task_id == task_id,
+        proposals.c.status.in_([ProposalStatus.WAITING.value, ProposalStatus.APPROVED.value]),
+    )
+    return load_proposals(db, query)
+
+
+def _proposal(m: Any) -> Proposal:
+    return Proposal(
+        id=m["id"], task=m["task_id"], agent=m["agent"], skill=m["skill"],
+        skill_version=m["skill_version"], action=m["action"], label=m["label"],
+        effects=tuple(m["effects"]), arguments=m["arguments"], shown=m["shown"], why=m["why"],
+        evidence=tuple(Evidence(**e) for e in m["evidence"]),
+        subject_version=m["subject_version"], fingerprint=m["fingerprint"],
+        decide_by="", decide_person_id=m["decide_person_id"], decide_queue=m["decide_queue"],
+        routed=m["routed"], for_id=m["for_id"], status=ProposalStatus(m["status"]),
+        decided_by=m["decided_by_id"], reason=m["reason"], result=m["result"],
+        edited=m["edited"], created_at=m["created_at"], decided_at=m["decided_at"],
+    )
+
+
+# -- standing rules ------------------------------------------------------------------------
+
+
+def insert_rule(db: Executor, **values: Any) -> str:
+    """Store a new standing rule; its id."""
+    rule_id = new_id()
+    db.execute(standing_rules.insert().values(id=rule_id, made_at=now(), used=0, **values))
+    return rule_id
+
+
+def matching_rule(
+    db: Executor, *, agent: str, tool: str, skill: str, for_id: str | None
+) -> str | None:
+    """The id of an active rule letting `agent` run `tool` alone in this work, or None."""
+    r = standing_rules.c
+    row = db.execute(
+        select(r.id).where(
+            r.agent == agent, r.tool == tool, r.revoked_at.is_(None),
+            or_(r.skill.is_(None), r.skill == skill),
+            or_(r.for_id.is_(None), and_(r.for_id.is_not(None), r.for_id == for_id)),
+        ).order_by(r.made_at)
+    ).first()
+    return str(row[0]) if row is not None else None
+
+
+def use_rule(db: Executor, rule_id: str) -> None:
+    """Count one use of a rule."""
+    db.execute(update(standing_rules).where(standing_rules.c.id == rule_id).values(
+        used=standing_rules.c.used + 1, last_used_at=now()
+    ))
+
+
+def load_rules(db: Executor, *, active_only: bool = False) -> list[StandingRule]:
+    """Every standing rule, oldest first."""
+    query = select(standing_rules).order_by(standing_rules.c.made_at)
+    if active_only:
+        query = query.where(standing_rules.c.revoked_at.is_(None))
+    return [_rule(r._mapping) for r in db.execute(query)]
+
+
+def revoke_rule(db: Executor, rule_id: str, *, by: str, why: str) -> bool:
+    """Take a rule back; False when it was already."""
+    done = db.execute(
+        update(standing_rules)
+        .where(standing_rules.c.id == rule_id, standing_rules.c.revoked_at.is_(None))
+        .values(revoked_by_id=by, revoked_at=now(), why=why)
+    )
+    return bool(done.rowcount == 1)
+
+
+def _rule(m: Any) -> StandingRule:
+    return StandingRule(
+        id=m["id"], agent=m["agent"], tool=m["tool"], skill=m["skill"], for_id=m["for_id"],
+        made_by=m["made_by_id"], made_at=m["made_at"], used=m["used"],
+        last_used_at=m["last_used_at"], revoked_by=m["revoked_by_id"],
+        revoked_at=m["revoked_at"], why=m["why"],
+    )
+
+
+# -- receipts ------------------------------------------------------------------------------
+
+
+def note(db: Executor, task_id: str, kind: str, words: str, cost_usd: float = 0.0,
+         **data: Any) -> None:
+    """Add an entry to a task's receipt."""
+    db.execute(receipt_entries.insert().values(
+        task_id=task_id, at=now(), kind=kind, words=words, data=data, cost_usd=cost_usd
+    ))
+
+
+def entries_of(db: Executor, task_id: str) -> list[ReceiptEntry]:
+    """A task's receipt entries, in order."""
+    rows = db.execute(
+        select(receipt_entries).where(receipt_entries.c.task_id == task_id)
+        .order_by(receipt_entries.c.id)
+    )
+    return [ReceiptEntry(at=r.at, kind=r.kind, words=r.words, data=r.data, cost_usd=r.cost_usd)
+            for r in rows]
+
+
+def count(db: Executor, query: Select[Any]) -> int:
+    """How many rows `query` selects."""
+    return int(db.execute(select(func.count()).select_from(query.subquery())).scalar_one())

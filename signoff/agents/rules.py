@@ -1,0 +1,43 @@
+"""Standing rules: "from now on, alone" — for one tool of one agent, until revoked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["StandingRule"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StandingRule:
+    """Lets an agent run one tool without proposing it."""
+
+    id: str
+    """The rule's id."""
+    agent: str
+    """The agent it is for."""
+    tool: str
+    """The tool it lets run alone."""
+    skill: str | None
+    """Only within this skill (None: any skill of the agent)."""
+    for_id: str | None
+    """Only in work done for this person (None: for everybody)."""
+    made_by: str
+    """Who made it (a principal id)."""
+    made_at: datetime
+    """When."""
+    used: int = 0
+    """How many calls it let run alone."""
+    last_used_at: datetime | None = None
+    """When it last did."""
+    revoked_by: str | None = None
+    """Who took it back."""
+    revoked_at: datetime | None = None
+    """When (from the next step on, it no longer applies)."""
+    why: str = ""
+    """Why it was taken back."""
+
+    @property
+    def active(self) -> bool:
+        """Whether it still applies."""
+        return self.revoked_at is None

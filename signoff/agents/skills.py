@@ -1,0 +1,97 @@
+"""Skills: one kind of work an agent does — its tools, its brief, who decides its proposals."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
+
+from signoff.agents.permits import Permits, tool_name
+from signoff.security.principals import Principal
+
+__all__ = ["Route", "Skill"]
+
+Subject = TypeVar("Subject")
+Result = TypeVar("Result")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Route:
+    """Where a skill sends a tool's proposals: to one person, or to a queue."""
+
+    person: Principal | None = None
+    """The one person who decides."""
+    queue: str = ""
+    """The queue that decides: anyone holding the role of that name."""
+
+    @staticmethod
+    def to_person(person: Principal) -> Route:
+        """Proposals go to this person."""
+        return Route(person=person)
+
+    @staticmethod
+    def to_queue(name: str) -> Route:
+        """Proposals go to a queue: anyone with the role `name` may decide them."""
+        return Route(queue=name)
+
+    @property
+    def words(self) -> str:
+        """Where it goes, in words: "Noor", "the Finance queue"."""
+        return self.person.name if self.person else f"the {self.queue} queue"
+
+
+class Skill(Generic[Subject, Result]):
+    """One kind of work: ``class EstimateRepair(Skill[Repair, Estimate])``.
+
+    The subject is a record, a plain value type, or None; the result is what the model hands
+    back, validated before the task is done.
+    """
+
+    description: ClassVar[str] = ""
+    """What the skill is for, as the model is told."""
+    tools: ClassVar[list[Callable[..., Any]]] = []
+    """The actions it may call: the allowlist."""
+    may: ClassVar[Permits | None] = None
+    """Stricter permits for this skill (the strictest of agent and skill wins)."""
+    version: ClassVar[str] = "1"
+    """Change it when the skill's meaning changes: pending proposals then go stale."""
+
+    @property
+    def name(self) -> str:
+        """The skill's name: ``EstimateRepair`` → ``estimate_repair``."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The names of its tools, in order."""
+        return [tool_name(t) for t in self.tools]
+
+    @classmethod
+    def types(cls) -> tuple[Any, Any]:
+        """(subject type, result type), from ``Skill[Subject, Result]``."""
+        for base in getattr(cls, "__orig_bases__", ()):
+            if get_origin(base) is Skill:
+                subject, result = get_args(base)
+                return subject, result
+        for parent in cls.__mro__[1:]:
+            if parent is not Skill and issubclass(parent, Skill):
+                return parent.types()
+        return None, str
+
+    def brief(self, subject: Subject) -> str:
+        """What the model is told of this piece of work."""
+        return str(subject) if subject is not None else ""
+
+    def version_of(self, action: str, arguments: dict[str, Any]) -> str:
+        """The version of the things a call acts on, as they read now ("r1"); when it reads
+        differently at decision time, the proposal is stale."""
+        return ""
+
+    def names(self, action: str, argument: str, value: str) -> str:
+        """How an argument reads to a person (an id → "Ticket T-7"); the value itself by default."""
+        return value
+
+    def decided_by(self, action: str) -> Route | None:
+        """Where this tool's proposals go; None: to the person the work is for."""
+        return None

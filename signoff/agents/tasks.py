@@ -1,0 +1,54 @@
+"""Tasks: one piece of work an agent does, and where it stands (``Outcome``)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Outcome", "TaskStatus"]
+
+
+class TaskStatus(enum.Enum):
+    """Where a task stands."""
+
+    RUNNING = "Running"
+    """It is being worked on (or was, when its process stopped: a worker picks it up)."""
+    WAITING = "Waiting"
+    """It waits on a person's decision; nothing runs and no model is asked meanwhile."""
+    DONE = "Done"
+    """The model handed back a result that was accepted."""
+    HALTED = "Halted"
+    """A hard limit stopped it (steps or spend)."""
+    FAILED = "Failed"
+    """It could not go on (a model error, a result that never validated)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What ``agent.do`` (and ``app.outcome(task)``) says of a task."""
+
+    status: TaskStatus
+    """Where it stands."""
+    task: str
+    """The task's id."""
+    result: Any = None
+    """The result handed back (validated as the skill's result type) when Done."""
+    waiting_on: tuple[str, ...] = ()
+    """When Waiting: what it waits on, in words ("a decision from Noor")."""
+    problem: str = ""
+    """When Halted or Failed: why."""
+    steps: int = 0
+    """Model calls made."""
+    spend_usd: float = 0.0
+    """What the model calls cost."""
+
+    @property
+    def done(self) -> bool:
+        """Whether the task is Done."""
+        return self.status is TaskStatus.DONE
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the task waits on a decision."""
+        return self.status is TaskStatus.WAITING

@@ -1,0 +1,34 @@
+"""The step decision every loop step makes: go on, halt, or ask a person."""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["NextAction", "next_action"]
+
+
+class NextAction(enum.Enum):
+    """What the loop does next."""
+
+    CONTINUE = "Continue"
+    HALT = "Halt"
+    ESCALATE = "Escalate"
+
+
+def next_action(
+    steps_taken: int,
+    max_steps: int,
+    spend_usd: float,
+    budget_usd: float,
+    action_is_irreversible: bool,
+    human_approved: bool,
+) -> NextAction:
+    """The next move, by these rules in order: spend at or over budget → HALT; steps at or over
+    the limit → HALT; an irreversible action not approved → ESCALATE; else CONTINUE."""
+    if spend_usd >= budget_usd:
+        return NextAction.HALT
+    if steps_taken >= max_steps:
+        return NextAction.HALT
+    if action_is_irreversible and not human_approved:
+        return NextAction.ESCALATE
+    return NextAction.CONTINUE

@@ -1,0 +1,176 @@
+"""The Model protocol and the messages, tool calls and usage that pass through it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from signoff.exceptions import SignoffError
+
+__all__ = [
+    "Message",
+    "Model",
+    "ModelRequestsRefused",
+    "Price",
+    "Reply",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+    "model_requests_allowed",
+    "refuse_model_requests",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Price:
+    """What a model costs, in US dollars per million tokens."""
+
+    input_per_mtok: float
+    """Per million input tokens."""
+    output_per_mtok: float
+    """Per million output tokens."""
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """The cost of this many tokens."""
+        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
+
+
+@dataclass(frozen=True, kw_only=True)
+class Usage:
+    """What one model call used."""
+
+    input_tokens: int = 0
+    """Tokens read."""
+    output_tokens: int = 0
+    """Tokens written."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """A tool as a model is offered it."""
+
+    name: str
+    """The name the model calls it by."""
+    description: str
+    """What it does, for the model."""
+    parameters: dict[str, Any]
+    """The JSON Schema of its one JSON object of arguments."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    """One tool call a model asked for."""
+
+    id: str
+    """The call's id within its turn (the provider's, or made up)."""
+    name: str
+    """The tool asked for (it may name no tool at all)."""
+    arguments: str
+    """The arguments as the model wrote them: JSON text, possibly malformed."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Message:
+    """One message of a task's conversation."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    """Who speaks."""
+    text: str = ""
+    """What is said."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """For an assistant message: the tools it asks for."""
+    tool_call_id: str = ""
+    """For a tool message: the call it answers."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The message as JSON, for storage."""
+        data: dict[str, Any] = {"role": self.role, "text": self.text}
+        if self.tool_calls:
+            data["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
+            ]
+        if self.tool_call_id:
+            data["tool_call_id"] = self.tool_call_id
+        return data
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Message:
+        """A message read back from storage."""
+        return Message(
+            role=data["role"],
+            text=data.get("text", ""),
+            tool_calls=tuple(ToolCall(**c) for c in data.get("tool_calls", [])),
+            tool_call_id=data.get("tool_call_id", ""),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reply:
+    """What a model answered."""
+
+    text: str = ""
+    """What it said (beside its tool calls, this is its *why*)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tools it asks for, in order."""
+    usage: Usage = field(default_factory=Usage)
+    """What the call used."""
+    stop: Literal["end", "tool_calls", "max_tokens"] = "end"
+    """Why it stopped."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that answers messages and tool schemas with text and/or tool calls."""
+
+    name: str
+    """The model's name, as receipts show it."""
+    price: Price | None
+    """What it costs (None: unknown; with a budget, signoff refuses to guess)."""
+
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
+    ) -> Reply:
+        """Answer the conversation, offering these tools."""
+        ...
+
+    def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """The input tokens this call would use, or an upper bound of them."""
+        ...
+
+
+def upper_bound_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+    """A safe upper bound of the tokens in a request: one token per UTF-8 byte, plus overhead.
+
+    No tokenizer in use encodes fewer than one byte per token, so this never undercounts.
+    """
+    size = sum(len(json.dumps(m.to_json()).encode()) for m in messages)
+    size += sum(len(json.dumps(t.parameters).encode()) + len(t.name) + len(t.description.encode())
+                for t in tools)
+    return size + 16 * (len(messages) + len(tools)) + 64
+
+
+class ModelRequestsRefused(SignoffError):
+    """A request to a real model was refused: real model requests are off (as in tests)."""
+
+
+_REFUSED = {"value": os.environ.get("SIGNOFF_ALLOW_MODEL_REQUESTS", "1") == "0"}
+
+
+def model_requests_allowed() -> bool:
+    """Whether a real model may be asked now. Real providers check this before every request."""
+    return not _REFUSED["value"]
+
+
+@contextmanager
+def refuse_model_requests() -> Iterator[None]:
+    """Within the block, any real model request raises `ModelRequestsRefused`."""
+    before = _REFUSED["value"]
+    _REFUSED["value"] = True
+    try:
+        yield
+    finally:
+        _REFUSED["value"] = before

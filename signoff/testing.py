@@ -1,0 +1,152 @@
+"""Helpers for testing apps built on signoff: a scripted model, and a guard against real ones.
+
+``ScriptedModel(says.tool(note_repair, repair=r.id, note="..."), says.hand_back(estimate))``
+plays its script one model turn at a time. Its place in the script is read from the
+conversation itself (the number of turns so far), so a task resumed after a restart goes on
+where it was.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from signoff.models.base import (
+    Message,
+    Price,
+    Reply,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    refuse_model_requests,
+    upper_bound_tokens,
+)
+from signoff.security.records import RecordBase
+
+__all__ = ["ScriptLine", "ScriptedModel", "refuse_model_requests", "says"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScriptLine:
+    """One model turn of a script."""
+
+    text: str = ""
+    """What the model says (beside tool calls: its why)."""
+    calls: tuple[tuple[str, str], ...] = ()
+    """(tool, arguments as JSON text), in order."""
+    usage: Usage | None = None
+    """The usage it reports (the model's default when None)."""
+
+
+def _json_of(value: Any) -> Any:
+    if isinstance(value, RecordBase):
+        return str(value.id)
+    if isinstance(value, enum.Enum):
+        return value.name
+    return to_jsonable_python(value, fallback=str)
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    return json.dumps({k: _json_of(v) for k, v in arguments.items()})
+
+
+def _tool_name(action: Any) -> str:
+    if isinstance(action, str):
+        return action
+    return str(getattr(action, "action_name", None) or getattr(action, "__name__", action))
+
+
+class says:
+    """How a script line is written."""
+
+    @staticmethod
+    def tool(why_or_action: Any, action: Any = None, /, **arguments: Any) -> ScriptLine:
+        """A turn calling one tool: ``says.tool(note_repair, note="x")`` or, with the model's
+        reason, ``says.tool("Pads and a cable.", set_price, price=45)``."""
+        if action is None:
+            return ScriptLine(calls=((_tool_name(why_or_action), _arguments(arguments)),))
+        return ScriptLine(text=str(why_or_action),
+                          calls=((_tool_name(action), _arguments(arguments)),))
+
+    @staticmethod
+    def raw(tool: str, arguments_json: str, why: str = "") -> ScriptLine:
+        """A turn calling `tool` with arguments exactly as written (malformed ones included)."""
+        return ScriptLine(text=why, calls=((tool, arguments_json),))
+
+    @staticmethod
+    def tools(*lines: ScriptLine, why: str = "") -> ScriptLine:
+        """One turn with several tool calls (each written with ``says.tool``)."""
+        calls = tuple(call for line in lines for call in line.calls)
+        return ScriptLine(text=why or " ".join(line.text for line in lines if line.text),
+                          calls=calls)
+
+    @staticmethod
+    def hand_back(value: Any, why: str = "") -> ScriptLine:
+        """A turn handing back the result."""
+        data = _json_of(value)
+        if not isinstance(data, dict):
+            data = {"result": data}
+        return ScriptLine(text=why, calls=(("hand_back", json.dumps(data)),))
+
+    @staticmethod
+    def text(text: str) -> ScriptLine:
+        """A turn that only talks."""
+        return ScriptLine(text=text)
+
+
+@dataclass(kw_only=True)
+class _Seen:
+    messages: list[list[Message]] = field(default_factory=list)
+    tools: list[list[ToolSpec]] = field(default_factory=list)
+
+
+class ScriptedModel:
+    """A model that plays a script; what it was asked is kept in `seen`."""
+
+    def __init__(
+        self,
+        *lines: ScriptLine,
+        name: str = "scripted",
+        price: Price | None = Price(input_per_mtok=0.0, output_per_mtok=0.0),
+        usage: Usage | Callable[[int], Usage] | None = None,
+    ) -> None:
+        self.lines = list(lines)
+        """The script."""
+        self.name = name
+        """The model's name."""
+        self.price = price
+        """What it costs."""
+        self._usage = usage
+        self.seen = _Seen()
+        """What it was asked, call by call."""
+
+    def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """An upper bound, as for any model without a tokenizer here."""
+        return upper_bound_tokens(messages, tools)
+
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
+    ) -> Reply:
+        """The next line of the script, by how many turns the conversation already has."""
+        self.seen.messages.append(list(messages))
+        self.seen.tools.append(list(tools))
+        turn = sum(1 for m in messages if m.role == "assistant")
+        if turn >= len(self.lines):
+            raise RuntimeError(f"The script has {len(self.lines)} turns; turn {turn + 1} was asked.")
+        line = self.lines[turn]
+        calls = tuple(ToolCall(id=f"call_{turn + 1}_{i}", name=name, arguments=arguments)
+                      for i, (name, arguments) in enumerate(line.calls))
+        if line.usage is not None:
+            usage = line.usage
+        elif callable(self._usage):
+            usage = self._usage(turn)
+        else:
+            usage = self._usage or Usage(input_tokens=upper_bound_tokens(messages, tools) // 4,
+                                         output_tokens=16)
+        return Reply(text=line.text, tool_calls=calls, usage=usage,
+                     stop="tool_calls" if calls else "end")
