@@ -22,7 +22,12 @@ from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
 from signoff.actions.problems import problem_of
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
-from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
+from signoff.actions.readonly import (
+    make_session_read_only,
+    read_only_guard,
+    refuse_pending_changes,
+)
+from signoff.exceptions import Invalid, NotAuthorized, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People
 from signoff.security.sessions import open_session
@@ -131,9 +136,15 @@ class Runner:
         if not isinstance(values, Mapping):
             return _result(action, acting, cause, ActionOutcome.INVALID,
                            problem="The values must be given by name, as one object.")
+        query = action.info.query
+        if query and (consent is not None or before is not None or within is not None):
+            raise UserError(f"{action.name} is a query: it runs read-only, so nothing can be "
+                            "written in its transaction; record what it did afterwards.")
         with running_for(cause) as cause:
             session = open_session(self._database, acting)
             try:
+                if query:
+                    return self._call_read_only(action, dict(values), session, acting, cause)
                 with session.begin():
                     if consent is not None:
                         _honour_once(session, consent)
@@ -164,6 +175,31 @@ class Runner:
                 return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
             finally:
                 session.close()
+
+    def _call_read_only(
+        self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs, cause: str
+    ) -> ActionResult:
+        """Run a query enforced read-only: a read-only connection, no flush, and an audit hook
+        that refuses writes, processes and sockets. Whatever it tried, even a refusal it caught
+        and ignored, ends it Failed; nothing it did is kept."""
+        make_session_read_only(session)
+        result: ActionResult | None = None
+        with read_only_guard() as guard:
+            try:
+                with session.begin():
+                    result = self._call(action, values, session, acting, cause)
+                    refuse_pending_changes(session)
+                    if guard.violated:
+                        raise guard.violations[0]
+            except ReadOnlyViolation:
+                pass  # recorded in the guard, and told below
+        if guard.violated or result is None:
+            log.error(
+                "Query %s tried more than reading, run as %s for cause %r: %s",
+                action.name, acting.names, cause, "; ".join(str(v) for v in guard.violations),
+            )
+            return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
+        return result
 
     def _call(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs, cause: str

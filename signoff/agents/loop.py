@@ -166,10 +166,8 @@ class Loop:
         waiting: tuple[str, ...] = ()
         if status is TaskStatus.WAITING:
             with self._database.connect() as db:
-                waiting = tuple(
-                    f"a decision from {self._route_words(p)}"
-                    for p in repo.waiting_of_task(db, task_id)
-                )
+                pending = repo.waiting_of_task(db, task_id)
+            waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
         result = None
         if status is TaskStatus.DONE:
             registered = self._agents(task.agent)
@@ -295,10 +293,11 @@ class Loop:
             elif call.state == "running":
                 self._recover_call(task, registered, call)
         with self._database.connect() as db:
+            pending = repo.waiting_of_task(db, task.id)
+        waiting = [f"a decision from {self._route_words(p)}" for p in pending]
+        with self._database.connect() as db:
             calls = repo.calls_of(db, task.id, task.turn)
             if any(c.state == "proposed" for c in calls):
-                waiting = [f"a decision from {self._route_words(p)}"
-                           for p in repo.waiting_of_task(db, task.id)]
                 if repo.save_task(db, task, status=TaskStatus.WAITING.value):
                     repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
                     after = AgentTaskWaiting(task=task.id, waiting_on=tuple(waiting))
