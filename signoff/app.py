@@ -23,6 +23,7 @@ from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome
+from signoff.engine.worker import Worker
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
@@ -248,6 +249,11 @@ class App:
     def outcome(self, task: Outcome | str) -> Outcome:
         """Where a task stands now."""
         return self._agency.loop.outcome(_task_id(task) or "")
+
+    def worker(self, *, model_for: Callable[[str, str], Any] | None = None) -> Worker:
+        """A worker that steps this app's tasks that can go on (after a restart, or a decision
+        made in another process). ``model_for(agent, task)`` gives each task its model."""
+        return Worker(self._agency, model_for=model_for or (lambda _agent, _task: None))
 
     # -- keys ----------------------------------------------------------------------------
 

@@ -25,12 +25,16 @@ from signoff.testing import ScriptedModel, says
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(params=["memory", "file"])
+@pytest.fixture(params=["memory", "file", "postgres"])
 def shop(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
          ) -> SimpleNamespace:
-    """A fresh workshop: Mia, Noor, the estimator and ticket T-7 (in memory, or in a file)."""
+    """A fresh workshop: Mia, Noor, the estimator and ticket T-7 (in memory, in a SQLite file,
+    or in a PostgreSQL database of its own)."""
     if request.param == "file":
         monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
+    elif request.param == "postgres":
+        url = request.getfixturevalue("postgres_database")
+        monkeypatch.setenv("WORKSHOP_DATABASE", url)
     else:
         monkeypatch.delenv("WORKSHOP_DATABASE", raising=False)
     namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_test")

@@ -349,6 +349,41 @@ class Decider:
             return gate(tool, info.effects, permits, in_skill=False).leave
         return leave_by_declaration(tool, info.effects, permits, query=info.query)[0]
 
+    # -- after a crash -------------------------------------------------------------------
+
+    def recover(self, proposal_id: str) -> None:
+        """Settle a proposal left approved-and-running by a process that stopped: a call that
+        says it is idempotent runs again; any other is not run blindly, and its outcome is told
+        as unknown."""
+        with self._database.connect() as db:
+            found = repo.load_proposal(db, proposal_id)
+        if found is None or found[0].status is not ProposalStatus.APPROVED:
+            return
+        proposal, call_id, _ = found
+        registered = self._agents(proposal.agent)
+        approver = self._people.find(proposal.decided_by or "")
+        action = self._actions.get(proposal.action) if proposal.action in self._actions else None
+        if action is not None and action.info.idempotent and approver is not None:
+            values = self._actions.values_from_json(proposal.action,
+                                                    json.dumps(proposal.arguments))
+            result = self._actions.run_values(
+                action, values, acting=ActingAs.of([approver, registered.account]),
+                cause=f"task {proposal.task}",
+            )
+            with self._database.connect() as db:
+                self._record_run(db, proposal, call_id, approver, result, "", {}, registered)
+        else:
+            told = (f"The outcome of {proposal.action} is unknown: the work stopped while it ran, "
+                    "after it was approved; it is not run again blindly. Check whether it "
+                    "happened before trying again.")
+            with self._database.connect() as db:
+                repo.finish_proposal(db, proposal.id, ProposalStatus.FAILED, reason=told)
+                repo.update_call(db, call_id, state="unknown", outcome="Unknown", answer=told,
+                                 finished_at=repo.now())
+                repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
+                          outcome="Unknown")
+        self._loop.resume_after_decision(proposal.task)
+
     # -- shared --------------------------------------------------------------------------
 
     def _load(self, proposal_id: str | Proposal) -> tuple[Proposal, str, str]:

@@ -1,0 +1,72 @@
+"""The in-process worker: picks up tasks that can go on (after a decision made elsewhere, or a
+restart) and steps them until they wait or end."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from signoff.agents import repository as repo
+from signoff.agents.agency import Agency
+from signoff.agents.proposals import ProposalStatus
+from signoff.agents.tasks import TaskStatus
+from signoff.models.base import Model
+from signoff.store.tables import proposals
+
+__all__ = ["Worker"]
+
+log = logging.getLogger("signoff.worker")
+
+
+class Worker:
+    """Steps the app's tasks that can go on. ``model_for(agent_name, task_id)`` gives the model
+    a task goes on with (its agent's own, when it returns None)."""
+
+    def __init__(self, agency: Agency, *, model_for: Callable[[str, str], Model | None]) -> None:
+        self._agency = agency
+        self._model_for = model_for
+
+    def recover(self, *, older_than: timedelta = timedelta(0)) -> int:
+        """Settle what a stopped process left half done: approved proposals whose run never
+        reported back (started more than `older_than` ago). How many were settled."""
+        cutoff = repo.now() - older_than
+        with self._agency.database.connect() as db:
+            ids = [r[0] for r in db.execute(
+                select(proposals.c.id).where(
+                    proposals.c.status == ProposalStatus.APPROVED.value,
+                    proposals.c.decided_at <= cutoff,
+                )
+            )]
+        for proposal_id in ids:
+            self._agency.decider.recover(proposal_id)
+        return len(ids)
+
+    def run_once(self) -> int:
+        """Step every running task until it waits or ends; how many tasks were stepped."""
+        with self._agency.database.connect() as db:
+            running = repo.tasks_in(db, TaskStatus.RUNNING.value)
+        for task_id in running:
+            with self._agency.database.connect() as db:
+                task = repo.load_task(db, task_id)
+            if task is None:
+                continue
+            if task_id not in self._agency.loop.models:
+                registered = self._agency.registered_as(task.agent)
+                model = self._model_for(task.agent, task_id) or registered.agent.model
+                if model is None:
+                    log.warning("Task %s has no model to go on with; it stays Running.", task_id)
+                    continue
+                self._agency.loop.models[task_id] = model
+            self._agency.loop.run(task_id)
+        return len(running)
+
+    def run_forever(self, *, every: float = 1.0, stop: Callable[[], bool] = lambda: False) -> None:
+        """Keep stepping tasks as they become ready, polling every `every` seconds."""
+        self.recover(older_than=timedelta(minutes=5))
+        while not stop():
+            if self.run_once() == 0:
+                time.sleep(every)
