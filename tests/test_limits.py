@@ -1,0 +1,146 @@
+"""Hard limits: the step decision, and a loop that stops at its step and spend limits."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from pydantic import BaseModel
+from sqlalchemy import String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from signoff import Agent, App, NextAction, Permits, Price, Skill, TaskStatus, Usage, allow, next_action
+from signoff.testing import ScriptedModel, says
+
+
+@pytest.mark.parametrize(
+    ("steps", "max_steps", "spend", "budget", "irreversible", "approved", "expected"),
+    [
+        (3, 20, 0.4, 5, False, False, NextAction.CONTINUE),
+        (3, 20, 5, 5, False, False, NextAction.HALT),
+        (20, 20, 1, 5, False, False, NextAction.HALT),
+        (3, 20, 1, 5, True, False, NextAction.ESCALATE),
+        (3, 20, 1, 5, True, True, NextAction.CONTINUE),
+    ],
+)
+def test_next_action(steps: int, max_steps: int, spend: float, budget: float, irreversible: bool,
+                     approved: bool, expected: NextAction) -> None:
+    """The five decision cases of DESIGN, in its order of rules."""
+    assert next_action(steps, max_steps, spend, budget, irreversible, approved) is expected
+
+
+class Tally(BaseModel):
+    """What the counting agent hands back."""
+
+    total: int
+
+
+def _counter() -> SimpleNamespace:
+    app = App("t", database="sqlite://")
+
+    class Counter(app.Record):  # type: ignore[name-defined, misc]
+        name: Mapped[str] = mapped_column(String(20), unique=True)
+        value: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def bump(counter: Counter) -> int:
+        """Add one."""
+        counter.value += 1
+        return counter.value
+
+    class Count(Skill[Counter, Tally]):
+        description = "Count."
+        tools = [bump]
+
+    class Clerk(Agent):
+        purpose = "You count."
+        skills = [Count()]
+        may = Permits.everything()
+
+    app.add_agent(Clerk)
+    boss = app.people.add("b@x.example", "Bo")
+    with app.session(as_=app.system) as s:
+        counter = Counter(name="c")
+        s.add(counter)
+    return SimpleNamespace(app=app, Counter=Counter, bump=bump, Count=Count, Clerk=Clerk,
+                           boss=boss, counter=counter)
+
+
+def test_the_loop_halts_at_its_step_limit() -> None:
+    """A task never makes more model calls than max_steps, and says which limit stopped it."""
+    shop = _counter()
+    script = ScriptedModel(*[says.tool(shop.bump, counter=shop.counter.id) for _ in range(10)])
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script,
+                                            max_steps=3)
+    assert outcome.status is TaskStatus.HALTED
+    assert outcome.problem == "Halted: it reached its limit of 3 steps."
+    assert outcome.steps == 3
+    assert len(script.seen.messages) == 3
+
+
+def test_the_loop_halts_before_a_call_that_could_exceed_the_budget() -> None:
+    """The worst case of the next call is reserved before it is made: when it does not fit,
+    the task halts instead of calling, and spend stays within the budget."""
+    shop = _counter()
+    price = Price(input_per_mtok=1000.0, output_per_mtok=1000.0)
+    script = ScriptedModel(*[says.tool(shop.bump, counter=shop.counter.id) for _ in range(10)],
+                           price=price, usage=Usage(input_tokens=500, output_tokens=50))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script,
+                                            budget_usd=3.5)
+    assert outcome.status is TaskStatus.HALTED
+    assert outcome.problem.startswith("Halted: the next model call could cost up to $")
+    assert outcome.spend_usd <= 3.5
+    assert outcome.steps == len(script.seen.messages) >= 1
+
+
+def test_an_unknown_price_with_a_budget_is_refused() -> None:
+    """With a budget and no price, signoff refuses to guess: the task fails before any call."""
+    shop = _counter()
+    script = ScriptedModel(says.hand_back(Tally(total=0)), price=None)
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.FAILED
+    assert "price of scripted is not known" in outcome.problem
+    assert script.seen.messages == []
+
+
+def test_a_result_that_does_not_fit_is_told_and_retried() -> None:
+    """A hand back that does not validate is refused with the reason; a good one ends Done."""
+    shop = _counter()
+    script = ScriptedModel(says.raw("hand_back", '{"total": "many"}'),
+                           says.hand_back(Tally(total=2)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.DONE
+    assert outcome.result == Tally(total=2)
+    told = [m.text for m in script.seen.messages[1] if m.role == "tool"]
+    assert told[0].startswith("Invalid: the result does not fit")
+
+
+def test_a_model_that_breaks_fails_the_task_without_its_internals() -> None:
+    """A model error ends the task Failed with its kind, and the details only in the log."""
+    shop = _counter()
+    script = ScriptedModel()  # no lines: the first call raises
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.FAILED
+    assert outcome.problem == "The model failed: RuntimeError. The log has the details."
+
+
+def test_a_task_goes_on_in_a_worker_after_a_restart() -> None:
+    """A task whose process stopped goes on in a worker, with the script where it was."""
+    shop = _counter()
+    script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
+                           says.tool(shop.bump, counter=shop.counter.id),
+                           says.hand_back(Tally(total=2)))
+    handle = shop.app.agent(shop.Clerk)
+    task = shop.app._agency.loop.start(
+        handle.registered, shop.Count(), shop.counter, for_=None, model=script, max_steps=10,
+        budget_usd=1.0,
+    )
+    shop.app._agency.loop.step(task)  # one model call, then the process "stops"
+    shop.app._agency.loop.models.clear()
+    assert shop.app.outcome(task).status is TaskStatus.RUNNING
+    assert shop.app.worker(model_for=lambda _agent, _task: script).run_once() == 1
+    outcome = shop.app.outcome(task)
+    assert (outcome.status, outcome.result) == (TaskStatus.DONE, Tally(total=2))
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 2
