@@ -1,0 +1,224 @@
+"""The ``signoff`` command: a thin layer over the library that finds the app, calls, and formats.
+
+The app is named by ``--app`` (or ``SIGNOFF_APP``) as ``module:attribute`` or
+``path/to/file.py:attribute`` (the attribute defaults to ``app``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from signoff.exceptions import Refusal, SignoffError
+
+__all__ = ["LintFinding", "lint", "main"]
+
+
+def load_app(spec: str | None) -> Any:
+    """The App named by `spec` ("module:attr" or "file.py:attr")."""
+    from signoff.app import App
+
+    spec = spec or os.environ.get("SIGNOFF_APP")
+    if not spec:
+        raise click.UsageError("Name the app: --app examples/bakery.py:app (or set SIGNOFF_APP).")
+    where, _, attribute = spec.partition(":")
+    attribute = attribute or "app"
+    try:
+        if where.endswith(".py"):
+            path = Path(where).resolve()
+            if not path.exists():
+                raise click.UsageError(f"There is no file {where}.")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if module_spec is None or module_spec.loader is None:
+                raise click.UsageError(f"{where} cannot be loaded as Python.")
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[path.stem] = module
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except SignoffError as error:
+        raise click.ClickException(f"{spec}: {error}") from None
+    except ImportError as error:
+        raise click.UsageError(f"{spec}: {error}") from None
+    app = getattr(module, attribute, None)
+    if not isinstance(app, App):
+        raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
+    return app
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="signoff")
+def main() -> None:
+    """signoff: run tool-using AI agents inside hard guardrails.
+
+    \b
+    Examples:
+      signoff actions --app examples/bakery.py:app
+      signoff actions --app examples/workshop.py --explain set_price
+      signoff lint --app examples/crane.py
+    """
+
+
+_APP = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",
+                    help="The app: module:attribute or path/to/file.py:attribute.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
+
+
+@main.command()
+@_APP
+@click.option("--explain", metavar="NAME", help="Explain one action: its effects with the path "
+              "through the code that shows each.")
+@_JSON
+def actions(app_spec: str | None, explain: str | None, as_json: bool) -> None:
+    """List the actions the app offers, or explain one.
+
+    \b
+    Examples:
+      signoff actions --app examples/bakery.py:app
+      signoff actions --app examples/workshop.py --explain set_price --json
+    """
+    app = load_app(app_spec)
+    infos = app.actions.catalog()
+    if explain is not None:
+        if explain not in app.actions:
+            raise click.ClickException(f"There is no action named {explain!r}. The actions are: "
+                                       f"{', '.join(i.name for i in infos)}.")
+        infos = [app.actions.info(explain)]
+    if as_json:
+        click.echo(json.dumps([_info_json(i, full=explain is not None) for i in infos], indent=2))
+        return
+    for info in infos:
+        click.echo(f"{info.name:16} {info.reads_as}" + ("  [query]" if info.query else ""))
+        if explain is not None:
+            if info.description:
+                click.echo(f"  {info.description}")
+            lines = info.effects.explain() or ["only reads nothing: it has no effects"]
+            for line in lines:
+                click.echo(f"  - {line}")
+
+
+def _info_json(info: Any, *, full: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": info.name, "label": info.label, "reads_as": info.reads_as,
+        "description": info.description, "query": info.query,
+        "subject": info.subject.__name__ if info.subject else None,
+        "effects": info.effects.explain(),
+    }
+    if full:
+        data["parameters_schema"] = info.parameters_schema
+        data["result_schema"] = info.result_schema
+    return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class LintFinding:
+    """One thing `signoff lint` found."""
+
+    action: str
+    """The action."""
+    where: str
+    """The action's file and line."""
+    message: str
+    """What is wrong, and what to do."""
+
+
+def lint(app: Any) -> list[LintFinding]:
+    """What `signoff lint` finds in an app: actions that can raise what is not a refusal, and
+    actions whose declaration says less than their code does."""
+    from signoff.actions.effects import raises
+
+    findings: list[LintFinding] = []
+    for info in app.actions.catalog():
+        fn = app.actions.get(info.name).call
+        where = _where(fn)
+        for site in raises(fn, name=info.name):
+            cls = _resolve(site.exception)
+            if isinstance(cls, type) and issubclass(cls, Refusal):
+                continue
+            short = site.exception.removeprefix("builtins.")
+            findings.append(LintFinding(action=info.name, where=where, message=(
+                f"{info.name} can raise {short} (raised in {site.function}, line {site.line}): a "
+                "caller is told only that it failed. Raise signoff.Invalid, Conflict, NotFound "
+                "or NotAuthorized for a refusal, or catch it."
+            )))
+        if not info.query and info.effects.only_reads:
+            findings.append(LintFinding(action=info.name, where=where, message=(
+                f"{info.name} only reads: declare it query=True, so that it runs alone and "
+                "enforced read-only."
+            )))
+    return findings
+
+
+def _resolve(qualified: str) -> object:
+    parts = qualified.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            target = getattr(target, name, None)
+        return target
+    return None
+
+
+def _where(fn: Callable[..., Any]) -> str:
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+    except (OSError, TypeError):
+        return getattr(fn, "__qualname__", "?")
+
+
+@main.command(name="lint")
+@_APP
+@_JSON
+def lint_command(app_spec: str | None, as_json: bool) -> None:
+    """Find actions that can fail untold, or that declare less than their code does.
+
+    Exits 1 when it finds anything.
+
+    \b
+    Example:
+      signoff lint --app examples/crane.py
+    """
+    findings = lint(load_app(app_spec))
+    if as_json:
+        click.echo(json.dumps([f.__dict__ for f in findings], indent=2))
+    else:
+        for finding in findings:
+            click.echo(f"{finding.where}: {finding.message}")
+        click.echo(f"{len(findings)} finding{'s' if len(findings) != 1 else ''}.")
+    if findings:
+        sys.exit(1)
+
+
+@main.command()
+@_APP
+@click.option("--once", is_flag=True, help="Step what can go on now, then stop.")
+@click.option("--every", default=1.0, show_default=True, help="Seconds between looks.")
+def worker(app_spec: str | None, once: bool, every: float) -> None:
+    """Step the app's tasks that can go on: after a decision made elsewhere, or a restart.
+
+    Each task goes on with its agent's own model.
+
+    \b
+    Example:
+      signoff worker --app myapp:app --once
+    """
+    app = load_app(app_spec)
+    runner = app.worker()
+    settled = runner.recover()
+    stepped = runner.run_once()
+    click.echo(f"Settled {settled} interrupted approval(s); stepped {stepped} task(s).")
+    if not once:
+        runner.run_forever(every=every)

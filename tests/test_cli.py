@@ -1,0 +1,107 @@
+"""The signoff command: actions, lint and worker, through Click's runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from signoff.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKSHOP = f"{ROOT / 'examples' / 'workshop.py'}:app"
+CRANE = f"{ROOT / 'examples' / 'crane.py'}"
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_actions_lists_the_catalogue() -> None:
+    """`signoff actions` lists each action as a person reads it, queries marked."""
+    code, out = _run("actions", "--app", WORKSHOP)
+    assert code == 0
+    assert "parts_for        Look up the parts a fault needs (Fault)  [query]" in out
+    assert "set_price        Set the price (Price)" in out
+
+
+def test_actions_explain_prints_effects_with_their_paths() -> None:
+    """--explain prints each effect with the path through the code that shows it."""
+    code, out = _run("actions", "--app", WORKSHOP, "--explain", "set_price")
+    assert code == 0
+    assert "  - changes Repair: set_price -> repair.price =" in out
+
+
+def test_actions_json() -> None:
+    """--json gives the catalogue to scripts, schemas included when explaining one."""
+    code, out = _run("actions", "--app", WORKSHOP, "--explain", "set_price", "--json")
+    assert code == 0
+    (info,) = json.loads(out)
+    assert info["name"] == "set_price"
+    assert info["parameters_schema"]["properties"]["repair"]["format"] == "uuid"
+    assert "changes Repair: set_price -> repair.price =" in info["effects"]
+
+
+def test_actions_explain_of_an_unknown_action() -> None:
+    """Explaining a name that is no action says so, and lists the actions."""
+    code, out = _run("actions", "--app", WORKSHOP, "--explain", "nope")
+    assert code == 1
+    assert "There is no action named 'nope'. The actions are: note_repair" in out
+
+
+def test_lint_finds_the_cranes_untold_failure() -> None:
+    """lint names the exception, where it is raised, and the action's line; exits 1."""
+    code, out = _run("lint", "--app", CRANE)
+    assert code == 1
+    assert "crane.py:" in out
+    assert "lift can raise OSError (raised in crane.WinchDriver.hoist, line " in out
+    assert out.rstrip().endswith("1 finding.")
+
+
+def test_lint_json_and_a_clean_app() -> None:
+    """lint --json is machine-readable; the bakery is clean (exit 0)."""
+    code, out = _run("lint", "--app", CRANE, "--json")
+    assert code == 1
+    assert json.loads(out)[0]["action"] == "lift"
+    code, out = _run("lint", "--app", f"{ROOT / 'examples' / 'bakery.py'}")
+    assert (code, out.strip()) == (0, "0 findings.")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nowhere/app.py", "There is no file nowhere/app.py"),
+        ("no_such_module_here:app", "No module named 'no_such_module_here'"),
+        (f"{ROOT / 'examples' / 'bakery.py'}:Order", "Order is not a signoff App"),
+    ],
+)
+def test_a_bad_app_is_a_clear_usage_error(spec: str, message: str) -> None:
+    """A missing file, module or app attribute is told, with exit code 2."""
+    code, out = _run("actions", "--app", spec)
+    assert code == 2
+    assert message in out
+
+
+def test_no_app_named() -> None:
+    """Without --app or SIGNOFF_APP the command says how to name one."""
+    code, out = _run("lint")
+    assert code == 2
+    assert "--app examples/bakery.py:app" in out
+
+
+def test_worker_once_with_nothing_to_do() -> None:
+    """`signoff worker --once` settles and steps what it can, then stops."""
+    code, out = _run("worker", "--app", WORKSHOP, "--once")
+    assert code == 0
+    assert out.strip() == "Settled 0 interrupted approval(s); stepped 0 task(s)."
+
+
+@pytest.mark.parametrize("command", [[], ["actions"], ["lint"], ["worker"]])
+def test_every_help_has_an_example(command: list[str]) -> None:
+    """Every command's --help shows an example."""
+    code, out = _run(*command, "--help")
+    assert code == 0
+    assert "Example" in out and "signoff " in out

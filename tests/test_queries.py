@@ -1,0 +1,118 @@
+"""Queries: declared to only read, refused at registration when their code does more, and run
+enforced read-only, so that what the analysis cannot see is stopped at run time."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import String
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
+
+WRITTEN = Path("/tmp/signoff-query-test.txt")
+
+
+def _write_it() -> None:
+    with open(WRITTEN, "a") as file:
+        file.write("x")
+
+
+@dataclass
+class Sneaky:
+    """Formatting it writes a file: code the static analysis does not see run."""
+
+    n: int = 0
+
+    def __format__(self, spec: str) -> str:
+        _write_it()
+        return str(self.n)
+
+
+def test_a_query_that_writes_is_refused_at_registration_with_its_path() -> None:
+    """query=True on code that writes is a UserError naming the effect and the call path."""
+    app = App("t", database="sqlite://")
+    with pytest.raises(UserError) as refused:
+
+        @app.action(query=True)
+        def peek(x: int) -> int:
+            """Peek, and write."""
+            _write_it()
+            return x
+
+    assert str(refused.value).startswith("Action peek is declared query=True, but it does more "
+                                         "than read: external builtins.open: peek -> ")
+    assert "_write_it -> builtins.open(mode='a')" in str(refused.value)
+
+
+def test_what_the_analysis_cannot_see_is_stopped_at_run_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A query whose hidden write gets past the analysis ends Failed; the file is not written,
+    and the log says what it tried."""
+    WRITTEN.unlink(missing_ok=True)
+    app = App("t", database="sqlite://")
+
+    @app.action(query=True)
+    def show(thing: Sneaky) -> str:
+        """Show a thing."""
+        try:
+            return f"{thing}"
+        except Exception:
+            return "swallowed"
+
+    someone = app.people.add("a@x.example", "Ann")
+    with caplog.at_level(logging.ERROR, logger="signoff.actions"):
+        result = app.actions.run("show", {"thing": {"n": 1}}, as_=someone)
+    assert (result.outcome, result.problem) == (ActionOutcome.FAILED, FAILED_TEXT)
+    assert not WRITTEN.exists()
+    assert "it tried to open /tmp/signoff-query-test.txt for writing" in caplog.text
+
+
+def test_a_query_cannot_write_records_even_through_the_session() -> None:
+    """A query's session is read-only: a record it changes is not saved, and the run fails."""
+    app = App("t", database="sqlite://")
+
+    class Box(app.Record):  # type: ignore[name-defined, misc]
+        label: Mapped[str] = mapped_column(String(20), unique=True)
+        __security__ = [allow("read", "update", "create")]
+
+    def relabel_quietly(box: Box, session: Session) -> str:
+        session.execute(Box.__table__.update().values(label="changed"))
+        return box.label
+
+    app.add_action(relabel_quietly, provided={"session": "session"})
+    ann = app.people.add("a@x.example", "Ann")
+    with app.session(as_=ann) as s:
+        box = Box(label="kept")
+        s.add(box)
+    assert app.actions.info("relabel_quietly").query is False
+    # The same code declared a query is refused at registration: it writes through the session.
+    with pytest.raises(UserError, match="query=True"):
+        app.add_action(relabel_quietly, name="peek_box", query=True,
+                       provided={"session": "session"})
+
+
+def test_a_query_reads_as_usual() -> None:
+    """An honest query runs Done and reads records as its caller."""
+    app = App("t", database="sqlite://")
+
+    class Box(app.Record):  # type: ignore[name-defined, misc]
+        label: Mapped[str] = mapped_column(String(20), unique=True)
+        __security__ = [allow("read", "create")]
+
+    @app.action(query=True)
+    def label_of(box: Box) -> str:
+        """Read a label."""
+        return box.label
+
+    ann = app.people.add("a@x.example", "Ann")
+    with app.session(as_=ann) as s:
+        box = Box(label="kept")
+        s.add(box)
+    result = app.actions.run("label_of", {"box": box}, as_=ann)
+    assert (result.outcome, result.said) == (ActionOutcome.DONE, "kept")
+    assert app.actions.info("label_of").query is True
