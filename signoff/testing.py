@@ -28,7 +28,7 @@ from signoff.models.base import (
 )
 from signoff.security.records import RecordBase
 
-__all__ = ["ScriptLine", "ScriptedModel", "refuse_model_requests", "says"]
+__all__ = ["FREE", "ScriptLine", "ScriptedModel", "refuse_model_requests", "says"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +59,10 @@ def _tool_name(action: Any) -> str:
     if isinstance(action, str):
         return action
     return str(getattr(action, "action_name", None) or getattr(action, "__name__", action))
+
+
+FREE = Price(input_per_mtok=0.0, output_per_mtok=0.0)
+"""The price of a scripted model unless a test gives one."""
 
 
 class says:
@@ -112,7 +116,7 @@ class ScriptedModel:
         self,
         *lines: ScriptLine,
         name: str = "scripted",
-        price: Price | None = Price(input_per_mtok=0.0, output_per_mtok=0.0),
+        price: Price | None = FREE,
         usage: Usage | Callable[[int], Usage] | None = None,
     ) -> None:
         self.lines = list(lines)

@@ -11,7 +11,6 @@ import datetime as dt
 import enum
 import json
 import os
-import typing
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
 from signoff import (
     AgentProposalDecided,
@@ -178,7 +177,8 @@ def test_approve_always_makes_a_rule_and_revoke_takes_it_back(shop: SimpleNamesp
     assert app.proposals(task=second.task) == []
     assert _repair(shop).price == 50
     (rule,) = app.rules()
-    assert rule.used == 1 and rule.last_used_at is not None
+    assert rule.used == 1
+    assert rule.last_used_at is not None
     assert "a standing rule let it run alone" in app.receipt(second.task).words
     for_mia = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
                                            model=_price_script(shop, price=55, note=False))
@@ -329,7 +329,7 @@ def test_who_may_decide(shop: SimpleNamespace) -> None:
                                  model=_price_script(shop, note=False))
     assert app.proposals_for(ola) == []
     (proposal,) = app.proposals_for(shop.mia)
-    with pytest.raises(AgentRefused, match="This proposal is for Mia to decide; it is not yours."):
+    with pytest.raises(AgentRefused, match=r"This proposal is for Mia to decide; it is not yours\."):
         app.reject(proposal, by=ola, reason="No.")
     with pytest.raises(AgentRefused, match="Only a supervisor"):
         app.allow_alone(shop.Estimator, shop.set_price, by=shop.mia, for_everybody=True)
@@ -351,4 +351,5 @@ def test_the_receipt_tells_every_step(shop: SimpleNamespace) -> None:
     assert tool.data["ran_as"] == ["Estimator"]
     assert tool.data["effects"]
     model_call = receipt.entries[1]
-    assert model_call.data["input_tokens"] > 0 and "tokens in" in model_call.words
+    assert model_call.data["input_tokens"] > 0
+    assert "tokens in" in model_call.words

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from typing_extensions import is_typeddict
-
 from pydantic import BaseModel
+from typing_extensions import is_typeddict
 
 from signoff.actions.declare import Choices, Label, Provided
 from signoff.exceptions import UserError

@@ -21,12 +21,12 @@ from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
 from signoff.actions.problems import problem_of
-from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.actions.readonly import (
     make_session_read_only,
     read_only_guard,
     refuse_pending_changes,
 )
+from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.exceptions import Invalid, NotAuthorized, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People
@@ -223,7 +223,7 @@ class _AlreadyUsed(Exception):
     pass
 
 
-class RunAborted(Exception):  # noqa: N818 — it is a signal, not an error
+class RunAborted(Exception):
     """Raised by a `before` hook to stop a run before the action is called; nothing is kept."""
 
 

@@ -334,9 +334,10 @@ class Decider:
         for each in skills:
             leave = self._declared(registered, each.name, tool)
             if leave in (Leave.NEVER, Leave.PROPOSE_EVERY_TIME):
+                how = "never use" if leave is Leave.NEVER else "use only with a yes every time"
                 raise AgentRefused(
-                    f"{agent.__name__} may {'never use' if leave is Leave.NEVER else 'use only with a yes every time'} "
-                    f"{tool}: its declaration says so, and no standing rule can widen it."
+                    f"{agent.__name__} may {how} {tool}: its declaration says so, and no "
+                    "standing rule can widen it."
                 )
 
     def _declared(self, registered: Registered, skill: str, tool: str) -> Leave:

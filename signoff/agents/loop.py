@@ -79,7 +79,9 @@ class Loop:
         events: Events,
         agents: Callable[[str], Registered],
         route_words: Callable[[Proposal], str],
-        decider_of: Callable[[Registered, Skill[Any, Any], str, str | None], tuple[str | None, str | None, bool]],
+        decider_of: Callable[
+            [Registered, Skill[Any, Any], str, str | None], tuple[str | None, str | None, bool]
+        ],
     ) -> None:
         self._database = database
         self._actions = actions
