@@ -12,7 +12,7 @@ import enum
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
 
@@ -117,7 +117,7 @@ class ScriptedModel:
         *lines: ScriptLine,
         name: str = "scripted",
         price: Price | None = FREE,
-        usage: Usage | Callable[[int], Usage] | None = None,
+        usage: Usage | Callable[[int], Usage] | Literal["worst"] | None = None,
     ) -> None:
         self.lines = list(lines)
         """The script."""
@@ -147,6 +147,9 @@ class ScriptedModel:
                       for i, (name, arguments) in enumerate(line.calls))
         if line.usage is not None:
             usage = line.usage
+        elif self._usage == "worst":  # the most its reservation allows
+            usage = Usage(input_tokens=self.count_tokens(messages, tools),
+                          output_tokens=max_output_tokens)
         elif callable(self._usage):
             usage = self._usage(turn)
         else:

@@ -127,6 +127,16 @@ class Decider:
         if expected != proposal.fingerprint:
             return self._stale(proposal, call_id, by, instructions != now_instructions,
                                now_instructions, version_now)
+        over = self._loop.spend_problem(proposal.task, action)
+        if over:
+            refused = ActionResult(action=proposal.action, outcome=ActionOutcome.DENIED,
+                                   problem=over, ran_as=(by, registered.account))
+            with self._database.connect() as db:
+                if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
+                                           decided_by_id=by.id, decided_at=repo.now()):
+                    raise self._already(proposal.id)
+                self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
+            return self._after(proposal, self._decision(proposal, by, refused, ""))
         acting = ActingAs.of([by, registered.account])
         outside = action.info.effects.external or action.info.effects.sends or \
             action.info.effects.spends
@@ -193,6 +203,10 @@ class Decider:
         repo.note(db, proposal.task, "decision", words, proposal=proposal.id,
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
                   ran_as=[p.name for p in result.ran_as])
+        effects = self._actions.info(proposal.action).effects if (
+            proposal.action in self._actions) else None
+        if done and effects is not None and effects.spends and effects.cost_usd:
+            repo.add_spend(db, proposal.task, effects.cost_usd)
 
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
                         said_edit: str) -> str:

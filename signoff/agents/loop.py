@@ -27,7 +27,7 @@ from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Evidence, Proposal, ProposalStatus, fingerprint
-from signoff.agents.skills import Skill
+from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.steps import NextAction, next_action
@@ -225,7 +225,9 @@ class Loop:
         if task.spend_usd + reserve > task.budget_usd:
             return self._end(task, TaskStatus.HALTED,
                              f"Halted: the next model call could cost up to ${reserve:.6f}, more "
-                             f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget.")
+                             f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget.",
+                             reserved_usd=reserve, spend_usd=task.spend_usd,
+                             budget_usd=task.budget_usd)
         try:
             reply = model.complete(task.messages, tools, max_output_tokens=max_out)
         except Exception as error:
@@ -354,11 +356,43 @@ class Loop:
             self._refuse(task, call, f"Invalid: {refusal.message} Nothing was run or proposed.",
                          state="done", outcome="Invalid")
             return
-        if verdict.leave is Leave.ALONE:
+        over = self.spend_problem(task.id, action)
+        if over:
+            self._refuse(task, call, f"{over} Nothing was run or proposed.", state="done",
+                         outcome="Denied")
+            return
+        with self._database.connect() as db:
+            spent = repo.spend_of(db, task.id)
+        decision = next_action(task.steps - 1, task.max_steps, spent, task.budget_usd,
+                               verdict.leave is not Leave.ALONE, False)
+        if decision is NextAction.CONTINUE:
             self._run_alone(task, registered, action, call, values,
                             rule_id if verdict.by_rule else None)
-        else:
+        elif decision is NextAction.ESCALATE:
             self._propose(task, registered, skill, action, call, turn, verdict.leave)
+        else:
+            self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget "
+                                     f"of ${task.budget_usd:.4f}.", state="done", outcome="Denied")
+
+    def spend_problem(self, task_id: str, action: Action) -> str:
+        """Why running `action` now would not fit the task's budget ("" when it fits): a tool
+        that spends reserves its declared cost before it runs, like a model call."""
+        effects = action.info.effects
+        if not effects.spends:
+            return ""
+        with self._database.connect() as db:
+            task = repo.load_task(db, task_id)
+        assert task is not None
+        if effects.cost_usd is None:
+            if task.budget_usd == float("inf"):
+                return ""
+            return (f"{action.name} spends an amount it does not declare, so it cannot be kept "
+                    "within the task's budget: declare it with @spends(cost=...).")
+        left = task.budget_usd - task.spend_usd
+        if effects.cost_usd > left:
+            return (f"{action.name} could spend ${effects.cost_usd:.4f}, more than the "
+                    f"${left:.4f} left of the task's budget.")
+        return ""
 
     def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
                 state: str = "refused", outcome: str = "") -> None:
@@ -380,15 +414,37 @@ class Loop:
             if not _is_object(result_type):
                 raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
             adapter: TypeAdapter[Any] = TypeAdapter(result_type)
-            value = adapter.dump_python(adapter.validate_python(raw), mode="json")
+            result = adapter.validate_python(raw)
+            value = adapter.dump_python(result, mode="json")
         except (ValueError, KeyError, TypeError, ValidationError) as error:
             problem = str(error).splitlines()[0] if str(error) else type(error).__name__
             self._refuse(task, call, f"Invalid: the result does not fit ({problem}); hand it back "
                                      "again.", state="done", outcome="Invalid")
             return
+        problem = skill.check_result(result, self._task_view(task))
+        if problem:
+            self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
+                                     "again, corrected.", state="done", outcome="Invalid")
+            return
         with self._database.connect() as db:
             repo.update_call(db, call.id, from_states=("new",), state="done", outcome="Done",
                              value=value, answer="Result received.", finished_at=repo.now())
+
+    def _task_view(self, task: repo.TaskRow) -> TaskView:
+        """The tool calls of this task that ran and were Done, for the skill's result check."""
+        with self._database.connect() as db:
+            calls = repo.calls_of(db, task.id)
+        answers = []
+        for c in calls:
+            if c.tool == HAND_BACK or c.outcome != "Done":
+                continue
+            try:
+                arguments = json.loads(c.arguments)
+            except ValueError:
+                arguments = {}
+            answers.append(ToolAnswer(tool=c.tool, arguments=arguments if isinstance(
+                arguments, dict) else {}, value=c.value, said=c.said or ""))
+        return TaskView(task=task.id, answers=tuple(answers))
 
     # -- running alone -------------------------------------------------------------------
 
@@ -417,6 +473,8 @@ class Loop:
                       effects=list(effects.explain()))
             if rule_id:
                 repo.use_rule(db, rule_id)
+            if result.done and effects.spends and effects.cost_usd:
+                repo.add_spend(db, task.id, effects.cost_usd)
 
         result = self._actions.run_values(
             action, values, acting=acting, cause=f"task {task.id}",
@@ -497,11 +555,11 @@ class Loop:
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
 
-    def _end(self, task: repo.TaskRow, status: TaskStatus, problem: str) -> TaskStatus:
+    def _end(self, task: repo.TaskRow, status: TaskStatus, problem: str, **data: Any) -> TaskStatus:
         with self._database.connect() as db:
             if repo.save_task(db, task, status=status.value, problem=problem):
                 repo.note(db, task.id, "limit" if status is TaskStatus.HALTED else "failure",
-                          problem)
+                          problem, **data)
                 return status
         return TaskStatus.RUNNING
 

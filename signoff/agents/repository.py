@@ -142,6 +142,18 @@ def save_task(db: Executor, task: TaskRow, **changes: Any) -> bool:
     return bool(done.rowcount == 1)
 
 
+def spend_of(db: Executor, task_id: str) -> float:
+    """What the task has spent so far."""
+    return float(db.execute(select(tasks.c.spend_usd).where(tasks.c.id == task_id)).scalar_one())
+
+
+def add_spend(db: Executor, task_id: str, cost_usd: float) -> None:
+    """Add what a spending tool spent to its task (a step of its own: the revision moves on)."""
+    db.execute(update(tasks).where(tasks.c.id == task_id).values(
+        spend_usd=tasks.c.spend_usd + cost_usd, revision=tasks.c.revision + 1, updated_at=now()
+    ))
+
+
 def tasks_in(db: Executor, status: str) -> list[str]:
     """The ids of the tasks in `status`, oldest first."""
     return [r[0] for r in db.execute(
