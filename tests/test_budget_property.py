@@ -12,7 +12,7 @@ from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff import Agent, App, Permits, Price, Skill, TaskStatus, allow, spends
-from signoff.testing import ScriptLine, ScriptedModel, says
+from signoff.testing import ScriptedModel, ScriptLine, says
 
 
 class Done(BaseModel):
