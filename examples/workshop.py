@@ -131,11 +131,13 @@ class Estimator(Agent):
     roles = ["helper"]
 
 
+app.add_agent(Estimator, sponsor="noor@workshop.example")
+
+
 def setup() -> dict[str, object]:
     """Mia, Noor, the estimator, and ticket T-7."""
     mia = app.people.add("mia@workshop.example", "Mia", roles=["mechanic"])
     noor = app.people.add("noor@workshop.example", "Noor", roles=["manager"])
-    app.add_agent(Estimator, sponsor=noor)
     with app.session(as_=mia) as s:
         repair = Repair(ticket="T-7", fault="rear brake does not bite")
         s.add(repair)

@@ -27,6 +27,7 @@ from signoff.engine.worker import Worker
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
+from signoff.security.credentials import Credentials
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
 from signoff.security.records import RecordBase, make_record_base
@@ -66,6 +67,8 @@ class App:
         self.database.holds(self.Record.metadata)  # type: ignore[attr-defined]
         self.people = People(self.database)
         """The people and agent accounts of this app."""
+        self.credentials = Credentials(self.database, self.people)
+        """Their passwords and bearer tokens (stored hashed)."""
         self._key = key
         self._key_file = Path(key_file) if key_file is not None else None
         self._seal: ConsentSeal | None = None
@@ -168,10 +171,13 @@ class App:
 
     # -- agents --------------------------------------------------------------------------
 
-    def add_agent(self, agent: type[Agent], *, sponsor: Principal | None = None) -> AgentHandle:
-        """Register an agent class; its own account (with its roles) is made in the directory.
-        The sponsor decides the proposals of work done for nobody."""
-        return self._agency.add(agent, sponsor=sponsor)
+    def add_agent(
+        self, agent: type[Agent], *, sponsor: Principal | str | None = None
+    ) -> None:
+        """Register an agent class; its own account (with its roles) is made in the directory
+        when first needed. The sponsor (a person, or their handle) decides the proposals of work
+        done for nobody."""
+        self._agency.add(agent, sponsor=sponsor)
 
     def agent(self, agent: type[Agent] | str) -> AgentHandle:
         """A registered agent, ready to work: ``app.agent(Estimator).do(skill, subject, for_=p)``."""

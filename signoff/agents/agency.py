@@ -159,6 +159,7 @@ class Agency:
         """Handlers of AgentProposed, AgentProposalDecided and AgentTaskWaiting."""
         self.oversight = oversight
         self._agents: dict[str, Registered] = {}
+        self._declared: dict[str, tuple[type[Agent], Principal | str | None]] = {}
         self.loop = Loop(database=database, actions=actions, people=people, events=self.events,
                          agents=self.registered_as, route_words=self.route_words,
                          decider_of=self.decider_of)
@@ -169,8 +170,10 @@ class Agency:
 
     # -- agents --------------------------------------------------------------------------
 
-    def add(self, agent: type[Agent], *, sponsor: Principal | None) -> AgentHandle:
-        """Register an agent: its account is made (or brought up to date) in the directory."""
+    def add(self, agent: type[Agent], *, sponsor: Principal | str | None) -> None:
+        """Register an agent. Its account is made (or brought up to date) in the directory when
+        it is first needed, so that an app module can register its agents as it is imported;
+        the sponsor may be given by handle for the same reason."""
         if not (isinstance(agent, type) and issubclass(agent, Agent)):
             raise UserError(f"{agent!r} is not an Agent class.")
         for own in agent.skills:
@@ -178,15 +181,8 @@ class Agency:
                 if tool not in self.actions:
                     raise UserError(f"{agent.__name__}'s skill {own.name} names {tool}, which is "
                                     "not an action of this app.")
-        account = self.people.find(agent.account_handle())
-        if account is None:
-            account = self.people.add(agent.account_handle(), agent.__name__, roles=agent.roles,
-                                      kind=PrincipalKind.AGENT, sponsor=sponsor)
-        else:
-            account = self.people.set_roles(account, agent.roles)
-        registered = Registered(agent=agent, account=account, sponsor=sponsor)
-        self._agents[agent.agent_name()] = registered
-        return AgentHandle(self, registered)
+        self._declared[agent.agent_name()] = (agent, sponsor)
+        self._agents.pop(agent.agent_name(), None)
 
     def handle(self, agent: type[Agent] | str) -> AgentHandle:
         """The handle of a registered agent."""
@@ -195,15 +191,32 @@ class Agency:
         ))
 
     def registered_as(self, name: str) -> Registered:
-        """The registered agent called `name`."""
+        """The registered agent called `name`, its account made or brought up to date."""
+        found = self._agents.get(name)
+        if found is not None and found.sponsor is not None:
+            return found
         try:
-            return self._agents[name]
+            agent, sponsor_spec = self._declared[name]
         except KeyError:
             raise UserError(f"No agent {name!r} is registered: app.add_agent(...) it.") from None
+        sponsor = self.people.find(sponsor_spec) if sponsor_spec is not None else None
+        if found is None:
+            account = self.people.find(agent.account_handle())
+            if account is None:
+                account = self.people.add(agent.account_handle(), agent.__name__,
+                                          roles=agent.roles, kind=PrincipalKind.AGENT,
+                                          sponsor=sponsor)
+            elif account.roles != frozenset(agent.roles):
+                account = self.people.set_roles(account, agent.roles)
+        else:
+            account = found.account
+        registered = Registered(agent=agent, account=account, sponsor=sponsor)
+        self._agents[name] = registered
+        return registered
 
     def registered(self) -> list[Registered]:
         """Every registered agent."""
-        return list(self._agents.values())
+        return [self.registered_as(name) for name in self._declared]
 
     # -- routing -------------------------------------------------------------------------
 
@@ -258,6 +271,45 @@ class Agency:
         if found is None:
             raise AgentRefused(f"There is no proposal with id {proposal_id}.")
         return replace(found[0], decide_by=self.route_words(found[0]))
+
+    def freshness(self, proposal: Proposal) -> bool:
+        """Whether a waiting proposal still reads as it did: the same version of what it acts on
+        (the skill's `version_of` now), the same skill version and instructions. A stale one will
+        not run, whoever says yes."""
+        from signoff.agents.loop import fingerprint_of
+
+        registered = self.registered_as(proposal.agent)
+        try:
+            skill = registered.agent.skill(proposal.skill)
+        except LookupError:
+            return False
+        with self.database.connect() as db:
+            task = repo.load_task(db, proposal.task)
+        if task is None:
+            return False
+        now = fingerprint_of(
+            proposal, self.loop.instructions_now(task),
+            subject_version=skill.version_of(proposal.action, proposal.arguments),
+            skill_version=skill.version,
+        )
+        return now == proposal.fingerprint
+
+    def tasks(self, *, for_: Principal | None = None, status: str | None = None,
+              limit: int = 200) -> list[dict[str, Any]]:
+        """Tasks, newest first: all of them, or those done for one person."""
+        from sqlalchemy import select
+
+        from signoff.store.tables import tasks as tasks_table
+
+        t = tasks_table.c
+        query = select(t.id, t.agent, t.skill, t.for_id, t.status, t.steps, t.spend_usd,
+                       t.created_at).order_by(t.created_at.desc()).limit(limit)
+        if for_ is not None:
+            query = query.where(t.for_id == for_.id)
+        if status is not None:
+            query = query.where(t.status == status)
+        with self.database.connect() as db:
+            return [dict(row._mapping) for row in db.execute(query)]
 
     def receipt(self, task: str) -> Receipt:
         """Everything task `task` did, in words and as data."""

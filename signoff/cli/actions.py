@@ -1,84 +1,28 @@
-"""The ``signoff`` command: a thin layer over the library that finds the app, calls, and formats.
-
-The app is named by ``--app`` (or ``SIGNOFF_APP``) as ``module:attribute`` or
-``path/to/file.py:attribute`` (the attribute defaults to ``app``).
-"""
+"""Commands about what the app offers: ``actions``, ``lint``, ``worker``."""
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import click
 
-from signoff.exceptions import Refusal, SignoffError
+from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
+from signoff.exceptions import Refusal
 
-__all__ = ["LintFinding", "lint", "main"]
-
-
-def load_app(spec: str | None) -> Any:
-    """The App named by `spec` ("module:attr" or "file.py:attr")."""
-    from signoff.app import App
-
-    spec = spec or os.environ.get("SIGNOFF_APP")
-    if not spec:
-        raise click.UsageError("Name the app: --app examples/bakery.py:app (or set SIGNOFF_APP).")
-    where, _, attribute = spec.partition(":")
-    attribute = attribute or "app"
-    try:
-        if where.endswith(".py"):
-            path = Path(where).resolve()
-            if not path.exists():
-                raise click.UsageError(f"There is no file {where}.")
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            if module_spec is None or module_spec.loader is None:
-                raise click.UsageError(f"{where} cannot be loaded as Python.")
-            module = importlib.util.module_from_spec(module_spec)
-            sys.modules[path.stem] = module
-            module_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(where)
-    except SignoffError as error:
-        raise click.ClickException(f"{spec}: {error}") from None
-    except ImportError as error:
-        raise click.UsageError(f"{spec}: {error}") from None
-    app = getattr(module, attribute, None)
-    if not isinstance(app, App):
-        raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
-    return app
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="signoff")
-def main() -> None:
-    """signoff: run tool-using AI agents inside hard guardrails.
-
-    \b
-    Examples:
-      signoff actions --app examples/bakery.py:app
-      signoff actions --app examples/workshop.py --explain set_price
-      signoff lint --app examples/crane.py
-    """
-
-
-_APP = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",
-                    help="The app: module:attribute or path/to/file.py:attribute.")
-_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
+__all__ = ["LintFinding", "lint"]
 
 
 @main.command()
-@_APP
+@APP_OPTION
 @click.option("--explain", metavar="NAME", help="Explain one action: its effects with the path "
               "through the code that shows each.")
-@_JSON
+@JSON_OPTION
 def actions(app_spec: str | None, explain: str | None, as_json: bool) -> None:
     """List the actions the app offers, or explain one.
 
@@ -180,8 +124,8 @@ def _where(fn: Callable[..., Any]) -> str:
 
 
 @main.command(name="lint")
-@_APP
-@_JSON
+@APP_OPTION
+@JSON_OPTION
 def lint_command(app_spec: str | None, as_json: bool) -> None:
     """Find actions that can fail untold, or that declare less than their code does.
 
@@ -203,7 +147,7 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
 
 
 @main.command()
-@_APP
+@APP_OPTION
 @click.option("--once", is_flag=True, help="Step what can go on now, then stop.")
 @click.option("--every", default=1.0, show_default=True, help="Seconds between looks.")
 def worker(app_spec: str | None, once: bool, every: float) -> None:

@@ -1,0 +1,174 @@
+"""The ``signoff`` command: a thin layer over the library that finds the app, calls, and formats.
+
+The app is named by ``--app`` (or ``SIGNOFF_APP``) as ``module:attribute`` or
+``path/to/file.py:attribute`` (the attribute defaults to ``app``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from signoff.exceptions import SignoffError
+
+__all__ = [
+    "APP_OPTION",
+    "AS_OPTION",
+    "EXIT_NOT_FOUND",
+    "EXIT_REFUSED",
+    "EXIT_UNAUTHENTICATED",
+    "EXIT_USAGE",
+    "JSON_OPTION",
+    "TOKEN_OPTION",
+    "Unauthenticated",
+    "load_app",
+    "main",
+    "profile_path",
+    "read_profile",
+    "save_token",
+    "whoami",
+]
+
+
+def load_app(spec: str | None) -> Any:
+    """The App named by `spec` ("module:attr" or "file.py:attr")."""
+    from signoff.app import App
+
+    spec = spec or os.environ.get("SIGNOFF_APP")
+    if not spec:
+        raise click.UsageError("Name the app: --app examples/bakery.py:app (or set SIGNOFF_APP).")
+    where, _, attribute = spec.partition(":")
+    attribute = attribute or "app"
+    try:
+        if where.endswith(".py"):
+            path = Path(where).resolve()
+            if not path.exists():
+                raise click.UsageError(f"There is no file {where}.")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if module_spec is None or module_spec.loader is None:
+                raise click.UsageError(f"{where} cannot be loaded as Python.")
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[path.stem] = module
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except SignoffError as error:
+        raise click.ClickException(f"{spec}: {error}") from None
+    except ImportError as error:
+        raise click.UsageError(f"{spec}: {error}") from None
+    app = getattr(module, attribute, None)
+    if not isinstance(app, App):
+        raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
+    return app
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="signoff")
+def main() -> None:
+    """signoff: run tool-using AI agents inside hard guardrails.
+
+    \b
+    Examples:
+      signoff actions --app examples/bakery.py:app
+      signoff actions --app examples/workshop.py --explain set_price
+      signoff lint --app examples/crane.py
+    """
+
+
+APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",
+                    help="The app: module:attribute or path/to/file.py:attribute.")
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
+
+
+
+
+AS_OPTION = click.option("--as", "as_handle", envvar="SIGNOFF_AS", metavar="HANDLE",
+                         help="Act as this person, with the token kept for them in the profile.")
+TOKEN_OPTION = click.option("--token", envvar="SIGNOFF_TOKEN", metavar="TOKEN",
+                            help="Act as whoever this token belongs to.")
+
+EXIT_REFUSED = 1
+"""A verb was refused (not yours to decide, already decided, a rule past the declaration)."""
+EXIT_USAGE = 2
+"""The command was used wrongly."""
+EXIT_NOT_FOUND = 3
+"""No such proposal, task, rule or person."""
+EXIT_UNAUTHENTICATED = 4
+"""No token, or a token that is not (or no longer) valid."""
+
+
+def profile_path() -> Path:
+    """Where the local profile lives: ``$SIGNOFF_PROFILE``, else ``~/.config/signoff/profile.json``."""
+    configured = os.environ.get("SIGNOFF_PROFILE")
+    if configured:
+        return Path(configured)
+    base = Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config"))
+    return base / "signoff" / "profile.json"
+
+
+def read_profile() -> dict[str, Any]:
+    """The local profile: ``{"tokens": {handle: token}, "default": handle}``."""
+    path = profile_path()
+    if not path.exists():
+        return {"tokens": {}}
+    try:
+        data = json.loads(path.read_text())
+    except ValueError:
+        raise click.ClickException(f"The profile {path} is not JSON: fix or delete it.") from None
+    return data if isinstance(data, dict) else {"tokens": {}}
+
+
+def save_token(handle: str, token: str) -> Path:
+    """Keep `token` for `handle` in the local profile (mode 0600); make it the default."""
+    path = profile_path()
+    data = read_profile()
+    data.setdefault("tokens", {})[handle] = token
+    data["default"] = handle
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        json.dump(data, file, indent=2)
+    os.chmod(path, 0o600)
+    return path
+
+
+class Unauthenticated(click.ClickException):
+    """No valid token: exit code 4."""
+
+    exit_code = EXIT_UNAUTHENTICATED
+
+
+def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
+    """The principal the command acts as: from --token, or the profile's token for --as (or
+    the profile's default)."""
+    if token is None:
+        profile = read_profile()
+        handle = as_handle or profile.get("default")
+        if not handle:
+            raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "
+                                  "by `signoff users token HANDLE --save`) or --token TOKEN.")
+        token = profile.get("tokens", {}).get(handle)
+        if token is None:
+            raise Unauthenticated(f"The profile keeps no token for {handle}: run `signoff users "
+                                  f"token {handle} --save` (or give --token).")
+    principal = app.credentials.principal_for_token(token)
+    if principal is None:
+        raise Unauthenticated("This token is not valid: unknown, revoked, or its person is "
+                              "disabled.")
+    if as_handle and principal.handle != as_handle:
+        raise Unauthenticated(f"This token is {principal.handle}'s, not {as_handle}'s.")
+    return principal
+
+
+def _register() -> None:
+    from signoff.cli import actions, people, users  # noqa: F401 — each module adds its commands
+
+
+_register()

@@ -1,0 +1,352 @@
+"""The people's commands: proposals, approve, reject, rules, tasks, receipt, agents."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, is_dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import click
+
+from signoff.cli import (
+    APP_OPTION,
+    AS_OPTION,
+    EXIT_NOT_FOUND,
+    EXIT_REFUSED,
+    JSON_OPTION,
+    TOKEN_OPTION,
+    load_app,
+    main,
+    whoami,
+)
+from signoff.exceptions import AgentRefused
+
+__all__: list[str] = []
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
+def _print_json(data: Any) -> None:
+    if is_dataclass(data) and not isinstance(data, type):
+        data = asdict(data)
+    elif isinstance(data, list):
+        data = [asdict(d) if is_dataclass(d) and not isinstance(d, type) else d for d in data]
+    click.echo(json.dumps(data, indent=2, default=_json_default))
+
+
+class Refused(click.ClickException):
+    """A verb the library refused: exit code 1, the library's sentence."""
+
+    exit_code = EXIT_REFUSED
+
+
+class NotThere(click.ClickException):
+    """No such thing: exit code 3."""
+
+    exit_code = EXIT_NOT_FOUND
+
+
+def _refused(error: AgentRefused) -> click.ClickException:
+    text = str(error)
+    return NotThere(text) if text.startswith("There is no") else Refused(text)
+
+
+def _proposal_line(p: Any) -> str:
+    shown = ", ".join(f"{k}={v}" for k, v in p.shown.items())
+    return f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — decided by {p.decide_by}"
+
+
+@main.group(invoke_without_command=True)
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--all", "everything", is_flag=True, help="Every proposal, not only yours to decide.")
+@click.option("--status", type=click.Choice(["Waiting", "Done", "Failed", "Rejected", "Stale",
+                                             "Withdrawn", "Approved"]), help="Only this status.")
+@JSON_OPTION
+@click.pass_context
+def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, token: str | None,
+              everything: bool, status: str | None, as_json: bool) -> None:
+    """The proposals you may decide now (or, with --all, every proposal you may see).
+
+    \b
+    Examples:
+      signoff proposals --app examples/workshop.py --as noor@workshop.example
+      signoff proposals show 3f2c8a8e-... --as noor@workshop.example --json
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(app_spec=app_spec, as_handle=as_handle, token=token)
+    if ctx.invoked_subcommand is not None:
+        return
+    from signoff.agents.proposals import ProposalStatus
+
+    app = load_app(app_spec)
+    me = whoami(app, as_handle, token)
+    if everything:
+        found = [p for p in app.proposals(status=ProposalStatus(status) if status else None)
+                 if p.for_id == me.id or not app._agency.decider.refusal_to_decide(p, me)]
+    else:
+        found = [p for p in app.proposals_for(me) if status is None or p.status.value == status]
+    if as_json:
+        _print_json(found)
+        return
+    for p in found:
+        click.echo(_proposal_line(p))
+    click.echo(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
+
+
+@proposals.command(name="show")
+@click.argument("proposal_id")
+@JSON_OPTION
+@click.pass_context
+def show_proposal(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
+    """One proposal whole: the call in words, why, evidence, effects, and whether it is fresh.
+
+    \b
+    Example:
+      signoff proposals --app examples/workshop.py show 3f2c8a8e-... --as noor@workshop.example
+    """
+    app = load_app(ctx.obj["app_spec"])
+    me = whoami(app, ctx.obj["as_handle"], ctx.obj["token"])
+    try:
+        p = app.proposal(proposal_id)
+    except AgentRefused as error:
+        raise _refused(error) from None
+    if p.for_id != me.id and app._agency.decider.refusal_to_decide(p, me):
+        raise NotThere(f"There is no proposal with id {proposal_id} that you may see.")
+    fresh = app._agency.freshness(p)
+    if as_json:
+        data = asdict(p)
+        data["fresh"] = fresh
+        _print_json(data)
+        return
+    click.echo(f"{p.agent} proposes: {p.label}")
+    for name, value in p.shown.items():
+        click.echo(f"  {name}: {value}")
+    click.echo(f"Why: {p.why or '(it did not say)'}")
+    click.echo("What it does:")
+    for line in p.effects:
+        click.echo(f"  - {line}")
+    click.echo("What it looked at:")
+    for e in p.evidence or ():
+        click.echo(f"  - {e.tool}({e.arguments}) → {e.answer}")
+    if not p.evidence:
+        click.echo("  (nothing)")
+    click.echo(f"Decided by: {p.decide_by}. Status: {p.status.value}.")
+    click.echo("Fresh: yes." if fresh else "Stale: what it acts on has changed since; a yes will "
+               "not run it.")
+
+
+def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise click.UsageError(f"--set takes NAME=VALUE, not {pair!r}.")
+        try:
+            values[name] = json.loads(text)
+        except ValueError:
+            values[name] = text
+    return values
+
+
+@main.command()
+@click.argument("proposal_id")
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--always", is_flag=True, help="And from now on, let the agent do this alone "
+              "(in work for you).")
+@click.option("--set", "changes", multiple=True, metavar="NAME=VALUE",
+              help="Change an argument before it runs (repeatable; JSON values).")
+@JSON_OPTION
+def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token: str | None,
+            always: bool, changes: tuple[str, ...], as_json: bool) -> None:
+    """Say yes: the call runs now, as the agent on your behalf (only what both may).
+
+    \b
+    Examples:
+      signoff approve 3f2c8a8e-... --app examples/workshop.py --as noor@workshop.example
+      signoff approve 3f2c8a8e-... --set price=42 --always
+    """
+    app = load_app(app_spec)
+    me = whoami(app, as_handle, token)
+    try:
+        decision = app.approve(proposal_id, by=me, always_like_this=always,
+                               edited=_values(changes) or None)
+    except AgentRefused as error:
+        raise _refused(error) from None
+    if as_json:
+        _print_json(decision)
+    else:
+        click.echo(decision.said)
+    if decision.status.value != "Done":
+        raise SystemExit(EXIT_REFUSED)
+
+
+@main.command()
+@click.argument("proposal_id")
+@click.option("--reason", required=True, help="Why not: the agent is told it.")
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@JSON_OPTION
+def reject(proposal_id: str, reason: str, app_spec: str | None, as_handle: str | None,
+           token: str | None, as_json: bool) -> None:
+    """Say no, with a reason the agent is told.
+
+    \b
+    Example:
+      signoff reject 3f2c8a8e-... --reason "Quote the cable separately." --as noor@workshop.example
+    """
+    app = load_app(app_spec)
+    me = whoami(app, as_handle, token)
+    try:
+        decision = app.reject(proposal_id, by=me, reason=reason)
+    except AgentRefused as error:
+        raise _refused(error) from None
+    if as_json:
+        _print_json(decision)
+    else:
+        click.echo(decision.said)
+
+
+@main.group(invoke_without_command=True)
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--active", is_flag=True, help="Only rules still in force.")
+@JSON_OPTION
+@click.pass_context
+def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token: str | None,
+          active: bool, as_json: bool) -> None:
+    """The standing rules ("from now on, alone"), with their uses.
+
+    \b
+    Examples:
+      signoff rules --app examples/workshop.py --as noor@workshop.example --active
+      signoff rules revoke RULE_ID --why "Prices went up."
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(app_spec=app_spec, as_handle=as_handle, token=token)
+    if ctx.invoked_subcommand is not None:
+        return
+    app = load_app(app_spec)
+    whoami(app, as_handle, token)
+    found = app.rules(active_only=active)
+    if as_json:
+        _print_json(found)
+        return
+    for r in found:
+        scope = "for everybody" if r.for_id is None else "for " + (
+            app.people.find(r.for_id).name if app.people.find(r.for_id) else r.for_id)
+        state = "in force" if r.active else "revoked"
+        click.echo(f"{r.id}  {r.agent} may {r.tool} alone"
+                   f"{' in ' + r.skill if r.skill else ''} {scope}: {state}, used {r.used}×")
+    click.echo(f"{len(found)} rule{'s' if len(found) != 1 else ''}.")
+
+
+@rules.command(name="revoke")
+@click.argument("rule_id")
+@click.option("--why", default="", help="Why it is taken back.")
+@click.pass_context
+def revoke_rule(ctx: click.Context, rule_id: str, why: str) -> None:
+    """Take a standing rule back, from the agent's next step on.
+
+    \b
+    Example:
+      signoff rules --app examples/workshop.py --as noor@workshop.example revoke RULE_ID --why "No."
+    """
+    app = load_app(ctx.obj["app_spec"])
+    me = whoami(app, ctx.obj["as_handle"], ctx.obj["token"])
+    try:
+        rule = app.revoke(rule_id, by=me, why=why)
+    except AgentRefused as error:
+        raise _refused(error) from None
+    click.echo(f"Revoked: {rule.agent} proposes {rule.tool} again.")
+
+
+@main.command()
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"]))
+@JSON_OPTION
+def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status: str | None,
+          as_json: bool) -> None:
+    """Tasks done for you (a supervisor sees every task), newest first.
+
+    \b
+    Example:
+      signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
+    """
+    app = load_app(app_spec)
+    me = whoami(app, as_handle, token)
+    found = app._agency.tasks(for_=None if app.oversight.supervises_agents.admits(me) else me,
+                              status=status)
+    if as_json:
+        _print_json(found)
+        return
+    for t in found:
+        click.echo(f"{t['id']}  {t['status']:8} {t['agent']} / {t['skill']}  "
+                   f"{t['steps']} steps, ${t['spend_usd']:.4f}")
+    click.echo(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
+
+
+@main.command()
+@click.argument("task_id")
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@JSON_OPTION
+def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: str | None,
+            as_json: bool) -> None:
+    """Everything a task did: model calls, tool calls, proposals, decisions.
+
+    \b
+    Example:
+      signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
+    """
+    app = load_app(app_spec)
+    me = whoami(app, as_handle, token)
+    visible = {t["id"] for t in app._agency.tasks(
+        for_=None if app.oversight.supervises_agents.admits(me) else me)}
+    if task_id not in visible:
+        raise NotThere(f"There is no task with id {task_id} that you may see.")
+    found = app.receipt(task_id)
+    if as_json:
+        _print_json(found)
+        return
+    for entry in found.entries:
+        click.echo(f"{entry.at:%H:%M:%S}  {entry.words}")
+    click.echo(f"Status: {found.status}. Cost: ${found.cost_usd:.6f}.")
+
+
+@main.command()
+@APP_OPTION
+@JSON_OPTION
+def agents(app_spec: str | None, as_json: bool) -> None:
+    """The agents' catalogue: per agent, skill and tool, the leave it has and who decides.
+
+    \b
+    Example:
+      signoff agents --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    lines = app.skills.catalog()
+    if as_json:
+        _print_json([{"agent": x.agent, "skill": x.skill, "tool": x.tool, "leave": x.leave.words,
+                      "decided_by": x.decided_by} for x in lines])
+        return
+    for x in lines:
+        click.echo(f"{x.agent:12} {x.skill:20} {x.tool:16} {x.leave.words:18} {x.decided_by}")

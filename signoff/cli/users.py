@@ -1,0 +1,188 @@
+"""Commands about people: ``users`` (add, list, roles, disable, enable, password, token)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from signoff.cli import APP_OPTION, EXIT_NOT_FOUND, JSON_OPTION, load_app, main, save_token
+from signoff.exceptions import UserError
+from signoff.security.principals import Principal
+
+__all__: list[str] = []
+
+
+class NoSuchPerson(click.ClickException):
+    """No such person: exit code 3."""
+
+    exit_code = EXIT_NOT_FOUND
+
+
+def _person(app: Any, handle: str) -> Principal:
+    found: Principal | None = app.people.find(handle)
+    if found is None:
+        raise NoSuchPerson(f"There is nobody with the handle {handle!r}.")
+    return found
+
+
+@main.group()
+def users() -> None:
+    """The app's people: add them, give and take roles, disable them, give them tokens.
+
+    These commands act on the app's database directly: whoever may run them administers it.
+
+    \b
+    Examples:
+      signoff users add noor@workshop.example Noor --role manager --app examples/workshop.py
+      signoff users token noor@workshop.example --save --app examples/workshop.py
+    """
+
+
+@users.command(name="add")
+@click.argument("handle")
+@click.argument("name")
+@click.option("--role", "roles", multiple=True, help="A role to give (repeatable).")
+@APP_OPTION
+def add_user(handle: str, name: str, roles: tuple[str, ...], app_spec: str | None) -> None:
+    """Add a person.
+
+    \b
+    Example:
+      signoff users add ola@workshop.example Ola --role mechanic --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    try:
+        person = app.people.add(handle, name, roles=roles)
+    except UserError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Added {person.name} ({person.handle}) with roles: {', '.join(roles) or 'none'}.")
+
+
+@users.command(name="list")
+@APP_OPTION
+@JSON_OPTION
+def list_users(app_spec: str | None, as_json: bool) -> None:
+    """Everyone: people first, then agents' accounts.
+
+    \b
+    Example:
+      signoff users list --app examples/workshop.py --json
+    """
+    app = load_app(app_spec)
+    everyone = app.people.all()
+    if as_json:
+        click.echo(json.dumps([{"id": p.id, "handle": p.handle, "name": p.name,
+                                "kind": p.kind.value, "roles": sorted(p.roles),
+                                "disabled": p.disabled} for p in everyone], indent=2))
+        return
+    for p in everyone:
+        flag = " (disabled)" if p.disabled else ""
+        click.echo(f"{p.handle:32} {p.name:16} {p.kind.value:6} {', '.join(sorted(p.roles))}{flag}")
+
+
+@users.command()
+@click.argument("handle")
+@click.option("--add", "to_add", multiple=True, help="A role to give.")
+@click.option("--remove", "to_remove", multiple=True, help="A role to take away.")
+@APP_OPTION
+def roles(handle: str, to_add: tuple[str, ...], to_remove: tuple[str, ...],
+          app_spec: str | None) -> None:
+    """Give or take roles; from the person's next step on, they act with the new ones.
+
+    \b
+    Example:
+      signoff users roles mia@workshop.example --add manager --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    person = _person(app, handle)
+    if to_add:
+        person = app.people.grant(person, *to_add)
+    if to_remove:
+        person = app.people.take_away(person, *to_remove)
+    click.echo(f"{person.name} has roles: {', '.join(sorted(person.roles)) or 'none'}.")
+
+
+@users.command()
+@click.argument("handle")
+@APP_OPTION
+def disable(handle: str, app_spec: str | None) -> None:
+    """Stop someone from doing anything at all (their tokens stop working too).
+
+    \b
+    Example:
+      signoff users disable mia@workshop.example --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    person = app.people.disable(_person(app, handle))
+    click.echo(f"{person.name} is disabled.")
+
+
+@users.command()
+@click.argument("handle")
+@APP_OPTION
+def enable(handle: str, app_spec: str | None) -> None:
+    """Let a disabled person act again.
+
+    \b
+    Example:
+      signoff users enable mia@workshop.example --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    person = app.people.enable(_person(app, handle))
+    click.echo(f"{person.name} is enabled.")
+
+
+@users.command()
+@click.argument("handle")
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
+              help="The new password (asked for when not given).")
+@APP_OPTION
+def password(handle: str, password: str, app_spec: str | None) -> None:
+    """Set the password someone logs in to the inbox with.
+
+    \b
+    Example:
+      signoff users password noor@workshop.example --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    person = _person(app, handle)
+    app.credentials.set_password(person, password)
+    click.echo(f"{person.name}'s password is set.")
+
+
+@users.command()
+@click.argument("handle")
+@click.option("--label", default="cli", show_default=True, help="What the token is for.")
+@click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE.")
+@click.option("--revoke", "revoke_id", metavar="TOKEN_ID", help="Revoke this token instead.")
+@click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
+@APP_OPTION
+def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: bool,
+          app_spec: str | None) -> None:
+    """Give someone a new token (shown once), list their tokens, or revoke one.
+
+    \b
+    Examples:
+      signoff users token noor@workshop.example --save --app examples/workshop.py
+      signoff users token noor@workshop.example --list
+      signoff users token noor@workshop.example --revoke TOKEN_ID
+    """
+    app = load_app(app_spec)
+    person = _person(app, handle)
+    if listing:
+        for info in app.credentials.tokens(person):
+            click.echo(f"{info.id}  {info.label}  made {info.created_at:%Y-%m-%d %H:%M}"
+                       f"{'  revoked' if info.revoked_at else ''}")
+        return
+    if revoke_id:
+        app.credentials.revoke_token(revoke_id)
+        click.echo(f"Token {revoke_id} is revoked.")
+        return
+    secret = app.credentials.issue_token(person, label=label)
+    if save:
+        path = save_token(person.handle, secret)
+        click.echo(f"A new token for {person.name} is kept in {path}.")
+    else:
+        click.echo(secret)

@@ -1,0 +1,173 @@
+"""The people's commands, through Click's runner, on a workshop kept in a SQLite file."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+
+from signoff.cli import main
+from signoff.testing import ScriptedModel, says
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = f"{ROOT / 'examples' / 'workshop.py'}:app"
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """A workshop in a file, with one price proposal waiting, and a profile in a temp dir."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    monkeypatch.delenv("SIGNOFF_AS", raising=False)
+    monkeypatch.delenv("SIGNOFF_TOKEN", raising=False)
+    ns = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_cli_test")
+    shop = SimpleNamespace(**ns, **ns["setup"]())
+    script = ScriptedModel(
+        says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
+                  price=45),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads and a cable.")),
+    )
+    shop.outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair,
+                                                     for_=shop.mia, model=script)
+    shop.proposal = shop.app.proposals()[0]
+    return shop
+
+
+def cli(*args: str) -> tuple[int, str]:
+    """Run the command; (exit code, what it printed)."""
+    result = CliRunner().invoke(main, [*args, "--app", APP] if args[0] not in (
+        "proposals", "rules", "users") else [args[0], "--app", APP, *args[1:]])
+    return result.exit_code, result.output
+
+
+def _login(handle: str) -> None:
+    result = CliRunner().invoke(main, ["users", "token", handle, "--save", "--app", APP])
+    assert result.exit_code == 0, result.output
+
+
+def test_users_add_list_roles_disable(shop: SimpleNamespace) -> None:
+    """users add, list (--json), roles, disable and enable act on the app's directory."""
+    runner = CliRunner()
+    out = runner.invoke(main, ["users", "add", "ola@workshop.example", "Ola", "--role",
+                               "mechanic", "--app", APP])
+    assert out.exit_code == 0, out.output
+    assert out.output.strip() == "Added Ola (ola@workshop.example) with roles: mechanic."
+    listed = json.loads(runner.invoke(main, ["users", "list", "--json", "--app", APP]).output)
+    assert {p["handle"] for p in listed} >= {"mia@workshop.example", "ola@workshop.example",
+                                             "estimator@agents"}
+    out = runner.invoke(main, ["users", "roles", "ola@workshop.example", "--add", "manager",
+                               "--app", APP])
+    assert "Ola has roles: manager, mechanic." in out.output
+    assert runner.invoke(main, ["users", "disable", "ola@workshop.example", "--app", APP]
+                         ).exit_code == 0
+    assert shop.app.people.find("ola@workshop.example").disabled
+    missing = runner.invoke(main, ["users", "disable", "nobody@x", "--app", APP])
+    assert missing.exit_code == 3
+    assert "There is nobody with the handle 'nobody@x'." in missing.output
+
+
+def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
+    """Noor lists what she may decide, reads the proposal whole, and approves it."""
+    _login("noor@workshop.example")
+    code, out = cli("proposals", "--as", "noor@workshop.example")
+    assert code == 0
+    assert f"{shop.proposal.id}  Waiting  estimator: Set the price" in out
+    assert "repair=Ticket T-7, price=45" in out
+    code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
+    assert code == 0
+    assert "Why: Pads, a cable and an hour of work." in out
+    assert "Fresh: yes." in out
+    code, out = cli("proposals", "--as", "noor@workshop.example", "--json")
+    assert json.loads(out)[0]["id"] == shop.proposal.id
+    code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
+    assert (code, out.strip()) == (0, "Noor approved set_price, and it ran as them.")
+    code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
+    assert code == 1
+    assert "already decided" in out
+
+
+def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:
+    """After the repair is revised, `proposals show` says it is stale."""
+    _login("noor@workshop.example")
+    shop.revise(shop.repair.id, "rear brake and gears")
+    code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
+    assert code == 0
+    assert "Stale: what it acts on has changed since" in out
+
+
+def test_reject_needs_a_reason_and_is_told(shop: SimpleNamespace) -> None:
+    """reject --reason tells the agent; Mia may reject a proposal of work for her."""
+    _login("mia@workshop.example")
+    code, out = cli("reject", shop.proposal.id, "--reason", "Too dear.", "--as",
+                    "mia@workshop.example", "--json")
+    assert code == 0
+    assert json.loads(out)["told_agent"] == "Mia said no to set_price: Too dear."
+    code, out = cli("reject", shop.proposal.id, "--as", "mia@workshop.example")
+    assert code == 2  # --reason is required
+
+
+def test_someone_else_neither_sees_nor_decides(shop: SimpleNamespace) -> None:
+    """Ola, a mechanic, sees no proposal, cannot show it, and cannot decide it."""
+    shop.app.people.add("ola@workshop.example", "Ola", roles=["mechanic"])
+    _login("ola@workshop.example")
+    code, out = cli("proposals", "--as", "ola@workshop.example")
+    assert (code, out.strip()) == (0, "0 proposals.")
+    code, out = cli("proposals", "--as", "ola@workshop.example", "show", shop.proposal.id)
+    assert code == 3
+    code, out = cli("approve", shop.proposal.id, "--as", "ola@workshop.example")
+    assert code == 1
+    assert "This proposal is for Mia to decide; it is not yours." in out
+
+
+def test_tokens_are_checked(shop: SimpleNamespace) -> None:
+    """No token, a wrong token, or a disabled person's token: exit 4 with what to do."""
+    code, out = cli("proposals")
+    assert code == 4
+    assert "Say who you are" in out
+    code, out = cli("proposals", "--token", "sgn_nonsense")
+    assert code == 4
+    _login("mia@workshop.example")
+    shop.app.people.disable(shop.mia)
+    code, out = cli("proposals", "--as", "mia@workshop.example")
+    assert code == 4
+    assert "not valid" in out
+
+
+def test_rules_tasks_receipt_agents(shop: SimpleNamespace) -> None:
+    """Approve --always makes a rule that `rules` lists and `rules revoke` takes back; tasks and
+    receipt show the work; agents shows the catalogue."""
+    _login("noor@workshop.example")
+    code, out = cli("approve", shop.proposal.id, "--always", "--set", "price=40", "--as",
+                    "noor@workshop.example")
+    assert code == 0, out
+    assert "price changed to 40" in out
+    code, out = cli("rules", "--as", "noor@workshop.example", "--json")
+    (rule,) = json.loads(out)
+    assert (rule["tool"], rule["used"]) == ("set_price", 0)
+    code, out = cli("rules", "--as", "noor@workshop.example", "revoke", rule["id"], "--why",
+                    "Enough.")
+    assert (code, out.strip()) == (0, "Revoked: estimator proposes set_price again.")
+    code, out = cli("tasks", "--as", "noor@workshop.example")
+    assert shop.outcome.task in out
+    code, out = cli("receipt", shop.outcome.task, "--as", "noor@workshop.example")
+    assert "Noor approved set_price with price changed to 40, and it ran as them." in out
+    code, out = cli("receipt", shop.outcome.task, "--as", "noor@workshop.example", "--json")
+    assert json.loads(out)["status"] == "Running"  # decided here; a worker with the model goes on
+    code, out = cli("agents", "--json")
+    assert {"agent": "estimator", "skill": "estimate_repair", "tool": "scrap_repair",
+            "leave": "Never", "decided_by": "nobody"} in json.loads(out)
+
+
+@pytest.mark.parametrize("command", [["proposals"], ["approve"], ["reject"], ["rules"],
+                                     ["tasks"], ["receipt"], ["agents"], ["users"],
+                                     ["users", "token"]])
+def test_each_help_has_an_example(command: list[str]) -> None:
+    """Every people's command shows an example in its --help."""
+    result = CliRunner().invoke(main, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Example" in result.output
