@@ -15,15 +15,18 @@ def _python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
 
 
-@pytest.mark.parametrize("block", _python_blocks())
+@pytest.mark.parametrize("upto", range(1, len(_python_blocks()) + 1))
 def test_readme_example_runs(
-    block: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    upto: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Each Python block runs, and what it prints is what its comments say."""
+    """Each Python block runs after the ones before it (as a reader goes through the README),
+    and what it prints is what its comments say."""
+    blocks = _python_blocks()[:upto]
+    block = "\n".join(blocks)
     monkeypatch.chdir(tmp_path)
     script = tmp_path / "readme_example.py"
     script.write_text(block)
     runpy.run_path(str(script), run_name="readme_example")
     printed = capsys.readouterr().out
-    for said in re.findall(r"print\(.*\)\s*# (.+)", block):
+    for said in re.findall(r"print\(.*\)\s*# (.+)", blocks[-1]):
         assert said.strip() in printed
