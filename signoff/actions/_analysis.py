@@ -52,6 +52,14 @@ from signoff.actions.effects import _SENDS, _SPENDS, Effect, EffectKind, Effects
 _MISSING = object()
 _ROOT_TOKEN = "argument"
 _MAX_SUBCLASSES = 48
+_MAX_WALKS = 4000
+"""Function bodies one analysis may walk before it gives up (and assumes the worst)."""
+
+
+class _TooLarge(Exception):
+    """The code reached is too large to analyse: assume it does everything."""
+
+
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 Hint = tuple[tuple[str, frozenset[type] | None, bool], ...]
@@ -67,6 +75,9 @@ class Analyser:
         self.summaries: dict[SummaryKey, Summary] = {}
         self.active: dict[SummaryKey, Summary] = {}
         self.hits: set[SummaryKey] = set()
+        self.generation: dict[SummaryKey, int] = {}
+        self.tentative: dict[SummaryKey, tuple[Summary, frozenset[tuple[SummaryKey, int]]]] = {}
+        self.walks = 0
         self.deps: list[set[SummaryKey]] = []
         self.params: dict[Any, tuple[Param, ...] | None] = {}
         self.hints_cache: dict[Any, dict[str, Any]] = {}
@@ -106,6 +117,7 @@ class Analyser:
         if index is None:
             return None
         candidates = index.get(code.co_firstlineno, [])
+        matching: list[_FunctionNode]
         if code.co_name == "<lambda>":
             matching = [n for n in candidates if isinstance(n, ast.Lambda)]
         else:
@@ -227,7 +239,7 @@ class Analyser:
 
     def table_record(self, table: str) -> str:
         """The record type whose table is `table` (or the table's own name)."""
-        stack = list(self.record_base().__subclasses__())
+        stack: list[type] = list(self.record_base().__subclasses__())
         while stack:
             cls = stack.pop()
             stack.extend(cls.__subclasses__())
@@ -421,7 +433,7 @@ class Analyser:
         """The subclasses of `cls` that define their own `attr` (None when too many to follow)."""
         found: list[tuple[type, Any]] = []
         seen: set[type] = set()
-        stack = list(type.__subclasses__(cls))
+        stack: list[type] = list(type.__subclasses__(cls))
         while stack:
             sub = stack.pop()
             if sub in seen:
@@ -441,6 +453,8 @@ class Analyser:
         """Call a method found on a class with `base` as ``self``."""
         from signoff.actions._analysis_calls import call_function
 
+        if not isinstance(func, types.FunctionType):
+            return call_args(frame, known(func), Args([base, *rest], {}), None)
         return call_function(frame, func, [base, *rest], {}, None, cls=cls)
 
     # --- summaries -------------------------------------------------------------------------
@@ -532,9 +546,7 @@ class Analyser:
             return Val(origin=frozenset({UNKNOWN}))  # a closure made by the callee: not followed
         return replace(ret, origin=_substitute(ret.origin, binding), inner=_substitute(ret.inner, binding))
 
-    def summarise(
-        self, func: Any, cls: type | None, hint: Hint
-    ) -> Summary:
+    def summarise(self, func: Any, cls: type | None, hint: Hint) -> Summary:
         """What `func` does (memoised; recursion iterated until it settles)."""
         key: SummaryKey = (func, cls, hint)
         done = self.summaries.get(key)
@@ -545,6 +557,13 @@ class Analyser:
             if self.deps:
                 self.deps[-1].add(key)
             return self.active[key]
+        tentative = self.tentative.get(key)
+        if tentative is not None:
+            summary, depends = tentative
+            if all(self.generation.get(k) == g and k in self.active for k, g in depends):
+                if self.deps:
+                    self.deps[-1].update(k for k, _ in depends)
+                return summary
         node = self.node_of(func)
         params = self.params_of(func)
         if node is None or params is None:
@@ -561,6 +580,10 @@ class Analyser:
         summary = provisional
         for _ in range(6):
             self.active[key] = provisional
+            self.generation[key] = self.generation.get(key, 0) + 1
+            self.walks += 1
+            if self.walks > _MAX_WALKS:
+                raise _TooLarge(f"more than {_MAX_WALKS} function bodies to walk")
             summary = self.walk(func, cls, hint, node, params)
             if key not in self.hits:
                 break
@@ -575,9 +598,13 @@ class Analyser:
                 )
         del self.active[key]
         deps = self.deps.pop() - {key}
-        if deps and self.deps:
-            self.deps[-1] |= deps
-        elif not deps:
+        if deps:
+            # Depends on a function still being summarised: good only while that one's
+            # provisional summary stands.
+            self.tentative[key] = (summary, frozenset((k, self.generation[k]) for k in deps))
+            if self.deps:
+                self.deps[-1] |= deps
+        else:
             self.summaries[key] = summary
         return summary
 
@@ -646,7 +673,8 @@ class Analyser:
         else:
             frame.body(node.body)
         if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
-            ret = Val(pure=True)
+            # A generator stands for what it yields: iterated, or entered as a context manager.
+            ret = join_all(frame.yields) if frame.yields else const(None)
         else:
             ret = join_all(frame.returns) if frame.returns else const(None)
         if ret.types is None and "return" in hints:
@@ -660,8 +688,17 @@ class Analyser:
 
     # --- roots -----------------------------------------------------------------------------
 
+    def reset_walk(self) -> None:
+        """Forget a walk that stopped half-way."""
+        self.active.clear()
+        self.deps.clear()
+        self.hits.clear()
+        self.tentative.clear()
+
     def root(self, fn: Any, name: str) -> tuple[Summary, Frame]:
         """Analyse `fn` as an action called `name`: every argument is the caller's."""
+        self.walks = 0
+        self.tentative.clear()
         summary = Summary()
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
@@ -714,15 +751,29 @@ def clear_caches() -> None:
     _ANALYSER = Analyser()
 
 
+def forget_summaries() -> None:
+    """Forget every summary but keep parsed files (a benchmark's fresh start per action)."""
+    _ANALYSER.summaries.clear()
+    _ANALYSER.hints_cache.clear()
+
+
 def analyse_effects(fn: Any, *, name: str) -> Effects:
     """The effects of `fn`, run as an action called `name`."""
-    summary, _ = _ANALYSER.root(fn, name)
+    try:
+        summary, _ = _ANALYSER.root(fn, name)
+    except Exception as exc:  # a gap in the analysis must never make an action look safe
+        _ANALYSER.reset_walk()
+        return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
     return Effects(effects=tuple(summary.effects.values()), cost_usd=summary.cost)
 
 
 def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:
     """The exception classes `fn` may raise, itself or through what it calls."""
-    _, frame = _ANALYSER.root(fn, name)
+    try:
+        _, frame = _ANALYSER.root(fn, name)
+    except Exception:  # the analysis could not follow the code: no raise site is known
+        _ANALYSER.reset_walk()
+        return []
     seen: set[tuple[str, str, int]] = set()
     sites: list[RaiseSite] = []
     for r in frame.raises:
@@ -734,4 +785,4 @@ def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:
     return sites
 
 
-__all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "sink"]
+__all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget_summaries", "sink"]

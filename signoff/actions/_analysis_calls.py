@@ -288,8 +288,8 @@ def call_object(frame: Frame, obj: Any, qual: str, args: Args, node: ast.AST | N
             return pure_call(frame, q, args, node)
         return frame.unknown(q or text(frame, node), f"calls {q}, C code outside the allow-list")
     if callable(core):
-        method = frame.an.attr_of_type(frame, known(core), type(core), "__call__")
-        return call_args(frame, method, args, node)
+        dunder = frame.an.attr_of_type(frame, known(core), type(core), "__call__")
+        return call_args(frame, dunder, args, node)
     return frame.unknown(text(frame, node), f"calls {q or 'an object'} that is not callable")
 
 
@@ -346,6 +346,8 @@ def call_function(
 ) -> Val:
     """Call a Python function: a sink, allow-listed, or analysed and its summary applied."""
     full = args if args is not None else Args(pos, kw)
+    if not isinstance(func, types.FunctionType) or "__wrapped__" in func.__dict__:
+        return call_object(frame, func, qual, full, node)
     q = qualified_name(func)
     for name in (qual, q):
         if name and _sinkish(name):
@@ -396,7 +398,7 @@ def call_inline(frame: Frame, target: Inline, args: Args, node: ast.AST | None) 
     finally:
         frame.inline_active.discard(key)
     if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn)):
-        return Val(pure=True)
+        return join_all(child.yields) if child.yields else const(None)
     return join_all(child.returns) if child.returns else const(None)
 
 
@@ -424,9 +426,7 @@ def pure_call(frame: Frame, q: str, args: Args, node: ast.AST | None) -> Val:
     return Val(origin=reach, inner=reach)
 
 
-def _callback(
-    frame: Frame, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str
-) -> bool:
+def _callback(frame: Frame, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
     """A function handed to allow-listed code is called by it (True when there is one)."""
     functions = [o for o in v.objs if callable(o) and not isinstance(o, type | str)]
     if v.calls or functions:
@@ -490,6 +490,8 @@ def construct(frame: Frame, cls: type, args: Args, node: ast.AST | None) -> Val:
         for init in an.user_inits(cls):
             call_function(frame, init, [made, *args.pos], args.kw, node, cls=cls)
         return replace(made, rec=cls.__name__)
+    if issubclass(cls, an.session_types()):  # opening a session or connection does nothing yet
+        return made
     q = qualified_name(cls)
     if is_pure_name(q) or (issubclass(cls, BaseException) and cls.__module__ == "builtins"):
         first = args.pos[0] if args.pos else None
@@ -553,13 +555,29 @@ def _statement(frame: Frame, kind: str, args: Args) -> Val:
     for value in args.pos:
         for obj in value.objs:
             record = obj if frame.an.is_record(obj) else getattr(obj, "class_", None)
-            if frame.an.is_record(record):
+            if record is not None and frame.an.is_record(record):
                 row = row or (obj if record is obj else None)
                 target = target or record.__name__
     reason = "" if target else "a statement on a table the analysis cannot name"
     if effect is EffectKind.READS and not target:
         reason = ""
     return Val(sql=Sql(effects=((effect, target),), row=row, reason=reason), pure=True, types=frozenset())
+
+
+def _table_statement(frame: Frame, method: BuiltinMethod) -> Val | None:
+    """``table.insert()`` and the like on a SQLAlchemy ``Table``."""
+    kind = {
+        "select": EffectKind.READS,
+        "insert": EffectKind.CREATES,
+        "update": EffectKind.CHANGES,
+        "delete": EffectKind.DELETES,
+    }.get(method.name)
+    if kind is None:
+        return None
+    names = [getattr(o, "name", "") for o in method.self_val.objs]
+    table = names[0] if len(names) == 1 and isinstance(names[0], str) else ""
+    target = frame.an.table_record(table) if table else ""
+    return Val(sql=Sql(effects=((kind, target),)), pure=True, types=frozenset())
 
 
 def _run_sql(frame: Frame, stmt: Val | None, what: str) -> Sql:
@@ -629,12 +647,12 @@ def session_method(frame: Frame, method: BuiltinMethod, args: Args, node: ast.AS
             )
         return const(None) if name != "merge" else value
     if name in ("get", "get_one", "query"):
-        record = next((o for o in (first.objs if first else ()) if an.is_record(o)), None)
-        if record is None:
+        loaded: type | None = next((o for o in (first.objs if first else ()) if an.is_record(o)), None)
+        if loaded is None:
             frame.add(EffectKind.READS, "", (what,))
             return Val(origin=frozenset({DB}), inner=frozenset({DB}))
-        frame.add(EffectKind.READS, record.__name__, (what,))
-        sql = Sql(effects=((EffectKind.READS, record.__name__),), row=record, query=True)
+        frame.add(EffectKind.READS, loaded.__name__, (what,))
+        sql = Sql(effects=((EffectKind.READS, loaded.__name__),), row=loaded, query=True)
         if name == "query":
             return Val(sql=sql, pure=True, types=frozenset())
         return an.rows_of(sql)
@@ -677,6 +695,8 @@ def builtin_method(frame: Frame, method: BuiltinMethod, args: Args, node: ast.AS
         return frame.unknown(
             text(frame, node), f"calls {method.qual or method.name}, C code outside the allow-list"
         )
+    if method.qual.startswith("sqlalchemy."):  # SQL expressions are generative: never changed
+        return _table_statement(frame, method) or Val(pure=True)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, text(frame, node))
     pure_call(frame, method.qual, args, node)

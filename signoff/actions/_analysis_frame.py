@@ -129,6 +129,7 @@ class Frame:
         self.declared_nonlocal: set[str] = set()
         self.raises: list[Raised] = []
         self.returns: list[Val] = []
+        self.yields: list[Val] = []
         self.inline_active: set[int] = parent.inline_active if parent else set()
         self.prefix: tuple[str, ...] = ()
         """Local functions walked on the way here, put before each path."""
@@ -209,8 +210,8 @@ class Frame:
                 self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                self.with_item(item)
+            for with_item in node.items:
+                self.with_item(with_item)
             self.body(node.body)
         elif isinstance(node, ast.Try | ast.TryStar):
             self.try_(node)
@@ -459,9 +460,7 @@ class Frame:
             if kinds is None and left.types and left.types <= {list, dict, set}:
                 kinds = left.types
             plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
-            return Val(
-                types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain
-            )
+            return Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
         if isinstance(node, ast.BoolOp):
             return join_all([self.expr(v) for v in node.values])
         if isinstance(node, ast.UnaryOp):
@@ -500,11 +499,13 @@ class Frame:
             value = self.expr(node.value)
             self.assign(node.target, value, node.value, ":=")
             return value
-        if isinstance(node, ast.Await | ast.YieldFrom):
+        if isinstance(node, ast.YieldFrom):
+            self.yields.append(self.iterate(self.expr(node.value)))
+            return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
+        if isinstance(node, ast.Await):
             return self.expr(node.value)
         if isinstance(node, ast.Yield):
-            if node.value is not None:
-                self.expr(node.value)
+            self.yields.append(self.expr(node.value) if node.value is not None else const(None))
             return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}), pure=True)
         if isinstance(node, ast.Starred):
             return self.expr(node.value)

@@ -237,8 +237,7 @@ MUTATES_ARGUMENT: dict[str, int] = {
 """Allow-listed functions that change one of their arguments (by position)."""
 
 CHANGES_GLOBAL_STATE = frozenset(
-    {"random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate",
-     "decimal.setcontext"}
+    {"random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate", "decimal.setcontext"}
 )
 """Allow-listed functions that change the process's shared state."""
 
@@ -357,7 +356,7 @@ def qualified_name(obj: Any) -> str:
         return ""
     module = getattr(obj, "__module__", None)
     if not isinstance(module, str):
-        owner = getattr(obj, "__objclass__", None)
+        owner = getattr(obj, "__objclass__", None) or getattr(obj, "__self__", None)
         module = getattr(owner, "__module__", None)
     if not isinstance(module, str):
         return qual

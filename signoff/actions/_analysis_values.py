@@ -68,8 +68,8 @@ class Method:
 
     func: Any
     """The function."""
-    self_val: Val
-    """What it is bound to."""
+    self_val: Val | None
+    """What it is bound to (None when taken from the class: the first argument is ``self``)."""
     cls: type | None
     """The class it was looked up on (resolves ``self`` and ``super()`` inside it)."""
     qual: str
@@ -294,7 +294,7 @@ def _concrete(cls: type) -> bool:
         return False
     import collections.abc as cabc
 
-    return cls not in (cabc.Callable, typing.Any)  # type: ignore[comparison-overlap]
+    return cls not in (cabc.Callable, typing.Any)
 
 
 __all__ = [

@@ -136,7 +136,7 @@ class AuditFile:
         self.handle = open(path, "a")  # noqa: SIM115 - the point is the open itself
 
 
-class OutOfStock(Exception):  # noqa: N818 - a refusal-like name, on purpose
+class OutOfStock(Exception):
     """Not derived from a refusal type: `signoff lint` would report it."""
 
 
