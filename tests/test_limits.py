@@ -144,3 +144,12 @@ def test_a_task_goes_on_in_a_worker_after_a_restart() -> None:
     assert (outcome.status, outcome.result) == (TaskStatus.DONE, Tally(total=2))
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Counter, shop.counter.id).value == 2
+
+
+def test_a_subject_of_the_wrong_kind_is_refused() -> None:
+    """Doing a skill on something it does not work on is a UserError naming both."""
+    from signoff import UserError
+
+    shop = _counter()
+    with pytest.raises(UserError, match="count works on a Counter record, not 'seven'"):
+        shop.app.agent(shop.Clerk).do(shop.Count(), "seven", model=ScriptedModel())

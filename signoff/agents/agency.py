@@ -75,6 +75,7 @@ class AgentHandle:
             own = agent.skill(skill)
         except LookupError:
             raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
+        subject = _checked_subject(own, subject)
         chosen = model or agent.model
         if chosen is None:
             raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
@@ -106,6 +107,29 @@ class AgentHandle:
         if chosen is not None:
             self._agency.loop.models[task] = chosen
         return self._agency.loop.run(task)
+
+
+def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:
+    """The subject, if it is what the skill works on (a record of its type, or a value that
+    validates as its plain type); a `UserError` naming both otherwise."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from signoff.security.records import RecordBase
+
+    subject_type, _ = skill.types()
+    wanted = getattr(subject_type, "__name__", repr(subject_type))
+    if subject_type in (None, type(None)):
+        if subject is not None:
+            raise UserError(f"{skill.name} works on nothing; do it with no subject.")
+        return None
+    if isinstance(subject_type, type) and issubclass(subject_type, RecordBase):
+        if not isinstance(subject, subject_type):
+            raise UserError(f"{skill.name} works on a {wanted} record, not {subject!r}.")
+        return subject
+    try:
+        return TypeAdapter(subject_type).validate_python(subject)
+    except ValidationError as error:
+        raise UserError(f"{skill.name} works on a {wanted}: {error.errors()[0]['msg']}.") from None
 
 
 class Skills:
