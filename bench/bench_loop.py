@@ -1,0 +1,496 @@
+"""The agent loop's cost: per tool call run alone, and per approval round trip, beside plain loops.
+
+Run as ``.venv/bin/python bench/bench_loop.py [--n 20 200] [--approvals 50] [--reps 7]``
+(``--profile`` adds where the time goes, from cProfile).
+
+Everything signoff does here is durable: the app's database is a SQLite file (WAL, as signoff
+opens files by default) in a temporary folder, and every step of a task — the model's turn, each
+tool call with its receipt entry, each proposal and decision — is committed before the next one
+starts, so a killed process loses nothing. Each series gets a fresh database.
+
+Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
+
+* **Alone, per tool call**: a scripted model making N calls of one tool (one per model turn), then
+  handing back; ``agent.do(...)`` timed end to end, divided by N. Three tools take three paths:
+  ``add(a, b)`` declared ``query=True`` (run enforced read-only), ``add(a, b)`` as a plain action
+  (nothing found to change, so it runs alone in an ordinary transaction), and ``add_to(tally, b)``,
+  which changes a record and runs alone only because the agent has ``Permits.everything()``.
+* **Approval round trip**: a script of K calls of ``add_to`` under default ``Permits()``, each
+  proposed; from the first stop, K times: find the waiting proposal, approve it (the call runs,
+  the task resumes inline up to the next stop). Timed from the first stop to the end, divided
+  by K — the peers' scripts time the same span.
+* **Plain loops, same run**: the same scripted steps in a plain Python loop (JSON arguments
+  decoded, ``add`` called, the result appended to a list), and the same loop also writing each
+  step to a SQLite file with a commit (the cost of durability alone, same pragmas as signoff).
+  For approvals: a generator that stops at each call (plain), and the same with a row committed
+  at the stop and another at the decision (plain + SQLite).
+
+Targets (issue 4, this 2-core machine): at most 150 µs per tool call, the same at N=200 as at
+N=20, at most 1 ms per approval round trip. Times are printed, never asserted.
+
+The scripted model is given a fixed usage so that it does not count tokens itself; the loop still
+does (it reserves the budget before each model call), and that is counted as the loop's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import os
+import platform
+import pstats
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy.orm import Mapped, mapped_column
+
+from signoff import Agent, App, Permits, ProposalStatus, Skill, TaskStatus, allow, policy
+from signoff.models.base import Usage
+from signoff.security.principals import Principal
+from signoff.testing import ScriptedModel, ScriptLine, says
+
+TARGET_CALL_US = 150.0
+TARGET_TRIP_US = 1000.0
+USAGE = Usage(input_tokens=100, output_tokens=20)
+
+
+# -- the app ---------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Bench:
+    """One app on its own SQLite file, with what the measurements need."""
+
+    app: App
+    folder: Path
+    clerk: Principal
+    tally_id: Any
+    skill: Skill[Any, Any]
+    alone: type[Agent]
+    asks: type[Agent]
+    tools: dict[str, Any]
+
+    def close(self) -> None:
+        self.app.database.dispose()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def make_bench() -> Bench:
+    """A fresh app: a Tally record, three tools, two agents, one person."""
+    folder = Path(tempfile.mkdtemp(prefix="signoff-bench-loop-"))
+    app = App("benchloop", database=f"sqlite:///{folder}/bench.db")
+    is_helper = policy.role("helper")
+    is_clerk = policy.role("clerk")
+
+    class Tally(app.Record):  # type: ignore[name-defined, misc]
+        """A running total."""
+
+        total: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create", when=is_helper | is_clerk)]
+
+    @app.action("Add two numbers", query=True)
+    def add(a: int, b: int) -> int:
+        """The sum of a and b."""
+        return a + b
+
+    @app.action("Add two numbers (not a query)", name="add_plain")
+    def add_plain(a: int, b: int) -> int:
+        """The sum of a and b."""
+        return a + b
+
+    @app.action("Add to the tally")
+    def add_to(tally: Tally, b: int) -> int:
+        """Add b to the tally; its new total."""
+        tally.total += b
+        return tally.total
+
+    class Sum(Skill[None, int]):
+        """Add numbers."""
+
+        description = "Add numbers."
+        tools = [add, add_plain, add_to]
+
+    class Alone(Agent):
+        """Runs every tool alone."""
+
+        purpose = "You add numbers."
+        skills = [Sum()]
+        may = Permits.everything()
+        roles = ["helper"]
+        max_steps = 100_000
+        budget_usd = 100.0
+
+    class Asks(Agent):
+        """Proposes what changes records."""
+
+        purpose = "You add numbers."
+        skills = [Sum()]
+        roles = ["helper"]
+        max_steps = 100_000
+        budget_usd = 100.0
+
+    clerk = app.people.add("clerk@bench.example", "Clerk", roles=["clerk"])
+    app.add_agent(Alone, sponsor=clerk)
+    app.add_agent(Asks, sponsor=clerk)
+    with app.session(as_=clerk) as s:
+        tally = Tally()
+        s.add(tally)
+    return Bench(app=app, folder=folder, clerk=clerk, tally_id=tally.id, skill=Sum(),
+                 alone=Alone, asks=Asks, tools={"add": add, "add_plain": add_plain,
+                                                "add_to": add_to})
+
+
+def script(bench: Bench, tool: str, n: int) -> list[ScriptLine]:
+    """N calls of `tool`, one per turn, then the hand back."""
+    action = bench.tools[tool]
+    if tool == "add_to":
+        lines = [says.tool("Add one.", action, tally=bench.tally_id, b=1) for _ in range(n)]
+    else:
+        lines = [says.tool(action, a=i, b=1) for i in range(n)]
+    return [*lines, says.hand_back(n)]
+
+
+def run_alone(bench: Bench, tool: str, n: int) -> float:
+    """Seconds for one ``agent.do`` of N alone calls of `tool`."""
+    model = ScriptedModel(*script(bench, tool, n), usage=USAGE)
+    agent = bench.app.agent(bench.alone)
+    t0 = time.perf_counter()
+    outcome = agent.do(bench.skill, None, for_=bench.clerk, model=model)
+    elapsed = time.perf_counter() - t0
+    if outcome.status is not TaskStatus.DONE or outcome.result != n:
+        raise RuntimeError(f"The alone run ended {outcome.status}: {outcome.problem}")
+    return elapsed
+
+
+def run_approvals(bench: Bench, k: int, trips: list[float] | None = None) -> float:
+    """Seconds from the first stop to the end of a task of K proposed calls, each approved."""
+    model = ScriptedModel(*script(bench, "add_to", k), usage=USAGE)
+    app = bench.app
+    outcome = app.agent(bench.asks).do(bench.skill, None, for_=bench.clerk, model=model)
+    if outcome.status is not TaskStatus.WAITING:
+        raise RuntimeError(f"The task did not stop for a decision: {outcome.status}")
+    t0 = time.perf_counter()
+    for _ in range(k):
+        start = time.perf_counter()
+        (waiting,) = app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+        app.approve(waiting, by=bench.clerk)
+        if trips is not None:
+            trips.append(time.perf_counter() - start)
+    elapsed = time.perf_counter() - t0
+    end = app.outcome(outcome.task)
+    if end.status is not TaskStatus.DONE or end.result != k:
+        raise RuntimeError(f"The approval run ended {end.status}: {end.problem}")
+    return elapsed
+
+
+# -- the plain loops -------------------------------------------------------------------------
+
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+def steps_of(n: int) -> list[tuple[str, str]]:
+    """The same scripted steps as signoff's runs: (tool, arguments as JSON text)."""
+    return [("add", json.dumps({"a": i, "b": 1})) for i in range(n)] + [
+        ("hand_back", json.dumps({"result": n}))
+    ]
+
+
+def plain_loop(steps: list[tuple[str, str]]) -> Any:
+    tools = {"add": add}
+    history: list[tuple[str, str, Any]] = []
+    for name, arguments in steps:
+        if name == "hand_back":
+            return json.loads(arguments)["result"]
+        out = tools[name](**json.loads(arguments))
+        history.append((name, arguments, out))
+    return None
+
+
+def open_plain_db(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("CREATE TABLE IF NOT EXISTS steps (task TEXT, turn INTEGER, tool TEXT, "
+               "arguments TEXT, state TEXT, result TEXT, PRIMARY KEY (task, turn))")
+    return db
+
+
+def plain_sqlite_loop(db: sqlite3.Connection, task: str, steps: list[tuple[str, str]]) -> Any:
+    tools = {"add": add}
+    history: list[tuple[str, str, Any]] = []
+    for turn, (name, arguments) in enumerate(steps):
+        if name == "hand_back":
+            return json.loads(arguments)["result"]
+        out = tools[name](**json.loads(arguments))
+        history.append((name, arguments, out))
+        db.execute("BEGIN")
+        db.execute("INSERT INTO steps VALUES (?, ?, ?, ?, 'done', ?)",
+                   (task, turn, name, arguments, json.dumps(out)))
+        db.execute("COMMIT")
+    return None
+
+
+def plain_stops(steps: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """A loop that stops at each call for a decision (sent back as True) and goes on after it."""
+    history: list[tuple[str, str, Any]] = []
+    for name, arguments in steps:
+        if name == "hand_back":
+            return
+        approved = yield name, arguments
+        out = add(**json.loads(arguments)) if approved else None
+        history.append((name, arguments, out))
+
+
+def plain_approvals(k: int) -> float:
+    loop = plain_stops(steps_of(k))
+    next(loop)
+    t0 = time.perf_counter()
+    for _ in range(k):
+        try:
+            loop.send(True)
+        except StopIteration:
+            break
+    return time.perf_counter() - t0
+
+
+def plain_sqlite_approvals(db: sqlite3.Connection, task: str, k: int) -> float:
+    """Each stop commits a pending row; each decision commits the decision with the result."""
+    steps = steps_of(k)
+
+    def stop(turn: int) -> None:
+        name, arguments = steps[turn]
+        db.execute("BEGIN")
+        db.execute("INSERT INTO steps VALUES (?, ?, ?, ?, 'waiting', NULL)",
+                   (task, turn, name, arguments))
+        db.execute("COMMIT")
+
+    stop(0)
+    t0 = time.perf_counter()
+    for turn in range(k):
+        db.execute("BEGIN")
+        (arguments,) = db.execute("SELECT arguments FROM steps WHERE task = ? AND turn = ? "
+                                  "AND state = 'waiting'", (task, turn)).fetchone()
+        out = add(**json.loads(arguments))
+        db.execute("UPDATE steps SET state = 'done', result = ? WHERE task = ? AND turn = ?",
+                   (json.dumps(out), task, turn))
+        db.execute("COMMIT")
+        if turn + 1 < k:
+            stop(turn + 1)
+    return time.perf_counter() - t0
+
+
+# -- timing ----------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Measured:
+    name: str
+    samples: list[float]
+    per: int
+
+    @property
+    def median_us(self) -> float:
+        return statistics.median(self.samples) / self.per * 1e6
+
+    @property
+    def min_us(self) -> float:
+        return min(self.samples) / self.per * 1e6
+
+
+def timed(fn: Callable[[], float | None], reps: int, warmup: int) -> list[float]:
+    """Seconds of the last `reps` of warmup + reps calls (a float returned is the interval)."""
+    out = []
+    for i in range(warmup + reps):
+        gc.collect()
+        t0 = time.perf_counter()
+        r = fn()
+        dt = r if isinstance(r, float) else time.perf_counter() - t0
+        if i >= warmup:
+            out.append(dt)
+    return out
+
+
+def show(m: Measured) -> Measured:
+    total_med = statistics.median(m.samples) * 1e3
+    total_min = min(m.samples) * 1e3
+    print(f"{m.name:<44} total median {total_med:9.2f} ms  min {total_min:9.2f} ms"
+          f"  | per item ({m.per}) median {m.median_us:9.1f} µs  min {m.min_us:9.1f} µs",
+          flush=True)
+    return m
+
+
+def verdict(value_us: float, target_us: float) -> str:
+    return f"{'meets' if value_us <= target_us else 'misses'} the target of {target_us:.0f} µs"
+
+
+# -- profile ---------------------------------------------------------------------------------
+
+
+def profile(title: str, fn: Callable[[], object], per: int, top: int) -> None:
+    """Where the time of one call of `fn` goes: signoff's own functions by inclusive time, then
+    every function by its own time; each as a share of the whole and per item."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    fn()
+    profiler.disable()
+    stats: dict[Any, Any] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = max(ct for _cc, _nc, _tt, ct, _callers in stats.values())  # the whole run
+    here = str(Path(__file__).resolve().parent.parent / "signoff")
+
+    def row(key: Any, nc: int, seconds: float) -> str:
+        filename, line, name = key
+        where = (f"{Path(filename).relative_to(here.rsplit('/', 1)[0])}:{line}"
+                 if filename.startswith(here) else f"{Path(filename).name}:{line}")
+        return (f"  {seconds / total * 100:5.1f}%  {seconds / per * 1e6:8.1f} µs/item  "
+                f"{nc / per:7.1f} calls/item  {name}  ({where})")
+
+    print(f"\n-- profile: {title} — {total * 1e3:.0f} ms under cProfile")
+    calls = {name: nc for (_f, _l, name), (_cc, nc, _tt, _ct, _callers) in stats.items()}
+    commits = calls.get("<method 'commit' of 'sqlite3.Connection' objects>", 0) / per
+    statements = calls.get("<method 'execute' of 'sqlite3.Cursor' objects>", 0) / per
+    print(f"per item: {commits:.1f} transactions committed, {statements:.1f} SQL statements "
+          "(BEGIN included); a generator's calls count each resume")
+    print(f"signoff's functions, by inclusive time (top {top}):")
+    own = [(k, v) for k, v in stats.items() if k[0].startswith(here)]
+    for key, (_cc, nc, _tt, ct, _callers) in sorted(own, key=lambda kv: -kv[1][3])[:top]:
+        print(row(key, nc, ct))
+    print(f"every function, by its own time (top {top}):")
+    for key, (_cc, nc, tt, _ct, _callers) in sorted(stats.items(), key=lambda kv: -kv[1][2])[:top]:
+        print(row(key, nc, tt))
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[20, 200], help="tool calls per run")
+    parser.add_argument("--approvals", type=int, default=50, help="approved calls per run (K)")
+    parser.add_argument("--reps", type=int, default=7, help="timed runs per measurement")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs before them")
+    parser.add_argument("--tools", nargs="+", default=["add", "add_plain", "add_to"],
+                        choices=["add", "add_plain", "add_to"], help="alone tools to measure")
+    parser.add_argument("--profile", type=int, nargs="*", default=None, metavar="N",
+                        help="also profile one run of each tool at these N (default: the "
+                        "smallest --n) and one approval run")
+    parser.add_argument("--top", type=int, default=25, help="rows per profile table")
+    parser.add_argument("--json", default=None, help="write every sample to this file")
+    args = parser.parse_args()
+    reps, warmup, k = args.reps, args.warmup, args.approvals
+
+    import sqlalchemy
+
+    print(f"signoff agent loop — python {platform.python_version()}, {os.cpu_count()} cpus, "
+          f"sqlite {sqlite3.sqlite_version}, sqlalchemy {sqlalchemy.__version__}; "
+          f"reps {reps}, warmup {warmup}; SQLite file, WAL, synchronous=NORMAL", flush=True)
+    results: dict[str, Measured] = {}
+    plain_dir = Path(tempfile.mkdtemp(prefix="signoff-bench-plain-"))
+    plain_db = open_plain_db(plain_dir / "plain.db")
+    counter = iter(range(10**9))
+    try:
+        print("\n== per tool call, run alone (receipts stored)")
+        for n in args.n:
+            steps = steps_of(n)
+            results[f"plain/{n}"] = show(Measured(
+                name=f"plain Python loop N={n}", per=n,
+                samples=timed(lambda steps=steps: plain_loop(steps), reps, warmup)))
+            results[f"plain_sqlite/{n}"] = show(Measured(
+                name=f"plain loop + SQLite commit N={n}", per=n,
+                samples=timed(lambda steps=steps: plain_sqlite_loop(
+                    plain_db, f"t{next(counter)}", steps), reps, warmup)))
+            for tool in args.tools:
+                bench = make_bench()
+                try:
+                    results[f"{tool}/{n}"] = show(Measured(
+                        name=f"signoff {tool} N={n}", per=n,
+                        samples=timed(lambda b=bench, t=tool, n=n: run_alone(b, t, n),
+                                      reps, warmup)))
+                finally:
+                    bench.close()
+
+        print(f"\n== approval round trip (stop → approve → resume → next stop), K={k}")
+        results["plain_approve"] = show(Measured(
+            name=f"plain loop, stop = yield K={k}", per=k,
+            samples=timed(lambda: plain_approvals(k), reps, warmup)))
+        results["plain_sqlite_approve"] = show(Measured(
+            name=f"plain loop + SQLite commits K={k}", per=k,
+            samples=timed(lambda: plain_sqlite_approvals(plain_db, f"t{next(counter)}", k),
+                          reps, warmup)))
+        bench = make_bench()
+        trips: list[float] = []
+        try:
+            results["approve"] = show(Measured(
+                name=f"signoff approve K={k}", per=k,
+                samples=timed(lambda: run_approvals(bench, k), warmup=warmup, reps=0)
+                + timed(lambda: run_approvals(bench, k, trips), warmup=0, reps=reps)))
+        finally:
+            bench.close()
+        head, tail = trips[: min(5, k)], trips[-min(5, k):]
+        print(f"{'  one trip, across runs':<44} median {statistics.median(trips) * 1e6:9.1f} µs"
+              f"  (first 5 of a run {statistics.median(head) * 1e6:.1f} µs, "
+              f"last 5 {statistics.median(tail) * 1e6:.1f} µs)")
+    finally:
+        plain_db.close()
+        shutil.rmtree(plain_dir, ignore_errors=True)
+
+    print("\n== ratios (medians)")
+    for n in args.n:
+        plain, durable = results[f"plain/{n}"], results[f"plain_sqlite/{n}"]
+        for tool in args.tools:
+            m = results[f"{tool}/{n}"]
+            print(f"{tool + f' N={n}':<18} {m.median_us:9.1f} µs/call  ×{m.median_us / plain.median_us:8.0f}"
+                  f" plain loop  ×{m.median_us / durable.median_us:6.1f} plain+SQLite  "
+                  f"— {verdict(m.median_us, TARGET_CALL_US)}")
+    if len(args.n) > 1:
+        low, high = min(args.n), max(args.n)
+        for tool in args.tools:
+            growth = results[f"{tool}/{high}"].median_us / results[f"{tool}/{low}"].median_us
+            print(f"{tool:<18} per call at N={high} / at N={low}: ×{growth:.2f} (target ×1)")
+    m = results["approve"]
+    print(f"{'approve K=' + str(k):<18} {m.median_us:9.1f} µs/trip  "
+          f"×{m.median_us / results['plain_approve'].median_us:8.0f} plain loop  "
+          f"×{m.median_us / results['plain_sqlite_approve'].median_us:6.1f} plain+SQLite  "
+          f"— {verdict(m.median_us, TARGET_TRIP_US)}")
+
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            key: {"name": m.name, "per": m.per, "samples_s": m.samples,
+                  "per_item_median_us": m.median_us, "per_item_min_us": m.min_us}
+            for key, m in results.items()
+        }, indent=2))
+
+    if args.profile is not None:
+        for n in args.profile or [min(args.n)]:
+            for tool in args.tools:
+                bench = make_bench()
+                try:
+                    run_alone(bench, tool, n)  # warm
+                    profile(f"signoff {tool}, one run of N={n}",
+                            lambda b=bench, t=tool, n=n: run_alone(b, t, n), n, args.top)
+                finally:
+                    bench.close()
+        bench = make_bench()
+        try:
+            run_approvals(bench, k)  # warm
+            profile(f"signoff approve, one run of K={k}", lambda: run_approvals(bench, k), k,
+                    args.top)
+        finally:
+            bench.close()
+
+
+if __name__ == "__main__":
+    main()
