@@ -137,6 +137,8 @@ proposals = Table(
     Column("decided_at", DateTime(timezone=True), nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_task", "task_id"),
+    Index("signoff_proposals_person", "decide_person_id", "status", "created_at"),
+    Index("signoff_proposals_queue", "decide_queue", "status", "created_at"),
 )
 """Each call put to a person: the exact call, why, what was looked at, and how it was decided."""
 

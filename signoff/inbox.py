@@ -1,0 +1,320 @@
+"""The people's view of agents' work: what a person may see, a page at a time, and whether a
+proposal is still fresh.
+
+The web inbox, the REST API and the command line read through this module, so that they agree
+on who sees what: a person sees the proposals they decide (theirs, or their queues'), a
+supervisor sees every one, and nobody else sees any. Pages are read by keyset (a cursor), so the
+first page and the thousandth cost the same.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
+
+from signoff.agents import repository as repo
+from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.rules import StandingRule
+from signoff.agents.tasks import TaskStatus
+from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
+from signoff.security.principals import Principal
+from signoff.store.tables import proposals as proposals_table
+from signoff.store.tables import tasks as tasks_table
+
+if TYPE_CHECKING:
+    from signoff.app import App
+
+__all__ = ["Freshness", "Inbox", "Page", "TaskSummary", "freshness"]
+
+log = logging.getLogger("signoff.inbox")
+T = TypeVar("T")
+
+DEFAULT_PAGE = 50
+"""How many items a page holds unless asked otherwise."""
+MAX_PAGE = 200
+"""The most a page may hold."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Page(Generic[T]):
+    """One page of a listing, newest first."""
+
+    items: list[T]
+    """What is on it."""
+    next: str | None
+    """The cursor of the next page (pass it as `after`), or None on the last page."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Freshness:
+    """Whether a proposal still reads as it did when it was made."""
+
+    fresh: bool
+    """True when what it acts on has not changed: a yes would run it."""
+    was: str
+    """The version of what it acts on when proposed ("r1")."""
+    now: str
+    """The version now ("r2"), or "" when it could not be read."""
+    words: str
+    """What a person is told ("" when fresh)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskSummary:
+    """A task, as a listing shows it."""
+
+    id: str
+    """The task's id."""
+    agent: str
+    """The agent doing it."""
+    skill: str
+    """The skill."""
+    status: TaskStatus
+    """Where it stands."""
+    for_id: str | None
+    """The person the work is for (None: for nobody)."""
+    steps: int
+    """Model calls made."""
+    spend_usd: float
+    """What it has cost."""
+    created_at: datetime
+    """When it started."""
+    updated_at: datetime
+    """When it last moved."""
+
+
+def freshness(app: App, proposal: Proposal) -> Freshness:
+    """Compare the skill's ``version_of`` now with the proposal's `subject_version` (and the
+    skill's version with the one it was proposed under)."""
+    was = proposal.subject_version
+    try:
+        skill = app.agent(proposal.agent).registered.agent.skill(proposal.skill)
+    except (UserError, LookupError):
+        return Freshness(fresh=False, was=was, now="", words=(
+            f"{proposal.agent} or its skill {proposal.skill} is no longer declared: this will not "
+            "run, whoever says yes."))
+    if skill.version != proposal.skill_version:
+        return Freshness(fresh=False, was=was, now=was, words=(
+            f"The skill {proposal.skill} has changed since this was proposed (version "
+            f"{proposal.skill_version}, now {skill.version}): a yes will not run it; the agent "
+            "will be told to look again."))
+    try:
+        now = skill.version_of(proposal.action, proposal.arguments)
+    except Exception:  # the app's own code: its failure reaches the log, never the page
+        log.exception("version_of failed for proposal %s", proposal.id)
+        return Freshness(fresh=False, was=was, now="", words=(
+            "Whether what this acts on has changed could not be checked: the app's log has the "
+            "details. A yes runs it only if it still reads as it did."))
+    if now == was:
+        return Freshness(fresh=True, was=was, now=now, words="")
+    return Freshness(fresh=False, was=was, now=now, words=(
+        f"What this acts on has changed since it was proposed (it was {was or 'unversioned'}, it "
+        f"is now {now or 'gone'}): a yes will not run it; the agent will be told to look again."))
+
+
+class Inbox:
+    """What each person sees of the agents' work: ``Inbox(app).proposals(noor)``."""
+
+    def __init__(self, app: App) -> None:
+        self._app = app
+
+    # -- who sees what -------------------------------------------------------------------
+
+    def supervises(self, person: Principal) -> bool:
+        """Whether `person` supervises agents (and so sees and decides every proposal)."""
+        return not person.disabled and self._app.oversight.supervises_agents.admits(person)
+
+    def _visible(self, person: Principal) -> list[ColumnElement[bool]]:
+        """The branches (ORed) of what `person` may see; each can use an index of its own."""
+        if person.disabled or not self._app.oversight.decides_agent_proposals.admits(person):
+            return [false()]
+        if self.supervises(person):
+            return [true()]
+        c = proposals_table.c
+        branches: list[ColumnElement[bool]] = [c.decide_person_id == person.id]
+        if person.roles:
+            branches.append(c.decide_queue.in_(sorted(person.roles)))
+        return branches
+
+    def may_see(self, person: Principal, proposal: Proposal) -> bool:
+        """Whether `person` may see (and so perhaps decide) `proposal`: theirs, their queue's,
+        or any when they supervise."""
+        person = self._app.people.get(person)
+        if person.disabled or not self._app.oversight.decides_agent_proposals.admits(person):
+            return False
+        if self.supervises(person):
+            return True
+        return proposal.decide_person_id == person.id or bool(
+            proposal.decide_queue and proposal.decide_queue in person.roles)
+
+    # -- proposals -----------------------------------------------------------------------
+
+    def proposals(
+        self, person: Principal, *, status: ProposalStatus | None = ProposalStatus.WAITING,
+        queue: str | None = None, limit: int = DEFAULT_PAGE, after: str | None = None,
+    ) -> Page[Proposal]:
+        """The proposals `person` may see, newest first, a page at a time: those waiting (by
+        default), or in `status` (None: any); only one queue's with `queue`."""
+        person = self._app.people.get(person)
+        limit = max(1, min(limit, MAX_PAGE))
+        cursor = _cursor(after)
+        c = proposals_table.c
+        branches = self._visible(person)
+        if queue is not None:
+            if queue not in person.roles and not self.supervises(person):
+                raise NotFound(f"{person.name} is not in the {queue} queue.")
+            branches = [c.decide_queue == queue]
+        found: dict[str, Any] = {}
+        with self._app.database.connect() as db:
+            for branch in branches:
+                query: Select[Any] = select(proposals_table).where(branch)
+                if status is not None:
+                    query = query.where(c.status == status.value)
+                if cursor is not None:
+                    query = query.where(or_(c.created_at < cursor[0],
+                                            and_(c.created_at == cursor[0], c.id < cursor[1])))
+                query = query.order_by(c.created_at.desc(), c.id.desc()).limit(limit + 1)
+                for proposal in repo.load_proposals(db, query):
+                    found[proposal.id] = proposal
+        ordered = sorted(found.values(), key=lambda p: (p.created_at, p.id), reverse=True)
+        names = self._route_words()
+        items = [replace(p, decide_by=names(p)) for p in ordered[:limit]]
+        more = len(ordered) > limit
+        last = items[-1] if items else None
+        return Page(items=items, next=_cursor_of(last.created_at, last.id)
+                    if more and last is not None and last.created_at is not None else None)
+
+    def proposal(self, person: Principal, proposal_id: str) -> Proposal:
+        """One proposal, when `person` may see it; `NotFound` otherwise (the same answer as for
+        one that does not exist)."""
+        try:
+            proposal = self._app.proposal(proposal_id)
+        except AgentRefused:
+            proposal = None
+        if proposal is None or not self.may_see(person, proposal):
+            raise NotFound(f"There is no proposal with id {proposal_id} that "
+                           f"{self._app.people.get(person).name} may see.")
+        return proposal
+
+    def decidable(self, person: Principal, proposal: Proposal) -> bool:
+        """Whether `person` may decide `proposal` now (it waits, and it is theirs to decide)."""
+        return proposal.status is ProposalStatus.WAITING and self.may_see(person, proposal)
+
+    def freshness(self, proposal: Proposal) -> Freshness:
+        """Whether `proposal` still reads as it did (see `freshness`)."""
+        return freshness(self._app, proposal)
+
+    def stamp(self, person: Principal) -> str:
+        """A short text that changes when something new arrives for `person` (the newest
+        proposal they may see): a page polls it to know when to refresh."""
+        page = self.proposals(person, status=None, limit=1)
+        if not page.items:
+            return ""
+        newest = page.items[0]
+        return f"{newest.id}:{newest.status.value}"
+
+    def _route_words(self) -> Callable[[Proposal], str]:
+        cache: dict[str, str] = {}
+
+        def words(proposal: Proposal) -> str:
+            if proposal.decide_queue:
+                return f"the {proposal.decide_queue} queue"
+            if proposal.decide_person_id:
+                key = proposal.decide_person_id
+                if key not in cache:
+                    found = self._app.people.find(key)
+                    cache[key] = found.name if found else "someone no longer known"
+                return cache[key]
+            return "a supervisor"
+
+        return words
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    def tasks(self, person: Principal, *, limit: int = DEFAULT_PAGE,
+              after: str | None = None) -> Page[TaskSummary]:
+        """The tasks `person` may see, newest first: work done for them, and work whose
+        proposals they may see (every task, for a supervisor)."""
+        person = self._app.people.get(person)
+        limit = max(1, min(limit, MAX_PAGE))
+        cursor = _cursor(after)
+        t = tasks_table.c
+        query: Select[Any] = select(tasks_table).where(self._task_visible(person))
+        if cursor is not None:
+            query = query.where(or_(t.created_at < cursor[0],
+                                    and_(t.created_at == cursor[0], t.id < cursor[1])))
+        query = query.order_by(t.created_at.desc(), t.id.desc()).limit(limit + 1)
+        with self._app.database.connect() as db:
+            rows = [r._mapping for r in db.execute(query)]
+        items = [TaskSummary(id=m["id"], agent=m["agent"], skill=m["skill"],
+                             status=TaskStatus(m["status"]), for_id=m["for_id"], steps=m["steps"],
+                             spend_usd=m["spend_usd"], created_at=m["created_at"],
+                             updated_at=m["updated_at"]) for m in rows[:limit]]
+        more = len(rows) > limit
+        return Page(items=items, next=_cursor_of(items[-1].created_at, items[-1].id)
+                    if more and items else None)
+
+    def _task_visible(self, person: Principal) -> ColumnElement[bool]:
+        if person.disabled:
+            return false()
+        if self.supervises(person):
+            return true()
+        seen = select(proposals_table.c.task_id).where(or_(*self._visible(person)))
+        return or_(tasks_table.c.for_id == person.id, tasks_table.c.id.in_(seen))
+
+    def may_see_task(self, person: Principal, task_id: str) -> bool:
+        """Whether `person` may see task `task_id` (and its receipt)."""
+        person = self._app.people.get(person)
+        with self._app.database.connect() as db:
+            found = db.execute(select(tasks_table.c.id).where(
+                tasks_table.c.id == task_id, self._task_visible(person))).first()
+        return found is not None
+
+    def task(self, person: Principal, task_id: str) -> str:
+        """`task_id`, when `person` may see it; `NotFound` otherwise."""
+        if not self.may_see_task(person, task_id):
+            raise NotFound(f"There is no task with id {task_id} that "
+                           f"{self._app.people.get(person).name} may see.")
+        return task_id
+
+    # -- rules ---------------------------------------------------------------------------
+
+    def rules(self, person: Principal, *, active_only: bool = False) -> list[StandingRule]:
+        """The standing rules `person` may see: those they made or that work for them runs
+        under (every one, for a supervisor), oldest first."""
+        person = self._app.people.get(person)
+        rules = self._app.rules(active_only=active_only)
+        if self.supervises(person):
+            return rules
+        return [r for r in rules if person.id in (r.made_by, r.for_id)]
+
+    def rule(self, person: Principal, rule_id: str) -> StandingRule:
+        """One standing rule `person` may see; `NotFound` otherwise."""
+        for rule in self.rules(person):
+            if rule.id == rule_id:
+                return rule
+        raise NotFound(f"There is no standing rule with id {rule_id} that "
+                       f"{self._app.people.get(person).name} may see.")
+
+
+def _cursor_of(created_at: datetime | None, item_id: str) -> str:
+    return f"{created_at.isoformat() if created_at else ''}~{item_id}"
+
+
+def _cursor(after: str | None) -> tuple[datetime, str] | None:
+    """A cursor back into (created_at, id); `Invalid` for one this module did not write."""
+    if not after:
+        return None
+    moment, sep, item_id = after.partition("~")
+    try:
+        if not sep or not item_id:
+            raise ValueError(after)
+        return datetime.fromisoformat(moment), item_id
+    except ValueError:
+        raise Invalid(f"{after!r} is not a cursor from a previous page: pass the `next` a page "
+                      "gave, or nothing for the first page.") from None

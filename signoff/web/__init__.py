@@ -1,0 +1,33 @@
+"""The people's side on the web: a REST API under ``/api`` and the inbox pages (FastAPI).
+
+``create_web_app(app)`` gives an ASGI application; ``uvicorn`` serves it. FastAPI and the rest of
+the ``web`` extra are imported only when it is called, so ``import signoff`` stays fast::
+
+    from signoff.web import create_web_app
+    web = create_web_app(app, secure_cookies=False)   # plain http, on a developer's machine
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from signoff.app import App
+
+__all__ = ["create_web_app"]
+
+
+def create_web_app(app: App, *, secure_cookies: bool = True, refresh_seconds: float = 5.0) -> FastAPI:
+    """The web app of `app`: the REST API (``/api``, its OpenAPI at ``/api/openapi.json``) and
+    the inbox. Cookies are ``Secure`` unless `secure_cookies` is False (plain http); the inbox
+    looks for something new every `refresh_seconds`."""
+    try:
+        from signoff.web.server import build
+    except ImportError as missing:
+        from signoff.exceptions import UserError
+
+        raise UserError(f"The web inbox needs the web extra ({missing.name} is missing): "
+                        "pip install 'signoff[web]'.") from None
+    return build(app, secure_cookies=secure_cookies, refresh_seconds=refresh_seconds)

@@ -1,0 +1,182 @@
+"""The REST API: the people's verbs over HTTP, each behind a bearer token.
+
+Every operation calls the library (`App`'s verbs, `Inbox` for who sees what), converts its errors
+to problem details, and formats; nothing is decided here.
+"""
+
+# No `from __future__ import annotations`: FastAPI reads the local `Me` alias at run time.
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.app import App
+from signoff.exceptions import AgentRefused, Invalid
+from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
+from signoff.security.principals import Principal
+from signoff.web.auth import bearer_principal
+from signoff.web.problems import PROBLEM_RESPONSES, ProblemError
+from signoff.web.schemas import (
+    ActionOut,
+    ApproveIn,
+    DecisionOut,
+    MeOut,
+    OutcomeOut,
+    ProposalOut,
+    ProposalPage,
+    ReceiptOut,
+    RejectIn,
+    RevokeIn,
+    RuleOut,
+    SkillLeaveOut,
+    TaskOut,
+    TaskPage,
+)
+
+__all__ = ["api_router", "check_edits", "refused"]
+
+_bearer = HTTPBearer(auto_error=False, bearerFormat="so_<id>_<secret>",
+                     description="A token from `app.credentials.issue_token(person)` or "
+                                 "`signoff users token`.")
+
+
+def check_edits(app: App, proposal: Proposal, edited: dict[str, Any]) -> None:
+    """Refuse (422) changed values that name no argument or do not fit the action."""
+    if proposal.action not in app.actions:
+        return  # the decision will withdraw it: nothing to check against
+    names = {p.name for p in app.actions.info(proposal.action).parameters}
+    unknown = sorted(set(edited) - names)
+    if unknown:
+        raise ProblemError(422, f"{proposal.action} has no argument {', '.join(unknown)} to "
+                                "change; the tool itself cannot be changed.",
+                           type_="urn:signoff:problem:invalid")
+    try:
+        app.actions.values_from_json(proposal.action,
+                                     json.dumps({**proposal.arguments, **edited}, default=str))
+    except Invalid as invalid:
+        raise ProblemError(422, f"The changed values do not fit {proposal.action}: "
+                                f"{invalid.message}", type_="urn:signoff:problem:invalid") from None
+
+
+def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
+    """A refused decision: 409 when the proposal was decided meanwhile, 403 otherwise."""
+    if app.proposal(proposal_id).status is not ProposalStatus.WAITING:
+        return ProblemError(409, str(error), type_="urn:signoff:problem:already-decided")
+    return ProblemError(403, str(error), type_="urn:signoff:problem:refused")
+
+
+def api_router(app: App, inbox: Inbox) -> APIRouter:
+    """The API's operations, for `app`."""
+
+    def me(request: Request,
+           _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
+        return bearer_principal(app, request)
+
+    Me = Annotated[Principal, Depends(me)]
+    router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+
+    @router.get("/me", tags=["people"])
+    def whoami(person: Me) -> MeOut:
+        """Who this token is for."""
+        return MeOut.of(person, supervises=inbox.supervises(person))
+
+    @router.get("/proposals", tags=["proposals"])
+    def list_proposals(
+        person: Me,
+        status: Annotated[ProposalStatus | None, Query(
+            description="Only those in this status (default: Waiting).")] = ProposalStatus.WAITING,
+        any_status: Annotated[bool, Query(description="Every status (overrides `status`).")] = False,
+        queue: Annotated[str | None, Query(max_length=100,
+                                           description="Only this queue's.")] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+        after: Annotated[str | None, Query(max_length=200,
+                                           description="The `next` of the page before.")] = None,
+    ) -> ProposalPage:
+        """The proposals you may decide (yours and your queues'), newest first, a page at a
+        time; a supervisor sees every one."""
+        page = inbox.proposals(person, status=None if any_status else status, queue=queue,
+                               limit=limit, after=after)
+        return ProposalPage(items=[ProposalOut.of(p) for p in page.items], next=page.next)
+
+    @router.get("/proposals/{proposal_id}", tags=["proposals"])
+    def show_proposal(proposal_id: str, person: Me) -> ProposalOut:
+        """One proposal: the call in words, why, evidence, effects, and whether it is fresh."""
+        proposal = inbox.proposal(person, proposal_id)
+        fresh = inbox.freshness(proposal) if proposal.status is ProposalStatus.WAITING else None
+        return ProposalOut.of(proposal, fresh)
+
+    @router.post("/proposals/{proposal_id}/approve", tags=["proposals"])
+    def approve(proposal_id: str, body: ApproveIn, person: Me) -> DecisionOut:
+        """Say yes: it runs now, as the agent on behalf of you (only what both may). A stale
+        proposal does not run; its status says so."""
+        proposal = inbox.proposal(person, proposal_id)
+        if body.edited:
+            check_edits(app, proposal, body.edited)
+        try:
+            decision = app.approve(proposal, by=person, always_like_this=body.always,
+                                   edited=body.edited)
+        except AgentRefused as error:
+            raise refused(app, proposal_id, error) from None
+        return DecisionOut.of(decision)
+
+    @router.post("/proposals/{proposal_id}/reject", tags=["proposals"])
+    def reject(proposal_id: str, body: RejectIn, person: Me) -> DecisionOut:
+        """Say no, with a reason: the agent is told it, and goes on."""
+        inbox.proposal(person, proposal_id)
+        try:
+            decision = app.reject(proposal_id, by=person, reason=body.reason)
+        except AgentRefused as error:
+            raise refused(app, proposal_id, error) from None
+        return DecisionOut.of(decision)
+
+    @router.get("/rules", tags=["rules"])
+    def list_rules(person: Me, active_only: bool = False) -> list[RuleOut]:
+        """The standing rules you made or that work for you runs under (all, for a supervisor)."""
+        return [RuleOut.of(r) for r in inbox.rules(person, active_only=active_only)]
+
+    @router.post("/rules/{rule_id}/revoke", tags=["rules"])
+    def revoke(rule_id: str, body: RevokeIn, person: Me) -> RuleOut:
+        """Take a standing rule back, from the agent's next step on."""
+        rule = inbox.rule(person, rule_id)
+        if not rule.active:
+            raise ProblemError(409, "This rule was revoked already.",
+                               type_="urn:signoff:problem:already-revoked")
+        try:
+            return RuleOut.of(app.revoke(rule, by=person, why=body.why))
+        except AgentRefused as error:
+            status = 409 if not inbox.rule(person, rule_id).active else 403
+            raise ProblemError(status, str(error), type_="urn:signoff:problem:refused") from None
+
+    @router.get("/tasks", tags=["tasks"])
+    def list_tasks(
+        person: Me,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+        after: Annotated[str | None, Query(max_length=200)] = None,
+    ) -> TaskPage:
+        """The tasks you may see, newest first."""
+        page = inbox.tasks(person, limit=limit, after=after)
+        return TaskPage(items=[TaskOut.of(t) for t in page.items], next=page.next)
+
+    @router.get("/tasks/{task_id}", tags=["tasks"])
+    def task_outcome(task_id: str, person: Me) -> OutcomeOut:
+        """Where a task stands now."""
+        return OutcomeOut.of(app.outcome(inbox.task(person, task_id)))
+
+    @router.get("/tasks/{task_id}/receipt", tags=["tasks"])
+    def task_receipt(task_id: str, person: Me) -> ReceiptOut:
+        """Everything a task did: model calls, tool calls, proposals and decisions."""
+        return ReceiptOut.of(app.receipt(inbox.task(person, task_id)))
+
+    @router.get("/agents", tags=["catalogue"])
+    def agents(person: Me) -> list[SkillLeaveOut]:
+        """The agents' catalogue: the leave per agent, skill and tool, and who decides."""
+        return [SkillLeaveOut.of(line) for line in app.skills.catalog()]
+
+    @router.get("/actions", tags=["catalogue"])
+    def actions(person: Me) -> list[ActionOut]:
+        """The actions the app offers by name, with their effects."""
+        return [ActionOut.of(info) for info in app.actions.catalog()]
+
+    return router

@@ -1,0 +1,99 @@
+"""Who is asking: bearer tokens for the API, a session cookie and CSRF tokens for the inbox.
+
+A browser session is a token from `Credentials` (labelled "web session", good for 12 hours), kept
+in an HttpOnly, SameSite=Lax cookie (Secure unless the app is served over plain http). Every form
+carries a CSRF token derived from the session token (HMAC), so a page on another site cannot post
+one; the login form, before there is a session, carries a random token that must match a cookie
+of its own (double submit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from signoff.app import App
+from signoff.security.principals import Principal
+from signoff.web.problems import ProblemError
+
+__all__ = ["SESSION_COOKIE", "Browser", "bearer_principal"]
+
+SESSION_COOKIE = "signoff_session"
+LOGIN_COOKIE = "signoff_login"
+SESSION_LIFETIME = timedelta(hours=12)
+
+
+def bearer_principal(app: App, request: Request) -> Principal:
+    """The principal whose bearer token came with the request; a 401 problem otherwise."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    challenge = {"WWW-Authenticate": 'Bearer realm="signoff"'}
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ProblemError(401, "Send a bearer token: Authorization: Bearer so_…",
+                           type_="urn:signoff:problem:no-token", headers=challenge)
+    person = app.credentials.principal_for_token(token.strip())
+    if person is None:
+        raise ProblemError(401, "This token is unknown, revoked or expired, or its owner is "
+                                "disabled.", type_="urn:signoff:problem:bad-token",
+                           headers=challenge)
+    return person
+
+
+@dataclass(frozen=True)
+class Browser:
+    """Sessions and CSRF tokens of the inbox's visitors."""
+
+    app: App
+    secure: bool
+
+    def person(self, request: Request) -> Principal | None:
+        """Who is logged in (read afresh: a disabled person is logged out), or None."""
+        token = request.cookies.get(SESSION_COOKIE, "")
+        return self.app.credentials.principal_for_token(token) if token else None
+
+    def log_in(self, response: Response, person: Principal) -> None:
+        """Open a session for `person`, in a cookie on `response`."""
+        token = self.app.credentials.issue_token(person, "web session",
+                                                 expires_in=SESSION_LIFETIME)
+        response.set_cookie(SESSION_COOKIE, token, max_age=int(SESSION_LIFETIME.total_seconds()),
+                            httponly=True, samesite="lax", secure=self.secure, path="/")
+        response.delete_cookie(LOGIN_COOKIE, path="/")
+
+    def log_out(self, request: Request, response: Response) -> None:
+        """End the session: its token is revoked, its cookie removed."""
+        token = request.cookies.get(SESSION_COOKIE, "")
+        if token and self.app.credentials.principal_for_token(token) is not None:
+            self.app.credentials.revoke_token(token)
+        response.delete_cookie(SESSION_COOKIE, path="/")
+
+    def csrf(self, request: Request) -> str:
+        """The CSRF token this visitor's forms carry."""
+        token = request.cookies.get(SESSION_COOKIE, "")
+        if token:
+            return hmac.new(token.encode(), b"signoff csrf", hashlib.sha256).hexdigest()
+        return request.cookies.get(LOGIN_COOKIE, "")
+
+    def login_token(self, request: Request) -> str:
+        """The CSRF token of the login form: the visitor's own, or a new one (to be set with
+        `remember_login_token`)."""
+        return request.cookies.get(LOGIN_COOKIE, "") or secrets.token_urlsafe(24)
+
+    def remember_login_token(self, request: Request, response: Response, token: str) -> None:
+        """Keep the login form's token in its own cookie, when the visitor has none yet."""
+        if request.cookies.get(LOGIN_COOKIE, "") != token:
+            response.set_cookie(LOGIN_COOKIE, token, max_age=3600, httponly=True, samesite="lax",
+                                secure=self.secure, path="/")
+
+    def check_csrf(self, request: Request, given: object) -> None:
+        """Refuse (403) a form whose CSRF token is missing or not this visitor's."""
+        expected = self.csrf(request)
+        if not expected or not isinstance(given, str) or not hmac.compare_digest(expected, given):
+            raise ProblemError(403, "This form did not come from this page (its CSRF token is "
+                                    "missing or out of date): go back, reload it, and try again.",
+                               type_="urn:signoff:problem:csrf")

@@ -1,0 +1,265 @@
+"""The inbox: server-rendered pages (Jinja2) that work without JavaScript.
+
+Each page reads through the library (`Inbox`, the app's verbs), and each form posts back with
+its CSRF token and is answered with a redirect to the page that shows what came of it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.app import App
+from signoff.exceptions import AgentRefused, Invalid
+from signoff.inbox import Inbox
+from signoff.security.principals import Principal
+from signoff.web.api import check_edits, refused
+from signoff.web.auth import Browser
+from signoff.web.problems import ProblemError, to_problem
+
+__all__ = ["LoginRequired", "Pages"]
+
+
+class LoginRequired(Exception):
+    """Nobody is logged in: the visitor is sent to the login page."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+        """Where to come back to."""
+
+
+class Pages:
+    """The inbox's pages for one app."""
+
+    def __init__(self, app: App, inbox: Inbox, browser: Browser, *, refresh_seconds: float) -> None:
+        self.app = app
+        self.inbox = inbox
+        self.browser = browser
+        self.refresh_seconds = refresh_seconds
+        self.templates = Environment(loader=PackageLoader("signoff.web", "templates"),
+                                     autoescape=select_autoescape(["html"]))
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def render(self, request: Request, name: str, *, status: int = 200,
+               person: Principal | None = None, **context: Any) -> HTMLResponse:
+        """A page from its template."""
+        csrf = self.browser.csrf(request) if person else self.browser.login_token(request)
+        html = self.templates.get_template(name).render(
+            request=request, me=person, csrf=csrf, app_name=self.app.name,
+            supervises=self.inbox.supervises(person) if person else False, **context)
+        response = HTMLResponse(html, status_code=status)
+        if person is None:
+            self.browser.remember_login_token(request, response, csrf)
+        return response
+
+    def person(self, request: Request) -> Principal:
+        """Who is logged in; `LoginRequired` when nobody is."""
+        person = self.browser.person(request)
+        if person is None:
+            raise LoginRequired(request.url.path)
+        return person
+
+    async def form(self, request: Request) -> dict[str, str]:
+        """The posted form, once its CSRF token is found to be this visitor's."""
+        posted = await request.form()
+        fields = {k: v for k, v in posted.items() if isinstance(v, str)}
+        self.browser.check_csrf(request, fields.get("csrf"))
+        return fields
+
+    def error(self, request: Request, problem: ProblemError,
+              person: Principal | None = None) -> HTMLResponse:
+        """A problem, as a page."""
+        return self.render(request, "error.html", status=problem.status, person=person,
+                           problem=problem)
+
+    # -- routes --------------------------------------------------------------------------
+
+    def router(self) -> APIRouter:
+        """The inbox's routes."""
+        router = APIRouter(include_in_schema=False)
+        router.add_api_route("/login", self.login_page, methods=["GET"])
+        router.add_api_route("/login", self.login, methods=["POST"])
+        router.add_api_route("/logout", self.logout, methods=["POST"])
+        router.add_api_route("/", self.home, methods=["GET"])
+        router.add_api_route("/inbox/stamp", self.stamp, methods=["GET"])
+        router.add_api_route("/proposals/{proposal_id}", self.proposal_page, methods=["GET"])
+        router.add_api_route("/proposals/{proposal_id}/approve", self.approve, methods=["POST"])
+        router.add_api_route("/proposals/{proposal_id}/reject", self.reject, methods=["POST"])
+        router.add_api_route("/tasks", self.tasks_page, methods=["GET"])
+        router.add_api_route("/tasks/{task_id}", self.task_page, methods=["GET"])
+        router.add_api_route("/rules", self.rules_page, methods=["GET"])
+        router.add_api_route("/rules/{rule_id}/revoke", self.revoke, methods=["POST"])
+        router.add_api_route("/agents", self.agents_page, methods=["GET"])
+        return router
+
+    def login_page(self, request: Request, next: str = "/") -> HTMLResponse:
+        """The login form."""
+        return self.render(request, "login.html", next=_local(next), failed=False)
+
+    async def login(self, request: Request) -> Response:
+        """Check the password; on success, a session and back to where they were going."""
+        fields = await self.form(request)
+        person = self.app.credentials.check_password(fields.get("handle", "").strip(),
+                                                     fields.get("password", ""))
+        if person is None:
+            return self.render(request, "login.html", status=401, next=_local(fields.get("next")),
+                               failed=True)
+        response = RedirectResponse(_local(fields.get("next")), status_code=303)
+        self.browser.log_in(response, person)
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        """End the session."""
+        await self.form(request)
+        response = RedirectResponse("/login", status_code=303)
+        self.browser.log_out(request, response)
+        return response
+
+    def home(self, request: Request, status: str = "Waiting", queue: str | None = None,
+             after: str | None = None) -> HTMLResponse:
+        """My proposals and my queues': those waiting, newest first (or in another status)."""
+        person = self.person(request)
+        try:
+            chosen = None if status == "any" else ProposalStatus(status)
+        except ValueError:
+            raise ProblemError(422, f"{status!r} is not a status; choose one of "
+                                    f"{', '.join(s.value for s in ProposalStatus)}, or any.") from None
+        page = self.inbox.proposals(person, status=chosen, queue=queue or None, after=after)
+        return self.render(request, "inbox.html", person=person, page=page, wanted=status,
+                           queue=queue or "", statuses=[s.value for s in ProposalStatus],
+                           queues=sorted(person.roles), stamp=self.inbox.stamp(person),
+                           refresh_seconds=self.refresh_seconds)
+
+    def stamp(self, request: Request) -> Response:
+        """What the inbox polls: a text that changes when something new arrives."""
+        person = self.browser.person(request)
+        if person is None:
+            return JSONResponse({"stamp": None}, status_code=401)
+        return JSONResponse({"stamp": self.inbox.stamp(person)},
+                            headers={"cache-control": "no-store"})
+
+    def proposal_page(self, request: Request, proposal_id: str) -> HTMLResponse:
+        """One proposal: the call in words, why, evidence, effects, freshness, and the forms."""
+        person = self.person(request)
+        return self._proposal(request, person, self.inbox.proposal(person, proposal_id))
+
+    def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
+                  status: int = 200, error: str = "") -> HTMLResponse:
+        waiting = proposal.status is ProposalStatus.WAITING
+        fresh = self.inbox.freshness(proposal) if waiting else None
+        came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
+                      if e.kind == "decision" and e.data.get("proposal") == proposal.id]
+        return self.render(request, "proposal.html", status=status, person=person, p=proposal,
+                           fresh=fresh, decidable=self.inbox.decidable(person, proposal),
+                           editable=self._editable(proposal), came_of_it=came_of_it, error=error)
+
+    def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
+        """(name, label, value as text) of each argument a decider may change."""
+        if proposal.action not in self.app.actions:
+            return []
+        found = []
+        for parameter in self.app.actions.info(proposal.action).parameters:
+            if parameter.is_subject or parameter.name not in proposal.arguments:
+                continue
+            value = proposal.arguments[parameter.name]
+            found.append((parameter.name, parameter.label,
+                          value if isinstance(value, str) else json.dumps(value)))
+        return found
+
+    async def approve(self, request: Request, proposal_id: str) -> Response:
+        """Approve, approve always, or approve with changes (fields ``set.NAME``)."""
+        person = self.person(request)
+        fields = await self.form(request)
+        proposal = self.inbox.proposal(person, proposal_id)
+        edited: dict[str, Any] = {}
+        if fields.get("changes"):
+            for name, _label, shown in self._editable(proposal):
+                given = fields.get(f"set.{name}")
+                if given is not None and given != shown:
+                    edited[name] = _value_of(given)
+        try:
+            if edited:
+                check_edits(self.app, proposal, edited)
+            self.app.approve(proposal, by=person, always_like_this=bool(fields.get("always")),
+                             edited=edited or None)
+        except (ProblemError, AgentRefused, Invalid) as error:
+            problem = refused(self.app, proposal_id, error) if isinstance(
+                error, AgentRefused) else to_problem(error)
+            return self._proposal(request, person, self.app.proposal(proposal_id),
+                                  status=problem.status, error=problem.detail)
+        return RedirectResponse(f"/proposals/{quote(proposal_id)}", status_code=303)
+
+    async def reject(self, request: Request, proposal_id: str) -> Response:
+        """Reject, with a reason."""
+        person = self.person(request)
+        fields = await self.form(request)
+        self.inbox.proposal(person, proposal_id)
+        try:
+            self.app.reject(proposal_id, by=person, reason=fields.get("reason", ""))
+        except AgentRefused as error:
+            problem = refused(self.app, proposal_id, error)
+            status = 422 if problem.status == 403 and not fields.get("reason", "").strip() \
+                else problem.status
+            return self._proposal(request, person, self.app.proposal(proposal_id),
+                                  status=status, error=problem.detail)
+        return RedirectResponse(f"/proposals/{quote(proposal_id)}", status_code=303)
+
+    def tasks_page(self, request: Request, after: str | None = None) -> HTMLResponse:
+        """The tasks I may see."""
+        person = self.person(request)
+        return self.render(request, "tasks.html", person=person,
+                           page=self.inbox.tasks(person, after=after))
+
+    def task_page(self, request: Request, task_id: str) -> HTMLResponse:
+        """One task: where it stands, and its receipt."""
+        person = self.person(request)
+        self.inbox.task(person, task_id)
+        return self.render(request, "task.html", person=person, outcome=self.app.outcome(task_id),
+                           receipt=self.app.receipt(task_id))
+
+    def rules_page(self, request: Request) -> HTMLResponse:
+        """The standing rules I may see, with revoke."""
+        person = self.person(request)
+        return self.render(request, "rules.html", person=person, rules=self.inbox.rules(person))
+
+    async def revoke(self, request: Request, rule_id: str) -> Response:
+        """Take a rule back."""
+        person = self.person(request)
+        fields = await self.form(request)
+        rule = self.inbox.rule(person, rule_id)
+        try:
+            self.app.revoke(rule, by=person, why=fields.get("why", ""))
+        except AgentRefused as error:
+            status = 409 if not self.inbox.rule(person, rule_id).active else 403
+            return self.render(request, "rules.html", status=status, person=person,
+                               rules=self.inbox.rules(person), error=str(error))
+        return RedirectResponse("/rules", status_code=303)
+
+    def agents_page(self, request: Request) -> HTMLResponse:
+        """The agents' catalogue, and the actions the app offers."""
+        person = self.person(request)
+        return self.render(request, "agents.html", person=person,
+                           lines=self.app.skills.catalog(), actions=self.app.actions.catalog())
+
+
+def _local(target: str | None) -> str:
+    """Only a path on this site is a place to go back to (no open redirect)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+def _value_of(text: str) -> Any:
+    """A changed value as typed: JSON when it reads as JSON (42, true), else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -1,0 +1,136 @@
+"""Errors as RFC 9457 problem details (``application/problem+json``) for the API, and as pages
+for the inbox.
+
+signoff's refusals are translated where they enter the web layer: `to_problem` is the one map
+from a library error to a status. Anything unforeseen is a 500 whose details reach the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from signoff.exceptions import (
+    AgentRefused,
+    ConsentError,
+    Invalid,
+    NotAuthorized,
+    NotFound,
+    SignoffError,
+    UserError,
+)
+
+__all__ = ["PROBLEM_RESPONSES", "Problem", "ProblemError", "problem_response", "to_problem"]
+
+log = logging.getLogger("signoff.web")
+
+MEDIA_TYPE = "application/problem+json"
+UNFORESEEN = "It failed for a reason the app did not foresee — the app's log has the details."
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem: what went wrong, for a program (`type`, `status`) and a person
+    (`title`, `detail`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field("about:blank", description="A URI naming the kind of problem.")
+    title: str = Field(description="The kind of problem, in a few words.")
+    status: int = Field(description="The HTTP status code.")
+    detail: str = Field("", description="What went wrong this time, in a sentence.")
+    instance: str = Field("", description="The path the problem happened at.")
+
+
+class ProblemError(Exception):
+    """Raised in the web layer to answer with a problem."""
+
+    def __init__(self, status: int, detail: str, *, type_: str = "about:blank",
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        """The HTTP status."""
+        self.detail = detail
+        """The sentence a person reads."""
+        self.type = type_
+        """A URI naming the kind of problem."""
+        self.headers = headers or {}
+        """Headers to send with it (``WWW-Authenticate`` with a 401)."""
+        self.extra = extra
+        """Extension members (``errors`` with a 422)."""
+
+
+def to_problem(error: Exception) -> ProblemError:
+    """The problem a library error is (the one place the map lives)."""
+    if isinstance(error, ProblemError):
+        return error
+    if isinstance(error, NotFound):
+        return ProblemError(404, error.message, type_="urn:signoff:problem:not-found")
+    if isinstance(error, NotAuthorized):
+        return ProblemError(403, error.message, type_="urn:signoff:problem:not-authorized")
+    if isinstance(error, Invalid):
+        return ProblemError(422, error.message, type_="urn:signoff:problem:invalid")
+    if isinstance(error, AgentRefused):
+        return ProblemError(403, str(error), type_="urn:signoff:problem:refused")
+    if isinstance(error, ConsentError):
+        return ProblemError(403, str(error), type_="urn:signoff:problem:consent")
+    if isinstance(error, UserError | SignoffError):
+        log.error("signoff refused a request: %s", error)
+        return ProblemError(500, UNFORESEEN)
+    log.exception("An unforeseen error answered a request", exc_info=error)
+    return ProblemError(500, UNFORESEEN)
+
+
+def problem_response(request: Request, problem: ProblemError) -> Response:
+    """`problem` as ``application/problem+json``."""
+    body = Problem(type=problem.type, title=_title(problem.status), status=problem.status,
+                   detail=problem.detail, instance=request.url.path, **problem.extra)
+    return JSONResponse(body.model_dump(mode="json"), status_code=problem.status,
+                        media_type=MEDIA_TYPE, headers=problem.headers)
+
+
+def from_http(error: StarletteHTTPException) -> ProblemError:
+    """A problem for Starlette's own errors (an unknown path, a method not allowed)."""
+    detail = error.detail if isinstance(error.detail, str) else _title(error.status_code)
+    if error.status_code == 404:
+        detail = "There is nothing at this address."
+    elif error.status_code == 405:
+        detail = "This address does not answer that method."
+    return ProblemError(error.status_code, detail, headers=dict(error.headers or {}))
+
+
+def from_validation(error: RequestValidationError) -> ProblemError:
+    """A 422 problem naming each value that does not fit, and where it is."""
+    errors = [{"where": ".".join(str(part) for part in e.get("loc", ())), "problem": e.get("msg", "")}
+              for e in error.errors()]
+    first = errors[0] if errors else {"where": "the request", "problem": "it does not fit"}
+    return ProblemError(422, f"{first['where']}: {first['problem']}.",
+                        type_="urn:signoff:problem:invalid", errors=errors)
+
+
+def _title(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _content() -> dict[str, Any]:
+    return {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {"description": "No token, or one that is unknown, revoked, or a disabled person's.",
+          "content": _content()},
+    403: {"description": "Refused: not yours to decide or do.", "content": _content()},
+    404: {"description": "Nothing with this id that you may see.", "content": _content()},
+    409: {"description": "Already decided (or revoked).", "content": _content()},
+    422: {"description": "A value that does not fit.", "content": _content(), "model": Problem},
+}
+"""The problems every API operation may answer, as its OpenAPI says."""

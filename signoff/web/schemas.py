@@ -1,0 +1,291 @@
+"""What the REST API takes and gives, as pydantic models (its OpenAPI comes from these)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from signoff.actions.catalog import ActionInfo
+from signoff.agents.agency import SkillLeave
+from signoff.agents.proposals import Decision, Proposal, ProposalStatus
+from signoff.agents.receipts import Receipt
+from signoff.agents.rules import StandingRule
+from signoff.agents.tasks import Outcome, TaskStatus
+from signoff.inbox import Freshness, TaskSummary
+from signoff.security.principals import Principal
+
+__all__ = [
+    "ActionOut",
+    "ApproveIn",
+    "DecisionOut",
+    "EvidenceOut",
+    "MeOut",
+    "OutcomeOut",
+    "ProposalOut",
+    "ProposalPage",
+    "ReceiptEntryOut",
+    "ReceiptOut",
+    "RejectIn",
+    "RevokeIn",
+    "RuleOut",
+    "SkillLeaveOut",
+    "TaskOut",
+    "TaskPage",
+]
+
+_ANY: TypeAdapter[Any] = TypeAdapter(Any)
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ApproveIn(_In):
+    """A yes."""
+
+    always: bool = Field(False, description="Also let the agent run this tool alone from now on, "
+                                            "in work for you (a standing rule).")
+    edited: dict[str, Any] | None = Field(None, description="Argument values to change before it "
+                                                             "runs (never the tool).")
+
+
+class RejectIn(_In):
+    """A no, with the reason the agent is told."""
+
+    reason: str = Field(min_length=1, max_length=4000, pattern=r"\S",
+                        description="Why not; the agent is told it.")
+
+
+class RevokeIn(_In):
+    """Taking a standing rule back."""
+
+    why: str = Field("", max_length=4000, description="Why it is taken back.")
+
+
+class MeOut(BaseModel):
+    """Who the token is for."""
+
+    id: str
+    handle: str
+    name: str
+    roles: list[str]
+    supervises: bool
+
+    @staticmethod
+    def of(person: Principal, *, supervises: bool) -> MeOut:
+        """From a principal."""
+        return MeOut(id=person.id, handle=person.handle, name=person.name,
+                     roles=sorted(person.roles), supervises=supervises)
+
+
+class EvidenceOut(BaseModel):
+    """A tool the task ran before it proposed, with what came back."""
+
+    tool: str
+    arguments: str
+    answer: str
+
+
+class ProposalOut(BaseModel):
+    """A proposal: the exact call, in words and as data, why, what was looked at, and where it
+    stands."""
+
+    id: str
+    task: str
+    agent: str
+    skill: str
+    action: str
+    label: str = Field(description="The call in words (\"Set the price\").")
+    shown: dict[str, str] = Field(description="The arguments as a person reads them.")
+    arguments: dict[str, Any] = Field(description="The arguments, as they would run.")
+    why: str
+    evidence: list[EvidenceOut]
+    effects: list[str]
+    decide_by: str
+    status: ProposalStatus
+    reason: str
+    decided_by: str | None
+    result: dict[str, Any] | None
+    edited: dict[str, Any] | None
+    created_at: datetime | None
+    decided_at: datetime | None
+    fresh: bool | None = Field(None, description="For a waiting proposal: whether what it acts on "
+                                                 "still reads as it did (a yes would run it).")
+    freshness: str = Field("", description="Why it is not fresh, in words.")
+
+    @staticmethod
+    def of(p: Proposal, freshness: Freshness | None = None) -> ProposalOut:
+        """From a proposal (and its freshness, when known)."""
+        return ProposalOut(
+            id=p.id, task=p.task, agent=p.agent, skill=p.skill, action=p.action, label=p.label,
+            shown=p.shown, arguments=p.arguments, why=p.why,
+            evidence=[EvidenceOut(tool=e.tool, arguments=e.arguments, answer=e.answer)
+                      for e in p.evidence],
+            effects=list(p.effects), decide_by=p.decide_by, status=p.status, reason=p.reason,
+            decided_by=p.decided_by, result=p.result, edited=p.edited, created_at=p.created_at,
+            decided_at=p.decided_at, fresh=freshness.fresh if freshness else None,
+            freshness=freshness.words if freshness else "",
+        )
+
+
+class ProposalPage(BaseModel):
+    """A page of proposals, newest first."""
+
+    items: list[ProposalOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+class DecisionOut(BaseModel):
+    """What a decision came to."""
+
+    proposal: str
+    status: ProposalStatus
+    said: str = Field(description="What the decider is told.")
+    told_agent: str = Field(description="What the agent is told.")
+
+    @staticmethod
+    def of(d: Decision) -> DecisionOut:
+        """From a decision."""
+        return DecisionOut(proposal=d.proposal, status=d.status, said=d.said,
+                           told_agent=d.told_agent)
+
+
+class RuleOut(BaseModel):
+    """A standing rule: an agent runs one tool alone."""
+
+    id: str
+    agent: str
+    tool: str
+    skill: str | None
+    for_id: str | None
+    made_by: str
+    made_at: datetime
+    used: int
+    last_used_at: datetime | None
+    active: bool
+    revoked_by: str | None
+    revoked_at: datetime | None
+    why: str
+
+    @staticmethod
+    def of(r: StandingRule) -> RuleOut:
+        """From a rule."""
+        return RuleOut(id=r.id, agent=r.agent, tool=r.tool, skill=r.skill, for_id=r.for_id,
+                       made_by=r.made_by, made_at=r.made_at, used=r.used,
+                       last_used_at=r.last_used_at, active=r.active, revoked_by=r.revoked_by,
+                       revoked_at=r.revoked_at, why=r.why)
+
+
+class TaskOut(BaseModel):
+    """A task, as a listing shows it."""
+
+    id: str
+    agent: str
+    skill: str
+    status: TaskStatus
+    for_id: str | None
+    steps: int
+    spend_usd: float
+    created_at: datetime
+    updated_at: datetime
+
+    @staticmethod
+    def of(t: TaskSummary) -> TaskOut:
+        """From a task summary."""
+        return TaskOut(id=t.id, agent=t.agent, skill=t.skill, status=t.status, for_id=t.for_id,
+                       steps=t.steps, spend_usd=t.spend_usd, created_at=t.created_at,
+                       updated_at=t.updated_at)
+
+
+class TaskPage(BaseModel):
+    """A page of tasks, newest first."""
+
+    items: list[TaskOut]
+    next: str | None
+
+
+class OutcomeOut(BaseModel):
+    """Where a task stands now."""
+
+    task: str
+    status: TaskStatus
+    result: Any = None
+    waiting_on: list[str]
+    problem: str
+    steps: int
+    spend_usd: float
+
+    @staticmethod
+    def of(o: Outcome) -> OutcomeOut:
+        """From an outcome."""
+        return OutcomeOut(task=o.task, status=o.status,
+                          result=_ANY.dump_python(o.result, mode="json"),
+                          waiting_on=list(o.waiting_on), problem=o.problem, steps=o.steps,
+                          spend_usd=o.spend_usd)
+
+
+class ReceiptEntryOut(BaseModel):
+    """One thing a task did."""
+
+    at: datetime
+    kind: str
+    words: str
+    data: dict[str, Any]
+    cost_usd: float
+
+
+class ReceiptOut(BaseModel):
+    """Everything a task did, in order."""
+
+    task: str
+    agent: str
+    skill: str
+    status: str
+    cost_usd: float
+    entries: list[ReceiptEntryOut]
+
+    @staticmethod
+    def of(r: Receipt) -> ReceiptOut:
+        """From a receipt."""
+        return ReceiptOut(task=r.task, agent=r.agent, skill=r.skill, status=r.status,
+                          cost_usd=r.cost_usd,
+                          entries=[ReceiptEntryOut(at=e.at, kind=e.kind, words=e.words,
+                                                   data=_ANY.dump_python(e.data, mode="json"),
+                                                   cost_usd=e.cost_usd) for e in r.entries])
+
+
+class SkillLeaveOut(BaseModel):
+    """One line of the agents' catalogue."""
+
+    agent: str
+    skill: str
+    tool: str
+    leave: str
+    decided_by: str
+
+    @staticmethod
+    def of(line: SkillLeave) -> SkillLeaveOut:
+        """From a catalogue line."""
+        return SkillLeaveOut(agent=line.agent, skill=line.skill, tool=line.tool,
+                             leave=line.leave.words, decided_by=line.decided_by)
+
+
+class ActionOut(BaseModel):
+    """One action the app offers by name."""
+
+    name: str
+    label: str
+    reads_as: str
+    description: str
+    query: bool
+    effects: list[str]
+    parameters_schema: dict[str, Any]
+
+    @staticmethod
+    def of(info: ActionInfo) -> ActionOut:
+        """From an action's info."""
+        return ActionOut(name=info.name, label=info.label, reads_as=info.reads_as,
+                         description=info.description, query=info.query,
+                         effects=info.effects.explain(), parameters_schema=info.parameters_schema)

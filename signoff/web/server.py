@@ -1,0 +1,104 @@
+"""Putting the web app together: the API, the inbox, error handling and security headers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from signoff.app import App
+from signoff.exceptions import SignoffError
+from signoff.inbox import Inbox
+from signoff.web.api import api_router
+from signoff.web.auth import Browser
+from signoff.web.pages import LoginRequired, Pages
+from signoff.web.problems import (
+    Problem,
+    ProblemError,
+    from_http,
+    from_validation,
+    problem_response,
+    to_problem,
+)
+
+__all__ = ["build"]
+
+
+def build(app: App, *, secure_cookies: bool, refresh_seconds: float) -> FastAPI:
+    """The FastAPI app serving `app`'s API and inbox."""
+    inbox = Inbox(app)
+    browser = Browser(app, secure_cookies)
+    pages = Pages(app, inbox, browser, refresh_seconds=refresh_seconds)
+    web = FastAPI(
+        title=f"{app.name} — signoff",
+        summary="Decide what agents propose: the people's verbs over HTTP.",
+        version="1",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    web.include_router(api_router(app, inbox))
+    web.include_router(pages.router())
+
+    def answer(request: Request, problem: ProblemError) -> Response:
+        if request.url.path.startswith("/api/") or request.url.path == "/api":
+            return problem_response(request, problem)
+        return pages.error(request, problem, browser.person(request))
+
+    @web.exception_handler(ProblemError)
+    async def on_problem(request: Request, error: ProblemError) -> Response:
+        return answer(request, error)
+
+    @web.exception_handler(StarletteHTTPException)
+    async def on_http(request: Request, error: StarletteHTTPException) -> Response:
+        return answer(request, from_http(error))
+
+    @web.exception_handler(RequestValidationError)
+    async def on_validation(request: Request, error: RequestValidationError) -> Response:
+        return answer(request, from_validation(error))
+
+    @web.exception_handler(LoginRequired)
+    async def on_login(request: Request, error: LoginRequired) -> Response:
+        return RedirectResponse(f"/login?next={quote(error.path)}", status_code=303)
+
+    @web.exception_handler(SignoffError)
+    async def on_refusal(request: Request, error: SignoffError) -> Response:
+        return answer(request, to_problem(error))
+
+    @web.exception_handler(Exception)  # Starlette logs it and re-raises after this answer
+    async def on_error(request: Request, error: Exception) -> Response:
+        return answer(request, to_problem(error))
+
+    @web.middleware("http")
+    async def headers(request: Request,
+                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        response.headers.setdefault("x-content-type-options", "nosniff")
+        response.headers.setdefault("x-frame-options", "DENY")
+        response.headers.setdefault("referrer-policy", "same-origin")
+        if not request.url.path.startswith("/api/"):
+            response.headers.setdefault("cache-control", "no-store")
+        return response
+
+    _publish_problem_schema(web)
+    return web
+
+
+def _publish_problem_schema(web: FastAPI) -> None:
+    """Put `Problem` in the OpenAPI components, which the error responses refer to."""
+    original = web.openapi
+
+    def openapi() -> dict[str, object]:
+        if web.openapi_schema is None:
+            schema = original()
+            components = schema.setdefault("components", {})
+            components.setdefault("schemas", {})["Problem"] = Problem.model_json_schema(
+                ref_template="#/components/schemas/{model}")
+            web.openapi_schema = schema
+        return web.openapi_schema
+
+    web.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,55 @@
+"""The workshop (examples/workshop.py) with passwords and tokens, for the web and API tests."""
+
+from __future__ import annotations
+
+import runpy
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from signoff.testing import ScriptedModel, says
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "correct horse battery"
+"""Everybody's password in these tests."""
+
+
+def open_workshop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """A fresh workshop in a SQLite file (a server thread and the test share it): Mia, Noor and
+    Ola (a mechanic nothing is routed to), each with a password and an API token."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
+    namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_web")
+    shop = SimpleNamespace(**namespace, **namespace["setup"]())
+    shop.ola = shop.app.people.add("ola@workshop.example", "Ola", roles=["mechanic"])
+    shop.tokens = {}
+    for person in (shop.mia, shop.noor, shop.ola):
+        shop.app.credentials.set_password(person, PASSWORD)
+        shop.tokens[person.name] = shop.app.credentials.issue_token(person, "tests")
+    return shop
+
+
+def price(shop: SimpleNamespace, *, price: int = 45, fleet: bool = False,
+          why: str = "Pads, a cable and an hour of work.") -> Any:
+    """Have the estimator look up the parts and propose a price for T-7, for Mia (the fleet
+    skill routes the price to Noor); the task's outcome."""
+    script = ScriptedModel(
+        says.tool(shop.parts_for, fault="rear brake does not bite"),
+        says.tool(why, shop.set_price, repair=shop.repair.id, price=price),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads and a cable.")),
+    )
+    skill = shop.PriceFleetRepair() if fleet else shop.EstimateRepair()
+    return shop.app.agent(shop.Estimator).do(skill, shop.repair, for_=shop.mia, model=script)
+
+
+def repair_price(shop: SimpleNamespace) -> Decimal:
+    """What T-7 costs now."""
+    with shop.app.session(as_=shop.app.system) as s:
+        return Decimal(s.get(shop.Repair, shop.repair.id).price)
+
+
+def bearer(shop: SimpleNamespace, name: str) -> dict[str, str]:
+    """The Authorization header of `name`'s token."""
+    return {"Authorization": f"Bearer {shop.tokens[name]}"}
