@@ -14,6 +14,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
 
 WRITTEN = Path("/tmp/signoff-query-test.txt")
+LOG = logging.getLogger("signoff.tests.queries")
 
 
 def _write_it() -> None:
@@ -116,3 +117,17 @@ def test_a_query_reads_as_usual() -> None:
     result = app.actions.run("label_of", {"box": box}, as_=ann)
     assert (result.outcome, result.said) == (ActionOutcome.DONE, "kept")
     assert app.actions.info("label_of").query is True
+
+
+def test_a_query_may_log() -> None:
+    """Logging through a module's logger is the app's own log stream: a query may do it."""
+    app = App("t", database="sqlite://")
+
+    @app.action(query=True)
+    def peek(x: int) -> int:
+        """Peek, and say so in the log."""
+        LOG.info("peeking at %s", x)
+        return x
+
+    assert app.actions.info("peek").effects.explain() == []
+    assert app.actions.run("peek", {"x": 3}, as_=app.people.add("a@x.example", "Ann")).value == 3

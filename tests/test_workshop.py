@@ -300,7 +300,24 @@ def test_approve_with_changes(shop: SimpleNamespace) -> None:
     assert _repair(shop).price == 42
     told = [m.text for m in script.seen.messages[1] if m.role == "tool"]
     assert told == ["Noor approved set_price with price changed to 42. T-7 costs 42."]
-    assert app.proposal(proposal.id).edited == {"price": 42}
+    decided = app.proposal(proposal.id)
+    assert decided.edited == {"price": 42}
+    assert decided.result["fingerprint"] != decided.fingerprint  # the call that ran is recorded
+    entry = next(e for e in app.receipt(outcome.task).entries if e.kind == "decision")
+    assert (entry.kind, entry.data["edited"]) == ("decision", {"price": 42})
+    assert entry.data["ran_fingerprint"] == decided.result["fingerprint"]
+
+
+def test_ado_works_from_async_code(shop: SimpleNamespace) -> None:
+    """`await agent.ado(...)` does the same work without blocking the event loop."""
+    import asyncio
+
+    script = ScriptedModel(says.tool(shop.note_repair, repair=shop.repair.id, note="Async."),
+                           says.hand_back(_estimate(shop)))
+    outcome = asyncio.run(shop.app.agent(shop.Estimator).ado(
+        shop.EstimateRepair(), shop.repair, for_=shop.mia, model=script))
+    assert outcome.status is TaskStatus.DONE
+    assert _repair(shop).note == "Async."
 
 
 def test_a_tool_ruled_out_since_is_withdrawn_whoever_says_yes(shop: SimpleNamespace) -> None:

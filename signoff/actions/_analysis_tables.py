@@ -90,6 +90,9 @@ PATH_OPEN_PATTERN = "pathlib.*Path.open"
 """``Path.open``: like ``open``, with the mode as its first argument."""
 
 PURE_MODULES: tuple[str, ...] = (
+    # Logging goes to the app's own log stream, wherever its handlers send it, like print below:
+    # treated as pure, a deliberate choice (the read-only guard lets logging through too).
+    "logging",
     "json",
     "re",
     "math",

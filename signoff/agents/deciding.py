@@ -22,7 +22,7 @@ from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.gate import gate, leave_by_declaration
 from signoff.agents.loop import Loop, Registered, answer_of, fingerprint_of
 from signoff.agents.permits import Leave, tool_name
-from signoff.agents.proposals import Decision, Proposal, ProposalStatus
+from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
 from signoff.agents.rules import StandingRule
 from signoff.exceptions import AgentRefused, Invalid
 from signoff.security.acting import ActingAs
@@ -192,17 +192,21 @@ class Decider:
         answer = answer_of(result) if done else f"{words}"
         if done and changed:
             answer = f"{by.name} approved {proposal.action}{said_edit}. {answer}"
+        ran = fingerprint({"proposal": proposal.fingerprint, "edited": changed}) if changed else (
+            proposal.fingerprint)
         repo.finish_proposal(db, proposal.id, status, reason="" if done else result.problem,
                              result={"outcome": result.outcome.value, "said": result.said,
                                      "value": result.value, "problem": result.problem,
-                                     "ran_as": [p.name for p in result.ran_as]})
+                                     "ran_as": [p.name for p in result.ran_as],
+                                     "fingerprint": ran})
         repo.update_call(db, call_id, state="decided", outcome=result.outcome.value,
                          said=result.said, value=result.value, problem=result.problem,
                          ran_as=[p.name for p in result.ran_as], answer=answer,
                          finished_at=repo.now())
         repo.note(db, proposal.task, "decision", words, proposal=proposal.id,
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
-                  ran_as=[p.name for p in result.ran_as])
+                  ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
+                  ran_fingerprint=ran)
         effects = self._actions.info(proposal.action).effects if (
             proposal.action in self._actions) else None
         if done and effects is not None and effects.spends and effects.cost_usd:
