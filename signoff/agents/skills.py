@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 from signoff.agents.permits import Permits, tool_name
 from signoff.security.principals import Principal
 
-__all__ = ["Route", "Skill"]
+__all__ = ["Route", "Skill", "TaskView", "ToolAnswer"]
 
 Subject = TypeVar("Subject")
 Result = TypeVar("Result")
@@ -39,6 +39,34 @@ class Route:
     def words(self) -> str:
         """Where it goes, in words: "Noor", "the Finance queue"."""
         return self.person.name if self.person else f"the {self.queue} queue"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolAnswer:
+    """One tool call a task ran, and what came back (for `Skill.check_result`)."""
+
+    tool: str
+    """The tool that ran."""
+    arguments: dict[str, Any]
+    """The arguments it ran with."""
+    value: Any
+    """The JSON of what it returned."""
+    said: str = ""
+    """What it said, when it returned a string."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskView:
+    """What a task has done so far, as a skill checking its result sees it."""
+
+    task: str
+    """The task's id."""
+    answers: tuple[ToolAnswer, ...] = ()
+    """Every tool call of this task that ran and was Done, in order (``hand_back`` aside)."""
+
+    def of(self, tool: str) -> list[ToolAnswer]:
+        """The answers of one tool, in order."""
+        return [a for a in self.answers if a.tool == tool]
 
 
 class Skill(Generic[Subject, Result]):
@@ -95,3 +123,8 @@ class Skill(Generic[Subject, Result]):
     def decided_by(self, action: str) -> Route | None:
         """Where this tool's proposals go; None: to the person the work is for."""
         return None
+
+    def check_result(self, result: Result, task: TaskView) -> str:
+        """"" when the handed-back `result` may end the task; else what is wrong with it, told
+        to the model, whose hand back is refused (it may try again within its limits)."""
+        return ""
