@@ -1,0 +1,192 @@
+"""Telling people a proposal waits for them: a webhook (JSON over HTTP POST) and e-mail (SMTP).
+
+Both senders are marked ``@sends``, so an action that calls one is counted as sending. Register a
+notifier for ``AgentProposed``::
+
+    notify_by_webhook(app, "https://chat.example/hooks/signoff", secret=b"...")
+    notify_by_email(app, host="smtp.example", sender="signoff@example.com",
+                    inbox_url="https://signoff.example")
+
+A notifier that fails is logged by the app's events and never undoes or stops the work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import smtplib
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any
+
+from signoff.actions.effects import sends
+from signoff.agents.events import AgentProposed
+from signoff.agents.proposals import Proposal
+from signoff.exceptions import UserError
+
+if TYPE_CHECKING:
+    from signoff.app import App
+
+__all__ = [
+    "EmailNotifier",
+    "WebhookNotifier",
+    "notify_by_email",
+    "notify_by_webhook",
+    "post_json",
+    "proposal_message",
+    "send_email",
+]
+
+SIGNATURE_HEADER = "X-Signoff-Signature"
+"""The header carrying ``sha256=<hex HMAC of the body>`` when a webhook has a secret."""
+
+
+@sends
+def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
+              timeout: float = 10.0) -> int:
+    """POST `payload` as JSON to `url` (signed with `secret`, when given); the status code.
+    An answer other than 2xx is an `OSError` (``urllib.error.HTTPError``)."""
+    if not url.startswith(("http://", "https://")):
+        raise UserError(f"A webhook URL starts with http:// or https://, not {url!r}.")
+    body = json.dumps(payload, sort_keys=True, default=str).encode()
+    headers = {"Content-Type": "application/json", "User-Agent": "signoff"}
+    if secret:
+        digest = hmac.new(secret, body, hashlib.sha256).hexdigest()
+        headers[SIGNATURE_HEADER] = f"sha256={digest}"
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    with urllib.request.urlopen(request, timeout=timeout) as answer:  # the scheme was checked above
+        return int(answer.status)
+
+
+@sends
+def send_email(message: EmailMessage, *, host: str, port: int = 25, starttls: bool = False,
+               username: str = "", password: str = "", timeout: float = 10.0) -> None:
+    """Send `message` over SMTP (with STARTTLS and a login, when given)."""
+    with smtplib.SMTP(host, port, timeout=timeout) as smtp:
+        if starttls:
+            smtp.starttls()
+        if username:
+            smtp.login(username, password)
+        smtp.send_message(message)
+
+
+def proposal_message(proposal: Proposal, *, inbox_url: str = "") -> dict[str, Any]:
+    """What a notification says of a proposal, as JSON: the call in words, why, who decides,
+    and where to decide it."""
+    return {
+        "event": "AgentProposed",
+        "proposal": {
+            "id": proposal.id, "task": proposal.task, "agent": proposal.agent,
+            "skill": proposal.skill, "action": proposal.action, "label": proposal.label,
+            "shown": proposal.shown, "why": proposal.why, "effects": list(proposal.effects),
+            "decide_by": proposal.decide_by, "status": proposal.status.value,
+            "created_at": proposal.created_at.isoformat() if proposal.created_at else None,
+        },
+        "url": f"{inbox_url.rstrip('/')}/proposals/{proposal.id}" if inbox_url else None,
+    }
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebhookNotifier:
+    """POSTs each new proposal to a URL, as `proposal_message` JSON."""
+
+    url: str
+    """Where to POST."""
+    secret: bytes | None = None
+    """Signs each body (HMAC-SHA256, in ``X-Signoff-Signature``), when given."""
+    inbox_url: str = ""
+    """The inbox's address, for a link to the proposal."""
+    timeout: float = 10.0
+    """Seconds to wait for the receiver."""
+
+    def __call__(self, event: AgentProposed) -> None:
+        """Tell the webhook of `event`'s proposal."""
+        post_json(self.url, proposal_message(event.proposal, inbox_url=self.inbox_url),
+                  secret=self.secret, timeout=self.timeout)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmailNotifier:
+    """E-mails whoever decides each new proposal: its person, or everyone in its queue (or the
+    supervisors, when it is for a supervisor)."""
+
+    app: App
+    """The app whose people are written to (a person's handle is their address)."""
+    host: str
+    """The SMTP server."""
+    sender: str
+    """The From address."""
+    port: int = 25
+    """The SMTP port."""
+    starttls: bool = False
+    """Upgrade the connection with STARTTLS."""
+    username: str = ""
+    """Log in as this user, when given."""
+    password: str = ""
+    """With this password."""
+    inbox_url: str = ""
+    """The inbox's address, for a link to the proposal."""
+    timeout: float = 10.0
+    """Seconds to wait for the server."""
+
+    def recipients(self, proposal: Proposal) -> list[str]:
+        """The addresses of whoever may decide `proposal`."""
+        people = self.app.people
+        if proposal.decide_queue:
+            found = people.with_role(proposal.decide_queue)
+        elif proposal.decide_person_id:
+            one = people.find(proposal.decide_person_id)
+            found = [one] if one is not None and not one.disabled else []
+        else:
+            found = [p for p in people.all() if not p.disabled and
+                     self.app.oversight.supervises_agents.admits(p)]
+        return sorted({p.handle for p in found if "@" in p.handle})
+
+    def message(self, proposal: Proposal, to: Sequence[str]) -> EmailMessage:
+        """The e-mail telling `to` of `proposal`."""
+        mail = EmailMessage()
+        mail["From"] = self.sender
+        mail["To"] = ", ".join(to)
+        mail["Subject"] = f"To decide: {proposal.label} ({proposal.agent})"
+        shown = "\n".join(f"  {k}: {v}" for k, v in proposal.shown.items())
+        lines = [f"{proposal.agent} proposes: {proposal.label}", shown, "",
+                 f"Why: {proposal.why or 'it gave no reason.'}", "",
+                 f"It is for {proposal.decide_by or 'you'} to decide."]
+        if proposal.effects:
+            lines += ["", "What it would do:", *(f"  - {e}" for e in proposal.effects)]
+        if self.inbox_url:
+            lines += ["", f"Decide it: {self.inbox_url.rstrip('/')}/proposals/{proposal.id}"]
+        mail.set_content("\n".join(lines) + "\n")
+        return mail
+
+    def __call__(self, event: AgentProposed) -> None:
+        """Write to whoever decides `event`'s proposal."""
+        proposal = event.proposal
+        to = self.recipients(proposal)
+        if not to:
+            return
+        send_email(self.message(proposal, to), host=self.host, port=self.port,
+                   starttls=self.starttls, username=self.username, password=self.password,
+                   timeout=self.timeout)
+
+
+def notify_by_webhook(app: App, url: str, *, secret: bytes | None = None, inbox_url: str = "",
+                      timeout: float = 10.0) -> WebhookNotifier:
+    """POST every new proposal of `app` to `url`; the notifier registered."""
+    notifier = WebhookNotifier(url=url, secret=secret, inbox_url=inbox_url, timeout=timeout)
+    app.on(AgentProposed, notifier)
+    return notifier
+
+
+def notify_by_email(app: App, *, host: str, sender: str, port: int = 25, starttls: bool = False,
+                    username: str = "", password: str = "", inbox_url: str = "",
+                    timeout: float = 10.0) -> EmailNotifier:
+    """E-mail whoever decides each new proposal of `app`; the notifier registered."""
+    notifier = EmailNotifier(app=app, host=host, sender=sender, port=port, starttls=starttls,
+                             username=username, password=password, inbox_url=inbox_url,
+                             timeout=timeout)
+    app.on(AgentProposed, notifier)
+    return notifier

@@ -1,0 +1,169 @@
+"""Notifications on AgentProposed: a webhook and e-mail, against real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from email import message_from_bytes
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from signoff import App, TaskStatus
+from signoff.notifications import (
+    SIGNATURE_HEADER,
+    notify_by_email,
+    notify_by_webhook,
+    post_json,
+    send_email,
+)
+from tests.workshop_web import open_workshop, price
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The workshop, with passwords and tokens."""
+    return open_workshop(tmp_path, monkeypatch)
+
+
+class _Hook(BaseHTTPRequestHandler):
+    received: list[tuple[dict[str, str], bytes]]
+    answer: int = 204
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append((dict(self.headers), body))
+        self.send_response(self.answer)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def webhook() -> Iterator[SimpleNamespace]:
+    """An HTTP server on 127.0.0.1 that keeps what is POSTed to it."""
+    handler = type("Hook", (_Hook,), {"received": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_address[1]}/hook",
+                          received=handler.received, handler=handler)
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+class _Mailbox:
+    def __init__(self) -> None:
+        self.mail: list[Any] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.mail.append(envelope)
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[SimpleNamespace]:
+    """An SMTP server (aiosmtpd) on 127.0.0.1 that keeps what it is sent."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mailbox = _Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield SimpleNamespace(port=port, mail=mailbox.mail)
+    controller.stop()
+
+
+def test_the_webhook_is_told_of_each_proposal_signed(shop: SimpleNamespace,
+                                                     webhook: SimpleNamespace) -> None:
+    """A proposal is POSTed as JSON — the call in words, why, a link — signed with the secret."""
+    notify_by_webhook(shop.app, webhook.url, secret=b"s3cret", inbox_url="https://inbox.example/")
+    outcome = price(shop, fleet=True, price=38)
+    assert outcome.status is TaskStatus.WAITING
+    ((headers, body),) = webhook.received
+    sent = json.loads(body)
+    assert sent["event"] == "AgentProposed"
+    assert sent["proposal"]["label"] == "Set the price"
+    assert sent["proposal"]["shown"] == {"repair": str(shop.repair.id), "price": "38"}
+    assert sent["proposal"]["why"] == "Pads, a cable and an hour of work."
+    assert sent["url"] == f"https://inbox.example/proposals/{sent['proposal']['id']}"
+    assert headers["Content-Type"] == "application/json"
+    expected = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    assert headers[SIGNATURE_HEADER] == f"sha256={expected}"
+
+
+def test_a_failing_webhook_does_not_stop_the_work(shop: SimpleNamespace,
+                                                  webhook: SimpleNamespace,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """A receiver answering 500 is logged; the proposal still waits, and can be decided."""
+    webhook.handler.answer = 500
+    notify_by_webhook(shop.app, webhook.url)
+    outcome = price(shop, fleet=True)
+    assert outcome.status is TaskStatus.WAITING
+    assert len(webhook.received) == 1
+    assert "A handler of AgentProposed failed" in caplog.text
+    assert len(shop.app.proposals_for(shop.noor)) == 1
+
+
+def test_whoever_decides_is_emailed(shop: SimpleNamespace, smtp: SimpleNamespace) -> None:
+    """The routed fleet price is mailed to Noor (who decides it), not to Mia (whose work it
+    is); the mail says the call, why, and where to decide it."""
+    notify_by_email(shop.app, host="127.0.0.1", port=smtp.port, sender="signoff@workshop.example",
+                    inbox_url="https://inbox.example")
+    price(shop, fleet=True, price=38)
+    (envelope,) = smtp.mail
+    assert envelope.rcpt_tos == ["noor@workshop.example"]
+    mail = message_from_bytes(envelope.content)
+    assert mail["Subject"] == "To decide: Set the price (estimator)"
+    text = mail.get_payload(decode=True).decode()
+    assert f"repair: {shop.repair.id}" in text  # the fleet skill names no ids
+    assert "price: 38" in text
+    assert "Why: Pads, a cable and an hour of work." in text
+    proposal = shop.app.proposals_for(shop.noor)[0]
+    assert f"Decide it: https://inbox.example/proposals/{proposal.id}" in text
+
+
+def test_a_queue_is_emailed_everyone_in_it(shop: SimpleNamespace, smtp: SimpleNamespace) -> None:
+    """A proposal for a queue goes to everyone enabled who holds that role."""
+    from signoff import Route
+
+    shop.PriceFleetRepair.decided_by = lambda self, action: Route.to_queue("mechanic")
+    notifier = notify_by_email(shop.app, host="127.0.0.1", port=smtp.port,
+                               sender="signoff@workshop.example")
+    shop.app.people.disable(shop.ola)
+    price(shop, fleet=True)
+    (envelope,) = smtp.mail
+    assert envelope.rcpt_tos == ["mia@workshop.example"]
+    assert notifier.recipients(shop.app.proposals()[0]) == ["mia@workshop.example"]
+
+
+def test_both_senders_are_declared_as_sending(tmp_path: Path) -> None:
+    """An action that calls either notifier's sender is counted as sending (and so proposed)."""
+    app = App("notify", database="sqlite://")
+
+    @app.action
+    def ping_webhook(url: str) -> str:
+        """Tell a webhook."""
+        post_json(url, {"ping": True})
+        return "told"
+
+    @app.action
+    def mail_someone(host: str) -> str:
+        """Send a mail."""
+        from email.message import EmailMessage
+
+        send_email(EmailMessage(), host=host)
+        return "sent"
+
+    assert app.actions.info("ping_webhook").effects.sends
+    assert app.actions.info("mail_someone").effects.sends
