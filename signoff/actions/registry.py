@@ -157,6 +157,9 @@ class Actions:
         """The action offered as `name`; `NotFound` (told as Gone) when there is none."""
         return self._get(name).info
 
+    def __len__(self) -> int:
+        return len(self._actions)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._actions
 

@@ -94,8 +94,9 @@ class Runner:
         if acting.system:
             return acting
         now = []
+        known = self._people.find_each(p.id for p in acting)
         for principal in acting:
-            found = self._people.find(principal.id)
+            found = known.get(principal.id)
             if found is None:
                 return _denied(f"{principal.name} is not known to this app.", acting)
             if found.disabled:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from signoff.agents.permits import Permits
-from signoff.agents.skills import Skill
+from signoff.agents.skills import Skill, snake_case
 from signoff.models.base import Model
 
 __all__ = ["Agent"]
@@ -40,7 +39,7 @@ class Agent:
     @classmethod
     def agent_name(cls) -> str:
         """The agent's name: ``Estimator`` → ``estimator``."""
-        return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+        return snake_case(cls.__name__)
 
     @classmethod
     def account_handle(cls) -> str:

@@ -8,6 +8,7 @@ until a person decides.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import uuid
@@ -91,6 +92,8 @@ class Loop:
         self._route_words = route_words
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
+        self._conversations: dict[str, list[Message]] = {}
+        self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         """The model of each task this process has run (a restarted process is given one)."""
 
     # -- starting ------------------------------------------------------------------------
@@ -143,27 +146,48 @@ class Loop:
 
     def run(self, task_id: str) -> Outcome:
         """Step the task until it waits, ends, or this process has no model for it."""
-        while True:
-            task = self._task(task_id)
-            if task.status != TaskStatus.RUNNING.value:
-                break
+        task = self._task(task_id)
+        while task.status == TaskStatus.RUNNING.value:
             if not task.turn_open and task_id not in self.models:
                 break  # a worker with the model goes on
-            self.step(task_id)
-        return self.outcome(task_id)
+            self._step(task)
+            task = self._task(task_id)
+        return self._outcome(task)
 
     def step(self, task_id: str) -> TaskStatus:
         """Do one unit of the task's work, persisted; where the task then stands."""
-        task = self._task(task_id)
+        return self._step(self._task(task_id))
+
+    def _step(self, task: repo.TaskRow) -> TaskStatus:
         if task.status != TaskStatus.RUNNING.value:
             return TaskStatus(task.status)
         if task.turn_open:
             return self._tool_turn(task)
         return self._model_turn(task)
 
+    def messages(self, task: repo.TaskRow) -> list[Message]:
+        """The task's conversation (kept in this process, read from the store only as far as
+        it has grown since)."""
+        known = self._conversations.get(task.id)
+        if known is None or len(known) > task.message_count:
+            known = []
+        if len(known) < task.message_count:
+            with self._database.connect() as db:
+                known = known + repo.messages_of(db, task.id, len(known))
+        self._conversations[task.id] = known
+        return known
+
+    def _remember(self, task: repo.TaskRow, added: list[Message]) -> None:
+        known = self._conversations.get(task.id)
+        if known is not None and len(known) == task.message_count:
+            self._conversations[task.id] = known + added
+
     def outcome(self, task_id: str) -> Outcome:
         """Where the task stands now."""
-        task = self._task(task_id)
+        return self._outcome(self._task(task_id))
+
+    def _outcome(self, task: repo.TaskRow) -> Outcome:
+        task_id = task.id
         status = TaskStatus(task.status)
         waiting: tuple[str, ...] = ()
         if status is TaskStatus.WAITING:
@@ -220,7 +244,8 @@ class Loop:
             return self._end(task, TaskStatus.FAILED,
                              f"The price of {model.name} is not known, so its cost cannot be kept "
                              "within the budget: set its price.")
-        reserve = model.price.cost(model.count_tokens(task.messages, tools), max_out) if (
+        conversation = self.messages(task)
+        reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
             model.price) else 0.0
         if task.spend_usd + reserve > task.budget_usd:
             return self._end(task, TaskStatus.HALTED,
@@ -229,7 +254,7 @@ class Loop:
                              reserved_usd=reserve, spend_usd=task.spend_usd,
                              budget_usd=task.budget_usd)
         try:
-            reply = model.complete(task.messages, tools, max_output_tokens=max_out)
+            reply = model.complete(conversation, tools, max_output_tokens=max_out)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
             return self._end(task, TaskStatus.FAILED,
@@ -241,14 +266,15 @@ class Loop:
             ToolCall(id=c.id or f"call_{turn}_{i}", name=c.name, arguments=c.arguments)
             for i, c in enumerate(reply.tool_calls)
         )
-        messages = [*task.messages, Message(role="assistant", text=reply.text, tool_calls=calls)]
+        added = [Message(role="assistant", text=reply.text, tool_calls=calls)]
         if not calls:
-            messages.append(Message(
+            added.append(Message(
                 role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
             ))
         with self._database.connect() as db:
-            if not repo.save_task(db, task, messages=messages, steps=task.steps + 1,
-                                  spend_usd=task.spend_usd + cost):
+            if not repo.save_task(db, task, added=added, steps=task.steps + 1,
+                                  spend_usd=task.spend_usd + cost, turn=turn,
+                                  turn_open=bool(calls)):
                 return TaskStatus.RUNNING  # someone else stepped it: look again
             for position, call in enumerate(calls):
                 repo.insert_call(db, task_id=task.id, turn=turn, position=position,
@@ -261,10 +287,20 @@ class Loop:
                       f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
                       output_tokens=reply.usage.output_tokens, text=reply.text,
                       reserved_usd=reserve)
+        self._remember(task, added)
         return TaskStatus.RUNNING
 
     def tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
-        """The tools offered to the model: the skill's tools that are not NEVER, and hand_back."""
+        """The tools offered to the model: the skill's tools that are not NEVER, and hand_back.
+        They follow from the declaration alone, so they are worked out once per declaration."""
+        key = (registered.agent, type(skill), id(registered.agent.may), id(skill.may),
+               len(self._actions))
+        cached = self._specs.get(key)
+        if cached is None:
+            cached = self._specs[key] = self._tool_specs(registered, skill)
+        return cached
+
+    def _tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
         specs = []
         for name in skill.tool_names:
             if name not in self._actions:
@@ -297,34 +333,32 @@ class Loop:
             elif call.state == "running":
                 self._recover_call(task, registered, call)
         with self._database.connect() as db:
+            calls = repo.calls_of(db, task.id, task.turn)
+            if not any(c.state == "proposed" for c in calls):
+                return self._close_turn(db, task, calls)
             pending = repo.waiting_of_task(db, task.id)
         waiting = [f"a decision from {self._route_words(p)}" for p in pending]
         with self._database.connect() as db:
-            calls = repo.calls_of(db, task.id, task.turn)
-            if any(c.state == "proposed" for c in calls):
-                if repo.save_task(db, task, status=TaskStatus.WAITING.value):
-                    repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
-                    after = AgentTaskWaiting(task=task.id, waiting_on=tuple(waiting))
-                else:
-                    return TaskStatus.RUNNING
-            else:
-                return self._close_turn(db, task, calls)
-        self._events.emit(after)
+            if not repo.save_task(db, task, status=TaskStatus.WAITING.value):
+                return TaskStatus.RUNNING
+            repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
+        self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=tuple(waiting)))
         return TaskStatus.WAITING
 
-    def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]) -> TaskStatus:
+    def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
+                    ) -> TaskStatus:
         handed = [c for c in calls if c.tool == HAND_BACK and c.outcome == "Done"]
-        messages = [*task.messages, *(
-            Message(role="tool", text=c.answer, tool_call_id=c.call_id) for c in calls
-        )]
+        added = [Message(role="tool", text=c.answer, tool_call_id=c.call_id) for c in calls]
         if handed:
-            if not repo.save_task(db, task, messages=messages, status=TaskStatus.DONE.value,
-                                  result=handed[0].value):
+            if not repo.save_task(db, task, added=added, turn_open=False,
+                                  status=TaskStatus.DONE.value, result=handed[0].value):
                 return TaskStatus.RUNNING
             repo.note(db, task.id, "result", "The result was handed back, and the task is done.",
                       result=handed[0].value)
+            self._remember(task, added)
             return TaskStatus.DONE
-        repo.save_task(db, task, messages=messages)
+        if repo.save_task(db, task, added=added, turn_open=False):
+            self._remember(task, added)
         return TaskStatus.RUNNING
 
     def _gate_call(
@@ -341,11 +375,16 @@ class Loop:
                                      f"tools are: {offered}. Nothing was run.")
             return
         action = self._actions.get(call.tool)
-        with self._database.connect() as db:
-            rule_id = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
-                                         for_id=task.for_id)
-        verdict = gate(call.tool, action.info.effects, self._permits(registered, skill),
-                       query=action.info.query, rule=rule_id is not None)
+        permits = self._permits(registered, skill)
+        verdict = gate(call.tool, action.info.effects, permits, query=action.info.query)
+        rule_id = None
+        if verdict.leave is Leave.PROPOSE:  # only a PROPOSE can a standing rule lift
+            with self._database.connect() as db:
+                rule_id = repo.matching_rule(db, agent=task.agent, tool=call.tool,
+                                             skill=task.skill, for_id=task.for_id)
+            if rule_id is not None:
+                verdict = gate(call.tool, action.info.effects, permits,
+                               query=action.info.query, rule=True)
         if verdict.leave is Leave.NEVER:
             self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
                                      "use. Nothing was run, and nothing was proposed.")
@@ -361,8 +400,10 @@ class Loop:
             self._refuse(task, call, f"{over} Nothing was run or proposed.", state="done",
                          outcome="Denied")
             return
-        with self._database.connect() as db:
-            spent = repo.spend_of(db, task.id)
+        spent = task.spend_usd
+        if action.info.effects.spends:  # what this turn's tools spent so far counts too
+            with self._database.connect() as db:
+                spent = repo.spend_of(db, task.id)
         decision = next_action(task.steps - 1, task.max_steps, spent, task.budget_usd,
                                verdict.leave is not Leave.ALONE, False)
         if decision is NextAction.CONTINUE:
@@ -413,7 +454,7 @@ class Loop:
             raw = json.loads(call.arguments)
             if not _is_object(result_type):
                 raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
-            adapter: TypeAdapter[Any] = TypeAdapter(result_type)
+            adapter = _adapter(result_type)
             result = adapter.validate_python(raw)
             value = adapter.dump_python(result, mode="json")
         except (ValueError, KeyError, TypeError, ValidationError) as error:
@@ -597,13 +638,19 @@ def _subject_ref(subject: Any, subject_type: Any) -> tuple[str | None, Any]:
     )
 
 
+@functools.cache
+def _adapter(result_type: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(result_type)
+
+
+@functools.cache
 def _is_object(result_type: Any) -> bool:
-    schema = TypeAdapter(result_type).json_schema()
+    schema = _adapter(result_type).json_schema()
     return schema.get("type") == "object" or "properties" in schema
 
 
 def _hand_back_schema(result_type: Any) -> dict[str, Any]:
-    schema = TypeAdapter(result_type).json_schema()
+    schema = _adapter(result_type).json_schema()
     if _is_object(result_type):
         return schema
     return {"type": "object", "properties": {"result": schema}, "required": ["result"]}

@@ -18,6 +18,7 @@ from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
 from signoff.agents.rules import StandingRule
 from signoff.models.base import Message
+from signoff.store.tables import messages as messages_table
 from signoff.store.tables import proposals, receipt_entries, standing_rules, tasks, tool_calls
 
 __all__ = [
@@ -46,7 +47,7 @@ def new_id() -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class TaskRow:
-    """A task as stored."""
+    """A task as stored (its conversation is read separately: see `messages_of`)."""
 
     id: str
     agent: str
@@ -56,7 +57,12 @@ class TaskRow:
     subject_id: str | None
     subject_json: Any
     status: str
-    messages: list[Message]
+    turn: int
+    """The number of the latest model turn (1 for the first)."""
+    turn_open: bool
+    """Whether the latest model turn asked for tools whose answers are not all in yet."""
+    message_count: int
+    """How many messages its conversation has."""
     steps: int
     spend_usd: float
     max_steps: int
@@ -65,18 +71,6 @@ class TaskRow:
     result: Any
     problem: str
     revision: int
-
-    @property
-    def turn(self) -> int:
-        """The number of the latest model turn (1 for the first)."""
-        return sum(1 for m in self.messages if m.role == "assistant")
-
-    @property
-    def turn_open(self) -> bool:
-        """Whether the latest model turn asked for tools whose answers are not all in yet."""
-        return bool(self.messages) and self.messages[-1].role == "assistant" and bool(
-            self.messages[-1].tool_calls
-        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,40 +100,58 @@ class CallRow:
 
 
 def insert_task(db: Executor, **values: Any) -> None:
-    """Store a new task."""
-    messages = values.pop("messages")
+    """Store a new task with its opening messages."""
+    opening: list[Message] = values.pop("messages")
     db.execute(tasks.insert().values(
-        messages=[m.to_json() for m in messages], created_at=now(), updated_at=now(), revision=0,
-        **values,
+        created_at=now(), updated_at=now(), revision=0, turn=0, turn_open=False,
+        message_count=len(opening), **values,
     ))
+    append_messages(db, values["id"], 0, opening)
+
+
+def append_messages(db: Executor, task_id: str, start: int, added: Sequence[Message]) -> None:
+    """Append messages to a task's conversation, numbered from `start`."""
+    if added:
+        db.execute(messages_table.insert(), [
+            {"task_id": task_id, "seq": start + i, "data": m.to_json()} for i, m in enumerate(added)
+        ])
+
+
+def messages_of(db: Executor, task_id: str, start: int = 0) -> list[Message]:
+    """A task's conversation, from message `start` on."""
+    rows = db.execute(
+        select(messages_table.c.data)
+        .where(messages_table.c.task_id == task_id, messages_table.c.seq >= start)
+        .order_by(messages_table.c.seq)
+    )
+    return [Message.from_json(r[0]) for r in rows]
+
+
+_TASK_COLUMNS = [c for c in tasks.c if c.name not in ("created_at", "updated_at")]
 
 
 def load_task(db: Executor, task_id: str) -> TaskRow | None:
     """The task `task_id`, or None."""
-    row = db.execute(select(tasks).where(tasks.c.id == task_id)).first()
+    row = db.execute(select(*_TASK_COLUMNS).where(tasks.c.id == task_id)).first()
     if row is None:
         return None
-    m = row._mapping
-    return TaskRow(
-        id=m["id"], agent=m["agent"], skill=m["skill"], for_id=m["for_id"],
-        subject_type=m["subject_type"], subject_id=m["subject_id"],
-        subject_json=m["subject_json"], status=m["status"],
-        messages=[Message.from_json(x) for x in m["messages"]], steps=m["steps"],
-        spend_usd=m["spend_usd"], max_steps=m["max_steps"], budget_usd=m["budget_usd"],
-        model=m["model"], result=m["result"], problem=m["problem"], revision=m["revision"],
-    )
+    return TaskRow(**row._mapping)
 
 
-def save_task(db: Executor, task: TaskRow, **changes: Any) -> bool:
-    """Write `changes` to the task if nobody else has since it was read (False otherwise)."""
-    if "messages" in changes:
-        changes["messages"] = [m.to_json() for m in changes["messages"]]
+def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **changes: Any) -> bool:
+    """Write `changes` (and append `added` messages) if nobody else has changed the task since it
+    was read; False otherwise, and nothing is written."""
+    if added:
+        changes["message_count"] = task.message_count + len(added)
     done = db.execute(
         update(tasks)
         .where(tasks.c.id == task.id, tasks.c.revision == task.revision)
         .values(revision=task.revision + 1, updated_at=now(), **changes)
     )
-    return bool(done.rowcount == 1)
+    if done.rowcount != 1:
+        return False
+    append_messages(db, task.id, task.message_count, added)
+    return True
 
 
 def spend_of(db: Executor, task_id: str) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,6 +70,12 @@ class TaskView:
         return [a for a in self.answers if a.tool == tool]
 
 
+@functools.cache
+def snake_case(name: str) -> str:
+    """``EstimateRepair`` → ``estimate_repair``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
 class Skill(Generic[Subject, Result]):
     """One kind of work: ``class EstimateRepair(Skill[Repair, Estimate])``.
 
@@ -88,7 +95,7 @@ class Skill(Generic[Subject, Result]):
     @property
     def name(self) -> str:
         """The skill's name: ``EstimateRepair`` → ``estimate_repair``."""
-        return re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+        return snake_case(type(self).__name__)
 
     @property
     def tool_names(self) -> list[str]:

@@ -111,6 +111,15 @@ class People:
             ).first()
         return _principal_of(row) if row is not None else None
 
+    def find_each(self, ids: Iterable[str]) -> dict[str, Principal]:
+        """The principals with these ids, as the directory holds them now, in one read."""
+        wanted = list(ids)
+        with self._database.connect() as connection:
+            rows = connection.execute(
+                select(principals_table).where(principals_table.c.id.in_(wanted))
+            ).all()
+        return {p.id: p for p in map(_principal_of, rows)}
+
     def all(self) -> list[Principal]:
         """Everyone, people first, by name."""
         with self._database.connect() as connection:

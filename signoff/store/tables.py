@@ -19,6 +19,7 @@ from sqlalchemy import (
 
 __all__ = [
     "consents_used",
+    "messages",
     "metadata",
     "principals",
     "proposals",
@@ -65,7 +66,9 @@ tasks = Table(
     Column("subject_id", String(36), nullable=True),
     Column("subject_json", JSON, nullable=True),
     Column("status", String(10), nullable=False),
-    Column("messages", JSON, nullable=False),
+    Column("turn", Integer, nullable=False, default=0),
+    Column("turn_open", Boolean, nullable=False, default=False),
+    Column("message_count", Integer, nullable=False, default=0),
     Column("steps", Integer, nullable=False, default=0),
     Column("spend_usd", Float, nullable=False, default=0.0),
     Column("max_steps", Integer, nullable=False),
@@ -78,6 +81,15 @@ tasks = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 """Each piece of work an agent does: where it stands, its conversation, its limits and spend."""
+
+messages = Table(
+    "signoff_messages",
+    metadata,
+    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", JSON, nullable=False),
+)
+"""Each task's conversation, one row a message, only ever appended to."""
 
 tool_calls = Table(
     "signoff_tool_calls",
