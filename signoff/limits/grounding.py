@@ -1,0 +1,213 @@
+"""Grounded answers: claims that cite the sources a task retrieved, and the check that holds them
+to it.
+
+A research answer is a :class:`GroundedAnswer`: claims, each with citations ``(source_id, quote)``.
+:func:`check_citations` accepts it only if every claim cites something, every cited source was
+returned by a tool in this task, and every quote appears in the text of the source it cites.
+
+How a quote is matched against its source:
+
+* **whitespace** is normalised on both sides: every run of spaces, tabs and line breaks reads as
+  one space, and the ends are stripped (a source wrapped at 72 columns can be quoted on one line);
+* **Unicode** is compared in NFC form (an accent written as one character or as two matches);
+* **case is kept**: a quote is the source's own words, and changing capitals can change what they
+  say (``None`` is not ``none``). A quote that matches only when case is ignored is refused, and
+  the problem says so, so that the model can copy it exactly.
+
+Nothing else is forgiven: no stemming, no fuzzy matching, no ellipses standing for left-out text.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "Citation",
+    "CitationProblem",
+    "Claim",
+    "GroundedAnswer",
+    "ProblemKind",
+    "check_citations",
+    "normalise",
+    "problems_in_words",
+]
+
+
+class Citation(BaseModel):
+    """Where a claim comes from: a source the task retrieved, and the words quoted from it."""
+
+    source_id: str = Field(description="The id of a source a tool returned in this task.")
+    """The id of the source, as the tool that returned it gave it."""
+    quote: str = Field(description="Words copied exactly from that source's text.")
+    """The words quoted, exactly as the source has them (whitespace aside)."""
+
+
+class Claim(BaseModel):
+    """One thing the answer says, with what backs it."""
+
+    text: str = Field(description="The claim, in a sentence.")
+    """The claim, in a sentence."""
+    citations: list[Citation] = Field(
+        default_factory=list, description="At least one citation backing the claim."
+    )
+    """What backs it: at least one citation."""
+
+
+class GroundedAnswer(BaseModel):
+    """An answer whose every claim cites a source the task retrieved."""
+
+    question: str = Field(default="", description="The question answered.")
+    """The question answered."""
+    claims: list[Claim] = Field(description="The answer, as claims that each cite a source.")
+    """The answer, claim by claim."""
+
+    @property
+    def source_ids(self) -> list[str]:
+        """The sources cited, in order of first citation, each once."""
+        seen: dict[str, None] = {}
+        for claim in self.claims:
+            for citation in claim.citations:
+                seen.setdefault(citation.source_id, None)
+        return list(seen)
+
+
+class ProblemKind(enum.Enum):
+    """Why a claim (or an answer) fails the check."""
+
+    NO_CLAIMS = "no claims"
+    """The answer makes no claim at all."""
+    UNCITED = "uncited"
+    """The claim cites nothing."""
+    NOT_RETRIEVED = "source not retrieved"
+    """It cites a source no tool returned in this task."""
+    EMPTY_QUOTE = "empty quote"
+    """A citation quotes nothing."""
+    CASE_DIFFERS = "case differs"
+    """The quote is in its source only with different capitals."""
+    OTHER_SOURCE = "quote from another source"
+    """The quote is not in the source cited, but is in another source the task retrieved."""
+    NOT_IN_SOURCE = "quote not in source"
+    """The quote is in no source the task retrieved."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CitationProblem:
+    """One reason an answer is refused, naming the claim."""
+
+    kind: ProblemKind
+    """What is wrong."""
+    claim: int
+    """The claim's number, from 1 (0 when the problem is the answer's as a whole)."""
+    claim_text: str
+    """The claim's text."""
+    source_id: str = ""
+    """The source its citation names, when a citation is at fault."""
+    quote: str = ""
+    """The quote at fault."""
+    found_in: str = ""
+    """For a quote from another source: the source that has it."""
+
+    @property
+    def words(self) -> str:
+        """The problem as the model and a person are told it."""
+        if self.kind is ProblemKind.NO_CLAIMS:
+            return "The answer makes no claims: give at least one claim that cites a source."
+        which = f"Claim {self.claim} (“{_short(self.claim_text)}”)"
+        quote = f"“{_short(self.quote)}”"
+        match self.kind:
+            case ProblemKind.UNCITED:
+                return f"{which} cites no source: every claim needs at least one citation."
+            case ProblemKind.NOT_RETRIEVED:
+                return (f"{which} cites {self.source_id!r}, which no tool returned in this task: "
+                        "cite only sources you searched for or read.")
+            case ProblemKind.EMPTY_QUOTE:
+                return f"{which} cites {self.source_id!r} with an empty quote."
+            case ProblemKind.CASE_DIFFERS:
+                return (f"{which} quotes {quote}, which is in {self.source_id!r} only with "
+                        "different capitals: copy the words exactly.")
+            case ProblemKind.OTHER_SOURCE:
+                return (f"{which} quotes {quote} from {self.source_id!r}, but those words are in "
+                        f"{self.found_in!r}, not in {self.source_id!r}: cite {self.found_in!r}.")
+            case _:
+                return (f"{which} quotes {quote} from {self.source_id!r}, but those words are not "
+                        "in it, nor in any source retrieved in this task: quote the source "
+                        "exactly.")
+
+    def __str__(self) -> str:
+        return self.words
+
+
+Texts = str | Sequence[str]
+"""What a tool returned of one source: its text, or several pieces of it (search snippets, parts
+read one at a time). A quote must lie within one piece."""
+
+
+def normalise(text: str) -> str:
+    """`text` as quotes are compared: NFC, every run of whitespace one space, ends stripped."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
+
+
+def check_citations(
+    answer: GroundedAnswer, retrieved: Mapping[str, Texts]
+) -> list[CitationProblem]:
+    """Every problem with `answer`, given the sources retrieved in this task (source id → what
+    the tools returned of its text); an empty list when the answer may be accepted.
+
+    Each claim is checked citation by citation, and each problem names its claim.
+    """
+    pieces = {sid: [normalise(p) for p in ([t] if isinstance(t, str) else t)]
+              for sid, t in retrieved.items()}
+    if not answer.claims:
+        return [CitationProblem(kind=ProblemKind.NO_CLAIMS, claim=0, claim_text="")]
+    problems: list[CitationProblem] = []
+    for number, claim in enumerate(answer.claims, start=1):
+        if not claim.citations:
+            problems.append(CitationProblem(kind=ProblemKind.UNCITED, claim=number,
+                                            claim_text=claim.text))
+            continue
+        for citation in claim.citations:
+            kind, found_in = _judge(citation, pieces)
+            if kind is not None:
+                problems.append(CitationProblem(
+                    kind=kind, claim=number, claim_text=claim.text,
+                    source_id=citation.source_id, quote=citation.quote, found_in=found_in,
+                ))
+    return problems
+
+
+def problems_in_words(problems: Sequence[CitationProblem]) -> str:
+    """The problems as one message, for the model: each on its own line."""
+    if not problems:
+        return ""
+    head = "The answer is not accepted: its citations do not hold." if len(problems) > 1 else (
+        "The answer is not accepted.")
+    return "\n".join([head, *(f"- {p.words}" for p in problems)])
+
+
+def _judge(citation: Citation, pieces: Mapping[str, list[str]]) -> tuple[ProblemKind | None, str]:
+    if citation.source_id not in pieces:
+        return ProblemKind.NOT_RETRIEVED, ""
+    quote = normalise(citation.quote)
+    if not quote:
+        return ProblemKind.EMPTY_QUOTE, ""
+    own = pieces[citation.source_id]
+    if any(quote in piece for piece in own):
+        return None, ""
+    folded = quote.casefold()
+    if any(folded in piece.casefold() for piece in own):
+        return ProblemKind.CASE_DIFFERS, ""
+    for other, texts in pieces.items():
+        if other != citation.source_id and any(quote in piece for piece in texts):
+            return ProblemKind.OTHER_SOURCE, other
+    return ProblemKind.NOT_IN_SOURCE, ""
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = normalise(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

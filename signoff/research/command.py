@@ -1,0 +1,329 @@
+"""``signoff research "QUESTION"``: research a question, live, and print a cited answer.
+
+A thin layer over `signoff.research`: it builds the research app, runs the `Researcher` with the
+chosen model (the offline extractive reader unless ``--model`` names a provider), shows each step
+as it happens, and prints the answer with numbered citations, the receipt's task id, and what
+waits for a person's approval. Registered on the ``signoff`` group with
+``main.add_command(research)``.
+"""
+
+from __future__ import annotations
+
+import getpass
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from signoff.exceptions import NotFound, SignoffError
+from signoff.models.base import Message, Model, Price, Reply, ToolSpec
+
+__all__ = ["research"]
+
+_EXAMPLES = """
+\b
+Examples:
+  signoff research "What does the with statement do?"
+  signoff research "How do I deploy?" --corpus docs/ --max-steps 6
+  signoff research "What does yield do?" --json
+  signoff research "What is a context manager?" --model openai:gpt-4o-mini --budget 0.05
+"""
+
+
+@click.command(epilog=_EXAMPLES)
+@click.argument("question")
+@click.option("--corpus", "corpus_dir", metavar="DIR",
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A folder of .txt, .md and .html files to research in. Default: the help "
+                   "topics that ship with Python.")
+@click.option("--model", "model_spec", default="offline", show_default=True, metavar="SPEC",
+              help="offline (a deterministic extractive reader, not a language model), or a "
+                   "provider's model such as openai:gpt-4o-mini or anthropic:claude-sonnet-4-5.")
+@click.option("--max-steps", type=click.IntRange(min=1), default=None,
+              help="The most model calls the task may make (default: the Researcher's, 8).")
+@click.option("--budget", "budget_usd", type=click.FloatRange(min=0), default=None,
+              metavar="USD", help="The most the task may spend, in US dollars (default: 0.50).")
+@click.option("--database", metavar="URL", default=None,
+              help="Where tasks, proposals and receipts are kept (default: research.db in the "
+                   "user's data directory).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the grounded answer and its sources as JSON, without progress.")
+def research(question: str, corpus_dir: Path | None, model_spec: str, max_steps: int | None,
+             budget_usd: float | None, database: str | None, as_json: bool) -> None:
+    """Research QUESTION in a corpus and answer with claims that each cite a source.
+
+    Every claim quotes a source that a tool returned in this very task; an answer that does not
+    is refused, and the agent tries again within its step and spend limits.
+    """
+    from rich.console import Console
+
+    from signoff.research.corpus import Corpus
+    from signoff.research.skill import Researcher, ask, default_database, research_app
+
+    console = Console(highlight=False, soft_wrap=True)
+    model = _model(model_spec)
+    url = database or default_database()
+    try:
+        corpus = Corpus.from_folder(corpus_dir) if corpus_dir else Corpus.bundled()
+        app = research_app(corpus, database=url)
+        person = _local_person(app)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+    steps = max_steps if max_steps is not None else Researcher.max_steps
+    budget = budget_usd if budget_usd is not None else Researcher.budget_usd
+    show = _Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
+    if not as_json:
+        console.print(f"Researching in {_plain(corpus.name)} ({len(corpus)} sources) "
+                      f"with [bold]{_plain(model.name)}[/bold].")
+        if _is_offline(model):
+            console.print("[dim]It searches, reads the best matches, and quotes the sentences "
+                          "that best match the question; it writes nothing of its own.[/dim]")
+    watched = _Watched(model, show)
+    try:
+        with show.live():
+            outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
+                          budget_usd=budget)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+    receipt = app.receipt(outcome.task)
+    waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
+    sources = _sources(corpus, outcome.result.source_ids if outcome.result else [])
+    if as_json:
+        click.echo(json.dumps({
+            "question": question, "status": outcome.status.value, "task": outcome.task,
+            "model": model.name,
+            "answer": outcome.result.model_dump(mode="json") if outcome.result else None,
+            "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
+            "max_steps": steps, "spend_usd": outcome.spend_usd, "budget_usd": budget,
+            "waiting": [{"proposal": p.id, "action": p.action, "arguments": p.arguments,
+                         "decide_by": p.decide_by} for p in waiting],
+            "database": url,
+        }, indent=2))
+    else:
+        show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
+        _print_answer(console, outcome, sources)
+        console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
+                      f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {_plain(url)}.")
+        if waiting:
+            console.print("Waiting for approval:")
+            for p in waiting:
+                arguments = ", ".join(f"{k}={v!r}" for k, v in p.arguments.items())
+                console.print(f"  {_plain(p.action)}({_plain(arguments)}) — proposal {p.id}, "
+                              f"for {_plain(p.decide_by)} to decide.")
+        else:
+            console.print("Nothing waits for approval.")
+    if not (outcome.done or outcome.waiting):
+        sys.exit(1)
+
+
+# -- the model -----------------------------------------------------------------------------
+
+
+def _model(spec: str) -> Model:
+    from signoff.models.extractive import ExtractiveModel
+
+    if spec.strip().lower() in ("", "offline"):
+        return ExtractiveModel()
+    try:  # the providers are optional: imported only when asked for
+        choose = importlib.import_module("signoff.models.choose")
+    except ImportError:
+        raise click.BadParameter(f"{spec!r}: only “offline” is available in this installation.",
+                                 param_hint="--model") from None
+    try:
+        chosen = choose.model_from(spec)
+    except SignoffError as error:
+        raise click.BadParameter(str(error), param_hint="--model") from None
+    return chosen if isinstance(chosen, Model) else ExtractiveModel()
+
+
+def _is_offline(model: Model) -> bool:
+    from signoff.models.extractive import ExtractiveModel
+
+    return isinstance(model, ExtractiveModel)
+
+
+def _local_person(app: Any) -> Any:
+    """The person at the keyboard, as the research app's directory knows them."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):  # no user name in this environment
+        user = "you"
+    handle = f"{user}@localhost"
+    return app.people.find(handle) or app.people.add(handle, user)
+
+
+class _Watched:
+    """The chosen model, watched: each call shows its step, and the answers of the turn before."""
+
+    def __init__(self, model: Model, show: _Progress) -> None:
+        self._model = model
+        self._show = show
+        self.name: str = model.name
+        self.price: Price | None = model.price
+
+    def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        return self._model.count_tokens(messages, tools)
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 max_output_tokens: int) -> Reply:
+        self._show.answers(messages)
+        self._show.step(sum(1 for m in messages if m.role == "assistant") + 1)
+        reply = self._model.complete(messages, tools, max_output_tokens=max_output_tokens)
+        if self.price is not None:
+            self._show.spent += self.price.cost(reply.usage.input_tokens,
+                                                reply.usage.output_tokens)
+        self._show.asked(reply)
+        return reply
+
+
+# -- showing it ----------------------------------------------------------------------------
+
+
+class _Progress:
+    """Live progress: a status line (step k of N, spend against budget) and a line per call."""
+
+    def __init__(self, *, console: Any, quiet: bool, max_steps: int, budget_usd: float) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.max_steps = max_steps
+        self.budget_usd = budget_usd
+        self.spent = 0.0
+        self._status: Any = None
+        self._shown: set[str] = set()
+
+    def live(self) -> Any:
+        from contextlib import nullcontext
+
+        if self.quiet:
+            return nullcontext()
+        self._status = self.console.status(self._line(1))
+        return self._status
+
+    def _line(self, step: int) -> str:
+        return (f"Step {step} of {self.max_steps} · ${self.spent:.4f} of "
+                f"${self.budget_usd:.2f} spent")
+
+    def step(self, step: int) -> None:
+        if self.quiet:
+            return
+        if self._status is not None:
+            self._status.update(self._line(step))
+        self.console.print(f"[bold]{self._line(step)}[/bold]")
+
+    def asked(self, reply: Reply) -> None:
+        if self.quiet:
+            return
+        if reply.text:
+            self.console.print(f"  [dim]{_plain(_short(reply.text, 160))}[/dim]")
+        for call in reply.tool_calls:
+            shown = _arguments(call.arguments) if call.name != "hand_back" else _claims(
+                call.arguments)
+            self.console.print(f"  → {_plain(call.name)} {_plain(shown)}")
+
+    def answers(self, messages: Sequence[Message]) -> None:
+        """Show what the tools of the latest turn answered (once each)."""
+        if self.quiet:
+            return
+        names = {c.id: c.name for m in messages if m.role == "assistant" for c in m.tool_calls}
+        for message in messages:
+            if message.role != "tool" or message.tool_call_id in self._shown:
+                continue
+            self._shown.add(message.tool_call_id)
+            tool = names.get(message.tool_call_id, "?")
+            self.console.print(f"  ← {_plain(tool)}: {_plain(_outcome(tool, message.text))}")
+
+    def last_turn(self, lines: list[str]) -> None:
+        if self.quiet:
+            return
+        for line in lines:
+            self.console.print(f"  ← {_plain(_short(line, 300))}")
+
+
+def _outcome(tool: str, answer: str) -> str:
+    head = answer.split(":", 1)[0]
+    if head in ("Invalid", "Denied", "Gone", "Failed", "Rejected", "Stale"):
+        return _short(answer, 400)
+    try:
+        value = json.loads(answer)
+    except ValueError:
+        return "Done: " + _short(answer, 160)
+    if isinstance(value, list):
+        ids = [str(v.get("source_id")) for v in value if isinstance(v, dict)]
+        return f"Done: {len(ids)} hit(s)" + (f" — {', '.join(ids)}" if ids else "")
+    if isinstance(value, dict) and "text" in value:
+        part = f", part {value.get('part')} of {value.get('parts')}" if value.get("parts", 1) != 1 \
+            else ""
+        return f"Done: “{value.get('title', '')}” ({len(str(value['text'])):,} characters{part})"
+    return "Done: " + _short(answer, 160)
+
+
+def _after_last_model_call(entries: Sequence[Any]) -> list[Any]:
+    last = max((i for i, e in enumerate(entries) if e.kind == "model_call"), default=-1)
+    return [e for e in entries[last + 1:] if e.kind in ("tool_call", "proposal", "result",
+                                                        "limit", "failure", "waiting")]
+
+
+def _sources(corpus: Any, source_ids: list[str]) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for sid in source_ids:
+        try:
+            part = corpus.read(sid)
+            found[sid] = {"title": part.title, "origin": part.origin}
+        except NotFound:  # a page fetched from the web
+            found[sid] = {"title": sid, "origin": sid}
+    return found
+
+
+def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]) -> None:
+    if not outcome.done:
+        why = outcome.problem or (f"it waits on {', '.join(outcome.waiting_on)}"
+                                  if outcome.waiting else outcome.status.value)
+        console.print(f"\n[bold]No answer[/bold]: {_plain(why)}")
+        return
+    console.print("\n[bold]Answer[/bold]")
+    notes: list[tuple[int, str, str]] = []
+    for claim in outcome.result.claims:
+        marks = []
+        for citation in claim.citations:
+            notes.append((len(notes) + 1, citation.source_id, citation.quote))
+            marks.append(f"[{len(notes)}]")
+        console.print(f"  {_plain(claim.text)} {_plain(''.join(marks))}")
+    console.print("\n[bold]Citations[/bold]")
+    for number, sid, quote in notes:
+        title = sources.get(sid, {}).get("title", sid)
+        console.print(f"  \\[{number}] {_plain(sid)} — {_plain(title)}\n"
+                      f"      “{_plain(' '.join(quote.split()))}”")
+
+
+def _arguments(arguments: str) -> str:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return _short(arguments, 160)
+    if isinstance(value, dict):
+        return _short(", ".join(f"{k}={json.dumps(v)}" for k, v in value.items()), 160)
+    return _short(arguments, 160)
+
+
+def _claims(arguments: str) -> str:
+    try:
+        claims = json.loads(arguments).get("claims", [])
+    except (ValueError, AttributeError):
+        return _short(arguments, 160)
+    count = len(claims) if isinstance(claims, list) else 0
+    return f"an answer of {count} claim{'s' if count != 1 else ''}"
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plain(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

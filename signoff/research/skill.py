@@ -1,0 +1,148 @@
+"""The research skill and agent, and the app that holds them.
+
+``research_app()`` builds an app whose ``Researcher`` answers a `ResearchTask` with a
+`GroundedAnswer`; the answer is accepted only when every claim cites a source that a tool
+returned in that very task, quoting it exactly (``check_citations``). ``ask`` does one question.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from signoff.agents.agent import Agent
+from signoff.agents.skills import Skill, TaskView
+from signoff.agents.tasks import Outcome
+from signoff.app import App
+from signoff.limits.grounding import GroundedAnswer, check_citations, problems_in_words
+from signoff.models.base import Model
+from signoff.research import tools
+from signoff.research.corpus import Corpus
+from signoff.research.tools import fetch_url, read_source, search_sources
+from signoff.security.principals import Principal
+
+__all__ = [
+    "Research",
+    "ResearchTask",
+    "Researcher",
+    "ask",
+    "data_dir",
+    "default_database",
+    "research_app",
+    "retrieved_sources",
+]
+
+
+class ResearchTask(BaseModel):
+    """A question to research."""
+
+    question: str = Field(min_length=1, description="The question to answer.")
+    """The question to answer."""
+
+
+def retrieved_sources(task: TaskView) -> dict[str, list[str]]:
+    """What the task's tools returned of each source: source id → the texts (search snippets,
+    pieces of them between “…”, parts read, pages fetched)."""
+    found: dict[str, list[str]] = {}
+    for answer in task.answers:
+        if answer.tool == search_sources.action_name and isinstance(answer.value, list):
+            for hit in answer.value:
+                if isinstance(hit, Mapping) and "source_id" in hit:
+                    pieces = [p for p in str(hit.get("snippet", "")).split("…") if p.strip()]
+                    found.setdefault(str(hit["source_id"]), []).extend(pieces)
+        elif answer.tool in (read_source.action_name, fetch_url.action_name) and isinstance(
+            answer.value, Mapping
+        ) and "source_id" in answer.value:
+            found.setdefault(str(answer.value["source_id"]), []).append(
+                str(answer.value.get("text", "")))
+    return found
+
+
+class Research(Skill[ResearchTask, GroundedAnswer]):
+    """Answer a question from the sources, every claim citing what was retrieved."""
+
+    description = (
+        "Answer the question from the sources. Search them with search_sources, read the most "
+        "promising with read_source, then hand back the answer as claims. Every claim cites at "
+        "least one source as (source_id, quote): a source a tool returned in this task, and a "
+        "quote copied word for word from its text. An answer with an uncited claim, or a quote "
+        "that is not in the source it cites, is refused."
+    )
+    tools = [search_sources, read_source, fetch_url]
+
+    def brief(self, subject: ResearchTask) -> str:
+        """The question, on a line of its own."""
+        return f"The question: {subject.question}"
+
+    def check_result(self, result: GroundedAnswer, task: TaskView) -> str:
+        """Refuse an answer whose citations do not hold, saying which claims fail and why."""
+        return problems_in_words(check_citations(result, retrieved_sources(task)))
+
+
+class Researcher(Agent):
+    """Researches questions in a corpus, and answers with claims that cite it."""
+
+    purpose = ("You research questions in a corpus of sources, and answer only with claims "
+               "that cite what you retrieved.")
+    skills = [Research()]
+    roles = ["researcher"]
+    max_steps = 8
+    budget_usd = 0.50
+
+
+def data_dir() -> Path:
+    """Where signoff keeps its data: ``SIGNOFF_DATA_DIR``, else the platform's user data
+    directory."""
+    override = os.environ.get("SIGNOFF_DATA_DIR")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming") / "signoff"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "signoff"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "signoff"
+
+
+def default_database() -> str:
+    """The research app's database by default: ``research.db`` in the user's data directory."""
+    return f"sqlite:///{data_dir() / 'research.db'}"
+
+
+def research_app(
+    corpus: Corpus | str | Path | None = None, *, database: str | None = None,
+    sponsor: Principal | None = None,
+) -> App:
+    """An app with the research tools over `corpus` (a `Corpus`, a folder, or None for the
+    bundled one) and the `Researcher` agent. Its `database` is `default_database()` unless
+    given (``"sqlite://"`` keeps it in memory)."""
+    if corpus is None:
+        corpus = Corpus.bundled()
+    elif not isinstance(corpus, Corpus):
+        corpus = Corpus.from_folder(corpus)
+    url = database or default_database()
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    app = App("research", database=url)
+    chosen = corpus
+    app.provide("corpus", lambda: chosen)
+    app.collect(tools)
+    app.add_agent(Researcher, sponsor=sponsor)
+    return app
+
+
+def ask(
+    app: App, question: str, *, model: Model | None = None, for_: Principal | None = None,
+    max_steps: int | None = None, budget_usd: float | None = None,
+) -> Outcome:
+    """Research one question with the app's `Researcher` (the offline extractive model unless
+    `model` is given): Done with a `GroundedAnswer`, Waiting on a proposal, Halted or Failed."""
+    from signoff.models.extractive import ExtractiveModel
+
+    return app.agent(Researcher).do(
+        Research(), ResearchTask(question=question), for_=for_,
+        model=model or ExtractiveModel(), max_steps=max_steps, budget_usd=budget_usd,
+    )

@@ -1,0 +1,124 @@
+"""Grounded answers: the citation check (DESIGN "3. Hard limits and grounded answers")."""
+
+from __future__ import annotations
+
+import pytest
+
+from signoff.limits.grounding import (
+    Citation,
+    CitationProblem,
+    Claim,
+    GroundedAnswer,
+    ProblemKind,
+    check_citations,
+    normalise,
+    problems_in_words,
+)
+
+RETRIEVED = {
+    "with": 'The "with" statement is used to wrap the execution of a block with\nmethods '
+            "defined by a context manager.",
+    "for": 'The "for" statement is used to iterate over the elements of a sequence.',
+}
+
+
+def _answer(*claims: tuple[str, list[tuple[str, str]]]) -> GroundedAnswer:
+    return GroundedAnswer(claims=[
+        Claim(text=text, citations=[Citation(source_id=s, quote=q) for s, q in cites])
+        for text, cites in claims
+    ])
+
+
+GOOD = ("With wraps a block.", [("with", "is used to wrap the execution of a block")])
+
+
+def test_a_correct_answer_is_accepted() -> None:
+    """Every claim cites a retrieved source and quotes it: no problems."""
+    answer = _answer(GOOD, ("For iterates.", [("for", "iterate over the elements")]))
+    assert check_citations(answer, RETRIEVED) == []
+    assert problems_in_words([]) == ""
+
+
+@pytest.mark.parametrize(("claim", "kind", "told"), [
+    (("Uncited.", []), ProblemKind.UNCITED, "cites no source"),
+    (("Not retrieved.", [("while", "is used to wrap")]), ProblemKind.NOT_RETRIEVED,
+     "'while', which no tool returned in this task"),
+    (("Made up.", [("with", "wraps everything in cotton wool")]), ProblemKind.NOT_IN_SOURCE,
+     "not in it, nor in any source retrieved in this task"),
+    (("Wrong source.", [("with", "iterate over the elements")]), ProblemKind.OTHER_SOURCE,
+     "those words are in 'for', not in 'with': cite 'for'"),
+    (("Capitals.", [("with", 'THE "WITH" STATEMENT')]), ProblemKind.CASE_DIFFERS,
+     "only with different capitals"),
+    (("Empty.", [("with", "  ")]), ProblemKind.EMPTY_QUOTE, "with an empty quote"),
+])
+def test_each_failing_claim_is_refused_with_the_claim_named(
+    claim: tuple[str, list[tuple[str, str]]], kind: ProblemKind, told: str
+) -> None:
+    """An uncited claim, a source not retrieved in this task, a quote not in its source, a quote
+    from a different source (and an empty or miscapitalised quote) are each refused, naming the
+    claim by number and text, and saying why."""
+    problems = check_citations(_answer(GOOD, claim), RETRIEVED)
+    assert [(p.kind, p.claim, p.claim_text) for p in problems] == [(kind, 2, claim[0])]
+    words = problems[0].words
+    assert words.startswith(f"Claim 2 (“{claim[0]}”)")
+    assert told in words
+    assert told in problems_in_words(problems)
+
+
+def test_every_problem_is_reported_not_only_the_first() -> None:
+    """Several failing claims (and several citations of one claim) are all reported."""
+    answer = _answer(("A.", []), GOOD, ("C.", [("with", "nope"), ("gone", "x")]))
+    problems = check_citations(answer, RETRIEVED)
+    assert [(p.claim, p.kind) for p in problems] == [
+        (1, ProblemKind.UNCITED), (3, ProblemKind.NOT_IN_SOURCE), (3, ProblemKind.NOT_RETRIEVED)]
+    message = problems_in_words(problems)
+    assert message.count("\n- ") == 3
+    assert "Claim 1" in message
+    assert "Claim 3" in message
+
+
+def test_an_answer_with_no_claims_is_refused() -> None:
+    """An answer that claims nothing is not a grounded answer."""
+    (problem,) = check_citations(GroundedAnswer(claims=[]), RETRIEVED)
+    assert problem.kind is ProblemKind.NO_CLAIMS
+    assert "no claims" in str(problem)
+
+
+@pytest.mark.parametrize("quote", [
+    "wrap the execution of a block with methods defined",  # across the source's line break
+    "wrap  the\texecution of a block\n\n with methods",  # the quote's own whitespace
+    '  The "with" statement  ',  # the ends
+])
+def test_whitespace_is_normalised_on_both_sides(quote: str) -> None:
+    """Runs of whitespace (line breaks, tabs) read as one space, and ends are stripped."""
+    assert check_citations(_answer(("W.", [("with", quote)])), RETRIEVED) == []
+
+
+def test_unicode_is_compared_in_nfc() -> None:
+    """An accent written as one character matches the same accent written as two."""
+    retrieved = {"cafe": "The caf\u00e9 opens at nine."}
+    answer = _answer(("Opens.", [("cafe", "The cafe\u0301 opens")]))
+    assert check_citations(answer, retrieved) == []
+    assert normalise("a \n\t b") == "a b"
+
+
+def test_a_quote_must_lie_within_one_piece_of_a_source() -> None:
+    """When a tool returned a source in pieces (search snippets), a quote may not bridge two."""
+    retrieved = {"with": ["wraps a block", "defined by a context manager"]}
+    assert check_citations(_answer(("W.", [("with", "wraps a block")])), retrieved) == []
+    (problem,) = check_citations(
+        _answer(("W.", [("with", "wraps a block defined by")])), retrieved)
+    assert problem.kind is ProblemKind.NOT_IN_SOURCE
+
+
+def test_the_answer_lists_the_sources_it_cites_once_each() -> None:
+    """`source_ids` gives the cited sources in order of first citation."""
+    answer = _answer(GOOD, ("F.", [("for", "iterate"), ("with", "block")]))
+    assert answer.source_ids == ["with", "for"]
+
+
+def test_a_problem_reads_the_same_as_a_string() -> None:
+    """A problem's str is its words."""
+    problem = CitationProblem(kind=ProblemKind.UNCITED, claim=1, claim_text="x" * 200)
+    assert str(problem) == problem.words
+    assert "…" in problem.words
