@@ -142,6 +142,11 @@ class Credentials:
             return db.execute(select(passwords_table.c.principal_id).where(
                 passwords_table.c.principal_id == person.id)).first() is not None
 
+    def use_hasher(self, hasher: PasswordHasher) -> None:
+        """Hash with `hasher` from now on (argon2-cffi's defaults otherwise); a stored hash made
+        with other parameters is rehashed at the next good login."""
+        self._hasher = hasher
+
     def _password_hasher(self) -> PasswordHasher:
         if self._hasher is None:
             try:

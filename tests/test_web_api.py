@@ -1,0 +1,272 @@
+"""The REST API: the people's verbs behind bearer tokens, with RFC 9457 problems for errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import schemathesis
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import ignored_auth
+
+from signoff import (
+    AgentRefused,
+    Conflict,
+    ConsentError,
+    Invalid,
+    NotAuthorized,
+    NotFound,
+    ProposalStatus,
+    UserError,
+)
+from signoff.web import create_web_app
+from signoff.web.problems import UNFORESEEN, to_problem
+from tests.workshop_web import bearer, open_workshop, price, repair_price
+
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The workshop, with passwords and tokens, and a test client of its web app."""
+    shop = open_workshop(tmp_path, monkeypatch)
+    shop.client = TestClient(create_web_app(shop.app, secure_cookies=False))
+    return shop
+
+
+def _get(shop: SimpleNamespace, who: str, path: str) -> object:
+    return shop.client.get(path, headers=bearer(shop, who))
+
+
+def test_every_operation_needs_a_token(shop: SimpleNamespace) -> None:
+    """Each operation in the published OpenAPI answers 401, as a problem with a Bearer
+    challenge, without a token or with a made-up one."""
+    schema = shop.client.get("/api/openapi.json").json()
+    assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    operations = [(path, method) for path, item in schema["paths"].items() for method in item]
+    assert len(operations) == 12
+    for path, method in operations:
+        url = path.replace("{proposal_id}", "x").replace("{rule_id}", "x").replace("{task_id}", "x")
+        for headers in ({}, {"Authorization": "Bearer so_0123456789abcdef_madeup"}):
+            answer = shop.client.request(method, url, headers=headers, json={"reason": "x"})
+            assert answer.status_code == 401, (method, path)
+            assert answer.headers["content-type"] == PROBLEM
+            assert answer.headers["www-authenticate"].startswith("Bearer")
+            assert answer.json()["status"] == 401
+
+
+def test_a_disabled_persons_token_is_refused(shop: SimpleNamespace) -> None:
+    """Noor's token works until she is disabled, then answers 401."""
+    assert shop.client.get("/api/me", headers=bearer(shop, "Noor")).json()["name"] == "Noor"
+    shop.app.people.disable(shop.noor)
+    answer = shop.client.get("/api/me", headers=bearer(shop, "Noor"))
+    assert answer.status_code == 401
+    assert "disabled" in answer.json()["detail"]
+
+
+def test_the_routed_price_is_noors_and_no_one_elses(shop: SimpleNamespace) -> None:
+    """The fleet price is listed for Noor only; Mia (whose work it is) and Ola neither see nor
+    decide it (404, as for an unknown id); Noor approves it and the price is set."""
+    price(shop, fleet=True, price=38)
+    for who in ("Mia", "Ola"):
+        assert _get(shop, who, "/api/proposals").json() == {"items": [], "next": None}
+    (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
+    assert listed["label"] == "Set the price"
+    assert listed["decide_by"] == "Noor"
+    pid = listed["id"]
+    for who in ("Mia", "Ola"):
+        for answer in (shop.client.get(f"/api/proposals/{pid}", headers=bearer(shop, who)),
+                       shop.client.post(f"/api/proposals/{pid}/approve", json={},
+                                        headers=bearer(shop, who)),
+                       shop.client.post(f"/api/proposals/{pid}/reject", json={"reason": "no"},
+                                        headers=bearer(shop, who))):
+            assert answer.status_code == 404
+            assert answer.headers["content-type"] == PROBLEM
+    shown = _get(shop, "Noor", f"/api/proposals/{pid}").json()
+    assert shown["why"] == "Pads, a cable and an hour of work."
+    assert [e["tool"] for e in shown["evidence"]] == ["parts_for"]
+    assert shown["fresh"] is True
+    assert shown["effects"]
+    decided = shop.client.post(f"/api/proposals/{pid}/approve", json={}, headers=bearer(shop, "Noor"))
+    assert decided.json()["status"] == "Done"
+    assert decided.json()["said"] == "Noor approved set_price, and it ran as them."
+    assert repair_price(shop) == 38
+    again = shop.client.post(f"/api/proposals/{pid}/approve", json={}, headers=bearer(shop, "Noor"))
+    assert again.status_code == 409
+    assert "already decided" in again.json()["detail"]
+
+
+def test_a_refusal_by_the_library_is_a_403_problem(shop: SimpleNamespace) -> None:
+    """Mia's own proposal with a standing rule she may not make is refused by the library: 403,
+    in its own words."""
+    shop.app.oversight.widens_agent_autonomy = shop.is_manager
+    price(shop)
+    (listed,) = _get(shop, "Mia", "/api/proposals").json()["items"]
+    answer = shop.client.post(f"/api/proposals/{listed['id']}/approve", json={"always": True},
+                              headers=bearer(shop, "Mia"))
+    assert answer.status_code == 403
+    assert answer.json()["detail"] == "Mia may not let agents do more on their own."
+    assert shop.app.proposal(listed["id"]).status is ProposalStatus.WAITING
+
+
+def test_reject_needs_a_reason_and_the_agent_hears_it(shop: SimpleNamespace) -> None:
+    """An empty or blank reason is a 422 problem; a reason rejects, and the agent is told."""
+    outcome = price(shop)
+    (listed,) = _get(shop, "Mia", "/api/proposals").json()["items"]
+    url = f"/api/proposals/{listed['id']}/reject"
+    for body in ({}, {"reason": ""}, {"reason": "   "}, {"reason": "x", "extra": 1}):
+        answer = shop.client.post(url, json=body, headers=bearer(shop, "Mia"))
+        assert answer.status_code == 422, body
+        assert answer.headers["content-type"] == PROBLEM
+        assert answer.json()["errors"]
+    answer = shop.client.post(url, json={"reason": "Quote the cable separately."},
+                              headers=bearer(shop, "Mia"))
+    assert answer.json()["status"] == "Rejected"
+    assert answer.json()["told_agent"] == "Mia said no to set_price: Quote the cable separately."
+    receipt = _get(shop, "Mia", f"/api/tasks/{outcome.task}/receipt").json()
+    assert "Mia said no to set_price: Quote the cable separately." in [e["words"] for e in receipt["entries"]]
+
+
+def test_approve_with_changes(shop: SimpleNamespace) -> None:
+    """A changed value that does not fit, or names no argument, is a 422; a fitting one runs."""
+    price(shop)
+    (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
+    url = f"/api/proposals/{listed['id']}/approve"
+    bad = shop.client.post(url, json={"edited": {"price": "lots"}}, headers=bearer(shop, "Noor"))
+    assert bad.status_code == 422
+    assert bad.json()["detail"] == ("The changed values do not fit set_price: Price is a number, "
+                                    "like 4.50 — “lots” is not.")
+    tool = shop.client.post(url, json={"edited": {"tool": "scrap_repair"}}, headers=bearer(shop, "Noor"))
+    assert tool.status_code == 422
+    good = shop.client.post(url, json={"edited": {"price": 42}}, headers=bearer(shop, "Noor"))
+    assert good.json()["said"] == "Noor approved set_price with price changed to 42, and it ran as them."
+    assert repair_price(shop) == 42
+
+
+def test_a_stale_proposal_is_said_to_be_stale_and_does_not_run(shop: SimpleNamespace) -> None:
+    """After the repair is revised the proposal reads fresh: false, with why; a yes does not
+    run it."""
+    price(shop)
+    shop.revise(shop.repair.id, "rear brake and gears")
+    (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
+    shown = _get(shop, "Noor", f"/api/proposals/{listed['id']}").json()
+    assert shown["fresh"] is False
+    assert "(it was r1, it is now r2)" in shown["freshness"]
+    decided = shop.client.post(f"/api/proposals/{listed['id']}/approve", json={},
+                               headers=bearer(shop, "Noor")).json()
+    assert decided["status"] == "Stale"
+    assert repair_price(shop) == 0
+
+
+def test_standing_rules_listed_and_revoked(shop: SimpleNamespace) -> None:
+    """Approve-always makes a rule Noor sees and Mia does not; Noor revokes it; a second revoke
+    is a 409."""
+    price(shop)
+    (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
+    shop.client.post(f"/api/proposals/{listed['id']}/approve", json={"always": True},
+                     headers=bearer(shop, "Mia"))  # Mia's yes: the work is hers
+    (rule,) = _get(shop, "Mia", "/api/rules").json()
+    assert (rule["tool"], rule["active"]) == ("set_price", True)
+    assert _get(shop, "Ola", "/api/rules").json() == []
+    url = f"/api/rules/{rule['id']}/revoke"
+    assert shop.client.post(url, json={"why": "x"}, headers=bearer(shop, "Ola")).status_code == 404
+    revoked = shop.client.post(url, json={"why": "Prices went up."}, headers=bearer(shop, "Noor"))
+    assert revoked.json()["active"] is False
+    assert revoked.json()["why"] == "Prices went up."
+    assert shop.client.post(url, json={}, headers=bearer(shop, "Noor")).status_code == 409
+
+
+def test_tasks_outcomes_and_receipts_are_theirs_only(shop: SimpleNamespace) -> None:
+    """Mia sees the task done for her, its outcome and receipt; Ola sees none of it."""
+    outcome = price(shop)
+    (task,) = _get(shop, "Mia", "/api/tasks").json()["items"]
+    assert (task["id"], task["status"]) == (outcome.task, "Waiting")
+    assert _get(shop, "Mia", f"/api/tasks/{outcome.task}").json()["waiting_on"] == ["a decision from Mia"]
+    assert _get(shop, "Ola", "/api/tasks").json()["items"] == []
+    for path in (f"/api/tasks/{outcome.task}", f"/api/tasks/{outcome.task}/receipt"):
+        assert shop.client.get(path, headers=bearer(shop, "Ola")).status_code == 404
+
+
+def test_pages_of_proposals_follow_their_cursor(shop: SimpleNamespace) -> None:
+    """Five proposals, two a page: three pages, newest first, none twice, none missed; a cursor
+    that is not one is a 422."""
+    for amount in range(5):
+        price(shop, price=40 + amount)
+    seen: list[str] = []
+    after = None
+    for _ in range(3):
+        query = "/api/proposals?limit=2" + (f"&after={after}" if after else "")
+        page = _get(shop, "Mia", query).json()
+        seen += [p["arguments"]["price"] for p in page["items"]]
+        after = page["next"]
+    assert after is None
+    assert seen == [44, 43, 42, 41, 40]
+    assert _get(shop, "Mia", "/api/proposals?after=nonsense").status_code == 422
+
+
+def test_the_catalogues(shop: SimpleNamespace) -> None:
+    """The agents' catalogue gives each tool's leave; the actions' gives their effects."""
+    lines = _get(shop, "Mia", "/api/agents").json()
+    assert {(line["skill"], line["tool"]): line["leave"] for line in lines}[
+        ("estimate_repair", "scrap_repair")] == "Never"
+    actions = {a["name"]: a for a in _get(shop, "Mia", "/api/actions").json()}
+    assert actions["parts_for"]["query"] is True
+    assert any("changes Repair" in line for line in actions["set_price"]["effects"])
+
+
+@pytest.mark.parametrize(("error", "status"), [
+    (NotFound("gone"), 404),
+    (NotAuthorized("no"), 403),
+    (Invalid("bad"), 422),
+    (Conflict("clash"), 422),
+    (AgentRefused("not yours"), 403),
+    (ConsentError("forged"), 403),
+    (UserError("misdeclared"), 500),
+    (RuntimeError("internal detail"), 500),
+])
+def test_each_library_error_is_mapped(error: Exception, status: int) -> None:
+    """Each error the library raises has its status; an unforeseen one says nothing of itself."""
+    problem = to_problem(error)
+    assert problem.status == status
+    if status == 500:
+        assert problem.detail == UNFORESEEN
+    else:
+        assert problem.detail == str(error)
+
+
+# -- fuzzing from the OpenAPI ------------------------------------------------------------
+
+
+@pytest.fixture
+def fuzzed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The workshop with proposals waiting and tasks, for the fuzzer to reach."""
+    shop = open_workshop(tmp_path, monkeypatch)
+    price(shop)
+    price(shop, fleet=True)
+    return shop
+
+
+def test_the_api_survives_fuzzing(fuzzed: SimpleNamespace) -> None:
+    """Requests generated from the published OpenAPI, with Noor's token, never meet a server
+    error; and no operation answers without its token (schemathesis's ignored_auth)."""
+    web = create_web_app(fuzzed.app, secure_cookies=False)
+    schema = schemathesis.openapi.from_asgi("/api/openapi.json", web)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) == 12
+    calls = 0
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @settings(max_examples=25, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        def fuzz(case: schemathesis.Case) -> None:
+            nonlocal calls
+            calls += 1
+            case.call_and_validate(headers=bearer(fuzzed, "Noor"),
+                                   checks=[not_a_server_error, ignored_auth])
+
+        fuzz()
+    assert calls >= 12 * 5

@@ -1,0 +1,284 @@
+"""The web inbox, driven by Debian's Chromium through Playwright against a real server, and its
+forms' protections checked with a plain HTTP client."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from signoff import ProposalStatus
+from signoff.web import create_web_app
+from tests.workshop_web import PASSWORD, open_workshop, price, repair_price
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "inbox"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless (installed by scripts/install-test-deps; never downloaded)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"These tests need {CHROMIUM}: run scripts/install-test-deps as root.",
+                    pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--disable-background-networking", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
+    """The workshop served by uvicorn on 127.0.0.1 (a free port), in a thread of this process."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    web = create_web_app(shop.app, secure_cookies=False, refresh_seconds=0.3)
+    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    shop.url = f"http://127.0.0.1:{port}"
+    yield shop
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh browser context and page (no cookies from another test)."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def _shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _log_in(page: Page, shop: SimpleNamespace, handle: str) -> None:
+    page.goto(f"{shop.url}/")
+    expect(page).to_have_url(re.compile(r"/login\?next=/$"))
+    page.get_by_label("E-mail address").fill(handle)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(f"{shop.url}/")
+
+
+def _log_out(page: Page) -> None:
+    page.get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+
+
+def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, page: Page) -> None:
+    """The routed fleet price: Mia logs in and has nothing to decide; Noor logs in, sees it with
+    why and evidence, approves it, and the repair's price is set."""
+    outcome = price(shop, fleet=True, price=38)
+    _log_in(page, shop, "mia@workshop.example")
+    expect(page.locator("#nothing")).to_have_text("Nothing to decide.")
+    _shot(page, "1-mia-nothing-to-decide")
+    _log_out(page)
+
+    _log_in(page, shop, "noor@workshop.example")
+    row = page.locator("#proposals tbody tr")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Set the price")
+    row.get_by_role("link", name="Set the price").click()
+    expect(page.locator("#why")).to_have_text("Pads, a cable and an hour of work.")
+    expect(page.locator("#evidence")).to_contain_text("parts_for")
+    expect(page.locator("#evidence")).to_contain_text('["brake pads", "cable"]')
+    expect(page.locator("#shown")).to_contain_text("38")
+    expect(page.locator("#effects")).to_contain_text("changes Repair")
+    expect(page.locator("#freshness")).to_contain_text("Still fresh")
+    _shot(page, "2-noor-sees-the-proposal")
+    page.locator("#approve").click()
+    expect(page.locator("#status")).to_have_text("Done")
+    expect(page.locator("#outcome")).to_contain_text("Noor approved set_price, and it ran as them.")
+    _shot(page, "3-noor-approved")
+    assert repair_price(shop) == 38
+    page.get_by_role("link", name="its receipt").click()
+    expect(page.locator("#task-status")).to_have_text("Done")
+    expect(page.locator("#receipt")).to_contain_text("Noor approved set_price")
+    assert shop.app.outcome(outcome.task).done
+
+
+def test_a_rejection_with_a_reason(shop: SimpleNamespace, page: Page) -> None:
+    """Mia rejects her own estimate's price with a reason; the agent is told it."""
+    outcome = price(shop)
+    _log_in(page, shop, "mia@workshop.example")
+    page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    page.get_by_label("Why not (the agent is told)").fill("Quote the cable separately.")
+    page.locator("#reject").click()
+    expect(page.locator("#status")).to_have_text("Rejected")
+    expect(page.locator("#reason")).to_have_text("Quote the cable separately.")
+    _shot(page, "4-mia-rejected")
+    assert "Mia said no to set_price: Quote the cable separately." in shop.app.receipt(outcome.task).words
+    assert repair_price(shop) == 0
+
+
+def test_a_stale_proposal_is_shown_stale_and_cannot_run(shop: SimpleNamespace, page: Page) -> None:
+    """The repair is revised after the proposal: the page says it is stale and offers no
+    approve; telling the agent to look again runs nothing."""
+    price(shop)
+    shop.revise(shop.repair.id, "rear brake and gears")
+    _log_in(page, shop, "noor@workshop.example")
+    page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    expect(page.locator("#stale")).to_contain_text("(it was r1, it is now r2)")
+    expect(page.locator("#approve")).to_have_count(0)
+    expect(page.locator("#approve-always")).to_have_count(0)
+    _shot(page, "5-stale")
+    page.locator("#look-again").click()
+    expect(page.locator("#status")).to_have_text("Stale")
+    assert repair_price(shop) == 0
+
+
+def test_approve_with_changes_then_always_then_revoke(shop: SimpleNamespace, page: Page) -> None:
+    """Noor changes the price before saying yes; next time she approves always, which makes a
+    rule she then revokes on the rules page."""
+    price(shop)
+    _log_in(page, shop, "noor@workshop.example")
+    page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    page.get_by_label("Price").fill("lots")
+    page.locator("#approve-changed").click()
+    expect(page.locator("#error")).to_contain_text("Price is a number")
+    page.get_by_label("Price").fill("42")
+    page.locator("#approve-changed").click()
+    expect(page.locator("#outcome")).to_contain_text("with price changed to 42")
+    assert repair_price(shop) == 42
+
+    price(shop, price=50)
+    page.goto(f"{shop.url}/")
+    page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    page.locator("#approve-always").click()
+    expect(page.locator("#status")).to_have_text("Done")
+    page.get_by_role("link", name="Standing rules").click()
+    expect(page.locator("#rules")).to_contain_text("in force")
+    _shot(page, "6-rules")
+    page.get_by_placeholder("Why (optional)").fill("Prices went up.")
+    page.get_by_role("button", name="Revoke").click()
+    expect(page.locator("#rules")).to_contain_text("revoked: Prices went up.")
+    (rule,) = shop.app.rules()
+    assert not rule.active
+    page.get_by_role("link", name="Agents").click()
+    expect(page.locator("#catalogue")).to_contain_text("scrap_repair")
+
+
+def test_the_inbox_refreshes_itself_when_something_arrives(shop: SimpleNamespace, page: Page) -> None:
+    """Noor's open inbox shows a proposal made after it was loaded, without her reloading."""
+    _log_in(page, shop, "noor@workshop.example")
+    expect(page.locator("#nothing")).to_be_visible()
+    price(shop, fleet=True)
+    expect(page.locator("#proposals tbody tr")).to_have_count(1)
+    _shot(page, "7-refreshed")
+
+
+# -- the forms' protections, with a plain client -------------------------------------------
+
+
+def _logged_in(shop: SimpleNamespace, handle: str, *, secure: bool = False) -> TestClient:
+    client = TestClient(create_web_app(shop.app, secure_cookies=secure),
+                        base_url="https://testserver" if secure else "http://testserver")
+    login = client.get("/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', login.text)
+    assert csrf is not None
+    answer = client.post("/login", data={"handle": handle, "password": PASSWORD,
+                                         "csrf": csrf.group(1)}, follow_redirects=False)
+    assert answer.status_code == 303
+    return client
+
+
+def _csrf(client: TestClient, path: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', client.get(path).text)
+    assert found is not None
+    return found.group(1)
+
+
+def test_a_form_without_its_csrf_token_is_refused(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Approve, reject, revoke and log in without the form's CSRF token (or with another's)
+    are refused with 403, and nothing is decided."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    price(shop)
+    (proposal,) = shop.app.proposals()
+    client = _logged_in(shop, "mia@workshop.example")
+    for path, data in ((f"/proposals/{proposal.id}/approve", {}),
+                       (f"/proposals/{proposal.id}/reject", {"reason": "No."}),
+                       ("/logout", {})):
+        for csrf in (None, "forged", _csrf(TestClient(client.app), "/login")):
+            form = {**data, **({"csrf": csrf} if csrf else {})}
+            answer = client.post(path, data=form, follow_redirects=False)
+            assert answer.status_code == 403, (path, csrf)
+            assert "CSRF" in answer.text
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.WAITING
+    stranger = TestClient(client.app)
+    assert stranger.post("/login", data={"handle": "mia@workshop.example",
+                                         "password": PASSWORD}).status_code == 403
+    good = client.post(f"/proposals/{proposal.id}/reject",
+                       data={"reason": "No.", "csrf": _csrf(client, f"/proposals/{proposal.id}")},
+                       follow_redirects=False)
+    assert good.status_code == 303
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.REJECTED
+
+
+def test_nobody_sees_a_proposal_that_is_not_theirs(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ola neither lists, opens nor decides Mia's proposal (404), and Mia not the routed one;
+    a disabled person's session stops working; a wrong password is a 401."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    price(shop)
+    price(shop, fleet=True)
+    mine, routed = sorted(shop.app.proposals(), key=lambda p: p.routed)
+    ola = _logged_in(shop, "ola@workshop.example")
+    assert "Nothing to decide." in ola.get("/").text
+    csrf = _csrf(ola, "/")
+    assert ola.get(f"/proposals/{mine.id}").status_code == 404
+    assert ola.post(f"/proposals/{mine.id}/approve", data={"csrf": csrf}).status_code == 404
+    mia = _logged_in(shop, "mia@workshop.example")
+    assert mia.get(f"/proposals/{routed.id}").status_code == 404
+    listed = mia.get("/").text
+    assert mine.id in listed
+    assert routed.id not in listed
+    shop.app.people.disable(shop.mia)
+    assert mia.get("/", follow_redirects=False).status_code == 303
+    stranger = TestClient(ola.app)
+    token = _csrf(stranger, "/login")
+    wrong = stranger.post("/login", data={"handle": "noor@workshop.example", "password": "nope",
+                                          "csrf": token})
+    assert wrong.status_code == 401
+    assert shop.app.proposal(mine.id).status is ProposalStatus.WAITING
+
+
+def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session cookie is HttpOnly and SameSite=Lax, and Secure unless turned off."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    for secure in (True, False):
+        client = TestClient(create_web_app(shop.app, secure_cookies=secure),
+                            base_url="https://testserver")
+        token = _csrf(client, "/login")
+        answer = client.post("/login", data={"handle": "noor@workshop.example",
+                                             "password": PASSWORD, "csrf": token},
+                             follow_redirects=False)
+        cookie = next(v for k, v in answer.headers.multi_items()
+                      if k == "set-cookie" and v.startswith("signoff_session="))
+        assert "HttpOnly" in cookie
+        assert "SameSite=lax" in cookie
+        assert ("Secure" in cookie) is secure
