@@ -230,12 +230,11 @@ class Actions:
         if not isinstance(data, dict):
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
         try:
-            problem = self._problem(action, data)
+            validated = action.model.model_validate(data)
+        except ValidationError as error:
+            raise Invalid(problem_of(error, list(action.all_parameters))) from None
         except RecursionError:
             raise Invalid("The arguments are nested too deeply to read.") from None
-        if problem:
-            raise Invalid(problem)
-        validated = action.model.model_validate(data)
         return {field: getattr(validated, field) for field in data}
 
     def check(self, name: str, values: Mapping[str, Any]) -> str:

@@ -501,7 +501,8 @@ class Loop:
         ruled = " (a standing rule let it run alone)" if rule_id else ""
 
         def record(db: repo.Executor, result: ActionResult) -> None:
-            repo.update_call(db, call.id, from_states=("new", "running"), state="done",
+            repo.update_call(db, call.id, from_states=("running",) if outside else ("new",),
+                             state="done",
                              leave=Leave.ALONE.words, outcome=result.outcome.value,
                              said=result.said, value=result.value, problem=result.problem,
                              ran_as=[p.name for p in result.ran_as],

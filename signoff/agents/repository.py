@@ -6,13 +6,14 @@ commits together: an action's writes, its tool-call row and its proposal's statu
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Select, and_, func, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, func, or_, select, update
 
 from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
@@ -33,6 +34,26 @@ class Executor(Protocol):
     """A SQLAlchemy connection or session: anything statements can be executed in."""
 
     def execute(self, statement: Any, parameters: Any = None, /) -> Any: ...
+
+
+@functools.cache
+def _update_by_id(table: Table, columns: tuple[str, ...], guard: str = "") -> Any:
+    """An UPDATE of `columns` of the row whose id is ``:key`` (and whose `guard` column equals
+    ``:guard``), built once per shape: building statements is what costs most on the hot path."""
+    statement = update(table).where(table.c.id == bindparam("key"))
+    if guard:
+        statement = statement.where(table.c[guard] == bindparam("guard"))
+    return statement.values({c: bindparam(f"set_{c}") for c in columns})
+
+
+def _run_update(db: Executor, table: Table, key: str, values: dict[str, Any], *,
+                guard: str = "", guard_value: Any = None) -> int:
+    columns = tuple(sorted(values))
+    params = {f"set_{c}": values[c] for c in columns}
+    params["key"] = key
+    if guard:
+        params["guard"] = guard_value
+    return int(db.execute(_update_by_id(table, columns, guard), params).rowcount)
 
 
 def now() -> datetime:
@@ -102,10 +123,10 @@ class CallRow:
 def insert_task(db: Executor, **values: Any) -> None:
     """Store a new task with its opening messages."""
     opening: list[Message] = values.pop("messages")
-    db.execute(tasks.insert().values(
-        created_at=now(), updated_at=now(), revision=0, turn=0, turn_open=False,
-        message_count=len(opening), **values,
-    ))
+    db.execute(tasks.insert(), {
+        "created_at": now(), "updated_at": now(), "revision": 0, "turn": 0, "turn_open": False,
+        "message_count": len(opening), **values,
+    })
     append_messages(db, values["id"], 0, opening)
 
 
@@ -117,22 +138,27 @@ def append_messages(db: Executor, task_id: str, start: int, added: Sequence[Mess
         ])
 
 
+_MESSAGES_FROM = (
+    select(messages_table.c.data)
+    .where(messages_table.c.task_id == bindparam("task"), messages_table.c.seq >= bindparam("start"))
+    .order_by(messages_table.c.seq)
+)
+
+
 def messages_of(db: Executor, task_id: str, start: int = 0) -> list[Message]:
     """A task's conversation, from message `start` on."""
-    rows = db.execute(
-        select(messages_table.c.data)
-        .where(messages_table.c.task_id == task_id, messages_table.c.seq >= start)
-        .order_by(messages_table.c.seq)
-    )
+    rows = db.execute(_MESSAGES_FROM, {"task": task_id, "start": start})
     return [Message.from_json(r[0]) for r in rows]
 
 
-_TASK_COLUMNS = [c for c in tasks.c if c.name not in ("created_at", "updated_at")]
+_LOAD_TASK = select(*[c for c in tasks.c if c.name not in ("created_at", "updated_at")]).where(
+    tasks.c.id == bindparam("key")
+)
 
 
 def load_task(db: Executor, task_id: str) -> TaskRow | None:
     """The task `task_id`, or None."""
-    row = db.execute(select(*_TASK_COLUMNS).where(tasks.c.id == task_id)).first()
+    row = db.execute(_LOAD_TASK, {"key": task_id}).first()
     if row is None:
         return None
     return TaskRow(**row._mapping)
@@ -143,12 +169,8 @@ def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **c
     was read; False otherwise, and nothing is written."""
     if added:
         changes["message_count"] = task.message_count + len(added)
-    done = db.execute(
-        update(tasks)
-        .where(tasks.c.id == task.id, tasks.c.revision == task.revision)
-        .values(revision=task.revision + 1, updated_at=now(), **changes)
-    )
-    if done.rowcount != 1:
+    changes.update(revision=task.revision + 1, updated_at=now())
+    if _run_update(db, tasks, task.id, changes, guard="revision", guard_value=task.revision) != 1:
         return False
     append_messages(db, task.id, task.message_count, added)
     return True
@@ -179,16 +201,22 @@ def tasks_in(db: Executor, status: str) -> list[str]:
 def insert_call(db: Executor, **values: Any) -> str:
     """Store a new tool call; its id."""
     call_id = new_id()
-    db.execute(tool_calls.insert().values(id=call_id, **values))
+    db.execute(tool_calls.insert(), {"id": call_id, **values})
     return call_id
+
+
+_CALLS_OF = select(tool_calls).where(tool_calls.c.task_id == bindparam("task")).order_by(
+    tool_calls.c.turn, tool_calls.c.position
+)
+_CALLS_OF_TURN = _CALLS_OF.where(tool_calls.c.turn == bindparam("turn"))
 
 
 def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRow]:
     """The task's tool calls (of one turn, when given), in order."""
-    query = select(tool_calls).where(tool_calls.c.task_id == task_id)
-    if turn is not None:
-        query = query.where(tool_calls.c.turn == turn)
-    rows = db.execute(query.order_by(tool_calls.c.turn, tool_calls.c.position))
+    if turn is None:
+        rows = db.execute(_CALLS_OF, {"task": task_id})
+    else:
+        rows = db.execute(_CALLS_OF_TURN, {"task": task_id, "turn": turn})
     return [_call(r._mapping) for r in rows]
 
 
@@ -200,6 +228,9 @@ def load_call(db: Executor, call_id: str) -> CallRow:
 
 def update_call(db: Executor, call_id: str, *, from_states: Sequence[str] = (), **values: Any) -> bool:
     """Change a tool call (only if it is in one of `from_states`, when given)."""
+    if len(from_states) == 1:
+        return _run_update(db, tool_calls, call_id, values, guard="state",
+                           guard_value=from_states[0]) == 1
     statement = update(tool_calls).where(tool_calls.c.id == call_id)
     if from_states:
         statement = statement.where(tool_calls.c.state.in_(list(from_states)))
@@ -355,9 +386,10 @@ def _rule(m: Any) -> StandingRule:
 def note(db: Executor, task_id: str, kind: str, words: str, cost_usd: float = 0.0,
          **data: Any) -> None:
     """Add an entry to a task's receipt."""
-    db.execute(receipt_entries.insert().values(
-        task_id=task_id, at=now(), kind=kind, words=words, data=data, cost_usd=cost_usd
-    ))
+    db.execute(receipt_entries.insert(), {
+        "task_id": task_id, "at": now(), "kind": kind, "words": words, "data": data,
+        "cost_usd": cost_usd,
+    })
 
 
 def entries_of(db: Executor, task_id: str) -> list[ReceiptEntry]:

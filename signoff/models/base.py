@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -20,6 +21,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "allow_model_requests",
     "model_requests_allowed",
     "refuse_model_requests",
 ]
@@ -86,6 +88,11 @@ class Message:
     tool_call_id: str = ""
     """For a tool message: the call it answers."""
 
+    @functools.cached_property
+    def size(self) -> int:
+        """Its size in UTF-8 bytes, written as JSON (worked out once: messages never change)."""
+        return len(json.dumps(self.to_json()).encode())
+
     def to_json(self) -> dict[str, Any]:
         """The message as JSON, for storage."""
         data: dict[str, Any] = {"role": self.role, "text": self.text}
@@ -147,7 +154,7 @@ def upper_bound_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -
 
     No tokenizer in use encodes fewer than one byte per token, so this never undercounts.
     """
-    size = sum(len(json.dumps(m.to_json()).encode()) for m in messages)
+    size = sum(m.size for m in messages)
     size += sum(len(json.dumps(t.parameters).encode()) + len(t.name) + len(t.description.encode())
                 for t in tools)
     return size + 16 * (len(messages) + len(tools)) + 64
@@ -170,6 +177,17 @@ def refuse_model_requests() -> Iterator[None]:
     """Within the block, any real model request raises `ModelRequestsRefused`."""
     before = _REFUSED["value"]
     _REFUSED["value"] = True
+    try:
+        yield
+    finally:
+        _REFUSED["value"] = before
+
+
+@contextmanager
+def allow_model_requests() -> Iterator[None]:
+    """Within the block, real model requests may be made (in tests: to servers on loopback)."""
+    before = _REFUSED["value"]
+    _REFUSED["value"] = False
     try:
         yield
     finally:

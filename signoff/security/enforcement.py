@@ -13,7 +13,7 @@ from signoff.security.acting import ActingAs
 from signoff.security.records import RecordBase
 from signoff.security.rules import Operation, check, refusal
 
-__all__ = ["acting_of", "enforce_rules_on", "may"]
+__all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may"]
 
 _ACTING = "signoff.acting"
 
@@ -24,10 +24,15 @@ def acting_of(session: Session) -> ActingAs | None:
     return acting if isinstance(acting, ActingAs) else None
 
 
+class RuledSession(Session):
+    """A session whose loads and flushes are checked against the record rules whenever it acts
+    as someone (the checks are registered once, on the class)."""
+
+
 def enforce_rules_on(session: Session, acting: ActingAs) -> Session:
     """Make `session` act as `acting`: every load and flush is checked against the record rules."""
     session.info[_ACTING] = acting
-    if not acting.system:
+    if not acting.system and not isinstance(session, RuledSession):
         event.listen(session, "before_flush", _check_flush)
         event.listen(session, "loaded_as_persistent", _check_load)
         event.listen(session, "do_orm_execute", _refuse_bulk_writes)
@@ -110,7 +115,7 @@ event.listen(RecordBase, "before_delete", _check_row("delete"), propagate=True)
 
 def _check_flush(session: Session, _context: Any, _instances: Any) -> None:
     acting = acting_of(session)
-    if acting is None:
+    if acting is None or acting.system:
         return
     for instance in session.new:
         if isinstance(instance, RecordBase):
@@ -123,3 +128,8 @@ def _check_flush(session: Session, _context: Any, _instances: Any) -> None:
     for instance in session.deleted:
         if isinstance(instance, RecordBase):
             check(acting, "delete", type(instance).__security__, instance)
+
+
+event.listen(RuledSession, "before_flush", _check_flush)
+event.listen(RuledSession, "loaded_as_persistent", _check_load)
+event.listen(RuledSession, "do_orm_execute", _refuse_bulk_writes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from signoff.security.acting import ActingAs
-from signoff.security.enforcement import enforce_rules_on
+from signoff.security.enforcement import RuledSession, enforce_rules_on
 from signoff.store.database import Database
 
 __all__ = ["open_session"]
@@ -18,5 +18,5 @@ def open_session(database: Database, acting: ActingAs) -> Session:
     what an action returned once its transaction is over.
     """
     database.ensure_schema()
-    session = Session(database.engine, expire_on_commit=False, autoflush=True)
+    session = RuledSession(database.engine, expire_on_commit=False, autoflush=True)
     return enforce_rules_on(session, acting)
