@@ -1,0 +1,41 @@
+"""What the real providers share: the SDK import, usage when a server reports none, the bound."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+from signoff.models.base import Message, ToolSpec, Usage, upper_bound_tokens
+from signoff.models.errors import ModelNotConfigured
+
+__all__ = ["OnText", "import_sdk", "input_bound", "usage_or_bound"]
+
+OnText = Callable[[str], None]
+"""Called with each piece of text as the model writes it."""
+
+
+def import_sdk(module: str, extra: str, model: str) -> ModuleType:
+    """The official SDK, imported on first use (so ``import signoff`` does not pay for it)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ModelNotConfigured(
+            f"{model} needs the {module} package, which is not installed: "
+            f"pip install 'signoff[{extra}]'.", model=model) from error
+
+
+def input_bound(messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                per_message: int, per_tool: int, tools_at_all: int) -> int:
+    """`upper_bound_tokens` plus what a provider adds around messages and tools that the caller
+    does not see (role markers, the tool-use instructions it writes itself)."""
+    extra = per_message * len(messages) + per_tool * len(tools) + (tools_at_all if tools else 0)
+    return upper_bound_tokens(messages, tools) + extra
+
+
+def usage_or_bound(input_tokens: int | None, output_tokens: int | None, *, bound_in: int,
+                   bound_out: int) -> Usage:
+    """The usage a server reported; where it reported none, the worst case (so spend is never
+    recorded as less than it may have been)."""
+    return Usage(input_tokens=bound_in if input_tokens is None else int(input_tokens),
+                 output_tokens=bound_out if output_tokens is None else int(output_tokens))

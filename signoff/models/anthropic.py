@@ -1,0 +1,243 @@
+"""Anthropic's models, through its Messages API.
+
+Built on the official ``anthropic`` SDK (``pip install 'signoff[anthropic]'``), imported when a
+model is made. The system messages become the request's ``system``; tools go out with their
+``input_schema``; the model's ``tool_use`` blocks come back as tool calls (with the text beside
+them kept as the *why*) and their answers go back as ``tool_result`` blocks naming the call's id.
+With ``on_text`` the reply is streamed and each piece of text is handed to it as it comes; a
+streamed tool call's arguments are kept exactly as written, malformed or not.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from signoff.models._provider import OnText, import_sdk, input_bound, usage_or_bound
+from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
+from signoff.models.errors import ModelBadResponse
+from signoff.models.prices import price_of
+from signoff.models.retries import Retries, call_with_retries
+
+__all__ = ["AnthropicModel"]
+
+_STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
+    "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens",
+    "tool_use": "tool_calls",
+}
+
+
+class AnthropicModel:
+    """A Claude model behind Anthropic's Messages API.
+
+    ``AnthropicModel("claude-sonnet-4-5")`` asks Anthropic with ``ANTHROPIC_API_KEY``; its price
+    comes from `signoff.models.prices` unless one is given. Its input is counted by a safe upper
+    bound, never by a network call (the bound allows for the tool-use instructions Anthropic adds).
+    """
+
+    provider = "anthropic"
+    """The provider, as in ``--model anthropic:NAME``."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        price: Price | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 300.0,
+        retries: Retries | None = None,
+        on_text: OnText | None = None,
+        stream: bool | None = None,
+    ) -> None:
+        self.model = model
+        """The model's name as Anthropic knows it."""
+        self.name = f"{self.provider}:{model}"
+        """The model's name as receipts show it: ``anthropic:model``."""
+        self.price: Price | None = price if price is not None else price_of(self.provider, model)
+        """What it costs: the price given, else the table's, else unknown (None)."""
+        self.timeout = timeout
+        """Seconds to wait for an answer (for a streamed one: between two pieces of it)."""
+        self.retries = retries or Retries()
+        """How often, and how long, a busy or failing server is asked again."""
+        self.on_text = on_text
+        """Called with each piece of text as it comes (streaming), or once with the whole."""
+        self.stream = on_text is not None if stream is None else stream
+        """Whether replies are streamed (by default, when there is an ``on_text``)."""
+        self._sdk = import_sdk("anthropic", "anthropic", self.name)
+        self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
+                                                timeout=timeout, max_retries=0)
+
+    @property
+    def base_url(self) -> str:
+        """Where requests go."""
+        return str(self._client.base_url)
+
+    def close(self) -> None:
+        """Close the connections this model holds."""
+        self._client.close()
+
+    def __enter__(self) -> AnthropicModel:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """A safe upper bound of the input tokens (no tokenizer, no network)."""
+        return input_bound(messages, tools, per_message=8, per_tool=16, tools_at_all=600)
+
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
+    ) -> Reply:
+        """Ask the model once (retried within `retries` when Anthropic is busy or failing)."""
+        system, conversation = wire_messages(messages)
+        request: dict[str, Any] = {"model": self.model, "max_tokens": max_output_tokens,
+                                   "messages": conversation}
+        if system:
+            request["system"] = system
+        if tools:
+            request["tools"] = [wire_tool(t) for t in tools]
+        bound_in = self.count_tokens(messages, tools)
+
+        def send() -> Reply:
+            if self.stream:
+                return self._streamed(request, bound_in, max_output_tokens)
+            response = self._client.messages.create(**request)
+            reply = reply_of(response, model=self.name, bound_in=bound_in,
+                             bound_out=max_output_tokens)
+            if self.on_text is not None and reply.text:
+                self.on_text(reply.text)
+            return reply
+
+        return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
+                                 retries=self.retries)
+
+    def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
+        blocks: dict[int, dict[str, Any]] = {}
+        stop: str | None = None
+        input_tokens: int | None = None
+        output_tokens: int | None = None
+        stream = self._client.messages.create(**request, stream=True)
+        with stream:
+            for event in stream:
+                kind = getattr(event, "type", "")
+                if kind == "message_start":
+                    input_tokens = _input_tokens(event.message.usage)
+                    output_tokens = getattr(event.message.usage, "output_tokens", None)
+                elif kind == "content_block_start":
+                    block = event.content_block
+                    blocks[event.index] = {"type": block.type, "text": getattr(block, "text", "") or "",
+                                           "id": getattr(block, "id", ""),
+                                           "name": getattr(block, "name", ""),
+                                           "input": getattr(block, "input", None), "json": []}
+                elif kind == "content_block_delta":
+                    slot = blocks.setdefault(event.index, {"type": "text", "text": "", "json": []})
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        slot["text"] += delta.text
+                        if self.on_text is not None and delta.text:
+                            self.on_text(delta.text)
+                    elif delta.type == "input_json_delta":
+                        slot["json"].append(delta.partial_json)
+                elif kind == "message_delta":
+                    stop = event.delta.stop_reason or stop
+                    usage = event.usage
+                    if getattr(usage, "output_tokens", None) is not None:
+                        output_tokens = usage.output_tokens
+                    if getattr(usage, "input_tokens", None) is not None:
+                        input_tokens = _input_tokens(usage)
+        text = "".join(b["text"] for _, b in sorted(blocks.items()) if b["type"] == "text")
+        calls = tuple(
+            ToolCall(id=b["id"] or "", name=b["name"] or "",
+                     arguments="".join(b["json"]) if b["json"] else _arguments(b["input"]))
+            for _, b in sorted(blocks.items()) if b["type"] == "tool_use"
+        )
+        return Reply(text=text, tool_calls=calls,
+                     usage=usage_or_bound(input_tokens, output_tokens, bound_in=bound_in,
+                                          bound_out=bound_out),
+                     stop=_stop(stop, bool(calls)))
+
+
+def wire_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A tool as the Messages API takes it."""
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+
+
+def wire_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """The system prompt, and the conversation as the Messages API takes it.
+
+    System messages are joined into the request's ``system``. Tool answers are ``tool_result``
+    blocks in a user turn; turns of the same role are merged (the API alternates them). A tool
+    call whose arguments are not a JSON object is sent back with empty ``input`` (the API takes
+    only objects there); the model was told what was wrong in the call's ``tool_result``.
+    """
+    system = "\n\n".join(m.text for m in messages if m.role == "system" and m.text)
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks: list[dict[str, Any]] = []
+        if message.role == "tool":
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+            if message.text:
+                result["content"] = message.text
+            blocks.append(result)
+        elif message.text.strip():
+            blocks.append({"type": "text", "text": message.text})
+        for call in message.tool_calls:
+            blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
+                           "input": _input_of(call.arguments)})
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return system, turns
+
+
+def reply_of(response: Any, *, model: str, bound_in: int, bound_out: int) -> Reply:
+    """A Messages API response read as a `Reply`."""
+    content = getattr(response, "content", None)
+    if content is None:
+        raise ModelBadResponse(f"{model} answered with no content.", model=model, attempts=1)
+    text = "".join(b.text for b in content if getattr(b, "type", "") == "text" and b.text)
+    calls = tuple(ToolCall(id=b.id or "", name=b.name or "", arguments=_arguments(b.input))
+                  for b in content if getattr(b, "type", "") == "tool_use")
+    usage = getattr(response, "usage", None)
+    return Reply(text=text, tool_calls=calls,
+                 usage=usage_or_bound(_input_tokens(usage), getattr(usage, "output_tokens", None),
+                                      bound_in=bound_in, bound_out=bound_out),
+                 stop=_stop(getattr(response, "stop_reason", None), bool(calls)))
+
+
+def _input_tokens(usage: Any) -> int | None:
+    """Input tokens, cache writes and reads included (all are read; counting them all as input
+    never records less than was spent)."""
+    if usage is None or getattr(usage, "input_tokens", None) is None:
+        return None
+    return int(usage.input_tokens) + sum(
+        int(getattr(usage, field, None) or 0)
+        for field in ("cache_creation_input_tokens", "cache_read_input_tokens"))
+
+
+def _input_of(arguments: str) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _arguments(value: Any) -> str:
+    if value is None:
+        return "{}"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _stop(stop: str | None, has_calls: bool) -> Literal["end", "tool_calls", "max_tokens"]:
+    mapped = _STOPS.get(stop or "", "end")
+    return "tool_calls" if mapped == "end" and has_calls else mapped

@@ -1,0 +1,100 @@
+"""Choosing a model from words: ``--model openai:gpt-4o-mini`` and the environment.
+
+==============================================  =========================================
+spec                                            model
+==============================================  =========================================
+``None``, ``""``, ``offline``                   None: the caller's offline model
+``openai:gpt-4o-mini``                          OpenAI, key from ``OPENAI_API_KEY``
+``anthropic:claude-sonnet-4-5``                 Anthropic, key from ``ANTHROPIC_API_KEY``
+``openai-compatible:llama3@http://host/v1``     any OpenAI-compatible server at that URL
+``openai-compatible:llama3``                    the same, at ``base_url=`` or ``OPENAI_BASE_URL``
+``gpt-4o-mini``, ``claude-sonnet-4-5``          the provider guessed from the name
+==============================================  =========================================
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from signoff.models._provider import OnText
+from signoff.models.anthropic import AnthropicModel
+from signoff.models.base import Model, Price
+from signoff.models.errors import ModelNotConfigured
+from signoff.models.openai_compatible import OpenAICompatibleModel, OpenAIModel
+from signoff.models.retries import Retries
+
+__all__ = ["PROVIDERS", "model_from"]
+
+PROVIDERS = ("openai", "anthropic", "openai-compatible")
+"""The providers a spec may name."""
+
+_OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-")
+
+
+def model_from(
+    spec: str | None,
+    *,
+    price: Price | None = None,
+    base_url: str | None = None,
+    on_text: OnText | None = None,
+    timeout: float | None = None,
+    retries: Retries | None = None,
+) -> Model | None:
+    """The model a spec such as ``openai:gpt-4o-mini`` names; None for the offline model.
+
+    A `price` given always wins over the price table. Raises `ModelNotConfigured` with the fix
+    (a provider to name, a key to set, an extra to install) when the model cannot be asked.
+    """
+    if spec is None or spec.strip().lower() in ("", "offline"):
+        return None
+    provider, sep, name = spec.strip().partition(":")
+    if not sep:
+        provider, name = _guess(spec.strip()), spec.strip()
+    provider = provider.lower()
+    if provider == "openai-compatible":
+        name, at, url = name.partition("@")
+        base_url = url if at else base_url or os.environ.get("OPENAI_BASE_URL")
+    if not name:
+        raise ModelNotConfigured(f"“{spec}” names no model: write {provider}:NAME, e.g. "
+                                 f"{_example(provider)}.")
+    options: dict[str, Any] = {"price": price, "on_text": on_text, "retries": retries}
+    if timeout is not None:
+        options["timeout"] = timeout
+    if provider == "openai":
+        _need_key("OPENAI_API_KEY", spec)
+        return OpenAIModel(name, base_url=base_url, **options)
+    if provider == "anthropic":
+        _need_key("ANTHROPIC_API_KEY", spec)
+        return AnthropicModel(name, base_url=base_url, **options)
+    if provider == "openai-compatible":
+        if not base_url:
+            raise ModelNotConfigured(
+                f"{spec} needs the server's base URL: write openai-compatible:{name}@URL (e.g. "
+                f"openai-compatible:{name}@http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL.",
+                model=f"openai-compatible:{name}")
+        return OpenAICompatibleModel(name, base_url=base_url, **options)
+    raise ModelNotConfigured(
+        f"“{spec}” names no provider signoff knows: use one of {', '.join(PROVIDERS)} "
+        f"(e.g. {_example('openai')}), or offline.")
+
+
+def _guess(name: str) -> str:
+    if name.startswith("claude"):
+        return "anthropic"
+    if name.startswith(_OPENAI_PREFIXES):
+        return "openai"
+    raise ModelNotConfigured(
+        f"“{name}” does not say its provider: write PROVIDER:{name}, with one of "
+        f"{', '.join(PROVIDERS)}.")
+
+
+def _need_key(variable: str, spec: str) -> None:
+    if not os.environ.get(variable):
+        raise ModelNotConfigured(f"{spec} needs an API key: set {variable}.", model=spec)
+
+
+def _example(provider: str) -> str:
+    return {"anthropic": "anthropic:claude-sonnet-4-5",
+            "openai-compatible": "openai-compatible:llama3@http://127.0.0.1:8000/v1"}.get(
+        provider, "openai:gpt-4o-mini")

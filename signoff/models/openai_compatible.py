@@ -1,0 +1,258 @@
+"""OpenAI, and any server that speaks its Chat Completions API (vLLM, llama.cpp, Ollama, …).
+
+Built on the official ``openai`` SDK (``pip install 'signoff[openai]'``), imported when a model is
+made. Tools go out as ``tools`` of ``type: function``; the model's tool calls come back as they were
+written (arguments as JSON text, malformed or not), with the text beside them kept as the *why*.
+With ``on_text`` the reply is streamed and each piece of text is handed to it as it comes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from signoff.models._provider import OnText, import_sdk, input_bound, usage_or_bound
+from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
+from signoff.models.errors import ModelBadResponse, ModelNotConfigured
+from signoff.models.prices import price_of
+from signoff.models.retries import Retries, call_with_retries
+
+__all__ = ["OpenAICompatibleModel", "OpenAIModel"]
+
+_STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
+    "length": "max_tokens", "tool_calls": "tool_calls", "function_call": "tool_calls",
+}
+
+
+class OpenAIModel:
+    """A model behind OpenAI's Chat Completions API.
+
+    ``OpenAIModel("gpt-4o-mini")`` asks OpenAI with ``OPENAI_API_KEY``; its price comes from
+    `signoff.models.prices` unless one is given. Its input is counted by a safe upper bound
+    (`signoff.models.base.upper_bound_tokens`), never by a network call.
+    """
+
+    provider = "openai"
+    """The provider, as in ``--model openai:NAME``."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        price: Price | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        retries: Retries | None = None,
+        on_text: OnText | None = None,
+        stream: bool | None = None,
+        max_tokens_parameter: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
+    ) -> None:
+        self.model = model
+        """The model's name as the server knows it."""
+        self.name = f"{self.provider}:{model}"
+        """The model's name as receipts show it: ``provider:model``."""
+        self.price: Price | None = price if price is not None else self._listed_price(model)
+        """What it costs: the price given, else the table's, else unknown (None)."""
+        self.timeout = timeout
+        """Seconds to wait for an answer (for a streamed one: between two pieces of it)."""
+        self.retries = retries or Retries()
+        """How often, and how long, a busy or failing server is asked again."""
+        self.on_text = on_text
+        """Called with each piece of text as it comes (streaming), or once with the whole."""
+        self.stream = on_text is not None if stream is None else stream
+        """Whether replies are streamed (by default, when there is an ``on_text``)."""
+        self.max_tokens_parameter = max_tokens_parameter
+        """How the output limit is sent: OpenAI's ``max_completion_tokens``, or ``max_tokens``
+        (what most compatible servers read)."""
+        self._sdk = import_sdk("openai", "openai", self.name)
+        try:
+            self._client: Any = self._sdk.OpenAI(
+                api_key=self._api_key(api_key), base_url=base_url, timeout=timeout, max_retries=0)
+        except self._sdk.OpenAIError as error:
+            raise ModelNotConfigured(
+                f"{self.name} cannot be asked: set OPENAI_API_KEY (or pass api_key).",
+                model=self.name) from error
+
+    def _listed_price(self, model: str) -> Price | None:
+        return price_of(self.provider, model)
+
+    def _api_key(self, api_key: str | None) -> str | None:
+        return api_key
+
+    @property
+    def base_url(self) -> str:
+        """Where requests go."""
+        return str(self._client.base_url)
+
+    def close(self) -> None:
+        """Close the connections this model holds."""
+        self._client.close()
+
+    def __enter__(self) -> OpenAIModel:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """A safe upper bound of the input tokens (no tokenizer, no network)."""
+        return input_bound(messages, tools, per_message=8, per_tool=16, tools_at_all=32)
+
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
+    ) -> Reply:
+        """Ask the model once (retried within `retries` when the server is busy or failing)."""
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [wire_message(m) for m in messages],
+            self.max_tokens_parameter: max_output_tokens,
+        }
+        if tools:
+            request["tools"] = [wire_tool(t) for t in tools]
+        bound_in = self.count_tokens(messages, tools)
+
+        def send() -> Reply:
+            if self.stream:
+                return self._streamed(request, bound_in, max_output_tokens)
+            completion = self._client.chat.completions.create(**request)
+            reply = reply_of(completion, model=self.name, bound_in=bound_in,
+                             bound_out=max_output_tokens)
+            if self.on_text is not None and reply.text:
+                self.on_text(reply.text)
+            return reply
+
+        return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
+                                 retries=self.retries)
+
+    def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        finish: str | None = None
+        usage: Any = None
+        stream = self._client.chat.completions.create(
+            **request, stream=True, stream_options={"include_usage": True})
+        with stream:
+            for chunk in stream:
+                if getattr(chunk, "usage", None) is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or ():
+                    if choice.index != 0:
+                        continue
+                    delta = choice.delta
+                    if delta is not None and delta.content:
+                        text.append(delta.content)
+                        if self.on_text is not None:
+                            self.on_text(delta.content)
+                    for piece in (delta.tool_calls if delta is not None else None) or ():
+                        slot = calls.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
+                        if piece.id:
+                            slot["id"] = piece.id
+                        if piece.function is not None:
+                            slot["name"] += piece.function.name or ""
+                            slot["arguments"] += piece.function.arguments or ""
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        tool_calls = tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
+                           for _, c in sorted(calls.items()))
+        return Reply(
+            text="".join(text), tool_calls=tool_calls,
+            usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
+                                 getattr(usage, "completion_tokens", None),
+                                 bound_in=bound_in, bound_out=bound_out),
+            stop=_stop(finish, bool(tool_calls)),
+        )
+
+
+class OpenAICompatibleModel(OpenAIModel):
+    """A model behind any server that speaks OpenAI's Chat Completions API, found by base URL.
+
+    ``OpenAICompatibleModel("llama3", base_url="http://127.0.0.1:8000/v1")``. The key is
+    ``OPENAI_API_KEY`` when set (a local server usually needs none). Its price is unknown unless
+    given: give ``Price(input_per_mtok=0, output_per_mtok=0)`` for a model that costs nothing.
+    """
+
+    provider = "openai-compatible"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        price: Price | None = None,
+        api_key: str | None = None,
+        timeout: float = 300.0,
+        retries: Retries | None = None,
+        on_text: OnText | None = None,
+        stream: bool | None = None,
+        max_tokens_parameter: Literal["max_completion_tokens", "max_tokens"] = "max_tokens",
+    ) -> None:
+        super().__init__(model, price=price, api_key=api_key, base_url=base_url, timeout=timeout,
+                         retries=retries, on_text=on_text, stream=stream,
+                         max_tokens_parameter=max_tokens_parameter)
+
+    def _listed_price(self, model: str) -> Price | None:
+        return None  # a local or third-party server: only the user knows what it costs
+
+    def _api_key(self, api_key: str | None) -> str | None:
+        return api_key or os.environ.get("OPENAI_API_KEY") or "none"
+
+
+def wire_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A tool as Chat Completions takes it."""
+    return {"type": "function", "function": {
+        "name": tool.name, "description": tool.description, "parameters": tool.parameters,
+    }}
+
+
+def wire_message(message: Message) -> dict[str, Any]:
+    """A message as Chat Completions takes it."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text}
+    if message.role == "assistant":
+        data: dict[str, Any] = {"role": "assistant",
+                                "content": message.text or (None if message.tool_calls else "")}
+        if message.tool_calls:
+            data["tool_calls"] = [
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in message.tool_calls
+            ]
+        return data
+    return {"role": message.role, "content": message.text}
+
+
+def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> Reply:
+    """A Chat Completions response read as a `Reply`."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise ModelBadResponse(f"{model} answered with no choices.", model=model, attempts=1)
+    choice = choices[0]
+    message = choice.message
+    if message is None:
+        raise ModelBadResponse(f"{model} answered with no message.", model=model, attempts=1)
+    calls = tuple(
+        ToolCall(id=c.id or "", name=c.function.name or "", arguments=_arguments(c.function.arguments))
+        for c in message.tool_calls or () if getattr(c, "function", None) is not None
+    )
+    usage = getattr(completion, "usage", None)
+    return Reply(
+        text=message.content or "", tool_calls=calls,
+        usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
+                             getattr(usage, "completion_tokens", None),
+                             bound_in=bound_in, bound_out=bound_out),
+        stop=_stop(choice.finish_reason, bool(calls)),
+    )
+
+
+def _arguments(arguments: Any) -> str:
+    if arguments is None:
+        return ""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _stop(finish: str | None, has_calls: bool) -> Literal["end", "tool_calls", "max_tokens"]:
+    stop = _STOPS.get(finish or "", "end")
+    return "tool_calls" if stop == "end" and has_calls else stop

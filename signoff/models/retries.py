@@ -1,0 +1,202 @@
+"""Asking a provider again, within bounds: how many times, how long between, how long in all.
+
+Both official SDKs are built alike (their errors carry ``status_code`` and the ``response``), so one
+translation serves both; each provider passes its own SDK module. The SDKs' own retries are
+turned off, so that every request passes the guard (`model_requests_allowed`) and the bounds here.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import ModuleType
+from typing import Any, TypeVar
+
+from signoff.models.base import ModelRequestsRefused, model_requests_allowed
+from signoff.models.errors import (
+    ModelBadResponse,
+    ModelCredentialsRefused,
+    ModelError,
+    ModelNotConfigured,
+    ModelRateLimited,
+    ModelRequestRejected,
+    ModelTimeout,
+    ModelUnavailable,
+)
+
+__all__ = ["Retries", "call_with_retries", "translate"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Retries:
+    """How a provider is asked again after a 429, a 5xx or a failed connection.
+
+    Timeouts are not retried (see `ModelTimeout`); nor is anything the provider refused outright.
+    """
+
+    attempts: int = 4
+    """Requests in all, the first one included (1: never ask again)."""
+    backoff: float = 0.5
+    """The first wait, in seconds, when the provider does not say how long; it doubles each time
+    (with jitter: between half and all of it)."""
+    max_wait: float = 20.0
+    """The longest single wait: a provider that asks for longer (``retry-after``) is not waited for."""
+    total_wait: float = 60.0
+    """The longest time spent waiting in all, over every retry of one call."""
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"Retries needs at least one attempt, not {self.attempts}.")
+
+
+def call_with_retries(
+    send: Callable[[], T],
+    *,
+    sdk: ModuleType,
+    model: str,
+    timeout: float,
+    retries: Retries,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``send()``, asked again within `retries` when the provider is busy or failing.
+
+    Every attempt first checks that real model requests are allowed. A provider error comes out
+    as a `ModelError`; the SDK's exception is its ``__cause__``.
+    """
+    waited = 0.0
+    for attempt in range(1, retries.attempts + 1):
+        if not model_requests_allowed():
+            raise ModelRequestsRefused(
+                f"Real model requests are off here (as in tests), so {model} was not asked."
+            )
+        try:
+            return send()
+        except ModelError:
+            raise
+        except Exception as error:
+            failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout)
+            if failure is None:
+                raise
+            retryable = isinstance(failure, ModelRateLimited | ModelUnavailable)
+            if not retryable or attempt == retries.attempts:
+                raise failure from error
+            asked = failure.retry_after if isinstance(failure, ModelRateLimited) else _retry_after(
+                error)
+            wait = asked if asked is not None else (
+                retries.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))
+            if wait > retries.max_wait or waited + wait > retries.total_wait:
+                raise _gave_up(failure, wait) from error
+            sleep(wait)
+            waited += wait
+    raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+
+def _gave_up(failure: ModelError, wait: float) -> ModelError:
+    message = (f"{failure.message} It asked to wait {wait:g} seconds more, past what signoff waits "
+               "for one call (see Retries); try again later.")
+    if isinstance(failure, ModelRateLimited):
+        return ModelRateLimited(message, model=failure.model, attempts=failure.attempts,
+                                retry_after=failure.retry_after)
+    return ModelUnavailable(message, model=failure.model, attempts=failure.attempts,
+                            status=failure.status)
+
+
+def _names(error: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(error).__mro__}
+
+
+def _tries(attempts: int) -> str:
+    return "once" if attempts == 1 else f"{attempts} times"
+
+
+def _said(error: BaseException) -> str:
+    """What the provider said, briefly (its own explanation; none of ours)."""
+    body = getattr(error, "body", None)
+    said: Any = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        said = inner.get("message") if isinstance(inner, dict) else inner
+    text = " ".join(str(said or "").split())
+    return f" It said: “{text[:200]}”." if text else ""
+
+
+def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: int,
+              timeout: float) -> ModelError | None:
+    """The `ModelError` for an SDK (or HTTP transport) error; None for anything else."""
+    names = _names(error)
+    if isinstance(error, sdk.APITimeoutError) or "TimeoutException" in names:
+        return ModelTimeout(
+            f"{model} did not answer within the timeout of {timeout:g} seconds. It was not asked "
+            "again: a request that timed out may still have been answered and billed. Try again, "
+            "or give it a longer timeout.", model=model, attempts=attempts, timeout=timeout)
+    if isinstance(error, sdk.APIStatusError):
+        status = int(error.status_code)
+        said = _said(error)
+        if status in (401, 402, 403):
+            what = {401: "refused the API key", 402: "refused the request: payment is required",
+                    403: "refused the API key for this request"}[status]
+            return ModelCredentialsRefused(
+                f"The provider of {model} {what} (HTTP {status}).{said} Check the key "
+                "(OPENAI_API_KEY or ANTHROPIC_API_KEY) and the account.",
+                model=model, attempts=attempts, status=status)
+        if status == 429:
+            return ModelRateLimited(
+                f"{model} is rate limited (HTTP 429): asked {_tries(attempts)}, it still said "
+                f"to slow down.{said}", model=model, attempts=attempts,
+                retry_after=_retry_after(error))
+        if status >= 500 or status in (408, 409):
+            return ModelUnavailable(
+                f"{model} failed to answer (HTTP {status}): asked {_tries(attempts)}, it went on "
+                f"failing.{said} Try again later.", model=model, attempts=attempts, status=status)
+        return ModelRequestRejected(
+            f"The provider of {model} refused the request (HTTP {status}).{said} Check the "
+            "model's name and its limits.", model=model, attempts=attempts, status=status)
+    if isinstance(error, sdk.APIResponseValidationError):
+        return ModelBadResponse(f"{model} answered with something that is not a reply.",
+                                model=model, attempts=attempts)
+    if isinstance(error, sdk.APIConnectionError) or "TransportError" in names:
+        return ModelUnavailable(
+            f"{model} could not be reached: asked {_tries(attempts)}, the connection failed. "
+            "Check the base URL and the network.", model=model, attempts=attempts)
+    if isinstance(error, sdk.APIError):
+        return ModelBadResponse(f"{model} answered with an error in its stream.{_said(error)}",
+                                model=model, attempts=attempts)
+    base = getattr(sdk, "OpenAIError", None) or getattr(sdk, "AnthropicError", None)
+    if base is not None and isinstance(error, base):
+        return ModelNotConfigured(f"{model} cannot be asked as configured: {error}",
+                                  model=model, attempts=attempts)
+    return None
+
+
+def _retry_after(error: BaseException) -> float | None:
+    """The wait a provider asked for (``retry-after-ms`` or ``retry-after``), in seconds."""
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)

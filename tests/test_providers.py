@@ -1,0 +1,747 @@
+"""Real providers: the official SDKs against loopback servers that speak each wire format.
+
+Nothing here is a mock of an SDK object: each model is the real ``openai`` or ``anthropic`` client
+pointed by base URL at a `ProviderServer` on 127.0.0.1, and the tests read what that server got.
+Real model requests are allowed only inside this module's fixture, and only to those servers.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from sqlalchemy import String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from signoff import Agent, App, Permits, Skill, TaskStatus, allow
+from signoff.models import (
+    PRICES,
+    AnthropicModel,
+    Message,
+    ModelCredentialsRefused,
+    ModelError,
+    ModelNotConfigured,
+    ModelRateLimited,
+    ModelRequestRejected,
+    ModelRequestsRefused,
+    ModelTimeout,
+    ModelUnavailable,
+    OpenAICompatibleModel,
+    OpenAIModel,
+    Price,
+    Reply,
+    Retries,
+    ToolSpec,
+    Usage,
+    allow_model_requests,
+    model_from,
+    price_of,
+    refuse_model_requests,
+)
+from tests.provider_servers import (
+    Canned,
+    ProviderServer,
+    anthropic_message,
+    anthropic_stream,
+    openai_completion,
+    openai_stream,
+    serving,
+)
+
+FAST = Retries(attempts=3, backoff=0.01, max_wait=1.0, total_wait=2.0)
+"""Retries with waits short enough for tests."""
+
+PRICE = Price(input_per_mtok=2.0, output_per_mtok=8.0)
+
+ProviderModel = OpenAICompatibleModel | AnthropicModel
+
+
+@pytest.fixture(autouse=True)
+def _loopback_requests_allowed() -> Iterator[None]:
+    """Real requests are allowed here: every model in this module points at a loopback server."""
+    with allow_model_requests():
+        yield
+
+
+@pytest.fixture
+def server() -> Iterator[ProviderServer]:
+    """A scripted server on 127.0.0.1."""
+    with serving() as running:
+        yield running
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One provider's wire format: how to make its model and write its answers."""
+
+    name: str
+
+    def model(self, server: ProviderServer | SimpleNamespace, **given: Any) -> ProviderModel:
+        """The provider's real model, pointed at the server."""
+        options: dict[str, Any] = {"price": PRICE, "retries": FAST, "timeout": 5.0,
+                                   "api_key": "test-key"} | given
+        if self.name == "openai":
+            return OpenAICompatibleModel("local-model", base_url=f"{server.url}/v1", **options)
+        return AnthropicModel("claude-test", base_url=server.url, **options)
+
+    def reply(self, text: str | None = None, calls: Sequence[tuple[str, str, str]] = (), *,
+              cut: bool = False, usage: tuple[int, int] = (10, 5)) -> Canned:
+        """An answer: text, and tool calls ``(id, name, arguments JSON)``."""
+        if self.name == "openai":
+            return Canned(body=openai_completion(text, calls, usage=usage,
+                                                 finish="length" if cut else None))
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        blocks += [{"type": "tool_use", "id": i, "name": n, "input": json.loads(a)}
+                   for i, n, a in calls]
+        return Canned(body=anthropic_message(blocks, usage=usage,
+                                             stop="max_tokens" if cut else None))
+
+    def stream(self, pieces: Sequence[str] = (), calls: Sequence[tuple[str, str, Sequence[str]]] = (),
+               *, usage: tuple[int, int] = (10, 5)) -> Canned:
+        """A streamed answer: text in pieces, tool calls with their arguments in pieces."""
+        if self.name == "openai":
+            return Canned(events=openai_stream(pieces, calls, usage=usage))
+        return Canned(events=anthropic_stream(pieces, calls, usage=usage))
+
+    def error(self, status: int, message: str = "No.", **headers: str) -> Canned:
+        """An error answer, as the provider writes one."""
+        if self.name == "openai":
+            body: dict[str, Any] = {"error": {"message": message, "type": "x", "code": None}}
+        else:
+            body = {"type": "error", "error": {"type": "x", "message": message}}
+        return Canned(status=status, body=body, headers=headers)
+
+    @property
+    def model_name(self) -> str:
+        """The model's name as receipts show it."""
+        return "openai-compatible:local-model" if self.name == "openai" else "anthropic:claude-test"
+
+    @property
+    def path(self) -> str:
+        """Where the provider's requests go."""
+        return "/v1/chat/completions" if self.name == "openai" else "/v1/messages"
+
+    def tool_results(self, body: dict[str, Any]) -> dict[str, str]:
+        """The tool answers a request body carries, by call id."""
+        if self.name == "openai":
+            return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
+        return {b["tool_use_id"]: b.get("content", "") for m in body["messages"] if m["role"] == "user"
+                for b in m["content"] if b["type"] == "tool_result"}
+
+
+WIRES = [Wire("openai"), Wire("anthropic")]
+wires = pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.name)
+
+TOOLS = [ToolSpec(name="add", description="Add two numbers.",
+                  parameters={"type": "object", "properties": {"a": {"type": "integer"},
+                                                               "b": {"type": "integer"}},
+                              "required": ["a", "b"]})]
+ASK = [Message(role="system", text="You add."), Message(role="user", text="1 and 2?")]
+
+
+def _ask(model: ProviderModel, max_output_tokens: int = 64) -> Reply:
+    try:
+        return model.complete(ASK, TOOLS, max_output_tokens=max_output_tokens)
+    finally:
+        model.close()
+
+
+# -- an app for agent tasks ------------------------------------------------------------------
+
+
+class Estimate(BaseModel):
+    """What the estimator hands back."""
+
+    hours: int
+    summary: str
+
+
+def _shop(may: Permits | None = None) -> SimpleNamespace:
+    app = App("t", database="sqlite://")
+
+    class Repair(app.Record):  # type: ignore[name-defined, misc]
+        ticket: Mapped[str] = mapped_column(String(40), unique=True)
+        note: Mapped[str] = mapped_column(String(400), default="")
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action("Look up the parts a fault needs", query=True)
+    def parts_for(fault: str) -> list[str]:
+        """The parts for a fault."""
+        return ["brake pads", "cable"] if "brake" in fault else []
+
+    @app.action("Write a note on the repair")
+    def note_repair(repair: Repair, note: str) -> str:
+        """Write a note."""
+        repair.note = note
+        return f"Noted on {repair.ticket}."
+
+    class EstimateRepair(Skill[Repair, Estimate]):
+        description = "Estimate one repair."
+        tools = [parts_for, note_repair]
+
+        def brief(self, subject: Any) -> str:
+            return f"Ticket {subject.ticket}. Its id is {subject.id}."
+
+    class Estimator(Agent):
+        purpose = "You estimate bicycle repairs."
+        skills = [EstimateRepair()]
+
+    if may is not None:
+        Estimator.may = may
+    app.add_agent(Estimator)
+    mia = app.people.add("mia@x.example", "Mia")
+    with app.session(as_=app.system) as s:
+        repair = Repair(ticket="T-7")
+        s.add(repair)
+    return SimpleNamespace(app=app, Repair=Repair, Estimator=Estimator, skill=EstimateRepair(),
+                           repair=repair, mia=mia)
+
+
+def _note_of(shop: SimpleNamespace) -> str:
+    with shop.app.session(as_=shop.app.system) as s:
+        return str(s.get(shop.Repair, shop.repair.id).note)
+
+
+def _parallel_turn_then_hand_back(wire: Wire, server: ProviderServer) -> SimpleNamespace:
+    """A turn with two calls (a query that runs alone, a note that is proposed) and a why;
+    approved, the task goes on and hands back."""
+    shop = _shop()
+    repair = str(shop.repair.id)
+    server.answer(
+        wire.reply("Brakes need pads; noting that.", [
+            ("call_a", "parts_for", json.dumps({"fault": "rear brake"})),
+            ("call_b", "note_repair", json.dumps({"repair": repair, "note": "Pads and a cable."})),
+        ], usage=(120, 30)),
+        wire.reply(None, [("call_c", "hand_back", json.dumps({"hours": 1, "summary": "Pads."}))],
+                   usage=(200, 20)),
+    )
+    model = wire.model(server)
+    try:
+        waiting = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                    model=model)
+        proposal = shop.app.proposals_for(shop.mia)[0]
+        shop.app.approve(proposal, by=shop.mia)
+        done = shop.app.outcome(waiting.task)
+    finally:
+        model.close()
+    return SimpleNamespace(shop=shop, waiting=waiting, proposal=proposal, done=done,
+                           bodies=server.bodies(), received=server.received)
+
+
+# -- the wire: what is sent, what comes back -------------------------------------------------
+
+
+def test_openai_wire_tools_results_parallel_calls_why_and_usage(server: ProviderServer) -> None:
+    """Through the openai SDK: tool schemas go out as functions, the system prompt first; two
+    calls in one turn are gated one by one, the why is the proposal's, the tool answers go back
+    as tool messages with the call ids, and the spend is the server's usage at the price."""
+    run = _parallel_turn_then_hand_back(Wire("openai"), server)
+    assert run.waiting.status is TaskStatus.WAITING
+    assert run.proposal.action == "note_repair"
+    assert run.proposal.why == "Brakes need pads; noting that."
+    assert run.done.status is TaskStatus.DONE
+    assert run.done.result == Estimate(hours=1, summary="Pads.")
+    assert [r.path for r in run.received] == ["/v1/chat/completions"] * 2
+    assert run.received[0].headers["authorization"] == "Bearer test-key"
+    first, second = run.bodies
+    assert first["model"] == "local-model"
+    assert first["max_tokens"] == 1024
+    assert first["messages"][0] == {"role": "system", "content": first["messages"][0]["content"]}
+    assert "You estimate bicycle repairs." in first["messages"][0]["content"]
+    assert first["messages"][1]["role"] == "user"
+    tools = {t["function"]["name"]: t for t in first["tools"]}
+    assert set(tools) == {"parts_for", "note_repair", "hand_back"}
+    assert tools["parts_for"]["type"] == "function"
+    assert tools["parts_for"]["function"]["description"].startswith("Look up the parts a fault needs")
+    assert tools["parts_for"]["function"]["parameters"]["properties"]["fault"]["type"] == "string"
+    assert tools["note_repair"]["function"]["parameters"]["properties"]["repair"]["format"] == "uuid"
+    assistant = second["messages"][2]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"] == "Brakes need pads; noting that."
+    assert [(c["id"], c["type"], c["function"]["name"]) for c in assistant["tool_calls"]] == [
+        ("call_a", "function", "parts_for"), ("call_b", "function", "note_repair")]
+    assert Wire("openai").tool_results(second) == {"call_a": '["brake pads", "cable"]',
+                                                  "call_b": "Noted on T-7."}
+    assert [m["role"] for m in second["messages"][3:]] == ["tool", "tool"]
+    assert _note_of(run.shop) == "Pads and a cable."
+    assert run.done.spend_usd == pytest.approx(PRICE.cost(120 + 200, 30 + 20))
+
+
+def test_anthropic_wire_tools_results_parallel_calls_why_and_usage(server: ProviderServer) -> None:
+    """Through the anthropic SDK: the system prompt is the request's ``system``, tools carry
+    ``input_schema``; two ``tool_use`` blocks in one turn are gated one by one, the text block is
+    the proposal's why, the answers go back as ``tool_result`` blocks with the ``tool_use`` ids
+    in one user turn, and the spend is the server's usage at the price."""
+    run = _parallel_turn_then_hand_back(Wire("anthropic"), server)
+    assert run.waiting.status is TaskStatus.WAITING
+    assert run.proposal.why == "Brakes need pads; noting that."
+    assert run.done.status is TaskStatus.DONE
+    assert run.done.result == Estimate(hours=1, summary="Pads.")
+    assert [r.path for r in run.received] == ["/v1/messages"] * 2
+    headers = run.received[0].headers  # the SDK sends the key as x-api-key or as a bearer token
+    assert "test-key" in (headers.get("x-api-key"), headers.get("authorization", "")[7:])
+    assert "anthropic-version" in headers
+    first, second = run.bodies
+    assert first["model"] == "claude-test"
+    assert first["max_tokens"] == 1024
+    assert "You estimate bicycle repairs." in first["system"]
+    assert [m["role"] for m in first["messages"]] == ["user"]
+    assert all(m["role"] != "system" for m in second["messages"])
+    tools = {t["name"]: t for t in first["tools"]}
+    assert set(tools) == {"parts_for", "note_repair", "hand_back"}
+    assert tools["parts_for"]["description"].startswith("Look up the parts a fault needs")
+    assert tools["parts_for"]["input_schema"]["properties"]["fault"]["type"] == "string"
+    assert tools["note_repair"]["input_schema"]["properties"]["repair"]["format"] == "uuid"
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+    said = second["messages"][1]["content"]
+    assert said[0] == {"type": "text", "text": "Brakes need pads; noting that."}
+    assert [(b["type"], b["id"], b["name"]) for b in said[1:]] == [
+        ("tool_use", "call_a", "parts_for"), ("tool_use", "call_b", "note_repair")]
+    assert said[1]["input"] == {"fault": "rear brake"}
+    results = second["messages"][2]["content"]
+    assert [b["type"] for b in results] == ["tool_result", "tool_result"]
+    assert Wire("anthropic").tool_results(second) == {"call_a": '["brake pads", "cable"]',
+                                                     "call_b": "Noted on T-7."}
+    assert _note_of(run.shop) == "Pads and a cable."
+    assert run.done.spend_usd == pytest.approx(PRICE.cost(120 + 200, 30 + 20))
+
+
+@wires
+def test_parallel_calls_text_and_usage_in_one_reply(wire: Wire, server: ProviderServer) -> None:
+    """One response with two tool calls gives both, in order, with the text beside them and the
+    usage the response reports."""
+    server.answer(wire.reply("Adding twice.", [("c1", "add", '{"a": 1, "b": 2}'),
+                                               ("c2", "add", '{"a": 3, "b": 4}')], usage=(33, 7)))
+    reply = _ask(wire.model(server))
+    assert reply.text == "Adding twice."
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
+        ("c1", "add", {"a": 1, "b": 2}), ("c2", "add", {"a": 3, "b": 4})]
+    assert reply.usage == Usage(input_tokens=33, output_tokens=7)
+    assert reply.stop == "tool_calls"
+
+
+@wires
+def test_a_reply_cut_at_max_tokens_keeps_its_text(wire: Wire, server: ProviderServer) -> None:
+    """A response stopped by the output limit says ``max_tokens`` and keeps the text so far; the
+    limit sent is the one asked for."""
+    server.answer(wire.reply("The estimate is one hour of work and", cut=True))
+    reply = _ask(wire.model(server), max_output_tokens=9)
+    assert reply.stop == "max_tokens"
+    assert reply.text == "The estimate is one hour of work and"
+    body = server.bodies()[0]
+    assert body["max_tokens"] == 9
+
+
+def test_openai_proper_sends_max_completion_tokens(server: ProviderServer) -> None:
+    """OpenAI itself takes the output limit as ``max_completion_tokens``; its price is the
+    table's."""
+    server.answer(Wire("openai").reply("Hi."))
+    model = OpenAIModel("gpt-4o-mini", api_key="test-key", base_url=f"{server.url}/v1",
+                        retries=FAST)
+    assert model.price == PRICES["openai:gpt-4o-mini"]
+    try:
+        assert model.complete(ASK, [], max_output_tokens=12).text == "Hi."
+    finally:
+        model.close()
+    body = server.bodies()[0]
+    assert body["max_completion_tokens"] == 12
+    assert "max_tokens" not in body
+    assert "tools" not in body
+
+
+@wires
+def test_streamed_text_is_handed_over_piece_by_piece(wire: Wire, server: ProviderServer) -> None:
+    """With ``on_text`` the reply is streamed (SSE): each text piece is handed over as it comes,
+    tool calls are put together from their pieces, and the usage is the stream's."""
+    server.answer(wire.stream(["Adding ", "both."], [("c1", "add", ['{"a": 1,', ' "b": 2}']),
+                                                    ("c2", "add", ['{"a": 3, "b": 4}'])],
+                              usage=(40, 9)))
+    pieces: list[str] = []
+    reply = _ask(wire.model(server, on_text=pieces.append))
+    assert pieces == ["Adding ", "both."]
+    assert reply.text == "Adding both."
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
+        ("c1", "add", {"a": 1, "b": 2}), ("c2", "add", {"a": 3, "b": 4})]
+    assert reply.usage == Usage(input_tokens=40, output_tokens=9)
+    assert server.bodies()[0]["stream"] is True
+
+
+def test_openai_stream_asks_for_usage(server: ProviderServer) -> None:
+    """A streamed OpenAI request asks for the usage chunk (``stream_options.include_usage``)."""
+    server.answer(Wire("openai").stream(["Hi."]))
+    _ask(Wire("openai").model(server, on_text=lambda _: None))
+    assert server.bodies()[0]["stream_options"] == {"include_usage": True}
+
+
+@wires
+def test_without_streaming_on_text_gets_the_whole_text(wire: Wire, server: ProviderServer) -> None:
+    """With ``stream=False`` and an ``on_text``, the whole text is handed over once."""
+    server.answer(wire.reply("All at once."))
+    pieces: list[str] = []
+    _ask(wire.model(server, on_text=pieces.append, stream=False))
+    assert pieces == ["All at once."]
+    assert "stream" not in server.bodies()[0]
+
+
+def test_usage_a_server_does_not_report_is_counted_at_its_worst(server: ProviderServer) -> None:
+    """A compatible server that reports no usage is charged the worst case: the input bound and
+    the whole output limit (spend is never recorded as less than it may have been)."""
+    server.answer(Canned(body=openai_completion("Hi.", usage=None)))
+    model = Wire("openai").model(server)
+    bound = model.count_tokens(ASK, TOOLS)
+    reply = _ask(model, max_output_tokens=77)
+    assert reply.usage == Usage(input_tokens=bound, output_tokens=77)
+
+
+@wires
+def test_the_token_bound_covers_the_request(wire: Wire, server: ProviderServer) -> None:
+    """The reservation's input count is at least the bytes of the conversation and tools sent
+    (no tokenizer writes fewer than one byte a token), and no request is made to count."""
+    model = wire.model(server)
+    bound = model.count_tokens(ASK, TOOLS)
+    model.close()
+    sent = sum(len(m.text.encode()) for m in ASK) + len(json.dumps(TOOLS[0].parameters))
+    assert bound >= sent
+    assert server.received == []
+
+
+# -- what the model gets wrong, told through the loop ---------------------------------------
+
+
+@wires
+def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: ProviderServer) -> None:
+    """Arguments that are not JSON come back exactly as written; the loop tells the model they
+    are not JSON, and nothing runs or is proposed."""
+    shop = _shop(may=Permits.everything())
+    broken = '{"repair": "' + str(shop.repair.id) + '", "note": '
+    hand_back = ("c2", "hand_back", json.dumps({"hours": 1, "summary": "Pads."}))
+    if wire.name == "openai":
+        server.answer(wire.reply("Noting.", [("c1", "note_repair", broken)]), wire.reply(None, [hand_back]))
+    else:  # only a stream can carry broken JSON: the Messages API's input is an object
+        server.answer(wire.stream(["Noting."], [("c1", "note_repair", [broken[:10], broken[10:]])]),
+                      wire.stream([], [(hand_back[0], hand_back[1], [hand_back[2]])]))
+    model = wire.model(server, on_text=lambda _: None) if wire.name == "anthropic" else wire.model(server)
+    try:
+        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                    model=model)
+    finally:
+        model.close()
+    assert outcome.status is TaskStatus.DONE
+    told = wire.tool_results(server.bodies()[1])["c1"]
+    assert told.startswith("Invalid: The arguments are not JSON")
+    assert told.endswith("Nothing was run or proposed.")
+    assert _note_of(shop) == ""
+    assert shop.app.proposals() == []
+    calls = [e for e in shop.app.receipt(outcome).entries if e.kind == "tool_call"]
+    assert [e.data["arguments"] for e in calls] == [broken]  # kept exactly as written
+    if wire.name == "anthropic":  # sent back as an empty object: the API takes only objects
+        said = server.bodies()[1]["messages"][1]["content"]
+        assert said[-1] == {"type": "tool_use", "id": "c1", "name": "note_repair", "input": {}}
+
+
+@wires
+def test_a_tool_that_does_not_exist_is_told_and_nothing_runs(wire: Wire,
+                                                            server: ProviderServer) -> None:
+    """A call naming no tool of the skill is answered with the tools there are; nothing runs."""
+    shop = _shop(may=Permits.everything())
+    server.answer(
+        wire.reply("Scrapping it.", [("c1", "scrap_everything", '{"why": "old"}')]),
+        wire.reply(None, [("c2", "hand_back", json.dumps({"hours": 0, "summary": "None."}))]),
+    )
+    model = wire.model(server)
+    try:
+        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                    model=model)
+    finally:
+        model.close()
+    assert outcome.status is TaskStatus.DONE
+    told = wire.tool_results(server.bodies()[1])["c1"]
+    assert told.startswith("There is no tool named “scrap_everything” for this work")
+    assert "parts_for, note_repair, hand_back" in told
+    assert shop.app.proposals() == []
+
+
+@wires
+def test_spend_stays_within_the_budget(wire: Wire, server: ProviderServer) -> None:
+    """A task with a price and a small budget against a server that never hands back halts
+    before a call that might not fit: spend ≤ budget, and every request made was paid for."""
+    shop = _shop(may=Permits.everything())
+    price = Price(input_per_mtok=10.0, output_per_mtok=10.0)
+    server.answer(*[wire.reply("Looking.", [(f"c{i}", "parts_for", '{"fault": "brake"}')],
+                               usage=(900, 100)) for i in range(30)])
+    budget = 0.06
+    model = wire.model(server, price=price)
+    try:
+        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                    model=model, budget_usd=budget)
+    finally:
+        model.close()
+    assert outcome.status is TaskStatus.HALTED
+    assert outcome.problem.startswith("Halted: the next model call could cost up to $")
+    assert outcome.spend_usd <= budget
+    assert len(server.received) == outcome.steps >= 2
+    assert outcome.spend_usd == pytest.approx(outcome.steps * price.cost(900, 100))
+
+
+# -- failures: retried within bounds, then a clear ModelError ------------------------------
+
+
+@wires
+def test_429_waits_as_long_as_retry_after_says(wire: Wire, server: ProviderServer) -> None:
+    """A 429 with ``retry-after: 0.05`` is asked again after that wait (not the backoff, which
+    would be seconds), and the second answer is the reply."""
+    server.answer(wire.error(429, "Slow down.", **{"retry-after": "0.05"}), wire.reply("Done."))
+    slow_backoff = Retries(attempts=2, backoff=5.0, max_wait=10.0, total_wait=10.0)
+    reply = _ask(wire.model(server, retries=slow_backoff))
+    assert reply.text == "Done."
+    first, second = server.received
+    assert 0.05 <= second.at - first.at < 1.0
+
+
+@wires
+def test_429_asking_for_too_long_a_wait_gives_up_at_once(wire: Wire, server: ProviderServer) -> None:
+    """A 429 asking for a wait longer than signoff waits is not waited for: a `ModelRateLimited`
+    that says so, after one request."""
+    server.answer(wire.error(429, **{"retry-after": "3600"}))
+    with pytest.raises(ModelRateLimited) as raised:
+        _ask(wire.model(server))
+    assert raised.value.retry_after == 3600
+    assert "rate limited (HTTP 429)" in raised.value.message
+    assert "asked to wait 3600 seconds" in raised.value.message
+    assert len(server.received) == 1
+
+
+@wires
+def test_500_is_retried_with_backoff_then_fails_clearly(wire: Wire, server: ProviderServer) -> None:
+    """A 500 is asked again with a growing wait; when it persists, a `ModelUnavailable` saying
+    how often it was asked, after exactly `Retries.attempts` requests."""
+    server.answer(*[wire.error(500, "Boom.") for _ in range(3)])
+    retries = Retries(attempts=3, backoff=0.04, max_wait=1.0, total_wait=2.0)
+    with pytest.raises(ModelUnavailable) as raised:
+        _ask(wire.model(server, retries=retries))
+    assert raised.value.message.startswith(f"{wire.model_name} failed to answer (HTTP 500): "
+                                           "asked 3 times")
+    assert raised.value.attempts == 3
+    assert raised.value.status == 500
+    times = [r.at for r in server.received]
+    assert len(times) == 3
+    assert times[1] - times[0] >= 0.02
+    assert times[2] - times[1] >= 0.04
+
+
+@wires
+def test_a_500_then_an_answer_is_an_answer(wire: Wire, server: ProviderServer) -> None:
+    """One 500 and then a good answer gives the answer."""
+    server.answer(wire.error(503), wire.reply("Back."))
+    assert _ask(wire.model(server)).text == "Back."
+    assert len(server.received) == 2
+
+
+@wires
+def test_retries_are_bounded_in_time(wire: Wire, server: ProviderServer) -> None:
+    """However many attempts are allowed, the waits stop at `Retries.total_wait`."""
+    server.answer(*[wire.error(500) for _ in range(50)])
+    retries = Retries(attempts=50, backoff=0.05, max_wait=5.0, total_wait=0.3)
+    started = time.monotonic()
+    with pytest.raises(ModelUnavailable, match="past what signoff waits"):
+        _ask(wire.model(server, retries=retries))
+    assert time.monotonic() - started < 2.0
+    assert 2 <= len(server.received) < 10
+
+
+@wires
+def test_a_timeout_is_a_model_timeout_and_not_retried(wire: Wire, server: ProviderServer) -> None:
+    """A server slower than the timeout gives `ModelTimeout` saying so; it is not asked again
+    (a request that timed out may have been billed)."""
+    server.answer(Canned(delay=3.0, body=openai_completion("Late.")), wire.reply("Again."))
+    started = time.monotonic()
+    with pytest.raises(ModelTimeout) as raised:
+        _ask(wire.model(server, timeout=0.3))
+    assert time.monotonic() - started < 2.5
+    assert "did not answer within the timeout of 0.3 seconds" in raised.value.message
+    assert raised.value.timeout == 0.3
+    assert len(server.received) == 1
+
+
+@wires
+@pytest.mark.parametrize(("status", "error"), [
+    (400, ModelRequestRejected), (404, ModelRequestRejected), (413, ModelRequestRejected),
+    (401, ModelCredentialsRefused), (403, ModelCredentialsRefused),
+    (429, ModelRateLimited), (500, ModelUnavailable), (502, ModelUnavailable),
+    (529, ModelUnavailable),
+])
+def test_each_status_is_mapped(wire: Wire, server: ProviderServer, status: int,
+                               error: type[ModelError]) -> None:
+    """Every provider status comes out as its `ModelError`, carrying the status and the
+    provider's own explanation; none of the SDK's exceptions leaks."""
+    server.answer(wire.error(status, "The provider's reason."))
+    with pytest.raises(ModelError) as raised:
+        _ask(wire.model(server, retries=Retries(attempts=1)))
+    assert type(raised.value) is error
+    assert raised.value.status == status
+    assert "“The provider's reason.”" in raised.value.message
+
+
+@wires
+def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
+    """A base URL where nothing listens gives `ModelUnavailable` naming the connection."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    nowhere = SimpleNamespace(url=f"http://127.0.0.1:{port}")
+    with pytest.raises(ModelUnavailable, match="could not be reached: asked 2 times"):
+        _ask(wire.model(nowhere, retries=Retries(attempts=2, backoff=0.01)))
+
+
+@wires
+def test_a_failing_model_fails_the_task_in_words(wire: Wire, server: ProviderServer) -> None:
+    """Through an agent, a provider that keeps failing ends the task Failed with the error's
+    kind, and nothing of the SDK's."""
+    shop = _shop()
+    server.answer(*[wire.error(500, "Internal detail.") for _ in range(3)])
+    model = wire.model(server)
+    try:
+        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                    model=model)
+    finally:
+        model.close()
+    assert outcome.status is TaskStatus.FAILED
+    assert outcome.problem.startswith("The model failed: ModelUnavailable.")
+    assert "Internal detail" not in outcome.problem
+
+
+@wires
+def test_the_guard_refuses_before_any_request(wire: Wire, server: ProviderServer) -> None:
+    """With real model requests refused, a provider raises `ModelRequestsRefused` and the server
+    gets nothing."""
+    server.answer(wire.reply("Hi."))
+    with refuse_model_requests(), pytest.raises(ModelRequestsRefused):
+        _ask(wire.model(server))
+    assert server.received == []
+
+
+# -- choosing a model, prices, the SDKs as extras -------------------------------------------
+
+
+@pytest.mark.parametrize(("spec", "kind", "name", "base_url"), [
+    ("openai:gpt-4o-mini", OpenAIModel, "openai:gpt-4o-mini", None),
+    ("gpt-4o-mini", OpenAIModel, "openai:gpt-4o-mini", None),
+    ("anthropic:claude-haiku-4-5", AnthropicModel, "anthropic:claude-haiku-4-5", None),
+    ("claude-haiku-4-5", AnthropicModel, "anthropic:claude-haiku-4-5", None),
+    ("openai-compatible:llama3@http://127.0.0.1:8000/v1", OpenAICompatibleModel,
+     "openai-compatible:llama3", "http://127.0.0.1:8000/v1/"),
+])
+def test_model_from_a_spec(monkeypatch: pytest.MonkeyPatch, spec: str, kind: type,
+                           name: str, base_url: str | None) -> None:
+    """A ``--model`` spec gives that provider's model, named ``provider:model``; no request is
+    made to make it."""
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    model = model_from(spec)
+    assert isinstance(model, OpenAIModel | AnthropicModel)
+    assert isinstance(model, kind)
+    assert model.name == name
+    if base_url:
+        assert model.base_url == base_url
+    model.close()
+
+
+def test_model_from_offline_is_none() -> None:
+    """No spec, an empty one, or ``offline`` leaves the choice to the caller's offline model."""
+    assert [model_from(s) for s in (None, "", "offline", " Offline ")] == [None] * 4
+
+
+def test_a_compatible_server_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``@URL`` the base URL is ``base_url=`` or ``OPENAI_BASE_URL``; the price is the
+    user's, and without one it is unknown (not guessed from the table)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    free = Price(input_per_mtok=0, output_per_mtok=0)
+    model = model_from("openai-compatible:gpt-4o-mini", price=free)
+    assert isinstance(model, OpenAICompatibleModel)
+    assert model.base_url == "http://127.0.0.1:11434/v1/"
+    assert model.price == free
+    model.close()
+    other = model_from("openai-compatible:gpt-4o-mini", base_url="http://127.0.0.1:9/v1")
+    assert isinstance(other, OpenAICompatibleModel)
+    assert other.base_url == "http://127.0.0.1:9/v1/"
+    assert other.price is None
+    other.close()
+
+
+@pytest.mark.parametrize(("spec", "env", "words"), [
+    ("openai:gpt-4o-mini", "OPENAI_API_KEY", "needs an API key: set OPENAI_API_KEY"),
+    ("anthropic:claude-haiku-4-5", "ANTHROPIC_API_KEY", "needs an API key: set ANTHROPIC_API_KEY"),
+    ("openai-compatible:llama3", "OPENAI_BASE_URL", "needs the server's base URL"),
+    ("mistral:large", "", "names no provider signoff knows"),
+    ("llama3", "", "does not say its provider"),
+    ("openai:", "", "names no model"),
+])
+def test_model_from_says_what_is_missing(monkeypatch: pytest.MonkeyPatch, spec: str, env: str,
+                                         words: str) -> None:
+    """A spec that cannot be asked raises `ModelNotConfigured` naming the fix."""
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(ModelNotConfigured, match=words):
+        model_from(spec)
+
+
+def test_a_user_price_wins_over_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table prices a known model; a price the user sets replaces it."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    mine = Price(input_per_mtok=1, output_per_mtok=1)
+    listed = model_from("anthropic:claude-haiku-4-5")
+    chosen = model_from("anthropic:claude-haiku-4-5", price=mine)
+    assert listed is not None
+    assert chosen is not None
+    assert listed.price == PRICES["anthropic:claude-haiku-4-5"]
+    assert chosen.price == mine
+    for model in (listed, chosen):
+        assert isinstance(model, AnthropicModel)
+        model.close()
+
+
+@pytest.mark.parametrize(("provider", "model", "listed"), [
+    ("openai", "gpt-4o-mini", "openai:gpt-4o-mini"),
+    ("openai", "gpt-4o-2024-08-06", "openai:gpt-4o"),
+    ("anthropic", "claude-sonnet-4-5-20250929", "anthropic:claude-sonnet-4-5"),
+    ("anthropic", "claude-sonnet-4-20250514", "anthropic:claude-sonnet-4-0"),
+    ("anthropic", "claude-3-7-sonnet-latest", "anthropic:claude-3-7-sonnet"),
+    ("openai", "gpt-4o-audio-preview", None),
+    ("openai", "claude-sonnet-4-5", None),
+    ("anthropic", "claude-unknown-9", None),
+])
+def test_price_of(provider: str, model: str, listed: str | None) -> None:
+    """Exact names and dated snapshots are priced; a longer name is not priced by its prefix,
+    nor a model under another provider."""
+    assert price_of(provider, model) == (PRICES[listed] if listed else None)
+
+
+@pytest.mark.parametrize(("module", "extra", "make"), [
+    ("openai", "openai", lambda: OpenAIModel("gpt-4o-mini", api_key="k")),
+    ("anthropic", "anthropic", lambda: AnthropicModel("claude-haiku-4-5", api_key="k")),
+])
+def test_a_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str, extra: str,
+                                       make: Callable[[], object]) -> None:
+    """Without the provider's SDK, making its model says which extra to install."""
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ModelNotConfigured, match=rf"pip install 'signoff\[{extra}\]'"):
+        make()
+
+
+def test_importing_signoff_does_not_import_the_sdks() -> None:
+    """``import signoff`` (models included) leaves both SDKs unimported."""
+    code = ("import sys, signoff, signoff.models; "
+            "print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
