@@ -211,12 +211,9 @@ class Inbox:
 
     def stamp(self, person: Principal) -> str:
         """A short text that changes when something new arrives for `person` (the newest
-        proposal they may see): a page polls it to know when to refresh."""
-        page = self.proposals(person, status=None, limit=1)
-        if not page.items:
-            return ""
-        newest = page.items[0]
-        return f"{newest.id}:{newest.status.value}"
+        proposal waiting for them): a page polls it to know when to refresh."""
+        page = self.proposals(person, limit=1)
+        return page.items[0].id if page.items else ""
 
     def _route_words(self) -> Callable[[Proposal], str]:
         cache: dict[str, str] = {}
