@@ -184,6 +184,7 @@ class Agency:
         self.oversight = oversight
         self._agents: dict[str, Registered] = {}
         self._declared: dict[str, tuple[type[Agent], Principal | str | None]] = {}
+        self._names: dict[str, str] = {}  # a person's name by id (names do not change)
         self.loop = Loop(database=database, actions=actions, people=people, events=self.events,
                          agents=self.registered_as, route_words=self.route_words,
                          decider_of=self.decider_of)
@@ -260,8 +261,13 @@ class Agency:
         if proposal.decide_queue:
             return f"the {proposal.decide_queue} queue"
         if proposal.decide_person_id:
-            found = self.people.find(proposal.decide_person_id)
-            return found.name if found else "someone no longer known"
+            name = self._names.get(proposal.decide_person_id)
+            if name is None:
+                found = self.people.find(proposal.decide_person_id)
+                if found is None:
+                    return "someone no longer known"
+                name = self._names[proposal.decide_person_id] = found.name
+            return name
         return "a supervisor"
 
     # -- what people see -----------------------------------------------------------------

@@ -225,9 +225,8 @@ class Decider:
                   said_edit: str) -> Decision:
         words = self._decision_words(proposal, by, result, said_edit)
         with self._database.connect() as db:
-            call = [c for c in repo.calls_of(db, proposal.task) if c.answer and c.tool ==
-                    proposal.action]
-        told = call[-1].answer if call else words
+            call = repo.call_of_proposal(db, proposal.id)
+        told = call.answer if call is not None and call.answer else words
         return Decision(proposal=proposal.id,
                         status=ProposalStatus.DONE if result.done else ProposalStatus.FAILED,
                         said=words, told_agent=told)
@@ -437,10 +436,11 @@ class Decider:
 
     def _after(self, proposal: Proposal, decision: Decision) -> Decision:
         """Tell the handlers; when the task waits on nothing more, let it go on."""
-        with self._database.connect() as db:
-            now_proposal = repo.load_proposal(db, proposal.id)
-        decided = replace(now_proposal[0], decide_by=self._route_words(now_proposal[0])) if (
-            now_proposal) else proposal
-        self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
+        if self._events.has(AgentProposalDecided):
+            with self._database.connect() as db:
+                now_proposal = repo.load_proposal(db, proposal.id)
+            decided = replace(now_proposal[0], decide_by=self._route_words(now_proposal[0])) if (
+                now_proposal) else proposal
+            self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
         status = self._loop.resume_after_decision(proposal.task)
         return replace(decision, task_status=status.value)

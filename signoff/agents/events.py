@@ -53,6 +53,10 @@ class Events:
         """Call `handler` with each event of type `event`."""
         self._handlers[event].append(handler)
 
+    def has(self, event: type) -> bool:
+        """Whether any handler listens for events of this type."""
+        return bool(self._handlers.get(event))
+
     def emit(self, event: object) -> None:
         """Tell every handler of this event's type."""
         for handler in self._handlers.get(type(event), []):

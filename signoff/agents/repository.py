@@ -281,6 +281,15 @@ def load_proposal(db: Executor, proposal_id: str) -> tuple[Proposal, str, str] |
     return _proposal(m), m["tool_call_id"], m["instructions"]
 
 
+def call_of_proposal(db: Executor, proposal_id: str) -> CallRow | None:
+    """The tool call a proposal was made for."""
+    row = db.execute(
+        select(tool_calls).join(proposals, proposals.c.tool_call_id == tool_calls.c.id)
+        .where(proposals.c.id == proposal_id)
+    ).first()
+    return _call(row._mapping) if row is not None else None
+
+
 def claim_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> bool:
     """Move a waiting proposal to `status`; False when it was no longer waiting (decided once)."""
     done = db.execute(
