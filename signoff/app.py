@@ -28,7 +28,6 @@ from signoff.exceptions import NotAuthorized, UserError
 from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.credentials import Credentials
-from signoff.security.credentials import Credentials
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
 from signoff.security.records import RecordBase, make_record_base
@@ -68,8 +67,6 @@ class App:
         self.database.holds(self.Record.metadata)  # type: ignore[attr-defined]
         self.people = People(self.database)
         """The people and agent accounts of this app."""
-        self.credentials = Credentials(self.database, self.people)
-        """Their passwords and bearer tokens (stored hashed)."""
         self.credentials = Credentials(self.database, self.people)
         """Their passwords and bearer tokens (stored hashed)."""
         self._key = key
