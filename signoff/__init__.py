@@ -58,7 +58,14 @@ from signoff.exceptions import (
     SignoffError,
     UserError,
 )
-from signoff.limits import NextAction, next_action
+from signoff.limits import (
+    Citation,
+    Claim,
+    GroundedAnswer,
+    NextAction,
+    check_citations,
+    next_action,
+)
 from signoff.models import Price, Usage
 from signoff.security import SYSTEM, ActingAs, Policy, Principal, PrincipalKind, allow, deny
 from signoff.security import policies as policy
@@ -79,6 +86,8 @@ __all__ = [
     "AgentTaskWaiting",
     "App",
     "Choices",
+    "Citation",
+    "Claim",
     "Conflict",
     "ConsentError",
     "Decision",
@@ -86,6 +95,7 @@ __all__ = [
     "EffectKind",
     "Effects",
     "Evidence",
+    "GroundedAnswer",
     "Invalid",
     "Label",
     "Leave",
@@ -118,6 +128,7 @@ __all__ = [
     "UserError",
     "action",
     "allow",
+    "check_citations",
     "current_cause",
     "deny",
     "next_action",

@@ -20,6 +20,16 @@ def _run(example: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_workshop_runs() -> None:
+    """The workshop: the note alone, the price proposed, Mia's yes that cannot, Noor's that can."""
+    done = _run("workshop.py")
+    assert done.returncode == 0, done.stderr
+    assert "The task is waiting, on a decision from Mia." in done.stdout
+    assert "Mia says yes: Mia approved set_price, but it did not run: Mia may not change the " \
+        "price of Repair T-7." in done.stdout
+    assert "T-7 now costs 45.00." in done.stdout
+
+
 def test_bakery_runs() -> None:
     """The bakery shows its catalogue, a clerk's refused rush, the boss's rush, and no wipe."""
     done = _run("bakery.py")
@@ -54,5 +64,7 @@ def test_readme_demo_command_runs(script: str) -> None:
         [str(ROOT / "scripts" / script)], capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert "== The bakery ==" in done.stdout
-    assert "== The crane ==" in done.stdout
+    assert "== The bakery: actions by name ==" in done.stdout
+    assert "== The crane: a told refusal and an untold failure ==" in done.stdout
+    assert "Noor says yes: Noor approved set_price, and it ran as them." in done.stdout
+    assert "Citations" in done.stdout

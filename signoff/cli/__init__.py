@@ -169,6 +169,9 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
 
 def _register() -> None:
     from signoff.cli import actions, people, users  # noqa: F401 — each module adds its commands
+    from signoff.research.command import research
+
+    main.add_command(research)
 
 
 _register()

@@ -13,7 +13,7 @@ import getpass
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,9 @@ Examples:
 @click.option("--model", "model_spec", default="offline", show_default=True, metavar="SPEC",
               help="offline (a deterministic extractive reader, not a language model), or a "
                    "provider's model such as openai:gpt-4o-mini or anthropic:claude-sonnet-4-5.")
+@click.option("--price", "price_spec", metavar="IN,OUT", default=None,
+              help="The model's price in US dollars per million input and output tokens, e.g. "
+                   "0.15,0.60 (wins over the table; needed for a model the table does not know).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None,
               help="The most model calls the task may make (default: the Researcher's, 8).")
 @click.option("--budget", "budget_usd", type=click.FloatRange(min=0), default=None,
@@ -52,8 +55,9 @@ Examples:
                    "user's data directory).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the grounded answer and its sources as JSON, without progress.")
-def research(question: str, corpus_dir: Path | None, model_spec: str, max_steps: int | None,
-             budget_usd: float | None, database: str | None, as_json: bool) -> None:
+def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec: str | None,
+             max_steps: int | None, budget_usd: float | None, database: str | None,
+             as_json: bool) -> None:
     """Research QUESTION in a corpus and answer with claims that each cite a source.
 
     Every claim quotes a source that a tool returned in this very task; an answer that does not
@@ -65,7 +69,10 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, max_steps:
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
     console = Console(highlight=False, soft_wrap=True)
-    model = _model(model_spec)
+    steps = max_steps if max_steps is not None else Researcher.max_steps
+    budget = budget_usd if budget_usd is not None else Researcher.budget_usd
+    show = _Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
+    model = _model(model_spec, _price(price_spec), None if as_json else show.streamed)
     url = database or default_database()
     try:
         corpus = Corpus.from_folder(corpus_dir) if corpus_dir else Corpus.bundled()
@@ -73,9 +80,6 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, max_steps:
         person = _local_person(app)
     except SignoffError as error:
         raise click.ClickException(str(error)) from None
-    steps = max_steps if max_steps is not None else Researcher.max_steps
-    budget = budget_usd if budget_usd is not None else Researcher.budget_usd
-    show = _Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
     if not as_json:
         console.print(f"Researching in {_plain(corpus.name)} ({len(corpus)} sources) "
                       f"with [bold]{_plain(model.name)}[/bold].")
@@ -123,7 +127,21 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, max_steps:
 # -- the model -----------------------------------------------------------------------------
 
 
-def _model(spec: str) -> Model:
+def _price(spec: str | None) -> Price | None:
+    if spec is None:
+        return None
+    try:
+        given, taken = (float(part) for part in spec.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{spec!r}: give two numbers, input and output dollars per "
+                                 "million tokens, e.g. 0.15,0.60.", param_hint="--price") from None
+    if given < 0 or taken < 0:
+        raise click.BadParameter("A price cannot be negative.", param_hint="--price")
+    return Price(input_per_mtok=given, output_per_mtok=taken)
+
+
+def _model(spec: str, price: Price | None = None,
+           on_text: Callable[[str], None] | None = None) -> Model:
     from signoff.models.extractive import ExtractiveModel
 
     if spec.strip().lower() in ("", "offline"):
@@ -134,7 +152,7 @@ def _model(spec: str) -> Model:
         raise click.BadParameter(f"{spec!r}: only “offline” is available in this installation.",
                                  param_hint="--model") from None
     try:
-        chosen = choose.model_from(spec)
+        chosen = choose.model_from(spec, price=price, on_text=on_text)
     except SignoffError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
     return chosen if isinstance(chosen, Model) else ExtractiveModel()
@@ -194,6 +212,11 @@ class _Progress:
         self.spent = 0.0
         self._status: Any = None
         self._shown: set[str] = set()
+
+    def streamed(self, text: str) -> None:
+        """Show a piece of the model's text as it is written."""
+        if not self.quiet:
+            self.console.print(text, end="", style="dim", markup=False)
 
     def live(self) -> Any:
         from contextlib import nullcontext
