@@ -25,7 +25,7 @@ from pathlib import Path
 
 from signoff.research.corpus import Corpus
 
-SYLLABLES = "ka lo mi ne ru sa te vo di pa go hu ze bi fo ya".split()
+SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "di", "pa", "go", "hu", "ze", "bi", "fo", "ya"]
 WORDS = sorted({"".join(random.Random(n).choices(SYLLABLES, k=3)) for n in range(8000)})
 """A vocabulary of made-up words; drawn with Zipf's law, as words in real text are."""
 WEIGHTS = [1 / (rank + 1) for rank in range(len(WORDS))]
