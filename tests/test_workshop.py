@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import runpy
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(params=["memory", "file", "postgres"])
 def shop(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-         ) -> SimpleNamespace:
+         ) -> Iterator[SimpleNamespace]:
     """A fresh workshop: Mia, Noor, the estimator and ticket T-7 (in memory, in a SQLite file,
     or in a PostgreSQL database of its own)."""
     if request.param == "file":
@@ -41,7 +42,8 @@ def shop(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mon
     shop.events = []
     for event in (AgentProposed, AgentProposalDecided, AgentTaskWaiting):
         shop.app.on(event, shop.events.append)
-    return shop
+    yield shop
+    shop.app.database.dispose()  # no connection outlives its database
 
 
 def _estimate(shop: SimpleNamespace) -> Any:
