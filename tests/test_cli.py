@@ -99,10 +99,48 @@ def test_worker_once_with_nothing_to_do() -> None:
     assert out.strip() == "Settled 0 interrupted approval(s); stepped 0 task(s)."
 
 
-@pytest.mark.parametrize("command", [[], ["actions"], ["lint"], ["worker"]])
+@pytest.mark.parametrize("command", [[], ["actions"], ["lint"], ["worker"], ["serve"], ["research"]])
 def test_every_help_has_an_example(command: list[str]) -> None:
     """Every command's --help shows an example."""
     code, out = _run(*command, "--help")
     assert code == 0
     assert "Example" in out
     assert "signoff " in out
+
+
+def test_serve_answers_on_loopback(tmp_path: Path) -> None:
+    """`signoff serve` serves the inbox and the API's OpenAPI on the port it is given."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "WORKSHOP_DATABASE": f"sqlite:///{tmp_path / 'w.db'}"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "signoff.cli", "serve", "--app", WORKSHOP, "--port", str(port),
+         "--insecure-cookies"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/api/openapi.json", timeout=2)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.stdout.read() if server.stdout else ""
+                assert time.monotonic() < deadline, "the server did not start in 30 s"
+                time.sleep(0.2)
+        assert answer.status_code == 200
+        assert answer.json()["openapi"].startswith("3.")
+        assert httpx.get(f"http://127.0.0.1:{port}/api/proposals", timeout=5).status_code == 401
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        if server.stdout:
+            server.stdout.close()

@@ -166,3 +166,27 @@ def worker(app_spec: str | None, once: bool, every: float) -> None:
     click.echo(f"Settled {settled} interrupted approval(s); stepped {stepped} task(s).")
     if not once:
         runner.run_forever(every=every)
+
+
+@main.command()
+@APP_OPTION
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8000, show_default=True, help="The port to listen on.")
+@click.option("--insecure-cookies", is_flag=True,
+              help="Send cookies over plain http (a developer's machine; never in production).")
+def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool) -> None:
+    """Serve the web inbox and the REST API (its OpenAPI at /api/openapi.json).
+
+    \b
+    Example:
+      signoff serve --app examples/workshop.py --port 8000 --insecure-cookies
+    """
+    app = load_app(app_spec)
+    try:
+        import uvicorn
+
+        from signoff.web import create_web_app
+    except ImportError:
+        raise click.ClickException("The inbox needs the web extra: pip install 'signoff[web]'.") \
+            from None
+    uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies), host=host, port=port)

@@ -1,0 +1,5 @@
+"""``python -m signoff``: the signoff command."""
+
+from signoff.cli import main
+
+main()

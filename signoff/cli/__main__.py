@@ -1,0 +1,5 @@
+"""``python -m signoff.cli``: the signoff command."""
+
+from signoff.cli import main
+
+main()
