@@ -111,6 +111,10 @@ def freshness(app: App, proposal: Proposal) -> Freshness:
             "Whether what this acts on has changed could not be checked: the app's log has the "
             "details. A yes runs it only if it still reads as it did."))
     if now == was:
+        if not app._agency.reads_as_proposed(proposal):
+            return Freshness(fresh=False, was=was, now=now, words=(
+                "The agent's instructions have changed since this was proposed: a yes will not "
+                "run it; the agent will be told to look again, and what it is told now."))
         return Freshness(fresh=True, was=was, now=now, words="")
     return Freshness(fresh=False, was=was, now=now, words=(
         f"What this acts on has changed since it was proposed (it was {was or 'unversioned'}, it "

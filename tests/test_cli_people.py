@@ -97,7 +97,7 @@ def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:
     shop.revise(shop.repair.id, "rear brake and gears")
     code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
     assert code == 0
-    assert "Stale: what it acts on has changed since" in out
+    assert "Stale: What this acts on has changed since it was proposed (it was r1, it is now r2)" in out
 
 
 def test_reject_needs_a_reason_and_is_told(shop: SimpleNamespace) -> None:

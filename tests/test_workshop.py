@@ -372,3 +372,26 @@ def test_the_receipt_tells_every_step(shop: SimpleNamespace) -> None:
     model_call = receipt.entries[1]
     assert model_call.data["input_tokens"] > 0
     assert "tokens in" in model_call.words
+
+
+def test_changed_instructions_make_a_proposal_stale(shop: SimpleNamespace) -> None:
+    """When the agent's instructions read differently, the inbox shows the proposal stale, a
+    yes does not run it, and the agent is told what it is told now."""
+    from signoff.inbox import Inbox
+
+    app = shop.app
+    app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
+                                 model=_price_script(shop, note=False))
+    (proposal,) = app.proposals_for(shop.noor)
+    assert Inbox(app).freshness(proposal).fresh
+    shop.Estimator.instructions = "Never price above 40."
+    try:
+        freshness = Inbox(app).freshness(proposal)
+        assert not freshness.fresh
+        assert "instructions have changed" in freshness.words
+        decision = app.approve(proposal, by=shop.noor)
+    finally:
+        shop.Estimator.instructions = ""
+    assert decision.status is ProposalStatus.STALE
+    assert "Never price above 40." in decision.told_agent
+    assert _repair(shop).price == 0

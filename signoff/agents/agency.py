@@ -302,10 +302,10 @@ class Agency:
             raise AgentRefused(f"There is no proposal with id {proposal_id}.")
         return replace(found[0], decide_by=self.route_words(found[0]))
 
-    def freshness(self, proposal: Proposal) -> bool:
-        """Whether a waiting proposal still reads as it did: the same version of what it acts on
-        (the skill's `version_of` now), the same skill version and instructions. A stale one will
-        not run, whoever says yes."""
+    def reads_as_proposed(self, proposal: Proposal) -> bool:
+        """Whether a proposal's fingerprint reads now as it did: the same version of what it acts
+        on (the skill's `version_of` now), the same skill version and instructions. A proposal
+        that does not will not run, whoever says yes."""
         from signoff.agents.loop import fingerprint_of
 
         registered = self.registered_as(proposal.agent)
@@ -323,23 +323,6 @@ class Agency:
             skill_version=skill.version,
         )
         return now == proposal.fingerprint
-
-    def tasks(self, *, for_: Principal | None = None, status: str | None = None,
-              limit: int = 200) -> list[dict[str, Any]]:
-        """Tasks, newest first: all of them, or those done for one person."""
-        from sqlalchemy import select
-
-        from signoff.store.tables import tasks as tasks_table
-
-        t = tasks_table.c
-        query = select(t.id, t.agent, t.skill, t.for_id, t.status, t.steps, t.spend_usd,
-                       t.created_at).order_by(t.created_at.desc()).limit(limit)
-        if for_ is not None:
-            query = query.where(t.for_id == for_.id)
-        if status is not None:
-            query = query.where(t.status == status)
-        with self.database.connect() as db:
-            return [dict(row._mapping) for row in db.execute(query)]
 
     def receipt(self, task: str) -> Receipt:
         """Everything task `task` did, in words and as data."""

@@ -21,7 +21,7 @@ from signoff.cli import (
     main,
     whoami,
 )
-from signoff.exceptions import AgentRefused
+from signoff.exceptions import AgentRefused, NotFound
 
 __all__: list[str] = []
 
@@ -61,6 +61,17 @@ def _refused(error: AgentRefused) -> click.ClickException:
     return NotThere(text) if text.startswith("There is no") else Refused(text)
 
 
+def _every_page(page_of: Any) -> list[Any]:
+    items: list[Any] = []
+    after = None
+    while True:
+        page = page_of(after)
+        items.extend(page.items)
+        if page.next is None:
+            return items
+        after = page.next
+
+
 def _proposal_line(p: Any) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in p.shown.items())
     return f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — decided by {p.decide_by}"
@@ -89,14 +100,16 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
     if ctx.invoked_subcommand is not None:
         return
     from signoff.agents.proposals import ProposalStatus
+    from signoff.inbox import Inbox
 
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    if everything:
-        found = [p for p in app.proposals(status=ProposalStatus(status) if status else None)
-                 if p.for_id == me.id or not app._agency.decider.refusal_to_decide(p, me)]
+    inbox = Inbox(app)
+    if everything or status:
+        wanted = ProposalStatus(status) if status else None
+        found = _every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
     else:
-        found = [p for p in app.proposals_for(me) if status is None or p.status.value == status]
+        found = _every_page(lambda after: inbox.proposals(me, after=after))
     if as_json:
         _print_json(found)
         return
@@ -116,18 +129,20 @@ def show_proposal(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
     Example:
       signoff proposals --app examples/workshop.py show 3f2c8a8e-... --as noor@workshop.example
     """
+    from signoff.inbox import Inbox
+
     app = load_app(ctx.obj["app_spec"])
     me = whoami(app, ctx.obj["as_handle"], ctx.obj["token"])
+    inbox = Inbox(app)
     try:
-        p = app.proposal(proposal_id)
-    except AgentRefused as error:
-        raise _refused(error) from None
-    if p.for_id != me.id and app._agency.decider.refusal_to_decide(p, me):
-        raise NotThere(f"There is no proposal with id {proposal_id} that you may see.")
-    fresh = app._agency.freshness(p)
+        p = inbox.proposal(me, proposal_id)
+    except NotFound as error:
+        raise NotThere(error.message) from None
+    freshness = inbox.freshness(p)
     if as_json:
         data = asdict(p)
-        data["fresh"] = fresh
+        data["fresh"] = freshness.fresh
+        data["freshness"] = freshness.words
         _print_json(data)
         return
     click.echo(f"{p.agent} proposes: {p.label}")
@@ -143,8 +158,7 @@ def show_proposal(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
     if not p.evidence:
         click.echo("  (nothing)")
     click.echo(f"Decided by: {p.decide_by}. Status: {p.status.value}.")
-    click.echo("Fresh: yes." if fresh else "Stale: what it acts on has changed since; a yes will "
-               "not run it.")
+    click.echo("Fresh: yes." if freshness.fresh else f"Stale: {freshness.words}")
 
 
 def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -241,9 +255,11 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
     ctx.obj.update(app_spec=app_spec, as_handle=as_handle, token=token)
     if ctx.invoked_subcommand is not None:
         return
+    from signoff.inbox import Inbox
+
     app = load_app(app_spec)
-    whoami(app, as_handle, token)
-    found = app.rules(active_only=active)
+    me = whoami(app, as_handle, token)
+    found = Inbox(app).rules(me, active_only=active)
     if as_json:
         _print_json(found)
         return
@@ -290,16 +306,19 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
     Example:
       signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
     """
+    from signoff.inbox import Inbox
+
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    found = app._agency.tasks(for_=None if app.oversight.supervises_agents.admits(me) else me,
-                              status=status)
+    inbox = Inbox(app)
+    found = [t for t in _every_page(lambda after: inbox.tasks(me, after=after))
+             if status is None or t.status.value == status]
     if as_json:
         _print_json(found)
         return
     for t in found:
-        click.echo(f"{t['id']}  {t['status']:8} {t['agent']} / {t['skill']}  "
-                   f"{t['steps']} steps, ${t['spend_usd']:.4f}")
+        click.echo(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
+                   f"{t.steps} steps, ${t.spend_usd:.4f}")
     click.echo(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
 
 
@@ -317,11 +336,11 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
     Example:
       signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
     """
+    from signoff.inbox import Inbox
+
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    visible = {t["id"] for t in app._agency.tasks(
-        for_=None if app.oversight.supervises_agents.admits(me) else me)}
-    if task_id not in visible:
+    if not Inbox(app).may_see_task(me, task_id):
         raise NotThere(f"There is no task with id {task_id} that you may see.")
     found = app.receipt(task_id)
     if as_json:
