@@ -15,7 +15,7 @@ from signoff.agents.agency import Agency
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.tasks import TaskStatus
 from signoff.models.base import Model
-from signoff.store.tables import proposals
+from signoff.store.tables import proposals, tasks
 
 __all__ = ["Worker"]
 
@@ -31,8 +31,10 @@ class Worker:
         self._model_for = model_for
 
     def recover(self, *, older_than: timedelta = timedelta(0)) -> int:
-        """Settle what a stopped process left half done: approved proposals whose run never
-        reported back (started more than `older_than` ago). How many were settled."""
+        """Settle what a stopped process left half done (more than `older_than` ago): approved
+        proposals whose run never reported back, and tasks still Waiting though nothing of
+        theirs waits any more (the last decision was kept, but its process stopped before the
+        task went on). How many were settled."""
         cutoff = repo.now() - older_than
         with self._agency.database.connect() as db:
             ids = [r[0] for r in db.execute(
@@ -43,7 +45,17 @@ class Worker:
             )]
         for proposal_id in ids:
             self._agency.decider.recover(proposal_id)
-        return len(ids)
+        with self._agency.database.connect() as db:
+            waiting = [r[0] for r in db.execute(
+                select(tasks.c.id).where(tasks.c.status == TaskStatus.WAITING.value,
+                                         tasks.c.updated_at <= cutoff)
+            )]
+            settled = [t for t in waiting if not repo.waiting_of_task(db, t)]
+        resumed = 0
+        for task_id in settled:
+            if self._agency.loop.resume_after_decision(task_id) is not TaskStatus.WAITING:
+                resumed += 1
+        return len(ids) + resumed
 
     def run_once(self) -> int:
         """Step every running task until it waits or ends; how many tasks were stepped."""
