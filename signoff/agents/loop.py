@@ -207,14 +207,12 @@ class Loop:
         process has its model; else in a worker)."""
         task = self._task(task_id)
         if task.status == TaskStatus.WAITING.value:
-            # Read, then write in a transaction of its own: on SQLite a transaction that has read
-            # cannot wait for another process's write lock, it fails at once ("database is
-            # locked"). The task's revision guards the write.
+            # One transaction reads and writes: it takes the write lock as it begins (SQLite
+            # BEGIN IMMEDIATE, see signoff.store.database), and the revision guards the write.
             with self._database.connect() as db:
                 calls = repo.calls_of(db, task_id, task.turn)
-            if any(c.state == "proposed" for c in calls):
-                return TaskStatus.WAITING
-            with self._database.connect() as db:
+                if any(c.state == "proposed" for c in calls):
+                    return TaskStatus.WAITING
                 if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
                     return TaskStatus(self._task(task_id).status)
                 repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
@@ -338,10 +336,9 @@ class Loop:
                 self._recover_call(task, registered, call)
         with self._database.connect() as db:
             calls = repo.calls_of(db, task.id, task.turn)
-            pending = repo.waiting_of_task(db, task.id)
-        if not any(c.state == "proposed" for c in calls):
-            with self._database.connect() as db:  # its own write: see resume_after_decision
+            if not any(c.state == "proposed" for c in calls):
                 return self._close_turn(db, task, calls)
+            pending = repo.waiting_of_task(db, task.id)
         waiting = [f"a decision from {self._route_words(p)}" for p in pending]
         with self._database.connect() as db:
             if not repo.save_task(db, task, status=TaskStatus.WAITING.value):

@@ -107,4 +107,13 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    # IMMEDIATE: a transaction takes the write lock when it starts, so that one which reads and
+    # then writes waits its turn (busy_timeout) instead of failing at once with "database is
+    # locked" when another process wrote in between. A connection made read-only for a query
+    # cannot take the write lock; it begins as readers do.
+    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        only = cursor.execute("PRAGMA query_only").fetchone()[0]
+    finally:
+        cursor.close()
+    connection.exec_driver_sql("BEGIN" if only else "BEGIN IMMEDIATE")
