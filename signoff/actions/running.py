@@ -30,6 +30,7 @@ from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.exceptions import Invalid, NotAuthorized, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People
+from signoff.security.enforcement import enforce_rules_on
 from signoff.security.sessions import open_session
 from signoff.store.database import Database
 from signoff.store.tables import consents_used
@@ -89,12 +90,14 @@ class Runner:
         self._people = people
         self._providers = providers
 
-    def current(self, acting: ActingAs) -> ActingAs | ActionResult:
-        """`acting` with each principal as the directory holds it now, or a Denied result."""
+    def current(self, acting: ActingAs, *, within: Session | None = None
+                ) -> ActingAs | ActionResult:
+        """`acting` with each principal as the directory holds it now (read in the transaction
+        `within`, when given), or a Denied result."""
         if acting.system:
             return acting
         now = []
-        known = self._people.find_each(p.id for p in acting)
+        known = self._people.find_each((p.id for p in acting), within=within)
         for principal in acting:
             found = known.get(principal.id)
             if found is None:
@@ -122,18 +125,6 @@ class Runner:
         called with the session and the result of a Done run before its transaction commits:
         what either writes commits with the action's writes, or not at all.
         """
-        current = self.current(acting)
-        if isinstance(current, ActionResult):
-            return _with(current, action=action.name, cause=cause)
-        acting = current
-        policy = action.options.authorize
-        if policy is not None:
-            for principal in acting:
-                if not policy.admits(principal):
-                    return _denied(
-                        f"{principal.name} may not {action.info.label[:1].lower()}"
-                        f"{action.info.label[1:]}.", acting, action.name, cause,
-                    )
         if not isinstance(values, Mapping):
             return _result(action, acting, cause, ActionOutcome.INVALID,
                            problem="The values must be given by name, as one object.")
@@ -147,6 +138,10 @@ class Runner:
                 if query:
                     return self._call_read_only(action, dict(values), session, acting, cause)
                 with session.begin():
+                    admitted = self._admit(action, acting, cause, session)
+                    if isinstance(admitted, ActionResult):
+                        return admitted
+                    acting = admitted
                     if consent is not None:
                         _honour_once(session, consent)
                     if before is not None:
@@ -177,6 +172,24 @@ class Runner:
             finally:
                 session.close()
 
+    def _admit(self, action: Action, acting: ActingAs, cause: str, session: Session
+               ) -> ActingAs | ActionResult:
+        """Who the run is for, as they are now (read in its own transaction), if every one of
+        them may run the action; else the Denied result."""
+        current = self.current(acting, within=session)
+        if isinstance(current, ActionResult):
+            return _with(current, action=action.name, cause=cause)
+        enforce_rules_on(session, current)
+        policy = action.options.authorize
+        if policy is not None:
+            for principal in current:
+                if not policy.admits(principal):
+                    return _denied(
+                        f"{principal.name} may not {action.info.label[:1].lower()}"
+                        f"{action.info.label[1:]}.", current, action.name, cause,
+                    )
+        return current
+
     def _call_read_only(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs, cause: str
     ) -> ActionResult:
@@ -185,6 +198,11 @@ class Runner:
         and ignored, ends it Failed; nothing it did is kept."""
         make_session_read_only(session)
         result: ActionResult | None = None
+        with session.begin():
+            admitted = self._admit(action, acting, cause, session)
+            if isinstance(admitted, ActionResult):
+                return admitted
+            acting = admitted
         with read_only_guard() as guard:
             try:
                 with session.begin():

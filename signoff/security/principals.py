@@ -6,6 +6,7 @@ import enum
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sqlalchemy import select, update
 
@@ -111,13 +112,15 @@ class People:
             ).first()
         return _principal_of(row) if row is not None else None
 
-    def find_each(self, ids: Iterable[str]) -> dict[str, Principal]:
-        """The principals with these ids, as the directory holds them now, in one read."""
-        wanted = list(ids)
-        with self._database.connect() as connection:
-            rows = connection.execute(
-                select(principals_table).where(principals_table.c.id.in_(wanted))
-            ).all()
+    def find_each(self, ids: Iterable[str], *, within: Any = None) -> dict[str, Principal]:
+        """The principals with these ids, as the directory holds them now, in one read (in the
+        transaction `within`, a connection or session, when given)."""
+        query = select(principals_table).where(principals_table.c.id.in_(list(ids)))
+        if within is not None:
+            rows = within.execute(query).all()
+        else:
+            with self._database.connect() as connection:
+                rows = connection.execute(query).all()
         return {p.id: p for p in map(_principal_of, rows)}
 
     def all(self) -> list[Principal]:
