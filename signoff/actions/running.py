@@ -29,8 +29,8 @@ from signoff.actions.readonly import (
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.exceptions import Invalid, NotAuthorized, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import ActingAs
-from signoff.security.principals import People
 from signoff.security.enforcement import enforce_rules_on
+from signoff.security.principals import People
 from signoff.security.sessions import open_session
 from signoff.store.database import Database
 from signoff.store.tables import consents_used

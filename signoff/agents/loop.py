@@ -8,6 +8,7 @@ until a person decides.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -93,6 +94,7 @@ class Loop:
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
         self._conversations: dict[str, list[Message]] = {}
+        self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         """The model of each task this process has run (a restarted process is given one)."""
 
@@ -151,8 +153,26 @@ class Loop:
             if not task.turn_open and task_id not in self.models:
                 break  # a worker with the model goes on
             self._step(task)
-            task = self._task(task_id)
+            task = self._take_saved(task_id) or self._task(task_id)
+        self._take_saved(task_id)
         return self._outcome(task)
+
+    def _take_saved(self, task_id: str) -> repo.TaskRow | None:
+        return self._saved.pop(task_id) if task_id in self._saved else None
+
+    def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
+              **changes: Any) -> bool:
+        """Save the task's changes (guarded by its revision); on success, this process keeps the
+        row as it now reads, so that the next step need not read it again."""
+        if not repo.save_task(db, task, added=added or (), **changes):
+            self._take_saved(task.id)
+            return False
+        fields = {k: v for k, v in changes.items() if k in _TASK_FIELDS}
+        self._saved[task.id] = dataclasses.replace(
+            task, revision=task.revision + 1,
+            message_count=task.message_count + len(added or ()), **fields,
+        )
+        return True
 
     def step(self, task_id: str) -> TaskStatus:
         """Do one unit of the task's work, persisted; where the task then stands."""
@@ -213,7 +233,7 @@ class Loop:
                 calls = repo.calls_of(db, task_id, task.turn)
                 if any(c.state == "proposed" for c in calls):
                     return TaskStatus.WAITING
-                if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
+                if not self._save(db, task, status=TaskStatus.RUNNING.value):
                     return TaskStatus(self._task(task_id).status)
                 repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
         return self.run(task_id).status
@@ -274,7 +294,7 @@ class Loop:
                 role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
             ))
         with self._database.connect() as db:
-            if not repo.save_task(db, task, added=added, steps=task.steps + 1,
+            if not self._save(db, task, added=added, steps=task.steps + 1,
                                   spend_usd=task.spend_usd + cost, turn=turn,
                                   turn_open=bool(calls)):
                 return TaskStatus.RUNNING  # someone else stepped it: look again
@@ -341,7 +361,7 @@ class Loop:
             pending = repo.waiting_of_task(db, task.id)
         waiting = [f"a decision from {self._route_words(p)}" for p in pending]
         with self._database.connect() as db:
-            if not repo.save_task(db, task, status=TaskStatus.WAITING.value):
+            if not self._save(db, task, status=TaskStatus.WAITING.value):
                 return TaskStatus.RUNNING
             repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
         self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=tuple(waiting)))
@@ -352,14 +372,14 @@ class Loop:
         handed = [c for c in calls if c.tool == HAND_BACK and c.outcome == "Done"]
         added = [Message(role="tool", text=c.answer, tool_call_id=c.call_id) for c in calls]
         if handed:
-            if not repo.save_task(db, task, added=added, turn_open=False,
+            if not self._save(db, task, added=added, turn_open=False,
                                   status=TaskStatus.DONE.value, result=handed[0].value):
                 return TaskStatus.RUNNING
             repo.note(db, task.id, "result", "The result was handed back, and the task is done.",
                       result=handed[0].value)
             self._remember(task, added)
             return TaskStatus.DONE
-        if repo.save_task(db, task, added=added, turn_open=False):
+        if self._save(db, task, added=added, turn_open=False):
             self._remember(task, added)
         return TaskStatus.RUNNING
 
@@ -601,11 +621,14 @@ class Loop:
 
     def _end(self, task: repo.TaskRow, status: TaskStatus, problem: str, **data: Any) -> TaskStatus:
         with self._database.connect() as db:
-            if repo.save_task(db, task, status=status.value, problem=problem):
+            if self._save(db, task, status=status.value, problem=problem):
                 repo.note(db, task.id, "limit" if status is TaskStatus.HALTED else "failure",
                           problem, **data)
                 return status
         return TaskStatus.RUNNING
+
+
+_TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
 
 
 def _with_fingerprint(proposal: Proposal, instructions: str) -> Proposal:
