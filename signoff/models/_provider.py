@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import Any, Self
 
 from signoff.models.base import Message, ToolSpec, Usage, upper_bound_tokens
 from signoff.models.errors import ModelNotConfigured
@@ -39,3 +40,25 @@ def usage_or_bound(input_tokens: int | None, output_tokens: int | None, *, bound
     recorded as less than it may have been)."""
     return Usage(input_tokens=bound_in if input_tokens is None else int(input_tokens),
                  output_tokens=bound_out if output_tokens is None else int(output_tokens))
+
+
+class SdkClientModel:
+    """What every provider model built on an official SDK client shares: where it sends
+    requests, and closing its connections (also as a context manager)."""
+
+    _client: Any
+
+    @property
+    def base_url(self) -> str:
+        """Where requests go."""
+        return str(self._client.base_url)
+
+    def close(self) -> None:
+        """Close the connections this model holds."""
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

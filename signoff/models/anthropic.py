@@ -14,7 +14,13 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from signoff.models._provider import OnText, import_sdk, input_bound, usage_or_bound
+from signoff.models._provider import (
+    OnText,
+    SdkClientModel,
+    import_sdk,
+    input_bound,
+    usage_or_bound,
+)
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
 from signoff.models.errors import ModelBadResponse
 from signoff.models.prices import price_of
@@ -28,7 +34,7 @@ _STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
 }
 
 
-class AnthropicModel:
+class AnthropicModel(SdkClientModel):
     """A Claude model behind Anthropic's Messages API.
 
     ``AnthropicModel("claude-sonnet-4-5")`` asks Anthropic with ``ANTHROPIC_API_KEY``; its price
@@ -68,21 +74,6 @@ class AnthropicModel:
         self._sdk = import_sdk("anthropic", "anthropic", self.name)
         self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
                                                 timeout=timeout, max_retries=0)
-
-    @property
-    def base_url(self) -> str:
-        """Where requests go."""
-        return str(self._client.base_url)
-
-    def close(self) -> None:
-        """Close the connections this model holds."""
-        self._client.close()
-
-    def __enter__(self) -> AnthropicModel:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """A safe upper bound of the input tokens (no tokenizer, no network)."""

@@ -13,7 +13,13 @@ import os
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from signoff.models._provider import OnText, import_sdk, input_bound, usage_or_bound
+from signoff.models._provider import (
+    OnText,
+    SdkClientModel,
+    import_sdk,
+    input_bound,
+    usage_or_bound,
+)
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured
 from signoff.models.prices import price_of
@@ -26,7 +32,7 @@ _STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
 }
 
 
-class OpenAIModel:
+class OpenAIModel(SdkClientModel):
     """A model behind OpenAI's Chat Completions API.
 
     ``OpenAIModel("gpt-4o-mini")`` asks OpenAI with ``OPENAI_API_KEY``; its price comes from
@@ -81,21 +87,6 @@ class OpenAIModel:
 
     def _api_key(self, api_key: str | None) -> str | None:
         return api_key
-
-    @property
-    def base_url(self) -> str:
-        """Where requests go."""
-        return str(self._client.base_url)
-
-    def close(self) -> None:
-        """Close the connections this model holds."""
-        self._client.close()
-
-    def __enter__(self) -> OpenAIModel:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """A safe upper bound of the input tokens (no tokenizer, no network)."""
