@@ -22,13 +22,27 @@ def _write_it() -> None:
         file.write("x")
 
 
-@dataclass
+@dataclass(eq=False)
 class Sneaky:
-    """Formatting it writes a file: code the static analysis does not see run."""
+    """Comparing it writes a file: code that a list's ``in`` runs, which the static analysis
+    does not follow (the list's own comparison is C code)."""
 
     n: int = 0
 
-    def __format__(self, spec: str) -> str:
+    def __eq__(self, other: object) -> bool:
+        _write_it()
+        return isinstance(other, Sneaky) and other.n == self.n
+
+    __hash__ = object.__hash__
+
+
+@dataclass
+class Loud:
+    """Turning it into text writes a file."""
+
+    n: int = 0
+
+    def __str__(self) -> str:
         _write_it()
         return str(self.n)
 
@@ -49,6 +63,19 @@ def test_a_query_that_writes_is_refused_at_registration_with_its_path() -> None:
     assert "_write_it -> builtins.open(mode='a')" in str(refused.value)
 
 
+def test_formatting_a_value_counts_what_its_class_does() -> None:
+    """An f-string runs the value's __format__ / __str__: the analysis follows it, so a query
+    whose formatting writes is refused at registration."""
+
+    app = App("t", database="sqlite://")
+    with pytest.raises(UserError, match=r"show -> test_queries.Loud.__str__ -> test_queries._write_it"):
+
+        @app.action(query=True)
+        def show(thing: Loud) -> str:
+            """Show a thing."""
+            return f"{thing}"
+
+
 def test_what_the_analysis_cannot_see_is_stopped_at_run_time(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -59,9 +86,9 @@ def test_what_the_analysis_cannot_see_is_stopped_at_run_time(
 
     @app.action(query=True)
     def show(thing: Sneaky) -> str:
-        """Show a thing."""
+        """Say whether a thing is a known one."""
         try:
-            return f"{thing}"
+            return "known" if thing in [Sneaky(n=2)] else "new"
         except Exception:
             return "swallowed"
 
@@ -131,3 +158,39 @@ def test_a_query_may_log() -> None:
 
     assert app.actions.info("peek").effects.explain() == []
     assert app.actions.run("peek", {"x": 3}, as_=app.people.add("a@x.example", "Ann")).value == 3
+
+
+@dataclass
+class Meter:
+    """Adding to it or comparing it writes a file."""
+
+    n: int = 0
+
+    def __add__(self, other: int) -> int:
+        _write_it()
+        return self.n + other
+
+    def __lt__(self, other: int) -> bool:
+        _write_it()
+        return self.n < other
+
+
+def peek_sum(thing: Meter) -> int:
+    """Add one to a meter."""
+    return thing + 1
+
+
+def peek_less(thing: Meter) -> bool:
+    """Whether a meter reads under three."""
+    return thing < 3
+
+
+@pytest.mark.parametrize(("fn", "method"), [(peek_sum, "Meter.__add__"),
+                                            (peek_less, "Meter.__lt__")])
+def test_operators_count_what_their_special_methods_do(fn: object, method: str) -> None:
+    """`a + b` runs a.__add__, `a < b` runs a.__lt__: the analysis follows both to the file."""
+    from signoff.actions.effects import analyse
+
+    found = analyse(fn, name="peek")  # type: ignore[arg-type]
+    assert f"peek -> test_queries.{method} -> test_queries._write_it -> builtins.open" in (
+        " ".join(found.explain()))

@@ -456,6 +456,10 @@ class Frame:
             return fresh_of(dict, inner=_reach(parts))
         if isinstance(node, ast.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
+            name = _BINARY.get(type(node.op))
+            if name is not None:
+                self.dunder(node.left, left, (f"__{name}__",), [node.right])
+                self.dunder(node.right, right, (f"__r{name}__",), [node.left])
             kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
             if kinds is None and left.types and left.types <= {list, dict, set}:
                 kinds = left.types
@@ -473,9 +477,14 @@ class Frame:
                 )
             )
         if isinstance(node, ast.Compare):
-            self.expr(node.left)
-            for c in node.comparators:
-                self.expr(c)
+            left_node, left = node.left, self.expr(node.left)
+            for op, right_node in zip(node.ops, node.comparators, strict=True):
+                right = self.expr(right_node)
+                if isinstance(op, ast.In | ast.NotIn):
+                    self.dunder(right_node, right, ("__contains__",), [left_node])
+                elif type(op) in _COMPARE:
+                    self.dunder(left_node, left, (_COMPARE[type(op)],), [right_node])
+                left_node, left = right_node, right
             return fresh_of(bool)
         if isinstance(node, ast.IfExp):
             self.expr(node.test)
@@ -485,9 +494,15 @@ class Frame:
                 self.expr(v)
             return fresh_of(str)
         if isinstance(node, ast.FormattedValue):
-            self.expr(node.value)
+            value = self.expr(node.value)
             if node.format_spec is not None:
                 self.expr(node.format_spec)
+            # Formatting calls the value's own __format__ (object's calls __str__), or __repr__
+            # with !r: code of the value's class that runs here.
+            if node.conversion == ord("r"):
+                self.dunder(node.value, value, ("__repr__",), [])
+            else:
+                self.dunder(node.value, value, ("__format__", "__str__"), [ast.Constant(value="")])
             return fresh_of(str)
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             return self.comprehension(node)
@@ -515,6 +530,22 @@ class Frame:
                     self.expr(part)
             return fresh_of(slice)
         return Val(origin=frozenset({UNKNOWN}))
+
+    def dunder(self, node: ast.expr, value: Val, names: tuple[str, ...],
+               args: list[ast.expr]) -> None:
+        """Follow the special method an operator calls on `value` (``f"{x}"`` calls
+        ``x.__format__``), when its class defines it in Python: code that runs, so its effects
+        count. The first of `names` the class defines is the one called."""
+        if not value.types:
+            return
+        for name in names:
+            if any(_defines(t, name) for t in value.types):
+                call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
+                                args=list(args), keywords=[])
+                ast.copy_location(call, node)
+                ast.fix_missing_locations(call)
+                calls.evaluate_call(self, call)
+                return
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
         """A comprehension: a fresh container of what its element expression yields."""
@@ -647,3 +678,30 @@ _OPS: dict[type, str] = {
 }
 
 __all__ = ["DB", "Frame", "Param", "Raised", "Summary", "replace"]
+
+
+_BINARY: dict[type, str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift",
+    ast.RShift: "rshift", ast.BitOr: "or", ast.BitAnd: "and", ast.BitXor: "xor",
+}
+"""The special methods binary operators call (``__add__``, and ``__radd__`` on the right)."""
+
+_COMPARE: dict[type, str] = {
+    ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
+    ast.GtE: "__ge__",
+}
+"""The special methods comparisons call."""
+
+
+def _defines(cls: type, name: str) -> bool:
+    """Whether `cls` runs Python code of the app's (or a third party's) for special method
+    `name`: signoff's own classes and builtins' slots only compute."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            module = getattr(klass, "__module__", "") or ""
+            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
+                return False
+            return inspect.isfunction(found)
+    return False
