@@ -32,7 +32,7 @@ from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
 from signoff.security.records import RecordBase, make_record_base
 from signoff.security.sessions import open_session
-from signoff.store import tables
+from signoff.store import migrate, tables
 from signoff.store.database import Database, database_url_for
 
 __all__ = ["App"]
@@ -63,7 +63,7 @@ class App:
         """Where the app's records and signoff's own tables live."""
         self.Record: type[RecordBase] = make_record_base()
         """The base class of this app's records: ``class Repair(app.Record): ...``."""
-        self.database.holds(tables.metadata)
+        self.database.holds(tables.metadata, migrations=migrate.upgrade)
         self.database.holds(self.Record.metadata)  # type: ignore[attr-defined]
         self.people = People(self.database)
         """The people and agent accounts of this app."""

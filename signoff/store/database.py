@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,6 +34,7 @@ class Database:
         """The SQLAlchemy engine."""
         self._metadatas: list[MetaData] = []
         self._created: dict[int, int] = {}
+        self._migrations: dict[int, Callable[[Connection], None]] = {}
 
     @property
     def is_sqlite(self) -> bool:
@@ -47,17 +48,29 @@ class Database:
             return self.engine.url.database
         return None
 
-    def holds(self, metadata: MetaData) -> None:
-        """Keep the tables of `metadata` in this database (created when first needed)."""
+    def holds(self, metadata: MetaData, *,
+              migrations: Callable[[Connection], None] | None = None) -> None:
+        """Keep the tables of `metadata` in this database: brought up to date by `migrations`
+        when given (signoff's own tables), else created when first needed (the app's records,
+        including classes declared since last time)."""
         if all(m is not metadata for m in self._metadatas):
             self._metadatas.append(metadata)
+        if migrations is not None:
+            self._migrations[id(metadata)] = migrations
 
     def ensure_schema(self) -> None:
-        """Create every table not yet created, including record classes declared since last time."""
+        """Bring every table this database holds up to date (once, and again for record classes
+        declared since)."""
         for metadata in self._metadatas:
-            if self._created.get(id(metadata)) != len(metadata.tables):
+            if self._created.get(id(metadata)) == len(metadata.tables):
+                continue
+            migrate = self._migrations.get(id(metadata))
+            if migrate is not None:
+                with self.engine.begin() as connection:
+                    migrate(connection)
+            else:
                 metadata.create_all(self.engine)
-                self._created[id(metadata)] = len(metadata.tables)
+            self._created[id(metadata)] = len(metadata.tables)
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
