@@ -11,7 +11,8 @@
     ├── UserError               a mistake by the developer using signoff (a misdeclared action,
     │                           a bad policy, a malformed step); raised at declaration time
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
-    │                           a rule that would widen past the declaration
+    │   │                       a rule that would widen past the declaration
+    │   └── EditRefused         the changed values of an "approve with changes" do not fit
     ├── ConsentError            a consent token that is forged, edited, replayed or misused
     └── ReadOnlyViolation       a query tried to write, spawn, or reach outside while it ran
 
@@ -25,6 +26,7 @@ __all__ = [
     "AgentRefused",
     "Conflict",
     "ConsentError",
+    "EditRefused",
     "Invalid",
     "NotAuthorized",
     "NotFound",
@@ -90,6 +92,11 @@ class UserError(SignoffError):
 
 class AgentRefused(SignoffError):
     """A verb on agents' proposals or rules was refused; the message says why, for a person."""
+
+
+class EditRefused(AgentRefused):
+    """An approval's changed values name no argument of the tool, or do not fit it: nothing was
+    decided, and the decider may correct them."""
 
 
 class ConsentError(SignoffError):

@@ -24,7 +24,7 @@ from signoff.agents.loop import Loop, Registered, answer_of, fingerprint_of
 from signoff.agents.permits import Leave, tool_name
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
 from signoff.agents.rules import StandingRule
-from signoff.exceptions import AgentRefused, Invalid
+from signoff.exceptions import AgentRefused, EditRefused, Invalid
 from signoff.security.acting import ActingAs
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
@@ -117,8 +117,8 @@ class Decider:
         try:
             values = self._actions.values_from_json(proposal.action, json.dumps(arguments))
         except Invalid as invalid:
-            raise AgentRefused(f"The changed values do not fit {proposal.action}: "
-                               f"{invalid.message}") from None
+            raise EditRefused(f"The changed values do not fit {proposal.action}: "
+                              f"{invalid.message}") from None
         task = self._task(proposal.task)
         now_instructions = self._loop.instructions_now(task)
         version_now = skill.version_of(proposal.action, proposal.arguments)
@@ -236,8 +236,8 @@ class Decider:
         names = {p.name for p in info.parameters}
         unknown = sorted(set(edited) - names)
         if unknown:
-            raise AgentRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change; "
-                               "the tool itself cannot be changed.")
+            raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change; "
+                              "the tool itself cannot be changed.")
         return {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()
                 if proposal.arguments.get(k) != json.loads(json.dumps(v, default=str))}
 

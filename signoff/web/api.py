@@ -5,15 +5,14 @@ to problem details, and formats; nothing is decided here.
 """
 
 # No `from __future__ import annotations`: FastAPI reads the local `Me` alias at run time.
-import json
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.proposals import ProposalStatus
 from signoff.app import App
-from signoff.exceptions import AgentRefused, Invalid
+from signoff.exceptions import AgentRefused, EditRefused
 from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
 from signoff.security.principals import Principal
 from signoff.web.auth import bearer_principal
@@ -35,33 +34,18 @@ from signoff.web.schemas import (
     TaskPage,
 )
 
-__all__ = ["api_router", "check_edits", "refused"]
+__all__ = ["api_router", "refused"]
 
 _bearer = HTTPBearer(auto_error=False, bearerFormat="so_<id>_<secret>",
                      description="A token from `app.credentials.issue_token(person)` or "
                                  "`signoff users token`.")
 
 
-def check_edits(app: App, proposal: Proposal, edited: dict[str, Any]) -> None:
-    """Refuse (422) changed values that name no argument or do not fit the action."""
-    if proposal.action not in app.actions:
-        return  # the decision will withdraw it: nothing to check against
-    names = {p.name for p in app.actions.info(proposal.action).parameters}
-    unknown = sorted(set(edited) - names)
-    if unknown:
-        raise ProblemError(422, f"{proposal.action} has no argument {', '.join(unknown)} to "
-                                "change; the tool itself cannot be changed.",
-                           type_="urn:signoff:problem:invalid")
-    try:
-        app.actions.values_from_json(proposal.action,
-                                     json.dumps({**proposal.arguments, **edited}, default=str))
-    except Invalid as invalid:
-        raise ProblemError(422, f"The changed values do not fit {proposal.action}: "
-                                f"{invalid.message}", type_="urn:signoff:problem:invalid") from None
-
-
 def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
-    """A refused decision: 409 when the proposal was decided meanwhile, 403 otherwise."""
+    """A refused decision: 422 for changed values that do not fit, 409 when the proposal was
+    decided meanwhile, 403 otherwise."""
+    if isinstance(error, EditRefused):
+        return ProblemError(422, str(error), type_="urn:signoff:problem:invalid")
     if app.proposal(proposal_id).status is not ProposalStatus.WAITING:
         return ProblemError(409, str(error), type_="urn:signoff:problem:already-decided")
     return ProblemError(403, str(error), type_="urn:signoff:problem:refused")
@@ -112,8 +96,6 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         """Say yes: it runs now, as the agent on behalf of you (only what both may). A stale
         proposal does not run; its status says so."""
         proposal = inbox.proposal(person, proposal_id)
-        if body.edited:
-            check_edits(app, proposal, body.edited)
         try:
             decision = app.approve(proposal, by=person, always_like_this=body.always,
                                    edited=body.edited)

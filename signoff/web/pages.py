@@ -19,7 +19,7 @@ from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid
 from signoff.inbox import Inbox
 from signoff.security.principals import Principal
-from signoff.web.api import check_edits, refused
+from signoff.web.api import refused
 from signoff.web.auth import Browser
 from signoff.web.problems import ProblemError, to_problem
 
@@ -186,8 +186,6 @@ class Pages:
                 if given is not None and given != shown:
                     edited[name] = _value_of(given)
         try:
-            if edited:
-                check_edits(self.app, proposal, edited)
             self.app.approve(proposal, by=person, always_like_this=bool(fields.get("always")),
                              edited=edited or None)
         except (ProblemError, AgentRefused, Invalid) as error:
