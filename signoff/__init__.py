@@ -57,6 +57,7 @@ from signoff.exceptions import (
     ReadOnlyViolation,
     Refusal,
     SignoffError,
+    StoreError,
     UserError,
 )
 from signoff.limits import (
@@ -125,6 +126,7 @@ __all__ = [
     "Skill",
     "SkillLeave",
     "StandingRule",
+    "StoreError",
     "TaskStatus",
     "Usage",
     "UserError",

@@ -14,6 +14,7 @@
     │   │                       a rule that would widen past the declaration
     │   └── EditRefused         the changed values of an "approve with changes" do not fit
     ├── ConsentError            a consent token that is forged, edited, replayed or misused
+    ├── StoreError              the database could not be used (unreachable, locked, refused)
     └── ReadOnlyViolation       a query tried to write, spawn, or reach outside while it ran
 
 A refusal carries the sentence a person reads; anything else an action raises is a failure, whose
@@ -33,6 +34,7 @@ __all__ = [
     "ReadOnlyViolation",
     "Refusal",
     "SignoffError",
+    "StoreError",
     "UserError",
 ]
 
@@ -101,6 +103,16 @@ class EditRefused(AgentRefused):
 
 class ConsentError(SignoffError):
     """A consent token that cannot be honoured: forged, edited, replayed, or for something else."""
+
+
+class StoreError(SignoffError):
+    """The database could not be used: it could not be reached, was locked too long, or refused
+    the statement. The message says which database and why; the driver's error is the cause."""
+
+    def __init__(self, message: str, *, url: str = "") -> None:
+        super().__init__(message)
+        self.url = url
+        """The database, its password hidden."""
 
 
 class ReadOnlyViolation(SignoffError):

@@ -8,9 +8,10 @@ from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
 
-from signoff.exceptions import UserError
+from signoff.exceptions import StoreError, UserError
 
 __all__ = ["Database", "database_url_for"]
 
@@ -74,10 +75,23 @@ class Database:
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        """A connection in a transaction, committed when the block ends without an error."""
-        self.ensure_schema()
-        with self.engine.begin() as connection:
-            yield connection
+        """A connection in a transaction, committed when the block ends without an error.
+
+        The driver's errors (unreachable, locked, refused) come out as `StoreError`.
+        """
+        try:
+            self.ensure_schema()
+            with self.engine.begin() as connection:
+                yield connection
+        except DBAPIError as error:
+            raise self.error(error) from error
+
+    def error(self, error: DBAPIError) -> StoreError:
+        """The driver's `error` in a sentence naming this database."""
+        shown = self.engine.url.render_as_string(hide_password=True)
+        reason = str(error.orig).strip().splitlines()[0] if error.orig else type(error).__name__
+        what = "could not be used" if isinstance(error, OperationalError) else "refused a statement"
+        return StoreError(f"The database {shown} {what}: {reason}.", url=shown)
 
     def dispose(self) -> None:
         """Close every pooled connection."""

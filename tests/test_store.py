@@ -1,0 +1,52 @@
+"""The store: the database engine, and the driver's errors told as signoff's own."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from signoff import App, StoreError, UserError
+from signoff.store.database import Database
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_unreachable_database_is_a_store_error() -> None:
+    """A PostgreSQL server that is not there: StoreError naming the database, password hidden."""
+    url = f"postgresql+psycopg://someone:secret@127.0.0.1:{_closed_port()}/nowhere"
+    app = App("t", database=url)
+    with pytest.raises(StoreError) as refused:
+        app.people.all()
+    assert "could not be used" in str(refused.value)
+    assert "secret" not in str(refused.value)
+    assert refused.value.url.startswith("postgresql+psycopg://someone:***@127.0.0.1")
+
+
+def test_a_refused_statement_is_a_store_error(tmp_path: Path) -> None:
+    """A statement the database refuses comes out as StoreError, and nothing is kept."""
+    database = Database(f"sqlite:///{tmp_path / 'x.db'}")
+    with database.connect() as connection:
+        connection.execute(text("CREATE TABLE t (n INTEGER NOT NULL)"))
+    def insert_two() -> None:
+        with database.connect() as connection:
+            connection.execute(text("INSERT INTO t VALUES (1)"))
+            connection.execute(text("INSERT INTO t VALUES (NULL)"))
+
+    with pytest.raises(StoreError, match="refused a statement: NOT NULL constraint failed"):
+        insert_two()
+    with database.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM t")).scalar_one() == 0
+    database.dispose()
+
+
+def test_a_bad_url_is_a_user_error() -> None:
+    """A URL SQLAlchemy cannot read is the developer's mistake: UserError with an example."""
+    with pytest.raises(UserError, match=r"sqlite:///app\.db"):
+        Database("not a url at all")
