@@ -18,7 +18,6 @@ from signoff import App, Leave, TaskStatus, UserError
 from signoff.agents.loop import answer_of
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
 from signoff.models.base import Message, ToolSpec
-from signoff.models.extractive import ExtractiveModel, best_sentences, sentences_of
 from signoff.research import (
     Corpus,
     Research,
@@ -31,6 +30,7 @@ from signoff.research import (
 )
 from signoff.research.command import research
 from signoff.research.corpus import PART_CHARS, html_to_text
+from signoff.research.extractive import ExtractiveModel, best_sentences, sentences_of
 from signoff.testing import ScriptedModel, says
 
 QUESTION = "What does the with statement do?"

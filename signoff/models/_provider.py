@@ -7,10 +7,12 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Self
 
-from signoff.models.base import Message, ToolSpec, Usage, upper_bound_tokens
+from signoff.models.base import Message, Price, ToolSpec, Usage, upper_bound_tokens
 from signoff.models.errors import ModelNotConfigured
+from signoff.models.prices import price_of
+from signoff.models.retries import Retries
 
-__all__ = ["OnText", "import_sdk", "input_bound", "usage_or_bound"]
+__all__ = ["OnText", "SdkClientModel", "import_sdk", "input_bound", "usage_or_bound"]
 
 OnText = Callable[[str], None]
 """Called with each piece of text as the model writes it."""
@@ -46,7 +48,30 @@ class SdkClientModel:
     """What every provider model built on an official SDK client shares: where it sends
     requests, and closing its connections (also as a context manager)."""
 
+    provider: str = ""
+    """The provider, as in ``--model provider:NAME``."""
     _client: Any
+
+    def _settings(self, model: str, *, price: Price | None, timeout: float,
+                  retries: Retries | None, on_text: OnText | None, stream: bool | None) -> None:
+        """Keep what every provider model is told when it is made."""
+        self.model = model
+        """The model's name as the server knows it."""
+        self.name = f"{self.provider}:{model}"
+        """The model's name as receipts show it: ``provider:model``."""
+        self.price: Price | None = price if price is not None else self._listed_price(model)
+        """What it costs: the price given, else the table's, else unknown (None)."""
+        self.timeout = timeout
+        """Seconds to wait for an answer (for a streamed one: between two pieces of it)."""
+        self.retries = retries or Retries()
+        """How often, and how long, a busy or failing server is asked again."""
+        self.on_text = on_text
+        """Called with each piece of text as it comes (streaming), or once with the whole."""
+        self.stream = on_text is not None if stream is None else stream
+        """Whether replies are streamed (by default, when there is an ``on_text``)."""
+
+    def _listed_price(self, model: str) -> Price | None:
+        return price_of(self.provider, model)
 
     @property
     def base_url(self) -> str:

@@ -23,7 +23,6 @@ from signoff.models._provider import (
 )
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
 from signoff.models.errors import ModelBadResponse
-from signoff.models.prices import price_of
 from signoff.models.retries import Retries, call_with_retries
 
 __all__ = ["AnthropicModel"]
@@ -57,20 +56,8 @@ class AnthropicModel(SdkClientModel):
         on_text: OnText | None = None,
         stream: bool | None = None,
     ) -> None:
-        self.model = model
-        """The model's name as Anthropic knows it."""
-        self.name = f"{self.provider}:{model}"
-        """The model's name as receipts show it: ``anthropic:model``."""
-        self.price: Price | None = price if price is not None else price_of(self.provider, model)
-        """What it costs: the price given, else the table's, else unknown (None)."""
-        self.timeout = timeout
-        """Seconds to wait for an answer (for a streamed one: between two pieces of it)."""
-        self.retries = retries or Retries()
-        """How often, and how long, a busy or failing server is asked again."""
-        self.on_text = on_text
-        """Called with each piece of text as it comes (streaming), or once with the whole."""
-        self.stream = on_text is not None if stream is None else stream
-        """Whether replies are streamed (by default, when there is an ``on_text``)."""
+        self._settings(model, price=price, timeout=timeout, retries=retries, on_text=on_text,
+                       stream=stream)
         self._sdk = import_sdk("anthropic", "anthropic", self.name)
         self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
                                                 timeout=timeout, max_retries=0)

@@ -22,7 +22,6 @@ from signoff.models._provider import (
 )
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured
-from signoff.models.prices import price_of
 from signoff.models.retries import Retries, call_with_retries
 
 __all__ = ["OpenAICompatibleModel", "OpenAIModel"]
@@ -56,20 +55,8 @@ class OpenAIModel(SdkClientModel):
         stream: bool | None = None,
         max_tokens_parameter: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
     ) -> None:
-        self.model = model
-        """The model's name as the server knows it."""
-        self.name = f"{self.provider}:{model}"
-        """The model's name as receipts show it: ``provider:model``."""
-        self.price: Price | None = price if price is not None else self._listed_price(model)
-        """What it costs: the price given, else the table's, else unknown (None)."""
-        self.timeout = timeout
-        """Seconds to wait for an answer (for a streamed one: between two pieces of it)."""
-        self.retries = retries or Retries()
-        """How often, and how long, a busy or failing server is asked again."""
-        self.on_text = on_text
-        """Called with each piece of text as it comes (streaming), or once with the whole."""
-        self.stream = on_text is not None if stream is None else stream
-        """Whether replies are streamed (by default, when there is an ``on_text``)."""
+        self._settings(model, price=price, timeout=timeout, retries=retries, on_text=on_text,
+                       stream=stream)
         self.max_tokens_parameter = max_tokens_parameter
         """How the output limit is sent: OpenAI's ``max_completion_tokens``, or ``max_tokens``
         (what most compatible servers read)."""
@@ -81,9 +68,6 @@ class OpenAIModel(SdkClientModel):
             raise ModelNotConfigured(
                 f"{self.name} cannot be asked: set OPENAI_API_KEY (or pass api_key).",
                 model=self.name) from error
-
-    def _listed_price(self, model: str) -> Price | None:
-        return price_of(self.provider, model)
 
     def _api_key(self, api_key: str | None) -> str | None:
         return api_key

@@ -142,7 +142,7 @@ def _price(spec: str | None) -> Price | None:
 
 def _model(spec: str, price: Price | None = None,
            on_text: Callable[[str], None] | None = None) -> Model:
-    from signoff.models.extractive import ExtractiveModel
+    from signoff.research.extractive import ExtractiveModel
 
     if spec.strip().lower() in ("", "offline"):
         return ExtractiveModel()
@@ -159,7 +159,7 @@ def _model(spec: str, price: Price | None = None,
 
 
 def _is_offline(model: Model) -> bool:
-    from signoff.models.extractive import ExtractiveModel
+    from signoff.research.extractive import ExtractiveModel
 
     return isinstance(model, ExtractiveModel)
 

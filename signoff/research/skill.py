@@ -140,7 +140,7 @@ def ask(
 ) -> Outcome:
     """Research one question with the app's `Researcher` (the offline extractive model unless
     `model` is given): Done with a `GroundedAnswer`, Waiting on a proposal, Halted or Failed."""
-    from signoff.models.extractive import ExtractiveModel
+    from signoff.research.extractive import ExtractiveModel
 
     return app.agent(Researcher).do(
         Research(), ResearchTask(question=question), for_=for_,
