@@ -50,3 +50,17 @@ def test_a_bad_url_is_a_user_error() -> None:
     """A URL SQLAlchemy cannot read is the developer's mistake: UserError with an example."""
     with pytest.raises(UserError, match=r"sqlite:///app\.db"):
         Database("not a url at all")
+
+
+def test_a_second_sqlite_transaction_inside_one_is_refused_at_once(tmp_path: Path) -> None:
+    """A thread holding a SQLite transaction that opens another would wait on its own lock:
+    it is told at once instead, and the first transaction still works."""
+    database = Database(f"sqlite:///{tmp_path / 'x.db'}")
+    with database.connect() as outer:
+        outer.execute(text("CREATE TABLE t (n INTEGER)"))
+        with pytest.raises(UserError, match="would wait on itself"), database.connect():
+            pass
+        outer.execute(text("INSERT INTO t VALUES (1)"))
+    with database.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM t")).scalar_one() == 1
+    database.dispose()

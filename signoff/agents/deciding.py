@@ -134,7 +134,7 @@ class Decider:
             with self._database.connect() as db:
                 if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
                                            decided_by_id=by.id, decided_at=repo.now()):
-                    raise self._already(proposal.id)
+                    raise self._already(proposal.id, within=db)
                 self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
             return self._after(proposal, self._decision(proposal, by, refused, ""))
         acting = ActingAs.of([by, registered.account])
@@ -145,7 +145,7 @@ class Decider:
         if outside:  # at most once: marked before it starts, never run blindly again
             with self._database.connect() as db:
                 if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED, **decided):
-                    raise self._already(proposal.id)
+                    raise self._already(proposal.id, within=db)
                 repo.update_call(db, call_id, state="running", started_at=repo.now())
             before = None
         else:
@@ -173,7 +173,7 @@ class Decider:
             with self._database.connect() as db:
                 if not outside and not repo.claim_proposal(db, proposal.id,
                                                            ProposalStatus.APPROVED, **decided):
-                    raise self._already(proposal.id)
+                    raise self._already(proposal.id, within=db)
                 self._record_run(db, proposal, call_id, by, result, said_edit, changed, registered)
         if always_like_this:
             self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
@@ -255,7 +255,7 @@ class Decider:
             if not repo.claim_proposal(db, proposal.id, ProposalStatus.REJECTED,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
-                raise self._already(proposal.id)
+                raise self._already(proposal.id, within=db)
             repo.update_call(db, call_id, state="decided", outcome="Rejected", answer=told,
                              problem=reason.strip(), finished_at=repo.now())
             repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
@@ -278,7 +278,7 @@ class Decider:
             if not repo.claim_proposal(db, proposal.id, ProposalStatus.STALE,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
-                raise self._already(proposal.id)
+                raise self._already(proposal.id, within=db)
             repo.update_call(db, call_id, state="decided", outcome="Stale", answer=told,
                              finished_at=repo.now())
             repo.note(db, proposal.task, "decision", f"{by.name} decided, but {said}",
@@ -293,7 +293,7 @@ class Decider:
             if not repo.claim_proposal(db, proposal.id, ProposalStatus.WITHDRAWN,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
-                raise self._already(proposal.id)
+                raise self._already(proposal.id, within=db)
             repo.update_call(db, call_id, state="decided", outcome="Withdrawn", answer=said,
                              finished_at=repo.now())
             repo.note(db, proposal.task, "decision", said, proposal=proposal.id,
@@ -420,10 +420,16 @@ class Decider:
         if refused:
             raise AgentRefused(refused)
 
-    def _already(self, proposal_id: str, status: ProposalStatus | None = None) -> AgentRefused:
+    def _already(self, proposal_id: str, status: ProposalStatus | None = None, *,
+                 within: repo.Executor | None = None) -> AgentRefused:
+        """The refusal of a second decision. Read in the transaction `within` when the caller
+        holds one: a second connection would wait on the caller's own write lock."""
         if status is None:
-            with self._database.connect() as db:
-                found = repo.load_proposal(db, proposal_id)
+            if within is not None:
+                found = repo.load_proposal(within, proposal_id)
+            else:
+                with self._database.connect() as db:
+                    found = repo.load_proposal(db, proposal_id)
             status = found[0].status if found else ProposalStatus.WAITING
         return AgentRefused(f"This proposal was already decided ({status.value}): a proposal is "
                             "decided once.")

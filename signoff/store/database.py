@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -36,6 +37,7 @@ class Database:
         self._metadatas: list[MetaData] = []
         self._created: dict[int, int] = {}
         self._migrations: dict[int, Callable[[Connection], None]] = {}
+        self._held = threading.local()  # whether this thread holds a transaction of connect()
 
     @property
     def is_sqlite(self) -> bool:
@@ -79,12 +81,20 @@ class Database:
 
         The driver's errors (unreachable, locked, refused) come out as `StoreError`.
         """
+        if self.is_sqlite and getattr(self._held, "depth", False):
+            # SQLite has one writer: a second transaction from the thread that holds one would
+            # wait on its own lock until the busy timeout. Say so at once.
+            raise UserError("signoff opened a second SQLite transaction inside one it holds; "
+                            "it would wait on itself. Do the work in the transaction held.")
+        self._held.depth = True
         try:
             self.ensure_schema()
             with self.engine.begin() as connection:
                 yield connection
         except DBAPIError as error:
             raise self.error(error) from error
+        finally:
+            self._held.depth = False
 
     def error(self, error: DBAPIError) -> StoreError:
         """The driver's `error` in a sentence naming this database."""
