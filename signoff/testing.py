@@ -128,6 +128,17 @@ class ScriptedModel:
         self._usage = usage
         self.seen = _Seen()
         """What it was asked, call by call."""
+        self._counted: tuple[int, Message | None, int] = (0, None, 0)
+
+    def _turns_in(self, messages: Sequence[Message]) -> int:
+        """How many turns the model has had in `messages`; a conversation that grew from the
+        one asked last time is counted from where that one ended."""
+        length, last, turns = self._counted
+        if not (length and len(messages) >= length and messages[length - 1] is last):
+            length, turns = 0, 0
+        turns += sum(1 for m in messages[length:] if m.role == "assistant")
+        self._counted = (len(messages), messages[-1] if messages else None, turns)
+        return turns
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """An upper bound, as for any model without a tokenizer here."""
@@ -139,7 +150,7 @@ class ScriptedModel:
         """The next line of the script, by how many turns the conversation already has."""
         self.seen.messages.append(list(messages))
         self.seen.tools.append(list(tools))
-        turn = sum(1 for m in messages if m.role == "assistant")
+        turn = self._turns_in(messages)
         if turn >= len(self.lines):
             raise RuntimeError(f"The script has {len(self.lines)} turns; turn {turn + 1} was asked.")
         line = self.lines[turn]

@@ -18,7 +18,8 @@ outside, and is not idempotent); ``mirror`` overwrites a file (outside, ``idempo
 
 Boundaries are counted by wrapping, in the child only, every commit that wrote something:
 ``Database.connect`` (signoff's own transactions: tasks, tool calls, proposals, receipts) and the
-sessions an action runs in (its writes with its tool-call row), through SQLAlchemy's events. Each
+sessions an action runs in (its writes with its tool-call row), through SQLAlchemy's events and
+the prepared statements signoff's bookkeeping runs on the driver's cursor. Each
 writing transaction gives two boundaries: just before its commit (killed there, the transaction is
 lost) and just after it (killed there, the database holds it and nothing after it ran). Reads
 commit too, but they change nothing, so they are no boundary.
@@ -236,6 +237,19 @@ def arm(shop: SimpleNamespace, kill_at: int, log: Path) -> Callable[[], int]:
     @event.listens_for(Session, "after_commit")
     def _after_session_commit(_session: Session) -> None:  # an action's run, committed
         after_commit("after commit (run)")
+
+    # signoff's bookkeeping runs prepared statements on the driver's cursor, past SQLAlchemy's
+    # cursor events: they say they write here.
+    from signoff.store import prepared as prepared_module
+
+    run_on = prepared_module.Prepared.run_on
+
+    def run_prepared(self: Any, connection: Connection, params: Any) -> Any:
+        if self.sql.lstrip().lower().startswith(_WRITES):
+            connection.info["wrote"] = True
+        return run_on(self, connection, params)
+
+    prepared_module.Prepared.run_on = run_prepared  # type: ignore[method-assign]
 
     original = database_module.Database.connect
 

@@ -120,10 +120,10 @@ class Runner:
     ) -> ActionResult:
         """Run `action` with `values` as `acting`; every way it can end is an outcome.
 
-        `before`, when given, runs first in the run's transaction; an exception it raises that
-        is a `RunAborted` ends the run at once and reaches the caller. `within`, when given, is
+        `before`, when given, runs first in the run's transaction. `within`, when given, is
         called with the session and the result of a Done run before its transaction commits:
-        what either writes commits with the action's writes, or not at all.
+        what either writes commits with the action's writes, or not at all. A `RunAborted`
+        either raises ends the run at once, keeps nothing, and reaches the caller.
         """
         if not isinstance(values, Mapping):
             return _result(action, acting, cause, ActionOutcome.INVALID,
@@ -198,14 +198,13 @@ class Runner:
         and ignored, ends it Failed; nothing it did is kept."""
         make_session_read_only(session)
         result: ActionResult | None = None
-        with session.begin():
-            admitted = self._admit(action, acting, cause, session)
-            if isinstance(admitted, ActionResult):
-                return admitted
-            acting = admitted
         with read_only_guard() as guard:
             try:
                 with session.begin():
+                    admitted = self._admit(action, acting, cause, session)
+                    if isinstance(admitted, ActionResult):
+                        return admitted
+                    acting = admitted
                     result = self._call(action, values, session, acting, cause)
                     refuse_pending_changes(session)
                     if guard.violated:

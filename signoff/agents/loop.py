@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from signoff.actions.catalog import Action
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionResult
+from signoff.actions.running import RunAborted
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
@@ -33,7 +34,7 @@ from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Message, Model, ToolCall, ToolSpec
+from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal
 from signoff.store.database import Database
@@ -93,10 +94,11 @@ class Loop:
         self._route_words = route_words
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
-        self._conversations: dict[str, list[Message]] = {}
+        self._conversations: dict[str, Conversation] = {}
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
-        """The model of each task this process has run (a restarted process is given one)."""
+        self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
+        """The tool calls of each task's open turn, as this process stored them."""
 
     # -- starting ------------------------------------------------------------------------
 
@@ -160,6 +162,13 @@ class Loop:
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
         return self._saved.pop(task_id) if task_id in self._saved else None
 
+    def _forget(self, task_id: str) -> None:
+        """Drop what this process keeps of a task (a write it expected did not happen): the
+        next step reads it from the store."""
+        self._saved.pop(task_id, None)
+        self._conversations.pop(task_id, None)
+        self._turn_calls.pop(task_id, None)
+
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
               **changes: Any) -> bool:
         """Save the task's changes (guarded by its revision); on success, this process keeps the
@@ -185,22 +194,22 @@ class Loop:
             return self._tool_turn(task)
         return self._model_turn(task)
 
-    def messages(self, task: repo.TaskRow) -> list[Message]:
+    def messages(self, task: repo.TaskRow) -> Conversation:
         """The task's conversation (kept in this process, read from the store only as far as
         it has grown since)."""
         known = self._conversations.get(task.id)
         if known is None or len(known) > task.message_count:
-            known = []
+            known = Conversation()
         if len(known) < task.message_count:
             with self._database.connect() as db:
-                known = known + repo.messages_of(db, task.id, len(known))
+                known = known.grown(repo.messages_of(db, task.id, len(known)))
         self._conversations[task.id] = known
         return known
 
     def _remember(self, task: repo.TaskRow, added: list[Message]) -> None:
         known = self._conversations.get(task.id)
         if known is not None and len(known) == task.message_count:
-            self._conversations[task.id] = known + added
+            self._conversations[task.id] = known.grown(added)
 
     def outcome(self, task_id: str) -> Outcome:
         """Where the task stands now."""
@@ -298,10 +307,12 @@ class Loop:
                                   spend_usd=task.spend_usd + cost, turn=turn,
                                   turn_open=bool(calls)):
                 return TaskStatus.RUNNING  # someone else stepped it: look again
+            rows = []
             for position, call in enumerate(calls):
-                repo.insert_call(db, task_id=task.id, turn=turn, position=position,
-                                 call_id=call.id, tool=call.name, arguments=call.arguments,
-                                 why=reply.text, state="new")
+                row: dict[str, Any] = dict(
+                    task_id=task.id, turn=turn, position=position, call_id=call.id,
+                    tool=call.name, arguments=call.arguments, why=reply.text, state="new")
+                rows.append(repo.CallRow(id=repo.insert_call(db, **row), **row, **_NEW_CALL))
             asked = ", ".join(c.name for c in calls) or "no tool"
             repo.note(db, task.id, "model_call",
                       f"{model.name} was asked (step {task.steps + 1}) and answered with {asked}; "
@@ -310,6 +321,8 @@ class Loop:
                       output_tokens=reply.usage.output_tokens, text=reply.text,
                       reserved_usd=reserve)
         self._remember(task, added)
+        if rows:
+            self._turn_calls[task.id] = (turn, rows)
         return TaskStatus.RUNNING
 
     def tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
@@ -347,13 +360,21 @@ class Loop:
     def _tool_turn(self, task: repo.TaskRow) -> TaskStatus:
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
-        with self._database.connect() as db:
-            calls = repo.calls_of(db, task.id, task.turn)
+        known = self._turn_calls.pop(task.id, None)
+        if known is not None and known[0] == task.turn:
+            calls = known[1]
+        else:
+            with self._database.connect() as db:
+                calls = repo.calls_of(db, task.id, task.turn)
+        # A turn of one call is closed in that call's own transaction when it runs alone.
+        end = _TurnEnd() if len(calls) == 1 else None
         for call in calls:
             if call.state == "new":
-                self._gate_call(task, registered, skill, call, calls)
+                self._gate_call(task, registered, skill, call, calls, end)
             elif call.state == "running":
                 self._recover_call(task, registered, call)
+        if end is not None and end.status is not None:
+            return end.status
         with self._database.connect() as db:
             calls = repo.calls_of(db, task.id, task.turn)
             if not any(c.state == "proposed" for c in calls):
@@ -369,6 +390,8 @@ class Loop:
 
     def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
                     ) -> TaskStatus:
+        """Give the model the answers of a turn whose calls have all ended (the task is done if
+        one of them handed back its result)."""
         handed = [c for c in calls if c.tool == HAND_BACK and c.outcome == "Done"]
         added = [Message(role="tool", text=c.answer, tool_call_id=c.call_id) for c in calls]
         if handed:
@@ -385,7 +408,7 @@ class Loop:
 
     def _gate_call(
         self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-        call: repo.CallRow, turn: list[repo.CallRow],
+        call: repo.CallRow, turn: list[repo.CallRow], end: _TurnEnd | None = None,
     ) -> None:
         if call.tool == HAND_BACK:
             self._hand_back(task, skill, call, len(turn))
@@ -430,7 +453,7 @@ class Loop:
                                verdict.leave is not Leave.ALONE, False)
         if decision is NextAction.CONTINUE:
             self._run_alone(task, registered, action, call, values,
-                            rule_id if verdict.by_rule else None)
+                            rule_id if verdict.by_rule else None, end)
         elif decision is NextAction.ESCALATE:
             self._propose(task, registered, skill, action, call, turn, verdict.leave)
         else:
@@ -512,10 +535,14 @@ class Loop:
     # -- running alone -------------------------------------------------------------------
 
     def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
-                   call: repo.CallRow, values: dict[str, Any], rule_id: str | None) -> None:
+                   call: repo.CallRow, values: dict[str, Any], rule_id: str | None,
+                   end: _TurnEnd | None = None) -> None:
+        """Run the call as the agent; its tool-call row and receipt entry commit with what the
+        action wrote (and, given `end`, the turn closes in the same transaction)."""
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         if outside:
+            end = None  # the turn closes after the outside call's own record, not with it
             with self._database.connect() as db:
                 repo.update_call(db, call.id, from_states=("new",), state="running",
                                  started_at=repo.now(), leave=Leave.ALONE.words)
@@ -523,13 +550,16 @@ class Loop:
         ruled = " (a standing rule let it run alone)" if rule_id else ""
 
         def record(db: repo.Executor, result: ActionResult) -> None:
-            repo.update_call(db, call.id, from_states=("running",) if outside else ("new",),
-                             state="done",
-                             leave=Leave.ALONE.words, outcome=result.outcome.value,
-                             said=result.said, value=result.value, problem=result.problem,
-                             ran_as=[p.name for p in result.ran_as],
-                             effects=list(effects.explain()), answer=answer_of(result),
-                             finished_at=repo.now())
+            answer = answer_of(result)
+            if not repo.update_call(db, call.id, from_states=("running",) if outside else ("new",),
+                                    state="done",
+                                    leave=Leave.ALONE.words, outcome=result.outcome.value,
+                                    said=result.said, value=result.value, problem=result.problem,
+                                    ran_as=[p.name for p in result.ran_as],
+                                    effects=list(effects.explain()), answer=answer,
+                                    finished_at=repo.now()):
+                # Another process ran this call since it was read: keep nothing of this run.
+                raise RunAborted(f"the tool call {call.id} was run elsewhere")
             repo.note(db, task.id, "tool_call",
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
@@ -539,14 +569,26 @@ class Loop:
                 repo.use_rule(db, rule_id)
             if result.done and effects.spends and effects.cost_usd:
                 repo.add_spend(db, task.id, effects.cost_usd)
+            if end is not None:
+                done = dataclasses.replace(call, state="done", outcome=result.outcome.value,
+                                           value=result.value, answer=answer)
+                end.status = self._close_turn(db, task, [done])
 
-        result = self._actions.run_values(
-            action, values, acting=acting, cause=f"task {task.id}",
-            within=None if action.info.query else record,
-        )
-        if action.info.query or not result.done:
-            with self._database.connect() as db:
-                record(db, result)
+        try:
+            result = self._actions.run_values(
+                action, values, acting=acting, cause=f"task {task.id}",
+                within=None if action.info.query else record,
+            )
+            if action.info.query or not result.done:
+                if end is not None and end.status is not None:  # its transaction did not commit
+                    end.status = None
+                    self._forget(task.id)
+                with self._database.connect() as db:
+                    record(db, result)
+        except RunAborted:
+            if end is not None:
+                end.status = None
+            self._forget(task.id)
 
     def _recover_call(self, task: repo.TaskRow, registered: Registered, call: repo.CallRow) -> None:
         action = self._actions.get(call.tool)
@@ -629,6 +671,17 @@ class Loop:
 
 
 _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
+_NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
+                                 ran_as=None, effects=None, answer="")
+"""A new tool call's columns that the model's turn does not set (their defaults)."""
+
+
+@dataclass(kw_only=True)
+class _TurnEnd:
+    """Where a turn ended when it was closed in the transaction of its last call (None: not
+    closed there, so the step closes it itself)."""
+
+    status: TaskStatus | None = None
 
 
 def _with_fingerprint(proposal: Proposal, instructions: str) -> Proposal:

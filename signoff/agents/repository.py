@@ -6,9 +6,8 @@ commits together: an action's writes, its tool-call row and its proposal's statu
 
 from __future__ import annotations
 
-import functools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -19,6 +18,7 @@ from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
 from signoff.agents.rules import StandingRule
 from signoff.models.base import Message
+from signoff.store.prepared import Rows, insert_of, prepare
 from signoff.store.tables import messages as messages_table
 from signoff.store.tables import proposals, receipt_entries, standing_rules, tasks, tool_calls
 
@@ -36,10 +36,9 @@ class Executor(Protocol):
     def execute(self, statement: Any, parameters: Any = None, /) -> Any: ...
 
 
-@functools.cache
 def _update_by_id(table: Table, columns: tuple[str, ...], guard: str = "") -> Any:
     """An UPDATE of `columns` of the row whose id is ``:key`` (and whose `guard` column equals
-    ``:guard``), built once per shape: building statements is what costs most on the hot path."""
+    ``:guard``)."""
     statement = update(table).where(table.c.id == bindparam("key"))
     if guard:
         statement = statement.where(table.c[guard] == bindparam("guard"))
@@ -53,7 +52,18 @@ def _run_update(db: Executor, table: Table, key: str, values: dict[str, Any], *,
     params["key"] = key
     if guard:
         params["guard"] = guard_value
-    return int(db.execute(_update_by_id(table, columns, guard), params).rowcount)
+    shape = ("update", table.name, columns, guard)
+    return _run(db, shape, lambda: _update_by_id(table, columns, guard), params).rowcount
+
+
+def _run(db: Executor, shape: Any, build: Callable[[], Any], params: dict[str, Any]) -> Rows:
+    """Run the statement `build` makes (compiled once per `shape`) in `db`'s transaction."""
+    return prepare(db, shape, build).run(db, params)  # type: ignore[arg-type]
+
+
+def _insert(db: Executor, table: Table, values: dict[str, Any]) -> None:
+    columns = tuple(sorted(values))
+    _run(db, ("insert", table.name, columns), lambda: insert_of(table, columns), values)
 
 
 def now() -> datetime:
@@ -132,10 +142,8 @@ def insert_task(db: Executor, **values: Any) -> None:
 
 def append_messages(db: Executor, task_id: str, start: int, added: Sequence[Message]) -> None:
     """Append messages to a task's conversation, numbered from `start`."""
-    if added:
-        db.execute(messages_table.insert(), [
-            {"task_id": task_id, "seq": start + i, "data": m.to_json()} for i, m in enumerate(added)
-        ])
+    for i, m in enumerate(added):
+        _insert(db, messages_table, {"task_id": task_id, "seq": start + i, "data": m.to_json()})
 
 
 _MESSAGES_FROM = (
@@ -147,8 +155,8 @@ _MESSAGES_FROM = (
 
 def messages_of(db: Executor, task_id: str, start: int = 0) -> list[Message]:
     """A task's conversation, from message `start` on."""
-    rows = db.execute(_MESSAGES_FROM, {"task": task_id, "start": start})
-    return [Message.from_json(r[0]) for r in rows]
+    rows = _run(db, "messages_from", lambda: _MESSAGES_FROM, {"task": task_id, "start": start})
+    return [Message.from_json(r["data"]) for r in rows.rows]
 
 
 _LOAD_TASK = select(*[c for c in tasks.c if c.name not in ("created_at", "updated_at")]).where(
@@ -158,10 +166,8 @@ _LOAD_TASK = select(*[c for c in tasks.c if c.name not in ("created_at", "update
 
 def load_task(db: Executor, task_id: str) -> TaskRow | None:
     """The task `task_id`, or None."""
-    row = db.execute(_LOAD_TASK, {"key": task_id}).first()
-    if row is None:
-        return None
-    return TaskRow(**row._mapping)
+    row = _run(db, "load_task", lambda: _LOAD_TASK, {"key": task_id}).first()
+    return TaskRow(**row) if row is not None else None
 
 
 def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **changes: Any) -> bool:
@@ -178,7 +184,9 @@ def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **c
 
 def spend_of(db: Executor, task_id: str) -> float:
     """What the task has spent so far."""
-    return float(db.execute(select(tasks.c.spend_usd).where(tasks.c.id == task_id)).scalar_one())
+    found = _run(db, "spend_of", lambda: select(tasks.c.spend_usd).where(
+        tasks.c.id == bindparam("key")), {"key": task_id})
+    return float(found.scalar())
 
 
 def add_spend(db: Executor, task_id: str, cost_usd: float) -> None:
@@ -201,7 +209,7 @@ def tasks_in(db: Executor, status: str) -> list[str]:
 def insert_call(db: Executor, **values: Any) -> str:
     """Store a new tool call; its id."""
     call_id = new_id()
-    db.execute(tool_calls.insert(), {"id": call_id, **values})
+    _insert(db, tool_calls, {"id": call_id, **values})
     return call_id
 
 
@@ -214,10 +222,10 @@ _CALLS_OF_TURN = _CALLS_OF.where(tool_calls.c.turn == bindparam("turn"))
 def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRow]:
     """The task's tool calls (of one turn, when given), in order."""
     if turn is None:
-        rows = db.execute(_CALLS_OF, {"task": task_id})
+        rows = _run(db, "calls_of", lambda: _CALLS_OF, {"task": task_id})
     else:
-        rows = db.execute(_CALLS_OF_TURN, {"task": task_id, "turn": turn})
-    return [_call(r._mapping) for r in rows]
+        rows = _run(db, "calls_of_turn", lambda: _CALLS_OF_TURN, {"task": task_id, "turn": turn})
+    return [_call(r) for r in rows.rows]
 
 
 def load_call(db: Executor, call_id: str) -> CallRow:
@@ -309,11 +317,16 @@ def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **va
 
 def waiting_of_task(db: Executor, task_id: str) -> list[Proposal]:
     """The task's proposals still waiting (or approved and running)."""
-    query = select(proposals).where(
-        proposals.c.task_id == task_id,
-        proposals.c.status.in_([ProposalStatus.WAITING.value, ProposalStatus.APPROVED.value]),
-    )
-    return load_proposals(db, query)
+    rows = _run(db, "waiting_of_task", lambda: _WAITING_OF_TASK, {
+        "task": task_id, "waiting": ProposalStatus.WAITING.value,
+        "approved": ProposalStatus.APPROVED.value})
+    return [_proposal(r) for r in rows.rows]
+
+
+_WAITING_OF_TASK = select(proposals).where(
+    proposals.c.task_id == bindparam("task"),
+    or_(proposals.c.status == bindparam("waiting"), proposals.c.status == bindparam("approved")),
+)
 
 
 def _proposal(m: Any) -> Proposal:
@@ -344,22 +357,25 @@ def matching_rule(
     db: Executor, *, agent: str, tool: str, skill: str, for_id: str | None
 ) -> str | None:
     """The id of an active rule letting `agent` run `tool` alone in this work, or None."""
-    r = standing_rules.c
-    row = db.execute(
-        select(r.id).where(
-            r.agent == agent, r.tool == tool, r.revoked_at.is_(None),
-            or_(r.skill.is_(None), r.skill == skill),
-            or_(r.for_id.is_(None), and_(r.for_id.is_not(None), r.for_id == for_id)),
-        ).order_by(r.made_at)
-    ).first()
-    return str(row[0]) if row is not None else None
+    found = _run(db, "matching_rule", lambda: _MATCHING_RULE,
+                 {"agent": agent, "tool": tool, "skill": skill, "for_id": for_id}).scalar()
+    return str(found) if found is not None else None
+
+
+_r = standing_rules.c
+_MATCHING_RULE = select(_r.id).where(
+    _r.agent == bindparam("agent"), _r.tool == bindparam("tool"), _r.revoked_at.is_(None),
+    or_(_r.skill.is_(None), _r.skill == bindparam("skill")),
+    or_(_r.for_id.is_(None), and_(_r.for_id.is_not(None), _r.for_id == bindparam("for_id"))),
+).order_by(_r.made_at).limit(1)
 
 
 def use_rule(db: Executor, rule_id: str) -> None:
     """Count one use of a rule."""
-    db.execute(update(standing_rules).where(standing_rules.c.id == rule_id).values(
-        used=standing_rules.c.used + 1, last_used_at=now()
-    ))
+    _run(db, "use_rule", lambda: update(standing_rules).where(
+        standing_rules.c.id == bindparam("key")).values(
+        used=standing_rules.c.used + 1, last_used_at=bindparam("at")),
+        {"key": rule_id, "at": now()})
 
 
 def load_rules(db: Executor, *, active_only: bool = False) -> list[StandingRule]:
@@ -395,7 +411,7 @@ def _rule(m: Any) -> StandingRule:
 def note(db: Executor, task_id: str, kind: str, words: str, cost_usd: float = 0.0,
          **data: Any) -> None:
     """Add an entry to a task's receipt."""
-    db.execute(receipt_entries.insert(), {
+    _insert(db, receipt_entries, {
         "task_id": task_id, "at": now(), "kind": kind, "words": words, "data": data,
         "cost_usd": cost_usd,
     })

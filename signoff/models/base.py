@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from signoff.exceptions import SignoffError
 
 __all__ = [
+    "Conversation",
     "Message",
     "Model",
     "ModelRequestsRefused",
@@ -61,6 +62,12 @@ class ToolSpec:
     """What it does, for the model."""
     parameters: dict[str, Any]
     """The JSON Schema of its one JSON object of arguments."""
+
+    @functools.cached_property
+    def size(self) -> int:
+        """Its name, description and schema in UTF-8 bytes (worked out once)."""
+        return (len(json.dumps(self.parameters).encode()) + len(self.name)
+                + len(self.description.encode()))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +122,24 @@ class Message:
         )
 
 
+class Conversation(tuple[Message, ...]):
+    """A conversation that knows its size in UTF-8 bytes without adding it up again: a loop
+    grows its conversation by a message or two per step, so counting its tokens before each
+    model call costs the same at the 200th step as at the first."""
+
+    size: int
+    """The sum of its messages' sizes."""
+
+    def __new__(cls, messages: Iterable[Message] = (), *, size: int | None = None) -> Conversation:
+        made = super().__new__(cls, messages)
+        made.size = sum(m.size for m in made) if size is None else size
+        return made
+
+    def grown(self, added: Sequence[Message]) -> Conversation:
+        """This conversation with `added` after it."""
+        return Conversation((*self, *added), size=self.size + sum(m.size for m in added))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Reply:
     """What a model answered."""
@@ -154,9 +179,8 @@ def upper_bound_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -
 
     No tokenizer in use encodes fewer than one byte per token, so this never undercounts.
     """
-    size = sum(m.size for m in messages)
-    size += sum(len(json.dumps(t.parameters).encode()) + len(t.name) + len(t.description.encode())
-                for t in tools)
+    size = messages.size if isinstance(messages, Conversation) else sum(m.size for m in messages)
+    size += sum(t.size for t in tools)
     return size + 16 * (len(messages) + len(tools)) + 64
 
 

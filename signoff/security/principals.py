@@ -8,10 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from signoff.exceptions import UserError
 from signoff.store.database import Database
+from signoff.store.prepared import prepare
 from signoff.store.tables import principals as principals_table
 
 __all__ = ["People", "Principal", "PrincipalKind"]
@@ -115,12 +116,18 @@ class People:
     def find_each(self, ids: Iterable[str], *, within: Any = None) -> dict[str, Principal]:
         """The principals with these ids, as the directory holds them now, in one read (in the
         transaction `within`, a connection or session, when given)."""
-        query = select(principals_table).where(principals_table.c.id.in_(list(ids)))
+        keys = list(dict.fromkeys(ids))
+        params = {f"id{i}": key for i, key in enumerate(keys)}
+
+        def read(db: Any) -> list[Any]:
+            return prepare(db, ("principals", len(keys)), lambda: _by_ids(len(keys))).run(
+                db, params).rows
+
         if within is not None:
-            rows = within.execute(query).all()
+            rows = read(within)
         else:
             with self._database.connect() as connection:
-                rows = connection.execute(query).all()
+                rows = read(connection)
         return {p.id: p for p in map(_principal_of, rows)}
 
     def all(self) -> list[Principal]:
@@ -166,8 +173,14 @@ class People:
         return principal
 
 
+def _by_ids(count: int) -> Any:
+    return select(principals_table).where(
+        principals_table.c.id.in_([bindparam(f"id{i}") for i in range(count)])
+    )
+
+
 def _principal_of(row: object) -> Principal:
-    mapping = row._mapping  # type: ignore[attr-defined]
+    mapping = row if isinstance(row, dict) else row._mapping  # type: ignore[attr-defined]
     return Principal(
         id=mapping["id"],
         handle=mapping["handle"],

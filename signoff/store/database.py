@@ -148,9 +148,11 @@ def _sqlite_begin(connection: Connection) -> None:
     # then writes waits its turn (busy_timeout) instead of failing at once with "database is
     # locked" when another process wrote in between. A connection made read-only for a query
     # cannot take the write lock; it begins as readers do.
+    # Both statements go to the driver directly: SQLAlchemy's execution path would cost more
+    # than the transaction itself.
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
         only = cursor.execute("PRAGMA query_only").fetchone()[0]
+        cursor.execute("BEGIN" if only else "BEGIN IMMEDIATE")
     finally:
         cursor.close()
-    connection.exec_driver_sql("BEGIN" if only else "BEGIN IMMEDIATE")

@@ -1,0 +1,136 @@
+"""Statements compiled once and run on the driver's own cursor: the loop's hot path.
+
+SQLAlchemy Core spends some 30 µs around each statement it executes (an execution context, a
+result object, events); the driver itself spends 2–3. signoff's bookkeeping — a task's turn, its
+messages, its tool calls and receipt entries — runs a handful of small statements per step, so it
+compiles each shape once per dialect (``prepare``) and runs it on the cursor of the transaction
+it is given, with the column types' own conversions (JSON, dates, booleans) applied both ways.
+The transaction stays SQLAlchemy's: what a prepared statement writes commits, or not, with
+everything else in it.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import ClauseElement, Dialect, Table, bindparam, insert
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.schema import ScalarElementColumnDefault
+
+__all__ = ["Prepared", "Rows", "insert_of", "prepare"]
+
+Convert = Callable[[Any], Any]
+
+
+class Rows:
+    """What a prepared statement gave: its rows as mappings, and how many rows it changed."""
+
+    __slots__ = ("rowcount", "rows")
+
+    def __init__(self, rows: list[dict[str, Any]], rowcount: int) -> None:
+        self.rows = rows
+        self.rowcount = rowcount
+
+    def first(self) -> dict[str, Any] | None:
+        """The first row, or None."""
+        return self.rows[0] if self.rows else None
+
+    def scalar(self) -> Any:
+        """The first column of the first row, or None."""
+        return next(iter(self.rows[0].values())) if self.rows else None
+
+
+class Prepared:
+    """One statement compiled for one dialect: its SQL, its parameters in the driver's order,
+    and the conversions of its parameters and result columns."""
+
+    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        if not isinstance(compiled, SQLCompiler):
+            raise TypeError(f"Only SQL statements can be prepared, not {statement!r}.")
+        if any(b.expanding for b in compiled.binds.values()):
+            raise TypeError("A prepared statement takes no expanding IN (...) parameter.")
+        self.sql = compiled.string
+        self._positional = bool(compiled.positional)
+        names = list(compiled.positiontup or ()) if self._positional else list(compiled.binds)
+        self._names = names
+        self._binds: list[tuple[str, Any, Convert | None]] = []
+        for name in names:
+            bind = compiled.binds[name]
+            self._binds.append((name, bind.value, bind.type.dialect_impl(dialect).bind_processor(dialect)))
+        self._columns: list[tuple[str, Convert | None]] | None = None
+        selected = getattr(statement, "selected_columns", ())
+        self._result_types = [(c.key, c.type) for c in selected]
+        self._dialect = dialect
+
+    def run(self, db: Connection | Session, params: Mapping[str, Any] | None = None) -> Rows:
+        """Run in `db`'s transaction (a connection, or a session's connection)."""
+        connection = db.connection() if isinstance(db, Session) else db
+        return self.run_on(connection, params or {})
+
+    def run_on(self, connection: Connection, params: Mapping[str, Any]) -> Rows:
+        """Run on `connection`, in the transaction it has begun."""
+        values: list[Any] = []
+        for name, fixed, convert in self._binds:
+            value = params.get(name, fixed)
+            values.append(convert(value) if convert is not None else value)
+        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(self.sql, values if self._positional else dict(zip(self._names, values,
+                                                                              strict=True)))
+            rows: list[dict[str, Any]] = []
+            if cursor.description is not None:
+                columns = self._columns_for(cursor.description)
+                rows = [
+                    {name: (convert(v) if convert is not None and v is not None else v)
+                     for (name, convert), v in zip(columns, raw, strict=True)}
+                    for raw in cursor.fetchall()
+                ]
+            return Rows(rows, cursor.rowcount)
+        finally:
+            cursor.close()
+
+    def _columns_for(self, description: Sequence[Any]) -> list[tuple[str, Convert | None]]:
+        if self._columns is None:
+            found = []
+            for i, d in enumerate(description):
+                name, type_ = self._result_types[i] if i < len(self._result_types) else (d[0], None)
+                convert = (type_.dialect_impl(self._dialect).result_processor(self._dialect, d[1])
+                           if type_ is not None else None)
+                found.append((name, convert))
+            self._columns = found
+        return self._columns
+
+
+_prepared: weakref.WeakKeyDictionary[Dialect, dict[Any, Prepared]] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def prepare(db: Connection | Session, key: Any, build: Callable[[], ClauseElement]) -> Prepared:
+    """The statement `build` makes, compiled once per `key` for `db`'s dialect."""
+    dialect = db.get_bind().dialect if isinstance(db, Session) else db.dialect
+    known = _prepared.get(dialect)
+    if known is None:
+        with _lock:
+            known = _prepared.setdefault(dialect, {})
+    found = known.get(key)
+    if found is None:
+        found = known.setdefault(key, Prepared(build(), dialect))
+    return found
+
+
+def insert_of(table: Table, columns: Sequence[str]) -> ClauseElement:
+    """An INSERT of `columns` into `table`, with every other column's plain default given as a
+    fixed value (a prepared statement has no SQLAlchemy to fill them in)."""
+    values: dict[str, Any] = {c: bindparam(c) for c in columns}
+    for column in table.columns:
+        default = column.default
+        if column.name in values or not isinstance(default, ScalarElementColumnDefault):
+            continue
+        values[column.name] = bindparam(f"default_{column.name}", default.arg, type_=column.type)
+    return insert(table).values(values)
