@@ -22,7 +22,6 @@ from signoff.exceptions import AgentRefused, UserError
 from signoff.models.base import Model
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
-from signoff.store.tables import proposals as proposals_table
 
 __all__ = ["Agency", "AgentHandle", "SkillLeave", "Skills"]
 
@@ -275,17 +274,9 @@ class Agency:
     def proposals(self, *, status: ProposalStatus | None = None, agent: str | None = None,
                   task: str | None = None, limit: int | None = None) -> list[Proposal]:
         """Proposals, newest first, filtered by status, agent and task."""
-        query = repo.proposal_query()
-        if status is not None:
-            query = query.where(proposals_table.c.status == status.value)
-        if agent is not None:
-            query = query.where(proposals_table.c.agent == agent)
-        if task is not None:
-            query = query.where(proposals_table.c.task_id == task)
-        if limit is not None:
-            query = query.limit(limit)
         with self.database.connect() as db:
-            found = repo.load_proposals(db, query)
+            found = repo.proposals_where(db, status=status.value if status else None,
+                                         agent=agent, task=task, limit=limit)
         return [replace(p, decide_by=self.route_words(p)) for p in found]
 
     def proposals_for(self, person: Principal) -> list[Proposal]:

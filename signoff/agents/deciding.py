@@ -93,7 +93,7 @@ class Decider:
     ) -> Decision:
         """Run the proposed call now, as the agent on behalf of `by`."""
         by = self._people.get(by)
-        proposal, call_id, instructions = self._load(proposal_id)
+        proposal, call_id, instructions, task = self._load_with_task(proposal_id)
         self._check_open(proposal, by)
         registered = self._agents(proposal.agent)
         agent = registered.agent
@@ -119,7 +119,6 @@ class Decider:
         except Invalid as invalid:
             raise EditRefused(f"The changed values do not fit {proposal.action}: "
                               f"{invalid.message}") from None
-        task = self._task(proposal.task)
         now_instructions = self._loop.instructions_now(task)
         version_now = skill.version_of(proposal.action, proposal.arguments)
         expected = fingerprint_of(proposal, now_instructions, subject_version=version_now,
@@ -135,8 +134,8 @@ class Decider:
                 if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
                                            decided_by_id=by.id, decided_at=repo.now()):
                     raise self._already(proposal.id, within=db)
-                self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
-            return self._after(proposal, self._decision(proposal, by, refused, ""))
+                told = self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
+            return self._after(proposal, self._decision(proposal, by, refused, "", told))
         acting = ActingAs.of([by, registered.account])
         outside = action.info.effects.external or action.info.effects.sends or \
             action.info.effects.spends
@@ -159,9 +158,12 @@ class Decider:
             said_edit = " with " + ", ".join(f"{k} changed to {json.dumps(v)}"
                                              for k, v in changed.items())
 
+        told = ""
+
         def within(session: Session, result: ActionResult) -> None:
-            self._record_run(session, proposal, call_id, by, result, said_edit, changed,
-                             registered)
+            nonlocal told
+            told = self._record_run(session, proposal, call_id, by, result, said_edit, changed,
+                                    registered)
 
         try:
             result = self._actions.run_values(action, values, acting=acting,
@@ -174,18 +176,21 @@ class Decider:
                 if not outside and not repo.claim_proposal(db, proposal.id,
                                                            ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
-                self._record_run(db, proposal, call_id, by, result, said_edit, changed, registered)
+                told = self._record_run(db, proposal, call_id, by, result, said_edit, changed,
+                                        registered)
         if always_like_this:
             self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
                              for_everybody=False, for_id=by.id if proposal.for_id is None
                              else proposal.for_id)
-        decision = self._decision(proposal, by, result, said_edit)
+        decision = self._decision(proposal, by, result, said_edit, told)
         return self._after(proposal, decision)
 
     def _record_run(
         self, db: repo.Executor, proposal: Proposal, call_id: str, by: Principal,
         result: ActionResult, said_edit: str, changed: dict[str, Any], registered: Registered,
-    ) -> None:
+    ) -> str:
+        """Store how an approved call ended, in `db`'s transaction (the task goes on with it
+        when it waits on nothing more); what the agent is told."""
         done = result.done
         status = ProposalStatus.DONE if done else ProposalStatus.FAILED
         words = self._decision_words(proposal, by, result, said_edit)
@@ -211,6 +216,8 @@ class Decider:
             proposal.action in self._actions) else None
         if done and effects is not None and effects.spends and effects.cost_usd:
             repo.add_spend(db, proposal.task, effects.cost_usd)
+        self._loop.wake(db, proposal.task)
+        return answer
 
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
                         said_edit: str) -> str:
@@ -222,11 +229,9 @@ class Decider:
                 f"{result.problem}")
 
     def _decision(self, proposal: Proposal, by: Principal, result: ActionResult,
-                  said_edit: str) -> Decision:
+                  said_edit: str, told: str) -> Decision:
         words = self._decision_words(proposal, by, result, said_edit)
-        with self._database.connect() as db:
-            call = repo.call_of_proposal(db, proposal.id)
-        told = call.answer if call is not None and call.answer else words
+        told = told or words
         return Decision(proposal=proposal.id,
                         status=ProposalStatus.DONE if result.done else ProposalStatus.FAILED,
                         said=words, told_agent=told)
@@ -260,6 +265,7 @@ class Decider:
                              problem=reason.strip(), finished_at=repo.now())
             repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
                       decided_by=by.name, outcome="Rejected")
+            self._loop.wake(db, proposal.task)
         decision = Decision(proposal=proposal.id, status=ProposalStatus.REJECTED, said=told,
                             told_agent=told)
         return self._after(proposal, decision)
@@ -283,6 +289,7 @@ class Decider:
                              finished_at=repo.now())
             repo.note(db, proposal.task, "decision", f"{by.name} decided, but {said}",
                       proposal=proposal.id, outcome="Stale")
+            self._loop.wake(db, proposal.task)
         return self._after(proposal, Decision(proposal=proposal.id, status=ProposalStatus.STALE,
                                               said=said, told_agent=told))
 
@@ -298,6 +305,7 @@ class Decider:
                              finished_at=repo.now())
             repo.note(db, proposal.task, "decision", said, proposal=proposal.id,
                       outcome="Withdrawn")
+            self._loop.wake(db, proposal.task)
         return self._after(proposal, Decision(proposal=proposal.id,
                                               status=ProposalStatus.WITHDRAWN, said=said,
                                               told_agent=said))
@@ -400,9 +408,20 @@ class Decider:
                                  finished_at=repo.now())
                 repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
                           outcome="Unknown")
+                self._loop.wake(db, proposal.task)
         self._loop.resume_after_decision(proposal.task)
 
     # -- shared --------------------------------------------------------------------------
+
+    def _load_with_task(self, proposal_id: str) -> tuple[Proposal, str, str, repo.TaskRow]:
+        """`_load`, with the proposal's task read in the same transaction."""
+        with self._database.connect() as db:
+            found = repo.load_proposal(db, proposal_id)
+            task = repo.load_task(db, found[0].task) if found is not None else None
+        if found is None or task is None:
+            raise AgentRefused(f"There is no proposal with id {proposal_id}.")
+        proposal, call_id, instructions = found
+        return replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions, task
 
     def _load(self, proposal_id: str | Proposal) -> tuple[Proposal, str, str]:
         key = proposal_id.id if isinstance(proposal_id, Proposal) else proposal_id
@@ -433,12 +452,6 @@ class Decider:
             status = found[0].status if found else ProposalStatus.WAITING
         return AgentRefused(f"This proposal was already decided ({status.value}): a proposal is "
                             "decided once.")
-
-    def _task(self, task_id: str) -> repo.TaskRow:
-        with self._database.connect() as db:
-            task = repo.load_task(db, task_id)
-        assert task is not None  # a proposal's task always exists (foreign key)
-        return task
 
     def _after(self, proposal: Proposal, decision: Decision) -> Decision:
         """Tell the handlers; when the task waits on nothing more, let it go on."""

@@ -29,7 +29,7 @@ from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
 from signoff.agents.permits import Leave
-from signoff.agents.proposals import Evidence, Proposal, ProposalStatus, fingerprint
+from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
@@ -148,9 +148,10 @@ class Loop:
 
     # -- running -------------------------------------------------------------------------
 
-    def run(self, task_id: str) -> Outcome:
-        """Step the task until it waits, ends, or this process has no model for it."""
-        task = self._task(task_id)
+    def run(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
+        """Step the task until it waits, ends, or this process has no model for it (`task`: its
+        row, when the caller has just read it)."""
+        task = task or self._task(task_id)
         while task.status == TaskStatus.RUNNING.value:
             if not task.turn_open and task_id not in self.models:
                 break  # a worker with the model goes on
@@ -239,13 +240,24 @@ class Loop:
             # One transaction reads and writes: it takes the write lock as it begins (SQLite
             # BEGIN IMMEDIATE, see signoff.store.database), and the revision guards the write.
             with self._database.connect() as db:
-                calls = repo.calls_of(db, task_id, task.turn)
-                if any(c.state == "proposed" for c in calls):
-                    return TaskStatus.WAITING
-                if not self._save(db, task, status=TaskStatus.RUNNING.value):
-                    return TaskStatus(self._task(task_id).status)
-                repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
-        return self.run(task_id).status
+                if not self.wake(db, task_id):
+                    task = repo.load_task(db, task_id) or task
+                    return TaskStatus(task.status)
+            task = self._task(task_id)
+        return self.run(task_id, task).status
+
+    def wake(self, db: repo.Executor, task_id: str) -> bool:
+        """In the transaction `db`: if the task waits on no proposal any more, it runs again
+        (a decision calls this in its own transaction, so that the task goes on with it)."""
+        task = repo.load_task(db, task_id)
+        if task is None or task.status != TaskStatus.WAITING.value:
+            return False
+        if any(c.state == "proposed" for c in repo.calls_of(db, task_id, task.turn)):
+            return False
+        if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
+            return False
+        repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
+        return True
 
     def _task(self, task_id: str) -> repo.TaskRow:
         with self._database.connect() as db:
@@ -361,32 +373,51 @@ class Loop:
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
         known = self._turn_calls.pop(task.id, None)
+        end = _TurnEnd()
+        pending: list[Proposal] | None = None
         if known is not None and known[0] == task.turn:
             calls = known[1]
         else:
             with self._database.connect() as db:
                 calls = repo.calls_of(db, task.id, task.turn)
-        # A turn of one call is closed in that call's own transaction when it runs alone.
-        end = _TurnEnd() if len(calls) == 1 else None
-        for call in calls:
-            if call.state == "new":
-                self._gate_call(task, registered, skill, call, calls, end)
-            elif call.state == "running":
-                self._recover_call(task, registered, call)
-        if end is not None and end.status is not None:
-            return end.status
-        with self._database.connect() as db:
-            calls = repo.calls_of(db, task.id, task.turn)
-            if not any(c.state == "proposed" for c in calls):
-                return self._close_turn(db, task, calls)
-            pending = repo.waiting_of_task(db, task.id)
-        waiting = [f"a decision from {self._route_words(p)}" for p in pending]
-        with self._database.connect() as db:
-            if not self._save(db, task, status=TaskStatus.WAITING.value):
-                return TaskStatus.RUNNING
-            repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
-        self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=tuple(waiting)))
-        return TaskStatus.WAITING
+                if not any(c.state in ("new", "running") for c in calls):
+                    pending = self._settle_turn(db, task, calls, end)
+        if end.status is None and pending is None:
+            # A turn of one call is settled in that call's own transaction.
+            one = end if len(calls) == 1 else None
+            for call in calls:
+                if call.state == "new":
+                    self._gate_call(task, registered, skill, call, calls, one)
+                elif call.state == "running":
+                    self._recover_call(task, registered, call)
+            if end.status is None:
+                with self._database.connect() as db:
+                    pending = self._settle_turn(db, task, repo.calls_of(db, task.id, task.turn),
+                                                end)
+        if pending is not None:  # who decides is told in words, read outside the transaction
+            waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
+            with self._database.connect() as db:
+                self._wait(db, task, waiting, end)
+        if end.status is TaskStatus.WAITING:
+            self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=end.waiting_on))
+        return end.status or TaskStatus.RUNNING
+
+    def _settle_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow],
+                     end: _TurnEnd) -> list[Proposal] | None:
+        """Once none of the turn's calls is left to run, the turn closes (None); with proposals
+        in it, these are what the task is to wait on."""
+        if not any(c.state == "proposed" for c in calls):
+            end.status = self._close_turn(db, task, calls)
+            return None
+        return repo.waiting_of_task(db, task.id)
+
+    def _wait(self, db: repo.Executor, task: repo.TaskRow, waiting: tuple[str, ...],
+              end: _TurnEnd) -> None:
+        if not self._save(db, task, status=TaskStatus.WAITING.value):
+            end.status = TaskStatus.RUNNING
+            return
+        repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
+        end.status, end.waiting_on = TaskStatus.WAITING, waiting
 
     def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
                     ) -> TaskStatus:
@@ -455,7 +486,7 @@ class Loop:
             self._run_alone(task, registered, action, call, values,
                             rule_id if verdict.by_rule else None, end)
         elif decision is NextAction.ESCALATE:
-            self._propose(task, registered, skill, action, call, turn, verdict.leave)
+            self._propose(task, registered, skill, action, call, verdict.leave, end)
         else:
             self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget "
                                      f"of ${task.budget_usd:.4f}.", state="done", outcome="Denied")
@@ -611,29 +642,19 @@ class Loop:
     # -- proposing -----------------------------------------------------------------------
 
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-                 action: Action, call: repo.CallRow, turn: list[repo.CallRow], leave: Leave) -> None:
+                 action: Action, call: repo.CallRow, leave: Leave, end: _TurnEnd | None) -> None:
+        """Put the call to a person; given `end` (the turn's only call), the task waits on it
+        from the same transaction."""
         arguments = json.loads(call.arguments)
-        with self._database.connect() as db:
-            before = [c for c in repo.calls_of(db, task.id) if c.state == "done"
-                      and (c.turn, c.position) < (call.turn, call.position) and c.tool != HAND_BACK]
         person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
-        proposal = Proposal(
-            id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
-            skill_version=skill.version, action=call.tool, label=action.info.label,
-            effects=tuple(action.info.effects.explain()), arguments=arguments,
-            shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
-            why=call.why,
-            evidence=tuple(Evidence(tool=c.tool, arguments=c.arguments, answer=c.answer)
-                           for c in before),
-            subject_version=skill.version_of(call.tool, arguments),
-            fingerprint="", decide_by="", decide_person_id=person_id, decide_queue=queue,
-            routed=routed, for_id=task.for_id, status=ProposalStatus.WAITING,
-            created_at=repo.now(),
-        )
         instructions = self.instructions_now(task)
-        proposal = _with_fingerprint(proposal, instructions)
+        # Built before the transaction: the skill's names and versions may read records.
+        proposal = self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
+                                  instructions)
         words = self._route_words(proposal)
         with self._database.connect() as db:
+            proposal = dataclasses.replace(
+                proposal, evidence=tuple(repo.evidence_before(db, call, HAND_BACK)))
             if not repo.update_call(db, call.id, from_states=("new",), state="proposed",
                                     leave=leave.words, effects=list(proposal.effects)):
                 return
@@ -642,7 +663,25 @@ class Loop:
                       f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
                       proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version)
+            if end is not None:
+                self._wait(db, task, (f"a decision from {words}",), end)
         self._events.emit(AgentProposed(proposal=proposal))
+
+    def _proposal(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
+                  call: repo.CallRow, arguments: dict[str, Any], person_id: str | None,
+                  queue: str | None, routed: bool, instructions: str) -> Proposal:
+        """The proposal of `call`, fingerprinted (its evidence is read with its writing)."""
+        proposal = Proposal(
+            id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
+            skill_version=skill.version, action=call.tool, label=action.info.label,
+            effects=tuple(action.info.effects.explain()), arguments=arguments,
+            shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
+            why=call.why, evidence=(), subject_version=skill.version_of(call.tool, arguments),
+            fingerprint="", decide_by="", decide_person_id=person_id, decide_queue=queue,
+            routed=routed, for_id=task.for_id, status=ProposalStatus.WAITING,
+            created_at=repo.now(),
+        )
+        return _with_fingerprint(proposal, instructions)
 
     def instructions_now(self, task: repo.TaskRow) -> str:
         """The instruction set as it reads now: purpose, skill, app instructions, the brief."""
@@ -678,10 +717,10 @@ _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, prob
 
 @dataclass(kw_only=True)
 class _TurnEnd:
-    """Where a turn ended when it was closed in the transaction of its last call (None: not
-    closed there, so the step closes it itself)."""
+    """Where a turn ended: closed, or waiting on proposals (None while it has not settled)."""
 
     status: TaskStatus | None = None
+    waiting_on: tuple[str, ...] = ()
 
 
 def _with_fingerprint(proposal: Proposal, instructions: str) -> Proposal:

@@ -228,6 +228,23 @@ def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRo
     return [_call(r) for r in rows.rows]
 
 
+_EVIDENCE = select(tool_calls.c.tool, tool_calls.c.arguments, tool_calls.c.answer).where(
+    tool_calls.c.task_id == bindparam("task"), tool_calls.c.state == "done",
+    tool_calls.c.tool != bindparam("hand_back"),
+    (tool_calls.c.turn < bindparam("turn")) | (
+        (tool_calls.c.turn == bindparam("turn")) & (tool_calls.c.position < bindparam("position"))),
+).order_by(tool_calls.c.turn, tool_calls.c.position)
+
+
+def evidence_before(db: Executor, call: CallRow, hand_back: str) -> list[Evidence]:
+    """What the task's calls that ran before `call` answered (the hand-back aside)."""
+    rows = _run(db, "evidence", lambda: _EVIDENCE, {
+        "task": call.task_id, "turn": call.turn, "position": call.position,
+        "hand_back": hand_back})
+    return [Evidence(tool=r["tool"], arguments=r["arguments"], answer=r["answer"])
+            for r in rows.rows]
+
+
 def load_call(db: Executor, call_id: str) -> CallRow:
     """One tool call."""
     row = db.execute(select(tool_calls).where(tool_calls.c.id == call_id)).one()
@@ -270,6 +287,24 @@ def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructi
     ))
 
 
+def proposals_where(db: Executor, *, status: str | None = None, agent: str | None = None,
+                    task: str | None = None, limit: int | None = None) -> list[Proposal]:
+    """The proposals with this status, agent and task (each when given), newest first."""
+    given = {"status": status, "agent": agent, "task_id": task}
+    params: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    shape = ("proposals_where", tuple(sorted(params)), limit is not None)
+
+    def build() -> Select[Any]:
+        query = proposal_query()
+        for column in sorted(params):
+            query = query.where(proposals.c[column] == bindparam(column))
+        return query.limit(bindparam("limit")) if limit is not None else query
+
+    if limit is not None:
+        params["limit"] = limit
+    return [_proposal(r) for r in _run(db, shape, build, params).rows]
+
+
 def proposal_query() -> Select[Any]:
     """All proposals, newest first."""
     return select(proposals).order_by(proposals.c.created_at.desc(), proposals.c.id)
@@ -282,37 +317,23 @@ def load_proposals(db: Executor, query: Select[Any]) -> list[Proposal]:
 
 def load_proposal(db: Executor, proposal_id: str) -> tuple[Proposal, str, str] | None:
     """A proposal with its tool call's id and the instructions it was made under."""
-    row = db.execute(select(proposals).where(proposals.c.id == proposal_id)).first()
-    if row is None:
+    m = _run(db, "load_proposal", lambda: select(proposals).where(
+        proposals.c.id == bindparam("key")), {"key": proposal_id}).first()
+    if m is None:
         return None
-    m = row._mapping
     return _proposal(m), m["tool_call_id"], m["instructions"]
-
-
-def call_of_proposal(db: Executor, proposal_id: str) -> CallRow | None:
-    """The tool call a proposal was made for."""
-    row = db.execute(
-        select(tool_calls).join(proposals, proposals.c.tool_call_id == tool_calls.c.id)
-        .where(proposals.c.id == proposal_id)
-    ).first()
-    return _call(row._mapping) if row is not None else None
 
 
 def claim_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> bool:
     """Move a waiting proposal to `status`; False when it was no longer waiting (decided once)."""
-    done = db.execute(
-        update(proposals)
-        .where(proposals.c.id == proposal_id, proposals.c.status == ProposalStatus.WAITING.value)
-        .values(status=status.value, **values)
-    )
-    return bool(done.rowcount == 1)
+    values["status"] = status.value
+    return _run_update(db, proposals, proposal_id, values, guard="status",
+                       guard_value=ProposalStatus.WAITING.value) == 1
 
 
 def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> None:
     """Set where a claimed proposal ends."""
-    db.execute(update(proposals).where(proposals.c.id == proposal_id).values(
-        status=status.value, **values
-    ))
+    _run_update(db, proposals, proposal_id, {**values, "status": status.value})
 
 
 def waiting_of_task(db: Executor, task_id: str) -> list[Proposal]:

@@ -106,11 +106,9 @@ class People:
     def find(self, principal: Principal | str) -> Principal | None:
         """Like `get`, but None for nobody."""
         key = principal.id if isinstance(principal, Principal) else principal
-        table = principals_table
         with self._database.connect() as connection:
-            row = connection.execute(
-                select(table).where((table.c.id == key) | (table.c.handle == key))
-            ).first()
+            row = prepare(connection, "principal", _by_id_or_handle).run(
+                connection, {"key": key}).first()
         return _principal_of(row) if row is not None else None
 
     def find_each(self, ids: Iterable[str], *, within: Any = None) -> dict[str, Principal]:
@@ -171,6 +169,11 @@ class People:
                 .values(roles=sorted(principal.roles), disabled=principal.disabled)
             )
         return principal
+
+
+def _by_id_or_handle() -> Any:
+    table = principals_table
+    return select(table).where((table.c.id == bindparam("key")) | (table.c.handle == bindparam("key")))
 
 
 def _by_ids(count: int) -> Any:
