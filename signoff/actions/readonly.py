@@ -53,6 +53,7 @@ from sqlalchemy.orm import Session, SessionTransaction, UOWTransaction
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from signoff.exceptions import ReadOnlyViolation, UserError
+from signoff.security.enforcement import RuledSession
 
 __all__ = [
     "BlockedOperation",
@@ -343,9 +344,10 @@ def make_session_read_only(session: Session) -> None:
     if session.info.get(_READ_ONLY):
         return
     session.info[_READ_ONLY] = True
-    event.listen(session, "after_begin", _restrict_on_begin)
-    event.listen(session, "before_flush", _refuse_flush)
-    event.listen(session, "after_transaction_end", _release_bound_connections)
+    if not isinstance(session, RuledSession):  # signoff's own sessions have them on the class
+        event.listen(session, "after_begin", _restrict_on_begin)
+        event.listen(session, "before_flush", _refuse_flush)
+        event.listen(session, "after_transaction_end", _release_bound_connections)
     if session.in_transaction():
         # Already begun (a subject loaded first, say): restrict the connection it holds.
         # PostgreSQL lets a transaction become read-only after its first query, never back.
@@ -370,11 +372,40 @@ def _restrict_on_begin(
     _restrict(session, connection)
 
 
+# Registered once on signoff's session class (registering on each session costs more than a
+# query's whole transaction); each does nothing unless the session was made read-only.
+
+
+@event.listens_for(RuledSession, "after_begin")
+def _restrict_if_read_only(
+    session: Session, transaction: SessionTransaction, connection: Connection
+) -> None:
+    if session.info.get(_READ_ONLY):
+        _restrict(session, connection)
+
+
+@event.listens_for(RuledSession, "before_flush")
+def _refuse_flush_if_read_only(session: Session, context: UOWTransaction, instances: object
+                               ) -> None:
+    if session.info.get(_READ_ONLY):
+        _refuse_flush(session, context, instances)
+
+
+@event.listens_for(RuledSession, "after_transaction_end")
+def _release_if_read_only(session: Session, transaction: SessionTransaction) -> None:
+    if session.info.get(_CONNECTIONS):
+        _release_bound_connections(session, transaction)
+
+
 def _restrict(session: Session, connection: Connection) -> None:
     _watch(connection.engine)
     dialect = connection.dialect.name
     if dialect == "sqlite":
-        connection.exec_driver_sql("PRAGMA query_only=ON")
+        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute("PRAGMA query_only=ON")
+        finally:
+            cursor.close()
     elif dialect == "postgresql":
         if getattr(connection.connection.dbapi_connection, "autocommit", False):
             raise UserError(

@@ -134,8 +134,9 @@ class Decider:
                 if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
                                            decided_by_id=by.id, decided_at=repo.now()):
                     raise self._already(proposal.id, within=db)
-                told = self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
-            return self._after(proposal, self._decision(proposal, by, refused, "", told))
+                told, woke = self._record_run(db, proposal, call_id, by, refused, "", {},
+                                              registered)
+            return self._after(proposal, self._decision(proposal, by, refused, "", told), woke)
         acting = ActingAs.of([by, registered.account])
         outside = action.info.effects.external or action.info.effects.sends or \
             action.info.effects.spends
@@ -158,12 +159,12 @@ class Decider:
             said_edit = " with " + ", ".join(f"{k} changed to {json.dumps(v)}"
                                              for k, v in changed.items())
 
-        told = ""
+        told, woke = "", None
 
         def within(session: Session, result: ActionResult) -> None:
-            nonlocal told
-            told = self._record_run(session, proposal, call_id, by, result, said_edit, changed,
-                                    registered)
+            nonlocal told, woke
+            told, woke = self._record_run(session, proposal, call_id, by, result, said_edit,
+                                          changed, registered)
 
         try:
             result = self._actions.run_values(action, values, acting=acting,
@@ -176,21 +177,21 @@ class Decider:
                 if not outside and not repo.claim_proposal(db, proposal.id,
                                                            ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
-                told = self._record_run(db, proposal, call_id, by, result, said_edit, changed,
-                                        registered)
+                told, woke = self._record_run(db, proposal, call_id, by, result, said_edit,
+                                              changed, registered)
         if always_like_this:
             self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
                              for_everybody=False, for_id=by.id if proposal.for_id is None
                              else proposal.for_id)
         decision = self._decision(proposal, by, result, said_edit, told)
-        return self._after(proposal, decision)
+        return self._after(proposal, decision, woke)
 
     def _record_run(
         self, db: repo.Executor, proposal: Proposal, call_id: str, by: Principal,
         result: ActionResult, said_edit: str, changed: dict[str, Any], registered: Registered,
-    ) -> str:
+    ) -> tuple[str, repo.TaskRow | None]:
         """Store how an approved call ended, in `db`'s transaction (the task goes on with it
-        when it waits on nothing more); what the agent is told."""
+        when it waits on nothing more); what the agent is told, and the task if it woke."""
         done = result.done
         status = ProposalStatus.DONE if done else ProposalStatus.FAILED
         words = self._decision_words(proposal, by, result, said_edit)
@@ -216,8 +217,7 @@ class Decider:
             proposal.action in self._actions) else None
         if done and effects is not None and effects.spends and effects.cost_usd:
             repo.add_spend(db, proposal.task, effects.cost_usd)
-        self._loop.wake(db, proposal.task)
-        return answer
+        return answer, self._loop.wake(db, proposal.task)
 
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
                         said_edit: str) -> str:
@@ -265,10 +265,10 @@ class Decider:
                              problem=reason.strip(), finished_at=repo.now())
             repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
                       decided_by=by.name, outcome="Rejected")
-            self._loop.wake(db, proposal.task)
+            woke = self._loop.wake(db, proposal.task)
         decision = Decision(proposal=proposal.id, status=ProposalStatus.REJECTED, said=told,
                             told_agent=told)
-        return self._after(proposal, decision)
+        return self._after(proposal, decision, woke)
 
     def _stale(self, proposal: Proposal, call_id: str, by: Principal, instructions_changed: bool,
                now_instructions: str, version_now: str) -> Decision:
@@ -289,9 +289,9 @@ class Decider:
                              finished_at=repo.now())
             repo.note(db, proposal.task, "decision", f"{by.name} decided, but {said}",
                       proposal=proposal.id, outcome="Stale")
-            self._loop.wake(db, proposal.task)
+            woke = self._loop.wake(db, proposal.task)
         return self._after(proposal, Decision(proposal=proposal.id, status=ProposalStatus.STALE,
-                                              said=said, told_agent=told))
+                                              said=said, told_agent=told), woke)
 
     def _withdraw(self, proposal: Proposal, call_id: str, by: Principal) -> Decision:
         said = (f"{proposal.action} was not run: the agent's declaration no longer lets it use "
@@ -305,10 +305,10 @@ class Decider:
                              finished_at=repo.now())
             repo.note(db, proposal.task, "decision", said, proposal=proposal.id,
                       outcome="Withdrawn")
-            self._loop.wake(db, proposal.task)
+            woke = self._loop.wake(db, proposal.task)
         return self._after(proposal, Decision(proposal=proposal.id,
                                               status=ProposalStatus.WITHDRAWN, said=said,
-                                              told_agent=said))
+                                              told_agent=said), woke)
 
     # -- rules ---------------------------------------------------------------------------
 
@@ -453,13 +453,18 @@ class Decider:
         return AgentRefused(f"This proposal was already decided ({status.value}): a proposal is "
                             "decided once.")
 
-    def _after(self, proposal: Proposal, decision: Decision) -> Decision:
-        """Tell the handlers; when the task waits on nothing more, let it go on."""
+    def _after(self, proposal: Proposal, decision: Decision, woke: repo.TaskRow | None
+               ) -> Decision:
+        """Tell the handlers; when the task waits on nothing more (`woke`: it was found so in
+        the decision's own transaction), let it go on."""
         if self._events.has(AgentProposalDecided):
             with self._database.connect() as db:
                 now_proposal = repo.load_proposal(db, proposal.id)
             decided = replace(now_proposal[0], decide_by=self._route_words(now_proposal[0])) if (
                 now_proposal) else proposal
             self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
-        status = self._loop.resume_after_decision(proposal.task)
+        if woke is not None:
+            status = self._loop.run(proposal.task, woke).status
+        else:
+            status = self._loop.resume_after_decision(proposal.task)
         return replace(decision, task_status=status.value)

@@ -98,6 +98,8 @@ class Loop:
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
+        self._waiting_on: dict[str, tuple[str, ...]] = {}
+        """What each task this process just stopped waits on, in words."""
         """The tool calls of each task's open turn, as this process stored them."""
 
     # -- starting ------------------------------------------------------------------------
@@ -158,7 +160,7 @@ class Loop:
             self._step(task)
             task = self._take_saved(task_id) or self._task(task_id)
         self._take_saved(task_id)
-        return self._outcome(task)
+        return self._outcome(task, self._waiting_on.pop(task_id, None))
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
         return self._saved.pop(task_id) if task_id in self._saved else None
@@ -186,7 +188,9 @@ class Loop:
 
     def step(self, task_id: str) -> TaskStatus:
         """Do one unit of the task's work, persisted; where the task then stands."""
-        return self._step(self._task(task_id))
+        status = self._step(self._task(task_id))
+        self._waiting_on.pop(task_id, None)
+        return status
 
     def _step(self, task: repo.TaskRow) -> TaskStatus:
         if task.status != TaskStatus.RUNNING.value:
@@ -216,11 +220,12 @@ class Loop:
         """Where the task stands now."""
         return self._outcome(self._task(task_id))
 
-    def _outcome(self, task: repo.TaskRow) -> Outcome:
+    def _outcome(self, task: repo.TaskRow, waiting: tuple[str, ...] | None = None) -> Outcome:
+        """Where `task` stands (`waiting`: what it waits on, in words, when the step that
+        stopped it has just said so)."""
         task_id = task.id
         status = TaskStatus(task.status)
-        waiting: tuple[str, ...] = ()
-        if status is TaskStatus.WAITING:
+        if status is TaskStatus.WAITING and waiting is None:
             with self._database.connect() as db:
                 pending = repo.waiting_of_task(db, task_id)
             waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
@@ -229,7 +234,8 @@ class Loop:
             registered = self._agents(task.agent)
             _, result_type = registered.agent.skill(task.skill).types()
             result = TypeAdapter(result_type).validate_python(task.result)
-        return Outcome(status=status, task=task_id, result=result, waiting_on=waiting,
+        return Outcome(status=status, task=task_id, result=result,
+                       waiting_on=waiting if status is TaskStatus.WAITING and waiting else (),
                        problem=task.problem, steps=task.steps, spend_usd=task.spend_usd)
 
     def resume_after_decision(self, task_id: str) -> TaskStatus:
@@ -240,24 +246,27 @@ class Loop:
             # One transaction reads and writes: it takes the write lock as it begins (SQLite
             # BEGIN IMMEDIATE, see signoff.store.database), and the revision guards the write.
             with self._database.connect() as db:
-                if not self.wake(db, task_id):
+                woke = self.wake(db, task_id)
+                if woke is None:
                     task = repo.load_task(db, task_id) or task
                     return TaskStatus(task.status)
-            task = self._task(task_id)
+            task = woke
         return self.run(task_id, task).status
 
-    def wake(self, db: repo.Executor, task_id: str) -> bool:
+    def wake(self, db: repo.Executor, task_id: str) -> repo.TaskRow | None:
         """In the transaction `db`: if the task waits on no proposal any more, it runs again
-        (a decision calls this in its own transaction, so that the task goes on with it)."""
+        (a decision calls this in its own transaction, so that the task goes on with it); the
+        task as it then reads, or None when it still waits (or was not waiting)."""
         task = repo.load_task(db, task_id)
         if task is None or task.status != TaskStatus.WAITING.value:
-            return False
+            return None
         if any(c.state == "proposed" for c in repo.calls_of(db, task_id, task.turn)):
-            return False
+            return None
         if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
-            return False
+            return None
         repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
-        return True
+        return dataclasses.replace(task, status=TaskStatus.RUNNING.value,
+                                   revision=task.revision + 1)
 
     def _task(self, task_id: str) -> repo.TaskRow:
         with self._database.connect() as db:
@@ -399,6 +408,7 @@ class Loop:
             with self._database.connect() as db:
                 self._wait(db, task, waiting, end)
         if end.status is TaskStatus.WAITING:
+            self._waiting_on[task.id] = end.waiting_on
             self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=end.waiting_on))
         return end.status or TaskStatus.RUNNING
 

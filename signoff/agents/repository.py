@@ -274,7 +274,7 @@ def _call(m: Any) -> CallRow:
 
 def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructions: str) -> None:
     """Store a new proposal made for tool call `call_id`."""
-    db.execute(proposals.insert().values(
+    _insert(db, proposals, dict(
         id=proposal.id, task_id=proposal.task, tool_call_id=call_id,
         agent=proposal.agent, skill=proposal.skill, skill_version=proposal.skill_version,
         action=proposal.action, label=proposal.label, effects=list(proposal.effects),
