@@ -64,3 +64,54 @@ def test_a_second_sqlite_transaction_inside_one_is_refused_at_once(tmp_path: Pat
     with database.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM t")).scalar_one() == 1
     database.dispose()
+
+
+@pytest.mark.parametrize("kind", ["file", "postgres"])
+def test_a_held_connection_serves_every_transaction_of_its_thread(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest,
+) -> None:
+    """While a thread holds a connection, its transactions and sessions use it and the pool
+    lends nothing more; what each transaction wrote is committed; after the block the
+    connection goes back."""
+    from signoff.security.acting import SYSTEM
+    from signoff.security.sessions import open_session
+
+    url = (request.getfixturevalue("postgres_database") if kind == "postgres"
+           else f"sqlite:///{tmp_path / 'x.db'}")
+    database = Database(url)
+    with database.connect() as connection:
+        connection.execute(text("CREATE TABLE t (n INTEGER)"))
+    pool = database.engine.pool
+    with database.holding():
+        held = database.held_connection()
+        assert held is not None
+        lent = pool.checkedout()  # type: ignore[attr-defined]
+        for n in range(3):
+            with database.connect() as connection:
+                assert connection is held
+                assert database.held_connection() is None  # in a transaction now
+                connection.execute(text("INSERT INTO t VALUES (:n)"), {"n": n})
+        session = open_session(database, SYSTEM)
+        with session.begin():
+            assert session.connection().connection.dbapi_connection is \
+                held.connection.dbapi_connection
+            session.execute(text("INSERT INTO t VALUES (3)"))
+        session.close()
+        with database.holding():  # holding again inside changes nothing
+            assert database.held_connection() is held
+        assert pool.checkedout() == lent  # type: ignore[attr-defined]
+    assert database.held_connection() is None
+    assert pool.checkedout() == 0  # type: ignore[attr-defined]
+    other = Database(url)  # another process's view: everything was committed
+    with other.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM t")).scalar_one() == 4
+    other.dispose()
+    database.dispose()
+
+
+def test_inside_a_held_transaction_a_second_one_is_still_refused_on_sqlite(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'x.db'}")
+    with database.holding(), database.connect():
+        with pytest.raises(UserError, match="would wait on itself"), database.connect():
+            pass
+    database.dispose()

@@ -92,6 +92,14 @@ class Decider:
         edited: Mapping[str, Any] | None = None,
     ) -> Decision:
         """Run the proposed call now, as the agent on behalf of `by`."""
+        with self._database.holding():  # the decision, the run and the task's next steps
+            return self._approve(proposal_id, by=by, always_like_this=always_like_this,
+                                 edited=edited)
+
+    def _approve(
+        self, proposal_id: str, *, by: Principal, always_like_this: bool,
+        edited: Mapping[str, Any] | None,
+    ) -> Decision:
         by = self._people.get(by)
         proposal, call_id, instructions, task = self._load_with_task(proposal_id)
         self._check_open(proposal, by)
@@ -250,6 +258,10 @@ class Decider:
 
     def reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
         """Say no, with a reason the agent is told as the tool's answer."""
+        with self._database.holding():
+            return self._reject(proposal_id, by=by, reason=reason)
+
+    def _reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
         by = self._people.get(by)
         proposal, call_id, _ = self._load(proposal_id)
         self._check_open(proposal, by)

@@ -153,14 +153,15 @@ class Loop:
     def run(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
         """Step the task until it waits, ends, or this process has no model for it (`task`: its
         row, when the caller has just read it)."""
-        task = task or self._task(task_id)
-        while task.status == TaskStatus.RUNNING.value:
-            if not task.turn_open and task_id not in self.models:
-                break  # a worker with the model goes on
-            self._step(task)
-            task = self._take_saved(task_id) or self._task(task_id)
-        self._take_saved(task_id)
-        return self._outcome(task, self._waiting_on.pop(task_id, None))
+        with self._database.holding():
+            task = task or self._task(task_id)
+            while task.status == TaskStatus.RUNNING.value:
+                if not task.turn_open and task_id not in self.models:
+                    break  # a worker with the model goes on
+                self._step(task)
+                task = self._take_saved(task_id) or self._task(task_id)
+            self._take_saved(task_id)
+            return self._outcome(task, self._waiting_on.pop(task_id, None))
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
         return self._saved.pop(task_id) if task_id in self._saved else None

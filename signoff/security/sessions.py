@@ -18,5 +18,7 @@ def open_session(database: Database, acting: ActingAs) -> Session:
     what an action returned once its transaction is over.
     """
     database.ensure_schema()
-    session = RuledSession(database.engine, expire_on_commit=False, autoflush=True)
+    held = database.held_connection()  # a loop's own connection, between its transactions
+    session = RuledSession(held if held is not None else database.engine,
+                           expire_on_commit=False, autoflush=True)
     return enforce_rules_on(session, acting)

@@ -76,6 +76,34 @@ class Database:
             self._created[id(metadata)] = len(metadata.tables)
 
     @contextmanager
+    def holding(self) -> Iterator[None]:
+        """Keep one connection for this thread while the block runs: the transactions begun in
+        it (`connect`, and the sessions of `held_connection`) take none from the pool. A loop
+        holds one for its steps: checking a connection out and in costs more than a step's
+        transaction on SQLite."""
+        if getattr(self._held, "connection", None) is not None:
+            yield
+            return
+        self.ensure_schema()
+        try:
+            connection = self.engine.connect()
+        except DBAPIError as error:
+            raise self.error(error) from error
+        self._held.connection = connection
+        try:
+            yield
+        finally:
+            self._held.connection = None
+            connection.close()
+
+    def held_connection(self) -> Connection | None:
+        """The connection this thread holds (see `holding`), when no transaction is open on it."""
+        connection: Connection | None = getattr(self._held, "connection", None)
+        if connection is None or connection.in_transaction() or connection.closed:
+            return None
+        return connection
+
+    @contextmanager
     def connect(self) -> Iterator[Connection]:
         """A connection in a transaction, committed when the block ends without an error.
 
@@ -89,8 +117,13 @@ class Database:
         self._held.depth = True
         try:
             self.ensure_schema()
-            with self.engine.begin() as connection:
-                yield connection
+            held = self.held_connection()
+            if held is not None:
+                with held.begin():
+                    yield held
+            else:
+                with self.engine.begin() as connection:
+                    yield connection
         except DBAPIError as error:
             raise self.error(error) from error
         finally:
