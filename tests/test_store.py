@@ -111,7 +111,7 @@ def test_a_held_connection_serves_every_transaction_of_its_thread(
 
 def test_inside_a_held_transaction_a_second_one_is_still_refused_on_sqlite(tmp_path: Path) -> None:
     database = Database(f"sqlite:///{tmp_path / 'x.db'}")
-    with database.holding(), database.connect():
-        with pytest.raises(UserError, match="would wait on itself"), database.connect():
-            pass
+    with (database.holding(), database.connect(),
+          pytest.raises(UserError, match="would wait on itself"), database.connect()):
+        pass
     database.dispose()
