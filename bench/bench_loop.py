@@ -47,8 +47,10 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +246,78 @@ def plain_sqlite_loop(db: sqlite3.Connection, task: str, steps: list[tuple[str, 
     return None
 
 
+def open_journal_db(folder: Path) -> sqlite3.Connection:
+    """signoff's own schema in a SQLite file (made by its migrations), opened with the driver
+    alone: where the floor below writes."""
+    app = App("benchfloor", database=f"sqlite:///{folder}/floor.db")
+    app.database.ensure_schema()
+    app.database.dispose()
+    db = sqlite3.connect(folder / "floor.db", isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> Any:
+    """The rows signoff keeps of each alone call, written in the same two transactions with the
+    driver alone: the floor of durable bookkeeping, with no Python layer above it.
+
+    The model's turn: the task's row, its message, the tool call, a receipt entry. The call's
+    run: the tool call's row, a receipt entry, the task's row, the tool's answer as a message.
+    """
+    task, seq, revision = str(uuid.uuid4()), 2, 0
+    db.execute("BEGIN IMMEDIATE")
+    db.execute("INSERT INTO signoff_tasks VALUES (?, 'alone', 'sum', NULL, '', NULL, NULL, "
+               "'running', 0, 0, 2, 0, 0.0, 100000, 100.0, 'scripted', NULL, '', 0, ?, ?)",
+               (task, _now(), _now()))
+    for i, text in enumerate(("You add numbers.", "Add numbers.")):
+        db.execute("INSERT INTO signoff_messages VALUES (?, ?, ?)",
+                   (task, i, json.dumps({"role": "user", "text": text})))
+    db.execute("COMMIT")
+    for turn, (name, arguments) in enumerate(steps, start=1):
+        if name == "hand_back":
+            return json.loads(arguments)["result"]
+        call = str(uuid.uuid4())
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE signoff_tasks SET steps = ?, turn = ?, turn_open = 1, "
+                   "message_count = ?, revision = ?, updated_at = ? WHERE id = ? AND revision = ?",
+                   (turn, turn, seq + 1, revision + 1, _now(), task, revision))
+        db.execute("INSERT INTO signoff_messages VALUES (?, ?, ?)", (task, seq, json.dumps(
+            {"role": "assistant", "text": "", "tool_calls": [
+                {"id": f"call_{turn}_0", "name": name, "arguments": arguments}]})))
+        db.execute("INSERT INTO signoff_tool_calls VALUES (?, ?, ?, 0, ?, ?, ?, '', 'new', '', "
+                   "'', '', NULL, '', NULL, NULL, '', NULL, NULL)",
+                   (call, task, turn, f"call_{turn}_0", name, arguments))
+        db.execute("INSERT INTO signoff_receipt_entries (task_id, at, kind, words, data, "
+                   "cost_usd) VALUES (?, ?, 'model_call', ?, ?, 0.0)",
+                   (task, _now(), f"scripted was asked (step {turn}) and answered with {name}.",
+                    json.dumps({"input_tokens": 100, "output_tokens": 20})))
+        db.execute("COMMIT")
+        out = add(**json.loads(arguments))
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE signoff_tool_calls SET state = 'done', leave = 'alone', "
+                   "outcome = 'Done', value = ?, ran_as = ?, effects = ?, answer = ?, "
+                   "finished_at = ? WHERE id = ? AND state = 'new'",
+                   (json.dumps(out), json.dumps(["Alone"]), "[]", json.dumps(out), _now(), call))
+        db.execute("INSERT INTO signoff_receipt_entries (task_id, at, kind, words, data, "
+                   "cost_usd) VALUES (?, ?, 'tool_call', ?, ?, 0.0)",
+                   (task, _now(), f"Alone ran {name} alone, as itself: Done.",
+                    json.dumps({"tool": name, "arguments": arguments, "outcome": "Done"})))
+        db.execute("UPDATE signoff_tasks SET turn_open = 0, message_count = ?, revision = ?, "
+                   "updated_at = ? WHERE id = ? AND revision = ?",
+                   (seq + 2, revision + 2, _now(), task, revision + 1))
+        db.execute("INSERT INTO signoff_messages VALUES (?, ?, ?)", (task, seq + 1, json.dumps(
+            {"role": "tool", "text": json.dumps(out), "tool_call_id": f"call_{turn}_0"})))
+        db.execute("COMMIT")
+        seq, revision = seq + 2, revision + 2
+    return None
+
+
 def plain_stops(steps: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     """A loop that stops at each call for a decision (sent back as True) and goes on after it."""
     history: list[tuple[str, str, Any]] = []
@@ -400,6 +474,7 @@ def main() -> None:
     results: dict[str, Measured] = {}
     plain_dir = Path(tempfile.mkdtemp(prefix="signoff-bench-plain-"))
     plain_db = open_plain_db(plain_dir / "plain.db")
+    journal_db = open_journal_db(plain_dir)
     counter = iter(range(10**9))
     try:
         print("\n== per tool call, run alone (receipts stored)")
@@ -412,6 +487,10 @@ def main() -> None:
                 name=f"plain loop + SQLite commit N={n}", per=n,
                 samples=timed(lambda steps=steps: plain_sqlite_loop(
                     plain_db, f"t{next(counter)}", steps), reps, warmup)))
+            results[f"floor/{n}"] = show(Measured(
+                name=f"signoff's rows, driver only N={n}", per=n,
+                samples=timed(lambda steps=steps: journal_floor_loop(journal_db, steps),
+                              reps, warmup)))
             for tool in args.tools:
                 bench = make_bench()
                 try:
@@ -445,15 +524,20 @@ def main() -> None:
               f"last 5 {statistics.median(tail) * 1e6:.1f} µs)")
     finally:
         plain_db.close()
+        journal_db.close()
         shutil.rmtree(plain_dir, ignore_errors=True)
 
     print("\n== ratios (medians)")
     for n in args.n:
         plain, durable = results[f"plain/{n}"], results[f"plain_sqlite/{n}"]
+        floor = results[f"floor/{n}"]
+        print(f"{'floor N=' + str(n):<18} {floor.median_us:9.1f} µs/call: signoff's rows alone "
+              f"take {floor.median_us / TARGET_CALL_US * 100:.0f}% of the target")
         for tool in args.tools:
             m = results[f"{tool}/{n}"]
             print(f"{tool + f' N={n}':<18} {m.median_us:9.1f} µs/call  ×{m.median_us / plain.median_us:8.0f}"
                   f" plain loop  ×{m.median_us / durable.median_us:6.1f} plain+SQLite  "
+                  f"×{m.median_us / floor.median_us:5.1f} its rows  "
                   f"— {verdict(m.median_us, TARGET_CALL_US)}")
     if len(args.n) > 1:
         low, high = min(args.n), max(args.n)
