@@ -180,3 +180,44 @@ def test_a_subject_of_the_wrong_kind_is_refused() -> None:
     shop = _counter()
     with pytest.raises(UserError, match="count works on a Counter record, not 'seven'"):
         shop.app.agent(shop.Clerk).do(shop.Count(), "seven", model=ScriptedModel())
+
+
+def test_a_running_worker_settles_an_approval_a_stopped_process_left_since_it_started() -> None:
+    """An approval left running by a process that stopped while the worker was already up is
+    settled by the worker's periodic recovery: not run blindly (its action is not idempotent),
+    told as of unknown outcome, and the task goes on to its end."""
+    from datetime import timedelta
+
+    from signoff import ProposalStatus
+    from signoff.agents import repository as repo
+
+    shop = _counter()
+
+    class Asker(Agent):
+        purpose = "You count."
+        skills = [shop.Count()]
+
+    shop.app.add_agent(Asker, sponsor=shop.boss)
+    script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
+                           says.hand_back(Tally(total=0)))
+    outcome = shop.app.agent(Asker).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    looks = {"n": 0}
+
+    def stop() -> bool:
+        looks["n"] += 1
+        if looks["n"] == 2:  # the worker is up: now a process claims the approval and dies
+            with shop.app.database.connect() as db:
+                repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
+                                    decided_by_id=shop.boss.id, decided_at=repo.now())
+        return shop.app.outcome(outcome.task).status is TaskStatus.DONE or looks["n"] > 500
+
+    worker = shop.app.worker(model_for=lambda _agent, _task: script)
+    worker.run_forever(every=0.001, recover_every=0.001, stuck_after=timedelta(0), stop=stop)
+    assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.FAILED
+    told = [m.text for m in script.seen.messages[-1] if m.role == "tool"]
+    assert told[0].startswith("The outcome of bump is unknown")
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 0  # never run blindly

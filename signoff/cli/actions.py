@@ -8,11 +8,13 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import click
 
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
+from signoff.engine.worker import STUCK_AFTER
 from signoff.exceptions import Refusal
 
 __all__ = ["LintFinding", "lint"]
@@ -150,22 +152,29 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
 @APP_OPTION
 @click.option("--once", is_flag=True, help="Step what can go on now, then stop.")
 @click.option("--every", default=1.0, show_default=True, help="Seconds between looks.")
-def worker(app_spec: str | None, once: bool, every: float) -> None:
+@click.option("--stuck-after", default=STUCK_AFTER.total_seconds(), show_default=True,
+              help="Seconds after which an approved call that never reported back is taken for "
+                   "the work of a stopped process, and settled (looked for every minute).")
+def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -> None:
     """Step the app's tasks that can go on: after a decision made elsewhere, or a restart.
 
-    Each task goes on with its agent's own model.
+    Each task goes on with its agent's own model. An approved call whose process stopped
+    before it reported back is settled once it is older than --stuck-after: run again if its
+    action is idempotent, else told as of unknown outcome.
 
     \b
-    Example:
+    Examples:
       signoff worker --app myapp:app --once
+      signoff worker --app myapp:app --once --stuck-after 0   # right after a crash
     """
     app = load_app(app_spec)
     runner = app.worker()
-    settled = runner.recover()
+    stuck = timedelta(seconds=stuck_after)
+    settled = runner.recover(older_than=stuck)
     stepped = runner.run_once()
     click.echo(f"Settled {settled} interrupted approval(s); stepped {stepped} task(s).")
     if not once:
-        runner.run_forever(every=every)
+        runner.run_forever(every=every, stuck_after=stuck)
 
 
 @main.command()

@@ -17,9 +17,13 @@ from signoff.agents.tasks import TaskStatus
 from signoff.models.base import Model
 from signoff.store.tables import proposals, tasks
 
-__all__ = ["Worker"]
+__all__ = ["STUCK_AFTER", "Worker"]
 
 log = logging.getLogger("signoff.worker")
+
+STUCK_AFTER = timedelta(minutes=5)
+"""How long an approved call may go without reporting back before a worker takes its process
+for stopped."""
 
 
 class Worker:
@@ -76,9 +80,18 @@ class Worker:
             self._agency.loop.run(task_id)
         return len(running)
 
-    def run_forever(self, *, every: float = 1.0, stop: Callable[[], bool] = lambda: False) -> None:
-        """Keep stepping tasks as they become ready, polling every `every` seconds."""
-        self.recover(older_than=timedelta(minutes=5))
+    def run_forever(
+        self, *, every: float = 1.0, stop: Callable[[], bool] = lambda: False,
+        recover_every: float = 60.0, stuck_after: timedelta = STUCK_AFTER,
+    ) -> None:
+        """Keep stepping tasks as they become ready, polling every `every` seconds; every
+        `recover_every` seconds, settle what a stopped process left half done more than
+        `stuck_after` ago (work younger than that may still be running in a live process)."""
+        recovered_at = time.monotonic()
+        self.recover(older_than=stuck_after)
         while not stop():
+            if time.monotonic() - recovered_at >= recover_every:
+                recovered_at = time.monotonic()
+                self.recover(older_than=stuck_after)
             if self.run_once() == 0:
                 time.sleep(every)
