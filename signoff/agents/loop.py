@@ -380,6 +380,10 @@ class Loop:
     # -- one tool turn -------------------------------------------------------------------
 
     def _tool_turn(self, task: repo.TaskRow) -> TaskStatus:
+        """Gate and run (or propose, or refuse) each new call of the open turn, then settle the
+        turn: closed with every answer told to the model, or waiting on its proposals. The calls
+        are those this process stored with the model's turn when it has them; a turn of one call
+        settles in that call's own transaction."""
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
         known = self._turn_calls.pop(task.id, None)
