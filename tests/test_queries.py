@@ -143,6 +143,38 @@ def test_a_query_reads_as_usual() -> None:
     assert app.actions.info("label_of").query is True
 
 
+def test_a_query_does_not_keep_writers_waiting(tmp_path: Path) -> None:
+    """On a SQLite file, a query's transaction begins as readers do: it runs while another
+    process holds the write lock (beginning as writers do, it would wait for that lock until the
+    busy timeout and fail)."""
+    import sqlite3
+
+    app = App("t", database=f"sqlite:///{tmp_path / 'q.db'}")
+
+    class Box(app.Record):  # type: ignore[name-defined, misc]
+        label: Mapped[str] = mapped_column(String(20), unique=True)
+        __security__ = [allow("read", "create")]
+
+    @app.action(query=True)
+    def label_of(box: Box) -> str:
+        """Read a label."""
+        return box.label
+
+    ann = app.people.add("a@x.example", "Ann")
+    with app.session(as_=ann) as s:
+        box = Box(label="kept")
+        s.add(box)
+    writer = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process writes for as long as the query runs
+    try:
+        result = app.actions.run("label_of", {"box": box}, as_=ann)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert (result.outcome, result.said) == (ActionOutcome.DONE, "kept")
+    app.database.dispose()
+
+
 def test_a_query_may_log() -> None:
     """Logging through a module's logger is the app's own log stream: a query may do it."""
     app = App("t", database="sqlite://")

@@ -32,7 +32,7 @@ from signoff.security.acting import ActingAs
 from signoff.security.enforcement import enforce_rules_on
 from signoff.security.principals import People
 from signoff.security.sessions import open_session
-from signoff.store.database import Database
+from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
 __all__ = ["Providers", "RunAborted", "RunContext", "Runner"]
@@ -198,7 +198,7 @@ class Runner:
         and ignored, ends it Failed; nothing it did is kept."""
         make_session_read_only(session)
         result: ActionResult | None = None
-        with read_only_guard() as guard:
+        with read_only_guard() as guard, reading_only():
             try:
                 with session.begin():
                     admitted = self._admit(action, acting, cause, session)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event
@@ -14,7 +15,20 @@ from sqlalchemy.pool import StaticPool
 
 from signoff.exceptions import StoreError, UserError
 
-__all__ = ["Database", "database_url_for"]
+__all__ = ["Database", "database_url_for", "reading_only"]
+
+_reading = ContextVar("signoff_reading_only", default=False)
+
+
+@contextmanager
+def reading_only() -> Iterator[None]:
+    """SQLite transactions begun in this block begin as readers do, without taking the write
+    lock (a query's run: it is made read-only once begun, and must not keep writers waiting)."""
+    token = _reading.set(True)
+    try:
+        yield
+    finally:
+        _reading.reset(token)
 
 
 def database_url_for(app_name: str) -> str:
@@ -179,13 +193,13 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def _sqlite_begin(connection: Connection) -> None:
     # IMMEDIATE: a transaction takes the write lock when it starts, so that one which reads and
     # then writes waits its turn (busy_timeout) instead of failing at once with "database is
-    # locked" when another process wrote in between. A connection made read-only for a query
-    # cannot take the write lock; it begins as readers do.
+    # locked" when another process wrote in between. A query's transaction (`reading_only`), or
+    # one on a connection made read-only, begins as readers do: it takes no write lock.
     # Both statements go to the driver directly: SQLAlchemy's execution path would cost more
     # than the transaction itself.
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
-        only = cursor.execute("PRAGMA query_only").fetchone()[0]
+        only = _reading.get() or cursor.execute("PRAGMA query_only").fetchone()[0]
         cursor.execute("BEGIN" if only else "BEGIN IMMEDIATE")
     finally:
         cursor.close()
