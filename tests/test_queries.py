@@ -6,12 +6,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
+from signoff.security.principals import Principal
 
 WRITTEN = Path("/tmp/signoff-query-test.txt")
 LOG = logging.getLogger("signoff.tests.queries")
@@ -121,9 +123,9 @@ def test_a_query_writing_through_its_session_is_refused_at_registration() -> Non
                        provided={"session": "session"})
 
 
-def test_a_query_reads_as_usual() -> None:
-    """An honest query runs Done and reads records as its caller."""
-    app = App("t", database="sqlite://")
+def _box_app(url: str) -> tuple[App, Any, Principal]:
+    """An app with a Box labelled "kept", the query ``label_of`` and Ann, who may read it."""
+    app = App("t", database=url)
 
     class Box(app.Record):  # type: ignore[name-defined, misc]
         label: Mapped[str] = mapped_column(String(20), unique=True)
@@ -138,6 +140,12 @@ def test_a_query_reads_as_usual() -> None:
     with app.session(as_=ann) as s:
         box = Box(label="kept")
         s.add(box)
+    return app, box, ann
+
+
+def test_a_query_reads_as_usual() -> None:
+    """An honest query runs Done and reads records as its caller."""
+    app, box, ann = _box_app("sqlite://")
     result = app.actions.run("label_of", {"box": box}, as_=ann)
     assert (result.outcome, result.said) == (ActionOutcome.DONE, "kept")
     assert app.actions.info("label_of").query is True
@@ -149,21 +157,7 @@ def test_a_query_does_not_keep_writers_waiting(tmp_path: Path) -> None:
     busy timeout and fail)."""
     import sqlite3
 
-    app = App("t", database=f"sqlite:///{tmp_path / 'q.db'}")
-
-    class Box(app.Record):  # type: ignore[name-defined, misc]
-        label: Mapped[str] = mapped_column(String(20), unique=True)
-        __security__ = [allow("read", "create")]
-
-    @app.action(query=True)
-    def label_of(box: Box) -> str:
-        """Read a label."""
-        return box.label
-
-    ann = app.people.add("a@x.example", "Ann")
-    with app.session(as_=ann) as s:
-        box = Box(label="kept")
-        s.add(box)
+    app, box, ann = _box_app(f"sqlite:///{tmp_path / 'q.db'}")
     writer = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # another process writes for as long as the query runs
     try:
