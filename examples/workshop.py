@@ -13,7 +13,7 @@ import uuid
 from decimal import Decimal
 
 from pydantic import BaseModel
-from sqlalchemy import Numeric, String, select
+from sqlalchemy import Numeric, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff import Agent, App, Permits, Route, Skill, allow, deny, policy
@@ -169,7 +169,7 @@ def main() -> None:
     decision = app.approve(app.proposals(task=again.task)[0], by=noor)
     print(f"Noor says yes: {decision.said}")
     with app.session(as_=noor) as s:
-        price = s.scalars(select(Repair.price).where(Repair.id == repair.id)).one()
+        price = s.get(Repair, repair.id).price
     print(f"T-7 now costs {price}.")
     print()
     print("The receipt:")

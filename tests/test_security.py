@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from sqlalchemy import ForeignKey, String, delete, insert, select, update
@@ -598,3 +598,43 @@ def test_a_principal_needs_a_handle_and_a_name(handle: str, name: str) -> None:
     app = App("t", database="sqlite://")
     with pytest.raises(UserError):
         app.people.add(handle, name)
+
+
+def test_values_are_read_through_whole_records_only() -> None:
+    """A session acting as someone may not select a record's columns on their own (the read
+    rule sees records as they load, and a column select loads none); whole records are read as
+    usual, and the app's own system session may select columns. An action that tries is Denied
+    in those words."""
+    from signoff import ActionOutcome
+
+    app = App("t", database="sqlite://")
+
+    class Payslip(app.Record):  # type: ignore[name-defined, misc]
+        owner: Mapped[str] = mapped_column(String(40))
+        amount: Mapped[int] = mapped_column()
+        __security__ = [allow("read", when=policy.where(lambda p, r: r.owner == p.handle))]
+
+    with app.session(as_=app.system) as s:
+        s.add_all([Payslip(owner="ann@x.example", amount=10),
+                   Payslip(owner="bob@x.example", amount=99)])
+    ann = app.people.add("ann@x.example", "Ann")
+    refused = "Ann may not read the amount of Payslip records column by column"
+    with pytest.raises(NotAuthorized, match=refused), app.session(as_=ann) as s:
+        s.scalars(select(Payslip.amount)).all()  # would have shown Bob's 99
+    with pytest.raises(NotAuthorized, match="may not read the id of Payslip"), \
+            app.session(as_=ann) as s:
+        s.execute(select(Payslip.id, Payslip.owner)).all()
+    with app.session(as_=ann) as s:
+        mine = s.scalars(select(Payslip).where(Payslip.owner == ann.handle)).one()
+        assert mine.amount == 10
+    with app.session(as_=app.system) as s:
+        assert sorted(s.scalars(select(Payslip.amount))) == [10, 99]
+
+    @app.action
+    def total_pay(session: Annotated[Session, signoff.Provided("session")]) -> int:
+        """Add up the pay."""
+        return sum(session.scalars(select(Payslip.amount)))
+
+    result = app.actions.run("total_pay", {}, as_=ann)
+    assert result.outcome is ActionOutcome.DENIED
+    assert result.problem.startswith(refused)

@@ -35,7 +35,7 @@ def enforce_rules_on(session: Session, acting: ActingAs) -> Session:
     if not acting.system and not isinstance(session, RuledSession):
         event.listen(session, "before_flush", _check_flush)
         event.listen(session, "loaded_as_persistent", _check_load)
-        event.listen(session, "do_orm_execute", _refuse_bulk_writes)
+        event.listen(session, "do_orm_execute", _refuse_unchecked)
     return session
 
 
@@ -53,6 +53,40 @@ def _check_load(session: Session, instance: object) -> None:
             # Out of the identity map too, so that no later query hands it back unchecked.
             session.expunge(instance)
             raise refused
+
+
+def _refuse_unchecked(state: ORMExecuteState) -> None:
+    """Refuse the statements whose rows no rule would see, in a session acting as someone."""
+    if state.is_select:
+        _refuse_loose_columns(state)
+    else:
+        _refuse_bulk_writes(state)
+
+
+def _refuse_loose_columns(state: ORMExecuteState) -> None:
+    # Values selected column by column never load their record, so its read rule never sees
+    # them: a session acting as someone reads records whole (and then any of their values).
+    acting = acting_of(state.session)
+    if acting is None or acting.system:
+        return
+    for column in getattr(state.statement, "column_descriptions", ()):
+        entity = column.get("entity")
+        mapper = inspect(entity, raiseerr=False) if entity is not None else None
+        record_type = getattr(mapper, "class_", None)
+        if not (isinstance(record_type, type) and issubclass(record_type, RecordBase)):
+            continue
+        if column.get("expr") is entity:
+            continue  # the whole record: its read rule is checked as it loads
+        what = f"{record_type.__name__} records"
+        raise NotAuthorized(
+            f"{acting.names} may not read the {column.get('name') or 'values'} of {what} column by "
+            "column: "
+            f"select whole records (select({record_type.__name__})) and read their values, so "
+            "that the record rules are checked.",
+            principal=acting.principals[0].name if acting.principals else "",
+            operation="read",
+            record=what,
+        )
 
 
 def _refuse_bulk_writes(state: ORMExecuteState) -> None:
@@ -132,4 +166,4 @@ def _check_flush(session: Session, _context: Any, _instances: Any) -> None:
 
 event.listen(RuledSession, "before_flush", _check_flush)
 event.listen(RuledSession, "loaded_as_persistent", _check_load)
-event.listen(RuledSession, "do_orm_execute", _refuse_bulk_writes)
+event.listen(RuledSession, "do_orm_execute", _refuse_unchecked)
