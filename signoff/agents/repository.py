@@ -191,9 +191,10 @@ def spend_of(db: Executor, task_id: str) -> float:
 
 def add_spend(db: Executor, task_id: str, cost_usd: float) -> None:
     """Add what a spending tool spent to its task (a step of its own: the revision moves on)."""
-    db.execute(update(tasks).where(tasks.c.id == task_id).values(
-        spend_usd=tasks.c.spend_usd + cost_usd, revision=tasks.c.revision + 1, updated_at=now()
-    ))
+    _run(db, "add_spend", lambda: update(tasks).where(tasks.c.id == bindparam("key")).values(
+        spend_usd=tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type),
+        revision=tasks.c.revision + 1, updated_at=bindparam("at", type_=tasks.c.updated_at.type),
+    ), {"key": task_id, "cost": cost_usd, "at": now()})
 
 
 def tasks_in(db: Executor, status: str) -> list[str]:
@@ -253,9 +254,9 @@ def load_call(db: Executor, call_id: str) -> CallRow:
 
 def update_call(db: Executor, call_id: str, *, from_states: Sequence[str] = (), **values: Any) -> bool:
     """Change a tool call (only if it is in one of `from_states`, when given)."""
-    if len(from_states) == 1:
-        return _run_update(db, tool_calls, call_id, values, guard="state",
-                           guard_value=from_states[0]) == 1
+    if len(from_states) <= 1:
+        return _run_update(db, tool_calls, call_id, values, guard="state" if from_states else "",
+                           guard_value=from_states[0] if from_states else None) == 1
     statement = update(tool_calls).where(tool_calls.c.id == call_id)
     if from_states:
         statement = statement.where(tool_calls.c.state.in_(list(from_states)))
