@@ -48,3 +48,32 @@ def test_a_script_plays_by_turn() -> None:
     history = [Message(role="user", text="go"), Message(role="assistant", tool_calls=first.tool_calls)]
     second = model.complete(history, [], max_output_tokens=10)
     assert json.loads(second.tool_calls[0].arguments) == {"n": "2"}
+
+
+def test_a_growing_conversation_bounds_its_tokens_as_a_list_of_it_does() -> None:
+    """A `Conversation` keeps its size as it grows; its token bound is the bound of the same
+    messages given as a plain list, at every length."""
+    from signoff.models.base import Conversation, ToolSpec
+
+    tools = [ToolSpec(name="add", description="Add ä and b.", parameters={"type": "object"})]
+    said = [Message(role="system", text="You add."), Message(role="user", text="1 + ü")]
+    conversation = Conversation(said)
+    for i in range(5):
+        assert upper_bound_tokens(conversation, tools) == upper_bound_tokens(list(said), tools)
+        added = [Message(role="assistant", text=f"turn {i}",
+                         tool_calls=(ToolCall(id=f"c{i}", name="add", arguments='{"a": 1}'),)),
+                 Message(role="tool", text="2", tool_call_id=f"c{i}")]
+        conversation, said = conversation.grown(added), said + added
+    assert conversation == tuple(said)
+
+
+def test_a_script_shared_by_two_conversations_counts_each_ones_turns() -> None:
+    """The scripted model counts turns from where the conversation it saw last ended only when
+    this one grew from it; another conversation is counted afresh."""
+    model = ScriptedModel(says.text("one"), says.text("two"), says.text("three"))
+    first = [Message(role="user", text="go")]
+    assert model.complete(first, [], max_output_tokens=5).text == "one"
+    grown = [*first, Message(role="assistant", text="one"), Message(role="user", text="more")]
+    assert model.complete(grown, [], max_output_tokens=5).text == "two"
+    other = [Message(role="user", text="go")]  # another task, at its start
+    assert model.complete(other, [], max_output_tokens=5).text == "one"
