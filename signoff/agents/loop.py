@@ -46,8 +46,6 @@ log = logging.getLogger("signoff.agents")
 HAND_BACK = "hand_back"
 """The tool a model calls to hand back its result."""
 
-_FINAL_STATES = ("done", "refused", "unknown", "decided")
-
 
 @dataclass(frozen=True, kw_only=True)
 class Registered:
