@@ -80,7 +80,13 @@ class MeOut(BaseModel):
                      roles=sorted(person.roles), supervises=supervises)
 
 
-class EvidenceOut(BaseModel):
+class _Out(BaseModel):
+    """An answer read straight from the library's object of the same fields."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class EvidenceOut(_Out):
     """A tool the task ran before it proposed, with what came back."""
 
     tool: str
@@ -88,7 +94,7 @@ class EvidenceOut(BaseModel):
     answer: str
 
 
-class ProposalOut(BaseModel):
+class ProposalOut(_Out):
     """A proposal: the exact call, in words and as data, why, what was looked at, and where it
     stands."""
 
@@ -118,16 +124,10 @@ class ProposalOut(BaseModel):
     @staticmethod
     def of(p: Proposal, freshness: Freshness | None = None) -> ProposalOut:
         """From a proposal (and its freshness, when known)."""
-        return ProposalOut(
-            id=p.id, task=p.task, agent=p.agent, skill=p.skill, action=p.action, label=p.label,
-            shown=p.shown, arguments=p.arguments, why=p.why,
-            evidence=[EvidenceOut(tool=e.tool, arguments=e.arguments, answer=e.answer)
-                      for e in p.evidence],
-            effects=list(p.effects), decide_by=p.decide_by, status=p.status, reason=p.reason,
-            decided_by=p.decided_by, result=p.result, edited=p.edited, created_at=p.created_at,
-            decided_at=p.decided_at, fresh=freshness.fresh if freshness else None,
-            freshness=freshness.words if freshness else "",
-        )
+        out = ProposalOut.model_validate(p)
+        if freshness is not None:
+            out.fresh, out.freshness = freshness.fresh, freshness.words
+        return out
 
 
 class ProposalPage(BaseModel):
@@ -137,7 +137,7 @@ class ProposalPage(BaseModel):
     next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
 
 
-class DecisionOut(BaseModel):
+class DecisionOut(_Out):
     """What a decision came to."""
 
     proposal: str
@@ -148,11 +148,10 @@ class DecisionOut(BaseModel):
     @staticmethod
     def of(d: Decision) -> DecisionOut:
         """From a decision."""
-        return DecisionOut(proposal=d.proposal, status=d.status, said=d.said,
-                           told_agent=d.told_agent)
+        return DecisionOut.model_validate(d)
 
 
-class RuleOut(BaseModel):
+class RuleOut(_Out):
     """A standing rule: an agent runs one tool alone."""
 
     id: str
@@ -172,13 +171,10 @@ class RuleOut(BaseModel):
     @staticmethod
     def of(r: StandingRule) -> RuleOut:
         """From a rule."""
-        return RuleOut(id=r.id, agent=r.agent, tool=r.tool, skill=r.skill, for_id=r.for_id,
-                       made_by=r.made_by, made_at=r.made_at, used=r.used,
-                       last_used_at=r.last_used_at, active=r.active, revoked_by=r.revoked_by,
-                       revoked_at=r.revoked_at, why=r.why)
+        return RuleOut.model_validate(r)
 
 
-class TaskOut(BaseModel):
+class TaskOut(_Out):
     """A task, as a listing shows it."""
 
     id: str
@@ -194,9 +190,7 @@ class TaskOut(BaseModel):
     @staticmethod
     def of(t: TaskSummary) -> TaskOut:
         """From a task summary."""
-        return TaskOut(id=t.id, agent=t.agent, skill=t.skill, status=t.status, for_id=t.for_id,
-                       steps=t.steps, spend_usd=t.spend_usd, created_at=t.created_at,
-                       updated_at=t.updated_at)
+        return TaskOut.model_validate(t)
 
 
 class TaskPage(BaseModel):
