@@ -1,0 +1,15 @@
+"""MCP in both directions, through the gate (the ``mcp`` extra: ``pip install 'signoff[mcp]'``).
+
+- `ServedAgent`: an app's agent served over MCP, the connected client acting as its model
+  (``signoff mcp serve``).
+- `Guard`: a gateway in front of other MCP servers, each of their tools gated like an action
+  (``signoff mcp guard CONFIG``).
+
+Nothing here is imported by ``import signoff``; the SDK is imported when this package is.
+"""
+
+from __future__ import annotations
+
+from signoff.mcp.served import ServedAgent
+
+__all__ = ["ServedAgent"]
