@@ -44,10 +44,17 @@ def environment(**extra: str) -> dict[str, str]:
 @contextmanager
 def http_server(arguments: Sequence[str], env: dict[str, str], port: int) -> Iterator[str]:
     """Run ``signoff …`` serving HTTP on `port`; its base URL while it runs."""
-    process = subprocess.Popen(command(*arguments), cwd=ROOT, env=env, stdout=subprocess.PIPE,
+    with serving(command(*arguments), env, port) as url:
+        yield url
+
+
+@contextmanager
+def serving(argv: Sequence[str], env: dict[str, str], port: int) -> Iterator[str]:
+    """Run `argv` (a server listening on `port`) in a subprocess; its base URL while it runs."""
+    process = subprocess.Popen(list(argv), cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a guard starts its upstreams first
         while True:
             if process.poll() is not None:
                 raise AssertionError(f"the server stopped: {process.stderr.read().decode()}")  # type: ignore[union-attr]

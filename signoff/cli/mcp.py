@@ -120,3 +120,93 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
         return json.loads(given)
     except ValueError:
         return given
+
+
+@mcp.command()
+@click.argument("config_path", metavar="CONFIG")
+@click.option("--http", "http_address", default=None, metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp (the inbox and REST API "
+                   "beside it) instead of stdio.")
+@click.option("--inbox", "inbox_address", default=None, metavar="HOST:PORT",
+              help="Over stdio: serve the inbox and REST API at this address too.")
+@click.option("--wait", "wait_seconds", default=240.0, show_default=True,
+              help="How long a proposed call is kept open for its decision (0: answer at once).")
+def guard(config_path: str, http_address: str | None, inbox_address: str | None,
+          wait_seconds: float) -> None:
+    """Stand in front of other MCP servers and serve their tools as one, each call gated:
+    read-only tools of trusted servers run alone, everything else is proposed, as CONFIG says.
+
+    Proposals are decided in the guard's inbox (and REST API), which it serves itself: an
+    approved call runs once, in the guard, which holds the connections to the servers.
+
+    \b
+    Examples:
+      signoff mcp guard guard.toml --inbox 127.0.0.1:8766
+      signoff mcp guard guard.toml --http 127.0.0.1:8765
+    """
+    _sdk()
+    import anyio
+
+    from signoff.mcp.config import GuardConfig
+
+    try:
+        config = GuardConfig.load(config_path)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        anyio.run(_guard, config, http_address, inbox_address, wait_seconds)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+
+
+async def _guard(config: Any, http_address: str | None, inbox_address: str | None,
+                 wait_seconds: float) -> None:
+    from contextlib import AsyncExitStack
+
+    import anyio
+
+    from signoff.mcp.guard import open_guard
+    from signoff.mcp.transport import http_app, serve_http, serve_stdio
+    from signoff.web import create_web_app
+
+    async with AsyncExitStack() as stack:
+        server = await open_guard(config, stack, wait_seconds=wait_seconds)
+        if http_address is not None:
+            host, port = _address(http_address)
+            await serve_http(http_app(server, server.app, host=host, inbox=True), host=host,
+                             port=port)
+            return
+        if inbox_address is None:
+            await serve_stdio(server)
+            return
+        host, port = _address(inbox_address)
+        web = create_web_app(server.app, secure_cookies=False)
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: serve_http(web, host=host, port=port))
+            await serve_stdio(server)
+            group.cancel_scope.cancel()
+
+
+@mcp.command()
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("handle")
+def token(config_path: str, handle: str) -> None:
+    """Issue a token for a person of the guard's config: they sign in to its inbox and REST API
+    with it (and connect to the guard over HTTP).
+
+    \b
+    Example:
+      signoff mcp token guard.toml noor@example.com
+    """
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard_app
+
+    try:
+        app = open_guard_app(GuardConfig.load(config_path))
+        person = app.people.find(handle)
+        if person is None:
+            raise click.ClickException(f"{handle} is not one of the guard's people: add them "
+                                       "under [[people]] in the config.")
+        click.echo(app.credentials.issue_token(person, "mcp guard"))
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None

@@ -9,14 +9,12 @@ room for both).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from signoff.actions.catalog import ActionInfo
-from signoff.agents.proposals import Proposal, ProposalStatus
-from signoff.agents.turns import CallAnswer
+from signoff.agents.proposals import Proposal
 
 __all__ = [
     "DO_NOT_RETRY",
@@ -24,7 +22,7 @@ __all__ = [
     "error",
     "ran",
     "served_output_schema",
-    "waiting",
+    "waiting_words",
     "words",
 ]
 
@@ -67,20 +65,15 @@ def served_output_schema(result_schema: dict[str, Any] | None) -> dict[str, Any]
     return schema
 
 
-def ran(answer: str, value: Any, *, structured: bool = True) -> CallToolResult:
+def ran(answer: str, value: Any) -> CallToolResult:
     """A call that ran: what it said, and its value as structured content."""
-    content = [TextContent(text=answer)]
-    if not structured:
-        return CallToolResult(content=content)
-    return CallToolResult(content=content, structured_content={"result": value})
+    return CallToolResult(content=[TextContent(text=answer)], structured_content={"result": value})
 
 
-def words(text: str, *, structured: bool = True, **extra: str) -> CallToolResult:
+def words(text: str, **extra: str) -> CallToolResult:
     """An ordinary (non-error) result saying, in words, that nothing ran (yet)."""
-    content = [TextContent(text=text)]
-    if not structured:
-        return CallToolResult(content=content)
-    return CallToolResult(content=content, structured_content={"not_run": text, **extra})
+    return CallToolResult(content=[TextContent(text=text)],
+                          structured_content={"not_run": text, **extra})
 
 
 def error(text: str) -> CallToolResult:
@@ -88,28 +81,8 @@ def error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(text=text)], is_error=True)
 
 
-def waiting(proposal: Proposal, *, structured: bool = True) -> CallToolResult:
-    """The result of a call still waiting on a person when the client can wait no longer."""
-    text = (f"{proposal.action} was proposed to {proposal.decide_by} and waits on their decision "
-            f"(proposal {proposal.id}). Nothing has run yet. Do not propose it again: it runs "
-            "once if they say yes.")
-    return words(text, structured=structured, proposal=proposal.id,
-                 decide_by=proposal.decide_by)
-
-
-def decided(answer: CallAnswer, proposal: Proposal, *, structured: bool = True) -> CallToolResult:
-    """The result of a proposed call once a person decided it."""
-    if proposal.status is ProposalStatus.DONE:
-        value = (proposal.result or {}).get("value")
-        return ran(answer.answer, value, structured=structured)
-    if proposal.status is ProposalStatus.REJECTED:
-        return words(f"{answer.answer} {DO_NOT_RETRY}", structured=structured,
-                     proposal=proposal.id)
-    if proposal.status in (ProposalStatus.STALE, ProposalStatus.WITHDRAWN):
-        return words(answer.answer, structured=structured, proposal=proposal.id)
-    return error(answer.answer or f"{proposal.action} did not run ({proposal.status.value}).")
-
-
-def text_of(value: Any) -> str:
-    """A value as a model reads it."""
-    return value if isinstance(value, str) else json.dumps(value)
+def waiting_words(proposal: Proposal) -> str:
+    """What a client that can wait no longer is told of a call still waiting on a person."""
+    return (f"{proposal.action} was proposed to {proposal.decide_by} and waits on their "
+            f"decision (proposal {proposal.id}). Nothing has run yet. Do not propose it again: "
+            "it runs once if they say yes.")

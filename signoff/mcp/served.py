@@ -157,6 +157,9 @@ class ServedAgent(MCPServer):
                                  "Nothing was run, and nothing was proposed.")
         # A tool the declaration rules out is refused by the loop, and the receipt says so.
         skill = offered.skill if offered else ruled_out[0]
+        loop_arguments = self.loop_arguments(name, arguments)
+        if isinstance(loop_arguments, str):
+            return results.error(f"Invalid: {loop_arguments} Nothing was run or proposed.")
         why = _meta(context, WHY_META, str) or ""
         wait = _meta(context, WAIT_META, (int, float))
         wait = self.wait_seconds if wait is None else max(0.0, min(wait, self.wait_seconds))
@@ -164,7 +167,7 @@ class ServedAgent(MCPServer):
             task = await anyio.to_thread.run_sync(self._task_for, session, skill)
             reply = Reply(text=why, tool_calls=(ToolCall(
                 id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
-                arguments=json.dumps(arguments, default=str)),))
+                arguments=json.dumps(loop_arguments, default=str)),))
             answers = await anyio.to_thread.run_sync(
                 lambda: self.handle.take_turn(task, reply, model_name=_MODEL_NAME))
             if not answers:
@@ -172,7 +175,9 @@ class ServedAgent(MCPServer):
             answer = answers[0]
             if answer.waiting and answer.proposal is not None:
                 return await self._wait(task, answer, context, wait)
-        return _ended(answer)
+        if answer.state == "done" and answer.outcome == "Done":
+            return self.ran(name, answer.answer, answer.value)
+        return results.error(answer.answer)
 
     def _task_for(self, session: _Session, skill: Skill[Any, Any]) -> str:
         task = session.tasks.get(skill.name)
@@ -200,14 +205,38 @@ class ServedAgent(MCPServer):
             if proposal.status not in (ProposalStatus.WAITING, ProposalStatus.APPROVED):
                 break
             if waited >= wait:
-                return results.waiting(proposal)
+                return self.not_run(proposal.action, results.waiting_words(proposal),
+                                    proposal=proposal.id, decide_by=proposal.decide_by)
             await anyio.sleep(self.poll_seconds)
             waited += self.poll_seconds
             if context is not None and int(waited / self.poll_seconds) % 50 == 0:
                 await _progress(context, waited, f"waiting on {proposal.decide_by}")
         now = await anyio.to_thread.run_sync(self.handle.answers, task, answer.turn)
         call = next(a for a in now if a.call == answer.call)
-        return results.decided(call, proposal)
+        if proposal.status is ProposalStatus.DONE:
+            return self.ran(proposal.action, call.answer, (proposal.result or {}).get("value"))
+        if proposal.status is ProposalStatus.REJECTED:
+            return self.not_run(proposal.action, f"{call.answer} {results.DO_NOT_RETRY}",
+                                proposal=proposal.id)
+        if proposal.status in (ProposalStatus.STALE, ProposalStatus.WITHDRAWN):
+            return self.not_run(proposal.action, call.answer, proposal=proposal.id)
+        return results.error(call.answer or f"{proposal.action} did not run "
+                                            f"({proposal.status.value}).")
+
+    # -- what a subclass may change (the guard does) -------------------------------------
+
+    def loop_arguments(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | str:
+        """The arguments the agent's loop is given for a call (or what is wrong with them: the
+        loop checks an action's own arguments itself)."""
+        return arguments
+
+    def ran(self, tool: str, answer: str, value: Any) -> CallToolResult:
+        """The result of a call that ran."""
+        return results.ran(answer, value)
+
+    def not_run(self, tool: str, text: str, **extra: str) -> CallToolResult:
+        """The ordinary result of a call that did not run (yet), in words."""
+        return results.words(text, **extra)
 
     # -- who and which session -----------------------------------------------------------
 
@@ -225,12 +254,6 @@ class ServedAgent(MCPServer):
         if session is None:
             session = self._sessions[key] = _Session(person=person)
         return session
-
-
-def _ended(answer: CallAnswer) -> CallToolResult:
-    if answer.state == "done" and answer.outcome == "Done":
-        return results.ran(answer.answer, answer.value)
-    return results.error(answer.answer)
 
 
 def _headers(context: Context[Any, Any] | None) -> Any:

@@ -99,5 +99,7 @@ async def serve_http(target: ASGIApp, *, host: str, port: int) -> None:
     """Serve an ASGI app with uvicorn until it is stopped."""
     import uvicorn
 
-    config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on")
+    # No access log: over stdio, stdout is the MCP stream.
+    config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on",
+                            access_log=False)
     await uvicorn.Server(config).serve()
