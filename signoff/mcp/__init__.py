@@ -8,8 +8,6 @@
 Nothing here is imported by ``import signoff``; the SDK is imported when this package is.
 """
 
-from __future__ import annotations
-
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import Guard, open_guard, open_guard_app
 from signoff.mcp.served import ServedAgent
