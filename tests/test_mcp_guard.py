@@ -4,6 +4,7 @@ through the guard's REST API."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -272,3 +273,44 @@ def _task(guard: SimpleNamespace) -> str:
     with guard.app.database.connect() as db:
         (task,) = db.execute(text("select id from signoff_tasks")).scalars().all()
     return str(task)
+
+
+def test_the_readmes_guard_config_reads_as_written() -> None:
+    """The guard.toml of the README is a config the guard reads: two servers, one trusted, the
+    leaves it names."""
+    import re
+    import tomllib
+
+    from signoff.agents.permits import Leave
+
+    (block,) = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
+    config = GuardConfig.from_dict(tomllib.loads(block))
+    files, search = config.servers
+    assert (files.name, files.trusted, search.name, search.trusted) == ("files", True, "search",
+                                                                         False)
+    assert files.tools == {"move_file": Leave.PROPOSE_EVERY_TIME, "write_file": Leave.NEVER}
+    assert files.leave_of("read_file", True) is Leave.ALONE
+    assert search.leave_of("search", True) is Leave.PROPOSE
+    assert search.headers == {"Authorization": "Bearer the-guards-own-key"}
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('name = "g"', "name at least one server"),
+    ('[servers.files]\ntrusted = true', "either a command"),
+    ('[servers.files]\ncommand = "x"\nurl = "http://x"', "either a command"),
+    ('[servers.files]\ncommand = "x"\n[servers.files.tools]\nrm = "sometimes"', "not a leave"),
+    ('[servers.files]\ncommand = "x"\ntrusted_hints = true', "unknown setting trusted_hints"),
+    ('[servers."no spaces"]\ncommand = "x"', "a short word"),
+    ('for = 3\n[servers.files]\ncommand = "x"', "`for` is a person's handle"),
+    ('[[people]]\nname = "Noor"\n[servers.files]\ncommand = "x"', "has a handle"),
+    ("servers = [", "is not TOML"),
+])
+def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, says: str) -> None:
+    """Each fault of a guard config is a UserError naming the file and what to write."""
+    from signoff.exceptions import UserError
+
+    path = tmp_path / "guard.toml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=re.escape(says)) as refused:
+        GuardConfig.load(path)
+    assert str(path) in str(refused.value)
