@@ -163,13 +163,16 @@ class ServedAgent(MCPServer):
         why = _meta(context, WHY_META, str) or ""
         wait = _meta(context, WAIT_META, (int, float))
         wait = self.wait_seconds if wait is None else max(0.0, min(wait, self.wait_seconds))
+        reply = Reply(text=why, tool_calls=(ToolCall(
+            id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
+            arguments=json.dumps(loop_arguments, default=str)),))
+
+        def turn() -> tuple[str, list[CallAnswer]]:
+            task = self._task_for(session, skill)
+            return task, self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+
         async with session.lock:
-            task = await anyio.to_thread.run_sync(self._task_for, session, skill)
-            reply = Reply(text=why, tool_calls=(ToolCall(
-                id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
-                arguments=json.dumps(loop_arguments, default=str)),))
-            answers = await anyio.to_thread.run_sync(
-                lambda: self.handle.take_turn(task, reply, model_name=_MODEL_NAME))
+            task, answers = await anyio.to_thread.run_sync(turn)
             if not answers:
                 return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
             answer = answers[0]
