@@ -1,0 +1,137 @@
+"""Runs one documentation page's code blocks in order, as a reader would, in the current folder.
+
+``python tests/docs_runner.py PAGE.md`` — run by ``tests/test_docs.py`` in a fresh process and an
+empty folder per page:
+
+- a ``python`` block with ``title="name.py"`` is written to that file (later blocks import it);
+- any other ``python`` block runs in one namespace shared by the page's blocks, and each
+  ``print(...)  # words`` in it must print those words;
+- each command of a ``sh`` block runs as written (``\\``-continued lines joined): it must exit 0,
+  or the code a trailing ``# exits N`` names. ``export NAME=value`` sets the variable for the
+  commands after it. A ``signoff serve`` command is started, must answer HTTP on its port, and is
+  stopped. A ``pip install`` command is checked, not run: what it installs must be this package
+  and extras that ``pyproject.toml`` declares (the wheel test installs the package for real).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+
+def blocks(page: Path) -> list[tuple[str, str, str]]:
+    """(language, info after it, code) of each fenced block on the page, in order."""
+    return [(m[1], m[2], m[3]) for m in BLOCK.finditer(page.read_text())]
+
+
+def _expected(code: str) -> list[str]:
+    return [said.strip() for said in re.findall(r"print\(.*\)\s*# (.+)", code)]
+
+
+def run_python(code: str, namespace: dict[str, object]) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<docs block>", "exec"), namespace)
+    printed = out.getvalue()
+    sys.stdout.write(printed)
+    for said in _expected(code):
+        if said not in printed:
+            raise AssertionError(f"The block should print {said!r}; it printed:\n{printed}")
+
+
+def commands(code: str) -> list[str]:
+    joined = re.sub(r"\\\n\s*", " ", code)
+    return [line.strip() for line in joined.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _extras() -> set[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return set(project.get("optional-dependencies", {}))
+
+
+def check_pip(command: str) -> None:
+    for word in shlex.split(command)[2:]:
+        if word.startswith("-"):
+            continue
+        name, _, extras = word.partition("[")
+        if name != "signoff":
+            raise AssertionError(f"{command!r} installs {name!r}, not signoff")
+        unknown = set(extras.rstrip("]").split(",")) - _extras() - {""}
+        if unknown:
+            raise AssertionError(f"{command!r} names extras pyproject.toml does not have: {unknown}")
+
+
+def serve(command: str, env: dict[str, str]) -> None:
+    port = re.search(r"--port\s+(\d+)", command)
+    argv = shlex.split(command)
+    if port is None:
+        raise AssertionError(f"{command!r}: give --port, so that the page says where to look")
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(200):
+            if process.poll() is not None:
+                out = process.stdout.read().decode() if process.stdout else ""
+                raise AssertionError(f"{command!r} stopped with {process.returncode}:\n{out}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port[1]}/login", timeout=2) as page:
+                    assert page.status == 200
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"{command!r} did not answer on port {port[1]}")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def run_sh(code: str, env: dict[str, str]) -> None:
+    for command in commands(code):
+        expected = 0
+        exits = re.search(r"\s+#\s*exits (\d+)\s*$", command)
+        if exits:
+            expected, command = int(exits[1]), command[: exits.start()]
+        command = re.sub(r"\s+#.*$", "", command)
+        if command.startswith("export "):
+            name, _, value = command.removeprefix("export ").partition("=")
+            env[name] = " ".join(shlex.split(value))
+        elif command.startswith("pip install"):
+            check_pip(command)
+        elif command.startswith("signoff serve"):
+            serve(command, env)
+        else:
+            done = subprocess.run(command, shell=True, env=env, capture_output=True, text=True,
+                                  timeout=300, check=False)
+            sys.stdout.write(f"$ {command}\n{done.stdout}{done.stderr}")
+            if done.returncode != expected:
+                raise AssertionError(f"{command!r} exited {done.returncode}, not {expected}:\n"
+                                     f"{done.stdout}{done.stderr}")
+
+
+def run_page(page: Path) -> None:
+    namespace: dict[str, object] = {"__name__": "docs_example"}
+    env = dict(os.environ)
+    sys.path.insert(0, os.getcwd())
+    for language, info, code in blocks(page):
+        title = re.search(r'title="([^"]+)"', info)
+        if language == "python" and title:
+            Path(title[1]).write_text(code)
+        elif language == "python":
+            run_python(code, namespace)
+        elif language in ("sh", "console", "bash"):
+            run_sh(code, env)
+
+
+if __name__ == "__main__":
+    run_page(Path(sys.argv[1]))
