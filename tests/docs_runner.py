@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import types
 import urllib.request
 from pathlib import Path
 
@@ -40,10 +41,19 @@ def _expected(code: str) -> list[str]:
     return [said.strip() for said in re.findall(r"print\(.*\)\s*# (.+)", code)]
 
 
-def run_python(code: str, namespace: dict[str, object]) -> None:
+def run_python(code: str, module: types.ModuleType, number: int) -> None:
+    """Run `code` in `module`. Each block gets a file of its own holding every block run so far,
+    so that the source of what a block declares can be read (as signoff's effects analysis does,
+    which parses a file once)."""
+    file = getattr(module, "__file__", None)
+    before = Path(file).read_text() if file else ""
+    path = Path.cwd() / f"docs_example_{number}.py"
+    path.write_text(before + code)
+    module.__file__ = str(path)
+    padded = "\n" * before.count("\n") + code
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "<docs block>", "exec"), namespace)
+        exec(compile(padded, str(path), "exec"), module.__dict__)
     printed = out.getvalue()
     sys.stdout.write(printed)
     for said in _expected(code):
@@ -120,15 +130,16 @@ def run_sh(code: str, env: dict[str, str]) -> None:
 
 
 def run_page(page: Path) -> None:
-    namespace: dict[str, object] = {"__name__": "docs_example"}
+    module = types.ModuleType("docs_example")   # a real module: SQLAlchemy reads annotations there
+    sys.modules[module.__name__] = module
     env = dict(os.environ)
     sys.path.insert(0, os.getcwd())
-    for language, info, code in blocks(page):
+    for number, (language, info, code) in enumerate(blocks(page)):
         title = re.search(r'title="([^"]+)"', info)
         if language == "python" and title:
             Path(title[1]).write_text(code)
         elif language == "python":
-            run_python(code, namespace)
+            run_python(code, module, number)
         elif language in ("sh", "console", "bash"):
             run_sh(code, env)
 
