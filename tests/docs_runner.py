@@ -34,7 +34,15 @@ BLOCK = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 def blocks(page: Path) -> list[tuple[str, str, str]]:
     """(language, info after it, code) of each fenced block on the page, in order."""
-    return [(m[1], m[2], m[3]) for m in BLOCK.finditer(page.read_text())]
+    return [(m[1], m[2], _with_snippets(m[3])) for m in BLOCK.finditer(page.read_text())]
+
+
+SNIPPET = re.compile(r'^--8<-- "([^"]+)"$', re.MULTILINE)
+
+
+def _with_snippets(code: str) -> str:
+    """`code` with each ``--8<-- "name"`` line replaced by docs/snippets/name, as the site does."""
+    return SNIPPET.sub(lambda m: (ROOT / "docs" / "snippets" / m[1]).read_text(), code)
 
 
 def _expected(code: str) -> list[str]:
