@@ -149,6 +149,7 @@ def run_page(page: Path) -> None:
         elif language == "python":
             run_python(code, module, number)
         elif language in ("sh", "console", "bash"):
+            env = {**os.environ, **env}     # what a block before set (os.environ) carries on
             run_sh(code, env)
 
 

@@ -6,9 +6,8 @@ from sqlalchemy import Numeric, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff import Agent, App, Permits, Skill, allow, deny, policy
-from signoff.testing import ScriptedModel, says
 
-app = App("shop", database="sqlite://")          # in memory: each page starts afresh
+app = App("shop", database="sqlite:///shop.db")
 is_mechanic, is_manager, is_helper = policy.role("mechanic"), policy.role("manager"), policy.role("helper")
 app.oversight.supervises_agents = is_manager       # managers may decide any proposal
 
@@ -73,13 +72,3 @@ class Estimator(Agent):
 
 
 app.add_agent(Estimator, sponsor="noor@shop.example")
-mia = app.people.add("mia@shop.example", "Mia", roles=["mechanic"])
-noor = app.people.add("noor@shop.example", "Noor", roles=["manager"])
-with app.session(as_=mia) as s:
-    repair = Repair(ticket="T-7", fault="rear brake does not bite")
-    s.add(repair)
-
-
-def estimate(*turns: object) -> str:
-    """Start the estimator on T-7 for Mia with a scripted model; the task's id."""
-    return app.agent(Estimator).do(EstimateRepair(), repair, for_=mia, model=ScriptedModel(*turns)).task
