@@ -72,7 +72,8 @@ def test_site_builds_strictly(site: Path) -> None:
                  "security/index.html", "reference/agents/index.html"):
         assert (site / page).exists(), page
     reference = (site / "reference" / "agents" / "index.html").read_text()
-    assert "Permits" in reference and "Every effect defaults to PROPOSE" in reference
+    assert "Permits" in reference
+    assert "Every effect defaults to PROPOSE" in reference
 
 
 @pytest.fixture(scope="module")

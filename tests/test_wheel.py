@@ -44,7 +44,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copy2(ROOT / name, source / name)
     _run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)], cwd=source)
     wheels = list(dist.glob("signoff-*.whl"))
-    assert len(wheels) == 1 and list(dist.glob("signoff-*.tar.gz"))
+    assert len(wheels) == 1
+    assert list(dist.glob("signoff-*.tar.gz"))
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = set(wheel.namelist())
     assert not [f for f in RUN_TIME_DATA if f not in names], sorted(names)
@@ -74,7 +75,8 @@ def test_wheel_runs_research(installed: Path, tmp_path: Path) -> None:
     """``signoff research`` from the wheel answers offline, citing what it read."""
     out = _run([str(installed / "signoff"), "research", "What does the with statement do?", "--json"],
                cwd=tmp_path, env=_outside(tmp_path))
-    assert '"claims"' in out and '"quote"' in out
+    assert '"claims"' in out
+    assert '"quote"' in out
 
 
 def test_wheel_runs_an_example(installed: Path, tmp_path: Path) -> None:
