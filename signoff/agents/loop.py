@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
+from signoff.actions.effects import Effects
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionResult
 from signoff.actions.running import RunAborted
@@ -28,6 +29,7 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
+from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
@@ -92,6 +94,8 @@ class Loop:
         self._route_words = route_words
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
+        self.observer = Observer()
+        """Told what the loop does, at named points (tracing, when it is on)."""
         self._conversations: dict[str, Conversation] = {}
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
@@ -119,6 +123,8 @@ class Loop:
         subject_id, subject_json = _subject_ref(subject, subject_type)
         brief = skill.brief(subject)
         task_id = repo.new_id()
+        trace = self.observer.started(task_id=task_id, agent=agent.agent_name(), skill=skill.name,
+                                      model=model)
         with self._database.connect() as db:
             repo.insert_task(
                 db, id=task_id, agent=agent.agent_name(), skill=skill.name,
@@ -129,7 +135,7 @@ class Loop:
                     Message(role="user", text=brief),
                 ],
                 steps=0, spend_usd=0.0, max_steps=max_steps, budget_usd=budget_usd,
-                model=model.name, result=None, problem="",
+                model=model.name, result=None, problem="", trace_context=trace,
             )
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, "start", f"{agent.__name__} began {skill.name}{whom}.",
@@ -153,13 +159,16 @@ class Loop:
         row, when the caller has just read it)."""
         with self._database.holding():
             task = task or self._task(task_id)
-            while task.status == TaskStatus.RUNNING.value:
-                if not task.turn_open and task_id not in self.models:
-                    break  # a worker with the model goes on
-                self._step(task)
-                task = self._take_saved(task_id) or self._task(task_id)
-            self._take_saved(task_id)
-            return self._outcome(task, self._waiting_on.pop(task_id, None))
+            with self.observer.running(task) as running:
+                while task.status == TaskStatus.RUNNING.value:
+                    if not task.turn_open and task_id not in self.models:
+                        break  # a worker with the model goes on
+                    self._step(task)
+                    task = self._take_saved(task_id) or self._task(task_id)
+                self._take_saved(task_id)
+                outcome = self._outcome(task, self._waiting_on.pop(task_id, None))
+                running.ended(outcome)
+            return outcome
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
         return self._saved.pop(task_id) if task_id in self._saved else None
@@ -305,7 +314,8 @@ class Loop:
                              reserved_usd=reserve, spend_usd=task.spend_usd,
                              budget_usd=task.budget_usd)
         try:
-            reply = model.complete(conversation, tools, max_output_tokens=max_out)
+            reply = self.observer.complete(task, model, conversation, tools,
+                                           max_output_tokens=max_out)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
             return self._end(task, TaskStatus.FAILED,
@@ -398,10 +408,13 @@ class Loop:
             # A turn of one call is settled in that call's own transaction.
             one = end if len(calls) == 1 else None
             for call in calls:
-                if call.state == "new":
-                    self._gate_call(task, registered, skill, call, calls, one)
-                elif call.state == "running":
-                    self._recover_call(task, registered, call)
+                if call.state not in ("new", "running"):
+                    continue
+                with self.observer.tool_call(task, call):
+                    if call.state == "new":
+                        self._gate_call(task, registered, skill, call, calls, one)
+                    else:
+                        self._recover_call(task, registered, call)
             if end.status is None:
                 with self._database.connect() as db:
                     pending = self._settle_turn(db, task, repo.calls_of(db, task.id, task.turn),
@@ -459,6 +472,7 @@ class Loop:
             return
         in_skill = call.tool in skill.tool_names and call.tool in self._actions
         if not in_skill:
+            self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
             offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
             self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
                                      f"tools are: {offered}. Nothing was run.")
@@ -474,6 +488,7 @@ class Loop:
             if rule_id is not None:
                 verdict = gate(call.tool, action.info.effects, permits,
                                query=action.info.query, rule=True)
+        self.observer.gated(verdict)
         if verdict.leave is Leave.NEVER:
             self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
                                      "use. Nothing was run, and nothing was proposed.")
@@ -531,6 +546,7 @@ class Loop:
                                 outcome=outcome, problem=answer, finished_at=repo.now()):
                 repo.note(db, task.id, "tool_call", f"{call.tool} was asked for: {answer}",
                           tool=call.tool, arguments=call.arguments)
+                self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
                    calls_in_turn: int) -> None:
@@ -559,6 +575,7 @@ class Loop:
         with self._database.connect() as db:
             repo.update_call(db, call.id, from_states=("new",), state="done", outcome="Done",
                              value=value, answer="Result received.", finished_at=repo.now())
+        self.observer.tool_ended(state="done", outcome="Done", answer="Result received.")
 
     def _task_view(self, task: repo.TaskRow) -> TaskView:
         """The tool calls of this task that ran and were Done, for the skill's result check."""
@@ -609,6 +626,8 @@ class Loop:
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
                       effects=list(effects.explain()))
+            self.observer.tool_ended(state="done", outcome=result.outcome.value, answer=answer,
+                                     result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
             if result.done and effects.spends and effects.cost_usd:
@@ -651,6 +670,7 @@ class Loop:
                                 outcome="Unknown", answer=answer, finished_at=repo.now()):
                 repo.note(db, task.id, "tool_call", f"{call.tool}: {answer}", tool=call.tool,
                           outcome="Unknown")
+                self.observer.tool_ended(state="unknown", outcome="Unknown", answer=answer)
 
     # -- proposing -----------------------------------------------------------------------
 
@@ -671,13 +691,15 @@ class Loop:
             if not repo.update_call(db, call.id, from_states=("new",), state="proposed",
                                     leave=leave.words, effects=list(proposal.effects)):
                 return
-            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions)
+            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions,
+                                 trace_context=self.observer.trace_context())
             repo.note(db, task.id, "proposal",
                       f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
                       proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version)
             if end is not None:
                 self._wait(db, task, (f"a decision from {words}",), end)
+        self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
 
     def _proposal(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
