@@ -223,7 +223,7 @@ def test_a_rejection_an_edit_and_a_refused_tool_say_so(
     assert (decisions[2].attributes or {})["signoff.decision.edited"] is True
 
 
-SECRETS = ("Pads and a cable", "rear brake", "T-7", "45")
+SECRETS = ("Pads and a cable", "rear brake", "T-7", "\"price\"")
 
 
 def _exported_text(spans: Any) -> str:

@@ -57,8 +57,8 @@ CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The environment variable that, set to ``true``, exports arguments, results and messages."""
 
 _W3C = TraceContextTextMapPropagator()
-_TOOL: ContextVar[Any] = ContextVar("signoff_tool_span", default=None)
-"""The ``execute_tool`` span of the tool call in hand (in this thread or task)."""
+_TOOL: ContextVar[_Tool | None] = ContextVar("signoff_tool_call", default=None)
+"""The tool call in hand, with its ``execute_tool`` span (in this thread or task)."""
 
 _DECIDED = {ProposalStatus.DONE: "approve", ProposalStatus.FAILED: "approve",
             ProposalStatus.APPROVED: "approve", ProposalStatus.REJECTED: "reject",
@@ -152,33 +152,33 @@ class Tracing(Observer):
         return _Tool(self, call)
 
     def gated(self, verdict: Verdict) -> None:
-        span = _TOOL.get()
-        if span is not None:
-            span.set_attributes({"signoff.gate.verdict": verdict.leave.name.lower(),
-                                 "signoff.gate.reason": verdict.reason,
-                                 "signoff.gate.by_rule": verdict.by_rule})
+        tool = _TOOL.get()
+        if tool is not None:
+            tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
+                               "signoff.gate.reason": verdict.reason,
+                               "signoff.gate.by_rule": verdict.by_rule})
 
     def tool_ended(self, *, state: str, outcome: str, answer: str,
                    result: ActionResult | None = None) -> None:
-        span = _TOOL.get()
-        if span is None:
+        tool = _TOOL.get()
+        if tool is None:
             return
-        span.set_attributes({"signoff.tool.state": state, "signoff.tool.outcome": outcome or state})
+        tool.told.update({"signoff.tool.state": state, "signoff.tool.outcome": outcome or state})
         if outcome in ("Failed", "Unknown"):
-            _failed(span, f"signoff.tool.{outcome.lower()}")
+            _failed(tool.span, f"signoff.tool.{outcome.lower()}")
         if self.include_content:
-            span.set_attribute("gen_ai.tool.call.result", answer)
+            tool.told["gen_ai.tool.call.result"] = answer
 
     def trace_context(self) -> Any:
-        span = _TOOL.get()
-        return _carrier(span) if span is not None else None
+        tool = _TOOL.get()
+        return _carrier(tool.span) if tool is not None else None
 
     def proposed(self, proposal: Proposal, *, waits_on: str) -> None:
-        span = _TOOL.get()
-        if span is None:
+        tool = _TOOL.get()
+        if tool is None:
             return
-        span.set_attribute("signoff.tool.state", "proposed")
-        span.add_event("signoff.proposal", {
+        tool.told["signoff.tool.state"] = "proposed"
+        tool.span.add_event("signoff.proposal", {
             "signoff.proposal.id": proposal.id, "signoff.proposal.waits_on": waits_on,
             "signoff.proposal.routed": proposal.routed,
         })
@@ -256,6 +256,13 @@ class _Tool(_Current):
 
     def __init__(self, tracing: Tracing, call: CallRow) -> None:
         self._tracing, self._call = tracing, call
+        self.told: dict[str, Any] = {}
+        """What the gate and the call's end said, set on the span as it ends (at once)."""
+
+    @property
+    def span(self) -> Any:
+        """Its ``execute_tool`` span."""
+        return self._span
 
     def __enter__(self) -> Span:
         call = self._call
@@ -267,12 +274,13 @@ class _Tool(_Current):
             attributes["gen_ai.tool.call.arguments"] = call.arguments
         span = self._tracing._tracer.start_span(f"execute_tool {call.tool}", attributes=attributes)
         self._enter(span)
-        self._mine = _TOOL.set(span)
+        self._mine = _TOOL.set(self)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         _TOOL.reset(self._mine)
+        self._span.set_attributes(self.told)
         super().__exit__(kind, error, traceback)
 
 
