@@ -163,7 +163,8 @@ class Tracing(Observer):
         tool = _TOOL.get()
         if tool is None:
             return
-        tool.told.update({"signoff.tool.state": state, "signoff.tool.outcome": outcome or state})
+        tool.told.update({"signoff.tool.state": str(state),
+                          "signoff.tool.outcome": str(outcome or state)})
         if outcome in ("Failed", "Unknown"):
             _failed(tool.span, f"signoff.tool.{outcome.lower()}")
         if self.include_content:
