@@ -63,6 +63,7 @@ from signoff.exceptions import (
 from signoff.limits import (
     Citation,
     Claim,
+    Declined,
     GroundedAnswer,
     NextAction,
     check_citations,
@@ -93,6 +94,7 @@ __all__ = [
     "Conflict",
     "ConsentError",
     "Decision",
+    "Declined",
     "EditRefused",
     "Effect",
     "EffectKind",
