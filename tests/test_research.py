@@ -393,7 +393,7 @@ def test_the_research_command_refuses_what_it_cannot_do(tmp_path: Path) -> None:
 
 def test_the_research_command_over_a_folder(folder: Path, tmp_path: Path) -> None:
     """--corpus DIR researches in that folder."""
-    result = CliRunner().invoke(research, ["Where is the kettle?", "--corpus", str(folder),
+    result = CliRunner().invoke(research, ["Is the kettle in the kitchen?", "--corpus", str(folder),
                                            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
     assert result.exit_code == 0, result.output
     assert "The kettle is in the kitchen." in result.output
@@ -770,8 +770,7 @@ def test_the_progress_says_which_corpus_is_used(python_docs: Path, tmp_path: Pat
     assert "Indexing" not in again.output
     monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
     topics_used = CliRunner().invoke(research, [QUESTION, "--database", database])
-    assert "help topics (79 sources)" in topics_used.output.replace(
-        f"{len(topics)} sources", "79 sources")
+    assert f"help topics ({len(topics)} sources)" in topics_used.output
 
 
 def test_a_declined_answer_is_printed_plainly_and_exits_0(tmp_path: Path) -> None:

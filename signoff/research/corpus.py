@@ -350,8 +350,12 @@ class Corpus:
 
 
 def fts_query(question: str) -> str:
-    """`question` as an FTS5 query: any of its terms, each quoted (so no word is syntax)."""
-    return " OR ".join(f'"{term}"' for term in query_terms(question))
+    """`question` as an FTS5 query: any of its terms, or of its neighbouring pairs of terms as
+    phrases (so that "the with statement" ranks a passage on *the with statement* above one that
+    only has both words), each quoted (so no word is syntax)."""
+    terms = query_terms(question)
+    pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
+    return " OR ".join(f'"{phrase}"' for phrase in [*pairs, *terms])
 
 
 def split_parts(source: str, size: int = PART_CHARS) -> list[str]:

@@ -6,15 +6,21 @@ by how rare it is among the sentences read (a word every sentence has tells litt
 that no source read has at all weighs the most: it is what the sources are missing.
 
 A sentence's **coverage** is the share of the question's weight it carries: its own words, and
-at half weight the words of its source's title (a sentence of 'The "pass" statement' is about
-the pass statement even where it only says "pass"). Words match by their stem, or when one stem
-begins the other ("defines" and "definition"). A sentence is about the question when its
-coverage reaches `ABOUT`; the answer keeps the best such sentence and the few that come close to
-it, and none that do not. When no sentence reaches it, nothing is said: the reader declines.
+at three-quarter weight the words of its source's title (a sentence of 'The "pass" statement' is
+about the pass statement even where it only says "pass"). Words match by their stem, or when one
+stem begins the other ("defines" and "definition"); a keyword that is also an English word
+("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
+A sentence is about the question when its coverage reaches `ABOUT`. Sentences are then ranked
+by coverage, raised by how much of the question their source's title covers (its focus) and by
+the question's neighbouring terms found side by side ("context manager"), lowered a little for
+later sources and later places. The answer keeps the best sentence about the question and the
+few that come close to it, and none that do not. When no sentence is about the question,
+nothing is said: the reader declines.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -158,14 +164,24 @@ class Reading:
 
 
 class _Matcher:
-    """Tells whether a set of words has a term, by stem or by one stem beginning the other."""
+    """Tells whether a text has a term: an operator as written; a keyword that is also an
+    English word where the text names it (quoted, or as "the with statement"); any other word
+    by its stem, or by one stem beginning the other."""
 
     def __init__(self, terms: Sequence[str]) -> None:
         self.stems = {t: stem(t) for t in terms}
+        self.named = {t: re.compile(
+            rf"[\"`“][^\"`“”]*\b{t}\b[^\"`“”]*[\"`”]|['‘]{t}['’]|"
+            rf"\b{t}\s+(?:{'|'.join(sorted(_NAMING_AFTER))})\b|"
+            rf"\b(?:operators?|keywords?)\s+{t}\b", re.IGNORECASE)
+            for t in terms if t in _ENGLISH_KEYWORDS}
 
     def has(self, term: str, words: frozenset[str], text: str) -> bool:
         if not term[0].isalnum():
             return term in text
+        named = self.named.get(term)
+        if named is not None:
+            return named.search(text) is not None
         wanted = self.stems[term]
         if wanted in words:
             return True
@@ -173,6 +189,21 @@ class _Matcher:
             return False
         return any(len(w) >= 4 and (w.startswith(wanted) or wanted.startswith(w))
                    for w in words if w[:3] == wanted[:3])
+
+
+class _Pairs:
+    """The question's neighbouring terms ("context manager"), found side by side in a text."""
+
+    def __init__(self, terms: Sequence[str]) -> None:
+        stems = [stem(t) for t in terms if t[0].isalnum()]
+        self.pairs = set(itertools.pairwise(stems))
+
+    def share(self, text: str) -> float:
+        """The share of the question's pairs that `text` has side by side (0 when none)."""
+        if not self.pairs:
+            return 0.0
+        seen = [stem(w) for w in re.findall(r"\w+", text)]
+        return len(self.pairs & set(itertools.pairwise(seen))) / len(self.pairs)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -219,13 +250,17 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             weight[t] = math.log(1 + count / (1 + sum(t in h for h in has)))
     total = sum(weight.values())
     absent = tuple(t for t in terms if known.get(t, 1) == 0)
+    pairs = _Pairs(terms)
+    focus = [sum(weight[t] for t in terms if matcher.has(t, title, source.title)) / total
+             for title, source in zip(titles, sources, strict=True)]
     scored: list[tuple[float, Sentence, set[str]]] = []
     for sentence, found in zip(every, has, strict=True):
         title = titles[sentence.rank]
         in_title = {t for t in terms if t not in found
                     and matcher.has(t, title, sources[sentence.rank].title)}
-        coverage = (sum(weight[t] for t in found) + 0.5 * sum(weight[t] for t in in_title)) / total
-        score = coverage / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position)
+        coverage = (sum(weight[t] for t in found) + 0.75 * sum(weight[t] for t in in_title)) / total
+        score = (coverage * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
+                 / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | in_title))
     scored.sort(key=lambda c: (-c[1].score, c[1].rank, c[1].position))
     top_coverage, best, best_terms = scored[0]

@@ -68,7 +68,7 @@ def split_sentences(text: str) -> list[str]:
     """The prose sentences of `text`, in order, each as the text has it (line breaks as spaces)."""
     found: list[str] = []
     for unit in _prose_units(text):
-        found.extend(_sentences_in(unit))
+        found.extend(s for s in _sentences_in(unit) if not _is_label(s))
     return found
 
 

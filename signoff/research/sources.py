@@ -5,7 +5,8 @@ A folder is the folder given and nothing else: a link that leads outside it is n
 file that is not text (it has NUL bytes, or is mostly control bytes) is skipped, and each is
 told in a note. Python's documentation is the HTML that Debian's ``python3-doc`` package installs
 (under ``/usr/share/doc/python3.X/html``), its pages reduced to their main text; its indexes and
-what's-new pages are left out, since they mention everything and explain little.
+what's-new pages are left out, since they mention everything and explain little, and so are the C
+API's pages, written for C programmers.
 """
 
 from __future__ import annotations
@@ -119,6 +120,10 @@ def _is_python_docs(folder: Path) -> bool:
         folder / "library").is_dir()
 
 
+_LEFT_OUT_FOLDERS = frozenset({"whatsnew", "c-api", "distutils"})
+"""What's new (every change, little explanation), the C API (for C programmers, not Python's)
+and distutils (removed from Python)."""
+
 _LEFT_OUT = re.compile(r"^(genindex.*|search|contents|py-modindex|download|bugs|copyright|"
                        r"license|about)\.html$")
 
@@ -128,8 +133,8 @@ def python_docs_listing(root: Path) -> Listing:
     files: list[Path] = []
     for directory, subdirectories, names in os.walk(root):
         here = Path(directory)
-        subdirectories[:] = sorted(d for d in subdirectories
-                                   if not d.startswith(("_", ".")) and d != "whatsnew")
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(("_", "."))
+                                   and d not in _LEFT_OUT_FOLDERS)
         files.extend(here / n for n in sorted(names)
                      if n.endswith(".html") and not (here == root and _LEFT_OUT.match(n)))
     return Listing(root=root, files=tuple(files), notes=())
