@@ -39,6 +39,7 @@ from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
+from signoff.models.errors import ModelError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal
 from signoff.store.database import Database
@@ -349,8 +350,9 @@ class Loop:
                                            max_output_tokens=max_out)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
-            return self._end(task, Failed(
-                problem=f"The model failed: {type(error).__name__}. The log has the details."))
+            told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
+                f"{type(error).__name__}. The log has the details.")
+            return self._end(task, Failed(problem=f"The model failed: {told}"))
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
         turn = task.turn + 1
