@@ -23,7 +23,16 @@ from signoff.models.base import Message, Price, Reply, ToolSpec
 from signoff.store.database import Database
 from signoff.store.tables import proposals, tool_calls
 
-__all__ = ["CallAnswer", "GivenTurn", "answers_of", "take_turn"]
+__all__ = ["GIVEN", "CallAnswer", "GivenTurn", "answers_of", "given_from_outside", "take_turn"]
+
+GIVEN = " (its turns given by a client)"
+"""How the model of a task whose turns a client gives is named, after the client's name: a
+worker never steps such a task with a model of its own."""
+
+
+def given_from_outside(model_name: str) -> bool:
+    """Whether a task's model (by the name stored with it) is a client giving its turns."""
+    return model_name.endswith(GIVEN)
 
 
 class GivenTurn:
@@ -33,7 +42,7 @@ class GivenTurn:
     price: Price | None = None
 
     def __init__(self, name: str, reply: Reply) -> None:
-        self.name = name
+        self.name = name if given_from_outside(name) else name + GIVEN
         self._reply: Reply | None = reply
         self.taken = False
         """Whether the loop has taken the turn."""

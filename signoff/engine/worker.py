@@ -14,6 +14,7 @@ from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.tasks import TaskStatus
+from signoff.agents.turns import given_from_outside
 from signoff.models.base import Model
 from signoff.store.tables import proposals, tasks
 
@@ -65,9 +66,13 @@ class Worker:
         """Step every running task until it waits or ends; how many tasks were stepped."""
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
+        given = 0
         for task_id in running:
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
+            if task is not None and given_from_outside(task.model):
+                given += 1  # a client (over MCP) gives its turns: no model of ours takes one
+                continue
             if task is None:
                 continue
             if task_id not in self._agency.loop.models:
@@ -78,7 +83,7 @@ class Worker:
                     continue
                 self._agency.loop.models[task_id] = model
             self._agency.loop.run(task_id)
-        return len(running)
+        return len(running) - given
 
     def run_forever(
         self, *, every: float = 1.0, stop: Callable[[], bool] = lambda: False,
