@@ -58,6 +58,25 @@ args = ["-c", "pass"]
     assert "Traceback" not in gone.output
 
 
+def test_guard_refuses_work_for_someone_it_does_not_know(tmp_path: Path) -> None:
+    """A config whose work is for an unknown person is told in a sentence once the servers are
+    reached (no exception group from the SDK's connections reaches the person)."""
+    (tmp_path / "files").mkdir()
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+database = "sqlite:///{tmp_path / 'guard.db'}"
+for = "ghost@example.com"
+[servers.files]
+command = "{sys.executable}"
+args = ["{Path(__file__).parent / 'mcp_upstream_files.py'}"]
+env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
+''')
+    ghost = CliRunner().invoke(main, ["mcp", "guard", str(config)])
+    assert ghost.exit_code == 1
+    assert "the work is for ghost@example.com, who is not known" in ghost.output
+    assert "Traceback" not in ghost.output
+
+
 def test_token_is_issued_only_for_the_guards_people(tmp_path: Path) -> None:
     """`signoff mcp token` prints a token that is Noor's; a stranger gets a sentence."""
     config = tmp_path / "guard.toml"

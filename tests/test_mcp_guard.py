@@ -22,6 +22,7 @@ from signoff.mcp.guard import open_guard_app
 from tests.mcp_servers import (
     ROOT,
     TRANSPORTS,
+    command,
     connected,
     environment,
     free_port,
@@ -243,6 +244,77 @@ def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace
     (shown,) = rules
     assert "Suspended by the guard" in shown["why"]
     assert "“Delete a file.” to “Delete a file and every copy of it on every disk.”" in shown["why"]
+
+
+async def _signoff(guard: SimpleNamespace, *arguments: str) -> tuple[int, str]:
+    """Run ``signoff mcp …`` in a process of its own; its exit code and what it printed."""
+    done = await anyio.run_process(command("mcp", *arguments), env=guard.env, cwd=ROOT,
+                                   check=False)
+    return done.returncode, (done.stdout + done.stderr).decode()
+
+
+def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNamespace) -> None:
+    """While the client's delete waits, Noor lists it with `signoff mcp proposals` and says yes
+    with `signoff mcp approve`: it runs once and the call answers with its result; a second yes
+    is refused in words; a no given with `signoff mcp reject` reaches the next waiting call as
+    her reason; a made-up token is told, and decides nothing."""
+    config = str(guard.config)
+    token = ["--token", guard.token]
+
+    async def waiting() -> str:
+        with anyio.fail_after(60):
+            while True:
+                found = await anyio.to_thread.run_sync(guard.app.proposals_for, guard.noor)
+                if found:
+                    return str(found[0].id)
+                await anyio.sleep(0.05)
+
+    async def scenario() -> dict[str, Any]:
+        got: dict[str, Any] = {}
+        async with _guarded(guard, "stdio") as (client, _):
+
+            async def delete(name: str) -> None:
+                got[name] = await client.call_tool("files_delete_file", {"name": name})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(delete, "a.txt")
+                first = await waiting()
+                got["listed"] = await _signoff(guard, "proposals", config, *token)
+                got["forged"] = await _signoff(guard, "approve", config, first, "--token",
+                                               "so_0123456789abcdef_madeup")
+                got["yes"] = await _signoff(guard, "approve", config, first, *token)
+            got["again"] = await _signoff(guard, "approve", config, first, *token)
+            async with anyio.create_task_group() as group:
+                group.start_soon(delete, "b.txt")
+                second = await waiting()
+                got["no"] = await _signoff(guard, "reject", config, second, "--reason",
+                                           "Keep b.txt.", *token)
+            got["first"] = first
+        return got
+
+    got = anyio.run(scenario)
+    code, listed = got["listed"]
+    assert code == 0
+    assert got["first"] in listed
+    assert 'delete_file (on files) (arguments={"name": "a.txt"}) — decided by Noor' in listed
+    assert listed.strip().endswith("1 proposal.")
+    code, forged = got["forged"]
+    assert code == 4
+    assert "This token is not valid" in forged
+    assert got["yes"] == (0, got["yes"][1])
+    assert not got["a.txt"].is_error
+    assert got["a.txt"].content[0].text == "Deleted a.txt."
+    code, again = got["again"]
+    assert code == 1
+    assert "already decided (Done)" in again
+    assert "Traceback" not in forged + again
+    assert got["no"][0] == 0
+    assert not got["b.txt"].is_error
+    assert "Noor said no to files_delete_file: Keep b.txt." in got["b.txt"].content[0].text
+    assert _deleted(guard) == ["a.txt"]
+    assert (guard.tmp / "files" / "b.txt").exists()
+    statuses = sorted(p.status.value for p in guard.app.proposals())
+    assert statuses == ["Done", "Rejected"]
 
 
 def test_over_http_the_clients_token_never_reaches_an_upstream(guard: SimpleNamespace) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import click
 
-from signoff.cli import APP_OPTION, load_app, main
-from signoff.exceptions import SignoffError
+from signoff.cli import APP_OPTION, AS_OPTION, JSON_OPTION, TOKEN_OPTION, load_app, main, whoami
+from signoff.exceptions import AgentRefused, SignoffError
+
+T = TypeVar("T")
 
 __all__ = ["mcp"]
 
@@ -37,6 +40,7 @@ def mcp() -> None:
     Examples:
       signoff mcp serve --app examples/workshop.py --agent estimator --for noor@workshop.example
       signoff mcp guard guard.toml --http 127.0.0.1:8765
+      signoff mcp approve guard.toml 3f2c8a8e-... --token so_…
     """
 
 
@@ -136,8 +140,8 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     """Stand in front of other MCP servers and serve their tools as one, each call gated:
     read-only tools of trusted servers run alone, everything else is proposed, as CONFIG says.
 
-    Proposals are decided in the guard's inbox (and REST API), which it serves itself: an
-    approved call runs once, in the guard, which holds the connections to the servers.
+    Proposals are decided in the guard's inbox (and REST API), which it serves itself, or with
+    `signoff mcp proposals | approve | reject CONFIG`: an approved call runs once.
 
     \b
     Examples:
@@ -145,8 +149,6 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
       signoff mcp guard guard.toml --http 127.0.0.1:8765
     """
     _sdk()
-    import anyio
-
     from signoff.mcp.config import GuardConfig
 
     try:
@@ -154,9 +156,35 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     except SignoffError as error:
         raise click.ClickException(str(error)) from None
     try:
-        anyio.run(_guard, config, http_address, inbox_address, wait_seconds)
+        _run(_guard, config, http_address, inbox_address, wait_seconds)
     except SignoffError as error:
         raise click.ClickException(str(error)) from None
+
+
+def _run(function: Callable[..., Awaitable[T]], *arguments: Any) -> T:
+    """``anyio.run``, with a refusal (ours, or the command's) that went out through the guard's
+    connections to its servers raised as itself: the SDK's task groups wrap whatever leaves
+    them in an exception group, which would reach the person as a traceback."""
+    import anyio
+
+    try:
+        return anyio.run(function, *arguments)
+    except BaseExceptionGroup as group:
+        refusal = _refusal_in(group)
+        if refusal is None:
+            raise
+        raise refusal from None
+
+
+def _refusal_in(group: BaseExceptionGroup[Any]) -> SignoffError | click.ClickException | None:
+    for error in group.exceptions:
+        if isinstance(error, (SignoffError, click.ClickException)):
+            return error
+        if isinstance(error, BaseExceptionGroup):
+            found = _refusal_in(error)
+            if found is not None:
+                return found
+    return None
 
 
 async def _guard(config: Any, http_address: str | None, inbox_address: str | None,
@@ -210,3 +238,104 @@ def token(config_path: str, handle: str) -> None:
         click.echo(app.credentials.issue_token(person, "mcp guard"))
     except SignoffError as error:
         raise click.ClickException(str(error)) from None
+
+
+def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
+    """Open the guard CONFIG describes (its app, and its own connections to the servers) for
+    one command, and do `work` with its app in a thread, as the guard's inbox does: an approved
+    call reaches its server over this process's connection, once."""
+    _sdk()
+    import anyio
+
+    from signoff.mcp.config import GuardConfig
+
+    async def opened(config: GuardConfig) -> T:
+        from contextlib import AsyncExitStack
+
+        from signoff.mcp.guard import open_guard
+
+        async with AsyncExitStack() as stack:
+            server = await open_guard(config, stack, wait_seconds=0)
+            return await anyio.to_thread.run_sync(work, server.app)
+
+    try:
+        return _run(opened, GuardConfig.load(config_path))
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@mcp.command(name="proposals")
+@click.argument("config_path", metavar="CONFIG")
+@AS_OPTION
+@TOKEN_OPTION
+@JSON_OPTION
+def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
+                    as_json: bool) -> None:
+    """The guard's proposals you may decide now: each call with its server and exact arguments.
+
+    \b
+    Example:
+      signoff mcp proposals guard.toml --token "$(signoff mcp token guard.toml noor@example.com)"
+    """
+    from signoff.cli.people import _echo_proposals
+
+    def listed(app: Any) -> list[Any]:
+        return list(app.proposals_for(whoami(app, as_handle, token)))
+
+    _echo_proposals(_with_guard(config_path, listed), as_json=as_json)
+
+
+@mcp.command(name="approve")
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("proposal_id")
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--always", is_flag=True, help="And from now on, let the guard run this tool "
+              "alone (in work for you).")
+def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, token: str | None,
+                  always: bool) -> None:
+    """Say yes to a guard's proposal: the call runs now, once, exactly as proposed, over this
+    command's own connection to its server (a client still waiting on it is answered).
+
+    \b
+    Example:
+      signoff mcp approve guard.toml 3f2c8a8e-... --token so_… --always
+    """
+    from signoff.cli import EXIT_REFUSED
+
+    decision = _with_guard(config_path, lambda app: _decided(
+        lambda me: app.approve(proposal_id, by=me, always_like_this=always), app, as_handle,
+        token))
+    click.echo(decision.said)
+    if decision.status.value != "Done":
+        raise SystemExit(EXIT_REFUSED)
+
+
+@mcp.command(name="reject")
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("proposal_id")
+@click.option("--reason", required=True, help="Why not: the client is told it.")
+@AS_OPTION
+@TOKEN_OPTION
+def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str | None,
+                 token: str | None) -> None:
+    """Say no to a guard's proposal, with a reason the client is told; nothing runs.
+
+    \b
+    Example:
+      signoff mcp reject guard.toml 3f2c8a8e-... --reason "Keep a.txt." --token so_…
+    """
+    decision = _with_guard(config_path, lambda app: _decided(
+        lambda me: app.reject(proposal_id, by=me, reason=reason), app, as_handle, token))
+    click.echo(decision.said)
+
+
+def _decided(verb: Callable[[Any], T], app: Any, as_handle: str | None, token: str | None) -> T:
+    """`verb` done by whoever --as or --token says; a refusal told in the library's words."""
+    from signoff.cli.people import _refused
+
+    me = whoami(app, as_handle, token)
+    try:
+        return verb(me)
+    except AgentRefused as error:
+        raise _refused(error) from None

@@ -110,6 +110,11 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
         found = _every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
     else:
         found = _every_page(lambda after: inbox.proposals(me, after=after))
+    _echo_proposals(found, as_json=as_json)
+
+
+def _echo_proposals(found: list[Any], *, as_json: bool) -> None:
+    """Proposals printed one a line, and how many (or as JSON)."""
     if as_json:
         _print_json(found)
         return
