@@ -1,13 +1,19 @@
 """What ``signoff mcp guard`` adds to a call that runs alone, over a direct call of the same
 upstream tool, on loopback: over stdio and over streamable HTTP, measured in the same run.
 
-    .venv/bin/python bench/bench_mcp.py [--calls 300] [--warmup 30]
+    .venv/bin/python bench/bench_mcp.py [--calls 300] [--warmup 30] [--only stdio|http|in-process]
 
 Direct: the SDK's client calls the file server's ``list_files`` (read-only, on a trusted server).
-Guarded: the same client calls ``files_list_files`` through the guard, which gates it (alone),
+Guarded: a second such client calls ``files_list_files`` through the guard, which gates it (alone),
 records the call in its task's journal and receipt (SQLite, WAL), and forwards it to the same
-kind of upstream over the same transport. Prints the median and the mean per call, and what the
-guard adds (guarded − direct), in microseconds.
+kind of upstream over the same transport. The calls are made in turn, one each way, so that a
+busy moment of the machine falls on both. Prints the median and the mean per call, and what
+the guard adds (guarded − direct), in microseconds.
+
+In process: the guard opened in this process (its stdio upstream as before), each call made
+both ways: the guard's own connection calling ``list_files`` (direct), and the guard's
+``call_tool`` (guarded: the gate, the journal, the thread hop and that same upstream call), so
+the difference is what signoff does for a call, without the client's hop to the guard.
 """
 
 from __future__ import annotations
@@ -56,54 +62,70 @@ trusted = true
     return path
 
 
-async def _timed(call: Callable[[], Awaitable[Any]], calls: int, warmup: int) -> list[float]:
-    for _ in range(warmup):
-        await call()
-    took = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        result = await call()
-        took.append(time.perf_counter() - start)
-        assert not result.is_error, result
+Call = Callable[[], Awaitable[Any]]
+
+
+async def _in_turn(direct: Call, guarded: Call, calls: int, warmup: int
+                   ) -> tuple[list[float], list[float]]:
+    """Time `calls` calls each way, made in turn (a busy moment of the machine falls on both)."""
+    took: tuple[list[float], list[float]] = ([], [])
+    for round_ in range(warmup + calls):
+        for way, call in enumerate((direct, guarded)):
+            start = time.perf_counter()
+            result = await call()
+            if round_ >= warmup:
+                took[way].append(time.perf_counter() - start)
+            assert not result.is_error, result
     return took
 
 
+def _stdio_upstream(folder: Path) -> str:
+    files_env = f'FILES_ROOT = "{folder / "files"}"'
+    return f'command = "{sys.executable}"\nargs = ["{UPSTREAM}"]\nenv = {{ {files_env} }}'
+
+
 async def _stdio(folder: Path, calls: int, warmup: int) -> tuple[list[float], list[float]]:
-    env = environment(FILES_ROOT=str(folder / "files"))
     from mcp import Client, StdioServerParameters
 
-    direct_params = StdioServerParameters(command=sys.executable, args=[UPSTREAM], env=env)
-    async with Client(direct_params, cache=None) as client:
-        direct = await _timed(lambda: client.call_tool("list_files", {}), calls, warmup)
-    files_env = f'FILES_ROOT = "{folder / "files"}"'
-    config = _config(folder, f'command = "{sys.executable}"\nargs = ["{UPSTREAM}"]\n'
-                             f'env = {{ {files_env} }}')
-    async with connected("stdio", ["mcp", "guard", str(config)], environment()) as client:
-        guarded = await _timed(lambda: client.call_tool("files_list_files", {}), calls, warmup)
-    return direct, guarded
+    env = environment(FILES_ROOT=str(folder / "files"))
+    config = _config(folder, _stdio_upstream(folder))
+    async with Client(StdioServerParameters(command=sys.executable, args=[UPSTREAM], env=env),
+                      cache=None) as upstream, \
+            connected("stdio", ["mcp", "guard", str(config)], environment()) as guard:
+        return await _in_turn(lambda: upstream.call_tool("list_files", {}),
+                              lambda: guard.call_tool("files_list_files", {}), calls, warmup)
 
 
 async def _http(folder: Path, calls: int, warmup: int) -> tuple[list[float], list[float]]:
-    from mcp.client.streamable_http import streamable_http_client  # noqa: F401
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard_app
 
     upstream_port = free_port()
     env = environment(FILES_ROOT=str(folder / "files"))
     with serving([sys.executable, UPSTREAM, "--http", str(upstream_port)], env, upstream_port) as url:
-        async with over_http(url) as client:
-            direct = await _timed(lambda: client.call_tool("list_files", {}), calls, warmup)
         config = _config(folder, f'url = "{url}/mcp"')
-        from signoff.mcp.config import GuardConfig
-        from signoff.mcp.guard import open_guard_app
-
         app = open_guard_app(GuardConfig.load(config))
         token = app.credentials.issue_token(app.people.get("noor@example.com"), "bench")
         guard_port = free_port()
         with serving(command("mcp", "guard", str(config), "--http", f"127.0.0.1:{guard_port}"),
                      environment(), guard_port) as guard_url:
-            async with over_http(guard_url, token=token) as client:
-                guarded = await _timed(lambda: client.call_tool("files_list_files", {}), calls,
-                                       warmup)
-    return direct, guarded
+            async with over_http(url) as upstream, over_http(guard_url, token=token) as guard:
+                return await _in_turn(lambda: upstream.call_tool("list_files", {}),
+                                      lambda: guard.call_tool("files_list_files", {}), calls,
+                                      warmup)
+
+
+async def _in_process(folder: Path, calls: int, warmup: int) -> tuple[list[float], list[float]]:
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard
+
+    config = _config(folder, _stdio_upstream(folder))
+    async with AsyncExitStack() as stack:
+        guard = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+        return await _in_turn(lambda: guard.upstreams.call("files", "list_files", {}),
+                              lambda: guard.call_tool("files_list_files", {}), calls, warmup)
 
 
 def _line(name: str, took: list[float]) -> str:
@@ -115,8 +137,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--only", choices=["stdio", "http", "in-process"], default=None,
+                        help="measure this one way only")
     options = parser.parse_args()
-    for transport, run in (("stdio", _stdio), ("http", _http)):
+    for transport, run in (("stdio", _stdio), ("http", _http), ("in-process", _in_process)):
+        if options.only not in (None, transport):
+            continue
         with tempfile.TemporaryDirectory() as temp:
             folder = Path(temp)
             (folder / "files").mkdir()
