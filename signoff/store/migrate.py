@@ -12,7 +12,7 @@ from signoff.exceptions import UserError
 if TYPE_CHECKING:
     from alembic.config import Config
 
-__all__ = ["VERSION_TABLE", "current_revision", "upgrade"]
+__all__ = ["VERSION_TABLE", "current_revision", "downgrade", "upgrade"]
 
 VERSION_TABLE = "signoff_alembic_version"
 """Where Alembic keeps the revision of signoff's tables (apart from any the app keeps)."""
@@ -41,6 +41,14 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     if current_revision(connection) is None and inspect(connection).has_table(_FIRST_TABLE):
         command.stamp(_config(connection), _adopt(connection))
     command.upgrade(_config(connection), revision)
+
+
+def downgrade(connection: Connection, revision: str) -> None:
+    """Take signoff's tables on `connection` back to `revision` (what a database an older
+    release made holds)."""
+    from alembic import command
+
+    command.downgrade(_config(connection), revision)
 
 
 _FIRST_TABLE = "signoff_principals"
