@@ -105,6 +105,8 @@ class Loop:
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
         """The tool calls of each task's open turn, as this process stored them."""
         self._local = threading.local()  # the holds of the tasks this thread steps
+        self._ahead: dict[str, int] = {}
+        """The revision at which this process reserved each task's next model call ahead."""
 
     # -- starting ------------------------------------------------------------------------
 
@@ -232,16 +234,20 @@ class Loop:
 
     def _stopped(self, task: repo.TaskRow) -> None:
         """Drop what this process keeps of a task it stops stepping: all of it once the task
-        has ended; all but its model while it waits (a decision here goes on with it)."""
+        has ended; all but its model and conversation while it waits (a decision here goes on
+        with them, without reading the conversation again)."""
+        conversation = self._conversations.get(task.id)
         self._forget(task.id)
         if task.status in _ENDED:
             self.models.pop(task.id, None)
+        elif task.status == TaskStatus.WAITING.value and conversation is not None:
+            self._conversations[task.id] = conversation
 
     def memory_of(self, task_id: str) -> list[str]:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
         kept: dict[str, dict[str, Any]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
-            "turn": self._turn_calls}
+            "turn": self._turn_calls, "reservation": self._ahead}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -253,6 +259,7 @@ class Loop:
         self._saved.pop(task_id, None)
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
+        self._ahead.pop(task_id, None)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
               **changes: Any) -> bool:
@@ -385,7 +392,10 @@ class Loop:
         model = self.models.get(task.id)
         if model is None:
             return HandOn(why="this process has no model for the task")
-        if task.reserved_usd:  # a reservation a stopped process made, for a reply never stored
+        # A reservation made with the write that closed the last turn (by this process, for
+        # this very call) is the call's; any other was made for a reply never stored.
+        ahead = task.reserved_usd if self._ahead.pop(task.id, None) == task.revision else 0.0
+        if task.reserved_usd and not ahead:
             with self._writing(task.id) as db:
                 if not self._save(db, task, reserved_usd=0.0):
                     return RunAgain()
@@ -395,31 +405,35 @@ class Loop:
                           "spent (what it really cost is not known).",
                           reserved_usd=task.reserved_usd)
             task = self._saved.pop(task.id)
-        decision = next_action(task.steps, task.max_steps, task.spend_usd, task.budget_usd,
-                               False, False)
+        spent = task.spend_usd - ahead  # before this call's reservation
+        unreserve = {"spend_usd": spent, "reserved_usd": 0.0} if ahead else {}
+        decision = next_action(task.steps, task.max_steps, spent, task.budget_usd, False, False)
         if decision is NextAction.HALT:
             why = (f"it reached its budget of ${task.budget_usd:.4f}"
-                   if task.spend_usd >= task.budget_usd
+                   if spent >= task.budget_usd
                    else f"it reached its limit of {task.max_steps} steps")
-            return self._end(task, Halted(problem=f"Halted: {why}."))
+            return self._end(task, Halted(problem=f"Halted: {why}."), unreserve)
         tools = self.tool_specs(registered, skill)
         max_out = registered.agent.max_output_tokens
         if model.price is None and task.budget_usd != float("inf"):
             return self._end(task, Failed(
                 problem=f"The price of {model.name} is not known, so its cost cannot be kept "
-                        "within the budget: set its price."))
+                        "within the budget: set its price."), unreserve)
         conversation = self.messages(task)
         reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
             model.price) else 0.0
-        if task.spend_usd + reserve > task.budget_usd:
+        if spent + reserve > task.budget_usd:
             return self._end(task, Halted(
                 problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
-                        f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget."),
-                reserved_usd=reserve, spend_usd=task.spend_usd, budget_usd=task.budget_usd)
-        with self._writing(task.id) as db:  # reserved durably before the model is asked
-            if not self._save(db, task, spend_usd=task.spend_usd + reserve, reserved_usd=reserve):
-                return RunAgain()
-        task = self._saved.pop(task.id)
+                        f"than the ${task.budget_usd - spent:.6f} left of its budget."),
+                unreserve, reserved_usd=reserve, spend_usd=spent, budget_usd=task.budget_usd)
+        if reserve <= ahead:
+            reserve = ahead  # reserved already, durably, with the last turn's close
+        else:
+            with self._writing(task.id) as db:  # reserved durably before the model is asked
+                if not self._save(db, task, spend_usd=spent + reserve, reserved_usd=reserve):
+                    return RunAgain()
+            task = self._saved.pop(task.id)
         points.reached("loop.model_reserved", task=task.id)
         try:
             reply = model.complete(conversation, tools, max_output_tokens=max_out)
@@ -606,9 +620,31 @@ class Loop:
                       "The result was handed back, and the task is done.", result=handed[0].value)
             self._remember(task, added)
             return Done(result=handed[0].value)
-        if self._save(db, task, added=added, turn_open=False):
+        ahead = self._reserve_ahead(task, added)
+        if self._save(db, task, added=added, turn_open=False, **ahead):
             self._remember(task, added)
+            if ahead:
+                self._ahead[task.id] = task.revision + 1
         return RunAgain()
+
+    def _reserve_ahead(self, task: repo.TaskRow, added: list[Message]) -> dict[str, Any]:
+        """The reservation of the next model call, to be made with the write that closes a
+        turn (so that the call needs no transaction of its own): the task's changes, or none
+        when it cannot be made here (no model or conversation at hand, a limit reached)."""
+        model = self.models.get(task.id)
+        known = self._conversations.get(task.id)
+        if model is None or model.price is None or task.reserved_usd or known is None or (
+                len(known) != task.message_count) or next_action(
+                task.steps, task.max_steps, task.spend_usd, task.budget_usd, False, False
+        ) is not NextAction.CONTINUE:
+            return {}
+        registered = self._agents(task.agent)
+        tools = self.tool_specs(registered, registered.agent.skill(task.skill))
+        reserve = model.price.cost(model.count_tokens(known.grown(added), tools),
+                                   registered.agent.max_output_tokens)
+        if task.spend_usd + reserve > task.budget_usd:
+            return {}
+        return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve}
 
     def _gate_call(
         self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
@@ -913,9 +949,11 @@ class Loop:
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
 
-    def _end(self, task: repo.TaskRow, ended: Halted | Failed, **data: Any) -> Step:
+    def _end(self, task: repo.TaskRow, ended: Halted | Failed, changes: dict[str, Any] | None = None,
+             **data: Any) -> Step:
         with self._writing(task.id) as db:
-            if self._save(db, task, status=ended.status.value, problem=ended.problem):
+            if self._save(db, task, status=ended.status.value, problem=ended.problem,
+                          **(changes or {})):
                 repo.note(db, task.id, ReceiptKind.LIMIT if isinstance(ended, Halted)
                           else ReceiptKind.FAILURE, ended.problem, **data)
                 return ended
