@@ -40,6 +40,7 @@ import signal
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -76,7 +77,8 @@ class Figures:
     over_budget: int = 0
     unknown_outcomes: int = 0
     """Outside calls whose outcome is told as unknown after a kill (not an error)."""
-    ended: Counter[str] = field(default_factory=Counter)
+    ended: dict[str, int] = field(default_factory=dict)
+    """How the tasks ended, by status."""
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -164,7 +166,7 @@ def decider(shop: SimpleNamespace, _model: Callable[[], ScriptedModel],
                     shop.app.reject(proposal.id, by=shop.noor, reason="Not now.")
             except AgentRefused:
                 pass  # another decided it first
-        time.sleep(0.005)
+        time.sleep(0.02)
 
 
 def worker(shop: SimpleNamespace, model: Callable[[], ScriptedModel], _rng: random.Random) -> None:
@@ -173,7 +175,7 @@ def worker(shop: SimpleNamespace, model: Callable[[], ScriptedModel], _rng: rand
     deadline = time.monotonic() + 8
     while time.monotonic() < deadline and not _ended(shop):
         running.run_once()
-        time.sleep(0.005)
+        time.sleep(0.02)
 
 
 def settle(shop: SimpleNamespace, model: Callable[[], ScriptedModel], rng: random.Random) -> None:
@@ -292,7 +294,7 @@ def _check(figures: Figures, url: str, outbox: Path, run: int,
         figures.problems.append(f"run {run}: level {level}, but the runs recorded add {added}")
     figures.unknown_outcomes += states.count("unknown")
     for task in task_rows:
-        figures.ended[task["status"]] += 1
+        figures.ended[task["status"]] = figures.ended.get(task["status"], 0) + 1
         pending = [p for p in proposal_rows if p["task_id"] == task["id"]
                    and p["status"] in (ProposalStatus.WAITING.value,
                                        ProposalStatus.APPROVED.value)]
@@ -324,19 +326,20 @@ class _Live:
 
     def __init__(self, kind: str, work: Path, server: str) -> None:
         self.kind, self.work, self.server = kind, work, server
+        self.name = f"campaign_{uuid.uuid4().hex[:8]}"
         if kind == "sqlite":
             self.url = f"sqlite:///{work / 'live.db'}"
         else:
-            self._admin('CREATE DATABASE "campaign_live"')
+            self._admin(f'CREATE DATABASE "{self.name}_live"')
             base = server.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
-            self.url = f"{base}/campaign_live"
+            self.url = f"{base}/{self.name}_live"
 
     def keep_as_template(self) -> None:
         """What the live database holds now is what each run starts from."""
         if self.kind == "sqlite":
             shutil.copyfile(self.work / "live.db", self.work / "template.db")
         else:
-            self._admin('CREATE DATABASE "campaign_template" TEMPLATE "campaign_live"')
+            self._admin(f'CREATE DATABASE "{self.name}_template" TEMPLATE "{self.name}_live"')
 
     def renew(self) -> None:
         """The live database, as the template holds it (every process on it has ended)."""
@@ -345,8 +348,14 @@ class _Live:
                 (self.work / f"live.db{suffix}").unlink(missing_ok=True)
             shutil.copyfile(self.work / "template.db", self.work / "live.db")
             return
-        self._admin('DROP DATABASE "campaign_live" WITH (FORCE)')
-        self._admin('CREATE DATABASE "campaign_live" TEMPLATE "campaign_template"')
+        self._admin(f'DROP DATABASE "{self.name}_live" WITH (FORCE)')
+        self._admin(f'CREATE DATABASE "{self.name}_live" TEMPLATE "{self.name}_template"')
+
+    def drop(self) -> None:
+        """Drop the campaign's databases (PostgreSQL; the SQLite files go with their folder)."""
+        if self.kind != "sqlite":
+            for which in ("live", "template"):
+                self._admin(f'DROP DATABASE IF EXISTS "{self.name}_{which}" WITH (FORCE)')
 
     def _admin(self, statement: str) -> None:
         import psycopg
@@ -356,10 +365,11 @@ class _Live:
 
 
 @contextmanager
-def _server(kind: str) -> Iterator[str]:
-    """A PostgreSQL server of the campaign's own (for `kind` postgres)."""
-    if kind == "sqlite":
-        yield ""
+def _server(kind: str, given: str = "") -> Iterator[str]:
+    """The PostgreSQL server to use (for `kind` postgres): `given`, or one of the campaign's
+    own."""
+    if kind == "sqlite" or given:
+        yield given
         return
     from tests.postgres_server import running_server
 
@@ -367,14 +377,15 @@ def _server(kind: str) -> Iterator[str]:
         yield server
 
 
-def campaign(kind: str, runs: int, seed: int, work: Path) -> Figures:
-    """`runs` runs on `kind` databases; what was counted."""
+def campaign(kind: str, runs: int, seed: int, work: Path, server: str = "") -> Figures:
+    """`runs` runs on `kind` databases (on PostgreSQL `server`, when given); what was
+    counted."""
     figures = Figures(database=kind)
     rng = random.Random(seed)
     started = time.monotonic()
     outbox = work / "live"
     outbox.mkdir()
-    with _server(kind) as server:
+    with _server(kind, server) as server:
         live = _Live(kind, work, server)
         shop = build(live.url, outbox)
         shop.app.database.dispose()
@@ -385,6 +396,7 @@ def campaign(kind: str, runs: int, seed: int, work: Path) -> Figures:
             shutil.rmtree(outbox)
             outbox.mkdir()
         shop.app.database.dispose()
+        live.drop()
     figures.seconds = time.monotonic() - started
     return figures
 
@@ -396,11 +408,14 @@ def main(argv: list[str] | None = None) -> int:
                         choices=["sqlite", "postgres"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument("--server", default="",
+                        help="a PostgreSQL server's libpq URL, as a superuser (default: one of "
+                             "the campaign's own)")
     options = parser.parse_args(argv)
     results = []
     for kind in options.databases:
         with tempfile.TemporaryDirectory(prefix=f"signoff-campaign-{kind}-") as work:
-            figures = campaign(kind, options.runs, options.seed, Path(work))
+            figures = campaign(kind, options.runs, options.seed, Path(work), options.server)
         results.append(figures)
         print(f"{kind}: {figures.runs} runs, {figures.kills} SIGKILLs, {figures.seconds:.0f} s: "
               f"double runs {figures.double_runs}, lost updates {figures.lost_updates}, "
