@@ -8,6 +8,7 @@ until a person decides.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -194,6 +195,10 @@ class Loop:
         except holds.LostHold:
             step = HandOn(why="another process took the task over")
             task = self._task(task_id)
+        except BaseException:
+            with contextlib.suppress(Exception):  # others need not wait for the hold to expire
+                self._let_go(hold)
+            raise
         finally:
             held.pop(task_id, None)
         if not isinstance(step, RunAgain):
