@@ -40,6 +40,7 @@ from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
+from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
 from signoff.security.acting import ActingAs
@@ -410,7 +411,7 @@ class Loop:
                           "spent (what it really cost is not known).",
                           reserved_usd=task.reserved_usd)
             task = self._saved.pop(task.id)
-        spent = task.spend_usd - ahead  # before this call's reservation
+        spent = budget.unreserved(task.spend_usd, ahead)  # before this call's reservation
         unreserve = {"spend_usd": spent, "reserved_usd": 0.0} if ahead else {}
         decision = next_action(task.steps, task.max_steps, spent, task.budget_usd, False, False)
         if decision is NextAction.HALT:
@@ -427,7 +428,7 @@ class Loop:
         conversation = self.messages(task)
         reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
             model.price) else 0.0
-        if spent + reserve > task.budget_usd:
+        if not budget.fits(spent, reserve, task.budget_usd):
             return self._end(task, Halted(
                 problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
                         f"than the ${task.budget_usd - spent:.6f} left of its budget."),
@@ -449,8 +450,8 @@ class Loop:
                 problem=f"The model failed: {type(error).__name__}. The log has the details."))
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
-        spent = task.spend_usd - reserve + cost
-        if cost > reserve + 1e-12:
+        spent = budget.settled(task.spend_usd, reserve, cost)
+        if budget.over_reserved(cost, reserve):
             return self._over_reserve(task, model.name, reply.text, reply.usage.input_tokens,
                                       reply.usage.output_tokens, cost, reserve, spent)
         turn = task.turn + 1
@@ -647,7 +648,7 @@ class Loop:
         tools = self.tool_specs(registered, registered.agent.skill(task.skill))
         reserve = model.price.cost(model.count_tokens(known.grown(added), tools),
                                    registered.agent.max_output_tokens)
-        if task.spend_usd + reserve > task.budget_usd:
+        if not budget.fits(task.spend_usd, reserve, task.budget_usd):
             return {}
         return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve}
 
