@@ -262,7 +262,8 @@ def test_two_spending_approvals_at_once_stay_within_the_budget(
             in_thread("d2", lambda: third.app.approve(b.id, by=third.noor)),
         )
     third.app.database.dispose()
-    assert len(lines(agent_side.payments)) == 1
+    told = [d.said for d in decisions], _receipt(agent_side, outcome.task)
+    assert len(lines(agent_side.payments)) == 1, told
     assert sorted(d.status.value for d in decisions) == ["Done", "Failed"]
     assert agent_side.app.outcome(outcome.task).spend_usd <= 1.0
 

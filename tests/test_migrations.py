@@ -16,15 +16,14 @@ from signoff.store.tables import metadata
 
 
 def _head() -> str:
-    """The newest revision of signoff's migrations."""
+    """The newest revision the migrations know."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    import signoff.store.migrate
+    import signoff.store
 
     config = Config()
-    config.set_main_option("script_location",
-                           str(Path(signoff.store.migrate.__file__).parent / "migrations"))
+    config.set_main_option("script_location", str(Path(signoff.store.__file__).parent / "migrations"))
     head = ScriptDirectory.from_config(config).get_current_head()
     assert head is not None
     return head

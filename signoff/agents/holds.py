@@ -7,9 +7,10 @@ that lost the task writes nothing more, and on PostgreSQL the check locks the he
 a decision (which locks it first too, `lock`) and a step on the same task take turns.
 
 A hold is taken (`take`) when it is free, has expired, or its holder is a process on this
-machine that no longer runs (or a thread of this process that has ended): a crash is seen at
-once on the same machine, elsewhere when the hold expires. A task that stops running (it waits
-or ends) is let go in the same transaction that says so.
+machine that no longer runs, or a thread of this process that is not stepping the task now
+(`stepping` marks the steps; a task started or stepped once on one thread of a server may go on
+from another): a crash is seen at once on the same machine, elsewhere when the hold expires.
+A task that stops running (it waits or ends) is let go in the same transaction that says so.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import functools
 import os
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,7 +31,7 @@ from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
-__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "take"]
+__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "stepping", "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
@@ -77,9 +80,31 @@ def holder_id() -> str:
     return f"{socket.gethostname()}:{pid}:{_started(pid)}:{threading.get_ident()}"
 
 
-def alive(holder: str) -> bool:
-    """Whether `holder` may still be stepping: a thread of this process that has not ended, a
-    process on this machine that still runs, or any holder on another machine."""
+_stepping: dict[str, set[int]] = {}
+"""The threads of this process stepping each task now."""
+_stepping_lock = threading.Lock()
+
+
+@contextmanager
+def stepping(task_id: str) -> Iterator[None]:
+    """While this thread steps task `task_id` (before it holds it, until it is done with it):
+    another thread of this process does not take it over."""
+    me = threading.get_ident()
+    with _stepping_lock:
+        _stepping.setdefault(task_id, set()).add(me)
+    try:
+        yield
+    finally:
+        with _stepping_lock:
+            threads = _stepping.get(task_id, set())
+            threads.discard(me)
+            if not threads:
+                _stepping.pop(task_id, None)
+
+
+def alive(holder: str, task_id: str) -> bool:
+    """Whether `holder` may still be stepping task `task_id`: a thread of this process stepping
+    it now, a process on this machine that still runs, or any holder on another machine."""
     try:
         host, pid_text, started, thread = holder.rsplit(":", 3)
         pid = int(pid_text)
@@ -88,7 +113,8 @@ def alive(holder: str) -> bool:
     if host != socket.gethostname():
         return True  # not to be seen from here: its hold's expiry decides
     if pid == os.getpid():
-        return int(thread) in {t.ident for t in threading.enumerate()}
+        with _stepping_lock:
+            return int(thread) in _stepping.get(task_id, ())
     _started.cache_clear()  # a process's start is read afresh each time it is asked about
     return _started(pid) == started
 
@@ -112,7 +138,7 @@ def take(db: Any, task_id: str) -> Hold | None:
     me, at = holder_id(), now()
     holder, until = head["holder"], head["held_until"]
     if holder is not None and holder != me and (until is None or _aware(until) > at) and (
-            alive(holder)):
+            alive(holder, task_id)):
         return None
     fence = head["fence"] + 1
     taken = prepare(db, "hold_take", lambda: _TAKE).run(db, {

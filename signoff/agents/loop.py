@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
+from signoff.actions.effects import Effects
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
@@ -33,6 +34,7 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
+from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
@@ -43,6 +45,7 @@ from signoff.exceptions import Invalid, NotFound
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
+from signoff.models.errors import ModelError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal
 from signoff.store import points
@@ -101,6 +104,8 @@ class Loop:
         self._route_words = route_words
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
+        self.observer = Observer()
+        """Told what the loop does, at named points (tracing, when it is on)."""
         self._conversations: dict[str, Conversation] = {}
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
@@ -129,6 +134,8 @@ class Loop:
         subject_id, subject_json = _subject_ref(subject, subject_type)
         brief = skill.brief(subject)
         task_id = repo.new_id()
+        trace = self.observer.started(task_id=task_id, agent=agent.agent_name(), skill=skill.name,
+                                      model=model)
         with self._database.connect() as db:
             repo.insert_task(
                 db, id=task_id, agent=agent.agent_name(), skill=skill.name,
@@ -141,6 +148,7 @@ class Loop:
                 steps=0, spend_usd=0.0, max_steps=max_steps, budget_usd=budget_usd,
                 model=model.name, result=None, problem="", holder=holds.holder_id(),
                 held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
+                trace_context=trace,
             )
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
@@ -163,8 +171,12 @@ class Loop:
         """Step the task until it waits, ends, or this process has no model for it, or another
         holds it (`task`: its row, when the caller has just read it)."""
         with self._database.holding():
-            task, step = self._drive(task or self._task(task_id), once=False)
-            return self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+            task = task or self._task(task_id)
+            with self.observer.running(task) as running:
+                task, step = self._drive(task, once=False)
+                outcome = self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+                running.ended(outcome)
+            return outcome
 
     def step(self, task_id: str) -> Step:
         """Do one unit of the task's work, persisted; what happens next."""
@@ -174,10 +186,14 @@ class Loop:
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then
         reads, and what happens next."""
-        task_id = task.id
         if task.status != TaskStatus.RUNNING.value:
             self._stopped(task)
             return task, self._as_step(task)
+        with holds.stepping(task.id):  # no other thread here takes it over meanwhile
+            return self._drive_held(task, once=once)
+
+    def _drive_held(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
+        task_id = task.id
         hold = self._hold(task)
         if hold is None:  # another holds it, and goes on with it
             self._forget(task_id)
@@ -442,12 +458,14 @@ class Loop:
             task = self._saved.pop(task.id)
         points.reached("loop.model_reserved", task=task.id)
         try:
-            reply = model.complete(conversation, tools, max_output_tokens=max_out)
+            reply = self.observer.complete(task, model, conversation, tools,
+                                           max_output_tokens=max_out)
             points.reached("loop.model_replied", task=task.id)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
-            return self._end(task, Failed(
-                problem=f"The model failed: {type(error).__name__}. The log has the details."))
+            told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
+                f"{type(error).__name__}. The log has the details.")
+            return self._end(task, Failed(problem=f"The model failed: {told}"))
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
         spent = budget.settled(task.spend_usd, reserve, cost)
@@ -564,10 +582,13 @@ class Loop:
         for call in calls:
             points.reached("loop.gating", task=task.id, tool=call.tool)
             ended: Step | None = None
-            if call.state == CallState.NEW:
-                ended = self._gate_call(task, registered, skill, call, calls, only)
-            elif call.state == CallState.RUNNING and not _awaits(call):
-                self._recover_call(task, registered, call)
+            if not _unsettled(call):
+                continue
+            with self.observer.tool_call(task, call):
+                if call.state == CallState.NEW:
+                    ended = self._gate_call(task, registered, skill, call, calls, only)
+                else:
+                    self._recover_call(task, registered, call)
             if ended is not None:
                 return self._told(task, ended)
         with self._writing(task.id) as db:
@@ -664,6 +685,7 @@ class Loop:
             return None
         in_skill = call.tool in skill.tool_names and call.tool in self._actions
         if not in_skill:
+            self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
             offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
             self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
                                      f"tools are: {offered}. Nothing was run.")
@@ -679,6 +701,7 @@ class Loop:
             if rule_id is not None:
                 verdict = gate(call.tool, action.info.effects, permits,
                                query=action.info.query, rule=True)
+        self.observer.gated(verdict)
         if verdict.leave is Leave.NEVER:
             self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
                                      "use. Nothing was run, and nothing was proposed.")
@@ -738,6 +761,7 @@ class Loop:
                                 finished_at=repo.now()):
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
                           tool=call.tool, arguments=call.arguments)
+                self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
                    calls_in_turn: int) -> None:
@@ -767,6 +791,8 @@ class Loop:
             repo.update_call(db, call.id, from_states=(CallState.NEW,), state=CallState.DONE,
                              outcome=CallOutcome.DONE, value=value, answer="Result received.",
                              finished_at=repo.now())
+        self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
+                                 answer="Result received.")
 
     def _task_view(self, task: repo.TaskRow) -> TaskView:
         """The tool calls of this task that ran and were Done, for the skill's result check."""
@@ -821,6 +847,8 @@ class Loop:
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
                       effects=list(effects.explain()))
+            self.observer.tool_ended(state=CallState.DONE, outcome=result.outcome.value,
+                                     answer=answer, result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
             if cost and result.outcome in _NOT_RUN:
@@ -890,6 +918,8 @@ class Loop:
                                 answer=answer, finished_at=repo.now()):
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
                           tool=call.tool, outcome=CallOutcome.UNKNOWN)
+                self.observer.tool_ended(state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
+                                         answer=answer)
 
     # -- proposing -----------------------------------------------------------------------
 
@@ -912,13 +942,15 @@ class Loop:
                                     state=CallState.PROPOSED, leave=leave.words,
                                     effects=list(proposal.effects)):
                 return None
-            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions)
+            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions,
+                                 trace_context=self.observer.trace_context())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
                       f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
                       proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version)
             waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",)
                                      ) if only else None
+        self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
 

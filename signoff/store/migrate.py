@@ -55,8 +55,8 @@ _FIRST_TABLE = "signoff_principals"
 _FIRST_REVISION = "0001"
 
 
-_LATER_COLUMNS = {("signoff_tasks", name) for name in ("holder", "held_until", "fence",
-                                                        "reserved_usd")}
+_LATER_COLUMNS = {("signoff_tasks", name) for name in ("trace_context", "holder", "held_until",
+                                                        "fence", "reserved_usd")}
 """Columns later revisions add: a database adopted without them is stamped at the first
 revision, and upgraded."""
 

@@ -1,7 +1,7 @@
 """The task head says who steps it (holder, until when, the fence its writes check) and what is
 reserved for a model call not yet answered.
 
-Revision 0002 (issue 11). Tasks stored before it, waiting ones included, read as held by nobody
+Revision 0003 (issue 11). Tasks stored before it, waiting ones included, read as held by nobody
 with nothing reserved: they resume and finish as before."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0002_issue11'
-down_revision = '0001'
+revision = '0003_issue11'
+down_revision = '0002_issue16'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,134 @@
+"""Turns given from outside: a client that acts as an agent's model (an MCP client) hands the
+loop its turns one at a time, and reads what each of its calls came to.
+
+Each turn goes through the same loop as a model's: the gate, proposals and their routing,
+standing rules, the receipt. Nothing here decides anything; it only feeds the loop a turn that
+was not asked of a model, and reads the calls back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, func, select
+
+from signoff.agents import repository as repo
+from signoff.agents.loop import Loop
+from signoff.agents.proposals import Proposal
+from signoff.agents.states import CallState
+from signoff.agents.steps import RunAgain, Step
+from signoff.models.base import Message, Price, Reply, ToolSpec
+from signoff.store.database import Database
+from signoff.store.tables import proposals, tool_calls
+
+__all__ = ["CallAnswer", "GivenTurn", "answers_of", "take_turn"]
+
+
+class GivenTurn:
+    """The model of a turn a client gave: it answers once, with that turn. Its cost is the
+    client's own, not counted here (`price` None: a task it works in has no budget of its own)."""
+
+    price: Price | None = None
+
+    def __init__(self, name: str, reply: Reply) -> None:
+        self.name = name
+        self._reply: Reply | None = reply
+        self.taken = False
+        """Whether the loop has taken the turn."""
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 max_output_tokens: int) -> Reply:
+        """The given turn (once; after it, no tool call at all)."""
+        reply, self._reply, self.taken = self._reply or Reply(), None, True
+        return reply
+
+    def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """Nothing is counted: the client pays for its own model."""
+        return 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallAnswer:
+    """What one call of a given turn came to, as it stands now."""
+
+    call: str
+    """The tool call's id."""
+    turn: int
+    """The turn it was asked in."""
+    tool: str
+    """The tool asked for."""
+    state: str
+    """"done" (it ran), "refused" (never, or not a tool), "proposed" (it waits on a person),
+    "decided" (a person decided it), "running" or "unknown" (a call that reaches outside whose
+    run was interrupted)."""
+    outcome: str
+    """"Done", "Invalid", "Denied", "Gone", "Failed", "Rejected", "Stale", "Withdrawn",
+    "Unknown", or "" while nothing came of it."""
+    answer: str
+    """What the model is told."""
+    value: Any
+    """The JSON of what the tool returned, when it ran."""
+    proposal: Proposal | None
+    """The proposal it became, when it was proposed."""
+
+    @property
+    def waiting(self) -> bool:
+        """Whether it waits on a person's decision."""
+        return self.state == "proposed"
+
+
+def take_turn(loop: Loop, database: Database, task_id: str, reply: Reply, *,
+              model_name: str) -> list[CallAnswer]:
+    """Give the task one turn (`reply`: the tool calls a client asked for, its text their why):
+    each call is gated, run alone, proposed or refused as a model's would be. What each came to.
+
+    A turn left open by a decision made in another thread is settled first; a task that waits
+    on a person, has ended or stops at a limit takes no turn (an empty list)."""
+    given = GivenTurn(model_name, reply)
+    loop.models[task_id] = given
+    try:
+        step: Step = RunAgain()
+        for _ in range(3):  # an open turn settles first, then the given turn is taken
+            step = loop.step(task_id)
+            if given.taken or not isinstance(step, RunAgain):
+                break
+    finally:
+        loop.models.pop(task_id, None)
+    if not given.taken or not reply.tool_calls:
+        return []
+    if isinstance(step, RunAgain):
+        loop.step(task_id)  # the tool turn: gated, run, proposed or refused
+    return answers_of(database, task_id, call=reply.tool_calls[0].id)
+
+
+_LATEST_TURN = select(func.max(tool_calls.c.turn)).where(tool_calls.c.task_id == bindparam("task"))
+_TURN_OF_CALL = select(tool_calls.c.turn).where(tool_calls.c.task_id == bindparam("task"),
+                                               tool_calls.c.call_id == bindparam("call"))
+_PROPOSALS_OF_TASK = select(proposals.c.id, proposals.c.tool_call_id).where(
+    proposals.c.task_id == bindparam("task"))
+
+
+def answers_of(database: Database, task_id: str, turn: int | None = None, *,
+               call: str = "") -> list[CallAnswer]:
+    """What each call of one turn of a task came to, as it stands now: the turn given by its
+    number, or by the id a call of it was asked with (`call`)."""
+    with database.connect() as db:
+        if turn is None:  # the task's latest turn, when the call is of it (as it is when a
+            # client gives one turn at a time); else the turn found by the call's id
+            latest = db.execute(_LATEST_TURN, {"task": task_id}).scalar()
+            calls = repo.calls_of(db, task_id, latest) if latest is not None else []
+            if not any(c.call_id == call for c in calls):
+                turn = db.execute(_TURN_OF_CALL, {"task": task_id, "call": call}).scalar()
+                calls = repo.calls_of(db, task_id, turn) if turn is not None else []
+        else:
+            calls = repo.calls_of(db, task_id, turn)
+        put = {c.id for c in calls if c.state in (CallState.PROPOSED, CallState.DECIDED)}
+        ids = [row.id for row in db.execute(_PROPOSALS_OF_TASK, {"task": task_id})
+               if row.tool_call_id in put] if put else []
+        loaded = [repo.load_proposal(db, proposal_id) for proposal_id in ids]
+    proposal_of = {found[1]: found[0] for found in loaded if found is not None}
+    return [CallAnswer(call=c.id, turn=c.turn, tool=c.tool, state=c.state, outcome=c.outcome,
+                       answer=c.answer, value=c.value, proposal=proposal_of.get(c.id))
+            for c in calls]
