@@ -323,6 +323,49 @@ def test_a_crash_after_a_model_reply_still_counts_what_the_call_cost(database: s
     shop.app.database.dispose()
 
 
+def test_two_workers_on_one_task_ask_the_model_once_a_step(database: str,
+                                                          tmp_path: Path) -> None:
+    """Finding 6d: two workers stepping the same task at once do not both ask the model for the
+    same step: while one holds the task (its model call reserved, not yet asked), the other
+    leaves it, and each step is billed once."""
+    shop = build(database, tmp_path)
+    decider, first, second = (build(database, tmp_path) for _ in range(3))
+    price = Price(input_per_mtok=10.0, output_per_mtok=10.0)
+    bill = tmp_path / "bill.txt"
+
+    def model() -> _Billed:
+        return _Billed(bill, says.tool(shop.lift, box=shop.box.id, by=1),
+                       says.hand_back(Report(summary="Tended.")), price=price)
+
+    outcome = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model())
+    (proposal,) = decider.app.proposals(status=ProposalStatus.WAITING)
+    decider.app.approve(proposal.id, by=decider.noor)  # no model there: the task is handed on
+    assert shop.app.outcome(outcome.task).status is TaskStatus.RUNNING
+    paused, second_done = threading.Event(), threading.Event()
+
+    def hold_on(_where: dict[str, Any]) -> None:
+        paused.set()
+        second_done.wait(WAIT)
+
+    def work(side: SimpleNamespace) -> int:
+        return side.app.worker(model_for=lambda _agent, _task: model()).run_once()
+
+    pauses = Pauses()
+    pauses.at("w1", "loop.model_reserved", hold_on)
+    with pauses.armed():
+        one = in_thread("w1", lambda: work(first))
+        assert paused.wait(WAIT)
+        two = in_thread("w2", lambda: work(second))
+        two[0].join(WAIT * 2)
+        second_done.set()
+        _joined(one, two)
+    for side in (decider, first, second):
+        side.app.database.dispose()
+    assert len(lines(bill)) == 2  # the turn that proposed, and the one that handed back
+    assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
+    shop.app.database.dispose()
+
+
 def test_a_reply_reporting_more_than_was_reserved_is_told_and_stops_the_task(
     database: str, tmp_path: Path,
 ) -> None:
