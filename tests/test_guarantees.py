@@ -144,6 +144,45 @@ def test_a_call_running_in_another_process_is_not_judged_crashed(
     assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
 
 
+def test_a_single_step_lets_its_task_go_for_the_next_to_run_elsewhere(database: str,
+                                                                       tmp_path: Path) -> None:
+    """A step taken alone (``loop.step``, as a runner of single steps takes it) lets the task
+    go when it is done: another process steps it on at once, while the first still runs."""
+    shop = build(database, tmp_path)
+
+    def model() -> ScriptedModel:
+        return ScriptedModel(says.tool(shop.jot, box=shop.box.id, note="checked"),
+                             says.hand_back(Report(summary="Tended.")))
+
+    stepped = tmp_path / "stepped.txt"
+    shop.app.database.dispose()  # no pooled connection crosses the fork
+    pid = os.fork()
+    if pid == 0:  # the first process: one step, then it stays alive, stepping nothing
+        try:
+            loop = shop.app._agency.loop
+            task = loop.start(shop.app.agent(shop.Clerk).registered, shop.Tend(), None,
+                              for_=None, model=model(), max_steps=10, budget_usd=1.0)
+            loop.step(task)
+            stepped.write_text(task)
+            threading.Event().wait(WAIT)
+        finally:
+            os._exit(0)
+    try:
+        for _ in range(int(WAIT * 10)):
+            if stepped.exists() and stepped.read_text():
+                break
+            threading.Event().wait(0.1)
+        task = stepped.read_text()
+        other = build(database, tmp_path)
+        other.app.worker(model_for=lambda _agent, _task: model()).run_once()
+        assert other.app.outcome(task).status is TaskStatus.DONE, _receipt(other, task)
+        other.app.database.dispose()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    shop.app.database.dispose()
+
+
 # -- 2. waiting and deciding cannot miss each other ------------------------------------------
 
 
