@@ -28,11 +28,13 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
+from signoff.agents.labelling import TaskLabels, trusted_text
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
+from signoff.limits.provenance import NOTHING_SEEN, Labels
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
 from signoff.security.acting import ActingAs
@@ -97,6 +99,8 @@ class Loop:
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
         self._waiting_on: dict[str, tuple[str, ...]] = {}
+        self._labels = TaskLabels(lambda name: actions.get(name) if name in actions else None)
+        """What each task this process steps has seen, to label its calls' arguments."""
         """What each task this process just stopped waits on, in words."""
         """The tool calls of each task's open turn, as this process stored them."""
 
@@ -170,6 +174,7 @@ class Loop:
         self._saved.pop(task_id, None)
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
+        self._labels.forget(task_id)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
               **changes: Any) -> bool:
@@ -448,6 +453,7 @@ class Loop:
             return TaskStatus.DONE
         if self._save(db, task, added=added, turn_open=False):
             self._remember(task, added)
+            self._labels.absorb(task.id, task.turn, calls)
         return TaskStatus.RUNNING
 
     def _gate_call(
@@ -465,7 +471,9 @@ class Loop:
             return
         action = self._actions.get(call.tool)
         permits = self._permits(registered, skill)
-        verdict = gate(call.tool, action.info.effects, permits, query=action.info.query)
+        labels = self._labels_of(task, skill, action, call)
+        verdict = gate(call.tool, action.info.effects, permits, query=action.info.query,
+                       labels=labels)
         rule_id = None
         if verdict.leave is Leave.PROPOSE:  # only a PROPOSE can a standing rule lift
             with self._database.connect() as db:
@@ -473,7 +481,7 @@ class Loop:
                                              skill=task.skill, for_id=task.for_id)
             if rule_id is not None:
                 verdict = gate(call.tool, action.info.effects, permits,
-                               query=action.info.query, rule=True)
+                               query=action.info.query, rule=True, labels=labels)
         if verdict.leave is Leave.NEVER:
             self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
                                      "use. Nothing was run, and nothing was proposed.")
@@ -497,12 +505,30 @@ class Loop:
                                verdict.leave is not Leave.ALONE, False)
         if decision is NextAction.CONTINUE:
             self._run_alone(task, registered, action, call, values,
-                            rule_id if verdict.by_rule else None, end)
+                            rule_id if verdict.by_rule else None, end, labels)
         elif decision is NextAction.ESCALATE:
-            self._propose(task, registered, skill, action, call, verdict.leave, end)
+            self._propose(task, registered, skill, action, call, verdict.leave, end, labels)
         else:
             self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget "
                                      f"of ${task.budget_usd:.4f}.", state="done", outcome="Denied")
+
+    def _labels_of(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
+                   call: repo.CallRow) -> Labels:
+        """The labels of the call's arguments, from what the task saw before this turn."""
+        try:
+            arguments = json.loads(call.arguments)
+        except ValueError:
+            return NOTHING_SEEN  # refused as Invalid when its values are read
+        if not isinstance(arguments, dict):
+            return NOTHING_SEEN
+
+        def calls() -> list[repo.CallRow]:
+            with self._database.connect() as db:
+                return repo.calls_of(db, task.id)
+
+        return self._labels.of(
+            task.id, task.turn, action, arguments, endorses=skill.endorses, calls=calls,
+            trusted=lambda: trusted_text(self.messages(task), task.subject_id, task.subject_json))
 
     def spend_problem(self, task_id: str, action: Action) -> str:
         """Why running `action` now would not fit the task's budget ("" when it fits): a tool
@@ -580,7 +606,7 @@ class Loop:
 
     def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
                    call: repo.CallRow, values: dict[str, Any], rule_id: str | None,
-                   end: _TurnEnd | None = None) -> None:
+                   end: _TurnEnd | None = None, labels: Labels = NOTHING_SEEN) -> None:
         """Run the call as the agent; its tool-call row and receipt entry commit with what the
         action wrote (and, given `end`, the turn closes in the same transaction)."""
         effects = action.info.effects
@@ -608,7 +634,7 @@ class Loop:
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
-                      effects=list(effects.explain()))
+                      effects=list(effects.explain()), labels=labels.to_json())
             if rule_id:
                 repo.use_rule(db, rule_id)
             if result.done and effects.spends and effects.cost_usd:
@@ -655,15 +681,18 @@ class Loop:
     # -- proposing -----------------------------------------------------------------------
 
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-                 action: Action, call: repo.CallRow, leave: Leave, end: _TurnEnd | None) -> None:
+                 action: Action, call: repo.CallRow, leave: Leave, end: _TurnEnd | None,
+                 labels: Labels = NOTHING_SEEN) -> None:
         """Put the call to a person; given `end` (the turn's only call), the task waits on it
         from the same transaction."""
         arguments = json.loads(call.arguments)
         person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
         instructions = self.instructions_now(task)
         # Built before the transaction: the skill's names and versions may read records.
-        proposal = self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
-                                  instructions)
+        proposal = dataclasses.replace(
+            self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
+                           instructions), labels=labels.untrusted)
+        steered = f" Outside content may have steered it: {labels.words}" if labels.untrusted else ""
         words = self._route_words(proposal)
         with self._database.connect() as db:
             proposal = dataclasses.replace(
@@ -673,9 +702,10 @@ class Loop:
                 return
             repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions)
             repo.note(db, task.id, "proposal",
-                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
-                      proposal=proposal.id, tool=call.tool, arguments=arguments,
-                      shown=proposal.shown, subject_version=proposal.subject_version)
+                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”"
+                      f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
+                      shown=proposal.shown, subject_version=proposal.subject_version,
+                      labels=labels.to_json())
             if end is not None:
                 self._wait(db, task, (f"a decision from {words}",), end)
         self._events.emit(AgentProposed(proposal=proposal))
