@@ -25,6 +25,13 @@ Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
   For approvals: a generator that stops at each call (plain), and the same with a row committed
   at the stop and another at the decision (plain + SQLite).
 
+* **Labels (provenance), per step**: a task that reads 20 results, then makes N calls of
+  ``add_to`` that run alone, whose arguments (the tally's id and 1, both in the brief) are labelled
+  at each step against everything seen. Twice: once with the read tool's results trusted (no
+  outside content, so nothing is labelled: the fast path) and once with them outside content
+  (``untrusted=True``: every ``add_to`` is labelled against 20 results and more). Timed end to
+  end, divided by the task's steps; the ratio is what labels add per step (target: at most 10%).
+
 Targets (issue 4, this 2-core machine): at most 150 µs per tool call, the same at N=200 as at
 N=20, at most 1 ms per approval round trip. Times are printed, never asserted.
 
@@ -83,6 +90,8 @@ class Bench:
     alone: type[Agent]
     asks: type[Agent]
     tools: dict[str, Any]
+    counts: Skill[Any, Any]
+    tally: Any
 
     def close(self) -> None:
         self.app.database.dispose()
@@ -118,6 +127,25 @@ def make_bench() -> Bench:
         tally.total += b
         return tally.total
 
+    @app.action("Read a note", query=True, name="read_note")
+    def read_note(i: int) -> str:
+        """A note (trusted: the app's own)."""
+        return f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {i * 3} km/h."
+
+    @app.action("Read a note from outside", query=True, name="read_outside", untrusted=True)
+    def read_outside(i: int) -> str:
+        """A note someone outside wrote."""
+        return f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {i * 3} km/h."
+
+    class Count(Skill[Tally, int]):
+        """Read notes, then count on the tally."""
+
+        description = "Read notes, then count."
+        tools = [read_note, read_outside, add_to]
+
+        def brief(self, subject: Tally) -> str:
+            return f"Read the notes, then add 1 to the tally {subject.id} each time."
+
     class Sum(Skill[None, int]):
         """Add numbers."""
 
@@ -149,9 +177,12 @@ def make_bench() -> Bench:
     with app.session(as_=clerk) as s:
         tally = Tally()
         s.add(tally)
+    Alone.skills = [Sum(), Count()]
     return Bench(app=app, folder=folder, clerk=clerk, tally_id=tally.id, skill=Sum(),
                  alone=Alone, asks=Asks, tools={"add": add, "add_plain": add_plain,
-                                                "add_to": add_to})
+                                                "add_to": add_to, "read_note": read_note,
+                                                "read_outside": read_outside},
+                 counts=Count(), tally=tally)
 
 
 def script(bench: Bench, tool: str, n: int) -> list[ScriptLine]:
@@ -195,6 +226,45 @@ def run_approvals(bench: Bench, k: int, trips: list[float] | None = None) -> flo
     if end.status is not TaskStatus.DONE or end.result != k:
         raise RuntimeError(f"The approval run ended {end.status}: {end.problem}")
     return elapsed
+
+
+def run_labelled(bench: Bench, reader: str, seen: int, n: int) -> float:
+    """Seconds for one ``agent.do`` of `seen` reads with `reader`, then N alone calls of
+    ``add_to`` (labelled at each step when the reads were outside content)."""
+    read, add_to = bench.tools[reader], bench.tools["add_to"]
+    model = ScriptedModel(*[says.tool(read, i=i) for i in range(seen)],
+                          *[says.tool(add_to, tally=bench.tally_id, b=1) for _ in range(n)],
+                          says.hand_back(n), usage=USAGE)
+    t0 = time.perf_counter()
+    outcome = bench.app.agent(bench.alone).do(bench.counts, bench.tally, for_=bench.clerk,
+                                              model=model)
+    elapsed = time.perf_counter() - t0
+    if outcome.status is not TaskStatus.DONE:
+        raise RuntimeError(f"The labelled run ended {outcome.status}: {outcome.problem}")
+    return elapsed
+
+
+def label_steps(seen: int, n: int) -> float:
+    """Seconds the labels alone take over the same task's steps: a task's provenance given
+    `seen` outside results, then for each of N steps, the call's arguments labelled and its
+    result seen (what the loop does per step, without the loop)."""
+    from signoff.limits.provenance import Provenance, Seen
+
+    tally = str(uuid.uuid4())
+    t0 = time.perf_counter()
+    provenance = Provenance(trusted=["You add numbers.", "Read notes, then count.",
+                                     f"Read the notes, then add 1 to the tally {tally} each time."])
+    for i in range(seen):
+        text = f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {i * 3} km/h."
+        provenance.add(Seen(tool="read_outside", arguments=json.dumps({"i": i}), value=text,
+                            text=text, outside="outside content"))
+    for i in range(n):
+        labels = provenance.label("add_to", {"tally": tally, "b": 1})
+        if labels.untrusted:
+            raise RuntimeError(f"The tally's arguments should be trusted: {labels.words}")
+        provenance.add(Seen(tool="add_to", arguments=json.dumps({"tally": tally, "b": 1}),
+                            value=i + 1, text=str(i + 1), outside=None))
+    return time.perf_counter() - t0
 
 
 # -- the plain loops -------------------------------------------------------------------------
@@ -463,6 +533,8 @@ def main() -> None:
                         "smallest --n) and one approval run")
     parser.add_argument("--top", type=int, default=25, help="rows per profile table")
     parser.add_argument("--json", default=None, help="write every sample to this file")
+    parser.add_argument("--labels", type=int, default=20,
+                        help="alone calls after 20 results seen, for the labels' cost (0: skip)")
     args = parser.parse_args()
     reps, warmup, k = args.reps, args.warmup, args.approvals
 
@@ -522,6 +594,21 @@ def main() -> None:
         print(f"{'  one trip, across runs':<44} median {statistics.median(trips) * 1e6:9.1f} µs"
               f"  (first 5 of a run {statistics.median(head) * 1e6:.1f} µs, "
               f"last 5 {statistics.median(tail) * 1e6:.1f} µs)")
+        if args.labels:
+            seen, n = 20, args.labels
+            print(f"\n== labels: {seen} results seen, then {n} alone calls (per step)")
+            bench = make_bench()
+            try:
+                for reader, what in (("read_note", "trusted"), ("read_outside", "outside")):
+                    results[f"labels_{what}"] = show(Measured(
+                        name=f"signoff {seen} {what} reads + {n} add_to", per=seen + n,
+                        samples=timed(lambda r=reader: run_labelled(bench, r, seen, n),
+                                      reps, warmup)))
+            finally:
+                bench.close()
+            results["labels_alone"] = show(Measured(
+                name=f"labels alone, {seen} seen + {n} labelled", per=seen + n,
+                samples=timed(lambda: label_steps(seen, n), reps, warmup)))
     finally:
         plain_db.close()
         journal_db.close()
@@ -549,6 +636,17 @@ def main() -> None:
           f"×{m.median_us / results['plain_approve'].median_us:8.0f} plain loop  "
           f"×{m.median_us / results['plain_sqlite_approve'].median_us:6.1f} plain+SQLite  "
           f"— {verdict(m.median_us, TARGET_TRIP_US)}")
+
+    if args.labels:
+        clean, labelled = results["labels_trusted"], results["labels_outside"]
+        added = labelled.median_us / clean.median_us - 1
+        print(f"{'labels':<18} {labelled.median_us:9.1f} µs/step with outside content seen, "
+              f"{clean.median_us:.1f} without: {added:+.1%} per step "
+              f"(end to end, within this machine's noise)")
+        alone = results["labels_alone"].median_us / clean.median_us
+        print(f"{'labels alone':<18} {results['labels_alone'].median_us:9.1f} µs/step: "
+              f"{alone:+.2%} of a step — {'meets' if alone <= 0.10 else 'misses'} the target "
+              "of +10%")
 
     if args.json:
         Path(args.json).write_text(json.dumps({

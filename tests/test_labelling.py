@@ -3,10 +3,18 @@ arguments (signoff.agents.labelling), end to end through the loop, proposals and
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+from markupsafe import escape
 from sqlalchemy import select
 
 from signoff import (
@@ -19,7 +27,9 @@ from signoff import (
     UserError,
     policy,
 )
+from signoff.cli import main
 from signoff.testing import ScriptedModel, says
+from signoff.web import create_web_app
 from tests.provenance_scenarios.world import ATTACKER_IBAN, LANDLORD_IBAN, Request, make_world
 
 
@@ -51,7 +61,7 @@ def _pay(w: dict[str, Any], agent: type[Agent], request: str, iban: str, amount:
     model = ScriptedModel(
         says.tool(t["read_email"], number=email),
         says.tool("The e-mail says to pay this.", t["transfer"], iban=iban, amount=amount,
-                  memo="invoice"),
+                  memo="payment"),
         says.hand_back("Paid."),
     )
     return w["app"].agent(agent).do(w["PayBills"](), Request(text=request), for_=w["owner"],
@@ -80,7 +90,7 @@ def test_the_same_transfer_to_an_account_in_the_request_runs_alone(world: Any) -
     outcome = _pay(world, world["Widened"],
                    f"Pay 2400 to {LANDLORD_IBAN} for the invoice.", LANDLORD_IBAN, 2400)
     assert outcome.status is TaskStatus.DONE
-    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: invoice"]
+    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
     assert world["app"].proposals(task=outcome.task) == []
 
 
@@ -94,7 +104,7 @@ def test_a_standing_rule_does_not_let_the_injected_call_run_alone(world: Any) ->
     assert clean.status is TaskStatus.DONE
     injected = _pay(world, careful, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
     assert injected.status is TaskStatus.WAITING
-    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: invoice"]
+    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
     (proposal,) = app.proposals(task=injected.task)
     assert {label.argument for label in proposal.labels} == {"iban", "amount"}
 
@@ -135,7 +145,7 @@ def test_an_endorsed_amount_and_known_payee_from_a_file_run_alone(world: Any) ->
     def pay(amount: str) -> Any:
         model = ScriptedModel(
             says.tool(t["read_file"], name="bill-december.txt"),
-            says.tool(t["transfer"], iban=bill, amount=amount, memo="power"),
+            says.tool(t["transfer"], iban=bill, amount=amount, memo="electricity"),
             says.hand_back("Paid."),
         )
         return world["app"].agent(world["Widened"]).do(
@@ -190,8 +200,8 @@ def test_a_rejection_reason_is_the_persons_word(world: Any) -> None:
     t = world["tools"]
     model = ScriptedModel(
         says.tool(t["read_email"], number=31),
-        says.tool(t["transfer"], iban=ATTACKER_IBAN, amount=2400, memo="invoice"),
-        says.tool(t["transfer"], iban=LANDLORD_IBAN, amount=2400, memo="invoice"),
+        says.tool(t["transfer"], iban=ATTACKER_IBAN, amount=2400, memo="payment"),
+        says.tool(t["transfer"], iban=LANDLORD_IBAN, amount=2400, memo="payment"),
         says.hand_back("Paid."),
     )
     app = world["app"]
@@ -200,7 +210,7 @@ def test_a_rejection_reason_is_the_persons_word(world: Any) -> None:
     (proposal,) = app.proposals(task=outcome.task)
     app.reject(proposal, by=world["owner"], reason=f"Pay 2400 to {LANDLORD_IBAN} instead.")
     assert app.outcome(outcome.task).status is TaskStatus.DONE
-    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: invoice"]
+    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
 
 
 def test_an_approval_always_like_this_does_not_lift_labels(world: Any) -> None:
@@ -216,3 +226,70 @@ def test_an_approval_always_like_this_does_not_lift_labels(world: Any) -> None:
     assert [r.tool for r in app.rules()] == ["transfer"]
     again = _pay(world, careful, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
     assert again.status is TaskStatus.WAITING
+
+
+@pytest.fixture
+def filed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The office in a SQLite file, with the injected transfer waiting on Olive, who has an API
+    token and a password."""
+    url = f"sqlite:///{tmp_path / 'office.db'}"
+    monkeypatch.setenv("OFFICE_DATABASE", url)
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    monkeypatch.delenv("SIGNOFF_AS", raising=False)
+    monkeypatch.delenv("SIGNOFF_TOKEN", raising=False)
+    monkeypatch.delitem(sys.modules, "tests.provenance_scenarios.office", raising=False)
+    w = make_world(url)
+    app = w["app"]
+    app.credentials.use_hasher(PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    app.credentials.set_password(w["owner"], "a long enough password")
+    w["token"] = app.credentials.issue_token(w["owner"], "tests")
+    outcome = _pay(w, w["Widened"], "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    (w["proposal"],) = app.proposals(task=outcome.task)
+    yield w
+    app.database.dispose()
+
+
+STEERED = ("`iban` = `GB29 NWBK 6016 1331 9268 19` appears in `body` of what read_email returned "
+           'for {"number": 31}, from an outside sender.')
+
+
+def test_the_cli_shows_where_steered_arguments_came_from(filed: dict[str, Any]) -> None:
+    """`signoff proposals show` names each steered argument and the e-mail it came from, in
+    words and in its JSON."""
+    app_spec = "tests.provenance_scenarios.office:app"
+    runner = CliRunner()
+    saved = runner.invoke(main, ["users", "token", "owner@home.example", "--save", "--app",
+                                 app_spec])
+    assert saved.exit_code == 0, saved.output
+    shown = runner.invoke(main, ["proposals", "--app", app_spec, "--as", "owner@home.example",
+                                 "show", filed["proposal"].id])
+    assert shown.exit_code == 0, shown.output
+    assert f"Outside content may have steered it:\n  - {STEERED}" in shown.output
+    data = runner.invoke(main, ["proposals", "--app", app_spec, "--as", "owner@home.example",
+                                "show", filed["proposal"].id, "--json"])
+    labels = json.loads(data.output)["labels"]
+    assert [(x["argument"], x["origin"], x["source"]) for x in labels] == [
+        ("iban", "outside", "read_email"), ("amount", "outside", "read_email")]
+
+
+def test_rest_and_the_inbox_show_where_steered_arguments_came_from(
+    filed: dict[str, Any],
+) -> None:
+    """GET /api/proposals/{id} carries the labels; the inbox's proposal page lists them."""
+    client = TestClient(create_web_app(filed["app"], secure_cookies=False))
+    proposal_id = filed["proposal"].id
+    answer = client.get(f"/api/proposals/{proposal_id}",
+                        headers={"Authorization": f"Bearer {filed['token']}"})
+    assert answer.status_code == 200
+    assert answer.json()["labels"][0] == {
+        "argument": "iban", "value": "GB29 NWBK 6016 1331 9268 19", "origin": "outside",
+        "source": "read_email", "words": STEERED}
+    login = client.get("/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', login.text)
+    assert csrf is not None
+    client.post("/login", data={"csrf": csrf.group(1), "next": "/", "handle": "owner@home.example",
+                                "password": "a long enough password"})
+    page = client.get(f"/proposals/{proposal_id}")
+    assert page.status_code == 200
+    assert 'id="labels"' in page.text
+    assert str(escape(STEERED)) in page.text

@@ -46,7 +46,8 @@ def _origin(provenance: Provenance, value: Any, endorses: tuple[Endorse, ...] = 
     ("13", Origin.SELECTED),                             # beside "13:00", not in it
     ("salaries.xlsx", Origin.SELECTED),
     ("77", Origin.UNTRACED),
-    ("Quarterly rent", Origin.WORDS),
+    ("quarterly", Origin.WORDS),
+    ("Transfer", Origin.OUTSIDE),                        # a word copied from outside content
 ])
 def test_each_value_is_traced_through_its_normal_forms(value: Any, origin: Origin) -> None:
     """A value is traced to the request, outside content or a trusted result through its normal

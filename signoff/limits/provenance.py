@@ -8,9 +8,8 @@ outside content has entered a task, every argument of a consequential call gets 
 * ``REQUEST``  — its value is in the trusted text (the person asked for it): trusted.
 * ``ENDORSED`` — it is taken from a result by a tool the skill names, and passed the skill's
   validation (a date, an amount within bounds, an id that exists): trusted.
-* ``WORDS``    — it is plain words (letters and spaces, no digit or symbol: a memo, a subject
-  line the model wrote): trusted, like the words of a message body. An account, an address, a
-  link, an amount, a date, a file's or a record's name all hold a digit or a symbol.
+* ``WORDS``    — a single plain word (letters only) found nowhere the task read: the model wrote
+  it itself (a memo, a title); trusted, like the words of a message body.
 * ``OUTSIDE``  — its value (or a normalised form: case, whitespace, an IBAN's or an e-mail's
   canonical form, a number) appears in outside content and not in the trusted text.
 * ``SELECTED`` — it appears only in a trusted result. The rule chosen here: after outside content
@@ -20,9 +19,11 @@ outside content has entered a task, every argument of a consequential call gets 
 * ``UNTRACED`` — it appears nowhere the task was given (composed, computed, or invented), after
   outside content entered: not trusted either, for the same reason.
 
-A long free-text argument (a message body, a note) is prose: its words carry no label, but each
-identifier inside it — a URL, an e-mail address, an IBAN, a long number — is labelled on its own,
-so that a link an injection asked for cannot ride inside a composed message.
+A free-text argument of several words (a message body, a note, a subject line) is prose: its
+words carry no label, but each identifier inside it — a URL, an e-mail address, an IBAN, a number
+of six digits or more — is labelled on its own, so that a link an injection asked for cannot ride
+inside a composed message. A single word or value (an account, an address, an amount, a file's,
+a channel's or a record's name) is labelled whole.
 
 Pure: nothing here reads a database or knows of agents; the loop feeds it what a task has seen.
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -51,7 +53,7 @@ class Origin(enum.Enum):
     ENDORSED = "endorsed"
     """A result of a tool the skill endorses, validated."""
     WORDS = "words"
-    """Plain words (no digit, no symbol), which name nothing a stranger could aim a call at."""
+    """A word the model wrote itself (no digit, no symbol, found nowhere it read)."""
     OUTSIDE = "outside"
     """Outside content the task read."""
     SELECTED = "selected"
@@ -191,6 +193,13 @@ class Endorse:
                        kind=f"an amount from {low} to {high}")
 
     @staticmethod
+    def words(from_: Any, *, argument: str | None = None, of: Any = None) -> Endorse:
+        """Plain words — letters and spaces, no digit or symbol (a title, a subject line, a
+        memo): they name no account, address, link or record a call could be aimed at."""
+        return Endorse(from_, valid=lambda value: isinstance(value, str) and bool(
+            _WORDS.match(" ".join(value.split()))), argument=argument, of=of, kind="plain words")
+
+    @staticmethod
     def one_of(from_: Any, choices: Callable[[], Iterable[Any]], *, argument: str | None = None,
                of: Any = None, kind: str = "a value the app knows") -> Endorse:
         """A value among what `choices()` gives now (the ids or addresses the app keeps)."""
@@ -240,7 +249,6 @@ _IDENTIFIER = re.compile(
 )
 _WORDS = re.compile(r"^[^\W\d_]+(?:[ '’-]+[^\W\d_]+)*$")
 _NOT_PHRASE = re.compile(r"[\W_]+")
-_PROSE_WORDS = 6
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -291,13 +299,17 @@ def _forms(value: Any) -> tuple[str, ...]:
     return (text,)
 
 
+@functools.lru_cache(maxsize=65536)
+def _word_forms(raw: str) -> tuple[str, ...]:
+    word = raw.strip(_EDGES)
+    return _forms(word) if word else ()
+
+
 def _tokens(text: str) -> set[str]:
     """Every normal form of every word of `text`, and of the IBANs written with spaces in it."""
     found: set[str] = set()
     for raw in text.split():
-        word = raw.strip(_EDGES)
-        if word:
-            found.update(_forms(word))
+        found.update(_word_forms(raw))
     for match in _IBAN_IN_TEXT.finditer(text):
         found.add(match.group().replace(" ", "").casefold())
     return found
@@ -326,11 +338,21 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 
 def _is_prose(value: Any) -> bool:
     """Free text (its words carry no label, the identifiers in it do): a string of several
-    words or lines that is not one value written with spaces (an IBAN, say)."""
-    if not isinstance(value, str) or ("\n" not in value and len(value.split()) < _PROSE_WORDS):
+    words that is not one value written with spaces (an IBAN, say)."""
+    if not isinstance(value, str) or len(value.split()) < 2:
         return False
     forms = _forms(value)
     return bool(forms) and " " in forms[0]
+
+
+def _identifiers(text: str) -> Iterator[str]:
+    """The identifiers in free text: links, e-mail addresses, IBANs, numbers of six digits or
+    more (not dates: a date aims nothing)."""
+    for match in _IDENTIFIER.finditer(text):
+        found = match.group().strip(_EDGES)
+        if found[:1].isdigit() and (sum(c.isdigit() for c in found) < 6 or _is_date(found)):
+            continue
+        yield found
 
 
 def _shown(value: str, limit: int = 40) -> str:
@@ -376,12 +398,17 @@ class Provenance:
         if seen.outside is not None:
             self.outside_seen = True
 
-    def _index(self) -> None:
+    def _index_trusted(self) -> set[str]:
         if self._trusted_tokens is None:
             self._trusted_tokens = set()
             for text in self.trusted:
                 self._trusted_tokens |= _tokens(text)
             self._trusted_phrase = _phrase(" \n ".join(self.trusted))
+        return self._trusted_tokens
+
+    def _index_results(self) -> None:
+        """Index the results seen since last time (only when a value is not in the trusted
+        text: a call whose every argument the request gave costs no result's reading)."""
         for seen in self._pending:
             text = seen.text if seen.value is None else f"{seen.text}\n{json.dumps(seen.value)}"
             self._results.append(_Indexed(seen=seen, tokens=_tokens(text), phrase=_phrase(text)))
@@ -393,7 +420,6 @@ class Provenance:
         such as yes/no and declared choices)."""
         if not self.outside_seen:
             return NOTHING_SEEN
-        self._index()
         skip = set(plain)
         endorsing = tuple(endorses)
         labels: list[ArgumentLabel] = []
@@ -402,9 +428,8 @@ class Provenance:
                 continue
             for path, leaf in _leaves(value, name):
                 if _is_prose(leaf):
-                    for match in _IDENTIFIER.finditer(leaf):
-                        label = self._label(tool, name, path, match.group().strip(_EDGES),
-                                            endorsing, inside=True)
+                    for found in _identifiers(leaf):
+                        label = self._label(tool, name, path, found, endorsing, inside=True)
                         if label is not None:
                             labels.append(label)
                     continue
@@ -418,16 +443,16 @@ class Provenance:
         forms = _forms(value)
         if not forms:
             return None
-        assert self._trusted_tokens is not None
+        trusted = self._index_trusted()
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         said = f"`{path}` = `{_shown(text)}`" + (" (inside its text)" if inside else "")
-        if _in_text(forms[0], self._trusted_tokens, self._trusted_phrase):
+        if _in_text(forms[0], trusted, self._trusted_phrase):
             return ArgumentLabel(argument=path, value=text, origin=Origin.REQUEST,
                                  words=f"{said} is in the request.")
-        if _WORDS.match(forms[0]):
-            return ArgumentLabel(argument=path, value=text, origin=Origin.WORDS,
-                                 words=f"{said} is plain words.")
         found = self._find(forms, outside=True) or self._find(forms, outside=False)
+        if found is None and _WORDS.match(forms[0]):
+            return ArgumentLabel(argument=path, value=text, origin=Origin.WORDS,
+                                 words=f"{said} is a word the model wrote itself.")
         if found is None:
             return ArgumentLabel(
                 argument=path, value=text, origin=Origin.UNTRACED,
@@ -449,6 +474,7 @@ class Provenance:
 
     def _find(self, forms: tuple[str, ...], *, outside: bool) -> tuple[Seen, str] | None:
         """The first result (outside content, or trusted) holding one of `forms`, and where."""
+        self._index_results()
         for indexed in self._results:
             if (indexed.seen.outside is not None) is not outside:
                 continue
