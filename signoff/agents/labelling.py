@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.agents.permits import Leave, Permits
+from signoff.agents.states import CallOutcome
 from signoff.limits.provenance import NOTHING_SEEN, Endorse, Labels, Provenance, Seen
 from signoff.models.base import Message
 
@@ -111,6 +112,10 @@ class TaskLabels:
         return known.provenance.label(action.name, arguments, endorses=endorses,
                                       plain=plain_arguments(action))
 
+    def __contains__(self, task_id: object) -> bool:
+        """Whether this process keeps what the task has seen."""
+        return task_id in self._known
+
     def absorb(self, task_id: str, turn: int, calls: Iterable[CallRow]) -> None:
         """Turn `turn` of the task has closed with these calls: their results are seen."""
         known = self._known.get(task_id)
@@ -128,10 +133,10 @@ class TaskLabels:
 
     def _add(self, provenance: Provenance, calls: Iterable[CallRow]) -> None:
         for call in calls:
-            if call.outcome == "Rejected":  # the person's reason: their own words
+            if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words
                 provenance.add_trusted(call.answer)
                 continue
-            if call.outcome != "Done":
+            if call.outcome != CallOutcome.DONE:
                 continue
             action = self._action_of(call.tool)
             if action is None:  # the hand back, or a tool since taken away: nothing to read
