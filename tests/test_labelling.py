@@ -116,6 +116,11 @@ def test_untrusted_never_refuses_the_call_without_proposing_it(world: Any) -> No
     assert outcome.status is TaskStatus.DONE
     assert _transfers(world) == []
     assert world["app"].proposals(task=outcome.task) == []
+    (refused,) = [e for e in world["app"].receipt(outcome.task).entries
+                  if e.kind == "tool_call" and e.data.get("tool") == "transfer"]
+    assert "transfer was not run: outside content may have steered it (`iban`" in refused.words
+    assert {a["argument"] for a in refused.data["labels"]["arguments"]} == {"iban", "amount",
+                                                                           "memo"}
 
 
 def test_untrusted_propose_every_time_takes_no_standing_rule(world: Any) -> None:

@@ -526,8 +526,13 @@ class Loop:
                 verdict = gate(call.tool, action.info.effects, permits,
                                query=action.info.query, rule=True, labels=labels)
         if verdict.leave is Leave.NEVER:
-            self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
-                                     "use. Nothing was run, and nothing was proposed.")
+            never = (f"{call.tool} is a tool {registered.agent.__name__} may never use"
+                     if verdict.declared is Leave.NEVER else
+                     f"{call.tool} was not run: outside content may have steered it "
+                     f"({labels.words.rstrip('.')}), and {registered.agent.__name__} never runs "
+                     "such a call")
+            self._refuse(task, call, f"{never}. Nothing was run, and nothing was proposed.",
+                         labels=labels)
             return None
         try:
             values = self._actions.values_from_json(call.tool, call.arguments)
@@ -596,13 +601,14 @@ class Loop:
         return ""
 
     def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
-                state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "") -> None:
+                state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "",
+                labels: Labels = NOTHING_SEEN) -> None:
         with self._database.connect() as db:
             if repo.update_call(db, call.id, from_states=(CallState.NEW,), state=state,
                                 answer=answer, outcome=outcome, problem=answer,
                                 finished_at=repo.now()):
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
-                          tool=call.tool, arguments=call.arguments)
+                          tool=call.tool, arguments=call.arguments, labels=labels.to_json())
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
                    calls_in_turn: int) -> None:
