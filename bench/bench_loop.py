@@ -455,14 +455,15 @@ class Measured:
         return min(self.samples) / self.per * 1e6
 
 
-def timed(fn: Callable[[], float | None], reps: int, warmup: int) -> list[float]:
-    """Seconds of the last `reps` of warmup + reps calls (a float returned is the interval)."""
+def timed(fn: Callable[[], Any], reps: int, warmup: int) -> list[Any]:
+    """Seconds of the last `reps` of warmup + reps calls (a float returned is the interval; a
+    tuple of them is kept as it is)."""
     out = []
     for i in range(warmup + reps):
         gc.collect()
         t0 = time.perf_counter()
         r = fn()
-        dt = r if isinstance(r, float) else time.perf_counter() - t0
+        dt = r if isinstance(r, float | tuple) else time.perf_counter() - t0
         if i >= warmup:
             out.append(dt)
     return out
@@ -598,12 +599,13 @@ def main() -> None:
             seen, n = 20, args.labels
             print(f"\n== labels: {seen} results seen, then {n} alone calls (per step)")
             bench = make_bench()
-            try:
-                for reader, what in (("read_note", "trusted"), ("read_outside", "outside")):
+            try:  # the two alternate, run by run, so that the machine's drift falls on both
+                pairs = timed(lambda: (run_labelled(bench, "read_note", seen, n),
+                                       run_labelled(bench, "read_outside", seen, n)), reps, warmup)
+                for i, what in enumerate(("trusted", "outside")):
                     results[f"labels_{what}"] = show(Measured(
                         name=f"signoff {seen} {what} reads + {n} add_to", per=seen + n,
-                        samples=timed(lambda r=reader: run_labelled(bench, r, seen, n),
-                                      reps, warmup)))
+                        samples=[pair[i] for pair in pairs]))
             finally:
                 bench.close()
             results["labels_alone"] = show(Measured(
