@@ -248,9 +248,12 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
                        f"{server}, called with exactly these arguments.")
     title = guarded.tool.title or (guarded.tool.annotations.title if guarded.tool.annotations
                                    else None)
-    # What another server returns is outside content: it cannot steer a later call to run alone.
+    # The guard does not see the person's request (the MCP client holds it), so no argument of a
+    # later call could be traced to it: provenance labels would hold back every call after the
+    # first answer, standing rules included. The guard's own leaves decide instead; a guard that
+    # learns the request could say untrusted=True here (see signoff.limits.provenance).
     return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})",
-                          untrusted=True)
+                          untrusted=False)
 
 
 def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, GuardedTool],
