@@ -16,12 +16,15 @@ from signoff.store.tables import metadata
 
 
 def _head() -> str:
-    """The newest revision of the migration scripts."""
+    """The newest revision the migrations know."""
+    from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    import signoff.store.migrate as migrate
+    import signoff.store
 
-    head = ScriptDirectory(str(migrate._SCRIPTS)).get_current_head()
+    config = Config()
+    config.set_main_option("script_location", str(Path(signoff.store.__file__).parent / "migrations"))
+    head = ScriptDirectory.from_config(config).get_current_head()
     assert head is not None
     return head
 

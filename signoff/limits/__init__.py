@@ -4,6 +4,7 @@ from signoff.limits.grounding import (
     Citation,
     CitationProblem,
     Claim,
+    Declined,
     GroundedAnswer,
     check_citations,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "Citation",
     "CitationProblem",
     "Claim",
+    "Declined",
     "Endorse",
     "GroundedAnswer",
     "Labels",
