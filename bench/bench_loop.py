@@ -25,12 +25,13 @@ Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
   For approvals: a generator that stops at each call (plain), and the same with a row committed
   at the stop and another at the decision (plain + SQLite).
 
-* **Labels (provenance), per step**: a task that reads 20 results, then makes N calls of
-  ``add_to`` that run alone, whose arguments (the tally's id and 1, both in the brief) are labelled
-  at each step against everything seen. Twice: once with the read tool's results trusted (no
-  outside content, so nothing is labelled: the fast path) and once with them outside content
-  (``untrusted=True``: every ``add_to`` is labelled against 20 results and more). Timed end to
-  end, divided by the task's steps; the ratio is what labels add per step (target: at most 10%).
+* **Labels (provenance), per step**: a task that reads 20 notes, then makes N calls of
+  ``add_to`` that run alone, each adding the wind one note gives: the tally's id is in the brief,
+  the amount only in a note, so each call is labelled against everything seen (the amount is
+  found in a note, and endorsed: ``Endorse.amount(read_outside, argument="b")``). Twice: once with
+  the notes trusted (no outside content, so nothing is labelled: the fast path) and once with
+  them outside content (``untrusted=True``). Timed end to end, divided by the task's steps; the
+  ratio is what labels add per step (target: at most 10%).
 
 Targets (issue 4, this 2-core machine): at most 150 µs per tool call, the same at N=200 as at
 N=20, at most 1 ms per approval round trip. Times are printed, never asserted.
@@ -65,7 +66,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, ProposalStatus, Skill, TaskStatus, allow, policy
+from signoff import (
+    Agent,
+    App,
+    Endorse,
+    Permits,
+    ProposalStatus,
+    Skill,
+    TaskStatus,
+    allow,
+    policy,
+)
 from signoff.models.base import Usage
 from signoff.security.principals import Principal
 from signoff.testing import ScriptedModel, ScriptLine, says
@@ -130,21 +141,22 @@ def make_bench() -> Bench:
     @app.action("Read a note", query=True, name="read_note")
     def read_note(i: int) -> str:
         """A note (trusted: the app's own)."""
-        return f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {i * 3} km/h."
+        return _note(i)
 
     @app.action("Read a note from outside", query=True, name="read_outside", untrusted=True)
     def read_outside(i: int) -> str:
         """A note someone outside wrote."""
-        return f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {i * 3} km/h."
+        return _note(i)
 
     class Count(Skill[Tally, int]):
         """Read notes, then count on the tally."""
 
         description = "Read notes, then count."
         tools = [read_note, read_outside, add_to]
+        endorses = (Endorse.amount(read_outside, at_most=1000, argument="b", of=add_to),)
 
         def brief(self, subject: Tally) -> str:
-            return f"Read the notes, then add 1 to the tally {subject.id} each time."
+            return f"Read the notes, then add the wind each gives to the tally {subject.id}."
 
     class Sum(Skill[None, int]):
         """Add numbers."""
@@ -233,7 +245,8 @@ def run_labelled(bench: Bench, reader: str, seen: int, n: int) -> float:
     ``add_to`` (labelled at each step when the reads were outside content)."""
     read, add_to = bench.tools[reader], bench.tools["add_to"]
     model = ScriptedModel(*[says.tool(read, i=i) for i in range(seen)],
-                          *[says.tool(add_to, tally=bench.tally_id, b=1) for _ in range(n)],
+                          *[says.tool(add_to, tally=bench.tally_id, b=_wind(i % seen))
+                            for i in range(n)],
                           says.hand_back(n), usage=USAGE)
     t0 = time.perf_counter()
     outcome = bench.app.agent(bench.alone).do(bench.counts, bench.tally, for_=bench.clerk,
@@ -246,25 +259,38 @@ def run_labelled(bench: Bench, reader: str, seen: int, n: int) -> float:
 
 def label_steps(seen: int, n: int) -> float:
     """Seconds the labels alone take over the same task's steps: a task's provenance given
-    `seen` outside results, then for each of N steps, the call's arguments labelled and its
-    result seen (what the loop does per step, without the loop)."""
+    `seen` outside notes, then for each of N steps, the call's arguments labelled (the amount
+    found in a note and endorsed) and its result seen (what the loop does per step, without the
+    loop)."""
     from signoff.limits.provenance import Provenance, Seen
 
     tally = str(uuid.uuid4())
+    endorses = (Endorse.amount("read_outside", at_most=1000, argument="b", of="add_to"),)
     t0 = time.perf_counter()
-    provenance = Provenance(trusted=["You add numbers.", "Read notes, then count.",
-                                     f"Read the notes, then add 1 to the tally {tally} each time."])
+    provenance = Provenance(trusted=[
+        "You add numbers.", "Read notes, then count.",
+        f"Read the notes, then add the wind each gives to the tally {tally}."])
     for i in range(seen):
-        text = f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {i * 3} km/h."
-        provenance.add(Seen(tool="read_outside", arguments=json.dumps({"i": i}), value=text,
-                            text=text, outside="outside content"))
+        provenance.add(Seen(tool="read_outside", arguments=json.dumps({"i": i}), value=_note(i),
+                            text=_note(i), outside="outside content"))
     for i in range(n):
-        labels = provenance.label("add_to", {"tally": tally, "b": 1})
-        if labels.untrusted:
-            raise RuntimeError(f"The tally's arguments should be trusted: {labels.words}")
-        provenance.add(Seen(tool="add_to", arguments=json.dumps({"tally": tally, "b": 1}),
-                            value=i + 1, text=str(i + 1), outside=None))
+        arguments = {"tally": tally, "b": _wind(i % seen)}
+        labels = provenance.label("add_to", arguments, endorses=endorses)
+        if labels.untrusted or len(labels.arguments) != 2:
+            raise RuntimeError(f"The tally's arguments should be traced and trusted: {labels}")
+        provenance.add(Seen(tool="add_to", arguments=json.dumps(arguments), value=i + 1,
+                            text=str(i + 1), outside=None))
     return time.perf_counter() - t0
+
+
+def _note(i: int) -> str:
+    """What note `i` says (the same, read as the app's own or from outside)."""
+    return f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {_wind(i)} km/h."
+
+
+def _wind(i: int) -> int:
+    """The wind note `i` gives: a number found in no other note, nor in the brief."""
+    return 11 + 3 * i
 
 
 # -- the plain loops -------------------------------------------------------------------------
