@@ -1,14 +1,14 @@
 """Proposals keep the labels of the arguments outside content may have steered (issue 19).
 
-Revision 0003."""
+Revision 0004."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0003_issue19'
-down_revision = '0002_issue16'
+revision = '0004_issue19'
+down_revision = '0003_issue11'
 branch_labels = None
 depends_on = None
 
@@ -24,6 +24,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Take signoff's tables back to revision 0002_issue16."""
+    """Take signoff's tables back to revision 0003_issue11."""
     with op.batch_alter_table('signoff_proposals') as batch:
         batch.drop_column('labels')
