@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -152,7 +153,8 @@ class Loop:
             )
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
-                      brief=brief, model=model.name, max_steps=max_steps, budget_usd=budget_usd)
+                      brief=brief, model=model.name, max_steps=max_steps,
+                      budget_usd=budget_usd if math.isfinite(budget_usd) else None)  # JSON: none
         self.models[task_id] = model
         return task_id
 
