@@ -20,6 +20,7 @@ nothing is said: the reader declines.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -86,6 +87,7 @@ _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "
 """Endings taken off a word to find its stem (the longest that leaves a stem of 3 letters)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The stem of `word`: lower case, its ending taken off ("definitions" → "defin")."""
     word = word.lower()
