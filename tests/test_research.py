@@ -636,6 +636,34 @@ def test_control_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
         "The kettle boils water in the \x1b[31mkitchen\x1b[0m.")
 
 
+def test_a_models_streamed_text_never_sends_control_sequences_to_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real OpenAI-compatible server on loopback streams text with an escape sequence and a
+    right-to-left override (as a model repeating a source might): each is shown as an escape,
+    and none reaches the terminal."""
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "kettle.md").write_text("The kettle boils water in the kitchen.\n")
+    call = json.dumps({"query": "kettle"})
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with serving() as server, allow_model_requests():
+        server.answer(Canned(events=openai_stream(
+            ["I search \x1b[2J", "for the \x1b]0;pwned\x07kettle \u202eevil\u202c."],
+            [("c1", "search_sources", [call])])))
+        told = CliRunner().invoke(research, [
+            "What does the kettle boil?", "--corpus", str(root), "--max-steps", "1",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert len(server.received) == 1
+    assert not any((ord(c) < 32 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                   or c in "\u202e\u202c" for c in told.output), told.output
+    assert "I search \\x1b[2Jfor the \\x1b]0;pwned\\x07kettle \\u202eevil\\u202c." in told.output
+
+
 def test_a_quote_is_shown_as_written(tmp_path: Path) -> None:
     """Rich markup and emoji shortcodes in a source are printed as they are written."""
     root = tmp_path / "docs"
