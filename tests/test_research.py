@@ -92,7 +92,7 @@ def test_a_folder_of_text_markdown_and_html_is_indexed(folder: Path, tmp_path: P
     assert len(corpus) == 4
     page = corpus.read("page.html")
     assert page.title == "Teapots"
-    assert page.text == "All about teapots\n\nA teapot holds tea.\n\nWarm the pot.\n\nPour."
+    assert page.text == "# All about teapots\n\nA teapot holds tea.\n\nWarm the pot.\n\nPour."
     assert corpus.read("guide/intro.md").title == "Introduction"
     assert corpus.read("notes.txt").title == "Kettle notes"
     assert {h.source_id for h in corpus.search("kettle")} == {"notes.txt", "guide/intro.md"}
@@ -160,9 +160,16 @@ def test_a_long_source_is_read_in_parts(bundled: Corpus) -> None:
 
 
 def test_html_is_reduced_to_text_with_the_stdlib() -> None:
-    """Scripts and styles vanish; blocks are separated; <pre> keeps its spacing."""
+    """Scripts and styles vanish; blocks are separated; <pre> keeps its spacing; a heading is
+    led by Markdown's marks, so that it is never quoted as a sentence of the page."""
     title, text = html_to_text("<h1>Title</h1><pre>  a\n    b</pre><p>x<br>y</p>")
-    assert (title, text) == ("Title", "Title\n\n  a\n    b\n\nx\ny")
+    assert (title, text) == ("Title", "# Title\n\n  a\n    b\n\nx\ny")
+    _, page = html_to_text("<h2>\n  Using a context manager as a function decorator</h2>"
+                           "<p>A context manager can decorate a function.</p>")
+    assert page == ("## Using a context manager as a function decorator\n\n"
+                    "A context manager can decorate a function.")
+    assert [s.text for s in sentences_of("p", page)] == [
+        "A context manager can decorate a function."]
 
 
 # -- the tools ----------------------------------------------------------------------------
@@ -767,7 +774,7 @@ def test_pythons_documentation_is_the_default_corpus_when_installed(
     assert corpus.name == f"Python's documentation ({python_docs})"
     assert [h.source_id for h in corpus.search("samovar")] == ["reference/compound_stmts.html"]
     page = corpus.read("reference/compound_stmts.html")
-    assert (page.title, page.text) == ("Compound statements", "Compound statements\n\n"
+    assert (page.title, page.text) == ("Compound statements", "# Compound statements\n\n"
                                        "The samovar statement heats a block of water.")
     monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
     assert Corpus.default().name.endswith("help topics")
