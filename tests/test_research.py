@@ -351,6 +351,26 @@ def test_sentences_leave_out_headings_grammar_and_indented_blocks() -> None:
     assert reading.chosen[0].text.startswith('The "with" statement is used to wrap')
 
 
+def test_the_sentence_about_the_subject_comes_first_and_notes_and_labels_last() -> None:
+    """A sentence that opens with the question's subject is chosen before one that mentions it
+    in passing, even from a later source whose title covers less; a version note ranks below
+    both, and a "Source code:" label is never quoted."""
+    contextlib = Source(source_id="contextlib", title="contextlib — Utilities for with-statement "
+                        "contexts", text="Source code: Lib/contextlib.py\n\n"
+                        "Changed in version 3.8: the with statement gained a new trick.\n\n"
+                        "It is still necessary to use an explicit with statement.")
+    compound = Source(source_id="compound", title="8. Compound statements",
+                      text="The with statement is used to wrap the execution of a block.")
+    reading = rank_sentences("What does the with statement do?", [contextlib, compound])
+    assert [s.text for s in reading.chosen] == [
+        "The with statement is used to wrap the execution of a block.",
+        "It is still necessary to use an explicit with statement."]
+    assert reading.best is not None and reading.best.source_id == "compound"
+    labelled = rank_sentences("Where is the contextlib source code?", [
+        Source(source_id="c", title="c", text="Source code: Lib/contextlib.py")])
+    assert labelled.chosen == ()
+
+
 # -- the command --------------------------------------------------------------------------
 
 
