@@ -12,7 +12,10 @@ topics — and, when Debian's python3-doc is installed, every question of
 - the share of unanswerable questions declined within 3 steps (target: all), and which were not;
 - the time a question takes, median and slowest, on the help topics and on the default corpus
   (Python's documentation when Debian's python3-doc is installed), beside the time of the
-  search alone in the same run (target: at most 2 s a question).
+  search alone in the same run (target: at most 2 s a question);
+- the time of the whole command, ``signoff research QUESTION --json`` in a process of its own
+  (the default corpus, its index already built; a research database on disk), wall and CPU,
+  beside ``import signoff`` alone in the same run.
 
 ``--show`` prints each answer's first claim, or why it declined. Asserts nothing.
 """
@@ -20,7 +23,10 @@ topics — and, when Debian's python3-doc is installed, every question of
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tomllib
@@ -159,6 +165,29 @@ def _report(scores: Scores, corpus: Corpus, unit: str, show: bool) -> None:
             print(f"    {mark} {asked.question} → {asked.shown}")
 
 
+def _command_timing(questions: Sequence[str], folder: Path) -> None:
+    database = f"sqlite:///{folder / 'research.db'}"
+
+    def run(arguments: list[str]) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, *arguments], check=True, capture_output=True)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    run(["-m", "signoff", "research", questions[0], "--json", "--database", database])
+    commands = [run(["-m", "signoff", "research", q, "--json", "--database", database])
+                for q in questions]
+    imports = [run(["-c", "import signoff"]) for _ in questions]
+    wall = statistics.median(w for w, _ in commands)
+    cpu = statistics.median(c for _, c in commands)
+    print(f"  the whole command, {len(questions)} questions: {wall:.2f} s wall, {cpu:.2f} s CPU "
+          f"median (slowest {max(w for w, _ in commands):.2f} s wall); `import signoff` alone "
+          f"{statistics.median(w for w, _ in imports):.2f} s wall, "
+          f"{statistics.median(c for _, c in imports):.2f} s CPU")
+
+
 def main() -> None:
     """Run the question sets and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -180,6 +209,7 @@ def main() -> None:
             _timing(default.name, default, every)
         else:
             print("  (python3-doc is not installed: the default corpus is the help topics)")
+        _command_timing(every[:: max(1, len(every) // 8)][:8], Path(tmp))
 
 
 if __name__ == "__main__":
