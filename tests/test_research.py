@@ -365,7 +365,8 @@ def test_the_sentence_about_the_subject_comes_first_and_notes_and_labels_last() 
     assert [s.text for s in reading.chosen] == [
         "The with statement is used to wrap the execution of a block.",
         "It is still necessary to use an explicit with statement."]
-    assert reading.best is not None and reading.best.source_id == "compound"
+    assert reading.best is not None
+    assert reading.best.source_id == "compound"
     labelled = rank_sentences("Where is the contextlib source code?", [
         Source(source_id="c", title="c", text="Source code: Lib/contextlib.py")])
     assert labelled.chosen == ()
