@@ -5,6 +5,7 @@ from signoff.agents.agent import Agent
 from signoff.agents.deciding import Oversight
 from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting
 from signoff.agents.gate import Verdict, gate
+from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt, ReceiptEntry
@@ -22,6 +23,7 @@ __all__ = [
     "Decision",
     "Evidence",
     "Leave",
+    "ModelSpec",
     "Outcome",
     "Oversight",
     "Permits",

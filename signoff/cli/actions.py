@@ -164,8 +164,8 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -
 
     \b
     Examples:
-      signoff worker --app myapp:app --once
-      signoff worker --app myapp:app --once --stuck-after 0   # right after a crash
+      signoff worker --app examples/workshop.py --once
+      signoff worker --app examples/workshop.py --once --stuck-after 0
     """
     app = load_app(app_spec)
     runner = app.worker()

@@ -39,13 +39,12 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     from alembic import command
 
     if current_revision(connection) is None and inspect(connection).has_table(_FIRST_TABLE):
-        _adopt(connection)
-        command.stamp(_config(connection), _FIRST_REVISION)
+        _adopt(connection)  # it now holds every table as declared: the newest revision
+        command.stamp(_config(connection), "head")
     command.upgrade(_config(connection), revision)
 
 
 _FIRST_TABLE = "signoff_principals"
-_FIRST_REVISION = "0001"
 
 
 def _adopt(connection: Connection) -> None:
