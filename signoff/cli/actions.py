@@ -183,7 +183,10 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -
 @click.option("--port", default=8000, show_default=True, help="The port to listen on.")
 @click.option("--insecure-cookies", is_flag=True,
               help="Send cookies over plain http (a developer's machine; never in production).")
-def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool) -> None:
+@click.option("--max-body", default=1024 * 1024, show_default=True, type=click.IntRange(min=1),
+              metavar="BYTES", help="The largest request body taken; larger ones get 413.")
+def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool,
+          max_body: int) -> None:
     """Serve the web inbox and the REST API (its OpenAPI at /api/openapi.json).
 
     \b
@@ -191,11 +194,9 @@ def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool) ->
       signoff serve --app examples/workshop.py --port 8000 --insecure-cookies
     """
     app = load_app(app_spec)
-    try:
-        import uvicorn
+    import uvicorn  # a missing web extra is told by name (signoff.cli.failures)
 
-        from signoff.web import create_web_app
-    except ImportError:
-        raise click.ClickException("The inbox needs the web extra: pip install 'signoff[web]'.") \
-            from None
-    uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies), host=host, port=port)
+    from signoff.web import create_web_app
+
+    uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies,
+                               max_body_bytes=max_body), host=host, port=port)

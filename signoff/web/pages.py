@@ -162,12 +162,13 @@ class Pages:
                            editable=self._editable(proposal), came_of_it=came_of_it, error=error)
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
-        """(name, label, value as text) of each argument a decider may change."""
+        """(name, label, value as text) of each argument a decider may change: values, never
+        what the call acts on (an argument naming a record)."""
         if proposal.action not in self.app.actions:
             return []
         found = []
         for parameter in self.app.actions.info(proposal.action).parameters:
-            if parameter.is_subject or parameter.name not in proposal.arguments:
+            if parameter.names_records or parameter.name not in proposal.arguments:
                 continue
             value = proposal.arguments[parameter.name]
             found.append((parameter.name, parameter.label,
