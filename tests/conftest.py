@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from signoff.testing import refuse_model_requests
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytest_plugins = ["tests.postgres_server"]
 
@@ -26,3 +31,25 @@ def _workshop_in_memory_unless_told() -> None:
     import os
 
     os.environ.setdefault("WORKSHOP_DATABASE", "sqlite://")
+
+
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which the browser tests drive (never downloaded)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless (installed by scripts/install-test-deps; never downloaded)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"These tests need {CHROMIUM}: run scripts/install-test-deps as root.",
+                    pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--disable-background-networking", "--no-first-run"],
+        )
+        yield browser
+        browser.close()

@@ -13,30 +13,13 @@ from types import SimpleNamespace
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from signoff import ProposalStatus
 from signoff.web import create_web_app
 from tests.workshop_web import PASSWORD, open_workshop, price, repair_price
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "inbox"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless (installed by scripts/install-test-deps; never downloaded)."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"These tests need {CHROMIUM}: run scripts/install-test-deps as root.",
-                    pytrace=False)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--disable-background-networking", "--no-first-run"],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

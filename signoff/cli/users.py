@@ -34,7 +34,7 @@ def users() -> None:
 
     \b
     Examples:
-      signoff users add noor@workshop.example Noor --role manager --app examples/workshop.py
+      signoff users add ada@workshop.example Ada --role manager --app examples/workshop.py
       signoff users token noor@workshop.example --save --app examples/workshop.py
     """
 
