@@ -11,6 +11,8 @@ from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatu
 from signoff.agents.receipts import Receipt, ReceiptEntry
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Route, Skill
+from signoff.agents.states import CallOutcome, CallState, ReceiptKind
+from signoff.agents.steps import Step
 from signoff.agents.tasks import Outcome, TaskStatus
 
 __all__ = [
@@ -20,6 +22,8 @@ __all__ = [
     "AgentProposalDecided",
     "AgentProposed",
     "AgentTaskWaiting",
+    "CallOutcome",
+    "CallState",
     "Decision",
     "Evidence",
     "Leave",
@@ -31,11 +35,13 @@ __all__ = [
     "ProposalStatus",
     "Receipt",
     "ReceiptEntry",
+    "ReceiptKind",
     "Route",
     "Skill",
     "SkillLeave",
     "Skills",
     "StandingRule",
+    "Step",
     "TaskStatus",
     "Verdict",
     "gate",

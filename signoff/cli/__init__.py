@@ -200,7 +200,13 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
 
 
 def _register() -> None:
-    from signoff.cli import actions, people, run, users  # noqa: F401 — each module adds its commands
+    from signoff.cli import (  # noqa: F401 — each module adds its commands
+        actions,
+        mcp,
+        people,
+        run,
+        users,
+    )
     from signoff.research.command import research
 
     main.add_command(research)
