@@ -134,11 +134,13 @@ def test_a_stale_proposal_is_shown_stale_and_cannot_run(shop: SimpleNamespace, p
 
 
 def test_approve_with_changes_then_always_then_revoke(shop: SimpleNamespace, page: Page) -> None:
-    """Noor changes the price before saying yes; next time she approves always, which makes a
-    rule she then revokes on the rules page."""
+    """Noor changes the price (the form offers no way to change the repair) before saying yes;
+    next time she approves always, is told what rule that made, and revokes it on the rules
+    page."""
     price(shop)
     _log_in(page, shop, "noor@workshop.example")
     page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    expect(page.get_by_label("Repair", exact=True)).to_have_count(0)  # values, never the record
     page.get_by_label("Price").fill("lots")
     page.locator("#approve-changed").click()
     expect(page.locator("#error")).to_contain_text("Price is a number")
@@ -152,6 +154,9 @@ def test_approve_with_changes_then_always_then_revoke(shop: SimpleNamespace, pag
     page.locator("#proposals").get_by_role("link", name="Set the price").click()
     page.locator("#approve-always").click()
     expect(page.locator("#status")).to_have_text("Done")
+    expect(page.locator("#rule-made")).to_contain_text(
+        "from now on estimator runs set_price alone, without proposing it, in estimate_repair, "
+        "in work for Mia — with any values")
     page.get_by_role("link", name="Standing rules").click()
     expect(page.locator("#rules")).to_contain_text("in force")
     _shot(page, "6-rules")

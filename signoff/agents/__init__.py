@@ -9,7 +9,7 @@ from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt, ReceiptEntry
-from signoff.agents.rules import StandingRule
+from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Step
@@ -45,4 +45,5 @@ __all__ = [
     "TaskStatus",
     "Verdict",
     "gate",
+    "rule_covers",
 ]

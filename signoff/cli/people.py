@@ -12,7 +12,7 @@ import click
 
 from signoff.agents import model_specs
 from signoff.agents.proposals import ProposalStatus
-from signoff.agents.rules import StandingRule
+from signoff.agents.rules import StandingRule, rule_covers
 from signoff.cli import (
     APP_OPTION,
     AS_OPTION,
@@ -270,16 +270,20 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
 def _scope(app: Any, rule: StandingRule) -> str:
     if rule.for_id is None:
         return "in work for everybody"
-    person = app.people.find(rule.for_id)
-    return f"in work for {person.name if person else 'someone no longer known'}"
+    return f"in work for {_person_name(app, rule.for_id)}"
 
 
 def _rule_words(app: Any, rule: StandingRule) -> str:
     """What a standing rule covers, and how to take it back."""
-    where = f"in {rule.skill}" if rule.skill else "in any of its skills"
-    return (f"Standing rule {rule.id}: from now on {rule.agent} runs {rule.tool} alone, "
-            f"without proposing it, {where}, {_scope(app, rule)} — with any values. "
+    return (f"Standing rule {rule.id}: {rule_covers(rule, _person_name(app, rule.for_id))}. "
             f"Take it back with `signoff rules revoke {rule.id}{app_option_words()}`.")
+
+
+def _person_name(app: Any, person_id: str | None) -> str | None:
+    if person_id is None:
+        return None
+    person = app.people.find(person_id)
+    return person.name if person else "someone no longer known"
 
 
 @rules.command(name="revoke")

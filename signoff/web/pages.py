@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.rules import rule_covers
 from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid
 from signoff.inbox import Inbox
@@ -146,20 +147,29 @@ class Pages:
         return JSONResponse({"stamp": self.inbox.stamp(person)},
                             headers={"cache-control": "no-store"})
 
-    def proposal_page(self, request: Request, proposal_id: str) -> HTMLResponse:
-        """One proposal: the call in words, why, evidence, effects, freshness, and the forms."""
+    def proposal_page(self, request: Request, proposal_id: str,
+                      rule: str | None = None) -> HTMLResponse:
+        """One proposal: the call in words, why, evidence, effects, freshness, and the forms
+        (and, after "approve always", the standing rule it made and what it covers)."""
         person = self.person(request)
-        return self._proposal(request, person, self.inbox.proposal(person, proposal_id))
+        made = ""
+        if rule:
+            found = self.inbox.rule(person, rule)
+            whose = self.app.people.find(found.for_id) if found.for_id else None
+            made = rule_covers(found, whose.name if whose else None)
+        return self._proposal(request, person, self.inbox.proposal(person, proposal_id),
+                              made=made)
 
     def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
-                  status: int = 200, error: str = "") -> HTMLResponse:
+                  status: int = 200, error: str = "", made: str = "") -> HTMLResponse:
         waiting = proposal.status is ProposalStatus.WAITING
         fresh = self.inbox.freshness(proposal) if waiting else None
         came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
                       if e.kind == "decision" and e.data.get("proposal") == proposal.id]
         return self.render(request, "proposal.html", status=status, person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
-                           editable=self._editable(proposal), came_of_it=came_of_it, error=error)
+                           editable=self._editable(proposal), came_of_it=came_of_it, error=error,
+                           made=made)
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
         """(name, label, value as text) of each argument a decider may change: values, never
@@ -187,14 +197,16 @@ class Pages:
                 if given is not None and given != shown:
                     edited[name] = _value_of(given)
         try:
-            self.app.approve(proposal, by=person, always_like_this=bool(fields.get("always")),
-                             edited=edited or None)
+            decision = self.app.approve(proposal, by=person,
+                                        always_like_this=bool(fields.get("always")),
+                                        edited=edited or None)
         except (ProblemError, AgentRefused, Invalid) as error:
             problem = refused(self.app, proposal_id, error) if isinstance(
                 error, AgentRefused) else to_problem(error)
             return self._proposal(request, person, self.app.proposal(proposal_id),
                                   status=problem.status, error=problem.detail)
-        return RedirectResponse(f"/proposals/{quote(proposal_id)}", status_code=303)
+        made = f"?rule={quote(decision.rule.id)}" if decision.rule is not None else ""
+        return RedirectResponse(f"/proposals/{quote(proposal_id)}{made}", status_code=303)
 
     async def reject(self, request: Request, proposal_id: str) -> Response:
         """Reject, with a reason."""
