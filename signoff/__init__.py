@@ -65,6 +65,7 @@ from signoff.exceptions import (
 from signoff.limits import (
     Citation,
     Claim,
+    Declined,
     GroundedAnswer,
     NextAction,
     check_citations,
@@ -95,6 +96,7 @@ __all__ = [
     "Conflict",
     "ConsentError",
     "Decision",
+    "Declined",
     "EditRefused",
     "Effect",
     "EffectKind",

@@ -3,6 +3,7 @@ database (workshop.db where it runs), and exits as documented."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import runpy
@@ -111,6 +112,10 @@ def _filled(shop: SimpleNamespace, example: str) -> str:
     and a token of Noor's."""
     if "PROPOSAL_ID" in example:
         example = example.replace("PROPOSAL_ID", _proposal(shop))
+    if "TASK_ID" in example and "--app" not in example:  # a task of `signoff research`
+        asked = CliRunner().invoke(main, ["research", "What does yield do?", "--json"])
+        assert asked.exit_code == 0, asked.output
+        example = example.replace("TASK_ID", json.loads(asked.stdout)["task"])
     if "TASK_ID" in example:
         example = example.replace("TASK_ID", str(shop.app.proposal(_proposal(shop)).task))
     if "RULE_ID" in example:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
+from signoff.cli.otlp import export_traces
 from signoff.engine.worker import STUCK_AFTER
 from signoff.exceptions import Refusal
 
@@ -168,6 +169,7 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -
       signoff worker --app examples/workshop.py --once --stuck-after 0
     """
     app = load_app(app_spec)
+    export_traces(app)
     runner = app.worker()
     stuck = timedelta(seconds=stuck_after)
     settled = runner.recover(older_than=stuck)
@@ -194,6 +196,7 @@ def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool,
       signoff serve --app examples/workshop.py --port 8000 --insecure-cookies
     """
     app = load_app(app_spec)
+    export_traces(app)
     import uvicorn  # a missing web extra is told by name (signoff.cli.failures)
 
     from signoff.web import create_web_app

@@ -1,7 +1,7 @@
 """The model each task was started with, named by spec, so that a worker can make it again
 (issue 14: `signoff run ... --model SPEC`).
 
-Revision 0002, after 0001."""
+Revision 0002_issue14, after 0002_issue16."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0002_issue14'
-down_revision = '0001'
+down_revision = '0002_issue16'
 branch_labels = None
 depends_on = None
 
