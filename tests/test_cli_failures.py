@@ -198,7 +198,7 @@ def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> N
 
 def test_always_says_what_rule_it_made(shop: SimpleNamespace) -> None:
     """`approve --always` says which standing rule it made, what it covers, and how to take it
-    back."""
+    back; `signoff rules` lists it in the same words, and says it was revoked once it is."""
     shop.app.oversight.supervises_agents = shop.is_manager
     outcome = price(shop)
     (proposal,) = shop.app.proposals(task=outcome.task)
@@ -208,6 +208,14 @@ def test_always_says_what_rule_it_made(shop: SimpleNamespace) -> None:
     assert (f"Standing rule {rule.id}: from now on estimator runs set_price alone, without "
             "proposing it, in estimate_repair, in work for Mia — with any values. Take it back "
             f"with `signoff rules revoke {rule.id} --app {APP}`.") in result.stdout
+    covers = ("from now on estimator runs set_price alone, without proposing it, in "
+              "estimate_repair, in work for Mia — with any values")
+    listed = cli("rules", "--app", APP, "--as", "noor@workshop.example")
+    assert f"{rule.id}  In force, used 0×: {covers}." in listed.stdout
+    shop.app.revoke(rule, by=shop.noor, why="Prices went up.")
+    listed = cli("rules", "--app", APP, "--as", "noor@workshop.example")
+    assert (f"{rule.id}  Revoked, used 0×; it said: {covers}. Why it was taken back: Prices "
+            "went up.") in listed.stdout
 
 
 def test_the_worker_reports_a_task_without_a_model_once(shop: SimpleNamespace, tmp_path: Path

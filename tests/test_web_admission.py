@@ -240,3 +240,8 @@ def test_an_edit_of_the_record_is_refused_over_rest(client: SimpleNamespace) -> 
     assert answer.status_code == 200
     assert answer.json()["rule"]["tool"] == "set_price"
     assert answer.json()["rule"]["skill"] == "estimate_repair"
+    covers = ("from now on estimator runs set_price alone, without proposing it, in "
+              "estimate_repair, in work for Mia — with any values")
+    assert answer.json()["rule"]["covers"] == covers  # the words the CLI and the inbox say
+    listed = shop.client.get("/api/rules", headers=bearer(shop, "Noor")).json()["items"]
+    assert [r["covers"] for r in listed] == [covers]

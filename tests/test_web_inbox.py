@@ -159,6 +159,9 @@ def test_approve_with_changes_then_always_then_revoke(shop: SimpleNamespace, pag
         "in work for Mia — with any values")
     page.get_by_role("link", name="Standing rules").click()
     expect(page.locator("#rules")).to_contain_text("in force")
+    expect(page.locator("#rules .covers")).to_have_text(
+        "From now on estimator runs set_price alone, without proposing it, in estimate_repair, "
+        "in work for Mia — with any values.")
     _shot(page, "6-rules")
     page.get_by_placeholder("Why (optional)").fill("Prices went up.")
     page.get_by_role("button", name="Revoke").click()

@@ -12,7 +12,7 @@ import click
 
 from signoff.agents import model_specs
 from signoff.agents.proposals import ProposalStatus
-from signoff.agents.rules import StandingRule, rule_covers
+from signoff.agents.rules import StandingRule
 from signoff.cli import (
     APP_OPTION,
     AS_OPTION,
@@ -259,31 +259,20 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
     if as_json:
         _print_json(found)
         return
+    inbox = Inbox(app)
     for r in found:
-        state = "in force" if r.active else "revoked"
-        click.echo(f"{r.id}  {r.agent} may {r.tool} alone"
-                   f"{' in ' + r.skill if r.skill else ''} {_scope(app, r)}: {state}, "
-                   f"used {r.used}×")
+        if r.active:
+            click.echo(f"{r.id}  In force, used {r.used}×: {inbox.covers(r)}.")
+            continue
+        why = f" Why it was taken back: {r.why}" if r.why else ""
+        click.echo(f"{r.id}  Revoked, used {r.used}×; it said: {inbox.covers(r)}.{why}")
     click.echo(f"{len(found)} rule{'s' if len(found) != 1 else ''}.")
-
-
-def _scope(app: Any, rule: StandingRule) -> str:
-    if rule.for_id is None:
-        return "in work for everybody"
-    return f"in work for {_person_name(app, rule.for_id)}"
 
 
 def _rule_words(app: Any, rule: StandingRule) -> str:
     """What a standing rule covers, and how to take it back."""
-    return (f"Standing rule {rule.id}: {rule_covers(rule, _person_name(app, rule.for_id))}. "
+    return (f"Standing rule {rule.id}: {Inbox(app).covers(rule)}. "
             f"Take it back with `signoff rules revoke {rule.id}{app_option_words()}`.")
-
-
-def _person_name(app: Any, person_id: str | None) -> str | None:
-    if person_id is None:
-        return None
-    person = app.people.find(person_id)
-    return person.name if person else "someone no longer known"
 
 
 @rules.command(name="revoke")

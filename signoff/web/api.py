@@ -107,7 +107,10 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
                                    edited=body.edited)
         except AgentRefused as error:
             raise refused(app, proposal_id, error) from None
-        return DecisionOut.of(decision)
+        out = DecisionOut.of(decision)
+        if decision.rule is not None:
+            out.rule = RuleOut.of(decision.rule, inbox.covers(decision.rule))
+        return out
 
     @router.post("/proposals/{proposal_id}/reject", tags=["proposals"])
     def reject(proposal_id: str, body: RejectIn, person: Me) -> DecisionOut:
@@ -129,7 +132,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         """The standing rules you made or that work for you runs under (all, for a supervisor),
         oldest first, a page at a time."""
         rules = inbox.rules(person, active_only=active_only)
-        items, following = _page([RuleOut.of(r) for r in rules], lambda r: r.id, limit, after)
+        items, following = _page([RuleOut.of(r, inbox.covers(r)) for r in rules], lambda r: r.id,
+                                 limit, after)
         return RulePage(items=items, next=following)
 
     @router.post("/rules/{rule_id}/revoke", tags=["rules"])
@@ -140,7 +144,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
             raise ProblemError(409, "This rule was revoked already.",
                                type_="urn:signoff:problem:already-revoked")
         try:
-            return RuleOut.of(app.revoke(rule, by=person, why=body.why))
+            revoked = app.revoke(rule, by=person, why=body.why)
+            return RuleOut.of(revoked, inbox.covers(revoked))
         except AgentRefused as error:
             status = 409 if not inbox.rule(person, rule_id).active else 403
             raise ProblemError(status, str(error), type_="urn:signoff:problem:refused") from None

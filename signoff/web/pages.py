@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from signoff.agents.proposals import Proposal, ProposalStatus
-from signoff.agents.rules import rule_covers
+from signoff.agents.rules import StandingRule
 from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid
 from signoff.inbox import Inbox
@@ -152,11 +152,7 @@ class Pages:
         """One proposal: the call in words, why, evidence, effects, freshness, and the forms
         (and, after "approve always", the standing rule it made and what it covers)."""
         person = self.person(request)
-        made = ""
-        if rule:
-            found = self.inbox.rule(person, rule)
-            whose = self.app.people.find(found.for_id) if found.for_id else None
-            made = rule_covers(found, whose.name if whose else None)
+        made = self.inbox.covers(self.inbox.rule(person, rule)) if rule else ""
         return self._proposal(request, person, self.inbox.proposal(person, proposal_id),
                               made=made)
 
@@ -239,7 +235,11 @@ class Pages:
     def rules_page(self, request: Request) -> HTMLResponse:
         """The standing rules I may see, with revoke."""
         person = self.person(request)
-        return self.render(request, "rules.html", person=person, rules=self.inbox.rules(person))
+        return self.render(request, "rules.html", person=person, rules=self._rules(person))
+
+    def _rules(self, person: Principal) -> list[tuple[StandingRule, str]]:
+        """Each rule `person` may see, with what it covers in words."""
+        return [(rule, self.inbox.covers(rule)) for rule in self.inbox.rules(person)]
 
     async def revoke(self, request: Request, rule_id: str) -> Response:
         """Take a rule back."""
@@ -251,7 +251,7 @@ class Pages:
         except AgentRefused as error:
             status = 409 if not self.inbox.rule(person, rule_id).active else 403
             return self.render(request, "rules.html", status=status, person=person,
-                               rules=self.inbox.rules(person), error=str(error))
+                               rules=self._rules(person), error=str(error))
         return RedirectResponse("/rules", status_code=303)
 
     def agents_page(self, request: Request) -> HTMLResponse:

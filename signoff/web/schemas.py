@@ -174,11 +174,15 @@ class RuleOut(_Out):
     revoked_by: str | None
     revoked_at: datetime | None
     why: str
+    covers: str = Field("", description="What it lets the agent do, in words: the sentence "
+                                         "the inbox and `signoff approve --always` say.")
 
     @staticmethod
-    def of(r: StandingRule) -> RuleOut:
-        """From a rule."""
-        return RuleOut.model_validate(r)
+    def of(r: StandingRule, covers: str) -> RuleOut:
+        """From a rule, and what it covers in words (`Inbox.covers`)."""
+        out = RuleOut.model_validate(r)
+        out.covers = covers
+        return out
 
 
 class TaskOut(_Out):
