@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from decimal import Decimal
@@ -52,11 +53,7 @@ def _examples(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[st
             yield from _examples(command.commands[name], (*path, name))
 
 
-ELSEWHERE = ("signoff mcp ",)
-"""Examples run by other tests: `signoff mcp` serves MCP clients over stdio or HTTP and guards
-upstream servers named in a config; tests/test_mcp_*.py drive it with real clients."""
-
-EXAMPLES = sorted(e for e in set(_examples(main)) if not e.startswith(ELSEWHERE))
+EXAMPLES = sorted(set(_examples(main)))
 
 
 def test_there_are_examples_in_every_help() -> None:
@@ -88,6 +85,21 @@ def workshop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))  # research.db, its own
+    (tmp_path / "files").mkdir()
+    (tmp_path / "guard.toml").write_text(f'''# the guard the `signoff mcp` examples name
+database = "sqlite:///{tmp_path / 'guard.db'}"
+for = "noor@example.com"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+
+[servers.files]
+command = "{sys.executable}"
+args = ["{ROOT / 'tests' / 'mcp_upstream_files.py'}"]
+env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
+trusted = true
+''')
     namespace = runpy.run_path("examples/workshop.py", run_name="workshop_examples")
     shop = SimpleNamespace(**namespace, **namespace["setup"]())
     assert shop.app.database.file == "workshop.db"
@@ -157,11 +169,108 @@ def _serve(argv: list[str]) -> None:
         server.wait(timeout=30)
 
 
+def _own_ports(argv: list[str]) -> tuple[list[str], dict[str, int]]:
+    """`argv` with each address an option gives (`--http 127.0.0.1:8765`) on a free port of the
+    test's own instead, and those ports by option."""
+    ports: dict[str, int] = {}
+    moved = list(argv)
+    for at, value in enumerate(argv[1:], start=1):
+        if argv[at - 1] in ("--http", "--inbox") and re.fullmatch(r"127\.0\.0\.1:\d+", value):
+            ports[argv[at - 1]] = _free_port()
+            moved[at] = f"127.0.0.1:{ports[argv[at - 1]]}"
+    return moved, ports
+
+
+def _mcp(shop: SimpleNamespace, argv: list[str]) -> None:
+    """`signoff mcp serve|guard …` serves until it is stopped. Over stdio, a client speaks MCP
+    to it as written: it answers initialize and lists its tools, and exits 0 when its input
+    ends. Over HTTP (on a port of the test's own), a request without a token is answered 401
+    and the SDK's client, with the person's token, lists the tools; a guard's inbox beside
+    stdio serves its login page."""
+    import anyio
+
+    from tests.mcp_servers import over_http
+
+    argv, ports = _own_ports(argv)
+    server = subprocess.Popen([sys.executable, "-m", "signoff.cli", *argv], env=dict(os.environ),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        if "--http" in ports:
+            url = f"http://127.0.0.1:{ports['--http']}"
+            _answers(f"{url}/mcp", server, status=401)
+            token = (shop.app.credentials.issue_token(shop.noor, "mcp") if argv[1] == "serve"
+                     else _guard_token())
+
+            async def tools() -> list[str]:
+                async with over_http(url, token=token) as client:
+                    return [tool.name for tool in (await client.list_tools()).tools]
+
+            assert anyio.run(tools)
+            return
+        assert server.stdin is not None
+        assert server.stdout is not None
+        for message in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                            "protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "test_cli_examples", "version": "1"}}},
+                        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}):
+            server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        answers = {}
+        while len(answers) < 2:
+            line = server.stdout.readline()
+            assert line, f"it stopped: {server.stderr.read() if server.stderr else ''}"
+            answer = json.loads(line)
+            answers[answer.get("id")] = answer
+        assert answers[1]["result"]["serverInfo"]["name"]
+        assert answers[2]["result"]["tools"]
+        if "--inbox" in ports:
+            _answers(f"http://127.0.0.1:{ports['--inbox']}/login", server, status=200)
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0, server.stderr.read() if server.stderr else ""
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=30)
+        for stream in (server.stdin, server.stdout, server.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
+
+
+def _answers(url: str, server: subprocess.Popen[str], *, status: int) -> None:
+    """`url` answers with `status`, once `server` listens (within a minute)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as page:
+                code = page.status
+        except urllib.error.HTTPError as refused:
+            code = refused.code
+        except OSError:
+            assert server.poll() is None, (server.returncode, server.stderr and server.stderr.read())
+            assert time.monotonic() < deadline, f"{url} did not answer"
+            time.sleep(0.2)
+            continue
+        assert code == status, url
+        return
+
+
+def _guard_token() -> str:
+    """Noor's token for the guard, as `signoff mcp token guard.toml noor@example.com` gives."""
+    issued = CliRunner().invoke(main, ["mcp", "token", "guard.toml", "noor@example.com"])
+    assert issued.exit_code == 0, issued.output
+    return issued.stdout.strip()
+
+
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_each_help_example_runs_as_written(workshop: SimpleNamespace, example: str) -> None:
     """The example exits as its help documents (0 unless it says otherwise), its failures
-    told without a traceback."""
+    told without a traceback; a server (`serve`, `mcp serve`, `mcp guard`) serves."""
     argv = shlex.split(_filled(workshop, example))[1:]
+    if argv[:1] == ["mcp"] and argv[1:2] != ["token"]:
+        _mcp(workshop, argv)
+        return
     if argv[:1] == ["serve"] or argv[1:2] == ["serve"]:
         _serve(argv)
         return

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import uuid
 from typing import Any
 
 import click
-from sqlalchemy import inspect as sa_inspect
-from sqlalchemy import select
 
 from signoff.cli import APP_OPTION, EXIT_REFUSED, JSON_OPTION, app_option_words, load_app, main
 from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+from signoff.cli.subjects import record_named
 
 __all__: list[str] = []
 
@@ -111,26 +109,8 @@ def _subject(app: Any, handle: Any, skill: Any, given: str | None, person: Any) 
             return json.loads(given)
         except ValueError:
             return given
-    field, sep, value = given.partition("=")
-    if sep:
-        column = sa_inspect(subject_type).columns.get(field)
-        if column is None or not (column.unique or column.primary_key):
-            raise click.UsageError(f"{field} is not a unique field of {_name(subject_type)}: give "
-                                   "its id, or FIELD=VALUE with a unique field.")
-        condition = column == value
-    else:
-        try:
-            condition = subject_type.id == uuid.UUID(given)
-        except ValueError:
-            raise click.UsageError(f"{given!r} is neither an id nor FIELD=VALUE.") from None
-    reader = person if person is not None else handle.account
-    with app.session(as_=reader) as session:
-        found = session.scalars(select(subject_type).where(condition)).first()
-        if found is None:
-            raise Failure(f"There is no {_name(subject_type)} {given} that {reader.name} may "
-                          "read.", EXIT_NOT_FOUND)
-        session.expunge(found)
-    return found
+    return record_named(app, subject_type, given,
+                        person if person is not None else handle.account)
 
 
 def _tell(outcome: Any) -> None:
