@@ -53,3 +53,12 @@ def browser() -> Iterator[Browser]:
         )
         yield browser
         browser.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A SQLite file, or a PostgreSQL database of this test's own (a test on both)."""
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_database")
+        return url
+    return f"sqlite:///{tmp_path / 'test.db'}"

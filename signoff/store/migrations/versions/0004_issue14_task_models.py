@@ -1,21 +1,24 @@
 """The model each task was started with, named by spec, so that a worker can make it again
 (issue 14: `signoff run ... --model SPEC`).
 
-Revision 0002_issue14, after 0002_issue16."""
+Revision 0004_issue14, after 0003_issue11. A database adopted by `signoff.store.migrate` (made
+before migrations) has the table already: it is made only where it is missing."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0002_issue14'
-down_revision = '0002_issue16'
+revision = '0004_issue14'
+down_revision = '0003_issue11'
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
     """Bring signoff's tables up to this revision."""
+    if sa.inspect(op.get_bind()).has_table('signoff_task_models'):
+        return
     op.create_table('signoff_task_models',
     sa.Column('task_id', sa.String(length=36), nullable=False),
     sa.Column('spec', sa.String(length=500), nullable=False),
