@@ -141,6 +141,10 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
     for name, value in p.shown.items():
         click.echo(f"  {name}: {value}")
     click.echo(f"Why: {p.why or '(it did not say)'}")
+    if p.labels:
+        click.echo("Outside content may have steered it:")
+        for label in p.labels:
+            click.echo(f"  - {label.words}")
     click.echo("What it does:")
     for line in p.effects:
         click.echo(f"  - {line}")

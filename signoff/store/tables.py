@@ -156,6 +156,7 @@ proposals = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("decided_at", DateTime(timezone=True), nullable=True),
     Column("trace_context", JSON, nullable=True),
+    Column("labels", JSON, nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_task", "task_id"),
     Index("signoff_proposals_person", "decide_person_id", "status", "created_at"),

@@ -14,6 +14,7 @@ from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.inbox import Freshness, TaskSummary
+from signoff.limits.provenance import Origin
 from signoff.security.principals import Principal
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ApproveIn",
     "DecisionOut",
     "EvidenceOut",
+    "LabelOut",
     "MeOut",
     "OutcomeOut",
     "ProposalOut",
@@ -97,6 +99,16 @@ class EvidenceOut(_Out):
     answer: str
 
 
+class LabelOut(_Out):
+    """An argument outside content may have steered, and the result it came from."""
+
+    argument: str
+    value: str
+    origin: Origin
+    source: str
+    words: str
+
+
 class ProposalOut(_Out):
     """A proposal: the exact call, in words and as data, why, what was looked at, and where it
     stands."""
@@ -111,6 +123,9 @@ class ProposalOut(_Out):
     arguments: dict[str, Any] = Field(description="The arguments, as they would run.")
     why: str
     evidence: list[EvidenceOut]
+    labels: list[LabelOut] = Field(default_factory=list, description=(
+        "Each argument outside content (an e-mail, a web page, a file) may have steered, with "
+        "the result it came from: why it was proposed though the agent might have run it alone."))
     effects: list[str]
     decide_by: str
     status: ProposalStatus

@@ -1,7 +1,7 @@
 """The model each task was started with, named by spec, so that a worker can make it again
 (issue 14: `signoff run ... --model SPEC`).
 
-Revision 0004_issue14, after 0003_issue11. A database adopted by `signoff.store.migrate` (made
+Revision 0005_issue14, after 0004_issue19. A database adopted by `signoff.store.migrate` (made
 before migrations) has the table already: it is made only where it is missing."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0004_issue14'
-down_revision = '0003_issue11'
+revision = '0005_issue14'
+down_revision = '0004_issue19'
 branch_labels = None
 depends_on = None
 
