@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import click
 
 from signoff.cli import APP_OPTION, AS_OPTION, JSON_OPTION, TOKEN_OPTION, load_app, main, whoami
-from signoff.exceptions import AgentRefused, SignoffError
+from signoff.cli.failures import failure_of
+from signoff.cli.subjects import record_named
+from signoff.exceptions import SignoffError
 
 T = TypeVar("T")
 
@@ -38,7 +39,8 @@ def mcp() -> None:
 
     \b
     Examples:
-      signoff mcp serve --app examples/workshop.py --agent estimator --for noor@workshop.example
+      signoff mcp serve --app examples/workshop.py --agent estimator \\
+          --for mia@workshop.example --subject ticket=T-7
       signoff mcp guard guard.toml --http 127.0.0.1:8765
       signoff mcp approve guard.toml 3f2c8a8e-... --token so_…
     """
@@ -50,8 +52,9 @@ def mcp() -> None:
 @click.option("--for", "for_handle", envvar="SIGNOFF_MCP_FOR", metavar="HANDLE",
               help="Over stdio: the person the work is for (over HTTP the token says).")
 @click.option("--skill", "skill_name", default=None, help="Serve this skill only.")
-@click.option("--subject", default=None, metavar="ID|JSON",
-              help="What the work is on: a record's id, or a JSON value for a plain subject.")
+@click.option("--subject", default=None, metavar="ID|FIELD=VALUE|JSON",
+              help="What the work is on: a record by id, or by a unique field (ticket=T-7); "
+                   "a JSON value for a plain subject.")
 @click.option("--http", "http_address", default=None, metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--inbox", is_flag=True, help="With --http: serve the inbox and REST API beside it.")
@@ -69,8 +72,9 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     \b
     Examples:
       signoff mcp serve --app examples/workshop.py --agent estimator \\
-          --for noor@workshop.example --subject 0f6c…
-      signoff mcp serve --app examples/workshop.py --agent estimator --http 127.0.0.1:8765
+          --for mia@workshop.example --subject ticket=T-7
+      signoff mcp serve --app examples/workshop.py --agent estimator --subject ticket=T-7 \\
+          --http 127.0.0.1:8765
     """
     _sdk()
     import anyio
@@ -98,8 +102,8 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
 
 
 def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -> Any:
-    """The subject named by --subject: a record of the served skills' subject type, by id; else
-    the JSON value."""
+    """The subject named by --subject: a record of the served skills' subject type, by id or
+    FIELD=VALUE (`signoff.cli.subjects`); else the JSON value."""
     if given is None:
         return None
     from signoff.security.records import RecordBase
@@ -109,17 +113,7 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
     for skill in skills:
         subject_type, _ = skill.types()
         if isinstance(subject_type, type) and issubclass(subject_type, RecordBase):
-            try:
-                key = uuid.UUID(given)
-            except ValueError:
-                raise click.BadParameter(f"{given!r} is not the id of a {subject_type.__name__}.",
-                                         param_hint="--subject") from None
-            with app.session(as_=app.system) as session:
-                found = session.get(subject_type, key)
-            if found is None:
-                raise click.BadParameter(f"There is no {subject_type.__name__} with id {given}.",
-                                         param_hint="--subject")
-            return found
+            return record_named(app, subject_type, given)
     try:
         return json.loads(given)
     except ValueError:
@@ -261,7 +255,7 @@ def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
     try:
         return _run(opened, GuardConfig.load(config_path))
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
 
 
 @mcp.command(name="proposals")
@@ -303,9 +297,8 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
     """
     from signoff.cli import EXIT_REFUSED
 
-    decision = _with_guard(config_path, lambda app: _decided(
-        lambda me: app.approve(proposal_id, by=me, always_like_this=always), app, as_handle,
-        token))
+    decision = _with_guard(config_path, lambda app: app.approve(
+        proposal_id, by=whoami(app, as_handle, token), always_like_this=always))
     click.echo(decision.said)
     if decision.status.value != "Done":
         raise SystemExit(EXIT_REFUSED)
@@ -325,17 +318,6 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
     Example:
       signoff mcp reject guard.toml 3f2c8a8e-... --reason "Keep a.txt." --token so_…
     """
-    decision = _with_guard(config_path, lambda app: _decided(
-        lambda me: app.reject(proposal_id, by=me, reason=reason), app, as_handle, token))
+    decision = _with_guard(config_path, lambda app: app.reject(
+        proposal_id, by=whoami(app, as_handle, token), reason=reason))
     click.echo(decision.said)
-
-
-def _decided(verb: Callable[[Any], T], app: Any, as_handle: str | None, token: str | None) -> T:
-    """`verb` done by whoever --as or --token says; a refusal told in the library's words."""
-    from signoff.cli.people import _refused
-
-    me = whoami(app, as_handle, token)
-    try:
-        return verb(me)
-    except AgentRefused as error:
-        raise _refused(error) from None
