@@ -398,3 +398,27 @@ def _value(value: Any) -> Any:
     if kind == "array_value":
         return tuple(_value(v) for v in value.array_value.values)
     return getattr(value, kind)
+
+
+def test_a_task_whose_turns_a_client_gives_is_one_trace_with_nothing_left_open(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A task stepped turn by turn (as an MCP client drives it) keeps its model calls and tool
+    calls in the trace of its invoke_agent span, and no span is left open."""
+    from signoff.models.base import Reply, ToolCall
+
+    provider, memory = exporter
+    shop.app.trace(provider)
+    handle = shop.app.agent(shop.Estimator)
+    task = handle.start(shop.EstimateRepair(), shop.repair, for_=shop.mia, model_name="client",
+                        max_steps=10)
+    arguments = json.dumps({"repair": str(shop.repair.id), "note": "Pads and a cable."})
+    answers = handle.take_turn(task, Reply(tool_calls=(
+        ToolCall(id="c1", name="note_repair", arguments=arguments),)), model_name="client")
+    assert [a.tool for a in answers] == ["note_repair"]
+    spans = memory.get_finished_spans()
+    names = sorted(s.name for s in spans)
+    assert names.count("execute_tool note_repair") == 1
+    assert "invoke_agent estimator" in names
+    assert len({s.context.trace_id for s in spans}) == 1
+    assert shop.app._agency.loop.observer._open == {}

@@ -211,7 +211,9 @@ class Loop:
     def step(self, task_id: str) -> Step:
         """Do one unit of the task's work, persisted; what happens next."""
         with self._database.holding():
-            step = self._step(self._task(task_id))
+            task = self._task(task_id)
+            with self.observer.running(task):
+                step = self._step(task)
             if not isinstance(step, RunAgain):
                 self._stopped(self._take_saved(task_id) or self._task(task_id))
             return step
