@@ -151,6 +151,8 @@ def test_the_workshop_traces_in_the_genai_conventions_with_the_gates_work(
     assert note.attributes["signoff.gate.verdict"] == "alone"
     assert note.attributes["signoff.gate.reason"] == "note_repair: Alone (a list names it)"
     assert note.attributes["signoff.tool.outcome"] == "Done"
+    assert "signoff.tool.state" not in note.attributes  # it ran: its outcome says so
+    assert "signoff.gate.by_rule" not in note.attributes  # no standing rule let it
     assert note.attributes["gen_ai.tool.call.id"] == "call_1_0"
 
     (price,) = named["execute_tool set_price"]

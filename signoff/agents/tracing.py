@@ -155,16 +155,18 @@ class Tracing(Observer):
         tool = _TOOL.get()
         if tool is not None:
             tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
-                               "signoff.gate.reason": verdict.reason,
-                               "signoff.gate.by_rule": verdict.by_rule})
+                              "signoff.gate.reason": verdict.reason})
+            if verdict.by_rule:
+                tool.told["signoff.gate.by_rule"] = True
 
     def tool_ended(self, *, state: str, outcome: str, answer: str,
                    result: ActionResult | None = None) -> None:
         tool = _TOOL.get()
         if tool is None:
             return
-        tool.told.update({"signoff.tool.state": str(state),
-                          "signoff.tool.outcome": str(outcome or state)})
+        tool.told["signoff.tool.outcome"] = str(outcome or state)
+        if state != "done":  # a call that ran, or was answered, says so by its outcome alone
+            tool.told["signoff.tool.state"] = str(state)
         if outcome in ("Failed", "Unknown"):
             _failed(tool.span, f"signoff.tool.{outcome.lower()}")
         if self.include_content:
