@@ -17,6 +17,9 @@ import click
 __all__ = ["export_traces"]
 
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+_FLUSH_SECONDS = 10.0
+"""How long a process stopped by SIGTERM waits for its spans to be sent (the exporter's own
+default timeout)."""
 
 
 def export_traces(app: Any) -> bool:
@@ -53,7 +56,12 @@ def _flush_when_terminated(provider: Any) -> None:
         return  # signals are the main thread's; a handler someone set is theirs to keep
 
     def terminated(number: int, frame: Any) -> None:
-        provider.shutdown()
+        # In a thread of its own: the signal may have come while this thread held a lock the
+        # flush needs; then the flush gives up at the deadline instead of hanging the stop.
+        flushing = threading.Thread(target=provider.shutdown, name="signoff-otlp-flush",
+                                    daemon=True)
+        flushing.start()
+        flushing.join(_FLUSH_SECONDS)
         signal.signal(number, signal.SIG_DFL)
         signal.raise_signal(number)
 
