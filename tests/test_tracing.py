@@ -331,8 +331,9 @@ def receiver() -> Iterator[ThreadingHTTPServer]:
 def _propose_a_close(tmp_path: Path, provider: TracerProvider, memory: InMemorySpanExporter,
                      monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The tickets app (tests/tracing_app.py) on a SQLite file: its clerk notes alone and
-    proposes the close, traced here in memory: its database `url`, the `proposal` id, the
-    `spans` by name, the app's module as `tickets`, and a bearer token of Noor's (who decides)."""
+    proposes the close, traced here in memory: its database `url`, the `task` and `proposal`
+    ids, the `spans` by name, the app's module as `tickets`, and a bearer token of Noor's (who
+    decides)."""
     url = f"sqlite:///{tmp_path / 'tickets.db'}"
     monkeypatch.setenv("TRACING_DATABASE", url)
     monkeypatch.delenv(CAPTURE_CONTENT, raising=False)
@@ -350,7 +351,8 @@ def _propose_a_close(tmp_path: Path, provider: TracerProvider, memory: InMemoryS
         token = app.credentials.issue_token("noor@tickets.example")
     finally:
         app.database.dispose()
-    return SimpleNamespace(url=url, proposal=proposal.id, tickets=tickets, noor_token=token,
+    return SimpleNamespace(url=url, task=outcome.task, proposal=proposal.id, tickets=tickets,
+                           noor_token=token,
                            spans={s.name: s for s in memory.get_finished_spans()})
 
 
@@ -428,7 +430,8 @@ def test_signoff_serve_exports_an_approval_made_through_its_api_over_otlp(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "TRACING_DATABASE": proposed.url, "OTEL_SERVICE_NAME": "tickets-inbox",
-           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}"}
+           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}",
+           "OTEL_BSP_SCHEDULE_DELAY": "600000"}  # sent as it stops, or not at all
     server = subprocess.Popen([sys.executable, "-m", "signoff", "serve", "--app",
                                "tests/tracing_app.py:app", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -467,6 +470,44 @@ def test_signoff_serve_exports_an_approval_made_through_its_api_over_otlp(
     assert {a.key: _value(a.value) for a in exported[0][0].attributes}["service.name"] == \
         "tickets-inbox"
     assert not any(proposed.tickets["SECRET_WHY"] in str(span) for _, span in exported)
+
+
+def test_signoff_worker_stopped_by_sigterm_sends_the_spans_in_hand(
+    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
+    receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff worker` running on, stopped by SIGTERM after it finished a task, sends that
+    task's spans (held for a batch that was not due yet) before it stops."""
+    proposed = _propose_a_close(tmp_path, *exporter, monkeypatch)
+    # Approved by an app of its own that keeps no model for the task: the worker goes on with it.
+    app = runpy.run_path(str(ROOT / "tests" / "tracing_app.py"), run_name="tracing_inbox")["app"]
+    try:
+        decision = app.approve(proposed.proposal, by=app.people.find("noor@tickets.example"))
+        assert decision.task_status == TaskStatus.RUNNING.value
+        env = {**os.environ, "TRACING_DATABASE": proposed.url,
+               "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}",
+               "OTEL_BSP_SCHEDULE_DELAY": "600000"}  # sent as it stops, or not at all
+        worker = subprocess.Popen([sys.executable, "-m", "signoff", "worker", "--every", "0.2",
+                                   "--app", "tests/tracing_app.py:app"], cwd=ROOT, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            for _ in range(600):  # until it has finished the task
+                if app.outcome(proposed.task).status is TaskStatus.DONE:
+                    break
+                assert worker.poll() is None, worker.communicate()[0][-3000:]
+                time.sleep(0.1)
+            assert receiver.requests == []  # type: ignore[attr-defined]
+        finally:
+            worker.terminate()
+            said, _ = worker.communicate(timeout=60)
+    finally:
+        app.database.dispose()
+    assert worker.returncode == -signal.SIGTERM, said[-3000:]
+    exported = _exported(receiver)
+    assert sorted(span.name for _, span in exported) == [
+        "chat scripted", "execute_tool hand_back", "invoke_agent clerk"]
+    root = proposed.spans["invoke_agent clerk"]
+    assert {span.trace_id for _, span in exported} == {root.context.trace_id.to_bytes(16, "big")}
 
 
 def _value(value: Any) -> Any:
