@@ -228,6 +228,32 @@ def test_a_rejection_an_edit_and_a_refused_tool_say_so(
     assert (decisions[2].attributes or {})["signoff.decision.edited"] is True
 
 
+def test_a_proposal_gone_stale_is_a_stale_decision_on_the_wait_and_the_decide_span(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A yes to a proposal whose repair changed meanwhile runs nothing: its decide span and its
+    wait say stale, and the task goes on under the decision."""
+    provider, memory = exporter
+    shop.app.trace(provider)
+    script = ScriptedModel(
+        says.tool(shop.set_price, repair=shop.repair.id, price=45),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Looked again.")),
+    )
+    outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair,
+                                                for_=shop.mia, model=script)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    shop.revise(shop.repair.id, "front brake does not bite either")
+    assert shop.app.approve(proposal, by=shop.noor).status is ProposalStatus.STALE
+    named = _by_name(memory.get_finished_spans())
+    (decide,), (wait,) = named["signoff.decide set_price"], named["signoff.wait set_price"]
+    assert (decide.attributes or {})["signoff.decision.outcome"] == "stale"
+    assert (decide.attributes or {})["signoff.decision.status"] == "Stale"
+    assert (wait.attributes or {})["signoff.decision.outcome"] == "stale"
+    resumed = max(named["invoke_agent estimator"], key=lambda s: s.start_time or 0)
+    assert resumed.parent is not None
+    assert resumed.parent.span_id == decide.context.span_id
+
+
 SECRETS = ("Pads and a cable", "rear brake", "T-7", "\"price\"")
 
 
