@@ -239,7 +239,7 @@ def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace
                                             meta={"signoff/wait": 0})
             async with httpx.AsyncClient(base_url=rest, headers={
                     "Authorization": f"Bearer {guard.token}"}) as api:
-                rules = (await api.get("/api/rules")).json()
+                rules = (await api.get("/api/rules")).json()["items"]
             return tools, called, rules
 
     tools, called, rules = anyio.run(second)

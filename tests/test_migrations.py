@@ -115,6 +115,26 @@ def test_a_database_too_different_to_adopt_is_refused_in_words(tmp_path: Path) -
         App("odd", database=url).people.all()
 
 
+def test_a_revision_this_signoff_does_not_know_is_told(tmp_path: Path) -> None:
+    """A database another version of signoff brought to a revision this one lacks is refused in
+    a sentence (UserError), not with Alembic's error."""
+    from sqlalchemy import text
+
+    from signoff import UserError
+
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    App("newer", database=url).people.all()
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999_elsewhere'"))
+    finally:
+        engine.dispose()
+    with pytest.raises(UserError, match="at revision '9999_elsewhere', which this version of "
+                                        "signoff does not know"):
+        App("newer", database=url).people.all()
+
+
 def test_the_newest_revision_read_from_the_scripts_is_alembics(tmp_path: Path) -> None:
     """The head read from the scripts' text is the one Alembic finds; a database at it is
     opened, and its people read, by a process that never imports Alembic."""

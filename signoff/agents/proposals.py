@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from signoff.agents.rules import StandingRule
 from signoff.limits.provenance import ArgumentLabel
 
 __all__ = ["Decision", "Evidence", "Proposal", "ProposalStatus", "fingerprint"]
@@ -122,6 +123,8 @@ class Decision:
     """What the agent is told (its tool's answer)."""
     task_status: str = ""
     """Where the task stands after it went on."""
+    rule: StandingRule | None = None
+    """The standing rule this yes made ("and from now on, alone"), when it made one."""
 
 
 def fingerprint(parts: dict[str, Any]) -> str:

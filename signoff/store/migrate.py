@@ -51,7 +51,17 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
 
     if current is None and inspect(connection).has_table(_FIRST_TABLE):
         command.stamp(_config(connection), _adopt(connection))
-    command.upgrade(_config(connection), revision)
+    from alembic.util.exc import CommandError
+
+    try:
+        command.upgrade(_config(connection), revision)
+    except CommandError:
+        found = current_revision(connection)
+        raise UserError(
+            f"This database's signoff tables are at revision {found!r}, which this version of "
+            "signoff does not know (a newer or different version made it): use that version, "
+            "or point the app at another database."
+        ) from None
 
 
 def downgrade(connection: Connection, revision: str) -> None:

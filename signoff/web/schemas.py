@@ -19,6 +19,7 @@ from signoff.security.principals import Principal
 
 __all__ = [
     "ActionOut",
+    "ActionPage",
     "ApproveIn",
     "DecisionOut",
     "EvidenceOut",
@@ -32,7 +33,9 @@ __all__ = [
     "RejectIn",
     "RevokeIn",
     "RuleOut",
+    "RulePage",
     "SkillLeaveOut",
+    "SkillLeavePage",
     "TaskOut",
     "TaskPage",
 ]
@@ -159,6 +162,10 @@ class DecisionOut(_Out):
     status: ProposalStatus
     said: str = Field(description="What the decider is told.")
     told_agent: str = Field(description="What the agent is told.")
+    rule: RuleOut | None = Field(None, description="The standing rule an approval with "
+                                                   "`always` made: from now on the agent runs "
+                                                   "this tool alone, with any values, in this "
+                                                   "skill, in work for the same person.")
 
     @staticmethod
     def of(d: Decision) -> DecisionOut:
@@ -182,11 +189,15 @@ class RuleOut(_Out):
     revoked_by: str | None
     revoked_at: datetime | None
     why: str
+    covers: str = Field("", description="What it lets the agent do, in words: the sentence "
+                                         "the inbox and `signoff approve --always` say.")
 
     @staticmethod
-    def of(r: StandingRule) -> RuleOut:
-        """From a rule."""
-        return RuleOut.model_validate(r)
+    def of(r: StandingRule, covers: str) -> RuleOut:
+        """From a rule, and what it covers in words (`Inbox.covers`)."""
+        out = RuleOut.model_validate(r)
+        out.covers = covers
+        return out
 
 
 class TaskOut(_Out):
@@ -298,3 +309,27 @@ class ActionOut(BaseModel):
         return ActionOut(name=info.name, label=info.label, reads_as=info.reads_as,
                          description=info.description, query=info.query,
                          effects=info.effects.explain(), parameters_schema=info.parameters_schema)
+
+
+class RulePage(BaseModel):
+    """A page of standing rules, oldest first."""
+
+    items: list[RuleOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+class SkillLeavePage(BaseModel):
+    """A page of the agents' catalogue."""
+
+    items: list[SkillLeaveOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+class ActionPage(BaseModel):
+    """A page of the actions the app offers."""
+
+    items: list[ActionOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+DecisionOut.model_rebuild()
