@@ -188,7 +188,9 @@ class Loop:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
         the unit and let go after it, so that its next unit may run in any process."""
         with self._database.holding():
-            return self._drive(self._task(task_id), once=True)[1]
+            task = self._task(task_id)
+            with self.observer.running(task):
+                return self._drive(task, once=True)[1]
 
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then
