@@ -22,8 +22,8 @@ from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from signoff.actions import _analysis
-from signoff.actions.effects import analyse
+from signoff.effects import analyse
+from signoff.effects import analyser as _analysis
 
 HEADER = """
 from __future__ import annotations

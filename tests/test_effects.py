@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from signoff.actions.effects import Effect, EffectKind, Effects, RaiseSite, analyse, raises
+from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, raises
 from tests.effects_corpus import actions as corpus
 
 R = "Repair"

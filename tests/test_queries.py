@@ -212,7 +212,7 @@ def peek_less(thing: Meter) -> bool:
                                             (peek_less, "Meter.__lt__")])
 def test_operators_count_what_their_special_methods_do(fn: object, method: str) -> None:
     """`a + b` runs a.__add__, `a < b` runs a.__lt__: the analysis follows both to the file."""
-    from signoff.actions.effects import analyse
+    from signoff.effects import analyse
 
     found = analyse(fn, name="peek")  # type: ignore[arg-type]
     assert f"peek -> test_queries.{method} -> test_queries._write_it -> builtins.open" in (

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from signoff.actions.effects import Effects
 from signoff.agents.permits import Leave, Permits
+from signoff.effects import Effects
 
 __all__ = ["Verdict", "gate", "leave_by_declaration"]
 

@@ -25,7 +25,7 @@ import pydantic
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
-from signoff.actions.effects import sends
+from signoff.effects import sends
 from signoff.exceptions import Invalid
 from tests.effects_corpus import helpers
 from tests.effects_corpus.helpers import AuditFile, Notifier, Shape, post_it, requests

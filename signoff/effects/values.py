@@ -14,8 +14,8 @@ import typing
 from dataclasses import dataclass, replace
 from typing import Any
 
-from signoff.actions._analysis_tables import IMMUTABLE_TYPES
-from signoff.actions.effects import EffectKind
+from signoff.effects.effect import EffectKind
+from signoff.effects.tables import IMMUTABLE_TYPES
 
 EMPTY: frozenset[str] = frozenset()
 GLOBAL = "global"
@@ -150,6 +150,36 @@ class Val:
         reach = self.reach
         fields: dict[str, Any] = {"rec": self.rec, "pure": self.pure, **changes}
         return Val(origin=reach, inner=reach, **fields)
+
+
+@dataclass(slots=True)
+class Args:
+    """The arguments of one call."""
+
+    pos: list[Val]
+    """Positional arguments."""
+    kw: dict[str, Val]
+    """Keyword arguments."""
+    star: Val | None = None
+    """What ``*args`` at the call site hold."""
+    dstar: Val | None = None
+    """What ``**kwargs`` at the call site hold."""
+
+    def every(self) -> list[Val]:
+        """Every argument value."""
+        out = [*self.pos, *self.kw.values()]
+        return out + [v for v in (self.star, self.dstar) if v is not None]
+
+    def reach(self) -> frozenset[str]:
+        """Where anything passed may come from."""
+        out: frozenset[str] = EMPTY
+        for v in self.every():
+            out |= v.reach
+        return out
+
+    def prepend(self, *vals: Val) -> Args:
+        """These arguments with `vals` first."""
+        return Args([*vals, *self.pos], self.kw, self.star, self.dstar)
 
 
 FRESH = Val(types=frozenset())
@@ -303,6 +333,7 @@ __all__ = [
     "FRESH",
     "GLOBAL",
     "UNKNOWN",
+    "Args",
     "BuiltinMethod",
     "Inline",
     "Method",
