@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import String
+from sqlalchemy import String, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
@@ -217,3 +217,212 @@ def test_operators_count_what_their_special_methods_do(fn: object, method: str) 
     found = analyse(fn, name="peek")  # type: ignore[arg-type]
     assert f"peek -> test_queries.{method} -> test_queries._write_it -> builtins.open" in (
         " ".join(found.explain()))
+
+
+# --- Writing attempts: each refused at registration where the analysis sees it, and at run time
+# where it does not; nothing written, and the pooled connection as it was -------------------------
+
+INSERT = "INSERT INTO attempt_log (note) VALUES ('written')"
+ATTEMPT_LOGGER = logging.getLogger("signoff.tests.attempts")
+
+
+def _raw(session: Session) -> Any:
+    """The driver's own cursor, reached from the query's session."""
+    return session.connection().connection.cursor()
+
+
+def _driver(session: Session) -> Any:
+    """The driver's own connection, reached from the query's session."""
+    return session.connection().connection.driver_connection
+
+
+def pragma_off_then_insert(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute("PRAGMA query_only=OFF")
+    cursor.execute(INSERT)
+
+
+def commit_then_insert(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute("COMMIT")
+    cursor.execute(INSERT)
+
+
+def driver_commit_then_insert(session: Session, where: str) -> None:
+    driver = _driver(session)
+    driver.commit()
+    driver.cursor().execute(INSERT)
+
+
+def autocommit_then_insert(session: Session, where: str) -> None:
+    driver = _driver(session)
+    driver.autocommit = True
+    driver.cursor().execute(INSERT)
+
+
+def read_write_then_commit(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE")
+    cursor.execute("COMMIT")
+    cursor.execute(INSERT)
+
+
+def authorizer_off_then_insert(session: Session, where: str) -> None:
+    driver = _driver(session)
+    driver.set_authorizer(None)
+    driver.execute("PRAGMA query_only=OFF")
+    driver.execute(INSERT)
+
+
+def pragma_through_sqlalchemy(session: Session, where: str) -> None:
+    session.connection().exec_driver_sql("PRAGMA query_only=OFF")
+    session.connection().exec_driver_sql(INSERT)
+
+
+def attach_a_file(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute(f"ATTACH DATABASE '{where}' AS other")
+    cursor.execute("CREATE TABLE other.t (x INTEGER)")
+
+
+def set_config_for_the_session(session: Session, where: str) -> None:
+    session.execute(text("SELECT set_config('signoff.attempt', 'on', false)"))
+
+
+def advisory_lock(session: Session, where: str) -> None:
+    session.execute(text("SELECT pg_advisory_lock(4242)"))
+
+
+def notify(session: Session, where: str) -> None:
+    session.execute(text("SELECT pg_notify('signoff_attempt', 'hello')"))
+
+
+def next_in_sequence(session: Session, where: str) -> None:
+    session.execute(text("SELECT nextval('attempt_seq')"))
+
+
+def log_to_a_new_file(session: Session, where: str) -> None:
+    handler = logging.FileHandler(where, delay=True)
+    ATTEMPT_LOGGER.addHandler(handler)
+    try:
+        ATTEMPT_LOGGER.warning("written")
+    finally:
+        ATTEMPT_LOGGER.removeHandler(handler)
+        handler.close()
+
+
+SQLITE_ATTEMPTS = [pragma_off_then_insert, commit_then_insert, driver_commit_then_insert,
+                   autocommit_then_insert, authorizer_off_then_insert, pragma_through_sqlalchemy,
+                   attach_a_file, log_to_a_new_file]
+POSTGRES_ATTEMPTS = [commit_then_insert, driver_commit_then_insert, autocommit_then_insert,
+                     read_write_then_commit, set_config_for_the_session, advisory_lock, notify,
+                     next_in_sequence, log_to_a_new_file]
+
+
+@dataclass(eq=False)
+class Trigger:
+    """Comparing it runs a writing attempt: C code (a list's ``in``) calls it, where the static
+    analysis does not follow, so only the run-time guard stands in the way."""
+
+    attempt: Any
+    session: Session
+    where: str
+
+    def __eq__(self, other: object) -> bool:
+        self.attempt(self.session, self.where)
+        return False
+
+    __hash__ = object.__hash__
+
+
+@dataclass
+class Attempts:
+    """An app on one database with a log table, a sequence and Ann, who may run its queries."""
+
+    app: App
+    ann: Principal
+    url: str
+    where: Path
+
+    def seen(self) -> dict[str, Any]:
+        """What a writing attempt could have left: rows, the sequence, the file, the settings."""
+        with self.app.database.engine.connect() as connection:
+            found = {
+                "rows": connection.exec_driver_sql("SELECT count(*) FROM attempt_log").scalar(),
+                "file": self.where.exists(),
+            }
+            if connection.dialect.name == "sqlite":
+                found["query_only"] = connection.exec_driver_sql("PRAGMA query_only").scalar()
+            else:
+                found["setting"] = connection.exec_driver_sql(
+                    "SELECT current_setting('signoff.attempt', true)").scalar()
+                found["sequence"] = connection.exec_driver_sql(
+                    "SELECT last_value FROM attempt_seq").scalar()
+                found["advisory locks"] = connection.exec_driver_sql(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").scalar()
+                found["read only"] = connection.exec_driver_sql(
+                    "SHOW default_transaction_read_only").scalar()
+            return found
+
+
+def _attempts(dialect: str, request: pytest.FixtureRequest, tmp_path: Path) -> Attempts:
+    """An `Attempts` app on a SQLite file, or on a database of the tests' PostgreSQL server."""
+    if dialect == "sqlite":
+        url = f"sqlite:///{tmp_path / 'attempts.db'}"
+    else:
+        url = request.getfixturevalue("postgres_database")
+    app = App("t", database=url)
+    request.addfinalizer(app.database.dispose)
+    ann = app.people.add("a@x.example", "Ann")
+    with app.database.engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE attempt_log (note VARCHAR(20))")
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql("CREATE SEQUENCE attempt_seq")
+            connection.exec_driver_sql("SELECT nextval('attempt_seq')")
+    return Attempts(app=app, ann=ann, url=url, where=tmp_path / "written.txt")
+
+
+def _attempts_for(dialect: str) -> list[Any]:
+    return [pytest.param(dialect, a, id=f"{dialect}-{a.__name__}")
+            for a in (SQLITE_ATTEMPTS if dialect == "sqlite" else POSTGRES_ATTEMPTS)]
+
+
+ALL_ATTEMPTS = _attempts_for("sqlite") + _attempts_for("postgresql")
+
+
+@pytest.mark.parametrize(("dialect", "attempt"), ALL_ATTEMPTS)
+def test_a_writing_attempt_in_a_query_is_refused_at_registration(dialect: str, attempt: Any) -> None:
+    """Written in the query's own code, each writing attempt is seen by the analysis: declared
+    query=True, the action is refused at registration, naming what it found."""
+    app = App("t", database="sqlite://")
+    with pytest.raises(UserError, match="declared query=True, but it does more than read"):
+        app.add_action(attempt, query=True, provided={"session": "session"})
+
+
+@pytest.mark.parametrize(("dialect", "attempt"), ALL_ATTEMPTS)
+def test_a_hidden_writing_attempt_is_refused_at_run_time(
+    dialect: str, attempt: Any, request: pytest.FixtureRequest, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Hidden where the analysis does not look, each writing attempt is refused as it runs: the
+    query ends Failed, nothing is written, and the pooled connection is as it was (settings,
+    locks, read-write) for the next session, which writes as usual."""
+    setup = _attempts(dialect, request, tmp_path)
+    before = setup.seen()
+
+    def peek(session: Session, where: str) -> str:
+        """Look, and try to write where the analysis cannot see."""
+        try:
+            return "same" if Trigger(attempt, session, where) in [None] else "other"
+        except Exception:
+            return "swallowed"
+
+    setup.app.add_action(peek, query=True, provided={"session": "session"})
+    with caplog.at_level(logging.ERROR, logger="signoff.actions"):
+        result = setup.app.actions.run("peek", {"where": str(setup.where)}, as_=setup.ann)
+    assert result.outcome is ActionOutcome.FAILED
+    assert "tried more than reading" in caplog.text
+    assert setup.seen() == before
+    with setup.app.database.engine.begin() as connection:  # the pool's connection writes again
+        connection.exec_driver_sql(INSERT)
+    assert setup.seen()["rows"] == before["rows"] + 1

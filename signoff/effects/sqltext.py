@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from signoff.effects.effect import EffectKind
 
-__all__ = ["sql_effects"]
+__all__ = ["SIDE_EFFECT_FUNCTIONS", "sql_effects"]
 
 _SQL_STATEMENT = re.compile(
     r"^\s*(?:\(\s*)*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|UPSERT|MERGE)\b", re.IGNORECASE
@@ -23,6 +23,19 @@ _SQL_TABLE = {
     EffectKind.READS: re.compile(r"\bFROM\s+[\"`]?(\w+)", re.I),
 }
 _SQL_WRITE_VERBS = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT)\b", re.I)
+
+
+SIDE_EFFECT_FUNCTIONS = re.compile(
+    r"""(?<![\w$])"?(set_config|pg_advisory_\w*|pg_try_advisory_\w*|pg_notify|nextval|setval
+    |lo_import|lo_export|lo_create|lo_creat|lo_unlink|lo_put|lo_from_bytea|lo_truncate
+    |pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_switch_wal
+    |pg_create_restore_point|pg_logical_emit_message|pg_stat_reset\w*|dblink\w*|load_extension
+    )"?\s*\(""",
+    re.I | re.X,
+)
+"""Functions that change the server, the session or the outside even when called in a SELECT
+(PostgreSQL's settings, advisory locks, notifications, sequences, large objects; SQLite's
+extensions)."""
 
 
 def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
@@ -37,6 +50,8 @@ def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
         verb = head.group(1).upper()
         if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
             found.extend((EffectKind.READS, t) for t in _tables(EffectKind.READS, statement))
+            if SIDE_EFFECT_FUNCTIONS.search(statement):
+                found.append((EffectKind.CHANGES, ""))
             continue
         writes = [
             (kind, table)

@@ -11,6 +11,7 @@ import builtins
 import datetime
 import decimal
 import fractions
+import logging
 import re
 import types
 import uuid
@@ -66,6 +67,12 @@ SINK_PATTERNS: tuple[str, ...] = (
     "tempfile.*",
     "ctypes.*",
     "webbrowser.*",
+    # logging's own handlers write files and reach servers; making one is the reach
+    "logging.FileHandler",
+    "logging.handlers.*",
+    "logging.config.*",
+    "logging.basicConfig",
+    "logging.Logger.addHandler",
     "pathlib.*Path.write_text",
     "pathlib.*Path.write_bytes",
     "pathlib.*Path.unlink",
@@ -303,6 +310,7 @@ RETURN_TYPES: dict[str, type] = {
     "builtins.bytes": bytes,
     "builtins.bytearray": bytearray,
     "builtins.range": range,
+    "logging.getLogger": logging.Logger,
 }
 """Known result types of builtins, so that methods on their results resolve."""
 
