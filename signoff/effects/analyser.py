@@ -13,13 +13,15 @@ reach outside, with the reason kept: nothing is ever described as safer than it 
 from __future__ import annotations
 
 import ast
+import enum
 import functools
 import inspect
 import types
 from dataclasses import replace
 from typing import Any
 
-from signoff.effects import orm
+from signoff.effects import orm, pydantic_models
+from signoff.effects.annotations import annotation_types
 from signoff.effects.calls import call_args, call_function, declared
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
@@ -31,12 +33,13 @@ from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, is_sink, quali
 from signoff.effects.values import (
     GLOBAL,
     UNKNOWN,
+    UNTYPED,
     Args,
     BuiltinMethod,
     Method,
     Super,
+    Typed,
     Val,
-    annotation_types,
     const,
     inner_token,
     join_all,
@@ -158,14 +161,18 @@ class Analyser:
             return self.call_method(frame, member.fget, cls, base)
         if isinstance(member, functools.cached_property):
             return self.call_method(frame, member.func, cls, base)
+        field = pydantic_models.field_annotation(cls, attr)
+        if field is not pydantic_models.NOT_A_FIELD:
+            return base.reached(annotation_types(field), rec=rec)
+        if isinstance(member, enum.property | types.DynamicClassAttribute) and issubclass(cls, enum.Enum):
+            return _enum_member_data(base, cls, attr)
         if member is _MISSING:
             getter = inspect.getattr_static(cls, "__getattr__", None)
             if isinstance(getter, types.FunctionType):
                 return self.call_method(frame, getter, cls, base, const(attr))
         hints = self.source.class_hints(cls)
         if attr in hints:
-            kinds, elem = annotation_types(hints[attr])
-            return base.derived(types=kinds, elem=elem, rec=rec)
+            return base.reached(annotation_types(hints[attr]), rec=rec)
         if member is not _MISSING and not hasattr(type(member), "__get__"):
             # a value kept on the class is shared by every instance: module state
             shared = known(member, origin=base.reach | {GLOBAL})
@@ -370,24 +377,24 @@ class Analyser:
         for i, p in enumerate(params):
             origin = frozenset({param_token(p.name)})
             inner = frozenset({inner_token(p.name)})
-            kinds: frozenset[type] | None = None
-            elem: frozenset[type] | None = None
+            typed = UNTYPED
             objs: tuple[Any, ...] = ()
             pure = False
             if p.kind == "vararg":
-                kinds = frozenset({tuple})
+                typed = Typed(types=frozenset({tuple}))
             elif p.kind == "kwarg":
-                kinds = frozenset({dict})
+                typed = Typed(types=frozenset({dict}))
             elif p.name in hints:
-                kinds, elem = annotation_types(hints[p.name])
+                typed = annotation_types(hints[p.name])
             elif i == 0 and cls is not None:
                 if p.name == "cls":
-                    kinds, objs = frozenset({type(cls)}), (cls,)
+                    typed, objs = Typed(types=frozenset({type(cls)})), (cls,)
                 else:
-                    kinds = frozenset({cls})
+                    typed = Typed(types=frozenset({cls}))
             elif p.name in given:
                 kinds, pure = given[p.name]
-            value = Val(origin=origin, inner=inner, types=kinds, elem=elem, objs=objs, pure=pure)
+                typed = Typed(types=kinds)
+            value = typed.on(Val(origin=origin, inner=inner, objs=objs, pure=pure))
             record = orm.record_name(value)
             if record:
                 frame.add(EffectKind.READS, record, (f"{p.name}: {record}",))
@@ -404,9 +411,9 @@ class Analyser:
         else:
             ret = join_all(frame.returns) if frame.returns else const(None)
         if ret.types is None and "return" in hints:
-            kinds, elem = annotation_types(hints["return"])
-            if kinds is not None:
-                ret = replace(ret, types=kinds, elem=elem)
+            promised = annotation_types(hints["return"])
+            if promised.types is not None:
+                ret = promised.on(ret)
         summary.ret = ret
         for r in frame.raises:
             summary.raises.setdefault((r.exception, r.function, r.line), r)
@@ -433,6 +440,17 @@ class Analyser:
 
 def _method(*targets: Method | BuiltinMethod) -> Val:
     return Val(types=frozenset(), calls=tuple(targets))
+
+
+def _enum_member_data(base: Val, cls: type[enum.Enum], attr: str) -> Val:
+    """``member.value`` (of the types of the members' values) or ``member.name`` (a str)."""
+    if attr in ("name", "_name_"):
+        return replace(base.derived(types=frozenset({str})), pure=True)
+    if attr in ("value", "_value_"):
+        kinds = frozenset(type(m.value) for m in cls)
+        plain = bool(kinds) and kinds <= IMMUTABLE_TYPES
+        return base.derived(types=kinds or None, pure=plain, objs=())
+    return base.derived()
 
 
 def _is_data(member: Any) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import dataclasses
 import functools
 import inspect
@@ -36,12 +37,14 @@ from signoff.effects.tables import (
 )
 from signoff.effects.values import (
     EMPTY,
+    UNTYPED,
     Args,
     BuiltinMethod,
     Inline,
     Method,
     Partial,
     Target,
+    Typed,
     Val,
     const,
     fresh_of,
@@ -93,12 +96,7 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
         if fv.pure or is_pure_name(fv.qual):
             results.append(pure_call(frame, fv.qual, args, node))
         else:
-            what = call_text(frame, node)
-            results.append(
-                frame.unknown(
-                    what, f"calls {what.removesuffix('()')}, whose code cannot be resolved (dynamic dispatch)"
-                )
-            )
+            results.append(_unresolved(frame, node))
     elif not fv.objs and not fv.calls:
         for cls in fv.types:
             if issubclass(cls, type):
@@ -108,6 +106,18 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
                 method = frame.an.attr_of_type(frame, fv, cls, "__call__")
                 results.append(call_args(frame, method, args, node))
     return join_all(results)
+
+
+def _unresolved(frame: Scope, node: ast.AST | None) -> Val:
+    """A call of something whose code cannot be resolved: it may do anything. When it is a
+    method of a value whose type is not known, say which value, so that it can be annotated."""
+    what = call_text(frame, node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner = ast.unparse(node.func.value)
+        reason = f"the type of `{owner}` is not known; annotate it"
+    else:
+        reason = f"calls {what.removesuffix('()')}, whose code cannot be resolved (dynamic dispatch)"
+    return frame.unknown(what, reason, node)
 
 
 def _sinkish(name: str) -> bool:
@@ -147,14 +157,15 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
     for name in (qual, q):
         if name and _sinkish(name):
             return sink(frame, name, args, node, mode_at=1)
-    if q in MUTATES_ARGUMENT:
-        index = MUTATES_ARGUMENT[q]
-        if len(args.pos) > index:
-            frame.mutate(args.pos[index], call_text(frame, node))
-        return Val(pure=True)
-    if q in CHANGES_GLOBAL_STATE:
-        frame.add(EffectKind.CHANGES, "", (q,))
-        return Val(pure=True)
+    for name in (q, qual):  # a C function reports its C module (_heapq); its path says heapq
+        if name in MUTATES_ARGUMENT:
+            index = MUTATES_ARGUMENT[name]
+            if len(args.pos) > index:
+                frame.mutate(args.pos[index], call_text(frame, node))
+            return Val(pure=True)
+        if name in CHANGES_GLOBAL_STATE:
+            frame.add(EffectKind.CHANGES, "", (name,))
+            return Val(pure=True)
     special = _builtin(frame, core, args, node)
     if special is not None:
         return special
@@ -264,12 +275,19 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
     if fresh and (not called or q in ("re.sub", "re.subn")):
         return Val(pure=True)
+    first = args.pos[0] if args.pos else None
+    if q in ("builtins.max", "builtins.min") and first is not None:
+        if len(args.pos) == 1:  # the largest of an iterable: one of its items
+            return first.reached(first.contents().item)
+        return join_all(args.pos)
+    if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
+        return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
     returns = RETURN_TYPES.get(q)
     if returns is not None:
-        first = args.pos[0] if args.pos else None
-        elem = first.elem if first is not None and returns in (list, tuple, set, frozenset) else None
+        listed = first is not None and returns in (list, tuple, set, frozenset)
+        shape = Typed(item=first.contents().item) if listed and first is not None else None
         contained = reach if returns not in IMMUTABLE_TYPES else EMPTY
-        return fresh_of(returns, inner=contained, elem=elem)
+        return fresh_of(returns, inner=contained, shape=shape)
     if not reach:
         return Val(pure=True)
     return Val(origin=reach, inner=reach)
@@ -330,10 +348,8 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         return made
     q = qualified_name(cls)
     if is_pure_name(q) or (issubclass(cls, BaseException) and cls.__module__ == "builtins"):
-        first = args.pos[0] if args.pos else None
         result = pure_call(frame, q, args, node)
-        elem = first.elem if first is not None else None
-        return fresh_of(cls, inner=result.reach, elem=elem)
+        return _made_iterable(cls, args, fresh_of(cls, inner=result.reach))
     if pydantic_models.is_model(cls):
         for validator in pydantic_models.validators(cls):
             call_function(frame, validator, [known(cls), Val(inner=args.reach())], {}, node, cls=cls)
@@ -397,10 +413,81 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
             else Val(inner=base.reach)
         )
     if base.types and base.types <= IMMUTABLE_TYPES:
+        return _text_result(base.types, method.name)
+    return _container_result(base, method.name)
+
+
+_TEXT_RESULTS: dict[str, type] = {
+    **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), int),
+    **dict.fromkeys(("startswith", "endswith", "isdigit", "isalpha", "isalnum", "isspace",
+                     "islower", "isupper", "istitle", "isnumeric", "isdecimal", "isascii",
+                     "isidentifier", "isprintable"), bool),
+}
+"""The results of str and bytes methods that are not text of the same kind."""
+
+
+def _text_result(kinds: frozenset[type], name: str) -> Val:
+    """What a method of an immutable value gives: a plain value, typed when it is text's."""
+    if not kinds <= {str} and not kinds <= {bytes}:
         return Val(pure=True)
-    if method.name in ("keys", "values", "items"):
-        return fresh_of(list, inner=base.reach)
+    text = next(iter(kinds))
+    if name in ("split", "rsplit", "splitlines"):
+        return replace(fresh_of(list, shape=Typed(item=Typed(types=kinds))), pure=True)
+    if name in ("partition", "rpartition"):
+        return replace(fresh_of(tuple, shape=Typed(item=Typed(types=kinds))), pure=True)
+    if name in ("encode", "decode"):
+        return Val(types=frozenset({bytes if name == "encode" else str}), pure=True)
+    return Val(types=frozenset({_TEXT_RESULTS.get(name, text)}), pure=True)
+
+
+def _container_result(base: Val, name: str) -> Val:
+    """What a method of a list, dict or set gives back, typed by what the container holds."""
+    rec = base.rec
+    held = base.contents()
+    if base.types and all(issubclass(t, dict) for t in base.types):
+        if name == "values":
+            return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))
+        if name == "keys":
+            return fresh_of(list, inner=base.reach, shape=Typed(item=held.item))
+        if name == "items":
+            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
+            return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
+        if name in ("get", "pop", "setdefault", "__getitem__"):
+            return base.reached(held.value, rec=rec)
+    if base.types and base.types <= {list, tuple, set, frozenset}:
+        if name in ("pop", "__getitem__"):
+            return base.reached(held.item, rec=rec)
+        if name in ("index", "count"):
+            return fresh_of(int)
     return base.derived()
+
+
+def _made_iterable(cls: type, args: Args, made: Val) -> Val:
+    """A builtin iterable or collection made from others, typed by what it holds."""
+    pos = args.pos
+    items = [p.contents().item or UNTYPED for p in pos]
+    shape: Typed | None = None
+    if cls is enumerate and pos:
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=(Typed(types=frozenset({int})), items[0])))
+    elif cls is zip and pos:
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(items)))
+    elif cls is filter and len(pos) > 1:
+        shape = Typed(item=items[1])
+    elif cls is map:
+        return made
+    elif cls is dict and pos:
+        shape = Typed(item=pos[0].contents().item, value=pos[0].contents().value)
+    elif issubclass(cls, collections.defaultdict):
+        factory = pos[0].objs[0] if pos and len(pos[0].objs) == 1 else None
+        kinds = frozenset({factory}) if isinstance(factory, type) else None
+        # the factory itself is not held: only what is passed after it, and what it makes here
+        held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
+        return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
+    elif pos:
+        shape = Typed(item=items[0])
+    if shape is None:
+        return made
+    return Typed(types=made.types, item=shape.item, value=shape.value).on(made)
 
 
 def _wrapped(obj: Any) -> Any:

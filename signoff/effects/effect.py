@@ -104,6 +104,16 @@ class Effects:
         """Whether it does nothing but read."""
         return all(e.kind is EffectKind.READS for e in self.effects)
 
+    def cautions(self) -> list[str]:
+        """What was assumed where the analysis could not see, each in one line an author can act
+        on: "`rush.value.lower()` at bakery.py:34 — the type of `rush.value` is not known;
+        annotate it"."""
+        found: dict[str, None] = {}
+        for e in self.effects:
+            if e.at and e.reason:
+                found[f"`{e.path[-1] if e.path else '?'}` at {e.at} — {e.reason}"] = None
+        return sorted(found)
+
     def explain(self) -> list[str]:
         """Each effect in one line, in a stable order."""
         order = list(EffectKind)

@@ -29,6 +29,7 @@ from signoff.effects.values import (
     BuiltinMethod,
     Inline,
     Super,
+    Typed,
     Val,
     const,
     fresh_of,
@@ -291,6 +292,8 @@ class Frame:
             for i, elt in enumerate(target.elts):
                 if items is not None and len(items) == len(target.elts):
                     part = self.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
+                elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
+                    part = value.reached(parts[i])
                 else:
                     part = self.iterate(value)
                 self.assign(elt, part, None, op)
@@ -462,7 +465,8 @@ class Frame:
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
             parts = [self.expr(e) for e in node.elts]
-            return fresh_of(kind, inner=_reach(parts), elem=_elem(parts))
+            shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
+            return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
         if isinstance(node, ast.Dict):
             parts = [self.expr(e) for e in node.keys if e is not None]
             parts += [self.expr(e) for e in node.values]
@@ -572,8 +576,8 @@ class Frame:
         part = self.expr(node.elt)
         kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
         if kind is None:
-            return Val(inner=part.reach, pure=True, elem=part.types)
-        return fresh_of(kind, inner=part.reach, elem=part.types)
+            return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))
+        return fresh_of(kind, inner=part.reach, elem=part.types, shape=Typed(item=part.contents()))
 
     def name(self, name: str) -> Val:
         """What a name refers to: a local, a closure cell, a module global, a builtin."""
@@ -597,19 +601,23 @@ class Frame:
         """``base[...]``: something reachable from base."""
         if base.sql is not None and base.sql.result:
             return orm.rows_of(base.sql)
-        kinds = base.elem if base.types and base.types <= {list, tuple, set, frozenset} else None
         if base.types and base.types <= _SCALARS:
             return Val(types=base.types if base.types <= {str, bytes} else None, pure=True)
-        return base.derived(types=kinds, rec=orm.record_name(base) or base.rec)
+        rec = orm.record_name(base) or base.rec
+        if base.types and all(issubclass(t, dict) for t in base.types):
+            return base.reached(base.contents().value, rec=rec)
+        if base.types and base.types <= {list, tuple, set, frozenset}:
+            return base.reached(base.contents().item, rec=rec)
+        return base.derived(rec=rec)
 
     def iterate(self, base: Val) -> Val:
         """An item of an iterable."""
         if base.sql is not None and base.sql.result:
             return orm.rows_of(base.sql)
-        kinds = base.elem
+        rec = orm.record_name(base) or base.rec
         if base.types and base.types <= {str, bytes}:
-            kinds = base.types
-        return base.derived(types=kinds, rec=orm.record_name(base) or base.rec)
+            return base.derived(types=base.types, rec=rec)
+        return base.reached(base.contents().item, rec=rec)
 
     def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         """``base.attr``: a module member, a class member, a method bound to base, or data."""
