@@ -10,6 +10,8 @@ from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatu
 from signoff.agents.receipts import Receipt, ReceiptEntry
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Route, Skill
+from signoff.agents.states import CallOutcome, CallState, ReceiptKind
+from signoff.agents.steps import Step
 from signoff.agents.tasks import Outcome, TaskStatus
 
 __all__ = [
@@ -19,6 +21,8 @@ __all__ = [
     "AgentProposalDecided",
     "AgentProposed",
     "AgentTaskWaiting",
+    "CallOutcome",
+    "CallState",
     "Decision",
     "Evidence",
     "Leave",
@@ -29,11 +33,13 @@ __all__ = [
     "ProposalStatus",
     "Receipt",
     "ReceiptEntry",
+    "ReceiptKind",
     "Route",
     "Skill",
     "SkillLeave",
     "Skills",
     "StandingRule",
+    "Step",
     "TaskStatus",
     "Verdict",
     "gate",

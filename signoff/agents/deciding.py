@@ -24,6 +24,7 @@ from signoff.agents.loop import Loop, Registered, answer_of, fingerprint_of
 from signoff.agents.permits import Leave, tool_name
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
 from signoff.agents.rules import StandingRule
+from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.exceptions import AgentRefused, EditRefused, Invalid
 from signoff.security.acting import ActingAs
 from signoff.security.policies import Policy
@@ -154,7 +155,7 @@ class Decider:
             with self._database.connect() as db:
                 if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
-                repo.update_call(db, call_id, state="running", started_at=repo.now())
+                repo.update_call(db, call_id, state=CallState.RUNNING, started_at=repo.now())
             before = None
         else:
             def before(session: Session) -> None:  # exactly once: claimed with the run itself
@@ -213,11 +214,11 @@ class Decider:
                                      "value": result.value, "problem": result.problem,
                                      "ran_as": [p.name for p in result.ran_as],
                                      "fingerprint": ran})
-        repo.update_call(db, call_id, state="decided", outcome=result.outcome.value,
+        repo.update_call(db, call_id, state=CallState.DECIDED, outcome=result.outcome.value,
                          said=result.said, value=result.value, problem=result.problem,
                          ran_as=[p.name for p in result.ran_as], answer=answer,
                          finished_at=repo.now())
-        repo.note(db, proposal.task, "decision", words, proposal=proposal.id,
+        repo.note(db, proposal.task, ReceiptKind.DECISION, words, proposal=proposal.id,
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
@@ -273,10 +274,10 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, call_id, state="decided", outcome="Rejected", answer=told,
+            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.REJECTED, answer=told,
                              problem=reason.strip(), finished_at=repo.now())
-            repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
-                      decided_by=by.name, outcome="Rejected")
+            repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
+                      decided_by=by.name, outcome=CallOutcome.REJECTED)
             woke = self._loop.wake(db, proposal.task)
         decision = Decision(proposal=proposal.id, status=ProposalStatus.REJECTED, said=told,
                             told_agent=told)
@@ -297,10 +298,10 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, call_id, state="decided", outcome="Stale", answer=told,
+            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.STALE, answer=told,
                              finished_at=repo.now())
-            repo.note(db, proposal.task, "decision", f"{by.name} decided, but {said}",
-                      proposal=proposal.id, outcome="Stale")
+            repo.note(db, proposal.task, ReceiptKind.DECISION, f"{by.name} decided, but {said}",
+                      proposal=proposal.id, outcome=CallOutcome.STALE)
             woke = self._loop.wake(db, proposal.task)
         return self._after(proposal, Decision(proposal=proposal.id, status=ProposalStatus.STALE,
                                               said=said, told_agent=told), woke)
@@ -313,10 +314,10 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, call_id, state="decided", outcome="Withdrawn", answer=said,
+            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.WITHDRAWN, answer=said,
                              finished_at=repo.now())
-            repo.note(db, proposal.task, "decision", said, proposal=proposal.id,
-                      outcome="Withdrawn")
+            repo.note(db, proposal.task, ReceiptKind.DECISION, said, proposal=proposal.id,
+                      outcome=CallOutcome.WITHDRAWN)
             woke = self._loop.wake(db, proposal.task)
         return self._after(proposal, Decision(proposal=proposal.id,
                                               status=ProposalStatus.WITHDRAWN, said=said,
@@ -416,10 +417,10 @@ class Decider:
                     "happened before trying again.")
             with self._database.connect() as db:
                 repo.finish_proposal(db, proposal.id, ProposalStatus.FAILED, reason=told)
-                repo.update_call(db, call_id, state="unknown", outcome="Unknown", answer=told,
-                                 finished_at=repo.now())
-                repo.note(db, proposal.task, "decision", told, proposal=proposal.id,
-                          outcome="Unknown")
+                repo.update_call(db, call_id, state=CallState.UNKNOWN,
+                                 outcome=CallOutcome.UNKNOWN, answer=told, finished_at=repo.now())
+                repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
+                          outcome=CallOutcome.UNKNOWN)
                 self._loop.wake(db, proposal.task)
         self._loop.resume_after_decision(proposal.task)
 

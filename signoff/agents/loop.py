@@ -31,6 +31,8 @@ from signoff.agents.gate import gate
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
+from signoff.agents.states import CallOutcome, CallState, ReceiptKind
+from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.steps import NextAction, next_action
@@ -96,8 +98,6 @@ class Loop:
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
-        self._waiting_on: dict[str, tuple[str, ...]] = {}
-        """What each task this process just stopped waits on, in words."""
         """The tool calls of each task's open turn, as this process stored them."""
 
     # -- starting ------------------------------------------------------------------------
@@ -132,7 +132,7 @@ class Loop:
                 model=model.name, result=None, problem="",
             )
             whom = f" for {for_.name}" if for_ else ""
-            repo.note(db, task_id, "start", f"{agent.__name__} began {skill.name}{whom}.",
+            repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
                       brief=brief, model=model.name, max_steps=max_steps, budget_usd=budget_usd)
         self.models[task_id] = model
         return task_id
@@ -153,20 +153,33 @@ class Loop:
         row, when the caller has just read it)."""
         with self._database.holding():
             task = task or self._task(task_id)
-            while task.status == TaskStatus.RUNNING.value:
-                if not task.turn_open and task_id not in self.models:
-                    break  # a worker with the model goes on
-                self._step(task)
+            step: Step = RunAgain()
+            while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
+                step = self._step(task)
                 task = self._take_saved(task_id) or self._task(task_id)
-            self._take_saved(task_id)
-            return self._outcome(task, self._waiting_on.pop(task_id, None))
+            self._stopped(task)
+            return self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+
+    def _stopped(self, task: repo.TaskRow) -> None:
+        """Drop what this process keeps of a task it stops stepping: all of it once the task
+        has ended; all but its model while it waits (a decision here goes on with it)."""
+        self._forget(task.id)
+        if task.status in _ENDED:
+            self.models.pop(task.id, None)
+
+    def memory_of(self, task_id: str) -> list[str]:
+        """What this process keeps of task `task_id`, by kind (empty when nothing)."""
+        kept: dict[str, dict[str, Any]] = {
+            "model": self.models, "conversation": self._conversations, "row": self._saved,
+            "turn": self._turn_calls}
+        return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
         return self._saved.pop(task_id) if task_id in self._saved else None
 
     def _forget(self, task_id: str) -> None:
-        """Drop what this process keeps of a task (a write it expected did not happen): the
-        next step reads it from the store."""
+        """Drop what this process keeps of a task (a write it expected did not happen, or it
+        stopped stepping it): the next step reads it from the store."""
         self._saved.pop(task_id, None)
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
@@ -185,18 +198,37 @@ class Loop:
         )
         return True
 
-    def step(self, task_id: str) -> TaskStatus:
-        """Do one unit of the task's work, persisted; where the task then stands."""
-        status = self._step(self._task(task_id))
-        self._waiting_on.pop(task_id, None)
-        return status
+    def step(self, task_id: str) -> Step:
+        """Do one unit of the task's work, persisted; what happens next."""
+        with self._database.holding():
+            step = self._step(self._task(task_id))
+            if not isinstance(step, RunAgain):
+                self._stopped(self._take_saved(task_id) or self._task(task_id))
+            return step
 
-    def _step(self, task: repo.TaskRow) -> TaskStatus:
+    def _step(self, task: repo.TaskRow) -> Step:
         if task.status != TaskStatus.RUNNING.value:
-            return TaskStatus(task.status)
+            return self._as_step(task)
         if task.turn_open:
             return self._tool_turn(task)
         return self._model_turn(task)
+
+    def _as_step(self, task: repo.TaskRow) -> Step:
+        """What happens next with a task that is not running (as the store says)."""
+        status = TaskStatus(task.status)
+        if status is TaskStatus.DONE:
+            return Done(result=task.result)
+        if status is TaskStatus.HALTED:
+            return Halted(problem=task.problem)
+        if status is TaskStatus.FAILED:
+            return Failed(problem=task.problem)
+        if status is TaskStatus.WAITING:
+            with self._database.connect() as db:
+                pending = repo.waiting_of_task(db, task.id)
+            return WaitOn(proposals=tuple(p.id for p in pending),
+                          waiting_on=tuple(f"a decision from {self._route_words(p)}"
+                                           for p in pending))
+        return RunAgain()
 
     def messages(self, task: repo.TaskRow) -> Conversation:
         """The task's conversation (kept in this process, read from the store only as far as
@@ -259,11 +291,11 @@ class Loop:
         task = repo.load_task(db, task_id)
         if task is None or task.status != TaskStatus.WAITING.value:
             return None
-        if any(c.state == "proposed" for c in repo.calls_of(db, task_id, task.turn)):
+        if any(c.state == CallState.PROPOSED for c in repo.calls_of(db, task_id, task.turn)):
             return None
         if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
             return None
-        repo.note(db, task_id, "resumed", "Every proposal is decided; the task goes on.")
+        repo.note(db, task_id, ReceiptKind.RESUMED, "Every proposal is decided; the task goes on.")
         return dataclasses.replace(task, status=TaskStatus.RUNNING.value,
                                    revision=task.revision + 1)
 
@@ -276,40 +308,39 @@ class Loop:
 
     # -- one model turn ------------------------------------------------------------------
 
-    def _model_turn(self, task: repo.TaskRow) -> TaskStatus:
+    def _model_turn(self, task: repo.TaskRow) -> Step:
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
         model = self.models.get(task.id)
         if model is None:
-            return TaskStatus.RUNNING
+            return HandOn(why="this process has no model for the task")
         decision = next_action(task.steps, task.max_steps, task.spend_usd, task.budget_usd,
                                False, False)
         if decision is NextAction.HALT:
             why = (f"it reached its budget of ${task.budget_usd:.4f}"
                    if task.spend_usd >= task.budget_usd
                    else f"it reached its limit of {task.max_steps} steps")
-            return self._end(task, TaskStatus.HALTED, f"Halted: {why}.")
+            return self._end(task, Halted(problem=f"Halted: {why}."))
         tools = self.tool_specs(registered, skill)
         max_out = registered.agent.max_output_tokens
         if model.price is None and task.budget_usd != float("inf"):
-            return self._end(task, TaskStatus.FAILED,
-                             f"The price of {model.name} is not known, so its cost cannot be kept "
-                             "within the budget: set its price.")
+            return self._end(task, Failed(
+                problem=f"The price of {model.name} is not known, so its cost cannot be kept "
+                        "within the budget: set its price."))
         conversation = self.messages(task)
         reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
             model.price) else 0.0
         if task.spend_usd + reserve > task.budget_usd:
-            return self._end(task, TaskStatus.HALTED,
-                             f"Halted: the next model call could cost up to ${reserve:.6f}, more "
-                             f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget.",
-                             reserved_usd=reserve, spend_usd=task.spend_usd,
-                             budget_usd=task.budget_usd)
+            return self._end(task, Halted(
+                problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
+                        f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget."),
+                reserved_usd=reserve, spend_usd=task.spend_usd, budget_usd=task.budget_usd)
         try:
             reply = model.complete(conversation, tools, max_output_tokens=max_out)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
-            return self._end(task, TaskStatus.FAILED,
-                             f"The model failed: {type(error).__name__}. The log has the details.")
+            return self._end(task, Failed(
+                problem=f"The model failed: {type(error).__name__}. The log has the details."))
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
         turn = task.turn + 1
@@ -326,15 +357,16 @@ class Loop:
             if not self._save(db, task, added=added, steps=task.steps + 1,
                                   spend_usd=task.spend_usd + cost, turn=turn,
                                   turn_open=bool(calls)):
-                return TaskStatus.RUNNING  # someone else stepped it: look again
+                return RunAgain()  # someone else stepped it: look again
             rows = []
             for position, call in enumerate(calls):
                 row: dict[str, Any] = dict(
                     task_id=task.id, turn=turn, position=position, call_id=call.id,
-                    tool=call.name, arguments=call.arguments, why=reply.text, state="new")
+                    tool=call.name, arguments=call.arguments, why=reply.text,
+                    state=CallState.NEW)
                 rows.append(repo.CallRow(id=repo.insert_call(db, **row), **row, **_NEW_CALL))
             asked = ", ".join(c.name for c in calls) or "no tool"
-            repo.note(db, task.id, "model_call",
+            repo.note(db, task.id, ReceiptKind.MODEL_CALL,
                       f"{model.name} was asked (step {task.steps + 1}) and answered with {asked}; "
                       f"{reply.usage.input_tokens} tokens in, {reply.usage.output_tokens} out, "
                       f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
@@ -343,7 +375,7 @@ class Loop:
         self._remember(task, added)
         if rows:
             self._turn_calls[task.id] = (turn, rows)
-        return TaskStatus.RUNNING
+        return RunAgain()
 
     def tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
         """The tools offered to the model: the skill's tools that are not NEVER, and hand_back.
@@ -377,7 +409,7 @@ class Loop:
 
     # -- one tool turn -------------------------------------------------------------------
 
-    def _tool_turn(self, task: repo.TaskRow) -> TaskStatus:
+    def _tool_turn(self, task: repo.TaskRow) -> Step:
         """Gate and run (or propose, or refuse) each new call of the open turn, then settle the
         turn: closed with every answer told to the model, or waiting on its proposals. The calls
         are those this process stored with the model's turn when it has them; a turn of one call
@@ -385,84 +417,95 @@ class Loop:
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
         known = self._turn_calls.pop(task.id, None)
-        end = _TurnEnd()
-        pending: list[Proposal] | None = None
         if known is not None and known[0] == task.turn:
             calls = known[1]
         else:
             with self._database.connect() as db:
                 calls = repo.calls_of(db, task.id, task.turn)
-                if not any(c.state in ("new", "running") for c in calls):
-                    pending = self._settle_turn(db, task, calls, end)
-        if end.status is None and pending is None:
-            # A turn of one call is settled in that call's own transaction.
-            one = end if len(calls) == 1 else None
-            for call in calls:
-                if call.state == "new":
-                    self._gate_call(task, registered, skill, call, calls, one)
-                elif call.state == "running":
-                    self._recover_call(task, registered, call)
-            if end.status is None:
-                with self._database.connect() as db:
-                    pending = self._settle_turn(db, task, repo.calls_of(db, task.id, task.turn),
-                                                end)
-        if pending is not None:  # who decides is told in words, read outside the transaction
-            waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
-            with self._database.connect() as db:
-                self._wait(db, task, waiting, end)
-        if end.status is TaskStatus.WAITING:
-            self._waiting_on[task.id] = end.waiting_on
-            self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=end.waiting_on))
-        return end.status or TaskStatus.RUNNING
+                settled = None if any(c.state in _UNSETTLED for c in calls) else (
+                    self._settle_turn(db, task, calls))
+            if isinstance(settled, list):
+                return self._wait(task, settled)
+            if settled is not None:
+                return settled
+        only = len(calls) == 1  # a turn of one call is settled in that call's own transaction
+        for call in calls:
+            ended: Step | None = None
+            if call.state == CallState.NEW:
+                ended = self._gate_call(task, registered, skill, call, calls, only)
+            elif call.state == CallState.RUNNING:
+                self._recover_call(task, registered, call)
+            if ended is not None:
+                return self._told(task, ended)
+        with self._database.connect() as db:
+            settled = self._settle_turn(db, task, repo.calls_of(db, task.id, task.turn))
+            if not isinstance(settled, list):
+                return settled
+        return self._wait(task, settled)
 
-    def _settle_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow],
-                     end: _TurnEnd) -> list[Proposal] | None:
-        """Once none of the turn's calls is left to run, the turn closes (None); with proposals
-        in it, these are what the task is to wait on."""
-        if not any(c.state == "proposed" for c in calls):
-            end.status = self._close_turn(db, task, calls)
-            return None
+    def _told(self, task: repo.TaskRow, step: Step) -> Step:
+        """`step`, once the handlers are told that the task waits (when it does)."""
+        if isinstance(step, WaitOn):
+            self._events.emit(AgentTaskWaiting(task=task.id, waiting_on=step.waiting_on))
+        return step
+
+    def _settle_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
+                     ) -> Step | list[Proposal]:
+        """Once none of the turn's calls is left to run, the turn closes; with proposals in it,
+        these are what the task is to wait on."""
+        if not any(c.state == CallState.PROPOSED for c in calls):
+            return self._close_turn(db, task, calls)
         return repo.waiting_of_task(db, task.id)
 
-    def _wait(self, db: repo.Executor, task: repo.TaskRow, waiting: tuple[str, ...],
-              end: _TurnEnd) -> None:
+    def _wait(self, task: repo.TaskRow, pending: list[Proposal]) -> Step:
+        """Store that the task waits on `pending` (who decides is told in words, read outside
+        the transaction)."""
+        waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
+        with self._database.connect() as db:
+            step = self._store_wait(db, task, tuple(p.id for p in pending), waiting)
+        return self._told(task, step)
+
+    def _store_wait(self, db: repo.Executor, task: repo.TaskRow, proposals: tuple[str, ...],
+                    waiting: tuple[str, ...]) -> Step:
         if not self._save(db, task, status=TaskStatus.WAITING.value):
-            end.status = TaskStatus.RUNNING
-            return
-        repo.note(db, task.id, "waiting", f"The task waits on {', '.join(waiting)}.")
-        end.status, end.waiting_on = TaskStatus.WAITING, waiting
+            return RunAgain()
+        repo.note(db, task.id, ReceiptKind.WAITING, f"The task waits on {', '.join(waiting)}.")
+        return WaitOn(proposals=proposals, waiting_on=waiting)
 
     def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
-                    ) -> TaskStatus:
+                    ) -> Step:
         """Give the model the answers of a turn whose calls have all ended (the task is done if
         one of them handed back its result)."""
-        handed = [c for c in calls if c.tool == HAND_BACK and c.outcome == "Done"]
+        handed = [c for c in calls if c.tool == HAND_BACK and c.outcome == CallOutcome.DONE]
         added = [Message(role="tool", text=c.answer, tool_call_id=c.call_id) for c in calls]
         if handed:
             if not self._save(db, task, added=added, turn_open=False,
-                                  status=TaskStatus.DONE.value, result=handed[0].value):
-                return TaskStatus.RUNNING
-            repo.note(db, task.id, "result", "The result was handed back, and the task is done.",
-                      result=handed[0].value)
+                              status=TaskStatus.DONE.value, result=handed[0].value):
+                return RunAgain()
+            repo.note(db, task.id, ReceiptKind.RESULT,
+                      "The result was handed back, and the task is done.", result=handed[0].value)
             self._remember(task, added)
-            return TaskStatus.DONE
+            return Done(result=handed[0].value)
         if self._save(db, task, added=added, turn_open=False):
             self._remember(task, added)
-        return TaskStatus.RUNNING
+        return RunAgain()
 
     def _gate_call(
         self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-        call: repo.CallRow, turn: list[repo.CallRow], end: _TurnEnd | None = None,
-    ) -> None:
+        call: repo.CallRow, turn: list[repo.CallRow], only: bool = False,
+    ) -> Step | None:
+        """Gate one new call: run it alone, propose it, or refuse it. Given `only` (the turn's
+        only call), the turn settles in the call's own transaction, and what happens next is
+        returned; else None."""
         if call.tool == HAND_BACK:
             self._hand_back(task, skill, call, len(turn))
-            return
+            return None
         in_skill = call.tool in skill.tool_names and call.tool in self._actions
         if not in_skill:
             offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
             self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
                                      f"tools are: {offered}. Nothing was run.")
-            return
+            return None
         action = self._actions.get(call.tool)
         permits = self._permits(registered, skill)
         verdict = gate(call.tool, action.info.effects, permits, query=action.info.query)
@@ -477,18 +520,18 @@ class Loop:
         if verdict.leave is Leave.NEVER:
             self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
                                      "use. Nothing was run, and nothing was proposed.")
-            return
+            return None
         try:
             values = self._actions.values_from_json(call.tool, call.arguments)
         except (Invalid, NotFound) as refusal:
             self._refuse(task, call, f"Invalid: {refusal.message} Nothing was run or proposed.",
-                         state="done", outcome="Invalid")
-            return
+                         state=CallState.DONE, outcome=CallOutcome.INVALID)
+            return None
         over = self.spend_problem(task.id, action)
         if over:
-            self._refuse(task, call, f"{over} Nothing was run or proposed.", state="done",
-                         outcome="Denied")
-            return
+            self._refuse(task, call, f"{over} Nothing was run or proposed.", state=CallState.DONE,
+                         outcome=CallOutcome.DENIED)
+            return None
         spent = task.spend_usd
         if action.info.effects.spends:  # what this turn's tools spent so far counts too
             with self._database.connect() as db:
@@ -496,13 +539,14 @@ class Loop:
         decision = next_action(task.steps - 1, task.max_steps, spent, task.budget_usd,
                                verdict.leave is not Leave.ALONE, False)
         if decision is NextAction.CONTINUE:
-            self._run_alone(task, registered, action, call, values,
-                            rule_id if verdict.by_rule else None, end)
-        elif decision is NextAction.ESCALATE:
-            self._propose(task, registered, skill, action, call, verdict.leave, end)
-        else:
-            self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget "
-                                     f"of ${task.budget_usd:.4f}.", state="done", outcome="Denied")
+            return self._run_alone(task, registered, action, call, values,
+                                   rule_id if verdict.by_rule else None, only)
+        if decision is NextAction.ESCALATE:
+            return self._propose(task, registered, skill, action, call, verdict.leave, only)
+        self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget of "
+                                 f"${task.budget_usd:.4f}.", state=CallState.DONE,
+                     outcome=CallOutcome.DENIED)
+        return None
 
     def spend_problem(self, task_id: str, action: Action) -> str:
         """Why running `action` now would not fit the task's budget ("" when it fits): a tool
@@ -525,11 +569,12 @@ class Loop:
         return ""
 
     def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
-                state: str = "refused", outcome: str = "") -> None:
+                state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "") -> None:
         with self._database.connect() as db:
-            if repo.update_call(db, call.id, from_states=("new",), state=state, answer=answer,
-                                outcome=outcome, problem=answer, finished_at=repo.now()):
-                repo.note(db, task.id, "tool_call", f"{call.tool} was asked for: {answer}",
+            if repo.update_call(db, call.id, from_states=(CallState.NEW,), state=state,
+                                answer=answer, outcome=outcome, problem=answer,
+                                finished_at=repo.now()):
+                repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
                           tool=call.tool, arguments=call.arguments)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
@@ -537,7 +582,7 @@ class Loop:
         _, result_type = skill.types()
         if calls_in_turn > 1:
             self._refuse(task, call, f"Call {HAND_BACK} on its own, once the other tools have "
-                                     "answered.", state="done", outcome="Invalid")
+                                     "answered.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
         try:
             raw = json.loads(call.arguments)
@@ -549,16 +594,17 @@ class Loop:
         except (ValueError, KeyError, TypeError, ValidationError) as error:
             problem = str(error).splitlines()[0] if str(error) else type(error).__name__
             self._refuse(task, call, f"Invalid: the result does not fit ({problem}); hand it back "
-                                     "again.", state="done", outcome="Invalid")
+                                     "again.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
         problem = skill.check_result(result, self._task_view(task))
         if problem:
             self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
-                                     "again, corrected.", state="done", outcome="Invalid")
+                                     "again, corrected.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
         with self._database.connect() as db:
-            repo.update_call(db, call.id, from_states=("new",), state="done", outcome="Done",
-                             value=value, answer="Result received.", finished_at=repo.now())
+            repo.update_call(db, call.id, from_states=(CallState.NEW,), state=CallState.DONE,
+                             outcome=CallOutcome.DONE, value=value, answer="Result received.",
+                             finished_at=repo.now())
 
     def _task_view(self, task: repo.TaskRow) -> TaskView:
         """The tool calls of this task that ran and were Done, for the skill's result check."""
@@ -566,7 +612,7 @@ class Loop:
             calls = repo.calls_of(db, task.id)
         answers = []
         for c in calls:
-            if c.tool == HAND_BACK or c.outcome != "Done":
+            if c.tool == HAND_BACK or c.outcome != CallOutcome.DONE:
                 continue
             try:
                 arguments = json.loads(c.arguments)
@@ -580,23 +626,27 @@ class Loop:
 
     def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
                    call: repo.CallRow, values: dict[str, Any], rule_id: str | None,
-                   end: _TurnEnd | None = None) -> None:
+                   only: bool = False) -> Step | None:
         """Run the call as the agent; its tool-call row and receipt entry commit with what the
-        action wrote (and, given `end`, the turn closes in the same transaction)."""
+        action wrote. Given `only` (the turn's only call), the turn closes in the same
+        transaction, and what happens next is returned; else None."""
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         if outside:
-            end = None  # the turn closes after the outside call's own record, not with it
+            only = False  # the turn closes after the outside call's own record, not with it
             with self._database.connect() as db:
-                repo.update_call(db, call.id, from_states=("new",), state="running",
-                                 started_at=repo.now(), leave=Leave.ALONE.words)
+                repo.update_call(db, call.id, from_states=(CallState.NEW,),
+                                 state=CallState.RUNNING, started_at=repo.now(),
+                                 leave=Leave.ALONE.words)
         acting = ActingAs.of(registered.account)
         ruled = " (a standing rule let it run alone)" if rule_id else ""
+        closed: Step | None = None
 
         def record(db: repo.Executor, result: ActionResult) -> None:
+            nonlocal closed
             answer = answer_of(result)
-            if not repo.update_call(db, call.id, from_states=("running",) if outside else ("new",),
-                                    state="done",
+            if not repo.update_call(db, call.id, from_states=(
+                    CallState.RUNNING if outside else CallState.NEW,), state=CallState.DONE,
                                     leave=Leave.ALONE.words, outcome=result.outcome.value,
                                     said=result.said, value=result.value, problem=result.problem,
                                     ran_as=[p.name for p in result.ran_as],
@@ -604,7 +654,7 @@ class Loop:
                                     finished_at=repo.now()):
                 # Another process ran this call since it was read: keep nothing of this run.
                 raise RunAborted(f"the tool call {call.id} was run elsewhere")
-            repo.note(db, task.id, "tool_call",
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
@@ -613,10 +663,12 @@ class Loop:
                 repo.use_rule(db, rule_id)
             if result.done and effects.spends and effects.cost_usd:
                 repo.add_spend(db, task.id, effects.cost_usd)
-            if end is not None:
-                done = dataclasses.replace(call, state="done", outcome=result.outcome.value,
-                                           value=result.value, answer=answer)
-                end.status = self._close_turn(db, task, [done])
+            closed = None
+            if only:
+                done = dataclasses.replace(call, state=CallState.DONE,
+                                           outcome=result.outcome.value, value=result.value,
+                                           answer=answer)
+                closed = self._close_turn(db, task, [done])
 
         try:
             result = self._actions.run_values(
@@ -624,21 +676,21 @@ class Loop:
                 within=None if action.info.query else record,
             )
             if action.info.query or not result.done:
-                if end is not None and end.status is not None:  # its transaction did not commit
-                    end.status = None
+                if closed is not None:  # its transaction did not commit
+                    closed = None
                     self._forget(task.id)
                 with self._database.connect() as db:
                     record(db, result)
         except RunAborted:
-            if end is not None:
-                end.status = None
             self._forget(task.id)
+            return None
+        return closed
 
     def _recover_call(self, task: repo.TaskRow, registered: Registered, call: repo.CallRow) -> None:
         action = self._actions.get(call.tool)
         if action.info.idempotent:
             with self._database.connect() as db:
-                repo.update_call(db, call.id, state="new")
+                repo.update_call(db, call.id, state=CallState.NEW)
             values = self._actions.values_from_json(call.tool, call.arguments)
             with self._database.connect() as db:
                 fresh = repo.load_call(db, call.id)
@@ -647,17 +699,19 @@ class Loop:
         answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
                   "is not run again blindly. Check whether it happened before trying again.")
         with self._database.connect() as db:
-            if repo.update_call(db, call.id, from_states=("running",), state="unknown",
-                                outcome="Unknown", answer=answer, finished_at=repo.now()):
-                repo.note(db, task.id, "tool_call", f"{call.tool}: {answer}", tool=call.tool,
-                          outcome="Unknown")
+            if repo.update_call(db, call.id, from_states=(CallState.RUNNING,),
+                                state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
+                                answer=answer, finished_at=repo.now()):
+                repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
+                          tool=call.tool, outcome=CallOutcome.UNKNOWN)
 
     # -- proposing -----------------------------------------------------------------------
 
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-                 action: Action, call: repo.CallRow, leave: Leave, end: _TurnEnd | None) -> None:
-        """Put the call to a person; given `end` (the turn's only call), the task waits on it
-        from the same transaction."""
+                 action: Action, call: repo.CallRow, leave: Leave, only: bool = False
+                 ) -> Step | None:
+        """Put the call to a person; given `only` (the turn's only call), the task waits on it
+        from the same transaction, and what happens next is returned; else None."""
         arguments = json.loads(call.arguments)
         person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
         instructions = self.instructions_now(task)
@@ -668,17 +722,19 @@ class Loop:
         with self._database.connect() as db:
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(repo.evidence_before(db, call, HAND_BACK)))
-            if not repo.update_call(db, call.id, from_states=("new",), state="proposed",
-                                    leave=leave.words, effects=list(proposal.effects)):
-                return
+            if not repo.update_call(db, call.id, from_states=(CallState.NEW,),
+                                    state=CallState.PROPOSED, leave=leave.words,
+                                    effects=list(proposal.effects)):
+                return None
             repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions)
-            repo.note(db, task.id, "proposal",
+            repo.note(db, task.id, ReceiptKind.PROPOSAL,
                       f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
                       proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version)
-            if end is not None:
-                self._wait(db, task, (f"a decision from {words}",), end)
+            waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",)
+                                     ) if only else None
         self._events.emit(AgentProposed(proposal=proposal))
+        return waits
 
     def _proposal(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
                   call: repo.CallRow, arguments: dict[str, Any], person_id: str | None,
@@ -713,27 +769,22 @@ class Loop:
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
 
-    def _end(self, task: repo.TaskRow, status: TaskStatus, problem: str, **data: Any) -> TaskStatus:
+    def _end(self, task: repo.TaskRow, ended: Halted | Failed, **data: Any) -> Step:
         with self._database.connect() as db:
-            if self._save(db, task, status=status.value, problem=problem):
-                repo.note(db, task.id, "limit" if status is TaskStatus.HALTED else "failure",
-                          problem, **data)
-                return status
-        return TaskStatus.RUNNING
+            if self._save(db, task, status=ended.status.value, problem=ended.problem):
+                repo.note(db, task.id, ReceiptKind.LIMIT if isinstance(ended, Halted)
+                          else ReceiptKind.FAILURE, ended.problem, **data)
+                return ended
+        return RunAgain()
 
 
 _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
+_ENDED = frozenset(s.value for s in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED))
+_UNSETTLED = (CallState.NEW, CallState.RUNNING)
+"""The states of a call that is left to run."""
 _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
                                  ran_as=None, effects=None, answer="")
 """A new tool call's columns that the model's turn does not set (their defaults)."""
-
-
-@dataclass(kw_only=True)
-class _TurnEnd:
-    """Where a turn ended: closed, or waiting on proposals (None while it has not settled)."""
-
-    status: TaskStatus | None = None
-    waiting_on: tuple[str, ...] = ()
 
 
 def _with_fingerprint(proposal: Proposal, instructions: str) -> Proposal:

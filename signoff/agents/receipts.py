@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from signoff.agents.states import ReceiptKind
+
 __all__ = ["Receipt", "ReceiptEntry"]
 
 
@@ -15,8 +17,8 @@ class ReceiptEntry:
 
     at: datetime
     """When."""
-    kind: str
-    """model_call, tool_call, proposal, decision, rule, limit, result."""
+    kind: ReceiptKind
+    """What it tells of: a model call, a tool call, a proposal, a decision, a limit..."""
     words: str
     """What happened, in a sentence."""
     data: dict[str, Any]

@@ -17,6 +17,7 @@ from sqlalchemy import Select, Table, and_, bindparam, func, or_, select, update
 from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
 from signoff.agents.rules import StandingRule
+from signoff.agents.states import ReceiptKind
 from signoff.models.base import Message
 from signoff.store.prepared import Rows, insert_of, prepare
 from signoff.store.tables import messages as messages_table
@@ -430,7 +431,7 @@ def _rule(m: Any) -> StandingRule:
 # -- receipts ------------------------------------------------------------------------------
 
 
-def note(db: Executor, task_id: str, kind: str, words: str, cost_usd: float = 0.0,
+def note(db: Executor, task_id: str, kind: ReceiptKind, words: str, cost_usd: float = 0.0,
          **data: Any) -> None:
     """Add an entry to a task's receipt."""
     _insert(db, receipt_entries, {
@@ -445,7 +446,7 @@ def entries_of(db: Executor, task_id: str) -> list[ReceiptEntry]:
         select(receipt_entries).where(receipt_entries.c.task_id == task_id)
         .order_by(receipt_entries.c.id)
     )
-    return [ReceiptEntry(at=r.at, kind=r.kind, words=r.words, data=r.data, cost_usd=r.cost_usd)
+    return [ReceiptEntry(at=r.at, kind=ReceiptKind(r.kind), words=r.words, data=r.data, cost_usd=r.cost_usd)
             for r in rows]
 
 
