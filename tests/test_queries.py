@@ -301,6 +301,21 @@ def next_in_sequence(session: Session, where: str) -> None:
     session.execute(text("SELECT nextval('attempt_seq')"))
 
 
+def new_connection_then_insert(session: Session, where: str) -> None:
+    with session.get_bind().connect() as connection:
+        connection.exec_driver_sql(INSERT)
+        connection.commit()
+
+
+def raw_connection_then_insert(session: Session, where: str) -> None:
+    raw = session.get_bind().raw_connection()
+    try:
+        raw.cursor().execute(INSERT)
+        raw.commit()
+    finally:
+        raw.close()
+
+
 def log_to_a_new_file(session: Session, where: str) -> None:
     handler = logging.FileHandler(where, delay=True)
     ATTEMPT_LOGGER.addHandler(handler)
@@ -313,10 +328,12 @@ def log_to_a_new_file(session: Session, where: str) -> None:
 
 SQLITE_ATTEMPTS = [pragma_off_then_insert, commit_then_insert, driver_commit_then_insert,
                    autocommit_then_insert, authorizer_off_then_insert, pragma_through_sqlalchemy,
-                   attach_a_file, log_to_a_new_file]
+                   attach_a_file, new_connection_then_insert, raw_connection_then_insert,
+                   log_to_a_new_file]
 POSTGRES_ATTEMPTS = [commit_then_insert, driver_commit_then_insert, autocommit_then_insert,
                      read_write_then_commit, set_config_for_the_session, advisory_lock, notify,
-                     next_in_sequence, log_to_a_new_file]
+                     next_in_sequence, new_connection_then_insert, raw_connection_then_insert,
+                     log_to_a_new_file]
 
 
 @dataclass(eq=False)

@@ -35,6 +35,7 @@ be written; C extensions that write without raising an audit event are not seen)
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
 import sys
@@ -419,7 +420,27 @@ def _release_if_read_only(session: Session, transaction: SessionTransaction) -> 
 def _restrict(session: Session, connection: Connection) -> None:
     _watch(connection.engine)
     dialect = connection.dialect.name
-    pooled = connection.connection
+    if dialect == "postgresql":
+        if getattr(_driver_of(connection.connection.dbapi_connection), "autocommit", False):
+            raise UserError(
+                "A read-only session needs transactions, and this PostgreSQL connection runs in "
+                "AUTOCOMMIT mode. Open the query's session without isolation_level='AUTOCOMMIT'."
+            )
+        connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+    elif dialect != "sqlite":
+        raise UserError(
+            f"signoff can make a session read-only on SQLite and PostgreSQL, not on "
+            f"{connection.dialect.name}. Run queries on one of those databases."
+        )
+    _restrict_pooled(dialect, connection.connection)
+    session.info.setdefault(_CONNECTIONS, []).append(connection)
+
+
+def _restrict_pooled(dialect: str, pooled: Any) -> None:
+    """Make a pooled connection refuse writes until it goes back to the pool: SQLite's
+    query_only and authorizer, and (both) the driver connection put behind a `ReadOnlyDriver`."""
+    if pooled.info.get(_READ_ONLY):
+        return
     driver = _driver_of(pooled.dbapi_connection)
     if dialect == "sqlite":
         cursor = driver.cursor()
@@ -429,21 +450,16 @@ def _restrict(session: Session, connection: Connection) -> None:
             cursor.close()
         # Setting an authorizer expires every statement prepared before: each is checked again.
         driver.set_authorizer(_SQLITE_AUTHORIZER)
-    elif dialect == "postgresql":
-        if getattr(driver, "autocommit", False):
-            raise UserError(
-                "A read-only session needs transactions, and this PostgreSQL connection runs in "
-                "AUTOCOMMIT mode. Open the query's session without isolation_level='AUTOCOMMIT'."
-            )
-        connection.exec_driver_sql("SET TRANSACTION READ ONLY")
-    else:
-        raise UserError(
-            f"signoff can make a session read-only on SQLite and PostgreSQL, not on "
-            f"{connection.dialect.name}. Run queries on one of those databases."
-        )
     _wrap_driver(pooled, driver)
-    connection.info[_READ_ONLY] = dialect
-    session.info.setdefault(_CONNECTIONS, []).append(connection)
+    pooled.info[_READ_ONLY] = dialect
+
+
+def _restrict_if_guarded(dialect: str, _dbapi_connection: Any, _record: ConnectionPoolEntry,
+                         pooled: Any) -> None:
+    # A connection a query takes from the pool itself (engine.connect(), raw_connection()) is
+    # as read-only as its session's.
+    if _guarded():
+        _restrict_pooled(dialect, pooled)
 
 
 def _guarded() -> bool:
@@ -495,6 +511,7 @@ def _watch(engine: Engine) -> None:
             event.listen(engine, "handle_error", _translate_refusal)
             shared = isinstance(engine.pool, SingletonThreadPool | StaticPool)
             event.listen(engine, "checkin", _reset_shared_on_checkin if shared else _reset_on_checkin)
+            event.listen(engine, "checkout", functools.partial(_restrict_if_guarded, engine.dialect.name))
             _watched_engines.add(engine)
 
 
