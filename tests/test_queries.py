@@ -443,3 +443,23 @@ def test_a_hidden_writing_attempt_is_refused_at_run_time(
     with setup.app.database.engine.begin() as connection:  # the pool's connection writes again
         connection.exec_driver_sql(INSERT)
     assert setup.seen()["rows"] == before["rows"] + 1
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_a_query_reads_through_a_connection_it_opens(
+    dialect: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Reading through a connection the query takes from the pool itself, or through its
+    session's connection, is still reading: the query runs Done."""
+    setup = _attempts(dialect, request, tmp_path)
+
+    def count_notes(session: Session) -> int:
+        """Count the notes, three ways."""
+        with session.get_bind().connect() as connection:
+            counted = connection.exec_driver_sql("SELECT count(*) FROM attempt_log").scalar()
+        cursor = session.connection().exec_driver_sql("SELECT count(*) FROM attempt_log")
+        return int(counted or 0) + int(cursor.scalar() or 0)
+
+    setup.app.add_action(count_notes, query=True, provided={"session": "session"})
+    result = setup.app.actions.run("count_notes", {}, as_=setup.ann)
+    assert (result.outcome, result.value) == (ActionOutcome.DONE, 0)

@@ -31,6 +31,11 @@ _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _LITERAL = re.compile(r"'(?:[^']|'')*'")
 """A string literal: what it says is data, not SQL (its semicolons and words included)."""
 _HEAD = re.compile(r"^[\s(]*([A-Za-z]+)")
+_TRANSACTION_VERBS = frozenset({"BEGIN", "START", "SAVEPOINT", "RELEASE"})
+"""Statements that begin a transaction or keep one going (never end it): SQLite's driver begins
+its own with BEGIN, SQLAlchemy's nested ones are savepoints."""
+_ROLLBACK_TO = re.compile(r"^[\s(]*ROLLBACK\s+(?:TRANSACTION\s+)?TO\b", re.I)
+_LOCKING_BEGIN = re.compile(r"\b(IMMEDIATE|EXCLUSIVE|READ\s+WRITE)\b", re.I)
 _READING_VERBS = frozenset({"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "PRAGMA"})
 _WRITING_WORDS = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|INTO|ANALY[SZ]E)\b", re.I)
 _READ_PRAGMAS = frozenset(
@@ -47,17 +52,21 @@ def reading_refusal(statement: object) -> str:
             continue
         head = _HEAD.match(part)
         verb = head.group(1).upper() if head else ""
+        if verb in _TRANSACTION_VERBS or (verb == "ROLLBACK" and _ROLLBACK_TO.match(part)):
+            if _LOCKING_BEGIN.search(part):
+                return f"begin a transaction that writes ({_short(text)})"
+            continue
         if verb not in _READING_VERBS:
-            return f"run {verb or 'a statement'} ({_short(part)})"
+            return f"run {verb or 'a statement'} ({_short(text)})"
         if verb == "PRAGMA":
             pragma = _PRAGMA.match(part)
             if pragma is None or (pragma.group(2).strip() and pragma.group(1).lower() not in _READ_PRAGMAS):
-                return f"change a setting ({_short(part)})"
+                return f"change a setting ({_short(text)})"
         elif verb != "SHOW" and _WRITING_WORDS.search(part):
-            return f"write through {verb} ({_short(part)})"
+            return f"write through {verb} ({_short(text)})"
         effect = SIDE_EFFECT_FUNCTIONS.search(part)
         if effect is not None:
-            return f"call {effect.group(1)}() ({_short(part)})"
+            return f"call {effect.group(1)}() ({_short(text)})"
     return ""
 
 
