@@ -3,9 +3,15 @@
 A query (``@app.action(query=True)``) runs inside :func:`read_only_guard` with a session passed
 through :func:`make_session_read_only`. Three layers refuse anything but reading:
 
-* **the database connection** refuses writes: SQLite runs with ``PRAGMA query_only=ON`` for as
-  long as the session holds the connection, PostgreSQL runs the session's transactions as
-  ``READ ONLY``. The database's refusal is translated into :class:`ReadOnlyViolation`;
+* **the database connection** refuses writes: SQLite runs with ``PRAGMA query_only=ON`` and an
+  authorizer that denies every write and setting for as long as the session holds the
+  connection, PostgreSQL runs the session's transactions as ``READ ONLY``; the driver's own
+  connection under it is a `ReadOnlyDriver` (`readonly_driver`) that, while the query runs,
+  passes only statements that read and refuses the driver's ways to end the transaction or
+  loosen the connection; a connection the query takes from the pool itself is restricted the
+  same way; a query's transaction ends rolled back, and a PostgreSQL connection's advisory locks
+  are released before it goes back to the pool. The database's refusal is translated into
+  :class:`ReadOnlyViolation`;
 * **ORM flushes** with pending changes are refused before any SQL is sent;
 * **a PEP 578 audit hook**, scoped by a context variable to the thread or task running the query,
   blocks socket connects, subprocesses, ``os.system`` / exec / spawn / fork, files opened for
