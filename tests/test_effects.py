@@ -112,6 +112,10 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "dict_dispatch": UNKNOWN,
     "c_outside_allowlist": UNKNOWN,
     "callback_to_helper": UNKNOWN,
+    # subscripts and iteration run the class's own __getitem__, __setitem__, __iter__
+    "item_of_a_shelf": {("external", "httpx.post")},
+    "store_on_a_shelf": {("external", "httpx.post")},
+    "list_a_shelf": {("external", "httpx.post")},
     # an object carrying __wrapped__ (as signoff wraps actions) is followed
     "wrapped_set_price": {("reads", R), ("changes", R)},
 }

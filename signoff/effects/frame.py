@@ -218,7 +218,9 @@ class Frame:
                 self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, ast.For | ast.AsyncFor):
-            item = self.iterate(self.expr(node.iter))
+            iterated = self.expr(node.iter)
+            self.dunder(node.iter, iterated, ("__iter__", "__aiter__"), [])
+            item = self.iterate(iterated)
             for _ in range(2):  # twice: a name changed late in the loop is seen early
                 self.assign(node.target, item, None, "=")
                 self.body(node.body)
@@ -287,6 +289,8 @@ class Frame:
             base = self.expr(target.value)
             self.expr(target.slice)
             self.mutate(base, f"{_text(target)} {op}")
+            stored = source if source is not None else ast.Constant(value=None)
+            self.dunder(target.value, base, ("__setitem__",), [target.slice, stored])
         elif isinstance(target, ast.Tuple | ast.List):
             items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
             for i, elt in enumerate(target.elts):
@@ -330,6 +334,7 @@ class Frame:
             base = self.expr(target.value)
             if isinstance(target, ast.Subscript):
                 self.expr(target.slice)
+                self.dunder(target.value, base, ("__delitem__",), [target.slice])
             self.mutate(base, f"del {_text(target)}")
         elif isinstance(target, ast.Tuple | ast.List):
             for elt in target.elts:
@@ -461,6 +466,7 @@ class Frame:
         if isinstance(node, ast.Subscript):
             base = self.expr(node.value)
             self.expr(node.slice)
+            self.dunder(node.value, base, ("__getitem__",), [node.slice])
             return self.item(base)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
@@ -567,7 +573,9 @@ class Frame:
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
         """A comprehension: a fresh container of what its element expression yields."""
         for gen in node.generators:
-            self.assign(gen.target, self.iterate(self.expr(gen.iter)), None, "=")
+            iterated = self.expr(gen.iter)
+            self.dunder(gen.iter, iterated, ("__iter__", "__aiter__"), [])
+            self.assign(gen.target, self.iterate(iterated), None, "=")
             for cond in gen.ifs:
                 self.expr(cond)
         if isinstance(node, ast.DictComp):
