@@ -16,6 +16,7 @@ PACKAGES = [
     "signoff.agents",
     "signoff.engine",
     "signoff.limits",
+    "signoff.mcp",
     "signoff.models",
     "signoff.research",
     "signoff.security",

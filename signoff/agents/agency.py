@@ -18,8 +18,9 @@ from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
 from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome
+from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import AgentRefused, UserError
-from signoff.models.base import Model
+from signoff.models.base import Model, Reply
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
 
@@ -99,6 +100,48 @@ class AgentHandle:
         """`do`, without blocking the event loop (the work runs in a thread)."""
         return await asyncio.to_thread(self.do, skill, subject, for_=for_, model=model,
                                        max_steps=max_steps, budget_usd=budget_usd)
+
+    def start(
+        self,
+        skill: Skill[Any, Any] | type[Skill[Any, Any]] | str,
+        subject: Any = None,
+        *,
+        for_: Principal | None = None,
+        model_name: str,
+        max_steps: int,
+    ) -> str:
+        """Open a task whose turns a client gives (`take_turn`), as a client acting as the
+        model does over MCP; its id. The client pays for its own model: no budget is kept."""
+        own = self.skill(skill)
+        return self._agency.loop.start(
+            self.registered, own, _checked_subject(own, subject), for_=for_,
+            model=GivenTurn(model_name, Reply()), max_steps=max_steps, budget_usd=float("inf"))
+
+    def subject_problem(self, skill: Skill[Any, Any], subject: Any) -> str:
+        """"" when `skill` works on `subject`; else why not, in words."""
+        try:
+            _checked_subject(skill, subject)
+        except UserError as refused:
+            return str(refused)
+        return ""
+
+    def take_turn(self, task: str, reply: Reply, *, model_name: str) -> list[CallAnswer]:
+        """Give a task opened by `start` one turn: each call is gated, run alone, proposed or
+        refused, as a model's would be. What each came to (nothing while the task waits)."""
+        return take_turn(self._agency.loop, self._agency.database, task, reply,
+                         model_name=model_name)
+
+    def answers(self, task: str, turn: int) -> list[CallAnswer]:
+        """What each call of one turn of a task came to, as it stands now."""
+        return answers_of(self._agency.database, task, turn)
+
+    def skill(self, skill: Skill[Any, Any] | type[Skill[Any, Any]] | str) -> Skill[Any, Any]:
+        """One of the agent's skills, by class, instance or name."""
+        agent = self.registered.agent
+        try:
+            return agent.skill(skill)
+        except LookupError:
+            raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
 
     def resume(self, task: str, *, model: Model | None = None) -> Outcome:
         """Go on with a task this process did not start (after a restart), with `model`."""

@@ -168,7 +168,7 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
 
 
 def _register() -> None:
-    from signoff.cli import actions, people, users  # noqa: F401 — each module adds its commands
+    from signoff.cli import actions, mcp, people, users  # noqa: F401 — each module adds its commands
     from signoff.research.command import research
 
     main.add_command(research)

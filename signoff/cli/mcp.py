@@ -1,0 +1,212 @@
+"""``signoff mcp``: serve an app's agent over MCP, or guard other MCP servers."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import click
+
+from signoff.cli import APP_OPTION, load_app, main
+from signoff.exceptions import SignoffError
+
+__all__ = ["mcp"]
+
+
+def _address(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter(f"{value!r} is not HOST:PORT, e.g. 127.0.0.1:8765.")
+    return host, int(port)
+
+
+def _sdk() -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise click.ClickException("MCP needs the mcp extra: pip install 'signoff[mcp]'.") \
+            from None
+
+
+@main.group()
+def mcp() -> None:
+    """Serve an app's agent over MCP, or guard other MCP servers.
+
+    \b
+    Examples:
+      signoff mcp serve --app examples/workshop.py --agent estimator --for noor@workshop.example
+      signoff mcp guard guard.toml --http 127.0.0.1:8765
+    """
+
+
+@mcp.command()
+@APP_OPTION
+@click.option("--agent", "agent_name", required=True, help="The agent whose tools to serve.")
+@click.option("--for", "for_handle", envvar="SIGNOFF_MCP_FOR", metavar="HANDLE",
+              help="Over stdio: the person the work is for (over HTTP the token says).")
+@click.option("--skill", "skill_name", default=None, help="Serve this skill only.")
+@click.option("--subject", default=None, metavar="ID|JSON",
+              help="What the work is on: a record's id, or a JSON value for a plain subject.")
+@click.option("--http", "http_address", default=None, metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--inbox", is_flag=True, help="With --http: serve the inbox and REST API beside it.")
+@click.option("--wait", "wait_seconds", default=240.0, show_default=True,
+              help="How long a proposed call is kept open for its decision (0: answer at once).")
+def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_name: str | None,
+          subject: str | None, http_address: str | None, inbox: bool,
+          wait_seconds: float) -> None:
+    """Serve an agent's tools over MCP; the connected client acts as the agent's model.
+
+    Reads run alone; a call that must be proposed is put to the right person and answers
+    once they decide. Over HTTP, every request carries a signoff token (Authorization:
+    Bearer so_…), and the calls act for its person.
+
+    \b
+    Examples:
+      signoff mcp serve --app examples/workshop.py --agent estimator \\
+          --for noor@workshop.example --subject 0f6c…
+      signoff mcp serve --app examples/workshop.py --agent estimator --http 127.0.0.1:8765
+    """
+    _sdk()
+    import anyio
+
+    from signoff.mcp.served import ServedAgent
+    from signoff.mcp.transport import http_app, serve_http, serve_stdio
+
+    app = load_app(app_spec)
+    try:
+        person = app.people.find(for_handle) if for_handle else None
+        if for_handle and person is None:
+            raise click.ClickException(f"There is no person {for_handle!r}: see `signoff people`.")
+        handle = app.agent(agent_name)
+        value = _subject(app, handle, skill_name, subject)
+        server = ServedAgent(app, agent_name, for_=person, skill=skill_name, subject=value,
+                             wait_seconds=wait_seconds)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+    if http_address is None:
+        anyio.run(serve_stdio, server)
+        return
+    host, port = _address(http_address)
+    anyio.run(lambda: serve_http(http_app(server, app, host=host, inbox=inbox), host=host,
+                                 port=port))
+
+
+def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -> Any:
+    """The subject named by --subject: a record of the served skills' subject type, by id; else
+    the JSON value."""
+    if given is None:
+        return None
+    from signoff.security.records import RecordBase
+
+    agent = handle.registered.agent
+    skills = [agent.skill(skill_name)] if skill_name else list(agent.skills)
+    for skill in skills:
+        subject_type, _ = skill.types()
+        if isinstance(subject_type, type) and issubclass(subject_type, RecordBase):
+            try:
+                key = uuid.UUID(given)
+            except ValueError:
+                raise click.BadParameter(f"{given!r} is not the id of a {subject_type.__name__}.",
+                                         param_hint="--subject") from None
+            with app.session(as_=app.system) as session:
+                found = session.get(subject_type, key)
+            if found is None:
+                raise click.BadParameter(f"There is no {subject_type.__name__} with id {given}.",
+                                         param_hint="--subject")
+            return found
+    try:
+        return json.loads(given)
+    except ValueError:
+        return given
+
+
+@mcp.command()
+@click.argument("config_path", metavar="CONFIG")
+@click.option("--http", "http_address", default=None, metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp (the inbox and REST API "
+                   "beside it) instead of stdio.")
+@click.option("--inbox", "inbox_address", default=None, metavar="HOST:PORT",
+              help="Over stdio: serve the inbox and REST API at this address too.")
+@click.option("--wait", "wait_seconds", default=240.0, show_default=True,
+              help="How long a proposed call is kept open for its decision (0: answer at once).")
+def guard(config_path: str, http_address: str | None, inbox_address: str | None,
+          wait_seconds: float) -> None:
+    """Stand in front of other MCP servers and serve their tools as one, each call gated:
+    read-only tools of trusted servers run alone, everything else is proposed, as CONFIG says.
+
+    Proposals are decided in the guard's inbox (and REST API), which it serves itself: an
+    approved call runs once, in the guard, which holds the connections to the servers.
+
+    \b
+    Examples:
+      signoff mcp guard guard.toml --inbox 127.0.0.1:8766
+      signoff mcp guard guard.toml --http 127.0.0.1:8765
+    """
+    _sdk()
+    import anyio
+
+    from signoff.mcp.config import GuardConfig
+
+    try:
+        config = GuardConfig.load(config_path)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        anyio.run(_guard, config, http_address, inbox_address, wait_seconds)
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+
+
+async def _guard(config: Any, http_address: str | None, inbox_address: str | None,
+                 wait_seconds: float) -> None:
+    from contextlib import AsyncExitStack
+
+    import anyio
+
+    from signoff.mcp.guard import open_guard
+    from signoff.mcp.transport import http_app, serve_http, serve_stdio
+    from signoff.web import create_web_app
+
+    async with AsyncExitStack() as stack:
+        server = await open_guard(config, stack, wait_seconds=wait_seconds)
+        if http_address is not None:
+            host, port = _address(http_address)
+            await serve_http(http_app(server, server.app, host=host, inbox=True), host=host,
+                             port=port)
+            return
+        if inbox_address is None:
+            await serve_stdio(server)
+            return
+        host, port = _address(inbox_address)
+        web = create_web_app(server.app, secure_cookies=False)
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: serve_http(web, host=host, port=port))
+            await serve_stdio(server)
+            group.cancel_scope.cancel()
+
+
+@mcp.command()
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("handle")
+def token(config_path: str, handle: str) -> None:
+    """Issue a token for a person of the guard's config: they sign in to its inbox and REST API
+    with it (and connect to the guard over HTTP).
+
+    \b
+    Example:
+      signoff mcp token guard.toml noor@example.com
+    """
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard_app
+
+    try:
+        app = open_guard_app(GuardConfig.load(config_path))
+        person = app.people.find(handle)
+        if person is None:
+            raise click.ClickException(f"{handle} is not one of the guard's people: add them "
+                                       "under [[people]] in the config.")
+        click.echo(app.credentials.issue_token(person, "mcp guard"))
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None

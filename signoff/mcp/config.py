@@ -1,0 +1,184 @@
+"""The guard's configuration: which MCP servers it stands in front of, which it trusts, and the
+leave each of their tools has. Written in TOML::
+
+    name = "guard"                          # the guard's app: proposals, rules and receipts
+    database = "sqlite:///guard.db"
+    for = "noor@example.com"                # over stdio, the work is for this person
+
+    [[people]]                              # who decides (made when missing)
+    handle = "noor@example.com"
+    name = "Noor"
+
+    [servers.files]                         # an upstream started as a command (stdio) ...
+    command = "python"
+    args = ["files_server.py"]
+    env = { FILES_ROOT = "/srv/files" }
+    trusted = true                          # its read-only hints are believed
+
+    [servers.files.tools]
+    delete_file = "propose every time"      # alone, propose, propose every time, never
+
+    [servers.search]                        # ... or reached by URL (streamable HTTP)
+    url = "https://search.example/mcp"
+    headers = { Authorization = "Bearer …" }   # the guard's own credentials, never a client's
+    default = "propose"
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.agents.permits import Leave
+from signoff.exceptions import UserError
+
+__all__ = ["GuardConfig", "Person", "Upstream", "leave_named"]
+
+_LEAVES = {leave.words.lower(): leave for leave in Leave}
+
+
+def leave_named(words: str, *, where: str) -> Leave:
+    """The leave a config names: "alone", "propose", "propose every time" or "never"."""
+    found = _LEAVES.get(str(words).strip().lower().replace("_", " "))
+    if found is None:
+        raise UserError(f"{where}: {words!r} is not a leave; write one of "
+                        f"{', '.join(repr(w) for w in _LEAVES)}.")
+    return found
+
+
+@dataclass(frozen=True, kw_only=True)
+class Person:
+    """Someone the guard's app knows (made when missing)."""
+
+    handle: str
+    """Their handle (an email address, say)."""
+    name: str
+    """Their name, as proposals show it."""
+    roles: tuple[str, ...] = ()
+    """Their roles."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Upstream:
+    """One MCP server the guard stands in front of."""
+
+    name: str
+    """Its name in the config; its tools are served as ``{name}_{tool}``."""
+    command: str = ""
+    """The command that starts it (over stdio) ..."""
+    args: tuple[str, ...] = ()
+    """... with these arguments ..."""
+    env: dict[str, str] = field(default_factory=dict)
+    """... and this environment (nothing else of the guard's own is passed)."""
+    cwd: str | None = None
+    """... in this folder."""
+    url: str = ""
+    """Or its streamable HTTP endpoint."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """The guard's own headers for that URL (a client's token is never passed on)."""
+    trusted: bool = False
+    """Whether its read-only hints are believed (an untrusted server's never are)."""
+    default: Leave | None = None
+    """The leave of its tools the config does not name (None: from their hints)."""
+    tools: dict[str, Leave] = field(default_factory=dict)
+    """The leave of named tools."""
+
+    def leave_of(self, tool: str, read_only_hint: bool | None) -> Leave:
+        """The leave of one of its tools: as the config names it; else its server's default;
+        else alone for a read-only hint from a trusted server, and proposed otherwise."""
+        if tool in self.tools:
+            return self.tools[tool]
+        if self.default is not None:
+            return self.default
+        return Leave.ALONE if self.trusted and read_only_hint is True else Leave.PROPOSE
+
+
+@dataclass(frozen=True, kw_only=True)
+class GuardConfig:
+    """A guard's configuration, read from TOML by `GuardConfig.load`."""
+
+    name: str
+    """The guard's app name."""
+    database: str
+    """Where its proposals, rules and receipts live."""
+    for_: str | None
+    """Over stdio: the handle of the person the work is for."""
+    people: tuple[Person, ...]
+    """People made when missing."""
+    servers: tuple[Upstream, ...]
+    """The upstream servers, in order."""
+
+    @staticmethod
+    def load(path: str | Path) -> GuardConfig:
+        """Read a config file; a `UserError` naming the file and the fault when it is not one."""
+        where = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise UserError(f"There is no guard config at {where}.") from None
+        except tomllib.TOMLDecodeError as bad:
+            raise UserError(f"{where} is not TOML: {bad}.") from None
+        return GuardConfig.from_dict(data, where=where, base=Path(path).resolve().parent)
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], *, where: str = "the guard config",
+                  base: Path | None = None) -> GuardConfig:
+        """A config from its parsed TOML."""
+        name = str(data.get("name", "guard"))
+        database = str(data.get("database") or f"sqlite:///{(base or Path('.')) / (name + '.db')}")
+        people = tuple(_person(p, where=where) for p in _list(data.get("people", []), where,
+                                                             "people"))
+        servers_table = data.get("servers")
+        if not isinstance(servers_table, dict) or not servers_table:
+            raise UserError(f"{where}: name at least one server, e.g. [servers.files] with a "
+                            "command or a url.")
+        servers = tuple(_upstream(n, s, where=where) for n, s in servers_table.items())
+        for_ = data.get("for")
+        if for_ is not None and not isinstance(for_, str):
+            raise UserError(f"{where}: `for` is a person's handle, e.g. \"noor@example.com\".")
+        return GuardConfig(name=name, database=database, for_=for_, people=people,
+                           servers=servers)
+
+
+def _list(value: Any, where: str, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise UserError(f"{where}: `{key}` is a list ([[{key}]] tables).")
+    return value
+
+
+def _person(data: Any, *, where: str) -> Person:
+    if not isinstance(data, dict) or not data.get("handle"):
+        raise UserError(f"{where}: each [[people]] has a handle and a name.")
+    return Person(handle=str(data["handle"]), name=str(data.get("name") or data["handle"]),
+                  roles=tuple(str(r) for r in data.get("roles", [])))
+
+
+def _upstream(name: str, data: Any, *, where: str) -> Upstream:
+    here = f"{where}, [servers.{name}]"
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,40}", name):
+        raise UserError(f"{here}: a server's name is a short word of letters, digits, - and _.")
+    if not isinstance(data, dict):
+        raise UserError(f"{here}: a server is a table with a command or a url.")
+    command, url = data.get("command"), data.get("url")
+    if bool(command) == bool(url):
+        raise UserError(f"{here}: give either a command (over stdio) or a url (streamable "
+                        "HTTP), not both nor neither.")
+    unknown = sorted(set(data) - {"command", "args", "env", "cwd", "url", "headers", "trusted",
+                                  "default", "tools"})
+    if unknown:
+        raise UserError(f"{here}: unknown setting {', '.join(unknown)}.")
+    tools = data.get("tools", {})
+    if not isinstance(tools, dict):
+        raise UserError(f"{here}: `tools` maps a tool's name to its leave.")
+    return Upstream(
+        name=name, command=str(command or ""), args=tuple(str(a) for a in data.get("args", [])),
+        env={str(k): str(v) for k, v in data.get("env", {}).items()},
+        cwd=str(data["cwd"]) if data.get("cwd") else None, url=str(url or ""),
+        headers={str(k): str(v) for k, v in data.get("headers", {}).items()},
+        trusted=bool(data.get("trusted", False)),
+        default=leave_named(data["default"], where=here) if "default" in data else None,
+        tools={str(t): leave_named(w, where=f"{here} tool {t}") for t, w in tools.items()},
+    )

@@ -1,0 +1,284 @@
+"""The guard: a gateway in front of other MCP servers, serving their tools as one MCP server,
+each call gated like an agent's call of an action.
+
+Each upstream tool becomes an action of the guard's own app (``{server}_{tool}``) that calls it
+with exactly the arguments given. Its code reaches outside, so signoff counts it as changing
+things and reaching outside; its annotations are hints only: a read-only hint lets it run alone
+only when the config trusts its server, and everything else is proposed unless the config says
+otherwise. Proposals, standing rules and receipts are the app's own, decided in its inbox. When
+an upstream changes a tool's description or schema, the standing rules on it are suspended (the
+person who made each is told what changed, as the rule's reason) and pending proposals of it go
+stale.
+"""
+
+from __future__ import annotations
+
+import types
+import weakref
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dependency of mcp
+from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+from mcp.types import CallToolResult, TextContent, Tool
+from sqlalchemy import String, Text, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from signoff.actions.declare import ActionFunction
+from signoff.agents.agent import Agent
+from signoff.agents.permits import Leave, Permits
+from signoff.agents.skills import Skill
+from signoff.app import App
+from signoff.exceptions import Invalid, UserError
+from signoff.mcp import results
+from signoff.mcp.config import GuardConfig, Upstream
+from signoff.mcp.served import ServedAgent
+from signoff.mcp.upstreams import Upstreams, digest_of
+
+__all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app"]
+
+AGENT_NAME = "mcp_guard"
+"""The agent whose proposals, rules and receipts are the guard's."""
+
+_REACHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+"""How each guarded action reaches its upstream tool, by app and action: looked up when the
+action runs, so that signoff's analysis sees a call it cannot resolve (it changes things and
+reaches outside, as nothing proves otherwise)."""
+
+
+_TOOL_RECORDS: weakref.WeakKeyDictionary[App, Any] = weakref.WeakKeyDictionary()
+"""The record class keeping what each upstream tool said of itself, by guard app."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GuardedTool:
+    """One upstream tool as the guard serves it."""
+
+    action: str
+    """The action (and served tool) name: ``{server}_{tool}``."""
+    server: Upstream
+    """The server it is on."""
+    tool: Tool
+    """What the server last said of it."""
+    leave: Leave
+    """Its leave, from the config and (for a trusted server) its read-only hint."""
+
+
+def open_guard_app(config: GuardConfig) -> App:
+    """The guard's own app (its database keeps proposals, rules, receipts, and what each
+    upstream tool said of itself), with the config's people made when missing."""
+    app = App(config.name, database=config.database)
+    for person in config.people:
+        if app.people.find(person.handle) is None:
+            app.people.add(person.handle, person.name, roles=list(person.roles))
+
+    class UpstreamTool(app.Record):  # type: ignore[name-defined, misc]
+        """What an upstream tool said of itself when the guard last listed it."""
+
+        __tablename__ = "signoff_mcp_upstream_tools"
+        action: Mapped[str] = mapped_column(String(200), unique=True)
+        digest: Mapped[str] = mapped_column(String(64))
+        description: Mapped[str] = mapped_column(Text, default="")
+        __security__: list[Any] = []
+
+    _TOOL_RECORDS[app] = UpstreamTool
+    return app
+
+
+class Guard(ServedAgent):
+    """The guard's MCP server: the upstream tools the config does not rule out, each call gated
+    by the guard's agent. Made by `open_guard`."""
+
+    def __init__(self, app: App, upstreams: Upstreams, tools: dict[str, GuardedTool], *,
+                 for_: Any, wait_seconds: float) -> None:
+        self.upstreams = upstreams
+        self.guarded = tools
+        self._validators: dict[str, Draft202012Validator] = {}
+        super().__init__(app, AGENT_NAME, for_=for_, wait_seconds=wait_seconds)
+
+    def _offer(self) -> dict[str, Any]:
+        from signoff.mcp.served import _Offered
+
+        skill = self._skills[0]
+        return {name: _Offered(skill=skill, tool=Tool(
+            name=name, title=g.tool.title or (g.tool.annotations.title if g.tool.annotations
+                                              else None),
+            description=f"{g.tool.description or ''} (On {g.server.name}; "
+                        f"{_leave_words(g.leave)})".strip(),
+            input_schema=g.tool.input_schema, output_schema=g.tool.output_schema,
+            annotations=g.tool.annotations))
+            for name, g in self.guarded.items() if g.leave is not Leave.NEVER}
+
+    async def list_tools(self) -> list[Tool]:
+        """The guarded tools, after listing the upstreams again (a changed tool suspends the
+        standing rules on it)."""
+        await self.upstreams.refresh()
+        await anyio.to_thread.run_sync(self.notice_changes)
+        return await super().list_tools()
+
+    def notice_changes(self) -> list[str]:
+        """Compare what each upstream says of its tools with what it said before; suspend the
+        standing rules on each tool that changed. The tools that changed."""
+        changed = []
+        for name, guarded in list(self.guarded.items()):
+            now = self.upstreams.tools.get(guarded.server.name, {}).get(guarded.tool.name)
+            if now is None:
+                continue
+            if remember(self.app, name, now):
+                changed.append(name)
+            self.guarded[name] = GuardedTool(action=name, server=guarded.server, tool=now,
+                                             leave=guarded.leave)
+        if changed:
+            self._offered = self._offer()
+        return changed
+
+    def loop_arguments(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | str:
+        """The arguments checked against the upstream tool's input schema, as the action's."""
+        guarded = self.guarded.get(tool)
+        if guarded is None:
+            return {"arguments": arguments}
+        validator = self._validators.get(tool)
+        if validator is None:
+            try:
+                validator = Draft202012Validator(guarded.tool.input_schema)
+            except SchemaError:
+                return f"{guarded.server.name} gives {guarded.tool.name} a schema that is not JSON Schema."
+            self._validators[tool] = validator
+        problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+        if problems:
+            first = problems[0]
+            where = ".".join(str(p) for p in first.path) or "the arguments"
+            return f"{where}: {first.message}."
+        return {"arguments": arguments}
+
+    def ran(self, tool: str, answer: str, value: Any) -> CallToolResult:
+        """What the upstream answered, passed through (its structured content only when the
+        tool has an output schema)."""
+        value = value if isinstance(value, dict) else {}
+        text = value.get("text", answer)
+        guarded = self.guarded.get(tool)
+        structured = value.get("structured")
+        if guarded is None or guarded.tool.output_schema is None:
+            return CallToolResult(content=[TextContent(text=text)])
+        return CallToolResult(content=[TextContent(text=text)], structured_content=structured)
+
+    def not_run(self, tool: str, text: str, **extra: str) -> CallToolResult:
+        """Nothing ran: said in words. A tool with the upstream's output schema cannot say it as
+        an ordinary result (it has no such structured content), so it says it as an error."""
+        guarded = self.guarded.get(tool)
+        if guarded is not None and guarded.tool.output_schema is not None:
+            return results.error(text)
+        return CallToolResult(content=[TextContent(text=text)])
+
+
+def remember(app: App, action: str, tool: Tool) -> bool:
+    """Keep what `tool` says of itself now; when it said something else before, suspend the
+    standing rules on `action` (their makers are told what changed) and say True."""
+    record = _TOOL_RECORDS[app]
+    digest = digest_of(tool)
+    with app.session(as_=app.system) as session:
+        known = session.scalars(select(record).where(record.action == action)).first()
+        if known is None:
+            session.add(record(action=action, digest=digest, description=tool.description or ""))
+            return False
+        if known.digest == digest:
+            return False
+        before = known.description
+        known.digest, known.description = digest, tool.description or ""
+    what = (f"its description changed from “{before}” to “{tool.description or ''}”"
+            if before != (tool.description or "") else "its schema or hints changed")
+    for rule in app.rules(active_only=True):
+        if rule.tool != action:
+            continue
+        maker = app.people.find(rule.made_by)
+        if maker is not None:
+            app.revoke(rule, by=maker, why=f"Suspended by the guard: {action}'s server changed "
+                                          f"the tool — {what}. Look at it again, and make a new "
+                                          "rule if it still should run alone.")
+    return True
+
+
+async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
+                     wait_seconds: float) -> Guard:
+    """Connect to every upstream (closed with `stack`), make the guard's app and agent, and the
+    MCP server that serves their tools through it."""
+    upstreams = Upstreams(config)
+    await upstreams.open(stack)
+    app = await anyio.to_thread.run_sync(open_guard_app, config)
+    guarded = {}
+    for server in config.servers:
+        for tool in upstreams.tools.get(server.name, {}).values():
+            hint = tool.annotations.read_only_hint if tool.annotations else None
+            action = f"{server.name}_{tool.name}"
+            guarded[action] = GuardedTool(action=action, server=server, tool=tool,
+                                          leave=server.leave_of(tool.name, hint))
+    functions = [_register(app, upstreams, g) for g in guarded.values()]
+    agent = _agent(functions, guarded, upstreams)
+    sponsor = config.for_ or (config.people[0].handle if config.people else None)
+    app.add_agent(agent, sponsor=sponsor)
+    for_ = app.people.find(config.for_) if config.for_ else None
+    if config.for_ and for_ is None:
+        raise UserError(f"The guard's config says the work is for {config.for_}, who is not "
+                        "known: add them under [[people]].")
+    guard = Guard(app, upstreams, guarded, for_=for_, wait_seconds=wait_seconds)
+    await anyio.to_thread.run_sync(guard.notice_changes)
+    return guard
+
+
+def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFunction[..., Any]:
+    key = f"{id(app)}:{guarded.action}"
+    server, tool = guarded.server.name, guarded.tool.name
+
+    def reach(arguments: dict[str, Any]) -> dict[str, Any]:
+        answer = upstreams.call_from_thread(server, tool, arguments)
+        text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
+        if answer.is_error:
+            raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
+        return {"text": text, "structured": answer.structured_content}
+
+    _REACHES[key] = reach
+
+    def forward(arguments: dict[str, Any]) -> dict[str, Any]:
+        return _REACHES[key](arguments)
+
+    forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
+                       f"{server}, called with exactly these arguments.")
+    title = guarded.tool.title or (guarded.tool.annotations.title if guarded.tool.annotations
+                                   else None)
+    return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})")
+
+
+def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, GuardedTool],
+           upstreams: Upstreams) -> type[Agent]:
+    def version_of(self: Skill[None, str], action: str, arguments: dict[str, Any]) -> str:
+        found = guarded.get(action)
+        if found is None:
+            return ""
+        now = upstreams.tools.get(found.server.name, {}).get(found.tool.name)
+        return digest_of(now)[:12] if now is not None else "gone"
+
+    skill = types.new_class("UseServerTools", (Skill[None, str],), {}, lambda ns: ns.update({
+        "description": "Use the tools of the MCP servers this guard stands in front of.",
+        "tools": functions, "version_of": version_of,
+    }))
+    lists: dict[Leave, list[str]] = {leave: [] for leave in Leave}
+    for name, g in guarded.items():
+        lists[g.leave].append(name)
+    may = Permits(alone=lists[Leave.ALONE], propose=lists[Leave.PROPOSE],
+                  propose_every_time=lists[Leave.PROPOSE_EVERY_TIME], never=lists[Leave.NEVER])
+    return types.new_class("McpGuard", (Agent,), {}, lambda ns: ns.update({
+        "purpose": "You use other MCP servers' tools through signoff's guard.",
+        "skills": [skill()], "may": may, "roles": [],
+    }))
+
+
+def _leave_words(leave: Leave) -> str:
+    return {
+        Leave.ALONE: "runs at once",
+        Leave.PROPOSE: "each call is put to a person, who decides",
+        Leave.PROPOSE_EVERY_TIME: "every call is put to a person, who decides",
+        Leave.NEVER: "never runs",
+    }[leave]

@@ -1,0 +1,297 @@
+"""An app's agent served over MCP: the connected client acts as the agent's model.
+
+The tools are the agent's skills' tools that its declaration does not rule out, described from
+what signoff proved of them. Every call goes through the agent's loop as a model's tool call
+would: the gate, standing rules, proposals routed as the skill says, the receipt. A call that
+must be proposed is kept open until a person decides it (as long as the client can wait), then
+answered with the approved call's result or the reason of a no.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, Tool
+
+from signoff.agents.agency import AgentHandle
+from signoff.agents.agent import Agent
+from signoff.agents.permits import Leave
+from signoff.agents.proposals import ProposalStatus
+from signoff.agents.skills import Skill
+from signoff.agents.turns import CallAnswer
+from signoff.app import App
+from signoff.exceptions import UserError
+from signoff.mcp import results
+from signoff.models.base import Reply, ToolCall
+from signoff.security.principals import Principal
+
+__all__ = ["DEFAULT_WAIT_SECONDS", "WAIT_META", "WHY_META", "ServedAgent"]
+
+DEFAULT_WAIT_SECONDS = 240.0
+"""How long a proposed call is kept open for a decision: under the 300 s the SDK's HTTP client
+waits for an answer."""
+
+WHY_META = "signoff/why"
+"""The ``_meta`` key of a ``tools/call`` under which a client may say why it calls."""
+
+WAIT_META = "signoff/wait"
+"""The ``_meta`` key under which a client may say how many seconds it can wait for a decision
+(at most the server's own wait; 0: answer at once with the proposal)."""
+
+_MODEL_NAME = "an MCP client"
+
+
+@dataclass(kw_only=True)
+class _Session:
+    """One MCP session: who it acts for, its tasks (one per skill), one call at a time."""
+
+    person: Principal | None
+    tasks: dict[str, str] = field(default_factory=dict)
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Offered:
+    skill: Skill[Any, Any]
+    tool: Tool
+
+
+class ServedAgent(MCPServer):
+    """An MCP server offering one agent's tools, each call gated as the agent's model's would
+    be: ``ServedAgent(app, Estimator, for_=noor)``.
+
+    Over stdio the calls are for `for_`; over HTTP, for whoever the bearer token is (see
+    `signoff.mcp.transport`). `subject` is what the work is on, for skills that work on
+    something; `wait_seconds` how long a proposed call is kept open for its decision (0: answer
+    at once with the proposal's id and whom it waits on)."""
+
+    def __init__(
+        self,
+        app: App,
+        agent: type[Agent] | str,
+        *,
+        for_: Principal | None = None,
+        skill: str | None = None,
+        subject: Any = None,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+        poll_seconds: float = 0.2,
+        max_calls: int = 1000,
+    ) -> None:
+        self.app = app
+        self.handle: AgentHandle = app.agent(agent)
+        self.for_ = for_
+        self.subject = subject
+        self.wait_seconds = wait_seconds
+        self.poll_seconds = poll_seconds
+        self.max_calls = max_calls
+        self._skills = self._served_skills(skill, subject)
+        self._offered = self._offer()
+        self._sessions: dict[object, _Session] = {}
+        cls = self.handle.registered.agent
+        super().__init__(name=f"{app.name}-{cls.agent_name()}",
+                         instructions=f"{cls.purpose}\n\nA call that changes things may be put to "
+                                      "a person, who decides; the call answers once they have.",
+                         log_level="WARNING")
+
+    # -- what is offered -----------------------------------------------------------------
+
+    def _served_skills(self, skill: str | None, subject: Any) -> list[Skill[Any, Any]]:
+        cls = self.handle.registered.agent
+        wanted = [self.handle.skill(skill)] if skill is not None else list(cls.skills)
+        served = []
+        problems = []
+        for own in wanted:
+            problem = self.handle.subject_problem(own, subject)
+            if problem:
+                problems.append(problem)
+            else:
+                served.append(own)
+        if not served:
+            raise UserError(f"None of {cls.__name__}'s skills can be served so: "
+                            f"{' '.join(problems)} Give what the work is on with --subject.")
+        return served
+
+    def _offer(self) -> dict[str, _Offered]:
+        cls = self.handle.registered.agent
+        offered: dict[str, _Offered] = {}
+        for own in self._skills:
+            lines = {line.tool: line for line in self.app.skills.catalog(cls, own)}
+            for name in own.tool_names:
+                line = lines.get(name)
+                if name in offered or line is None or line.leave is Leave.NEVER:
+                    continue
+                info = self.app.actions.info(name)
+                how = ("It runs at once." if line.leave is Leave.ALONE else
+                       f"Each call is put to {line.decided_by}, who decides; the call answers "
+                       "once they have.")
+                offered[name] = _Offered(skill=own, tool=Tool(
+                    name=name, title=info.label,
+                    description=f"{info.label}. {info.description} {how}".replace("..", "."),
+                    input_schema=info.parameters_schema,
+                    output_schema=results.served_output_schema(info.result_schema),
+                    annotations=results.annotations_of(info),
+                ))
+        return offered
+
+    async def list_tools(self) -> list[Tool]:
+        """The agent's tools that its declaration does not rule out."""
+        return [o.tool for o in self._offered.values()]
+
+    # -- calling -------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> CallToolResult:
+        """Hand the call to the agent's loop as its model's turn; answer with what came of it."""
+        person = self._person(context)
+        session = self._session(context, person)
+        offered = self._offered.get(name)
+        ruled_out = [own for own in self._skills if name in own.tool_names]
+        if offered is None and not ruled_out:
+            return results.error(f"There is no tool named {name} that you may use here. "
+                                 "Nothing was run, and nothing was proposed.")
+        # A tool the declaration rules out is refused by the loop, and the receipt says so.
+        skill = offered.skill if offered else ruled_out[0]
+        loop_arguments = self.loop_arguments(name, arguments)
+        if isinstance(loop_arguments, str):
+            return results.error(f"Invalid: {loop_arguments} Nothing was run or proposed.")
+        why = _meta(context, WHY_META, str) or ""
+        wait = _meta(context, WAIT_META, (int, float))
+        wait = self.wait_seconds if wait is None else max(0.0, min(wait, self.wait_seconds))
+        reply = Reply(text=why, tool_calls=(ToolCall(
+            id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
+            arguments=json.dumps(loop_arguments, default=str)),))
+
+        def turn() -> tuple[str, list[CallAnswer]]:
+            task = self._task_for(session, skill)
+            return task, self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+
+        async with session.lock:
+            task, answers = await anyio.to_thread.run_sync(turn)
+            if not answers:
+                return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
+            answer = answers[0]
+            if answer.waiting and answer.proposal is not None:
+                return await self._wait(task, answer, context, wait)
+        if answer.state == "done" and answer.outcome == "Done":
+            return self.ran(name, answer.answer, answer.value)
+        return results.error(answer.answer)
+
+    def _task_for(self, session: _Session, skill: Skill[Any, Any]) -> str:
+        task = session.tasks.get(skill.name)
+        if task is None:
+            task = session.tasks[skill.name] = self.handle.start(
+                skill, self.subject, for_=session.person, model_name=_MODEL_NAME,
+                max_steps=self.max_calls)
+        return task
+
+    def _why_no_turn(self, task: str) -> str:
+        outcome = self.app.outcome(task)
+        if outcome.waiting:
+            return (f"Nothing ran: this session's work waits on {', '.join(outcome.waiting_on)}. "
+                    "Call again once it is decided.")
+        return f"Nothing ran: this session's work has ended ({outcome.status.value}). {outcome.problem}"
+
+    async def _wait(self, task: str, answer: CallAnswer, context: Context[Any, Any] | None,
+                    wait: float) -> CallToolResult:
+        """Keep the call open until the proposal is decided (or the wait is over)."""
+        assert answer.proposal is not None
+        proposal = answer.proposal
+        waited = 0.0
+        while True:
+            proposal = await anyio.to_thread.run_sync(self.app.proposal, proposal.id)
+            if proposal.status not in (ProposalStatus.WAITING, ProposalStatus.APPROVED):
+                break
+            if waited >= wait:
+                return self.not_run(proposal.action, results.waiting_words(proposal),
+                                    proposal=proposal.id, decide_by=proposal.decide_by)
+            await anyio.sleep(self.poll_seconds)
+            waited += self.poll_seconds
+            if context is not None and int(waited / self.poll_seconds) % 50 == 0:
+                await _progress(context, waited, f"waiting on {proposal.decide_by}")
+        now = await anyio.to_thread.run_sync(self.handle.answers, task, answer.turn)
+        call = next(a for a in now if a.call == answer.call)
+        if proposal.status is ProposalStatus.DONE:
+            return self.ran(proposal.action, call.answer, (proposal.result or {}).get("value"))
+        if proposal.status is ProposalStatus.REJECTED:
+            return self.not_run(proposal.action, f"{call.answer} {results.DO_NOT_RETRY}",
+                                proposal=proposal.id)
+        if proposal.status in (ProposalStatus.STALE, ProposalStatus.WITHDRAWN):
+            return self.not_run(proposal.action, call.answer, proposal=proposal.id)
+        return results.error(call.answer or f"{proposal.action} did not run "
+                                            f"({proposal.status.value}).")
+
+    # -- what a subclass may change (the guard does) -------------------------------------
+
+    def loop_arguments(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | str:
+        """The arguments the agent's loop is given for a call (or what is wrong with them: the
+        loop checks an action's own arguments itself)."""
+        return arguments
+
+    def ran(self, tool: str, answer: str, value: Any) -> CallToolResult:
+        """The result of a call that ran."""
+        return results.ran(answer, value)
+
+    def not_run(self, tool: str, text: str, **extra: str) -> CallToolResult:
+        """The ordinary result of a call that did not run (yet), in words."""
+        return results.words(text, **extra)
+
+    # -- who and which session -----------------------------------------------------------
+
+    def _person(self, context: Context[Any, Any] | None) -> Principal | None:
+        headers = _headers(context)
+        if headers is None:
+            return self.for_
+        from signoff.mcp.transport import bearer_person
+
+        return bearer_person(self.app, headers)
+
+    def _session(self, context: Context[Any, Any] | None, person: Principal | None) -> _Session:
+        key = _session_key(context, person)
+        session = self._sessions.get(key)
+        if session is None:
+            session = self._sessions[key] = _Session(person=person)
+        return session
+
+
+def _headers(context: Context[Any, Any] | None) -> Any:
+    if context is None:
+        return None
+    try:
+        return context.headers
+    except ValueError:  # no request: called in process
+        return None
+
+
+def _session_key(context: Context[Any, Any] | None, person: Principal | None) -> object:
+    """Which session a call belongs to: over stdio the process serves one client; over HTTP,
+    the MCP session when the protocol keeps one (2025-11-25), else the person connecting (the
+    2026-07-28 protocol keeps no sessions)."""
+    headers = _headers(context)
+    if headers is None:
+        return "stdio"
+    return ("http", headers.get("mcp-session-id") or "", person.id if person else "")
+
+
+def _meta(context: Context[Any, Any] | None, key: str, kind: Any) -> Any:
+    """What the client put under `key` in the call's ``_meta`` (None: nothing of that kind)."""
+    if context is None:
+        return None
+    try:
+        meta = context.request_context.meta
+    except ValueError:  # no request: called in process
+        return None
+    found = meta.get(key) if isinstance(meta, dict) else None
+    return found if isinstance(found, kind) and not isinstance(found, bool) else None
+
+
+async def _progress(context: Context[Any, Any], waited: float, message: str) -> None:
+    try:
+        await context.report_progress(waited, None, message)
+    except Exception:  # a client that asked for no progress: nothing to tell
+        return

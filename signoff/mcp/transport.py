@@ -1,0 +1,105 @@
+"""Serving an MCP server over stdio or streamable HTTP, with signoff's bearer tokens over HTTP.
+
+Over HTTP every request carries ``Authorization: Bearer so_…`` (a token from ``signoff users
+token``); a request without a valid one is answered 401 before MCP sees it, and the calls of a
+connection act for the token's person. The inbox and the REST API can be served beside MCP (at
+``/`` and ``/api``, MCP at ``/mcp``), so that what a call proposes is decided in the process that
+can run it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any
+
+from mcp.server import MCPServer
+
+from signoff.app import App
+from signoff.exceptions import NotAuthorized
+from signoff.security.principals import Principal
+
+__all__ = ["BearerGate", "bearer_person", "http_app", "serve_http", "serve_stdio"]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def bearer_person(app: App, headers: Mapping[str, str]) -> Principal:
+    """The person whose token the request carries; `NotAuthorized` otherwise."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise NotAuthorized("Send a signoff bearer token: Authorization: Bearer so_… (from "
+                            "`signoff users token HANDLE`).")
+    person = app.credentials.principal_for_token(token.strip())
+    if person is None:
+        raise NotAuthorized("This token is unknown, revoked or expired, or its owner is "
+                            "disabled: ask for a new one.")
+    return person
+
+
+class BearerGate:
+    """ASGI middleware: requests under `prefix` without a valid signoff token get a 401
+    problem; the others pass."""
+
+    def __init__(self, inner: ASGIApp, app: App, *, prefix: str = "/mcp") -> None:
+        self.inner = inner
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefix):
+            await self.inner(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        try:
+            import anyio
+
+            await anyio.to_thread.run_sync(bearer_person, self.app, headers)
+        except NotAuthorized as refused:
+            body = json.dumps({"type": "urn:signoff:problem:bad-token", "title": "Unauthorized",
+                               "status": 401, "detail": refused.message}).encode()
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"www-authenticate", b'Bearer realm="signoff"'),
+                (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.inner(scope, receive, send)
+
+
+def http_app(server: MCPServer, app: App, *, host: str, inbox: bool = False) -> ASGIApp:
+    """The ASGI app serving `server` at ``/mcp`` behind signoff's tokens, and `app`'s inbox and
+    REST API beside it when `inbox`."""
+    mcp_app = server.streamable_http_app(host=host)
+    if not inbox:
+        return BearerGate(mcp_app, app)
+    from signoff.web import create_web_app
+
+    web = create_web_app(app, secure_cookies=False)
+
+    async def both(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan" or str(scope.get("path", "")).startswith("/mcp"):
+            await mcp_app(scope, receive, send)
+        else:
+            await web(scope, receive, send)
+
+    return BearerGate(both, app)
+
+
+async def serve_stdio(server: MCPServer) -> None:
+    """Serve `server` on this process's stdin and stdout."""
+    await server.run_stdio_async()
+
+
+async def serve_http(target: ASGIApp, *, host: str, port: int) -> None:
+    """Serve an ASGI app with uvicorn until it is stopped."""
+    import uvicorn
+
+    # No access log: over stdio, stdout is the MCP stream.
+    config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on",
+                            access_log=False)
+    await uvicorn.Server(config).serve()

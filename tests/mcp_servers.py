@@ -1,0 +1,125 @@
+"""Real MCP servers for the MCP tests: ``signoff mcp …`` in a subprocess over stdio or streamable
+HTTP on loopback, the REST API in a thread, and connected SDK clients."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import uvicorn
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSPORTS = ["stdio", "http"]
+"""The two transports every scenario runs over."""
+
+
+def free_port() -> int:
+    """A port nothing listens on now, on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def command(*arguments: str) -> list[str]:
+    """The ``signoff`` command line with these arguments, run by this interpreter."""
+    return [sys.executable, "-m", "signoff.cli", *arguments]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """What a subprocess is given: what it needs to find the code, and `extra`."""
+    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), **extra}
+
+
+@contextmanager
+def http_server(arguments: Sequence[str], env: dict[str, str], port: int) -> Iterator[str]:
+    """Run ``signoff …`` serving HTTP on `port`; its base URL while it runs."""
+    with serving(command(*arguments), env, port) as url:
+        yield url
+
+
+@contextmanager
+def serving(argv: Sequence[str], env: dict[str, str], port: int) -> Iterator[str]:
+    """Run `argv` (a server listening on `port`) in a subprocess; its base URL while it runs."""
+    process = subprocess.Popen(list(argv), cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120  # a guard starts its upstreams first
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"the server stopped: {process.stderr.read().decode()}")  # type: ignore[union-attr]
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@asynccontextmanager
+async def connected(transport: str, arguments: Sequence[str], env: dict[str, str], *,
+                    token: str = "", mode: str = "auto") -> AsyncIterator[Client]:
+    """An SDK client connected to ``signoff …`` over `transport` (over HTTP, with `token`)."""
+    if transport == "stdio":
+        params = StdioServerParameters(command=sys.executable,
+                                       args=command(*arguments)[1:], env=env, cwd=str(ROOT))
+        async with Client(params, mode=mode, cache=None) as client:
+            yield client
+        return
+    port = free_port()
+    with http_server([*arguments, "--http", f"127.0.0.1:{port}"], env, port) as url:
+        async with over_http(url, token=token, mode=mode) as client:
+            yield client
+
+
+@asynccontextmanager
+async def over_http(url: str, *, token: str = "", mode: str = "auto") -> AsyncIterator[Client]:
+    """An SDK client connected to the MCP endpoint of a server at `url`, with `token`."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http, \
+            Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode,
+                   cache=None) as client:
+        yield client
+
+
+@contextmanager
+def rest_api(app: Any) -> Iterator[str]:
+    """`app`'s REST API served by uvicorn on 127.0.0.1 in a thread; its base URL."""
+    from signoff.web import create_web_app
+
+    server = uvicorn.Server(uvicorn.Config(create_web_app(app, secure_cookies=False),
+                                           host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the REST API did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

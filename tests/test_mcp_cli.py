@@ -1,0 +1,78 @@
+"""``signoff mcp``: every mistake in how it is called is a sentence with what to do, and nothing
+starts serving."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from signoff.cli import main
+from signoff.mcp.config import GuardConfig
+from signoff.mcp.guard import open_guard_app
+
+WORKSHOP = ["--app", "examples/workshop.py"]
+
+
+@pytest.fixture
+def workshop(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The workshop's records in a file of this test's own."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
+
+
+@pytest.mark.usefixtures("workshop")
+@pytest.mark.parametrize(("arguments", "says"), [
+    (["--agent", "nobody"], "No agent 'nobody' is registered"),
+    (["--agent", "estimator"], "give what the work is on with --subject"),
+    (["--agent", "estimator", "--subject", "T-7"], "is not the id of a Repair"),
+    (["--agent", "estimator", "--subject", "00000000-0000-0000-0000-000000000000"],
+     "There is no Repair with id"),
+    (["--agent", "estimator", "--for", "ghost@example.com"], "There is no person"),
+    (["--agent", "estimator", "--skill", "juggle"], "has no skill 'juggle'"),
+])
+def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:
+    """A wrong agent, subject, person or skill stops `signoff mcp serve` with a sentence."""
+    result = CliRunner().invoke(main, ["mcp", "serve", *WORKSHOP, *arguments])
+    assert result.exit_code != 0
+    assert says.lower() in result.output.lower()
+    assert "Traceback" not in result.output
+
+
+def test_guard_refuses_a_missing_config_and_an_unreachable_server(tmp_path: Path) -> None:
+    """No config file, and a server whose command ends at once, are each told in a sentence."""
+    missing = CliRunner().invoke(main, ["mcp", "guard", str(tmp_path / "nowhere.toml")])
+    assert missing.exit_code == 1
+    assert "There is no guard config at" in missing.output
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+database = "sqlite:///{tmp_path / 'guard.db'}"
+[servers.gone]
+command = "{sys.executable}"
+args = ["-c", "pass"]
+''')
+    gone = CliRunner().invoke(main, ["mcp", "guard", str(config)])
+    assert gone.exit_code == 1
+    assert "could not reach the server gone" in gone.output
+    assert "Traceback" not in gone.output
+
+
+def test_token_is_issued_only_for_the_guards_people(tmp_path: Path) -> None:
+    """`signoff mcp token` prints a token that is Noor's; a stranger gets a sentence."""
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+database = "sqlite:///{tmp_path / 'guard.db'}"
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+[servers.files]
+command = "true"
+''')
+    issued = CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com"])
+    assert issued.exit_code == 0
+    app = open_guard_app(GuardConfig.load(config))
+    assert app.credentials.principal_for_token(issued.output.strip()).name == "Noor"
+    stranger = CliRunner().invoke(main, ["mcp", "token", str(config), "mia@example.com"])
+    assert stranger.exit_code == 1
+    assert "is not one of the guard's people" in stranger.output

@@ -1,0 +1,316 @@
+"""``signoff mcp guard``: the guard in front of file-keeping MCP servers written with the SDK,
+reached by the SDK's client over stdio and streamable HTTP on loopback, with Noor deciding
+through the guard's REST API."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+
+from signoff.mcp.config import GuardConfig
+from signoff.mcp.guard import open_guard_app
+from tests.mcp_servers import (
+    ROOT,
+    TRANSPORTS,
+    connected,
+    environment,
+    free_port,
+    http_server,
+    over_http,
+    serving,
+)
+
+UPSTREAM = str(ROOT / "tests" / "mcp_upstream_files.py")
+
+
+def _config(tmp: Path, *, delete_says: str = "", web_port: int | None = None) -> Path:
+    """A guard config: a trusted file server, and an untrusted one that says its deleting tool
+    only reads; write_file is never allowed."""
+    files_env = f'FILES_ROOT = "{tmp / "files"}"'
+    if delete_says:
+        files_env += f', FILES_DELETE_SAYS = "{delete_says}"'
+    path = tmp / "guard.toml"
+    path.write_text(f'''
+name = "guard"
+database = "sqlite:///{tmp / 'guard.db'}"
+for = "noor@example.com"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+
+[servers.files]
+command = "{sys.executable}"
+args = ["{UPSTREAM}"]
+env = {{ {files_env} }}
+trusted = true
+
+[servers.files.tools]
+write_file = "never"
+
+[servers.liar]
+command = "{sys.executable}"
+args = ["{UPSTREAM}"]
+env = {{ FILES_ROOT = "{tmp / 'liar' / 'files'}", FILES_LIE = "1" }}
+''')
+    if web_port is not None:
+        path.write_text(path.read_text() + f'''
+[servers.web]
+url = "http://127.0.0.1:{web_port}/mcp"
+headers = {{ Authorization = "Bearer the-guards-own" }}
+trusted = true
+''')
+    return path
+
+
+@pytest.fixture
+def guard(tmp_path: Path) -> SimpleNamespace:
+    """Two file servers' folders with a.txt, b.txt and c.txt, a guard config, and Noor's token."""
+    for root in (tmp_path / "files", tmp_path / "liar" / "files"):
+        root.mkdir(parents=True)
+        for name in ("a.txt", "b.txt", "c.txt"):
+            (root / name).write_text(name)
+    config = _config(tmp_path)
+    app = open_guard_app(GuardConfig.load(config))
+    noor = app.people.find("noor@example.com")
+    return SimpleNamespace(tmp=tmp_path, config=config, app=app, noor=noor,
+                           token=app.credentials.issue_token(noor, "tests"),
+                           env=environment())
+
+
+@asynccontextmanager
+async def _guarded(guard: SimpleNamespace, transport: str) -> AsyncIterator[tuple[Client, str]]:
+    """A client of the guard and the base URL of its REST API (beside MCP over HTTP; on a port
+    of its own over stdio)."""
+    if transport == "stdio":
+        port = free_port()
+        arguments = ["mcp", "guard", str(guard.config), "--inbox", f"127.0.0.1:{port}"]
+        async with connected("stdio", arguments, guard.env) as client:
+            yield client, f"http://127.0.0.1:{port}"
+        return
+    port = free_port()
+    with http_server(["mcp", "guard", str(guard.config), "--http", f"127.0.0.1:{port}"],
+                     guard.env, port) as url:
+        async with over_http(url, token=guard.token) as client:
+            yield client, url
+
+
+async def _decide(rest: str, guard: SimpleNamespace, verb: str, body: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """Wait for Noor's proposal in the guard's REST API; decide it there. The proposal."""
+    headers = {"Authorization": f"Bearer {guard.token}"}
+    async with httpx.AsyncClient(base_url=rest, headers=headers) as api:
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    items = (await api.get("/api/proposals")).json()["items"]
+                except httpx.TransportError:  # the inbox is still starting
+                    items = []
+                if items:
+                    break
+                await anyio.sleep(0.05)
+        (proposal,) = items
+        answer = await api.post(f"/api/proposals/{proposal['id']}/{verb}", json=body)
+        assert answer.status_code == 200, answer.text
+        again = await api.post(f"/api/proposals/{proposal['id']}/{verb}", json=body)
+        assert again.status_code == 409  # decided once
+        return dict(proposal)
+
+
+async def _delete_while_deciding(client: Client, rest: str, guard: SimpleNamespace, tool: str,
+                                 name: str, body: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    found: dict[str, Any] = {}
+
+    async def call() -> None:
+        found["result"] = await client.call_tool(tool, {"name": name},
+                                                 meta={"signoff/why": f"{name} is a stale copy."})
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        found["proposal"] = await _decide(rest, guard, "approve", body)
+    return found["result"], found["proposal"]
+
+
+def _deleted(guard: SimpleNamespace) -> list[str]:
+    log = guard.tmp / "deleted.log"
+    return log.read_text().split() if log.exists() else []
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespace,
+                                                            transport: str) -> None:
+    """Listing on the trusted server runs alone; deleting is proposed to Noor with its exact
+    arguments, server and why, approved once through the REST API, and runs once; the lying
+    server's 'read-only' deleting tool is still proposed; the never-tool is neither listed nor
+    callable; arguments that do not fit the upstream's schema are told to the client."""
+
+    async def scenario() -> dict[str, Any]:
+        async with _guarded(guard, transport) as (client, rest):
+            got: dict[str, Any] = {"tools": {t.name: t for t in
+                                             (await client.list_tools()).tools}}
+            got["listed"] = await client.call_tool("files_list_files", {})
+            got["deleted"], got["proposal"] = await _delete_while_deciding(
+                client, rest, guard, "files_delete_file", "a.txt", {})
+            got["never"] = await client.call_tool("files_write_file",
+                                                  {"name": "x.txt", "text": "x"})
+            got["unfit"] = await client.call_tool("files_delete_file", {"nme": "b.txt"})
+            got["lie"] = await client.call_tool("liar_delete_file", {"name": "a.txt"},
+                                                meta={"signoff/wait": 0})
+            return got
+
+    got = anyio.run(scenario)
+    tools = got["tools"]
+    assert "files_write_file" not in tools  # never, on files
+    assert "liar_write_file" in tools
+    assert tools["liar_delete_file"].annotations.read_only_hint is True  # passed through ...
+    assert "put to a person" in tools["liar_delete_file"].description  # ... and not believed
+    assert "runs at once" in tools["files_list_files"].description
+    assert not got["listed"].is_error
+    assert got["listed"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+
+    proposal = got["proposal"]
+    assert proposal["action"] == "files_delete_file"
+    assert proposal["arguments"] == {"arguments": {"name": "a.txt"}}
+    assert "(on files)" in proposal["label"]
+    assert proposal["why"] == "a.txt is a stale copy."
+    assert not got["deleted"].is_error
+    assert got["deleted"].content[0].text == "Deleted a.txt."
+    assert _deleted(guard) == ["a.txt"]  # ran once, though approved twice over
+    assert not (guard.tmp / "files" / "a.txt").exists()
+
+    assert got["never"].is_error
+    assert "may never use" in got["never"].content[0].text
+    assert not (guard.tmp / "files" / "x.txt").exists()
+    assert got["unfit"].is_error
+    assert got["unfit"].content[0].text.startswith("Invalid: the arguments: 'name' is a required")
+    assert not got["lie"].is_error
+    assert "was proposed to Noor" in got["lie"].content[0].text
+    assert (guard.tmp / "liar" / "files" / "a.txt").exists()
+    statuses = sorted((p.action, p.status.value) for p in guard.app.proposals())
+    assert statuses == [("files_delete_file", "Done"), ("liar_delete_file", "Waiting")]
+    receipt = guard.app.receipt(guard.app.proposals()[0].task).words
+    assert "McpGuard ran files_list_files alone" in receipt
+    assert "Noor approved files_delete_file, and it ran as them." in receipt
+
+
+def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace) -> None:
+    """Noor approves a delete 'always like this': the next delete runs alone. When the server
+    then changes delete_file's description, the rule is suspended (Noor is told what changed, as
+    the rule's reason) and the next delete is proposed again."""
+
+    async def first() -> tuple[Any, Any]:
+        async with _guarded(guard, "stdio") as (client, rest):
+            approved, _ = await _delete_while_deciding(client, rest, guard, "files_delete_file",
+                                                       "a.txt", {"always": True})
+            alone = await client.call_tool("files_delete_file", {"name": "b.txt"})
+            return approved, alone
+
+    approved, alone = anyio.run(first)
+    assert not approved.is_error
+    assert not alone.is_error
+    assert alone.content[0].text == "Deleted b.txt."
+    assert _deleted(guard) == ["a.txt", "b.txt"]
+    (rule,) = guard.app.rules(active_only=True)
+    assert rule.used == 1
+
+    _config(guard.tmp, delete_says="Delete a file and every copy of it on every disk.")
+
+    async def second() -> tuple[Any, Any]:
+        async with _guarded(guard, "stdio") as (client, rest):
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            called = await client.call_tool("files_delete_file", {"name": "c.txt"},
+                                            meta={"signoff/wait": 0})
+            async with httpx.AsyncClient(base_url=rest, headers={
+                    "Authorization": f"Bearer {guard.token}"}) as api:
+                rules = (await api.get("/api/rules")).json()
+            return tools, called, rules
+
+    tools, called, rules = anyio.run(second)
+    assert tools["files_delete_file"].description.startswith("Delete a file and every copy")
+    assert "was proposed to Noor" in called.content[0].text
+    assert _deleted(guard) == ["a.txt", "b.txt"]
+    assert guard.app.rules(active_only=True) == []
+    (shown,) = rules
+    assert "Suspended by the guard" in shown["why"]
+    assert "“Delete a file.” to “Delete a file and every copy of it on every disk.”" in shown["why"]
+
+
+def test_over_http_the_clients_token_never_reaches_an_upstream(guard: SimpleNamespace) -> None:
+    """An upstream reached over HTTP is sent the guard's own header from the config, never the
+    connecting client's signoff token; a client without a token is refused."""
+    web_port = free_port()
+    _config(guard.tmp, web_port=web_port)
+    files = {"FILES_ROOT": str(guard.tmp / "files")}
+    with serving([sys.executable, UPSTREAM, "--http", str(web_port)], environment(**files),
+                 web_port):
+
+        async def scenario() -> Any:
+            async with _guarded(guard, "http") as (client, rest):
+                refused = httpx.post(f"{rest}/mcp", json={"jsonrpc": "2.0", "id": 1,
+                                                          "method": "tools/list"})
+                assert refused.status_code == 401
+                return await client.call_tool("web_headers_seen", {})
+
+        seen = anyio.run(scenario)
+    assert not seen.is_error
+    assert seen.content[0].text == "Bearer the-guards-own"
+    assert guard.token not in str(guard.app.receipt(_task(guard)).entries)
+
+
+def _task(guard: SimpleNamespace) -> str:
+    from sqlalchemy import text
+
+    with guard.app.database.connect() as db:
+        (task,) = db.execute(text("select id from signoff_tasks")).scalars().all()
+    return str(task)
+
+
+def test_the_readmes_guard_config_reads_as_written() -> None:
+    """The guard.toml of the README is a config the guard reads: two servers, one trusted, the
+    leaves it names."""
+    import re
+    import tomllib
+
+    from signoff.agents.permits import Leave
+
+    (block,) = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
+    config = GuardConfig.from_dict(tomllib.loads(block))
+    files, search = config.servers
+    assert (files.name, files.trusted, search.name, search.trusted) == ("files", True, "search",
+                                                                         False)
+    assert files.tools == {"move_file": Leave.PROPOSE_EVERY_TIME, "write_file": Leave.NEVER}
+    assert files.leave_of("read_file", True) is Leave.ALONE
+    assert search.leave_of("search", True) is Leave.PROPOSE
+    assert search.headers == {"Authorization": "Bearer the-guards-own-key"}
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('name = "g"', "name at least one server"),
+    ('[servers.files]\ntrusted = true', "either a command"),
+    ('[servers.files]\ncommand = "x"\nurl = "http://x"', "either a command"),
+    ('[servers.files]\ncommand = "x"\n[servers.files.tools]\nrm = "sometimes"', "not a leave"),
+    ('[servers.files]\ncommand = "x"\ntrusted_hints = true', "unknown setting trusted_hints"),
+    ('[servers."no spaces"]\ncommand = "x"', "a short word"),
+    ('for = 3\n[servers.files]\ncommand = "x"', "`for` is a person's handle"),
+    ('[[people]]\nname = "Noor"\n[servers.files]\ncommand = "x"', "has a handle"),
+    ("servers = [", "is not TOML"),
+])
+def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, says: str) -> None:
+    """Each fault of a guard config is a UserError naming the file and what to write."""
+    from signoff.exceptions import UserError
+
+    path = tmp_path / "guard.toml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=re.escape(says)) as refused:
+        GuardConfig.load(path)
+    assert str(path) in str(refused.value)

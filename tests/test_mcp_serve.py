@@ -1,0 +1,214 @@
+"""``signoff mcp serve``: the workshop's estimator served over MCP to the SDK's own client, over
+stdio and streamable HTTP on loopback, with Noor deciding through the REST API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+
+from signoff import ProposalStatus
+from tests.mcp_servers import (
+    TRANSPORTS,
+    connected,
+    environment,
+    free_port,
+    http_server,
+    over_http,
+    rest_api,
+)
+from tests.workshop_web import open_workshop, repair_price
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The workshop in a SQLite file the served process shares, with everyone's API token."""
+    shop = open_workshop(tmp_path, monkeypatch)
+    shop.env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
+    shop.serve = ["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
+                  "--subject", str(shop.repair.id)]
+    return shop
+
+
+def _session(shop: SimpleNamespace, transport: str, *, mode: str = "auto",
+             wait: float = 60) -> Any:
+    """A client session of the estimator's tools, working for Noor (by --for over stdio, by her
+    token over HTTP)."""
+    arguments = [*shop.serve, "--wait", str(wait)]
+    if transport == "stdio":
+        arguments += ["--for", "noor@workshop.example"]
+    return connected(transport, arguments, shop.env, token=shop.tokens["Noor"], mode=mode)
+
+
+async def _decide(rest: str, shop: SimpleNamespace, verb: str, body: dict[str, Any]) -> str:
+    """Wait for the proposal Noor may decide to show in the REST API, and decide it there."""
+    headers = {"Authorization": f"Bearer {shop.tokens['Noor']}"}
+    async with httpx.AsyncClient(base_url=rest, headers=headers) as api:
+        with anyio.fail_after(30):
+            while True:
+                items = (await api.get("/api/proposals")).json()["items"]
+                if items:
+                    break
+                await anyio.sleep(0.05)
+        (proposal,) = items
+        answer = await api.post(f"/api/proposals/{proposal['id']}/{verb}", json=body)
+        assert answer.status_code == 200, answer.text
+        return str(proposal["id"])
+
+
+async def _call_while_deciding(client: Client, rest: str, shop: SimpleNamespace, verb: str,
+                               body: dict[str, Any], price: int) -> tuple[Any, str]:
+    """Call set_price, and decide its proposal through the REST API while the call waits."""
+    found: dict[str, Any] = {}
+
+    async def call() -> None:
+        found["result"] = await client.call_tool(
+            "set_price", {"repair": str(shop.repair.id), "price": price},
+            meta={"signoff/why": "Pads, a cable and an hour of work."})
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        found["proposal"] = await _decide(rest, shop, verb, body)
+    return found["result"], found["proposal"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_note_runs_alone_and_the_price_waits_for_noors_yes(
+        shop: SimpleNamespace, transport: str, mode: str) -> None:
+    """Over both transports and both protocol eras: the note runs alone; the price is proposed
+    to Noor, the call stays open while she approves through the REST API, and answers with the
+    approved call's result; T-7 then costs 45, and the receipt tells it all."""
+
+    async def scenario() -> None:
+        with rest_api(shop.app) as rest:
+            async with _session(shop, transport, mode=mode) as client:
+                noted = await client.call_tool("note_repair", {"repair": str(shop.repair.id),
+                                                               "note": "Pads and a cable."})
+                assert not noted.is_error
+                assert noted.structured_content == {"result": "Noted on T-7."}
+                result, proposal_id = await _call_while_deciding(
+                    client, rest, shop, "approve", {}, price=45)
+        assert not result.is_error
+        assert result.content[0].text == "T-7 costs 45."
+        assert result.structured_content == {"result": "T-7 costs 45."}
+        decided = shop.app.proposal(proposal_id)
+        assert decided.status is ProposalStatus.DONE
+        assert decided.why == "Pads, a cable and an hour of work."
+        receipt = shop.app.receipt(decided.task).words
+        assert "ran note_repair alone" in receipt
+        assert "Noor approved set_price, and it ran as them." in receipt
+
+    anyio.run(scenario)
+    assert repair_price(shop) == 45
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Repair, shop.repair.id).note == "Pads and a cable."
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_rejection_is_told_as_an_ordinary_result(shop: SimpleNamespace, transport: str) -> None:
+    """Noor says no through the REST API: the waiting call answers with her reason, as a result
+    that is not an error, telling the model not to call it again; nothing ran."""
+
+    async def scenario() -> Any:
+        with rest_api(shop.app) as rest:
+            async with _session(shop, transport) as client:
+                result, _ = await _call_while_deciding(
+                    client, rest, shop, "reject", {"reason": "Quote the cable separately."},
+                    price=99)
+        return result
+
+    result = anyio.run(scenario)
+    assert not result.is_error
+    text = result.content[0].text
+    assert "Noor said no to set_price: Quote the cable separately." in text
+    assert "Do not call it again" in text
+    assert result.structured_content["not_run"] == text
+    assert repair_price(shop) == 0
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_what_is_listed_refused_and_answered_at_once(shop: SimpleNamespace,
+                                                      transport: str) -> None:
+    """scrap_repair (never, by the estimator's permits) is not listed, and called anyway it
+    neither runs nor is proposed; the listed tools say what signoff proved of them; arguments
+    that do not fit are told to the client, not put to a person; a client that cannot wait is
+    told the proposal's id and whom it waits on."""
+
+    async def scenario() -> dict[str, Any]:
+        repair = str(shop.repair.id)
+        async with _session(shop, transport) as client:
+            return {
+                "tools": {t.name: t for t in (await client.list_tools()).tools},
+                "scrap": await client.call_tool("scrap_repair", {"repair": repair}),
+                "made_up": await client.call_tool("fix_everything", {}),
+                "cheap": await client.call_tool("set_price", {"repair": repair,
+                                                              "price": "cheap"}),
+                "no_note": await client.call_tool("note_repair", {"repair": repair}),
+                "no_wait": await client.call_tool("set_price", {"repair": repair, "price": 45},
+                                                  meta={"signoff/wait": 0}),
+            }
+
+    got = anyio.run(scenario)
+    tools = got["tools"]
+    assert sorted(tools) == ["note_repair", "parts_for", "set_price"]
+    assert tools["parts_for"].annotations.read_only_hint is True
+    assert tools["set_price"].annotations.read_only_hint is False
+    assert tools["set_price"].annotations.destructive_hint is True
+    assert tools["set_price"].output_schema["properties"]["result"] == {"type": "string"}
+    assert tools["parts_for"].output_schema["properties"]["result"]["type"] == "array"
+    for refused in ("scrap", "made_up"):
+        assert got[refused].is_error
+        assert "Nothing was run, and nothing was proposed." in got[refused].content[0].text
+    assert "may never use" in got["scrap"].content[0].text
+    for invalid in ("cheap", "no_note"):
+        assert got[invalid].is_error
+        assert got[invalid].content[0].text.startswith("Invalid:")
+        assert "Nothing was run or proposed." in got[invalid].content[0].text
+    assert "note" in got["no_note"].content[0].text.lower()
+    (proposal,) = shop.app.proposals()  # only the price that could not wait
+    assert proposal.arguments["price"] == 45
+    assert not got["no_wait"].is_error
+    assert got["no_wait"].structured_content["proposal"] == proposal.id
+    assert got["no_wait"].structured_content["decide_by"] == "Noor"
+    assert proposal.id in got["no_wait"].content[0].text
+    assert repair_price(shop) == 0
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Repair, shop.repair.id).fault == "rear brake does not bite"
+
+
+def test_over_http_a_request_without_a_valid_token_is_refused(shop: SimpleNamespace) -> None:
+    """Without a token, or with a made-up one, the MCP endpoint answers 401 and nothing is
+    served; Mia's token serves work for Mia."""
+    port = free_port()
+    with http_server([*shop.serve, "--http", f"127.0.0.1:{port}"], shop.env, port) as url:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for headers in ({}, {"Authorization": "Bearer so_0123456789abcdef_madeup"}):
+            answer = httpx.post(f"{url}/mcp", json=body, headers=headers)
+            assert answer.status_code == 401
+            assert answer.headers["www-authenticate"].startswith("Bearer")
+
+        async def as_mia() -> Any:
+            async with over_http(url, token=shop.tokens["Mia"]) as client:
+                return await client.call_tool("note_repair", {"repair": str(shop.repair.id),
+                                                              "note": "Mia's note."})
+
+        noted = anyio.run(as_mia)
+    assert not noted.is_error
+    (task,) = shop.app.proposals() or [None]  # nothing proposed: a note runs alone
+    assert task is None
+    starts = [e.words for t in _tasks(shop) for e in shop.app.receipt(t).entries
+              if e.kind == "start"]
+    assert starts == ["Estimator began estimate_repair for Mia."]
+
+
+def _tasks(shop: SimpleNamespace) -> list[str]:
+    from sqlalchemy import text
+
+    with shop.app.database.connect() as db:
+        return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
