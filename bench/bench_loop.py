@@ -273,7 +273,7 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
     task, seq, revision = str(uuid.uuid4()), 2, 0
     db.execute("BEGIN IMMEDIATE")
     db.execute("INSERT INTO signoff_tasks VALUES (?, 'alone', 'sum', NULL, '', NULL, NULL, "
-               "'running', 0, 0, 2, 0, 0.0, 100000, 100.0, 'scripted', NULL, '', 0, ?, ?)",
+               "'running', 0, 0, 2, 0, 0.0, 100000, 100.0, 'scripted', NULL, '', 0, ?, ?, NULL)",
                (task, _now(), _now()))
     for i, text in enumerate(("You add numbers.", "Add numbers.")):
         db.execute("INSERT INTO signoff_messages VALUES (?, ?, ?)",
@@ -411,6 +411,120 @@ def verdict(value_us: float, target_us: float) -> str:
     return f"{'meets' if value_us <= target_us else 'misses'} the target of {target_us:.0f} µs"
 
 
+# -- tracing ---------------------------------------------------------------------------------
+
+
+def tracing_provider() -> tuple[Any, Any]:
+    """An OpenTelemetry SDK tracer provider as an app would run it: spans batched to an
+    exporter (one that keeps them in memory, cleared between runs, standing in for a
+    collector); and that exporter."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    return provider, exporter
+
+
+def hooks_us(bench: Bench, observer: Any, reps: int) -> float:
+    """What the points the loop calls for one alone call cost `observer`, in µs, beyond the
+    model call itself: around the model call, around the tool call, the verdict, the call's
+    end (per task, the start and the run are fewer still). On a real task's rows."""
+    from signoff.agents import repository as repo
+    from signoff.agents.gate import gate
+
+    outcome = run_alone_outcome(bench, "add", 1)
+    with bench.app.database.connect() as db:
+        task = repo.load_task(db, outcome.task)
+        (call, _) = repo.calls_of(db, outcome.task)
+    info = bench.app.actions.info("add")
+    verdict = gate("add", info.effects, [bench.alone.may], query=info.query)
+    model = ScriptedModel(says.tool(bench.tools["add"], a=1, b=1), usage=USAGE)
+    messages: tuple[Any, ...] = ()
+    answer = bench.app.actions.run("add", {"a": 1, "b": 1}, as_=bench.clerk)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        observer.complete(task, model, messages, (), max_output_tokens=1)
+        with observer.tool_call(task, call):
+            observer.gated(verdict)
+            observer.tool_ended(state="done", outcome="Done", answer="2", result=answer)
+    t1 = time.perf_counter()
+    for _ in range(reps):
+        model.complete(messages, (), max_output_tokens=1)
+    t2 = time.perf_counter()
+    return ((t1 - t0) - (t2 - t1)) / reps * 1e6
+
+
+def run_alone_outcome(bench: Bench, tool: str, n: int) -> Any:
+    """``agent.do`` of N alone calls of `tool`; its outcome."""
+    model = ScriptedModel(*script(bench, tool, n), usage=USAGE)
+    return bench.app.agent(bench.alone).do(bench.skill, None, for_=bench.clerk, model=model)
+
+
+def measure_tracing(args: argparse.Namespace) -> None:
+    """Per alone call: tracing off, and tracing on with the SDK; runs interleaved, in one run."""
+    reps, warmup = args.reps, args.warmup
+    print("\n== tracing: per tool call run alone, off and on (OpenTelemetry SDK, batched)")
+    rows = []
+    for n in args.n:
+        for tool in args.tools:
+            off, on = make_bench(), make_bench()
+            provider, exporter = tracing_provider()
+            on.app.trace(provider)
+            samples: dict[str, list[float]] = {"off": [], "on": [], "off cpu": [], "on cpu": []}
+            try:
+                for i in range(warmup + reps):
+                    for mode, bench in (("off", off), ("on", on)):
+                        gc.collect()
+                        cpu = time.process_time()
+                        elapsed = run_alone(bench, tool, n)
+                        cpu = time.process_time() - cpu
+                        if i >= warmup:
+                            samples[mode].append(elapsed)
+                            samples[f"{mode} cpu"].append(cpu)
+                    provider.force_flush()
+                    spans = len(exporter.get_finished_spans())
+                    exporter.clear()
+            finally:
+                provider.shutdown()
+                off.close()
+                on.close()
+            if spans < 2 * n:
+                raise RuntimeError(f"Tracing on exported {spans} spans for {n} calls.")
+            measured = {mode: show(Measured(name=f"signoff {tool} N={n}, tracing {mode}", per=n,
+                                            samples=samples[mode])) for mode in samples}
+            rows.append((tool, n, measured))
+    from signoff.agents.observer import Observer
+    from signoff.agents.tracing import Tracing
+
+    bench = make_bench()
+    provider, exporter = tracing_provider()
+    try:
+        idle = hooks_us(bench, Observer(), 20_000)
+        traced = hooks_us(bench, Tracing(database=bench.app.database, tracer_provider=provider),
+                          2_000)
+        provider.force_flush()
+    finally:
+        provider.shutdown()
+        bench.close()
+    print("\n== tracing ratios (medians, same run; cpu: the process's CPU time, which other "
+          "processes' load does not inflate)")
+    for tool, n, measured in rows:
+        for clock in ("", " cpu"):
+            off_m, on_m = measured["off" + clock], measured["on" + clock]
+            ratio = on_m.median_us / off_m.median_us
+            least = on_m.min_us / off_m.min_us
+            print(f"{tool + f' N={n}' + clock:<22} off {off_m.median_us:8.1f} µs/call  on "
+                  f"{on_m.median_us:8.1f} µs/call  on/off ×{ratio:.3f} ({(ratio - 1) * 100:+.1f}%,"
+                  f" target ≤ +15%); of the least disturbed runs (min/min) ×{least:.3f}")
+        off_m = measured["off"]
+        print(f"{'':<22} its points alone, per call: untraced {idle:.2f} µs = "
+              f"{idle / off_m.median_us * 100:.2f}% of a call; traced with the SDK {traced:.1f} "
+              f"µs = {traced / off_m.median_us * 100:.1f}% of a call")
+
+
 # -- profile ---------------------------------------------------------------------------------
 
 
@@ -463,6 +577,9 @@ def main() -> None:
                         "smallest --n) and one approval run")
     parser.add_argument("--top", type=int, default=25, help="rows per profile table")
     parser.add_argument("--json", default=None, help="write every sample to this file")
+    parser.add_argument("--tracing", action="store_true",
+                        help="measure only tracing's cost: alone calls untraced, and traced with "
+                        "the OpenTelemetry SDK (needs signoff[otlp])")
     args = parser.parse_args()
     reps, warmup, k = args.reps, args.warmup, args.approvals
 
@@ -471,6 +588,9 @@ def main() -> None:
     print(f"signoff agent loop — python {platform.python_version()}, {os.cpu_count()} cpus, "
           f"sqlite {sqlite3.sqlite_version}, sqlalchemy {sqlalchemy.__version__}; "
           f"reps {reps}, warmup {warmup}; SQLite file, WAL, synchronous=NORMAL", flush=True)
+    if args.tracing:
+        measure_tracing(args)
+        return
     results: dict[str, Measured] = {}
     plain_dir = Path(tempfile.mkdtemp(prefix="signoff-bench-plain-"))
     plain_db = open_plain_db(plain_dir / "plain.db")

@@ -64,6 +64,7 @@ from signoff.exceptions import (
 from signoff.limits import (
     Citation,
     Claim,
+    Declined,
     GroundedAnswer,
     NextAction,
     check_citations,
@@ -94,6 +95,7 @@ __all__ = [
     "Conflict",
     "ConsentError",
     "Decision",
+    "Declined",
     "EditRefused",
     "Effect",
     "EffectKind",

@@ -261,6 +261,20 @@ class App:
         made in another process). ``model_for(agent, task)`` gives each task its model."""
         return Worker(self._agency, model_for=model_for or (lambda _agent, _task: None))
 
+    def trace(self, tracer_provider: Any = None, *, include_content: bool | None = None) -> None:
+        """Emit OpenTelemetry spans of agents' work from now on (the ``otel`` extra), named by
+        the GenAI semantic conventions, with the gate's verdicts, proposals, waits and decisions
+        on them (see `signoff.agents.tracing`). `tracer_provider`: the global one when None.
+        Arguments, results and messages are exported only with `include_content` (or
+        ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` when it is None)."""
+        try:
+            from signoff.agents.tracing import Tracing
+        except ImportError:
+            raise UserError("Tracing needs OpenTelemetry: pip install 'signoff[otel]'.") from None
+        self._agency.loop.observer = Tracing(database=self.database,
+                                             tracer_provider=tracer_provider,
+                                             include_content=include_content)
+
     # -- keys ----------------------------------------------------------------------------
 
     def consent_seal(self) -> ConsentSeal:

@@ -8,6 +8,7 @@ from signoff.limits.grounding import (
     Citation,
     CitationProblem,
     Claim,
+    Declined,
     GroundedAnswer,
     ProblemKind,
     check_citations,
@@ -78,10 +79,50 @@ def test_every_problem_is_reported_not_only_the_first() -> None:
 
 
 def test_an_answer_with_no_claims_is_refused() -> None:
-    """An answer that claims nothing is not a grounded answer."""
+    """An answer that claims nothing, and does not decline, is not a grounded answer; the
+    problem says it may decline."""
     (problem,) = check_citations(GroundedAnswer(claims=[]), RETRIEVED)
     assert problem.kind is ProblemKind.NO_CLAIMS
     assert "no claims" in str(problem)
+    assert "or decline (declined) when the sources read do not answer" in str(problem)
+
+
+def test_a_declined_answer_is_accepted_with_what_was_searched_and_found() -> None:
+    """An answer that declines, naming searches made and sources retrieved, is accepted; it
+    answers nothing and cites nothing."""
+    answer = GroundedAnswer.decline("Nothing here says how to bake bread.", question="Bread?",
+                                    searched=["bake bread"], closest=["with", "for"])
+    assert check_citations(answer, RETRIEVED, searched=["bake bread"]) == []
+    assert not answer.answered
+    assert answer.claims == []
+    assert answer.source_ids == []
+    assert answer.declined == Declined(reason="Nothing here says how to bake bread.",
+                                       searched=["bake bread"], closest=["with", "for"])
+    assert GroundedAnswer.model_validate_json(answer.model_dump_json()) == answer
+
+
+@pytest.mark.parametrize(("answer", "kind", "told"), [
+    (GroundedAnswer(claims=[Claim(text=GOOD[0], citations=[Citation(
+        source_id="with", quote=GOOD[1][0][1])])], declined=Declined(reason="None.")),
+     ProblemKind.DECLINED_WITH_CLAIMS, "either cite claims, or decline with none"),
+    (GroundedAnswer.decline("None.", closest=["while"]), ProblemKind.CLOSEST_NOT_RETRIEVED,
+     "naming 'while' among the closest sources, which no tool returned in this task"),
+    (GroundedAnswer.decline("None.", searched=["cake"]), ProblemKind.NOT_SEARCHED,
+     "searched for “cake”, which this task never searched for"),
+])
+def test_a_declined_answer_that_does_not_hold_is_refused(answer: GroundedAnswer,
+                                                         kind: ProblemKind, told: str) -> None:
+    """Declining while making claims, naming a closest source never retrieved, or a search
+    never made: each refused, saying why."""
+    (problem,) = check_citations(answer, RETRIEVED, searched=["bread"])
+    assert problem.kind is kind
+    assert told in problem.words
+
+
+def test_a_decline_needs_a_reason() -> None:
+    """An empty reason does not fit the result: a model is asked to hand it back again."""
+    with pytest.raises(ValueError, match="reason"):
+        GroundedAnswer.model_validate({"declined": {"reason": ""}})
 
 
 @pytest.mark.parametrize("quote", [

@@ -604,8 +604,8 @@ def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
 
 @wires
 def test_a_failing_model_fails_the_task_in_words(wire: Wire, server: ProviderServer) -> None:
-    """Through an agent, a provider that keeps failing ends the task Failed with the error's
-    kind, and nothing of the SDK's."""
+    """Through an agent, a provider that keeps failing ends the task Failed, told in the
+    provider error's own sentence, and nothing of the SDK's."""
     shop = _shop()
     server.answer(*[wire.error(500, "Internal detail.") for _ in range(3)])
     model = wire.model(server)
@@ -615,8 +615,9 @@ def test_a_failing_model_fails_the_task_in_words(wire: Wire, server: ProviderSer
     finally:
         model.close()
     assert outcome.status is TaskStatus.FAILED
-    assert outcome.problem.startswith("The model failed: ModelUnavailable.")
-    assert "Internal detail" not in outcome.problem
+    assert outcome.problem == f"The model failed: {wire.model_name} failed to answer (HTTP 500): " \
+        "asked 3 times, it went on failing. It said: “Internal detail.”. Try again later."
+    assert "Error code" not in outcome.problem
 
 
 @wires

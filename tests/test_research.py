@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +16,9 @@ from pydoc_data.topics import topics
 import pytest
 from click.testing import CliRunner
 
-from signoff import App, Leave, TaskStatus, UserError
+from signoff import App, Leave, NotFound, TaskStatus, UserError
 from signoff.agents.loop import answer_of
-from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
+from signoff.limits.grounding import Citation, Claim, GroundedAnswer, check_citations, normalise
 from signoff.models.base import Message, ToolSpec
 from signoff.research import (
     Corpus,
@@ -29,8 +31,11 @@ from signoff.research import (
     search_sources,
 )
 from signoff.research.command import research
-from signoff.research.corpus import PART_CHARS, html_to_text
-from signoff.research.extractive import ExtractiveModel, best_sentences, sentences_of
+from signoff.research.corpus import PART_CHARS, html_to_text, split_parts
+from signoff.research.extractive import ExtractiveModel
+from signoff.research.relevance import Source, rank_sentences
+from signoff.research.sentences import sentences_of
+from signoff.research.sources import python_docs_root
 from signoff.testing import ScriptedModel, says
 
 QUESTION = "What does the with statement do?"
@@ -38,9 +43,11 @@ QUESTION = "What does the with statement do?"
 
 @pytest.fixture(autouse=True)
 def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Indexes and databases go to this test's own folders, never the user's."""
+    """Indexes and databases go to this test's own folders, never the user's; the default
+    corpus is the help topics (the tests of Python's documentation say otherwise)."""
     monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +190,7 @@ def test_the_queries_run_under_the_read_only_guard_without_writing(app: App, bun
     before = bundled.index.stat()
     found = app.actions.run("search_sources", {"query": QUESTION}, as_=app.system)
     assert found.done, found.problem
-    assert found.value[0]["source_id"] == "with"
+    assert found.value["hits"][0]["source_id"] == "with"
     read = app.actions.run("read_source", {"source_id": "with"}, as_=app.system)
     assert read.done
     assert read.value["text"] == topics["with"]
@@ -277,7 +284,7 @@ def test_a_wrongly_cited_answer_is_refused_naming_the_claim_then_a_right_one_acc
 
 def test_a_search_snippet_counts_as_retrieved_text(app: App) -> None:
     """A source only searched (not read) may be cited for words its snippet showed."""
-    hit = app.actions.run("search_sources", {"query": QUESTION}, as_=app.system).value[0]
+    hit = app.actions.run("search_sources", {"query": QUESTION}, as_=app.system).value["hits"][0]
     words = max(hit["snippet"].split("…"), key=len).strip()
     script = ScriptedModel(
         says.tool(search_sources, query=QUESTION),
@@ -332,8 +339,9 @@ def test_sentences_leave_out_headings_grammar_and_indented_blocks() -> None:
     """Only prose sentences are candidates; the best match for the question comes first."""
     found = [s.text for s in sentences_of("with", topics["with"])]
     assert all("::=" not in s and "****" not in s for s in found)
-    best = best_sentences(QUESTION, [("with", topics["with"])], limit=1)
-    assert best[0].text.startswith('The "with" statement is used to wrap')
+    reading = rank_sentences(QUESTION, [Source(source_id="with", title='The "with" statement',
+                                               text=topics["with"])], limit=1)
+    assert reading.chosen[0].text.startswith('The "with" statement is used to wrap')
 
 
 # -- the command --------------------------------------------------------------------------
@@ -385,7 +393,7 @@ def test_the_research_command_refuses_what_it_cannot_do(tmp_path: Path) -> None:
 
 def test_the_research_command_over_a_folder(folder: Path, tmp_path: Path) -> None:
     """--corpus DIR researches in that folder."""
-    result = CliRunner().invoke(research, ["Where is the kettle?", "--corpus", str(folder),
+    result = CliRunner().invoke(research, ["Is the kettle in the kitchen?", "--corpus", str(folder),
                                            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
     assert result.exit_code == 0, result.output
     assert "The kettle is in the kitchen." in result.output
@@ -415,3 +423,387 @@ def test_the_installed_signoff_research_prints_a_cited_answer(entry_point: Path,
     assert shown.returncode == 0, shown.stderr
     assert "[1] with" in shown.stdout
     assert (tmp_path / "d" / "research.db").exists()
+
+
+# -- sentences and relevance (issue 13) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("Use a key, e.g. Python's own. It works.", ["Use a key, e.g. Python's own.", "It works."]),
+    ("Cut here, i.e. After the dot. Then go on.", ["Cut here, i.e. After the dot.",
+                                                   "Then go on."]),
+    ('He said "Stop. Wait." Then he left.', ['He said "Stop. Wait."', "Then he left."]),
+    ("Call `os.path. Join` once. Done.", ["Call `os.path. Join` once.", "Done."]),
+    ("Pour. Stir.", ["Pour.", "Stir."]),
+    ("Here are the values considered false:\n\n* constants defined to be false: None and False",
+     ["Here are the values considered false:", "constants defined to be false: None and False"]),
+    ("An example:\n\n   >>> print(1)\n   1\n\nThe end.", ["An example:", "The end."]),
+    ("Words\n*****\n\nBody text.\n\n```\nx = 1. Y = 2.\n\ny = 3\n```\n\nLast.",
+     ["Body text.", "Last."]),
+    ("The keywords are:\n\n   False      await      else\n   None       break      except\n\nFin.",
+     ["The keywords are:", "Fin."]),
+    ("See section 3.2. Then read it [1] again.", ["See section 3.2.", "Then read it [1] again."]),
+])
+def test_the_splitter_knows_abbreviations_quotes_code_and_short_sentences(
+    text: str, sentences: list[str]
+) -> None:
+    """Sentences are not cut after "e.g." or "i.e.", nor inside a quotation or inline code;
+    code blocks, tables and headings give none; a short sentence and a list item without end
+    punctuation are sentences."""
+    assert [s.text for s in sentences_of("s", text)] == sentences
+
+
+def test_every_sentence_is_a_quote_its_source_holds() -> None:
+    """Each sentence of every help topic passes the citation check against its topic."""
+    for key, body in topics.items():
+        sentences = sentences_of(key, body)
+        answer = GroundedAnswer(claims=[Claim(text="x", citations=[
+            Citation(source_id=key, quote=s.text) for s in sentences])])
+        assert check_citations(answer, {key: body}) == [], key
+
+
+def test_the_answer_keeps_only_sentences_about_the_question(app: App) -> None:
+    """Asked about "is" and "==", the answer quotes the comparisons topic and nothing beside
+    the point: every claim names one of the two operators; no padding to three claims."""
+    outcome = ask(app, "What is the difference between is and ==?")
+    assert outcome.status is TaskStatus.DONE
+    answer = outcome.result
+    assert answer.answered
+    assert "comparisons" in answer.source_ids
+    assert all('"is"' in c.text or "==" in c.text for c in answer.claims)
+    passing = ask(app, "What does the pass statement do?").result
+    assert {c.citations[0].source_id for c in passing.claims} == {"pass"}
+
+
+@pytest.mark.parametrize("question", [
+    "What is the capital of France?",
+    "How long should sourdough prove?",
+    "Who painted the Mona Lisa?",
+])
+def test_a_question_the_sources_cannot_answer_is_declined_promptly(app: App,
+                                                                   question: str) -> None:
+    """Done within 3 steps with an answer that declines: no claims, why, what was searched,
+    and the closest sources (each one a tool returned); the receipt says so."""
+    outcome = ask(app, question)
+    assert outcome.status is TaskStatus.DONE
+    assert outcome.steps <= 3
+    answer = outcome.result
+    assert not answer.answered
+    assert answer.claims == []
+    assert answer.declined.searched == [question]
+    assert answer.declined.reason
+    found = app.actions.run("search_sources", {"query": question}, as_=app.system).value
+    assert answer.declined.closest == [h["source_id"] for h in found["hits"]][:4]
+    assert "Result received." in app.receipt(outcome.task).words or outcome.done
+
+
+def test_a_real_model_is_offered_the_decline_and_may_take_it(app: App) -> None:
+    """The hand-back tool's schema offers `declined`; a model that declines after searching is
+    Done; one that names a closest source it never retrieved, or a search it never made, is
+    told so."""
+    never = GroundedAnswer.decline("Nothing on bread.", searched=["bread"], closest=["with"])
+    made_up = GroundedAnswer.decline("Nothing on bread.", searched=["cake"], closest=[])
+    fair = GroundedAnswer.decline("Nothing on bread.", searched=["bread"], closest=[])
+    script = ScriptedModel(says.tool(search_sources, query="bread"), says.hand_back(never),
+                           says.hand_back(made_up), says.hand_back(fair))
+    outcome = ask(app, "How is bread baked?", model=script)
+    assert outcome.status is TaskStatus.DONE
+    assert outcome.result == fair.model_copy(update={"question": ""})
+    hand_back = next(t for t in script.seen.tools[0] if t.name == "hand_back")
+    assert "declined" in hand_back.parameters["properties"]
+    told = "\n".join(m.text for m in script.seen.messages[-1] if m.role == "tool")
+    assert "declines naming 'with' among the closest sources, which no tool returned" in told
+    assert "searched for “cake”, which this task never searched for" in told
+
+
+# -- reading where search matched (issue 13) -----------------------------------------------
+
+
+def test_search_names_the_part_that_matched_and_any_part_can_be_read(tmp_path: Path) -> None:
+    """A long source is indexed part by part: the hit names the part with the match, its
+    snippet comes from it, and read_source reads any part; together the parts are the whole."""
+    root = tmp_path / "long"
+    root.mkdir()
+    body = "".join(f"Paragraph {n} is filler about tea.\n\n" for n in range(3000))
+    body += "The samovar is kept in the attic.\n"
+    (root / "long.txt").write_text(body)
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    (hit,) = corpus.search("samovar")
+    assert hit.parts > 1
+    assert hit.part == hit.parts
+    assert "samovar" in hit.snippet
+    assert "samovar" in corpus.read("long.txt", part=hit.part).text
+    assert "".join(corpus.read("long.txt", part=n).text
+                   for n in range(1, hit.parts + 1)) == body
+    with pytest.raises(NotFound, match=f"has {hit.parts} part"):
+        corpus.read("long.txt", part=hit.parts + 1)
+
+
+def test_a_fact_in_the_last_part_of_a_20_mb_file_is_found_and_quoted(tmp_path: Path) -> None:
+    """A 20 MB file whose last part alone says where the quetzal feathers are: the research
+    task searches, reads that part, and quotes the fact."""
+    root = tmp_path / "big"
+    root.mkdir()
+    rng = random.Random(5)
+    words = ["kettle", "teapot", "saucer", "biscuit", "crumpet", "scone", "jam", "cream"]
+    with (root / "ledger.txt").open("w") as ledger:
+        written = 0
+        while written < 20_000_000:
+            line = " ".join(rng.choices(words, k=12)).capitalize() + ".\n\n"
+            ledger.write(line)
+            written += len(line)
+        ledger.write("The quetzal feathers are stored in vault nineteen.\n")
+    assert (root / "ledger.txt").stat().st_size > 20_000_000
+    research = research_app(Corpus.from_folder(root, index=tmp_path / "i.sqlite"),
+                            database="sqlite://")
+    outcome = ask(research, "Where are the quetzal feathers stored?")
+    assert outcome.status is TaskStatus.DONE
+    (claim,) = outcome.result.claims
+    assert claim.citations[0].quote == "The quetzal feathers are stored in vault nineteen."
+    read = [a for a in research.receipt(outcome.task).entries if a.kind == "tool_call"
+            and "read_source" in a.words]
+    assert read
+    assert all('"part": 1,' not in json.dumps(e.data) for e in read)
+
+
+def test_a_long_paragraph_without_breaks_is_still_cut_into_parts() -> None:
+    """A source with no blank lines, or no line breaks at all, is cut between lines, then
+    between words; nothing is lost."""
+    lines = "word " * 5000 + "\n" + "more " * 5000
+    parts = split_parts(lines, size=1000)
+    assert all(len(p) <= 1000 for p in parts)
+    assert "".join(parts) == lines
+    assert "".join(split_parts("x" * 2500, size=1000)) == "x" * 2500
+
+
+# -- the corpus is the folder given (issue 13) ---------------------------------------------
+
+
+def test_links_leading_outside_the_folder_are_not_followed(tmp_path: Path) -> None:
+    """A file or folder linked from outside is not indexed, and a note says so; a link
+    inside the folder is."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("The secret password is swordfish.\n")
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "inside.txt").write_text("The kettle is in the kitchen.\n")
+    (root / "secret.txt").symlink_to(outside / "secret.txt")
+    (root / "more").symlink_to(outside, target_is_directory=True)
+    (root / "again.txt").symlink_to(root / "inside.txt")
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert corpus.search("swordfish password") == []
+    assert {h.source_id for h in corpus.search("kettle")} == {"inside.txt", "again.txt"}
+    assert corpus.notes == ("Skipped more/: it links outside the folder.",
+                            "Skipped secret.txt: it links outside the folder.")
+
+
+def test_binary_files_are_skipped_with_a_note(tmp_path: Path) -> None:
+    """A .txt that is really binary is not indexed; the note names it, and the command
+    shows the note."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "notes.txt").write_text("The kettle is in the kitchen.\n")
+    (root / "image.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert len(corpus) == 1
+    assert corpus.notes == ("Skipped image.txt: it is not text (a binary file).",)
+    shown = CliRunner().invoke(research, ["Where is the kettle?", "--corpus", str(root),
+                                          "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert shown.exit_code == 0, shown.output
+    assert "Skipped image.txt: it is not text (a binary file)." in shown.output
+
+
+def test_control_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
+    """A source with escape sequences in its title and the quoted sentence: the output has no
+    control character, and shows each as an escape; --json keeps the text exact, escaped."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "evil.md").write_text("# Kettle \x1b[2J\x1b]0;pwned\x07\n\n"
+                                  "The kettle boils water in the \x1b[31mkitchen\x1b[0m.\n")
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    shown = CliRunner().invoke(research, ["What does the kettle boil?", "--corpus", str(root),
+                                          "--database", database])
+    assert shown.exit_code == 0, shown.output
+    assert not any((ord(c) < 32 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                   for c in shown.output)
+    assert "The kettle boils water in the \\x1b[31mkitchen\\x1b[0m." in shown.output
+    assert "Kettle \\x1b[2J\\x1b]0;pwned\\x07" in shown.output
+    data = json.loads(CliRunner().invoke(research, [
+        "What does the kettle boil?", "--corpus", str(root), "--database", database, "--json"
+    ]).output)
+    assert data["answer"]["claims"][0]["citations"][0]["quote"] == (
+        "The kettle boils water in the \x1b[31mkitchen\x1b[0m.")
+
+
+def test_a_quote_is_shown_as_written(tmp_path: Path) -> None:
+    """Rich markup and emoji shortcodes in a source are printed as they are written."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "kettle.md").write_text(
+        "# [bold]Kettle[/bold] :thumbs_up:\n\n"
+        "The kettle [red]boils[/red] water :smile: in the [link=x]kitchen[/link].\n")
+    shown = CliRunner().invoke(research, ["What does the kettle boil?", "--corpus", str(root),
+                                          "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert shown.exit_code == 0, shown.output
+    assert ("The kettle [red]boils[/red] water :smile: in the [link=x]kitchen[/link]."
+            in shown.output)
+    assert "kettle.md — [bold]Kettle[/bold] :thumbs_up:" in shown.output
+
+
+# -- sentences, not tracebacks (issue 13) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("question", ["", "   "])
+def test_an_empty_question_is_told_in_a_sentence(question: str) -> None:
+    """An empty question exits 2 with a sentence saying what to ask; the library refuses it
+    with a UserError."""
+    told = CliRunner().invoke(research, [question])
+    assert told.exit_code == 2
+    assert "The question is empty: ask something" in told.output
+    assert "Traceback" not in told.output
+    with pytest.raises(UserError, match="The question is empty"):
+        ask(App("t", database="sqlite://"), question)
+
+
+def test_a_provider_failure_is_told_in_the_providers_own_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real OpenAI-compatible server on loopback refuses the key: the command says so in the
+    provider error's sentence (not the exception's class name) and exits 1."""
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with serving() as server, allow_model_requests():
+        server.answer(Canned(status=401, body={"error": {
+            "message": "Incorrect API key provided.", "type": "x", "code": None}}))
+        told = CliRunner().invoke(research, [
+            QUESTION, "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert told.exit_code == 1
+    assert "No answer: The model failed: " in told.output
+    assert "Incorrect API key provided." in told.output
+    assert "The log has the details" not in told.output
+
+
+def test_a_research_receipt_opens_without_an_app(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`signoff receipt ID` (no --app) shows a research task's receipt from the research
+    database; an unknown id is told, exit 3."""
+    from signoff.cli import main
+
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    done = CliRunner().invoke(research, [QUESTION, "--json"])
+    task = json.loads(done.output)["task"]
+    shown = CliRunner().invoke(main, ["receipt", task])
+    assert shown.exit_code == 0, shown.output
+    assert "search_sources" in shown.output
+    assert "Status: Done." in shown.output
+    unknown = CliRunner().invoke(main, ["receipt", "nope"])
+    assert unknown.exit_code == 3
+    assert "There is no research task nope" in unknown.output
+
+
+# -- the corpus used (issue 13) ------------------------------------------------------------
+
+
+@pytest.fixture
+def python_docs(tmp_path: Path) -> Path:
+    """A folder laid out as Debian's python3-doc lays out Python's HTML documentation."""
+    root = tmp_path / "html"
+    for folder in ("reference", "library", "_sources", "whatsnew"):
+        (root / folder).mkdir(parents=True)
+    page = ('<html><head><title>{t} — Python 3 documentation</title></head><body>'
+            '<div class="sphinxsidebar">Navigation: previous topic</div>'
+            '<div class="body" role="main"><h1>{t}<a class="headerlink" href="#x">¶</a></h1>'
+            '<p>{p}</p></div><div class="footer">© Copyright</div></body></html>')
+    (root / "index.html").write_text(page.format(t="Python documentation", p="Welcome."))
+    (root / "genindex.html").write_text(page.format(t="Index", p="Samovar, samovar."))
+    (root / "reference" / "compound_stmts.html").write_text(page.format(
+        t="Compound statements", p="The samovar statement heats a block of water."))
+    (root / "library" / "tea.html").write_text(page.format(t="tea", p="Brew the tea."))
+    (root / "_sources" / "tea.rst.txt").write_text("The samovar source.\n")
+    (root / "whatsnew" / "3.11.html").write_text(page.format(t="New", p="Samovar is new."))
+    return root
+
+
+def test_pythons_documentation_is_the_default_corpus_when_installed(
+    python_docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With python3-doc's HTML present, the default corpus is its pages' main text (headings
+    as titles, no sidebar, no "¶"), without indexes, sources or what's new; without it, the
+    help topics."""
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", str(python_docs))
+    corpus = Corpus.default()
+    assert corpus.name == f"Python's documentation ({python_docs})"
+    assert [h.source_id for h in corpus.search("samovar")] == ["reference/compound_stmts.html"]
+    page = corpus.read("reference/compound_stmts.html")
+    assert (page.title, page.text) == ("Compound statements", "Compound statements\n\n"
+                                       "The samovar statement heats a block of water.")
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
+    assert Corpus.default().name.endswith("help topics")
+
+
+def test_debians_python_documentation_is_found_where_python3_doc_puts_it(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without an override, the HTML that Debian's python3-doc installs is found (the test
+    dependencies install it)."""
+    monkeypatch.delenv("SIGNOFF_PYTHON_DOCS")
+    found = python_docs_root()
+    assert found is not None
+    assert found.parts[:4] == ("/", "usr", "share", "doc")
+    assert (found / "library" / "csv.html").is_file()
+
+
+def test_the_progress_says_which_corpus_is_used(python_docs: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command says it indexes (once) and which corpus it researches in."""
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", str(python_docs))
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    first = CliRunner().invoke(research, ["What heats water?", "--database", database])
+    assert first.exit_code == 0, first.output
+    assert f"Indexing Python's documentation ({python_docs}) (once" in first.output
+    assert f"Researching in Python's documentation ({python_docs}) (3 sources)" in first.output
+    again = CliRunner().invoke(research, ["What heats water?", "--database", database])
+    assert "Indexing" not in again.output
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
+    topics_used = CliRunner().invoke(research, [QUESTION, "--database", database])
+    assert f"help topics ({len(topics)} sources)" in topics_used.output
+
+
+def test_a_declined_answer_is_printed_plainly_and_exits_0(tmp_path: Path) -> None:
+    """`signoff research` on a question the corpus cannot answer: it says no answer can be
+    cited, why, what it searched and the closest sources; exit 0; --json carries it."""
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    question = "What is the capital of France?"
+    shown = CliRunner().invoke(research, [question, "--database", database])
+    assert shown.exit_code == 0, shown.output
+    assert "No answer can be cited from the sources read." in shown.output
+    assert f"Searched for: “{question}”" in shown.output
+    assert "The closest sources:" in shown.output
+    assert "Citations" not in shown.output
+    data = json.loads(CliRunner().invoke(research, [question, "--database", database,
+                                                    "--json"]).output)
+    assert data["status"] == "Done"
+    assert data["declined"] is True
+    assert data["answer"]["claims"] == []
+    assert data["answer"]["declined"]["searched"] == [question]
+    assert set(data["sources"]) == set(data["answer"]["declined"]["closest"])
+
+
+# -- the quality of answers (issue 13; the full figures: bench/bench_research_quality.py) ---
+
+
+def test_the_question_set_is_answered_or_declined(app: App) -> None:
+    """Over the help topics, at least 90% of the answerable questions of the bench's set cite
+    a topic that answers them, and every unanswerable one is declined within 3 steps."""
+    bench = runpy.run_path(str(Path(__file__).parents[1] / "bench" /
+                               "bench_research_quality.py"))
+    scores = bench["evaluate"](app)
+    assert len(scores.answerable) >= 40
+    assert len(scores.unanswerable) >= 10
+    missed = [a.question for a in scores.answerable if not a.good]
+    assert scores.answered_share >= 0.9, missed
+    assert scores.declined_share == 1.0, [a.shown for a in scores.unanswerable if not a.good]

@@ -93,9 +93,12 @@ class Decider:
         edited: Mapping[str, Any] | None = None,
     ) -> Decision:
         """Run the proposed call now, as the agent on behalf of `by`."""
-        with self._database.holding():  # the decision, the run and the task's next steps
-            return self._approve(proposal_id, by=by, always_like_this=always_like_this,
-                                 edited=edited)
+        with self._database.holding(), self._loop.observer.deciding(  # the decision, the run
+                proposal_id, by=by, verb="approve") as deciding:  # and the task's next steps
+            decision = self._approve(proposal_id, by=by, always_like_this=always_like_this,
+                                     edited=edited)
+            deciding.ended(decision)
+            return decision
 
     def _approve(
         self, proposal_id: str, *, by: Principal, always_like_this: bool,
@@ -259,8 +262,11 @@ class Decider:
 
     def reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
         """Say no, with a reason the agent is told as the tool's answer."""
-        with self._database.holding():
-            return self._reject(proposal_id, by=by, reason=reason)
+        with self._database.holding(), self._loop.observer.deciding(
+                proposal_id, by=by, verb="reject") as deciding:
+            decision = self._reject(proposal_id, by=by, reason=reason)
+            deciding.ended(decision)
+            return decision
 
     def _reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
         by = self._people.get(by)

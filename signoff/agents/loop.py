@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
+from signoff.actions.effects import Effects
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionResult
 from signoff.actions.running import RunAborted
@@ -28,6 +29,7 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
+from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
@@ -37,6 +39,7 @@ from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
+from signoff.models.errors import ModelError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal
 from signoff.store.database import Database
@@ -94,6 +97,8 @@ class Loop:
         self._route_words = route_words
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
+        self.observer = Observer()
+        """Told what the loop does, at named points (tracing, when it is on)."""
         self._conversations: dict[str, Conversation] = {}
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
@@ -119,6 +124,8 @@ class Loop:
         subject_id, subject_json = _subject_ref(subject, subject_type)
         brief = skill.brief(subject)
         task_id = repo.new_id()
+        trace = self.observer.started(task_id=task_id, agent=agent.agent_name(), skill=skill.name,
+                                      model=model)
         with self._database.connect() as db:
             repo.insert_task(
                 db, id=task_id, agent=agent.agent_name(), skill=skill.name,
@@ -129,7 +136,7 @@ class Loop:
                     Message(role="user", text=brief),
                 ],
                 steps=0, spend_usd=0.0, max_steps=max_steps, budget_usd=budget_usd,
-                model=model.name, result=None, problem="",
+                model=model.name, result=None, problem="", trace_context=trace,
             )
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
@@ -153,12 +160,15 @@ class Loop:
         row, when the caller has just read it)."""
         with self._database.holding():
             task = task or self._task(task_id)
-            step: Step = RunAgain()
-            while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
-                step = self._step(task)
-                task = self._take_saved(task_id) or self._task(task_id)
-            self._stopped(task)
-            return self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+            with self.observer.running(task) as running:
+                step: Step = RunAgain()
+                while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
+                    step = self._step(task)
+                    task = self._take_saved(task_id) or self._task(task_id)
+                self._stopped(task)
+                outcome = self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+                running.ended(outcome)
+            return outcome
 
     def _stopped(self, task: repo.TaskRow) -> None:
         """Drop what this process keeps of a task it stops stepping: all of it once the task
@@ -336,11 +346,13 @@ class Loop:
                         f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget."),
                 reserved_usd=reserve, spend_usd=task.spend_usd, budget_usd=task.budget_usd)
         try:
-            reply = model.complete(conversation, tools, max_output_tokens=max_out)
+            reply = self.observer.complete(task, model, conversation, tools,
+                                           max_output_tokens=max_out)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
-            return self._end(task, Failed(
-                problem=f"The model failed: {type(error).__name__}. The log has the details."))
+            told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
+                f"{type(error).__name__}. The log has the details.")
+            return self._end(task, Failed(problem=f"The model failed: {told}"))
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
         turn = task.turn + 1
@@ -431,10 +443,13 @@ class Loop:
         only = len(calls) == 1  # a turn of one call is settled in that call's own transaction
         for call in calls:
             ended: Step | None = None
-            if call.state == CallState.NEW:
-                ended = self._gate_call(task, registered, skill, call, calls, only)
-            elif call.state == CallState.RUNNING:
-                self._recover_call(task, registered, call)
+            if call.state not in _UNSETTLED:
+                continue
+            with self.observer.tool_call(task, call):
+                if call.state == CallState.NEW:
+                    ended = self._gate_call(task, registered, skill, call, calls, only)
+                else:
+                    self._recover_call(task, registered, call)
             if ended is not None:
                 return self._told(task, ended)
         with self._database.connect() as db:
@@ -502,6 +517,7 @@ class Loop:
             return None
         in_skill = call.tool in skill.tool_names and call.tool in self._actions
         if not in_skill:
+            self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
             offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
             self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
                                      f"tools are: {offered}. Nothing was run.")
@@ -517,6 +533,7 @@ class Loop:
             if rule_id is not None:
                 verdict = gate(call.tool, action.info.effects, permits,
                                query=action.info.query, rule=True)
+        self.observer.gated(verdict)
         if verdict.leave is Leave.NEVER:
             self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
                                      "use. Nothing was run, and nothing was proposed.")
@@ -576,6 +593,7 @@ class Loop:
                                 finished_at=repo.now()):
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
                           tool=call.tool, arguments=call.arguments)
+                self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
                    calls_in_turn: int) -> None:
@@ -605,6 +623,8 @@ class Loop:
             repo.update_call(db, call.id, from_states=(CallState.NEW,), state=CallState.DONE,
                              outcome=CallOutcome.DONE, value=value, answer="Result received.",
                              finished_at=repo.now())
+        self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
+                                 answer="Result received.")
 
     def _task_view(self, task: repo.TaskRow) -> TaskView:
         """The tool calls of this task that ran and were Done, for the skill's result check."""
@@ -659,6 +679,8 @@ class Loop:
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
                       effects=list(effects.explain()))
+            self.observer.tool_ended(state=CallState.DONE, outcome=result.outcome.value,
+                                     answer=answer, result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
             if result.done and effects.spends and effects.cost_usd:
@@ -704,6 +726,8 @@ class Loop:
                                 answer=answer, finished_at=repo.now()):
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
                           tool=call.tool, outcome=CallOutcome.UNKNOWN)
+                self.observer.tool_ended(state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
+                                         answer=answer)
 
     # -- proposing -----------------------------------------------------------------------
 
@@ -726,13 +750,15 @@ class Loop:
                                     state=CallState.PROPOSED, leave=leave.words,
                                     effects=list(proposal.effects)):
                 return None
-            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions)
+            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions,
+                                 trace_context=self.observer.trace_context())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
                       f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
                       proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version)
             waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",)
                                      ) if only else None
+        self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
 

@@ -103,6 +103,8 @@ class TaskRow:
     result: Any
     problem: str
     revision: int
+    trace_context: Any = None
+    """What a trace keeps to be continued (W3C trace context, when tracing was on)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,8 +276,10 @@ def _call(m: Any) -> CallRow:
 # -- proposals -----------------------------------------------------------------------------
 
 
-def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructions: str) -> None:
-    """Store a new proposal made for tool call `call_id`."""
+def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructions: str,
+                    trace_context: Any = None) -> None:
+    """Store a new proposal made for tool call `call_id` (`trace_context`: where its wait and
+    decision join the trace, when tracing is on)."""
     _insert(db, proposals, dict(
         id=proposal.id, task_id=proposal.task, tool_call_id=call_id,
         agent=proposal.agent, skill=proposal.skill, skill_version=proposal.skill_version,
@@ -285,7 +289,7 @@ def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructi
         fingerprint=proposal.fingerprint, instructions=instructions,
         decide_person_id=proposal.decide_person_id, decide_queue=proposal.decide_queue,
         routed=proposal.routed, for_id=proposal.for_id, status=proposal.status.value,
-        created_at=proposal.created_at or now(),
+        created_at=proposal.created_at or now(), trace_context=trace_context,
     ))
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
+from signoff.cli.otlp import export_traces
 from signoff.engine.worker import STUCK_AFTER
 from signoff.exceptions import Refusal
 
@@ -172,6 +173,7 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -
       signoff worker --app myapp:app --once --stuck-after 0   # right after a crash
     """
     app = load_app(app_spec)
+    export_traces(app)
     runner = app.worker()
     stuck = timedelta(seconds=stuck_after)
     settled = runner.recover(older_than=stuck)
@@ -195,6 +197,7 @@ def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool) ->
       signoff serve --app examples/workshop.py --port 8000 --insecure-cookies
     """
     app = load_app(app_spec)
+    export_traces(app)
     try:
         import uvicorn
 

@@ -328,16 +328,27 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
 @AS_OPTION
 @TOKEN_OPTION
 @JSON_OPTION
+@click.option("--database", metavar="URL", default=None,
+              help="Without --app: the research database (default: research.db in the user's "
+                   "data directory).")
 def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: str | None,
-            as_json: bool) -> None:
+            as_json: bool, database: str | None) -> None:
     """Everything a task did: model calls, tool calls, proposals, decisions.
+
+    Without --app, the receipt of a `signoff research` task.
 
     \b
     Example:
       signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
+      signoff receipt TASK_ID       # a task of signoff research
     """
     from signoff.inbox import Inbox
 
+    if not app_spec:
+        from signoff.research.command import research_receipt
+
+        research_receipt(task_id, database=database, as_json=as_json)
+        return
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
     if not Inbox(app).may_see_task(me, task_id):

@@ -4,6 +4,7 @@ from signoff.limits.grounding import (
     Citation,
     CitationProblem,
     Claim,
+    Declined,
     GroundedAnswer,
     check_citations,
 )
@@ -13,6 +14,7 @@ __all__ = [
     "Citation",
     "CitationProblem",
     "Claim",
+    "Declined",
     "GroundedAnswer",
     "NextAction",
     "check_citations",

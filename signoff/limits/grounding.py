@@ -5,6 +5,11 @@ A research answer is a :class:`GroundedAnswer`: claims, each with citations ``(s
 :func:`check_citations` accepts it only if every claim cites something, every cited source was
 returned by a tool in this task, and every quote appears in the text of the source it cites.
 
+Or the answer **declines** (:class:`Declined`): no answer can be cited from the sources read. It
+then makes no claims, says why, what was searched and which sources came closest; those sources
+must be ones a tool returned in this task, and the searches ones this task made. A declined
+answer is an outcome, not a failure: it is how a question the sources cannot answer ends.
+
 How a quote is matched against its source:
 
 * **whitespace** is normalised on both sides: every run of spaces, tabs and line breaks reads as
@@ -31,6 +36,7 @@ __all__ = [
     "Citation",
     "CitationProblem",
     "Claim",
+    "Declined",
     "GroundedAnswer",
     "ProblemKind",
     "check_citations",
@@ -59,13 +65,45 @@ class Claim(BaseModel):
     """What backs it: at least one citation."""
 
 
+class Declined(BaseModel):
+    """Why no answer can be cited from the sources read."""
+
+    reason: str = Field(min_length=1, description=(
+        "Why the sources read do not answer the question, in a sentence."))
+    """Why the sources read do not answer the question, in a sentence."""
+    searched: list[str] = Field(default_factory=list, description=(
+        "The queries searched for, exactly as given to the search tool."))
+    """What was searched for: the queries, as given to the search tool."""
+    closest: list[str] = Field(default_factory=list, description=(
+        "The ids of the sources that came closest, best first (sources a tool returned)."))
+    """The sources that came closest, best first: ids a tool returned in this task."""
+
+
 class GroundedAnswer(BaseModel):
-    """An answer whose every claim cites a source the task retrieved."""
+    """An answer whose every claim cites a source the task retrieved, or that declines: no
+    answer can be cited from the sources read."""
 
     question: str = Field(default="", description="The question answered.")
     """The question answered."""
-    claims: list[Claim] = Field(description="The answer, as claims that each cite a source.")
-    """The answer, claim by claim."""
+    claims: list[Claim] = Field(default_factory=list, description=(
+        "The answer, as claims that each cite a source. None when the answer declines."))
+    """The answer, claim by claim (none when it declines)."""
+    declined: Declined | None = Field(default=None, description=(
+        "Give this, and no claims, when no answer to the question can be cited from the "
+        "sources read: why, what was searched, and the closest sources."))
+    """Set when no answer can be cited from the sources read; None for an answer."""
+
+    @classmethod
+    def decline(cls, reason: str, *, question: str = "", searched: Sequence[str] = (),
+                closest: Sequence[str] = ()) -> GroundedAnswer:
+        """An answer that declines, for `reason`, having searched `searched`."""
+        return cls(question=question, declined=Declined(
+            reason=reason, searched=list(searched), closest=list(closest)))
+
+    @property
+    def answered(self) -> bool:
+        """Whether it answers (claims), rather than declines."""
+        return self.declined is None
 
     @property
     def source_ids(self) -> list[str]:
@@ -81,7 +119,13 @@ class ProblemKind(enum.Enum):
     """Why a claim (or an answer) fails the check."""
 
     NO_CLAIMS = "no claims"
-    """The answer makes no claim at all."""
+    """The answer makes no claim at all, and does not decline."""
+    DECLINED_WITH_CLAIMS = "declined with claims"
+    """The answer declines and yet makes claims."""
+    CLOSEST_NOT_RETRIEVED = "closest source not retrieved"
+    """A declined answer names, as a closest source, one no tool returned in this task."""
+    NOT_SEARCHED = "not searched"
+    """A declined answer says it searched for something this task never searched."""
     UNCITED = "uncited"
     """The claim cites nothing."""
     NOT_RETRIEVED = "source not retrieved"
@@ -116,8 +160,21 @@ class CitationProblem:
     @property
     def words(self) -> str:
         """The problem as the model and a person are told it."""
-        if self.kind is ProblemKind.NO_CLAIMS:
-            return "The answer makes no claims: give at least one claim that cites a source."
+        match self.kind:
+            case ProblemKind.NO_CLAIMS:
+                return ("The answer makes no claims: give at least one claim that cites a "
+                        "source, or decline (declined) when the sources read do not answer "
+                        "the question.")
+            case ProblemKind.DECLINED_WITH_CLAIMS:
+                return ("The answer declines and makes claims: either cite claims, or decline "
+                        "with none.")
+            case ProblemKind.CLOSEST_NOT_RETRIEVED:
+                return (f"The answer declines naming {self.source_id!r} among the closest "
+                        "sources, which no tool returned in this task: name only sources you "
+                        "searched for or read.")
+            case ProblemKind.NOT_SEARCHED:
+                return (f"The answer declines saying it searched for “{_short(self.quote)}”, "
+                        "which this task never searched for: give the queries as searched.")
         which = f"Claim {self.claim} (“{_short(self.claim_text)}”)"
         quote = f"“{_short(self.quote)}”"
         match self.kind:
@@ -154,13 +211,18 @@ def normalise(text: str) -> str:
 
 
 def check_citations(
-    answer: GroundedAnswer, retrieved: Mapping[str, Texts]
+    answer: GroundedAnswer, retrieved: Mapping[str, Texts], *,
+    searched: Sequence[str] | None = None,
 ) -> list[CitationProblem]:
     """Every problem with `answer`, given the sources retrieved in this task (source id → what
-    the tools returned of its text); an empty list when the answer may be accepted.
+    the tools returned of its text) and, when known, the queries it `searched`; an empty list
+    when the answer may be accepted.
 
-    Each claim is checked citation by citation, and each problem names its claim.
+    Each claim is checked citation by citation, and each problem names its claim. A declined
+    answer is checked for what it says it searched and found.
     """
+    if answer.declined is not None:
+        return _check_declined(answer, answer.declined, retrieved, searched)
     pieces = {sid: [normalise(p) for p in ([t] if isinstance(t, str) else t)]
               for sid, t in retrieved.items()}
     if not answer.claims:
@@ -188,6 +250,25 @@ def problems_in_words(problems: Sequence[CitationProblem]) -> str:
     head = "The answer is not accepted: its citations do not hold." if len(problems) > 1 else (
         "The answer is not accepted.")
     return "\n".join([head, *(f"- {p.words}" for p in problems)])
+
+
+def _check_declined(answer: GroundedAnswer, declined: Declined, retrieved: Mapping[str, Texts],
+                    searched: Sequence[str] | None) -> list[CitationProblem]:
+    problems: list[CitationProblem] = []
+    if answer.claims:
+        problems.append(CitationProblem(kind=ProblemKind.DECLINED_WITH_CLAIMS, claim=0,
+                                        claim_text=""))
+    for source_id in declined.closest:
+        if source_id not in retrieved:
+            problems.append(CitationProblem(kind=ProblemKind.CLOSEST_NOT_RETRIEVED, claim=0,
+                                            claim_text="", source_id=source_id))
+    if searched is not None:
+        made = {normalise(q).casefold() for q in searched}
+        for query in declined.searched:
+            if normalise(query).casefold() not in made:
+                problems.append(CitationProblem(kind=ProblemKind.NOT_SEARCHED, claim=0,
+                                                claim_text="", quote=query))
+    return problems
 
 
 def _judge(citation: Citation, pieces: Mapping[str, list[str]]) -> tuple[ProblemKind | None, str]:

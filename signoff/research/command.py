@@ -2,16 +2,24 @@
 
 A thin layer over `signoff.research`: it builds the research app, runs the `Researcher` with the
 chosen model (the offline extractive reader unless ``--model`` names a provider), shows each step
-as it happens, and prints the answer with numbered citations, the receipt's task id, and what
-waits for a person's approval. Registered on the ``signoff`` group with
-``main.add_command(research)``.
+as it happens, and prints the answer with numbered citations — or, when no answer can be cited
+from the sources read, says so with what was searched and the closest sources — the receipt's
+task id, and what waits for a person's approval. Registered on the ``signoff`` group with
+``main.add_command(research)``; ``research_receipt`` shows a research task's receipt for
+``signoff receipt`` when no app is named.
+
+Everything a source holds is shown as written: no Rich markup or emoji shortcode in it is
+interpreted, and its control characters (escape sequences) are shown as ``\x1b``-style escapes,
+never sent to the terminal.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import importlib
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,10 +27,10 @@ from typing import Any
 
 import click
 
-from signoff.exceptions import NotFound, SignoffError
+from signoff.exceptions import AgentRefused, NotFound, SignoffError
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
 
-__all__ = ["research"]
+__all__ = ["plain", "research", "research_receipt"]
 
 _EXAMPLES = """
 \b
@@ -31,6 +39,7 @@ Examples:
   signoff research "How do I deploy?" --corpus docs/ --max-steps 6
   signoff research "What does yield do?" --json
   signoff research "What is a context manager?" --model openai:gpt-4o-mini --budget 0.05
+  signoff receipt TASK_ID       # the receipt of a research task, afterwards
 """
 
 
@@ -38,8 +47,9 @@ Examples:
 @click.argument("question")
 @click.option("--corpus", "corpus_dir", metavar="DIR",
               type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="A folder of .txt, .md and .html files to research in. Default: the help "
-                   "topics that ship with Python.")
+              help="A folder of .txt, .md and .html files to research in. Default: Python's "
+                   "documentation when Debian's python3-doc is installed, else the help topics "
+                   "that ship with Python.")
 @click.option("--model", "model_spec", default="offline", show_default=True, metavar="SPEC",
               help="offline (a deterministic extractive reader, not a language model), or a "
                    "provider's model such as openai:gpt-4o-mini or anthropic:claude-sonnet-4-5.")
@@ -61,31 +71,38 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
     """Research QUESTION in a corpus and answer with claims that each cite a source.
 
     Every claim quotes a source that a tool returned in this very task; an answer that does not
-    is refused, and the agent tries again within its step and spend limits.
+    is refused, and the agent tries again within its step and spend limits. When the sources
+    read do not answer the question, it says so (and exits 0).
     """
-    from rich.console import Console
-
     from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
-    console = Console(highlight=False, soft_wrap=True)
+    if not question.strip():
+        raise click.UsageError('The question is empty: ask something, such as signoff research '
+                               '"What does the with statement do?".')
+    console = _console()
     steps = max_steps if max_steps is not None else Researcher.max_steps
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
     show = _Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
     model = _model(model_spec, _price(price_spec), None if as_json else show.streamed)
     url = database or default_database()
+    building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
     try:
-        corpus = Corpus.from_folder(corpus_dir) if corpus_dir else Corpus.bundled()
+        corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
+                  else Corpus.default(on_build=building))
         app = research_app(corpus, database=url)
         person = _local_person(app)
     except SignoffError as error:
         raise click.ClickException(str(error)) from None
     if not as_json:
-        console.print(f"Researching in {_plain(corpus.name)} ({len(corpus)} sources) "
-                      f"with [bold]{_plain(model.name)}[/bold].")
+        console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} sources) "
+                      f"with [bold]{plain(model.name)}[/bold].")
+        for note in corpus.notes:
+            console.print(f"[dim]{plain(note)}[/dim]")
         if _is_offline(model):
             console.print("[dim]It searches, reads the best matches, and quotes the sentences "
-                          "that best match the question; it writes nothing of its own.[/dim]")
+                          "about the question — or says that no answer can be cited from the "
+                          "sources read; it writes nothing of its own.[/dim]")
     watched = _Watched(model, show)
     try:
         with show.live():
@@ -96,11 +113,15 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
     receipt = app.receipt(outcome.task)
     waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
     sources = _sources(corpus, outcome.result.source_ids if outcome.result else [])
+    declined = outcome.result.declined if outcome.result else None
+    if declined is not None:
+        sources = _sources(corpus, declined.closest)
     if as_json:
         click.echo(json.dumps({
             "question": question, "status": outcome.status.value, "task": outcome.task,
-            "model": model.name,
+            "model": model.name, "corpus": corpus.name, "notes": list(corpus.notes),
             "answer": outcome.result.model_dump(mode="json") if outcome.result else None,
+            "declined": declined is not None,
             "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
             "max_steps": steps, "spend_usd": outcome.spend_usd, "budget_usd": budget,
             "waiting": [{"proposal": p.id, "action": p.action, "arguments": p.arguments,
@@ -110,14 +131,16 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
     else:
         show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
         _print_answer(console, outcome, sources)
+        again = "" if database is None else f" --database {plain(url)}"
         console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
-                      f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {_plain(url)}.")
+                      f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {plain(url)}. "
+                      f"See it with: signoff receipt {outcome.task}{again}")
         if waiting:
             console.print("Waiting for approval:")
             for p in waiting:
                 arguments = ", ".join(f"{k}={v!r}" for k, v in p.arguments.items())
-                console.print(f"  {_plain(p.action)}({_plain(arguments)}) — proposal {p.id}, "
-                              f"for {_plain(p.decide_by)} to decide.")
+                console.print(f"  {plain(p.action)}({plain(arguments)}) — proposal {p.id}, "
+                              f"for {plain(p.decide_by)} to decide.")
         else:
             console.print("Nothing waits for approval.")
     if not (outcome.done or outcome.waiting):
@@ -241,11 +264,11 @@ class _Progress:
         if self.quiet:
             return
         if reply.text:
-            self.console.print(f"  [dim]{_plain(_short(reply.text, 160))}[/dim]")
+            self.console.print(f"  [dim]{plain(_short(reply.text, 160))}[/dim]")
         for call in reply.tool_calls:
             shown = _arguments(call.arguments) if call.name != "hand_back" else _claims(
                 call.arguments)
-            self.console.print(f"  → {_plain(call.name)} {_plain(shown)}")
+            self.console.print(f"  → {plain(call.name)} {plain(shown)}")
 
     def answers(self, messages: Sequence[Message]) -> None:
         """Show what the tools of the latest turn answered (once each)."""
@@ -257,13 +280,13 @@ class _Progress:
                 continue
             self._shown.add(message.tool_call_id)
             tool = names.get(message.tool_call_id, "?")
-            self.console.print(f"  ← {_plain(tool)}: {_plain(_outcome(tool, message.text))}")
+            self.console.print(f"  ← {plain(tool)}: {plain(_outcome(tool, message.text))}")
 
     def last_turn(self, lines: list[str]) -> None:
         if self.quiet:
             return
         for line in lines:
-            self.console.print(f"  ← {_plain(_short(line, 300))}")
+            self.console.print(f"  ← {plain(_short(line, 300))}")
 
 
 def _outcome(tool: str, answer: str) -> str:
@@ -274,9 +297,11 @@ def _outcome(tool: str, answer: str) -> str:
         value = json.loads(answer)
     except ValueError:
         return "Done: " + _short(answer, 160)
-    if isinstance(value, list):
-        ids = [str(v.get("source_id")) for v in value if isinstance(v, dict)]
-        return f"Done: {len(ids)} hit(s)" + (f" — {', '.join(ids)}" if ids else "")
+    if isinstance(value, dict) and isinstance(value.get("hits"), list):
+        ids = [str(v.get("source_id")) for v in value["hits"] if isinstance(v, dict)]
+        unknown = [str(w) for w in value.get("unknown", [])]
+        return (f"Done: {len(ids)} hit(s)" + (f" — {', '.join(ids)}" if ids else "")
+                + (f"; no source has {', '.join(unknown)}" if unknown else ""))
     if isinstance(value, dict) and "text" in value:
         part = f", part {value.get('part')} of {value.get('parts')}" if value.get("parts", 1) != 1 \
             else ""
@@ -302,10 +327,23 @@ def _sources(corpus: Any, source_ids: list[str]) -> dict[str, dict[str, str]]:
 
 
 def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]) -> None:
+    declined = outcome.result.declined if outcome.done and outcome.result else None
+    if declined is not None:
+        console.print("\n[bold]No answer can be cited from the sources read.[/bold]")
+        console.print(f"  {plain(declined.reason)}")
+        if declined.searched:
+            console.print("  Searched for: " + ", ".join(f"“{plain(q)}”"
+                                                        for q in declined.searched))
+        if declined.closest:
+            console.print("  The closest sources:")
+            for sid in declined.closest:
+                title = sources.get(sid, {}).get("title", sid)
+                console.print(f"    {plain(sid)} — {plain(title)}")
+        return
     if not outcome.done:
         why = outcome.problem or (f"it waits on {', '.join(outcome.waiting_on)}"
                                   if outcome.waiting else outcome.status.value)
-        console.print(f"\n[bold]No answer[/bold]: {_plain(why)}")
+        console.print(f"\n[bold]No answer[/bold]: {plain(why)}")
         return
     console.print("\n[bold]Answer[/bold]")
     notes: list[tuple[int, str, str]] = []
@@ -314,12 +352,12 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
         for citation in claim.citations:
             notes.append((len(notes) + 1, citation.source_id, citation.quote))
             marks.append(f"[{len(notes)}]")
-        console.print(f"  {_plain(claim.text)} {_plain(''.join(marks))}")
+        console.print(f"  {plain(claim.text)} {plain(''.join(marks))}")
     console.print("\n[bold]Citations[/bold]")
     for number, sid, quote in notes:
         title = sources.get(sid, {}).get("title", sid)
-        console.print(f"  \\[{number}] {_plain(sid)} — {_plain(title)}\n"
-                      f"      “{_plain(' '.join(quote.split()))}”")
+        console.print(f"  \\[{number}] {plain(sid)} — {plain(title)}\n"
+                      f"      “{plain(' '.join(quote.split()))}”")
 
 
 def _arguments(arguments: str) -> str:
@@ -334,9 +372,12 @@ def _arguments(arguments: str) -> str:
 
 def _claims(arguments: str) -> str:
     try:
-        claims = json.loads(arguments).get("claims", [])
+        answer = json.loads(arguments)
+        claims = answer.get("claims", [])
     except (ValueError, AttributeError):
         return _short(arguments, 160)
+    if answer.get("declined"):
+        return "an answer that declines: no answer can be cited from the sources read"
     count = len(claims) if isinstance(claims, list) else 0
     return f"an answer of {count} claim{'s' if count != 1 else ''}"
 
@@ -346,7 +387,55 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _plain(text: str) -> str:
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: str) -> str:
+    """`text` as written, to print with Rich: its markup escaped (so none is interpreted), and
+    its control characters shown as escapes (so none reaches the terminal)."""
     from rich.markup import escape
 
-    return escape(text)
+    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return escape(shown)
+
+
+def _console() -> Any:
+    """A console that prints text as written: no emoji shortcodes, no highlighting."""
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True, emoji=False)
+
+
+class _NoSuchTask(click.ClickException):
+    """No such task: exit code 3, as ``signoff receipt`` answers for any app."""
+
+    exit_code = 3
+
+
+def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:
+    """Print the receipt of a research task kept in `database` (`default_database()` unless
+    given): for ``signoff receipt TASK_ID`` without an app."""
+    from signoff.app import App
+    from signoff.research import tools
+    from signoff.research.skill import Researcher, default_database
+
+    url = database or default_database()
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+        raise click.UsageError(f"There is no research database at {url}: name the app with "
+                               "--app (or SIGNOFF_APP), or give --database.")
+    try:
+        app = App("research", database=url)
+        app.collect(tools)
+        app.add_agent(Researcher)
+        found = app.receipt(task_id)
+    except AgentRefused:
+        raise _NoSuchTask(f"There is no research task {task_id} in {url}.") from None
+    except SignoffError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(found), indent=2, default=str))
+        return
+    console = _console()
+    for entry in found.entries:
+        console.print(f"{entry.at:%H:%M:%S}  {plain(entry.words)}")
+    console.print(f"Status: {plain(str(found.status))}. Cost: ${found.cost_usd:.6f}.")

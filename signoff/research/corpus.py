@@ -1,8 +1,13 @@
 """A corpus of sources to research in, indexed with SQLite FTS5 and ranked by BM25.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
-text), or is the bundled default: the topics of CPython's own help (``pydoc_data.topics``, which
-ship with every Python; topic ``with`` explains the with statement).
+text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
+topics that ship with every Python (``pydoc_data.topics``; topic ``with`` explains the with
+statement). ``Corpus.default()`` is the richest of the last two on this machine.
+
+A long source is kept in parts of about `PART_CHARS` characters, cut between paragraphs, and
+each part is indexed on its own: a search names the part that matched, and ``read`` reads any
+part, so that a fact in the last part of a 20 MB file is found and read where it is.
 
 The index is a SQLite file kept in the user's cache directory (or where `index=` says). It is
 built once, before any search, and rebuilt when the sources change (a file added, removed or
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import sqlite3
@@ -22,8 +28,6 @@ import sys
 import tempfile
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -31,23 +35,35 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
+from signoff.research.relevance import query_terms
+from signoff.research.sources import (
+    Document,
+    Listing,
+    folder_listing,
+    html_to_text,
+    python_docs_listing,
+    python_docs_root,
+    read_document,
+    topics,
+)
 
 __all__ = [
     "BUNDLED",
+    "PART_CHARS",
     "TITLE_WEIGHT",
     "Corpus",
     "Document",
+    "Found",
     "Hit",
     "SourcePart",
     "cache_dir",
+    "fts_query",
     "html_to_text",
+    "split_parts",
 ]
 
 BUNDLED = "pydoc"
 """The name of the bundled corpus: CPython's help topics."""
-
-SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
-"""The files a folder corpus is made of."""
 
 PART_CHARS = 12_000
 """The most characters `read` gives of a source at once; longer sources are read in parts."""
@@ -57,22 +73,47 @@ TITLE_WEIGHT = 4.0
 of their own, so that a word common in the texts (``with``, in Python's help) still tells
 the titles apart."""
 
-_INDEX_VERSION = "2"
+_INDEX_VERSION = "3"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
+
+OnBuild = Callable[[str], None]
+"""Told, in words, that an index is about to be built (it can take a while)."""
 
 
 class Hit(BaseModel):
-    """One source a search found."""
+    """One source a search found, and the part of it that matched best."""
 
     source_id: str = Field(description="The source's id: give it to read_source.")
     """The source's id."""
     title: str
     """Its title."""
+    part: int = Field(default=1, description="The part that matched: give it to read_source.")
+    """The part of the source that matched best, from 1."""
+    parts: int = 1
+    """How many parts the source has."""
     score: float
-    """How well it matches: BM25 of its text plus `TITLE_WEIGHT` times BM25 of its title,
+    """How well it matches: BM25 of the part plus `TITLE_WEIGHT` times BM25 of the title,
     negated so that higher is better."""
     snippet: str
-    """The words around the match (pieces joined by “…”)."""
+    """The words around the match in that part (pieces joined by “…”)."""
+
+
+class Found(BaseModel):
+    """What a search found: the best sources, how common each word of the query is, and the
+    words no source has."""
+
+    query: str
+    """The query, as given."""
+    hits: list[Hit]
+    """The sources that match best, best first."""
+    words: dict[str, int] = Field(default_factory=dict, description=(
+        "Each word of the query (as searched), with how many sources have it."))
+    """Each word of the query as searched, with how many sources have it."""
+    sources: int = Field(default=0, description="How many sources the corpus has.")
+    """How many sources the corpus has."""
+    unknown: list[str] = Field(default_factory=list, description=(
+        "Words of the query that no source in the corpus has at all."))
+    """The query's words that no source has (a sign the corpus cannot answer it)."""
 
 
 class SourcePart(BaseModel):
@@ -92,20 +133,6 @@ class SourcePart(BaseModel):
     """The text of this part."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Document:
-    """A source as it goes into the index."""
-
-    source_id: str
-    """Its id: the path within the folder ("guide/intro.md"), or the help topic ("with")."""
-    title: str
-    """Its title."""
-    origin: str
-    """Where it comes from."""
-    text: str
-    """Its text."""
-
-
 def cache_dir() -> Path:
     """Where indexes are kept: ``SIGNOFF_CACHE_DIR``, else the platform's user cache directory."""
     override = os.environ.get("SIGNOFF_CACHE_DIR")
@@ -120,18 +147,20 @@ def cache_dir() -> Path:
 
 
 class Corpus:
-    """Sources indexed for search: ``Corpus.bundled()`` or ``Corpus.from_folder("docs/")``."""
+    """Sources indexed for search: ``Corpus.default()``, ``Corpus.bundled()``,
+    ``Corpus.python_docs()`` or ``Corpus.from_folder("docs/")``."""
 
     _engine: Engine
     """Read-only connections to the index."""
 
     def __init__(self, *, name: str, index: Path) -> None:
-        """Open an index that exists; use `bundled` or `from_folder` to make one."""
+        """Open an index that exists; use `default`, `bundled`, `python_docs` or `from_folder`
+        to make one."""
         if not index.is_file():
             raise UserError(f"There is no corpus index at {index}: build one with "
                             "Corpus.from_folder(...) or Corpus.bundled().")
         self.name = name
-        """What the corpus is: the folder, or "Python's help topics"."""
+        """What the corpus is: the folder, or "Python 3.11's help topics"."""
         self.index = index
         """The index file."""
         uri = f"file:{urllib.parse.quote(str(index.resolve()))}?mode=ro"
@@ -140,11 +169,25 @@ class Corpus:
             creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
             poolclass=NullPool,
         )
+        meta = _meta_of(index)
+        self.notes: tuple[str, ...] = tuple(json.loads(meta.get("notes", "[]")))
+        """What was left out of the folder when it was indexed, and why (links leading outside
+        it, files that are not text)."""
 
     # -- making one ----------------------------------------------------------------------
 
     @classmethod
-    def bundled(cls, *, index: str | Path | None = None) -> Corpus:
+    def default(cls, *, on_build: OnBuild | None = None) -> Corpus:
+        """The richest Python documentation on this machine: its full documentation when
+        Debian's python3-doc is installed, else the help topics that ship with Python."""
+        root = python_docs_root()
+        if root is not None:
+            return cls.python_docs(root, on_build=on_build)
+        return cls.bundled(on_build=on_build)
+
+    @classmethod
+    def bundled(cls, *, index: str | Path | None = None,
+                on_build: OnBuild | None = None) -> Corpus:
         """CPython's help topics (``pydoc_data.topics``), indexed (once per Python)."""
         spec = importlib.util.find_spec("pydoc_data.topics")
         if spec is None or spec.origin is None:
@@ -154,70 +197,144 @@ class Corpus:
         fingerprint = _digest([sys.version, spec.origin, str(stat.st_size), str(stat.st_mtime_ns)])
         path = Path(index) if index is not None else cache_dir() / (
             f"corpus-pydoc-{_digest([sys.version, spec.origin])[:16]}.sqlite")
-        _ensure(path, fingerprint, _topics)
-        return cls(name=f"Python {sys.version.split()[0]}'s help topics", index=path)
+        name = f"Python {sys.version.split()[0]}'s help topics"
+        _ensure(path, fingerprint, lambda: (topics(), []), on_build, name)
+        return cls(name=name, index=path)
 
     @classmethod
-    def from_folder(cls, folder: str | Path, *, index: str | Path | None = None) -> Corpus:
-        """The .txt, .md and .html files under `folder` (recursively; hidden ones skipped)."""
+    def python_docs(cls, root: str | Path | None = None, *, index: str | Path | None = None,
+                    on_build: OnBuild | None = None) -> Corpus:
+        """Python's full documentation (the tutorial, the library and language references,
+        the HOWTOs, the FAQ), from the HTML Debian's python3-doc installs, or from `root`."""
+        found = Path(root) if root is not None else python_docs_root()
+        if found is None or not found.is_dir():
+            raise UserError("Python's documentation is not installed here: install Debian's "
+                            "python3-doc (apt-get install python3-doc), or use the help topics.")
+        listing = python_docs_listing(found.resolve())
+        name = f"Python's documentation ({found})"
+        return cls._of_listing(listing, name, "python-docs", index, on_build)
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, *, index: str | Path | None = None,
+                    on_build: OnBuild | None = None) -> Corpus:
+        """The .txt, .md and .html files under `folder` (recursively; hidden ones skipped),
+        and nothing outside it."""
         root = Path(folder).expanduser().resolve()
         if not root.is_dir():
             raise UserError(f"There is no folder {folder}: give a folder of .txt, .md or .html "
                             "files.")
-        files = list(_files(root))
-        if not files:
+        listing = folder_listing(root)
+        if not listing.files:
             raise UserError(f"{folder} holds no .txt, .md or .html files to research in.")
-        fingerprint = _digest(
+        return cls._of_listing(listing, str(root), root.name or "root", index, on_build)
+
+    @classmethod
+    def _of_listing(cls, listing: Listing, name: str, label: str, index: str | Path | None,
+                    on_build: OnBuild | None) -> Corpus:
+        root = listing.root
+        fingerprint = _digest([*(
             f"{p.relative_to(root).as_posix()}:{s.st_size}:{s.st_mtime_ns}"
-            for p, s in ((p, p.stat()) for p in files)
-        )
+            for p, s in ((p, p.stat()) for p in listing.files)), *listing.notes])
         path = Path(index) if index is not None else cache_dir() / (
-            f"corpus-{root.name or 'root'}-{_digest([str(root)])[:16]}.sqlite")
-        _ensure(path, fingerprint, lambda: (_read_file(root, p) for p in files))
-        return cls(name=str(root), index=path)
+            f"corpus-{label}-{_digest([str(root)])[:16]}.sqlite")
+
+        def documents() -> tuple[Iterable[Document], list[str]]:
+            notes = list(listing.notes)
+
+            def read() -> Iterator[Document]:
+                for file in listing.files:
+                    found = read_document(root, file)
+                    if isinstance(found, str):
+                        notes.append(found)
+                    else:
+                        yield found
+            return read(), notes
+
+        _ensure(path, fingerprint, documents, on_build, name)
+        corpus = cls(name=name, index=path)
+        if len(corpus) == 0:
+            raise UserError(f"{name} holds no text to research in: "
+                            + " ".join(corpus.notes))
+        return corpus
 
     # -- reading it (the tools' queries: only reads) -------------------------------------
 
     def search(self, query: str, *, limit: int = 5) -> list[Hit]:
-        """The sources that best match `query` (plain words), best first by BM25."""
+        """The sources that best match `query` (plain words), best first by BM25, each with
+        the part of it that matched best."""
         match = fts_query(query)
         if not match:
             return []
         with self._engine.connect() as db:
             rows = db.execute(text(
-                "SELECT sources.source_id, sources.title, "
-                "body.rank + :title_weight * coalesce(head.rank, 0) AS score, body.words "
-                "FROM sources JOIN (SELECT rowid, bm25(sources_fts) AS rank, "
-                "snippet(sources_fts, 1, '', '', '…', 24) AS words "
-                "FROM sources_fts WHERE sources_fts MATCH :match) AS body "
-                "ON body.rowid = sources.rowid "
-                "LEFT JOIN (SELECT rowid, bm25(titles_fts) AS rank FROM titles_fts "
-                "WHERE titles_fts MATCH :match) AS head ON head.rowid = sources.rowid "
-                "ORDER BY score, sources.source_id LIMIT :limit"
+                "SELECT source_id, title, part, parts, score, part_row FROM ("
+                " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
+                " body.rank + :title_weight * coalesce(head.rank, 0) AS score, "
+                " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
+                "  ORDER BY body.rank, parts.part) AS best "
+                " FROM (SELECT rowid, bm25(parts_fts) AS rank FROM parts_fts "
+                "  WHERE parts_fts MATCH :match) AS body "
+                " JOIN parts ON parts.rowid = body.rowid "
+                " JOIN sources ON sources.rowid = parts.source "
+                " LEFT JOIN (SELECT rowid, bm25(titles_fts) AS rank FROM titles_fts "
+                "  WHERE titles_fts MATCH :match) AS head ON head.rowid = sources.rowid"
+                ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
             ), {"match": match, "limit": max(1, min(limit, 50)),
                 "title_weight": TITLE_WEIGHT}).all()
-        return [Hit(source_id=str(r[0]), title=str(r[1]), score=round(-float(r[2]), 6),
-                    snippet=str(r[3])) for r in rows]
+            snippets = [str(db.execute(text(  # only for the parts found: snippets cost
+                "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
+                "WHERE parts_fts MATCH :match AND rowid = :row"
+            ), {"match": match, "row": r[5]}).scalar_one()) for r in rows]
+        return [Hit(source_id=str(r[0]), title=str(r[1]), part=int(r[2]), parts=int(r[3]),
+                    score=round(-float(r[4]), 6), snippet=words)
+                for r, words in zip(rows, snippets, strict=True)]
+
+    def find(self, query: str, *, limit: int = 5) -> Found:
+        """`search`, with how many sources have each word of `query`, and those none has."""
+        words = self.frequency(query)
+        return Found(query=query, hits=self.search(query, limit=limit), words=words,
+                     sources=len(self), unknown=[w for w, n in words.items() if n == 0])
+
+    def frequency(self, query: str) -> dict[str, int]:
+        """Each term of `query` (as searched), with how many sources have it in their text or
+        title."""
+        counts = {}
+        with self._engine.connect() as db:
+            for term in query_terms(query):
+                counts[term] = int(db.execute(text(
+                    "SELECT count(*) FROM (SELECT parts.source FROM parts_fts "
+                    "JOIN parts ON parts.rowid = parts_fts.rowid WHERE parts_fts MATCH :m "
+                    "UNION SELECT rowid FROM titles_fts WHERE titles_fts MATCH :m)"
+                ), {"m": f'"{term}"'}).scalar_one())
+        return counts
 
     def read(self, source_id: str, *, part: int = 1) -> SourcePart:
         """The text of one source (or of its `part`, when it is long)."""
         with self._engine.connect() as db:
             row = db.execute(text(
-                "SELECT source_id, title, origin, text FROM sources WHERE source_id = :id"
-            ), {"id": source_id}).first()
+                "SELECT sources.source_id, sources.title, sources.origin, sources.parts, "
+                "parts.text FROM sources LEFT JOIN parts ON parts.source = sources.rowid "
+                "AND parts.part = :part WHERE sources.source_id = :id"
+            ), {"id": source_id, "part": part}).first()
         if row is None:
             raise NotFound(f"There is no source {source_id!r} in this corpus: use an id that "
                            "search_sources gave.")
-        parts = split_parts(str(row[3]))
-        if not 1 <= part <= len(parts):
-            raise NotFound(f"{source_id!r} has {len(parts)} part(s); there is no part {part}.")
+        if row[4] is None:
+            raise NotFound(f"{source_id!r} has {row[3]} part(s); there is no part {part}.")
         return SourcePart(source_id=str(row[0]), title=str(row[1]), origin=str(row[2]),
-                          part=part, parts=len(parts), text=parts[part - 1])
+                          part=part, parts=int(row[3]), text=str(row[4]))
 
     def title_of(self, source_id: str) -> str:
         """The title of a source ("" when there is none of that id)."""
         with self._engine.connect() as db:
             row = db.execute(text("SELECT title FROM sources WHERE source_id = :id"),
+                             {"id": source_id}).first()
+        return str(row[0]) if row is not None else ""
+
+    def origin_of(self, source_id: str) -> str:
+        """Where a source comes from ("" when there is none of that id)."""
+        with self._engine.connect() as db:
+            row = db.execute(text("SELECT origin FROM sources WHERE source_id = :id"),
                              {"id": source_id}).first()
         return str(row[0]) if row is not None else ""
 
@@ -231,103 +348,122 @@ class Corpus:
 
 # -- queries ------------------------------------------------------------------------------
 
-_QUESTION_WORDS = frozenset({
-    "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-    "does", "do", "did", "doing", "done", "can", "could", "would", "should", "will", "shall",
-    "i", "me", "my", "we", "you", "your", "it", "its", "this", "that", "these", "those",
-    "of", "to", "about", "please", "tell", "explain", "mean", "means", "there", "are", "was",
-    "were", "be", "been", "use", "used", "using", "work", "works",
-})  # fmt: skip
-"""Words of a question that say nothing of its subject; Python's keywords are kept."""
-
-
-def query_terms(question: str) -> list[str]:
-    """The words of `question` worth searching for, lower case, each once, in order."""
-    words = [w.lower() for w in re.findall(r"\w+", question)]
-    kept = [w for w in words if w not in _QUESTION_WORDS] or words
-    return list(dict.fromkeys(kept))
-
 
 def fts_query(question: str) -> str:
-    """`question` as an FTS5 query: any of its terms, each quoted (so no word is syntax)."""
-    return " OR ".join(f'"{term}"' for term in query_terms(question))
+    """`question` as an FTS5 query: any of its terms, or of its neighbouring pairs of terms as
+    phrases (so that "the with statement" ranks a passage on *the with statement* above one that
+    only has both words), each quoted (so no word is syntax)."""
+    terms = query_terms(question)
+    pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
+    return " OR ".join(f'"{phrase}"' for phrase in [*pairs, *terms])
 
 
 def split_parts(source: str, size: int = PART_CHARS) -> list[str]:
-    """`source` in parts of at most about `size` characters, cut between paragraphs."""
+    """`source` in parts of at most about `size` characters, together the whole: cut between
+    paragraphs, else between lines, else between words (a part is never cut inside a word
+    unless a single word is longer than `size`)."""
     if len(source) <= size:
         return [source]
     parts: list[str] = []
     current = ""
-    for paragraph in re.split(r"(?<=\n\n)", source):
-        if current and len(current) + len(paragraph) > size:
+    for piece in _pieces(source, size):
+        if current and len(current) + len(piece) > size:
             parts.append(current)
             current = ""
-        current += paragraph
+        current += piece
     if current:
         parts.append(current)
     return parts
 
 
+def _pieces(source: str, size: int) -> Iterator[str]:
+    for paragraph in re.split(r"(?<=\n\n)", source):
+        if len(paragraph) <= size:
+            yield paragraph
+            continue
+        for line in re.split(r"(?<=\n)", paragraph):
+            if len(line) <= size:
+                yield line
+                continue
+            for word in re.split(r"(?<=\s)", line):
+                for start in range(0, len(word), size):
+                    yield word[start:start + size]
+
+
 # -- building the index (never during a query) --------------------------------------------
 
+Documents = Callable[[], tuple[Iterable[Document], list[str]]]
+"""The documents to index, and the notes of what was left out (filled as they are read)."""
 
-def _ensure(path: Path, fingerprint: str, documents: Callable[[], Iterable[Document]]) -> None:
+
+def _ensure(path: Path, fingerprint: str, documents: Documents, on_build: OnBuild | None,
+            name: str) -> None:
     """Build the index at `path` unless it is already built from these very sources."""
-    if _fingerprint_of(path) == fingerprint:
+    if _meta_of(path).get("fingerprint") == fingerprint:
         return
+    if on_build is not None:
+        on_build(f"Indexing {name} (once; searches read the index after that).")
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, scratch = tempfile.mkstemp(prefix=path.name + ".", suffix=".building",
                                        dir=path.parent)
     os.close(handle)
     try:
-        _build(Path(scratch), fingerprint, documents())
+        _build(Path(scratch), fingerprint, documents)
         os.replace(scratch, path)  # atomic: a reader sees the old index or the new, whole
     except BaseException:
         Path(scratch).unlink(missing_ok=True)
         raise
 
 
-def _fingerprint_of(path: Path) -> str:
+def _meta_of(path: Path) -> dict[str, str]:
     if not path.is_file():
-        return ""
+        return {}
     try:
         uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
         with sqlite3.connect(uri, uri=True) as db:
             rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
         db.close()
     except sqlite3.Error:
-        return ""  # not an index, or a broken one: rebuilt
+        return {}  # not an index, or a broken one: rebuilt
     if rows.get("version") != _INDEX_VERSION:
-        return ""
-    return str(rows.get("fingerprint", ""))
+        return {}
+    return {str(k): str(v) for k, v in rows.items()}
 
 
-def _build(path: Path, fingerprint: str, documents: Iterable[Document]) -> None:
+def _build(path: Path, fingerprint: str, documents: Documents) -> None:
     db = sqlite3.connect(path)
     try:
         db.executescript(
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
             "CREATE TABLE sources (rowid INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, "
-            "title TEXT NOT NULL, origin TEXT NOT NULL, text TEXT NOT NULL);"
-            "CREATE VIRTUAL TABLE sources_fts USING fts5(title, text, content='sources', "
+            "title TEXT NOT NULL, origin TEXT NOT NULL, parts INTEGER NOT NULL);"
+            "CREATE TABLE parts (rowid INTEGER PRIMARY KEY, source INTEGER NOT NULL "
+            "REFERENCES sources (rowid), part INTEGER NOT NULL, text TEXT NOT NULL, "
+            "UNIQUE (source, part));"
+            "CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', "
             "content_rowid='rowid', tokenize='porter unicode61');"
             "CREATE VIRTUAL TABLE titles_fts USING fts5(title, content='sources', "
             "content_rowid='rowid', tokenize='porter unicode61');"
         )
+        found, notes = documents()
         with db:
-            for doc in documents:
+            for doc in found:
+                pieces = split_parts(doc.text)
                 cursor = db.execute(
-                    "INSERT OR REPLACE INTO sources (source_id, title, origin, text) "
-                    "VALUES (?, ?, ?, ?)", (doc.source_id, doc.title, doc.origin, doc.text))
-                db.execute("INSERT INTO sources_fts (rowid, title, text) VALUES (?, ?, ?)",
-                           (cursor.lastrowid, doc.title, doc.text))
+                    "INSERT INTO sources (source_id, title, origin, parts) VALUES (?, ?, ?, ?)",
+                    (doc.source_id, doc.title, doc.origin, len(pieces)))
+                source = cursor.lastrowid
                 db.execute("INSERT INTO titles_fts (rowid, title) VALUES (?, ?)",
-                           (cursor.lastrowid, doc.title))
-            db.execute("INSERT INTO sources_fts (sources_fts) VALUES ('optimize')")
+                           (source, doc.title))
+                for number, piece in enumerate(pieces, start=1):
+                    row = db.execute("INSERT INTO parts (source, part, text) VALUES (?, ?, ?)",
+                                     (source, number, piece)).lastrowid
+                    db.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (row, piece))
+            db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
             db.execute("INSERT INTO titles_fts (titles_fts) VALUES ('optimize')")
             db.executemany("INSERT INTO meta VALUES (?, ?)",
-                           [("version", _INDEX_VERSION), ("fingerprint", fingerprint)])
+                           [("version", _INDEX_VERSION), ("fingerprint", fingerprint),
+                            ("notes", json.dumps(notes))])
     finally:
         db.close()
 
@@ -338,111 +474,3 @@ def _digest(parts: Iterable[str]) -> str:
         h.update(part.encode("utf-8", "surrogateescape"))
         h.update(b"\0")
     return h.hexdigest()
-
-
-def _topics() -> Iterator[Document]:
-    from pydoc_data.topics import topics
-
-    for key in sorted(topics):
-        body = topics[key]
-        first = next((line.strip() for line in body.splitlines() if line.strip()), key)
-        yield Document(source_id=key, title=first, origin=f"Python help topic {key!r}", text=body)
-
-
-def _files(root: Path) -> Iterator[Path]:
-    for directory, subdirectories, names in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
-        for name in sorted(names):
-            path = Path(directory) / name
-            if not name.startswith(".") and path.suffix.lower() in SUFFIXES and path.is_file():
-                yield path
-
-
-def _read_file(root: Path, path: Path) -> Document:
-    raw = path.read_text(encoding="utf-8", errors="replace")
-    source_id = path.relative_to(root).as_posix()
-    if path.suffix.lower() in (".html", ".htm"):
-        title, body = html_to_text(raw)
-    else:
-        body = raw
-        title = ""
-        for line in raw.splitlines():
-            if line.strip():
-                title = line.strip().lstrip("#").strip()
-                break
-    title = title or path.stem
-    return Document(source_id=source_id, title=title[:120], origin=str(path), text=body)
-
-
-# -- HTML to text -------------------------------------------------------------------------
-
-_BLOCKS = frozenset({
-    "p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote",
-    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table", "tr",
-    "pre", "figure", "figcaption", "hr", "form", "fieldset", "details", "summary",
-})  # fmt: skip
-_HIDDEN = frozenset({"script", "style", "template", "noscript", "svg", "head"})
-
-
-class _TextOf(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.chunks: list[str] = []
-        self.title = ""
-        self.heading = ""
-        self._hidden = 0
-        self._pre = 0
-        self._in_title = False
-        self._in_h1 = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
-            self._in_title = True
-        elif tag in _HIDDEN:
-            self._hidden += 1
-        elif tag == "br":
-            self.chunks.append("\n")
-        elif tag in _BLOCKS:
-            self.chunks.append("\n\n")
-            self._pre += tag == "pre"
-            self._in_h1 = self._in_h1 or tag == "h1"
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self._in_title = False
-        elif tag in _HIDDEN:
-            self._hidden = max(0, self._hidden - 1)
-        elif tag in _BLOCKS:
-            self.chunks.append("\n\n")
-            if tag == "pre":
-                self._pre = max(0, self._pre - 1)
-            if tag == "h1":
-                self._in_h1 = False
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-            return
-        if self._hidden:
-            return
-        if self._in_h1:
-            self.heading += data
-        if self._pre:
-            self.chunks.append(data)
-            return
-        flowing = re.sub(r"\s+", " ", data)
-        if not self.chunks or self.chunks[-1].endswith("\n"):
-            flowing = flowing.lstrip()
-        if flowing:
-            self.chunks.append(flowing)
-
-
-def html_to_text(html: str) -> tuple[str, str]:
-    """(title, text) of an HTML page: its visible text, a blank line between blocks."""
-    parser = _TextOf()
-    parser.feed(html)
-    parser.close()
-    body = "\n".join(line.rstrip() for line in "".join(parser.chunks).split("\n"))
-    body = re.sub(r"\n{3,}", "\n\n", body).strip()
-    title = " ".join((parser.title or parser.heading).split())
-    return title, body

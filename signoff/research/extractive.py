@@ -4,20 +4,21 @@ It needs no network, no API key and no weights. Asked a research question, it do
 research skill's tools allow, one turn at a time:
 
 1. it calls ``search_sources`` with the question;
-2. it calls ``read_source`` on the best few hits (in one turn);
-3. it picks the sentences of those sources that best match the question's words, and hands back
-   a `GroundedAnswer` whose every claim *is* one such sentence, quoted exactly from its source.
+2. it calls ``read_source`` on the best few hits, each at the part that matched (in one turn);
+3. it ranks the sentences of what it read against the question (`rank_sentences`) and hands
+   back a `GroundedAnswer` whose every claim *is* a sentence about the question, quoted exactly
+   from its source — or, when no sentence is about the question, an answer that **declines**,
+   saying what it searched, which sources came closest, and what they lack. It never pads.
 
 It keeps no state of its own: every turn is worked out from the conversation (the tools' answers
 come back as tool messages), so a task resumed after a restart goes on where it was. When a hand
 back is refused, it leaves out the claims the refusal names and tries again; when nothing is left
-to cite, it says so and hands back nothing.
+to cite, it declines.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,9 +26,9 @@ from typing import Any
 
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage, upper_bound_tokens
-from signoff.research.corpus import query_terms
+from signoff.research.relevance import Reading, Source, rank_sentences
 
-__all__ = ["ExtractiveModel", "Sentence", "best_sentences", "sentences_of"]
+__all__ = ["ExtractiveModel"]
 
 _SEARCH = "search_sources"
 _READ = "read_source"
@@ -36,24 +37,9 @@ _QUESTION = "The question:"
 """How the research skill's brief introduces the question (the whole brief is used otherwise)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Sentence:
-    """A sentence of a source, as the model weighs it."""
-
-    source_id: str
-    """The source it is in."""
-    text: str
-    """The sentence, exactly as the source has it (whitespace aside)."""
-    rank: int
-    """Its source's place in the search results, from 0."""
-    position: int
-    """Its place in its source, from 0."""
-    score: float = 0.0
-    """How well it matches the question."""
-
-
 class ExtractiveModel:
-    """Answers research questions by quoting the best-matching sentences of the sources it reads.
+    """Answers research questions by quoting the sentences of the sources it reads that are
+    about the question, or declines when none is.
 
     Deterministic and free: the same corpus and question always give the same answer.
     """
@@ -63,11 +49,12 @@ class ExtractiveModel:
     price: Price | None = Price(input_per_mtok=0.0, output_per_mtok=0.0)
     """It costs nothing."""
 
-    def __init__(self, *, read: int = 3, claims: int = 3) -> None:
+    def __init__(self, *, read: int = 4, claims: int = 3) -> None:
         self.read = read
         """How many of the best hits it reads."""
         self.claims = claims
-        """The most claims its answer makes."""
+        """The most claims its answer makes (it makes fewer when fewer are about the
+        question)."""
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """An upper bound of the request's size (it reads no tokens, but the loop may ask)."""
@@ -87,37 +74,73 @@ class ExtractiveModel:
         if not seen.calls(_SEARCH):
             return _call(turn, "I search the sources for the question's words.",
                          [(_SEARCH, {"query": seen.question})])
-        hits = [h for h in (seen.json_answer(c) for c in seen.calls(_SEARCH)) if isinstance(h, list)]
-        ids = list(dict.fromkeys(
-            str(h["source_id"]) for found in hits for h in found
-            if isinstance(h, dict) and "source_id" in h
-        ))
-        if not ids:
-            return _say("No source matches the question's words, so there is nothing to cite.")
+        searched = [str(c.arguments.get("query", "")) for c in seen.calls(_SEARCH)]
+        found = [f for f in (seen.json_answer(c) for c in seen.calls(_SEARCH))
+                 if isinstance(f, dict)]
+        hits = [h for f in found for h in f.get("hits", [])
+                if isinstance(h, dict) and "source_id" in h]
+        frequency = {str(w): int(n) for f in found if isinstance(f.get("words"), dict)
+                     for w, n in f["words"].items() if isinstance(n, int)}
+        corpus_size = max((int(f.get("sources", 0) or 0) for f in found), default=0)
+        best: dict[str, int] = {}
+        for hit in hits:
+            best.setdefault(str(hit["source_id"]), int(hit.get("part", 1) or 1))
+        if not best:
+            return _decline(turn, seen.question, searched, [],
+                            "No source matches the question's words, so there is nothing to "
+                            "cite.")
         if not seen.calls(_READ):
-            return _call(turn, "I read the best matches.",
-                         [(_READ, {"source_id": sid}) for sid in ids[: self.read]])
-        texts: dict[str, str] = {}
+            return _call(turn, "I read the best matches, each where it matched.",
+                         [(_READ, {"source_id": sid, "part": part})
+                          for sid, part in list(best.items())[: self.read]])
+        read: dict[str, Source] = {}
         for call in seen.calls(_READ):
             part = seen.json_answer(call)
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 sid = str(part.get("source_id", call.arguments.get("source_id", "")))
-                texts[sid] = texts.get(sid, "") + part["text"]
-        order = [sid for sid in ids if sid in texts]
-        chosen = best_sentences(seen.question, [(sid, texts[sid]) for sid in order],
-                                limit=self.claims)
+                earlier = read.get(sid)
+                read[sid] = Source(source_id=sid, title=str(part.get("title", "")),
+                                   text=(earlier.text + "\n\n" if earlier else "") + part["text"])
+        order = [read[sid] for sid in best if sid in read]
+        reading = rank_sentences(seen.question, order, frequency=frequency,
+                                 corpus_size=corpus_size, limit=self.claims)
         refused = seen.refused_claims()
-        answer = [s for s in chosen if normalise(s.text) not in refused]
+        answer = [s for s in reading.chosen if normalise(s.text) not in refused]
         if not answer:
-            return _say("None of the sources I read has a sentence I can quote for this "
-                        "question, so I hand back nothing.")
+            return _decline(turn, seen.question, searched, [s.source_id for s in order],
+                            _why_not(reading, bool(reading.chosen)))
         result = GroundedAnswer(question=seen.question, claims=[
             Claim(text=normalise(s.text),
                   citations=[Citation(source_id=s.source_id, quote=normalise(s.text))])
             for s in answer
         ])
-        return _call(turn, "Each claim is a sentence quoted from a source I read.",
-                     [(_HAND_BACK, result.model_dump(mode="json"))])
+        return _call(turn, "Each claim is a sentence about the question, quoted from a source "
+                           "I read.", [(_HAND_BACK, result.model_dump(mode="json"))])
+
+
+def _why_not(reading: Reading, refused: bool) -> str:
+    """Why no answer can be cited, in a sentence."""
+    if refused:
+        return "The sentences I could quote were refused, and no other is about the question."
+    if reading.absent:
+        return (f"No source mentions {_listed(reading.absent)}, and none of the sentences of "
+                "the sources read is about the question.")
+    if reading.best is not None and reading.missing:
+        return (f"No sentence of the sources read is about the question: the closest, in "
+                f"{reading.best.source_id!r}, says nothing of {_listed(reading.missing[:3])}.")
+    return "No sentence of the sources read is about the question."
+
+
+def _listed(terms: Sequence[str]) -> str:
+    quoted = [f"“{t}”" for t in terms]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _decline(turn: int, question: str, searched: list[str], closest: list[str],
+             reason: str) -> Reply:
+    answer = GroundedAnswer.decline(reason, question=question, searched=searched,
+                                    closest=closest)
+    return _call(turn, f"I decline: {reason}", [(_HAND_BACK, answer.model_dump(mode="json"))])
 
 
 # -- reading the conversation -------------------------------------------------------------
@@ -192,66 +215,3 @@ def _call(turn: int, why: str, calls: list[tuple[str, dict[str, Any]]]) -> Reply
     made = tuple(ToolCall(id=f"x{turn}_{i}", name=name, arguments=json.dumps(arguments))
                  for i, (name, arguments) in enumerate(calls))
     return Reply(text=why, tool_calls=made, usage=Usage(), stop="tool_calls")
-
-
-# -- choosing sentences -------------------------------------------------------------------
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[A-Z0-9])")
-_MIN_CHARS, _MAX_CHARS = 20, 400
-
-
-def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
-    """The prose sentences of a source, in order: headings, indented blocks (code, grammar,
-    notes) and fragments left out."""
-    found: list[Sentence] = []
-    for paragraph in re.split(r"\n\s*\n", text):
-        lines = paragraph.split("\n")
-        if not paragraph.strip() or lines[0][:1].isspace() or "::=" in paragraph:
-            continue
-        if len(lines) > 1 and re.fullmatch(r"[*=\-~^#+]{3,}", lines[-1].strip()):
-            continue  # a heading, underlined
-        for piece in _SENTENCE_END.split(paragraph.strip()):
-            piece = piece.strip()
-            if _MIN_CHARS <= len(piece) <= _MAX_CHARS and re.search(r"[.!?]$", piece):
-                found.append(Sentence(source_id=source_id, text=piece, rank=rank,
-                                      position=len(found)))
-    return found
-
-
-def _stem(word: str) -> str:
-    word = word.lower()
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def best_sentences(question: str, sources: Sequence[tuple[str, str]], *,
-                   limit: int = 3) -> list[Sentence]:
-    """The sentences of `sources` (id, text; best source first) that best answer `question`:
-    weighted by how rare each of the question's words is among the sentences, earlier sources
-    and earlier sentences first on a tie; at most two from a source. Those that share none of
-    the question's words are never chosen."""
-    terms = {_stem(t) for t in query_terms(question)}
-    every = [s for rank, (sid, text) in enumerate(sources) for s in sentences_of(sid, text, rank)]
-    words = [{_stem(w) for w in re.findall(r"\w+", s.text)} for s in every]
-    weight = {t: math.log(1 + len(every) / (1 + sum(t in w for w in words))) for t in terms}
-    scored = []
-    for sentence, has in zip(every, words, strict=True):
-        matched = sum(weight[t] for t in terms if t in has)
-        if matched <= 0:
-            continue
-        score = matched / (1 + 0.15 * sentence.rank) / (1 + 0.05 * sentence.position)
-        scored.append(Sentence(source_id=sentence.source_id, text=sentence.text,
-                               rank=sentence.rank, position=sentence.position, score=score))
-    scored.sort(key=lambda s: (-s.score, s.rank, s.position))
-    chosen: list[Sentence] = []
-    per_source: dict[str, int] = {}
-    for sentence in scored:
-        if per_source.get(sentence.source_id, 0) >= 2:
-            continue
-        chosen.append(sentence)
-        per_source[sentence.source_id] = per_source.get(sentence.source_id, 0) + 1
-        if len(chosen) == limit:
-            break
-    return sorted(chosen, key=lambda s: (s.rank, s.position))

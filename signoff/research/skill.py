@@ -18,6 +18,7 @@ from signoff.agents.agent import Agent
 from signoff.agents.skills import Skill, TaskView
 from signoff.agents.tasks import Outcome
 from signoff.app import App
+from signoff.exceptions import UserError
 from signoff.limits.grounding import GroundedAnswer, check_citations, problems_in_words
 from signoff.models.base import Model
 from signoff.research import tools
@@ -49,8 +50,8 @@ def retrieved_sources(task: TaskView) -> dict[str, list[str]]:
     pieces of them between “…”, parts read, pages fetched)."""
     found: dict[str, list[str]] = {}
     for answer in task.answers:
-        if answer.tool == search_sources.action_name and isinstance(answer.value, list):
-            for hit in answer.value:
+        if answer.tool == search_sources.action_name and isinstance(answer.value, Mapping):
+            for hit in answer.value.get("hits", []):
                 if isinstance(hit, Mapping) and "source_id" in hit:
                     pieces = [p for p in str(hit.get("snippet", "")).split("…") if p.strip()]
                     found.setdefault(str(hit["source_id"]), []).extend(pieces)
@@ -70,7 +71,10 @@ class Research(Skill[ResearchTask, GroundedAnswer]):
         "promising with read_source, then hand back the answer as claims. Every claim cites at "
         "least one source as (source_id, quote): a source a tool returned in this task, and a "
         "quote copied word for word from its text. An answer with an uncited claim, or a quote "
-        "that is not in the source it cites, is refused."
+        "that is not in the source it cites, is refused. Make only claims that answer the "
+        "question; fewer claims are better than claims beside the point. When the sources read "
+        "do not answer the question, decline: hand back no claims and `declined` with the "
+        "reason, the queries you searched and the closest sources."
     )
     tools = [search_sources, read_source, fetch_url]
 
@@ -79,8 +83,12 @@ class Research(Skill[ResearchTask, GroundedAnswer]):
         return f"The question: {subject.question}"
 
     def check_result(self, result: GroundedAnswer, task: TaskView) -> str:
-        """Refuse an answer whose citations do not hold, saying which claims fail and why."""
-        return problems_in_words(check_citations(result, retrieved_sources(task)))
+        """Refuse an answer whose citations do not hold, saying which claims fail and why (or
+        a declining one that names what this task did not search or find)."""
+        searched = [str(a.arguments.get("query", "")) for a in task.answers
+                    if a.tool == search_sources.action_name]
+        return problems_in_words(check_citations(result, retrieved_sources(task),
+                                                 searched=searched))
 
 
 class Researcher(Agent):
@@ -116,11 +124,12 @@ def research_app(
     corpus: Corpus | str | Path | None = None, *, database: str | None = None,
     sponsor: Principal | None = None,
 ) -> App:
-    """An app with the research tools over `corpus` (a `Corpus`, a folder, or None for the
-    bundled one) and the `Researcher` agent. Its `database` is `default_database()` unless
-    given (``"sqlite://"`` keeps it in memory)."""
+    """An app with the research tools over `corpus` (a `Corpus`, a folder, or None for
+    `Corpus.default()`: Python's documentation, or its help topics) and the `Researcher`
+    agent. Its `database` is `default_database()` unless given (``"sqlite://"`` keeps it in
+    memory)."""
     if corpus is None:
-        corpus = Corpus.bundled()
+        corpus = Corpus.default()
     elif not isinstance(corpus, Corpus):
         corpus = Corpus.from_folder(corpus)
     url = database or default_database()
@@ -139,9 +148,13 @@ def ask(
     max_steps: int | None = None, budget_usd: float | None = None,
 ) -> Outcome:
     """Research one question with the app's `Researcher` (the offline extractive model unless
-    `model` is given): Done with a `GroundedAnswer`, Waiting on a proposal, Halted or Failed."""
+    `model` is given): Done with a `GroundedAnswer` (which may decline: no answer can be cited
+    from the sources read), Waiting on a proposal, Halted or Failed."""
     from signoff.research.extractive import ExtractiveModel
 
+    if not question.strip():
+        raise UserError("The question is empty: ask something, such as “What does the with "
+                        "statement do?”.")
     return app.agent(Researcher).do(
         Research(), ResearchTask(question=question), for_=for_,
         model=model or ExtractiveModel(), max_steps=max_steps, budget_usd=budget_usd,

@@ -13,7 +13,8 @@ from typing import Annotated
 
 from signoff.actions.declare import Provided, action
 from signoff.exceptions import Invalid, NotFound
-from signoff.research.corpus import Corpus, Hit, SourcePart, html_to_text
+from signoff.research.corpus import Corpus, Found, SourcePart
+from signoff.research.sources import html_to_text
 
 __all__ = ["FETCH_LIMIT_BYTES", "fetch_url", "read_source", "search_sources"]
 
@@ -25,10 +26,11 @@ _FETCH_CHARS = 48_000
 
 
 @action("Search the sources", query=True)
-def search_sources(query: str, *, corpus: Annotated[Corpus, Provided("corpus")]) -> list[Hit]:
+def search_sources(query: str, *, corpus: Annotated[Corpus, Provided("corpus")]) -> Found:
     """Search the sources for plain words (no special syntax): the best matches first, each
-    with its id, title and the words around the match. Read a source with read_source."""
-    return corpus.search(query)
+    with its id, title, the part of it that matched and the words around the match (read that
+    part with read_source); and the words of the query that no source has at all."""
+    return corpus.find(query)
 
 
 @action("Read a source", query=True)
@@ -36,7 +38,8 @@ def read_source(
     source_id: str, part: int = 1, *, corpus: Annotated[Corpus, Provided("corpus")]
 ) -> SourcePart:
     """The text of one source, by the id search_sources gave; a long source comes in parts
-    (the answer says how many), read one at a time."""
+    (the answer says how many), read one at a time: read the part search_sources named, or
+    any other."""
     return corpus.read(source_id, part=part)
 
 

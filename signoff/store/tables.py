@@ -79,6 +79,7 @@ tasks = Table(
     Column("revision", Integer, nullable=False, default=0),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("trace_context", JSON, nullable=True),
 )
 """Each piece of work an agent does: where it stands, its conversation, its limits and spend."""
 
@@ -147,6 +148,7 @@ proposals = Table(
     Column("edited", JSON, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("decided_at", DateTime(timezone=True), nullable=True),
+    Column("trace_context", JSON, nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_task", "task_id"),
     Index("signoff_proposals_person", "decide_person_id", "status", "created_at"),

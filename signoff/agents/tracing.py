@@ -1,0 +1,388 @@
+"""OpenTelemetry spans of agents' work, named by the GenAI semantic conventions, with the gate's
+decisions on them under ``signoff.*``.
+
+Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
+
+* ``invoke_agent {agent}`` — a task, for as long as it runs in one process. The first is the
+  trace's root (or a child of the span current when the task began); a task that goes on later,
+  here or in another process or worker, continues the same trace under it: the W3C trace context
+  is kept with the task.
+* ``chat {model}`` — each model call: provider, model, ``max_tokens``, usage and cost.
+* ``execute_tool {tool}`` — each tool call: call id, the gate's verdict and reason, the state and
+  outcome it ended in; a proposal is an event ``signoff.proposal`` on it (its id, whom it waits
+  on), and the proposal keeps this span's context.
+* ``signoff.wait {tool}`` — the wait on a person, under the tool call's span, from the proposal
+  until its decision (written when it is decided, in whichever process decides).
+* ``signoff.decide {tool}`` — a decision: who, approve / reject / stale / withdrawn, whether the
+  values were edited, linked to the tool call's span; the task's next steps run under it.
+
+Arguments, results and messages (which may hold personal data) are exported only when asked:
+``include_content=True``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from sqlalchemy import select
+
+from signoff.agents.observer import Observer, Span
+from signoff.agents.proposals import Decision, ProposalStatus
+from signoff.agents.tasks import Outcome, TaskStatus
+from signoff.store.tables import proposals, tasks, tool_calls
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from signoff.actions.results import ActionResult
+    from signoff.agents.gate import Verdict
+    from signoff.agents.proposals import Proposal
+    from signoff.agents.repository import CallRow, TaskRow
+    from signoff.models.base import Message, Model, Reply, ToolSpec
+    from signoff.security.principals import Principal
+    from signoff.store.database import Database
+
+__all__ = ["CAPTURE_CONTENT", "Tracing"]
+
+CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The environment variable that, set to ``true``, exports arguments, results and messages."""
+
+_W3C = TraceContextTextMapPropagator()
+_TOOL: ContextVar[_Tool | None] = ContextVar("signoff_tool_call", default=None)
+"""The tool call in hand, with its ``execute_tool`` span (in this thread or task)."""
+
+_DECIDED = {ProposalStatus.DONE: "approve", ProposalStatus.FAILED: "approve",
+            ProposalStatus.APPROVED: "approve", ProposalStatus.REJECTED: "reject",
+            ProposalStatus.STALE: "stale", ProposalStatus.WITHDRAWN: "withdrawn"}
+"""A decision's outcome, as ``signoff.decision.outcome`` says it."""
+
+
+class Tracing(Observer):
+    """Turns the loop's and the decider's points into spans on `tracer_provider` (the global
+    one when None)."""
+
+    def __init__(self, *, database: Database, tracer_provider: Any = None,
+                 include_content: bool | None = None) -> None:
+        from importlib.metadata import version
+
+        self._database = database
+        self._tracer = trace.get_tracer("signoff", version("signoff"), tracer_provider)
+        if include_content is None:
+            include_content = os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
+        self.include_content = include_content
+        """Whether arguments, results and messages are exported."""
+        self._open: dict[str, Any] = {}
+        """The root span of each task started here that has not run yet."""
+        self._models: dict[str, tuple[str, str]] = {}
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    def started(self, *, task_id: str, agent: str, skill: str, model: Model) -> Any:
+        provider, name = self._model(model)
+        span = self._tracer.start_span(f"invoke_agent {agent}", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent,
+            "gen_ai.conversation.id": task_id, "gen_ai.provider.name": provider,
+            "gen_ai.request.model": name, "signoff.task.id": task_id, "signoff.skill": skill,
+        })
+        self._open[task_id] = span
+        return _carrier(span)
+
+    def running(self, task: TaskRow) -> Span:
+        return _Run(self, task)
+
+    # -- model calls ---------------------------------------------------------------------
+
+    def complete(self, task: TaskRow, model: Model, messages: Sequence[Message],
+                 tools: Sequence[ToolSpec], *, max_output_tokens: int) -> Reply:
+        provider, name = self._model(model)
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider,
+            "gen_ai.request.model": name, "gen_ai.request.max_tokens": max_output_tokens,
+            "gen_ai.conversation.id": task.id,
+        }
+        if self.include_content:
+            attributes["gen_ai.input.messages"] = json.dumps([_message(m) for m in messages])
+        span = self._tracer.start_span(f"chat {name}", kind=SpanKind.CLIENT,
+                                       attributes=attributes)
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            reply = model.complete(messages, tools, max_output_tokens=max_output_tokens)
+        except BaseException as error:
+            _failed(span, type(error).__qualname__)
+            span.end()
+            raise
+        finally:
+            otel_context.detach(token)
+        usage = reply.usage
+        ended: dict[str, Any] = {
+            "gen_ai.usage.input_tokens": usage.input_tokens,
+            "gen_ai.usage.output_tokens": usage.output_tokens,
+            "gen_ai.response.finish_reasons": (_FINISH[reply.stop],),
+            "signoff.cost_usd": model.price.cost(usage.input_tokens, usage.output_tokens)
+            if model.price else 0.0,
+        }
+        if self.include_content:
+            ended["gen_ai.output.messages"] = json.dumps([_reply_message(reply)])
+        span.set_attributes(ended)
+        span.end()
+        return reply
+
+    def _model(self, model: Model) -> tuple[str, str]:
+        """(provider, model) of `model`: ``openai:gpt-4o`` is ("openai", "gpt-4o")."""
+        known = self._models.get(model.name)
+        if known is None:
+            provider, _, name = model.name.partition(":")
+            if not name:
+                provider, name = getattr(model, "provider", "") or "signoff", model.name
+            known = self._models[model.name] = (provider, name)
+        return known
+
+    # -- tool calls ----------------------------------------------------------------------
+
+    def tool_call(self, task: TaskRow, call: CallRow) -> Span:
+        return _Tool(self, call)
+
+    def gated(self, verdict: Verdict) -> None:
+        tool = _TOOL.get()
+        if tool is not None:
+            tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
+                               "signoff.gate.reason": verdict.reason,
+                               "signoff.gate.by_rule": verdict.by_rule})
+
+    def tool_ended(self, *, state: str, outcome: str, answer: str,
+                   result: ActionResult | None = None) -> None:
+        tool = _TOOL.get()
+        if tool is None:
+            return
+        tool.told.update({"signoff.tool.state": str(state),
+                          "signoff.tool.outcome": str(outcome or state)})
+        if outcome in ("Failed", "Unknown"):
+            _failed(tool.span, f"signoff.tool.{outcome.lower()}")
+        if self.include_content:
+            tool.told["gen_ai.tool.call.result"] = answer
+
+    def trace_context(self) -> Any:
+        tool = _TOOL.get()
+        return _carrier(tool.span) if tool is not None else None
+
+    def proposed(self, proposal: Proposal, *, waits_on: str) -> None:
+        tool = _TOOL.get()
+        if tool is None:
+            return
+        tool.told["signoff.tool.state"] = "proposed"
+        tool.span.add_event("signoff.proposal", {
+            "signoff.proposal.id": proposal.id, "signoff.proposal.waits_on": waits_on,
+            "signoff.proposal.routed": proposal.routed,
+        })
+
+    # -- decisions -----------------------------------------------------------------------
+
+    def deciding(self, proposal_id: str, *, by: Principal, verb: str) -> Span:
+        return _Decision(self, proposal_id, by, verb)
+
+    def _parent(self, carrier: Any) -> Any:
+        """The context a span continuing `carrier` starts in: the current one when it is
+        already in that trace (a decision made here, the task going on under it), else the
+        kept one; None (the current context) when nothing was kept."""
+        if not carrier:
+            return None
+        kept = _W3C.extract(carrier)
+        trace_id = trace.get_current_span(kept).get_span_context().trace_id
+        if trace.get_current_span().get_span_context().trace_id == trace_id:
+            return None
+        return kept
+
+
+class _Current(Span):
+    """A span made current on entering (`_enter`), ended on leaving: failed by an exception's
+    kind alone."""
+
+    _span: Any
+    _token: Any
+
+    def _enter(self, span: Any) -> None:
+        self._span = span
+        self._token = otel_context.attach(trace.set_span_in_context(span))
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        otel_context.detach(self._token)
+        if kind is not None:
+            _failed(self._span, kind.__qualname__)
+        self._span.end()
+
+
+class _Run(_Current):
+    """A task running in this process: its ``invoke_agent`` span, current while it runs."""
+
+    def __init__(self, tracing: Tracing, task: TaskRow) -> None:
+        self._tracing, self._task = tracing, task
+
+    def __enter__(self) -> Span:
+        task, tracing = self._task, self._tracing
+        span = tracing._open.pop(task.id, None)
+        if span is None:  # it goes on: in the trace it began in
+            span = tracing._tracer.start_span(
+                f"invoke_agent {task.agent}", context=tracing._parent(task.trace_context),
+                attributes={"gen_ai.operation.name": "invoke_agent",
+                            "gen_ai.agent.name": task.agent, "gen_ai.conversation.id": task.id,
+                            "signoff.task.id": task.id, "signoff.skill": task.skill,
+                            "signoff.task.resumed": True})
+        self._enter(span)
+        return self
+
+    def ended(self, outcome: Any) -> None:
+        if not isinstance(outcome, Outcome):
+            return
+        self._span.set_attributes({"signoff.task.status": outcome.status.value,
+                                   "signoff.task.steps": outcome.steps,
+                                   "signoff.task.spend_usd": outcome.spend_usd})
+        if outcome.waiting_on:
+            self._span.set_attribute("signoff.task.waiting_on", list(outcome.waiting_on))
+        if outcome.status is TaskStatus.FAILED:
+            _failed(self._span, "signoff.task.failed")
+
+
+class _Tool(_Current):
+    """One tool call: its ``execute_tool`` span, current while it is gated and run."""
+
+    def __init__(self, tracing: Tracing, call: CallRow) -> None:
+        self._tracing, self._call = tracing, call
+        self.told: dict[str, Any] = {}
+        """What the gate and the call's end said, set on the span as it ends (at once)."""
+
+    @property
+    def span(self) -> Any:
+        """Its ``execute_tool`` span."""
+        return self._span
+
+    def __enter__(self) -> Span:
+        call = self._call
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.tool,
+            "gen_ai.tool.call.id": call.call_id, "gen_ai.tool.type": "function",
+        }
+        if self._tracing.include_content:
+            attributes["gen_ai.tool.call.arguments"] = call.arguments
+        span = self._tracing._tracer.start_span(f"execute_tool {call.tool}", attributes=attributes)
+        self._enter(span)
+        self._mine = _TOOL.set(self)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        _TOOL.reset(self._mine)
+        self._span.set_attributes(self.told)
+        super().__exit__(kind, error, traceback)
+
+
+class _Decision(_Current):
+    """A person deciding a proposal: its ``signoff.decide`` span (the task's next steps run
+    under it), and, once decided, the ``signoff.wait`` span from the proposal to the decision."""
+
+    def __init__(self, tracing: Tracing, proposal_id: str, by: Principal, verb: str) -> None:
+        self._tracing, self._proposal_id, self._by, self._verb = tracing, proposal_id, by, verb
+        self._proposing: Any = None
+        """The W3C trace context of the tool call that proposed it."""
+
+    def __enter__(self) -> Span:
+        tracing = self._tracing
+        with tracing._database.connect() as db:
+            row = db.execute(
+                select(proposals.c.action, proposals.c.trace_context, tasks.c.trace_context
+                       .label("task_context"), tool_calls.c.call_id)
+                .join(tasks, tasks.c.id == proposals.c.task_id)
+                .join(tool_calls, tool_calls.c.id == proposals.c.tool_call_id)
+                .where(proposals.c.id == self._proposal_id)).first()
+        action, self._proposing, task_context, call_id = row if row is not None else (
+            "", None, None, "")
+        proposing = trace.get_current_span(_W3C.extract(self._proposing)).get_span_context() \
+            if self._proposing else None
+        attributes: dict[str, Any] = {
+            "signoff.proposal.id": self._proposal_id, "signoff.decision.verb": self._verb,
+            "signoff.decision.by.id": str(getattr(self._by, "id", "")),
+            "signoff.decision.by.name": str(getattr(self._by, "name", "")),
+            "gen_ai.tool.name": action, "gen_ai.tool.call.id": call_id,
+        }
+        self._action = action
+        self._enter(tracing._tracer.start_span(
+            f"signoff.decide {action}".rstrip(), context=tracing._parent(task_context),
+            attributes=attributes,
+            links=[Link(proposing, {"signoff.link": "proposed by"})] if proposing else ()))
+        return self
+
+    def ended(self, outcome: Any) -> None:
+        if not isinstance(outcome, Decision):
+            return
+        with self._tracing._database.connect() as db:
+            row = db.execute(select(proposals.c.created_at, proposals.c.decided_at,
+                                    proposals.c.edited)
+                             .where(proposals.c.id == self._proposal_id)).first()
+        if row is None:
+            return
+        created_at, decided_at, edited = row
+        said = _DECIDED.get(outcome.status, outcome.status.value.lower())
+        self._span.set_attributes({"signoff.decision.outcome": said,
+                                   "signoff.decision.status": outcome.status.value,
+                                   "signoff.decision.edited": bool(edited)})
+        if outcome.status is ProposalStatus.FAILED:
+            _failed(self._span, "signoff.tool.failed")
+        wait = self._tracing._tracer.start_span(
+            f"signoff.wait {self._action}".rstrip(),
+            context=_W3C.extract(self._proposing) if self._proposing else None,
+            start_time=_nanoseconds(created_at),
+            attributes={"signoff.proposal.id": self._proposal_id,
+                        "signoff.decision.outcome": said})
+        wait.end(end_time=_nanoseconds(decided_at or datetime.now(UTC)))
+
+
+_FINISH = {"end": "stop", "tool_calls": "tool_call", "max_tokens": "length"}
+"""A reply's stop, as the conventions name finish reasons."""
+
+
+def _carrier(span: Any) -> dict[str, str]:
+    """The W3C trace context of `span`, to keep with a task or a proposal."""
+    carrier: dict[str, str] = {}
+    _W3C.inject(carrier, context=trace.set_span_in_context(span))
+    return carrier
+
+
+def _failed(span: Any, error_type: str) -> None:
+    """Mark `span` failed, by its kind of error alone (its message may hold what is private)."""
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR))
+
+
+def _nanoseconds(moment: datetime) -> int:
+    if moment.tzinfo is None:  # SQLite gives back naive times; signoff writes them in UTC
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1_000_000_000)
+
+
+def _message(message: Message) -> dict[str, Any]:
+    """A message as the conventions' ``gen_ai.input.messages`` hold it."""
+    parts: list[dict[str, Any]] = []
+    if message.text:
+        kind = "tool_call_response" if message.role == "tool" else "text"
+        parts.append({"type": kind, "id": message.tool_call_id, "response": message.text}
+                     if kind == "tool_call_response" else {"type": "text", "content": message.text})
+    for call in message.tool_calls:
+        parts.append({"type": "tool_call", "id": call.id, "name": call.name,
+                      "arguments": call.arguments})
+    return {"role": message.role, "parts": parts}
+
+
+def _reply_message(reply: Reply) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"type": "text", "content": reply.text}] if reply.text else []
+    parts += [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
+              for c in reply.tool_calls]
+    return {"role": "assistant", "parts": parts, "finish_reason": _FINISH[reply.stop]}

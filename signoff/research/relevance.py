@@ -1,0 +1,279 @@
+"""Relevance: which sentences of the sources read are about the question, best first.
+
+The question is reduced to its terms: its words less those that only make it a question ("what",
+"does", "the difference between"), plus any operator it names (``==``, ``**``). Each term weighs
+by how rare it is among the sentences read (a word every sentence has tells little), and a term
+that no source read has at all weighs the most: it is what the sources are missing.
+
+A sentence's **coverage** is the share of the question's weight it carries: its own words, and
+at three-quarter weight the words of its source's title (a sentence of 'The "pass" statement' is
+about the pass statement even where it only says "pass"). Words match by their stem, or when one
+stem begins the other ("defines" and "definition"); a keyword that is also an English word
+("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
+A sentence is about the question when its coverage reaches `ABOUT`. Sentences are then ranked
+by coverage, raised by how much of the question their source's title covers (its focus) and by
+the question's neighbouring terms found side by side ("context manager"), lowered a little for
+later sources and later places. The answer keeps the best sentence about the question and the
+few that come close to it, and none that do not. When no sentence is about the question,
+nothing is said: the reader declines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from signoff.research.sentences import Sentence, sentences_of
+
+__all__ = [
+    "ABOUT",
+    "Reading",
+    "Source",
+    "operators_in",
+    "query_terms",
+    "question_terms",
+    "rank_sentences",
+    "stem",
+]
+
+ABOUT = 0.5
+"""The share of the question's weight a sentence must carry to be about the question."""
+
+CLOSE = 0.8
+"""Sentences scoring at least this share of the best one's score join it in the answer."""
+
+_QUESTION_WORDS = frozenset({
+    "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "does", "do", "did", "doing", "done", "can", "could", "would", "should", "will", "shall",
+    "i", "me", "my", "we", "you", "your", "it", "its", "this", "that", "these", "those",
+    "of", "to", "about", "please", "tell", "explain", "mean", "means", "there", "are", "was",
+    "were", "be", "been", "use", "used", "using", "work", "works", "happen", "happens",
+    "difference", "differences", "between", "purpose", "into", "onto", "way", "ways", "kind", "kinds",
+    "get", "make", "want", "need", "python", "s", "t", "many", "much",
+})  # fmt: skip
+"""Words of a question that say nothing of its subject; Python's keywords are kept, and so is
+"is" (an operator)."""
+
+_OPERATORS = {
+    "**=": "augmented assignment", "//=": "augmented assignment", ">>=": "augmented assignment",
+    "<<=": "augmented assignment", "==": "equality comparison", "!=": "equality comparison",
+    "<=": "comparison", ">=": "comparison", "**": "power", "//": "floor division",
+    "<<": "shifting", ">>": "shifting", "+=": "augmented assignment",
+    "-=": "augmented assignment", "*=": "augmented assignment", "/=": "augmented assignment",
+    "%=": "augmented assignment", "&=": "augmented assignment", "|=": "augmented assignment",
+    "^=": "augmented assignment", ":=": "assignment expression", "->": "annotation",
+}  # fmt: skip
+"""Operators a question may name (matched in sentences as written), and the words the
+documentation uses for them (searched for, since a search sees no punctuation)."""
+
+_OPERATOR_WORDS: dict[str, tuple[str, ...]] = {o: tuple(w.split()) for o, w in _OPERATORS.items()}
+
+_ENGLISH_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "for", "with", "as",
+                               "from", "while"})
+"""Python's keywords that are also English words: terms only when the question names them."""
+
+_NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
+                            "keywords"})
+_NAMING_AFTER = frozenset({"operator", "operators", "statement", "statements", "keyword",
+                           "keywords", "loop", "loops", "clause", "clauses", "expression",
+                           "expressions", "test", "tests", "block", "blocks"})
+
+_SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "ings", "ing",
+             "ness", "ities", "ity", "ies", "ied", "ers", "er", "ed", "es", "ly", "al", "s", "e")
+"""Endings taken off a word to find its stem (the longest that leaves a stem of 3 letters)."""
+
+
+def stem(word: str) -> str:
+    """The stem of `word`: lower case, its ending taken off ("definitions" → "defin")."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def query_terms(question: str) -> list[str]:
+    """The words of `question` worth searching for, lower case, each once, in order: the
+    words that only make it a question left out (and a keyword that is also an English word,
+    unless the question names it), and the names of the operators it names added."""
+    words = [w.lower() for w in re.findall(r"\w+", question)]
+    named = _named_keywords(question, words)
+    kept = [w for n, w in enumerate(words) if w not in _QUESTION_WORDS
+            and (w not in _ENGLISH_KEYWORDS or n in named)] or words
+    for operator in operators_in(question):
+        kept.extend(_OPERATOR_WORDS[operator])
+    return list(dict.fromkeys(kept))
+
+
+def _named_keywords(question: str, words: list[str]) -> set[int]:
+    """The places of the keywords that `question` names as keywords ("the in operator",
+    "a `with` block", "between is and =="), not as English ("in a list")."""
+    quoted = {w.lower() for w in re.findall(r"[\"'`“‘](\w+)[\"'`”’]", question)}
+    named = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and (
+        w in quoted or (n > 0 and words[n - 1] in _NAMING_BEFORE)
+        or (n + 1 < len(words) and words[n + 1] in _NAMING_AFTER))}
+    grown = True
+    while grown:  # a keyword beside a named one is named too ("operators and, or and not")
+        more = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and n not in named
+                and (n - 1 in named or n + 1 in named)}
+        named |= more
+        grown = bool(more)
+    return named
+
+
+def operators_in(question: str) -> list[str]:
+    """The operators `question` names, longest first."""
+    found: list[str] = []
+    rest = question
+    for operator in sorted(_OPERATORS, key=len, reverse=True):
+        if operator in rest:
+            found.append(operator)
+            rest = rest.replace(operator, " ")
+    return found
+
+
+@dataclass(frozen=True, kw_only=True)
+class Source:
+    """One source read: its id, title and the text read of it."""
+
+    source_id: str
+    """Its id."""
+    title: str
+    """Its title."""
+    text: str
+    """The text read (one part, or several joined)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reading:
+    """What the sources read say of the question."""
+
+    terms: tuple[str, ...]
+    """The question's terms, as searched and weighed."""
+    chosen: tuple[Sentence, ...]
+    """The sentences about the question, in the order of the sources and within them."""
+    best: Sentence | None
+    """The sentence that came closest, whether or not it is about the question."""
+    missing: tuple[str, ...]
+    """The heaviest terms the closest sentence lacks (what the sources did not say)."""
+    absent: tuple[str, ...]
+    """The terms no source of the corpus has at all."""
+
+
+class _Matcher:
+    """Tells whether a text has a term: an operator as written; a keyword that is also an
+    English word where the text names it (quoted, or as "the with statement"); any other word
+    by its stem, or by one stem beginning the other."""
+
+    def __init__(self, terms: Sequence[str]) -> None:
+        self.stems = {t: stem(t) for t in terms}
+        self.named = {t: re.compile(
+            rf"[\"`“][^\"`“”]*\b{t}\b[^\"`“”]*[\"`”]|['‘]{t}['’]|"
+            rf"\b{t}\s+(?:{'|'.join(sorted(_NAMING_AFTER))})\b|"
+            rf"\b(?:operators?|keywords?)\s+{t}\b", re.IGNORECASE)
+            for t in terms if t in _ENGLISH_KEYWORDS}
+
+    def has(self, term: str, words: frozenset[str], text: str) -> bool:
+        if not term[0].isalnum():
+            return term in text
+        named = self.named.get(term)
+        if named is not None:
+            return named.search(text) is not None
+        wanted = self.stems[term]
+        if wanted in words:
+            return True
+        if len(wanted) < 4:
+            return False
+        return any(len(w) >= 4 and (w.startswith(wanted) or wanted.startswith(w))
+                   for w in words if w[:3] == wanted[:3])
+
+
+class _Pairs:
+    """The question's neighbouring terms ("context manager"), found side by side in a text."""
+
+    def __init__(self, terms: Sequence[str]) -> None:
+        stems = [stem(t) for t in terms if t[0].isalnum()]
+        self.pairs = set(itertools.pairwise(stems))
+
+    def share(self, text: str) -> float:
+        """The share of the question's pairs that `text` has side by side (0 when none)."""
+        if not self.pairs:
+            return 0.0
+        seen = [stem(w) for w in re.findall(r"\w+", text)]
+        return len(self.pairs & set(itertools.pairwise(seen))) / len(self.pairs)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"\w+", text))
+
+
+def question_terms(question: str) -> list[str]:
+    """The terms a sentence is weighed by: the question's words (less the words only searched
+    for an operator's sake) and the operators it names."""
+    operators = operators_in(question)
+    named = {w for o in operators for w in _OPERATOR_WORDS[o]}
+    words = [w.lower() for w in re.findall(r"\w+", question)]
+    return [t for t in query_terms(question) if t not in named or t in words] + operators
+
+
+def rank_sentences(question: str, sources: Sequence[Source], *,
+                   frequency: Mapping[str, int] | None = None, corpus_size: int = 0,
+                   limit: int = 3, per_source: int = 2) -> Reading:
+    """The sentences of `sources` (best source first) that are about `question`: at most
+    `limit`, at most `per_source` from a source, and only those close to the best.
+
+    `frequency` says how many of the corpus's `corpus_size` sources have each word of the
+    question (the search says so): a word weighs by how rare it is in the corpus, and a word no
+    source has weighs the most. Words it does not cover weigh by how rare they are among the
+    sentences read."""
+    terms = tuple(question_terms(question))
+    every = [s for rank, source in enumerate(sources)
+             for s in sentences_of(source.source_id, source.text, rank)]
+    if not terms or not every:
+        return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=terms)
+    matcher = _Matcher(terms)
+    words = [_words(s.text) for s in every]
+    titles = [_words(source.title) for source in sources]
+    has = [{t for t in terms if matcher.has(t, w, s.text)} for s, w in zip(every, words,
+                                                                            strict=True)]
+    count = len(every)
+    known = frequency or {}
+    size = max(corpus_size, count, *known.values(), 1) if known else count
+    weight = {}
+    for t in terms:
+        if t in known:  # by the corpus: a word no source has weighs the most
+            weight[t] = math.log(1 + size / (1 + known[t])) + (1.0 if known[t] == 0 else 0.0)
+        else:  # by the sentences read
+            weight[t] = math.log(1 + count / (1 + sum(t in h for h in has)))
+    total = sum(weight.values())
+    absent = tuple(t for t in terms if known.get(t, 1) == 0)
+    pairs = _Pairs(terms)
+    focus = [sum(weight[t] for t in terms if matcher.has(t, title, source.title)) / total
+             for title, source in zip(titles, sources, strict=True)]
+    scored: list[tuple[float, Sentence, set[str]]] = []
+    for sentence, found in zip(every, has, strict=True):
+        title = titles[sentence.rank]
+        in_title = {t for t in terms if t not in found
+                    and matcher.has(t, title, sources[sentence.rank].title)}
+        coverage = (sum(weight[t] for t in found) + 0.75 * sum(weight[t] for t in in_title)) / total
+        score = (coverage * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
+                 / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
+        scored.append((coverage, replace(sentence, score=round(score, 6)), found | in_title))
+    scored.sort(key=lambda c: (-c[1].score, c[1].rank, c[1].position))
+    top_coverage, best, best_terms = scored[0]
+    missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
+    chosen: list[Sentence] = []
+    taken: dict[str, int] = {}
+    for coverage, sentence, _ in scored:
+        if coverage < ABOUT or sentence.score < CLOSE * best.score or len(chosen) == limit:
+            break
+        if taken.get(sentence.source_id, 0) >= per_source:
+            continue
+        taken[sentence.source_id] = taken.get(sentence.source_id, 0) + 1
+        chosen.append(sentence)
+    chosen.sort(key=lambda s: (s.rank, s.position))
+    del top_coverage
+    return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent)

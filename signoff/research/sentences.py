@@ -1,0 +1,179 @@
+"""The sentences of a source: what the offline reader may quote.
+
+A source's text is cut into blocks at blank lines. A block that is code (an interactive
+session, a grammar, an indented example, a fenced block) or a heading (underlined, ``#``-led, or
+a few words standing alone) is not prose and gives no sentence. A list item is a unit of its own.
+Prose is cut into sentences after ``.``, ``!``, ``?`` or ``…`` (with any closing quotes or
+brackets) that a capital, a digit or an opening quote follows — but not after an abbreviation
+("e.g.", "i.e.", "cf.", "vs.", an initial), and not inside a quotation or inline code.
+
+A sentence is kept whatever its length, with or without end punctuation (a list item, a line
+ending in a colon); it is the source's own characters, only its line breaks read as spaces, so
+that it is always a quote the citation check accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["Sentence", "sentences_of", "split_sentences"]
+
+MAX_CHARS = 600
+"""The longest sentence kept whole; a longer run of prose is cut at its last clause break."""
+
+_ABBREVIATIONS = frozenset({
+    "e.g", "i.e", "cf", "vs", "viz", "al", "etc", "approx", "incl", "resp", "ca", "fig", "figs",
+    "no", "nos", "vol", "sec", "ch", "p", "pp", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr",
+    "eq", "ref", "ex", "op", "cit", "ibid",
+})  # fmt: skip
+"""Words that a full stop follows without ending the sentence (lower case, no last dot)."""
+
+_END = re.compile(r"[.!?…]+[\"'”’)\]*]*(?:\s*\[\d{1,3}\])?(?=\s)")
+_NEXT = re.compile(r"\s+[\"“‘'(\[*]*[A-Z0-9]")
+_BULLET = re.compile(r"(?:[*+\-•]|\d{1,3}[.)]|\([a-z0-9]\))\s+")
+_UNDERLINE = re.compile(r"[*=\-~^#+`\"']{3,}")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_CODE_START = re.compile(
+    r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
+    r"while .*:$|with .*:$|try:|except\b.*:$|finally:|else:|elif .*:|import |from \S+ import |"
+    r"return\b|@\w)"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sentence:
+    """A sentence of a source, as the reader weighs it."""
+
+    source_id: str
+    """The source it is in."""
+    text: str
+    """The sentence, exactly as the source has it (line breaks read as spaces)."""
+    rank: int = 0
+    """Its source's place among the sources read, from 0 (best first)."""
+    position: int = 0
+    """Its place in its source (the part read), from 0."""
+    score: float = 0.0
+    """How well it answers the question (set by the ranking)."""
+
+
+def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
+    """The prose sentences of a source's text, in order."""
+    return [Sentence(source_id=source_id, text=s, rank=rank, position=n)
+            for n, s in enumerate(split_sentences(text))]
+
+
+def split_sentences(text: str) -> list[str]:
+    """The prose sentences of `text`, in order, each as the text has it (line breaks as spaces)."""
+    found: list[str] = []
+    for unit in _prose_units(text):
+        found.extend(s for s in _sentences_in(unit) if not _is_label(s))
+    return found
+
+
+def _prose_units(text: str) -> Iterator[str]:
+    """Each run of prose: a paragraph, or one item of a list; code and headings left out."""
+    fenced = False
+    for block in re.split(r"\n[ \t]*\n", text):
+        lines = [line for line in block.split("\n") if line.strip()]
+        if not lines:
+            continue
+        if fenced or _FENCE.match(lines[0]):
+            fences = sum(bool(_FENCE.match(line)) for line in lines)
+            fenced = fenced != (fences % 2 == 1)
+            continue
+        if _is_heading(lines) or _is_code(lines):
+            continue
+        item: list[str] = []
+        for line in lines:
+            stripped = line.strip()
+            bullet = _BULLET.match(stripped)
+            if bullet and item:
+                yield " ".join(item)
+                item = []
+            item.append(stripped[bullet.end():] if bullet else stripped)
+        if item:
+            unit = " ".join(item)
+            if _is_label(unit):
+                continue
+            yield unit
+
+
+def _is_heading(lines: list[str]) -> bool:
+    if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[-1].strip()):
+        return True
+    return lines[0].lstrip().startswith("#") and len(lines) == 1
+
+
+def _is_label(unit: str) -> bool:
+    """A few words standing alone without end punctuation: a heading or a label, not a claim."""
+    return not re.search(r"[.!?…:;]['\"”’)\]*]*$", unit) and len(re.findall(r"\w+", unit)) < 5
+
+
+def _is_code(lines: list[str]) -> bool:
+    joined = "\n".join(lines)
+    if "::=" in joined or any(_CODE_START.match(line) for line in lines):
+        return True
+    if any(re.search(r"\S {3,}\S|^\s*[|+]", line) for line in lines):
+        return True  # a table: columns apart, or drawn with | and +
+    if re.search(r"[;{}]\s*$", lines[-1]) and not re.search(r"[.!?]", joined):
+        return True
+    letters = sum(c.isalpha() or c.isspace() for c in joined)
+    if letters < 0.72 * len(joined):
+        return True
+    words = re.findall(r"[A-Za-z][a-z]+", joined)
+    return len(words) < 2 and not re.search(r"[.!?]\W*$", joined)
+
+
+def _sentences_in(unit: str) -> Iterator[str]:
+    start = 0
+    for end in _END.finditer(unit):
+        after = end.end()
+        if not _NEXT.match(unit, after):
+            continue
+        if _is_abbreviation(unit, end.start()) or _inside_quote(unit, start, after):
+            continue
+        yield from _bounded(unit[start:after].strip())
+        start = after
+    rest = unit[start:].strip()
+    if rest:
+        yield from _bounded(rest)
+
+
+def _is_abbreviation(unit: str, dot: int) -> bool:
+    if unit[dot] != ".":
+        return False
+    word = re.search(r"([A-Za-z][A-Za-z.]*)$", unit[:dot])
+    if word is None:
+        return False
+    token = word.group(1)
+    if token.lower() in _ABBREVIATIONS:
+        return True
+    return len(token) == 1 and token.isupper()  # an initial: "J. Smith"
+
+
+def _inside_quote(unit: str, start: int, end: int) -> bool:
+    """Whether the sentence end before `end` lies inside a quotation or inline code opened
+    since `start`."""
+    before = unit[start:end]
+    if before.count("`") % 2:
+        return True
+    if before.count("“") > before.count("”"):
+        return True
+    straight = re.sub(r"(?<=\w)\"(?=\w)", "", before)  # a quote inside a word is no opening
+    return straight.count('"') % 2 == 1
+
+
+def _bounded(sentence: str) -> Iterator[str]:
+    """`sentence`, or it in pieces cut after a clause break when it is too long to quote."""
+    while len(sentence) > MAX_CHARS:
+        cut = max(sentence.rfind(mark, 0, MAX_CHARS) for mark in ("; ", ": ", ", "))
+        if cut <= 0:
+            cut = sentence.rfind(" ", 0, MAX_CHARS)
+        if cut <= 0:
+            break
+        yield sentence[: cut + 1].strip()
+        sentence = sentence[cut + 1:].strip()
+    if sentence:
+        yield sentence

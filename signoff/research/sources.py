@@ -1,0 +1,288 @@
+"""Where a corpus's documents come from: a folder's files, Python's documentation, or the help
+topics that ship with every Python; and HTML reduced to its text.
+
+A folder is the folder given and nothing else: a link that leads outside it is not followed, a
+file that is not text (it has NUL bytes, or is mostly control bytes) is skipped, and each is
+told in a note. Python's documentation is the HTML that Debian's ``python3-doc`` package installs
+(under ``/usr/share/doc/python3.X/html``), its pages reduced to their main text; its indexes and
+what's-new pages are left out, since they mention everything and explain little, and so are the C
+API's pages, written for C programmers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+__all__ = [
+    "SUFFIXES",
+    "Document",
+    "Listing",
+    "folder_listing",
+    "html_to_text",
+    "python_docs_listing",
+    "python_docs_root",
+    "read_document",
+    "topics",
+]
+
+SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
+"""The files a folder corpus is made of."""
+
+_SNIFF_BYTES = 8192
+"""How much of a file is looked at to tell text from binary."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Document:
+    """A source as it goes into the index."""
+
+    source_id: str
+    """Its id: the path within the folder ("guide/intro.md"), or the help topic ("with")."""
+    title: str
+    """Its title."""
+    origin: str
+    """Where it comes from."""
+    text: str
+    """Its text."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Listing:
+    """The files a folder corpus is made of, and what was left out, in words."""
+
+    root: Path
+    """The folder, resolved."""
+    files: tuple[Path, ...]
+    """The source files, in order."""
+    notes: tuple[str, ...]
+    """What was left out and why ("Skipped notes/link.md: it leads outside the folder.")."""
+
+
+def topics() -> Iterator[Document]:
+    """CPython's help topics (``pydoc_data.topics``), one document each."""
+    from pydoc_data.topics import topics as found
+
+    for key in sorted(found):
+        body = found[key]
+        first = next((line.strip() for line in body.splitlines() if line.strip()), key)
+        yield Document(source_id=key, title=first, origin=f"Python help topic {key!r}", text=body)
+
+
+def folder_listing(root: Path) -> Listing:
+    """The .txt, .md and .html files under `root` (recursively; hidden ones skipped), none
+    reached through a link leading outside it."""
+    files: list[Path] = []
+    notes: list[str] = []
+    for directory, subdirectories, names in os.walk(root):  # links to folders are not walked
+        here = Path(directory)
+        for name in sorted(subdirectories):
+            if not name.startswith(".") and (here / name).is_symlink() and not _inside(
+                    root, here / name):
+                notes.append(f"Skipped {_relative(root, here / name)}/: it links outside "
+                             "the folder.")
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        for name in sorted(names):
+            path = here / name
+            if name.startswith(".") or path.suffix.lower() not in SUFFIXES:
+                continue
+            if path.is_symlink() and not _inside(root, path):
+                notes.append(f"Skipped {_relative(root, path)}: it links outside the folder.")
+                continue
+            if path.is_file():
+                files.append(path)
+    return Listing(root=root, files=tuple(files), notes=tuple(notes))
+
+
+def python_docs_root() -> Path | None:
+    """Where Python's HTML documentation is installed (Debian's python3-doc), or None.
+
+    ``SIGNOFF_PYTHON_DOCS`` names another folder, or ``none`` to use the help topics."""
+    override = os.environ.get("SIGNOFF_PYTHON_DOCS")
+    if override:
+        chosen = Path(override)
+        return chosen if override.lower() != "none" and _is_python_docs(chosen) else None
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [Path(f"/usr/share/doc/python{version}/html"),
+                  Path(f"/usr/share/doc/python{version}-doc/html"),
+                  Path("/usr/share/doc/python3-doc/html"),
+                  *sorted(Path("/usr/share/doc").glob("python3.*/html"), reverse=True)]
+    return next((c for c in candidates if _is_python_docs(c)), None)
+
+
+def _is_python_docs(folder: Path) -> bool:
+    return (folder / "index.html").is_file() and (folder / "reference").is_dir() and (
+        folder / "library").is_dir()
+
+
+_LEFT_OUT_FOLDERS = frozenset({"whatsnew", "c-api", "distutils"})
+"""What's new (every change, little explanation), the C API (for C programmers, not Python's)
+and distutils (removed from Python)."""
+
+_LEFT_OUT = re.compile(r"^(genindex.*|search|contents|py-modindex|download|bugs|copyright|"
+                       r"license|about)\.html$")
+
+
+def python_docs_listing(root: Path) -> Listing:
+    """The pages of Python's documentation worth researching in."""
+    files: list[Path] = []
+    for directory, subdirectories, names in os.walk(root):
+        here = Path(directory)
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(("_", "."))
+                                   and d not in _LEFT_OUT_FOLDERS)
+        files.extend(here / n for n in sorted(names)
+                     if n.endswith(".html") and not (here == root and _LEFT_OUT.match(n)))
+    return Listing(root=root, files=tuple(files), notes=())
+
+
+def read_document(root: Path, path: Path) -> Document | str:
+    """The document a file holds, or a note saying why it is skipped."""
+    source_id = path.relative_to(root).as_posix()
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return f"Skipped {source_id}: it cannot be read ({error.strerror or error})."
+    if _is_binary(raw[:_SNIFF_BYTES]):
+        return f"Skipped {source_id}: it is not text (a binary file)."
+    text = raw.decode("utf-8", errors="replace")
+    if path.suffix.lower() in (".html", ".htm"):
+        title, body = html_to_text(text)
+    else:
+        body = text
+        title = next((line.strip().lstrip("#").strip() for line in text.splitlines()
+                      if line.strip()), "")
+    return Document(source_id=source_id, title=(title or path.stem)[:120], origin=str(path),
+                    text=body)
+
+
+def _is_binary(head: bytes) -> bool:
+    if b"\0" in head:
+        return True
+    if not head:
+        return False
+    control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    return control > 0.1 * len(head)
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a loop of links
+        return False
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+# -- HTML to text -------------------------------------------------------------------------
+
+_BLOCKS = frozenset({
+    "p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote",
+    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table", "tr",
+    "pre", "figure", "figcaption", "hr", "form", "fieldset", "details", "summary",
+})  # fmt: skip
+_HIDDEN = frozenset({"script", "style", "template", "noscript", "svg", "head"})
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                   "source", "track", "wbr"})
+
+
+class _TextOf(HTMLParser):
+    """The visible text of a page; only its main part (``<main>``, ``role="main"``) when it
+    has one."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.chunks: list[str] = []
+        self.main: list[str] = []
+        self.title = ""
+        self.heading = ""
+        self._hidden = 0
+        self._pre = 0
+        self._in_title = False
+        self._in_h1 = False
+        self._depth = 0
+        self._main_at = -1
+        self._link_at = -1
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag not in _VOID:
+            self._depth += 1
+        if tag == "title":
+            self._in_title = True
+        elif tag in _HIDDEN:
+            self._hidden += 1
+        elif tag == "br":
+            self._add("\n")
+        elif tag == "a" and "headerlink" in (found.get("class") or "").split():
+            self._link_at = self._depth  # the "¶" a heading carries
+        elif tag in _BLOCKS or tag == "main":
+            self._add("\n\n")
+            self._pre += tag == "pre"
+            self._in_h1 = self._in_h1 or tag == "h1"
+        if self._main_at < 0 and (tag == "main" or found.get("role") == "main"):
+            self._main_at = self._depth
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._link_tag():
+            self._link_at = -1
+        if tag == "title":
+            self._in_title = False
+        elif tag in _HIDDEN:
+            self._hidden = max(0, self._hidden - 1)
+        elif tag in _BLOCKS or tag == "main":
+            self._add("\n\n")
+            if tag == "pre":
+                self._pre = max(0, self._pre - 1)
+            if tag == "h1":
+                self._in_h1 = False
+        if tag not in _VOID:
+            if self._depth == self._main_at:
+                self._main_at = -2  # the main part is over; nothing else joins it
+            self._depth = max(0, self._depth - 1)
+
+    def _link_tag(self) -> str:
+        return "a" if self._link_at >= 0 else ""
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+            return
+        if self._hidden or self._link_at >= 0:
+            return
+        if self._in_h1:
+            self.heading += data
+        if self._pre:
+            self._add(data)
+            return
+        flowing = re.sub(r"\s+", " ", data)
+        target = self.main if self._main_at >= 0 else self.chunks
+        if not target or target[-1].endswith("\n"):
+            flowing = flowing.lstrip()
+        if flowing:
+            self._add(flowing)
+
+    def _add(self, text: str) -> None:
+        self.chunks.append(text)
+        if self._main_at >= 0:
+            self.main.append(text)
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """(title, text) of an HTML page: its visible text (only its main part, when it marks
+    one), a blank line between blocks."""
+    parser = _TextOf()
+    parser.feed(html)
+    parser.close()
+    chunks = parser.main if "".join(parser.main).strip() else parser.chunks
+    body = "\n".join(line.rstrip() for line in "".join(chunks).split("\n"))
+    body = re.sub(r"\n{3,}", "\n\n", body).strip()
+    heading = " ".join(parser.heading.split())
+    title = heading if parser.main and heading else " ".join((parser.title or heading).split())
+    return title, body

@@ -1,0 +1,400 @@
+"""Traces (signoff.agents.tracing): spans in the GenAI conventions with the gate's work on them,
+continued across processes, exported over OTLP, content only when asked."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.semconv.attributes import error_attributes
+from opentelemetry.trace import SpanKind, StatusCode
+
+from signoff import ProposalStatus, TaskStatus, UserError
+from signoff.agents.tracing import CAPTURE_CONTENT
+from signoff.testing import ScriptedModel, says
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GEN_AI_NAMES = {v for k, v in vars(gen_ai).items() if k.startswith("GEN_AI_") and isinstance(v, str)}
+"""Every attribute name the installed conventions define for GenAI."""
+OPERATIONS = {m.value for m in gen_ai.GenAiOperationNameValues}
+REQUIRED = {
+    "invoke_agent": {gen_ai.GEN_AI_OPERATION_NAME, gen_ai.GEN_AI_AGENT_NAME,
+                     gen_ai.GEN_AI_CONVERSATION_ID},
+    "chat": {gen_ai.GEN_AI_OPERATION_NAME, gen_ai.GEN_AI_PROVIDER_NAME,
+             gen_ai.GEN_AI_REQUEST_MODEL, gen_ai.GEN_AI_USAGE_INPUT_TOKENS,
+             gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS},
+    "execute_tool": {gen_ai.GEN_AI_OPERATION_NAME, gen_ai.GEN_AI_TOOL_NAME,
+                     gen_ai.GEN_AI_TOOL_CALL_ID, gen_ai.GEN_AI_TOOL_TYPE},
+}
+"""What each operation's spans carry here (the conventions' required and recommended ones)."""
+NAMED_BY = {"invoke_agent": gen_ai.GEN_AI_AGENT_NAME, "chat": gen_ai.GEN_AI_REQUEST_MODEL,
+            "execute_tool": gen_ai.GEN_AI_TOOL_NAME}
+"""The attribute a span's name ends with, per operation: ``chat {gen_ai.request.model}``."""
+CONTENT = {gen_ai.GEN_AI_INPUT_MESSAGES, gen_ai.GEN_AI_OUTPUT_MESSAGES,
+           gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS, gen_ai.GEN_AI_TOOL_CALL_RESULT}
+
+
+def check_conventions(span: Any, name: str, attributes: dict[str, Any]) -> None:
+    """A span's name and attributes as the GenAI conventions write them; the rest is signoff's."""
+    for key in attributes:
+        if key.startswith("gen_ai."):
+            assert key in GEN_AI_NAMES, f"{name}: {key} is not a GenAI attribute"
+        else:
+            assert key.startswith("signoff.") or key == error_attributes.ERROR_TYPE, key
+    operation = attributes.get(gen_ai.GEN_AI_OPERATION_NAME)
+    if operation is None:
+        assert name.startswith("signoff."), name
+        return
+    assert operation in OPERATIONS
+    assert REQUIRED[operation] <= set(attributes), (name, REQUIRED[operation] - set(attributes))
+    assert name == f"{operation} {attributes[NAMED_BY[operation]]}"
+
+
+@pytest.fixture
+def exporter() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+    """A tracer provider of its own whose finished spans are kept in memory."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    yield provider, memory
+    provider.shutdown()
+
+
+@pytest.fixture
+def shop() -> Iterator[SimpleNamespace]:
+    """A fresh workshop (examples/workshop.py) in memory: Mia, Noor, the estimator, T-7."""
+    namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_trace")
+    shop = SimpleNamespace(**namespace, **namespace["setup"]())
+    yield shop
+    shop.app.database.dispose()
+
+
+def _estimate_and_approve(shop: SimpleNamespace) -> Any:
+    """The workshop's scenario: the note alone, the price proposed to Mia, Noor's yes."""
+    script = ScriptedModel(
+        says.tool(shop.note_repair, repair=shop.repair.id, note="Pads and a cable."),
+        says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
+                  price=45),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads and a cable.")),
+    )
+    outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair,
+                                                for_=shop.mia, model=script)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    decision = shop.app.approve(proposal, by=shop.noor)
+    assert decision.status is ProposalStatus.DONE
+    return outcome, proposal
+
+
+def _by_name(spans: Any) -> dict[str, list[ReadableSpan]]:
+    found: dict[str, list[ReadableSpan]] = {}
+    for span in spans:
+        found.setdefault(span.name, []).append(span)
+    return found
+
+
+def test_the_workshop_traces_in_the_genai_conventions_with_the_gates_work(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """The workshop's task, model calls and tool calls are invoke_agent / chat / execute_tool
+    spans named and attributed as the conventions say; the verdicts, the proposal, the wait and
+    the decision are on them; all of it is one trace."""
+    provider, memory = exporter
+    shop.app.trace(provider)
+    outcome, proposal = _estimate_and_approve(shop)
+    spans = memory.get_finished_spans()
+    for span in spans:
+        check_conventions(span, span.name, dict(span.attributes or {}))
+    named = _by_name(spans)
+    assert sorted(named) == ["chat scripted", "execute_tool hand_back", "execute_tool note_repair",
+                             "execute_tool set_price", "invoke_agent estimator",
+                             "signoff.decide set_price", "signoff.wait set_price"]
+    assert len({s.context.trace_id for s in spans}) == 1
+    first, resumed = sorted(named["invoke_agent estimator"], key=lambda s: s.start_time or 0)
+    assert first.parent is None
+    assert first.attributes is not None
+    assert first.attributes["gen_ai.conversation.id"] == outcome.task
+    assert first.attributes["signoff.task.status"] == "Waiting"
+    assert first.attributes["signoff.task.waiting_on"] == ("a decision from Mia",)
+
+    chats = named["chat scripted"]
+    assert len(chats) == 3
+    assert all(c.kind is SpanKind.CLIENT for c in chats)
+    assert [c.attributes and c.attributes["gen_ai.provider.name"] for c in chats] == ["signoff"] * 3
+    assert all(c.attributes and c.attributes["gen_ai.usage.input_tokens"] > 0 for c in chats)
+    assert all(c.attributes and "signoff.cost_usd" in c.attributes for c in chats)
+
+    (note,) = named["execute_tool note_repair"]
+    assert note.parent is not None
+    assert note.parent.span_id == first.context.span_id
+    assert note.attributes is not None
+    assert note.attributes["signoff.gate.verdict"] == "alone"
+    assert note.attributes["signoff.gate.reason"] == "note_repair: Alone (a list names it)"
+    assert note.attributes["signoff.tool.outcome"] == "Done"
+    assert note.attributes["gen_ai.tool.call.id"] == "call_1_0"
+
+    (price,) = named["execute_tool set_price"]
+    assert price.attributes is not None
+    assert price.attributes["signoff.gate.verdict"] == "propose"
+    assert price.attributes["signoff.tool.state"] == "proposed"
+    (event,) = price.events
+    assert event.name == "signoff.proposal"
+    assert event.attributes is not None
+    assert event.attributes["signoff.proposal.id"] == proposal.id
+    assert event.attributes["signoff.proposal.waits_on"] == "Mia"
+
+    (wait,) = named["signoff.wait set_price"]
+    assert wait.parent is not None
+    assert wait.parent.span_id == price.context.span_id
+    assert wait.start_time is not None
+    assert event.timestamp is not None
+    assert wait.attributes
+    assert wait.attributes["signoff.decision.outcome"] == "approve"
+
+    (decide,) = named["signoff.decide set_price"]
+    assert decide.attributes is not None
+    assert decide.attributes["signoff.decision.outcome"] == "approve"
+    assert decide.attributes["signoff.decision.status"] == "Done"
+    assert decide.attributes["signoff.decision.by.id"] == shop.noor.id
+    assert decide.attributes["signoff.decision.by.name"] == "Noor"
+    assert decide.attributes["signoff.decision.edited"] is False
+    assert [link.context.span_id for link in decide.links] == [price.context.span_id]
+    assert wait.end_time is not None
+    assert decide.end_time is not None
+    assert wait.end_time <= decide.end_time
+    assert resumed.parent is not None
+    assert resumed.parent.span_id == decide.context.span_id
+    assert resumed.attributes
+    assert resumed.attributes["signoff.task.status"] == "Done"
+    assert resumed.attributes["signoff.task.resumed"] is True
+
+
+def test_a_rejection_an_edit_and_a_refused_tool_say_so(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A no is a decision `reject`; an edited yes says edited; a NEVER tool's span says never,
+    refused; a second decision is a failed decide span."""
+    provider, memory = exporter
+    shop.app.trace(provider)
+    script = ScriptedModel(
+        says.tool(shop.scrap_repair, repair=shop.repair.id),
+        says.tool(shop.set_price, repair=shop.repair.id, price=45),
+        says.tool(shop.set_price, repair=shop.repair.id, price=50),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Priced.")),
+    )
+    outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair,
+                                                for_=shop.mia, model=script)
+    (first,) = shop.app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+    shop.app.reject(first, by=shop.noor, reason="Too much.")
+    with pytest.raises(Exception, match="already decided"):
+        shop.app.reject(first, by=shop.noor, reason="Again.")
+    (second,) = shop.app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+    shop.app.approve(second, by=shop.noor, edited={"price": 48})
+    named = _by_name(memory.get_finished_spans())
+    (scrap,) = named["execute_tool scrap_repair"]
+    assert scrap.attributes is not None
+    assert scrap.attributes["signoff.gate.verdict"] == "never"
+    assert scrap.attributes["signoff.tool.state"] == "refused"
+    decisions = sorted(named["signoff.decide set_price"], key=lambda s: s.start_time or 0)
+    said = [(d.attributes or {}).get("signoff.decision.outcome") for d in decisions]
+    assert said == ["reject", None, "approve"]
+    assert decisions[1].status.status_code is StatusCode.ERROR
+    assert (decisions[1].attributes or {})["error.type"] == "AgentRefused"
+    assert (decisions[2].attributes or {})["signoff.decision.edited"] is True
+
+
+SECRETS = ("Pads and a cable", "rear brake", "T-7", "\"price\"")
+
+
+def _exported_text(spans: Any) -> str:
+    """Every attribute value and event attribute value of `spans`, as one text."""
+    values: list[str] = []
+    for span in spans:
+        values += [str(v) for v in (span.attributes or {}).values()]
+        for event in span.events:
+            values += [str(v) for v in (event.attributes or {}).values()]
+    return "\n".join(values)
+
+
+@pytest.mark.parametrize("opted_in", ["no", "argument", "environment"])
+def test_arguments_and_results_are_exported_only_when_asked(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter], opted_in: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without opting in, no argument, result, brief or message text is in any span; with
+    include_content=True, or the conventions' environment variable, they are."""
+    provider, memory = exporter
+    monkeypatch.delenv(CAPTURE_CONTENT, raising=False)
+    if opted_in == "environment":
+        monkeypatch.setenv(CAPTURE_CONTENT, "true")
+    shop.app.trace(provider, include_content=True if opted_in == "argument" else None)
+    _estimate_and_approve(shop)
+    spans = memory.get_finished_spans()
+    text = _exported_text(spans)
+    keys = {k for s in spans for k in (s.attributes or {})}
+    if opted_in == "no":
+        assert not any(secret in text for secret in SECRETS), text
+        assert str(shop.repair.id) not in text
+        assert not keys & CONTENT
+    else:
+        assert all(secret in text for secret in SECRETS)
+        assert keys >= CONTENT
+        (chat, *_) = [s for s in spans if s.name == "chat scripted"]
+        messages = json.loads(str((chat.attributes or {})[gen_ai.GEN_AI_INPUT_MESSAGES]))
+        assert [m["role"] for m in messages] == ["system", "user"]
+        assert messages[1]["parts"][0]["type"] == "text"
+
+
+def test_tracing_without_opentelemetry_is_refused_in_words(
+    shop: SimpleNamespace, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the otel extra, app.trace() says what to install, and nothing changes."""
+    monkeypatch.setitem(sys.modules, "signoff.agents.tracing", None)
+    with pytest.raises(UserError, match=r"pip install 'signoff\[otel\]'"):
+        shop.app.trace()
+
+
+def test_importing_signoff_and_running_untraced_loads_no_opentelemetry() -> None:
+    """Tracing off costs no import: signoff and an untraced task load nothing of OpenTelemetry."""
+    code = ("import runpy, sys; runpy.run_path('examples/workshop.py', run_name='__main__'); "
+            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert "The task is Done." in done.stdout
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+# -- across processes, and over OTLP -----------------------------------------------------------
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    """An OTLP/HTTP trace receiver: each protobuf POST to /v1/traces is decoded and kept."""
+
+    requests: list[ExportTraceServiceRequest]
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path != "/v1/traces" or self.headers["Content-Type"] != "application/x-protobuf":
+            self.send_error(404)
+            return
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(body)
+        self.server.requests.append(request)  # type: ignore[attr-defined]
+        answer = ExportTraceServiceResponse().SerializeToString()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture
+def receiver() -> Iterator[ThreadingHTTPServer]:
+    """An OTLP/HTTP receiver on loopback, for this test."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    server.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace(
+    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
+    receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task proposed here is decided in another process (its spans join this trace: the wait
+    under the proposing tool call, the decision linked to it), and `signoff worker` in a third
+    process finishes it, exporting its spans over OTLP/HTTP to a receiver on loopback — in the
+    same trace."""
+    provider, memory = exporter
+    url = f"sqlite:///{tmp_path / 'tickets.db'}"
+    monkeypatch.setenv("TRACING_DATABASE", url)
+    monkeypatch.delenv(CAPTURE_CONTENT, raising=False)
+    tickets = runpy.run_path(str(ROOT / "tests" / "tracing_app.py"), run_name="tracing_here")
+    app = tickets["app"]
+    try:
+        tickets["setup"]()
+        app.trace(provider)
+        mia = app.people.find("mia@tickets.example")
+        with app.session(as_=app.system) as session:
+            ticket = session.get(tickets["Ticket"], tickets["TICKET"])
+        outcome = app.agent(tickets["Clerk"]).do(tickets["CloseTicket"](), ticket, for_=mia)
+        assert outcome.status is TaskStatus.WAITING
+        (proposal,) = app.proposals(task=outcome.task)
+    finally:
+        app.database.dispose()
+    here = {s.name: s for s in memory.get_finished_spans()}
+    root = here["invoke_agent clerk"]
+    proposing = here["execute_tool close_ticket"]
+    trace_id = f"0x{root.context.trace_id:032x}"
+
+    env = {**os.environ, "TRACING_DATABASE": url}
+    decided = subprocess.run([sys.executable, "-m", "tests.tracing_app", "decide", proposal.id],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                             check=False)
+    assert decided.returncode == 0, decided.stderr[-3000:]
+    head, *lines = decided.stdout.splitlines()
+    assert json.loads(head) == {"decision": "Done", "task_status": "Running"}
+    there = {s["name"]: s for s in map(json.loads, lines)}
+    assert {s["context"]["trace_id"] for s in there.values()} == {trace_id}
+    wait, decide = there["signoff.wait close_ticket"], there["signoff.decide close_ticket"]
+    assert wait["parent_id"] == f"0x{proposing.context.span_id:016x}"
+    assert decide["parent_id"] == f"0x{root.context.span_id:016x}"
+    assert [link["context"]["span_id"] for link in decide["links"]] == [wait["parent_id"]]
+    assert there["invoke_agent clerk"]["parent_id"] == decide["context"]["span_id"]
+    assert not any(tickets["SECRET_WHY"] in line for line in lines)
+
+    env.update(OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{receiver.server_port}",
+               OTEL_SERVICE_NAME="tickets-worker")
+    worked = subprocess.run([sys.executable, "-m", "signoff", "worker", "--once", "--app",
+                             "tests/tracing_app.py:app"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert worked.returncode == 0, worked.stderr[-3000:]
+    requests: list[ExportTraceServiceRequest] = receiver.requests  # type: ignore[attr-defined]
+    exported = [(resource.resource, span) for request in requests
+                for resource in request.resource_spans for scope in resource.scope_spans
+                for span in scope.spans]
+    names = sorted(span.name for _, span in exported)
+    assert names == ["chat scripted", "execute_tool hand_back", "invoke_agent clerk"]
+    assert {span.trace_id.hex() for _, span in exported} == {trace_id[2:]}
+    for resource, span in exported:
+        attributes = {a.key: _value(a.value) for a in span.attributes}
+        check_conventions(span, span.name, attributes)
+        service = {a.key: _value(a.value) for a in resource.attributes}["service.name"]
+        assert service == "tickets-worker"
+        if span.name == "invoke_agent clerk":
+            assert span.parent_span_id.hex() == f"{root.context.span_id:016x}"
+            assert attributes["signoff.task.status"] == "Done"
+
+
+def _value(value: Any) -> Any:
+    """An OTLP AnyValue as Python."""
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        return tuple(_value(v) for v in value.array_value.values)
+    return getattr(value, kind)
