@@ -12,15 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, func, select
 
 from signoff.agents import repository as repo
 from signoff.agents.loop import Loop
 from signoff.agents.proposals import Proposal
-from signoff.agents.tasks import TaskStatus
+from signoff.agents.states import CallState
+from signoff.agents.steps import RunAgain, Step
 from signoff.models.base import Message, Price, Reply, ToolSpec
 from signoff.store.database import Database
-from signoff.store.tables import proposals
+from signoff.store.tables import proposals, tool_calls
 
 __all__ = ["CallAnswer", "GivenTurn", "answers_of", "take_turn"]
 
@@ -34,11 +35,13 @@ class GivenTurn:
     def __init__(self, name: str, reply: Reply) -> None:
         self.name = name
         self._reply: Reply | None = reply
+        self.taken = False
+        """Whether the loop has taken the turn."""
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  max_output_tokens: int) -> Reply:
         """The given turn (once; after it, no tool call at all)."""
-        reply, self._reply = self._reply or Reply(), None
+        reply, self._reply, self.taken = self._reply or Reply(), None, True
         return reply
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
@@ -82,44 +85,50 @@ def take_turn(loop: Loop, database: Database, task_id: str, reply: Reply, *,
     each call is gated, run alone, proposed or refused as a model's would be. What each came to.
 
     A turn left open by a decision made in another thread is settled first; a task that waits
-    on a person, or has ended, takes no turn (an empty list)."""
-    task = _task(database, task_id)
-    for _ in range(3):
-        if task.status != TaskStatus.RUNNING.value or not task.turn_open:
-            break
-        loop.step(task_id)
-        task = _task(database, task_id)
-    if task.status != TaskStatus.RUNNING.value or task.turn_open:
-        return []
-    loop.models[task_id] = GivenTurn(model_name, reply)
+    on a person, has ended or stops at a limit takes no turn (an empty list)."""
+    given = GivenTurn(model_name, reply)
+    loop.models[task_id] = given
     try:
-        loop.step(task_id)  # the model's turn: the given calls are stored
+        step: Step = RunAgain()
+        for _ in range(3):  # an open turn settles first, then the given turn is taken
+            step = loop.step(task_id)
+            if given.taken or not isinstance(step, RunAgain):
+                break
     finally:
         loop.models.pop(task_id, None)
-    after = _task(database, task_id)
-    if after.turn == task.turn:
-        return []  # it halted at a limit instead
-    if after.turn_open:
+    if not given.taken or not reply.tool_calls:
+        return []
+    if isinstance(step, RunAgain):
         loop.step(task_id)  # the tool turn: gated, run, proposed or refused
-    return answers_of(database, task_id, after.turn)
+    return answers_of(database, task_id, call=reply.tool_calls[0].id)
 
 
-def answers_of(database: Database, task_id: str, turn: int) -> list[CallAnswer]:
-    """What each call of one turn of a task came to, as it stands now."""
+_LATEST_TURN = select(func.max(tool_calls.c.turn)).where(tool_calls.c.task_id == bindparam("task"))
+_TURN_OF_CALL = select(tool_calls.c.turn).where(tool_calls.c.task_id == bindparam("task"),
+                                               tool_calls.c.call_id == bindparam("call"))
+_PROPOSALS_OF_TASK = select(proposals.c.id, proposals.c.tool_call_id).where(
+    proposals.c.task_id == bindparam("task"))
+
+
+def answers_of(database: Database, task_id: str, turn: int | None = None, *,
+               call: str = "") -> list[CallAnswer]:
+    """What each call of one turn of a task came to, as it stands now: the turn given by its
+    number, or by the id a call of it was asked with (`call`)."""
     with database.connect() as db:
-        calls = repo.calls_of(db, task_id, turn)
-        ids = db.execute(select(proposals.c.id).where(
-            proposals.c.tool_call_id.in_([c.id for c in calls]))).scalars().all()
+        if turn is None:  # the task's latest turn, when the call is of it (as it is when a
+            # client gives one turn at a time); else the turn found by the call's id
+            latest = db.execute(_LATEST_TURN, {"task": task_id}).scalar()
+            calls = repo.calls_of(db, task_id, latest) if latest is not None else []
+            if not any(c.call_id == call for c in calls):
+                turn = db.execute(_TURN_OF_CALL, {"task": task_id, "call": call}).scalar()
+                calls = repo.calls_of(db, task_id, turn) if turn is not None else []
+        else:
+            calls = repo.calls_of(db, task_id, turn)
+        put = {c.id for c in calls if c.state in (CallState.PROPOSED, CallState.DECIDED)}
+        ids = [row.id for row in db.execute(_PROPOSALS_OF_TASK, {"task": task_id})
+               if row.tool_call_id in put] if put else []
         loaded = [repo.load_proposal(db, proposal_id) for proposal_id in ids]
     proposal_of = {found[1]: found[0] for found in loaded if found is not None}
     return [CallAnswer(call=c.id, turn=c.turn, tool=c.tool, state=c.state, outcome=c.outcome,
                        answer=c.answer, value=c.value, proposal=proposal_of.get(c.id))
             for c in calls]
-
-
-def _task(database: Database, task_id: str) -> repo.TaskRow:
-    with database.connect() as db:
-        task = repo.load_task(db, task_id)
-    if task is None:
-        raise LookupError(f"There is no task with id {task_id}.")
-    return task
