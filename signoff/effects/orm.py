@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import types
 from dataclasses import replace
 from typing import Any
@@ -323,7 +324,12 @@ def connection_types() -> tuple[type, ...]:
     return (Connection, *_async_types()[1])
 
 
+@functools.cache
 def _async_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
+    # Without greenlet, importing SQLAlchemy's asyncio module fails the first time and, from the
+    # half-made module it leaves behind, "succeeds" the next: ask for greenlet first, and once.
+    if importlib.util.find_spec("greenlet") is None:
+        return (), ()
     try:
         from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
     except ImportError:  # the asyncio extra is not installed
