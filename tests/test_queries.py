@@ -4,12 +4,13 @@ enforced read-only, so that what the analysis cannot see is stopped at run time.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import String, text
+from sqlalchemy import String, create_engine, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
@@ -248,6 +249,15 @@ def commit_then_insert(session: Session, where: str) -> None:
     cursor.execute(INSERT)
 
 
+def commit_hidden_in_quotes(session: Session, where: str) -> None:
+    # E'\'' is one quote to PostgreSQL; read as a plain string, COMMIT and INSERT look quoted
+    _raw(session).execute(f"SELECT E'\\''; COMMIT; {INSERT}")
+
+
+def commit_hidden_in_a_dollar_quote(session: Session, where: str) -> None:
+    _raw(session).execute(f"SELECT $$'$$; COMMIT; {INSERT}; SELECT $$'$$")
+
+
 def driver_commit_then_insert(session: Session, where: str) -> None:
     driver = _driver(session)
     driver.commit()
@@ -316,6 +326,24 @@ def raw_connection_then_insert(session: Session, where: str) -> None:
         raw.close()
 
 
+def engine_of_its_own_then_insert(session: Session, where: str) -> None:
+    engine = create_engine(session.get_bind().url.render_as_string(hide_password=False))
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(INSERT)
+    finally:
+        engine.dispose()
+
+
+def sqlite_connect_then_insert(session: Session, where: str) -> None:
+    database = sqlite3.connect(str(session.get_bind().url.database))
+    try:
+        database.execute(INSERT)
+        database.commit()
+    finally:
+        database.close()
+
+
 def log_to_a_new_file(session: Session, where: str) -> None:
     handler = logging.FileHandler(where, delay=True)
     ATTEMPT_LOGGER.addHandler(handler)
@@ -329,11 +357,12 @@ def log_to_a_new_file(session: Session, where: str) -> None:
 SQLITE_ATTEMPTS = [pragma_off_then_insert, commit_then_insert, driver_commit_then_insert,
                    autocommit_then_insert, authorizer_off_then_insert, pragma_through_sqlalchemy,
                    attach_a_file, new_connection_then_insert, raw_connection_then_insert,
-                   log_to_a_new_file]
-POSTGRES_ATTEMPTS = [commit_then_insert, driver_commit_then_insert, autocommit_then_insert,
+                   engine_of_its_own_then_insert, sqlite_connect_then_insert, log_to_a_new_file]
+POSTGRES_ATTEMPTS = [commit_then_insert, commit_hidden_in_quotes, commit_hidden_in_a_dollar_quote,
+                     driver_commit_then_insert, autocommit_then_insert,
                      read_write_then_commit, set_config_for_the_session, advisory_lock, notify,
                      next_in_sequence, new_connection_then_insert, raw_connection_then_insert,
-                     log_to_a_new_file]
+                     engine_of_its_own_then_insert, log_to_a_new_file]
 
 
 @dataclass(eq=False)
@@ -463,3 +492,24 @@ def test_a_query_reads_through_a_connection_it_opens(
     setup.app.add_action(count_notes, query=True, provided={"session": "session"})
     result = setup.app.actions.run("count_notes", {}, as_=setup.ann)
     assert (result.outcome, result.value) == (ActionOutcome.DONE, 0)
+
+
+def test_a_query_reads_a_full_text_table(tmp_path: Path) -> None:
+    """Reading an FTS5 table prepares (and never runs) an update of SQLite's schema table: a query
+    reading one through its session, on a fresh connection, runs Done."""
+    app = App("t", database=f"sqlite:///{tmp_path / 'notes.db'}")
+    ann = app.people.add("a@x.example", "Ann")
+    with app.database.engine.begin() as connection:
+        connection.exec_driver_sql("CREATE VIRTUAL TABLE notes USING fts5(body)")
+        connection.exec_driver_sql("INSERT INTO notes (body) VALUES ('the pads are worn')")
+    app.database.engine.dispose()  # the query's connection opens the table afresh
+
+    def notes_with(session: Session, word: str) -> int:
+        """Count the notes that have a word."""
+        found = session.execute(text("SELECT rowid FROM notes WHERE notes MATCH :word"), {"word": word})
+        return len(found.all())
+
+    app.add_action(notes_with, query=True, provided={"session": "session"})
+    result = app.actions.run("notes_with", {"word": "pads"}, as_=ann)
+    assert (result.outcome, result.value) == (ActionOutcome.DONE, 1)
+    app.database.dispose()

@@ -8,10 +8,11 @@ through :func:`make_session_read_only`. Three layers refuse anything but reading
   connection, PostgreSQL runs the session's transactions as ``READ ONLY``; the driver's own
   connection under it is a `ReadOnlyDriver` (`readonly_driver`) that, while the query runs,
   passes only statements that read and refuses the driver's ways to end the transaction or
-  loosen the connection; a connection the query takes from the pool itself is restricted the
-  same way; a query's transaction ends rolled back, and a PostgreSQL connection's advisory locks
-  are released before it goes back to the pool. The database's refusal is translated into
-  :class:`ReadOnlyViolation`;
+  loosen the connection; a connection the query takes from a pool itself (its engine's, or
+  one of an engine it makes) is restricted the same way, and a SQLite database it opens with
+  ``sqlite3.connect`` is refused; a query's transaction ends rolled back, and a PostgreSQL
+  connection's advisory locks are released before it goes back to the pool. The database's
+  refusal is translated into :class:`ReadOnlyViolation`;
 * **ORM flushes** with pending changes are refused before any SQL is sent;
 * **a PEP 578 audit hook**, scoped by a context variable to the thread or task running the query,
   blocks socket connects, subprocesses, ``os.system`` / exec / spawn / fork, files opened for
@@ -41,9 +42,9 @@ be written; C extensions that write without raising an audit event are not seen)
 from __future__ import annotations
 
 import errno
-import functools
 import logging
 import os
+import sqlite3
 import sys
 import threading
 import weakref
@@ -60,7 +61,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.exc import UnboundExecutionError
 from sqlalchemy.orm import Session, SessionTransaction, UOWTransaction
-from sqlalchemy.pool import ConnectionPoolEntry, SingletonThreadPool, StaticPool
+from sqlalchemy.pool import ConnectionPoolEntry, Pool, SingletonThreadPool, StaticPool
 
 from signoff.actions.readonly_driver import ReadOnlyDriver, sqlite_authorizer
 from signoff.exceptions import ReadOnlyViolation, UserError
@@ -278,6 +279,17 @@ def _send(args: tuple[Any, ...]) -> str | None:
     return None if args[1] is None else f"send to {_address(args[1])}"
 
 
+def _sqlite_connect(args: tuple[Any, ...]) -> str | None:
+    # A connection SQLAlchemy's pool opens is restricted as it is checked out (_restrict_if_guarded);
+    # one the query opens itself is not signoff's to restrict, so it is refused.
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("sqlalchemy.pool."):
+            return None
+        frame = frame.f_back
+    return f"open the SQLite database {_name(args[0])} itself"
+
+
 def _connect_host(kind: str) -> Callable[[tuple[Any, ...]], str]:
     return lambda args: f"connect to {kind}{args[1]}:{args[2]}"
 
@@ -340,6 +352,7 @@ _BLOCKED: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
     "ctypes.dlsym/handle": lambda a: f"look up the native function {a[1]}",
     "ctypes.call_function": lambda a: "call a native function through ctypes",
     "ctypes.cdata": lambda a: "reach raw memory through ctypes",
+    "sqlite3.connect": _sqlite_connect,
     "sqlite3.enable_load_extension": lambda a: "enable SQLite extensions" if a[1] else None,
     "sqlite3.load_extension": lambda a: f"load the SQLite extension {_name(a[1])}",
 }
@@ -354,6 +367,7 @@ dialect whose read-only setting it carries, to be undone when it goes back to th
 _CONNECTIONS = "signoff.read_only_connections"
 
 _watched_engines: WeakSet[Engine] = WeakSet()
+_watched_pools: WeakSet[Pool] = WeakSet()
 _watch_lock = threading.Lock()
 
 
@@ -432,7 +446,8 @@ def _restrict(session: Session, connection: Connection) -> None:
                 "A read-only session needs transactions, and this PostgreSQL connection runs in "
                 "AUTOCOMMIT mode. Open the query's session without isolation_level='AUTOCOMMIT'."
             )
-        connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+        with unguarded():  # signoff's own statement, past the driver filter of a guarded checkout
+            connection.exec_driver_sql("SET TRANSACTION READ ONLY")
     elif dialect != "sqlite":
         raise UserError(
             f"signoff can make a session read-only on SQLite and PostgreSQL, not on "
@@ -456,16 +471,29 @@ def _restrict_pooled(dialect: str, pooled: Any) -> None:
             cursor.close()
         # Setting an authorizer expires every statement prepared before: each is checked again.
         driver.set_authorizer(_SQLITE_AUTHORIZER)
-    _wrap_driver(pooled, driver)
+    _wrap_driver(pooled, driver, postgresql=dialect == "postgresql")
     pooled.info[_READ_ONLY] = dialect
 
 
-def _restrict_if_guarded(dialect: str, _dbapi_connection: Any, _record: ConnectionPoolEntry,
-                         pooled: Any) -> None:
-    # A connection a query takes from the pool itself (engine.connect(), raw_connection()) is
-    # as read-only as its session's.
-    if _guarded():
-        _restrict_pooled(dialect, pooled)
+@event.listens_for(Pool, "checkout")
+def _restrict_if_guarded(dbapi_connection: Any, _record: ConnectionPoolEntry, pooled: Any) -> None:
+    # A connection checked out of any pool while a query runs (one it takes from its engine
+    # itself with connect() or raw_connection(), one of an engine it makes) is as read-only as
+    # its session's, and reset when it goes back.
+    if not _guarded():
+        return
+    driver = _driver_of(dbapi_connection)
+    if isinstance(driver, sqlite3.Connection):
+        dialect = "sqlite"
+    elif type(driver).__module__.partition(".")[0] == "psycopg":
+        dialect = "postgresql"
+    else:
+        raise _refuse(f"connect to a database signoff cannot make read-only ({type(driver).__name__})",
+                      event="sql")
+    pool = getattr(pooled, "_pool", None)  # the pool a connection fairy came from
+    if isinstance(pool, Pool):
+        _watch_pool(pool)
+    _restrict_pooled(dialect, pooled)
 
 
 def _guarded() -> bool:
@@ -486,12 +514,12 @@ def _driver_of(dbapi_connection: Any) -> Any:
     return dbapi_connection
 
 
-def _wrap_driver(pooled: Any, driver: Any) -> None:
+def _wrap_driver(pooled: Any, driver: Any, *, postgresql: bool) -> None:
     """Put a `ReadOnlyDriver` where the pooled connection and its pool entry keep the driver's
     connection, so that neither ``.dbapi_connection`` nor ``.driver_connection`` reaches it."""
     if isinstance(pooled.dbapi_connection, ReadOnlyDriver):
         return
-    wrapper = ReadOnlyDriver(driver, guarded=_guarded, refuse=_refuse_sql)
+    wrapper = ReadOnlyDriver(driver, guarded=_guarded, refuse=_refuse_sql, postgresql=postgresql)
     pooled.dbapi_connection = wrapper
     # SQLAlchemy's pool entry has no public way to it from the pooled connection; its
     # driver_connection reads the entry's dbapi_connection.
@@ -515,10 +543,19 @@ def _watch(engine: Engine) -> None:
     with _watch_lock:
         if engine not in _watched_engines:
             event.listen(engine, "handle_error", _translate_refusal)
-            shared = isinstance(engine.pool, SingletonThreadPool | StaticPool)
-            event.listen(engine, "checkin", _reset_shared_on_checkin if shared else _reset_on_checkin)
-            event.listen(engine, "checkout", functools.partial(_restrict_if_guarded, engine.dialect.name))
             _watched_engines.add(engine)
+    _watch_pool(engine.pool)
+
+
+def _watch_pool(pool: Pool) -> None:
+    """Undo a read-only connection's restrictions when it goes back to `pool` (once per pool)."""
+    if pool in _watched_pools:
+        return
+    with _watch_lock:
+        if pool not in _watched_pools:
+            shared = isinstance(pool, SingletonThreadPool | StaticPool)
+            event.listen(pool, "checkin", _reset_shared_on_checkin if shared else _reset_on_checkin)
+            _watched_pools.add(pool)
 
 
 def _reset_on_checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:

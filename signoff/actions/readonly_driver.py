@@ -20,16 +20,13 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from signoff.effects.sqltext import SIDE_EFFECT_FUNCTIONS
+from signoff.effects.sqltext import SIDE_EFFECT_FUNCTIONS, statements
 
 __all__ = ["ReadOnlyCursor", "ReadOnlyDriver", "reading_refusal", "sqlite_authorizer"]
 
 Refuse = Callable[[str], BaseException]
 """Makes (and records) the refusal of what a query tried, told as "run COMMIT"."""
 
-_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
-_LITERAL = re.compile(r"'(?:[^']|'')*'")
-"""A string literal: what it says is data, not SQL (its semicolons and words included)."""
 _HEAD = re.compile(r"^[\s(]*([A-Za-z]+)")
 _TRANSACTION_VERBS = frozenset({"BEGIN", "START", "SAVEPOINT", "RELEASE"})
 """Statements that begin a transaction or keep one going (never end it): SQLite's driver begins
@@ -42,32 +39,45 @@ _READ_PRAGMAS = frozenset(
     {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"}
 )
 _PRAGMA = re.compile(r"^\s*PRAGMA\s+(?:\w+\s*\.\s*)?(\w+)\s*(.*)$", re.I | re.S)
-def reading_refusal(statement: object) -> str:
-    """"" when `statement` only reads; else what it would do ("run COMMIT", "call set_config")."""
+
+
+def reading_refusal(statement: object, *, postgresql: bool = False) -> str:
+    """"" when `statement` only reads; else what it would do ("run COMMIT", "call set_config").
+
+    The text is split as the database splits it (`statements`: quotes, dollar quotes, comments),
+    on PostgreSQL both with and without backslash escapes in plain strings, so that no statement
+    hides inside what the check takes for a string.
+    """
     text = _text(statement)
     if text is None:
         return "run a statement whose text cannot be read"
-    for part in _LITERAL.sub("''", _COMMENT.sub(" ", text)).split(";"):
-        if not part.strip():
-            continue
-        head = _HEAD.match(part)
-        verb = head.group(1).upper() if head else ""
-        if verb in _TRANSACTION_VERBS or (verb == "ROLLBACK" and _ROLLBACK_TO.match(part)):
-            if _LOCKING_BEGIN.search(part):
-                return f"begin a transaction that writes ({_short(text)})"
-            continue
-        if verb not in _READING_VERBS:
-            return f"run {verb or 'a statement'} ({_short(text)})"
-        if verb == "PRAGMA":
-            pragma = _PRAGMA.match(part)
-            if pragma is None or (pragma.group(2).strip() and pragma.group(1).lower() not in _READ_PRAGMAS):
-                return f"change a setting ({_short(text)})"
-        elif verb != "SHOW" and _WRITING_WORDS.search(part):
-            return f"write through {verb} ({_short(text)})"
-        effect = SIDE_EFFECT_FUNCTIONS.search(part)
-        if effect is not None:
-            return f"call {effect.group(1)}() ({_short(text)})"
+    for escapes in (False, True) if postgresql else (False,):
+        parts = statements(text, postgresql=postgresql, backslash_escapes=escapes)
+        if parts is None:
+            return f"run a statement whose quotes or comments cannot be read ({_short(text)})"
+        for part in parts:
+            refusal = _part_refusal(part)
+            if refusal:
+                return f"{refusal} ({_short(text)})"
     return ""
+
+
+def _part_refusal(part: str) -> str:
+    """What one statement, its quotes emptied, would do more than read, or ""."""
+    head = _HEAD.match(part)
+    verb = head.group(1).upper() if head else ""
+    if verb in _TRANSACTION_VERBS or (verb == "ROLLBACK" and _ROLLBACK_TO.match(part)):
+        return "begin a transaction that writes" if _LOCKING_BEGIN.search(part) else ""
+    if verb not in _READING_VERBS:
+        return f"run {verb or 'a statement'}"
+    if verb == "PRAGMA":
+        pragma = _PRAGMA.match(part)
+        if pragma is None or (pragma.group(2).strip() and pragma.group(1).lower() not in _READ_PRAGMAS):
+            return "change a setting"
+    elif verb != "SHOW" and _WRITING_WORDS.search(part):
+        return f"write through {verb}"
+    effect = SIDE_EFFECT_FUNCTIONS.search(part)
+    return f"call {effect.group(1)}()" if effect is not None else ""
 
 
 def _text(statement: object) -> str | None:
@@ -109,15 +119,18 @@ _DRIVER_REFUSED = frozenset(
 class ReadOnlyDriver:
     """A driver connection whose statements must only read while `guarded()` is true."""
 
-    __slots__ = ("_guarded", "_real", "_refuse")
+    __slots__ = ("_guarded", "_postgresql", "_real", "_refuse")
     _guarded: Callable[[], bool]
+    _postgresql: bool
     _real: Any
     _refuse: Refuse
 
-    def __init__(self, real: Any, *, guarded: Callable[[], bool], refuse: Refuse) -> None:
+    def __init__(self, real: Any, *, guarded: Callable[[], bool], refuse: Refuse,
+                 postgresql: bool) -> None:
         object.__setattr__(self, "_real", real)
         object.__setattr__(self, "_guarded", guarded)
         object.__setattr__(self, "_refuse", refuse)
+        object.__setattr__(self, "_postgresql", postgresql)
 
     @property
     def wrapped(self) -> Any:
@@ -143,7 +156,7 @@ class ReadOnlyDriver:
     def check(self, statement: Any) -> None:
         """Refuse `statement` if a query is running and it does more than read."""
         if self._guarded():
-            refusal = reading_refusal(statement)
+            refusal = reading_refusal(statement, postgresql=self._postgresql)
             if refusal:
                 raise self._refuse(refusal)
 
@@ -237,6 +250,12 @@ _SQLITE_WRITES = frozenset(
 )  # fmt: skip
 
 
+_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
+"""The schema tables: an FTS5 table prepares (and never runs) an update of them as it is read.
+Passing it lets nothing through: without ``PRAGMA writable_schema`` (a setting, refused) SQLite
+refuses such an update itself, and ``query_only`` refuses every write."""
+
+
 def sqlite_authorizer(refuse: Refuse) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
     """An authorizer for ``sqlite3.Connection.set_authorizer`` that denies, and has `refuse`
     record, every statement that would change a file, a schema or a setting (a ``PRAGMA`` given
@@ -244,6 +263,8 @@ def sqlite_authorizer(refuse: Refuse) -> Callable[[int, str | None, str | None, 
 
     def authorize(action: int, arg1: str | None, arg2: str | None, _db: str | None,
                   _source: str | None) -> int:
+        if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
+            return sqlite3.SQLITE_OK  # FTS5 prepares such an update to read its table; see above
         if action in _SQLITE_WRITES:
             refuse(f"write to the database ({arg1 or 'a table'})")
             return sqlite3.SQLITE_DENY
