@@ -25,6 +25,7 @@ import sys
 import time
 import tomllib
 import types
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -93,10 +94,10 @@ def check_pip(command: str) -> None:
 
 def serve(command: str, env: dict[str, str]) -> None:
     port = re.search(r"--port\s+(\d+)", command)
-    argv = shlex.split(command)
     if port is None:
         raise AssertionError(f"{command!r}: give --port, so that the page says where to look")
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(["bash", "-c", f"exec {command}"], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
     try:
         for _ in range(200):
             if process.poll() is not None:
@@ -109,6 +110,32 @@ def serve(command: str, env: dict[str, str]) -> None:
             except OSError:
                 time.sleep(0.1)
         raise AssertionError(f"{command!r} did not answer on port {port[1]}")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def listen(command: str, env: dict[str, str]) -> None:
+    """Start a server that speaks MCP over streamable HTTP at --http HOST:PORT; it must accept
+    connections there and answer HTTP at /mcp (any status: a bare GET is not an MCP request)."""
+    where = re.search(r"--http\s+([\d.]+):(\d+)", command)
+    if where is None:
+        raise AssertionError(f"{command!r}: give --http HOST:PORT")
+    process = subprocess.Popen(["bash", "-c", f"exec {command}"], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+    try:
+        for _ in range(300):
+            if process.poll() is not None:
+                out = process.stdout.read().decode() if process.stdout else ""
+                raise AssertionError(f"{command!r} stopped with {process.returncode}:\n{out}")
+            try:
+                urllib.request.urlopen(f"http://{where[1]}:{where[2]}/mcp", timeout=2)
+                return
+            except urllib.error.HTTPError:
+                return                                  # it answered, in HTTP
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"{command!r} did not answer at {where[1]}:{where[2]}")
     finally:
         process.terminate()
         process.wait(timeout=20)
@@ -128,6 +155,8 @@ def run_sh(code: str, env: dict[str, str]) -> None:
             check_pip(command)
         elif command.startswith("signoff serve"):
             serve(command, env)
+        elif command.startswith(("signoff mcp serve", "signoff mcp guard")) and "--http" in command:
+            listen(command, env)
         else:
             done = subprocess.run(command, shell=True, env=env, capture_output=True, text=True,
                                   timeout=300, check=False)
@@ -144,7 +173,7 @@ def run_page(page: Path) -> None:
     sys.path.insert(0, os.getcwd())
     for number, (language, info, code) in enumerate(blocks(page)):
         title = re.search(r'title="([^"]+)"', info)
-        if language == "python" and title:
+        if title:                               # a file the page asks the reader to write
             Path(title[1]).write_text(code)
         elif language == "python":
             run_python(code, module, number)

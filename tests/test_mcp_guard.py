@@ -276,14 +276,15 @@ def _task(guard: SimpleNamespace) -> str:
 
 
 def test_the_readmes_guard_config_reads_as_written() -> None:
-    """The guard.toml of the README is a config the guard reads: two servers, one trusted, the
+    """The guard.toml of the MCP guide is a config the guard reads: two servers, one trusted, the
     leaves it names."""
     import re
     import tomllib
 
     from signoff.agents.permits import Leave
 
-    (block,) = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
+    (block,) = re.findall(r'```toml title="guard.toml"\n(.*?)```',
+                          (ROOT / "docs" / "how-to" / "mcp.md").read_text(), flags=re.DOTALL)
     config = GuardConfig.from_dict(tomllib.loads(block))
     files, search = config.servers
     assert (files.name, files.trusted, search.name, search.trusted) == ("files", True, "search",
