@@ -344,6 +344,53 @@ def sqlite_connect_then_insert(session: Session, where: str) -> None:
         database.close()
 
 
+def vacuum_into_a_file(session: Session, where: str) -> None:
+    _raw(session).execute(f"VACUUM INTO '{where}'")
+
+
+def user_version(session: Session, where: str) -> None:
+    session.execute(text("PRAGMA user_version = 7"))
+
+
+def autocommit_connection_then_insert(session: Session, where: str) -> None:
+    with session.get_bind().connect() as connection:
+        connection.execution_options(isolation_level="AUTOCOMMIT")
+        connection.exec_driver_sql(INSERT)
+
+
+def insert_then_commit(session: Session, where: str) -> None:
+    session.execute(text(INSERT))
+    session.commit()
+
+
+def set_a_timeout(session: Session, where: str) -> None:
+    _raw(session).execute("SET statement_timeout = 1")
+
+
+def listen(session: Session, where: str) -> None:
+    _raw(session).execute("LISTEN signoff_attempt")
+
+
+def prepare_a_statement(session: Session, where: str) -> None:
+    _raw(session).execute(f"PREPARE signoff_attempt AS {INSERT}")
+
+
+def hold_a_cursor(session: Session, where: str) -> None:
+    _raw(session).execute("DECLARE signoff_attempt CURSOR WITH HOLD FOR SELECT 1")
+
+
+def set_a_sequence(session: Session, where: str) -> None:
+    session.execute(text("SELECT setval('attempt_seq', 100)"))
+
+
+def large_object(session: Session, where: str) -> None:
+    session.execute(text("SELECT lo_from_bytea(0, 'written')"))
+
+
+def copy_to_a_file(session: Session, where: str) -> None:
+    _raw(session).execute(f"COPY (SELECT 1) TO '{where}'")
+
+
 def log_to_a_new_file(session: Session, where: str) -> None:
     handler = logging.FileHandler(where, delay=True)
     ATTEMPT_LOGGER.addHandler(handler)
@@ -357,12 +404,16 @@ def log_to_a_new_file(session: Session, where: str) -> None:
 SQLITE_ATTEMPTS = [pragma_off_then_insert, commit_then_insert, driver_commit_then_insert,
                    autocommit_then_insert, authorizer_off_then_insert, pragma_through_sqlalchemy,
                    attach_a_file, new_connection_then_insert, raw_connection_then_insert,
-                   engine_of_its_own_then_insert, sqlite_connect_then_insert, log_to_a_new_file]
+                   engine_of_its_own_then_insert, sqlite_connect_then_insert, vacuum_into_a_file,
+                   user_version, autocommit_connection_then_insert, insert_then_commit,
+                   log_to_a_new_file]
 POSTGRES_ATTEMPTS = [commit_then_insert, commit_hidden_in_quotes, commit_hidden_in_a_dollar_quote,
                      driver_commit_then_insert, autocommit_then_insert,
                      read_write_then_commit, set_config_for_the_session, advisory_lock, notify,
                      next_in_sequence, new_connection_then_insert, raw_connection_then_insert,
-                     engine_of_its_own_then_insert, log_to_a_new_file]
+                     engine_of_its_own_then_insert, autocommit_connection_then_insert,
+                     insert_then_commit, set_a_timeout, listen, prepare_a_statement, hold_a_cursor,
+                     set_a_sequence, large_object, copy_to_a_file, log_to_a_new_file]
 
 
 @dataclass(eq=False)
@@ -379,6 +430,16 @@ class Trigger:
         return False
 
     __hash__ = object.__hash__
+
+
+_POSTGRES_STATE = {
+    "statement timeout": "SHOW statement_timeout",
+    "listening": "SELECT count(*) FROM pg_listening_channels()",
+    "prepared": "SELECT count(*) FROM pg_prepared_statements WHERE from_sql",
+    "held cursors": "SELECT count(*) FROM pg_cursors WHERE is_holdable",
+    "large objects": "SELECT count(*) FROM pg_largeobject_metadata",
+}
+"""What a query could leave on a PostgreSQL connection or server, read from the pooled one."""
 
 
 @dataclass
@@ -399,6 +460,7 @@ class Attempts:
             }
             if connection.dialect.name == "sqlite":
                 found["query_only"] = connection.exec_driver_sql("PRAGMA query_only").scalar()
+                found["user version"] = connection.exec_driver_sql("PRAGMA user_version").scalar()
             else:
                 found["setting"] = connection.exec_driver_sql(
                     "SELECT current_setting('signoff.attempt', true)").scalar()
@@ -408,6 +470,8 @@ class Attempts:
                     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").scalar()
                 found["read only"] = connection.exec_driver_sql(
                     "SHOW default_transaction_read_only").scalar()
+                for what, sql in _POSTGRES_STATE.items():
+                    found[what] = connection.exec_driver_sql(sql).scalar()
             return found
 
 
