@@ -273,7 +273,8 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
     task, seq, revision = str(uuid.uuid4()), 2, 0
     db.execute("BEGIN IMMEDIATE")
     db.execute("INSERT INTO signoff_tasks VALUES (?, 'alone', 'sum', NULL, '', NULL, NULL, "
-               "'running', 0, 0, 2, 0, 0.0, 100000, 100.0, 'scripted', NULL, '', 0, ?, ?, NULL)",
+               "'running', 0, 0, 2, 0, 0.0, 100000, 100.0, 'scripted', NULL, '', 0, ?, ?, NULL, "
+               "NULL, NULL, 0, 0.0)",
                (task, _now(), _now()))
     for i, text in enumerate(("You add numbers.", "Add numbers.")):
         db.execute("INSERT INTO signoff_messages VALUES (?, ?, ?)",

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import LiteralString
 
@@ -84,6 +85,14 @@ def _admin(url: str, statement: LiteralString, database: str) -> None:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """A running PostgreSQL server for the whole test session: its libpq URL, as the superuser."""
+    with running_server() as url:
+        yield url
+
+
+@contextmanager
+def running_server() -> Iterator[str]:
+    """A PostgreSQL server of its own while the block runs (the tests', and the campaign's in
+    ``bench/campaign.py``): its libpq URL, as the superuser."""
     binaries = _server_binaries()
     prefix = _as_server_user()
     # Not under pytest's own temporary directory: that one is private to root.

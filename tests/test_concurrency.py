@@ -26,15 +26,6 @@ from tests.crash_child import LEVEL_APPROVED, Report
 DECIDERS = 8
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A SQLite file, or a PostgreSQL database of this test's own."""
-    if request.param == "postgres":
-        url: str = request.getfixturevalue("postgres_database")
-        return url
-    return f"sqlite:///{tmp_path / 'concurrency.db'}"
-
-
 @pytest.fixture
 def shop(database: str, tmp_path: Path) -> Iterator[SimpleNamespace]:
     """The test app on that database, its connections closed at the end."""

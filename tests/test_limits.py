@@ -221,3 +221,26 @@ def test_a_running_worker_settles_an_approval_a_stopped_process_left_since_it_st
     assert told[0].startswith("The outcome of bump is unknown")
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Counter, shop.counter.id).value == 0  # never run blindly
+
+
+@pytest.mark.parametrize(
+    ("spent", "reserve", "budget_usd", "fits"),
+    [(0.0, 1.0, 1.0, True), (0.5, 0.6, 1.0, False), (0.6, 0.4, 1.0, True), (1.0, 0.0, 1.0, True)],
+)
+def test_a_reservation_fits_what_is_left(spent: float, reserve: float, budget_usd: float,
+                                         fits: bool) -> None:
+    """A reservation fits when, counted with what is spent, it stays within the budget."""
+    from signoff.limits import budget
+
+    assert budget.fits(spent, reserve, budget_usd) is fits
+
+
+def test_a_settled_call_replaces_its_reservation_with_its_cost() -> None:
+    """Settled, a call's reservation gives way to what it cost; unused, it is taken back; a
+    cost over its reservation is told apart (a cost equal to it, computed twice, is not)."""
+    from signoff.limits import budget
+
+    assert budget.settled(0.75, 0.25, 0.125) == pytest.approx(0.625)
+    assert budget.unreserved(0.75, 0.25) == pytest.approx(0.5)
+    assert budget.over_reserved(0.26, 0.25)
+    assert not budget.over_reserved(0.1 + 0.2, 0.3)

@@ -113,3 +113,38 @@ def test_a_database_too_different_to_adopt_is_refused_in_words(tmp_path: Path) -
         engine.dispose()
     with pytest.raises(UserError, match="Move the database aside"):
         App("odd", database=url).people.all()
+
+
+def test_a_task_waiting_before_the_upgrade_resumes_and_finishes_after_it(
+        database: str, tmp_path: Path) -> None:
+    """A task left waiting on a proposal in tables of the first revision (the task head with no
+    holder, fence or reservation) is upgraded with them, and the yes given afterwards runs its
+    call and lets it finish."""
+    from signoff import TaskStatus
+    from signoff.store.migrate import downgrade
+    from signoff.testing import ScriptedModel, says
+    from tests.guarantees_app import Report, build
+
+    shop = build(database, tmp_path)
+    model = ScriptedModel(says.tool(shop.set_level, box=shop.box.id, level=7),
+                          says.hand_back(Report(summary="Levelled.")))
+    waiting = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model)
+    assert waiting.status is TaskStatus.WAITING
+    shop.app.database.dispose()
+    engine = create_engine(database)
+    try:
+        with engine.begin() as connection:
+            downgrade(connection, "0001")
+        with engine.connect() as connection:
+            columns = {c["name"] for c in inspect(connection).get_columns("signoff_tasks")}
+            assert "fence" not in columns
+    finally:
+        engine.dispose()
+    again = build(database, tmp_path)  # opening the app upgrades its tables
+    (proposal,) = again.app.proposals(task=waiting.task)
+    again.app.approve(proposal, by=again.noor)
+    again.app.worker(model_for=lambda _agent, _task: model).run_once()
+    assert again.app.outcome(waiting.task).status is TaskStatus.DONE
+    with again.app.session(as_=again.app.system) as s:
+        assert s.get(again.Box, again.box.id).level == 7
+    again.app.database.dispose()

@@ -93,3 +93,24 @@ def test_a_prepared_update_counts_the_rows_it_changed_and_commits_with_its_trans
 def test_a_statement_with_an_expanding_in_is_refused(database: Database) -> None:
     with pytest.raises(TypeError, match="expanding"):
         Prepared(select(things).where(things.c.id.in_(["a", "b"])), database.engine.dialect)
+
+
+def test_a_statement_the_database_refuses_is_a_store_error_naming_it(tmp_path: Path,
+                                                                    database: Database) -> None:
+    """A prepared statement the database refuses (here a foreign key to nothing) raises
+    `StoreError` with a sentence naming the database, as the Core path does, not the driver's
+    own error; nothing of its transaction is kept."""
+    from signoff import StoreError
+    from signoff.agents import repository as repo
+    from signoff.models.base import Message
+    from signoff.store.tables import messages
+    from signoff.store.tables import metadata as signoff_tables
+
+    database.holds(signoff_tables)
+    database.ensure_schema()
+    with pytest.raises(StoreError, match="refused a statement") as raised, \
+            database.connect() as c:
+        repo.append_messages(c, "no-such-task", 0, [Message(role="user", text="Hello.")])
+    assert raised.value.url in str(raised.value)
+    with database.connect() as c:
+        assert c.execute(select(messages)).all() == []

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
+from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -32,6 +33,7 @@ from signoff.security.acting import ActingAs
 from signoff.security.enforcement import enforce_rules_on
 from signoff.security.principals import People
 from signoff.security.sessions import open_session
+from signoff.store import points
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
@@ -132,12 +134,57 @@ class Runner:
         if query and (consent is not None or before is not None or within is not None):
             raise UserError(f"{action.name} is a query: it runs read-only, so nothing can be "
                             "written in its transaction; record what it did afterwards.")
+        effects = action.info.effects
+        outside = effects.external or effects.sends or effects.spends
+        consented = consent is not None
+        if consent is not None and outside:
+            # An outside effect cannot be rolled back: the consent is used up, and committed,
+            # before it runs, so that a crash after the effect does not leave it unused.
+            try:
+                self._use_up(consent, acting)
+            except _AlreadyUsed:
+                return _result(action, acting, cause, ActionOutcome.DENIED, problem=_USED)
+            consent = None
+        # On PostgreSQL a record-only run reads at REPEATABLE READ, so that a change another
+        # run committed after this one read the record is a conflict, not a lost update; the
+        # run is then run again from the start (safe: nothing of it left the database).
+        isolate = self._database.engine.dialect.name == "postgresql" and not query and not outside
+        for _ in range(_RETRIES):
+            try:
+                return self._run(action, values, acting=acting, cause=cause, consent=consent,
+                                 before=before, within=within, isolate=isolate,
+                                 consented=consented)
+            except _Conflict:
+                continue
+        log.error("Action %s conflicted with concurrent changes %d times in a row", action.name,
+                  _RETRIES)
+        return _result(action, acting, cause, ActionOutcome.FAILED,
+                       problem="What it changes was changed by others at the same time, again and "
+                               "again; nothing was kept. Try again.")
+
+    def _use_up(self, consent: Consent, acting: ActingAs) -> None:
+        """Record that `consent` is used, in a transaction of its own."""
+        session = open_session(self._database, acting)
+        try:
+            with session.begin():
+                _honour_once(session, consent)
+        finally:
+            session.close()
+
+    def _run(
+        self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str,
+        consent: Consent | None, before: Callable[[Session], None] | None,
+        within: Callable[[Session, ActionResult], None] | None, isolate: bool, consented: bool,
+    ) -> ActionResult:
+        query = action.info.query
         with running_for(cause) as cause:
             session = open_session(self._database, acting)
             try:
                 if query:
                     return self._call_read_only(action, dict(values), session, acting, cause)
                 with session.begin():
+                    if isolate:
+                        session.execute(_REPEATABLE_READ)
                     admitted = self._admit(action, acting, cause, session)
                     if isinstance(admitted, ActionResult):
                         return admitted
@@ -147,6 +194,8 @@ class Runner:
                     if before is not None:
                         before(session)
                     result = self._call(action, dict(values), session, acting, cause)
+                    if consented:
+                        points.reached("run.consented", action=action.name)
                     if within is not None:
                         within(session, result)
                 return result
@@ -162,9 +211,10 @@ class Runner:
             except RunAborted:
                 raise
             except _AlreadyUsed:
-                return _result(action, acting, cause, ActionOutcome.DENIED,
-                               problem="This consent has been used already: it is honoured once.")
-            except Exception:
+                return _result(action, acting, cause, ActionOutcome.DENIED, problem=_USED)
+            except Exception as error:
+                if isolate and _is_conflict(error):
+                    raise _Conflict from error
                 log.exception(
                     "Action %s failed, run as %s for cause %r", action.name, acting.names, cause
                 )
@@ -232,6 +282,7 @@ class Runner:
             if p.provided is not None:
                 arguments[p.name] = self._providers.value(p.provided, context)
         returned = action.call(**arguments)
+        points.reached("run.called", action=action.name)
         session.flush()  # the record rules are checked here, inside the run
         said = returned if isinstance(returned, str) else ""
         value = action.result.dump_python(returned, mode="json") if action.result else (
@@ -242,6 +293,25 @@ class Runner:
 
 class _AlreadyUsed(Exception):
     pass
+
+
+class _Conflict(Exception):
+    """A record-only run met a concurrent change (PostgreSQL's serialization failure or a
+    deadlock): it is run again."""
+
+
+_RETRIES = 8
+_REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+_USED = "This consent has been used already: it is honoured once."
+
+
+def _is_conflict(error: BaseException) -> bool:
+    """Whether `error` (SQLAlchemy's, or the driver's own from a prepared statement) is a
+    serialization failure or a deadlock: the transaction may be run again."""
+    for each in (error, getattr(error, "orig", None), error.__cause__):
+        if getattr(each, "sqlstate", None) in ("40001", "40P01"):
+            return True
+    return False
 
 
 class RunAborted(Exception):

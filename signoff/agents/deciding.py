@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
+from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.gate import gate, leave_by_declaration
@@ -29,6 +30,7 @@ from signoff.exceptions import AgentRefused, EditRefused, Invalid
 from signoff.security.acting import ActingAs
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
+from signoff.store import points
 from signoff.store.database import Database
 
 __all__ = ["Decider", "Oversight"]
@@ -139,29 +141,34 @@ class Decider:
             return self._stale(proposal, call_id, by, instructions != now_instructions,
                                now_instructions, version_now)
         over = self._loop.spend_problem(proposal.task, action)
+        points.reached("decider.checked", proposal=proposal.id)
         if over:
-            refused = ActionResult(action=proposal.action, outcome=ActionOutcome.DENIED,
-                                   problem=over, ran_as=(by, registered.account))
-            with self._database.connect() as db:
-                if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
-                                           decided_by_id=by.id, decided_at=repo.now()):
-                    raise self._already(proposal.id, within=db)
-                told, woke = self._record_run(db, proposal, call_id, by, refused, "", {},
-                                              registered)
-            return self._after(proposal, self._decision(proposal, by, refused, "", told), woke)
+            return self._refused(proposal, call_id, by, registered, over)
         acting = ActingAs.of([by, registered.account])
-        outside = action.info.effects.external or action.info.effects.sends or \
-            action.info.effects.spends
+        effects = action.info.effects
+        outside = effects.external or effects.sends or effects.spends
+        cost = effects.cost_usd or 0.0 if effects.spends else 0.0
         decided = {"decided_by_id": by.id, "decided_at": repo.now(),
                    "edited": changed or None}
         if outside:  # at most once: marked before it starts, never run blindly again
             with self._database.connect() as db:
+                holds.lock(db, proposal.task)  # a decision and a step on the task take turns
                 if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
-                repo.update_call(db, call_id, state=CallState.RUNNING, started_at=repo.now())
+                # What it spends is reserved with the claim: the check and the reservation are
+                # one statement, so two approvals at once cannot both fit in what is left.
+                fits = not cost or repo.reserve_spend(db, proposal.task, cost)
+                if fits:
+                    repo.update_call(db, call_id, state=CallState.RUNNING, started_at=repo.now())
+            if not fits:
+                return self._refused(proposal, call_id, by, registered, (
+                    f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
+                    "task's budget."), claimed=True)
+            points.reached("decider.claimed", proposal=proposal.id)
             before = None
         else:
             def before(session: Session) -> None:  # exactly once: claimed with the run itself
+                holds.lock(session, proposal.task)
                 if not repo.claim_proposal(session, proposal.id, ProposalStatus.APPROVED,
                                            **decided):
                     raise RunAborted("already decided")
@@ -176,7 +183,7 @@ class Decider:
         def within(session: Session, result: ActionResult) -> None:
             nonlocal told, woke
             told, woke = self._record_run(session, proposal, call_id, by, result, said_edit,
-                                          changed, registered)
+                                          changed, registered, reserved=cost)
 
         try:
             result = self._actions.run_values(action, values, acting=acting,
@@ -186,11 +193,12 @@ class Decider:
             raise self._already(proposal.id) from None
         if not result.done:
             with self._database.connect() as db:
+                holds.lock(db, proposal.task)
                 if not outside and not repo.claim_proposal(db, proposal.id,
                                                            ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
                 told, woke = self._record_run(db, proposal, call_id, by, result, said_edit,
-                                              changed, registered)
+                                              changed, registered, reserved=cost)
         if always_like_this:
             self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
                              for_everybody=False, for_id=by.id if proposal.for_id is None
@@ -198,12 +206,29 @@ class Decider:
         decision = self._decision(proposal, by, result, said_edit, told)
         return self._after(proposal, decision, woke)
 
+    def _refused(self, proposal: Proposal, call_id: str, by: Principal, registered: Registered,
+                 problem: str, *, claimed: bool = False) -> Decision:
+        """An approval of a call that does not fit the task's budget: claimed (unless it is
+        already) and recorded Denied, in one transaction; nothing runs."""
+        refused = ActionResult(action=proposal.action, outcome=ActionOutcome.DENIED,
+                               problem=problem, ran_as=(by, registered.account))
+        with self._database.connect() as db:
+            holds.lock(db, proposal.task)
+            if not claimed and not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
+                                                       decided_by_id=by.id,
+                                                       decided_at=repo.now()):
+                raise self._already(proposal.id, within=db)
+            told, woke = self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
+        return self._after(proposal, self._decision(proposal, by, refused, "", told), woke)
+
     def _record_run(
         self, db: repo.Executor, proposal: Proposal, call_id: str, by: Principal,
         result: ActionResult, said_edit: str, changed: dict[str, Any], registered: Registered,
+        *, reserved: float = 0.0,
     ) -> tuple[str, repo.TaskRow | None]:
         """Store how an approved call ended, in `db`'s transaction (the task goes on with it
-        when it waits on nothing more); what the agent is told, and the task if it woke."""
+        when it waits on nothing more); what the agent is told, and the task if it woke.
+        `reserved`: what was reserved for it, given back when it was refused before it ran."""
         done = result.done
         status = ProposalStatus.DONE if done else ProposalStatus.FAILED
         words = self._decision_words(proposal, by, result, said_edit)
@@ -225,10 +250,9 @@ class Decider:
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
-        effects = self._actions.info(proposal.action).effects if (
-            proposal.action in self._actions) else None
-        if done and effects is not None and effects.spends and effects.cost_usd:
-            repo.add_spend(db, proposal.task, effects.cost_usd)
+        if reserved and result.outcome in (ActionOutcome.INVALID, ActionOutcome.DENIED,
+                                           ActionOutcome.GONE):
+            repo.add_spend(db, proposal.task, -reserved)
         return answer, self._loop.wake(db, proposal.task)
 
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
@@ -276,6 +300,7 @@ class Decider:
             raise AgentRefused("Say why: a no needs a reason, and the agent is told it.")
         told = f"{by.name} said no to {proposal.action}: {reason.strip()}"
         with self._database.connect() as db:
+            holds.lock(db, proposal.task)
             if not repo.claim_proposal(db, proposal.id, ProposalStatus.REJECTED,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
@@ -300,6 +325,7 @@ class Decider:
         if instructions_changed:
             told += f" Your instructions have changed; they now read:\n{now_instructions}"
         with self._database.connect() as db:
+            holds.lock(db, proposal.task)
             if not repo.claim_proposal(db, proposal.id, ProposalStatus.STALE,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
@@ -316,6 +342,7 @@ class Decider:
         said = (f"{proposal.action} was not run: the agent's declaration no longer lets it use "
                 "that tool, whoever says yes.")
         with self._database.connect() as db:
+            holds.lock(db, proposal.task)
             if not repo.claim_proposal(db, proposal.id, ProposalStatus.WITHDRAWN,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
@@ -416,12 +443,14 @@ class Decider:
                 cause=f"task {proposal.task}",
             )
             with self._database.connect() as db:
+                holds.lock(db, proposal.task)
                 self._record_run(db, proposal, call_id, approver, result, "", {}, registered)
         else:
             told = (f"The outcome of {proposal.action} is unknown: the work stopped while it ran, "
                     "after it was approved; it is not run again blindly. Check whether it "
                     "happened before trying again.")
             with self._database.connect() as db:
+                holds.lock(db, proposal.task)
                 repo.finish_proposal(db, proposal.id, ProposalStatus.FAILED, reason=told)
                 repo.update_call(db, call_id, state=CallState.UNKNOWN,
                                  outcome=CallOutcome.UNKNOWN, answer=told, finished_at=repo.now())

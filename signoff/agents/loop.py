@@ -8,23 +8,28 @@ until a person decides.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import logging
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.actions.registry import Actions
-from signoff.actions.results import ActionResult
+from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
+from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
@@ -37,11 +42,13 @@ from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
+from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
 from signoff.models.errors import ModelError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal
+from signoff.store import points
 from signoff.store.database import Database
 
 __all__ = ["HAND_BACK", "Loop", "Registered"]
@@ -104,6 +111,9 @@ class Loop:
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
         """The tool calls of each task's open turn, as this process stored them."""
+        self._local = threading.local()  # the holds of the tasks this thread steps
+        self._ahead: dict[str, int] = {}
+        """The revision at which this process reserved each task's next model call ahead."""
 
     # -- starting ------------------------------------------------------------------------
 
@@ -136,7 +146,9 @@ class Loop:
                     Message(role="user", text=brief),
                 ],
                 steps=0, spend_usd=0.0, max_steps=max_steps, budget_usd=budget_usd,
-                model=model.name, result=None, problem="", trace_context=trace,
+                model=model.name, result=None, problem="", holder=holds.holder_id(),
+                held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
+                trace_context=trace,
             )
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
@@ -156,32 +168,108 @@ class Loop:
     # -- running -------------------------------------------------------------------------
 
     def run(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
-        """Step the task until it waits, ends, or this process has no model for it (`task`: its
-        row, when the caller has just read it)."""
+        """Step the task until it waits, ends, or this process has no model for it, or another
+        holds it (`task`: its row, when the caller has just read it)."""
         with self._database.holding():
             task = task or self._task(task_id)
             with self.observer.running(task) as running:
-                step: Step = RunAgain()
-                while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
-                    step = self._step(task)
-                    task = self._take_saved(task_id) or self._task(task_id)
-                self._stopped(task)
+                task, step = self._drive(task, once=False)
                 outcome = self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
                 running.ended(outcome)
             return outcome
 
+    def step(self, task_id: str) -> Step:
+        """Do one unit of the task's work, persisted; what happens next."""
+        with self._database.holding():
+            return self._drive(self._task(task_id), once=True)[1]
+
+    def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
+        """Hold the task and step it (once, or until it stops running); the task as it then
+        reads, and what happens next."""
+        if task.status != TaskStatus.RUNNING.value:
+            self._stopped(task)
+            return task, self._as_step(task)
+        with holds.stepping(task.id):  # no other thread here takes it over meanwhile
+            return self._drive_held(task, once=once)
+
+    def _drive_held(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
+        task_id = task.id
+        hold = self._hold(task)
+        if hold is None:  # another holds it, and goes on with it
+            self._forget(task_id)
+            return task, HandOn(why="another process is stepping the task")
+        held = self._holds()
+        held[task_id] = hold
+        step: Step = RunAgain()
+        try:
+            while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
+                step = self._step(task)
+                task = self._take_saved(task_id) or self._task(task_id)
+                if once:
+                    break
+            if task.status == TaskStatus.RUNNING.value and not isinstance(step, RunAgain):
+                self._let_go(hold)  # it goes on elsewhere (a worker with its model)
+        except holds.LostHold:
+            step = HandOn(why="another process took the task over")
+            task = self._task(task_id)
+        except BaseException:
+            with contextlib.suppress(Exception):  # others need not wait for the hold to expire
+                self._let_go(hold)
+            raise
+        finally:
+            held.pop(task_id, None)
+        if not isinstance(step, RunAgain):
+            self._stopped(task)
+        return task, step
+
+    def _holds(self) -> dict[str, holds.Hold]:
+        """The holds of the tasks this thread is stepping."""
+        found: dict[str, holds.Hold] | None = getattr(self._local, "holds", None)
+        if found is None:
+            found = self._local.holds = {}
+        return found
+
+    def _hold(self, task: repo.TaskRow) -> holds.Hold | None:
+        """This thread's hold on `task`: given with it (this thread started or woke it), or
+        taken now; None when another may still be stepping it."""
+        if task.holder == holds.holder_id():
+            return holds.Hold(task=task.id, fence=task.fence)
+        with self._database.connect() as db:
+            return holds.take(db, task.id)
+
+    def _let_go(self, hold: holds.Hold) -> None:
+        with self._database.connect() as db:
+            repo.let_go(db, hold.task, hold.fence)
+
+    @contextmanager
+    def _writing(self, task_id: str) -> Iterator[Connection]:
+        """A transaction writing a step of `task_id`: it begins by checking this thread's hold
+        (which locks the task's head on PostgreSQL); `holds.LostHold` if it was lost."""
+        with self._database.connect() as db:
+            self._check(db, task_id)
+            yield db
+
+    def _check(self, db: repo.Executor, task_id: str) -> None:
+        hold = self._holds().get(task_id)
+        if hold is not None:
+            holds.check(db, hold)
+
     def _stopped(self, task: repo.TaskRow) -> None:
         """Drop what this process keeps of a task it stops stepping: all of it once the task
-        has ended; all but its model while it waits (a decision here goes on with it)."""
+        has ended; all but its model and conversation while it waits (a decision here goes on
+        with them, without reading the conversation again)."""
+        conversation = self._conversations.get(task.id)
         self._forget(task.id)
         if task.status in _ENDED:
             self.models.pop(task.id, None)
+        elif task.status == TaskStatus.WAITING.value and conversation is not None:
+            self._conversations[task.id] = conversation
 
     def memory_of(self, task_id: str) -> list[str]:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
         kept: dict[str, dict[str, Any]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
-            "turn": self._turn_calls}
+            "turn": self._turn_calls, "reservation": self._ahead}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -193,11 +281,15 @@ class Loop:
         self._saved.pop(task_id, None)
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
+        self._ahead.pop(task_id, None)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
               **changes: Any) -> bool:
         """Save the task's changes (guarded by its revision); on success, this process keeps the
-        row as it now reads, so that the next step need not read it again."""
+        row as it now reads, so that the next step need not read it again. A task that stops
+        running is let go in the same write."""
+        if changes.get("status", TaskStatus.RUNNING.value) != TaskStatus.RUNNING.value:
+            changes.update(holder=None, held_until=None)
         if not repo.save_task(db, task, added=added or (), **changes):
             self._take_saved(task.id)
             return False
@@ -208,15 +300,8 @@ class Loop:
         )
         return True
 
-    def step(self, task_id: str) -> Step:
-        """Do one unit of the task's work, persisted; what happens next."""
-        with self._database.holding():
-            step = self._step(self._task(task_id))
-            if not isinstance(step, RunAgain):
-                self._stopped(self._take_saved(task_id) or self._task(task_id))
-            return step
-
     def _step(self, task: repo.TaskRow) -> Step:
+        points.reached("loop.stepping", task=task.id)
         if task.status != TaskStatus.RUNNING.value:
             return self._as_step(task)
         if task.turn_open:
@@ -295,19 +380,24 @@ class Loop:
         return self.run(task_id, task).status
 
     def wake(self, db: repo.Executor, task_id: str) -> repo.TaskRow | None:
-        """In the transaction `db`: if the task waits on no proposal any more, it runs again
-        (a decision calls this in its own transaction, so that the task goes on with it); the
-        task as it then reads, or None when it still waits (or was not waiting)."""
+        """In the transaction `db`: if the task waits on no proposal any more, it runs again,
+        held by this thread (a decision calls this in its own transaction, so that the task
+        goes on with it); the task as it then reads, or None when it still waits (or was not
+        waiting)."""
+        holds.lock(db, task_id)
         task = repo.load_task(db, task_id)
         if task is None or task.status != TaskStatus.WAITING.value:
             return None
-        if any(c.state == CallState.PROPOSED for c in repo.calls_of(db, task_id, task.turn)):
+        if any(_awaits(c) for c in repo.calls_of(db, task_id, task.turn)):
             return None
-        if not repo.save_task(db, task, status=TaskStatus.RUNNING.value):
+        held: dict[str, Any] = dict(holder=holds.holder_id(),
+                                    held_until=repo.now() + holds.HOLD_FOR,
+                                    fence=task.fence + 1)
+        if not repo.save_task(db, task, status=TaskStatus.RUNNING.value, **held):
             return None
         repo.note(db, task_id, ReceiptKind.RESUMED, "Every proposal is decided; the task goes on.")
         return dataclasses.replace(task, status=TaskStatus.RUNNING.value,
-                                   revision=task.revision + 1)
+                                   revision=task.revision + 1, **held)
 
     def _task(self, task_id: str) -> repo.TaskRow:
         with self._database.connect() as db:
@@ -324,30 +414,53 @@ class Loop:
         model = self.models.get(task.id)
         if model is None:
             return HandOn(why="this process has no model for the task")
-        decision = next_action(task.steps, task.max_steps, task.spend_usd, task.budget_usd,
-                               False, False)
+        # A reservation made with the write that closed the last turn (by this process, for
+        # this very call) is the call's; any other was made for a reply never stored.
+        ahead = task.reserved_usd if self._ahead.pop(task.id, None) == task.revision else 0.0
+        if task.reserved_usd and not ahead:
+            with self._writing(task.id) as db:
+                if not self._save(db, task, reserved_usd=0.0):
+                    return RunAgain()
+                repo.note(db, task.id, ReceiptKind.RESERVED,
+                          f"A call to {task.model} was made before the work stopped, and its reply "
+                          f"was lost: the ${task.reserved_usd:.6f} reserved for it is counted as "
+                          "spent (what it really cost is not known).",
+                          reserved_usd=task.reserved_usd)
+            task = self._saved.pop(task.id)
+        spent = budget.unreserved(task.spend_usd, ahead)  # before this call's reservation
+        unreserve = {"spend_usd": spent, "reserved_usd": 0.0} if ahead else {}
+        decision = next_action(task.steps, task.max_steps, spent, task.budget_usd, False, False)
         if decision is NextAction.HALT:
             why = (f"it reached its budget of ${task.budget_usd:.4f}"
-                   if task.spend_usd >= task.budget_usd
+                   if spent >= task.budget_usd
                    else f"it reached its limit of {task.max_steps} steps")
-            return self._end(task, Halted(problem=f"Halted: {why}."))
+            return self._end(task, Halted(problem=f"Halted: {why}."), unreserve)
         tools = self.tool_specs(registered, skill)
         max_out = registered.agent.max_output_tokens
         if model.price is None and task.budget_usd != float("inf"):
             return self._end(task, Failed(
                 problem=f"The price of {model.name} is not known, so its cost cannot be kept "
-                        "within the budget: set its price."))
+                        "within the budget: set its price."), unreserve)
         conversation = self.messages(task)
         reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
             model.price) else 0.0
-        if task.spend_usd + reserve > task.budget_usd:
+        if not budget.fits(spent, reserve, task.budget_usd):
             return self._end(task, Halted(
                 problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
-                        f"than the ${task.budget_usd - task.spend_usd:.6f} left of its budget."),
-                reserved_usd=reserve, spend_usd=task.spend_usd, budget_usd=task.budget_usd)
+                        f"than the ${task.budget_usd - spent:.6f} left of its budget."),
+                unreserve, reserved_usd=reserve, spend_usd=spent, budget_usd=task.budget_usd)
+        if reserve <= ahead:
+            reserve = ahead  # reserved already, durably, with the last turn's close
+        else:
+            with self._writing(task.id) as db:  # reserved durably before the model is asked
+                if not self._save(db, task, spend_usd=spent + reserve, reserved_usd=reserve):
+                    return RunAgain()
+            task = self._saved.pop(task.id)
+        points.reached("loop.model_reserved", task=task.id)
         try:
             reply = self.observer.complete(task, model, conversation, tools,
                                            max_output_tokens=max_out)
+            points.reached("loop.model_replied", task=task.id)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
             told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
@@ -355,6 +468,10 @@ class Loop:
             return self._end(task, Failed(problem=f"The model failed: {told}"))
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
+        spent = budget.settled(task.spend_usd, reserve, cost)
+        if budget.over_reserved(cost, reserve):
+            return self._over_reserve(task, model.name, reply.text, reply.usage.input_tokens,
+                                      reply.usage.output_tokens, cost, reserve, spent)
         turn = task.turn + 1
         calls = tuple(
             ToolCall(id=c.id or f"call_{turn}_{i}", name=c.name, arguments=c.arguments)
@@ -365,10 +482,9 @@ class Loop:
             added.append(Message(
                 role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
             ))
-        with self._database.connect() as db:
-            if not self._save(db, task, added=added, steps=task.steps + 1,
-                                  spend_usd=task.spend_usd + cost, turn=turn,
-                                  turn_open=bool(calls)):
+        with self._writing(task.id) as db:
+            if not self._save(db, task, added=added, steps=task.steps + 1, spend_usd=spent,
+                              reserved_usd=0.0, turn=turn, turn_open=bool(calls)):
                 return RunAgain()  # someone else stepped it: look again
             rows = []
             for position, call in enumerate(calls):
@@ -388,6 +504,27 @@ class Loop:
         if rows:
             self._turn_calls[task.id] = (turn, rows)
         return RunAgain()
+
+    def _over_reserve(self, task: repo.TaskRow, model: str, text: str, tokens_in: int,
+                      tokens_out: int, cost: float, reserve: float, spent: float) -> Step:
+        """A reply that reports more usage than its reservation allowed: recorded as it cost,
+        told as such, and the task stops (its budget could be passed unseen otherwise)."""
+        problem = (f"Halted: {model} reported {tokens_in} tokens in and {tokens_out} out, "
+                   f"${cost:.6f}, more than was reserved for the call (${reserve:.6f}); the task "
+                   "stops so that its budget is not passed unseen. Check the model's price and "
+                   "token counting.")
+        with self._writing(task.id) as db:
+            if not self._save(db, task, added=[Message(role="assistant", text=text)],
+                              steps=task.steps + 1, spend_usd=spent, reserved_usd=0.0,
+                              status=TaskStatus.HALTED.value, problem=problem):
+                return RunAgain()
+            repo.note(db, task.id, ReceiptKind.MODEL_CALL,
+                      f"{model} was asked (step {task.steps + 1}); {tokens_in} tokens in, "
+                      f"{tokens_out} out, ${cost:.6f}.", cost_usd=cost, input_tokens=tokens_in,
+                      output_tokens=tokens_out, text=text, reserved_usd=reserve)
+            repo.note(db, task.id, ReceiptKind.LIMIT, problem, cost_usd=0.0, reserved_usd=reserve,
+                      spend_usd=spent, budget_usd=task.budget_usd)
+        return Halted(problem=problem)
 
     def tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
         """The tools offered to the model: the skill's tools that are not NEVER, and hand_back.
@@ -434,16 +571,18 @@ class Loop:
         else:
             with self._database.connect() as db:
                 calls = repo.calls_of(db, task.id, task.turn)
-                settled = None if any(c.state in _UNSETTLED for c in calls) else (
+                settled = None if any(_unsettled(c) for c in calls) else (
                     self._settle_turn(db, task, calls))
+            points.reached("loop.calls_read", task=task.id)
             if isinstance(settled, list):
                 return self._wait(task, settled)
             if settled is not None:
                 return settled
         only = len(calls) == 1  # a turn of one call is settled in that call's own transaction
         for call in calls:
+            points.reached("loop.gating", task=task.id, tool=call.tool)
             ended: Step | None = None
-            if call.state not in _UNSETTLED:
+            if not _unsettled(call):
                 continue
             with self.observer.tool_call(task, call):
                 if call.state == CallState.NEW:
@@ -452,7 +591,7 @@ class Loop:
                     self._recover_call(task, registered, call)
             if ended is not None:
                 return self._told(task, ended)
-        with self._database.connect() as db:
+        with self._writing(task.id) as db:
             settled = self._settle_turn(db, task, repo.calls_of(db, task.id, task.turn))
             if not isinstance(settled, list):
                 return settled
@@ -468,16 +607,23 @@ class Loop:
                      ) -> Step | list[Proposal]:
         """Once none of the turn's calls is left to run, the turn closes; with proposals in it,
         these are what the task is to wait on."""
-        if not any(c.state == CallState.PROPOSED for c in calls):
+        if not any(_awaits(c) for c in calls):
             return self._close_turn(db, task, calls)
         return repo.waiting_of_task(db, task.id)
 
     def _wait(self, task: repo.TaskRow, pending: list[Proposal]) -> Step:
-        """Store that the task waits on `pending` (who decides is told in words, read outside
-        the transaction)."""
-        waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
-        with self._database.connect() as db:
-            step = self._store_wait(db, task, tuple(p.id for p in pending), waiting)
+        """Store that the task waits on what of `pending` still waits (who decides is told in
+        words, read outside the transaction). The turn is read again in the transaction that
+        stores it, after the task's head is locked: a decision taken since is not missed (the
+        turn closes instead), and one taken later finds the task waiting, and wakes it."""
+        words = {p.id: f"a decision from {self._route_words(p)}" for p in pending}
+        points.reached("loop.turn_read", task=task.id)
+        with self._writing(task.id) as db:
+            settled = self._settle_turn(db, task, repo.calls_of(db, task.id, task.turn))
+            if not isinstance(settled, list):
+                return settled
+            step = self._store_wait(db, task, tuple(p.id for p in settled), tuple(
+                words.get(p.id) or f"a decision from {self._route_words(p)}" for p in settled))
         return self._told(task, step)
 
     def _store_wait(self, db: repo.Executor, task: repo.TaskRow, proposals: tuple[str, ...],
@@ -501,9 +647,31 @@ class Loop:
                       "The result was handed back, and the task is done.", result=handed[0].value)
             self._remember(task, added)
             return Done(result=handed[0].value)
-        if self._save(db, task, added=added, turn_open=False):
+        ahead = self._reserve_ahead(task, added)
+        if self._save(db, task, added=added, turn_open=False, **ahead):
             self._remember(task, added)
+            if ahead:
+                self._ahead[task.id] = task.revision + 1
         return RunAgain()
+
+    def _reserve_ahead(self, task: repo.TaskRow, added: list[Message]) -> dict[str, Any]:
+        """The reservation of the next model call, to be made with the write that closes a
+        turn (so that the call needs no transaction of its own): the task's changes, or none
+        when it cannot be made here (no model or conversation at hand, a limit reached)."""
+        model = self.models.get(task.id)
+        known = self._conversations.get(task.id)
+        if model is None or model.price is None or task.reserved_usd or known is None or (
+                len(known) != task.message_count) or next_action(
+                task.steps, task.max_steps, task.spend_usd, task.budget_usd, False, False
+        ) is not NextAction.CONTINUE:
+            return {}
+        registered = self._agents(task.agent)
+        tools = self.tool_specs(registered, registered.agent.skill(task.skill))
+        reserve = model.price.cost(model.count_tokens(known.grown(added), tools),
+                                   registered.agent.max_output_tokens)
+        if not budget.fits(task.spend_usd, reserve, task.budget_usd):
+            return {}
+        return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve}
 
     def _gate_call(
         self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
@@ -587,7 +755,7 @@ class Loop:
 
     def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
                 state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "") -> None:
-        with self._database.connect() as db:
+        with self._writing(task.id) as db:
             if repo.update_call(db, call.id, from_states=(CallState.NEW,), state=state,
                                 answer=answer, outcome=outcome, problem=answer,
                                 finished_at=repo.now()):
@@ -619,7 +787,7 @@ class Loop:
             self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
                                      "again, corrected.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
-        with self._database.connect() as db:
+        with self._writing(task.id) as db:
             repo.update_call(db, call.id, from_states=(CallState.NEW,), state=CallState.DONE,
                              outcome=CallOutcome.DONE, value=value, answer="Result received.",
                              finished_at=repo.now())
@@ -652,12 +820,12 @@ class Loop:
         transaction, and what happens next is returned; else None."""
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
+        cost = effects.cost_usd or 0.0 if effects.spends else 0.0
         if outside:
             only = False  # the turn closes after the outside call's own record, not with it
-            with self._database.connect() as db:
-                repo.update_call(db, call.id, from_states=(CallState.NEW,),
-                                 state=CallState.RUNNING, started_at=repo.now(),
-                                 leave=Leave.ALONE.words)
+            if not self._mark_running(task, call, cost):
+                return None
+            points.reached("loop.call_marked", task=task.id, tool=call.tool)
         acting = ActingAs.of(registered.account)
         ruled = " (a standing rule let it run alone)" if rule_id else ""
         closed: Step | None = None
@@ -683,8 +851,8 @@ class Loop:
                                      answer=answer, result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
-            if result.done and effects.spends and effects.cost_usd:
-                repo.add_spend(db, task.id, effects.cost_usd)
+            if cost and result.outcome in _NOT_RUN:
+                repo.add_spend(db, task.id, -cost)  # what was reserved, given back
             closed = None
             if only:
                 done = dataclasses.replace(call, state=CallState.DONE,
@@ -695,23 +863,47 @@ class Loop:
         try:
             result = self._actions.run_values(
                 action, values, acting=acting, cause=f"task {task.id}",
+                before=None if action.info.query else lambda session: self._check(session, task.id),
                 within=None if action.info.query else record,
             )
             if action.info.query or not result.done:
                 if closed is not None:  # its transaction did not commit
                     closed = None
                     self._forget(task.id)
-                with self._database.connect() as db:
+                with self._writing(task.id) as db:
                     record(db, result)
         except RunAborted:
             self._forget(task.id)
             return None
         return closed
 
+    def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float) -> bool:
+        """Mark an outside call running before it starts (and reserve what it spends, when the
+        budget has room): whether it is to run. Not when another process has marked it since
+        this one read it, nor when its cost does not fit."""
+        with self._writing(task.id) as db:
+            if not repo.update_call(db, call.id, from_states=(CallState.NEW,),
+                                    state=CallState.RUNNING, started_at=repo.now(),
+                                    leave=Leave.ALONE.words):
+                return False
+            if cost and not repo.reserve_spend(db, task.id, cost):
+                answer = (f"{call.tool} could spend ${cost:.4f}, more than is left of the task's "
+                          f"budget of ${task.budget_usd:.4f}. Nothing was run.")
+                repo.update_call(db, call.id, state=CallState.DONE, answer=answer,
+                                 outcome=CallOutcome.DENIED, problem=answer,
+                                 finished_at=repo.now())
+                repo.note(db, task.id, ReceiptKind.TOOL_CALL,
+                          f"{call.tool} was asked for: {answer}", tool=call.tool,
+                          arguments=call.arguments)
+                return False
+        return True
+
     def _recover_call(self, task: repo.TaskRow, registered: Registered, call: repo.CallRow) -> None:
+        """An alone outside call a holder before this one marked running, and never recorded:
+        run again if it says it is idempotent, else its outcome is told as unknown."""
         action = self._actions.get(call.tool)
         if action.info.idempotent:
-            with self._database.connect() as db:
+            with self._writing(task.id) as db:
                 repo.update_call(db, call.id, state=CallState.NEW)
             values = self._actions.values_from_json(call.tool, call.arguments)
             with self._database.connect() as db:
@@ -720,7 +912,7 @@ class Loop:
             return
         answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
                   "is not run again blindly. Check whether it happened before trying again.")
-        with self._database.connect() as db:
+        with self._writing(task.id) as db:
             if repo.update_call(db, call.id, from_states=(CallState.RUNNING,),
                                 state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
                                 answer=answer, finished_at=repo.now()):
@@ -743,7 +935,7 @@ class Loop:
         proposal = self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
                                   instructions)
         words = self._route_words(proposal)
-        with self._database.connect() as db:
+        with self._writing(task.id) as db:
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(repo.evidence_before(db, call, HAND_BACK)))
             if not repo.update_call(db, call.id, from_states=(CallState.NEW,),
@@ -795,9 +987,11 @@ class Loop:
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
 
-    def _end(self, task: repo.TaskRow, ended: Halted | Failed, **data: Any) -> Step:
-        with self._database.connect() as db:
-            if self._save(db, task, status=ended.status.value, problem=ended.problem):
+    def _end(self, task: repo.TaskRow, ended: Halted | Failed, changes: dict[str, Any] | None = None,
+             **data: Any) -> Step:
+        with self._writing(task.id) as db:
+            if self._save(db, task, status=ended.status.value, problem=ended.problem,
+                          **(changes or {})):
                 repo.note(db, task.id, ReceiptKind.LIMIT if isinstance(ended, Halted)
                           else ReceiptKind.FAILURE, ended.problem, **data)
                 return ended
@@ -806,8 +1000,22 @@ class Loop:
 
 _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
 _ENDED = frozenset(s.value for s in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED))
-_UNSETTLED = (CallState.NEW, CallState.RUNNING)
-"""The states of a call that is left to run."""
+_NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE)
+"""The outcomes of a run refused before the action was called (so nothing was spent)."""
+
+
+def _awaits(call: repo.CallRow) -> bool:
+    """Whether the turn waits on `call`: proposed, or approved and running (in the process of
+    whoever approved it: that process records it, or a worker settles it when it stopped)."""
+    return call.state == CallState.PROPOSED or (
+        call.state == CallState.RUNNING and call.leave != Leave.ALONE.words)
+
+
+def _unsettled(call: repo.CallRow) -> bool:
+    """Whether `call` is left for the task's holder to run: new, or an alone outside call a
+    holder before it marked running and never recorded."""
+    return call.state == CallState.NEW or (
+        call.state == CallState.RUNNING and call.leave == Leave.ALONE.words)
 _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
                                  ran_as=None, effects=None, answer="")
 """A new tool call's columns that the model's turn does not set (their defaults)."""

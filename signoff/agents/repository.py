@@ -103,6 +103,13 @@ class TaskRow:
     result: Any
     problem: str
     revision: int
+    holder: str | None = None
+    """Who steps it now (see `signoff.agents.holds`)."""
+    held_until: datetime | None = None
+    fence: int = 0
+    """The fence every write of its holder's steps checks."""
+    reserved_usd: float = 0.0
+    """What is reserved (and counted in `spend_usd`) for a model call not yet answered."""
     trace_context: Any = None
     """What a trace keeps to be continued (W3C trace context, when tracing was on)."""
 
@@ -198,6 +205,25 @@ def add_spend(db: Executor, task_id: str, cost_usd: float) -> None:
         spend_usd=tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type),
         revision=tasks.c.revision + 1, updated_at=bindparam("at", type_=tasks.c.updated_at.type),
     ), {"key": task_id, "cost": cost_usd, "at": now()})
+
+
+def reserve_spend(db: Executor, task_id: str, cost_usd: float) -> bool:
+    """Count `cost_usd` as spent by the task if its budget has room for it (the check and the
+    write are one statement); whether it had."""
+    return _run(db, "reserve_spend", lambda: update(tasks).where(
+        tasks.c.id == bindparam("key"),
+        tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type) <= tasks.c.budget_usd,
+    ).values(
+        spend_usd=tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type),
+        revision=tasks.c.revision + 1, updated_at=bindparam("at", type_=tasks.c.updated_at.type),
+    ), {"key": task_id, "cost": cost_usd, "at": now()}).rowcount == 1
+
+
+def let_go(db: Executor, task_id: str, fence: int) -> None:
+    """Let a task go: nobody holds it (if the hold with `fence` is still the one it has)."""
+    _run(db, "let_go", lambda: update(tasks).where(
+        tasks.c.id == bindparam("key"), tasks.c.fence == bindparam("fence")).values(
+        holder=None, held_until=None), {"key": task_id, "fence": fence})
 
 
 def tasks_in(db: Executor, status: str) -> list[str]:

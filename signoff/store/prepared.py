@@ -22,6 +22,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.schema import ScalarElementColumnDefault
 
+from signoff.exceptions import StoreError
+
 __all__ = ["Prepared", "Rows", "insert_of", "prepare"]
 
 Convert = Callable[[Any], Any]
@@ -81,8 +83,11 @@ class Prepared:
             values.append(convert(value) if convert is not None else value)
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.execute(self.sql, values if self._positional else dict(zip(self._names, values,
-                                                                              strict=True)))
+            try:
+                cursor.execute(self.sql, values if self._positional else dict(
+                    zip(self._names, values, strict=True)))
+            except self._dialect.loaded_dbapi.Error as error:
+                raise _store_error(connection, error) from error
             rows: list[dict[str, Any]] = []
             if cursor.description is not None:
                 columns = self._columns_for(cursor.description)
@@ -105,6 +110,16 @@ class Prepared:
                 found.append((name, convert))
             self._columns = found
         return self._columns
+
+
+def _store_error(connection: Connection, error: Exception) -> StoreError:
+    """The driver's `error`, as the Core path tells it (`Database.error`): a sentence naming
+    the database; the driver's error is the cause."""
+    shown = connection.engine.url.render_as_string(hide_password=True)
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    operational = isinstance(error, connection.dialect.loaded_dbapi.OperationalError)
+    what = "could not be used" if operational else "refused a statement"
+    return StoreError(f"The database {shown} {what}: {reason}.", url=shown)
 
 
 _prepared: weakref.WeakKeyDictionary[Dialect, dict[Any, Prepared]] = weakref.WeakKeyDictionary()

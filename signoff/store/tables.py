@@ -80,8 +80,14 @@ tasks = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("trace_context", JSON, nullable=True),
+    Column("holder", String(200), nullable=True),
+    Column("held_until", DateTime(timezone=True), nullable=True),
+    Column("fence", Integer, nullable=False, default=0),
+    Column("reserved_usd", Float, nullable=False, default=0.0),
 )
-"""Each piece of work an agent does: where it stands, its conversation, its limits and spend."""
+"""Each piece of work an agent does: where it stands, its conversation, its limits and spend;
+who steps it now (`holder`, until `held_until`, with the `fence` every write of its steps checks)
+and what is reserved for a model call not yet answered (`reserved_usd`, counted in `spend_usd`)."""
 
 messages = Table(
     "signoff_messages",

@@ -1,0 +1,168 @@
+"""Who steps a task: one holder at a time, and a fencing token every write of a step checks.
+
+Whoever steps a task (a thread of some process: `holder_id`) holds it first. The task head names
+the holder, until when the hold lasts, and a fence number that grows with each new holder. Every
+transaction of a step begins by checking that fence (`check`, which renews the hold): a holder
+that lost the task writes nothing more, and on PostgreSQL the check locks the head row, so that
+a decision (which locks it first too, `lock`) and a step on the same task take turns.
+
+A hold is taken (`take`) when it is free, has expired, or its holder is a process on this
+machine that no longer runs, or a thread of this process that is not stepping the task now
+(`stepping` marks the steps; a task started or stepped once on one thread of a server may go on
+from another): a crash is seen at once on the same machine, elsewhere when the hold expires.
+A task that stops running (it waits or ends) is let go in the same transaction that says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import bindparam, select, update
+
+from signoff.agents.repository import now
+from signoff.store.prepared import prepare
+from signoff.store.tables import tasks
+
+__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "stepping", "take"]
+
+HOLD_FOR = timedelta(seconds=60)
+"""How long a hold lasts without a write renewing it (a holder whose process is gone, on
+another machine, is taken over after this)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hold:
+    """This thread's hold on a task."""
+
+    task: str
+    """The task's id."""
+    fence: int
+    """The fence the task head had when the hold was taken: every write checks it."""
+
+
+class LostHold(Exception):
+    """Another holder took the task over: this one stops stepping it, and keeps nothing of the
+    transaction it was in."""
+
+
+@functools.cache
+def _started(pid: int) -> str | None:
+    """When process `pid` started, in clock ticks since boot (None: no such process)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as file:
+            return file.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None if not _exists(pid) else "?"
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def holder_id() -> str:
+    """Who this is: this machine, process (with its start, so that a reused pid is not taken
+    for it) and thread."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_started(pid)}:{threading.get_ident()}"
+
+
+_stepping: dict[str, set[int]] = {}
+"""The threads of this process stepping each task now."""
+_stepping_lock = threading.Lock()
+
+
+@contextmanager
+def stepping(task_id: str) -> Iterator[None]:
+    """While this thread steps task `task_id` (before it holds it, until it is done with it):
+    another thread of this process does not take it over."""
+    me = threading.get_ident()
+    with _stepping_lock:
+        _stepping.setdefault(task_id, set()).add(me)
+    try:
+        yield
+    finally:
+        with _stepping_lock:
+            threads = _stepping.get(task_id, set())
+            threads.discard(me)
+            if not threads:
+                _stepping.pop(task_id, None)
+
+
+def alive(holder: str, task_id: str) -> bool:
+    """Whether `holder` may still be stepping task `task_id`: a thread of this process stepping
+    it now, a process on this machine that still runs, or any holder on another machine."""
+    try:
+        host, pid_text, started, thread = holder.rsplit(":", 3)
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    if host != socket.gethostname():
+        return True  # not to be seen from here: its hold's expiry decides
+    if pid == os.getpid():
+        with _stepping_lock:
+            return int(thread) in _stepping.get(task_id, ())
+    _started.cache_clear()  # a process's start is read afresh each time it is asked about
+    return _started(pid) == started
+
+
+_HEAD = select(tasks.c.holder, tasks.c.held_until, tasks.c.fence).where(
+    tasks.c.id == bindparam("key")).with_for_update()
+_TAKE = update(tasks).where(tasks.c.id == bindparam("key"), tasks.c.fence == bindparam("seen")
+                            ).values(holder=bindparam("holder"), held_until=bindparam("until"),
+                                     fence=bindparam("fence"))
+_CHECK = update(tasks).where(tasks.c.id == bindparam("key"), tasks.c.fence == bindparam("fence")
+                             ).values(held_until=bindparam("until"))
+_LOCK = select(tasks.c.id).where(tasks.c.id == bindparam("key")).with_for_update()
+
+
+def take(db: Any, task_id: str) -> Hold | None:
+    """In the transaction `db`: hold task `task_id` for this thread, unless another holder
+    still may be stepping it (then None)."""
+    head = prepare(db, "hold_head", lambda: _HEAD).run(db, {"key": task_id}).first()
+    if head is None:
+        return None
+    me, at = holder_id(), now()
+    holder, until = head["holder"], head["held_until"]
+    if holder is not None and holder != me and (until is None or _aware(until) > at) and (
+            alive(holder, task_id)):
+        return None
+    fence = head["fence"] + 1
+    taken = prepare(db, "hold_take", lambda: _TAKE).run(db, {
+        "key": task_id, "seen": head["fence"], "holder": me, "until": at + HOLD_FOR,
+        "fence": fence})
+    return Hold(task=task_id, fence=fence) if taken.rowcount == 1 else None
+
+
+def check(db: Any, hold: Hold) -> None:
+    """In the transaction `db`, before it writes anything of a step: the hold is still this
+    thread's (renewed), else `LostHold`. On PostgreSQL the head row is locked from here on."""
+    renewed = prepare(db, "hold_check", lambda: _CHECK).run(db, {
+        "key": hold.task, "fence": hold.fence, "until": now() + HOLD_FOR})
+    if renewed.rowcount != 1:
+        raise LostHold(f"task {hold.task} was taken over")
+
+
+def lock(db: Any, task_id: str) -> None:
+    """In the transaction `db`: lock the task's head until it ends (PostgreSQL; a SQLite
+    transaction holds the whole database already), so that a decision and a step on the same
+    task take turns."""
+    prepare(db, "hold_lock", lambda: _LOCK).run(db, {"key": task_id})
+
+
+def _aware(when: datetime) -> datetime:
+    """`when` with a time zone (SQLite gives them back without)."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -1,0 +1,50 @@
+"""Named points the library passes where a race could fall, and a hook a test sets to pause
+there.
+
+Off by default: passing a point then costs one global lookup. A test (or the crash campaign)
+sets a hook with `pausing` to make a race certain — to hold one process at "an outside call is
+marked running, and has not started" while another does its work — instead of hoping the
+scheduler falls that way. The points:
+
+- ``loop.stepping``: a step of a task begins.
+- ``loop.calls_read``: the loop has read its open turn's calls from the store; it gates them next.
+- ``loop.gating``: one call of the turn is gated next (``tool`` says which).
+- ``loop.turn_read``: the loop has read what its turn waits on; it stores that it waits next.
+- ``loop.call_marked``: an outside call the agent runs alone is marked running; it runs next.
+- ``loop.model_reserved``: a model call's cost is reserved; the model is asked next.
+- ``loop.model_replied``: the model replied; the reply is stored next.
+- ``decider.checked``: an approval checked its budget; the call is claimed next.
+- ``decider.claimed``: an approved outside call is claimed and marked running; it runs next.
+- ``run.called``: an action's function returned inside its run; its writes are flushed next.
+- ``run.consented``: an action run on a consent did its work; the run commits next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Hook", "pausing", "reached"]
+
+Hook = Callable[[str, dict[str, Any]], None]
+"""Called with a point's name and what the library said of where it is."""
+
+_hook: Hook | None = None
+
+
+def reached(point: str, **where: Any) -> None:
+    """The library is at `point` (nothing happens unless a hook is set)."""
+    if _hook is not None:
+        _hook(point, where)
+
+
+@contextmanager
+def pausing(hook: Hook) -> Iterator[None]:
+    """Call `hook` at every named point while the block runs (in every thread)."""
+    global _hook
+    before, _hook = _hook, hook
+    try:
+        yield
+    finally:
+        _hook = before

@@ -1,0 +1,342 @@
+"""The guarantees under concurrency and crashes (DESIGN "Invariants" 3 and 4), one test per
+finding of the harness that broke them, each on SQLite and PostgreSQL.
+
+Two processes are played by two apps on one database, each stepping in a thread of its own
+(the agent's and the decider's): they share nothing but the database and the files. Where a race
+needs a certain order, the library is paused at a named point (`signoff.store.points`) until
+the other side has done its part; a crash is a forked child SIGKILLing itself at a point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from signoff import ActionOutcome, Price, ProposalStatus, TaskStatus, Usage
+from signoff.models.base import Reply, ToolSpec
+from signoff.store import points
+from signoff.store.tables import tasks
+from signoff.testing import ScriptedModel, says
+from tests.guarantees_app import Pauses, Report, build, in_thread, lines
+
+WAIT = 60.0
+"""How long a paused side waits for the other at most (a guard against a hung test)."""
+
+
+@pytest.fixture
+def two(database: str, tmp_path: Path) -> Iterator[tuple[SimpleNamespace, SimpleNamespace]]:
+    """The app twice on that database: the agent's process and the decider's."""
+    agent_side = build(database, tmp_path)
+    decider_side = build(database, tmp_path)
+    yield agent_side, decider_side
+    agent_side.app.database.dispose()
+    decider_side.app.database.dispose()
+
+
+def _joined(*threads: tuple[threading.Thread, dict[str, Any]]) -> list[Any]:
+    """What each thread returned, once all have ended (a thread that raised fails the test)."""
+    for thread, _ in threads:
+        thread.join(WAIT * 2)
+        assert not thread.is_alive(), f"{thread.name} did not end"
+    errors = [f"{t.name}: {out['error']!r}" for t, out in threads if "error" in out]
+    assert not errors, errors
+    return [out.get("value") for _, out in threads]
+
+
+def _turn(shop: SimpleNamespace, *calls: Any) -> ScriptedModel:
+    """A model that asks for `calls` in one turn, then hands back."""
+    return ScriptedModel(says.tools(*calls), says.hand_back(Report(summary="Tended.")))
+
+
+def _receipt(shop: SimpleNamespace, task: str) -> str:
+    return shop.app.receipt(task).words
+
+
+def _decide_while_the_agent_works(
+    agent_side: SimpleNamespace, decider_side: SimpleNamespace, script: ScriptedModel, *,
+    agent_at: tuple[str, str | None], decider_at: str | None = None,
+) -> Any:
+    """The agent's process does the work; when it reaches `agent_at` (a point, and the tool it
+    gates or runs there, when one is named) it stops there while the decider's process says
+    yes to the waiting proposal. Given `decider_at`, the decider's process in turn stops at
+    that point until the agent's process is done. The agent's outcome."""
+    point, tool = agent_at
+    ready, decider_passed, agent_done = threading.Event(), threading.Event(), threading.Event()
+
+    def agent_stops(where: dict[str, Any]) -> bool | None:
+        if tool is not None and where.get("tool") != tool:
+            return False
+        ready.set()
+        decider_passed.wait(WAIT)
+        return None
+
+    def decider_stops(_where: dict[str, Any]) -> None:
+        decider_passed.set()
+        agent_done.wait(WAIT)
+
+    pauses = Pauses()
+    pauses.at("agent", point, agent_stops)
+    if decider_at is not None:
+        pauses.at("decider", decider_at, decider_stops)
+
+    def work() -> Any:
+        try:
+            return agent_side.app.agent(agent_side.Clerk).do(agent_side.Tend(), None, model=script)
+        finally:
+            agent_done.set()
+
+    with pauses.armed():
+        agent = in_thread("agent", work)
+        assert ready.wait(WAIT)
+        (proposal,) = decider_side.app.proposals(status=ProposalStatus.WAITING)
+        decider = in_thread("decider",
+                            lambda: decider_side.app.approve(proposal.id, by=decider_side.noor))
+        decider[0].join(WAIT * 2)
+        decider_passed.set()
+        return _joined(agent, decider)[0]
+
+
+# -- 1. one owner per step -----------------------------------------------------------------
+
+
+def test_an_alone_outside_call_runs_once_when_a_decision_steps_the_same_turn(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """Finding 1: while the agent's process works through a turn, a yes in the decider's
+    process runs its call and does not step the turn itself (the agent's process holds it): the
+    alone outside call in that turn runs once, not once in each process."""
+    agent_side, decider_side = two
+    script = _turn(agent_side, says.tool(agent_side.set_level, box=agent_side.box.id, level=7),
+                   says.tool(agent_side.post_letter, text="Dear customer"))
+    # The agent stops before it gates post_letter; the decider reads the turn's calls then,
+    # and goes on with what it read once the agent is done.
+    outcome = _decide_while_the_agent_works(agent_side, decider_side, script,
+                                            agent_at=("loop.gating", "post_letter"),
+                                            decider_at="loop.calls_read")
+    assert lines(agent_side.letters) == ["Dear customer"]
+    assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+def test_a_call_running_in_another_process_is_not_judged_crashed(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """Finding 2: an outside call the agent's process is running is not taken for a crashed
+    one by the decider's process stepping the same task: its outcome is the run's, not
+    "unknown"."""
+    agent_side, decider_side = two
+    script = _turn(agent_side, says.tool(agent_side.set_level, box=agent_side.box.id, level=7),
+                   says.tool(agent_side.post_letter, text="Dear customer"))
+    # The call is running in the agent's process while the decision is taken.
+    outcome = _decide_while_the_agent_works(agent_side, decider_side, script,
+                                            agent_at=("loop.call_marked", "post_letter"))
+    receipt = _receipt(agent_side, outcome.task)
+    assert "unknown" not in receipt, receipt
+    assert lines(agent_side.letters) == ["Dear customer"]
+    assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+# -- 2. waiting and deciding cannot miss each other ------------------------------------------
+
+
+def test_a_decision_between_reading_the_turn_and_waiting_is_not_lost(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """Finding 3: a decision committed after the agent's process read what its turn waits on,
+    and before it stored that it waits, is not missed: the task goes on to the end instead of
+    waiting on nothing."""
+    agent_side, decider_side = two
+    script = _turn(agent_side, says.tool(agent_side.set_level, box=agent_side.box.id, level=7),
+                   says.tool(agent_side.jot, box=agent_side.box.id, note="checked"))
+    # The decision is taken while the agent is between reading its turn and storing the wait;
+    # the decider's process, had it stepped the task, would wait until the agent is done.
+    outcome = _decide_while_the_agent_works(agent_side, decider_side, script,
+                                            agent_at=("loop.turn_read", None),
+                                            decider_at="loop.stepping")
+    now = agent_side.app.outcome(outcome.task)
+    assert now.status is TaskStatus.DONE, _receipt(agent_side, outcome.task)
+
+
+# -- 3. record changes are not lost ----------------------------------------------------------
+
+
+def test_two_processes_changing_one_record_lose_no_change(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """Finding 4: two record-only runs in two processes that both read the box's level and add
+    to it, each loaded before the other wrote, both count: the level rises by both."""
+    one_side, two_side = two
+    both = threading.Barrier(2, timeout=5)
+
+    def loaded(_where: dict[str, Any]) -> None:
+        # Each has read the level before either writes, where the store lets: SQLite lets one
+        # writer in at a time, and the other never gets this far while the first waits.
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both.wait()
+
+    pauses = Pauses()
+    pauses.at("one", "run.called", loaded)
+    pauses.at("two", "run.called", loaded)
+
+    def work(shop: SimpleNamespace, by: int) -> Any:
+        return shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=ScriptedModel(
+            says.tool(shop.raise_level, box=shop.box.id, by=by),
+            says.hand_back(Report(summary="Raised."))))
+
+    with pauses.armed():
+        first, second = _joined(in_thread("one", lambda: work(one_side, 1)),
+                                in_thread("two", lambda: work(two_side, 10)))
+    assert (first.status, second.status) == (TaskStatus.DONE, TaskStatus.DONE)
+    with one_side.app.session(as_=one_side.app.system) as s:
+        assert s.get(one_side.Box, one_side.box.id).level == 11
+
+
+# -- 4. a consent is used up before its outside action runs ----------------------------------
+
+
+def _killed_at(point: str, body: Callable[[], Any], shop: SimpleNamespace) -> int:
+    """Run `body` in a forked child that SIGKILLs itself at `point`; its exit code."""
+    shop.app.database.dispose()  # no pooled connection crosses the fork
+    pid = os.fork()
+    if pid == 0:  # the child
+        def die(reached: str, _where: dict[str, Any]) -> None:
+            if reached == point:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        try:
+            with points.pausing(die):
+                body()
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_a_consent_is_used_up_before_its_outside_action_runs(database: str,
+                                                             tmp_path: Path) -> None:
+    """Finding 5: a process killed after a consented outside action did its work, before its
+    run committed, has still used the consent up: honoured again, it does not run twice."""
+    shop = build(database, tmp_path)
+    token = shop.app.actions.consent("post_letter", {"text": "Dear customer"}, as_=shop.noor)
+    assert _killed_at("run.consented", lambda: shop.app.actions.run_consented(token),
+                      shop) == -signal.SIGKILL
+    again = shop.app.actions.run_consented(token)
+    assert lines(shop.letters) == ["Dear customer"]
+    assert again.outcome is ActionOutcome.DENIED
+    assert "used already" in again.problem
+    shop.app.database.dispose()
+
+
+# -- 5. spend is a ledger ----------------------------------------------------------------------
+
+
+def test_two_spending_approvals_at_once_stay_within_the_budget(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """Finding 6a: two approvals of spending calls, each checking the budget before the other
+    spent, do not both spend: the one that does not fit is refused, and the task's spend stays
+    within its budget."""
+    agent_side, decider_side = two
+    third = build(agent_side.app.database.url, agent_side.letters.parent)
+    script = _turn(agent_side, says.tool(agent_side.pay, text="A"),
+                   says.tool(agent_side.pay, text="B"))
+    outcome = agent_side.app.agent(agent_side.Clerk).do(agent_side.Tend(), None, model=script,
+                                                       budget_usd=1.0)
+    assert outcome.waiting
+    both = threading.Barrier(2, timeout=WAIT)
+    pauses = Pauses()
+    pauses.at("d1", "decider.checked", lambda _where: both.wait() and None)
+    pauses.at("d2", "decider.checked", lambda _where: both.wait() and None)
+    a, b = sorted(agent_side.app.proposals(task=outcome.task), key=lambda p: p.arguments["text"])
+    with pauses.armed():
+        decisions = _joined(
+            in_thread("d1", lambda: decider_side.app.approve(a.id, by=decider_side.noor)),
+            in_thread("d2", lambda: third.app.approve(b.id, by=third.noor)),
+        )
+    third.app.database.dispose()
+    told = [d.said for d in decisions], _receipt(agent_side, outcome.task)
+    assert len(lines(agent_side.payments)) == 1, told
+    assert sorted(d.status.value for d in decisions) == ["Done", "Failed"]
+    assert agent_side.app.outcome(outcome.task).spend_usd <= 1.0
+
+
+class _Billed(ScriptedModel):
+    """A scripted model that writes what each call cost to a file as it answers (the bill)."""
+
+    def __init__(self, bill: Path, *lines: Any, price: Price) -> None:
+        super().__init__(*lines, price=price)
+        self.bill = bill
+
+    def complete(self, messages: Any, tools: list[ToolSpec] | Any, *,
+                 max_output_tokens: int) -> Reply:
+        reply = super().complete(messages, tools, max_output_tokens=max_output_tokens)
+        assert self.price is not None
+        cost = self.price.cost(reply.usage.input_tokens, reply.usage.output_tokens)
+        with open(self.bill, "a", encoding="utf-8") as file:
+            file.write(f"{cost}\n")
+        return reply
+
+
+def test_a_crash_after_a_model_reply_still_counts_what_the_call_cost(database: str,
+                                                                     tmp_path: Path) -> None:
+    """Finding 6b: a process killed right after the model replied, before the reply was
+    stored, has counted what the call could cost: resumed again and again, the task is billed
+    no more than it recorded, and never more than its budget."""
+    shop = build(database, tmp_path)
+    price = Price(input_per_mtok=10.0, output_per_mtok=10.0)
+    bill = tmp_path / "bill.txt"
+
+    def model() -> _Billed:
+        return _Billed(bill, says.tool(shop.jot, box=shop.box.id, note="checked"),
+                       says.hand_back(Report(summary="Tended.")), price=price)
+
+    def work() -> None:  # the first process starts the task; each one after resumes it
+        with shop.app.database.connect() as db:
+            found = db.execute(select(tasks.c.id)).scalar()
+        if found is None:
+            shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model(), budget_usd=0.12)
+        else:
+            shop.app.agent(shop.Clerk).resume(found, model=model())
+
+    exits = []
+    for _ in range(8):
+        exits.append(_killed_at("loop.model_replied", work, shop))
+        if exits[-1] != -signal.SIGKILL:
+            break
+    with shop.app.database.connect() as db:
+        task = db.execute(select(tasks.c.id)).scalar_one()
+    billed = [float(x) for x in lines(bill)]
+    outcome = shop.app.outcome(task)
+    assert exits[0] == -signal.SIGKILL
+    assert sum(billed) <= outcome.spend_usd + 1e-12, (billed, outcome)
+    assert outcome.spend_usd <= 0.12
+    assert outcome.status is TaskStatus.HALTED, outcome
+    assert "its reply was lost" in _receipt(shop, task)
+    shop.app.database.dispose()
+
+
+def test_a_reply_reporting_more_than_was_reserved_is_told_and_stops_the_task(
+    database: str, tmp_path: Path,
+) -> None:
+    """Finding 6c: a model reply that reports more usage than its reservation allowed is
+    recorded as it cost, told as such, and the task stops there."""
+    shop = build(database, tmp_path)
+    script = ScriptedModel(says.tool(shop.jot, box=shop.box.id, note="checked"),
+                           says.hand_back(Report(summary="Tended.")),
+                           price=Price(input_per_mtok=10.0, output_per_mtok=10.0),
+                           usage=Usage(input_tokens=1_000_000, output_tokens=1_000_000))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=script, budget_usd=5.0)
+    assert outcome.status is TaskStatus.HALTED
+    assert "more than was reserved" in outcome.problem, outcome.problem
+    assert outcome.spend_usd == pytest.approx(20.0)
+    assert len(script.seen.messages) == 1  # the model was not asked again
+    shop.app.database.dispose()
+
