@@ -144,6 +144,45 @@ def test_a_call_running_in_another_process_is_not_judged_crashed(
     assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
 
 
+def test_a_single_step_lets_its_task_go_for_the_next_to_run_elsewhere(database: str,
+                                                                       tmp_path: Path) -> None:
+    """A step taken alone (``loop.step``, as a runner of single steps takes it) lets the task
+    go when it is done: another process steps it on at once, while the first still runs."""
+    shop = build(database, tmp_path)
+
+    def model() -> ScriptedModel:
+        return ScriptedModel(says.tool(shop.jot, box=shop.box.id, note="checked"),
+                             says.hand_back(Report(summary="Tended.")))
+
+    stepped = tmp_path / "stepped.txt"
+    shop.app.database.dispose()  # no pooled connection crosses the fork
+    pid = os.fork()
+    if pid == 0:  # the first process: one step, then it stays alive, stepping nothing
+        try:
+            loop = shop.app._agency.loop
+            task = loop.start(shop.app.agent(shop.Clerk).registered, shop.Tend(), None,
+                              for_=None, model=model(), max_steps=10, budget_usd=1.0)
+            loop.step(task)
+            stepped.write_text(task)
+            threading.Event().wait(WAIT)
+        finally:
+            os._exit(0)
+    try:
+        for _ in range(int(WAIT * 10)):
+            if stepped.exists() and stepped.read_text():
+                break
+            threading.Event().wait(0.1)
+        task = stepped.read_text()
+        other = build(database, tmp_path)
+        other.app.worker(model_for=lambda _agent, _task: model()).run_once()
+        assert other.app.outcome(task).status is TaskStatus.DONE, _receipt(other, task)
+        other.app.database.dispose()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    shop.app.database.dispose()
+
+
 # -- 2. waiting and deciding cannot miss each other ------------------------------------------
 
 
@@ -320,6 +359,49 @@ def test_a_crash_after_a_model_reply_still_counts_what_the_call_cost(database: s
     assert outcome.spend_usd <= 0.12
     assert outcome.status is TaskStatus.HALTED, outcome
     assert "its reply was lost" in _receipt(shop, task)
+    shop.app.database.dispose()
+
+
+def test_two_workers_on_one_task_ask_the_model_once_a_step(database: str,
+                                                          tmp_path: Path) -> None:
+    """Finding 6d: two workers stepping the same task at once do not both ask the model for the
+    same step: while one holds the task (its model call reserved, not yet asked), the other
+    leaves it, and each step is billed once."""
+    shop = build(database, tmp_path)
+    decider, first, second = (build(database, tmp_path) for _ in range(3))
+    price = Price(input_per_mtok=10.0, output_per_mtok=10.0)
+    bill = tmp_path / "bill.txt"
+
+    def model() -> _Billed:
+        return _Billed(bill, says.tool(shop.lift, box=shop.box.id, by=1),
+                       says.hand_back(Report(summary="Tended.")), price=price)
+
+    outcome = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model())
+    (proposal,) = decider.app.proposals(status=ProposalStatus.WAITING)
+    decider.app.approve(proposal.id, by=decider.noor)  # no model there: the task is handed on
+    assert shop.app.outcome(outcome.task).status is TaskStatus.RUNNING
+    paused, second_done = threading.Event(), threading.Event()
+
+    def hold_on(_where: dict[str, Any]) -> None:
+        paused.set()
+        second_done.wait(WAIT)
+
+    def work(side: SimpleNamespace) -> int:
+        return side.app.worker(model_for=lambda _agent, _task: model()).run_once()
+
+    pauses = Pauses()
+    pauses.at("w1", "loop.model_reserved", hold_on)
+    with pauses.armed():
+        one = in_thread("w1", lambda: work(first))
+        assert paused.wait(WAIT)
+        two = in_thread("w2", lambda: work(second))
+        two[0].join(WAIT * 2)
+        second_done.set()
+        _joined(one, two)
+    for side in (decider, first, second):
+        side.app.database.dispose()
+    assert len(lines(bill)) == 2  # the turn that proposed, and the one that handed back
+    assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
     shop.app.database.dispose()
 
 

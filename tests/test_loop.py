@@ -3,6 +3,7 @@ leaves nothing of itself in the loop's memory."""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 from pydantic import BaseModel
@@ -11,6 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff import Agent, App, Permits, ReceiptKind, Skill, TaskStatus, allow
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
+from signoff.models.base import Reply, ToolCall
 from signoff.testing import ScriptedModel, says
 
 
@@ -20,8 +22,8 @@ class Tally(BaseModel):
     total: int
 
 
-def _counter() -> SimpleNamespace:
-    app = App("t", database="sqlite://")
+def _counter(database: str = "sqlite://") -> SimpleNamespace:
+    app = App("t", database=database)
 
     class Counter(app.Record):  # type: ignore[name-defined, misc]
         name: Mapped[str] = mapped_column(String(20), unique=True)
@@ -102,3 +104,16 @@ def test_a_thousand_finished_tasks_leave_nothing_in_the_loops_memory() -> None:
         tasks.append(outcome.task)
     assert [t for t in tasks if loop.memory_of(t)] == []
     assert (loop.models, loop._conversations, loop._saved, loop._turn_calls) == ({}, {}, {}, {})
+
+
+def test_a_task_a_client_gives_its_turns_runs_on_either_database(database: str) -> None:
+    """A task opened for a client's own turns (MCP: no budget of its own kept) is stored and
+    takes a turn on PostgreSQL as on SQLite (its unbounded budget is not written as JSON)."""
+    shop = _counter(database)
+    handle = shop.app.agent(shop.Clerk)
+    task = handle.start(shop.Count(), shop.counter, model_name="client", max_steps=10)
+    reply = Reply(tool_calls=(ToolCall(id="c1", name="bump", arguments=json.dumps(
+        {"counter": str(shop.counter.id)})),))
+    (answer,) = handle.take_turn(task, reply, model_name="client")
+    assert (answer.state, answer.outcome, answer.value) == ("done", "Done", 1)
+    shop.app.database.dispose()

@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -152,7 +153,8 @@ class Loop:
             )
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
-                      brief=brief, model=model.name, max_steps=max_steps, budget_usd=budget_usd)
+                      brief=brief, model=model.name, max_steps=max_steps,
+                      budget_usd=budget_usd if math.isfinite(budget_usd) else None)  # JSON: none
         self.models[task_id] = model
         return task_id
 
@@ -179,7 +181,8 @@ class Loop:
             return outcome
 
     def step(self, task_id: str) -> Step:
-        """Do one unit of the task's work, persisted; what happens next."""
+        """Do one unit of the task's work, persisted; what happens next. The task is held for
+        the unit and let go after it, so that its next unit may run in any process."""
         with self._database.holding():
             return self._drive(self._task(task_id), once=True)[1]
 
@@ -207,8 +210,9 @@ class Loop:
                 task = self._take_saved(task_id) or self._task(task_id)
                 if once:
                     break
-            if task.status == TaskStatus.RUNNING.value and not isinstance(step, RunAgain):
-                self._let_go(hold)  # it goes on elsewhere (a worker with its model)
+            if task.status == TaskStatus.RUNNING.value and (once or not isinstance(step, RunAgain)):
+                self._let_go(hold)  # it goes on elsewhere (a worker with its model, or the
+                # next single step, which whoever runs it takes the task for)
         except holds.LostHold:
             step = HandOn(why="another process took the task over")
             task = self._task(task_id)
