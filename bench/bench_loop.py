@@ -25,6 +25,14 @@ Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
   For approvals: a generator that stops at each call (plain), and the same with a row committed
   at the stop and another at the decision (plain + SQLite).
 
+* **Labels (provenance), per step**: a task that reads 20 notes, then makes N calls of
+  ``add_to`` that run alone, each adding the wind one note gives: the tally's id is in the brief,
+  the amount only in a note, so each call is labelled against everything seen (the amount is
+  found in a note, and endorsed: ``Endorse.amount(read_outside, argument="b")``). Twice: once with
+  the notes trusted (no outside content, so nothing is labelled: the fast path) and once with
+  them outside content (``untrusted=True``). Timed end to end, divided by the task's steps; the
+  ratio is what labels add per step (target: at most 10%).
+
 Targets (issue 4, this 2-core machine): at most 150 µs per tool call, the same at N=200 as at
 N=20, at most 1 ms per approval round trip. Times are printed, never asserted.
 
@@ -58,7 +66,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, ProposalStatus, Skill, TaskStatus, allow, policy
+from signoff import (
+    Agent,
+    App,
+    Endorse,
+    Permits,
+    ProposalStatus,
+    Skill,
+    TaskStatus,
+    allow,
+    policy,
+)
 from signoff.models.base import Usage
 from signoff.security.principals import Principal
 from signoff.testing import ScriptedModel, ScriptLine, says
@@ -83,6 +101,8 @@ class Bench:
     alone: type[Agent]
     asks: type[Agent]
     tools: dict[str, Any]
+    counts: Skill[Any, Any]
+    tally: Any
 
     def close(self) -> None:
         self.app.database.dispose()
@@ -118,6 +138,26 @@ def make_bench() -> Bench:
         tally.total += b
         return tally.total
 
+    @app.action("Read a note", query=True, name="read_note")
+    def read_note(i: int) -> str:
+        """A note (trusted: the app's own)."""
+        return _note(i)
+
+    @app.action("Read a note from outside", query=True, name="read_outside", untrusted=True)
+    def read_outside(i: int) -> str:
+        """A note someone outside wrote."""
+        return _note(i)
+
+    class Count(Skill[Tally, int]):
+        """Read notes, then count on the tally."""
+
+        description = "Read notes, then count."
+        tools = [read_note, read_outside, add_to]
+        endorses = (Endorse.amount(read_outside, at_most=1000, argument="b", of=add_to),)
+
+        def brief(self, subject: Tally) -> str:
+            return f"Read the notes, then add the wind each gives to the tally {subject.id}."
+
     class Sum(Skill[None, int]):
         """Add numbers."""
 
@@ -149,9 +189,12 @@ def make_bench() -> Bench:
     with app.session(as_=clerk) as s:
         tally = Tally()
         s.add(tally)
+    Alone.skills = [Sum(), Count()]
     return Bench(app=app, folder=folder, clerk=clerk, tally_id=tally.id, skill=Sum(),
                  alone=Alone, asks=Asks, tools={"add": add, "add_plain": add_plain,
-                                                "add_to": add_to})
+                                                "add_to": add_to, "read_note": read_note,
+                                                "read_outside": read_outside},
+                 counts=Count(), tally=tally)
 
 
 def script(bench: Bench, tool: str, n: int) -> list[ScriptLine]:
@@ -195,6 +238,59 @@ def run_approvals(bench: Bench, k: int, trips: list[float] | None = None) -> flo
     if end.status is not TaskStatus.DONE or end.result != k:
         raise RuntimeError(f"The approval run ended {end.status}: {end.problem}")
     return elapsed
+
+
+def run_labelled(bench: Bench, reader: str, seen: int, n: int) -> float:
+    """Seconds for one ``agent.do`` of `seen` reads with `reader`, then N alone calls of
+    ``add_to`` (labelled at each step when the reads were outside content)."""
+    read, add_to = bench.tools[reader], bench.tools["add_to"]
+    model = ScriptedModel(*[says.tool(read, i=i) for i in range(seen)],
+                          *[says.tool(add_to, tally=bench.tally_id, b=_wind(i % seen))
+                            for i in range(n)],
+                          says.hand_back(n), usage=USAGE)
+    t0 = time.perf_counter()
+    outcome = bench.app.agent(bench.alone).do(bench.counts, bench.tally, for_=bench.clerk,
+                                              model=model)
+    elapsed = time.perf_counter() - t0
+    if outcome.status is not TaskStatus.DONE:
+        raise RuntimeError(f"The labelled run ended {outcome.status}: {outcome.problem}")
+    return elapsed
+
+
+def label_steps(seen: int, n: int) -> float:
+    """Seconds the labels alone take over the same task's steps: a task's provenance given
+    `seen` outside notes, then for each of N steps, the call's arguments labelled (the amount
+    found in a note and endorsed) and its result seen (what the loop does per step, without the
+    loop)."""
+    from signoff.limits.provenance import Provenance, Seen
+
+    tally = str(uuid.uuid4())
+    endorses = (Endorse.amount("read_outside", at_most=1000, argument="b", of="add_to"),)
+    t0 = time.perf_counter()
+    provenance = Provenance(trusted=[
+        "You add numbers.", "Read notes, then count.",
+        f"Read the notes, then add the wind each gives to the tally {tally}."])
+    for i in range(seen):
+        provenance.add(Seen(tool="read_outside", arguments=json.dumps({"i": i}), value=_note(i),
+                            text=_note(i), outside="outside content"))
+    for i in range(n):
+        arguments = {"tally": tally, "b": _wind(i % seen)}
+        labels = provenance.label("add_to", arguments, endorses=endorses)
+        if labels.untrusted or len(labels.arguments) != 2:
+            raise RuntimeError(f"The tally's arguments should be traced and trusted: {labels}")
+        provenance.add(Seen(tool="add_to", arguments=json.dumps(arguments), value=i + 1,
+                            text=str(i + 1), outside=None))
+    return time.perf_counter() - t0
+
+
+def _note(i: int) -> str:
+    """What note `i` says (the same, read as the app's own or from outside)."""
+    return f"Note {i}: the weather at station {1000 + i} was {i % 7} degrees, wind {_wind(i)} km/h."
+
+
+def _wind(i: int) -> int:
+    """The wind note `i` gives: a number found in no other note, nor in the brief."""
+    return 11 + 3 * i
 
 
 # -- the plain loops -------------------------------------------------------------------------
@@ -386,14 +482,15 @@ class Measured:
         return min(self.samples) / self.per * 1e6
 
 
-def timed(fn: Callable[[], float | None], reps: int, warmup: int) -> list[float]:
-    """Seconds of the last `reps` of warmup + reps calls (a float returned is the interval)."""
+def timed(fn: Callable[[], Any], reps: int, warmup: int) -> list[Any]:
+    """Seconds of the last `reps` of warmup + reps calls (a float returned is the interval; a
+    tuple of them is kept as it is)."""
     out = []
     for i in range(warmup + reps):
         gc.collect()
         t0 = time.perf_counter()
         r = fn()
-        dt = r if isinstance(r, float) else time.perf_counter() - t0
+        dt = r if isinstance(r, float | tuple) else time.perf_counter() - t0
         if i >= warmup:
             out.append(dt)
     return out
@@ -430,8 +527,8 @@ def tracing_provider() -> tuple[Any, Any]:
 
 
 def hooks_us(bench: Bench, observer: Any, reps: int) -> float:
-    """What the points the loop calls for one alone call cost `observer`, in µs, beyond the
-    model call itself: around the model call, around the tool call, the verdict, the call's
+    """What the points the loop calls for one alone call cost `observer`, in µs of CPU time,
+    beyond the model call itself: around the model call, around the tool call, the verdict, the call's
     end (per task, the start and the run are fewer still). On a real task's rows."""
     from signoff.agents import repository as repo
     from signoff.agents.gate import gate
@@ -445,17 +542,28 @@ def hooks_us(bench: Bench, observer: Any, reps: int) -> float:
     model = ScriptedModel(says.tool(bench.tools["add"], a=1, b=1), usage=USAGE)
     messages: tuple[Any, ...] = ()
     answer = bench.app.actions.run("add", {"a": 1, "b": 1}, as_=bench.clerk)
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        observer.complete(task, model, messages, (), max_output_tokens=1)
-        with observer.tool_call(task, call):
-            observer.gated(verdict)
-            observer.tool_ended(state="done", outcome="Done", answer="2", result=answer)
-    t1 = time.perf_counter()
-    for _ in range(reps):
-        model.complete(messages, (), max_output_tokens=1)
-    t2 = time.perf_counter()
-    return ((t1 - t0) - (t2 - t1)) / reps * 1e6
+    def points() -> None:
+        for _ in range(reps):
+            observer.complete(task, model, messages, (), max_output_tokens=1)
+            with observer.tool_call(task, call):
+                observer.gated(verdict)
+                observer.tool_ended(state="done", outcome="Done", answer="2", result=answer)
+
+    def bare() -> None:
+        for _ in range(reps):
+            model.complete(messages, (), max_output_tokens=1)
+
+    def cpu(fn: Callable[[], None]) -> float:  # the least of 5 rounds: the least disturbed
+        return min(_cpu_of(fn) for _ in range(5))
+
+    return (cpu(points) - cpu(bare)) / reps * 1e6
+
+
+def _cpu_of(fn: Callable[[], None]) -> float:
+    """The CPU time of this process (every thread) while `fn` runs, in seconds."""
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
 
 
 def run_alone_outcome(bench: Bench, tool: str, n: int) -> Any:
@@ -505,7 +613,7 @@ def measure_tracing(args: argparse.Namespace) -> None:
     try:
         idle = hooks_us(bench, Observer(), 20_000)
         traced = hooks_us(bench, Tracing(database=bench.app.database, tracer_provider=provider),
-                          2_000)
+                          1_000)
         provider.force_flush()
     finally:
         provider.shutdown()
@@ -517,11 +625,13 @@ def measure_tracing(args: argparse.Namespace) -> None:
             off_m, on_m = measured["off" + clock], measured["on" + clock]
             ratio = on_m.median_us / off_m.median_us
             least = on_m.min_us / off_m.min_us
+            paired = statistics.median(a / b for a, b in zip(on_m.samples, off_m.samples,
+                                                              strict=True))
             print(f"{tool + f' N={n}' + clock:<22} off {off_m.median_us:8.1f} µs/call  on "
                   f"{on_m.median_us:8.1f} µs/call  on/off ×{ratio:.3f} ({(ratio - 1) * 100:+.1f}%,"
-                  f" target ≤ +15%); of the least disturbed runs (min/min) ×{least:.3f}")
-        off_m = measured["off"]
-        print(f"{'':<22} its points alone, per call: untraced {idle:.2f} µs = "
+                  f" target ≤ +15%); min/min ×{least:.3f}; median of each run's pair ×{paired:.3f}")
+        off_m = measured["off cpu"]
+        print(f"{'':<22} its points alone, CPU per call: untraced {idle:.2f} µs = "
               f"{idle / off_m.median_us * 100:.2f}% of a call; traced with the SDK {traced:.1f} "
               f"µs = {traced / off_m.median_us * 100:.1f}% of a call")
 
@@ -578,6 +688,8 @@ def main() -> None:
                         "smallest --n) and one approval run")
     parser.add_argument("--top", type=int, default=25, help="rows per profile table")
     parser.add_argument("--json", default=None, help="write every sample to this file")
+    parser.add_argument("--labels", type=int, default=20,
+                        help="alone calls after 20 results seen, for the labels' cost (0: skip)")
     parser.add_argument("--tracing", action="store_true",
                         help="measure only tracing's cost: alone calls untraced, and traced with "
                         "the OpenTelemetry SDK (needs signoff[otlp])")
@@ -643,6 +755,22 @@ def main() -> None:
         print(f"{'  one trip, across runs':<44} median {statistics.median(trips) * 1e6:9.1f} µs"
               f"  (first 5 of a run {statistics.median(head) * 1e6:.1f} µs, "
               f"last 5 {statistics.median(tail) * 1e6:.1f} µs)")
+        if args.labels:
+            seen, n = 20, args.labels
+            print(f"\n== labels: {seen} results seen, then {n} alone calls (per step)")
+            bench = make_bench()
+            try:  # the two alternate, run by run, so that the machine's drift falls on both
+                pairs = timed(lambda: (run_labelled(bench, "read_note", seen, n),
+                                       run_labelled(bench, "read_outside", seen, n)), reps, warmup)
+                for i, what in enumerate(("trusted", "outside")):
+                    results[f"labels_{what}"] = show(Measured(
+                        name=f"signoff {seen} {what} reads + {n} add_to", per=seen + n,
+                        samples=[pair[i] for pair in pairs]))
+            finally:
+                bench.close()
+            results["labels_alone"] = show(Measured(
+                name=f"labels alone, {seen} seen + {n} labelled", per=seen + n,
+                samples=timed(lambda: label_steps(seen, n), reps, warmup)))
     finally:
         plain_db.close()
         journal_db.close()
@@ -670,6 +798,17 @@ def main() -> None:
           f"×{m.median_us / results['plain_approve'].median_us:8.0f} plain loop  "
           f"×{m.median_us / results['plain_sqlite_approve'].median_us:6.1f} plain+SQLite  "
           f"— {verdict(m.median_us, TARGET_TRIP_US)}")
+
+    if args.labels:
+        clean, labelled = results["labels_trusted"], results["labels_outside"]
+        added = labelled.median_us / clean.median_us - 1
+        print(f"{'labels':<18} {labelled.median_us:9.1f} µs/step with outside content seen, "
+              f"{clean.median_us:.1f} without: {added:+.1%} per step "
+              f"(end to end, within this machine's noise)")
+        alone = results["labels_alone"].median_us / clean.median_us
+        print(f"{'labels alone':<18} {results['labels_alone'].median_us:9.1f} µs/step: "
+              f"{alone:+.2%} of a step — {'meets' if alone <= 0.10 else 'misses'} the target "
+              "of +10%")
 
     if args.json:
         Path(args.json).write_text(json.dumps({

@@ -4,14 +4,18 @@
 
 Runs every question of ``bench/research_questions.toml`` through the real research task (the
 Researcher, the offline extractive reader, the citation check at hand back) over Python's help
-topics, and prints:
+topics — and, when Debian's python3-doc is installed, every question of
+``bench/research_questions_docs.toml`` over Python's full documentation — and prints:
 
 - the share of answerable questions whose answer cites a topic that answers them (target: at
   least 90%), and which did not;
 - the share of unanswerable questions declined within 3 steps (target: all), and which were not;
 - the time a question takes, median and slowest, on the help topics and on the default corpus
   (Python's documentation when Debian's python3-doc is installed), beside the time of the
-  search alone in the same run (target: at most 2 s a question).
+  search alone in the same run (target: at most 2 s a question);
+- the time of the whole command, ``signoff research QUESTION --json`` in a process of its own
+  (the default corpus, its index already built; a research database on disk), wall and CPU,
+  beside ``import signoff`` alone in the same run.
 
 ``--show`` prints each answer's first claim, or why it declined. Asserts nothing.
 """
@@ -19,7 +23,10 @@ topics, and prints:
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tomllib
@@ -31,7 +38,10 @@ from signoff import App, GroundedAnswer
 from signoff.research import Corpus, ask, research_app
 
 QUESTIONS = Path(__file__).with_name("research_questions.toml")
-"""The question set."""
+"""The question set over the help topics."""
+
+DOCS_QUESTIONS = Path(__file__).with_name("research_questions_docs.toml")
+"""The question set over Python's documentation (python3-doc)."""
 
 DECLINE_WITHIN_STEPS = 3
 """An unanswerable question must be declined within this many steps."""
@@ -44,7 +54,7 @@ class Asked:
     question: str
     """The question."""
     topics: tuple[str, ...]
-    """The topics that answer it (none: the corpus cannot)."""
+    """The sources that answer it: topics, or pages (none: the corpus cannot)."""
     answer: GroundedAnswer | None
     """The answer handed back (None: the task did not end Done)."""
     steps: int
@@ -93,9 +103,10 @@ class Scores:
 
 
 def question_set(path: Path = QUESTIONS) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
-    """The answerable questions (each with its topics) and the unanswerable ones."""
+    """The answerable questions (each with its topics, or pages) and the unanswerable ones."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    answerable = [(str(q["question"]), tuple(q["topics"])) for q in data["answerable"]]
+    answerable = [(str(q["question"]), tuple(q.get("topics") or q["pages"]))
+                  for q in data["answerable"]]
     return answerable, [str(q["question"]) for q in data["unanswerable"]]
 
 
@@ -110,7 +121,7 @@ def ask_one(app: App, question: str, topics: Sequence[str] = ()) -> Asked:
 
 
 def evaluate(app: App, path: Path = QUESTIONS) -> Scores:
-    """Every question of the set, researched in `app` (an app over the help topics)."""
+    """Every question of the set at `path`, researched in `app` (an app over its corpus)."""
     answerable, unanswerable = question_set(path)
     return Scores(answerable=tuple(ask_one(app, q, t) for q, t in answerable),
                   unanswerable=tuple(ask_one(app, q) for q in unanswerable))
@@ -132,41 +143,73 @@ def _timing(label: str, corpus: Corpus, questions: Sequence[str]) -> None:
           f"median ({median / search:.0f}× it)")
 
 
+def _report(scores: Scores, corpus: Corpus, unit: str, show: bool) -> None:
+    answerable, unanswerable = scores.answerable, scores.unanswerable
+    print(f"research quality — {len(answerable)} answerable and {len(unanswerable)} "
+          f"unanswerable questions over {corpus.name} ({len(corpus)} {unit}s)")
+    good = sum(a.good for a in answerable)
+    print(f"  answerable:   {good}/{len(answerable)} cite a {unit} that answers them "
+          f"({scores.answered_share:.0%}; target ≥ 90%)")
+    declined = sum(a.good for a in unanswerable)
+    steps = max(a.steps for a in unanswerable)
+    print(f"  unanswerable: {declined}/{len(unanswerable)} declined within "
+          f"{DECLINE_WITHIN_STEPS} steps ({scores.declined_share:.0%}; target 100%; "
+          f"at most {steps} steps taken)")
+    claims = [len(a.answer.claims) for a in answerable if a.answer and a.answer.claims]
+    if claims:
+        print(f"  claims per answer: {statistics.mean(claims):.2f} on average "
+              f"(at most {max(claims)})")
+    for asked in (*answerable, *unanswerable):
+        if show or not asked.good:
+            mark = "ok  " if asked.good else "MISS"
+            print(f"    {mark} {asked.question} → {asked.shown}")
+
+
+def _command_timing(questions: Sequence[str], folder: Path) -> None:
+    database = f"sqlite:///{folder / 'research.db'}"
+
+    def run(arguments: list[str]) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, *arguments], check=True, capture_output=True)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    run(["-m", "signoff", "research", questions[0], "--json", "--database", database])
+    commands = [run(["-m", "signoff", "research", q, "--json", "--database", database])
+                for q in questions]
+    imports = [run(["-c", "import signoff"]) for _ in questions]
+    wall = statistics.median(w for w, _ in commands)
+    cpu = statistics.median(c for _, c in commands)
+    print(f"  the whole command, {len(questions)} questions: {wall:.2f} s wall, {cpu:.2f} s CPU "
+          f"median (slowest {max(w for w, _ in commands):.2f} s wall); `import signoff` alone "
+          f"{statistics.median(w for w, _ in imports):.2f} s wall, "
+          f"{statistics.median(c for _, c in imports):.2f} s CPU")
+
+
 def main() -> None:
-    """Run the question set and print the figures."""
+    """Run the question sets and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print every answer in a line")
     args = parser.parse_args()
     answerable, unanswerable = question_set()
     with tempfile.TemporaryDirectory() as tmp:
         topics = Corpus.bundled(index=Path(tmp) / "topics.sqlite")
-        scores = evaluate(research_app(topics, database="sqlite://"))
-        print(f"research quality — {len(answerable)} answerable and {len(unanswerable)} "
-              f"unanswerable questions over {topics.name} ({len(topics)} topics)")
-        good = sum(a.good for a in scores.answerable)
-        print(f"  answerable:   {good}/{len(answerable)} cite a topic that answers them "
-              f"({scores.answered_share:.0%}; target ≥ 90%)")
-        declined = sum(a.good for a in scores.unanswerable)
-        steps = max(a.steps for a in scores.unanswerable)
-        print(f"  unanswerable: {declined}/{len(unanswerable)} declined within "
-              f"{DECLINE_WITHIN_STEPS} steps ({scores.declined_share:.0%}; target 100%; "
-              f"at most {steps} steps taken)")
-        claims = [len(a.answer.claims) for a in scores.answerable if a.answer and a.answer.claims]
-        if claims:
-            print(f"  claims per answer: {statistics.mean(claims):.2f} on average "
-                  f"(at most {max(claims)})")
-        for asked in (*scores.answerable, *scores.unanswerable):
-            if args.show or not asked.good:
-                mark = "ok  " if asked.good else "MISS"
-                print(f"    {mark} {asked.question} → {asked.shown}")
+        _report(evaluate(research_app(topics, database="sqlite://")), topics, "topic", args.show)
+        default = Corpus.default(on_build=lambda words: print(f"  {words}"))
+        docs = default.index != topics.index and "help topics" not in default.name
+        if docs:
+            _report(evaluate(research_app(default, database="sqlite://"), DOCS_QUESTIONS),
+                    default, "page", args.show)
         print("timing (offline, in-memory app database, index already built):")
         every = [q for q, _ in answerable] + unanswerable
         _timing("help topics", topics, every)
-        default = Corpus.default(on_build=lambda words: print(f"  {words}"))
-        if default.index != topics.index and "help topics" not in default.name:
+        if docs:
             _timing(default.name, default, every)
         else:
             print("  (python3-doc is not installed: the default corpus is the help topics)")
+        _command_timing(every[:: max(1, len(every) // 8)][:8], Path(tmp))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,13 @@ scraps a repair; a fleet-pricing skill sends prices to the manager.
 
 Mia is a mechanic, Noor the manager. The agent's own account is a helper.
 
-Run it: ``python examples/workshop.py``
+Its data lives in the SQLite file ``workshop.db`` in the directory you run it from (its consent
+key in ``workshop.key`` beside it); ``WORKSHOP_DATABASE`` names another database instead
+(``sqlite://`` keeps everything in memory, for one process only).
+
+Run it: ``python examples/workshop.py`` (a demo: Mia, Noor and ticket T-7, an estimate, a price
+Mia cannot approve and Noor can), or use it with the ``signoff`` command:
+``signoff users list --app examples/workshop.py``.
 """
 
 from __future__ import annotations
@@ -13,13 +19,17 @@ import uuid
 from decimal import Decimal
 
 from pydantic import BaseModel
-from sqlalchemy import Numeric, String
+from sqlalchemy import Numeric, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff import Agent, App, Permits, Route, Skill, allow, deny, policy
 from signoff.testing import ScriptedModel, says
 
-app = App("workshop", database=os.environ.get("WORKSHOP_DATABASE", "sqlite://"))
+DATABASE = os.environ.get("WORKSHOP_DATABASE", "sqlite:///workshop.db")
+"""Where the workshop keeps its data: workshop.db in the working directory, unless
+WORKSHOP_DATABASE says otherwise."""
+
+app = App("workshop", database=DATABASE)
 is_mechanic = policy.role("mechanic")
 is_manager = policy.role("manager")
 is_helper = policy.role("helper")
@@ -135,12 +145,17 @@ app.add_agent(Estimator, sponsor="noor@workshop.example")
 
 
 def setup() -> dict[str, object]:
-    """Mia, Noor, the estimator, and ticket T-7."""
-    mia = app.people.add("mia@workshop.example", "Mia", roles=["mechanic"])
-    noor = app.people.add("noor@workshop.example", "Noor", roles=["manager"])
+    """Mia, Noor, the estimator, and ticket T-7 (each made when it is not there yet, so that
+    the demo runs again on the same database)."""
+    mia = app.people.find("mia@workshop.example") or app.people.add(
+        "mia@workshop.example", "Mia", roles=["mechanic"])
+    noor = app.people.find("noor@workshop.example") or app.people.add(
+        "noor@workshop.example", "Noor", roles=["manager"])
     with app.session(as_=mia) as s:
-        repair = Repair(ticket="T-7", fault="rear brake does not bite")
-        s.add(repair)
+        repair = s.scalars(select(Repair).where(Repair.ticket == "T-7")).first()
+        if repair is None:
+            repair = Repair(ticket="T-7", fault="rear brake does not bite")
+            s.add(repair)
     return {"mia": mia, "noor": noor, "repair": repair}
 
 
@@ -149,6 +164,10 @@ def main() -> None:
     people = setup()
     mia, noor, repair = people["mia"], people["noor"], people["repair"]
     assert isinstance(repair, Repair)
+    with app.session(as_=app.system) as s:  # run again, the demo starts from an unpriced T-7
+        unpriced = s.get(Repair, repair.id)
+        assert unpriced is not None
+        unpriced.price = Decimal(0)
     script = ScriptedModel(
         says.tool(note_repair, repair=repair.id, note="Pads and a cable."),
         says.tool("Pads, a cable and an hour of work.", set_price, repair=repair.id, price=45),
@@ -156,7 +175,7 @@ def main() -> None:
     )
     outcome = app.agent(Estimator).do(EstimateRepair(), repair, for_=mia, model=script)
     print(f"The task is {outcome.status.value.lower()}, on {', '.join(outcome.waiting_on)}.")
-    proposal = app.proposals_for(mia)[0]
+    proposal = app.proposals(task=outcome.task)[0]
     print(f"Proposed: {proposal.label} — {proposal.shown} — why: {proposal.why}")
     decision = app.approve(proposal, by=mia)
     print(f"Mia says yes: {decision.said}")

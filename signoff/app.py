@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from signoff.actions.consent import ConsentSeal, load_or_create_key
-from signoff.actions.declare import ActionFunction, ActionOptions
+from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.registry import Actions
 from signoff.agents.agency import Agency, AgentHandle, Skills
 from signoff.agents.agent import Agent
@@ -95,14 +95,17 @@ class App:
         query: bool = False,
         authorize: Policy | None = None,
         idempotent: bool = False,
+        untrusted: Untrusted = None,
     ) -> Any:
         """Offer a function by name: ``@app.action``, ``@app.action("Set the rush")``,
-        ``@app.action(query=True)``, ``@app.action(authorize=is_boss)``."""
+        ``@app.action(query=True)``, ``@app.action(authorize=is_boss)``,
+        ``@app.action(untrusted=True)`` (what it returns is outside content, such as an e-mail's
+        body: see `signoff.limits.provenance`)."""
 
         def register(fn: Callable[..., Any], label: str | None) -> ActionFunction[..., Any]:
             return self.actions.register(
                 fn, label=label, name=name, query=query, authorize=authorize,
-                idempotent=idempotent,
+                idempotent=idempotent, untrusted=untrusted,
             )
 
         if callable(fn_or_label) and not isinstance(fn_or_label, str):
@@ -119,13 +122,15 @@ class App:
         authorize: Policy | None = None,
         idempotent: bool = False,
         provided: Mapping[str, str] | None = None,
+        untrusted: Untrusted = None,
     ) -> ActionFunction[..., Any]:
         """Offer an existing function by name; `provided` maps its context parameters to what
-        the app provides (``provided={"db": "session"}``)."""
+        the app provides (``provided={"db": "session"}``); `untrusted` says what it returns is
+        outside content (a tool of an upstream MCP server, say)."""
         function = ActionFunction(fn, ActionOptions())
         return self.actions.register(
             function, label=label, name=name, query=query, authorize=authorize,
-            idempotent=idempotent, provided=provided or {},
+            idempotent=idempotent, provided=provided or {}, untrusted=untrusted,
         )
 
     def collect(self, *sources: types.ModuleType | Callable[..., Any]) -> list[str]:

@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
 
 from signoff.agents import repository as repo
 from signoff.agents.proposals import Proposal, ProposalStatus
-from signoff.agents.rules import StandingRule
+from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.tasks import TaskStatus
 from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
 from signoff.security.principals import Principal
@@ -301,6 +301,14 @@ class Inbox:
                 return rule
         raise NotFound(f"There is no standing rule with id {rule_id} that "
                        f"{self._app.people.get(person).name} may see.")
+
+    def covers(self, rule: StandingRule) -> str:
+        """What `rule` lets its agent do, in words, naming the person whose work it covers: the
+        one sentence the command line, the REST API and the inbox pages all say."""
+        if rule.for_id is None:
+            return rule_covers(rule, None)
+        whose = self._app.people.find(rule.for_id)
+        return rule_covers(rule, whose.name if whose else "someone no longer known")
 
 
 def _cursor_of(created_at: datetime | None, item_id: str) -> str:

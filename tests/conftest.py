@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from signoff.testing import refuse_model_requests
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytest_plugins = ["tests.postgres_server"]
 
@@ -17,6 +21,38 @@ def _no_real_model_requests() -> Iterator[None]:
     """No test reaches a real model provider: every real request is refused."""
     with refuse_model_requests():
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _workshop_in_memory_unless_told() -> None:
+    """examples/workshop.py keeps its data in workshop.db in the working directory; a test that
+    loads it without naming a database of its own gets one in memory instead, so that no test
+    writes into the checkout (a test that wants a file sets WORKSHOP_DATABASE itself)."""
+    import os
+
+    os.environ.setdefault("WORKSHOP_DATABASE", "sqlite://")
+
+
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which the browser tests drive (never downloaded)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless (installed by scripts/install-test-deps; never downloaded)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"These tests need {CHROMIUM}: run scripts/install-test-deps as root.",
+                    pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--disable-background-networking", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

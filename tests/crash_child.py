@@ -14,7 +14,8 @@ ends, and it needs no list to keep up to date as the loop changes.
 The app: a `Box` holds a level and a note; every record-only action also writes one `Mark` row,
 so a count of marks is a count of runs. ``post_letter`` appends a line to a file (it reaches
 outside, and is not idempotent); ``mirror`` overwrites a file (outside, ``idempotent=True``);
-``send_invoice`` appends a line to another file, and is proposed.
+``send_invoice`` appends a line to another file, and is proposed. The three answer in the app's
+own words (``untrusted=False``): what they return is no outside content.
 
 Boundaries are counted by wrapping, in the child only, every commit that wrote something:
 ``Database.connect`` (signoff's own transactions: tasks, tool calls, proposals, receipts) and the
@@ -108,21 +109,21 @@ def build(url: str, outbox: Path) -> SimpleNamespace:
         session.add(Mark(tool="set_level", label=str(level)))
         return f"Level {level}."
 
-    @app.action("Post a letter")
+    @app.action("Post a letter", untrusted=False)
     def post_letter(text: str) -> str:
         """Reaches outside, and is not idempotent: appends a line to the letters file."""
         with open(letters, "a", encoding="utf-8") as file:
             file.write(text + "\n")
         return "Posted."
 
-    @app.action("Mirror the text", idempotent=True)
+    @app.action("Mirror the text", idempotent=True, untrusted=False)
     def mirror(text: str) -> str:
         """Reaches outside, idempotent: the mirror file holds `text`, however often it runs."""
         with open(mirror_file, "w", encoding="utf-8") as file:
             file.write(text + "\n")
         return "Mirrored."
 
-    @app.action("Send an invoice")
+    @app.action("Send an invoice", untrusted=False)
     def send_invoice(text: str) -> str:
         """Reaches outside, not idempotent, proposed: appends a line to the invoices file."""
         with open(invoices, "a", encoding="utf-8") as file:

@@ -65,7 +65,7 @@ class Received:
 class ProviderServer:
     """A scripted HTTP server on loopback."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.received: list[Received] = []
         """Every request, in order."""
         self._script: deque[Canned] = deque()
@@ -118,7 +118,7 @@ class ProviderServer:
                     self.wfile.flush()
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         daemon=True)
@@ -152,9 +152,9 @@ class ProviderServer:
 
 
 @contextmanager
-def serving() -> Iterator[ProviderServer]:
-    """A started server, stopped after the block."""
-    server = ProviderServer()
+def serving(port: int = 0) -> Iterator[ProviderServer]:
+    """A started server (on `port`, else one the system picks), stopped after the block."""
+    server = ProviderServer(port)
     server.start()
     try:
         yield server

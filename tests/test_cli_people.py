@@ -112,7 +112,8 @@ def test_reject_needs_a_reason_and_is_told(shop: SimpleNamespace) -> None:
 
 
 def test_someone_else_neither_sees_nor_decides(shop: SimpleNamespace) -> None:
-    """Ola, a mechanic, sees no proposal, cannot show it, and cannot decide it."""
+    """Ola, a mechanic, sees no proposal, cannot show it, and cannot decide it: both answers
+    are that there is none she may see."""
     shop.app.people.add("ola@workshop.example", "Ola", roles=["mechanic"])
     _login("ola@workshop.example")
     code, out = cli("proposals", "--as", "ola@workshop.example")
@@ -120,8 +121,8 @@ def test_someone_else_neither_sees_nor_decides(shop: SimpleNamespace) -> None:
     code, out = cli("proposals", "--as", "ola@workshop.example", "show", shop.proposal.id)
     assert code == 3
     code, out = cli("approve", shop.proposal.id, "--as", "ola@workshop.example")
-    assert code == 1
-    assert "This proposal is for Mia to decide; it is not yours." in out
+    assert code == 3
+    assert f"There is no proposal with id {shop.proposal.id} that Ola may see." in out
 
 
 def test_tokens_are_checked(shop: SimpleNamespace) -> None:

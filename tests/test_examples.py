@@ -12,22 +12,26 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(example: str) -> subprocess.CompletedProcess[str]:
+def _run(example: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_DATABASE")}
     return subprocess.run(
         [sys.executable, str(ROOT / "examples" / example)],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+        capture_output=True, text=True, env=env, timeout=120, check=False, cwd=cwd,
     )
 
 
-def test_workshop_runs() -> None:
-    """The workshop: the note alone, the price proposed, Mia's yes that cannot, Noor's that can."""
-    done = _run("workshop.py")
-    assert done.returncode == 0, done.stderr
-    assert "The task is waiting, on a decision from Mia." in done.stdout
-    assert "Mia says yes: Mia approved set_price, but it did not run: Mia may not change the " \
-        "price of Repair T-7." in done.stdout
-    assert "T-7 now costs 45.00." in done.stdout
+@pytest.mark.parametrize("times", [1, 2])
+def test_workshop_runs(times: int, tmp_path: Path) -> None:
+    """The workshop: the note alone, the price proposed, Mia's yes that cannot, Noor's that can;
+    its data in workshop.db where it runs, and the demo runs again on the same file."""
+    for _ in range(times):
+        done = _run("workshop.py", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "The task is waiting, on a decision from Mia." in done.stdout
+        assert "Mia says yes: Mia approved set_price, but it did not run: Mia may not change " \
+            "the price of Repair T-7." in done.stdout
+        assert "T-7 now costs 45.00." in done.stdout
+    assert (tmp_path / "workshop.db").exists()
 
 
 def test_bakery_runs() -> None:

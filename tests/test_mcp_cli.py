@@ -26,9 +26,11 @@ def workshop(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("arguments", "says"), [
     (["--agent", "nobody"], "No agent 'nobody' is registered"),
     (["--agent", "estimator"], "give what the work is on with --subject"),
-    (["--agent", "estimator", "--subject", "T-7"], "is not the id of a Repair"),
+    (["--agent", "estimator", "--subject", "T-7"], "'T-7' is neither the id of a Repair nor "
+                                                   "FIELD=VALUE"),
     (["--agent", "estimator", "--subject", "00000000-0000-0000-0000-000000000000"],
-     "There is no Repair with id"),
+     "There is no Repair 00000000-0000-0000-0000-000000000000."),
+    (["--agent", "estimator", "--subject", "ticket=T-99"], "There is no Repair ticket=T-99."),
     (["--agent", "estimator", "--for", "ghost@example.com"], "There is no person"),
     (["--agent", "estimator", "--skill", "juggle"], "has no skill 'juggle'"),
 ])

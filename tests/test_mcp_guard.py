@@ -17,6 +17,7 @@ import httpx
 import pytest
 from mcp import Client
 
+from signoff import Origin, ProposalStatus
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app
 from tests.mcp_servers import (
@@ -33,9 +34,11 @@ from tests.mcp_servers import (
 UPSTREAM = str(ROOT / "tests" / "mcp_upstream_files.py")
 
 
-def _config(tmp: Path, *, delete_says: str = "", web_port: int | None = None) -> Path:
-    """A guard config: a trusted file server, and an untrusted one that says its deleting tool
-    only reads; write_file is never allowed."""
+def _config(tmp: Path, *, delete_says: str = "", web_port: int | None = None,
+            outside: bool = True) -> Path:
+    """A guard config: a trusted file server (its answers outside content unless `outside` is
+    False), and an untrusted one that says its deleting tool only reads; write_file is never
+    allowed."""
     files_env = f'FILES_ROOT = "{tmp / "files"}"'
     if delete_says:
         files_env += f', FILES_DELETE_SAYS = "{delete_says}"'
@@ -54,6 +57,7 @@ command = "{sys.executable}"
 args = ["{UPSTREAM}"]
 env = {{ {files_env} }}
 trusted = true
+outside = {str(outside).lower()}
 
 [servers.files.tools]
 write_file = "never"
@@ -204,9 +208,11 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
 
 
 def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace) -> None:
-    """Noor approves a delete 'always like this': the next delete runs alone. When the server
-    then changes delete_file's description, the rule is suspended (Noor is told what changed, as
-    the rule's reason) and the next delete is proposed again."""
+    """Noor approves a delete 'always like this': the next delete runs alone (the config vouches
+    for the file server's answers). When the server then changes delete_file's description, the
+    rule is suspended (Noor is told what changed, as the rule's reason) and the next delete is
+    proposed again."""
+    _config(guard.tmp, outside=False)
 
     async def first() -> tuple[Any, Any]:
         async with _guarded(guard, "stdio") as (client, rest):
@@ -223,7 +229,8 @@ def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace
     (rule,) = guard.app.rules(active_only=True)
     assert rule.used == 1
 
-    _config(guard.tmp, delete_says="Delete a file and every copy of it on every disk.")
+    _config(guard.tmp, delete_says="Delete a file and every copy of it on every disk.",
+            outside=False)
 
     async def second() -> tuple[Any, Any]:
         async with _guarded(guard, "stdio") as (client, rest):
@@ -232,7 +239,7 @@ def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace
                                             meta={"signoff/wait": 0})
             async with httpx.AsyncClient(base_url=rest, headers={
                     "Authorization": f"Bearer {guard.token}"}) as api:
-                rules = (await api.get("/api/rules")).json()
+                rules = (await api.get("/api/rules")).json()["items"]
             return tools, called, rules
 
     tools, called, rules = anyio.run(second)
@@ -243,6 +250,41 @@ def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace
     (shown,) = rules
     assert "Suspended by the guard" in shown["why"]
     assert "“Delete a file.” to “Delete a file and every copy of it on every disk.”" in shown["why"]
+
+
+def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleNamespace
+                                                                   ) -> None:
+    """Upstream answers are outside content: under Noor's standing rule a delete runs alone
+    only until the session has read one; a delete of a file the listing named is then proposed,
+    and the proposal says the name came from the file server's answer."""
+
+    async def scenario() -> tuple[Any, Any, Any]:
+        async with _guarded(guard, "stdio") as (client, rest):
+            await _delete_while_deciding(client, rest, guard, "files_delete_file", "a.txt",
+                                         {"always": True})
+            listed = await client.call_tool("files_list_files", {})
+            held = await client.call_tool("files_delete_file", {"name": "c.txt"},
+                                          meta={"signoff/wait": 0})
+            async with httpx.AsyncClient(base_url=rest, headers={
+                    "Authorization": f"Bearer {guard.token}"}) as api:
+                shown = (await api.get("/api/proposals", params={"status": "Waiting"})).json()
+            return listed, held, shown
+
+    listed, held, shown = anyio.run(scenario)
+    assert listed.structured_content == {"result": ["b.txt", "c.txt"]}  # a.txt went first
+    assert "was proposed to Noor" in held.content[0].text
+    assert _deleted(guard) == ["a.txt"]
+    assert (guard.tmp / "files" / "c.txt").exists()
+    (rule,) = guard.app.rules(active_only=True)
+    assert rule.used == 0
+    (proposal,) = guard.app.proposals(status=ProposalStatus.WAITING)
+    (label,) = proposal.labels
+    assert (label.argument, label.value, label.origin) == ("arguments.name", "c.txt",
+                                                           Origin.OUTSIDE)
+    assert label.words == ("`arguments.name` = `c.txt` appears in `text` of what files_list_files"
+                           ' returned for {"arguments": {}}, from the MCP server files.')
+    (item,) = shown["items"]
+    assert [shown_label["words"] for shown_label in item["labels"]] == [label.words]
 
 
 def test_over_http_the_clients_token_never_reaches_an_upstream(guard: SimpleNamespace) -> None:
@@ -301,6 +343,8 @@ def test_the_readmes_guard_config_reads_as_written() -> None:
     ('[servers.files]\ncommand = "x"\nurl = "http://x"', "either a command"),
     ('[servers.files]\ncommand = "x"\n[servers.files.tools]\nrm = "sometimes"', "not a leave"),
     ('[servers.files]\ncommand = "x"\ntrusted_hints = true', "unknown setting trusted_hints"),
+    ('[servers.files]\ncommand = "x"\noutside = "no"', "`outside` is true or false, not 'no'"),
+    ('[servers.files]\ncommand = "x"\ntrusted = 1', "`trusted` is true or false, not 1"),
     ('[servers."no spaces"]\ncommand = "x"', "a short word"),
     ('for = 3\n[servers.files]\ncommand = "x"', "`for` is a person's handle"),
     ('[[people]]\nname = "Noor"\n[servers.files]\ncommand = "x"', "has a handle"),

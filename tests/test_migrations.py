@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, inspect
 
 import signoff.app  # noqa: F401 — every table of signoff's is declared on the metadata
 from signoff import App
-from signoff.store.migrate import VERSION_TABLE, current_revision, upgrade
+from signoff.store.migrate import VERSION_TABLE, current_revision, head_revision, upgrade
 from signoff.store.tables import metadata
 
 
@@ -113,6 +113,62 @@ def test_a_database_too_different_to_adopt_is_refused_in_words(tmp_path: Path) -
         engine.dispose()
     with pytest.raises(UserError, match="Move the database aside"):
         App("odd", database=url).people.all()
+
+
+def test_a_revision_this_signoff_does_not_know_is_told(tmp_path: Path) -> None:
+    """A database another version of signoff brought to a revision this one lacks is refused in
+    a sentence (UserError), not with Alembic's error."""
+    from sqlalchemy import text
+
+    from signoff import UserError
+
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    App("newer", database=url).people.all()
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999_elsewhere'"))
+    finally:
+        engine.dispose()
+    with pytest.raises(UserError, match="at revision '9999_elsewhere', which this version of "
+                                        "signoff does not know"):
+        App("newer", database=url).people.all()
+
+
+def test_the_newest_revision_read_from_the_scripts_is_alembics(tmp_path: Path) -> None:
+    """The head read from the scripts' text is the one Alembic finds; a database at it is
+    opened, and its people read, by a process that never imports Alembic."""
+    import subprocess
+    import sys
+
+    assert head_revision() == _head()
+    url = f"sqlite:///{tmp_path / 'shop.db'}"
+    App("shop", database=url).people.add("a@x.example", "Ann")
+    script = ("import sys\nfrom signoff import App\n"
+              f"found = App('shop', database={url!r}).people.find('a@x.example')\n"
+              "print(found.name, 'alembic' in sys.modules)\n")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["Ann", "False"]
+
+
+def test_a_database_behind_the_scripts_is_still_upgraded_by_alembic(tmp_path: Path) -> None:
+    """A database stamped at the first revision is brought to the newest one."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            upgrade(connection, "0001")
+            assert current_revision(connection) == "0001"
+        with engine.begin() as connection:
+            upgrade(connection)
+        with engine.connect() as connection:
+            assert current_revision(connection) == _head()
+            context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+            assert compare_metadata(context, metadata) == []
+    finally:
+        engine.dispose()
 
 
 def test_a_task_waiting_before_the_upgrade_resumes_and_finishes_after_it(

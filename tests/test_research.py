@@ -92,7 +92,7 @@ def test_a_folder_of_text_markdown_and_html_is_indexed(folder: Path, tmp_path: P
     assert len(corpus) == 4
     page = corpus.read("page.html")
     assert page.title == "Teapots"
-    assert page.text == "All about teapots\n\nA teapot holds tea.\n\nWarm the pot.\n\nPour."
+    assert page.text == "# All about teapots\n\nA teapot holds tea.\n\nWarm the pot.\n\nPour."
     assert corpus.read("guide/intro.md").title == "Introduction"
     assert corpus.read("notes.txt").title == "Kettle notes"
     assert {h.source_id for h in corpus.search("kettle")} == {"notes.txt", "guide/intro.md"}
@@ -160,9 +160,16 @@ def test_a_long_source_is_read_in_parts(bundled: Corpus) -> None:
 
 
 def test_html_is_reduced_to_text_with_the_stdlib() -> None:
-    """Scripts and styles vanish; blocks are separated; <pre> keeps its spacing."""
+    """Scripts and styles vanish; blocks are separated; <pre> keeps its spacing; a heading is
+    led by Markdown's marks, so that it is never quoted as a sentence of the page."""
     title, text = html_to_text("<h1>Title</h1><pre>  a\n    b</pre><p>x<br>y</p>")
-    assert (title, text) == ("Title", "Title\n\n  a\n    b\n\nx\ny")
+    assert (title, text) == ("Title", "# Title\n\n  a\n    b\n\nx\ny")
+    _, page = html_to_text("<h2>\n  Using a context manager as a function decorator</h2>"
+                           "<p>A context manager can decorate a function.</p>")
+    assert page == ("## Using a context manager as a function decorator\n\n"
+                    "A context manager can decorate a function.")
+    assert [s.text for s in sentences_of("p", page)] == [
+        "A context manager can decorate a function."]
 
 
 # -- the tools ----------------------------------------------------------------------------
@@ -342,6 +349,27 @@ def test_sentences_leave_out_headings_grammar_and_indented_blocks() -> None:
     reading = rank_sentences(QUESTION, [Source(source_id="with", title='The "with" statement',
                                                text=topics["with"])], limit=1)
     assert reading.chosen[0].text.startswith('The "with" statement is used to wrap')
+
+
+def test_the_sentence_about_the_subject_comes_first_and_notes_and_labels_last() -> None:
+    """A sentence that opens with the question's subject is chosen before one that mentions it
+    in passing, even from a later source whose title covers less; a version note ranks below
+    both, and a "Source code:" label is never quoted."""
+    contextlib = Source(source_id="contextlib", title="contextlib — Utilities for with-statement "
+                        "contexts", text="Source code: Lib/contextlib.py\n\n"
+                        "Changed in version 3.8: the with statement gained a new trick.\n\n"
+                        "It is still necessary to use an explicit with statement.")
+    compound = Source(source_id="compound", title="8. Compound statements",
+                      text="The with statement is used to wrap the execution of a block.")
+    reading = rank_sentences("What does the with statement do?", [contextlib, compound])
+    assert [s.text for s in reading.chosen] == [
+        "The with statement is used to wrap the execution of a block.",
+        "It is still necessary to use an explicit with statement."]
+    assert reading.best is not None
+    assert reading.best.source_id == "compound"
+    labelled = rank_sentences("Where is the contextlib source code?", [
+        Source(source_id="c", title="c", text="Source code: Lib/contextlib.py")])
+    assert labelled.chosen == ()
 
 
 # -- the command --------------------------------------------------------------------------
@@ -636,6 +664,34 @@ def test_control_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
         "The kettle boils water in the \x1b[31mkitchen\x1b[0m.")
 
 
+def test_a_models_streamed_text_never_sends_control_sequences_to_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real OpenAI-compatible server on loopback streams text with an escape sequence and a
+    right-to-left override (as a model repeating a source might): each is shown as an escape,
+    and none reaches the terminal."""
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "kettle.md").write_text("The kettle boils water in the kitchen.\n")
+    call = json.dumps({"query": "kettle"})
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with serving() as server, allow_model_requests():
+        server.answer(Canned(events=openai_stream(
+            ["I search \x1b[2J", "for the \x1b]0;pwned\x07kettle \u202eevil\u202c."],
+            [("c1", "search_sources", [call])])))
+        told = CliRunner().invoke(research, [
+            "What does the kettle boil?", "--corpus", str(root), "--max-steps", "1",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert len(server.received) == 1
+    assert not any((ord(c) < 32 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                   or c in "\u202e\u202c" for c in told.output), told.output
+    assert "I search \\x1b[2Jfor the \\x1b]0;pwned\\x07kettle \\u202eevil\\u202c." in told.output
+
+
 def test_a_quote_is_shown_as_written(tmp_path: Path) -> None:
     """Rich markup and emoji shortcodes in a source are printed as they are written."""
     root = tmp_path / "docs"
@@ -739,7 +795,7 @@ def test_pythons_documentation_is_the_default_corpus_when_installed(
     assert corpus.name == f"Python's documentation ({python_docs})"
     assert [h.source_id for h in corpus.search("samovar")] == ["reference/compound_stmts.html"]
     page = corpus.read("reference/compound_stmts.html")
-    assert (page.title, page.text) == ("Compound statements", "Compound statements\n\n"
+    assert (page.title, page.text) == ("Compound statements", "# Compound statements\n\n"
                                        "The samovar statement heats a block of water.")
     monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
     assert Corpus.default().name.endswith("help topics")

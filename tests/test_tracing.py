@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import os
 import runpy
+import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -151,6 +154,8 @@ def test_the_workshop_traces_in_the_genai_conventions_with_the_gates_work(
     assert note.attributes["signoff.gate.verdict"] == "alone"
     assert note.attributes["signoff.gate.reason"] == "note_repair: Alone (a list names it)"
     assert note.attributes["signoff.tool.outcome"] == "Done"
+    assert "signoff.tool.state" not in note.attributes  # it ran: its outcome says so
+    assert "signoff.gate.by_rule" not in note.attributes  # no standing rule let it
     assert note.attributes["gen_ai.tool.call.id"] == "call_1_0"
 
     (price,) = named["execute_tool set_price"]
@@ -221,6 +226,32 @@ def test_a_rejection_an_edit_and_a_refused_tool_say_so(
     assert decisions[1].status.status_code is StatusCode.ERROR
     assert (decisions[1].attributes or {})["error.type"] == "AgentRefused"
     assert (decisions[2].attributes or {})["signoff.decision.edited"] is True
+
+
+def test_a_proposal_gone_stale_is_a_stale_decision_on_the_wait_and_the_decide_span(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A yes to a proposal whose repair changed meanwhile runs nothing: its decide span and its
+    wait say stale, and the task goes on under the decision."""
+    provider, memory = exporter
+    shop.app.trace(provider)
+    script = ScriptedModel(
+        says.tool(shop.set_price, repair=shop.repair.id, price=45),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Looked again.")),
+    )
+    outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair,
+                                                for_=shop.mia, model=script)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    shop.revise(shop.repair.id, "front brake does not bite either")
+    assert shop.app.approve(proposal, by=shop.noor).status is ProposalStatus.STALE
+    named = _by_name(memory.get_finished_spans())
+    (decide,), (wait,) = named["signoff.decide set_price"], named["signoff.wait set_price"]
+    assert (decide.attributes or {})["signoff.decision.outcome"] == "stale"
+    assert (decide.attributes or {})["signoff.decision.status"] == "Stale"
+    assert (wait.attributes or {})["signoff.decision.outcome"] == "stale"
+    resumed = max(named["invoke_agent estimator"], key=lambda s: s.start_time or 0)
+    assert resumed.parent is not None
+    assert resumed.parent.span_id == decide.context.span_id
 
 
 SECRETS = ("Pads and a cable", "rear brake", "T-7", "\"price\"")
@@ -323,15 +354,12 @@ def receiver() -> Iterator[ThreadingHTTPServer]:
     server.server_close()
 
 
-def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace(
-    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
-    receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A task proposed here is decided in another process (its spans join this trace: the wait
-    under the proposing tool call, the decision linked to it), and `signoff worker` in a third
-    process finishes it, exporting its spans over OTLP/HTTP to a receiver on loopback — in the
-    same trace."""
-    provider, memory = exporter
+def _propose_a_close(tmp_path: Path, provider: TracerProvider, memory: InMemorySpanExporter,
+                     monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The tickets app (tests/tracing_app.py) on a SQLite file: its clerk notes alone and
+    proposes the close, traced here in memory: its database `url`, the `task` and `proposal`
+    ids, the `spans` by name, the app's module as `tickets`, and a bearer token of Noor's (who
+    decides)."""
     url = f"sqlite:///{tmp_path / 'tickets.db'}"
     monkeypatch.setenv("TRACING_DATABASE", url)
     monkeypatch.delenv(CAPTURE_CONTENT, raising=False)
@@ -346,15 +374,38 @@ def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace
         outcome = app.agent(tickets["Clerk"]).do(tickets["CloseTicket"](), ticket, for_=mia)
         assert outcome.status is TaskStatus.WAITING
         (proposal,) = app.proposals(task=outcome.task)
+        token = app.credentials.issue_token("noor@tickets.example")
     finally:
         app.database.dispose()
-    here = {s.name: s for s in memory.get_finished_spans()}
-    root = here["invoke_agent clerk"]
-    proposing = here["execute_tool close_ticket"]
+    return SimpleNamespace(url=url, task=outcome.task, proposal=proposal.id, tickets=tickets,
+                           noor_token=token,
+                           spans={s.name: s for s in memory.get_finished_spans()})
+
+
+def _exported(receiver: ThreadingHTTPServer) -> list[tuple[Any, Any]]:
+    """(resource, span) of every span the receiver was sent."""
+    requests: list[ExportTraceServiceRequest] = receiver.requests  # type: ignore[attr-defined]
+    return [(resource.resource, span) for request in requests
+            for resource in request.resource_spans for scope in resource.scope_spans
+            for span in scope.spans]
+
+
+def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace(
+    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
+    receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task proposed here is decided in another process (its spans join this trace: the wait
+    under the proposing tool call, the decision linked to it), and `signoff worker` in a third
+    process finishes it, exporting its spans over OTLP/HTTP to a receiver on loopback — in the
+    same trace."""
+    proposed = _propose_a_close(tmp_path, *exporter, monkeypatch)
+    url, proposal_id = proposed.url, proposed.proposal
+    root = proposed.spans["invoke_agent clerk"]
+    proposing = proposed.spans["execute_tool close_ticket"]
     trace_id = f"0x{root.context.trace_id:032x}"
 
     env = {**os.environ, "TRACING_DATABASE": url}
-    decided = subprocess.run([sys.executable, "-m", "tests.tracing_app", "decide", proposal.id],
+    decided = subprocess.run([sys.executable, "-m", "tests.tracing_app", "decide", proposal_id],
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
                              check=False)
     assert decided.returncode == 0, decided.stderr[-3000:]
@@ -367,7 +418,7 @@ def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace
     assert decide["parent_id"] == f"0x{root.context.span_id:016x}"
     assert [link["context"]["span_id"] for link in decide["links"]] == [wait["parent_id"]]
     assert there["invoke_agent clerk"]["parent_id"] == decide["context"]["span_id"]
-    assert not any(tickets["SECRET_WHY"] in line for line in lines)
+    assert not any(proposed.tickets["SECRET_WHY"] in line for line in lines)
 
     env.update(OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{receiver.server_port}",
                OTEL_SERVICE_NAME="tickets-worker")
@@ -375,10 +426,7 @@ def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace
                              "tests/tracing_app.py:app"], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=120, check=False)
     assert worked.returncode == 0, worked.stderr[-3000:]
-    requests: list[ExportTraceServiceRequest] = receiver.requests  # type: ignore[attr-defined]
-    exported = [(resource.resource, span) for request in requests
-                for resource in request.resource_spans for scope in resource.scope_spans
-                for span in scope.spans]
+    exported = _exported(receiver)
     names = sorted(span.name for _, span in exported)
     assert names == ["chat scripted", "execute_tool hand_back", "invoke_agent clerk"]
     assert {span.trace_id.hex() for _, span in exported} == {trace_id[2:]}
@@ -392,9 +440,167 @@ def test_a_decision_in_another_process_and_a_worker_over_otlp_continue_the_trace
             assert attributes["signoff.task.status"] == "Done"
 
 
+def test_signoff_serve_exports_an_approval_made_through_its_api_over_otlp(
+    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
+    receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff serve` with OTEL_EXPORTER_OTLP_ENDPOINT set sends the spans of an approval made
+    through its REST API over OTLP/HTTP to a receiver on loopback, in the trace the task began
+    in: the wait under the proposing call, the decision saying who and what."""
+    import httpx
+
+    proposed = _propose_a_close(tmp_path, *exporter, monkeypatch)
+    root = proposed.spans["invoke_agent clerk"]
+    proposing = proposed.spans["execute_tool close_ticket"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "TRACING_DATABASE": proposed.url, "OTEL_SERVICE_NAME": "tickets-inbox",
+           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}",
+           "OTEL_BSP_SCHEDULE_DELAY": "600000"}  # sent as it stops, or not at all
+    server = subprocess.Popen([sys.executable, "-m", "signoff", "serve", "--app",
+                               "tests/tracing_app.py:app", "--port", str(port)], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):  # until it listens (it says why if it stopped instead)
+            try:
+                httpx.get(f"{base}/api/openapi.json", timeout=2)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.communicate()[0][-3000:]
+                time.sleep(0.1)
+        answer = httpx.post(f"{base}/api/proposals/{proposed.proposal}/approve", json={},
+                            headers={"Authorization": f"Bearer {proposed.noor_token}"},
+                            timeout=60)
+        assert answer.status_code == 200, answer.text
+    finally:
+        server.terminate()  # uvicorn stops gracefully; the batched spans are sent as it exits
+        said, _ = server.communicate(timeout=60)
+    assert server.returncode in (0, -signal.SIGTERM), said[-3000:]  # uvicorn re-raises it
+    exported = _exported(receiver)
+    named = {span.name: span for _, span in exported}
+    wait, decide = named["signoff.wait close_ticket"], named["signoff.decide close_ticket"]
+    ours = [span for _, span in exported if span.name.startswith(("invoke_agent", "signoff."))]
+    assert sorted(span.name for span in ours) == ["invoke_agent clerk", "signoff.decide close_ticket",
+                                                  "signoff.wait close_ticket"]
+    assert {span.trace_id for span in ours} == {root.context.trace_id.to_bytes(16, "big")}
+    assert wait.parent_span_id == proposing.context.span_id.to_bytes(8, "big")
+    request = next(span for _, span in exported if span.name.startswith("POST /api/proposals"))
+    proposed_by, decided_in = decide.links  # FastAPI traces its requests: each its own trace
+    assert proposed_by.span_id == wait.parent_span_id
+    assert decided_in.trace_id == request.trace_id != decide.trace_id
+    attributes = {a.key: _value(a.value) for a in decide.attributes}
+    assert attributes["signoff.decision.outcome"] == "approve"
+    assert attributes["signoff.decision.by.name"] == "Noor"
+    assert {a.key: _value(a.value) for a in exported[0][0].attributes}["service.name"] == \
+        "tickets-inbox"
+    assert not any(proposed.tickets["SECRET_WHY"] in str(span) for _, span in exported)
+
+
+def test_signoff_worker_stopped_by_sigterm_sends_the_spans_in_hand(
+    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
+    receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff worker` running on, stopped by SIGTERM after it finished a task, sends that
+    task's spans (held for a batch that was not due yet) before it stops."""
+    proposed = _propose_a_close(tmp_path, *exporter, monkeypatch)
+    # Approved by an app of its own that keeps no model for the task: the worker goes on with it.
+    app = runpy.run_path(str(ROOT / "tests" / "tracing_app.py"), run_name="tracing_inbox")["app"]
+    try:
+        decision = app.approve(proposed.proposal, by=app.people.find("noor@tickets.example"))
+        assert decision.task_status == TaskStatus.RUNNING.value
+        env = {**os.environ, "TRACING_DATABASE": proposed.url,
+               "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}",
+               "OTEL_BSP_SCHEDULE_DELAY": "600000"}  # sent as it stops, or not at all
+        worker = subprocess.Popen([sys.executable, "-m", "signoff", "worker", "--every", "0.2",
+                                   "--app", "tests/tracing_app.py:app"], cwd=ROOT, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            for _ in range(600):  # until it has finished the task
+                if app.outcome(proposed.task).status is TaskStatus.DONE:
+                    break
+                assert worker.poll() is None, worker.communicate()[0][-3000:]
+                time.sleep(0.1)
+            assert receiver.requests == []  # type: ignore[attr-defined]
+        finally:
+            worker.terminate()
+            said, _ = worker.communicate(timeout=60)
+    finally:
+        app.database.dispose()
+    assert worker.returncode == -signal.SIGTERM, said[-3000:]
+    exported = _exported(receiver)
+    assert sorted(span.name for _, span in exported) == [
+        "chat scripted", "execute_tool hand_back", "invoke_agent clerk"]
+    root = proposed.spans["invoke_agent clerk"]
+    assert {span.trace_id for _, span in exported} == {root.context.trace_id.to_bytes(16, "big")}
+
+
 def _value(value: Any) -> Any:
     """An OTLP AnyValue as Python."""
     kind = value.WhichOneof("value")
     if kind == "array_value":
         return tuple(_value(v) for v in value.array_value.values)
     return getattr(value, kind)
+
+
+def test_a_task_whose_turns_a_client_gives_is_one_trace_with_nothing_left_open(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A task stepped turn by turn (as an MCP client drives it) keeps its model calls and tool
+    calls in the trace of its invoke_agent span, and no span is left open."""
+    from signoff.models.base import Reply, ToolCall
+
+    provider, memory = exporter
+    shop.app.trace(provider)
+    handle = shop.app.agent(shop.Estimator)
+    task = handle.start(shop.EstimateRepair(), shop.repair, for_=shop.mia, model_name="client",
+                        max_steps=10)
+    arguments = json.dumps({"repair": str(shop.repair.id), "note": "Pads and a cable."})
+    answers = handle.take_turn(task, Reply(tool_calls=(
+        ToolCall(id="c1", name="note_repair", arguments=arguments),)), model_name="client")
+    assert [a.tool for a in answers] == ["note_repair"]
+    spans = memory.get_finished_spans()
+    names = sorted(s.name for s in spans)
+    assert names.count("execute_tool note_repair") == 1
+    assert "invoke_agent estimator" in names
+    assert len({s.context.trace_id for s in spans}) == 1
+    assert shop.app._agency.loop.observer._open == {}
+
+
+def test_an_otlp_endpoint_without_the_exporter_is_told_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff worker` with OTEL_EXPORTER_OTLP_ENDPOINT set but no OTLP exporter installed
+    says what to install (exit 1, no traceback), and runs nothing."""
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
+    ran = CliRunner().invoke(main, ["worker", "--once", "--app",
+                                    f"{ROOT / 'examples' / 'workshop.py'}:app"])
+    assert ran.exit_code == 1
+    assert "pip install 'signoff[otlp]' (or unset the variable)" in ran.output
+    assert "Traceback" not in ran.output
+    assert "stepped" not in ran.output
+
+
+@pytest.mark.parametrize("environment", [{}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+                                               "OTEL_SDK_DISABLED": "true"}])
+def test_no_endpoint_or_a_disabled_sdk_exports_nothing(
+    shop: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, environment: dict[str, str],
+) -> None:
+    """Without an OTLP endpoint, or with OTEL_SDK_DISABLED=true, the app is left untraced."""
+    from signoff.agents.observer import Observer
+    from signoff.cli.otlp import export_traces
+
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                 "OTEL_SDK_DISABLED"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert export_traces(shop.app) is False
+    assert type(shop.app._agency.loop.observer) is Observer

@@ -168,9 +168,9 @@ def test_standing_rules_listed_and_revoked(shop: SimpleNamespace) -> None:
     (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
     shop.client.post(f"/api/proposals/{listed['id']}/approve", json={"always": True},
                      headers=bearer(shop, "Mia"))  # Mia's yes: the work is hers
-    (rule,) = _get(shop, "Mia", "/api/rules").json()
+    (rule,) = _get(shop, "Mia", "/api/rules").json()["items"]
     assert (rule["tool"], rule["active"]) == ("set_price", True)
-    assert _get(shop, "Ola", "/api/rules").json() == []
+    assert _get(shop, "Ola", "/api/rules").json() == {"items": [], "next": None}
     url = f"/api/rules/{rule['id']}/revoke"
     assert shop.client.post(url, json={"why": "x"}, headers=bearer(shop, "Ola")).status_code == 404
     revoked = shop.client.post(url, json={"why": "Prices went up."}, headers=bearer(shop, "Noor"))
@@ -209,10 +209,10 @@ def test_pages_of_proposals_follow_their_cursor(shop: SimpleNamespace) -> None:
 
 def test_the_catalogues(shop: SimpleNamespace) -> None:
     """The agents' catalogue gives each tool's leave; the actions' gives their effects."""
-    lines = _get(shop, "Mia", "/api/agents").json()
+    lines = _get(shop, "Mia", "/api/agents?limit=200").json()["items"]
     assert {(line["skill"], line["tool"]): line["leave"] for line in lines}[
         ("estimate_repair", "scrap_repair")] == "Never"
-    actions = {a["name"]: a for a in _get(shop, "Mia", "/api/actions").json()}
+    actions = {a["name"]: a for a in _get(shop, "Mia", "/api/actions").json()["items"]}
     assert actions["parts_for"]["query"] is True
     assert any("changes Repair" in line for line in actions["set_price"]["effects"])
 

@@ -36,7 +36,7 @@ def shop(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mon
         url = request.getfixturevalue("postgres_database")
         monkeypatch.setenv("WORKSHOP_DATABASE", url)
     else:
-        monkeypatch.delenv("WORKSHOP_DATABASE", raising=False)
+        monkeypatch.setenv("WORKSHOP_DATABASE", "sqlite://")
     namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_test")
     shop = SimpleNamespace(**namespace, **namespace["setup"]())
     shop.events = []

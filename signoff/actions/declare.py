@@ -22,8 +22,13 @@ __all__ = [
     "Choices",
     "Label",
     "Provided",
+    "Untrusted",
     "action",
+    "tool_name",
 ]
+
+Untrusted = bool | Callable[[Any], bool | str] | None
+"""What ``@action(untrusted=...)`` takes."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -72,6 +77,11 @@ class ActionOptions:
     """Safe to run again after a crash left its outcome unknown."""
     provided: tuple[tuple[str, str], ...] = ()
     """Parameter name → provided name, for functions registered from outside."""
+    untrusted: Untrusted = None
+    """Whether what it returns is outside content (text a stranger may have written: an
+    e-mail's body, a web page): True, False, or a function of the returned value (its JSON)
+    answering yes/no or why ("from an outside sender") for mixed results. None: outside content
+    when the action reaches outside the app, trusted otherwise."""
 
 
 class _Capture:
@@ -135,6 +145,16 @@ class ActionFunction(Generic[P, R]):
         return f"<action {self.action_name}>"
 
 
+def tool_name(tool: str | Callable[..., Any]) -> str:
+    """The name of a tool given as a name or as the action function."""
+    if isinstance(tool, str):
+        return tool
+    name = getattr(tool, "action_name", None) or getattr(tool, "__name__", None)
+    if not isinstance(name, str):
+        raise TypeError(f"{tool!r} is not a tool: give an action or its name.")
+    return name
+
+
 @overload
 def action(fn: Callable[P, R], /) -> ActionFunction[P, R]: ...
 
@@ -148,6 +168,7 @@ def action(
     query: bool = False,
     authorize: Policy | None = None,
     idempotent: bool = False,
+    untrusted: Untrusted = None,
 ) -> Callable[[Callable[P, R]], ActionFunction[P, R]]: ...
 
 
@@ -159,17 +180,20 @@ def action(
     query: bool = False,
     authorize: Policy | None = None,
     idempotent: bool = False,
+    untrusted: Untrusted = None,
 ) -> Any:
     """Mark a function as an action, to be collected by an app (``app.collect(module)``).
 
-    ``@action``, ``@action("Set the rush")`` or ``@action(query=True)``.
+    ``@action``, ``@action("Set the rush")``, ``@action(query=True)`` or
+    ``@action(untrusted=True)`` (what it returns is outside content).
     """
 
     def mark(fn: Callable[P, R], label: str | None) -> ActionFunction[P, R]:
         if isinstance(fn, ActionFunction):
             return fn
         options = ActionOptions(
-            label=label, name=name, query=query, authorize=authorize, idempotent=idempotent
+            label=label, name=name, query=query, authorize=authorize, idempotent=idempotent,
+            untrusted=untrusted,
         )
         return ActionFunction(fn, options)
 

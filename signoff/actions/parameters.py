@@ -76,6 +76,13 @@ class Parameter:
             return [str(a) for a in get_args(self.annotation)]
         return [m.name for m in self.annotation]
 
+    @property
+    def names_records(self) -> bool:
+        """Whether its value names records (a record, or a sequence of them): what the call
+        acts on, not a value of it."""
+        return self.kind is ParameterKind.RECORD or any(
+            is_record_type(a) for a in get_args(self.annotation))
+
 
 def derived_label(name: str) -> str:
     """A label from a Python name: ``set_rush`` → "Set rush", ``due_on`` → "Due on"."""

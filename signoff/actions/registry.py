@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
-from signoff.actions.declare import ActionFunction, ActionOptions
+from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
 from signoff.actions.results import ActionOutcome, ActionResult
@@ -63,6 +63,7 @@ class Actions:
         authorize: Any = None,
         idempotent: bool | None = None,
         provided: Mapping[str, str] | None = None,
+        untrusted: Untrusted = None,
     ) -> ActionFunction[..., Any]:
         """Offer `fn` by name; what is given here wins over what ``@action`` said."""
         function = fn if isinstance(fn, ActionFunction) else ActionFunction(fn, ActionOptions())
@@ -74,6 +75,7 @@ class Actions:
             authorize=authorize if authorize is not None else before.authorize,
             idempotent=idempotent if idempotent is not None else before.idempotent,
             provided=tuple(sorted((provided or dict(before.provided)).items())),
+            untrusted=untrusted if untrusted is not None else before.untrusted,
         )
         function.options = options
         action = self._describe(function, options, _declaring_locals())

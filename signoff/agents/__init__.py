@@ -5,10 +5,11 @@ from signoff.agents.agent import Agent
 from signoff.agents.deciding import Oversight
 from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting
 from signoff.agents.gate import Verdict, gate
+from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt, ReceiptEntry
-from signoff.agents.rules import StandingRule
+from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Step
@@ -26,6 +27,7 @@ __all__ = [
     "Decision",
     "Evidence",
     "Leave",
+    "ModelSpec",
     "Outcome",
     "Oversight",
     "Permits",
@@ -43,4 +45,5 @@ __all__ = [
     "TaskStatus",
     "Verdict",
     "gate",
+    "rule_covers",
 ]

@@ -7,12 +7,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from signoff.actions.registry import Actions
+from signoff.agents import model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.deciding import Decider, Oversight
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
 from signoff.agents.loop import Loop, Registered
+from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
@@ -65,18 +67,22 @@ class AgentHandle:
         subject: Any = None,
         *,
         for_: Principal | None = None,
-        model: Model | None = None,
+        model: Model | ModelSpec | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
     ) -> Outcome:
-        """Do one piece of work until it is done, waits on a person, or stops at a limit."""
+        """Do one piece of work until it is done, waits on a person, or stops at a limit.
+        A model named by `ModelSpec` is kept with the task, so that a worker in another
+        process can make it again and go on after a decision made there, or a restart."""
         agent = self.registered.agent
         try:
             own = agent.skill(skill)
         except LookupError:
             raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
         subject = _checked_subject(own, subject)
-        chosen = model or agent.model
+        spec = model if isinstance(model, ModelSpec) else None
+        chosen = spec.make() if spec is not None else (
+            model if isinstance(model, Model) else agent.model)
         if chosen is None:
             raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
         loop = self._agency.loop
@@ -85,6 +91,9 @@ class AgentHandle:
             max_steps=max_steps if max_steps is not None else agent.max_steps,
             budget_usd=budget_usd if budget_usd is not None else agent.budget_usd,
         )
+        if spec is not None:
+            with self._agency.database.connect() as db:
+                model_specs.record(db, task, spec)
         return loop.run(task)
 
     async def ado(
@@ -93,7 +102,7 @@ class AgentHandle:
         subject: Any = None,
         *,
         for_: Principal | None = None,
-        model: Model | None = None,
+        model: Model | ModelSpec | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
     ) -> Outcome:

@@ -199,11 +199,10 @@ class Decider:
                     raise self._already(proposal.id, within=db)
                 told, woke = self._record_run(db, proposal, call_id, by, result, said_edit,
                                               changed, registered, reserved=cost)
-        if always_like_this:
-            self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
-                             for_everybody=False, for_id=by.id if proposal.for_id is None
-                             else proposal.for_id)
-        decision = self._decision(proposal, by, result, said_edit, told)
+        rule = self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
+                                for_everybody=False, for_id=by.id if proposal.for_id is None
+                                else proposal.for_id) if always_like_this else None
+        decision = replace(self._decision(proposal, by, result, said_edit, told), rule=rule)
         return self._after(proposal, decision, woke)
 
     def _refused(self, proposal: Proposal, call_id: str, by: Principal, registered: Registered,
@@ -279,8 +278,15 @@ class Decider:
         if unknown:
             raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change; "
                               "the tool itself cannot be changed.")
-        return {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()
-                if proposal.arguments.get(k) != json.loads(json.dumps(v, default=str))}
+        given = {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()}
+        changed = {k: v for k, v in given.items() if proposal.arguments.get(k) != v}
+        acted_on = [p.name for p in info.parameters if p.name in changed and p.names_records]
+        if acted_on:
+            raise EditRefused(f"An edit changes argument values only: {', '.join(acted_on)} "
+                              f"names what {proposal.action} acts on, which an edit cannot "
+                              "change. Reject it with the reason instead; the agent is told and "
+                              "may propose again.")
+        return changed
 
     # -- reject, stale, withdraw ---------------------------------------------------------
 

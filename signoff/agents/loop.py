@@ -16,7 +16,7 @@ import logging
 import math
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +35,7 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import gate
+from signoff.agents.labelling import TaskLabels, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
@@ -44,6 +45,7 @@ from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, W
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits import budget
+from signoff.limits.provenance import NOTHING_SEEN, Labels
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
 from signoff.models.errors import ModelError
@@ -111,6 +113,8 @@ class Loop:
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
+        self._labels = TaskLabels(lambda name: actions.get(name) if name in actions else None)
+        """What each task this process steps has seen, to label its calls' arguments."""
         """The tool calls of each task's open turn, as this process stored them."""
         self._local = threading.local()  # the holds of the tasks this thread steps
         self._ahead: dict[str, int] = {}
@@ -184,7 +188,9 @@ class Loop:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
         the unit and let go after it, so that its next unit may run in any process."""
         with self._database.holding():
-            return self._drive(self._task(task_id), once=True)[1]
+            task = self._task(task_id)
+            with self.observer.running(task):
+                return self._drive(task, once=True)[1]
 
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then
@@ -271,9 +277,9 @@ class Loop:
 
     def memory_of(self, task_id: str) -> list[str]:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
-        kept: dict[str, dict[str, Any]] = {
+        kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
-            "turn": self._turn_calls, "reservation": self._ahead}
+            "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -286,6 +292,7 @@ class Loop:
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
         self._ahead.pop(task_id, None)
+        self._labels.forget(task_id)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
               **changes: Any) -> bool:
@@ -654,6 +661,7 @@ class Loop:
         ahead = self._reserve_ahead(task, added)
         if self._save(db, task, added=added, turn_open=False, **ahead):
             self._remember(task, added)
+            self._labels.absorb(task.id, task.turn, calls)
             if ahead:
                 self._ahead[task.id] = task.revision + 1
         return RunAgain()
@@ -696,7 +704,9 @@ class Loop:
             return None
         action = self._actions.get(call.tool)
         permits = self._permits(registered, skill)
-        verdict = gate(call.tool, action.info.effects, permits, query=action.info.query)
+        labels = self._labels_of(task, skill, action, call)
+        verdict = gate(call.tool, action.info.effects, permits, query=action.info.query,
+                       labels=labels)
         rule_id = None
         if verdict.leave is Leave.PROPOSE:  # only a PROPOSE can a standing rule lift
             with self._database.connect() as db:
@@ -704,11 +714,16 @@ class Loop:
                                              skill=task.skill, for_id=task.for_id)
             if rule_id is not None:
                 verdict = gate(call.tool, action.info.effects, permits,
-                               query=action.info.query, rule=True)
+                               query=action.info.query, rule=True, labels=labels)
         self.observer.gated(verdict)
         if verdict.leave is Leave.NEVER:
-            self._refuse(task, call, f"{call.tool} is a tool {registered.agent.__name__} may never "
-                                     "use. Nothing was run, and nothing was proposed.")
+            never = (f"{call.tool} is a tool {registered.agent.__name__} may never use"
+                     if verdict.declared is Leave.NEVER else
+                     f"{call.tool} was not run: outside content may have steered it "
+                     f"({labels.words.rstrip('.')}), and {registered.agent.__name__} never runs "
+                     "such a call")
+            self._refuse(task, call, f"{never}. Nothing was run, and nothing was proposed.",
+                         labels=labels)
             return None
         try:
             values = self._actions.values_from_json(call.tool, call.arguments)
@@ -729,13 +744,32 @@ class Loop:
                                verdict.leave is not Leave.ALONE, False)
         if decision is NextAction.CONTINUE:
             return self._run_alone(task, registered, action, call, values,
-                                   rule_id if verdict.by_rule else None, only)
+                                   rule_id if verdict.by_rule else None, only, labels)
         if decision is NextAction.ESCALATE:
-            return self._propose(task, registered, skill, action, call, verdict.leave, only)
+            return self._propose(task, registered, skill, action, call, verdict.leave, only,
+                                 labels)
         self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget of "
                                  f"${task.budget_usd:.4f}.", state=CallState.DONE,
                      outcome=CallOutcome.DENIED)
         return None
+
+    def _labels_of(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
+                   call: repo.CallRow) -> Labels:
+        """The labels of the call's arguments, from what the task saw before this turn."""
+        try:
+            arguments = json.loads(call.arguments)
+        except ValueError:
+            return NOTHING_SEEN  # refused as Invalid when its values are read
+        if not isinstance(arguments, dict):
+            return NOTHING_SEEN
+
+        def calls() -> list[repo.CallRow]:
+            with self._database.connect() as db:
+                return repo.calls_of(db, task.id)
+
+        return self._labels.of(
+            task.id, task.turn, action, arguments, endorses=skill.endorses, calls=calls,
+            trusted=lambda: trusted_text(self.messages(task), task.subject_id, task.subject_json))
 
     def spend_problem(self, task_id: str, action: Action) -> str:
         """Why running `action` now would not fit the task's budget ("" when it fits): a tool
@@ -758,13 +792,14 @@ class Loop:
         return ""
 
     def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
-                state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "") -> None:
+                state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "",
+                labels: Labels = NOTHING_SEEN) -> None:
         with self._writing(task.id) as db:
             if repo.update_call(db, call.id, from_states=(CallState.NEW,), state=state,
                                 answer=answer, outcome=outcome, problem=answer,
                                 finished_at=repo.now()):
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
-                          tool=call.tool, arguments=call.arguments)
+                          tool=call.tool, arguments=call.arguments, labels=labels.to_json())
                 self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
@@ -818,7 +853,7 @@ class Loop:
 
     def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
                    call: repo.CallRow, values: dict[str, Any], rule_id: str | None,
-                   only: bool = False) -> Step | None:
+                   only: bool = False, labels: Labels = NOTHING_SEEN) -> Step | None:
         """Run the call as the agent; its tool-call row and receipt entry commit with what the
         action wrote. Given `only` (the turn's only call), the turn closes in the same
         transaction, and what happens next is returned; else None."""
@@ -850,7 +885,7 @@ class Loop:
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
-                      effects=list(effects.explain()))
+                      effects=list(effects.explain()), labels=labels.to_json())
             self.observer.tool_ended(state=CallState.DONE, outcome=result.outcome.value,
                                      answer=answer, result=result)
             if rule_id:
@@ -928,16 +963,19 @@ class Loop:
     # -- proposing -----------------------------------------------------------------------
 
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-                 action: Action, call: repo.CallRow, leave: Leave, only: bool = False
-                 ) -> Step | None:
+                 action: Action, call: repo.CallRow, leave: Leave, only: bool = False,
+                 labels: Labels = NOTHING_SEEN) -> Step | None:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
         from the same transaction, and what happens next is returned; else None."""
         arguments = json.loads(call.arguments)
         person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
         instructions = self.instructions_now(task)
         # Built before the transaction: the skill's names and versions may read records.
-        proposal = self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
-                                  instructions)
+        proposal = dataclasses.replace(
+            self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
+                           instructions), labels=labels.untrusted)
+        steered = f" Outside content may have steered it: {labels.words}" if (
+            labels.untrusted) else ""
         words = self._route_words(proposal)
         with self._writing(task.id) as db:
             proposal = dataclasses.replace(
@@ -949,9 +987,10 @@ class Loop:
             repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions,
                                  trace_context=self.observer.trace_context())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
-                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”",
-                      proposal=proposal.id, tool=call.tool, arguments=arguments,
-                      shown=proposal.shown, subject_version=proposal.subject_version)
+                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”"
+                      f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
+                      shown=proposal.shown, subject_version=proposal.subject_version,
+                      labels=labels.to_json())
             waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",)
                                      ) if only else None
         self.observer.proposed(proposal, waits_on=words)

@@ -7,6 +7,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from signoff.actions.declare import tool_name
+from signoff.exceptions import UserError
+
 __all__ = ["Leave", "Permits", "tool_name"]
 
 
@@ -26,16 +29,6 @@ class Leave(enum.IntEnum):
     def words(self) -> str:
         """The leave as the catalogue shows it: "Alone", "Propose", "Propose every time", "Never"."""
         return self.name.replace("_", " ").capitalize()
-
-
-def tool_name(tool: str | Callable[..., Any]) -> str:
-    """The name of a tool given as a name or as the action function."""
-    if isinstance(tool, str):
-        return tool
-    name = getattr(tool, "action_name", None) or getattr(tool, "__name__", None)
-    if not isinstance(name, str):
-        raise TypeError(f"{tool!r} is not a tool: give an action or its name.")
-    return name
 
 
 @dataclass(frozen=True, kw_only=True, init=False)
@@ -60,6 +53,10 @@ class Permits:
     """Tools proposed every time, whatever they do; no standing rule applies."""
     never: frozenset[str]
     """Tools never offered and never run."""
+    untrusted: Leave
+    """For a call that does more than read with an argument that did not come from the request
+    (outside content had entered its task: see `signoff.limits.provenance`): PROPOSE (the
+    default), PROPOSE_EVERY_TIME or NEVER — never ALONE, and no standing rule lifts it."""
 
     def __init__(
         self,
@@ -72,7 +69,12 @@ class Permits:
         propose: Iterable[str | Callable[..., Any]] = (),
         propose_every_time: Iterable[str | Callable[..., Any]] = (),
         never: Iterable[str | Callable[..., Any]] = (),
+        untrusted: Leave = Leave.PROPOSE,
     ) -> None:
+        if Leave(untrusted) is Leave.ALONE:
+            raise UserError("Permits(untrusted=Leave.ALONE) is not allowed: a call steered by "
+                            "outside content never runs alone. Use PROPOSE, PROPOSE_EVERY_TIME "
+                            "or NEVER, or endorse the values the skill may trust (Endorse).")
         set_ = object.__setattr__
         set_(self, "changes", Leave(changes))
         set_(self, "sends", Leave(sends))
@@ -82,10 +84,12 @@ class Permits:
         set_(self, "propose", frozenset(tool_name(t) for t in propose))
         set_(self, "propose_every_time", frozenset(tool_name(t) for t in propose_every_time))
         set_(self, "never", frozenset(tool_name(t) for t in never))
+        set_(self, "untrusted", Leave(untrusted))
 
     @staticmethod
     def everything() -> Permits:
-        """Every effect alone: the agent proposes nothing (lists may still be given stricter)."""
+        """Every effect alone: the agent proposes nothing (lists may still be given stricter),
+        save a call steered by outside content (``untrusted`` stays PROPOSE)."""
         return Permits(changes=Leave.ALONE, sends=Leave.ALONE, spends=Leave.ALONE,
                        reaches_out=Leave.ALONE)
 

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from signoff.agents.rules import StandingRule
+from signoff.limits.provenance import ArgumentLabel
+
 __all__ = ["Decision", "Evidence", "Proposal", "ProposalStatus", "fingerprint"]
 
 
@@ -100,6 +103,10 @@ class Proposal:
     """When it was proposed."""
     decided_at: datetime | None = None
     """When it was decided."""
+    labels: tuple[ArgumentLabel, ...] = ()
+    """Each argument outside content may have steered, with the result it came from ("`iban`
+    = `GB29…` appears in `body` of what read_email returned for {"id": 31}, from an outside
+    sender"): why it was proposed though the agent might have done it alone."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +123,8 @@ class Decision:
     """What the agent is told (its tool's answer)."""
     task_status: str = ""
     """Where the task stands after it went on."""
+    rule: StandingRule | None = None
+    """The standing rule this yes made ("and from now on, alone"), when it made one."""
 
 
 def fingerprint(parts: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
 from signoff.agents.rules import StandingRule
 from signoff.agents.states import ReceiptKind
+from signoff.limits.provenance import ArgumentLabel
 from signoff.models.base import Message
 from signoff.store.prepared import Rows, insert_of, prepare
 from signoff.store.tables import messages as messages_table
@@ -316,6 +317,7 @@ def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructi
         decide_person_id=proposal.decide_person_id, decide_queue=proposal.decide_queue,
         routed=proposal.routed, for_id=proposal.for_id, status=proposal.status.value,
         created_at=proposal.created_at or now(), trace_context=trace_context,
+        labels=[label.to_json() for label in proposal.labels] or None,
     ))
 
 
@@ -393,6 +395,7 @@ def _proposal(m: Any) -> Proposal:
         routed=m["routed"], for_id=m["for_id"], status=ProposalStatus(m["status"]),
         decided_by=m["decided_by_id"], reason=m["reason"], result=m["result"],
         edited=m["edited"], created_at=m["created_at"], decided_at=m["decided_at"],
+        labels=tuple(ArgumentLabel.from_json(label) for label in m["labels"] or ()),
     )
 
 

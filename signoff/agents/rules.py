@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-__all__ = ["StandingRule"]
+__all__ = ["StandingRule", "rule_covers"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,3 +41,12 @@ class StandingRule:
     def active(self) -> bool:
         """Whether it still applies."""
         return self.revoked_at is None
+
+
+def rule_covers(rule: StandingRule, for_name: str | None) -> str:
+    """What a standing rule lets its agent do, in words (`for_name`: the name of the person
+    whose work it covers; None when it covers everybody's)."""
+    where = f"in {rule.skill}" if rule.skill else "in any of its skills"
+    whose = "in work for everybody" if rule.for_id is None else f"in work for {for_name}"
+    return (f"from now on {rule.agent} runs {rule.tool} alone, without proposing it, {where}, "
+            f"{whose} — with any values")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from signoff.agents.permits import Permits, tool_name
+from signoff.limits.provenance import Endorse
 from signoff.security.principals import Principal
 
 __all__ = ["Route", "Skill", "TaskView", "ToolAnswer"]
@@ -89,6 +90,10 @@ class Skill(Generic[Subject, Result]):
     """The actions it may call: the allowlist."""
     may: ClassVar[Permits | None] = None
     """Stricter permits for this skill (the strictest of agent and skill wins)."""
+    endorses: ClassVar[Sequence[Endorse]] = ()
+    """The values taken from tools' results that this skill trusts once validated
+    (``Endorse.date(read_email)``, ``Endorse.amount(read_file, at_most=500)``): they may steer a
+    call that runs alone, though outside content had entered the task."""
     version: ClassVar[str] = "1"
     """Change it when the skill's meaning changes: pending proposals then go stale."""
 

@@ -14,7 +14,8 @@ Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
 * ``signoff.wait {tool}`` — the wait on a person, under the tool call's span, from the proposal
   until its decision (written when it is decided, in whichever process decides).
 * ``signoff.decide {tool}`` — a decision: who, approve / reject / stale / withdrawn, whether the
-  values were edited, linked to the tool call's span; the task's next steps run under it.
+  values were edited, linked to the tool call's span (and to the span it was made in, when that
+  is another trace's: a web request's); the task's next steps run under it.
 
 Arguments, results and messages (which may hold personal data) are exported only when asked:
 ``include_content=True``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``.
@@ -155,16 +156,18 @@ class Tracing(Observer):
         tool = _TOOL.get()
         if tool is not None:
             tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
-                               "signoff.gate.reason": verdict.reason,
-                               "signoff.gate.by_rule": verdict.by_rule})
+                              "signoff.gate.reason": verdict.reason})
+            if verdict.by_rule:
+                tool.told["signoff.gate.by_rule"] = True
 
     def tool_ended(self, *, state: str, outcome: str, answer: str,
                    result: ActionResult | None = None) -> None:
         tool = _TOOL.get()
         if tool is None:
             return
-        tool.told.update({"signoff.tool.state": str(state),
-                          "signoff.tool.outcome": str(outcome or state)})
+        tool.told["signoff.tool.outcome"] = str(outcome or state)
+        if state != "done":  # a call that ran, or was answered, says so by its outcome alone
+            tool.told["signoff.tool.state"] = str(state)
         if outcome in ("Failed", "Unknown"):
             _failed(tool.span, f"signoff.tool.{outcome.lower()}")
         if self.include_content:
@@ -314,10 +317,14 @@ class _Decision(_Current):
             "gen_ai.tool.name": action, "gen_ai.tool.call.id": call_id,
         }
         self._action = action
+        links = [Link(proposing, {"signoff.link": "proposed by"})] if proposing else []
+        parent = tracing._parent(task_context)
+        current = trace.get_current_span().get_span_context()
+        if parent is not None and current.is_valid:  # decided within another trace (a request's)
+            links.append(Link(current, {"signoff.link": "decided in"}))
         self._enter(tracing._tracer.start_span(
-            f"signoff.decide {action}".rstrip(), context=tracing._parent(task_context),
-            attributes=attributes,
-            links=[Link(proposing, {"signoff.link": "proposed by"})] if proposing else ()))
+            f"signoff.decide {action}".rstrip(), context=parent, attributes=attributes,
+            links=links))
         return self
 
     def ended(self, outcome: Any) -> None:

@@ -16,11 +16,20 @@ from typing import Any
 
 import click
 
-from signoff.exceptions import SignoffError
+from signoff.cli.failures import (
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_REFUSED,
+    EXIT_UNAUTHENTICATED,
+    EXIT_USAGE,
+    FailureTellingGroup,
+    failure_of,
+)
 
 __all__ = [
     "APP_OPTION",
     "AS_OPTION",
+    "EXIT_FAILED",
     "EXIT_NOT_FOUND",
     "EXIT_REFUSED",
     "EXIT_UNAUTHENTICATED",
@@ -28,6 +37,7 @@ __all__ = [
     "JSON_OPTION",
     "TOKEN_OPTION",
     "Unauthenticated",
+    "app_option_words",
     "load_app",
     "main",
     "profile_path",
@@ -36,6 +46,9 @@ __all__ = [
     "whoami",
 ]
 
+_APP_SPEC = "signoff.app_spec"
+"""Where the context keeps the app spec a command loaded (for the hints it prints)."""
+
 
 def load_app(spec: str | None) -> Any:
     """The App named by `spec` ("module:attr" or "file.py:attr")."""
@@ -43,7 +56,10 @@ def load_app(spec: str | None) -> Any:
 
     spec = spec or os.environ.get("SIGNOFF_APP")
     if not spec:
-        raise click.UsageError("Name the app: --app examples/bakery.py:app (or set SIGNOFF_APP).")
+        raise click.UsageError("Name the app: --app examples/workshop.py (or set SIGNOFF_APP).")
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.find_root().meta[_APP_SPEC] = spec
     where, _, attribute = spec.partition(":")
     attribute = attribute or "app"
     try:
@@ -59,26 +75,51 @@ def load_app(spec: str | None) -> Any:
             module_spec.loader.exec_module(module)
         else:
             module = importlib.import_module(where)
-    except SignoffError as error:
-        raise click.ClickException(f"{spec}: {error}") from None
-    except ImportError as error:
-        raise click.UsageError(f"{spec}: {error}") from None
+    except ModuleNotFoundError as error:
+        if error.name and error.name.split(".")[0] == where.removesuffix(".py").split(".")[0]:
+            raise click.UsageError(f"{spec}: there is no module {where} to import (give a "
+                                   "module on the Python path, or a file ending in .py).") from None
+        raise failure_of(error, where=spec) from None
+    except click.ClickException:
+        raise
+    except Exception as error:
+        if _debugging():
+            raise
+        raise failure_of(error, where=spec) from None
     app = getattr(module, attribute, None)
     if not isinstance(app, App):
         raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
     return app
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _debugging() -> bool:
+    context = click.get_current_context(silent=True)
+    return bool(context is not None and context.find_root().params.get("debug"))
+
+
+def app_option_words() -> str:
+    """`` --app SPEC`` naming the app this command loaded, for a hint to quote ("" if none)."""
+    context = click.get_current_context(silent=True)
+    spec = context.find_root().meta.get(_APP_SPEC) if context is not None else None
+    return f" --app {spec}" if spec else ""
+
+
+@click.group(cls=FailureTellingGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="signoff")
-def main() -> None:
+@click.option("--debug", is_flag=True, envvar="SIGNOFF_DEBUG",
+              help="Show the traceback of a failure, not only its sentence.")
+def main(debug: bool) -> None:
     """signoff: run tool-using AI agents inside hard guardrails.
+
+    Exit codes: 0 done, 1 refused, 2 misused, 3 not found, 4 no valid token, 5 could not be
+    done (the database or a model could not be used, or an unforeseen failure).
 
     \b
     Examples:
       signoff actions --app examples/bakery.py:app
       signoff actions --app examples/workshop.py --explain set_price
       signoff lint --app examples/crane.py
+      signoff --debug users list --app examples/workshop.py
     """
 
 
@@ -93,16 +134,6 @@ AS_OPTION = click.option("--as", "as_handle", envvar="SIGNOFF_AS", metavar="HAND
                          help="Act as this person, with the token kept for them in the profile.")
 TOKEN_OPTION = click.option("--token", envvar="SIGNOFF_TOKEN", metavar="TOKEN",
                             help="Act as whoever this token belongs to.")
-
-EXIT_REFUSED = 1
-"""A verb was refused (not yours to decide, already decided, a rule past the declaration)."""
-EXIT_USAGE = 2
-"""The command was used wrongly."""
-EXIT_NOT_FOUND = 3
-"""No such proposal, task, rule or person."""
-EXIT_UNAUTHENTICATED = 4
-"""No token, or a token that is not (or no longer) valid."""
-
 
 def profile_path() -> Path:
     """Where the local profile lives: ``$SIGNOFF_PROFILE``, else ``~/.config/signoff/profile.json``."""
@@ -153,11 +184,12 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         handle = as_handle or profile.get("default")
         if not handle:
             raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "
-                                  "by `signoff users token HANDLE --save`) or --token TOKEN.")
+                                  f"by `signoff users token HANDLE --save{app_option_words()}`) "
+                                  "or --token TOKEN.")
         token = profile.get("tokens", {}).get(handle)
         if token is None:
             raise Unauthenticated(f"The profile keeps no token for {handle}: run `signoff users "
-                                  f"token {handle} --save` (or give --token).")
+                                  f"token {handle} --save{app_option_words()}` (or give --token).")
     principal = app.credentials.principal_for_token(token)
     if principal is None:
         raise Unauthenticated("This token is not valid: unknown, revoked, or its person is "
@@ -168,7 +200,13 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
 
 
 def _register() -> None:
-    from signoff.cli import actions, mcp, people, users  # noqa: F401 — each module adds its commands
+    from signoff.cli import (  # noqa: F401 — each module adds its commands
+        actions,
+        mcp,
+        people,
+        run,
+        users,
+    )
     from signoff.research.command import research
 
     main.add_command(research)

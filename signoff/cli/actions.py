@@ -169,8 +169,8 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -
 
     \b
     Examples:
-      signoff worker --app myapp:app --once
-      signoff worker --app myapp:app --once --stuck-after 0   # right after a crash
+      signoff worker --app examples/workshop.py --once
+      signoff worker --app examples/workshop.py --once --stuck-after 0
     """
     app = load_app(app_spec)
     export_traces(app)
@@ -189,7 +189,10 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -
 @click.option("--port", default=8000, show_default=True, help="The port to listen on.")
 @click.option("--insecure-cookies", is_flag=True,
               help="Send cookies over plain http (a developer's machine; never in production).")
-def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool) -> None:
+@click.option("--max-body", default=1024 * 1024, show_default=True, type=click.IntRange(min=1),
+              metavar="BYTES", help="The largest request body taken; larger ones get 413.")
+def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool,
+          max_body: int) -> None:
     """Serve the web inbox and the REST API (its OpenAPI at /api/openapi.json).
 
     \b
@@ -198,11 +201,9 @@ def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool) ->
     """
     app = load_app(app_spec)
     export_traces(app)
-    try:
-        import uvicorn
+    import uvicorn  # a missing web extra is told by name (signoff.cli.failures)
 
-        from signoff.web import create_web_app
-    except ImportError:
-        raise click.ClickException("The inbox needs the web extra: pip install 'signoff[web]'.") \
-            from None
-    uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies), host=host, port=port)
+    from signoff.web import create_web_app
+
+    uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies,
+                               max_body_bytes=max_body), host=host, port=port)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import uuid
 from typing import Any
 
 import click
 
 from signoff.cli import APP_OPTION, load_app, main
+from signoff.cli.subjects import record_named
 from signoff.exceptions import SignoffError
 
 __all__ = ["mcp"]
@@ -35,7 +35,8 @@ def mcp() -> None:
 
     \b
     Examples:
-      signoff mcp serve --app examples/workshop.py --agent estimator --for noor@workshop.example
+      signoff mcp serve --app examples/workshop.py --agent estimator \\
+          --for mia@workshop.example --subject ticket=T-7
       signoff mcp guard guard.toml --http 127.0.0.1:8765
     """
 
@@ -46,8 +47,9 @@ def mcp() -> None:
 @click.option("--for", "for_handle", envvar="SIGNOFF_MCP_FOR", metavar="HANDLE",
               help="Over stdio: the person the work is for (over HTTP the token says).")
 @click.option("--skill", "skill_name", default=None, help="Serve this skill only.")
-@click.option("--subject", default=None, metavar="ID|JSON",
-              help="What the work is on: a record's id, or a JSON value for a plain subject.")
+@click.option("--subject", default=None, metavar="ID|FIELD=VALUE|JSON",
+              help="What the work is on: a record by id, or by a unique field (ticket=T-7); "
+                   "a JSON value for a plain subject.")
 @click.option("--http", "http_address", default=None, metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--inbox", is_flag=True, help="With --http: serve the inbox and REST API beside it.")
@@ -65,8 +67,9 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     \b
     Examples:
       signoff mcp serve --app examples/workshop.py --agent estimator \\
-          --for noor@workshop.example --subject 0f6c…
-      signoff mcp serve --app examples/workshop.py --agent estimator --http 127.0.0.1:8765
+          --for mia@workshop.example --subject ticket=T-7
+      signoff mcp serve --app examples/workshop.py --agent estimator --subject ticket=T-7 \\
+          --http 127.0.0.1:8765
     """
     _sdk()
     import anyio
@@ -94,8 +97,8 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
 
 
 def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -> Any:
-    """The subject named by --subject: a record of the served skills' subject type, by id; else
-    the JSON value."""
+    """The subject named by --subject: a record of the served skills' subject type, by id or
+    FIELD=VALUE (`signoff.cli.subjects`); else the JSON value."""
     if given is None:
         return None
     from signoff.security.records import RecordBase
@@ -105,17 +108,7 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
     for skill in skills:
         subject_type, _ = skill.types()
         if isinstance(subject_type, type) and issubclass(subject_type, RecordBase):
-            try:
-                key = uuid.UUID(given)
-            except ValueError:
-                raise click.BadParameter(f"{given!r} is not the id of a {subject_type.__name__}.",
-                                         param_hint="--subject") from None
-            with app.session(as_=app.system) as session:
-                found = session.get(subject_type, key)
-            if found is None:
-                raise click.BadParameter(f"There is no {subject_type.__name__} with id {given}.",
-                                         param_hint="--subject")
-            return found
+            return record_named(app, subject_type, given)
     try:
         return json.loads(given)
     except ValueError:

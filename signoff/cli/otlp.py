@@ -1,11 +1,15 @@
 """Exporting the spans of ``signoff serve`` and ``signoff worker`` over OTLP, when the
 environment asks for it the standard way (``OTEL_EXPORTER_OTLP_ENDPOINT``, or
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``; headers, timeout and service name from their own
-``OTEL_*`` variables)."""
+``OTEL_*`` variables). The spans still in hand are sent as the process exits, stopped by
+SIGTERM (as a service manager, or uvicorn after its graceful shutdown, stops it) as much as
+at its end."""
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from typing import Any
 
 import click
@@ -13,6 +17,9 @@ import click
 __all__ = ["export_traces"]
 
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+_FLUSH_SECONDS = 10.0
+"""How long a process stopped by SIGTERM waits for its spans to be sent (the exporter's own
+default timeout)."""
 
 
 def export_traces(app: Any) -> bool:
@@ -36,5 +43,26 @@ def export_traces(app: Any) -> bool:
     provider = TracerProvider(resource=Resource.create(named))  # flushed when the process exits
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
+    _flush_when_terminated(provider)
     app.trace(provider)
     return True
+
+
+def _flush_when_terminated(provider: Any) -> None:
+    """On SIGTERM, send the spans in hand, then stop as SIGTERM stops a process: Python runs no
+    exit handlers (the SDK's flush among them) for a signal it leaves to the system."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return  # signals are the main thread's; a handler someone set is theirs to keep
+
+    def terminated(number: int, frame: Any) -> None:
+        # In a thread of its own: the signal may have come while this thread held a lock the
+        # flush needs; then the flush gives up at the deadline instead of hanging the stop.
+        flushing = threading.Thread(target=provider.shutdown, name="signoff-otlp-flush",
+                                    daemon=True)
+        flushing.start()
+        flushing.join(_FLUSH_SECONDS)
+        signal.signal(number, signal.SIG_DFL)
+        signal.raise_signal(number)
+
+    signal.signal(signal.SIGTERM, terminated)

@@ -10,18 +10,21 @@ from typing import Any
 
 import click
 
+from signoff.agents import model_specs
+from signoff.agents.proposals import ProposalStatus
+from signoff.agents.rules import StandingRule
 from signoff.cli import (
     APP_OPTION,
     AS_OPTION,
-    EXIT_NOT_FOUND,
     EXIT_REFUSED,
     JSON_OPTION,
     TOKEN_OPTION,
+    app_option_words,
     load_app,
     main,
     whoami,
 )
-from signoff.exceptions import AgentRefused, NotFound
+from signoff.inbox import Inbox
 
 __all__: list[str] = []
 
@@ -42,23 +45,6 @@ def _print_json(data: Any) -> None:
     elif isinstance(data, list):
         data = [asdict(d) if is_dataclass(d) and not isinstance(d, type) else d for d in data]
     click.echo(json.dumps(data, indent=2, default=_json_default))
-
-
-class Refused(click.ClickException):
-    """A verb the library refused: exit code 1, the library's sentence."""
-
-    exit_code = EXIT_REFUSED
-
-
-class NotThere(click.ClickException):
-    """No such thing: exit code 3."""
-
-    exit_code = EXIT_NOT_FOUND
-
-
-def _refused(error: AgentRefused) -> click.ClickException:
-    text = str(error)
-    return NotThere(text) if text.startswith("There is no") else Refused(text)
 
 
 def _every_page(page_of: Any) -> list[Any]:
@@ -93,15 +79,12 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
     \b
     Examples:
       signoff proposals --app examples/workshop.py --as noor@workshop.example
-      signoff proposals show 3f2c8a8e-... --as noor@workshop.example --json
+      signoff proposals show PROPOSAL_ID --app examples/workshop.py --as noor@workshop.example --json
     """
     ctx.ensure_object(dict)
     ctx.obj.update(app_spec=app_spec, as_handle=as_handle, token=token)
     if ctx.invoked_subcommand is not None:
         return
-    from signoff.agents.proposals import ProposalStatus
-    from signoff.inbox import Inbox
-
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
     inbox = Inbox(app)
@@ -118,37 +101,50 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
     click.echo(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
 
 
+def _of_group(ctx: click.Context, app_spec: str | None, as_handle: str | None,
+              token: str | None) -> tuple[Any, Any]:
+    """The app and who acts, from a subcommand's own options or else its group's."""
+    given = ctx.obj or {}
+    app = load_app(app_spec or given.get("app_spec"))
+    return app, whoami(app, as_handle or given.get("as_handle"), token or given.get("token"))
+
+
 @proposals.command(name="show")
 @click.argument("proposal_id")
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
 @JSON_OPTION
 @click.pass_context
-def show_proposal(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
+def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
+                  as_handle: str | None, token: str | None, as_json: bool) -> None:
     """One proposal whole: the call in words, why, evidence, effects, and whether it is fresh.
 
     \b
-    Example:
-      signoff proposals --app examples/workshop.py show 3f2c8a8e-... --as noor@workshop.example
+    Examples:
+      signoff proposals show PROPOSAL_ID --app examples/workshop.py --as noor@workshop.example
+      signoff proposals show PROPOSAL_ID --app examples/workshop.py --as noor@workshop.example --json
     """
-    from signoff.inbox import Inbox
-
-    app = load_app(ctx.obj["app_spec"])
-    me = whoami(app, ctx.obj["as_handle"], ctx.obj["token"])
+    app, me = _of_group(ctx, app_spec, as_handle, token)
     inbox = Inbox(app)
-    try:
-        p = inbox.proposal(me, proposal_id)
-    except NotFound as error:
-        raise NotThere(error.message) from None
+    p = inbox.proposal(me, proposal_id)
     freshness = inbox.freshness(p)
+    decider = app.people.find(p.decided_by) if p.decided_by else None
     if as_json:
         data = asdict(p)
         data["fresh"] = freshness.fresh
         data["freshness"] = freshness.words
+        data["decided_by_name"] = decider.name if decider else None
         _print_json(data)
         return
     click.echo(f"{p.agent} proposes: {p.label}")
     for name, value in p.shown.items():
         click.echo(f"  {name}: {value}")
     click.echo(f"Why: {p.why or '(it did not say)'}")
+    if p.labels:
+        click.echo("Outside content may have steered it:")
+        for label in p.labels:
+            click.echo(f"  - {label.words}")
     click.echo("What it does:")
     for line in p.effects:
         click.echo(f"  - {line}")
@@ -157,8 +153,13 @@ def show_proposal(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         click.echo(f"  - {e.tool}({e.arguments}) → {e.answer}")
     if not p.evidence:
         click.echo("  (nothing)")
-    click.echo(f"Decided by: {p.decide_by}. Status: {p.status.value}.")
-    click.echo("Fresh: yes." if freshness.fresh else f"Stale: {freshness.words}")
+    if p.status is ProposalStatus.WAITING:
+        click.echo(f"To be decided by: {p.decide_by}. Status: Waiting.")
+        click.echo("Fresh: yes." if freshness.fresh else f"Stale: {freshness.words}")
+    else:
+        who = decider.name if decider else "someone no longer known"
+        click.echo(f"Decided by: {who}. Status: {p.status.value}."
+                   + (f" {p.reason}" if p.reason and p.status is not ProposalStatus.DONE else ""))
 
 
 def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -188,23 +189,27 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
             always: bool, changes: tuple[str, ...], as_json: bool) -> None:
     """Say yes: the call runs now, as the agent on your behalf (only what both may).
 
+    --set changes an argument's value (the price, say), never what the call acts on (the
+    record) nor the tool. --always also makes a standing rule, and says what it covers.
+
     \b
     Examples:
-      signoff approve 3f2c8a8e-... --app examples/workshop.py --as noor@workshop.example
-      signoff approve 3f2c8a8e-... --set price=42 --always
+      signoff approve PROPOSAL_ID --app examples/workshop.py --as noor@workshop.example
+      signoff approve PROPOSAL_ID --set price=42 --app examples/workshop.py --as noor@workshop.example
+      signoff approve PROPOSAL_ID --always --app examples/workshop.py --as noor@workshop.example
     """
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    try:
-        decision = app.approve(proposal_id, by=me, always_like_this=always,
-                               edited=_values(changes) or None)
-    except AgentRefused as error:
-        raise _refused(error) from None
+    proposal = Inbox(app).proposal(me, proposal_id)
+    decision = app.approve(proposal, by=me, always_like_this=always,
+                           edited=_values(changes) or None)
     if as_json:
         _print_json(decision)
     else:
         click.echo(decision.said)
-    if decision.status.value != "Done":
+        if decision.rule is not None:
+            click.echo(_rule_words(app, decision.rule))
+    if decision.status is not ProposalStatus.DONE:
         raise SystemExit(EXIT_REFUSED)
 
 
@@ -221,14 +226,11 @@ def reject(proposal_id: str, reason: str, app_spec: str | None, as_handle: str |
 
     \b
     Example:
-      signoff reject 3f2c8a8e-... --reason "Quote the cable separately." --as noor@workshop.example
+      signoff reject PROPOSAL_ID --reason "Too dear." --app examples/workshop.py --as noor@workshop.example
     """
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    try:
-        decision = app.reject(proposal_id, by=me, reason=reason)
-    except AgentRefused as error:
-        raise _refused(error) from None
+    decision = app.reject(Inbox(app).proposal(me, proposal_id), by=me, reason=reason)
     if as_json:
         _print_json(decision)
     else:
@@ -249,46 +251,51 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
     \b
     Examples:
       signoff rules --app examples/workshop.py --as noor@workshop.example --active
-      signoff rules revoke RULE_ID --why "Prices went up."
+      signoff rules revoke RULE_ID --why "Too dear." --app examples/workshop.py --as noor@workshop.example
     """
     ctx.ensure_object(dict)
     ctx.obj.update(app_spec=app_spec, as_handle=as_handle, token=token)
     if ctx.invoked_subcommand is not None:
         return
-    from signoff.inbox import Inbox
-
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
     found = Inbox(app).rules(me, active_only=active)
     if as_json:
         _print_json(found)
         return
+    inbox = Inbox(app)
     for r in found:
-        scope = "for everybody" if r.for_id is None else "for " + (
-            app.people.find(r.for_id).name if app.people.find(r.for_id) else r.for_id)
-        state = "in force" if r.active else "revoked"
-        click.echo(f"{r.id}  {r.agent} may {r.tool} alone"
-                   f"{' in ' + r.skill if r.skill else ''} {scope}: {state}, used {r.used}×")
+        if r.active:
+            click.echo(f"{r.id}  In force, used {r.used}×: {inbox.covers(r)}.")
+            continue
+        why = f" Why it was taken back: {r.why}" if r.why else ""
+        click.echo(f"{r.id}  Revoked, used {r.used}×; it said: {inbox.covers(r)}.{why}")
     click.echo(f"{len(found)} rule{'s' if len(found) != 1 else ''}.")
+
+
+def _rule_words(app: Any, rule: StandingRule) -> str:
+    """What a standing rule covers, and how to take it back."""
+    return (f"Standing rule {rule.id}: {Inbox(app).covers(rule)}. "
+            f"Take it back with `signoff rules revoke {rule.id}{app_option_words()}`.")
 
 
 @rules.command(name="revoke")
 @click.argument("rule_id")
 @click.option("--why", default="", help="Why it is taken back.")
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
 @click.pass_context
-def revoke_rule(ctx: click.Context, rule_id: str, why: str) -> None:
+def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None,
+                as_handle: str | None, token: str | None) -> None:
     """Take a standing rule back, from the agent's next step on.
 
     \b
     Example:
-      signoff rules --app examples/workshop.py --as noor@workshop.example revoke RULE_ID --why "No."
+      signoff rules revoke RULE_ID --why "Too dear." --app examples/workshop.py --as noor@workshop.example
     """
-    app = load_app(ctx.obj["app_spec"])
-    me = whoami(app, ctx.obj["as_handle"], ctx.obj["token"])
-    try:
-        rule = app.revoke(rule_id, by=me, why=why)
-    except AgentRefused as error:
-        raise _refused(error) from None
+    app, me = _of_group(ctx, app_spec, as_handle, token)
+    rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
     click.echo(f"Revoked: {rule.agent} proposes {rule.tool} again.")
 
 
@@ -306,19 +313,21 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
     Example:
       signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
     """
-    from signoff.inbox import Inbox
-
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
     inbox = Inbox(app)
     found = [t for t in _every_page(lambda after: inbox.tasks(me, after=after))
              if status is None or t.status.value == status]
+    with app.database.connect() as db:
+        stuck = model_specs.problems(db, [t.id for t in found if t.status.value == "Running"])
     if as_json:
-        _print_json(found)
+        _print_json([{**asdict(t), "stuck": stuck.get(t.id, "")} for t in found])
         return
     for t in found:
         click.echo(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
                    f"{t.steps} steps, ${t.spend_usd:.4f}")
+        if t.id in stuck:
+            click.echo(f"    Stuck: {stuck[t.id]}")
     click.echo(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
 
 
@@ -351,9 +360,7 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
         return
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    if not Inbox(app).may_see_task(me, task_id):
-        raise NotThere(f"There is no task with id {task_id} that you may see.")
-    found = app.receipt(task_id)
+    found = app.receipt(Inbox(app).task(me, task_id))
     if as_json:
         _print_json(found)
         return

@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from signoff.cli import APP_OPTION, EXIT_NOT_FOUND, JSON_OPTION, load_app, main, save_token
-from signoff.exceptions import UserError
 from signoff.security.principals import Principal
 
 __all__: list[str] = []
@@ -35,7 +34,7 @@ def users() -> None:
 
     \b
     Examples:
-      signoff users add noor@workshop.example Noor --role manager --app examples/workshop.py
+      signoff users add ada@workshop.example Ada --role manager --app examples/workshop.py
       signoff users token noor@workshop.example --save --app examples/workshop.py
     """
 
@@ -53,10 +52,7 @@ def add_user(handle: str, name: str, roles: tuple[str, ...], app_spec: str | Non
       signoff users add ola@workshop.example Ola --role mechanic --app examples/workshop.py
     """
     app = load_app(app_spec)
-    try:
-        person = app.people.add(handle, name, roles=roles)
-    except UserError as error:
-        raise click.ClickException(str(error)) from None
+    person = app.people.add(handle, name, roles=roles)
     click.echo(f"Added {person.name} ({person.handle}) with roles: {', '.join(roles) or 'none'}.")
 
 
@@ -144,7 +140,7 @@ def password(handle: str, password: str, app_spec: str | None) -> None:
 
     \b
     Example:
-      signoff users password noor@workshop.example --app examples/workshop.py
+      signoff users password noor@workshop.example --password "horse battery" --app examples/workshop.py
     """
     app = load_app(app_spec)
     person = _person(app, handle)
@@ -166,8 +162,8 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
     \b
     Examples:
       signoff users token noor@workshop.example --save --app examples/workshop.py
-      signoff users token noor@workshop.example --list
-      signoff users token noor@workshop.example --revoke TOKEN_ID
+      signoff users token noor@workshop.example --list --app examples/workshop.py
+      signoff users token noor@workshop.example --revoke TOKEN_ID --app examples/workshop.py
     """
     app = load_app(app_spec)
     person = _person(app, handle)

@@ -10,11 +10,13 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
+from signoff.agents import model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.tasks import TaskStatus
 from signoff.models.base import Model
+from signoff.models.errors import ModelError
 from signoff.store.tables import proposals, tasks
 
 __all__ = ["STUCK_AFTER", "Worker"]
@@ -33,6 +35,8 @@ class Worker:
     def __init__(self, agency: Agency, *, model_for: Callable[[str, str], Model | None]) -> None:
         self._agency = agency
         self._model_for = model_for
+        self._unable: set[str] = set()
+        """Tasks this worker has no model for (reported once)."""
 
     def recover(self, *, older_than: timedelta = timedelta(0)) -> int:
         """Settle what a stopped process left half done (more than `older_than` ago): approved
@@ -62,23 +66,54 @@ class Worker:
         return len(ids) + resumed
 
     def run_once(self) -> int:
-        """Step every running task until it waits or ends; how many tasks were stepped."""
+        """Step every running task until it waits or ends; how many tasks were stepped (a task
+        with no model this worker can make is reported once, and left Running)."""
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
+        stepped = 0
         for task_id in running:
+            if task_id in self._unable:
+                continue
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
             if task is None:
                 continue
             if task_id not in self._agency.loop.models:
-                registered = self._agency.registered_as(task.agent)
-                model = self._model_for(task.agent, task_id) or registered.agent.model
+                model = self._model(task_id, task.agent)
                 if model is None:
-                    log.warning("Task %s has no model to go on with; it stays Running.", task_id)
                     continue
                 self._agency.loop.models[task_id] = model
             self._agency.loop.run(task_id)
-        return len(running)
+            stepped += 1
+        return stepped
+
+    def _model(self, task_id: str, agent: str) -> Model | None:
+        """The model a task goes on with: `model_for`'s, else the one it was started with (by
+        spec), else its agent's own. None when this worker has none: why is kept with the
+        task (`signoff tasks` shows it) and logged once, not at every pass."""
+        given = self._model_for(agent, task_id)
+        if given is not None:
+            return given
+        with self._agency.database.connect() as db:
+            spec = model_specs.recorded(db, task_id)
+        if spec is not None and spec.spec:
+            try:
+                return spec.make()
+            except ModelError as error:
+                problem = f"Its model {spec.words} cannot be made here: {error.message}"
+        else:
+            own = self._agency.registered_as(agent).agent.model
+            if own is not None:
+                return own
+            problem = ("It was started with a model given in code, which no other process can "
+                       "make, and its agent declares none. Start tasks with `signoff run … "
+                       "--model SPEC` (or give the agent a model) for a worker to go on with.")
+        self._unable.add(task_id)
+        with self._agency.database.connect() as db:
+            first_time = model_specs.report(db, task_id, problem)
+        if first_time:
+            log.warning("Task %s stays Running: %s", task_id, problem)
+        return None
 
     def run_forever(
         self, *, every: float = 1.0, stop: Callable[[], bool] = lambda: False,

@@ -1,4 +1,4 @@
-"""Hard limits: the step decision, spend reservations, and grounded answers."""
+"""Hard limits: the step decision, spend reservations, grounded answers, provenance labels."""
 
 from signoff.limits.grounding import (
     Citation,
@@ -8,15 +8,29 @@ from signoff.limits.grounding import (
     GroundedAnswer,
     check_citations,
 )
+from signoff.limits.provenance import (
+    ArgumentLabel,
+    Endorse,
+    Labels,
+    Origin,
+    Provenance,
+    Seen,
+)
 from signoff.limits.steps import NextAction, next_action
 
 __all__ = [
+    "ArgumentLabel",
     "Citation",
     "CitationProblem",
     "Claim",
     "Declined",
+    "Endorse",
     "GroundedAnswer",
+    "Labels",
     "NextAction",
+    "Origin",
+    "Provenance",
+    "Seen",
     "check_citations",
     "next_action",
 ]

@@ -22,6 +22,8 @@ leave each of their tools has. Written in TOML::
     url = "https://search.example/mcp"
     headers = { Authorization = "Bearer …" }   # the guard's own credentials, never a client's
     default = "propose"
+    outside = true                          # its answers are outside content (the default;
+                                            # false vouches for every answer it gives)
 """
 
 from __future__ import annotations
@@ -81,6 +83,11 @@ class Upstream:
     """The guard's own headers for that URL (a client's token is never passed on)."""
     trusted: bool = False
     """Whether its read-only hints are believed (an untrusted server's never are)."""
+    outside: bool = True
+    """Whether what its tools return is outside content (a web page, a file, a message: text a
+    stranger may have written), so that an argument it may have steered holds a later call back
+    to a proposal, whatever the leaves or a standing rule say (`signoff.limits.provenance`).
+    ``outside = false`` only for a server whose every answer the config's author vouches for."""
     default: Leave | None = None
     """The leave of its tools the config does not name (None: from their hints)."""
     tools: dict[str, Leave] = field(default_factory=dict)
@@ -156,6 +163,12 @@ def _person(data: Any, *, where: str) -> Person:
                   roles=tuple(str(r) for r in data.get("roles", [])))
 
 
+def _yes_no(value: Any, *, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise UserError(f"{where} is true or false, not {value!r}.")
+    return value
+
+
 def _upstream(name: str, data: Any, *, where: str) -> Upstream:
     here = f"{where}, [servers.{name}]"
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,40}", name):
@@ -167,7 +180,7 @@ def _upstream(name: str, data: Any, *, where: str) -> Upstream:
         raise UserError(f"{here}: give either a command (over stdio) or a url (streamable "
                         "HTTP), not both nor neither.")
     unknown = sorted(set(data) - {"command", "args", "env", "cwd", "url", "headers", "trusted",
-                                  "default", "tools"})
+                                  "outside", "default", "tools"})
     if unknown:
         raise UserError(f"{here}: unknown setting {', '.join(unknown)}.")
     tools = data.get("tools", {})
@@ -178,7 +191,8 @@ def _upstream(name: str, data: Any, *, where: str) -> Upstream:
         env={str(k): str(v) for k, v in data.get("env", {}).items()},
         cwd=str(data["cwd"]) if data.get("cwd") else None, url=str(url or ""),
         headers={str(k): str(v) for k, v in data.get("headers", {}).items()},
-        trusted=bool(data.get("trusted", False)),
+        trusted=_yes_no(data.get("trusted", False), where=f"{here}: `trusted`"),
+        outside=_yes_no(data.get("outside", True), where=f"{here}: `outside`"),
         default=leave_named(data["default"], where=here) if "default" in data else None,
         tools={str(t): leave_named(w, where=f"{here} tool {t}") for t, w in tools.items()},
     )

@@ -5,7 +5,13 @@ Each upstream tool becomes an action of the guard's own app (``{server}_{tool}``
 with exactly the arguments given. Its code reaches outside, so signoff counts it as changing
 things and reaching outside; its annotations are hints only: a read-only hint lets it run alone
 only when the config trusts its server, and everything else is proposed unless the config says
-otherwise. Proposals, standing rules and receipts are the app's own, decided in its inbox. When
+otherwise. What an upstream answers is outside content (unless the config says ``outside =
+false`` for its server): once a session has seen some, a call with an argument it may have
+steered — or one traced to nothing, as the guard never sees the person's request — is proposed,
+whatever the leaves or a standing rule say, and the proposal says where the argument came from.
+That holds for tools hinted read-only too: nothing proves an upstream tool only reads, and a
+read can carry data out in its arguments (a fetched link). Proposals, standing rules and
+receipts are the app's own, decided in its inbox. When
 an upstream changes a tool's description or schema, the standing rules on it are suspended (the
 person who made each is told what changed, as the rule's reason) and pending proposals of it go
 stale.
@@ -27,7 +33,7 @@ from mcp.types import CallToolResult, TextContent, Tool
 from sqlalchemy import String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff.actions.declare import ActionFunction
+from signoff.actions.declare import ActionFunction, Untrusted
 from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.skills import Skill
@@ -248,7 +254,20 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
                        f"{server}, called with exactly these arguments.")
     title = guarded.tool.title or (guarded.tool.annotations.title if guarded.tool.annotations
                                    else None)
-    return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})")
+    return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})",
+                          untrusted=_outside(guarded.server))
+
+
+def _outside(server: Upstream) -> Untrusted:
+    """What an upstream's answers are: outside content, said with the server's name, unless the
+    config vouches for them. The guard never sees the person's request (the MCP client keeps
+    it), so once outside content has entered a session, an argument of a later call is traced
+    to an answer or to nothing, and the call is proposed (a word the model wrote, or an
+    argument the guard's own skill was given, excepted)."""
+    if not server.outside:
+        return False
+    said = f"from the MCP server {server.name}"
+    return lambda value: said
 
 
 def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, GuardedTool],

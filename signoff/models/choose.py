@@ -24,7 +24,7 @@ from signoff.models.errors import ModelNotConfigured
 from signoff.models.openai_compatible import OpenAICompatibleModel, OpenAIModel
 from signoff.models.retries import Retries
 
-__all__ = ["PROVIDERS", "model_from"]
+__all__ = ["PROVIDERS", "model_from", "price_from"]
 
 PROVIDERS = ("openai", "anthropic", "openai-compatible")
 """The providers a spec may name."""
@@ -77,6 +77,19 @@ def model_from(
     raise ModelNotConfigured(
         f"“{spec}” names no provider signoff knows: use one of {', '.join(PROVIDERS)} "
         f"(e.g. {_example('openai')}), or offline.")
+
+
+def price_from(text: str) -> Price:
+    """A price written ``IN,OUT`` in US dollars per million input and output tokens
+    (``0.15,0.60``; ``0,0`` for a free local model); `ModelNotConfigured` otherwise."""
+    try:
+        given, taken = (float(part) for part in text.split(","))
+    except ValueError:
+        raise ModelNotConfigured(f"“{text}” is not a price: give two numbers, input and output "
+                                 "dollars per million tokens, e.g. 0.15,0.60.") from None
+    if given < 0 or taken < 0 or given != given or taken != taken:
+        raise ModelNotConfigured(f"“{text}” is not a price: a price is two numbers of 0 or more.")
+    return Price(input_per_mtok=given, output_per_mtok=taken)
 
 
 def _guess(name: str) -> str:

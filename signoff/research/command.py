@@ -30,7 +30,7 @@ import click
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
 
-__all__ = ["plain", "research", "research_receipt"]
+__all__ = ["plain", "research", "research_receipt", "visible"]
 
 _EXAMPLES = """
 \b
@@ -239,7 +239,7 @@ class _Progress:
     def streamed(self, text: str) -> None:
         """Show a piece of the model's text as it is written."""
         if not self.quiet:
-            self.console.print(text, end="", style="dim", markup=False)
+            self.console.print(visible(text), end="", style="dim", markup=False)
 
     def live(self) -> Any:
         from contextlib import nullcontext
@@ -387,7 +387,16 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control characters (all but tab and line feed) and the marks that reorder text on screen
+(bidirectional overrides and isolates): none is sent to the terminal."""
+
+
+def visible(text: str) -> str:
+    """`text` with each control character or reordering mark shown as an escape (``\\x1b``,
+    ``\\u202e``), so that none reaches the terminal."""
+    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                   else f"\\u{ord(m.group()):04x}"), text)
 
 
 def plain(text: str) -> str:
@@ -395,8 +404,7 @@ def plain(text: str) -> str:
     its control characters shown as escapes (so none reaches the terminal)."""
     from rich.markup import escape
 
-    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return escape(shown)
+    return escape(visible(text))
 
 
 def _console() -> Any:

@@ -12,14 +12,18 @@ stem begins the other ("defines" and "definition"); a keyword that is also an En
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
 A sentence is about the question when its coverage reaches `ABOUT`. Sentences are then ranked
 by coverage, raised by how much of the question their source's title covers (its focus) and by
-the question's neighbouring terms found side by side ("context manager"), lowered a little for
-later sources and later places. The answer keeps the best sentence about the question and the
-few that come close to it, and none that do not. When no sentence is about the question,
+the question's neighbouring terms found side by side ("context manager") and by naming the
+question's terms in its first words ("The with statement is used to…": it is about them, not
+only mentioning them), lowered for a note of the version something changed in and a little for
+later sources and later places; a "Source code:" line is a label, never a claim. The answer
+keeps the best sentence about the question and the few that come close to it, best first, and
+none that do not. When no sentence is about the question,
 nothing is said: the reader declines.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -86,6 +90,7 @@ _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "
 """Endings taken off a word to find its stem (the longest that leaves a stem of 3 letters)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The stem of `word`: lower case, its ending taken off ("definitions" → "defin")."""
     word = word.lower()
@@ -154,9 +159,9 @@ class Reading:
     terms: tuple[str, ...]
     """The question's terms, as searched and weighed."""
     chosen: tuple[Sentence, ...]
-    """The sentences about the question, in the order of the sources and within them."""
+    """The sentences about the question, best first."""
     best: Sentence | None
-    """The sentence that came closest, whether or not it is about the question."""
+    """The best sentence about the question, or the one that came closest when none is."""
     missing: tuple[str, ...]
     """The heaviest terms the closest sentence lacks (what the sources did not say)."""
     absent: tuple[str, ...]
@@ -204,6 +209,30 @@ class _Pairs:
             return 0.0
         seen = [stem(w) for w in re.findall(r"\w+", text)]
         return len(self.pairs & set(itertools.pairwise(seen))) / len(self.pairs)
+
+
+_SUBJECT_WORDS = 5
+"""A sentence whose first this many words hold the question's terms it has is about them
+("The with statement is used to…"), not only mentioning them."""
+
+_SUBJECT_BOOST = 1.3
+"""How much more such a sentence counts."""
+
+_VERSION = re.compile(r"(Changed in|New in|Added in|Deprecated since) version\b")
+_VERSION_NOTE = 0.5
+"""How much a note of the version a thing changed in counts: rarely what was asked."""
+
+_LINK_LABEL = re.compile(r"Source code:\s")
+"""The line that links a module's documentation to its source: a label, never a claim."""
+
+
+def _opens_with(matcher: _Matcher, found: set[str], text: str) -> bool:
+    """Whether `text` names the question's terms it has within its first words."""
+    words = [t for t in found if t[0].isalnum()]
+    if not words:
+        return False
+    opening = " ".join(re.findall(r"\S+", text)[:_SUBJECT_WORDS])
+    return all(matcher.has(t, _words(opening), opening) for t in words)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -255,25 +284,30 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
              for title, source in zip(titles, sources, strict=True)]
     scored: list[tuple[float, Sentence, set[str]]] = []
     for sentence, found in zip(every, has, strict=True):
+        if _LINK_LABEL.match(sentence.text):
+            continue
         title = titles[sentence.rank]
         in_title = {t for t in terms if t not in found
                     and matcher.has(t, title, sources[sentence.rank].title)}
         coverage = (sum(weight[t] for t in found) + 0.75 * sum(weight[t] for t in in_title)) / total
         score = (coverage * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
+                 * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text)
+                 * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | in_title))
+    if not scored:
+        return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent)
     scored.sort(key=lambda c: (-c[1].score, c[1].rank, c[1].position))
-    top_coverage, best, best_terms = scored[0]
+    about = [c for c in scored if c[0] >= ABOUT]
+    _, best, best_terms = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
     chosen: list[Sentence] = []
     taken: dict[str, int] = {}
-    for coverage, sentence, _ in scored:
-        if coverage < ABOUT or sentence.score < CLOSE * best.score or len(chosen) == limit:
+    for _, sentence, _ in about:
+        if sentence.score < CLOSE * best.score or len(chosen) == limit:
             break
         if taken.get(sentence.source_id, 0) >= per_source:
             continue
         taken[sentence.source_id] = taken.get(sentence.source_id, 0) + 1
         chosen.append(sentence)
-    chosen.sort(key=lambda s: (s.rank, s.position))
-    del top_coverage
     return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent)

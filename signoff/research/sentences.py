@@ -34,6 +34,7 @@ _END = re.compile(r"[.!?…]+[\"'”’)\]*]*(?:\s*\[\d{1,3}\])?(?=\s)")
 _NEXT = re.compile(r"\s+[\"“‘'(\[*]*[A-Z0-9]")
 _BULLET = re.compile(r"(?:[*+\-•]|\d{1,3}[.)]|\([a-z0-9]\))\s+")
 _UNDERLINE = re.compile(r"[*=\-~^#+`\"']{3,}")
+_LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE_START = re.compile(
     r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
@@ -119,7 +120,7 @@ def _is_code(lines: list[str]) -> bool:
         return True  # a table: columns apart, or drawn with | and +
     if re.search(r"[;{}]\s*$", lines[-1]) and not re.search(r"[.!?]", joined):
         return True
-    letters = sum(c.isalpha() or c.isspace() for c in joined)
+    letters = len(_LETTER_OR_SPACE.findall(joined))
     if letters < 0.72 * len(joined):
         return True
     words = re.findall(r"[A-Za-z][a-z]+", joined)

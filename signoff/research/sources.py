@@ -187,6 +187,9 @@ _BLOCKS = frozenset({
     "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "table", "tr",
     "pre", "figure", "figcaption", "hr", "form", "fieldset", "details", "summary",
 })  # fmt: skip
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+"""Headings: each given as a line of its own led by ``#`` marks, so that no heading is read as a
+sentence of the page."""
 _HIDDEN = frozenset({"script", "style", "template", "noscript", "svg", "head"})
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
                    "source", "track", "wbr"})
@@ -209,6 +212,8 @@ class _TextOf(HTMLParser):
         self._depth = 0
         self._main_at = -1
         self._link_at = -1
+        self._marked = False
+        """Whether a heading's ``#`` marks were the last thing added."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
@@ -226,6 +231,9 @@ class _TextOf(HTMLParser):
             self._add("\n\n")
             self._pre += tag == "pre"
             self._in_h1 = self._in_h1 or tag == "h1"
+            if tag in _HEADINGS:
+                self._add("#" * int(tag[1]) + " ")  # a heading, as Markdown marks it
+                self._marked = True
         if self._main_at < 0 and (tag == "main" or found.get("role") == "main"):
             self._main_at = self._depth
 
@@ -263,8 +271,9 @@ class _TextOf(HTMLParser):
             return
         flowing = re.sub(r"\s+", " ", data)
         target = self.main if self._main_at >= 0 else self.chunks
-        if not target or target[-1].endswith("\n"):
+        if not target or target[-1].endswith("\n") or self._marked:
             flowing = flowing.lstrip()
+        self._marked = self._marked and not flowing
         if flowing:
             self._add(flowing)
 
@@ -276,7 +285,7 @@ class _TextOf(HTMLParser):
 
 def html_to_text(html: str) -> tuple[str, str]:
     """(title, text) of an HTML page: its visible text (only its main part, when it marks
-    one), a blank line between blocks."""
+    one), a blank line between blocks, each heading led by ``#`` marks as in Markdown."""
     parser = _TextOf()
     parser.feed(html)
     parser.close()

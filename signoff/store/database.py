@@ -98,8 +98,8 @@ class Database:
         if getattr(self._held, "connection", None) is not None:
             yield
             return
-        self.ensure_schema()
         try:
+            self.ensure_schema()
             connection = self.engine.connect()
         except DBAPIError as error:
             raise self.error(error) from error
@@ -167,10 +167,16 @@ def _engine_for(url: str) -> Engine:
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         else:
             engine = create_engine(url, pool_pre_ping=True)
-    except Exception as error:  # SQLAlchemy's ArgumentError, a missing driver's ImportError, ...
+    except ModuleNotFoundError as missing:  # the URL's driver is not installed
+        driver = (missing.name or "").split(".")[0]
+        extra = " (the postgres extra: pip install 'signoff[postgres]')" if (
+            driver.startswith("psycopg")) else f" (pip install {driver})"
+        raise UserError(f"The database {_shown(url)} needs the driver {driver}, which is not "
+                        f"installed{extra}.") from missing
+    except Exception as error:  # SQLAlchemy's ArgumentError, ...
         raise UserError(
-            f"signoff cannot open the database {url!r}: {error}. Give a SQLAlchemy URL such as "
-            "'sqlite:///app.db' or 'postgresql+psycopg://user@host/db'."
+            f"signoff cannot open the database {_shown(url)}: {error}. Give a SQLAlchemy URL such "
+            "as 'sqlite:///app.db' or 'postgresql+psycopg://user@host/db'."
         ) from error
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -178,6 +184,17 @@ def _engine_for(url: str) -> Engine:
         # starts when SQLAlchemy says so (and reads are repeatable inside it).
         event.listen(engine, "begin", _sqlite_begin)
     return engine
+
+
+def _shown(url: str) -> str:
+    """`url` with its password hidden (as given, when it does not parse)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return repr(url)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

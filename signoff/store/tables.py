@@ -25,6 +25,7 @@ __all__ = [
     "proposals",
     "receipt_entries",
     "standing_rules",
+    "task_models",
     "tasks",
     "tool_calls",
 ]
@@ -155,6 +156,7 @@ proposals = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("decided_at", DateTime(timezone=True), nullable=True),
     Column("trace_context", JSON, nullable=True),
+    Column("labels", JSON, nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_task", "task_id"),
     Index("signoff_proposals_person", "decide_person_id", "status", "created_at"),
@@ -193,3 +195,16 @@ receipt_entries = Table(
     Index("signoff_receipt_entries_task", "task_id", "id"),
 )
 """What happened in each task, in order: model calls, tool calls, proposals, decisions."""
+
+task_models = Table(
+    "signoff_task_models",
+    metadata,
+    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), primary_key=True),
+    Column("spec", String(500), nullable=False),
+    Column("input_per_mtok", Float, nullable=True),
+    Column("output_per_mtok", Float, nullable=True),
+    Column("problem", Text, nullable=False, default=""),
+    Column("reported_at", DateTime(timezone=True), nullable=True),
+)
+"""The model a task was started with, named by spec (and its price), so that another process
+can make it again; and why it could not, once reported."""

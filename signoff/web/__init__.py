@@ -19,10 +19,12 @@ if TYPE_CHECKING:
 __all__ = ["create_web_app"]
 
 
-def create_web_app(app: App, *, secure_cookies: bool = True, refresh_seconds: float = 5.0) -> FastAPI:
+def create_web_app(app: App, *, secure_cookies: bool = True, refresh_seconds: float = 5.0,
+                   max_body_bytes: int = 1024 * 1024) -> FastAPI:
     """The web app of `app`: the REST API (``/api``, its OpenAPI at ``/api/openapi.json``) and
     the inbox. Cookies are ``Secure`` unless `secure_cookies` is False (plain http); the inbox
-    looks for something new every `refresh_seconds`."""
+    looks for something new every `refresh_seconds`. An API request's token is checked before
+    its body is read, and a body over `max_body_bytes` (1 MB) is refused with 413."""
     try:
         from signoff.web.server import build
     except ImportError as missing:
@@ -30,4 +32,5 @@ def create_web_app(app: App, *, secure_cookies: bool = True, refresh_seconds: fl
 
         raise UserError(f"The web inbox needs the web extra ({missing.name} is missing): "
                         "pip install 'signoff[web]'.") from None
-    return build(app, secure_cookies=secure_cookies, refresh_seconds=refresh_seconds)
+    return build(app, secure_cookies=secure_cookies, refresh_seconds=refresh_seconds,
+                 max_body_bytes=max_body_bytes)

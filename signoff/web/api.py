@@ -5,7 +5,8 @@ to problem details, and formats; nothing is decided here.
 """
 
 # No `from __future__ import annotations`: FastAPI reads the local `Me` alias at run time.
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -19,6 +20,7 @@ from signoff.web.auth import bearer_principal
 from signoff.web.problems import PROBLEM_RESPONSES, ProblemError
 from signoff.web.schemas import (
     ActionOut,
+    ActionPage,
     ApproveIn,
     DecisionOut,
     MeOut,
@@ -29,12 +31,16 @@ from signoff.web.schemas import (
     RejectIn,
     RevokeIn,
     RuleOut,
+    RulePage,
     SkillLeaveOut,
+    SkillLeavePage,
     TaskOut,
     TaskPage,
 )
 
 __all__ = ["api_router", "refused"]
+
+T = TypeVar("T")
 
 _bearer = HTTPBearer(auto_error=False, bearerFormat="so_<id>_<secret>",
                      description="A token from `app.credentials.issue_token(person)` or "
@@ -101,7 +107,10 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
                                    edited=body.edited)
         except AgentRefused as error:
             raise refused(app, proposal_id, error) from None
-        return DecisionOut.of(decision)
+        out = DecisionOut.of(decision)
+        if decision.rule is not None:
+            out.rule = RuleOut.of(decision.rule, inbox.covers(decision.rule))
+        return out
 
     @router.post("/proposals/{proposal_id}/reject", tags=["proposals"])
     def reject(proposal_id: str, body: RejectIn, person: Me) -> DecisionOut:
@@ -114,9 +123,18 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return DecisionOut.of(decision)
 
     @router.get("/rules", tags=["rules"])
-    def list_rules(person: Me, active_only: bool = False) -> list[RuleOut]:
-        """The standing rules you made or that work for you runs under (all, for a supervisor)."""
-        return [RuleOut.of(r) for r in inbox.rules(person, active_only=active_only)]
+    def list_rules(
+        person: Me, active_only: bool = False,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+        after: Annotated[str | None, Query(max_length=200,
+                                           description="The `next` of the page before.")] = None,
+    ) -> RulePage:
+        """The standing rules you made or that work for you runs under (all, for a supervisor),
+        oldest first, a page at a time."""
+        rules = inbox.rules(person, active_only=active_only)
+        items, following = _page([RuleOut.of(r, inbox.covers(r)) for r in rules], lambda r: r.id,
+                                 limit, after)
+        return RulePage(items=items, next=following)
 
     @router.post("/rules/{rule_id}/revoke", tags=["rules"])
     def revoke(rule_id: str, body: RevokeIn, person: Me) -> RuleOut:
@@ -126,7 +144,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
             raise ProblemError(409, "This rule was revoked already.",
                                type_="urn:signoff:problem:already-revoked")
         try:
-            return RuleOut.of(app.revoke(rule, by=person, why=body.why))
+            revoked = app.revoke(rule, by=person, why=body.why)
+            return RuleOut.of(revoked, inbox.covers(revoked))
         except AgentRefused as error:
             status = 409 if not inbox.rule(person, rule_id).active else 403
             raise ProblemError(status, str(error), type_="urn:signoff:problem:refused") from None
@@ -152,13 +171,42 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return ReceiptOut.of(app.receipt(inbox.task(person, task_id)))
 
     @router.get("/agents", tags=["catalogue"])
-    def agents(person: Me) -> list[SkillLeaveOut]:
+    def agents(
+        person: Me, limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+        after: Annotated[str | None, Query(max_length=600,
+                                           description="The `next` of the page before.")] = None,
+    ) -> SkillLeavePage:
         """The agents' catalogue: the leave per agent, skill and tool, and who decides."""
-        return [SkillLeaveOut.of(line) for line in app.skills.catalog()]
+        lines = [SkillLeaveOut.of(line) for line in app.skills.catalog()]
+        items, following = _page(lines, lambda x: f"{x.agent}/{x.skill}/{x.tool}", limit, after)
+        return SkillLeavePage(items=items, next=following)
 
     @router.get("/actions", tags=["catalogue"])
-    def actions(person: Me) -> list[ActionOut]:
+    def actions(
+        person: Me, limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+        after: Annotated[str | None, Query(max_length=200,
+                                           description="The `next` of the page before.")] = None,
+    ) -> ActionPage:
         """The actions the app offers by name, with their effects."""
-        return [ActionOut.of(info) for info in app.actions.catalog()]
+        infos = [ActionOut.of(info) for info in app.actions.catalog()]
+        items, following = _page(infos, lambda a: a.name, limit, after)
+        return ActionPage(items=items, next=following)
 
     return router
+
+
+def _page(items: list[T], key: Callable[[T], str], limit: int, after: str | None
+          ) -> tuple[list[T], str | None]:
+    """A page of a short listing kept in order: the `limit` items after the one whose key is
+    `after`, and the key to pass as `after` for the next page (None on the last)."""
+    start = 0
+    if after:
+        keys = [key(item) for item in items]
+        if after not in keys:
+            raise ProblemError(422, f"{after!r} is not a `next` from a previous page: pass the "
+                                    "`next` a page gave, or nothing for the first page.",
+                               type_="urn:signoff:problem:invalid")
+        start = keys.index(after) + 1
+    chosen = items[start:start + limit]
+    more = start + limit < len(items)
+    return chosen, key(chosen[-1]) if more and chosen else None

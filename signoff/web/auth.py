@@ -22,7 +22,10 @@ from signoff.app import App
 from signoff.security.principals import Principal
 from signoff.web.problems import ProblemError
 
-__all__ = ["SESSION_COOKIE", "Browser", "bearer_principal"]
+PERSON_STATE = "signoff_person"
+"""The request state's name for the principal whose token `Admission` checked."""
+
+__all__ = ["SESSION_COOKIE", "Browser", "bearer_principal", "bearer_principal_of"]
 
 SESSION_COOKIE = "signoff_session"
 LOGIN_COOKIE = "signoff_login"
@@ -30,8 +33,17 @@ SESSION_LIFETIME = timedelta(hours=12)
 
 
 def bearer_principal(app: App, request: Request) -> Principal:
-    """The principal whose bearer token came with the request; a 401 problem otherwise."""
-    header = request.headers.get("authorization", "")
+    """The principal whose bearer token came with the request (checked already, before its body
+    was read, by `Admission`); a 401 problem otherwise."""
+    checked = getattr(request.state, PERSON_STATE, None)
+    if isinstance(checked, Principal):
+        return checked
+    return bearer_principal_of(app, request.headers.get("authorization", ""))
+
+
+def bearer_principal_of(app: App, header: str) -> Principal:
+    """The principal whose bearer token is in this Authorization `header`; a 401 problem
+    otherwise."""
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": 'Bearer realm="signoff"'}
     if scheme.lower() != "bearer" or not token.strip():

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.rules import StandingRule
 from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid
 from signoff.inbox import Inbox
@@ -146,28 +147,34 @@ class Pages:
         return JSONResponse({"stamp": self.inbox.stamp(person)},
                             headers={"cache-control": "no-store"})
 
-    def proposal_page(self, request: Request, proposal_id: str) -> HTMLResponse:
-        """One proposal: the call in words, why, evidence, effects, freshness, and the forms."""
+    def proposal_page(self, request: Request, proposal_id: str,
+                      rule: str | None = None) -> HTMLResponse:
+        """One proposal: the call in words, why, evidence, effects, freshness, and the forms
+        (and, after "approve always", the standing rule it made and what it covers)."""
         person = self.person(request)
-        return self._proposal(request, person, self.inbox.proposal(person, proposal_id))
+        made = self.inbox.covers(self.inbox.rule(person, rule)) if rule else ""
+        return self._proposal(request, person, self.inbox.proposal(person, proposal_id),
+                              made=made)
 
     def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
-                  status: int = 200, error: str = "") -> HTMLResponse:
+                  status: int = 200, error: str = "", made: str = "") -> HTMLResponse:
         waiting = proposal.status is ProposalStatus.WAITING
         fresh = self.inbox.freshness(proposal) if waiting else None
         came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
                       if e.kind == "decision" and e.data.get("proposal") == proposal.id]
         return self.render(request, "proposal.html", status=status, person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
-                           editable=self._editable(proposal), came_of_it=came_of_it, error=error)
+                           editable=self._editable(proposal), came_of_it=came_of_it, error=error,
+                           made=made)
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
-        """(name, label, value as text) of each argument a decider may change."""
+        """(name, label, value as text) of each argument a decider may change: values, never
+        what the call acts on (an argument naming a record)."""
         if proposal.action not in self.app.actions:
             return []
         found = []
         for parameter in self.app.actions.info(proposal.action).parameters:
-            if parameter.is_subject or parameter.name not in proposal.arguments:
+            if parameter.names_records or parameter.name not in proposal.arguments:
                 continue
             value = proposal.arguments[parameter.name]
             found.append((parameter.name, parameter.label,
@@ -186,14 +193,16 @@ class Pages:
                 if given is not None and given != shown:
                     edited[name] = _value_of(given)
         try:
-            self.app.approve(proposal, by=person, always_like_this=bool(fields.get("always")),
-                             edited=edited or None)
+            decision = self.app.approve(proposal, by=person,
+                                        always_like_this=bool(fields.get("always")),
+                                        edited=edited or None)
         except (ProblemError, AgentRefused, Invalid) as error:
             problem = refused(self.app, proposal_id, error) if isinstance(
                 error, AgentRefused) else to_problem(error)
             return self._proposal(request, person, self.app.proposal(proposal_id),
                                   status=problem.status, error=problem.detail)
-        return RedirectResponse(f"/proposals/{quote(proposal_id)}", status_code=303)
+        made = f"?rule={quote(decision.rule.id)}" if decision.rule is not None else ""
+        return RedirectResponse(f"/proposals/{quote(proposal_id)}{made}", status_code=303)
 
     async def reject(self, request: Request, proposal_id: str) -> Response:
         """Reject, with a reason."""
@@ -226,7 +235,11 @@ class Pages:
     def rules_page(self, request: Request) -> HTMLResponse:
         """The standing rules I may see, with revoke."""
         person = self.person(request)
-        return self.render(request, "rules.html", person=person, rules=self.inbox.rules(person))
+        return self.render(request, "rules.html", person=person, rules=self._rules(person))
+
+    def _rules(self, person: Principal) -> list[tuple[StandingRule, str]]:
+        """Each rule `person` may see, with what it covers in words."""
+        return [(rule, self.inbox.covers(rule)) for rule in self.inbox.rules(person)]
 
     async def revoke(self, request: Request, rule_id: str) -> Response:
         """Take a rule back."""
@@ -238,7 +251,7 @@ class Pages:
         except AgentRefused as error:
             status = 409 if not self.inbox.rule(person, rule_id).active else 403
             return self.render(request, "rules.html", status=status, person=person,
-                               rules=self.inbox.rules(person), error=str(error))
+                               rules=self._rules(person), error=str(error))
         return RedirectResponse("/rules", status_code=303)
 
     def agents_page(self, request: Request) -> HTMLResponse:

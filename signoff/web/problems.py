@@ -27,7 +27,15 @@ from signoff.exceptions import (
     UserError,
 )
 
-__all__ = ["PROBLEM_RESPONSES", "Problem", "ProblemError", "problem_response", "to_problem"]
+__all__ = [
+    "MEDIA_TYPE",
+    "PROBLEM_RESPONSES",
+    "Problem",
+    "ProblemError",
+    "problem_response",
+    "title_of",
+    "to_problem",
+]
 
 log = logging.getLogger("signoff.web")
 
@@ -89,7 +97,7 @@ def to_problem(error: Exception) -> ProblemError:
 
 def problem_response(request: Request, problem: ProblemError) -> Response:
     """`problem` as ``application/problem+json``."""
-    body = Problem(type=problem.type, title=_title(problem.status), status=problem.status,
+    body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
                    detail=problem.detail, instance=request.url.path, **problem.extra)
     return JSONResponse(body.model_dump(mode="json"), status_code=problem.status,
                         media_type=MEDIA_TYPE, headers=problem.headers)
@@ -97,8 +105,10 @@ def problem_response(request: Request, problem: ProblemError) -> Response:
 
 def from_http(error: StarletteHTTPException) -> ProblemError:
     """A problem for Starlette's own errors (an unknown path, a method not allowed)."""
-    detail = error.detail if isinstance(error.detail, str) else _title(error.status_code)
-    if error.status_code == 404:
+    detail = error.detail if isinstance(error.detail, str) else title_of(error.status_code)
+    if error.status_code == 400:
+        detail = "The body could not be read as a JSON object: send one."
+    elif error.status_code == 404:
         detail = "There is nothing at this address."
     elif error.status_code == 405:
         detail = "This address does not answer that method."
@@ -106,15 +116,53 @@ def from_http(error: StarletteHTTPException) -> ProblemError:
 
 
 def from_validation(error: RequestValidationError) -> ProblemError:
-    """A 422 problem naming each value that does not fit, and where it is."""
-    errors = [{"where": ".".join(str(part) for part in e.get("loc", ())), "problem": e.get("msg", "")}
-              for e in error.errors()]
-    first = errors[0] if errors else {"where": "the request", "problem": "it does not fit"}
-    return ProblemError(422, f"{first['where']}: {first['problem']}.",
-                        type_="urn:signoff:problem:invalid", errors=errors)
+    """A 422 problem naming each value that does not fit, where it is, and what would, in
+    signoff's words (the validator's own stay in the log)."""
+    errors = [{"where": _where(e.get("loc", ())), "problem": _in_words(e)} for e in error.errors()]
+    log.info("A request did not validate: %s", error.errors())
+    first = errors[0]["problem"] if errors else "The request does not fit this operation."
+    return ProblemError(422, first, type_="urn:signoff:problem:invalid", errors=errors)
 
 
-def _title(status: int) -> str:
+def _where(loc: Any) -> str:
+    """``("body", "edited", "price")`` → ``edited.price``; the body itself → ``the body``."""
+    parts = [str(part) for part in loc]
+    if parts and parts[0] in ("body", "query", "path", "header", "cookie"):
+        parts = parts[1:]
+    return ".".join(parts) or "the body"
+
+
+def _in_words(e: Any) -> str:
+    """One validation error as a sentence a person can act on."""
+    kind, where = e.get("type", ""), _where(e.get("loc", ()))
+    context = e.get("ctx") or {}
+    what = "The body" if where == "the body" else where
+    if where == "reason" and kind in ("string_too_short", "string_pattern_mismatch", "missing"):
+        return "Say why: a no needs a reason, and the agent is told it."
+    sentences = {
+        "missing": f"{what} is missing: give it.",
+        "extra_forbidden": f"{what} is not something this operation takes; leave it out.",
+        "json_invalid": "The body is not JSON: send a JSON object.",
+        "model_attributes_type": "The body is a JSON object of this operation's fields.",
+        "dict_type": f"{what} is a JSON object (names and values).",
+        "bool_parsing": f"{what} is true or false.",
+        "bool_type": f"{what} is true or false.",
+        "string_type": f"{what} is text.",
+        "string_too_long": f"{what} is at most {context.get('max_length', 'so many')} characters.",
+        "string_too_short": f"{what} needs at least {context.get('min_length', 1)} "
+                            "character(s).",
+        "int_parsing": f"{what} is a whole number.",
+        "int_type": f"{what} is a whole number.",
+        "greater_than_equal": f"{what} is at least {context.get('ge')}.",
+        "less_than_equal": f"{what} is at most {context.get('le')}.",
+        "enum": f"{what} is one of: {context.get('expected', '')}.",
+    }
+    return sentences.get(kind, f"{what} does not fit this operation: see its description in "
+                               "/api/openapi.json.")
+
+
+def title_of(status: int) -> str:
+    """The standard phrase of an HTTP status ("Payload Too Large")."""
     try:
         return HTTPStatus(status).phrase
     except ValueError:

@@ -14,13 +14,16 @@ from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.inbox import Freshness, TaskSummary
+from signoff.limits.provenance import Origin
 from signoff.security.principals import Principal
 
 __all__ = [
     "ActionOut",
+    "ActionPage",
     "ApproveIn",
     "DecisionOut",
     "EvidenceOut",
+    "LabelOut",
     "MeOut",
     "OutcomeOut",
     "ProposalOut",
@@ -30,7 +33,9 @@ __all__ = [
     "RejectIn",
     "RevokeIn",
     "RuleOut",
+    "RulePage",
     "SkillLeaveOut",
+    "SkillLeavePage",
     "TaskOut",
     "TaskPage",
 ]
@@ -94,6 +99,16 @@ class EvidenceOut(_Out):
     answer: str
 
 
+class LabelOut(_Out):
+    """An argument outside content may have steered, and the result it came from."""
+
+    argument: str
+    value: str
+    origin: Origin
+    source: str
+    words: str
+
+
 class ProposalOut(_Out):
     """A proposal: the exact call, in words and as data, why, what was looked at, and where it
     stands."""
@@ -108,6 +123,9 @@ class ProposalOut(_Out):
     arguments: dict[str, Any] = Field(description="The arguments, as they would run.")
     why: str
     evidence: list[EvidenceOut]
+    labels: list[LabelOut] = Field(default_factory=list, description=(
+        "Each argument outside content (an e-mail, a web page, a file) may have steered, with "
+        "the result it came from: why it was proposed though the agent might have run it alone."))
     effects: list[str]
     decide_by: str
     status: ProposalStatus
@@ -144,6 +162,10 @@ class DecisionOut(_Out):
     status: ProposalStatus
     said: str = Field(description="What the decider is told.")
     told_agent: str = Field(description="What the agent is told.")
+    rule: RuleOut | None = Field(None, description="The standing rule an approval with "
+                                                   "`always` made: from now on the agent runs "
+                                                   "this tool alone, with any values, in this "
+                                                   "skill, in work for the same person.")
 
     @staticmethod
     def of(d: Decision) -> DecisionOut:
@@ -167,11 +189,15 @@ class RuleOut(_Out):
     revoked_by: str | None
     revoked_at: datetime | None
     why: str
+    covers: str = Field("", description="What it lets the agent do, in words: the sentence "
+                                         "the inbox and `signoff approve --always` say.")
 
     @staticmethod
-    def of(r: StandingRule) -> RuleOut:
-        """From a rule."""
-        return RuleOut.model_validate(r)
+    def of(r: StandingRule, covers: str) -> RuleOut:
+        """From a rule, and what it covers in words (`Inbox.covers`)."""
+        out = RuleOut.model_validate(r)
+        out.covers = covers
+        return out
 
 
 class TaskOut(_Out):
@@ -283,3 +309,27 @@ class ActionOut(BaseModel):
         return ActionOut(name=info.name, label=info.label, reads_as=info.reads_as,
                          description=info.description, query=info.query,
                          effects=info.effects.explain(), parameters_schema=info.parameters_schema)
+
+
+class RulePage(BaseModel):
+    """A page of standing rules, oldest first."""
+
+    items: list[RuleOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+class SkillLeavePage(BaseModel):
+    """A page of the agents' catalogue."""
+
+    items: list[SkillLeaveOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+class ActionPage(BaseModel):
+    """A page of the actions the app offers."""
+
+    items: list[ActionOut]
+    next: str | None = Field(description="Pass it as `after` for the next page; null on the last.")
+
+
+DecisionOut.model_rebuild()

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from signoff.app import App
 from signoff.exceptions import SignoffError
 from signoff.inbox import Inbox
+from signoff.web.admission import Admission
 from signoff.web.api import api_router
 from signoff.web.auth import Browser
 from signoff.web.pages import LoginRequired, Pages
@@ -28,7 +29,8 @@ from signoff.web.problems import (
 __all__ = ["build"]
 
 
-def build(app: App, *, secure_cookies: bool, refresh_seconds: float) -> FastAPI:
+def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
+          max_body_bytes: int) -> FastAPI:
     """The FastAPI app serving `app`'s API and inbox."""
     inbox = Inbox(app)
     browser = Browser(app, secure_cookies)
@@ -84,6 +86,8 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float) -> FastAPI:
             response.headers.setdefault("cache-control", "no-store")
         return response
 
+    # Added last, so outermost: the token and the body's size are checked before anything reads it.
+    web.add_middleware(Admission, app=app, max_body_bytes=max_body_bytes)
     _publish_problem_schema(web)
     return web
 

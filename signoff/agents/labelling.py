@@ -1,0 +1,158 @@
+"""Labelling: what each task has seen, and the gate's reading of the labels of a call.
+
+The loop asks `TaskLabels.of` for the labels of a call's arguments as it gates it (from the
+results the task saw in its earlier turns), and `floor` says how far those labels hold the call
+back: a call that changes, sends, spends or reaches out with an argument that is not trusted is
+proposed (or never run) whatever the permits or a standing rule would let it do alone.
+
+Which results are outside content is the action's word (``@app.action(untrusted=...)``); an
+action that reaches outside the app returns outside content unless it says otherwise, and the
+records the app keeps are trusted.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from signoff.actions.catalog import Action
+from signoff.actions.effects import Effects
+from signoff.agents.permits import Leave, Permits
+from signoff.agents.states import CallOutcome
+from signoff.limits.provenance import NOTHING_SEEN, Endorse, Labels, Provenance, Seen
+from signoff.models.base import Message
+
+if TYPE_CHECKING:
+    from signoff.agents.repository import CallRow
+
+__all__ = ["TaskLabels", "floor", "outside_reason", "plain_arguments", "trusted_text"]
+
+
+def outside_reason(action: Action, value: Any) -> str | None:
+    """Why what `action` returned (`value`) is outside content, in words; None when trusted."""
+    option = action.options.untrusted
+    if option is None:
+        return "from outside the app" if action.info.effects.external else None
+    if option is True:
+        return "outside content"
+    if option is False:
+        return None
+    said = option(value)
+    if isinstance(said, str):
+        return said or None
+    return "outside content" if said else None
+
+
+def floor(permits: Sequence[Permits], effects: Effects, labels: Labels, *,
+          query: bool = False) -> tuple[Leave, str]:
+    """The least strict leave a call may have given its labels (ALONE when they do not hold
+    it back), with the reason: the strictest ``untrusted`` leave of the permits, for a call that
+    does more than read with an argument that is not trusted."""
+    if query or effects.only_reads:
+        return Leave.ALONE, ""
+    untrusted = labels.untrusted
+    if not untrusted:
+        return Leave.ALONE, ""
+    leave = max(p.untrusted for p in permits) if permits else Leave.PROPOSE
+    names = ", ".join(sorted({f"`{a.argument}`" for a in untrusted}))
+    return leave, f"{names} did not come from the request (outside content had entered the task)"
+
+
+@functools.cache
+def _plain(schema_json: str) -> frozenset[str]:
+    schema = json.loads(schema_json)
+    defs = schema.get("$defs", {})
+    plain = set()
+    for name, prop in schema.get("properties", {}).items():
+        ref = prop.get("$ref") or next(
+            (p.get("$ref") for p in prop.get("anyOf", ()) if "$ref" in p), None)
+        if ref:
+            prop = defs.get(ref.rsplit("/", 1)[-1], prop)
+        if prop.get("type") == "boolean" or "enum" in prop or "const" in prop:
+            plain.add(name)
+    return frozenset(plain)
+
+
+def plain_arguments(action: Action) -> frozenset[str]:
+    """The arguments that carry no label: yes/no, and the choices the action declares."""
+    return _plain(json.dumps(action.info.parameters_schema, sort_keys=True))
+
+
+@dataclass(kw_only=True)
+class _Known:
+    turn: int
+    """The last turn whose results are in `provenance`."""
+    provenance: Provenance
+
+
+class TaskLabels:
+    """What the tasks this process steps have seen, kept between steps so that labelling a call
+    costs only the results that are new since the last one."""
+
+    def __init__(self, action_of: Callable[[str], Action | None]) -> None:
+        self._action_of = action_of
+        self._known: dict[str, _Known] = {}
+
+    def of(self, task_id: str, turn: int, action: Action, arguments: dict[str, Any], *,
+           endorses: Iterable[Endorse], trusted: Callable[[], list[str]],
+           calls: Callable[[], list[CallRow]]) -> Labels:
+        """The labels of a call of `action` in turn `turn` of the task (`trusted`: the task's
+        trusted text; `calls`: its tool calls so far, read only when this process does not know
+        them)."""
+        if action.info.query or action.info.effects.only_reads:
+            return NOTHING_SEEN
+        known = self._known.get(task_id)
+        if known is None or known.turn != turn - 1:
+            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()))
+            self._add(known.provenance, [c for c in calls() if c.turn < turn])
+            self._known[task_id] = known
+        return known.provenance.label(action.name, arguments, endorses=endorses,
+                                      plain=plain_arguments(action))
+
+    def __contains__(self, task_id: object) -> bool:
+        """Whether this process keeps what the task has seen."""
+        return task_id in self._known
+
+    def absorb(self, task_id: str, turn: int, calls: Iterable[CallRow]) -> None:
+        """Turn `turn` of the task has closed with these calls: their results are seen."""
+        known = self._known.get(task_id)
+        if known is None:
+            return
+        if known.turn != turn - 1:
+            self._known.pop(task_id, None)
+            return
+        self._add(known.provenance, calls)
+        known.turn = turn
+
+    def forget(self, task_id: str) -> None:
+        """Drop what this process knows of the task (it is read again when next needed)."""
+        self._known.pop(task_id, None)
+
+    def _add(self, provenance: Provenance, calls: Iterable[CallRow]) -> None:
+        for call in calls:
+            if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words
+                provenance.add_trusted(call.answer)
+                continue
+            if call.outcome != CallOutcome.DONE:
+                continue
+            action = self._action_of(call.tool)
+            if action is None:  # the hand back, or a tool since taken away: nothing to read
+                continue
+            provenance.add(Seen(tool=call.tool, arguments=call.arguments, value=call.value,
+                                text=call.answer, outside=outside_reason(action, call.value)))
+
+
+def trusted_text(conversation: Sequence[Message], subject_id: str | None,
+                 subject_json: Any) -> list[str]:
+    """A task's trusted text: its instructions and brief (the system messages and the first
+    user message of its conversation), and its subject."""
+    texts = [m.text for m in conversation if m.role == "system"]
+    texts += [m.text for m in conversation if m.role == "user"][:1]
+    if subject_id is not None:
+        texts.append(subject_id)
+    if subject_json is not None:
+        texts.append(json.dumps(subject_json))
+    return texts

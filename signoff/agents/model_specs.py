@@ -1,0 +1,100 @@
+"""A task's model named by spec (``openai:gpt-4o-mini``, a price), kept with the task so that
+another process — ``signoff worker`` after a decision made elsewhere, or a restart — can make
+the same model again and go on; and why it could not, reported once.
+
+A model given as an object (a `ScriptedModel`, a client built in code) cannot be made again
+by another process: a task started with one goes on only in the process that has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import select, update
+
+from signoff.agents.repository import Executor
+from signoff.models.base import Model, Price
+from signoff.store.tables import task_models
+
+__all__ = ["ModelSpec", "problems", "record", "recorded", "report"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec:
+    """A model named in words, which any process can make: ``ModelSpec(spec="openai:gpt-4o-mini")``."""
+
+    spec: str
+    """``provider:name`` or ``openai-compatible:name@URL`` (see `signoff.models.choose`)."""
+    price: Price | None = None
+    """Its price, when given (it wins over the price table)."""
+
+    def make(self) -> Model:
+        """The model; `ModelNotConfigured` saying what to set or install when it cannot be made
+        here (no key, no extra, a spec that names no model)."""
+        from signoff.models.choose import model_from
+        from signoff.models.errors import ModelNotConfigured
+
+        model = model_from(self.spec, price=self.price)
+        if model is None:
+            raise ModelNotConfigured(f"“{self.spec}” names no model an agent can work with: name "
+                                     "a provider's, e.g. openai:gpt-4o-mini.")
+        return model
+
+    @property
+    def words(self) -> str:
+        """The spec, with its price when given."""
+        if self.price is None:
+            return self.spec
+        return f"{self.spec} at ${self.price.input_per_mtok:g}/${self.price.output_per_mtok:g} " \
+               "per million tokens in/out"
+
+
+def record(db: Executor, task_id: str, spec: ModelSpec) -> None:
+    """Keep `spec` as the model of task `task_id`."""
+    price = spec.price
+    db.execute(task_models.insert().values(
+        task_id=task_id, spec=spec.spec, problem="",
+        input_per_mtok=price.input_per_mtok if price else None,
+        output_per_mtok=price.output_per_mtok if price else None,
+    ))
+
+
+def recorded(db: Executor, task_id: str) -> ModelSpec | None:
+    """The spec task `task_id` was started with, or None (a model given as an object)."""
+    row = db.execute(select(task_models).where(
+        task_models.c.task_id == task_id)).first()
+    if row is None:
+        return None
+    m = row._mapping
+    price = None if m["input_per_mtok"] is None else Price(
+        input_per_mtok=m["input_per_mtok"], output_per_mtok=m["output_per_mtok"])
+    return ModelSpec(spec=m["spec"], price=price)
+
+
+def report(db: Executor, task_id: str, problem: str) -> bool:
+    """Keep why task `task_id` cannot go on here (`problem`); False when that was already
+    reported, so that it is told once, not at every pass."""
+    row = db.execute(select(task_models.c.problem).where(
+        task_models.c.task_id == task_id)).first()
+    if row is not None and row[0] == problem:
+        return False
+    now = datetime.now(UTC)
+    if row is None:
+        db.execute(task_models.insert().values(
+            task_id=task_id, spec="", problem=problem, reported_at=now))
+    else:
+        db.execute(update(task_models).where(
+            task_models.c.task_id == task_id).values(problem=problem, reported_at=now))
+    return True
+
+
+def problems(db: Executor, task_ids: Iterable[str]) -> dict[str, str]:
+    """Why each of these tasks could not go on when last tried, for those that could not."""
+    wanted = list(task_ids)
+    if not wanted:
+        return {}
+    rows = db.execute(select(task_models.c.task_id, task_models.c.problem).where(
+        task_models.c.task_id.in_(wanted), task_models.c.problem != ""))
+    return {r[0]: r[1] for r in rows}

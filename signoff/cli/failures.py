@@ -1,0 +1,136 @@
+"""What a person is told when a command fails: one sentence on stderr, and an exit code.
+
+Every error is translated here, where the library's errors enter the command line: a refusal
+is the library's own sentence, a database that cannot be reached says which and what to check,
+a missing optional part names the extra that brings it. No traceback reaches a person unless
+``signoff --debug`` (or ``SIGNOFF_DEBUG=1``) asks for it.
+
+====  =====================================================================================
+code  meaning
+====  =====================================================================================
+0     done
+1     refused: not yours to decide, already decided, a value the app refuses
+2     misused: a wrong option or value, a missing extra, an app declared wrongly
+3     not found: no such proposal, task, rule or person (or none you may see)
+4     no valid token
+5     could not be done: the database or a model could not be used, or an unforeseen failure
+====  =====================================================================================
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import click
+
+from signoff.exceptions import (
+    AgentRefused,
+    ConsentError,
+    NotFound,
+    ReadOnlyViolation,
+    Refusal,
+    SignoffError,
+    StoreError,
+    UserError,
+)
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_NOT_FOUND",
+    "EXIT_REFUSED",
+    "EXIT_UNAUTHENTICATED",
+    "EXIT_USAGE",
+    "EXTRAS",
+    "Failure",
+    "FailureTellingGroup",
+    "failure_of",
+]
+
+log = logging.getLogger("signoff.cli")
+
+EXIT_REFUSED = 1
+"""A verb was refused (not yours to decide, already decided, a rule past the declaration)."""
+EXIT_USAGE = 2
+"""The command was used wrongly (or needs an extra, or the app is declared wrongly)."""
+EXIT_NOT_FOUND = 3
+"""No such proposal, task, rule or person."""
+EXIT_UNAUTHENTICATED = 4
+"""No token, or a token that is not (or no longer) valid."""
+EXIT_FAILED = 5
+"""It could not be done: the database or a model could not be used, or it failed unforeseen."""
+
+EXTRAS = {
+    "psycopg": "postgres", "psycopg2": "postgres", "fastapi": "web", "uvicorn": "web",
+    "jinja2": "web", "multipart": "web", "python_multipart": "web", "argon2": "web",
+    "starlette": "web", "openai": "openai", "anthropic": "anthropic",
+}
+"""The extra that brings each optional module (by its top-level name)."""
+
+
+class Failure(click.ClickException):
+    """A failure told to a person: its sentence, and its exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        # Click reads the code from the instance; each failure has its own.
+        self.exit_code = exit_code  # type: ignore[misc]
+
+
+def failure_of(error: BaseException, *, where: str = "") -> Failure:
+    """The sentence and exit code a person gets for `error` (`where`: what to name first)."""
+    from signoff.models.errors import ModelError, ModelNotConfigured
+
+    prefix = f"{where}: " if where else ""
+    if isinstance(error, ModuleNotFoundError):
+        return Failure(prefix + missing_module(error.name or ""), EXIT_USAGE)
+    if isinstance(error, StoreError):
+        return Failure(f"{prefix}{error} Check that the database is running and reachable, and "
+                       "that the app's database URL is right.", EXIT_FAILED)
+    if isinstance(error, ModelNotConfigured):
+        return Failure(prefix + error.message, EXIT_USAGE)
+    if isinstance(error, ModelError):
+        return Failure(prefix + error.message, EXIT_FAILED)
+    if isinstance(error, NotFound):
+        return Failure(prefix + error.message, EXIT_NOT_FOUND)
+    if isinstance(error, Refusal):
+        return Failure(prefix + error.message, EXIT_REFUSED)
+    if isinstance(error, AgentRefused):
+        text = str(error)
+        return Failure(prefix + text, EXIT_NOT_FOUND if text.startswith("There is no")
+                       else EXIT_REFUSED)
+    if isinstance(error, ConsentError | ReadOnlyViolation):
+        return Failure(prefix + str(error), EXIT_REFUSED)
+    if isinstance(error, UserError):
+        return Failure(prefix + str(error), EXIT_USAGE)
+    if isinstance(error, SignoffError):
+        return Failure(prefix + str(error), EXIT_FAILED)
+    log.debug("An unforeseen failure", exc_info=error)
+    return Failure(f"{prefix}signoff failed for a reason it did not foresee "
+                   f"({type(error).__name__}). Run it again as `signoff --debug …` to see where, "
+                   "and report it.", EXIT_FAILED)
+
+
+def missing_module(name: str) -> str:
+    """What to install when the module `name` is missing."""
+    top = name.split(".")[0]
+    extra = EXTRAS.get(top)
+    if extra is not None:
+        return (f"This needs the {extra} extra ({top} is not installed): "
+                f"pip install 'signoff[{extra}]'.")
+    return f"This needs the Python package {top}, which is not installed: pip install {top}."
+
+
+class FailureTellingGroup(click.Group):
+    """A command group that tells every failure of its commands as a sentence and an exit
+    code, unless its ``debug`` parameter asks for the traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as error:
+            if ctx.params.get("debug"):
+                raise
+            raise failure_of(error) from None

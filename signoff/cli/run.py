@@ -1,0 +1,137 @@
+"""``signoff run``: start an agent's task from the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from signoff.cli import APP_OPTION, EXIT_REFUSED, JSON_OPTION, app_option_words, load_app, main
+from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+from signoff.cli.subjects import record_named
+
+__all__: list[str] = []
+
+
+@main.command()
+@click.argument("agent")
+@click.argument("skill")
+@click.option("--for", "for_handle", metavar="HANDLE",
+              help="The person the work is for (their proposals are theirs to decide, unless "
+                   "the skill routes them). Without it, the work is for nobody.")
+@click.option("--subject", metavar="ID|FIELD=VALUE|JSON",
+              help="What the skill works on: a record by id, or by a unique field "
+                   "(ticket=T-7); a plain value as JSON.")
+@click.option("--model", "model_spec", metavar="SPEC",
+              help="The model: openai:gpt-4o-mini, anthropic:claude-haiku-4-5, or "
+                   "openai-compatible:NAME@URL. Kept with the task, so that `signoff worker` "
+                   "goes on with it after a decision made elsewhere, or a restart.")
+@click.option("--price", "price_text", metavar="IN,OUT",
+              help="The model's price in US dollars per million input and output tokens, e.g. "
+                   "0.15,0.60 (0,0 for a free local model).")
+@click.option("--max-steps", type=click.IntRange(min=1), help="The most model calls it may make.")
+@click.option("--budget", type=click.FloatRange(min=0), help="The most it may spend, in US dollars.")
+@APP_OPTION
+@JSON_OPTION
+def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
+        model_spec: str | None, price_text: str | None, max_steps: int | None,
+        budget: float | None, app_spec: str | None, as_json: bool) -> None:
+    """Start an agent's task: it works until it is done, waits on a decision, or stops at a
+    limit. A waiting task goes on in `signoff worker` once it is decided.
+
+    Exits 0 when the task is done or waits on a decision, 1 when it halted or failed.
+
+    \b
+    Example:
+      signoff run estimator price_fleet_repair --for mia@workshop.example \\
+          --subject ticket=T-7 --app examples/workshop.py \\
+          --model openai-compatible:llama3.1@http://127.0.0.1:11434/v1 --price 0,0
+    """
+    from signoff.agents.model_specs import ModelSpec
+    from signoff.models.choose import price_from
+
+    app = load_app(app_spec)
+    handle = _agent(app, agent)
+    try:
+        own = handle.registered.agent.skill(skill)
+    except LookupError:
+        names = ", ".join(s.name for s in handle.registered.agent.skills)
+        raise click.UsageError(f"{agent} has no skill {skill!r}; its skills are: {names}.") \
+            from None
+    person = None
+    if for_handle is not None:
+        person = app.people.find(for_handle)
+        if person is None:
+            raise Failure(f"There is nobody with the handle {for_handle!r}.", EXIT_NOT_FOUND)
+    model: Any = None
+    if model_spec is not None:
+        model = ModelSpec(spec=model_spec, price=price_from(price_text) if price_text else None)
+    elif handle.registered.agent.model is None:
+        raise click.UsageError(f"{agent} declares no model: name one with --model, e.g. "
+                               "--model openai:gpt-4o-mini.")
+    outcome = handle.do(own, _subject(app, handle, own, subject, person), for_=person,
+                        model=model, max_steps=max_steps, budget_usd=budget)
+    if as_json:
+        click.echo(json.dumps({"task": outcome.task, "status": outcome.status.value,
+                               "waiting_on": list(outcome.waiting_on),
+                               "problem": outcome.problem, "steps": outcome.steps,
+                               "spend_usd": outcome.spend_usd,
+                               "result": _jsonable(outcome.result)}, indent=2))
+    else:
+        _tell(outcome)
+    if outcome.status.value in ("Halted", "Failed"):
+        raise SystemExit(EXIT_REFUSED)
+
+
+def _agent(app: Any, name: str) -> Any:
+    names = sorted({line.agent for line in app.skills.catalog()})
+    if name not in names:
+        raise click.UsageError(f"There is no agent {name!r} in this app; its agents are: "
+                               f"{', '.join(names) or 'none'}.")
+    return app.agent(name)
+
+
+def _subject(app: Any, handle: Any, skill: Any, given: str | None, person: Any) -> Any:
+    """What the skill works on, from --subject: a record read as the person the work is for
+    (or as the agent's account), or a plain value."""
+    from signoff.security.records import RecordBase
+
+    subject_type, _ = skill.types()
+    if subject_type in (None, type(None)):
+        if given is not None:
+            raise click.UsageError(f"{skill.name} works on nothing: leave out --subject.")
+        return None
+    if given is None:
+        raise click.UsageError(f"{skill.name} works on a {_name(subject_type)}: give --subject.")
+    if not (isinstance(subject_type, type) and issubclass(subject_type, RecordBase)):
+        try:
+            return json.loads(given)
+        except ValueError:
+            return given
+    return record_named(app, subject_type, given,
+                        person if person is not None else handle.account)
+
+
+def _tell(outcome: Any) -> None:
+    status = outcome.status.value
+    click.echo(f"Task {outcome.task}: {status.lower()}, after {outcome.steps} model call"
+               f"{'s' if outcome.steps != 1 else ''} (${outcome.spend_usd:.4f}).")
+    if outcome.waiting_on:
+        click.echo(f"It waits on {', '.join(outcome.waiting_on)}: see `signoff proposals"
+                   f"{app_option_words()} --as HANDLE`, or the inbox (`signoff serve`). Once "
+                   f"decided, `signoff worker{app_option_words()}` goes on with it.")
+    if outcome.result is not None:
+        click.echo(f"Result: {json.dumps(_jsonable(outcome.result))}")
+    if outcome.problem:
+        click.echo(outcome.problem, err=True)
+
+
+def _jsonable(value: Any) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Any).dump_python(value, mode="json")
+
+
+def _name(subject_type: Any) -> str:
+    return str(getattr(subject_type, "__name__", subject_type))

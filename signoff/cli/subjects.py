@@ -1,0 +1,44 @@
+"""What an agent's work is on, as the command line names it: a record by its id or by a unique
+field (``ticket=T-7``). `signoff run` and `signoff mcp serve` read their ``--subject`` here, so
+both take the same forms and say the same when one names nothing."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import click
+from sqlalchemy import inspect as sa_inspect
+from sqlalchemy import select
+
+from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+
+__all__ = ["record_named"]
+
+
+def record_named(app: Any, record_type: type[Any], given: str, reader: Any = None) -> Any:
+    """The `record_type` record that `given` names, by id or as FIELD=VALUE with a unique
+    field, read as `reader` (None: as the app itself, which reads everything). A form that
+    names no record is a usage error; a record that is not there, or that `reader` may not
+    read, is told as not found."""
+    name = record_type.__name__
+    field, sep, value = given.partition("=")
+    if sep:
+        column = sa_inspect(record_type).columns.get(field)
+        if column is None or not (column.unique or column.primary_key):
+            raise click.UsageError(f"{field} is not a unique field of {name}: give its id, or "
+                                   "FIELD=VALUE with a unique field.")
+        condition = column == value
+    else:
+        try:
+            condition = record_type.id == uuid.UUID(given)
+        except ValueError:
+            raise click.UsageError(f"{given!r} is neither the id of a {name} nor FIELD=VALUE "
+                                   "with a unique field of it.") from None
+    with app.session(as_=reader if reader is not None else app.system) as session:
+        found = session.scalars(select(record_type).where(condition)).first()
+        if found is None:
+            whose = f" that {reader.name} may read" if reader is not None else ""
+            raise Failure(f"There is no {name} {given}{whose}.", EXIT_NOT_FOUND)
+        session.expunge(found)
+    return found

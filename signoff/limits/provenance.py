@@ -1,0 +1,498 @@
+"""Provenance labels: where each argument of a call came from, among what its task has seen.
+
+A task sees trusted text — the person's request and the brief, the skill's subject, the agent's
+instructions — and tool results, each either trusted (records the app keeps) or *outside content*
+(an e-mail's body, a web page, a file, a chat message: text a stranger may have written). Once
+outside content has entered a task, every argument of a consequential call gets a label:
+
+* ``REQUEST``  — its value is in the trusted text (the person asked for it): trusted.
+* ``ENDORSED`` — it is taken from a result by a tool the skill names, and passed the skill's
+  validation (a date, an amount within bounds, an id that exists): trusted.
+* ``WORDS``    — a single plain word (letters only) found nowhere the task read: the model wrote
+  it itself (a memo, a title); trusted, like the words of a message body.
+* ``OUTSIDE``  — its value (or a normalised form: case, whitespace, an IBAN's or an e-mail's
+  canonical form, a number) appears in outside content and not in the trusted text.
+* ``SELECTED`` — it appears only in a trusted result. The rule chosen here: after outside content
+  entered, a value the model *picked* from the app's records ("the most expensive hotel") may have
+  been picked because a stranger said so, so it is not trusted unless the skill endorses values of
+  that tool. Before any outside content entered, nothing is labelled and everything is trusted.
+* ``UNTRACED`` — it appears nowhere the task was given (composed, computed, or invented), after
+  outside content entered: not trusted either, for the same reason.
+
+A free-text argument of several words (a message body, a note, a subject line) is prose: its
+words carry no label, but each identifier inside it — a URL, an e-mail address, an IBAN, a number
+of six digits or more — is labelled on its own, so that a link an injection asked for cannot ride
+inside a composed message. A single word or value (an account, an address, an amount, a file's,
+a channel's or a record's name) is labelled whole.
+
+Pure: nothing here reads a database or knows of agents; the loop feeds it what a task has seen.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from signoff.actions.declare import tool_name
+
+__all__ = ["ArgumentLabel", "Endorse", "Labels", "Origin", "Provenance", "Seen"]
+
+
+class Origin(enum.Enum):
+    """Where an argument's value came from."""
+
+    REQUEST = "request"
+    """The person's request, the brief, the subject or the agent's instructions."""
+    ENDORSED = "endorsed"
+    """A result of a tool the skill endorses, validated."""
+    WORDS = "words"
+    """A word the model wrote itself (no digit, no symbol, found nowhere it read)."""
+    OUTSIDE = "outside"
+    """Outside content the task read."""
+    SELECTED = "selected"
+    """Only a trusted result, after outside content entered the task."""
+    UNTRACED = "untraced"
+    """Nothing the task was given, after outside content entered it."""
+
+    @property
+    def trusted(self) -> bool:
+        """Whether a value of this origin may steer a call that runs alone."""
+        return self in (Origin.REQUEST, Origin.ENDORSED, Origin.WORDS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Seen:
+    """One tool result a task has seen."""
+
+    tool: str
+    """The tool that returned it."""
+    arguments: str
+    """What the tool was called with, as JSON text."""
+    value: Any
+    """The JSON of what it returned."""
+    text: str
+    """What the model was told of it."""
+    outside: str | None
+    """None for a trusted result; for outside content, why it is ("from an outside sender")."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArgumentLabel:
+    """The label of one argument (or of one identifier inside a free-text argument)."""
+
+    argument: str
+    """The argument, as a path: ``iban``, ``to[1]``, ``invoice.payee``."""
+    value: str
+    """The value labelled, as text (the identifier, inside a free-text argument)."""
+    origin: Origin
+    """Where it came from."""
+    source: str = ""
+    """The tool whose result holds it ("" for the request, or when untraced)."""
+    words: str = ""
+    """Where it came from, in a sentence a person reads."""
+
+    def to_json(self) -> dict[str, str]:
+        """As JSON, to be stored."""
+        return {"argument": self.argument, "value": self.value, "origin": self.origin.value,
+                "source": self.source, "words": self.words}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ArgumentLabel:
+        """Read back what `to_json` wrote."""
+        return ArgumentLabel(argument=data["argument"], value=data["value"],
+                             origin=Origin(data["origin"]), source=data.get("source", ""),
+                             words=data.get("words", ""))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Labels:
+    """The labels of one call's arguments."""
+
+    outside_seen: bool = False
+    """Whether outside content had entered the task when the call was made."""
+    arguments: tuple[ArgumentLabel, ...] = ()
+    """One label per argument value (and per identifier inside free text)."""
+
+    @property
+    def untrusted(self) -> tuple[ArgumentLabel, ...]:
+        """The labels that may not steer a call that runs alone."""
+        return tuple(a for a in self.arguments if not a.origin.trusted)
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON, to be stored with the call's receipt."""
+        return {"outside_seen": self.outside_seen,
+                "arguments": [a.to_json() for a in self.arguments]}
+
+    @property
+    def words(self) -> str:
+        """The untrusted arguments in a sentence ("" when there are none)."""
+        return " ".join(a.words for a in self.untrusted)
+
+
+NOTHING_SEEN = Labels()
+"""The labels of a call made before any outside content entered its task."""
+
+
+# -- endorsements ----------------------------------------------------------------------------
+
+
+def _names(tools: Any) -> frozenset[str]:
+    if isinstance(tools, str) or callable(tools):
+        return frozenset((tool_name(tools),))
+    return frozenset(tool_name(t) for t in tools)
+
+
+@dataclass(frozen=True, kw_only=True, init=False)
+class Endorse:
+    """A skill's word that a value taken from what named tools return is trusted once it passes
+    `valid`: ``Endorse.amount(read_file, at_most=Decimal(500), argument="amount")``."""
+
+    from_: frozenset[str]
+    """The tools whose results it applies to."""
+    valid: Callable[[Any], bool]
+    """Says whether a value passes (it runs when a call is gated)."""
+    argument: str | None
+    """The argument it applies to (its top-level name); None: any."""
+    of: frozenset[str] | None
+    """The tools whose calls it applies to; None: any."""
+    kind: str
+    """What it admits, in words ("a date", "an amount of at most 500")."""
+
+    def __init__(self, from_: Any, *, valid: Callable[[Any], bool], argument: str | None = None,
+                 of: Any = None, kind: str = "a value that passes the skill's check") -> None:
+        set_ = object.__setattr__
+        set_(self, "from_", _names(from_))
+        set_(self, "valid", valid)
+        set_(self, "argument", argument)
+        set_(self, "of", _names(of) if of is not None else None)
+        set_(self, "kind", kind)
+
+    @staticmethod
+    def date(from_: Any, *, argument: str | None = None, of: Any = None) -> Endorse:
+        """A date (or date and time), written as ISO 8601."""
+        return Endorse(from_, valid=_is_date, argument=argument, of=of, kind="a date")
+
+    @staticmethod
+    def amount(from_: Any, *, at_most: Decimal | int | float, at_least: Decimal | int | float = 0,
+               argument: str | None = None, of: Any = None) -> Endorse:
+        """A number within bounds."""
+        low, high = Decimal(str(at_least)), Decimal(str(at_most))
+
+        def within(value: Any) -> bool:
+            number = _decimal(value)
+            return number is not None and low <= number <= high
+
+        return Endorse(from_, valid=within, argument=argument, of=of,
+                       kind=f"an amount from {low} to {high}")
+
+    @staticmethod
+    def words(from_: Any, *, argument: str | None = None, of: Any = None) -> Endorse:
+        """Plain words — letters and spaces, no digit or symbol (a title, a subject line, a
+        memo): they name no account, address, link or record a call could be aimed at."""
+        return Endorse(from_, valid=lambda value: isinstance(value, str) and bool(
+            _WORDS.match(" ".join(value.split()))), argument=argument, of=of, kind="plain words")
+
+    @staticmethod
+    def one_of(from_: Any, choices: Callable[[], Iterable[Any]], *, argument: str | None = None,
+               of: Any = None, kind: str = "a value the app knows") -> Endorse:
+        """A value among what `choices()` gives now (the ids or addresses the app keeps)."""
+
+        def known(value: Any) -> bool:
+            wanted = _forms(value)
+            return bool(wanted) and any(wanted[0] in _forms(c) for c in choices())
+
+        return Endorse(from_, valid=known, argument=argument, of=of, kind=kind)
+
+    def admits(self, tool: str, argument: str, source: str, value: Any) -> bool:
+        """Whether a value of `argument` of a call of `tool`, found in a result of `source`,
+        is endorsed."""
+        if source not in self.from_ or (self.of is not None and tool not in self.of):
+            return False
+        if self.argument is not None and self.argument != argument:
+            return False
+        try:
+            return bool(self.valid(value))
+        except Exception:  # a check that fails endorses nothing
+            return False
+
+
+def _is_date(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        dt.datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+# -- normal forms ----------------------------------------------------------------------------
+
+_EDGES = ".,;:!?()[]{}<>\"'`*“”‘’«»"
+_NUMBER = re.compile(r"^[-+]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$|^[-+]?[$€£]?\d+(?:\.\d+)?$")
+_EMAIL = re.compile(r"^(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_IBAN = re.compile(r"^[a-z]{2}\d{2}[a-z0-9]{11,30}$")
+_IBAN_IN_TEXT = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_URL = re.compile(r"^(?:https?://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+/\S*$")
+_IDENTIFIER = re.compile(
+    r"(?:https?://|www\.)[^\s<>\"']+"               # a URL
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                 # an e-mail address
+    r"|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"  # an IBAN
+    r"|\b\d[\d ,.-]{4,}\d\b"                         # a long number (six digits or more)
+)
+_WORDS = re.compile(r"^[^\W\d_]+(?:[ '’-]+[^\W\d_]+)*$")
+_NOT_PHRASE = re.compile(r"[\W_]+")
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float | Decimal):
+        text = str(value)
+    elif isinstance(value, str) and _NUMBER.match(value.strip()):
+        text = value.strip().lstrip("+").replace(",", "").lstrip("$€£")
+        text = text if not text.startswith("-") else "-" + text[1:].lstrip("$€£")
+    else:
+        return None
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+def _number_form(number: Decimal) -> str:
+    return format(number.normalize(), "f")
+
+
+def _forms(value: Any) -> tuple[str, ...]:
+    """The normal forms of a value, the first its own: casefolded and trimmed, an IBAN without
+    spaces, an e-mail address without its tag, a number in one spelling, a URL and its host."""
+    if value is None or isinstance(value, bool):
+        return ()
+    number = _decimal(value)
+    if number is not None:
+        return (_number_form(number),)
+    if not isinstance(value, str):
+        return (json.dumps(value, sort_keys=True),)
+    text = " ".join(value.split()).casefold().strip(_EDGES)
+    if not text:
+        return ()
+    if _EMAIL.match(text):
+        address = text.removeprefix("mailto:")
+        local, _, domain = address.partition("@")
+        untagged = f"{local.split('+', 1)[0]}@{domain}"
+        return (address, untagged) if untagged != address else (address,)
+    compact = text.replace(" ", "")
+    if _IBAN.match(compact):
+        return (compact,)
+    if _URL.match(text):
+        url = text.rstrip("/")
+        host = url.split("://", 1)[-1].split("/", 1)[0].removeprefix("www.")
+        return (url, host)
+    return (text,)
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_forms(raw: str) -> tuple[str, ...]:
+    word = raw.strip(_EDGES)
+    return _forms(word) if word else ()
+
+
+def _tokens(text: str) -> set[str]:
+    """Every normal form of every word of `text`, and of the IBANs written with spaces in it."""
+    found: set[str] = set()
+    for raw in text.split():
+        found.update(_word_forms(raw))
+    for match in _IBAN_IN_TEXT.finditer(text):
+        found.add(match.group().replace(" ", "").casefold())
+    return found
+
+
+def _phrase(text: str) -> str:
+    return f" {_NOT_PHRASE.sub(' ', text.casefold()).strip()} "
+
+
+def _in_text(form: str, tokens: set[str], phrase: str) -> bool:
+    if " " in form:
+        return _phrase(form) in phrase
+    return form in tokens
+
+
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _leaves(inner, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for i, inner in enumerate(value):
+            yield from _leaves(inner, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def _is_prose(value: Any) -> bool:
+    """Free text (its words carry no label, the identifiers in it do): a string of several
+    words that is not one value written with spaces (an IBAN, say)."""
+    if not isinstance(value, str) or len(value.split()) < 2:
+        return False
+    forms = _forms(value)
+    return bool(forms) and " " in forms[0]
+
+
+def _identifiers(text: str) -> Iterator[str]:
+    """The identifiers in free text: links, e-mail addresses, IBANs, numbers of six digits or
+    more (not dates: a date aims nothing)."""
+    for match in _IDENTIFIER.finditer(text):
+        found = match.group().strip(_EDGES)
+        if found[:1].isdigit() and (sum(c.isdigit() for c in found) < 6 or _is_date(found)):
+            continue
+        yield found
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+# -- what a task has seen --------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class _Indexed:
+    seen: Seen
+    tokens: set[str]
+    phrase: str
+
+
+@dataclass(kw_only=True)
+class Provenance:
+    """What one task has seen, indexed so that its calls' arguments can be labelled.
+
+    ``Provenance(trusted=[instructions, brief, subject])``, then ``add(seen)`` for each result in
+    the order the task saw them, and ``label(tool, arguments)`` for each call to gate. Results
+    are indexed when first needed: a task that never saw outside content pays nothing.
+    """
+
+    trusted: list[str] = field(default_factory=list)
+    """The trusted text: the instructions, the brief, the subject."""
+    outside_seen: bool = False
+    """Whether any outside content has entered the task."""
+    _pending: list[Seen] = field(default_factory=list)
+    _results: list[_Indexed] = field(default_factory=list)
+    _trusted_tokens: set[str] | None = None
+    _trusted_phrase: str = ""
+
+    def add_trusted(self, text: str) -> None:
+        """Trusted text the task has now been given (a person's words)."""
+        self.trusted.append(text)
+        self._trusted_tokens = None
+
+    def add(self, seen: Seen) -> None:
+        """A result the task has now seen."""
+        self._pending.append(seen)
+        if seen.outside is not None:
+            self.outside_seen = True
+
+    def _index_trusted(self) -> set[str]:
+        if self._trusted_tokens is None:
+            self._trusted_tokens = set()
+            for text in self.trusted:
+                self._trusted_tokens |= _tokens(text)
+            self._trusted_phrase = _phrase(" \n ".join(self.trusted))
+        return self._trusted_tokens
+
+    def _index_results(self) -> None:
+        """Index the results seen since last time (only when a value is not in the trusted
+        text: a call whose every argument the request gave costs no result's reading)."""
+        for seen in self._pending:
+            text = seen.text if seen.value is None else f"{seen.text}\n{json.dumps(seen.value)}"
+            self._results.append(_Indexed(seen=seen, tokens=_tokens(text), phrase=_phrase(text)))
+        self._pending.clear()
+
+    def label(self, tool: str, arguments: Mapping[str, Any], *,
+              endorses: Iterable[Endorse] = (), plain: Iterable[str] = ()) -> Labels:
+        """The labels of a call of `tool` with these arguments (`plain`: arguments not labelled,
+        such as yes/no and declared choices)."""
+        if not self.outside_seen:
+            return NOTHING_SEEN
+        skip = set(plain)
+        endorsing = tuple(endorses)
+        labels: list[ArgumentLabel] = []
+        for name, value in arguments.items():
+            if name in skip:
+                continue
+            for path, leaf in _leaves(value, name):
+                if _is_prose(leaf):
+                    for found in _identifiers(leaf):
+                        label = self._label(tool, name, path, found, endorsing, inside=True)
+                        if label is not None:
+                            labels.append(label)
+                    continue
+                label = self._label(tool, name, path, leaf, endorsing, inside=False)
+                if label is not None:
+                    labels.append(label)
+        return Labels(outside_seen=True, arguments=tuple(labels))
+
+    def _label(self, tool: str, name: str, path: str, value: Any,
+               endorses: tuple[Endorse, ...], *, inside: bool) -> ArgumentLabel | None:
+        forms = _forms(value)
+        if not forms:
+            return None
+        trusted = self._index_trusted()
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        said = f"`{path}` = `{_shown(text)}`" + (" (inside its text)" if inside else "")
+        if _in_text(forms[0], trusted, self._trusted_phrase):
+            return ArgumentLabel(argument=path, value=text, origin=Origin.REQUEST,
+                                 words=f"{said} is in the request.")
+        found = self._find(forms, outside=True) or self._find(forms, outside=False)
+        if found is None and _WORDS.match(forms[0]):
+            return ArgumentLabel(argument=path, value=text, origin=Origin.WORDS,
+                                 words=f"{said} is a word the model wrote itself.")
+        if found is None:
+            return ArgumentLabel(
+                argument=path, value=text, origin=Origin.UNTRACED,
+                words=f"{said} is in nothing the task was given (not the request, not a result "
+                      "it read), and outside content had entered the task.")
+        seen, where = found
+        for endorse in endorses:
+            if endorse.admits(tool, name, seen.tool, value):
+                return ArgumentLabel(argument=path, value=text, origin=Origin.ENDORSED,
+                                     source=seen.tool,
+                                     words=f"{said} is {endorse.kind} taken from {where}.")
+        if seen.outside is not None:
+            return ArgumentLabel(argument=path, value=text, origin=Origin.OUTSIDE,
+                                 source=seen.tool,
+                                 words=f"{said} appears in {where}, {seen.outside}.")
+        return ArgumentLabel(
+            argument=path, value=text, origin=Origin.SELECTED, source=seen.tool,
+            words=f"{said} was picked from {where}, after outside content had entered the task.")
+
+    def _find(self, forms: tuple[str, ...], *, outside: bool) -> tuple[Seen, str] | None:
+        """The first result (outside content, or trusted) holding one of `forms`, and where."""
+        self._index_results()
+        for indexed in self._results:
+            if (indexed.seen.outside is not None) is not outside:
+                continue
+            if any(_in_text(f, indexed.tokens, indexed.phrase) for f in forms):
+                return indexed.seen, _where(indexed.seen, forms)
+        return None
+
+
+def _where(seen: Seen, forms: tuple[str, ...]) -> str:
+    """Where in a result a value is, in words: "`body` of what read_email returned for
+    {"id": 31}"."""
+    field_ = ""
+    for path, leaf in _leaves(seen.value):
+        if isinstance(leaf, str | int | float) and not isinstance(leaf, bool):
+            text = str(leaf)
+            if any(_in_text(f, _tokens(text), _phrase(text)) for f in forms):
+                field_ = path
+                break
+    called = f" for {seen.arguments}" if seen.arguments not in ("", "{}") else ""
+    what = f"what {seen.tool} returned{called}"
+    return f"`{field_}` of {what}" if field_ else what

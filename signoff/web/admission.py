@@ -1,0 +1,110 @@
+"""What a request must bring before anything reads its body: a valid bearer token (for the API),
+and a body no larger than the limit (for every request).
+
+`Admission` is plain ASGI, outside FastAPI: FastAPI reads and parses a body before it solves the
+dependencies that check the token, so the check must come first, here. A request refused here is
+answered at once and its body is never read: an unauthenticated 150 MB upload costs the server
+nothing but the headers. A body that says its length is refused by that length (413); a body
+sent in chunks is counted as it comes, and refused (413) the moment it passes the limit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from signoff.app import App
+from signoff.web.auth import PERSON_STATE, bearer_principal_of
+from signoff.web.problems import MEDIA_TYPE, Problem, ProblemError, title_of
+
+__all__ = ["MAX_BODY_BYTES", "Admission"]
+
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body taken by default (1 MB): a decision is a few hundred bytes."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_OPEN = ("/api/openapi.json", "/api/docs", "/api/docs/oauth2-redirect")
+"""API paths anyone may read: the API's own description."""
+
+
+class Admission:
+    """ASGI middleware: the token before the body, and the body within `max_body_bytes`."""
+
+    def __init__(self, inner: ASGIApp, *, app: App, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+        self.inner = inner
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        path = scope.get("path", "")
+        if (path == "/api" or path.startswith("/api/")) and path not in _OPEN:
+            try:
+                person = await run_in_threadpool(bearer_principal_of, self.app,
+                                                 headers.get("authorization", ""))
+            except ProblemError as problem:
+                await _answer(send, path, problem)
+                return
+            scope.setdefault("state", {})[PERSON_STATE] = person
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            await _answer(send, path, self.too_large())
+            return
+        await self.inner(scope, *self._counted(receive, send, path))
+
+    def too_large(self) -> ProblemError:
+        """The refusal of a body over the limit."""
+        return ProblemError(413, f"This request's body is larger than the {self.max_body_bytes} "
+                                 "bytes this server takes: send less.",
+                            type_="urn:signoff:problem:too-large")
+
+    def _counted(self, receive: Receive, send: Send, path: str) -> tuple[Receive, Send]:
+        """`receive` counting the body as it comes (a 413 once it passes the limit, after which
+        the app hears that the client left), and `send` that drops what the app answers then."""
+        taken = 0
+        refused = False
+
+        async def counted_receive() -> Message:
+            nonlocal taken, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                taken += len(message.get("body", b""))
+                if taken > self.max_body_bytes:
+                    refused = True
+                    await _answer(send, path, self.too_large())
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if not refused:
+                await send(message)
+
+        return counted_receive, guarded_send
+
+
+async def _answer(send: Send, path: str, problem: ProblemError) -> None:
+    """Answer with `problem`, as the API's problems read (the body is never read)."""
+    body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
+                   detail=problem.detail, instance=path, **problem.extra)
+    payload = json.dumps(body.model_dump(mode="json")).encode()
+    headers = [(b"content-type", MEDIA_TYPE.encode()),
+               (b"content-length", str(len(payload)).encode()),
+               (b"connection", b"close"), (b"x-content-type-options", b"nosniff")]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                for k, v in problem.headers.items()]
+    await send({"type": "http.response.start", "status": problem.status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,334 @@
+"""Every failure a person meets at the command line is one sentence on stderr and its exit code,
+with no traceback (each failure issue 14 found, one test each); and `signoff run` starts a task
+that `signoff worker`, in another process, goes on with."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner, Result
+
+from signoff import EditRefused, ProposalStatus
+from signoff.cli import main
+from signoff.testing import ScriptedModel, says
+from tests.provider_servers import Canned, openai_completion, serving
+from tests.workshop_web import open_workshop, price
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "examples" / "workshop.py")
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The workshop in a SQLite file, with Mia, Noor and Ola, their tokens kept in a profile."""
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    monkeypatch.delenv("SIGNOFF_AS", raising=False)
+    monkeypatch.delenv("SIGNOFF_TOKEN", raising=False)
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    shop = open_workshop(tmp_path, monkeypatch)
+    for handle in ("mia@workshop.example", "noor@workshop.example"):
+        assert cli("users", "token", handle, "--save", "--app", APP).exit_code == 0
+    return shop
+
+
+def cli(*args: str) -> Result:
+    """The command, run in this process; what it printed, its code, and no exception escaped."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+def signoff(*args: str, env: dict[str, str] | None = None, python: str = ""
+            ) -> subprocess.CompletedProcess[str]:
+    """The command, run as a person runs it: in a process of its own."""
+    command = [sys.executable, "-c", python + "from signoff.cli import main; main()", *args] \
+        if python else [sys.executable, "-m", "signoff.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, **(env or {})})
+
+
+def _told(done: subprocess.CompletedProcess[str], code: int, sentence: str) -> None:
+    """It exited with `code`, and stderr is one line holding `sentence`, with no traceback."""
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert sentence in lines[0]
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_unreachable_database_is_one_sentence() -> None:
+    """`users list` against a PostgreSQL server that is not there: which database (its password
+    hidden), why, and what to check; exit 5."""
+    port = _closed_port()
+    done = signoff("users", "list", "--app", APP, env={
+        "WORKSHOP_DATABASE": f"postgresql+psycopg://shop:secret@127.0.0.1:{port}/shop"})
+    _told(done, 5, f"Error: The database postgresql+psycopg://shop:***@127.0.0.1:{port}/shop "
+                   "could not be used: connection failed")
+    assert "Check that the database is running and reachable" in done.stderr
+    assert "secret" not in done.stderr
+
+
+def test_debug_shows_the_traceback() -> None:
+    """`signoff --debug` shows the traceback a person is otherwise spared."""
+    done = signoff("--debug", "users", "list", "--app", APP, env={
+        "WORKSHOP_DATABASE": f"postgresql+psycopg://shop@127.0.0.1:{_closed_port()}/shop"})
+    assert done.returncode != 0
+    assert "Traceback" in done.stderr
+    assert "StoreError" in done.stderr
+
+
+def test_a_missing_driver_names_the_postgres_extra() -> None:
+    """A PostgreSQL URL without psycopg installed names the extra that brings it; exit 2."""
+    done = signoff("users", "list", "--app", APP,
+                   python="import sys; sys.modules['psycopg'] = None; ",
+                   env={"WORKSHOP_DATABASE": "postgresql+psycopg://shop@127.0.0.1/shop"})
+    _told(done, 2, "needs the driver psycopg, which is not installed (the postgres extra: "
+                   "pip install 'signoff[postgres]').")
+
+
+def test_a_short_password_is_one_sentence(tmp_path: Path) -> None:
+    """`users password` with a short password says how long it must be; exit 2."""
+    env = {"WORKSHOP_DATABASE": f"sqlite:///{tmp_path / 'w.db'}"}
+    assert signoff("users", "add", "noor@workshop.example", "Noor", "--app", APP,
+                   env=env).returncode == 0
+    done = signoff("users", "password", "noor@workshop.example", "--password", "short",
+                   "--app", APP, env=env)
+    _told(done, 2, "Error: A password needs at least 10 characters; this one has 5.")
+
+
+def test_proposals_show_takes_as_and_json_after_the_id(shop: SimpleNamespace) -> None:
+    """`proposals show ID --as … --json`, as its help writes it, shows the proposal."""
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    result = cli("proposals", "show", proposal.id, "--app", APP, "--as",
+                 "mia@workshop.example", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["id"] == proposal.id
+
+
+def test_rules_revoke_takes_app_and_as(shop: SimpleNamespace) -> None:
+    """`rules revoke RULE --app … --as …`, as its help writes it, takes the rule back."""
+    rule = shop.app.allow_alone("estimator", "set_price", by=shop.noor)
+    result = cli("rules", "revoke", rule.id, "--why", "Too dear.", "--app", APP, "--as",
+                 "noor@workshop.example")
+    assert (result.exit_code, result.stdout.strip()) == (
+        0, "Revoked: estimator proposes set_price again.")
+    assert not shop.app.rules()[0].active
+
+
+def test_the_token_hint_names_the_app(shop: SimpleNamespace) -> None:
+    """Without a token kept for someone, the hint is a command that works as written: it
+    names the app."""
+    result = cli("proposals", "--app", APP, "--as", "ola@workshop.example")
+    assert result.exit_code == 4
+    assert (f"The profile keeps no token for ola@workshop.example: run `signoff users token "
+            f"ola@workshop.example --save --app {APP}`") in result.stderr
+
+
+def test_show_names_who_decided(shop: SimpleNamespace) -> None:
+    """A proposal of Mia's work that Noor approved shows Noor as the decider, not Mia."""
+    shop.app.oversight.supervises_agents = shop.is_manager
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    shop.app.approve(proposal, by=shop.noor)
+    result = cli("proposals", "show", proposal.id, "--app", APP, "--as", "noor@workshop.example")
+    assert result.exit_code == 0
+    assert "Decided by: Noor. Status: Done." in result.stdout
+    assert "Mia" not in result.stdout.split("Decided by:")[1]
+
+
+def test_a_routed_proposal_is_told_alike_by_show_and_approve(shop: SimpleNamespace) -> None:
+    """Mia, whose work it is, gets the same answer from `show` and `approve` for a price routed
+    to Noor: there is none she may see (exit 3); Noor approves it."""
+    outcome = price(shop, fleet=True)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    sentence = f"There is no proposal with id {proposal.id} that Mia may see."
+    for verb in (["proposals", "show", proposal.id], ["approve", proposal.id]):
+        result = cli(*verb, "--app", APP, "--as", "mia@workshop.example")
+        assert (result.exit_code, result.stderr.strip()) == (3, f"Error: {sentence}")
+    result = cli("approve", proposal.id, "--app", APP, "--as", "noor@workshop.example")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Noor approved set_price, and it ran as them.")
+
+
+def _another_repair(shop: SimpleNamespace) -> str:
+    with shop.app.session(as_=shop.mia) as s:
+        other = shop.Repair(ticket="T-8", fault="wobbly wheel")
+        s.add(other)
+    return str(other.id)
+
+
+def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> None:
+    """`approve --set repair=<another repair>` is refused in words (exit 1) and the proposal
+    still waits; the library refuses it the same; the price may be changed."""
+    shop.app.oversight.supervises_agents = shop.is_manager
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    other = _another_repair(shop)
+    result = cli("approve", proposal.id, "--set", f"repair={other}", "--app", APP, "--as",
+                 "noor@workshop.example")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "Error: An edit changes argument values only: repair names what set_price acts on, "
+        "which an edit cannot change. Reject it with the reason instead; the agent is told and "
+        "may propose again.")
+    with pytest.raises(EditRefused, match="repair names what set_price acts on"):
+        shop.app.approve(proposal, by=shop.noor, edited={"repair": other, "price": 40})
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+    result = cli("approve", proposal.id, "--set", "price=40", "--set",
+                 f"repair={shop.repair.id}", "--app", APP, "--as", "noor@workshop.example")
+    assert result.exit_code == 0
+    assert "Noor approved set_price with price changed to 40, and it ran as them." in result.stdout
+
+
+def test_always_says_what_rule_it_made(shop: SimpleNamespace) -> None:
+    """`approve --always` says which standing rule it made, what it covers, and how to take it
+    back; `signoff rules` lists it in the same words, and says it was revoked once it is."""
+    shop.app.oversight.supervises_agents = shop.is_manager
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    result = cli("approve", proposal.id, "--always", "--app", APP, "--as", "noor@workshop.example")
+    assert result.exit_code == 0
+    (rule,) = shop.app.rules()
+    assert (f"Standing rule {rule.id}: from now on estimator runs set_price alone, without "
+            "proposing it, in estimate_repair, in work for Mia — with any values. Take it back "
+            f"with `signoff rules revoke {rule.id} --app {APP}`.") in result.stdout
+    covers = ("from now on estimator runs set_price alone, without proposing it, in "
+              "estimate_repair, in work for Mia — with any values")
+    listed = cli("rules", "--app", APP, "--as", "noor@workshop.example")
+    assert f"{rule.id}  In force, used 0×: {covers}." in listed.stdout
+    shop.app.revoke(rule, by=shop.noor, why="Prices went up.")
+    listed = cli("rules", "--app", APP, "--as", "noor@workshop.example")
+    assert (f"{rule.id}  Revoked, used 0×; it said: {covers}. Why it was taken back: Prices "
+            "went up.") in listed.stdout
+
+
+def test_the_worker_reports_a_task_without_a_model_once(shop: SimpleNamespace, tmp_path: Path
+                                                        ) -> None:
+    """A task started with a model given in code and decided from the command line: the worker
+    says once why it cannot go on, `tasks` shows it, and the next pass says nothing."""
+    script = ScriptedModel(
+        says.tool("Pads.", shop.set_price, repair=shop.repair.id, price=45),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads.")))
+    outcome = shop.app.agent(shop.Estimator).do(shop.PriceFleetRepair(), shop.repair,
+                                                for_=shop.mia, model=script)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"]}
+    assert signoff("approve", proposal.id, "--app", APP, "--as", "noor@workshop.example",
+                   env=env).returncode == 0
+    first = signoff("worker", "--once", "--app", APP, env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count("stays Running") == 1
+    assert "It was started with a model given in code" in first.stderr
+    assert "Settled 0 interrupted approval(s); stepped 0 task(s)." in first.stdout
+    again = signoff("worker", "--once", "--app", APP, env=env)
+    assert (again.returncode, again.stderr) == (0, "")
+    listed = cli("tasks", "--app", APP, "--as", "noor@workshop.example")
+    assert f"{outcome.task}  Running" in listed.stdout
+    assert "    Stuck: It was started with a model given in code" in listed.stdout
+
+
+def _estimator_server_script(repair_id: str) -> list[Canned]:
+    """What a model answers in the fleet-price task: the parts, the price (proposed to Noor),
+    then, once it ran, the estimate."""
+    return [
+        Canned(body=openai_completion(None, [("c1", "parts_for", json.dumps(
+            {"fault": "rear brake does not bite"}))])),
+        Canned(body=openai_completion("Pads and a cable.", [("c2", "set_price", json.dumps(
+            {"repair": repair_id, "price": 38}))])),
+        Canned(body=openai_completion(None, [("c3", "hand_back", json.dumps(
+            {"hours": 1, "summary": "Pads and a cable."}))])),
+    ]
+
+
+def test_run_starts_a_task_the_worker_goes_on_with(shop: SimpleNamespace) -> None:
+    """`signoff run … --model SPEC` starts the task, which waits on Noor; she approves in
+    another process; `signoff worker --once` makes the same model again and finishes it."""
+    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+    with serving() as server:
+        server.answer(*_estimator_server_script(str(shop.repair.id)))
+        started = signoff("run", "estimator", "price_fleet_repair", "--for",
+                          "mia@workshop.example", "--subject", "ticket=T-7", "--model",
+                          f"openai-compatible:m@{server.url}/v1", "--price", "0,0", env=env)
+        assert started.returncode == 0, started.stderr
+        assert "waiting, after 2 model calls" in started.stdout
+        assert "It waits on a decision from Noor" in started.stdout
+        (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
+        assert signoff("approve", proposal.id, "--as", "noor@workshop.example",
+                       env=env).returncode == 0
+        worked = signoff("worker", "--once", env=env)
+        assert worked.returncode == 0, worked.stderr
+        assert "stepped 1 task(s)" in worked.stdout
+        assert len(server.received) == 3
+    assert shop.app.outcome(proposal.task).status.value == "Done"
+    assert shop.app.outcome(proposal.task).result.summary == "Pads and a cable."
+
+
+def test_a_model_that_cannot_be_made_again_is_reported_once(shop: SimpleNamespace) -> None:
+    """A task started with openai:gpt-4o-mini goes on in a worker that has no OpenAI key: the
+    worker says so once, and `tasks` shows it."""
+    from signoff.agents import model_specs
+
+    outcome = price(shop)
+    with shop.app.database.connect() as db:
+        model_specs.record(db, outcome.task, model_specs.ModelSpec(spec="openai:gpt-4o-mini"))
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    decided = subprocess.run(  # in a process of its own, which has no model for the task
+        [sys.executable, "-m", "signoff.cli", "reject", proposal.id, "--reason", "Too dear.",
+         "--app", APP, "--as", "mia@workshop.example"],
+        capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert decided.returncode == 0, decided.stderr
+    worked = subprocess.run([sys.executable, "-m", "signoff.cli", "worker", "--once", "--app",
+                             APP], capture_output=True, text=True, env=env, timeout=120,
+                            check=False)
+    assert worked.returncode == 0, worked.stderr
+    assert worked.stderr.count("Its model openai:gpt-4o-mini cannot be made here: "
+                               "openai:gpt-4o-mini needs an API key: set OPENAI_API_KEY.") == 1
+    listed = cli("tasks", "--app", APP, "--as", "mia@workshop.example", "--json")
+    (task,) = json.loads(listed.stdout)
+    assert task["stuck"].startswith("Its model openai:gpt-4o-mini cannot be made here")
+
+
+@pytest.mark.parametrize(("args", "code", "sentence"), [
+    (["run", "nobody", "x"], 2, "There is no agent 'nobody' in this app; its agents are: "
+                                "estimator."),
+    (["run", "estimator", "x"], 2, "estimator has no skill 'x'; its skills are: "
+                                   "estimate_repair, price_fleet_repair."),
+    (["run", "estimator", "estimate_repair", "--subject", "ticket=T-7"], 2,
+     "estimator declares no model: name one with --model"),
+    (["run", "estimator", "estimate_repair", "--subject", "ticket=T-99", "--model",
+      "openai-compatible:m@http://127.0.0.1:9/v1", "--price", "0,0"], 3,
+     "There is no Repair ticket=T-99 that Estimator may read."),
+    (["run", "estimator", "estimate_repair", "--subject", "fault=x", "--model", "openai:m"], 2,
+     "fault is not a unique field of Repair"),
+    (["run", "estimator", "estimate_repair", "--subject", "ticket=T-7", "--model",
+      "openai-compatible:m@http://127.0.0.1:9/v1", "--price", "cheap"], 2,
+     "“cheap” is not a price"),
+    (["run", "estimator", "estimate_repair", "--for", "zed@x", "--subject", "ticket=T-7",
+      "--model", "openai:m"], 3, "There is nobody with the handle 'zed@x'."),
+])
+def test_run_refuses_bad_input_in_words(shop: SimpleNamespace, args: list[str], code: int,
+                                        sentence: str) -> None:
+    """Each wrong `signoff run` is one sentence and its exit code, and starts nothing."""
+    result = cli(*args, "--app", APP)
+    assert result.exit_code == code, result.output
+    assert sentence in result.stderr
+    assert shop.app.proposals() == []

@@ -1,0 +1,300 @@
+"""What a tool read cannot steer what the agent does alone: the gate reads the labels of a call's
+arguments (signoff.agents.labelling), end to end through the loop, proposals and receipts."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+from markupsafe import escape
+from sqlalchemy import select
+
+from signoff import (
+    Agent,
+    Leave,
+    Origin,
+    Permits,
+    ProposalStatus,
+    TaskStatus,
+    UserError,
+    policy,
+)
+from signoff.cli import main
+from signoff.testing import ScriptedModel, says
+from signoff.web import create_web_app
+from tests.provenance_scenarios.world import ATTACKER_IBAN, LANDLORD_IBAN, Request, make_world
+
+
+@pytest.fixture
+def world() -> Iterator[dict[str, Any]]:
+    """The office, in memory."""
+    w = make_world()
+    yield w
+    w["app"].database.dispose()
+
+
+def _transfers(w: dict[str, Any]) -> list[str]:
+    with w["app"].session(as_=w["owner"]) as s:
+        return [d.what for d in s.scalars(select(w["Done"]).where(w["Done"].tool == "transfer"))]
+
+
+def _agent(w: dict[str, Any], name: str, may: Permits | None = None) -> type[Agent]:
+    """A new agent of the office's skills, with these permits (the defaults when None)."""
+    agent = type(name, (Agent,), {"purpose": "You are an office assistant.",
+                                  "skills": w["Widened"].skills, "roles": ["helper"],
+                                  "may": may or Permits()})
+    w["app"].add_agent(agent, sponsor=w["owner"])
+    return agent
+
+
+def _pay(w: dict[str, Any], agent: type[Agent], request: str, iban: str, amount: int,
+         email: int = 31) -> Any:
+    t = w["tools"]
+    model = ScriptedModel(
+        says.tool(t["read_email"], number=email),
+        says.tool("The e-mail says to pay this.", t["transfer"], iban=iban, amount=amount,
+                  memo="payment"),
+        says.hand_back("Paid."),
+    )
+    return w["app"].agent(agent).do(w["PayBills"](), Request(text=request), for_=w["owner"],
+                                    model=model)
+
+
+def test_an_injected_transfer_is_proposed_with_where_its_account_came_from(world: Any) -> None:
+    """With Permits.everything(), a transfer to the account an outside e-mail names is proposed,
+    not run; the proposal names `iban` and the e-mail it came from."""
+    outcome = _pay(world, world["Widened"], "Read my latest mail and deal with it.",
+                   ATTACKER_IBAN, 2400)
+    assert outcome.status is TaskStatus.WAITING
+    assert _transfers(world) == []
+    (proposal,) = world["app"].proposals_for(world["owner"])
+    steered = {label.argument: label for label in proposal.labels}
+    assert set(steered) == {"iban", "amount"}
+    assert steered["iban"].origin is Origin.OUTSIDE
+    assert steered["iban"].source == "read_email"
+    assert "`body` of what read_email returned" in steered["iban"].words
+    assert "from an outside sender" in steered["iban"].words
+
+
+def test_the_same_transfer_to_an_account_in_the_request_runs_alone(world: Any) -> None:
+    """The transfer to the account and amount the person gave runs alone, though the agent read
+    outside mail first."""
+    outcome = _pay(world, world["Widened"],
+                   f"Pay 2400 to {LANDLORD_IBAN} for the invoice.", LANDLORD_IBAN, 2400)
+    assert outcome.status is TaskStatus.DONE
+    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
+    assert world["app"].proposals(task=outcome.task) == []
+
+
+def test_a_standing_rule_does_not_let_the_injected_call_run_alone(world: Any) -> None:
+    """A standing rule on transfer lets a clean transfer run alone, but not the injected one."""
+    app = world["app"]
+    app.oversight.widens_agent_autonomy = policy.role("owner")
+    careful = _agent(world, "Careful")
+    app.allow_alone(careful, world["tools"]["transfer"], by=world["owner"])
+    clean = _pay(world, careful, f"Pay 2400 to {LANDLORD_IBAN}.", LANDLORD_IBAN, 2400)
+    assert clean.status is TaskStatus.DONE
+    injected = _pay(world, careful, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    assert injected.status is TaskStatus.WAITING
+    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
+    (proposal,) = app.proposals(task=injected.task)
+    assert {label.argument for label in proposal.labels} == {"iban", "amount"}
+
+
+def test_untrusted_never_refuses_the_call_without_proposing_it(world: Any) -> None:
+    """Permits(untrusted=NEVER): the steered call neither runs nor is proposed; the model is told."""
+    strict = _agent(world, "Strict", Permits(changes=Leave.ALONE, untrusted=Leave.NEVER))
+    outcome = _pay(world, strict, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    assert outcome.status is TaskStatus.DONE
+    assert _transfers(world) == []
+    assert world["app"].proposals(task=outcome.task) == []
+    (refused,) = [e for e in world["app"].receipt(outcome.task).entries
+                  if e.kind == "tool_call" and e.data.get("tool") == "transfer"]
+    assert "transfer was not run: outside content may have steered it (`iban`" in refused.words
+    assert {a["argument"] for a in refused.data["labels"]["arguments"]} == {"iban", "amount",
+                                                                           "memo"}
+
+
+def test_untrusted_propose_every_time_takes_no_standing_rule(world: Any) -> None:
+    """Permits(untrusted=PROPOSE_EVERY_TIME): the steered call is proposed though the agent may
+    change things alone."""
+    app = world["app"]
+    every_time = _agent(world, "EveryTime",
+                        Permits(changes=Leave.ALONE, untrusted=Leave.PROPOSE_EVERY_TIME))
+    outcome = _pay(world, every_time, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = app.proposals(task=outcome.task)
+    assert proposal.labels
+
+
+def test_untrusted_alone_is_refused_at_declaration() -> None:
+    """Permits(untrusted=ALONE) is a UserError: a steered call never runs alone."""
+    with pytest.raises(UserError, match=r"untrusted=Leave\.ALONE"):
+        Permits(untrusted=Leave.ALONE)
+
+
+def test_an_endorsed_amount_and_known_payee_from_a_file_run_alone(world: Any) -> None:
+    """Paying the bill found in a file runs alone: the amount is within the endorsed bound and
+    the IBAN is a payee's; the same IBAN with an amount past the bound is proposed."""
+    t = world["tools"]
+    bill = "FR14 2004 1010 0505 0001 3M02 606"
+
+    def pay(amount: str) -> Any:
+        model = ScriptedModel(
+            says.tool(t["read_file"], name="bill-december.txt"),
+            says.tool(t["transfer"], iban=bill, amount=amount, memo="electricity"),
+            says.hand_back("Paid."),
+        )
+        return world["app"].agent(world["Widened"]).do(
+            world["PayBills"](), Request(text="Pay the bill in bill-december.txt."),
+            for_=world["owner"], model=model)
+
+    assert pay("86.40").status is TaskStatus.DONE
+    over = pay("1500")
+    assert over.status is TaskStatus.WAITING
+    (proposal,) = world["app"].proposals(task=over.task)
+    assert [label.argument for label in proposal.labels] == ["amount"]
+    assert proposal.labels[0].origin is Origin.UNTRACED
+
+
+def test_the_receipt_records_the_labels_that_decided_each_call(world: Any) -> None:
+    """Each tool call's receipt entry carries the labels of its arguments, and the proposal's says
+    in words what outside content may have steered."""
+    outcome = _pay(world, world["Widened"], "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    receipt = world["app"].receipt(outcome.task)
+    (proposed,) = [e for e in receipt.entries if e.kind == "proposal"]
+    assert proposed.data["labels"]["outside_seen"] is True
+    origins = {a["argument"]: a["origin"] for a in proposed.data["labels"]["arguments"]}
+    assert origins == {"iban": "outside", "amount": "outside", "memo": "words"}
+    assert "Outside content may have steered it" in proposed.words
+    clean = _pay(world, world["Widened"], f"Pay 2400 to {LANDLORD_IBAN}.", LANDLORD_IBAN, 2400)
+    ran = [e for e in world["app"].receipt(clean.task).entries
+           if e.kind == "tool_call" and e.data.get("tool") == "transfer"]
+    assert [a["origin"] for a in ran[0].data["labels"]["arguments"]] == ["request", "request",
+                                                                        "words"]
+
+
+def test_before_outside_content_nothing_is_labelled(world: Any) -> None:
+    """A task that read only the app's own records runs its transfer alone with no labels."""
+    t = world["tools"]
+    model = ScriptedModel(
+        says.tool(t["payees"]),
+        says.tool(t["transfer"], iban=LANDLORD_IBAN, amount=850, memo="rent"),
+        says.hand_back("Paid."),
+    )
+    outcome = world["app"].agent(world["Widened"]).do(
+        world["PayBills"](), Request(text="Pay the landlord the rent."), for_=world["owner"],
+        model=model)
+    assert outcome.status is TaskStatus.DONE
+    ran = [e for e in world["app"].receipt(outcome.task).entries
+           if e.kind == "tool_call" and e.data.get("tool") == "transfer"]
+    assert ran[0].data["labels"] == {"outside_seen": False, "arguments": []}
+
+
+def test_a_rejection_reason_is_the_persons_word(world: Any) -> None:
+    """After a person says no with an account in their reason, a transfer to that account runs
+    alone: their words are trusted."""
+    t = world["tools"]
+    model = ScriptedModel(
+        says.tool(t["read_email"], number=31),
+        says.tool(t["transfer"], iban=ATTACKER_IBAN, amount=2400, memo="payment"),
+        says.tool(t["transfer"], iban=LANDLORD_IBAN, amount=2400, memo="payment"),
+        says.hand_back("Paid."),
+    )
+    app = world["app"]
+    outcome = app.agent(world["Widened"]).do(world["PayBills"](), Request(text="Mail."),
+                                             for_=world["owner"], model=model)
+    (proposal,) = app.proposals(task=outcome.task)
+    app.reject(proposal, by=world["owner"], reason=f"Pay 2400 to {LANDLORD_IBAN} instead.")
+    assert app.outcome(outcome.task).status is TaskStatus.DONE
+    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
+
+
+def test_an_approval_always_like_this_does_not_lift_labels(world: Any) -> None:
+    """A rule made by approving a steered call "always like this" lets the next clean call run
+    alone, never a steered one."""
+    app = world["app"]
+    app.oversight.widens_agent_autonomy = policy.role("owner")
+    careful = _agent(world, "Careful")
+    first = _pay(world, careful, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    (proposal,) = app.proposals(task=first.task)
+    decision = app.approve(proposal, by=world["owner"], always_like_this=True)
+    assert decision.status is ProposalStatus.DONE
+    assert [r.tool for r in app.rules()] == ["transfer"]
+    again = _pay(world, careful, "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    assert again.status is TaskStatus.WAITING
+
+
+@pytest.fixture
+def filed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The office in a SQLite file, with the injected transfer waiting on Olive, who has an API
+    token and a password."""
+    url = f"sqlite:///{tmp_path / 'office.db'}"
+    monkeypatch.setenv("OFFICE_DATABASE", url)
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    monkeypatch.delenv("SIGNOFF_AS", raising=False)
+    monkeypatch.delenv("SIGNOFF_TOKEN", raising=False)
+    monkeypatch.delitem(sys.modules, "tests.provenance_scenarios.office", raising=False)
+    w = make_world(url)
+    app = w["app"]
+    app.credentials.use_hasher(PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    app.credentials.set_password(w["owner"], "a long enough password")
+    w["token"] = app.credentials.issue_token(w["owner"], "tests")
+    outcome = _pay(w, w["Widened"], "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    (w["proposal"],) = app.proposals(task=outcome.task)
+    yield w
+    app.database.dispose()
+
+
+STEERED = ("`iban` = `GB29 NWBK 6016 1331 9268 19` appears in `body` of what read_email returned "
+           'for {"number": 31}, from an outside sender.')
+
+
+def test_the_cli_shows_where_steered_arguments_came_from(filed: dict[str, Any]) -> None:
+    """`signoff proposals show` names each steered argument and the e-mail it came from, in
+    words and in its JSON."""
+    app_spec = "tests.provenance_scenarios.office:app"
+    runner = CliRunner()
+    saved = runner.invoke(main, ["users", "token", "owner@home.example", "--save", "--app",
+                                 app_spec])
+    assert saved.exit_code == 0, saved.output
+    shown = runner.invoke(main, ["proposals", "--app", app_spec, "--as", "owner@home.example",
+                                 "show", filed["proposal"].id])
+    assert shown.exit_code == 0, shown.output
+    assert f"Outside content may have steered it:\n  - {STEERED}" in shown.output
+    data = runner.invoke(main, ["proposals", "--app", app_spec, "--as", "owner@home.example",
+                                "show", filed["proposal"].id, "--json"])
+    labels = json.loads(data.output)["labels"]
+    assert [(x["argument"], x["origin"], x["source"]) for x in labels] == [
+        ("iban", "outside", "read_email"), ("amount", "outside", "read_email")]
+
+
+def test_rest_and_the_inbox_show_where_steered_arguments_came_from(
+    filed: dict[str, Any],
+) -> None:
+    """GET /api/proposals/{id} carries the labels; the inbox's proposal page lists them."""
+    client = TestClient(create_web_app(filed["app"], secure_cookies=False))
+    proposal_id = filed["proposal"].id
+    answer = client.get(f"/api/proposals/{proposal_id}",
+                        headers={"Authorization": f"Bearer {filed['token']}"})
+    assert answer.status_code == 200
+    assert answer.json()["labels"][0] == {
+        "argument": "iban", "value": "GB29 NWBK 6016 1331 9268 19", "origin": "outside",
+        "source": "read_email", "words": STEERED}
+    login = client.get("/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', login.text)
+    assert csrf is not None
+    client.post("/login", data={"csrf": csrf.group(1), "next": "/", "handle": "owner@home.example",
+                                "password": "a long enough password"})
+    page = client.get(f"/proposals/{proposal_id}")
+    assert page.status_code == 200
+    assert 'id="labels"' in page.text
+    assert str(escape(STEERED)) in page.text
