@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from signoff.actions.effects import sends
 from signoff.agents.events import AgentProposed
 from signoff.agents.proposals import Proposal
+from signoff.effects import sends
 from signoff.exceptions import UserError
 
 if TYPE_CHECKING:

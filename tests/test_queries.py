@@ -4,12 +4,13 @@ enforced read-only, so that what the analysis cannot see is stopped at run time.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import String
+from sqlalchemy import String, create_engine, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
@@ -212,8 +213,367 @@ def peek_less(thing: Meter) -> bool:
                                             (peek_less, "Meter.__lt__")])
 def test_operators_count_what_their_special_methods_do(fn: object, method: str) -> None:
     """`a + b` runs a.__add__, `a < b` runs a.__lt__: the analysis follows both to the file."""
-    from signoff.actions.effects import analyse
+    from signoff.effects import analyse
 
     found = analyse(fn, name="peek")  # type: ignore[arg-type]
     assert f"peek -> test_queries.{method} -> test_queries._write_it -> builtins.open" in (
         " ".join(found.explain()))
+
+
+# --- Writing attempts: each refused at registration where the analysis sees it, and at run time
+# where it does not; nothing written, and the pooled connection as it was -------------------------
+
+INSERT = "INSERT INTO attempt_log (note) VALUES ('written')"
+ATTEMPT_LOGGER = logging.getLogger("signoff.tests.attempts")
+
+
+def _raw(session: Session) -> Any:
+    """The driver's own cursor, reached from the query's session."""
+    return session.connection().connection.cursor()
+
+
+def _driver(session: Session) -> Any:
+    """The driver's own connection, reached from the query's session."""
+    return session.connection().connection.driver_connection
+
+
+def pragma_off_then_insert(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute("PRAGMA query_only=OFF")
+    cursor.execute(INSERT)
+
+
+def commit_then_insert(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute("COMMIT")
+    cursor.execute(INSERT)
+
+
+def commit_hidden_in_quotes(session: Session, where: str) -> None:
+    # E'\'' is one quote to PostgreSQL; read as a plain string, COMMIT and INSERT look quoted
+    _raw(session).execute(f"SELECT E'\\''; COMMIT; {INSERT}")
+
+
+def commit_hidden_in_a_dollar_quote(session: Session, where: str) -> None:
+    _raw(session).execute(f"SELECT $$'$$; COMMIT; {INSERT}; SELECT $$'$$")
+
+
+def driver_commit_then_insert(session: Session, where: str) -> None:
+    driver = _driver(session)
+    driver.commit()
+    driver.cursor().execute(INSERT)
+
+
+def autocommit_then_insert(session: Session, where: str) -> None:
+    driver = _driver(session)
+    driver.autocommit = True
+    driver.cursor().execute(INSERT)
+
+
+def read_write_then_commit(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE")
+    cursor.execute("COMMIT")
+    cursor.execute(INSERT)
+
+
+def authorizer_off_then_insert(session: Session, where: str) -> None:
+    driver = _driver(session)
+    driver.set_authorizer(None)
+    driver.execute("PRAGMA query_only=OFF")
+    driver.execute(INSERT)
+
+
+def pragma_through_sqlalchemy(session: Session, where: str) -> None:
+    session.connection().exec_driver_sql("PRAGMA query_only=OFF")
+    session.connection().exec_driver_sql(INSERT)
+
+
+def attach_a_file(session: Session, where: str) -> None:
+    cursor = _raw(session)
+    cursor.execute(f"ATTACH DATABASE '{where}' AS other")
+    cursor.execute("CREATE TABLE other.t (x INTEGER)")
+
+
+def set_config_for_the_session(session: Session, where: str) -> None:
+    session.execute(text("SELECT set_config('signoff.attempt', 'on', false)"))
+
+
+def advisory_lock(session: Session, where: str) -> None:
+    session.execute(text("SELECT pg_advisory_lock(4242)"))
+
+
+def notify(session: Session, where: str) -> None:
+    session.execute(text("SELECT pg_notify('signoff_attempt', 'hello')"))
+
+
+def next_in_sequence(session: Session, where: str) -> None:
+    session.execute(text("SELECT nextval('attempt_seq')"))
+
+
+def new_connection_then_insert(session: Session, where: str) -> None:
+    with session.get_bind().connect() as connection:
+        connection.exec_driver_sql(INSERT)
+        connection.commit()
+
+
+def raw_connection_then_insert(session: Session, where: str) -> None:
+    raw = session.get_bind().raw_connection()
+    try:
+        raw.cursor().execute(INSERT)
+        raw.commit()
+    finally:
+        raw.close()
+
+
+def engine_of_its_own_then_insert(session: Session, where: str) -> None:
+    engine = create_engine(session.get_bind().url.render_as_string(hide_password=False))
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(INSERT)
+    finally:
+        engine.dispose()
+
+
+def sqlite_connect_then_insert(session: Session, where: str) -> None:
+    database = sqlite3.connect(str(session.get_bind().url.database))
+    try:
+        database.execute(INSERT)
+        database.commit()
+    finally:
+        database.close()
+
+
+def vacuum_into_a_file(session: Session, where: str) -> None:
+    _raw(session).execute(f"VACUUM INTO '{where}'")
+
+
+def user_version(session: Session, where: str) -> None:
+    session.execute(text("PRAGMA user_version = 7"))
+
+
+def autocommit_connection_then_insert(session: Session, where: str) -> None:
+    with session.get_bind().connect() as connection:
+        connection.execution_options(isolation_level="AUTOCOMMIT")
+        connection.exec_driver_sql(INSERT)
+
+
+def insert_then_commit(session: Session, where: str) -> None:
+    session.execute(text(INSERT))
+    session.commit()
+
+
+def set_a_timeout(session: Session, where: str) -> None:
+    _raw(session).execute("SET statement_timeout = 1")
+
+
+def listen(session: Session, where: str) -> None:
+    _raw(session).execute("LISTEN signoff_attempt")
+
+
+def prepare_a_statement(session: Session, where: str) -> None:
+    _raw(session).execute(f"PREPARE signoff_attempt AS {INSERT}")
+
+
+def hold_a_cursor(session: Session, where: str) -> None:
+    _raw(session).execute("DECLARE signoff_attempt CURSOR WITH HOLD FOR SELECT 1")
+
+
+def set_a_sequence(session: Session, where: str) -> None:
+    session.execute(text("SELECT setval('attempt_seq', 100)"))
+
+
+def large_object(session: Session, where: str) -> None:
+    session.execute(text("SELECT lo_from_bytea(0, 'written')"))
+
+
+def copy_to_a_file(session: Session, where: str) -> None:
+    _raw(session).execute(f"COPY (SELECT 1) TO '{where}'")
+
+
+def log_to_a_new_file(session: Session, where: str) -> None:
+    handler = logging.FileHandler(where, delay=True)
+    ATTEMPT_LOGGER.addHandler(handler)
+    try:
+        ATTEMPT_LOGGER.warning("written")
+    finally:
+        ATTEMPT_LOGGER.removeHandler(handler)
+        handler.close()
+
+
+SQLITE_ATTEMPTS = [pragma_off_then_insert, commit_then_insert, driver_commit_then_insert,
+                   autocommit_then_insert, authorizer_off_then_insert, pragma_through_sqlalchemy,
+                   attach_a_file, new_connection_then_insert, raw_connection_then_insert,
+                   engine_of_its_own_then_insert, sqlite_connect_then_insert, vacuum_into_a_file,
+                   user_version, autocommit_connection_then_insert, insert_then_commit,
+                   log_to_a_new_file]
+POSTGRES_ATTEMPTS = [commit_then_insert, commit_hidden_in_quotes, commit_hidden_in_a_dollar_quote,
+                     driver_commit_then_insert, autocommit_then_insert,
+                     read_write_then_commit, set_config_for_the_session, advisory_lock, notify,
+                     next_in_sequence, new_connection_then_insert, raw_connection_then_insert,
+                     engine_of_its_own_then_insert, autocommit_connection_then_insert,
+                     insert_then_commit, set_a_timeout, listen, prepare_a_statement, hold_a_cursor,
+                     set_a_sequence, large_object, copy_to_a_file, log_to_a_new_file]
+
+
+@dataclass(eq=False)
+class Trigger:
+    """Comparing it runs a writing attempt: C code (a list's ``in``) calls it, where the static
+    analysis does not follow, so only the run-time guard stands in the way."""
+
+    attempt: Any
+    session: Session
+    where: str
+
+    def __eq__(self, other: object) -> bool:
+        self.attempt(self.session, self.where)
+        return False
+
+    __hash__ = object.__hash__
+
+
+_POSTGRES_STATE = {
+    "statement timeout": "SHOW statement_timeout",
+    "listening": "SELECT count(*) FROM pg_listening_channels()",
+    "prepared": "SELECT count(*) FROM pg_prepared_statements WHERE from_sql",
+    "held cursors": "SELECT count(*) FROM pg_cursors WHERE is_holdable",
+    "large objects": "SELECT count(*) FROM pg_largeobject_metadata",
+}
+"""What a query could leave on a PostgreSQL connection or server, read from the pooled one."""
+
+
+@dataclass
+class Attempts:
+    """An app on one database with a log table, a sequence and Ann, who may run its queries."""
+
+    app: App
+    ann: Principal
+    url: str
+    where: Path
+
+    def seen(self) -> dict[str, Any]:
+        """What a writing attempt could have left: rows, the sequence, the file, the settings."""
+        with self.app.database.engine.connect() as connection:
+            found = {
+                "rows": connection.exec_driver_sql("SELECT count(*) FROM attempt_log").scalar(),
+                "file": self.where.exists(),
+            }
+            if connection.dialect.name == "sqlite":
+                found["query_only"] = connection.exec_driver_sql("PRAGMA query_only").scalar()
+                found["user version"] = connection.exec_driver_sql("PRAGMA user_version").scalar()
+            else:
+                found["setting"] = connection.exec_driver_sql(
+                    "SELECT current_setting('signoff.attempt', true)").scalar()
+                found["sequence"] = connection.exec_driver_sql(
+                    "SELECT last_value FROM attempt_seq").scalar()
+                found["advisory locks"] = connection.exec_driver_sql(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").scalar()
+                found["read only"] = connection.exec_driver_sql(
+                    "SHOW default_transaction_read_only").scalar()
+                for what, sql in _POSTGRES_STATE.items():
+                    found[what] = connection.exec_driver_sql(sql).scalar()
+            return found
+
+
+def _attempts(dialect: str, request: pytest.FixtureRequest, tmp_path: Path) -> Attempts:
+    """An `Attempts` app on a SQLite file, or on a database of the tests' PostgreSQL server."""
+    if dialect == "sqlite":
+        url = f"sqlite:///{tmp_path / 'attempts.db'}"
+    else:
+        url = request.getfixturevalue("postgres_database")
+    app = App("t", database=url)
+    request.addfinalizer(app.database.dispose)
+    ann = app.people.add("a@x.example", "Ann")
+    with app.database.engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE attempt_log (note VARCHAR(20))")
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql("CREATE SEQUENCE attempt_seq")
+            connection.exec_driver_sql("SELECT nextval('attempt_seq')")
+    return Attempts(app=app, ann=ann, url=url, where=tmp_path / "written.txt")
+
+
+def _attempts_for(dialect: str) -> list[Any]:
+    return [pytest.param(dialect, a, id=f"{dialect}-{a.__name__}")
+            for a in (SQLITE_ATTEMPTS if dialect == "sqlite" else POSTGRES_ATTEMPTS)]
+
+
+ALL_ATTEMPTS = _attempts_for("sqlite") + _attempts_for("postgresql")
+
+
+@pytest.mark.parametrize(("dialect", "attempt"), ALL_ATTEMPTS)
+def test_a_writing_attempt_in_a_query_is_refused_at_registration(dialect: str, attempt: Any) -> None:
+    """Written in the query's own code, each writing attempt is seen by the analysis: declared
+    query=True, the action is refused at registration, naming what it found."""
+    app = App("t", database="sqlite://")
+    with pytest.raises(UserError, match="declared query=True, but it does more than read"):
+        app.add_action(attempt, query=True, provided={"session": "session"})
+
+
+@pytest.mark.parametrize(("dialect", "attempt"), ALL_ATTEMPTS)
+def test_a_hidden_writing_attempt_is_refused_at_run_time(
+    dialect: str, attempt: Any, request: pytest.FixtureRequest, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Hidden where the analysis does not look, each writing attempt is refused as it runs: the
+    query ends Failed, nothing is written, and the pooled connection is as it was (settings,
+    locks, read-write) for the next session, which writes as usual."""
+    setup = _attempts(dialect, request, tmp_path)
+    before = setup.seen()
+
+    def peek(session: Session, where: str) -> str:
+        """Look, and try to write where the analysis cannot see."""
+        try:
+            return "same" if Trigger(attempt, session, where) in [None] else "other"
+        except Exception:
+            return "swallowed"
+
+    setup.app.add_action(peek, query=True, provided={"session": "session"})
+    with caplog.at_level(logging.ERROR, logger="signoff.actions"):
+        result = setup.app.actions.run("peek", {"where": str(setup.where)}, as_=setup.ann)
+    assert result.outcome is ActionOutcome.FAILED
+    assert "tried more than reading" in caplog.text
+    assert setup.seen() == before
+    with setup.app.database.engine.begin() as connection:  # the pool's connection writes again
+        connection.exec_driver_sql(INSERT)
+    assert setup.seen()["rows"] == before["rows"] + 1
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_a_query_reads_through_a_connection_it_opens(
+    dialect: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Reading through a connection the query takes from the pool itself, or through its
+    session's connection, is still reading: the query runs Done."""
+    setup = _attempts(dialect, request, tmp_path)
+
+    def count_notes(session: Session) -> int:
+        """Count the notes, three ways."""
+        with session.get_bind().connect() as connection:
+            counted = connection.exec_driver_sql("SELECT count(*) FROM attempt_log").scalar()
+        cursor = session.connection().exec_driver_sql("SELECT count(*) FROM attempt_log")
+        return int(counted or 0) + int(cursor.scalar() or 0)
+
+    setup.app.add_action(count_notes, query=True, provided={"session": "session"})
+    result = setup.app.actions.run("count_notes", {}, as_=setup.ann)
+    assert (result.outcome, result.value) == (ActionOutcome.DONE, 0)
+
+
+def test_a_query_reads_a_full_text_table(tmp_path: Path) -> None:
+    """Reading an FTS5 table prepares (and never runs) an update of SQLite's schema table: a query
+    reading one through its session, on a fresh connection, runs Done."""
+    app = App("t", database=f"sqlite:///{tmp_path / 'notes.db'}")
+    ann = app.people.add("a@x.example", "Ann")
+    with app.database.engine.begin() as connection:
+        connection.exec_driver_sql("CREATE VIRTUAL TABLE notes USING fts5(body)")
+        connection.exec_driver_sql("INSERT INTO notes (body) VALUES ('the pads are worn')")
+    app.database.engine.dispose()  # the query's connection opens the table afresh
+
+    def notes_with(session: Session, word: str) -> int:
+        """Count the notes that have a word."""
+        found = session.execute(text("SELECT rowid FROM notes WHERE notes MATCH :word"), {"word": word})
+        return len(found.all())
+
+    app.add_action(notes_with, query=True, provided={"session": "session"})
+    result = app.actions.run("notes_with", {"word": "pads"}, as_=ann)
+    assert (result.outcome, result.value) == (ActionOutcome.DONE, 1)
+    app.database.dispose()

@@ -3,11 +3,11 @@
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.cause import current_cause
 from signoff.actions.declare import ActionFunction, Choices, Label, Provided, action
-from signoff.actions.effects import Effect, EffectKind, Effects, sends, spends
 from signoff.actions.parameters import Parameter, ParameterKind
 from signoff.actions.registry import Actions
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.actions.running import RunContext
+from signoff.effects import Effect, EffectKind, Effects, sends, spends
 
 __all__ = [
     "FAILED_TEXT",

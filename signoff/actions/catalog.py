@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from signoff.actions.declare import ActionFunction, ActionOptions
-from signoff.actions.effects import Effects
 from signoff.actions.parameters import Parameter
+from signoff.effects import Effects
 
 __all__ = ["Action", "ActionInfo"]
 

@@ -3,9 +3,16 @@
 A query (``@app.action(query=True)``) runs inside :func:`read_only_guard` with a session passed
 through :func:`make_session_read_only`. Three layers refuse anything but reading:
 
-* **the database connection** refuses writes: SQLite runs with ``PRAGMA query_only=ON`` for as
-  long as the session holds the connection, PostgreSQL runs the session's transactions as
-  ``READ ONLY``. The database's refusal is translated into :class:`ReadOnlyViolation`;
+* **the database connection** refuses writes: SQLite runs with ``PRAGMA query_only=ON`` and an
+  authorizer that denies every write and setting for as long as the session holds the
+  connection, PostgreSQL runs the session's transactions as ``READ ONLY``; the driver's own
+  connection under it is a `ReadOnlyDriver` (`readonly_driver`) that, while the query runs,
+  passes only statements that read and refuses the driver's ways to end the transaction or
+  loosen the connection; a connection the query takes from a pool itself (its engine's, or
+  one of an engine it makes) is restricted the same way, and a SQLite database it opens with
+  ``sqlite3.connect`` is refused; a query's transaction ends rolled back, and a PostgreSQL
+  connection's advisory locks are released before it goes back to the pool. The database's
+  refusal is translated into :class:`ReadOnlyViolation`;
 * **ORM flushes** with pending changes are refused before any SQL is sent;
 * **a PEP 578 audit hook**, scoped by a context variable to the thread or task running the query,
   blocks socket connects, subprocesses, ``os.system`` / exec / spawn / fork, files opened for
@@ -22,8 +29,10 @@ What is deliberately let through while guarded:
 * **the import system**: a module first imported during a query loads normally, but its bytecode
   cache is not written (the write is refused with ``PermissionError``, which the import system
   ignores, and is not counted as a violation);
-* **logging**: whatever a logging handler does while it handles a record (open its file, roll it
-  over, reach a syslog socket) is the application's logging configuration, not the query's doing.
+* **logging**: whatever a logging handler that existed before the query began does while it
+  handles a record (open its file, roll it over, reach a syslog socket) is the application's
+  logging configuration, not the query's doing. A handler the query made itself
+  (``logging.FileHandler(path, delay=True)``) is refused like any other write.
 
 The guard is a safety net for honest code, not a sandbox: Python code that wants to escape it can
 (a thread it starts runs outside the context; a socket or file opened before the query can still
@@ -35,14 +44,16 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import sqlite3
 import sys
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from types import CodeType, FrameType
+from types import FrameType
 from typing import Any
 from weakref import WeakSet
 
@@ -50,8 +61,9 @@ from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.exc import UnboundExecutionError
 from sqlalchemy.orm import Session, SessionTransaction, UOWTransaction
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, Pool, SingletonThreadPool, StaticPool
 
+from signoff.actions.readonly_driver import ReadOnlyDriver, sqlite_authorizer
 from signoff.exceptions import ReadOnlyViolation, UserError
 from signoff.security.enforcement import RuledSession
 
@@ -73,6 +85,8 @@ class Guard:
     """Every refusal raised while the guard was active, in the order they happened."""
 
     _outer: Guard | None = field(default=None, init=False, repr=False, compare=False)
+    _handlers_before: frozenset[Any] = field(default=frozenset(), init=False, repr=False,
+                                             compare=False)
 
     @property
     def violated(self) -> bool:
@@ -102,6 +116,8 @@ def read_only_guard() -> Iterator[Guard]:
     _install_audit_hook()
     guard = Guard()
     guard._outer = _active.get()
+    if guard._outer is None:  # the logging handlers the app has: weak references to each
+        guard._handlers_before = frozenset(getattr(logging, "_handlerList", ()))
     token = _active.set(guard)
     try:
         yield guard
@@ -183,7 +199,8 @@ def _audit(
         # A module imported for the first time during the query: let the import go on without
         # writing its cache (importlib ignores an OSError there), and do not blame the query.
         raise PermissionError(errno.EACCES, "A query does not write the bytecode cache")
-    if _is_logging(caller):
+    handler = _logging_handler(caller)
+    if handler is not None and _made_before_the_query(handler):
         return
     raise _refuse(what, event=event, kind=BlockedOperation)
 
@@ -199,17 +216,27 @@ def _is_bytecode_cache_write(frame: FrameType) -> bool:
     )
 
 
-_LOGGING_CODES: frozenset[CodeType] = frozenset(
-    {logging.Logger.callHandlers.__code__, logging.Handler.handle.__code__}
-)
+_HANDLE = logging.Handler.handle.__code__
+_CALL_HANDLERS = logging.Logger.callHandlers.__code__
 
 
-def _is_logging(frame: FrameType | None) -> bool:
+def _logging_handler(frame: FrameType | None) -> logging.Handler | None:
+    """The logging handler handling a record in `frame` or a caller of it, if any."""
     while frame is not None:
-        if frame.f_code in _LOGGING_CODES:
-            return True
+        code = frame.f_code
+        if code is _HANDLE or code is _CALL_HANDLERS:
+            found = frame.f_locals.get("self" if code is _HANDLE else "hdlr")
+            return found if isinstance(found, logging.Handler) else None
         frame = frame.f_back
-    return False
+    return None
+
+
+def _made_before_the_query(handler: logging.Handler) -> bool:
+    """Whether `handler` existed when the outermost guard began (the app's, not the query's)."""
+    guard = _active.get()
+    while guard is not None and guard._outer is not None:
+        guard = guard._outer
+    return guard is not None and weakref.ref(handler) in guard._handlers_before
 
 
 def _name(path: object) -> str:
@@ -250,6 +277,17 @@ def _program(args: tuple[Any, ...]) -> str | None:
 def _send(args: tuple[Any, ...]) -> str | None:
     # A send without an address goes over a connection made before (its connect was guarded).
     return None if args[1] is None else f"send to {_address(args[1])}"
+
+
+def _sqlite_connect(args: tuple[Any, ...]) -> str | None:
+    # A connection SQLAlchemy's pool opens is restricted as it is checked out (_restrict_if_guarded);
+    # one the query opens itself is not signoff's to restrict, so it is refused.
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("sqlalchemy.pool."):
+            return None
+        frame = frame.f_back
+    return f"open the SQLite database {_name(args[0])} itself"
 
 
 def _connect_host(kind: str) -> Callable[[tuple[Any, ...]], str]:
@@ -314,6 +352,7 @@ _BLOCKED: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
     "ctypes.dlsym/handle": lambda a: f"look up the native function {a[1]}",
     "ctypes.call_function": lambda a: "call a native function through ctypes",
     "ctypes.cdata": lambda a: "reach raw memory through ctypes",
+    "sqlite3.connect": _sqlite_connect,
     "sqlite3.enable_load_extension": lambda a: "enable SQLite extensions" if a[1] else None,
     "sqlite3.load_extension": lambda a: f"load the SQLite extension {_name(a[1])}",
 }
@@ -328,6 +367,7 @@ dialect whose read-only setting it carries, to be undone when it goes back to th
 _CONNECTIONS = "signoff.read_only_connections"
 
 _watched_engines: WeakSet[Engine] = WeakSet()
+_watched_pools: WeakSet[Pool] = WeakSet()
 _watch_lock = threading.Lock()
 
 
@@ -400,26 +440,100 @@ def _release_if_read_only(session: Session, transaction: SessionTransaction) -> 
 def _restrict(session: Session, connection: Connection) -> None:
     _watch(connection.engine)
     dialect = connection.dialect.name
-    if dialect == "sqlite":
-        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute("PRAGMA query_only=ON")
-        finally:
-            cursor.close()
-    elif dialect == "postgresql":
-        if getattr(connection.connection.dbapi_connection, "autocommit", False):
+    if dialect == "postgresql":
+        if getattr(_driver_of(connection.connection.dbapi_connection), "autocommit", False):
             raise UserError(
                 "A read-only session needs transactions, and this PostgreSQL connection runs in "
                 "AUTOCOMMIT mode. Open the query's session without isolation_level='AUTOCOMMIT'."
             )
-        connection.exec_driver_sql("SET TRANSACTION READ ONLY")
-    else:
+        with unguarded():  # signoff's own statement, past the driver filter of a guarded checkout
+            connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+    elif dialect != "sqlite":
         raise UserError(
             f"signoff can make a session read-only on SQLite and PostgreSQL, not on "
             f"{connection.dialect.name}. Run queries on one of those databases."
         )
-    connection.info[_READ_ONLY] = dialect
+    _restrict_pooled(dialect, connection.connection)
     session.info.setdefault(_CONNECTIONS, []).append(connection)
+
+
+def _restrict_pooled(dialect: str, pooled: Any) -> None:
+    """Make a pooled connection refuse writes until it goes back to the pool: SQLite's
+    query_only and authorizer, and (both) the driver connection put behind a `ReadOnlyDriver`."""
+    if pooled.info.get(_READ_ONLY):
+        return
+    driver = _driver_of(pooled.dbapi_connection)
+    if dialect == "sqlite":
+        cursor = driver.cursor()
+        try:
+            cursor.execute("PRAGMA query_only=ON")
+        finally:
+            cursor.close()
+        # Setting an authorizer expires every statement prepared before: each is checked again.
+        driver.set_authorizer(_SQLITE_AUTHORIZER)
+    _wrap_driver(pooled, driver, postgresql=dialect == "postgresql")
+    pooled.info[_READ_ONLY] = dialect
+
+
+@event.listens_for(Pool, "checkout")
+def _restrict_if_guarded(dbapi_connection: Any, _record: ConnectionPoolEntry, pooled: Any) -> None:
+    # A connection checked out of any pool while a query runs (one it takes from its engine
+    # itself with connect() or raw_connection(), one of an engine it makes) is as read-only as
+    # its session's, and reset when it goes back.
+    if not _guarded():
+        return
+    driver = _driver_of(dbapi_connection)
+    if isinstance(driver, sqlite3.Connection):
+        dialect = "sqlite"
+    elif type(driver).__module__.partition(".")[0] == "psycopg":
+        dialect = "postgresql"
+    else:
+        raise _refuse(f"connect to a database signoff cannot make read-only ({type(driver).__name__})",
+                      event="sql")
+    pool = getattr(pooled, "_pool", None)  # the pool a connection fairy came from
+    if isinstance(pool, Pool):
+        _watch_pool(pool)
+    _restrict_pooled(dialect, pooled)
+
+
+def _guarded() -> bool:
+    return _active.get() is not None
+
+
+def _refuse_sql(what: str) -> ReadOnlyViolation:
+    return _refuse(what, event="sql")
+
+
+_SQLITE_AUTHORIZER = sqlite_authorizer(_refuse_sql)
+
+
+def _driver_of(dbapi_connection: Any) -> Any:
+    """The driver's own connection, under signoff's `ReadOnlyDriver` if there is one."""
+    if isinstance(dbapi_connection, ReadOnlyDriver):
+        return object.__getattribute__(dbapi_connection, "_real")
+    return dbapi_connection
+
+
+def _wrap_driver(pooled: Any, driver: Any, *, postgresql: bool) -> None:
+    """Put a `ReadOnlyDriver` where the pooled connection and its pool entry keep the driver's
+    connection, so that neither ``.dbapi_connection`` nor ``.driver_connection`` reaches it."""
+    if isinstance(pooled.dbapi_connection, ReadOnlyDriver):
+        return
+    wrapper = ReadOnlyDriver(driver, guarded=_guarded, refuse=_refuse_sql, postgresql=postgresql)
+    pooled.dbapi_connection = wrapper
+    # SQLAlchemy's pool entry has no public way to it from the pooled connection; its
+    # driver_connection reads the entry's dbapi_connection.
+    entry = getattr(pooled, "_connection_record", None)
+    if entry is not None:
+        entry.dbapi_connection = wrapper
+
+
+def _unwrap_driver(holder: Any) -> Any:
+    """Give the pooled connection or pool entry `holder` its driver connection back."""
+    driver = _driver_of(holder.dbapi_connection)
+    if driver is not holder.dbapi_connection:
+        holder.dbapi_connection = driver
+    return driver
 
 
 def _watch(engine: Engine) -> None:
@@ -429,14 +543,37 @@ def _watch(engine: Engine) -> None:
     with _watch_lock:
         if engine not in _watched_engines:
             event.listen(engine, "handle_error", _translate_refusal)
-            event.listen(engine, "checkin", _reset_on_checkin)
             _watched_engines.add(engine)
+    _watch_pool(engine.pool)
+
+
+def _watch_pool(pool: Pool) -> None:
+    """Undo a read-only connection's restrictions when it goes back to `pool` (once per pool)."""
+    if pool in _watched_pools:
+        return
+    with _watch_lock:
+        if pool not in _watched_pools:
+            shared = isinstance(pool, SingletonThreadPool | StaticPool)
+            event.listen(pool, "checkin", _reset_shared_on_checkin if shared else _reset_on_checkin)
+            _watched_pools.add(pool)
 
 
 def _reset_on_checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
-    if dbapi_connection is not None and record.info.get(_READ_ONLY) == "sqlite":
-        _sqlite_writable(dbapi_connection)
-    record.info.pop(_READ_ONLY, None)
+    dialect = record.info.pop(_READ_ONLY, None)
+    if dbapi_connection is None or dialect is None:
+        return
+    driver = _unwrap_driver(record)
+    if dialect == "sqlite":
+        _sqlite_writable(driver)
+    elif dialect == "postgresql":
+        _postgresql_reset(driver)
+
+
+def _reset_shared_on_checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+    # One connection for the whole thread (an in-memory SQLite database): a session the query
+    # opens and closes gives back the very connection the query reads on, still read-only.
+    if not _guarded():
+        _reset_on_checkin(dbapi_connection, record)
 
 
 def _release_bound_connections(session: Session, transaction: SessionTransaction) -> None:
@@ -447,17 +584,36 @@ def _release_bound_connections(session: Session, transaction: SessionTransaction
     for connection in session.info.pop(_CONNECTIONS, []):
         if connection.closed or connection.invalidated:
             continue  # returned to the pool, which reset it
-        if connection.info.get(_READ_ONLY) == "sqlite":
-            _sqlite_writable(connection.connection.dbapi_connection)
-        connection.info.pop(_READ_ONLY, None)
+        dialect = connection.info.pop(_READ_ONLY, None)
+        pooled = connection.connection
+        driver = _unwrap_driver(pooled)
+        entry = getattr(pooled, "_connection_record", None)
+        if entry is not None:
+            _unwrap_driver(entry)
+        if dialect == "sqlite":
+            _sqlite_writable(driver)
+        elif dialect == "postgresql":
+            _postgresql_reset(driver)
 
 
 def _sqlite_writable(dbapi_connection: Any) -> None:
+    dbapi_connection.set_authorizer(None)
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA query_only=OFF")
     finally:
         cursor.close()
+
+
+def _postgresql_reset(dbapi_connection: Any) -> None:
+    """Undo what a query can leave on a PostgreSQL connection past its rolled-back transaction:
+    session advisory locks."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("SELECT pg_advisory_unlock_all()")
+    finally:
+        cursor.close()
+    dbapi_connection.rollback()
 
 
 def _translate_refusal(context: ExceptionContext) -> None:
@@ -467,7 +623,7 @@ def _translate_refusal(context: ExceptionContext) -> None:
     dialect = connection.info.get(_READ_ONLY)
     error = context.original_exception
     if dialect == "sqlite":
-        refused = getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY"
+        refused = getattr(error, "sqlite_errorname", "") in ("SQLITE_READONLY", "SQLITE_AUTH")
     elif dialect == "postgresql":
         refused = getattr(error, "sqlstate", None) == "25006"  # read_only_sql_transaction
     else:

@@ -17,13 +17,13 @@ from sqlalchemy.orm import Session
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
 from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
-from signoff.actions.effects import analyse
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
+from signoff.effects import analyse
 from signoff.exceptions import ConsentError, Invalid, NotFound, UserError
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import may

@@ -250,7 +250,7 @@ class Runner:
         result: ActionResult | None = None
         with read_only_guard() as guard, reading_only():
             try:
-                with session.begin():
+                with session.begin() as transaction:
                     admitted = self._admit(action, acting, cause, session)
                     if isinstance(admitted, ActionResult):
                         return admitted
@@ -259,6 +259,9 @@ class Runner:
                     refuse_pending_changes(session)
                     if guard.violated:
                         raise guard.violations[0]
+                    # A query keeps nothing: its transaction ends rolled back, which also undoes
+                    # what a read-only transaction still allows (set_config, pg_notify).
+                    transaction.rollback()
             except ReadOnlyViolation:
                 pass  # recorded in the guard, and told below
         if guard.violated or result is None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from signoff.actions.effects import Effects
 from signoff.agents.labelling import floor
 from signoff.agents.permits import Leave, Permits
+from signoff.effects import Effects
 from signoff.limits.provenance import NOTHING_SEEN, ArgumentLabel, Labels
 
 __all__ = ["Verdict", "gate", "leave_by_declaration"]

@@ -98,6 +98,10 @@ def lint(app: Any) -> list[LintFinding]:
                 "caller is told only that it failed. Raise signoff.Invalid, Conflict, NotFound "
                 "or NotAuthorized for a refusal, or catch it."
             )))
+        for caution in info.effects.cautions():
+            findings.append(LintFinding(action=info.name, where=where, message=(
+                f"{info.name} is taken to change anything and reach outside: {caution}."
+            )))
         if not info.query and info.effects.only_reads:
             findings.append(LintFinding(action=info.name, where=where, message=(
                 f"{info.name} only reads: declare it query=True, so that it runs alone and "

@@ -25,7 +25,7 @@ import pydantic
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
-from signoff.actions.effects import sends
+from signoff.effects import sends
 from signoff.exceptions import Invalid
 from tests.effects_corpus import helpers
 from tests.effects_corpus.helpers import AuditFile, Notifier, Shape, post_it, requests
@@ -514,3 +514,31 @@ def raise_caught_other(count: int) -> None:
         helpers.check_stock(count)
     except KeyError:
         return
+
+
+class Shelf:
+    """A container whose item access, storing and iteration run code that reaches outside."""
+
+    def __getitem__(self, key: str) -> str:
+        post_it(f"read {key}")
+        return key
+
+    def __setitem__(self, key: str, value: str) -> None:
+        helpers.post_it(f"{key}={value}")
+
+    def __iter__(self) -> Any:
+        post_it("listed")
+        return iter(())
+
+
+def item_of_a_shelf(shelf: Shelf) -> str:
+    return shelf["a"]
+
+
+def store_on_a_shelf(key: str) -> None:
+    shelf = Shelf()
+    shelf[key] = "x"
+
+
+def list_a_shelf(shelf: Shelf) -> list[str]:
+    return [x for x in shelf]

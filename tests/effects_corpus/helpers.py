@@ -9,7 +9,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from signoff.actions.effects import sends, spends
+from signoff.effects import sends, spends
 from tests.effects_corpus.records import Repair
 
 # Stand-ins named like the HTTP client packages (which are not installed for the tests): the

@@ -2,7 +2,8 @@
 
 A `Frame` walks the syntax of one function (or of a lambda or local function, at the place it is
 called), keeping what each local name may hold (`Val`) and writing what it finds into a `Summary`.
-Calls are judged in `_analysis_calls`.
+Calls are judged in `calls` (and SQLAlchemy's in `orm`); functions called are summarised by the
+analyser, which the frame knows only as an `Interpreter`.
 """
 
 from __future__ import annotations
@@ -10,20 +11,25 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+import os
+from typing import Any
 
-from signoff.actions import _analysis_calls as calls
-from signoff.actions._analysis_tables import IMMUTABLE_TYPES
-from signoff.actions._analysis_values import (
-    DB,
+from signoff.effects import calls, orm
+from signoff.effects.effect import Effect, EffectKind
+from signoff.effects.scope import Interpreter, call_text
+from signoff.effects.signature import bind, params_of_node
+from signoff.effects.summary import Raised, Summary
+from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects.values import (
     EMPTY,
     FRESH,
     GLOBAL,
     UNKNOWN,
+    Args,
     BuiltinMethod,
     Inline,
     Super,
+    Typed,
     Val,
     const,
     fresh_of,
@@ -31,70 +37,10 @@ from signoff.actions._analysis_values import (
     join_all,
     known,
 )
-from signoff.actions.effects import Effect, EffectKind
 
-if TYPE_CHECKING:
-    from signoff.actions._analysis import Analyser
-
-_MISSING = object()
+EMPTY_CELL: Any = object()
+"""What a closure cell holds before its variable is assigned."""
 _BUILTINS = vars(builtins)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Param:
-    """One parameter of an analysed function."""
-
-    name: str
-    """Its name."""
-    kind: str
-    """``"pos"`` (positional-only), ``"arg"``, ``"vararg"``, ``"kwonly"`` or ``"kwarg"``."""
-    default: Any = _MISSING
-    """Its default value, if it has one."""
-    annotated: bool = False
-    """Whether it carries an annotation."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Raised:
-    """One place an exception class is raised, relative to the function summarised."""
-
-    exception: type
-    """The exception class."""
-    function: str
-    """The qualified name of the function that raises it."""
-    line: int
-    """The line of the ``raise``."""
-    path: tuple[str, ...]
-    """The calls from the summarised function to the ``raise``."""
-
-
-@dataclass(kw_only=True)
-class Summary:
-    """What one function does, in terms of its own parameters."""
-
-    params: tuple[Param, ...] = ()
-    """Its parameters, in order."""
-    effects: dict[tuple[EffectKind, str, str, str], Effect] = field(default_factory=dict)
-    """Effects it has whatever it is called with (paths relative to it)."""
-    muts: dict[tuple[frozenset[str], str], tuple[str, ...]] = field(default_factory=dict)
-    """Changes to what its parameters hold: (parameter tokens, record type) → path."""
-    ret: Val | None = None
-    """What it returns."""
-    raises: dict[tuple[type, str, int], Raised] = field(default_factory=dict)
-    """The exceptions it may raise."""
-    cost: float | None = None
-    """The most a ``@spends(cost=...)`` on its path declares."""
-
-    def shape(self) -> tuple[object, ...]:
-        """What changes when a recursive analysis has not settled yet."""
-        ret = self.ret
-        return (
-            frozenset(self.effects),
-            frozenset(self.muts),
-            frozenset(self.raises),
-            self.cost,
-            None if ret is None else (ret.origin, ret.inner, ret.types),
-        )
 
 
 class Frame:
@@ -102,7 +48,7 @@ class Frame:
 
     def __init__(
         self,
-        an: Analyser,
+        an: Interpreter,
         summary: Summary,
         *,
         globals_: dict[str, Any],
@@ -113,6 +59,7 @@ class Frame:
         parent: Frame | None = None,
         root_name: str = "",
         persistent_closure: bool = False,
+        filename: str = "",
     ) -> None:
         self.an = an
         self.summary = summary
@@ -125,6 +72,8 @@ class Frame:
         self.parent = parent
         self.root_name = root_name
         self.persistent_closure = persistent_closure
+        self.filename = filename
+        """The file the walked code is in ("" when it has none)."""
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         self.raises: list[Raised] = []
@@ -136,18 +85,29 @@ class Frame:
 
     # --- recording -------------------------------------------------------------------------
 
-    def add(self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "") -> None:
+    def add(
+        self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = ""
+    ) -> None:
         """Record an effect of the function."""
         path = self.prefix + path
         key = (kind, target, path[-1] if path else "", reason)
         if key not in self.summary.effects:
-            self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason)
+            self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at)
 
-    def unknown(self, text: str, reason: str) -> Val:
-        """Record that something here cannot be seen: it is assumed to change and reach out."""
-        self.add(EffectKind.CHANGES, "", (text,), reason)
-        self.add(EffectKind.EXTERNAL, "", (text,), reason)
+    def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
+        """Record that something here cannot be seen: it is assumed to change and reach out.
+        With `node`, the effect says where (``"bakery.py:34"``)."""
+        at = self.where(node)
+        self.add(EffectKind.CHANGES, "", (text,), reason, at)
+        self.add(EffectKind.EXTERNAL, "", (text,), reason, at)
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
+
+    def where(self, node: ast.AST | None) -> str:
+        """``"bakery.py:34"``: the file and line of `node`, or "" when either is not known."""
+        line = getattr(node, "lineno", None)
+        if not self.filename or line is None or self.filename.startswith("<"):
+            return ""
+        return f"{os.path.basename(self.filename)}:{line}"
 
     def mutate(self, val: Val, text: str) -> None:
         """Record that `val` itself is changed (``val.x = ...``, ``val.append(...)``)."""
@@ -155,7 +115,7 @@ class Frame:
             return
         if val.types is not None and val.types and val.types <= IMMUTABLE_TYPES:
             return
-        for target in self.an.record_targets(val):
+        for target in orm.record_targets(val):
             self.mutate_origin(val.origin, target, (text,))
 
     def mutate_origin(self, origin: frozenset[str], target: str, path: tuple[str, ...]) -> None:
@@ -174,6 +134,60 @@ class Frame:
     def raised(self, exc: type, line: int, path: tuple[str, ...]) -> None:
         """Record that `exc` may be raised here."""
         self.raises.append(Raised(exception=exc, function=self.qualname, line=line, path=self.prefix + path))
+
+    def call_inline(self, target: Inline, args: Args, node: ast.AST | None) -> Val:
+        """Call a lambda or a function defined inside the function analysed: walk its body here."""
+        fn = target.node
+        key = id(fn)
+        if key in self.inline_active:  # a local function calling itself: assume it changes its args
+            for v in args.every():
+                self.mutate(v, f"{call_text(self, node)} (recursive)")
+            reach = args.reach()
+            return Val(origin=reach, inner=reach)
+        outer: Frame = target.frame
+        name = "<lambda>" if isinstance(fn, ast.Lambda) else fn.name
+        child = Frame(
+            self.an,
+            self.summary,
+            globals_=outer.globals,
+            closure=outer.closure,
+            qualname=f"{outer.qualname}.<locals>.{name}",
+            owner=outer.owner,
+            self_cls=outer.self_cls,
+            parent=outer,
+            root_name="",
+            persistent_closure=outer.persistent_closure,
+            filename=outer.filename,
+        )
+        child.prefix = (*self.prefix, name)
+        child.raises = self.raises
+        binding = bind(params_of_node(fn), args, None)
+        for param_name, value in binding.items():
+            child.env[param_name] = value
+        for p in params_of_node(fn):
+            if p.name not in child.env:
+                child.env[p.name] = Val()
+        self.inline_active.add(key)
+        try:
+            if isinstance(fn, ast.Lambda):
+                return child.expr(fn.body)
+            child.body(fn.body)
+        finally:
+            self.inline_active.discard(key)
+        if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn)):
+            return join_all(child.yields) if child.yields else const(None)
+        return join_all(child.returns) if child.returns else const(None)
+
+    def super_(self, node: ast.AST | None) -> Val:
+        """``super()``: the methods of the classes after the method's own."""
+        scope: Frame | None = self
+        while scope is not None and scope.owner is None:
+            scope = scope.parent
+        if scope is None or scope.owner is None or not scope.summary.params:
+            return self.unknown(call_text(self, node), "super() outside a method")
+        self_val = scope.env.get(scope.summary.params[0].name, Val())
+        target = Super(owner=scope.owner, self_cls=scope.self_cls or scope.owner, self_val=self_val)
+        return Val(types=frozenset(), calls=(target,), origin=self_val.origin, inner=self_val.inner)
 
     # --- statements ------------------------------------------------------------------------
 
@@ -204,7 +218,9 @@ class Frame:
                 self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, ast.For | ast.AsyncFor):
-            item = self.iterate(self.expr(node.iter))
+            iterated = self.expr(node.iter)
+            self.dunder(node.iter, iterated, ("__iter__", "__aiter__"), [])
+            item = self.iterate(iterated)
             for _ in range(2):  # twice: a name changed late in the loop is seen early
                 self.assign(node.target, item, None, "=")
                 self.body(node.body)
@@ -273,11 +289,15 @@ class Frame:
             base = self.expr(target.value)
             self.expr(target.slice)
             self.mutate(base, f"{_text(target)} {op}")
+            stored = source if source is not None else ast.Constant(value=None)
+            self.dunder(target.value, base, ("__setitem__",), [target.slice, stored])
         elif isinstance(target, ast.Tuple | ast.List):
             items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
             for i, elt in enumerate(target.elts):
                 if items is not None and len(items) == len(target.elts):
                     part = self.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
+                elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
+                    part = value.reached(parts[i])
                 else:
                     part = self.iterate(value)
                 self.assign(elt, part, None, op)
@@ -314,6 +334,7 @@ class Frame:
             base = self.expr(target.value)
             if isinstance(target, ast.Subscript):
                 self.expr(target.slice)
+                self.dunder(target.value, base, ("__delitem__",), [target.slice])
             self.mutate(base, f"del {_text(target)}")
         elif isinstance(target, ast.Tuple | ast.List):
             for elt in target.elts:
@@ -445,11 +466,13 @@ class Frame:
         if isinstance(node, ast.Subscript):
             base = self.expr(node.value)
             self.expr(node.slice)
+            self.dunder(node.value, base, ("__getitem__",), [node.slice])
             return self.item(base)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
             parts = [self.expr(e) for e in node.elts]
-            return fresh_of(kind, inner=_reach(parts), elem=_elem(parts))
+            shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
+            return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
         if isinstance(node, ast.Dict):
             parts = [self.expr(e) for e in node.keys if e is not None]
             parts += [self.expr(e) for e in node.values]
@@ -550,7 +573,9 @@ class Frame:
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
         """A comprehension: a fresh container of what its element expression yields."""
         for gen in node.generators:
-            self.assign(gen.target, self.iterate(self.expr(gen.iter)), None, "=")
+            iterated = self.expr(gen.iter)
+            self.dunder(gen.iter, iterated, ("__iter__", "__aiter__"), [])
+            self.assign(gen.target, self.iterate(iterated), None, "=")
             for cond in gen.ifs:
                 self.expr(cond)
         if isinstance(node, ast.DictComp):
@@ -559,8 +584,8 @@ class Frame:
         part = self.expr(node.elt)
         kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
         if kind is None:
-            return Val(inner=part.reach, pure=True, elem=part.types)
-        return fresh_of(kind, inner=part.reach, elem=part.types)
+            return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))
+        return fresh_of(kind, inner=part.reach, elem=part.types, shape=Typed(item=part.contents()))
 
     def name(self, name: str) -> Val:
         """What a name refers to: a local, a closure cell, a module global, a builtin."""
@@ -572,7 +597,7 @@ class Frame:
                 frame = frame.parent
             if name in self.closure:
                 cell = self.closure[name]
-                return known(cell) if cell is not _MISSING else Val(origin=frozenset({GLOBAL}))
+                return known(cell) if cell is not EMPTY_CELL else Val(origin=frozenset({GLOBAL}))
         if name in self.globals:
             value = self.globals[name]
             return known(value, qual=value.__name__ if inspect.ismodule(value) else "")
@@ -583,20 +608,24 @@ class Frame:
     def item(self, base: Val) -> Val:
         """``base[...]``: something reachable from base."""
         if base.sql is not None and base.sql.result:
-            return self.an.rows_of(base.sql)
-        kinds = base.elem if base.types and base.types <= {list, tuple, set, frozenset} else None
+            return orm.rows_of(base.sql)
         if base.types and base.types <= _SCALARS:
             return Val(types=base.types if base.types <= {str, bytes} else None, pure=True)
-        return base.derived(types=kinds, rec=self.an.record_name(base) or base.rec)
+        rec = orm.record_name(base) or base.rec
+        if base.types and all(issubclass(t, dict) for t in base.types):
+            return base.reached(base.contents().value, rec=rec)
+        if base.types and base.types <= {list, tuple, set, frozenset}:
+            return base.reached(base.contents().item, rec=rec)
+        return base.derived(rec=rec)
 
     def iterate(self, base: Val) -> Val:
         """An item of an iterable."""
         if base.sql is not None and base.sql.result:
-            return self.an.rows_of(base.sql)
-        kinds = base.elem
+            return orm.rows_of(base.sql)
+        rec = orm.record_name(base) or base.rec
         if base.types and base.types <= {str, bytes}:
-            kinds = base.types
-        return base.derived(types=kinds, rec=self.an.record_name(base) or base.rec)
+            return base.derived(types=base.types, rec=rec)
+        return base.reached(base.contents().item, rec=rec)
 
     def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         """``base.attr``: a module member, a class member, a method bound to base, or data."""
@@ -677,7 +706,7 @@ _OPS: dict[type, str] = {
     ast.MatMult: "@",
 }
 
-__all__ = ["DB", "Frame", "Param", "Raised", "Summary", "replace"]
+__all__ = ["EMPTY_CELL", "Frame"]
 
 
 _BINARY: dict[type, str] = {

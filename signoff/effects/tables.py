@@ -11,15 +11,13 @@ import builtins
 import datetime
 import decimal
 import fractions
+import logging
 import re
 import types
 import uuid
-from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
-
-from signoff.actions.effects import EffectKind
 
 SINK_PATTERNS: tuple[str, ...] = (
     "socket.*",
@@ -69,6 +67,12 @@ SINK_PATTERNS: tuple[str, ...] = (
     "tempfile.*",
     "ctypes.*",
     "webbrowser.*",
+    # logging's own handlers write files and reach servers; making one is the reach
+    "logging.FileHandler",
+    "logging.handlers.*",
+    "logging.config.*",
+    "logging.basicConfig",
+    "logging.Logger.addHandler",
     "pathlib.*Path.write_text",
     "pathlib.*Path.write_bytes",
     "pathlib.*Path.unlink",
@@ -306,6 +310,7 @@ RETURN_TYPES: dict[str, type] = {
     "builtins.bytes": bytes,
     "builtins.bytearray": bytearray,
     "builtins.range": range,
+    "logging.getLogger": logging.Logger,
 }
 """Known result types of builtins, so that methods on their results resolve."""
 
@@ -364,43 +369,3 @@ def qualified_name(obj: Any) -> str:
     if not isinstance(module, str):
         return qual
     return f"{module_name(module)}.{qual}"
-
-
-_SQL_STATEMENT = re.compile(
-    r"^\s*(?:\(\s*)*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|UPSERT|MERGE)\b", re.IGNORECASE
-)
-_SQL_TABLE = {
-    EffectKind.CREATES: re.compile(r"\bINSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\"`]?(\w+)", re.I),
-    EffectKind.CHANGES: re.compile(r"\bUPDATE\s+(?:OR\s+\w+\s+)?[\"`]?(\w+)", re.I),
-    EffectKind.DELETES: re.compile(r"\bDELETE\s+FROM\s+[\"`]?(\w+)", re.I),
-    EffectKind.READS: re.compile(r"\bFROM\s+[\"`]?(\w+)", re.I),
-}
-_SQL_WRITE_VERBS = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT)\b", re.I)
-
-
-def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
-    """The effects of SQL text by its verbs: ``[(CHANGES, "repair")]``; a verb it cannot read
-    (DDL, PRAGMA, anything else) is a change of unknown target."""
-    found: list[tuple[EffectKind, str]] = []
-    for statement in (s for s in sql.split(";") if s.strip()):
-        head = _SQL_STATEMENT.match(statement)
-        if head is None:
-            found.append((EffectKind.CHANGES, ""))
-            continue
-        verb = head.group(1).upper()
-        if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
-            found.extend((EffectKind.READS, t) for t in _tables(EffectKind.READS, statement))
-            continue
-        writes = [
-            (kind, table)
-            for kind in (EffectKind.CREATES, EffectKind.CHANGES, EffectKind.DELETES)
-            for table in _SQL_TABLE[kind].findall(statement)
-        ]
-        found.extend(writes)
-        if verb in {"REPLACE", "MERGE", "UPSERT"} or not writes:
-            found.append((EffectKind.CHANGES, ""))
-    return found
-
-
-def _tables(kind: EffectKind, statement: str) -> Iterable[str]:
-    return _SQL_TABLE[kind].findall(statement) or [""]

@@ -9,13 +9,11 @@ empty origin means a fresh object made inside the function: changing it is no ef
 from __future__ import annotations
 
 import ast
-import types
-import typing
 from dataclasses import dataclass, replace
 from typing import Any
 
-from signoff.actions._analysis_tables import IMMUTABLE_TYPES
-from signoff.actions.effects import EffectKind
+from signoff.effects.effect import EffectKind
+from signoff.effects.tables import IMMUTABLE_TYPES
 
 EMPTY: frozenset[str] = frozenset()
 GLOBAL = "global"
@@ -126,7 +124,9 @@ class Val:
     exact: bool = False
     """Whether `types` are exact (made here), so no subclass may override a method."""
     elem: frozenset[type] | None = None
-    """The types of its items, when known (``list[Repair]`` → Repair)."""
+    """The types of its items, when known (``list[Repair]`` → Repair; a mapping's keys)."""
+    shape: Typed | None = None
+    """What its items, a mapping's values and a tuple's parts are, as deep as known."""
     rec: str = ""
     """The record type it is reachable from, if any."""
     objs: tuple[Any, ...] = ()
@@ -151,6 +151,71 @@ class Val:
         fields: dict[str, Any] = {"rec": self.rec, "pure": self.pure, **changes}
         return Val(origin=reach, inner=reach, **fields)
 
+    def contents(self) -> Typed:
+        """What is known of its types and what it holds."""
+        if self.shape is not None and self.shape.types == self.types:
+            return self.shape
+        return Typed(types=self.types, item=Typed(types=self.elem) if self.elem is not None else None)
+
+    def reached(self, sub: Typed | None, **changes: Any) -> Val:
+        """A value held by this one (an item, a value, a part) of what `sub` says, if anything."""
+        if sub is None:
+            return self.derived(**changes)
+        return sub.on(self.derived(**changes))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Typed:
+    """What is known of a value's types and of what it holds; None where nothing is."""
+
+    types: frozenset[type] | None = None
+    """The value's possible types."""
+    item: Typed | None = None
+    """Its items (a mapping's keys)."""
+    value: Typed | None = None
+    """A mapping's values."""
+    parts: tuple[Typed, ...] | None = None
+    """A tuple's parts, by position."""
+
+    def on(self, val: Val, **more: Any) -> Val:
+        """`val` with these types (and `more` changes)."""
+        elem = self.item.types if self.item is not None else None
+        return replace(val, types=self.types, elem=elem, shape=self, **more)
+
+
+UNTYPED = Typed()
+"""Nothing known."""
+
+
+@dataclass(slots=True)
+class Args:
+    """The arguments of one call."""
+
+    pos: list[Val]
+    """Positional arguments."""
+    kw: dict[str, Val]
+    """Keyword arguments."""
+    star: Val | None = None
+    """What ``*args`` at the call site hold."""
+    dstar: Val | None = None
+    """What ``**kwargs`` at the call site hold."""
+
+    def every(self) -> list[Val]:
+        """Every argument value."""
+        out = [*self.pos, *self.kw.values()]
+        return out + [v for v in (self.star, self.dstar) if v is not None]
+
+    def reach(self) -> frozenset[str]:
+        """Where anything passed may come from."""
+        out: frozenset[str] = EMPTY
+        for v in self.every():
+            out |= v.reach
+        return out
+
+    def prepend(self, *vals: Val) -> Args:
+        """These arguments with `vals` first."""
+        return Args([*vals, *self.pos], self.kw, self.star, self.dstar)
+
 
 FRESH = Val(types=frozenset())
 """A fresh object of no particular type."""
@@ -166,9 +231,13 @@ def const(value: Any) -> Val:
     return Val(types=frozenset({type(value)}), exact=True, objs=(value,))
 
 
-def fresh_of(cls: type, *, inner: frozenset[str] = EMPTY, elem: frozenset[type] | None = None) -> Val:
-    """A fresh object of exactly `cls`."""
-    return Val(types=frozenset({cls}), exact=True, inner=inner, elem=elem)
+def fresh_of(cls: type, *, inner: frozenset[str] = EMPTY, elem: frozenset[type] | None = None,
+             shape: Typed | None = None) -> Val:
+    """A fresh object of exactly `cls` (holding what `shape` says, when given)."""
+    made = Val(types=frozenset({cls}), exact=True, inner=inner, elem=elem)
+    if shape is None:
+        return made
+    return Typed(types=made.types, item=shape.item, value=shape.value, parts=shape.parts).on(made)
 
 
 def join(a: Val | None, b: Val) -> Val:
@@ -181,6 +250,7 @@ def join(a: Val | None, b: Val) -> Val:
         types=None if a.types is None or b.types is None else a.types | b.types,
         exact=a.exact and b.exact,
         elem=None if a.elem is None or b.elem is None else a.elem | b.elem,
+        shape=a.shape if a.shape == b.shape else None,
         rec=a.rec or b.rec,
         objs=_unique(a.objs + b.objs),
         qual=a.qual if a.qual == b.qual else "",
@@ -215,94 +285,14 @@ def _unique(objs: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def with_types(val: Val, found: tuple[frozenset[type] | None, frozenset[type] | None]) -> Val:
-    """`val` with the types (and item types) of an annotation."""
-    kinds, elem = found
-    return replace(val, types=kinds, elem=elem)
-
-
-_CONTAINERS: dict[Any, type] = {}
-
-
-def _container_origin(origin: Any) -> type | None:
-    if not _CONTAINERS:
-        import collections.abc as cabc
-
-        for name in (
-            "Sequence",
-            "MutableSequence",
-            "Iterable",
-            "Iterator",
-            "Collection",
-            "Generator",
-            "Reversible",
-        ):
-            _CONTAINERS[getattr(cabc, name)] = list
-        for name in ("Set", "MutableSet"):
-            _CONTAINERS[getattr(cabc, name)] = set
-        for name in ("Mapping", "MutableMapping"):
-            _CONTAINERS[getattr(cabc, name)] = dict
-    if isinstance(origin, type) and origin in (list, set, frozenset, dict, tuple):
-        return origin
-    return _CONTAINERS.get(origin)
-
-
-def annotation_types(hint: Any) -> tuple[frozenset[type] | None, frozenset[type] | None]:
-    """The static types an annotation allows, and their item types; None where unknown.
-
-    ``Annotated[X, ...]`` is X; ``X | None`` is X; ``Mapped[X]`` is X; ``list[Repair]`` is a list
-    of Repair; ``Any``, type variables, callables and protocols are unknown.
-    """
-    if hint is None or hint is type(None):
-        return frozenset({type(None)}), None
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin is typing.Annotated:
-        return annotation_types(args[0])
-    if origin is typing.Union or origin is types.UnionType:
-        kinds: set[type] = set()
-        elems: set[type] | None = set()
-        for arg in args:
-            if arg is type(None):
-                continue
-            k, e = annotation_types(arg)
-            if k is None:
-                return None, None
-            kinds |= k
-            elems = None if elems is None or e is None else elems | e
-        return frozenset(kinds), (frozenset(elems) if elems is not None else None)
-    if origin is not None and getattr(origin, "__name__", "") == "Mapped" and args:
-        return annotation_types(args[0])
-    if origin is not None:
-        container = _container_origin(origin)
-        if container is None:
-            return (frozenset({origin}) if isinstance(origin, type) and _concrete(origin) else None), None
-        item = args[0] if args else None
-        if item is None or item is Ellipsis:
-            return frozenset({container}), None
-        return frozenset({container}), annotation_types(item)[0]
-    if isinstance(hint, type):
-        if hint is object or not _concrete(hint):
-            return None, None
-        return frozenset({hint}), None
-    return None, None
-
-
-def _concrete(cls: type) -> bool:
-    """Whether a class says what its objects do (a Protocol or a callable type does not)."""
-    if getattr(cls, "_is_protocol", False):
-        return False
-    import collections.abc as cabc
-
-    return cls not in (cabc.Callable, typing.Any)
-
-
 __all__ = [
     "DB",
     "EMPTY",
     "FRESH",
     "GLOBAL",
     "UNKNOWN",
+    "UNTYPED",
+    "Args",
     "BuiltinMethod",
     "Inline",
     "Method",
@@ -310,8 +300,8 @@ __all__ = [
     "Sql",
     "Super",
     "Target",
+    "Typed",
     "Val",
-    "annotation_types",
     "const",
     "fresh_of",
     "inner_token",
@@ -319,5 +309,4 @@ __all__ = [
     "join_all",
     "known",
     "param_token",
-    "with_types",
 ]

@@ -1,0 +1,279 @@
+"""The database driver under a read-only session: what a query can reach of it refuses to write.
+
+A query's session, its SQLAlchemy connection and the pooled connection under it lead to the
+driver's own connection (``session.connection().connection.cursor()``, ``.driver_connection``)
+and so to SQL that SQLAlchemy never sees. While a connection is read-only, signoff puts a
+`ReadOnlyDriver` in the driver connection's place: while a query runs (`guarded()` says so), it
+passes statements that only read (`reading_refusal` says why one does not) and refuses the
+driver's own ways to end the transaction or loosen the connection (``commit``, ``autocommit``,
+``set_authorizer``, ``executescript``, psycopg's ``pgconn`` …). Outside a query it is the
+driver connection itself, so SQLAlchemy's rollback and the pool's reset work as before.
+
+On SQLite, `sqlite_authorizer` is also set on the connection itself: the database refuses
+statements that change a file, a schema or a setting, whichever way their text is written.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from signoff.effects.sqltext import SIDE_EFFECT_FUNCTIONS, statements
+
+__all__ = ["ReadOnlyCursor", "ReadOnlyDriver", "reading_refusal", "sqlite_authorizer"]
+
+Refuse = Callable[[str], BaseException]
+"""Makes (and records) the refusal of what a query tried, told as "run COMMIT"."""
+
+_HEAD = re.compile(r"^[\s(]*([A-Za-z]+)")
+_TRANSACTION_VERBS = frozenset({"BEGIN", "START", "SAVEPOINT", "RELEASE"})
+"""Statements that begin a transaction or keep one going (never end it): SQLite's driver begins
+its own with BEGIN, SQLAlchemy's nested ones are savepoints."""
+_ROLLBACK_TO = re.compile(r"^[\s(]*ROLLBACK\s+(?:TRANSACTION\s+)?TO\b", re.I)
+_LOCKING_BEGIN = re.compile(r"\b(IMMEDIATE|EXCLUSIVE|READ\s+WRITE)\b", re.I)
+_READING_VERBS = frozenset({"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "PRAGMA"})
+_WRITING_WORDS = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|INTO|ANALY[SZ]E)\b", re.I)
+_READ_PRAGMAS = frozenset(
+    {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"}
+)
+_PRAGMA = re.compile(r"^\s*PRAGMA\s+(?:\w+\s*\.\s*)?(\w+)\s*(.*)$", re.I | re.S)
+
+
+def reading_refusal(statement: object, *, postgresql: bool = False) -> str:
+    """"" when `statement` only reads; else what it would do ("run COMMIT", "call set_config").
+
+    The text is split as the database splits it (`statements`: quotes, dollar quotes, comments),
+    on PostgreSQL both with and without backslash escapes in plain strings, so that no statement
+    hides inside what the check takes for a string.
+    """
+    text = _text(statement)
+    if text is None:
+        return "run a statement whose text cannot be read"
+    for escapes in (False, True) if postgresql else (False,):
+        parts = statements(text, postgresql=postgresql, backslash_escapes=escapes)
+        if parts is None:
+            return f"run a statement whose quotes or comments cannot be read ({_short(text)})"
+        for part in parts:
+            refusal = _part_refusal(part)
+            if refusal:
+                return f"{refusal} ({_short(text)})"
+    return ""
+
+
+def _part_refusal(part: str) -> str:
+    """What one statement, its quotes emptied, would do more than read, or ""."""
+    head = _HEAD.match(part)
+    verb = head.group(1).upper() if head else ""
+    if verb in _TRANSACTION_VERBS or (verb == "ROLLBACK" and _ROLLBACK_TO.match(part)):
+        return "begin a transaction that writes" if _LOCKING_BEGIN.search(part) else ""
+    if verb not in _READING_VERBS:
+        return f"run {verb or 'a statement'}"
+    if verb == "PRAGMA":
+        pragma = _PRAGMA.match(part)
+        if pragma is None or (pragma.group(2).strip() and pragma.group(1).lower() not in _READ_PRAGMAS):
+            return "change a setting"
+    elif verb != "SHOW" and _WRITING_WORDS.search(part):
+        return f"write through {verb}"
+    effect = SIDE_EFFECT_FUNCTIONS.search(part)
+    return f"call {effect.group(1)}()" if effect is not None else ""
+
+
+def _text(statement: object) -> str | None:
+    if isinstance(statement, str):
+        return statement
+    if isinstance(statement, bytes | bytearray | memoryview):
+        return bytes(statement).decode("utf-8", "replace")
+    as_string = getattr(statement, "as_string", None)  # psycopg's sql.Composable
+    if callable(as_string):
+        try:
+            text = as_string(None)
+        except Exception:  # a composition that needs a live connection: unread, so refused
+            return None
+        return text if isinstance(text, str) else None
+    return None
+
+
+def _short(statement: str) -> str:
+    words = " ".join(statement.split())
+    return words if len(words) <= 80 else words[:79] + "…"
+
+
+_DRIVER_REFUSED = frozenset(
+    {
+        # ending the transaction, or the connection's rules for the next one
+        "commit", "tpc_begin", "tpc_commit", "tpc_prepare", "transaction", "pipeline",
+        "set_autocommit", "set_read_only", "set_isolation_level", "set_deferrable",
+        "isolation_level", "autocommit", "read_only", "deferrable",
+        # statements sent past this wrapper, and ways to write other than SQL
+        "pgconn", "executescript", "set_authorizer", "set_progress_handler", "setlimit",
+        "setconfig", "enable_load_extension", "load_extension", "backup", "blobopen",
+        "deserialize", "copy", "create_function", "create_aggregate", "create_window_function",
+        "create_collation",
+    }
+)  # fmt: skip
+"""Members of a driver connection (sqlite3, psycopg) a query may not touch."""
+
+
+class ReadOnlyDriver:
+    """A driver connection whose statements must only read while `guarded()` is true."""
+
+    __slots__ = ("_guarded", "_postgresql", "_real", "_refuse")
+    _guarded: Callable[[], bool]
+    _postgresql: bool
+    _real: Any
+    _refuse: Refuse
+
+    def __init__(self, real: Any, *, guarded: Callable[[], bool], refuse: Refuse,
+                 postgresql: bool) -> None:
+        object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_guarded", guarded)
+        object.__setattr__(self, "_refuse", refuse)
+        object.__setattr__(self, "_postgresql", postgresql)
+
+    @property
+    def wrapped(self) -> Any:
+        """The driver connection itself (for signoff, never handed to a query)."""
+        if self._guarded():
+            raise self._refuse("reach the database driver's own connection")
+        return self._real
+
+    def cursor(self, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
+        """A cursor whose statements are checked."""
+        return ReadOnlyCursor(self._real.cursor(*args, **kwargs), driver=self)
+
+    def execute(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
+        """``connection.execute``, checked."""
+        self.check(statement)
+        return ReadOnlyCursor(self._real.execute(statement, *args, **kwargs), driver=self)
+
+    def executemany(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
+        """``connection.executemany``, checked."""
+        self.check(statement)
+        return ReadOnlyCursor(self._real.executemany(statement, *args, **kwargs), driver=self)
+
+    def check(self, statement: Any) -> None:
+        """Refuse `statement` if a query is running and it does more than read."""
+        if self._guarded():
+            refusal = reading_refusal(statement, postgresql=self._postgresql)
+            if refusal:
+                raise self._refuse(refusal)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _DRIVER_REFUSED and self._guarded():
+            raise self._refuse(f"use the database driver's {name}")
+        return getattr(self._real, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._guarded():
+            raise self._refuse(f"set the database driver's {name}")
+        setattr(self._real, name, value)
+
+    def __enter__(self) -> ReadOnlyDriver:
+        if self._guarded():
+            raise self._refuse("use the database driver's connection as a transaction")
+        self._real.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> Any:
+        return self._real.__exit__(*exc)
+
+
+class ReadOnlyCursor:
+    """A driver cursor whose statements are checked by its `ReadOnlyDriver`."""
+
+    __slots__ = ("_driver", "_real")
+    _driver: ReadOnlyDriver
+    _real: Any
+
+    def __init__(self, real: Any, *, driver: ReadOnlyDriver) -> None:
+        object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_driver", driver)
+
+    @property
+    def connection(self) -> ReadOnlyDriver:
+        """The connection, as the query may see it."""
+        return self._driver
+
+    def execute(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
+        """``cursor.execute``, checked."""
+        self._driver.check(statement)
+        self._real.execute(statement, *args, **kwargs)
+        return self
+
+    def executemany(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
+        """``cursor.executemany``, checked."""
+        self._driver.check(statement)
+        self._real.executemany(statement, *args, **kwargs)
+        return self
+
+    def stream(self, statement: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        """psycopg's ``cursor.stream``, checked."""
+        self._driver.check(statement)
+        return iter(self._real.stream(statement, *args, **kwargs))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("executescript", "copy", "pgconn", "_pgconn", "_conn") and self._driver._guarded():
+            raise self._driver._refuse(f"use the database cursor's {name}")
+        return getattr(self._real, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._real, name, value)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._real)
+
+    def __next__(self) -> Any:
+        return next(self._real)
+
+    def __enter__(self) -> ReadOnlyCursor:
+        self._real.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> Any:
+        return self._real.__exit__(*exc)
+
+
+_SQLITE_WRITES = frozenset(
+    getattr(sqlite3, name)
+    for name in (
+        "SQLITE_INSERT", "SQLITE_UPDATE", "SQLITE_DELETE", "SQLITE_ALTER_TABLE", "SQLITE_ATTACH",
+        "SQLITE_DETACH", "SQLITE_REINDEX", "SQLITE_ANALYZE", "SQLITE_CREATE_INDEX",
+        "SQLITE_CREATE_TABLE", "SQLITE_CREATE_TEMP_INDEX", "SQLITE_CREATE_TEMP_TABLE",
+        "SQLITE_CREATE_TEMP_TRIGGER", "SQLITE_CREATE_TEMP_VIEW", "SQLITE_CREATE_TRIGGER",
+        "SQLITE_CREATE_VIEW", "SQLITE_CREATE_VTABLE", "SQLITE_DROP_INDEX", "SQLITE_DROP_TABLE",
+        "SQLITE_DROP_TEMP_INDEX", "SQLITE_DROP_TEMP_TABLE", "SQLITE_DROP_TEMP_TRIGGER",
+        "SQLITE_DROP_TEMP_VIEW", "SQLITE_DROP_TRIGGER", "SQLITE_DROP_VIEW", "SQLITE_DROP_VTABLE",
+    )
+    if hasattr(sqlite3, name)
+)  # fmt: skip
+
+
+_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
+"""The schema tables: an FTS5 table prepares (and never runs) an update of them as it is read.
+Passing it lets nothing through: without ``PRAGMA writable_schema`` (a setting, refused) SQLite
+refuses such an update itself, and ``query_only`` refuses every write."""
+
+
+def sqlite_authorizer(refuse: Refuse) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
+    """An authorizer for ``sqlite3.Connection.set_authorizer`` that denies, and has `refuse`
+    record, every statement that would change a file, a schema or a setting (a ``PRAGMA`` given
+    a value) or load an extension; reading and ending the transaction pass."""
+
+    def authorize(action: int, arg1: str | None, arg2: str | None, _db: str | None,
+                  _source: str | None) -> int:
+        if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
+            return sqlite3.SQLITE_OK  # FTS5 prepares such an update to read its table; see above
+        if action in _SQLITE_WRITES:
+            refuse(f"write to the database ({arg1 or 'a table'})")
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and arg2 is not None and (arg1 or "") not in _READ_PRAGMAS:
+            refuse(f"change the setting {arg1} to {arg2}")
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() == "load_extension":
+            refuse("load a SQLite extension")
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    return authorize

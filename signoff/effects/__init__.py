@@ -1,0 +1,44 @@
+"""The analysis of what code does: which records an action reads, creates, changes and deletes,
+whether it sends, spends or reaches outside, and where it may raise.
+
+`analyse(fn, name=...)` follows the function's body and everything it calls that can be resolved;
+what cannot be seen is assumed to do everything, and says where and why (`Effect.reason`,
+`Effect.at`), so that an author can annotate it. ``@sends`` and ``@spends`` only ever add.
+
+The package, bottom up: `effect` (the results), `marks` (the declarations), `tables` (sinks and
+the allow-list), `sqltext`, `values` (abstract values), `signature`, `summary`, `scope` (the
+protocols the walk and the call judges meet through), `orm` (SQLAlchemy), `pydantic_models`,
+`calls` (judging one call), `frame` (walking one body), `source`, `analyser` (summaries, caches).
+`signoff.actions` depends on this package, never the reverse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
+from signoff.effects.marks import sends, spends
+
+__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "raises", "sends", "spends"]
+
+
+def analyse(fn: Callable[..., Any], *, name: str) -> Effects:
+    """The effects of `fn`, run as an action called `name`, found from its code.
+
+    The body is analysed together with everything it calls that can be resolved; what cannot be
+    seen is assumed to change anything and to reach outside. ``@sends`` and ``@spends`` anywhere on
+    the way add their effects. Nothing is ever described as safer than it is.
+    """
+    from signoff.effects.analyser import analyse_effects  # loaded when first used: a fast import
+
+    return analyse_effects(fn, name=name)
+
+
+def raises(fn: Callable[..., Any], *, name: str) -> list[RaiseSite]:
+    """Where `fn`, run as an action called `name`, may raise an exception whose class is known:
+    ``raise X(...)`` and ``raise X`` in it and in everything it calls, less those caught on the way.
+    """
+    from signoff.effects.analyser import find_raises  # loaded when first used: a fast import
+
+    return find_raises(fn, name=name)

@@ -1,0 +1,500 @@
+"""Judging calls: sinks, the allow-list, constructors, SQLAlchemy sessions, analysed functions.
+
+Each function here takes the `Scope` (the frame) the call happens in, records what the call does there, and
+returns the value the call gives back.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import collections
+import dataclasses
+import functools
+import inspect
+import types
+from dataclasses import replace
+from fnmatch import fnmatchcase
+from typing import Any
+
+from signoff.effects import marks, orm, pydantic_models
+from signoff.effects.effect import EffectKind
+from signoff.effects.scope import Scope, call_text
+from signoff.effects.tables import (
+    CALLBACK_POSITIONS,
+    CHANGES_GLOBAL_STATE,
+    IMMUTABLE_TYPES,
+    MUTATES_ARGUMENT,
+    MUTATING_METHODS,
+    OPEN_NAMES,
+    PATH_OPEN_PATTERN,
+    RETURN_TYPES,
+    UNKNOWABLE_BUILTINS,
+    gives_fresh,
+    is_pure_name,
+    is_sink,
+    qualified_name,
+)
+from signoff.effects.values import (
+    EMPTY,
+    UNTYPED,
+    Args,
+    BuiltinMethod,
+    Inline,
+    Method,
+    Partial,
+    Target,
+    Typed,
+    Val,
+    const,
+    fresh_of,
+    join,
+    join_all,
+    known,
+)
+
+_C_CALLABLES = (
+    types.BuiltinFunctionType,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.ClassMethodDescriptorType,
+    types.MethodWrapperType,
+)
+def evaluate_call(frame: Scope, node: ast.Call) -> Val:
+    """Evaluate a call expression."""
+    fv = frame.expr(node.func)
+    pos: list[Val] = []
+    star: Val | None = None
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            star = join(star, frame.expr(a.value))
+        else:
+            pos.append(frame.expr(a))
+    kw: dict[str, Val] = {}
+    dstar: Val | None = None
+    for k in node.keywords:
+        v = frame.expr(k.value)
+        if k.arg is None:
+            dstar = join(dstar, v)
+        else:
+            kw[k.arg] = v
+    return call_args(frame, fv, Args(pos, kw, star, dstar), node)
+
+
+def call(frame: Scope, fv: Val, pos: list[Val], kw: dict[str, Val], node: ast.AST | None) -> Val:
+    """Call `fv` with these arguments."""
+    return call_args(frame, fv, Args(pos, kw), node)
+
+
+def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
+    """Call `fv`: each object and callable it may be, and what cannot be seen as unknown."""
+    if fv.qual and _sinkish(fv.qual):
+        return sink(frame, fv.qual, args, node, mode_at=1)
+    results = [call_object(frame, obj, fv.qual, args, node) for obj in fv.objs]
+    results += [call_target(frame, t, args, node) for t in fv.calls]
+    if fv.types is None:
+        if fv.pure or is_pure_name(fv.qual):
+            results.append(pure_call(frame, fv.qual, args, node))
+        else:
+            results.append(_unresolved(frame, node))
+    elif not fv.objs and not fv.calls:
+        for cls in fv.types:
+            if issubclass(cls, type):
+                what = call_text(frame, node)
+                results.append(frame.unknown(what, "calls a class that cannot be resolved"))
+            else:
+                method = frame.an.attr_of_type(frame, fv, cls, "__call__")
+                results.append(call_args(frame, method, args, node))
+    return join_all(results)
+
+
+def _unresolved(frame: Scope, node: ast.AST | None) -> Val:
+    """A call of something whose code cannot be resolved: it may do anything. When it is a
+    method of a value whose type is not known, say which value, so that it can be annotated."""
+    what = call_text(frame, node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner = ast.unparse(node.func.value)
+        reason = f"the type of `{owner}` is not known; annotate it"
+    else:
+        reason = f"calls {what.removesuffix('()')}, whose code cannot be resolved (dynamic dispatch)"
+    return frame.unknown(what, reason, node)
+
+
+def _sinkish(name: str) -> bool:
+    return is_sink(name) or name in OPEN_NAMES or fnmatchcase(name, PATH_OPEN_PATTERN)
+
+
+def sink(frame: Scope, name: str, args: Args, node: ast.AST | None, *, mode_at: int) -> Val:
+    """A call of a sink: outside reach (``open`` only when its mode may write)."""
+    if name in OPEN_NAMES or fnmatchcase(name, PATH_OPEN_PATTERN):
+        mode = args.kw.get("mode") or (args.pos[mode_at] if len(args.pos) > mode_at else None)
+        if mode is None and args.star is None and args.dstar is None:
+            return Val(pure=True)
+        literal = mode.objs[0] if mode is not None and len(mode.objs) == 1 else None
+        if isinstance(literal, str) and not set(literal) & set("wax+"):
+            return Val(pure=True)
+        shown = repr(literal) if isinstance(literal, str) else "?"
+        frame.add(EffectKind.EXTERNAL, name, (f"{name}(mode={shown})",))
+        return Val(pure=True)
+    frame.add(EffectKind.EXTERNAL, name, (name,))
+    return Val(pure=True)
+
+
+def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | None) -> Val:
+    """Call a known object: a function, class, method, partial, or callable instance."""
+    core = obj
+    for _ in range(32):  # follow wrappers (decorators, signoff's action objects) to the code
+        if isinstance(core, type):
+            break
+        wrapped = _wrapped(core)
+        if wrapped is None:
+            break
+        declared(frame, core, (frame.an.label(wrapped),))
+        core = wrapped
+    q = qualified_name(core)
+    if core is not obj:
+        qual = ""
+    for name in (qual, q):
+        if name and _sinkish(name):
+            return sink(frame, name, args, node, mode_at=1)
+    for name in (q, qual):  # a C function reports its C module (_heapq); its path says heapq
+        if name in MUTATES_ARGUMENT:
+            index = MUTATES_ARGUMENT[name]
+            if len(args.pos) > index:
+                frame.mutate(args.pos[index], call_text(frame, node))
+            return Val(pure=True)
+        if name in CHANGES_GLOBAL_STATE:
+            frame.add(EffectKind.CHANGES, "", (name,))
+            return Val(pure=True)
+    special = _builtin(frame, core, args, node)
+    if special is not None:
+        return special
+    sql = orm.sql_constructor(core)
+    if sql is not None:
+        return orm.statement(sql, args)
+    if isinstance(core, type):
+        return construct(frame, core, args, node)
+    if isinstance(core, functools.partial):
+        bound = Args([known(a) for a in core.args], {k: known(v) for k, v in core.keywords.items()})
+        merged = Args(bound.pos + args.pos, {**bound.kw, **args.kw}, args.star, args.dstar)
+        return call_args(frame, known(core.func), merged, node)
+    if isinstance(core, types.FunctionType):
+        return call_function(frame, core, args.pos, args.kw, node, qual=qual, args=args)
+    if isinstance(core, types.MethodType):
+        owner = core.__self__
+        cls = owner if isinstance(owner, type) else type(owner)
+        return call_function(
+            frame,
+            core.__func__,
+            [known(owner), *args.pos],
+            args.kw,
+            node,
+            cls=cls,
+            args=args.prepend(known(owner)),
+        )
+    if isinstance(core, _C_CALLABLES):
+        owner = getattr(core, "__self__", None)
+        if owner is not None and not inspect.ismodule(owner) and not isinstance(owner, type):
+            method = BuiltinMethod(name=core.__name__, self_val=known(owner), qual=q)
+            return builtin_method(frame, method, args, node)
+        if is_pure_name(q) or is_pure_name(qual):
+            unbound = isinstance(core, types.MethodDescriptorType | types.WrapperDescriptorType)
+            if unbound and core.__name__ in MUTATING_METHODS and args.pos:
+                frame.mutate(args.pos[0], call_text(frame, node))
+            return pure_call(frame, q, args, node)
+        return frame.unknown(q or call_text(frame, node), f"calls {q}, C code outside the allow-list")
+    if callable(core):
+        dunder = frame.an.attr_of_type(frame, known(core), type(core), "__call__")
+        return call_args(frame, dunder, args, node)
+    return frame.unknown(call_text(frame, node), f"calls {q or 'an object'} that is not callable")
+
+
+def declared(frame: Scope, fn: Any, path: tuple[str, ...] = ()) -> None:
+    """``@sends`` / ``@spends`` on `fn` itself (a function, or a wrapper layer around one)."""
+    if marks.declares_sends(fn):
+        frame.add(EffectKind.SENDS, "", (*path, "@sends"))
+    if marks.declares_spends(fn):
+        frame.add(EffectKind.SPENDS, "", (*path, "@spends"))
+        cost = marks.declared_cost(fn)
+        if cost is not None:
+            frame.summary.cost = max(frame.summary.cost or 0.0, cost)
+
+
+def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:
+    """Call a callable the analysis built: a lambda or local function, a bound method…"""
+    if isinstance(target, Inline):
+        return frame.call_inline(target, args, node)
+    if isinstance(target, Method):
+        full = args.prepend(target.self_val) if target.self_val is not None else args
+        return call_function(
+            frame, target.func, full.pos, full.kw, node, cls=target.cls, qual=target.qual, args=full
+        )
+    if isinstance(target, BuiltinMethod):
+        return builtin_method(frame, target, args, node)
+    if isinstance(target, Partial):
+        merged = Args([*target.args, *args.pos], args.kw, args.star, args.dstar)
+        return call_args(frame, target.fn, merged, node)
+    what = call_text(frame, node)
+    return frame.unknown(what, "calls super() itself")
+
+
+def call_function(
+    frame: Scope,
+    func: Any,
+    pos: list[Val],
+    kw: dict[str, Val],
+    node: ast.AST | None,
+    *,
+    cls: type | None = None,
+    qual: str = "",
+    args: Args | None = None,
+) -> Val:
+    """Call a Python function: a sink, allow-listed, or analysed and its summary applied."""
+    full = args if args is not None else Args(pos, kw)
+    if not isinstance(func, types.FunctionType) or "__wrapped__" in func.__dict__:
+        return call_object(frame, func, qual, full, node)
+    q = qualified_name(func)
+    for name in (qual, q):
+        if name and _sinkish(name):
+            return sink(frame, name, full, node, mode_at=1 if name in OPEN_NAMES else 0)
+    if is_pure_name(q):
+        return pure_call(frame, q, full, node)
+    return frame.an.call_analysed(frame, func, cls, full, node)
+
+
+def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
+    """A call of allow-listed code: only the callbacks it is handed are followed."""
+    positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
+    reach = args.reach()
+    fresh = gives_fresh(q)
+    item = Val(pure=True) if fresh else Val(origin=reach, inner=reach)
+    called = False
+    for i, v in enumerate(args.pos):
+        called |= _callback(frame, v, item, node, expected=i in positions, where=q)
+    for k, v in args.kw.items():
+        called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
+    if fresh and (not called or q in ("re.sub", "re.subn")):
+        return Val(pure=True)
+    first = args.pos[0] if args.pos else None
+    if q in ("builtins.max", "builtins.min") and first is not None:
+        if len(args.pos) == 1:  # the largest of an iterable: one of its items
+            return first.reached(first.contents().item)
+        return join_all(args.pos)
+    if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
+        return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
+    returns = RETURN_TYPES.get(q)
+    if returns is not None:
+        listed = first is not None and returns in (list, tuple, set, frozenset)
+        shape = Typed(item=first.contents().item) if listed and first is not None else None
+        contained = reach if returns not in IMMUTABLE_TYPES else EMPTY
+        return fresh_of(returns, inner=contained, shape=shape)
+    if not reach:
+        return Val(pure=True)
+    return Val(origin=reach, inner=reach)
+
+
+def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
+    """A function handed to allow-listed code is called by it (True when there is one)."""
+    functions = [o for o in v.objs if callable(o) and not isinstance(o, type | str)]
+    if v.calls or functions:
+        call_args(frame, replace(v, objs=tuple(functions)), Args([item, item], {}), node)
+        return True
+    if expected and v.types is None and not v.pure:
+        what = call_text(frame, node)
+        frame.unknown(what, f"hands {where} a callable whose code cannot be resolved")
+        return True
+    return False
+
+
+def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val | None:
+    """The builtins the analysis reads by their arguments."""
+    if not isinstance(core, types.BuiltinFunctionType) and core is not builtins.super:
+        return None
+    if getattr(core, "__self__", None) is not builtins:
+        return None
+    name = core.__name__
+    if name in UNKNOWABLE_BUILTINS:
+        return frame.unknown(call_text(frame, node), f"calls {name}(), whose effect cannot be known")
+    if name == "getattr" and len(args.pos) >= 2:
+        attr = args.pos[1].objs[0] if len(args.pos[1].objs) == 1 else None
+        if not isinstance(attr, str):
+            return frame.unknown(call_text(frame, node), "getattr with a computed name")
+        found = frame.attribute(args.pos[0], attr, None)
+        return join(found, args.pos[2]) if len(args.pos) > 2 else found
+    if name in ("setattr", "delattr") and args.pos:
+        frame.mutate(args.pos[0], call_text(frame, node))
+        return const(None)
+    if name == "super":
+        return frame.super_(node)
+    if name == "globals":
+        return Val(origin=frozenset({"global"}), inner=frozenset({"global"}), types=frozenset({dict}))
+    if name in ("vars", "iter", "next", "reversed") and args.pos:
+        first = args.pos[0]
+        if name == "next":
+            return join(frame.iterate(first), args.pos[1]) if len(args.pos) > 1 else frame.iterate(first)
+        return first.derived(elem=first.elem, types=frozenset({dict}) if name == "vars" else None)
+    return None
+
+
+def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
+    """Making an object: a record is created; its ``__new__`` / ``__init__`` are followed."""
+    made = fresh_of(cls, inner=args.reach())
+    if orm.is_record(cls):
+        frame.add(EffectKind.CREATES, cls.__name__, (f"{cls.__name__}(...)",))
+        for init in orm.user_inits(cls):
+            call_function(frame, init, [made, *args.pos], args.kw, node, cls=cls)
+        return replace(made, rec=cls.__name__)
+    if issubclass(cls, orm.session_types()):  # opening a session or connection does nothing yet
+        return made
+    q = qualified_name(cls)
+    if is_pure_name(q) or (issubclass(cls, BaseException) and cls.__module__ == "builtins"):
+        result = pure_call(frame, q, args, node)
+        return _made_iterable(cls, args, fresh_of(cls, inner=result.reach))
+    if pydantic_models.is_model(cls):
+        for validator in pydantic_models.validators(cls):
+            call_function(frame, validator, [known(cls), Val(inner=args.reach())], {}, node, cls=cls)
+        return made
+    generated = dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")
+    for method_name in ("__new__", "__init__"):
+        method = inspect.getattr_static(cls, method_name, None)
+        if isinstance(method, staticmethod | classmethod):
+            method = method.__func__
+        if method is None or method is object.__new__ or method is object.__init__:
+            continue
+        if isinstance(method, types.FunctionType):
+            if generated and method.__code__.co_filename.startswith("<"):
+                continue
+            first = known(cls) if method_name == "__new__" else made
+            call_function(frame, method, [first, *args.pos], args.kw, node, cls=cls)
+            continue
+        owner_q = qualified_name(method)
+        if _sinkish(owner_q) or _sinkish(q):
+            sink(frame, owner_q, args, node, mode_at=1)
+        elif not is_pure_name(owner_q):
+            frame.unknown(
+                call_text(frame, node), f"makes {q}, whose {method_name} is C code outside the allow-list"
+            )
+    post_init = inspect.getattr_static(cls, "__post_init__", None)
+    if dataclasses.is_dataclass(cls) and isinstance(post_init, types.FunctionType):
+        call_function(frame, post_init, [made], {}, node, cls=cls)
+    return made
+
+
+def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | None) -> Val:
+    """A method of a builtin, allow-listed, sink, session or statement type."""
+    base = method.self_val
+    if base.sql is not None:
+        return orm.sql_method(frame, method, args, node)
+    if base.types and orm.is_session_types(base.types):
+        return orm.session_method(frame, method, args, node)
+    if method.qual and _sinkish(method.qual):
+        return sink(frame, method.qual, args, node, mode_at=0)
+    trusted = (
+        base.pure
+        or is_pure_name(method.qual)
+        or bool(
+            base.types
+            and all(c.__module__ == "builtins" or is_pure_name(qualified_name(c)) for c in base.types)
+        )
+    )
+    if not trusted:
+        return frame.unknown(
+            call_text(frame, node), f"calls {method.qual or method.name}, C code outside the allow-list"
+        )
+    if method.qual.startswith("sqlalchemy."):  # SQL expressions are generative: never changed
+        return orm.table_statement(method) or Val(pure=True)
+    if method.name in MUTATING_METHODS:
+        frame.mutate(base, call_text(frame, node))
+    pure_call(frame, method.qual, args, node)
+    if method.name == "copy":
+        return (
+            fresh_of(next(iter(base.types)), inner=base.reach)
+            if base.types and len(base.types) == 1
+            else Val(inner=base.reach)
+        )
+    if base.types and base.types <= IMMUTABLE_TYPES:
+        return _text_result(base.types, method.name)
+    return _container_result(base, method.name)
+
+
+_TEXT_RESULTS: dict[str, type] = {
+    **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), int),
+    **dict.fromkeys(("startswith", "endswith", "isdigit", "isalpha", "isalnum", "isspace",
+                     "islower", "isupper", "istitle", "isnumeric", "isdecimal", "isascii",
+                     "isidentifier", "isprintable"), bool),
+}
+"""The results of str and bytes methods that are not text of the same kind."""
+
+
+def _text_result(kinds: frozenset[type], name: str) -> Val:
+    """What a method of an immutable value gives: a plain value, typed when it is text's."""
+    if not kinds <= {str} and not kinds <= {bytes}:
+        return Val(pure=True)
+    text = next(iter(kinds))
+    if name in ("split", "rsplit", "splitlines"):
+        return replace(fresh_of(list, shape=Typed(item=Typed(types=kinds))), pure=True)
+    if name in ("partition", "rpartition"):
+        return replace(fresh_of(tuple, shape=Typed(item=Typed(types=kinds))), pure=True)
+    if name in ("encode", "decode"):
+        return Val(types=frozenset({bytes if name == "encode" else str}), pure=True)
+    return Val(types=frozenset({_TEXT_RESULTS.get(name, text)}), pure=True)
+
+
+def _container_result(base: Val, name: str) -> Val:
+    """What a method of a list, dict or set gives back, typed by what the container holds."""
+    rec = base.rec
+    held = base.contents()
+    if base.types and all(issubclass(t, dict) for t in base.types):
+        if name == "values":
+            return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))
+        if name == "keys":
+            return fresh_of(list, inner=base.reach, shape=Typed(item=held.item))
+        if name == "items":
+            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
+            return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
+        if name in ("get", "pop", "setdefault", "__getitem__"):
+            return base.reached(held.value, rec=rec)
+    if base.types and base.types <= {list, tuple, set, frozenset}:
+        if name in ("pop", "__getitem__"):
+            return base.reached(held.item, rec=rec)
+        if name in ("index", "count"):
+            return fresh_of(int)
+    return base.derived()
+
+
+def _made_iterable(cls: type, args: Args, made: Val) -> Val:
+    """A builtin iterable or collection made from others, typed by what it holds."""
+    pos = args.pos
+    items = [p.contents().item or UNTYPED for p in pos]
+    shape: Typed | None = None
+    if cls is enumerate and pos:
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=(Typed(types=frozenset({int})), items[0])))
+    elif cls is zip and pos:
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(items)))
+    elif cls is filter and len(pos) > 1:
+        shape = Typed(item=items[1])
+    elif cls is map:
+        return made
+    elif cls is dict and pos:
+        shape = Typed(item=pos[0].contents().item, value=pos[0].contents().value)
+    elif issubclass(cls, collections.defaultdict):
+        factory = pos[0].objs[0] if pos and len(pos[0].objs) == 1 else None
+        kinds = frozenset({factory}) if isinstance(factory, type) else None
+        # the factory itself is not held: only what is passed after it, and what it makes here
+        held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
+        return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
+    elif pos:
+        shape = Typed(item=items[0])
+    if shape is None:
+        return made
+    return Typed(types=made.types, item=shape.item, value=shape.value).on(made)
+
+
+def _wrapped(obj: Any) -> Any:
+    """What a wrapper (a decorator's function, one of signoff's action objects) wraps, if it says."""
+    try:
+        if isinstance(obj, types.FunctionType):
+            return obj.__dict__.get("__wrapped__")
+        return inspect.getattr_static(obj, "__wrapped__", None)
+    except Exception:  # an object whose attribute look-up fails is not followed
+        return None

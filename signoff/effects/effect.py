@@ -1,0 +1,145 @@
+"""What an action was found to do: each effect (reads, creates, changes, deletes, sends, spends,
+reaches outside) with the path through the code that explains it, and where it may raise.
+
+Found by analysing the action's code (`signoff.effects.analyse`), never taken from a declaration
+that would make it look safer: ``@sends`` and ``@spends`` only ever add effects.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite"]
+
+
+class EffectKind(enum.Enum):
+    """One kind of effect."""
+
+    READS = "reads"
+    CREATES = "creates"
+    CHANGES = "changes"
+    DELETES = "deletes"
+    EXTERNAL = "external"
+    SENDS = "sends"
+    SPENDS = "spends"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Effect:
+    """One effect, with the path through the code that explains it."""
+
+    kind: EffectKind
+    """What sort of effect."""
+    target: str = ""
+    """The record type for record effects ("Repair"); the sink for outside reach ("httpx.post")."""
+    path: tuple[str, ...] = ()
+    """How the action gets there: ("set_price", "repair.price =")."""
+    reason: str = ""
+    """Why it is assumed, when the analysis could not see (e.g. "calls an unannotated callable")."""
+    at: str = ""
+    """Where in the code the analysis could not see, when it knows (``"bakery.py:34"``)."""
+
+    def explain(self) -> str:
+        """The effect in one line: "changes Repair: set_price -> repair.price ="."""
+        what = f"{self.kind.value} {self.target}".strip()
+        line = f"{what}: {' -> '.join(self.path)}" if self.path else what
+        if self.reason:
+            line = f"{line} ({self.reason}{' at ' + self.at if self.at else ''})"
+        return line
+
+
+@dataclass(frozen=True, kw_only=True)
+class Effects:
+    """Everything an action was found to do."""
+
+    effects: tuple[Effect, ...] = ()
+    """Each effect with its path."""
+    cost_usd: float | None = None
+    """The most a run may spend, when a ``@spends(cost=...)`` on its path declares it."""
+
+    def _targets(self, kind: EffectKind) -> frozenset[str]:
+        return frozenset(e.target for e in self.effects if e.kind is kind)
+
+    def _has(self, kind: EffectKind) -> bool:
+        return any(e.kind is kind for e in self.effects)
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """Record types read."""
+        return self._targets(EffectKind.READS)
+
+    @property
+    def creates(self) -> frozenset[str]:
+        """Record types created."""
+        return self._targets(EffectKind.CREATES)
+
+    @property
+    def changes(self) -> frozenset[str]:
+        """Record types (or "" for other state: a parameter, a global) changed."""
+        return self._targets(EffectKind.CHANGES)
+
+    @property
+    def deletes(self) -> frozenset[str]:
+        """Record types deleted."""
+        return self._targets(EffectKind.DELETES)
+
+    @property
+    def external(self) -> bool:
+        """Whether it reaches outside the app (network, processes, files)."""
+        return self._has(EffectKind.EXTERNAL)
+
+    @property
+    def sends(self) -> bool:
+        """Whether it sends something (a message, a mail)."""
+        return self._has(EffectKind.SENDS)
+
+    @property
+    def spends(self) -> bool:
+        """Whether it spends money."""
+        return self._has(EffectKind.SPENDS)
+
+    @property
+    def only_reads(self) -> bool:
+        """Whether it does nothing but read."""
+        return all(e.kind is EffectKind.READS for e in self.effects)
+
+    def cautions(self) -> list[str]:
+        """What was assumed where the analysis could not see, each in one line an author can act
+        on: "`rush.value.lower()` at bakery.py:34 — the type of `rush.value` is not known;
+        annotate it"."""
+        found: dict[str, None] = {}
+        for e in self.effects:
+            if e.at and e.reason:
+                found[f"`{e.path[-1] if e.path else '?'}` at {e.at} — {e.reason}"] = None
+        return sorted(found)
+
+    def explain(self) -> list[str]:
+        """Each effect in one line, in a stable order."""
+        order = list(EffectKind)
+        ordered = sorted(self.effects, key=lambda e: (order.index(e.kind), e.target, e.path))
+        return [e.explain() for e in ordered]
+
+    @staticmethod
+    def unknown(name: str, reason: str) -> Effects:
+        """What must be assumed of code that cannot be seen: that it does everything."""
+        return Effects(
+            effects=tuple(
+                Effect(kind=kind, target="", path=(name,), reason=reason)
+                for kind in (EffectKind.CHANGES, EffectKind.EXTERNAL)
+            )
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaiseSite:
+    """A place where an action may raise an exception, itself or through what it calls."""
+
+    exception: str
+    """The exception class's qualified name (``"builtins.ValueError"``)."""
+    function: str
+    """The qualified name of the function holding the ``raise``."""
+    line: int
+    """The line of the ``raise`` in that function's file."""
+    path: tuple[str, ...] = ()
+    """How the action gets there: ("close_repair", "rules.check", "raise ValueError")."""

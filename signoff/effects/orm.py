@@ -1,0 +1,348 @@
+"""What the analysis knows of SQLAlchemy: app records, sessions and connections, statements.
+
+A record class (a subclass of signoff's ``RecordBase`` with a table) is what read, create, change
+and delete effects are about. Statements (``select``, ``insert``, ``update``, ``delete``,
+``text``, and a ``Table``'s own) are followed from where they are built to where a session or
+connection runs them; a session's methods are judged by what they do to records.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import types
+from dataclasses import replace
+from typing import Any
+
+import sqlalchemy
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import Session, scoped_session
+
+from signoff.effects.effect import EffectKind
+from signoff.effects.scope import Scope, call_text
+from signoff.effects.sqltext import sql_effects
+from signoff.effects.tables import qualified_name
+from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Val, const, fresh_of
+from signoff.security.records import RecordBase
+
+__all__ = [
+    "connection_types",
+    "is_record",
+    "is_session_types",
+    "record_name",
+    "record_targets",
+    "rows_of",
+    "run_sql",
+    "session_attribute",
+    "session_method",
+    "session_types",
+    "sql_constructor",
+    "sql_method",
+    "statement",
+    "table_record",
+    "table_statement",
+    "user_inits",
+]
+
+_SESSIONS: tuple[type, ...] = (Session, scoped_session, Connection, Engine)
+_HAS_CONNECTION_METHOD: tuple[type, ...] = (Session, scoped_session)
+"""Classes whose ``connection`` is a method returning a SQLAlchemy ``Connection`` (not the driver's)."""
+_STATEMENTS = {id(getattr(sqlalchemy, n)): n for n in ("select", "insert", "update", "delete", "text")}
+
+_NEUTRAL_SESSION = frozenset(
+    {
+        # commit and flush write what is pending: those changes are found where they are made
+        # (and a query's flush is refused at run time), so they add nothing here.
+        "commit",
+        "flush",
+        "rollback",
+        "close",
+        "begin",
+        "begin_nested",
+        "refresh",
+        "expire",
+        "expire_all",
+        "expunge",
+        "expunge_all",
+        "is_modified",
+        "in_transaction",
+        "in_nested_transaction",
+        "get_bind",
+        "no_autoflush",
+        "connection",
+        "connect",
+        "get_transaction",
+        "get_nested_transaction",
+        "__enter__",
+        "__exit__",
+        "__aenter__",
+        "__aexit__",
+        "close_all",
+        "invalidate",
+        "enable_relationship_loading",
+        "info",
+        "bind",
+    }
+)
+_ROW_METHODS = frozenset({"first", "one", "one_or_none", "scalar", "scalar_one", "scalar_one_or_none", "get"})
+_ROWS_METHODS = frozenset(
+    {
+        "all",
+        "scalars",
+        "unique",
+        "fetchall",
+        "fetchmany",
+        "partitions",
+        "mappings",
+        "tuples",
+        "yield_per",
+        "columns",
+    }
+)
+
+
+def statement(kind: str, args: Args) -> Val:
+    """``select(T)``, ``insert(T)``, ``update(T)``, ``delete(T)``, ``text("...")``."""
+    if kind == "text":
+        sql = args.pos[0] if args.pos else args.kw.get("text")
+        literal = sql.objs[0] if sql is not None and len(sql.objs) == 1 else None
+        if isinstance(literal, str):
+            found = tuple((k, table_record(t)) for k, t in sql_effects(literal))
+            return Val(sql=Sql(effects=found), pure=True, types=frozenset())
+        return Val(
+            sql=Sql(effects=((EffectKind.CHANGES, ""),), reason="SQL text not known"),
+            pure=True,
+            types=frozenset(),
+        )
+    effect = {
+        "select": EffectKind.READS,
+        "insert": EffectKind.CREATES,
+        "update": EffectKind.CHANGES,
+        "delete": EffectKind.DELETES,
+    }[kind]
+    row: type | None = None
+    target = ""
+    for value in args.pos:
+        for obj in value.objs:
+            record = obj if is_record(obj) else getattr(obj, "class_", None)
+            if record is not None and is_record(record):
+                row = row or (obj if record is obj else None)
+                target = target or record.__name__
+    reason = "" if target else "a statement on a table the analysis cannot name"
+    if effect is EffectKind.READS and not target:
+        reason = ""
+    return Val(sql=Sql(effects=((effect, target),), row=row, reason=reason), pure=True, types=frozenset())
+
+
+def table_statement(method: BuiltinMethod) -> Val | None:
+    """``table.insert()`` and the like on a SQLAlchemy ``Table``."""
+    kind = {
+        "select": EffectKind.READS,
+        "insert": EffectKind.CREATES,
+        "update": EffectKind.CHANGES,
+        "delete": EffectKind.DELETES,
+    }.get(method.name)
+    if kind is None:
+        return None
+    names = [getattr(o, "name", "") for o in method.self_val.objs]
+    table = names[0] if len(names) == 1 and isinstance(names[0], str) else ""
+    target = table_record(table) if table else ""
+    return Val(sql=Sql(effects=((kind, target),)), pure=True, types=frozenset())
+
+
+def run_sql(frame: Scope, stmt: Val | None, what: str) -> Sql:
+    """What running a statement does; unknown text is assumed to change anything."""
+    if stmt is not None and stmt.sql is not None:
+        for kind, target in stmt.sql.effects:
+            frame.add(kind, target, (what,), stmt.sql.reason)
+        return Sql(effects=stmt.sql.effects, row=stmt.sql.row, result=True)
+    literal = stmt.objs[0] if stmt is not None and len(stmt.objs) == 1 else None
+    if isinstance(literal, str):
+        for kind, table in sql_effects(literal):
+            frame.add(kind, table_record(table), (what,))
+        return Sql(result=True)
+    frame.add(EffectKind.CHANGES, "", (what,), "runs SQL the analysis cannot see")
+    return Sql(result=True)
+
+
+def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | None) -> Val:
+    """A method of a statement, an ORM query, or a result."""
+    base = method.self_val
+    sql = base.sql
+    assert sql is not None
+    name = method.name
+    target = sql.effects[0][1] if sql.effects else ""
+    if sql.query and name == "update":
+        frame.add(EffectKind.CHANGES, target, (call_text(frame, node),))
+        return fresh_of(int)
+    if sql.query and name == "delete":
+        frame.add(EffectKind.DELETES, target, (call_text(frame, node),))
+        return fresh_of(int)
+    if sql.result or sql.query:
+        if name in _ROW_METHODS:
+            return rows_of(sql)
+        if name in _ROWS_METHODS:
+            return Val(
+                sql=replace(sql, result=True),
+                origin=frozenset({DB}),
+                inner=frozenset({DB}),
+                pure=True,
+                types=frozenset(),
+            )
+        return Val(pure=True, origin=frozenset({DB}), inner=frozenset({DB}))
+    return base  # building a statement: .where(), .values(), .order_by() …
+
+
+_RAW_DRIVER = frozenset(
+    {"connection", "dbapi_connection", "driver_connection", "raw_connection", "exec_driver_sql_raw"}
+)
+"""Ways from a session or connection to the database driver itself, which SQL can be sent through
+unseen (``session.connection().connection.cursor()``)."""
+
+
+def session_attribute(frame: Scope, base: Val, cls: type, attr: str, node: ast.AST | None) -> Val:
+    """``session.attr`` or ``connection.attr``: its methods are judged by `session_method`; the
+    driver connection underneath is a way around everything the analysis can see."""
+    if attr in _RAW_DRIVER and not (attr == "connection" and issubclass(cls, _HAS_CONNECTION_METHOD)):
+        what = call_text(frame, node) if node is not None else f".{attr}"
+        reason = f"reaches the database driver through .{attr}, which the analysis cannot follow"
+        return frame.unknown(what, reason, node)
+    method = BuiltinMethod(name=attr, self_val=base, qual=f"{qualified_name(cls)}.{attr}")
+    return Val(types=frozenset(), calls=(method,))
+
+
+def session_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | None) -> Val:
+    """A method of a SQLAlchemy session or connection, by what it does to records."""
+    name = method.name
+    what = call_text(frame, node)
+    first = args.pos[0] if args.pos else None
+    if name in ("add", "add_all", "merge", "delete"):
+        value = first or Val()
+        kinds = value.elem if name == "add_all" else value.types
+        records = [k.__name__ for k in kinds or () if is_record(k)]
+        kind = {"delete": EffectKind.DELETES, "merge": EffectKind.CHANGES}.get(
+            name, EffectKind.CREATES if not value.origin else EffectKind.CHANGES
+        )
+        for record in records:
+            frame.add(kind, record, (what,))
+        if not records:
+            frame.add(
+                kind if kind is EffectKind.DELETES else EffectKind.CHANGES,
+                "",
+                (what,),
+                f"{name} of an object whose record type is not known",
+            )
+        return const(None) if name != "merge" else value
+    if name in ("get", "get_one", "query"):
+        loaded: type | None = next((o for o in (first.objs if first else ()) if is_record(o)), None)
+        if loaded is None:
+            frame.add(EffectKind.READS, "", (what,))
+            return Val(origin=frozenset({DB}), inner=frozenset({DB}))
+        frame.add(EffectKind.READS, loaded.__name__, (what,))
+        sql = Sql(effects=((EffectKind.READS, loaded.__name__),), row=loaded, query=True)
+        if name == "query":
+            return Val(sql=sql, pure=True, types=frozenset())
+        return rows_of(sql)
+    if name in ("execute", "scalars", "scalar", "stream", "stream_scalars", "exec_driver_sql"):
+        result = run_sql(frame, first, what)
+        if name == "scalar":
+            return rows_of(result)
+        return Val(sql=result, origin=frozenset({DB}), inner=frozenset({DB}), pure=True, types=frozenset())
+    if name in _NEUTRAL_SESSION:
+        if name in ("connection", "connect"):
+            return Val(types=frozenset(connection_types()))
+        return method.self_val
+    frame.add(
+        EffectKind.CHANGES,
+        "",
+        (what,),
+        f"calls {name} on a database session, which the analysis cannot classify",
+    )
+    return Val(origin=frozenset({DB}), inner=frozenset({DB}))
+
+
+def is_record(cls: Any) -> bool:
+    """Whether `cls` is an app record type."""
+    return isinstance(cls, type) and issubclass(cls, RecordBase) and hasattr(cls, "__table__")
+
+
+def record_name(val: Val) -> str:
+    """The record type of a value, if it is one."""
+    for cls in val.types or ():
+        if is_record(cls):
+            return cls.__name__
+    return ""
+
+
+def record_targets(val: Val) -> list[str]:
+    """The record types a change of `val` is a change of ("" for other state)."""
+    names = [c.__name__ for c in val.types or () if is_record(c)]
+    return names or [val.rec]
+
+
+def rows_of(sql: Sql) -> Val:
+    """One row of a result: a record loaded from the database."""
+    row = sql.row
+    db = frozenset({DB})
+    if row is None:
+        return Val(origin=db, inner=db, pure=True)
+    return Val(origin=db, inner=db, types=frozenset({row}), rec=row.__name__)
+
+
+def table_record(table: str) -> str:
+    """The record type whose table is `table` (or the table's own name)."""
+    stack: list[type] = list(RecordBase.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        mapped = getattr(cls, "__table__", None)
+        if mapped is not None and getattr(mapped, "name", "").lower() == table.lower():
+            return cls.__name__
+    return table
+
+
+def user_inits(cls: type) -> list[Any]:
+    """A record class's own ``__init__`` (not SQLAlchemy's)."""
+    found = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if isinstance(init, types.FunctionType) and not init.__module__.startswith("sqlalchemy"):
+            found.append(init)
+            break
+    return found
+
+@functools.cache
+def session_types() -> tuple[type, ...]:
+    """The SQLAlchemy session, connection and engine classes (asyncio's too, when installed)."""
+    return (*_SESSIONS, *_async_types()[0])
+
+
+@functools.cache
+def connection_types() -> tuple[type, ...]:
+    """The SQLAlchemy connection classes."""
+    return (Connection, *_async_types()[1])
+
+
+@functools.cache
+def _async_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
+    # Without greenlet, importing SQLAlchemy's asyncio module fails the first time and, from the
+    # half-made module it leaves behind, "succeeds" the next: ask for greenlet first, and once.
+    if importlib.util.find_spec("greenlet") is None:
+        return (), ()
+    try:
+        from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
+    except ImportError:  # the asyncio extra is not installed
+        return (), ()
+    return (AsyncSession, AsyncConnection, AsyncEngine), (AsyncConnection,)
+
+
+def is_session_types(kinds: frozenset[type]) -> bool:
+    """Whether a value of these types is a database session or connection."""
+    sessions = session_types()
+    return any(issubclass(k, sessions) for k in kinds)
+
+
+def sql_constructor(obj: Any) -> str | None:
+    """``"select"`` … ``"text"`` when `obj` is one of SQLAlchemy's statement constructors."""
+    return _STATEMENTS.get(id(obj))

@@ -1,0 +1,102 @@
+"""What judging a call needs of the walk it happens in, as protocols, so that the walk of a body
+(`frame`), the judging of calls (`calls`, `orm`) and the analyser that summarises functions
+(`analyser`) depend on one another only through these, in one direction.
+
+The analyser makes frames and hands them itself as an `Interpreter`; a frame hands itself to
+the call judges as a `Scope`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Protocol
+
+from signoff.effects.effect import EffectKind
+from signoff.effects.summary import Raised, Summary
+from signoff.effects.values import Args, Inline, Super, Val
+
+__all__ = ["Interpreter", "Scope", "call_text"]
+
+
+class Interpreter(Protocol):
+    """The analyser as a walk sees it: members of types and objects, and calls of functions."""
+
+    def attr_of_object(self, frame: Scope, base: Val, obj: Any, attr: str) -> Val:
+        """``obj.attr`` for a known object."""
+        ...
+
+    def attr_of_type(self, frame: Scope, base: Val, cls: type, attr: str) -> Val:
+        """``value.attr`` for a value of static type `cls`."""
+        ...
+
+    def attr_of_super(self, target: Super, attr: str) -> Val:
+        """``super().attr``."""
+        ...
+
+    def call_analysed(
+        self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
+    ) -> Val:
+        """Call a Python function by its summary."""
+        ...
+
+    def label(self, func: Any) -> str:
+        """How a function reads in a path."""
+        ...
+
+
+class Scope(Protocol):
+    """The walk of one function body as a call judge sees it."""
+
+    an: Interpreter
+    summary: Summary
+    root_name: str
+    qualname: str
+    prefix: tuple[str, ...]
+    raises: list[Raised]
+
+    def add(
+        self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = ""
+    ) -> None:
+        """Record an effect of the function."""
+        ...
+
+    def mutate_origin(self, origin: frozenset[str], target: str, path: tuple[str, ...]) -> None:
+        """Record a change of what comes from `origin`."""
+        ...
+
+    def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
+        """Record that something here cannot be seen: it is assumed to change and reach out."""
+        ...
+
+    def mutate(self, val: Val, text: str) -> None:
+        """Record that `val` itself is changed."""
+        ...
+
+    def expr(self, node: ast.expr) -> Val:
+        """The value of an expression, recording what evaluating it does."""
+        ...
+
+    def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
+        """``base.attr``."""
+        ...
+
+    def iterate(self, base: Val) -> Val:
+        """An item of an iterable."""
+        ...
+
+    def call_inline(self, target: Inline, args: Args, node: ast.AST | None) -> Val:
+        """Call a lambda or local function: walk its body in place."""
+        ...
+
+    def super_(self, node: ast.AST | None) -> Val:
+        """``super()`` inside a method."""
+        ...
+
+
+def call_text(frame: Scope, node: ast.AST | None) -> str:
+    """How a call reads in a path: ``"httpx.post()"``."""
+    if isinstance(node, ast.Call):
+        return f"{ast.unparse(node.func)}()"
+    if node is not None:
+        return ast.unparse(node)
+    return frame.root_name or frame.qualname

@@ -1,0 +1,115 @@
+"""The source of the functions the analysis walks: each file parsed once, a function's syntax
+found by its file and first line, its parameters, and its and its classes' resolved annotations.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import types
+import typing
+from typing import Any
+
+from signoff.effects.signature import FunctionNode, Param, params_of_node
+
+__all__ = ["SourceIndex"]
+
+
+class SourceIndex:
+    """Parsed files, parameters and type hints, each found once."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, dict[int, list[FunctionNode]] | None] = {}
+        self.params: dict[Any, tuple[Param, ...] | None] = {}
+        self.hints_cache: dict[Any, dict[str, Any]] = {}
+
+    def index(self, filename: str, module_globals: dict[str, Any]) -> dict[int, list[FunctionNode]] | None:
+        """The functions of a source file by the line their code starts on (parsed once)."""
+        if filename in self.files:
+            return self.files[filename]
+        lines = linecache.getlines(filename, module_globals)
+        found: dict[int, list[FunctionNode]] | None = None
+        if lines:
+            try:
+                tree = ast.parse("".join(lines), filename)
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is not None:
+                found = {}
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                        found.setdefault(first, []).append(node)
+                    elif isinstance(node, ast.Lambda):
+                        found.setdefault(node.lineno, []).append(node)
+        self.files[filename] = found
+        return found
+
+    def node_of(self, func: types.FunctionType) -> FunctionNode | None:
+        """The syntax of a function, found by its file and first line."""
+        code = func.__code__
+        index = self.index(code.co_filename, func.__globals__)
+        if index is None:
+            return None
+        candidates = index.get(code.co_firstlineno, [])
+        matching: list[FunctionNode]
+        if code.co_name == "<lambda>":
+            matching = [n for n in candidates if isinstance(n, ast.Lambda)]
+        else:
+            matching = [n for n in candidates if not isinstance(n, ast.Lambda) and n.name == code.co_name]
+        if len(matching) == 1:
+            return matching[0]
+        for line, _end, col, _end_col in code.co_positions():
+            if col is None or line is None:
+                continue
+            for n in matching:  # several lambdas on one line: the one holding the code
+                body = n.body if isinstance(n, ast.Lambda) else n
+                if isinstance(body, ast.expr | ast.stmt) and (body.lineno, body.col_offset) <= (
+                    line,
+                    col,
+                ) <= (body.end_lineno or line, body.end_col_offset or col):
+                    return n
+        return None
+
+    def params_of(self, func: types.FunctionType) -> tuple[Param, ...] | None:
+        """The parameters of a function (None when its source is not found)."""
+        if func in self.params:
+            return self.params[func]
+        node = self.node_of(func)
+        found = None
+        if node is not None:
+            found = params_of_node(node, func)
+        self.params[func] = found
+        return found
+
+    def hints(self, func: Any) -> dict[str, Any]:
+        """A function's resolved annotations (those that resolve)."""
+        cached = self.hints_cache.get(func)
+        if cached is not None:
+            return cached
+        try:
+            hints = typing.get_type_hints(func, include_extras=True)
+        except Exception:  # an annotation that does not resolve: take the others one by one
+            hints = {}
+            namespace = getattr(func, "__globals__", {})
+            for key, value in (getattr(func, "__annotations__", None) or {}).items():
+                try:
+                    hints[key] = eval(value, namespace) if isinstance(value, str) else value
+                except Exception:  # unresolvable: the parameter's type is unknown
+                    continue
+        self.hints_cache[func] = hints
+        return hints
+
+    def class_hints(self, cls: type) -> dict[str, Any]:
+        """A class's resolved annotations, bases included."""
+        cached = self.hints_cache.get(cls)
+        if cached is not None:
+            return cached
+        try:
+            hints = typing.get_type_hints(cls, include_extras=True)
+        except Exception:  # unresolvable annotations: attribute types stay unknown
+            hints = {}
+        self.hints_cache[cls] = hints
+        return hints
+
+    # --- records and SQLAlchemy ------------------------------------------------------------
