@@ -106,8 +106,7 @@ class Decider:
         self, proposal_id: str, *, by: Principal, always_like_this: bool,
         edited: Mapping[str, Any] | None,
     ) -> Decision:
-        by = self._people.get(by)
-        proposal, call_id, instructions, task = self._load_with_task(proposal_id)
+        proposal, call_id, instructions, task, by = self._load_with_task(proposal_id, by)
         self._check_open(proposal, by)
         registered = self._agents(proposal.agent)
         agent = registered.agent
@@ -467,15 +466,22 @@ class Decider:
 
     # -- shared --------------------------------------------------------------------------
 
-    def _load_with_task(self, proposal_id: str) -> tuple[Proposal, str, str, repo.TaskRow]:
-        """`_load`, with the proposal's task read in the same transaction."""
+    def _load_with_task(self, proposal_id: str, by: Principal | str
+                        ) -> tuple[Proposal, str, str, repo.TaskRow, Principal]:
+        """`_load`, with the proposal's task and the decider `by` (as the directory holds them
+        now) read in the same transaction."""
         with self._database.connect() as db:
             found = repo.load_proposal(db, proposal_id)
             task = repo.load_task(db, found[0].task) if found is not None else None
+            now = self._people.find_each([by.id], within=db).get(by.id) if isinstance(
+                by, Principal) else None
+        if now is None:  # given by handle, or nobody: the directory says which
+            now = self._people.get(by)
         if found is None or task is None:
             raise AgentRefused(f"There is no proposal with id {proposal_id}.")
         proposal, call_id, instructions = found
-        return replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions, task
+        return (replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions,
+                task, now)
 
     def _load(self, proposal_id: str | Proposal) -> tuple[Proposal, str, str]:
         key = proposal_id.id if isinstance(proposal_id, Proposal) else proposal_id
