@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -63,6 +64,20 @@ HAND_BACK = "hand_back"
 
 
 @dataclass(frozen=True, kw_only=True)
+class Routing:
+    """Who decides a proposal of a tool, as its skill routes it."""
+
+    person_id: str | None
+    """The person who decides, when one does."""
+    queue: str | None
+    """The queue that decides, when one does."""
+    routed: bool
+    """Whether the skill routed it (the person the work is for then does not decide)."""
+    within: timedelta | None = None
+    """How long it waits for them (None: as long as it takes)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Registered:
     """An agent the app knows, with its own account and its sponsor."""
 
@@ -95,9 +110,7 @@ class Loop:
         events: Events,
         agents: Callable[[str], Registered],
         route_words: Callable[[Proposal], str],
-        decider_of: Callable[
-            [Registered, Skill[Any, Any], str, str | None], tuple[str | None, str | None, bool]
-        ],
+        decider_of: Callable[[Registered, Skill[Any, Any], str, str | None], Routing],
     ) -> None:
         self._database = database
         self._actions = actions
@@ -362,10 +375,14 @@ class Loop:
         stopped it has just said so)."""
         task_id = task.id
         status = TaskStatus(task.status)
-        if status is TaskStatus.WAITING and waiting is None:
+        until = None
+        if status is TaskStatus.WAITING:
             with self._database.connect() as db:
                 pending = repo.waiting_of_task(db, task_id)
-            waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
+            if waiting is None:
+                waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
+            until = min((p.deadline_at for p in pending if p.deadline_at is not None and
+                         p.status is ProposalStatus.WAITING), default=None)
         result = None
         if status is TaskStatus.DONE:
             registered = self._agents(task.agent)
@@ -373,6 +390,7 @@ class Loop:
             result = TypeAdapter(result_type).validate_python(task.result)
         return Outcome(status=status, task=task_id, result=result,
                        waiting_on=waiting if status is TaskStatus.WAITING and waiting else (),
+                       waiting_until=until,
                        problem=task.problem, steps=task.steps, spend_usd=task.spend_usd)
 
     def resume_after_decision(self, task_id: str) -> TaskStatus:
@@ -968,12 +986,12 @@ class Loop:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
         from the same transaction, and what happens next is returned; else None."""
         arguments = json.loads(call.arguments)
-        person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
+        routing = self._decider_of(registered, skill, call.tool, task.for_id)
         instructions = self.instructions_now(task)
         # Built before the transaction: the skill's names and versions may read records.
         proposal = dataclasses.replace(
-            self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
-                           instructions), labels=labels.untrusted)
+            self._proposal(task, skill, action, call, arguments, routing, instructions),
+            labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
         words = self._route_words(proposal)
@@ -998,18 +1016,20 @@ class Loop:
         return waits
 
     def _proposal(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
-                  call: repo.CallRow, arguments: dict[str, Any], person_id: str | None,
-                  queue: str | None, routed: bool, instructions: str) -> Proposal:
+                  call: repo.CallRow, arguments: dict[str, Any], routing: Routing,
+                  instructions: str) -> Proposal:
         """The proposal of `call`, fingerprinted (its evidence is read with its writing)."""
+        made_at = repo.now()
         proposal = Proposal(
             id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
             skill_version=skill.version, action=call.tool, label=action.info.label,
             effects=tuple(action.info.effects.explain()), arguments=arguments,
             shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
             why=call.why, evidence=(), subject_version=skill.version_of(call.tool, arguments),
-            fingerprint="", decide_by="", decide_person_id=person_id, decide_queue=queue,
-            routed=routed, for_id=task.for_id, status=ProposalStatus.WAITING,
-            created_at=repo.now(),
+            fingerprint="", decide_by="", decide_person_id=routing.person_id,
+            decide_queue=routing.queue, routed=routing.routed, for_id=task.for_id,
+            status=ProposalStatus.WAITING, created_at=made_at,
+            deadline_at=made_at + routing.within if routing.within is not None else None,
         )
         return _with_fingerprint(proposal, instructions)
 
