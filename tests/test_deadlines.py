@@ -8,6 +8,7 @@ Deadlines are passed at a moment the test gives (``now=``), never by waiting; th
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -83,6 +84,7 @@ def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
     assert proposal.deadline_at is not None
     assert proposal.deadline_at - proposal.created_at.replace(tzinfo=UTC) == EIGHT_HOURS
     assert proposal.deadline_at.tzinfo is not None
+    assert work.outcome.waiting_until == proposal.deadline_at
     assert shop.app.outcome(work.outcome).waiting_until == proposal.deadline_at
     early = shop.app.pass_deadline(proposal, now=proposal.deadline_at - timedelta(minutes=1))
     assert early.outcome is DeadlineOutcome.NOT_DUE
@@ -361,3 +363,32 @@ def test_the_rest_api_shows_deadlines_and_refuses_late_decisions_in_words(
     approved = client.post(f"/api/proposals/{fleet.proposal.id}/approve", headers=fay, json={})
     assert approved.status_code == 200, approved.json()
     assert runs(filed) == 1
+
+
+def test_the_inbox_pages_show_the_deadline_and_a_late_refusal(filed: SimpleNamespace) -> None:
+    """Noor's inbox lists by when to decide, the proposal's page says what then; once it went
+    to Finance, her yes from the page is refused with the sentence, and nothing runs."""
+    from html import escape
+
+    filed.app.credentials.set_password(filed.noor, "a long enough password")
+    client = TestClient(create_web_app(filed.app, secure_cookies=False))
+    work = _propose(filed, filed.PriceFleetTicket())
+    deadline = work.proposal.deadline_at
+    login = client.get("/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', login.text)
+    assert csrf is not None
+    client.post("/login", data={"csrf": csrf.group(1), "next": "/", "handle": filed.noor.handle,
+                                "password": "a long enough password"})
+    assert f"by {_when(deadline)}" in client.get("/").text
+    page = client.get(f"/proposals/{work.proposal.id}")
+    assert (f"Decide it by {_when(deadline)}; then it goes to the Finance queue.") in page.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert csrf is not None
+    passed_at = deadline + timedelta(minutes=1)
+    filed.app.pass_deadline(work.proposal, now=passed_at)
+    answer = client.post(f"/proposals/{work.proposal.id}/approve",
+                         data={"csrf": csrf.group(1), "approve": "1"})
+    assert answer.status_code == 403
+    assert escape(f"No one decided set_price by its deadline: it went to the Finance queue at "
+                  f"{_when(passed_at)}, who decide it now.") in answer.text
+    assert runs(filed) == 0

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -193,7 +193,7 @@ class Loop:
             task = task or self._task(task_id)
             with self.observer.running(task) as running:
                 task, step = self._drive(task, once=False)
-                outcome = self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+                outcome = self._outcome(task, step if isinstance(step, WaitOn) else None)
                 running.ended(outcome)
             return outcome
 
@@ -346,7 +346,7 @@ class Loop:
                 pending = repo.waiting_of_task(db, task.id)
             return WaitOn(proposals=tuple(p.id for p in pending),
                           waiting_on=tuple(f"a decision from {self._route_words(p)}"
-                                           for p in pending))
+                                           for p in pending), waiting_until=_soonest(pending))
         return RunAgain()
 
     def messages(self, task: repo.TaskRow) -> Conversation:
@@ -370,19 +370,17 @@ class Loop:
         """Where the task stands now."""
         return self._outcome(self._task(task_id))
 
-    def _outcome(self, task: repo.TaskRow, waiting: tuple[str, ...] | None = None) -> Outcome:
-        """Where `task` stands (`waiting`: what it waits on, in words, when the step that
-        stopped it has just said so)."""
+    def _outcome(self, task: repo.TaskRow, waited: WaitOn | None = None) -> Outcome:
+        """Where `task` stands (`waited`: what it waits on, when the step that stopped it has
+        just said so)."""
         task_id = task.id
         status = TaskStatus(task.status)
-        until = None
-        if status is TaskStatus.WAITING:
+        waiting, until = (waited.waiting_on, waited.waiting_until) if waited else (None, None)
+        if status is TaskStatus.WAITING and waited is None:
             with self._database.connect() as db:
                 pending = repo.waiting_of_task(db, task_id)
-            if waiting is None:
-                waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
-            until = min((p.deadline_at for p in pending if p.deadline_at is not None and
-                         p.status is ProposalStatus.WAITING), default=None)
+            waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
+            until = _soonest(pending)
         result = None
         if status is TaskStatus.DONE:
             registered = self._agents(task.agent)
@@ -652,15 +650,16 @@ class Loop:
             if not isinstance(settled, list):
                 return settled
             step = self._store_wait(db, task, tuple(p.id for p in settled), tuple(
-                words.get(p.id) or f"a decision from {self._route_words(p)}" for p in settled))
+                words.get(p.id) or f"a decision from {self._route_words(p)}" for p in settled),
+                _soonest(settled))
         return self._told(task, step)
 
     def _store_wait(self, db: repo.Executor, task: repo.TaskRow, proposals: tuple[str, ...],
-                    waiting: tuple[str, ...]) -> Step:
+                    waiting: tuple[str, ...], until: datetime | None) -> Step:
         if not self._save(db, task, status=TaskStatus.WAITING.value):
             return RunAgain()
         repo.note(db, task.id, ReceiptKind.WAITING, f"The task waits on {', '.join(waiting)}.")
-        return WaitOn(proposals=proposals, waiting_on=waiting)
+        return WaitOn(proposals=proposals, waiting_on=waiting, waiting_until=until)
 
     def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
                     ) -> Step:
@@ -1009,8 +1008,8 @@ class Loop:
                       f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version,
                       labels=labels.to_json())
-            waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",)
-                                     ) if only else None
+            waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",),
+                                     proposal.deadline_at) if only else None
         self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
@@ -1065,6 +1064,12 @@ _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
 _ENDED = frozenset(s.value for s in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED))
 _NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE)
 """The outcomes of a run refused before the action was called (so nothing was spent)."""
+
+
+def _soonest(pending: list[Proposal]) -> datetime | None:
+    """The soonest deadline of the proposals still waiting in `pending` (None: none has one)."""
+    return min((p.deadline_at for p in pending
+                if p.deadline_at is not None and p.status is ProposalStatus.WAITING), default=None)
 
 
 def _awaits(call: repo.CallRow) -> bool:
