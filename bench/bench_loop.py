@@ -544,12 +544,12 @@ def traced_bench(mode: str) -> tuple[Bench, Any, Any]:
     return bench, provider, exporter
 
 
-def check_exported(exporter: Any, tool: str, n: int, runs: int) -> None:
-    """The spans of `runs` runs of N alone calls of `tool` were all exported."""
+def check_exported(exporter: Any, tool: str, n: int) -> None:
+    """The spans of a run of N alone calls of `tool` were all exported."""
     names = [span.name for span in exporter.get_finished_spans()]
     exporter.clear()
-    if names.count(f"execute_tool {tool}") != n * runs or names.count("chat scripted") < n * runs:
-        raise RuntimeError(f"Tracing on exported {len(names)} spans for {runs} × {n} calls.")
+    if names.count(f"execute_tool {tool}") != n or names.count("chat scripted") != n + 1:
+        raise RuntimeError(f"Tracing on exported {len(names)} spans for {n} calls.")
 
 
 def run_traced(tool: str, n: int, reps: int, warmup: int) -> dict[str, dict[str, list[float]]]:
@@ -568,10 +568,10 @@ def run_traced(tool: str, n: int, reps: int, warmup: int) -> dict[str, dict[str,
                 if i >= warmup:
                     samples[mode]["wall"].append(wall / n)
                     samples[mode]["cpu"].append(cpu / n)
-        for _bench, provider, exporter in made.values():
-            if provider is not None:
-                provider.force_flush()
-                check_exported(exporter, tool, n, warmup + reps)
+            for _bench, provider, exporter in made.values():
+                if provider is not None:  # exported, checked and let go, untimed
+                    provider.force_flush()
+                    check_exported(exporter, tool, n)
     finally:
         for bench, provider, _exporter in made.values():
             if provider is not None:
