@@ -1,7 +1,8 @@
 """The agent loop's cost: per tool call run alone, and per approval round trip, beside plain loops.
 
 Run as ``.venv/bin/python bench/bench_loop.py [--n 20 200] [--approvals 50] [--reps 7]``
-(``--profile`` adds where the time goes, from cProfile).
+(``--profile`` adds where the time goes, from cProfile; ``--tracing`` measures only what
+OpenTelemetry tracing costs per alone call, untraced and traced in the same run: bench/README.md).
 
 Everything signoff does here is durable: the app's database is a SQLite file (WAL, as signoff
 opens files by default) in a temporary folder, and every step of a task — the model's turn, each
