@@ -94,7 +94,7 @@ class AgentHandle:
         if spec is not None:
             with self._agency.database.connect() as db:
                 model_specs.record(db, task, spec)
-        return loop.run(task)
+        return loop.go_on(task)
 
     async def ado(
         self,

@@ -39,6 +39,7 @@ from signoff.agents.labelling import TaskLabels, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
+from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
@@ -119,6 +120,8 @@ class Loop:
         self._local = threading.local()  # the holds of the tasks this thread steps
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self.runner: Runner | None = None
+        """Where tasks go on once they may (`go_on`): here when None."""
 
     # -- starting ------------------------------------------------------------------------
 
@@ -183,6 +186,12 @@ class Loop:
                 outcome = self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
                 running.ended(outcome)
             return outcome
+
+    def go_on(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
+        """Let the task go on where the app's runner says: here (`run`), or in its workers."""
+        if self.runner is None:
+            return self.run(task_id, task)
+        return self.runner.go_on(task_id, task)
 
     def step(self, task_id: str) -> Step:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
@@ -388,7 +397,7 @@ class Loop:
                     task = repo.load_task(db, task_id) or task
                     return TaskStatus(task.status)
             task = woke
-        return self.run(task_id, task).status
+        return self.go_on(task_id, task).status
 
     def wake(self, db: repo.Executor, task_id: str) -> repo.TaskRow | None:
         """In the transaction `db`: if the task waits on no proposal any more, it runs again,

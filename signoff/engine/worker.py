@@ -77,16 +77,23 @@ class Worker:
                 continue
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
-            if task is None or given_from_outside(task.model):
-                continue  # a client (over MCP) gives such a task's turns: no model of ours does
-            if task_id not in self._agency.loop.models:
-                model = self._model(task_id, task.agent)
-                if model is None:
-                    continue
-                self._agency.loop.models[task_id] = model
+            if task is None or not self.ready(task):
+                continue
             self._agency.loop.run(task_id)
             stepped += 1
         return stepped
+
+    def ready(self, task: repo.TaskRow) -> bool:
+        """Whether this process can step `task`: its model is at hand, made here if need be
+        (never for a task whose turns a client gives over MCP: no model of ours does)."""
+        if given_from_outside(task.model):
+            return False
+        if task.id not in self._agency.loop.models:
+            model = self._model(task.id, task.agent)
+            if model is None:
+                return False
+            self._agency.loop.models[task.id] = model
+        return True
 
     def _model(self, task_id: str, agent: str) -> Model | None:
         """The model a task goes on with: `model_for`'s, else the one it was started with (by
