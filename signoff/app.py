@@ -8,6 +8,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome
 from signoff.engine.temporal import Temporal
-from signoff.engine.worker import Worker
+from signoff.engine.worker import STUCK_AFTER, Worker
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
@@ -283,22 +284,27 @@ class App:
 
     def temporal_worker(
         self, *, address: str | None = None, model_for: Callable[[str, str], Any] | None = None,
-        steps_at_once: int = 8,
+        steps_at_once: int = 8, stuck_after: timedelta = STUCK_AFTER,
+        stalled_after: timedelta | None = None,
     ) -> TemporalWorker:
         """A Temporal worker of this app (the ``temporal`` extra): it runs the workflows and the
         steps of its tasks (``.run()``, or ``with ….running():`` in a thread). `address`: the
-        server, when the app does not name it (or names another); `model_for` as for
-        `worker`."""
+        server, when the app does not name it (or names another); `model_for`, `stuck_after` as
+        for `worker`; `stalled_after`: how long a Running task goes unwritten, with nobody on
+        it, before its workflow is signalled (it was started while the server could not be
+        reached)."""
         if address is not None and (self.runner is None or self.runner.address != address):
             self._run_on(Temporal(address=address) if self.runner is None else replace(
                 self.runner, address=address))
         if self._temporal is None:
             raise UserError("This app runs its tasks in-process: name a Temporal server, "
                             "App(..., runner=Temporal(address=...)) or SIGNOFF_TEMPORAL.")
-        from signoff.engine.temporal.serving import TemporalWorker
+        from signoff.engine.temporal.serving import STALLED_AFTER, TemporalWorker
 
-        return TemporalWorker(self._agency, self._temporal, steps_at_once=steps_at_once,
-                              model_for=model_for or (lambda _agent, _task: None))
+        return TemporalWorker(
+            self._agency, self._temporal, steps_at_once=steps_at_once, stuck_after=stuck_after,
+            stalled_after=STALLED_AFTER if stalled_after is None else stalled_after,
+            model_for=model_for or (lambda _agent, _task: None))
 
     def _run_on(self, runner: Temporal | None) -> None:
         """Run tasks on `runner` (in-process when None)."""

@@ -75,19 +75,12 @@ class DevServer:
                            f"is {self.home / 'server.log'}.")
 
     def _answers(self) -> bool:
-        import asyncio
-
-        from temporalio.client import Client
-
-        async def probe() -> None:
-            client = await Client.connect(self.address)
-            await client.count_workflows()
-
-        try:
-            asyncio.run(probe())
-        except Exception:
-            return False
-        return True
+        """Whether it serves. Asked with its own CLI: a process that forks workers later must
+        not have started temporalio's runtime (its threads do not cross a fork)."""
+        health = subprocess.run(
+            [str(_binary()), "operator", "cluster", "health", "--address", self.address],
+            capture_output=True, check=False, timeout=30)
+        return health.returncode == 0
 
     def stop(self) -> None:
         """Stop it (its file keeps what it had)."""

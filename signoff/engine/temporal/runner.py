@@ -40,6 +40,11 @@ RPC_TIMEOUT = timedelta(seconds=5)
 """How long one call to the server may take before it is taken for unreachable."""
 
 
+WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
+"""How long a worker may take over one workflow task (a step run as a local activity keeps it
+alive for longer) before another worker is given it: how soon a stopped worker's task moves on."""
+
+
 class Unreachable(Exception):
     """The Temporal server could not be reached (or refused the call): why, in words."""
 
@@ -141,7 +146,8 @@ class TemporalRunner:
             await client.start_workflow(
                 TaskWorkflow.run, args=[task_id, WorkflowOptions(
                     local_activities=self.config.local_activities)],
-                id=task_id, task_queue=self.queue, start_signal="go_on", rpc_timeout=RPC_TIMEOUT)
+                id=task_id, task_queue=self.queue, start_signal="go_on", rpc_timeout=RPC_TIMEOUT,
+                task_timeout=WORKFLOW_TASK_TIMEOUT)
         except RPCError as error:
             self._client = None  # connect again next time
             raise Unreachable(error.message) from None

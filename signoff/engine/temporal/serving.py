@@ -38,18 +38,28 @@ STALLED_AFTER = timedelta(seconds=30)
 """How long a Running task goes unwritten, held by nobody, before its workflow is signalled."""
 
 
+STICKY_FOR = timedelta(seconds=3)
+"""How long a workflow's next task waits for the worker that ran its last one (which keeps the
+workflow in memory) before any worker may take it."""
+
+
 class TemporalWorker:
     """Runs the workflows and steps of one app's tasks (``app.temporal_worker()``)."""
 
     def __init__(self, agency: Agency, runner: TemporalRunner, *,
                  model_for: Callable[[str, str], Model | None], steps_at_once: int = 8,
-                 stuck_after: timedelta = STUCK_AFTER) -> None:
+                 stuck_after: timedelta = STUCK_AFTER, stalled_after: timedelta = STALLED_AFTER,
+                 sweep_every: float = SWEEP_EVERY) -> None:
         self._agency = agency
         self._runner = runner
+        self.queue = runner.queue
+        """The task queue it polls."""
         self._in_process = Worker(agency, model_for=model_for)
         self._steps = TaskSteps(agency, self._in_process)
         self._at_once = steps_at_once
         self._stuck_after = stuck_after
+        self._stalled_after = stalled_after
+        self._sweep_every = sweep_every
 
     def run(self, stop: threading.Event | None = None) -> None:
         """Work until `stop` is set (for ever when None)."""
@@ -85,6 +95,8 @@ class TemporalWorker:
                     activities=[self._steps.step], activity_executor=executor,
                     max_concurrent_activities=self._at_once,
                     max_concurrent_local_activities=self._at_once,
+                    # A worker that stopped holds its workflows' next tasks this long at most.
+                    sticky_queue_schedule_to_start_timeout=STICKY_FOR,
                     # The workflow is a short loop of awaits, deterministic as written; the
                     # sandbox would import the app again (its records, SQLAlchemy) per run.
                     workflow_runner=UnsandboxedWorkflowRunner(),
@@ -108,13 +120,13 @@ class TemporalWorker:
                 await asyncio.to_thread(self.sweep)
             except Unreachable as unreachable:
                 log.warning("Temporal cannot be reached: %s", unreachable)
-            await _pause(stop, SWEEP_EVERY)
+            await _pause(stop, self._sweep_every)
 
     def sweep(self) -> int:
         """Settle approved calls whose process stopped (older than `stuck_after`), and signal
         the workflows of Running tasks nobody is on; how many of either."""
         settled = self._in_process.recover(older_than=self._stuck_after)
-        return settled + self._runner.nudge_stalled(older_than=STALLED_AFTER)
+        return settled + self._runner.nudge_stalled(older_than=self._stalled_after)
 
 
 async def _pause(stop: threading.Event, seconds: float) -> None:
