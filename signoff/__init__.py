@@ -48,6 +48,7 @@ from signoff.agents import (
     TaskStatus,
 )
 from signoff.app import App
+from signoff.engine.temporal import Temporal
 from signoff.exceptions import (
     AgentRefused,
     Conflict,
@@ -142,6 +143,7 @@ __all__ = [
     "StandingRule",
     "StoreError",
     "TaskStatus",
+    "Temporal",
     "Usage",
     "UserError",
     "action",

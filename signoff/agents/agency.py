@@ -153,11 +153,12 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
 
     def resume(self, task: str, *, model: Model | None = None) -> Outcome:
-        """Go on with a task this process did not start (after a restart), with `model`."""
+        """Go on with a task this process did not start (after a restart), with `model`
+        (where the app's runner steps it: here, or in its Temporal workers)."""
         chosen = model or self.registered.agent.model
         if chosen is not None:
             self._agency.loop.models[task] = chosen
-        return self._agency.loop.run(task)
+        return self._agency.loop.go_on(task)
 
 
 def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:
