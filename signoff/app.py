@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.registry import Actions
 from signoff.agents.agency import Agency, AgentHandle, Skills
 from signoff.agents.agent import Agent
+from signoff.agents.deadlines import DeadlinePassed
 from signoff.agents.deciding import Oversight
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
@@ -242,6 +243,19 @@ class App:
     def reject(self, proposal: Proposal | str, *, by: Principal, reason: str) -> Decision:
         """Say no, with a reason; the agent is told it and goes on."""
         return self._agency.decider.reject(_proposal_id(proposal), by=by, reason=reason)
+
+    def pass_deadline(self, proposal: Proposal | str, *,
+                      now: datetime | None = None) -> DeadlinePassed:
+        """Pass one proposal's deadline, if it has passed by `now` (the time, by default) and
+        nobody has decided it: it is withdrawn (the agent is told, and its task goes on) or put
+        to the next decider its skill's route names. Once, even as others decide it or pass it
+        at the same moment; what it came to."""
+        return self._agency.deadlines.pass_deadline(_proposal_id(proposal), now=now)
+
+    def pass_deadlines(self, *, now: datetime | None = None) -> list[DeadlinePassed]:
+        """Pass every deadline due by `now` (the time, by default), soonest first (``signoff
+        worker`` does, on every look); what each came to."""
+        return self._agency.deadlines.pass_due(now=now)
 
     def allow_alone(
         self, agent: type[Agent] | str, tool: Callable[..., Any] | str, *,

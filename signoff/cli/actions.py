@@ -169,6 +169,8 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
            temporal: str | None) -> None:
     """Step the app's tasks that can go on: after a decision made elsewhere, or a restart.
 
+    On every look it passes the deadlines that fell due: a proposal nobody decided in time
+    is withdrawn (its task goes on) or goes to its next decider, as its skill's route says.
     Each task goes on with its agent's own model. An approved call whose process stopped
     before it reported back is settled once it is older than --stuck-after: run again if its
     action is idempotent, else told as of unknown outcome. On an app whose tasks run on
@@ -196,8 +198,10 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
         return
     runner = app.worker()
     settled = runner.recover(older_than=stuck)
+    passed = runner.pass_deadlines()
     stepped = runner.run_once()
-    click.echo(f"Settled {settled} interrupted approval(s); stepped {stepped} task(s).")
+    click.echo(f"Settled {settled} interrupted approval(s); passed {passed} deadline(s); "
+               f"stepped {stepped} task(s).")
     if not once:
         runner.run_forever(every=every, stuck_after=stuck)
 

@@ -1,12 +1,12 @@
-"""The in-process worker: picks up tasks that can go on (after a decision made elsewhere, or a
-restart) and steps them until they wait or end."""
+"""The in-process worker: passes proposals' deadlines, and picks up tasks that can go on (after a
+decision made elsewhere, a deadline, or a restart) and steps them until they wait or end."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -66,9 +66,17 @@ class Worker:
                 resumed += 1
         return len(ids) + resumed
 
-    def run_once(self) -> int:
-        """Step every running task until it waits or ends; how many tasks were stepped (a task
-        with no model this worker can make is reported once, and left Running)."""
+    def pass_deadlines(self, *, now: datetime | None = None) -> int:
+        """Pass the deadlines of the proposals due by `now` (the time, by default): each is
+        withdrawn (its task goes on) or put to its next decider. How many were."""
+        passed = self._agency.deadlines.pass_due(now=now)
+        return sum(1 for each in passed if each.changed)
+
+    def run_once(self, *, now: datetime | None = None) -> int:
+        """Pass the deadlines due by `now` (the time, by default), then step every running
+        task until it waits or ends; how many tasks were stepped (a task with no model this
+        worker can make is reported once, and left Running)."""
+        self.pass_deadlines(now=now)
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
         stepped = 0
