@@ -30,6 +30,7 @@ from signoff import (
     UserError,
 )
 from signoff.cli import main
+from signoff.notifications import proposal_message
 from signoff.web import create_web_app
 from tests.deadlines_app import A_DAY, EIGHT_HOURS, build, runs, script
 
@@ -136,7 +137,9 @@ def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
     assert shop.app.outcome(work.outcome).waiting_until == passed_at + A_DAY
     assert [(e.proposal.decide_person_id, e.proposal.decide_queue) for e in proposed] == [
         (shop.noor.id, None), (None, "Finance")]
-    assert proposed[-1].proposal.decide_by == "the Finance queue"
+    told = proposal_message(proposed[-1].proposal)["proposal"]
+    assert (told["decide_by"], told["deadline_at"]) == (
+        "the Finance queue", (passed_at + A_DAY).isoformat())
     assert shop.app.proposals_for(shop.noor) == []
     assert [p.id for p in shop.app.proposals_for(shop.fay)] == [work.proposal.id]
     with pytest.raises(AgentRefused) as refused:
