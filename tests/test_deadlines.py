@@ -68,6 +68,18 @@ def _told(model: Any) -> list[str]:
     return [m.text for m in model.seen.messages[-1] if m.role == "tool"]
 
 
+def test_the_catalogue_says_each_routes_deadline_and_what_then(shop: SimpleNamespace) -> None:
+    """`app.skills.catalog()` says who decides each skill's price, for how long, and what
+    then."""
+    lines = {line.skill: line.decided_by for line in shop.app.skills.catalog()}
+    assert lines == {
+        "price_ticket": "Noor within 8 hours, then it is withdrawn",
+        "price_fleet_ticket": "Noor within 8 hours, then the Finance queue within 1 day, then "
+                              "it is withdrawn",
+        "price_at_once": "Noor within 1e-06 seconds, then it is withdrawn",
+    }
+
+
 @pytest.mark.parametrize("time", [timedelta(0), timedelta(hours=-1), 8])
 def test_a_deadline_is_a_positive_time(time: Any) -> None:
     """A route's deadline that is not a positive timedelta is refused as it is declared."""
