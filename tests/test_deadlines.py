@@ -87,6 +87,21 @@ def test_a_deadline_is_a_positive_time(time: Any) -> None:
         Route.to_queue("Finance").within(time)
 
 
+def test_passing_deadlines_at_a_moment_without_a_time_zone_or_of_no_proposal_is_refused(
+        shop: SimpleNamespace) -> None:
+    """A moment without its time zone is a UserError saying how to give it; an unknown
+    proposal is refused as the verbs refuse one; nothing is passed."""
+    work = _propose(shop, shop.PriceTicket())
+    naive = datetime(2099, 1, 1)  # the mistake under test: no time zone
+    with pytest.raises(UserError, match=r"with its time zone \(datetime.now\(UTC\)\)"):
+        shop.app.pass_deadlines(now=naive)
+    with pytest.raises(UserError, match="with its time zone"):
+        shop.app.pass_deadline(work.proposal, now=naive)
+    with pytest.raises(AgentRefused, match=r"^There is no proposal with id nope\.$"):
+        shop.app.pass_deadline("nope")
+    assert shop.app.proposal(work.proposal).status is ProposalStatus.WAITING
+
+
 def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
         shop: SimpleNamespace) -> None:
     """A routed proposal's deadline is when it was made plus its route's time; the task says
