@@ -31,8 +31,9 @@ from signoff import (
 )
 from signoff.cli import main
 from signoff.notifications import proposal_message
+from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
-from tests.deadlines_app import A_DAY, EIGHT_HOURS, build, runs, script
+from tests.deadlines_app import A_DAY, EIGHT_HOURS, Priced, build, runs, script
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = f"{ROOT / 'tests' / 'deadlines_app.py'}:app"
@@ -141,6 +142,8 @@ def test_a_deadline_withdraws_the_proposal_and_the_task_goes_on_told(
             in words)
     again = shop.app.pass_deadline(work.proposal, now=deadline + timedelta(hours=1))
     assert again.outcome is DeadlineOutcome.ALREADY_DECIDED
+    assert again.said == (f"No one decided set_price by its deadline ({_when(deadline)}); it "
+                          "was withdrawn already.")
 
 
 def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
@@ -179,8 +182,35 @@ def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
     assert runs(shop) == 1
     assert shop.app.outcome(work.outcome).status is TaskStatus.DONE
     assert shop.app.pass_deadlines(now=passed_at + 2 * A_DAY) == []
+    late = shop.app.pass_deadline(work.proposal, now=passed_at + 2 * A_DAY)
+    assert (late.outcome, late.said) == (
+        DeadlineOutcome.ALREADY_DECIDED, "It was decided before its deadline was passed (Done).")
     words = [e.words for e in shop.app.receipt(work.outcome).entries]
     assert passed.said in words
+
+
+def test_a_turn_of_two_proposals_goes_on_once_both_deadlines_are_passed(
+        shop: SimpleNamespace) -> None:
+    """Two prices proposed in one turn: the first withdrawn leaves the task waiting on the
+    second (and its deadline); once both are, the agent is told both, and the task finishes."""
+    model = ScriptedModel(
+        says.tools(says.tool(shop.set_price, ticket=shop.ticket.id, price=40),
+                   says.tool(shop.set_price, ticket=shop.ticket.id, price=50),
+                   why="Two prices to choose from."),
+        says.hand_back(Priced(summary="Told why not.")),
+    )
+    outcome = shop.app.agent(shop.Clerk).do(shop.PriceTicket(), None, for_=shop.mia, model=model)
+    first, second = sorted(shop.app.proposals(task=outcome.task),
+                           key=lambda p: p.arguments["price"])
+    assert outcome.waiting_until == min(first.deadline_at, second.deadline_at)
+    passed = shop.app.pass_deadline(first, now=first.deadline_at)
+    assert (passed.outcome, passed.task_status) == (DeadlineOutcome.WITHDRAWN, "Waiting")
+    assert shop.app.outcome(outcome).waiting_until == second.deadline_at
+    passed = shop.app.pass_deadline(second, now=second.deadline_at)
+    assert (passed.outcome, passed.task_status) == (DeadlineOutcome.WITHDRAWN, "Done")
+    assert _told(model) == [WITHDRAWN_TOLD.format(deadline=_when(p.deadline_at))
+                            for p in (first, second)]
+    assert runs(shop) == 0
 
 
 def test_the_last_deadline_of_a_chain_withdraws_it(shop: SimpleNamespace) -> None:
