@@ -214,7 +214,7 @@ class Skills:
                         info = self._agency.actions.info(name)
                         leave = gate(name, info.effects, permits, query=info.query).leave
                     route = own.decided_by(name)
-                    to = route.words if route else (
+                    to = route.terms if route else (
                         "the person the work is for" if leave is not Leave.NEVER else "nobody"
                     )
                     if leave is Leave.ALONE:
