@@ -1,6 +1,6 @@
 """The Temporal runner (signoff.engine.temporal) beyond the workshop scenarios, which
-tests/test_workshop.py runs on it too: a task started while the server cannot be reached, a
-workflow whose task is gone, and the choice of runner."""
+tests/test_workshop.py runs on it too: deadlines kept by the workflow's durable timer, a task
+started while the server cannot be reached, and the choice of runner."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from signoff import App, ProposalStatus, TaskStatus, UserError
+from signoff import AgentRefused, App, ProposalStatus, TaskStatus, UserError
 from signoff.engine.temporal import Temporal
 from signoff.testing import ScriptedModel, says
+from tests import deadlines_app
 from tests.temporal_server import DevServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,3 +98,42 @@ def test_an_app_chooses_its_runner_in_one_place(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("SIGNOFF_TEMPORAL")
     with pytest.raises(UserError, match="runs its tasks in-process: name a Temporal server"):
         App("plain", database="sqlite://").temporal_worker()
+
+
+def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
+    postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Noor has two seconds: the workflow's timer passes the deadlines — one price is withdrawn
+    (its task told, and done), the fleet's goes to the Finance queue; Noor's late yes is refused
+    in words, Fay's runs it once."""
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", temporal_server.address)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"deadlines-{uuid.uuid4().hex[:8]}")
+    shop = deadlines_app.build(postgres_database, noors_time=timedelta(seconds=2))
+    app = shop.app
+    try:
+        with app.temporal_worker().running():
+            clerk = app.agent(shop.Clerk)
+            plain = clerk.do(shop.PriceTicket(), model=deadlines_app.script(shop, price=40))
+            fleet = clerk.do(shop.PriceFleetTicket(), model=deadlines_app.script(shop, price=50))
+            assert (plain.status, fleet.status) == (TaskStatus.WAITING, TaskStatus.WAITING)
+            assert plain.waiting_until is not None
+            _until(lambda: app.outcome(plain).status is TaskStatus.DONE, "the withdrawal")
+            (withdrawn,) = app.proposals(task=plain.task)
+            assert withdrawn.status is ProposalStatus.WITHDRAWN
+            assert withdrawn.decided_by is None
+            _until(lambda: app.proposals(task=fleet.task)[0].escalations == 1, "the escalation")
+            (escalated,) = app.proposals(task=fleet.task)
+            assert (escalated.status, escalated.decide_by) == (ProposalStatus.WAITING,
+                                                               "the Finance queue")
+            with pytest.raises(AgentRefused, match="No one decided set_price by its deadline: "
+                                                   "it went to the Finance queue at"):
+                app.approve(escalated, by=shop.noor)
+            decision = app.approve(escalated, by=shop.fay)
+            assert decision.said == "Fay approved set_price, and it ran as them."
+            assert decision.task_status == TaskStatus.DONE.value
+        assert deadlines_app.runs(shop) == 1
+        words = app.receipt(plain.task).words
+        assert "it was withdrawn." in words
+        assert "Priced, or told why not." in str(app.outcome(plain).result)
+    finally:
+        app.database.dispose()

@@ -1,4 +1,5 @@
-"""The activity that does one step of a task, in a Temporal worker.
+"""The activities of a task's workflow, in a Temporal worker: one step of the task, and passing
+the deadlines of its proposals that are due.
 
 It is the loop's own step (`signoff.agents.loop.Loop.step`): the step takes the task's hold,
 checks its fence in every transaction it writes, and records what it did in the app's database
@@ -15,8 +16,9 @@ from temporalio import activity
 
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
+from signoff.agents.steps import HandOn, WaitOn
 from signoff.agents.tasks import TaskStatus
-from signoff.engine.temporal.workflow import STEP, Stepped
+from signoff.engine.temporal.workflow import PASS_DEADLINES, STEP, Stepped
 from signoff.engine.worker import Worker
 
 __all__ = ["TaskSteps"]
@@ -42,4 +44,18 @@ class TaskSteps:
         if task.status == TaskStatus.RUNNING.value and not self._worker.ready(task):
             return Stepped(kind="hand_on", why="this worker has no model for the task")
         step = self._agency.loop.step(task_id)
-        return Stepped(kind=step.kind, why=getattr(step, "why", ""))
+        if isinstance(step, WaitOn):
+            return Stepped(kind=step.kind, waiting_until=step.waiting_until.isoformat()
+                           if step.waiting_until is not None else None)
+        return Stepped(kind=step.kind, why=step.why if isinstance(step, HandOn) else "")
+
+    @activity.defn(name=PASS_DEADLINES)
+    def pass_deadlines(self, task_id: str) -> int:
+        """Pass the deadlines of the task's waiting proposals that are due now (each withdrawn,
+        its task told, or put to its next decider); how many were."""
+        at = repo.now()
+        with self._agency.database.connect() as db:
+            due = [p.id for p in repo.waiting_of_task(db, task_id)
+                   if p.deadline_at is not None and p.deadline_at <= at]
+        return sum(1 for proposal in due
+                   if self._agency.deadlines.pass_deadline(proposal, now=at).changed)

@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import select
+from temporalio import activity
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
@@ -94,7 +95,9 @@ class TemporalRunner:
         cannot be reached the task stays recorded, Running, and the outcome says so: a worker
         of the app starts it once it can (`nudge_stalled`)."""
         self._let_go(task_id, task)
-        wait = self.config.settle_within.total_seconds()
+        # Within an activity of the task's own workflow (a deadline passed there), the workflow
+        # steps the task next: it is signalled, not waited for (it cannot settle meanwhile).
+        wait = 0.0 if activity.in_activity() else self.config.settle_within.total_seconds()
         try:
             self._bridge.run(self._go_on(task_id, wait=wait), timeout=wait + 2 * _seconds(
                 RPC_TIMEOUT))

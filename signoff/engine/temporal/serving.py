@@ -92,7 +92,7 @@ class TemporalWorker:
                     continue
                 worker = TemporalSdkWorker(
                     client, task_queue=self._runner.queue, workflows=[TaskWorkflow],
-                    activities=[self._steps.step], activity_executor=executor,
+                    activities=[self._steps.step, self._steps.pass_deadlines], activity_executor=executor,
                     max_concurrent_activities=self._at_once,
                     max_concurrent_local_activities=self._at_once,
                     # A worker that stopped holds its workflows' next tasks this long at most.

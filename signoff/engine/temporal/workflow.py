@@ -1,22 +1,29 @@
 """The workflow of one task: step it (one activity a step) until it waits or ends; while it
 waits on people, wait in the workflow — no activity runs and no worker works — until a decision
-says it may go on.
+says it may go on, or the earliest deadline of what it waits on falls (a durable timer: then an
+activity passes the deadlines due, and the task is stepped again).
 
 The workflow's code is deterministic: it only awaits activities, timers and its own state.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-__all__ = ["SETTLED", "STEP", "Stepped", "TaskWorkflow", "WorkflowOptions"]
+__all__ = ["PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow", "WorkflowOptions"]
 
 STEP = "signoff.step"
 """The name of the activity that does one step of a task."""
+PASS_DEADLINES = "signoff.pass_deadlines"
+"""The name of the activity that passes the deadlines of a task's proposals that are due."""
+LEAST_WAIT = timedelta(milliseconds=500)
+"""The shortest wait for a deadline (one due already, or due by a clock a little behind)."""
 SETTLED = "settled"
 """The name of the update that answers once the task waits or has ended."""
 STEP_TIMEOUT = timedelta(minutes=10)
@@ -47,6 +54,8 @@ class Stepped:
     when the task is not in the app's database."""
     why: str = ""
     """Why it is handed on, for the log."""
+    waiting_until: str | None = None
+    """When waiting: the earliest deadline of what the task waits on (ISO 8601), if any."""
 
 
 @workflow.defn(name="SignoffTask")
@@ -71,27 +80,43 @@ class TaskWorkflow:
                 continue
             if stepped.kind == "hand_on":  # another holds it, or no worker has its model yet
                 workflow.logger.info("Task %s is handed on: %s", task_id, stepped.why)
-                await workflow.wait_condition(lambda: self._nudged, timeout=pause)
+                with suppress(TimeoutError):
+                    await workflow.wait_condition(lambda: self._nudged, timeout=pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
                 continue
             self._settled = stepped.kind
             if stepped.kind == "waiting":
-                await workflow.wait_condition(lambda: self._nudged)
+                await self._wait(task_id, stepped.waiting_until, options)
                 continue
             await workflow.wait_condition(workflow.all_handlers_finished)
             return stepped.kind
 
+    async def _wait(self, task_id: str, until: str | None, options: WorkflowOptions) -> None:
+        """Wait for a decision, or, when what it waits on has a deadline, until it falls: then
+        pass the deadlines that are due."""
+        if until is None:
+            await workflow.wait_condition(lambda: self._nudged)
+            return
+        timeout = max(datetime.fromisoformat(until) - workflow.now(), LEAST_WAIT)
+        try:
+            await workflow.wait_condition(lambda: self._nudged, timeout=timeout)
+        except TimeoutError:
+            self._settled = ""
+            await self._activity(PASS_DEADLINES, task_id, int, options)
+
     async def _step(self, task_id: str, options: WorkflowOptions) -> Stepped:
-        stepped: Stepped
-        if options.local_activities:
-            stepped = await workflow.execute_local_activity(
-                STEP, task_id, result_type=Stepped, start_to_close_timeout=STEP_TIMEOUT,
-                retry_policy=RETRY)
-        else:
-            stepped = await workflow.execute_activity(
-                STEP, task_id, result_type=Stepped, start_to_close_timeout=STEP_TIMEOUT,
-                retry_policy=RETRY)
+        stepped: Stepped = await self._activity(STEP, task_id, Stepped, options)
         return stepped
+
+    async def _activity(self, name: str, task_id: str, result_type: type, options: WorkflowOptions
+                        ) -> Any:
+        if options.local_activities:
+            return await workflow.execute_local_activity(
+                name, task_id, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
+                retry_policy=RETRY)
+        return await workflow.execute_activity(
+            name, task_id, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
+            retry_policy=RETRY)
 
     @workflow.signal(name="go_on")
     def go_on(self) -> None:
