@@ -61,9 +61,7 @@ class BearerGate:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         try:
-            import anyio
-
-            person = await anyio.to_thread.run_sync(bearer_person, self.app, headers)
+            person = await self._checked(headers)
         except NotAuthorized as refused:
             body = json.dumps({"type": "urn:signoff:problem:bad-token", "title": "Unauthorized",
                                "status": 401, "detail": refused.message}).encode()
@@ -75,6 +73,16 @@ class BearerGate:
             return
         scope.setdefault("state", {})[_PERSON] = person  # the request's, checked once
         await self.inner(scope, receive, send)
+
+    async def _checked(self, headers: Mapping[str, str]) -> Principal:
+        """The token's person. A SQLite file is read here, on the event loop: the check is one
+        read that takes no lock (WAL), and a worker thread's round trip would cost more than
+        the read. Any other database is read in a worker thread."""
+        if self.app.database.is_sqlite:
+            return bearer_person(self.app, headers)
+        import anyio
+
+        return await anyio.to_thread.run_sync(bearer_person, self.app, headers)
 
 
 def gated_person(scope: Mapping[str, Any]) -> Principal | None:
