@@ -30,6 +30,8 @@ from signoff.agents import (
     AgentProposalDecided,
     AgentProposed,
     AgentTaskWaiting,
+    DeadlineOutcome,
+    DeadlinePassed,
     Decision,
     Evidence,
     Leave,
@@ -48,6 +50,7 @@ from signoff.agents import (
     TaskStatus,
 )
 from signoff.app import App
+from signoff.engine.temporal import Temporal
 from signoff.exceptions import (
     AgentRefused,
     Conflict,
@@ -100,6 +103,8 @@ __all__ = [
     "Claim",
     "Conflict",
     "ConsentError",
+    "DeadlineOutcome",
+    "DeadlinePassed",
     "Decision",
     "Declined",
     "EditRefused",
@@ -142,6 +147,7 @@ __all__ = [
     "StandingRule",
     "StoreError",
     "TaskStatus",
+    "Temporal",
     "Usage",
     "UserError",
     "action",

@@ -147,8 +147,15 @@ class Inbox:
 
     def may_see(self, person: Principal, proposal: Proposal) -> bool:
         """Whether `person` may see (and so perhaps decide) `proposal`: theirs, their queue's,
-        or any when they supervise."""
+        or any when they supervise; or theirs before its deadline put it to another."""
         person = self._app.people.get(person)
+        return self._decides(person, proposal) or bool(
+            proposal.escalations and self._app._agency.deadlines.formerly_decided_by(
+                proposal, person))
+
+    def _decides(self, person: Principal, proposal: Proposal) -> bool:
+        """Whether `proposal` is `person`'s to decide: theirs, their queue's, or any when
+        they supervise."""
         if person.disabled or not self._app.oversight.decides_agent_proposals.admits(person):
             return False
         if self.supervises(person):
@@ -207,7 +214,12 @@ class Inbox:
 
     def decidable(self, person: Principal, proposal: Proposal) -> bool:
         """Whether `person` may decide `proposal` now (it waits, and it is theirs to decide)."""
-        return proposal.status is ProposalStatus.WAITING and self.may_see(person, proposal)
+        return proposal.status is ProposalStatus.WAITING and self._decides(
+            self._app.people.get(person), proposal)
+
+    def deadline(self, proposal: Proposal) -> str:
+        """A waiting proposal's deadline and what then, in words ("" when it has none)."""
+        return self._app._agency.deadlines.terms(proposal)
 
     def freshness(self, proposal: Proposal) -> Freshness:
         """Whether `proposal` still reads as it did (see `freshness`)."""

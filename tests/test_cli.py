@@ -96,7 +96,7 @@ def test_worker_once_with_nothing_to_do() -> None:
     """`signoff worker --once` settles and steps what it can, then stops."""
     code, out = _run("worker", "--app", WORKSHOP, "--once")
     assert code == 0
-    assert out.strip() == "Settled 0 interrupted approval(s); stepped 0 task(s)."
+    assert out.strip() == "Settled 0 interrupted approval(s); passed 0 deadline(s); stepped 0 task(s)."
 
 
 @pytest.mark.parametrize("command", [[], ["actions"], ["lint"], ["worker"], ["serve"], ["research"]])

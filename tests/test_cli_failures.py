@@ -236,7 +236,7 @@ def test_the_worker_reports_a_task_without_a_model_once(shop: SimpleNamespace, t
     assert first.returncode == 0, first.stderr
     assert first.stderr.count("stays Running") == 1
     assert "It was started with a model given in code" in first.stderr
-    assert "Settled 0 interrupted approval(s); stepped 0 task(s)." in first.stdout
+    assert "Settled 0 interrupted approval(s); passed 0 deadline(s); stepped 0 task(s)." in first.stdout
     again = signoff("worker", "--once", "--app", APP, env=env)
     assert (again.returncode, again.stderr) == (0, "")
     listed = cli("tasks", "--app", APP, "--as", "noor@workshop.example")

@@ -171,13 +171,29 @@ def test_a_database_behind_the_scripts_is_still_upgraded_by_alembic(tmp_path: Pa
         engine.dispose()
 
 
+def _taken_back(url: str, revision: str, table: str) -> tuple[set[str], set[str]]:
+    """Take signoff's tables at `url` back to `revision`; the columns and indexes `table` then
+    has."""
+    from signoff.store.migrate import downgrade
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            downgrade(connection, revision)
+        with engine.connect() as connection:
+            found = inspect(connection)
+            return ({c["name"] for c in found.get_columns(table)},
+                    {str(i["name"]) for i in found.get_indexes(table)})
+    finally:
+        engine.dispose()
+
+
 def test_a_task_waiting_before_the_upgrade_resumes_and_finishes_after_it(
         database: str, tmp_path: Path) -> None:
     """A task left waiting on a proposal in tables of the first revision (the task head with no
     holder, fence or reservation) is upgraded with them, and the yes given afterwards runs its
     call and lets it finish."""
     from signoff import TaskStatus
-    from signoff.store.migrate import downgrade
     from signoff.testing import ScriptedModel, says
     from tests.guarantees_app import Report, build
 
@@ -187,15 +203,8 @@ def test_a_task_waiting_before_the_upgrade_resumes_and_finishes_after_it(
     waiting = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model)
     assert waiting.status is TaskStatus.WAITING
     shop.app.database.dispose()
-    engine = create_engine(database)
-    try:
-        with engine.begin() as connection:
-            downgrade(connection, "0001")
-        with engine.connect() as connection:
-            columns = {c["name"] for c in inspect(connection).get_columns("signoff_tasks")}
-            assert "fence" not in columns
-    finally:
-        engine.dispose()
+    columns, _ = _taken_back(database, "0001", "signoff_tasks")
+    assert "fence" not in columns
     again = build(database, tmp_path)  # opening the app upgrades its tables
     (proposal,) = again.app.proposals(task=waiting.task)
     again.app.approve(proposal, by=again.noor)
@@ -203,4 +212,34 @@ def test_a_task_waiting_before_the_upgrade_resumes_and_finishes_after_it(
     assert again.app.outcome(waiting.task).status is TaskStatus.DONE
     with again.app.session(as_=again.app.system) as s:
         assert s.get(again.Box, again.box.id).level == 7
+    again.app.database.dispose()
+
+
+def test_proposals_made_before_deadlines_wait_without_one_after_the_upgrade(
+        database: str) -> None:
+    """Revision 0006 adds proposals' deadlines: taken back to 0005 the columns are gone; brought
+    forward again, a proposal made with a deadline before has none (it waits as long as it
+    takes), no deadline falls due, and the yes given afterwards runs it."""
+    from datetime import timedelta
+
+    from signoff import ProposalStatus, TaskStatus
+    from tests.deadlines_app import build, runs, script
+
+    shop = build(database)
+    model = script(shop)
+    waiting = shop.app.agent(shop.Clerk).do(shop.PriceTicket(), None, for_=shop.mia, model=model)
+    (proposal,) = shop.app.proposals(task=waiting.task)
+    assert proposal.deadline_at is not None
+    shop.app.database.dispose()
+    columns, indexes = _taken_back(database, "0005_issue14", "signoff_proposals")
+    assert not columns & {"deadline_at", "escalations", "escalated_at"}
+    assert "signoff_proposals_deadline" not in indexes
+    again = build(database)  # opening the app upgrades its tables
+    upgraded = again.app.proposal(proposal.id)
+    assert (upgraded.deadline_at, upgraded.escalations, upgraded.escalated_at) == (None, 0, None)
+    assert again.app.pass_deadlines(now=proposal.deadline_at + timedelta(days=365)) == []
+    assert again.app.approve(upgraded, by=again.noor).status is ProposalStatus.DONE
+    again.app.worker(model_for=lambda _agent, _task: model).run_once()
+    assert again.app.outcome(waiting.task).status is TaskStatus.DONE
+    assert runs(again) == 1
     again.app.database.dispose()

@@ -280,24 +280,55 @@ def test_an_action_without_a_return_type_has_no_result_schema() -> None:
     assert app.actions.info("shrug").result_schema is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="signoff/actions/schemas.py `external()` rewrites enums by name only at the top level "
-    "and in containers, not inside a dataclass or pydantic model: Parcel.rush is described and "
-    "accepted by value ('Same day'), while a top-level Rush is by name ('SAME_DAY').",
-)
+class Crate(BaseModel):
+    """A pydantic model holding parcels, with a default enum of its own."""
+
+    parcels: list[Parcel]
+    rush: Rush = Rush.SAME_DAY
+
+
 def test_an_enum_inside_a_structure_is_given_by_name_too() -> None:
-    """An enum field of a dataclass parameter is described by member name, like any enum."""
+    """An enum field of a dataclass or pydantic model parameter, at any depth, is described,
+    accepted and written back by member name, like a top-level enum; its default is shown by
+    name; the action still gets its own types, and a value written by value is refused in
+    words."""
     app = App("t", database="sqlite://")
+    clerk = app.people.add("clerk@t.example", "Clerk")
+    names = ["NORMAL", "SAME_DAY", "WITHIN_THE_HOUR"]
+    got: list[object] = []
 
     @app.action
-    def send(parcel: Parcel) -> Parcel:
-        """A dataclass with an enum in it."""
-        return parcel
+    def send(parcel: Parcel, crate: Crate, rush: Rush = Rush.NORMAL) -> Crate:
+        """Structures with enums in them."""
+        got.extend([parcel, crate])
+        return Crate(parcels=[*crate.parcels, parcel], rush=parcel.rush)
 
-    schema = app.actions.info("send").parameters_schema
-    rush = schema["$defs"]["Rush"] if "$defs" in schema else schema["properties"]["parcel"]
-    assert rush["enum"] == ["NORMAL", "SAME_DAY", "WITHIN_THE_HOUR"]
+    info = app.actions.info("send")
+    defs = info.parameters_schema["$defs"]
+    assert defs["Parcel"]["properties"]["rush"]["enum"] == names
+    assert defs["Crate"]["properties"]["rush"] == {
+        "default": "SAME_DAY", "enum": names, "title": "Rush", "type": "string"}
+    assert info.parameters_schema["properties"]["rush"]["default"] == "NORMAL"
+    assert info.result_schema is not None
+    assert info.result_schema["properties"]["rush"]["enum"] == names
+
+    given = {"parcel": {"weight": "2.5", "rush": "WITHIN_THE_HOUR"},
+             "crate": {"parcels": [{"weight": "1", "rush": "normal"}]}}
+    result = app.actions.run("send", app.actions.values_from_json("send", json.dumps(given)),
+                             as_=clerk)
+    assert result.done, result.problem
+    parcel, crate = got
+    assert parcel == Parcel(weight=Decimal("2.5"), rush=Rush.WITHIN_THE_HOUR)
+    assert isinstance(crate, Crate)
+    assert crate.rush is Rush.SAME_DAY
+    assert crate.parcels == [Parcel(weight=Decimal("1"), rush=Rush.NORMAL)]
+    assert result.value == {"parcels": [{"weight": "1", "rush": "NORMAL"},
+                                        {"weight": "2.5", "rush": "WITHIN_THE_HOUR"}],
+                            "rush": "WITHIN_THE_HOUR"}
+
+    by_value = {"parcel": {"weight": "1", "rush": "Same day"}, "crate": {"parcels": []}}
+    assert app.actions.check("send", by_value) == (
+        "Parcel, at rush: not one of NORMAL, SAME_DAY, WITHIN_THE_HOUR — “Same day” is not.")
 
 
 def test_a_typeddict_is_a_structure() -> None:

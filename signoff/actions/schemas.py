@@ -7,15 +7,17 @@ name; records by id (see ``RecordBase``'s pydantic hooks).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import inspect
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -23,9 +25,12 @@ from pydantic import (
     PlainValidator,
     TypeAdapter,
     WithJsonSchema,
+    WrapSerializer,
     create_model,
 )
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from signoff.actions.parameters import Parameter
 from signoff.exceptions import UserError
@@ -54,7 +59,73 @@ def external(annotation: Any) -> Any:
     if origin in (dict, Mapping):
         key, value = get_args(annotation)
         return dict.__class_getitem__((key, external(value)))
+    if isinstance(annotation, type) and (dataclasses.is_dataclass(annotation)
+                                         or issubclass(annotation, BaseModel)):
+        return _structure_by_name(annotation)
     return annotation
+
+
+_MIRRORING: set[type] = set()
+"""Structures whose mirror is being made (a structure that holds itself is left as it is)."""
+
+
+@cache
+def _structure_by_name(cls: type) -> Any:
+    """A dataclass or pydantic model with an enum somewhere in its fields, given and shown with
+    every enum by member name, as a top-level enum is: validated through a mirror model whose
+    fields are `external`, then made into `cls` (so the action gets its own type, and a pydantic
+    model's own validators still run); written out through the mirror. `cls` itself when nothing
+    in it changes."""
+    if cls in _MIRRORING:
+        return cls
+    _MIRRORING.add(cls)
+    try:
+        fields = _fields_of(cls)
+        mirrored = {name: (external(annotation), _default_by_name(external(annotation), info))
+                    for name, (annotation, info) in fields.items()}
+    finally:
+        _MIRRORING.discard(cls)
+    if all(mirrored[name][0] == annotation for name, (annotation, _) in fields.items()):
+        return cls
+    config = ConfigDict(from_attributes=True, title=cls.__name__)
+    if issubclass(cls, BaseModel) and "extra" in cls.model_config:
+        config["extra"] = cls.model_config["extra"]  # unknown members refused as by `cls`
+    mirror: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        cls.__name__, __config__=config, __doc__=cls.__doc__, **mirrored)
+    made: Callable[[BaseModel], Any] = lambda given: cls(  # noqa: E731
+        **{name: getattr(given, name) for name in fields})
+    return Annotated[
+        mirror,
+        AfterValidator(made),
+        WrapSerializer(lambda value, write: write(mirror.model_validate(value))),
+    ]
+
+
+def _default_by_name(annotation: Any, info: FieldInfo) -> FieldInfo:
+    """`info`, its default shown in the JSON Schema as a caller writes it (an enum by name)."""
+    if info.default is PydanticUndefined or not isinstance(info.default, enum.Enum):
+        return info
+    shown = TypeAdapter(annotation).dump_python(info.default, mode="json")
+    return FieldInfo.merge_field_infos(info, json_schema_extra={"default": shown})
+
+
+def _fields_of(cls: type) -> dict[str, tuple[Any, FieldInfo]]:
+    """A dataclass's or pydantic model's fields: each one's annotation and default."""
+    if issubclass(cls, BaseModel):
+        return {name: (info.annotation, info) for name, info in cls.model_fields.items()}
+    hints = get_type_hints(cls, include_extras=True)
+    found: dict[str, tuple[Any, FieldInfo]] = {}
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]  # checked by the caller
+        if not field.init:
+            continue
+        if field.default is not dataclasses.MISSING:
+            info = Field(default=field.default)
+        elif field.default_factory is not dataclasses.MISSING:
+            info = Field(default_factory=field.default_factory)
+        else:
+            info = Field()
+        found[field.name] = (hints[field.name], info)
+    return found
 
 
 @cache
@@ -90,7 +161,7 @@ def parameters_model(action_name: str, parameters: list[Parameter]) -> Parameter
         if p.nullable:
             annotation = annotation | None
         default = p.default if p.optional else ...
-        fields[p.name] = (annotation, Field(default, title=p.label))
+        fields[p.name] = (annotation, _default_by_name(annotation, Field(default, title=p.label)))
     try:
         return create_model(
             _model_name(action_name),

@@ -2,6 +2,7 @@
 
 from signoff.agents.agency import Agency, AgentHandle, SkillLeave, Skills
 from signoff.agents.agent import Agent
+from signoff.agents.deadlines import DeadlineOutcome, DeadlinePassed
 from signoff.agents.deciding import Oversight
 from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting
 from signoff.agents.gate import Verdict, gate
@@ -24,6 +25,8 @@ __all__ = [
     "AgentTaskWaiting",
     "CallOutcome",
     "CallState",
+    "DeadlineOutcome",
+    "DeadlinePassed",
     "Decision",
     "Evidence",
     "Leave",

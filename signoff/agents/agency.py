@@ -10,10 +10,11 @@ from signoff.actions.registry import Actions
 from signoff.agents import model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
+from signoff.agents.deadlines import Deadlines
 from signoff.agents.deciding import Decider, Oversight
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
-from signoff.agents.loop import Loop, Registered
+from signoff.agents.loop import Loop, Registered, Routing
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
@@ -94,7 +95,7 @@ class AgentHandle:
         if spec is not None:
             with self._agency.database.connect() as db:
                 model_specs.record(db, task, spec)
-        return loop.run(task)
+        return loop.go_on(task)
 
     async def ado(
         self,
@@ -159,11 +160,12 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
 
     def resume(self, task: str, *, model: Model | None = None) -> Outcome:
-        """Go on with a task this process did not start (after a restart), with `model`."""
+        """Go on with a task this process did not start (after a restart), with `model`
+        (where the app's runner steps it: here, or in its Temporal workers)."""
         chosen = model or self.registered.agent.model
         if chosen is not None:
             self._agency.loop.models[task] = chosen
-        return self._agency.loop.run(task)
+        return self._agency.loop.go_on(task)
 
 
 def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:
@@ -218,7 +220,7 @@ class Skills:
                         info = self._agency.actions.info(name)
                         leave = gate(name, info.effects, permits, query=info.query).leave
                     route = own.decided_by(name)
-                    to = route.words if route else (
+                    to = route.terms if route else (
                         "the person the work is for" if leave is not Leave.NEVER else "nobody"
                     )
                     if leave is Leave.ALONE:
@@ -247,7 +249,13 @@ class Agency:
                          decider_of=self.decider_of)
         self.decider = Decider(database=database, actions=actions, people=people, loop=self.loop,
                                events=self.events, agents=self.registered_as,
-                               oversight=oversight, route_words=self.route_words)
+                               oversight=oversight, route_words=self.route_words,
+                               pass_deadline=lambda proposal: self.deadlines.pass_deadline(
+                                   proposal))
+        self.deadlines = Deadlines(database=database, loop=self.loop, events=self.events,
+                                   agents=self.registered_as, route_words=self.route_words,
+                                   go_on=self.decider.went_on)
+        """Passes proposals' deadlines (withdrawn, or put to the next decider)."""
         self.skills = Skills(self)
 
     # -- agents --------------------------------------------------------------------------
@@ -303,15 +311,16 @@ class Agency:
     # -- routing -------------------------------------------------------------------------
 
     def decider_of(self, registered: Registered, skill: Skill[Any, Any], tool: str,
-                   for_id: str | None) -> tuple[str | None, str | None, bool]:
-        """(person id, queue, routed) who decide a proposal of `tool`."""
+                   for_id: str | None) -> Routing:
+        """Who decides a proposal of `tool`, and how long it waits for them."""
         route = skill.decided_by(tool)
         if route is not None:
-            return (route.person.id if route.person else None, route.queue or None, True)
+            return Routing(person_id=route.person.id if route.person else None,
+                           queue=route.queue or None, routed=True, within=route.deadline)
         if for_id is not None:
-            return for_id, None, False
+            return Routing(person_id=for_id, queue=None, routed=False)
         sponsor = registered.sponsor
-        return (sponsor.id if sponsor else None), None, False
+        return Routing(person_id=sponsor.id if sponsor else None, queue=None, routed=False)
 
     def route_words(self, proposal: Proposal) -> str:
         """Who decides a proposal, in words."""

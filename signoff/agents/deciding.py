@@ -19,6 +19,7 @@ from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
 from signoff.agents import holds
 from signoff.agents import repository as repo
+from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.gate import gate, leave_by_declaration
 from signoff.agents.loop import Loop, Registered, answer_of, fingerprint_of
@@ -54,7 +55,7 @@ class Decider:
     def __init__(
         self, *, database: Database, actions: Actions, people: People, loop: Loop, events: Events,
         agents: Callable[[str], Registered], oversight: Oversight,
-        route_words: Callable[[Proposal], str],
+        route_words: Callable[[Proposal], str], pass_deadline: Callable[[str], object],
     ) -> None:
         self._database = database
         self._actions = actions
@@ -64,6 +65,7 @@ class Decider:
         self._agents = agents
         self._oversight = oversight
         self._route_words = route_words
+        self._pass_deadline = pass_deadline
 
     # -- who decides ---------------------------------------------------------------------
 
@@ -75,6 +77,12 @@ class Decider:
             return f"{by.name} may not decide agents' proposals."
         if self._oversight.supervises_agents.admits(by):
             return ""
+        refused = self._refusal_by_route(proposal, by)
+        if refused and proposal.escalations:
+            return refusal_after_deadline(proposal, self._route_words(proposal))
+        return refused
+
+    def _refusal_by_route(self, proposal: Proposal, by: Principal) -> str:
         who = self._route_words(proposal)
         if proposal.routed:
             if proposal.decide_person_id == by.id:
@@ -152,7 +160,7 @@ class Decider:
         if outside:  # at most once: marked before it starts, never run blindly again
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)  # a decision and a step on the task take turns
-                if not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED, **decided):
+                if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
                 # What it spends is reserved with the claim: the check and the reservation are
                 # one statement, so two approvals at once cannot both fit in what is left.
@@ -168,7 +176,7 @@ class Decider:
         else:
             def before(session: Session) -> None:  # exactly once: claimed with the run itself
                 holds.lock(session, proposal.task)
-                if not repo.claim_proposal(session, proposal.id, ProposalStatus.APPROVED,
+                if not repo.claim_proposal(session, proposal, ProposalStatus.APPROVED,
                                            **decided):
                     raise RunAborted("already decided")
 
@@ -193,7 +201,7 @@ class Decider:
         if not result.done:
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)
-                if not outside and not repo.claim_proposal(db, proposal.id,
+                if not outside and not repo.claim_proposal(db, proposal,
                                                            ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
                 told, woke = self._record_run(db, proposal, call_id, by, result, said_edit,
@@ -212,7 +220,7 @@ class Decider:
                                problem=problem, ran_as=(by, registered.account))
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
-            if not claimed and not repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
+            if not claimed and not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                                        decided_by_id=by.id,
                                                        decided_at=repo.now()):
                 raise self._already(proposal.id, within=db)
@@ -306,7 +314,7 @@ class Decider:
         told = f"{by.name} said no to {proposal.action}: {reason.strip()}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
-            if not repo.claim_proposal(db, proposal.id, ProposalStatus.REJECTED,
+            if not repo.claim_proposal(db, proposal, ProposalStatus.REJECTED,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
                 raise self._already(proposal.id, within=db)
@@ -331,7 +339,7 @@ class Decider:
             told += f" Your instructions have changed; they now read:\n{now_instructions}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
-            if not repo.claim_proposal(db, proposal.id, ProposalStatus.STALE,
+            if not repo.claim_proposal(db, proposal, ProposalStatus.STALE,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
                 raise self._already(proposal.id, within=db)
@@ -348,7 +356,7 @@ class Decider:
                 "that tool, whoever says yes.")
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
-            if not repo.claim_proposal(db, proposal.id, ProposalStatus.WITHDRAWN,
+            if not repo.claim_proposal(db, proposal, ProposalStatus.WITHDRAWN,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
                 raise self._already(proposal.id, within=db)
@@ -493,25 +501,51 @@ class Decider:
         return replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions
 
     def _check_open(self, proposal: Proposal, by: Principal) -> None:
+        if proposal.status is ProposalStatus.WAITING and proposal.deadline_at is not None and (
+                proposal.deadline_at <= repo.now()):
+            # Its deadline has passed, though no worker has passed it yet: it is passed now
+            # (withdrawn, or put to the next decider), and this decision comes after it.
+            self._pass_deadline(proposal.id)
+            raise self._already(proposal.id)
         if proposal.status is not ProposalStatus.WAITING:
-            raise self._already(proposal.id, proposal.status)
+            raise self._refusal_of(proposal)
         refused = self.refusal_to_decide(proposal, by)
         if refused:
             raise AgentRefused(refused)
 
-    def _already(self, proposal_id: str, status: ProposalStatus | None = None, *,
-                 within: repo.Executor | None = None) -> AgentRefused:
-        """The refusal of a second decision. Read in the transaction `within` when the caller
-        holds one: a second connection would wait on the caller's own write lock."""
-        if status is None:
-            if within is not None:
-                found = repo.load_proposal(within, proposal_id)
-            else:
-                with self._database.connect() as db:
-                    found = repo.load_proposal(db, proposal_id)
-            status = found[0].status if found else ProposalStatus.WAITING
-        return AgentRefused(f"This proposal was already decided ({status.value}): a proposal is "
-                            "decided once.")
+    def _already(self, proposal_id: str, *, within: repo.Executor | None = None) -> AgentRefused:
+        """The refusal of a decision that came second (to another, or to the proposal's
+        deadline). Read in the transaction `within` when the caller holds one: a second
+        connection would wait on the caller's own write lock."""
+        if within is not None:
+            found = repo.load_proposal(within, proposal_id)
+        else:
+            with self._database.connect() as db:
+                found = repo.load_proposal(db, proposal_id)
+        if found is None:
+            return AgentRefused(f"There is no proposal with id {proposal_id}.")
+        decider = found[0].decide_person_id
+        if within is not None and decider and not found[0].decide_queue:
+            person = self._people.find_each([decider], within=within).get(decider)
+            return self._refusal_of(found[0], person.name if person else "someone no longer known")
+        return self._refusal_of(found[0])
+
+    def _refusal_of(self, proposal: Proposal, decide_by: str = "") -> AgentRefused:
+        """Why `proposal`, decided or gone on to another decider (`decide_by`, in words: read
+        when not given), is not decided now."""
+        after_deadline = refusal_after_deadline(proposal,
+                                                decide_by or self._route_words(proposal))
+        if after_deadline:
+            return AgentRefused(after_deadline)
+        return AgentRefused(f"This proposal was already decided ({proposal.status.value}): a "
+                            "proposal is decided once.")
+
+    def went_on(self, proposal: Proposal, decision: Decision, woke: repo.TaskRow | None
+                ) -> Decision:
+        """After `decision` on `proposal` was stored (by a person, or by its deadline): the
+        handlers are told, and the task goes on (`woke`: it woke in the decision's own
+        transaction); the decision, with where the task then stands."""
+        return self._after(proposal, decision, woke)
 
     def _after(self, proposal: Proposal, decision: Decision, woke: repo.TaskRow | None
                ) -> Decision:
@@ -524,7 +558,7 @@ class Decider:
                 now_proposal) else proposal
             self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
         if woke is not None:
-            status = self._loop.run(proposal.task, woke).status
+            status = self._loop.go_on(proposal.task, woke).status
         else:
             status = self._loop.resume_after_decision(proposal.task)
         return replace(decision, task_status=status.value)

@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -39,6 +40,7 @@ from signoff.agents.labelling import TaskLabels, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
+from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
@@ -60,6 +62,20 @@ log = logging.getLogger("signoff.agents")
 
 HAND_BACK = "hand_back"
 """The tool a model calls to hand back its result."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Routing:
+    """Who decides a proposal of a tool, as its skill routes it."""
+
+    person_id: str | None
+    """The person who decides, when one does."""
+    queue: str | None
+    """The queue that decides, when one does."""
+    routed: bool
+    """Whether the skill routed it (the person the work is for then does not decide)."""
+    within: timedelta | None = None
+    """How long it waits for them (None: as long as it takes)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,9 +111,7 @@ class Loop:
         events: Events,
         agents: Callable[[str], Registered],
         route_words: Callable[[Proposal], str],
-        decider_of: Callable[
-            [Registered, Skill[Any, Any], str, str | None], tuple[str | None, str | None, bool]
-        ],
+        decider_of: Callable[[Registered, Skill[Any, Any], str, str | None], Routing],
     ) -> None:
         self._database = database
         self._actions = actions
@@ -119,6 +133,8 @@ class Loop:
         self._local = threading.local()  # the holds of the tasks this thread steps
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self.runner: Runner | None = None
+        """Where tasks go on once they may (`go_on`): here when None."""
 
     # -- starting ------------------------------------------------------------------------
 
@@ -180,9 +196,15 @@ class Loop:
             task = task or self._task(task_id)
             with self.observer.running(task) as running:
                 task, step = self._drive(task, once=False)
-                outcome = self._outcome(task, step.waiting_on if isinstance(step, WaitOn) else None)
+                outcome = self._outcome(task, step if isinstance(step, WaitOn) else None)
                 running.ended(outcome)
             return outcome
+
+    def go_on(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
+        """Let the task go on where the app's runner says: here (`run`), or in its workers."""
+        if self.runner is None:
+            return self.run(task_id, task)
+        return self.runner.go_on(task_id, task)
 
     def step(self, task_id: str, *, more: Callable[[Step], bool] | None = None) -> Step:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
@@ -357,7 +379,7 @@ class Loop:
                 pending = repo.waiting_of_task(db, task.id)
             return WaitOn(proposals=tuple(p.id for p in pending),
                           waiting_on=tuple(f"a decision from {self._route_words(p)}"
-                                           for p in pending))
+                                           for p in pending), waiting_until=_soonest(pending))
         return RunAgain()
 
     def messages(self, task: repo.TaskRow) -> Conversation:
@@ -381,15 +403,17 @@ class Loop:
         """Where the task stands now."""
         return self._outcome(self._task(task_id))
 
-    def _outcome(self, task: repo.TaskRow, waiting: tuple[str, ...] | None = None) -> Outcome:
-        """Where `task` stands (`waiting`: what it waits on, in words, when the step that
-        stopped it has just said so)."""
+    def _outcome(self, task: repo.TaskRow, waited: WaitOn | None = None) -> Outcome:
+        """Where `task` stands (`waited`: what it waits on, when the step that stopped it has
+        just said so)."""
         task_id = task.id
         status = TaskStatus(task.status)
-        if status is TaskStatus.WAITING and waiting is None:
+        waiting, until = (waited.waiting_on, waited.waiting_until) if waited else (None, None)
+        if status is TaskStatus.WAITING and waited is None:
             with self._database.connect() as db:
                 pending = repo.waiting_of_task(db, task_id)
             waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
+            until = _soonest(pending)
         result = None
         if status is TaskStatus.DONE:
             registered = self._agents(task.agent)
@@ -397,6 +421,7 @@ class Loop:
             result = TypeAdapter(result_type).validate_python(task.result)
         return Outcome(status=status, task=task_id, result=result,
                        waiting_on=waiting if status is TaskStatus.WAITING and waiting else (),
+                       waiting_until=until,
                        problem=task.problem, steps=task.steps, spend_usd=task.spend_usd)
 
     def resume_after_decision(self, task_id: str) -> TaskStatus:
@@ -412,7 +437,7 @@ class Loop:
                     task = repo.load_task(db, task_id) or task
                     return TaskStatus(task.status)
             task = woke
-        return self.run(task_id, task).status
+        return self.go_on(task_id, task).status
 
     def wake(self, db: repo.Executor, task_id: str) -> repo.TaskRow | None:
         """In the transaction `db`: if the task waits on no proposal any more, it runs again,
@@ -658,15 +683,16 @@ class Loop:
             if not isinstance(settled, list):
                 return settled
             step = self._store_wait(db, task, tuple(p.id for p in settled), tuple(
-                words.get(p.id) or f"a decision from {self._route_words(p)}" for p in settled))
+                words.get(p.id) or f"a decision from {self._route_words(p)}" for p in settled),
+                _soonest(settled))
         return self._told(task, step)
 
     def _store_wait(self, db: repo.Executor, task: repo.TaskRow, proposals: tuple[str, ...],
-                    waiting: tuple[str, ...]) -> Step:
+                    waiting: tuple[str, ...], until: datetime | None) -> Step:
         if not self._save(db, task, status=TaskStatus.WAITING.value):
             return RunAgain()
         repo.note(db, task.id, ReceiptKind.WAITING, f"The task waits on {', '.join(waiting)}.")
-        return WaitOn(proposals=proposals, waiting_on=waiting)
+        return WaitOn(proposals=proposals, waiting_on=waiting, waiting_until=until)
 
     def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]
                     ) -> Step:
@@ -991,12 +1017,12 @@ class Loop:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
         from the same transaction, and what happens next is returned; else None."""
         arguments = json.loads(call.arguments)
-        person_id, queue, routed = self._decider_of(registered, skill, call.tool, task.for_id)
+        routing = self._decider_of(registered, skill, call.tool, task.for_id)
         instructions = self.instructions_now(task)
         # Built before the transaction: the skill's names and versions may read records.
         proposal = dataclasses.replace(
-            self._proposal(task, skill, action, call, arguments, person_id, queue, routed,
-                           instructions), labels=labels.untrusted)
+            self._proposal(task, skill, action, call, arguments, routing, instructions),
+            labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
         words = self._route_words(proposal)
@@ -1014,25 +1040,27 @@ class Loop:
                       f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version,
                       labels=labels.to_json())
-            waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",)
-                                     ) if only else None
+            waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",),
+                                     proposal.deadline_at) if only else None
         self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
 
     def _proposal(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
-                  call: repo.CallRow, arguments: dict[str, Any], person_id: str | None,
-                  queue: str | None, routed: bool, instructions: str) -> Proposal:
+                  call: repo.CallRow, arguments: dict[str, Any], routing: Routing,
+                  instructions: str) -> Proposal:
         """The proposal of `call`, fingerprinted (its evidence is read with its writing)."""
+        made_at = repo.now()
         proposal = Proposal(
             id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
             skill_version=skill.version, action=call.tool, label=action.info.label,
             effects=tuple(action.info.effects.explain()), arguments=arguments,
             shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
             why=call.why, evidence=(), subject_version=skill.version_of(call.tool, arguments),
-            fingerprint="", decide_by="", decide_person_id=person_id, decide_queue=queue,
-            routed=routed, for_id=task.for_id, status=ProposalStatus.WAITING,
-            created_at=repo.now(),
+            fingerprint="", decide_by="", decide_person_id=routing.person_id,
+            decide_queue=routing.queue, routed=routing.routed, for_id=task.for_id,
+            status=ProposalStatus.WAITING, created_at=made_at,
+            deadline_at=made_at + routing.within if routing.within is not None else None,
         )
         return _with_fingerprint(proposal, instructions)
 
@@ -1093,6 +1121,12 @@ _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
 _ENDED = frozenset(s.value for s in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED))
 _NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE)
 """The outcomes of a run refused before the action was called (so nothing was spent)."""
+
+
+def _soonest(pending: list[Proposal]) -> datetime | None:
+    """The soonest deadline of the proposals still waiting in `pending` (None: none has one)."""
+    return min((p.deadline_at for p in pending
+                if p.deadline_at is not None and p.status is ProposalStatus.WAITING), default=None)
 
 
 def _awaits(call: repo.CallRow) -> bool:

@@ -32,7 +32,8 @@ class ProposalStatus(enum.Enum):
     STALE = "Stale"
     """What it was about changed before the decision; nothing ran."""
     WITHDRAWN = "Withdrawn"
-    """The declaration has since ruled the tool out, or the task ended; nothing ran."""
+    """The declaration has since ruled the tool out, the task ended, or its deadline passed
+    undecided; nothing ran."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,6 +108,13 @@ class Proposal:
     """Each argument outside content may have steered, with the result it came from ("`iban`
     = `GB29…` appears in `body` of what read_email returned for {"id": 31}, from an outside
     sender"): why it was proposed though the agent might have done it alone."""
+    deadline_at: datetime | None = None
+    """When it is withdrawn, or goes on to another decider, if nobody has decided it by then
+    (UTC; None: it waits as long as it takes). See `Route.within`."""
+    escalations: int = 0
+    """How many times its deadline passed and it went on to another decider."""
+    escalated_at: datetime | None = None
+    """When it last went on to another decider (UTC), when it did."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,10 +7,10 @@ commits together: an action's writes, its tool-call row and its proposal's statu
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from sqlalchemy import Select, Table, and_, bindparam, func, or_, select, update
 
@@ -38,24 +38,26 @@ class Executor(Protocol):
     def execute(self, statement: Any, parameters: Any = None, /) -> Any: ...
 
 
-def _update_by_id(table: Table, columns: tuple[str, ...], guard: str = "") -> Any:
-    """An UPDATE of `columns` of the row whose id is ``:key`` (and whose `guard` column equals
-    ``:guard``)."""
+def _update_by_id(table: Table, columns: tuple[str, ...], guards: tuple[str, ...] = ()) -> Any:
+    """An UPDATE of `columns` of the row whose id is ``:key`` (and whose `guards` columns each
+    equal ``:guard_<column>``)."""
     statement = update(table).where(table.c.id == bindparam("key"))
-    if guard:
-        statement = statement.where(table.c[guard] == bindparam("guard"))
+    for guard in guards:
+        statement = statement.where(table.c[guard] == bindparam(f"guard_{guard}"))
     return statement.values({c: bindparam(f"set_{c}") for c in columns})
 
 
 def _run_update(db: Executor, table: Table, key: str, values: dict[str, Any], *,
-                guard: str = "", guard_value: Any = None) -> int:
+                guards: Mapping[str, Any] | None = None) -> int:
+    """Update the row `key` with `values`, only if each column of `guards` holds its value
+    there; how many rows changed (0 or 1)."""
     columns = tuple(sorted(values))
+    guarded = tuple(sorted(guards or {}))
     params = {f"set_{c}": values[c] for c in columns}
     params["key"] = key
-    if guard:
-        params["guard"] = guard_value
-    shape = ("update", table.name, columns, guard)
-    return _run(db, shape, lambda: _update_by_id(table, columns, guard), params).rowcount
+    params.update({f"guard_{g}": (guards or {})[g] for g in guarded})
+    shape = ("update", table.name, columns, guarded)
+    return _run(db, shape, lambda: _update_by_id(table, columns, guarded), params).rowcount
 
 
 def _run(db: Executor, shape: Any, build: Callable[[], Any], params: dict[str, Any]) -> Rows:
@@ -71,6 +73,17 @@ def _insert(db: Executor, table: Table, values: dict[str, Any]) -> None:
 def now() -> datetime:
     """The time, in UTC."""
     return datetime.now(UTC)
+
+
+@overload
+def aware(when: datetime) -> datetime: ...
+@overload
+def aware(when: None) -> None: ...
+def aware(when: datetime | None) -> datetime | None:
+    """`when` in UTC, with its time zone (SQLite gives times back without one)."""
+    if when is None:
+        return None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def new_id() -> str:
@@ -187,7 +200,7 @@ def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **c
     if added:
         changes["message_count"] = task.message_count + len(added)
     changes.update(revision=task.revision + 1, updated_at=now())
-    if _run_update(db, tasks, task.id, changes, guard="revision", guard_value=task.revision) != 1:
+    if _run_update(db, tasks, task.id, changes, guards={"revision": task.revision}) != 1:
         return False
     append_messages(db, task.id, task.message_count, added)
     return True
@@ -285,8 +298,8 @@ def load_call(db: Executor, call_id: str) -> CallRow:
 def update_call(db: Executor, call_id: str, *, from_states: Sequence[str] = (), **values: Any) -> bool:
     """Change a tool call (only if it is in one of `from_states`, when given)."""
     if len(from_states) <= 1:
-        return _run_update(db, tool_calls, call_id, values, guard="state" if from_states else "",
-                           guard_value=from_states[0] if from_states else None) == 1
+        return _run_update(db, tool_calls, call_id, values,
+                           guards={"state": from_states[0]} if from_states else None) == 1
     statement = update(tool_calls).where(tool_calls.c.id == call_id)
     if from_states:
         statement = statement.where(tool_calls.c.state.in_(list(from_states)))
@@ -318,6 +331,7 @@ def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructi
         routed=proposal.routed, for_id=proposal.for_id, status=proposal.status.value,
         created_at=proposal.created_at or now(), trace_context=trace_context,
         labels=[label.to_json() for label in proposal.labels] or None,
+        deadline_at=proposal.deadline_at, escalations=proposal.escalations,
     ))
 
 
@@ -358,11 +372,46 @@ def load_proposal(db: Executor, proposal_id: str) -> tuple[Proposal, str, str] |
     return _proposal(m), m["tool_call_id"], m["instructions"]
 
 
-def claim_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> bool:
-    """Move a waiting proposal to `status`; False when it was no longer waiting (decided once)."""
+def claim_proposal(db: Executor, proposal: Proposal, status: ProposalStatus, **values: Any) -> bool:
+    """Move a waiting proposal to `status`; False when it was no longer waiting (decided once),
+    or went on to another decider since `proposal` was read (its deadline passed)."""
     values["status"] = status.value
-    return _run_update(db, proposals, proposal_id, values, guard="status",
-                       guard_value=ProposalStatus.WAITING.value) == 1
+    return _run_update(db, proposals, proposal.id, values, guards={
+        "status": ProposalStatus.WAITING.value, "escalations": proposal.escalations}) == 1
+
+
+def escalate_proposal(db: Executor, proposal: Proposal, *, person_id: str | None,
+                      queue: str | None, deadline_at: datetime | None, at: datetime) -> bool:
+    """Put a waiting proposal to another decider (a person or a queue), with its new deadline;
+    False when it was decided, or went on, since `proposal` was read."""
+    return _run_update(db, proposals, proposal.id, {
+        "decide_person_id": person_id, "decide_queue": queue, "routed": True,
+        "deadline_at": deadline_at, "escalations": proposal.escalations + 1, "escalated_at": at,
+    }, guards={"status": ProposalStatus.WAITING.value,
+               "escalations": proposal.escalations}) == 1
+
+
+_DUE = select(proposals.c.id).where(
+    proposals.c.status == bindparam("waiting"), proposals.c.deadline_at <= bindparam("now"),
+).order_by(proposals.c.deadline_at, proposals.c.id)
+
+
+def due_proposals(db: Executor, now: datetime) -> list[str]:
+    """The ids of the waiting proposals whose deadline is `now` or before, soonest first."""
+    rows = _run(db, "due_proposals", lambda: _DUE,
+                {"waiting": ProposalStatus.WAITING.value, "now": now})
+    return [r["id"] for r in rows.rows]
+
+
+_EARLIEST = select(func.min(proposals.c.deadline_at)).where(
+    proposals.c.task_id == bindparam("task"), proposals.c.status == bindparam("waiting"))
+
+
+def earliest_deadline(db: Executor, task_id: str) -> datetime | None:
+    """The soonest deadline among the task's waiting proposals (None: none has one)."""
+    found = _run(db, "earliest_deadline", lambda: _EARLIEST,
+                 {"task": task_id, "waiting": ProposalStatus.WAITING.value}).scalar()
+    return aware(found) if found is not None else None
 
 
 def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> None:
@@ -396,6 +445,8 @@ def _proposal(m: Any) -> Proposal:
         decided_by=m["decided_by_id"], reason=m["reason"], result=m["result"],
         edited=m["edited"], created_at=m["created_at"], decided_at=m["decided_at"],
         labels=tuple(ArgumentLabel.from_json(label) for label in m["labels"] or ()),
+        deadline_at=aware(m["deadline_at"]), escalations=m["escalations"],
+        escalated_at=aware(m["escalated_at"]),
     )
 
 

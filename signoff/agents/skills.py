@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from signoff.agents.permits import Permits, tool_name
+from signoff.exceptions import UserError
 from signoff.limits.provenance import Endorse
 from signoff.security.principals import Principal
 
@@ -26,6 +28,10 @@ class Route:
     """The one person who decides."""
     queue: str = ""
     """The queue that decides: anyone holding the role of that name."""
+    deadline: timedelta | None = None
+    """How long a proposal waits here for a decision (None: as long as it takes)."""
+    then: Route | None = None
+    """Where a proposal goes when its deadline passes undecided (None: it is withdrawn)."""
 
     @staticmethod
     def to_person(person: Principal) -> Route:
@@ -37,10 +43,50 @@ class Route:
         """Proposals go to a queue: anyone with the role `name` may decide them."""
         return Route(queue=name)
 
+    def within(self, time: timedelta, *, then: Route | None = None) -> Route:
+        """This route, with a deadline: a proposal undecided `time` after it came here is
+        withdrawn (the agent is told, and goes on), or goes on to `then` when given
+        (``Route.to_person(noor).within(timedelta(hours=8), then=Route.to_queue("Finance"))``)."""
+        if not isinstance(time, timedelta) or time <= timedelta(0):
+            raise UserError(f"A route's deadline is a positive timedelta, such as "
+                            f"timedelta(hours=8), not {time!r}.")
+        if then is not None and not isinstance(then, Route):
+            raise UserError(f"A route goes on to another Route (then=Route.to_queue(...)), not "
+                            f"{then!r}.")
+        return replace(self, deadline=time, then=then)
+
+    def after(self, escalations: int) -> Route | None:
+        """The route a proposal is on once its deadlines passed `escalations` times (None when
+        it would have been withdrawn before)."""
+        route: Route | None = self
+        for _ in range(escalations):
+            route = route.then if route is not None else None
+        return route
+
     @property
     def words(self) -> str:
         """Where it goes, in words: "Noor", "the Finance queue"."""
         return self.person.name if self.person else f"the {self.queue} queue"
+
+    @property
+    def terms(self) -> str:
+        """Where it goes and for how long, in words: "Noor within 8 hours, then the Finance
+        queue" (just `words` when it has no deadline)."""
+        if self.deadline is None:
+            return self.words
+        then = f"then {self.then.terms}" if self.then is not None else "then it is withdrawn"
+        return f"{self.words} within {_duration(self.deadline)}, {then}"
+
+
+def _duration(time: timedelta) -> str:
+    """A duration as a person says it: "1 day 8 hours", "90 seconds"."""
+    seconds = int(time.total_seconds())
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {unit}{'s' if count != 1 else ''}")
+    return " ".join(parts) or f"{time.total_seconds():g} seconds"
 
 
 @dataclass(frozen=True, kw_only=True)

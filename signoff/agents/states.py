@@ -53,6 +53,8 @@ class ReceiptKind(enum.StrEnum):
     TOOL_CALL = "tool_call"
     PROPOSAL = "proposal"
     DECISION = "decision"
+    ESCALATED = "escalated"
+    """A proposal's deadline passed undecided, and it went on to another decider."""
     WAITING = "waiting"
     RESUMED = "resumed"
     RESULT = "result"

@@ -8,6 +8,7 @@ decides what to do with it. Nothing is threaded through arguments to say where a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from signoff.agents.tasks import TaskStatus
@@ -44,6 +45,9 @@ class WaitOn:
     """The ids of the proposals it waits on."""
     waiting_on: tuple[str, ...]
     """Who it waits on, in words ("a decision from Noor")."""
+    waiting_until: datetime | None = None
+    """The soonest deadline of those proposals (UTC; None when none has one): when a runner
+    passes deadlines for the task next (`signoff.agents.deadlines`)."""
     kind: Literal["waiting"] = "waiting"
     status: ClassVar[TaskStatus] = TaskStatus.WAITING
     """Where the task stands."""

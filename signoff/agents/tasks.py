@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 __all__ = ["Outcome", "TaskStatus"]
@@ -36,6 +37,9 @@ class Outcome:
     """The result handed back (validated as the skill's result type) when Done."""
     waiting_on: tuple[str, ...] = ()
     """When Waiting: what it waits on, in words ("a decision from Noor")."""
+    waiting_until: datetime | None = None
+    """When Waiting: the soonest deadline of the proposals it waits on (UTC; None when none
+    has one), when one is withdrawn or goes on to another decider if nobody decides it."""
     problem: str = ""
     """When Halted or Failed: why."""
     steps: int = 0

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from signoff.agents import model_specs
+from signoff.agents.deadlines import when
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.rules import StandingRule
 from signoff.cli import (
@@ -60,7 +61,10 @@ def _every_page(page_of: Any) -> list[Any]:
 
 def _proposal_line(p: Any) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in p.shown.items())
-    return f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — decided by {p.decide_by}"
+    deadline = f", by {when(p.deadline_at)}" if (
+        p.deadline_at and p.status is ProposalStatus.WAITING) else ""
+    return (f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — decided by "
+            f"{p.decide_by}{deadline}")
 
 
 @main.group(invoke_without_command=True)
@@ -160,9 +164,12 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
         click.echo("  (nothing)")
     if p.status is ProposalStatus.WAITING:
         click.echo(f"To be decided by: {p.decide_by}. Status: Waiting.")
+        if p.deadline_at:
+            click.echo(f"Deadline: {inbox.deadline(p)}")
         click.echo("Fresh: yes." if freshness.fresh else f"Stale: {freshness.words}")
     else:
-        who = decider.name if decider else "someone no longer known"
+        who = decider.name if decider else (
+            "nobody" if p.decided_by is None else "someone no longer known")
         click.echo(f"Decided by: {who}. Status: {p.status.value}."
                    + (f" {p.reason}" if p.reason and p.status is not ProposalStatus.DONE else ""))
 

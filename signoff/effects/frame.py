@@ -1,7 +1,8 @@
-"""Walking one function's body: statements, expressions, names, attributes, mutations.
+"""Walking one function's body: the frame, its names, attributes and mutations.
 
 A `Frame` walks the syntax of one function (or of a lambda or local function, at the place it is
 called), keeping what each local name may hold (`Val`) and writing what it finds into a `Summary`.
+Statements are walked in `statements`, expressions evaluated in `expressions`.
 Calls are judged in `calls` (and SQLAlchemy's in `orm`); functions called are summarised by the
 analyser, which the frame knows only as an `Interpreter`.
 """
@@ -14,25 +15,21 @@ import inspect
 import os
 from typing import Any
 
-from signoff.effects import calls, orm
+from signoff.effects import expressions, orm, statements
 from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
 from signoff.effects.signature import bind, params_of_node
 from signoff.effects.summary import Raised, Summary
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
-    EMPTY,
-    FRESH,
     GLOBAL,
     UNKNOWN,
     Args,
     BuiltinMethod,
     Inline,
     Super,
-    Typed,
     Val,
     const,
-    fresh_of,
     join,
     join_all,
     known,
@@ -189,404 +186,6 @@ class Frame:
         target = Super(owner=scope.owner, self_cls=scope.self_cls or scope.owner, self_val=self_val)
         return Val(types=frozenset(), calls=(target,), origin=self_val.origin, inner=self_val.inner)
 
-    # --- statements ------------------------------------------------------------------------
-
-    def body(self, stmts: list[ast.stmt]) -> None:
-        """Walk a block of statements."""
-        for stmt in stmts:
-            self.stmt(stmt)
-
-    def stmt(self, node: ast.stmt) -> None:
-        """Walk one statement."""
-        if isinstance(node, ast.Expr):
-            self.expr(node.value)
-        elif isinstance(node, ast.Assign):
-            value = self.expr(node.value)
-            for target in node.targets:
-                self.assign(target, value, node.value, "=")
-        elif isinstance(node, ast.AugAssign):
-            self.aug_assign(node)
-        elif isinstance(node, ast.AnnAssign):
-            if node.value is not None:
-                self.assign(node.target, self.expr(node.value), node.value, "=")
-        elif isinstance(node, ast.Return):
-            self.returns.append(self.expr(node.value) if node.value else const(None))
-        elif isinstance(node, ast.If | ast.While):
-            self.expr(node.test)
-            self.body(node.body)
-            if isinstance(node, ast.While):
-                self.body(node.body)
-            self.body(node.orelse)
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            iterated = self.expr(node.iter)
-            self.dunder(node.iter, iterated, ("__iter__", "__aiter__"), [])
-            item = self.iterate(iterated)
-            for _ in range(2):  # twice: a name changed late in the loop is seen early
-                self.assign(node.target, item, None, "=")
-                self.body(node.body)
-            self.body(node.orelse)
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for with_item in node.items:
-                self.with_item(with_item)
-            self.body(node.body)
-        elif isinstance(node, ast.Try | ast.TryStar):
-            self.try_(node)
-        elif isinstance(node, ast.Raise):
-            self.raise_(node)
-        elif isinstance(node, ast.Delete):
-            for target in node.targets:
-                self.delete(target)
-        elif isinstance(node, ast.Global):
-            self.declared_global.update(node.names)
-        elif isinstance(node, ast.Nonlocal):
-            self.declared_nonlocal.update(node.names)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            for deco in node.decorator_list:
-                self.expr(deco)
-            self.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=self),)))
-        elif isinstance(node, ast.ClassDef):
-            for deco in node.decorator_list:
-                self.expr(deco)
-            self.bind_name(node.name, Val())  # a class made here: calling it is not followed
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            self.import_(node)
-        elif isinstance(node, ast.Assert):
-            self.expr(node.test)
-        elif isinstance(node, ast.Match):
-            subject = self.expr(node.subject)
-            for case in node.cases:
-                for sub in ast.walk(case.pattern):
-                    name = getattr(sub, "name", None) or getattr(sub, "rest", None)
-                    if isinstance(name, str):
-                        self.bind_name(name, subject.derived())
-                if case.guard is not None:
-                    self.expr(case.guard)
-                self.body(case.body)
-        # pass, break, continue, type aliases: nothing to do
-
-    def aug_assign(self, node: ast.AugAssign) -> None:
-        """``x += v``: a change of x's object when x is a name holding a mutable object."""
-        value = self.expr(node.value)
-        op = _OPS.get(type(node.op), "?") + "="
-        target = node.target
-        if isinstance(target, ast.Name):
-            current = self.name(target.id)
-            if current.types is None or not current.types <= IMMUTABLE_TYPES:
-                self.mutate(current, f"{target.id} {op}")
-            self.assign(target, join(current.derived(), value), None, op)
-        else:
-            self.assign(target, value, None, op)
-
-    def assign(self, target: ast.expr, value: Val, source: ast.expr | None, op: str) -> None:
-        """Bind or store `value` into `target`."""
-        if isinstance(target, ast.Name):
-            self.store_name(target.id, value, op)
-        elif isinstance(target, ast.Attribute):
-            base = self.expr(target.value)
-            self.mutate(base, f"{_text(target)} {op}")
-            self.property_setter(base, target.attr, value, target)
-        elif isinstance(target, ast.Subscript):
-            base = self.expr(target.value)
-            self.expr(target.slice)
-            self.mutate(base, f"{_text(target)} {op}")
-            stored = source if source is not None else ast.Constant(value=None)
-            self.dunder(target.value, base, ("__setitem__",), [target.slice, stored])
-        elif isinstance(target, ast.Tuple | ast.List):
-            items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
-            for i, elt in enumerate(target.elts):
-                if items is not None and len(items) == len(target.elts):
-                    part = self.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
-                elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
-                    part = value.reached(parts[i])
-                else:
-                    part = self.iterate(value)
-                self.assign(elt, part, None, op)
-        elif isinstance(target, ast.Starred):
-            self.assign(target.value, fresh_of(list, inner=value.reach), None, op)
-
-    def store_name(self, name: str, value: Val, op: str) -> None:
-        """Bind a name, writing module or closure state when the name is declared so."""
-        if name in self.declared_global:
-            self.add(EffectKind.CHANGES, "", (f"global {name} {op}",))
-            return
-        if name in self.declared_nonlocal:
-            owner = self.parent
-            while owner is not None and name not in owner.env:
-                owner = owner.parent
-            if owner is None:
-                if self.persistent_closure or name in self.closure:
-                    self.add(EffectKind.CHANGES, "", (f"nonlocal {name} {op}",))
-                return
-            owner.env[name] = join(owner.env.get(name), value)
-            return
-        self.bind_name(name, value)
-
-    def bind_name(self, name: str, value: Val) -> None:
-        """Let a local name also hold `value`."""
-        self.env[name] = join(self.env.get(name), value)
-
-    def delete(self, target: ast.expr) -> None:
-        """``del target``."""
-        if isinstance(target, ast.Name):
-            if target.id in self.declared_global:
-                self.add(EffectKind.CHANGES, "", (f"del {target.id}",))
-        elif isinstance(target, ast.Attribute | ast.Subscript):
-            base = self.expr(target.value)
-            if isinstance(target, ast.Subscript):
-                self.expr(target.slice)
-                self.dunder(target.value, base, ("__delitem__",), [target.slice])
-            self.mutate(base, f"del {_text(target)}")
-        elif isinstance(target, ast.Tuple | ast.List):
-            for elt in target.elts:
-                self.delete(elt)
-
-    def property_setter(self, base: Val, attr: str, value: Val, node: ast.expr) -> None:
-        """Assigning to a property runs its setter: follow it."""
-        for cls in base.types or ():
-            if cls.__module__ == "builtins":
-                continue
-            prop = inspect.getattr_static(cls, attr, None)
-            if isinstance(prop, property) and prop.fset is not None:
-                calls.call_function(self, prop.fset, [base, value], {}, node, cls=cls)
-
-    def with_item(self, item: ast.withitem) -> None:
-        """``with cm as x``: runs ``cm.__enter__`` and ``cm.__exit__``."""
-        cm = self.expr(item.context_expr)
-        entered = calls.call(
-            self, self.attribute(cm, "__enter__", item.context_expr), [], {}, item.context_expr
-        )
-        calls.call(self, self.attribute(cm, "__exit__", item.context_expr), [], {}, item.context_expr)
-        if item.optional_vars is not None:
-            bound = cm if (entered.types is None and entered.pure) or cm.sql else entered
-            self.assign(item.optional_vars, join(bound, cm) if bound is not cm else cm, None, "=")
-
-    def try_(self, node: ast.Try | ast.TryStar) -> None:
-        """``try``: exceptions raised in the body and caught (not re-raised) are dropped."""
-        outer = self.raises
-        self.raises = []
-        self.body(node.body)
-        inside, self.raises = self.raises, outer
-        handlers = [(self.handler_types(h), _reraises(h)) for h in node.handlers]
-        for site in inside:
-            for caught, reraises in handlers:
-                if caught is None or issubclass(site.exception, caught):
-                    if reraises:
-                        outer.append(site)
-                    break
-            else:
-                outer.append(site)
-        for h in node.handlers:
-            if h.name:
-                caught = self.handler_types(h)
-                self.bind_name(h.name, fresh_of(caught[0]) if caught else FRESH)
-            self.body(h.body)
-        self.body(node.orelse)
-        self.body(node.finalbody)
-
-    def handler_types(self, handler: ast.ExceptHandler) -> tuple[type, ...] | None:
-        """The classes an ``except`` catches: None for all; () when they cannot be resolved."""
-        if handler.type is None:
-            return None
-        val = self.expr(handler.type)
-        found: list[type] = []
-        for obj in val.objs:
-            items = obj if isinstance(obj, tuple) else (obj,)
-            found.extend(o for o in items if isinstance(o, type) and issubclass(o, BaseException))
-        if isinstance(handler.type, ast.Tuple):
-            for elt in handler.type.elts:
-                found.extend(
-                    o for o in self.expr(elt).objs if isinstance(o, type) and issubclass(o, BaseException)
-                )
-        if BaseException in found:
-            return None
-        return tuple(found)
-
-    def raise_(self, node: ast.Raise) -> None:
-        """``raise X(...)`` / ``raise X``: record the class when it resolves."""
-        if node.cause is not None:
-            self.expr(node.cause)
-        if node.exc is None:
-            return
-        val = self.expr(node.exc)
-        classes: list[type] = []
-        func = node.exc.func if isinstance(node.exc, ast.Call) else None
-        source = self.expr(func) if func is not None else val
-        for obj in source.objs:
-            if isinstance(obj, type) and issubclass(obj, BaseException):
-                classes.append(obj)
-        if func is None and not classes and val.types:
-            classes.extend(t for t in val.types if issubclass(t, BaseException) and val.exact)
-        for exc in classes:
-            self.raised(exc, node.lineno, (f"raise {exc.__name__}",))
-
-    def import_(self, node: ast.Import | ast.ImportFrom) -> None:
-        """An import inside the function: the module (or name), from `sys.modules` only."""
-        import sys
-
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                top = alias.name if alias.asname else alias.name.split(".", 1)[0]
-                module = sys.modules.get(top)
-                bound = alias.asname or top
-                self.bind_name(
-                    bound,
-                    known(module, qual=top)
-                    if module is not None
-                    else Val(qual=top, origin=frozenset({GLOBAL})),
-                )
-            return
-        if node.level:
-            package = self.globals.get("__package__") or ""
-            parts = package.split(".")
-            base = ".".join(parts[: len(parts) - node.level + 1]) if package else ""
-            modname = f"{base}.{node.module}" if node.module else base
-        else:
-            modname = node.module or ""
-        module = sys.modules.get(modname)
-        mval = (
-            known(module, qual=modname)
-            if module is not None
-            else Val(qual=modname, origin=frozenset({GLOBAL}))
-        )
-        for alias in node.names:
-            self.bind_name(alias.asname or alias.name, self.attribute(mval, alias.name, None))
-
-    # --- expressions -----------------------------------------------------------------------
-
-    def expr(self, node: ast.expr) -> Val:
-        """The value of an expression, recording what evaluating it does."""
-        if isinstance(node, ast.Name):
-            return self.name(node.id)
-        if isinstance(node, ast.Constant):
-            return const(node.value)
-        if isinstance(node, ast.Attribute):
-            return self.attribute(self.expr(node.value), node.attr, node)
-        if isinstance(node, ast.Call):
-            return calls.evaluate_call(self, node)
-        if isinstance(node, ast.Subscript):
-            base = self.expr(node.value)
-            self.expr(node.slice)
-            self.dunder(node.value, base, ("__getitem__",), [node.slice])
-            return self.item(base)
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
-            parts = [self.expr(e) for e in node.elts]
-            shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
-            return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
-        if isinstance(node, ast.Dict):
-            parts = [self.expr(e) for e in node.keys if e is not None]
-            parts += [self.expr(e) for e in node.values]
-            return fresh_of(dict, inner=_reach(parts))
-        if isinstance(node, ast.BinOp):
-            left, right = self.expr(node.left), self.expr(node.right)
-            name = _BINARY.get(type(node.op))
-            if name is not None:
-                self.dunder(node.left, left, (f"__{name}__",), [node.right])
-                self.dunder(node.right, right, (f"__r{name}__",), [node.left])
-            kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
-            if kinds is None and left.types and left.types <= {list, dict, set}:
-                kinds = left.types
-            plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
-            return Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
-        if isinstance(node, ast.BoolOp):
-            return join_all([self.expr(v) for v in node.values])
-        if isinstance(node, ast.UnaryOp):
-            operand = self.expr(node.operand)
-            return (
-                const(True)
-                if isinstance(node.op, ast.Not)
-                else operand.derived(
-                    types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
-                )
-            )
-        if isinstance(node, ast.Compare):
-            left_node, left = node.left, self.expr(node.left)
-            for op, right_node in zip(node.ops, node.comparators, strict=True):
-                right = self.expr(right_node)
-                if isinstance(op, ast.In | ast.NotIn):
-                    self.dunder(right_node, right, ("__contains__",), [left_node])
-                elif type(op) in _COMPARE:
-                    self.dunder(left_node, left, (_COMPARE[type(op)],), [right_node])
-                left_node, left = right_node, right
-            return fresh_of(bool)
-        if isinstance(node, ast.IfExp):
-            self.expr(node.test)
-            return join(self.expr(node.body), self.expr(node.orelse))
-        if isinstance(node, ast.JoinedStr):
-            for v in node.values:
-                self.expr(v)
-            return fresh_of(str)
-        if isinstance(node, ast.FormattedValue):
-            value = self.expr(node.value)
-            if node.format_spec is not None:
-                self.expr(node.format_spec)
-            # Formatting calls the value's own __format__ (object's calls __str__), or __repr__
-            # with !r: code of the value's class that runs here.
-            if node.conversion == ord("r"):
-                self.dunder(node.value, value, ("__repr__",), [])
-            else:
-                self.dunder(node.value, value, ("__format__", "__str__"), [ast.Constant(value="")])
-            return fresh_of(str)
-        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            return self.comprehension(node)
-        if isinstance(node, ast.Lambda):
-            for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-                self.expr(d)
-            return Val(types=frozenset(), calls=(Inline(node=node, frame=self),))
-        if isinstance(node, ast.NamedExpr):
-            value = self.expr(node.value)
-            self.assign(node.target, value, node.value, ":=")
-            return value
-        if isinstance(node, ast.YieldFrom):
-            self.yields.append(self.iterate(self.expr(node.value)))
-            return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
-        if isinstance(node, ast.Await):
-            return self.expr(node.value)
-        if isinstance(node, ast.Yield):
-            self.yields.append(self.expr(node.value) if node.value is not None else const(None))
-            return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}), pure=True)
-        if isinstance(node, ast.Starred):
-            return self.expr(node.value)
-        if isinstance(node, ast.Slice):
-            for part in (node.lower, node.upper, node.step):
-                if part is not None:
-                    self.expr(part)
-            return fresh_of(slice)
-        return Val(origin=frozenset({UNKNOWN}))
-
-    def dunder(self, node: ast.expr, value: Val, names: tuple[str, ...],
-               args: list[ast.expr]) -> None:
-        """Follow the special method an operator calls on `value` (``f"{x}"`` calls
-        ``x.__format__``), when its class defines it in Python: code that runs, so its effects
-        count. The first of `names` the class defines is the one called."""
-        if not value.types:
-            return
-        for name in names:
-            if any(_defines(t, name) for t in value.types):
-                call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
-                                args=list(args), keywords=[])
-                ast.copy_location(call, node)
-                ast.fix_missing_locations(call)
-                calls.evaluate_call(self, call)
-                return
-
-    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
-        """A comprehension: a fresh container of what its element expression yields."""
-        for gen in node.generators:
-            iterated = self.expr(gen.iter)
-            self.dunder(gen.iter, iterated, ("__iter__", "__aiter__"), [])
-            self.assign(gen.target, self.iterate(iterated), None, "=")
-            for cond in gen.ifs:
-                self.expr(cond)
-        if isinstance(node, ast.DictComp):
-            parts = [self.expr(node.key), self.expr(node.value)]
-            return fresh_of(dict, inner=_reach(parts))
-        part = self.expr(node.elt)
-        kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
-        if kind is None:
-            return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))
-        return fresh_of(kind, inner=part.reach, elem=part.types, shape=Typed(item=part.contents()))
-
     def name(self, name: str) -> Val:
         """What a name refers to: a local, a closure cell, a module global, a builtin."""
         if name not in self.declared_global:
@@ -649,88 +248,26 @@ class Frame:
             results.append(self.an.attr_of_type(self, base, cls, attr))
         return join_all(results) if results else base.derived()
 
+    # --- statements and expressions (walked in `statements` and `expressions`) -------------
 
-def _reach(parts: list[Val]) -> frozenset[str]:
-    out: frozenset[str] = EMPTY
-    for p in parts:
-        out |= p.reach
-    return out
+    def body(self, stmts: list[ast.stmt]) -> None:
+        """Walk a block of statements."""
+        statements.body(self, stmts)
 
+    def assign(self, target: ast.expr, value: Val, source: ast.expr | None, op: str) -> None:
+        """Bind or store `value` into `target`."""
+        statements.assign(self, target, value, source, op)
 
-def _elem(parts: list[Val]) -> frozenset[type] | None:
-    kinds: set[type] = set()
-    for p in parts:
-        if p.types is None:
-            return None
-        kinds |= p.types
-    return frozenset(kinds)
+    def bind_name(self, name: str, value: Val) -> None:
+        """Let a local name also hold `value`."""
+        self.env[name] = join(self.env.get(name), value)
 
-
-def _reraises(handler: ast.ExceptHandler) -> bool:
-    """Whether an ``except`` block raises again what it caught."""
-    stack: list[ast.AST] = list(handler.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            continue
-        if isinstance(node, ast.Raise) and (
-            node.exc is None
-            or (isinstance(node.exc, ast.Name) and handler.name and node.exc.id == handler.name)
-        ):
-            return True
-        stack.extend(ast.iter_child_nodes(node))
-    return False
-
-
-def _text(node: ast.AST) -> str:
-    """The source text of a small expression, for a path."""
-    return ast.unparse(node)
+    def expr(self, node: ast.expr) -> Val:
+        """The value of an expression, recording what evaluating it does."""
+        return expressions.evaluate(self, node)
 
 
 _SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
 """Immutable types whose parts are plain values too."""
 
-_OPS: dict[type, str] = {
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.BitOr: "|",
-    ast.BitAnd: "&",
-    ast.BitXor: "^",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.MatMult: "@",
-}
-
 __all__ = ["EMPTY_CELL", "Frame"]
-
-
-_BINARY: dict[type, str] = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
-    ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift",
-    ast.RShift: "rshift", ast.BitOr: "or", ast.BitAnd: "and", ast.BitXor: "xor",
-}
-"""The special methods binary operators call (``__add__``, and ``__radd__`` on the right)."""
-
-_COMPARE: dict[type, str] = {
-    ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
-    ast.GtE: "__ge__",
-}
-"""The special methods comparisons call."""
-
-
-def _defines(cls: type, name: str) -> bool:
-    """Whether `cls` runs Python code of the app's (or a third party's) for special method
-    `name`: signoff's own classes and builtins' slots only compute."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            found = klass.__dict__[name]
-            module = getattr(klass, "__module__", "") or ""
-            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
-                return False
-            return inspect.isfunction(found)
-    return False

@@ -1,12 +1,12 @@
-"""The in-process worker: picks up tasks that can go on (after a decision made elsewhere, or a
-restart) and steps them until they wait or end."""
+"""The in-process worker: passes proposals' deadlines, and picks up tasks that can go on (after a
+decision made elsewhere, a deadline, or a restart) and steps them until they wait or end."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -66,9 +66,17 @@ class Worker:
                 resumed += 1
         return len(ids) + resumed
 
-    def run_once(self) -> int:
-        """Step every running task until it waits or ends; how many tasks were stepped (a task
-        with no model this worker can make is reported once, and left Running)."""
+    def pass_deadlines(self, *, now: datetime | None = None) -> int:
+        """Pass the deadlines of the proposals due by `now` (the time, by default): each is
+        withdrawn (its task goes on) or put to its next decider. How many were."""
+        passed = self._agency.deadlines.pass_due(now=now)
+        return sum(1 for each in passed if each.changed)
+
+    def run_once(self, *, now: datetime | None = None) -> int:
+        """Pass the deadlines due by `now` (the time, by default), then step every running
+        task until it waits or ends; how many tasks were stepped (a task with no model this
+        worker can make is reported once, and left Running)."""
+        self.pass_deadlines(now=now)
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
         stepped = 0
@@ -77,16 +85,23 @@ class Worker:
                 continue
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
-            if task is None or given_from_outside(task.model):
-                continue  # a client (over MCP) gives such a task's turns: no model of ours does
-            if task_id not in self._agency.loop.models:
-                model = self._model(task_id, task.agent)
-                if model is None:
-                    continue
-                self._agency.loop.models[task_id] = model
+            if task is None or not self.ready(task):
+                continue
             self._agency.loop.run(task_id)
             stepped += 1
         return stepped
+
+    def ready(self, task: repo.TaskRow) -> bool:
+        """Whether this process can step `task`: its model is at hand, made here if need be
+        (never for a task whose turns a client gives over MCP: no model of ours does)."""
+        if given_from_outside(task.model):
+            return False
+        if task.id not in self._agency.loop.models:
+            model = self._model(task.id, task.agent)
+            if model is None:
+                return False
+            self._agency.loop.models[task.id] = model
+        return True
 
     def _model(self, task_id: str, agent: str) -> Model | None:
         """The model a task goes on with: `model_for`'s, else the one it was started with (by

@@ -62,11 +62,12 @@ def call_with_retries(
     model: str,
     timeout: float,
     retries: Retries,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
 ) -> T:
     """``send()``, asked again within `retries` when the provider is busy or failing.
 
-    Every attempt first checks that real model requests are allowed. A provider error comes out
+    `sleep` waits between attempts (`time.sleep`, looked up when it waits). Every attempt first
+    checks that real model requests are allowed. A provider error comes out
     as a `ModelError`; the SDK's exception is its ``__cause__``.
     """
     waited = 0.0
@@ -92,7 +93,7 @@ def call_with_retries(
                 retries.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))
             if wait > retries.max_wait or waited + wait > retries.total_wait:
                 raise _gave_up(failure, wait) from error
-            sleep(wait)
+            (sleep or time.sleep)(wait)
             waited += wait
     raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 

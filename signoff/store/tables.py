@@ -157,12 +157,17 @@ proposals = Table(
     Column("decided_at", DateTime(timezone=True), nullable=True),
     Column("trace_context", JSON, nullable=True),
     Column("labels", JSON, nullable=True),
+    Column("deadline_at", DateTime(timezone=True), nullable=True),
+    Column("escalations", Integer, nullable=False, default=0, server_default="0"),
+    Column("escalated_at", DateTime(timezone=True), nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
+    Index("signoff_proposals_deadline", "status", "deadline_at"),
     Index("signoff_proposals_task", "task_id"),
     Index("signoff_proposals_person", "decide_person_id", "status", "created_at"),
     Index("signoff_proposals_queue", "decide_queue", "status", "created_at"),
 )
-"""Each call put to a person: the exact call, why, what was looked at, and how it was decided."""
+"""Each call put to a person: the exact call, why, what was looked at, and how it was decided;
+its deadline (`deadline_at`), and how often it went on to another decider when one passed."""
 
 standing_rules = Table(
     "signoff_standing_rules",

@@ -161,9 +161,11 @@ class Pages:
         waiting = proposal.status is ProposalStatus.WAITING
         fresh = self.inbox.freshness(proposal) if waiting else None
         came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
-                      if e.kind == "decision" and e.data.get("proposal") == proposal.id]
+                      if e.kind in ("decision", "escalated")
+                      and e.data.get("proposal") == proposal.id]
         return self.render(request, "proposal.html", status=status, person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
+                           deadline=self.inbox.deadline(proposal),
                            editable=self._editable(proposal), came_of_it=came_of_it, error=error,
                            made=made)
 

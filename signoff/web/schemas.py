@@ -135,6 +135,11 @@ class ProposalOut(_Out):
     edited: dict[str, Any] | None
     created_at: datetime | None
     decided_at: datetime | None
+    deadline_at: datetime | None = Field(None, description=(
+        "When it is withdrawn, or goes on to another decider, if nobody has decided it by "
+        "then (UTC); null: it waits as long as it takes."))
+    escalations: int = Field(0, description="How many times its deadline passed and it went "
+                                            "on to another decider.")
     fresh: bool | None = Field(None, description="For a waiting proposal: whether what it acts on "
                                                  "still reads as it did (a yes would run it).")
     freshness: str = Field("", description="Why it is not fresh, in words.")

@@ -1,0 +1,245 @@
+"""Deadlines: a proposal nobody decides in time is withdrawn, or goes on to another decider.
+
+A skill's route gives the deadline (``Route.to_person(noor).within(timedelta(hours=8))``) and,
+with ``then=``, where the proposal goes when it passes. `Deadlines.pass_deadline` passes one
+proposal's deadline, once: it is withdrawn (the agent is told as the tool's answer, and its task
+goes on exactly as after a no decided in another process), or put to the next route's decider
+(told as of a new proposal, by `AgentProposed`), with that route's own deadline.
+
+A decision and a deadline racing on one proposal take turns on the task's head (`holds.lock`)
+and each moves the proposal with one guarded update (`repository.claim_proposal`,
+`repository.escalate_proposal`: still waiting, and on the same route as read): exactly one of
+them wins. Whoever runs proposals' deadlines calls `pass_due` (``signoff worker`` on each poll)
+or `pass_deadline` (a durable timer, set for `earliest`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from signoff.agents import holds
+from signoff.agents import repository as repo
+from signoff.agents.events import AgentProposed, Events
+from signoff.agents.loop import Loop, Registered
+from signoff.agents.proposals import Decision, Proposal, ProposalStatus
+from signoff.agents.skills import Route
+from signoff.agents.states import CallOutcome, CallState, ReceiptKind
+from signoff.exceptions import AgentRefused, UserError
+from signoff.security.principals import Principal
+from signoff.store.database import Database
+
+__all__ = ["DeadlineOutcome", "DeadlinePassed", "Deadlines", "refusal_after_deadline"]
+
+
+class DeadlineOutcome(enum.Enum):
+    """What passing a proposal's deadline came to."""
+
+    WITHDRAWN = "Withdrawn"
+    """Nobody decided it in time, and no route follows: it was withdrawn, the agent told."""
+    ESCALATED = "Escalated"
+    """Nobody decided it in time: it went to the next route's decider."""
+    ALREADY_DECIDED = "Already decided"
+    """It was decided (or ended) before its deadline was passed: nothing changed."""
+    NOT_DUE = "Not due"
+    """Its deadline has not passed (or it has none): nothing changed."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeadlinePassed:
+    """What passing one proposal's deadline came to."""
+
+    proposal: str
+    """The proposal's id."""
+    outcome: DeadlineOutcome
+    """What happened."""
+    said: str
+    """What happened, in words."""
+    task_status: str = ""
+    """Where its task stands after it went on (when it was withdrawn)."""
+
+    @property
+    def changed(self) -> bool:
+        """Whether the proposal was withdrawn or went on to another decider."""
+        return self.outcome in (DeadlineOutcome.WITHDRAWN, DeadlineOutcome.ESCALATED)
+
+
+def when(at: datetime) -> str:
+    """A moment as a person reads it: "2026-12-01 14:00 UTC"."""
+    return f"{repo.aware(at):%Y-%m-%d %H:%M} UTC"
+
+
+def _missed(proposal: Proposal) -> str:
+    deadline = f" ({when(proposal.deadline_at)})" if proposal.deadline_at else ""
+    return f"No one decided {proposal.action} by its deadline{deadline}"
+
+
+def withdrawn_at_deadline(proposal: Proposal) -> bool:
+    """Whether `proposal` was withdrawn because its deadline passed undecided."""
+    return (proposal.status is ProposalStatus.WITHDRAWN and proposal.decided_by is None
+            and proposal.deadline_at is not None)
+
+
+def refusal_after_deadline(proposal: Proposal, decide_by: str) -> str:
+    """Why a decision on `proposal` is refused because its deadline passed ("" when it is not):
+    it was withdrawn then, or it went on to `decide_by` (who decides it now, in words)."""
+    if withdrawn_at_deadline(proposal):
+        at = f" at {when(proposal.decided_at)}" if proposal.decided_at else ""
+        return (f"{_missed(proposal)}: it was withdrawn{at}, and can no longer be decided; the "
+                "agent was told, and went on.")
+    if proposal.status is ProposalStatus.WAITING and proposal.escalations:
+        at = f" at {when(proposal.escalated_at)}" if proposal.escalated_at else ""
+        return (f"No one decided {proposal.action} by its deadline: it went to {decide_by}{at}, "
+                "who decide it now.")
+    return ""
+
+
+def _utc(now: datetime | None) -> datetime:
+    if now is None:
+        return repo.now()
+    if now.tzinfo is None:
+        raise UserError(f"Give the moment deadlines are passed at with its time zone "
+                        f"(datetime.now(UTC)), not {now!r}.")
+    return now.astimezone(UTC)
+
+
+GoOn = Callable[[Proposal, Decision, "repo.TaskRow | None"], Decision]
+"""How a task goes on after a decision (`Decider`'s way: the handlers are told, then it runs
+here when it woke in this thread, else where it is held)."""
+
+
+class Deadlines:
+    """Passes proposals' deadlines: withdraws them, or puts them to the next decider."""
+
+    def __init__(self, *, database: Database, loop: Loop, events: Events,
+                 agents: Callable[[str], Registered], route_words: Callable[[Proposal], str],
+                 go_on: GoOn) -> None:
+        self._database = database
+        self._loop = loop
+        self._events = events
+        self._agents = agents
+        self._route_words = route_words
+        self._go_on = go_on
+
+    def pass_deadline(self, proposal_id: str, *, now: datetime | None = None) -> DeadlinePassed:
+        """Pass one proposal's deadline, if it has passed by `now` (the time, by default) and
+        the proposal still waits: it is withdrawn or escalated, once, however many processes
+        pass it (or decide it) at the same moment."""
+        at = _utc(now)
+        with self._database.holding():
+            while True:
+                with self._database.connect() as db:
+                    found = repo.load_proposal(db, proposal_id)
+                if found is None:
+                    raise AgentRefused(f"There is no proposal with id {proposal_id}.")
+                proposal, call_id, _ = found
+                if proposal.status is not ProposalStatus.WAITING:
+                    return DeadlinePassed(
+                        proposal=proposal.id, outcome=DeadlineOutcome.ALREADY_DECIDED,
+                        said=f"{_missed(proposal)}; it was withdrawn already." if (
+                            withdrawn_at_deadline(proposal)) else
+                        f"It was decided before its deadline was passed "
+                        f"({proposal.status.value}).")
+                if proposal.deadline_at is None or proposal.deadline_at > at:
+                    return DeadlinePassed(
+                        proposal=proposal.id, outcome=DeadlineOutcome.NOT_DUE,
+                        said="It has no deadline." if proposal.deadline_at is None else
+                        f"Its deadline ({when(proposal.deadline_at)}) has not passed.")
+                route = self._next_route(proposal)
+                passed = (self._withdraw(proposal, call_id, at) if route is None
+                          else self._escalate(proposal, route, at))
+                if passed is not None:
+                    return passed
+                # A decision, or another process passing it, came first: read it again.
+
+    def pass_due(self, *, now: datetime | None = None) -> list[DeadlinePassed]:
+        """Pass the deadline of every waiting proposal due by `now` (the time, by default),
+        soonest first; what each came to."""
+        at = _utc(now)
+        with self._database.connect() as db:
+            due = repo.due_proposals(db, at)
+        return [self.pass_deadline(proposal_id, now=at) for proposal_id in due]
+
+    def earliest(self, task_id: str) -> datetime | None:
+        """The soonest deadline among task `task_id`'s waiting proposals (UTC; None: none has
+        one): when a runner is to pass deadlines for it next."""
+        with self._database.connect() as db:
+            return repo.earliest_deadline(db, task_id)
+
+    def formerly_decided_by(self, proposal: Proposal, person: Principal) -> bool:
+        """Whether `person` was to decide `proposal` before a deadline put it to another."""
+        first = self._first_route(proposal)
+        for step in range(proposal.escalations):
+            route = first.after(step) if first is not None else None
+            if route is not None and ((route.person is not None and route.person.id == person.id)
+                                      or (route.queue and route.queue in person.roles)):
+                return True
+        return False
+
+    def terms(self, proposal: Proposal) -> str:
+        """A waiting proposal's deadline, and what then, in words ("Decide it by 2026-12-01
+        14:00 UTC; then it goes to the Finance queue."); "" when it has none."""
+        if proposal.deadline_at is None or proposal.status is not ProposalStatus.WAITING:
+            return ""
+        route = self._next_route(proposal)
+        then = "it is withdrawn" if route is None else f"it goes to {route.words}"
+        return f"Decide it by {when(proposal.deadline_at)}; then {then}."
+
+    # -- passing -------------------------------------------------------------------------
+
+    def _first_route(self, proposal: Proposal) -> Route | None:
+        """The route the skill gives the proposal's tool, as its declaration reads now."""
+        try:
+            skill = self._agents(proposal.agent).agent.skill(proposal.skill)
+        except (LookupError, UserError):
+            return None
+        return skill.decided_by(proposal.action)
+
+    def _next_route(self, proposal: Proposal) -> Route | None:
+        """Where the proposal goes when its deadline passes (None: it is withdrawn)."""
+        first = self._first_route(proposal)
+        now_on = first.after(proposal.escalations) if first is not None else None
+        return now_on.then if now_on is not None else None
+
+    def _withdraw(self, proposal: Proposal, call_id: str, at: datetime) -> DeadlinePassed | None:
+        """Withdraw it, tell the agent, and let its task go on; None when a decision (or
+        another process) came first."""
+        said = f"{_missed(proposal)}; it was withdrawn."
+        told = f"{said} Do not retry it unless asked."
+        with self._database.connect() as db:
+            holds.lock(db, proposal.task)  # a decision and the deadline take turns
+            if not repo.claim_proposal(db, proposal, ProposalStatus.WITHDRAWN, decided_at=at,
+                                       reason=said):
+                return None
+            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.WITHDRAWN,
+                             answer=told, finished_at=at)
+            repo.note(db, proposal.task, ReceiptKind.DECISION, said, proposal=proposal.id,
+                      outcome=CallOutcome.WITHDRAWN, deadline=proposal.deadline_at.isoformat()
+                      if proposal.deadline_at else None)
+            woke = self._loop.wake(db, proposal.task)
+        decision = Decision(proposal=proposal.id, status=ProposalStatus.WITHDRAWN, said=said,
+                            told_agent=told)
+        went = self._go_on(proposal, decision, woke)
+        return DeadlinePassed(proposal=proposal.id, outcome=DeadlineOutcome.WITHDRAWN, said=said,
+                              task_status=went.task_status)
+
+    def _escalate(self, proposal: Proposal, route: Route, at: datetime) -> DeadlinePassed | None:
+        """Put it to `route`'s decider, with that route's deadline, and tell them as of a new
+        proposal; None when a decision (or another process) came first."""
+        said = f"{_missed(proposal)}; it went to {route.words}."
+        deadline = at + route.deadline if route.deadline is not None else None
+        with self._database.connect() as db:
+            holds.lock(db, proposal.task)
+            if not repo.escalate_proposal(
+                    db, proposal, person_id=route.person.id if route.person else None,
+                    queue=route.queue or None, deadline_at=deadline, at=at):
+                return None
+            repo.note(db, proposal.task, ReceiptKind.ESCALATED, said, proposal=proposal.id,
+                      to=route.words, deadline=deadline.isoformat() if deadline else None)
+            found = repo.load_proposal(db, proposal.id)
+        now_on = found[0] if found is not None else proposal
+        self._events.emit(AgentProposed(proposal=replace(now_on,
+                                                         decide_by=self._route_words(now_on))))
+        return DeadlinePassed(proposal=proposal.id, outcome=DeadlineOutcome.ESCALATED, said=said)

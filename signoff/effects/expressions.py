@@ -1,0 +1,211 @@
+"""Evaluating expressions: the value an expression gives a frame (`Val`), and what evaluating it
+does, including the special methods operators call on the app's own classes.
+
+Each function takes the `Frame` walked; calls are judged in `calls`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import TYPE_CHECKING
+
+from signoff.effects import calls
+from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects.values import (
+    EMPTY,
+    UNKNOWN,
+    Inline,
+    Typed,
+    Val,
+    const,
+    fresh_of,
+    join,
+    join_all,
+)
+
+if TYPE_CHECKING:
+    from signoff.effects.frame import Frame
+
+__all__ = ["dunder", "evaluate"]
+
+
+def evaluate(frame: Frame, node: ast.expr) -> Val:
+    """The value of an expression, recording what evaluating it does."""
+    if isinstance(node, ast.Name):
+        return frame.name(node.id)
+    if isinstance(node, ast.Constant):
+        return const(node.value)
+    if isinstance(node, ast.Attribute):
+        return frame.attribute(evaluate(frame, node.value), node.attr, node)
+    if isinstance(node, ast.Call):
+        return calls.evaluate_call(frame, node)
+    if isinstance(node, ast.Subscript):
+        base = evaluate(frame, node.value)
+        evaluate(frame, node.slice)
+        dunder(frame, node.value, base, ("__getitem__",), [node.slice])
+        return frame.item(base)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
+        parts = [evaluate(frame, e) for e in node.elts]
+        shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
+        return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
+    if isinstance(node, ast.Dict):
+        parts = [evaluate(frame, e) for e in node.keys if e is not None]
+        parts += [evaluate(frame, e) for e in node.values]
+        return fresh_of(dict, inner=_reach(parts))
+    if isinstance(node, ast.BinOp):
+        left, right = evaluate(frame, node.left), evaluate(frame, node.right)
+        name = _BINARY.get(type(node.op))
+        if name is not None:
+            dunder(frame, node.left, left, (f"__{name}__",), [node.right])
+            dunder(frame, node.right, right, (f"__r{name}__",), [node.left])
+        kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
+        if kinds is None and left.types and left.types <= {list, dict, set}:
+            kinds = left.types
+        plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
+        return Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
+    if isinstance(node, ast.BoolOp):
+        return join_all([evaluate(frame, v) for v in node.values])
+    if isinstance(node, ast.UnaryOp):
+        operand = evaluate(frame, node.operand)
+        return (
+            const(True)
+            if isinstance(node.op, ast.Not)
+            else operand.derived(
+                types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
+            )
+        )
+    if isinstance(node, ast.Compare):
+        left_node, left = node.left, evaluate(frame, node.left)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = evaluate(frame, right_node)
+            if isinstance(op, ast.In | ast.NotIn):
+                dunder(frame, right_node, right, ("__contains__",), [left_node])
+            elif type(op) in _COMPARE:
+                dunder(frame, left_node, left, (_COMPARE[type(op)],), [right_node])
+            left_node, left = right_node, right
+        return fresh_of(bool)
+    if isinstance(node, ast.IfExp):
+        evaluate(frame, node.test)
+        return join(evaluate(frame, node.body), evaluate(frame, node.orelse))
+    if isinstance(node, ast.JoinedStr):
+        for v in node.values:
+            evaluate(frame, v)
+        return fresh_of(str)
+    if isinstance(node, ast.FormattedValue):
+        value = evaluate(frame, node.value)
+        if node.format_spec is not None:
+            evaluate(frame, node.format_spec)
+        # Formatting calls the value's own __format__ (object's calls __str__), or __repr__
+        # with !r: code of the value's class that runs here.
+        if node.conversion == ord("r"):
+            dunder(frame, node.value, value, ("__repr__",), [])
+        else:
+            dunder(frame, node.value, value, ("__format__", "__str__"), [ast.Constant(value="")])
+        return fresh_of(str)
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        return comprehension(frame, node)
+    if isinstance(node, ast.Lambda):
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            evaluate(frame, d)
+        return Val(types=frozenset(), calls=(Inline(node=node, frame=frame),))
+    if isinstance(node, ast.NamedExpr):
+        value = evaluate(frame, node.value)
+        frame.assign(node.target, value, node.value, ":=")
+        return value
+    if isinstance(node, ast.YieldFrom):
+        frame.yields.append(frame.iterate(evaluate(frame, node.value)))
+        return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
+    if isinstance(node, ast.Await):
+        return evaluate(frame, node.value)
+    if isinstance(node, ast.Yield):
+        frame.yields.append(evaluate(frame, node.value) if node.value is not None else const(None))
+        return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}), pure=True)
+    if isinstance(node, ast.Starred):
+        return evaluate(frame, node.value)
+    if isinstance(node, ast.Slice):
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                evaluate(frame, part)
+        return fresh_of(slice)
+    return Val(origin=frozenset({UNKNOWN}))
+
+
+def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
+           args: list[ast.expr]) -> None:
+    """Follow the special method an operator calls on `value` (``f"{x}"`` calls
+    ``x.__format__``), when its class defines it in Python: code that runs, so its effects
+    count. The first of `names` the class defines is the one called."""
+    if not value.types:
+        return
+    for name in names:
+        if any(_defines(t, name) for t in value.types):
+            call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
+                            args=list(args), keywords=[])
+            ast.copy_location(call, node)
+            ast.fix_missing_locations(call)
+            calls.evaluate_call(frame, call)
+            return
+
+
+def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
+    """A comprehension: a fresh container of what its element expression yields."""
+    for gen in node.generators:
+        iterated = evaluate(frame, gen.iter)
+        dunder(frame, gen.iter, iterated, ("__iter__", "__aiter__"), [])
+        frame.assign(gen.target, frame.iterate(iterated), None, "=")
+        for cond in gen.ifs:
+            evaluate(frame, cond)
+    if isinstance(node, ast.DictComp):
+        parts = [evaluate(frame, node.key), evaluate(frame, node.value)]
+        return fresh_of(dict, inner=_reach(parts))
+    part = evaluate(frame, node.elt)
+    kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
+    if kind is None:
+        return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))
+    return fresh_of(kind, inner=part.reach, elem=part.types, shape=Typed(item=part.contents()))
+
+
+def _reach(parts: list[Val]) -> frozenset[str]:
+    out: frozenset[str] = EMPTY
+    for p in parts:
+        out |= p.reach
+    return out
+
+
+def _elem(parts: list[Val]) -> frozenset[type] | None:
+    kinds: set[type] = set()
+    for p in parts:
+        if p.types is None:
+            return None
+        kinds |= p.types
+    return frozenset(kinds)
+
+
+_BINARY: dict[type, str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift",
+    ast.RShift: "rshift", ast.BitOr: "or", ast.BitAnd: "and", ast.BitXor: "xor",
+}
+"""The special methods binary operators call (``__add__``, and ``__radd__`` on the right)."""
+
+
+_COMPARE: dict[type, str] = {
+    ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
+    ast.GtE: "__ge__",
+}
+"""The special methods comparisons call."""
+
+
+def _defines(cls: type, name: str) -> bool:
+    """Whether `cls` runs Python code of the app's (or a third party's) for special method
+    `name`: signoff's own classes and builtins' slots only compute."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            module = getattr(klass, "__module__", "") or ""
+            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
+                return False
+            return inspect.isfunction(found)
+    return False

@@ -1,0 +1,328 @@
+"""Walking statements: what each kind of statement does to a frame's names and to the objects
+they hold (assignments, deletions, ``with``, ``try``, ``raise``, imports inside a function).
+
+Each function takes the `Frame` walked; expressions are evaluated by the frame (`expressions`).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import TYPE_CHECKING
+
+from signoff.effects import calls
+from signoff.effects.effect import EffectKind
+from signoff.effects.expressions import dunder
+from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects.values import FRESH, GLOBAL, Inline, Val, const, fresh_of, join, known
+
+if TYPE_CHECKING:
+    from signoff.effects.frame import Frame
+
+__all__ = ["assign", "body"]
+
+
+def body(frame: Frame, stmts: list[ast.stmt]) -> None:
+    """Walk a block of statements."""
+    for stmt in stmts:
+        statement(frame, stmt)
+
+
+def statement(frame: Frame, node: ast.stmt) -> None:
+    """Walk one statement."""
+    if isinstance(node, ast.Expr):
+        frame.expr(node.value)
+    elif isinstance(node, ast.Assign):
+        value = frame.expr(node.value)
+        for target in node.targets:
+            assign(frame, target, value, node.value, "=")
+    elif isinstance(node, ast.AugAssign):
+        aug_assign(frame, node)
+    elif isinstance(node, ast.AnnAssign):
+        if node.value is not None:
+            assign(frame, node.target, frame.expr(node.value), node.value, "=")
+    elif isinstance(node, ast.Return):
+        frame.returns.append(frame.expr(node.value) if node.value else const(None))
+    elif isinstance(node, ast.If | ast.While):
+        frame.expr(node.test)
+        body(frame, node.body)
+        if isinstance(node, ast.While):
+            body(frame, node.body)
+        body(frame, node.orelse)
+    elif isinstance(node, ast.For | ast.AsyncFor):
+        iterated = frame.expr(node.iter)
+        dunder(frame, node.iter, iterated, ("__iter__", "__aiter__"), [])
+        item = frame.iterate(iterated)
+        for _ in range(2):  # twice: a name changed late in the loop is seen early
+            assign(frame, node.target, item, None, "=")
+            body(frame, node.body)
+        body(frame, node.orelse)
+    elif isinstance(node, ast.With | ast.AsyncWith):
+        for with_item in node.items:
+            enter_with(frame, with_item)
+        body(frame, node.body)
+    elif isinstance(node, ast.Try | ast.TryStar):
+        try_(frame, node)
+    elif isinstance(node, ast.Raise):
+        raise_(frame, node)
+    elif isinstance(node, ast.Delete):
+        for target in node.targets:
+            delete(frame, target)
+    elif isinstance(node, ast.Global):
+        frame.declared_global.update(node.names)
+    elif isinstance(node, ast.Nonlocal):
+        frame.declared_nonlocal.update(node.names)
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        for deco in node.decorator_list:
+            frame.expr(deco)
+        frame.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=frame),)))
+    elif isinstance(node, ast.ClassDef):
+        for deco in node.decorator_list:
+            frame.expr(deco)
+        frame.bind_name(node.name, Val())  # a class made here: calling it is not followed
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        import_(frame, node)
+    elif isinstance(node, ast.Assert):
+        frame.expr(node.test)
+    elif isinstance(node, ast.Match):
+        subject = frame.expr(node.subject)
+        for case in node.cases:
+            for sub in ast.walk(case.pattern):
+                name = getattr(sub, "name", None) or getattr(sub, "rest", None)
+                if isinstance(name, str):
+                    frame.bind_name(name, subject.derived())
+            if case.guard is not None:
+                frame.expr(case.guard)
+            body(frame, case.body)
+    # pass, break, continue, type aliases: nothing to do
+
+
+def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
+    """``x += v``: a change of x's object when x is a name holding a mutable object."""
+    value = frame.expr(node.value)
+    op = _OPS.get(type(node.op), "?") + "="
+    target = node.target
+    if isinstance(target, ast.Name):
+        current = frame.name(target.id)
+        if current.types is None or not current.types <= IMMUTABLE_TYPES:
+            frame.mutate(current, f"{target.id} {op}")
+        assign(frame, target, join(current.derived(), value), None, op)
+    else:
+        assign(frame, target, value, None, op)
+
+
+def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, op: str) -> None:
+    """Bind or store `value` into `target`."""
+    if isinstance(target, ast.Name):
+        store_name(frame, target.id, value, op)
+    elif isinstance(target, ast.Attribute):
+        base = frame.expr(target.value)
+        frame.mutate(base, f"{_text(target)} {op}")
+        property_setter(frame, base, target.attr, value, target)
+    elif isinstance(target, ast.Subscript):
+        base = frame.expr(target.value)
+        frame.expr(target.slice)
+        frame.mutate(base, f"{_text(target)} {op}")
+        stored = source if source is not None else ast.Constant(value=None)
+        dunder(frame, target.value, base, ("__setitem__",), [target.slice, stored])
+    elif isinstance(target, ast.Tuple | ast.List):
+        items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
+        for i, elt in enumerate(target.elts):
+            if items is not None and len(items) == len(target.elts):
+                part = frame.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
+            elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
+                part = value.reached(parts[i])
+            else:
+                part = frame.iterate(value)
+            assign(frame, elt, part, None, op)
+    elif isinstance(target, ast.Starred):
+        assign(frame, target.value, fresh_of(list, inner=value.reach), None, op)
+
+
+def store_name(frame: Frame, name: str, value: Val, op: str) -> None:
+    """Bind a name, writing module or closure state when the name is declared so."""
+    if name in frame.declared_global:
+        frame.add(EffectKind.CHANGES, "", (f"global {name} {op}",))
+        return
+    if name in frame.declared_nonlocal:
+        owner = frame.parent
+        while owner is not None and name not in owner.env:
+            owner = owner.parent
+        if owner is None:
+            if frame.persistent_closure or name in frame.closure:
+                frame.add(EffectKind.CHANGES, "", (f"nonlocal {name} {op}",))
+            return
+        owner.env[name] = join(owner.env.get(name), value)
+        return
+    frame.bind_name(name, value)
+
+
+def delete(frame: Frame, target: ast.expr) -> None:
+    """``del target``."""
+    if isinstance(target, ast.Name):
+        if target.id in frame.declared_global:
+            frame.add(EffectKind.CHANGES, "", (f"del {target.id}",))
+    elif isinstance(target, ast.Attribute | ast.Subscript):
+        base = frame.expr(target.value)
+        if isinstance(target, ast.Subscript):
+            frame.expr(target.slice)
+            dunder(frame, target.value, base, ("__delitem__",), [target.slice])
+        frame.mutate(base, f"del {_text(target)}")
+    elif isinstance(target, ast.Tuple | ast.List):
+        for elt in target.elts:
+            delete(frame, elt)
+
+
+def property_setter(frame: Frame, base: Val, attr: str, value: Val, node: ast.expr) -> None:
+    """Assigning to a property runs its setter: follow it."""
+    for cls in base.types or ():
+        if cls.__module__ == "builtins":
+            continue
+        prop = inspect.getattr_static(cls, attr, None)
+        if isinstance(prop, property) and prop.fset is not None:
+            calls.call_function(frame, prop.fset, [base, value], {}, node, cls=cls)
+
+
+def enter_with(frame: Frame, item: ast.withitem) -> None:
+    """``with cm as x``: runs ``cm.__enter__`` and ``cm.__exit__``."""
+    cm = frame.expr(item.context_expr)
+    entered = calls.call(
+        frame, frame.attribute(cm, "__enter__", item.context_expr), [], {}, item.context_expr
+    )
+    calls.call(frame, frame.attribute(cm, "__exit__", item.context_expr), [], {}, item.context_expr)
+    if item.optional_vars is not None:
+        bound = cm if (entered.types is None and entered.pure) or cm.sql else entered
+        assign(frame, item.optional_vars, join(bound, cm) if bound is not cm else cm, None, "=")
+
+
+def try_(frame: Frame, node: ast.Try | ast.TryStar) -> None:
+    """``try``: exceptions raised in the body and caught (not re-raised) are dropped."""
+    outer = frame.raises
+    frame.raises = []
+    body(frame, node.body)
+    inside, frame.raises = frame.raises, outer
+    handlers = [(handler_types(frame, h), _reraises(h)) for h in node.handlers]
+    for site in inside:
+        for caught, reraises in handlers:
+            if caught is None or issubclass(site.exception, caught):
+                if reraises:
+                    outer.append(site)
+                break
+        else:
+            outer.append(site)
+    for h in node.handlers:
+        if h.name:
+            caught = handler_types(frame, h)
+            frame.bind_name(h.name, fresh_of(caught[0]) if caught else FRESH)
+        body(frame, h.body)
+    body(frame, node.orelse)
+    body(frame, node.finalbody)
+
+
+def handler_types(frame: Frame, handler: ast.ExceptHandler) -> tuple[type, ...] | None:
+    """The classes an ``except`` catches: None for all; () when they cannot be resolved."""
+    if handler.type is None:
+        return None
+    val = frame.expr(handler.type)
+    found: list[type] = []
+    for obj in val.objs:
+        items = obj if isinstance(obj, tuple) else (obj,)
+        found.extend(o for o in items if isinstance(o, type) and issubclass(o, BaseException))
+    if isinstance(handler.type, ast.Tuple):
+        for elt in handler.type.elts:
+            found.extend(
+                o for o in frame.expr(elt).objs if isinstance(o, type) and issubclass(o, BaseException)
+            )
+    if BaseException in found:
+        return None
+    return tuple(found)
+
+
+def raise_(frame: Frame, node: ast.Raise) -> None:
+    """``raise X(...)`` / ``raise X``: record the class when it resolves."""
+    if node.cause is not None:
+        frame.expr(node.cause)
+    if node.exc is None:
+        return
+    val = frame.expr(node.exc)
+    classes: list[type] = []
+    func = node.exc.func if isinstance(node.exc, ast.Call) else None
+    source = frame.expr(func) if func is not None else val
+    for obj in source.objs:
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            classes.append(obj)
+    if func is None and not classes and val.types:
+        classes.extend(t for t in val.types if issubclass(t, BaseException) and val.exact)
+    for exc in classes:
+        frame.raised(exc, node.lineno, (f"raise {exc.__name__}",))
+
+
+def import_(frame: Frame, node: ast.Import | ast.ImportFrom) -> None:
+    """An import inside the function: the module (or name), from `sys.modules` only."""
+    import sys
+
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            top = alias.name if alias.asname else alias.name.split(".", 1)[0]
+            module = sys.modules.get(top)
+            bound = alias.asname or top
+            frame.bind_name(
+                bound,
+                known(module, qual=top)
+                if module is not None
+                else Val(qual=top, origin=frozenset({GLOBAL})),
+            )
+        return
+    if node.level:
+        package = frame.globals.get("__package__") or ""
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1]) if package else ""
+        modname = f"{base}.{node.module}" if node.module else base
+    else:
+        modname = node.module or ""
+    module = sys.modules.get(modname)
+    mval = (
+        known(module, qual=modname)
+        if module is not None
+        else Val(qual=modname, origin=frozenset({GLOBAL}))
+    )
+    for alias in node.names:
+        frame.bind_name(alias.asname or alias.name, frame.attribute(mval, alias.name, None))
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    """Whether an ``except`` block raises again what it caught."""
+    stack: list[ast.AST] = list(handler.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        if isinstance(node, ast.Raise) and (
+            node.exc is None
+            or (isinstance(node.exc, ast.Name) and handler.name and node.exc.id == handler.name)
+        ):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _text(node: ast.AST) -> str:
+    """The source text of a small expression, for a path."""
+    return ast.unparse(node)
+
+
+_OPS: dict[type, str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitOr: "|",
+    ast.BitAnd: "&",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.MatMult: "@",
+}
