@@ -141,6 +141,12 @@ class AgentHandle:
         return take_turn(self._agency.loop, self._agency.database, task, reply,
                          model_name=model_name)
 
+    def end(self, task: str, *, why: str) -> bool:
+        """End a task opened by `start` once its client has gone: it halts, and its receipt
+        says `why`; a proposal it waits on can still be decided. Whether it has ended (not while
+        a turn of it is being taken)."""
+        return self._agency.loop.end_given(task, why)
+
     def answers(self, task: str, turn: int) -> list[CallAnswer]:
         """What each call of one turn of a task came to, as it stands now."""
         return answers_of(self._agency.database, task, turn)

@@ -206,13 +206,33 @@ class Loop:
             return self.run(task_id, task)
         return self.runner.go_on(task_id, task)
 
-    def step(self, task_id: str) -> Step:
+    def step(self, task_id: str, *, more: Callable[[Step], bool] | None = None) -> Step:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
-        the unit and let go after it, so that its next unit may run in any process."""
-        with self._database.holding():
-            task = self._task(task_id)
+        the unit and let go after it, so that its next unit may run in any process.
+
+        `more`, when given, is asked after each unit that leaves the task running: while it
+        says yes, the next unit follows under the same hold (a turn given from outside is its
+        model's unit and its tools' unit, taken and let go once)."""
+        with self._database.holding(), holds.stepping(task_id):
+            task, hold = self._read_and_hold(task_id)
             with self.observer.running(task):
-                return self._drive(task, once=True)[1]
+                if task.status != TaskStatus.RUNNING.value:
+                    self._stopped(task)
+                    return self._as_step(task)
+                return self._drive_held(task, once=True, more=more, hold=hold)[1]
+
+    def _read_and_hold(self, task_id: str) -> tuple[repo.TaskRow, holds.Hold | None]:
+        """The task as it reads now and, when it runs, this thread's hold on it (None: another
+        may be stepping it), read and taken in one transaction."""
+        with self._database.connect() as db:
+            task = repo.load_task(db, task_id)
+            if task is None:
+                raise NotFound(f"There is no task with id {task_id}.")
+            if task.status != TaskStatus.RUNNING.value:
+                return task, None
+            if task.holder == holds.holder_id():
+                return task, holds.Hold(task=task_id, fence=task.fence)
+            return task, holds.take(db, task_id)
 
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then
@@ -223,9 +243,13 @@ class Loop:
         with holds.stepping(task.id):  # no other thread here takes it over meanwhile
             return self._drive_held(task, once=once)
 
-    def _drive_held(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
+    def _drive_held(self, task: repo.TaskRow, *, once: bool,
+                    more: Callable[[Step], bool] | None = None,
+                    hold: holds.Hold | None = None) -> tuple[repo.TaskRow, Step]:
+        """Step the held task (`hold`: taken already, else taken here; once — and again while
+        `more` says so — or until it stops running)."""
         task_id = task.id
-        hold = self._hold(task)
+        hold = hold or self._hold(task)
         if hold is None:  # another holds it, and goes on with it
             self._forget(task_id)
             return task, HandOn(why="another process is stepping the task")
@@ -236,7 +260,7 @@ class Loop:
             while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
                 step = self._step(task)
                 task = self._take_saved(task_id) or self._task(task_id)
-                if once:
+                if once and (more is None or not more(step)):
                     break
             if task.status == TaskStatus.RUNNING.value and (once or not isinstance(step, RunAgain)):
                 self._let_go(hold)  # it goes on elsewhere (a worker with its model, or the
@@ -891,7 +915,6 @@ class Loop:
         outside = effects.external or effects.sends or effects.spends
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
         if outside:
-            only = False  # the turn closes after the outside call's own record, not with it
             if not self._mark_running(task, call, cost):
                 return None
             points.reached("loop.call_marked", task=task.id, tool=call.tool)
@@ -1061,6 +1084,31 @@ class Loop:
         if task.subject_json is not None and subject_type not in (None, type(None)):
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
+
+    def end_given(self, task_id: str, why: str) -> bool:
+        """End a task whose turns a client gave, now that the client has gone: it halts, and
+        its receipt says `why`. A proposal it waits on stays to be decided (an approved call
+        still runs once). Whether it has ended (not while another thread steps it)."""
+        with self._database.holding(), holds.stepping(task_id):
+            task = self._task(task_id)
+            if task.status in _ENDED:
+                return True
+            hold = self._hold(task)
+            if hold is None:
+                return False
+            held = self._holds()
+            held[task_id] = hold
+            try:
+                with self._writing(task_id) as db:
+                    if not self._save(db, task, status=TaskStatus.HALTED.value, problem=why):
+                        return False
+                    repo.note(db, task_id, ReceiptKind.ENDED, why)
+            except holds.LostHold:
+                return False
+            finally:
+                held.pop(task_id, None)
+            self._stopped(self._take_saved(task_id) or task)
+            return True
 
     def _end(self, task: repo.TaskRow, ended: Halted | Failed, changes: dict[str, Any] | None = None,
              **data: Any) -> Step:
