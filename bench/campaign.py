@@ -1,11 +1,14 @@
 """The campaign: runs of one agent task with several processes on it and random SIGKILLs.
 
-Run as ``.venv/bin/python bench/campaign.py --runs 300 [--databases sqlite postgres]
-[--seed 1] [--json out.json]`` (PostgreSQL: a server of its own is started, as the tests do).
+Run as ``.venv/bin/python bench/campaign.py --runs 300 [--databases sqlite postgres temporal]
+[--seed 1] [--json out.json]`` (PostgreSQL: a server of its own is started, as the tests do;
+``temporal``: the app's data on PostgreSQL, its tasks run on a Temporal dev server of the
+campaign's own, or ``--temporal ADDRESS``).
 
 Each run is one task on a fresh database, worked on at once by three processes forked from this
 one (which has imported everything): the agent's (``agent.do``), a decider's (says yes, or now
-and then no, to every proposal it finds) and a worker's (``worker.run_once`` with the model).
+and then no, to every proposal it finds) and a worker's (``worker.run_once`` with the model;
+on Temporal, a Temporal worker of the app, the only place where steps run).
 Its script asks, over two turns, for a random mix of calls: alone record-only (``raise_level``),
 alone outside (``post_letter``), proposed record-only (``lift``), proposed outside
 (``send_invoice``) and proposed spending (``pay``, $0.60 on a $1.00 budget), several per turn.
@@ -32,6 +35,7 @@ Every figure should be 0. ``tests/test_campaign.py`` runs a few dozen of these i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -45,6 +49,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -170,9 +175,18 @@ def decider(shop: SimpleNamespace, _model: Callable[[], ScriptedModel],
 
 
 def worker(shop: SimpleNamespace, model: Callable[[], ScriptedModel], _rng: random.Random) -> None:
-    """A worker's process: step what can go on, with the model, until the task ends."""
-    running = shop.app.worker(model_for=lambda _agent, _task: model())
+    """A worker's process: step what can go on, with the model, until the task ends (on
+    Temporal: run a Temporal worker of the app, looking for tasks nobody is on twice a second)."""
     deadline = time.monotonic() + 8
+    if shop.app.runner is not None:
+        served = shop.app.temporal_worker(model_for=lambda _agent, _task: model(),
+                                          stalled_after=timedelta(seconds=1))
+        with served.running():
+            while time.monotonic() < deadline and not _ended(shop):
+                served.sweep()
+                time.sleep(0.5)
+        return
+    running = shop.app.worker(model_for=lambda _agent, _task: model())
     while time.monotonic() < deadline and not _ended(shop):
         running.run_once()
         time.sleep(0.02)
@@ -182,6 +196,18 @@ def settle(shop: SimpleNamespace, model: Callable[[], ScriptedModel], rng: rando
     """After every process stopped: settle what they left, decide what waits, finish."""
     if _task_of(shop) is None:  # killed before the work was stored: its caller asks again
         agent(shop, model, rng)
+    if shop.app.runner is not None:
+        served = shop.app.temporal_worker(model_for=lambda _agent, _task: model(),
+                                          stuck_after=timedelta(0), stalled_after=timedelta(0))
+        with served.running():
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not _ended(shop):
+                served.sweep()
+                for proposal in shop.app.proposals(status=ProposalStatus.WAITING):
+                    with suppress(AgentRefused):
+                        shop.app.approve(proposal.id, by=shop.noor)
+                time.sleep(0.2)
+        return
     running = shop.app.worker(model_for=lambda _agent, _task: model())
     for _ in range(10):
         running.recover()
@@ -366,8 +392,8 @@ class _Live:
 
 @contextmanager
 def _server(kind: str, given: str = "") -> Iterator[str]:
-    """The PostgreSQL server to use (for `kind` postgres): `given`, or one of the campaign's
-    own."""
+    """The PostgreSQL server to use (for `kind` postgres or temporal): `given`, or one of the
+    campaign's own."""
     if kind == "sqlite" or given:
         yield given
         return
@@ -377,15 +403,35 @@ def _server(kind: str, given: str = "") -> Iterator[str]:
         yield server
 
 
-def campaign(kind: str, runs: int, seed: int, work: Path, server: str = "") -> Figures:
-    """`runs` runs on `kind` databases (on PostgreSQL `server`, when given); what was
-    counted."""
+@contextmanager
+def _temporal(kind: str, given: str = "") -> Iterator[None]:
+    """For `kind` temporal: the app built from here on runs its tasks on the Temporal server
+    at `given`, or on a dev server of the campaign's own."""
+    if kind != "temporal":
+        yield
+        return
+    from tests.temporal_server import running_server
+
+    with contextlib.ExitStack() as stack:
+        address = given or stack.enter_context(running_server()).address
+        os.environ["SIGNOFF_TEMPORAL"] = address
+        os.environ["SIGNOFF_TEMPORAL_QUEUE"] = f"campaign-{uuid.uuid4().hex[:8]}"
+        try:
+            yield
+        finally:
+            del os.environ["SIGNOFF_TEMPORAL"], os.environ["SIGNOFF_TEMPORAL_QUEUE"]
+
+
+def campaign(kind: str, runs: int, seed: int, work: Path, server: str = "",
+             temporal: str = "") -> Figures:
+    """`runs` runs on `kind` databases (on PostgreSQL `server`, when given; on Temporal
+    `temporal`, when given, for kind temporal); what was counted."""
     figures = Figures(database=kind)
     rng = random.Random(seed)
     started = time.monotonic()
     outbox = work / "live"
     outbox.mkdir()
-    with _server(kind, server) as server:
+    with _server(kind, server) as server, _temporal(kind, temporal):
         live = _Live(kind, work, server)
         shop = build(live.url, outbox)
         shop.app.database.dispose()
@@ -405,17 +451,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=300, help="runs per database")
     parser.add_argument("--databases", nargs="+", default=["sqlite", "postgres"],
-                        choices=["sqlite", "postgres"])
+                        choices=["sqlite", "postgres", "temporal"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument("--server", default="",
                         help="a PostgreSQL server's libpq URL, as a superuser (default: one of "
                              "the campaign's own)")
+    parser.add_argument("--temporal", default="",
+                        help="a Temporal server's address, for --databases temporal (default: a "
+                             "dev server of the campaign's own)")
     options = parser.parse_args(argv)
     results = []
     for kind in options.databases:
         with tempfile.TemporaryDirectory(prefix=f"signoff-campaign-{kind}-") as work:
-            figures = campaign(kind, options.runs, options.seed, Path(work), options.server)
+            figures = campaign(kind, options.runs, options.seed, Path(work), options.server,
+                               options.temporal)
         results.append(figures)
         print(f"{kind}: {figures.runs} runs, {figures.kills} SIGKILLs, {figures.seconds:.0f} s: "
               f"double runs {figures.double_runs}, lost updates {figures.lost_updates}, "

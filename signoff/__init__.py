@@ -50,6 +50,7 @@ from signoff.agents import (
     TaskStatus,
 )
 from signoff.app import App
+from signoff.engine.temporal import Temporal
 from signoff.exceptions import (
     AgentRefused,
     Conflict,
@@ -146,6 +147,7 @@ __all__ = [
     "StandingRule",
     "StoreError",
     "TaskStatus",
+    "Temporal",
     "Usage",
     "UserError",
     "action",

@@ -7,9 +7,10 @@ import secrets
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
@@ -25,7 +26,8 @@ from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome
-from signoff.engine.worker import Worker
+from signoff.engine.temporal import Temporal
+from signoff.engine.worker import STUCK_AFTER, Worker
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
@@ -37,6 +39,10 @@ from signoff.security.sessions import open_session
 from signoff.store import migrate, tables
 from signoff.store.database import Database, database_url_for
 
+if TYPE_CHECKING:
+    from signoff.engine.temporal.runner import TemporalRunner
+    from signoff.engine.temporal.serving import TemporalWorker
+
 __all__ = ["App"]
 
 
@@ -47,6 +53,10 @@ class App:
     The consent key comes from `key`, else the ``SIGNOFF_KEY`` environment variable (hex), else
     `key_file`, else a file beside the SQLite database (``workshop.key``), made on first use with
     mode 0600. An in-memory app with none of these uses a key that lives as long as the process.
+
+    Its tasks go on in the process that starts or decides them, unless `runner` (else the
+    ``SIGNOFF_TEMPORAL`` environment variable) names a Temporal server: then each task is a
+    workflow there, stepped by the app's Temporal workers (``signoff worker --temporal``).
     """
 
     def __init__(
@@ -56,6 +66,7 @@ class App:
         database: str | None = None,
         key: bytes | str | None = None,
         key_file: str | Path | None = None,
+        runner: Temporal | None = None,
     ) -> None:
         if not name or not name.replace("-", "_").isidentifier():
             raise UserError(f"An app's name is a short word such as 'workshop', not {name!r}.")
@@ -85,6 +96,10 @@ class App:
         Set its fields to the app's policies (``app.oversight.supervises_agents = is_manager``)."""
         self._agency = Agency(database=self.database, actions=self.actions, people=self.people,
                               oversight=self.oversight)
+        self.runner: Temporal | None = None
+        """Where tasks run: on this Temporal server, or in-process (None)."""
+        self._temporal: TemporalRunner | None = None
+        self._run_on(runner if runner is not None else Temporal.from_environment())
 
     # -- declaring -----------------------------------------------------------------------
 
@@ -280,6 +295,43 @@ class App:
         """A worker that steps this app's tasks that can go on (after a restart, or a decision
         made in another process). ``model_for(agent, task)`` gives each task its model."""
         return Worker(self._agency, model_for=model_for or (lambda _agent, _task: None))
+
+    def temporal_worker(
+        self, *, address: str | None = None, model_for: Callable[[str, str], Any] | None = None,
+        steps_at_once: int = 8, stuck_after: timedelta = STUCK_AFTER,
+        stalled_after: timedelta | None = None,
+    ) -> TemporalWorker:
+        """A Temporal worker of this app (the ``temporal`` extra): it runs the workflows and the
+        steps of its tasks (``.run()``, or ``with ….running():`` in a thread). `address`: the
+        server, when the app does not name it (or names another); `model_for`, `stuck_after` as
+        for `worker`; `stalled_after`: how long a Running task goes unwritten, with nobody on
+        it, before its workflow is signalled (it was started while the server could not be
+        reached)."""
+        if address is not None and (self.runner is None or self.runner.address != address):
+            self._run_on(Temporal(address=address) if self.runner is None else replace(
+                self.runner, address=address))
+        if self._temporal is None:
+            raise UserError("This app runs its tasks in-process: name a Temporal server, "
+                            "App(..., runner=Temporal(address=...)) or SIGNOFF_TEMPORAL.")
+        from signoff.engine.temporal.serving import STALLED_AFTER, TemporalWorker
+
+        return TemporalWorker(
+            self._agency, self._temporal, steps_at_once=steps_at_once, stuck_after=stuck_after,
+            stalled_after=STALLED_AFTER if stalled_after is None else stalled_after,
+            model_for=model_for or (lambda _agent, _task: None))
+
+    def _run_on(self, runner: Temporal | None) -> None:
+        """Run tasks on `runner` (in-process when None)."""
+        self.runner = runner
+        self._temporal = None
+        if runner is not None:
+            try:
+                from signoff.engine.temporal.runner import TemporalRunner
+            except ImportError:
+                raise UserError("The Temporal runner needs temporalio: "
+                                "pip install 'signoff[temporal]'.") from None
+            self._temporal = TemporalRunner(self._agency, runner, app_name=self.name)
+        self._agency.loop.runner = self._temporal
 
     def trace(self, tracer_provider: Any = None, *, include_content: bool | None = None) -> None:
         """Emit OpenTelemetry spans of agents' work from now on (the ``otel`` extra), named by

@@ -74,8 +74,8 @@ def send_email(message: EmailMessage, *, host: str, port: int = 25, starttls: bo
 
 
 def proposal_message(proposal: Proposal, *, inbox_url: str = "") -> dict[str, Any]:
-    """What a notification says of a proposal, as JSON: the call in words, why, who decides,
-    and where to decide it."""
+    """What a notification says of a proposal, as JSON: the call in words, why, who decides
+    (by when, when it has a deadline), and where to decide it."""
     return {
         "event": "AgentProposed",
         "proposal": {
@@ -84,6 +84,7 @@ def proposal_message(proposal: Proposal, *, inbox_url: str = "") -> dict[str, An
             "shown": proposal.shown, "why": proposal.why, "effects": list(proposal.effects),
             "decide_by": proposal.decide_by, "status": proposal.status.value,
             "created_at": proposal.created_at.isoformat() if proposal.created_at else None,
+            "deadline_at": proposal.deadline_at.isoformat() if proposal.deadline_at else None,
         },
         "url": f"{inbox_url.rstrip('/')}/proposals/{proposal.id}" if inbox_url else None,
     }

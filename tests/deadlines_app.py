@@ -36,8 +36,10 @@ class Priced(BaseModel):
     summary: str
 
 
-def build(url: str) -> SimpleNamespace:
-    """The app on database `url`, with Noor, Fay (of Finance), Mia and one ticket."""
+def build(url: str, *, noors_time: timedelta = EIGHT_HOURS) -> SimpleNamespace:
+    """The app on database `url`, with Noor, Fay (of Finance), Mia and one ticket; Noor decides
+    within `noors_time` (a runner that keeps deadlines with real timers is tested with a few
+    seconds)."""
     app = App("deadlines", database=url, key=b"d" * 32)
     anyone = policy.anyone
 
@@ -74,7 +76,7 @@ def build(url: str) -> SimpleNamespace:
         tools = [set_price]
 
         def decided_by(self, action: str) -> Route | None:
-            return noor().within(EIGHT_HOURS)
+            return noor().within(noors_time)
 
     class PriceFleetTicket(Skill[None, Priced]):
         """Noor decides within eight hours, else the Finance queue within a day."""
@@ -83,7 +85,7 @@ def build(url: str) -> SimpleNamespace:
         tools = [set_price]
 
         def decided_by(self, action: str) -> Route | None:
-            return noor().within(EIGHT_HOURS, then=Route.to_queue("Finance").within(A_DAY))
+            return noor().within(noors_time, then=Route.to_queue("Finance").within(A_DAY))
 
     class PriceAtOnce(Skill[None, Priced]):
         """Noor has a microsecond: the deadline has passed when anyone looks."""

@@ -30,8 +30,10 @@ from signoff import (
     UserError,
 )
 from signoff.cli import main
+from signoff.notifications import proposal_message
+from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
-from tests.deadlines_app import A_DAY, EIGHT_HOURS, build, runs, script
+from tests.deadlines_app import A_DAY, EIGHT_HOURS, Priced, build, runs, script
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = f"{ROOT / 'tests' / 'deadlines_app.py'}:app"
@@ -67,11 +69,38 @@ def _told(model: Any) -> list[str]:
     return [m.text for m in model.seen.messages[-1] if m.role == "tool"]
 
 
+def test_the_catalogue_says_each_routes_deadline_and_what_then(shop: SimpleNamespace) -> None:
+    """`app.skills.catalog()` says who decides each skill's price, for how long, and what
+    then."""
+    lines = {line.skill: line.decided_by for line in shop.app.skills.catalog()}
+    assert lines == {
+        "price_ticket": "Noor within 8 hours, then it is withdrawn",
+        "price_fleet_ticket": "Noor within 8 hours, then the Finance queue within 1 day, then "
+                              "it is withdrawn",
+        "price_at_once": "Noor within 1e-06 seconds, then it is withdrawn",
+    }
+
+
 @pytest.mark.parametrize("time", [timedelta(0), timedelta(hours=-1), 8])
 def test_a_deadline_is_a_positive_time(time: Any) -> None:
     """A route's deadline that is not a positive timedelta is refused as it is declared."""
     with pytest.raises(UserError, match="a positive timedelta, such as timedelta"):
         Route.to_queue("Finance").within(time)
+
+
+def test_passing_deadlines_at_a_moment_without_a_time_zone_or_of_no_proposal_is_refused(
+        shop: SimpleNamespace) -> None:
+    """A moment without its time zone is a UserError saying how to give it; an unknown
+    proposal is refused as the verbs refuse one; nothing is passed."""
+    work = _propose(shop, shop.PriceTicket())
+    naive = datetime(2099, 1, 1)  # the mistake under test: no time zone
+    with pytest.raises(UserError, match=r"with its time zone \(datetime.now\(UTC\)\)"):
+        shop.app.pass_deadlines(now=naive)
+    with pytest.raises(UserError, match="with its time zone"):
+        shop.app.pass_deadline(work.proposal, now=naive)
+    with pytest.raises(AgentRefused, match=r"^There is no proposal with id nope\.$"):
+        shop.app.pass_deadline("nope")
+    assert shop.app.proposal(work.proposal).status is ProposalStatus.WAITING
 
 
 def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
@@ -113,6 +142,8 @@ def test_a_deadline_withdraws_the_proposal_and_the_task_goes_on_told(
             in words)
     again = shop.app.pass_deadline(work.proposal, now=deadline + timedelta(hours=1))
     assert again.outcome is DeadlineOutcome.ALREADY_DECIDED
+    assert again.said == (f"No one decided set_price by its deadline ({_when(deadline)}); it "
+                          "was withdrawn already.")
 
 
 def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
@@ -136,7 +167,9 @@ def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
     assert shop.app.outcome(work.outcome).waiting_until == passed_at + A_DAY
     assert [(e.proposal.decide_person_id, e.proposal.decide_queue) for e in proposed] == [
         (shop.noor.id, None), (None, "Finance")]
-    assert proposed[-1].proposal.decide_by == "the Finance queue"
+    told = proposal_message(proposed[-1].proposal)["proposal"]
+    assert (told["decide_by"], told["deadline_at"]) == (
+        "the Finance queue", (passed_at + A_DAY).isoformat())
     assert shop.app.proposals_for(shop.noor) == []
     assert [p.id for p in shop.app.proposals_for(shop.fay)] == [work.proposal.id]
     with pytest.raises(AgentRefused) as refused:
@@ -149,8 +182,35 @@ def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
     assert runs(shop) == 1
     assert shop.app.outcome(work.outcome).status is TaskStatus.DONE
     assert shop.app.pass_deadlines(now=passed_at + 2 * A_DAY) == []
+    late = shop.app.pass_deadline(work.proposal, now=passed_at + 2 * A_DAY)
+    assert (late.outcome, late.said) == (
+        DeadlineOutcome.ALREADY_DECIDED, "It was decided before its deadline was passed (Done).")
     words = [e.words for e in shop.app.receipt(work.outcome).entries]
     assert passed.said in words
+
+
+def test_a_turn_of_two_proposals_goes_on_once_both_deadlines_are_passed(
+        shop: SimpleNamespace) -> None:
+    """Two prices proposed in one turn: the first withdrawn leaves the task waiting on the
+    second (and its deadline); once both are, the agent is told both, and the task finishes."""
+    model = ScriptedModel(
+        says.tools(says.tool(shop.set_price, ticket=shop.ticket.id, price=40),
+                   says.tool(shop.set_price, ticket=shop.ticket.id, price=50),
+                   why="Two prices to choose from."),
+        says.hand_back(Priced(summary="Told why not.")),
+    )
+    outcome = shop.app.agent(shop.Clerk).do(shop.PriceTicket(), None, for_=shop.mia, model=model)
+    first, second = sorted(shop.app.proposals(task=outcome.task),
+                           key=lambda p: p.arguments["price"])
+    assert outcome.waiting_until == min(first.deadline_at, second.deadline_at)
+    passed = shop.app.pass_deadline(first, now=first.deadline_at)
+    assert (passed.outcome, passed.task_status) == (DeadlineOutcome.WITHDRAWN, "Waiting")
+    assert shop.app.outcome(outcome).waiting_until == second.deadline_at
+    passed = shop.app.pass_deadline(second, now=second.deadline_at)
+    assert (passed.outcome, passed.task_status) == (DeadlineOutcome.WITHDRAWN, "Done")
+    assert _told(model) == [WITHDRAWN_TOLD.format(deadline=_when(p.deadline_at))
+                            for p in (first, second)]
+    assert runs(shop) == 0
 
 
 def test_the_last_deadline_of_a_chain_withdraws_it(shop: SimpleNamespace) -> None:

@@ -16,19 +16,22 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.docs_runner import blocks
+from tests.temporal_server import DevServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md") if blocks(p))
 ON_POSTGRES = ["how-to/postgresql.md"]
 """Pages whose code needs a PostgreSQL server: run against the one the tests start."""
+ON_TEMPORAL = ["how-to/temporal.md"]
+"""Pages whose code needs a Temporal server too: run against the dev server the tests start."""
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "docs"
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 """Material for MkDocs prints an advertisement for its successor on every build; not a warning."""
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p not in ON_POSTGRES])
+@pytest.mark.parametrize("page", [p for p in PAGES if p not in ON_POSTGRES + ON_TEMPORAL])
 def test_page_runs_as_written(page: str, tmp_path: Path) -> None:
     """Each page's blocks run in order in an empty folder, printing what their comments say."""
     env = {**os.environ, "HOME": str(tmp_path),
@@ -52,6 +55,19 @@ def test_every_page_with_code_is_run() -> None:
 def test_page_runs_on_postgresql(page: str, tmp_path: Path, postgres_database: str) -> None:
     """A page about PostgreSQL runs against a real PostgreSQL server (its URL in SHOP_DATABASE)."""
     env = {**os.environ, "HOME": str(tmp_path), "SHOP_DATABASE": postgres_database}
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / "docs_runner.py"), str(DOCS / page)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("page", ON_TEMPORAL)
+def test_page_runs_on_temporal(page: str, tmp_path: Path, postgres_database: str,
+                               temporal_server: DevServer) -> None:
+    """A page about Temporal runs against the tests' Temporal dev server (TEMPORAL_ADDRESS),
+    with the app's data on PostgreSQL (SHOP_DATABASE)."""
+    env = {**os.environ, "HOME": str(tmp_path), "SHOP_DATABASE": postgres_database,
+           "TEMPORAL_ADDRESS": temporal_server.address}
+    env.pop("SIGNOFF_TEMPORAL", None)
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "docs_runner.py"), str(DOCS / page)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

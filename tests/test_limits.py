@@ -209,7 +209,7 @@ def test_a_running_worker_settles_an_approval_a_stopped_process_left_since_it_st
         looks["n"] += 1
         if looks["n"] == 2:  # the worker is up: now a process claims the approval and dies
             with shop.app.database.connect() as db:
-                repo.claim_proposal(db, proposal.id, ProposalStatus.APPROVED,
+                repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                     decided_by_id=shop.boss.id, decided_at=repo.now())
         return shop.app.outcome(outcome.task).status is TaskStatus.DONE or looks["n"] > 500
 

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from signoff.cli import main
+from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app
 
@@ -43,11 +44,16 @@ def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:
 
 
 def test_guard_refuses_a_missing_config_and_an_unreachable_server(tmp_path: Path) -> None:
-    """No config file, and a server whose command ends at once, are each told in a sentence."""
+    """No config file, and a server whose command ends at once, are each told in a sentence,
+    and exit as every command's usage or config mistake does (2)."""
     missing = CliRunner().invoke(main, ["mcp", "guard", str(tmp_path / "nowhere.toml")])
-    assert missing.exit_code == 1
+    assert missing.exit_code == EXIT_USAGE
     assert "There is no guard config at" in missing.output
     config = tmp_path / "guard.toml"
+    config.write_text('[servers.files]\ncommand = "x"\n[servers.files.tools]\nrm = "sometimes"')
+    wrong = CliRunner().invoke(main, ["mcp", "guard", str(config)])
+    assert wrong.exit_code == EXIT_USAGE
+    assert "'sometimes' is not a leave" in wrong.output
     config.write_text(f'''
 database = "sqlite:///{tmp_path / 'guard.db'}"
 [servers.gone]
@@ -55,7 +61,7 @@ command = "{sys.executable}"
 args = ["-c", "pass"]
 ''')
     gone = CliRunner().invoke(main, ["mcp", "guard", str(config)])
-    assert gone.exit_code == 1
+    assert gone.exit_code == EXIT_USAGE
     assert "could not reach the server gone" in gone.output
     assert "Traceback" not in gone.output
 
@@ -74,7 +80,7 @@ args = ["{Path(__file__).parent / 'mcp_upstream_files.py'}"]
 env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
 ''')
     ghost = CliRunner().invoke(main, ["mcp", "guard", str(config)])
-    assert ghost.exit_code == 1
+    assert ghost.exit_code == EXIT_USAGE
     assert "the work is for ghost@example.com, who is not known" in ghost.output
     assert "Traceback" not in ghost.output
 
@@ -95,5 +101,5 @@ command = "true"
     app = open_guard_app(GuardConfig.load(config))
     assert app.credentials.principal_for_token(issued.output.strip()).name == "Noor"
     stranger = CliRunner().invoke(main, ["mcp", "token", str(config), "mia@example.com"])
-    assert stranger.exit_code == 1
+    assert stranger.exit_code == EXIT_NOT_FOUND
     assert "is not one of the guard's people" in stranger.output

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from signoff import Origin, ProposalStatus
+from signoff import Origin, ProposalStatus, TaskStatus
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app
 from tests.mcp_servers import (
@@ -206,6 +206,56 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     receipt = guard.app.receipt(guard.app.proposals()[0].task).words
     assert "McpGuard ran files_list_files alone" in receipt
     assert "Noor approved files_delete_file, and it ran as them." in receipt
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_sessions_task_ends_when_the_client_closes_it(guard: SimpleNamespace,
+                                                       transport: str) -> None:
+    """A client lists the files (alone) and closes its session: the session's task ends there,
+    halted, and its receipt says that the session ended."""
+
+    async def scenario() -> Any:
+        async with _guarded(guard, transport) as (client, _):
+            return await client.call_tool("files_list_files", {})
+
+    assert not anyio.run(scenario).is_error
+    (task,) = _tasks(guard.app)
+    outcome = guard.app.outcome(task)
+    assert outcome.status is TaskStatus.HALTED
+    assert outcome.problem.startswith("The MCP session ended (the client closed it")
+    entries = guard.app.receipt(task).entries
+    assert [e.kind for e in entries][-2:] == ["tool_call", "ended"]
+    assert "McpGuard ran files_list_files alone" in entries[-2].words
+    assert entries[-1].words == outcome.problem
+
+
+def test_an_http_sessions_task_ends_when_the_client_deletes_the_session(
+        guard: SimpleNamespace) -> None:
+    """Over HTTP on the protocol that keeps sessions (2025-11-25), a client that closes its
+    session (DELETE) ends the session's task at once, while the guard goes on serving."""
+    port = free_port()
+    with http_server(["mcp", "guard", str(guard.config), "--http", f"127.0.0.1:{port}"],
+                     guard.env, port) as url:
+
+        async def scenario() -> tuple[Any, TaskStatus]:
+            async with over_http(url, token=guard.token, mode="legacy") as client:
+                listed = await client.call_tool("files_list_files", {})
+            (task,) = _tasks(guard.app)
+            with anyio.fail_after(30):
+                while (status := guard.app.outcome(task).status) is TaskStatus.RUNNING:
+                    await anyio.sleep(0.05)
+            return listed, status
+
+        listed, status = anyio.run(scenario)
+    assert not listed.is_error
+    assert status is TaskStatus.HALTED
+
+
+def _tasks(app: Any) -> list[str]:
+    from sqlalchemy import text
+
+    with app.database.connect() as db:
+        return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
 
 
 def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import runpy
+import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -25,24 +27,31 @@ from signoff.testing import ScriptedModel, says
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(params=["memory", "file", "postgres"])
+@pytest.fixture(params=["memory", "file", "postgres", "temporal"])
 def shop(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
          ) -> Iterator[SimpleNamespace]:
     """A fresh workshop: Mia, Noor, the estimator and ticket T-7 (in memory, in a SQLite file,
-    or in a PostgreSQL database of its own)."""
+    in a PostgreSQL database of its own, or there with its tasks run on Temporal by a worker
+    of its own)."""
     if request.param == "file":
         monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
-    elif request.param == "postgres":
+    elif request.param in ("postgres", "temporal"):
         url = request.getfixturevalue("postgres_database")
         monkeypatch.setenv("WORKSHOP_DATABASE", url)
     else:
         monkeypatch.setenv("WORKSHOP_DATABASE", "sqlite://")
+    if request.param == "temporal":
+        server = request.getfixturevalue("temporal_server")
+        monkeypatch.setenv("SIGNOFF_TEMPORAL", server.address)
+        monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"workshop-{uuid.uuid4().hex[:8]}")
     namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_test")
     shop = SimpleNamespace(**namespace, **namespace["setup"]())
     shop.events = []
     for event in (AgentProposed, AgentProposalDecided, AgentTaskWaiting):
         shop.app.on(event, shop.events.append)
-    yield shop
+    with shop.app.temporal_worker().running() if request.param == "temporal" else (
+            contextlib.nullcontext()):
+        yield shop
     shop.app.database.dispose()  # no connection outlives its database
 
 

@@ -95,7 +95,7 @@ class AgentHandle:
         if spec is not None:
             with self._agency.database.connect() as db:
                 model_specs.record(db, task, spec)
-        return loop.run(task)
+        return loop.go_on(task)
 
     async def ado(
         self,
@@ -141,6 +141,12 @@ class AgentHandle:
         return take_turn(self._agency.loop, self._agency.database, task, reply,
                          model_name=model_name)
 
+    def end(self, task: str, *, why: str) -> bool:
+        """End a task opened by `start` once its client has gone: it halts, and its receipt
+        says `why`; a proposal it waits on can still be decided. Whether it has ended (not while
+        a turn of it is being taken)."""
+        return self._agency.loop.end_given(task, why)
+
     def answers(self, task: str, turn: int) -> list[CallAnswer]:
         """What each call of one turn of a task came to, as it stands now."""
         return answers_of(self._agency.database, task, turn)
@@ -154,11 +160,12 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
 
     def resume(self, task: str, *, model: Model | None = None) -> Outcome:
-        """Go on with a task this process did not start (after a restart), with `model`."""
+        """Go on with a task this process did not start (after a restart), with `model`
+        (where the app's runner steps it: here, or in its Temporal workers)."""
         chosen = model or self.registered.agent.model
         if chosen is not None:
             self._agency.loop.models[task] = chosen
-        return self._agency.loop.run(task)
+        return self._agency.loop.go_on(task)
 
 
 def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:
@@ -213,7 +220,7 @@ class Skills:
                         info = self._agency.actions.info(name)
                         leave = gate(name, info.effects, permits, query=info.query).leave
                     route = own.decided_by(name)
-                    to = route.words if route else (
+                    to = route.terms if route else (
                         "the person the work is for" if leave is not Leave.NEVER else "nobody"
                     )
                     if leave is Leave.ALONE:

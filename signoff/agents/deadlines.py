@@ -138,8 +138,10 @@ class Deadlines:
                 if proposal.status is not ProposalStatus.WAITING:
                     return DeadlinePassed(
                         proposal=proposal.id, outcome=DeadlineOutcome.ALREADY_DECIDED,
-                        said=f"It was decided before its deadline passed "
-                             f"({proposal.status.value}).")
+                        said=f"{_missed(proposal)}; it was withdrawn already." if (
+                            withdrawn_at_deadline(proposal)) else
+                        f"It was decided before its deadline was passed "
+                        f"({proposal.status.value}).")
                 if proposal.deadline_at is None or proposal.deadline_at > at:
                     return DeadlinePassed(
                         proposal=proposal.id, outcome=DeadlineOutcome.NOT_DUE,

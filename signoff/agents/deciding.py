@@ -558,7 +558,7 @@ class Decider:
                 now_proposal) else proposal
             self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
         if woke is not None:
-            status = self._loop.run(proposal.task, woke).status
+            status = self._loop.go_on(proposal.task, woke).status
         else:
             status = self._loop.resume_after_decision(proposal.task)
         return replace(decision, task_status=status.value)

@@ -40,6 +40,7 @@ from signoff.agents.labelling import TaskLabels, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
+from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
@@ -132,6 +133,8 @@ class Loop:
         self._local = threading.local()  # the holds of the tasks this thread steps
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self.runner: Runner | None = None
+        """Where tasks go on once they may (`go_on`): here when None."""
 
     # -- starting ------------------------------------------------------------------------
 
@@ -197,13 +200,39 @@ class Loop:
                 running.ended(outcome)
             return outcome
 
-    def step(self, task_id: str) -> Step:
+    def go_on(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
+        """Let the task go on where the app's runner says: here (`run`), or in its workers."""
+        if self.runner is None:
+            return self.run(task_id, task)
+        return self.runner.go_on(task_id, task)
+
+    def step(self, task_id: str, *, more: Callable[[Step], bool] | None = None) -> Step:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
-        the unit and let go after it, so that its next unit may run in any process."""
-        with self._database.holding():
-            task = self._task(task_id)
+        the unit and let go after it, so that its next unit may run in any process.
+
+        `more`, when given, is asked after each unit that leaves the task running: while it
+        says yes, the next unit follows under the same hold (a turn given from outside is its
+        model's unit and its tools' unit, taken and let go once)."""
+        with self._database.holding(), holds.stepping(task_id):
+            task, hold = self._read_and_hold(task_id)
             with self.observer.running(task):
-                return self._drive(task, once=True)[1]
+                if task.status != TaskStatus.RUNNING.value:
+                    self._stopped(task)
+                    return self._as_step(task)
+                return self._drive_held(task, once=True, more=more, hold=hold)[1]
+
+    def _read_and_hold(self, task_id: str) -> tuple[repo.TaskRow, holds.Hold | None]:
+        """The task as it reads now and, when it runs, this thread's hold on it (None: another
+        may be stepping it), read and taken in one transaction."""
+        with self._database.connect() as db:
+            task = repo.load_task(db, task_id)
+            if task is None:
+                raise NotFound(f"There is no task with id {task_id}.")
+            if task.status != TaskStatus.RUNNING.value:
+                return task, None
+            if task.holder == holds.holder_id():
+                return task, holds.Hold(task=task_id, fence=task.fence)
+            return task, holds.take(db, task_id)
 
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then
@@ -214,9 +243,13 @@ class Loop:
         with holds.stepping(task.id):  # no other thread here takes it over meanwhile
             return self._drive_held(task, once=once)
 
-    def _drive_held(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
+    def _drive_held(self, task: repo.TaskRow, *, once: bool,
+                    more: Callable[[Step], bool] | None = None,
+                    hold: holds.Hold | None = None) -> tuple[repo.TaskRow, Step]:
+        """Step the held task (`hold`: taken already, else taken here; once — and again while
+        `more` says so — or until it stops running)."""
         task_id = task.id
-        hold = self._hold(task)
+        hold = hold or self._hold(task)
         if hold is None:  # another holds it, and goes on with it
             self._forget(task_id)
             return task, HandOn(why="another process is stepping the task")
@@ -227,7 +260,7 @@ class Loop:
             while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
                 step = self._step(task)
                 task = self._take_saved(task_id) or self._task(task_id)
-                if once:
+                if once and (more is None or not more(step)):
                     break
             if task.status == TaskStatus.RUNNING.value and (once or not isinstance(step, RunAgain)):
                 self._let_go(hold)  # it goes on elsewhere (a worker with its model, or the
@@ -404,7 +437,7 @@ class Loop:
                     task = repo.load_task(db, task_id) or task
                     return TaskStatus(task.status)
             task = woke
-        return self.run(task_id, task).status
+        return self.go_on(task_id, task).status
 
     def wake(self, db: repo.Executor, task_id: str) -> repo.TaskRow | None:
         """In the transaction `db`: if the task waits on no proposal any more, it runs again,
@@ -689,6 +722,10 @@ class Loop:
         when it cannot be made here (no model or conversation at hand, a limit reached)."""
         model = self.models.get(task.id)
         known = self._conversations.get(task.id)
+        if self.runner is not None:
+            # Another runner may step the next turn in another process, which could not tell
+            # this reservation from one made for a reply that was lost: it is made there.
+            return {}
         if model is None or model.price is None or task.reserved_usd or known is None or (
                 len(known) != task.message_count) or next_action(
                 task.steps, task.max_steps, task.spend_usd, task.budget_usd, False, False
@@ -878,7 +915,6 @@ class Loop:
         outside = effects.external or effects.sends or effects.spends
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
         if outside:
-            only = False  # the turn closes after the outside call's own record, not with it
             if not self._mark_running(task, call, cost):
                 return None
             points.reached("loop.call_marked", task=task.id, tool=call.tool)
@@ -1048,6 +1084,31 @@ class Loop:
         if task.subject_json is not None and subject_type not in (None, type(None)):
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
+
+    def end_given(self, task_id: str, why: str) -> bool:
+        """End a task whose turns a client gave, now that the client has gone: it halts, and
+        its receipt says `why`. A proposal it waits on stays to be decided (an approved call
+        still runs once). Whether it has ended (not while another thread steps it)."""
+        with self._database.holding(), holds.stepping(task_id):
+            task = self._task(task_id)
+            if task.status in _ENDED:
+                return True
+            hold = self._hold(task)
+            if hold is None:
+                return False
+            held = self._holds()
+            held[task_id] = hold
+            try:
+                with self._writing(task_id) as db:
+                    if not self._save(db, task, status=TaskStatus.HALTED.value, problem=why):
+                        return False
+                    repo.note(db, task_id, ReceiptKind.ENDED, why)
+            except holds.LostHold:
+                return False
+            finally:
+                held.pop(task_id, None)
+            self._stopped(self._take_saved(task_id) or task)
+            return True
 
     def _end(self, task: repo.TaskRow, ended: Halted | Failed, changes: dict[str, Any] | None = None,
              **data: Any) -> Step:

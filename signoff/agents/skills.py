@@ -68,6 +68,26 @@ class Route:
         """Where it goes, in words: "Noor", "the Finance queue"."""
         return self.person.name if self.person else f"the {self.queue} queue"
 
+    @property
+    def terms(self) -> str:
+        """Where it goes and for how long, in words: "Noor within 8 hours, then the Finance
+        queue" (just `words` when it has no deadline)."""
+        if self.deadline is None:
+            return self.words
+        then = f"then {self.then.terms}" if self.then is not None else "then it is withdrawn"
+        return f"{self.words} within {_duration(self.deadline)}, {then}"
+
+
+def _duration(time: timedelta) -> str:
+    """A duration as a person says it: "1 day 8 hours", "90 seconds"."""
+    seconds = int(time.total_seconds())
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {unit}{'s' if count != 1 else ''}")
+    return " ".join(parts) or f"{time.total_seconds():g} seconds"
+
 
 @dataclass(frozen=True, kw_only=True)
 class ToolAnswer:

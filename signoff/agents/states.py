@@ -62,3 +62,6 @@ class ReceiptKind(enum.StrEnum):
     FAILURE = "failure"
     RESERVED = "reserved"
     """Spend reserved before a model call or a spending call (the ledger)."""
+    ENDED = "ended"
+    """The task ended without a result: the client giving its turns went away (its MCP session
+    closed)."""

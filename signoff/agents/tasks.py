@@ -20,7 +20,7 @@ class TaskStatus(enum.Enum):
     DONE = "Done"
     """The model handed back a result that was accepted."""
     HALTED = "Halted"
-    """A hard limit stopped it (steps or spend)."""
+    """A hard limit stopped it (steps or spend), or the client giving its turns went away."""
     FAILED = "Failed"
     """It could not go on (a model error, a result that never validated)."""
 

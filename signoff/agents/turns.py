@@ -18,7 +18,7 @@ from signoff.agents import repository as repo
 from signoff.agents.loop import Loop
 from signoff.agents.proposals import Proposal
 from signoff.agents.states import CallState
-from signoff.agents.steps import RunAgain, Step
+from signoff.agents.steps import Step
 from signoff.models.base import Message, Price, Reply, ToolSpec
 from signoff.store.database import Database
 from signoff.store.tables import proposals, tool_calls
@@ -96,20 +96,27 @@ def take_turn(loop: Loop, database: Database, task_id: str, reply: Reply, *,
     A turn left open by a decision made in another thread is settled first; a task that waits
     on a person, has ended or stops at a limit takes no turn (an empty list)."""
     given = GivenTurn(model_name, reply)
+    ran = 0
+    tools_next = True
+
+    def more(step: Step) -> bool:
+        nonlocal ran, tools_next
+        ran += 1
+        if not given.taken:  # an open turn settles first, then the given turn is taken ...
+            return ran < 3
+        # ... and its tools' unit follows under the same hold: gated, run, proposed or refused
+        asked, tools_next = tools_next, False
+        return asked and bool(reply.tool_calls)
+
     loop.models[task_id] = given
-    try:
-        step: Step = RunAgain()
-        for _ in range(3):  # an open turn settles first, then the given turn is taken
-            step = loop.step(task_id)
-            if given.taken or not isinstance(step, RunAgain):
-                break
-    finally:
-        loop.models.pop(task_id, None)
-    if not given.taken or not reply.tool_calls:
-        return []
-    if isinstance(step, RunAgain):
-        loop.step(task_id)  # the tool turn: gated, run, proposed or refused
-    return answers_of(database, task_id, call=reply.tool_calls[0].id)
+    with database.holding():  # one connection for the turn's units and the answers' read
+        try:
+            loop.step(task_id, more=more)
+        finally:
+            loop.models.pop(task_id, None)
+        if not given.taken or not reply.tool_calls:
+            return []
+        return answers_of(database, task_id, call=reply.tool_calls[0].id)
 
 
 _LATEST_TURN = select(func.max(tool_calls.c.turn)).where(tool_calls.c.task_id == bindparam("task"))

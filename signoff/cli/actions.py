@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import click
 
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
 from signoff.cli.otlp import export_traces
+from signoff.engine.temporal import ADDRESS_VARIABLE
 from signoff.engine.worker import STUCK_AFTER
 from signoff.exceptions import Refusal
 
@@ -160,24 +162,41 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
 @click.option("--stuck-after", default=STUCK_AFTER.total_seconds(), show_default=True,
               help="Seconds after which an approved call that never reported back is taken for "
                    "the work of a stopped process, and settled (looked for every minute).")
-def worker(app_spec: str | None, once: bool, every: float, stuck_after: float) -> None:
+@click.option("--temporal", "temporal", metavar="HOST:PORT", envvar="SIGNOFF_TEMPORAL",
+              help="Run a Temporal worker of the app on this server (its tasks are workflows "
+                   "there); with --once, signal the workflows of tasks nobody is on, then stop.")
+def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
+           temporal: str | None) -> None:
     """Step the app's tasks that can go on: after a decision made elsewhere, or a restart.
 
     On every look it passes the deadlines that fell due: a proposal nobody decided in time
     is withdrawn (its task goes on) or goes to its next decider, as its skill's route says.
     Each task goes on with its agent's own model. An approved call whose process stopped
     before it reported back is settled once it is older than --stuck-after: run again if its
-    action is idempotent, else told as of unknown outcome.
+    action is idempotent, else told as of unknown outcome. On an app whose tasks run on
+    Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker
+    instead, which steps the app's workflows until it is stopped.
 
     \b
     Examples:
       signoff worker --app examples/workshop.py --once
       signoff worker --app examples/workshop.py --once --stuck-after 0
     """
+    if temporal:
+        os.environ[ADDRESS_VARIABLE] = temporal  # the app runs its tasks there, as its worker
     app = load_app(app_spec)
     export_traces(app)
-    runner = app.worker()
     stuck = timedelta(seconds=stuck_after)
+    if app.runner is not None:
+        served = app.temporal_worker(address=temporal, stuck_after=stuck)
+        if once:
+            click.echo(f"Settled or signalled {served.sweep()} task(s).")
+            return
+        click.echo(f"A Temporal worker of {app.name} runs on {app.runner.address}, queue "
+                   f"{served.queue}; stop it with Ctrl-C.")
+        served.run()
+        return
+    runner = app.worker()
     settled = runner.recover(older_than=stuck)
     passed = runner.pass_deadlines()
     stepped = runner.run_once()

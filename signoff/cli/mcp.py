@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from signoff.cli import APP_OPTION, AS_OPTION, JSON_OPTION, TOKEN_OPTION, load_app, main, whoami
-from signoff.cli.failures import failure_of
+from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
 from signoff.cli.subjects import record_named
 from signoff.exceptions import SignoffError
 
@@ -29,7 +29,7 @@ def _sdk() -> None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise click.ClickException("MCP needs the mcp extra: pip install 'signoff[mcp]'.") \
+        raise Failure("MCP needs the mcp extra: pip install 'signoff[mcp]'.", EXIT_USAGE) \
             from None
 
 
@@ -86,13 +86,14 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     try:
         person = app.people.find(for_handle) if for_handle else None
         if for_handle and person is None:
-            raise click.ClickException(f"There is no person {for_handle!r}: see `signoff people`.")
+            raise Failure(f"There is no person {for_handle!r}: see `signoff people`.",
+                          EXIT_NOT_FOUND)
         handle = app.agent(agent_name)
         value = _subject(app, handle, skill_name, subject)
         server = ServedAgent(app, agent_name, for_=person, skill=skill_name, subject=value,
                              wait_seconds=wait_seconds)
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
     if http_address is None:
         anyio.run(serve_stdio, server)
         return
@@ -148,11 +149,11 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     try:
         config = GuardConfig.load(config_path)
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
     try:
         _run(_guard, config, http_address, inbox_address, wait_seconds)
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
 
 
 def _run(function: Callable[..., Awaitable[T]], *arguments: Any) -> T:
@@ -227,11 +228,11 @@ def token(config_path: str, handle: str) -> None:
         app = open_guard_app(GuardConfig.load(config_path))
         person = app.people.find(handle)
         if person is None:
-            raise click.ClickException(f"{handle} is not one of the guard's people: add them "
-                                       "under [[people]] in the config.")
+            raise Failure(f"{handle} is not one of the guard's people: add them under "
+                          "[[people]] in the config.", EXIT_NOT_FOUND)
         click.echo(app.credentials.issue_token(person, "mcp guard"))
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
 
 
 def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:

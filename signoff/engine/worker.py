@@ -54,12 +54,14 @@ class Worker:
             )]
         for proposal_id in ids:
             self._agency.decider.recover(proposal_id)
-        with self._agency.database.connect() as db:
-            waiting = [r[0] for r in db.execute(
+        pending = select(proposals.c.id).where(
+            proposals.c.task_id == tasks.c.id,
+            proposals.c.status.in_([ProposalStatus.WAITING.value, ProposalStatus.APPROVED.value]))
+        with self._agency.database.connect() as db:  # one query, however many tasks wait
+            settled = [r[0] for r in db.execute(
                 select(tasks.c.id).where(tasks.c.status == TaskStatus.WAITING.value,
-                                         tasks.c.updated_at <= cutoff)
+                                         tasks.c.updated_at <= cutoff, ~pending.exists())
             )]
-            settled = [t for t in waiting if not repo.waiting_of_task(db, t)]
         resumed = 0
         for task_id in settled:
             if self._agency.loop.resume_after_decision(task_id) is not TaskStatus.WAITING:
@@ -85,16 +87,23 @@ class Worker:
                 continue
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
-            if task is None or given_from_outside(task.model):
-                continue  # a client (over MCP) gives such a task's turns: no model of ours does
-            if task_id not in self._agency.loop.models:
-                model = self._model(task_id, task.agent)
-                if model is None:
-                    continue
-                self._agency.loop.models[task_id] = model
+            if task is None or not self.ready(task):
+                continue
             self._agency.loop.run(task_id)
             stepped += 1
         return stepped
+
+    def ready(self, task: repo.TaskRow) -> bool:
+        """Whether this process can step `task`: its model is at hand, made here if need be
+        (never for a task whose turns a client gives over MCP: no model of ours does)."""
+        if given_from_outside(task.model):
+            return False
+        if task.id not in self._agency.loop.models:
+            model = self._model(task.id, task.agent)
+            if model is None:
+                return False
+            self._agency.loop.models[task.id] = model
+        return True
 
     def _model(self, task_id: str, agent: str) -> Model | None:
         """The model a task goes on with: `model_for`'s, else the one it was started with (by

@@ -46,6 +46,10 @@ WAIT_META = "signoff/wait"
 
 _MODEL_NAME = "an MCP client"
 
+_SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server stopped), so the "
+                   "task ends here; a call it proposed can still be decided, and an approved "
+                   "one runs once.")
+
 
 @dataclass(kw_only=True)
 class _Session:
@@ -148,7 +152,7 @@ class ServedAgent(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult:
         """Hand the call to the agent's loop as its model's turn; answer with what came of it."""
-        person = self._person(context)
+        person = await self._person(context)
         session = self._session(context, person)
         offered = self._offered.get(name)
         ruled_out = [own for own in self._skills if name in own.tool_names]
@@ -243,13 +247,17 @@ class ServedAgent(MCPServer):
 
     # -- who and which session -----------------------------------------------------------
 
-    def _person(self, context: Context[Any, Any] | None) -> Principal | None:
+    async def _person(self, context: Context[Any, Any] | None) -> Principal | None:
+        """Whom the call acts for: over stdio `for_`; over HTTP the person whose token the
+        request carries (as the gate in front found it, else checked here)."""
         headers = _headers(context)
         if headers is None:
             return self.for_
-        from signoff.mcp.transport import bearer_person
+        from signoff.mcp.transport import bearer_person, gated_person
 
-        return bearer_person(self.app, headers)
+        gated = gated_person(getattr(context.request_context.request, "scope", {})) if (
+            context) else None
+        return gated or await anyio.to_thread.run_sync(bearer_person, self.app, headers)
 
     def _session(self, context: Context[Any, Any] | None, person: Principal | None) -> _Session:
         key = _session_key(context, person)
@@ -257,6 +265,30 @@ class ServedAgent(MCPServer):
         if session is None:
             session = self._sessions[key] = _Session(person=person)
         return session
+
+    async def session_closed(self, session_id: str | None = None,
+                             person: Principal | None = None) -> None:
+        """A client's session closed (`session_id` None: the stdio client's; else the HTTP
+        session of that id, connected as `person`): its tasks end, and their receipts say so.
+        A call still being taken in it is let finish first."""
+        key = "stdio" if session_id is None else _http_key(session_id, person)
+        session = self._sessions.pop(key, None)
+        if session is None:
+            return
+        for task in session.tasks.values():
+            if not await anyio.to_thread.run_sync(self._end, task):
+                async with session.lock:
+                    await anyio.to_thread.run_sync(self._end, task)
+
+    def _end(self, task: str) -> bool:
+        return self.handle.end(task, why=_SESSION_CLOSED)
+
+    async def close_sessions(self) -> None:
+        """The server stops: every session still open closes (over HTTP on the 2026-07-28
+        protocol, which keeps no sessions, the calls of each person are one until then)."""
+        for key, session in list(self._sessions.items()):
+            await self.session_closed(None if key == "stdio" else key[1],  # type: ignore[index]
+                                      session.person)
 
 
 def _headers(context: Context[Any, Any] | None) -> Any:
@@ -275,7 +307,11 @@ def _session_key(context: Context[Any, Any] | None, person: Principal | None) ->
     headers = _headers(context)
     if headers is None:
         return "stdio"
-    return ("http", headers.get("mcp-session-id") or "", person.id if person else "")
+    return _http_key(headers.get("mcp-session-id") or "", person)
+
+
+def _http_key(session_id: str, person: Principal | None) -> tuple[str, str, str]:
+    return ("http", session_id, person.id if person else "")
 
 
 def _meta(context: Context[Any, Any] | None, key: str, kind: Any) -> Any:

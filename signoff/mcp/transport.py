@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from typing import Any
-
-from mcp.server import MCPServer
+from typing import TYPE_CHECKING, Any
 
 from signoff.app import App
 from signoff.exceptions import NotAuthorized
 from signoff.security.principals import Principal
 
-__all__ = ["BearerGate", "bearer_person", "http_app", "serve_http", "serve_stdio"]
+if TYPE_CHECKING:
+    from signoff.mcp.served import ServedAgent
+
+__all__ = ["BearerGate", "bearer_person", "gated_person", "http_app", "serve_http",
+           "serve_stdio"]
+
+_PERSON = "signoff.person"
+"""Where a `BearerGate` keeps the person of a request, in its ASGI scope's state."""
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -56,9 +61,7 @@ class BearerGate:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         try:
-            import anyio
-
-            await anyio.to_thread.run_sync(bearer_person, self.app, headers)
+            person = await self._checked(headers)
         except NotAuthorized as refused:
             body = json.dumps({"type": "urn:signoff:problem:bad-token", "title": "Unauthorized",
                                "status": 401, "detail": refused.message}).encode()
@@ -68,13 +71,31 @@ class BearerGate:
                 (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
             return
+        scope.setdefault("state", {})[_PERSON] = person  # the request's, checked once
         await self.inner(scope, receive, send)
 
+    async def _checked(self, headers: Mapping[str, str]) -> Principal:
+        """The token's person. A SQLite file is read here, on the event loop: the check is one
+        read that takes no lock (WAL), and a worker thread's round trip would cost more than
+        the read. Any other database is read in a worker thread."""
+        if self.app.database.is_sqlite:
+            return bearer_person(self.app, headers)
+        import anyio
 
-def http_app(server: MCPServer, app: App, *, host: str, inbox: bool = False) -> ASGIApp:
+        return await anyio.to_thread.run_sync(bearer_person, self.app, headers)
+
+
+def gated_person(scope: Mapping[str, Any]) -> Principal | None:
+    """The person a `BearerGate` found for an HTTP request, by its ASGI scope (None: it
+    passed no gate)."""
+    found = scope.get("state", {}).get(_PERSON)
+    return found if isinstance(found, Principal) else None
+
+
+def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False) -> ASGIApp:
     """The ASGI app serving `server` at ``/mcp`` behind signoff's tokens, and `app`'s inbox and
     REST API beside it when `inbox`."""
-    mcp_app = server.streamable_http_app(host=host)
+    mcp_app = _ending_sessions(server, server.streamable_http_app(host=host))
     if not inbox:
         return BearerGate(mcp_app, app)
     from signoff.web import create_web_app
@@ -90,9 +111,50 @@ def http_app(server: MCPServer, app: App, *, host: str, inbox: bool = False) -> 
     return BearerGate(both, app)
 
 
-async def serve_stdio(server: MCPServer) -> None:
-    """Serve `server` on this process's stdin and stdout."""
-    await server.run_stdio_async()
+def _ending_sessions(server: ServedAgent, inner: ASGIApp) -> ASGIApp:
+    """`inner`, telling `server` of each MCP session a client closed (its DELETE answered),
+    and of every session still open when the server stops (its lifespan shuts down)."""
+    import anyio
+
+    async def ending(scope: Scope, receive: Receive, send: Send) -> None:
+        answered: list[int] = []
+
+        async def sending(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                answered.append(int(message["status"]))
+            await send(message)
+
+        async def receiving() -> MutableMapping[str, Any]:
+            message = await receive()
+            if message["type"] == "lifespan.shutdown":
+                with anyio.CancelScope(shield=True):
+                    await server.close_sessions()
+            return message
+
+        if scope["type"] == "lifespan":
+            await inner(scope, receiving, send)
+            return
+        if scope["type"] != "http" or scope.get("method") != "DELETE":
+            await inner(scope, receive, send)
+            return
+        await inner(scope, receive, sending)
+        session = dict(scope.get("headers", [])).get(b"mcp-session-id")
+        if session and answered and answered[0] < 300:
+            await server.session_closed(session.decode("latin-1"), gated_person(scope))
+
+    return ending
+
+
+async def serve_stdio(server: ServedAgent) -> None:
+    """Serve `server` on this process's stdin and stdout; its client's session ends with
+    them."""
+    import anyio
+
+    try:
+        await server.run_stdio_async()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await server.close_sessions()
 
 
 async def serve_http(target: ASGIApp, *, host: str, port: int) -> None:

@@ -16,11 +16,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, DateTime, ForeignKey, Index, String, Table, Text, select, update
+from sqlalchemy import (
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    String,
+    Table,
+    Text,
+    bindparam,
+    select,
+    update,
+)
 
 from signoff.exceptions import UserError
 from signoff.security.principals import People, Principal, PrincipalKind
-from signoff.store.database import Database
+from signoff.store.database import Database, reading_only
 from signoff.store.tables import metadata
 
 if TYPE_CHECKING:
@@ -56,6 +67,8 @@ tokens_table = Table(
     Index("signoff_tokens_principal", "principal_id"),
 )
 """Each bearer token: whose it is, and a SHA-256 digest of its secret (never the secret)."""
+
+_TOKEN = select(tokens_table).where(tokens_table.c.id == bindparam("id"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,14 +192,16 @@ class Credentials:
         if parsed is None:
             return None
         token_id, secret = parsed
-        with self._database.connect() as db:
-            row = db.execute(select(tokens_table).where(tokens_table.c.id == token_id)).first()
-        if row is None:
-            return None
-        info = _token_info(row._mapping)
-        if not hmac.compare_digest(row._mapping["digest"], _digest(secret)) or not info.active:
-            return None
-        person = self._people.find(info.principal_id)
+        with reading_only(), self._database.connect() as db:  # one read, taking no write lock
+            row = db.execute(_TOKEN, {"id": token_id}).first()
+            if row is None:
+                return None
+            info = _token_info(row._mapping)
+            if not hmac.compare_digest(row._mapping["digest"], _digest(secret)) or (
+                    not info.active):
+                return None
+            person = self._people.find_each([info.principal_id], within=db).get(
+                info.principal_id)
         if person is None or person.disabled:
             return None
         return person

@@ -1,0 +1,50 @@
+"""The Temporal runner: each task a workflow whose id is the task's id, each step an activity.
+
+An app runs its tasks on Temporal when it is made with ``runner=Temporal(address=...)`` (or
+when ``SIGNOFF_TEMPORAL`` names the server's address); ``signoff worker --temporal ADDRESS``
+runs its workers. This module needs only the standard library: the runner, the workflow and
+the activities (``temporalio``, the ``temporal`` extra) are imported when first used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+
+__all__ = ["ADDRESS_VARIABLE", "QUEUE_VARIABLE", "Temporal"]
+
+ADDRESS_VARIABLE = "SIGNOFF_TEMPORAL"
+"""The environment variable naming the Temporal server of an app made with no runner."""
+QUEUE_VARIABLE = "SIGNOFF_TEMPORAL_QUEUE"
+"""The environment variable naming its task queue (``signoff-<app name>`` when unset)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Temporal:
+    """Where an app's tasks run when they run on Temporal: ``Temporal(address="host:7233")``."""
+
+    address: str
+    """The Temporal server's frontend, ``host:port``."""
+    namespace: str = "default"
+    """The Temporal namespace the workflows live in."""
+    task_queue: str = ""
+    """The task queue the app's workers poll; ``signoff-<app name>`` when empty."""
+    local_activities: bool = True
+    """Whether steps run as local activities (in the worker that runs the workflow, without a
+    round trip to the server per step: faster), or as ordinary activities (any worker)."""
+    settle_within: timedelta = timedelta(seconds=30)
+    """How long `agent.do` and a decision wait for the task to wait or end, before they answer
+    that it is running (it goes on in the workers all the same)."""
+
+    def queue_of(self, app_name: str) -> str:
+        """The task queue of the app called `app_name`."""
+        return self.task_queue or f"signoff-{app_name}"
+
+    @classmethod
+    def from_environment(cls) -> Temporal | None:
+        """The runner ``SIGNOFF_TEMPORAL`` (and ``SIGNOFF_TEMPORAL_QUEUE``) name, or None."""
+        address = os.environ.get(ADDRESS_VARIABLE, "").strip()
+        if not address:
+            return None
+        return cls(address=address, task_queue=os.environ.get(QUEUE_VARIABLE, "").strip())

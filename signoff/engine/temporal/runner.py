@@ -1,0 +1,182 @@
+"""The Temporal runner, as the app's processes see it: a task that may go on (started, or
+decided) is handed to its workflow, with a signal-with-start, and the caller waits (a while)
+until the task waits or ends, as it would in-process.
+
+The library is synchronous and temporalio's client is not: the client lives on an event loop of
+its own thread (`Bridge`), and calls cross over to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+from collections.abc import Coroutine
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+from temporalio import activity
+from temporalio.client import (
+    Client,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
+from temporalio.service import RPCError
+
+from signoff.agents import holds
+from signoff.agents import repository as repo
+from signoff.agents.agency import Agency
+from signoff.agents.tasks import Outcome, TaskStatus
+from signoff.agents.turns import given_from_outside
+from signoff.engine.temporal import Temporal
+from signoff.engine.temporal.workflow import SETTLED, TaskWorkflow, WorkflowOptions
+from signoff.store.tables import tasks
+
+__all__ = ["Bridge", "TemporalRunner", "Unreachable"]
+
+log = logging.getLogger("signoff.temporal")
+
+T = TypeVar("T")
+
+RPC_TIMEOUT = timedelta(seconds=5)
+"""How long one call to the server may take before it is taken for unreachable."""
+
+
+WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
+"""How long a worker may take over one workflow task (a step run as a local activity keeps it
+alive for longer) before another worker is given it: how soon a stopped worker's task moves on."""
+
+
+class Unreachable(Exception):
+    """The Temporal server could not be reached (or refused the call): why, in words."""
+
+
+class Bridge:
+    """An event loop on a thread of its own, for synchronous code to run coroutines on."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], *, timeout: float) -> T:
+        """Run `coroutine` on the bridge's loop; its result (`TimeoutError` after `timeout`
+        seconds, the coroutine cancelled)."""
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._started())
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError(f"{self._name} did not answer within {timeout:g} s") from None
+
+    def _started(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name=self._name, daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+
+class TemporalRunner:
+    """Hands an app's tasks to their workflows on Temporal (see `signoff.agents.runner`)."""
+
+    def __init__(self, agency: Agency, config: Temporal, *, app_name: str) -> None:
+        self._agency = agency
+        self.config = config
+        """The server, namespace and queue."""
+        self.queue = config.queue_of(app_name)
+        """The task queue of the app's workflows and workers."""
+        self._bridge = Bridge(f"temporal client of {app_name}")
+        self._client: Client | None = None
+
+    def go_on(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
+        """Let go of the task here and signal its workflow (starting it if need be); where the
+        task stands once it waits or ends, or after `settle_within` (Running). When the server
+        cannot be reached the task stays recorded, Running, and the outcome says so: a worker
+        of the app starts it once it can (`nudge_stalled`)."""
+        self._let_go(task_id, task)
+        # Within an activity of the task's own workflow (a deadline passed there), the workflow
+        # steps the task next: it is signalled, not waited for (it cannot settle meanwhile).
+        wait = 0.0 if activity.in_activity() else self.config.settle_within.total_seconds()
+        try:
+            self._bridge.run(self._go_on(task_id, wait=wait), timeout=wait + 2 * _seconds(
+                RPC_TIMEOUT))
+        except Unreachable as unreachable:
+            log.warning("Task %s is recorded, not yet on Temporal: %s", task_id, unreachable)
+            outcome = self._agency.loop.outcome(task_id)
+            return replace(outcome, problem=(
+                f"Temporal at {self.config.address} could not be reached. The task is recorded "
+                "and goes on once a worker of this app reaches the server (signoff worker "
+                f"--temporal {self.config.address})."))
+        except TimeoutError:
+            pass  # it goes on in the workers; the caller hears it is Running
+        return self._agency.loop.outcome(task_id)
+
+    def nudge(self, task_id: str) -> None:
+        """Signal the task's workflow (starting it if need be), without waiting; `Unreachable`
+        when the server cannot be reached."""
+        self._bridge.run(self._go_on(task_id, wait=0.0), timeout=2 * _seconds(RPC_TIMEOUT))
+
+    def nudge_stalled(self, *, older_than: timedelta) -> int:
+        """Signal the workflow of every task that is Running, was last written more than
+        `older_than` ago and is held by nobody now: recorded while the server was unreachable,
+        or woken by a decision whose signal was lost. How many."""
+        cutoff = repo.now() - older_than
+        with self._agency.database.connect() as db:
+            stalled = [(r[0], r[1]) for r in db.execute(
+                select(tasks.c.id, tasks.c.model).where(
+                    tasks.c.status == TaskStatus.RUNNING.value, tasks.c.updated_at <= cutoff,
+                    (tasks.c.held_until.is_(None)) | (tasks.c.held_until <= repo.now())))]
+        nudged = 0
+        for task_id, model in stalled:
+            if given_from_outside(model):
+                continue  # a client gives its turns over MCP: no workflow steps it
+            self.nudge(task_id)
+            nudged += 1
+        return nudged
+
+    def _let_go(self, task_id: str, task: repo.TaskRow | None) -> None:
+        """Let go of the hold this thread has on the task (it took one as it started or woke
+        the task), so that a worker in another process takes it at once."""
+        with self._agency.database.connect() as db:
+            row = task or repo.load_task(db, task_id)
+            if row is not None and row.holder == holds.holder_id():
+                repo.let_go(db, task_id, row.fence)
+
+    async def _go_on(self, task_id: str, *, wait: float) -> str | None:
+        client = await self.client()
+        try:
+            await client.start_workflow(
+                TaskWorkflow.run, args=[task_id, WorkflowOptions(
+                    local_activities=self.config.local_activities)],
+                id=task_id, task_queue=self.queue, start_signal="go_on", rpc_timeout=RPC_TIMEOUT,
+                task_timeout=WORKFLOW_TASK_TIMEOUT)
+        except RPCError as error:
+            self._client = None  # connect again next time
+            raise Unreachable(error.message) from None
+        if not wait:
+            return None
+        handle = client.get_workflow_handle(task_id)
+        try:
+            return await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str), wait)
+        except (TimeoutError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
+                RPCError):
+            return None  # still running, ended meanwhile, or the server went: the store says
+
+    async def client(self) -> Client:
+        """The client, connected (again) if need be; `Unreachable` when it cannot be."""
+        if self._client is None:
+            try:
+                self._client = await Client.connect(self.config.address,
+                                                    namespace=self.config.namespace)
+            except RuntimeError as error:
+                raise Unreachable(str(error)) from None
+        return self._client
+
+
+def _seconds(delta: timedelta) -> float:
+    return delta.total_seconds()

@@ -1,0 +1,135 @@
+"""A Temporal worker of an app: runs its tasks' workflows and steps, and now and then signals
+the workflows of tasks left Running with nobody on them (started while the server could not be
+reached, or woken by a decision whose signal was lost) and settles approved calls whose process
+stopped before they reported back.
+
+It goes on through a restart of the server: when the connection or the worker fails, it
+connects again after a pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
+from datetime import timedelta
+
+from temporalio.client import Client
+from temporalio.worker import UnsandboxedWorkflowRunner
+from temporalio.worker import Worker as TemporalSdkWorker
+
+from signoff.agents.agency import Agency
+from signoff.engine.temporal.activities import TaskSteps
+from signoff.engine.temporal.runner import TemporalRunner, Unreachable
+from signoff.engine.temporal.workflow import TaskWorkflow
+from signoff.engine.worker import STUCK_AFTER, Worker
+from signoff.models.base import Model
+
+__all__ = ["TemporalWorker"]
+
+log = logging.getLogger("signoff.temporal")
+
+SWEEP_EVERY = 10.0
+"""Seconds between looks for tasks left Running with nobody on them."""
+STALLED_AFTER = timedelta(seconds=30)
+"""How long a Running task goes unwritten, held by nobody, before its workflow is signalled."""
+
+
+STICKY_FOR = timedelta(seconds=3)
+"""How long a workflow's next task waits for the worker that ran its last one (which keeps the
+workflow in memory) before any worker may take it."""
+
+
+class TemporalWorker:
+    """Runs the workflows and steps of one app's tasks (``app.temporal_worker()``)."""
+
+    def __init__(self, agency: Agency, runner: TemporalRunner, *,
+                 model_for: Callable[[str, str], Model | None], steps_at_once: int = 8,
+                 stuck_after: timedelta = STUCK_AFTER, stalled_after: timedelta = STALLED_AFTER,
+                 sweep_every: float = SWEEP_EVERY) -> None:
+        self._agency = agency
+        self._runner = runner
+        self.queue = runner.queue
+        """The task queue it polls."""
+        self._in_process = Worker(agency, model_for=model_for)
+        self._steps = TaskSteps(agency, self._in_process)
+        self._at_once = steps_at_once
+        self._stuck_after = stuck_after
+        self._stalled_after = stalled_after
+        self._sweep_every = sweep_every
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Work until `stop` is set (for ever when None)."""
+        asyncio.run(self._serve(stop or threading.Event()))
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Work in a thread of this process while the block runs."""
+        stop = threading.Event()
+        thread = threading.Thread(target=self.run, args=(stop,), name="temporal worker",
+                                  daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=60)
+
+    async def _serve(self, stop: threading.Event) -> None:
+        config = self._runner.config
+        with ThreadPoolExecutor(max_workers=self._at_once, thread_name_prefix="signoff-step"
+                                ) as executor:
+            while not stop.is_set():
+                try:
+                    client = await Client.connect(config.address, namespace=config.namespace)
+                except RuntimeError as error:
+                    log.warning("Temporal at %s cannot be reached (%s); trying again.",
+                                config.address, error)
+                    await _pause(stop, 2.0)
+                    continue
+                worker = TemporalSdkWorker(
+                    client, task_queue=self._runner.queue, workflows=[TaskWorkflow],
+                    activities=[self._steps.step, self._steps.pass_deadlines], activity_executor=executor,
+                    max_concurrent_activities=self._at_once,
+                    max_concurrent_local_activities=self._at_once,
+                    # A worker that stopped holds its workflows' next tasks this long at most.
+                    sticky_queue_schedule_to_start_timeout=STICKY_FOR,
+                    # The workflow is a short loop of awaits, deterministic as written; the
+                    # sandbox would import the app again (its records, SQLAlchemy) per run.
+                    workflow_runner=UnsandboxedWorkflowRunner(),
+                )
+                running = asyncio.create_task(worker.run())
+                sweeping = asyncio.create_task(self._sweep_until(stop))
+                await asyncio.wait({running, sweeping}, return_when=asyncio.FIRST_COMPLETED)
+                sweeping.cancel()
+                if not running.done():
+                    await worker.shutdown()
+                try:
+                    await running
+                except Exception:
+                    log.exception("The Temporal worker stopped; it starts again.")
+                    await _pause(stop, 2.0)
+
+    async def _sweep_until(self, stop: threading.Event) -> None:
+        """Sweep now and then until `stop` is set."""
+        while not stop.is_set():
+            try:
+                await asyncio.to_thread(self.sweep)
+            except Unreachable as unreachable:
+                log.warning("Temporal cannot be reached: %s", unreachable)
+            await _pause(stop, self._sweep_every)
+
+    def sweep(self) -> int:
+        """Settle approved calls whose process stopped (older than `stuck_after`), and signal
+        the workflows of Running tasks nobody is on; how many of either."""
+        settled = self._in_process.recover(older_than=self._stuck_after)
+        return settled + self._runner.nudge_stalled(older_than=self._stalled_after)
+
+
+async def _pause(stop: threading.Event, seconds: float) -> None:
+    """Sleep `seconds`, or less when `stop` is set meanwhile."""
+    with suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.to_thread(stop.wait, seconds), seconds + 1)

@@ -1,0 +1,132 @@
+"""The workflow of one task: step it (one activity a step) until it waits or ends; while it
+waits on people, wait in the workflow — no activity runs and no worker works — until a decision
+says it may go on, or the earliest deadline of what it waits on falls (a durable timer: then an
+activity passes the deadlines due, and the task is stepped again).
+
+The workflow's code is deterministic: it only awaits activities, timers and its own state.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+__all__ = ["PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow", "WorkflowOptions"]
+
+STEP = "signoff.step"
+"""The name of the activity that does one step of a task."""
+PASS_DEADLINES = "signoff.pass_deadlines"
+"""The name of the activity that passes the deadlines of a task's proposals that are due."""
+LEAST_WAIT = timedelta(milliseconds=500)
+"""The shortest wait for a deadline (one due already, or due by a clock a little behind)."""
+SETTLED = "settled"
+"""The name of the update that answers once the task waits or has ended."""
+STEP_TIMEOUT = timedelta(minutes=10)
+"""The longest one step may take (a model's slowest answer, an approved call that is slow)."""
+RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), backoff_coefficient=2.0,
+                    maximum_interval=timedelta(seconds=10))
+"""How a step that failed (its process stopped, the database could not be reached) is tried
+again: for ever, a little later each time. The step's own record makes that safe."""
+LONGEST_PAUSE = 30.0
+"""The longest pause, in seconds, before a task held elsewhere (or with no model here) is
+tried again."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowOptions:
+    """How the workflow runs its steps."""
+
+    local_activities: bool = True
+    """Steps as local activities (see `signoff.engine.temporal.Temporal`)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stepped:
+    """What one step said happens next (`signoff.agents.steps.Step`'s kind)."""
+
+    kind: str
+    """``run_again``, ``hand_on``, ``waiting``, ``done``, ``halted``, ``failed``; ``gone``
+    when the task is not in the app's database."""
+    why: str = ""
+    """Why it is handed on, for the log."""
+    waiting_until: str | None = None
+    """When waiting: the earliest deadline of what the task waits on (ISO 8601), if any."""
+
+
+@workflow.defn(name="SignoffTask")
+class TaskWorkflow:
+    """One task, stepped until it ends. Signal ``go_on`` when it may go on; the update
+    ``settled`` answers, once it waits or has ended, which of them it is."""
+
+    def __init__(self) -> None:
+        self._nudged = False
+        self._settled = ""
+
+    @workflow.run
+    async def run(self, task_id: str, options: WorkflowOptions) -> str:
+        """Step the task until it ends; how it ended."""
+        pause = 0.2
+        while True:
+            self._nudged = False
+            self._settled = ""
+            stepped = await self._step(task_id, options)
+            if stepped.kind == "run_again":
+                pause = 0.2
+                continue
+            if stepped.kind == "hand_on":  # another holds it, or no worker has its model yet
+                workflow.logger.info("Task %s is handed on: %s", task_id, stepped.why)
+                with suppress(TimeoutError):
+                    await workflow.wait_condition(lambda: self._nudged, timeout=pause)
+                pause = min(pause * 2, LONGEST_PAUSE)
+                continue
+            self._settled = stepped.kind
+            if stepped.kind == "waiting":
+                await self._wait(task_id, stepped.waiting_until, options)
+                continue
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            return stepped.kind
+
+    async def _wait(self, task_id: str, until: str | None, options: WorkflowOptions) -> None:
+        """Wait for a decision, or, when what it waits on has a deadline, until it falls: then
+        pass the deadlines that are due."""
+        if until is None:
+            await workflow.wait_condition(lambda: self._nudged)
+            return
+        timeout = max(datetime.fromisoformat(until) - workflow.now(), LEAST_WAIT)
+        try:
+            await workflow.wait_condition(lambda: self._nudged, timeout=timeout)
+        except TimeoutError:
+            self._settled = ""
+            await self._activity(PASS_DEADLINES, task_id, int, options)
+
+    async def _step(self, task_id: str, options: WorkflowOptions) -> Stepped:
+        stepped: Stepped = await self._activity(STEP, task_id, Stepped, options)
+        return stepped
+
+    async def _activity(self, name: str, task_id: str, result_type: type, options: WorkflowOptions
+                        ) -> Any:
+        if options.local_activities:
+            return await workflow.execute_local_activity(
+                name, task_id, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
+                retry_policy=RETRY)
+        return await workflow.execute_activity(
+            name, task_id, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
+            retry_policy=RETRY)
+
+    @workflow.signal(name="go_on")
+    def go_on(self) -> None:
+        """A decision (or a start that was recorded while the server was unreachable) says the
+        task may go on: step it again."""
+        self._nudged = True
+
+    @workflow.update(name=SETTLED)
+    async def settled(self) -> str:
+        """Once the task waits on people or has ended (and no ``go_on`` is left to follow):
+        which of them."""
+        await workflow.wait_condition(lambda: bool(self._settled) and not self._nudged)
+        return self._settled

@@ -1,0 +1,139 @@
+"""The Temporal runner (signoff.engine.temporal) beyond the workshop scenarios, which
+tests/test_workshop.py runs on it too: deadlines kept by the workflow's durable timer, a task
+started while the server cannot be reached, and the choice of runner."""
+
+from __future__ import annotations
+
+import runpy
+import socket
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from signoff import AgentRefused, App, ProposalStatus, TaskStatus, UserError
+from signoff.engine.temporal import Temporal
+from signoff.testing import ScriptedModel, says
+from tests import deadlines_app
+from tests.temporal_server import DevServer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port  # nothing listens on it once the probe is closed
+
+
+@pytest.fixture
+def shop(postgres_database: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
+    """The workshop on PostgreSQL, its runner a Temporal server that cannot be reached."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", postgres_database)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", f"127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"workshop-{uuid.uuid4().hex[:8]}")
+    namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_test")
+    shop = SimpleNamespace(**namespace, **namespace["setup"]())
+    yield shop
+    shop.app.database.dispose()
+
+
+def _price_script(shop: SimpleNamespace) -> ScriptedModel:
+    return ScriptedModel(
+        says.tool("Pads and a cable.", shop.set_price, repair=shop.repair.id, price=45),
+        says.hand_back(shop.Estimate(hours=1, summary="Pads and a cable.")),
+    )
+
+
+def _until(check: object, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"{what} did not happen within a minute"
+        time.sleep(0.05)
+
+
+def test_a_task_started_while_temporal_is_unreachable_is_kept_told_and_started_later(
+    shop: SimpleNamespace, temporal_server: DevServer,
+) -> None:
+    """Started while the server cannot be reached, the task is recorded Running and the caller
+    is told in words; a worker that reaches the server starts it, and a decision ends it."""
+    app = shop.app
+    outcome = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
+                                           model=_price_script(shop))
+    assert outcome.status is TaskStatus.RUNNING
+    assert outcome.problem.startswith(f"Temporal at {app.runner.address} could not be reached. "
+                                      "The task is recorded and goes on once a worker")
+    assert app.proposals(task=outcome.task) == []
+    with app.temporal_worker(address=temporal_server.address,
+                             stalled_after=timedelta(0)).running():
+        _until(lambda: app.outcome(outcome.task).status is TaskStatus.WAITING,
+               "the recorded task starting")
+        (proposal,) = app.proposals(task=outcome.task)
+        decision = app.approve(proposal, by=shop.noor)
+        assert decision.status is ProposalStatus.DONE
+        assert decision.task_status == TaskStatus.DONE.value
+    assert app.outcome(outcome.task).status is TaskStatus.DONE
+    words = app.receipt(outcome.task).words
+    assert words.count("Noor approved set_price, and it ran as them.") == 1
+
+
+def test_an_app_chooses_its_runner_in_one_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process unless `runner=` or SIGNOFF_TEMPORAL names a server; an in-process app has no
+    Temporal worker, and says how to name one."""
+    monkeypatch.delenv("SIGNOFF_TEMPORAL", raising=False)
+    assert App("plain", database="sqlite://").runner is None
+    named = App("named", database="sqlite://", runner=Temporal(address="127.0.0.1:7233"))
+    assert named.runner == Temporal(address="127.0.0.1:7233")
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", "127.0.0.1:7234")
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", "shop-floor")
+    from_env = App("env", database="sqlite://")
+    assert from_env.runner == Temporal(address="127.0.0.1:7234", task_queue="shop-floor")
+    assert from_env.runner.queue_of("env") == "shop-floor"
+    assert Temporal(address="x:1").queue_of("env") == "signoff-env"
+    monkeypatch.delenv("SIGNOFF_TEMPORAL")
+    with pytest.raises(UserError, match="runs its tasks in-process: name a Temporal server"):
+        App("plain", database="sqlite://").temporal_worker()
+
+
+def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
+    postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Noor has two seconds: the workflow's timer passes the deadlines — one price is withdrawn
+    (its task told, and done), the fleet's goes to the Finance queue; Noor's late yes is refused
+    in words, Fay's runs it once."""
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", temporal_server.address)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"deadlines-{uuid.uuid4().hex[:8]}")
+    shop = deadlines_app.build(postgres_database, noors_time=timedelta(seconds=2))
+    app = shop.app
+    try:
+        with app.temporal_worker().running():
+            clerk = app.agent(shop.Clerk)
+            plain = clerk.do(shop.PriceTicket(), model=deadlines_app.script(shop, price=40))
+            fleet = clerk.do(shop.PriceFleetTicket(), model=deadlines_app.script(shop, price=50))
+            assert (plain.status, fleet.status) == (TaskStatus.WAITING, TaskStatus.WAITING)
+            assert plain.waiting_until is not None
+            _until(lambda: app.outcome(plain).status is TaskStatus.DONE, "the withdrawal")
+            (withdrawn,) = app.proposals(task=plain.task)
+            assert withdrawn.status is ProposalStatus.WITHDRAWN
+            assert withdrawn.decided_by is None
+            _until(lambda: app.proposals(task=fleet.task)[0].escalations == 1, "the escalation")
+            (escalated,) = app.proposals(task=fleet.task)
+            assert (escalated.status, escalated.decide_by) == (ProposalStatus.WAITING,
+                                                               "the Finance queue")
+            with pytest.raises(AgentRefused, match="No one decided set_price by its deadline: "
+                                                   "it went to the Finance queue at"):
+                app.approve(escalated, by=shop.noor)
+            decision = app.approve(escalated, by=shop.fay)
+            assert decision.said == "Fay approved set_price, and it ran as them."
+            assert decision.task_status == TaskStatus.DONE.value
+        assert deadlines_app.runs(shop) == 1
+        words = app.receipt(plain.task).words
+        assert "it was withdrawn." in words
+        assert "Priced, or told why not." in str(app.outcome(plain).result)
+    finally:
+        app.database.dispose()
