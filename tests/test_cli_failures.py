@@ -281,6 +281,26 @@ def test_run_starts_a_task_the_worker_goes_on_with(shop: SimpleNamespace) -> Non
     assert shop.app.outcome(proposal.task).result.summary == "Pads and a cable."
 
 
+def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespace) -> None:
+    """`signoff run` with a model nobody serves: the task fails, and stderr says which model and
+    what to check in sentences, with none of the traceback the loop logs (that is for
+    `--debug`)."""
+    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+    nowhere = f"openai-compatible:m@http://127.0.0.1:{_closed_port()}/v1"
+    done = signoff("run", "estimator", "price_fleet_repair", "--for", "mia@workshop.example",
+                   "--subject", "ticket=T-7", "--model", nowhere, "--price", "0,0", env=env)
+    assert done.returncode == 1, done.stderr
+    assert "failed, after 0 model calls" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert "could not be reached" in done.stderr
+    assert "Check the base URL and the network." in done.stderr
+    debugged = signoff("--debug", "run", "estimator", "price_fleet_repair", "--for",
+                       "mia@workshop.example", "--subject", "ticket=T-7", "--model", nowhere,
+                       "--price", "0,0", env=env)
+    assert "Traceback" in debugged.stderr
+
+
 def test_a_model_that_cannot_be_made_again_is_reported_once(shop: SimpleNamespace) -> None:
     """A task started with openai:gpt-4o-mini goes on in a worker that has no OpenAI key: the
     worker says so once, and `tasks` shows it."""

@@ -24,6 +24,7 @@ from signoff.cli.failures import (
     EXIT_USAGE,
     FailureTellingGroup,
     failure_of,
+    tell_logs,
 )
 
 __all__ = [
@@ -121,6 +122,7 @@ def main(debug: bool) -> None:
       signoff lint --app examples/crane.py
       signoff --debug users list --app examples/workshop.py
     """
+    tell_logs(debug=debug)
 
 
 APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",

@@ -45,6 +45,7 @@ __all__ = [
     "Failure",
     "FailureTellingGroup",
     "failure_of",
+    "tell_logs",
 ]
 
 log = logging.getLogger("signoff.cli")
@@ -119,6 +120,26 @@ def missing_module(name: str) -> str:
         return (f"This needs the {extra} extra ({top} is not installed): "
                 f"pip install 'signoff[{extra}]'.")
     return f"This needs the Python package {top}, which is not installed: pip install {top}."
+
+
+class _Sentence(logging.Formatter):
+    """A log record as its sentence alone: the traceback it carries stays out."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return record.getMessage()
+
+
+def tell_logs(*, debug: bool) -> None:
+    """Let signoff's warnings reach stderr as sentences (with their tracebacks under
+    ``--debug``), rather than through Python's last-resort handler, which prints tracebacks."""
+    logger = logging.getLogger("signoff")
+    if any(getattr(h, "signoff_cli", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler()
+    handler.signoff_cli = True  # type: ignore[attr-defined]
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(message)s") if debug else _Sentence())
+    logger.addHandler(handler)
 
 
 class FailureTellingGroup(click.Group):
