@@ -301,6 +301,16 @@ def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespa
     assert "Traceback" in debugged.stderr
 
 
+@pytest.mark.parametrize("args", [["proposals", "show", ""], ["approve", " "],
+                                  ["reject", "", "--reason", "No."], ["receipt", ""]])
+def test_an_empty_id_is_a_usage_error(shop: SimpleNamespace, args: list[str]) -> None:
+    """An id given empty (as an unset shell variable gives it) is told as such, exit 2: not a
+    search for a proposal or task with no id."""
+    done = cli(*args, "--app", APP, "--as", "noor@workshop.example")
+    assert done.exit_code == 2, done.output
+    assert "it is empty: give it (an unset shell variable gives an empty one)." in done.output
+
+
 def test_a_model_that_cannot_be_made_again_is_reported_once(shop: SimpleNamespace) -> None:
     """A task started with openai:gpt-4o-mini goes on in a worker that has no OpenAI key: the
     worker says so once, and `tasks` shows it."""

@@ -39,6 +39,7 @@ __all__ = [
     "TOKEN_OPTION",
     "Unauthenticated",
     "app_option_words",
+    "given",
     "load_app",
     "main",
     "profile_path",
@@ -123,6 +124,16 @@ def main(debug: bool) -> None:
       signoff --debug users list --app examples/workshop.py
     """
     tell_logs(debug=debug)
+
+
+def given(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """An id or handle argument, which must not be empty: an empty one (an unset shell variable,
+    ``""``) is a usage error that says so, not a search for nothing."""
+    text = value.strip()
+    if not text:
+        raise click.BadParameter(
+            "it is empty: give it (an unset shell variable gives an empty one).", ctx, param)
+    return text
 
 
 APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",

@@ -8,7 +8,16 @@ from typing import Any, TypeVar
 
 import click
 
-from signoff.cli import APP_OPTION, AS_OPTION, JSON_OPTION, TOKEN_OPTION, load_app, main, whoami
+from signoff.cli import (
+    APP_OPTION,
+    AS_OPTION,
+    JSON_OPTION,
+    TOKEN_OPTION,
+    given,
+    load_app,
+    main,
+    whoami,
+)
 from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
 from signoff.cli.subjects import record_named
 from signoff.exceptions import SignoffError
@@ -282,7 +291,7 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
 
 @mcp.command(name="approve")
 @click.argument("config_path", metavar="CONFIG")
-@click.argument("proposal_id")
+@click.argument("proposal_id", callback=given)
 @AS_OPTION
 @TOKEN_OPTION
 @click.option("--always", is_flag=True, help="And from now on, let the guard run this tool "
@@ -307,7 +316,7 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
 
 @mcp.command(name="reject")
 @click.argument("config_path", metavar="CONFIG")
-@click.argument("proposal_id")
+@click.argument("proposal_id", callback=given)
 @click.option("--reason", required=True, help="Why not: the client is told it.")
 @AS_OPTION
 @TOKEN_OPTION

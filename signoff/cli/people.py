@@ -21,6 +21,7 @@ from signoff.cli import (
     JSON_OPTION,
     TOKEN_OPTION,
     app_option_words,
+    given,
     load_app,
     main,
     whoami,
@@ -119,7 +120,7 @@ def _of_group(ctx: click.Context, app_spec: str | None, as_handle: str | None,
 
 
 @proposals.command(name="show")
-@click.argument("proposal_id")
+@click.argument("proposal_id", callback=given)
 @APP_OPTION
 @AS_OPTION
 @TOKEN_OPTION
@@ -188,7 +189,7 @@ def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 
 @main.command()
-@click.argument("proposal_id")
+@click.argument("proposal_id", callback=given)
 @APP_OPTION
 @AS_OPTION
 @TOKEN_OPTION
@@ -226,7 +227,7 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
 
 
 @main.command()
-@click.argument("proposal_id")
+@click.argument("proposal_id", callback=given)
 @click.option("--reason", required=True, help="Why not: the agent is told it.")
 @APP_OPTION
 @AS_OPTION
@@ -292,7 +293,7 @@ def _rule_words(app: Any, rule: StandingRule) -> str:
 
 
 @rules.command(name="revoke")
-@click.argument("rule_id")
+@click.argument("rule_id", callback=given)
 @click.option("--why", default="", help="Why it is taken back.")
 @APP_OPTION
 @AS_OPTION
@@ -344,7 +345,7 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
 
 
 @main.command()
-@click.argument("task_id")
+@click.argument("task_id", callback=given)
 @APP_OPTION
 @AS_OPTION
 @TOKEN_OPTION
