@@ -150,6 +150,14 @@ def test_show_names_who_decided(shop: SimpleNamespace) -> None:
     assert result.exit_code == 0
     assert "Decided by: Noor. Status: Done." in result.stdout
     assert "Mia" not in result.stdout.split("Decided by:")[1]
+    listed = cli("proposals", "--all", "--app", APP, "--as", "noor@workshop.example").stdout
+    assert f"{proposal.id}  Done     estimator: Set the price" in listed
+    assert listed.splitlines()[0].endswith("— decided by Noor")
+    waiting = price(shop)
+    (other,) = shop.app.proposals(task=waiting.task)
+    mine = cli("proposals", "--app", APP, "--as", "mia@workshop.example").stdout
+    assert mine.splitlines()[0].startswith(other.id)
+    assert mine.splitlines()[0].endswith("— to be decided by Mia")
 
 
 def test_a_routed_proposal_is_told_alike_by_show_and_approve(shop: SimpleNamespace) -> None:

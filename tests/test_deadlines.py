@@ -367,7 +367,7 @@ def test_the_command_shows_deadlines_and_refuses_a_late_decision_in_words(
     token = filed.app.credentials.issue_token(filed.noor)
     code, out = _cli("proposals", "--app", APP, "--token", token)
     assert code == 0, out
-    assert f"— decided by Noor, by {_when(deadline)}" in out
+    assert f"— to be decided by Noor, by {_when(deadline)}" in out
     code, out = _cli("proposals", "show", work.proposal.id, "--app", APP, "--token", token)
     assert f"Deadline: Decide it by {_when(deadline)}; then it is withdrawn." in out
     code, out = _cli("proposals", "show", work.proposal.id, "--app", APP, "--token", token,

@@ -353,7 +353,7 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     code, listed = got["listed"]
     assert code == 0
     assert got["first"] in listed
-    assert 'delete_file (on files) (arguments={"name": "a.txt"}) — decided by Noor' in listed
+    assert 'delete_file (on files) (arguments={"name": "a.txt"}) — to be decided by Noor' in listed
     assert listed.strip().endswith("1 proposal.")
     code, forged = got["forged"]
     assert code == 4

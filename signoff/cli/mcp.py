@@ -283,10 +283,11 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
     """
     from signoff.cli.people import _echo_proposals
 
-    def listed(app: Any) -> list[Any]:
-        return list(app.proposals_for(whoami(app, as_handle, token)))
+    def listed(app: Any) -> None:
+        _echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
+                        as_json=as_json, people=app.people)
 
-    _echo_proposals(_with_guard(config_path, listed), as_json=as_json)
+    _with_guard(config_path, listed)
 
 
 @mcp.command(name="approve")

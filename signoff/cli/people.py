@@ -60,12 +60,14 @@ def _every_page(page_of: Any) -> list[Any]:
         after = page.next
 
 
-def _proposal_line(p: Any) -> str:
+def _proposal_line(p: Any, decided_by: str) -> str:
+    """One proposal on a line: who is to decide it (and by when), or who decided it."""
     shown = ", ".join(f"{k}={v}" for k, v in p.shown.items())
     deadline = f", by {when(p.deadline_at)}" if (
         p.deadline_at and p.status is ProposalStatus.WAITING) else ""
-    return (f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — decided by "
-            f"{p.decide_by}{deadline}")
+    who = (f"to be decided by {p.decide_by}{deadline}" if p.status is ProposalStatus.WAITING
+           else f"decided by {decided_by}" if decided_by else f"was for {p.decide_by}")
+    return f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — {who}"
 
 
 @main.group(invoke_without_command=True)
@@ -98,16 +100,17 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
         found = _every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
     else:
         found = _every_page(lambda after: inbox.proposals(me, after=after))
-    _echo_proposals(found, as_json=as_json)
+    _echo_proposals(found, as_json=as_json, people=app.people)
 
 
-def _echo_proposals(found: list[Any], *, as_json: bool) -> None:
-    """Proposals printed one a line, and how many (or as JSON)."""
+def _echo_proposals(found: list[Any], *, as_json: bool, people: Any) -> None:
+    """Proposals printed one a line, and how many (or as JSON); `people` names who decided."""
     if as_json:
         _print_json(found)
         return
     for p in found:
-        click.echo(_proposal_line(p))
+        decider = people.find(p.decided_by) if p.decided_by else None
+        click.echo(_proposal_line(p, decider.name if decider else ""))
     click.echo(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
 
 
