@@ -59,7 +59,10 @@ class DevServer:
             [str(_binary()), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
              "--port", str(self.port), "--http-port", str(self._http), "--metrics-port",
              str(self._metrics), "--db-filename", str(self.home / "temporal.db"),
-             "--log-level", "warn"],
+             "--log-level", "warn",
+             # Like the tests' PostgreSQL (fsync=off): durable across a restart of the server,
+             # not across a crash of the machine, and not waiting on the disk for each write.
+             "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=off"],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
         deadline = time.monotonic() + 60

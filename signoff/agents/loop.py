@@ -738,6 +738,10 @@ class Loop:
         when it cannot be made here (no model or conversation at hand, a limit reached)."""
         model = self.models.get(task.id)
         known = self._conversations.get(task.id)
+        if self.runner is not None:
+            # Another runner may step the next turn in another process, which could not tell
+            # this reservation from one made for a reply that was lost: it is made there.
+            return {}
         if model is None or model.price is None or task.reserved_usd or known is None or (
                 len(known) != task.message_count) or next_action(
                 task.steps, task.max_steps, task.spend_usd, task.budget_usd, False, False

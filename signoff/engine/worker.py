@@ -54,12 +54,14 @@ class Worker:
             )]
         for proposal_id in ids:
             self._agency.decider.recover(proposal_id)
-        with self._agency.database.connect() as db:
-            waiting = [r[0] for r in db.execute(
+        pending = select(proposals.c.id).where(
+            proposals.c.task_id == tasks.c.id,
+            proposals.c.status.in_([ProposalStatus.WAITING.value, ProposalStatus.APPROVED.value]))
+        with self._agency.database.connect() as db:  # one query, however many tasks wait
+            settled = [r[0] for r in db.execute(
                 select(tasks.c.id).where(tasks.c.status == TaskStatus.WAITING.value,
-                                         tasks.c.updated_at <= cutoff)
+                                         tasks.c.updated_at <= cutoff, ~pending.exists())
             )]
-            settled = [t for t in waiting if not repo.waiting_of_task(db, t)]
         resumed = 0
         for task_id in settled:
             if self._agency.loop.resume_after_decision(task_id) is not TaskStatus.WAITING:

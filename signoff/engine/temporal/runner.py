@@ -19,7 +19,11 @@ from typing import Any, TypeVar
 
 from sqlalchemy import select
 from temporalio import activity
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.service import RPCError
 
 from signoff.agents import holds
@@ -159,8 +163,9 @@ class TemporalRunner:
         handle = client.get_workflow_handle(task_id)
         try:
             return await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str), wait)
-        except (TimeoutError, WorkflowUpdateFailedError, RPCError):
-            return None  # still running, or it ended meanwhile: the store says which
+        except (TimeoutError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
+                RPCError):
+            return None  # still running, ended meanwhile, or the server went: the store says
 
     async def client(self) -> Client:
         """The client, connected (again) if need be; `Unreachable` when it cannot be."""
