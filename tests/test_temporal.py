@@ -14,8 +14,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from click.testing import CliRunner
 
 from signoff import AgentRefused, App, ProposalStatus, TaskStatus, UserError
+from signoff.cli import main
 from signoff.engine.temporal import Temporal
 from signoff.testing import ScriptedModel, says
 from tests import deadlines_app
@@ -137,3 +139,16 @@ def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
         assert "Priced, or told why not." in str(app.outcome(plain).result)
     finally:
         app.database.dispose()
+
+
+def test_signoff_worker_with_temporal_once_settles_and_signals(
+    postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff worker --temporal ADDRESS --once` makes the app run on that server, looks once
+    for work a stopped process left, says what it did, and stops."""
+    monkeypatch.setenv("DEADLINES_DATABASE", postgres_database)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", "")  # restored once the command has set it
+    result = CliRunner().invoke(main, ["worker", "--app", "tests/deadlines_app.py", "--temporal",
+                                       temporal_server.address, "--once"])
+    assert result.exit_code == 0, result.output
+    assert result.output == "Settled or signalled 0 task(s).\n"
