@@ -1,7 +1,8 @@
 """The agent loop's cost: per tool call run alone, and per approval round trip, beside plain loops.
 
 Run as ``.venv/bin/python bench/bench_loop.py [--n 20 200] [--approvals 50] [--reps 7]``
-(``--profile`` adds where the time goes, from cProfile).
+(``--profile`` adds where the time goes, from cProfile; ``--tracing`` measures only what
+OpenTelemetry tracing costs per alone call, untraced and traced in the same run: bench/README.md).
 
 Everything signoff does here is durable: the app's database is a SQLite file (WAL, as signoff
 opens files by default) in a temporary folder, and every step of a task — the model's turn, each
@@ -511,11 +512,16 @@ def verdict(value_us: float, target_us: float) -> str:
 
 # -- tracing ---------------------------------------------------------------------------------
 
+TRACING_MODES = ("off", "on", "sdk")
+"""Tracing off (the loop's no-op `Observer`); on, as signoff traces with the SDK; and on with
+every span made by the SDK's own tracer (how signoff traced before its step spans), to compare."""
+
 
 def tracing_provider() -> tuple[Any, Any]:
-    """An OpenTelemetry SDK tracer provider as an app would run it: spans batched to an
-    exporter (one that keeps them in memory, cleared between runs, standing in for a
-    collector); and that exporter."""
+    """An OpenTelemetry SDK tracer provider as an app would run it: spans batched
+    (`BatchSpanProcessor`, its defaults) to an exporter that keeps them in memory, standing in
+    for a collector: the run checks from it that every span it expects was exported, and it
+    costs what one that drops them costs. And that exporter."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -526,10 +532,60 @@ def tracing_provider() -> tuple[Any, Any]:
     return provider, exporter
 
 
-def hooks_us(bench: Bench, observer: Any, reps: int) -> float:
+def traced_bench(mode: str) -> tuple[Bench, Any, Any]:
+    """A fresh app traced as `mode` says; its provider and exporter (None when off)."""
+    bench = make_bench()
+    if mode == "off":
+        return bench, None, None
+    provider, exporter = tracing_provider()
+    bench.app.trace(provider)
+    if mode == "sdk":  # every span by the SDK's tracer, as content capture does
+        tracing = bench.app._agency.loop.observer
+        tracing._steps = tracing._tracer
+    return bench, provider, exporter
+
+
+def check_exported(exporter: Any, tool: str, n: int) -> None:
+    """The spans of a run of N alone calls of `tool` were all exported."""
+    names = [span.name for span in exporter.get_finished_spans()]
+    exporter.clear()
+    if names.count(f"execute_tool {tool}") != n or names.count("chat scripted") != n + 1:
+        raise RuntimeError(f"Tracing on exported {len(names)} spans for {n} calls.")
+
+
+def run_traced(tool: str, n: int, reps: int, warmup: int) -> dict[str, dict[str, list[float]]]:
+    """Seconds (wall, cpu) per alone call of `tool` in each mode: one run of each mode after
+    another, in an order turned round each time, so that a busy moment falls on all of them."""
+    made = {mode: traced_bench(mode) for mode in TRACING_MODES}
+    samples: dict[str, dict[str, list[float]]] = {m: {"wall": [], "cpu": []} for m in made}
+    try:
+        for i in range(warmup + reps):
+            for mode in TRACING_MODES if i % 2 else TRACING_MODES[::-1]:
+                bench = made[mode][0]
+                gc.collect()
+                cpu = time.process_time()  # every thread's: the batch processor's counts
+                wall = run_alone(bench, tool, n)
+                cpu = time.process_time() - cpu
+                if i >= warmup:
+                    samples[mode]["wall"].append(wall / n)
+                    samples[mode]["cpu"].append(cpu / n)
+            for _bench, provider, exporter in made.values():
+                if provider is not None:  # exported, checked and let go, untimed
+                    provider.force_flush()
+                    check_exported(exporter, tool, n)
+    finally:
+        for bench, provider, _exporter in made.values():
+            if provider is not None:
+                provider.shutdown()
+            bench.close()
+    return samples
+
+
+def hooks_us(bench: Bench, observer: Any, reps: int, flush: Callable[[], Any] = lambda: None,
+             ) -> float:
     """What the points the loop calls for one alone call cost `observer`, in µs of CPU time,
-    beyond the model call itself: around the model call, around the tool call, the verdict, the call's
-    end (per task, the start and the run are fewer still). On a real task's rows."""
+    beyond the model call itself: around the model call, around the tool call, the verdict, the
+    call's end; inside the task's run, as the loop calls them. On a real task's rows."""
     from signoff.agents import repository as repo
     from signoff.agents.gate import gate
 
@@ -542,28 +598,56 @@ def hooks_us(bench: Bench, observer: Any, reps: int) -> float:
     model = ScriptedModel(says.tool(bench.tools["add"], a=1, b=1), usage=USAGE)
     messages: tuple[Any, ...] = ()
     answer = bench.app.actions.run("add", {"a": 1, "b": 1}, as_=bench.clerk)
+
     def points() -> None:
-        for _ in range(reps):
-            observer.complete(task, model, messages, (), max_output_tokens=1)
-            with observer.tool_call(task, call):
-                observer.gated(verdict)
-                observer.tool_ended(state="done", outcome="Done", answer="2", result=answer)
+        with observer.running(task):
+            for _ in range(reps):
+                observer.complete(task, model, messages, (), max_output_tokens=1)
+                with observer.tool_call(task, call):
+                    observer.gated(verdict)
+                    observer.tool_ended(state="done", outcome="Done", answer="2", result=answer)
 
     def bare() -> None:
         for _ in range(reps):
             model.complete(messages, (), max_output_tokens=1)
 
-    def cpu(fn: Callable[[], None]) -> float:  # the least of 5 rounds: the least disturbed
-        return min(_cpu_of(fn) for _ in range(5))
-
-    return (cpu(points) - cpu(bare)) / reps * 1e6
+    return (least_cpu(points, flush) - least_cpu(bare)) / reps * 1e6
 
 
-def _cpu_of(fn: Callable[[], None]) -> float:
-    """The CPU time of this process (every thread) while `fn` runs, in seconds."""
-    t0 = time.process_time()
-    fn()
-    return time.process_time() - t0
+def span_us(start_span: Callable[..., Any], parent: Any, reps: int,
+            flush: Callable[[], Any]) -> float:
+    """µs of CPU for one span with a chat span's attributes (5 as it starts, 4 as it ends),
+    started with `start_span` under `parent` and ended (the batch processor queues it)."""
+    from opentelemetry import trace
+
+    started = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "signoff",
+               "gen_ai.request.model": "scripted", "gen_ai.request.max_tokens": 1024,
+               "gen_ai.conversation.id": str(uuid.uuid4())}
+    ended = {"gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20,
+             "gen_ai.response.finish_reasons": ("tool_call",), "signoff.cost_usd": 0.0}
+
+    def spans() -> None:
+        with trace.use_span(parent):
+            for _ in range(reps):
+                span = start_span("chat scripted", attributes=started)
+                span.set_attributes(ended)
+                span.end()
+
+    return least_cpu(spans, flush) / reps * 1e6
+
+
+def least_cpu(fn: Callable[[], None], after: Callable[[], Any] = lambda: None) -> float:
+    """The CPU time of this process (every thread) while `fn` runs, in seconds: the least of 5
+    rounds, the least disturbed (`after` runs untimed after each: the spans' flush, so that the
+    batch processor's queue never fills and drops)."""
+    def once() -> float:
+        t0 = time.process_time()
+        fn()
+        spent = time.process_time() - t0
+        after()
+        return spent
+
+    return min(once() for _ in range(5))
 
 
 def run_alone_outcome(bench: Bench, tool: str, n: int) -> Any:
@@ -572,68 +656,83 @@ def run_alone_outcome(bench: Bench, tool: str, n: int) -> Any:
     return bench.app.agent(bench.alone).do(bench.skill, None, for_=bench.clerk, model=model)
 
 
-def measure_tracing(args: argparse.Namespace) -> None:
-    """Per alone call: tracing off, and tracing on with the SDK; runs interleaved, in one run."""
-    reps, warmup = args.reps, args.warmup
-    print("\n== tracing: per tool call run alone, off and on (OpenTelemetry SDK, batched)")
-    rows = []
-    for n in args.n:
-        for tool in args.tools:
-            off, on = make_bench(), make_bench()
-            provider, exporter = tracing_provider()
-            on.app.trace(provider)
-            samples: dict[str, list[float]] = {"off": [], "on": [], "off cpu": [], "on cpu": []}
-            try:
-                for i in range(warmup + reps):
-                    for mode, bench in (("off", off), ("on", on)):
-                        gc.collect()
-                        cpu = time.process_time()
-                        elapsed = run_alone(bench, tool, n)
-                        cpu = time.process_time() - cpu
-                        if i >= warmup:
-                            samples[mode].append(elapsed)
-                            samples[f"{mode} cpu"].append(cpu)
-                    provider.force_flush()
-                    spans = len(exporter.get_finished_spans())
-                    exporter.clear()
-            finally:
-                provider.shutdown()
-                off.close()
-                on.close()
-            if spans < 2 * n:
-                raise RuntimeError(f"Tracing on exported {spans} spans for {n} calls.")
-            measured = {mode: show(Measured(name=f"signoff {tool} N={n}, tracing {mode}", per=n,
-                                            samples=samples[mode])) for mode in samples}
-            rows.append((tool, n, measured))
+def measure_points() -> dict[str, float]:
+    """µs of CPU, in a tight loop: the loop's points for one alone call untraced, traced, and
+    traced with the SDK's own spans; one span by the SDK's tracer, and one step span."""
     from signoff.agents.observer import Observer
+    from signoff.agents.step_spans import StepSpans
     from signoff.agents.tracing import Tracing
 
     bench = make_bench()
     provider, exporter = tracing_provider()
     try:
-        idle = hooks_us(bench, Observer(), 20_000)
-        traced = hooks_us(bench, Tracing(database=bench.app.database, tracer_provider=provider),
-                          1_000)
+        tracing = Tracing(database=bench.app.database, tracer_provider=provider)
+        figures = {"untraced": hooks_us(bench, Observer(), 20_000),
+                   "on": hooks_us(bench, tracing, 500, provider.force_flush)}
+        tracing._steps = tracing._tracer
+        figures["sdk"] = hooks_us(bench, tracing, 500, provider.force_flush)
+        tracer = provider.get_tracer("signoff")
+        parent = tracer.start_span("invoke_agent bench")
+        steps = StepSpans.over(tracer, "signoff", "0")
+        assert steps is not None
+        figures["sdk span"] = span_us(tracer.start_span, parent, 1_000, provider.force_flush)
+        figures["step span"] = span_us(steps.start_span, parent, 1_000, provider.force_flush)
+        parent.end()
         provider.force_flush()
+        exporter.clear()
     finally:
         provider.shutdown()
         bench.close()
-    print("\n== tracing ratios (medians, same run; cpu: the process's CPU time, which other "
-          "processes' load does not inflate)")
-    for tool, n, measured in rows:
-        for clock in ("", " cpu"):
-            off_m, on_m = measured["off" + clock], measured["on" + clock]
-            ratio = on_m.median_us / off_m.median_us
-            least = on_m.min_us / off_m.min_us
-            paired = statistics.median(a / b for a, b in zip(on_m.samples, off_m.samples,
-                                                              strict=True))
-            print(f"{tool + f' N={n}' + clock:<22} off {off_m.median_us:8.1f} µs/call  on "
-                  f"{on_m.median_us:8.1f} µs/call  on/off ×{ratio:.3f} ({(ratio - 1) * 100:+.1f}%,"
-                  f" target ≤ +15%); min/min ×{least:.3f}; median of each run's pair ×{paired:.3f}")
-        off_m = measured["off cpu"]
-        print(f"{'':<22} its points alone, CPU per call: untraced {idle:.2f} µs = "
-              f"{idle / off_m.median_us * 100:.2f}% of a call; traced with the SDK {traced:.1f} "
-              f"µs = {traced / off_m.median_us * 100:.1f}% of a call")
+    return figures
+
+
+def measure_tracing(args: argparse.Namespace) -> None:
+    """Per alone call: tracing off, on, and on with the SDK's own spans; runs interleaved, in one
+    run; the whole measured `--rounds` times."""
+    reps, warmup = args.reps, args.warmup
+    print("\n== tracing: per tool call run alone, off / on / on with the SDK's own spans "
+          "(OpenTelemetry SDK, BatchSpanProcessor, in-memory exporter)")
+    by_tool: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for round_ in range(1, args.rounds + 1):
+        for n in args.n:
+            for tool in args.tools:
+                samples = run_traced(tool, n, reps, warmup)
+                off = samples["off"]
+                row: dict[str, Any] = {"off cpu": statistics.median(off["cpu"]) * 1e6,
+                                       "off wall": statistics.median(off["wall"]) * 1e6}
+                text = [f"round {round_} {tool} N={n}: CPU off {row['off cpu']:7.1f} µs/call"]
+                for mode in ("on", "sdk"):
+                    for clock in ("cpu", "wall"):
+                        mine, base = samples[mode][clock], off[clock]
+                        row[f"{mode} {clock}"] = statistics.median(mine) / statistics.median(base)
+                        row[f"{mode} {clock} pairs"] = statistics.median(
+                            a / b for a, b in zip(mine, base, strict=True))
+                    text.append(f"{mode} ×{row[f'{mode} cpu']:.3f} (pairs ×"
+                                f"{row[f'{mode} cpu pairs']:.3f}; wall ×{row[f'{mode} wall']:.3f})")
+                print(";  ".join(text), flush=True)
+                by_tool.setdefault((tool, n), []).append(row)
+    points = measure_points()
+    print("\n== tracing on / off per alone call (CPU time of the process, medians of "
+          f"{reps} runs each, the median of each run's pair beside it), every round; "
+          "target ≤ ×1.15")
+    for (tool, n), rows in by_tool.items():
+        rounds = "  ".join(f"×{r['on cpu']:.3f} (×{r['on cpu pairs']:.3f})" for r in rows)
+        sdk = "  ".join(f"×{r['sdk cpu']:.3f} (×{r['sdk cpu pairs']:.3f})" for r in rows)
+        worst = max(max(r["on cpu"], r["on cpu pairs"]) for r in rows)
+        print(f"{tool + f' N={n}':<14} on  {rounds}  — {'meets' if worst <= 1.15 else 'misses'}")
+        print(f"{'':<14} sdk {sdk}  (every span by the SDK's tracer)")
+    call = statistics.median(r["off cpu"] for rows in by_tool.values() for r in rows)
+    print(f"\n== what it is made of, CPU in a tight loop (a share of the median untraced alone "
+          f"call above, {call:.0f} µs)")
+    print(f"the loop's points for one alone call, beyond the model call (the least of 5 rounds;"
+          f" ±0.5 µs is noise): untraced {points['untraced']:.2f} µs "
+          f"({points['untraced'] / call * 100:.2f}%); traced {points['on']:.1f} µs "
+          f"({points['on'] / call * 100:.1f}%); traced with the SDK's own spans "
+          f"{points['sdk']:.1f} µs ({points['sdk'] / call * 100:.1f}%)")
+    print(f"one span with a chat span's 9 attributes, under a task's span: by the SDK's tracer "
+          f"{points['sdk span']:.1f} µs ({points['sdk span'] / call * 100:.1f}%), a step span "
+          f"{points['step span']:.1f} µs ({points['step span'] / call * 100:.1f}%); "
+          "two a call")
 
 
 # -- profile ---------------------------------------------------------------------------------
@@ -693,6 +792,8 @@ def main() -> None:
     parser.add_argument("--tracing", action="store_true",
                         help="measure only tracing's cost: alone calls untraced, and traced with "
                         "the OpenTelemetry SDK (needs signoff[otlp])")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="with --tracing: how many times the whole measurement is made")
     args = parser.parse_args()
     reps, warmup, k = args.reps, args.warmup, args.approvals
 

@@ -24,9 +24,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.trace import SpanKind, StatusCode
@@ -604,3 +606,100 @@ def test_no_endpoint_or_a_disabled_sdk_exports_nothing(
         monkeypatch.setenv(name, value)
     assert export_traces(shop.app) is False
     assert type(shop.app._agency.loop.observer) is Observer
+
+
+class _NoChats(Sampler):
+    """Samples every span but the model calls' (as a user's sampler may)."""
+
+    def should_sample(self, parent_context: Any, trace_id: int, name: str, kind: Any = None,
+                      attributes: Any = None, links: Any = None,
+                      trace_state: Any = None) -> SamplingResult:
+        if name.startswith("chat "):
+            return SamplingResult(Decision.DROP)
+        return SamplingResult(Decision.RECORD_AND_SAMPLE, attributes)
+
+    def get_description(self) -> str:
+        return "NoChats"
+
+
+class _Tenant(SpanProcessor):
+    """Stamps every span as it starts with the tenant it is for (as a baggage processor does),
+    and keeps the names of the spans it saw start."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        self.started.append(span.name)
+        span.set_attribute("app.tenant", "workshop")
+
+
+def test_the_steps_spans_go_through_the_providers_sampler_and_processors(
+    shop: SimpleNamespace,
+) -> None:
+    """The spans of model calls and tool calls are the provider's: its sampler decides them, its
+    processors see each one start (and may stamp it) and end, with its resource."""
+    memory, tenant = InMemorySpanExporter(), _Tenant()
+    provider = TracerProvider(sampler=_NoChats(),
+                              resource=Resource.create({"service.name": "workshop"}))
+    provider.add_span_processor(tenant)
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    shop.app.trace(provider)
+    _estimate_and_approve(shop)
+    provider.shutdown()
+    spans = memory.get_finished_spans()
+    named = _by_name(spans)
+    assert not [name for name in named if name.startswith("chat ")]
+    assert not [name for name in tenant.started if name.startswith("chat ")]
+    (note,) = named["execute_tool note_repair"]
+    assert "execute_tool note_repair" in tenant.started
+    assert all((s.attributes or {})["app.tenant"] == "workshop" for s in spans)
+    assert all(s.resource.attributes["service.name"] == "workshop" for s in spans)
+    assert all(s.instrumentation_scope and s.instrumentation_scope.name == "signoff"
+               for s in spans)
+    (first, _resumed) = named["invoke_agent estimator"]
+    assert note.parent is not None
+    assert note.parent.span_id == first.context.span_id
+    assert note.context.trace_flags.sampled
+
+
+def test_a_span_made_inside_a_model_call_is_the_chat_spans_child(
+    shop: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """What an HTTP client's instrumentation records while the model is asked (here, a span of
+    its own around each call) nests under that call's chat span."""
+    provider, memory = exporter
+    client = provider.get_tracer("a.http.client")
+
+    class OverHttp(ScriptedModel):
+        def complete(self, *args: Any, **kwargs: Any) -> Any:
+            with client.start_as_current_span("POST", kind=SpanKind.CLIENT):
+                return super().complete(*args, **kwargs)
+
+    shop.app.trace(provider)
+    outcome = shop.app.agent(shop.Estimator).do(
+        shop.EstimateRepair(), shop.repair, for_=shop.mia,
+        model=OverHttp(says.tool(shop.note_repair, repair=shop.repair.id, note="Pads."),
+                       says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads."))))
+    assert outcome.status is TaskStatus.DONE
+    named = _by_name(memory.get_finished_spans())
+    chats, posts = named["chat scripted"], named["POST"]
+    assert len(chats) == len(posts) == 2
+    assert sorted(p.parent.span_id for p in posts if p.parent) == sorted(
+        c.context.span_id for c in chats)
+
+
+def test_content_goes_through_the_providers_span_limits(
+    shop: SimpleNamespace,
+) -> None:
+    """Arguments and results, when exported, are cut to the provider's attribute length limit;
+    signoff's own attributes are short enough for any limit a provider is likely to set."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(span_limits=SpanLimits(max_span_attribute_length=12))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    shop.app.trace(provider, include_content=True)
+    _estimate_and_approve(shop)
+    (note,) = _by_name(memory.get_finished_spans())["execute_tool note_repair"]
+    arguments = (note.attributes or {})[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS]
+    assert arguments == '{"repair": "'
+    provider.shutdown()

@@ -81,6 +81,9 @@ class Tracing(Observer):
             include_content = os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
         self.include_content = include_content
         """Whether arguments, results and messages are exported."""
+        self._steps = self._tracer if include_content else _step_spans(self._tracer,
+                                                                       version("signoff"))
+        """What the spans of model calls and tool calls are started with."""
         self._open: dict[str, Any] = {}
         """The root span of each task started here that has not run yet."""
         self._models: dict[str, tuple[str, str]] = {}
@@ -112,8 +115,7 @@ class Tracing(Observer):
         }
         if self.include_content:
             attributes["gen_ai.input.messages"] = json.dumps([_message(m) for m in messages])
-        span = self._tracer.start_span(f"chat {name}", kind=SpanKind.CLIENT,
-                                       attributes=attributes)
+        span = self._steps.start_span(f"chat {name}", kind=SpanKind.CLIENT, attributes=attributes)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
             reply = model.complete(messages, tools, max_output_tokens=max_output_tokens)
@@ -276,7 +278,7 @@ class _Tool(_Current):
         }
         if self._tracing.include_content:
             attributes["gen_ai.tool.call.arguments"] = call.arguments
-        span = self._tracing._tracer.start_span(f"execute_tool {call.tool}", attributes=attributes)
+        span = self._tracing._steps.start_span(f"execute_tool {call.tool}", attributes=attributes)
         self._enter(span)
         self._mine = _TOOL.set(self)
         return self
@@ -354,6 +356,15 @@ class _Decision(_Current):
 
 _FINISH = {"end": "stop", "tool_calls": "tool_call", "max_tokens": "length"}
 """A reply's stop, as the conventions name finish reasons."""
+
+
+def _step_spans(tracer: Any, version: str) -> Any:
+    """What a step's spans are started with: `StepSpans` for the SDK's tracer, else `tracer`."""
+    try:
+        from signoff.agents.step_spans import StepSpans
+    except ImportError:  # OpenTelemetry's API alone: the tracer is not the SDK's
+        return tracer
+    return StepSpans.over(tracer, "signoff", version) or tracer
 
 
 def _carrier(span: Any) -> dict[str, str]:
