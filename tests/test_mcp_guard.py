@@ -251,6 +251,43 @@ def test_an_http_sessions_task_ends_when_the_client_deletes_the_session(
     assert status is TaskStatus.HALTED
 
 
+def test_an_alone_call_is_one_hold_and_four_transactions(guard: SimpleNamespace) -> None:
+    """A call the guard lets run alone takes its task's hold once, and writes in four
+    transactions: the task read and held; the client's turn; the call marked running before it
+    leaves; its outcome, receipt entry and closed turn, with the task let go. Its answer is not
+    read back. (The guard opened in this process, its upstream over stdio.)"""
+    from contextlib import AsyncExitStack
+
+    from sqlalchemy import event, text
+
+    from signoff.mcp.guard import open_guard
+
+    async def scenario() -> tuple[list[int], Any, str]:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            commits: list[int] = []
+            event.listen(served.app.database.engine, "commit", lambda _c: commits.append(1))
+            counted = []
+            for _ in range(3):
+                commits.clear()
+                result = await served.call_tool("files_list_files", {})
+                counted.append(len(commits))
+            (task,) = _tasks(served.app)
+            with served.app.database.connect() as db:
+                holder = db.execute(text("select holder from signoff_tasks where id = :t"),
+                                    {"t": task}).scalar()
+            return counted, result, holder
+
+    counted, result, holder = anyio.run(scenario)
+    assert counted[1:] == [4, 4]  # the first call also starts the session's task
+    assert not result.is_error
+    assert result.structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+    assert holder is None
+    (task,) = _tasks(guard.app)
+    words = guard.app.receipt(task).words
+    assert words.count("McpGuard ran files_list_files alone") == 3
+
+
 def _tasks(app: Any) -> list[str]:
     from sqlalchemy import text
 

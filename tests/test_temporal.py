@@ -14,10 +14,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
 from signoff import AgentRefused, App, ProposalStatus, TaskStatus, UserError
+from signoff.cli import main
 from signoff.engine.temporal import Temporal
 from signoff.testing import ScriptedModel, says
+from signoff.web import create_web_app
 from tests import deadlines_app
 from tests.temporal_server import DevServer
 
@@ -135,5 +139,55 @@ def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
         words = app.receipt(plain.task).words
         assert "it was withdrawn." in words
         assert "Priced, or told why not." in str(app.outcome(plain).result)
+    finally:
+        app.database.dispose()
+
+
+def test_signoff_worker_with_temporal_once_settles_and_signals(
+    postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff worker --temporal ADDRESS --once` makes the app run on that server, looks once
+    for work a stopped process left, says what it did, and stops."""
+    monkeypatch.setenv("DEADLINES_DATABASE", postgres_database)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", "")  # restored once the command has set it
+    result = CliRunner().invoke(main, ["worker", "--app", "tests/deadlines_app.py", "--temporal",
+                                       temporal_server.address, "--once"])
+    assert result.exit_code == 0, result.output
+    assert result.output == "Settled or signalled 0 task(s).\n"
+
+
+def test_decisions_from_the_command_and_the_rest_api_signal_the_workflow(
+    postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Deciding is unchanged for the person on Temporal: `signoff approve` (its own process's
+    app, on the server SIGNOFF_TEMPORAL names) and the REST API approve, the call runs once,
+    and the task goes on in the app's worker to its end."""
+    monkeypatch.setenv("DEADLINES_DATABASE", postgres_database)
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", temporal_server.address)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"decisions-{uuid.uuid4().hex[:8]}")
+    shop = deadlines_app.build(postgres_database)
+    app = shop.app
+    token = app.credentials.issue_token(shop.noor)
+    try:
+        with app.temporal_worker().running():
+            clerk = app.agent(shop.Clerk)
+            by_command = clerk.do(shop.PriceTicket(), model=deadlines_app.script(shop, price=40))
+            by_api = clerk.do(shop.PriceTicket(), model=deadlines_app.script(shop, price=50))
+            (first,) = app.proposals(task=by_command.task)
+            done = CliRunner().invoke(main, ["approve", first.id, "--app",
+                                             "tests/deadlines_app.py", "--token", token])
+            assert done.exit_code == 0, done.output
+            assert "Noor approved set_price, and it ran as them." in done.output
+            _until(lambda: app.outcome(by_command).status is TaskStatus.DONE,
+                   "the task decided from the command going on")
+            (second,) = app.proposals(task=by_api.task)
+            client = TestClient(create_web_app(app, secure_cookies=False))
+            approved = client.post(f"/api/proposals/{second.id}/approve",
+                                   headers={"Authorization": f"Bearer {token}"}, json={})
+            assert approved.status_code == 200, approved.json()
+            assert app.outcome(by_api).status is TaskStatus.DONE
+        assert deadlines_app.runs(shop) == 2
     finally:
         app.database.dispose()

@@ -206,20 +206,23 @@ class Loop:
             return self.run(task_id, task)
         return self.runner.go_on(task_id, task)
 
-    def step(self, task_id: str, *, more: Callable[[Step], bool] | None = None) -> Step:
+    def step(self, task_id: str, *, more: Callable[[Step], bool] | None = None,
+             last: Callable[[], bool] | None = None) -> Step:
         """Do one unit of the task's work, persisted; what happens next. The task is held for
         the unit and let go after it, so that its next unit may run in any process.
 
         `more`, when given, is asked after each unit that leaves the task running: while it
         says yes, the next unit follows under the same hold (a turn given from outside is its
-        model's unit and its tools' unit, taken and let go once)."""
+        model's unit and its tools' unit, taken and let go once). `last`, when given, is asked
+        before each unit whether it is the last: if that unit closes a turn, the task is let
+        go in the same write."""
         with self._database.holding(), holds.stepping(task_id):
             task, hold = self._read_and_hold(task_id)
             with self.observer.running(task):
                 if task.status != TaskStatus.RUNNING.value:
                     self._stopped(task)
                     return self._as_step(task)
-                return self._drive_held(task, once=True, more=more, hold=hold)[1]
+                return self._drive_held(task, once=True, more=more, last=last, hold=hold)[1]
 
     def _read_and_hold(self, task_id: str) -> tuple[repo.TaskRow, holds.Hold | None]:
         """The task as it reads now and, when it runs, this thread's hold on it (None: another
@@ -245,9 +248,10 @@ class Loop:
 
     def _drive_held(self, task: repo.TaskRow, *, once: bool,
                     more: Callable[[Step], bool] | None = None,
+                    last: Callable[[], bool] | None = None,
                     hold: holds.Hold | None = None) -> tuple[repo.TaskRow, Step]:
         """Step the held task (`hold`: taken already, else taken here; once — and again while
-        `more` says so — or until it stops running)."""
+        `more` says so — or until it stops running; `last`: see `step`)."""
         task_id = task.id
         hold = hold or self._hold(task)
         if hold is None:  # another holds it, and goes on with it
@@ -258,11 +262,14 @@ class Loop:
         step: Step = RunAgain()
         try:
             while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
+                self._local.closing = task_id if last is not None and last() else None
                 step = self._step(task)
                 task = self._take_saved(task_id) or self._task(task_id)
                 if once and (more is None or not more(step)):
                     break
-            if task.status == TaskStatus.RUNNING.value and (once or not isinstance(step, RunAgain)):
+            let_go = getattr(self._local, "let_go", None) != task_id  # not with a turn's close
+            if task.status == TaskStatus.RUNNING.value and let_go and (
+                    once or not isinstance(step, RunAgain)):
                 self._let_go(hold)  # it goes on elsewhere (a worker with its model, or the
                 # next single step, which whoever runs it takes the task for)
         except holds.LostHold:
@@ -274,6 +281,7 @@ class Loop:
             raise
         finally:
             held.pop(task_id, None)
+            self._local.closing = self._local.let_go = None
         if not isinstance(step, RunAgain):
             self._stopped(task)
         return task, step
@@ -335,6 +343,8 @@ class Loop:
         """Drop what this process keeps of a task (a write it expected did not happen, or it
         stopped stepping it): the next step reads it from the store."""
         self._saved.pop(task_id, None)
+        if getattr(self._local, "let_go", None) == task_id:  # that write did not happen either
+            self._local.let_go = None
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
         self._ahead.pop(task_id, None)
@@ -709,12 +719,18 @@ class Loop:
             self._remember(task, added)
             return Done(result=handed[0].value)
         ahead = self._reserve_ahead(task, added)
-        if self._save(db, task, added=added, turn_open=False, **ahead):
-            self._remember(task, added)
-            self._labels.absorb(task.id, task.turn, calls)
-            if ahead:
-                self._ahead[task.id] = task.revision + 1
-        return RunAgain()
+        # The last unit of a drive lets the task go with its turn's close (see `step`).
+        let_go = getattr(self._local, "closing", None) == task.id
+        self._local.let_go = None
+        if not self._save(db, task, added=added, turn_open=False, **ahead,
+                          **(dict(holder=None, held_until=None) if let_go else {})):
+            return RunAgain()
+        self._local.let_go = task.id if let_go else None
+        self._remember(task, added)
+        self._labels.absorb(task.id, task.turn, calls)
+        if ahead:
+            self._ahead[task.id] = task.revision + 1
+        return RunAgain(answered=tuple(calls))
 
     def _reserve_ahead(self, task: repo.TaskRow, added: list[Message]) -> dict[str, Any]:
         """The reservation of the next model call, to be made with the write that closes a

@@ -7,7 +7,7 @@ decides what to do with it. Nothing is threaded through arguments to say where a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
@@ -23,6 +23,9 @@ class RunAgain:
     kind: Literal["run_again"] = "run_again"
     status: ClassVar[TaskStatus] = TaskStatus.RUNNING
     """Where the task stands."""
+    answered: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    """The calls of the turn the step closed, as they ended (their rows; empty when it closed
+    none): whoever gave the turn reads its answers here rather than from the store again."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,7 +18,7 @@ from signoff.agents import repository as repo
 from signoff.agents.loop import Loop
 from signoff.agents.proposals import Proposal
 from signoff.agents.states import CallState
-from signoff.agents.steps import Step
+from signoff.agents.steps import RunAgain, Step
 from signoff.models.base import Message, Price, Reply, ToolSpec
 from signoff.store.database import Database
 from signoff.store.tables import proposals, tool_calls
@@ -99,6 +99,9 @@ def take_turn(loop: Loop, database: Database, task_id: str, reply: Reply, *,
     ran = 0
     tools_next = True
 
+    def last() -> bool:  # the tools' unit: the turn closes and lets the task go in one write
+        return given.taken
+
     def more(step: Step) -> bool:
         nonlocal ran, tools_next
         ran += 1
@@ -111,12 +114,25 @@ def take_turn(loop: Loop, database: Database, task_id: str, reply: Reply, *,
     loop.models[task_id] = given
     with database.holding():  # one connection for the turn's units and the answers' read
         try:
-            loop.step(task_id, more=more)
+            step = loop.step(task_id, more=more, last=last)
         finally:
             loop.models.pop(task_id, None)
         if not given.taken or not reply.tool_calls:
             return []
+        closed = step.answered if isinstance(step, RunAgain) else ()
+        if closed and all(c.state not in _DECIDED for c in closed):
+            return [_answer(c) for c in closed]  # as the turn closed: nothing to read again
         return answers_of(database, task_id, call=reply.tool_calls[0].id)
+
+
+_DECIDED = (CallState.PROPOSED, CallState.DECIDED)
+"""The states of a call that has a proposal (read with its answer)."""
+
+
+def _answer(call: repo.CallRow, proposal: Proposal | None = None) -> CallAnswer:
+    return CallAnswer(call=call.id, turn=call.turn, tool=call.tool, state=call.state,
+                      outcome=call.outcome, answer=call.answer, value=call.value,
+                      proposal=proposal)
 
 
 _LATEST_TURN = select(func.max(tool_calls.c.turn)).where(tool_calls.c.task_id == bindparam("task"))
@@ -140,11 +156,9 @@ def answers_of(database: Database, task_id: str, turn: int | None = None, *,
                 calls = repo.calls_of(db, task_id, turn) if turn is not None else []
         else:
             calls = repo.calls_of(db, task_id, turn)
-        put = {c.id for c in calls if c.state in (CallState.PROPOSED, CallState.DECIDED)}
+        put = {c.id for c in calls if c.state in _DECIDED}
         ids = [row.id for row in db.execute(_PROPOSALS_OF_TASK, {"task": task_id})
                if row.tool_call_id in put] if put else []
         loaded = [repo.load_proposal(db, proposal_id) for proposal_id in ids]
     proposal_of = {found[1]: found[0] for found in loaded if found is not None}
-    return [CallAnswer(call=c.id, turn=c.turn, tool=c.tool, state=c.state, outcome=c.outcome,
-                       answer=c.answer, value=c.value, proposal=proposal_of.get(c.id))
-            for c in calls]
+    return [_answer(c, proposal_of.get(c.id)) for c in calls]
