@@ -65,6 +65,11 @@ def run_python(code: str, module: types.ModuleType, number: int) -> None:
         exec(compile(padded, str(path), "exec"), module.__dict__)
     printed = out.getvalue()
     sys.stdout.write(printed)
+    for line in printed.splitlines():   # a line the reader is told to paste into their shell
+        if line.startswith("export "):
+            for assignment in shlex.split(line.removeprefix("export ")):
+                name, _, value = assignment.partition("=")
+                os.environ[name] = value
     for said in _expected(code):
         if said not in printed:
             raise AssertionError(f"The block should print {said!r}; it printed:\n{printed}")

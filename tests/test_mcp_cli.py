@@ -103,3 +103,31 @@ command = "true"
     stranger = CliRunner().invoke(main, ["mcp", "token", str(config), "mia@example.com"])
     assert stranger.exit_code == EXIT_NOT_FOUND
     assert "is not one of the guard's people" in stranger.output
+
+
+def test_a_guard_person_gets_a_password_for_its_inbox(tmp_path: Path) -> None:
+    """`signoff mcp password` sets the password Noor logs in to the guard's inbox pages with
+    (kept in the guard's database); a stranger gets a sentence, and nothing is set."""
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+database = "sqlite:///{tmp_path / 'guard.db'}"
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+[servers.files]
+command = "true"
+''')
+    words = "correct horse battery"
+    done = CliRunner().invoke(main, ["mcp", "password", str(config), "noor@example.com",
+                                     "--password", words])
+    assert done.exit_code == 0, done.output
+    assert "Noor's password for the guard's inbox is set." in done.output
+    app = open_guard_app(GuardConfig.load(config))
+    person = app.credentials.check_password("noor@example.com", words)
+    assert person is not None
+    assert person.name == "Noor"
+    assert app.credentials.check_password("noor@example.com", "wrong horse") is None
+    stranger = CliRunner().invoke(main, ["mcp", "password", str(config), "mia@example.com",
+                                         "--password", words])
+    assert stranger.exit_code == EXIT_NOT_FOUND
+    assert "is not one of the guard's people" in stranger.output

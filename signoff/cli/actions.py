@@ -171,7 +171,8 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
 
     On every look it passes the deadlines that fell due: a proposal nobody decided in time
     is withdrawn (its task goes on) or goes to its next decider, as its skill's route says.
-    Each task goes on with its agent's own model. An approved call whose process stopped
+    Each task goes on with the model it was started with by spec (`signoff run --model`),
+    else its agent's own. An approved call whose process stopped
     before it reported back is settled once it is older than --stuck-after: run again if its
     action is idempotent, else told as of unknown outcome. On an app whose tasks run on
     Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker

@@ -223,8 +223,9 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 @click.argument("config_path", metavar="CONFIG")
 @click.argument("handle")
 def token(config_path: str, handle: str) -> None:
-    """Issue a token for a person of the guard's config: they sign in to its inbox and REST API
-    with it (and connect to the guard over HTTP).
+    """Issue a token for a person of the guard's config: they use the guard's REST API and
+    `signoff mcp proposals|approve|reject` with it, and connect to the guard over HTTP (the
+    inbox's web pages take a password: `signoff mcp password`).
 
     \b
     Example:
@@ -240,6 +241,34 @@ def token(config_path: str, handle: str) -> None:
             raise Failure(f"{handle} is not one of the guard's people: add them under "
                           "[[people]] in the config.", EXIT_NOT_FOUND)
         click.echo(app.credentials.issue_token(person, "mcp guard"))
+    except SignoffError as error:
+        raise failure_of(error) from None
+
+
+@mcp.command()
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("handle")
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
+              help="The password (asked for when not given).")
+def password(config_path: str, handle: str, password: str) -> None:
+    """Set the password a person of the guard's config logs in to its inbox with (the web
+    pages of `--inbox` and `--http`); the REST API and `signoff mcp approve` take a token.
+
+    \b
+    Example:
+      signoff mcp password guard.toml noor@example.com --password "correct horse battery"
+    """
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard_app
+
+    try:
+        app = open_guard_app(GuardConfig.load(config_path))
+        person = app.people.find(handle)
+        if person is None:
+            raise Failure(f"{handle} is not one of the guard's people: add them under "
+                          "[[people]] in the config.", EXIT_NOT_FOUND)
+        app.credentials.set_password(person, password)
+        click.echo(f"{person.name}'s password for the guard's inbox is set.")
     except SignoffError as error:
         raise failure_of(error) from None
 

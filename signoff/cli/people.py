@@ -341,7 +341,7 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
         return
     for t in found:
         click.echo(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
-                   f"{t.steps} steps, ${t.spend_usd:.4f}")
+                   f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}")
         if t.id in stuck:
             click.echo(f"    Stuck: {stuck[t.id]}")
     click.echo(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
