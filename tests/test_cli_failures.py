@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -370,3 +371,20 @@ def test_run_refuses_bad_input_in_words(shop: SimpleNamespace, args: list[str], 
     assert result.exit_code == code, result.output
     assert sentence in result.stderr
     assert shop.app.proposals() == []
+
+
+def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace) -> None:
+    """`signoff worker` runs until Ctrl-C, as it says; stopped so, it says "Stopped." and exits
+    0, with no "Aborted!" and no traceback."""
+    env = {**os.environ, "SIGNOFF_APP": APP}
+    worker = subprocess.Popen([sys.executable, "-m", "signoff.cli", "worker", "--every", "0.05"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert worker.stdout is not None
+    first = worker.stdout.readline()          # it has looked once: now it waits for work
+    assert first.startswith("Settled 0 interrupted approval(s)"), first
+    worker.send_signal(signal.SIGINT)
+    out, err = worker.communicate(timeout=60)
+    assert worker.returncode == 0, err
+    assert out.strip() == "Stopped."
+    assert "Aborted" not in err
+    assert "Traceback" not in err

@@ -7,7 +7,8 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -172,9 +173,9 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     On every look it passes the deadlines that fell due: a proposal nobody decided in time
     is withdrawn (its task goes on) or goes to its next decider, as its skill's route says.
     Each task goes on with the model it was started with by spec (`signoff run --model`),
-    else its agent's own. An approved call whose process stopped
-    before it reported back is settled once it is older than --stuck-after: run again if its
-    action is idempotent, else told as of unknown outcome. On an app whose tasks run on
+    else its agent's own. An approved call whose process stopped before it reported back is
+    settled once it is older than --stuck-after: run again if its action is idempotent, else
+    told as of unknown outcome. Ctrl-C stops it (exit 0). On an app whose tasks run on
     Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker
     instead, which steps the app's workflows until it is stopped.
 
@@ -183,13 +184,20 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
       signoff worker --app examples/workshop.py --once
       signoff worker --app examples/workshop.py --once --stuck-after 0
     """
+    with _stopped_by_ctrl_c():
+        _work(app_spec, once=once, every=every, stuck_after=timedelta(seconds=stuck_after),
+              temporal=temporal)
+
+
+def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timedelta,
+          temporal: str | None) -> None:
+    """The worker's work: see `worker`."""
     if temporal:
         os.environ[ADDRESS_VARIABLE] = temporal  # the app runs its tasks there, as its worker
     app = load_app(app_spec)
     export_traces(app)
-    stuck = timedelta(seconds=stuck_after)
     if app.runner is not None:
-        served = app.temporal_worker(address=temporal, stuck_after=stuck)
+        served = app.temporal_worker(address=temporal, stuck_after=stuck_after)
         if once:
             click.echo(f"Settled or signalled {served.sweep()} task(s).")
             return
@@ -198,13 +206,22 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
         served.run()
         return
     runner = app.worker()
-    settled = runner.recover(older_than=stuck)
+    settled = runner.recover(older_than=stuck_after)
     passed = runner.pass_deadlines()
     stepped = runner.run_once()
     click.echo(f"Settled {settled} interrupted approval(s); passed {passed} deadline(s); "
                f"stepped {stepped} task(s).")
     if not once:
-        runner.run_forever(every=every, stuck_after=stuck)
+        runner.run_forever(every=every, stuck_after=stuck_after)
+
+
+@contextmanager
+def _stopped_by_ctrl_c() -> Iterator[None]:
+    """A worker stopped with Ctrl-C (as its start says to) ends as asked: said, exit 0."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo("Stopped.")
 
 
 @main.command()
