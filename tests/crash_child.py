@@ -41,10 +41,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any
 
-from pydantic import BaseModel
-from sqlalchemy import String, event, select
+from sqlalchemy import event, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
 from signoff import (
     Agent,
@@ -54,53 +53,27 @@ from signoff import (
     ProposalStatus,
     Provided,
     Skill,
-    allow,
     policy,
 )
 from signoff.testing import ScriptedModel, says
+from tests.box_world import Report, box_world
 
 NOOR = "noor@crash.example"
 LEVEL_APPROVED = 7
 LEVEL_REJECTED = 9
 
 
-class Report(BaseModel):
-    """What the clerk hands back."""
-
-    summary: str
-
 
 def build(url: str, outbox: Path) -> SimpleNamespace:
     """The test app on database `url`, writing its outside effects under `outbox`."""
     app = App("crash", database=url, key=b"k" * 32)
     app.oversight.supervises_agents = policy.role("manager")
-    anyone = policy.anyone
 
-    class Box(app.Record):  # type: ignore[name-defined, misc]
-        """What the clerk works on."""
-
-        name: Mapped[str] = mapped_column(String(40), unique=True)
-        level: Mapped[int] = mapped_column(default=0)
-        note: Mapped[str] = mapped_column(String(200), default="")
-        __security__ = [allow("read", "create", "update", when=anyone)]
-
-    class Mark(app.Record):  # type: ignore[name-defined, misc]
-        """One row per run of a record-only action."""
-
-        tool: Mapped[str] = mapped_column(String(40))
-        label: Mapped[str] = mapped_column(String(40))
-        __security__ = [allow("read", "create", when=anyone)]
+    Box, Mark, jot = box_world(app)
 
     letters = outbox / "letters.txt"
     mirror_file = outbox / "mirror.txt"
     invoices = outbox / "invoices.txt"
-
-    @app.action("Jot a note on the box")
-    def jot(box: Box, note: str, session: Annotated[Session, Provided("session")]) -> str:
-        """Record-only: sets the note, and marks the run."""
-        box.note = note
-        session.add(Mark(tool="jot", label=note))
-        return f"Noted {note}."
 
     @app.action("Set the level")
     def set_level(box: Box, level: int, session: Annotated[Session, Provided("session")]) -> str:

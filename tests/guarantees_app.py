@@ -14,55 +14,29 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any
 
-from pydantic import BaseModel
-from sqlalchemy import String, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from signoff import Agent, App, Permits, Price, Provided, Skill, allow, policy, spends
+from signoff import Agent, App, Permits, Price, Provided, Skill, policy, spends
 from signoff.store import points
+from tests.box_world import Report, box_world
 
 NOOR = "noor@guarantees.example"
 PAY_USD = 0.6
 """What one `pay` spends."""
 
 
-class Report(BaseModel):
-    """What the clerk hands back."""
-
-    summary: str
-
 
 def build(url: str, outbox: Path) -> SimpleNamespace:
     """The app on database `url`, writing its outside effects under `outbox`."""
     app = App("guarantees", database=url, key=b"g" * 32)
     app.oversight.supervises_agents = policy.role("manager")
-    anyone = policy.anyone
 
-    class Box(app.Record):  # type: ignore[name-defined, misc]
-        """What the clerk works on."""
-
-        name: Mapped[str] = mapped_column(String(40), unique=True)
-        level: Mapped[int] = mapped_column(default=0)
-        note: Mapped[str] = mapped_column(String(200), default="")
-        __security__ = [allow("read", "create", "update", when=anyone)]
-
-    class Mark(app.Record):  # type: ignore[name-defined, misc]
-        """One row per run of a record-only action."""
-
-        tool: Mapped[str] = mapped_column(String(40))
-        label: Mapped[str] = mapped_column(String(40))
-        __security__ = [allow("read", "create", when=anyone)]
+    Box, Mark, jot = box_world(app)
 
     letters = outbox / "letters.txt"
     invoices = outbox / "invoices.txt"
     payments = outbox / "payments.txt"
-
-    @app.action("Jot a note on the box")
-    def jot(box: Box, note: str, session: Annotated[Session, Provided("session")]) -> str:
-        """Record-only: sets the note, and marks the run."""
-        box.note = note
-        session.add(Mark(tool="jot", label=note))
-        return f"Noted {note}."
 
     @app.action("Raise the level")
     def raise_level(box: Box, by: int, session: Annotated[Session, Provided("session")],
