@@ -562,3 +562,50 @@ def test_choices_required_record_parameter_is_looked_up_as_the_caller() -> None:
     refused = app.actions.run("assign", {"guest": guest, "room": str(vault.id)}, as_=joe)
     assert refused.outcome is ActionOutcome.GONE
     assert app.actions.run("assign", {"guest": guest, "room": str(vault.id)}, as_=vip).done
+
+
+def test_an_outside_call_keeps_no_write_lock_while_it_is_out(tmp_path: Path) -> None:
+    """An action that reaches outside and writes no record holds no SQLite write lock while it
+    is out: another writer of the same database file goes on meanwhile (before, it waited for
+    the call to come back, and failed once its busy timeout passed)."""
+    import threading
+
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    clerk = app.people.add("clerk@t.example", "Clerk")
+    out, back = threading.Event(), threading.Event()
+    letters = tmp_path / "letters.txt"
+
+    @app.action("Post a letter")
+    def post(text: str) -> str:
+        """Waits until it is let go, then writes the letter to a file."""
+        out.set()
+        back.wait(120)
+        with open(letters, "a", encoding="utf-8") as file:
+            file.write(text)
+        return "Posted."
+
+    assert app.actions.info("post").effects.external
+    posted: list[Any] = []
+    added: list[Any] = []
+    poster = threading.Thread(target=lambda: posted.append(
+        app.actions.run("post", {"text": "Dear Ola"}, as_=clerk)))
+    poster.start()
+    assert out.wait(60)
+
+    def add() -> None:
+        try:
+            added.append(app.people.add("ola@t.example", "Ola"))
+        except Exception as error:  # what the test reports, not a failure of the thread
+            added.append(error)
+
+    writer = threading.Thread(target=add)
+    writer.start()
+    writer.join(120)
+    still_out = not back.is_set()
+    back.set()
+    poster.join(120)
+    assert still_out
+    assert len(added) == 1
+    assert not isinstance(added[0], Exception), added[0]
+    assert posted[0].done, posted[0].problem
+    assert letters.read_text() == "Dear Ola"

@@ -182,6 +182,9 @@ class Runner:
             try:
                 if query:
                     return self._call_read_only(action, dict(values), session, acting, cause)
+                if _reaches_out_only(action):
+                    return self._call_outside(action, dict(values), session, acting, cause,
+                                              before=before, within=within, consented=consented)
                 with session.begin():
                     if isolate:
                         session.execute(_REPEATABLE_READ)
@@ -221,6 +224,38 @@ class Runner:
                 return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
             finally:
                 session.close()
+
+    def _call_outside(
+        self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs,
+        cause: str, *, before: Callable[[Session], None] | None,
+        within: Callable[[Session, ActionResult], None] | None, consented: bool,
+    ) -> ActionResult:
+        """Run an action that reaches outside and writes no record without holding SQLite's
+        write lock while it is out (a slow server would keep every other writer waiting):
+        it is admitted and called in a transaction begun as readers begin theirs (and ended
+        rolled back: it read, and wrote nothing), and what
+        `before` checks and `within` records is done in a transaction of its own once it is
+        back. A crash in between leaves the call as it was marked before it started: running,
+        its outcome unknown — as a crash during the call does."""
+        with reading_only():
+            session.begin()
+            try:  # a transaction that only reads: it ends rolled back, with nothing to keep
+                admitted = self._admit(action, acting, cause, session)
+                if isinstance(admitted, ActionResult):
+                    return admitted
+                result = self._call(action, values, session, admitted, cause)
+                if consented:
+                    points.reached("run.consented", action=action.name)
+                refuse_pending_changes(session)
+            finally:
+                session.rollback()
+        if before is not None or within is not None:
+            with session.begin():
+                if before is not None:
+                    before(session)
+                if within is not None:
+                    within(session, result)
+        return result
 
     def _admit(self, action: Action, acting: ActingAs, cause: str, session: Session
                ) -> ActingAs | ActionResult:
@@ -303,6 +338,15 @@ class _Conflict(Exception):
 _RETRIES = 8
 _REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 _USED = "This consent has been used already: it is honoured once."
+
+
+def _reaches_out_only(action: Action) -> bool:
+    """Whether the action reaches outside (or sends, or spends) and writes no record: its
+    effects name no record it creates, changes or deletes."""
+    effects = action.info.effects
+    outside = effects.external or effects.sends or effects.spends
+    return bool(outside) and not effects.creates and not effects.deletes and not (
+        effects.changes - {""})
 
 
 def _is_conflict(error: BaseException) -> bool:
