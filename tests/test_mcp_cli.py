@@ -85,8 +85,8 @@ env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
     assert "Traceback" not in ghost.output
 
 
-def test_token_is_issued_only_for_the_guards_people(tmp_path: Path) -> None:
-    """`signoff mcp token` prints a token that is Noor's; a stranger gets a sentence."""
+def _noors_guard(tmp_path: Path) -> Path:
+    """A guard's config with Noor as its one person, and a server it is never started for."""
     config = tmp_path / "guard.toml"
     config.write_text(f'''
 database = "sqlite:///{tmp_path / 'guard.db'}"
@@ -96,6 +96,12 @@ name = "Noor"
 [servers.files]
 command = "true"
 ''')
+    return config
+
+
+def test_token_is_issued_only_for_the_guards_people(tmp_path: Path) -> None:
+    """`signoff mcp token` prints a token that is Noor's; a stranger gets a sentence."""
+    config = _noors_guard(tmp_path)
     issued = CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com"])
     assert issued.exit_code == 0
     app = open_guard_app(GuardConfig.load(config))
@@ -108,15 +114,7 @@ command = "true"
 def test_a_guard_person_gets_a_password_for_its_inbox(tmp_path: Path) -> None:
     """`signoff mcp password` sets the password Noor logs in to the guard's inbox pages with
     (kept in the guard's database); a stranger gets a sentence, and nothing is set."""
-    config = tmp_path / "guard.toml"
-    config.write_text(f'''
-database = "sqlite:///{tmp_path / 'guard.db'}"
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-[servers.files]
-command = "true"
-''')
+    config = _noors_guard(tmp_path)
     words = "correct horse battery"
     done = CliRunner().invoke(main, ["mcp", "password", str(config), "noor@example.com",
                                      "--password", words])

@@ -231,18 +231,8 @@ def token(config_path: str, handle: str) -> None:
     Example:
       signoff mcp token guard.toml noor@example.com
     """
-    from signoff.mcp.config import GuardConfig
-    from signoff.mcp.guard import open_guard_app
-
-    try:
-        app = open_guard_app(GuardConfig.load(config_path))
-        person = app.people.find(handle)
-        if person is None:
-            raise Failure(f"{handle} is not one of the guard's people: add them under "
-                          "[[people]] in the config.", EXIT_NOT_FOUND)
-        click.echo(app.credentials.issue_token(person, "mcp guard"))
-    except SignoffError as error:
-        raise failure_of(error) from None
+    app, person = _guard_person(config_path, handle)
+    click.echo(app.credentials.issue_token(person, "mcp guard"))
 
 
 @mcp.command()
@@ -258,19 +248,29 @@ def password(config_path: str, handle: str, password: str) -> None:
     Example:
       signoff mcp password guard.toml noor@example.com --password "correct horse battery"
     """
+    app, person = _guard_person(config_path, handle)
+    try:
+        app.credentials.set_password(person, password)
+    except SignoffError as error:
+        raise failure_of(error) from None
+    click.echo(f"{person.name}'s password for the guard's inbox is set.")
+
+
+def _guard_person(config_path: str, handle: str) -> tuple[Any, Any]:
+    """The guard's app CONFIG describes, and the person of its config with `handle` (told in a
+    sentence when there is none)."""
     from signoff.mcp.config import GuardConfig
     from signoff.mcp.guard import open_guard_app
 
     try:
         app = open_guard_app(GuardConfig.load(config_path))
-        person = app.people.find(handle)
-        if person is None:
-            raise Failure(f"{handle} is not one of the guard's people: add them under "
-                          "[[people]] in the config.", EXIT_NOT_FOUND)
-        app.credentials.set_password(person, password)
-        click.echo(f"{person.name}'s password for the guard's inbox is set.")
     except SignoffError as error:
         raise failure_of(error) from None
+    person = app.people.find(handle)
+    if person is None:
+        raise Failure(f"{handle} is not one of the guard's people: add them under [[people]] "
+                      "in the config.", EXIT_NOT_FOUND)
+    return app, person
 
 
 def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
