@@ -104,6 +104,23 @@ def test_an_app_chooses_its_runner_in_one_place(monkeypatch: pytest.MonkeyPatch)
         App("plain", database="sqlite://").temporal_worker()
 
 
+@pytest.mark.parametrize("address", ["not an address", "127.0.0.1", ":7233", "host:port",
+                                     "127.0.0.1:0", "127.0.0.1:70000"])
+def test_a_temporal_address_that_is_not_host_and_port_is_told(
+    address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's address must be HOST:PORT: anything else is refused in words when the runner
+    is named (in code, and by `signoff worker --temporal`, exit 2), not found out later."""
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", "")  # the command sets it: restored after the test
+    with pytest.raises(UserError, match="A Temporal server's address is HOST:PORT"):
+        Temporal(address=address)
+    done = CliRunner().invoke(main, ["worker", "--once", "--temporal", address, "--app",
+                                     str(Path(__file__).parent.parent / "examples" /
+                                         "workshop.py")])
+    assert done.exit_code == 2, done.output
+    assert "A Temporal server's address is HOST:PORT (127.0.0.1:7233, say)" in done.output
+
+
 def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
     postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

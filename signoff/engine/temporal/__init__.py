@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
+from signoff.exceptions import UserError
+
 __all__ = ["ADDRESS_VARIABLE", "QUEUE_VARIABLE", "Temporal"]
 
 ADDRESS_VARIABLE = "SIGNOFF_TEMPORAL"
@@ -36,6 +38,12 @@ class Temporal:
     settle_within: timedelta = timedelta(seconds=30)
     """How long `agent.do` and a decision wait for the task to wait or end, before they answer
     that it is running (it goes on in the workers all the same)."""
+
+    def __post_init__(self) -> None:
+        host, _, port = self.address.strip().rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise UserError(f"A Temporal server's address is HOST:PORT (127.0.0.1:7233, say), "
+                            f"not {self.address!r}.")
 
     def queue_of(self, app_name: str) -> str:
         """The task queue of the app called `app_name`."""
