@@ -19,15 +19,13 @@ from sqlalchemy import (
 
 __all__ = [
     "consents_used",
-    "messages",
     "metadata",
     "principals",
     "proposals",
-    "receipt_entries",
     "standing_rules",
+    "steps",
     "task_models",
     "tasks",
-    "tool_calls",
 ]
 
 metadata = MetaData()
@@ -70,6 +68,7 @@ tasks = Table(
     Column("turn", Integer, nullable=False, default=0),
     Column("turn_open", Boolean, nullable=False, default=False),
     Column("message_count", Integer, nullable=False, default=0),
+    Column("seq", Integer, nullable=False, default=0, server_default="0"),
     Column("steps", Integer, nullable=False, default=0),
     Column("spend_usd", Float, nullable=False, default=0.0),
     Column("max_steps", Integer, nullable=False),
@@ -90,47 +89,30 @@ tasks = Table(
 who steps it now (`holder`, until `held_until`, with the `fence` every write of its steps checks)
 and what is reserved for a model call not yet answered (`reserved_usd`, counted in `spend_usd`)."""
 
-messages = Table(
-    "signoff_messages",
+steps = Table(
+    "signoff_steps",
     metadata,
     Column("task_id", String(36), ForeignKey("signoff_tasks.id"), primary_key=True),
     Column("seq", Integer, primary_key=True),
-    Column("data", JSON, nullable=False),
-)
-"""Each task's conversation, one row a message, only ever appended to."""
-
-tool_calls = Table(
-    "signoff_tool_calls",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), nullable=False),
     Column("turn", Integer, nullable=False),
-    Column("position", Integer, nullable=False),
-    Column("call_id", String(200), nullable=False),
-    Column("tool", String(200), nullable=False),
-    Column("arguments", Text, nullable=False),
-    Column("why", Text, nullable=False, default=""),
-    Column("state", String(10), nullable=False),
-    Column("leave", String(20), nullable=False, default=""),
-    Column("outcome", String(10), nullable=False, default=""),
-    Column("said", Text, nullable=False, default=""),
-    Column("value", JSON, nullable=True),
-    Column("problem", Text, nullable=False, default=""),
-    Column("ran_as", JSON, nullable=True),
-    Column("effects", JSON, nullable=True),
-    Column("answer", Text, nullable=False, default=""),
-    Column("started_at", DateTime(timezone=True), nullable=True),
-    Column("finished_at", DateTime(timezone=True), nullable=True),
-    Index("signoff_tool_calls_task", "task_id", "turn", "position", unique=True),
+    Column("kind", String(20), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+    Column("data", JSON, nullable=False),
+    Index("signoff_steps_turn", "task_id", "turn", "seq"),
 )
-"""Each tool call a model asked for: what the gate said, and how it came out."""
+"""The journal: what each task did, one row per step, only ever appended to (numbered by its
+task's `seq`). A step's data holds the messages it added to the conversation, the changes of its
+tool calls and its receipt entries: the conversation, the calls, the evidence and the receipt
+are read from these rows alone (see `signoff.store.journal`)."""
 
 proposals = Table(
     "signoff_proposals",
     metadata,
     Column("id", String(36), primary_key=True),
     Column("task_id", String(36), ForeignKey("signoff_tasks.id"), nullable=False),
-    Column("tool_call_id", String(36), ForeignKey("signoff_tool_calls.id"), nullable=False),
+    Column("tool_call_id", String(36), nullable=False),
+    Column("call_id", String(200), nullable=False, default="", server_default=""),
     Column("agent", String(100), nullable=False),
     Column("skill", String(100), nullable=False),
     Column("skill_version", String(40), nullable=False),
@@ -186,20 +168,6 @@ standing_rules = Table(
     Column("last_used_at", DateTime(timezone=True), nullable=True),
 )
 """Each "from now on, alone" someone said, until it is revoked, with its uses counted."""
-
-receipt_entries = Table(
-    "signoff_receipt_entries",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("task_id", String(36), ForeignKey("signoff_tasks.id"), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-    Column("kind", String(20), nullable=False),
-    Column("words", Text, nullable=False),
-    Column("data", JSON, nullable=False),
-    Column("cost_usd", Float, nullable=False, default=0.0),
-    Index("signoff_receipt_entries_task", "task_id", "id"),
-)
-"""What happened in each task, in order: model calls, tool calls, proposals, decisions."""
 
 task_models = Table(
     "signoff_task_models",

@@ -1,0 +1,117 @@
+"""The journal of steps: what each task did, one append-only row per step of it.
+
+A step is what one transaction wrote of one task: the messages it added to the conversation,
+the changes of its tool calls, and its receipt entries. Whoever writes in a transaction gathers
+these into the task's `Pending` step (`pending`); the step is appended when the transaction
+commits (``flush``, called as it commits), numbered by the task's head (``signoff_tasks.seq``,
+moved on in the same statement that reads it, so that two writers of one task never take one
+number), and forgotten when it rolls back. The conversation, the tool calls, the evidence and
+the receipt are read back from the rows (`steps_of`): nothing else stores them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.engine import Connection
+
+from signoff.store.prepared import insert_of, prepare
+from signoff.store.tables import steps, tasks
+
+__all__ = ["Pending", "StepRow", "discard", "flush", "pending", "steps_of"]
+
+_KEY = "signoff.journal"
+"""Where a connection keeps the steps its open transaction is gathering."""
+
+
+@dataclass(kw_only=True)
+class Pending:
+    """What a transaction has written of one task so far: its step, appended as it commits."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    """Receipt entries (kind, words, data, cost_usd, at)."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """Messages added to the conversation, as JSON."""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """Tool calls stored (every column) or changed (their id and what changed)."""
+
+    def data(self) -> dict[str, Any]:
+        """The row's data: only what the step has."""
+        found = {"entries": self.entries, "messages": self.messages, "calls": self.calls}
+        return {k: v for k, v in found.items() if v}
+
+    @property
+    def kind(self) -> str:
+        """What the step is, in a word: its first receipt entry's kind, else what it wrote."""
+        if self.entries:
+            return str(self.entries[0]["kind"])
+        return "calls" if self.calls else "messages"
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepRow:
+    """One step as stored."""
+
+    seq: int
+    """Its number in its task's journal, from 1."""
+    turn: int
+    """The model turn the task was in when it was written."""
+    kind: str
+    """What it is, in a word (see `Pending.kind`)."""
+    data: dict[str, Any]
+    """Its entries, messages and calls."""
+
+
+def pending(db: Any, task_id: str) -> Pending:
+    """The step the transaction of `db` (a connection or a session) is gathering for `task_id`."""
+    connection: Connection = db.connection() if hasattr(db, "get_bind") else db
+    gathered: dict[str, Pending] = connection.info.setdefault(_KEY, {})
+    found = gathered.get(task_id)
+    if found is None:
+        found = gathered[task_id] = Pending()
+    return found
+
+
+def flush(connection: Connection) -> None:
+    """Append the steps this connection's transaction gathered (it is committing)."""
+    gathered: dict[str, Pending] | None = connection.info.pop(_KEY, None)
+    if not gathered:
+        return
+    for task_id, step in gathered.items():
+        data = step.data()
+        if not data:
+            continue
+        head = prepare(connection, "journal_next", lambda: _NEXT).run_on(
+            connection, {"key": task_id}).first()
+        if head is None:  # the task is not stored: its step has nowhere to go
+            continue
+        prepare(connection, "journal_append", lambda: _APPEND).run_on(connection, {
+            "task_id": task_id, "seq": head["seq"], "turn": head["turn"], "kind": step.kind,
+            "at": datetime.now(UTC),
+            "cost_usd": sum(e.get("cost_usd", 0.0) for e in step.entries), "data": data,
+        })
+
+
+def discard(connection: Connection) -> None:
+    """Forget the steps of a transaction that rolled back."""
+    connection.info.pop(_KEY, None)
+
+
+def steps_of(db: Any, task_id: str, *, turn: int | None = None) -> list[StepRow]:
+    """A task's steps in order (those written in model turn `turn`, when given)."""
+    if turn is None:
+        rows = prepare(db, "journal_all", lambda: _ALL).run(db, {"task": task_id})
+    else:
+        rows = prepare(db, "journal_turn", lambda: _OF_TURN).run(db, {"task": task_id, "turn": turn})
+    return [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"]) for r in rows.rows]
+
+
+_NEXT = update(tasks).where(tasks.c.id == bindparam("key")).values(
+    seq=tasks.c.seq + 1).returning(tasks.c.seq, tasks.c.turn)
+_APPEND = insert_of(steps, ("task_id", "seq", "turn", "kind", "at", "cost_usd", "data"))
+_ALL = select(steps.c.seq, steps.c.turn, steps.c.kind, steps.c.data).where(
+    steps.c.task_id == bindparam("task")).order_by(steps.c.seq)
+_OF_TURN = _ALL.where(steps.c.turn == bindparam("turn"))
