@@ -276,3 +276,90 @@ def test_taken_back_and_upgraded_again_nothing_is_lost(
             for rows in again.values()] == [[(r["seq"], r["turn"], r["kind"], r["data"])
                                               for r in rows] for rows in first.values()]
     _journal_matches(connection, stored)
+
+
+def test_after_the_upgrade_the_new_code_reads_the_old_tasks_and_the_waiting_one_finishes(
+        old_database: tuple[str, dict[str, Any]], tmp_path: Path) -> None:
+    """Opened by the new code, the database is upgraded and holds exactly what tables.py
+    declares; the finished task's receipt is the old one, entry for entry; the waiting task's
+    proposal is listed, and its yes runs the call once (the record changed once, the alone call
+    of its turn not run again); a worker of this process gives the task its model again, the
+    model sees the old conversation and its turn's answers after it, and the task finishes.
+    Taken back to 0006 and opened again, both receipts read as before."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from signoff import Price, TaskStatus
+    from signoff.store.migrate import VERSION_TABLE
+    from signoff.store.tables import metadata
+    from signoff.testing import ScriptedModel, says
+    from tests.guarantees_app import Report, build
+
+    url, stored = old_database
+    done, waiting = stored["done"], stored["waiting"]
+    shop = build(url, tmp_path / "outbox")  # opening the app upgrades its tables
+    try:
+        with shop.app.database.engine.connect() as connection:
+            context = MigrationContext.configure(connection,
+                                                 opts={"version_table": VERSION_TABLE})
+            assert [d for d in compare_metadata(context, metadata)
+                    if d[0] != "remove_table"] == []  # the app's records are not signoff's
+        assert _receipt_of(shop, done) == _old_receipt(stored, done)
+        assert shop.app.outcome(done).status is TaskStatus.DONE
+        calls = stored["calls"][waiting]  # an alone call done, and the proposed one
+        assert [c["state"] for c in calls] == ["done", "proposed"]
+
+        (proposal,) = shop.app.proposals(task=waiting)
+        assert [proposal.id, calls[1]["id"], calls[1]["call_id"]] in stored["proposals"]
+        shop.app.approve(proposal, by=shop.noor)
+        model = ScriptedModel(  # the script the old process played (it goes on at turn 2)
+            says.tools(says.tool(shop.jot, box=shop.box.id, note="before"),
+                       says.tool(shop.set_level, box=shop.box.id, level=7)),
+            says.hand_back(Report(summary="Set.")), price=Price(input_per_mtok=1.0,
+                                                               output_per_mtok=2.0))
+        shop.app.worker(model_for=lambda _agent, _task: model).run_once()
+        assert shop.app.outcome(waiting).status is TaskStatus.DONE
+
+        with shop.app.session(as_=shop.app.system) as s:
+            assert s.get(shop.Box, shop.box.id).level == 7
+            marks = [m.tool for m in s.scalars(select(shop.Mark))]
+        assert sorted(marks) == ["jot", "raise_level", "set_level"]  # each call ran once
+
+        (seen,) = model.seen.messages  # one model turn after the upgrade
+        before = stored["conversations"][waiting]
+        assert [m.to_json() for m in seen[:len(before)]] == before
+        added = seen[len(before):]  # the turn's answers: the alone call's, kept from before
+        assert [(m.role, m.tool_call_id) for m in added] == [  # the upgrade, and the yes's
+            ("tool", c["call_id"]) for c in calls]
+        assert calls[0]["answer"] in added[0].text
+        assert "Level 7." in added[1].text
+
+        after = {task: _receipt_of(shop, task) for task in (done, waiting)}
+        assert after[waiting][:len(stored["receipts"][waiting])] == _old_receipt(
+            stored, waiting)
+        assert len(after[waiting]) > len(stored["receipts"][waiting])
+    finally:
+        shop.app.database.dispose()
+
+    engine = create_engine(url)  # what the new code wrote, taken back and brought forward
+    try:
+        with engine.connect() as connection:
+            _taken_back(connection)
+    finally:
+        engine.dispose()
+    again = build(url, tmp_path / "outbox")
+    try:
+        assert {task: _receipt_of(again, task) for task in (done, waiting)} == after
+        assert again.app.outcome(waiting).status is TaskStatus.DONE
+    finally:
+        again.app.database.dispose()
+
+
+def _receipt_of(shop: Any, task: str) -> list[list[Any]]:
+    """Task `task`'s receipt, read by the app, as the old process wrote it out."""
+    return [[str(getattr(e.kind, "value", e.kind)), e.words, e.data, e.cost_usd, _when(e.at)]
+            for e in shop.app.receipt(task).entries]
+
+
+def _old_receipt(stored: dict[str, Any], task: str) -> list[list[Any]]:
+    return [[*e[:4], _iso(e[4])] for e in stored["receipts"][task]]
