@@ -244,19 +244,12 @@ def _journal_of(bind: sa.Connection,
             'kind': m['kind'], 'words': m['words'], 'data': m['data'],
             'cost_usd': float(m['cost_usd']), 'at': _iso(m['at'])})
     calls: defaultdict[str, dict[int, list[dict[str, Any]]]] = defaultdict(dict)
-    ended: defaultdict[str, dict[int, datetime]] = defaultdict(dict)
     for r in bind.execute(sa.select(_calls).where(_calls.c.task_id.in_(ids)).order_by(
             _calls.c.task_id, _calls.c.turn, _calls.c.position)):
         m = r._mapping
         call = {'id': m['id'], **{name: m[name] for name in _CALL_FIELDS}}
         call.update({name: _iso(m[name]) for name in _TIMES if m[name] is not None})
         calls[m['task_id']].setdefault(m['turn'], []).append(call)
-        times = [_utc(m[name]) for name in _TIMES if m[name] is not None]
-        turn_ended = ended[m['task_id']]
-        if m['turn'] in turn_ended:
-            times.append(turn_ended[m['turn']])
-        if times:
-            turn_ended[m['turn']] = max(times)
 
     rows: list[dict[str, Any]] = []
     for task_id, created_at, updated_at in chunk:
@@ -267,8 +260,9 @@ def _journal_of(bind: sa.Connection,
             steps.append((0, entry['kind'], datetime.fromisoformat(entry['at']),
                           entry['cost_usd'], {'entries': [entry]}))
         for turn, of_turn in sorted(calls[task_id].items()):
-            steps.append((turn, 'calls', ended[task_id].get(turn, _utc(updated_at)), 0.0,
-                          {'calls': of_turn}))
+            last = max((datetime.fromisoformat(c[name]) for c in of_turn for name in _TIMES
+                        if name in c), default=_utc(updated_at))
+            steps.append((turn, 'calls', last, 0.0, {'calls': of_turn}))
         rows.extend({'task_id': task_id, 'seq': seq, 'turn': turn, 'kind': kind, 'at': at,
                      'cost_usd': cost, 'data': data}
                     for seq, (turn, kind, at, cost, data) in enumerate(steps, start=1))
