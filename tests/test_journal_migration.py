@@ -192,7 +192,7 @@ def _journal_matches(connection: Any, stored: dict[str, Any]) -> None:
         assert [r["seq"] for r in journal] == list(range(1, len(journal) + 1))
         assert _conversation(journal) == stored["conversations"][task]
         assert _receipt(journal) == [[*e[:4], _iso(e[4])] for e in stored["receipts"][task]]
-        assert _calls(journal) == {c["id"]: c for c in stored["calls"][task]}
+        assert _calls(journal) == {c["id"]: {**c, "task_id": task} for c in stored["calls"][task]}
         entries = len(stored["receipts"][task])
         turns = sorted({c["turn"] for c in stored["calls"][task]})
         assert [(r["turn"], r["kind"]) for r in journal] == [

@@ -34,7 +34,7 @@ _CHUNK = 500
 
 _CALL_FIELDS = ('turn', 'position', 'call_id', 'tool', 'arguments', 'why', 'state', 'leave',
                 'outcome', 'said', 'value', 'problem', 'ran_as', 'effects', 'answer')
-"""The columns of an old tool-call row a journal call keeps, besides its id and times."""
+"""The columns of an old tool-call row a journal call keeps, besides its ids and times."""
 
 _CALL_TEXTS = ('why', 'leave', 'outcome', 'said', 'problem', 'answer')
 """The text columns of an old tool-call row that are empty unless said."""
@@ -247,7 +247,8 @@ def _journal_of(bind: sa.Connection,
     for r in bind.execute(sa.select(_calls).where(_calls.c.task_id.in_(ids)).order_by(
             _calls.c.task_id, _calls.c.turn, _calls.c.position)):
         m = r._mapping
-        call = {'id': m['id'], **{name: m[name] for name in _CALL_FIELDS}}
+        call = {'id': m['id'], 'task_id': m['task_id'],
+                **{name: m[name] for name in _CALL_FIELDS}}
         call.update({name: _iso(m[name]) for name in _TIMES if m[name] is not None})
         calls[m['task_id']].setdefault(m['turn'], []).append(call)
 
