@@ -293,7 +293,8 @@ def test_after_the_upgrade_the_new_code_reads_the_old_tasks_and_the_waiting_one_
     from signoff.store.migrate import VERSION_TABLE
     from signoff.store.tables import metadata
     from signoff.testing import ScriptedModel, says
-    from tests.guarantees_app import Report, build
+    from tests.box_world import Report
+    from tests.guarantees_app import build
 
     url, stored = old_database
     done, waiting = stored["done"], stored["waiting"]
