@@ -285,7 +285,8 @@ def _drop_proposals_fk(bind: sa.Connection) -> None:
 def _old_rows_of(bind: sa.Connection, chunk: Sequence[tuple[str, datetime, datetime]],
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The old messages, receipt entries and tool calls of the tasks of `chunk`, read from
-    their journal: the conversation concatenated, the entries in order, the calls folded."""
+    their journal: the conversation concatenated, the entries in order, the calls folded (a
+    change of a call never stored whole is no call, as the journal is read)."""
     ids = [task_id for task_id, _, _ in chunk]
     messages: list[dict[str, Any]] = []
     entries: list[dict[str, Any]] = []
@@ -303,7 +304,7 @@ def _old_rows_of(bind: sa.Connection, chunk: Sequence[tuple[str, datetime, datet
             'cost_usd': float(e.get('cost_usd', 0.0))} for e in data.get('entries', ()))
         for change in data.get('calls', ()):
             calls.setdefault(change['id'], {'task_id': task_id}).update(change)
-    return messages, entries, [_old_call(call) for call in calls.values()]
+    return messages, entries, [_old_call(call) for call in calls.values() if 'tool' in call]
 
 
 def _old_call(call: dict[str, Any]) -> dict[str, Any]:
