@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, select, text  # noqa: E402
 
 from signoff import AgentRefused, ProposalStatus, TaskStatus  # noqa: E402
+from signoff.agents import repository as repo  # noqa: E402
 from signoff.store.tables import proposals, tasks  # noqa: E402
 from signoff.testing import ScriptedModel, says  # noqa: E402
 from tests.guarantees_app import PAY_USD, Report, build, lines  # noqa: E402
@@ -304,7 +305,7 @@ def _check(figures: Figures, url: str, outbox: Path, run: int,
             level = db.execute(text("SELECT level FROM box")).scalar_one()
             task_rows = [r._mapping for r in db.execute(select(tasks))]
             proposal_rows = [r._mapping for r in db.execute(select(proposals))]
-            states = [r[0] for r in db.execute(text("SELECT state FROM signoff_tool_calls"))]
+            states = [c.state for t in task_rows for c in repo.calls_of(db, t["id"])]
     finally:
         engine.dispose()
     written = Counter(lines(outbox / "letters.txt") + lines(outbox / "invoices.txt")

@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, select, text  # noqa: E402
 
 from signoff import AgentRefused, ProposalStatus, TaskStatus, Temporal  # noqa: E402
+from signoff.agents import repository as repo  # noqa: E402
 from signoff.store.tables import proposals, tasks  # noqa: E402
 from tests import scale_app  # noqa: E402
 
@@ -226,8 +227,8 @@ def _check(figures: Figures, url: str, outbox: Path, count: int,
             marks = Counter(r[0] for r in db.execute(text("SELECT tag FROM mark")))
             task_rows = [r._mapping for r in db.execute(select(tasks))]
             proposal_rows = [r._mapping for r in db.execute(select(proposals))]
-            figures.unknown_outcomes = int(db.execute(text(
-                "SELECT count(*) FROM signoff_tool_calls WHERE state = 'unknown'")).scalar_one())
+            figures.unknown_outcomes = sum(c.state == "unknown" for t in task_rows
+                                           for c in repo.calls_of(db, t["id"]))
     finally:
         engine.dispose()
     written = Counter(scale_app.lines(outbox / "letters.txt")

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, select, text
 
-from signoff.store.tables import proposals, tasks, tool_calls
+from signoff.agents import repository as repo
+from signoff.store.tables import proposals, tasks
 from tests.crash_child import LEVEL_APPROVED, LEVEL_REJECTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +49,7 @@ def _state(url: str, outbox: Path) -> dict[str, Any]:
             marks = Counter((r.tool, r.label) for r in db.execute(text("SELECT tool, label FROM mark")))
             boxes = [tuple(r) for r in db.execute(text("SELECT level, note FROM box"))]
             task_rows = [r._mapping for r in db.execute(select(tasks))]
-            calls = [r._mapping for r in db.execute(select(tool_calls))]
+            calls = [c.__dict__ for t in task_rows for c in repo.calls_of(db, t["id"])]
             proposal_rows = [r._mapping for r in db.execute(select(proposals))]
     finally:
         engine.dispose()

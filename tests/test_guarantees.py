@@ -183,6 +183,48 @@ def test_a_single_step_lets_its_task_go_for_the_next_to_run_elsewhere(database: 
     shop.app.database.dispose()
 
 
+def test_a_call_another_process_ran_between_two_steps_is_not_run_again(
+    database: str, tmp_path: Path,
+) -> None:
+    """A process that stepped a task keeps the calls of the turn it stored. When another process
+    held the task since, ran one of them and died, the first does not run it again from what it
+    kept: it reads the turn afresh, and runs only the call left."""
+    shop = build(database, tmp_path)
+
+    def model() -> ScriptedModel:
+        return ScriptedModel(says.tools(says.tool(shop.jot, box=shop.box.id, note="checked"),
+                                        says.tool(shop.raise_level, box=shop.box.id, by=1,
+                                                  tag="t")),
+                             says.hand_back(Report(summary="Tended.")))
+
+    loop = shop.app._agency.loop
+    task = loop.start(shop.app.agent(shop.Clerk).registered, shop.Tend(), None, for_=None,
+                      model=model(), max_steps=10, budget_usd=1.0)
+    loop.step(task)  # the model's turn: this process keeps the two calls it stored, new
+    assert "turn" in loop.memory_of(task)
+    shop.app.database.dispose()  # no pooled connection crosses the fork
+    pid = os.fork()
+    if pid == 0:  # another process: it runs jot, and dies before raise_level
+        try:
+            other = build(database, tmp_path)
+
+            def die(reached: str, where: dict[str, Any]) -> None:
+                if reached == "loop.gating" and where.get("tool") == "raise_level":
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+            with points.pausing(die):
+                other.app.worker(model_for=lambda _agent, _task: model()).run_once()
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == -signal.SIGKILL
+    loop.step(task)  # what it kept is not the store's any more: jot does not run again
+    with shop.app.session(as_=shop.app.system) as s:
+        assert sorted(m.tool for m in s.scalars(select(shop.Mark))) == ["jot", "raise_level"]
+    assert shop.app.agent(shop.Clerk).resume(task).status is TaskStatus.DONE
+    shop.app.database.dispose()
+
+
 # -- 2. waiting and deciding cannot miss each other ------------------------------------------
 
 

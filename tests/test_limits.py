@@ -146,33 +146,6 @@ def test_a_task_goes_on_in_a_worker_after_a_restart() -> None:
         assert s.get(shop.Counter, shop.counter.id).value == 2
 
 
-def test_a_call_another_process_ran_meanwhile_is_not_run_again() -> None:
-    """A tool call this process stored as new, but which another process ran since, is not run
-    twice: the second run's writes are rolled back with its tool-call row, and the turn goes on
-    with the answer the other process gave."""
-    from sqlalchemy import update
-
-    from signoff.store.tables import tool_calls
-
-    shop = _counter()
-    script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
-                           says.hand_back(Tally(total=1)))
-    loop = shop.app._agency.loop
-    task = loop.start(shop.app.agent(shop.Clerk).registered, shop.Count(), shop.counter,
-                      for_=None, model=script, max_steps=10, budget_usd=1.0)
-    loop.step(task)  # the model asks for bump; this process keeps the new call
-    with shop.app.session(as_=shop.app.system) as s:  # another process runs it first
-        s.get(shop.Counter, shop.counter.id).value += 1
-    with shop.app.database.connect() as db:
-        db.execute(update(tool_calls).values(state="done", outcome="Done", answer="1"))
-    loop.step(task)
-    with shop.app.session(as_=shop.app.system) as s:
-        assert s.get(shop.Counter, shop.counter.id).value == 1  # bumped once, not twice
-    outcome = shop.app.agent(shop.Clerk).resume(task)
-    assert (outcome.status, outcome.result) == (TaskStatus.DONE, Tally(total=1))
-    assert [m.text for m in script.seen.messages[1] if m.role == "tool"] == ["1"]
-
-
 def test_a_subject_of_the_wrong_kind_is_refused() -> None:
     """Doing a skill on something it does not work on is a UserError naming both."""
     from signoff import UserError

@@ -166,7 +166,7 @@ class Decider:
                 # one statement, so two approvals at once cannot both fit in what is left.
                 fits = not cost or repo.reserve_spend(db, proposal.task, cost)
                 if fits:
-                    repo.update_call(db, call_id, state=CallState.RUNNING, started_at=repo.now())
+                    repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING, started_at=repo.now())
             if not fits:
                 return self._refused(proposal, call_id, by, registered, (
                     f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
@@ -248,7 +248,7 @@ class Decider:
                                      "value": result.value, "problem": result.problem,
                                      "ran_as": [p.name for p in result.ran_as],
                                      "fingerprint": ran})
-        repo.update_call(db, call_id, state=CallState.DECIDED, outcome=result.outcome.value,
+        repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=result.outcome.value,
                          said=result.said, value=result.value, problem=result.problem,
                          ran_as=[p.name for p in result.ran_as], answer=answer,
                          finished_at=repo.now())
@@ -318,7 +318,7 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.REJECTED, answer=told,
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.REJECTED, answer=told,
                              problem=reason.strip(), finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
                       decided_by=by.name, outcome=CallOutcome.REJECTED)
@@ -343,7 +343,7 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.STALE, answer=told,
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.STALE, answer=told,
                              finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, f"{by.name} decided, but {said}",
                       proposal=proposal.id, outcome=CallOutcome.STALE)
@@ -360,7 +360,7 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, call_id, state=CallState.DECIDED, outcome=CallOutcome.WITHDRAWN, answer=said,
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.WITHDRAWN, answer=said,
                              finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, said, proposal=proposal.id,
                       outcome=CallOutcome.WITHDRAWN)
@@ -465,7 +465,7 @@ class Decider:
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)
                 repo.finish_proposal(db, proposal.id, ProposalStatus.FAILED, reason=told)
-                repo.update_call(db, call_id, state=CallState.UNKNOWN,
+                repo.update_call(db, proposal.task, call_id, state=CallState.UNKNOWN,
                                  outcome=CallOutcome.UNKNOWN, answer=told, finished_at=repo.now())
                 repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
                           outcome=CallOutcome.UNKNOWN)

@@ -131,6 +131,9 @@ class Loop:
         """What each task this process steps has seen, to label its calls' arguments."""
         """The tool calls of each task's open turn, as this process stored them."""
         self._local = threading.local()  # the holds of the tasks this thread steps
+        self._fences: dict[str, int] = {}
+        """The fence of this process's last hold on each task it keeps anything of: what it
+        keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
         self.runner: Runner | None = None
@@ -253,10 +256,13 @@ class Loop:
         """Step the held task (`hold`: taken already, else taken here; once — and again while
         `more` says so — or until it stops running; `last`: see `step`)."""
         task_id = task.id
+        if self._fences.get(task_id, task.fence) != task.fence:
+            self._forget(task_id)  # another held it since this process did: read it afresh
         hold = hold or self._hold(task)
         if hold is None:  # another holds it, and goes on with it
             self._forget(task_id)
             return task, HandOn(why="another process is stepping the task")
+        self._fences[task_id] = hold.fence
         held = self._holds()
         held[task_id] = hold
         step: Step = RunAgain()
@@ -333,7 +339,8 @@ class Loop:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
         kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
-            "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels}
+            "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
+            "fence": self._fences}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -348,6 +355,7 @@ class Loop:
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
         self._ahead.pop(task_id, None)
+        self._fences.pop(task_id, None)
         self._labels.forget(task_id)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
@@ -865,12 +873,11 @@ class Loop:
                 state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "",
                 labels: Labels = NOTHING_SEEN) -> None:
         with self._writing(task.id) as db:
-            if repo.update_call(db, call.id, from_states=(CallState.NEW,), state=state,
-                                answer=answer, outcome=outcome, problem=answer,
-                                finished_at=repo.now()):
-                repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
-                          tool=call.tool, arguments=call.arguments, labels=labels.to_json())
-                self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
+            repo.update_call(db, task.id, call.id, state=state, answer=answer, outcome=outcome,
+                             problem=answer, finished_at=repo.now())
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
+                      tool=call.tool, arguments=call.arguments, labels=labels.to_json())
+        self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
                    calls_in_turn: int) -> None:
@@ -897,9 +904,8 @@ class Loop:
                                      "again, corrected.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
         with self._writing(task.id) as db:
-            repo.update_call(db, call.id, from_states=(CallState.NEW,), state=CallState.DONE,
-                             outcome=CallOutcome.DONE, value=value, answer="Result received.",
-                             finished_at=repo.now())
+            repo.update_call(db, task.id, call.id, state=CallState.DONE, outcome=CallOutcome.DONE,
+                             value=value, answer="Result received.", finished_at=repo.now())
         self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
                                  answer="Result received.")
 
@@ -941,15 +947,11 @@ class Loop:
         def record(db: repo.Executor, result: ActionResult) -> None:
             nonlocal closed
             answer = answer_of(result)
-            if not repo.update_call(db, call.id, from_states=(
-                    CallState.RUNNING if outside else CallState.NEW,), state=CallState.DONE,
-                                    leave=Leave.ALONE.words, outcome=result.outcome.value,
-                                    said=result.said, value=result.value, problem=result.problem,
-                                    ran_as=[p.name for p in result.ran_as],
-                                    effects=list(effects.explain()), answer=answer,
-                                    finished_at=repo.now()):
-                # Another process ran this call since it was read: keep nothing of this run.
-                raise RunAborted(f"the tool call {call.id} was run elsewhere")
+            repo.update_call(db, task.id, call.id, state=CallState.DONE, leave=Leave.ALONE.words,
+                             outcome=result.outcome.value, said=result.said, value=result.value,
+                             problem=result.problem, ran_as=[p.name for p in result.ran_as],
+                             effects=list(effects.explain()), answer=answer,
+                             finished_at=repo.now())
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
@@ -987,17 +989,15 @@ class Loop:
 
     def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float) -> bool:
         """Mark an outside call running before it starts (and reserve what it spends, when the
-        budget has room): whether it is to run. Not when another process has marked it since
-        this one read it, nor when its cost does not fit."""
+        budget has room): whether it is to run (not when its cost does not fit). Only the
+        task's holder marks its calls, in a write that checks its hold."""
         with self._writing(task.id) as db:
-            if not repo.update_call(db, call.id, from_states=(CallState.NEW,),
-                                    state=CallState.RUNNING, started_at=repo.now(),
-                                    leave=Leave.ALONE.words):
-                return False
+            repo.update_call(db, task.id, call.id, state=CallState.RUNNING, started_at=repo.now(),
+                             leave=Leave.ALONE.words)
             if cost and not repo.reserve_spend(db, task.id, cost):
                 answer = (f"{call.tool} could spend ${cost:.4f}, more than is left of the task's "
                           f"budget of ${task.budget_usd:.4f}. Nothing was run.")
-                repo.update_call(db, call.id, state=CallState.DONE, answer=answer,
+                repo.update_call(db, task.id, call.id, state=CallState.DONE, answer=answer,
                                  outcome=CallOutcome.DENIED, problem=answer,
                                  finished_at=repo.now())
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL,
@@ -1012,22 +1012,20 @@ class Loop:
         action = self._actions.get(call.tool)
         if action.info.idempotent:
             with self._writing(task.id) as db:
-                repo.update_call(db, call.id, state=CallState.NEW)
+                repo.update_call(db, task.id, call.id, state=CallState.NEW)
             values = self._actions.values_from_json(call.tool, call.arguments)
-            with self._database.connect() as db:
-                fresh = repo.load_call(db, call.id)
+            fresh = dataclasses.replace(call, state=CallState.NEW)
             self._run_alone(task, registered, action, fresh, values, None)
             return
         answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
                   "is not run again blindly. Check whether it happened before trying again.")
         with self._writing(task.id) as db:
-            if repo.update_call(db, call.id, from_states=(CallState.RUNNING,),
-                                state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
-                                answer=answer, finished_at=repo.now()):
-                repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
-                          tool=call.tool, outcome=CallOutcome.UNKNOWN)
-                self.observer.tool_ended(state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
-                                         answer=answer)
+            repo.update_call(db, task.id, call.id, state=CallState.UNKNOWN,
+                             outcome=CallOutcome.UNKNOWN, answer=answer, finished_at=repo.now())
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
+                      tool=call.tool, outcome=CallOutcome.UNKNOWN)
+        self.observer.tool_ended(state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
+                                 answer=answer)
 
     # -- proposing -----------------------------------------------------------------------
 
@@ -1049,11 +1047,9 @@ class Loop:
         with self._writing(task.id) as db:
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(repo.evidence_before(db, call, HAND_BACK)))
-            if not repo.update_call(db, call.id, from_states=(CallState.NEW,),
-                                    state=CallState.PROPOSED, leave=leave.words,
-                                    effects=list(proposal.effects)):
-                return None
-            repo.insert_proposal(db, proposal, call_id=call.id, instructions=instructions,
+            repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
+                             effects=list(proposal.effects))
+            repo.insert_proposal(db, proposal, call=call, instructions=instructions,
                                  trace_context=self.observer.trace_context())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
                       f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”"

@@ -20,9 +20,9 @@ from signoff.agents.rules import StandingRule
 from signoff.agents.states import ReceiptKind
 from signoff.limits.provenance import ArgumentLabel
 from signoff.models.base import Message
+from signoff.store import journal
 from signoff.store.prepared import Rows, insert_of, prepare
-from signoff.store.tables import messages as messages_table
-from signoff.store.tables import proposals, receipt_entries, standing_rules, tasks, tool_calls
+from signoff.store.tables import proposals, standing_rules, tasks
 
 __all__ = [
     "CallRow",
@@ -126,6 +126,8 @@ class TaskRow:
     """What is reserved (and counted in `spend_usd`) for a model call not yet answered."""
     trace_context: Any = None
     """What a trace keeps to be continued (W3C trace context, when tracing was on)."""
+    seq: int = 0
+    """The number of its journal's last step (see `signoff.store.journal`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,32 +157,24 @@ class CallRow:
 
 
 def insert_task(db: Executor, **values: Any) -> None:
-    """Store a new task with its opening messages."""
+    """Store a new task with its opening messages (its first step)."""
     opening: list[Message] = values.pop("messages")
     db.execute(tasks.insert(), {
         "created_at": now(), "updated_at": now(), "revision": 0, "turn": 0, "turn_open": False,
-        "message_count": len(opening), **values,
+        "message_count": len(opening), "seq": 0, **values,
     })
-    append_messages(db, values["id"], 0, opening)
+    append_messages(db, values["id"], opening)
 
 
-def append_messages(db: Executor, task_id: str, start: int, added: Sequence[Message]) -> None:
-    """Append messages to a task's conversation, numbered from `start`."""
-    for i, m in enumerate(added):
-        _insert(db, messages_table, {"task_id": task_id, "seq": start + i, "data": m.to_json()})
-
-
-_MESSAGES_FROM = (
-    select(messages_table.c.data)
-    .where(messages_table.c.task_id == bindparam("task"), messages_table.c.seq >= bindparam("start"))
-    .order_by(messages_table.c.seq)
-)
+def append_messages(db: Executor, task_id: str, added: Sequence[Message]) -> None:
+    """Add messages to a task's conversation, with the step being written."""
+    journal.pending(db, task_id).messages.extend(m.to_json() for m in added)
 
 
 def messages_of(db: Executor, task_id: str, start: int = 0) -> list[Message]:
     """A task's conversation, from message `start` on."""
-    rows = _run(db, "messages_from", lambda: _MESSAGES_FROM, {"task": task_id, "start": start})
-    return [Message.from_json(r["data"]) for r in rows.rows]
+    found = [m for step in journal.steps_of(db, task_id) for m in step.data.get("messages", ())]
+    return [Message.from_json(m) for m in found[start:]]
 
 
 _LOAD_TASK = select(*[c for c in tasks.c if c.name not in ("created_at", "updated_at")]).where(
@@ -202,7 +196,7 @@ def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **c
     changes.update(revision=task.revision + 1, updated_at=now())
     if _run_update(db, tasks, task.id, changes, guards={"revision": task.revision}) != 1:
         return False
-    append_messages(db, task.id, task.message_count, added)
+    append_messages(db, task.id, added)
     return True
 
 
@@ -250,78 +244,71 @@ def tasks_in(db: Executor, status: str) -> list[str]:
 # -- tool calls ----------------------------------------------------------------------------
 
 
-def insert_call(db: Executor, **values: Any) -> str:
-    """Store a new tool call; its id."""
+def insert_call(db: Executor, task_id: str, **values: Any) -> str:
+    """Store a new tool call of `task_id`, with the step being written; its id."""
     call_id = new_id()
-    _insert(db, tool_calls, {"id": call_id, **values})
+    journal.pending(db, task_id).calls.append({"id": call_id, "task_id": task_id, **values})
     return call_id
 
 
-_CALLS_OF = select(tool_calls).where(tool_calls.c.task_id == bindparam("task")).order_by(
-    tool_calls.c.turn, tool_calls.c.position
-)
-_CALLS_OF_TURN = _CALLS_OF.where(tool_calls.c.turn == bindparam("turn"))
+def update_call(db: Executor, task_id: str, call_id: str, **values: Any) -> None:
+    """Change a tool call of `task_id`, with the step being written."""
+    change = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in values.items()}
+    journal.pending(db, task_id).calls.append({"id": call_id, **change})
 
 
 def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRow]:
-    """The task's tool calls (of one turn, when given), in order."""
-    if turn is None:
-        rows = _run(db, "calls_of", lambda: _CALLS_OF, {"task": task_id})
-    else:
-        rows = _run(db, "calls_of_turn", lambda: _CALLS_OF_TURN, {"task": task_id, "turn": turn})
-    return [_call(r) for r in rows.rows]
+    """The task's tool calls (of one model turn, when given), in order, as its steps left them."""
+    return calls_in(journal.steps_of(db, task_id, turn=turn))
 
 
-_EVIDENCE = select(tool_calls.c.tool, tool_calls.c.arguments, tool_calls.c.answer).where(
-    tool_calls.c.task_id == bindparam("task"), tool_calls.c.state == "done",
-    tool_calls.c.tool != bindparam("hand_back"),
-    (tool_calls.c.turn < bindparam("turn")) | (
-        (tool_calls.c.turn == bindparam("turn")) & (tool_calls.c.position < bindparam("position"))),
-).order_by(tool_calls.c.turn, tool_calls.c.position)
+def calls_in(steps: Sequence[journal.StepRow]) -> list[CallRow]:
+    """The tool calls `steps` stored, each as their changes left it, in order."""
+    folded: dict[str, dict[str, Any]] = {}
+    for step in steps:
+        for change in step.data.get("calls", ()):
+            known = folded.get(change["id"])
+            if known is None:
+                folded[change["id"]] = dict(change)
+            else:
+                known.update(change)
+    found = [_call(c) for c in folded.values() if "tool" in c]
+    return sorted(found, key=lambda c: (c.turn, c.position))
 
 
 def evidence_before(db: Executor, call: CallRow, hand_back: str) -> list[Evidence]:
     """What the task's calls that ran before `call` answered (the hand-back aside)."""
-    rows = _run(db, "evidence", lambda: _EVIDENCE, {
-        "task": call.task_id, "turn": call.turn, "position": call.position,
-        "hand_back": hand_back})
-    return [Evidence(tool=r["tool"], arguments=r["arguments"], answer=r["answer"])
-            for r in rows.rows]
+    return [Evidence(tool=c.tool, arguments=c.arguments, answer=c.answer)
+            for c in calls_of(db, call.task_id)
+            if c.state == "done" and c.tool != hand_back and (c.turn, c.position) < (
+                call.turn, call.position)]
 
 
-def load_call(db: Executor, call_id: str) -> CallRow:
-    """One tool call."""
-    row = db.execute(select(tool_calls).where(tool_calls.c.id == call_id)).one()
-    return _call(row._mapping)
-
-
-def update_call(db: Executor, call_id: str, *, from_states: Sequence[str] = (), **values: Any) -> bool:
-    """Change a tool call (only if it is in one of `from_states`, when given)."""
-    if len(from_states) <= 1:
-        return _run_update(db, tool_calls, call_id, values,
-                           guards={"state": from_states[0]} if from_states else None) == 1
-    statement = update(tool_calls).where(tool_calls.c.id == call_id)
-    if from_states:
-        statement = statement.where(tool_calls.c.state.in_(list(from_states)))
-    return bool(db.execute(statement.values(**values)).rowcount == 1)
+def load_call(db: Executor, task_id: str, call_id: str) -> CallRow:
+    """One tool call of `task_id`."""
+    return next(c for c in calls_of(db, task_id) if c.id == call_id)
 
 
 def _call(m: Any) -> CallRow:
-    return CallRow(**{k: m[k] for k in (
-        "id", "task_id", "turn", "position", "call_id", "tool", "arguments", "why", "state",
-        "leave", "outcome", "said", "value", "problem", "ran_as", "effects", "answer",
-    )})
+    return CallRow(**{k: m.get(k, _CALL_DEFAULTS.get(k)) for k in _CALL_FIELDS})
+
+
+_CALL_FIELDS = ("id", "task_id", "turn", "position", "call_id", "tool", "arguments", "why",
+                "state", "leave", "outcome", "said", "value", "problem", "ran_as", "effects",
+                "answer")
+_CALL_DEFAULTS: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
+                                      ran_as=None, effects=None, answer="", why="")
 
 
 # -- proposals -----------------------------------------------------------------------------
 
 
-def insert_proposal(db: Executor, proposal: Proposal, *, call_id: str, instructions: str,
+def insert_proposal(db: Executor, proposal: Proposal, *, call: CallRow, instructions: str,
                     trace_context: Any = None) -> None:
-    """Store a new proposal made for tool call `call_id` (`trace_context`: where its wait and
+    """Store a new proposal made for tool call `call` (`trace_context`: where its wait and
     decision join the trace, when tracing is on)."""
     _insert(db, proposals, dict(
-        id=proposal.id, task_id=proposal.task, tool_call_id=call_id,
+        id=proposal.id, task_id=proposal.task, tool_call_id=call.id, call_id=call.call_id,
         agent=proposal.agent, skill=proposal.skill, skill_version=proposal.skill_version,
         action=proposal.action, label=proposal.label, effects=list(proposal.effects),
         arguments=proposal.arguments, shown=proposal.shown, why=proposal.why,
@@ -517,21 +504,17 @@ def _rule(m: Any) -> StandingRule:
 
 def note(db: Executor, task_id: str, kind: ReceiptKind, words: str, cost_usd: float = 0.0,
          **data: Any) -> None:
-    """Add an entry to a task's receipt."""
-    _insert(db, receipt_entries, {
-        "task_id": task_id, "at": now(), "kind": kind, "words": words, "data": data,
-        "cost_usd": cost_usd,
-    })
+    """Add an entry to a task's receipt, with the step being written."""
+    journal.pending(db, task_id).entries.append({
+        "kind": kind.value, "at": now().isoformat(), "words": words, "data": data,
+        "cost_usd": cost_usd})
 
 
 def entries_of(db: Executor, task_id: str) -> list[ReceiptEntry]:
     """A task's receipt entries, in order."""
-    rows = db.execute(
-        select(receipt_entries).where(receipt_entries.c.task_id == task_id)
-        .order_by(receipt_entries.c.id)
-    )
-    return [ReceiptEntry(at=r.at, kind=ReceiptKind(r.kind), words=r.words, data=r.data, cost_usd=r.cost_usd)
-            for r in rows]
+    return [ReceiptEntry(at=datetime.fromisoformat(e["at"]), kind=ReceiptKind(e["kind"]),
+                         words=e["words"], data=e["data"], cost_usd=e["cost_usd"])
+            for step in journal.steps_of(db, task_id) for e in step.data.get("entries", ())]
 
 
 def count(db: Executor, query: Select[Any]) -> int:

@@ -39,7 +39,7 @@ from sqlalchemy import select
 from signoff.agents.observer import Observer, Span
 from signoff.agents.proposals import Decision, ProposalStatus
 from signoff.agents.tasks import Outcome, TaskStatus
-from signoff.store.tables import proposals, tasks, tool_calls
+from signoff.store.tables import proposals, tasks
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -304,9 +304,8 @@ class _Decision(_Current):
         with tracing._database.connect() as db:
             row = db.execute(
                 select(proposals.c.action, proposals.c.trace_context, tasks.c.trace_context
-                       .label("task_context"), tool_calls.c.call_id)
+                       .label("task_context"), proposals.c.call_id)
                 .join(tasks, tasks.c.id == proposals.c.task_id)
-                .join(tool_calls, tool_calls.c.id == proposals.c.tool_call_id)
                 .where(proposals.c.id == self._proposal_id)).first()
         action, self._proposing, task_context, call_id = row if row is not None else (
             "", None, None, "")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, select
 
 from signoff.agents import repository as repo
 from signoff.agents.loop import Loop
@@ -21,7 +21,7 @@ from signoff.agents.states import CallState
 from signoff.agents.steps import RunAgain, Step
 from signoff.models.base import Message, Price, Reply, ToolSpec
 from signoff.store.database import Database
-from signoff.store.tables import proposals, tool_calls
+from signoff.store.tables import proposals
 
 __all__ = ["GIVEN", "CallAnswer", "GivenTurn", "answers_of", "given_from_outside", "take_turn"]
 
@@ -135,9 +135,6 @@ def _answer(call: repo.CallRow, proposal: Proposal | None = None) -> CallAnswer:
                       proposal=proposal)
 
 
-_LATEST_TURN = select(func.max(tool_calls.c.turn)).where(tool_calls.c.task_id == bindparam("task"))
-_TURN_OF_CALL = select(tool_calls.c.turn).where(tool_calls.c.task_id == bindparam("task"),
-                                               tool_calls.c.call_id == bindparam("call"))
 _PROPOSALS_OF_TASK = select(proposals.c.id, proposals.c.tool_call_id).where(
     proposals.c.task_id == bindparam("task"))
 
@@ -149,11 +146,12 @@ def answers_of(database: Database, task_id: str, turn: int | None = None, *,
     with database.connect() as db:
         if turn is None:  # the task's latest turn, when the call is of it (as it is when a
             # client gives one turn at a time); else the turn found by the call's id
-            latest = db.execute(_LATEST_TURN, {"task": task_id}).scalar()
-            calls = repo.calls_of(db, task_id, latest) if latest is not None else []
+            head = repo.load_task(db, task_id)
+            calls = repo.calls_of(db, task_id, head.turn) if head is not None else []
             if not any(c.call_id == call for c in calls):
-                turn = db.execute(_TURN_OF_CALL, {"task": task_id, "call": call}).scalar()
-                calls = repo.calls_of(db, task_id, turn) if turn is not None else []
+                every = repo.calls_of(db, task_id)
+                turn = next((c.turn for c in every if c.call_id == call), None)
+                calls = [c for c in every if c.turn == turn]
         else:
             calls = repo.calls_of(db, task_id, turn)
         put = {c.id for c in calls if c.state in _DECIDED}

@@ -14,6 +14,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
 
 from signoff.exceptions import StoreError, UserError
+from signoff.store import journal
 
 __all__ = ["Database", "database_url_for", "reading_only"]
 
@@ -178,6 +179,10 @@ def _engine_for(url: str) -> Engine:
             f"signoff cannot open the database {_shown(url)}: {error}. Give a SQLAlchemy URL such "
             "as 'sqlite:///app.db' or 'postgresql+psycopg://user@host/db'."
         ) from error
+    # The journal's steps gathered in a transaction are appended as it commits (in it), and
+    # forgotten when it rolls back: see signoff.store.journal.
+    event.listen(engine, "commit", journal.flush)
+    event.listen(engine, "rollback", journal.discard)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
         # pysqlite's own transaction handling defers BEGIN; take it over so that a transaction
