@@ -103,14 +103,14 @@ def test_a_statement_the_database_refuses_is_a_store_error_naming_it(tmp_path: P
     from signoff import StoreError
     from signoff.agents import repository as repo
     from signoff.models.base import Message
-    from signoff.store.tables import messages
     from signoff.store.tables import metadata as signoff_tables
+    from signoff.store.tables import steps
 
     database.holds(signoff_tables)
     database.ensure_schema()
     with pytest.raises(StoreError, match="refused a statement") as raised, \
             database.connect() as c:
-        repo.append_messages(c, "no-such-task", 0, [Message(role="user", text="Hello.")])
+        repo.append_messages(c, "no-such-task", [Message(role="user", text="Hello.")])
     assert raised.value.url in str(raised.value)
     with database.connect() as c:
-        assert c.execute(select(messages)).all() == []
+        assert c.execute(select(steps)).all() == []

@@ -213,8 +213,8 @@ class Deadlines:
             if not repo.claim_proposal(db, proposal, ProposalStatus.WITHDRAWN, decided_at=at,
                                        reason=said):
                 return None
-            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.WITHDRAWN,
-                             answer=told, finished_at=at)
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED,
+                             outcome=CallOutcome.WITHDRAWN, answer=told, finished_at=at)
             repo.note(db, proposal.task, ReceiptKind.DECISION, said, proposal=proposal.id,
                       outcome=CallOutcome.WITHDRAWN, deadline=proposal.deadline_at.isoformat()
                       if proposal.deadline_at else None)

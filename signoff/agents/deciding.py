@@ -166,7 +166,8 @@ class Decider:
                 # one statement, so two approvals at once cannot both fit in what is left.
                 fits = not cost or repo.reserve_spend(db, proposal.task, cost)
                 if fits:
-                    repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING, started_at=repo.now())
+                    repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
+                                     started_at=repo.now())
             if not fits:
                 return self._refused(proposal, call_id, by, registered, (
                     f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
@@ -318,8 +319,9 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.REJECTED, answer=told,
-                             problem=reason.strip(), finished_at=repo.now())
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED,
+                             outcome=CallOutcome.REJECTED, answer=told, problem=reason.strip(),
+                             finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
                       decided_by=by.name, outcome=CallOutcome.REJECTED)
             woke = self._loop.wake(db, proposal.task)
@@ -343,8 +345,8 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.STALE, answer=told,
-                             finished_at=repo.now())
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED,
+                             outcome=CallOutcome.STALE, answer=told, finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, f"{by.name} decided, but {said}",
                       proposal=proposal.id, outcome=CallOutcome.STALE)
             woke = self._loop.wake(db, proposal.task)
@@ -360,8 +362,8 @@ class Decider:
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
                 raise self._already(proposal.id, within=db)
-            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=CallOutcome.WITHDRAWN, answer=said,
-                             finished_at=repo.now())
+            repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED,
+                             outcome=CallOutcome.WITHDRAWN, answer=said, finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, said, proposal=proposal.id,
                       outcome=CallOutcome.WITHDRAWN)
             woke = self._loop.wake(db, proposal.task)

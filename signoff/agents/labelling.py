@@ -127,6 +127,14 @@ class TaskLabels:
         self._add(known.provenance, calls)
         known.turn = turn
 
+    def take(self, task_id: str) -> _Known | None:
+        """What this process knows of the task, taken out (see `keep`)."""
+        return self._known.pop(task_id, None)
+
+    def keep(self, task_id: str, known: _Known) -> None:
+        """Keep `known` (as `take` gave it) for the task again."""
+        self._known[task_id] = known
+
     def forget(self, task_id: str) -> None:
         """Drop what this process knows of the task (it is read again when next needed)."""
         self._known.pop(task_id, None)

@@ -35,7 +35,7 @@ from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
-from signoff.agents.gate import gate
+from signoff.agents.gate import Verdict, gate
 from signoff.agents.labelling import TaskLabels, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
@@ -326,14 +326,18 @@ class Loop:
 
     def _stopped(self, task: repo.TaskRow) -> None:
         """Drop what this process keeps of a task it stops stepping: all of it once the task
-        has ended; all but its model and conversation while it waits (a decision here goes on
-        with them, without reading the conversation again)."""
+        has ended; all but its model, conversation and what it has seen while it waits (a
+        decision here goes on with them, without reading the task's steps again)."""
         conversation = self._conversations.get(task.id)
+        seen = self._labels.take(task.id)
         self._forget(task.id)
         if task.status in _ENDED:
             self.models.pop(task.id, None)
-        elif task.status == TaskStatus.WAITING.value and conversation is not None:
-            self._conversations[task.id] = conversation
+        elif task.status == TaskStatus.WAITING.value:
+            if conversation is not None:
+                self._conversations[task.id] = conversation
+            if seen is not None:
+                self._labels.keep(task.id, seen)
 
     def memory_of(self, task_id: str) -> list[str]:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
@@ -459,14 +463,15 @@ class Loop:
 
     def wake(self, db: repo.Executor, task_id: str) -> repo.TaskRow | None:
         """In the transaction `db`: if the task waits on no proposal any more, it runs again,
-        held by this thread (a decision calls this in its own transaction, so that the task
-        goes on with it); the task as it then reads, or None when it still waits (or was not
-        waiting)."""
+        held by this thread, and its turn closes (a decision calls this in its own transaction,
+        so that the task goes on with it, at its next model turn); the task as it then reads,
+        or None when it still waits (or was not waiting)."""
         holds.lock(db, task_id)
         task = repo.load_task(db, task_id)
         if task is None or task.status != TaskStatus.WAITING.value:
             return None
-        if any(_awaits(c) for c in repo.calls_of(db, task_id, task.turn)):
+        calls = repo.calls_of(db, task_id, task.turn)  # with what this transaction decided
+        if any(_awaits(c) for c in calls):
             return None
         held: dict[str, Any] = dict(holder=holds.holder_id(),
                                     held_until=repo.now() + holds.HOLD_FOR,
@@ -474,8 +479,13 @@ class Loop:
         if not repo.save_task(db, task, status=TaskStatus.RUNNING.value, **held):
             return None
         repo.note(db, task_id, ReceiptKind.RESUMED, "Every proposal is decided; the task goes on.")
-        return dataclasses.replace(task, status=TaskStatus.RUNNING.value,
+        woke = dataclasses.replace(task, status=TaskStatus.RUNNING.value,
                                    revision=task.revision + 1, **held)
+        if woke.turn_open and any(_unsettled(c) for c in calls):
+            return woke  # a call of the turn is left to run: its holder runs it
+        if woke.turn_open:
+            self._close_turn(db, woke, calls)
+        return self._take_saved(task_id) or woke
 
     def _task(self, task_id: str) -> repo.TaskRow:
         with self._database.connect() as db:
@@ -785,15 +795,13 @@ class Loop:
         labels = self._labels_of(task, skill, action, call)
         verdict = gate(call.tool, action.info.effects, permits, query=action.info.query,
                        labels=labels)
-        rule_id = None
+        lifted: Verdict | None = None  # what a standing rule would make of it, if one lifts
         if verdict.leave is Leave.PROPOSE:  # only a PROPOSE can a standing rule lift
-            with self._database.connect() as db:
-                rule_id = repo.matching_rule(db, agent=task.agent, tool=call.tool,
-                                             skill=task.skill, for_id=task.for_id)
-            if rule_id is not None:
-                verdict = gate(call.tool, action.info.effects, permits,
-                               query=action.info.query, rule=True, labels=labels)
-        self.observer.gated(verdict)
+            lifted = gate(call.tool, action.info.effects, permits, query=action.info.query,
+                          rule=True, labels=labels)
+        if lifted is None or lifted.leave is Leave.PROPOSE:
+            lifted = None  # no rule could lift it: none is looked up
+            self.observer.gated(verdict)  # (else once the rule is looked up, as it is proposed)
         if verdict.leave is Leave.NEVER:
             never = (f"{call.tool} is a tool {registered.agent.__name__} may never use"
                      if verdict.declared is Leave.NEVER else
@@ -803,16 +811,20 @@ class Loop:
             self._refuse(task, call, f"{never}. Nothing was run, and nothing was proposed.",
                          labels=labels)
             return None
+
+        def refuse(answer: str, outcome: CallOutcome) -> None:
+            if lifted is not None:  # refused before a rule was looked up
+                self.observer.gated(verdict)
+            self._refuse(task, call, answer, state=CallState.DONE, outcome=outcome)
+
         try:
             values = self._actions.values_from_json(call.tool, call.arguments)
         except (Invalid, NotFound) as refusal:
-            self._refuse(task, call, f"Invalid: {refusal.message} Nothing was run or proposed.",
-                         state=CallState.DONE, outcome=CallOutcome.INVALID)
+            refuse(f"Invalid: {refusal.message} Nothing was run or proposed.", CallOutcome.INVALID)
             return None
         over = self.spend_problem(task.id, action)
         if over:
-            self._refuse(task, call, f"{over} Nothing was run or proposed.", state=CallState.DONE,
-                         outcome=CallOutcome.DENIED)
+            refuse(f"{over} Nothing was run or proposed.", CallOutcome.DENIED)
             return None
         spent = task.spend_usd
         if action.info.effects.spends:  # what this turn's tools spent so far counts too
@@ -821,14 +833,16 @@ class Loop:
         decision = next_action(task.steps - 1, task.max_steps, spent, task.budget_usd,
                                verdict.leave is not Leave.ALONE, False)
         if decision is NextAction.CONTINUE:
-            return self._run_alone(task, registered, action, call, values,
-                                   rule_id if verdict.by_rule else None, only, labels)
+            return self._run_alone(task, registered, action, call, values, None, only, labels)
         if decision is NextAction.ESCALATE:
-            return self._propose(task, registered, skill, action, call, verdict.leave, only,
-                                 labels)
-        self._refuse(task, call, f"{call.tool} was not run: the task has spent its budget of "
-                                 f"${task.budget_usd:.4f}.", state=CallState.DONE,
-                     outcome=CallOutcome.DENIED)
+            proposed = self._propose(task, registered, skill, action, call, verdict, only,
+                                     labels, lifted)
+            if isinstance(proposed, _Lifted):  # a standing rule lets it run alone
+                return self._run_alone(task, registered, action, call, values, proposed.rule,
+                                       only, labels)
+            return proposed
+        refuse(f"{call.tool} was not run: the task has spent its budget of "
+               f"${task.budget_usd:.4f}.", CallOutcome.DENIED)
         return None
 
     def _labels_of(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
@@ -1030,10 +1044,14 @@ class Loop:
     # -- proposing -----------------------------------------------------------------------
 
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
-                 action: Action, call: repo.CallRow, leave: Leave, only: bool = False,
-                 labels: Labels = NOTHING_SEEN) -> Step | None:
+                 action: Action, call: repo.CallRow, verdict: Verdict, only: bool = False,
+                 labels: Labels = NOTHING_SEEN, lifted: Verdict | None = None
+                 ) -> Step | _Lifted | None:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
-        from the same transaction, and what happens next is returned; else None."""
+        from the same transaction, and what happens next is returned; else None. Given
+        `lifted` (what a standing rule would make of it), the rules are looked up first, in
+        the same transaction: when one lifts it, nothing is proposed (`_Lifted`)."""
+        leave = verdict.leave
         arguments = json.loads(call.arguments)
         routing = self._decider_of(registered, skill, call.tool, task.for_id)
         instructions = self.instructions_now(task)
@@ -1045,6 +1063,11 @@ class Loop:
             labels.untrusted) else ""
         words = self._route_words(proposal)
         with self._writing(task.id) as db:
+            rule = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
+                                      for_id=task.for_id) if lifted is not None else None
+            self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
+            if rule is not None:
+                return _Lifted(rule=rule)
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(repo.evidence_before(db, call, HAND_BACK)))
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
@@ -1131,6 +1154,14 @@ class Loop:
                           else ReceiptKind.FAILURE, ended.problem, **data)
                 return ended
         return RunAgain()
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Lifted:
+    """A call about to be proposed that a standing rule lets run alone."""
+
+    rule: str
+    """The rule's id."""
 
 
 _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))

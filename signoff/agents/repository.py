@@ -259,7 +259,8 @@ def update_call(db: Executor, task_id: str, call_id: str, **values: Any) -> None
 
 def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRow]:
     """The task's tool calls (of one model turn, when given), in order, as its steps left them."""
-    return calls_in(journal.steps_of(db, task_id, turn=turn))
+    found = calls_in(journal.steps_of(db, task_id, turn=turn))
+    return found if turn is None else [c for c in found if c.turn == turn]
 
 
 def calls_in(steps: Sequence[journal.StepRow]) -> list[CallRow]:

@@ -86,8 +86,8 @@ def flush(connection: Connection) -> None:
             continue
         head = prepare(connection, "journal_next", lambda: _NEXT).run_on(
             connection, {"key": task_id}).first()
-        if head is None:  # the task is not stored: its step has nowhere to go
-            continue
+        if head is None:  # no such task: its row is refused (a foreign key to nothing)
+            head = {"seq": 1, "turn": 0}
         prepare(connection, "journal_append", lambda: _APPEND).run_on(connection, {
             "task_id": task_id, "seq": head["seq"], "turn": head["turn"], "kind": step.kind,
             "at": datetime.now(UTC),
@@ -101,12 +101,22 @@ def discard(connection: Connection) -> None:
 
 
 def steps_of(db: Any, task_id: str, *, turn: int | None = None) -> list[StepRow]:
-    """A task's steps in order (those written in model turn `turn`, when given)."""
+    """A task's steps in order (those written in model turn `turn`, when given), and last, the
+    step the transaction of `db` is gathering for it, when it has one (numbered 0: it is not
+    appended yet), so that a transaction reads what it wrote."""
     if turn is None:
         rows = prepare(db, "journal_all", lambda: _ALL).run(db, {"task": task_id})
     else:
         rows = prepare(db, "journal_turn", lambda: _OF_TURN).run(db, {"task": task_id, "turn": turn})
-    return [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"]) for r in rows.rows]
+    found = [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"])
+             for r in rows.rows]
+    connection: Connection = db.connection() if hasattr(db, "get_bind") else db
+    gathered: dict[str, Pending] | None = connection.info.get(_KEY)
+    step = gathered.get(task_id) if gathered else None
+    if step is not None and step.data():
+        found.append(StepRow(seq=0, turn=-1 if turn is None else turn, kind=step.kind,
+                             data=step.data()))
+    return found
 
 
 _NEXT = update(tasks).where(tasks.c.id == bindparam("key")).values(
