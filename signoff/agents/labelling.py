@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING, Any
 from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.agents.permits import Leave, Permits
-from signoff.agents.states import CallOutcome
+from signoff.agents.proposals import Evidence
+from signoff.agents.states import HAND_BACK, CallOutcome, CallState
 from signoff.limits.provenance import NOTHING_SEEN, Endorse, Labels, Provenance, Seen
 from signoff.models.base import Message
 
 if TYPE_CHECKING:
     from signoff.agents.repository import CallRow
 
-__all__ = ["TaskLabels", "floor", "outside_reason", "plain_arguments", "trusted_text"]
+__all__ = ["TaskLabels", "evidence_of", "floor", "outside_reason", "plain_arguments",
+           "trusted_text"]
 
 
 def outside_reason(action: Action, value: Any) -> str | None:
@@ -86,6 +88,8 @@ class _Known:
     turn: int
     """The last turn whose results are in `provenance`."""
     provenance: Provenance
+    evidence: list[Evidence]
+    """What the calls that ran alone in those turns answered (a proposal's evidence)."""
 
 
 class TaskLabels:
@@ -104,13 +108,25 @@ class TaskLabels:
         them)."""
         if action.info.query or action.info.effects.only_reads:
             return NOTHING_SEEN
-        known = self._known.get(task_id)
-        if known is None or known.turn != turn - 1:
-            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()))
-            self._add(known.provenance, [c for c in calls() if c.turn < turn])
-            self._known[task_id] = known
+        known = self._before(task_id, turn, trusted, calls)
         return known.provenance.label(action.name, arguments, endorses=endorses,
                                       plain=plain_arguments(action))
+
+    def evidence(self, task_id: str, turn: int, *, trusted: Callable[[], list[str]],
+                 calls: Callable[[], list[CallRow]]) -> list[Evidence]:
+        """What the task's calls that ran alone before turn `turn` answered (`trusted`, `calls`:
+        as for `of`)."""
+        return list(self._before(task_id, turn, trusted, calls).evidence)
+
+    def _before(self, task_id: str, turn: int, trusted: Callable[[], list[str]],
+                calls: Callable[[], list[CallRow]]) -> _Known:
+        """What the task saw before turn `turn` (read from its calls when not known here)."""
+        known = self._known.get(task_id)
+        if known is None or known.turn != turn - 1:
+            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()), evidence=[])
+            self._add(known, [c for c in calls() if c.turn < turn])
+            self._known[task_id] = known
+        return known
 
     def __contains__(self, task_id: object) -> bool:
         """Whether this process keeps what the task has seen."""
@@ -124,7 +140,7 @@ class TaskLabels:
         if known.turn != turn - 1:
             self._known.pop(task_id, None)
             return
-        self._add(known.provenance, calls)
+        self._add(known, calls)
         known.turn = turn
 
     def take(self, task_id: str) -> _Known | None:
@@ -139,7 +155,9 @@ class TaskLabels:
         """Drop what this process knows of the task (it is read again when next needed)."""
         self._known.pop(task_id, None)
 
-    def _add(self, provenance: Provenance, calls: Iterable[CallRow]) -> None:
+    def _add(self, known: _Known, calls: Iterable[CallRow]) -> None:
+        provenance = known.provenance
+        known.evidence.extend(evidence_of(calls))
         for call in calls:
             if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words
                 provenance.add_trusted(call.answer)
@@ -151,6 +169,12 @@ class TaskLabels:
                 continue
             provenance.add(Seen(tool=call.tool, arguments=call.arguments, value=call.value,
                                 text=call.answer, outside=outside_reason(action, call.value)))
+
+
+def evidence_of(calls: Iterable[CallRow]) -> list[Evidence]:
+    """What those of `calls` that ran alone answered (the hand-back aside)."""
+    return [Evidence(tool=c.tool, arguments=c.arguments, answer=c.answer) for c in calls
+            if c.state == CallState.DONE and c.tool != HAND_BACK]
 
 
 def trusted_text(conversation: Sequence[Message], subject_id: str | None,

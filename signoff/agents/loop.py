@@ -36,13 +36,13 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import Verdict, gate
-from signoff.agents.labelling import TaskLabels, trusted_text
+from signoff.agents.labelling import TaskLabels, evidence_of, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill, TaskView, ToolAnswer
-from signoff.agents.states import CallOutcome, CallState, ReceiptKind
+from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.exceptions import Invalid, NotFound
@@ -60,8 +60,6 @@ __all__ = ["HAND_BACK", "Loop", "Registered"]
 
 log = logging.getLogger("signoff.agents")
 
-HAND_BACK = "hand_back"
-"""The tool a model calls to hand back its result."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -855,13 +853,19 @@ class Loop:
         if not isinstance(arguments, dict):
             return NOTHING_SEEN
 
+        return self._labels.of(task.id, task.turn, action, arguments, endorses=skill.endorses,
+                               **self._seen(task))
+
+    def _seen(self, task: repo.TaskRow) -> dict[str, Callable[[], Any]]:
+        """How what the task has seen is read when this process does not know it: its trusted
+        text and its tool calls (see `TaskLabels`)."""
+
         def calls() -> list[repo.CallRow]:
             with self._database.connect() as db:
                 return repo.calls_of(db, task.id)
 
-        return self._labels.of(
-            task.id, task.turn, action, arguments, endorses=skill.endorses, calls=calls,
-            trusted=lambda: trusted_text(self.messages(task), task.subject_id, task.subject_json))
+        return {"calls": calls, "trusted": lambda: trusted_text(
+            self.messages(task), task.subject_id, task.subject_json)}
 
     def spend_problem(self, task_id: str, action: Action) -> str:
         """Why running `action` now would not fit the task's budget ("" when it fits): a tool
@@ -1062,14 +1066,17 @@ class Loop:
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
         words = self._route_words(proposal)
+        earlier = self._labels.evidence(task.id, task.turn, **self._seen(task))
         with self._writing(task.id) as db:
             rule = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
                                       for_id=task.for_id) if lifted is not None else None
             self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
             if rule is not None:
                 return _Lifted(rule=rule)
+            this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
+                         if c.position < call.position]
             proposal = dataclasses.replace(
-                proposal, evidence=tuple(repo.evidence_before(db, call, HAND_BACK)))
+                proposal, evidence=tuple(earlier + evidence_of(this_turn)))
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
                              effects=list(proposal.effects))
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,

@@ -277,14 +277,6 @@ def calls_in(steps: Sequence[journal.StepRow]) -> list[CallRow]:
     return sorted(found, key=lambda c: (c.turn, c.position))
 
 
-def evidence_before(db: Executor, call: CallRow, hand_back: str) -> list[Evidence]:
-    """What the task's calls that ran before `call` answered (the hand-back aside)."""
-    return [Evidence(tool=c.tool, arguments=c.arguments, answer=c.answer)
-            for c in calls_of(db, call.task_id)
-            if c.state == "done" and c.tool != hand_back and (c.turn, c.position) < (
-                call.turn, call.position)]
-
-
 def load_call(db: Executor, task_id: str, call_id: str) -> CallRow:
     """One tool call of `task_id`."""
     return next(c for c in calls_of(db, task_id) if c.id == call_id)

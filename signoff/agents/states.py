@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["CallOutcome", "CallState", "ReceiptKind"]
+__all__ = ["HAND_BACK", "CallOutcome", "CallState", "ReceiptKind"]
+
+HAND_BACK = "hand_back"
+"""The tool a model calls to hand back its result."""
 
 
 class CallState(enum.StrEnum):
