@@ -14,10 +14,11 @@ from signoff.agents.deadlines import Deadlines
 from signoff.agents.deciding import Decider, Oversight
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
-from signoff.agents.loop import Loop, Registered, Routing
+from signoff.agents.loop import Loop, Registered
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.proposing import Routing
 from signoff.agents.receipts import Receipt
 from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome
@@ -364,7 +365,7 @@ class Agency:
         """Whether a proposal's fingerprint reads now as it did: the same version of what it acts
         on (the skill's `version_of` now), the same skill version and instructions. A proposal
         that does not will not run, whoever says yes."""
-        from signoff.agents.loop import fingerprint_of
+        from signoff.agents.proposing import fingerprint_of
 
         registered = self.registered_as(proposal.agent)
         try:

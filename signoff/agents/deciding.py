@@ -22,9 +22,10 @@ from signoff.agents import repository as repo
 from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.gate import gate, leave_by_declaration
-from signoff.agents.loop import Loop, Registered, answer_of, fingerprint_of
+from signoff.agents.loop import Loop, Registered, answer_of
 from signoff.agents.permits import Leave, tool_name
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
+from signoff.agents.proposing import fingerprint_of
 from signoff.agents.rules import StandingRule
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.exceptions import AgentRefused, EditRefused, Invalid

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import json
 import logging
 import math
@@ -19,10 +18,10 @@ import uuid
 from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -36,12 +35,14 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import Verdict, gate
+from signoff.agents.handing_back import hand_back_spec, read_result, task_view
 from signoff.agents.labelling import TaskLabels, evidence_of, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
-from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
+from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.proposing import Routing, proposal_of
 from signoff.agents.runner import Runner
-from signoff.agents.skills import Skill, TaskView, ToolAnswer
+from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
@@ -60,20 +61,6 @@ __all__ = ["HAND_BACK", "Loop", "Registered"]
 
 log = logging.getLogger("signoff.agents")
 
-
-
-@dataclass(frozen=True, kw_only=True)
-class Routing:
-    """Who decides a proposal of a tool, as its skill routes it."""
-
-    person_id: str | None
-    """The person who decides, when one does."""
-    queue: str | None
-    """The queue that decides, when one does."""
-    routed: bool
-    """Whether the skill routed it (the person the work is for then does not decide)."""
-    within: timedelta | None = None
-    """How long it waits for them (None: as long as it takes)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -634,8 +621,7 @@ class Loop:
             text = f"{info.label}. {info.description}".strip()
             specs.append(ToolSpec(name=name, description=text, parameters=info.parameters_schema))
         _, result_type = skill.types()
-        specs.append(ToolSpec(name=HAND_BACK, description="Hand back the finished result.",
-                              parameters=_hand_back_schema(result_type)))
+        specs.append(hand_back_spec(result_type))
         return specs
 
     @staticmethod
@@ -904,44 +890,24 @@ class Loop:
             self._refuse(task, call, f"Call {HAND_BACK} on its own, once the other tools have "
                                      "answered.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
-        try:
-            raw = json.loads(call.arguments)
-            if not _is_object(result_type):
-                raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
-            adapter = _adapter(result_type)
-            result = adapter.validate_python(raw)
-            value = adapter.dump_python(result, mode="json")
-        except (ValueError, KeyError, TypeError, ValidationError) as error:
-            problem = str(error).splitlines()[0] if str(error) else type(error).__name__
-            self._refuse(task, call, f"Invalid: the result does not fit ({problem}); hand it back "
+        handed = read_result(result_type, call.arguments)
+        if isinstance(handed, str):
+            self._refuse(task, call, f"Invalid: the result does not fit ({handed}); hand it back "
                                      "again.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
-        problem = skill.check_result(result, self._task_view(task))
+        with self._database.connect() as db:
+            calls = repo.calls_of(db, task.id)
+        problem = skill.check_result(handed.result, task_view(task.id, calls))
         if problem:
             self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
                                      "again, corrected.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return
         with self._writing(task.id) as db:
             repo.update_call(db, task.id, call.id, state=CallState.DONE, outcome=CallOutcome.DONE,
-                             value=value, answer="Result received.", finished_at=repo.now())
+                             value=handed.value, answer="Result received.",
+                             finished_at=repo.now())
         self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
                                  answer="Result received.")
-
-    def _task_view(self, task: repo.TaskRow) -> TaskView:
-        """The tool calls of this task that ran and were Done, for the skill's result check."""
-        with self._database.connect() as db:
-            calls = repo.calls_of(db, task.id)
-        answers = []
-        for c in calls:
-            if c.tool == HAND_BACK or c.outcome != CallOutcome.DONE:
-                continue
-            try:
-                arguments = json.loads(c.arguments)
-            except ValueError:
-                arguments = {}
-            answers.append(ToolAnswer(tool=c.tool, arguments=arguments if isinstance(
-                arguments, dict) else {}, value=c.value, said=c.said or ""))
-        return TaskView(task=task.id, answers=tuple(answers))
 
     # -- running alone -------------------------------------------------------------------
 
@@ -1061,7 +1027,7 @@ class Loop:
         instructions = self.instructions_now(task)
         # Built before the transaction: the skill's names and versions may read records.
         proposal = dataclasses.replace(
-            self._proposal(task, skill, action, call, arguments, routing, instructions),
+            proposal_of(task, skill, action, call, arguments, routing, instructions),
             labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
@@ -1091,24 +1057,6 @@ class Loop:
         self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
-
-    def _proposal(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
-                  call: repo.CallRow, arguments: dict[str, Any], routing: Routing,
-                  instructions: str) -> Proposal:
-        """The proposal of `call`, fingerprinted (its evidence is read with its writing)."""
-        made_at = repo.now()
-        proposal = Proposal(
-            id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
-            skill_version=skill.version, action=call.tool, label=action.info.label,
-            effects=tuple(action.info.effects.explain()), arguments=arguments,
-            shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
-            why=call.why, evidence=(), subject_version=skill.version_of(call.tool, arguments),
-            fingerprint="", decide_by="", decide_person_id=routing.person_id,
-            decide_queue=routing.queue, routed=routing.routed, for_id=task.for_id,
-            status=ProposalStatus.WAITING, created_at=made_at,
-            deadline_at=made_at + routing.within if routing.within is not None else None,
-        )
-        return _with_fingerprint(proposal, instructions)
 
     def instructions_now(self, task: repo.TaskRow) -> str:
         """The instruction set as it reads now: purpose, skill, app instructions, the brief."""
@@ -1200,27 +1148,6 @@ _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, prob
 """A new tool call's columns that the model's turn does not set (their defaults)."""
 
 
-def _with_fingerprint(proposal: Proposal, instructions: str) -> Proposal:
-    from dataclasses import replace
-
-    return replace(proposal, fingerprint=fingerprint_of(proposal, instructions))
-
-
-def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, Any] | None = None,
-                   subject_version: str | None = None, skill_version: str | None = None) -> str:
-    """The fingerprint of a proposal: agent, skill and version, tool, arguments, subject version
-    and the instruction set."""
-    return fingerprint({
-        "agent": proposal.agent, "skill": proposal.skill,
-        "skill_version": skill_version if skill_version is not None else proposal.skill_version,
-        "tool": proposal.action,
-        "arguments": arguments if arguments is not None else proposal.arguments,
-        "subject_version": subject_version if subject_version is not None
-        else proposal.subject_version,
-        "instructions": instructions,
-    })
-
-
 def _subject_ref(subject: Any, subject_type: Any) -> tuple[str | None, Any]:
     from signoff.security.records import RecordBase
 
@@ -1231,25 +1158,3 @@ def _subject_ref(subject: Any, subject_type: Any) -> tuple[str | None, Any]:
     return None, TypeAdapter(subject_type if subject_type else type(subject)).dump_python(
         subject, mode="json"
     )
-
-
-@functools.cache
-def _adapter(result_type: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(result_type)
-
-
-@functools.cache
-def _is_object(result_type: Any) -> bool:
-    schema = _adapter(result_type).json_schema()
-    return schema.get("type") == "object" or "properties" in schema
-
-
-def _hand_back_schema(result_type: Any) -> dict[str, Any]:
-    schema = _adapter(result_type).json_schema()
-    if _is_object(result_type):
-        return schema
-    return {"type": "object", "properties": {"result": schema}, "required": ["result"]}
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)

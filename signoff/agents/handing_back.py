@@ -1,0 +1,77 @@
+"""The hand-back: the tool a model calls with its task's result, as the model is offered it,
+and the result read from the call's arguments (checked against the skill's result type)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from signoff.agents.repository import CallRow
+from signoff.agents.skills import TaskView, ToolAnswer
+from signoff.agents.states import HAND_BACK, CallOutcome
+from signoff.models.base import ToolSpec
+
+__all__ = ["Handed", "hand_back_spec", "read_result", "task_view"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Handed:
+    """A result read from a hand-back's arguments."""
+
+    result: Any
+    """The result, as the skill's result type."""
+    value: Any
+    """Its JSON."""
+
+
+def hand_back_spec(result_type: Any) -> ToolSpec:
+    """The hand-back tool as a model is offered it: its parameters are the result's fields
+    (an object's own; any other type as ``result``)."""
+    schema = _adapter(result_type).json_schema()
+    if not _is_object(result_type):
+        schema = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    return ToolSpec(name=HAND_BACK, description="Hand back the finished result.",
+                    parameters=schema)
+
+
+def read_result(result_type: Any, arguments: str) -> Handed | str:
+    """The result a hand-back's `arguments` (JSON) give, or what is wrong with them."""
+    try:
+        raw = json.loads(arguments)
+        if not _is_object(result_type):
+            raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
+        adapter = _adapter(result_type)
+        result = adapter.validate_python(raw)
+        return Handed(result=result, value=adapter.dump_python(result, mode="json"))
+    except (ValueError, KeyError, TypeError, ValidationError) as error:
+        return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def task_view(task_id: str, calls: list[CallRow]) -> TaskView:
+    """The calls of task `task_id` that ran and were Done, for a skill's result check."""
+    answers = []
+    for c in calls:
+        if c.tool == HAND_BACK or c.outcome != CallOutcome.DONE:
+            continue
+        try:
+            arguments = json.loads(c.arguments)
+        except ValueError:
+            arguments = {}
+        answers.append(ToolAnswer(tool=c.tool, arguments=arguments if isinstance(
+            arguments, dict) else {}, value=c.value, said=c.said or ""))
+    return TaskView(task=task_id, answers=tuple(answers))
+
+
+@functools.cache
+def _adapter(result_type: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(result_type)
+
+
+@functools.cache
+def _is_object(result_type: Any) -> bool:
+    schema = _adapter(result_type).json_schema()
+    return schema.get("type") == "object" or "properties" in schema
