@@ -14,7 +14,9 @@ from mcp import Client
 
 from signoff import ProposalStatus
 from tests.mcp_servers import (
+    ROOT,
     TRANSPORTS,
+    command,
     connected,
     environment,
     free_port,
@@ -212,3 +214,39 @@ def _tasks(shop: SimpleNamespace) -> list[str]:
 
     with shop.app.database.connect() as db:
         return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
+
+
+def test_serving_over_http_says_where_once_it_listens(shop: SimpleNamespace) -> None:
+    """`signoff mcp serve --http` says on stderr (stdout may be an MCP stream) where its tools
+    are served, once it listens there, and how to stop it."""
+    import selectors
+    import socket
+    import subprocess
+    import time
+
+    port = free_port()
+    process = subprocess.Popen(command(*shop.serve, "--http", f"127.0.0.1:{port}"), cwd=ROOT,
+                               env=shop.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stderr is not None
+        waiting = selectors.DefaultSelector()
+        waiting.register(process.stderr, selectors.EVENT_READ)
+        deadline = time.monotonic() + 120
+        said = b""
+        while b"\n" not in said and time.monotonic() < deadline:
+            if waiting.select(timeout=1.0):
+                chunk = process.stderr.read1(4096)  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                said += chunk
+        line = said.decode().splitlines()[0] if said else ""
+        assert line == (f"Serving estimator's tools over MCP at http://127.0.0.1:{port}/mcp. "
+                        "Stop with Ctrl-C."), said.decode()
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # it listens, as it said
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()

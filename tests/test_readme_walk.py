@@ -34,9 +34,11 @@ def walk_blocks() -> list[list[str]]:
              if line.strip()] for block in blocks]
 
 
-SETUP = ["python3 -m venv .venv && .venv/bin/pip install -e '.[web]'", ". .venv/bin/activate"]
-"""The walk's first two lines make the virtualenv this suite already runs in (with the web
-extra: the suite's `test` extra holds it); the commands below run with its interpreter."""
+SETUP = ["python3 -m venv .venv && .venv/bin/pip install -e '.[web,openai]'",
+         ". .venv/bin/activate"]
+"""The walk's first two lines make the virtualenv this suite already runs in (with the web and
+openai extras: the suite's `test` extra holds them); the commands below run with its
+interpreter."""
 
 
 class Walk:

@@ -107,8 +107,17 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
         anyio.run(serve_stdio, server)
         return
     host, port = _address(http_address)
+    where = f"http://{host}:{port}"
+    beside = f"; the inbox and REST API at {where}/" if inbox else ""
     anyio.run(lambda: serve_http(http_app(server, app, host=host, inbox=inbox), host=host,
-                                 port=port))
+                                 port=port, started=_telling(
+                                     f"Serving {agent_name}'s tools over MCP at {where}/mcp"
+                                     f"{beside}. Stop with Ctrl-C.")))
+
+
+def _telling(words: str) -> Callable[[], None]:
+    """What says `words` on stderr (stdout may be an MCP stream) once a server listens."""
+    return lambda: click.echo(words, err=True)
 
 
 def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -> Any:
@@ -205,8 +214,11 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
         server = await open_guard(config, stack, wait_seconds=wait_seconds)
         if http_address is not None:
             host, port = _address(http_address)
+            where = f"http://{host}:{port}"
             await serve_http(http_app(server, server.app, host=host, inbox=True), host=host,
-                             port=port)
+                             port=port, started=_telling(
+                                 f"Guarding over MCP at {where}/mcp; the inbox and REST API at "
+                                 f"{where}/. Stop with Ctrl-C."))
             return
         if inbox_address is None:
             await serve_stdio(server)
@@ -214,7 +226,8 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
         host, port = _address(inbox_address)
         web = create_web_app(server.app, secure_cookies=False)
         async with anyio.create_task_group() as group:
-            group.start_soon(lambda: serve_http(web, host=host, port=port))
+            group.start_soon(lambda: serve_http(web, host=host, port=port, started=_telling(
+                f"The guard's inbox and REST API are at http://{host}:{port}/.")))
             await serve_stdio(server)
             group.cancel_scope.cancel()
 
