@@ -183,21 +183,27 @@ def _another_repair(shop: SimpleNamespace) -> str:
 
 
 def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> None:
-    """`approve --set repair=<another repair>` is refused in words (exit 1) and the proposal
-    still waits; the library refuses it the same; the price may be changed."""
+    """`approve --set repair=<another repair>` is refused in words (exit 2, a wrong value, as
+    `--set price=abc` is; the REST API answers 422) and the proposal still waits; the library
+    refuses it the same; the price may be changed."""
     shop.app.oversight.supervises_agents = shop.is_manager
     outcome = price(shop)
     (proposal,) = shop.app.proposals(task=outcome.task)
     other = _another_repair(shop)
     result = cli("approve", proposal.id, "--set", f"repair={other}", "--app", APP, "--as",
                  "noor@workshop.example")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.stderr.strip() == (
         "Error: An edit changes argument values only: repair names what set_price acts on, "
         "which an edit cannot change. Reject it with the reason instead; the agent is told and "
         "may propose again.")
     with pytest.raises(EditRefused, match="repair names what set_price acts on"):
         shop.app.approve(proposal, by=shop.noor, edited={"repair": other, "price": 40})
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+    result = cli("approve", proposal.id, "--set", "price=abc", "--app", APP, "--as",
+                 "noor@workshop.example")
+    assert result.exit_code == 2
+    assert result.stderr.strip().startswith("Error: The changed values do not fit set_price:")
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
     result = cli("approve", proposal.id, "--set", "price=40", "--set",
                  f"repair={shop.repair.id}", "--app", APP, "--as", "noor@workshop.example")

@@ -27,6 +27,7 @@ import click
 from signoff.exceptions import (
     AgentRefused,
     ConsentError,
+    EditRefused,
     NotFound,
     ReadOnlyViolation,
     Refusal,
@@ -96,6 +97,8 @@ def failure_of(error: BaseException, *, where: str = "") -> Failure:
         return Failure(prefix + error.message, EXIT_NOT_FOUND)
     if isinstance(error, Refusal):
         return Failure(prefix + error.message, EXIT_REFUSED)
+    if isinstance(error, EditRefused):  # changed values that do not fit: a wrong value
+        return Failure(prefix + str(error), EXIT_USAGE)
     if isinstance(error, AgentRefused):
         text = str(error)
         return Failure(prefix + text, EXIT_NOT_FOUND if text.startswith("There is no")
