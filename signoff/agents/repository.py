@@ -259,11 +259,11 @@ def update_call(db: Executor, task_id: str, call_id: str, **values: Any) -> None
 
 def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRow]:
     """The task's tool calls (of one model turn, when given), in order, as its steps left them."""
-    found = calls_in(journal.steps_of(db, task_id, turn=turn))
+    found = _folded(journal.steps_of(db, task_id, turn=turn))
     return found if turn is None else [c for c in found if c.turn == turn]
 
 
-def calls_in(steps: Sequence[journal.StepRow]) -> list[CallRow]:
+def _folded(steps: Sequence[journal.StepRow]) -> list[CallRow]:
     """The tool calls `steps` stored, each as their changes left it, in order."""
     folded: dict[str, dict[str, Any]] = {}
     for step in steps:
@@ -275,11 +275,6 @@ def calls_in(steps: Sequence[journal.StepRow]) -> list[CallRow]:
                 known.update(change)
     found = [_call(c) for c in folded.values() if "tool" in c]
     return sorted(found, key=lambda c: (c.turn, c.position))
-
-
-def load_call(db: Executor, task_id: str, call_id: str) -> CallRow:
-    """One tool call of `task_id`."""
-    return next(c for c in calls_of(db, task_id) if c.id == call_id)
 
 
 def _call(m: Any) -> CallRow:
