@@ -263,6 +263,58 @@ def test_a_decision_on_a_due_proposal_passes_its_deadline_first(shop: SimpleName
     assert told.endswith("; it was withdrawn. Do not retry it unless asked.")
 
 
+def test_a_decision_on_a_due_proposal_that_goes_on_is_the_next_deciders(
+        shop: SimpleNamespace) -> None:
+    """Deciding a due fleet price passes its deadline first; it goes to the Finance queue, so
+    Fay of Finance, deciding it, approves it at once (it runs once); Noor is refused in words."""
+    work = _propose(shop, shop.PriceFleetTicket())
+    other = _propose(shop, shop.PriceFleetTicket(), price=50)
+    due = work.proposal.deadline_at + timedelta(minutes=5)
+    with pytest.MonkeyPatch.context() as clock:  # the moment of deciding: past both deadlines
+        clock.setattr("signoff.agents.repository.now", lambda: due)
+        decision = shop.app.approve(work.proposal, by=shop.fay)
+        with pytest.raises(AgentRefused, match=r"^No one decided set_price by its deadline: it "
+                                               r"went to the Finance queue at .*, who decide it "
+                                               r"now\.$"):
+            shop.app.approve(other.proposal, by=shop.noor)
+    assert decision.status is ProposalStatus.DONE
+    assert decision.said == "Fay approved set_price, and it ran as them."
+    assert runs(shop) == 1
+    assert shop.app.proposal(other.proposal).escalations == 1
+
+
+def test_a_deadline_longer_than_a_hundred_years_is_refused() -> None:
+    """A deadline that could not be counted from a proposal's moment is refused as it is
+    declared, saying the longest one and that a route without one waits as long as it takes."""
+    with pytest.raises(UserError, match=r"^A route's deadline is at most 36500 days \(a proposal "
+                                        r"without one waits as long as it takes\)"):
+        Route.to_queue("Finance").within(timedelta(days=999_999_999))
+    assert Route.to_queue("Finance").within(timedelta(days=36_500)).deadline == timedelta(
+        days=36_500)
+
+
+def test_an_app_that_does_not_declare_the_agent_passes_none_of_its_deadlines(
+        shop: SimpleNamespace) -> None:
+    """What happens at a deadline is the skill's route: an app on the same database that does
+    not declare the agent passes none of its proposals' deadlines (it says why, and passes the
+    others), where the one that does escalates it as its route says."""
+    from signoff import App
+
+    work = _propose(shop, shop.PriceFleetTicket())
+    due = work.proposal.deadline_at + timedelta(minutes=5)
+    elsewhere = App("deadlines", database=shop.url)
+    try:
+        assert elsewhere.pass_deadlines(now=due) == []
+        with pytest.raises(UserError, match=r"is not passed here: this app does not declare "):
+            elsewhere.pass_deadline(work.proposal, now=due)
+    finally:
+        elsewhere.database.dispose()
+    waiting = shop.app.proposal(work.proposal)
+    assert (waiting.status, waiting.escalations) == (ProposalStatus.WAITING, 0)
+    (passed,) = shop.app.pass_deadlines(now=due)
+    assert passed.outcome is DeadlineOutcome.ESCALATED
+
+
 def test_a_worker_passes_deadlines_and_goes_on_with_the_task(shop: SimpleNamespace) -> None:
     """A worker in another process (another app on the same database) passes what is due at
     its look, and steps the task on to its end with its model."""

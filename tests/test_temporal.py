@@ -121,6 +121,17 @@ def test_a_temporal_address_that_is_not_host_and_port_is_told(
     assert "A Temporal server's address is HOST:PORT (127.0.0.1:7233, say)" in done.output
 
 
+def test_a_temporal_runner_of_the_wrong_type_is_told() -> None:
+    """An address that is not a string, or a wait that is not a timedelta, is refused in words
+    as the runner is named; an address given with spaces is used without them."""
+    for address in (None, 7233):
+        with pytest.raises(UserError, match="A Temporal server's address is HOST:PORT"):
+            Temporal(address=address)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match=r"is a timedelta \(timedelta\(seconds=30\), say\)"):
+        Temporal(address="127.0.0.1:7233", settle_within=30)  # type: ignore[arg-type]
+    assert Temporal(address=" 127.0.0.1:7233 ").address == "127.0.0.1:7233"
+
+
 def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
     postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -164,13 +175,36 @@ def test_signoff_worker_with_temporal_once_settles_and_signals(
     postgres_database: str, temporal_server: DevServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """`signoff worker --temporal ADDRESS --once` makes the app run on that server, looks once
-    for work a stopped process left, says what it did, and stops."""
+    for work a stopped process left (here a task recorded while the server could not be
+    reached, unwritten since), signals it, says what it did, and stops; the task then goes on
+    in the app's workers."""
+    from sqlalchemy import update
+
+    from signoff.store.tables import tasks
+
     monkeypatch.setenv("DEADLINES_DATABASE", postgres_database)
-    monkeypatch.setenv("SIGNOFF_TEMPORAL", "")  # restored once the command has set it
-    result = CliRunner().invoke(main, ["worker", "--app", "tests/deadlines_app.py", "--temporal",
-                                       temporal_server.address, "--once"])
-    assert result.exit_code == 0, result.output
-    assert result.output == "Settled or signalled 0 task(s).\n"
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"deadlines-{uuid.uuid4().hex[:8]}")
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", f"127.0.0.1:{_closed_port()}")
+    shop = deadlines_app.build(postgres_database)
+    try:
+        left = shop.app.agent(shop.Clerk).do(shop.PriceTicket(), None, for_=shop.mia,
+                                             model=deadlines_app.script(shop))
+        assert left.status is TaskStatus.RUNNING  # recorded; nothing started it
+        with shop.app.database.connect() as db:  # and nobody has written it for an hour
+            db.execute(update(tasks).where(tasks.c.id == left.task).values(
+                updated_at=tasks.c.updated_at - timedelta(hours=1)))
+        monkeypatch.setenv("SIGNOFF_TEMPORAL", "")  # restored once the command has set it
+        result = CliRunner().invoke(main, ["worker", "--app", "tests/deadlines_app.py",
+                                           "--temporal", temporal_server.address, "--once"])
+        assert result.exit_code == 0, result.output
+        assert result.output == "Settled or signalled 1 task(s).\n"
+        with shop.app.temporal_worker(address=temporal_server.address,
+                                      model_for=lambda _a, _t: deadlines_app.script(shop)
+                                      ).running():
+            _until(lambda: shop.app.outcome(left.task).status is TaskStatus.WAITING,
+                   "the signalled task going on to its proposal")
+    finally:
+        shop.app.database.dispose()
 
 
 def test_decisions_from_the_command_and_the_rest_api_signal_the_workflow(

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
+from signoff.actions.effects import EffectKind
 from signoff.actions.problems import problem_of
 from signoff.actions.readonly import (
     make_session_read_only,
@@ -124,7 +125,10 @@ class Runner:
 
         `before`, when given, runs first in the run's transaction. `within`, when given, is
         called with the session and the result of a Done run before its transaction commits:
-        what either writes commits with the action's writes, or not at all. A `RunAborted`
+        what either writes commits with the action's writes, or not at all. (An action that
+        reaches outside and writes no record runs in a reader's transaction; `before` and
+        `within` then run together, in a transaction of their own once it is back: see
+        `_call_outside`.) A `RunAborted`
         either raises ends the run at once, keeps nothing, and reaches the caller.
         """
         if not isinstance(values, Mapping):
@@ -342,11 +346,14 @@ _USED = "This consent has been used already: it is honoured once."
 
 def _reaches_out_only(action: Action) -> bool:
     """Whether the action reaches outside (or sends, or spends) and writes no record: its
-    effects name no record it creates, changes or deletes."""
+    effects name no record it creates, changes or deletes, and no change that is only assumed
+    (code the analysis could not see may write records; a change it saw of other state — a
+    parameter, a global — writes none)."""
     effects = action.info.effects
     outside = effects.external or effects.sends or effects.spends
+    assumed = any(e.kind is EffectKind.CHANGES and e.reason for e in effects.effects)
     return bool(outside) and not effects.creates and not effects.deletes and not (
-        effects.changes - {""})
+        effects.changes - {""}) and not assumed
 
 
 def _is_conflict(error: BaseException) -> bool:

@@ -16,22 +16,26 @@ or `pass_deadline` (a durable timer, set for `earliest`).
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.agents.events import AgentProposed, Events
 from signoff.agents.loop import Loop, Registered
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
-from signoff.agents.skills import Route
+from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.exceptions import AgentRefused, UserError
 from signoff.security.principals import Principal
 from signoff.store.database import Database
 
 __all__ = ["DeadlineOutcome", "DeadlinePassed", "Deadlines", "refusal_after_deadline"]
+
+log = logging.getLogger("signoff.agents")
 
 
 class DeadlineOutcome(enum.Enum):
@@ -147,6 +151,7 @@ class Deadlines:
                         proposal=proposal.id, outcome=DeadlineOutcome.NOT_DUE,
                         said="It has no deadline." if proposal.deadline_at is None else
                         f"Its deadline ({when(proposal.deadline_at)}) has not passed.")
+                self._skill_of(proposal)  # what then is the skill's word: known here, or refused
                 route = self._next_route(proposal)
                 passed = (self._withdraw(proposal, call_id, at) if route is None
                           else self._escalate(proposal, route, at))
@@ -160,7 +165,13 @@ class Deadlines:
         at = _utc(now)
         with self._database.connect() as db:
             due = repo.due_proposals(db, at)
-        return [self.pass_deadline(proposal_id, now=at) for proposal_id in due]
+        passed = []
+        for proposal_id in due:
+            try:
+                passed.append(self.pass_deadline(proposal_id, now=at))
+            except UserError as elsewhere:  # its agent is not declared here: left as it is
+                log.warning("%s", elsewhere)
+        return passed
 
     def earliest(self, task_id: str) -> datetime | None:
         """The soonest deadline among task `task_id`'s waiting proposals (UTC; None: none has
@@ -188,6 +199,17 @@ class Deadlines:
         return f"Decide it by {when(proposal.deadline_at)}; then {then}."
 
     # -- passing -------------------------------------------------------------------------
+
+    def _skill_of(self, proposal: Proposal) -> Skill[Any, Any]:
+        """The skill that made `proposal`, as this app declares it; a `UserError` when it does
+        not (its route, which says what happens at the deadline, is not known here)."""
+        try:
+            return self._agents(proposal.agent).agent.skill(proposal.skill)
+        except (LookupError, UserError):
+            raise UserError(
+                f"The deadline of proposal {proposal.id} is not passed here: this app does not "
+                f"declare {proposal.agent}'s skill {proposal.skill}, whose route says what "
+                "happens then. Pass it where the app that proposed it runs.") from None
 
     def _first_route(self, proposal: Proposal) -> Route | None:
         """The route the skill gives the proposal's tool, as its declaration reads now."""

@@ -116,7 +116,7 @@ class Decider:
         edited: Mapping[str, Any] | None,
     ) -> Decision:
         proposal, call_id, instructions, task, by = self._load_with_task(proposal_id, by)
-        self._check_open(proposal, by)
+        proposal = self._check_open(proposal, by)
         registered = self._agents(proposal.agent)
         agent = registered.agent
         try:
@@ -310,7 +310,7 @@ class Decider:
     def _reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
         by = self._people.get(by)
         proposal, call_id, _ = self._load(proposal_id)
-        self._check_open(proposal, by)
+        proposal = self._check_open(proposal, by)
         if not reason or not reason.strip():
             raise AgentRefused("Say why: a no needs a reason, and the agent is told it.")
         told = f"{by.name} said no to {proposal.action}: {reason.strip()}"
@@ -503,18 +503,22 @@ class Decider:
         proposal, call_id, instructions = found
         return replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions
 
-    def _check_open(self, proposal: Proposal, by: Principal) -> None:
+    def _check_open(self, proposal: Proposal, by: Principal) -> Proposal:
+        """`proposal` as it is to be decided now, if it waits and `by` may decide it; else the
+        refusal, in words."""
         if proposal.status is ProposalStatus.WAITING and proposal.deadline_at is not None and (
                 proposal.deadline_at <= repo.now()):
             # Its deadline has passed, though no worker has passed it yet: it is passed now
-            # (withdrawn, or put to the next decider), and this decision comes after it.
+            # (withdrawn, or put to the next decider), and this decision comes after it: the
+            # next decider's to take, or refused.
             self._pass_deadline(proposal.id)
-            raise self._already(proposal.id)
+            proposal, _, _ = self._load(proposal.id)
         if proposal.status is not ProposalStatus.WAITING:
             raise self._refusal_of(proposal)
         refused = self.refusal_to_decide(proposal, by)
         if refused:
             raise AgentRefused(refused)
+        return proposal
 
     def _already(self, proposal_id: str, *, within: repo.Executor | None = None) -> AgentRefused:
         """The refusal of a decision that came second (to another, or to the proposal's

@@ -20,6 +20,11 @@ Subject = TypeVar("Subject")
 Result = TypeVar("Result")
 
 
+_LONGEST_DEADLINE = timedelta(days=36_500)
+"""The longest deadline a route may set (a hundred years): a longer one could not be counted
+from the moment a proposal is made."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Route:
     """Where a skill sends a tool's proposals: to one person, or to a queue."""
@@ -50,6 +55,9 @@ class Route:
         if not isinstance(time, timedelta) or time <= timedelta(0):
             raise UserError(f"A route's deadline is a positive timedelta, such as "
                             f"timedelta(hours=8), not {time!r}.")
+        if time > _LONGEST_DEADLINE:
+            raise UserError(f"A route's deadline is at most {_LONGEST_DEADLINE.days} days (a "
+                            f"proposal without one waits as long as it takes), not {time!r}.")
         if then is not None and not isinstance(then, Route):
             raise UserError(f"A route goes on to another Route (then=Route.to_queue(...)), not "
                             f"{then!r}.")

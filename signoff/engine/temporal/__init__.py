@@ -40,10 +40,15 @@ class Temporal:
     that it is running (it goes on in the workers all the same)."""
 
     def __post_init__(self) -> None:
-        host, _, port = self.address.strip().rpartition(":")
+        address = self.address.strip() if isinstance(self.address, str) else ""
+        host, _, port = address.rpartition(":")
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise UserError(f"A Temporal server's address is HOST:PORT (127.0.0.1:7233, say), "
                             f"not {self.address!r}.")
+        object.__setattr__(self, "address", address)  # frozen: as it is used
+        if not isinstance(self.settle_within, timedelta) or self.settle_within < timedelta(0):
+            raise UserError(f"How long a Temporal app waits for a task to settle is a timedelta "
+                            f"(timedelta(seconds=30), say), not {self.settle_within!r}.")
 
     def queue_of(self, app_name: str) -> str:
         """The task queue of the app called `app_name`."""

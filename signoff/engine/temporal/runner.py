@@ -33,6 +33,7 @@ from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.agents.turns import given_from_outside
 from signoff.engine.temporal import Temporal
 from signoff.engine.temporal.workflow import SETTLED, TaskWorkflow, WorkflowOptions
+from signoff.exceptions import SignoffError
 from signoff.store.tables import tasks
 
 __all__ = ["Bridge", "TemporalRunner", "Unreachable"]
@@ -50,7 +51,7 @@ WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
 alive for longer) before another worker is given it: how soon a stopped worker's task moves on."""
 
 
-class Unreachable(Exception):
+class Unreachable(SignoffError):
     """The Temporal server could not be reached (or refused the call): why, in words."""
 
 

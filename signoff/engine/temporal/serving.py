@@ -120,11 +120,16 @@ class TemporalWorker:
                 await asyncio.to_thread(self.sweep)
             except Unreachable as unreachable:
                 log.warning("Temporal cannot be reached: %s", unreachable)
+            except Exception:  # the next sweep tries again; the worker goes on meanwhile
+                log.exception("A sweep of the tasks failed; the next one tries again.")
             await _pause(stop, self._sweep_every)
 
     def sweep(self) -> int:
-        """Settle approved calls whose process stopped (older than `stuck_after`), and signal
-        the workflows of Running tasks nobody is on; how many of either."""
+        """Pass the deadlines due (a proposal whose task has no workflow timing it is passed
+        here too; passing one twice is a no-op), settle approved calls whose process stopped
+        (older than `stuck_after`), and signal the workflows of Running tasks nobody is on; how
+        many calls and tasks were settled or signalled."""
+        self._in_process.pass_deadlines()
         settled = self._in_process.recover(older_than=self._stuck_after)
         return settled + self._runner.nudge_stalled(older_than=self._stalled_after)
 
