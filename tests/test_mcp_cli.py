@@ -111,6 +111,16 @@ def test_token_is_issued_only_for_the_guards_people(tmp_path: Path) -> None:
     assert "is not one of the guard's people" in stranger.output
 
 
+@pytest.mark.parametrize("command", [["token"], ["password", "--password", "long enough"]])
+def test_an_empty_handle_is_a_usage_error(tmp_path: Path, command: list[str]) -> None:
+    """A handle given empty (as an unset shell variable gives it) is told as such, exit 2: not a
+    search for a person with no handle."""
+    config = _noors_guard(tmp_path)
+    done = CliRunner().invoke(main, ["mcp", command[0], str(config), "", *command[1:]])
+    assert done.exit_code == 2, done.output
+    assert "it is empty: give it (an unset shell variable gives an empty one)." in done.output
+
+
 def test_a_guard_person_gets_a_password_for_its_inbox(tmp_path: Path) -> None:
     """`signoff mcp password` sets the password Noor logs in to the guard's inbox pages with
     (kept in the guard's database); a stranger gets a sentence, and nothing is set."""

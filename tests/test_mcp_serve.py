@@ -250,3 +250,27 @@ def test_serving_over_http_says_where_once_it_listens(shop: SimpleNamespace) -> 
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_serving_at_an_address_that_cannot_be_served_is_one_sentence(
+        shop: SimpleNamespace, taken: bool) -> None:
+    """`--http` at a port something else listens on, or at no port at all, is refused in one
+    sentence saying what to do (exit 2), not a traceback."""
+    import socket
+    import subprocess
+
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1] if taken else 99999
+        done = subprocess.run(command(*shop.serve, "--http", f"127.0.0.1:{port}"), cwd=ROOT,
+                              env=shop.env, capture_output=True, text=True, timeout=120,
+                              check=False)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    said = done.stderr.strip().splitlines()[-1]
+    if taken:
+        assert said.startswith(f"Error: Invalid value: 127.0.0.1:{port} cannot be served at (")
+        assert said.endswith("): give another port, or stop what listens there.")
+    else:
+        assert said == ("Error: Invalid value: '127.0.0.1:99999' is not HOST:PORT (a port from 1 "
+                        "to 65535), e.g. 127.0.0.1:8765.")

@@ -28,9 +28,19 @@ __all__ = ["mcp"]
 
 
 def _address(value: str) -> tuple[str, int]:
+    """HOST and PORT of an address to serve at, if it is one and nothing else listens there."""
+    import socket
+
     host, _, port = value.rpartition(":")
-    if not host or not port.isdigit():
-        raise click.BadParameter(f"{value!r} is not HOST:PORT, e.g. 127.0.0.1:8765.")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(f"{value!r} is not HOST:PORT (a port from 1 to 65535), e.g. "
+                                 "127.0.0.1:8765.")
+    try:
+        with socket.create_server((host, int(port))):
+            pass
+    except OSError as error:
+        raise click.BadParameter(f"{value} cannot be served at ({error.strerror or error}): "
+                                 "give another port, or stop what listens there.") from None
     return host, int(port)
 
 
@@ -164,6 +174,9 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     _sdk()
     from signoff.mcp.config import GuardConfig
 
+    for address in (http_address, inbox_address):
+        if address is not None:
+            _address(address)  # refused before the upstreams start
     try:
         config = GuardConfig.load(config_path)
     except SignoffError as error:
@@ -234,7 +247,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 
 @mcp.command()
 @click.argument("config_path", metavar="CONFIG")
-@click.argument("handle")
+@click.argument("handle", callback=given)
 def token(config_path: str, handle: str) -> None:
     """Issue a token for a person of the guard's config: they use the guard's REST API and
     `signoff mcp proposals|approve|reject` with it, and connect to the guard over HTTP (the
@@ -250,7 +263,7 @@ def token(config_path: str, handle: str) -> None:
 
 @mcp.command()
 @click.argument("config_path", metavar="CONFIG")
-@click.argument("handle")
+@click.argument("handle", callback=given)
 @click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
               help="The password (asked for when not given).")
 def password(config_path: str, handle: str, password: str) -> None:

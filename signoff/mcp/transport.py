@@ -160,23 +160,15 @@ async def serve_stdio(server: ServedAgent) -> None:
 async def serve_http(target: ASGIApp, *, host: str, port: int,
                      started: Callable[[], None] | None = None) -> None:
     """Serve an ASGI app with uvicorn until it is stopped (`started`: called once it listens)."""
-    import anyio
     import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started and started is not None:
+                started()
 
     # No access log: over stdio, stdout is the MCP stream.
     config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on",
                             access_log=False)
-    server = uvicorn.Server(config)
-    if started is None:
-        await server.serve()
-        return
-
-    async def tell() -> None:
-        while not server.started:
-            await anyio.sleep(0.02)
-        started()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(tell)
-        await server.serve()
-        group.cancel_scope.cancel()
+    await Server(config).serve()
