@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 import pytest
 import typing_extensions
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import String, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
@@ -329,6 +329,38 @@ def test_an_enum_inside_a_structure_is_given_by_name_too() -> None:
     by_value = {"parcel": {"weight": "1", "rush": "Same day"}, "crate": {"parcels": []}}
     assert app.actions.check("send", by_value) == (
         "Parcel, at rush: not one of NORMAL, SAME_DAY, WITHIN_THE_HOUR — “Same day” is not.")
+
+
+class Order(BaseModel):
+    """A pydantic model with an enum under an alias, keeping the members it does not name."""
+
+    model_config = ConfigDict(extra="allow")
+    rush: Rush = Field(alias="speed")
+
+
+def test_a_structure_keeps_its_aliases_and_extra_members_with_an_enum_in_it() -> None:
+    """A pydantic model with an enum in it is still given by its aliases, and keeps the extra
+    members it allows: the action gets the model as the caller wrote it, the enum by name."""
+    app = App("t", database="sqlite://")
+    clerk = app.people.add("clerk@t.example", "Clerk")
+    got: list[Order] = []
+
+    @app.action
+    def place(order: Order) -> str:
+        """An aliased enum field, and extra members."""
+        got.append(order)
+        return "Placed."
+
+    schema = app.actions.info("place").parameters_schema["$defs"]["Order"]
+    assert schema["properties"]["speed"]["enum"] == ["NORMAL", "SAME_DAY", "WITHIN_THE_HOUR"]
+    given = {"order": {"speed": "SAME_DAY", "note": "Ring twice."}}
+    result = app.actions.run("place", app.actions.values_from_json("place", json.dumps(given)),
+                             as_=clerk)
+    assert result.done, result.problem
+    (order,) = got
+    assert isinstance(order, Order)
+    assert order.rush is Rush.SAME_DAY
+    assert order.model_extra == {"note": "Ring twice."}
 
 
 def test_a_typeddict_is_a_structure() -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
+import threading
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -24,8 +26,10 @@ from pydantic import (
     PlainSerializer,
     PlainValidator,
     TypeAdapter,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     WrapSerializer,
+    WrapValidator,
     create_model,
 )
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
@@ -65,8 +69,9 @@ def external(annotation: Any) -> Any:
     return annotation
 
 
-_MIRRORING: set[type] = set()
-"""Structures whose mirror is being made (a structure that holds itself is left as it is)."""
+_MIRRORING = threading.local()
+"""Structures whose mirror this thread is making (`.found`: a structure that holds itself is
+left as it is); per thread, so that another thread registering actions makes its own."""
 
 
 @cache
@@ -76,29 +81,51 @@ def _structure_by_name(cls: type) -> Any:
     fields are `external`, then made into `cls` (so the action gets its own type, and a pydantic
     model's own validators still run); written out through the mirror. `cls` itself when nothing
     in it changes."""
-    if cls in _MIRRORING:
+    mirroring: set[type] = _MIRRORING.__dict__.setdefault("found", set())
+    if cls in mirroring:
         return cls
-    _MIRRORING.add(cls)
+    mirroring.add(cls)
     try:
         fields = _fields_of(cls)
         mirrored = {name: (external(annotation), _default_by_name(external(annotation), info))
                     for name, (annotation, info) in fields.items()}
     finally:
-        _MIRRORING.discard(cls)
+        mirroring.discard(cls)
     if all(mirrored[name][0] == annotation for name, (annotation, _) in fields.items()):
         return cls
-    config = ConfigDict(from_attributes=True, title=cls.__name__)
+    # From a `cls` already made (read by attribute: by field name), or from a caller's JSON
+    # (by the aliases `cls` declares).
+    config = ConfigDict(from_attributes=True, title=cls.__name__, validate_by_name=True,
+                        validate_by_alias=True)
     if issubclass(cls, BaseModel) and "extra" in cls.model_config:
         config["extra"] = cls.model_config["extra"]  # unknown members refused as by `cls`
     mirror: type[BaseModel] = create_model(  # type: ignore[call-overload]
         cls.__name__, __config__=config, __doc__=cls.__doc__, **mirrored)
-    made: Callable[[BaseModel], Any] = lambda given: cls(  # noqa: E731
-        **{name: getattr(given, name) for name in fields})
+    made: Callable[[BaseModel], Any] = functools.partial(_made, cls, tuple(fields))
     return Annotated[
         mirror,
         AfterValidator(made),
+        WrapValidator(functools.partial(_kept, cls)),
         WrapSerializer(lambda value, write: write(mirror.model_validate(value))),
     ]
+
+
+def _kept(cls: type, value: Any, validate: ValidatorFunctionWrapHandler) -> Any:
+    """A pydantic model of `cls` already made (and so validated) as it is, with every member it
+    holds; anything else validated through the mirror."""
+    if isinstance(value, BaseModel) and isinstance(value, cls):
+        return value
+    return validate(value)
+
+
+def _made(cls: type, names: tuple[str, ...], given: BaseModel) -> Any:
+    """`cls` made from what its mirror validated: a pydantic model by its fields' names (their
+    aliases are the caller's to write), with the extra members it allows; a dataclass by its
+    fields."""
+    values = {name: getattr(given, name) for name in names}
+    if issubclass(cls, BaseModel):
+        return cls.model_validate({**values, **(given.model_extra or {})}, by_name=True)
+    return cls(**values)
 
 
 def _default_by_name(annotation: Any, info: FieldInfo) -> FieldInfo:
