@@ -394,3 +394,27 @@ def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace) -> None:
     assert out.strip() == "Stopped."
     assert "Aborted" not in err
     assert "Traceback" not in err
+
+
+def test_warnings_reach_the_stderr_of_each_command_run() -> None:
+    """signoff's warnings reach stderr as it is for each command run in the process (the tests
+    run many), as a sentence, or with the traceback under --debug."""
+    import contextlib
+    import io
+    import logging
+
+    from signoff.cli.failures import tell_logs
+
+    said = []
+    for debug in (False, False, True):
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            tell_logs(debug=debug)
+            try:
+                raise ValueError("inside")
+            except ValueError:
+                logging.getLogger("signoff.test").warning("A warning, told.", exc_info=True)
+        said.append(stderr.getvalue())
+    assert said[0] == said[1] == "A warning, told.\n"
+    assert said[2].startswith("A warning, told.\nTraceback")
+    assert "ValueError: inside" in said[2]

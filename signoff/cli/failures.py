@@ -20,6 +20,7 @@ code  meaning
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import click
@@ -136,13 +137,25 @@ def tell_logs(*, debug: bool) -> None:
     """Let signoff's warnings reach stderr as sentences (with their tracebacks under
     ``--debug``), rather than through Python's last-resort handler, which prints tracebacks."""
     logger = logging.getLogger("signoff")
-    if any(getattr(h, "signoff_cli", False) for h in logger.handlers):
-        return
-    handler = logging.StreamHandler()
-    handler.signoff_cli = True  # type: ignore[attr-defined]
-    handler.setLevel(logging.WARNING)
+    handler = next((h for h in logger.handlers if isinstance(h, _ToStderr)), None)
+    if handler is None:
+        handler = _ToStderr()
+        handler.setLevel(logging.WARNING)
+        logger.addHandler(handler)
     handler.setFormatter(logging.Formatter("%(message)s") if debug else _Sentence())
-    logger.addHandler(handler)
+
+
+class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler writing to stderr as it is when a record comes (a command run in-process, as
+    the tests run them, has a stderr of its own each time)."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        """The stream is always the current stderr."""
 
 
 class FailureTellingGroup(click.Group):
