@@ -4,13 +4,15 @@ leaves nothing of itself in the loop's memory."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 
 from pydantic import BaseModel
-from sqlalchemy import String
+import pytest
+from sqlalchemy import String, event, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, ReceiptKind, Skill, TaskStatus, allow
+from signoff import Agent, AgentRefused, App, Permits, ProposalStatus, ReceiptKind, Skill, TaskStatus, allow
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
 from signoff.models.base import Reply, ToolCall
 from signoff.testing import ScriptedModel, says
@@ -22,7 +24,9 @@ class Tally(BaseModel):
     total: int
 
 
-def _counter(database: str = "sqlite://") -> SimpleNamespace:
+def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNamespace:
+    """The counting app on `database` (`again`: another app object on a database one made
+    already, as another process has it)."""
     app = App("t", database=database)
 
     class Counter(app.Record):  # type: ignore[name-defined, misc]
@@ -51,11 +55,17 @@ def _counter(database: str = "sqlite://") -> SimpleNamespace:
         skills = [Count()]
         may = Permits(alone=[bump])
 
-    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
-    app.add_agent(Clerk, sponsor=noor)
-    with app.session(as_=app.system) as s:
-        counter = Counter(name="c")
-        s.add(counter)
+    if again:
+        noor = app.people.get("noor@t.example")
+        app.add_agent(Clerk, sponsor=noor)
+        with app.session(as_=app.system) as s:
+            counter = s.scalars(select(Counter)).one()
+    else:
+        noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+        app.add_agent(Clerk, sponsor=noor)
+        with app.session(as_=app.system) as s:
+            counter = Counter(name="c")
+            s.add(counter)
     return SimpleNamespace(app=app, Counter=Counter, Count=Count, Clerk=Clerk, bump=bump,
                            reset=reset, counter=counter, noor=noor)
 
@@ -117,3 +127,107 @@ def test_a_task_a_client_gives_its_turns_runs_on_either_database(database: str) 
     (answer,) = handle.take_turn(task, reply, model_name="client")
     assert (answer.state, answer.outcome, answer.value) == ("done", "Done", 1)
     shop.app.database.dispose()
+
+
+@pytest.fixture
+def shops(database: str) -> Iterator[Callable[..., SimpleNamespace]]:
+    """Counting apps on this test's database (the first makes it), closed at the end."""
+    opened: list[SimpleNamespace] = []
+
+    def shop() -> SimpleNamespace:
+        opened.append(_counter(database, again=bool(opened)))
+        return opened[-1]
+
+    yield shop
+    for each in opened:
+        each.app.database.dispose()
+
+
+def _resets(shop: SimpleNamespace, times: int) -> str:
+    """A task of `shop` that proposes reset `times` times, then hands back; it waits on the
+    first."""
+    script = ScriptedModel(*[says.tool(shop.reset, counter=shop.counter.id)] * times,
+                           says.hand_back(Tally(total=0)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                            model=script)
+    assert outcome.status is TaskStatus.WAITING
+    return outcome.task
+
+
+def _transactions(shop: SimpleNamespace) -> list[int]:
+    """A count of the transactions begun on `shop`'s database from now on, as it grows."""
+    begun = [0]
+
+    def count(_connection: object) -> None:
+        begun[0] += 1
+
+    event.listen(shop.app.database.engine, "begin", count)
+    return begun
+
+
+def test_a_yes_in_the_process_that_proposed_reads_nothing_before_its_claim(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """A yes taken in the process whose task made the proposal runs it from what that process
+    kept: the run (claimed, the decider checked, recorded, the task woken and its turn closed),
+    the model's turn and the next proposal are three transactions, besides the two reads of the
+    counter the task is about (the brief, as it reads now, for the decision's stale check and
+    for the next proposal). Before, a decision read the proposal, its task and the decider in a
+    transaction of its own first."""
+    shop = shops()
+    task = _resets(shop, 2)
+    loop = shop.app._agency.loop
+    assert "proposals" in loop.memory_of(task)
+    (first,) = shop.app.proposals(task=task, status=ProposalStatus.WAITING)
+    begun = _transactions(shop)
+    assert shop.app.approve(first.id, by=shop.noor).task_status == TaskStatus.WAITING.value
+    assert begun[0] == 3 + 2
+    (second,) = shop.app.proposals(task=task, status=ProposalStatus.WAITING)
+    shop.app.approve(second.id, by=shop.noor)
+    assert shop.app.outcome(task).status is TaskStatus.DONE
+    assert [p.status for p in shop.app.proposals(task=task)] == [ProposalStatus.DONE] * 2
+    assert loop.memory_of(task) == []  # nothing kept once its proposals were decided and it ended
+
+
+def test_a_kept_proposal_decided_by_another_process_is_not_run_again(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """The process that made a proposal keeps it; another process decides it first. A yes
+    taken afterwards in the first process is refused as already decided, and nothing runs
+    again: whether a kept proposal still waits is checked where it is claimed."""
+    shop = shops()
+    task = _resets(shop, 1)
+    (proposal,) = shop.app.proposals(task=task)
+    other = shops()  # another process: it did not make the proposal
+    with other.app.session(as_=other.app.system) as s:
+        s.get(other.Counter, other.counter.id).value = 7
+    other.app.reject(proposal.id, by=other.noor, reason="Not now.")
+    with pytest.raises(AgentRefused, match="already decided"):
+        shop.app.approve(proposal.id, by=shop.noor)
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 7  # reset never ran
+    (decided,) = shop.app.proposals(task=task)
+    assert decided.status is ProposalStatus.REJECTED
+
+
+def test_a_decider_disabled_since_is_refused_where_the_proposal_is_claimed(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """The person object a caller passes may be older than the directory: Noor, disabled since
+    it was read, cannot approve or reject the proposal her process kept. Refused in a sentence,
+    the proposal still waits, and nothing ran; enabled again, she decides it."""
+    shop = shops()
+    task = _resets(shop, 1)
+    (proposal,) = shop.app.proposals(task=task)
+    with shop.app.session(as_=shop.app.system) as s:
+        s.get(shop.Counter, shop.counter.id).value = 5
+    noor_then = shop.noor
+    shop.app.people.disable(shop.noor)
+    with pytest.raises(AgentRefused, match="Noor is disabled and may not decide anything"):
+        shop.app.approve(proposal.id, by=noor_then)
+    with pytest.raises(AgentRefused, match="Noor is disabled and may not decide anything"):
+        shop.app.reject(proposal.id, by=noor_then, reason="No.")
+    (waiting,) = shop.app.proposals(task=task)
+    assert waiting.status is ProposalStatus.WAITING
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 5
+    shop.app.people.enable(shop.noor)
+    assert shop.app.approve(proposal.id, by=noor_then).status is ProposalStatus.DONE
+    assert shop.app.outcome(task).status is TaskStatus.DONE

@@ -115,8 +115,7 @@ class Decider:
         self, proposal_id: str, *, by: Principal, always_like_this: bool,
         edited: Mapping[str, Any] | None,
     ) -> Decision:
-        proposal, call_id, instructions, task, by = self._load_with_task(proposal_id, by)
-        proposal = self._check_open(proposal, by)
+        proposal, call_id, instructions, task, by = self._to_decide(proposal_id, by)
         registered = self._agents(proposal.agent)
         agent = registered.agent
         try:
@@ -161,6 +160,7 @@ class Decider:
         if outside:  # at most once: marked before it starts, never run blindly again
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)  # a decision and a step on the task take turns
+                self._decider_now(db, proposal, by)
                 if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
                 # What it spends is reserved with the claim: the check and the reservation are
@@ -177,7 +177,13 @@ class Decider:
             before = None
         else:
             def before(session: Session) -> None:  # exactly once: claimed with the run itself
+                nonlocal refused
                 holds.lock(session, proposal.task)
+                try:
+                    self._decider_now(session, proposal, by)
+                except AgentRefused as refusal:
+                    refused = refusal
+                    raise RunAborted("not theirs to decide") from None
                 if not repo.claim_proposal(session, proposal, ProposalStatus.APPROVED,
                                            **decided):
                     raise RunAborted("already decided")
@@ -188,6 +194,7 @@ class Decider:
                                              for k, v in changed.items())
 
         told, woke = "", None
+        refused: AgentRefused | None = None
 
         def within(session: Session, result: ActionResult) -> None:
             nonlocal told, woke
@@ -199,10 +206,12 @@ class Decider:
                                               cause=f"task {proposal.task}", before=before,
                                               within=within)
         except RunAborted:
-            raise self._already(proposal.id) from None
+            raise refused or self._already(proposal.id) from None
         if not result.done:
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)
+                if not outside:
+                    self._decider_now(db, proposal, by)
                 if not outside and not repo.claim_proposal(db, proposal,
                                                            ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
@@ -222,6 +231,8 @@ class Decider:
                                problem=problem, ran_as=(by, registered.account))
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
+            if not claimed:
+                self._decider_now(db, proposal, by)
             if not claimed and not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                                        decided_by_id=by.id,
                                                        decided_at=repo.now()):
@@ -316,6 +327,7 @@ class Decider:
         told = f"{by.name} said no to {proposal.action}: {reason.strip()}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
+            self._decider_now(db, proposal, by)
             if not repo.claim_proposal(db, proposal, ProposalStatus.REJECTED,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason=reason.strip()):
@@ -342,6 +354,7 @@ class Decider:
             told += f" Your instructions have changed; they now read:\n{now_instructions}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
+            self._decider_now(db, proposal, by)
             if not repo.claim_proposal(db, proposal, ProposalStatus.STALE,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="stale"):
@@ -359,6 +372,7 @@ class Decider:
                 "that tool, whoever says yes.")
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
+            self._decider_now(db, proposal, by)
             if not repo.claim_proposal(db, proposal, ProposalStatus.WITHDRAWN,
                                        decided_by_id=by.id, decided_at=repo.now(),
                                        reason="ruled out"):
@@ -476,6 +490,33 @@ class Decider:
         self._loop.resume_after_decision(proposal.task)
 
     # -- shared --------------------------------------------------------------------------
+
+    def _to_decide(self, proposal_id: str, by: Principal | str
+                   ) -> tuple[Proposal, str, str, repo.TaskRow, Principal]:
+        """The proposal to decide, open and `by`'s to decide as far as is known before its
+        claim; its tool call's id, the instructions it was made under, its task, and the
+        decider. As this process made it when it did (nothing is read: whether it still waits,
+        and whether `by` may decide it, are checked again where it is claimed), unless its
+        deadline has passed; else read."""
+        kept = self._loop.kept_proposals.take(proposal_id)
+        if kept is not None and isinstance(by, Principal) and not (
+                kept.proposal.deadline_at is not None and kept.proposal.deadline_at <= repo.now()):
+            proposal = replace(kept.proposal, decide_by=self._route_words(kept.proposal))
+            refused = self.refusal_to_decide(proposal, by)
+            if refused:
+                raise AgentRefused(refused)
+            return proposal, kept.call_id, kept.instructions, kept.task, by
+        proposal, call_id, instructions, task, by = self._load_with_task(proposal_id, by)
+        return self._check_open(proposal, by), call_id, instructions, task, by
+
+    def _decider_now(self, db: repo.Executor, proposal: Proposal, by: Principal) -> None:
+        """In the transaction `db`, which claims `proposal`: `by`, as the directory holds them
+        now, may decide it; else the refusal (and nothing of the transaction is kept)."""
+        now = self._people.find_each([by.id], within=db).get(by.id)
+        refused = f"{by.name} is not known to this app." if now is None else (
+            self.refusal_to_decide(proposal, now))
+        if refused:
+            raise AgentRefused(refused)
 
     def _load_with_task(self, proposal_id: str, by: Principal | str
                         ) -> tuple[Proposal, str, str, repo.TaskRow, Principal]:

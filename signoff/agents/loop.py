@@ -40,7 +40,7 @@ from signoff.agents.labelling import TaskLabels, evidence_of, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
-from signoff.agents.proposing import Routing, proposal_of
+from signoff.agents.proposing import Kept, KeptProposals, Routing, proposal_of
 from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
@@ -121,6 +121,8 @@ class Loop:
         keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self.kept_proposals = KeptProposals()
+        """The proposals this process made that its tasks wait on (see `KeptProposals`)."""
         self.runner: Runner | None = None
         """Where tasks go on once they may (`go_on`): here when None."""
 
@@ -315,6 +317,7 @@ class Loop:
         decision here goes on with them, without reading the task's steps again)."""
         conversation = self._conversations.get(task.id)
         seen = self._labels.take(task.id)
+        proposed = self.kept_proposals.take_task(task.id)
         self._forget(task.id)
         if task.status in _ENDED:
             self.models.pop(task.id, None)
@@ -323,13 +326,15 @@ class Loop:
                 self._conversations[task.id] = conversation
             if seen is not None:
                 self._labels.keep(task.id, seen)
+            for kept in proposed.values():
+                self.kept_proposals.keep(kept)
 
     def memory_of(self, task_id: str) -> list[str]:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
         kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
             "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
-            "fence": self._fences}
+            "fence": self._fences, "proposals": self.kept_proposals}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -346,6 +351,7 @@ class Loop:
         self._ahead.pop(task_id, None)
         self._fences.pop(task_id, None)
         self._labels.forget(task_id)
+        self.kept_proposals.forget(task_id)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
               **changes: Any) -> bool:
@@ -1054,6 +1060,8 @@ class Loop:
                       labels=labels.to_json())
             waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",),
                                      proposal.deadline_at) if only else None
+        self.kept_proposals.keep(Kept(proposal=proposal, call_id=call.id,
+                                      instructions=instructions, task=task))
         self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits

@@ -14,7 +14,7 @@ from signoff.agents import repository as repo
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill
 
-__all__ = ["Routing", "fingerprint_of", "proposal_of"]
+__all__ = ["Kept", "KeptProposals", "Routing", "fingerprint_of", "proposal_of"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,3 +67,55 @@ def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, A
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Kept:
+    """A proposal as this process wrote it, with what deciding it reads besides: its tool
+    call's id, the instructions it was made under, and its task's row as it read then. A
+    decision relies only on what never changes of these; whether the proposal still waits, and
+    who may decide it, are checked in the transaction that claims it."""
+
+    proposal: Proposal
+    call_id: str
+    instructions: str
+    task: repo.TaskRow
+
+
+class KeptProposals:
+    """The proposals this process made whose tasks wait on them, by task: a decision taken in
+    this process (an inbox served beside the loop) need not read them again."""
+
+    def __init__(self) -> None:
+        self._by_task: dict[str, dict[str, Kept]] = {}
+        self._task_of: dict[str, str] = {}
+
+    def keep(self, kept: Kept) -> None:
+        """Keep `kept` until it is taken, or its task is forgotten."""
+        self._by_task.setdefault(kept.task.id, {})[kept.proposal.id] = kept
+        self._task_of[kept.proposal.id] = kept.task.id
+
+    def take(self, proposal_id: str) -> Kept | None:
+        """The proposal `proposal_id` as this process made it, no longer kept (None: not kept)."""
+        task_id = self._task_of.pop(proposal_id, None)
+        if task_id is None:
+            return None
+        of_task = self._by_task.get(task_id, {})
+        kept = of_task.pop(proposal_id, None)
+        if not of_task:
+            self._by_task.pop(task_id, None)
+        return kept
+
+    def take_task(self, task_id: str) -> dict[str, Kept]:
+        """Every proposal kept of task `task_id`, no longer kept."""
+        of_task = self._by_task.pop(task_id, None) or {}
+        for proposal_id in of_task:
+            self._task_of.pop(proposal_id, None)
+        return of_task
+
+    def forget(self, task_id: str) -> None:
+        """Keep nothing more of task `task_id`."""
+        self.take_task(task_id)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._by_task
