@@ -7,12 +7,22 @@ import json
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 
-from pydantic import BaseModel
 import pytest
+from pydantic import BaseModel
 from sqlalchemy import String, event, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, AgentRefused, App, Permits, ProposalStatus, ReceiptKind, Skill, TaskStatus, allow
+from signoff import (
+    Agent,
+    AgentRefused,
+    App,
+    Permits,
+    ProposalStatus,
+    ReceiptKind,
+    Skill,
+    TaskStatus,
+    allow,
+)
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
 from signoff.models.base import Reply, ToolCall
 from signoff.testing import ScriptedModel, says

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -41,6 +42,9 @@ from signoff.store.tables import consents_used
 __all__ = ["Providers", "RunAborted", "RunContext", "Runner"]
 
 log = logging.getLogger("signoff.actions")
+
+Executor = Session | Connection
+"""A run's transaction: its session, or for an action that needs none, a connection."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +97,7 @@ class Runner:
         self._people = people
         self._providers = providers
 
-    def current(self, acting: ActingAs, *, within: Session | None = None
+    def current(self, acting: ActingAs, *, within: Executor | None = None
                 ) -> ActingAs | ActionResult:
         """`acting` with each principal as the directory holds it now (read in the transaction
         `within`, when given), or a Denied result."""
@@ -118,13 +122,14 @@ class Runner:
         acting: ActingAs,
         cause: str,
         consent: Consent | None = None,
-        before: Callable[[Session], None] | None = None,
-        within: Callable[[Session, ActionResult], None] | None = None,
+        before: Callable[[Executor], None] | None = None,
+        within: Callable[[Executor, ActionResult], None] | None = None,
     ) -> ActionResult:
         """Run `action` with `values` as `acting`; every way it can end is an outcome.
 
         `before`, when given, runs first in the run's transaction. `within`, when given, is
-        called with the session and the result of a Done run before its transaction commits:
+        called with the transaction (a session, or for an action that needs none, a
+        connection) and the result of a Done run before its transaction commits:
         what either writes commits with the action's writes, or not at all. (An action that
         reaches outside and writes no record runs in a reader's transaction; `before` and
         `within` then run together, in a transaction of their own once it is back: see
@@ -177,13 +182,18 @@ class Runner:
 
     def _run(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str,
-        consent: Consent | None, before: Callable[[Session], None] | None,
-        within: Callable[[Session, ActionResult], None] | None, isolate: bool, consented: bool,
+        consent: Consent | None, before: Callable[[Executor], None] | None,
+        within: Callable[[Executor, ActionResult], None] | None, isolate: bool, consented: bool,
     ) -> ActionResult:
         query = action.info.query
+        plain = not query and consent is None and not _reaches_out_only(action) and (
+            _needs_no_session(action))
         with running_for(cause) as cause:
-            session = open_session(self._database, acting)
+            session = None if plain else open_session(self._database, acting)
             try:
+                if session is None:
+                    return self._call_plain(action, dict(values), acting, cause, before=before,
+                                            within=within)
                 if query:
                     return self._call_read_only(action, dict(values), session, acting, cause)
                 if _reaches_out_only(action):
@@ -227,12 +237,13 @@ class Runner:
                 )
                 return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
             finally:
-                session.close()
+                if session is not None:
+                    session.close()
 
     def _call_outside(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs,
-        cause: str, *, before: Callable[[Session], None] | None,
-        within: Callable[[Session, ActionResult], None] | None, consented: bool,
+        cause: str, *, before: Callable[[Executor], None] | None,
+        within: Callable[[Executor, ActionResult], None] | None, consented: bool,
     ) -> ActionResult:
         """Run an action that reaches outside and writes no record without holding SQLite's
         write lock while it is out (a slow server would keep every other writer waiting):
@@ -261,14 +272,39 @@ class Runner:
                     within(session, result)
         return result
 
-    def _admit(self, action: Action, acting: ActingAs, cause: str, session: Session
+    def _call_plain(
+        self, action: Action, values: dict[str, Any], acting: ActingAs, cause: str, *,
+        before: Callable[[Executor], None] | None,
+        within: Callable[[Executor, ActionResult], None] | None,
+    ) -> ActionResult:
+        """Run an action that takes no session and no record (`_needs_no_session`) in a
+        transaction of the database's own, with no ORM session: the run is admitted, and
+        `before` and `within` write, in it as in any run's. What the action itself opens
+        is its own, as it would be beside a session."""
+        with self._database.connect() as db:
+            admitted = self._admit(action, acting, cause, db)
+            if isinstance(admitted, ActionResult):
+                return admitted
+            if before is not None:
+                before(db)
+            validated = action.model.model_validate(values)
+            returned = action.call(**{name: getattr(validated, name)
+                                      for name in type(validated).model_fields})
+            points.reached("run.called", action=action.name)
+            result = self._done(action, admitted, cause, returned)
+            if within is not None:
+                within(db, result)
+        return result
+
+    def _admit(self, action: Action, acting: ActingAs, cause: str, session: Executor
                ) -> ActingAs | ActionResult:
         """Who the run is for, as they are now (read in its own transaction), if every one of
         them may run the action; else the Denied result."""
         current = self.current(acting, within=session)
         if isinstance(current, ActionResult):
             return _with(current, action=action.name, cause=cause)
-        enforce_rules_on(session, current)
+        if isinstance(session, Session):
+            enforce_rules_on(session, current)
         policy = action.options.authorize
         if policy is not None:
             for principal in current:
@@ -323,6 +359,11 @@ class Runner:
         returned = action.call(**arguments)
         points.reached("run.called", action=action.name)
         session.flush()  # the record rules are checked here, inside the run
+        return self._done(action, acting, cause, returned)
+
+    @staticmethod
+    def _done(action: Action, acting: ActingAs, cause: str, returned: Any) -> ActionResult:
+        """The Done result of a run whose action returned `returned`."""
         said = returned if isinstance(returned, str) else ""
         value = action.result.dump_python(returned, mode="json") if action.result else (
             returned if isinstance(returned, str | int | float | bool) else None
@@ -342,6 +383,12 @@ class _Conflict(Exception):
 _RETRIES = 8
 _REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 _USED = "This consent has been used already: it is honoured once."
+
+
+def _needs_no_session(action: Action) -> bool:
+    """Whether the action runs without an ORM session: none of its parameters names records or
+    is filled by the app (a provider is given the session)."""
+    return not any(p.provided is not None or p.names_records for p in action.all_parameters)
 
 
 def _reaches_out_only(action: Action) -> bool:

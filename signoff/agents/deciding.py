@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
@@ -157,6 +155,7 @@ class Decider:
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
         decided = {"decided_by_id": by.id, "decided_at": repo.now(),
                    "edited": changed or None}
+        refused: AgentRefused | None = None  # by `before`: the decider may not decide it now
         if outside:  # at most once: marked before it starts, never run blindly again
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)  # a decision and a step on the task take turns
@@ -176,7 +175,7 @@ class Decider:
             points.reached("decider.claimed", proposal=proposal.id)
             before = None
         else:
-            def before(session: Session) -> None:  # exactly once: claimed with the run itself
+            def before(session: repo.Executor) -> None:  # exactly once: claimed with the run itself
                 nonlocal refused
                 holds.lock(session, proposal.task)
                 try:
@@ -194,9 +193,8 @@ class Decider:
                                              for k, v in changed.items())
 
         told, woke = "", None
-        refused: AgentRefused | None = None
 
-        def within(session: Session, result: ActionResult) -> None:
+        def within(session: repo.Executor, result: ActionResult) -> None:
             nonlocal told, woke
             told, woke = self._record_run(session, proposal, call_id, by, result, said_edit,
                                           changed, registered, reserved=cost)
