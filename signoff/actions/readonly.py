@@ -66,6 +66,7 @@ from sqlalchemy.pool import ConnectionPoolEntry, Pool, SingletonThreadPool, Stat
 from signoff.actions.readonly_driver import ReadOnlyDriver, sqlite_authorizer
 from signoff.exceptions import ReadOnlyViolation, UserError
 from signoff.security.enforcement import RuledSession
+from signoff.store.database import READ_ONLY
 
 __all__ = [
     "BlockedOperation",
@@ -361,7 +362,7 @@ _BLOCKED: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
 
 # --- Read-only sessions -----------------------------------------------------------------------
 
-_READ_ONLY = "signoff.read_only"
+_READ_ONLY = READ_ONLY
 """Key in ``Session.info`` (the session is read-only) and in a pooled connection's ``info`` (the
 dialect whose read-only setting it carries, to be undone when it goes back to the pool)."""
 _CONNECTIONS = "signoff.read_only_connections"

@@ -156,6 +156,12 @@ def check(db: Any, hold: Hold) -> None:
         raise LostHold(f"task {hold.task} was taken over")
 
 
+def renewed() -> datetime:
+    """Until when a hold renewed now lasts (a write that checks the hold's fence itself sets
+    ``held_until`` to it, as `check` does)."""
+    return now() + HOLD_FOR
+
+
 def lock(db: Any, task_id: str) -> None:
     """In the transaction `db`: lock the task's head until it ends (PostgreSQL; a SQLite
     transaction holds the whole database already), so that a decision and a step on the same

@@ -299,11 +299,14 @@ class Loop:
             repo.let_go(db, hold.task, hold.fence)
 
     @contextmanager
-    def _writing(self, task_id: str) -> Iterator[Connection]:
+    def _writing(self, task_id: str, *, saving: bool = False) -> Iterator[Connection]:
         """A transaction writing a step of `task_id`: it begins by checking this thread's hold
-        (which locks the task's head on PostgreSQL); `holds.LostHold` if it was lost."""
+        (which locks the task's head on PostgreSQL); `holds.LostHold` if it was lost. Given
+        `saving`, its first statement is the task's save (`_save` with `held`), which checks the
+        hold itself."""
         with self._database.connect() as db:
-            self._check(db, task_id)
+            if not saving:
+                self._check(db, task_id)
             yield db
 
     def _check(self, db: repo.Executor, task_id: str) -> None:
@@ -354,14 +357,22 @@ class Loop:
         self.kept_proposals.forget(task_id)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
-              **changes: Any) -> bool:
+              held: bool = False, **changes: Any) -> bool:
         """Save the task's changes (guarded by its revision); on success, this process keeps the
         row as it now reads, so that the next step need not read it again. A task that stops
-        running is let go in the same write."""
+        running is let go in the same write. Given `held` (the transaction's first statement:
+        see `_writing`), the save also checks and renews this thread's hold; `holds.LostHold`
+        if it was lost."""
         if changes.get("status", TaskStatus.RUNNING.value) != TaskStatus.RUNNING.value:
             changes.update(holder=None, held_until=None)
-        if not repo.save_task(db, task, added=added or (), **changes):
+        hold = self._holds().get(task.id) if held else None
+        if hold is not None:
+            changes.setdefault("held_until", holds.renewed())
+        if not repo.save_task(db, task, added=added or (),
+                              held_by=hold.fence if hold is not None else None, **changes):
             self._take_saved(task.id)
+            if hold is not None:
+                holds.check(db, hold)  # lost, or only the revision moved on
             return False
         fields = {k: v for k, v in changes.items() if k in _TASK_FIELDS}
         self._saved[task.id] = dataclasses.replace(
@@ -561,9 +572,10 @@ class Loop:
             added.append(Message(
                 role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
             ))
-        with self._writing(task.id) as db:
-            if not self._save(db, task, added=added, steps=task.steps + 1, spend_usd=spent,
-                              reserved_usd=0.0, turn=turn, turn_open=bool(calls)):
+        with self._writing(task.id, saving=True) as db:
+            if not self._save(db, task, added=added, held=True, steps=task.steps + 1,
+                              spend_usd=spent, reserved_usd=0.0, turn=turn,
+                              turn_open=bool(calls)):
                 return RunAgain()  # someone else stepped it: look again
             rows = []
             for position, call in enumerate(calls):
@@ -730,8 +742,8 @@ class Loop:
         # The last unit of a drive lets the task go with its turn's close (see `step`).
         let_go = getattr(self._local, "closing", None) == task.id
         self._local.let_go = None
-        if not self._save(db, task, added=added, turn_open=False, **ahead,
-                          **(dict(holder=None, held_until=None) if let_go else {})):
+        going: dict[str, Any] = {"holder": None, "held_until": None} if let_go else {}
+        if not self._save(db, task, added=added, turn_open=False, **ahead, **going):
             return RunAgain()
         self._local.let_go = task.id if let_go else None
         self._remember(task, added)

@@ -188,14 +188,30 @@ def load_task(db: Executor, task_id: str) -> TaskRow | None:
     return TaskRow(**row) if row is not None else None
 
 
-def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (), **changes: Any) -> bool:
+def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (),
+              held_by: int | None = None, **changes: Any) -> bool:
     """Write `changes` (and append `added` messages) if nobody else has changed the task since it
-    was read; False otherwise, and nothing is written."""
+    was read (and, given `held_by`, while its holder's fence is still that); False otherwise,
+    and nothing is written."""
     if added:
         changes["message_count"] = task.message_count + len(added)
     changes.update(revision=task.revision + 1, updated_at=now())
-    if _run_update(db, tasks, task.id, changes, guards={"revision": task.revision}) != 1:
-        return False
+    guards = {"revision": task.revision} if held_by is None else {
+        "revision": task.revision, "fence": held_by}
+    step = journal.numbered(db, task.id)
+    if step is None:
+        if _run_update(db, tasks, task.id, changes, guards=guards) != 1:
+            return False
+    else:  # the step being written takes its number in the same statement
+        columns, guarded = tuple(sorted(changes)), tuple(sorted(guards))
+        params = {f"set_{c}": changes[c] for c in columns}
+        params.update({f"guard_{g}": guards[g] for g in guarded}, key=task.id)
+        head = _run(db, ("save_numbered", columns, guarded), lambda: _update_by_id(
+            tasks, columns, guarded).values(seq=tasks.c.seq + 1).returning(
+            tasks.c.seq, tasks.c.turn), params).first()
+        if head is None:
+            return False
+        step.seq, step.turn = head["seq"], head["turn"]
     append_messages(db, task.id, added)
     return True
 

@@ -16,9 +16,13 @@ from sqlalchemy.pool import StaticPool
 from signoff.exceptions import StoreError, UserError
 from signoff.store import journal
 
-__all__ = ["Database", "database_url_for", "reading_only"]
+__all__ = ["READ_ONLY", "Database", "database_url_for", "reading_only"]
 
 _reading = ContextVar("signoff_reading_only", default=False)
+
+READ_ONLY = "signoff.read_only"
+"""The mark a pooled connection carries (its ``info``) while it is made read-only for a query's
+run (SQLite's query_only on): the dialect's name."""
 
 
 @contextmanager
@@ -219,9 +223,11 @@ def _sqlite_begin(connection: Connection) -> None:
     # one on a connection made read-only, begins as readers do: it takes no write lock.
     # Both statements go to the driver directly: SQLAlchemy's execution path would cost more
     # than the transaction itself.
+    # Whether the connection is read-only is told by the mark a query's run leaves on it (with
+    # query_only) until it is writable again: no statement asks SQLite.
+    only = _reading.get() or connection.connection.info.get(READ_ONLY)
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
-        only = _reading.get() or cursor.execute("PRAGMA query_only").fetchone()[0]
         cursor.execute("BEGIN" if only else "BEGIN IMMEDIATE")
     finally:
         cursor.close()

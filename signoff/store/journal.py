@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from signoff.store.prepared import insert_of, prepare
 from signoff.store.tables import steps, tasks
 
-__all__ = ["Pending", "StepRow", "discard", "flush", "pending", "steps_of"]
+__all__ = ["Pending", "StepRow", "discard", "flush", "numbered", "pending", "steps_of"]
 
 _KEY = "signoff.journal"
 """Where a connection keeps the steps its open transaction is gathering."""
@@ -37,6 +37,11 @@ class Pending:
     """Messages added to the conversation, as JSON."""
     calls: list[dict[str, Any]] = field(default_factory=list)
     """Tool calls stored (every column) or changed (their id and what changed)."""
+    seq: int | None = None
+    """Its number, once taken by a statement of the transaction that moved the task's head on
+    (`numbered`); else taken as it is appended."""
+    turn: int = 0
+    """The task's model turn, as that statement left it."""
 
     def data(self) -> dict[str, Any]:
         """The row's data: only what the step has."""
@@ -75,6 +80,16 @@ def pending(db: Any, task_id: str) -> Pending:
     return found
 
 
+def numbered(db: Any, task_id: str) -> Pending | None:
+    """The step `db`'s transaction gathers for `task_id`, when its number is still to be taken:
+    a statement that moves the task's head on may take it (``seq = seq + 1 … RETURNING seq,
+    turn``) and set it here, so that appending the step is one statement. (A step that then
+    writes nothing of the journal leaves its number unused: the numbers of a task's steps rise,
+    and need not follow on.)"""
+    step = pending(db, task_id)
+    return step if step.seq is None else None
+
+
 def flush(connection: Connection) -> None:
     """Append the steps this connection's transaction gathered (it is committing)."""
     gathered: dict[str, Pending] | None = connection.info.pop(_KEY, None)
@@ -84,8 +99,10 @@ def flush(connection: Connection) -> None:
         data = step.data()
         if not data:
             continue
-        head = prepare(connection, "journal_next", lambda: _NEXT).run_on(
-            connection, {"key": task_id}).first()
+        head: dict[str, Any] | None = {"seq": step.seq, "turn": step.turn}
+        if step.seq is None:
+            head = prepare(connection, "journal_next", lambda: _NEXT).run_on(
+                connection, {"key": task_id}).first()
         if head is None:  # no such task: its row is refused (a foreign key to nothing)
             head = {"seq": 1, "turn": 0}
         prepare(connection, "journal_append", lambda: _APPEND).run_on(connection, {
