@@ -367,10 +367,11 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
     """The rows signoff keeps of each alone call, written in the same two transactions with the
     driver alone: the floor of durable bookkeeping, with no Python layer above it.
 
-    Each transaction is one step of the journal: the task's head moved on (guarded by its
-    revision, the step's number taken in the same statement) and the step's row appended. The
-    model's turn: its message, the new tool call and a receipt entry. The call's run: the call's
-    outcome, a receipt entry and the tool's answer as a message.
+    Each transaction is one step of the journal, in two statements: the task's head moved on
+    (guarded by its revision and its holder's fence, the hold renewed, the step's number taken
+    and returned) and the step's row appended. The model's turn: its message, the new tool call
+    and a receipt entry. The call's run: the call's outcome, a receipt entry and the tool's
+    answer as a message.
     """
     task, count, revision = str(uuid.uuid4()), 2, 0
     db.execute("BEGIN IMMEDIATE")
@@ -378,8 +379,8 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
                "turn_open, message_count, steps, spend_usd, max_steps, budget_usd, model, "
                "problem, revision, created_at, updated_at, fence, reserved_usd, seq) VALUES "
                "(?, 'alone', 'sum', '', 'running', 0, 0, 2, 0, 0.0, 100000, 100.0, 'scripted', "
-               "'', 0, ?, ?, 0, 0.0, 0)", (task, _now(), _now()))
-    _append(db, task, "start", {"messages": [{"role": "system", "text": "You add numbers."},
+               "'', 0, ?, ?, 0, 0.0, 1)", (task, _now(), _now()))
+    _append(db, task, 1, 0, "start", {"messages": [{"role": "system", "text": "You add numbers."},
                                              {"role": "user", "text": "Add numbers."}]})
     db.execute("COMMIT")
     for turn, (name, arguments) in enumerate(steps, start=1):
@@ -387,10 +388,12 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
             return json.loads(arguments)["result"]
         call = str(uuid.uuid4())
         db.execute("BEGIN IMMEDIATE")
-        db.execute("UPDATE signoff_tasks SET steps = ?, turn = ?, turn_open = 1, "
-                   "message_count = ?, revision = ?, updated_at = ? WHERE id = ? AND revision = ?",
-                   (turn, turn, count + 1, revision + 1, _now(), task, revision))
-        _append(db, task, "model_call", {
+        seq = db.execute(
+            "UPDATE signoff_tasks SET steps = ?, turn = ?, turn_open = 1, message_count = ?, "
+            "revision = ?, updated_at = ?, held_until = ?, seq = seq + 1 WHERE id = ? AND "
+            "revision = ? AND fence = 0 RETURNING seq",
+            (turn, turn, count + 1, revision + 1, _now(), _now(), task, revision)).fetchone()[0]
+        _append(db, task, seq, turn, "model_call", {
             "messages": [{"role": "assistant", "text": "", "tool_calls": [
                 {"id": f"call_{turn}_0", "name": name, "arguments": arguments}]}],
             "calls": [{"id": call, "task_id": task, "turn": turn, "position": 0,
@@ -402,10 +405,12 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
         db.execute("COMMIT")
         out = add(**json.loads(arguments))
         db.execute("BEGIN IMMEDIATE")
-        db.execute("UPDATE signoff_tasks SET turn_open = 0, message_count = ?, revision = ?, "
-                   "updated_at = ? WHERE id = ? AND revision = ?",
-                   (count + 2, revision + 2, _now(), task, revision + 1))
-        _append(db, task, "tool_call", {
+        seq = db.execute(
+            "UPDATE signoff_tasks SET turn_open = 0, message_count = ?, revision = ?, "
+            "updated_at = ?, held_until = ?, seq = seq + 1 WHERE id = ? AND revision = ? AND "
+            "fence = 0 RETURNING seq",
+            (count + 2, revision + 2, _now(), _now(), task, revision + 1)).fetchone()[0]
+        _append(db, task, seq, turn, "tool_call", {
             "messages": [{"role": "tool", "text": json.dumps(out), "tool_call_id":
                           f"call_{turn}_0"}],
             "calls": [{"id": call, "state": "done", "leave": "alone", "outcome": "Done",
@@ -419,10 +424,9 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
     return None
 
 
-def _append(db: sqlite3.Connection, task: str, kind: str, data: dict[str, Any]) -> None:
-    """A step's row, numbered by the task's head in the statement that moves it on."""
-    seq, turn = db.execute("UPDATE signoff_tasks SET seq = seq + 1 WHERE id = ? "
-                           "RETURNING seq, turn", (task,)).fetchone()
+def _append(db: sqlite3.Connection, task: str, seq: int, turn: int, kind: str,
+            data: dict[str, Any]) -> None:
+    """A step's row, numbered `seq` by the statement that moved its task's head on."""
     db.execute("INSERT INTO signoff_steps VALUES (?, ?, ?, ?, ?, 0.0, ?)",
                (task, seq, turn, kind, _now(), json.dumps(data)))
 

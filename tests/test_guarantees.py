@@ -26,7 +26,7 @@ from signoff.models.base import Reply, ToolSpec
 from signoff.store import points
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
-from tests.guarantees_app import Pauses, Report, build, in_thread, lines
+from tests.guarantees_app import Pauses, Report, box_of, build, in_thread, lines
 
 WAIT = 60.0
 """How long a paused side waits for the other at most (a guard against a hung test)."""
@@ -401,6 +401,45 @@ def test_a_crash_after_a_model_reply_still_counts_what_the_call_cost(database: s
     assert outcome.spend_usd <= 0.12
     assert outcome.status is TaskStatus.HALTED, outcome
     assert "its reply was lost" in _receipt(shop, task)
+    shop.app.database.dispose()
+
+
+def test_a_reply_and_the_record_only_call_it_asks_for_are_one_step(database: str,
+                                                                    tmp_path: Path) -> None:
+    """The model's reply and the record-only call it asks for, run alone, are stored in one
+    step: a process killed as the call has run, before its transaction commits, keeps neither.
+    The level is as it was and nothing is marked; the receipt counts the reservation of the
+    lost reply as spent; resumed, the model is asked again and the call runs once."""
+    shop = build(database, tmp_path)
+    price = Price(input_per_mtok=10.0, output_per_mtok=10.0)
+    bill = tmp_path / "bill.txt"
+
+    def model() -> _Billed:
+        return _Billed(bill, says.tool(shop.raise_level, box=shop.box.id, by=3, tag="once"),
+                       says.hand_back(Report(summary="Raised.")), price=price)
+
+    def work() -> None:
+        shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model(), budget_usd=1.0)
+
+    level = box_of(shop).level
+    assert _killed_at("run.called", work, shop) == -signal.SIGKILL
+    with shop.app.database.connect() as db:
+        task = db.execute(select(tasks.c.id)).scalar_one()
+    receipt = _receipt(shop, task)
+    assert box_of(shop).level == level, receipt
+    with shop.app.session(as_=shop.app.system) as s:
+        assert list(s.scalars(select(shop.Mark))) == []
+    assert "raise_level" not in receipt  # neither the reply nor the run was stored
+    outcome = shop.app.agent(shop.Clerk).resume(task, model=model())
+    receipt = _receipt(shop, task)
+    assert outcome.status is TaskStatus.DONE, receipt
+    assert "its reply was lost" in receipt
+    assert box_of(shop).level == level + 3
+    with shop.app.session(as_=shop.app.system) as s:
+        assert [m.label for m in s.scalars(select(shop.Mark))] == ["once:3"]
+    billed = [float(x) for x in lines(bill)]
+    assert len(billed) == 3  # asked before the kill, and twice resumed
+    assert sum(billed) <= outcome.spend_usd + 1e-12, (billed, outcome)
     shop.app.database.dispose()
 
 

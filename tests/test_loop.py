@@ -179,10 +179,10 @@ def test_a_yes_in_the_process_that_proposed_reads_nothing_before_its_claim(
         shops: Callable[..., SimpleNamespace]) -> None:
     """A yes taken in the process whose task made the proposal runs it from what that process
     kept: the run (claimed, the decider checked, recorded, the task woken and its turn closed),
-    the model's turn and the next proposal are three transactions, besides the two reads of the
-    counter the task is about (the brief, as it reads now, for the decision's stale check and
-    for the next proposal). Before, a decision read the proposal, its task and the decider in a
-    transaction of its own first."""
+    and the model's next turn with the proposal it makes (one step) are two transactions,
+    besides the two reads of the counter the task is about (the brief, as it reads now, for the
+    decision's stale check and for the next proposal). Before, a decision read the proposal, its
+    task and the decider in a transaction of its own first."""
     shop = shops()
     task = _resets(shop, 2)
     loop = shop.app._agency.loop
@@ -190,7 +190,7 @@ def test_a_yes_in_the_process_that_proposed_reads_nothing_before_its_claim(
     (first,) = shop.app.proposals(task=task, status=ProposalStatus.WAITING)
     begun = _transactions(shop)
     assert shop.app.approve(first.id, by=shop.noor).task_status == TaskStatus.WAITING.value
-    assert begun[0] == 3 + 2
+    assert begun[0] == 2 + 2
     (second,) = shop.app.proposals(task=task, status=ProposalStatus.WAITING)
     shop.app.approve(second.id, by=shop.noor)
     assert shop.app.outcome(task).status is TaskStatus.DONE

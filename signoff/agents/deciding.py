@@ -495,15 +495,15 @@ class Decider:
         claim; its tool call's id, the instructions it was made under, its task, and the
         decider. As this process made it when it did (nothing is read: whether it still waits,
         and whether `by` may decide it, are checked again where it is claimed), unless its
-        deadline has passed; else read."""
+        deadline has passed or `by` may not decide it as it was made; else read."""
         kept = self._loop.kept_proposals.take(proposal_id)
         if kept is not None and isinstance(by, Principal) and not (
                 kept.proposal.deadline_at is not None and kept.proposal.deadline_at <= repo.now()):
             proposal = replace(kept.proposal, decide_by=self._route_words(kept.proposal))
-            refused = self.refusal_to_decide(proposal, by)
-            if refused:
-                raise AgentRefused(refused)
-            return proposal, kept.call_id, kept.instructions, kept.task, by
+            # A refusal is not told from what was kept: the proposal may have gone on to `by`
+            # since (its deadline passed); it is read afresh instead.
+            if not self.refusal_to_decide(proposal, by):
+                return proposal, kept.call_id, kept.instructions, kept.task, by
         proposal, call_id, instructions, task, by = self._load_with_task(proposal_id, by)
         return self._check_open(proposal, by), call_id, instructions, task, by
 

@@ -121,6 +121,9 @@ class Loop:
         keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self._replies: dict[str, Callable[..., bool]] = {}
+        """The model's reply to each task whose storing is held back to the transaction of its
+        call's run (`_holds_back`): how to store it, in that transaction (`_check`)."""
         self.kept_proposals = KeptProposals()
         """The proposals this process made that its tasks wait on (see `KeptProposals`)."""
         self.runner: Runner | None = None
@@ -253,6 +256,7 @@ class Loop:
         held = self._holds()
         held[task_id] = hold
         step: Step = RunAgain()
+        self._local.going_on = None if once else task_id  # (see `_holds_back`)
         try:
             while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
                 self._local.closing = task_id if last is not None and last() else None
@@ -274,7 +278,9 @@ class Loop:
             raise
         finally:
             held.pop(task_id, None)
-            self._local.closing = self._local.let_go = None
+            self._local.closing = self._local.let_go = self._local.going_on = None
+            if self._replies.pop(task_id, None) is not None:  # held back, and never stored:
+                self._forget(task_id)  # what this process keeps ahead of the store goes too
         if not isinstance(step, RunAgain):
             self._stopped(task)
         return task, step
@@ -308,8 +314,17 @@ class Loop:
             if not saving:
                 self._check(db, task_id)
             yield db
+        self._replies.pop(task_id, None)  # stored, if it was held back (`_check`)
 
     def _check(self, db: repo.Executor, task_id: str) -> None:
+        """In the transaction `db`, before it writes anything of a step of `task_id`: this
+        thread's hold on it is checked (`holds.LostHold` if it was lost), and the model's reply
+        held back for the step (`_holds_back`) is stored first."""
+        store = self._replies.get(task_id)
+        if store is not None:  # its save checks the hold too
+            if not store(db, held=True):
+                raise holds.LostHold(f"task {task_id} moved on in another process")
+            return
         hold = self._holds().get(task_id)
         if hold is not None:
             holds.check(db, hold)
@@ -337,7 +352,7 @@ class Loop:
         kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
             "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
-            "fence": self._fences, "proposals": self.kept_proposals}
+            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -353,6 +368,7 @@ class Loop:
         self._turn_calls.pop(task_id, None)
         self._ahead.pop(task_id, None)
         self._fences.pop(task_id, None)
+        self._replies.pop(task_id, None)
         self._labels.forget(task_id)
         self.kept_proposals.forget(task_id)
 
@@ -572,29 +588,58 @@ class Loop:
             added.append(Message(
                 role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
             ))
-        with self._writing(task.id, saving=True) as db:
-            if not self._save(db, task, added=added, held=True, steps=task.steps + 1,
-                              spend_usd=spent, reserved_usd=0.0, turn=turn,
-                              turn_open=bool(calls)):
-                return RunAgain()  # someone else stepped it: look again
-            rows = []
-            for position, call in enumerate(calls):
-                row: dict[str, Any] = dict(
-                    task_id=task.id, turn=turn, position=position, call_id=call.id,
-                    tool=call.name, arguments=call.arguments, why=reply.text,
-                    state=CallState.NEW)
-                rows.append(repo.CallRow(id=repo.insert_call(db, **row), **row, **_NEW_CALL))
-            asked = ", ".join(c.name for c in calls) or "no tool"
+        rows = [repo.CallRow(id=repo.new_id(), task_id=task.id, turn=turn, position=position,
+                             call_id=call.id, tool=call.name, arguments=call.arguments,
+                             why=reply.text, state=CallState.NEW, **_NEW_CALL)
+                for position, call in enumerate(calls)]
+        asked = ", ".join(c.name for c in calls) or "no tool"
+        changes: dict[str, Any] = dict(steps=task.steps + 1, spend_usd=spent, reserved_usd=0.0,
+                                       turn=turn, turn_open=bool(calls))
+
+        def store(db: repo.Executor, *, held: bool) -> bool:
+            """The reply stored, in `db`'s transaction: False when the task moved on since."""
+            if not self._save(db, task, added=added, held=held, **changes):
+                return False
+            for row in rows:
+                repo.insert_call(db, task.id, row_id=row.id, turn=turn, position=row.position,
+                                 call_id=row.call_id, tool=row.tool, arguments=row.arguments,
+                                 why=row.why, state=CallState.NEW)
             repo.note(db, task.id, ReceiptKind.MODEL_CALL,
                       f"{model.name} was asked (step {task.steps + 1}) and answered with {asked}; "
                       f"{reply.usage.input_tokens} tokens in, {reply.usage.output_tokens} out, "
                       f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
                       output_tokens=reply.usage.output_tokens, text=reply.text,
                       reserved_usd=reserve)
+            return True
+
+        if self._holds_back(task, registered, skill, calls):
+            # Stored with the call's own run, in its transaction: one step (see `_replies`).
+            self._replies[task.id] = store
+            self._saved[task.id] = dataclasses.replace(
+                task, revision=task.revision + 1, message_count=task.message_count + len(added),
+                **changes)
+        else:
+            with self._writing(task.id, saving=True) as db:
+                if not store(db, held=True):
+                    return RunAgain()  # someone else stepped it: look again
         self._remember(task, added)
         if rows:
             self._turn_calls[task.id] = (turn, rows)
         return RunAgain()
+
+    def _holds_back(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+                    calls: tuple[ToolCall, ...]) -> bool:
+        """Whether the model's reply is to be stored with the run of its call, in one step:
+        when it asks for one call of a tool of the skill that writes no more than records (a
+        record-only run commits with its step, so a crash before it loses both, and the model
+        is asked again, within its reservation), while this thread goes on stepping the task."""
+        if len(calls) != 1 or getattr(self._local, "going_on", None) != task.id:
+            return False
+        name = calls[0].name
+        if name == HAND_BACK or name not in skill.tool_names or name not in self._actions:
+            return False
+        effects = self._actions.info(name).effects
+        return not (effects.external or effects.sends or effects.spends)
 
     def _over_reserve(self, task: repo.TaskRow, model: str, text: str, tokens_in: int,
                       tokens_out: int, cost: float, reserve: float, spent: float) -> Step:
@@ -984,6 +1029,8 @@ class Loop:
                     self._forget(task.id)
                 with self._writing(task.id) as db:
                     record(db, result)
+            else:
+                self._replies.pop(task.id, None)  # stored with the run (`_check`), committed
         except RunAborted:
             self._forget(task.id)
             return None

@@ -260,9 +260,10 @@ def tasks_in(db: Executor, status: str) -> list[str]:
 # -- tool calls ----------------------------------------------------------------------------
 
 
-def insert_call(db: Executor, task_id: str, **values: Any) -> str:
-    """Store a new tool call of `task_id`, with the step being written; its id."""
-    call_id = new_id()
+def insert_call(db: Executor, task_id: str, *, row_id: str | None = None, **values: Any) -> str:
+    """Store a new tool call of `task_id` (its id `row_id`, else a new one), with the step
+    being written; its id."""
+    call_id = row_id or new_id()
     journal.pending(db, task_id).calls.append({"id": call_id, "task_id": task_id, **values})
     return call_id
 
