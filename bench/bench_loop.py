@@ -5,9 +5,10 @@ Run as ``.venv/bin/python bench/bench_loop.py [--n 20 200] [--approvals 50] [--r
 OpenTelemetry tracing costs per alone call, untraced and traced in the same run: bench/README.md).
 
 Everything signoff does here is durable: the app's database is a SQLite file (WAL, as signoff
-opens files by default) in a temporary folder, and every step of a task — the model's turn, each
-tool call with its receipt entry, each proposal and decision — is committed before the next one
-starts, so a killed process loses nothing. Each series gets a fresh database.
+opens files by default) in a temporary folder, and every step of a task — the model's turn with
+the call it asked for and that call's run (one step for a record-only call), each proposal and
+decision — is committed before the next one starts, so a killed process loses no more than the
+step it was in. Each series gets a fresh database.
 
 Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
 
@@ -364,14 +365,15 @@ def _now() -> str:
 
 
 def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> Any:
-    """The rows signoff keeps of each alone call, written in the same two transactions with the
-    driver alone: the floor of durable bookkeeping, with no Python layer above it.
+    """The rows signoff keeps of each alone call, written with the driver alone, in one
+    transaction per call as signoff writes them: the floor of durable bookkeeping, with no Python
+    layer above it.
 
-    Each transaction is one step of the journal, in two statements: the task's head moved on
-    (guarded by its revision and its holder's fence, the hold renewed, the step's number taken
-    and returned) and the step's row appended. The model's turn: its message, the new tool call
-    and a receipt entry. The call's run: the call's outcome, a receipt entry and the tool's
-    answer as a message.
+    Each call is one step of the journal, in two statements: the task's head moved on (guarded
+    by its revision and its holder's fence, the hold renewed, the step's number taken and
+    returned) and the step's row appended, with the model's turn (its message, the new tool call,
+    a receipt entry) and the call's run (its outcome, a receipt entry, the tool's answer as a
+    message).
     """
     task, count, revision = str(uuid.uuid4()), 2, 0
     db.execute("BEGIN IMMEDIATE")
@@ -387,40 +389,31 @@ def journal_floor_loop(db: sqlite3.Connection, steps: list[tuple[str, str]]) -> 
         if name == "hand_back":
             return json.loads(arguments)["result"]
         call = str(uuid.uuid4())
-        db.execute("BEGIN IMMEDIATE")
-        seq = db.execute(
-            "UPDATE signoff_tasks SET steps = ?, turn = ?, turn_open = 1, message_count = ?, "
-            "revision = ?, updated_at = ?, held_until = ?, seq = seq + 1 WHERE id = ? AND "
-            "revision = ? AND fence = 0 RETURNING seq",
-            (turn, turn, count + 1, revision + 1, _now(), _now(), task, revision)).fetchone()[0]
-        _append(db, task, seq, turn, "model_call", {
-            "messages": [{"role": "assistant", "text": "", "tool_calls": [
-                {"id": f"call_{turn}_0", "name": name, "arguments": arguments}]}],
-            "calls": [{"id": call, "task_id": task, "turn": turn, "position": 0,
-                       "call_id": f"call_{turn}_0", "tool": name, "arguments": arguments,
-                       "why": "", "state": "new"}],
-            "entries": [{"kind": "model_call", "at": _now(), "cost_usd": 0.0,
-                         "words": f"scripted was asked (step {turn}) and answered with {name}.",
-                         "data": {"input_tokens": 100, "output_tokens": 20}}]})
-        db.execute("COMMIT")
         out = add(**json.loads(arguments))
         db.execute("BEGIN IMMEDIATE")
         seq = db.execute(
-            "UPDATE signoff_tasks SET turn_open = 0, message_count = ?, revision = ?, "
-            "updated_at = ?, held_until = ?, seq = seq + 1 WHERE id = ? AND revision = ? AND "
-            "fence = 0 RETURNING seq",
-            (count + 2, revision + 2, _now(), _now(), task, revision + 1)).fetchone()[0]
-        _append(db, task, seq, turn, "tool_call", {
-            "messages": [{"role": "tool", "text": json.dumps(out), "tool_call_id":
-                          f"call_{turn}_0"}],
-            "calls": [{"id": call, "state": "done", "leave": "alone", "outcome": "Done",
-                       "value": out, "ran_as": ["Alone"], "effects": [], "answer": json.dumps(out),
-                       "finished_at": _now()}],
-            "entries": [{"kind": "tool_call", "at": _now(), "cost_usd": 0.0,
+            "UPDATE signoff_tasks SET steps = ?, turn = ?, turn_open = 0, message_count = ?, "
+            "revision = ?, updated_at = ?, held_until = ?, seq = seq + 1 WHERE id = ? AND "
+            "revision = ? AND fence = 0 RETURNING seq",
+            (turn, turn, count + 2, revision + 1, _now(), _now(), task, revision)).fetchone()[0]
+        _append(db, task, seq, turn, "model_call", {
+            "messages": [{"role": "assistant", "text": "", "tool_calls": [
+                {"id": f"call_{turn}_0", "name": name, "arguments": arguments}]},
+                {"role": "tool", "text": json.dumps(out), "tool_call_id": f"call_{turn}_0"}],
+            "calls": [{"id": call, "task_id": task, "turn": turn, "position": 0,
+                       "call_id": f"call_{turn}_0", "tool": name, "arguments": arguments,
+                       "why": "", "state": "new"},
+                      {"id": call, "state": "done", "leave": "alone", "outcome": "Done",
+                       "value": out, "ran_as": ["Alone"], "effects": [],
+                       "answer": json.dumps(out), "finished_at": _now()}],
+            "entries": [{"kind": "model_call", "at": _now(), "cost_usd": 0.0,
+                         "words": f"scripted was asked (step {turn}) and answered with {name}.",
+                         "data": {"input_tokens": 100, "output_tokens": 20}},
+                        {"kind": "tool_call", "at": _now(), "cost_usd": 0.0,
                          "words": f"Alone ran {name} alone, as itself: Done.",
                          "data": {"tool": name, "arguments": arguments, "outcome": "Done"}}]})
         db.execute("COMMIT")
-        count, revision = count + 2, revision + 2
+        count, revision = count + 2, revision + 1
     return None
 
 

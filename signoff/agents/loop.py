@@ -391,8 +391,8 @@ class Loop:
                 holds.check(db, hold)  # lost, or only the revision moved on
             return False
         fields = {k: v for k, v in changes.items() if k in _TASK_FIELDS}
-        self._saved[task.id] = dataclasses.replace(
-            task, revision=task.revision + 1,
+        self._saved[task.id] = task.changed(
+            revision=task.revision + 1,
             message_count=task.message_count + len(added or ()), **fields,
         )
         return True
@@ -497,8 +497,7 @@ class Loop:
         if not repo.save_task(db, task, status=TaskStatus.RUNNING.value, **held):
             return None
         repo.note(db, task_id, ReceiptKind.RESUMED, "Every proposal is decided; the task goes on.")
-        woke = dataclasses.replace(task, status=TaskStatus.RUNNING.value,
-                                   revision=task.revision + 1, **held)
+        woke = task.changed(status=TaskStatus.RUNNING.value, revision=task.revision + 1, **held)
         if woke.turn_open and any(_unsettled(c) for c in calls):
             return woke  # a call of the turn is left to run: its holder runs it
         if woke.turn_open:
@@ -615,8 +614,8 @@ class Loop:
         if self._holds_back(task, registered, skill, calls):
             # Stored with the call's own run, in its transaction: one step (see `_replies`).
             self._replies[task.id] = store
-            self._saved[task.id] = dataclasses.replace(
-                task, revision=task.revision + 1, message_count=task.message_count + len(added),
+            self._saved[task.id] = task.changed(
+                revision=task.revision + 1, message_count=task.message_count + len(added),
                 **changes)
         else:
             with self._writing(task.id, saving=True) as db:
