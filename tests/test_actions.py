@@ -660,3 +660,65 @@ def test_an_outside_call_through_code_the_analysis_cannot_see_keeps_its_writes(
     assert result.done, result.problem
     with app.session(as_=app.system) as s:
         assert s.get(Label, label_id).text == "written"
+
+
+def test_a_record_inside_a_structure_is_looked_up_as_whoever_the_run_is_for() -> None:
+    """A record held inside a parameter's structure (a list of lines, each naming a repair) is
+    looked up as whoever the action runs as, like a record given on its own: Mia's line names
+    her repair; Eve, who may not read it, and an id of nothing are told Gone, and the action
+    does not run. (An action whose parameters take only plain values runs with no session.)"""
+    app = App("nested", database="sqlite://")
+
+    class Repair(app.Record):  # type: ignore[name-defined, misc]
+        ticket: Mapped[str] = mapped_column(String(40))
+        __security__ = [allow("read", "update", "create", when=policy.role("mechanic"))]
+
+    class Line(BaseModel):
+        model_config = {"arbitrary_types_allowed": True}
+        repair: Repair
+        text: str
+
+    ran: list[str] = []
+
+    @app.action
+    def note_lines(lines: list[Line]) -> str:
+        """Note each line against its repair."""
+        ran.extend(line.repair.ticket for line in lines)
+        return "Noted."
+
+    mia = app.people.add("mia@nested.example", "Mia", roles=["mechanic"])
+    eve = app.people.add("eve@nested.example", "Eve")
+    with app.session(as_=mia) as s:
+        repair = Repair(ticket="T-1")
+        s.add(repair)
+    line = {"lines": [{"repair": str(repair.id), "text": "Pads."}]}
+    assert app.actions.run("note_lines", line, as_=mia).outcome is ActionOutcome.DONE
+    assert ran == ["T-1"]
+    refused = app.actions.run("note_lines", line, as_=eve)
+    assert refused.outcome is ActionOutcome.GONE, refused
+    nothing = {"lines": [{"repair": str(uuid.uuid4()), "text": "Pads."}]}
+    assert app.actions.run("note_lines", nothing, as_=mia).outcome is ActionOutcome.GONE
+    assert ran == ["T-1"]
+
+
+def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> None:
+    """A serialization failure or a deadlock that reaches a run as signoff's `StoreError` (the
+    transaction of an action that needs no session is the database's own, which tells the
+    driver's errors in a sentence) is still known as a conflict, so the run is run again; any
+    other error is not."""
+    from psycopg import errors
+    from sqlalchemy.exc import OperationalError
+
+    from signoff.actions.running import _is_conflict
+    from signoff.exceptions import StoreError
+
+    def told(driver_error: Exception) -> StoreError:
+        wrapped = OperationalError("COMMIT", {}, driver_error)
+        try:
+            raise StoreError("The database refused a statement.") from wrapped
+        except StoreError as error:
+            return error
+
+    assert _is_conflict(told(errors.SerializationFailure("could not serialize access")))
+    assert _is_conflict(told(errors.DeadlockDetected("deadlock detected")))
+    assert not _is_conflict(told(errors.UniqueViolation("duplicate key")))

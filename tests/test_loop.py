@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
 from pydantic import BaseModel
 from sqlalchemy import String, event, select
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import (
     Agent,
@@ -22,9 +23,14 @@ from signoff import (
     Skill,
     TaskStatus,
     allow,
+    policy,
 )
+from signoff.agents import repository as repo
+from signoff.agents.proposing import Kept, KeptProposals
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
 from signoff.models.base import Reply, ToolCall
+from signoff.security.enforcement import RuledSession
+from signoff.store import journal
 from signoff.testing import ScriptedModel, says
 
 
@@ -241,3 +247,91 @@ def test_a_decider_disabled_since_is_refused_where_the_proposal_is_claimed(
     shop.app.people.enable(shop.noor)
     assert shop.app.approve(proposal.id, by=noor_then).status is ProposalStatus.DONE
     assert shop.app.outcome(task).status is TaskStatus.DONE
+
+
+def test_a_standing_rule_asked_for_checks_the_decider_as_the_directory_holds_them(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """Noor may make standing rules while a manager; her role is taken away after the caller
+    read her. Her yes "from now on, alone" on the proposal her process kept is refused before
+    anything runs: the proposal still waits, the counter is as it was, and no rule is made."""
+    shop = shops()
+    shop.app.oversight.widens_agent_autonomy = policy.role("manager")
+    task = _resets(shop, 1)
+    (proposal,) = shop.app.proposals(task=task)
+    with shop.app.session(as_=shop.app.system) as s:
+        s.get(shop.Counter, shop.counter.id).value = 4
+    noor_then = shop.noor
+    shop.app.people.set_roles(shop.noor, [])
+    with pytest.raises(AgentRefused, match="Noor may not let agents do more on their own"):
+        shop.app.approve(proposal.id, by=noor_then, always_like_this=True)
+    (waiting,) = shop.app.proposals(task=task)
+    assert waiting.status is ProposalStatus.WAITING
+    assert shop.app.rules() == []
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 4
+
+
+def test_a_step_of_a_reply_and_its_call_that_fails_to_commit_keeps_them_together(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """The model's turn and the record-only call it asks for are one step. When that step's
+    transaction fails as it commits, the call is told Failed, and the reply is stored with that
+    record (one step, at the turn it belongs to): the task goes on and ends, and its receipt
+    tells each call after the model's turn that asked for it."""
+    shop = shops()
+    failed: list[str] = []
+
+    def fail_once(session: Session) -> None:
+        if not failed:
+            failed.append("once")
+            raise RuntimeError("the disk is full")
+
+    event.listen(RuledSession, "before_commit", fail_once)
+    try:
+        script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
+                               says.tool(shop.bump, counter=shop.counter.id),
+                               says.hand_back(Tally(total=1)))
+        outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                                model=script)
+    finally:
+        event.remove(RuledSession, "before_commit", fail_once)
+    assert failed == ["once"]
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    with shop.app.database.connect() as db:
+        steps = journal.steps_of(db, outcome.task)
+        calls = repo.calls_of(db, outcome.task)
+    assert [(s.turn, s.kind) for s in steps] == [
+        (0, "start"), (1, "model_call"), (2, "model_call"), (3, "model_call"), (3, "calls"),
+        (3, "result")]
+    assert [(c.turn, c.tool, c.outcome) for c in calls] == [
+        (1, "bump", "Failed"), (2, "bump", "Done"), (3, "hand_back", "Done")]
+    words = [e.words for e in shop.app.receipt(outcome.task).entries]
+    assert words[1:5] == [
+        words[1], "Clerk ran bump alone, as itself: Failed.",
+        words[3], "Clerk ran bump alone, as itself: Done."]
+    assert all(w.startswith("scripted was asked") for w in (words[1], words[3]))
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 1
+
+
+def test_kept_proposals_are_bounded_and_taken_by_any_decision() -> None:
+    """What a process keeps of the proposals it made is bounded (the oldest go first), and a
+    no taken in the process takes its proposal out as a yes does."""
+    shop = _counter()
+    task = _resets(shop, 1)
+    loop = shop.app._agency.loop
+    assert "proposals" in loop.memory_of(task)
+    (proposal,) = shop.app.proposals(task=task)
+    shop.app.reject(proposal.id, by=shop.noor, reason="Not now.")
+    assert "proposals" not in loop.memory_of(task)
+    with shop.app.database.connect() as db:
+        row = repo.load_task(db, task)
+    assert row is not None
+    kept = KeptProposals(limit=2)
+    made = [Kept(proposal=replace(proposal, id=f"p{i}"), call_id="c", instructions="",
+                 task=row.changed(id=f"t{i}")) for i in range(3)]
+    for each in made:
+        kept.keep(each)
+    assert "t0" not in kept  # the oldest, dropped when the third was kept
+    assert kept.take("p0") is None
+    assert [kept.take(p) for p in ("p1", "p2")] == made[1:]
+    assert [t for t in ("t1", "t2") if t in kept] == []

@@ -19,7 +19,7 @@ from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.actions.running import Executor, Providers, Runner
+from signoff.actions.running import Providers, Runner, RunTransaction
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
 from signoff.effects import analyse
@@ -274,8 +274,8 @@ class Actions:
 
     def run_values(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str = "",
-        before: Callable[[Executor], None] | None = None,
-        within: Callable[[Executor, ActionResult], None] | None = None,
+        before: Callable[[RunTransaction], None] | None = None,
+        within: Callable[[RunTransaction, ActionResult], None] | None = None,
     ) -> ActionResult:
         """Run a registered action as `acting`, with hooks that commit with its writes: `before`
         runs first in its transaction, `within` after a Done run (see ``Runner.run``)."""

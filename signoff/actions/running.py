@@ -23,6 +23,7 @@ from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
 from signoff.actions.effects import EffectKind
+from signoff.actions.parameters import ParameterKind
 from signoff.actions.problems import problem_of
 from signoff.actions.readonly import (
     make_session_read_only,
@@ -39,11 +40,11 @@ from signoff.store import points
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
-__all__ = ["Providers", "RunAborted", "RunContext", "Runner"]
+__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner"]
 
 log = logging.getLogger("signoff.actions")
 
-Executor = Session | Connection
+RunTransaction = Session | Connection
 """A run's transaction: its session, or for an action that needs none, a connection."""
 
 
@@ -97,7 +98,7 @@ class Runner:
         self._people = people
         self._providers = providers
 
-    def current(self, acting: ActingAs, *, within: Executor | None = None
+    def current(self, acting: ActingAs, *, within: RunTransaction | None = None
                 ) -> ActingAs | ActionResult:
         """`acting` with each principal as the directory holds it now (read in the transaction
         `within`, when given), or a Denied result."""
@@ -122,8 +123,8 @@ class Runner:
         acting: ActingAs,
         cause: str,
         consent: Consent | None = None,
-        before: Callable[[Executor], None] | None = None,
-        within: Callable[[Executor, ActionResult], None] | None = None,
+        before: Callable[[RunTransaction], None] | None = None,
+        within: Callable[[RunTransaction, ActionResult], None] | None = None,
     ) -> ActionResult:
         """Run `action` with `values` as `acting`; every way it can end is an outcome.
 
@@ -182,8 +183,8 @@ class Runner:
 
     def _run(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str,
-        consent: Consent | None, before: Callable[[Executor], None] | None,
-        within: Callable[[Executor, ActionResult], None] | None, isolate: bool, consented: bool,
+        consent: Consent | None, before: Callable[[RunTransaction], None] | None,
+        within: Callable[[RunTransaction, ActionResult], None] | None, isolate: bool, consented: bool,
     ) -> ActionResult:
         query = action.info.query
         plain = not query and consent is None and not _reaches_out_only(action) and (
@@ -242,8 +243,8 @@ class Runner:
 
     def _call_outside(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs,
-        cause: str, *, before: Callable[[Executor], None] | None,
-        within: Callable[[Executor, ActionResult], None] | None, consented: bool,
+        cause: str, *, before: Callable[[RunTransaction], None] | None,
+        within: Callable[[RunTransaction, ActionResult], None] | None, consented: bool,
     ) -> ActionResult:
         """Run an action that reaches outside and writes no record without holding SQLite's
         write lock while it is out (a slow server would keep every other writer waiting):
@@ -274,8 +275,8 @@ class Runner:
 
     def _call_plain(
         self, action: Action, values: dict[str, Any], acting: ActingAs, cause: str, *,
-        before: Callable[[Executor], None] | None,
-        within: Callable[[Executor, ActionResult], None] | None,
+        before: Callable[[RunTransaction], None] | None,
+        within: Callable[[RunTransaction, ActionResult], None] | None,
     ) -> ActionResult:
         """Run an action that takes no session and no record (`_needs_no_session`) in a
         transaction of the database's own, with no ORM session: the run is admitted, and
@@ -296,7 +297,7 @@ class Runner:
                 within(db, result)
         return result
 
-    def _admit(self, action: Action, acting: ActingAs, cause: str, session: Executor
+    def _admit(self, action: Action, acting: ActingAs, cause: str, session: RunTransaction
                ) -> ActingAs | ActionResult:
         """Who the run is for, as they are now (read in its own transaction), if every one of
         them may run the action; else the Denied result."""
@@ -386,9 +387,15 @@ _USED = "This consent has been used already: it is honoured once."
 
 
 def _needs_no_session(action: Action) -> bool:
-    """Whether the action runs without an ORM session: none of its parameters names records or
-    is filled by the app (a provider is given the session)."""
-    return not any(p.provided is not None or p.names_records for p in action.all_parameters)
+    """Whether the action runs without an ORM session: each of its parameters takes a plain
+    value (text, a number, a date, a choice, ...: nothing that is or may hold a record, which is
+    looked up through the session as whoever the run is for), and none is filled by the app (a
+    provider is given the session)."""
+    return all(p.provided is None and p.kind in _PLAIN_KINDS for p in action.all_parameters)
+
+
+_PLAIN_KINDS = frozenset(ParameterKind) - {ParameterKind.RECORD, ParameterKind.STRUCTURE,
+                                           ParameterKind.SEQUENCE}
 
 
 def _reaches_out_only(action: Action) -> bool:
@@ -404,11 +411,17 @@ def _reaches_out_only(action: Action) -> bool:
 
 
 def _is_conflict(error: BaseException) -> bool:
-    """Whether `error` (SQLAlchemy's, or the driver's own from a prepared statement) is a
-    serialization failure or a deadlock: the transaction may be run again."""
-    for each in (error, getattr(error, "orig", None), error.__cause__):
-        if getattr(each, "sqlstate", None) in ("40001", "40P01"):
-            return True
+    """Whether `error` (SQLAlchemy's, the driver's own from a prepared statement, or signoff's
+    `StoreError` with either as its cause) is a serialization failure or a deadlock: the
+    transaction may be run again."""
+    seen: set[int] = set()
+    each: BaseException | None = error
+    while each is not None and id(each) not in seen:
+        seen.add(id(each))
+        for found in (each, getattr(each, "orig", None)):
+            if getattr(found, "sqlstate", None) in ("40001", "40P01"):
+                return True
+        each = each.__cause__
     return False
 
 

@@ -156,6 +156,7 @@ class Deadlines:
                 passed = (self._withdraw(proposal, call_id, at) if route is None
                           else self._escalate(proposal, route, at))
                 if passed is not None:
+                    self._loop.kept_proposals.take(proposal.id)  # as kept, it reads otherwise
                     return passed
                 # A decision, or another process passing it, came first: read it again.
 

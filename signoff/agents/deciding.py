@@ -113,7 +113,10 @@ class Decider:
         self, proposal_id: str, *, by: Principal, always_like_this: bool,
         edited: Mapping[str, Any] | None,
     ) -> Decision:
-        proposal, call_id, instructions, task, by = self._to_decide(proposal_id, by)
+        # A standing rule asked for is checked against `by` as the directory holds them now
+        # (before anything runs): the proposal is then read with them, not taken as kept.
+        proposal, call_id, instructions, task, by = self._to_decide(
+            proposal_id, by, read=always_like_this)
         registered = self._agents(proposal.agent)
         agent = registered.agent
         try:
@@ -317,6 +320,7 @@ class Decider:
             return decision
 
     def _reject(self, proposal_id: str, *, by: Principal, reason: str) -> Decision:
+        self._loop.kept_proposals.take(proposal_id)  # read afresh, below
         by = self._people.get(by)
         proposal, call_id, _ = self._load(proposal_id)
         proposal = self._check_open(proposal, by)
@@ -489,15 +493,16 @@ class Decider:
 
     # -- shared --------------------------------------------------------------------------
 
-    def _to_decide(self, proposal_id: str, by: Principal | str
+    def _to_decide(self, proposal_id: str, by: Principal | str, *, read: bool = False
                    ) -> tuple[Proposal, str, str, repo.TaskRow, Principal]:
         """The proposal to decide, open and `by`'s to decide as far as is known before its
         claim; its tool call's id, the instructions it was made under, its task, and the
         decider. As this process made it when it did (nothing is read: whether it still waits,
         and whether `by` may decide it, are checked again where it is claimed), unless its
-        deadline has passed or `by` may not decide it as it was made; else read."""
+        deadline has passed or `by` may not decide it as it was made; else (or given `read`)
+        read, with `by` as the directory holds them."""
         kept = self._loop.kept_proposals.take(proposal_id)
-        if kept is not None and isinstance(by, Principal) and not (
+        if kept is not None and not read and isinstance(by, Principal) and not (
                 kept.proposal.deadline_at is not None and kept.proposal.deadline_at <= repo.now()):
             proposal = replace(kept.proposal, decide_by=self._route_words(kept.proposal))
             # A refusal is not told from what was kept: the proposal may have gone on to `by`

@@ -122,8 +122,8 @@ class Loop:
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
         self._replies: dict[str, Callable[..., bool]] = {}
-        """The model's reply to each task whose storing is held back to the transaction of its
-        call's run (`_holds_back`): how to store it, in that transaction (`_check`)."""
+        """The model's reply to each task whose turn and call are one unit (`_holds_back`), while
+        that unit runs: how to store it, in the first transaction that writes (`_check`)."""
         self.kept_proposals = KeptProposals()
         """The proposals this process made that its tasks wait on (see `KeptProposals`)."""
         self.runner: Runner | None = None
@@ -279,8 +279,6 @@ class Loop:
         finally:
             held.pop(task_id, None)
             self._local.closing = self._local.let_go = self._local.going_on = None
-            if self._replies.pop(task_id, None) is not None:  # held back, and never stored:
-                self._forget(task_id)  # what this process keeps ahead of the store goes too
         if not isinstance(step, RunAgain):
             self._stopped(task)
         return task, step
@@ -344,7 +342,7 @@ class Loop:
                 self._conversations[task.id] = conversation
             if seen is not None:
                 self._labels.keep(task.id, seen)
-            for kept in proposed.values():
+            for kept in proposed:
                 self.kept_proposals.keep(kept)
 
     def memory_of(self, task_id: str) -> list[str]:
@@ -611,27 +609,35 @@ class Loop:
                       reserved_usd=reserve)
             return True
 
-        if self._holds_back(task, registered, skill, calls):
-            # Stored with the call's own run, in its transaction: one step (see `_replies`).
-            self._replies[task.id] = store
-            self._saved[task.id] = task.changed(
-                revision=task.revision + 1, message_count=task.message_count + len(added),
-                **changes)
-        else:
+        one_step = self._holds_back(task, registered, skill, calls)
+        if not one_step:
             with self._writing(task.id, saving=True) as db:
                 if not store(db, held=True):
                     return RunAgain()  # someone else stepped it: look again
         self._remember(task, added)
         if rows:
             self._turn_calls[task.id] = (turn, rows)
-        return RunAgain()
+        if not one_step:
+            return RunAgain()
+        # One unit: the call is gated and run now, and the reply is stored with what that
+        # writes first, in its transaction (`_check`): one step.
+        self._replies[task.id] = store
+        try:
+            return self._tool_turn(task.changed(
+                revision=task.revision + 1, message_count=task.message_count + len(added),
+                **changes))
+        finally:
+            if self._replies.pop(task.id, None) is not None:  # never stored: what this
+                self._forget(task.id)  # process keeps ahead of the store goes too
 
     def _holds_back(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
                     calls: tuple[ToolCall, ...]) -> bool:
-        """Whether the model's reply is to be stored with the run of its call, in one step:
-        when it asks for one call of a tool of the skill that writes no more than records (a
-        record-only run commits with its step, so a crash before it loses both, and the model
-        is asked again, within its reservation), while this thread goes on stepping the task."""
+        """Whether the model's turn and the run of the call it asks for are one unit, stored as
+        one step: when it asks for one call of a tool of the skill that writes no more than
+        records (a record-only run commits with its step, so a crash before it loses both, and
+        the model is asked again, within its reservation), and this thread goes on stepping the
+        task (a runner that steps a task unit by unit, elsewhere, is given the model's turn
+        alone)."""
         if len(calls) != 1 or getattr(self._local, "going_on", None) != task.id:
             return False
         name = calls[0].name
@@ -1023,9 +1029,12 @@ class Loop:
                 within=None if action.info.query else record,
             )
             if action.info.query or not result.done:
-                if closed is not None:  # its transaction did not commit
-                    closed = None
+                if closed is not None:  # its transaction did not commit: nor did the reply
+                    closed = None  # held back for it, which is stored with the record below
+                    reply = self._replies.get(task.id)
                     self._forget(task.id)
+                    if reply is not None:
+                        self._replies[task.id] = reply
                 with self._writing(task.id) as db:
                     record(db, result)
             else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -84,19 +85,30 @@ class Kept:
 
 class KeptProposals:
     """The proposals this process made whose tasks wait on them, by task: a decision taken in
-    this process (an inbox served beside the loop) need not read them again."""
+    this process (an inbox served beside the loop) need not read them again. At most `limit`
+    are kept, the oldest dropped first: a proposal decided or passed in another process is
+    never taken here, and a decision on one no longer kept reads it."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 1000) -> None:
+        self._limit = limit
         self._by_task: dict[str, dict[str, Kept]] = {}
-        self._task_of: dict[str, str] = {}
+        self._task_of: dict[str, str] = {}  # in the order they were kept
+        self._lock = threading.Lock()
 
     def keep(self, kept: Kept) -> None:
         """Keep `kept` until it is taken, or its task is forgotten."""
-        self._by_task.setdefault(kept.task.id, {})[kept.proposal.id] = kept
-        self._task_of[kept.proposal.id] = kept.task.id
+        with self._lock:
+            self._by_task.setdefault(kept.task.id, {})[kept.proposal.id] = kept
+            self._task_of[kept.proposal.id] = kept.task.id
+            while len(self._task_of) > self._limit:
+                self._take(next(iter(self._task_of)))
 
     def take(self, proposal_id: str) -> Kept | None:
         """The proposal `proposal_id` as this process made it, no longer kept (None: not kept)."""
+        with self._lock:
+            return self._take(proposal_id)
+
+    def _take(self, proposal_id: str) -> Kept | None:
         task_id = self._task_of.pop(proposal_id, None)
         if task_id is None:
             return None
@@ -106,12 +118,13 @@ class KeptProposals:
             self._by_task.pop(task_id, None)
         return kept
 
-    def take_task(self, task_id: str) -> dict[str, Kept]:
+    def take_task(self, task_id: str) -> list[Kept]:
         """Every proposal kept of task `task_id`, no longer kept."""
-        of_task = self._by_task.pop(task_id, None) or {}
-        for proposal_id in of_task:
-            self._task_of.pop(proposal_id, None)
-        return of_task
+        with self._lock:
+            of_task = self._by_task.pop(task_id, None) or {}
+            for proposal_id in of_task:
+                self._task_of.pop(proposal_id, None)
+            return list(of_task.values())
 
     def forget(self, task_id: str) -> None:
         """Keep nothing more of task `task_id`."""

@@ -7,6 +7,7 @@ commits together: an action's writes, its tool-call row and its proposal's statu
 from __future__ import annotations
 
 import copy
+import dataclasses
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -133,9 +134,15 @@ class TaskRow:
     def changed(self, **changes: Any) -> TaskRow:
         """This row with `changes` made (fields of it): `dataclasses.replace` without building
         the row again field by field, which the loop would do at every step."""
+        unknown = changes.keys() - _ROW_FIELDS
+        if unknown:
+            raise TypeError(f"A task's row has no field {', '.join(sorted(unknown))}.")
         row = copy.copy(self)
         row.__dict__.update(changes)
         return row
+
+
+_ROW_FIELDS = frozenset(f.name for f in dataclasses.fields(TaskRow))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -224,7 +224,8 @@ def _sqlite_begin(connection: Connection) -> None:
     # Both statements go to the driver directly: SQLAlchemy's execution path would cost more
     # than the transaction itself.
     # Whether the connection is read-only is told by the mark a query's run leaves on it (with
-    # query_only) until it is writable again: no statement asks SQLite.
+    # query_only) until it is writable again: no statement asks SQLite. (A query_only an app
+    # sets on its connections itself is not seen: its transactions then fail to begin.)
     only = _reading.get() or connection.connection.info.get(READ_ONLY)
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
