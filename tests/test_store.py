@@ -115,3 +115,26 @@ def test_inside_a_held_transaction_a_second_one_is_still_refused_on_sqlite(tmp_p
           pytest.raises(UserError, match="would wait on itself"), database.connect()):
         pass
     database.dispose()
+
+
+def test_an_interrupt_inside_a_statement_reaches_the_caller_as_it_is(tmp_path: Path) -> None:
+    """Ctrl-C while a statement runs (`signoff worker` stopped mid-look) invalidates the
+    connection; the transaction ends, and the caller is given the KeyboardInterrupt itself, not
+    an error of the connection left behind. The database serves the next transaction."""
+    from sqlalchemy import event
+
+    database = Database(f"sqlite:///{tmp_path / 'interrupted.db'}")
+    interrupted: list[str] = []
+
+    def interrupt(*_args: object) -> None:
+        if not interrupted:
+            interrupted.append("once")
+            raise KeyboardInterrupt
+
+    event.listen(database.engine, "before_cursor_execute", interrupt)
+    with pytest.raises(KeyboardInterrupt), database.connect() as db:
+        db.execute(text("SELECT 1"))
+    assert interrupted == ["once"]
+    with database.connect() as db:
+        assert db.execute(text("SELECT 2")).scalar() == 2
+    database.dispose()

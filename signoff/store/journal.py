@@ -113,7 +113,10 @@ def flush(connection: Connection) -> None:
 
 
 def discard(connection: Connection) -> None:
-    """Forget the steps of a transaction that rolled back."""
+    """Forget the steps of a transaction that rolled back. (A connection an interrupt
+    invalidated forgot them with its driver's connection: it has no steps to read.)"""
+    if connection.invalidated or connection.closed:
+        return
     connection.info.pop(_KEY, None)
 
 
