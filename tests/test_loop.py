@@ -7,10 +7,11 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from sqlalchemy import String, event, select
+from sqlalchemy import String, event, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import (
@@ -30,7 +31,8 @@ from signoff.agents.proposing import Kept, KeptProposals
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
 from signoff.models.base import Reply, ToolCall
 from signoff.security.enforcement import RuledSession
-from signoff.store import journal
+from signoff.store import journal, points
+from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 
 
@@ -335,3 +337,39 @@ def test_kept_proposals_are_bounded_and_taken_by_any_decision() -> None:
     assert kept.take("p0") is None
     assert [kept.take(p) for p in ("p1", "p2")] == made[1:]
     assert [t for t in ("t1", "t2") if t in kept] == []
+
+
+def test_a_task_that_moved_on_under_the_hold_is_let_go(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """Another process writes the task while this one holds it, between the model's reply and
+    the call it asks for (its revision moves on). Nothing of that unit is stored — the reply
+    nor the call, which does not run — and the task is let go at once, not held until the hold
+    expires; resumed, it goes on to the end and the call runs once."""
+    shop = shops()
+    task_of: list[str] = []
+
+    def elsewhere(reached: str, where: dict[str, Any]) -> None:
+        if reached == "loop.model_replied" and not task_of:
+            task_of.append(where["task"])
+            with shop.app.database.connect() as db:
+                db.execute(update(tasks).where(tasks.c.id == where["task"]).values(
+                    revision=tasks.c.revision + 1))
+
+    def model() -> ScriptedModel:
+        return ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
+                             says.hand_back(Tally(total=1)))
+
+    with points.pausing(elsewhere):
+        outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                                model=model())
+    assert outcome.status is TaskStatus.RUNNING
+    with shop.app.database.connect() as db:
+        head = db.execute(select(tasks.c.holder, tasks.c.turn).where(
+            tasks.c.id == outcome.task)).one()
+    assert (head.holder, head.turn) == (None, 0)
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 0
+    done = shop.app.agent(shop.Clerk).resume(outcome.task, model=model())
+    assert done.status is TaskStatus.DONE, done.problem
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 1

@@ -269,8 +269,12 @@ class Loop:
                     once or not isinstance(step, RunAgain)):
                 self._let_go(hold)  # it goes on elsewhere (a worker with its model, or the
                 # next single step, which whoever runs it takes the task for)
-        except holds.LostHold:
-            step = HandOn(why="another process took the task over")
+        except holds.LostHold as lost:
+            if isinstance(lost, _MovedOn):  # the hold is still this thread's: let go of it
+                with contextlib.suppress(Exception):  # (others need not wait for it to expire)
+                    self._let_go(hold)
+            step = HandOn(why=str(lost) if isinstance(lost, _MovedOn) else
+                          "another process took the task over")
             task = self._task(task_id)
         except BaseException:
             with contextlib.suppress(Exception):  # others need not wait for the hold to expire
@@ -320,8 +324,8 @@ class Loop:
         held back for the step (`_holds_back`) is stored first."""
         store = self._replies.get(task_id)
         if store is not None:  # its save checks the hold too
-            if not store(db, held=True):
-                raise holds.LostHold(f"task {task_id} moved on in another process")
+            if not store(db, held=True):  # the hold was checked: it is this thread's still
+                raise _MovedOn("another process moved the task on")
             return
         hold = self._holds().get(task_id)
         if hold is not None:
@@ -1184,6 +1188,11 @@ class Loop:
                           else ReceiptKind.FAILURE, ended.problem, **data)
                 return ended
         return RunAgain()
+
+
+class _MovedOn(holds.LostHold):
+    """The task moved on under this thread's hold (another process wrote it, as a decision
+    may): what this thread was to store of it is not stored, and it lets the task go."""
 
 
 @dataclass(frozen=True, kw_only=True)
