@@ -4,6 +4,7 @@ leaves nothing of itself in the loop's memory."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from types import SimpleNamespace
@@ -340,11 +341,12 @@ def test_kept_proposals_are_bounded_and_taken_by_any_decision() -> None:
 
 
 def test_a_task_that_moved_on_under_the_hold_is_let_go(
-        shops: Callable[..., SimpleNamespace]) -> None:
+        shops: Callable[..., SimpleNamespace], caplog: pytest.LogCaptureFixture) -> None:
     """Another process writes the task while this one holds it, between the model's reply and
     the call it asks for (its revision moves on). Nothing of that unit is stored — the reply
     nor the call, which does not run — and the task is let go at once, not held until the hold
-    expires; resumed, it goes on to the end and the call runs once."""
+    expires; the log tells no failure of the action, which never ran. Resumed, the task goes on
+    to the end and the call runs once."""
     shop = shops()
     task_of: list[str] = []
 
@@ -363,6 +365,7 @@ def test_a_task_that_moved_on_under_the_hold_is_let_go(
         outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
                                                 model=model())
     assert outcome.status is TaskStatus.RUNNING
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
     with shop.app.database.connect() as db:
         head = db.execute(select(tasks.c.holder, tasks.c.turn).where(
             tasks.c.id == outcome.task)).one()

@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select, update
 
+from signoff.actions.running import RunAborted
 from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
@@ -48,9 +49,11 @@ class Hold:
     """The fence the task head had when the hold was taken: every write checks it."""
 
 
-class LostHold(Exception):
+class LostHold(RunAborted):
     """Another holder took the task over: this one stops stepping it, and keeps nothing of the
-    transaction it was in."""
+    transaction it was in. (Found as an action's run begins, it ends the run before the action
+    is called, as any `RunAborted` does: nothing of it is kept, and it is no failure of the
+    action's.)"""
 
 
 @functools.cache

@@ -29,7 +29,6 @@ from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.actions.running import RunAborted
 from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
@@ -1043,9 +1042,9 @@ class Loop:
                     record(db, result)
             else:
                 self._replies.pop(task.id, None)  # stored with the run (`_check`), committed
-        except RunAborted:
+        except holds.LostHold:  # found by `_check` as the run began: the drive hands it on
             self._forget(task.id)
-            return None
+            raise
         return closed
 
     def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float) -> bool:
