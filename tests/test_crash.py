@@ -129,7 +129,8 @@ def test_a_run_killed_at_every_boundary_recovers_without_loss_or_repeats(
     try:
         *killed, last = results
         assert last["run_exit"] == 0, "the last run should complete without reaching its k"
-        assert len(killed) >= 40, f"only {len(killed)} boundaries were counted"
+        # (the run commits some 38 times: fewer as more of its steps become one transaction)
+        assert len(killed) >= 30, f"only {len(killed)} boundaries were counted"
         reference = _state(last["url"], Path(last["outbox"]))
         assert reference["marks"] == Counter({("jot", "checked"): 1, ("jot", "after"): 1,
                                               ("set_level", str(LEVEL_APPROVED)): 1})

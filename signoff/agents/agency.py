@@ -88,15 +88,16 @@ class AgentHandle:
         if chosen is None:
             raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
         loop = self._agency.loop
-        task = loop.start(
-            self.registered, own, subject, for_=for_, model=chosen,
-            max_steps=max_steps if max_steps is not None else agent.max_steps,
-            budget_usd=budget_usd if budget_usd is not None else agent.budget_usd,
-        )
-        if spec is not None:
-            with self._agency.database.connect() as db:
-                model_specs.record(db, task, spec)
-        return loop.go_on(task)
+        with self._agency.database.holding():  # one connection for the task's transactions
+            task = loop.start(
+                self.registered, own, subject, for_=for_, model=chosen,
+                max_steps=max_steps if max_steps is not None else agent.max_steps,
+                budget_usd=budget_usd if budget_usd is not None else agent.budget_usd,
+            )
+            if spec is not None:
+                with self._agency.database.connect() as db:
+                    model_specs.record(db, task, spec)
+            return loop.go_on(task, loop.started(task))
 
     async def ado(
         self,

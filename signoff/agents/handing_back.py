@@ -15,7 +15,7 @@ from signoff.agents.skills import TaskView, ToolAnswer
 from signoff.agents.states import HAND_BACK, CallOutcome
 from signoff.models.base import ToolSpec
 
-__all__ = ["Handed", "hand_back_spec", "read_result", "task_view"]
+__all__ = ["Handed", "hand_back_spec", "read_result", "result_of", "task_view"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,6 +64,11 @@ def task_view(task_id: str, calls: list[CallRow]) -> TaskView:
         answers.append(ToolAnswer(tool=c.tool, arguments=arguments if isinstance(
             arguments, dict) else {}, value=c.value, said=c.said or ""))
     return TaskView(task=task_id, answers=tuple(answers))
+
+
+def result_of(result_type: Any, value: Any) -> Any:
+    """The result a task ended with, as its skill's result type, from its stored JSON."""
+    return _adapter(result_type).validate_python(value)
 
 
 @functools.cache

@@ -34,7 +34,7 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent
 from signoff.agents.events import AgentProposed, AgentTaskWaiting, Events
 from signoff.agents.gate import Verdict, gate
-from signoff.agents.handing_back import hand_back_spec, read_result, task_view
+from signoff.agents.handing_back import hand_back_spec, read_result, result_of, task_view
 from signoff.agents.labelling import TaskLabels, evidence_of, trusted_text
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
@@ -149,25 +149,25 @@ class Loop:
         task_id = repo.new_id()
         trace = self.observer.started(task_id=task_id, agent=agent.agent_name(), skill=skill.name,
                                       model=model)
+        opening = [Message(role="system", text=self.instructions(registered, skill)),
+                   Message(role="user", text=brief)]
+        row = repo.TaskRow(
+            id=task_id, agent=agent.agent_name(), skill=skill.name,
+            for_id=for_.id if for_ else None, subject_type=getattr(subject_type, "__name__", ""),
+            subject_id=subject_id, subject_json=subject_json, status=TaskStatus.RUNNING.value,
+            turn=0, turn_open=False, message_count=len(opening), steps=0, spend_usd=0.0,
+            max_steps=max_steps, budget_usd=budget_usd, model=model.name, result=None,
+            problem="", revision=0, holder=holds.holder_id(),
+            held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
+            trace_context=trace)
         with self._database.connect() as db:
-            repo.insert_task(
-                db, id=task_id, agent=agent.agent_name(), skill=skill.name,
-                for_id=for_.id if for_ else None, subject_type=getattr(subject_type, "__name__", ""),
-                subject_id=subject_id, subject_json=subject_json, status=TaskStatus.RUNNING.value,
-                messages=[
-                    Message(role="system", text=self.instructions(registered, skill)),
-                    Message(role="user", text=brief),
-                ],
-                steps=0, spend_usd=0.0, max_steps=max_steps, budget_usd=budget_usd,
-                model=model.name, result=None, problem="", holder=holds.holder_id(),
-                held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
-                trace_context=trace,
-            )
+            repo.insert_task(db, row, opening)
             whom = f" for {for_.name}" if for_ else ""
             repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
                       brief=brief, model=model.name, max_steps=max_steps,
                       budget_usd=budget_usd if math.isfinite(budget_usd) else None)  # JSON: none
         self.models[task_id] = model
+        self._local.started = (row, Conversation(opening))  # (see `started`: one task's)
         return task_id
 
     def instructions(self, registered: Registered, skill: Skill[Any, Any]) -> str:
@@ -191,6 +191,19 @@ class Loop:
                 outcome = self._outcome(task, step if isinstance(step, WaitOn) else None)
                 running.ended(outcome)
             return outcome
+
+    def started(self, task_id: str) -> repo.TaskRow | None:
+        """Task `task_id`'s row as this thread's `start` has just written it, for its `go_on`
+        next, so that the task is not read again (with its conversation, kept for its steps
+        here when they run here); None when this thread started another since."""
+        started = getattr(self._local, "started", None)
+        self._local.started = None
+        if started is None or started[0].id != task_id:
+            return None
+        row, conversation = started
+        if self.runner is None:
+            self._conversations[task_id] = conversation
+        return row
 
     def go_on(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
         """Let the task go on where the app's runner says: here (`run`), or in its workers."""
@@ -459,7 +472,7 @@ class Loop:
         if status is TaskStatus.DONE:
             registered = self._agents(task.agent)
             _, result_type = registered.agent.skill(task.skill).types()
-            result = TypeAdapter(result_type).validate_python(task.result)
+            result = result_of(result_type, task.result)
         return Outcome(status=status, task=task_id, result=result,
                        waiting_on=waiting if status is TaskStatus.WAITING and waiting else (),
                        waiting_until=until,
@@ -637,14 +650,17 @@ class Loop:
                     calls: tuple[ToolCall, ...]) -> bool:
         """Whether the model's turn and the run of the call it asks for are one unit, stored as
         one step: when it asks for one call of a tool of the skill that writes no more than
-        records (a record-only run commits with its step, so a crash before it loses both, and
-        the model is asked again, within its reservation), and this thread goes on stepping the
+        records, or hands back its result (the run, or the result, commits with its step, so a
+        crash before it loses both, and the model is asked again, within its reservation), and
+        this thread goes on stepping the
         task (a runner that steps a task unit by unit, elsewhere, is given the model's turn
         alone)."""
         if len(calls) != 1 or getattr(self._local, "going_on", None) != task.id:
             return False
         name = calls[0].name
-        if name == HAND_BACK or name not in skill.tool_names or name not in self._actions:
+        if name == HAND_BACK:
+            return True  # the result handed back, and the task done, in the reply's step
+        if name not in skill.tool_names or name not in self._actions:
             return False
         effects = self._actions.info(name).effects
         return not (effects.external or effects.sends or effects.spends)
@@ -791,7 +807,10 @@ class Loop:
                       "The result was handed back, and the task is done.", result=handed[0].value)
             self._remember(task, added)
             return Done(result=handed[0].value)
-        ahead = self._reserve_ahead(task, added)
+        known = self._conversations.get(task.id)
+        grown = known.grown(added) if known is not None and (
+            len(known) == task.message_count) else None
+        ahead = self._reserve_ahead(task, grown)
         # The last unit of a drive lets the task go with its turn's close (see `step`).
         let_go = getattr(self._local, "closing", None) == task.id
         self._local.let_go = None
@@ -799,30 +818,31 @@ class Loop:
         if not self._save(db, task, added=added, turn_open=False, **ahead, **going):
             return RunAgain()
         self._local.let_go = task.id if let_go else None
-        self._remember(task, added)
+        if grown is not None:
+            self._conversations[task.id] = grown
         self._labels.absorb(task.id, task.turn, calls)
         if ahead:
             self._ahead[task.id] = task.revision + 1
         return RunAgain(answered=tuple(calls))
 
-    def _reserve_ahead(self, task: repo.TaskRow, added: list[Message]) -> dict[str, Any]:
+    def _reserve_ahead(self, task: repo.TaskRow, grown: Conversation | None) -> dict[str, Any]:
         """The reservation of the next model call, to be made with the write that closes a
         turn (so that the call needs no transaction of its own): the task's changes, or none
-        when it cannot be made here (no model or conversation at hand, a limit reached)."""
+        when it cannot be made here (no model or conversation at hand — `grown`, the
+        conversation with the turn's answers — or a limit reached)."""
         model = self.models.get(task.id)
-        known = self._conversations.get(task.id)
         if self.runner is not None:
             # Another runner may step the next turn in another process, which could not tell
             # this reservation from one made for a reply that was lost: it is made there.
             return {}
-        if model is None or model.price is None or task.reserved_usd or known is None or (
-                len(known) != task.message_count) or next_action(
-                task.steps, task.max_steps, task.spend_usd, task.budget_usd, False, False
-        ) is not NextAction.CONTINUE:
+        if model is None or model.price is None or task.reserved_usd or grown is None:
+            return {}
+        if next_action(task.steps, task.max_steps, task.spend_usd, task.budget_usd, False,
+                       False) is not NextAction.CONTINUE:
             return {}
         registered = self._agents(task.agent)
         tools = self.tool_specs(registered, registered.agent.skill(task.skill))
-        reserve = model.price.cost(model.count_tokens(known.grown(added), tools),
+        reserve = model.price.cost(model.count_tokens(grown, tools),
                                    registered.agent.max_output_tokens)
         if not budget.fits(task.spend_usd, reserve, task.budget_usd):
             return {}
@@ -836,8 +856,7 @@ class Loop:
         only call), the turn settles in the call's own transaction, and what happens next is
         returned; else None."""
         if call.tool == HAND_BACK:
-            self._hand_back(task, skill, call, len(turn))
-            return None
+            return self._hand_back(task, skill, call, len(turn), only)
         in_skill = call.tool in skill.tool_names and call.tool in self._actions
         if not in_skill:
             self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
@@ -955,30 +974,42 @@ class Loop:
         self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 
     def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
-                   calls_in_turn: int) -> None:
+                   calls_in_turn: int, only: bool) -> Step | None:
+        """Take the result handed back, if it fits and the skill's check accepts it (the task's
+        calls are read for the check only when the skill has one). Given `only` (the turn's only
+        call), the turn closes — the task is done — in the same transaction, and what happens
+        next is returned; else None."""
         _, result_type = skill.types()
         if calls_in_turn > 1:
             self._refuse(task, call, f"Call {HAND_BACK} on its own, once the other tools have "
                                      "answered.", state=CallState.DONE, outcome=CallOutcome.INVALID)
-            return
+            return None
         handed = read_result(result_type, call.arguments)
         if isinstance(handed, str):
             self._refuse(task, call, f"Invalid: the result does not fit ({handed}); hand it back "
                                      "again.", state=CallState.DONE, outcome=CallOutcome.INVALID)
-            return
-        with self._database.connect() as db:
-            calls = repo.calls_of(db, task.id)
-        problem = skill.check_result(handed.result, task_view(task.id, calls))
-        if problem:
-            self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
-                                     "again, corrected.", state=CallState.DONE, outcome=CallOutcome.INVALID)
-            return
+            return None
+        if type(skill).check_result is not Skill.check_result:
+            with self._database.connect() as db:
+                calls = repo.calls_of(db, task.id)
+            problem = skill.check_result(handed.result, task_view(task.id, calls))
+            if problem:
+                self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
+                                         "again, corrected.", state=CallState.DONE,
+                             outcome=CallOutcome.INVALID)
+                return None
+        closed: Step | None = None
         with self._writing(task.id) as db:
             repo.update_call(db, task.id, call.id, state=CallState.DONE, outcome=CallOutcome.DONE,
                              value=handed.value, answer="Result received.",
                              finished_at=repo.now())
+            if only:
+                closed = self._close_turn(db, task, [dataclasses.replace(
+                    call, state=CallState.DONE, outcome=CallOutcome.DONE, value=handed.value,
+                    answer="Result received.")])
         self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
                                  answer="Result received.")
+        return closed
 
     # -- running alone -------------------------------------------------------------------
 

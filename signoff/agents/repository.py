@@ -171,14 +171,11 @@ class CallRow:
 # -- tasks ---------------------------------------------------------------------------------
 
 
-def insert_task(db: Executor, **values: Any) -> None:
+def insert_task(db: Executor, task: TaskRow, opening: Sequence[Message]) -> None:
     """Store a new task with its opening messages (its first step)."""
-    opening: list[Message] = values.pop("messages")
-    db.execute(tasks.insert(), {
-        "created_at": now(), "updated_at": now(), "revision": 0, "turn": 0, "turn_open": False,
-        "message_count": len(opening), "seq": 0, **values,
-    })
-    append_messages(db, values["id"], opening)
+    at = now()
+    _insert(db, tasks, {**dataclasses.asdict(task), "created_at": at, "updated_at": at})
+    append_messages(db, task.id, opening)
 
 
 def append_messages(db: Executor, task_id: str, added: Sequence[Message]) -> None:
