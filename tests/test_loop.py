@@ -135,6 +135,37 @@ def test_a_thousand_finished_tasks_leave_nothing_in_the_loops_memory() -> None:
     assert (loop.models, loop._conversations, loop._saved, loop._turn_calls) == ({}, {}, {}, {})
 
 
+def test_on_sqlite_a_step_writes_the_tasks_head_once(tmp_path: Any) -> None:
+    """On SQLite, where a step's transaction holds the write lock from its start, the model's
+    reply and the record-only call it asks for (or the result it hands back) write the task's
+    head in one statement, which checks the hold as the step ends: three steps, three writes.
+    The calls ran once each, and the receipt tells each step in order."""
+    shop = _counter(f"sqlite:///{tmp_path}/head.db")
+    shop.app.database.dispose()
+    heads: list[str] = []
+
+    @event.listens_for(shop.app.database.engine, "connect")
+    def traced(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.set_trace_callback(
+            lambda sql: heads.append(sql) if sql.startswith("UPDATE signoff_tasks") else None)
+
+    script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
+                           says.tool(shop.bump, counter=shop.counter.id),
+                           says.hand_back(Tally(total=2)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                            model=script)
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    assert len(heads) == 3, heads
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 2
+    kinds = [e.kind for e in shop.app.receipt(outcome.task).entries]
+    assert kinds == [ReceiptKind.START, ReceiptKind.MODEL_CALL, ReceiptKind.TOOL_CALL,
+                     ReceiptKind.MODEL_CALL, ReceiptKind.TOOL_CALL, ReceiptKind.MODEL_CALL,
+                     ReceiptKind.RESULT]
+    assert outcome.steps == 3
+    shop.app.database.dispose()
+
+
 def test_a_task_a_client_gives_its_turns_runs_on_either_database(database: str) -> None:
     """A task opened for a client's own turns (MCP: no budget of its own kept) is stored and
     takes a turn on PostgreSQL as on SQLite (its unbounded budget is not written as JSON)."""
@@ -343,9 +374,9 @@ def test_a_task_that_moved_on_under_the_hold_is_let_go(
         shops: Callable[..., SimpleNamespace], caplog: pytest.LogCaptureFixture) -> None:
     """Another process writes the task while this one holds it, between the model's reply and
     the call it asks for (its revision moves on). Nothing of that unit is stored — the reply
-    nor the call, which does not run — and the task is let go at once, not held until the hold
-    expires; the log tells no failure of the action, which never ran. Resumed, the task goes on
-    to the end and the call runs once."""
+    nor the call's writes (on SQLite the step finds the task moved on as it ends, and rolls
+    back) — and the task is let go at once, not held until the hold expires; the log tells no
+    failure of the action. Resumed, the task goes on to the end and the call runs once."""
     shop = shops()
     task_of: list[str] = []
 

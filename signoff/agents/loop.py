@@ -120,6 +120,8 @@ class Loop:
         keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self._deferred: dict[str, tuple[repo.TaskRow, list[Message], dict[str, Any]]] = {}
+        """The reply's save each task's open transaction writes with its next save (`_save`)."""
         self._replies: dict[str, Callable[..., bool]] = {}
         """The model's reply to each task whose turn and call are one unit (`_holds_back`), while
         that unit runs: how to store it, in the first transaction that writes (`_check`)."""
@@ -159,7 +161,7 @@ class Loop:
             max_steps=max_steps, budget_usd=budget_usd, model=model.name, result=None,
             problem="", revision=0, holder=holds.holder_id(),
             held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
-            trace_context=trace)
+            trace_context=trace, seq=1)
         with self._database.connect() as db:
             repo.insert_task(db, row, opening)
             whom = f" for {for_.name}" if for_ else ""
@@ -319,26 +321,35 @@ class Loop:
             repo.let_go(db, hold.task, hold.fence)
 
     @contextmanager
-    def _writing(self, task_id: str, *, saving: bool = False) -> Iterator[Connection]:
+    def _writing(self, task_id: str, *, saving: bool = False, closing: bool = False
+                 ) -> Iterator[Connection]:
         """A transaction writing a step of `task_id`: it begins by checking this thread's hold
         (which locks the task's head on PostgreSQL); `holds.LostHold` if it was lost. Given
         `saving`, its first statement is the task's save (`_save` with `held`), which checks the
-        hold itself."""
+        hold itself. Given `closing`, it closes the turn (see `_check`)."""
         with self._database.connect() as db:
+            self._deferred.pop(task_id, None)  # (made in a transaction that has ended)
             if not saving:
-                self._check(db, task_id)
+                self._check(db, task_id, closing=closing)
             yield db
         self._replies.pop(task_id, None)  # stored, if it was held back (`_check`)
 
-    def _check(self, db: repo.Executor, task_id: str) -> None:
+    def _check(self, db: repo.Executor, task_id: str, *, closing: bool = False) -> None:
         """In the transaction `db`, before it writes anything of a step of `task_id`: this
         thread's hold on it is checked (`holds.LostHold` if it was lost), and the model's reply
-        held back for the step (`_holds_back`) is stored first."""
+        held back for the step (`_holds_back`) is stored first.
+
+        Given `closing` (the transaction closes the turn: its last statement saves the task's
+        head), on SQLite the reply's save is that statement's too (`_save`'s `defer`): the
+        transaction holds the database's write lock from its start (BEGIN IMMEDIATE), so that
+        the hold checked as it ends is the hold as it began, and one statement does the work of
+        two. (On PostgreSQL the head is locked first, as every writer of it does.)"""
+        self._deferred.pop(task_id, None)  # (made in a transaction that has ended)
         store = self._replies.get(task_id)
         if store is not None:  # its save checks the hold too
-            if not store(db, held=True):  # the hold was checked: it is this thread's still
-                raise _MovedOn("another process moved the task on")
-            return
+            if not store(db, held=True, defer=closing and self._database.is_sqlite):
+                raise _MovedOn("another process moved the task on")  # (the hold is this
+            return  # thread's still: it was checked)
         hold = self._holds().get(task_id)
         if hold is not None:
             holds.check(db, hold)
@@ -366,7 +377,8 @@ class Loop:
         kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
             "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
-            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies}
+            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies,
+            "deferred": self._deferred}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -383,18 +395,31 @@ class Loop:
         self._ahead.pop(task_id, None)
         self._fences.pop(task_id, None)
         self._replies.pop(task_id, None)
+        self._deferred.pop(task_id, None)
         self._labels.forget(task_id)
         self.kept_proposals.forget(task_id)
 
     def _save(self, db: repo.Executor, task: repo.TaskRow, *, added: list[Message] | None = None,
-              held: bool = False, **changes: Any) -> bool:
+              held: bool = False, defer: bool = False, **changes: Any) -> bool:
         """Save the task's changes (guarded by its revision); on success, this process keeps the
         row as it now reads, so that the next step need not read it again. A task that stops
         running is let go in the same write. Given `held` (the transaction's first statement:
         see `_writing`), the save also checks and renews this thread's hold; `holds.LostHold`
-        if it was lost."""
+        if it was lost.
+
+        Given `defer` (see `_check`), nothing is written yet: the next save of the task, in the
+        same transaction, writes these changes with its own, guarded by this row's revision and
+        this thread's hold; if the task moved on meanwhile, that save raises `_MovedOn` (so
+        that nothing of the transaction is kept)."""
         if changes.get("status", TaskStatus.RUNNING.value) != TaskStatus.RUNNING.value:
             changes.update(holder=None, held_until=None)
+        if defer:
+            self._deferred[task.id] = (task, added or [], changes)
+            return True
+        deferred = self._deferred.pop(task.id, None)
+        if deferred is not None:
+            task, before, earlier = deferred
+            added, changes, held = [*before, *(added or ())], {**earlier, **changes}, True
         hold = self._holds().get(task.id) if held else None
         if hold is not None:
             changes.setdefault("held_until", holds.renewed())
@@ -403,6 +428,8 @@ class Loop:
             self._take_saved(task.id)
             if hold is not None:
                 holds.check(db, hold)  # lost, or only the revision moved on
+            if deferred is not None:
+                raise _MovedOn("another process moved the task on")
             return False
         fields = {k: v for k, v in changes.items() if k in _TASK_FIELDS}
         self._saved[task.id] = task.changed(
@@ -609,9 +636,10 @@ class Loop:
         changes: dict[str, Any] = dict(steps=task.steps + 1, spend_usd=spent, reserved_usd=0.0,
                                        turn=turn, turn_open=bool(calls))
 
-        def store(db: repo.Executor, *, held: bool) -> bool:
-            """The reply stored, in `db`'s transaction: False when the task moved on since."""
-            if not self._save(db, task, added=added, held=held, **changes):
+        def store(db: repo.Executor, *, held: bool, defer: bool = False) -> bool:
+            """The reply stored, in `db`'s transaction: False when the task moved on since
+            (`defer`: see `_check`)."""
+            if not self._save(db, task, added=added, held=held, defer=defer, **changes):
                 return False
             for row in rows:
                 repo.insert_call(db, task.id, row_id=row.id, turn=turn, position=row.position,
@@ -822,7 +850,7 @@ class Loop:
             self._conversations[task.id] = grown
         self._labels.absorb(task.id, task.turn, calls)
         if ahead:
-            self._ahead[task.id] = task.revision + 1
+            self._ahead[task.id] = self._saved[task.id].revision
         return RunAgain(answered=tuple(calls))
 
     def _reserve_ahead(self, task: repo.TaskRow, grown: Conversation | None) -> dict[str, Any]:
@@ -999,7 +1027,7 @@ class Loop:
                              outcome=CallOutcome.INVALID)
                 return None
         closed: Step | None = None
-        with self._writing(task.id) as db:
+        with self._writing(task.id, closing=only) as db:
             repo.update_call(db, task.id, call.id, state=CallState.DONE, outcome=CallOutcome.DONE,
                              value=handed.value, answer="Result received.",
                              finished_at=repo.now())
@@ -1033,16 +1061,16 @@ class Loop:
         def record(db: repo.Executor, result: ActionResult) -> None:
             nonlocal closed
             answer = answer_of(result)
+            ran_as, explained = [p.name for p in result.ran_as], list(effects.explain())
             repo.update_call(db, task.id, call.id, state=CallState.DONE, leave=Leave.ALONE.words,
                              outcome=result.outcome.value, said=result.said, value=result.value,
-                             problem=result.problem, ran_as=[p.name for p in result.ran_as],
-                             effects=list(effects.explain()), answer=answer,
-                             finished_at=repo.now())
+                             problem=result.problem, ran_as=ran_as, effects=explained,
+                             answer=answer, finished_at=repo.now())
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
-                      outcome=result.outcome.value, ran_as=[p.name for p in result.ran_as],
-                      effects=list(effects.explain()), labels=labels.to_json())
+                      outcome=result.outcome.value, ran_as=ran_as, effects=explained,
+                      labels=labels.to_json())
             self.observer.tool_ended(state=CallState.DONE, outcome=result.outcome.value,
                                      answer=answer, result=result)
             if rule_id:
@@ -1059,7 +1087,8 @@ class Loop:
         try:
             result = self._actions.run_values(
                 action, values, acting=acting, cause=f"task {task.id}",
-                before=None if action.info.query else lambda session: self._check(session, task.id),
+                before=None if action.info.query else lambda session: self._check(
+                    session, task.id, closing=only),
                 within=None if action.info.query else record,
             )
             if action.info.query or not result.done:
@@ -1069,7 +1098,7 @@ class Loop:
                     self._forget(task.id)
                     if reply is not None:
                         self._replies[task.id] = reply
-                with self._writing(task.id) as db:
+                with self._writing(task.id, closing=only) as db:
                     record(db, result)
             else:
                 self._replies.pop(task.id, None)  # stored with the run (`_check`), committed

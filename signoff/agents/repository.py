@@ -172,9 +172,12 @@ class CallRow:
 
 
 def insert_task(db: Executor, task: TaskRow, opening: Sequence[Message]) -> None:
-    """Store a new task with its opening messages (its first step)."""
+    """Store a new task with its opening messages: its first step, numbered `task.seq` (so
+    that the step is appended in one statement)."""
     at = now()
     _insert(db, tasks, {**dataclasses.asdict(task), "created_at": at, "updated_at": at})
+    step = journal.pending(db, task.id)
+    step.seq, step.turn = task.seq, task.turn
     append_messages(db, task.id, opening)
 
 

@@ -3,6 +3,8 @@ delete) of a session that acts as someone. An action's author writes no checks."
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from typing import Any
 
 from sqlalchemy import event, inspect
@@ -69,7 +71,33 @@ def _refuse_loose_columns(state: ORMExecuteState) -> None:
     acting = acting_of(state.session)
     if acting is None or acting.system:
         return
-    for column in getattr(state.statement, "column_descriptions", ()):
+    for record_type, name in _loose_columns(state.statement):
+        what = f"{record_type.__name__} records"
+        raise NotAuthorized(
+            f"{acting.names} may not read the {name or 'values'} of {what} column by column: "
+            f"select whole records (select({record_type.__name__})) and read their values, so "
+            "that the record rules are checked.",
+            principal=acting.principals[0].name if acting.principals else "",
+            operation="read",
+            record=what,
+        )
+
+
+_LOOSE: weakref.WeakKeyDictionary[Any, tuple[tuple[type[RecordBase], str], ...]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _loose_columns(statement: Any) -> tuple[tuple[type[RecordBase], str], ...]:
+    """The record columns `statement` selects one by one, not as whole records (their record
+    type and name): worked out once per statement, which a run's record loads reuse."""
+    try:
+        found = _LOOSE.get(statement)
+    except TypeError:  # a statement that cannot be weakly referenced: worked out each time
+        found = None
+    if found is not None:
+        return found
+    loose = []
+    for column in getattr(statement, "column_descriptions", ()):
         entity = column.get("entity")
         mapper = inspect(entity, raiseerr=False) if entity is not None else None
         record_type = getattr(mapper, "class_", None)
@@ -77,16 +105,11 @@ def _refuse_loose_columns(state: ORMExecuteState) -> None:
             continue
         if column.get("expr") is entity:
             continue  # the whole record: its read rule is checked as it loads
-        what = f"{record_type.__name__} records"
-        raise NotAuthorized(
-            f"{acting.names} may not read the {column.get('name') or 'values'} of {what} column by "
-            "column: "
-            f"select whole records (select({record_type.__name__})) and read their values, so "
-            "that the record rules are checked.",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="read",
-            record=what,
-        )
+        loose.append((record_type, column.get("name") or ""))
+    found = tuple(loose)
+    with contextlib.suppress(TypeError):
+        _LOOSE[statement] = found
+    return found
 
 
 def _refuse_bulk_writes(state: ORMExecuteState) -> None:
