@@ -120,8 +120,9 @@ class Loop:
         keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
-        self._deferred: dict[str, tuple[repo.TaskRow, list[Message], dict[str, Any]]] = {}
-        """The reply's save each task's open transaction writes with its next save (`_save`)."""
+        self._deferred: dict[str, tuple[repo.TaskRow, list[Message], dict[str, Any], bool]] = {}
+        """A save each task's open transaction makes with its next (`_save`'s `defer`): the
+        model's reply, or a decision's waking of the task (and whether it checks the hold)."""
         self._replies: dict[str, Callable[..., bool]] = {}
         """The model's reply to each task whose turn and call are one unit (`_holds_back`), while
         that unit runs: how to store it, in the first transaction that writes (`_check`)."""
@@ -332,6 +333,9 @@ class Loop:
             if not saving:
                 self._check(db, task_id, closing=closing)
             yield db
+            deferred = self._deferred.get(task_id)
+            if deferred is not None:  # no save followed the reply's: it is written now
+                self._save(db, deferred[0])
         self._replies.pop(task_id, None)  # stored, if it was held back (`_check`)
 
     def _check(self, db: repo.Executor, task_id: str, *, closing: bool = False) -> None:
@@ -414,12 +418,12 @@ class Loop:
         if changes.get("status", TaskStatus.RUNNING.value) != TaskStatus.RUNNING.value:
             changes.update(holder=None, held_until=None)
         if defer:
-            self._deferred[task.id] = (task, added or [], changes)
+            self._deferred[task.id] = (task, added or [], changes, held)
             return True
         deferred = self._deferred.pop(task.id, None)
         if deferred is not None:
-            task, before, earlier = deferred
-            added, changes, held = [*before, *(added or ())], {**earlier, **changes}, True
+            task, before, earlier, held = deferred
+            added, changes = [*before, *(added or ())], {**earlier, **changes}
         hold = self._holds().get(task.id) if held else None
         if hold is not None:
             changes.setdefault("held_until", holds.renewed())
@@ -532,18 +536,21 @@ class Loop:
         calls = repo.calls_of(db, task_id, task.turn)  # with what this transaction decided
         if any(_awaits(c) for c in calls):
             return None
-        held: dict[str, Any] = dict(holder=holds.holder_id(),
-                                    held_until=repo.now() + holds.HOLD_FOR,
-                                    fence=task.fence + 1)
-        if not repo.save_task(db, task, status=TaskStatus.RUNNING.value, **held):
+        woken: dict[str, Any] = dict(status=TaskStatus.RUNNING.value, holder=holds.holder_id(),
+                                     held_until=repo.now() + holds.HOLD_FOR,
+                                     fence=task.fence + 1)
+        if task.turn_open and not any(_unsettled(c) for c in calls):
+            # Its turn closes in the same statement (`_save`'s `defer`): the head is locked.
+            self._deferred[task_id] = (task, [], woken, False)
+            repo.note(db, task_id, ReceiptKind.RESUMED,
+                      "Every proposal is decided; the task goes on.")
+            self._close_turn(db, task.changed(**woken), calls)
+            return self._take_saved(task_id)
+        if not repo.save_task(db, task, **woken):
             return None
         repo.note(db, task_id, ReceiptKind.RESUMED, "Every proposal is decided; the task goes on.")
-        woke = task.changed(status=TaskStatus.RUNNING.value, revision=task.revision + 1, **held)
-        if woke.turn_open and any(_unsettled(c) for c in calls):
-            return woke  # a call of the turn is left to run: its holder runs it
-        if woke.turn_open:
-            self._close_turn(db, woke, calls)
-        return self._take_saved(task_id) or woke
+        # (a call of the turn left to run, its holder runs it)
+        return task.changed(revision=task.revision + 1, **woken)
 
     def _task(self, task_id: str) -> repo.TaskRow:
         with self._database.connect() as db:
@@ -1169,7 +1176,7 @@ class Loop:
             labels.untrusted) else ""
         words = self._route_words(proposal)
         earlier = self._labels.evidence(task.id, task.turn, **self._seen(task))
-        with self._writing(task.id) as db:
+        with self._writing(task.id, closing=only) as db:
             rule = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
                                       for_id=task.for_id) if lifted is not None else None
             self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
