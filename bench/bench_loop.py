@@ -27,6 +27,12 @@ Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
   For approvals: a generator that stops at each call (plain), and the same with a row committed
   at the stop and another at the decision (plain + SQLite).
 
+* **The ORM's own record change, same run** (when ``add_to`` is measured): SQLAlchemy's ORM
+  with no signoff above it, a record like the tally loaded by id, changed, flushed and
+  committed, one transaction per item, on a SQLite file opened as signoff opens its own. What a
+  call that changes a record costs at the least while records are ORM objects: ``add_to`` is
+  printed as a ratio of it plus the floor.
+
 * **Labels (provenance), per step**: a task that reads 20 notes, then makes N calls of
   ``add_to`` that run alone, each adding the wind one note gives: the tally's id is in the brief,
   the amount only in a note, so each call is labelled against everything seen (the amount is
@@ -424,6 +430,60 @@ def _append(db: sqlite3.Connection, task: str, seq: int, turn: int, kind: str,
                (task, seq, turn, kind, _now(), json.dumps(data)))
 
 
+class OrmBaseline:
+    """SQLAlchemy's ORM alone, with no signoff above it: a record like the bench's tally loaded
+    by id (a statement built once), changed, flushed and committed, one transaction per item,
+    on a SQLite file opened as signoff opens its files (WAL, ``synchronous=NORMAL``, BEGIN
+    IMMEDIATE, one connection held). What a call that changes a record costs at the least while
+    records are ORM objects: ``add_to`` cannot go below it plus the floor."""
+
+    def __init__(self, folder: Path) -> None:
+        from sqlalchemy import bindparam, create_engine, event, select
+        from sqlalchemy.orm import DeclarativeBase, Session
+
+        class Base(DeclarativeBase):
+            pass
+
+        class Tally(Base):
+            __tablename__ = "tally"
+            id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+            total: Mapped[int] = mapped_column(default=0)
+
+        engine = create_engine(f"sqlite:///{folder}/orm.db")
+
+        @event.listens_for(engine, "connect")
+        def pragmas(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None
+            dbapi_connection.execute("PRAGMA journal_mode=WAL")
+            dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+        @event.listens_for(engine, "begin")
+        def begin(connection: Any) -> None:
+            connection.connection.driver_connection.execute("BEGIN IMMEDIATE")
+
+        Base.metadata.create_all(engine)
+        self._engine, self._session = engine, Session
+        self._connection = engine.connect()
+        with Session(bind=self._connection, expire_on_commit=False) as session, session.begin():
+            tally = Tally()
+            session.add(tally)
+        self._id = tally.id
+        self._by_id = select(Tally).where(Tally.id == bindparam("id"))
+
+    def run(self, n: int) -> None:
+        """N record changes, one commit each."""
+        for b in range(n):
+            with self._session(bind=self._connection, expire_on_commit=False) as session, (
+                    session.begin()):
+                tally = session.scalars(self._by_id, {"id": self._id}).one_or_none()
+                tally.total += b
+                session.flush()
+
+    def close(self) -> None:
+        self._connection.close()
+        self._engine.dispose()
+
+
 def plain_stops(steps: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     """A loop that stops at each call for a decision (sent back as True) and goes on after it."""
     history: list[tuple[str, str, Any]] = []
@@ -817,6 +877,7 @@ def main() -> None:
     plain_dir = Path(tempfile.mkdtemp(prefix="signoff-bench-plain-"))
     plain_db = open_plain_db(plain_dir / "plain.db")
     journal_db = open_journal_db(plain_dir)
+    orm = OrmBaseline(plain_dir)
     counter = iter(range(10**9))
     try:
         print("\n== per tool call, run alone (receipts stored)")
@@ -833,6 +894,10 @@ def main() -> None:
                 name=f"signoff's rows, driver only N={n}", per=n,
                 samples=timed(lambda steps=steps: journal_floor_loop(journal_db, steps),
                               reps, warmup)))
+            if "add_to" in args.tools:
+                results[f"orm/{n}"] = show(Measured(
+                    name=f"SQLAlchemy ORM, a record changed N={n}", per=n,
+                    samples=timed(lambda n=n: orm.run(n), reps, warmup)))
             for tool in args.tools:
                 bench = make_bench()
                 try:
@@ -883,6 +948,7 @@ def main() -> None:
     finally:
         plain_db.close()
         journal_db.close()
+        orm.close()
         shutil.rmtree(plain_dir, ignore_errors=True)
 
     print("\n== ratios (medians)")
@@ -898,6 +964,13 @@ def main() -> None:
                   f" plain loop  ×{m.median_us / durable.median_us:6.1f} plain+SQLite  "
                   f"×{m.median_us / floor.median_us:5.1f} its rows  "
                   f"— {verdict(m.median_us, TARGET_CALL_US[tool])}")
+        if f"orm/{n}" in results:
+            orm_us = results[f"orm/{n}"].median_us
+            least = orm_us + floor.median_us
+            print(f"{'ORM N=' + str(n):<18} {orm_us:9.1f} µs/change: SQLAlchemy's own record "
+                  f"change takes {orm_us / TARGET_CALL_US['add_to'] * 100:.0f}% of add_to's "
+                  f"target; with the floor, {least / TARGET_CALL_US['add_to'] * 100:.0f}% "
+                  f"(add_to ×{results[f'add_to/{n}'].median_us / least:.1f} the two)")
     if len(args.n) > 1:
         low, high = min(args.n), max(args.n)
         for tool in args.tools:
