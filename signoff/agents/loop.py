@@ -199,7 +199,7 @@ class Loop:
         """Task `task_id`'s row as this thread's `start` has just written it, for its `go_on`
         next, so that the task is not read again (with its conversation, kept for its steps
         here when they run here); None when this thread started another since."""
-        started = getattr(self._local, "started", None)
+        started: tuple[repo.TaskRow, Conversation] | None = getattr(self._local, "started", None)
         self._local.started = None
         if started is None or started[0].id != task_id:
             return None

@@ -8,6 +8,7 @@ that would make it look safer: ``@sends`` and ``@spends`` only ever add effects.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 
 __all__ = ["Effect", "EffectKind", "Effects", "RaiseSite"]
@@ -51,7 +52,8 @@ class Effect:
 
 @dataclass(frozen=True, kw_only=True)
 class Effects:
-    """Everything an action was found to do."""
+    """Everything an action was found to do. (What follows from its effects is worked out once
+    per instance: the gate and the loop ask for it at every call.)"""
 
     effects: tuple[Effect, ...] = ()
     """Each effect with its path."""
@@ -64,42 +66,42 @@ class Effects:
     def _has(self, kind: EffectKind) -> bool:
         return any(e.kind is kind for e in self.effects)
 
-    @property
+    @functools.cached_property
     def reads(self) -> frozenset[str]:
         """Record types read."""
         return self._targets(EffectKind.READS)
 
-    @property
+    @functools.cached_property
     def creates(self) -> frozenset[str]:
         """Record types created."""
         return self._targets(EffectKind.CREATES)
 
-    @property
+    @functools.cached_property
     def changes(self) -> frozenset[str]:
         """Record types (or "" for other state: a parameter, a global) changed."""
         return self._targets(EffectKind.CHANGES)
 
-    @property
+    @functools.cached_property
     def deletes(self) -> frozenset[str]:
         """Record types deleted."""
         return self._targets(EffectKind.DELETES)
 
-    @property
+    @functools.cached_property
     def external(self) -> bool:
         """Whether it reaches outside the app (network, processes, files)."""
         return self._has(EffectKind.EXTERNAL)
 
-    @property
+    @functools.cached_property
     def sends(self) -> bool:
         """Whether it sends something (a message, a mail)."""
         return self._has(EffectKind.SENDS)
 
-    @property
+    @functools.cached_property
     def spends(self) -> bool:
         """Whether it spends money."""
         return self._has(EffectKind.SPENDS)
 
-    @property
+    @functools.cached_property
     def only_reads(self) -> bool:
         """Whether it does nothing but read."""
         return all(e.kind is EffectKind.READS for e in self.effects)
@@ -116,9 +118,13 @@ class Effects:
 
     def explain(self) -> list[str]:
         """Each effect in one line, in a stable order."""
+        return list(self._explained)
+
+    @functools.cached_property
+    def _explained(self) -> tuple[str, ...]:
         order = list(EffectKind)
         ordered = sorted(self.effects, key=lambda e: (order.index(e.kind), e.target, e.path))
-        return [e.explain() for e in ordered]
+        return tuple(e.explain() for e in ordered)
 
     @staticmethod
     def unknown(name: str, reason: str) -> Effects:
