@@ -15,6 +15,7 @@ statements that change a file, a schema or a setting, whichever way their text i
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -51,6 +52,24 @@ def reading_refusal(statement: object, *, postgresql: bool = False) -> str:
     text = _text(statement)
     if text is None:
         return "run a statement whose text cannot be read"
+    if len(text) <= _REMEMBERED_UP_TO:
+        return _remembered_refusal(text, postgresql)
+    return _text_refusal(text, postgresql)
+
+
+_REMEMBERED_UP_TO = 4000
+"""The longest statement whose answer is remembered (at most 1,024 of them are)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_refusal(text: str, postgresql: bool) -> str:
+    """`_text_refusal`, remembered: a query's run sends the same few statements again and
+    again, and the same text has the same answer."""
+    return _text_refusal(text, postgresql)
+
+
+def _text_refusal(text: str, postgresql: bool) -> str:
+    """`reading_refusal` of one statement's text."""
     for escapes in (False, True) if postgresql else (False,):
         parts = statements(text, postgresql=postgresql, backslash_escapes=escapes)
         if parts is None:
