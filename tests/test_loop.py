@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from types import SimpleNamespace
@@ -18,6 +19,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from signoff import (
     Agent,
     AgentRefused,
+    AgentTaskWaiting,
     App,
     Permits,
     ProposalStatus,
@@ -368,6 +370,131 @@ def test_kept_proposals_are_bounded_and_taken_by_any_decision() -> None:
     assert kept.take("p0") is None
     assert [kept.take(p) for p in ("p1", "p2")] == made[1:]
     assert [t for t in ("t1", "t2") if t in kept] == []
+
+
+_NOTED: list[str] = []
+"""What `noted` wrote down, kept in this process's memory: no transaction rolls it back."""
+
+
+def test_an_action_that_changes_more_than_records_is_not_called_on_a_task_that_moved_on(
+        database: str) -> None:
+    """An action that writes down what it did in the process's memory as well as in a record
+    (an effect no rollback undoes) is not called on a task another process moved on between the
+    model's reply and the call, on SQLite as on PostgreSQL: its step checks the hold before the
+    action runs. Resumed, the task goes on and the action runs once."""
+    app = App("noting", database=database)
+
+    class Pad(app.Record):  # type: ignore[name-defined, misc]
+        lines: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def noted(pad: Pad) -> int:
+        """Note a line."""
+        _NOTED.append(str(pad.id))
+        pad.lines += 1
+        return pad.lines
+
+    class Note(Skill[Pad, Tally]):
+        description = "Note."
+        tools = [noted]
+
+    class Scribe(Agent):
+        purpose = "You note."
+        skills = [Note()]
+        may = Permits(alone=[noted])
+
+    assert not app.actions.info("noted").effects.writes_records_only
+    noor = app.people.add("noor@n.example", "Noor", roles=["manager"])
+    app.add_agent(Scribe, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        pad = Pad()
+        s.add(pad)
+    moved: list[str] = []
+
+    def elsewhere(reached: str, where: dict[str, Any]) -> None:
+        if reached == "loop.model_replied" and not moved:
+            moved.append(where["task"])
+            with app.database.connect() as db:
+                db.execute(update(tasks).where(tasks.c.id == where["task"]).values(
+                    revision=tasks.c.revision + 1))
+
+    def model() -> ScriptedModel:
+        return ScriptedModel(says.tool(noted, pad=pad.id), says.hand_back(Tally(total=1)))
+
+    _NOTED.clear()
+    try:
+        with points.pausing(elsewhere):
+            outcome = app.agent(Scribe).do(Note(), pad, for_=noor, model=model())
+        assert outcome.status is TaskStatus.RUNNING
+        assert _NOTED == []
+        done = app.agent(Scribe).resume(outcome.task, model=model())
+        assert done.status is TaskStatus.DONE, done.problem
+        assert [str(pad.id)] == _NOTED
+        with app.session(as_=app.system) as s:
+            assert s.get(Pad, pad.id).lines == 1
+    finally:
+        _NOTED.clear()
+        app.database.dispose()
+
+
+def test_a_decision_goes_on_with_its_task_while_the_thread_that_stopped_it_lets_it_go(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """The thread that stepped a task to its proposal tells the handlers that it waits (one
+    starts a decider's thread, as an inbox served beside the loop would), then drops what it
+    kept of the task. The decision goes on with the task in its own thread, and has the model's
+    reply asking for a record-only call in hand, not yet stored, when the first thread lets the
+    task go: what the decider's thread holds of its step is its own, and nothing of it is lost.
+    The call runs once, and the task ends Done."""
+    shop = shops()
+    loop = shop.app._agency.loop
+    gating, stopped = threading.Event(), threading.Event()
+    decided: list[Any] = []
+
+    def decide(task: str) -> None:
+        (proposal,) = shop.app.proposals(task=task)
+        decided.append(shop.app.approve(proposal, by=shop.noor))
+
+    def at(reached: str, where: dict[str, Any]) -> None:
+        if (reached == "loop.gating" and where.get("tool") == "bump"
+                and threading.current_thread().name == "decider"):
+            gating.set()
+            assert stopped.wait(10)
+
+    deciders: list[threading.Thread] = []
+
+    def on_waiting(event: AgentTaskWaiting) -> None:
+        deciders.append(threading.Thread(target=decide, args=(event.task,), name="decider"))
+        deciders[-1].start()
+        assert gating.wait(10)
+
+    stop = loop._stopped
+
+    def stopping(task: repo.TaskRow) -> None:
+        stop(task)
+        if threading.current_thread().name != "decider":
+            stopped.set()
+
+    shop.app.on(AgentTaskWaiting, on_waiting)
+    script = ScriptedModel(says.tool(shop.reset, counter=shop.counter.id),
+                           says.tool(shop.bump, counter=shop.counter.id),
+                           says.hand_back(Tally(total=1)))
+    loop._stopped = stopping  # type: ignore[method-assign]
+    with points.pausing(at):
+        first = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                              model=script)
+        for each in deciders:
+            each.join(20)
+    assert stopped.is_set()
+    assert not any(each.is_alive() for each in deciders)
+    assert [d.task_status for d in decided] == [TaskStatus.DONE.value]
+    assert shop.app.outcome(first.task).status is TaskStatus.DONE
+    with shop.app.database.connect() as db:
+        calls = repo.calls_of(db, first.task)
+    assert [(c.turn, c.tool, c.outcome) for c in calls] == [
+        (1, "reset", "Done"), (2, "bump", "Done"), (3, "hand_back", "Done")]
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 1
 
 
 def test_a_task_that_moved_on_under_the_hold_is_let_go(

@@ -116,7 +116,7 @@ class Actions:
         returns = inspect.signature(fn).return_annotation
         hints = _return_hint(fn, localns)
         result = result_adapter(name, hints if hints is not None else returns)
-        effects = analyse(fn, name=name)
+        effects = analyse(fn, name=name, localns=localns)
         if options.query and not effects.only_reads:
             found = "; ".join(
                 e.explain() for e in effects.effects if e.kind.value != "reads"

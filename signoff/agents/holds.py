@@ -53,7 +53,8 @@ class LostHold(RunAborted):
     """Another holder took the task over: this one stops stepping it, and keeps nothing of the
     transaction it was in. (Found as an action's run begins, it ends the run before the action
     is called, as any `RunAborted` does: nothing of it is kept, and it is no failure of the
-    action's.)"""
+    action's. A step on SQLite of an action whose writes are records alone may find it as the
+    step ends instead: the run is rolled back with all it wrote, and nothing else was done.)"""
 
 
 @functools.cache

@@ -53,7 +53,7 @@ from signoff.models.base import Conversation, Message, Model, ToolCall, ToolSpec
 from signoff.models.errors import ModelError
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal
-from signoff.store import points
+from signoff.store import journal, points
 from signoff.store.database import Database
 
 __all__ = ["HAND_BACK", "Loop", "Registered"]
@@ -120,12 +120,6 @@ class Loop:
         keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
-        self._deferred: dict[str, tuple[repo.TaskRow, list[Message], dict[str, Any], bool]] = {}
-        """A save each task's open transaction makes with its next (`_save`'s `defer`): the
-        model's reply, or a decision's waking of the task (and whether it checks the hold)."""
-        self._replies: dict[str, Callable[..., bool]] = {}
-        """The model's reply to each task whose turn and call are one unit (`_holds_back`), while
-        that unit runs: how to store it, in the first transaction that writes (`_check`)."""
         self.kept_proposals = KeptProposals()
         """The proposals this process made that its tasks wait on (see `KeptProposals`)."""
         self.runner: Runner | None = None
@@ -302,6 +296,16 @@ class Loop:
             self._stopped(task)
         return task, step
 
+    @property
+    def _replies(self) -> dict[str, Callable[..., bool]]:
+        """The model's reply to each task whose turn and call are one unit (`_holds_back`) in
+        this thread, while that unit runs: how to store it, in the first transaction that writes
+        (`_check`). This thread's alone: no other thread's `_forget` drops it."""
+        found: dict[str, Callable[..., bool]] | None = getattr(self._local, "replies", None)
+        if found is None:
+            found = self._local.replies = {}
+        return found
+
     def _holds(self) -> dict[str, holds.Hold]:
         """The holds of the tasks this thread is stepping."""
         found: dict[str, holds.Hold] | None = getattr(self._local, "holds", None)
@@ -329,13 +333,13 @@ class Loop:
         `saving`, its first statement is the task's save (`_save` with `held`), which checks the
         hold itself. Given `closing`, it closes the turn (see `_check`)."""
         with self._database.connect() as db:
-            self._deferred.pop(task_id, None)  # (made in a transaction that has ended)
+            self._local.deferred = None  # (made in a transaction that has ended)
             if not saving:
                 self._check(db, task_id, closing=closing)
             yield db
-            deferred = self._deferred.get(task_id)
+            deferred = self._deferred_in(db, task_id)
             if deferred is not None:  # no save followed the reply's: it is written now
-                self._save(db, deferred[0])
+                self._save(db, deferred.task)
         self._replies.pop(task_id, None)  # stored, if it was held back (`_check`)
 
     def _check(self, db: repo.Executor, task_id: str, *, closing: bool = False) -> None:
@@ -344,11 +348,13 @@ class Loop:
         held back for the step (`_holds_back`) is stored first.
 
         Given `closing` (the transaction closes the turn: its last statement saves the task's
-        head), on SQLite the reply's save is that statement's too (`_save`'s `defer`): the
-        transaction holds the database's write lock from its start (BEGIN IMMEDIATE), so that
-        the hold checked as it ends is the hold as it began, and one statement does the work of
-        two. (On PostgreSQL the head is locked first, as every writer of it does.)"""
-        self._deferred.pop(task_id, None)  # (made in a transaction that has ended)
+        head, and nothing it does before writes more than rows of this database), on SQLite the
+        reply's save is that statement's too (`_save`'s `defer`): the transaction holds the
+        database's write lock from its start (BEGIN IMMEDIATE), so that the hold checked as it
+        ends is the hold as it began, and one statement does the work of two; were the task
+        moved on, all the transaction wrote is rolled back, and nothing else was done. (On
+        PostgreSQL the head is locked first, as every writer of it does.)"""
+        self._local.deferred = None  # (made in a transaction that has ended)
         store = self._replies.get(task_id)
         if store is not None:  # its save checks the hold too
             if not store(db, held=True, defer=closing and self._database.is_sqlite):
@@ -381,8 +387,7 @@ class Loop:
         kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
             "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
-            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies,
-            "deferred": self._deferred}
+            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -399,7 +404,9 @@ class Loop:
         self._ahead.pop(task_id, None)
         self._fences.pop(task_id, None)
         self._replies.pop(task_id, None)
-        self._deferred.pop(task_id, None)
+        deferred: _Deferred | None = getattr(self._local, "deferred", None)
+        if deferred is not None and deferred.task.id == task_id:
+            self._local.deferred = None
         self._labels.forget(task_id)
         self.kept_proposals.forget(task_id)
 
@@ -418,12 +425,14 @@ class Loop:
         if changes.get("status", TaskStatus.RUNNING.value) != TaskStatus.RUNNING.value:
             changes.update(holder=None, held_until=None)
         if defer:
-            self._deferred[task.id] = (task, added or [], changes, held)
+            self._local.deferred = _Deferred(task=task, added=added or [], changes=changes,
+                                             held=held, step=journal.pending(db, task.id))
             return True
-        deferred = self._deferred.pop(task.id, None)
+        deferred = self._deferred_in(db, task.id)
         if deferred is not None:
-            task, before, earlier, held = deferred
-            added, changes = [*before, *(added or ())], {**earlier, **changes}
+            self._local.deferred = None
+            task, held = deferred.task, deferred.held
+            added, changes = [*deferred.added, *(added or ())], {**deferred.changes, **changes}
         hold = self._holds().get(task.id) if held else None
         if hold is not None:
             changes.setdefault("held_until", holds.renewed())
@@ -441,6 +450,17 @@ class Loop:
             message_count=task.message_count + len(added or ()), **fields,
         )
         return True
+
+    def _deferred_in(self, db: repo.Executor, task_id: str) -> _Deferred | None:
+        """The save this thread deferred for `task_id` in the transaction `db` (see `_save`),
+        if there is one; one made in a transaction that has ended is dropped."""
+        deferred: _Deferred | None = getattr(self._local, "deferred", None)
+        if deferred is None or deferred.task.id != task_id:
+            return None
+        if deferred.step is not journal.pending(db, task_id):
+            self._local.deferred = None
+            return None
+        return deferred
 
     def _step(self, task: repo.TaskRow) -> Step:
         points.reached("loop.stepping", task=task.id)
@@ -541,7 +561,8 @@ class Loop:
                                      fence=task.fence + 1)
         if task.turn_open and not any(_unsettled(c) for c in calls):
             # Its turn closes in the same statement (`_save`'s `defer`): the head is locked.
-            self._deferred[task_id] = (task, [], woken, False)
+            self._local.deferred = _Deferred(task=task, added=[], changes=woken, held=False,
+                                             step=journal.pending(db, task_id))
             repo.note(db, task_id, ReceiptKind.RESUMED,
                       "Every proposal is decided; the task goes on.")
             self._close_turn(db, task.changed(**woken), calls)
@@ -1024,7 +1045,7 @@ class Loop:
             self._refuse(task, call, f"Invalid: the result does not fit ({handed}); hand it back "
                                      "again.", state=CallState.DONE, outcome=CallOutcome.INVALID)
             return None
-        if type(skill).check_result is not Skill.check_result:
+        if getattr(skill.check_result, "__func__", None) is not Skill.check_result:
             with self._database.connect() as db:
                 calls = repo.calls_of(db, task.id)
             problem = skill.check_result(handed.result, task_view(task.id, calls))
@@ -1095,7 +1116,7 @@ class Loop:
             result = self._actions.run_values(
                 action, values, acting=acting, cause=f"task {task.id}",
                 before=None if action.info.query else lambda session: self._check(
-                    session, task.id, closing=only),
+                    session, task.id, closing=only and effects.writes_records_only),
                 within=None if action.info.query else record,
             )
             if action.info.query or not result.done:
@@ -1254,6 +1275,23 @@ class Loop:
                           else ReceiptKind.FAILURE, ended.problem, **data)
                 return ended
         return RunAgain()
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Deferred:
+    """A save of a task's head that this thread's transaction makes with its next (`_save`'s
+    `defer`): the model's reply, or a decision's waking of the task."""
+
+    task: repo.TaskRow
+    """The row as it read before the save."""
+    added: list[Message]
+    """The messages it adds."""
+    changes: dict[str, Any]
+    """What it changes."""
+    held: bool
+    """Whether it checks (and renews) this thread's hold."""
+    step: journal.Pending
+    """The step its transaction gathers: the transaction it belongs to."""
 
 
 class _MovedOn(holds.LostHold):

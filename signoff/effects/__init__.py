@@ -23,16 +23,18 @@ from signoff.effects.marks import sends, spends
 __all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "raises", "sends", "spends"]
 
 
-def analyse(fn: Callable[..., Any], *, name: str) -> Effects:
+def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None = None
+            ) -> Effects:
     """The effects of `fn`, run as an action called `name`, found from its code.
 
     The body is analysed together with everything it calls that can be resolved; what cannot be
     seen is assumed to change anything and to reach outside. ``@sends`` and ``@spends`` anywhere on
-    the way add their effects. Nothing is ever described as safer than it is.
+    the way add their effects. Nothing is ever described as safer than it is. `localns`: the
+    names local to where `fn` was declared, which its annotations may use.
     """
     from signoff.effects.analyser import analyse_effects  # loaded when first used: a fast import
 
-    return analyse_effects(fn, name=name)
+    return analyse_effects(fn, name=name, localns=localns)
 
 
 def raises(fn: Callable[..., Any], *, name: str) -> list[RaiseSite]:

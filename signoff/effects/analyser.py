@@ -490,8 +490,11 @@ def forget_summaries() -> None:
     _ANALYSER.source.hints_cache.clear()
 
 
-def analyse_effects(fn: Any, *, name: str) -> Effects:
-    """The effects of `fn`, run as an action called `name`."""
+def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> Effects:
+    """The effects of `fn`, run as an action called `name` (`localns`: the names local to
+    where it was declared, which its annotations may use)."""
+    if localns:
+        _ANALYSER.source.resolved(fn, localns)
     try:
         summary, _ = _ANALYSER.root(fn, name)
     except Exception as exc:  # a gap in the analysis must never make an action look safe

@@ -102,6 +102,15 @@ class Effects:
         return self._has(EffectKind.SPENDS)
 
     @functools.cached_property
+    def writes_records_only(self) -> bool:
+        """Whether all it does beyond reading is write records, each found in its code: nothing
+        reached outside, sent or spent, no other state changed (a global, a parameter), nothing
+        assumed where the analysis could not see. A run of it rolled back leaves no trace."""
+        writes = (EffectKind.CREATES, EffectKind.CHANGES, EffectKind.DELETES)
+        return all(e.kind is EffectKind.READS or (e.kind in writes and e.target and not e.reason)
+                   for e in self.effects)
+
+    @functools.cached_property
     def only_reads(self) -> bool:
         """Whether it does nothing but read."""
         return all(e.kind is EffectKind.READS for e in self.effects)

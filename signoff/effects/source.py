@@ -82,6 +82,16 @@ class SourceIndex:
         self.params[func] = found
         return found
 
+    def resolved(self, func: Any, localns: dict[str, Any]) -> None:
+        """Take `func`'s annotations as they resolve with the names local to where it was
+        declared (`localns`): an action declared inside a function whose parameters are typed
+        by classes declared there too. (Unchanged when they do not all resolve.)"""
+        try:
+            self.hints_cache[func] = typing.get_type_hints(func, localns=localns,
+                                                           include_extras=True)
+        except Exception:  # some do not: they are taken one by one, as `hints` does
+            return
+
     def hints(self, func: Any) -> dict[str, Any]:
         """A function's resolved annotations (those that resolve)."""
         cached = self.hints_cache.get(func)
