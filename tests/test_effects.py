@@ -6,7 +6,9 @@ import inspect
 from typing import Any
 
 import pytest
+from sqlalchemy.orm import Mapped, mapped_column
 
+from signoff import App
 from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, raises
 from tests.effects_corpus import actions as corpus
 from tests.effects_corpus import readers as toolkit_readers
@@ -399,3 +401,40 @@ def test_lint_names_the_value_whose_type_was_not_known(tmp_path: Any) -> None:
            "type of `clock` is not known; annotate it." in messages
     assert ("changes: stamp -> clock.now() (the type of `clock` is not known; annotate it at "
             "shop.py:20)") in app.actions.info("stamp").effects.explain()
+
+
+def test_an_action_declared_in_a_function_names_the_record_it_changes() -> None:
+    """An app declared inside a function (its record class local to it, its annotations text,
+    as `from __future__ import annotations` leaves them): the action's effects name the record
+    type its parameter is, as for one declared at module level — and a change the analysis
+    cannot tie to a record (a list kept in the module) is told as other state, which a
+    rollback does not undo."""
+    app = App("local", database="sqlite://")
+
+    class Shelf(app.Record):  # type: ignore[name-defined, misc]
+        books: Mapped[int] = mapped_column(default=0)
+
+    @app.action
+    def shelve(shelf: Shelf) -> int:
+        """Add a book."""
+        shelf.books += 1
+        return shelf.books
+
+    @app.action
+    def shelve_noted(shelf: Shelf) -> int:
+        """Add a book, and note it."""
+        _SHELVED.append(1)
+        shelf.books += 1
+        return shelf.books
+
+    effects = app.actions.info("shelve").effects
+    assert effects.changes == frozenset({"Shelf"})
+    assert effects.reads == frozenset({"Shelf"})
+    assert effects.writes_records_only
+    noted = app.actions.info("shelve_noted").effects
+    assert noted.changes == frozenset({"Shelf", ""})
+    assert not noted.writes_records_only
+    app.database.dispose()
+
+
+_SHELVED: list[int] = []

@@ -168,6 +168,21 @@ def test_on_sqlite_a_step_writes_the_tasks_head_once(tmp_path: Any) -> None:
     shop.app.database.dispose()
 
 
+def test_a_result_check_set_on_a_skill_instance_is_asked() -> None:
+    """A skill's result check may be given on the instance the agent has, not only by its
+    class: the hand back it refuses is refused (told to the model), and the next is taken."""
+    shop = _counter()
+    skill = shop.Clerk.skills[0]
+    skill.check_result = lambda result, _task: (  # type: ignore[method-assign]
+        "" if result.total >= 0 else "A total is never below nought.")
+    script = ScriptedModel(says.hand_back(Tally(total=-1)), says.hand_back(Tally(total=2)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count, shop.counter, model=script)
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    assert outcome.result == Tally(total=2)
+    words = [e.words for e in shop.app.receipt(outcome.task).entries]
+    assert any("A total is never below nought." in w for w in words)
+
+
 def test_a_task_a_client_gives_its_turns_runs_on_either_database(database: str) -> None:
     """A task opened for a client's own turns (MCP: no budget of its own kept) is stored and
     takes a turn on PostgreSQL as on SQLite (its unbounded budget is not written as JSON)."""
