@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from signoff import App, Leave, NotFound, TaskStatus, UserError
-from signoff.agents.loop import answer_of
+from signoff.agents.calling import answer_of
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, check_citations, normalise
 from signoff.models.base import Message, ToolSpec
 from signoff.research import (

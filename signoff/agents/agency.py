@@ -9,12 +9,12 @@ from typing import Any
 from signoff.actions.registry import Actions
 from signoff.agents import model_specs
 from signoff.agents import repository as repo
-from signoff.agents.agent import Agent
+from signoff.agents.agent import Agent, Registered
 from signoff.agents.deadlines import Deadlines
 from signoff.agents.deciding import Decider, Oversight
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
-from signoff.agents.loop import Loop, Registered
+from signoff.agents.loop import Loop
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus

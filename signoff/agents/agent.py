@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from signoff.agents.permits import Permits
 from signoff.agents.skills import Skill, snake_case
 from signoff.models.base import Model
+from signoff.security.principals import Principal
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "Registered"]
 
 
 class Agent:
@@ -55,3 +57,15 @@ class Agent:
             ) or (isinstance(skill, Skill) and type(skill) is type(own)):
                 return own
         raise LookupError(skill)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Registered:
+    """An agent the app knows, with its own account and its sponsor."""
+
+    agent: type[Agent]
+    """The agent's class."""
+    account: Principal
+    """Its own account."""
+    sponsor: Principal | None
+    """The person who answers for it (decides proposals of work for nobody)."""

@@ -24,8 +24,9 @@ from typing import Any
 
 from signoff.agents import holds
 from signoff.agents import repository as repo
+from signoff.agents.agent import Registered
 from signoff.agents.events import AgentProposed, Events
-from signoff.agents.loop import Loop, Registered
+from signoff.agents.loop import Loop
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind

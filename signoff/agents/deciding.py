@@ -17,10 +17,12 @@ from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
 from signoff.agents import holds
 from signoff.agents import repository as repo
+from signoff.agents.agent import Registered
+from signoff.agents.calling import answer_of
 from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.gate import gate, leave_by_declaration
-from signoff.agents.loop import Loop, Registered, answer_of
+from signoff.agents.loop import Loop
 from signoff.agents.permits import Leave, tool_name
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
 from signoff.agents.proposing import fingerprint_of

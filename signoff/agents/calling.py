@@ -1,0 +1,416 @@
+"""What becomes of each tool call of a model turn (the base of `Loop`, above `StepUnits`).
+
+Each call is gated on its own (`signoff.agents.gate`): refused and told to the model, handed back
+as the task's result, run alone as the agent (its row and receipt entry committed with what the
+action wrote, and the turn closed in the same transaction when it is the turn's only call), or
+proposed to a person, with the model's reason and what it had seen. An outside call is marked
+running before it starts, so that one found running after a crash is told as such, never run
+blindly again (`_recover_call`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter
+from sqlalchemy.orm import Session
+
+from signoff.actions.catalog import Action
+from signoff.actions.effects import Effects
+from signoff.actions.results import ActionOutcome, ActionResult
+from signoff.agents import holds
+from signoff.agents import repository as repo
+from signoff.agents.agent import Registered
+from signoff.agents.events import AgentProposed
+from signoff.agents.gate import Verdict, gate
+from signoff.agents.handing_back import read_result, task_view
+from signoff.agents.labelling import evidence_of, trusted_text
+from signoff.agents.permits import Leave
+from signoff.agents.proposing import Kept, proposal_of
+from signoff.agents.skills import Skill
+from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
+from signoff.agents.steps import Step
+from signoff.agents.units import StepUnits
+from signoff.exceptions import Invalid, NotFound
+from signoff.limits.provenance import NOTHING_SEEN, Labels
+from signoff.limits.steps import NextAction, next_action
+from signoff.security.acting import ActingAs
+from signoff.store import points
+
+__all__ = ["CallSteps", "answer_of"]
+
+
+def answer_of(result: ActionResult) -> str:
+    """What the model is told of a run."""
+    if result.done:
+        if result.said:
+            return result.said
+        return json.dumps(result.value) if result.value is not None else "Done."
+    return f"{result.outcome.value}: {result.problem}"
+
+
+class CallSteps(StepUnits):
+    """What becomes of each tool call of a turn (see the module)."""
+
+    def instructions(self, registered: Registered, skill: Skill[Any, Any]) -> str:
+        """What the model is told of its purpose and skill."""
+        agent = registered.agent
+        parts = [agent.purpose, skill.description, agent.instructions,
+                 f"Use the tools to do the work. When it is done, call {HAND_BACK} with the result. "
+                 "A call that changes things may be put to a person, who decides; you are told "
+                 "what they decided."]
+        return "\n\n".join(p.strip() for p in parts if p.strip())
+
+    def _gate_call(
+        self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+        call: repo.CallRow, turn: list[repo.CallRow], only: bool = False,
+    ) -> Step | None:
+        """Gate one new call: run it alone, propose it, or refuse it. Given `only` (the turn's
+        only call), the turn settles in the call's own transaction, and what happens next is
+        returned; else None."""
+        if call.tool == HAND_BACK:
+            return self._hand_back(task, skill, call, len(turn), only)
+        in_skill = call.tool in skill.tool_names and call.tool in self._actions
+        if not in_skill:
+            self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
+            offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
+            self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
+                                     f"tools are: {offered}. Nothing was run.")
+            return None
+        action = self._actions.get(call.tool)
+        permits = self._permits(registered, skill)
+        labels = self._labels_of(task, skill, action, call)
+        verdict = gate(call.tool, action.info.effects, permits, query=action.info.query,
+                       labels=labels)
+        lifted: Verdict | None = None  # what a standing rule would make of it, if one lifts
+        if verdict.leave is Leave.PROPOSE:  # only a PROPOSE can a standing rule lift
+            lifted = gate(call.tool, action.info.effects, permits, query=action.info.query,
+                          rule=True, labels=labels)
+        if lifted is None or lifted.leave is Leave.PROPOSE:
+            lifted = None  # no rule could lift it: none is looked up
+            self.observer.gated(verdict)  # (else once the rule is looked up, as it is proposed)
+        if verdict.leave is Leave.NEVER:
+            never = (f"{call.tool} is a tool {registered.agent.__name__} may never use"
+                     if verdict.declared is Leave.NEVER else
+                     f"{call.tool} was not run: outside content may have steered it "
+                     f"({labels.words.rstrip('.')}), and {registered.agent.__name__} never runs "
+                     "such a call")
+            self._refuse(task, call, f"{never}. Nothing was run, and nothing was proposed.",
+                         labels=labels)
+            return None
+
+        def refuse(answer: str, outcome: CallOutcome) -> None:
+            if lifted is not None:  # refused before a rule was looked up
+                self.observer.gated(verdict)
+            self._refuse(task, call, answer, state=CallState.DONE, outcome=outcome)
+
+        try:
+            values = self._actions.values_from_json(call.tool, call.arguments)
+        except (Invalid, NotFound) as refusal:
+            refuse(f"Invalid: {refusal.message} Nothing was run or proposed.", CallOutcome.INVALID)
+            return None
+        over = self.spend_problem(task.id, action)
+        if over:
+            refuse(f"{over} Nothing was run or proposed.", CallOutcome.DENIED)
+            return None
+        spent = task.spend_usd
+        if action.info.effects.spends:  # what this turn's tools spent so far counts too
+            with self._database.connect() as db:
+                spent = repo.spend_of(db, task.id)
+        decision = next_action(task.steps - 1, task.max_steps, spent, task.budget_usd,
+                               verdict.leave is not Leave.ALONE, False)
+        if decision is NextAction.CONTINUE:
+            return self._run_alone(task, registered, action, call, values, None, only, labels)
+        if decision is NextAction.ESCALATE:
+            proposed = self._propose(task, registered, skill, action, call, verdict, only,
+                                     labels, lifted)
+            if isinstance(proposed, _Lifted):  # a standing rule lets it run alone
+                return self._run_alone(task, registered, action, call, values, proposed.rule,
+                                       only, labels)
+            return proposed
+        refuse(f"{call.tool} was not run: the task has spent its budget of "
+               f"${task.budget_usd:.4f}.", CallOutcome.DENIED)
+        return None
+
+    def _labels_of(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
+                   call: repo.CallRow) -> Labels:
+        """The labels of the call's arguments, from what the task saw before this turn."""
+        try:
+            arguments = json.loads(call.arguments)
+        except ValueError:
+            return NOTHING_SEEN  # refused as Invalid when its values are read
+        if not isinstance(arguments, dict):
+            return NOTHING_SEEN
+
+        return self._labels.of(task.id, task.turn, action, arguments, endorses=skill.endorses,
+                               **self._seen(task))
+
+    def _seen(self, task: repo.TaskRow) -> dict[str, Callable[[], Any]]:
+        """How what the task has seen is read when this process does not know it: its trusted
+        text and its tool calls (see `TaskLabels`)."""
+
+        def calls() -> list[repo.CallRow]:
+            with self._database.connect() as db:
+                return repo.calls_of(db, task.id)
+
+        return {"calls": calls, "trusted": lambda: trusted_text(
+            self.messages(task), task.subject_id, task.subject_json)}
+
+    def spend_problem(self, task_id: str, action: Action) -> str:
+        """Why running `action` now would not fit the task's budget ("" when it fits): a tool
+        that spends reserves its declared cost before it runs, like a model call."""
+        effects = action.info.effects
+        if not effects.spends:
+            return ""
+        with self._database.connect() as db:
+            task = repo.load_task(db, task_id)
+        assert task is not None
+        if effects.cost_usd is None:
+            if task.budget_usd == float("inf"):
+                return ""
+            return (f"{action.name} spends an amount it does not declare, so it cannot be kept "
+                    "within the task's budget: declare it with @spends(cost=...).")
+        left = task.budget_usd - task.spend_usd
+        if effects.cost_usd > left:
+            return (f"{action.name} could spend ${effects.cost_usd:.4f}, more than the "
+                    f"${left:.4f} left of the task's budget.")
+        return ""
+
+    def _refuse(self, task: repo.TaskRow, call: repo.CallRow, answer: str, *,
+                state: CallState = CallState.REFUSED, outcome: CallOutcome | str = "",
+                labels: Labels = NOTHING_SEEN) -> None:
+        with self._writing(task.id) as db:
+            repo.update_call(db, task.id, call.id, state=state, answer=answer, outcome=outcome,
+                             problem=answer, finished_at=repo.now())
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
+                      tool=call.tool, arguments=call.arguments, labels=labels.to_json())
+        self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
+
+    def _hand_back(self, task: repo.TaskRow, skill: Skill[Any, Any], call: repo.CallRow,
+                   calls_in_turn: int, only: bool) -> Step | None:
+        """Take the result handed back, if it fits and the skill's check accepts it (the task's
+        calls are read for the check only when the skill has one). Given `only` (the turn's only
+        call), the turn closes — the task is done — in the same transaction, and what happens
+        next is returned; else None."""
+        _, result_type = skill.types()
+        if calls_in_turn > 1:
+            self._refuse(task, call, f"Call {HAND_BACK} on its own, once the other tools have "
+                                     "answered.", state=CallState.DONE, outcome=CallOutcome.INVALID)
+            return None
+        handed = read_result(result_type, call.arguments)
+        if isinstance(handed, str):
+            self._refuse(task, call, f"Invalid: the result does not fit ({handed}); hand it back "
+                                     "again.", state=CallState.DONE, outcome=CallOutcome.INVALID)
+            return None
+        if getattr(skill.check_result, "__func__", None) is not Skill.check_result:
+            with self._database.connect() as db:
+                calls = repo.calls_of(db, task.id)
+            problem = skill.check_result(handed.result, task_view(task.id, calls))
+            if problem:
+                self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
+                                         "again, corrected.", state=CallState.DONE,
+                             outcome=CallOutcome.INVALID)
+                return None
+        closed: Step | None = None
+        with self._writing(task.id, closing=only) as db:
+            repo.update_call(db, task.id, call.id, state=CallState.DONE, outcome=CallOutcome.DONE,
+                             value=handed.value, answer="Result received.",
+                             finished_at=repo.now())
+            if only:
+                closed = self._close_turn(db, task, [dataclasses.replace(
+                    call, state=CallState.DONE, outcome=CallOutcome.DONE, value=handed.value,
+                    answer="Result received.")])
+        self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
+                                 answer="Result received.")
+        return closed
+
+    # -- running alone -------------------------------------------------------------------
+
+    def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
+                   call: repo.CallRow, values: dict[str, Any], rule_id: str | None,
+                   only: bool = False, labels: Labels = NOTHING_SEEN) -> Step | None:
+        """Run the call as the agent; its tool-call row and receipt entry commit with what the
+        action wrote. Given `only` (the turn's only call), the turn closes in the same
+        transaction, and what happens next is returned; else None."""
+        effects = action.info.effects
+        outside = effects.external or effects.sends or effects.spends
+        cost = effects.cost_usd or 0.0 if effects.spends else 0.0
+        if outside:
+            if not self._mark_running(task, call, cost):
+                return None
+            points.reached("loop.call_marked", task=task.id, tool=call.tool)
+        acting = ActingAs.of(registered.account)
+        ruled = " (a standing rule let it run alone)" if rule_id else ""
+        closed: Step | None = None
+
+        def record(db: repo.Executor, result: ActionResult) -> None:
+            nonlocal closed
+            answer = answer_of(result)
+            ran_as, explained = [p.name for p in result.ran_as], list(effects.explain())
+            repo.update_call(db, task.id, call.id, state=CallState.DONE, leave=Leave.ALONE.words,
+                             outcome=result.outcome.value, said=result.said, value=result.value,
+                             problem=result.problem, ran_as=ran_as, effects=explained,
+                             answer=answer, finished_at=repo.now())
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL,
+                      f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
+                      f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
+                      outcome=result.outcome.value, ran_as=ran_as, effects=explained,
+                      labels=labels.to_json())
+            self.observer.tool_ended(state=CallState.DONE, outcome=result.outcome.value,
+                                     answer=answer, result=result)
+            if rule_id:
+                repo.use_rule(db, rule_id)
+            if cost and result.outcome in _NOT_RUN:
+                repo.add_spend(db, task.id, -cost)  # what was reserved, given back
+            closed = None
+            if only:
+                done = dataclasses.replace(call, state=CallState.DONE,
+                                           outcome=result.outcome.value, value=result.value,
+                                           answer=answer)
+                closed = self._close_turn(db, task, [done])
+
+        try:
+            result = self._actions.run_values(
+                action, values, acting=acting, cause=f"task {task.id}",
+                before=None if action.info.query else lambda session: self._check(
+                    session, task.id, closing=only and effects.writes_records_only),
+                within=None if action.info.query else record,
+            )
+            if action.info.query or not result.done:
+                if closed is not None:  # its transaction did not commit: nor did the reply
+                    closed = None  # held back for it, which is stored with the record below
+                    reply = self._replies.get(task.id)
+                    self._forget(task.id)
+                    if reply is not None:
+                        self._replies[task.id] = reply
+                with self._writing(task.id, closing=only) as db:
+                    record(db, result)
+            else:
+                self._replies.pop(task.id, None)  # stored with the run (`_check`), committed
+        except holds.LostHold:  # found by `_check` as the run began: the drive hands it on
+            self._forget(task.id)
+            raise
+        return closed
+
+    def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float) -> bool:
+        """Mark an outside call running before it starts (and reserve what it spends, when the
+        budget has room): whether it is to run (not when its cost does not fit). Only the
+        task's holder marks its calls, in a write that checks its hold."""
+        with self._writing(task.id) as db:
+            repo.update_call(db, task.id, call.id, state=CallState.RUNNING, started_at=repo.now(),
+                             leave=Leave.ALONE.words)
+            if cost and not repo.reserve_spend(db, task.id, cost):
+                answer = (f"{call.tool} could spend ${cost:.4f}, more than is left of the task's "
+                          f"budget of ${task.budget_usd:.4f}. Nothing was run.")
+                repo.update_call(db, task.id, call.id, state=CallState.DONE, answer=answer,
+                                 outcome=CallOutcome.DENIED, problem=answer,
+                                 finished_at=repo.now())
+                repo.note(db, task.id, ReceiptKind.TOOL_CALL,
+                          f"{call.tool} was asked for: {answer}", tool=call.tool,
+                          arguments=call.arguments)
+                return False
+        return True
+
+    def _recover_call(self, task: repo.TaskRow, registered: Registered, call: repo.CallRow) -> None:
+        """An alone outside call a holder before this one marked running, and never recorded:
+        run again if it says it is idempotent, else its outcome is told as unknown."""
+        action = self._actions.get(call.tool)
+        if action.info.idempotent:
+            with self._writing(task.id) as db:
+                repo.update_call(db, task.id, call.id, state=CallState.NEW)
+            values = self._actions.values_from_json(call.tool, call.arguments)
+            fresh = dataclasses.replace(call, state=CallState.NEW)
+            self._run_alone(task, registered, action, fresh, values, None)
+            return
+        answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
+                  "is not run again blindly. Check whether it happened before trying again.")
+        with self._writing(task.id) as db:
+            repo.update_call(db, task.id, call.id, state=CallState.UNKNOWN,
+                             outcome=CallOutcome.UNKNOWN, answer=answer, finished_at=repo.now())
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
+                      tool=call.tool, outcome=CallOutcome.UNKNOWN)
+        self.observer.tool_ended(state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
+                                 answer=answer)
+
+    # -- proposing -----------------------------------------------------------------------
+
+    def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+                 action: Action, call: repo.CallRow, verdict: Verdict, only: bool = False,
+                 labels: Labels = NOTHING_SEEN, lifted: Verdict | None = None
+                 ) -> Step | _Lifted | None:
+        """Put the call to a person; given `only` (the turn's only call), the task waits on it
+        from the same transaction, and what happens next is returned; else None. Given
+        `lifted` (what a standing rule would make of it), the rules are looked up first, in
+        the same transaction: when one lifts it, nothing is proposed (`_Lifted`)."""
+        leave = verdict.leave
+        arguments = json.loads(call.arguments)
+        routing = self._decider_of(registered, skill, call.tool, task.for_id)
+        instructions = self.instructions_now(task)
+        # Built before the transaction: the skill's names and versions may read records.
+        proposal = dataclasses.replace(
+            proposal_of(task, skill, action, call, arguments, routing, instructions),
+            labels=labels.untrusted)
+        steered = f" Outside content may have steered it: {labels.words}" if (
+            labels.untrusted) else ""
+        words = self._route_words(proposal)
+        earlier = self._labels.evidence(task.id, task.turn, **self._seen(task))
+        with self._writing(task.id, closing=only) as db:
+            rule = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
+                                      for_id=task.for_id) if lifted is not None else None
+            self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
+            if rule is not None:
+                return _Lifted(rule=rule)
+            this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
+                         if c.position < call.position]
+            proposal = dataclasses.replace(
+                proposal, evidence=tuple(earlier + evidence_of(this_turn)))
+            repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
+                             effects=list(proposal.effects))
+            repo.insert_proposal(db, proposal, call=call, instructions=instructions,
+                                 trace_context=self.observer.trace_context())
+            repo.note(db, task.id, ReceiptKind.PROPOSAL,
+                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”"
+                      f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
+                      shown=proposal.shown, subject_version=proposal.subject_version,
+                      labels=labels.to_json())
+            waits = self._store_wait(db, task, (proposal.id,), (f"a decision from {words}",),
+                                     proposal.deadline_at) if only else None
+        self.kept_proposals.keep(Kept(proposal=proposal, call_id=call.id,
+                                      instructions=instructions, task=task))
+        self.observer.proposed(proposal, waits_on=words)
+        self._events.emit(AgentProposed(proposal=proposal))
+        return waits
+
+    def instructions_now(self, task: repo.TaskRow) -> str:
+        """The instruction set as it reads now: purpose, skill, app instructions, the brief."""
+        registered = self._agents(task.agent)
+        skill = registered.agent.skill(task.skill)
+        subject = self.subject_of(task, skill)
+        return self.instructions(registered, skill) + "\n\n" + skill.brief(subject)
+
+    def subject_of(self, task: repo.TaskRow, skill: Skill[Any, Any]) -> Any:
+        """The task's subject as it is now (a record read afresh)."""
+        subject_type, _ = skill.types()
+        if task.subject_id is not None:
+            with Session(self._database.engine, expire_on_commit=False) as session:
+                return session.get(subject_type, uuid.UUID(task.subject_id))
+        if task.subject_json is not None and subject_type not in (None, type(None)):
+            return TypeAdapter(subject_type).validate_python(task.subject_json)
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Lifted:
+    """A call about to be proposed that a standing rule lets run alone."""
+
+    rule: str
+    """The rule's id."""
+
+
+_NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE)
+"""The outcomes of a run refused before the action was called (so nothing was spent)."""
