@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from signoff import App, Leave, NotFound, TaskStatus, UserError
 from signoff.agents.calling import answer_of
+from signoff.cli.research import research
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, check_citations, normalise
 from signoff.models.base import Message, ToolSpec
 from signoff.research import (
@@ -30,7 +31,6 @@ from signoff.research import (
     research_app,
     search_sources,
 )
-from signoff.research.command import research
 from signoff.research.corpus import PART_CHARS, html_to_text, split_parts
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import Source, rank_sentences
@@ -409,14 +409,26 @@ def test_the_research_command_prints_json(tmp_path: Path) -> None:
 
 
 def test_the_research_command_refuses_what_it_cannot_do(tmp_path: Path) -> None:
-    """A model spec naming no provider, and a folder with no sources, are told, not raised."""
+    """A model spec naming no provider, a model whose price is not known, a folder with no
+    sources, a database URL that is not one and a database whose driver is missing are told as
+    sentences, each a misuse (exit 2), as every command tells them."""
     bad = CliRunner().invoke(research, [QUESTION, "--model", "nonsense:thing"])
     assert bad.exit_code == 2
     assert "--model" in bad.output
     (tmp_path / "empty").mkdir()
     empty = CliRunner().invoke(research, [QUESTION, "--corpus", str(tmp_path / "empty")])
-    assert empty.exit_code == 1
+    assert empty.exit_code == 2
     assert "holds no .txt, .md or .html files" in empty.output
+    malformed = CliRunner().invoke(research, [QUESTION, "--database", "postgres//db"])
+    assert malformed.exit_code == 2
+    assert "Give a SQLAlchemy URL such as" in malformed.output
+    mysql = CliRunner().invoke(research, [QUESTION, "--database", "mysql://u@127.0.0.1/db"])
+    assert mysql.exit_code == 2
+    assert "pip install mysqlclient" in mysql.output
+    unpriced = CliRunner().invoke(research, [
+        QUESTION, "--model", "openai-compatible:llama3.1@http://127.0.0.1:9/v1"])
+    assert unpriced.exit_code == 2
+    assert "give it with --price IN,OUT" in unpriced.output
 
 
 def test_the_research_command_over_a_folder(folder: Path, tmp_path: Path) -> None:
@@ -726,7 +738,7 @@ def test_a_provider_failure_is_told_in_the_providers_own_sentence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A real OpenAI-compatible server on loopback refuses the key: the command says so in the
-    provider error's sentence (not the exception's class name) and exits 1."""
+    provider error's sentence (not the exception's class name) and exits 5 (could not be done)."""
     from signoff.models import allow_model_requests
     from tests.provider_servers import Canned, serving
 
@@ -737,7 +749,7 @@ def test_a_provider_failure_is_told_in_the_providers_own_sentence(
         told = CliRunner().invoke(research, [
             QUESTION, "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
             "--database", f"sqlite:///{tmp_path / 'r.db'}"])
-    assert told.exit_code == 1
+    assert told.exit_code == 5
     assert "No answer: The model failed: " in told.output
     assert "Incorrect API key provided." in told.output
     assert "The log has the details" not in told.output

@@ -19,7 +19,9 @@ from fastapi.testclient import TestClient
 
 from signoff import AgentRefused, App, ProposalStatus, TaskStatus, UserError
 from signoff.cli import main
+from signoff.cli.failures import failure_of
 from signoff.engine.temporal import Temporal
+from signoff.engine.temporal.runner import Unreachable
 from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from tests import deadlines_app
@@ -70,8 +72,9 @@ def test_a_task_started_while_temporal_is_unreachable_is_kept_told_and_started_l
     outcome = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
                                            model=_price_script(shop))
     assert outcome.status is TaskStatus.RUNNING
-    assert outcome.problem.startswith(f"Temporal at {app.runner.address} could not be reached. "
-                                      "The task is recorded and goes on once a worker")
+    assert outcome.problem.startswith(
+        f"Temporal at {app.runner.address} could not be reached (nothing answers there, the "
+        "connection was refused). The task is recorded and goes on once a worker")
     assert app.proposals(task=outcome.task) == []
     with app.temporal_worker(address=temporal_server.address,
                              stalled_after=timedelta(0)).running():
@@ -84,6 +87,25 @@ def test_a_task_started_while_temporal_is_unreachable_is_kept_told_and_started_l
     assert app.outcome(outcome.task).status is TaskStatus.DONE
     words = app.receipt(outcome.task).words
     assert words.count("Noor approved set_price, and it ran as them.") == 1
+
+
+def test_a_worker_that_cannot_reach_temporal_says_so_in_a_sentence(shop: SimpleNamespace) -> None:
+    """A worker's sweep that cannot reach the server raises `Unreachable`, told as a sentence
+    naming the server and what to check, not as the client's Rust error; that report is kept on
+    the error, and the command line tells it with exit code 5."""
+    app = shop.app
+    outcome = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
+                                           model=_price_script(shop))
+    assert outcome.status is TaskStatus.RUNNING
+    with pytest.raises(Unreachable) as caught:
+        app.temporal_worker(stalled_after=timedelta(0)).sweep()
+    assert str(caught.value) == (
+        f"Temporal at {app.runner.address} could not be reached: nothing answers there, the "
+        "connection was refused. Check that the server runs (to try signoff out: temporal "
+        "server start-dev) and that --temporal (or SIGNOFF_TEMPORAL) names it.")
+    assert "refused" in caught.value.reason.lower()
+    told = failure_of(caught.value)
+    assert (told.exit_code, told.message) == (5, str(caught.value))
 
 
 def test_an_app_chooses_its_runner_in_one_place(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -220,7 +220,7 @@ def _register() -> None:
         run,
         users,
     )
-    from signoff.research.command import research
+    from signoff.cli.research import research
 
     main.add_command(research)
 

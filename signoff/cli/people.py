@@ -370,7 +370,7 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
     from signoff.inbox import Inbox
 
     if not app_spec:
-        from signoff.research.command import research_receipt
+        from signoff.cli.research import research_receipt
 
         research_receipt(task_id, database=database, as_json=as_json)
         return

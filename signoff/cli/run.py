@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from signoff.cli import APP_OPTION, EXIT_REFUSED, JSON_OPTION, app_option_words, load_app, main
-from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.subjects import record_named
 
 __all__: list[str] = []
@@ -40,7 +40,8 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     """Start an agent's task: it works until it is done, waits on a decision, or stops at a
     limit. A waiting task goes on in `signoff worker` once it is decided.
 
-    Exits 0 when the task is done or waits on a decision, 1 when it halted or failed.
+    Exits 0 when the task is done or waits on a decision, 1 when it halted at a limit, 5 when it
+    failed (a model or an action could not be used).
 
     \b
     Example:
@@ -80,7 +81,9 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
                                "result": _jsonable(outcome.result)}, indent=2))
     else:
         _tell(outcome)
-    if outcome.status.value in ("Halted", "Failed"):
+    if outcome.status.value == "Failed":
+        raise SystemExit(EXIT_FAILED)
+    if outcome.status.value == "Halted":
         raise SystemExit(EXIT_REFUSED)
 
 

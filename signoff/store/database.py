@@ -175,7 +175,7 @@ def _engine_for(url: str) -> Engine:
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
         driver = (missing.name or "").split(".")[0]
         extra = " (the postgres extra: pip install 'signoff[postgres]')" if (
-            driver.startswith("psycopg")) else f" (pip install {driver})"
+            driver.startswith("psycopg")) else f" (pip install {_DRIVER_PACKAGES.get(driver, driver)})"
         raise UserError(f"The database {_shown(url)} needs the driver {driver}, which is not "
                         f"installed{extra}.") from missing
     except Exception as error:  # SQLAlchemy's ArgumentError, ...
@@ -193,6 +193,14 @@ def _engine_for(url: str) -> Engine:
         # starts when SQLAlchemy says so (and reads are repeatable inside it).
         event.listen(engine, "begin", _sqlite_begin)
     return engine
+
+
+_DRIVER_PACKAGES = {"MySQLdb": "mysqlclient", "pymysql": "PyMySQL", "mysql": "mysql-connector-python",
+                    "asyncmy": "asyncmy", "aiomysql": "aiomysql", "pyodbc": "pyodbc",
+                    "cx_Oracle": "cx_Oracle", "oracledb": "oracledb", "pymssql": "pymssql",
+                    "pg8000": "pg8000", "asyncpg": "asyncpg", "aiosqlite": "aiosqlite"}
+"""The package pip installs for each database driver whose module is named otherwise (or that
+SQLAlchemy's dialects name by module)."""
 
 
 def _shown(url: str) -> str:

@@ -52,7 +52,32 @@ alive for longer) before another worker is given it: how soon a stopped worker's
 
 
 class Unreachable(SignoffError):
-    """The Temporal server could not be reached (or refused the call): why, in words."""
+    """The Temporal server could not be reached (or refused the call): which, why and what to
+    do, in a sentence (the client's own report, a Rust error's text, is told in words)."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        self.address = address
+        """The server's HOST:PORT."""
+        self.reason = reason
+        """What the client reported, as it reported it."""
+        super().__init__(
+            f"Temporal at {address} could not be reached: {_in_words(reason)}. Check that the "
+            "server runs (to try signoff out: temporal server start-dev) and that --temporal "
+            "(or SIGNOFF_TEMPORAL) names it.")
+
+
+def _in_words(reason: str) -> str:
+    """The Temporal client's report of a failed call, in words."""
+    low = reason.lower()
+    if "connection refused" in low or "code: 111" in low or "os error 111" in low:
+        return "nothing answers there, the connection was refused"
+    if "dns" in low or "lookup" in low or "name or service not known" in low:
+        return "its host name could not be resolved"
+    if "timed out" in low or "deadline" in low or "timeout" in low:
+        return "it did not answer in time"
+    said = reason.strip().splitlines()[0] if reason.strip() else "no reason given"
+    said = said.removeprefix("Failed client connect: ")
+    return said if len(said) <= 200 else said[:197] + "..."
 
 
 class Bridge:
@@ -107,10 +132,11 @@ class TemporalRunner:
             self._bridge.run(self._go_on(task_id, wait=wait), timeout=wait + 2 * _seconds(
                 RPC_TIMEOUT))
         except Unreachable as unreachable:
-            log.warning("Task %s is recorded, not yet on Temporal: %s", task_id, unreachable)
+            log.warning("Task %s is recorded, not yet on Temporal. %s", task_id, unreachable)
             outcome = self._agency.loop.outcome(task_id)
             return replace(outcome, problem=(
-                f"Temporal at {self.config.address} could not be reached. The task is recorded "
+                f"Temporal at {self.config.address} could not be reached "
+                f"({_in_words(unreachable.reason)}). The task is recorded "
                 "and goes on once a worker of this app reaches the server (signoff worker "
                 f"--temporal {self.config.address})."))
         except TimeoutError:
@@ -158,7 +184,7 @@ class TemporalRunner:
                 task_timeout=WORKFLOW_TASK_TIMEOUT)
         except RPCError as error:
             self._client = None  # connect again next time
-            raise Unreachable(error.message) from None
+            raise Unreachable(self.config.address, error.message) from None
         if not wait:
             return None
         handle = client.get_workflow_handle(task_id)
@@ -175,7 +201,7 @@ class TemporalRunner:
                 self._client = await Client.connect(self.config.address,
                                                     namespace=self.config.namespace)
             except RuntimeError as error:
-                raise Unreachable(str(error)) from None
+                raise Unreachable(self.config.address, str(error)) from None
         return self._client
 
 

@@ -86,8 +86,7 @@ class TemporalWorker:
                 try:
                     client = await Client.connect(config.address, namespace=config.namespace)
                 except RuntimeError as error:
-                    log.warning("Temporal at %s cannot be reached (%s); trying again.",
-                                config.address, error)
+                    log.warning("%s It tries again.", Unreachable(config.address, str(error)))
                     await _pause(stop, 2.0)
                     continue
                 worker = TemporalSdkWorker(
@@ -119,7 +118,7 @@ class TemporalWorker:
             try:
                 await asyncio.to_thread(self.sweep)
             except Unreachable as unreachable:
-                log.warning("Temporal cannot be reached: %s", unreachable)
+                log.warning("%s", unreachable)
             except Exception:  # the next sweep tries again; the worker goes on meanwhile
                 log.exception("A sweep of the tasks failed; the next one tries again.")
             await _pause(stop, self._sweep_every)

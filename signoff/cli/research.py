@@ -4,9 +4,9 @@ A thin layer over `signoff.research`: it builds the research app, runs the `Rese
 chosen model (the offline extractive reader unless ``--model`` names a provider), shows each step
 as it happens, and prints the answer with numbered citations — or, when no answer can be cited
 from the sources read, says so with what was searched and the closest sources — the receipt's
-task id, and what waits for a person's approval. Registered on the ``signoff`` group with
-``main.add_command(research)``; ``research_receipt`` shows a research task's receipt for
-``signoff receipt`` when no app is named.
+task id, and what waits for a person's approval. Registered on the ``signoff`` group;
+``research_receipt`` shows a research task's receipt for ``signoff receipt`` when no app is
+named. Failures are told as every command tells them (`signoff.cli.failures`).
 
 Everything a source holds is shown as written: no Rich markup or emoji shortcode in it is
 interpreted, and its control characters (escape sequences) are shown as ``\x1b``-style escapes,
@@ -27,6 +27,8 @@ from typing import Any
 
 import click
 
+from signoff.agents.tasks import TaskStatus
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
 
@@ -93,7 +95,7 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
         app = research_app(corpus, database=url)
         person = _local_person(app)
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
     if not as_json:
         console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} sources) "
                       f"with [bold]{plain(model.name)}[/bold].")
@@ -109,7 +111,7 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
             outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
                           budget_usd=budget)
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
     receipt = app.receipt(outcome.task)
     waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
     sources = _sources(corpus, outcome.result.source_ids if outcome.result else [])
@@ -143,8 +145,8 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
                               f"for {plain(p.decide_by)} to decide.")
         else:
             console.print("Nothing waits for approval.")
-    if not (outcome.done or outcome.waiting):
-        sys.exit(1)
+    if not (outcome.done or outcome.waiting):  # halted on a limit: refused; failed: not done
+        sys.exit(EXIT_FAILED if outcome.status is TaskStatus.FAILED else EXIT_REFUSED)
 
 
 # -- the model -----------------------------------------------------------------------------
@@ -178,6 +180,11 @@ def _model(spec: str, price: Price | None = None,
         chosen = choose.model_from(spec, price=price, on_text=on_text)
     except SignoffError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
+    if isinstance(chosen, Model) and chosen.price is None:
+        raise click.BadParameter(
+            f"The price of {chosen.name} is not known, so its cost cannot be kept within the "
+            "budget: give it with --price IN,OUT (US dollars per million input and output "
+            "tokens, e.g. --price 0.15,0.60; 0,0 for a model of your own).", param_hint="--price")
     return chosen if isinstance(chosen, Model) else ExtractiveModel()
 
 
@@ -414,12 +421,6 @@ def _console() -> Any:
     return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
-class _NoSuchTask(click.ClickException):
-    """No such task: exit code 3, as ``signoff receipt`` answers for any app."""
-
-    exit_code = 3
-
-
 def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:
     """Print the receipt of a research task kept in `database` (`default_database()` unless
     given): for ``signoff receipt TASK_ID`` without an app."""
@@ -437,9 +438,9 @@ def research_receipt(task_id: str, *, database: str | None = None, as_json: bool
         app.add_agent(Researcher)
         found = app.receipt(task_id)
     except AgentRefused:
-        raise _NoSuchTask(f"There is no research task {task_id} in {url}.") from None
+        raise Failure(f"There is no research task {task_id} in {url}.", EXIT_NOT_FOUND) from None
     except SignoffError as error:
-        raise click.ClickException(str(error)) from None
+        raise failure_of(error) from None
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(found), indent=2, default=str))
         return
