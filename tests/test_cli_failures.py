@@ -297,9 +297,9 @@ def test_run_starts_a_task_the_worker_goes_on_with(shop: SimpleNamespace) -> Non
 
 
 def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespace) -> None:
-    """`signoff run` with a model nobody serves: the task fails, and stderr says which model and
-    what to check in sentences, with none of the traceback the loop logs (that is for
-    `--debug`)."""
+    """`signoff run` with a model nobody serves: the task fails (exit 5), and stderr says which
+    model and what to check in sentences, with none of the traceback the loop logs (that is for
+    `--debug`); without its price, the run stops before it starts and names --price."""
     env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
            "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
     nowhere = f"openai-compatible:m@http://127.0.0.1:{_closed_port()}/v1"
@@ -314,6 +314,10 @@ def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespa
                        "mia@workshop.example", "--subject", "ticket=T-7", "--model", nowhere,
                        "--price", "0,0", env=env)
     assert "Traceback" in debugged.stderr
+    unpriced = signoff("run", "estimator", "price_fleet_repair", "--for", "mia@workshop.example",
+                       "--subject", "ticket=T-7", "--model", nowhere, env=env)
+    assert unpriced.returncode == 2, unpriced.stderr  # misused: no task is started
+    assert "give it with --price IN,OUT" in unpriced.stderr
 
 
 @pytest.mark.parametrize("args", [["proposals", "show", ""], ["approve", " "],

@@ -52,6 +52,20 @@ def test_a_bad_url_is_a_user_error() -> None:
         Database("not a url at all")
 
 
+@pytest.mark.parametrize(("url", "install"), [
+    ("mysql://u@127.0.0.1/db", "pip install mysqlclient"),
+    ("mysql+pymysql://u@127.0.0.1/db", "pip install PyMySQL"),
+    ("postgresql+psycopg2://u@127.0.0.1/db", "pip install psycopg2-binary; or name psycopg 3"),
+    ("mssql+pyodbc://u@dsn", "pip install pyodbc"),
+])
+def test_a_missing_driver_names_the_package_pip_installs(url: str, install: str) -> None:
+    """A URL whose driver is not installed names what to install (its package, where the
+    module is named otherwise): UserError, a misuse."""
+    with pytest.raises(UserError, match="which is not installed") as refused:
+        Database(url)
+    assert f"({install}" in str(refused.value)
+
+
 def test_a_second_sqlite_transaction_inside_one_is_refused_at_once(tmp_path: Path) -> None:
     """A thread holding a SQLite transaction that opens another would wait on its own lock:
     it is told at once instead, and the first transaction still works."""

@@ -108,6 +108,44 @@ def test_a_worker_that_cannot_reach_temporal_says_so_in_a_sentence(shop: SimpleN
     assert (told.exit_code, told.message) == (5, str(caught.value))
 
 
+# What the Temporal client (temporalio 1.x, its Rust core) reported in each case, as it wrote it.
+_REFUSED = ('Failed client connect: Server connection error: tonic::transport::Error(Transport, '
+            'ConnectError(ConnectError("tcp connect error", 127.0.0.1:7233, Os { code: 111, kind: '
+            'ConnectionRefused, message: "Connection refused" })))')
+_NOT_GRPC = ('Failed client connect: `get_system_info` call error after connection: Status { '
+             'code: Internal, message: "h2 protocol error: http2 error", source: Some(tonic::'
+             'transport::Error(Transport, hyper::Error(Http2, Error { kind: GoAway(b"", '
+             'FRAME_SIZE_ERROR, Library) }))) }')
+_NO_ROUTE = ('Failed client connect: Server connection error: tonic::transport::Error(Transport, '
+             'ConnectError(ConnectError("tcp connect error", 10.9.9.9:7233, Os { code: 113, '
+             'kind: HostUnreachable, message: "No route to host" })))')
+_OTHER = "Failed client connect: Server connection error: tonic::transport::Error(Transport, X)"
+
+
+@pytest.mark.parametrize(("reason", "reached", "told"), [
+    (_REFUSED, False, "could not be reached: nothing answers there, the connection was refused. "
+                      "Check that the server runs"),
+    (_NOT_GRPC, False, "could not be reached: something answers there, but not Temporal's gRPC "
+                       "(is it the web UI's port?). Check"),
+    (_NO_ROUTE, False, "could not be reached: there is no route to that host. Check"),
+    (_OTHER, False, "could not be reached: the connection failed (signoff --debug shows the "
+                    "client's report). Check"),
+    ("Namespace no-such-namespace is not found.", True,
+     "refused the call: Namespace no-such-namespace is not found. Check the namespace"),
+])
+def test_what_the_temporal_client_reported_is_told_in_words(reason: str, reached: bool,
+                                                            told: str) -> None:
+    """The client's report, often a Rust error's text, is told as a phrase in a sentence that
+    names the server and what to check; the report is kept on the error, and shown with its
+    traceback (`--debug`)."""
+    error = Unreachable("127.0.0.1:7233", reason, reached=reached)
+    assert str(error).startswith(f"Temporal at 127.0.0.1:7233 {told}")
+    assert "tonic" not in str(error)
+    assert ".. " not in str(error)  # the server's own full stop is not doubled
+    assert error.reason == reason
+    assert error.__notes__ == [f"The Temporal client reported: {reason}"]
+
+
 def test_an_app_chooses_its_runner_in_one_place(monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process unless `runner=` or SIGNOFF_TEMPORAL names a server; an in-process app has no
     Temporal worker, and says how to name one."""

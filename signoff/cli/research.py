@@ -145,8 +145,10 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
                               f"for {plain(p.decide_by)} to decide.")
         else:
             console.print("Nothing waits for approval.")
-    if not (outcome.done or outcome.waiting):  # halted on a limit: refused; failed: not done
-        sys.exit(EXIT_FAILED if outcome.status is TaskStatus.FAILED else EXIT_REFUSED)
+    if outcome.status is TaskStatus.FAILED:  # its model could not be used: not done
+        sys.exit(EXIT_FAILED)
+    if outcome.status is TaskStatus.HALTED:  # at a limit: refused to go on
+        sys.exit(EXIT_REFUSED)
 
 
 # -- the model -----------------------------------------------------------------------------

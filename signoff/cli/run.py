@@ -41,7 +41,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     limit. A waiting task goes on in `signoff worker` once it is decided.
 
     Exits 0 when the task is done or waits on a decision, 1 when it halted at a limit, 5 when it
-    failed (a model or an action could not be used).
+    failed (its model could not be used).
 
     \b
     Example:
@@ -65,14 +65,23 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
         person = app.people.find(for_handle)
         if person is None:
             raise Failure(f"There is nobody with the handle {for_handle!r}.", EXIT_NOT_FOUND)
+    worked_on = _subject(app, handle, own, subject, person)
     model: Any = None
     if model_spec is not None:
         model = ModelSpec(spec=model_spec, price=price_from(price_text) if price_text else None)
+        limit = budget if budget is not None else handle.registered.agent.budget_usd
+        made = model.make()
+        if made.price is None and limit != float("inf"):
+            raise click.BadParameter(
+                f"The price of {made.name} is not known, so its cost cannot be kept within the "
+                "budget: give it with --price IN,OUT (US dollars per million input and output "
+                "tokens, e.g. --price 0.15,0.60; 0,0 for a model of your own).",
+                param_hint="--price")
     elif handle.registered.agent.model is None:
         raise click.UsageError(f"{agent} declares no model: name one with --model, e.g. "
                                "--model openai:gpt-4o-mini.")
-    outcome = handle.do(own, _subject(app, handle, own, subject, person), for_=person,
-                        model=model, max_steps=max_steps, budget_usd=budget)
+    outcome = handle.do(own, worked_on, for_=person, model=model, max_steps=max_steps,
+                        budget_usd=budget)
     if as_json:
         click.echo(json.dumps({"task": outcome.task, "status": outcome.status.value,
                                "waiting_on": list(outcome.waiting_on),

@@ -174,8 +174,13 @@ def _engine_for(url: str) -> Engine:
             engine = create_engine(url, pool_pre_ping=True)
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
         driver = (missing.name or "").split(".")[0]
-        extra = " (the postgres extra: pip install 'signoff[postgres]')" if (
-            driver.startswith("psycopg")) else f" (pip install {_DRIVER_PACKAGES.get(driver, driver)})"
+        if driver == "psycopg2":
+            extra = (" (pip install psycopg2-binary; or name psycopg 3, which the postgres extra "
+                     "brings: postgresql+psycopg://…, pip install 'signoff[postgres]')")
+        elif driver.startswith("psycopg"):
+            extra = " (the postgres extra: pip install 'signoff[postgres]')"
+        else:
+            extra = f" (pip install {_DRIVER_PACKAGES.get(driver, driver)})"
         raise UserError(f"The database {_shown(url)} needs the driver {driver}, which is not "
                         f"installed{extra}.") from missing
     except Exception as error:  # SQLAlchemy's ArgumentError, ...

@@ -24,7 +24,7 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.agents import holds
 from signoff.agents import repository as repo
@@ -52,32 +52,64 @@ alive for longer) before another worker is given it: how soon a stopped worker's
 
 
 class Unreachable(SignoffError):
-    """The Temporal server could not be reached (or refused the call): which, why and what to
-    do, in a sentence (the client's own report, a Rust error's text, is told in words)."""
+    """The Temporal server could not be reached, or refused the call: which, why and what to
+    check, in a sentence (the client's own report, often a Rust error's text, is kept in
+    `reason`, and told in words)."""
 
-    def __init__(self, address: str, reason: str) -> None:
+    def __init__(self, address: str, reason: str, *, reached: bool = False) -> None:
         self.address = address
         """The server's HOST:PORT."""
         self.reason = reason
         """What the client reported, as it reported it."""
-        super().__init__(
-            f"Temporal at {address} could not be reached: {_in_words(reason)}. Check that the "
-            "server runs (to try signoff out: temporal server start-dev) and that --temporal "
-            "(or SIGNOFF_TEMPORAL) names it.")
+        self.reached = reached
+        """Whether the server answered (and refused the call)."""
+        if reached:
+            told = (f"Temporal at {address} refused the call: {_in_words(reason)}. Check the "
+                    "namespace the app names (Temporal(namespace=...)) and what the server allows.")
+        else:
+            told = (f"Temporal at {address} could not be reached: {_in_words(reason)}. Check "
+                    "that the server runs (to try signoff out: temporal server start-dev) and "
+                    "that --temporal (or SIGNOFF_TEMPORAL) names it.")
+        super().__init__(told)
+        self.add_note(f"The Temporal client reported: {reason}")  # shown with a traceback
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unreachable, (self.address, self.reason, self.reached))
+
+
+def _unreachable(address: str, reason: str, reached: bool) -> Unreachable:
+    return Unreachable(address, reason, reached=reached)
+
+
+_TOLD = (
+    (("connection refused", "os error 111", "code: 111"),
+     "nothing answers there, the connection was refused"),
+    (("dns error", "failed to lookup", "name or service not known", "nodename nor servname"),
+     "its host name could not be resolved"),
+    (("no route to host", "os error 113"), "there is no route to that host"),
+    (("network is unreachable", "os error 101"), "the network is unreachable"),
+    (("certificate", "tls", "ssl"), "the TLS handshake failed (check the server's certificate)"),
+    (("h2 protocol error", "http2", "frame with invalid size", "invalid content-type"),
+     "something answers there, but not Temporal's gRPC (is it the web UI's port?)"),
+    (("timed out", "timeout", "deadline"), "it did not answer in time"),
+)
+"""What the client's report says, by the words it holds, first match wins."""
 
 
 def _in_words(reason: str) -> str:
-    """The Temporal client's report of a failed call, in words."""
+    """The Temporal client's report of a failed call, in words: a known failure as a phrase,
+    a server's own sentence as it wrote it, and a Rust error's text as a phrase that names
+    none of it (it stays in `Unreachable.reason`)."""
     low = reason.lower()
-    if "connection refused" in low or "code: 111" in low or "os error 111" in low:
-        return "nothing answers there, the connection was refused"
-    if "dns" in low or "lookup" in low or "name or service not known" in low:
-        return "its host name could not be resolved"
-    if "timed out" in low or "deadline" in low or "timeout" in low:
-        return "it did not answer in time"
-    said = reason.strip().splitlines()[0] if reason.strip() else "no reason given"
-    said = said.removeprefix("Failed client connect: ")
-    return said if len(said) <= 200 else said[:197] + "..."
+    for words, told in _TOLD:
+        if any(w in low for w in words):
+            return told
+    said = reason.strip().splitlines()[0].removeprefix("Failed client connect: ") if (
+        reason.strip()) else ""
+    if not said or "tonic::" in said or "Status {" in said or "Error(" in said:
+        return "the connection failed (signoff --debug shows the client's report)"
+    said = said.rstrip(". ")
+    return said if len(said) <= 200 else said[:197].rstrip() + "..."
 
 
 class Bridge:
@@ -135,7 +167,8 @@ class TemporalRunner:
             log.warning("Task %s is recorded, not yet on Temporal. %s", task_id, unreachable)
             outcome = self._agency.loop.outcome(task_id)
             return replace(outcome, problem=(
-                f"Temporal at {self.config.address} could not be reached "
+                f"Temporal at {self.config.address} "
+                f"{'refused the call' if unreachable.reached else 'could not be reached'} "
                 f"({_in_words(unreachable.reason)}). The task is recorded "
                 "and goes on once a worker of this app reaches the server (signoff worker "
                 f"--temporal {self.config.address})."))
@@ -184,7 +217,9 @@ class TemporalRunner:
                 task_timeout=WORKFLOW_TASK_TIMEOUT)
         except RPCError as error:
             self._client = None  # connect again next time
-            raise Unreachable(self.config.address, error.message) from None
+            log.debug("Temporal at %s: %s", self.config.address, error)
+            raise Unreachable(self.config.address, error.message,
+                              reached=error.status is not RPCStatusCode.UNAVAILABLE) from None
         if not wait:
             return None
         handle = client.get_workflow_handle(task_id)
@@ -201,6 +236,7 @@ class TemporalRunner:
                 self._client = await Client.connect(self.config.address,
                                                     namespace=self.config.namespace)
             except RuntimeError as error:
+                log.debug("Temporal at %s: %s", self.config.address, error)
                 raise Unreachable(self.config.address, str(error)) from None
         return self._client
 
