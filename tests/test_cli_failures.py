@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import uuid
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -381,6 +382,36 @@ def test_run_refuses_bad_input_in_words(shop: SimpleNamespace, args: list[str], 
     assert result.exit_code == code, result.output
     assert sentence in result.stderr
     assert shop.app.proposals() == []
+
+
+def test_a_subject_the_person_may_not_read_is_told_as_one_that_is_not_there(
+    shop: SimpleNamespace,
+) -> None:
+    """`signoff run --subject` for a person who may not read the record says what it says of a
+    record that does not exist (exit 3): the command does not tell that it exists, or its name."""
+    shop.app.people.add("zed@workshop.example", "Zed")  # no role: may read no repair
+    model = ["--model", "openai-compatible:m@http://127.0.0.1:9/v1", "--price", "0,0"]
+    for given in ("ticket=T-7", str(shop.repair.id), "ticket=T-99", str(uuid.uuid4())):
+        result = cli("run", "estimator", "estimate_repair", "--for", "zed@workshop.example",
+                     "--subject", given, *model, "--app", APP)
+        assert (result.exit_code, result.stderr.strip()) == (
+            3, f"Error: There is no Repair {given} that Zed may read."), given
+    assert shop.app.proposals() == []
+
+
+def test_what_a_model_wrote_reaches_the_terminal_as_escapes(shop: SimpleNamespace) -> None:
+    """A receipt line and a proposal's reason hold what the model wrote, control characters and
+    a right-to-left override included: `signoff receipt` and `proposals show` print each as an
+    escape, never as itself."""
+    evil = "Pads\u202e and\x00 a \x1b[2Jcable."
+    outcome = price(shop, why=evil)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    shown = cli("receipt", outcome.task, "--app", APP, "--as", "mia@workshop.example")
+    told = cli("proposals", "show", proposal.id, "--app", APP, "--as", "mia@workshop.example")
+    for result in (shown, told):
+        assert result.exit_code == 0, result.output
+        assert not any(c in result.output for c in "\u202e\x00\x1b")
+    assert "Why: Pads\\u202e and\\x00 a \\x1b[2Jcable." in told.output
 
 
 def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace) -> None:

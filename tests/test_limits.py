@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from sqlalchemy import String
+from sqlalchemy import String, func, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, NextAction, Permits, Price, Skill, TaskStatus, Usage, allow, next_action
+from signoff import (
+    Agent,
+    App,
+    NextAction,
+    Permits,
+    Price,
+    Skill,
+    TaskStatus,
+    Usage,
+    UserError,
+    allow,
+    next_action,
+)
+from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 
 
@@ -113,7 +128,28 @@ def test_a_result_that_does_not_fit_is_told_and_retried() -> None:
     assert outcome.status is TaskStatus.DONE
     assert outcome.result == Tally(total=2)
     told = [m.text for m in script.seen.messages[1] if m.role == "tool"]
-    assert told[0].startswith("Invalid: the result does not fit")
+    assert told[0].startswith("Invalid: the result does not fit (total: Input should be a valid "
+                              "integer")
+
+
+DEEP = "[" * 5000 + "]" * 5000
+"""Arguments nested more deeply than Python's JSON reader can read."""
+
+
+@pytest.mark.parametrize("arguments", [DEEP, '{"counter": ' + DEEP + "}"])
+@pytest.mark.parametrize("tool", ["bump", "hand_back"])
+def test_arguments_nested_too_deeply_are_told_and_the_task_goes_on(tool: str,
+                                                                   arguments: str) -> None:
+    """A call whose arguments nest too deeply to read, to a tool or to hand back, is told to
+    the model as Invalid, kept in the receipt, and the task goes on to its end."""
+    shop = _counter()
+    script = ScriptedModel(says.raw(tool, arguments), says.hand_back(Tally(total=1)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.DONE
+    (told,) = [m.text for m in script.seen.messages[1] if m.role == "tool"]
+    assert told.startswith("Invalid: ")
+    assert "nested too deeply to read" in told
+    assert f"{tool} was asked for: {told}" in shop.app.receipt(outcome.task).words
 
 
 def test_a_model_that_breaks_fails_the_task_without_its_internals() -> None:
@@ -217,3 +253,37 @@ def test_a_settled_call_replaces_its_reservation_with_its_cost() -> None:
     assert budget.unreserved(0.75, 0.25) == pytest.approx(0.5)
     assert budget.over_reserved(0.26, 0.25)
     assert not budget.over_reserved(0.1 + 0.2, 0.3)
+
+
+@pytest.mark.parametrize(("limits", "told"), [
+    ({"max_steps": 0}, "max_steps must be a whole number of model calls, 1 or more, not 0."),
+    ({"max_steps": 2.5}, "max_steps must be a whole number of model calls, 1 or more, not 2.5."),
+    ({"budget_usd": float("nan")}, "budget_usd must be a number of US dollars, 0 or more"),
+    ({"budget_usd": -1}, "budget_usd must be a number of US dollars, 0 or more"),
+    ({"budget_usd": "1"}, "budget_usd must be a number of US dollars, 0 or more"),
+])
+def test_limits_no_task_could_keep_are_refused_before_it_starts(limits: dict[str, Any],
+                                                                 told: str) -> None:
+    """A step limit under one, or a budget that is not a number of dollars (NaN, negative), is
+    the developer's mistake, told as such; no task is started."""
+    shop = _counter()
+    with pytest.raises(UserError, match=re.escape(told)):
+        shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel(),
+                                      **limits)
+    with shop.app.database.connect() as db:
+        assert db.execute(select(func.count()).select_from(tasks)).scalar_one() == 0
+
+
+def test_work_for_a_person_named_by_handle() -> None:
+    """`for_` takes a person's handle as well as the person; a handle of nobody, or anything
+    else, is told."""
+    shop = _counter()
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_="b@x.example",
+                                            model=ScriptedModel(says.hand_back(Tally(total=0))))
+    assert shop.app.receipt(outcome.task).words.startswith("Clerk began count for Bo.")
+    with pytest.raises(UserError, match=re.escape("There is nobody with the id or handle 'z@x.example'")):
+        shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_="z@x.example",
+                                      model=ScriptedModel())
+    with pytest.raises(UserError, match="for_ takes a person"):
+        shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=42,  # type: ignore[arg-type]
+                                      model=ScriptedModel())

@@ -548,3 +548,29 @@ def test_a_task_that_moved_on_under_the_hold_is_let_go(
     assert done.status is TaskStatus.DONE, done.problem
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Counter, shop.counter.id).value == 1
+
+
+class _SameIds(ScriptedModel):
+    """A model that gives every call of a turn one id, as a careless provider might."""
+
+    def complete(self, messages: Any, tools: Any, *, max_output_tokens: int) -> Reply:
+        reply = super().complete(messages, tools, max_output_tokens=max_output_tokens)
+        return replace(reply, tool_calls=tuple(replace(c, id="c1") for c in reply.tool_calls))
+
+
+def test_calls_of_one_turn_that_share_an_id_are_each_given_their_own() -> None:
+    """Two calls of a turn with one id are kept apart: the second gets an id of its own, each
+    runs once, and the model is told each answer under the id of the call it answers."""
+    shop = _counter()
+    script = _SameIds(says.tools(says.tool(shop.bump, counter=shop.counter.id),
+                                 says.tool(shop.bump, counter=shop.counter.id)),
+                      says.hand_back(Tally(total=2)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.DONE
+    asked = script.seen.messages[1]
+    (assistant,) = [m for m in asked if m.role == "assistant"]
+    assert [c.id for c in assistant.tool_calls] == ["c1", "call_1_1"]
+    assert [(m.tool_call_id, m.text) for m in asked if m.role == "tool"] == [
+        ("c1", "1"), ("call_1_1", "2")]
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -68,15 +69,21 @@ class AgentHandle:
         skill: Skill[Any, Any] | type[Skill[Any, Any]] | str,
         subject: Any = None,
         *,
-        for_: Principal | None = None,
+        for_: Principal | str | None = None,
         model: Model | ModelSpec | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
     ) -> Outcome:
         """Do one piece of work until it is done, waits on a person, or stops at a limit.
-        A model named by `ModelSpec` is kept with the task, so that a worker in another
-        process can make it again and go on after a decision made there, or a restart."""
+        `for_`: the person the work is for (a `Principal`, or their handle or id). A model
+        named by `ModelSpec` is kept with the task, so that a worker in another process can make
+        it again and go on after a decision made there, or a restart."""
         agent = self.registered.agent
+        if isinstance(for_, str):
+            for_ = self._agency.people.get(for_)  # UserError for nobody
+        elif for_ is not None and not isinstance(for_, Principal):
+            raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
+        _check_limits(max_steps, budget_usd)
         try:
             own = agent.skill(skill)
         except LookupError:
@@ -168,6 +175,20 @@ class AgentHandle:
         if chosen is not None:
             self._agency.loop.models[task] = chosen
         return self._agency.loop.go_on(task)
+
+
+def _check_limits(max_steps: int | None, budget_usd: float | None) -> None:
+    """`UserError` for limits that no task could keep: no step at all, or a budget that is not
+    a number of dollars, none or more (``float("inf")``: no budget)."""
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
+                                  or max_steps < 1):
+        raise UserError(f"max_steps must be a whole number of model calls, 1 or more, not "
+                        f"{max_steps!r}.")
+    if budget_usd is not None and (isinstance(budget_usd, bool)
+                                   or not isinstance(budget_usd, int | float)
+                                   or math.isnan(budget_usd) or budget_usd < 0):
+        raise UserError(f"budget_usd must be a number of US dollars, 0 or more (float('inf') "
+                        f"for no budget), not {budget_usd!r}.")
 
 
 def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:

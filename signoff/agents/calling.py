@@ -142,7 +142,7 @@ class CallSteps(StepUnits):
         """The labels of the call's arguments, from what the task saw before this turn."""
         try:
             arguments = json.loads(call.arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
             return NOTHING_SEEN  # refused as Invalid when its values are read
         if not isinstance(arguments, dict):
             return NOTHING_SEEN

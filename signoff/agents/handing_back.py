@@ -47,8 +47,21 @@ def read_result(result_type: Any, arguments: str) -> Handed | str:
         adapter = _adapter(result_type)
         result = adapter.validate_python(raw)
         return Handed(result=result, value=adapter.dump_python(result, mode="json"))
-    except (ValueError, KeyError, TypeError, ValidationError) as error:
+    except RecursionError:
+        return "the result is nested too deeply to read"
+    except ValidationError as error:
+        return _wrong_fields(error)
+    except (ValueError, KeyError, TypeError) as error:
         return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def _wrong_fields(error: ValidationError) -> str:
+    """What does not fit in a result, field by field (the first three), as the model is told."""
+    problems = error.errors(include_url=False)
+    told = [f"{'.'.join(str(part) for part in p['loc']) or 'the result'}: {p['msg']}"
+            for p in problems[:3]]
+    more = len(problems) - len(told)
+    return "; ".join(told) + (f"; and {more} more" if more else "")
 
 
 def task_view(task_id: str, calls: list[CallRow]) -> TaskView:
@@ -59,7 +72,7 @@ def task_view(task_id: str, calls: list[CallRow]) -> TaskView:
             continue
         try:
             arguments = json.loads(c.arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             arguments = {}
         answers.append(ToolAnswer(tool=c.tool, arguments=arguments if isinstance(
             arguments, dict) else {}, value=c.value, said=c.said or ""))

@@ -371,10 +371,7 @@ class Loop(CallSteps):
             return self._over_reserve(task, model.name, reply.text, reply.usage.input_tokens,
                                       reply.usage.output_tokens, cost, reserve, spent)
         turn = task.turn + 1
-        calls = tuple(
-            ToolCall(id=c.id or f"call_{turn}_{i}", name=c.name, arguments=c.arguments)
-            for i, c in enumerate(reply.tool_calls)
-        )
+        calls = _with_own_ids(reply.tool_calls, turn)
         added = [Message(role="assistant", text=reply.text, tool_calls=calls)]
         if not calls:
             added.append(Message(
@@ -569,6 +566,24 @@ def _unsettled(call: repo.CallRow) -> bool:
 _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
                                  ran_as=None, effects=None, answer="")
 """A new tool call's columns that the model's turn does not set (their defaults)."""
+
+
+def _with_own_ids(calls: tuple[ToolCall, ...], turn: int) -> tuple[ToolCall, ...]:
+    """A turn's calls, each with an id of its own: one the model left empty, or gave an earlier
+    call of the turn too, is replaced (``call_<turn>_<position>``), so that each answer names
+    the one call it answers (the turn is stored, and sent back to the model, so)."""
+    taken: set[str] = set()
+    own = []
+    for position, call in enumerate(calls):
+        given = call.id
+        if not given or given in taken:
+            given = f"call_{turn}_{position}"
+            while given in taken:
+                given += "_"
+        taken.add(given)
+        own.append(call if given == call.id else ToolCall(id=given, name=call.name,
+                                                          arguments=call.arguments))
+    return tuple(own)
 
 
 def _subject_ref(subject: Any, subject_type: Any) -> tuple[str | None, Any]:

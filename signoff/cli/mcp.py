@@ -20,6 +20,7 @@ from signoff.cli import (
 )
 from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
 from signoff.cli.subjects import record_named
+from signoff.cli.terminal import say
 from signoff.exceptions import SignoffError
 
 T = TypeVar("T")
@@ -127,7 +128,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
 
 def _telling(words: str) -> Callable[[], None]:
     """What says `words` on stderr (stdout may be an MCP stream) once a server listens."""
-    return lambda: click.echo(words, err=True)
+    return lambda: say(words, err=True)
 
 
 def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -> Any:
@@ -365,7 +366,7 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
 
     decision = _with_guard(config_path, lambda app: app.approve(
         proposal_id, by=whoami(app, as_handle, token), always_like_this=always))
-    click.echo(decision.said)
+    say(decision.said)
     if decision.status.value != "Done":
         raise SystemExit(EXIT_REFUSED)
 
@@ -386,4 +387,4 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
     """
     decision = _with_guard(config_path, lambda app: app.reject(
         proposal_id, by=whoami(app, as_handle, token), reason=reason))
-    click.echo(decision.said)
+    say(decision.said)

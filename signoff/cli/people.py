@@ -26,6 +26,7 @@ from signoff.cli import (
     main,
     whoami,
 )
+from signoff.cli.terminal import say
 from signoff.inbox import Inbox
 
 __all__: list[str] = []
@@ -110,8 +111,8 @@ def _echo_proposals(found: list[Any], *, as_json: bool, people: Any) -> None:
         return
     for p in found:
         decider = people.find(p.decided_by) if p.decided_by else None
-        click.echo(_proposal_line(p, decider.name if decider else ""))
-    click.echo(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
+        say(_proposal_line(p, decider.name if decider else ""))
+    say(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
 
 
 def _of_group(ctx: click.Context, app_spec: str | None, as_handle: str | None,
@@ -150,31 +151,31 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
         data["decided_by_name"] = decider.name if decider else None
         _print_json(data)
         return
-    click.echo(f"{p.agent} proposes: {p.label}")
+    say(f"{p.agent} proposes: {p.label}")
     for name, value in p.shown.items():
-        click.echo(f"  {name}: {value}")
-    click.echo(f"Why: {p.why or '(it did not say)'}")
+        say(f"  {name}: {value}")
+    say(f"Why: {p.why or '(it did not say)'}")
     if p.labels:
-        click.echo("Outside content may have steered it:")
+        say("Outside content may have steered it:")
         for label in p.labels:
-            click.echo(f"  - {label.words}")
-    click.echo("What it does:")
+            say(f"  - {label.words}")
+    say("What it does:")
     for line in p.effects:
-        click.echo(f"  - {line}")
-    click.echo("What it looked at:")
+        say(f"  - {line}")
+    say("What it looked at:")
     for e in p.evidence or ():
-        click.echo(f"  - {e.tool}({e.arguments}) → {e.answer}")
+        say(f"  - {e.tool}({e.arguments}) → {e.answer}")
     if not p.evidence:
-        click.echo("  (nothing)")
+        say("  (nothing)")
     if p.status is ProposalStatus.WAITING:
-        click.echo(f"To be decided by: {p.decide_by}. Status: Waiting.")
+        say(f"To be decided by: {p.decide_by}. Status: Waiting.")
         if p.deadline_at:
-            click.echo(f"Deadline: {inbox.deadline(p)}")
-        click.echo("Fresh: yes." if freshness.fresh else f"Stale: {freshness.words}")
+            say(f"Deadline: {inbox.deadline(p)}")
+        say("Fresh: yes." if freshness.fresh else f"Stale: {freshness.words}")
     else:
         who = decider.name if decider else (
             "nobody" if p.decided_by is None else "someone no longer known")
-        click.echo(f"Decided by: {who}. Status: {p.status.value}."
+        say(f"Decided by: {who}. Status: {p.status.value}."
                    + (f" {p.reason}" if p.reason and p.status is not ProposalStatus.DONE else ""))
 
 
@@ -222,9 +223,9 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
     if as_json:
         _print_json(decision)
     else:
-        click.echo(decision.said)
+        say(decision.said)
         if decision.rule is not None:
-            click.echo(_rule_words(app, decision.rule))
+            say(_rule_words(app, decision.rule))
     if decision.status is not ProposalStatus.DONE:
         raise SystemExit(EXIT_REFUSED)
 
@@ -250,7 +251,7 @@ def reject(proposal_id: str, reason: str, app_spec: str | None, as_handle: str |
     if as_json:
         _print_json(decision)
     else:
-        click.echo(decision.said)
+        say(decision.said)
 
 
 @main.group(invoke_without_command=True)
@@ -282,11 +283,11 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
     inbox = Inbox(app)
     for r in found:
         if r.active:
-            click.echo(f"{r.id}  In force, used {r.used}×: {inbox.covers(r)}.")
+            say(f"{r.id}  In force, used {r.used}×: {inbox.covers(r)}.")
             continue
         why = f" Why it was taken back: {r.why}" if r.why else ""
-        click.echo(f"{r.id}  Revoked, used {r.used}×; it said: {inbox.covers(r)}.{why}")
-    click.echo(f"{len(found)} rule{'s' if len(found) != 1 else ''}.")
+        say(f"{r.id}  Revoked, used {r.used}×; it said: {inbox.covers(r)}.{why}")
+    say(f"{len(found)} rule{'s' if len(found) != 1 else ''}.")
 
 
 def _rule_words(app: Any, rule: StandingRule) -> str:
@@ -312,7 +313,7 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
     """
     app, me = _of_group(ctx, app_spec, as_handle, token)
     rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
-    click.echo(f"Revoked: {rule.agent} proposes {rule.tool} again.")
+    say(f"Revoked: {rule.agent} proposes {rule.tool} again.")
 
 
 @main.command()
@@ -340,11 +341,11 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
         _print_json([{**asdict(t), "stuck": stuck.get(t.id, "")} for t in found])
         return
     for t in found:
-        click.echo(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
+        say(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
                    f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}")
         if t.id in stuck:
-            click.echo(f"    Stuck: {stuck[t.id]}")
-    click.echo(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
+            say(f"    Stuck: {stuck[t.id]}")
+    say(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
 
 
 @main.command()
@@ -381,8 +382,8 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
         _print_json(found)
         return
     for entry in found.entries:
-        click.echo(f"{entry.at:%H:%M:%S}  {entry.words}")
-    click.echo(f"Status: {found.status}. Cost: ${found.cost_usd:.6f}.")
+        say(f"{entry.at:%H:%M:%S}  {entry.words}")
+    say(f"Status: {found.status}. Cost: ${found.cost_usd:.6f}.")
 
 
 @main.command()
@@ -402,4 +403,4 @@ def agents(app_spec: str | None, as_json: bool) -> None:
                       "decided_by": x.decided_by} for x in lines])
         return
     for x in lines:
-        click.echo(f"{x.agent:12} {x.skill:20} {x.tool:16} {x.leave.words:18} {x.decided_by}")
+        say(f"{x.agent:12} {x.skill:20} {x.tool:16} {x.leave.words:18} {x.decided_by}")

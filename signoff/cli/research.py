@@ -19,7 +19,6 @@ import dataclasses
 import getpass
 import importlib
 import json
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,10 +28,11 @@ import click
 
 from signoff.agents.tasks import TaskStatus
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
+from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
 
-__all__ = ["plain", "research", "research_receipt", "visible"]
+__all__ = ["plain", "research", "research_receipt"]
 
 _EXAMPLES = """
 \b
@@ -372,7 +372,7 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
 def _arguments(arguments: str) -> str:
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _short(arguments, 160)
     if isinstance(value, dict):
         return _short(", ".join(f"{k}={json.dumps(v)}" for k, v in value.items()), 160)
@@ -383,7 +383,7 @@ def _claims(arguments: str) -> str:
     try:
         answer = json.loads(arguments)
         claims = answer.get("claims", [])
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return _short(arguments, 160)
     if answer.get("declined"):
         return "an answer that declines: no answer can be cited from the sources read"
@@ -394,18 +394,6 @@ def _claims(arguments: str) -> str:
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Control characters (all but tab and line feed) and the marks that reorder text on screen
-(bidirectional overrides and isolates): none is sent to the terminal."""
-
-
-def visible(text: str) -> str:
-    """`text` with each control character or reordering mark shown as an escape (``\\x1b``,
-    ``\\u202e``), so that none reaches the terminal."""
-    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                                   else f"\\u{ord(m.group()):04x}"), text)
 
 
 def plain(text: str) -> str:

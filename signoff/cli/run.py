@@ -10,6 +10,7 @@ import click
 from signoff.cli import APP_OPTION, EXIT_REFUSED, JSON_OPTION, app_option_words, load_app, main
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.subjects import record_named
+from signoff.cli.terminal import say
 
 __all__: list[str] = []
 
@@ -127,16 +128,16 @@ def _subject(app: Any, handle: Any, skill: Any, given: str | None, person: Any) 
 
 def _tell(outcome: Any) -> None:
     status = outcome.status.value
-    click.echo(f"Task {outcome.task}: {status.lower()}, after {outcome.steps} model call"
+    say(f"Task {outcome.task}: {status.lower()}, after {outcome.steps} model call"
                f"{'s' if outcome.steps != 1 else ''} (${outcome.spend_usd:.4f}).")
     if outcome.waiting_on:
-        click.echo(f"It waits on {', '.join(outcome.waiting_on)}: see `signoff proposals"
+        say(f"It waits on {', '.join(outcome.waiting_on)}: see `signoff proposals"
                    f"{app_option_words()} --as HANDLE`, or the inbox (`signoff serve`). Once "
                    f"decided, `signoff worker{app_option_words()}` goes on with it.")
     if outcome.result is not None:
-        click.echo(f"Result: {json.dumps(_jsonable(outcome.result))}")
+        say(f"Result: {json.dumps(_jsonable(outcome.result))}")
     if outcome.problem:
-        click.echo(outcome.problem, err=True)
+        say(outcome.problem, err=True)
 
 
 def _jsonable(value: Any) -> Any:

@@ -12,6 +12,7 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import select
 
 from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+from signoff.exceptions import NotAuthorized
 
 __all__ = ["record_named"]
 
@@ -35,10 +36,14 @@ def record_named(app: Any, record_type: type[Any], given: str, reader: Any = Non
         except ValueError:
             raise click.UsageError(f"{given!r} is neither the id of a {name} nor FIELD=VALUE "
                                    "with a unique field of it.") from None
+    whose = f" that {reader.name} may read" if reader is not None else ""
+    not_found = Failure(f"There is no {name} {given}{whose}.", EXIT_NOT_FOUND)
     with app.session(as_=reader if reader is not None else app.system) as session:
-        found = session.scalars(select(record_type).where(condition)).first()
+        try:
+            found = session.scalars(select(record_type).where(condition)).first()
+        except NotAuthorized:  # there, but not theirs to read: told as what is not there
+            raise not_found from None
         if found is None:
-            whose = f" that {reader.name} may read" if reader is not None else ""
-            raise Failure(f"There is no {name} {given}{whose}.", EXIT_NOT_FOUND)
+            raise not_found
         session.expunge(found)
     return found

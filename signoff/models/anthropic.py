@@ -205,7 +205,7 @@ def _input_tokens(usage: Any) -> int | None:
 def _input_of(arguments: str) -> dict[str, Any]:
     try:
         value = json.loads(arguments) if arguments else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # a call the model made malformed, refused when made
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -174,7 +174,7 @@ class _Conversation:
             for c in message.tool_calls if message.role == "assistant" else ():
                 try:
                     arguments = json.loads(c.arguments)
-                except ValueError:
+                except (ValueError, RecursionError):
                     arguments = {}
                 calls.append(_Call(id=c.id, name=c.name, answer=answers.get(c.id),
                                    arguments=arguments if isinstance(arguments, dict) else {}))
