@@ -418,11 +418,14 @@ def test_the_token_bound_covers_the_request(wire: Wire, server: ProviderServer) 
 
 
 @wires
-def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: ProviderServer) -> None:
-    """Arguments that are not JSON come back exactly as written; the loop tells the model they
-    are not JSON, and nothing runs or is proposed."""
+@pytest.mark.parametrize("tail", ["", "[" * 3000 + "]" * 3000 + "}"])
+def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: ProviderServer,
+                                                       tail: str) -> None:
+    """Arguments that are not JSON, or nest too deeply to read, come back exactly as written;
+    the loop tells the model they cannot be read, nothing runs or is proposed, and the next
+    request sends the call back as the provider takes it."""
     shop = _shop(may=Permits.everything())
-    broken = '{"repair": "' + str(shop.repair.id) + '", "note": '
+    broken = '{"repair": "' + str(shop.repair.id) + '", "note": ' + tail
     hand_back = ("c2", "hand_back", json.dumps({"hours": 1, "summary": "Pads."}))
     if wire.name == "openai":
         server.answer(wire.reply("Noting.", [("c1", "note_repair", broken)]), wire.reply(None, [hand_back]))
@@ -437,7 +440,8 @@ def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: Provi
         model.close()
     assert outcome.status is TaskStatus.DONE
     told = wire.tool_results(server.bodies()[1])["c1"]
-    assert told.startswith("Invalid: The arguments are not JSON")
+    assert told.startswith("Invalid: The arguments are nested too deeply to read" if tail
+                           else "Invalid: The arguments are not JSON")
     assert told.endswith("Nothing was run or proposed.")
     assert _note_of(shop) == ""
     assert shop.app.proposals() == []
