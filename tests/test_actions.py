@@ -9,13 +9,14 @@ import logging
 import runpy
 import uuid
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel
-from sqlalchemy import ForeignKey, String, select
+from sqlalchemy import ForeignKey, Numeric, String, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import (
@@ -722,3 +723,36 @@ def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> Non
     assert _is_conflict(told(errors.SerializationFailure("could not serialize access")))
     assert _is_conflict(told(errors.DeadlockDetected("deadlock detected")))
     assert not _is_conflict(told(errors.UniqueViolation("duplicate key")))
+
+
+@pytest.mark.parametrize("price", ["1E+12", "Infinity", "1" + "0" * 5000])
+def test_a_number_a_decimal_column_cannot_keep_is_refused_not_stored(database: str,
+                                                                     price: str) -> None:
+    """A value with more digits before the point than a Numeric(8, 2) column keeps, or one that
+    is not finite, is refused (Invalid) on SQLite as PostgreSQL refuses it, and nothing is
+    stored (SQLite would keep a float, even infinity); a value that fits is kept as given."""
+    app = App("fits", database=database)
+
+    class Part(app.Record):  # type: ignore[name-defined, misc]
+        price: Mapped[Decimal] = mapped_column(Numeric(8, 2), default=Decimal(0))
+        __security__ = [allow("read", "create", "update")]
+
+    @app.action
+    def set_price(part: Part, to: str) -> None:
+        """Set the part's price."""
+        part.price = Decimal(to)
+
+    mia = app.people.add("mia@x.example", "Mia")
+    with app.session(as_=mia) as s:
+        part = Part()
+        s.add(part)
+    refused = app.actions.run("set_price", {"part": part.id, "to": price}, as_=mia)
+    assert refused.outcome is ActionOutcome.INVALID
+    assert refused.problem.startswith("Part's price ")
+    assert ("keeps at most 6 digits before the point" in refused.problem
+            or "must be a finite number" in refused.problem)
+    kept = app.actions.run("set_price", {"part": part.id, "to": "123456.78"}, as_=mia)
+    assert kept.done
+    with app.session(as_=mia) as s:
+        assert s.get(Part, part.id).price == Decimal("123456.78")
+    app.database.dispose()

@@ -11,12 +11,13 @@ import enum
 import re
 import uuid
 import weakref
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
-from sqlalchemy import Select, String, Uuid, bindparam, event, inspect, select
+from sqlalchemy import Float, Numeric, Select, String, Uuid, bindparam, event, inspect, select
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -26,7 +27,7 @@ from sqlalchemy.orm import (
     mapped_column,
 )
 
-from signoff.exceptions import NotAuthorized, NotFound
+from signoff.exceptions import Invalid, NotAuthorized, NotFound
 from signoff.security.rules import Rule
 
 __all__ = [
@@ -113,7 +114,44 @@ def make_record_base() -> type[RecordBase]:
         """The base of this app's records."""
 
     event.listen(Record, "init", _give_id, propagate=True)
+    event.listen(Record, "before_insert", _check_fits, propagate=True)
+    event.listen(Record, "before_update", _check_fits, propagate=True)
     return Record
+
+
+_DIGITS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int, int], ...]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _digits_of(mapper: Any) -> tuple[tuple[str, int, int], ...]:
+    """The decimal columns of a record type with a declared precision: (attribute, digits,
+    digits after the point), worked out once per type."""
+    found = _DIGITS.get(mapper)
+    if found is None:
+        found = _DIGITS[mapper] = tuple(
+            (attr.key, column.type.precision, column.type.scale or 0)
+            for attr in mapper.column_attrs for column in attr.columns[:1]
+            if isinstance(column.type, Numeric) and not isinstance(column.type, Float)
+            and column.type.precision is not None)
+    return found
+
+
+def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
+    """`Invalid` for a number a record's decimal column cannot keep: one that is not finite, or
+    has more digits before the point than it keeps. (PostgreSQL refuses such a value; SQLite
+    would keep a float instead, even infinity, and the record would not say what was given.)"""
+    for key, precision, scale in _digits_of(mapper):
+        value = target.__dict__.get(key)
+        if value is None or isinstance(value, bool) or not isinstance(value, Decimal | int | float):
+            continue
+        number = value if isinstance(value, Decimal) else Decimal(value)
+        label = f"{type(target).__name__}'s {key}"
+        if not number.is_finite():
+            raise Invalid(f"{label} must be a finite number, not {value}.")
+        before_point = max(number.adjusted() + 1, 0)
+        if before_point > precision - scale:
+            raise Invalid(f"{label} keeps at most {precision - scale} digits before the point; "
+                          f"the value given has {before_point}.")
 
 
 def _give_id(target: RecordBase, _args: Any, kwargs: dict[str, Any]) -> None:
