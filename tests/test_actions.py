@@ -725,15 +725,12 @@ def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> Non
     assert not _is_conflict(told(errors.UniqueViolation("duplicate key")))
 
 
-@pytest.mark.parametrize("price", ["1E+12", "Infinity", "1" + "0" * 5000])
-def test_a_number_a_decimal_column_cannot_keep_is_refused_not_stored(database: str,
-                                                                     price: str) -> None:
-    """A value with more digits before the point than a Numeric(8, 2) column keeps, or one that
-    is not finite, is refused (Invalid) on SQLite as PostgreSQL refuses it, and nothing is
-    stored (SQLite would keep a float, even infinity); a value that fits is kept as given."""
+def _parts(database: str) -> SimpleNamespace:
+    """An app whose parts have a name and a Numeric(8, 2) price, and one part."""
     app = App("fits", database=database)
 
     class Part(app.Record):  # type: ignore[name-defined, misc]
+        name: Mapped[str] = mapped_column(String(20), default="")
         price: Mapped[Decimal] = mapped_column(Numeric(8, 2), default=Decimal(0))
         __security__ = [allow("read", "create", "update")]
 
@@ -742,17 +739,59 @@ def test_a_number_a_decimal_column_cannot_keep_is_refused_not_stored(database: s
         """Set the part's price."""
         part.price = Decimal(to)
 
+    @app.action
+    def rename(part: Part, to: str) -> None:
+        """Rename the part."""
+        part.name = to
+
     mia = app.people.add("mia@x.example", "Mia")
     with app.session(as_=mia) as s:
         part = Part()
         s.add(part)
-    refused = app.actions.run("set_price", {"part": part.id, "to": price}, as_=mia)
+    return SimpleNamespace(app=app, Part=Part, mia=mia, part=part)
+
+
+@pytest.mark.parametrize(("price", "told"), [
+    ("1E+12", "keeps at most 6 digits before the point (rounded to 2 after it); the value "
+              "given has 13."),
+    ("-1E+12", "keeps at most 6 digits before the point"),
+    ("1" + "0" * 5000, "the value given has 5001."),
+    ("999999.995", "the value given has 7."),  # rounded to its scale, as PostgreSQL rounds it
+    ("Infinity", "must be a finite number, not Infinity."),
+])
+def test_a_number_a_decimal_column_cannot_keep_is_refused_not_stored(database: str, price: str,
+                                                                     told: str) -> None:
+    """A value with more digits before the point than a Numeric(8, 2) column keeps (once
+    rounded to its scale), or one that is not finite, is refused (Invalid) on SQLite as
+    PostgreSQL refuses it, and nothing is stored: SQLite would keep a float, even infinity."""
+    shop = _parts(database)
+    refused = shop.app.actions.run("set_price", {"part": shop.part.id, "to": price}, as_=shop.mia)
     assert refused.outcome is ActionOutcome.INVALID
     assert refused.problem.startswith("Part's price ")
-    assert ("keeps at most 6 digits before the point" in refused.problem
-            or "must be a finite number" in refused.problem)
-    kept = app.actions.run("set_price", {"part": part.id, "to": "123456.78"}, as_=mia)
-    assert kept.done
-    with app.session(as_=mia) as s:
-        assert s.get(Part, part.id).price == Decimal("123456.78")
-    app.database.dispose()
+    assert told in refused.problem
+    with shop.app.session(as_=shop.mia) as s:
+        assert s.get(shop.Part, shop.part.id).price == Decimal(0)
+    shop.app.database.dispose()
+
+
+@pytest.mark.parametrize(("price", "kept"), [("123456.78", "123456.78"), ("-999999.99", "-999999.99"),
+                                             ("999999.994", "999999.99"), ("0.001", "0.00")])
+def test_a_number_a_decimal_column_keeps_is_stored_as_it_rounds(database: str, price: str,
+                                                                kept: str) -> None:
+    """A value that fits once rounded to the column's scale is kept, rounded so."""
+    shop = _parts(database)
+    assert shop.app.actions.run("set_price", {"part": shop.part.id, "to": price}, as_=shop.mia).done
+    with shop.app.session(as_=shop.mia) as s:
+        assert s.get(shop.Part, shop.part.id).price == Decimal(kept)
+    shop.app.database.dispose()
+
+
+def test_a_number_stored_before_does_not_stop_a_change_to_another_field(tmp_path: Path) -> None:
+    """Only the numbers given are checked: a record whose price SQLite kept out of its column's
+    range (written before, or by other code) can still be renamed."""
+    shop = _parts(f"sqlite:///{tmp_path / 'parts.db'}")
+    with shop.app.database.connect() as db:
+        db.exec_driver_sql("UPDATE part SET price = 1e12")
+    renamed = shop.app.actions.run("rename", {"part": shop.part.id, "to": "pads"}, as_=shop.mia)
+    assert renamed.done, renamed.problem
+    shop.app.database.dispose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
@@ -136,12 +137,14 @@ DEEP = "[" * 5000 + "]" * 5000
 """Arguments nested more deeply than Python's JSON reader can read."""
 
 
-@pytest.mark.parametrize("arguments", [DEEP, '{"counter": ' + DEEP + "}"])
+@pytest.mark.parametrize("arguments", [DEEP, '{"counter": ' + DEEP + "}",
+                                       '{"counter": ' + "[" * 150 + "]" * 150 + "}"])
 @pytest.mark.parametrize("tool", ["bump", "hand_back"])
 def test_arguments_nested_too_deeply_are_told_and_the_task_goes_on(tool: str,
                                                                    arguments: str) -> None:
-    """A call whose arguments nest too deeply to read, to a tool or to hand back, is told to
-    the model as Invalid, kept in the receipt, and the task goes on to its end."""
+    """A call whose arguments nest too deeply to read, or more than 100 levels (which Python
+    reads, and the writes after it might not), to a tool or to hand back, is told to the model
+    as Invalid, kept in the receipt, and the task goes on to its end."""
     shop = _counter()
     script = ScriptedModel(says.raw(tool, arguments), says.hand_back(Tally(total=1)))
     outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
@@ -287,3 +290,15 @@ def test_work_for_a_person_named_by_handle() -> None:
     with pytest.raises(UserError, match="for_ takes a person"):
         shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=42,  # type: ignore[arg-type]
                                       model=ScriptedModel())
+
+
+def test_limits_declared_on_the_agent_are_checked_as_given_ones() -> None:
+    """An agent declaring a budget that is not a number of dollars is told so when it is asked
+    to work (not as a database error); a budget given as a Decimal is a number of dollars."""
+    shop = _counter()
+    shop.Clerk.budget_usd = float("nan")
+    with pytest.raises(UserError, match="budget_usd must be a number of US dollars"):
+        shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel())
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, budget_usd=Decimal("0.5"),
+                                            model=ScriptedModel(says.hand_back(Tally(total=0))))
+    assert outcome.status is TaskStatus.DONE

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
 from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
+from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
 from signoff.actions.results import ActionOutcome, ActionResult
@@ -230,6 +231,8 @@ class Actions:
             raise Invalid("The arguments are nested too deeply to read.") from None
         if not isinstance(data, dict):
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
+        if too_deep(data):
+            raise Invalid(f"The arguments are {TOO_DEEP}: they are nested too deeply to read.")
         try:
             validated = action.model.model_validate(data)
         except ValidationError as error:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import numbers
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 from signoff.actions.registry import Actions
@@ -83,6 +85,8 @@ class AgentHandle:
             for_ = self._agency.people.get(for_)  # UserError for nobody
         elif for_ is not None and not isinstance(for_, Principal):
             raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
+        max_steps = max_steps if max_steps is not None else agent.max_steps
+        budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
         _check_limits(max_steps, budget_usd)
         try:
             own = agent.skill(skill)
@@ -98,8 +102,7 @@ class AgentHandle:
         with self._agency.database.holding():  # one connection for the task's transactions
             task = loop.start(
                 self.registered, own, subject, for_=for_, model=chosen,
-                max_steps=max_steps if max_steps is not None else agent.max_steps,
-                budget_usd=budget_usd if budget_usd is not None else agent.budget_usd,
+                max_steps=int(max_steps), budget_usd=float(budget_usd),
             )
             if spec is not None:
                 with self._agency.database.connect() as db:
@@ -111,7 +114,7 @@ class AgentHandle:
         skill: Skill[Any, Any] | type[Skill[Any, Any]] | str,
         subject: Any = None,
         *,
-        for_: Principal | None = None,
+        for_: Principal | str | None = None,
         model: Model | ModelSpec | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
@@ -177,16 +180,16 @@ class AgentHandle:
         return self._agency.loop.go_on(task)
 
 
-def _check_limits(max_steps: int | None, budget_usd: float | None) -> None:
-    """`UserError` for limits that no task could keep: no step at all, or a budget that is not
-    a number of dollars, none or more (``float("inf")``: no budget)."""
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
-                                  or max_steps < 1):
+def _check_limits(max_steps: Any, budget_usd: Any) -> None:
+    """`UserError` for limits that no task could keep (given to `do`, or declared on the agent):
+    no step at all, or a budget that is not a number of dollars, none or more
+    (``float("inf")``: no budget)."""
+    if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) or (
+            max_steps < 1):
         raise UserError(f"max_steps must be a whole number of model calls, 1 or more, not "
                         f"{max_steps!r}.")
-    if budget_usd is not None and (isinstance(budget_usd, bool)
-                                   or not isinstance(budget_usd, int | float)
-                                   or math.isnan(budget_usd) or budget_usd < 0):
+    if isinstance(budget_usd, bool) or not isinstance(budget_usd, numbers.Real | Decimal) or (
+            math.isnan(float(budget_usd)) or budget_usd < 0):
         raise UserError(f"budget_usd must be a number of US dollars, 0 or more (float('inf') "
                         f"for no budget), not {budget_usd!r}.")
 

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
+from signoff.actions.nesting import too_deep
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.agents import holds
 from signoff.agents import repository as repo
@@ -144,7 +145,7 @@ class CallSteps(StepUnits):
             arguments = json.loads(call.arguments)
         except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
             return NOTHING_SEEN  # refused as Invalid when its values are read
-        if not isinstance(arguments, dict):
+        if not isinstance(arguments, dict) or too_deep(arguments):
             return NOTHING_SEEN
 
         return self._labels.of(task.id, task.turn, action, arguments, endorses=skill.endorses,

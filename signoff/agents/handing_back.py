@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.agents.repository import CallRow
 from signoff.agents.skills import TaskView, ToolAnswer
 from signoff.agents.states import HAND_BACK, CallOutcome
@@ -42,6 +43,8 @@ def read_result(result_type: Any, arguments: str) -> Handed | str:
     """The result a hand-back's `arguments` (JSON) give, or what is wrong with them."""
     try:
         raw = json.loads(arguments)
+        if too_deep(raw):
+            return f"the result is {TOO_DEEP}: it is nested too deeply to read"
         if not _is_object(result_type):
             raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
         adapter = _adapter(result_type)

@@ -25,6 +25,7 @@ from typing import Any
 
 import click
 
+from signoff.cli.terminal import visible
 from signoff.exceptions import (
     AgentRefused,
     ConsentError,
@@ -75,7 +76,7 @@ class Failure(click.ClickException):
     """A failure told to a person: its sentence, and its exit code."""
 
     def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
+        super().__init__(visible(message))  # it may quote what a model or a provider wrote
         # Click reads the code from the instance; each failure has its own.
         self.exit_code = exit_code  # type: ignore[misc]
 

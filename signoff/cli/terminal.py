@@ -15,7 +15,7 @@ import click
 
 __all__ = ["say", "visible"]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """Control characters (all but tab and line feed) and the marks that reorder text on screen
 (bidirectional marks, overrides and isolates)."""
 

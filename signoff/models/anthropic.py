@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from signoff.actions.nesting import too_deep
 from signoff.models._provider import (
     OnText,
     SdkClientModel,
@@ -207,7 +208,8 @@ def _input_of(arguments: str) -> dict[str, Any]:
         value = json.loads(arguments) if arguments else {}
     except (ValueError, RecursionError):  # a call the model made malformed, refused when made
         return {}
-    return value if isinstance(value, dict) else {}
+    # Arguments too deep to read were refused when made; the API is sent no such value back.
+    return value if isinstance(value, dict) and not too_deep(value) else {}
 
 
 def _arguments(value: Any) -> str:

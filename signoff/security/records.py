@@ -11,7 +11,7 @@ import enum
 import re
 import uuid
 import weakref
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, ClassVar
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
@@ -137,10 +137,15 @@ def _digits_of(mapper: Any) -> tuple[tuple[str, int, int], ...]:
 
 
 def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
-    """`Invalid` for a number a record's decimal column cannot keep: one that is not finite, or
-    has more digits before the point than it keeps. (PostgreSQL refuses such a value; SQLite
-    would keep a float instead, even infinity, and the record would not say what was given.)"""
+    """`Invalid` for a number a record's decimal column cannot keep, among those given to it
+    (all of a new record's; a changed record's changed ones): one that is not finite, or that
+    has more digits before the point than the column keeps once rounded to its scale, as
+    PostgreSQL rounds it (which refuses such a value; SQLite would keep a float instead, even
+    infinity, and the record would not say what was given)."""
+    state = inspect(target)
     for key, precision, scale in _digits_of(mapper):
+        if state.has_identity and not state.attrs[key].history.has_changes():
+            continue  # not given now: kept as it was
         value = target.__dict__.get(key)
         if value is None or isinstance(value, bool) or not isinstance(value, Decimal | int | float):
             continue
@@ -148,10 +153,22 @@ def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
         label = f"{type(target).__name__}'s {key}"
         if not number.is_finite():
             raise Invalid(f"{label} must be a finite number, not {value}.")
-        before_point = max(number.adjusted() + 1, 0)
-        if before_point > precision - scale:
-            raise Invalid(f"{label} keeps at most {precision - scale} digits before the point; "
-                          f"the value given has {before_point}.")
+        allowed = precision - scale
+        digits = _before_point(number)
+        if digits <= allowed:  # it may still round up, at its scale, past what the column keeps
+            with localcontext() as exact:
+                exact.prec = precision + 2
+                digits = _before_point(number.quantize(Decimal(1).scaleb(-scale),
+                                                       rounding=ROUND_HALF_UP))
+        if digits > allowed:
+            raise Invalid(f"{label} keeps at most {allowed} digits before the point (rounded to "
+                          f"{scale} after it); the value given has {digits}.")
+
+
+def _before_point(number: Decimal) -> int:
+    """How many digits a finite `number` has before its point (none for a zero, or less than
+    one)."""
+    return max(number.adjusted() + 1, 0) if number else 0
 
 
 def _give_id(target: RecordBase, _args: Any, kwargs: dict[str, Any]) -> None:
