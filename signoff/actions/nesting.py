@@ -15,7 +15,7 @@ MAX_NESTING = 100
 """The most levels of objects and arrays a tool call's arguments (or a result handed back)
 may have."""
 
-TOO_DEEP = f"nested more than {MAX_NESTING} levels deep"
+TOO_DEEP = f"nested too deeply to read (more than {MAX_NESTING} levels)"
 """How a value nested deeper is told."""
 
 

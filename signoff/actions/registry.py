@@ -228,17 +228,17 @@ class Actions:
         except (ValueError, TypeError) as error:
             raise Invalid(f"The arguments are not JSON: {error}.") from None
         except RecursionError:
-            raise Invalid("The arguments are nested too deeply to read.") from None
+            raise Invalid(f"The arguments are {TOO_DEEP}.") from None
         if not isinstance(data, dict):
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
         if too_deep(data):
-            raise Invalid(f"The arguments are {TOO_DEEP}: they are nested too deeply to read.")
+            raise Invalid(f"The arguments are {TOO_DEEP}.")
         try:
             validated = action.model.model_validate(data)
         except ValidationError as error:
             raise Invalid(problem_of(error, list(action.all_parameters))) from None
         except RecursionError:
-            raise Invalid("The arguments are nested too deeply to read.") from None
+            raise Invalid(f"The arguments are {TOO_DEEP}.") from None
         return {field: getattr(validated, field) for field in data}
 
     def check(self, name: str, values: Mapping[str, Any]) -> str:

@@ -44,14 +44,14 @@ def read_result(result_type: Any, arguments: str) -> Handed | str:
     try:
         raw = json.loads(arguments)
         if too_deep(raw):
-            return f"the result is {TOO_DEEP}: it is nested too deeply to read"
+            return f"the result is {TOO_DEEP}"
         if not _is_object(result_type):
             raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
         adapter = _adapter(result_type)
         result = adapter.validate_python(raw)
         return Handed(result=result, value=adapter.dump_python(result, mode="json"))
     except RecursionError:
-        return "the result is nested too deeply to read"
+        return f"the result is {TOO_DEEP}"
     except ValidationError as error:
         return _wrong_fields(error)
     except (ValueError, KeyError, TypeError) as error:
