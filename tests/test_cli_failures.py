@@ -185,8 +185,8 @@ def _another_repair(shop: SimpleNamespace) -> str:
 
 def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> None:
     """`approve --set repair=<another repair>` is refused in words (exit 2, a wrong value, as
-    `--set price=abc` is; the REST API answers 422) and the proposal still waits; the library
-    refuses it the same; the price may be changed."""
+    `--set price=abc` and a value set twice are; the REST API answers 422) and the proposal
+    still waits; the library refuses it the same; the price may be changed."""
     shop.app.oversight.supervises_agents = shop.is_manager
     outcome = price(shop)
     (proposal,) = shop.app.proposals(task=outcome.task)
@@ -205,6 +205,11 @@ def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> N
                  "noor@workshop.example")
     assert result.exit_code == 2
     assert result.stderr.strip().startswith("Error: The changed values do not fit set_price:")
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+    twice = cli("approve", proposal.id, "--set", "price=40", "--set", "price=41", "--app", APP,
+                "--as", "noor@workshop.example")
+    assert twice.exit_code == 2
+    assert "--set gives price twice: give each value once." in twice.stderr
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
     result = cli("approve", proposal.id, "--set", "price=40", "--set",
                  f"repair={shop.repair.id}", "--app", APP, "--as", "noor@workshop.example")

@@ -185,9 +185,11 @@ def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
         name, sep, text = pair.partition("=")
         if not sep or not name:
             raise click.UsageError(f"--set takes NAME=VALUE, not {pair!r}.")
+        if name in values:
+            raise click.UsageError(f"--set gives {name} twice: give each value once.")
         try:
             values[name] = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON (or absurdly nested): the text itself
             values[name] = text
     return values
 
