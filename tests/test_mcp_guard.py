@@ -518,3 +518,49 @@ def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, s
     with pytest.raises(UserError, match=re.escape(says)) as refused:
         GuardConfig.load(path)
     assert str(path) in str(refused.value)
+
+
+def test_a_yes_in_the_inbox_form_runs_the_call_while_the_guard_answers(guard: SimpleNamespace
+                                                                        ) -> None:
+    """Noor approves a delete in the inbox's web form (over HTTP, beside MCP): the decision
+    runs in a thread, so the guard's loop, which drives the upstream server, goes on; the
+    call runs once, the client gets its answer, and the proposal is Done."""
+    guard.app.credentials.set_password(guard.noor, "correct horse battery")
+
+    async def decide_in_the_form(rest: str) -> int:
+        csrf = re.compile(r'name="csrf" value="([^"]+)"')
+        async with httpx.AsyncClient(base_url=rest, timeout=60) as web:
+            headers = {"Authorization": f"Bearer {guard.token}"}
+            with anyio.fail_after(60):
+                while not (items := (await web.get("/api/proposals", headers=headers)
+                                     ).json()["items"]):
+                    await anyio.sleep(0.05)
+            (proposal,) = items
+            page = (await web.get("/login")).text
+            await web.post("/login", data={"csrf": csrf.findall(page)[0], "next": "/",
+                                           "handle": "noor@example.com",
+                                           "password": "correct horse battery"})
+            page = (await web.get(f"/proposals/{proposal['id']}")).text
+            with anyio.fail_after(30):  # it froze the guard for five minutes, and then failed
+                answer = await web.post(f"/proposals/{proposal['id']}/approve",
+                                        data={"csrf": csrf.findall(page)[0], "approve": "1"})
+            return answer.status_code
+
+    async def scenario() -> tuple[Any, int]:
+        found: dict[str, Any] = {}
+        async with _guarded(guard, "http") as (client, rest):
+
+            async def call() -> None:
+                found["result"] = await client.call_tool("files_delete_file", {"name": "a.txt"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                found["status"] = await decide_in_the_form(rest)
+        return found["result"], found["status"]
+
+    result, status = anyio.run(scenario)
+    assert status == 303
+    assert not result.is_error
+    assert _deleted(guard) == ["a.txt"]
+    (proposal,) = guard.app.proposals()
+    assert proposal.status is ProposalStatus.DONE

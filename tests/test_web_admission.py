@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -245,3 +246,25 @@ def test_an_edit_of_the_record_is_refused_over_rest(client: SimpleNamespace) -> 
     assert answer.json()["rule"]["covers"] == covers  # the words the CLI and the inbox say
     listed = shop.client.get("/api/rules", headers=bearer(shop, "Noor")).json()["items"]
     assert [r["covers"] for r in listed] == [covers]
+
+
+@pytest.mark.parametrize(("posted", "back_to"), [
+    ("/proposals/{id}/approve", "/proposals/{id}"), ("/proposals/{id}/reject", "/proposals/{id}"),
+    ("/rules/r-1/revoke", "/rules"), ("/logout", None),
+])
+def test_a_form_posted_by_nobody_sends_them_to_log_in_and_back_to_its_page(
+    client: SimpleNamespace, posted: str, back_to: str | None,
+) -> None:
+    """A decision posted without a session (logged out since the page loaded) decides nothing,
+    and sends the visitor to log in, then back to the page the form was on, not to the form's
+    own address, which takes only a POST."""
+    shop = client
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    answer = shop.client.post(posted.format(id=proposal.id), data={"csrf": "x"},
+                              follow_redirects=False)
+    assert answer.status_code in (303, 403)
+    if back_to is not None:
+        assert answer.status_code == 303
+        assert answer.headers["location"] == "/login?next=" + quote(back_to.format(id=proposal.id))
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING

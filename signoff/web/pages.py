@@ -13,6 +13,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
 
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule
@@ -65,7 +66,8 @@ class Pages:
         """Who is logged in; `LoginRequired` when nobody is."""
         person = self.browser.person(request)
         if person is None:
-            raise LoginRequired(request.url.path)
+            raise LoginRequired(request.url.path if request.method == "GET"
+                                else _page_of(request.url.path))
         return person
 
     async def form(self, request: Request) -> dict[str, str]:
@@ -108,6 +110,10 @@ class Pages:
     async def login(self, request: Request) -> Response:
         """Check the password; on success, a session and back to where they were going."""
         fields = await self.form(request)
+        return await run_in_threadpool(self._login, request, fields)
+
+    def _login(self, request: Request, fields: dict[str, str]) -> Response:
+        # A password's hash takes its time on purpose: off the event loop, as every decision.
         person = self.app.credentials.check_password(fields.get("handle", "").strip(),
                                                      fields.get("password", ""))
         if person is None:
@@ -121,7 +127,7 @@ class Pages:
         """End the session."""
         await self.form(request)
         response = RedirectResponse("/login", status_code=303)
-        self.browser.log_out(request, response)
+        await run_in_threadpool(self.browser.log_out, request, response)
         return response
 
     def home(self, request: Request, status: str = "Waiting", queue: str | None = None,
@@ -184,9 +190,16 @@ class Pages:
         return found
 
     async def approve(self, request: Request, proposal_id: str) -> Response:
-        """Approve, approve always, or approve with changes (fields ``set.NAME``)."""
-        person = self.person(request)
+        """Approve, approve always, or approve with changes (fields ``set.NAME``). The decision
+        runs the call and steps the task on, which can take as long as a tool or a model does:
+        it runs in a thread, never on the event loop every other request waits on (an upstream
+        MCP server a guard forwards to is driven from that loop)."""
+        person = await run_in_threadpool(self.person, request)
         fields = await self.form(request)
+        return await run_in_threadpool(self._approve, request, person, proposal_id, fields)
+
+    def _approve(self, request: Request, person: Principal, proposal_id: str,
+                 fields: dict[str, str]) -> Response:
         proposal = self.inbox.proposal(person, proposal_id)
         edited: dict[str, Any] = {}
         if fields.get("changes"):
@@ -207,9 +220,13 @@ class Pages:
         return RedirectResponse(f"/proposals/{quote(proposal_id)}{made}", status_code=303)
 
     async def reject(self, request: Request, proposal_id: str) -> Response:
-        """Reject, with a reason."""
-        person = self.person(request)
+        """Reject, with a reason (in a thread, as an approval: the task goes on)."""
+        person = await run_in_threadpool(self.person, request)
         fields = await self.form(request)
+        return await run_in_threadpool(self._reject, request, person, proposal_id, fields)
+
+    def _reject(self, request: Request, person: Principal, proposal_id: str,
+                fields: dict[str, str]) -> Response:
         self.inbox.proposal(person, proposal_id)
         try:
             self.app.reject(proposal_id, by=person, reason=fields.get("reason", ""))
@@ -245,8 +262,12 @@ class Pages:
 
     async def revoke(self, request: Request, rule_id: str) -> Response:
         """Take a rule back."""
-        person = self.person(request)
+        person = await run_in_threadpool(self.person, request)
         fields = await self.form(request)
+        return await run_in_threadpool(self._revoke, request, person, rule_id, fields)
+
+    def _revoke(self, request: Request, person: Principal, rule_id: str,
+                fields: dict[str, str]) -> Response:
         rule = self.inbox.rule(person, rule_id)
         try:
             self.app.revoke(rule, by=person, why=fields.get("why", ""))
@@ -261,6 +282,18 @@ class Pages:
         person = self.person(request)
         return self.render(request, "agents.html", person=person,
                            lines=self.app.skills.catalog(), actions=self.app.actions.catalog())
+
+
+def _page_of(path: str) -> str:
+    """The page a form posted to `path` was on, to come back to after logging in (its own
+    URL takes only a POST): a proposal's decision → the proposal, a rule's revoking → the
+    rules, anything else → the inbox."""
+    parts = path.strip("/").split("/")
+    if len(parts) == 3 and parts[0] == "proposals" and parts[2] in ("approve", "reject"):
+        return f"/proposals/{parts[1]}"
+    if len(parts) == 3 and parts[0] == "rules" and parts[2] == "revoke":
+        return "/rules"
+    return "/"
 
 
 def _local(target: str | None) -> str:
