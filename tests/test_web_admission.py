@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import socket
 import subprocess
@@ -21,7 +22,7 @@ from fastapi.testclient import TestClient
 
 from signoff import ProposalStatus
 from signoff.web import create_web_app
-from tests.workshop_web import bearer, open_workshop, price
+from tests.workshop_web import PASSWORD, bearer, open_workshop, price
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "examples" / "workshop.py")
@@ -267,4 +268,25 @@ def test_a_form_posted_by_nobody_sends_them_to_log_in_and_back_to_its_page(
     if back_to is not None:
         assert answer.status_code == 303
         assert answer.headers["location"] == "/login?next=" + quote(back_to.format(id=proposal.id))
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+
+
+def test_a_changed_value_typed_in_the_form_however_odd_is_told_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A price typed in the inbox's form as brackets nested deeper than JSON can be read is
+    taken as the text typed, and refused as not a price, in a page; the proposal still waits."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    shop.app.oversight.supervises_agents = shop.is_manager
+    web = TestClient(create_web_app(shop.app, secure_cookies=False))
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    csrf = re.compile(r'name="csrf" value="([^"]+)"')
+    web.post("/login", data={"csrf": csrf.findall(web.get("/login").text)[0], "next": "/",
+                             "handle": "noor@workshop.example", "password": PASSWORD})
+    page = web.get(f"/proposals/{proposal.id}").text
+    answer = web.post(f"/proposals/{proposal.id}/approve", data={
+        "csrf": csrf.findall(page)[0], "changes": "1", "set.price": "[" * 5000 + "]" * 5000})
+    assert answer.status_code == 422, answer.text[:300]
+    assert "The changed values do not fit set_price" in answer.text
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING

@@ -307,5 +307,5 @@ def _value_of(text: str) -> Any:
     """A changed value as typed: JSON when it reads as JSON (42, true), else the text itself."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to read: as typed
         return text
