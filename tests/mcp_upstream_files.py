@@ -1,6 +1,7 @@
 """A file-keeping MCP server written with the SDK, for the guard's tests: it lists, writes and
 deletes files in $FILES_ROOT, and writes a line to $FILES_ROOT/../deleted.log each time it
-deletes one (so a test counts the runs).
+deletes one (so a test counts the runs); wait_for(flag) answers once the test puts the file
+`flag` there.
 
 ``FILES_LIE=1`` marks delete_file read-only (a lying server); ``FILES_DELETE_SAYS`` replaces
 delete_file's description (a changed tool). Serves stdio, or streamable HTTP with ``--http PORT``.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from mcp.server import MCPServer
@@ -44,6 +46,18 @@ def delete_file(name: str) -> str:
     with (ROOT.parent / "deleted.log").open("a") as log:
         log.write(name + "\n")
     return f"Deleted {name}."
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def wait_for(flag: str) -> str:
+    """Wait until the file `flag` is beside the files' folder (at most 60 s); $FILES_ROOT/../waiting
+    says the call arrived."""
+    (ROOT.parent / "waiting").write_text(flag)
+    for _ in range(600):
+        if (ROOT.parent / flag).exists():
+            return f"{flag} came."
+        time.sleep(0.1)
+    return f"{flag} never came."
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))

@@ -702,6 +702,37 @@ def test_a_record_inside_a_structure_is_looked_up_as_whoever_the_run_is_for() ->
     assert ran == ["T-1"]
 
 
+def test_plain_data_is_told_from_what_may_hold_a_record() -> None:
+    """A parameter takes plain data (its action needs no session) when its type is a plain kind
+    or a list, tuple, set or dict of them, or of anything; a record, a list of records, or a
+    structure of the app's own (whose validation is given the session) does not."""
+    app = App("plain", database="sqlite://")
+
+    class Tag(app.Record):  # type: ignore[name-defined, misc]
+        text: Mapped[str] = mapped_column(String(40))
+        __security__ = [allow("read")]
+
+    class Line(BaseModel):
+        text: str
+
+    @dataclass
+    class Pair:
+        a: int
+
+    @app.action
+    def take(tags: list[str], named: dict[str, Any], counts: tuple[int, ...],
+             amounts: dict[str, list[Decimal]], maybe: list[str] | None,
+             bare: list, labelled: Annotated[list[int], "sizes"],  # type: ignore[type-arg]
+             records: list[Tag], lines: list[Line], pairs: dict[str, Pair], line: Line) -> str:
+        """Takes each sort of value."""
+        return "taken"
+
+    plain = {p.name: p.takes_plain_data for p in app.actions.get("take").all_parameters}
+    assert plain == {"tags": True, "named": True, "counts": True, "amounts": True, "maybe": True,
+                     "bare": True, "labelled": True, "records": False, "lines": False,
+                     "pairs": False, "line": False}
+
+
 def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> None:
     """A serialization failure or a deadlock that reaches a run as signoff's `StoreError` (the
     transaction of an action that needs no session is the database's own, which tells the

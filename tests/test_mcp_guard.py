@@ -288,6 +288,128 @@ def test_an_alone_call_is_one_hold_and_four_transactions(guard: SimpleNamespace)
     assert words.count("McpGuard ran files_list_files alone") == 3
 
 
+def test_a_call_waiting_on_its_upstream_keeps_no_one_from_writing(guard: SimpleNamespace
+                                                                   ) -> None:
+    """While a call the guard lets run alone waits on its upstream, the guard's database takes
+    other writers at once: the call is admitted in a reader's transaction, and what it did is
+    written once it is back (the call used to hold SQLite's write lock all along, so that every
+    other person's call answered "database is locked")."""
+    import sqlite3
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    def write_now() -> str:
+        db = sqlite3.connect(guard.tmp / "guard.db", timeout=0.5, isolation_level=None)
+        try:
+            db.execute("begin immediate")
+            db.execute("rollback")
+            return "written"
+        except sqlite3.OperationalError as error:
+            return str(error)
+        finally:
+            db.close()
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+
+            async def call() -> None:
+                found["result"] = await served.call_tool("files_wait_for", {"flag": "go"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                with anyio.fail_after(60):
+                    while not (guard.tmp / "waiting").exists():
+                        await anyio.sleep(0.05)
+                found["write"] = await anyio.to_thread.run_sync(write_now)
+                (guard.tmp / "go").write_text("")
+        return found
+
+    found = anyio.run(scenario)
+    assert found["write"] == "written"
+    assert not found["result"].is_error
+    assert found["result"].structured_content == {"result": "go came."}
+    (task,) = _tasks(guard.app)
+    assert "McpGuard ran files_wait_for alone" in guard.app.receipt(task).words
+
+
+def _stop_upstream(root: Path) -> None:
+    """SIGKILL the upstream server that keeps the files in `root`, and wait until it is gone."""
+    import os
+    import signal
+    import time
+
+    wanted = f"FILES_ROOT={root}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and wanted in (entry / "environ").read_bytes().split(b"\0"):
+                pids.append(int(entry.name))
+        except OSError:  # gone, or not ours
+            continue
+    assert pids, f"no upstream keeps {root}"
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() and "(Z)" not in _state(pid) for pid in pids):
+        assert time.monotonic() < deadline, "the upstream did not stop"
+        time.sleep(0.05)
+
+
+def _state(pid: int) -> str:
+    try:
+        return "(Z)" if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z" else "running"
+    except OSError:
+        return "(Z)"
+
+
+def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: SimpleNamespace
+                                                                      ) -> None:
+    """When an upstream server stops, the guard still lists every tool (the other servers' as
+    they are now, the stopped one's as it listed them before), and the next call of the stopped
+    one's tool starts it again and runs; a call out when its connection closed is told by the
+    server's name, with what is known of it (before, listing failed for every server, with no
+    name, and every later call of the stopped server failed unexplained)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            found["before"] = await served.call_tool("files_list_files", {})
+            await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
+            found["listed"] = sorted(t.name for t in await served.list_tools())
+            found["after"] = await served.call_tool("files_list_files", {})
+
+            async def wait() -> None:
+                found["cut"] = await served.call_tool("files_wait_for", {"flag": "never"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(wait)
+                with anyio.fail_after(60):
+                    while not (guard.tmp / "waiting").exists():
+                        await anyio.sleep(0.05)
+                await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
+            found["again"] = await served.call_tool("files_list_files", {})
+        return found
+
+    found = anyio.run(scenario)
+    assert found["before"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+    assert "files_list_files" in found["listed"]
+    assert "liar_list_files" in found["listed"]
+    assert not found["after"].is_error, found["after"]
+    assert found["after"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+    cut = found["cut"].content[0].text
+    assert found["cut"].is_error
+    assert ("The connection to the server files closed while the call of wait_for was out: "
+            "whether it ran is not known.") in cut, cut
+    assert found["again"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+
+
 def _tasks(app: Any) -> list[str]:
     from sqlalchemy import text
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+import functools
 import inspect
 import types
 import typing
@@ -77,11 +78,42 @@ class Parameter:
         return [m.name for m in self.annotation]
 
     @property
+    def takes_plain_data(self) -> bool:
+        """Whether its value is the JSON it was given, checked for type: a plain kind, or a list,
+        tuple, set or dict of them (or of anything: ``Any``) — never a record, and never a
+        structure of the app's own (a model, a dataclass, a TypedDict), whose validation is
+        given the run's session and may read records through it."""
+        return self.kind in _PLAIN_KINDS or (
+            self.kind in (ParameterKind.SEQUENCE, ParameterKind.STRUCTURE)
+            and _is_plain_data(self.annotation))
+
+    @property
     def names_records(self) -> bool:
         """Whether its value names records (a record, or a sequence of them): what the call
         acts on, not a value of it."""
         return self.kind is ParameterKind.RECORD or any(
             is_record_type(a) for a in get_args(self.annotation))
+
+
+_PLAIN_KINDS = frozenset(ParameterKind) - {ParameterKind.RECORD, ParameterKind.STRUCTURE,
+                                           ParameterKind.SEQUENCE}
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_plain_data(annotation: Any) -> bool:
+    """Whether a value of type `annotation` is JSON data checked for type (see
+    `Parameter.takes_plain_data`)."""
+    inner, _ = unwrap_optional(annotation)
+    if get_origin(inner) is Annotated:
+        inner = get_args(inner)[0]
+    if inner is Any or inner in (list, tuple, set, frozenset, dict):
+        return True
+    if get_origin(inner) in (list, tuple, set, frozenset, dict, Mapping):
+        return all(a is Ellipsis or _is_plain_data(a) for a in get_args(inner))
+    try:
+        return kind_of(inner, where="") in _PLAIN_KINDS
+    except UserError:
+        return False
 
 
 def derived_label(name: str) -> str:

@@ -23,7 +23,6 @@ from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
 from signoff.actions.effects import EffectKind
-from signoff.actions.parameters import ParameterKind
 from signoff.actions.problems import problem_of
 from signoff.actions.readonly import (
     make_session_read_only,
@@ -387,26 +386,26 @@ _USED = "This consent has been used already: it is honoured once."
 
 
 def _needs_no_session(action: Action) -> bool:
-    """Whether the action runs without an ORM session: each of its parameters takes a plain
-    value (text, a number, a date, a choice, ...: nothing that is or may hold a record, which is
-    looked up through the session as whoever the run is for), and none is filled by the app (a
-    provider is given the session)."""
-    return all(p.provided is None and p.kind in _PLAIN_KINDS for p in action.all_parameters)
-
-
-_PLAIN_KINDS = frozenset(ParameterKind) - {ParameterKind.RECORD, ParameterKind.STRUCTURE,
-                                           ParameterKind.SEQUENCE}
+    """Whether the action runs without an ORM session: each of its parameters takes plain data
+    (text, a number, a date, a choice, or a list or dict of them: nothing that is or may hold a
+    record, which is looked up through the session as whoever the run is for), and none is
+    filled by the app (a provider is given the session)."""
+    return all(p.provided is None and p.takes_plain_data for p in action.all_parameters)
 
 
 def _reaches_out_only(action: Action) -> bool:
-    """Whether the action reaches outside (or sends, or spends) and writes no record: its
-    effects name no record it creates, changes or deletes, and no change that is only assumed
-    (code the analysis could not see may write records; a change it saw of other state — a
-    parameter, a global — writes none)."""
+    """Whether the action reaches outside (or sends, or spends) and cannot write a record in its
+    run's transaction: its effects name no record it creates, changes or deletes, and no change
+    that is only assumed (code the analysis could not see may write records; a change it saw of
+    other state — a parameter, a global — writes none); or it is given nothing of the run's
+    transaction (`_needs_no_session`), so that whatever it writes, it writes elsewhere."""
     effects = action.info.effects
-    outside = effects.external or effects.sends or effects.spends
+    if not (effects.external or effects.sends or effects.spends):
+        return False
+    if _needs_no_session(action):
+        return True
     assumed = any(e.kind is EffectKind.CHANGES and e.reason for e in effects.effects)
-    return bool(outside) and not effects.creates and not effects.deletes and not (
+    return not effects.creates and not effects.deletes and not (
         effects.changes - {""}) and not assumed
 
 

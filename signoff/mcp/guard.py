@@ -38,11 +38,11 @@ from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.skills import Skill
 from signoff.app import App
-from signoff.exceptions import Invalid, UserError
+from signoff.exceptions import Conflict, Invalid, UserError
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
-from signoff.mcp.upstreams import Upstreams, digest_of
+from signoff.mcp.upstreams import Upstreams, UpstreamUnavailable, digest_of
 
 __all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app"]
 
@@ -239,7 +239,10 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
     server, tool = guarded.server.name, guarded.tool.name
 
     def reach(arguments: dict[str, Any]) -> dict[str, Any]:
-        answer = upstreams.call_from_thread(server, tool, arguments)
+        try:
+            answer = upstreams.call_from_thread(server, tool, arguments)
+        except UpstreamUnavailable as error:
+            raise Conflict(str(error)) from None
         text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
         if answer.is_error:
             raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")

@@ -1,6 +1,7 @@
 """The guard's connections to the MCP servers it stands in front of.
 
-One SDK client per upstream, opened when the guard starts and kept for its life: a command
+One SDK client per upstream, opened when the guard starts (and again when a call finds it
+broken, its server stopped): a command
 started over stdio (with only the environment the config gives it), or a URL over streamable
 HTTP with the guard's own headers from the config. Nothing of a connecting client — its token
 above all — is ever passed on. Calls made from worker threads (the agent's loop, an approval in
@@ -12,16 +13,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, Tool
+from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool
 
 from signoff.exceptions import UserError
 from signoff.mcp.config import GuardConfig, Upstream
 
-__all__ = ["CALL_TIMEOUT_SECONDS", "Upstreams", "digest_of"]
+__all__ = ["CALL_TIMEOUT_SECONDS", "UpstreamUnavailable", "Upstreams", "digest_of"]
+
+log = logging.getLogger("signoff.mcp")
 
 CALL_TIMEOUT_SECONDS = 300.0
 """How long one upstream call may take before the guard gives up on it."""
@@ -38,28 +45,78 @@ def digest_of(tool: Tool) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+class UpstreamUnavailable(Exception):
+    """An upstream could not take a call: it cannot be reached, or its connection broke while
+    the call was out. The message says which server, and what is known of the call."""
+
+
+@dataclass(kw_only=True)
+class _Link:
+    """One upstream's connection, opened and closed by a task of its own (a connection's tasks
+    must end in the task that began them), which opens it again when it is found lost and a
+    call wants it."""
+
+    client: Client | None = None
+    """The open connection; None while there is none."""
+    error: str = ""
+    """Why the last attempt to connect failed."""
+    lost: anyio.Event = field(default_factory=anyio.Event)
+    """Set by whoever finds the connection closed: its task then closes it."""
+    wanted: anyio.Event = field(default_factory=anyio.Event)
+    """Set by a call that finds no connection: its task then tries again."""
+    tried: anyio.Event = field(default_factory=anyio.Event)
+    """Set when the attempt under way has ended, connected or not."""
+
+
 class Upstreams:
-    """The open connections to every upstream server, and their tools as last listed."""
+    """The connections to every upstream server, and their tools as last listed. A connection
+    that breaks (its server stopped) is opened again by the next call that needs it."""
 
     def __init__(self, config: GuardConfig) -> None:
         self.servers = {s.name: s for s in config.servers}
         self.tools: dict[str, dict[str, Tool]] = {}
         """Each server's tools, by name, as it last listed them."""
-        self._clients: dict[str, Client] = {}
+        self._links: dict[str, _Link] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def open(self, stack: AsyncExitStack) -> None:
-        """Connect to every server (closed with `stack`) and list its tools."""
+        """Connect to every server (closed with `stack`) and list its tools; a server that
+        cannot be reached now is a `UserError`."""
         self._loop = asyncio.get_running_loop()
+        group = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(group.cancel_scope.cancel)  # run first: the connections' tasks end
         for server in self.servers.values():
-            try:
-                self._clients[server.name] = await stack.enter_async_context(
-                    await self._client(server, stack))
-            except Exception as error:  # the SDK's and the OS's errors, said once here
+            link = self._links[server.name] = _Link()
+            tried = link.tried
+            group.start_soon(self._keep, server, link)
+            await tried.wait()
+            if link.client is None:
                 raise UserError(f"The guard could not reach the server {server.name} "
-                                f"({_where(server)}): {type(error).__name__}: {error}. Check "
-                                "its command or url in the config.") from None
+                                f"({_where(server)}): {link.error}. Check its command or url in "
+                                "the config.")
         await self.refresh()
+
+    async def _keep(self, server: Upstream, link: _Link) -> None:
+        """Keep `server`'s connection: open it, hold it until it is found lost, then wait until
+        a call wants it to open it again."""
+        while True:
+            tried = link.tried
+            link.wanted = anyio.Event()
+            try:
+                async with AsyncExitStack() as own:
+                    link.client = await own.enter_async_context(await self._client(server, own))
+                    link.error = ""
+                    link.tried = anyio.Event()
+                    tried.set()
+                    await link.lost.wait()
+            except Exception as error:  # the SDK's and the OS's errors, kept as a phrase
+                link.error = _phrase(error)
+            link.client = None
+            link.lost = anyio.Event()
+            if not tried.is_set():
+                link.tried = anyio.Event()
+                tried.set()
+            await link.wanted.wait()
 
     async def _client(self, server: Upstream, stack: AsyncExitStack) -> Client:
         if server.command:
@@ -73,32 +130,83 @@ class Upstreams:
             headers=server.headers, timeout=httpx2.Timeout(30, read=CALL_TIMEOUT_SECONDS)))
         return Client(streamable_http_client(server.url, http_client=http), cache=None)
 
+    async def _connection(self, server: str) -> tuple[Client, anyio.Event]:
+        """`server`'s open connection, opened again if it was lost, and the event that marks it
+        lost; else `UpstreamUnavailable`."""
+        link = self._links[server]
+        if link.client is None or link.lost.is_set():  # none, or one found lost and closing
+            tried = link.tried
+            link.wanted.set()
+            await tried.wait()
+        if link.client is None:
+            raise UpstreamUnavailable(
+                f"The server {server} cannot be reached ({_where(self.servers[server])}): "
+                f"{link.error or 'its connection closed'}. Nothing was sent to it; try again "
+                "once it is back.")
+        return link.client, link.lost
+
     async def refresh(self) -> dict[str, dict[str, Tool]]:
-        """List every server's tools again; what each lists now."""
-        for name, client in self._clients.items():
-            listed: dict[str, Tool] = {}
-            cursor: str | None = None
-            while True:
-                page = await client.list_tools(cursor=cursor)
-                listed.update({t.name: t for t in page.tools})
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            self.tools[name] = listed
+        """List every server's tools again; what each lists now. A server that cannot be
+        listed keeps the tools it listed before, and the log says why."""
+        for name in self._links:
+            try:
+                client, lost = await self._connection(name)
+                try:
+                    self.tools[name] = await _listed(client)
+                except MCPError as error:
+                    if error.code != CONNECTION_CLOSED:
+                        raise
+                    lost.set()
+                    client, lost = await self._connection(name)
+                    self.tools[name] = await _listed(client)
+            except (UpstreamUnavailable, MCPError) as error:
+                log.warning("The guard could not list the tools of %s, and offers those it "
+                            "listed before: %s", name, error)
         return self.tools
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        """Call one upstream tool with exactly these arguments."""
-        return await self._clients[server].call_tool(tool, arguments,
-                                                     read_timeout_seconds=CALL_TIMEOUT_SECONDS)
+        """Call one upstream tool with exactly these arguments; `UpstreamUnavailable` when its
+        server cannot be reached or its connection broke while the call was out."""
+        client, lost = await self._connection(server)
+        try:
+            return await client.call_tool(tool, arguments,
+                                          read_timeout_seconds=CALL_TIMEOUT_SECONDS)
+        except MCPError as error:
+            if error.code != CONNECTION_CLOSED:
+                raise
+            lost.set()
+            raise UpstreamUnavailable(
+                f"The connection to the server {server} closed while the call of {tool} was "
+                "out: whether it ran is not known. The guard connects again at the next call; "
+                "look at what the tool keeps before calling it again.") from None
 
     def call_from_thread(self, server: str, tool: str, arguments: dict[str, Any]
                          ) -> CallToolResult:
         """`call`, from a thread other than the guard's event loop."""
-        if self._loop is None or server not in self._clients:
+        if self._loop is None or server not in self._links:
             raise RuntimeError(f"the guard holds no connection to {server} in this process")
         future = asyncio.run_coroutine_threadsafe(self.call(server, tool, arguments), self._loop)
         return future.result(timeout=CALL_TIMEOUT_SECONDS + 5)
+
+
+async def _listed(client: Client) -> dict[str, Tool]:
+    """Every tool `client`'s server lists, page after page, by name."""
+    listed: dict[str, Tool] = {}
+    cursor: str | None = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        listed.update({t.name: t for t in page.tools})
+        cursor = page.next_cursor
+        if not cursor:
+            return listed
+
+
+def _phrase(error: BaseException) -> str:
+    """What went wrong, from the first error a group of them holds (the SDK's task groups wrap
+    what the OS said)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
 
 
 def _where(server: Upstream) -> str:
