@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
+import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
@@ -255,6 +256,57 @@ def test_nobody_sees_a_proposal_that_is_not_theirs(tmp_path: Path,
                                           "csrf": token})
     assert wrong.status_code == 401
     assert shop.app.proposal(mine.id).status is ProposalStatus.WAITING
+
+
+def test_wrong_passwords_are_taken_five_times_then_a_pause(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five wrong passwords for Noor from one address are each a 401; the next try, even with
+    her right password (which is then not checked), is a 429 that says how long to wait, as
+    does Retry-After, whichever way her handle is typed. Mia, from the same address, still
+    logs in, and her right password starts her count again."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    app = create_web_app(shop.app, secure_cookies=False)
+
+    def attempt(handle: str, password: str) -> httpx.Response:
+        client = TestClient(app)
+        return client.post("/login", data={"handle": handle, "password": password,
+                                           "csrf": _csrf(client, "/login")},
+                           follow_redirects=False)
+
+    mia, noor = "mia@workshop.example", "noor@workshop.example"
+    assert [attempt(mia, "nope").status_code for _ in range(4)] == [401] * 4
+    assert attempt(mia, PASSWORD).status_code == 303
+    assert [attempt(noor, "nope").status_code for _ in range(5)] == [401] * 5
+    paused = attempt(noor, PASSWORD)
+    assert paused.status_code == 429
+    assert ("Too many wrong passwords for that e-mail address from here. Try again in 15 "
+            "minutes.") in paused.text
+    assert 890 <= int(paused.headers["Retry-After"]) <= 900
+    assert attempt(" NOOR@workshop.example", "nope").status_code == 429
+    assert [attempt(mia, "nope").status_code for _ in range(4)] == [401] * 4
+    assert attempt(mia, PASSWORD).status_code == 303
+
+
+def test_a_pause_ends_once_the_first_wrong_password_is_older_than_the_window() -> None:
+    """The pause lasts until the first wrong password of the pair leaves the window; another
+    address is not paused; the oldest pairs are forgotten past the number kept."""
+    from signoff.web.throttle import LoginThrottle
+
+    now = [0.0]
+    throttle = LoginThrottle(allowed=3, window_seconds=60, keep=2, clock=lambda: now[0])
+    for second in (0, 10, 20):
+        now[0] = second
+        throttle.failed("10.0.0.1", "noor@x.example")
+    now[0] = 30
+    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 30
+    assert throttle.wait_seconds("10.0.0.2", "noor@x.example") == 0
+    now[0] = 60.5
+    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 0
+    throttle.failed("10.0.0.1", "noor@x.example")
+    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 10
+    throttle.failed("10.0.0.3", "mia@x.example")
+    throttle.failed("10.0.0.4", "mia@x.example")
+    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 0  # forgotten: kept 2
 
 
 def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,

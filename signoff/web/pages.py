@@ -24,6 +24,7 @@ from signoff.security.principals import Principal
 from signoff.web.api import refused
 from signoff.web.auth import Browser
 from signoff.web.problems import ProblemError, to_problem
+from signoff.web.throttle import LoginThrottle
 
 __all__ = ["LoginRequired", "Pages"]
 
@@ -45,6 +46,8 @@ class Pages:
         self.inbox = inbox
         self.browser = browser
         self.refresh_seconds = refresh_seconds
+        self.throttle = LoginThrottle()
+        """Wrong passwords, and how long a guesser waits."""
         self.templates = Environment(loader=PackageLoader("signoff.web", "templates"),
                                      autoescape=select_autoescape(["html"]))
 
@@ -113,12 +116,22 @@ class Pages:
         return await run_in_threadpool(self._login, request, fields)
 
     def _login(self, request: Request, fields: dict[str, str]) -> Response:
+        handle = fields.get("handle", "").strip()
+        address = request.client.host if request.client else ""
+        wait = self.throttle.wait_seconds(address, handle)
+        if wait:  # told before the password is even checked
+            paused = self.render(request, "login.html", status=429,
+                                   next=_local(fields.get("next")), failed=False,
+                                   wait=_in_minutes(wait))
+            paused.headers["Retry-After"] = str(wait)
+            return paused
         # A password's hash takes its time on purpose: off the event loop, as every decision.
-        person = self.app.credentials.check_password(fields.get("handle", "").strip(),
-                                                     fields.get("password", ""))
+        person = self.app.credentials.check_password(handle, fields.get("password", ""))
         if person is None:
+            self.throttle.failed(address, handle)
             return self.render(request, "login.html", status=401, next=_local(fields.get("next")),
                                failed=True)
+        self.throttle.succeeded(address, handle)
         response = RedirectResponse(_local(fields.get("next")), status_code=303)
         self.browser.log_in(response, person)
         return response
@@ -294,6 +307,12 @@ def _page_of(path: str) -> str:
     if len(parts) == 3 and parts[0] == "rules" and parts[2] == "revoke":
         return "/rules"
     return "/"
+
+
+def _in_minutes(seconds: int) -> str:
+    """A wait in words: "1 minute", "12 minutes"."""
+    minutes = -(-seconds // 60)
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
 def _local(target: str | None) -> str:
