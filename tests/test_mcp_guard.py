@@ -410,6 +410,58 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
     assert found["again"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
 
 
+def _pids_with(needle: bytes, part: str) -> list[int]:
+    """The processes whose `part` (environ, cmdline) holds `needle` as one of its items."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and needle in (entry / part).read_bytes().split(b"\0")
+                    and _state(int(entry.name)) != "(Z)"):
+                found.append(int(entry.name))
+        except OSError:  # gone, or not ours
+            continue
+    return found
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_guard_told_to_stop_tells_the_call_out_and_stops_its_upstreams(
+        guard: SimpleNamespace, transport: str) -> None:
+    """SIGTERM to a guard with a call out upstream: the client is told at once that the guard
+    stopped while the call was out and that whether it ran is not known; the guard exits,
+    and its upstream servers with it (before, over HTTP it waited for the call, up to five
+    minutes, and was then ended by the signal, leaving its upstreams running)."""
+    import os
+    import signal
+
+    config = str(guard.config).encode()
+    files = f"FILES_ROOT={guard.tmp / 'files'}".encode()
+
+    async def scenario() -> Any:
+        found: dict[str, Any] = {}
+        async with _guarded(guard, transport) as (client, _rest):
+
+            async def call() -> None:
+                found["cut"] = await client.call_tool("files_wait_for", {"flag": "never"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                with anyio.fail_after(60):
+                    while not (guard.tmp / "waiting").exists():
+                        await anyio.sleep(0.05)
+                (pid,) = _pids_with(config, "cmdline")
+                os.kill(pid, signal.SIGTERM)
+                with anyio.fail_after(60):
+                    while _pids_with(config, "cmdline"):
+                        await anyio.sleep(0.05)
+        return found["cut"]
+
+    cut = anyio.run(scenario)
+    assert cut.is_error
+    assert ("The guard stopped while the call of wait_for on files was out: whether it ran is "
+            "not known") in cut.content[0].text
+    assert _pids_with(files, "environ") == []
+
+
 def _tasks(app: Any) -> list[str]:
     from sqlalchemy import text
 

@@ -232,7 +232,8 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
             await serve_http(http_app(server, server.app, host=host, inbox=True), host=host,
                              port=port, started=_telling(
                                  f"Guarding over MCP at {where}/mcp; the inbox and REST API at "
-                                 f"{where}/. Stop with Ctrl-C."))
+                                 f"{where}/. Stop with Ctrl-C."),
+                             stopping=server.upstreams.cut_calls)
             return
         if inbox_address is None:
             await serve_stdio(server)
@@ -240,8 +241,14 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
         host, port = _address(inbox_address)
         web = create_web_app(server.app, secure_cookies=False)
         async with anyio.create_task_group() as group:
-            group.start_soon(lambda: serve_http(web, host=host, port=port, started=_telling(
-                f"The guard's inbox and REST API are at http://{host}:{port}/.")))
+
+            async def inbox() -> None:
+                await serve_http(web, host=host, port=port, started=_telling(
+                    f"The guard's inbox and REST API are at http://{host}:{port}/."),
+                    stopping=server.upstreams.cut_calls)
+                group.cancel_scope.cancel()  # told to stop (a signal): the guard stops
+
+            group.start_soon(inbox)
             await serve_stdio(server)
             group.cancel_scope.cancel()
 

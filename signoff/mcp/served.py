@@ -283,6 +283,11 @@ class ServedAgent(MCPServer):
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)
 
+    async def serve_streams(self, read: Any, write: Any) -> None:
+        """Serve one client on these streams (the SDK's transport gives them) until it ends."""
+        lowlevel = self._lowlevel_server
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
     async def close_sessions(self) -> None:
         """The server stops: every session still open closes (over HTTP on the 2026-07-28
         protocol, which keeps no sessions, the calls of each person are one until then)."""

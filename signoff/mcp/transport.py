@@ -20,8 +20,8 @@ from signoff.security.principals import Principal
 if TYPE_CHECKING:
     from signoff.mcp.served import ServedAgent
 
-__all__ = ["BearerGate", "bearer_person", "gated_person", "http_app", "serve_http",
-           "serve_stdio"]
+__all__ = ["BearerGate", "StdinLines", "bearer_person", "gated_person", "http_app",
+           "serve_http", "serve_stdio"]
 
 _PERSON = "signoff.person"
 """Where a `BearerGate` keeps the person of a request, in its ASGI scope's state."""
@@ -147,19 +147,79 @@ def _ending_sessions(server: ServedAgent, inner: ASGIApp) -> ASGIApp:
 
 async def serve_stdio(server: ServedAgent) -> None:
     """Serve `server` on this process's stdin and stdout; its client's session ends with
-    them."""
+    them, or when the task serving it is cancelled (see `StdinLines`)."""
     import anyio
+    from mcp.server.stdio import stdio_server
 
     try:
-        await server.run_stdio_async()
+        async with stdio_server(stdin=StdinLines()) as (read, write):  # type: ignore[arg-type]
+            await server.serve_streams(read, write)
     finally:
         with anyio.CancelScope(shield=True):
             await server.close_sessions()
 
 
+class StdinLines:
+    """The client's lines on this process's stdin, read by a daemon thread of their own.
+
+    A read of a pipe cannot be interrupted: the SDK's own reader waits for the next line in a
+    worker thread that its task waits for, so a server told to stop (a signal, through the
+    inbox beside it) would wait for its client's next line, and the process for the thread. Here
+    the task only waits for a queue, and the thread dies with the process. As the SDK does, fd 0
+    then reads the null device, so that a child process cannot take the client's lines."""
+
+    def __init__(self) -> None:
+        import os
+        import threading
+
+        import anyio
+
+        private = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        self._file = os.fdopen(private, "r", encoding="utf-8", errors="replace")
+        self._send, self._receive = anyio.create_memory_object_stream[str](16)
+        threading.Thread(target=self._read, args=(anyio.lowlevel.current_token(),),
+                         name="signoff-stdin", daemon=True).start()
+
+    def _read(self, token: Any) -> None:
+        import anyio
+
+        try:
+            while line := self._file.readline():
+                anyio.from_thread.run(self._send.send, line, token=token)
+        except Exception:  # the event loop is gone, or nobody reads any more: stop reading
+            return
+        try:
+            anyio.from_thread.run_sync(self._send.close, token=token)
+        except Exception:  # the event loop is gone
+            return
+
+    def __aiter__(self) -> StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio
+
+        try:
+            return await self._receive.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+GRACE_SECONDS = 10
+"""How long a stopping server waits for the requests under way before it cancels them."""
+
+
 async def serve_http(target: ASGIApp, *, host: str, port: int,
-                     started: Callable[[], None] | None = None) -> None:
-    """Serve an ASGI app with uvicorn until it is stopped (`started`: called once it listens)."""
+                     started: Callable[[], None] | None = None,
+                     stopping: Callable[[], None] | None = None) -> None:
+    """Serve an ASGI app with uvicorn until it is stopped (`started`: called once it listens;
+    `stopping`: called on the event loop as soon as it is told to stop, before it waits for
+    the requests under way, at most `GRACE_SECONDS`)."""
+    import signal
+
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -168,7 +228,20 @@ async def serve_http(target: ASGIApp, *, host: str, port: int,
             if self.started and started is not None:
                 started()
 
+        async def shutdown(self, sockets: Any = None) -> None:
+            if stopping is not None:
+                stopping()
+            await super().shutdown(sockets)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Stop as told, without raising the signal again once stopped (uvicorn's way, which
+            # would end the process before the caller closes what it opened: the upstreams).
+            if self.should_exit and sig == signal.SIGINT:
+                self.force_exit = True
+            else:
+                self.should_exit = True
+
     # No access log: over stdio, stdout is the MCP stream.
     config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on",
-                            access_log=False)
+                            access_log=False, timeout_graceful_shutdown=GRACE_SECONDS)
     await Server(config).serve()

@@ -78,6 +78,8 @@ class Upstreams:
         """Each server's tools, by name, as it last listed them."""
         self._links: dict[str, _Link] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._out: set[asyncio.Task[Any]] = set()
+        self._stopping = False
 
     async def open(self, stack: AsyncExitStack) -> None:
         """Connect to every server (closed with `stack`) and list its tools; a server that
@@ -167,7 +169,12 @@ class Upstreams:
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one upstream tool with exactly these arguments; `UpstreamUnavailable` when its
         server cannot be reached or its connection broke while the call was out."""
+        if self._stopping:
+            raise UpstreamUnavailable(f"The guard is stopping: nothing was sent to {server}.")
         client, lost = await self._connection(server)
+        task = asyncio.current_task()
+        if task is not None:
+            self._out.add(task)
         try:
             return await client.call_tool(tool, arguments,
                                           read_timeout_seconds=CALL_TIMEOUT_SECONDS)
@@ -179,6 +186,22 @@ class Upstreams:
                 f"The connection to the server {server} closed while the call of {tool} was "
                 "out: whether it ran is not known. The guard connects again at the next call; "
                 "look at what the tool keeps before calling it again.") from None
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            raise UpstreamUnavailable(
+                f"The guard stopped while the call of {tool} on {server} was out: whether it "
+                "ran is not known; look at what the tool keeps before calling it again."
+            ) from None
+        finally:
+            self._out.discard(task)
+
+    def cut_calls(self) -> None:
+        """The guard stops: every call still out ends now, told that whether it ran is not
+        known, and no other is sent (on the guard's event loop)."""
+        self._stopping = True
+        for task in list(self._out):
+            task.cancel()
 
     def call_from_thread(self, server: str, tool: str, arguments: dict[str, Any]
                          ) -> CallToolResult:
