@@ -621,6 +621,43 @@ def test_an_outside_call_keeps_no_write_lock_while_it_is_out(tmp_path: Path) -> 
     assert Path(letters).read_text() == "Dear Ola"
 
 
+def test_an_outside_actions_own_transactions_begin_as_writers_do(tmp_path: Path) -> None:
+    """An action that reaches outside is admitted in a reader's transaction, but one it opens
+    itself begins as writers' do, taking the write lock at once: so one that reads and then
+    writes waits its turn instead of failing with "database is locked" when another writer
+    committed in between (another writer meanwhile cannot begin)."""
+    import sqlite3
+
+    from sqlalchemy import text
+
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    clerk = app.people.add("clerk@t.example", "Clerk")
+    seen: dict[str, str] = {}
+
+    @app.action("Post and keep a note")
+    def post(tags: list[str]) -> str:
+        """Writes the tags to a file outside, in a transaction of its own on the app's file."""
+        with open(tmp_path / "sent.txt", "a", encoding="utf-8") as sent:
+            sent.write(" ".join(tags))
+        with app.database.connect() as db:
+            db.execute(text("select 1")).scalar()
+            other = sqlite3.connect(tmp_path / "t.db", timeout=0, isolation_level=None)
+            try:
+                other.execute("begin immediate")
+                other.execute("rollback")
+                seen["other writer"] = "began"
+            except sqlite3.OperationalError as error:
+                seen["other writer"] = str(error)
+            finally:
+                other.close()
+        return "Posted."
+
+    assert app.actions.info("post").effects.external
+    result = app.actions.run("post", {"tags": ["a", "b"]}, as_=clerk)
+    assert result.done, result.problem
+    assert seen == {"other writer": "database is locked"}
+
+
 def test_an_outside_call_through_code_the_analysis_cannot_see_keeps_its_writes(
         tmp_path: Path) -> None:
     """An action that reaches outside and also calls code the analysis cannot see (which may

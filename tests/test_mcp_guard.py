@@ -369,9 +369,10 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
                                                                       ) -> None:
     """When an upstream server stops, the guard still lists every tool (the other servers' as
     they are now, the stopped one's as it listed them before), and the next call of the stopped
-    one's tool starts it again and runs; a call out when its connection closed is told by the
-    server's name, with what is known of it (before, listing failed for every server, with no
-    name, and every later call of the stopped server failed unexplained)."""
+    one's tool starts it again and runs, whether or not the tools were listed in between; a
+    call out when its connection closed is told by the server's name, with what is known of it
+    (before, listing failed for every server, with no name, and every later call of the stopped
+    server failed unexplained)."""
     from contextlib import AsyncExitStack
 
     from signoff.mcp.guard import open_guard
@@ -395,6 +396,11 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
                         await anyio.sleep(0.05)
                 await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
             found["again"] = await served.call_tool("files_list_files", {})
+            await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
+            with anyio.fail_after(30):
+                while served.upstreams.is_connected("files"):
+                    await anyio.sleep(0.05)
+            found["unlisted"] = await served.call_tool("files_list_files", {})
         return found
 
     found = anyio.run(scenario)
@@ -408,6 +414,9 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
     assert ("The connection to the server files closed while the call of wait_for was out: "
             "whether it ran is not known.") in cut, cut
     assert found["again"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+    # a call made on a connection known closed is not sent on it: it is sent on a new one
+    assert not found["unlisted"].is_error, found["unlisted"]
+    assert found["unlisted"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
 
 
 def _pids_with(needle: bytes, part: str) -> list[int]:

@@ -9,8 +9,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
-import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
@@ -260,14 +260,17 @@ def test_nobody_sees_a_proposal_that_is_not_theirs(tmp_path: Path,
 
 def test_wrong_passwords_are_taken_five_times_then_a_pause(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """Five wrong passwords for Noor from one address are each a 401; the next try, even with
-    her right password (which is then not checked), is a 429 that says how long to wait, as
-    does Retry-After, whichever way her handle is typed. Mia, from the same address, still
-    logs in, and her right password starts her count again."""
+    """Five wrong passwords for Noor from one address are each a 401, whether the form names
+    her by handle or by id; the next try, even with her right password (which is then not
+    checked), is a 429 that says how long to wait, as does Retry-After. Mia, from the same
+    address, still logs in, and her right password starts her count again. Twenty tries at
+    once for Ola are counted as surely: five are checked."""
+    from concurrent.futures import ThreadPoolExecutor
+
     shop = open_workshop(tmp_path, monkeypatch, passwords=True)
     app = create_web_app(shop.app, secure_cookies=False)
 
-    def attempt(handle: str, password: str) -> httpx.Response:
+    def attempt(handle: str, password: str) -> Any:
         client = TestClient(app)
         return client.post("/login", data={"handle": handle, "password": password,
                                            "csrf": _csrf(client, "/login")},
@@ -276,37 +279,55 @@ def test_wrong_passwords_are_taken_five_times_then_a_pause(tmp_path: Path,
     mia, noor = "mia@workshop.example", "noor@workshop.example"
     assert [attempt(mia, "nope").status_code for _ in range(4)] == [401] * 4
     assert attempt(mia, PASSWORD).status_code == 303
-    assert [attempt(noor, "nope").status_code for _ in range(5)] == [401] * 5
+    assert [attempt(noor, "nope").status_code for _ in range(3)] == [401] * 3
+    assert [attempt(shop.noor.id, "nope").status_code for _ in range(2)] == [401] * 2
     paused = attempt(noor, PASSWORD)
     assert paused.status_code == 429
     assert ("Too many wrong passwords for that e-mail address from here. Try again in 15 "
             "minutes.") in paused.text
     assert 890 <= int(paused.headers["Retry-After"]) <= 900
-    assert attempt(" NOOR@workshop.example", "nope").status_code == 429
+    assert attempt(" noor@workshop.example ", "nope").status_code == 429
+    assert attempt(shop.noor.id, PASSWORD).status_code == 429
     assert [attempt(mia, "nope").status_code for _ in range(4)] == [401] * 4
     assert attempt(mia, PASSWORD).status_code == 303
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        at_once = sorted(pool.map(lambda _: attempt("ola@workshop.example", "nope").status_code,
+                                  range(20)))
+    assert at_once == [401] * 5 + [429] * 15
 
 
-def test_a_pause_ends_once_the_first_wrong_password_is_older_than_the_window() -> None:
-    """The pause lasts until the first wrong password of the pair leaves the window; another
-    address is not paused; the oldest pairs are forgotten past the number kept."""
+def test_a_pause_ends_once_the_first_try_is_older_than_the_window() -> None:
+    """The pause lasts until the first try of the pair leaves the window; another address is
+    not paused by it, but a person's tries from every address together are bounded too; a
+    right password takes its own tries out of both counts; past the pairs kept, those that no
+    longer count are forgotten first, then the oldest."""
     from signoff.web.throttle import LoginThrottle
 
     now = [0.0]
-    throttle = LoginThrottle(allowed=3, window_seconds=60, keep=2, clock=lambda: now[0])
+    throttle = LoginThrottle(allowed=3, allowed_in_all=5, window_seconds=60, keep=3,
+                             clock=lambda: now[0])
     for second in (0, 10, 20):
         now[0] = second
-        throttle.failed("10.0.0.1", "noor@x.example")
+        assert throttle.begin("10.0.0.1", "noor") == 0
     now[0] = 30
-    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 30
-    assert throttle.wait_seconds("10.0.0.2", "noor@x.example") == 0
+    assert throttle.begin("10.0.0.1", "NOOR ") == 30
+    assert throttle.begin("10.0.0.2", "noor") == 0
+    assert throttle.begin("10.0.0.3", "noor") == 0
+    assert throttle.begin("10.0.0.4", "noor") == 30  # five from every address: all wait
+    throttle.succeeded("10.0.0.3", "noor")
+    assert throttle.begin("10.0.0.4", "noor") == 0
     now[0] = 60.5
-    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 0
-    throttle.failed("10.0.0.1", "noor@x.example")
-    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 10
-    throttle.failed("10.0.0.3", "mia@x.example")
-    throttle.failed("10.0.0.4", "mia@x.example")
-    assert throttle.wait_seconds("10.0.0.1", "noor@x.example") == 0  # forgotten: kept 2
+    assert throttle.begin("10.0.0.1", "noor") == 0  # the first try left the window
+    assert throttle.begin("10.0.0.1", "noor") == 10
+    now[0] = 200
+    assert throttle.begin("10.0.0.5", "mia") == 0
+    assert throttle.begin("10.0.0.5", "mia") == 0
+    assert throttle.begin("10.0.0.5", "mia") == 0
+    assert throttle.begin("10.0.0.5", "mia") == 60  # (noor's pairs, no longer counting, forgotten)
+    assert throttle.begin("10.0.0.6", "ola") == 0
+    assert throttle.begin("10.0.0.7", "ola") == 0
+    assert throttle.begin("10.0.0.8", "ola") == 0  # past three pairs kept: mia's, the oldest
+    assert throttle.begin("10.0.0.5", "mia") == 0
 
 
 def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,

@@ -252,18 +252,19 @@ class Runner:
         `before` checks and `within` records is done in a transaction of its own once it is
         back. A crash in between leaves the call as it was marked before it started: running,
         its outcome unknown — as a crash during the call does."""
-        with reading_only():
+        with reading_only():  # only this transaction: those the action opens itself are its own
             session.begin()
-            try:  # a transaction that only reads: it ends rolled back, with nothing to keep
-                admitted = self._admit(action, acting, cause, session)
-                if isinstance(admitted, ActionResult):
-                    return admitted
-                result = self._call(action, values, session, admitted, cause)
-                if consented:
-                    points.reached("run.consented", action=action.name)
-                refuse_pending_changes(session)
-            finally:
-                session.rollback()
+            session.connection()
+        try:  # a transaction that only reads: it ends rolled back, with nothing to keep
+            admitted = self._admit(action, acting, cause, session)
+            if isinstance(admitted, ActionResult):
+                return admitted
+            result = self._call(action, values, session, admitted, cause)
+            if consented:
+                points.reached("run.consented", action=action.name)
+            refuse_pending_changes(session)
+        finally:
+            session.rollback()
         if before is not None or within is not None:
             with session.begin():
                 if before is not None:

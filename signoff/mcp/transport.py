@@ -241,7 +241,10 @@ async def serve_http(target: ASGIApp, *, host: str, port: int,
             else:
                 self.should_exit = True
 
-    # No access log: over stdio, stdout is the MCP stream.
+    # No access log: over stdio, stdout is the MCP stream. No proxy's headers either: served
+    # as it is, a client on this machine could name itself any address (the login form counts
+    # wrong passwords by address).
     config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on",
-                            access_log=False, timeout_graceful_shutdown=GRACE_SECONDS)
+                            access_log=False, timeout_graceful_shutdown=GRACE_SECONDS,
+                            proxy_headers=False)
     await Server(config).serve()

@@ -100,7 +100,8 @@ class Upstreams:
 
     async def _keep(self, server: Upstream, link: _Link) -> None:
         """Keep `server`'s connection: open it, hold it until it is found lost, then wait until
-        a call wants it to open it again."""
+        a call wants it to open it again. Whoever waits on an attempt is woken however it ends,
+        cancelled included (the guard stops)."""
         while True:
             tried = link.tried
             link.wanted = anyio.Event()
@@ -113,11 +114,13 @@ class Upstreams:
                     await link.lost.wait()
             except Exception as error:  # the SDK's and the OS's errors, kept as a phrase
                 link.error = _phrase(error)
-            link.client = None
+            finally:
+                link.client = None
+                if not tried.is_set():
+                    link.error = link.error or "the guard is stopping"
+                    link.tried = anyio.Event()
+                    tried.set()
             link.lost = anyio.Event()
-            if not tried.is_set():
-                link.tried = anyio.Event()
-                tried.set()
             await link.wanted.wait()
 
     async def _client(self, server: Upstream, stack: AsyncExitStack) -> Client:
@@ -132,10 +135,19 @@ class Upstreams:
             headers=server.headers, timeout=httpx2.Timeout(30, read=CALL_TIMEOUT_SECONDS)))
         return Client(streamable_http_client(server.url, http_client=http), cache=None)
 
+    def is_connected(self, server: str) -> bool:
+        """Whether the guard holds an open connection to `server` now (as far as it knows: a
+        server that stopped a moment ago may not be noticed yet)."""
+        link = self._links.get(server)
+        return link is not None and link.client is not None and not link.lost.is_set() and (
+            not _closed(link.client))
+
     async def _connection(self, server: str) -> tuple[Client, anyio.Event]:
         """`server`'s open connection, opened again if it was lost, and the event that marks it
         lost; else `UpstreamUnavailable`."""
         link = self._links[server]
+        if link.client is not None and _closed(link.client):
+            link.lost.set()  # its server stopped since: nothing is sent on it
         if link.client is None or link.lost.is_set():  # none, or one found lost and closing
             tried = link.tried
             link.wanted.set()
@@ -168,18 +180,23 @@ class Upstreams:
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one upstream tool with exactly these arguments; `UpstreamUnavailable` when its
-        server cannot be reached or its connection broke while the call was out."""
-        if self._stopping:
-            raise UpstreamUnavailable(f"The guard is stopping: nothing was sent to {server}.")
-        client, lost = await self._connection(server)
+        server cannot be reached, when the guard stops, or when its connection closed while
+        the call was out (each saying whether it was sent)."""
         task = asyncio.current_task()
         if task is not None:
-            self._out.add(task)
+            self._out.add(task)  # from here on, `cut_calls` ends it
+        sent, lost = False, None
         try:
+            if self._stopping:
+                raise UpstreamUnavailable(f"The guard is stopping: nothing was sent to {server}.")
+            client, lost = await self._connection(server)
+            if self._stopping:
+                raise UpstreamUnavailable(f"The guard is stopping: nothing was sent to {server}.")
+            sent = True
             return await client.call_tool(tool, arguments,
                                           read_timeout_seconds=CALL_TIMEOUT_SECONDS)
         except MCPError as error:
-            if error.code != CONNECTION_CLOSED:
+            if error.code != CONNECTION_CLOSED or lost is None:
                 raise
             lost.set()
             raise UpstreamUnavailable(
@@ -189,6 +206,9 @@ class Upstreams:
         except asyncio.CancelledError:
             if not self._stopping:
                 raise
+            if not sent:
+                raise UpstreamUnavailable(
+                    f"The guard is stopping: nothing was sent to {server}.") from None
             raise UpstreamUnavailable(
                 f"The guard stopped while the call of {tool} on {server} was out: whether it "
                 "ran is not known; look at what the tool keeps before calling it again."
@@ -222,6 +242,17 @@ async def _listed(client: Client) -> dict[str, Tool]:
         cursor = page.next_cursor
         if not cursor:
             return listed
+
+
+def _closed(client: Client) -> bool:
+    """Whether `client`'s connection is known to be closed (its server stopped), so that a call
+    is not sent on it. The SDK's dispatcher knows, though not in its public API: when it cannot
+    be asked, the call finds out, and is told that whether it ran is not known."""
+    try:
+        dispatcher = client.session._dispatcher
+    except Exception:  # not connected, or the SDK keeps it elsewhere
+        return False
+    return getattr(dispatcher, "_closed", False) is True
 
 
 def _phrase(error: BaseException) -> str:

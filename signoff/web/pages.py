@@ -118,20 +118,21 @@ class Pages:
     def _login(self, request: Request, fields: dict[str, str]) -> Response:
         handle = fields.get("handle", "").strip()
         address = request.client.host if request.client else ""
-        wait = self.throttle.wait_seconds(address, handle)
+        named = self.app.people.find(handle) if handle else None
+        who = named.id if named is not None else handle  # by id or by handle: one person
+        wait = self.throttle.begin(address, who)
         if wait:  # told before the password is even checked
             paused = self.render(request, "login.html", status=429,
-                                   next=_local(fields.get("next")), failed=False,
-                                   wait=_in_minutes(wait))
+                                 next=_local(fields.get("next")), failed=False,
+                                 wait=_in_minutes(wait))
             paused.headers["Retry-After"] = str(wait)
             return paused
         # A password's hash takes its time on purpose: off the event loop, as every decision.
         person = self.app.credentials.check_password(handle, fields.get("password", ""))
         if person is None:
-            self.throttle.failed(address, handle)
             return self.render(request, "login.html", status=401, next=_local(fields.get("next")),
                                failed=True)
-        self.throttle.succeeded(address, handle)
+        self.throttle.succeeded(address, who)
         response = RedirectResponse(_local(fields.get("next")), status_code=303)
         self.browser.log_in(response, person)
         return response

@@ -1,11 +1,16 @@
 """How many wrong passwords the login form takes: a few, then a pause.
 
-Wrong passwords are counted by where they come from and the handle they were tried for. After
-`LoginThrottle.allowed` of them within `LoginThrottle.window_seconds`, that address may not try
-that handle again until the first of them is older than the window; a right password clears
-the count. Counting by address and handle together means nobody can lock a person out from
-elsewhere, and a guesser must wait whichever handles they try. The counts live in the server's
-memory: a restart forgets them, and each server process counts its own.
+Tries are counted by where they come from and whom they are for (the person, however the form
+named them; else the words typed). After `LoginThrottle.allowed` tries for one person from one
+address within `LoginThrottle.window_seconds` that were not a right password, that address
+waits until the first of them is older than the window; a right password starts its count
+again. So nobody can lock a person out from elsewhere with a few tries. From every address
+together a person takes `LoginThrottle.allowed_in_all` such tries in the window, a bound on
+guessing from addresses that change (or that a client names itself, as a proxy's header).
+
+A try is counted as it begins, before its password is checked, so that tries made at once are
+counted as surely as tries made one after another. The counts live in the server's memory: a
+restart forgets them, and each server process counts its own.
 """
 
 from __future__ import annotations
@@ -18,52 +23,78 @@ from collections.abc import Callable
 
 __all__ = ["LoginThrottle"]
 
+_LONGEST = 320
+"""The most characters of what was typed kept as a key (an e-mail address has at most 254)."""
+
 
 class LoginThrottle:
-    """Wrong passwords by (address, handle), and how long each pair must wait."""
+    """Tries by (address, person), and how long each must wait."""
 
-    def __init__(self, *, allowed: int = 5, window_seconds: float = 900.0, keep: int = 10_000,
+    def __init__(self, *, allowed: int = 5, allowed_in_all: int = 50,
+                 window_seconds: float = 900.0, keep: int = 10_000,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.allowed = allowed
-        """Wrong passwords taken within the window before a pause."""
+        """Tries for one person from one address within the window before a pause."""
+        self.allowed_in_all = allowed_in_all
+        """Tries for one person from every address together within the window."""
         self.window_seconds = window_seconds
-        """How long a wrong password counts."""
+        """How long a try counts."""
         self._keep = keep
         self._clock = clock
-        self._failed: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
+        self._pairs: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
+        self._people: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def wait_seconds(self, address: str, handle: str) -> int:
-        """How many seconds this address must wait before trying this handle again (0: it may
-        try now)."""
-        key = (address, handle.strip().lower())
+    def begin(self, address: str, who: str) -> int:
+        """A try for `who` from `address`: 0 when it may go on (it is then counted until
+        `succeeded` says it was right), else how many seconds to wait (it is not counted)."""
+        pair, person = (address, _key(who)), _key(who)
         with self._lock:
-            times = self._recent(key)
-            if len(times) < self.allowed:
-                return 0
-            return max(1, math.ceil(times[0] + self.window_seconds - self._clock()))
+            now = self._clock()
+            tries = self._recent(self._pairs.get(pair), now)
+            everyone = self._recent(self._people.get(person), now)
+            full = [times for times, most in ((tries, self.allowed),
+                                              (everyone, self.allowed_in_all))
+                    if len(times) >= most]
+            if full:
+                return max(1, math.ceil(max(times[0] for times in full)
+                                        + self.window_seconds - now))
+            tries.append(now)
+            everyone.append(now)
+            self._pairs[pair] = tries
+            self._pairs.move_to_end(pair)
+            self._people[person] = everyone
+            if len(self._pairs) > self._keep:
+                self._forget(now)
+            return 0
 
-    def failed(self, address: str, handle: str) -> None:
-        """Count one wrong password."""
-        key = (address, handle.strip().lower())
+    def succeeded(self, address: str, who: str) -> None:
+        """The try was a right password: the pair's tries no longer count."""
         with self._lock:
-            times = self._recent(key)
-            times.append(self._clock())
-            self._failed[key] = times
-            self._failed.move_to_end(key)
-            while len(self._failed) > self._keep:  # the oldest pairs go first
-                self._failed.popitem(last=False)
+            tries = self._pairs.pop((address, _key(who)), ())
+            everyone = self._people.get(_key(who))
+            for at in tries:
+                if everyone is not None and at in everyone:
+                    everyone.remove(at)
 
-    def succeeded(self, address: str, handle: str) -> None:
-        """A right password: the pair's count starts again."""
-        with self._lock:
-            self._failed.pop((address, handle.strip().lower()), None)
-
-    def _recent(self, key: tuple[str, str]) -> deque[float]:
-        times = self._failed.get(key, deque())
-        since = self._clock() - self.window_seconds
-        while times and times[0] <= since:
+    def _recent(self, times: deque[float] | None, now: float) -> deque[float]:
+        times = deque() if times is None else times
+        while times and times[0] <= now - self.window_seconds:
             times.popleft()
-        if not times:
-            self._failed.pop(key, None)
         return times
+
+    def _forget(self, now: float) -> None:
+        """Past the pairs kept: those whose tries no longer count go first, then the oldest."""
+        for pair in [p for p, times in self._pairs.items()
+                     if not self._recent(times, now)]:
+            del self._pairs[pair]
+        for person in [p for p, times in self._people.items() if not self._recent(times, now)]:
+            del self._people[person]
+        while len(self._pairs) > self._keep:
+            self._pairs.popitem(last=False)
+        while len(self._people) > self._keep:
+            del self._people[next(iter(self._people))]
+
+
+def _key(who: str) -> str:
+    return who.strip().lower()[:_LONGEST]
