@@ -760,14 +760,15 @@ def test_plain_data_is_told_from_what_may_hold_a_record() -> None:
     def take(tags: list[str], named: dict[str, Any], counts: tuple[int, ...],
              amounts: dict[str, list[Decimal]], maybe: list[str] | None,
              bare: list, labelled: Annotated[list[int], "sizes"],  # type: ignore[type-arg]
-             records: list[Tag], lines: list[Line], pairs: dict[str, Pair], line: Line) -> str:
+             records: list[Tag], lines: list[Line], pairs: dict[str, Pair], line: Line,
+             sizes: list[Annotated[int, {"unit": "mm"}]]) -> str:
         """Takes each sort of value."""
         return "taken"
 
     plain = {p.name: p.takes_plain_data for p in app.actions.get("take").all_parameters}
     assert plain == {"tags": True, "named": True, "counts": True, "amounts": True, "maybe": True,
                      "bare": True, "labelled": True, "records": False, "lines": False,
-                     "pairs": False, "line": False}
+                     "pairs": False, "line": False, "sizes": True}
 
 
 def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> None:

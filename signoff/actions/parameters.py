@@ -83,9 +83,14 @@ class Parameter:
         tuple, set or dict of them (or of anything: ``Any``) — never a record, and never a
         structure of the app's own (a model, a dataclass, a TypedDict), whose validation is
         given the run's session and may read records through it."""
-        return self.kind in _PLAIN_KINDS or (
-            self.kind in (ParameterKind.SEQUENCE, ParameterKind.STRUCTURE)
-            and _is_plain_data(self.annotation))
+        if self.kind in _PLAIN_KINDS:
+            return True
+        if self.kind not in (ParameterKind.SEQUENCE, ParameterKind.STRUCTURE):
+            return False
+        try:
+            return _is_plain_data(self.annotation)
+        except TypeError:  # metadata that cannot be hashed (Annotated[int, {...}]): not cached
+            return _is_plain_data.__wrapped__(self.annotation)
 
     @property
     def names_records(self) -> bool:
@@ -109,7 +114,7 @@ def _is_plain_data(annotation: Any) -> bool:
     if inner is Any or inner in (list, tuple, set, frozenset, dict):
         return True
     if get_origin(inner) in (list, tuple, set, frozenset, dict, Mapping):
-        return all(a is Ellipsis or _is_plain_data(a) for a in get_args(inner))
+        return all(a is Ellipsis or _is_plain_data.__wrapped__(a) for a in get_args(inner))
     try:
         return kind_of(inner, where="") in _PLAIN_KINDS
     except UserError:
