@@ -471,6 +471,42 @@ def test_a_guard_told_to_stop_tells_the_call_out_and_stops_its_upstreams(
     assert _pids_with(files, "environ") == []
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_guard_told_to_stop_answers_a_call_kept_open_for_its_decision(
+        guard: SimpleNamespace, transport: str) -> None:
+    """SIGTERM to a guard that keeps a proposed call open for Noor's decision: the client is
+    answered at once, in words, that the call waits on her (before, over HTTP, the stream ended
+    with no answer once the guard gave up waiting); the proposal still waits, for a server
+    that can run it."""
+    import os
+    import signal
+
+    config = str(guard.config).encode()
+
+    async def scenario() -> Any:
+        found: dict[str, Any] = {}
+        async with _guarded(guard, transport) as (client, _rest):
+
+            async def call() -> None:
+                found["held"] = await client.call_tool("files_delete_file", {"name": "a.txt"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                with anyio.fail_after(60):
+                    while not guard.app.proposals(status=ProposalStatus.WAITING):
+                        await anyio.sleep(0.05)
+                (pid,) = _pids_with(config, "cmdline")
+                os.kill(pid, signal.SIGTERM)
+        return found["held"]
+
+    held = anyio.run(scenario)
+    (proposal,) = guard.app.proposals(status=ProposalStatus.WAITING)
+    assert not held.is_error, held
+    assert (f"files_delete_file was proposed to Noor and waits on their decision (proposal "
+            f"{proposal.id}). Nothing has run yet.") in held.content[0].text
+    assert _deleted(guard) == []
+
+
 def _tasks(app: Any) -> list[str]:
     from sqlalchemy import text
 

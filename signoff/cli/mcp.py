@@ -123,7 +123,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     anyio.run(lambda: serve_http(http_app(server, app, host=host, inbox=inbox), host=host,
                                  port=port, started=_telling(
                                      f"Serving {agent_name}'s tools over MCP at {where}/mcp"
-                                     f"{beside}. Stop with Ctrl-C.")))
+                                     f"{beside}. Stop with Ctrl-C."), stopping=server.wind_down))
 
 
 def _telling(words: str) -> Callable[[], None]:
@@ -233,24 +233,25 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
                              port=port, started=_telling(
                                  f"Guarding over MCP at {where}/mcp; the inbox and REST API at "
                                  f"{where}/. Stop with Ctrl-C."),
-                             stopping=server.upstreams.cut_calls)
+                             stopping=server.wind_down)
             return
         if inbox_address is None:
             await serve_stdio(server)
             return
         host, port = _address(inbox_address)
         web = create_web_app(server.app, secure_cookies=False)
+        stdio_ended = anyio.Event()
         async with anyio.create_task_group() as group:
 
             async def inbox() -> None:
                 await serve_http(web, host=host, port=port, started=_telling(
                     f"The guard's inbox and REST API are at http://{host}:{port}/."),
-                    stopping=server.upstreams.cut_calls)
+                    stopping=server.wind_down, stop=stdio_ended)
                 group.cancel_scope.cancel()  # told to stop (a signal): the guard stops
 
             group.start_soon(inbox)
             await serve_stdio(server)
-            group.cancel_scope.cancel()
+            stdio_ended.set()  # the client went: the inbox stops as it stops for a signal
 
 
 @mcp.command()

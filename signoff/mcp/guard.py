@@ -105,11 +105,11 @@ class Guard(ServedAgent):
         self._validators: dict[str, Draft202012Validator] = {}
         super().__init__(app, AGENT_NAME, for_=for_, wait_seconds=wait_seconds)
 
-    async def close_sessions(self) -> None:
-        """The guard stops: the calls still out upstream are cut first (each is told that
-        whether it ran is not known), so that ending their sessions does not wait on them."""
+    def stopping(self) -> None:
+        """The guard is told to stop: the calls still out upstream are cut (each is told that
+        whether it ran is not known), and those kept open for a decision are answered."""
+        super().stopping()
         self.upstreams.cut_calls()
-        await super().close_sessions()
 
     def _offer(self) -> dict[str, Any]:
         from signoff.mcp.served import _Offered

@@ -97,6 +97,8 @@ class ServedAgent(MCPServer):
         self._skills = self._served_skills(skill, subject)
         self._offered = self._offer()
         self._sessions: dict[object, _Session] = {}
+        self._stopping = False
+        self._calls_open = 0
         cls = self.handle.registered.agent
         super().__init__(name=f"{app.name}-{cls.agent_name()}",
                          instructions=f"{cls.purpose}\n\nA call that changes things may be put to "
@@ -152,6 +154,14 @@ class ServedAgent(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult:
         """Hand the call to the agent's loop as its model's turn; answer with what came of it."""
+        self._calls_open += 1
+        try:
+            return await self._call_tool(name, arguments, context)
+        finally:
+            self._calls_open -= 1
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any],
+                         context: Context[Any, Any] | None) -> CallToolResult:
         person = await self._person(context)
         session = self._session(context, person)
         offered = self._offered.get(name)
@@ -211,7 +221,7 @@ class ServedAgent(MCPServer):
             proposal = await anyio.to_thread.run_sync(self.app.proposal, proposal.id)
             if proposal.status not in (ProposalStatus.WAITING, ProposalStatus.APPROVED):
                 break
-            if waited >= wait:
+            if waited >= wait or self._stopping:
                 return self.not_run(proposal.action, results.waiting_words(proposal),
                                     proposal=proposal.id, decide_by=proposal.decide_by)
             await anyio.sleep(self.poll_seconds)
@@ -283,14 +293,32 @@ class ServedAgent(MCPServer):
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)
 
+    def stopping(self) -> None:
+        """The server is told to stop: a call kept open for its decision is answered now with
+        the proposal that still waits (it runs once if they say yes, in a server that holds
+        what it needs: started again, or `signoff mcp approve`)."""
+        self._stopping = True
+
+    async def wind_down(self, at_most_seconds: float = 10.0) -> None:
+        """Answer what is open before the server stops (`stopping`), and wait until every
+        call is answered, for at most `at_most_seconds`: so that no client is left without
+        an answer when the connections close."""
+        self.stopping()
+        with anyio.move_on_after(at_most_seconds):
+            while self._calls_open:
+                await anyio.sleep(0.05)
+        await anyio.sleep(0.1)  # the answers just given, on their way to the transport
+
     async def serve_streams(self, read: Any, write: Any) -> None:
         """Serve one client on these streams (the SDK's transport gives them) until it ends."""
         lowlevel = self._lowlevel_server
         await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
     async def close_sessions(self) -> None:
-        """The server stops: every session still open closes (over HTTP on the 2026-07-28
-        protocol, which keeps no sessions, the calls of each person are one until then)."""
+        """The server stops: what is still open is answered first (`stopping`), then every
+        session still open closes (over HTTP on the 2026-07-28 protocol, which keeps no
+        sessions, the calls of each person are one until then)."""
+        self.stopping()
         for key, session in list(self._sessions.items()):
             await self.session_closed(None if key == "stdio" else key[1],  # type: ignore[index]
                                       session.person)

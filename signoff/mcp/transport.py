@@ -214,12 +214,15 @@ GRACE_SECONDS = 10
 
 async def serve_http(target: ASGIApp, *, host: str, port: int,
                      started: Callable[[], None] | None = None,
-                     stopping: Callable[[], None] | None = None) -> None:
-    """Serve an ASGI app with uvicorn until it is stopped (`started`: called once it listens;
-    `stopping`: called on the event loop as soon as it is told to stop, before it waits for
-    the requests under way, at most `GRACE_SECONDS`)."""
+                     stopping: Callable[[], Awaitable[None]] | None = None,
+                     stop: Any = None) -> None:
+    """Serve an ASGI app with uvicorn until it is stopped: by a signal, or by `stop` (an
+    `anyio.Event`) being set (`started`: called once it listens; `stopping`: awaited as soon as
+    it is told to stop, before it closes the connections and waits for the requests under way,
+    at most `GRACE_SECONDS`)."""
     import signal
 
+    import anyio
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -230,7 +233,7 @@ async def serve_http(target: ASGIApp, *, host: str, port: int,
 
         async def shutdown(self, sockets: Any = None) -> None:
             if stopping is not None:
-                stopping()
+                await stopping()
             await super().shutdown(sockets)
 
         def handle_exit(self, sig: int, frame: Any) -> None:
@@ -247,4 +250,14 @@ async def serve_http(target: ASGIApp, *, host: str, port: int,
     config = uvicorn.Config(target, host=host, port=port, log_level="warning", lifespan="on",
                             access_log=False, timeout_graceful_shutdown=GRACE_SECONDS,
                             proxy_headers=False)
-    await Server(config).serve()
+    server = Server(config)
+    async with anyio.create_task_group() as group:
+        if stop is not None:
+
+            async def stop_when_told() -> None:
+                await stop.wait()
+                server.should_exit = True  # its own way to stop: no task cancelled under it
+
+            group.start_soon(stop_when_told)
+        await server.serve()
+        group.cancel_scope.cancel()
