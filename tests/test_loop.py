@@ -118,6 +118,8 @@ def test_a_step_returns_what_happens_next() -> None:
     assert isinstance(loop.step(other), HandOn)
     kinds = [e.kind for e in shop.app.receipt(task).entries]
     assert (kinds[0], kinds[-1]) == (ReceiptKind.START, ReceiptKind.RESULT)
+    # reset was asked for with no why: the receipt says so, not empty quotes
+    assert "Clerk proposed reset to Noor, giving no reason." in shop.app.receipt(task).words
 
 
 def test_a_thousand_finished_tasks_leave_nothing_in_the_loops_memory() -> None:

@@ -630,6 +630,44 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     assert statuses == ["Done", "Rejected"]
 
 
+def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
+        guard: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`signoff mcp tasks` and `signoff mcp receipt` show Noor the guard's work; with no token
+    kept for her, --as says how to keep one for the guard (`signoff mcp token … --save`, not
+    the app's command, which a guard's config cannot name); once kept, --as works."""
+    from contextlib import AsyncExitStack
+
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+    from signoff.mcp.guard import open_guard
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            await served.call_tool("files_list_files", {})
+
+    anyio.run(scenario)
+    (task,) = _tasks(guard.app)
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    config, noor = str(guard.config), "noor@example.com"
+    unsaved = CliRunner().invoke(main, ["mcp", "tasks", config, "--as", noor])
+    assert unsaved.exit_code == 4
+    assert f"run `signoff mcp token {config} {noor} --save`" in unsaved.output
+    saved = CliRunner().invoke(main, ["mcp", "token", config, noor, "--save"])
+    assert saved.exit_code == 0, saved.output
+    assert "A new token for Noor is kept in" in saved.output
+    listed = CliRunner().invoke(main, ["mcp", "tasks", config, "--as", noor])
+    assert listed.exit_code == 0, listed.output
+    assert task in listed.output
+    assert listed.output.strip().endswith("1 task.")
+    receipt = CliRunner().invoke(main, ["mcp", "receipt", config, task, "--as", noor])
+    assert receipt.exit_code == 0, receipt.output
+    assert "McpGuard ran files_list_files alone, as itself: Done." in receipt.output
+    nothing = CliRunner().invoke(main, ["mcp", "receipt", config, "no-such-task", "--as", noor])
+    assert nothing.exit_code == 3, nothing.output
+
+
 def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleNamespace
                                                                    ) -> None:
     """Upstream answers are outside content: under Noor's standing rule a delete runs alone

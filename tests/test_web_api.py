@@ -179,6 +179,29 @@ def test_standing_rules_listed_and_revoked(shop: SimpleNamespace) -> None:
     assert shop.client.post(url, json={}, headers=bearer(shop, "Noor")).status_code == 409
 
 
+def test_a_plain_yes_and_a_revoke_need_no_body(shop: SimpleNamespace) -> None:
+    """A yes with nothing to add, and a rule taken back with no reason, are posted with no
+    body at all (they answered 422, "The body is missing"); a no still needs its reason."""
+    price(shop, fleet=True, price=38)
+    (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
+    url = f"/api/proposals/{listed['id']}/approve"
+    decided = shop.client.post(url, headers=bearer(shop, "Noor"))
+    assert decided.status_code == 200, decided.text
+    assert decided.json()["status"] == "Done"
+    assert repair_price(shop) == 38
+    shop.app.allow_alone("estimator", "set_price", by=shop.noor)
+    (rule,) = _get(shop, "Noor", "/api/rules").json()["items"]
+    revoked = shop.client.post(f"/api/rules/{rule['id']}/revoke", headers=bearer(shop, "Noor"))
+    assert revoked.status_code == 200, revoked.text
+    assert revoked.json()["active"] is False
+    price(shop)
+    (waiting,) = _get(shop, "Mia", "/api/proposals").json()["items"]
+    bare_no = shop.client.post(f"/api/proposals/{waiting['id']}/reject",
+                               headers=bearer(shop, "Mia"))
+    assert bare_no.status_code == 422
+    assert bare_no.headers["content-type"] == PROBLEM
+
+
 def test_tasks_outcomes_and_receipts_are_theirs_only(shop: SimpleNamespace) -> None:
     """Mia sees the task done for her, its outcome and receipt; Ola sees none of it."""
     outcome = price(shop)

@@ -375,7 +375,8 @@ class CallSteps(StepUnits):
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,
                                  trace_context=self.observer.trace_context())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
-                      f"{registered.agent.__name__} proposed {call.tool} to {words}: “{call.why}”"
+                      f"{registered.agent.__name__} proposed {call.tool} to {words}"
+                      f"{f': “{call.why}”' if call.why.strip() else ', giving no reason.'}"
                       f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version,
                       labels=labels.to_json())

@@ -107,7 +107,7 @@ class Proposal:
     labels: tuple[ArgumentLabel, ...] = ()
     """Each argument outside content may have steered, with the result it came from ("`iban`
     = `GB29…` appears in `body` of what read_email returned for {"id": 31}, from an outside
-    sender"): why it was proposed though the agent might have done it alone."""
+    sender"): a call so steered is put to a person whatever the agent may do alone."""
     deadline_at: datetime | None = None
     """When it is withdrawn, or goes on to another decider, if nobody has decided it by then
     (UTC; None: it waits as long as it takes). See `Route.within`."""

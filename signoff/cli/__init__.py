@@ -99,6 +99,26 @@ def _debugging() -> bool:
     return bool(context is not None and context.find_root().params.get("debug"))
 
 
+_GUARD_CONFIG = "signoff.guard_config"
+"""Where the context keeps the guard config a command opened (for the hints it prints)."""
+
+
+def opened_guard(config_path: str) -> None:
+    """Say that this command works on the guard `config_path` describes (for its hints)."""
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.find_root().meta[_GUARD_CONFIG] = config_path
+
+
+def _saving_a_token(handle: str) -> str:
+    """The command that keeps a token for `handle` in the profile, for this command's app."""
+    context = click.get_current_context(silent=True)
+    guard = context.find_root().meta.get(_GUARD_CONFIG) if context is not None else None
+    if guard:
+        return f"signoff mcp token {guard} {handle} --save"
+    return f"signoff users token {handle} --save{app_option_words()}"
+
+
 def app_option_words() -> str:
     """`` --app SPEC`` naming the app this command loaded, for a hint to quote ("" if none)."""
     context = click.get_current_context(silent=True)
@@ -197,12 +217,11 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         handle = as_handle or profile.get("default")
         if not handle:
             raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "
-                                  f"by `signoff users token HANDLE --save{app_option_words()}`) "
-                                  "or --token TOKEN.")
+                                  f"by `{_saving_a_token('HANDLE')}`) or --token TOKEN.")
         token = profile.get("tokens", {}).get(handle)
         if token is None:
-            raise Unauthenticated(f"The profile keeps no token for {handle}: run `signoff users "
-                                  f"token {handle} --save{app_option_words()}` (or give --token).")
+            raise Unauthenticated(f"The profile keeps no token for {handle}: run "
+                                  f"`{_saving_a_token(handle)}` (or give --token).")
     principal = app.credentials.principal_for_token(token)
     if principal is None:
         raise Unauthenticated("This token is not valid: unknown, revoked, or its person is "

@@ -16,6 +16,8 @@ from signoff.cli import (
     given,
     load_app,
     main,
+    opened_guard,
+    save_token,
     whoami,
 )
 from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
@@ -257,17 +259,24 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 @mcp.command()
 @click.argument("config_path", metavar="CONFIG")
 @click.argument("handle", callback=given)
-def token(config_path: str, handle: str) -> None:
+@click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE.")
+def token(config_path: str, handle: str, save: bool) -> None:
     """Issue a token for a person of the guard's config: they use the guard's REST API and
-    `signoff mcp proposals|approve|reject` with it, and connect to the guard over HTTP (the
-    inbox's web pages take a password: `signoff mcp password`).
+    `signoff mcp proposals|approve|reject|receipt` with it, and connect to the guard over HTTP
+    (the inbox's web pages take a password: `signoff mcp password`).
 
     \b
-    Example:
+    Examples:
       signoff mcp token guard.toml noor@example.com
+      signoff mcp token guard.toml noor@example.com --save   # then: --as noor@example.com
     """
     app, person = _guard_person(config_path, handle)
-    click.echo(app.credentials.issue_token(person, "mcp guard"))
+    secret = app.credentials.issue_token(person, "mcp guard")
+    if save:
+        path = save_token(person.handle, secret)
+        click.echo(f"A new token for {person.name} is kept in {path}.")
+    else:
+        click.echo(secret)
 
 
 @mcp.command()
@@ -291,16 +300,23 @@ def password(config_path: str, handle: str, password: str) -> None:
     click.echo(f"{person.name}'s password for the guard's inbox is set.")
 
 
-def _guard_person(config_path: str, handle: str) -> tuple[Any, Any]:
-    """The guard's app CONFIG describes, and the person of its config with `handle` (told in a
-    sentence when there is none)."""
+def _guard_app(config_path: str) -> Any:
+    """The guard's app CONFIG describes, with no connection to its servers (for what reads its
+    records, or writes only its own)."""
     from signoff.mcp.config import GuardConfig
     from signoff.mcp.guard import open_guard_app
 
+    opened_guard(config_path)
     try:
-        app = open_guard_app(GuardConfig.load(config_path))
+        return open_guard_app(GuardConfig.load(config_path))
     except SignoffError as error:
         raise failure_of(error) from None
+
+
+def _guard_person(config_path: str, handle: str) -> tuple[Any, Any]:
+    """The guard's app CONFIG describes, and the person of its config with `handle` (told in a
+    sentence when there is none)."""
+    app = _guard_app(config_path)
     person = app.people.find(handle)
     if person is None:
         raise Failure(f"{handle} is not one of the guard's people: add them under [[people]] "
@@ -326,6 +342,7 @@ def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
             server = await open_guard(config, stack, wait_seconds=0)
             return await anyio.to_thread.run_sync(work, server.app)
 
+    opened_guard(config_path)
     try:
         return _run(opened, GuardConfig.load(config_path))
     except SignoffError as error:
@@ -396,3 +413,50 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
     decision = _with_guard(config_path, lambda app: app.reject(
         proposal_id, by=whoami(app, as_handle, token), reason=reason))
     say(decision.said)
+
+
+@mcp.command(name="tasks")
+@click.argument("config_path", metavar="CONFIG")
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"]))
+@JSON_OPTION
+def guard_tasks(config_path: str, as_handle: str | None, token: str | None, status: str | None,
+                as_json: bool) -> None:
+    """The guard's tasks done for you (one per client session), newest first.
+
+    \b
+    Example:
+      signoff mcp tasks guard.toml --as noor@example.com --status Waiting
+    """
+    from signoff.cli.people import echo_tasks
+
+    app = _guard_app(config_path)
+    try:
+        echo_tasks(app, whoami(app, as_handle, token), status=status, as_json=as_json)
+    except SignoffError as error:
+        raise failure_of(error) from None
+
+
+@mcp.command(name="receipt")
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("task_id", callback=given)
+@AS_OPTION
+@TOKEN_OPTION
+@JSON_OPTION
+def guard_receipt(config_path: str, task_id: str, as_handle: str | None, token: str | None,
+                  as_json: bool) -> None:
+    """Everything one of the guard's tasks did: each call, whether it ran alone or was
+    proposed, each decision.
+
+    \b
+    Example:
+      signoff mcp receipt guard.toml TASK_ID --as noor@example.com
+    """
+    from signoff.cli.people import echo_receipt
+
+    app = _guard_app(config_path)
+    try:
+        echo_receipt(app, whoami(app, as_handle, token), task_id, as_json=as_json)
+    except SignoffError as error:
+        raise failure_of(error) from None

@@ -333,7 +333,11 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
       signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
     """
     app = load_app(app_spec)
-    me = whoami(app, as_handle, token)
+    echo_tasks(app, whoami(app, as_handle, token), status=status, as_json=as_json)
+
+
+def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool) -> None:
+    """Print the tasks done for `me` (see `tasks`)."""
     inbox = Inbox(app)
     found = [t for t in _every_page(lambda after: inbox.tasks(me, after=after))
              if status is None or t.status.value == status]
@@ -370,15 +374,17 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
       signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
       signoff receipt TASK_ID       # a task of signoff research
     """
-    from signoff.inbox import Inbox
-
     if not app_spec:
         from signoff.cli.research import research_receipt
 
         research_receipt(task_id, database=database, as_json=as_json)
         return
     app = load_app(app_spec)
-    me = whoami(app, as_handle, token)
+    echo_receipt(app, whoami(app, as_handle, token), task_id, as_json=as_json)
+
+
+def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool) -> None:
+    """Print the receipt of a task `me` may read (see `receipt`)."""
     found = app.receipt(Inbox(app).task(me, task_id))
     if as_json:
         _print_json(found)

@@ -13,8 +13,8 @@ That holds for tools hinted read-only too: nothing proves an upstream tool only 
 read can carry data out in its arguments (a fetched link). Proposals, standing rules and
 receipts are the app's own, decided in its inbox. When
 an upstream changes a tool's description or schema, the standing rules on it are suspended (the
-person who made each is told what changed, as the rule's reason) and pending proposals of it go
-stale.
+person who made each is told what changed, as the rule's reason), and a yes to a pending
+proposal of it does not run it (it goes stale).
 """
 
 from __future__ import annotations

@@ -207,9 +207,11 @@ class ServedAgent(MCPServer):
     def _why_no_turn(self, task: str) -> str:
         outcome = self.app.outcome(task)
         if outcome.waiting:
-            return (f"Nothing ran: this session's work waits on {', '.join(outcome.waiting_on)}. "
-                    "Call again once it is decided.")
-        return f"Nothing ran: this session's work has ended ({outcome.status.value}). {outcome.problem}"
+            return (f"Nothing ran: the work these calls belong to (this session's; on a protocol "
+                    f"that keeps no sessions, all of yours here) waits on "
+                    f"{', '.join(outcome.waiting_on)}. Call again once it is decided.")
+        return (f"Nothing ran: the work these calls belong to has ended "
+                f"({outcome.status.value}). {outcome.problem}")
 
     async def _wait(self, task: str, answer: CallAnswer, context: Context[Any, Any] | None,
                     wait: float) -> CallToolResult:

@@ -98,9 +98,10 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return ProposalOut.of(proposal, fresh)
 
     @router.post("/proposals/{proposal_id}/approve", tags=["proposals"])
-    def approve(proposal_id: str, body: ApproveIn, person: Me) -> DecisionOut:
+    def approve(proposal_id: str, person: Me, body: ApproveIn | None = None) -> DecisionOut:
         """Say yes: it runs now, as the agent on behalf of you (only what both may). A stale
-        proposal does not run; its status says so."""
+        proposal does not run; its status says so. The body may be left out: a plain yes."""
+        body = body or ApproveIn()
         proposal = inbox.proposal(person, proposal_id)
         try:
             decision = app.approve(proposal, by=person, always_like_this=body.always,
@@ -137,8 +138,10 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return RulePage(items=items, next=following)
 
     @router.post("/rules/{rule_id}/revoke", tags=["rules"])
-    def revoke(rule_id: str, body: RevokeIn, person: Me) -> RuleOut:
-        """Take a standing rule back, from the agent's next step on."""
+    def revoke(rule_id: str, person: Me, body: RevokeIn | None = None) -> RuleOut:
+        """Take a standing rule back, from the agent's next step on. The body may be left out:
+        no reason given."""
+        body = body or RevokeIn()
         rule = inbox.rule(person, rule_id)
         if not rule.active:
             raise ProblemError(409, "This rule was revoked already.",
