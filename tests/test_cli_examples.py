@@ -19,7 +19,9 @@ from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
+import anyio
 import click
+import mcp.client.stdio  # noqa: F401 — see below
 import pytest
 from click.testing import CliRunner
 
@@ -52,6 +54,10 @@ def _examples(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[st
         for name in sorted(command.commands):
             yield from _examples(command.commands[name], (*path, name))
 
+
+# `mcp.client.stdio` binds the process's stderr as its servers' stderr when it is first imported:
+# imported here, that is the real one, not the one a CliRunner puts in its place while an example
+# runs (which has no file descriptor to give a server), whichever example imports it first.
 
 DECIDING_FOR_A_GUARD = ("signoff mcp approve ", "signoff mcp reject ")
 """Their examples name a proposal of a guard, which exists only while an MCP client's call waits
@@ -110,7 +116,29 @@ trusted = true
     for handle in ("mia@workshop.example", "noor@workshop.example"):
         assert CliRunner().invoke(main, ["users", "token", handle, "--save", "--app",
                                          "examples/workshop.py"]).exit_code == 0
+    assert CliRunner().invoke(main, ["mcp", "token", "guard.toml", "noor@example.com",
+                                     "--save"]).exit_code == 0
     return shop
+
+
+def _guard_task() -> str:
+    """A task of the guard's: a client's call of files_list_files, run alone."""
+    from contextlib import AsyncExitStack
+
+    from sqlalchemy import text
+
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard
+
+    async def call() -> str:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load("guard.toml"), stack, wait_seconds=0)
+            await served.call_tool("files_list_files", {})
+            with served.app.database.connect() as db:
+                (task,) = db.execute(text("select id from signoff_tasks")).scalars()
+            return str(task)
+
+    return anyio.run(call)
 
 
 def _proposal(shop: SimpleNamespace) -> str:
@@ -128,6 +156,8 @@ def _filled(shop: SimpleNamespace, example: str) -> str:
     and a token of Noor's."""
     if "PROPOSAL_ID" in example:
         example = example.replace("PROPOSAL_ID", _proposal(shop))
+    if "TASK_ID" in example and "signoff mcp " in example:  # a task of the guard's
+        example = example.replace("TASK_ID", _guard_task())
     if "TASK_ID" in example and "--app" not in example:  # a task of `signoff research`
         asked = CliRunner().invoke(main, ["research", "What does yield do?", "--json"])
         assert asked.exit_code == 0, asked.output
