@@ -141,6 +141,22 @@ def _guard_task() -> str:
     return anyio.run(call)
 
 
+def _guard_rule() -> str:
+    """A standing rule of the guard's, made by Noor: deleting files runs alone."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import open_guard
+
+    async def made() -> str:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load("guard.toml"), stack, wait_seconds=0)
+            noor = served.app.people.get("noor@example.com")
+            return str(served.app.allow_alone("mcp_guard", "files_delete_file", by=noor).id)
+
+    return anyio.run(made)
+
+
 def _proposal(shop: SimpleNamespace) -> str:
     """A price proposal of Mia's work, routed to Noor, waiting."""
     script = ScriptedModel(
@@ -158,6 +174,8 @@ def _filled(shop: SimpleNamespace, example: str) -> str:
         example = example.replace("PROPOSAL_ID", _proposal(shop))
     if "TASK_ID" in example and "signoff mcp " in example:  # a task of the guard's
         example = example.replace("TASK_ID", _guard_task())
+    if "RULE_ID" in example and "signoff mcp " in example:  # a rule of the guard's
+        example = example.replace("RULE_ID", _guard_rule())
     if "TASK_ID" in example and "--app" not in example:  # a task of `signoff research`
         asked = CliRunner().invoke(main, ["research", "What does yield do?", "--json"])
         assert asked.exit_code == 0, asked.output

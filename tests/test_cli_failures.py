@@ -458,3 +458,18 @@ def test_warnings_reach_the_stderr_of_each_command_run() -> None:
     assert said[0] == said[1] == "A warning, told.\n"
     assert said[2].startswith("A warning, told.\nTraceback")
     assert "ValueError: inside" in said[2]
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(shop: SimpleNamespace) -> None:
+    """`signoff agents … | head -1`: once the reader has stopped reading, the command ends with
+    exit 0 and says nothing (it said it failed for a reason it did not foresee, BrokenPipeError,
+    exit 5). The reader here closes its end before the command writes a line."""
+    command = [sys.executable, "-m", "signoff.cli", "agents", "--app", APP]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ})
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    with process.stderr:
+        errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0, errors
+    assert errors == ""

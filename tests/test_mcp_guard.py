@@ -632,7 +632,8 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
 
 def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
         guard: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`signoff mcp tasks` and `signoff mcp receipt` show Noor the guard's work; with no token
+    """`signoff mcp tasks`, `receipt` and `rules` show Noor the guard's work, and `revoke` takes
+    a rule back; with no token
     kept for her, --as says how to keep one for the guard (`signoff mcp token … --save`, not
     the app's command, which a guard's config cannot name); once kept, --as works."""
     from contextlib import AsyncExitStack
@@ -642,12 +643,14 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     from signoff.cli import main
     from signoff.mcp.guard import open_guard
 
-    async def scenario() -> None:
+    async def scenario() -> str:
         async with AsyncExitStack() as stack:
             served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
             await served.call_tool("files_list_files", {})
+            rule = served.app.allow_alone("mcp_guard", "files_delete_file", by=guard.noor)
+            return str(rule.id)
 
-    anyio.run(scenario)
+    rule = anyio.run(scenario)
     (task,) = _tasks(guard.app)
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     config, noor = str(guard.config), "noor@example.com"
@@ -666,6 +669,15 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     assert "McpGuard ran files_list_files alone, as itself: Done." in receipt.output
     nothing = CliRunner().invoke(main, ["mcp", "receipt", config, "no-such-task", "--as", noor])
     assert nothing.exit_code == 3, nothing.output
+    rules = CliRunner().invoke(main, ["mcp", "rules", config, "--as", noor, "--active"])
+    assert rules.exit_code == 0, rules.output
+    assert f"{rule}  In force, used 0×" in rules.output
+    revoked = CliRunner().invoke(main, ["mcp", "revoke", config, rule, "--why", "Ask me.",
+                                        "--as", noor])
+    assert revoked.exit_code == 0, revoked.output
+    assert "Revoked: the guard proposes files_delete_file again." in revoked.output
+    after = CliRunner().invoke(main, ["mcp", "rules", config, "--as", noor, "--active"])
+    assert after.output.strip().endswith("0 rules.")
 
 
 def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleNamespace

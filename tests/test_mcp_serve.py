@@ -140,12 +140,14 @@ def test_what_is_listed_refused_and_answered_at_once(shop: SimpleNamespace,
     """scrap_repair (never, by the estimator's permits) is not listed, and called anyway it
     neither runs nor is proposed; the listed tools say what signoff proved of them; arguments
     that do not fit are told to the client, not put to a person; a client that cannot wait is
-    told the proposal's id and whom it waits on."""
+    told the proposal's id and whom it waits on; the server's instructions carry the skill's
+    brief, which names the repair by id."""
 
     async def scenario() -> dict[str, Any]:
         repair = str(shop.repair.id)
         async with _session(shop, transport) as client:
             return {
+                "instructions": client.instructions,
                 "tools": {t.name: t for t in (await client.list_tools()).tools},
                 "scrap": await client.call_tool("scrap_repair", {"repair": repair}),
                 "made_up": await client.call_tool("fix_everything", {}),
@@ -157,6 +159,9 @@ def test_what_is_listed_refused_and_answered_at_once(shop: SimpleNamespace,
             }
 
     got = anyio.run(scenario)
+    # the client is told the work as a model would be: what the tools act on, by id
+    assert f"Ticket T-7: rear brake does not bite. Its id is {shop.repair.id}." in (
+        got["instructions"])
     tools = got["tools"]
     assert sorted(tools) == ["note_repair", "parts_for", "set_price"]
     assert tools["parts_for"].annotations.read_only_hint is True

@@ -42,8 +42,10 @@ __all__ = [
     "given",
     "load_app",
     "main",
+    "opened_guard",
     "profile_path",
     "read_profile",
+    "revoking_a_rule",
     "save_token",
     "whoami",
 ]
@@ -117,6 +119,15 @@ def _saving_a_token(handle: str) -> str:
     if guard:
         return f"signoff mcp token {guard} {handle} --save"
     return f"signoff users token {handle} --save{app_option_words()}"
+
+
+def revoking_a_rule(rule_id: str) -> str:
+    """The command that takes back a standing rule, for this command's app."""
+    context = click.get_current_context(silent=True)
+    guard = context.find_root().meta.get(_GUARD_CONFIG) if context is not None else None
+    if guard:
+        return f"signoff mcp revoke {guard} {rule_id}"
+    return f"signoff rules revoke {rule_id}{app_option_words()}"
 
 
 def app_option_words() -> str:

@@ -20,6 +20,7 @@ code  meaning
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Any
 
@@ -168,6 +169,13 @@ class FailureTellingGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except BrokenPipeError:
+            # The reader stopped reading (`signoff tasks | head -1`): what it wanted was given.
+            # Nothing more can be said there, and Python's own report at exit is kept away.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            raise click.exceptions.Exit(0) from None
         except Exception as error:
             if ctx.params.get("debug"):
                 raise

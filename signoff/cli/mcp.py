@@ -13,6 +13,7 @@ from signoff.cli import (
     AS_OPTION,
     JSON_OPTION,
     TOKEN_OPTION,
+    app_option_words,
     given,
     load_app,
     main,
@@ -108,7 +109,8 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     try:
         person = app.people.find(for_handle) if for_handle else None
         if for_handle and person is None:
-            raise Failure(f"There is no person {for_handle!r}: see `signoff people`.",
+            raise Failure(f"There is no person {for_handle!r}: see `signoff users "
+                          f"list{app_option_words()}`.",
                           EXIT_NOT_FOUND)
         handle = app.agent(agent_name)
         value = _subject(app, handle, skill_name, subject)
@@ -388,10 +390,17 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
       signoff mcp approve guard.toml 3f2c8a8e-... --token so_… --always
     """
     from signoff.cli import EXIT_REFUSED
+    from signoff.cli.people import _rule_words
 
-    decision = _with_guard(config_path, lambda app: app.approve(
-        proposal_id, by=whoami(app, as_handle, token), always_like_this=always))
+    def approve(app: Any) -> tuple[Any, str]:
+        decided = app.approve(proposal_id, by=whoami(app, as_handle, token),
+                              always_like_this=always)
+        return decided, _rule_words(app, decided.rule) if decided.rule is not None else ""
+
+    decision, rule = _with_guard(config_path, approve)
     say(decision.said)
+    if rule:
+        say(rule)
     if decision.status.value != "Done":
         raise SystemExit(EXIT_REFUSED)
 
@@ -460,3 +469,52 @@ def guard_receipt(config_path: str, task_id: str, as_handle: str | None, token: 
         echo_receipt(app, whoami(app, as_handle, token), task_id, as_json=as_json)
     except SignoffError as error:
         raise failure_of(error) from None
+
+
+@mcp.command(name="rules")
+@click.argument("config_path", metavar="CONFIG")
+@AS_OPTION
+@TOKEN_OPTION
+@click.option("--active", is_flag=True, help="Only rules still in force.")
+@JSON_OPTION
+def guard_rules(config_path: str, as_handle: str | None, token: str | None, active: bool,
+                as_json: bool) -> None:
+    """The guard's standing rules ("from now on, alone") you may see, with their uses.
+
+    \b
+    Example:
+      signoff mcp rules guard.toml --as noor@example.com --active
+    """
+    from signoff.cli.people import echo_rules
+
+    app = _guard_app(config_path)
+    try:
+        echo_rules(app, whoami(app, as_handle, token), active=active, as_json=as_json)
+    except SignoffError as error:
+        raise failure_of(error) from None
+
+
+@mcp.command(name="revoke")
+@click.argument("config_path", metavar="CONFIG")
+@click.argument("rule_id", callback=given)
+@click.option("--why", default="", help="Why it is taken back.")
+@AS_OPTION
+@TOKEN_OPTION
+def guard_revoke(config_path: str, rule_id: str, why: str, as_handle: str | None,
+                 token: str | None) -> None:
+    """Take one of the guard's standing rules back: its tool is proposed again from the next
+    call on.
+
+    \b
+    Example:
+      signoff mcp revoke guard.toml RULE_ID --why "Ask me first." --as noor@example.com
+    """
+    from signoff.inbox import Inbox
+
+    app = _guard_app(config_path)
+    try:
+        me = whoami(app, as_handle, token)
+        rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
+    except SignoffError as error:
+        raise failure_of(error) from None
+    say(f"Revoked: the guard proposes {rule.tool} again.")

@@ -20,10 +20,10 @@ from signoff.cli import (
     EXIT_REFUSED,
     JSON_OPTION,
     TOKEN_OPTION,
-    app_option_words,
     given,
     load_app,
     main,
+    revoking_a_rule,
     whoami,
 )
 from signoff.cli.terminal import say
@@ -277,7 +277,11 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
     if ctx.invoked_subcommand is not None:
         return
     app = load_app(app_spec)
-    me = whoami(app, as_handle, token)
+    echo_rules(app, whoami(app, as_handle, token), active=active, as_json=as_json)
+
+
+def echo_rules(app: Any, me: Any, *, active: bool, as_json: bool) -> None:
+    """Print the standing rules `me` may see (see `rules`)."""
     found = Inbox(app).rules(me, active_only=active)
     if as_json:
         _print_json(found)
@@ -295,7 +299,7 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
 def _rule_words(app: Any, rule: StandingRule) -> str:
     """What a standing rule covers, and how to take it back."""
     return (f"Standing rule {rule.id}: {Inbox(app).covers(rule)}. "
-            f"Take it back with `signoff rules revoke {rule.id}{app_option_words()}`.")
+            f"Take it back with `{revoking_a_rule(rule.id)}`.")
 
 
 @rules.command(name="revoke")

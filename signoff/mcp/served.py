@@ -10,6 +10,7 @@ answered with the approved call's result or the reason of a no.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,8 @@ from signoff.exceptions import UserError
 from signoff.mcp import results
 from signoff.models.base import Reply, ToolCall
 from signoff.security.principals import Principal
+
+log = logging.getLogger("signoff.mcp")
 
 __all__ = ["DEFAULT_WAIT_SECONDS", "WAIT_META", "WHY_META", "ServedAgent"]
 
@@ -101,9 +104,25 @@ class ServedAgent(MCPServer):
         self._calls_open = 0
         cls = self.handle.registered.agent
         super().__init__(name=f"{app.name}-{cls.agent_name()}",
-                         instructions=f"{cls.purpose}\n\nA call that changes things may be put to "
-                                      "a person, who decides; the call answers once they have.",
+                         instructions="\n\n".join([
+                             cls.purpose, *self._briefs(subject),
+                             "A call that changes things may be put to a person, who decides; "
+                             "the call answers once they have."]),
                          log_level="WARNING")
+
+    def _briefs(self, subject: Any) -> list[str]:
+        """What the client is told of the work, skill by skill, as a model would be told it:
+        the skill, then its brief of the subject (which names what the tools act on)."""
+        told = []
+        for own in self._skills:
+            try:  # each served skill takes this subject (`_served_skills`)
+                brief = own.brief(subject)
+            except Exception:  # a brief that cannot be written of this subject: the skill alone
+                log.warning("The brief of %s could not be written for the MCP client",
+                            own.name, exc_info=True)
+                brief = ""
+            told.append(f"{own.description} {brief}".strip())
+        return [words for words in told if words]
 
     # -- what is offered -----------------------------------------------------------------
 
