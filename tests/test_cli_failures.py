@@ -467,7 +467,8 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(shop: SimpleNamesp
     command = [sys.executable, "-m", "signoff.cli", "agents", "--app", APP]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env={**os.environ})
-    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout is not None
+    assert process.stderr is not None
     process.stdout.close()
     with process.stderr:
         errors = process.stderr.read().decode()
