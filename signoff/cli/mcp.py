@@ -364,10 +364,10 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
     Example:
       signoff mcp proposals guard.toml --token "$(signoff mcp token guard.toml noor@example.com)"
     """
-    from signoff.cli.people import _echo_proposals
+    from signoff.cli.people import echo_proposals
 
     def listed(app: Any) -> None:
-        _echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
+        echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
                         as_json=as_json, people=app.people)
 
     _with_guard(config_path, listed)
@@ -390,12 +390,12 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
       signoff mcp approve guard.toml 3f2c8a8e-... --token so_… --always
     """
     from signoff.cli import EXIT_REFUSED
-    from signoff.cli.people import _rule_words
+    from signoff.cli.people import rule_words
 
     def approve(app: Any) -> tuple[Any, str]:
         decided = app.approve(proposal_id, by=whoami(app, as_handle, token),
                               always_like_this=always)
-        return decided, _rule_words(app, decided.rule) if decided.rule is not None else ""
+        return decided, rule_words(app, decided.rule) if decided.rule is not None else ""
 
     decision, rule = _with_guard(config_path, approve)
     say(decision.said)

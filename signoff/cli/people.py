@@ -101,10 +101,10 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
         found = _every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
     else:
         found = _every_page(lambda after: inbox.proposals(me, after=after))
-    _echo_proposals(found, as_json=as_json, people=app.people)
+    echo_proposals(found, as_json=as_json, people=app.people)
 
 
-def _echo_proposals(found: list[Any], *, as_json: bool, people: Any) -> None:
+def echo_proposals(found: list[Any], *, as_json: bool, people: Any) -> None:
     """Proposals printed one a line, and how many (or as JSON); `people` names who decided."""
     if as_json:
         _print_json(found)
@@ -227,7 +227,7 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
     else:
         say(decision.said)
         if decision.rule is not None:
-            say(_rule_words(app, decision.rule))
+            say(rule_words(app, decision.rule))
     if decision.status is not ProposalStatus.DONE:
         raise SystemExit(EXIT_REFUSED)
 
@@ -296,7 +296,7 @@ def echo_rules(app: Any, me: Any, *, active: bool, as_json: bool) -> None:
     say(f"{len(found)} rule{'s' if len(found) != 1 else ''}.")
 
 
-def _rule_words(app: Any, rule: StandingRule) -> str:
+def rule_words(app: Any, rule: StandingRule) -> str:
     """What a standing rule covers, and how to take it back."""
     return (f"Standing rule {rule.id}: {Inbox(app).covers(rule)}. "
             f"Take it back with `{revoking_a_rule(rule.id)}`.")

@@ -331,7 +331,9 @@ class ServedAgent(MCPServer):
         await anyio.sleep(0.1)  # the answers just given, on their way to the transport
 
     async def serve_streams(self, read: Any, write: Any) -> None:
-        """Serve one client on these streams (the SDK's transport gives them) until it ends."""
+        """Serve one client on these streams (the SDK's transport gives them) until it ends.
+        (`run_stdio_async` does this with the SDK's own stdin reader, which cannot be stopped:
+        see `transport.StdinLines`. The low-level server has no public name on MCPServer.)"""
         lowlevel = self._lowlevel_server
         await lowlevel.run(read, write, lowlevel.create_initialization_options())
 

@@ -153,9 +153,11 @@ class Upstreams:
             link.wanted.set()
             await tried.wait()
         if link.client is None:
+            # What went wrong, and where the server is, are the guard's to know: the log's.
+            log.warning("The guard could not reach the server %s (%s): %s", server,
+                        _where(self.servers[server]), link.error or "its connection closed")
             raise UpstreamUnavailable(
-                f"The server {server} cannot be reached ({_where(self.servers[server])}): "
-                f"{link.error or 'its connection closed'}. Nothing was sent to it; try again "
+                f"The server {server} cannot be reached now. Nothing was sent to it; try again "
                 "once it is back.")
         return link.client, link.lost
 
