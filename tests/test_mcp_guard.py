@@ -678,6 +678,11 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     assert "Revoked: the guard proposes files_delete_file again." in revoked.output
     after = CliRunner().invoke(main, ["mcp", "rules", config, "--as", noor, "--active"])
     assert after.output.strip().endswith("0 rules.")
+    again = CliRunner().invoke(main, ["mcp", "revoke", config, rule, "--as", noor])
+    assert again.exit_code == 1, again.output  # taken back already: refused in words
+    assert "Traceback" not in again.output
+    unknown = CliRunner().invoke(main, ["mcp", "revoke", config, "no-such-rule", "--as", noor])
+    assert unknown.exit_code == 3, unknown.output
 
 
 def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleNamespace

@@ -112,10 +112,15 @@ def opened_guard(config_path: str) -> None:
         context.find_root().meta[_GUARD_CONFIG] = config_path
 
 
+def _opened_guard() -> str | None:
+    """The guard config this command opened (`opened_guard`), if it opened one."""
+    context = click.get_current_context(silent=True)
+    return context.find_root().meta.get(_GUARD_CONFIG) if context is not None else None
+
+
 def _saving_a_token(handle: str) -> str:
     """The command that keeps a token for `handle` in the profile, for this command's app."""
-    context = click.get_current_context(silent=True)
-    guard = context.find_root().meta.get(_GUARD_CONFIG) if context is not None else None
+    guard = _opened_guard()
     if guard:
         return f"signoff mcp token {guard} {handle} --save"
     return f"signoff users token {handle} --save{app_option_words()}"
@@ -123,8 +128,7 @@ def _saving_a_token(handle: str) -> str:
 
 def revoking_a_rule(rule_id: str) -> str:
     """The command that takes back a standing rule, for this command's app."""
-    context = click.get_current_context(silent=True)
-    guard = context.find_root().meta.get(_GUARD_CONFIG) if context is not None else None
+    guard = _opened_guard()
     if guard:
         return f"signoff mcp revoke {guard} {rule_id}"
     return f"signoff rules revoke {rule_id}{app_option_words()}"

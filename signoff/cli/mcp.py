@@ -315,6 +315,14 @@ def _guard_app(config_path: str) -> Any:
         raise failure_of(error) from None
 
 
+def _guard_and_me(config_path: str, as_handle: str | None, token: str | None
+                  ) -> tuple[Any, Any]:
+    """The guard's app CONFIG describes (no connection to its servers), and who the command
+    acts as (see `whoami`); what fails is told by the command group, as for every command."""
+    app = _guard_app(config_path)
+    return app, whoami(app, as_handle, token)
+
+
 def _guard_person(config_path: str, handle: str) -> tuple[Any, Any]:
     """The guard's app CONFIG describes, and the person of its config with `handle` (told in a
     sentence when there is none)."""
@@ -440,11 +448,7 @@ def guard_tasks(config_path: str, as_handle: str | None, token: str | None, stat
     """
     from signoff.cli.people import echo_tasks
 
-    app = _guard_app(config_path)
-    try:
-        echo_tasks(app, whoami(app, as_handle, token), status=status, as_json=as_json)
-    except SignoffError as error:
-        raise failure_of(error) from None
+    echo_tasks(*_guard_and_me(config_path, as_handle, token), status=status, as_json=as_json)
 
 
 @mcp.command(name="receipt")
@@ -464,11 +468,7 @@ def guard_receipt(config_path: str, task_id: str, as_handle: str | None, token: 
     """
     from signoff.cli.people import echo_receipt
 
-    app = _guard_app(config_path)
-    try:
-        echo_receipt(app, whoami(app, as_handle, token), task_id, as_json=as_json)
-    except SignoffError as error:
-        raise failure_of(error) from None
+    echo_receipt(*_guard_and_me(config_path, as_handle, token), task_id, as_json=as_json)
 
 
 @mcp.command(name="rules")
@@ -487,11 +487,7 @@ def guard_rules(config_path: str, as_handle: str | None, token: str | None, acti
     """
     from signoff.cli.people import echo_rules
 
-    app = _guard_app(config_path)
-    try:
-        echo_rules(app, whoami(app, as_handle, token), active=active, as_json=as_json)
-    except SignoffError as error:
-        raise failure_of(error) from None
+    echo_rules(*_guard_and_me(config_path, as_handle, token), active=active, as_json=as_json)
 
 
 @mcp.command(name="revoke")
@@ -511,10 +507,6 @@ def guard_revoke(config_path: str, rule_id: str, why: str, as_handle: str | None
     """
     from signoff.inbox import Inbox
 
-    app = _guard_app(config_path)
-    try:
-        me = whoami(app, as_handle, token)
-        rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
-    except SignoffError as error:
-        raise failure_of(error) from None
+    app, me = _guard_and_me(config_path, as_handle, token)
+    rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
     say(f"Revoked: the guard proposes {rule.tool} again.")
