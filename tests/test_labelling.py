@@ -298,3 +298,21 @@ def test_rest_and_the_inbox_show_where_steered_arguments_came_from(
     assert page.status_code == 200
     assert 'id="labels"' in page.text
     assert str(escape(STEERED)) in page.text
+
+
+def test_a_query_its_permits_propose_runs_once_approved(world: Any) -> None:
+    """A query the agent's permits list to be proposed waits for the person; approved, it runs
+    read-only (its claim and its record in transactions of their own, not in its read-only
+    one), and the task goes on to its end. (It raised UserError before.)"""
+    careful = _agent(world, "Careful", Permits(propose=["read_email"]))
+    model = ScriptedModel(says.tool(world["tools"]["read_email"], number=31),
+                          says.hand_back("Read."))
+    app = world["app"]
+    outcome = app.agent(careful).do(world["PayBills"](), Request(text="Read my latest mail."),
+                                    for_=world["owner"], model=model)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = app.proposals_for(world["owner"])
+    app.approve(proposal, by=world["owner"])
+    assert app.proposal(proposal.id).status is ProposalStatus.DONE
+    assert app.outcome(outcome.task).status is TaskStatus.DONE
+    assert "Olive approved read_email, and it ran as them." in app.receipt(outcome.task).words

@@ -11,6 +11,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client
+from sqlalchemy import text
 
 from signoff import ProposalStatus
 from tests.mcp_servers import (
@@ -279,3 +280,48 @@ def test_serving_at_an_address_that_cannot_be_served_is_one_sentence(
     else:
         assert said == ("Error: Invalid value: '127.0.0.1:99999' is not HOST:PORT (a port from 1 "
                         "to 65535), e.g. 127.0.0.1:8765.")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_call_kept_open_for_a_decision_holds_up_no_other_call(
+        shop: SimpleNamespace, transport: str, mode: str) -> None:
+    """While set_price is kept open for Noor's decision, a note from the same client runs alone
+    and answers at once (on the protocol that keeps no sessions, every call of Noor's is one
+    piece of work): it goes on in a task that continues the waiting one, and that task's
+    receipt says so. Noor then approves, and the price call answers with its result."""
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        with rest_api(shop.app) as rest:
+            async with _session(shop, transport, mode=mode) as client:
+
+                async def price() -> None:
+                    found["price"] = await client.call_tool(
+                        "set_price", {"repair": str(shop.repair.id), "price": 45})
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(price)
+                    with anyio.fail_after(30):
+                        while not shop.app.proposals():
+                            await anyio.sleep(0.05)
+                    with anyio.fail_after(30):
+                        found["noted"] = await client.call_tool(
+                            "note_repair", {"repair": str(shop.repair.id), "note": "Pads."})
+                    found["waiting_then"] = "price" not in found
+                    found["proposal"] = await _decide(rest, shop, "approve", {})
+        return found
+
+    found = anyio.run(scenario)
+    assert not found["noted"].is_error
+    assert found["noted"].structured_content == {"result": "Noted on T-7."}
+    assert found["waiting_then"]  # the note answered while the price still waited
+    assert found["price"].content[0].text == "T-7 costs 45."
+    first = shop.app.proposal(found["proposal"]).task
+    with shop.app.database.connect() as db:
+        (then,) = db.execute(text("select id from signoff_tasks where continues_id = :first"),
+                             {"first": first}).scalars()
+    receipt = shop.app.receipt(then).words
+    assert f"going on with the work of task {first}, which waits on a decision." in receipt
+    assert "ran note_repair alone" in receipt
+    assert repair_price(shop) == 45

@@ -131,13 +131,18 @@ class AgentHandle:
         for_: Principal | None = None,
         model_name: str,
         max_steps: int,
+        continues: str | None = None,
     ) -> str:
         """Open a task whose turns a client gives (`take_turn`), as a client acting as the
-        model does over MCP; its id. The client pays for its own model: no budget is kept."""
+        model does over MCP; its id. The client pays for its own model: no budget is kept.
+        Given `continues`, a task of the same work that waits on a decision, the new task goes
+        on with its work (the client's next calls need not wait for the decision), and has seen
+        all it has seen: what that task read still labels what this one is asked to do."""
         own = self.skill(skill)
         return self._agency.loop.start(
             self.registered, own, _checked_subject(own, subject), for_=for_,
-            model=GivenTurn(model_name, Reply()), max_steps=max_steps, budget_usd=float("inf"))
+            model=GivenTurn(model_name, Reply()), max_steps=max_steps, budget_usd=float("inf"),
+            continues=continues)
 
     def subject_problem(self, skill: Skill[Any, Any], subject: Any) -> str:
         """"" when `skill` works on `subject`; else why not, in words."""

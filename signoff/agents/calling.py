@@ -153,11 +153,15 @@ class CallSteps(StepUnits):
 
     def _seen(self, task: repo.TaskRow) -> dict[str, Callable[[], Any]]:
         """How what the task has seen is read when this process does not know it: its trusted
-        text and its tool calls (see `TaskLabels`)."""
+        text and its tool calls, after those of the tasks it goes on from (see `TaskLabels`).
+        What a task that goes on from another has seen is read afresh each time: the one it
+        goes on from may see more meanwhile (an approved call's result)."""
+        if task.continues_id is not None:
+            self._labels.forget(task.id)
 
         def calls() -> list[repo.CallRow]:
             with self._database.connect() as db:
-                return repo.calls_of(db, task.id)
+                return repo.calls_seen(db, task)
 
         return {"calls": calls, "trusted": lambda: trusted_text(
             self.messages(task), task.subject_id, task.subject_json)}

@@ -161,7 +161,10 @@ class Decider:
         decided = {"decided_by_id": by.id, "decided_at": repo.now(),
                    "edited": changed or None}
         refused: AgentRefused | None = None  # by `before`: the decider may not decide it now
-        if outside:  # at most once: marked before it starts, never run blindly again
+        # A query runs read-only, so nothing is written in its run's transaction: it is claimed
+        # before it runs, as an outside call is, and recorded after.
+        apart = outside or action.info.query
+        if apart:  # at most once: marked before it starts, never run blindly again
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)  # a decision and a step on the task take turns
                 self._decider_now(db, proposal, by)
@@ -207,16 +210,16 @@ class Decider:
         try:
             result = self._actions.run_values(action, values, acting=acting,
                                               cause=f"task {proposal.task}", before=before,
-                                              within=within)
+                                              within=None if action.info.query else within)
         except RunAborted:
             raise refused or self._already(proposal.id) from None
-        if not result.done:
+        if not result.done or action.info.query:
             with self._database.connect() as db:
                 holds.lock(db, proposal.task)
-                if not outside:
+                if not apart:
                     self._decider_now(db, proposal, by)
-                if not outside and not repo.claim_proposal(db, proposal,
-                                                           ProposalStatus.APPROVED, **decided):
+                if not apart and not repo.claim_proposal(db, proposal,
+                                                         ProposalStatus.APPROVED, **decided):
                     raise self._already(proposal.id, within=db)
                 told, woke = self._record_run(db, proposal, call_id, by, result, said_edit,
                                               changed, registered, reserved=cost)

@@ -60,8 +60,11 @@ class Loop(CallSteps):
         model: Model,
         max_steps: int,
         budget_usd: float,
+        continues: str | None = None,
     ) -> str:
-        """Store a new task and its opening messages; its id."""
+        """Store a new task and its opening messages; its id. Given `continues` (a task of the
+        same work that waits on a decision), it goes on with that task's work: what that one
+        has seen (and sees later: an approved call's result), it has seen too."""
         agent = registered.agent
         subject_type, _ = skill.types()
         subject_id, subject_json = _subject_ref(subject, subject_type)
@@ -79,13 +82,18 @@ class Loop(CallSteps):
             max_steps=max_steps, budget_usd=budget_usd, model=model.name, result=None,
             problem="", revision=0, holder=holds.holder_id(),
             held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
-            trace_context=trace, seq=1)
+            trace_context=trace, seq=1, continues_id=continues)
         with self._database.connect() as db:
             repo.insert_task(db, row, opening)
             whom = f" for {for_.name}" if for_ else ""
-            repo.note(db, task_id, ReceiptKind.START, f"{agent.__name__} began {skill.name}{whom}.",
+            going_on = (f", going on with the work of task {continues}, which waits on a "
+                        "decision" if continues else "")
+            goes_on_from: dict[str, Any] = {"continues": continues} if continues else {}
+            repo.note(db, task_id, ReceiptKind.START,
+                      f"{agent.__name__} began {skill.name}{whom}{going_on}.",
                       brief=brief, model=model.name, max_steps=max_steps,
-                      budget_usd=budget_usd if math.isfinite(budget_usd) else None)  # JSON: none
+                      budget_usd=budget_usd if math.isfinite(budget_usd) else None,  # JSON: none
+                      **goes_on_from)
         self.models[task_id] = model
         self._local.started = (row, Conversation(opening))  # (see `started`: one task's)
         return task_id

@@ -130,6 +130,9 @@ class TaskRow:
     """What a trace keeps to be continued (W3C trace context, when tracing was on)."""
     seq: int = 0
     """The number of its journal's last step (see `signoff.store.journal`)."""
+    continues_id: str | None = None
+    """The task whose work it goes on with (a client's calls, while that one waits on a
+    decision): what that one has seen, this one has seen too (see `calls_seen`)."""
 
     def changed(self, **changes: Any) -> TaskRow:
         """This row with `changes` made (fields of it): `dataclasses.replace` without building
@@ -293,6 +296,19 @@ def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRo
     """The task's tool calls (of one model turn, when given), in order, as its steps left them."""
     found = _folded(journal.steps_of(db, task_id, turn=turn))
     return found if turn is None else [c for c in found if c.turn == turn]
+
+
+def calls_seen(db: Executor, task: TaskRow) -> list[CallRow]:
+    """The tool calls whose results `task` has seen: those of the tasks it goes on from (each
+    counted as seen before its first turn, turn 0), then its own."""
+    earlier: list[CallRow] = []
+    before, visited = task.continues_id, {task.id}
+    while before is not None and before not in visited:
+        visited.add(before)
+        earlier[:0] = [dataclasses.replace(c, turn=0) for c in calls_of(db, before)]
+        head = load_task(db, before)
+        before = head.continues_id if head is not None else None
+    return earlier + calls_of(db, task.id)
 
 
 def _folded(steps: Sequence[journal.StepRow]) -> list[CallRow]:

@@ -56,10 +56,12 @@ _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server s
 
 @dataclass(kw_only=True)
 class _Session:
-    """One MCP session: who it acts for, its tasks (one per skill), one call at a time."""
+    """One MCP session: who it acts for, its tasks (one per skill: the latest, and those it
+    went on from while they wait on decisions), one turn taken at a time."""
 
     person: Principal | None
     tasks: dict[str, str] = field(default_factory=dict)
+    earlier: list[str] = field(default_factory=list)
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
@@ -202,33 +204,40 @@ class ServedAgent(MCPServer):
 
         def turn() -> tuple[str, list[CallAnswer]]:
             task = self._task_for(session, skill)
-            return task, self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+            answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+            if not answers and self.app.outcome(task).waiting:
+                # The call goes on in a task of the same work, which has seen all this one
+                # has: it need not wait behind the decision.
+                task = self._task_for(session, skill, going_on_from=task)
+                answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+            return task, answers
 
-        async with session.lock:
+        async with session.lock:  # one turn at a time; a call kept open waits outside it
             task, answers = await anyio.to_thread.run_sync(turn)
-            if not answers:
-                return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
-            answer = answers[0]
-            if answer.waiting and answer.proposal is not None:
-                return await self._wait(task, answer, context, wait)
+        if not answers:
+            return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
+        answer = answers[0]
+        if answer.waiting and answer.proposal is not None:
+            return await self._wait(task, answer, context, wait)
         if answer.state == "done" and answer.outcome == "Done":
             return self.ran(name, answer.answer, answer.value)
         return results.error(answer.answer)
 
-    def _task_for(self, session: _Session, skill: Skill[Any, Any]) -> str:
+    def _task_for(self, session: _Session, skill: Skill[Any, Any], *,
+                  going_on_from: str | None = None) -> str:
+        """The session's task for `skill`: started with its first call, and started anew,
+        going on from the last one, when that one waits on a decision."""
         task = session.tasks.get(skill.name)
-        if task is None:
+        if task is None or going_on_from is not None:
+            if going_on_from is not None:
+                session.earlier.append(going_on_from)
             task = session.tasks[skill.name] = self.handle.start(
                 skill, self.subject, for_=session.person, model_name=_MODEL_NAME,
-                max_steps=self.max_calls)
+                max_steps=self.max_calls, continues=going_on_from)
         return task
 
     def _why_no_turn(self, task: str) -> str:
         outcome = self.app.outcome(task)
-        if outcome.waiting:
-            return (f"Nothing ran: the work these calls belong to (this session's; on a protocol "
-                    f"that keeps no sessions, all of yours here) waits on "
-                    f"{', '.join(outcome.waiting_on)}. Call again once it is decided.")
         return (f"Nothing ran: the work these calls belong to has ended "
                 f"({outcome.status.value}). {outcome.problem}")
 
@@ -306,7 +315,7 @@ class ServedAgent(MCPServer):
         session = self._sessions.pop(key, None)
         if session is None:
             return
-        for task in session.tasks.values():
+        for task in [*session.earlier, *session.tasks.values()]:
             if not await anyio.to_thread.run_sync(self._end, task):
                 async with session.lock:
                     await anyio.to_thread.run_sync(self._end, task)
