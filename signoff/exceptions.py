@@ -60,6 +60,13 @@ class Conflict(Invalid):
     """The values make sense, but clash with the way things are now."""
 
 
+class OutcomeUnknown(Refusal):
+    """An action that reached outside lost touch before it was answered (its connection
+    closed, or it was cut off): whether what it asked for happened there is not known. The run
+    ends Unknown: nothing of the app's is kept, what it may have spent stays spent, and the
+    call is not run again blindly."""
+
+
 class NotFound(Refusal):
     """The thing asked for does not exist, or whoever this runs as cannot read it."""
 

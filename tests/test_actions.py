@@ -28,6 +28,7 @@ from signoff import (
     Invalid,
     NotAuthorized,
     NotFound,
+    OutcomeUnknown,
     ParameterKind,
     Provided,
     UserError,
@@ -413,6 +414,7 @@ def _crane_like_app() -> SimpleNamespace:
             "conflict": Conflict("It is closed already."),
             "notfound": NotFound("No such thing."),
             "notauthorized": NotAuthorized("Not you."),
+            "lost": OutcomeUnknown("The crane's line dropped while it lifted."),
             "boom": KeyError("secret internals: row 7"),
         }
         if how in refusals:
@@ -433,6 +435,7 @@ def _crane_like_app() -> SimpleNamespace:
         ("conflict", ActionOutcome.INVALID, "It is closed already."),
         ("notfound", ActionOutcome.GONE, "No such thing."),
         ("notauthorized", ActionOutcome.DENIED, "Not you."),
+        ("lost", ActionOutcome.UNKNOWN, "The crane's line dropped while it lifted."),
         ("boom", ActionOutcome.FAILED, FAILED_TEXT),
     ],
 )

@@ -21,6 +21,7 @@ from signoff import (
     AgentRefused,
     AgentTaskWaiting,
     App,
+    OutcomeUnknown,
     Permits,
     ProposalStatus,
     ReceiptKind,
@@ -576,3 +577,46 @@ def test_calls_of_one_turn_that_share_an_id_are_each_given_their_own() -> None:
         ("c1", "1"), ("call_1_1", "2")]
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Counter, shop.counter.id).value == 2
+
+
+def test_an_approved_call_that_lost_touch_is_told_as_not_known() -> None:
+    """An approved call whose action lost touch with the outside before it was answered
+    (`OutcomeUnknown`) is decided as one whose outcome is not known, in the decision's words,
+    the call's state and the agent's answer; nothing it wrote is kept."""
+    app = App("t", database="sqlite://")
+
+    class Line(app.Record):  # type: ignore[name-defined, misc]
+        rung: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def ring(line: Line) -> str:
+        """Ring the line."""
+        line.rung += 1
+        raise OutcomeUnknown("The line dropped before it was answered.")
+
+    class Calls(Skill[Line, str]):
+        description = "Make calls."
+        tools = [ring]
+
+    class Caller(Agent):
+        purpose = "You make calls."
+        skills = [Calls()]
+
+    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+    app.add_agent(Caller, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        line = Line()
+        s.add(line)
+    model = ScriptedModel(says.tool(ring, line=line.id), says.hand_back("Rang."))
+    outcome = app.agent(Caller).do(Calls(), line, for_=noor, model=model)
+    (proposal,) = app.proposals(task=outcome.task)
+    decision = app.approve(proposal, by=noor)
+    assert decision.said == ("Noor approved ring, but whether it ran is not known: The line "
+                             "dropped before it was answered.")
+    assert app.proposal(proposal.id).result["outcome"] == "Unknown"
+    (call,) = [c for c in app.agent(Caller).answers(outcome.task, 1)]
+    assert (call.outcome, call.answer) == ("Unknown", decision.said)
+    with app.session(as_=app.system) as s:
+        assert s.get(Line, line.id).rung == 0
+    app.database.dispose()

@@ -16,6 +16,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client
+from sqlalchemy import text
 
 from signoff import Origin, ProposalStatus, TaskStatus
 from signoff.mcp.config import GuardConfig
@@ -411,12 +412,39 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
     assert found["after"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
     cut = found["cut"].content[0].text
     assert found["cut"].is_error
-    assert ("The connection to the server files closed while the call of wait_for was out: "
-            "whether it ran is not known.") in cut, cut
+    assert cut.startswith("Unknown: The connection to the server files closed while the call of "
+                          "wait_for was out: whether it ran is not known."), cut
     assert found["again"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
     # a call made on a connection known closed is not sent on it: it is sent on a new one
     assert not found["unlisted"].is_error, found["unlisted"]
     assert found["unlisted"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+
+
+def test_a_call_its_upstream_does_not_answer_in_time_is_told_unknown(
+        guard: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call whose upstream does not answer within the guard's wait is told, and recorded, as
+    one whose outcome is unknown, naming the server and the wait (before, it was told as a
+    failure the app did not foresee, and the receipt said Failed)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp import upstreams
+    from signoff.mcp.guard import open_guard
+
+    monkeypatch.setattr(upstreams, "CALL_TIMEOUT_SECONDS", 2.0)
+
+    async def scenario() -> Any:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            return await served.call_tool("files_wait_for", {"flag": "never"})
+
+    late = anyio.run(scenario)
+    assert late.is_error
+    assert late.content[0].text.startswith(
+        "Unknown: The server files did not answer the call of wait_for within 2 seconds: "
+        "whether it ran is not known"), late.content[0].text
+    with guard.app.database.connect() as db:
+        (task,) = db.execute(text("select id from signoff_tasks")).scalars()
+    assert "ran files_wait_for alone, as itself: Unknown." in guard.app.receipt(task).words
 
 
 def _pids_with(needle: bytes, part: str) -> list[int]:
@@ -466,9 +494,14 @@ def test_a_guard_told_to_stop_tells_the_call_out_and_stops_its_upstreams(
 
     cut = anyio.run(scenario)
     assert cut.is_error
-    assert ("The guard stopped while the call of wait_for on files was out: whether it ran is "
-            "not known") in cut.content[0].text
+    assert cut.content[0].text.startswith(
+        "Unknown: The guard stopped while the call of wait_for on files was out: whether it ran "
+        "is not known"), cut.content[0].text
     assert _pids_with(files, "environ") == []
+    # the receipt records what is known: not that the call was invalid (as it did before)
+    with guard.app.database.connect() as db:
+        (task,) = db.execute(text("select id from signoff_tasks")).scalars()
+    assert "ran files_wait_for alone, as itself: Unknown." in guard.app.receipt(task).words
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -1,4 +1,4 @@
-"""What running an action by name comes to: one of five outcomes, in words and as data."""
+"""What running an action by name comes to: one of six outcomes, in words and as data."""
 
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ class ActionOutcome(enum.Enum):
     """No such action, or a record it names does not exist or cannot be read; nothing ran."""
     FAILED = "Failed"
     """It broke for a reason the app did not foresee; nothing is kept, the log has why."""
+    UNKNOWN = "Unknown"
+    """It reached outside and lost touch before it was answered (`OutcomeUnknown`): whether it
+    happened there is not known; nothing of the app's is kept."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,7 +30,14 @@ from signoff.actions.readonly import (
     refuse_pending_changes,
 )
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
-from signoff.exceptions import Invalid, NotAuthorized, NotFound, ReadOnlyViolation, UserError
+from signoff.exceptions import (
+    Invalid,
+    NotAuthorized,
+    NotFound,
+    OutcomeUnknown,
+    ReadOnlyViolation,
+    UserError,
+)
 from signoff.security.acting import ActingAs
 from signoff.security.enforcement import enforce_rules_on
 from signoff.security.principals import People
@@ -225,6 +232,8 @@ class Runner:
                 return _result(action, acting, cause, ActionOutcome.DENIED, problem=refusal.message)
             except Invalid as refusal:  # Conflict included
                 return _result(action, acting, cause, ActionOutcome.INVALID, problem=refusal.message)
+            except OutcomeUnknown as lost:
+                return _result(action, acting, cause, ActionOutcome.UNKNOWN, problem=lost.message)
             except RunAborted:
                 raise
             except _AlreadyUsed:

@@ -257,7 +257,9 @@ class CallSteps(StepUnits):
             nonlocal closed
             answer = answer_of(result)
             ran_as, explained = [p.name for p in result.ran_as], list(effects.explain())
-            repo.update_call(db, task.id, call.id, state=CallState.DONE, leave=Leave.ALONE.words,
+            state = CallState.UNKNOWN if result.outcome is ActionOutcome.UNKNOWN else (
+                CallState.DONE)
+            repo.update_call(db, task.id, call.id, state=state, leave=Leave.ALONE.words,
                              outcome=result.outcome.value, said=result.said, value=result.value,
                              problem=result.problem, ran_as=ran_as, effects=explained,
                              answer=answer, finished_at=repo.now())
@@ -266,15 +268,15 @@ class CallSteps(StepUnits):
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=ran_as, effects=explained,
                       labels=labels.to_json())
-            self.observer.tool_ended(state=CallState.DONE, outcome=result.outcome.value,
-                                     answer=answer, result=result)
+            self.observer.tool_ended(state=state, outcome=result.outcome.value, answer=answer,
+                                     result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
             if cost and result.outcome in _NOT_RUN:
                 repo.add_spend(db, task.id, -cost)  # what was reserved, given back
             closed = None
             if only:
-                done = dataclasses.replace(call, state=CallState.DONE,
+                done = dataclasses.replace(call, state=state,
                                            outcome=result.outcome.value, value=result.value,
                                            answer=answer)
                 closed = self._close_turn(db, task, [done])

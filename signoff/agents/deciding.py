@@ -286,6 +286,9 @@ class Decider:
             return f"{by.name} approved {proposal.action}{said_edit}, and it ran as them."
         if result.outcome is ActionOutcome.FAILED:
             return f"{by.name} approved {proposal.action}{said_edit}, but it failed: {result.problem}"
+        if result.outcome is ActionOutcome.UNKNOWN:
+            return (f"{by.name} approved {proposal.action}{said_edit}, but whether it ran is not "
+                    f"known: {result.problem}")
         return (f"{by.name} approved {proposal.action}{said_edit}, but it did not run: "
                 f"{result.problem}")
 

@@ -30,7 +30,8 @@ class CallState(enum.StrEnum):
     DECIDED = "decided"
     """A person decided its proposal; the answer is what came of it."""
     UNKNOWN = "unknown"
-    """It was running when its process stopped; whether it happened is not known."""
+    """It was running when its process stopped, or it reached outside and lost touch before it
+    was answered; whether it happened is not known."""
 
 
 class CallOutcome(enum.StrEnum):
@@ -45,7 +46,7 @@ class CallOutcome(enum.StrEnum):
     STALE = "Stale"
     WITHDRAWN = "Withdrawn"
     UNKNOWN = "Unknown"
-    """Its process stopped while it ran: not known."""
+    """Its process stopped while it ran, or it lost touch while out: not known."""
 
 
 class ReceiptKind(enum.StrEnum):

@@ -38,7 +38,7 @@ from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.skills import Skill
 from signoff.app import App
-from signoff.exceptions import Conflict, Invalid, UserError
+from signoff.exceptions import Conflict, Invalid, OutcomeUnknown, UserError
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
@@ -248,6 +248,8 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
         try:
             answer = upstreams.call_from_thread(server, tool, arguments)
         except UpstreamUnavailable as error:
+            if error.sent:  # out when it was cut off: it may have run
+                raise OutcomeUnknown(str(error)) from None
             raise Conflict(str(error)) from None
         text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
         if answer.is_error:

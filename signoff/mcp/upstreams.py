@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
 from signoff.exceptions import UserError
 from signoff.mcp.config import GuardConfig, Upstream
@@ -47,7 +47,12 @@ def digest_of(tool: Tool) -> str:
 
 class UpstreamUnavailable(Exception):
     """An upstream could not take a call: it cannot be reached, or its connection broke while
-    the call was out. The message says which server, and what is known of the call."""
+    the call was out. The message says which server, and what is known of the call; `sent`,
+    whether the call was sent (then whether it ran there is not known)."""
+
+    def __init__(self, message: str, *, sent: bool = False) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 @dataclass(kw_only=True)
@@ -198,13 +203,18 @@ class Upstreams:
             return await client.call_tool(tool, arguments,
                                           read_timeout_seconds=CALL_TIMEOUT_SECONDS)
         except MCPError as error:
+            if error.code == REQUEST_TIMEOUT:
+                raise UpstreamUnavailable(
+                    f"The server {server} did not answer the call of {tool} within "
+                    f"{CALL_TIMEOUT_SECONDS:g} seconds: whether it ran is not known; look at "
+                    "what the tool keeps before calling it again.", sent=True) from None
             if error.code != CONNECTION_CLOSED or lost is None:
                 raise
             lost.set()
             raise UpstreamUnavailable(
                 f"The connection to the server {server} closed while the call of {tool} was "
                 "out: whether it ran is not known. The guard connects again at the next call; "
-                "look at what the tool keeps before calling it again.") from None
+                "look at what the tool keeps before calling it again.", sent=True) from None
         except asyncio.CancelledError:
             if not self._stopping:
                 raise
@@ -213,8 +223,8 @@ class Upstreams:
                     f"The guard is stopping: nothing was sent to {server}.") from None
             raise UpstreamUnavailable(
                 f"The guard stopped while the call of {tool} on {server} was out: whether it "
-                "ran is not known; look at what the tool keeps before calling it again."
-            ) from None
+                "ran is not known; look at what the tool keeps before calling it again.",
+                sent=True) from None
         finally:
             self._out.discard(task)
 
