@@ -92,9 +92,13 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
 
 
 def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:
-    """After the repair is revised, `proposals show` says it is stale."""
+    """After the repair is revised, the listing and `proposals show` say it is stale."""
     _login("noor@workshop.example")
     shop.revise(shop.repair.id, "rear brake and gears")
+    code, out = cli("proposals", "--as", "noor@workshop.example")
+    assert code == 0
+    assert ("    Not fresh: What this acts on has changed since it was proposed (it was r1, it is "
+            "now r2): a yes will not run it") in out
     code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
     assert code == 0
     assert "Stale: What this acts on has changed since it was proposed (it was r1, it is now r2)" in out

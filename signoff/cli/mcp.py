@@ -373,10 +373,11 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
       signoff mcp proposals guard.toml --token "$(signoff mcp token guard.toml noor@example.com)"
     """
     from signoff.cli.people import echo_proposals
+    from signoff.inbox import Inbox
 
     def listed(app: Any) -> None:
         echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
-                        as_json=as_json, people=app.people)
+                       as_json=as_json, people=app.people, freshness=Inbox(app).freshness)
 
     _with_guard(config_path, listed)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from enum import Enum
@@ -101,17 +102,23 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
         found = _every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
     else:
         found = _every_page(lambda after: inbox.proposals(me, after=after))
-    echo_proposals(found, as_json=as_json, people=app.people)
+    echo_proposals(found, as_json=as_json, people=app.people, freshness=inbox.freshness)
 
 
-def echo_proposals(found: list[Any], *, as_json: bool, people: Any) -> None:
-    """Proposals printed one a line, and how many (or as JSON); `people` names who decided."""
+def echo_proposals(found: list[Any], *, as_json: bool, people: Any,
+                   freshness: Callable[[Any], Any]) -> None:
+    """Proposals printed one a line, each waiting one that is no longer fresh followed by why
+    a yes would not run it, and how many (or as JSON); `people` names who decided."""
     if as_json:
         _print_json(found)
         return
     for p in found:
         decider = people.find(p.decided_by) if p.decided_by else None
         say(_proposal_line(p, decider.name if decider else ""))
+        if p.status is ProposalStatus.WAITING:
+            fresh = freshness(p)
+            if not fresh.fresh:
+                say(f"    Not fresh: {fresh.words}")
     say(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
 
 
