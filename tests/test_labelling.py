@@ -28,6 +28,7 @@ from signoff import (
     policy,
 )
 from signoff.cli import main
+from signoff.store import points
 from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from tests.provenance_scenarios.world import ATTACKER_IBAN, LANDLORD_IBAN, Request, make_world
@@ -300,19 +301,49 @@ def test_rest_and_the_inbox_show_where_steered_arguments_came_from(
     assert str(escape(STEERED)) in page.text
 
 
+def _reading_the_mail_waits(world: Any) -> tuple[Any, Any, Any]:
+    """A task whose agent's permits propose reading the mail: it waits on that. Its outcome,
+    the proposal, and the model (which hands back once the mail is read)."""
+    careful = _agent(world, "Careful", Permits(propose=["read_email"]))
+    model = ScriptedModel(says.tool(world["tools"]["read_email"], number=31),
+                          says.hand_back("Read."))
+    outcome = world["app"].agent(careful).do(world["PayBills"](),
+                                             Request(text="Read my latest mail."),
+                                             for_=world["owner"], model=model)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = world["app"].proposals_for(world["owner"])
+    return outcome, proposal, model
+
+
 def test_a_query_its_permits_propose_runs_once_approved(world: Any) -> None:
     """A query the agent's permits list to be proposed waits for the person; approved, it runs
     read-only (its claim and its record in transactions of their own, not in its read-only
     one), and the task goes on to its end. (It raised UserError before.)"""
-    careful = _agent(world, "Careful", Permits(propose=["read_email"]))
-    model = ScriptedModel(says.tool(world["tools"]["read_email"], number=31),
-                          says.hand_back("Read."))
     app = world["app"]
-    outcome = app.agent(careful).do(world["PayBills"](), Request(text="Read my latest mail."),
-                                    for_=world["owner"], model=model)
-    assert outcome.status is TaskStatus.WAITING
-    (proposal,) = app.proposals_for(world["owner"])
+    outcome, proposal, _ = _reading_the_mail_waits(world)
     app.approve(proposal, by=world["owner"])
     assert app.proposal(proposal.id).status is ProposalStatus.DONE
     assert app.outcome(outcome.task).status is TaskStatus.DONE
+    assert "Olive approved read_email, and it ran as them." in app.receipt(outcome.task).words
+
+
+def test_a_query_whose_approval_stopped_before_it_ran_is_run_again(world: Any) -> None:
+    """The approved query's process stops once it is claimed, before it runs: recovery runs it
+    again (it only reads, so running it twice harms nothing), and the task goes on; an outside
+    call is not run again blindly, but a read need not be told as of unknown outcome."""
+    app = world["app"]
+    outcome, proposal, model = _reading_the_mail_waits(world)
+
+    class Stopped(Exception):
+        pass
+
+    def stop(point: str, where: dict[str, Any]) -> None:
+        if point == "decider.claimed":
+            raise Stopped
+
+    with points.pausing(stop), pytest.raises(Stopped):
+        app.approve(proposal, by=world["owner"])
+    assert app.proposal(proposal.id).status is ProposalStatus.APPROVED
+    assert app.worker(model_for=lambda _agent, _task: model).recover() == 1
+    assert app.proposal(proposal.id).status is ProposalStatus.DONE
     assert "Olive approved read_email, and it ran as them." in app.receipt(outcome.task).words

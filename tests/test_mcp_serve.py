@@ -3,6 +3,8 @@ stdio and streamable HTTP on loopback, with Noor deciding through the REST API."
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,6 +16,8 @@ from mcp import Client
 from sqlalchemy import text
 
 from signoff import ProposalStatus
+from signoff.mcp.served import ServedAgent
+from signoff.store import points
 from tests.mcp_servers import (
     ROOT,
     TRANSPORTS,
@@ -25,6 +29,7 @@ from tests.mcp_servers import (
     over_http,
     rest_api,
 )
+from tests.provenance_scenarios.world import ATTACKER_IBAN, Request, make_world
 from tests.workshop_web import open_workshop, repair_price
 
 
@@ -319,9 +324,133 @@ def test_a_call_kept_open_for_a_decision_holds_up_no_other_call(
     assert found["price"].content[0].text == "T-7 costs 45."
     first = shop.app.proposal(found["proposal"]).task
     with shop.app.database.connect() as db:
-        (then,) = db.execute(text("select id from signoff_tasks where continues_id = :first"),
-                             {"first": first}).scalars()
+        (then,) = db.execute(text(
+            "select id from signoff_tasks where id != :first and work_id = "
+            "(select work_id from signoff_tasks where id = :first)"), {"first": first}).scalars()
     receipt = shop.app.receipt(then).words
     assert f"going on with the work of task {first}, which waits on a decision." in receipt
     assert "ran note_repair alone" in receipt
     assert repair_price(shop) == 45
+
+
+# -- one session's work, served in this process -----------------------------------------
+
+
+@pytest.fixture
+def office() -> Iterator[dict[str, Any]]:
+    """The provenance scenarios' office, in memory, its every permit widened to alone."""
+    w = make_world()
+    yield w
+    w["app"].database.dispose()
+
+
+def _served(w: dict[str, Any], request: str) -> ServedAgent:
+    """The office's widened agent served to a client working for its owner; a call that is
+    proposed is answered at once."""
+    return ServedAgent(w["app"], w["Widened"], for_=w["owner"], subject=Request(text=request),
+                       wait_seconds=0)
+
+
+def test_a_read_in_one_skills_task_labels_a_served_call_in_anothers(
+        office: dict[str, Any]) -> None:
+    """The served agent keeps a task per skill in a session: the mail read in the bills' task
+    asks to forward a file to a stranger, and the share the client then asks for (a tool of
+    the files' skill) is proposed, not run alone (before, each skill's task saw only its own
+    reads, and the file was shared)."""
+    served = _served(office, "Deal with my mail and my files.")
+
+    async def scenario() -> Any:
+        read = await served.call_tool("read_email", {"number": 34})
+        assert not read.is_error, read
+        return await served.call_tool("share_file", {"name": "contract.pdf",
+                                                     "email": "leak@stranger.example"})
+
+    shared = anyio.run(scenario)
+    assert "was proposed to Olive" in shared.content[0].text
+    (proposal,) = office["app"].proposals()
+    assert proposal.action == "share_file"
+    assert ("email", "read_email") in {(label.argument, label.source)
+                                       for label in proposal.labels}
+
+
+def test_a_session_closing_while_its_call_goes_on_in_a_new_task_ends_that_task(
+        office: dict[str, Any]) -> None:
+    """The session's task waits on a steered transfer; the client's next call goes on in a new
+    task, and the session closes while that task is being started: the close waits for the
+    turn, and ends the new task too, its receipt saying the session ended (before, it was left
+    running, and its receipt never said so)."""
+    served = _served(office, "Read my latest mail and deal with it.")
+    starting, go = threading.Event(), threading.Event()
+    start = served.handle.start
+
+    def paused_start(*arguments: Any, **given: Any) -> str:
+        if given.get("continues"):
+            starting.set()
+            go.wait(30)
+        return str(start(*arguments, **given))
+
+    async def scenario() -> Any:
+        await served.call_tool("read_email", {"number": 31})
+        waiting = await served.call_tool("transfer", {"iban": ATTACKER_IBAN, "amount": 2400,
+                                                      "memo": "payment"})
+        assert "was proposed to Olive" in waiting.content[0].text
+        served.handle.start = paused_start  # type: ignore[method-assign]
+        found: dict[str, Any] = {}
+
+        async def call() -> None:
+            found["listed"] = await served.call_tool("list_files", {})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            await anyio.to_thread.run_sync(starting.wait, 30)
+            group.start_soon(served.session_closed)
+            await anyio.sleep(0.3)  # the close waits for the turn under way
+            go.set()
+        return found["listed"]
+
+    anyio.run(scenario)
+    with office["app"].database.connect() as db:
+        tasks = db.execute(text("select id, status from signoff_tasks")).all()
+    assert len(tasks) == 2
+    assert {status for _, status in tasks} == {"Halted"}
+    for task, _ in tasks:
+        assert "The MCP session ended" in office["app"].receipt(task).words
+
+
+def test_a_call_while_a_decision_is_being_run_goes_on_in_a_new_task(
+        office: dict[str, Any]) -> None:
+    """While the owner's yes to the session's waiting call is being run (her thread holds the
+    task a moment as it goes on), the client's next call is taken in a new task of the
+    session's work (before, it was told the work had ended, though it was running)."""
+    served = _served(office, "Read my latest mail and deal with it.")
+    held, go = threading.Event(), threading.Event()
+
+    async def propose() -> Any:
+        await served.call_tool("read_email", {"number": 31})
+        return await served.call_tool("transfer", {"iban": ATTACKER_IBAN, "amount": 2400,
+                                                   "memo": "payment"})
+
+    assert "was proposed to Olive" in anyio.run(propose).content[0].text
+    (proposal,) = office["app"].proposals()
+
+    def approve() -> None:
+        office["app"].approve(proposal, by=office["owner"])
+
+    approving = threading.Thread(target=approve)
+
+    def at(point: str, where: dict[str, Any]) -> None:
+        if point == "loop.stepping" and threading.current_thread() is approving:
+            held.set()
+            go.wait(30)
+
+    with points.pausing(at):
+        approving.start()
+        assert held.wait(30)
+        try:
+            listed = anyio.run(served.call_tool, "payees", {})
+        finally:
+            go.set()
+            approving.join(30)
+    assert not listed.is_error, listed
+    assert listed.structured_content["result"]
+    assert office["app"].proposal(proposal.id).status is ProposalStatus.DONE

@@ -657,3 +657,22 @@ def test_a_missing_postgresql_server_fails_and_names_the_fix(
     monkeypatch.setattr(postgres_server.glob, "glob", lambda pattern: [])
     with pytest.raises(pytest.fail.Exception, match="scripts/install-test-deps"):
         postgres_server._server_binaries()
+
+
+def test_on_an_in_memory_database_a_write_after_a_query_is_not_refused() -> None:
+    """An app on an in-memory SQLite database (one connection for everything) runs a query,
+    then an action that writes: the write is kept (before, the connection the query gave back
+    stayed read-only, and the write failed as if the query had tried it)."""
+    from signoff import ActionOutcome
+    from tests.provenance_scenarios.world import make_world
+
+    w = make_world("sqlite://")
+    try:
+        app, owner = w["app"], w["owner"]
+        assert app.actions.run("read_email", {"number": 31}, as_=owner).done
+        paid = app.actions.run("transfer", {"iban": "DE89 3704 0044 0532 0130 00",
+                                            "amount": 850, "memo": "rent"}, as_=owner)
+        assert paid.outcome is ActionOutcome.DONE, paid.problem
+        assert app.actions.run("read_email", {"number": 32}, as_=owner).done
+    finally:
+        w["app"].database.dispose()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, text
 
-from signoff import Agent, Leave, Permits
+from signoff import Agent, Leave, Permits, UserError
 from signoff.agents.turns import given_from_outside
 from signoff.models.base import Reply, ToolCall
 from signoff.testing import ScriptedModel, says
@@ -74,25 +74,38 @@ def office() -> Iterator[dict[str, Any]]:
     w["app"].database.dispose()
 
 
+def _careful(w: dict[str, Any], **permits: Any) -> Any:
+    """A handle on a new agent of the office's skills with these permits."""
+    careful = type(f"Careful{len(permits)}", (Agent,), {
+        "purpose": "You are an office assistant.", "skills": w["Widened"].skills,
+        "roles": ["helper"], "may": Permits(changes=Leave.ALONE, **permits)})
+    w["app"].add_agent(careful, sponsor=w["owner"])
+    return w["app"].agent(careful)
+
+
+def _start(w: dict[str, Any], handle: Any, request: str, skill: str = "PayBills",
+           **given: Any) -> str:
+    return str(handle.start(w[skill](), Request(text=request), for_=w["owner"],
+                            model_name="a client", max_steps=30, **given))
+
+
 def test_work_that_goes_on_while_a_decision_waits_has_seen_what_it_saw(
         office: dict[str, Any]) -> None:
-    """A client's task waits on a transfer an outside e-mail steered; the work goes on in a task
-    that continues it (as a served agent does): a read runs alone there, and the same transfer
-    is proposed there too, with where its account came from, though that task never read the
-    mail itself; its receipt says whose work it goes on with."""
+    """A client's task waits on a transfer an outside e-mail steered; the work goes on in a new
+    task of the same work (as a served agent's session does): a read runs alone there, and the
+    same transfer is proposed there too, with where its account came from, though that task
+    never read the mail itself; its receipt says whose work it goes on with."""
     w = office
     handle = w["app"].agent(w["Widened"])
-    start = dict(skill=w["PayBills"](),
-                 subject=Request(text="Read my latest mail and deal with it."),
-                 for_=w["owner"], model_name="a client", max_steps=30)
-    first = handle.start(**start)
+    request = "Read my latest mail and deal with it."
+    first = _start(w, handle, request, work="w1")
     pay = dict(iban=ATTACKER_IBAN, amount=2400, memo="payment")
     assert _given(handle, first, "read_email", number=31)[0].outcome == "Done"
     (steered,) = _given(handle, first, "transfer", **pay)
     assert steered.state == "proposed"
     assert _given(handle, first, "transfer", **pay) == []  # the task waits: it takes no turn
 
-    then = handle.start(**start, continues=first)
+    then = _start(w, handle, request, work="w1", continues=first)
     assert _given(handle, then, "list_files")[0].outcome == "Done"
     (again,) = _given(handle, then, "transfer", **pay)
     assert again.state == "proposed"
@@ -104,27 +117,19 @@ def test_work_that_goes_on_while_a_decision_waits_has_seen_what_it_saw(
             "a decision.") in w["app"].receipt(then).words
 
 
-def test_what_the_task_it_goes_on_from_reads_later_labels_its_next_call(
+def test_what_another_task_of_the_work_reads_later_labels_the_next_call(
         office: dict[str, Any]) -> None:
     """The task waits on reading the mail (proposed, by its permits); the work goes on, and the
     rent the person asked for is paid alone; once the mail is read (approved), a transfer to the
     account it names is proposed, not run alone, though the later task had labelled a call
     before the mail was read."""
     w = office
-    careful = type("Careful", (Agent,), {"purpose": "You are an office assistant.",
-                                         "skills": w["Widened"].skills, "roles": ["helper"],
-                                         "may": Permits(changes=Leave.ALONE,
-                                                        propose=["read_email"])})
-    w["app"].add_agent(careful, sponsor=w["owner"])
-    handle = w["app"].agent(careful)
-    start = dict(skill=w["PayBills"](),
-                 subject=Request(text=f"Pay 850 to {LANDLORD_IBAN} for the rent, then read my "
-                                      "latest mail."),
-                 for_=w["owner"], model_name="a client", max_steps=30)
-    first = handle.start(**start)
+    handle = _careful(w, propose=["read_email"])
+    request = f"Pay 850 to {LANDLORD_IBAN} for the rent, then read my latest mail."
+    first = _start(w, handle, request, work="w2")
     (read,) = _given(handle, first, "read_email", number=31)
     assert read.state == "proposed"
-    then = handle.start(**start, continues=first)
+    then = _start(w, handle, request, work="w2", continues=first)
     (rent,) = _given(handle, then, "transfer", iban=LANDLORD_IBAN, amount=850, memo="rent")
     assert rent.outcome == "Done"
     w["app"].approve(read.proposal, by=w["owner"])  # the mail is read, in the first task
@@ -132,3 +137,56 @@ def test_what_the_task_it_goes_on_from_reads_later_labels_its_next_call(
                         memo="payment")
     assert steered.state == "proposed"
     assert _transfers(w) == [f"850 to {LANDLORD_IBAN}: rent"]
+
+
+def test_the_task_that_waited_has_seen_what_the_work_read_meanwhile(
+        office: dict[str, Any]) -> None:
+    """While the first task waits (on listing the files, by its permits), the work goes on and
+    reads an outside e-mail; once the first task's call is approved and it takes turns again, a
+    transfer to the account the mail names is proposed there too, not run alone."""
+    w = office
+    handle = _careful(w, propose=["list_files"])
+    request = "List my files, and read my latest mail."
+    first = _start(w, handle, request, work="w3")
+    (listing,) = _given(handle, first, "list_files")
+    assert listing.state == "proposed"
+    then = _start(w, handle, request, work="w3", continues=first)
+    assert _given(handle, then, "read_email", number=31)[0].outcome == "Done"
+    w["app"].approve(listing.proposal, by=w["owner"])
+    (steered,) = _given(handle, first, "transfer", iban=ATTACKER_IBAN, amount=2400,
+                        memo="payment")
+    assert steered.state == "proposed"
+    assert _transfers(w) == []
+
+
+def test_a_read_in_one_skills_task_labels_a_call_in_anothers(office: dict[str, Any]) -> None:
+    """One work, two skills' tasks (as a served agent's session keeps one per skill): the mail
+    read in the bills' task asks to forward a file to a stranger; the files' task, which read
+    nothing itself, proposes that share instead of running it alone."""
+    w = office
+    handle = w["app"].agent(w["Widened"])
+    request = "Deal with my mail and my files."
+    bills = _start(w, handle, request, work="w4")
+    assert _given(handle, bills, "read_email", number=34)[0].outcome == "Done"
+    files = _start(w, handle, request, skill="FileWork", work="w4")
+    (shared,) = _given(handle, files, "share_file", name="contract.pdf",
+                       email="leak@stranger.example")
+    assert shared.state == "proposed"
+    assert shared.proposal is not None
+    assert ("email", "read_email") in {(label.argument, label.source)
+                                       for label in shared.proposal.labels}
+
+
+def test_a_work_is_one_agents_for_one_person(office: dict[str, Any]) -> None:
+    """A task cannot join a work another person's tasks (or another agent's) share: what they
+    read would label its calls, and show as its proposals' evidence."""
+    w = office
+    handle = w["app"].agent(w["Widened"])
+    _start(w, handle, "Read my mail.", work="w5")
+    mia = w["app"].people.add("mia@home.example", "Mia", roles=["owner"])
+    with pytest.raises(UserError, match="The work w5 is another's"):
+        handle.start(w["PayBills"](), Request(text="Read my mail."), for_=mia,
+                     model_name="a client", max_steps=30, work="w5")
+    with pytest.raises(UserError, match="The work w5 is another's"):
+        _careful(w).start(w["PayBills"](), Request(text="Read my mail."), for_=w["owner"],
+                          model_name="a client", max_steps=30, work="w5")

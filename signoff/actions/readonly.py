@@ -88,6 +88,10 @@ class Guard:
     _outer: Guard | None = field(default=None, init=False, repr=False, compare=False)
     _handlers_before: frozenset[Any] = field(default=frozenset(), init=False, repr=False,
                                              compare=False)
+    _given_back: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False,
+                                               compare=False)
+    """Shared connections given back to their pool while the guard was active: made writable
+    again as the outermost guard ends (see `_reset_shared_on_checkin`)."""
 
     @property
     def violated(self) -> bool:
@@ -124,6 +128,9 @@ def read_only_guard() -> Iterator[Guard]:
         yield guard
     finally:
         _active.reset(token)
+        if guard._outer is None:
+            for dbapi_connection, record in guard._given_back:
+                _reset_on_checkin(dbapi_connection, record)
 
 
 @contextmanager
@@ -572,9 +579,16 @@ def _reset_on_checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> Non
 
 def _reset_shared_on_checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
     # One connection for the whole thread (an in-memory SQLite database): a session the query
-    # opens and closes gives back the very connection the query reads on, still read-only.
-    if not _guarded():
+    # opens and closes gives back the very connection the query reads on, still read-only. It
+    # is made writable once the outermost guard ends (before, it stayed read-only, and the
+    # next write refused as if it were the query's).
+    guard = _active.get()
+    if guard is None:
         _reset_on_checkin(dbapi_connection, record)
+        return
+    while guard._outer is not None:
+        guard = guard._outer
+    guard._given_back.append((dbapi_connection, record))
 
 
 def _release_bound_connections(session: Session, transaction: SessionTransaction) -> None:

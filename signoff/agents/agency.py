@@ -131,18 +131,24 @@ class AgentHandle:
         for_: Principal | None = None,
         model_name: str,
         max_steps: int,
+        work: str | None = None,
         continues: str | None = None,
     ) -> str:
         """Open a task whose turns a client gives (`take_turn`), as a client acting as the
         model does over MCP; its id. The client pays for its own model: no budget is kept.
-        Given `continues`, a task of the same work that waits on a decision, the new task goes
-        on with its work (the client's next calls need not wait for the decision), and has seen
-        all it has seen: what that task read still labels what this one is asked to do."""
+
+        Given `work` (an id the caller makes, one per client session), the task shares that
+        work with the others started with it: what any of them has seen or sees later (an
+        approved call's result) labels what each is asked to do, so a read in one skill's
+        task, or in a task that waits on a decision, still holds back a call it could have
+        steered in another. A work is one agent's, for one person (`UserError` otherwise).
+        `continues`: the task of the work that waits on a decision, which this one goes on
+        from (its receipt says so)."""
         own = self.skill(skill)
         return self._agency.loop.start(
             self.registered, own, _checked_subject(own, subject), for_=for_,
             model=GivenTurn(model_name, Reply()), max_steps=max_steps, budget_usd=float("inf"),
-            continues=continues)
+            work=work, continues=continues)
 
     def subject_problem(self, skill: Skill[Any, Any], subject: Any) -> str:
         """"" when `skill` works on `subject`; else why not, in words."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,19 +150,21 @@ class CallSteps(StepUnits):
         return self._labels.of(task.id, task.turn, action, arguments, endorses=skill.endorses,
                                **self._seen(task))
 
-    def _seen(self, task: repo.TaskRow) -> dict[str, Callable[[], Any]]:
+    def _seen(self, task: repo.TaskRow) -> dict[str, Any]:
         """How what the task has seen is read when this process does not know it: its trusted
-        text and its tool calls, after those of the tasks it goes on from (see `TaskLabels`).
-        What a task that goes on from another has seen is read afresh each time: the one it
-        goes on from may see more meanwhile (an approved call's result)."""
-        if task.continues_id is not None:
-            self._labels.forget(task.id)
+        text and its tool calls, after those of the other tasks of its work; and where those
+        others stand (`others`: what this process knows is read again once one moved on, as an
+        approved call's result or another skill's read may have come in). See `TaskLabels`."""
+        others = self._work_heads.get(task.id, ())
+        if task.work_id is not None and task.id not in self._work_heads:  # (held since start)
+            with self._database.connect() as db:
+                others = repo.work_heads(db, task)
 
         def calls() -> list[repo.CallRow]:
             with self._database.connect() as db:
-                return repo.calls_seen(db, task)
+                return repo.calls_seen(db, task, [other for other, _ in others])
 
-        return {"calls": calls, "trusted": lambda: trusted_text(
+        return {"calls": calls, "others": others, "trusted": lambda: trusted_text(
             self.messages(task), task.subject_id, task.subject_json)}
 
     def spend_problem(self, task_id: str, action: Action) -> str:

@@ -464,9 +464,9 @@ class Decider:
     # -- after a crash -------------------------------------------------------------------
 
     def recover(self, proposal_id: str) -> None:
-        """Settle a proposal left approved-and-running by a process that stopped: a call that
-        says it is idempotent runs again; any other is not run blindly, and its outcome is told
-        as unknown."""
+        """Settle a proposal left approved-and-running by a process that stopped: a query (it
+        only reads) or a call that says it is idempotent runs again; any other is not run
+        blindly, and its outcome is told as unknown."""
         with self._database.connect() as db:
             found = repo.load_proposal(db, proposal_id)
         if found is None or found[0].status is not ProposalStatus.APPROVED:
@@ -475,7 +475,8 @@ class Decider:
         registered = self._agents(proposal.agent)
         approver = self._people.find(proposal.decided_by or "")
         action = self._actions.get(proposal.action) if proposal.action in self._actions else None
-        if action is not None and action.info.idempotent and approver is not None:
+        if action is not None and (action.info.idempotent or action.info.query) and (
+                approver is not None):
             values = self._actions.values_from_json(proposal.action,
                                                     json.dumps(proposal.arguments))
             result = self._actions.run_values(

@@ -90,6 +90,8 @@ class _Known:
     provenance: Provenance
     evidence: list[Evidence]
     """What the calls that ran alone in those turns answered (a proposal's evidence)."""
+    others: tuple[tuple[str, int], ...] = ()
+    """The other tasks of its work, each with its last step, as they stood when read."""
 
 
 class TaskLabels:
@@ -102,28 +104,33 @@ class TaskLabels:
 
     def of(self, task_id: str, turn: int, action: Action, arguments: dict[str, Any], *,
            endorses: Iterable[Endorse], trusted: Callable[[], list[str]],
-           calls: Callable[[], list[CallRow]]) -> Labels:
+           calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = ()
+           ) -> Labels:
         """The labels of a call of `action` in turn `turn` of the task (`trusted`: the task's
-        trusted text; `calls`: its tool calls so far, read only when this process does not know
-        them)."""
+        trusted text; `calls`: the tool calls it has seen, read only when this process does not
+        know them; `others`: the other tasks of its work and their last steps, whose calls
+        `calls` reads too: what is known is read again when one of them moved on)."""
         if action.info.query or action.info.effects.only_reads:
             return NOTHING_SEEN
-        known = self._before(task_id, turn, trusted, calls)
+        known = self._before(task_id, turn, trusted, calls, others)
         return known.provenance.label(action.name, arguments, endorses=endorses,
                                       plain=plain_arguments(action))
 
     def evidence(self, task_id: str, turn: int, *, trusted: Callable[[], list[str]],
-                 calls: Callable[[], list[CallRow]]) -> list[Evidence]:
-        """What the task's calls that ran alone before turn `turn` answered (`trusted`, `calls`:
-        as for `of`)."""
-        return list(self._before(task_id, turn, trusted, calls).evidence)
+                 calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = ()
+                 ) -> list[Evidence]:
+        """What the calls the task has seen, that ran alone before turn `turn`, answered
+        (`trusted`, `calls`, `others`: as for `of`)."""
+        return list(self._before(task_id, turn, trusted, calls, others).evidence)
 
     def _before(self, task_id: str, turn: int, trusted: Callable[[], list[str]],
-                calls: Callable[[], list[CallRow]]) -> _Known:
+                calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...]
+                ) -> _Known:
         """What the task saw before turn `turn` (read from its calls when not known here)."""
         known = self._known.get(task_id)
-        if known is None or known.turn != turn - 1:
-            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()), evidence=[])
+        if known is None or known.turn != turn - 1 or known.others != others:
+            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()), evidence=[],
+                           others=others)
             self._add(known, [c for c in calls() if c.turn < turn])
             self._known[task_id] = known
         return known

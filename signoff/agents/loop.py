@@ -30,7 +30,7 @@ from signoff.agents.states import HAND_BACK, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.agents.units import _ENDED, _awaits, _Deferred, _MovedOn
-from signoff.exceptions import NotFound
+from signoff.exceptions import NotFound, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall
@@ -60,11 +60,13 @@ class Loop(CallSteps):
         model: Model,
         max_steps: int,
         budget_usd: float,
+        work: str | None = None,
         continues: str | None = None,
     ) -> str:
-        """Store a new task and its opening messages; its id. Given `continues` (a task of the
-        same work that waits on a decision), it goes on with that task's work: what that one
-        has seen (and sees later: an approved call's result), it has seen too."""
+        """Store a new task and its opening messages; its id. Given `work`, the task shares
+        that work with the other tasks started with it (of this agent, for the same person):
+        what any of them has seen, or sees later, it has seen too, and they what it sees.
+        `continues` names, in its receipt, the task of the work it goes on from."""
         agent = registered.agent
         subject_type, _ = skill.types()
         subject_id, subject_json = _subject_ref(subject, subject_type)
@@ -82,18 +84,24 @@ class Loop(CallSteps):
             max_steps=max_steps, budget_usd=budget_usd, model=model.name, result=None,
             problem="", revision=0, holder=holds.holder_id(),
             held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
-            trace_context=trace, seq=1, continues_id=continues)
+            trace_context=trace, seq=1, work_id=work)
         with self._database.connect() as db:
+            owner = repo.work_owner(db, work) if work is not None else None
+            if owner is not None and owner != (row.agent, row.for_id):
+                raise UserError(f"The work {work} is another's: a task shares work only with "
+                                "tasks of the same agent, for the same person.")
             repo.insert_task(db, row, opening)
             whom = f" for {for_.name}" if for_ else ""
             going_on = (f", going on with the work of task {continues}, which waits on a "
                         "decision" if continues else "")
-            goes_on_from: dict[str, Any] = {"continues": continues} if continues else {}
+            shared: dict[str, Any] = {"work": work} if work else {}
+            if continues:
+                shared["continues"] = continues
             repo.note(db, task_id, ReceiptKind.START,
                       f"{agent.__name__} began {skill.name}{whom}{going_on}.",
                       brief=brief, model=model.name, max_steps=max_steps,
                       budget_usd=budget_usd if math.isfinite(budget_usd) else None,  # JSON: none
-                      **goes_on_from)
+                      **shared)
         self.models[task_id] = model
         self._local.started = (row, Conversation(opening))  # (see `started`: one task's)
         return task_id
@@ -157,9 +165,11 @@ class Loop(CallSteps):
                 raise NotFound(f"There is no task with id {task_id}.")
             if task.status != TaskStatus.RUNNING.value:
                 return task, None
-            if task.holder == holds.holder_id():
-                return task, holds.Hold(task=task_id, fence=task.fence)
-            return task, holds.take(db, task_id)
+            hold = holds.Hold(task=task_id, fence=task.fence) if (
+                task.holder == holds.holder_id()) else holds.take(db, task_id)
+            if hold is not None:
+                self._read_work(db, task)
+            return task, hold
 
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then

@@ -130,9 +130,10 @@ class TaskRow:
     """What a trace keeps to be continued (W3C trace context, when tracing was on)."""
     seq: int = 0
     """The number of its journal's last step (see `signoff.store.journal`)."""
-    continues_id: str | None = None
-    """The task whose work it goes on with (a client's calls, while that one waits on a
-    decision): what that one has seen, this one has seen too (see `calls_seen`)."""
+    work_id: str | None = None
+    """The work it shares with other tasks (a client's session: its skills' tasks, and those
+    its calls go on in while one waits on a decision): what any of them has seen, it has seen
+    (see `calls_seen`)."""
 
     def changed(self, **changes: Any) -> TaskRow:
         """This row with `changes` made (fields of it): `dataclasses.replace` without building
@@ -298,17 +299,36 @@ def calls_of(db: Executor, task_id: str, turn: int | None = None) -> list[CallRo
     return found if turn is None else [c for c in found if c.turn == turn]
 
 
-def calls_seen(db: Executor, task: TaskRow) -> list[CallRow]:
-    """The tool calls whose results `task` has seen: those of the tasks it goes on from (each
+_WORK_HEADS = select(tasks.c.id, tasks.c.seq).where(
+    tasks.c.work_id == bindparam("work"), tasks.c.id != bindparam("besides")
+).order_by(tasks.c.created_at, tasks.c.id)
+
+
+def work_heads(db: Executor, task: TaskRow) -> tuple[tuple[str, int], ...]:
+    """The other tasks of `task`'s work, each with the number of its journal's last step (what
+    they have seen changes only when that moves on); none for a task that shares no work."""
+    if task.work_id is None:
+        return ()
+    rows = _run(db, "work_heads", lambda: _WORK_HEADS, {"work": task.work_id,
+                                                          "besides": task.id}).rows
+    return tuple((r["id"], r["seq"]) for r in rows)
+
+
+def calls_seen(db: Executor, task: TaskRow, others: Sequence[str]) -> list[CallRow]:
+    """The tool calls whose results `task` has seen: those of the `others` of its work (each
     counted as seen before its first turn, turn 0), then its own."""
-    earlier: list[CallRow] = []
-    before, visited = task.continues_id, {task.id}
-    while before is not None and before not in visited:
-        visited.add(before)
-        earlier[:0] = [dataclasses.replace(c, turn=0) for c in calls_of(db, before)]
-        head = load_task(db, before)
-        before = head.continues_id if head is not None else None
-    return earlier + calls_of(db, task.id)
+    seen = [dataclasses.replace(c, turn=0) for other in others for c in calls_of(db, other)]
+    return seen + calls_of(db, task.id)
+
+
+_WORK_OWNER = select(tasks.c.agent, tasks.c.for_id).where(
+    tasks.c.work_id == bindparam("work")).limit(1)
+
+
+def work_owner(db: Executor, work_id: str) -> tuple[str, str | None] | None:
+    """The agent and the person of the tasks of a work (None: it has none yet)."""
+    row = _run(db, "work_owner", lambda: _WORK_OWNER, {"work": work_id}).first()
+    return (row["agent"], row["for_id"]) if row is not None else None
 
 
 def _folded(steps: Sequence[journal.StepRow]) -> list[CallRow]:

@@ -91,6 +91,10 @@ class StepUnits:
         keeps is the store's only while no other held the task since."""
         self._ahead: dict[str, int] = {}
         """The revision at which this process reserved each task's next model call ahead."""
+        self._work_heads: dict[str, tuple[tuple[str, int], ...]] = {}
+        """Where the other tasks of each held task's work stood as this process took its hold
+        (read in that transaction): what it has seen is read again once one of them has moved
+        on (see `CallSteps._seen`)."""
         self.kept_proposals = KeptProposals()
         """The proposals this process made that its tasks wait on (see `KeptProposals`)."""
         self.runner: Runner | None = None
@@ -119,9 +123,19 @@ class StepUnits:
         """This thread's hold on `task`: given with it (this thread started or woke it), or
         taken now; None when another may still be stepping it."""
         if task.holder == holds.holder_id():
+            self._work_heads.pop(task.id, None)  # read again when its calls are labelled
             return holds.Hold(task=task.id, fence=task.fence)
         with self._database.connect() as db:
-            return holds.take(db, task.id)
+            hold = holds.take(db, task.id)
+            if hold is not None:
+                self._read_work(db, task)
+            return hold
+
+    def _read_work(self, db: repo.Executor, task: repo.TaskRow) -> None:
+        """Where the other tasks of `task`'s work stand, read in the transaction that holds it
+        (so that labelling its calls needs no transaction of its own)."""
+        if task.work_id is not None:
+            self._work_heads[task.id] = repo.work_heads(db, task)
 
     def _let_go(self, hold: holds.Hold) -> None:
         with self._database.connect() as db:
@@ -189,7 +203,8 @@ class StepUnits:
         kept: dict[str, Container[str]] = {
             "model": self.models, "conversation": self._conversations, "row": self._saved,
             "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
-            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies}
+            "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies,
+            "work": self._work_heads}
         return [kind for kind, known in kept.items() if task_id in known]
 
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
@@ -204,6 +219,7 @@ class StepUnits:
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
         self._ahead.pop(task_id, None)
+        self._work_heads.pop(task_id, None)
         self._fences.pop(task_id, None)
         self._replies.pop(task_id, None)
         deferred: _Deferred | None = getattr(self._local, "deferred", None)

@@ -25,6 +25,7 @@ from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.skills import Skill
+from signoff.agents.tasks import TaskStatus
 from signoff.agents.turns import CallAnswer
 from signoff.app import App
 from signoff.exceptions import UserError
@@ -49,6 +50,12 @@ WAIT_META = "signoff/wait"
 
 _MODEL_NAME = "an MCP client"
 
+_END_TRIES = 50
+"""How many times (0.1 s apart) a closed session's task is tried to end while another holds
+it."""
+
+_ENDED = (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
+
 _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server stopped), so the "
                    "task ends here; a call it proposed can still be decided, and an approved "
                    "one runs once.")
@@ -56,12 +63,14 @@ _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server s
 
 @dataclass(kw_only=True)
 class _Session:
-    """One MCP session: who it acts for, its tasks (one per skill: the latest, and those it
-    went on from while they wait on decisions), one turn taken at a time."""
+    """One MCP session: who it acts for; its work, which its tasks share (one task per skill
+    at a time, and those its calls went on from while they waited); one turn taken at a time."""
 
     person: Principal | None
+    work: str = field(default_factory=lambda: str(uuid.uuid4()))
     tasks: dict[str, str] = field(default_factory=dict)
     earlier: list[str] = field(default_factory=list)
+    closed: bool = False
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
@@ -202,18 +211,26 @@ class ServedAgent(MCPServer):
             id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
             arguments=json.dumps(loop_arguments, default=str)),))
 
-        def turn() -> tuple[str, list[CallAnswer]]:
+        def turn() -> tuple[str | None, list[CallAnswer]]:
+            if session.closed:
+                return None, []
             task = self._task_for(session, skill)
             answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
-            if not answers and self.app.outcome(task).waiting:
-                # The call goes on in a task of the same work, which has seen all this one
-                # has: it need not wait behind the decision.
-                task = self._task_for(session, skill, going_on_from=task)
-                answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+            if not answers:
+                outcome = self.app.outcome(task)
+                if outcome.status not in _ENDED:
+                    # It waits on a decision (or whoever decided holds it a moment): the call
+                    # goes on in a new task of the session's work, which has seen all the
+                    # others have, so it need not wait behind the decision.
+                    task = self._task_for(session, skill, anew=True,
+                                          going_on_from=task if outcome.waiting else None)
+                    answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
             return task, answers
 
         async with session.lock:  # one turn at a time; a call kept open waits outside it
             task, answers = await anyio.to_thread.run_sync(turn)
+        if task is None:
+            return results.error("Nothing ran: this session has ended.")
         if not answers:
             return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
         answer = answers[0]
@@ -223,17 +240,18 @@ class ServedAgent(MCPServer):
             return self.ran(name, answer.answer, answer.value)
         return results.error(answer.answer)
 
-    def _task_for(self, session: _Session, skill: Skill[Any, Any], *,
+    def _task_for(self, session: _Session, skill: Skill[Any, Any], *, anew: bool = False,
                   going_on_from: str | None = None) -> str:
-        """The session's task for `skill`: started with its first call, and started anew,
-        going on from the last one, when that one waits on a decision."""
+        """The session's task for `skill`, in the session's work: started with its first call,
+        and started `anew` when the last one cannot take a turn now (`going_on_from`: it
+        waits on that decision)."""
         task = session.tasks.get(skill.name)
-        if task is None or going_on_from is not None:
-            if going_on_from is not None:
-                session.earlier.append(going_on_from)
+        if task is None or anew:
+            if task is not None:
+                session.earlier.append(task)
             task = session.tasks[skill.name] = self.handle.start(
                 skill, self.subject, for_=session.person, model_name=_MODEL_NAME,
-                max_steps=self.max_calls, continues=going_on_from)
+                max_steps=self.max_calls, work=session.work, continues=going_on_from)
         return task
 
     def _why_no_turn(self, task: str) -> str:
@@ -315,10 +333,14 @@ class ServedAgent(MCPServer):
         session = self._sessions.pop(key, None)
         if session is None:
             return
-        for task in [*session.earlier, *session.tasks.values()]:
-            if not await anyio.to_thread.run_sync(self._end, task):
-                async with session.lock:
-                    await anyio.to_thread.run_sync(self._end, task)
+        async with session.lock:  # a turn under way finishes first; none is taken after it
+            session.closed = True
+            ended = [*session.earlier, *session.tasks.values()]
+        for task in ended:
+            for _ in range(_END_TRIES):  # whoever decided a call of it may hold it a moment
+                if await anyio.to_thread.run_sync(self._end, task):
+                    break
+                await anyio.sleep(0.1)
 
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)

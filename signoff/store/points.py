@@ -14,7 +14,8 @@ scheduler falls that way. The points:
 - ``loop.model_reserved``: a model call's cost is reserved; the model is asked next.
 - ``loop.model_replied``: the model replied; the reply is stored next.
 - ``decider.checked``: an approval checked its budget; the call is claimed next.
-- ``decider.claimed``: an approved outside call is claimed and marked running; it runs next.
+- ``decider.claimed``: an approved outside call (or query) is claimed and marked running; it
+  runs next.
 - ``run.called``: an action's function returned inside its run; its writes are flushed next.
 - ``run.consented``: an action run on a consent did its work; the run commits next.
 """

@@ -84,12 +84,13 @@ tasks = Table(
     Column("held_until", DateTime(timezone=True), nullable=True),
     Column("fence", Integer, nullable=False, default=0),
     Column("reserved_usd", Float, nullable=False, default=0.0),
-    Column("continues_id", String(36), nullable=True),
+    Column("work_id", String(36), nullable=True),
+    Index("signoff_tasks_work", "work_id"),
 )
 """Each piece of work an agent does: where it stands, its conversation, its limits and spend;
 who steps it now (`holder`, until `held_until`, with the `fence` every write of its steps checks),
 what is reserved for a model call not yet answered (`reserved_usd`, counted in `spend_usd`), and
-the task whose work it goes on with while that one waits on a decision (`continues_id`)."""
+the work it shares with other tasks, each seeing what the others have seen (`work_id`)."""
 
 steps = Table(
     "signoff_steps",
