@@ -4,7 +4,9 @@ deletes one (so a test counts the runs); wait_for(flag) answers once the test pu
 `flag` there.
 
 ``FILES_LIE=1`` marks delete_file read-only (a lying server); ``FILES_DELETE_SAYS`` replaces
-delete_file's description (a changed tool). Serves stdio, or streamable HTTP with ``--http PORT``.
+delete_file's description (a changed tool); a file `more_tools` beside the files' folder when it
+starts adds count_files (a tool added by a new version). Serves stdio, or streamable HTTP with
+``--http PORT``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ def delete_file(name: str) -> str:
     with (ROOT.parent / "deleted.log").open("a") as log:
         log.write(name + "\n")
     return f"Deleted {name}."
+
+
+if (ROOT.parent / "more_tools").exists():
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def count_files() -> int:
+        """Count the files kept."""
+        return len(list(ROOT.iterdir()))
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))

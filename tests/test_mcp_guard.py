@@ -447,6 +447,40 @@ def test_a_call_its_upstream_does_not_answer_in_time_is_told_unknown(
     assert "ran files_wait_for alone, as itself: Unknown." in guard.app.receipt(task).words
 
 
+def test_a_tool_an_upstream_adds_is_offered_once_listed(guard: SimpleNamespace) -> None:
+    """The file server is restarted in a version with one more tool: the guard's next listing
+    offers it, with its leave from the config (the trusted server's read-only hint: alone), and
+    a call of it runs (before, it was offered only once the guard restarted, and a call of it
+    was refused as no tool of the work); a tool the config rules out is still not offered."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            found["before"] = sorted(t.name for t in await served.list_tools())
+            (guard.tmp / "more_tools").write_text("")
+            await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
+            with anyio.fail_after(30):
+                while served.upstreams.is_connected("files"):
+                    await anyio.sleep(0.05)
+            found["after"] = {t.name: t for t in await served.list_tools()}
+            found["counted"] = await served.call_tool("files_count_files", {})
+        return found
+
+    found = anyio.run(scenario)
+    assert "files_count_files" not in found["before"]
+    assert "files_count_files" in found["after"]
+    assert "runs at once" in found["after"]["files_count_files"].description
+    assert "files_write_file" not in found["after"]
+    assert not found["counted"].is_error, found["counted"]
+    assert found["counted"].structured_content == {"result": 3}
+    (task,) = _tasks(guard.app)
+    assert "McpGuard ran files_count_files alone" in guard.app.receipt(task).words
+
+
 def _pids_with(needle: bytes, part: str) -> list[int]:
     """The processes whose `part` (environ, cmdline) holds `needle` as one of its items."""
     found = []

@@ -14,11 +14,13 @@ read can carry data out in its arguments (a fetched link). Proposals, standing r
 receipts are the app's own, decided in its inbox. When
 an upstream changes a tool's description or schema, the standing rules on it are suspended (the
 person who made each is told what changed, as the rule's reason), and a yes to a pending
-proposal of it does not run it (it goes stale).
+proposal of it does not run it (it goes stale). A tool an upstream adds is offered once the
+guard lists it, with its leave from the config.
 """
 
 from __future__ import annotations
 
+import logging
 import types
 import weakref
 from collections.abc import Callable
@@ -45,6 +47,8 @@ from signoff.mcp.served import ServedAgent
 from signoff.mcp.upstreams import Upstreams, UpstreamUnavailable, digest_of
 
 __all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app"]
+
+log = logging.getLogger("signoff.mcp")
 
 AGENT_NAME = "mcp_guard"
 """The agent whose proposals, rules and receipts are the guard's."""
@@ -133,7 +137,8 @@ class Guard(ServedAgent):
 
     def notice_changes(self) -> list[str]:
         """Compare what each upstream says of its tools with what it said before; suspend the
-        standing rules on each tool that changed. The tools that changed."""
+        standing rules on each tool that changed, and offer each tool an upstream has added.
+        The tools that changed."""
         changed = []
         for name, guarded in list(self.guarded.items()):
             now = self.upstreams.tools.get(guarded.server.name, {}).get(guarded.tool.name)
@@ -143,9 +148,29 @@ class Guard(ServedAgent):
                 changed.append(name)
             self.guarded[name] = GuardedTool(action=name, server=guarded.server, tool=now,
                                              leave=guarded.leave)
-        if changed:
+        if changed or self._take_new_tools():
             self._offered = self._offer()
         return changed
+
+    def _take_new_tools(self) -> list[str]:
+        """The tools the upstreams list now that the guard did not know: each becomes an action
+        of the guard's app, its leave from the config as at the start, and is offered from now
+        on. Their names."""
+        added = []
+        skill = self._skills[0]
+        for server in self.upstreams.servers.values():
+            for tool in self.upstreams.tools.get(server.name, {}).values():
+                guarded = _guarded_tool(server, tool)
+                if guarded.action in self.guarded:
+                    continue
+                self.guarded[guarded.action] = guarded
+                remember(self.app, guarded.action, tool)
+                skill.tools.append(_register(self.app, self.upstreams, guarded))
+                added.append(guarded.action)
+        if added:
+            self.handle.registered.agent.may = _permits(self.guarded)
+            log.warning("The guard now offers %s, which its servers added.", ", ".join(added))
+        return added
 
     def loop_arguments(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | str:
         """The arguments checked against the upstream tool's input schema, as the action's."""
@@ -220,13 +245,8 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     upstreams = Upstreams(config)
     await upstreams.open(stack)
     app = await anyio.to_thread.run_sync(open_guard_app, config)
-    guarded = {}
-    for server in config.servers:
-        for tool in upstreams.tools.get(server.name, {}).values():
-            hint = tool.annotations.read_only_hint if tool.annotations else None
-            action = f"{server.name}_{tool.name}"
-            guarded[action] = GuardedTool(action=action, server=server, tool=tool,
-                                          leave=server.leave_of(tool.name, hint))
+    guarded = {g.action: g for g in (_guarded_tool(server, tool) for server in config.servers
+                                     for tool in upstreams.tools.get(server.name, {}).values())}
     functions = [_register(app, upstreams, g) for g in guarded.values()]
     agent = _agent(functions, guarded, upstreams)
     sponsor = config.for_ or (config.people[0].handle if config.people else None)
@@ -238,6 +258,13 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     guard = Guard(app, upstreams, guarded, for_=for_, wait_seconds=wait_seconds)
     await anyio.to_thread.run_sync(guard.notice_changes)
     return guard
+
+
+def _guarded_tool(server: Upstream, tool: Tool) -> GuardedTool:
+    """`tool` of `server` as the guard serves it, with its leave from the config."""
+    hint = tool.annotations.read_only_hint if tool.annotations else None
+    return GuardedTool(action=f"{server.name}_{tool.name}", server=server, tool=tool,
+                       leave=server.leave_of(tool.name, hint))
 
 
 def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFunction[..., Any]:
@@ -294,15 +321,19 @@ def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, Guarded
         "description": "Use the tools of the MCP servers this guard stands in front of.",
         "tools": functions, "version_of": version_of,
     }))
+    return types.new_class("McpGuard", (Agent,), {}, lambda ns: ns.update({
+        "purpose": "You use other MCP servers' tools through signoff's guard.",
+        "skills": [skill()], "may": _permits(guarded), "roles": [],
+    }))
+
+
+def _permits(guarded: dict[str, GuardedTool]) -> Permits:
+    """The guard's agent's permits: each tool listed under its leave."""
     lists: dict[Leave, list[str]] = {leave: [] for leave in Leave}
     for name, g in guarded.items():
         lists[g.leave].append(name)
-    may = Permits(alone=lists[Leave.ALONE], propose=lists[Leave.PROPOSE],
-                  propose_every_time=lists[Leave.PROPOSE_EVERY_TIME], never=lists[Leave.NEVER])
-    return types.new_class("McpGuard", (Agent,), {}, lambda ns: ns.update({
-        "purpose": "You use other MCP servers' tools through signoff's guard.",
-        "skills": [skill()], "may": may, "roles": [],
-    }))
+    return Permits(alone=lists[Leave.ALONE], propose=lists[Leave.PROPOSE],
+                   propose_every_time=lists[Leave.PROPOSE_EVERY_TIME], never=lists[Leave.NEVER])
 
 
 def _leave_words(leave: Leave) -> str:
