@@ -750,6 +750,15 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     assert "Traceback" not in again.output
     unknown = CliRunner().invoke(main, ["mcp", "revoke", config, "no-such-rule", "--as", noor])
     assert unknown.exit_code == 3, unknown.output
+    # a second guard where Noor is a person too: its token is kept beside the first one's
+    other = guard.tmp / "other.toml"
+    other.write_text(guard.config.read_text().replace('name = "guard"', 'name = "other"')
+                     .replace("guard.db", "other.db"))
+    kept = CliRunner().invoke(main, ["mcp", "token", str(other), noor, "--save"])
+    assert kept.exit_code == 0, kept.output
+    for each in (config, str(other)):
+        listed = CliRunner().invoke(main, ["mcp", "tasks", each, "--as", noor])
+        assert listed.exit_code == 0, listed.output  # (the second save overwrote the first)
 
 
 def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleNamespace

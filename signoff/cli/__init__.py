@@ -193,7 +193,9 @@ def profile_path() -> Path:
 
 
 def read_profile() -> dict[str, Any]:
-    """The local profile: ``{"tokens": {handle: token}, "default": handle}``."""
+    """The local profile: ``{"apps": {app name: {"tokens": {handle: token}, "default":
+    handle}}}`` (a profile written before tokens were kept by app has ``"tokens"`` and
+    ``"default"`` at its top: they serve every app, after the app's own)."""
     path = profile_path()
     if not path.exists():
         return {"tokens": {}}
@@ -204,12 +206,15 @@ def read_profile() -> dict[str, Any]:
     return data if isinstance(data, dict) else {"tokens": {}}
 
 
-def save_token(handle: str, token: str) -> Path:
-    """Keep `token` for `handle` in the local profile (mode 0600); make it the default."""
+def save_token(app_name: str, handle: str, token: str) -> Path:
+    """Keep `token` for `handle` in the local profile (mode 0600), for the app `app_name`
+    (the same handle may be a person of several apps, each with its own tokens); make it that
+    app's default."""
     path = profile_path()
     data = read_profile()
-    data.setdefault("tokens", {})[handle] = token
-    data["default"] = handle
+    own = data.setdefault("apps", {}).setdefault(app_name, {})
+    own.setdefault("tokens", {})[handle] = token
+    own["default"] = handle
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as file:
@@ -229,11 +234,12 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     the profile's default)."""
     if token is None:
         profile = read_profile()
-        handle = as_handle or profile.get("default")
+        own = profile.get("apps", {}).get(app.name, {})
+        handle = as_handle or own.get("default") or profile.get("default")
         if not handle:
             raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "
                                   f"by `{_saving_a_token('HANDLE')}`) or --token TOKEN.")
-        token = profile.get("tokens", {}).get(handle)
+        token = own.get("tokens", {}).get(handle) or profile.get("tokens", {}).get(handle)
         if token is None:
             raise Unauthenticated(f"The profile keeps no token for {handle}: run "
                                   f"`{_saving_a_token(handle)}` (or give --token).")

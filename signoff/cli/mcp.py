@@ -275,7 +275,7 @@ def token(config_path: str, handle: str, save: bool) -> None:
     app, person = _guard_person(config_path, handle)
     secret = app.credentials.issue_token(person, "mcp guard")
     if save:
-        path = save_token(person.handle, secret)
+        path = save_token(app.name, person.handle, secret)
         click.echo(f"A new token for {person.name} is kept in {path}.")
     else:
         click.echo(secret)
