@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -417,13 +418,12 @@ def test_a_session_closing_while_its_call_goes_on_in_a_new_task_ends_that_task(
         assert "The MCP session ended" in office["app"].receipt(task).words
 
 
-def test_a_call_while_a_decision_is_being_run_goes_on_in_a_new_task(
-        office: dict[str, Any]) -> None:
-    """While the owner's yes to the session's waiting call is being run (her thread holds the
-    task a moment as it goes on), the client's next call is taken in a new task of the
-    session's work (before, it was told the work had ended, though it was running)."""
-    served = _served(office, "Read my latest mail and deal with it.")
-    held, go = threading.Event(), threading.Event()
+@contextmanager
+def _a_yes_held(office: dict[str, Any], served: ServedAgent
+                ) -> Iterator[tuple[Any, threading.Event]]:
+    """The session's steered transfer proposed, and the owner's yes to it run in a thread of
+    its own, held as it steps the task on (until the event is set; on leaving, at the latest).
+    The proposal, and the event."""
 
     async def propose() -> Any:
         await served.call_tool("read_email", {"number": 31})
@@ -432,11 +432,9 @@ def test_a_call_while_a_decision_is_being_run_goes_on_in_a_new_task(
 
     assert "was proposed to Olive" in anyio.run(propose).content[0].text
     (proposal,) = office["app"].proposals()
-
-    def approve() -> None:
-        office["app"].approve(proposal, by=office["owner"])
-
-    approving = threading.Thread(target=approve)
+    held, go = threading.Event(), threading.Event()
+    approving = threading.Thread(target=lambda: office["app"].approve(proposal,
+                                                                       by=office["owner"]))
 
     def at(point: str, where: dict[str, Any]) -> None:
         if point == "loop.stepping" and threading.current_thread() is approving:
@@ -447,10 +445,52 @@ def test_a_call_while_a_decision_is_being_run_goes_on_in_a_new_task(
         approving.start()
         assert held.wait(30)
         try:
-            listed = anyio.run(served.call_tool, "payees", {})
+            yield proposal, go
         finally:
             go.set()
             approving.join(30)
+
+
+def test_a_call_while_a_decision_is_being_run_goes_on_in_a_new_task(
+        office: dict[str, Any]) -> None:
+    """While the owner's yes to the session's waiting call is being run (her thread holds the
+    task a moment as it goes on), the client's next call is taken in a new task of the
+    session's work (before, it was told the work had ended, though it was running)."""
+    served = _served(office, "Read my latest mail and deal with it.")
+    with _a_yes_held(office, served) as (proposal, _):
+        listed = anyio.run(served.call_tool, "payees", {})
     assert not listed.is_error, listed
     assert listed.structured_content["result"]
     assert office["app"].proposal(proposal.id).status is ProposalStatus.DONE
+
+
+def test_a_call_on_its_way_as_its_session_closed_is_refused(office: dict[str, Any]) -> None:
+    """A call that reaches the server after its session closed (it was still on its way) is
+    told the session ended, and starts nothing (before, it was given a session of its own,
+    whose task nothing ever ended)."""
+    served = _served(office, "Read my mail.")
+
+    async def scenario() -> Any:
+        await served.call_tool("list_files", {})
+        await served.session_closed()
+        return await served.call_tool("read_inbox", {})
+
+    late = anyio.run(scenario)
+    assert late.is_error
+    assert late.content[0].text == "Nothing ran: this session has ended."
+    with office["app"].database.connect() as db:
+        assert db.execute(text("select status from signoff_tasks")).scalars().all() == [
+            "Halted"]
+
+
+def test_a_session_closing_while_a_decision_holds_its_task_ends_it_once_let_go(
+        office: dict[str, Any]) -> None:
+    """The session closes while the owner's yes to its waiting call is being run (her thread
+    holds the task a moment): the close tries again until the task is let go, and ends it."""
+    served = _served(office, "Read my latest mail and deal with it.")
+    with _a_yes_held(office, served) as (_, go):
+        threading.Timer(0.5, go.set).start()  # the owner's thread lets go half a second later
+        anyio.run(served.session_closed)
+    with office["app"].database.connect() as db:
+        assert db.execute(text("select status from signoff_tasks")).scalars().all() == [
+            "Halted"]

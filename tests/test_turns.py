@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import runpy
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,3 +192,49 @@ def test_a_work_is_one_agents_for_one_person(office: dict[str, Any]) -> None:
     with pytest.raises(UserError, match="The work w5 is another's"):
         _careful(w).start(w["PayBills"](), Request(text="Read my mail."), for_=w["owner"],
                           model_name="a client", max_steps=30, work="w5")
+
+
+def test_a_works_id_is_refused_in_words_when_too_long(office: dict[str, Any]) -> None:
+    """A work's id longer than its column holds is refused before anything is stored, on
+    every database (PostgreSQL refused it with a driver error; SQLite kept it)."""
+    handle = office["app"].agent(office["Widened"])
+    with pytest.raises(UserError, match="A work's id is 1 to 36 characters"):
+        _start(office, handle, "Read my mail.", work="w" * 37)
+    with office["app"].database.connect() as db:
+        assert db.execute(text("select count(*) from signoff_tasks")).scalar() == 0
+
+
+def test_two_people_cannot_start_tasks_of_one_work_at_once(
+        postgres_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL, Olive's task is starting a work (it has read that the work has no task
+    yet, and not committed) when Mia's start of the same work reads it: Mia's waits for Olive's,
+    then is refused (before, both read an empty work and both started, and Olive's mail showed
+    as the evidence of Mia's proposals)."""
+    from signoff.agents import repository as repo
+
+    w = make_world(postgres_database)
+    try:
+        handle = w["app"].agent(w["Widened"])
+        mia = w["app"].people.add("mia@home.example", "Mia", roles=["owner"])
+        read, olive_read = repo.work_owner, threading.Event()
+
+        def slowly(db: Any, work: str) -> Any:
+            found = read(db, work)
+            if threading.current_thread().name == "olive":
+                olive_read.set()
+                time.sleep(0.5)  # Mia's start reads the work meanwhile
+            return found
+
+        monkeypatch.setattr(repo, "work_owner", slowly)
+        olive = threading.Thread(name="olive", target=lambda: _start(
+            w, handle, "Read my mail.", work="shared"))
+        olive.start()
+        assert olive_read.wait(30)
+        with pytest.raises(UserError, match="The work shared is another's"):
+            handle.start(w["PayBills"](), Request(text="Read my mail."), for_=mia,
+                         model_name="a client", max_steps=30, work="shared")
+        olive.join(30)
+        with w["app"].database.connect() as db:
+            assert db.execute(text("select count(*) from signoff_tasks")).scalar() == 1
+    finally:
+        w["app"].database.dispose()

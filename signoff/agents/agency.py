@@ -137,13 +137,13 @@ class AgentHandle:
         """Open a task whose turns a client gives (`take_turn`), as a client acting as the
         model does over MCP; its id. The client pays for its own model: no budget is kept.
 
-        Given `work` (an id the caller makes, one per client session), the task shares that
-        work with the others started with it: what any of them has seen or sees later (an
-        approved call's result) labels what each is asked to do, so a read in one skill's
-        task, or in a task that waits on a decision, still holds back a call it could have
-        steered in another. A work is one agent's, for one person (`UserError` otherwise).
-        `continues`: the task of the work that waits on a decision, which this one goes on
-        from (its receipt says so)."""
+        Given `work` (an id the caller makes, one per client session, of at most 36 characters:
+        a UUID fits), the task shares that work with the others started with it: what any of
+        them has seen or sees later (an approved call's result) labels what each is asked to
+        do, so a read in one skill's task, or in a task that waits on a decision, still holds
+        back a call it could have steered in another. A work is one agent's, for one person
+        (`UserError` otherwise). `continues`: the task of the work that waits on a decision,
+        which this one goes on from (its receipt says so)."""
         own = self.skill(skill)
         return self._agency.loop.start(
             self.registered, own, _checked_subject(own, subject), for_=for_,

@@ -152,9 +152,9 @@ class CallSteps(StepUnits):
 
     def _seen(self, task: repo.TaskRow) -> dict[str, Any]:
         """How what the task has seen is read when this process does not know it: its trusted
-        text and its tool calls, after those of the other tasks of its work; and where those
-        others stand (`others`: what this process knows is read again once one moved on, as an
-        approved call's result or another skill's read may have come in). See `TaskLabels`."""
+        text and its tool calls; and where the other tasks of its work stand (`others`), with
+        how what they saw since is read (an approved call's result, another skill's read may
+        have come in). See `TaskLabels`."""
         others = self._work_heads.get(task.id, ())
         if task.work_id is not None and task.id not in self._work_heads:  # (held since start)
             with self._database.connect() as db:
@@ -162,10 +162,16 @@ class CallSteps(StepUnits):
 
         def calls() -> list[repo.CallRow]:
             with self._database.connect() as db:
-                return repo.calls_seen(db, task, [other for other, _ in others])
+                return repo.calls_of(db, task.id)
 
-        return {"calls": calls, "others": others, "trusted": lambda: trusted_text(
-            self.messages(task), task.subject_id, task.subject_json)}
+        def others_since(other: str, seq: int, folded: dict[str, dict[str, Any]]
+                         ) -> tuple[int, list[repo.CallRow]]:
+            with self._database.connect() as db:
+                return repo.calls_since(db, other, seq, folded)
+
+        return {"calls": calls, "others": others, "others_since": others_since,
+                "trusted": lambda: trusted_text(self.messages(task), task.subject_id,
+                                                task.subject_json)}
 
     def spend_problem(self, task_id: str, action: Action) -> str:
         """Why running `action` now would not fit the task's budget ("" when it fits): a tool

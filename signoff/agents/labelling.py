@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from signoff.actions.catalog import Action
@@ -83,6 +83,23 @@ def plain_arguments(action: Action) -> frozenset[str]:
     return _plain(json.dumps(action.info.parameters_schema, sort_keys=True))
 
 
+OthersSince = Callable[[str, int, dict[str, dict[str, Any]]], tuple[int, list["CallRow"]]]
+"""How the calls of another task of a work are read since step `seq`, folded into what was read
+of them before (see `signoff.agents.repository.calls_since`)."""
+
+
+@dataclass(kw_only=True)
+class _Other:
+    """What a task has read of another task of its work."""
+
+    seq: int = 0
+    """The last of its steps read."""
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Its calls as those steps left them (folded)."""
+    seen: set[str] = field(default_factory=set)
+    """The ids of those of its calls whose results are in the provenance."""
+
+
 @dataclass(kw_only=True)
 class _Known:
     turn: int
@@ -90,8 +107,8 @@ class _Known:
     provenance: Provenance
     evidence: list[Evidence]
     """What the calls that ran alone in those turns answered (a proposal's evidence)."""
-    others: tuple[tuple[str, int], ...] = ()
-    """The other tasks of its work, each with its last step, as they stood when read."""
+    others: dict[str, _Other] = field(default_factory=dict)
+    """What it has read of the other tasks of its work, by task."""
 
 
 class TaskLabels:
@@ -104,35 +121,43 @@ class TaskLabels:
 
     def of(self, task_id: str, turn: int, action: Action, arguments: dict[str, Any], *,
            endorses: Iterable[Endorse], trusted: Callable[[], list[str]],
-           calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = ()
-           ) -> Labels:
+           calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = (),
+           others_since: OthersSince | None = None) -> Labels:
         """The labels of a call of `action` in turn `turn` of the task (`trusted`: the task's
-        trusted text; `calls`: the tool calls it has seen, read only when this process does not
-        know them; `others`: the other tasks of its work and their last steps, whose calls
-        `calls` reads too: what is known is read again when one of them moved on)."""
+        trusted text; `calls`: its tool calls, read only when this process does not know them;
+        `others`: the other tasks of its work and their last steps, whose calls it has seen
+        too, read with `others_since` as far as they are new)."""
         if action.info.query or action.info.effects.only_reads:
             return NOTHING_SEEN
-        known = self._before(task_id, turn, trusted, calls, others)
+        known = self._before(task_id, turn, trusted, calls, others, others_since)
         return known.provenance.label(action.name, arguments, endorses=endorses,
                                       plain=plain_arguments(action))
 
     def evidence(self, task_id: str, turn: int, *, trusted: Callable[[], list[str]],
-                 calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = ()
-                 ) -> list[Evidence]:
+                 calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = (),
+                 others_since: OthersSince | None = None) -> list[Evidence]:
         """What the calls the task has seen, that ran alone before turn `turn`, answered
-        (`trusted`, `calls`, `others`: as for `of`)."""
-        return list(self._before(task_id, turn, trusted, calls, others).evidence)
+        (`trusted`, `calls`, `others`, `others_since`: as for `of`)."""
+        return list(self._before(task_id, turn, trusted, calls, others, others_since).evidence)
 
     def _before(self, task_id: str, turn: int, trusted: Callable[[], list[str]],
-                calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...]
-                ) -> _Known:
-        """What the task saw before turn `turn` (read from its calls when not known here)."""
+                calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...],
+                others_since: OthersSince | None) -> _Known:
+        """What the task saw before turn `turn` (read from its calls when not known here), with
+        what the other tasks of its work have seen up to their steps in `others`."""
         known = self._known.get(task_id)
-        if known is None or known.turn != turn - 1 or known.others != others:
-            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()), evidence=[],
-                           others=others)
+        if known is None or known.turn != turn - 1:
+            known = _Known(turn=turn - 1, provenance=Provenance(trusted=trusted()), evidence=[])
             self._add(known, [c for c in calls() if c.turn < turn])
             self._known[task_id] = known
+        for other, seq in others:
+            read = known.others.setdefault(other, _Other())
+            if seq > read.seq and others_since is not None:
+                last, changed = others_since(other, read.seq, read.calls)
+                read.seq = max(last, seq)  # (a step's number may go unused: see the journal)
+                new = [c for c in changed if c.id not in read.seen and c.outcome in _SETTLED]
+                read.seen.update(c.id for c in new)
+                self._add(known, new)
         return known
 
     def __contains__(self, task_id: object) -> bool:
@@ -176,6 +201,10 @@ class TaskLabels:
                 continue
             provenance.add(Seen(tool=call.tool, arguments=call.arguments, value=call.value,
                                 text=call.answer, outside=outside_reason(action, call.value)))
+
+
+_SETTLED = (CallOutcome.DONE, CallOutcome.REJECTED)
+"""The outcomes of a call whose result (or the person's reason) is seen: each is final."""
 
 
 def evidence_of(calls: Iterable[CallRow]) -> list[Evidence]:

@@ -44,6 +44,9 @@ log = logging.getLogger("signoff.agents")
 
 
 
+_WORK_ID_MOST = 36
+"""The longest id a work may have (``signoff_tasks.work_id``)."""
+
 class Loop(CallSteps):
     """Steps tasks: the state machine behind ``agent.do`` (its units of work: `StepUnits`;
     what becomes of each call: `CallSteps`)."""
@@ -67,6 +70,9 @@ class Loop(CallSteps):
         that work with the other tasks started with it (of this agent, for the same person):
         what any of them has seen, or sees later, it has seen too, and they what it sees.
         `continues` names, in its receipt, the task of the work it goes on from."""
+        if work is not None and not 0 < len(work) <= _WORK_ID_MOST:
+            raise UserError(f"A work's id is 1 to {_WORK_ID_MOST} characters (a UUID fits); "
+                            f"{len(work)} were given.")
         agent = registered.agent
         subject_type, _ = skill.types()
         subject_id, subject_json = _subject_ref(subject, subject_type)
@@ -188,7 +194,10 @@ class Loop(CallSteps):
         `more` says so — or until it stops running; `last`: see `step`)."""
         task_id = task.id
         if self._fences.get(task_id, task.fence) != task.fence:
+            work = self._work_heads.get(task_id)  # (read as the hold was taken: still true)
             self._forget(task_id)  # another held it since this process did: read it afresh
+            if work is not None and hold is not None:
+                self._work_heads[task_id] = work
         hold = hold or self._hold(task)
         if hold is None:  # another holds it, and goes on with it
             self._forget(task_id)

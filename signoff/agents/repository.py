@@ -314,11 +314,15 @@ def work_heads(db: Executor, task: TaskRow) -> tuple[tuple[str, int], ...]:
     return tuple((r["id"], r["seq"]) for r in rows)
 
 
-def calls_seen(db: Executor, task: TaskRow, others: Sequence[str]) -> list[CallRow]:
-    """The tool calls whose results `task` has seen: those of the `others` of its work (each
-    counted as seen before its first turn, turn 0), then its own."""
-    seen = [dataclasses.replace(c, turn=0) for other in others for c in calls_of(db, other)]
-    return seen + calls_of(db, task.id)
+def calls_since(db: Executor, task_id: str, seq: int, folded: dict[str, dict[str, Any]]
+                ) -> tuple[int, list[CallRow]]:
+    """The tool calls of task `task_id` that its steps after `seq` stored or changed, folded
+    into `folded` (its calls as the steps before left them, kept by the caller: changed in
+    place), as they now stand; and the number of the last step read (`seq` when none)."""
+    found = journal.steps_after(db, task_id, seq)
+    touched = _fold(found, folded)
+    return (found[-1].seq if found else seq), [
+        _call(folded[c]) for c in touched if "tool" in folded[c]]
 
 
 _WORK_OWNER = select(tasks.c.agent, tasks.c.for_id).where(
@@ -326,7 +330,13 @@ _WORK_OWNER = select(tasks.c.agent, tasks.c.for_id).where(
 
 
 def work_owner(db: Executor, work_id: str) -> tuple[str, str | None] | None:
-    """The agent and the person of the tasks of a work (None: it has none yet)."""
+    """The agent and the person of the tasks of a work (None: it has none yet), read in `db`'s
+    transaction so that a task started in it after this read is the only one (SQLite's writers
+    take turns; on PostgreSQL, one transaction at a time holds the work's advisory lock)."""
+    dialect = getattr(db, "dialect", None) or db.get_bind().dialect  # type: ignore[attr-defined]
+    if dialect.name == "postgresql":
+        _run(db, "work_lock", lambda: select(func.pg_advisory_xact_lock(
+            func.hashtextextended(bindparam("work"), 0))), {"work": work_id})
     row = _run(db, "work_owner", lambda: _WORK_OWNER, {"work": work_id}).first()
     return (row["agent"], row["for_id"]) if row is not None else None
 
@@ -334,6 +344,15 @@ def work_owner(db: Executor, work_id: str) -> tuple[str, str | None] | None:
 def _folded(steps: Sequence[journal.StepRow]) -> list[CallRow]:
     """The tool calls `steps` stored, each as their changes left it, in order."""
     folded: dict[str, dict[str, Any]] = {}
+    _fold(steps, folded)
+    found = [_call(c) for c in folded.values() if "tool" in c]
+    return sorted(found, key=lambda c: (c.turn, c.position))
+
+
+def _fold(steps: Sequence[journal.StepRow], folded: dict[str, dict[str, Any]]) -> list[str]:
+    """Fold the call changes `steps` stored into `folded` (by call id); the ids they touched,
+    in order."""
+    touched: dict[str, None] = {}
     for step in steps:
         for change in step.data.get("calls", ()):
             known = folded.get(change["id"])
@@ -341,8 +360,8 @@ def _folded(steps: Sequence[journal.StepRow]) -> list[CallRow]:
                 folded[change["id"]] = dict(change)
             else:
                 known.update(change)
-    found = [_call(c) for c in folded.values() if "tool" in c]
-    return sorted(found, key=lambda c: (c.turn, c.position))
+            touched[change["id"]] = None
+    return list(touched)
 
 
 def _call(m: Any) -> CallRow:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,9 @@ _MODEL_NAME = "an MCP client"
 _END_TRIES = 50
 """How many times (0.1 s apart) a closed session's task is tried to end while another holds
 it."""
+
+_CLOSED_FOR = 60.0
+"""How long a closed session is remembered (its calls still on their way are refused)."""
 
 _ENDED = (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
 
@@ -111,6 +115,10 @@ class ServedAgent(MCPServer):
         self._skills = self._served_skills(skill, subject)
         self._offered = self._offer()
         self._sessions: dict[object, _Session] = {}
+        self._closed: dict[object, float] = {}
+        """The sessions closed lately, with when (`time.monotonic`): a call still on its way
+        as its session closed is refused, not given a session of its own that nothing would
+        close (each is forgotten after `_CLOSED_FOR` seconds)."""
         self._stopping = False
         self._calls_open = 0
         cls = self.handle.registered.agent
@@ -319,6 +327,8 @@ class ServedAgent(MCPServer):
 
     def _session(self, context: Context[Any, Any] | None, person: Principal | None) -> _Session:
         key = _session_key(context, person)
+        if key in self._closed:
+            return _Session(person=person, closed=True)
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = _Session(person=person)
@@ -330,6 +340,9 @@ class ServedAgent(MCPServer):
         session of that id, connected as `person`): its tasks end, and their receipts say so.
         A call still being taken in it is let finish first."""
         key = "stdio" if session_id is None else _http_key(session_id, person)
+        now = time.monotonic()
+        self._closed = {k: at for k, at in self._closed.items() if now - at < _CLOSED_FOR}
+        self._closed[key] = now
         session = self._sessions.pop(key, None)
         if session is None:
             return
@@ -341,6 +354,10 @@ class ServedAgent(MCPServer):
                 if await anyio.to_thread.run_sync(self._end, task):
                     break
                 await anyio.sleep(0.1)
+            else:
+                log.warning("The MCP session closed, but its task %s could not be ended: "
+                            "another process held it for %d s. Its receipt does not say that "
+                            "the session ended.", task, _END_TRIES // 10)
 
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)

@@ -21,7 +21,8 @@ from sqlalchemy.engine import Connection
 from signoff.store.prepared import insert_of, prepare
 from signoff.store.tables import steps, tasks
 
-__all__ = ["Pending", "StepRow", "discard", "flush", "numbered", "pending", "steps_of"]
+__all__ = ["Pending", "StepRow", "discard", "flush", "numbered", "pending", "steps_after",
+           "steps_of"]
 
 _KEY = "signoff.journal"
 """Where a connection keeps the steps its open transaction is gathering."""
@@ -112,6 +113,13 @@ def flush(connection: Connection) -> None:
         })
 
 
+def steps_after(db: Any, task_id: str, seq: int) -> list[StepRow]:
+    """A task's steps numbered after `seq`, in order (appended ones only)."""
+    rows = prepare(db, "journal_after", lambda: _AFTER).run(db, {"task": task_id, "after": seq})
+    return [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"])
+            for r in rows.rows]
+
+
 def discard(connection: Connection) -> None:
     """Forget the steps of a transaction that rolled back. (A connection an interrupt
     invalidated forgot them with its driver's connection: it has no steps to read.)"""
@@ -145,3 +153,4 @@ _APPEND = insert_of(steps, ("task_id", "seq", "turn", "kind", "at", "cost_usd", 
 _ALL = select(steps.c.seq, steps.c.turn, steps.c.kind, steps.c.data).where(
     steps.c.task_id == bindparam("task")).order_by(steps.c.seq)
 _OF_TURN = _ALL.where(steps.c.turn == bindparam("turn"))
+_AFTER = _ALL.where(steps.c.seq > bindparam("after"))
