@@ -7,7 +7,8 @@
     │   ├── Invalid             the values do not make sense          → outcome Invalid
     │   │   └── Conflict        they clash with the state of things   → outcome Invalid
     │   ├── NotFound            the thing is not there (or unreadable) → outcome Gone
-    │   └── NotAuthorized       whoever this runs as may not do it    → outcome Denied
+    │   ├── NotAuthorized       whoever this runs as may not do it    → outcome Denied
+    │   └── OutcomeUnknown      it reached outside and lost touch     → outcome Unknown
     ├── UserError               a mistake by the developer using signoff (a misdeclared action,
     │                           a bad policy, a malformed step); raised at declaration time
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
@@ -31,6 +32,7 @@ __all__ = [
     "Invalid",
     "NotAuthorized",
     "NotFound",
+    "OutcomeUnknown",
     "ReadOnlyViolation",
     "Refusal",
     "SignoffError",
