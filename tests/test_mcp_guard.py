@@ -635,7 +635,8 @@ async def _signoff(guard: SimpleNamespace, *arguments: str) -> tuple[int, str]:
 
 def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNamespace) -> None:
     """While the client's delete waits, Noor lists it with `signoff mcp proposals` and says yes
-    with `signoff mcp approve`: it runs once and the call answers with its result; a second yes
+    with `signoff mcp approve --always`: it runs once and the call answers with its result, and
+    the rule made is told with the guard's own command that takes it back; a second yes
     is refused in words; a no given with `signoff mcp reject` reaches the next waiting call as
     her reason; a made-up token is told, and decides nothing."""
     config = str(guard.config)
@@ -662,7 +663,8 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
                 got["listed"] = await _signoff(guard, "proposals", config, *token)
                 got["forged"] = await _signoff(guard, "approve", config, first, "--token",
                                                "so_0123456789abcdef_madeup")
-                got["yes"] = await _signoff(guard, "approve", config, first, *token)
+                got["yes"] = await _signoff(guard, "approve", config, first, "--always",
+                                            *token)
             got["again"] = await _signoff(guard, "approve", config, first, *token)
             async with anyio.create_task_group() as group:
                 group.start_soon(delete, "b.txt")
@@ -681,7 +683,10 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     code, forged = got["forged"]
     assert code == 4
     assert "This token is not valid" in forged
-    assert got["yes"] == (0, got["yes"][1])
+    code, yes = got["yes"]
+    assert code == 0, yes
+    (rule,) = guard.app.rules()  # its words name the guard's own command that takes it back
+    assert f"Take it back with `signoff mcp revoke {config} {rule.id}`." in yes
     assert not got["a.txt"].is_error
     assert got["a.txt"].content[0].text == "Deleted a.txt."
     code, again = got["again"]
@@ -750,10 +755,10 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     assert "Traceback" not in again.output
     unknown = CliRunner().invoke(main, ["mcp", "revoke", config, "no-such-rule", "--as", noor])
     assert unknown.exit_code == 3, unknown.output
-    # a second guard where Noor is a person too: its token is kept beside the first one's
+    # a second guard of the same name, on a database of its own, where Noor is a person too:
+    # its token is kept beside the first one's
     other = guard.tmp / "other.toml"
-    other.write_text(guard.config.read_text().replace('name = "guard"', 'name = "other"')
-                     .replace("guard.db", "other.db"))
+    other.write_text(guard.config.read_text().replace("guard.db", "other.db"))
     kept = CliRunner().invoke(main, ["mcp", "token", str(other), noor, "--save"])
     assert kept.exit_code == 0, kept.output
     for each in (config, str(other)):
@@ -798,7 +803,8 @@ def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleN
 
 def test_over_http_the_clients_token_never_reaches_an_upstream(guard: SimpleNamespace) -> None:
     """An upstream reached over HTTP is sent the guard's own header from the config, never the
-    connecting client's signoff token; a client without a token is refused."""
+    connecting client's signoff token; a client without a token is refused, and told the
+    command that gives a guard's people their tokens (not the app's, which cannot open it)."""
     web_port = free_port()
     _config(guard.tmp, web_port=web_port)
     files = {"FILES_ROOT": str(guard.tmp / "files")}
@@ -810,6 +816,7 @@ def test_over_http_the_clients_token_never_reaches_an_upstream(guard: SimpleName
                 refused = httpx.post(f"{rest}/mcp", json={"jsonrpc": "2.0", "id": 1,
                                                           "method": "tools/list"})
                 assert refused.status_code == 401
+                assert f"`signoff mcp token {guard.config} HANDLE`" in refused.json()["detail"]
                 return await client.call_tool("web_headers_seen", {})
 
         seen = anyio.run(scenario)

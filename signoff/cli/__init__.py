@@ -40,6 +40,7 @@ __all__ = [
     "Unauthenticated",
     "app_option_words",
     "given",
+    "kept_for",
     "load_app",
     "main",
     "opened_guard",
@@ -193,9 +194,10 @@ def profile_path() -> Path:
 
 
 def read_profile() -> dict[str, Any]:
-    """The local profile: ``{"apps": {app name: {"tokens": {handle: token}, "default":
-    handle}}}`` (a profile written before tokens were kept by app has ``"tokens"`` and
-    ``"default"`` at its top: they serve every app, after the app's own)."""
+    """The local profile: ``{"databases": {database: {"tokens": {handle: token}, "default":
+    handle}}}``, by the database whose tokens they are (`kept_for`). A profile written before
+    tokens were kept by database has ``"tokens"`` and ``"default"`` at its top: they serve
+    every app, after its database's own."""
     path = profile_path()
     if not path.exists():
         return {"tokens": {}}
@@ -206,13 +208,23 @@ def read_profile() -> dict[str, Any]:
     return data if isinstance(data, dict) else {"tokens": {}}
 
 
-def save_token(app_name: str, handle: str, token: str) -> Path:
-    """Keep `token` for `handle` in the local profile (mode 0600), for the app `app_name`
-    (the same handle may be a person of several apps, each with its own tokens); make it that
-    app's default."""
+def kept_for(app: Any) -> str:
+    """Where the profile keeps `app`'s tokens: under its database, whose tokens they are (a
+    SQLite file by its absolute path; any other by its URL, without a password). Two apps (or
+    guards) of one name, on two databases, keep theirs apart."""
+    url = app.database.engine.url
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return f"sqlite:///{Path(url.database).resolve()}"
+    return str(url.render_as_string(hide_password=True))
+
+
+def save_token(app: Any, handle: str, token: str) -> Path:
+    """Keep `token` for `handle` in the local profile (mode 0600), for `app`'s database (the
+    same handle may be a person of several apps, each with its own tokens); make it the
+    default there."""
     path = profile_path()
     data = read_profile()
-    own = data.setdefault("apps", {}).setdefault(app_name, {})
+    own = data.setdefault("databases", {}).setdefault(kept_for(app), {})
     own.setdefault("tokens", {})[handle] = token
     own["default"] = handle
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,7 +246,7 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     the profile's default)."""
     if token is None:
         profile = read_profile()
-        own = profile.get("apps", {}).get(app.name, {})
+        own = profile.get("databases", {}).get(kept_for(app), {})
         handle = as_handle or own.get("default") or profile.get("default")
         if not handle:
             raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "

@@ -187,7 +187,8 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     except SignoffError as error:
         raise failure_of(error) from None
     try:
-        _run(_guard, config, http_address, inbox_address, wait_seconds)
+        _run(_guard, config, http_address, inbox_address, wait_seconds,
+             f"signoff mcp token {config_path} HANDLE")
     except SignoffError as error:
         raise failure_of(error) from None
 
@@ -219,7 +220,7 @@ def _refusal_in(group: BaseExceptionGroup[Any]) -> SignoffError | click.ClickExc
 
 
 async def _guard(config: Any, http_address: str | None, inbox_address: str | None,
-                 wait_seconds: float) -> None:
+                 wait_seconds: float, issuing: str) -> None:
     from contextlib import AsyncExitStack
 
     import anyio
@@ -230,6 +231,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 
     async with AsyncExitStack() as stack:
         server = await open_guard(config, stack, wait_seconds=wait_seconds)
+        server.issuing = issuing  # (a guard's people take their tokens from its config)
         if http_address is not None:
             host, port = _address(http_address)
             where = f"http://{host}:{port}"
@@ -275,7 +277,7 @@ def token(config_path: str, handle: str, save: bool) -> None:
     app, person = _guard_person(config_path, handle)
     secret = app.credentials.issue_token(person, "mcp guard")
     if save:
-        path = save_token(app.name, person.handle, secret)
+        path = save_token(app, person.handle, secret)
         click.echo(f"A new token for {person.name} is kept in {path}.")
     else:
         click.echo(secret)
@@ -401,12 +403,14 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
     from signoff.cli import EXIT_REFUSED
     from signoff.cli.people import rule_words
 
-    def approve(app: Any) -> tuple[Any, str]:
-        decided = app.approve(proposal_id, by=whoami(app, as_handle, token),
-                              always_like_this=always)
-        return decided, rule_words(app, decided.rule) if decided.rule is not None else ""
+    def approve(app: Any) -> tuple[Any, Any]:
+        return app.approve(proposal_id, by=whoami(app, as_handle, token),
+                           always_like_this=always), app
 
-    decision, rule = _with_guard(config_path, approve)
+    decision, app = _with_guard(config_path, approve)
+    # (the rule's words name the command that revokes it, read from this command's context:
+    # here, not in the thread the approval ran in)
+    rule = rule_words(app, decision.rule) if decision.rule is not None else ""
     say(decision.said)
     if rule:
         say(rule)

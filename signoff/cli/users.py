@@ -178,7 +178,7 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
         return
     secret = app.credentials.issue_token(person, label=label)
     if save:
-        path = save_token(app.name, person.handle, secret)
+        path = save_token(app, person.handle, secret)
         click.echo(f"A new token for {person.name} is kept in {path}.")
     else:
         click.echo(secret)

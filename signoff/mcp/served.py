@@ -121,6 +121,8 @@ class ServedAgent(MCPServer):
         close (each is forgotten after `_CLOSED_FOR` seconds)."""
         self._stopping = False
         self._calls_open = 0
+        self.issuing = "signoff users token HANDLE"
+        """The command that gives a person a token for this server (told with a 401)."""
         cls = self.handle.registered.agent
         super().__init__(name=f"{app.name}-{cls.agent_name()}",
                          instructions="\n\n".join([
@@ -323,7 +325,8 @@ class ServedAgent(MCPServer):
 
         gated = gated_person(getattr(context.request_context.request, "scope", {})) if (
             context) else None
-        return gated or await anyio.to_thread.run_sync(bearer_person, self.app, headers)
+        return gated or await anyio.to_thread.run_sync(
+            lambda: bearer_person(self.app, headers, issuing=self.issuing))
 
     def _session(self, context: Context[Any, Any] | None, person: Principal | None) -> _Session:
         key = _session_key(context, person)

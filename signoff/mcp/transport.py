@@ -32,12 +32,14 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def bearer_person(app: App, headers: Mapping[str, str]) -> Principal:
-    """The person whose token the request carries; `NotAuthorized` otherwise."""
+def bearer_person(app: App, headers: Mapping[str, str], *,
+                  issuing: str = "signoff users token HANDLE") -> Principal:
+    """The person whose token the request carries; `NotAuthorized` otherwise (naming
+    `issuing`, the command that gives a token for this server)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise NotAuthorized("Send a signoff bearer token: Authorization: Bearer so_… (from "
-                            "`signoff users token HANDLE`).")
+                            f"`{issuing}`).")
     person = app.credentials.principal_for_token(token.strip())
     if person is None:
         raise NotAuthorized("This token is unknown, revoked or expired, or its owner is "
@@ -49,10 +51,12 @@ class BearerGate:
     """ASGI middleware: requests under `prefix` without a valid signoff token get a 401
     problem; the others pass."""
 
-    def __init__(self, inner: ASGIApp, app: App, *, prefix: str = "/mcp") -> None:
+    def __init__(self, inner: ASGIApp, app: App, *, prefix: str = "/mcp",
+                 issuing: str = "signoff users token HANDLE") -> None:
         self.inner = inner
         self.app = app
         self.prefix = prefix
+        self.issuing = issuing
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefix):
@@ -79,10 +83,11 @@ class BearerGate:
         read that takes no lock (WAL), and a worker thread's round trip would cost more than
         the read. Any other database is read in a worker thread."""
         if self.app.database.is_sqlite:
-            return bearer_person(self.app, headers)
+            return bearer_person(self.app, headers, issuing=self.issuing)
         import anyio
 
-        return await anyio.to_thread.run_sync(bearer_person, self.app, headers)
+        return await anyio.to_thread.run_sync(
+            lambda: bearer_person(self.app, headers, issuing=self.issuing))
 
 
 def gated_person(scope: Mapping[str, Any]) -> Principal | None:
@@ -97,7 +102,7 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False) -
     REST API beside it when `inbox`."""
     mcp_app = _ending_sessions(server, server.streamable_http_app(host=host))
     if not inbox:
-        return BearerGate(mcp_app, app)
+        return BearerGate(mcp_app, app, issuing=server.issuing)
     from signoff.web import create_web_app
 
     web = create_web_app(app, secure_cookies=False)
@@ -108,7 +113,7 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False) -
         else:
             await web(scope, receive, send)
 
-    return BearerGate(both, app)
+    return BearerGate(both, app, issuing=server.issuing)
 
 
 def _ending_sessions(server: ServedAgent, inner: ASGIApp) -> ASGIApp:
