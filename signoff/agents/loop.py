@@ -43,9 +43,9 @@ __all__ = ["HAND_BACK", "Loop"]
 log = logging.getLogger("signoff.agents")
 
 
-
 _WORK_ID_MOST = 36
 """The longest id a work may have (``signoff_tasks.work_id``)."""
+
 
 class Loop(CallSteps):
     """Steps tasks: the state machine behind ``agent.do`` (its units of work: `StepUnits`;

@@ -9,7 +9,8 @@ the answers given to the model (`_close_turn`, with the next model call's reserv
 ahead), the task's wait (`_store_wait`), its end (`_end`).
 
 What this process keeps of a task (its row as last saved, its conversation, its open turn's
-calls, its labels, its hold's fence) spares a read at each step; it is the store's only while no
+calls, its labels, its hold's fence, where the other tasks of its work stood) spares a read at
+each step; it is the store's only while no
 other process held the task since (the fence says), and it is dropped when the task stops
 running here (`_forget`).
 """
