@@ -238,3 +238,17 @@ def test_two_people_cannot_start_tasks_of_one_work_at_once(
             assert db.execute(text("select count(*) from signoff_tasks")).scalar() == 1
     finally:
         w["app"].database.dispose()
+
+
+def test_a_task_goes_on_only_from_a_task_of_its_own_work(office: dict[str, Any]) -> None:
+    """`continues` names a task of the same work, or the start is refused in words and nothing
+    is stored: a receipt never claims to go on from a task it shares nothing with."""
+    handle = office["app"].agent(office["Widened"])
+    first = _start(office, handle, "Read my mail.", work="w6")
+    for given in ({"work": "w7", "continues": first}, {"continues": first},
+                  {"work": "w6", "continues": "no-such-task"}):
+        with pytest.raises(UserError, match="is not a task of the work"):
+            _start(office, handle, "Read my mail.", **given)
+    with office["app"].database.connect() as db:
+        assert db.execute(text("select count(*) from signoff_tasks")).scalar() == 1
+    assert _start(office, handle, "Read my mail.", work="w6", continues=first)

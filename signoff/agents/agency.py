@@ -143,7 +143,8 @@ class AgentHandle:
         do, so a read in one skill's task, or in a task that waits on a decision, still holds
         back a call it could have steered in another. A work is one agent's, for one person
         (`UserError` otherwise). `continues`: the task of the work that waits on a decision,
-        which this one goes on from (its receipt says so)."""
+        which this one goes on from (its receipt says so; `UserError` when it is not of the
+        work)."""
         own = self.skill(skill)
         return self._agency.loop.start(
             self.registered, own, _checked_subject(own, subject), for_=for_,

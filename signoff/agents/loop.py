@@ -96,6 +96,11 @@ class Loop(CallSteps):
             if owner is not None and owner != (row.agent, row.for_id):
                 raise UserError(f"The work {work} is another's: a task shares work only with "
                                 "tasks of the same agent, for the same person.")
+            before = repo.load_task(db, continues) if continues is not None else None
+            if continues is not None and (work is None or before is None or
+                                          before.work_id != work):
+                raise UserError(f"Task {continues} is not a task of the work {work}: a task "
+                                "goes on only from one of its own work (give that work).")
             repo.insert_task(db, row, opening)
             whom = f" for {for_.name}" if for_ else ""
             going_on = (f", going on with the work of task {continues}, which waits on a "
