@@ -13,18 +13,21 @@ import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from signoff import ActionOutcome, Price, ProposalStatus, TaskStatus, Usage
+from signoff.agents import runs
 from signoff.models.base import Reply, ToolSpec
 from signoff.store import points
-from signoff.store.tables import tasks
+from signoff.store.tables import proposals, tasks
 from signoff.testing import ScriptedModel, says
 from tests.guarantees_app import Pauses, Report, box_of, build, in_thread, lines
 
@@ -503,3 +506,185 @@ def test_a_reply_reporting_more_than_was_reserved_is_told_and_stops_the_task(
     assert len(script.seen.messages) == 1  # the model was not asked again
     shop.app.database.dispose()
 
+
+
+# -- 7. an approved run is leased to whoever runs it -------------------------------------------
+
+
+def _invoice_waits(shop: SimpleNamespace) -> tuple[Any, Any, ScriptedModel]:
+    """A task whose one call, an outside one (send_invoice), waits on Noor: its outcome, the
+    proposal, and the model (which hands back once the invoice is sent)."""
+    script = _turn(shop, says.tool(shop.send_invoice, text="Invoice 7"))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=script)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = shop.app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+    return outcome, proposal, script
+
+
+def _approving_runs_until(decider_side: SimpleNamespace, proposal: Any, go_on: threading.Event,
+                          ) -> tuple[threading.Thread, dict[str, Any]]:
+    """Noor's yes, in the decider's process, whose run goes on only once `go_on` is set (it
+    has been claimed, and leased, by then)."""
+    running = threading.Event()
+    pauses = Pauses()
+
+    def runs_long(_where: dict[str, Any]) -> None:
+        running.set()
+        go_on.wait(WAIT)
+
+    pauses.at("decider", "decider.claimed", runs_long)
+    with pauses.armed():
+        decider = in_thread("decider",
+                            lambda: decider_side.app.approve(proposal.id, by=decider_side.noor))
+        assert running.wait(WAIT)
+    return decider
+
+
+def _run_of(shop: SimpleNamespace, proposal_id: str) -> dict[str, Any]:
+    with shop.app.database.connect() as db:
+        row = db.execute(select(proposals.c.status, proposals.c.run_by, proposals.c.run_until)
+                         .where(proposals.c.id == proposal_id)).one()
+    return dict(row._mapping)
+
+
+def _lease_elsewhere(shop: SimpleNamespace, proposal_id: str, until: datetime) -> None:
+    """The run's lease as if a process of another machine held it, until `until`."""
+    with shop.app.database.connect() as db:
+        db.execute(update(proposals).where(proposals.c.id == proposal_id).values(
+            run_by="elsewhere.example:4242:99:1", run_until=until))
+
+
+def test_an_approved_call_still_running_is_not_settled_by_a_worker(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """An approved outside call may run long: a worker that takes nothing for stuck
+    (``stuck_after`` 0) does not take it for stopped while the decider's process runs it. It is
+    neither told as of unknown outcome nor run again, and is recorded once, as it ran. (It was
+    settled once approved longer than ``stuck_after`` ago, however it was doing: told unknown,
+    then recorded again as run.)"""
+    agent_side, decider_side = two
+    outcome, proposal, script = _invoice_waits(agent_side)
+    go_on = threading.Event()
+    decider = _approving_runs_until(decider_side, proposal, go_on)
+    worker = agent_side.app.worker(model_for=lambda _agent, _task: script)
+    try:
+        settled = worker.recover(older_than=timedelta(0))
+        while_running = _run_of(agent_side, proposal.id)
+    finally:
+        go_on.set()
+    _joined(decider)
+    worker.run_once()
+    assert settled == 0
+    assert while_running["status"] == ProposalStatus.APPROVED.value
+    assert lines(agent_side.invoices) == ["Invoice 7"]
+    receipt = _receipt(agent_side, outcome.task)
+    assert "unknown" not in receipt, receipt
+    assert receipt.count("Noor approved send_invoice") == 1, receipt
+    assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+def test_an_approved_run_leased_elsewhere_is_settled_once_its_lease_runs_out(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """A run leased to a process of another machine (which cannot be seen from here) is left
+    alone while its lease holds, and settled once it has run out unrenewed: told as of unknown
+    outcome. When that run then ends after all, its record does not overwrite what the agent
+    was told: how it really ended is told beside it in the receipt."""
+    agent_side, decider_side = two
+    outcome, proposal, script = _invoice_waits(agent_side)
+    go_on = threading.Event()
+    decider = _approving_runs_until(decider_side, proposal, go_on)
+    worker = agent_side.app.worker(model_for=lambda _agent, _task: script)
+    try:
+        _lease_elsewhere(agent_side, proposal.id, datetime.now(UTC) + timedelta(minutes=1))
+        while_leased = worker.recover()
+        _lease_elsewhere(agent_side, proposal.id, datetime.now(UTC) - timedelta(seconds=1))
+        once_run_out = worker.recover()
+    finally:
+        go_on.set()
+    (decision,) = _joined(decider)
+    worker.run_once()
+    assert (while_leased, once_run_out) == (0, 1)
+    assert lines(agent_side.invoices) == ["Invoice 7"]  # it did run, once
+    assert agent_side.app.proposal(proposal.id).status is ProposalStatus.FAILED
+    receipt = _receipt(agent_side, outcome.task)
+    assert receipt.count("The outcome of send_invoice is unknown") == 1, receipt
+    assert "it ended after a worker had taken its run for stopped" in receipt, receipt
+    assert "it ended after a worker had taken its run for stopped" in decision.said
+    assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+def test_a_stopped_approved_run_is_settled_by_one_worker_of_two(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """A run whose process stopped after its claim is settled by one worker only, when two
+    look at once: the first takes the run over, and the other leaves it to it. (Both settled
+    it: told unknown twice.)"""
+    agent_side, decider_side = two
+
+    class Stopped(Exception):
+        pass
+
+    outcome, proposal, script = _invoice_waits(agent_side)
+    pauses = Pauses()
+    pauses.at("decider", "decider.claimed", lambda _where: _raise(Stopped()))
+    with pauses.armed():
+        decider = in_thread("decider",
+                            lambda: decider_side.app.approve(proposal.id, by=decider_side.noor))
+        decider[0].join(WAIT)
+    assert isinstance(decider[1].get("error"), Stopped)
+    taken, second_done = threading.Event(), threading.Event()
+
+    def holds_on(_where: dict[str, Any]) -> None:
+        taken.set()
+        second_done.wait(WAIT)
+
+    pauses.at("w1", "decider.recovering", holds_on)
+    with pauses.armed():
+        first = in_thread("w1", lambda: agent_side.app.worker(
+            model_for=lambda _agent, _task: script).recover())
+        assert taken.wait(WAIT), first[1]
+        try:
+            second = decider_side.app.worker(model_for=lambda _agent, _task: script).recover()
+        finally:
+            second_done.set()
+        (settled_first,) = _joined(first)
+    assert (settled_first, second) == (1, 0)
+    receipt = _receipt(agent_side, outcome.task)
+    assert receipt.count("The outcome of send_invoice is unknown") == 1, receipt
+    assert lines(agent_side.invoices) == []  # stopped before it ran: not run blindly
+
+
+def _raise(error: Exception) -> None:
+    raise error
+
+
+def test_an_approved_run_is_renewed_while_it_runs(
+    two: tuple[SimpleNamespace, SimpleNamespace], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lease of a run that takes longer than the lease is renewed by its process while it
+    runs, so that no worker of another machine takes it for stopped."""
+    agent_side, decider_side = two
+    monkeypatch.setattr(runs, "LEASE", timedelta(seconds=1))
+    monkeypatch.setattr(runs, "RENEW_EVERY", 0.05)
+    _, proposal, _ = _invoice_waits(agent_side)
+    go_on = threading.Event()
+    decider = _approving_runs_until(decider_side, proposal, go_on)
+    try:
+        claimed = _run_of(agent_side, proposal.id)
+        deadline = time.monotonic() + WAIT
+        while _run_of(agent_side, proposal.id)["run_until"] == claimed["run_until"]:
+            assert time.monotonic() < deadline, "the lease was never renewed"
+            time.sleep(0.05)
+        renewed = _run_of(agent_side, proposal.id)
+    finally:
+        go_on.set()
+    _joined(decider)
+    assert claimed["run_by"] == renewed["run_by"]
+    assert _aware(renewed["run_until"]) > _aware(claimed["run_until"])
+    after = _run_of(agent_side, proposal.id)
+    assert after["status"] == ProposalStatus.DONE.value
+
+
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

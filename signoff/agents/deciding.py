@@ -7,6 +7,7 @@ declaration has since ruled out does not run, whoever says yes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -15,7 +16,7 @@ from typing import Any
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
-from signoff.agents import holds
+from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
 from signoff.agents.calling import answer_of
@@ -164,69 +165,79 @@ class Decider:
         # A query runs read-only, so nothing is written in its run's transaction: it is claimed
         # before it runs, as an outside call is, and recorded after.
         apart = outside or action.info.query
-        if apart:  # at most once: marked before it starts, never run blindly again
-            with self._database.connect() as db:
-                holds.lock(db, proposal.task)  # a decision and a step on the task take turns
-                self._decider_now(db, proposal, by)
-                if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED, **decided):
-                    raise self._already(proposal.id, within=db)
-                # What it spends is reserved with the claim: the check and the reservation are
-                # one statement, so two approvals at once cannot both fit in what is left.
-                fits = not cost or repo.reserve_spend(db, proposal.task, cost)
-                if fits:
-                    repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
-                                     started_at=repo.now())
-            if not fits:
-                return self._refused(proposal, call_id, by, registered, (
-                    f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
-                    "task's budget."), claimed=True)
-            points.reached("decider.claimed", proposal=proposal.id)
-            before = None
-        else:
-            def before(session: repo.Executor) -> None:  # exactly once: claimed with the run itself
-                nonlocal refused
-                holds.lock(session, proposal.task)
-                try:
-                    self._decider_now(session, proposal, by)
-                except AgentRefused as refusal:
-                    refused = refusal
-                    raise RunAborted("not theirs to decide") from None
-                if not repo.claim_proposal(session, proposal, ProposalStatus.APPROVED,
-                                           **decided):
-                    raise RunAborted("already decided")
-
-        said_edit = ""
-        if changed:
-            said_edit = " with " + ", ".join(f"{k} changed to {json.dumps(v)}"
-                                             for k, v in changed.items())
-
-        told, woke = "", None
-
-        def within(session: repo.Executor, result: ActionResult) -> None:
-            nonlocal told, woke
-            told, woke = self._record_run(session, proposal, call_id, by, result, said_edit,
-                                          changed, registered, reserved=cost)
-
-        try:
-            result = self._actions.run_values(action, values, acting=acting,
-                                              cause=f"task {proposal.task}", before=before,
-                                              within=None if action.info.query else within)
-        except RunAborted:
-            raise refused or self._already(proposal.id) from None
-        if not result.done or action.info.query:
-            with self._database.connect() as db:
-                holds.lock(db, proposal.task)
-                if not apart:
+        # Claimed apart, its run is leased to this thread until it is recorded (`runs`): a
+        # worker does not take it for stopped while it runs, however long it takes.
+        lease: contextlib.AbstractContextManager[dict[str, Any]] = runs.running(
+            self._database, proposal.id) if apart else contextlib.nullcontext({})
+        with lease as leased:
+            if apart:  # at most once: marked before it starts, never run blindly again
+                with self._database.connect() as db:
+                    holds.lock(db, proposal.task)  # a decision and a step on the task take turns
                     self._decider_now(db, proposal, by)
-                if not apart and not repo.claim_proposal(db, proposal,
-                                                         ProposalStatus.APPROVED, **decided):
-                    raise self._already(proposal.id, within=db)
-                told, woke = self._record_run(db, proposal, call_id, by, result, said_edit,
-                                              changed, registered, reserved=cost)
+                    if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
+                                               **decided, **leased):
+                        raise self._already(proposal.id, within=db)
+                    # What it spends is reserved with the claim: the check and the reservation are
+                    # one statement, so two approvals at once cannot both fit in what is left.
+                    fits = not cost or repo.reserve_spend(db, proposal.task, cost)
+                    if fits:
+                        repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
+                                         started_at=repo.now())
+                if not fits:
+                    return self._refused(proposal, call_id, by, registered, (
+                        f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
+                        "task's budget."), claimed=True)
+                points.reached("decider.claimed", proposal=proposal.id)
+                before = None
+            else:
+                def before(session: repo.Executor) -> None:  # exactly once: claimed with the run itself
+                    nonlocal refused
+                    holds.lock(session, proposal.task)
+                    try:
+                        self._decider_now(session, proposal, by)
+                    except AgentRefused as refusal:
+                        refused = refusal
+                        raise RunAborted("not theirs to decide") from None
+                    if not repo.claim_proposal(session, proposal, ProposalStatus.APPROVED,
+                                               **decided):
+                        raise RunAborted("already decided")
+
+            said_edit = ""
+            if changed:
+                said_edit = " with " + ", ".join(f"{k} changed to {json.dumps(v)}"
+                                                 for k, v in changed.items())
+
+            told, woke, late = "", None, False
+
+            def within(session: repo.Executor, result: ActionResult) -> None:
+                nonlocal told, woke, late
+                told, woke, late = self._record_run(session, proposal, call_id, by, result,
+                                                    said_edit, changed, registered, reserved=cost)
+
+            try:
+                result = self._actions.run_values(action, values, acting=acting,
+                                                  cause=f"task {proposal.task}", before=before,
+                                                  within=None if action.info.query else within)
+            except RunAborted:
+                raise refused or self._already(proposal.id) from None
+            if not result.done or action.info.query:
+                with self._database.connect() as db:
+                    holds.lock(db, proposal.task)
+                    if not apart:
+                        self._decider_now(db, proposal, by)
+                    if not apart and not repo.claim_proposal(db, proposal,
+                                                             ProposalStatus.APPROVED, **decided):
+                        raise self._already(proposal.id, within=db)
+                    told, woke, late = self._record_run(db, proposal, call_id, by, result,
+                                                        said_edit, changed, registered,
+                                                        reserved=cost)
         rule = self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
                                 for_everybody=False, for_id=by.id if proposal.for_id is None
                                 else proposal.for_id) if always_like_this else None
         decision = replace(self._decision(proposal, by, result, said_edit, told), rule=rule)
+        if late:  # settled meanwhile by a worker: as it was settled, with how the run ended
+            decision = replace(decision, status=self._load(proposal.id)[0].status, said=told,
+                               told_agent=told)
         return self._after(proposal, decision, woke)
 
     def _refused(self, proposal: Proposal, call_id: str, by: Principal, registered: Registered,
@@ -243,16 +254,19 @@ class Decider:
                                                        decided_by_id=by.id,
                                                        decided_at=repo.now()):
                 raise self._already(proposal.id, within=db)
-            told, woke = self._record_run(db, proposal, call_id, by, refused, "", {}, registered)
+            told, woke, _ = self._record_run(db, proposal, call_id, by, refused, "", {},
+                                             registered)
         return self._after(proposal, self._decision(proposal, by, refused, "", told), woke)
 
     def _record_run(
         self, db: repo.Executor, proposal: Proposal, call_id: str, by: Principal,
         result: ActionResult, said_edit: str, changed: dict[str, Any], registered: Registered,
         *, reserved: float = 0.0,
-    ) -> tuple[str, repo.TaskRow | None]:
+    ) -> tuple[str, repo.TaskRow | None, bool]:
         """Store how an approved call ended, in `db`'s transaction (the task goes on with it
-        when it waits on nothing more); what the agent is told, and the task if it woke.
+        when it waits on nothing more); what the agent is told, the task if it woke, and
+        whether the call had been settled already (by a worker that took its runner for gone:
+        then only how it ended is told, in the receipt, and the words say so).
         `reserved`: what was reserved for it, given back when it was refused before it ran."""
         done = result.done
         status = ProposalStatus.DONE if done else ProposalStatus.FAILED
@@ -262,11 +276,21 @@ class Decider:
             answer = f"{by.name} approved {proposal.action}{said_edit}. {answer}"
         ran = fingerprint({"proposal": proposal.fingerprint, "edited": changed}) if changed else (
             proposal.fingerprint)
-        repo.finish_proposal(db, proposal.id, status, reason="" if done else result.problem,
-                             result={"outcome": result.outcome.value, "said": result.said,
-                                     "value": result.value, "problem": result.problem,
-                                     "ran_as": [p.name for p in result.ran_as],
-                                     "fingerprint": ran})
+        if not repo.finish_proposal(db, proposal.id, status,
+                                    reason="" if done else result.problem,
+                                    result={"outcome": result.outcome.value, "said": result.said,
+                                            "value": result.value, "problem": result.problem,
+                                            "ran_as": [p.name for p in result.ran_as],
+                                            "fingerprint": ran}):
+            # A worker took its runner for gone and settled it meanwhile (its lease was not
+            # renewed in time): what the agent was told then stands; how it really ended is
+            # told beside it, for the people who read the receipt.
+            late = (f"{words[:-1] if words.endswith('.') else words} (it ended after a worker "
+                    "had taken its run for stopped and settled it: what the agent was told "
+                    "then stands).")
+            repo.note(db, proposal.task, ReceiptKind.DECISION, late, proposal=proposal.id,
+                      decided_by=by.name, outcome=result.outcome.value, late=True)
+            return late, None, True
         repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=result.outcome.value,
                          said=result.said, value=result.value, problem=result.problem,
                          ran_as=[p.name for p in result.ran_as], answer=answer,
@@ -278,7 +302,7 @@ class Decider:
         if reserved and result.outcome in (ActionOutcome.INVALID, ActionOutcome.DENIED,
                                            ActionOutcome.GONE):
             repo.add_spend(db, proposal.task, -reserved)
-        return answer, self._loop.wake(db, proposal.task)
+        return answer, self._loop.wake(db, proposal.task), False
 
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
                         said_edit: str) -> str:
@@ -463,42 +487,50 @@ class Decider:
 
     # -- after a crash -------------------------------------------------------------------
 
-    def recover(self, proposal_id: str) -> None:
-        """Settle a proposal left approved-and-running by a process that stopped: a query (it
-        only reads) or a call that says it is idempotent runs again; any other is not run
-        blindly, and its outcome is told as unknown."""
+    def recover(self, run: repo.ApprovedRun) -> bool:
+        """Settle an approved call whose runner is gone (`runs.gone`): a query (it only reads)
+        or a call that says it is idempotent runs again; any other is not run blindly, and its
+        outcome is told as unknown. Whether this process settled it (not when it was recorded,
+        or taken over by another worker, since `run` was read)."""
         with self._database.connect() as db:
-            found = repo.load_proposal(db, proposal_id)
+            found = repo.load_proposal(db, run.id)
         if found is None or found[0].status is not ProposalStatus.APPROVED:
-            return
+            return False
         proposal, call_id, _ = found
         registered = self._agents(proposal.agent)
         approver = self._people.find(proposal.decided_by or "")
         action = self._actions.get(proposal.action) if proposal.action in self._actions else None
-        if action is not None and (action.info.idempotent or action.info.query) and (
-                approver is not None):
-            values = self._actions.values_from_json(proposal.action,
-                                                    json.dumps(proposal.arguments))
-            result = self._actions.run_values(
-                action, values, acting=ActingAs.of([approver, registered.account]),
-                cause=f"task {proposal.task}",
-            )
+        with runs.running(self._database, proposal.id) as leased:
             with self._database.connect() as db:
-                holds.lock(db, proposal.task)
-                self._record_run(db, proposal, call_id, approver, result, "", {}, registered)
-        else:
-            told = (f"The outcome of {proposal.action} is unknown: the work stopped while it ran, "
-                    "after it was approved; it is not run again blindly. Check whether it "
-                    "happened before trying again.")
-            with self._database.connect() as db:
-                holds.lock(db, proposal.task)
-                repo.finish_proposal(db, proposal.id, ProposalStatus.FAILED, reason=told)
-                repo.update_call(db, proposal.task, call_id, state=CallState.UNKNOWN,
-                                 outcome=CallOutcome.UNKNOWN, answer=told, finished_at=repo.now())
-                repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
-                          outcome=CallOutcome.UNKNOWN)
-                self._loop.wake(db, proposal.task)
+                if not repo.take_over_run(db, run, **leased):
+                    return False
+            points.reached("decider.recovering", proposal=proposal.id)
+            if action is not None and (action.info.idempotent or action.info.query) and (
+                    approver is not None):
+                values = self._actions.values_from_json(proposal.action,
+                                                        json.dumps(proposal.arguments))
+                result = self._actions.run_values(
+                    action, values, acting=ActingAs.of([approver, registered.account]),
+                    cause=f"task {proposal.task}",
+                )
+                with self._database.connect() as db:
+                    holds.lock(db, proposal.task)
+                    self._record_run(db, proposal, call_id, approver, result, "", {}, registered)
+            else:
+                told = (f"The outcome of {proposal.action} is unknown: the work stopped while it "
+                        "ran, after it was approved; it is not run again blindly. Check whether "
+                        "it happened before trying again.")
+                with self._database.connect() as db:
+                    holds.lock(db, proposal.task)
+                    if repo.finish_proposal(db, proposal.id, ProposalStatus.FAILED, reason=told):
+                        repo.update_call(db, proposal.task, call_id, state=CallState.UNKNOWN,
+                                         outcome=CallOutcome.UNKNOWN, answer=told,
+                                         finished_at=repo.now())
+                        repo.note(db, proposal.task, ReceiptKind.DECISION, told,
+                                  proposal=proposal.id, outcome=CallOutcome.UNKNOWN)
+                        self._loop.wake(db, proposal.task)
         self._loop.resume_after_decision(proposal.task)
+        return True
 
     # -- shared --------------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
-__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "stepping", "take"]
+__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "process_runs", "stepping",
+           "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
@@ -109,16 +110,30 @@ def stepping(task_id: str) -> Iterator[None]:
 def alive(holder: str, task_id: str) -> bool:
     """Whether `holder` may still be stepping task `task_id`: a thread of this process stepping
     it now, a process on this machine that still runs, or any holder on another machine."""
+    runs = process_runs(holder)
+    if runs is None:
+        return True  # not to be seen from here: its hold's expiry decides
+    _, pid, _, thread = holder.rsplit(":", 3)  # (a holder's id: `process_runs` read it)
+    if runs and int(pid) == os.getpid():
+        with _stepping_lock:
+            return int(thread) in _stepping.get(task_id, ())
+    return runs
+
+
+def process_runs(holder: str) -> bool | None:
+    """Whether the process a holder's id (`holder_id`) names still runs: None when it is a
+    process of another machine, not to be seen from here (an id that is no holder's names
+    none that runs)."""
     try:
         host, pid_text, started, thread = holder.rsplit(":", 3)
         pid = int(pid_text)
+        int(thread)
     except ValueError:
         return False
     if host != socket.gethostname():
-        return True  # not to be seen from here: its hold's expiry decides
+        return None
     if pid == os.getpid():
-        with _stepping_lock:
-            return int(thread) in _stepping.get(task_id, ())
+        return True
     _started.cache_clear()  # a process's start is read afresh each time it is asked about
     return _started(pid) == started
 

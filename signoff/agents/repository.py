@@ -476,9 +476,49 @@ def earliest_deadline(db: Executor, task_id: str) -> datetime | None:
     return aware(found) if found is not None else None
 
 
-def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> None:
-    """Set where a claimed proposal ends."""
-    _run_update(db, proposals, proposal_id, {**values, "status": status.value})
+def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> bool:
+    """Set where an approved proposal ends; False when it has ended already (its run was
+    recorded, or settled by a worker that took its runner for gone), and nothing is written."""
+    return _run_update(db, proposals, proposal_id, {**values, "status": status.value}, guards={
+        "status": ProposalStatus.APPROVED.value}) == 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovedRun:
+    """An approved proposal whose run is not recorded yet, and who runs it (`signoff.agents.runs`)."""
+
+    id: str
+    run_by: str | None
+    run_until: datetime | None
+    decided_at: datetime | None
+
+
+def approved_runs(db: Executor) -> list[ApprovedRun]:
+    """The approved proposals whose run is not recorded yet."""
+    rows = _run(db, "approved_runs", lambda: select(
+        proposals.c.id, proposals.c.run_by, proposals.c.run_until, proposals.c.decided_at,
+    ).where(proposals.c.status == bindparam("approved")).order_by(proposals.c.decided_at),
+        {"approved": ProposalStatus.APPROVED.value})
+    return [ApprovedRun(**r) for r in rows.rows]
+
+
+def take_over_run(db: Executor, seen: ApprovedRun, *, run_by: str, run_until: datetime) -> bool:
+    """Lease an approved run, found with its runner gone, to `run_by`: False when it was
+    recorded, or taken over, since it was read as `seen`."""
+    return _run(db, "take_over_run", lambda: update(proposals).where(
+        proposals.c.id == bindparam("key"), proposals.c.status == bindparam("approved"),
+        proposals.c.run_by.is_not_distinct_from(bindparam("seen_by", type_=proposals.c.run_by.type)),
+        proposals.c.run_until.is_not_distinct_from(
+            bindparam("seen_until", type_=proposals.c.run_until.type)),
+    ).values(run_by=bindparam("by"), run_until=bindparam("until")), {
+        "key": seen.id, "approved": ProposalStatus.APPROVED.value, "seen_by": seen.run_by,
+        "seen_until": seen.run_until, "by": run_by, "until": run_until}).rowcount == 1
+
+
+def renew_run(db: Executor, proposal_id: str, run_by: str, until: datetime) -> None:
+    """Renew the lease of an approved run `run_by` still has, to `until`."""
+    _run_update(db, proposals, proposal_id, {"run_until": until}, guards={
+        "status": ProposalStatus.APPROVED.value, "run_by": run_by})
 
 
 def waiting_of_task(db: Executor, task_id: str) -> list[Proposal]:

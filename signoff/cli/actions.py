@@ -161,8 +161,9 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
 @click.option("--once", is_flag=True, help="Step what can go on now, then stop.")
 @click.option("--every", default=1.0, show_default=True, help="Seconds between looks.")
 @click.option("--stuck-after", default=STUCK_AFTER.total_seconds(), show_default=True,
-              help="Seconds after which an approved call that never reported back is taken for "
-                   "the work of a stopped process, and settled (looked for every minute).")
+              help="Seconds after which a task left Waiting on nothing is taken for the work "
+                   "of a stopped process, and goes on (looked for every minute); also an approved "
+                   "call made before signoff 0009_runs that never reported back.")
 @click.option("--temporal", "temporal", metavar="HOST:PORT", envvar="SIGNOFF_TEMPORAL",
               help="Run a Temporal worker of the app on this server (its tasks are workflows "
                    "there); with --once, signal the workflows of tasks nobody is on, then stop.")
@@ -174,8 +175,9 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     is withdrawn (its task goes on) or goes to its next decider, as its skill's route says.
     Each task goes on with the model it was started with by spec (`signoff run --model`),
     else its agent's own. An approved call whose process stopped before it reported back is
-    settled once it is older than --stuck-after: run again if its action is idempotent, else
-    told as of unknown outcome. Ctrl-C stops it (exit 0). On an app whose tasks run on
+    settled once that is seen (at once for a process of this machine, else when its lease, a
+    minute renewed while the call runs, runs out): run again if its action is idempotent or a
+    query, else told as of unknown outcome. Ctrl-C stops it (exit 0). On an app whose tasks run on
     Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker
     instead, which steps the app's workflows until it is stopped.
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from signoff.agents import model_specs
+from signoff.agents import model_specs, runs
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
 from signoff.agents.proposals import ProposalStatus
@@ -40,20 +40,17 @@ class Worker:
         """Tasks this worker has no model for (reported once)."""
 
     def recover(self, *, older_than: timedelta = timedelta(0)) -> int:
-        """Settle what a stopped process left half done (more than `older_than` ago): approved
-        proposals whose run never reported back, and tasks still Waiting though nothing of
+        """Settle what a stopped process left half done: approved calls whose runner is gone
+        (`signoff.agents.runs`; one approved before runs were leased, when it was approved
+        more than `older_than` ago), and tasks still Waiting since then though nothing of
         theirs waits any more (the last decision was kept, but its process stopped before the
         task went on). How many were settled."""
         cutoff = repo.now() - older_than
         with self._agency.database.connect() as db:
-            ids = [r[0] for r in db.execute(
-                select(proposals.c.id).where(
-                    proposals.c.status == ProposalStatus.APPROVED.value,
-                    proposals.c.decided_at <= cutoff,
-                )
-            )]
-        for proposal_id in ids:
-            self._agency.decider.recover(proposal_id)
+            approved = repo.approved_runs(db)
+        recovered = sum(1 for run in approved if runs.gone(
+            run.id, run.run_by, run.run_until, run.decided_at, cutoff) and (
+            self._agency.decider.recover(run)))
         pending = select(proposals.c.id).where(
             proposals.c.task_id == tasks.c.id,
             proposals.c.status.in_([ProposalStatus.WAITING.value, ProposalStatus.APPROVED.value]))
@@ -66,7 +63,7 @@ class Worker:
         for task_id in settled:
             if self._agency.loop.resume_after_decision(task_id) is not TaskStatus.WAITING:
                 resumed += 1
-        return len(ids) + resumed
+        return recovered + resumed
 
     def pass_deadlines(self, *, now: datetime | None = None) -> int:
         """Pass the deadlines of the proposals due by `now` (the time, by default): each is

@@ -145,6 +145,8 @@ proposals = Table(
     Column("deadline_at", DateTime(timezone=True), nullable=True),
     Column("escalations", Integer, nullable=False, default=0, server_default="0"),
     Column("escalated_at", DateTime(timezone=True), nullable=True),
+    Column("run_by", String(200), nullable=True),
+    Column("run_until", DateTime(timezone=True), nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_deadline", "status", "deadline_at"),
     Index("signoff_proposals_task", "task_id"),
@@ -152,7 +154,9 @@ proposals = Table(
     Index("signoff_proposals_queue", "decide_queue", "status", "created_at"),
 )
 """Each call put to a person: the exact call, why, what was looked at, and how it was decided;
-its deadline (`deadline_at`), and how often it went on to another decider when one passed."""
+its deadline (`deadline_at`), and how often it went on to another decider when one passed;
+once approved, who runs a call that runs apart from its claim (`run_by`), and until when they
+are known to run it (`run_until`, renewed while it runs: `signoff.agents.runs`)."""
 
 standing_rules = Table(
     "signoff_standing_rules",
