@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import select, update
 
 from signoff import ActionOutcome, Price, ProposalStatus, TaskStatus, Usage
-from signoff.agents import runs
+from signoff.agents import holds, runs
 from signoff.models.base import Reply, ToolSpec
 from signoff.store import points
 from signoff.store.tables import proposals, tasks
@@ -141,6 +141,41 @@ def test_a_call_running_in_another_process_is_not_judged_crashed(
     # The call is running in the agent's process while the decision is taken.
     outcome = _decide_while_the_agent_works(agent_side, decider_side, script,
                                             agent_at=("loop.call_marked", "post_letter"))
+    receipt = _receipt(agent_side, outcome.task)
+    assert "unknown" not in receipt, receipt
+    assert lines(agent_side.letters) == ["Dear customer"]
+    assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+def test_an_alone_outside_call_longer_than_a_hold_lasts_keeps_its_task(
+    two: tuple[SimpleNamespace, SimpleNamespace], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Finding 2, for a long call: an alone outside call may run longer than a hold lasts
+    unrenewed. Its process keeps the task's hold alive while it runs, so a worker of another
+    process does not take the task over meanwhile and tell the call as of unknown outcome (or
+    run it again). (The hold ran out a minute into such a call, and the task was taken.)"""
+    agent_side, decider_side = two
+    monkeypatch.setattr(holds, "HOLD_FOR", timedelta(seconds=1))
+    monkeypatch.setattr(runs, "RENEW_EVERY", 0.1)
+    script = _turn(agent_side, says.tool(agent_side.post_letter, text="Dear customer"))
+    running, looked = threading.Event(), threading.Event()
+
+    def runs_long(_where: dict[str, Any]) -> None:
+        running.set()
+        looked.wait(WAIT)
+
+    pauses = Pauses()
+    pauses.at("agent", "loop.call_marked", runs_long)
+    with pauses.armed():
+        agent = in_thread("agent", lambda: agent_side.app.agent(agent_side.Clerk).do(
+            agent_side.Tend(), None, model=script))
+        assert running.wait(WAIT)
+        time.sleep(1.5)  # longer than the hold lasts unrenewed
+        try:
+            decider_side.app.worker(model_for=lambda _agent, _task: script).run_once()
+        finally:
+            looked.set()
+        (outcome,) = _joined(agent)
     receipt = _receipt(agent_side, outcome.task)
     assert "unknown" not in receipt, receipt
     assert lines(agent_side.letters) == ["Dear customer"]

@@ -10,6 +10,7 @@ blindly again (`_recover_call`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import uuid
@@ -23,7 +24,7 @@ from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.actions.nesting import too_deep
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.agents import holds
+from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
 from signoff.agents.events import AgentProposed
@@ -252,10 +253,8 @@ class CallSteps(StepUnits):
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
-        if outside:
-            if not self._mark_running(task, call, cost):
-                return None
-            points.reached("loop.call_marked", task=task.id, tool=call.tool)
+        if outside and not self._mark_running(task, call, cost):
+            return None
         acting = ActingAs.of(registered.account)
         ruled = " (a standing rule let it run alone)" if rule_id else ""
         closed: Step | None = None
@@ -288,27 +287,35 @@ class CallSteps(StepUnits):
                                            answer=answer)
                 closed = self._close_turn(db, task, [done])
 
-        try:
-            result = self._actions.run_values(
-                action, values, acting=acting, cause=f"task {task.id}",
-                before=None if action.info.query else lambda session: self._check(
-                    session, task.id, closing=only and effects.writes_records_only),
-                within=None if action.info.query else record,
-            )
-            if action.info.query or not result.done:
-                if closed is not None:  # its transaction did not commit: nor did the reply
-                    closed = None  # held back for it, which is stored with the record below
-                    reply = self._replies.get(task.id)
-                    self._forget(task.id)
-                    if reply is not None:
-                        self._replies[task.id] = reply
-                with self._writing(task.id, closing=only) as db:
-                    record(db, result)
-            else:
-                self._replies.pop(task.id, None)  # stored with the run (`_check`), committed
-        except holds.LostHold:  # found by `_check` as the run began: the drive hands it on
-            self._forget(task.id)
-            raise
+        # An outside call runs with nothing written until it is back: its task's hold is kept
+        # alive meanwhile, however long it takes, so that no other process takes the call for
+        # one a crash cut off.
+        hold = self._holds().get(task.id) if outside else None
+        with runs.holding(self._database, hold) if hold is not None else (
+                contextlib.nullcontext()):
+            if outside:
+                points.reached("loop.call_marked", task=task.id, tool=call.tool)
+            try:
+                result = self._actions.run_values(
+                    action, values, acting=acting, cause=f"task {task.id}",
+                    before=None if action.info.query else lambda session: self._check(
+                        session, task.id, closing=only and effects.writes_records_only),
+                    within=None if action.info.query else record,
+                )
+                if action.info.query or not result.done:
+                    if closed is not None:  # its transaction did not commit: nor did the reply
+                        closed = None  # held back for it, which is stored with the record below
+                        reply = self._replies.get(task.id)
+                        self._forget(task.id)
+                        if reply is not None:
+                            self._replies[task.id] = reply
+                    with self._writing(task.id, closing=only) as db:
+                        record(db, result)
+                else:
+                    self._replies.pop(task.id, None)  # stored with the run (`_check`), committed
+            except holds.LostHold:  # found by `_check` as the run began: the drive hands it on
+                self._forget(task.id)
+                raise
         return closed
 
     def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float) -> bool:

@@ -4,7 +4,9 @@ Whoever steps a task (a thread of some process: `holder_id`) holds it first. The
 the holder, until when the hold lasts, and a fence number that grows with each new holder. Every
 transaction of a step begins by checking that fence (`check`, which renews the hold): a holder
 that lost the task writes nothing more, and on PostgreSQL the check locks the head row, so that
-a decision (which locks it first too, `lock`) and a step on the same task take turns.
+a decision (which locks it first too, `lock`) and a step on the same task take turns. While a
+step's call reaches outside, with nothing to write until it is back, its process renews the
+hold meanwhile (`signoff.agents.runs`).
 
 A hold is taken (`take`) when it is free, has expired, or its holder is a process on this
 machine that no longer runs, or a thread of this process that is not stepping the task now
@@ -32,8 +34,8 @@ from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
-__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "process_runs", "stepping",
-           "take"]
+__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "process_runs", "renew",
+           "stepping", "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
@@ -169,10 +171,15 @@ def take(db: Any, task_id: str) -> Hold | None:
 def check(db: Any, hold: Hold) -> None:
     """In the transaction `db`, before it writes anything of a step: the hold is still this
     thread's (renewed), else `LostHold`. On PostgreSQL the head row is locked from here on."""
-    renewed = prepare(db, "hold_check", lambda: _CHECK).run(db, {
-        "key": hold.task, "fence": hold.fence, "until": now() + HOLD_FOR})
-    if renewed.rowcount != 1:
+    if not renew(db, hold):
         raise LostHold(f"task {hold.task} was taken over")
+
+
+def renew(db: Any, hold: Hold) -> bool:
+    """In the transaction `db`: renew `hold` (a step's long call runs under it); whether it is
+    still this thread's."""
+    return prepare(db, "hold_check", lambda: _CHECK).run(db, {
+        "key": hold.task, "fence": hold.fence, "until": now() + HOLD_FOR}).rowcount == 1
 
 
 def renewed() -> datetime:

@@ -1,14 +1,17 @@
-"""Approved calls that run apart from their claim, and who runs them.
+"""Calls that run outside any transaction, and who runs them: their leases, kept alive.
 
-A call approved to reach outside (or a query) is claimed in a transaction of its own before it
-runs, and recorded in another once it is back. In between, its proposal says who runs it
-(``run_by``: a holder's id, `holds.holder_id`) and until when they are known to (``run_until``,
-renewed every `RENEW_EVERY` while it runs, by a thread of the process that runs it). A worker
-settles such a call (`gone`) only once its runner is gone: this process not running it now, a
-process of this machine that no longer runs, or a lease not renewed in time. A call still
-running, however long it takes, is never run again beside itself nor told as of unknown outcome;
-and of two runs of one call (its own, and one a worker made once it took it for stopped), only
-the first to be recorded is.
+Two kinds of call run for a while with nothing written of them until they are back: an alone
+call that reaches outside (marked running first, under its task's hold), and an approved call
+that runs apart from its claim (it reaches outside, or it is a query: claimed in a transaction
+of its own before it runs, recorded in another once it is back). Each is leased to whoever runs
+it: the alone call by its task's hold (``signoff_tasks.holder``, ``held_until``, `holds`), the
+approved one by its proposal (``run_by``: a holder's id, ``run_until``). While such a call runs,
+a thread of its process renews the lease every `RENEW_EVERY` seconds, however long the call
+takes; so no other process takes the task over, or (`gone`) settles the approved call, while it
+still runs: only once its process is seen to have stopped (at once on this machine) or its lease
+ran out unrenewed. A call still running is never run again beside itself, nor told as of unknown
+outcome; and of two runs of one approved call (its own, and one a worker made once it took it
+for stopped), only the first to be recorded is.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,33 +30,35 @@ from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.store.database import Database
 
-__all__ = ["LEASE", "RENEW_EVERY", "gone", "running"]
+__all__ = ["LEASE", "RENEW_EVERY", "gone", "holding", "running"]
 
 log = logging.getLogger("signoff.agents")
 
 LEASE = timedelta(seconds=60)
-"""How long an approved run is known to go on without its runner renewing it."""
+"""How long an approved run is known to go on without its runner renewing it (a task's hold
+lasts `holds.HOLD_FOR`)."""
 RENEW_EVERY = 20.0
-"""How often, in seconds, a process renews the leases of the approved calls it runs."""
+"""How often, in seconds, a process renews the leases of the calls it runs."""
+
 
 @dataclass(kw_only=True)
-class _Run:
-    """An approved call this process runs."""
+class _Lease:
+    """A lease this process keeps alive while a call runs."""
 
     database: Database
-    run_by: str
-    """The holder's id it is leased to."""
-    leased_at: float
-    """When its lease was last set (`time.monotonic`)."""
+    renew: Callable[[repo.Executor], object]
+    """Renews it, in a transaction of the database."""
+    renewed_at: float
+    """When it was last set (`time.monotonic`)."""
 
 
-_running: dict[str, _Run] = {}
-"""The approved calls this process runs now, by proposal."""
+_leases: dict[tuple[str, str], _Lease] = {}
+"""The leases of the calls this process runs now: ("proposal", id) or ("task", id)."""
 _lock = threading.Lock()
-_renewing: list[threading.Thread] = []
-"""The thread renewing their leases, while there are any."""
-_began = threading.Event()
-"""Set when a run begins: the renewing thread wakes (and goes on at the pace set now)."""
+_renewing: list[float] = []
+"""The pace (seconds) of the thread renewing them, while there is one."""
+_sooner = threading.Event()
+"""Set when a lease wants a quicker pace than the thread keeps (`RENEW_EVERY` was lowered)."""
 
 
 @contextmanager
@@ -62,18 +67,36 @@ def running(database: Database, proposal_id: str) -> Iterator[dict[str, Any]]:
     to be claimed) with the columns given (its lease, from now): the lease is renewed, and a
     worker of this process does not take the call for stopped."""
     me = holds.holder_id()
-    with _lock:
-        _running[proposal_id] = _Run(database=database, run_by=me, leased_at=time.monotonic())
-        if not _renewing:
-            thread = threading.Thread(target=_renew, name="signoff-approved-runs", daemon=True)
-            _renewing.append(thread)
-            thread.start()
-    _began.set()
-    try:
+
+    def renew(db: repo.Executor) -> None:
+        repo.renew_run(db, proposal_id, me, repo.now() + LEASE)
+
+    with _leased(("proposal", proposal_id), database, renew):
         yield {"run_by": me, "run_until": repo.now() + LEASE}
+
+
+@contextmanager
+def holding(database: Database, hold: holds.Hold) -> Iterator[None]:
+    """While the block runs (a call under `hold` that reaches outside), the hold is renewed."""
+    with _leased(("task", hold.task), database, lambda db: holds.renew(db, hold)):
+        yield
+
+
+@contextmanager
+def _leased(key: tuple[str, str], database: Database,
+            renew: Callable[[repo.Executor], object]) -> Iterator[None]:
+    with _lock:
+        _leases[key] = _Lease(database=database, renew=renew, renewed_at=time.monotonic())
+        if not _renewing:
+            _renewing.append(RENEW_EVERY)
+            threading.Thread(target=_renew, name="signoff-leases", daemon=True).start()
+        elif _renewing[0] > RENEW_EVERY:
+            _sooner.set()
+    try:
+        yield
     finally:
         with _lock:
-            _running.pop(proposal_id, None)
+            _leases.pop(key, None)
 
 
 def gone(proposal_id: str, run_by: str | None, run_until: datetime | None,
@@ -87,34 +110,29 @@ def gone(proposal_id: str, run_by: str | None, run_until: datetime | None,
     runs = holds.process_runs(run_by)
     if runs and int(run_by.rsplit(":", 3)[1]) == os.getpid():
         with _lock:
-            return proposal_id not in _running
+            return ("proposal", proposal_id) not in _leases
     expired = run_until is None or repo.aware(run_until) <= repo.now()
     return expired or runs is False
 
 
 def _renew() -> None:
-    """Renew the leases of the approved calls this process runs, each once `RENEW_EVERY`
-    seconds have passed since it was last set, until it runs none. (It wakes as each run
-    begins, so that a pace set since holds from then on.)"""
+    """Renew each lease this process keeps once `RENEW_EVERY` seconds have passed since it was
+    last set, until it keeps none."""
     while True:
-        _began.wait(RENEW_EVERY)
-        _began.clear()
+        _sooner.wait(_renewing[0])
+        _sooner.clear()
         at = time.monotonic()
         with _lock:
-            if not _running:
+            if not _leases:
                 _renewing.clear()
                 return
-            due: dict[int, tuple[Database, list[tuple[str, str]]]] = {}
-            for proposal_id, run in _running.items():
-                if at - run.leased_at >= RENEW_EVERY:
-                    run.leased_at = at
-                    due.setdefault(id(run.database), (run.database, []))[1].append(
-                        (proposal_id, run.run_by))
-        until = repo.now() + LEASE
-        for database, leased in due.values():
+            _renewing[0] = RENEW_EVERY
+            due = [lease for lease in _leases.values() if at - lease.renewed_at >= RENEW_EVERY]
+            for lease in due:
+                lease.renewed_at = at
+        for lease in due:
             try:
-                with database.connect() as db:
-                    for proposal_id, run_by in leased:
-                        repo.renew_run(db, proposal_id, run_by, until)
+                with lease.database.connect() as db:
+                    lease.renew(db)
             except Exception:  # tried again next round: a lease has time to spare
-                log.exception("The leases of approved calls being run could not be renewed")
+                log.exception("A lease of a call being run could not be renewed")
