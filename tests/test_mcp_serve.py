@@ -3,6 +3,7 @@ stdio and streamable HTTP on loopback, with Noor deciding through the REST API."
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from mcp import Client
 from sqlalchemy import text
 
 from signoff import ProposalStatus
+from signoff.cli.failures import tell_logs
 from signoff.mcp.served import ServedAgent
 from signoff.store import points
 from tests.mcp_servers import (
@@ -494,3 +496,19 @@ def test_a_session_closing_while_a_decision_holds_its_task_ends_it_once_let_go(
     with office["app"].database.connect() as db:
         assert db.execute(text("select status from signoff_tasks")).scalars().all() == [
             "Halted"]
+
+
+def test_serving_an_agent_leaves_the_root_logger_as_it_was(
+        office: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The SDK's server configures the root logger as it is made when nothing has; a served
+    agent leaves it as the app set it, so that a warning of signoff's, which the command line
+    prints itself, is printed once (it was printed a second time by the SDK's handler)."""
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])
+    monkeypatch.setattr(root, "level", logging.WARNING)
+    tell_logs(debug=False)
+    _served(office, "Pay my bills.")
+    assert root.handlers == []
+    logging.getLogger("signoff.mcp").warning("The guard could not reach the server gone.")
+    assert capsys.readouterr().err.count("could not reach the server gone") == 1

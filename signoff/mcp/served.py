@@ -124,12 +124,21 @@ class ServedAgent(MCPServer):
         self.issuing = "signoff users token HANDLE"
         """The command that gives a person a token for this server (told with a 401)."""
         cls = self.handle.registered.agent
-        super().__init__(name=f"{app.name}-{cls.agent_name()}",
-                         instructions="\n\n".join([
-                             cls.purpose, *self._briefs(subject),
-                             "A call that changes things may be put to a person, who decides; "
-                             "the call answers once they have."]),
-                         log_level="WARNING")
+        # The SDK's server configures the root logger as it is made, when nothing has (a
+        # handler of its own, through basicConfig): the app's logging is left as the app set
+        # it, and signoff's warnings are not printed twice, once by each handler.
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
+        try:
+            super().__init__(name=f"{app.name}-{cls.agent_name()}",
+                             instructions="\n\n".join([
+                                 cls.purpose, *self._briefs(subject),
+                                 "A call that changes things may be put to a person, who "
+                                 "decides; the call answers once they have."]),
+                             log_level="WARNING")
+        finally:
+            root.handlers[:] = handlers
+            root.setLevel(level)
 
     def _briefs(self, subject: Any) -> list[str]:
         """What the client is told of the work, skill by skill, as a model would be told it:
