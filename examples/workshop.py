@@ -185,6 +185,8 @@ def main() -> None:
         says.hand_back(Estimate(hours=Decimal(1), summary="Pads and a cable.")),
     )
     again = app.agent(Estimator).do(EstimateRepair(), repair, for_=mia, model=script)
+    print("A second estimate of T-7, for Mia, proposes the same price; Noor, a manager, may "
+          "decide any proposal.")
     decision = app.approve(app.proposals(task=again.task)[0], by=noor)
     print(f"Noor says yes: {decision.said}")
     with app.session(as_=noor) as s:

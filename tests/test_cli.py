@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,43 @@ def test_a_bad_app_is_a_clear_usage_error(spec: str, message: str) -> None:
     code, out = _run("actions", "--app", spec)
     assert code == 2
     assert message in out
+
+
+_SIBLING_APP = """
+from signoff import App
+from {helper} import NAME
+
+app = App(NAME, database="sqlite://")
+"""
+
+
+def test_an_app_file_imports_the_modules_beside_it(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """An app file loads as `python FILE` would run it, with its own modules beside it
+    importable, from any folder (it was told to `pip install` its own module); and as a
+    module of the current folder, as `python -m` would (there was no such module)."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "sibling_names_s29.py").write_text('NAME = "beside"\n')
+    (tmp_path / "sibling_app_s29.py").write_text(_SIBLING_APP.format(helper="sibling_names_s29"))
+    code, out = _run("actions", "--app", f"{tmp_path / 'sibling_app_s29.py'}:app")
+    assert code == 0, out
+    (tmp_path / "cwd_names_s29.py").write_text('NAME = "here"\n')
+    (tmp_path / "cwd_app_s29.py").write_text(_SIBLING_APP.format(helper="cwd_names_s29"))
+    monkeypatch.chdir(tmp_path)
+    code, out = _run("actions", "--app", "cwd_app_s29:app")
+    assert code == 0, out
+
+
+def test_a_folder_given_as_the_app_is_a_usage_error(tmp_path: Path) -> None:
+    """A folder (or a path that is no module's name) given as --app is told, with exit code 2
+    and what to give instead (it failed as a bug of signoff's, a TypeError)."""
+    code, out = _run("actions", "--app", str(tmp_path))
+    assert code == 2, out
+    assert "is a folder" in out
+    assert f"{tmp_path / 'app.py'}:app" in out
+    code, out = _run("actions", "--app", "../elsewhere")
+    assert code == 2, out
+    assert "give the app as a file ending in .py" in out
 
 
 def test_no_app_named() -> None:

@@ -142,6 +142,16 @@ def test_the_token_hint_names_the_app(shop: SimpleNamespace) -> None:
             f"ola@workshop.example --save --app {APP}`") in result.stderr
 
 
+def test_someone_the_app_does_not_know_is_told_so(shop: SimpleNamespace) -> None:
+    """--as a handle that is nobody's is told as such, with where the app's people are listed
+    (it was told to keep a token for them, with a command that then failed in its turn)."""
+    result = cli("proposals", "--app", APP, "--as", "nobody@workshop.example")
+    assert result.exit_code == 4
+    assert ("There is nobody with the handle 'nobody@workshop.example' in workshop: give the "
+            f"handle of one of its people (`signoff users list --app {APP}` shows them)."
+            ) in result.stderr
+
+
 def test_show_names_who_decided(shop: SimpleNamespace) -> None:
     """A proposal of Mia's work that Noor approved shows Noor as the decider, not Mia."""
     shop.app.oversight.supervises_agents = shop.is_manager
@@ -426,8 +436,9 @@ def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace) -> None:
     worker = subprocess.Popen([sys.executable, "-m", "signoff.cli", "worker", "--every", "0.05"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert worker.stdout is not None
-    first = worker.stdout.readline()          # it has looked once: now it waits for work
-    assert first.startswith("Settled 0 interrupted approval(s)"), first
+    first = worker.stdout.readline()          # it says it looks, and how it stops
+    assert first.startswith("A worker of workshop looks every 0.05 s for work"), first
+    assert first.rstrip().endswith("stop it with Ctrl-C."), first
     worker.send_signal(signal.SIGINT)
     out, err = worker.communicate(timeout=60)
     assert worker.returncode == 0, err

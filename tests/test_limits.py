@@ -226,7 +226,10 @@ def test_a_running_worker_settles_an_approval_a_stopped_process_left_since_it_st
         return shop.app.outcome(outcome.task).status is TaskStatus.DONE or looks["n"] > 500
 
     worker = shop.app.worker(model_for=lambda _agent, _task: script)
-    worker.run_forever(every=0.001, recover_every=0.001, stuck_after=timedelta(0), stop=stop)
+    said: list[str] = []
+    worker.run_forever(every=0.001, recover_every=0.001, stuck_after=timedelta(0), stop=stop,
+                       tell=said.append)
+    assert said == ["Settled 1 interrupted approval(s); passed 0 deadline(s); stepped 0 task(s)."]
     assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
     assert shop.app.proposal(proposal.id).status is ProposalStatus.FAILED
     told = [m.text for m in script.seen.messages[-1] if m.role == "tool"]

@@ -70,17 +70,26 @@ def load_app(spec: str | None) -> Any:
     try:
         if where.endswith(".py"):
             path = Path(where).resolve()
-            if not path.exists():
+            if not path.is_file():
                 raise click.UsageError(f"There is no file {where}.")
             module_spec = importlib.util.spec_from_file_location(path.stem, path)
             if module_spec is None or module_spec.loader is None:
                 raise click.UsageError(f"{where} cannot be loaded as Python.")
             module = importlib.util.module_from_spec(module_spec)
             sys.modules[path.stem] = module
+            _on_path(path.parent)  # its own modules beside it import, as with `python FILE`
             module_spec.loader.exec_module(module)
         else:
+            if Path(where).is_dir() or not all(p.isidentifier() for p in where.split(".")):
+                raise click.UsageError(
+                    f"{spec}: give the app as a file ending in .py (such as "
+                    f"{Path(where) / 'app.py'}:app) or as a module (myapp:app); {where} is "
+                    f"{'a folder' if Path(where).is_dir() else 'neither'}.")
+            _on_path(Path.cwd())  # a module of this folder imports, as with `python -m`
             module = importlib.import_module(where)
     except ModuleNotFoundError as error:
+        if _debugging():
+            raise
         if error.name and error.name.split(".")[0] == where.removesuffix(".py").split(".")[0]:
             raise click.UsageError(f"{spec}: there is no module {where} to import (give a "
                                    "module on the Python path, or a file ending in .py).") from None
@@ -95,6 +104,12 @@ def load_app(spec: str | None) -> Any:
     if not isinstance(app, App):
         raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
     return app
+
+
+def _on_path(folder: Path) -> None:
+    """Let the modules of `folder` be imported (an app's own modules beside it)."""
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 
 def _debugging() -> bool:
@@ -252,6 +267,11 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
             raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "
                                   f"by `{_saving_a_token('HANDLE')}`) or --token TOKEN.")
         token = own.get("tokens", {}).get(handle) or profile.get("tokens", {}).get(handle)
+        if token is None and app.people.find(handle) is None:
+            listed = ("the guard's config lists them under [[people]]" if _opened_guard() else
+                      f"`signoff users list{app_option_words()}` shows them")
+            raise Unauthenticated(f"There is nobody with the handle {handle!r} in {app.name}: "
+                                  f"give the handle of one of its people ({listed}).")
         if token is None:
             raise Unauthenticated(f"The profile keeps no token for {handle}: run "
                                   f"`{_saving_a_token(handle)}` (or give --token).")

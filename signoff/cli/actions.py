@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import click
@@ -18,7 +18,7 @@ import click
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
 from signoff.cli.otlp import export_traces
 from signoff.engine.temporal import ADDRESS_VARIABLE
-from signoff.engine.worker import STUCK_AFTER
+from signoff.engine.worker import STUCK_AFTER, looked
 from signoff.exceptions import Refusal
 
 __all__ = ["LintFinding", "lint"]
@@ -161,9 +161,10 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
 @click.option("--once", is_flag=True, help="Step what can go on now, then stop.")
 @click.option("--every", default=1.0, show_default=True, help="Seconds between looks.")
 @click.option("--stuck-after", default=STUCK_AFTER.total_seconds(), show_default=True,
-              help="Seconds after which a task left Waiting on nothing is taken for the work "
-                   "of a stopped process, and goes on (looked for every minute); also an approved "
-                   "call made before signoff 0009_runs that never reported back.")
+              help="Seconds after which a task left Waiting though nothing of it waits any "
+                   "more (its process stopped between a decision and going on) is taken up "
+                   "again (looked for every minute). An interrupted approved call is settled "
+                   "as soon as its process is seen to have stopped.")
 @click.option("--temporal", "temporal", metavar="HOST:PORT", envvar="SIGNOFF_TEMPORAL",
               help="Run a Temporal worker of the app on this server (its tasks are workflows "
                    "there); with --once, signal the workflows of tasks nobody is on, then stop.")
@@ -208,13 +209,15 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
         served.run()
         return
     runner = app.worker()
-    settled = runner.recover(older_than=stuck_after)
-    passed = runner.pass_deadlines()
-    stepped = runner.run_once()
-    click.echo(f"Settled {settled} interrupted approval(s); passed {passed} deadline(s); "
-               f"stepped {stepped} task(s).")
-    if not once:
-        runner.run_forever(every=every, stuck_after=stuck_after)
+    if once:
+        settled = runner.recover(older_than=stuck_after)
+        passed = runner.pass_deadlines()
+        click.echo(looked(settled, passed, runner.run_once()))
+        return
+    click.echo(f"A worker of {app.name} looks every {every:g} s for work that can go on, and "
+               "says what each look did; stop it with Ctrl-C.")
+    runner.run_forever(every=every, stuck_after=stuck_after,
+                       tell=lambda words: click.echo(f"{datetime.now():%H:%M:%S} {words}"))
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from signoff.models.base import Model
 from signoff.models.errors import ModelError
 from signoff.store.tables import proposals, tasks
 
-__all__ = ["STUCK_AFTER", "Worker"]
+__all__ = ["STUCK_AFTER", "Worker", "looked"]
 
 log = logging.getLogger("signoff.worker")
 
@@ -76,6 +76,10 @@ class Worker:
         task until it waits or ends; how many tasks were stepped (a task with no model this
         worker can make is reported once, and left Running)."""
         self.pass_deadlines(now=now)
+        return self._step_running()
+
+    def _step_running(self) -> int:
+        """Step every running task this worker can until it waits or ends; how many."""
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
         stepped = 0
@@ -133,15 +137,29 @@ class Worker:
     def run_forever(
         self, *, every: float = 1.0, stop: Callable[[], bool] = lambda: False,
         recover_every: float = 60.0, stuck_after: timedelta = STUCK_AFTER,
+        tell: Callable[[str], None] | None = None,
     ) -> None:
         """Keep stepping tasks as they become ready, polling every `every` seconds; every
-        `recover_every` seconds, settle what a stopped process left half done more than
-        `stuck_after` ago (work younger than that may still be running in a live process)."""
+        `recover_every` seconds, settle what a stopped process left half done (a task left
+        Waiting on nothing once `stuck_after` has passed: work younger than that may still be
+        going on in a live process). `tell`, when given, is told in a sentence what each look
+        that did something did."""
         recovered_at = time.monotonic()
-        self.recover(older_than=stuck_after)
+        settled = self.recover(older_than=stuck_after)
         while not stop():
             if time.monotonic() - recovered_at >= recover_every:
                 recovered_at = time.monotonic()
-                self.recover(older_than=stuck_after)
-            if self.run_once() == 0:
+                settled += self.recover(older_than=stuck_after)
+            passed = self.pass_deadlines()
+            stepped = self._step_running()
+            if tell is not None and (settled or passed or stepped):
+                tell(looked(settled, passed, stepped))
+            settled = 0
+            if stepped == 0:
                 time.sleep(every)
+
+
+def looked(settled: int, passed: int, stepped: int) -> str:
+    """What one look of a worker did, in a sentence."""
+    return (f"Settled {settled} interrupted approval(s); passed {passed} deadline(s); "
+            f"stepped {stepped} task(s).")
