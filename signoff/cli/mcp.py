@@ -263,7 +263,8 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 @mcp.command()
 @click.argument("config_path", metavar="CONFIG")
 @click.argument("handle", callback=given)
-@click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE.")
+@click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
+              "they are then who commands act as when --as is not given.")
 def token(config_path: str, handle: str, save: bool) -> None:
     """Issue a token for a person of the guard's config: they use the guard's REST API and
     `signoff mcp proposals|approve|reject|receipt` with it, and connect to the guard over HTTP

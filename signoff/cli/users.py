@@ -151,7 +151,8 @@ def password(handle: str, password: str, app_spec: str | None) -> None:
 @users.command()
 @click.argument("handle")
 @click.option("--label", default="cli", show_default=True, help="What the token is for.")
-@click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE.")
+@click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
+              "they are then who commands act as when --as is not given.")
 @click.option("--revoke", "revoke_id", metavar="TOKEN_ID", help="Revoke this token instead.")
 @click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
 @APP_OPTION
