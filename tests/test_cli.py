@@ -33,7 +33,7 @@ def test_actions_explain_prints_effects_with_their_paths() -> None:
     """--explain prints each effect with the path through the code that shows it."""
     code, out = _run("actions", "--app", WORKSHOP, "--explain", "set_price")
     assert code == 0
-    assert "  - changes Repair: set_price -> repair.price =" in out
+    assert "  - changes Repair: set_price -> repair.price = …" in out
 
 
 def test_actions_json() -> None:
@@ -43,7 +43,7 @@ def test_actions_json() -> None:
     (info,) = json.loads(out)
     assert info["name"] == "set_price"
     assert info["parameters_schema"]["properties"]["repair"]["format"] == "uuid"
-    assert "changes Repair: set_price -> repair.price =" in info["effects"]
+    assert "changes Repair: set_price -> repair.price = …" in info["effects"]
 
 
 def test_actions_explain_of_an_unknown_action() -> None:

@@ -160,15 +160,15 @@ def test_nothing_that_writes_or_reaches_out_only_reads(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "line"),
     [
-        ("set_price", "changes Repair: set_price -> repair.price ="),
-        ("bump_price", "changes Repair: bump_price -> repair.price +="),
+        ("set_price", "changes Repair: set_price -> repair.price = …"),
+        ("bump_price", "changes Repair: bump_price -> repair.price += …"),
         ("notify", "external httpx.post: notify -> helpers.post_it -> httpx.post"),
         (
             "change_through_helper",
-            "changes Repair: change_through_helper -> helpers.rename -> repair.title =",
+            "changes Repair: change_through_helper -> helpers.rename -> repair.title = …",
         ),
         ("text_customer", "sends: text_customer -> helpers.sms -> @sends"),
-        ("global_counter", "changes: global_counter -> global COUNTER +="),
+        ("global_counter", "changes: global_counter -> global COUNTER += …"),
         ("write_file", "external builtins.open: write_file -> builtins.open(mode='w')"),
     ],
 )
@@ -360,7 +360,7 @@ def test_the_readme_set_rush_changes_the_order_and_nothing_outside(
     actions = found["app"].actions
     set_rush = actions.info("set_rush").effects
     assert set_rush.explain() == ["reads Order: set_rush -> order: Order",
-                                  "changes Order: set_rush -> order.rush ="]
+                                  "changes Order: set_rush -> order.rush = …"]
     assert _found(actions.info("price_order").effects) == {("reads", "Order"), ("changes", "Order")}
 
 

@@ -42,9 +42,11 @@ class Effect:
     """Where in the code the analysis could not see, when it knows (``"bakery.py:34"``)."""
 
     def explain(self) -> str:
-        """The effect in one line: "changes Repair: set_price -> repair.price ="."""
+        """The effect in one line: "changes Repair: set_price -> repair.price = …" (a value
+        assigned is elided, not cut off)."""
         what = f"{self.kind.value} {self.target}".strip()
-        line = f"{what}: {' -> '.join(self.path)}" if self.path else what
+        steps = [f"{step} …" if step.endswith("=") else step for step in self.path]
+        line = f"{what}: {' -> '.join(steps)}" if steps else what
         if self.reason:
             line = f"{line} ({self.reason}{' at ' + self.at if self.at else ''})"
         return line
