@@ -18,18 +18,31 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
-from signoff import ActionOutcome, Price, ProposalStatus, TaskStatus, Usage
+from signoff import (
+    ActionOutcome,
+    Agent,
+    App,
+    Permits,
+    Price,
+    ProposalStatus,
+    Provided,
+    Skill,
+    TaskStatus,
+    Usage,
+)
 from signoff.agents import holds, runs
 from signoff.models.base import Reply, ToolSpec
 from signoff.store import points
 from signoff.store.tables import proposals, tasks
 from signoff.testing import ScriptedModel, says
-from tests.guarantees_app import Pauses, Report, box_of, build, in_thread, lines
+from tests.box_world import box_world
+from tests.guarantees_app import NOOR, Pauses, Report, box_of, build, in_thread, lines
 
 WAIT = 60.0
 """How long a paused side waits for the other at most (a guard against a hung test)."""
@@ -644,8 +657,9 @@ def test_an_approved_run_leased_elsewhere_is_settled_once_its_lease_runs_out(
     assert agent_side.app.proposal(proposal.id).status is ProposalStatus.FAILED
     receipt = _receipt(agent_side, outcome.task)
     assert receipt.count("The outcome of send_invoice is unknown") == 1, receipt
-    assert "it ended after a worker had taken its run for stopped" in receipt, receipt
-    assert "it ended after a worker had taken its run for stopped" in decision.said
+    assert "this run ended after the call had been settled" in receipt, receipt
+    assert "this run ended after the call had been settled" in decision.said
+    assert decision.told_agent.startswith("The outcome of send_invoice is unknown")
     assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
 
 
@@ -688,6 +702,166 @@ def test_a_stopped_approved_run_is_settled_by_one_worker_of_two(
     receipt = _receipt(agent_side, outcome.task)
     assert receipt.count("The outcome of send_invoice is unknown") == 1, receipt
     assert lines(agent_side.invoices) == []  # stopped before it ran: not run blindly
+
+
+def test_a_second_yes_in_the_same_process_leaves_the_first_runs_lease(
+    two: tuple[SimpleNamespace, SimpleNamespace],
+) -> None:
+    """Two yeses to one proposal in one process (a double click in the inbox): the one that
+    loses the claim leaves the lease of the run that won it, which a worker then leaves alone
+    while it runs. (The loser dropped it, and the running call was settled as stopped.)"""
+    agent_side, decider_side = two
+    outcome, proposal, script = _invoice_waits(agent_side)
+    first_claimed, second_checked, go_on = threading.Event(), threading.Event(), threading.Event()
+
+    def first_runs(_where: dict[str, Any]) -> None:
+        first_claimed.set()
+        go_on.wait(WAIT)
+
+    def second_waits(_where: dict[str, Any]) -> None:
+        second_checked.set()
+        first_claimed.wait(WAIT)
+
+    pauses = Pauses()
+    pauses.at("d1", "decider.claimed", first_runs)
+    pauses.at("d2", "decider.checked", second_waits)
+    with pauses.armed():
+        second = in_thread("d2", lambda: decider_side.app.approve(proposal.id,
+                                                                 by=decider_side.noor))
+        assert second_checked.wait(WAIT)
+        first = in_thread("d1", lambda: decider_side.app.approve(proposal.id,
+                                                                by=decider_side.noor))
+        second[0].join(WAIT)
+        try:
+            settled = agent_side.app.worker(model_for=lambda _agent, _task: script).recover()
+        finally:
+            go_on.set()
+        first[0].join(WAIT)
+    assert "already decided" in str(second[1].get("error")), second[1]
+    assert "error" not in first[1], first[1]
+    assert settled == 0
+    assert lines(agent_side.invoices) == ["Invoice 7"]
+    assert "unknown" not in _receipt(agent_side, outcome.task)
+
+
+def _outside_and_records(url: str, outbox: Path, inside: threading.Event,
+                         go_on: threading.Event) -> SimpleNamespace:
+    """An app whose clerk runs alone a call that reaches outside and writes a record (it waits
+    on `go_on` once `inside`), and proposes an outside one (send_invoice)."""
+    app = App("lasting", database=url, key=b"g" * 32)
+    _, Mark, _ = box_world(app)
+
+    @app.action("Post and mark")
+    def post_and_mark(text: str, session: Annotated[Session, Provided("session")]) -> str:
+        """Reaches outside and writes a record: runs in its writer's transaction."""
+        inside.set()
+        go_on.wait(WAIT)
+        with open(outbox / "notes.txt", "a", encoding="utf-8") as file:
+            file.write(text + "\n")
+        session.add(Mark(tool="post_and_mark", label=text))
+        return "Posted."
+
+    @app.action("Send an invoice")
+    def send_invoice(text: str) -> str:
+        """Reaches outside: proposed."""
+        with open(outbox / "invoices.txt", "a", encoding="utf-8") as file:
+            file.write(text + "\n")
+        return "Sent."
+
+    class Tend(Skill[None, Report]):
+        """Tend."""
+
+        description = "Tend."
+        tools = [post_and_mark, send_invoice]
+
+    class Clerk(Agent):
+        """Posts alone, invoices by proposal."""
+
+        purpose = "You tend."
+        skills = [Tend()]
+        may = Permits(alone=[post_and_mark])
+
+    noor = app.people.add(NOOR, "Noor", roles=["manager"])
+    app.add_agent(Clerk, sponsor=noor)
+    return SimpleNamespace(app=app, Clerk=Clerk, Tend=Tend, noor=noor,
+                           post_and_mark=post_and_mark, send_invoice=send_invoice)
+
+
+def test_a_long_call_in_its_writers_transaction_holds_up_no_renewal(
+    postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long alone call that writes a record runs in its writer's transaction, which locks its
+    task's head (PostgreSQL): it keeps no lease of its own, and the leases of the process's
+    other runs are renewed meanwhile. (Its hold's renewal waited on that lock for the whole
+    call, and every other lease of the process ran out behind it.)"""
+    monkeypatch.setattr(runs, "LEASE", timedelta(seconds=2))
+    monkeypatch.setattr(runs, "RENEW_EVERY", 0.2)
+    inside, go_on, invoice_runs = threading.Event(), threading.Event(), threading.Event()
+    shop = _outside_and_records(postgres_database, tmp_path, inside, go_on)
+    invoicing = ScriptedModel(says.tool(shop.send_invoice, text="Invoice 7"),
+                              says.hand_back(Report(summary="Invoiced.")))
+    waiting = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=invoicing)
+    (proposal,) = shop.app.proposals(task=waiting.task)
+    posting = ScriptedModel(says.tool(shop.post_and_mark, text="Note"),
+                            says.hand_back(Report(summary="Posted.")))
+    pauses = Pauses()
+    pauses.at("decider", "decider.claimed", lambda _where: invoice_runs.wait(WAIT) and None)
+    ahead: list[float] = []
+    try:
+        with pauses.armed():
+            decider = in_thread("decider", lambda: shop.app.approve(proposal.id, by=shop.noor))
+            agent = in_thread("agent", lambda: shop.app.agent(shop.Clerk).do(
+                shop.Tend(), None, model=posting))
+            assert inside.wait(WAIT)
+            for _ in range(6):  # three leases long
+                time.sleep(1.0)
+                left = _run_of(shop, proposal.id)["run_until"]
+                ahead.append((_aware(left) - datetime.now(UTC)).total_seconds())
+    finally:
+        go_on.set()
+        invoice_runs.set()
+    _joined(agent, decider)
+    shop.app.database.dispose()
+    assert min(ahead) > 0, ahead
+
+
+def test_a_claim_that_waited_on_its_task_leases_the_run_from_then(
+    postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A yes whose claim waits on its task's lock (PostgreSQL: the turn's alone call runs in its
+    writer's transaction) leases the run from when it is claimed. (The lease was reckoned from
+    before the wait: a call just starting was claimed with a lease already run out.)"""
+    monkeypatch.setattr(runs, "LEASE", timedelta(seconds=2))
+    monkeypatch.setattr(runs, "RENEW_EVERY", 10.0)
+    inside, go_on, claimed = threading.Event(), threading.Event(), threading.Event()
+    shop = _outside_and_records(postgres_database, tmp_path, inside, go_on)
+    turn = ScriptedModel(says.tools(says.tool(shop.send_invoice, text="Invoice 7"),
+                                    says.tool(shop.post_and_mark, text="Note")),
+                         says.hand_back(Report(summary="Done.")))
+    seen: dict[str, float] = {}
+
+    def leased_from_now(_where: dict[str, Any]) -> None:
+        left = _run_of(shop, proposal.id)["run_until"]
+        seen["ahead"] = (_aware(left) - datetime.now(UTC)).total_seconds()
+        claimed.set()
+
+    pauses = Pauses()
+    pauses.at("decider", "decider.claimed", leased_from_now)
+    try:
+        with pauses.armed():
+            agent = in_thread("agent", lambda: shop.app.agent(shop.Clerk).do(
+                shop.Tend(), None, model=turn))
+            assert inside.wait(WAIT)
+            (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
+            decider = in_thread("decider", lambda: shop.app.approve(proposal.id, by=shop.noor))
+            time.sleep(3.0)  # the alone call runs longer than a lease, the claim waiting
+            go_on.set()
+            assert claimed.wait(WAIT)
+            _joined(agent, decider)
+    finally:
+        go_on.set()
+    shop.app.database.dispose()
+    assert seen["ahead"] > 1.0, seen
 
 
 def _raise(error: Exception) -> None:

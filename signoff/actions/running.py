@@ -46,7 +46,7 @@ from signoff.store import points
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
-__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner"]
+__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner", "reaches_out_only"]
 
 log = logging.getLogger("signoff.actions")
 
@@ -193,7 +193,7 @@ class Runner:
         within: Callable[[RunTransaction, ActionResult], None] | None, isolate: bool, consented: bool,
     ) -> ActionResult:
         query = action.info.query
-        plain = not query and consent is None and not _reaches_out_only(action) and (
+        plain = not query and consent is None and not reaches_out_only(action) and (
             _needs_no_session(action))
         with running_for(cause) as cause:
             session = None if plain else open_session(self._database, acting)
@@ -203,7 +203,7 @@ class Runner:
                                             within=within)
                 if query:
                     return self._call_read_only(action, dict(values), session, acting, cause)
-                if _reaches_out_only(action):
+                if reaches_out_only(action):
                     return self._call_outside(action, dict(values), session, acting, cause,
                                               before=before, within=within, consented=consented)
                 with session.begin():
@@ -403,12 +403,13 @@ def _needs_no_session(action: Action) -> bool:
     return all(p.provided is None and p.takes_plain_data for p in action.all_parameters)
 
 
-def _reaches_out_only(action: Action) -> bool:
+def reaches_out_only(action: Action) -> bool:
     """Whether the action reaches outside (or sends, or spends) and cannot write a record in its
-    run's transaction: its effects name no record it creates, changes or deletes, and no change
-    that is only assumed (code the analysis could not see may write records; a change it saw of
-    other state — a parameter, a global — writes none); or it is given nothing of the run's
-    transaction (`_needs_no_session`), so that whatever it writes, it writes elsewhere."""
+    run's transaction, so that it runs outside any writer's transaction (`Runner._call_outside`):
+    its effects name no record it creates, changes or deletes, and no change that is only
+    assumed (code the analysis could not see may write records; a change it saw of other state
+    — a parameter, a global — writes none); or it is given nothing of the run's transaction
+    (`_needs_no_session`), so that whatever it writes, it writes elsewhere."""
     effects = action.info.effects
     if not (effects.external or effects.sends or effects.spends):
         return False

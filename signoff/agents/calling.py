@@ -24,6 +24,7 @@ from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.actions.nesting import too_deep
 from signoff.actions.results import ActionOutcome, ActionResult
+from signoff.actions.running import reaches_out_only
 from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
@@ -287,10 +288,11 @@ class CallSteps(StepUnits):
                                            answer=answer)
                 closed = self._close_turn(db, task, [done])
 
-        # An outside call runs with nothing written until it is back: its task's hold is kept
-        # alive meanwhile, however long it takes, so that no other process takes the call for
-        # one a crash cut off.
-        hold = self._holds().get(task.id) if outside else None
+        # A call that only reaches outside runs in no writer's transaction, with nothing
+        # written until it is back: its task's hold is kept alive meanwhile, however long it
+        # takes, so that no other process takes the call for one a crash cut off. (One that
+        # writes records too runs in its writer's transaction, which checked the hold.)
+        hold = self._holds().get(task.id) if outside and reaches_out_only(action) else None
         with runs.holding(self._database, hold) if hold is not None else (
                 contextlib.nullcontext()):
             if outside:

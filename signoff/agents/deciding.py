@@ -167,15 +167,15 @@ class Decider:
         apart = outside or action.info.query
         # Claimed apart, its run is leased to this thread until it is recorded (`runs`): a
         # worker does not take it for stopped while it runs, however long it takes.
-        lease: contextlib.AbstractContextManager[dict[str, Any]] = runs.running(
-            self._database, proposal.id) if apart else contextlib.nullcontext({})
+        lease: contextlib.AbstractContextManager[Callable[[], dict[str, Any]]] = runs.running(
+            self._database, proposal.id) if apart else contextlib.nullcontext(dict)
         with lease as leased:
             if apart:  # at most once: marked before it starts, never run blindly again
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)  # a decision and a step on the task take turns
                     self._decider_now(db, proposal, by)
                     if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
-                                               **decided, **leased):
+                                               **decided, **leased()):
                         raise self._already(proposal.id, within=db)
                     # What it spends is reserved with the claim: the check and the reservation are
                     # one statement, so two approvals at once cannot both fit in what is left.
@@ -235,9 +235,9 @@ class Decider:
                                 for_everybody=False, for_id=by.id if proposal.for_id is None
                                 else proposal.for_id) if always_like_this else None
         decision = replace(self._decision(proposal, by, result, said_edit, told), rule=rule)
-        if late:  # settled meanwhile by a worker: as it was settled, with how the run ended
+        if late:  # settled meanwhile by a worker: as it was settled, with how this run ended
             decision = replace(decision, status=self._load(proposal.id)[0].status, said=told,
-                               told_agent=told)
+                               told_agent=self._told_of(proposal.task, call_id))
         return self._after(proposal, decision, woke)
 
     def _refused(self, proposal: Proposal, call_id: str, by: Principal, registered: Registered,
@@ -282,12 +282,11 @@ class Decider:
                                             "value": result.value, "problem": result.problem,
                                             "ran_as": [p.name for p in result.ran_as],
                                             "fingerprint": ran}):
-            # A worker took its runner for gone and settled it meanwhile (its lease was not
-            # renewed in time): what the agent was told then stands; how it really ended is
-            # told beside it, for the people who read the receipt.
-            late = (f"{words[:-1] if words.endswith('.') else words} (it ended after a worker "
-                    "had taken its run for stopped and settled it: what the agent was told "
-                    "then stands).")
+            # Settled meanwhile by another run of it (a worker took this run's process for
+            # stopped: its lease was not renewed in time): what the agent was told then stands;
+            # how this run ended is told beside it, for the people who read the receipt.
+            late = (f"{words.removesuffix('.')} (this run ended after the call had been "
+                    "settled: what the agent was told then stands).")
             repo.note(db, proposal.task, ReceiptKind.DECISION, late, proposal=proposal.id,
                       decided_by=by.name, outcome=result.outcome.value, late=True)
             return late, None, True
@@ -303,6 +302,11 @@ class Decider:
                                            ActionOutcome.GONE):
             repo.add_spend(db, proposal.task, -reserved)
         return answer, self._loop.wake(db, proposal.task), False
+
+    def _told_of(self, task_id: str, call_id: str) -> str:
+        """What the agent was told of its call `call_id`."""
+        with self._database.connect() as db:
+            return next((c.answer for c in repo.calls_of(db, task_id) if c.id == call_id), "")
 
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
                         said_edit: str) -> str:
@@ -502,7 +506,7 @@ class Decider:
         action = self._actions.get(proposal.action) if proposal.action in self._actions else None
         with runs.running(self._database, proposal.id) as leased:
             with self._database.connect() as db:
-                if not repo.take_over_run(db, run, **leased):
+                if not repo.take_over_run(db, run, **leased()):
                     return False
             points.reached("decider.recovering", proposal=proposal.id)
             if action is not None and (action.info.idempotent or action.info.query) and (

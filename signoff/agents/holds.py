@@ -115,8 +115,10 @@ def alive(holder: str, task_id: str) -> bool:
     runs = process_runs(holder)
     if runs is None:
         return True  # not to be seen from here: its hold's expiry decides
+    if not runs:
+        return False
     _, pid, _, thread = holder.rsplit(":", 3)  # (a holder's id: `process_runs` read it)
-    if runs and int(pid) == os.getpid():
+    if int(pid) == os.getpid():
         with _stepping_lock:
             return int(thread) in _stepping.get(task_id, ())
     return runs

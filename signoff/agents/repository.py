@@ -488,9 +488,14 @@ class ApprovedRun:
     """An approved proposal whose run is not recorded yet, and who runs it (`signoff.agents.runs`)."""
 
     id: str
+    """The proposal's id."""
     run_by: str | None
+    """Who runs it (a holder's id: `signoff.agents.holds.holder_id`); None when it was
+    approved before runs were leased."""
     run_until: datetime | None
+    """Until when they are known to run it (renewed while it runs)."""
     decided_at: datetime | None
+    """When it was approved."""
 
 
 def approved_runs(db: Executor) -> list[ApprovedRun]:

@@ -1,17 +1,23 @@
-"""Calls that run outside any transaction, and who runs them: their leases, kept alive.
+"""Calls that run outside any writer's transaction, and who runs them: their leases, kept alive.
 
 Two kinds of call run for a while with nothing written of them until they are back: an alone
-call that reaches outside (marked running first, under its task's hold), and an approved call
-that runs apart from its claim (it reaches outside, or it is a query: claimed in a transaction
-of its own before it runs, recorded in another once it is back). Each is leased to whoever runs
-it: the alone call by its task's hold (``signoff_tasks.holder``, ``held_until``, `holds`), the
-approved one by its proposal (``run_by``: a holder's id, ``run_until``). While such a call runs,
-a thread of its process renews the lease every `RENEW_EVERY` seconds, however long the call
-takes; so no other process takes the task over, or (`gone`) settles the approved call, while it
-still runs: only once its process is seen to have stopped (at once on this machine) or its lease
-ran out unrenewed. A call still running is never run again beside itself, nor told as of unknown
-outcome; and of two runs of one approved call (its own, and one a worker made once it took it
-for stopped), only the first to be recorded is.
+call that only reaches outside (marked running first, under its task's hold), and an approved
+call that runs apart from its claim (it reaches outside, or it is a query: claimed in a
+transaction of its own before it runs, recorded in another once it is back). Each is leased to
+whoever runs it: the alone call by its task's hold (``signoff_tasks.holder``, ``held_until``,
+`holds`), the approved one by its proposal (``run_by``: a holder's id, ``run_until``). While
+such a call runs, a thread of its process renews the lease once `RENEW_EVERY` seconds have
+passed since it was last set, however long the call takes; so no other process takes the task
+over, or (`gone`) settles the approved call, while it still runs: only once its process is seen
+to have stopped (at once on this machine) or its lease ran out unrenewed. A call still running
+is never run again beside itself, nor told as of unknown outcome; and of two runs of one
+approved call (its own, and one a worker made once it took it for stopped), only the first to
+be recorded is.
+
+(A call that writes records as well runs in its writer's transaction, which checked the hold
+as it began: the transaction protects it, on SQLite by the write lock, on PostgreSQL by the
+head row's lock, and it keeps no lease here. An in-memory database is one process's alone:
+its leases are known here, and not renewed.)
 """
 
 from __future__ import annotations
@@ -38,10 +44,15 @@ LEASE = timedelta(seconds=60)
 """How long an approved run is known to go on without its runner renewing it (a task's hold
 lasts `holds.HOLD_FOR`)."""
 RENEW_EVERY = 20.0
-"""How often, in seconds, a process renews the leases of the calls it runs."""
+"""How often, in seconds, a process renews the leases of the calls it runs (it looks twice as
+often: a lease goes at most one and a half times this unrenewed, or longer only while its
+renewal fails)."""
+_WAIT_FOR_LOCK = "2s"
+"""How long a renewal waits on a row another transaction has locked (PostgreSQL), before it is
+left for the next look: one blocked row does not hold up the renewal of the others."""
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False)
 class _Lease:
     """A lease this process keeps alive while a call runs."""
 
@@ -50,53 +61,69 @@ class _Lease:
     """Renews it, in a transaction of the database."""
     renewed_at: float
     """When it was last set (`time.monotonic`)."""
+    kept: bool
+    """Whether it is renewed (not for an in-memory database)."""
 
 
-_leases: dict[tuple[str, str], _Lease] = {}
-"""The leases of the calls this process runs now: ("proposal", id) or ("task", id)."""
+_leases: dict[tuple[str, str], list[_Lease]] = {}
+"""The leases of the calls this process runs now: ("proposal", id) or ("task", id), each with
+every run of this process that holds it (two approvals of one proposal may race to claim it)."""
 _lock = threading.Lock()
-_renewing: list[float] = []
+_pace: list[float] = []
 """The pace (seconds) of the thread renewing them, while there is one."""
 _sooner = threading.Event()
 """Set when a lease wants a quicker pace than the thread keeps (`RENEW_EVERY` was lowered)."""
 
 
 @contextmanager
-def running(database: Database, proposal_id: str) -> Iterator[dict[str, Any]]:
-    """While the block runs, this thread runs the approved call of `proposal_id`, claimed (or
-    to be claimed) with the columns given (its lease, from now): the lease is renewed, and a
-    worker of this process does not take the call for stopped."""
+def running(database: Database, proposal_id: str) -> Iterator[Callable[[], dict[str, Any]]]:
+    """While the block runs, this thread runs the approved call of `proposal_id`, to be
+    claimed with the columns the callable given makes (its lease from then: call it in the
+    claiming transaction, once it has the task's lock): the lease is renewed, and a worker of
+    this process does not take the call for stopped."""
     me = holds.holder_id()
 
     def renew(db: repo.Executor) -> None:
         repo.renew_run(db, proposal_id, me, repo.now() + LEASE)
 
-    with _leased(("proposal", proposal_id), database, renew):
-        yield {"run_by": me, "run_until": repo.now() + LEASE}
+    with _leased(("proposal", proposal_id), database, renew) as lease:
+
+        def columns() -> dict[str, Any]:
+            lease.renewed_at = time.monotonic()
+            return {"run_by": me, "run_until": repo.now() + LEASE}
+
+        yield columns
 
 
 @contextmanager
 def holding(database: Database, hold: holds.Hold) -> Iterator[None]:
-    """While the block runs (a call under `hold` that reaches outside), the hold is renewed."""
+    """While the block runs (a call under `hold` that only reaches outside), the hold is
+    renewed."""
     with _leased(("task", hold.task), database, lambda db: holds.renew(db, hold)):
         yield
 
 
 @contextmanager
 def _leased(key: tuple[str, str], database: Database,
-            renew: Callable[[repo.Executor], object]) -> Iterator[None]:
+            renew: Callable[[repo.Executor], object]) -> Iterator[_Lease]:
+    lease = _Lease(database=database, renew=renew, renewed_at=time.monotonic(),
+                   kept=not (database.is_sqlite and database.file is None))
     with _lock:
-        _leases[key] = _Lease(database=database, renew=renew, renewed_at=time.monotonic())
-        if not _renewing:
-            _renewing.append(RENEW_EVERY)
+        _leases.setdefault(key, []).append(lease)
+        if lease.kept and not _pace:
+            _pace.append(RENEW_EVERY)
             threading.Thread(target=_renew, name="signoff-leases", daemon=True).start()
-        elif _renewing[0] > RENEW_EVERY:
+        elif lease.kept and _pace[0] > RENEW_EVERY:
             _sooner.set()
     try:
-        yield
+        yield lease
     finally:
         with _lock:
-            _leases.pop(key, None)
+            held = [other for other in _leases.get(key, ()) if other is not lease]
+            if held:
+                _leases[key] = held
+            else:
+                _leases.pop(key, None)
 
 
 def gone(proposal_id: str, run_by: str | None, run_until: datetime | None,
@@ -117,22 +144,38 @@ def gone(proposal_id: str, run_by: str | None, run_until: datetime | None,
 
 def _renew() -> None:
     """Renew each lease this process keeps once `RENEW_EVERY` seconds have passed since it was
-    last set, until it keeps none."""
+    last set, looking twice as often, until it keeps none."""
     while True:
-        _sooner.wait(_renewing[0])
+        _sooner.wait(_pace[0] / 2)
         _sooner.clear()
-        at = time.monotonic()
         with _lock:
-            if not _leases:
-                _renewing.clear()
+            kept = [lease for held in _leases.values() for lease in held if lease.kept]
+            if not kept:
+                _pace.clear()
                 return
-            _renewing[0] = RENEW_EVERY
-            due = [lease for lease in _leases.values() if at - lease.renewed_at >= RENEW_EVERY]
-            for lease in due:
-                lease.renewed_at = at
-        for lease in due:
+            _pace[0] = RENEW_EVERY
+        at = time.monotonic()
+        for lease in kept:
+            if at - lease.renewed_at < RENEW_EVERY:
+                continue
             try:
                 with lease.database.connect() as db:
+                    if db.dialect.name == "postgresql":
+                        db.exec_driver_sql(f"SET LOCAL lock_timeout = '{_WAIT_FOR_LOCK}'")
                     lease.renew(db)
-            except Exception:  # tried again next round: a lease has time to spare
-                log.exception("A lease of a call being run could not be renewed")
+            except Exception as error:  # looked at again soon: a lease has time to spare
+                log.warning("A lease of a call being run could not be renewed (tried again in "
+                            "%.0f s): %s", RENEW_EVERY / 2, error)
+            else:
+                lease.renewed_at = at
+
+
+def _forget_in_child() -> None:
+    """A process forked from this one runs none of its calls, and has no renewing thread."""
+    global _lock, _sooner
+    _lock, _sooner = threading.Lock(), threading.Event()
+    _leases.clear()
+    _pace.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)

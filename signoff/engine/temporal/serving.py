@@ -126,8 +126,9 @@ class TemporalWorker:
     def sweep(self) -> int:
         """Pass the deadlines due (a proposal whose task has no workflow timing it is passed
         here too; passing one twice is a no-op), settle approved calls whose process stopped
-        (older than `stuck_after`), and signal the workflows of Running tasks nobody is on; how
-        many calls and tasks were settled or signalled."""
+        (`Worker.recover`: and tasks left Waiting on nothing for longer than `stuck_after`), and
+        signal the workflows of Running tasks nobody is on; how many calls and tasks were
+        settled or signalled."""
         self._in_process.pass_deadlines()
         settled = self._in_process.recover(older_than=self._stuck_after)
         return settled + self._runner.nudge_stalled(older_than=self._stalled_after)
