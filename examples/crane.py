@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any
 
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
@@ -62,9 +62,19 @@ def setup() -> dict[str, object]:
     return {"olu": olu, "crane": crane}
 
 
+class _Told(logging.Formatter):
+    """The log as this demo shows it: each record with what it caught, in a line (a real log
+    keeps the whole traceback)."""
+
+    def formatException(self, ei: Any) -> str:
+        return f"  log: {ei[0].__name__}: {ei[1]}"
+
+
 def main() -> None:
     """Lift three loads: one too heavy, one that breaks the winch, one that goes up."""
-    logging.basicConfig(level=logging.ERROR, format="  log: %(message)s")
+    told = logging.StreamHandler()
+    told.setFormatter(_Told("  log: %(message)s"))
+    logging.basicConfig(level=logging.ERROR, handlers=[told])
     people = setup()
     olu, crane = people["olu"], people["crane"]
     for tonnes in (50, 13, 8):
