@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -160,16 +162,27 @@ def test_a_call_running_in_another_process_is_not_judged_crashed(
     assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
 
 
+def _held_until(shop: SimpleNamespace) -> datetime:
+    """Until when the one running task of `shop` is held."""
+    with shop.app.database.connect() as db:
+        until = db.execute(select(tasks.c.held_until).where(
+            tasks.c.status == TaskStatus.RUNNING.value)).one()[0]
+    return _aware(until)
+
+
+@pytest.mark.parametrize("renewed", [True, False], ids=["renewed", "renewal-held-up"])
 def test_an_alone_outside_call_longer_than_a_hold_lasts_keeps_its_task(
-    two: tuple[SimpleNamespace, SimpleNamespace], monkeypatch: pytest.MonkeyPatch,
+    two: tuple[SimpleNamespace, SimpleNamespace], monkeypatch: pytest.MonkeyPatch, renewed: bool,
 ) -> None:
     """Finding 2, for a long call: an alone outside call may run longer than a hold lasts
-    unrenewed. Its process keeps the task's hold alive while it runs, so a worker of another
-    process does not take the task over meanwhile and tell the call as of unknown outcome (or
-    run it again). (The hold ran out a minute into such a call, and the task was taken.)"""
+    unrenewed. Its process keeps the task's hold alive while it runs; and while its renewal is
+    held up (behind a long writer's lock), a holder whose process still runs on this machine is
+    waited for `holds.OUTLIVED` past the hold's end. Either way a worker of another process
+    does not take the task over meanwhile and tell the call as of unknown outcome (or run it
+    again). (The hold ran out a minute into such a call, and the task was taken.)"""
     agent_side, decider_side = two
     monkeypatch.setattr(holds, "HOLD_FOR", timedelta(seconds=1))
-    monkeypatch.setattr(runs, "RENEW_EVERY", 0.1)
+    monkeypatch.setattr(runs, "RENEW_EVERY", 0.1 if renewed else 1000.0)
     script = _turn(agent_side, says.tool(agent_side.post_letter, text="Dear customer"))
     running, looked = threading.Event(), threading.Event()
 
@@ -183,16 +196,40 @@ def test_an_alone_outside_call_longer_than_a_hold_lasts_keeps_its_task(
         agent = in_thread("agent", lambda: agent_side.app.agent(agent_side.Clerk).do(
             agent_side.Tend(), None, model=script))
         assert running.wait(WAIT)
-        time.sleep(1.5)  # longer than the hold lasts unrenewed
         try:
+            marked = _held_until(agent_side)
+            time.sleep(1.5)  # longer than the hold lasts unrenewed
+            later = _held_until(agent_side)
             decider_side.app.worker(model_for=lambda _agent, _task: script).run_once()
         finally:
             looked.set()
         (outcome,) = _joined(agent)
+    assert (later > marked) is renewed
     receipt = _receipt(agent_side, outcome.task)
     assert "unknown" not in receipt, receipt
     assert lines(agent_side.letters) == ["Dear customer"]
     assert agent_side.app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+def test_a_runner_is_judged_gone_by_its_process_and_its_lease() -> None:
+    """An approved run leased to a process of this machine that still runs is left to it for
+    `holds.OUTLIVED` past its lease's end (its renewal may wait on a lock), and is gone once
+    that process has ended; one of another machine is gone once its lease has run out."""
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        started = holds._started(child.pid)
+        here = f"{socket.gethostname()}:{child.pid}:{started}:1"
+        now = datetime.now(UTC)
+        ran_out, long_ago = now - timedelta(seconds=1), now - holds.OUTLIVED - timedelta(seconds=1)
+        assert not runs.gone("p", here, ran_out, now, now)
+        assert runs.gone("p", here, long_ago, now, now)
+        elsewhere = "elsewhere.example:4242:99:1"
+        assert not runs.gone("p", elsewhere, now + timedelta(seconds=30), now, now)
+        assert runs.gone("p", elsewhere, ran_out, now, now)
+    finally:
+        child.kill()
+        child.wait()
+    assert runs.gone("p", here, now + timedelta(seconds=30), now, now)  # its process has ended
 
 
 def test_a_single_step_lets_its_task_go_for_the_next_to_run_elsewhere(database: str,

@@ -12,6 +12,8 @@ A hold is taken (`take`) when it is free, has expired, or its holder is a proces
 machine that no longer runs, or a thread of this process that is not stepping the task now
 (`stepping` marks the steps; a task started or stepped once on one thread of a server may go on
 from another): a crash is seen at once on the same machine, elsewhere when the hold expires.
+(A holder of this machine whose process still runs is waited for `OUTLIVED` past its hold's
+expiry: its renewal may be queued behind a long writer's lock.)
 A task that stops running (it waits or ends) is let go in the same transaction that says so.
 """
 
@@ -34,12 +36,16 @@ from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
-__all__ = ["HOLD_FOR", "Hold", "LostHold", "check", "holder_id", "lock", "process_runs", "renew",
+__all__ = ["HOLD_FOR", "OUTLIVED", "Hold", "LostHold", "check", "holder_id", "lock", "process_runs", "renew",
            "stepping", "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
 another machine, is taken over after this)."""
+OUTLIVED = timedelta(minutes=10)
+"""How long after its hold (or lease) ran out a holder whose process still runs on this machine
+is waited for before what it held is taken from it: its renewal may be queued behind a long
+writer's lock. (One on another machine cannot be seen: its hold's expiry decides.)"""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +130,16 @@ def alive(holder: str, task_id: str) -> bool:
     return runs
 
 
+def outlived(holder: str, until: datetime | None) -> bool:
+    """Whether a hold (or a lease) of `holder`, held `until`, has run out for others to take
+    what it held: at once on another machine, and `OUTLIVED` later for a process of this
+    machine that still runs (whether it does is the caller's to ask)."""
+    if until is None:
+        return True
+    left = _aware(until) - now()
+    return left <= timedelta(0) if process_runs(holder) is None else left <= -OUTLIVED
+
+
 def process_runs(holder: str) -> bool | None:
     """Whether the process a holder's id (`holder_id`) names still runs: None when it is a
     process of another machine, not to be seen from here (an id that is no holder's names
@@ -160,8 +176,8 @@ def take(db: Any, task_id: str) -> Hold | None:
         return None
     me, at = holder_id(), now()
     holder, until = head["holder"], head["held_until"]
-    if holder is not None and holder != me and (until is None or _aware(until) > at) and (
-            alive(holder, task_id)):
+    if holder is not None and holder != me and alive(holder, task_id) and (
+            not outlived(holder, until)):
         return None
     fence = head["fence"] + 1
     taken = prepare(db, "hold_take", lambda: _TAKE).run(db, {

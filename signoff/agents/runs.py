@@ -14,9 +14,11 @@ is never run again beside itself, nor told as of unknown outcome; and of two run
 approved call (its own, and one a worker made once it took it for stopped), only the first to
 be recorded is.
 
-(A call that writes records as well runs in its writer's transaction, which checked the hold
-as it began: the transaction protects it, on SQLite by the write lock, on PostgreSQL by the
-head row's lock, and it keeps no lease here. An in-memory database is one process's alone:
+(An alone call that writes records as well runs in its writer's transaction, which checked
+the hold as it began: the transaction protects it, on SQLite by the write lock, on PostgreSQL by
+the head row's lock, and it keeps no lease here; an approved one is leased all the same. A
+renewal may wait on a long writer's lock: a runner of this machine whose process still runs is
+waited for `holds.OUTLIVED` past its lease's end. An in-memory database is one process's alone:
 its leases are known here, and not renewed.)
 """
 
@@ -110,12 +112,9 @@ def _leased(key: tuple[str, str], database: Database,
                    kept=not (database.is_sqlite and database.file is None))
     with _lock:
         _leases.setdefault(key, []).append(lease)
-        if lease.kept and not _pace:
-            _pace.append(RENEW_EVERY)
-            threading.Thread(target=_renew, name="signoff-leases", daemon=True).start()
-        elif lease.kept and _pace[0] > RENEW_EVERY:
-            _sooner.set()
     try:
+        if lease.kept:
+            _keep_renewing()
         yield lease
     finally:
         with _lock:
@@ -126,27 +125,40 @@ def _leased(key: tuple[str, str], database: Database,
                 _leases.pop(key, None)
 
 
+def _keep_renewing() -> None:
+    """See that a thread renews the leases, at the pace set now."""
+    with _lock:
+        if _pace:
+            if _pace[0] > RENEW_EVERY:
+                _sooner.set()
+            return
+        threading.Thread(target=_renew, name="signoff-leases", daemon=True).start()
+        _pace.append(RENEW_EVERY)  # (once it has started: one that could not start is none)
+
+
 def gone(proposal_id: str, run_by: str | None, run_until: datetime | None,
          decided_at: datetime | None, cutoff: datetime) -> bool:
     """Whether the runner of an approved call is gone, so that it is for a worker to settle:
-    this process does not run it now, the process of this machine that ran it no longer runs,
-    or (of another machine) its lease has run out. A call approved before runs were leased is
-    gone once it was decided before `cutoff`."""
+    this process does not run it now, the process of this machine that ran it no longer runs
+    (or has let its lease go unrenewed `holds.OUTLIVED` past its end), or (of another machine)
+    its lease has run out. A call approved before runs were leased is gone once it was decided
+    before `cutoff`."""
     if run_by is None:
         return decided_at is not None and repo.aware(decided_at) <= cutoff
     runs = holds.process_runs(run_by)
     if runs and int(run_by.rsplit(":", 3)[1]) == os.getpid():
         with _lock:
             return ("proposal", proposal_id) not in _leases
-    expired = run_until is None or repo.aware(run_until) <= repo.now()
-    return expired or runs is False
+    return runs is False or holds.outlived(run_by, run_until)
 
 
 def _renew() -> None:
     """Renew each lease this process keeps once `RENEW_EVERY` seconds have passed since it was
     last set, looking twice as often, until it keeps none."""
     while True:
-        _sooner.wait(_pace[0] / 2)
+        with _lock:
+            pace = _pace[0] if _pace else RENEW_EVERY
+        _sooner.wait(pace / 2)
         _sooner.clear()
         with _lock:
             kept = [lease for held in _leases.values() for lease in held if lease.kept]
