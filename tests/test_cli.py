@@ -109,6 +109,11 @@ def test_an_app_file_imports_the_modules_beside_it(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     code, out = _run("actions", "--app", "cwd_app_s29:app")
     assert code == 0, out
+    (tmp_path / "pkg_app_s29").mkdir()  # a package of the current folder, by its module name
+    (tmp_path / "pkg_app_s29" / "__init__.py").write_text(
+        _SIBLING_APP.format(helper="cwd_names_s29"))
+    code, out = _run("actions", "--app", "pkg_app_s29:app")
+    assert code == 0, out
 
 
 def test_a_folder_given_as_the_app_is_a_usage_error(tmp_path: Path) -> None:

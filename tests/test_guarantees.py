@@ -625,6 +625,18 @@ def _approving_runs_until(decider_side: SimpleNamespace, proposal: Any, go_on: t
     return decider
 
 
+def _approved_and_running(agent_side: SimpleNamespace, decider_side: SimpleNamespace
+                          ) -> tuple[Any, Any, threading.Event, Any, Any]:
+    """An invoice proposed in the agent's process, approved in the decider's, whose run goes on
+    once the event given back is set: the task's outcome, the proposal, that event, the
+    decider's thread, and a worker of the agent's process."""
+    outcome, proposal, script = _invoice_waits(agent_side)
+    go_on = threading.Event()
+    decider = _approving_runs_until(decider_side, proposal, go_on)
+    worker = agent_side.app.worker(model_for=lambda _agent, _task: script)
+    return outcome, proposal, go_on, decider, worker
+
+
 def _run_of(shop: SimpleNamespace, proposal_id: str) -> dict[str, Any]:
     with shop.app.database.connect() as db:
         row = db.execute(select(proposals.c.status, proposals.c.run_by, proposals.c.run_until)
@@ -648,10 +660,7 @@ def test_an_approved_call_still_running_is_not_settled_by_a_worker(
     settled once approved longer than ``stuck_after`` ago, however it was doing: told unknown,
     then recorded again as run.)"""
     agent_side, decider_side = two
-    outcome, proposal, script = _invoice_waits(agent_side)
-    go_on = threading.Event()
-    decider = _approving_runs_until(decider_side, proposal, go_on)
-    worker = agent_side.app.worker(model_for=lambda _agent, _task: script)
+    outcome, proposal, go_on, decider, worker = _approved_and_running(agent_side, decider_side)
     try:
         settled = worker.recover(older_than=timedelta(0))
         while_running = _run_of(agent_side, proposal.id)
@@ -676,10 +685,7 @@ def test_an_approved_run_leased_elsewhere_is_settled_once_its_lease_runs_out(
     outcome. When that run then ends after all, its record does not overwrite what the agent
     was told: how it really ended is told beside it in the receipt."""
     agent_side, decider_side = two
-    outcome, proposal, script = _invoice_waits(agent_side)
-    go_on = threading.Event()
-    decider = _approving_runs_until(decider_side, proposal, go_on)
-    worker = agent_side.app.worker(model_for=lambda _agent, _task: script)
+    outcome, proposal, go_on, decider, worker = _approved_and_running(agent_side, decider_side)
     try:
         _lease_elsewhere(agent_side, proposal.id, datetime.now(UTC) + timedelta(minutes=1))
         while_leased = worker.recover()

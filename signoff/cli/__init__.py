@@ -80,7 +80,8 @@ def load_app(spec: str | None) -> Any:
             _on_path(path.parent)  # its own modules beside it import, as with `python FILE`
             module_spec.loader.exec_module(module)
         else:
-            if Path(where).is_dir() or not all(p.isidentifier() for p in where.split(".")):
+            if not all(part.isidentifier() for part in where.split(".")):  # (a package's
+                # folder named as a module imports as one)
                 raise click.UsageError(
                     f"{spec}: give the app as a file ending in .py (such as "
                     f"{Path(where) / 'app.py'}:app) or as a module (myapp:app); {where} is "
