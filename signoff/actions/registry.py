@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.engine import Connection
 
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
@@ -20,7 +21,7 @@ from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.actions.running import Providers, Runner, RunTransaction
+from signoff.actions.running import Providers, Runner
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
 from signoff.effects import analyse
@@ -277,8 +278,8 @@ class Actions:
 
     def run_values(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str = "",
-        before: Callable[[RunTransaction], None] | None = None,
-        within: Callable[[RunTransaction, ActionResult], None] | None = None,
+        before: Callable[[Connection], None] | None = None,
+        within: Callable[[Connection, ActionResult], None] | None = None,
     ) -> ActionResult:
         """Run a registered action as `acting`, with hooks that commit with its writes: `before`
         runs first in its transaction, `within` after a Done run (see ``Runner.run``)."""

@@ -129,14 +129,14 @@ class Runner:
         acting: ActingAs,
         cause: str,
         consent: Consent | None = None,
-        before: Callable[[RunTransaction], None] | None = None,
-        within: Callable[[RunTransaction, ActionResult], None] | None = None,
+        before: Callable[[Connection], None] | None = None,
+        within: Callable[[Connection, ActionResult], None] | None = None,
     ) -> ActionResult:
         """Run `action` with `values` as `acting`; every way it can end is an outcome.
 
         `before`, when given, runs first in the run's transaction. `within`, when given, is
-        called with the transaction (a session, or for an action that needs none, a
-        connection) and the result of a Done run before its transaction commits:
+        called with the transaction's connection (its session's, when the run has one) and the
+        result of a Done run before its transaction commits:
         what either writes commits with the action's writes, or not at all. (An action that
         reaches outside and writes no record runs in a reader's transaction; `before` and
         `within` then run together, in a transaction of their own once it is back: see
@@ -189,8 +189,8 @@ class Runner:
 
     def _run(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str,
-        consent: Consent | None, before: Callable[[RunTransaction], None] | None,
-        within: Callable[[RunTransaction, ActionResult], None] | None, isolate: bool, consented: bool,
+        consent: Consent | None, before: Callable[[Connection], None] | None,
+        within: Callable[[Connection, ActionResult], None] | None, isolate: bool, consented: bool,
     ) -> ActionResult:
         query = action.info.query
         plain = not query and consent is None and not reaches_out_only(action) and (
@@ -209,19 +209,23 @@ class Runner:
                 with session.begin():
                     if isolate:
                         session.execute(_REPEATABLE_READ)
-                    admitted = self._admit(action, acting, cause, session)
+                    # The hooks and the admission write and read on the session's connection,
+                    # in its transaction: what they do needs no ORM (and the session's way to
+                    # its connection costs more than their statements).
+                    connection = session.connection()
+                    admitted = self._admit(action, acting, cause, session, connection)
                     if isinstance(admitted, ActionResult):
                         return admitted
                     acting = admitted
                     if consent is not None:
                         _honour_once(session, consent)
                     if before is not None:
-                        before(session)
+                        before(connection)
                     result = self._call(action, dict(values), session, acting, cause)
                     if consented:
                         points.reached("run.consented", action=action.name)
                     if within is not None:
-                        within(session, result)
+                        within(connection, result)
                 return result
             except ValidationError as error:
                 return _result(action, acting, cause, ActionOutcome.INVALID,
@@ -251,8 +255,8 @@ class Runner:
 
     def _call_outside(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs,
-        cause: str, *, before: Callable[[RunTransaction], None] | None,
-        within: Callable[[RunTransaction, ActionResult], None] | None, consented: bool,
+        cause: str, *, before: Callable[[Connection], None] | None,
+        within: Callable[[Connection, ActionResult], None] | None, consented: bool,
     ) -> ActionResult:
         """Run an action that reaches outside and writes no record without holding SQLite's
         write lock while it is out (a slow server would keep every other writer waiting):
@@ -265,7 +269,7 @@ class Runner:
             session.begin()
             session.connection()
         try:  # a transaction that only reads: it ends rolled back, with nothing to keep
-            admitted = self._admit(action, acting, cause, session)
+            admitted = self._admit(action, acting, cause, session, session.connection())
             if isinstance(admitted, ActionResult):
                 return admitted
             result = self._call(action, values, session, admitted, cause)
@@ -276,23 +280,24 @@ class Runner:
             session.rollback()
         if before is not None or within is not None:
             with session.begin():
+                connection = session.connection()
                 if before is not None:
-                    before(session)
+                    before(connection)
                 if within is not None:
-                    within(session, result)
+                    within(connection, result)
         return result
 
     def _call_plain(
         self, action: Action, values: dict[str, Any], acting: ActingAs, cause: str, *,
-        before: Callable[[RunTransaction], None] | None,
-        within: Callable[[RunTransaction, ActionResult], None] | None,
+        before: Callable[[Connection], None] | None,
+        within: Callable[[Connection, ActionResult], None] | None,
     ) -> ActionResult:
         """Run an action that takes no session and no record (`_needs_no_session`) in a
         transaction of the database's own, with no ORM session: the run is admitted, and
         `before` and `within` write, in it as in any run's. What the action itself opens
         is its own, as it would be beside a session."""
         with self._database.connect() as db:
-            admitted = self._admit(action, acting, cause, db)
+            admitted = self._admit(action, acting, cause, None, db)
             if isinstance(admitted, ActionResult):
                 return admitted
             if before is not None:
@@ -306,14 +311,15 @@ class Runner:
                 within(db, result)
         return result
 
-    def _admit(self, action: Action, acting: ActingAs, cause: str, session: RunTransaction
-               ) -> ActingAs | ActionResult:
-        """Who the run is for, as they are now (read in its own transaction), if every one of
-        them may run the action; else the Denied result."""
-        current = self.current(acting, within=session)
+    def _admit(self, action: Action, acting: ActingAs, cause: str, session: Session | None,
+               connection: Connection) -> ActingAs | ActionResult:
+        """Who the run is for, as they are now (read on `connection`, in the run's
+        transaction), if every one of them may run the action; else the Denied result. The
+        run's `session`, when it has one, then acts as them."""
+        current = self.current(acting, within=connection)
         if isinstance(current, ActionResult):
             return _with(current, action=action.name, cause=cause)
-        if isinstance(session, Session):
+        if session is not None:
             enforce_rules_on(session, current)
         policy = action.options.authorize
         if policy is not None:
@@ -336,7 +342,8 @@ class Runner:
         with read_only_guard() as guard, reading_only():
             try:
                 with session.begin() as transaction:
-                    admitted = self._admit(action, acting, cause, session)
+                    admitted = self._admit(action, acting, cause, session,
+                                           session.connection())
                     if isinstance(admitted, ActionResult):
                         return admitted
                     acting = admitted

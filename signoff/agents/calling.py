@@ -236,8 +236,8 @@ class CallSteps(StepUnits):
                              value=handed.value, answer="Result received.",
                              finished_at=repo.now())
             if only:
-                closed = self._close_turn(db, task, [dataclasses.replace(
-                    call, state=CallState.DONE, outcome=CallOutcome.DONE, value=handed.value,
+                closed = self._close_turn(db, task, [call.changed(
+                    state=CallState.DONE, outcome=CallOutcome.DONE, value=handed.value,
                     answer="Result received.")])
         self.observer.tool_ended(state=CallState.DONE, outcome=CallOutcome.DONE,
                                  answer="Result received.")
@@ -283,9 +283,8 @@ class CallSteps(StepUnits):
                 repo.add_spend(db, task.id, -cost)  # what was reserved, given back
             closed = None
             if only:
-                done = dataclasses.replace(call, state=state,
-                                           outcome=result.outcome.value, value=result.value,
-                                           answer=answer)
+                done = call.changed(state=state, outcome=result.outcome.value,
+                                    value=result.value, answer=answer)
                 closed = self._close_turn(db, task, [done])
 
         # A call that only reaches outside runs in no writer's transaction, with nothing
@@ -347,7 +346,7 @@ class CallSteps(StepUnits):
             with self._writing(task.id) as db:
                 repo.update_call(db, task.id, call.id, state=CallState.NEW)
             values = self._actions.values_from_json(call.tool, call.arguments)
-            fresh = dataclasses.replace(call, state=CallState.NEW)
+            fresh = call.changed(state=CallState.NEW)
             self._run_alone(task, registered, action, fresh, values, None)
             return
         answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
