@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from signoff.actions.declare import ActionFunction, ActionOptions
 from signoff.actions.parameters import Parameter
-from signoff.effects import Effects
+from signoff.effects import EffectKind, Effects
 
 __all__ = ["Action", "ActionInfo"]
 
@@ -86,3 +87,29 @@ class Action:
     def call(self) -> Callable[..., Any]:
         """The function itself, unwrapped."""
         return self.function.__wrapped__
+
+    @functools.cached_property
+    def takes_plain_data(self) -> bool:
+        """Whether it runs without an ORM session: each of its parameters takes plain data
+        (text, a number, a date, a choice, or a list or dict of them: nothing that is or may
+        hold a record, which is looked up through the session as whoever the run is for), and
+        none is filled by the app (a provider is given the session). Worked out once: a loop
+        asks at every call."""
+        return all(p.provided is None and p.takes_plain_data for p in self.all_parameters)
+
+    @functools.cached_property
+    def reaches_out_only(self) -> bool:
+        """Whether it reaches outside (or sends, or spends) and cannot write a record in its
+        run's transaction: its effects name no record it creates, changes or deletes, and no
+        change that is only assumed (code the analysis could not see may write records; a
+        change it saw of other state — a parameter, a global — writes none); or it is given
+        nothing of the run's transaction (`takes_plain_data`), so that whatever it writes, it
+        writes elsewhere."""
+        effects = self.info.effects
+        if not (effects.external or effects.sends or effects.spends):
+            return False
+        if self.takes_plain_data:
+            return True
+        assumed = any(e.kind is EffectKind.CHANGES and e.reason for e in effects.effects)
+        return not effects.creates and not effects.deletes and not (
+            effects.changes - {""}) and not assumed

@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
-from signoff.actions.effects import EffectKind
 from signoff.actions.problems import problem_of
 from signoff.actions.readonly import (
     make_session_read_only,
@@ -403,28 +402,15 @@ _USED = "This consent has been used already: it is honoured once."
 
 
 def _needs_no_session(action: Action) -> bool:
-    """Whether the action runs without an ORM session: each of its parameters takes plain data
-    (text, a number, a date, a choice, or a list or dict of them: nothing that is or may hold a
-    record, which is looked up through the session as whoever the run is for), and none is
-    filled by the app (a provider is given the session)."""
-    return all(p.provided is None and p.takes_plain_data for p in action.all_parameters)
+    """Whether the action runs without an ORM session (`Action.takes_plain_data`)."""
+    return action.takes_plain_data
 
 
 def reaches_out_only(action: Action) -> bool:
-    """Whether the action reaches outside (or sends, or spends) and cannot write a record in its
-    run's transaction, so that it runs outside any writer's transaction (`Runner._call_outside`):
-    its effects name no record it creates, changes or deletes, and no change that is only
-    assumed (code the analysis could not see may write records; a change it saw of other state
-    — a parameter, a global — writes none); or it is given nothing of the run's transaction
-    (`_needs_no_session`), so that whatever it writes, it writes elsewhere."""
-    effects = action.info.effects
-    if not (effects.external or effects.sends or effects.spends):
-        return False
-    if _needs_no_session(action):
-        return True
-    assumed = any(e.kind is EffectKind.CHANGES and e.reason for e in effects.effects)
-    return not effects.creates and not effects.deletes and not (
-        effects.changes - {""}) and not assumed
+    """Whether the action reaches outside and cannot write a record in its run's transaction,
+    so that it runs outside any writer's transaction (`Runner._call_outside`; see
+    `Action.reaches_out_only`)."""
+    return action.reaches_out_only
 
 
 def _is_conflict(error: BaseException) -> bool:

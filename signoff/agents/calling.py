@@ -142,6 +142,8 @@ class CallSteps(StepUnits):
     def _labels_of(self, task: repo.TaskRow, skill: Skill[Any, Any], action: Action,
                    call: repo.CallRow) -> Labels:
         """The labels of the call's arguments, from what the task saw before this turn."""
+        if not self._labels.label(action):
+            return NOTHING_SEEN
         try:
             arguments = json.loads(call.arguments)
         except (ValueError, RecursionError):  # not JSON, or nested too deeply to read

@@ -127,11 +127,17 @@ class TaskLabels:
         trusted text; `calls`: its tool calls, read only when this process does not know them;
         `others`: the other tasks of its work and their last steps, whose calls it has seen
         too, read with `others_since` as far as they are new)."""
-        if action.info.query or action.info.effects.only_reads:
+        if not self.label(action):
             return NOTHING_SEEN
         known = self._before(task_id, turn, trusted, calls, others, others_since)
         return known.provenance.label(action.name, arguments, endorses=endorses,
                                       plain=plain_arguments(action))
+
+    @staticmethod
+    def label(action: Action) -> bool:
+        """Whether a call of `action` is labelled at all: not when it only reads (whatever
+        steered it, it changes nothing)."""
+        return not (action.info.query or action.info.effects.only_reads)
 
     def evidence(self, task_id: str, turn: int, *, trusted: Callable[[], list[str]],
                  calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = (),
