@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -218,7 +220,7 @@ def test_a_runner_is_judged_gone_by_its_process_and_its_lease() -> None:
     child = subprocess.Popen(["sleep", "60"])
     try:
         started = holds._started(child.pid)
-        here = f"{socket.gethostname()}:{child.pid}:{started}:1"
+        here = f"{holds.machine()}:{child.pid}:{started}:1"
         now = datetime.now(UTC)
         ran_out, long_ago = now - timedelta(seconds=1), now - holds.OUTLIVED - timedelta(seconds=1)
         assert not runs.gone("p", here, ran_out, now, now)
@@ -230,6 +232,62 @@ def test_a_runner_is_judged_gone_by_its_process_and_its_lease() -> None:
         child.kill()
         child.wait()
     assert runs.gone("p", here, now + timedelta(seconds=30), now, now)  # its process has ended
+
+
+def test_a_holder_in_another_process_namespace_of_this_host_keeps_its_task(
+    database: str, tmp_path: Path,
+) -> None:
+    """A process of this host in a process namespace of its own (a container on the host's
+    network: the same host name) holds a task, and still runs. Its pid means nothing here, so
+    it is judged as a holder of another machine: by its hold's expiry, not taken for ended."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is needed to start a process in a namespace of its own")
+    shop = build(database, tmp_path)
+    loop = shop.app._agency.loop
+    task = loop.start(shop.app.agent(shop.Clerk).registered, shop.Tend(), None, for_=None,
+                      model=ScriptedModel(says.hand_back(Report(summary="Tended."))),
+                      max_steps=10, budget_usd=1.0)
+    with shop.app.database.connect() as db:  # nobody holds it
+        db.execute(update(tasks).where(tasks.c.id == task).values(holder=None, held_until=None))
+    told = tmp_path / "held.txt"
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        child = subprocess.Popen(
+            ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c",
+             "import sys, time\n"
+             "from signoff.agents import holds\n"
+             "from signoff.store.database import Database\n"
+             "database = Database(sys.argv[1])\n"
+             "with database.connect() as db:\n"
+             "    hold = holds.take(db, sys.argv[2])\n"
+             "open(sys.argv[3], 'w').write(holds.holder_id() if hold else 'refused')\n"
+             "time.sleep(60)\n", database, task, str(told)],
+            cwd=Path(__file__).resolve().parent.parent, stderr=stderr)
+    try:
+        for _ in range(int(WAIT * 10)):
+            if (told.exists() and told.read_text()) or child.poll() is not None:
+                break
+            time.sleep(0.1)
+        if child.poll() is not None:
+            problem = (tmp_path / "stderr.txt").read_text()
+            if "Operation not permitted" in problem:
+                pytest.skip(f"no process namespace may be made here: {problem.strip()}")
+            pytest.fail(f"The process in a namespace of its own ended: {problem}")
+        holder = told.read_text()
+        assert holder != "refused"
+        with shop.app.database.connect() as db:
+            assert holds.take(db, task) is None  # it still holds the task
+        assert holds.process_runs(holder) is None  # not to be seen from here
+        assert holder.rsplit(":", 3)[0] != holds.machine()  # a machine apart, on one host
+        assert holder.split("/")[0] == socket.gethostname()
+        with shop.app.database.connect() as db:  # once its hold has run out, it is taken
+            db.execute(update(tasks).where(tasks.c.id == task).values(
+                held_until=datetime.now(UTC) - timedelta(seconds=1)))
+        with shop.app.database.connect() as db:
+            assert holds.take(db, task) is not None
+    finally:
+        child.kill()
+        child.wait()
+        shop.app.database.dispose()
 
 
 def test_a_single_step_lets_its_task_go_for_the_next_to_run_elsewhere(database: str,

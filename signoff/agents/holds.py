@@ -9,7 +9,8 @@ step's call reaches outside, with nothing to write until it is back, its process
 hold meanwhile (`signoff.agents.runs`).
 
 A hold is taken (`take`) when it is free, has expired, or its holder is a process on this
-machine that no longer runs, or a thread of this process that is not stepping the task now
+machine (`machine`: whose processes can be seen from here) that no longer runs, or a thread of
+this process that is not stepping the task now
 (`stepping` marks the steps; a task started or stepped once on one thread of a server may go on
 from another): a crash is seen at once on the same machine, elsewhere when the hold expires.
 (A holder of this machine whose process still runs is waited for `OUTLIVED` past its hold's
@@ -36,8 +37,8 @@ from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
-__all__ = ["HOLD_FOR", "OUTLIVED", "Hold", "LostHold", "check", "holder_id", "lock", "process_runs", "renew",
-           "stepping", "take"]
+__all__ = ["HOLD_FOR", "OUTLIVED", "Hold", "LostHold", "check", "holder_id", "lock", "machine",
+           "process_runs", "renew", "stepping", "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
@@ -87,10 +88,30 @@ def _exists(pid: int) -> bool:
 
 
 def holder_id() -> str:
-    """Who this is: this machine, process (with its start, so that a reused pid is not taken
-    for it) and thread."""
+    """Who this is: this machine (`machine`), process (with its start, so that a reused pid is
+    not taken for it) and thread."""
     pid = os.getpid()
-    return f"{socket.gethostname()}:{pid}:{_started(pid)}:{threading.get_ident()}"
+    return f"{machine()}:{pid}:{_started(pid)}:{threading.get_ident()}"
+
+
+def machine() -> str:
+    """This machine, as holders' ids name it: the processes whose liveness can be seen from
+    here. Its host name, and on Linux its process namespace: containers that share a host name
+    (as on the host's network) but not their processes are machines apart, since neither sees
+    whether the other's processes run (a pid of one means nothing, or another process, in the
+    other)."""
+    namespace = _process_namespace()
+    host = socket.gethostname()
+    return f"{host}/{namespace}" if namespace else host
+
+
+@functools.cache
+def _process_namespace() -> str:
+    """The process namespace this process lives in ("" where there are none to tell)."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return ""
 
 
 _stepping: dict[str, set[int]] = {}
@@ -150,7 +171,7 @@ def process_runs(holder: str) -> bool | None:
         int(thread)
     except ValueError:
         return False
-    if host != socket.gethostname():
+    if host != machine():
         return None
     if pid == os.getpid():
         return True
