@@ -389,8 +389,9 @@ class CallSteps(StepUnits):
             self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
             if rule is not None:
                 return _Lifted(rule=rule)
+            # What the calls before it in its turn answered (the first has none to read).
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
-                         if c.position < call.position]
+                         if c.position < call.position] if call.position else []
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(earlier + evidence_of(this_turn)))
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
