@@ -301,8 +301,8 @@ class CallSteps(StepUnits):
             try:
                 result = self._actions.run_values(
                     action, values, acting=acting, cause=f"task {task.id}",
-                    before=None if action.info.query else lambda session: self._check(
-                        session, task.id, closing=only and effects.writes_records_only),
+                    before=None if action.info.query else lambda db: self._check(
+                        db, task.id, closing=only and effects.writes_records_only),
                     within=None if action.info.query else record,
                 )
                 if action.info.query or not result.done:

@@ -190,15 +190,15 @@ class Decider:
                 points.reached("decider.claimed", proposal=proposal.id)
                 before = None
             else:
-                def before(session: repo.Executor) -> None:  # exactly once: claimed with the run itself
+                def before(db: repo.Executor) -> None:  # exactly once: claimed with the run itself
                     nonlocal refused
-                    holds.lock(session, proposal.task)
+                    holds.lock(db, proposal.task)
                     try:
-                        self._decider_now(session, proposal, by)
+                        self._decider_now(db, proposal, by)
                     except AgentRefused as refusal:
                         refused = refusal
                         raise RunAborted("not theirs to decide") from None
-                    if not repo.claim_proposal(session, proposal, ProposalStatus.APPROVED,
+                    if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                                **decided):
                         raise RunAborted("already decided")
 
@@ -209,9 +209,9 @@ class Decider:
 
             told, woke, late = "", None, False
 
-            def within(session: repo.Executor, result: ActionResult) -> None:
+            def within(db: repo.Executor, result: ActionResult) -> None:
                 nonlocal told, woke, late
-                told, woke, late = self._record_run(session, proposal, call_id, by, result,
+                told, woke, late = self._record_run(db, proposal, call_id, by, result,
                                                     said_edit, changed, registered, reserved=cost)
 
             try:

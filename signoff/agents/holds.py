@@ -96,20 +96,22 @@ def holder_id() -> str:
 
 def machine() -> str:
     """This machine, as holders' ids name it: the processes whose liveness can be seen from
-    here. Its host name, and on Linux its process namespace: containers that share a host name
-    (as on the host's network) but not their processes are machines apart, since neither sees
-    whether the other's processes run (a pid of one means nothing, or another process, in the
-    other)."""
-    namespace = _process_namespace()
+    here. Its host name, and on Linux its boot and its process namespace: two hosts that share
+    a host name are machines apart (each boot has an id of its own), and so are containers that
+    share one (as on the host's network) but not their processes, since neither sees whether
+    the other's processes run (a pid of one means nothing, or another process, in the other)."""
     host = socket.gethostname()
-    return f"{host}/{namespace}" if namespace else host
+    return f"{host}/{_boot_and_namespace()}" if _boot_and_namespace() else host
 
 
 @functools.cache
-def _process_namespace() -> str:
-    """The process namespace this process lives in ("" where there are none to tell)."""
+def _boot_and_namespace() -> str:
+    """This boot's id and the process namespace this process lives in ("" where there are none
+    to tell)."""
     try:
-        return str(os.stat("/proc/self/ns/pid").st_ino)
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as file:
+            boot = file.read().strip()
+        return f"{boot}/{os.stat('/proc/self/ns/pid').st_ino}"
     except OSError:
         return ""
 

@@ -126,7 +126,6 @@ class TaskView:
 
 
 @functools.cache
-@functools.cache  # (a skill's and an agent's name are asked for at every step)
 def snake_case(name: str) -> str:
     """``EstimateRepair`` → ``estimate_repair``."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
