@@ -419,6 +419,9 @@ def _crane_like_app() -> SimpleNamespace:
         }
         if how in refusals:
             raise refusals[how]
+        ending = {"commit": session.commit, "rollback": session.rollback, "close": session.close}
+        if how in ending:
+            ending[how]()  # the run's transaction is not the action's to end
         return f"closed {job.title}: {current_cause()}"
 
     ann = app.people.add("ann@x.example", "Ann", roles=["staff"])
@@ -450,6 +453,24 @@ def test_refusals_map_to_outcomes_and_nothing_is_kept(
     assert (result.outcome, result.problem, result.said) == (outcome, problem, "")
     assert ("secret internals" in caplog.text) is (how == "boom")
     assert "secret internals" not in repr(result)
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Job, shop.job.id).state == "open"
+        assert s.scalars(select(shop.Mark)).all() == []
+
+
+@pytest.mark.parametrize(("how", "verb"), [("commit", "commit"), ("rollback", "roll back"),
+                                           ("close", "close")])
+def test_an_action_that_ends_its_runs_transaction_fails_and_keeps_nothing(
+    how: str, verb: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An action that commits (or rolls back, or closes) the session of its run fails, and
+    nothing of the run is kept: the run's transaction is the run's to end. (A commit kept the
+    action's writes, and what the run had written with them, while the run was told Failed.)"""
+    shop = _crane_like_app()
+    with caplog.at_level(logging.ERROR, logger="signoff.actions"):
+        result = shop.app.actions.run("close", {"job": shop.job, "how": how}, as_=shop.ann)
+    assert (result.outcome, result.problem) == (ActionOutcome.FAILED, FAILED_TEXT)
+    assert f"The action close tried to {verb} the session of its run" in caplog.text
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Job, shop.job.id).state == "open"
         assert s.scalars(select(shop.Mark)).all() == []

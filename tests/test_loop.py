@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel
@@ -24,6 +24,7 @@ from signoff import (
     OutcomeUnknown,
     Permits,
     ProposalStatus,
+    Provided,
     ReceiptKind,
     Skill,
     TaskStatus,
@@ -364,6 +365,55 @@ def test_a_step_of_a_reply_and_its_call_that_fails_to_commit_keeps_them_together
     assert all(w.startswith("scripted was asked") for w in (words[1], words[3]))
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Counter, shop.counter.id).value == 1
+
+
+def test_an_alone_call_whose_action_commits_its_run_is_told_failed_and_keeps_nothing(
+) -> None:
+    """An action that commits the session of its run fails, and its step keeps nothing of it:
+    the call is told Failed, the record is as it was, and the model's turn is stored once, with
+    that record. (The action's commit kept its change and the step's reply, and the reply was
+    stored again with the failure.)"""
+    app = App("t", database="sqlite://")
+
+    class Counter(app.Record):  # type: ignore[name-defined, misc]
+        value: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def bump_and_commit(counter: Counter,
+                        session: Annotated[Session, Provided("session")]) -> int:
+        """Add one, and commit it (not the action's to do)."""
+        counter.value += 1
+        session.commit()
+        return counter.value
+
+    class Count(Skill[Counter, Tally]):
+        description = "Count."
+        tools = [bump_and_commit]
+
+    class Clerk(Agent):
+        purpose = "You count."
+        skills = [Count()]
+        may = Permits(alone=[bump_and_commit])
+
+    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+    app.add_agent(Clerk, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        counter = Counter()
+        s.add(counter)
+    script = ScriptedModel(says.tool(bump_and_commit, counter=counter.id),
+                           says.hand_back(Tally(total=0)))
+    outcome = app.agent(Clerk).do(Count(), counter, for_=noor, model=script)
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    with app.database.connect() as db:
+        steps = journal.steps_of(db, outcome.task)
+        calls = repo.calls_of(db, outcome.task)
+    assert [(s.turn, s.kind) for s in steps] == [(0, "start"), (1, "model_call"),
+                                                 (2, "model_call")]
+    assert [(c.tool, c.outcome) for c in calls] == [("bump_and_commit", "Failed"),
+                                                    ("hand_back", "Done")]
+    with app.session(as_=app.system) as s:
+        assert s.get(Counter, counter.id).value == 0
 
 
 def test_kept_proposals_are_bounded_and_taken_by_any_decision() -> None:

@@ -38,7 +38,7 @@ from signoff.exceptions import (
     UserError,
 )
 from signoff.security.acting import ActingAs
-from signoff.security.enforcement import enforce_rules_on
+from signoff.security.enforcement import enforce_rules_on, running_action
 from signoff.security.principals import People
 from signoff.security.sessions import open_session
 from signoff.store import points
@@ -372,7 +372,8 @@ class Runner:
         for p in action.all_parameters:
             if p.provided is not None:
                 arguments[p.name] = self._providers.value(p.provided, context)
-        returned = action.call(**arguments)
+        with running_action(session, action.name):
+            returned = action.call(**arguments)
         points.reached("run.called", action=action.name)
         session.flush()  # the record rules are checked here, inside the run
         return self._done(action, acting, cause, returned)

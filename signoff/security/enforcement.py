@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState, Session, object_session
 
-from signoff.exceptions import NotAuthorized
+from signoff.exceptions import NotAuthorized, UserError
 from signoff.security.acting import ActingAs
 from signoff.security.records import RecordBase
 from signoff.security.rules import Operation, check, refusal
 
-__all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may"]
+__all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may", "running_action"]
 
 _ACTING = "signoff.acting"
 
@@ -28,7 +29,48 @@ def acting_of(session: Session) -> ActingAs | None:
 
 class RuledSession(Session):
     """A session whose loads and flushes are checked against the record rules whenever it acts
-    as someone (the checks are registered once, on the class)."""
+    as someone (the checks are registered once, on the class).
+
+    While an action's own code runs (`running_action`), it may not end the transaction of the
+    run it was given the session of (commit, roll back or close it): the run commits it when
+    the action returns and rolls it back when it raises. Ended from inside, a run would keep
+    what the action had written though it was told as failed (and, committed, what the run
+    had written of the task's step with it)."""
+
+    def commit(self) -> None:
+        self._refuse_ending("commit")
+        super().commit()
+
+    def rollback(self) -> None:
+        self._refuse_ending("roll back")
+        super().rollback()
+
+    def close(self) -> None:
+        self._refuse_ending("close")
+        super().close()
+
+    def _refuse_ending(self, verb: str) -> None:
+        action = self.info.get(_RUNNING)
+        if action:
+            raise UserError(
+                f"The action {action} tried to {verb} the session of its run. An action does not "
+                "end its run's transaction: signoff commits it when the action returns, and rolls "
+                "it back when the action raises (for a part that may fail on its own, use "
+                "session.begin_nested()). Nothing of the run was kept.")
+
+
+@contextlib.contextmanager
+def running_action(session: Session, action: str) -> Iterator[None]:
+    """While action `action`'s own code runs with `session`, the session's transaction is the
+    run's: the action may not end it (see `RuledSession`)."""
+    session.info[_RUNNING] = action
+    try:
+        yield
+    finally:
+        session.info.pop(_RUNNING, None)
+
+
+_RUNNING = "signoff.running_action"
 
 
 def enforce_rules_on(session: Session, acting: ActingAs) -> Session:
