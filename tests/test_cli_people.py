@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import runpy
 from decimal import Decimal
 from pathlib import Path
@@ -141,6 +142,11 @@ def test_tokens_are_checked(shop: SimpleNamespace) -> None:
     code, out = cli("proposals", "--as", "mia@workshop.example")
     assert code == 4
     assert "not valid" in out
+    # the profile's token is named, with the person it was kept for and how to keep another
+    profile = os.environ["SIGNOFF_PROFILE"]
+    assert f"The token the profile ({profile}) keeps for mia@workshop.example is not valid" in (
+        " ".join(out.split()))
+    assert "signoff users token mia@workshop.example --save" in out
 
 
 def test_rules_tasks_receipt_agents(shop: SimpleNamespace) -> None:

@@ -57,12 +57,11 @@ def _agent(w: dict[str, Any], name: str, may: Permits | None = None) -> type[Age
 
 
 def _pay(w: dict[str, Any], agent: type[Agent], request: str, iban: str, amount: int,
-         email: int = 31) -> Any:
+         email: int = 31, why: str = "The e-mail says to pay this.") -> Any:
     t = w["tools"]
     model = ScriptedModel(
         says.tool(t["read_email"], number=email),
-        says.tool("The e-mail says to pay this.", t["transfer"], iban=iban, amount=amount,
-                  memo="payment"),
+        says.tool(why, t["transfer"], iban=iban, amount=amount, memo="payment"),
         says.hand_back("Paid."),
     )
     return w["app"].agent(agent).do(w["PayBills"](), Request(text=request), for_=w["owner"],
@@ -169,9 +168,11 @@ def test_an_endorsed_amount_and_known_payee_from_a_file_run_alone(world: Any) ->
 def test_the_receipt_records_the_labels_that_decided_each_call(world: Any) -> None:
     """Each tool call's receipt entry carries the labels of its arguments, and the proposal's says
     in words what outside content may have steered."""
-    outcome = _pay(world, world["Widened"], "Deal with my latest mail.", ATTACKER_IBAN, 2400)
+    outcome = _pay(world, world["Widened"], "Deal with my latest mail.", ATTACKER_IBAN, 2400,
+                   why="The e-mail says to pay this")
     receipt = world["app"].receipt(outcome.task)
     (proposed,) = [e for e in receipt.entries if e.kind == "proposal"]
+    assert "“The e-mail says to pay this”. Outside content may have steered it" in proposed.words
     assert proposed.data["labels"]["outside_seen"] is True
     origins = {a["argument"]: a["origin"] for a in proposed.data["labels"]["arguments"]}
     assert origins == {"iban": "outside", "amount": "outside", "memo": "words"}

@@ -729,6 +729,13 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     unsaved = CliRunner().invoke(main, ["mcp", "tasks", config, "--as", noor])
     assert unsaved.exit_code == 4
     assert f"run `signoff mcp token {config} {noor} --save`" in unsaved.output
+    # so do the commands that reach the servers (they decide in a thread of their own)
+    for asked in (["proposals", config], ["approve", config, "some-id"]):
+        told = CliRunner().invoke(main, ["mcp", *asked, "--as", noor])
+        assert told.exit_code == 4, told.output
+        assert f"run `signoff mcp token {config} {noor} --save`" in told.output
+    nobody = CliRunner().invoke(main, ["mcp", "proposals", config])
+    assert f"kept in the profile by `signoff mcp token {config} HANDLE --save`" in nobody.output
     saved = CliRunner().invoke(main, ["mcp", "token", config, noor, "--save"])
     assert saved.exit_code == 0, saved.output
     assert "A new token for Noor is kept in" in saved.output
@@ -921,3 +928,25 @@ def test_a_yes_in_the_inbox_form_runs_the_call_while_the_guard_answers(guard: Si
     assert _deleted(guard) == ["a.txt"]
     (proposal,) = guard.app.proposals()
     assert proposal.status is ProposalStatus.DONE
+
+
+def test_a_configs_relative_paths_are_found_beside_it(tmp_path: Path) -> None:
+    """A guard started from another folder (as an MCP client starts it, in a folder of its
+    own choosing) finds its database and runs its servers beside its config, not in the folder
+    it was started from. (It made a second, empty database there, and lost its proposals.)"""
+    (tmp_path / "guard").mkdir()
+    path = tmp_path / "guard" / "guard.toml"
+    path.write_text('database = "sqlite:///guard.db"\n'
+                    '[servers.files]\ncommand = "python"\nargs = ["files_server.py"]\n'
+                    '[servers.tools]\ncommand = "python"\ncwd = "tools"\n'
+                    '[servers.far]\ncommand = "python"\ncwd = "/srv/far"\n'
+                    '[servers.web]\nurl = "http://127.0.0.1:9/mcp"\n')
+    config = GuardConfig.load(path)
+    here = path.parent.resolve()
+    assert config.database == f"sqlite:///{here / 'guard.db'}"
+    assert [s.cwd for s in config.servers] == [str(here), str(here / "tools"), "/srv/far", None]
+    for given in ("sqlite:////srv/guard.db", "sqlite://", "postgresql+psycopg://u@h/guard"):
+        path.write_text(f'database = "{given}"\n[servers.files]\ncommand = "python"\n')
+        assert GuardConfig.load(path).database == given
+    path.write_text('name = "notes"\n[servers.files]\ncommand = "python"\n')
+    assert GuardConfig.load(path).database == f"sqlite:///{here / 'notes.db'}"

@@ -381,6 +381,10 @@ class CallSteps(StepUnits):
             labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
+        reason = call.why.strip()
+        why = f": “{reason}”" if reason else ", giving no reason."
+        if reason and steered and reason[-1] not in ".!?":  # (a sentence of its own follows)
+            why += "."
         words = self._route_words(proposal)
         earlier = self._labels.evidence(task.id, task.turn, **self._seen(task))
         with self._writing(task.id, closing=only) as db:
@@ -399,8 +403,7 @@ class CallSteps(StepUnits):
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,
                                  trace_context=self.observer.trace_context())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
-                      f"{registered.agent.__name__} proposed {call.tool} to {words}"
-                      f"{f': “{call.why}”' if call.why.strip() else ', giving no reason.'}"
+                      f"{registered.agent.__name__} proposed {call.tool} to {words}{why}"
                       f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
                       shown=proposal.shown, subject_version=proposal.subject_version,
                       labels=labels.to_json())

@@ -260,6 +260,7 @@ class Unauthenticated(click.ClickException):
 def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     """The principal the command acts as: from --token, or the profile's token for --as (or
     the profile's default)."""
+    kept_for_handle = None  # the handle whose token the profile gave
     if token is None:
         profile = read_profile()
         own = profile.get("databases", {}).get(kept_for(app), {})
@@ -276,7 +277,13 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         if token is None:
             raise Unauthenticated(f"The profile keeps no token for {handle}: run "
                                   f"`{_saving_a_token(handle)}` (or give --token).")
+        kept_for_handle = handle
     principal = app.credentials.principal_for_token(token)
+    if principal is None and kept_for_handle is not None:
+        raise Unauthenticated(
+            f"The token the profile ({profile_path()}) keeps for {kept_for_handle} is not valid "
+            f"in {app.name}: revoked, made for another database, or {kept_for_handle} is "
+            f"disabled. Keep a new one with `{_saving_a_token(kept_for_handle)}`.")
     if principal is None:
         raise Unauthenticated("This token is not valid: unknown, revoked, or its person is "
                               "disabled.")

@@ -81,7 +81,7 @@ def mcp() -> None:
 @click.option("--http", "http_address", default=None, metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--inbox", is_flag=True, help="With --http: serve the inbox and REST API beside it.")
-@click.option("--wait", "wait_seconds", default=240.0, show_default=True,
+@click.option("--wait", "wait_seconds", default=240.0, show_default=True, metavar="SECONDS",
               help="How long a proposed call is kept open for its decision (0: answer at once).")
 def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_name: str | None,
           subject: str | None, http_address: str | None, inbox: bool,
@@ -161,7 +161,7 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
                    "beside it) instead of stdio.")
 @click.option("--inbox", "inbox_address", default=None, metavar="HOST:PORT",
               help="Over stdio: serve the inbox and REST API at this address too.")
-@click.option("--wait", "wait_seconds", default=240.0, show_default=True,
+@click.option("--wait", "wait_seconds", default=240.0, show_default=True, metavar="SECONDS",
               help="How long a proposed call is kept open for its decision (0: answer at once).")
 def guard(config_path: str, http_address: str | None, inbox_address: str | None,
           wait_seconds: float) -> None:
@@ -346,6 +346,12 @@ def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
 
     from signoff.mcp.config import GuardConfig
 
+    command = click.get_current_context()
+
+    def in_command(app: Any) -> T:
+        with command:  # (the thread's own: what it tells, it tells as this command, of this guard)
+            return work(app)
+
     async def opened(config: GuardConfig) -> T:
         from contextlib import AsyncExitStack
 
@@ -353,7 +359,7 @@ def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
 
         async with AsyncExitStack() as stack:
             server = await open_guard(config, stack, wait_seconds=0)
-            return await anyio.to_thread.run_sync(work, server.app)
+            return await anyio.to_thread.run_sync(in_command, server.app)
 
     opened_guard(config_path)
     try:

@@ -2,7 +2,7 @@
 leave each of their tools has. Written in TOML::
 
     name = "guard"                          # the guard's app: proposals, rules and receipts
-    database = "sqlite:///guard.db"
+    database = "sqlite:///guard.db"         # a relative file: beside the config
     for = "noor@example.com"                # over stdio, the work is for this person
 
     [[people]]                              # who decides (made when missing)
@@ -11,7 +11,7 @@ leave each of their tools has. Written in TOML::
 
     [servers.files]                         # an upstream started as a command (stdio) ...
     command = "python"
-    args = ["files_server.py"]
+    args = ["files_server.py"]              # run in the config's folder (or in `cwd`)
     env = { FILES_ROOT = "/srv/files" }
     trusted = true                          # its read-only hints are believed
 
@@ -33,6 +33,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from signoff.agents.permits import Leave
 from signoff.exceptions import UserError
@@ -76,7 +79,8 @@ class Upstream:
     env: dict[str, str] = field(default_factory=dict)
     """... and this environment (nothing else of the guard's own is passed)."""
     cwd: str | None = None
-    """... in this folder."""
+    """... in this folder (read from a config file: the config's folder, unless it names one,
+    relative to it)."""
     url: str = ""
     """Or its streamable HTTP endpoint."""
     headers: dict[str, str] = field(default_factory=dict)
@@ -135,19 +139,35 @@ class GuardConfig:
                   base: Path | None = None) -> GuardConfig:
         """A config from its parsed TOML."""
         name = str(data.get("name", "guard"))
-        database = str(data.get("database") or f"sqlite:///{(base or Path('.')) / (name + '.db')}")
+        database = _beside(str(data.get("database") or f"sqlite:///{name}.db"), base)
         people = tuple(_person(p, where=where) for p in _list(data.get("people", []), where,
                                                              "people"))
         servers_table = data.get("servers")
         if not isinstance(servers_table, dict) or not servers_table:
             raise UserError(f"{where}: name at least one server, e.g. [servers.files] with a "
                             "command or a url.")
-        servers = tuple(_upstream(n, s, where=where) for n, s in servers_table.items())
+        servers = tuple(_upstream(n, s, where=where, base=base) for n, s in servers_table.items())
         for_ = data.get("for")
         if for_ is not None and not isinstance(for_, str):
             raise UserError(f"{where}: `for` is a person's handle, e.g. \"noor@example.com\".")
         return GuardConfig(name=name, database=database, for_=for_, people=people,
                            servers=servers)
+
+
+def _beside(database: str, base: Path | None) -> str:
+    """`database` with a relative SQLite file found beside the config (in `base`), wherever
+    the guard is started from: an MCP client starts it in a folder of its own choosing."""
+    if base is None:
+        return database
+    try:
+        url = make_url(database)
+    except ArgumentError:
+        return database  # (told as it is opened)
+    file = url.database
+    if not url.drivername.startswith("sqlite") or not file or file == ":memory:" or (
+            file.startswith("file:") or Path(file).is_absolute()):
+        return database
+    return url.set(database=str(base / file)).render_as_string(hide_password=False)
 
 
 def _list(value: Any, where: str, key: str) -> list[Any]:
@@ -169,7 +189,7 @@ def _yes_no(value: Any, *, where: str) -> bool:
     return value
 
 
-def _upstream(name: str, data: Any, *, where: str) -> Upstream:
+def _upstream(name: str, data: Any, *, where: str, base: Path | None = None) -> Upstream:
     here = f"{where}, [servers.{name}]"
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,40}", name):
         raise UserError(f"{here}: a server's name is a short word of letters, digits, - and _.")
@@ -189,7 +209,8 @@ def _upstream(name: str, data: Any, *, where: str) -> Upstream:
     return Upstream(
         name=name, command=str(command or ""), args=tuple(str(a) for a in data.get("args", [])),
         env={str(k): str(v) for k, v in data.get("env", {}).items()},
-        cwd=str(data["cwd"]) if data.get("cwd") else None, url=str(url or ""),
+        cwd=str((base or Path()) / str(data["cwd"])) if data.get("cwd") else (
+            str(base) if base is not None and command else None), url=str(url or ""),
         headers={str(k): str(v) for k, v in data.get("headers", {}).items()},
         trusted=_yes_no(data.get("trusted", False), where=f"{here}: `trusted`"),
         outside=_yes_no(data.get("outside", True), where=f"{here}: `outside`"),
