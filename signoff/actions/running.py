@@ -45,7 +45,7 @@ from signoff.store import points
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
-__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner", "reaches_out_only"]
+__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner"]
 
 log = logging.getLogger("signoff.actions")
 
@@ -192,8 +192,8 @@ class Runner:
         within: Callable[[Connection, ActionResult], None] | None, isolate: bool, consented: bool,
     ) -> ActionResult:
         query = action.info.query
-        plain = not query and consent is None and not reaches_out_only(action) and (
-            _needs_no_session(action))
+        plain = not query and consent is None and not action.reaches_out_only and (
+            action.takes_plain_data)
         with running_for(cause) as cause:
             session = None if plain else open_session(self._database, acting)
             try:
@@ -202,7 +202,7 @@ class Runner:
                                             within=within)
                 if query:
                     return self._call_read_only(action, dict(values), session, acting, cause)
-                if reaches_out_only(action):
+                if action.reaches_out_only:
                     return self._call_outside(action, dict(values), session, acting, cause,
                                               before=before, within=within, consented=consented)
                 with session.begin():
@@ -291,7 +291,7 @@ class Runner:
         before: Callable[[Connection], None] | None,
         within: Callable[[Connection, ActionResult], None] | None,
     ) -> ActionResult:
-        """Run an action that takes no session and no record (`_needs_no_session`) in a
+        """Run an action that takes no session and no record (`Action.takes_plain_data`) in a
         transaction of the database's own, with no ORM session: the run is admitted, and
         `before` and `within` write, in it as in any run's. What the action itself opens
         is its own, as it would be beside a session."""
@@ -400,18 +400,6 @@ class _Conflict(Exception):
 _RETRIES = 8
 _REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 _USED = "This consent has been used already: it is honoured once."
-
-
-def _needs_no_session(action: Action) -> bool:
-    """Whether the action runs without an ORM session (`Action.takes_plain_data`)."""
-    return action.takes_plain_data
-
-
-def reaches_out_only(action: Action) -> bool:
-    """Whether the action reaches outside and cannot write a record in its run's transaction,
-    so that it runs outside any writer's transaction (`Runner._call_outside`; see
-    `Action.reaches_out_only`)."""
-    return action.reaches_out_only
 
 
 def _is_conflict(error: BaseException) -> bool:

@@ -24,7 +24,6 @@ from signoff.actions.catalog import Action
 from signoff.actions.effects import Effects
 from signoff.actions.nesting import too_deep
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.actions.running import reaches_out_only
 from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
@@ -293,7 +292,7 @@ class CallSteps(StepUnits):
         # written until it is back: its task's hold is kept alive meanwhile, however long it
         # takes, so that no other process takes the call for one a crash cut off. (One that
         # writes records too runs in its writer's transaction, which checked the hold.)
-        hold = self._holds().get(task.id) if outside and reaches_out_only(action) else None
+        hold = self._holds().get(task.id) if outside and action.reaches_out_only else None
         with runs.holding(self._database, hold) if hold is not None else (
                 contextlib.nullcontext()):
             if outside:
