@@ -83,6 +83,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     # outside reach
     "notify": {("reads", R), ("external", "httpx.post")},
     "method_on_annotated_param": {("reads", R), ("external", "httpx.post")},
+    "call_mcp_tool": {("external", "mcp.client.client.Client.call_tool")},
     "open_socket": {("external", "socket.create_connection")},
     "fetch_url": {("external", "urllib.request.urlopen")},
     "http_client": {("external", "http.client.HTTPSConnection")},

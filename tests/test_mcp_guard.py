@@ -189,6 +189,12 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     assert proposal["arguments"] == {"arguments": {"name": "a.txt"}}
     assert "(on files)" in proposal["label"]
     assert proposal["why"] == "a.txt is a stale copy."
+    # What Noor reads of its effects: the server it reaches, and nothing the analysis assumed
+    # (it read "changes: files_delete_file -> _REACHES[key]() (calls _REACHES[key], whose
+    # code cannot be resolved (dynamic dispatch) at guard.py:289)", and the same "external").
+    assert proposal["effects"] == [
+        "external signoff.mcp.upstreams.Upstreams.call_from_thread: files_delete_file -> "
+        "signoff.mcp.upstreams.Upstreams.call_from_thread"]
     assert not got["deleted"].is_error
     assert got["deleted"].content[0].text == "Deleted a.txt."
     assert _deleted(guard) == ["a.txt"]  # ran once, though approved twice over

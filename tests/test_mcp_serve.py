@@ -512,3 +512,30 @@ def test_serving_an_agent_leaves_the_root_logger_as_it_was(
     assert root.handlers == []
     logging.getLogger("signoff.mcp").warning("The guard could not reach the server gone.")
     assert capsys.readouterr().err.count("could not reach the server gone") == 1
+
+
+def test_a_tool_that_reaches_outside_is_never_served_as_only_adding(tmp_path: Path) -> None:
+    """A served tool's destructive hint is off only for what adds records and reaches nothing
+    outside: one that calls a server or removes a file may destroy there (it was served as
+    only adding, since it changes no record)."""
+    import os
+
+    from signoff import App
+    from signoff.mcp.results import annotations_of
+
+    app = App("hints", database=f"sqlite:///{tmp_path / 'hints.db'}")
+
+    @app.action("Fetch a page")
+    def fetch(url: str) -> str:
+        """The page at `url`."""
+        return httpx.post(url).text
+
+    @app.action("Remove a file")
+    def remove(path: str) -> None:
+        """Remove the file at `path`."""
+        os.remove(path)
+
+    for action in (fetch, remove):
+        hints = annotations_of(app.actions.info(action.__name__))
+        assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
+            False, True, True)

@@ -84,6 +84,11 @@ SINK_PATTERNS: tuple[str, ...] = (
     "pathlib.*Path.chmod",
     "pathlib.*Path.symlink_to",
     "pathlib.*Path.hardlink_to",
+    # An MCP client reaches the server it is connected to.
+    "mcp.client.*",
+    # signoff's guard calling a tool of the MCP server it stands in front of: that server is
+    # reached, and nothing else is done (plain data in, plain data out).
+    "signoff.mcp.upstreams.Upstreams.call_from_thread",
 )
 """Calls that reach outside the app: network, processes, the file system."""
 

@@ -2,20 +2,20 @@
 each call gated like an agent's call of an action.
 
 Each upstream tool becomes an action of the guard's own app (``{server}_{tool}``) that calls it
-with exactly the arguments given. Its code reaches outside, so signoff counts it as changing
-things and reaching outside; its annotations are hints only: a read-only hint lets it run alone
-only when the config trusts its server, and everything else is proposed unless the config says
-otherwise. What an upstream answers is outside content (unless the config says ``outside =
-false`` for its server): once a session has seen some, a call with an argument it may have
-steered — or one traced to nothing, as the guard never sees the person's request — is proposed,
-whatever the leaves or a standing rule say, and the proposal says where the argument came from.
-That holds for tools hinted read-only too: nothing proves an upstream tool only reads, and a
-read can carry data out in its arguments (a fetched link). Proposals, standing rules and
-receipts are the app's own, decided in its inbox. When
-an upstream changes a tool's description or schema, the standing rules on it are suspended (the
-person who made each is told what changed, as the rule's reason), and a yes to a pending
-proposal of it does not run it (it goes stale). A tool an upstream adds is offered once the
-guard lists it, with its leave from the config.
+with exactly the arguments given. signoff's analysis sees that call reach the upstream server,
+and nothing else (plain data in, plain data out), so it counts the action as reaching outside;
+the tool's annotations are hints only: a read-only hint lets it run alone only when the config
+trusts its server, and everything else is proposed unless the config says otherwise. What an
+upstream answers is outside content (unless the config says ``outside = false`` for its server):
+once a session has seen some, a call with an argument it may have steered — or one traced to
+nothing, as the guard never sees the person's request — is proposed, whatever the leaves or a
+standing rule say, and the proposal says where the argument came from. That holds for tools
+hinted read-only too: nothing proves an upstream tool only reads, and a read can carry data out
+in its arguments (a fetched link). Proposals, standing rules and receipts are the app's own,
+decided in its inbox. When an upstream changes a tool's description or schema, the standing
+rules on it are suspended (the person who made each is told what changed, as the rule's reason),
+and a yes to a pending proposal of it does not run it (it goes stale). A tool an upstream adds
+is offered once the guard lists it, with its leave from the config.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import types
 import weakref
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -52,12 +51,6 @@ log = logging.getLogger("signoff.mcp")
 
 AGENT_NAME = "mcp_guard"
 """The agent whose proposals, rules and receipts are the guard's."""
-
-_REACHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
-"""How each guarded action reaches its upstream tool, by app and action: looked up when the
-action runs, so that signoff's analysis sees a call it cannot resolve (it changes things and
-reaches outside, as nothing proves otherwise)."""
-
 
 _TOOL_RECORDS: weakref.WeakKeyDictionary[App, Any] = weakref.WeakKeyDictionary()
 """The record class keeping what each upstream tool said of itself, by guard app."""
@@ -268,25 +261,16 @@ def _guarded_tool(server: Upstream, tool: Tool) -> GuardedTool:
 
 
 def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFunction[..., Any]:
-    key = f"{id(app)}:{guarded.action}"
     server, tool = guarded.server.name, guarded.tool.name
 
-    def reach(arguments: dict[str, Any]) -> dict[str, Any]:
+    def forward(arguments: dict[str, Any]) -> dict[str, Any]:
         try:
             answer = upstreams.call_from_thread(server, tool, arguments)
         except UpstreamUnavailable as error:
             if error.sent:  # out when it was cut off: it may have run
                 raise OutcomeUnknown(str(error)) from None
             raise Conflict(str(error)) from None
-        text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
-        if answer.is_error:
-            raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
-        return {"text": text, "structured": answer.structured_content}
-
-    _REACHES[key] = reach
-
-    def forward(arguments: dict[str, Any]) -> dict[str, Any]:
-        return _REACHES[key](arguments)
+        return _answer_of(server, answer)
 
     forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
                        f"{server}, called with exactly these arguments.")
@@ -294,6 +278,15 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
                                    else None)
     return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})",
                           untrusted=_outside(guarded.server))
+
+
+def _answer_of(server: str, answer: CallToolResult) -> dict[str, Any]:
+    """What an upstream tool answered, as its action's result: its text and its structured
+    content; `Invalid` with its text when it answered with an error."""
+    text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
+    if answer.is_error:
+        raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
+    return {"text": text, "structured": answer.structured_content}
 
 
 def _outside(server: Upstream) -> Untrusted:

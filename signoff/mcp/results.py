@@ -38,7 +38,9 @@ def annotations_of(info: ActionInfo) -> ToolAnnotations:
     if info.query or effects.only_reads:
         return ToolAnnotations(title=info.label, read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
-    only_adds = not (effects.changes or effects.deletes)
+    # Additive only when it writes no record but new ones and reaches nothing outside: what
+    # reaches outside may destroy there (a request, a process, a file).
+    only_adds = not (effects.changes or effects.deletes or effects.external)
     return ToolAnnotations(
         title=info.label, read_only_hint=False, destructive_hint=not only_adds,
         idempotent_hint=info.idempotent,

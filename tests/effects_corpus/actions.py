@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 import inflection
 import pydantic
+from mcp import Client
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
@@ -334,6 +335,11 @@ def notify(repair: Repair) -> None:
 
 def method_on_annotated_param(notifier: Notifier, repair: Repair) -> None:
     notifier.notify(repair)
+
+
+async def call_mcp_tool(client: Client, name: str) -> str:
+    answer = await client.call_tool("lookup", {"name": name})
+    return str(answer.structured_content)
 
 
 def open_socket() -> None:
