@@ -708,6 +708,54 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     assert statuses == ["Done", "Rejected"]
 
 
+def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_run(
+        guard: SimpleNamespace) -> None:
+    """The server a waiting proposal would call cannot be reached: `signoff mcp proposals`
+    still lists what waits for Noor, saying which server is down and that freshness is not
+    known; `approve` is refused with that sentence, and the proposal still waits; `reject`,
+    which runs nothing, is said (the three refused to start at all: every server had to be
+    reached)."""
+    config = str(guard.config)
+    token = ["--token", guard.token]
+
+    async def proposed() -> None:
+        async with _guarded(guard, "stdio") as (client, _):
+            await client.call_tool("liar_delete_file", {"name": "a.txt"},
+                                   meta={"signoff/wait": 0})
+
+    async def decided() -> dict[str, Any]:
+        return {"listed": await _signoff(guard, "proposals", config, *token),
+                "yes": await _signoff(guard, "approve", config, proposal.id, *token),
+                "no": await _signoff(guard, "reject", config, proposal.id, "--reason",
+                                     "Not while it is down.", *token)}
+
+    anyio.run(proposed)
+    (proposal,) = guard.app.proposals()
+    text = guard.config.read_text()
+    guard.config.write_text(text.replace(
+        'env = { FILES_ROOT = "' + str(guard.tmp / "liar" / "files") + '", FILES_LIE = "1" }',
+        'env = { FILES_ROOT = "' + str(guard.tmp / "liar" / "files") + '", FILES_LIE = "1" }\n'
+        'cwd = "' + str(guard.tmp / "gone") + '"'))
+    got = anyio.run(decided)
+
+    code, listed = got["listed"]
+    assert code == 0, listed
+    assert "The guard could not reach the server liar" in listed
+    assert "Whether each proposal still reads as it did is not known" in listed
+    assert proposal.id in listed
+    assert "\n1 proposal.\n" in listed
+    code, yes = got["yes"]
+    assert code == 2
+    assert "The guard could not reach the server liar" in yes
+    code, no = got["no"]
+    assert code == 0, no
+    assert "Traceback" not in listed + yes + no
+    (after,) = guard.app.proposals()
+    assert after.status is ProposalStatus.REJECTED
+    assert after.reason == "Not while it is down."
+    assert (guard.tmp / "liar" / "files" / "a.txt").exists()
+
+
 def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
         guard: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`signoff mcp tasks`, `receipt` and `rules` show Noor the guard's work, and `revoke` takes

@@ -337,14 +337,18 @@ def _guard_person(config_path: str, handle: str) -> tuple[Any, Any]:
     return app, person
 
 
-def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
+def _with_guard(config_path: str, work: Callable[[Any], T],
+                unreachable: Callable[[Any, str], T] | None = None) -> T:
     """Open the guard CONFIG describes (its app, and its own connections to the servers) for
     one command, and do `work` with its app in a thread, as the guard's inbox does: an approved
-    call reaches its server over this process's connection, once."""
+    call reaches its server over this process's connection, once. When a server cannot be
+    reached, `unreachable` (when given) does the command's work instead, with the guard's app
+    alone and the sentence that says which server and why."""
     _sdk()
     import anyio
 
     from signoff.mcp.config import GuardConfig
+    from signoff.mcp.upstreams import ServerUnreachable
 
     command = click.get_current_context()
 
@@ -364,6 +368,10 @@ def _with_guard(config_path: str, work: Callable[[Any], T]) -> T:
     opened_guard(config_path)
     try:
         return _run(opened, GuardConfig.load(config_path))
+    except ServerUnreachable as error:
+        if unreachable is None:
+            raise failure_of(error) from None
+        return unreachable(_guard_app(config_path), str(error))
     except SignoffError as error:
         raise failure_of(error) from None
 
@@ -388,7 +396,15 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
         echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
                        as_json=as_json, people=app.people, freshness=Inbox(app).freshness)
 
-    _with_guard(config_path, listed)
+    def listed_as_kept(app: Any, why: str) -> None:
+        # Whether each still reads as proposed needs its server's tools as they are now: the
+        # list is what the guard keeps, and a yes waits until every server can be reached.
+        say(f"{why} Whether each proposal still reads as it did is not known until it can be "
+            "reached; `signoff mcp approve` needs it, `signoff mcp reject` does not.", err=True)
+        echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
+                       as_json=as_json, people=app.people, freshness=None)
+
+    _with_guard(config_path, listed, unreachable=listed_as_kept)
 
 
 @mcp.command(name="approve")
@@ -439,8 +455,11 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
     Example:
       signoff mcp reject guard.toml 3f2c8a8e-... --reason "Keep a.txt." --token so_…
     """
-    decision = _with_guard(config_path, lambda app: app.reject(
-        proposal_id, by=whoami(app, as_handle, token), reason=reason))
+    def reject(app: Any, _why: str = "") -> Any:
+        return app.reject(proposal_id, by=whoami(app, as_handle, token), reason=reason)
+
+    # A no runs nothing: it is said with the guard's app alone when a server cannot be reached.
+    decision = _with_guard(config_path, reject, unreachable=reject)
     say(decision.said)
 
 

@@ -106,16 +106,17 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
 
 
 def echo_proposals(found: list[Any], *, as_json: bool, people: Any,
-                   freshness: Callable[[Any], Any]) -> None:
+                   freshness: Callable[[Any], Any] | None) -> None:
     """Proposals printed one a line, each waiting one that is no longer fresh followed by why
-    a yes would not run it, and how many (or as JSON); `people` names who decided."""
+    a yes would not run it (unless `freshness` is None: not known now), and how many (or as
+    JSON); `people` names who decided."""
     if as_json:
         _print_json(found)
         return
     for p in found:
         decider = people.find(p.decided_by) if p.decided_by else None
         say(_proposal_line(p, decider.name if decider else ""))
-        if p.status is ProposalStatus.WAITING:
+        if p.status is ProposalStatus.WAITING and freshness is not None:
             fresh = freshness(p)
             if not fresh.fresh:
                 say(f"    Not fresh: {fresh.words}")

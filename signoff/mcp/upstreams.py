@@ -26,7 +26,7 @@ from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 from signoff.exceptions import UserError
 from signoff.mcp.config import GuardConfig, Upstream
 
-__all__ = ["CALL_TIMEOUT_SECONDS", "UpstreamUnavailable", "Upstreams", "digest_of"]
+__all__ = ["CALL_TIMEOUT_SECONDS", "ServerUnreachable", "UpstreamUnavailable", "Upstreams", "digest_of"]
 
 log = logging.getLogger("signoff.mcp")
 
@@ -53,6 +53,15 @@ class UpstreamUnavailable(Exception):
     def __init__(self, message: str, *, sent: bool = False) -> None:
         super().__init__(message)
         self.sent = sent
+
+
+class ServerUnreachable(UserError):
+    """The guard could not reach one of its servers as it opened: the message says which, and
+    why; `server` is its name."""
+
+    def __init__(self, message: str, *, server: str) -> None:
+        super().__init__(message)
+        self.server = server
 
 
 @dataclass(kw_only=True)
@@ -88,7 +97,7 @@ class Upstreams:
 
     async def open(self, stack: AsyncExitStack) -> None:
         """Connect to every server (closed with `stack`) and list its tools; a server that
-        cannot be reached now is a `UserError`."""
+        cannot be reached now is a `ServerUnreachable`."""
         self._loop = asyncio.get_running_loop()
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)  # run first: the connections' tasks end
@@ -98,9 +107,9 @@ class Upstreams:
             group.start_soon(self._keep, server, link)
             await tried.wait()
             if link.client is None:
-                raise UserError(f"The guard could not reach the server {server.name} "
-                                f"({_where(server)}): {link.error}. Check its command or url in "
-                                "the config.")
+                raise ServerUnreachable(
+                    f"The guard could not reach the server {server.name} ({_where(server)}): "
+                    f"{link.error}. Check its command or url in the config.", server=server.name)
         await self.refresh()
 
     async def _keep(self, server: Upstream, link: _Link) -> None:
