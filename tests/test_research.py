@@ -372,6 +372,54 @@ def test_the_sentence_about_the_subject_comes_first_and_notes_and_labels_last() 
     assert labelled.chosen == ()
 
 
+def test_a_search_finds_a_word_by_its_forms_not_by_words_that_only_begin_alike(
+        tmp_path: Path) -> None:
+    """"generator" finds "generators", not "general" or "generates" (the Porter stemmer made one
+    word of them, so that a page titled "General settings" came first), and a dotted name in a
+    title (a module's: ``mail.generator``) does not make the page about generators; a name is
+    found as written (``__getattr__``, not ``__getattribute__``)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "general.md").write_text("# General settings\n\nThe general settings generate a "
+                                     "report. General rules apply in general.\n")
+    (docs / "mail.md").write_text("# mail.generator: making MIME documents\n\nThe module "
+                                  "writes messages out; its generator flattens them.\n")
+    (docs / "functions.md").write_text("# Functions\n\nA generator is a function that yields. "
+                                       "Generators give values one at a time; a generator "
+                                       "keeps its state between them.\n")
+    (docs / "hooks.md").write_text("# Hooks\n\n__getattribute__ runs first. __getattribute__ "
+                                   "runs always. Define __getattribute__ with care.\n")
+    (docs / "fallback.md").write_text("# Fallbacks\n\n__getattr__ runs when lookup fails.\n")
+    corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
+    hits = [h.source_id for h in corpus.search("What is a generator?")]
+    assert hits[0] == "functions.md"
+    assert "general.md" not in hits
+    assert corpus.frequency("generators") == {"generators": 2}
+    assert [h.source_id for h in corpus.search("When is __getattr__ called?")] == [
+        "fallback.md"]
+
+
+def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
+    """Asked what something is, a sentence that says what it is ("An iterator is…") comes
+    first, though another source's title names the subject and its sentence opens with a kin
+    word ("Iterating…"); a kin word counts less than the word itself ("generates" for
+    "generators")."""
+    mail = Source(source_id="mail", title="mail.iterators: Iterators",
+                  text="Iterating over a message tree is easy with the walk method.")
+    howto = Source(source_id="howto", title="Functional programming",
+                   text="An iterator is an object representing a stream of data.")
+    reading = rank_sentences("What is an iterator?", [mail, howto])
+    assert reading.best is not None
+    assert reading.best.text == "An iterator is an object representing a stream of data."
+    tools = Source(source_id="tools", title="Tools",
+                   text="The tool generates documentation from modules.")
+    notes = Source(source_id="notes", title="Notes",
+                   text="Generators give their values one at a time.")
+    reading = rank_sentences("How do generators work?", [tools, notes])
+    assert reading.best is not None
+    assert reading.best.source_id == "notes"
+
+
 # -- the command --------------------------------------------------------------------------
 
 

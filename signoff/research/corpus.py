@@ -1,5 +1,12 @@
 """A corpus of sources to research in, indexed with SQLite FTS5 and ranked by BM25.
 
+Words are indexed as written (FTS5's ``unicode61``), and a search finds each word of the query by
+its forms: the words that begin with its stem ("raise" finds "raised" and "raising"). The Porter
+stemmer the index used before made one word of "generator", "generate" and "general", so that
+a question about generators read pages about general things. A title is indexed without the
+dotted names in it: ``email.generator: Generating MIME documents`` names a module, and is not
+about generators.
+
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
 topics that ship with every Python (``pydoc_data.topics``; topic ``with`` explains the with
@@ -35,7 +42,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
-from signoff.research.relevance import query_terms
+from signoff.research.relevance import query_terms, stem
 from signoff.research.sources import (
     Document,
     Listing,
@@ -73,7 +80,7 @@ TITLE_WEIGHT = 4.0
 of their own, so that a word common in the texts (``with``, in Python's help) still tells
 the titles apart."""
 
-_INDEX_VERSION = "4"
+_INDEX_VERSION = "5"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
@@ -305,7 +312,7 @@ class Corpus:
                     "SELECT count(*) FROM (SELECT parts.source FROM parts_fts "
                     "JOIN parts ON parts.rowid = parts_fts.rowid WHERE parts_fts MATCH :m "
                     "UNION SELECT rowid FROM titles_fts WHERE titles_fts MATCH :m)"
-                ), {"m": f'"{term}"'}).scalar_one())
+                ), {"m": _forms(term)}).scalar_one())
         return counts
 
     def read(self, source_id: str, *, part: int = 1) -> SourcePart:
@@ -354,8 +361,16 @@ def fts_query(question: str) -> str:
     phrases (so that "the with statement" ranks a passage on *the with statement* above one that
     only has both words), each quoted (so no word is syntax)."""
     terms = query_terms(question)
-    pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
-    return " OR ".join(f'"{phrase}"' for phrase in [*pairs, *terms])
+    pairs = [f'"{terms[n]} {terms[n + 1]}"' for n in range(len(terms) - 1)]
+    return " OR ".join([*pairs, *(_forms(t) for t in terms)])
+
+
+def _forms(term: str) -> str:
+    """`term` as an FTS5 query of its forms: the words that begin with its stem ("raise",
+    "raised", "raising"), or the word itself when its stem is shorter than 4 letters or it is
+    a name (``__getattr__``, not ``__getattribute__``)."""
+    root = stem(term)
+    return f'"{root}"*' if len(root) >= 4 and term.isalpha() else f'"{term}"'
 
 
 def split_parts(source: str, size: int = PART_CHARS) -> list[str]:
@@ -441,9 +456,9 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "REFERENCES sources (rowid), part INTEGER NOT NULL, text TEXT NOT NULL, "
             "UNIQUE (source, part));"
             "CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', "
-            "content_rowid='rowid', tokenize='porter unicode61');"
-            "CREATE VIRTUAL TABLE titles_fts USING fts5(title, content='sources', "
-            "content_rowid='rowid', tokenize='porter unicode61');"
+            "content_rowid='rowid', tokenize='unicode61');"
+            "CREATE VIRTUAL TABLE titles_fts USING fts5(title, content='', "
+            "tokenize='unicode61');"
         )
         found, notes = documents()
         with db:
@@ -454,7 +469,7 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     (doc.source_id, doc.title, doc.origin, len(pieces)))
                 source = cursor.lastrowid
                 db.execute("INSERT INTO titles_fts (rowid, title) VALUES (?, ?)",
-                           (source, doc.title))
+                           (source, _title_words(doc.title)))
                 for number, piece in enumerate(pieces, start=1):
                     row = db.execute("INSERT INTO parts (source, part, text) VALUES (?, ?, ?)",
                                      (source, number, piece)).lastrowid
@@ -466,6 +481,13 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                             ("notes", json.dumps(notes))])
     finally:
         db.close()
+
+
+def _title_words(title: str) -> str:
+    """The words of a title a search matches: each dotted name left out ("email.generator:
+    Generating MIME documents" is about MIME documents; the name it starts with is a module's,
+    and a question about generators is not about it)."""
+    return re.sub(r"\w+(?:\.\w+)+", " ", title)
 
 
 def _digest(parts: Iterable[str]) -> str:

@@ -7,18 +7,20 @@ that no source read has at all weighs the most: it is what the sources are missi
 
 A sentence's **coverage** is the share of the question's weight it carries: its own words, and
 at three-quarter weight the words of its source's title (a sentence of 'The "pass" statement' is
-about the pass statement even where it only says "pass"). Words match by their stem, or when one
-stem begins the other ("defines" and "definition"); a keyword that is also an English word
+about the pass statement even where it only says "pass"). Words match by their stem, or — a kin,
+which may be another word, counting for less in the ranking — when one stem begins the other
+("called" and "callable", "generates" and "generator"); a keyword that is also an English word
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
-A sentence is about the question when its coverage reaches `ABOUT`. Sentences are then ranked
-by coverage, raised by how much of the question their source's title covers (its focus) and by
-the question's neighbouring terms found side by side ("context manager") and by naming the
-question's terms in its first words ("The with statement is used to…": it is about them, not
-only mentioning them), lowered for a note of the version something changed in and a little for
-later sources and later places; a "Source code:" line is a label, never a claim. The answer
-keeps the best sentence about the question and the few that come close to it, best first, and
-none that do not. When no sentence is about the question,
-nothing is said: the reader declines.
+A sentence is about the question when its coverage reaches `ABOUT`. Asked what something is
+("What is an iterator?"), a sentence that says what it is ("An iterator is…") comes before any
+other. Sentences are then ranked by coverage, raised by how much of the question their source's
+title covers (its focus) and by the question's neighbouring terms found side by side ("context
+manager") and by naming the question's terms in its first words ("The with statement is used
+to…": it is about them, not only mentioning them), lowered for a note of the version something
+changed in and a little for later sources and later places; a "Source code:" line is a label,
+never a claim. The answer keeps the best sentence about the question and the few that come close
+to it, best first, and none that do not. When no sentence is about the question, nothing is
+said: the reader declines.
 """
 
 from __future__ import annotations
@@ -168,6 +170,10 @@ class Reading:
     """The terms no source of the corpus has at all."""
 
 
+_AKIN = 0.6
+"""How much a word counts for a term of the question when only one stem begins the other."""
+
+
 class _Matcher:
     """Tells whether a text has a term: an operator as written; a keyword that is also an
     English word where the text names it (quoted, or as "the with statement"); any other word
@@ -182,18 +188,30 @@ class _Matcher:
             for t in terms if t in _ENGLISH_KEYWORDS}
 
     def has(self, term: str, words: frozenset[str], text: str) -> bool:
+        return self.strength(term, words, text) > 0
+
+    def strengths(self, terms: Sequence[str], words: frozenset[str], text: str
+                  ) -> dict[str, float]:
+        """Each of `terms` the text has, with how surely (see `strength`)."""
+        found = {t: self.strength(t, words, text) for t in terms}
+        return {t: kin for t, kin in found.items() if kin}
+
+    def strength(self, term: str, words: frozenset[str], text: str) -> float:
+        """1 when the text has the term; `_AKIN` when it has only a word whose stem begins
+        like the term's ("generates" for "generator", "called" for "callable"): a kin that
+        may be another word; 0 when it has neither."""
         if not term[0].isalnum():
-            return term in text
+            return float(term in text)
         named = self.named.get(term)
         if named is not None:
-            return named.search(text) is not None
+            return float(named.search(text) is not None)
         wanted = self.stems[term]
         if wanted in words:
-            return True
+            return 1.0
         if len(wanted) < 4:
-            return False
-        return any(len(w) >= 4 and (w.startswith(wanted) or wanted.startswith(w))
-                   for w in words if w[:3] == wanted[:3])
+            return 0.0
+        return _AKIN if any(len(w) >= 4 and (w.startswith(wanted) or wanted.startswith(w))
+                            for w in words if w[:3] == wanted[:3]) else 0.0
 
 
 class _Pairs:
@@ -217,6 +235,29 @@ _SUBJECT_WORDS = 5
 
 _SUBJECT_BOOST = 1.3
 """How much more such a sentence counts."""
+
+_ASKS_WHAT = re.compile(r"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<subject>[\w\s-]+?)\s*\??\s*$",
+                        re.IGNORECASE)
+"""A question that asks what something is ("What is an iterator?"): its subject."""
+
+def _subject_of(question: str) -> tuple[str, ...]:
+    """The stems of the words of what `question` asks the nature of, or () when it does not."""
+    asked = _ASKS_WHAT.match(question)
+    if asked is None:
+        return ()
+    return tuple(stem(w) for w in re.findall(r"\w+", asked.group("subject")))
+
+
+def _defines(subject: tuple[str, ...], text: str) -> bool:
+    """Whether `text` opens by saying what `subject` is: its words, as written (by their own
+    stem, not one that only begins like it), then "is" or "are" ("An iterator is…")."""
+    words = re.findall(r"\w+", text)[:len(subject) + 3]
+    lowered = [w.lower() for w in words]
+    start = 1 if lowered[:1] in (["a"], ["an"], ["the"]) else 0
+    named = [stem(w) for w in lowered[start:start + len(subject)]]
+    return named == list(subject) and lowered[start + len(subject):start + len(subject) + 1] in (
+        ["is"], ["are"])
+
 
 _VERSION = re.compile(r"(Changed in|New in|Added in|Deprecated since) version\b")
 _VERSION_NOTE = 0.5
@@ -266,8 +307,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     matcher = _Matcher(terms)
     words = [_words(s.text) for s in every]
     titles = [_words(source.title) for source in sources]
-    has = [{t for t in terms if matcher.has(t, w, s.text)} for s, w in zip(every, words,
-                                                                            strict=True)]
+    strengths = [matcher.strengths(terms, w, s.text) for s, w in zip(every, words, strict=True)]
+    has = [set(found) for found in strengths]
     count = len(every)
     known = frequency or {}
     size = max(corpus_size, count, *known.values(), 1) if known else count
@@ -280,24 +321,32 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     total = sum(weight.values())
     absent = tuple(t for t in terms if known.get(t, 1) == 0)
     pairs = _Pairs(terms)
-    focus = [sum(weight[t] for t in terms if matcher.has(t, title, source.title)) / total
+    focus = [sum(weight[t] * matcher.strength(t, title, source.title) for t in terms) / total
              for title, source in zip(titles, sources, strict=True)]
+    subject = _subject_of(question)
     scored: list[tuple[float, Sentence, set[str]]] = []
-    for sentence, found in zip(every, has, strict=True):
+    for sentence, found, strength in zip(every, has, strengths, strict=True):
         if _LINK_LABEL.match(sentence.text):
             continue
         title = titles[sentence.rank]
-        in_title = {t for t in terms if t not in found
-                    and matcher.has(t, title, sources[sentence.rank].title)}
-        coverage = (sum(weight[t] for t in found) + 0.75 * sum(weight[t] for t in in_title)) / total
-        score = (coverage * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
+        in_title = {t: kin for t, kin in matcher.strengths(
+            terms, title, sources[sentence.rank].title).items() if t not in found}
+        # About the question by what it names, kin words included; ranked by how surely.
+        coverage = (sum(weight[t] for t in strength) + 0.75 * sum(weight[t] for t in in_title)
+                    ) / total
+        surely = (sum(weight[t] * kin for t, kin in strength.items())
+                  + 0.75 * sum(weight[t] * kin for t, kin in in_title.items())) / total
+        score = (surely * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
                  * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text)
                  * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
-        scored.append((coverage, replace(sentence, score=round(score, 6)), found | in_title))
+        scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title)))
     if not scored:
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent)
-    scored.sort(key=lambda c: (-c[1].score, c[1].rank, c[1].position))
+    # A question that asks what something is is answered by a sentence that says so, when one
+    # of those read does: it comes before any that only tells of it.
+    defining = {id(c[1]) for c in scored if subject and _defines(subject, c[1].text)}
+    scored.sort(key=lambda c: (id(c[1]) not in defining, -c[1].score, c[1].rank, c[1].position))
     about = [c for c in scored if c[0] >= ABOUT]
     _, best, best_terms = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
