@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
 
 from signoff.agents import repository as repo
+from signoff.agents.labelling import may_return_outside_content
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.tasks import TaskStatus
@@ -317,10 +318,24 @@ class Inbox:
     def covers(self, rule: StandingRule) -> str:
         """What `rule` lets its agent do, in words, naming the person whose work it covers: the
         one sentence the command line, the REST API and the inbox pages all say."""
+        outside = self._reads_outside(rule)
         if rule.for_id is None:
-            return rule_covers(rule, None)
+            return rule_covers(rule, None, reads_outside=outside)
         whose = self._app.people.find(rule.for_id)
-        return rule_covers(rule, whose.name if whose else "someone no longer known")
+        return rule_covers(rule, whose.name if whose else "someone no longer known",
+                           reads_outside=outside)
+
+    def _reads_outside(self, rule: StandingRule) -> bool:
+        """Whether the rule's agent has a tool, where the rule applies, whose results may be
+        outside content (then a call they may have steered is proposed, rule or not)."""
+        try:
+            agent = self._app.agent(rule.agent).registered.agent
+            skills = [agent.skill(rule.skill)] if rule.skill else list(agent.skills)
+        except (UserError, LookupError):
+            return False
+        actions = self._app.actions
+        return any(may_return_outside_content(actions.get(name))
+                   for skill in skills for name in skill.tool_names if name in actions)
 
 
 def _cursor_of(created_at: datetime | None, item_id: str) -> str:

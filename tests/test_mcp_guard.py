@@ -693,6 +693,9 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     assert code == 0, yes
     (rule,) = guard.app.rules()  # its words name the guard's own command that takes it back
     assert f"Take it back with `signoff mcp revoke {config} {rule.id}`." in yes
+    # ... and say that a call what a server answered may have steered is still proposed
+    assert ("with any values, except values that outside content it has read may have "
+            "steered (such a call is still proposed)") in " ".join(yes.split())
     assert not got["a.txt"].is_error
     assert got["a.txt"].content[0].text == "Deleted a.txt."
     code, again = got["again"]

@@ -29,8 +29,8 @@ from signoff.models.base import Message
 if TYPE_CHECKING:
     from signoff.agents.repository import CallRow
 
-__all__ = ["TaskLabels", "evidence_of", "floor", "outside_reason", "plain_arguments",
-           "trusted_text"]
+__all__ = ["TaskLabels", "evidence_of", "floor", "may_return_outside_content", "outside_reason",
+           "plain_arguments", "trusted_text"]
 
 
 def outside_reason(action: Action, value: Any) -> str | None:
@@ -46,6 +46,15 @@ def outside_reason(action: Action, value: Any) -> str | None:
     if isinstance(said, str):
         return said or None
     return "outside content" if said else None
+
+
+def may_return_outside_content(action: Action) -> bool:
+    """Whether what `action` returns may be outside content (`outside_reason`, for some
+    value)."""
+    option = action.options.untrusted
+    if option is None:
+        return action.info.effects.external
+    return option is not False
 
 
 def floor(permits: Sequence[Permits], effects: Effects, labels: Labels, *,

@@ -43,10 +43,14 @@ class StandingRule:
         return self.revoked_at is None
 
 
-def rule_covers(rule: StandingRule, for_name: str | None) -> str:
+def rule_covers(rule: StandingRule, for_name: str | None, *, reads_outside: bool = False) -> str:
     """What a standing rule lets its agent do, in words (`for_name`: the name of the person
-    whose work it covers; None when it covers everybody's)."""
+    whose work it covers; None when it covers everybody's). `reads_outside`: the agent reads
+    outside content where the rule applies, and a call that content may have steered is
+    proposed whatever the rule says (docs/concepts/provenance.md): the words say so."""
     where = f"in {rule.skill}" if rule.skill else "in any of its skills"
     whose = "in work for everybody" if rule.for_id is None else f"in work for {for_name}"
+    values = ("with any values, except values that outside content it has read may have "
+              "steered (such a call is still proposed)" if reads_outside else "with any values")
     return (f"from now on {rule.agent} runs {rule.tool} alone, without proposing it, {where}, "
-            f"{whose} — with any values")
+            f"{whose} — {values}")
