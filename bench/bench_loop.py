@@ -31,7 +31,9 @@ Measured, median and min over ``--reps`` runs (after ``--warmup``), per item:
   with no signoff above it, a record like the tally loaded by id, changed, flushed and
   committed, one transaction per item, on a SQLite file opened as signoff opens its own. What a
   call that changes a record costs at the least while records are ORM objects: ``add_to`` is
-  printed as a ratio of it plus the floor.
+  printed as a ratio of it plus the floor. Beside it, the same change by the bare driver (the
+  record read by id and written back, one transaction each): the ORM's own work is the
+  difference, the most that a record path around the ORM's unit of work could take off.
 
 * **Labels (provenance), per step**: a task that reads 20 notes, then makes N calls of
   ``add_to`` that run alone, each adding the wind one note gives: the tally's id is in the brief,
@@ -469,6 +471,8 @@ class OrmBaseline:
             session.add(tally)
         self._id = tally.id
         self._by_id = select(Tally).where(Tally.id == bindparam("id"))
+        self._driver = sqlite3.connect(folder / "orm.db", isolation_level=None)
+        self._driver.execute("PRAGMA synchronous=NORMAL")
 
     def run(self, n: int) -> None:
         """N record changes, one commit each."""
@@ -479,7 +483,20 @@ class OrmBaseline:
                 tally.total += b
                 session.flush()
 
+    def run_driver(self, n: int) -> None:
+        """The same N record changes by the bare driver on the same file: the record read by
+        its id and written back, one transaction each. What a record change would cost with no
+        ORM at all; the ORM's own work is the difference."""
+        db = self._driver
+        ident = self._id.hex  # as SQLAlchemy's Uuid keeps it in SQLite
+        for b in range(n):
+            db.execute("BEGIN IMMEDIATE")
+            (total,) = db.execute("SELECT total FROM tally WHERE id = ?", (ident,)).fetchone()
+            db.execute("UPDATE tally SET total = ? WHERE id = ?", (total + b, ident))
+            db.execute("COMMIT")
+
     def close(self) -> None:
+        self._driver.close()
         self._connection.close()
         self._engine.dispose()
 
@@ -898,6 +915,9 @@ def main() -> None:
                 results[f"orm/{n}"] = show(Measured(
                     name=f"SQLAlchemy ORM, a record changed N={n}", per=n,
                     samples=timed(lambda n=n: orm.run(n), reps, warmup)))
+                results[f"driver_change/{n}"] = show(Measured(
+                    name=f"the same change, driver only N={n}", per=n,
+                    samples=timed(lambda n=n: orm.run_driver(n), reps, warmup)))
             for tool in args.tools:
                 bench = make_bench()
                 try:
@@ -971,6 +991,11 @@ def main() -> None:
                   f"change takes {orm_us / TARGET_CALL_US['add_to'] * 100:.0f}% of add_to's "
                   f"target; with the floor, {least / TARGET_CALL_US['add_to'] * 100:.0f}% "
                   f"(add_to ×{results[f'add_to/{n}'].median_us / least:.1f} the two)")
+            bare = results[f"driver_change/{n}"].median_us
+            print(f"{'driver N=' + str(n):<18} {bare:9.1f} µs/change: the same change by the "
+                  f"bare driver; the ORM's own work is {orm_us - bare:.0f} µs of it, "
+                  f"{(orm_us - bare) / results[f'add_to/{n}'].median_us * 100:.0f}% of add_to "
+                  "(the most a record path around the ORM could take off)")
     if len(args.n) > 1:
         low, high = min(args.n), max(args.n)
         for tool in args.tools:
