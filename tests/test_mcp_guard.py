@@ -713,34 +713,34 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
 
 def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_run(
         guard: SimpleNamespace) -> None:
-    """The server a waiting proposal would call cannot be reached: `signoff mcp proposals`
-    still lists what waits for Noor, saying which server is down and that freshness is not
-    known; `approve` is refused with that sentence, and the proposal still waits; `reject`,
-    which runs nothing, is said (the three refused to start at all: every server had to be
-    reached)."""
+    """While the guard runs, the server a waiting proposal would call cannot be reached from
+    the command line: `signoff mcp proposals` still lists what waits for Noor, saying which
+    server is down and that freshness is not known; `approve` is refused with that sentence,
+    and the proposal still waits; `reject`, which runs nothing, is said, and the client's
+    session goes on (the three refused to start at all: every server had to be reached; then
+    a no said with the guard's app alone was recorded but told as a failure, the task being
+    stepped where its agent was not registered)."""
     config = str(guard.config)
     token = ["--token", guard.token]
+    liar = 'env = { FILES_ROOT = "' + str(guard.tmp / "liar" / "files") + '", FILES_LIE = "1" }'
 
-    async def proposed() -> None:
+    async def scenario() -> dict[str, Any]:
         async with _guarded(guard, "stdio") as (client, _):
             await client.call_tool("liar_delete_file", {"name": "a.txt"},
                                    meta={"signoff/wait": 0})
+            (proposal,) = await anyio.to_thread.run_sync(guard.app.proposals)
+            guard.config.write_text(guard.config.read_text().replace(
+                liar, liar + '\ncwd = "' + str(guard.tmp / "gone") + '"'))
+            got = {"proposal": proposal,
+                   "listed": await _signoff(guard, "proposals", config, *token),
+                   "yes": await _signoff(guard, "approve", config, proposal.id, *token),
+                   "no": await _signoff(guard, "reject", config, proposal.id, "--reason",
+                                        "Not while it is down.", *token)}
+            got["after"] = await client.call_tool("files_list_files", {})
+            return got
 
-    async def decided() -> dict[str, Any]:
-        return {"listed": await _signoff(guard, "proposals", config, *token),
-                "yes": await _signoff(guard, "approve", config, proposal.id, *token),
-                "no": await _signoff(guard, "reject", config, proposal.id, "--reason",
-                                     "Not while it is down.", *token)}
-
-    anyio.run(proposed)
-    (proposal,) = guard.app.proposals()
-    text = guard.config.read_text()
-    guard.config.write_text(text.replace(
-        'env = { FILES_ROOT = "' + str(guard.tmp / "liar" / "files") + '", FILES_LIE = "1" }',
-        'env = { FILES_ROOT = "' + str(guard.tmp / "liar" / "files") + '", FILES_LIE = "1" }\n'
-        'cwd = "' + str(guard.tmp / "gone") + '"'))
-    got = anyio.run(decided)
-
+    got = anyio.run(scenario)
+    proposal = got["proposal"]
     code, listed = got["listed"]
     assert code == 0, listed
     assert "The guard could not reach the server liar" in listed
@@ -752,11 +752,14 @@ def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_
     assert "The guard could not reach the server liar" in yes
     code, no = got["no"]
     assert code == 0, no
+    assert "Noor said no to liar_delete_file: Not while it is down." in no
     assert "Traceback" not in listed + yes + no
     (after,) = guard.app.proposals()
     assert after.status is ProposalStatus.REJECTED
     assert after.reason == "Not while it is down."
     assert (guard.tmp / "liar" / "files" / "a.txt").exists()
+    assert not got["after"].is_error  # the session goes on
+    assert got["after"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
 
 
 def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(

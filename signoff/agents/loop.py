@@ -339,11 +339,11 @@ class Loop(CallSteps):
     # -- one model turn ------------------------------------------------------------------
 
     def _model_turn(self, task: repo.TaskRow) -> Step:
+        model = self.models.get(task.id)
+        if model is None:  # (nor, it may be, its agent: a decision made with the app alone)
+            return HandOn(why="this process has no model for the task")
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
-        model = self.models.get(task.id)
-        if model is None:
-            return HandOn(why="this process has no model for the task")
         # A reservation made with the write that closed the last turn (by this process, for
         # this very call) is the call's; any other was made for a reply never stored.
         ahead = task.reserved_usd if self._ahead.pop(task.id, None) == task.revision else 0.0
