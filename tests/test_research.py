@@ -420,6 +420,17 @@ def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
     assert reading.best.source_id == "notes"
 
 
+def test_a_sentence_that_leads_in_to_an_example_is_not_the_answer() -> None:
+    """A sentence ending with a colon leads in to what follows, and says little alone ("It
+    returns a new sorted list:"): a sentence that says something comes first."""
+    howto = Source(source_id="howto", title="Sorting HOWTO",
+                   text="To sort a list, call sorted on it:\n\nThe method list.sort sorts a "
+                        "list in place.")
+    reading = rank_sentences("How do I sort a list?", [howto])
+    assert reading.best is not None
+    assert reading.best.text == "The method list.sort sorts a list in place."
+
+
 # -- the command --------------------------------------------------------------------------
 
 

@@ -17,7 +17,8 @@ other. Sentences are then ranked by coverage, raised by how much of the question
 title covers (its focus) and by the question's neighbouring terms found side by side ("context
 manager") and by naming the question's terms in its first words ("The with statement is used
 to…": it is about them, not only mentioning them), lowered for a note of the version something
-changed in and a little for later sources and later places; a "Source code:" line is a label,
+changed in and for a sentence that only leads in to what follows (it ends with a colon), and a
+little for later sources and later places; a "Source code:" line is a label,
 never a claim. The answer keeps the best sentence about the question and the few that come close
 to it, best first, and none that do not. When no sentence is about the question, nothing is
 said: the reader declines.
@@ -263,6 +264,10 @@ _VERSION = re.compile(r"(Changed in|New in|Added in|Deprecated since) version\b"
 _VERSION_NOTE = 0.5
 """How much a note of the version a thing changed in counts: rarely what was asked."""
 
+_LEAD_IN = 0.5
+"""How much a sentence counts that ends with a colon: it leads in to what follows (an example,
+a list), and says little alone ("It returns a new sorted list:")."""
+
 _LINK_LABEL = re.compile(r"Source code:\s")
 """The line that links a module's documentation to its source: a label, never a claim."""
 
@@ -339,6 +344,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         score = (surely * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
                  * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text)
                  * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
+                 * _LEAD_IN ** sentence.text.rstrip().endswith(":")
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title)))
     if not scored:
