@@ -722,15 +722,16 @@ def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_
     stepped where its agent was not registered)."""
     config = str(guard.config)
     token = ["--token", guard.token]
-    liar = 'env = { FILES_ROOT = "' + str(guard.tmp / "liar" / "files") + '", FILES_LIE = "1" }'
+    gone = guard.tmp / "gone"
 
     async def scenario() -> dict[str, Any]:
         async with _guarded(guard, "stdio") as (client, _):
             await client.call_tool("liar_delete_file", {"name": "a.txt"},
                                    meta={"signoff/wait": 0})
             (proposal,) = await anyio.to_thread.run_sync(guard.app.proposals)
-            guard.config.write_text(guard.config.read_text().replace(
-                liar, liar + '\ncwd = "' + str(guard.tmp / "gone") + '"'))
+            guard.config.write_text(re.sub(  # both its servers: each is started in a folder gone
+                r"^(env = \{ FILES_ROOT.*)$", lambda line: line[1] + f'\ncwd = "{gone}"',
+                guard.config.read_text(), flags=re.MULTILINE))
             got = {"proposal": proposal,
                    "listed": await _signoff(guard, "proposals", config, *token),
                    "yes": await _signoff(guard, "approve", config, proposal.id, *token),
@@ -743,13 +744,16 @@ def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_
     proposal = got["proposal"]
     code, listed = got["listed"]
     assert code == 0, listed
-    assert "The guard could not reach the server liar" in listed
+    said = " ".join(listed.split())
+    assert "The guard could not reach the servers files (" in said
+    assert f"; liar ({sys.executable} {UPSTREAM}): FileNotFoundError" in said
+    assert "the env a command needs" in said
     assert "Whether each proposal still reads as it did is not known" in listed
     assert proposal.id in listed
     assert "\n1 proposal.\n" in listed
     code, yes = got["yes"]
     assert code == 2
-    assert "The guard could not reach the server liar" in yes
+    assert "The guard could not reach the servers files" in yes
     code, no = got["no"]
     assert code == 0, no
     assert "Noor said no to liar_delete_file: Not while it is down." in no
@@ -918,6 +922,7 @@ def test_the_readmes_guard_config_reads_as_written() -> None:
     assert files.leave_of("read_file", True) is Leave.ALONE
     assert search.leave_of("search", True) is Leave.PROPOSE
     assert search.headers == {"Authorization": "Bearer the-guards-own-key"}
+    assert files.env == {"NODE_ENV": "production"}
 
 
 @pytest.mark.parametrize(("text", "says"), [

@@ -56,12 +56,12 @@ class UpstreamUnavailable(Exception):
 
 
 class ServerUnreachable(UserError):
-    """The guard could not reach one of its servers as it opened: the message says which, and
-    why; `server` is its name."""
+    """The guard could not reach some of its servers as it opened: the message says which, and
+    why; `servers` are their names."""
 
-    def __init__(self, message: str, *, server: str) -> None:
+    def __init__(self, message: str, *, servers: tuple[str, ...]) -> None:
         super().__init__(message)
-        self.server = server
+        self.servers = servers
 
 
 @dataclass(kw_only=True)
@@ -101,15 +101,21 @@ class Upstreams:
         self._loop = asyncio.get_running_loop()
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)  # run first: the connections' tasks end
+        missed = []
         for server in self.servers.values():
             link = self._links[server.name] = _Link()
             tried = link.tried
             group.start_soon(self._keep, server, link)
             await tried.wait()
             if link.client is None:
-                raise ServerUnreachable(
-                    f"The guard could not reach the server {server.name} ({_where(server)}): "
-                    f"{link.error}. Check its command or url in the config.", server=server.name)
+                missed.append(f"{server.name} ({_where(server)}): {link.error}")
+        if missed:
+            which = "the server" if len(missed) == 1 else "the servers"
+            raise ServerUnreachable(
+                f"The guard could not reach {which} {'; '.join(missed)}. Check each one's "
+                "command or url in the config, and the env a command needs (a server the guard "
+                "starts sees only its env, beside a few basics such as PATH and HOME).",
+                servers=tuple(m.split(" ", 1)[0] for m in missed))
         await self.refresh()
 
     async def _keep(self, server: Upstream, link: _Link) -> None:
