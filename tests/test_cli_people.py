@@ -182,3 +182,14 @@ def test_each_help_has_an_example(command: list[str]) -> None:
     result = CliRunner().invoke(main, [*command, "--help"])
     assert result.exit_code == 0
     assert "Example" in result.output
+
+
+def test_users_list_of_an_app_with_nobody_says_so(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a workshop whose setup never ran, `users list` says there is nobody yet and how to
+    add someone (it printed nothing at all)."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
+    result = CliRunner().invoke(main, ["users", "list", "--app", APP])
+    assert result.exit_code == 0, result.output
+    assert result.output == ("Nobody yet: the app adds its people (app.people.add), or "
+                             "`signoff users add` does.\n")

@@ -76,6 +76,9 @@ def list_users(app_spec: str | None, as_json: bool) -> None:
     for p in everyone:
         flag = " (disabled)" if p.disabled else ""
         click.echo(f"{p.handle:32} {p.name:16} {p.kind.value:6} {', '.join(sorted(p.roles))}{flag}")
+    if not everyone:
+        click.echo("Nobody yet: the app adds its people (app.people.add), or `signoff users add` "
+                   "does.")
 
 
 @users.command()
