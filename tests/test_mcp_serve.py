@@ -515,12 +515,13 @@ def test_serving_an_agent_leaves_the_root_logger_as_it_was(
 
 
 def test_a_tool_that_reaches_outside_is_never_served_as_only_adding(tmp_path: Path) -> None:
-    """A served tool's destructive hint is off only for what adds records and reaches nothing
-    outside: one that calls a server or removes a file may destroy there (it was served as
-    only adding, since it changes no record)."""
+    """A served tool's destructive hint is off only for what adds records and does nothing
+    outside: one that calls a server, removes a file or spends may destroy there, or cannot be
+    taken back (it was served as only adding, since it changes no record)."""
     import os
 
     from signoff import App
+    from signoff.effects import spends
     from signoff.mcp.results import annotations_of
 
     app = App("hints", database=f"sqlite:///{tmp_path / 'hints.db'}")
@@ -535,7 +536,16 @@ def test_a_tool_that_reaches_outside_is_never_served_as_only_adding(tmp_path: Pa
         """Remove the file at `path`."""
         os.remove(path)
 
-    for action in (fetch, remove):
+    @spends(cost=0.5)
+    def charge(amount: int) -> None:
+        """Take `amount` from the card."""
+
+    @app.action("Pay a bill")
+    def pay(amount: int) -> None:
+        """Pay `amount`."""
+        charge(amount)
+
+    for action in (fetch, remove, pay):
         hints = annotations_of(app.actions.info(action.__name__))
         assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
             False, True, True)

@@ -84,8 +84,13 @@ SINK_PATTERNS: tuple[str, ...] = (
     "pathlib.*Path.chmod",
     "pathlib.*Path.symlink_to",
     "pathlib.*Path.hardlink_to",
-    # An MCP client reaches the server it is connected to.
-    "mcp.client.*",
+    # An MCP client reaches the server it is connected to (its sessions and transports; the
+    # plain data it is given, such as a server's parameters, is not a reach).
+    "mcp.client.client.Client.*",
+    "mcp.client.session.ClientSession.*",
+    "mcp.client.stdio.stdio_client",
+    "mcp.client.streamable_http.streamable_http_client",
+    "mcp.client.sse.sse_client",
     # signoff's guard calling a tool of the MCP server it stands in front of: that server is
     # reached, and nothing else is done (plain data in, plain data out).
     "signoff.mcp.upstreams.Upstreams.call_from_thread",

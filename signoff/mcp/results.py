@@ -38,9 +38,11 @@ def annotations_of(info: ActionInfo) -> ToolAnnotations:
     if info.query or effects.only_reads:
         return ToolAnnotations(title=info.label, read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
-    # Additive only when it writes no record but new ones and reaches nothing outside: what
-    # reaches outside may destroy there (a request, a process, a file).
-    only_adds = not (effects.changes or effects.deletes or effects.external)
+    # Additive only when it writes no record but new ones and does nothing outside: what
+    # reaches outside may destroy there (a request, a process, a file), and what is sent or
+    # spent is not taken back.
+    only_adds = not (effects.changes or effects.deletes or effects.external or effects.sends
+                     or effects.spends)
     return ToolAnnotations(
         title=info.label, read_only_hint=False, destructive_hint=not only_adds,
         idempotent_hint=info.idempotent,

@@ -101,21 +101,21 @@ class Upstreams:
         self._loop = asyncio.get_running_loop()
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)  # run first: the connections' tasks end
-        missed = []
+        missed: dict[str, str] = {}
         for server in self.servers.values():
             link = self._links[server.name] = _Link()
             tried = link.tried
             group.start_soon(self._keep, server, link)
             await tried.wait()
             if link.client is None:
-                missed.append(f"{server.name} ({_where(server)}): {link.error}")
+                missed[server.name] = f"{server.name} ({_where(server)}): {link.error}"
         if missed:
             which = "the server" if len(missed) == 1 else "the servers"
             raise ServerUnreachable(
-                f"The guard could not reach {which} {'; '.join(missed)}. Check each one's "
+                f"The guard could not reach {which} {'; '.join(missed.values())}. Check each one's "
                 "command or url in the config, and the env a command needs (a server the guard "
                 "starts sees only its env, beside a few basics such as PATH and HOME).",
-                servers=tuple(m.split(" ", 1)[0] for m in missed))
+                servers=tuple(missed))
         await self.refresh()
 
     async def _keep(self, server: Upstream, link: _Link) -> None:

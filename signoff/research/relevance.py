@@ -13,15 +13,15 @@ which may be another word, counting for less in the ranking — when one stem be
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
 A sentence is about the question when its coverage reaches `ABOUT`. Asked what something is
 ("What is an iterator?"), a sentence that says what it is ("An iterator is…") comes before any
-other. Sentences are then ranked by coverage, raised by how much of the question their source's
-title covers (its focus) and by the question's neighbouring terms found side by side ("context
-manager") and by naming the question's terms in its first words ("The with statement is used
-to…": it is about them, not only mentioning them), lowered for a note of the version something
-changed in and for a sentence that only leads in to what follows (it ends with a colon), and a
-little for later sources and later places; a "Source code:" line is a label,
-never a claim. The answer keeps the best sentence about the question and the few that come close
-to it, best first, and none that do not. When no sentence is about the question, nothing is
-said: the reader declines.
+other. Sentences are then ranked by how surely they cover it (a kin word counting for less),
+raised by how much of the question their source's title covers (its focus) and by the question's
+neighbouring terms found side by side ("context manager") and by naming the question's terms in
+its first words ("The with statement is used to…": it is about them, not only mentioning them),
+lowered for a note of the version something changed in and for a sentence that only leads in to
+what follows (it ends with a colon), and a little for later sources and later places; a "Source
+code:" line is a label, never a claim. The answer keeps the best sentence about the question and
+the few that come close to it, best first, and none that do not. When no sentence is about the
+question, nothing is said: the reader declines.
 """
 
 from __future__ import annotations
@@ -237,27 +237,36 @@ _SUBJECT_WORDS = 5
 _SUBJECT_BOOST = 1.3
 """How much more such a sentence counts."""
 
-_ASKS_WHAT = re.compile(r"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<subject>[\w\s-]+?)\s*\??\s*$",
-                        re.IGNORECASE)
-"""A question that asks what something is ("What is an iterator?"): its subject."""
+_ASKS_WHAT = re.compile(r"^what(?:'s| is| are) (?:an? |the )?(?P<subject>[\w-]+(?: [\w-]+)*) ?\??$")
+"""A question that asks what something is ("What is an iterator?", "What's a lambda?"), its
+spaces made single: its subject."""
+
+_ASKED_AT_MOST = 200
+"""The longest question read for its subject (a question is a sentence, not a page)."""
+
+_ARTICLES = frozenset({"a", "an", "the", "one"})
+
 
 def _subject_of(question: str) -> tuple[str, ...]:
-    """The stems of the words of what `question` asks the nature of, or () when it does not."""
-    asked = _ASKS_WHAT.match(question)
+    """The stems of the words of what `question` asks the nature of ("What is a generator in
+    Python?": generator), or () when it does not ask what something is."""
+    asked = _ASKS_WHAT.match(" ".join(question.lower().split())[:_ASKED_AT_MOST])
     if asked is None:
         return ()
-    return tuple(stem(w) for w in re.findall(r"\w+", asked.group("subject")))
+    return tuple(stem(w) for w in asked.group("subject").split()
+                 if w not in _QUESTION_WORDS and w not in _ENGLISH_KEYWORDS)
 
 
 def _defines(subject: tuple[str, ...], text: str) -> bool:
     """Whether `text` opens by saying what `subject` is: its words, as written (by their own
-    stem, not one that only begins like it), then "is" or "are" ("An iterator is…")."""
-    words = re.findall(r"\w+", text)[:len(subject) + 3]
-    lowered = [w.lower() for w in words]
-    start = 1 if lowered[:1] in (["a"], ["an"], ["the"]) else 0
-    named = [stem(w) for w in lowered[start:start + len(subject)]]
-    return named == list(subject) and lowered[start + len(subject):start + len(subject) + 1] in (
-        ["is"], ["are"])
+    stem, not one that only begins like it), then "is" or "are" and an article ("An iterator
+    is an object…", "Generators are a special class…"; not "The iterator is exhausted…")."""
+    words = [w.lower() for w in re.findall(r"\w+", text)[:len(subject) + 4]]
+    start = 1 if words[:1] in (["a"], ["an"], ["the"]) else 0
+    after = start + len(subject)
+    named = [stem(w) for w in words[start:after]]
+    return (named == list(subject) and words[after:after + 1] in (["is"], ["are"])
+            and bool(set(words[after + 1:after + 2]) & _ARTICLES))
 
 
 _VERSION = re.compile(r"(Changed in|New in|Added in|Deprecated since) version\b")
