@@ -390,6 +390,10 @@ def test_a_search_finds_a_word_by_its_forms_not_by_words_that_only_begin_alike(
     (docs / "hooks.md").write_text("# Hooks\n\n__getattribute__ runs first. __getattribute__ "
                                    "runs always. Define __getattribute__ with care.\n")
     (docs / "fallback.md").write_text("# Fallbacks\n\n__getattr__ runs when lookup fails.\n")
+    (docs / "paths.md").write_text("# os.path: common pathname manipulations\n\nJoin and "
+                                   "split names of files.\n")
+    (docs / "state.md").write_text("# State\n\nThe state is kept. The file is stated.\n")
+    (docs / "classes.md").write_text("# Classes\n\nClasses bundle data and behaviour.\n")
     corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
     hits = [h.source_id for h in corpus.search("What is a generator?")]
     assert hits[0] == "functions.md"
@@ -397,6 +401,10 @@ def test_a_search_finds_a_word_by_its_forms_not_by_words_that_only_begin_alike(
     assert corpus.frequency("generators") == {"generators": 2}
     assert [h.source_id for h in corpus.search("When is __getattr__ called?")] == [
         "fallback.md"]
+    # a word's forms: "file" finds "files" (the stem is shared), "statement" not "state"
+    assert corpus.frequency("file statement class") == {"file": 2, "statement": 0, "class": 1}
+    # a dotted name in a title is found when the question names it
+    assert corpus.search("What is os.path?")[0].source_id == "paths.md"
 
 
 def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
@@ -429,6 +437,17 @@ def test_a_sentence_that_leads_in_to_an_example_is_not_the_answer() -> None:
     reading = rank_sentences("How do I sort a list?", [howto])
     assert reading.best is not None
     assert reading.best.text == "The method list.sort sorts a list in place."
+
+
+def test_a_question_or_a_signature_in_a_source_is_never_a_claim() -> None:
+    """A FAQ's question ("Why do lambdas …?") and a function's signature as the reference heads
+    its entry ("wave.open(file, mode=None)") are never quoted as claims; the sentence that says
+    something is."""
+    faq = Source(source_id="faq", title="FAQ", text="Why do lambdas defined in a loop all return "
+                 "the same result?\n\nwave.open(file, mode=None)\n\nA lambda makes a small "
+                 "anonymous function.")
+    reading = rank_sentences("What does a lambda make?", [faq])
+    assert [s.text for s in reading.chosen] == ["A lambda makes a small anonymous function."]
 
 
 # -- the command --------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 """A corpus of sources to research in, indexed with SQLite FTS5 and ranked by BM25.
 
 Words are indexed as written (FTS5's ``unicode61``), and a search finds each word of the query by
-its forms: the words that begin with its stem ("raise" finds "raised" and "raising"). The Porter
-stemmer the index used before made one word of "generator", "generate" and "general", so that
-a question about generators read pages about general things. A title is indexed without the
-dotted names in it: ``email.generator: Generating MIME documents`` names a module, and is not
-about generators.
+its forms: the words of the index with its stem ("file" finds "files", "statement" finds
+"statements" but not "state"). The Porter stemmer the index used before made one word of
+"generator", "generate" and "general", so that a question about generators read pages about
+general things. A title's dotted names are kept apart from its words, and matched only when the
+question names one: ``email.generator: Generating MIME documents`` is about MIME documents unless
+the question asks about ``email.generator``.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -34,11 +35,11 @@ import sqlite3
 import sys
 import tempfile
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
@@ -80,7 +81,7 @@ TITLE_WEIGHT = 4.0
 of their own, so that a word common in the texts (``with``, in Python's help) still tells
 the titles apart."""
 
-_INDEX_VERSION = "5"
+_INDEX_VERSION = "6"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
@@ -269,10 +270,10 @@ class Corpus:
     def search(self, query: str, *, limit: int = 5) -> list[Hit]:
         """The sources that best match `query` (plain words), best first by BM25, each with
         the part of it that matched best."""
-        match = fts_query(query)
-        if not match:
-            return []
         with self._engine.connect() as db:
+            match = fts_query(query, {t: _forms(db, t) for t in query_terms(query)})
+            if not match:
+                return []
             rows = db.execute(text(
                 "SELECT source_id, title, part, parts, score, part_row FROM ("
                 " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
@@ -284,10 +285,10 @@ class Corpus:
                 " JOIN parts ON parts.rowid = body.rowid "
                 " JOIN sources ON sources.rowid = parts.source "
                 " LEFT JOIN (SELECT rowid, bm25(titles_fts) AS rank FROM titles_fts "
-                "  WHERE titles_fts MATCH :match) AS head ON head.rowid = sources.rowid"
+                "  WHERE titles_fts MATCH :title_match) AS head ON head.rowid = sources.rowid"
                 ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
-            ), {"match": match, "limit": max(1, min(limit, 50)),
-                "title_weight": TITLE_WEIGHT}).all()
+            ), {"match": match, "title_match": _title_query(query, match),
+                "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT}).all()
             snippets = [str(db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
                 "WHERE parts_fts MATCH :match AND rowid = :row"
@@ -308,11 +309,12 @@ class Corpus:
         counts = {}
         with self._engine.connect() as db:
             for term in query_terms(query):
+                words = _any_of(_forms(db, term))
                 counts[term] = int(db.execute(text(
                     "SELECT count(*) FROM (SELECT parts.source FROM parts_fts "
                     "JOIN parts ON parts.rowid = parts_fts.rowid WHERE parts_fts MATCH :m "
-                    "UNION SELECT rowid FROM titles_fts WHERE titles_fts MATCH :m)"
-                ), {"m": _forms(term)}).scalar_one())
+                    "UNION SELECT rowid FROM titles_fts WHERE titles_fts MATCH :t)"
+                ), {"m": words, "t": f"title : ({words})"}).scalar_one())
         return counts
 
     def read(self, source_id: str, *, part: int = 1) -> SourcePart:
@@ -356,21 +358,48 @@ class Corpus:
 # -- queries ------------------------------------------------------------------------------
 
 
-def fts_query(question: str) -> str:
-    """`question` as an FTS5 query: any of its terms, or of its neighbouring pairs of terms as
-    phrases (so that "the with statement" ranks a passage on *the with statement* above one that
-    only has both words), each quoted (so no word is syntax)."""
+def fts_query(question: str, forms: Mapping[str, Sequence[str]] | None = None) -> str:
+    """`question` as an FTS5 query: any of its terms (each in any of its `forms`, when given:
+    see `_forms`), or of its neighbouring pairs of terms as phrases (so that "the with
+    statement" ranks a passage on *the with statement* above one that only has both words),
+    each quoted (so no word is syntax)."""
     terms = query_terms(question)
     pairs = [f'"{terms[n]} {terms[n + 1]}"' for n in range(len(terms) - 1)]
-    return " OR ".join([*pairs, *(_forms(t) for t in terms)])
+    found = forms or {}
+    return " OR ".join([*pairs, *(_any_of(found.get(t) or [t]) for t in terms)])
 
 
-def _forms(term: str) -> str:
-    """`term` as an FTS5 query of its forms: the words that begin with its stem ("raise",
-    "raised", "raising"), or the word itself when its stem is shorter than 4 letters or it is
-    a name (``__getattr__``, not ``__getattribute__``)."""
+def _any_of(words: Sequence[str]) -> str:
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+_MOST_FORMS = 24
+"""The most forms of one word a search looks for."""
+
+
+def _forms(db: Connection, term: str) -> list[str]:
+    """The words of the index that are forms of `term`: those with its stem ("file", "files",
+    "filed"; "statement", "statements", not "state"), found in the index's vocabulary, and the
+    word itself. A name (``__getattr__``), a number or a word with letters the index writes
+    otherwise is the word itself."""
+    if not term.isascii() or not term.isalpha():
+        return [term]
     root = stem(term)
-    return f'"{root}"*' if len(root) >= 4 and term.isalpha() else f'"{term}"'
+    words = db.execute(text("SELECT term FROM parts_vocab WHERE term >= :low AND term < :high"),
+                       {"low": root, "high": root[:-1] + chr(ord(root[-1]) + 1)}).scalars()
+    found = [str(w) for w in words if stem(str(w)) == root]
+    return list(dict.fromkeys([term.lower(), *found]))[:_MOST_FORMS]
+
+
+def _title_query(question: str, match: str) -> str:
+    """The FTS5 query of the titles: the words `match` asks for in a title's words, or the
+    dotted names the question names (``os.path``) among its names."""
+    named = [f'names : "{" ".join(d.split("."))}"' for d in _DOTTED.findall(question.lower())]
+    return " OR ".join([f"title : ({match})", *named])
+
+
+_DOTTED = re.compile(r"\w+(?:\.\w+)+")
+"""A dotted name: a module's (``email.generator``), or a version (``3.12``)."""
 
 
 def split_parts(source: str, size: int = PART_CHARS) -> list[str]:
@@ -457,8 +486,9 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "UNIQUE (source, part));"
             "CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', "
             "content_rowid='rowid', tokenize='unicode61');"
-            "CREATE VIRTUAL TABLE titles_fts USING fts5(title, content='', "
+            "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, content='', "
             "tokenize='unicode61');"
+            "CREATE VIRTUAL TABLE parts_vocab USING fts5vocab(parts_fts, 'row');"
         )
         found, notes = documents()
         with db:
@@ -468,8 +498,9 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     "INSERT INTO sources (source_id, title, origin, parts) VALUES (?, ?, ?, ?)",
                     (doc.source_id, doc.title, doc.origin, len(pieces)))
                 source = cursor.lastrowid
-                db.execute("INSERT INTO titles_fts (rowid, title) VALUES (?, ?)",
-                           (source, _title_words(doc.title)))
+                db.execute("INSERT INTO titles_fts (rowid, title, names) VALUES (?, ?, ?)",
+                           (source, _DOTTED.sub(" ", doc.title),
+                            " ".join(_DOTTED.findall(doc.title))))
                 for number, piece in enumerate(pieces, start=1):
                     row = db.execute("INSERT INTO parts (source, part, text) VALUES (?, ?, ?)",
                                      (source, number, piece)).lastrowid
@@ -481,13 +512,6 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                             ("notes", json.dumps(notes))])
     finally:
         db.close()
-
-
-def _title_words(title: str) -> str:
-    """The words of a title a search matches: each dotted name left out ("email.generator:
-    Generating MIME documents" is about MIME documents; the name it starts with is a module's,
-    and a question about generators is not about it)."""
-    return re.sub(r"\w+(?:\.\w+)+", " ", title)
 
 
 def _digest(parts: Iterable[str]) -> str:

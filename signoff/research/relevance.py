@@ -95,10 +95,13 @@ _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "
 
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """The stem of `word`: lower case, its ending taken off ("definitions" → "defin")."""
+    """The stem of `word`: lower case, its ending taken off ("definitions" → "defin"; "class"
+    keeps its double s, as "classes" does)."""
     word = word.lower()
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith("ss"):
+                return word
             return word[: -len(suffix)]
     return word
 
@@ -277,6 +280,9 @@ _LEAD_IN = 0.5
 """How much a sentence counts that ends with a colon: it leads in to what follows (an example,
 a list), and says little alone ("It returns a new sorted list:")."""
 
+_SIGNATURE = re.compile(r"[\w.]+\(.*\)\s*$")
+"""A function's signature as the reference heads its entry ("wave.open(file, mode=None)")."""
+
 _LINK_LABEL = re.compile(r"Source code:\s")
 """The line that links a module's documentation to its source: a label, never a claim."""
 
@@ -340,8 +346,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     subject = _subject_of(question)
     scored: list[tuple[float, Sentence, set[str]]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
-        if _LINK_LABEL.match(sentence.text):
-            continue
+        if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
+                or sentence.text.rstrip().endswith("?")):
+            continue  # a label, a function's signature or a question (a FAQ's): never a claim
         title = titles[sentence.rank]
         in_title = {t: kin for t, kin in matcher.strengths(
             terms, title, sources[sentence.rank].title).items() if t not in found}
