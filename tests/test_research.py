@@ -405,6 +405,10 @@ def test_a_search_finds_a_word_by_its_forms_not_by_words_that_only_begin_alike(
     assert corpus.frequency("file statement class") == {"file": 2, "statement": 0, "class": 1}
     # a dotted name in a title is found when the question names it
     assert corpus.search("What is os.path?")[0].source_id == "paths.md"
+    # a part found by another form of the word shows its opening words
+    snippets = {h.source_id: h.snippet for h in corpus.search("files")}
+    assert "The file is stated" in snippets["state.md"]
+    assert "files" in snippets["paths.md"]
 
 
 def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:

@@ -1,12 +1,12 @@
 """A corpus of sources to research in, indexed with SQLite FTS5 and ranked by BM25.
 
-Words are indexed as written (FTS5's ``unicode61``), and a search finds each word of the query by
-its forms: the words of the index with its stem ("file" finds "files", "statement" finds
-"statements" but not "state"). The Porter stemmer the index used before made one word of
-"generator", "generate" and "general", so that a question about generators read pages about
-general things. A title's dotted names are kept apart from its words, and matched only when the
-question names one: ``email.generator: Generating MIME documents`` is about MIME documents unless
-the question asks about ``email.generator``.
+A search ranks by each word's stem (`signoff.research.relevance.stem`, the one the sentences are
+ranked by): the text is indexed as written (for snippets) and as stems (for ranking), so that
+"file" and "files" are one word, "statement" and "state" two. FTS5's Porter stemmer, which the
+index used before, made one word of "generator", "generate" and "general", so that a question
+about generators read pages about general things. A title's dotted names are kept apart from its
+words, and matched only when the question names one: ``email.generator: Generating MIME
+documents`` is about MIME documents unless the question asks about ``email.generator``.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -35,7 +35,7 @@ import sqlite3
 import sys
 import tempfile
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -81,7 +81,7 @@ TITLE_WEIGHT = 4.0
 of their own, so that a word common in the texts (``with``, in Python's help) still tells
 the titles apart."""
 
-_INDEX_VERSION = "6"
+_INDEX_VERSION = "7"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
@@ -270,18 +270,18 @@ class Corpus:
     def search(self, query: str, *, limit: int = 5) -> list[Hit]:
         """The sources that best match `query` (plain words), best first by BM25, each with
         the part of it that matched best."""
+        match = fts_query(query)
+        if not match:
+            return []
         with self._engine.connect() as db:
-            match = fts_query(query, {t: _forms(db, t) for t in query_terms(query)})
-            if not match:
-                return []
             rows = db.execute(text(
                 "SELECT source_id, title, part, parts, score, part_row FROM ("
                 " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
                 " body.rank + :title_weight * coalesce(head.rank, 0) AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
                 "  ORDER BY body.rank, parts.part) AS best "
-                " FROM (SELECT rowid, bm25(parts_fts) AS rank FROM parts_fts "
-                "  WHERE parts_fts MATCH :match) AS body "
+                " FROM (SELECT rowid, bm25(stems_fts) AS rank FROM stems_fts "
+                "  WHERE stems_fts MATCH :match) AS body "
                 " JOIN parts ON parts.rowid = body.rowid "
                 " JOIN sources ON sources.rowid = parts.source "
                 " LEFT JOIN (SELECT rowid, bm25(titles_fts) AS rank FROM titles_fts "
@@ -289,13 +289,14 @@ class Corpus:
                 ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
             ), {"match": match, "title_match": _title_query(query, match),
                 "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT}).all()
-            snippets = [str(db.execute(text(  # only for the parts found: snippets cost
+            words = _any_of(query_terms(query))
+            snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
-                "WHERE parts_fts MATCH :match AND rowid = :row"
-            ), {"match": match, "row": r[5]}).scalar_one()) for r in rows]
+                "WHERE parts_fts MATCH :words AND rowid = :row"
+            ), {"words": words, "row": r[5]}).scalar() or _opening(db, r[5]) for r in rows]
         return [Hit(source_id=str(r[0]), title=str(r[1]), part=int(r[2]), parts=int(r[3]),
-                    score=round(-float(r[4]), 6), snippet=words)
-                for r, words in zip(rows, snippets, strict=True)]
+                    score=round(-float(r[4]), 6), snippet=str(snippet))
+                for r, snippet in zip(rows, snippets, strict=True)]
 
     def find(self, query: str, *, limit: int = 5) -> Found:
         """`search`, with how many sources have each word of `query`, and those none has."""
@@ -304,17 +305,17 @@ class Corpus:
                      sources=len(self), unknown=[w for w, n in words.items() if n == 0])
 
     def frequency(self, query: str) -> dict[str, int]:
-        """Each term of `query` (as searched), with how many sources have it in their text or
-        title."""
+        """Each term of `query` (as searched), with how many sources have it (or a word with
+        its stem) in their text or title."""
         counts = {}
         with self._engine.connect() as db:
             for term in query_terms(query):
-                words = _any_of(_forms(db, term))
+                stemmed = f'"{stem(term)}"'
                 counts[term] = int(db.execute(text(
-                    "SELECT count(*) FROM (SELECT parts.source FROM parts_fts "
-                    "JOIN parts ON parts.rowid = parts_fts.rowid WHERE parts_fts MATCH :m "
+                    "SELECT count(*) FROM (SELECT parts.source FROM stems_fts "
+                    "JOIN parts ON parts.rowid = stems_fts.rowid WHERE stems_fts MATCH :m "
                     "UNION SELECT rowid FROM titles_fts WHERE titles_fts MATCH :t)"
-                ), {"m": words, "t": f"title : ({words})"}).scalar_one())
+                ), {"m": stemmed, "t": f"title : {stemmed}"}).scalar_one())
         return counts
 
     def read(self, source_id: str, *, part: int = 1) -> SourcePart:
@@ -358,37 +359,31 @@ class Corpus:
 # -- queries ------------------------------------------------------------------------------
 
 
-def fts_query(question: str, forms: Mapping[str, Sequence[str]] | None = None) -> str:
-    """`question` as an FTS5 query: any of its terms (each in any of its `forms`, when given:
-    see `_forms`), or of its neighbouring pairs of terms as phrases (so that "the with
-    statement" ranks a passage on *the with statement* above one that only has both words),
-    each quoted (so no word is syntax)."""
-    terms = query_terms(question)
-    pairs = [f'"{terms[n]} {terms[n + 1]}"' for n in range(len(terms) - 1)]
-    found = forms or {}
-    return " OR ".join([*pairs, *(_any_of(found.get(t) or [t]) for t in terms)])
+def fts_query(question: str) -> str:
+    """`question` as an FTS5 query of the index's stems: any of its terms, or of its
+    neighbouring pairs of terms as phrases (so that "the with statement" ranks a passage on
+    *the with statement* above one that only has both words), each quoted (so no word is
+    syntax)."""
+    terms = [stem(t) for t in query_terms(question)]
+    pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
+    return _any_of([*pairs, *dict.fromkeys(terms)])
 
 
 def _any_of(words: Sequence[str]) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-_MOST_FORMS = 24
-"""The most forms of one word a search looks for."""
+def _stemmed(text: str) -> str:
+    """`text` as the index keeps it to search: each word by its stem (`stem`), so that "file"
+    and "files" are one word, and "generator" and "general" two."""
+    return " ".join(stem(w) for w in re.findall(r"\w+", text))
 
 
-def _forms(db: Connection, term: str) -> list[str]:
-    """The words of the index that are forms of `term`: those with its stem ("file", "files",
-    "filed"; "statement", "statements", not "state"), found in the index's vocabulary, and the
-    word itself. A name (``__getattr__``), a number or a word with letters the index writes
-    otherwise is the word itself."""
-    if not term.isascii() or not term.isalpha():
-        return [term]
-    root = stem(term)
-    words = db.execute(text("SELECT term FROM parts_vocab WHERE term >= :low AND term < :high"),
-                       {"low": root, "high": root[:-1] + chr(ord(root[-1]) + 1)}).scalars()
-    found = [str(w) for w in words if stem(str(w)) == root]
-    return list(dict.fromkeys([term.lower(), *found]))[:_MOST_FORMS]
+def _opening(db: Connection, row: int) -> str:
+    """The first words of a part, when none of the query's own words is in it (a form of
+    one is)."""
+    found = db.execute(text("SELECT text FROM parts WHERE rowid = :row"), {"row": row}).scalar()
+    return " ".join(str(found or "").split()[:24]) + "…"
 
 
 def _title_query(question: str, match: str) -> str:
@@ -486,9 +481,10 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "UNIQUE (source, part));"
             "CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', "
             "content_rowid='rowid', tokenize='unicode61');"
+            "CREATE VIRTUAL TABLE stems_fts USING fts5(stems, content='', "
+            "tokenize='unicode61');"
             "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, content='', "
             "tokenize='unicode61');"
-            "CREATE VIRTUAL TABLE parts_vocab USING fts5vocab(parts_fts, 'row');"
         )
         found, notes = documents()
         with db:
@@ -499,13 +495,16 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     (doc.source_id, doc.title, doc.origin, len(pieces)))
                 source = cursor.lastrowid
                 db.execute("INSERT INTO titles_fts (rowid, title, names) VALUES (?, ?, ?)",
-                           (source, _DOTTED.sub(" ", doc.title),
+                           (source, _stemmed(_DOTTED.sub(" ", doc.title)),
                             " ".join(_DOTTED.findall(doc.title))))
                 for number, piece in enumerate(pieces, start=1):
                     row = db.execute("INSERT INTO parts (source, part, text) VALUES (?, ?, ?)",
                                      (source, number, piece)).lastrowid
                     db.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (row, piece))
+                    db.execute("INSERT INTO stems_fts (rowid, stems) VALUES (?, ?)",
+                               (row, _stemmed(piece)))
             db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO stems_fts (stems_fts) VALUES ('optimize')")
             db.execute("INSERT INTO titles_fts (titles_fts) VALUES ('optimize')")
             db.executemany("INSERT INTO meta VALUES (?, ?)",
                            [("version", _INDEX_VERSION), ("fingerprint", fingerprint),
