@@ -405,10 +405,29 @@ def test_a_search_finds_a_word_by_its_forms_not_by_words_that_only_begin_alike(
     assert corpus.frequency("file statement class") == {"file": 2, "statement": 0, "class": 1}
     # a dotted name in a title is found when the question names it
     assert corpus.search("What is os.path?")[0].source_id == "paths.md"
-    # a part found by another form of the word shows its opening words
+    # a part found by another form of the word shows it in its snippet
     snippets = {h.source_id: h.snippet for h in corpus.search("files")}
     assert "The file is stated" in snippets["state.md"]
     assert "files" in snippets["paths.md"]
+
+
+def test_a_search_finds_words_inside_names_without_accents_and_short_words_whole(
+        tmp_path: Path) -> None:
+    """The index splits words as its tokenizer does: a word inside a name (``__enter__``,
+    ``shutil.make_archive``) is found, an accent does not hide a word ("résumé", "resume"),
+    and a short stem is not made of a longer word ("notes" is not "not", "owner" not "own";
+    "statuses" is "status")."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "hooks.md").write_text("# Hooks\n\nThe __enter__ method runs first. Call "
+                                   "shutil.make_archive to pack. Mon résumé au café.\n")
+    (docs / "owners.md").write_text("# Owners\n\nThe owner keeps notes on statuses.\n")
+    (docs / "negation.md").write_text("# Negation\n\nIt is not so: we do not own it.\n")
+    corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
+    assert corpus.frequency("enter archive resume café") == {
+        "enter": 1, "archive": 1, "resume": 1, "café": 1}
+    assert corpus.frequency("note owner status") == {"note": 1, "owner": 1, "status": 1}
+    assert [h.source_id for h in corpus.search("notes")] == ["owners.md"]
 
 
 def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
@@ -430,6 +449,15 @@ def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
     reading = rank_sentences("How do generators work?", [tools, notes])
     assert reading.best is not None
     assert reading.best.source_id == "notes"
+    # the subject keeps a keyword in it, and leaves "in Python" out
+    history = Source(source_id="history", title="The with statement",
+                     text="The with statement came with Python 2.5.")
+    context = Source(source_id="context", title="Contexts",
+                     text="The with statement is a way to wrap a block in a context.")
+    for question in ("What is the with statement?", "What is the with statement in Python?"):
+        best = rank_sentences(question, [history, context]).best
+        assert best is not None
+        assert best.text == "The with statement is a way to wrap a block in a context."
 
 
 def test_a_sentence_that_leads_in_to_an_example_is_not_the_answer() -> None:
@@ -452,6 +480,9 @@ def test_a_question_or_a_signature_in_a_source_is_never_a_claim() -> None:
                  "anonymous function.")
     reading = rank_sentences("What does a lambda make?", [faq])
     assert [s.text for s in reading.chosen] == ["A lambda makes a small anonymous function."]
+    said = Source(source_id="said", title="Sizes",
+                  text="len(s) returns the length of s (an int)")  # a claim, not a signature
+    assert rank_sentences("What does len return?", [said]).best is not None
 
 
 # -- the command --------------------------------------------------------------------------

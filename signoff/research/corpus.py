@@ -34,6 +34,7 @@ import re
 import sqlite3
 import sys
 import tempfile
+import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -103,7 +104,8 @@ class Hit(BaseModel):
     """How well it matches: BM25 of the part plus `TITLE_WEIGHT` times BM25 of the title,
     negated so that higher is better."""
     snippet: str
-    """The words around the match in that part (pieces joined by “…”)."""
+    """The words around the match in that part (pieces joined by “…”), or its first words when
+    none of the query's words begins a word of it as written."""
 
 
 class Found(BaseModel):
@@ -270,6 +272,7 @@ class Corpus:
     def search(self, query: str, *, limit: int = 5) -> list[Hit]:
         """The sources that best match `query` (plain words), best first by BM25, each with
         the part of it that matched best."""
+        query = query[:_QUERY_AT_MOST]
         match = fts_query(query)
         if not match:
             return []
@@ -289,7 +292,7 @@ class Corpus:
                 ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
             ), {"match": match, "title_match": _title_query(query, match),
                 "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT}).all()
-            words = _any_of(query_terms(query))
+            words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
                 "WHERE parts_fts MATCH :words AND rowid = :row"
@@ -309,8 +312,11 @@ class Corpus:
         its stem) in their text or title."""
         counts = {}
         with self._engine.connect() as db:
-            for term in query_terms(query):
-                stemmed = f'"{stem(term)}"'
+            for term in query_terms(query[:_QUERY_AT_MOST]):
+                if not _stemmed(term):  # underscores only: no word the index keeps
+                    counts[term] = 0
+                    continue
+                stemmed = f'"{_stemmed(term)}"'
                 counts[term] = int(db.execute(text(
                     "SELECT count(*) FROM (SELECT parts.source FROM stems_fts "
                     "JOIN parts ON parts.rowid = stems_fts.rowid WHERE stems_fts MATCH :m "
@@ -364,7 +370,7 @@ def fts_query(question: str) -> str:
     neighbouring pairs of terms as phrases (so that "the with statement" ranks a passage on
     *the with statement* above one that only has both words), each quoted (so no word is
     syntax)."""
-    terms = [stem(t) for t in query_terms(question)]
+    terms = [found for found in (_stemmed(t) for t in query_terms(question)) if found]
     pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
     return _any_of([*pairs, *dict.fromkeys(terms)])
 
@@ -375,15 +381,26 @@ def _any_of(words: Sequence[str]) -> str:
 
 def _stemmed(text: str) -> str:
     """`text` as the index keeps it to search: each word by its stem (`stem`), so that "file"
-    and "files" are one word, and "generator" and "general" two."""
-    return " ".join(stem(w) for w in re.findall(r"\w+", text))
+    and "files" are one word, and "generator" and "general" two. Words are split as the
+    index's tokenizer splits them (at underscores too: ``__enter__`` is "enter") and without
+    their accents ("résumé" is "resume"), at index time and at query time alike."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(stem(w) for w in re.findall(r"[^\W_]+", plain))
+
+
+def _snippet_query(question: str) -> str:
+    """The FTS5 query of the words as written that a snippet shows: each word of the question,
+    and each word that begins with one of its stems (matching more than the search did is
+    harmless in a snippet)."""
+    terms = [w for t in query_terms(question) for w in _stemmed(t).split()]
+    return " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms)) or '""'
 
 
 def _opening(db: Connection, row: int) -> str:
-    """The first words of a part, when none of the query's own words is in it (a form of
-    one is)."""
-    found = db.execute(text("SELECT text FROM parts WHERE rowid = :row"), {"row": row}).scalar()
-    return " ".join(str(found or "").split()[:24]) + "…"
+    """The first words of a part, when no word of the question is found in it as written."""
+    found = str(db.execute(text("SELECT text FROM parts WHERE rowid = :row"),
+                           {"row": row}).scalar() or "").split()
+    return " ".join(found[:24]) + ("…" if len(found) > 24 else "")
 
 
 def _title_query(question: str, match: str) -> str:
@@ -393,7 +410,10 @@ def _title_query(question: str, match: str) -> str:
     return " OR ".join([f"title : ({match})", *named])
 
 
-_DOTTED = re.compile(r"\w+(?:\.\w+)+")
+_QUERY_AT_MOST = 2_000
+"""The longest query searched (its first characters): a query is a sentence, not a page."""
+
+_DOTTED = re.compile(r"\b\w+(?:\.\w+)+")
 """A dotted name: a module's (``email.generator``), or a version (``3.12``)."""
 
 

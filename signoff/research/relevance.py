@@ -90,18 +90,19 @@ _NAMING_AFTER = frozenset({"operator", "operators", "statement", "statements", "
 
 _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "ings", "ing",
              "ness", "ities", "ity", "ies", "ied", "ers", "er", "ed", "es", "ly", "al", "s", "e")
-"""Endings taken off a word to find its stem (the longest that leaves a stem of 3 letters)."""
+"""Endings taken off a word to find its stem (the first that leaves a stem of 4 letters, or of 3
+for a plural's s: "owner" and "notation" stay whole, "files" is "file")."""
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The stem of `word`: lower case, its ending taken off ("definitions" → "defin"; "class"
-    keeps its double s, as "classes" does)."""
+    and "status" keep their s, as "classes" and "statuses" do)."""
     word = word.lower()
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith("ss"):
-                return word
+        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix == "s" else 4):
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word  # "class", "status", "analysis": as "classes" keeps them
             return word[: -len(suffix)]
     return word
 
@@ -252,12 +253,15 @@ _ARTICLES = frozenset({"a", "an", "the", "one"})
 
 def _subject_of(question: str) -> tuple[str, ...]:
     """The stems of the words of what `question` asks the nature of ("What is a generator in
-    Python?": generator), or () when it does not ask what something is."""
+    Python?": generator; "What is the with statement?": with, statement), or () when it does
+    not ask what something is."""
     asked = _ASKS_WHAT.match(" ".join(question.lower().split())[:_ASKED_AT_MOST])
     if asked is None:
         return ()
-    return tuple(stem(w) for w in asked.group("subject").split()
-                 if w not in _QUESTION_WORDS and w not in _ENGLISH_KEYWORDS)
+    words = [w for w in re.findall(r"\w+", asked.group("subject")) if w not in _QUESTION_WORDS]
+    while words and words[-1] in _ENGLISH_KEYWORDS:  # "… in (Python)"
+        words.pop()
+    return tuple(stem(w) for w in words)
 
 
 def _defines(subject: tuple[str, ...], text: str) -> bool:
@@ -280,7 +284,7 @@ _LEAD_IN = 0.5
 """How much a sentence counts that ends with a colon: it leads in to what follows (an example,
 a list), and says little alone ("It returns a new sorted list:")."""
 
-_SIGNATURE = re.compile(r"[\w.]+\(.*\)\s*$")
+_SIGNATURE = re.compile(r"[\w.]+\((?:[^()]|\([^()]*\))*\)\s*$")
 """A function's signature as the reference heads its entry ("wave.open(file, mode=None)")."""
 
 _LINK_LABEL = re.compile(r"Source code:\s")
