@@ -449,6 +449,13 @@ def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
     reading = rank_sentences("How do generators work?", [tools, notes])
     assert reading.best is not None
     assert reading.best.source_id == "notes"
+    # beside a sentence that has the question's words, one with only kin words is left out
+    pydoc = Source(source_id="pydoc", title="pydoc — Documentation generator",
+                   text="The tool generates documentation from modules.")
+    howto = Source(source_id="howto", title="Functional programming",
+                   text="Generators are a special class of functions.")
+    reading = rank_sentences("What is a generator?", [pydoc, howto])
+    assert [s.text for s in reading.chosen] == ["Generators are a special class of functions."]
     # the subject keeps a keyword in it, and leaves "in Python" out
     history = Source(source_id="history", title="The with statement",
                      text="The with statement came with Python 2.5.")

@@ -19,9 +19,10 @@ neighbouring terms found side by side ("context manager") and by naming the ques
 its first words ("The with statement is used to…": it is about them, not only mentioning them),
 lowered for a note of the version something changed in and for a sentence that only leads in to
 what follows (it ends with a colon), and a little for later sources and later places; a "Source
-code:" line is a label, never a claim. The answer keeps the best sentence about the question and
-the few that come close to it, best first, and none that do not. When no sentence is about the
-question, nothing is said: the reader declines.
+code:" line, a question or a function's signature is never a claim. The answer keeps the best
+sentence about the question and the few that come close to it (and as surely: not one with a kin
+word where the best has the word itself), best first, and none that do not. When no sentence is
+about the question, nothing is said: the reader declines.
 """
 
 from __future__ import annotations
@@ -348,7 +349,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     focus = [sum(weight[t] * matcher.strength(t, title, source.title) for t in terms) / total
              for title, source in zip(titles, sources, strict=True)]
     subject = _subject_of(question)
-    scored: list[tuple[float, Sentence, set[str]]] = []
+    scored: list[tuple[float, Sentence, set[str], float]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
         if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
                 or sentence.text.rstrip().endswith("?")):
@@ -366,7 +367,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                  * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
                  * _LEAD_IN ** sentence.text.rstrip().endswith(":")
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
-        scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title)))
+        scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
+                       surely))
     if not scored:
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent)
     # A question that asks what something is is answered by a sentence that says so, when one
@@ -374,11 +376,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     defining = {id(c[1]) for c in scored if subject and _defines(subject, c[1].text)}
     scored.sort(key=lambda c: (id(c[1]) not in defining, -c[1].score, c[1].rank, c[1].position))
     about = [c for c in scored if c[0] >= ABOUT]
-    _, best, best_terms = about[0] if about else scored[0]
+    _, best, best_terms, best_surely = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
     chosen: list[Sentence] = []
     taken: dict[str, int] = {}
-    for _, sentence, _ in about:
+    for _, sentence, _, surely in about:
+        if surely < CLOSE * best_surely:
+            continue  # kin words where the best has the words themselves
         if sentence.score < CLOSE * best.score or len(chosen) == limit:
             break
         if taken.get(sentence.source_id, 0) >= per_source:
