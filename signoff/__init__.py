@@ -64,6 +64,7 @@ from signoff.exceptions import (
     Refusal,
     SignoffError,
     StoreError,
+    UnknownId,
     UserError,
 )
 from signoff.limits import (
@@ -150,6 +151,7 @@ __all__ = [
     "StoreError",
     "TaskStatus",
     "Temporal",
+    "UnknownId",
     "Usage",
     "UserError",
     "action",

@@ -13,7 +13,8 @@
     │                           a bad policy, a malformed step); raised at declaration time
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
     │   │                       a rule that would widen past the declaration
-    │   └── EditRefused         the changed values of an "approve with changes" do not fit
+    │   ├── EditRefused         the changed values of an "approve with changes" do not fit
+    │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too)
     ├── ConsentError            a consent token that is forged, edited, replayed or misused
     ├── StoreError              the database could not be used (unreachable, locked, refused)
     └── ReadOnlyViolation       a query tried to write, spawn, or reach outside while it ran
@@ -37,6 +38,7 @@ __all__ = [
     "Refusal",
     "SignoffError",
     "StoreError",
+    "UnknownId",
     "UserError",
 ]
 
@@ -103,6 +105,11 @@ class UserError(SignoffError):
 
 class AgentRefused(SignoffError):
     """A verb on agents' proposals or rules was refused; the message says why, for a person."""
+
+
+class UnknownId(AgentRefused, NotFound):
+    """No proposal, task or standing rule has the id given. An `AgentRefused`, as every refusal
+    of a person's verb is, and a `NotFound`, as `app.outcome` of an unknown task raises."""
 
 
 class EditRefused(AgentRefused):

@@ -103,6 +103,22 @@ def test_passing_deadlines_at_a_moment_without_a_time_zone_or_of_no_proposal_is_
     assert shop.app.proposal(work.proposal).status is ProposalStatus.WAITING
 
 
+def test_an_unknown_id_is_not_found_whichever_verb_is_asked(shop: SimpleNamespace) -> None:
+    """A proposal, task or rule id that names nothing is an `AgentRefused`, as the verbs refuse,
+    and a `NotFound`, as `app.outcome` says of an unknown task: one `except` catches it
+    everywhere (`app.receipt` and `app.proposal` raised only `AgentRefused`)."""
+    from signoff import NotFound, UnknownId
+
+    for ask in (lambda: shop.app.proposal("nope"), lambda: shop.app.receipt("nope"),
+                lambda: shop.app.outcome("nope"), lambda: shop.app.pass_deadline("nope"),
+                lambda: shop.app.reject("nope", by=shop.noor, reason="No."),
+                lambda: shop.app.approve("nope", by=shop.noor)):
+        with pytest.raises(NotFound, match=r"^There is no (proposal|task) with id nope\.$"):
+            ask()
+    with pytest.raises(UnknownId):
+        shop.app.receipt("nope")
+
+
 def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
         shop: SimpleNamespace) -> None:
     """A routed proposal's deadline is when it was made plus its route's time; the task says

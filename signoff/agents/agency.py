@@ -26,7 +26,7 @@ from signoff.agents.receipts import Receipt
 from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
-from signoff.exceptions import AgentRefused, UserError
+from signoff.exceptions import UnknownId, UserError
 from signoff.models.base import Model, Reply
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
@@ -395,7 +395,7 @@ class Agency:
         with self.database.connect() as db:
             found = repo.load_proposal(db, proposal_id)
         if found is None:
-            raise AgentRefused(f"There is no proposal with id {proposal_id}.")
+            raise UnknownId(f"There is no proposal with id {proposal_id}.")
         return replace(found[0], decide_by=self.route_words(found[0]))
 
     def reads_as_proposed(self, proposal: Proposal) -> bool:
@@ -425,7 +425,7 @@ class Agency:
         with self.database.connect() as db:
             row = repo.load_task(db, task)
             if row is None:
-                raise AgentRefused(f"There is no task with id {task}.")
+                raise UnknownId(f"There is no task with id {task}.")
             entries = repo.entries_of(db, task)
         return Receipt(task=task, agent=row.agent, skill=row.skill, status=row.status,
                        entries=tuple(entries))

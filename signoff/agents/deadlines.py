@@ -30,7 +30,7 @@ from signoff.agents.loop import Loop
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
-from signoff.exceptions import AgentRefused, UserError
+from signoff.exceptions import UnknownId, UserError
 from signoff.security.principals import Principal
 from signoff.store.database import Database
 
@@ -138,7 +138,7 @@ class Deadlines:
                 with self._database.connect() as db:
                     found = repo.load_proposal(db, proposal_id)
                 if found is None:
-                    raise AgentRefused(f"There is no proposal with id {proposal_id}.")
+                    raise UnknownId(f"There is no proposal with id {proposal_id}.")
                 proposal, call_id, _ = found
                 if proposal.status is not ProposalStatus.WAITING:
                     return DeadlinePassed(

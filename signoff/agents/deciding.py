@@ -29,7 +29,7 @@ from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerp
 from signoff.agents.proposing import fingerprint_of
 from signoff.agents.rules import StandingRule
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
-from signoff.exceptions import AgentRefused, EditRefused, Invalid
+from signoff.exceptions import AgentRefused, EditRefused, Invalid, UnknownId
 from signoff.security.acting import ActingAs
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
@@ -448,7 +448,7 @@ class Decider:
         with self._database.connect() as db:
             rule = next((r for r in repo.load_rules(db) if r.id == rule_id), None)
             if rule is None:
-                raise AgentRefused(f"There is no standing rule with id {rule_id}.")
+                raise UnknownId(f"There is no standing rule with id {rule_id}.")
             allowed = (rule.made_by == by.id or rule.for_id == by.id
                        or self._oversight.supervises_agents.admits(by))
             if not allowed:
@@ -578,7 +578,7 @@ class Decider:
         if now is None:  # given by handle, or nobody: the directory says which
             now = self._people.get(by)
         if found is None or task is None:
-            raise AgentRefused(f"There is no proposal with id {proposal_id}.")
+            raise UnknownId(f"There is no proposal with id {proposal_id}.")
         proposal, call_id, instructions = found
         return (replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions,
                 task, now)
@@ -588,7 +588,7 @@ class Decider:
         with self._database.connect() as db:
             found = repo.load_proposal(db, key)
         if found is None:
-            raise AgentRefused(f"There is no proposal with id {key}.")
+            raise UnknownId(f"There is no proposal with id {key}.")
         proposal, call_id, instructions = found
         return replace(proposal, decide_by=self._route_words(proposal)), call_id, instructions
 
@@ -619,7 +619,7 @@ class Decider:
             with self._database.connect() as db:
                 found = repo.load_proposal(db, proposal_id)
         if found is None:
-            return AgentRefused(f"There is no proposal with id {proposal_id}.")
+            return UnknownId(f"There is no proposal with id {proposal_id}.")
         decider = found[0].decide_person_id
         if within is not None and decider and not found[0].decide_queue:
             person = self._people.find_each([decider], within=within).get(decider)

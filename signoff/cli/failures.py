@@ -102,10 +102,8 @@ def failure_of(error: BaseException, *, where: str = "") -> Failure:
         return Failure(prefix + error.message, EXIT_REFUSED)
     if isinstance(error, EditRefused):  # changed values that do not fit: a wrong value
         return Failure(prefix + str(error), EXIT_USAGE)
-    if isinstance(error, AgentRefused):
-        text = str(error)
-        return Failure(prefix + text, EXIT_NOT_FOUND if text.startswith("There is no")
-                       else EXIT_REFUSED)
+    if isinstance(error, AgentRefused):  # (an unknown id is a NotFound too: told above)
+        return Failure(prefix + str(error), EXIT_REFUSED)
     if isinstance(error, ConsentError | ReadOnlyViolation):
         return Failure(prefix + str(error), EXIT_REFUSED)
     if isinstance(error, UserError):

@@ -13,11 +13,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from signoff.agents.proposals import ProposalStatus
 from signoff.app import App
-from signoff.exceptions import AgentRefused, EditRefused
+from signoff.exceptions import AgentRefused, EditRefused, UnknownId
 from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
 from signoff.security.principals import Principal
 from signoff.web.auth import bearer_principal
-from signoff.web.problems import PROBLEM_RESPONSES, ProblemError
+from signoff.web.problems import PROBLEM_RESPONSES, ProblemError, to_problem
 from signoff.web.schemas import (
     ActionOut,
     ActionPage,
@@ -48,8 +48,10 @@ _bearer = HTTPBearer(auto_error=False, bearerFormat="so_<id>_<secret>",
 
 
 def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
-    """A refused decision: 422 for changed values that do not fit, 409 when the proposal was
-    decided meanwhile, 403 otherwise."""
+    """A refused decision: 404 for a proposal that is not there, 422 for changed values that do
+    not fit, 409 when the proposal was decided meanwhile, 403 otherwise."""
+    if isinstance(error, UnknownId):
+        return to_problem(error)
     if isinstance(error, EditRefused):
         return ProblemError(422, str(error), type_="urn:signoff:problem:invalid")
     if app.proposal(proposal_id).status is not ProposalStatus.WAITING:
