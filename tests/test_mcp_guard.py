@@ -737,6 +737,8 @@ def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_
                    "yes": await _signoff(guard, "approve", config, proposal.id, *token),
                    "no": await _signoff(guard, "reject", config, proposal.id, "--reason",
                                         "Not while it is down.", *token)}
+            got["again"] = await _signoff(guard, "reject", config, proposal.id, "--reason",
+                                          "Still no.", *token)
             got["after"] = await client.call_tool("files_list_files", {})
             return got
 
@@ -757,7 +759,10 @@ def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_
     code, no = got["no"]
     assert code == 0, no
     assert "Noor said no to liar_delete_file: Not while it is down." in no
-    assert "Traceback" not in listed + yes + no
+    code, again = got["again"]  # a second no, with the guard's app alone, is told in words
+    assert code == 1, again
+    assert "already decided (Rejected)" in again
+    assert "Traceback" not in listed + yes + no + again
     (after,) = guard.app.proposals()
     assert after.status is ProposalStatus.REJECTED
     assert after.reason == "Not while it is down."

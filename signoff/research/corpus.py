@@ -313,10 +313,11 @@ class Corpus:
         counts = {}
         with self._engine.connect() as db:
             for term in query_terms(query[:_QUERY_AT_MOST]):
-                if not _stemmed(term):  # underscores only: no word the index keeps
+                words = _stemmed(term)
+                if not words:  # underscores only: no word the index keeps
                     counts[term] = 0
                     continue
-                stemmed = f'"{_stemmed(term)}"'
+                stemmed = f'"{words}"'
                 counts[term] = int(db.execute(text(
                     "SELECT count(*) FROM (SELECT parts.source FROM stems_fts "
                     "JOIN parts ON parts.rowid = stems_fts.rowid WHERE stems_fts MATCH :m "
