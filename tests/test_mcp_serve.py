@@ -549,3 +549,46 @@ def test_a_tool_that_reaches_outside_is_never_served_as_only_adding(tmp_path: Pa
         hints = annotations_of(app.actions.info(action.__name__))
         assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
             False, True, True)
+
+
+def test_a_call_asked_again_before_its_outcome_was_told_waits_on_the_same_proposal(
+        office: dict[str, Any]) -> None:
+    """A client that could not wait asks for the steered transfer again: it is told the same
+    proposal, and nothing more is put to the owner; once she has said yes, asked again it is
+    told what the run came to, and it ran once. Only after that is the same call a new one;
+    a different call is always proposed of its own (before, each retry was proposed again,
+    and a yes to each would have run the transfer each time)."""
+    served = _served(office, "Read my latest mail and deal with it.")
+    transfer = {"iban": ATTACKER_IBAN, "amount": 2400, "memo": "payment"}
+
+    async def ask() -> Any:
+        return await served.call_tool("transfer", transfer)
+
+    async def read_then_ask() -> tuple[Any, Any]:
+        await served.call_tool("read_email", {"number": 31})
+        return await ask(), await ask()
+
+    first, again = anyio.run(read_then_ask)
+    (proposal,) = office["app"].proposals()
+    for told in (first, again):
+        assert not told.is_error, told
+        assert told.structured_content["proposal"] == proposal.id
+    other = anyio.run(served.call_tool, "transfer", {**transfer, "amount": 10})
+    assert other.structured_content["proposal"] != proposal.id
+    office["app"].approve(proposal, by=office["owner"])
+    ran = anyio.run(ask)
+    assert not ran.is_error, ran
+    assert "proposal" not in ran.structured_content
+    assert len(office["app"].proposals()) == 2
+    done = [e for t in _tasks_of(office) for e in office["app"].receipt(t).entries
+            if e.kind == "decision" and "approved transfer, and it ran" in e.words]
+    assert len(done) == 1
+    anew = anyio.run(ask)
+    assert anew.structured_content["proposal"] not in (proposal.id,
+                                                       other.structured_content["proposal"])
+    assert len(office["app"].proposals()) == 3
+
+
+def _tasks_of(office: dict[str, Any]) -> list[str]:
+    with office["app"].database.connect() as db:
+        return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]

@@ -74,6 +74,9 @@ class _Session:
     work: str = field(default_factory=lambda: str(uuid.uuid4()))
     tasks: dict[str, str] = field(default_factory=dict)
     earlier: list[str] = field(default_factory=list)
+    untold: dict[tuple[str, str], tuple[str, CallAnswer]] = field(default_factory=dict)
+    """Each proposed call whose outcome the client has not been told yet (by tool and
+    arguments), with its task: the same call asked again waits on that proposal."""
     closed: bool = False
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
@@ -226,6 +229,14 @@ class ServedAgent(MCPServer):
         why = _meta(context, WHY_META, str) or ""
         wait = _meta(context, WAIT_META, (int, float))
         wait = self.wait_seconds if wait is None else max(0.0, min(wait, self.wait_seconds))
+        # A client asking again for a call that was proposed, before it has been told how the
+        # proposal came out (its wait ran out, or it gave up and retried), is asking for the
+        # same call: it waits on the same proposal. Proposed twice, a yes to each would run it
+        # twice.
+        same = (name, json.dumps(loop_arguments, sort_keys=True, default=str))
+        untold = session.untold.get(same)
+        if untold is not None and not session.closed:
+            return await self._wait(session, same, *untold, context, wait)
         reply = Reply(text=why, tool_calls=(ToolCall(
             id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
             arguments=json.dumps(loop_arguments, default=str)),))
@@ -254,7 +265,8 @@ class ServedAgent(MCPServer):
             return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
         answer = answers[0]
         if answer.waiting and answer.proposal is not None:
-            return await self._wait(task, answer, context, wait)
+            session.untold[same] = (task, answer)
+            return await self._wait(session, same, task, answer, context, wait)
         if answer.state == "done" and answer.outcome == "Done":
             return self.ran(name, answer.answer, answer.value)
         return results.error(answer.answer)
@@ -278,9 +290,21 @@ class ServedAgent(MCPServer):
         return (f"Nothing ran: the work these calls belong to has ended "
                 f"({outcome.status.value}). {outcome.problem}")
 
-    async def _wait(self, task: str, answer: CallAnswer, context: Context[Any, Any] | None,
+    async def _wait(self, session: _Session, same: tuple[str, str], task: str,
+                    answer: CallAnswer, context: Context[Any, Any] | None,
                     wait: float) -> CallToolResult:
-        """Keep the call open until the proposal is decided (or the wait is over)."""
+        """Keep the call open until the proposal is decided (or the wait is over). Once the
+        client is told how it came out, the same call asked again is a new call."""
+        told, decided = await self._wait_for_decision(task, answer, context, wait)
+        if decided:
+            session.untold.pop(same, None)
+        return told
+
+    async def _wait_for_decision(self, task: str, answer: CallAnswer,
+                                 context: Context[Any, Any] | None,
+                                 wait: float) -> tuple[CallToolResult, bool]:
+        """What the client is told of a proposed call, and whether that is how it came out
+        (False: it still waits on its decision)."""
         assert answer.proposal is not None
         proposal = answer.proposal
         waited = 0.0
@@ -290,7 +314,7 @@ class ServedAgent(MCPServer):
                 break
             if waited >= wait or self._stopping:
                 return self.not_run(proposal.action, results.waiting_words(proposal),
-                                    proposal=proposal.id, decide_by=proposal.decide_by)
+                                    proposal=proposal.id, decide_by=proposal.decide_by), False
             await anyio.sleep(self.poll_seconds)
             waited += self.poll_seconds
             if context is not None and int(waited / self.poll_seconds) % 50 == 0:
@@ -298,14 +322,15 @@ class ServedAgent(MCPServer):
         now = await anyio.to_thread.run_sync(self.handle.answers, task, answer.turn)
         call = next(a for a in now if a.call == answer.call)
         if proposal.status is ProposalStatus.DONE:
-            return self.ran(proposal.action, call.answer, (proposal.result or {}).get("value"))
+            return self.ran(proposal.action, call.answer,
+                            (proposal.result or {}).get("value")), True
         if proposal.status is ProposalStatus.REJECTED:
             return self.not_run(proposal.action, f"{call.answer} {results.DO_NOT_RETRY}",
-                                proposal=proposal.id)
+                                proposal=proposal.id), True
         if proposal.status in (ProposalStatus.STALE, ProposalStatus.WITHDRAWN):
-            return self.not_run(proposal.action, call.answer, proposal=proposal.id)
+            return self.not_run(proposal.action, call.answer, proposal=proposal.id), True
         return results.error(call.answer or f"{proposal.action} did not run "
-                                            f"({proposal.status.value}).")
+                                            f"({proposal.status.value})."), True
 
     # -- what a subclass may change (the guard does) -------------------------------------
 
