@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from signoff.cli import main
-from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_USAGE
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app
 
@@ -44,8 +44,9 @@ def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:
 
 
 def test_guard_refuses_a_missing_config_and_an_unreachable_server(tmp_path: Path) -> None:
-    """No config file, and a server whose command ends at once, are each told in a sentence,
-    and exit as every command's usage or config mistake does (2)."""
+    """No config file, and a server whose command ends at once, are each told in a sentence:
+    the first exits as every command's usage or config mistake does (2), the second as what
+    could not be done does (5), as a database that cannot be used."""
     missing = CliRunner().invoke(main, ["mcp", "guard", str(tmp_path / "nowhere.toml")])
     assert missing.exit_code == EXIT_USAGE
     assert "There is no guard config at" in missing.output
@@ -61,7 +62,7 @@ command = "{sys.executable}"
 args = ["-c", "pass"]
 ''')
     gone = CliRunner().invoke(main, ["mcp", "guard", str(config)])
-    assert gone.exit_code == EXIT_USAGE
+    assert gone.exit_code == EXIT_FAILED
     assert "could not reach the server gone" in gone.output
     assert "Traceback" not in gone.output
 

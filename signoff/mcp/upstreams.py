@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
-from signoff.exceptions import UserError
+from signoff.exceptions import SignoffError
 from signoff.mcp.config import GuardConfig, Upstream
 
 __all__ = ["CALL_TIMEOUT_SECONDS", "ServerUnreachable", "UpstreamUnavailable", "Upstreams", "digest_of"]
@@ -55,9 +55,10 @@ class UpstreamUnavailable(Exception):
         self.sent = sent
 
 
-class ServerUnreachable(UserError):
+class ServerUnreachable(SignoffError):
     """The guard could not reach some of its servers as it opened: the message says which, and
-    why; `servers` are their names."""
+    why; `servers` are their names. Like a database that cannot be used, it is something that
+    could not be done (the command line's exit 5), not a misuse."""
 
     def __init__(self, message: str, *, servers: tuple[str, ...]) -> None:
         super().__init__(message)
