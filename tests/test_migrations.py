@@ -243,3 +243,52 @@ def test_proposals_made_before_deadlines_wait_without_one_after_the_upgrade(
     assert again.app.outcome(waiting.task).status is TaskStatus.DONE
     assert runs(again) == 1
     again.app.database.dispose()
+
+
+def test_a_sqlite_file_with_a_waiting_task_goes_back_and_forward_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upgrading guide's "Going back", on an app's own SQLite file (foreign keys on) that
+    holds a task waiting on a proposal: the downgrade makes tables anew, and checks the foreign
+    keys once, at its end (it failed at its first rebuilt table, "FOREIGN KEY constraint
+    failed", on any file holding a task); upgraded again, the proposal is approved and runs.
+    Given a transaction already begun, it says what to give it instead, and changes nothing."""
+    from signoff import ProposalStatus
+    from signoff.exceptions import UserError
+    from signoff.store.migrate import downgrade
+    from tests.workshop_web import open_workshop, price
+
+    shop = open_workshop(tmp_path, monkeypatch)
+    (proposal,) = shop.app.proposals(task=price(shop))
+    engine = shop.app.database.engine
+    with pytest.raises(UserError, match="no transaction begun"), engine.begin() as connection:
+        downgrade(connection, "0006_issue15")
+    with engine.connect() as connection:
+        downgrade(connection, "0006_issue15")
+        assert current_revision(connection) == "0006_issue15"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # on again
+    with engine.begin() as connection:
+        upgrade(connection)
+        assert current_revision(connection) == _head()
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+    decided = shop.app.approve(proposal, by=shop.noor)
+    assert decided.status is ProposalStatus.DONE, decided.said
+
+
+def test_going_back_as_the_upgrading_guide_writes_it(url: str) -> None:
+    """The guide's "Going back", as written, on both databases: a downgrade given a connection
+    with no transaction begun is committed, and the next opening goes forward again."""
+    from signoff.store.migrate import downgrade
+
+    app = App("guide", database=url)
+    try:
+        app.database.ensure_schema()
+        with app.database.engine.connect() as connection:
+            downgrade(connection, "0006_issue15")
+            assert current_revision(connection) == "0006_issue15"
+        with app.database.engine.connect() as connection:  # kept: it was committed
+            assert current_revision(connection) == "0006_issue15"
+        with app.database.engine.begin() as connection:
+            upgrade(connection)
+            assert current_revision(connection) == head_revision()
+    finally:
+        app.database.dispose()

@@ -165,6 +165,47 @@ def test_a_2mb_body_with_a_token_gets_413(shop: SimpleNamespace, chunked: bool) 
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
 
 
+def test_a_stopped_server_leaves_everything_in_the_database_file(
+        shop: SimpleNamespace, tmp_path: Path) -> None:
+    """Noor's no, said through the server, is in the SQLite file once the server has stopped,
+    with no write-ahead log left beside it: the file copied alone, as the upgrading guide says
+    to back it up, holds it (the server's connections were left open at its end, and the no
+    was only in the log beside the file)."""
+    import sqlite3
+    from shutil import copyfile
+
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    status, _, _ = post(shop.server.port, f"/api/proposals/{proposal.id}/reject", 0,
+                        token=shop.tokens["Noor"])
+    shop.app.database.dispose()  # the test's own connections: the server's are the last
+    assert status == 422  # no reason given: refused in words, and nothing decided
+    body = json.dumps({"reason": "Not this week."}).encode()
+    answer = _post_json(shop.server.port, f"/api/proposals/{proposal.id}/reject", body,
+                        shop.tokens["Noor"])
+    assert answer == 200
+    shop.server.stop()
+    assert not (tmp_path / "workshop.db-wal").exists()
+    copyfile(tmp_path / "workshop.db", tmp_path / "copy.db")
+    with sqlite3.connect(tmp_path / "copy.db") as copy:
+        (found,) = copy.execute("select status from signoff_proposals where id = ?",
+                                (proposal.id,)).fetchone()
+    assert found == ProposalStatus.REJECTED.value
+
+
+def _post_json(port: int, path: str, body: bytes, token: str) -> int:
+    """POST `body` as JSON with `token`: the status answered."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("POST", path, body=body, headers={
+            "Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
 @pytest.fixture
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The workshop with tokens, and a test client of its web app."""

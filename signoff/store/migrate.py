@@ -66,10 +66,37 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
 
 def downgrade(connection: Connection, revision: str) -> None:
     """Take signoff's tables on `connection` back to `revision` (what a database an older
-    release made holds)."""
+    release made holds), in the transaction it has begun, or else in one of its own.
+
+    On SQLite with foreign keys on (as signoff opens its files), the downgrade needs a
+    connection with no transaction begun: it checks the foreign keys once, at its end, in a
+    transaction of its own. A downgrade makes some tables anew (SQLite alters little in place),
+    and the rows of other tables refer to the old one until the new one takes its name;
+    checked at each statement, that fails on any database that holds a task."""
     from alembic import command
 
-    command.downgrade(_config(connection), revision)
+    driver = connection.connection.driver_connection if connection.dialect.name == "sqlite" else None
+    if driver is None or not driver.execute("PRAGMA foreign_keys").fetchone()[0]:
+        command.downgrade(_config(connection), revision)
+        return
+    if connection.in_transaction():
+        raise UserError(
+            "On SQLite, a downgrade runs in a transaction of its own, with foreign keys checked "
+            "once at its end: give it a connection with no transaction begun (a read, such as current_revision, "
+            "begins one), as in `with app.database.engine.connect() as connection: "
+            "downgrade(connection, revision)`.")
+    driver.execute("PRAGMA foreign_keys=OFF")  # SQLite ignores it within a transaction
+    try:
+        with connection.begin():
+            command.downgrade(_config(connection), revision)
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+            if broken:  # the transaction is rolled back: nothing was changed
+                raise UserError(
+                    f"Taken back to {revision}, {len(broken)} rows of signoff's tables would refer "
+                    f"to rows that are not there (in {', '.join(sorted({r[0] for r in broken}))}): "
+                    "nothing was changed. Report it, with the revision the database is at.")
+    finally:
+        driver.execute("PRAGMA foreign_keys=ON")
 
 
 _FIRST_TABLE = "signoff_principals"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
@@ -35,7 +36,18 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     inbox = Inbox(app)
     browser = Browser(app, secure_cookies)
     pages = Pages(app, inbox, browser, refresh_seconds=refresh_seconds)
+
+    @asynccontextmanager
+    async def lifespan(_web: FastAPI) -> AsyncIterator[None]:
+        yield
+        # Stopped, the server closes its connections: the last to close a SQLite file folds
+        # the write-ahead log into it, so that the file alone, copied with the server stopped,
+        # holds everything. (uvicorn, stopped by a signal, raises it again once it has shut
+        # down, and the process then ends with no Python cleanup of its own.)
+        app.database.dispose()
+
     web = FastAPI(
+        lifespan=lifespan,
         title=f"{app.name} — signoff",
         summary="Decide what agents propose: the people's verbs over HTTP.",
         version="1",
