@@ -82,8 +82,8 @@ def downgrade(connection: Connection, revision: str) -> None:
     if connection.in_transaction():
         raise UserError(
             "On SQLite, a downgrade runs in a transaction of its own, with foreign keys checked "
-            "once at its end: give it a connection with no transaction begun (a read, such as current_revision, "
-            "begins one), as in `with app.database.engine.connect() as connection: "
+            "once at its end: give it a connection with no transaction begun (a read, such as "
+            "current_revision, begins one), as in `with app.database.engine.connect() as connection: "
             "downgrade(connection, revision)`.")
     driver.execute("PRAGMA foreign_keys=OFF")  # SQLite ignores it within a transaction
     try:
