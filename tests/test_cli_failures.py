@@ -485,3 +485,20 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(shop: SimpleNamesp
         errors = process.stderr.read().decode()
     assert process.wait(timeout=120) == 0, errors
     assert errors == ""
+
+
+def test_the_agents_catalogue_of_an_app_whose_routing_raises_is_listed_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`signoff agents --app examples/workshop.py`, the example of its own --help, on a fresh
+    workshop with nobody in it yet: the fleet skill's `decided_by` (the first manager) raises,
+    and that line says so; every other line is listed (the command failed with IndexError as a
+    reason it did not foresee, exit 5, and the inbox's Agents page answered 500)."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
+    result = cli("agents", "--app", APP)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 6
+    (fleet,) = [line for line in lines if "price_fleet_repair" in line and "set_price" in line]
+    assert ("not known now: PriceFleetRepair.decided_by raised IndexError (list index out of "
+            "range)") in fleet
+    assert "Traceback" not in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import numbers
 from dataclasses import dataclass, replace
@@ -30,6 +31,8 @@ from signoff.exceptions import UnknownId, UserError
 from signoff.models.base import Model, Reply
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
+
+log = logging.getLogger("signoff.agents")
 
 __all__ = ["Agency", "AgentHandle", "SkillLeave", "Skills"]
 
@@ -257,10 +260,16 @@ class Skills:
                     else:
                         info = self._agency.actions.info(name)
                         leave = gate(name, info.effects, permits, query=info.query).leave
-                    route = own.decided_by(name)
-                    to = route.terms if route else (
-                        "the person the work is for" if leave is not Leave.NEVER else "nobody"
-                    )
+                    try:
+                        route = own.decided_by(name)
+                    except Exception as error:  # the app's code: told, and the rest listed
+                        log.debug("%s.decided_by(%r) raised", type(own).__name__, name,
+                                    exc_info=True)
+                        to = (f"not known now: {type(own).__name__}.decided_by raised "
+                              f"{type(error).__name__} ({error})")
+                    else:
+                        to = route.terms if route else (
+                            "the person the work is for" if leave is not Leave.NEVER else "nobody")
                     if leave is Leave.ALONE:
                         to = "nobody: it runs alone"
                     lines.append(SkillLeave(agent=cls.agent_name(), skill=own.name, tool=name,
