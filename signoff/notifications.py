@@ -19,6 +19,7 @@ import smtplib
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
@@ -155,7 +156,7 @@ class EmailNotifier:
         shown = "\n".join(f"  {k}: {v}" for k, v in proposal.shown.items())
         lines = [f"{proposal.agent} proposes: {proposal.label}", shown, "",
                  f"Why: {proposal.why or 'it gave no reason.'}", "",
-                 f"It is for {proposal.decide_by or 'you'} to decide."]
+                 f"It is for {proposal.decide_by or 'you'} to decide{_by_when(proposal)}."]
         if proposal.effects:
             lines += ["", "What it would do:", *(f"  - {e}" for e in proposal.effects)]
         if self.inbox_url:
@@ -172,6 +173,15 @@ class EmailNotifier:
         send_email(self.message(proposal, to), host=self.host, port=self.port,
                    starttls=self.starttls, username=self.username, password=self.password,
                    timeout=self.timeout)
+
+
+def _by_when(proposal: Proposal) -> str:
+    """By when a proposal is to be decided, in words ("" when it waits as long as it takes)."""
+    when = proposal.deadline_at
+    if when is None:
+        return ""
+    when = when.astimezone(UTC) if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return f", by {when:%Y-%m-%d %H:%M} UTC"
 
 
 def notify_by_webhook(app: App, url: str, *, secret: bytes | None = None, inbox_url: str = "",

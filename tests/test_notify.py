@@ -8,6 +8,7 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from email import message_from_bytes
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -96,6 +97,7 @@ def test_the_webhook_is_told_of_each_proposal_signed(shop: SimpleNamespace,
     assert sent["proposal"]["label"] == "Set the price"
     assert sent["proposal"]["shown"] == {"repair": str(shop.repair.id), "price": "38"}
     assert sent["proposal"]["why"] == "Pads, a cable and an hour of work."
+    assert sent["proposal"]["decide_by"] == "Noor"  # (it was empty)
     assert sent["url"] == f"https://inbox.example/proposals/{sent['proposal']['id']}"
     assert headers["Content-Type"] == "application/json"
     expected = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
@@ -131,6 +133,33 @@ def test_whoever_decides_is_emailed(shop: SimpleNamespace, smtp: SimpleNamespace
     assert "Why: Pads, a cable and an hour of work." in text
     proposal = shop.app.proposals_for(shop.noor)[0]
     assert f"Decide it: https://inbox.example/proposals/{proposal.id}" in text
+    assert "It is for Noor to decide.\r\n" in text  # no deadline: no "by when"
+
+
+def test_the_mail_says_by_when_a_proposal_with_a_deadline_is_to_be_decided(
+        shop: SimpleNamespace, smtp: SimpleNamespace, webhook: SimpleNamespace) -> None:
+    """A route with a deadline: the mail says by when, in UTC, as the webhook's JSON does (the
+    mail never said it)."""
+    from datetime import timedelta
+
+    from signoff import Route
+
+    noor = shop.noor
+    shop.PriceFleetRepair.decided_by = lambda self, action: Route.to_person(noor).within(
+        timedelta(hours=8))
+    notify_by_email(shop.app, host="127.0.0.1", port=smtp.port, sender="signoff@workshop.example")
+    notify_by_webhook(shop.app, webhook.url)
+    price(shop, fleet=True)
+    (proposal,) = shop.app.proposals()
+    assert proposal.deadline_at is not None
+    (envelope,) = smtp.mail
+    text = message_from_bytes(envelope.content).get_payload(decode=True).decode()
+    when = proposal.deadline_at.astimezone(UTC)
+    assert f"It is for Noor to decide, by {when:%Y-%m-%d %H:%M} UTC." in text
+    ((_, body),) = webhook.received
+    sent = json.loads(body)["proposal"]
+    assert sent["decide_by"] == "Noor"
+    assert datetime.fromisoformat(sent["deadline_at"]) == proposal.deadline_at
 
 
 def test_a_queue_is_emailed_everyone_in_it(shop: SimpleNamespace, smtp: SimpleNamespace) -> None:

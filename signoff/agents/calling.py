@@ -396,7 +396,7 @@ class CallSteps(StepUnits):
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
                          if c.position < call.position] if call.position else []
             proposal = dataclasses.replace(
-                proposal, evidence=tuple(earlier + evidence_of(this_turn)))
+                proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words)
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
                              effects=list(proposal.effects))
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,
