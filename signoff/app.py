@@ -236,7 +236,8 @@ class App:
     ) -> Decision:
         """Say yes: the call runs now as the agent on behalf of `by` (only what both may).
         `edited` changes argument values (never the tool); `always_like_this` also makes a
-        standing rule for this tool in this skill, in work for `by`."""
+        standing rule for this tool in this skill, in the work the proposal is in (for the
+        person it is for; for `by` when it is for nobody)."""
         return self._agency.decider.approve(_proposal_id(proposal), by=by,
                                             always_like_this=always_like_this, edited=edited)
 

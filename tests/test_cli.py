@@ -47,9 +47,10 @@ def test_actions_json() -> None:
 
 
 def test_actions_explain_of_an_unknown_action() -> None:
-    """Explaining a name that is no action says so, and lists the actions."""
+    """Explaining a name that is no action says so, lists the actions, and exits 3, not found
+    (it exited 1, refused)."""
     code, out = _run("actions", "--app", WORKSHOP, "--explain", "nope")
-    assert code == 1
+    assert code == 3
     assert "There is no action named 'nope'. The actions are: note_repair" in out
 
 

@@ -502,3 +502,11 @@ def test_the_agents_catalogue_of_an_app_whose_routing_raises_is_listed_whole(
     assert ("not known now: PriceFleetRepair.decided_by raised IndexError (list index out of "
             "range)") in fleet
     assert "Traceback" not in result.output
+
+
+def test_a_token_that_is_not_there_exits_as_not_found(shop: SimpleNamespace) -> None:
+    """`users token --revoke` of an id no token has is told in a sentence and exits 3, not
+    found, as the CLI guide says (it exited 2, misused)."""
+    revoked = cli("users", "token", "noor@workshop.example", "--revoke", "zzz", "--app", APP)
+    assert revoked.exit_code == 3, revoked.output
+    assert "There is no token with the id 'zzz'." in revoked.stderr

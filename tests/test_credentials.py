@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from signoff import App, PrincipalKind, UserError
+from signoff import App, NotFound, PrincipalKind, UserError
 from signoff.security.credentials import passwords_table, tokens_table
 
 PASSWORD = "correct horse battery"
@@ -89,5 +89,5 @@ def test_revoked_expired_and_disabled_tokens_find_nobody(app: App) -> None:
     app.credentials.revoke_token(revoked)  # twice, by the whole token: no harm
     app.people.disable(noor)
     assert app.credentials.principal_for_token(kept) is None
-    with pytest.raises(UserError, match="no token with the id"):
+    with pytest.raises(NotFound, match="no token with the id"):  # the CLI's exit 3
         app.credentials.revoke_token("0123456789abcdef")

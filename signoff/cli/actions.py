@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
+from signoff.cli.failures import EXIT_NOT_FOUND, Failure
 from signoff.cli.otlp import export_traces
 from signoff.engine.temporal import ADDRESS_VARIABLE
 from signoff.engine.worker import STUCK_AFTER, looked
@@ -41,8 +42,8 @@ def actions(app_spec: str | None, explain: str | None, as_json: bool) -> None:
     infos = app.actions.catalog()
     if explain is not None:
         if explain not in app.actions:
-            raise click.ClickException(f"There is no action named {explain!r}. The actions are: "
-                                       f"{', '.join(i.name for i in infos)}.")
+            raise Failure(f"There is no action named {explain!r}. The actions are: "
+                          f"{', '.join(i.name for i in infos)}.", EXIT_NOT_FOUND)
         infos = [app.actions.info(explain)]
     if as_json:
         click.echo(json.dumps([_info_json(i, full=explain is not None) for i in infos], indent=2))

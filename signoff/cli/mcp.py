@@ -413,7 +413,7 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
 @AS_OPTION
 @TOKEN_OPTION
 @click.option("--always", is_flag=True, help="And from now on, let the guard run this tool "
-              "alone (in work for you).")
+              "alone (in the work this proposal is in).")
 def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, token: str | None,
                   always: bool) -> None:
     """Say yes to a guard's proposal: the call runs now, once, exactly as proposed, over this

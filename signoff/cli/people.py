@@ -208,7 +208,7 @@ def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
 @AS_OPTION
 @TOKEN_OPTION
 @click.option("--always", is_flag=True, help="And from now on, let the agent do this alone "
-              "(in work for you).")
+              "(in the work this proposal is in).")
 @click.option("--set", "changes", multiple=True, metavar="NAME=VALUE",
               help="Change an argument before it runs (repeatable; JSON values).")
 @JSON_OPTION

@@ -29,7 +29,7 @@ from sqlalchemy import (
     update,
 )
 
-from signoff.exceptions import UserError
+from signoff.exceptions import NotFound, UserError
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import metadata
@@ -224,7 +224,7 @@ class Credentials:
             ).values(revoked_at=_now()))
             row = db.execute(select(tokens_table).where(tokens_table.c.id == key)).first()
         if row is None:
-            raise UserError(f"There is no token with the id {key!r}.")
+            raise NotFound(f"There is no token with the id {key!r}.")
         return _token_info(row._mapping)
 
 

@@ -51,7 +51,7 @@ class ApproveIn(_In):
     """A yes."""
 
     always: bool = Field(False, description="Also let the agent run this tool alone from now on, "
-                                            "in work for you (a standing rule).")
+                                            "in the work this proposal is in (a standing rule).")
     edited: dict[str, Any] | None = Field(None, description="Argument values to change before it "
                                                              "runs (never the tool).")
 
