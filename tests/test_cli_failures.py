@@ -510,3 +510,29 @@ def test_a_token_that_is_not_there_exits_as_not_found(shop: SimpleNamespace) -> 
     revoked = cli("users", "token", "noor@workshop.example", "--revoke", "zzz", "--app", APP)
     assert revoked.exit_code == 3, revoked.output
     assert "There is no token with the id 'zzz'." in revoked.stderr
+
+
+def test_a_research_receipt_is_found_as_research_tells_it_with_an_app_in_the_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With SIGNOFF_APP naming an app (as the README's walk exports it), `signoff research`
+    tells its receipt command with the research database, and that command, run as written,
+    shows the research task's receipt (it looked in the app, and said there was no such task)."""
+    import re
+    import shlex
+
+    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SIGNOFF_APP", APP)
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "kettles.md").write_text("# Kettles\n\nA kettle boils water for tea.\n")
+    asked = cli("research", "What does a kettle boil?", "--corpus", str(corpus))
+    assert asked.exit_code == 0, asked.output
+    told = re.search(r"See it with: (signoff receipt \S+(?: --database \S+)?)",
+                     " ".join(asked.stdout.split()))
+    assert told is not None, asked.stdout
+    command = shlex.split(told.group(1))
+    assert "--database" in command
+    shown = cli(*command[1:])
+    assert shown.exit_code == 0, shown.output
+    assert "search_sources" in shown.stdout

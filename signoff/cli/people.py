@@ -374,7 +374,7 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool) -> None:
 @JSON_OPTION
 @click.option("--database", metavar="URL", default=None,
               help="Without --app: the research database (default: research.db in the user's "
-                   "data directory).")
+                   "data directory). Given, it is read even when SIGNOFF_APP names an app.")
 def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: str | None,
             as_json: bool, database: str | None) -> None:
     """Everything a task did: model calls, tool calls, proposals, decisions.
@@ -386,7 +386,11 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
       signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
       signoff receipt TASK_ID       # a task of signoff research
     """
-    if not app_spec:
+    # --database names the research database: it wins over an app named only by SIGNOFF_APP
+    # (which `signoff research` then prints it with, for its task's receipt).
+    from_environment = click.get_current_context().get_parameter_source(
+        "app_spec") is click.core.ParameterSource.ENVIRONMENT
+    if not app_spec or (database is not None and from_environment):
         from signoff.cli.research import research_receipt
 
         research_receipt(task_id, database=database, as_json=as_json)

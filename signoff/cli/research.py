@@ -19,6 +19,7 @@ import dataclasses
 import getpass
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -133,7 +134,9 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
     else:
         show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
         _print_answer(console, outcome, sources)
-        again = "" if database is None else f" --database {plain(url)}"
+        # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
+        again = "" if database is None and not os.environ.get("SIGNOFF_APP") else (
+            f" --database {plain(url)}")
         console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
                       f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {plain(url)}. "
                       f"See it with: signoff receipt {outcome.task}{again}")
