@@ -85,6 +85,10 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
     assert "Fresh: yes." in out
     code, out = cli("proposals", "--as", "noor@workshop.example", "--json")
     assert json.loads(out)[0]["id"] == shop.proposal.id
+    for written in ("waiting", "WAITING"):  # a status in any case (lower case was refused)
+        code, out = cli("proposals", "--as", "noor@workshop.example", "--status", written, "--json")
+        assert code == 0, out
+        assert [p["id"] for p in json.loads(out)] == [shop.proposal.id]
     code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
     assert (code, out.strip()) == (0, "Noor approved set_price, and it ran as them.")
     code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")

@@ -467,7 +467,8 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
 @click.argument("config_path", metavar="CONFIG")
 @AS_OPTION
 @TOKEN_OPTION
-@click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"]))
+@click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"],
+                                            case_sensitive=False))
 @JSON_OPTION
 def guard_tasks(config_path: str, as_handle: str | None, token: str | None, status: str | None,
                 as_json: bool) -> None:

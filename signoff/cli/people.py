@@ -78,7 +78,8 @@ def _proposal_line(p: Any, decided_by: str) -> str:
 @TOKEN_OPTION
 @click.option("--all", "everything", is_flag=True, help="Every proposal, not only yours to decide.")
 @click.option("--status", type=click.Choice(["Waiting", "Done", "Failed", "Rejected", "Stale",
-                                             "Withdrawn", "Approved"]), help="Only this status.")
+                                             "Withdrawn", "Approved"], case_sensitive=False),
+              help="Only this status (in any case: waiting, Waiting).")
 @JSON_OPTION
 @click.pass_context
 def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, token: str | None,
@@ -334,7 +335,8 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
 @APP_OPTION
 @AS_OPTION
 @TOKEN_OPTION
-@click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"]))
+@click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"],
+                                            case_sensitive=False))
 @JSON_OPTION
 def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status: str | None,
           as_json: bool) -> None:
