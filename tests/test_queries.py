@@ -577,3 +577,17 @@ def test_a_query_reads_a_full_text_table(tmp_path: Path) -> None:
     result = app.actions.run("notes_with", {"word": "pads"}, as_=ann)
     assert (result.outcome, result.value) == (ActionOutcome.DONE, 1)
     app.database.dispose()
+
+
+def test_a_query_whose_code_cannot_be_read_is_refused_saying_to_put_it_in_a_file() -> None:
+    """A query typed in an interactive session (here: run by exec, as a REPL runs it) has no
+    code signoff can read: it is refused saying so, and what to do (it was refused as doing
+    "more than read", with a path through code it could not read, which told nothing)."""
+    app = App("t", database="sqlite://")
+    typed = ("@app.action('Count the beds', query=True)\n"
+             "def count_beds() -> int:\n"
+             "    return 3\n")
+    with pytest.raises(UserError, match="signoff cannot read its code") as refused:
+        exec(compile(typed, "<stdin>", "exec"), {"app": app})
+    assert "Define it in a module or a script, and run that." in str(refused.value)
+    assert "count_beds" not in app.actions

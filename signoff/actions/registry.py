@@ -123,6 +123,12 @@ class Actions:
             found = "; ".join(
                 e.explain() for e in effects.effects if e.kind.value != "reads"
             )
+            if not _source_readable(fn):
+                raise UserError(
+                    f"Action {name} is declared query=True, but signoff cannot read its code, "
+                    "so it cannot show that it only reads: it was not defined in a file (but "
+                    "typed in an interactive session, or run by exec). Define it in a module or "
+                    "a script, and run that.")
             raise UserError(
                 f"Action {name} is declared query=True, but it does more than read: {found}. "
                 "Remove query=True, or take the effect out of its code."
@@ -427,3 +433,11 @@ def _return_hint(fn: Callable[..., Any], localns: dict[str, Any]) -> Any:
     except Exception:  # an unresolvable forward reference: fall back to the raw annotation
         return None
 
+
+def _source_readable(fn: Any) -> bool:
+    """Whether `fn`'s own code can be read (what the effect analysis reads)."""
+    try:
+        inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    return True
