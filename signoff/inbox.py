@@ -118,7 +118,7 @@ def freshness(app: App, proposal: Proposal) -> Freshness:
                 "run it; the agent will be told to look again, and what it is told now."))
         return Freshness(fresh=True, was=was, now=now, words="")
     return Freshness(fresh=False, was=was, now=now, words=(
-        f"What this acts on has changed since it was proposed (it was {was or 'unversioned'}, it "
+        f"What this acts on has changed since it was proposed (it was {was or 'without a version'}, it "
         f"is now {now or 'gone'}): a yes will not run it; the agent will be told to look again."))
 
 

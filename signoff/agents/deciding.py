@@ -386,7 +386,8 @@ class Decider:
                 "(it is stale). The agent has been told to look again.")
         told = f"{proposal.action} was not run: what it acts on changed before {by.name} decided"
         if version_now != proposal.subject_version:
-            told += f" (it was {proposal.subject_version or 'unversioned'}, it is now {version_now})"
+            was = proposal.subject_version or "without a version"
+            told += f" (it was {was}, it is now {version_now})"
         told += ". Look again before proposing it again."
         if instructions_changed:
             told += f" Your instructions have changed; they now read:\n{now_instructions}"
