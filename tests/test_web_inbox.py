@@ -91,8 +91,8 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     expect(page.locator("#evidence")).to_contain_text('["brake pads", "cable"]')
     expect(page.locator("#shown")).to_contain_text("38")
     expect(page.locator("#effects")).to_contain_text("changes Repair")
-    expect(page.locator("#freshness")).to_contain_text(
-        "Still fresh: what it acts on reads as it did (version r")
+    expect(page.locator("#freshness")).to_contain_text(  # the fleet skill keeps no version
+        "Still fresh: the call reads as it was proposed (its skill keeps no version")
     _shot(page, "2-noor-sees-the-proposal")
     page.locator("#approve").click()
     expect(page.locator("#status")).to_have_text("Done")
