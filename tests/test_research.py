@@ -467,6 +467,38 @@ def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
         assert best.text == "The with statement is a way to wrap a block in a context."
 
 
+def test_a_sentence_knows_the_headings_it_stands_under() -> None:
+    """A sentence carries its section's heading (``#``-led or underlined) and its entry's (a
+    term standing alone on its line, as a glossary's; a signature, by its function's name), and
+    its place under them; code is no heading, not even code ending in a docstring's quotes."""
+    text = ("# Glossary\n\nTerms used here.\n\niterator\n\nAn object representing a stream "
+            "of data. It has a next method.\n\nwave.open(file, mode=None)\n\nOpen a WAV "
+            "file.\n\nThe break statement\n*******************\n\nIt ends the loop.\n\n"
+            "def f():\n    x = 1\n    \"\"\"\n\nStill in the loop section.")
+    found = [(s.text, s.heading, s.under) for s in sentences_of("g", text)]
+    assert found == [
+        ("Terms used here.", "Glossary", 0),
+        ("An object representing a stream of data.", "Glossary iterator", 0),
+        ("It has a next method.", "Glossary iterator", 1),
+        ("Open a WAV file.", "Glossary wave.open", 0),
+        ("It ends the loop.", "The break statement", 0),
+        ("Still in the loop section.", "The break statement", 1)]
+
+
+def test_a_sentence_under_a_heading_that_names_the_subject_comes_first() -> None:
+    """The heading a sentence stands under says what it is about, as a title does: the
+    sentence opening the "Tuples" section answers "What is a tuple?" before an earlier one
+    that mentions tuples in the section on lists, however far into the part it is."""
+    filler = " ".join(f"Lists hold item number {n}." for n in range(80))
+    types = Source(source_id="types", title="Built-in types", text=(
+        f"# Built-in types\n\n## Lists\n\n{filler}\n\nLists and tuples compare "
+        "lexicographically.\n\n## Tuples\n\nTuples are immutable sequences of any "
+        "objects."))
+    reading = rank_sentences("What is a tuple?", [types])
+    assert reading.best is not None
+    assert reading.best.text == "Tuples are immutable sequences of any objects."
+
+
 def test_a_sentence_that_leads_in_to_an_example_is_not_the_answer() -> None:
     """A sentence ending with a colon leads in to what follows, and says little alone ("It
     returns a new sorted list:"): a sentence that says something comes first."""

@@ -6,23 +6,27 @@ by how rare it is among the sentences read (a word every sentence has tells litt
 that no source read has at all weighs the most: it is what the sources are missing.
 
 A sentence's **coverage** is the share of the question's weight it carries: its own words, and
-at three-quarter weight the words of its source's title (a sentence of 'The "pass" statement' is
-about the pass statement even where it only says "pass"). Words match by their stem, or — a kin,
+at three-quarter weight the words of its source's title and of the headings it stands under (a
+sentence of 'The "pass" statement' is about the pass statement even where it only says "pass";
+one under a glossary's "iterator" is about iterators). Words match by their stem, or — a kin,
 which may be another word, counting for less in the ranking — when one stem begins the other
 ("called" and "callable", "generates" and "generator"); a keyword that is also an English word
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
 A sentence is about the question when its coverage reaches `ABOUT`. Asked what something is
 ("What is an iterator?"), a sentence that says what it is ("An iterator is…") comes before any
 other. Sentences are then ranked by how surely they cover it (a kin word counting for less),
-raised by how much of the question their source's title covers (its focus) and by the question's
-neighbouring terms found side by side ("context manager") and by naming the question's terms in
-its first words ("The with statement is used to…": it is about them, not only mentioning them),
-lowered for a note of the version something changed in and for a sentence that only leads in to
-what follows (it ends with a colon), and a little for later sources and later places; a "Source
-code:" line, a question or a function's signature is never a claim. The answer keeps the best
-sentence about the question and the few that come close to it (and as surely: not one with a kin
-word where the best has the word itself), best first, and none that do not. When no sentence is
-about the question, nothing is said: the reader declines.
+raised by how much of the question their source's title and their headings cover (its focus: a
+heading says what the sentences under it are about, as a title does for the whole source), by
+the question's neighbouring terms found side by side ("context manager") and by naming the
+question's terms in its first words ("The with statement is used to…": it is about them, not
+only mentioning them), lowered for a note of the version something changed in and for a
+sentence that only leads in to what follows (it ends with a colon), and a little for later
+sources and later places under their heading (a section opens by saying what it is about,
+wherever in the source it begins); a "Source code:" line, a question or a function's signature
+is never a claim. The answer keeps the best sentence about the question and the few that come
+close to it (and as surely: not one with a kin word where the best has the word itself), best
+first, and none that do not. When no sentence is about the question, nothing is said: the
+reader declines.
 """
 
 from __future__ import annotations
@@ -331,7 +335,6 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=terms)
     matcher = _Matcher(terms)
     words = [_words(s.text) for s in every]
-    titles = [_words(source.title) for source in sources]
     strengths = [matcher.strengths(terms, w, s.text) for s, w in zip(every, words, strict=True)]
     has = [set(found) for found in strengths]
     count = len(every)
@@ -346,27 +349,33 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     total = sum(weight.values())
     absent = tuple(t for t in terms if known.get(t, 1) == 0)
     pairs = _Pairs(terms)
-    focus = [sum(weight[t] * matcher.strength(t, title, source.title) for t in terms) / total
-             for title, source in zip(titles, sources, strict=True)]
+
+    @functools.cache
+    def headed(rank: int, heading: str) -> tuple[dict[str, float], float]:
+        """The terms the source's title and the headings a sentence stands under have, with
+        how surely, and how much of the question they cover (its focus)."""
+        title = f"{sources[rank].title} | {heading}"  # no keyword named across the two
+        found = matcher.strengths(terms, _words(title), title)
+        return found, sum(weight[t] * kin for t, kin in found.items()) / total
+
     subject = _subject_of(question)
     scored: list[tuple[float, Sentence, set[str], float]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
         if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
                 or sentence.text.rstrip().endswith("?")):
             continue  # a label, a function's signature or a question (a FAQ's): never a claim
-        title = titles[sentence.rank]
-        in_title = {t: kin for t, kin in matcher.strengths(
-            terms, title, sources[sentence.rank].title).items() if t not in found}
+        titled, focus = headed(sentence.rank, sentence.heading)
+        in_title = {t: kin for t, kin in titled.items() if t not in found}
         # About the question by what it names, kin words included; ranked by how surely.
         coverage = (sum(weight[t] for t in strength) + 0.75 * sum(weight[t] for t in in_title)
                     ) / total
         surely = (sum(weight[t] * kin for t, kin in strength.items())
                   + 0.75 * sum(weight[t] * kin for t, kin in in_title.items())) / total
-        score = (surely * (1 + focus[sentence.rank]) * (1 + 0.5 * pairs.share(sentence.text))
+        score = (surely * (1 + focus) * (1 + 0.5 * pairs.share(sentence.text))
                  * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text)
                  * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
                  * _LEAD_IN ** sentence.text.rstrip().endswith(":")
-                 / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.position))
+                 / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.under))
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
                        surely))
     if not scored:

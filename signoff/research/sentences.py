@@ -7,6 +7,11 @@ Prose is cut into sentences after ``.``, ``!``, ``?`` or ``…`` (with any closi
 brackets) that a capital, a digit or an opening quote follows — but not after an abbreviation
 ("e.g.", "i.e.", "cf.", "vs.", an initial), and not inside a quotation or inline code.
 
+Each sentence knows the headings it stands under: its section's (the last heading before it)
+and, within the section, its entry's — a term standing alone on its line (a glossary's, a
+definition list's) or a function's signature, which the lines after it describe. A heading says
+what the sentences under it are about, as a title does for the whole source.
+
 A sentence is kept whatever its length, with or without end punctuation (a list item, a line
 ending in a colon); it is the source's own characters, only its line breaks read as spaces, so
 that it is always a quote the citation check accepts.
@@ -35,6 +40,12 @@ _NEXT = re.compile(r"\s+[\"“‘'(\[*]*[A-Z0-9]")
 _BULLET = re.compile(r"(?:[*+\-•]|\d{1,3}[.)]|\([a-z0-9]\))\s+")
 _UNDERLINE = re.compile(r"[*=\-~^#+`\"']{3,}")
 _LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
+_ENTRY = re.compile(r"@?[^\W\d][\w\-’']*(?:\.[\w\-’']+)*(?: [\w\-’']+(?:\.[\w\-’']+)*){0,3}")
+"""A line standing alone of a few words and no punctuation: an entry's term (a glossary's
+"iterator", a definition list's), which the lines after it describe."""
+_SIGNATURE = re.compile(r"(?P<name>[\w.]+)\((?:[^()]|\([^()]*\))*\)\s*$")
+"""A function's signature as the reference heads its entry ("wave.open(file, mode=None)"): its
+name is the entry's."""
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE_START = re.compile(
     r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
@@ -57,25 +68,43 @@ class Sentence:
     """Its place in its source (the part read), from 0."""
     score: float = 0.0
     """How well it answers the question (set by the ranking)."""
+    under: int = 0
+    """Its place under its heading (the last section heading or entry before it), from 0: a
+    section opens by saying what it is about, wherever in the source it begins."""
+    heading: str = ""
+    """The headings it stands under: its section's, and its entry's when it is in one (a
+    glossary's term, a function's signature: a line standing alone before its description),
+    joined by a space ("7.9. The break statement", "Glossary iterator"). A heading says what
+    the sentences under it are about, as a title does for the whole source."""
 
 
 def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
-    """The prose sentences of a source's text, in order."""
-    return [Sentence(source_id=source_id, text=s, rank=rank, position=n)
-            for n, s in enumerate(split_sentences(text))]
+    """The prose sentences of a source's text, in order, each with the headings it stands
+    under."""
+    found: list[Sentence] = []
+    for n, (s, heading) in enumerate(_headed_sentences(text)):
+        under = found[-1].under + 1 if found and found[-1].heading == heading else 0
+        found.append(Sentence(source_id=source_id, text=s, rank=rank, position=n, under=under,
+                              heading=heading))
+    return found
 
 
 def split_sentences(text: str) -> list[str]:
     """The prose sentences of `text`, in order, each as the text has it (line breaks as spaces)."""
-    found: list[str] = []
-    for unit in _prose_units(text):
-        found.extend(s for s in _sentences_in(unit) if not _is_label(s))
-    return found
+    return [s for s, _ in _headed_sentences(text)]
 
 
-def _prose_units(text: str) -> Iterator[str]:
-    """Each run of prose: a paragraph, or one item of a list; code and headings left out."""
+def _headed_sentences(text: str) -> Iterator[tuple[str, str]]:
+    for unit, section, entry in _prose_units(text):
+        heading = f"{section} {entry}".strip()
+        yield from ((s, heading) for s in _sentences_in(unit) if not _is_label(s))
+
+
+def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
+    """Each run of prose (a paragraph, or one item of a list; code and headings left out), with
+    the headings it stands under: the last section heading, and the entry since it, if any."""
     fenced = False
+    section = entry = ""
     for block in re.split(r"\n[ \t]*\n", text):
         lines = [line for line in block.split("\n") if line.strip()]
         if not lines:
@@ -84,26 +113,39 @@ def _prose_units(text: str) -> Iterator[str]:
             fences = sum(bool(_FENCE.match(line)) for line in lines)
             fenced = fenced != (fences % 2 == 1)
             continue
-        if _is_heading(lines) or _is_code(lines):
+        if _is_heading(lines):
+            section, entry = _heading_text(lines), ""
+            continue
+        if len(lines) == 1 and not _CODE_START.match(lines[0]) and (
+                _ENTRY.fullmatch(lines[0].strip()) or _SIGNATURE.match(lines[0].strip())):
+            entry = _SIGNATURE.sub(r"\g<name>", lines[0].strip())
+            continue  # a heading, not a claim
+        if _is_code(lines):
             continue
         item: list[str] = []
         for line in lines:
             stripped = line.strip()
             bullet = _BULLET.match(stripped)
             if bullet and item:
-                yield " ".join(item)
+                yield " ".join(item), section, entry
                 item = []
             item.append(stripped[bullet.end():] if bullet else stripped)
         if item:
             unit = " ".join(item)
             if _is_label(unit):
                 continue
-            yield unit
+            yield unit, section, entry
+
+
+def _heading_text(lines: list[str]) -> str:
+    """A heading's words, without its ``#`` marks or underline."""
+    kept = lines[:-1] if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[-1].strip()) else lines
+    return " ".join(line.strip().lstrip("#").strip() for line in kept)
 
 
 def _is_heading(lines: list[str]) -> bool:
     if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[-1].strip()):
-        return True
+        return not _is_code(lines[:-1])  # a docstring's closing quotes underline no heading
     return lines[0].lstrip().startswith("#") and len(lines) == 1
 
 
