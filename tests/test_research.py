@@ -411,6 +411,23 @@ def test_a_search_finds_a_word_by_its_forms_not_by_words_that_only_begin_alike(
     assert "files" in snippets["paths.md"]
 
 
+def test_a_search_ranks_a_part_whose_heading_names_the_word_above_one_that_mentions_it(
+        tmp_path: Path) -> None:
+    """A part's headings say what it is about: the part headed "Kettles" comes before one
+    about pots that names kettles twice in its text; a heading's dotted name does not count."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "kettles.md").write_text("# Notes\n\n## Kettles\n\nIt boils water, and it "
+                                     "sings when it is ready.\n")
+    (docs / "pots.md").write_text("# Notes\n\n## Pots\n\nA kettle boils water; a kettle "
+                                  "sings when ready.\n")
+    (docs / "api.md").write_text("# Notes\n\n## home.kettles\n\nA module for kettle "
+                                 "timers, and for kettle sounds.\n")
+    corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
+    hits = [h.source_id for h in corpus.search("What are kettles?")]
+    assert hits[0] == "kettles.md"
+
+
 def test_a_search_finds_words_inside_names_without_accents_and_short_words_whole(
         tmp_path: Path) -> None:
     """The index splits words as its tokenizer does: a word inside a name (``__enter__``,

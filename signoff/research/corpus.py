@@ -7,6 +7,10 @@ index used before, made one word of "generator", "generate" and "general", so th
 about generators read pages about general things. A title's dotted names are kept apart from its
 words, and matched only when the question names one: ``email.generator: Generating MIME
 documents`` is about MIME documents unless the question asks about ``email.generator``.
+Each part's headings (`signoff.research.sentences.headings_of`: its sections' and its entries',
+such as a glossary's terms) are indexed apart too, and a match in them counts `HEADING_WEIGHT`
+times one in the text: the part headed "Tuples" is about tuples, where another only mentions
+them; their dotted names are left out, as a title's are.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -45,6 +49,7 @@ from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
 from signoff.research.relevance import query_terms, stem
+from signoff.research.sentences import headings_of
 from signoff.research.sources import (
     Document,
     Listing,
@@ -58,6 +63,7 @@ from signoff.research.sources import (
 
 __all__ = [
     "BUNDLED",
+    "HEADING_WEIGHT",
     "PART_CHARS",
     "TITLE_WEIGHT",
     "Corpus",
@@ -82,7 +88,12 @@ TITLE_WEIGHT = 4.0
 of their own, so that a word common in the texts (``with``, in Python's help) still tells
 the titles apart."""
 
-_INDEX_VERSION = "7"
+HEADING_WEIGHT = 0.5
+"""How much more a match in a part's headings (its sections' and entries': "The break
+statement", a glossary's "iterator") counts than one in its text: a heading says what the text
+under it is about, where a word in the text may only be mentioned."""
+
+_INDEX_VERSION = "8"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
@@ -101,8 +112,8 @@ class Hit(BaseModel):
     parts: int = 1
     """How many parts the source has."""
     score: float
-    """How well it matches: BM25 of the part plus `TITLE_WEIGHT` times BM25 of the title,
-    negated so that higher is better."""
+    """How well it matches: BM25 of the part, plus `HEADING_WEIGHT` times BM25 of its headings,
+    plus `TITLE_WEIGHT` times BM25 of the title, negated so that higher is better."""
     snippet: str
     """The words around the match in that part (pieces joined by “…”), or its first words when
     none of the query's words begins a word of it as written."""
@@ -280,18 +291,23 @@ class Corpus:
             rows = db.execute(text(
                 "SELECT source_id, title, part, parts, score, part_row FROM ("
                 " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
-                " body.rank + :title_weight * coalesce(head.rank, 0) AS score, "
+                " body.rank + :heading_weight * coalesce(section.rank, 0) "
+                "  + :title_weight * coalesce(head.rank, 0) AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
-                "  ORDER BY body.rank, parts.part) AS best "
+                "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0), "
+                "  parts.part) AS best "
                 " FROM (SELECT rowid, bm25(stems_fts) AS rank FROM stems_fts "
                 "  WHERE stems_fts MATCH :match) AS body "
                 " JOIN parts ON parts.rowid = body.rowid "
+                " LEFT JOIN (SELECT rowid, bm25(headings_fts) AS rank FROM headings_fts "
+                "  WHERE headings_fts MATCH :match) AS section ON section.rowid = body.rowid "
                 " JOIN sources ON sources.rowid = parts.source "
                 " LEFT JOIN (SELECT rowid, bm25(titles_fts) AS rank FROM titles_fts "
                 "  WHERE titles_fts MATCH :title_match) AS head ON head.rowid = sources.rowid"
                 ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
             ), {"match": match, "title_match": _title_query(query, match),
-                "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT}).all()
+                "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT,
+                "heading_weight": HEADING_WEIGHT}).all()
             words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
@@ -504,6 +520,8 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "content_rowid='rowid', tokenize='unicode61');"
             "CREATE VIRTUAL TABLE stems_fts USING fts5(stems, content='', "
             "tokenize='unicode61');"
+            "CREATE VIRTUAL TABLE headings_fts USING fts5(headings, content='', "
+            "tokenize='unicode61');"
             "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, content='', "
             "tokenize='unicode61');"
         )
@@ -524,8 +542,11 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     db.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (row, piece))
                     db.execute("INSERT INTO stems_fts (rowid, stems) VALUES (?, ?)",
                                (row, _stemmed(piece)))
+                    db.execute("INSERT INTO headings_fts (rowid, headings) VALUES (?, ?)",
+                               (row, _stemmed(_DOTTED.sub(" ", " ".join(headings_of(piece))))))
             db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
             db.execute("INSERT INTO stems_fts (stems_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO headings_fts (headings_fts) VALUES ('optimize')")
             db.execute("INSERT INTO titles_fts (titles_fts) VALUES ('optimize')")
             db.executemany("INSERT INTO meta VALUES (?, ?)",
                            [("version", _INDEX_VERSION), ("fingerprint", fingerprint),

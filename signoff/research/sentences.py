@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Sentence", "sentences_of", "split_sentences"]
+__all__ = ["Sentence", "headings_of", "sentences_of", "split_sentences"]
 
 MAX_CHARS = 600
 """The longest sentence kept whole; a longer run of prose is cut at its last clause break."""
@@ -92,6 +92,13 @@ def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
 def split_sentences(text: str) -> list[str]:
     """The prose sentences of `text`, in order, each as the text has it (line breaks as spaces)."""
     return [s for s, _ in _headed_sentences(text)]
+
+
+def headings_of(text: str) -> list[str]:
+    """The headings of `text` that stand over prose, each once, in order: its sections' and its
+    entries' (a glossary's terms, the names of the functions whose signatures head entries)."""
+    found = [h for _, section, entry in _prose_units(text) for h in (section, entry) if h]
+    return list(dict.fromkeys(found))
 
 
 def _headed_sentences(text: str) -> Iterator[tuple[str, str]]:
