@@ -516,6 +516,26 @@ def test_a_sentence_under_a_heading_that_names_the_subject_comes_first() -> None
     assert reading.best.text == "Tuples are immutable sequences of any objects."
 
 
+def test_an_entrys_first_sentence_says_what_its_term_is() -> None:
+    """Asked what something is, the first sentence of the entry whose term it is (a glossary's
+    "decorator", standing alone before its description) says what it is, though it does not
+    name it: it comes before a sentence of a section about decorators; the entry's later
+    sentences do not."""
+    mock = Source(source_id="mock", title="mock — a mock object library", text=(
+        "## Nesting patch decorators\n\nNote that the decorators are applied from the bottom "
+        "upwards."))
+    glossary = Source(source_id="glossary", title="Glossary", text=(
+        "# Glossary\n\ndecorator\n\nA function returning another function, usually applied "
+        "with the @wrapper syntax. Common examples are classmethod and staticmethod.\n\n"
+        "decorators list\n\nA list of decorators, applied in turn."))
+    reading = rank_sentences("What is a decorator?", [mock, glossary])
+    assert reading.best is not None
+    assert reading.best.text == ("A function returning another function, usually applied with "
+                                 "the @wrapper syntax.")
+    assert "Common examples are classmethod and staticmethod." not in [
+        s.text for s in reading.chosen[:2]]
+
+
 def test_a_sentence_that_leads_in_to_an_example_is_not_the_answer() -> None:
     """A sentence ending with a colon leads in to what follows, and says little alone ("It
     returns a new sorted list:"): a sentence that says something comes first."""

@@ -13,20 +13,20 @@ which may be another word, counting for less in the ranking — when one stem be
 ("called" and "callable", "generates" and "generator"); a keyword that is also an English word
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
 A sentence is about the question when its coverage reaches `ABOUT`. Asked what something is
-("What is an iterator?"), a sentence that says what it is ("An iterator is…") comes before any
-other. Sentences are then ranked by how surely they cover it (a kin word counting for less),
-raised by how much of the question their source's title and their headings cover (its focus: a
-heading says what the sentences under it are about, as a title does for the whole source), by
-the question's neighbouring terms found side by side ("context manager") and by naming the
-question's terms in its first words ("The with statement is used to…": it is about them, not
-only mentioning them), lowered for a note of the version something changed in and for a
-sentence that only leads in to what follows (it ends with a colon), and a little for later
-sources and later places under their heading (a section opens by saying what it is about,
-wherever in the source it begins); a "Source code:" line, a question or a function's signature
-is never a claim. The answer keeps the best sentence about the question and the few that come
-close to it (and as surely: not one with a kin word where the best has the word itself), best
-first, and none that do not. When no sentence is about the question, nothing is said: the
-reader declines.
+("What is an iterator?"), a sentence that says what it is ("An iterator is…", or the first of
+the entry whose term it is, as a glossary's) comes before any other. Sentences are then ranked
+by how surely they cover it (a kin word counting for less), raised by how much of the question
+their source's title and their headings cover (its focus: a heading says what the sentences
+under it are about, as a title does for the whole source), by the question's neighbouring terms
+found side by side ("context manager") and by naming the question's terms in its first words
+("The with statement is used to…": it is about them, not only mentioning them), lowered for a
+note of the version something changed in and for a sentence that only leads in to what follows
+(it ends with a colon), and a little for later sources and later places under their heading (a
+section opens by saying what it is about, wherever in the source it begins); a "Source code:"
+line, a question or a function's signature is never a claim. The answer keeps the best sentence
+about the question and the few that come close to it (and as surely: not one with a kin word
+where the best has the word itself), best first, and none that do not. When no sentence is about
+the question, nothing is said: the reader declines.
 """
 
 from __future__ import annotations
@@ -269,11 +269,17 @@ def _subject_of(question: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in words)
 
 
-def _defines(subject: tuple[str, ...], text: str) -> bool:
-    """Whether `text` opens by saying what `subject` is: its words, as written (by their own
-    stem, not one that only begins like it), then "is" or "are" and an article ("An iterator
-    is an object…", "Generators are a special class…"; not "The iterator is exhausted…")."""
-    words = [w.lower() for w in re.findall(r"\w+", text)[:len(subject) + 4]]
+def _defines(subject: tuple[str, ...], sentence: Sentence) -> bool:
+    """Whether `sentence` says what `subject` is: it opens its entry, and the entry's term is
+    the subject (a glossary's "decorator", then "A function returning another function…"); or
+    it opens with the subject's words, as written (by their own stem, not one that only begins
+    like it), then "is" or "are" and an article ("An iterator is an object…", "Generators are
+    a special class…"; not "The iterator is exhausted…")."""
+    if sentence.entry and sentence.under == 0 and tuple(
+            stem(w) for w in re.findall(r"\w+", sentence.entry.lower())
+            if w not in _ARTICLES) == subject:
+        return True
+    words = [w.lower() for w in re.findall(r"\w+", sentence.text)[:len(subject) + 4]]
     start = 1 if words[:1] in (["a"], ["an"], ["the"]) else 0
     after = start + len(subject)
     named = [stem(w) for w in words[start:after]]
@@ -382,7 +388,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent)
     # A question that asks what something is is answered by a sentence that says so, when one
     # of those read does: it comes before any that only tells of it.
-    defining = {id(c[1]) for c in scored if subject and _defines(subject, c[1].text)}
+    defining = {id(c[1]) for c in scored if subject and _defines(subject, c[1])}
     scored.sort(key=lambda c: (id(c[1]) not in defining, -c[1].score, c[1].rank, c[1].position))
     about = [c for c in scored if c[0] >= ABOUT]
     _, best, best_terms, best_surely = about[0] if about else scored[0]

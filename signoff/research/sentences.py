@@ -76,22 +76,26 @@ class Sentence:
     glossary's term, a function's signature: a line standing alone before its description),
     joined by a space ("7.9. The break statement", "Glossary iterator"). A heading says what
     the sentences under it are about, as a title does for the whole source."""
+    entry: str = ""
+    """The term or function's name that heads its entry ("iterator", "wave.open"), if it is in
+    one: an entry's first sentence says what its term is."""
 
 
 def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
     """The prose sentences of a source's text, in order, each with the headings it stands
     under."""
     found: list[Sentence] = []
-    for n, (s, heading) in enumerate(_headed_sentences(text)):
+    for n, (s, section, entry) in enumerate(_headed_sentences(text)):
+        heading = f"{section} {entry}".strip()
         under = found[-1].under + 1 if found and found[-1].heading == heading else 0
         found.append(Sentence(source_id=source_id, text=s, rank=rank, position=n, under=under,
-                              heading=heading))
+                              heading=heading, entry=entry))
     return found
 
 
 def split_sentences(text: str) -> list[str]:
     """The prose sentences of `text`, in order, each as the text has it (line breaks as spaces)."""
-    return [s for s, _ in _headed_sentences(text)]
+    return [s for s, _, _ in _headed_sentences(text)]
 
 
 def headings_of(text: str) -> list[str]:
@@ -101,10 +105,9 @@ def headings_of(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _headed_sentences(text: str) -> Iterator[tuple[str, str]]:
+def _headed_sentences(text: str) -> Iterator[tuple[str, str, str]]:
     for unit, section, entry in _prose_units(text):
-        heading = f"{section} {entry}".strip()
-        yield from ((s, heading) for s in _sentences_in(unit) if not _is_label(s))
+        yield from ((s, section, entry) for s in _sentences_in(unit) if not _is_label(s))
 
 
 def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
