@@ -428,6 +428,30 @@ def test_a_search_ranks_a_part_whose_heading_names_the_word_above_one_that_menti
     assert hits[0] == "kettles.md"
 
 
+def test_a_search_weighs_a_named_things_description_for_less_than_a_title(
+        tmp_path: Path) -> None:
+    """A page titled by a name and its description ("walk — Iterators", a module's) is about
+    that name: the description's words count for less than a title's, so that "What is an
+    iterator?" finds the page titled "Iterators explained" first, though the other names
+    iterators more; a question that names the thing still finds its page first."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "walk.md").write_text("# walk — Iterators\n\nAn iterator gives parts; iterators "
+                                  "end at last.\n")
+    (docs / "howto.md").write_text("# Iterators explained\n\nAn iterator gives items; it ends "
+                                   "at last.\n")
+    (docs / "kettle.md").write_text("# kettle — Boiling water\n\nThe kettle boils water.\n")
+    (docs / "tea.md").write_text("# Tea\n\nBoiling water makes tea; boiling water makes "
+                                 "coffee; boiling water warms the pot.\n")
+    for n in range(6):  # pages without the words, so that they are rare (BM25 weighs rarity)
+        (docs / f"other{n}.md").write_text(f"# Other {n}\n\nNothing to see here.\n")
+    corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
+    assert [h.source_id for h in corpus.search("What is an iterator?")] == [
+        "howto.md", "walk.md"]
+    assert corpus.search("How does kettle boil water?")[0].source_id == "kettle.md"
+    assert corpus.frequency("boiling") == {"boiling": 2}
+
+
 def test_a_search_finds_words_inside_names_without_accents_and_short_words_whole(
         tmp_path: Path) -> None:
     """The index splits words as its tokenizer does: a word inside a name (``__enter__``,

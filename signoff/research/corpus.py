@@ -6,7 +6,10 @@ ranked by): the text is indexed as written (for snippets) and as stems (for rank
 index used before, made one word of "generator", "generate" and "general", so that a question
 about generators read pages about general things. A title's dotted names are kept apart from its
 words, and matched only when the question names one: ``email.generator: Generating MIME
-documents`` is about MIME documents unless the question asks about ``email.generator``.
+documents`` is about MIME documents unless the question asks about ``email.generator``. A
+title that names a thing and describes it (a module's page: ``urllib.error — Exception classes
+raised by urllib.request``) is about that thing: its description's words count for half
+(`named_title`), so that a question on raising exceptions reads the tutorial before it.
 Each part's headings (`signoff.research.sentences.headings_of`: its sections' and its entries',
 such as a glossary's terms) are indexed apart too, and a match in them counts `HEADING_WEIGHT`
 times one in the text: the part headed "Tuples" is about tuples, where another only mentions
@@ -93,7 +96,7 @@ HEADING_WEIGHT = 0.5
 statement", a glossary's "iterator") counts than one in its text: a heading says what the text
 under it is about, where a word in the text may only be mentioned."""
 
-_INDEX_VERSION = "8"
+_INDEX_VERSION = "9"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
@@ -302,12 +305,13 @@ class Corpus:
                 " LEFT JOIN (SELECT rowid, bm25(headings_fts) AS rank FROM headings_fts "
                 "  WHERE headings_fts MATCH :match) AS section ON section.rowid = body.rowid "
                 " JOIN sources ON sources.rowid = parts.source "
-                " LEFT JOIN (SELECT rowid, bm25(titles_fts) AS rank FROM titles_fts "
+                " LEFT JOIN (SELECT rowid, bm25(titles_fts, 1.0, 1.0, :described) AS rank "
+                "  FROM titles_fts "
                 "  WHERE titles_fts MATCH :title_match) AS head ON head.rowid = sources.rowid"
                 ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
             ), {"match": match, "title_match": _title_query(query, match),
                 "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT,
-                "heading_weight": HEADING_WEIGHT}).all()
+                "heading_weight": HEADING_WEIGHT, "described": _DESCRIBED}).all()
             words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
@@ -338,7 +342,7 @@ class Corpus:
                     "SELECT count(*) FROM (SELECT parts.source FROM stems_fts "
                     "JOIN parts ON parts.rowid = stems_fts.rowid WHERE stems_fts MATCH :m "
                     "UNION SELECT rowid FROM titles_fts WHERE titles_fts MATCH :t)"
-                ), {"m": stemmed, "t": f"title : {stemmed}"}).scalar_one())
+                ), {"m": stemmed, "t": f"{{title described}} : {stemmed}"}).scalar_one())
         return counts
 
     def read(self, source_id: str, *, part: int = 1) -> SourcePart:
@@ -424,7 +428,24 @@ def _title_query(question: str, match: str) -> str:
     """The FTS5 query of the titles: the words `match` asks for in a title's words, or the
     dotted names the question names (``os.path``) among its names."""
     named = [f'names : "{" ".join(d.split("."))}"' for d in _DOTTED.findall(question.lower())]
-    return " OR ".join([f"title : ({match})", *named])
+    return " OR ".join([f"{{title described}} : ({match})", *named])
+
+
+_NAMED_TITLE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*(?:—|–|:)\s+(?P<description>\S.*)")
+"""A title that names a thing and describes it: a module's page ("urllib.error — Exception
+classes raised by urllib.request", "email.iterators: Iterators")."""
+
+_DESCRIBED = 0.5
+"""How much a word of the description counts in a title that names a thing: the page is about
+the thing (``urllib.error — Exception classes raised by urllib.request`` is about urllib.error,
+not about raising exceptions; ``email.iterators: Iterators`` about the email package's)."""
+
+
+def named_title(title: str) -> tuple[str, str]:
+    """(the name, its description) of a title that names a thing and describes it
+    ("urllib.error — Exception classes raised by urllib.request"), else (the title, "")."""
+    found = _NAMED_TITLE.fullmatch(title.strip())
+    return (found.group("name"), found.group("description")) if found else (title, "")
 
 
 _QUERY_AT_MOST = 2_000
@@ -522,7 +543,7 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "tokenize='unicode61');"
             "CREATE VIRTUAL TABLE headings_fts USING fts5(headings, content='', "
             "tokenize='unicode61');"
-            "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, content='', "
+            "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, described, content='', "
             "tokenize='unicode61');"
         )
         found, notes = documents()
@@ -533,9 +554,12 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     "INSERT INTO sources (source_id, title, origin, parts) VALUES (?, ?, ?, ?)",
                     (doc.source_id, doc.title, doc.origin, len(pieces)))
                 source = cursor.lastrowid
-                db.execute("INSERT INTO titles_fts (rowid, title, names) VALUES (?, ?, ?)",
-                           (source, _stemmed(_DOTTED.sub(" ", doc.title)),
-                            " ".join(_DOTTED.findall(doc.title))))
+                name, description = named_title(doc.title)
+                db.execute("INSERT INTO titles_fts (rowid, title, names, described) "
+                           "VALUES (?, ?, ?, ?)",
+                           (source, _stemmed(_DOTTED.sub(" ", name)),
+                            " ".join(_DOTTED.findall(doc.title)),
+                            _stemmed(_DOTTED.sub(" ", description))))
                 for number, piece in enumerate(pieces, start=1):
                     row = db.execute("INSERT INTO parts (source, part, text) VALUES (?, ?, ?)",
                                      (source, number, piece)).lastrowid
