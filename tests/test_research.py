@@ -511,7 +511,8 @@ def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
 def test_a_sentence_knows_the_headings_it_stands_under() -> None:
     """A sentence carries its section's heading (``#``-led or underlined) and its entry's (a
     term standing alone on its line, as a glossary's; a signature, by its function's name), and
-    its place under them; code is no heading, not even code ending in a docstring's quotes."""
+    its place under them; code is no heading, not even code ending in a docstring's quotes, nor
+    a line of code of a few words ("raise new_exc from original_exc")."""
     text = ("# Glossary\n\nTerms used here.\n\niterator\n\nAn object representing a stream "
             "of data. It has a next method.\n\nwave.open(file, mode=None)\n\nOpen a WAV "
             "file.\n\nThe break statement\n*******************\n\nIt ends the loop.\n\n"
@@ -524,6 +525,9 @@ def test_a_sentence_knows_the_headings_it_stands_under() -> None:
         ("Open a WAV file.", "Glossary wave.open", 0),
         ("It ends the loop.", "The break statement", 0),
         ("Still in the loop section.", "The break statement", 1)]
+    chained = sentences_of("c", "## Chaining\n\nraise new_exc from original_exc\n\nIt is the "
+                                "cause.")
+    assert [(s.text, s.heading) for s in chained] == [("It is the cause.", "Chaining")]
 
 
 def test_a_sentence_under_a_heading_that_names_the_subject_comes_first() -> None:
@@ -696,6 +700,8 @@ def test_the_installed_signoff_research_prints_a_cited_answer(entry_point: Path,
     ("The keywords are:\n\n   False      await      else\n   None       break      except\n\nFin.",
      ["The keywords are:", "Fin."]),
     ("See section 3.2. Then read it [1] again.", ["See section 3.2.", "Then read it [1] again."]),
+    ("Raise it:\n\nraise ValueError  # shorthand for 'raise ValueError()'\n\nDone.",
+     ["Raise it:", "Done."]),
 ])
 def test_the_splitter_knows_abbreviations_quotes_code_and_short_sentences(
     text: str, sentences: list[str]

@@ -126,8 +126,7 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
         if _is_heading(lines):
             section, entry = _heading_text(lines), ""
             continue
-        if len(lines) == 1 and not _CODE_START.match(lines[0]) and (
-                _ENTRY.fullmatch(lines[0].strip()) or _SIGNATURE.match(lines[0].strip())):
+        if len(lines) == 1 and _is_entry(lines[0].strip()):
             entry = _SIGNATURE.sub(r"\g<name>", lines[0].strip())
             continue  # a heading, not a claim
         if _is_code(lines):
@@ -145,6 +144,18 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
             if _is_label(unit):
                 continue
             yield unit, section, entry
+
+
+def _is_entry(line: str) -> bool:
+    """Whether `line`, standing alone, heads an entry: a term of a few words, or a signature;
+    not a line of code ("raise new_exc from original_exc": several words, one a name with an
+    underscore)."""
+    if _CODE_START.match(line):
+        return False
+    if _SIGNATURE.match(line):
+        return True
+    words = line.split()
+    return bool(_ENTRY.fullmatch(line)) and (len(words) == 1 or "_" not in line)
 
 
 def _heading_text(lines: list[str]) -> str:
@@ -170,6 +181,8 @@ def _is_code(lines: list[str]) -> bool:
         return True
     if any(re.search(r"\S {3,}\S|^\s*[|+]", line) for line in lines):
         return True  # a table: columns apart, or drawn with | and +
+    if any(re.search(r"\S  # ", line) for line in lines):
+        return True  # a comment after code, two spaces apart ("raise ValueError  # shorthand")
     if re.search(r"[;{}]\s*$", lines[-1]) and not re.search(r"[.!?]", joined):
         return True
     letters = len(_LETTER_OR_SPACE.findall(joined))
