@@ -564,6 +564,18 @@ def test_an_entrys_first_sentence_says_what_its_term_is() -> None:
         s.text for s in reading.chosen[:2]]
 
 
+def test_a_keyword_between_two_quotations_is_not_named() -> None:
+    """A keyword that is also an English word counts where the text quotes it ("is"), not where
+    it stands between two quotations ('"x in y" is "True"'): a quotation neither begins nor
+    ends with a space."""
+    membership = Source(source_id="membership", title="Membership", text=(
+        'In a membership test, "x in y" is "True" when x == e for some item e.'))
+    assert rank_sentences("What is the difference between is and ==?", [membership]).chosen == ()
+    identity = Source(source_id="identity", title="Identity", text=(
+        'The operators "is" and "is not" test identity; "==" tests equality.'))
+    assert rank_sentences("What is the difference between is and ==?", [identity]).chosen != ()
+
+
 def test_a_sentence_that_leads_in_to_an_example_is_not_the_answer() -> None:
     """A sentence ending with a colon leads in to what follows, and says little alone ("It
     returns a new sorted list:"): a sentence that says something comes first."""

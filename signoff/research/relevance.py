@@ -192,7 +192,7 @@ class _Matcher:
     def __init__(self, terms: Sequence[str]) -> None:
         self.stems = {t: stem(t) for t in terms}
         self.named = {t: re.compile(
-            rf"[\"`“][^\"`“”]*\b{t}\b[^\"`“”]*[\"`”]|['‘]{t}['’]|"
+            rf"[\"`“](?!\s)[^\"`“”]*\b{t}\b[^\"`“”]*(?<!\s)[\"`”]|['‘]{t}['’]|"
             rf"\b{t}\s+(?:{'|'.join(sorted(_NAMING_AFTER))})\b|"
             rf"\b(?:operators?|keywords?)\s+{t}\b", re.IGNORECASE)
             for t in terms if t in _ENGLISH_KEYWORDS}
