@@ -509,14 +509,15 @@ def test_a_sentence_that_says_what_the_subject_is_answers_what_it_is() -> None:
 
 
 def test_a_sentence_knows_the_headings_it_stands_under() -> None:
-    """A sentence carries its section's heading (``#``-led or underlined) and its entry's (a
-    term standing alone on its line, as a glossary's; a signature, by its function's name), and
-    its place under them; code is no heading, not even code ending in a docstring's quotes, nor
-    a line of code of a few words ("raise new_exc from original_exc")."""
+    """A sentence carries its section's heading (``#``-led or underlined, of a word or more) and
+    its entry's (a term standing alone on its line, as a glossary's; a signature, by its
+    function's name), and its place under them; code is no heading, not even code ending in a
+    docstring's quotes, nor a line of code of a few words ("raise new_exc from original_exc")."""
     text = ("# Glossary\n\nTerms used here.\n\niterator\n\nAn object representing a stream "
             "of data. It has a next method.\n\nwave.open(file, mode=None)\n\nOpen a WAV "
             "file.\n\nThe break statement\n*******************\n\nIt ends the loop.\n\n"
-            "def f():\n    x = 1\n    \"\"\"\n\nStill in the loop section.")
+            "def f():\n    x = 1\n    \"\"\"\n\nStill in the loop section.\n\nTuples\n======\n\n"
+            "They are immutable.")
     found = [(s.text, s.heading, s.under) for s in sentences_of("g", text)]
     assert found == [
         ("Terms used here.", "Glossary", 0),
@@ -524,7 +525,8 @@ def test_a_sentence_knows_the_headings_it_stands_under() -> None:
         ("It has a next method.", "Glossary iterator", 1),
         ("Open a WAV file.", "Glossary wave.open", 0),
         ("It ends the loop.", "The break statement", 0),
-        ("Still in the loop section.", "The break statement", 1)]
+        ("Still in the loop section.", "The break statement", 1),
+        ("They are immutable.", "Tuples", 0)]
     chained = sentences_of("c", "## Chaining\n\nraise new_exc from original_exc\n\nIt is the "
                                 "cause.")
     assert [(s.text, s.heading) for s in chained] == [("It is the cause.", "Chaining")]

@@ -96,7 +96,7 @@ HEADING_WEIGHT = 0.5
 statement", a glossary's "iterator") counts than one in its text: a heading says what the text
 under it is about, where a word in the text may only be mentioned."""
 
-_INDEX_VERSION = "10"
+_INDEX_VERSION = "11"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]

@@ -166,7 +166,7 @@ def _heading_text(lines: list[str]) -> str:
 
 def _is_heading(lines: list[str]) -> bool:
     if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[-1].strip()):
-        return not _is_code(lines[:-1])  # a docstring's closing quotes underline no heading
+        return not _looks_like_code(lines[:-1])  # a docstring's closing quotes underline none
     return lines[0].lstrip().startswith("#") and len(lines) == 1
 
 
@@ -176,6 +176,15 @@ def _is_label(unit: str) -> bool:
 
 
 def _is_code(lines: list[str]) -> bool:
+    if _looks_like_code(lines):
+        return True
+    joined = "\n".join(lines)
+    words = re.findall(r"[A-Za-z][a-z]+", joined)
+    return len(words) < 2 and not re.search(r"[.!?]\W*$", joined)
+
+
+def _looks_like_code(lines: list[str]) -> bool:
+    """Whether `lines` read as code by their form (a word or two alone may be a heading)."""
     joined = "\n".join(lines)
     if "::=" in joined or any(_CODE_START.match(line) for line in lines):
         return True
@@ -186,10 +195,7 @@ def _is_code(lines: list[str]) -> bool:
     if re.search(r"[;{}]\s*$", lines[-1]) and not re.search(r"[.!?]", joined):
         return True
     letters = len(_LETTER_OR_SPACE.findall(joined))
-    if letters < 0.72 * len(joined):
-        return True
-    words = re.findall(r"[A-Za-z][a-z]+", joined)
-    return len(words) < 2 and not re.search(r"[.!?]\W*$", joined)
+    return letters < 0.72 * len(joined)
 
 
 def _sentences_in(unit: str) -> Iterator[str]:
