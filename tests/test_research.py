@@ -716,6 +716,9 @@ def test_the_installed_signoff_research_prints_a_cited_answer(entry_point: Path,
     ("See section 3.2. Then read it [1] again.", ["See section 3.2.", "Then read it [1] again."]),
     ("Raise it:\n\nraise ValueError  # shorthand for 'raise ValueError()'\n\nDone.",
      ["Raise it:", "Done."]),
+    ("Add them:\n\nadder = lambda x, y: x+y\n\ntotal, count = sum(items), len(items)\n\n"
+     "a = ifloordiv(a, b) is equivalent to a //= b.", [
+         "Add them:", "a = ifloordiv(a, b) is equivalent to a //= b."]),
 ])
 def test_the_splitter_knows_abbreviations_quotes_code_and_short_sentences(
     text: str, sentences: list[str]

@@ -46,6 +46,9 @@ _ENTRY = re.compile(r"@?[^\W\d][\w\-’']*(?:\.[\w\-’']+)*(?: [\w\-’']+(?:\.
 _SIGNATURE = re.compile(r"(?P<name>[\w.]+)\((?:[^()]|\([^()]*\))*\)\s*$")
 """A function's signature as the reference heads its entry ("wave.open(file, mode=None)"): its
 name is the entry's."""
+_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[A-Za-z_]\w*)*\s*"
+                         r"(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=\s")
+"""A line of code that assigns ("total = sum(b for a, b in items)", "x += 1")."""
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE_START = re.compile(
     r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
@@ -188,6 +191,8 @@ def _looks_like_code(lines: list[str]) -> bool:
     joined = "\n".join(lines)
     if "::=" in joined or any(_CODE_START.match(line) for line in lines):
         return True
+    if _ASSIGNMENT.match(lines[0]) and not joined.rstrip().endswith((".", ":")):
+        return True  # an assignment, not a sentence ("adder = lambda x, y: x+y")
     if any(re.search(r"\S {3,}\S|^\s*[|+]", line) for line in lines):
         return True  # a table: columns apart, or drawn with | and +
     if any(re.search(r"\S  # ", line) for line in lines):
