@@ -592,3 +592,25 @@ def test_a_call_asked_again_before_its_outcome_was_told_waits_on_the_same_propos
 def _tasks_of(office: dict[str, Any]) -> list[str]:
     with office["app"].database.connect() as db:
         return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
+
+
+def test_two_of_the_same_call_at_once_make_one_proposal(office: dict[str, Any]) -> None:
+    """Two identical steered transfers sent at once (a client retrying before its first call
+    was answered) make one proposal, and both are told its id (the first was looked up before
+    the session's turn, and both were proposed)."""
+    served = _served(office, "Read my latest mail and deal with it.")
+    transfer = {"iban": ATTACKER_IBAN, "amount": 2400, "memo": "payment"}
+    told: list[Any] = []
+
+    async def ask() -> None:
+        told.append(await served.call_tool("transfer", transfer))
+
+    async def scenario() -> None:
+        await served.call_tool("read_email", {"number": 31})
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            group.start_soon(ask)
+
+    anyio.run(scenario)
+    (proposal,) = office["app"].proposals()
+    assert [t.structured_content["proposal"] for t in told] == [proposal.id, proposal.id]

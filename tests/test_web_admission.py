@@ -193,6 +193,19 @@ def test_a_stopped_server_leaves_everything_in_the_database_file(
     assert found == ProposalStatus.REJECTED.value
 
 
+def test_an_in_memory_app_outlives_its_web_app_being_stopped() -> None:
+    """A test client's web app started and stopped (its lifespan, as FastAPI's tests run it)
+    leaves an in-memory app's database as it was: only a SQLite file's connections are closed
+    as the server stops (closing the in-memory database's one connection ended it)."""
+    from signoff import App
+
+    app = App("memory", database="sqlite://")
+    app.people.add("noor@shop.example", "Noor")
+    with TestClient(create_web_app(app, secure_cookies=False)):
+        pass
+    assert app.people.find("noor@shop.example") is not None
+
+
 def _post_json(port: int, path: str, body: bytes, token: str) -> int:
     """POST `body` as JSON with `token`: the status answered."""
     import http.client

@@ -262,11 +262,13 @@ class Skills:
                         leave = gate(name, info.effects, permits, query=info.query).leave
                     try:
                         route = own.decided_by(name)
-                    except Exception as error:  # the app's code: told, and the rest listed
-                        log.debug("%s.decided_by(%r) raised", type(own).__name__, name,
-                                    exc_info=True)
-                        to = (f"not known now: {type(own).__name__}.decided_by raised "
-                              f"{type(error).__name__} ({error})")
+                    except Exception:  # the app's code: logged, and the rest listed
+                        # Its words may reach a model (a served tool's description): what
+                        # failed is in the log, not in them.
+                        log.warning("%s.decided_by(%r) raised: who decides its proposals is not "
+                                    "known now", type(own).__name__, name, exc_info=True)
+                        to = ("someone not known now (the skill's routing failed; the app's "
+                              "log has the details)")
                     else:
                         to = route.terms if route else (
                             "the person the work is for" if leave is not Leave.NEVER else "nobody")

@@ -55,6 +55,9 @@ _END_TRIES = 50
 """How many times (0.1 s apart) a closed session's task is tried to end while another holds
 it."""
 
+_UNTOLD_KEPT = 256
+"""How many proposed calls whose outcome the client has not been told a session keeps."""
+
 _CLOSED_FOR = 60.0
 """How long a closed session is remembered (its calls still on their way are refused)."""
 
@@ -79,6 +82,21 @@ class _Session:
     arguments), with its task: the same call asked again waits on that proposal."""
     closed: bool = False
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def keep_untold(self, same: tuple[str, str], task: str, answer: CallAnswer) -> None:
+        """Keep a call just proposed until the client is told how it came out (the oldest
+        are let go past `_UNTOLD_KEPT`: asked again, such a call is proposed anew)."""
+        self.untold.pop(same, None)
+        self.untold[same] = (task, answer)
+        while len(self.untold) > _UNTOLD_KEPT:
+            del self.untold[next(iter(self.untold))]
+
+    def forget_told(self, same: tuple[str, str], answer: CallAnswer) -> None:
+        """The client has been told how the call of `answer` came out: asked again, it is a
+        new call (unless the key now keeps another proposal)."""
+        kept = self.untold.get(same)
+        if kept is not None and kept[1].call == answer.call:
+            del self.untold[same]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -234,9 +252,6 @@ class ServedAgent(MCPServer):
         # same call: it waits on the same proposal. Proposed twice, a yes to each would run it
         # twice.
         same = (name, json.dumps(loop_arguments, sort_keys=True, default=str))
-        untold = session.untold.get(same)
-        if untold is not None and not session.closed:
-            return await self._wait(session, same, *untold, context, wait)
         reply = Reply(text=why, tool_calls=(ToolCall(
             id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
             arguments=json.dumps(loop_arguments, default=str)),))
@@ -258,14 +273,22 @@ class ServedAgent(MCPServer):
             return task, answers
 
         async with session.lock:  # one turn at a time; a call kept open waits outside it
-            task, answers = await anyio.to_thread.run_sync(turn)
+            # Looked up and kept under the lock: of two such calls at once, the second finds
+            # what the first proposed.
+            untold = session.untold.get(same) if not session.closed else None
+            if untold is None:
+                task, answers = await anyio.to_thread.run_sync(turn)
+                if task is not None and answers and answers[0].waiting and (
+                        answers[0].proposal is not None):
+                    session.keep_untold(same, task, answers[0])
+        if untold is not None:
+            return await self._wait(session, same, *untold, context, wait)
         if task is None:
             return results.error("Nothing ran: this session has ended.")
         if not answers:
             return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
         answer = answers[0]
         if answer.waiting and answer.proposal is not None:
-            session.untold[same] = (task, answer)
             return await self._wait(session, same, task, answer, context, wait)
         if answer.state == "done" and answer.outcome == "Done":
             return self.ran(name, answer.answer, answer.value)
@@ -297,7 +320,7 @@ class ServedAgent(MCPServer):
         client is told how it came out, the same call asked again is a new call."""
         told, decided = await self._wait_for_decision(task, answer, context, wait)
         if decided:
-            session.untold.pop(same, None)
+            session.forget_told(same, answer)
         return told
 
     async def _wait_for_decision(self, task: str, answer: CallAnswer,

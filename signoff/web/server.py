@@ -40,11 +40,13 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     @asynccontextmanager
     async def lifespan(_web: FastAPI) -> AsyncIterator[None]:
         yield
-        # Stopped, the server closes its connections: the last to close a SQLite file folds
-        # the write-ahead log into it, so that the file alone, copied with the server stopped,
-        # holds everything. (uvicorn, stopped by a signal, raises it again once it has shut
-        # down, and the process then ends with no Python cleanup of its own.)
-        app.database.dispose()
+        # Stopped, the server closes its connections to a SQLite file: the last to close it
+        # folds the write-ahead log into it, so that the file alone, copied with the server
+        # stopped, holds everything. (uvicorn, stopped by a signal, raises it again once it has
+        # shut down, and the process then ends with no Python cleanup of its own.) An
+        # in-memory database is left open: closing its one connection would end it.
+        if app.database.file is not None:
+            app.database.dispose()
 
     web = FastAPI(
         lifespan=lifespan,
