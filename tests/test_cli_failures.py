@@ -492,8 +492,9 @@ def test_the_agents_catalogue_of_an_app_whose_routing_raises_is_listed_whole(
     """`signoff agents --app examples/workshop.py`, the example of its own --help, on a fresh
     workshop with nobody in it yet: the fleet skill's `decided_by` (the first manager) raises,
     and that line says so, in words that name nothing of the failure (they may reach a model,
-    as a served tool's description), the warning says which; every other line is listed (the command failed with IndexError as a
-    reason it did not foresee, exit 5, and the inbox's Agents page answered 500)."""
+    as a served tool's description), the warning says which; every other line is listed (the
+    command failed with IndexError as a reason it did not foresee, exit 5, and the inbox's
+    Agents page answered 500)."""
     monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
     result = cli("agents", "--app", APP)
     assert result.exit_code == 0, result.output
