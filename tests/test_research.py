@@ -1111,3 +1111,81 @@ def test_the_question_set_is_answered_or_declined(app: App) -> None:
     missed = [a.question for a in scores.answerable if not a.good]
     assert scores.answered_share >= 0.9, missed
     assert scores.declined_share == 1.0, [a.shown for a in scores.unanswerable if not a.good]
+
+
+# -- review findings (2026-12-02) ------------------------------------------------------------
+
+
+def test_an_entry_heads_only_the_block_after_it_and_labels_and_calls_head_none() -> None:
+    """An entry (a term or a signature standing alone) heads the block right after it, not the
+    rest of the section; an admonition's label ("Note", "See also", "Deprecated since version
+    3.8"), a few words of prose ("see the table"), a call ("print('hi')") and a call of what
+    the prose just before names (an example: "print(x)") head none."""
+    text = ("# Reference\n\niterator\n\nAn object representing a stream.\n\nMore on streams.\n\n"
+            "Note\n\nThis is noted.\n\nSee also\n\nThe tutorial.\n\nDeprecated since version "
+            "3.8\n\nIt is old.\n\nsee the table\n\nA row per item.\n\nprint('hi')\n\nIt "
+            "greets.\n\nf(1, 2)\n\nIt adds.\n\nprint(*objects, sep=' ', end='x')\n\nPrint the "
+            "objects.")
+    found = [(s.text, s.entry) for s in sentences_of("r", text)]
+    assert found == [
+        ("An object representing a stream.", "iterator"),
+        ("More on streams.", ""),
+        ("This is noted.", ""),
+        ("The tutorial.", ""),
+        ("Deprecated since version 3.8", ""),  # a version note, quoted as one, heading nothing
+        ("It is old.", ""),
+        ("A row per item.", ""),
+        ("It greets.", ""),
+        ("It adds.", ""),
+        ("Print the objects.", "print")]
+    source = Source(source_id="p", title="Input and output", text=(
+        "You can write values with the print function, which shows them on the screen.\n\n"
+        "print(x)\n\nThe output will be shown below the prompt when you run it."))
+    chosen = [s.text for s in rank_sentences("What is print?", [source]).chosen]
+    assert chosen[0] == "You can write values with the print function, which shows them on the " \
+                        "screen."
+
+
+def test_a_numbered_underlined_heading_is_a_heading_not_code() -> None:
+    """A section's number ("3.1.1. Numbers", '4.2. "for" Statements') is no sign of code: the
+    underlined heading is the section's, and its sentences stand under it."""
+    text = ("Intro\n=====\n\nFirst.\n\n3.1.1. Numbers\n==============\n\nThe interpreter "
+            "acts as a calculator.\n\n4.2. \"for\" Statements\n======================\n\n"
+            "The for statement iterates.")
+    assert [(s.text, s.heading) for s in sentences_of("t", text)] == [
+        ("First.", "Intro"),
+        ("The interpreter acts as a calculator.", "3.1.1. Numbers"),
+        ("The for statement iterates.", '4.2. "for" Statements')]
+
+
+@pytest.mark.parametrize("text", [
+    "a" + ".a" * 20_000,  # a dotted name of 40,000 characters standing alone, as an entry
+    "a(" + "b" * 40_000,  # an unclosed call
+    ".\t\t\t\t" * 8_000 + "x",  # stops, each followed by non-word characters, then a word
+    "x" * 40_000,
+])
+def test_the_splitter_reads_a_long_line_in_a_time_linear_in_it(text: str) -> None:
+    """A line of 40,000 characters (an entry's dotted name, stops each followed by non-word
+    characters) is read at once: no pattern is tried from every stop to the end (quadratic, it
+    took 16 s on the first)."""
+    assert sentences_of("long", text) == []
+    assert sentences_of("long", f"Before it.\n\n{text}\n\nAfter it.")[-1].text == "After it."
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("Here, n = the number of items (see the note above.)\n\nThus, total = price times "
+     "quantity, which is what we want!",
+     ["Here, n = the number of items (see the note above.)",
+      "Thus, total = price times quantity, which is what we want!"]),
+    ("Write the number after the hash sign, with two spaces before it  # like so, and the "
+     "checker reads it.\n\nx = 1  # one\n\nDone.",
+     ["Write the number after the hash sign, with two spaces before it  # like so, and the "
+      "checker reads it.", "Done."]),
+])
+def test_a_sentence_with_an_assignment_or_a_hash_sign_is_still_prose(
+        text: str, sentences: list[str]) -> None:
+    """A block opening with an assignment is prose when it ends as a sentence does, with any
+    closing bracket ("…(see the note above.)", "…what we want!"); a line of prose with two spaces
+    before a "# " is prose; a line of code with a comment is still code."""
+    assert [s.text for s in sentences_of("s", text)] == sentences
+

@@ -43,12 +43,35 @@ _LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
 _ENTRY = re.compile(r"@?[^\W\d][\w\-’']*(?:\.[\w\-’']+)*(?: [\w\-’']+(?:\.[\w\-’']+)*){0,3}")
 """A line standing alone of a few words and no punctuation: an entry's term (a glossary's
 "iterator", a definition list's), which the lines after it describe."""
-_SIGNATURE = re.compile(r"(?P<name>[\w.]+)\((?:[^()]|\([^()]*\))*\)\s*$")
+_SIGNATURE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\((?P<arguments>[^()]*)\)\s*")
 """A function's signature as the reference heads its entry ("wave.open(file, mode=None)"): its
-name is the entry's."""
+name is the entry's. Matched whole and anchored, so that it takes a time linear in the line."""
+_PARAMETER = re.compile(r"\s*(?:\*{0,2}[A-Za-z_]\w*(?:\s*=\s*[^=\s][^=]*)?|\*|/|\.\.\.)\s*")
+"""A signature's parameter: a name, ``*args``, ``**kw``, ``name=default``, a lone ``*`` or ``/``
+— not a call's argument (``print("hi")``, ``f(1, 2)``)."""
+_LABELS = frozenset({
+    "note", "notes", "see", "seealso", "warning", "warnings", "footnote", "footnotes", "tip",
+    "tips", "important", "caution", "danger", "attention", "hint", "error", "todo",
+    "deprecated", "changed", "new", "example", "examples", "table", "contents",
+})  # fmt: skip
+"""The first words of an admonition's or a note's label ("Note", "See also", "Deprecated since
+version 3.8"): a label, never an entry's term."""
+_ORDINARY = frozenset({
+    "a", "an", "the", "and", "or", "but", "if", "then", "so", "as", "at", "by", "for", "from",
+    "in", "into", "of", "on", "to", "with", "without", "this", "that", "these", "those", "it",
+    "its", "is", "are", "be", "was", "were", "not", "no", "all", "some", "any", "each", "see",
+    "use", "using", "here", "there", "when", "where", "which", "who", "how", "what", "why",
+    "we", "you", "they", "he", "she", "i", "our", "your", "their", "also", "only", "more",
+})  # fmt: skip
+"""Ordinary words a line of a few words that opens with one in lower case is prose, not an
+entry's term ("see the table", "and the rest")."""
 _ASSIGNMENT = re.compile(r"\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[A-Za-z_]\w*)*\s*"
                          r"(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=\s")
 """A line of code that assigns ("total = sum(b for a, b in items)", "x += 1")."""
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+(?=\S)")
+"""A heading's section number ("3.1.1. "), which says nothing of its form."""
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
+"""The end of a sentence, with any closing quotes or brackets ("(see the note above.)")."""
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE_START = re.compile(
     r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
@@ -117,11 +140,12 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
     """Each run of prose (a paragraph, or one item of a list; code and headings left out), with
     the headings it stands under: the last section heading, and the entry since it, if any."""
     fenced = False
-    section = entry = ""
+    section = entry = before = ""  # before: the prose block just before, if the last was one
     for block in re.split(r"\n[ \t]*\n", text):
         lines = [line for line in block.split("\n") if line.strip()]
         if not lines:
             continue
+        prose_before, before = before, ""
         if fenced or _FENCE.match(lines[0]):
             fences = sum(bool(_FENCE.match(line)) for line in lines)
             fenced = fenced != (fences % 2 == 1)
@@ -130,34 +154,50 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
             section, entry = _heading_text(lines), ""
             continue
         if len(lines) == 1 and _is_entry(lines[0].strip()):
-            entry = _SIGNATURE.sub(r"\g<name>", lines[0].strip())
-            continue  # a heading, not a claim
+            signature = _SIGNATURE.fullmatch(lines[0].strip())
+            if not (signature and _names(prose_before, signature["name"])):
+                entry = signature["name"] if signature else lines[0].strip()
+                continue  # a heading, not a claim
+            # else a call of what the prose just before names: its example, not an entry
+        heads, entry = entry, ""  # an entry heads the block right after it, not the section
         if _is_code(lines):
             continue
+        before = block
         item: list[str] = []
         for line in lines:
             stripped = line.strip()
             bullet = _BULLET.match(stripped)
             if bullet and item:
-                yield " ".join(item), section, entry
+                yield " ".join(item), section, heads
                 item = []
             item.append(stripped[bullet.end():] if bullet else stripped)
         if item:
             unit = " ".join(item)
             if _is_label(unit):
                 continue
-            yield unit, section, entry
+            yield unit, section, heads
+
+
+def _names(prose: str, name: str) -> bool:
+    """Whether `prose` names `name` as a word of its own ("the print function" names print)."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", prose) is not None
 
 
 def _is_entry(line: str) -> bool:
-    """Whether `line`, standing alone, heads an entry: a term of a few words, or a signature;
-    not a line of code ("raise new_exc from original_exc": several words, one a name with an
-    underscore)."""
+    """Whether `line`, standing alone, heads an entry: a term of a few words, or a signature
+    whose arguments are parameters; not a line of code ("raise new_exc from original_exc":
+    several words, one a name with an underscore; "print('hi')", a call), not a label ("Note",
+    "See also", "Deprecated since version 3.8"), not a few words of prose ("see below")."""
     if _CODE_START.match(line):
         return False
-    if _SIGNATURE.match(line):
-        return True
     words = line.split()
+    first = words[0].lower() if words else ""
+    if first.rstrip(":") in _LABELS or (len(words) > 1 and words[0] in _ORDINARY):
+        return False
+    signature = _SIGNATURE.fullmatch(line)
+    if signature:
+        arguments = signature["arguments"].replace("[", ",").replace("]", ",")
+        return all(_PARAMETER.fullmatch(a) for a in arguments.split(",") if a.strip())
     return bool(_ENTRY.fullmatch(line)) and (len(words) == 1 or "_" not in line)
 
 
@@ -169,7 +209,10 @@ def _heading_text(lines: list[str]) -> str:
 
 def _is_heading(lines: list[str]) -> bool:
     if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[-1].strip()):
-        return not _looks_like_code(lines[:-1])  # a docstring's closing quotes underline none
+        # a docstring's closing quotes underline none; a section's number is no code
+        # ("3.1.1. Numbers", '4.2. "for" Statements')
+        title = [_SECTION_NUMBER.sub("", lines[0], count=1), *lines[1:-1]]
+        return not _looks_like_code(title)
     return lines[0].lstrip().startswith("#") and len(lines) == 1
 
 
@@ -183,7 +226,31 @@ def _is_code(lines: list[str]) -> bool:
         return True
     joined = "\n".join(lines)
     words = re.findall(r"[A-Za-z][a-z]+", joined)
-    return len(words) < 2 and not re.search(r"[.!?]\W*$", joined)
+    return len(words) < 2 and not _ends_in_punctuation(joined)
+
+
+def _ends_in_punctuation(text: str) -> bool:
+    """Whether `text` ends in ``.``, ``!`` or ``?`` followed by nothing but non-word characters;
+    read back from the end by hand, in a time linear in the text (a pattern ``[.!?]\\W*$`` is
+    tried from every stop)."""
+    end = len(text)
+    while end and not (text[end - 1].isalnum() or text[end - 1] == "_"):
+        end -= 1
+    return any(c in ".!?" for c in text[end:])
+
+
+def _is_commented_code(line: str) -> bool:
+    """Whether `line` is code followed by a comment two spaces apart ("raise ValueError  #
+    shorthand", "x = 1  # one"): what comes before the comment reads as code (a few words, an
+    assignment, brackets), not as a sentence."""
+    at = line.find("  # ")
+    code = line[:at].strip()
+    if at < 0 or not code or line[at - 1].isspace():
+        return False
+    if _SENTENCE_END.search(code) or code.endswith((",", ";", ":")):
+        return False
+    return bool(_CODE_START.match(code) or _ASSIGNMENT.match(code)
+                or re.search(r"[()\[\]{}=]", code) or len(code.split()) <= 3)
 
 
 def _looks_like_code(lines: list[str]) -> bool:
@@ -191,11 +258,12 @@ def _looks_like_code(lines: list[str]) -> bool:
     joined = "\n".join(lines)
     if "::=" in joined or any(_CODE_START.match(line) for line in lines):
         return True
-    if _ASSIGNMENT.match(lines[0]) and not joined.rstrip().endswith((".", ":")):
+    end = joined.rstrip()
+    if _ASSIGNMENT.match(lines[0]) and not (_SENTENCE_END.search(end) or end.endswith(":")):
         return True  # an assignment, not a sentence ("adder = lambda x, y: x+y")
     if any(re.search(r"\S {3,}\S|^\s*[|+]", line) for line in lines):
         return True  # a table: columns apart, or drawn with | and +
-    if any(re.search(r"\S  # ", line) for line in lines):
+    if any(_is_commented_code(line) for line in lines):
         return True  # a comment after code, two spaces apart ("raise ValueError  # shorthand")
     if re.search(r"[;{}]\s*$", lines[-1]) and not re.search(r"[.!?]", joined):
         return True
