@@ -31,7 +31,7 @@ from signoff.research import (
     research_app,
     search_sources,
 )
-from signoff.research.corpus import PART_CHARS, html_to_text, split_parts
+from signoff.research.corpus import PART_CHARS, html_to_text, named_title, split_parts
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import Source, rank_sentences
 from signoff.research.sentences import sentences_of
@@ -1188,4 +1188,15 @@ def test_a_sentence_with_an_assignment_or_a_hash_sign_is_still_prose(
     closing bracket ("…(see the note above.)", "…what we want!"); a line of prose with two spaces
     before a "# " is prose; a line of code with a comment is still code."""
     assert [s.text for s in sentences_of("s", text)] == sentences
+
+
+def test_only_a_name_before_a_colon_makes_a_title_a_named_things() -> None:
+    """A title names a thing and describes it after a dash, or after a colon when the thing is
+    a dotted or lower-case name ("email.iterators: Iterators"); "FAQ: How do I reset my
+    password" and "Tutorial: Getting started" are titles whole."""
+    assert named_title("email.iterators: Iterators") == ("email.iterators", "Iterators")
+    assert named_title("Tkinter — Tk") == ("Tkinter", "Tk")
+    assert named_title("FAQ: How do I reset my password") == ("FAQ: How do I reset my password",
+                                                              "")
+    assert named_title("Tutorial: Getting started") == ("Tutorial: Getting started", "")
 

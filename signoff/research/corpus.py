@@ -431,9 +431,10 @@ def _title_query(question: str, match: str) -> str:
     return " OR ".join([f"{{title described}} : ({match})", *named])
 
 
-_NAMED_TITLE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*(?:—|–|:)\s+(?P<description>\S.*)")
+_NAMED_TITLE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*(?P<mark>—|–|:)\s+(?P<description>\S.*)")
 """A title that names a thing and describes it: a module's page ("urllib.error — Exception
-classes raised by urllib.request", "email.iterators: Iterators")."""
+classes raised by urllib.request", "email.iterators: Iterators"). After a colon the thing named
+must be a dotted or lower-case name: "FAQ: How do I reset my password" names nothing."""
 
 _DESCRIBED = 0.5
 """How much a word of the description counts in a title that names a thing: the page is about
@@ -445,6 +446,9 @@ def named_title(title: str) -> tuple[str, str]:
     """(the name, its description) of a title that names a thing and describes it
     ("urllib.error — Exception classes raised by urllib.request"), else (the title, "")."""
     found = _NAMED_TITLE.fullmatch(title.strip())
+    if found and found["mark"] == ":" and not (
+            "." in found["name"] or found["name"] == found["name"].lower()):
+        found = None  # "Tutorial: Getting started" is a title, not a name described
     return (found.group("name"), found.group("description")) if found else (title, "")
 
 
