@@ -31,10 +31,16 @@ from signoff.research import (
     research_app,
     search_sources,
 )
-from signoff.research.corpus import PART_CHARS, html_to_text, named_title, split_parts
+from signoff.research.corpus import (
+    _INDEX_VERSION,
+    PART_CHARS,
+    html_to_text,
+    named_title,
+    split_parts,
+)
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import Source, rank_sentences
-from signoff.research.sentences import sentences_of
+from signoff.research.sentences import headings_of, sentences_of
 from signoff.research.sources import python_docs_root
 from signoff.testing import ScriptedModel, says
 
@@ -1200,3 +1206,13 @@ def test_only_a_name_before_a_colon_makes_a_title_a_named_things() -> None:
                                                               "")
     assert named_title("Tutorial: Getting started") == ("Tutorial: Getting started", "")
 
+
+def test_the_index_layout_names_the_headings_it_stores() -> None:
+    """The headings stored in the index (`headings_of`) are pinned here with the index's layout
+    number: a change to what is stored fails this test until the layout number is bumped (and
+    the pin updated), so that an index of the older reading is rebuilt."""
+    sample = ("Intro\n=====\n\nText.\n\n3.1.1. Numbers\n==============\n\nThe calculator.\n\n"
+              "Note\n\nNoted.\n\niterator\n\nAn object.\n\nprint(x)\n\nMore.\n\nn = 3\n------\n\n"
+              "Done.")
+    assert (_INDEX_VERSION, headings_of(sample)) == ("12", ["Intro", "3.1.1. Numbers", "iterator",
+                                                            "print"])

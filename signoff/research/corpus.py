@@ -92,11 +92,11 @@ of their own, so that a word common in the texts (``with``, in Python's help) st
 the titles apart."""
 
 HEADING_WEIGHT = 0.5
-"""How much more a match in a part's headings (its sections' and entries': "The break
-statement", a glossary's "iterator") counts than one in its text: a heading says what the text
-under it is about, where a word in the text may only be mentioned."""
+"""How much a match in a part's headings (its sections' and entries': "The break statement", a
+glossary's "iterator") counts beside one in its text, which it is added to: half as much. A
+heading says what the text under it is about, where a word in the text may only be mentioned."""
 
-_INDEX_VERSION = "11"
+_INDEX_VERSION = "12"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
