@@ -3,6 +3,7 @@ enforced read-only, so that what the analysis cannot see is stopped at run time.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 from dataclasses import dataclass
@@ -591,3 +592,34 @@ def test_a_query_whose_code_cannot_be_read_is_refused_saying_to_put_it_in_a_file
         exec(compile(typed, "<stdin>", "exec"), {"app": app})
     assert "Define it in a module or a script, and run that." in str(refused.value)
     assert "count_beds" not in app.actions
+
+
+def _add(a: int, b: int) -> int:
+    """The sum of a and b."""
+    return a + b
+
+
+class _Adder:
+    def __call__(self, a: int) -> int:
+        return a
+
+
+@pytest.mark.parametrize(("given", "name", "shown", "what"), [
+    (functools.partial(_add, b=5), "add_five", "add_five", "a functools.partial"),
+    (functools.partial(_add, b=5), None, "A partial of _add", "a functools.partial"),
+    (_Adder(), "adder", "adder", "an instance of _Adder"),
+    (len, None, "len", "a built-in function"),
+])
+def test_what_is_not_a_function_is_refused_as_an_action_saying_to_define_one(
+        given: Any, name: str | None, shown: str, what: str) -> None:
+    """A partial, a callable object or a built-in has no code of its own for signoff to read:
+    refused as such, saying to define the action with def (a partial was refused as having
+    "annotations that cannot be resolved", told to define its types at module level, or failed
+    with AttributeError when not named), whether marked as a query or not."""
+    app = App("t", database="sqlite://")
+    for query in (True, False):
+        with pytest.raises(UserError) as refused:
+            app.action("Add", name=name, query=query)(given)
+        assert str(refused.value).startswith(f"{shown} cannot be an action: it is {what}, ")
+        assert "Define the action with def" in str(refused.value)
+    assert len(app.actions) == 0

@@ -4,6 +4,7 @@ running them under someone's ordinary security."""
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import json
 import sys
@@ -67,6 +68,7 @@ class Actions:
         untrusted: Untrusted = None,
     ) -> ActionFunction[..., Any]:
         """Offer `fn` by name; what is given here wins over what ``@action`` said."""
+        _refuse_unreadable(fn.__wrapped__ if isinstance(fn, ActionFunction) else fn, name)
         function = fn if isinstance(fn, ActionFunction) else ActionFunction(fn, ActionOptions())
         before = function.options
         options = ActionOptions(
@@ -412,6 +414,24 @@ def _takes_argument(fn: Callable[..., Any]) -> bool:
         return len(inspect.signature(fn).parameters) > 0
     except (TypeError, ValueError):
         return False
+
+
+def _refuse_unreadable(fn: Any, name: str | None) -> None:
+    """A `UserError` unless `fn` is a function or a method: what signoff reads an action's
+    parameters, types and effects from is its own code, which only those have."""
+    if inspect.isfunction(fn) or inspect.ismethod(fn):
+        return
+    partial = isinstance(fn, functools.partial)
+    what = ("a functools.partial" if partial else "a built-in function" if inspect.isbuiltin(fn)
+            else f"an instance of {type(fn).__name__}")
+    shown = name or getattr(fn, "__name__", None) or (
+        f"A partial of {getattr(fn.func, '__qualname__', 'a callable')}" if partial else
+        f"An instance of {type(fn).__qualname__}")
+    raise UserError(
+        f"{shown} cannot be an action: it is {what}, and signoff reads an action's parameters, "
+        "types and effects from a function's own code. Define the action with def, in a "
+        "module, and call what it wraps from it (e.g. `def add_five(a: int) -> int: "
+        "return add(a, 5)`).")
 
 
 def _where(fn: Callable[..., Any]) -> str:
