@@ -197,3 +197,21 @@ def test_users_list_of_an_app_with_nobody_says_so(tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert result.output == ("Nobody yet: the app adds its people (app.people.add), or "
                              "`signoff users add` does.\n")
+
+
+def test_users_add_refuses_a_handle_that_is_not_an_e_mail_address(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`users add notanemail "Some Name"` is refused with exit 2 and a sentence naming the
+    handle and what a handle is, and adds nobody; an e-mail address is added."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'w.db'}")
+    refused = CliRunner().invoke(main, ["users", "add", "notanemail", "Some Name", "--app", APP])
+    assert refused.exit_code == 2, refused.output
+    assert refused.stderr == ("Error: 'notanemail' is not an e-mail address: a person's handle "
+                              "is their e-mail address (name@domain, such as noor@example.com).\n")
+    listed = CliRunner().invoke(main, ["users", "list", "--json", "--app", APP])
+    assert json.loads(listed.stdout) == []
+    added = CliRunner().invoke(main, ["users", "add", "some@workshop.example", "Some Name",
+                                      "--app", APP])
+    assert added.exit_code == 0, added.output
+    listed = CliRunner().invoke(main, ["users", "list", "--json", "--app", APP])
+    assert [p["handle"] for p in json.loads(listed.stdout)] == ["some@workshop.example"]

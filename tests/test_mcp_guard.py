@@ -941,6 +941,8 @@ def test_the_readmes_guard_config_reads_as_written() -> None:
     ('[servers."no spaces"]\ncommand = "x"', "a short word"),
     ('for = 3\n[servers.files]\ncommand = "x"', "`for` is a person's handle"),
     ('[[people]]\nname = "Noor"\n[servers.files]\ncommand = "x"', "has a handle"),
+    ('[[people]]\nhandle = "noor"\n[servers.files]\ncommand = "x"',
+     "the [[people]] handle 'noor' is not an e-mail address"),
     ("servers = [", "is not TOML"),
 ])
 def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, says: str) -> None:

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
@@ -598,6 +599,43 @@ def test_a_principal_needs_a_handle_and_a_name(handle: str, name: str) -> None:
     app = App("t", database="sqlite://")
     with pytest.raises(UserError):
         app.people.add(handle, name)
+
+
+@pytest.mark.parametrize("handle", [
+    "notanemail", "noor@", "@example.com", "noor@@example.com", "noor example@example.com",
+    " noor@example.com", "Noor <noor@example.com>", "noor@example..com", "noor@-example.com",
+    "noor@example.com.", "noor@exa_mple.com",
+])
+def test_a_persons_handle_is_an_e_mail_address(tmp_path: Path, handle: str) -> None:
+    """A person whose handle is not an e-mail address is refused, in a sentence naming the
+    handle and what is expected, and nobody is added."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    with pytest.raises(UserError) as refused:
+        app.people.add(handle, "Noor")
+    assert str(refused.value) == (f"{handle!r} is not an e-mail address: a person's handle is "
+                                  "their e-mail address (name@domain, such as noor@example.com).")
+    assert app.people.all() == []
+
+
+def test_e_mail_addresses_and_agents_accounts_are_handles(tmp_path: Path) -> None:
+    """A person's handle may be any e-mail address, a local one (``USER@localhost``, as
+    `signoff research` names its person) or one in another script; an agent's account is named
+    as its agent pleases, and a registered agent's account is ``NAME@agents``."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    handles = ["noor@example.com", "me@localhost", "o'neil+inbox@mail.shop-1.example",
+               "zoë@bücher.example"]
+    for handle in handles:
+        app.people.add(handle, "Someone")
+    app.people.add("robot", "Robot", kind=signoff.PrincipalKind.AGENT)
+
+    class Clerk(signoff.Agent):
+        purpose = "Files things."
+        skills: list[Any] = []
+
+    app.add_agent(Clerk, sponsor=app.people.get("noor@example.com"))
+    assert app.agent(Clerk).registered.account.handle == "clerk@agents"
+    assert {(p.handle, p.kind.value) for p in app.people.all()} == {
+        *((h, "person") for h in handles), ("robot", "agent"), ("clerk@agents", "agent")}
 
 
 def test_values_are_read_through_whole_records_only() -> None:

@@ -39,6 +39,7 @@ from sqlalchemy.exc import ArgumentError
 
 from signoff.agents.permits import Leave
 from signoff.exceptions import UserError
+from signoff.security.principals import is_email_address
 
 __all__ = ["GuardConfig", "Person", "Upstream", "leave_named"]
 
@@ -59,7 +60,7 @@ class Person:
     """Someone the guard's app knows (made when missing)."""
 
     handle: str
-    """Their handle (an email address, say)."""
+    """Their handle: their e-mail address."""
     name: str
     """Their name, as proposals show it."""
     roles: tuple[str, ...] = ()
@@ -179,7 +180,11 @@ def _list(value: Any, where: str, key: str) -> list[Any]:
 def _person(data: Any, *, where: str) -> Person:
     if not isinstance(data, dict) or not data.get("handle"):
         raise UserError(f"{where}: each [[people]] has a handle and a name.")
-    return Person(handle=str(data["handle"]), name=str(data.get("name") or data["handle"]),
+    handle = str(data["handle"])
+    if not is_email_address(handle):
+        raise UserError(f"{where}: the [[people]] handle {handle!r} is not an e-mail address: "
+                        "write their e-mail address, such as \"noor@example.com\".")
+    return Person(handle=handle, name=str(data.get("name") or handle),
                   roles=tuple(str(r) for r in data.get("roles", [])))
 
 

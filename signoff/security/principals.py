@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,7 @@ from signoff.store.database import Database
 from signoff.store.prepared import prepare
 from signoff.store.tables import principals as principals_table
 
-__all__ = ["People", "Principal", "PrincipalKind"]
+__all__ = ["People", "Principal", "PrincipalKind", "is_email_address"]
 
 
 class PrincipalKind(enum.Enum):
@@ -53,6 +54,23 @@ class Principal:
         return self.name
 
 
+_LABEL = r"[^\W_](?:(?:[^\W_]|-)*[^\W_])?"
+"""One label of a domain: letters (of any script) or digits, with hyphens only inside."""
+_EMAIL_ADDRESS = re.compile(rf"[^@\s\x00-\x1f\x7f]+@{_LABEL}(?:\.{_LABEL})*")
+
+
+def is_email_address(text: str) -> bool:
+    """Whether `text` has the form of an e-mail address, ``name@domain``: a local part with no
+    space, control character or ``@``, then a domain of labels joined by dots, each of letters
+    or digits with hyphens only inside.
+
+    The form only: whether mail reaches it is not asked. A domain of one label counts
+    (``USER@localhost`` is the person at the keyboard of ``signoff research``). The
+    email-validator package checks more, but it is not one of signoff's dependencies, and by
+    default it refuses such local domains."""
+    return _EMAIL_ADDRESS.fullmatch(text) is not None
+
+
 class People:
     """The app's directory of principals (``app.people``), stored in the app's database."""
 
@@ -68,9 +86,14 @@ class People:
         kind: PrincipalKind = PrincipalKind.PERSON,
         sponsor: Principal | None = None,
     ) -> Principal:
-        """Add a principal; a handle already taken is a `UserError`."""
+        """Add a principal. A handle already taken is a `UserError`, and so is a person's
+        handle that is not an e-mail address (`is_email_address`); an agent's account is
+        named as its agent pleases (``estimator@agents``)."""
         if not handle.strip() or not name.strip():
             raise UserError("A principal needs a handle (an e-mail address) and a name.")
+        if kind is PrincipalKind.PERSON and not is_email_address(handle):
+            raise UserError(f"{handle!r} is not an e-mail address: a person's handle is their "
+                            "e-mail address (name@domain, such as noor@example.com).")
         if self.find(handle) is not None:
             raise UserError(f"There is already someone with the handle {handle!r}.")
         principal = Principal(
