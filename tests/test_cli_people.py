@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import runpy
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from signoff.cli import main
+from signoff.cli import load_app, main
 from signoff.testing import ScriptedModel, says
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,3 +217,106 @@ def test_users_add_refuses_a_handle_that_is_not_an_e_mail_address(
     assert added.exit_code == 0, added.output
     listed = CliRunner().invoke(main, ["users", "list", "--json", "--app", APP])
     assert [p["handle"] for p in json.loads(listed.stdout)] == ["some@workshop.example"]
+
+
+PASSWORD = "a long password"
+
+AT_A_TERMINAL = r"""
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, "-m", "signoff.cli", *sys.argv[2:]])
+said, deadline = b"", time.monotonic() + 60
+for prompt in (b"Password: ", b"confirmation: ", None):
+    while (prompt is None or prompt not in said) and time.monotonic() < deadline:
+        if select.select([fd], [], [], 1)[0]:
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:  # the command ended, and closed the terminal
+                chunk = b""
+            if not chunk:
+                break
+            said += chunk
+    if prompt is not None:
+        os.write(fd, sys.argv[1].encode() + b"\r")
+sys.stdout.write(said.decode())
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+"""Runs ``signoff ARGS`` at a terminal of its own (a pseudo-terminal it controls), answering
+each prompt for the password with argv[1]; prints what the terminal showed."""
+
+
+@pytest.fixture
+def noor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A fresh workshop in a file, with only Noor (added as `users add` adds her); the
+    environment to run the command in."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'w.db'}")
+    added = CliRunner().invoke(main, ["users", "add", "noor@workshop.example", "Noor",
+                                      "--app", APP])
+    assert added.exit_code == 0, added.output
+    return {**os.environ}
+
+
+def _password_works(password: str) -> bool:
+    """Whether Noor logs in with `password` (and so has one set)."""
+    return load_app(APP).credentials.check_password("noor@workshop.example", password) is not None
+
+
+def test_users_password_with_no_terminal_says_to_pipe_it_in(noor: dict[str, str]) -> None:
+    """Run from a script or CI (stdin a pipe, and no terminal), `users password` without a
+    password sets none and says how to pipe it in, exit 2 (it took the first line as the
+    password, after Python's warning that it may be echoed, then asked for it again and ended
+    "Aborted!", exit 1); with --password-stdin the line piped in is the password."""
+    command = [sys.executable, "-m", "signoff.cli", "users", "password", "noor@workshop.example",
+               "--app", APP]
+    done = subprocess.run(command, input=f"{PASSWORD}\n", capture_output=True, text=True,
+                          timeout=120, check=False, env=noor, start_new_session=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "Error: No password was given, and there is no terminal to ask for it at (stdin is not "
+        "one): pipe it in with --password-stdin, as in `printf '%s\\n' \"$PASSWORD\" | signoff "
+        f"users password noor@workshop.example --password-stdin --app {APP}`, or give "
+        "--password.")
+    assert "Warning" not in done.stderr
+    assert not _password_works(PASSWORD)
+    done = subprocess.run([*command, "--password-stdin"], input=f"{PASSWORD}\n",
+                          capture_output=True, text=True, timeout=120, check=False, env=noor,
+                          start_new_session=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "Noor's password is set.\n", "")
+    assert _password_works(PASSWORD)
+    assert not _password_works(PASSWORD + "\n")
+
+
+@pytest.mark.parametrize(("stdin", "extra", "code", "says"), [
+    (f"{PASSWORD}\r\n", [], 0, "Noor's password is set."),
+    (PASSWORD, [], 0, "Noor's password is set."),
+    ("", [], 2, "Error: No password came on stdin: pipe it in, as in `printf '%s\\n' "
+                "\"$PASSWORD\" | signoff users password noor@workshop.example --password-stdin "
+                f"--app {APP}`."),
+    ("\n", [], 2, "Error: No password came on stdin"),
+    (f"{PASSWORD}\n{PASSWORD}\n", [], 2, "Error: The password on stdin is more than one line: "
+                                         "give it once, on one line."),
+    (f"{PASSWORD}\n", ["--password", PASSWORD], 2,
+     "Error: Give the password with --password or with --password-stdin, not both."),
+])
+def test_users_password_stdin(noor: dict[str, str], stdin: str, extra: list[str], code: int,
+                              says: str) -> None:
+    """--password-stdin takes one line (its line ending, LF or CRLF, not part of the
+    password); nothing, more than one line, or --password too are refused, and nothing is set."""
+    done = CliRunner().invoke(main, ["users", "password", "noor@workshop.example",
+                                     "--password-stdin", *extra, "--app", APP], input=stdin)
+    assert done.exit_code == code, done.output
+    assert says in " ".join(done.output.split())
+    assert _password_works(PASSWORD) is (code == 0)
+
+
+def test_users_password_at_a_terminal_is_asked_for_twice_hidden(noor: dict[str, str]) -> None:
+    """At a terminal, `users password` asks for the password, then again, showing neither, and
+    sets it."""
+    done = subprocess.run([sys.executable, "-c", AT_A_TERMINAL, PASSWORD, "users", "password",
+                           "noor@workshop.example", "--app", APP], capture_output=True,
+                          text=True, timeout=120, check=False, env=noor, start_new_session=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = done.stdout.replace("\r", "").splitlines()
+    assert shown == ["Password: ", "Repeat for confirmation: ", "Noor's password is set."]
+    assert _password_works(PASSWORD)

@@ -140,3 +140,23 @@ def test_a_guard_person_gets_a_password_for_its_inbox(tmp_path: Path) -> None:
                                          "--password", words])
     assert stranger.exit_code == EXIT_NOT_FOUND
     assert "is not one of the guard's people" in stranger.output
+
+
+def test_a_guard_persons_password_from_a_script(tmp_path: Path) -> None:
+    """With no terminal to ask at, `signoff mcp password` without a password says how to pipe
+    it in and sets none, exit 2 (it ended "Aborted!", exit 1); --password-stdin takes the line
+    piped in."""
+    config = _noors_guard(tmp_path)
+    words = "correct horse battery"
+    asked = CliRunner().invoke(main, ["mcp", "password", str(config), "noor@example.com"],
+                               input=f"{words}\n")
+    assert asked.exit_code == EXIT_USAGE, asked.output
+    assert (f"pipe it in with --password-stdin, as in `printf '%s\\n' \"$PASSWORD\" | signoff mcp "
+            f"password {config} noor@example.com --password-stdin`, or give --password."
+            ) in " ".join(asked.output.split())
+    app = open_guard_app(GuardConfig.load(config))
+    assert app.credentials.check_password("noor@example.com", words) is None
+    piped = CliRunner().invoke(main, ["mcp", "password", str(config), "noor@example.com",
+                                      "--password-stdin"], input=f"{words}\n")
+    assert piped.exit_code == 0, piped.output
+    assert app.credentials.check_password("noor@example.com", words) is not None

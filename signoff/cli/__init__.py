@@ -36,6 +36,7 @@ __all__ = [
     "EXIT_UNAUTHENTICATED",
     "EXIT_USAGE",
     "JSON_OPTION",
+    "PASSWORD_OPTIONS",
     "TOKEN_OPTION",
     "Unauthenticated",
     "app_option_words",
@@ -43,6 +44,7 @@ __all__ = [
     "kept_for",
     "load_app",
     "main",
+    "new_password",
     "opened_guard",
     "profile_path",
     "read_profile",
@@ -199,6 +201,57 @@ AS_OPTION = click.option("--as", "as_handle", envvar="SIGNOFF_AS", metavar="HAND
                          help="Act as this person, with the token kept for them in the profile.")
 TOKEN_OPTION = click.option("--token", envvar="SIGNOFF_TOKEN", metavar="TOKEN",
                             help="Act as whoever this token belongs to.")
+
+
+def _password_options(command: Any) -> Any:
+    command = click.option(
+        "--password-stdin", "password_stdin", is_flag=True,
+        help="Read the password from stdin: one line, its line ending not part of it (for "
+             "scripts and CI).")(command)
+    return click.option(
+        "--password", metavar="PASSWORD",
+        help="The password itself (it is then kept in the shell's history, and seen in the list "
+             "of processes while this runs). Without it, or --password-stdin, it is asked for "
+             "twice, hidden.")(command)
+
+
+PASSWORD_OPTIONS = _password_options
+"""``--password`` and ``--password-stdin``, for a command that sets a password (read with
+`new_password`)."""
+
+
+def new_password(password: str | None, password_stdin: bool, *, again: str) -> str:
+    """The password a command sets: --password, else the line --password-stdin reads, else one
+    asked for twice (hidden) at the terminal. With no terminal to ask at (stdin is a pipe or a
+    file: a script, CI), a usage error saying to pipe it in with --password-stdin, as in `again`
+    (the command, with --password-stdin, that a pipe would feed)."""
+    if password is not None and password_stdin:
+        raise click.UsageError("Give the password with --password or with --password-stdin, not "
+                               "both.")
+    if password is not None:
+        return password
+    if password_stdin:
+        text = sys.stdin.read()
+        line = text.removesuffix("\n").removesuffix("\r")
+        if not line:
+            raise click.UsageError(f"No password came on stdin: pipe it in, as in "
+                                   f"`{_piped(again)}`.")
+        if "\n" in line or "\r" in line:
+            raise click.UsageError("The password on stdin is more than one line: give it once, on "
+                                   "one line.")
+        return line
+    if not sys.stdin.isatty():
+        raise click.UsageError(
+            "No password was given, and there is no terminal to ask for it at (stdin is not one): "
+            f"pipe it in with --password-stdin, as in `{_piped(again)}`, or give --password.")
+    answer: str = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    return answer
+
+
+def _piped(command: str) -> str:
+    """`command` fed the password from an environment variable, as a script or CI would."""
+    return f"printf '%s\\n' \"$PASSWORD\" | {command}"
+
 
 def profile_path() -> Path:
     """Where the local profile lives: ``$SIGNOFF_PROFILE``, else ``~/.config/signoff/profile.json``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -12,11 +13,13 @@ from signoff.cli import (
     APP_OPTION,
     AS_OPTION,
     JSON_OPTION,
+    PASSWORD_OPTIONS,
     TOKEN_OPTION,
     app_option_words,
     given,
     load_app,
     main,
+    new_password,
     opened_guard,
     save_token,
     whoami,
@@ -287,19 +290,24 @@ def token(config_path: str, handle: str, save: bool) -> None:
 @mcp.command()
 @click.argument("config_path", metavar="CONFIG")
 @click.argument("handle", callback=given)
-@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
-              help="The password (asked for when not given).")
-def password(config_path: str, handle: str, password: str) -> None:
+@PASSWORD_OPTIONS
+def password(config_path: str, handle: str, password: str | None, password_stdin: bool) -> None:
     """Set the password a person of the guard's config logs in to its inbox with (the web
     pages of `--inbox` and `--http`); the REST API and `signoff mcp approve` take a token.
 
+    At a terminal, the password is asked for twice, hidden. From a script or CI, pipe it in
+    with --password-stdin (one line).
+
     \b
-    Example:
-      signoff mcp password guard.toml noor@example.com --password "correct horse battery"
+    Examples:
+      signoff mcp password guard.toml noor@example.com
+      printf '%s\\n' "$NOOR_PASSWORD" | signoff mcp password guard.toml noor@example.com --password-stdin
     """
     app, person = _guard_person(config_path, handle)
+    chosen = new_password(password, password_stdin, again=(
+        f"signoff mcp password {shlex.quote(config_path)} {person.handle} --password-stdin"))
     try:
-        app.credentials.set_password(person, password)
+        app.credentials.set_password(person, chosen)
     except SignoffError as error:
         raise failure_of(error) from None
     click.echo(f"{person.name}'s password for the guard's inbox is set.")

@@ -7,7 +7,17 @@ from typing import Any
 
 import click
 
-from signoff.cli import APP_OPTION, EXIT_NOT_FOUND, JSON_OPTION, load_app, main, save_token
+from signoff.cli import (
+    APP_OPTION,
+    EXIT_NOT_FOUND,
+    JSON_OPTION,
+    PASSWORD_OPTIONS,
+    app_option_words,
+    load_app,
+    main,
+    new_password,
+    save_token,
+)
 from signoff.security.principals import Principal
 
 __all__: list[str] = []
@@ -135,19 +145,26 @@ def enable(handle: str, app_spec: str | None) -> None:
 
 @users.command()
 @click.argument("handle")
-@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
-              help="The new password (asked for when not given).")
+@PASSWORD_OPTIONS
 @APP_OPTION
-def password(handle: str, password: str, app_spec: str | None) -> None:
+def password(handle: str, password: str | None, password_stdin: bool, app_spec: str | None) -> None:
     """Set the password someone logs in to the inbox with.
 
+    At a terminal, the password is asked for twice, hidden. From a script or CI, pipe it in
+    with --password-stdin (one line); without it, and with no terminal to ask at, the command
+    says so and sets nothing.
+
     \b
-    Example:
-      signoff users password noor@workshop.example --password "horse battery" --app examples/workshop.py
+    Examples:
+      signoff users password noor@workshop.example --app examples/workshop.py
+      printf '%s\\n' "$NOOR_PASSWORD" | \\
+          signoff users password noor@workshop.example --password-stdin --app examples/workshop.py
     """
     app = load_app(app_spec)
     person = _person(app, handle)
-    app.credentials.set_password(person, password)
+    chosen = new_password(password, password_stdin, again=f"signoff users password {person.handle} "
+                                                          f"--password-stdin{app_option_words()}")
+    app.credentials.set_password(person, chosen)
     click.echo(f"{person.name}'s password is set.")
 
 
