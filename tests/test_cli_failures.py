@@ -113,6 +113,41 @@ def test_a_short_password_is_one_sentence(tmp_path: Path) -> None:
     _told(done, 2, "Error: A password needs at least 10 characters; this one has 5.")
 
 
+NO_APP = ("No app is named: give --app path/to/app.py (a file) or --app mypackage.app (a "
+          "module), adding :NAME when the App in it is not called app, or set SIGNOFF_APP to "
+          "the same.")
+
+
+@pytest.mark.parametrize("args", [
+    ["proposals"], ["proposals", "show", "P"], ["approve", "P"], ["reject", "P", "--reason", "No."],
+    ["rules"], ["rules", "revoke", "R"], ["tasks"], ["agents"], ["users", "list"],
+    ["users", "add", "ola@workshop.example", "Ola"], ["users", "token", "ola@workshop.example"],
+    ["actions"], ["lint"], ["worker", "--once"], ["serve"], ["run", "estimator", "estimate"],
+    ["mcp", "serve", "--agent", "estimator"],
+], ids=" ".join)
+def test_a_command_with_no_app_says_how_to_name_one(monkeypatch: pytest.MonkeyPatch,
+                                                   args: list[str]) -> None:
+    """Every command that works on an app, given none, says in the same words how to name one
+    (a file, a module, or SIGNOFF_APP), exit 2; not a file of signoff's own clone."""
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    result = cli(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == f"Error: {NO_APP}"
+
+
+def test_a_receipt_with_no_app_nor_research_database_says_how_to_name_either(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`signoff receipt TASK` with no app, and no research database where it looks, says how to
+    name the database or, in the words every command uses, the app; exit 2."""
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    missing = tmp_path / "research.db"
+    result = cli("receipt", "T", "--database", f"sqlite:///{missing}")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: There is no research database at sqlite:///{missing}: name the one that holds "
+        "the task with --database URL, or, for a task of an app, " + NO_APP[len("No app is named: "):])
+
+
 def test_proposals_show_takes_as_and_json_after_the_id(shop: SimpleNamespace) -> None:
     """`proposals show ID --as … --json`, as its help writes it, shows the proposal."""
     outcome = price(shop)

@@ -36,6 +36,7 @@ __all__ = [
     "EXIT_UNAUTHENTICATED",
     "EXIT_USAGE",
     "JSON_OPTION",
+    "NAMING_THE_APP",
     "PASSWORD_OPTIONS",
     "TOKEN_OPTION",
     "Unauthenticated",
@@ -53,6 +54,10 @@ __all__ = [
     "whoami",
 ]
 
+NAMING_THE_APP = ("give --app path/to/app.py (a file) or --app mypackage.app (a module), adding "
+                  ":NAME when the App in it is not called app, or set SIGNOFF_APP to the same")
+"""How to name the app a command works on, for a message that says no app is named."""
+
 _APP_SPEC = "signoff.app_spec"
 """Where the context keeps the app spec a command loaded (for the hints it prints)."""
 
@@ -63,7 +68,7 @@ def load_app(spec: str | None) -> Any:
 
     spec = spec or os.environ.get("SIGNOFF_APP")
     if not spec:
-        raise click.UsageError("Name the app: --app examples/workshop.py (or set SIGNOFF_APP).")
+        raise click.UsageError(f"No app is named: {NAMING_THE_APP}.")
     context = click.get_current_context(silent=True)
     if context is not None:
         context.find_root().meta[_APP_SPEC] = spec

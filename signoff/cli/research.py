@@ -28,6 +28,7 @@ from typing import Any
 import click
 
 from signoff.agents.tasks import TaskStatus
+from signoff.cli import NAMING_THE_APP
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
@@ -423,8 +424,9 @@ def research_receipt(task_id: str, *, database: str | None = None, as_json: bool
 
     url = database or default_database()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        raise click.UsageError(f"There is no research database at {url}: name the app with "
-                               "--app (or SIGNOFF_APP), or give --database.")
+        raise click.UsageError(f"There is no research database at {url}: name the one that "
+                               "holds the task with --database URL, or, for a task of an app, "
+                               f"{NAMING_THE_APP}.")
     try:
         app = App("research", database=url)
         app.collect(tools)
