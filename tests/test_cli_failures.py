@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner, Result
 
-from signoff import EditRefused, ProposalStatus
+from signoff import App, EditRefused, ProposalStatus
 from signoff.cli import main
 from signoff.testing import ScriptedModel, says
 from tests.provider_servers import Canned, openai_completion, serving
@@ -576,3 +576,26 @@ def test_a_research_receipt_is_found_as_research_tells_it_with_an_app_in_the_env
     shown = cli(*command[1:])
     assert shown.exit_code == 0, shown.output
     assert "search_sources" in shown.stdout
+
+
+@pytest.mark.parametrize(("user", "handle"), [
+    ("ada", "ada@localhost"),
+    ("Ada Lovelace", "Ada-Lovelace@localhost"),
+    ("ada@corp", "ada-corp@localhost"),
+])
+def test_research_names_the_person_at_the_keyboard_by_an_address_their_user_name_allows(
+        monkeypatch: pytest.MonkeyPatch, user: str, handle: str) -> None:
+    """`signoff research` acts for the person at the keyboard, known by their user name at
+    localhost: a user name with a space or an @ in it (possible on Windows, or in a domain)
+    still makes an e-mail address (a person's handle must be one), and the same person is
+    found on the next run."""
+    from signoff.cli.research import _local_person
+
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LOGNAME", user)
+    app = App("research", database="sqlite://")
+    me = _local_person(app)
+    assert (me.handle, me.name) == (handle, user)
+    assert _local_person(app).id == me.id
+    assert [p.handle for p in app.people.all()] == [handle]

@@ -20,6 +20,7 @@ import getpass
 import importlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -206,7 +207,9 @@ def _local_person(app: Any) -> Any:
         user = getpass.getuser()
     except (OSError, KeyError):  # no user name in this environment
         user = "you"
-    handle = f"{user}@localhost"
+    # (a user name may hold what an e-mail address may not: "Ada Lovelace", "ada@corp")
+    local = re.sub(r"[\s@\x00-\x1f\x7f]+", "-", user).strip("-") or "you"
+    handle = f"{local}@localhost"
     return app.people.find(handle) or app.people.add(handle, user)
 
 
