@@ -46,6 +46,9 @@ class Canned:
     """Extra response headers (e.g. ``retry-after``)."""
     delay: float = 0.0
     """Seconds to wait before answering."""
+    hang_up: bool = False
+    """Close the connection without answering, once the request is read (a request that went
+    out and was cut off)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,6 +92,9 @@ class ProviderServer:
                     canned = server._script.popleft() if server._script else Canned(
                         status=599, body={"error": {"message": "The test's script ran out."}})
                 if canned.delay and server._stopping.wait(canned.delay):
+                    return
+                if canned.hang_up:
+                    self.close_connection = True
                     return
                 # the client may have given up (a timeout test): then there is no one to answer
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):

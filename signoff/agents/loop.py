@@ -33,7 +33,7 @@ from signoff.agents.units import _ENDED, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import NotFound, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Conversation, Message, Model, ToolCall
+from signoff.models.base import Conversation, Message, Model, ModelRequestsRefused, ToolCall
 from signoff.models.errors import ModelError
 from signoff.security.principals import Principal
 from signoff.store import journal, points
@@ -355,7 +355,7 @@ class Loop(CallSteps):
                           f"A call to {task.model} was made before the work stopped, and its reply "
                           f"was lost: the ${task.reserved_usd:.6f} reserved for it is counted as "
                           "spent (what it really cost is not known).",
-                          reserved_usd=task.reserved_usd)
+                          cost_usd=task.reserved_usd, reserved_usd=task.reserved_usd)
             task = self._saved.pop(task.id)
         spent = budget.unreserved(task.spend_usd, ahead)  # before this call's reservation
         unreserve = {"spend_usd": spent, "reserved_usd": 0.0} if ahead else {}
@@ -393,9 +393,7 @@ class Loop(CallSteps):
             points.reached("loop.model_replied", task=task.id)
         except Exception as error:
             log.exception("The model %s failed in task %s", model.name, task.id)
-            told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
-                f"{type(error).__name__}. The log has the details.")
-            return self._end(task, Failed(problem=f"The model failed: {told}"))
+            return self._model_failed(task, model.name, error, reserve)
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
         spent = budget.settled(task.spend_usd, reserve, cost)
@@ -473,6 +471,34 @@ class Loop(CallSteps):
             return False
         effects = self._actions.info(name).effects
         return not (effects.external or effects.sends or effects.spends)
+
+    def _model_failed(self, task: repo.TaskRow, model: str, error: Exception,
+                      reserve: float) -> Step:
+        """The task fails, told in the model error's own sentence. What was reserved for the
+        call is given back when the call cost nothing (nothing reached the provider, or it
+        answered with an error status); else it is counted as spent, and the receipt says so
+        (the provider may have billed a request it never answered)."""
+        told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
+            f"{type(error).__name__}. The log has the details.")
+        failed = Failed(problem=f"The model failed: {told}")
+        free = isinstance(error, ModelRequestsRefused) or (
+            isinstance(error, ModelError) and error.cost_nothing)
+        if not reserve:
+            return self._end(task, failed)
+        if free:
+            return self._end(task, failed, {"spend_usd": budget.unreserved(task.spend_usd, reserve),
+                                            "reserved_usd": 0.0})
+        with self._writing(task.id) as db:
+            if not self._save(db, task, status=failed.status.value, problem=failed.problem,
+                              reserved_usd=0.0):
+                return RunAgain()
+            repo.note(db, task.id, ReceiptKind.RESERVED,
+                      f"The call to {model} failed after its request went out, and the provider "
+                      f"may have billed it: the ${reserve:.6f} reserved for it is counted as spent "
+                      "(what it really cost is not known).", cost_usd=reserve,
+                      reserved_usd=reserve)
+            repo.note(db, task.id, ReceiptKind.FAILURE, failed.problem)
+        return failed
 
     def _over_reserve(self, task: repo.TaskRow, model: str, text: str, tokens_in: int,
                       tokens_out: int, cost: float, reserve: float, spent: float) -> Step:

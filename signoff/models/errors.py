@@ -37,7 +37,7 @@ class ModelError(SignoffError):
     """A real model could not be asked, or its answer could not be used."""
 
     def __init__(self, message: str, *, model: str = "", attempts: int = 0,
-                 status: int | None = None) -> None:
+                 status: int | None = None, sent: bool | None = None) -> None:
         super().__init__(message)
         self.message = message
         """The sentence a person reads."""
@@ -47,10 +47,20 @@ class ModelError(SignoffError):
         """How many requests were made (0: none was)."""
         self.status = status
         """The HTTP status the provider answered with, when it answered."""
+        self.cost_nothing = (attempts == 0 or status is not None) if sent is None else (
+            not sent)
+        """Whether the call can have cost nothing: no request reached the provider (`sent`
+        False: the connection was never made), or it answered with an error status, which
+        makes no reply to bill. A request that went out and got no answer (a timeout, a
+        connection cut) may have been billed. The loop gives back what it reserved for a
+        call that cost nothing, and counts as spent what it reserved for any other."""
 
 
 class ModelNotConfigured(ModelError):
     """The model cannot be asked as configured: the message names what to install or set."""
+
+    def __init__(self, message: str, *, model: str = "", attempts: int = 0) -> None:
+        super().__init__(message, model=model, attempts=attempts, sent=False)
 
 
 class ModelCredentialsRefused(ModelError):

@@ -71,6 +71,7 @@ def call_with_retries(
     as a `ModelError`; the SDK's exception is its ``__cause__``.
     """
     waited = 0.0
+    free = True  # every attempt so far cost nothing (see `ModelError.cost_nothing`)
     for attempt in range(1, retries.attempts + 1):
         if not model_requests_allowed():
             raise ModelRequestsRefused(
@@ -84,6 +85,8 @@ def call_with_retries(
             failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout)
             if failure is None:
                 raise
+            free = free and failure.cost_nothing
+            failure.cost_nothing = free  # (an attempt before it may have been billed)
             retryable = isinstance(failure, ModelRateLimited | ModelUnavailable)
             if not retryable or attempt == retries.attempts:
                 raise failure from error
@@ -92,7 +95,9 @@ def call_with_retries(
             wait = asked if asked is not None else (
                 retries.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))
             if wait > retries.max_wait or waited + wait > retries.total_wait:
-                raise _gave_up(failure, wait) from error
+                gave_up = _gave_up(failure, wait)
+                gave_up.cost_nothing = free
+                raise gave_up from error
             (sleep or time.sleep)(wait)
             waited += wait
     raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
@@ -106,6 +111,19 @@ def _gave_up(failure: ModelError, wait: float) -> ModelError:
                                 retry_after=failure.retry_after)
     return ModelUnavailable(message, model=failure.model, attempts=failure.attempts,
                             status=failure.status)
+
+
+def _never_connected(error: BaseException) -> bool:
+    """Whether `error` (or what caused it) is a failure to connect, so that no request went
+    out (httpx's ``ConnectError``, ``ConnectTimeout``), rather than one cut off after it did."""
+    seen: BaseException | None = error
+    for _ in range(8):  # (a chain of causes is short; a cycle is not followed for ever)
+        if seen is None:
+            return False
+        if _names(seen) & {"ConnectError", "ConnectTimeout"}:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _names(error: BaseException) -> set[str]:
@@ -164,7 +182,8 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
     if isinstance(error, sdk.APIConnectionError) or "TransportError" in names:
         return ModelUnavailable(
             f"{model} could not be reached: asked {_tries(attempts)}, the connection failed. "
-            "Check the base URL and the network.", model=model, attempts=attempts)
+            "Check the base URL and the network.", model=model, attempts=attempts,
+            sent=not _never_connected(error))
     if isinstance(error, sdk.APIError):
         return ModelBadResponse(f"{model} answered with an error in its stream.{_said(error)}",
                                 model=model, attempts=attempts)
