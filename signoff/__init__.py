@@ -64,6 +64,7 @@ from signoff.exceptions import (
     Refusal,
     SignoffError,
     StoreError,
+    Unavailable,
     UnknownId,
     UserError,
 )
@@ -151,6 +152,7 @@ __all__ = [
     "StoreError",
     "TaskStatus",
     "Temporal",
+    "Unavailable",
     "UnknownId",
     "Usage",
     "UserError",

@@ -8,7 +8,9 @@
     │   │   └── Conflict        they clash with the state of things   → outcome Invalid
     │   ├── NotFound            the thing is not there (or unreadable) → outcome Gone
     │   ├── NotAuthorized       whoever this runs as may not do it    → outcome Denied
-    │   └── OutcomeUnknown      it reached outside and lost touch     → outcome Unknown
+    │   ├── OutcomeUnknown      it reached outside and lost touch     → outcome Unknown
+    │   └── Unavailable         what it needs outside cannot be reached; nothing was sent
+    │                                                                 → outcome Unavailable
     ├── UserError               a mistake by the developer using signoff (a misdeclared action,
     │                           a bad policy, a malformed step); raised at declaration time
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
@@ -38,6 +40,7 @@ __all__ = [
     "Refusal",
     "SignoffError",
     "StoreError",
+    "Unavailable",
     "UnknownId",
     "UserError",
 ]
@@ -69,6 +72,14 @@ class OutcomeUnknown(Refusal):
     closed, or it was cut off): whether what it asked for happened there is not known. The run
     ends Unknown: nothing of the app's is kept, what it may have spent stays spent, and the
     call is not run again blindly."""
+
+
+class Unavailable(Refusal):
+    """Something outside that an action needs (a server, a service) could not be reached, and
+    nothing was sent to it: the action did not run, and may be tried again later. The message
+    names what could not be reached and says to try again; why it could not be reached (an
+    address, the driver's error) belongs in the log. A request that may have gone out before
+    touch was lost is an `OutcomeUnknown`, never this."""
 
 
 class NotFound(Refusal):

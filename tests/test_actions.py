@@ -31,6 +31,7 @@ from signoff import (
     OutcomeUnknown,
     ParameterKind,
     Provided,
+    Unavailable,
     UserError,
     action,
     allow,
@@ -415,6 +416,8 @@ def _crane_like_app() -> SimpleNamespace:
             "notfound": NotFound("No such thing."),
             "notauthorized": NotAuthorized("Not you."),
             "lost": OutcomeUnknown("The crane's line dropped while it lifted."),
+            "down": Unavailable("The crane cannot be reached now: nothing was sent to it. Try "
+                                "again later."),
             "boom": KeyError("secret internals: row 7"),
         }
         if how in refusals:
@@ -439,6 +442,8 @@ def _crane_like_app() -> SimpleNamespace:
         ("notfound", ActionOutcome.GONE, "No such thing."),
         ("notauthorized", ActionOutcome.DENIED, "Not you."),
         ("lost", ActionOutcome.UNKNOWN, "The crane's line dropped while it lifted."),
+        ("down", ActionOutcome.UNAVAILABLE,
+         "The crane cannot be reached now: nothing was sent to it. Try again later."),
         ("boom", ActionOutcome.FAILED, FAILED_TEXT),
     ],
 )

@@ -28,8 +28,10 @@ from signoff import (
     ReceiptKind,
     Skill,
     TaskStatus,
+    Unavailable,
     allow,
     policy,
+    spends,
 )
 from signoff.agents import repository as repo
 from signoff.agents.proposing import Kept, KeptProposals
@@ -669,4 +671,57 @@ def test_an_approved_call_that_lost_touch_is_told_as_not_known() -> None:
     assert (call.outcome, call.answer) == ("Unknown", decision.said)
     with app.session(as_=app.system) as s:
         assert s.get(Line, line.id).rung == 0
+    app.database.dispose()
+
+
+def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing() -> None:
+    """A spending call whose action could not reach what it needs (`Unavailable`: nothing was
+    sent) is told and recorded Unavailable, in the action's words, and what was reserved for it
+    is given back — run alone, and approved (decided as one that did not run)."""
+    app = App("t", database="sqlite://")
+
+    class Line(app.Record):  # type: ignore[name-defined, misc]
+        __security__ = [allow("read", "create")]
+
+    @app.action
+    @spends(cost=0.25)
+    def pay(line: Line) -> str:
+        """Pay what the line is owed."""
+        raise Unavailable("The bank cannot be reached now: nothing was sent to it. Try the call "
+                          "again later.")
+
+    class Paying(Skill[Line, str]):
+        description = "Pay."
+        tools = [pay]
+
+    class Payer(Agent):
+        purpose = "You pay."
+        skills = [Paying()]
+        may = Permits(alone=["pay"])
+
+    class Asker(Agent):
+        purpose = "You ask to pay."
+        skills = [Paying()]
+
+    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+    app.add_agent(Payer, sponsor=noor)
+    app.add_agent(Asker, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        line = Line()
+        s.add(line)
+    said = "The bank cannot be reached now: nothing was sent to it. Try the call again later."
+    alone = app.agent(Payer).do(Paying(), line, for_=noor, budget_usd=1.0, model=ScriptedModel(
+        says.tool(pay, line=line.id), says.hand_back("Could not pay.")))
+    assert alone.status is TaskStatus.DONE
+    (call,) = app.agent(Payer).answers(alone.task, 1)
+    assert (call.outcome, call.answer) == ("Unavailable", f"Unavailable: {said}")
+    assert alone.spend_usd == 0.0
+    assert "ran pay alone, as itself: Unavailable." in app.receipt(alone.task).words
+    asked = app.agent(Asker).do(Paying(), line, for_=noor, budget_usd=1.0, model=ScriptedModel(
+        says.tool(pay, line=line.id), says.hand_back("Could not pay.")))
+    (proposal,) = app.proposals(task=asked.task)
+    decision = app.approve(proposal, by=noor)
+    assert decision.said == f"Noor approved pay, but it did not run: {said}"
+    assert app.proposal(proposal.id).result["outcome"] == "Unavailable"
+    assert app.outcome(asked.task).spend_usd == 0.0
     app.database.dispose()

@@ -426,6 +426,62 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
     assert found["unlisted"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
 
 
+def test_an_upstream_that_cannot_be_reached_is_told_unavailable_not_invalid(
+        guard: SimpleNamespace, caplog: pytest.LogCaptureFixture) -> None:
+    """An upstream over HTTP that stopped: a call its connection may have carried is told as
+    of unknown outcome, and the next one, which the guard cannot send, is told and recorded
+    Unavailable (nothing was sent, so nothing ran; try again later), with where the server is
+    and why it could not be reached in the log only; once it is back the call runs. A server
+    that answers with an error is still told Invalid (before, the one that could not be
+    reached was told "Invalid: …" too, and a model takes that as its arguments being wrong)."""
+    from contextlib import AsyncExitStack, ExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    web_port = free_port()
+    _config(guard.tmp, web_port=web_port)
+    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
+    files = environment(FILES_ROOT=str(guard.tmp / "files"))
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        with ExitStack() as running, ExitStack() as again:
+            running.enter_context(serving(upstream, files, web_port))
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+                (guard.tmp / "files").rename(guard.tmp / "away")  # its list_files then raises
+                found["answered"] = await served.call_tool("web_list_files", {})
+                (guard.tmp / "away").rename(guard.tmp / "files")
+                await anyio.to_thread.run_sync(running.close)
+                found["lost"] = await served.call_tool("web_list_files", {})
+                found["down"] = await served.call_tool("web_list_files", {})
+                await anyio.to_thread.run_sync(
+                    again.enter_context, serving(upstream, files, web_port))
+                found["back"] = await served.call_tool("web_list_files", {})
+        return found
+
+    with caplog.at_level("WARNING", logger="signoff.mcp"):
+        found = anyio.run(scenario)
+    answered = found["answered"].content[0].text
+    assert found["answered"].is_error
+    assert answered.startswith("Invalid: web answered with an error: "), answered
+    lost = found["lost"].content[0].text  # it may have gone out on the connection it had
+    assert lost.startswith(("Unknown: ", "Unavailable: ")), lost
+    down = found["down"].content[0].text
+    assert found["down"].is_error
+    assert down == ("Unavailable: The server web cannot be reached now: nothing was sent to it, "
+                    "so nothing ran there. Try the call again later.")
+    where = f"http://127.0.0.1:{web_port}/mcp"
+    assert where not in lost + down
+    assert f"The guard could not reach the server web ({where}): ConnectError" in caplog.text
+    assert not found["back"].is_error, found["back"]
+    assert found["back"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}
+    words = guard.app.receipt(_task(guard)).words
+    assert "ran web_list_files alone, as itself: Invalid." in words  # the server's error
+    assert "ran web_list_files alone, as itself: Unavailable." in words
+    assert "ran web_list_files alone, as itself: Done." in words
+
+
 def test_a_call_its_upstream_does_not_answer_in_time_is_told_unknown(
         guard: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call whose upstream does not answer within the guard's wait is told, and recorded, as

@@ -1,4 +1,4 @@
-"""What running an action by name comes to: one of six outcomes, in words and as data."""
+"""What running an action by name comes to: one of seven outcomes, in words and as data."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ class ActionOutcome(enum.Enum):
     UNKNOWN = "Unknown"
     """It reached outside and lost touch before it was answered (`OutcomeUnknown`): whether it
     happened there is not known; nothing of the app's is kept."""
+    UNAVAILABLE = "Unavailable"
+    """Something outside it needs could not be reached (`Unavailable`): nothing was sent, so
+    nothing ran there and nothing is kept; it may be tried again later."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,6 +35,7 @@ from signoff.exceptions import (
     NotFound,
     OutcomeUnknown,
     ReadOnlyViolation,
+    Unavailable,
     UserError,
 )
 from signoff.security.acting import ActingAs
@@ -237,6 +238,9 @@ class Runner:
                 return _result(action, acting, cause, ActionOutcome.INVALID, problem=refusal.message)
             except OutcomeUnknown as lost:
                 return _result(action, acting, cause, ActionOutcome.UNKNOWN, problem=lost.message)
+            except Unavailable as down:
+                return _result(action, acting, cause, ActionOutcome.UNAVAILABLE,
+                               problem=down.message)
             except RunAborted:
                 raise
             except _AlreadyUsed:

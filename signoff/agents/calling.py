@@ -440,5 +440,6 @@ class _Lifted:
     """The rule's id."""
 
 
-_NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE)
+_NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE,
+            ActionOutcome.UNAVAILABLE)
 """The outcomes of a run refused before the action was called (so nothing was spent)."""

@@ -299,7 +299,7 @@ class Decider:
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
         if reserved and result.outcome in (ActionOutcome.INVALID, ActionOutcome.DENIED,
-                                           ActionOutcome.GONE):
+                                           ActionOutcome.GONE, ActionOutcome.UNAVAILABLE):
             repo.add_spend(db, proposal.task, -reserved)
         return answer, self._loop.wake(db, proposal.task), False
 

@@ -47,6 +47,8 @@ class CallOutcome(enum.StrEnum):
     WITHDRAWN = "Withdrawn"
     UNKNOWN = "Unknown"
     """Its process stopped while it ran, or it lost touch while out: not known."""
+    UNAVAILABLE = "Unavailable"
+    """What it needed outside could not be reached: nothing was sent, and it did not run."""
 
 
 class ReceiptKind(enum.StrEnum):

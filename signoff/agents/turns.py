@@ -74,7 +74,7 @@ class CallAnswer:
     run was interrupted)."""
     outcome: str
     """"Done", "Invalid", "Denied", "Gone", "Failed", "Rejected", "Stale", "Withdrawn",
-    "Unknown", or "" while nothing came of it."""
+    "Unknown", "Unavailable", or "" while nothing came of it."""
     answer: str
     """What the model is told."""
     value: Any

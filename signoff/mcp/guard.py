@@ -39,7 +39,7 @@ from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.skills import Skill
 from signoff.app import App
-from signoff.exceptions import Conflict, Invalid, OutcomeUnknown, UserError
+from signoff.exceptions import Invalid, OutcomeUnknown, Unavailable, UserError
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
@@ -269,7 +269,9 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
         except UpstreamUnavailable as error:
             if error.sent:  # out when it was cut off: it may have run
                 raise OutcomeUnknown(str(error)) from None
-            raise Conflict(str(error)) from None
+            # Never sent: it did not run, and nothing about its arguments was wrong (an
+            # Invalid would tell a model to call it otherwise). Why is in the log.
+            raise Unavailable(str(error)) from None
         return _answer_of(server, answer)
 
     forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
@@ -282,7 +284,8 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
 
 def _answer_of(server: str, answer: CallToolResult) -> dict[str, Any]:
     """What an upstream tool answered, as its action's result: its text and its structured
-    content; `Invalid` with its text when it answered with an error."""
+    content; `Invalid` with its text when it answered with an error (the server was reached,
+    and said what is wrong with the call)."""
     text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
     if answer.is_error:
         raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")

@@ -33,6 +33,9 @@ log = logging.getLogger("signoff.mcp")
 CALL_TIMEOUT_SECONDS = 300.0
 """How long one upstream call may take before the guard gives up on it."""
 
+_STOPPING = ("The guard is stopping: nothing was sent to {server}, so nothing ran there. Try "
+             "the call again once the guard is back.")
+
 
 def digest_of(tool: Tool) -> str:
     """A digest of what a tool says of itself: description, schemas, title, annotations. A
@@ -178,8 +181,8 @@ class Upstreams:
             log.warning("The guard could not reach the server %s (%s): %s", server,
                         _where(self.servers[server]), link.error or "its connection closed")
             raise UpstreamUnavailable(
-                f"The server {server} cannot be reached now. Nothing was sent to it; try again "
-                "once it is back.")
+                f"The server {server} cannot be reached now: nothing was sent to it, so nothing "
+                "ran there. Try the call again later.")
         return link.client, link.lost
 
     async def refresh(self) -> dict[str, dict[str, Tool]]:
@@ -211,10 +214,10 @@ class Upstreams:
         sent, lost = False, None
         try:
             if self._stopping:
-                raise UpstreamUnavailable(f"The guard is stopping: nothing was sent to {server}.")
+                raise UpstreamUnavailable(_STOPPING.format(server=server))
             client, lost = await self._connection(server)
             if self._stopping:
-                raise UpstreamUnavailable(f"The guard is stopping: nothing was sent to {server}.")
+                raise UpstreamUnavailable(_STOPPING.format(server=server))
             sent = True
             return await client.call_tool(tool, arguments,
                                           read_timeout_seconds=CALL_TIMEOUT_SECONDS)
@@ -235,8 +238,7 @@ class Upstreams:
             if not self._stopping:
                 raise
             if not sent:
-                raise UpstreamUnavailable(
-                    f"The guard is stopping: nothing was sent to {server}.") from None
+                raise UpstreamUnavailable(_STOPPING.format(server=server)) from None
             raise UpstreamUnavailable(
                 f"The guard stopped while the call of {tool} on {server} was out: whether it "
                 "ran is not known; look at what the tool keeps before calling it again.",
