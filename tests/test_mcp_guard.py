@@ -643,6 +643,45 @@ def _tasks(app: Any) -> list[str]:
         return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_guard_told_to_stop_leaves_everything_in_its_database_file(
+        guard: SimpleNamespace, transport: str) -> None:
+    """SIGTERM to a guard (over stdio with its inbox beside it, or over HTTP) leaves no
+    write-ahead log beside its SQLite file: the file copied alone holds the proposal, Noor's no
+    said through the REST API, and the client's task ended as the guard stopped (before, over
+    HTTP all of it was only in the log beside the file; over stdio, the task's end, written
+    after the inbox had closed its connections)."""
+    import os
+    import signal
+    import sqlite3
+    from shutil import copyfile
+
+    config = str(guard.config).encode()
+    guard.app.database.dispose()  # the test's own connections: the guard's are the last
+
+    async def scenario() -> dict[str, Any]:
+        async with _guarded(guard, transport) as (client, rest):
+            await client.call_tool("liar_delete_file", {"name": "a.txt"},
+                                   meta={"signoff/wait": 0})
+            proposal = await _decide(rest, guard, "reject", {"reason": "Keep a.txt."})
+            (pid,) = _pids_with(config, "cmdline")
+            os.kill(pid, signal.SIGTERM)
+            with anyio.fail_after(60):
+                while _pids_with(config, "cmdline"):
+                    await anyio.sleep(0.05)
+        return proposal
+
+    proposal = anyio.run(scenario)
+    assert not (guard.tmp / "guard.db-wal").exists()
+    copyfile(guard.tmp / "guard.db", guard.tmp / "copy.db")
+    with sqlite3.connect(guard.tmp / "copy.db") as copy:
+        decided = copy.execute("select status, reason from signoff_proposals where id = ?",
+                               (proposal["id"],)).fetchone()
+        tasks = copy.execute("select status from signoff_tasks").fetchall()
+    assert decided == (ProposalStatus.REJECTED.value, "Keep a.txt.")
+    assert tasks == [(TaskStatus.HALTED.value,)]
+
+
 def test_a_changed_description_suspends_the_standing_rule(guard: SimpleNamespace) -> None:
     """Noor approves a delete 'always like this': the next delete runs alone (the config vouches
     for the file server's answers). When the server then changes delete_file's description, the

@@ -33,7 +33,7 @@ from tests.mcp_servers import (
     rest_api,
 )
 from tests.provenance_scenarios.world import ATTACKER_IBAN, Request, make_world
-from tests.workshop_web import open_workshop, repair_price
+from tests.workshop_web import open_workshop, price, repair_price
 
 
 @pytest.fixture
@@ -221,6 +221,48 @@ def test_over_http_a_request_without_a_valid_token_is_refused(shop: SimpleNamesp
     starts = [e.words for t in _tasks(shop) for e in shop.app.receipt(t).entries
               if e.kind == "start"]
     assert starts == ["Estimator began estimate_repair for Mia."]
+
+
+def test_stopped_with_its_inbox_it_leaves_everything_in_the_database_file(
+        shop: SimpleNamespace, tmp_path: Path) -> None:
+    """`signoff mcp serve --http --inbox` stopped by SIGTERM leaves no write-ahead log beside
+    the SQLite file: the file copied alone, as the upgrading guide says to back it up, holds
+    Noor's note made over MCP and her no said through the inbox's REST API (before, the
+    inbox's web app was served without its lifespan, which closes the connections at the end,
+    and both were only in the log beside the file)."""
+    import sqlite3
+    from shutil import copyfile
+
+    outcome = price(shop)
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    shop.app.database.dispose()  # the test's own connections: the server's are the last
+    port = free_port()
+    with http_server([*shop.serve, "--http", f"127.0.0.1:{port}", "--inbox"], shop.env,
+                     port) as url:
+
+        async def scenario() -> tuple[Any, int]:
+            async with over_http(url, token=shop.tokens["Noor"]) as client:
+                noted = await client.call_tool("note_repair", {"repair": str(shop.repair.id),
+                                                               "note": "Pads worn thin."})
+            headers = {"Authorization": f"Bearer {shop.tokens['Noor']}"}
+            async with httpx.AsyncClient(base_url=url, headers=headers) as api:
+                no = await api.post(f"/api/proposals/{proposal.id}/reject",
+                                    json={"reason": "Not this week."})
+            return noted, no.status_code
+
+        noted, status = anyio.run(scenario)
+    # (stopped by SIGTERM as the server's block ends)
+    assert not noted.is_error, noted
+    assert status == 200
+    assert not (tmp_path / "workshop.db-wal").exists()
+    copyfile(tmp_path / "workshop.db", tmp_path / "copy.db")
+    with sqlite3.connect(tmp_path / "copy.db") as copy:
+        (decided,) = copy.execute("select status from signoff_proposals where id = ?",
+                                  (proposal.id,)).fetchone()
+        (notes,) = copy.execute("select count(*) from repair where note = 'Pads worn thin.'"
+                                ).fetchone()
+    assert decided == ProposalStatus.REJECTED.value
+    assert notes == 1
 
 
 def _tasks(shop: SimpleNamespace) -> list[str]:

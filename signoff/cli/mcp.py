@@ -121,16 +121,31 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
                              wait_seconds=wait_seconds)
     except SignoffError as error:
         raise failure_of(error) from None
-    if http_address is None:
-        anyio.run(serve_stdio, server)
-        return
-    host, port = _address(http_address)
-    where = f"http://{host}:{port}"
-    beside = f"; the inbox and REST API at {where}/" if inbox else ""
-    anyio.run(lambda: serve_http(http_app(server, app, host=host, inbox=inbox), host=host,
-                                 port=port, started=_telling(
-                                     f"Serving {agent_name}'s tools over MCP at {where}/mcp"
-                                     f"{beside}. Stop with Ctrl-C."), stopping=server.wind_down))
+    try:
+        if http_address is None:
+            anyio.run(serve_stdio, server)
+            return
+        host, port = _address(http_address)
+        where = f"http://{host}:{port}"
+        beside = f"; the inbox and REST API at {where}/" if inbox else ""
+        anyio.run(lambda: serve_http(http_app(server, app, host=host, inbox=inbox), host=host,
+                                     port=port, started=_telling(
+                                         f"Serving {agent_name}'s tools over MCP at {where}/mcp"
+                                         f"{beside}. Stop with Ctrl-C."),
+                                     stopping=server.wind_down))
+    finally:
+        _let_go(app)
+
+
+def _let_go(app: Any) -> None:
+    """Close `app`'s connections to its SQLite file once serving has ended (its sessions
+    closed, their tasks ended): the last to close folds the write-ahead log into the file, so
+    that the file alone, copied with the server stopped, holds everything. The web app's
+    lifespan does this for `signoff serve`; here the inbox, when served, is served beside MCP
+    without its lifespan, and the sessions are closed after it. An in-memory database is left
+    open: closing its one connection would end it."""
+    if app.database.file is not None:
+        app.database.dispose()
 
 
 def _telling(words: str) -> Callable[[], None]:
@@ -234,6 +249,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 
     async with AsyncExitStack() as stack:
         server = await open_guard(config, stack, wait_seconds=wait_seconds)
+        stack.callback(_let_go, server.app)  # once serving has ended, whichever way
         server.issuing = issuing  # (a guard's people take their tokens from its config)
         if http_address is not None:
             host, port = _address(http_address)
