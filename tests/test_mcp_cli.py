@@ -46,7 +46,8 @@ def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:
 def test_guard_refuses_a_missing_config_and_an_unreachable_server(tmp_path: Path) -> None:
     """No config file, and a server whose command ends at once, are each told in a sentence:
     the first exits as every command's usage or config mistake does (2), the second as what
-    could not be done does (5), as a database that cannot be used."""
+    could not be done does (5), as a database that cannot be used, saying how the guard starts
+    the server, that it does not try again by itself, and what to do."""
     missing = CliRunner().invoke(main, ["mcp", "guard", str(tmp_path / "nowhere.toml")])
     assert missing.exit_code == EXIT_USAGE
     assert "There is no guard config at" in missing.output
@@ -63,7 +64,12 @@ args = ["-c", "pass"]
 ''')
     gone = CliRunner().invoke(main, ["mcp", "guard", str(config)])
     assert gone.exit_code == EXIT_FAILED
-    assert "could not reach the server gone" in gone.output
+    said = " ".join(gone.output.split())
+    assert f"could not reach the server gone ({sys.executable} -c pass): " in said
+    assert said.endswith("It does not try again by itself: check each one's command or url in "
+                         "the config and the env a command needs (a server the guard starts sees "
+                         "only its env, beside a few basics such as PATH and HOME), see that each "
+                         "one it reaches by url is running, then try again."), said
     assert "Traceback" not in gone.output
 
 

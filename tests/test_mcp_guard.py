@@ -470,7 +470,8 @@ def test_an_upstream_that_cannot_be_reached_is_told_unavailable_not_invalid(
     down = found["down"].content[0].text
     assert found["down"].is_error
     assert down == ("Unavailable: The server web cannot be reached now: nothing was sent to it, "
-                    "so nothing ran there. Try the call again later.")
+                    "so nothing ran there. Try the call again later: the guard tries to reach it "
+                    "again at each call.")
     where = f"http://127.0.0.1:{web_port}/mcp"
     assert where not in lost + down
     assert f"The guard could not reach the server web ({where}): ConnectError" in caplog.text
@@ -845,12 +846,17 @@ def test_with_a_server_down_the_guards_proposals_are_listed_and_refused_but_not_
     assert "The guard could not reach the servers files (" in said
     assert f"; liar ({sys.executable} {UPSTREAM}): FileNotFoundError" in said
     assert "the env a command needs" in said
+    assert ("It does not try again by itself: check each one's command or url in the config "
+            "and the env a command needs (a server the guard starts sees only its env, beside a "
+            "few basics such as PATH and HOME), see that each one it reaches by url is running, "
+            "then try again.") in said
     assert "Whether each proposal still reads as it did is not known" in listed
     assert proposal.id in listed
     assert "\n1 proposal.\n" in listed
     code, yes = got["yes"]
     assert code == 5  # could not be done, as with a database that cannot be used
     assert "The guard could not reach the servers files" in yes
+    assert "It does not try again by itself" in " ".join(yes.split())
     code, no = got["no"]
     assert code == 0, no
     assert "Noor said no to liar_delete_file: Not while it is down." in no

@@ -50,8 +50,9 @@ def digest_of(tool: Tool) -> str:
 
 class UpstreamUnavailable(Exception):
     """An upstream could not take a call: it cannot be reached, or its connection broke while
-    the call was out. The message says which server, and what is known of the call; `sent`,
-    whether the call was sent (then whether it ran there is not known)."""
+    the call was out. The message says which server, what is known of the call, and what to
+    do; `sent`, whether the call was sent (then whether it ran there is not known). The
+    guard's action raises it on as `Unavailable` when it was not sent, else `OutcomeUnknown`."""
 
     def __init__(self, message: str, *, sent: bool = False) -> None:
         super().__init__(message)
@@ -116,10 +117,11 @@ class Upstreams:
         if missed:
             which = "the server" if len(missed) == 1 else "the servers"
             raise ServerUnreachable(
-                f"The guard could not reach {which} {'; '.join(missed.values())}. Check each one's "
-                "command or url in the config, and the env a command needs (a server the guard "
-                "starts sees only its env, beside a few basics such as PATH and HOME).",
-                servers=tuple(missed))
+                f"The guard could not reach {which} {'; '.join(missed.values())}. It does not try "
+                "again by itself: check each one's command or url in the config and the env a "
+                "command needs (a server the guard starts sees only its env, beside a few basics "
+                "such as PATH and HOME), see that each one it reaches by url is running, then "
+                "try again.", servers=tuple(missed))
         await self.refresh()
 
     async def _keep(self, server: Upstream, link: _Link) -> None:
@@ -182,7 +184,8 @@ class Upstreams:
                         _where(self.servers[server]), link.error or "its connection closed")
             raise UpstreamUnavailable(
                 f"The server {server} cannot be reached now: nothing was sent to it, so nothing "
-                "ran there. Try the call again later.")
+                "ran there. Try the call again later: the guard tries to reach it again at each "
+                "call.")
         return link.client, link.lost
 
     async def refresh(self) -> dict[str, dict[str, Tool]]:
