@@ -703,3 +703,53 @@ def test_content_goes_through_the_providers_span_limits(
     arguments = (note.attributes or {})[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS]
     assert arguments == '{"repair": "'
     provider.shutdown()
+
+
+def test_a_tool_call_that_failed_or_found_its_server_unavailable_is_a_failed_span(
+    exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A call whose action fails, or finds what it needs outside unavailable (nothing was
+    sent), is an `execute_tool` span with an error status and its kind of error; one that ran
+    is not (an Unavailable call's span was left unset, as if it had gone well)."""
+    from signoff import Agent, App, Permits, Skill, Unavailable
+
+    provider, memory = exporter
+    app = App("t", database="sqlite://")
+    app.trace(provider)
+
+    @app.action("Ping the server")
+    def ping(n: int) -> int:
+        """Ping it."""
+        if n == 1:
+            raise Unavailable("The server cannot be reached now; try again later.")
+        if n == 2:
+            raise RuntimeError("broken")
+        return n
+
+    class Pinging(Skill[None, int]):
+        """Ping."""
+
+        description = "Ping."
+        tools = [ping]
+
+    class Pinger(Agent):
+        """Pings."""
+
+        purpose = "You ping."
+        skills = [Pinging()]
+        may = Permits.everything()
+
+    me = app.people.add("me@t.example", "Me")
+    app.add_agent(Pinger, sponsor=me)
+    script = ScriptedModel(says.tool(ping, n=1), says.tool(ping, n=2), says.tool(ping, n=3),
+                           says.hand_back(3))
+    outcome = app.agent(Pinger).do(Pinging(), None, for_=me, model=script)
+    assert outcome.status is TaskStatus.DONE
+    spans = sorted(_by_name(memory.get_finished_spans())["execute_tool ping"],
+                   key=lambda s: s.start_time or 0)
+    told = [((s.attributes or {}).get("signoff.tool.outcome"), s.status.status_code,
+             (s.attributes or {}).get("error.type")) for s in spans]
+    assert told == [("Unavailable", StatusCode.ERROR, "signoff.tool.unavailable"),
+                    ("Failed", StatusCode.ERROR, "signoff.tool.failed"),
+                    ("Done", StatusCode.UNSET, None)]
+    app.database.dispose()

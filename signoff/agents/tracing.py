@@ -170,7 +170,7 @@ class Tracing(Observer):
         tool.told["signoff.tool.outcome"] = str(outcome or state)
         if state != "done":  # a call that ran, or was answered, says so by its outcome alone
             tool.told["signoff.tool.state"] = str(state)
-        if outcome in ("Failed", "Unknown"):
+        if outcome in ("Failed", "Unknown", "Unavailable"):
             _failed(tool.span, f"signoff.tool.{outcome.lower()}")
         if self.include_content:
             tool.told["gen_ai.tool.call.result"] = answer
