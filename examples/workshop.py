@@ -174,6 +174,8 @@ def main() -> None:
         says.hand_back(Estimate(hours=Decimal(1), summary="Pads and a cable.")),
     )
     outcome = app.agent(Estimator).do(EstimateRepair(), repair, for_=mia, model=script)
+    if not outcome.waiting:  # (on Temporal with no worker, say: the outcome says why)
+        raise SystemExit(f"The task is {outcome.status.value.lower()}: {outcome.problem}")
     print(f"The task is {outcome.status.value.lower()}, on {', '.join(outcome.waiting_on)}.")
     proposal = app.proposals(task=outcome.task)[0]
     print(f"Proposed: {proposal.label} — {proposal.shown} — why: {proposal.why}")

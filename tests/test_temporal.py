@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import runpy
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from signoff import AgentRefused, App, ProposalStatus, TaskStatus, UserError
+from signoff import Agent, AgentRefused, App, ProposalStatus, Skill, TaskStatus, UserError
 from signoff.cli import main
 from signoff.cli.failures import failure_of
 from signoff.engine.temporal import Temporal
@@ -300,5 +302,78 @@ def test_decisions_from_the_command_and_the_rest_api_signal_the_workflow(
             assert approved.status_code == 200, approved.json()
             assert app.outcome(by_api).status is TaskStatus.DONE
         assert deadlines_app.runs(shop) == 2
+    finally:
+        app.database.dispose()
+
+
+class _Held:
+    """A scripted model whose calls wait until `release` is set (so that a task is certainly
+    still running when its caller stops waiting for it)."""
+
+    def __init__(self, inner: ScriptedModel, release: threading.Event) -> None:
+        self._inner, self._release = inner, release
+        self.name, self.price = inner.name, inner.price
+
+    def complete(self, *args: Any, **kwargs: Any) -> Any:
+        self._release.wait(60)
+        return self._inner.complete(*args, **kwargs)
+
+    def count_tokens(self, *args: Any) -> int:
+        return self._inner.count_tokens(*args)
+
+
+def test_a_task_still_running_when_its_caller_stops_waiting_says_why_and_what_to_do(
+    tmp_path: Path, temporal_server: DevServer,
+) -> None:
+    """`agent.do` on Temporal answers Running once `settle_within` has passed; the outcome says
+    why: no worker polls the app's queue (start one, with the models its agents name), or the
+    workers have it and it has not stopped yet (it said nothing: "The task is running, on .")."""
+    queue = f"settle-{uuid.uuid4().hex[:8]}"
+    app = App("settle", database=f"sqlite:///{tmp_path / 'settle.db'}", runner=Temporal(
+        address=temporal_server.address, task_queue=queue, settle_within=timedelta(seconds=1)))
+
+    @app.action("Look up a part", query=True)
+    def part(name: str) -> str:
+        """A part's shelf."""
+        return f"{name}: shelf 3"
+
+    class Finding(Skill[None, str]):
+        """Find a part."""
+
+        description = "Find a part."
+        tools = [part]
+
+    class Finder(Agent):
+        """Finds parts."""
+
+        purpose = "You find parts."
+        skills = [Finding()]
+
+    me = app.people.add("me@settle.example", "Me")
+    app.add_agent(Finder, sponsor=me)
+    try:
+        script = ScriptedModel(says.tool(part, name="pads"), says.hand_back("shelf 3"))
+        alone = app.agent(Finder).do(Finding(), None, for_=me, model=script)
+        assert alone.status is TaskStatus.RUNNING
+        assert alone.problem == (
+            f"No worker of this app polls its Temporal queue {queue} at "
+            f"{temporal_server.address}, so the task waits there until one does: start one "
+            f"(signoff worker --app YOUR_APP --temporal {temporal_server.address}), with the "
+            "models the app's agents name (a model given to agent.do lives in this process "
+            "alone).")
+        release = threading.Event()
+        with app.temporal_worker().running():
+            held = _Held(ScriptedModel(says.tool(part, name="cable"), says.hand_back("shelf 3")),
+                         release)
+            busy = app.agent(Finder).do(Finding(), None, for_=me, model=held)
+            release.set()
+            assert busy.status is TaskStatus.RUNNING
+            assert busy.problem == (
+                f"The task goes on in this app's Temporal workers (queue {queue} at "
+                f"{temporal_server.address}); it had neither stopped for a decision nor ended "
+                "after 1 seconds. app.outcome(task) (or signoff receipt TASK) tells where it "
+                "stands.")
+            _until(lambda: app.outcome(busy.task).status is TaskStatus.DONE, "the busy task")
+            _until(lambda: app.outcome(alone.task).status is TaskStatus.DONE, "the first task")
     finally:
         app.database.dispose()

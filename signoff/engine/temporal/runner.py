@@ -19,6 +19,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy import select
 from temporalio import activity
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
     WorkflowUpdateFailedError,
@@ -174,7 +177,38 @@ class TemporalRunner:
                 f"--temporal {self.config.address})."))
         except TimeoutError:
             pass  # it goes on in the workers; the caller hears it is Running
-        return self._agency.loop.outcome(task_id)
+        outcome = self._agency.loop.outcome(task_id)
+        if outcome.status is TaskStatus.RUNNING and wait:
+            return replace(outcome, problem=self._still_running(wait))
+        return outcome
+
+    def _still_running(self, waited: float) -> str:
+        """Why a task is still Running after `waited` seconds, in words, and what to do when
+        no worker of the app polls its queue (the task waits there for one)."""
+        try:
+            polled: bool | None = self._bridge.run(self._polled(), timeout=2 * _seconds(
+                RPC_TIMEOUT))
+        except Exception:  # only the words depend on it
+            log.debug("Temporal at %s: the queue %s could not be described", self.config.address,
+                      self.queue, exc_info=True)
+            polled = None
+        where = f"queue {self.queue} at {self.config.address}"
+        if polled is False:
+            return (f"No worker of this app polls its Temporal {where}, so the task waits there "
+                    "until one does: start one (signoff worker --app YOUR_APP --temporal "
+                    f"{self.config.address}), with the models the app's agents name (a model "
+                    "given to agent.do lives in this process alone).")
+        return (f"The task goes on in this app's Temporal workers ({where}); it had neither "
+                f"stopped for a decision nor ended after {waited:g} seconds. app.outcome(task) "
+                "(or signoff receipt TASK) tells where it stands.")
+
+    async def _polled(self) -> bool:
+        """Whether a worker polls the app's queue for workflow tasks now."""
+        client = await self.client()
+        found = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
+            namespace=self.config.namespace, task_queue=TaskQueue(name=self.queue),
+            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), timeout=RPC_TIMEOUT)
+        return bool(found.pollers)
 
     def nudge(self, task_id: str) -> None:
         """Signal the task's workflow (starting it if need be), without waiting; `Unreachable`
