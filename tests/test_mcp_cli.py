@@ -118,6 +118,38 @@ def test_token_is_issued_only_for_the_guards_people(tmp_path: Path) -> None:
     assert "is not one of the guard's people" in stranger.output
 
 
+def test_a_guards_tokens_are_listed_and_revoked_only_by_their_owner(tmp_path: Path) -> None:
+    """`signoff mcp token … --list` lists a person's tokens and `--revoke ID` takes one back (a
+    new token was issued at every run, and none could be taken back); an id that is not that
+    person's is not found, exit 3, and theirs stays good."""
+    config = _noors_guard(tmp_path)
+    with config.open("a") as more:
+        more.write('[[people]]\nhandle = "mia@example.com"\nname = "Mia"\n')
+    app = open_guard_app(GuardConfig.load(config))
+    issued = [CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com"])
+              for _ in range(2)]
+    secrets = [done.output.strip() for done in issued]
+    listed = CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com", "--list"])
+    assert listed.exit_code == 0, listed.output
+    ids = [line.split()[0] for line in listed.output.splitlines()]
+    assert ids == [t.id for t in app.credentials.tokens(app.people.find("noor@example.com"))]
+    assert len(ids) == 2
+    assert all("mcp guard" in line for line in listed.output.splitlines())
+    mias = CliRunner().invoke(main, ["mcp", "token", str(config), "mia@example.com", "--revoke",
+                                     ids[0]])
+    assert mias.exit_code == EXIT_NOT_FOUND
+    assert (f"Mia has no token {ids[0]}: `signoff mcp token {config} mia@example.com --list` "
+            "lists theirs.") in " ".join(mias.output.split())
+    assert all(app.credentials.principal_for_token(s).name == "Noor" for s in secrets)
+    revoked = CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com",
+                                        "--revoke", ids[0]])
+    assert revoked.exit_code == 0, revoked.output
+    assert revoked.output.strip() == f"Token {ids[0]} is revoked."
+    still = [app.credentials.principal_for_token(s) for s in secrets]
+    assert sum(p is None for p in still) == 1
+    assert sum(p is not None for p in still) == 1
+
+
 @pytest.mark.parametrize("command", [["token"], ["password", "--password", "long enough"]])
 def test_an_empty_handle_is_a_usage_error(tmp_path: Path, command: list[str]) -> None:
     """A handle given empty (as an unset shell variable gives it) is told as such, exit 2: not a

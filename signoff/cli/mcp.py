@@ -21,7 +21,6 @@ from signoff.cli import (
     main,
     new_password,
     opened_guard,
-    save_token,
     whoami,
 )
 from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
@@ -284,23 +283,28 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 @click.argument("handle", callback=given)
 @click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
               "they are then who commands act as when --as is not given.")
-def token(config_path: str, handle: str, save: bool) -> None:
-    """Issue a token for a person of the guard's config: they use the guard's REST API and
-    `signoff mcp proposals|approve|reject|receipt` with it, and connect to the guard over HTTP
-    (the inbox's web pages take a password: `signoff mcp password`).
+@click.option("--revoke", "revoke_id", metavar="TOKEN_ID", help="Revoke this token instead.")
+@click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
+def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
+          listing: bool) -> None:
+    """Issue a token for a person of the guard's config (each run issues a new one, shown
+    once), list their tokens, or revoke one: they use the guard's REST API and `signoff mcp
+    proposals|approve|reject|receipt` with it, and connect to the guard over HTTP (the inbox's
+    web pages take a password: `signoff mcp password`).
 
     \b
     Examples:
-      signoff mcp token guard.toml noor@example.com
       signoff mcp token guard.toml noor@example.com --save   # then: --as noor@example.com
+      signoff mcp token guard.toml noor@example.com          # shown once, for a client's config
+      signoff mcp token guard.toml noor@example.com --list
+      signoff mcp token guard.toml noor@example.com --revoke TOKEN_ID
     """
+    from signoff.cli.users import issue_list_or_revoke
+
     app, person = _guard_person(config_path, handle)
-    secret = app.credentials.issue_token(person, "mcp guard")
-    if save:
-        path = save_token(app, person.handle, secret)
-        click.echo(f"A new token for {person.name} is kept in {path}.")
-    else:
-        click.echo(secret)
+    issue_list_or_revoke(app, person, label="mcp guard", save=save, revoke_id=revoke_id,
+                         listing=listing, listed_by=f"signoff mcp token {config_path} "
+                                                    f"{person.handle} --list")
 
 
 @mcp.command()
@@ -410,8 +414,9 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
     """The guard's proposals you may decide now: each call with its server and exact arguments.
 
     \b
-    Example:
-      signoff mcp proposals guard.toml --token "$(signoff mcp token guard.toml noor@example.com)"
+    Examples:
+      signoff mcp token guard.toml noor@example.com --save   # once
+      signoff mcp proposals guard.toml --as noor@example.com
     """
     from signoff.cli.people import echo_proposals
     from signoff.inbox import Inbox

@@ -18,6 +18,7 @@ from signoff.cli import (
     new_password,
     save_token,
 )
+from signoff.exceptions import NotFound
 from signoff.security.principals import Principal
 
 __all__: list[str] = []
@@ -188,12 +189,24 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
     """
     app = load_app(app_spec)
     person = _person(app, handle)
+    issue_list_or_revoke(app, person, label=label, save=save, revoke_id=revoke_id,
+                         listing=listing, listed_by=f"signoff users token {person.handle} "
+                                                   f"--list{app_option_words()}")
+
+
+def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
+                         revoke_id: str | None, listing: bool, listed_by: str) -> None:
+    """A token command's work: list `person`'s tokens, revoke one of theirs, or give them a new
+    one (shown once, or kept in the local profile with `save`). `listed_by` is the command that
+    lists them, for a token id that is not theirs."""
     if listing:
         for info in app.credentials.tokens(person):
             click.echo(f"{info.id}  {info.label}  made {info.created_at:%Y-%m-%d %H:%M}"
                        f"{'  revoked' if info.revoked_at else ''}")
         return
     if revoke_id:
+        if revoke_id not in {info.id for info in app.credentials.tokens(person)}:
+            raise NotFound(f"{person.name} has no token {revoke_id}: `{listed_by}` lists theirs.")
         app.credentials.revoke_token(revoke_id)
         click.echo(f"Token {revoke_id} is revoked.")
         return
