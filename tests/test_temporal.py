@@ -377,3 +377,35 @@ def test_a_task_still_running_when_its_caller_stops_waiting_says_why_and_what_to
             _until(lambda: app.outcome(alone.task).status is TaskStatus.DONE, "the first task")
     finally:
         app.database.dispose()
+
+
+def test_a_worker_that_cannot_reach_temporal_says_so_once_then_ever_more_seldom(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A worker whose server cannot be reached tells the whole sentence once, then a line at
+    each try, waiting twice as long each time up to a minute (it told the whole sentence every
+    two seconds: 29 times in a minute)."""
+    from signoff.engine.temporal.serving import reconnect_wait
+
+    assert [reconnect_wait(n) for n in range(1, 8)] == [2, 4, 8, 16, 32, 60, 60]
+    address = f"127.0.0.1:{_closed_port()}"
+    app = App("seldom", database=f"sqlite:///{tmp_path / 'seldom.db'}",
+              runner=Temporal(address=address))
+    caplog.set_level("WARNING", logger="signoff.temporal")
+
+    def tries() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == "signoff.temporal"
+                and "Client" not in r.getMessage() and "sweep" not in r.getMessage()
+                and ("still cannot" in r.getMessage() or "tries again in" in r.getMessage())]
+
+    try:
+        with app.temporal_worker().running():
+            _until(lambda: len(tries()) >= 2, "a second try")
+    finally:
+        app.database.dispose()
+    first, second = tries()[:2]
+    assert first.startswith(f"Temporal at {address} could not be reached: nothing answers "
+                            "there, the connection was refused.")
+    assert first.endswith("The worker tries again in 2 s, then less and less often.")
+    assert second == (f"Temporal at {address} still cannot be reached (2 tries); the worker "
+                      "tries again in 4 s.")

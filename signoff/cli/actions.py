@@ -205,8 +205,9 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
         if once:
             click.echo(f"Settled or signalled {served.sweep()} task(s).")
             return
-        click.echo(f"A Temporal worker of {app.name} runs on {app.runner.address}, queue "
-                   f"{served.queue}; stop it with Ctrl-C.")
+        click.echo(f"A Temporal worker of {app.name} starts for the server at "
+                   f"{app.runner.address}, queue {served.queue} (it says so when it cannot reach "
+                   "it); stop it with Ctrl-C.")
         served.run()
         return
     runner = app.worker()

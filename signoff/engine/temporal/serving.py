@@ -82,13 +82,24 @@ class TemporalWorker:
         config = self._runner.config
         with ThreadPoolExecutor(max_workers=self._at_once, thread_name_prefix="signoff-step"
                                 ) as executor:
+            failures = 0
             while not stop.is_set():
                 try:
                     client = await Client.connect(config.address, namespace=config.namespace)
                 except RuntimeError as error:
-                    log.warning("%s It tries again.", Unreachable(config.address, str(error)))
-                    await _pause(stop, 2.0)
+                    failures += 1
+                    wait = reconnect_wait(failures)
+                    if failures == 1:
+                        log.warning("%s The worker tries again in %g s, then less and less often.",
+                                    Unreachable(config.address, str(error)), wait)
+                    else:  # the whole sentence once; then a line, ever more seldom
+                        log.warning("Temporal at %s still cannot be reached (%d tries); the worker "
+                                    "tries again in %g s.", config.address, failures, wait)
+                    await _pause(stop, wait)
                     continue
+                if failures:
+                    log.warning("Temporal at %s is reached; the worker works.", config.address)
+                    failures = 0
                 worker = TemporalSdkWorker(
                     client, task_queue=self._runner.queue, workflows=[TaskWorkflow],
                     activities=[self._steps.step, self._steps.pass_deadlines], activity_executor=executor,
@@ -132,6 +143,12 @@ class TemporalWorker:
         self._in_process.pass_deadlines()
         settled = self._in_process.recover(older_than=self._stuck_after)
         return settled + self._runner.nudge_stalled(older_than=self._stalled_after)
+
+
+def reconnect_wait(failures: int) -> float:
+    """Seconds to wait before connecting again after `failures` failed tries in a row: 2, 4, 8 …,
+    at most a minute (a server down for an hour is told some seventy times, not 1,800)."""
+    return float(min(2 ** failures, 60))
 
 
 async def _pause(stop: threading.Event, seconds: float) -> None:
