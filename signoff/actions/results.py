@@ -40,6 +40,13 @@ class ActionOutcome(enum.Enum):
     """Something outside it needs could not be reached (`Unavailable`): nothing was sent, so
     nothing ran there and nothing is kept; it may be tried again later."""
 
+    @property
+    def spent_nothing(self) -> bool:
+        """Whether a run that ended so was refused before anything of it could spend (what was
+        reserved for it is given back)."""
+        return self in (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE,
+                        ActionOutcome.UNAVAILABLE)
+
 
 @dataclass(frozen=True, kw_only=True)
 class ActionResult:

@@ -280,7 +280,7 @@ class CallSteps(StepUnits):
                                      result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
-            if cost and result.outcome in _NOT_RUN:
+            if cost and result.outcome.spent_nothing:
                 repo.add_spend(db, task.id, -cost)  # what was reserved, given back
             closed = None
             if only:
@@ -439,7 +439,3 @@ class _Lifted:
     rule: str
     """The rule's id."""
 
-
-_NOT_RUN = (ActionOutcome.INVALID, ActionOutcome.DENIED, ActionOutcome.GONE,
-            ActionOutcome.UNAVAILABLE)
-"""The outcomes of a run refused before the action was called (so nothing was spent)."""

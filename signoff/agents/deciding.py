@@ -298,8 +298,7 @@ class Decider:
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
-        if reserved and result.outcome in (ActionOutcome.INVALID, ActionOutcome.DENIED,
-                                           ActionOutcome.GONE, ActionOutcome.UNAVAILABLE):
+        if reserved and result.outcome.spent_nothing:
             repo.add_spend(db, proposal.task, -reserved)
         return answer, self._loop.wake(db, proposal.task), False
 
