@@ -1207,6 +1207,19 @@ def test_only_a_name_before_a_colon_makes_a_title_a_named_things() -> None:
     assert named_title("Tutorial: Getting started") == ("Tutorial: Getting started", "")
 
 
+def test_a_source_the_search_matched_far_less_counts_for_less() -> None:
+    """A sentence of a source the search found far less about the question than the best one
+    read counts for less: the best-matched source's sentence comes first, though the other's
+    has more of the question's words; matched as well, the other's comes first."""
+    question = "How does a kettle boil water?"
+    best = Source(source_id="kettles.md", title="Kettles",
+                  text="A kettle heats the water in it until the water is hot.")
+    other = Source(source_id="notes.md", title="Notes", text="The kettle boils water.")
+    far = Source(source_id="notes.md", title="Notes", text="The kettle boils water.", match=0.1)
+    assert rank_sentences(question, [best, other]).chosen[0].source_id == "notes.md"
+    assert rank_sentences(question, [best, far]).chosen[0].source_id == "kettles.md"
+
+
 def test_the_index_layout_names_the_headings_it_stores() -> None:
     """The headings stored in the index (`headings_of`) are pinned here with the index's layout
     number: a change to what is stored fails this test until the layout number is bumped (and

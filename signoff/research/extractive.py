@@ -5,7 +5,8 @@ research skill's tools allow, one turn at a time:
 
 1. it calls ``search_sources`` with the question;
 2. it calls ``read_source`` on the best few hits, each at the part that matched (in one turn);
-3. it ranks the sentences of what it read against the question (`rank_sentences`) and hands
+3. it ranks the sentences of what it read against the question (`rank_sentences`), each source
+   weighed by how well the search matched it beside the best one read, and hands
    back a `GroundedAnswer` whose every claim *is* a sentence about the question, quoted exactly
    from its source — or, when no sentence is about the question, an answer that **declines**,
    saying what it searched, which sources came closest, and what they lack. It never pads.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
@@ -101,7 +102,12 @@ class ExtractiveModel:
                 earlier = read.get(sid)
                 read[sid] = Source(source_id=sid, title=str(part.get("title", "")),
                                    text=(earlier.text + "\n\n" if earlier else "") + part["text"])
-        order = [read[sid] for sid in best if sid in read]
+        matched: dict[str, float] = {}
+        for hit in hits:
+            matched.setdefault(str(hit["source_id"]), _number(hit.get("score")))
+        top = max((matched.get(sid, 0.0) for sid in best if sid in read), default=0.0)
+        order = [replace(read[sid], match=matched.get(sid, 0.0) / top if top > 0 else 1.0)
+                 for sid in best if sid in read]
         reading = rank_sentences(seen.question, order, frequency=frequency,
                                  corpus_size=corpus_size, limit=self.claims)
         refused = seen.refused_claims()
@@ -116,6 +122,14 @@ class ExtractiveModel:
         ])
         return _call(turn, "Each claim is a sentence about the question, quoted from a source "
                            "I read.", [(_HAND_BACK, result.model_dump(mode="json"))])
+
+
+def _number(value: Any) -> float:
+    """A hit's score as a number (0 when it is none)."""
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _why_not(reading: Reading, refused: bool) -> str:

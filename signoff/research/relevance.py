@@ -22,7 +22,9 @@ found side by side ("context manager") and by naming the question's terms in its
 ("The with statement is used to…": it is about them, not only mentioning them), lowered for a
 note of the version something changed in and for a sentence that only leads in to what follows
 (it ends with a colon), and a little for later sources and later places under their heading (a
-section opens by saying what it is about, wherever in the source it begins); a "Source code:"
+section opens by saying what it is about, wherever in the source it begins), and by how much less
+the search found its source about the question than the best one read (`MATCH_POWER`: a source
+that matched a third as well counts for about half, one that matched as well for all); a "Source code:"
 line, a question or a function's signature is never a claim. The answer keeps the best sentence
 about the question and the few that come close to it (and as surely: not one with a kin word
 where the best has the word itself), best first, and none that do not. When no sentence is about
@@ -42,6 +44,7 @@ from signoff.research.sentences import Sentence, sentences_of
 
 __all__ = [
     "ABOUT",
+    "MATCH_POWER",
     "Reading",
     "Source",
     "operators_in",
@@ -56,6 +59,12 @@ ABOUT = 0.5
 
 CLOSE = 0.8
 """Sentences scoring at least this share of the best one's score join it in the answer."""
+
+MATCH_POWER = 0.5
+"""How much a source's `Source.match` counts: a sentence's score is multiplied by it to this
+power, so that a source the search found three times less about the question than the best
+counts for about half as much (its place among the sources alone says little of that: the
+second may match nearly as well as the first, or a third as well)."""
 
 _QUESTION_WORDS = frozenset({
     "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
@@ -162,6 +171,9 @@ class Source:
     """Its title."""
     text: str
     """The text read (one part, or several joined)."""
+    match: float = 1.0
+    """How well the search matched it, as a share of how well it matched the best source read
+    (1 for the best, and when the search does not say)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -381,6 +393,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                  * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text)
                  * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
                  * _LEAD_IN ** sentence.text.rstrip().endswith(":")
+                 * sources[sentence.rank].match ** MATCH_POWER
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.under))
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
                        surely))
