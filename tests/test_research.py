@@ -458,6 +458,27 @@ def test_a_search_weighs_a_named_things_description_for_less_than_a_title(
     assert corpus.frequency("boiling") == {"boiling": 2}
 
 
+def test_a_search_ranks_a_source_with_the_words_in_one_sentence_above_a_title_with_one(
+        tmp_path: Path) -> None:
+    """A source one of whose sentences has the question's words together ("Remove (delete) the
+    file path.") comes before one whose title has only the commonest of them ("File Formats")
+    and one with only the rarest, though the first names them once in a long text."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "formats.md").write_text("# File Formats\n\nThe modules of this chapter read file "
+                                     "formats: a file of settings, a file of rows.\n")
+    filler = " ".join(f"The function f{n} returns the value {n} of a path." for n in range(40))
+    (docs / "system.md").write_text(f"# system — Operating system interfaces\n\n{filler}\n\n"
+                                    f"Remove (delete) the file path.\n\n{filler}\n")
+    (docs / "tidy.md").write_text("# Tidy\n\nDelete the rows you no longer need; a tidy table "
+                                  "reads well.\n")
+    for n in range(8):  # "file" is common, in texts and titles; "delete" is rare
+        (docs / f"kind{n}.md").write_text(f"# Kind {n} file handling\n\nA file of kind {n} "
+                                          "holds records; the file opens as text.\n")
+    corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
+    assert corpus.search("How do I delete a file?")[0].source_id == "system.md"
+
+
 def test_a_search_finds_words_inside_names_without_accents_and_short_words_whole(
         tmp_path: Path) -> None:
     """The index splits words as its tokenizer does: a word inside a name (``__enter__``,
@@ -1220,12 +1241,17 @@ def test_a_source_the_search_matched_far_less_counts_for_less() -> None:
     assert rank_sentences(question, [best, far]).chosen[0].source_id == "kettles.md"
 
 
-def test_the_index_layout_names_the_headings_it_stores() -> None:
-    """The headings stored in the index (`headings_of`) are pinned here with the index's layout
-    number: a change to what is stored fails this test until the layout number is bumped (and
-    the pin updated), so that an index of the older reading is rebuilt."""
+def test_the_index_layout_names_the_headings_and_sentences_it_stores() -> None:
+    """The headings and the sentences (with theirs) stored in the index (`headings_of`,
+    `sentences_of`) are pinned here with the index's layout number: a change to what is stored
+    fails this test until the layout number is bumped (and the pin updated), so that an index of
+    the older reading is rebuilt."""
     sample = ("Intro\n=====\n\nText.\n\n3.1.1. Numbers\n==============\n\nThe calculator.\n\n"
               "Note\n\nNoted.\n\niterator\n\nAn object.\n\nprint(x)\n\nMore.\n\nn = 3\n------\n\n"
               "Done.")
-    assert (_INDEX_VERSION, headings_of(sample)) == ("12", ["Intro", "3.1.1. Numbers", "iterator",
+    assert (_INDEX_VERSION, headings_of(sample)) == ("13", ["Intro", "3.1.1. Numbers", "iterator",
                                                             "print"])
+    assert [(s.text, s.heading) for s in sentences_of("s", sample)] == [
+        ("Text.", "Intro"), ("The calculator.", "3.1.1. Numbers"), ("Noted.", "3.1.1. Numbers"),
+        ("An object.", "3.1.1. Numbers iterator"), ("More.", "3.1.1. Numbers print"),
+        ("Done.", "3.1.1. Numbers")]

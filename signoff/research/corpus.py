@@ -13,7 +13,12 @@ raised by urllib.request``) is about that thing: its description's words count f
 Each part's headings (`signoff.research.sentences.headings_of`: its sections' and its entries',
 such as a glossary's terms) are indexed apart too, and a match in them counts `HEADING_WEIGHT`
 times one in the text: the part headed "Tuples" is about tuples, where another only mentions
-them; their dotted names are left out, as a title's are.
+them; their dotted names are left out, as a title's are. Each prose sentence of a part
+(`signoff.research.sentences.sentences_of`: what the reader may quote) is indexed apart as well,
+with the headings it stands under, and the part's best sentence adds `SENTENCE_WEIGHT` times its
+BM25 to the part's score: a part is about the question when one of its sentences has the
+question's words together ("Remove (delete) the file path."), where a long part may have each of
+them apart, or a page's title one of them ("File Formats").
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -52,7 +57,7 @@ from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
 from signoff.research.relevance import query_terms, stem
-from signoff.research.sentences import headings_of
+from signoff.research.sentences import headings_of, sentences_of
 from signoff.research.sources import (
     Document,
     Listing,
@@ -68,6 +73,7 @@ __all__ = [
     "BUNDLED",
     "HEADING_WEIGHT",
     "PART_CHARS",
+    "SENTENCE_WEIGHT",
     "TITLE_WEIGHT",
     "Corpus",
     "Document",
@@ -96,7 +102,16 @@ HEADING_WEIGHT = 0.5
 glossary's "iterator") counts beside one in its text, which it is added to: half as much. A
 heading says what the text under it is about, where a word in the text may only be mentioned."""
 
-_INDEX_VERSION = "12"
+SENTENCE_WEIGHT = 1.0
+"""How much the BM25 of a part's best sentence (its words and, at `HEADING_WEIGHT`, its
+headings') counts beside that of the whole part, which it is added to. A sentence that has the
+question's words together is about the question, where a long part may only have each of them
+apart."""
+
+_SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
+"""How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
+
+_INDEX_VERSION = "13"
 """Bumped when the index's layout changes, so that older indexes are rebuilt."""
 
 OnBuild = Callable[[str], None]
@@ -116,7 +131,8 @@ class Hit(BaseModel):
     """How many parts the source has."""
     score: float
     """How well it matches: BM25 of the part, plus `HEADING_WEIGHT` times BM25 of its headings,
-    plus `TITLE_WEIGHT` times BM25 of the title, negated so that higher is better."""
+    plus `SENTENCE_WEIGHT` times BM25 of its best sentence, plus `TITLE_WEIGHT` times BM25 of
+    the title, negated so that higher is better."""
     snippet: str
     """The words around the match in that part (pieces joined by “…”), or its first words when
     none of the query's words begins a word of it as written."""
@@ -295,15 +311,20 @@ class Corpus:
                 "SELECT source_id, title, part, parts, score, part_row FROM ("
                 " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
                 " body.rank + :heading_weight * coalesce(section.rank, 0) "
+                "  + :sentence_weight * coalesce(line.rank, 0) "
                 "  + :title_weight * coalesce(head.rank, 0) AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
-                "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0), "
-                "  parts.part) AS best "
+                "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0) "
+                "  + :sentence_weight * coalesce(line.rank, 0), parts.part) AS best "
                 " FROM (SELECT rowid, bm25(stems_fts) AS rank FROM stems_fts "
                 "  WHERE stems_fts MATCH :match) AS body "
                 " JOIN parts ON parts.rowid = body.rowid "
                 " LEFT JOIN (SELECT rowid, bm25(headings_fts) AS rank FROM headings_fts "
                 "  WHERE headings_fts MATCH :match) AS section ON section.rowid = body.rowid "
+                " LEFT JOIN (SELECT sentences.part, min(sentences_fts.rank) AS rank "
+                "  FROM sentences_fts JOIN sentences ON sentences.rowid = sentences_fts.rowid "
+                "  WHERE sentences_fts MATCH :match AND sentences_fts.rank MATCH :sentence_rank"
+                "  GROUP BY sentences.part) AS line ON line.part = body.rowid "
                 " JOIN sources ON sources.rowid = parts.source "
                 " LEFT JOIN (SELECT rowid, bm25(titles_fts, 1.0, 1.0, :described) AS rank "
                 "  FROM titles_fts "
@@ -311,7 +332,8 @@ class Corpus:
                 ") WHERE best = 1 ORDER BY score, source_id LIMIT :limit"
             ), {"match": match, "title_match": _title_query(query, match),
                 "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT,
-                "heading_weight": HEADING_WEIGHT, "described": _DESCRIBED}).all()
+                "heading_weight": HEADING_WEIGHT, "sentence_weight": SENTENCE_WEIGHT,
+                "sentence_rank": _SENTENCE_RANK, "described": _DESCRIBED}).all()
             words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
@@ -549,6 +571,10 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "tokenize='unicode61');"
             "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, described, content='', "
             "tokenize='unicode61');"
+            "CREATE TABLE sentences (rowid INTEGER PRIMARY KEY, part INTEGER NOT NULL "
+            "REFERENCES parts (rowid));"
+            "CREATE VIRTUAL TABLE sentences_fts USING fts5(stems, headings, content='', "
+            "tokenize='unicode61');"
         )
         found, notes = documents()
         with db:
@@ -572,10 +598,18 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                                (row, _stemmed(piece)))
                     db.execute("INSERT INTO headings_fts (rowid, headings) VALUES (?, ?)",
                                (row, _stemmed(_DOTTED.sub(" ", " ".join(headings_of(piece))))))
+                    for sentence in sentences_of(doc.source_id, piece):
+                        line = db.execute("INSERT INTO sentences (part) VALUES (?)",
+                                          (row,)).lastrowid
+                        db.execute("INSERT INTO sentences_fts (rowid, stems, headings) "
+                                   "VALUES (?, ?, ?)",
+                                   (line, _stemmed(sentence.text),
+                                    _stemmed(_DOTTED.sub(" ", sentence.heading))))
             db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
             db.execute("INSERT INTO stems_fts (stems_fts) VALUES ('optimize')")
             db.execute("INSERT INTO headings_fts (headings_fts) VALUES ('optimize')")
             db.execute("INSERT INTO titles_fts (titles_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO sentences_fts (sentences_fts) VALUES ('optimize')")
             db.executemany("INSERT INTO meta VALUES (?, ?)",
                            [("version", _INDEX_VERSION), ("fingerprint", fingerprint),
                             ("notes", json.dumps(notes))])
