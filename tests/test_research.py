@@ -1228,6 +1228,19 @@ def test_only_a_name_before_a_colon_makes_a_title_a_named_things() -> None:
     assert named_title("Tutorial: Getting started") == ("Tutorial: Getting started", "")
 
 
+def test_a_listed_title_is_never_a_claim() -> None:
+    """Another page's title as a table of contents or a "See also" lists it (a name, a dash and
+    a description, no sentence's end) is a link, not a claim: the sentence that says how comes
+    first; a sentence with a dash in it is still one."""
+    contents = Source(source_id="modules.md", title="Importing Modules",
+                      text="* zipimport — Import modules from Zip archives\n"
+                           "* PEP 302 - New Import Hooks\n\n"
+                           "The import statement — the usual way — imports a module.")
+    reading = rank_sentences("How do I import a module?", [contents])
+    assert [s.text for s in reading.chosen] == [
+        "The import statement — the usual way — imports a module."]
+
+
 def test_a_source_the_search_matched_far_less_counts_for_less() -> None:
     """A sentence of a source the search found far less about the question than the best one
     read counts for less: the best-matched source's sentence comes first, though the other's

@@ -25,7 +25,8 @@ note of the version something changed in and for a sentence that only leads in t
 section opens by saying what it is about, wherever in the source it begins), and by how much less
 the search found its source about the question than the best one read (`MATCH_POWER`: a source
 that matched a third as well counts for about half, one that matched as well for all); a "Source code:"
-line, a question or a function's signature is never a claim. The answer keeps the best sentence
+line, a question, a function's signature or another page's title as a table of contents
+lists it ("zipimport — Import modules from Zip archives") is never a claim. The answer keeps the best sentence
 about the question and the few that come close to it (and as surely: not one with a kin word
 where the best has the word itself), best first, and none that do not. When no sentence is about
 the question, nothing is said: the reader declines.
@@ -313,6 +314,11 @@ _SIGNATURE = re.compile(r"[\w.]+\((?:[^()]|\([^()]*\))*\)\s*$")
 _LINK_LABEL = re.compile(r"Source code:\s")
 """The line that links a module's documentation to its source: a label, never a claim."""
 
+_LISTED_TITLE = re.compile(r"(?:PEP \d+|[\w.]+(?: [\w.]+){0,3}) [—–-] [^.!?]*")
+"""Another page's title as a table of contents or a "See also" lists it, a name and its
+description without a sentence's end ("zipimport — Import modules from Zip archives", "PEP 343
+- The “with” statement"): a link, never a claim. (Matched whole.)"""
+
 
 def _opens_with(matcher: _Matcher, found: set[str], text: str) -> bool:
     """Whether `text` names the question's terms it has within its first words."""
@@ -380,8 +386,10 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     scored: list[tuple[float, Sentence, set[str], float]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
         if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
+                or _LISTED_TITLE.fullmatch(sentence.text.strip())
                 or sentence.text.rstrip().endswith("?")):
-            continue  # a label, a function's signature or a question (a FAQ's): never a claim
+            continue  # a label, a function's signature, a listed title or a question (a FAQ's):
+            # never a claim
         titled, focus = headed(sentence.rank, sentence.heading)
         in_title = {t: kin for t, kin in titled.items() if t not in found}
         # About the question by what it names, kin words included; ranked by how surely.
