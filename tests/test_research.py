@@ -1228,6 +1228,24 @@ def test_only_a_name_before_a_colon_makes_a_title_a_named_things() -> None:
     assert named_title("Tutorial: Getting started") == ("Tutorial: Getting started", "")
 
 
+def test_a_sentence_with_one_rare_word_of_three_is_not_about_the_question() -> None:
+    """A sentence must have at least half of the question's terms by number as well as by
+    weight: one that has only its rarest word ("JavaScript") is not about "How do I declare a
+    variable in JavaScript?", and the reader declines; one with two of the three is."""
+    cookies = Source(source_id="cookies.md", title="Cookies",
+                     text="Return an embeddable JavaScript snippet for the browser.")
+    frequency = {"declare": 30, "variable": 200, "javascript": 1}
+    reading = rank_sentences("How do I declare a variable in JavaScript?", [cookies],
+                             frequency=frequency, corpus_size=400)
+    assert reading.chosen == ()
+    script = Source(source_id="script.md", title="Scripts",
+                    text="A JavaScript variable holds a value for the page.")
+    reading = rank_sentences("How do I declare a variable in JavaScript?", [script],
+                             frequency=frequency, corpus_size=400)
+    assert [s.text for s in reading.chosen] == [
+        "A JavaScript variable holds a value for the page."]
+
+
 def test_a_listed_title_is_never_a_claim() -> None:
     """Another page's title as a table of contents or a "See also" lists it (a name, a dash and
     a description, no sentence's end) is a link, not a claim: the sentence that says how comes

@@ -12,7 +12,11 @@ one under a glossary's "iterator" is about iterators). Words match by their stem
 which may be another word, counting for less in the ranking — when one stem begins the other
 ("called" and "callable", "generates" and "generator"); a keyword that is also an English word
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
-A sentence is about the question when its coverage reaches `ABOUT`. Asked what something is
+A sentence is about the question when its coverage reaches `ABOUT`, and, when the question has
+three words or more, it has (itself, or in its title and headings) at least that share of them
+by their number too: one rare word of three ("JavaScript" in "How do I declare a variable in
+JavaScript?") carries more than half the weight, but a sentence with only that word is not
+about the question. Asked what something is
 ("What is an iterator?"), a sentence that says what it is ("An iterator is…", or the first of
 the entry whose term it is, as a glossary's) comes before any other. Sentences are then ranked
 by how surely they cover it (a kin word counting for less), raised by how much of the question
@@ -56,7 +60,13 @@ __all__ = [
 ]
 
 ABOUT = 0.5
-"""The share of the question's weight a sentence must carry to be about the question."""
+"""The share of the question's weight a sentence must carry to be about the question, and the
+share of its words by number (of a question of `_COUNTED_FROM` words or more)."""
+
+_COUNTED_FROM = 3
+"""A question of this many words or more is about more than its rarest one: a sentence must
+have `ABOUT` of them by number. (Of two, one may be the question's subject, the other a word of
+its context; and an operator's question, "between is and ==", names a keyword beside another.)"""
 
 CLOSE = 0.8
 """Sentences scoring at least this share of the best one's score join it in the answer."""
@@ -411,7 +421,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     # of those read does: it comes before any that only tells of it.
     defining = {id(c[1]) for c in scored if subject and _defines(subject, c[1])}
     scored.sort(key=lambda c: (id(c[1]) not in defining, -c[1].score, c[1].rank, c[1].position))
-    about = [c for c in scored if c[0] >= ABOUT]
+    named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
+    least = math.ceil(len(named) * ABOUT) if len(named) >= _COUNTED_FROM else 0
+    about = [c for c in scored if c[0] >= ABOUT and len(c[2] & named) >= least]
     _, best, best_terms, best_surely = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
     chosen: list[Sentence] = []
