@@ -1246,6 +1246,29 @@ def test_a_sentence_with_one_rare_word_of_three_is_not_about_the_question() -> N
         "A JavaScript variable holds a value for the page."]
 
 
+def test_a_question_after_the_askers_own_is_answered_only_by_a_sentence_of_theirs(
+        tmp_path: Path) -> None:
+    """"What is my password?" is not answered by a page on password databases, which does not
+    know the asker's: the reader declines, saying so; a note that speaks of "my password"
+    answers it, and "How do I pause my program?" is not such a question."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pwd.md").write_text("# pwd — The password database\n\nReturn the password "
+                                 "database entry for the given user ID.\n")
+    app = research_app(Corpus.from_folder(docs, index=tmp_path / "i.sqlite"),
+                       database="sqlite://")
+    answer = ask(app, "What is my password?").result
+    assert isinstance(answer, GroundedAnswer)
+    assert answer.declined is not None
+    assert "asks after your password" in answer.declined.reason
+    notes = Source(source_id="notes.md", title="Notes", text="My password is in the vault.")
+    assert [s.text for s in rank_sentences("What is my password?", [notes]).chosen] == [
+        "My password is in the vault."]
+    timing = Source(source_id="time.md", title="Time",
+                    text="Pause the program for the given number of seconds.")
+    assert rank_sentences("How do I pause my program for seconds?", [timing]).chosen != ()
+
+
 def test_a_listed_title_is_never_a_claim() -> None:
     """Another page's title as a table of contents or a "See also" lists it (a name, a dash and
     a description, no sentence's end) is a link, not a claim: the sentence that says how comes

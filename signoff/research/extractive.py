@@ -136,6 +136,10 @@ def _why_not(reading: Reading, refused: bool) -> str:
     """Why no answer can be cited, in a sentence."""
     if refused:
         return "The sentences I could quote were refused, and no other is about the question."
+    if reading.mine:
+        yours = "your" + reading.mine[2:]  # "my IP address": "your IP address"
+        return (f"The question asks after {yours}, and no sentence of the sources read speaks "
+                "of yours: they may tell of such things, not of what is yours.")
     if reading.absent:
         return (f"No source mentions {_listed(reading.absent)}, and none of the sentences of "
                 "the sources read is about the question.")

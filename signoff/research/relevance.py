@@ -33,7 +33,9 @@ line, a question, a function's signature or another page's title as a table of c
 lists it ("zipimport — Import modules from Zip archives") is never a claim. The answer keeps the best sentence
 about the question and the few that come close to it (and as surely: not one with a kin word
 where the best has the word itself), best first, and none that do not. When no sentence is about
-the question, nothing is said: the reader declines.
+the question, nothing is said: the reader declines. A question that asks after something of the
+asker's own ("What is my password?") is answered only by a sentence that speaks of theirs ("my",
+"your"): a page on password databases does not know the asker's.
 """
 
 from __future__ import annotations
@@ -201,6 +203,9 @@ class Reading:
     """The heaviest terms the closest sentence lacks (what the sources did not say)."""
     absent: tuple[str, ...]
     """The terms no source of the corpus has at all."""
+    mine: str = ""
+    """What of the asker's own the question asks after ("my password" of "What is my
+    password?"), if it does: only a sentence that speaks of theirs ("my", "your") answers it."""
 
 
 _AKIN = 0.6
@@ -277,6 +282,21 @@ _ASKED_AT_MOST = 200
 """The longest question read for its subject (a question is a sentence, not a page)."""
 
 _ARTICLES = frozenset({"a", "an", "the", "one"})
+
+
+_ASKS_MINE = re.compile(r"^(?:what|who|where|which|when)(?:'s| is| are| was| were)\s+"
+                        r"(?P<mine>my(?: [\w-]+){1,3}?) ?\??$", re.IGNORECASE)
+"""A question that asks after something of the asker's own ("What is my password?", "Where
+are my files?"), its spaces made single: what it asks after. Documentation does not know the
+asker's password; a folder of their notes may ("My password is in the vault.")."""
+
+_SPEAKS_OF_MINE = re.compile(r"\b(?:my|your|our)\b", re.IGNORECASE)
+
+
+def _mine_of(question: str) -> str:
+    """What of the asker's own `question` asks after ("my IP address"), or ""."""
+    asked = _ASKS_MINE.match(" ".join(question.split())[:_ASKED_AT_MOST])
+    return asked.group("mine") if asked else ""
 
 
 def _subject_of(question: str) -> tuple[str, ...]:
@@ -423,7 +443,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     scored.sort(key=lambda c: (id(c[1]) not in defining, -c[1].score, c[1].rank, c[1].position))
     named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
     least = math.ceil(len(named) * ABOUT) if len(named) >= _COUNTED_FROM else 0
-    about = [c for c in scored if c[0] >= ABOUT and len(c[2] & named) >= least]
+    mine = _mine_of(question)
+    about = [c for c in scored if c[0] >= ABOUT and len(c[2] & named) >= least
+             and (not mine or _SPEAKS_OF_MINE.search(c[1].text))]
     _, best, best_terms, best_surely = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
     chosen: list[Sentence] = []
@@ -437,4 +459,5 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             continue
         taken[sentence.source_id] = taken.get(sentence.source_id, 0) + 1
         chosen.append(sentence)
-    return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent)
+    return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent,
+                   mine=mine)
