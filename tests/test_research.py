@@ -479,6 +479,29 @@ def test_a_search_ranks_a_source_with_the_words_in_one_sentence_above_a_title_wi
     assert corpus.search("How do I delete a file?")[0].source_id == "system.md"
 
 
+def test_a_search_asked_what_something_is_ranks_a_sentence_saying_so_above_titles(
+        tmp_path: Path) -> None:
+    """Asked "What is a set?", the page with a sentence that opens by saying what a set is
+    comes before pages whose titles name sets and one with "The set is …", which says nothing of
+    what a set is."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    filler = " ".join(f"The value {n} is kept in a list of values." for n in range(30))
+    (docs / "data.md").write_text(f"# Data structures\n\n{filler}\n\n## Sets\n\nA set is an "
+                                  f"unordered collection with no duplicate elements.\n\n"
+                                  f"{filler}\n")
+    (docs / "charset.md").write_text("# charset — Character sets\n\nA charset names the set "
+                                     "of characters a message uses.\n")
+    (docs / "signals.md").write_text("# signals — Set handlers for signals\n\nSet a handler; "
+                                     "the set of handlers grows.\n")
+    (docs / "flags.md").write_text("# Flags\n\nThe set is empty until a flag is set.\n")
+    for n in range(8):  # "set" is a common word
+        (docs / f"kind{n}.md").write_text(f"# Kind {n}\n\nSet the option {n}; the option is "
+                                          "set once.\n")
+    corpus = Corpus.from_folder(docs, index=tmp_path / "i.sqlite")
+    assert corpus.search("What is a set?")[0].source_id == "data.md"
+
+
 def test_a_search_finds_words_inside_names_without_accents_and_short_words_whole(
         tmp_path: Path) -> None:
     """The index splits words as its tokenizer does: a word inside a name (``__enter__``,

@@ -18,7 +18,9 @@ them; their dotted names are left out, as a title's are. Each prose sentence of 
 with the headings it stands under, and the part's best sentence adds `SENTENCE_WEIGHT` times its
 BM25 to the part's score: a part is about the question when one of its sentences has the
 question's words together ("Remove (delete) the file path."), where a long part may have each of
-them apart, or a page's title one of them ("File Formats").
+them apart, or a page's title one of them ("File Formats"). Asked what something is ("What is a
+set?"), a part with a sentence that opens by saying so ("A set is an unordered collection…")
+gains `DEFINING_WEIGHT` times that sentence's BM25 too.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -56,7 +58,7 @@ from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
-from signoff.research.relevance import query_terms, stem
+from signoff.research.relevance import query_terms, stem, subject_of
 from signoff.research.sentences import headings_of, sentences_of
 from signoff.research.sources import (
     Document,
@@ -71,6 +73,7 @@ from signoff.research.sources import (
 
 __all__ = [
     "BUNDLED",
+    "DEFINING_WEIGHT",
     "HEADING_WEIGHT",
     "PART_CHARS",
     "SENTENCE_WEIGHT",
@@ -107,6 +110,10 @@ SENTENCE_WEIGHT = 1.0
 headings') counts beside that of the whole part, which it is added to. A sentence that has the
 question's words together is about the question, where a long part may only have each of them
 apart."""
+
+DEFINING_WEIGHT = 1.0
+"""How much the BM25 of a part's sentence that says what the question asks about ("A set is…",
+asked "What is a set?") counts, added to the part's score beside its best sentence's."""
 
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
@@ -312,10 +319,12 @@ class Corpus:
                 " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
                 " body.rank + :heading_weight * coalesce(section.rank, 0) "
                 "  + :sentence_weight * coalesce(line.rank, 0) "
+                "  + :defining_weight * coalesce(says.rank, 0) "
                 "  + :title_weight * coalesce(head.rank, 0) AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
                 "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0) "
-                "  + :sentence_weight * coalesce(line.rank, 0), parts.part) AS best "
+                "  + :sentence_weight * coalesce(line.rank, 0) "
+                "  + :defining_weight * coalesce(says.rank, 0), parts.part) AS best "
                 " FROM (SELECT rowid, bm25(stems_fts) AS rank FROM stems_fts "
                 "  WHERE stems_fts MATCH :match) AS body "
                 " JOIN parts ON parts.rowid = body.rowid "
@@ -325,6 +334,10 @@ class Corpus:
                 "  FROM sentences_fts JOIN sentences ON sentences.rowid = sentences_fts.rowid "
                 "  WHERE sentences_fts MATCH :match AND sentences_fts.rank MATCH :sentence_rank"
                 "  GROUP BY sentences.part) AS line ON line.part = body.rowid "
+                " LEFT JOIN (SELECT sentences.part, min(sentences_fts.rank) AS rank "
+                "  FROM sentences_fts JOIN sentences ON sentences.rowid = sentences_fts.rowid "
+                "  WHERE sentences_fts MATCH :defining AND sentences_fts.rank MATCH :sentence_rank"
+                "  GROUP BY sentences.part) AS says ON says.part = body.rowid "
                 " JOIN sources ON sources.rowid = parts.source "
                 " LEFT JOIN (SELECT rowid, bm25(titles_fts, 1.0, 1.0, :described) AS rank "
                 "  FROM titles_fts "
@@ -333,7 +346,8 @@ class Corpus:
             ), {"match": match, "title_match": _title_query(query, match),
                 "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT,
                 "heading_weight": HEADING_WEIGHT, "sentence_weight": SENTENCE_WEIGHT,
-                "sentence_rank": _SENTENCE_RANK, "described": _DESCRIBED}).all()
+                "sentence_rank": _SENTENCE_RANK, "defining": _defining_query(query),
+                "defining_weight": DEFINING_WEIGHT, "described": _DESCRIBED}).all()
             words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
@@ -416,6 +430,20 @@ def fts_query(question: str) -> str:
     terms = [found for found in (_stemmed(t) for t in query_terms(question)) if found]
     pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
     return _any_of([*pairs, *dict.fromkeys(terms)])
+
+
+def _defining_query(question: str) -> str:
+    """The FTS5 query of the sentences that say what `question` asks about, when it asks what
+    something is ("What is a set?": a sentence opening "A set is a", "Sets are the"; not "The
+    set is empty"), else one that
+    matches nothing: the sentence that answers it, where a title may only name the word
+    ("email.charset: Representing character sets")."""
+    subject = " ".join(subject_of(question))
+    says = [f"{article}{subject} {verb} {then}" for verb in ("is", "are")
+            for article in ("", "a ", "an ", "the ") for then in ("a", "an", "the", "one")
+            ] if subject else [""]  # "An iterator is an object…", as the reader's `_defines`
+    opening = " OR ".join(f'^"{s}"' for s in says)
+    return f"{{stems}} : ({opening})"
 
 
 def _any_of(words: Sequence[str]) -> str:

@@ -59,6 +59,7 @@ __all__ = [
     "question_terms",
     "rank_sentences",
     "stem",
+    "subject_of",
 ]
 
 ABOUT = 0.5
@@ -299,7 +300,7 @@ def _mine_of(question: str) -> str:
     return asked.group("mine") if asked else ""
 
 
-def _subject_of(question: str) -> tuple[str, ...]:
+def subject_of(question: str) -> tuple[str, ...]:
     """The stems of the words of what `question` asks the nature of ("What is a generator in
     Python?": generator; "What is the with statement?": with, statement), or () when it does
     not ask what something is."""
@@ -412,7 +413,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         found = matcher.strengths(terms, _words(title), title)
         return found, sum(weight[t] * kin for t, kin in found.items()) / total
 
-    subject = _subject_of(question)
+    subject = subject_of(question)
     scored: list[tuple[float, Sentence, set[str], float]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
         if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
