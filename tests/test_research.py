@@ -40,7 +40,7 @@ from signoff.research.corpus import (
 )
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import Source, rank_sentences
-from signoff.research.sentences import headings_of, sentences_of
+from signoff.research.sentences import headings_of, indexed_of, sentences_of
 from signoff.research.sources import python_docs_root
 from signoff.testing import ScriptedModel, says
 
@@ -1316,6 +1316,15 @@ def test_a_source_the_search_matched_far_less_counts_for_less() -> None:
     far = Source(source_id="notes.md", title="Notes", text="The kettle boils water.", match=0.1)
     assert rank_sentences(question, [best, other]).chosen[0].source_id == "notes.md"
     assert rank_sentences(question, [best, far]).chosen[0].source_id == "kettles.md"
+
+
+@pytest.mark.parametrize("key", sorted(topics))
+def test_what_the_index_keeps_is_the_sentences_and_headings_the_reader_reads(key: str) -> None:
+    """`indexed_of` reads a text once for the index, and finds the very sentences (with their
+    headings) and headings that `sentences_of` and `headings_of` do, in each help topic."""
+    text = topics[key]
+    assert indexed_of(text) == ([(s.text, s.heading) for s in sentences_of(key, text)],
+                                headings_of(text))
 
 
 def test_the_index_layout_names_the_headings_and_sentences_it_stores() -> None:

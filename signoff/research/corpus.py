@@ -59,7 +59,7 @@ from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
 from signoff.research.relevance import query_terms, stem, subject_of
-from signoff.research.sentences import headings_of, sentences_of
+from signoff.research.sentences import indexed_of
 from signoff.research.sources import (
     Document,
     Listing,
@@ -455,7 +455,8 @@ def _stemmed(text: str) -> str:
     and "files" are one word, and "generator" and "general" two. Words are split as the
     index's tokenizer splits them (at underscores too: ``__enter__`` is "enter") and without
     their accents ("résumé" is "resume"), at index time and at query time alike."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    plain = text if text.isascii() else "".join(  # ASCII has no accents to take off
+        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return " ".join(stem(w) for w in re.findall(r"[^\W_]+", plain))
 
 
@@ -605,6 +606,7 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "tokenize='unicode61');"
         )
         found, notes = documents()
+        sentences = 0  # the sentences indexed so far: their rowids follow
         with db:
             for doc in found:
                 pieces = split_parts(doc.text)
@@ -624,15 +626,17 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     db.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (row, piece))
                     db.execute("INSERT INTO stems_fts (rowid, stems) VALUES (?, ?)",
                                (row, _stemmed(piece)))
+                    lines, headings = indexed_of(piece)  # the prose read once for both
                     db.execute("INSERT INTO headings_fts (rowid, headings) VALUES (?, ?)",
-                               (row, _stemmed(_DOTTED.sub(" ", " ".join(headings_of(piece))))))
-                    for sentence in sentences_of(doc.source_id, piece):
-                        line = db.execute("INSERT INTO sentences (part) VALUES (?)",
-                                          (row,)).lastrowid
-                        db.execute("INSERT INTO sentences_fts (rowid, stems, headings) "
+                               (row, _stemmed(_DOTTED.sub(" ", " ".join(headings)))))
+                    numbered = list(enumerate(lines, start=sentences + 1))
+                    sentences += len(lines)
+                    db.executemany("INSERT INTO sentences (rowid, part) VALUES (?, ?)",
+                                   [(n, row) for n, _ in numbered])
+                    db.executemany("INSERT INTO sentences_fts (rowid, stems, headings) "
                                    "VALUES (?, ?, ?)",
-                                   (line, _stemmed(sentence.text),
-                                    _stemmed(_DOTTED.sub(" ", sentence.heading))))
+                                   [(n, _stemmed(line), _stemmed(_DOTTED.sub(" ", heading)))
+                                    for n, (line, heading) in numbered])
             db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
             db.execute("INSERT INTO stems_fts (stems_fts) VALUES ('optimize')")
             db.execute("INSERT INTO headings_fts (headings_fts) VALUES ('optimize')")

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Sentence", "headings_of", "sentences_of", "split_sentences"]
+__all__ = ["Sentence", "headings_of", "indexed_of", "sentences_of", "split_sentences"]
 
 MAX_CHARS = 600
 """The longest sentence kept whole; a longer run of prose is cut at its last clause break."""
@@ -129,6 +129,17 @@ def headings_of(text: str) -> list[str]:
     entries' (a glossary's terms, the names of the functions whose signatures head entries)."""
     found = [h for _, section, entry in _prose_units(text) for h in (section, entry) if h]
     return list(dict.fromkeys(found))
+
+
+def indexed_of(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """What an index keeps of `text`, read at once: its sentences, each with the headings it
+    stands under joined as `Sentence.heading` has them, and its headings as `headings_of`
+    gives them."""
+    units = list(_prose_units(text))
+    headings = [h for _, section, entry in units for h in (section, entry) if h]
+    sentences = [(s, f"{section} {entry}".strip()) for unit, section, entry in units
+                 for s in _sentences_in(unit) if not _is_label(s)]
+    return sentences, list(dict.fromkeys(headings))
 
 
 def _headed_sentences(text: str) -> Iterator[tuple[str, str, str]]:
@@ -286,10 +297,18 @@ def _sentences_in(unit: str) -> Iterator[str]:
         yield from _bounded(rest)
 
 
+_WORD_AT_MOST = 32
+"""The most characters read back from a full stop for the word it ends (an abbreviation's,
+an initial's: a few letters)."""
+
+
 def _is_abbreviation(unit: str, dot: int) -> bool:
     if unit[dot] != ".":
         return False
-    word = re.search(r"([A-Za-z][A-Za-z.]*)$", unit[:dot])
+    # the word before the dot, read from the last characters only (a pattern anchored at the
+    # end is tried from every start: across a long paragraph, at each of its full stops): a
+    # longer run is cut, and is then neither an abbreviation nor an initial either way
+    word = re.search(r"([A-Za-z][A-Za-z.]*)$", unit[max(0, dot - _WORD_AT_MOST):dot])
     if word is None:
         return False
     token = word.group(1)
