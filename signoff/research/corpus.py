@@ -138,8 +138,9 @@ class Hit(BaseModel):
     """How many parts the source has."""
     score: float
     """How well it matches: BM25 of the part, plus `HEADING_WEIGHT` times BM25 of its headings,
-    plus `SENTENCE_WEIGHT` times BM25 of its best sentence, plus `TITLE_WEIGHT` times BM25 of
-    the title, negated so that higher is better."""
+    plus `SENTENCE_WEIGHT` times BM25 of its best sentence, plus `DEFINING_WEIGHT` times that
+    of a sentence saying what the question asks about (asked "What is X?"), plus `TITLE_WEIGHT`
+    times BM25 of the title, negated so that higher is better."""
     snippet: str
     """The words around the match in that part (pieces joined by “…”), or its first words when
     none of the query's words begins a word of it as written."""
