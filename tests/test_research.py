@@ -1341,3 +1341,26 @@ def test_the_index_layout_names_the_headings_and_sentences_it_stores() -> None:
         ("Text.", "Intro"), ("The calculator.", "3.1.1. Numbers"), ("Noted.", "3.1.1. Numbers"),
         ("An object.", "3.1.1. Numbers iterator"), ("More.", "3.1.1. Numbers print"),
         ("Done.", "3.1.1. Numbers")]
+
+
+@pytest.mark.parametrize("question", ["How long does the kettle take to boil water?",
+                                      "How fast does the kettle boil water?",
+                                      "How often does the kettle boil water?"])
+def test_a_question_of_a_measure_is_about_its_subject_not_its_measure(
+        tmp_path: Path, question: str) -> None:
+    """"How long … take", "how fast", "how often" ask for a measure: the question is about the
+    kettle boiling water, and the sentence that says how long is its answer (it was declined:
+    "No source mentions “long” or “take”"). "long" stays a term where it is not a measure."""
+    from signoff.research.relevance import query_terms
+
+    assert query_terms(question) == ["kettle", "boil", "water"]
+    assert query_terms("What is a long integer?") == ["long", "integer"]
+    assert query_terms("How do I take a slice of a list?") == ["take", "slice", "list"]
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "kettle.md").write_text("The kettle boils water in three minutes.\n")
+    result = CliRunner().invoke(research, [question, "--corpus", str(corpus), "--database",
+                                           f"sqlite:///{tmp_path / 'r.db'}"])
+    assert result.exit_code == 0, result.output
+    answer = result.output.split("\nAnswer\n", 1)[1]
+    assert answer.lstrip().startswith("The kettle boils water in three minutes. [1]")

@@ -92,6 +92,14 @@ _QUESTION_WORDS = frozenset({
 """Words of a question that say nothing of its subject; Python's keywords are kept, and so is
 "is" (an operator)."""
 
+_MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "far", "big",
+                       "large", "small", "old", "soon"})
+"""Words that, after "how", ask for a measure ("how long", "how fast"): they say what kind of
+answer is wanted, not what the question is about ("long" stays a term elsewhere: "long lines")."""
+
+_TAKING = frozenset({"take", "takes", "took"})
+"""The verb of a question of time ("how long does it take"), left out with its "how long"."""
+
 _OPERATORS = {
     "**=": "augmented assignment", "//=": "augmented assignment", ">>=": "augmented assignment",
     "<<=": "augmented assignment", "==": "equality comparison", "!=": "equality comparison",
@@ -141,7 +149,10 @@ def query_terms(question: str) -> list[str]:
     unless the question names it), and the names of the operators it names added."""
     words = [w.lower() for w in re.findall(r"\w+", question)]
     named = _named_keywords(question, words)
-    kept = [w for n, w in enumerate(words) if w not in _QUESTION_WORDS
+    measures = {n for n, w in enumerate(words) if n and words[n - 1] == "how" and w in _MEASURES}
+    if any(words[n] == "long" for n in measures):
+        measures |= {n for n, w in enumerate(words) if w in _TAKING}
+    kept = [w for n, w in enumerate(words) if w not in _QUESTION_WORDS and n not in measures
             and (w not in _ENGLISH_KEYWORDS or n in named)] or words
     for operator in operators_in(question):
         kept.extend(_OPERATOR_WORDS[operator])
