@@ -185,6 +185,12 @@ def _filled(shop: SimpleNamespace, example: str) -> str:
     if "RULE_ID" in example:
         example = example.replace("RULE_ID", shop.app.allow_alone(
             "estimator", "note_repair", by=shop.noor).id)
+    if "TOKEN_ID" in example and "signoff mcp " in example:  # a token of the guard's
+        _guard_token()
+        listed = CliRunner().invoke(main, ["mcp", "token", "guard.toml", "noor@example.com",
+                                           "--list"])
+        assert listed.exit_code == 0, listed.output
+        example = example.replace("TOKEN_ID", listed.stdout.splitlines()[-1].split()[0])
     if "TOKEN_ID" in example:
         shop.app.credentials.issue_token(shop.noor, "spare")
         example = example.replace("TOKEN_ID", shop.app.credentials.tokens(shop.noor)[-1].id)
@@ -308,6 +314,19 @@ def _answers(url: str, server: subprocess.Popen[str], *, status: int) -> None:
         return
 
 
+def _at_a_terminal(argv: list[str]) -> None:
+    """Run ``signoff ARGV`` at a terminal of its own, answering its prompts for a password:
+    it asks twice, and ends well (without a terminal it says to pipe the password in)."""
+    from tests.test_cli_people import AT_A_TERMINAL, PASSWORD
+
+    done = subprocess.run([sys.executable, "-c", AT_A_TERMINAL, PASSWORD, *argv],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, (argv, done.stdout, done.stderr)
+    assert done.stdout.count("Password: ") == 1, done.stdout
+    assert "confirmation: " in done.stdout, done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
 def _guard_token() -> str:
     """Noor's token for the guard, as `signoff mcp token guard.toml noor@example.com` gives."""
     issued = CliRunner().invoke(main, ["mcp", "token", "guard.toml", "noor@example.com"])
@@ -328,6 +347,9 @@ def test_each_help_example_runs_as_written(workshop: SimpleNamespace, example: s
         return
     if argv[:1] == ["serve"] or argv[1:2] == ["serve"]:
         _serve(argv)
+        return
+    if "password" in argv[:2] and not any(a.startswith("--password") for a in argv):
+        _at_a_terminal(argv)  # it asks for the password there, twice, hidden
         return
     with serving(LOCAL_MODEL_PORT) as model:
         model.answer(
