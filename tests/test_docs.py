@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.docs_runner import blocks
+from tests.docs_runner import _expected, blocks
 from tests.temporal_server import DevServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +71,30 @@ def test_page_runs_on_temporal(page: str, tmp_path: Path, postgres_database: str
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "docs_runner.py"), str(DOCS / page)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_temporal_pages_blocks_run_apart(tmp_path: Path, postgres_database: str,
+                                            temporal_server: DevServer) -> None:
+    """As the Temporal page says, what the shop starts with is made apart from the worker: its
+    block runs twice (each thing made when not there yet), then the worker's block runs in a
+    process of its own and prints what its comments say (it used what only the setup block made,
+    and the setup refused the handle it had made before)."""
+    page = DOCS / "how-to" / "temporal.md"
+    (shop,) = [code for _, info, code in blocks(page) if 'title="shop.py"' in info]
+    setup, worker = [code for language, info, code in blocks(page)
+                     if language == "python" and "title=" not in info]
+    (tmp_path / "shop.py").write_text(shop)
+    (tmp_path / "setup_shop.py").write_text(setup)
+    (tmp_path / "worker.py").write_text(worker)
+    env = {**os.environ, "HOME": str(tmp_path), "SHOP_DATABASE": postgres_database,
+           "TEMPORAL_ADDRESS": temporal_server.address}
+    env.pop("SIGNOFF_TEMPORAL", None)
+    for script in ("setup_shop.py", "setup_shop.py", "worker.py"):
+        done = subprocess.run([sys.executable, script], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert done.returncode == 0, f"{script} failed:\n{done.stdout}{done.stderr}"
+    for said in _expected(worker):
+        assert said in done.stdout, done.stdout
 
 
 @pytest.fixture(scope="module")
