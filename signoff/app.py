@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
+from signoff._extras import install_extra
 from signoff.actions.consent import ConsentSeal, load_or_create_key
 from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.registry import Actions
@@ -329,8 +330,8 @@ class App:
             try:
                 from signoff.engine.temporal.runner import TemporalRunner
             except ImportError:
-                raise UserError("The Temporal runner needs temporalio: "
-                                "pip install 'signoff[temporal]'.") from None
+                raise UserError("The Temporal runner needs temporalio, signoff's temporal "
+                                f"extra: {install_extra('temporal')}.") from None
             self._temporal = TemporalRunner(self._agency, runner, app_name=self.name)
         self._agency.loop.runner = self._temporal
 
@@ -343,7 +344,8 @@ class App:
         try:
             from signoff.agents.tracing import Tracing
         except ImportError:
-            raise UserError("Tracing needs OpenTelemetry: pip install 'signoff[otel]'.") from None
+            raise UserError("Tracing needs OpenTelemetry, signoff's otel extra: "
+                            f"{install_extra('otel')}.") from None
         self._agency.loop.observer = Tracing(database=self.database,
                                              tracer_provider=tracer_provider,
                                              include_content=include_content)

@@ -99,8 +99,9 @@ def test_a_missing_driver_names_the_postgres_extra() -> None:
     done = signoff("users", "list", "--app", APP,
                    python="import sys; sys.modules['psycopg'] = None; ",
                    env={"WORKSHOP_DATABASE": "postgresql+psycopg://shop@127.0.0.1/shop"})
-    _told(done, 2, "needs the driver psycopg, which is not installed (the postgres extra: "
-                   "pip install 'signoff[postgres]').")
+    _told(done, 2, "needs the driver psycopg, which is not installed: install signoff's "
+                   "postgres extra, pip install 'signoff[postgres]' (from a clone: pip install -e "
+                   "'.[postgres]').")
 
 
 def test_a_short_password_is_one_sentence(tmp_path: Path) -> None:

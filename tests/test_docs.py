@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -49,6 +50,19 @@ def test_every_page_with_code_is_run() -> None:
                  if "```python" in p.read_text() or "```sh" in p.read_text()}
     assert with_code == set(PAGES)
     assert {"getting-started.md", "concepts/gate.md", "how-to/cli.md"} <= set(PAGES)
+
+
+def test_every_install_command_works_from_a_clone() -> None:
+    """No command in the README or the docs installs signoff by its package name: signoff is not
+    on PyPI, so `pip install 'signoff[openai]'` works only where signoff is installed already."""
+    wrong = [f"{page.relative_to(ROOT)}: {line.strip()}"
+             for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+             for language, _, code in blocks(page) if language in ("sh", "console", "bash")
+             for line in code.splitlines()
+             if re.search(r"pip install\s.*\bsignoff\[", line)]
+    assert not wrong, ("Install signoff from the clone, as Getting started does (`pip install -e "
+                       "'.[openai]'`, or `.venv/bin/pip install -e '.[openai]'` in the README): "
+                       + "; ".join(wrong))
 
 
 @pytest.mark.parametrize("page", ON_POSTGRES)

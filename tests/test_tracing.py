@@ -303,7 +303,8 @@ def test_tracing_without_opentelemetry_is_refused_in_words(
 ) -> None:
     """Without the otel extra, app.trace() says what to install, and nothing changes."""
     monkeypatch.setitem(sys.modules, "signoff.agents.tracing", None)
-    with pytest.raises(UserError, match=r"pip install 'signoff\[otel\]'"):
+    with pytest.raises(UserError, match=r"pip install 'signoff\[otel\]' \(from a clone: "
+                                        r"pip install -e '\.\[otel\]'\)"):
         shop.app.trace()
 
 
@@ -585,7 +586,8 @@ def test_an_otlp_endpoint_without_the_exporter_is_told_in_words(
     ran = CliRunner().invoke(main, ["worker", "--once", "--app",
                                     f"{ROOT / 'examples' / 'workshop.py'}:app"])
     assert ran.exit_code == 1
-    assert "pip install 'signoff[otlp]' (or unset the variable)" in ran.output
+    assert ("signoff's otlp extra: pip install 'signoff[otlp]' (from a clone: pip install -e "
+            "'.[otlp]'); or unset the variable.") in " ".join(ran.output.split())
     assert "Traceback" not in ran.output
     assert "stepped" not in ran.output
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import click
 
+from signoff._extras import install_extra
 from signoff.cli.terminal import visible
 from signoff.exceptions import (
     AgentRefused,
@@ -121,8 +122,8 @@ def missing_module(name: str) -> str:
     top = name.split(".")[0]
     extra = EXTRAS.get(top)
     if extra is not None:
-        return (f"This needs the {extra} extra ({top} is not installed): "
-                f"pip install 'signoff[{extra}]'.")
+        return (f"This needs signoff's {extra} extra ({top} is not installed): "
+                f"{install_extra(extra)}.")
     return f"This needs the Python package {top}, which is not installed: pip install {top}."
 
 

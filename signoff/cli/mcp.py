@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
+from signoff._extras import install_extra
 from signoff.cli import (
     APP_OPTION,
     AS_OPTION,
@@ -54,7 +55,7 @@ def _sdk() -> None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise Failure("MCP needs the mcp extra: pip install 'signoff[mcp]'.", EXIT_USAGE) \
+        raise Failure(f"MCP needs signoff's mcp extra: {install_extra('mcp')}.", EXIT_USAGE) \
             from None
 
 

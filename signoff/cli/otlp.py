@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from signoff._extras import install_extra
+
 __all__ = ["export_traces"]
 
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
@@ -38,7 +40,8 @@ def export_traces(app: Any) -> bool:
     except ImportError:
         raise click.ClickException(
             "OTEL_EXPORTER_OTLP_ENDPOINT is set, but exporting traces needs OpenTelemetry's SDK "
-            "and exporter: pip install 'signoff[otlp]' (or unset the variable).") from None
+            f"and exporter, signoff's otlp extra: {install_extra('otlp')}; or unset the "
+            "variable.") from None
     named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": f"signoff {app.name}"}
     provider = TracerProvider(resource=Resource.create(named))  # flushed when the process exits
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))

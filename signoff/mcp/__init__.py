@@ -1,4 +1,4 @@
-"""MCP in both directions, through the gate (the ``mcp`` extra: ``pip install 'signoff[mcp]'``).
+"""MCP in both directions, through the gate (signoff's ``mcp`` extra).
 
 - `ServedAgent`: an app's agent served over MCP, the connected client acting as its model
   (``signoff mcp serve``).

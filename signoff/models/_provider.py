@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Self
 
+from signoff._extras import install_extra
 from signoff.models.base import Message, Price, ToolSpec, Usage, upper_bound_tokens
 from signoff.models.errors import ModelNotConfigured
 from signoff.models.prices import price_of
@@ -24,8 +25,8 @@ def import_sdk(module: str, extra: str, model: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as error:
         raise ModelNotConfigured(
-            f"{model} needs the {module} package, which is not installed: "
-            f"pip install 'signoff[{extra}]'.", model=model) from error
+            f"{model} needs the {module} package, which is not installed: install signoff's "
+            f"{extra} extra, {install_extra(extra)}.", model=model) from error
 
 
 def input_bound(messages: Sequence[Message], tools: Sequence[ToolSpec], *,

@@ -1,6 +1,6 @@
 """Anthropic's models, through its Messages API.
 
-Built on the official ``anthropic`` SDK (``pip install 'signoff[anthropic]'``), imported when a
+Built on the official ``anthropic`` SDK (signoff's ``anthropic`` extra), imported when a
 model is made. The system messages become the request's ``system``; tools go out with their
 ``input_schema``; the model's ``tool_use`` blocks come back as tool calls (with the text beside
 them kept as the *why*) and their answers go back as ``tool_result`` blocks naming the call's id.

@@ -1,6 +1,6 @@
 """OpenAI, and any server that speaks its Chat Completions API (vLLM, llama.cpp, Ollama, …).
 
-Built on the official ``openai`` SDK (``pip install 'signoff[openai]'``), imported when a model is
+Built on the official ``openai`` SDK (signoff's ``openai`` extra), imported when a model is
 made. Tools go out as ``tools`` of ``type: function``; the model's tool calls come back as they were
 written (arguments as JSON text, malformed or not), with the text beside them kept as the *why*.
 With ``on_text`` the reply is streamed and each piece of text is handed to it as it comes.

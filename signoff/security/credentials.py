@@ -4,7 +4,7 @@ A token reads ``so_<id>_<secret>``: the id finds its row by primary key, and onl
 secret is kept, so the token itself is shown once, when it is issued, and never again. A token
 of a disabled principal, a revoked token and an expired one all answer nobody.
 
-Passwords need the ``web`` extra (``pip install 'signoff[web]'``), which brings ``argon2-cffi``.
+Passwords need signoff's ``web`` extra, which brings ``argon2-cffi``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from sqlalchemy import (
     update,
 )
 
+from signoff._extras import install_extra
 from signoff.exceptions import NotFound, UserError
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database, reading_only
@@ -165,7 +166,8 @@ class Credentials:
             try:
                 from argon2 import PasswordHasher
             except ImportError:
-                raise UserError("Passwords need argon2-cffi: pip install 'signoff[web]'.") from None
+                raise UserError("Passwords need argon2-cffi, signoff's web extra: "
+                                f"{install_extra('web')}.") from None
             self._hasher = PasswordHasher()
         return self._hasher
 

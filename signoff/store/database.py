@@ -13,6 +13,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
 
+from signoff._extras import install_extra
 from signoff.exceptions import StoreError, UserError
 from signoff.store import journal
 
@@ -175,14 +176,14 @@ def _engine_for(url: str) -> Engine:
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
         driver = (missing.name or "").split(".")[0]
         if driver == "psycopg2":
-            extra = (" (pip install psycopg2-binary; or name psycopg 3, which the postgres extra "
-                     "brings: postgresql+psycopg://…, pip install 'signoff[postgres]')")
+            extra = ("pip install psycopg2-binary; or name psycopg 3, postgresql+psycopg://…, "
+                     f"which signoff's postgres extra brings: {install_extra('postgres')}")
         elif driver.startswith("psycopg"):
-            extra = " (the postgres extra: pip install 'signoff[postgres]')"
+            extra = f"install signoff's postgres extra, {install_extra('postgres')}"
         else:
-            extra = f" (pip install {_DRIVER_PACKAGES.get(driver, driver)})"
+            extra = f"pip install {_DRIVER_PACKAGES.get(driver, driver)}"
         raise UserError(f"The database {_shown(url)} needs the driver {driver}, which is not "
-                        f"installed{extra}.") from missing
+                        f"installed: {extra}.") from missing
     except Exception as error:  # SQLAlchemy's ArgumentError, ...
         raise UserError(
             f"signoff cannot open the database {_shown(url)}: {error}. Give a SQLAlchemy URL such "

@@ -28,9 +28,10 @@ def create_web_app(app: App, *, secure_cookies: bool = True, refresh_seconds: fl
     try:
         from signoff.web.server import build
     except ImportError as missing:
+        from signoff._extras import install_extra
         from signoff.exceptions import UserError
 
-        raise UserError(f"The web inbox needs the web extra ({missing.name} is missing): "
-                        "pip install 'signoff[web]'.") from None
+        raise UserError(f"The web inbox needs signoff's web extra ({missing.name} is missing): "
+                        f"{install_extra('web')}.") from None
     return build(app, secure_cookies=secure_cookies, refresh_seconds=refresh_seconds,
                  max_body_bytes=max_body_bytes)
