@@ -580,6 +580,45 @@ def test_a_research_receipt_is_found_as_research_tells_it_with_an_app_in_the_env
     assert "search_sources" in shown.stdout
 
 
+@pytest.mark.parametrize("where", ["above the environment", "elsewhere", "on PATH"])
+def test_research_tells_the_receipt_command_as_the_person_can_run_it(tmp_path: Path,
+                                                                      where: str) -> None:
+    """Run as `.venv/bin/signoff` with the environment not activated (as after `scripts/demo`),
+    `signoff research` tells its receipt command with the program's path — relative to the
+    current folder when under it — and that command, run as written in a shell, shows the
+    receipt; with signoff on PATH it says `signoff` (it always said `signoff`: command not
+    found)."""
+    import re
+
+    script = Path(sys.executable).parent / "signoff"
+    assert script.exists(), "install signoff first: pip install -e ."
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    env |= {"SIGNOFF_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "300",
+            "PATH": "/usr/local/bin:/usr/bin:/bin"}
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "kettles.md").write_text("# Kettles\n\nA kettle boils water for tea.\n")
+    if where == "above the environment":  # in the folder holding .venv, as in a clone
+        cwd, expected = script.parent.parent.parent, f"{script.parent.parent.name}/bin/signoff"
+    elif where == "elsewhere":
+        cwd, expected = tmp_path, str(script)
+    else:
+        cwd, expected = tmp_path, "signoff"
+        env["PATH"] = f"{script.parent}:{env['PATH']}"
+    asked = subprocess.run([str(script.relative_to(cwd)) if cwd != tmp_path else str(script),
+                            "research", "What does a kettle boil?", "--corpus", str(corpus)],
+                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+                           check=False)
+    assert asked.returncode == 0, asked.stderr
+    told = re.search(r"See it with: (\S+) receipt (\S+)", " ".join(asked.stdout.split()))
+    assert told is not None, asked.stdout
+    assert told.group(1) == expected
+    shown = subprocess.run(f"{told.group(1)} receipt {told.group(2)}", shell=True, cwd=cwd,
+                           env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert shown.returncode == 0, shown.stderr
+    assert "search_sources" in shown.stdout
+
+
 @pytest.mark.parametrize(("user", "handle"), [
     ("ada", "ada@localhost"),
     ("Ada Lovelace", "Ada-Lovelace@localhost"),

@@ -10,6 +10,8 @@ import importlib
 import importlib.util
 import json
 import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,7 @@ __all__ = [
     "new_password",
     "opened_guard",
     "profile_path",
+    "program",
     "read_profile",
     "revoking_a_rule",
     "save_token",
@@ -156,6 +159,29 @@ def revoking_a_rule(rule_id: str) -> str:
     if guard:
         return f"signoff mcp revoke {guard} {rule_id}"
     return f"signoff rules revoke {rule_id}{app_option_words()}"
+
+
+def program() -> str:
+    """How the person runs signoff again, to begin a command a message tells them: ``signoff``
+    when that is on their PATH and is the program running now; else the path it was run by,
+    relative to the current folder when under it (``.venv/bin/signoff`` in a clone whose
+    environment is not activated, as after ``scripts/demo``)."""
+    ran = Path(sys.argv[0])
+    if ran.stem != "signoff":  # as `python -m signoff.cli`, or called in-process by a test
+        return "signoff"
+    found = shutil.which("signoff")
+    try:
+        if found and os.path.samefile(found, ran):
+            return "signoff"
+    except OSError:  # either is gone: name the path it was run by
+        pass
+    where = Path(os.path.abspath(ran))
+    try:
+        shown = str(where.relative_to(Path.cwd()))
+        shown = shown if os.sep in shown else f".{os.sep}{shown}"  # not looked up on PATH
+    except ValueError:  # not under the current folder
+        shown = str(where)
+    return shlex.quote(shown)
 
 
 def app_option_words() -> str:

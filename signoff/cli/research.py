@@ -29,7 +29,7 @@ from typing import Any
 import click
 
 from signoff.agents.tasks import TaskStatus
-from signoff.cli import NAMING_THE_APP
+from signoff.cli import NAMING_THE_APP, program
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
@@ -141,7 +141,7 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
             f" --database {plain(url)}")
         console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
                       f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {plain(url)}. "
-                      f"See it with: signoff receipt {outcome.task}{again}")
+                      f"See it with: {plain(program())} receipt {outcome.task}{again}")
         if waiting:
             console.print("Waiting for approval:")
             for p in waiting:
