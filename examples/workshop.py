@@ -99,6 +99,14 @@ def _repair(repair_id: object) -> Repair | None:
         return s.get(Repair, uuid.UUID(str(repair_id)))
 
 
+def _named(argument: str, value: str) -> str:
+    """A value as people read it in proposals: a repair by its ticket ("Ticket T-7")."""
+    if argument == "repair":
+        repair = _repair(value)
+        return f"Ticket {repair.ticket}" if repair else value
+    return value
+
+
 class EstimateRepair(Skill[Repair, Estimate]):
     """Estimate one repair, and price it."""
 
@@ -113,10 +121,7 @@ class EstimateRepair(Skill[Repair, Estimate]):
         return f"r{repair.revision}" if repair else ""
 
     def names(self, action: str, argument: str, value: str) -> str:
-        if argument == "repair":
-            repair = _repair(value)
-            return f"Ticket {repair.ticket}" if repair else value
-        return value
+        return _named(argument, value)
 
 
 class PriceFleetRepair(Skill[Repair, Estimate]):
@@ -130,6 +135,9 @@ class PriceFleetRepair(Skill[Repair, Estimate]):
 
     def decided_by(self, action: str) -> Route | None:
         return Route.to_person(app.people.with_role("manager")[0]) if action == "set_price" else None
+
+    def names(self, action: str, argument: str, value: str) -> str:
+        return _named(argument, value)
 
 
 class Estimator(Agent):

@@ -74,6 +74,27 @@ def test_users_add_list_roles_disable(shop: SimpleNamespace) -> None:
     assert "There is nobody with the handle 'nobody@x'." in missing.output
 
 
+def test_a_fleet_price_names_the_repair_by_its_ticket(shop: SimpleNamespace) -> None:
+    """The fleet skill's proposal reads "Ticket T-7", as the estimate skill's does, in
+    `signoff proposals` and `proposals show` (it showed the repair's raw id)."""
+    script = ScriptedModel(
+        says.tool("Fleet rate.", shop.set_price, repair=shop.repair.id, price=40),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads.")))
+    fleet = shop.app.agent(shop.Estimator).do(shop.PriceFleetRepair(), shop.repair,
+                                              for_=shop.mia, model=script)
+    (proposal,) = shop.app.proposals(task=fleet.task)
+    assert proposal.shown == {"repair": "Ticket T-7", "price": "40"}
+    _login("noor@workshop.example")
+    code, out = cli("proposals", "--as", "noor@workshop.example")
+    assert code == 0, out
+    (line,) = [line for line in out.splitlines() if line.startswith(proposal.id)]
+    assert "repair=Ticket T-7, price=40" in line
+    code, out = cli("proposals", "--as", "noor@workshop.example", "show", proposal.id)
+    assert code == 0, out
+    assert "Ticket T-7" in out
+    assert str(shop.repair.id) not in out
+
+
 def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
     """Noor lists what she may decide, reads the proposal whole, and approves it."""
     _login("noor@workshop.example")

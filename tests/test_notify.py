@@ -95,7 +95,7 @@ def test_the_webhook_is_told_of_each_proposal_signed(shop: SimpleNamespace,
     sent = json.loads(body)
     assert sent["event"] == "AgentProposed"
     assert sent["proposal"]["label"] == "Set the price"
-    assert sent["proposal"]["shown"] == {"repair": str(shop.repair.id), "price": "38"}
+    assert sent["proposal"]["shown"] == {"repair": "Ticket T-7", "price": "38"}
     assert sent["proposal"]["why"] == "Pads, a cable and an hour of work."
     assert sent["proposal"]["decide_by"] == "Noor"  # (it was empty)
     assert sent["url"] == f"https://inbox.example/proposals/{sent['proposal']['id']}"
@@ -128,7 +128,7 @@ def test_whoever_decides_is_emailed(shop: SimpleNamespace, smtp: SimpleNamespace
     mail = message_from_bytes(envelope.content)
     assert mail["Subject"] == "To decide: Set the price (estimator)"
     text = mail.get_payload(decode=True).decode()
-    assert f"repair: {shop.repair.id}" in text  # the fleet skill names no ids
+    assert "repair: Ticket T-7" in text  # as the fleet skill names it
     assert "price: 38" in text
     assert "Why: Pads, a cable and an hour of work." in text
     proposal = shop.app.proposals_for(shop.noor)[0]
