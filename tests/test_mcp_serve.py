@@ -656,3 +656,30 @@ def test_two_of_the_same_call_at_once_make_one_proposal(office: dict[str, Any]) 
     anyio.run(scenario)
     (proposal,) = office["app"].proposals()
     assert [t.structured_content["proposal"] for t in told] == [proposal.id, proposal.id]
+
+
+def test_serving_in_python_without_a_subject_names_the_parameter(shop: SimpleNamespace) -> None:
+    """`ServedAgent(app, Estimator, for_=noor)`, whose skills work on a repair, says to give it
+    with `subject=` — the Python parameter — and serves with one given; `signoff mcp serve` says
+    `--subject` (Python was told the command's option)."""
+    from signoff.exceptions import UserError
+
+    with pytest.raises(UserError) as refused:
+        ServedAgent(shop.app, shop.Estimator, for_=shop.noor)
+    said = str(refused.value)
+    assert said.startswith("None of Estimator's skills can be served so: estimate_repair works on "
+                           "a Repair record, not None.")
+    assert said.endswith("Give what the work is on with subject=, as in ServedAgent(app, "
+                         "Estimator, subject=...).")
+    assert "--subject" not in said
+    served = ServedAgent(shop.app, shop.Estimator, for_=shop.noor, subject=shop.repair)
+    assert served.subject is shop.repair
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+
+    told = CliRunner().invoke(main, ["mcp", "serve", "--app", "examples/workshop.py", "--agent",
+                                     "estimator"])
+    assert told.exit_code == 2, told.output
+    assert "Give what the work is on with --subject." in told.output
+    assert "subject=" not in told.output

@@ -105,7 +105,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     _sdk()
     import anyio
 
-    from signoff.mcp.served import ServedAgent
+    from signoff.mcp.served import ServedAgent, served_skills
     from signoff.mcp.transport import http_app, serve_http, serve_stdio
 
     app = load_app(app_spec)
@@ -117,6 +117,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
                           EXIT_NOT_FOUND)
         handle = app.agent(agent_name)
         value = _subject(app, handle, skill_name, subject)
+        served_skills(handle, skill_name, value, subject_option="--subject")  # told as a command
         server = ServedAgent(app, agent_name, for_=person, skill=skill_name, subject=value,
                              wait_seconds=wait_seconds)
     except SignoffError as error:

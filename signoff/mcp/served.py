@@ -36,7 +36,7 @@ from signoff.security.principals import Principal
 
 log = logging.getLogger("signoff.mcp")
 
-__all__ = ["DEFAULT_WAIT_SECONDS", "WAIT_META", "WHY_META", "ServedAgent"]
+__all__ = ["DEFAULT_WAIT_SECONDS", "WAIT_META", "WHY_META", "ServedAgent", "served_skills"]
 
 DEFAULT_WAIT_SECONDS = 240.0
 """How long a proposed call is kept open for a decision: under the 300 s the SDK's HTTP client
@@ -105,9 +105,32 @@ class _Offered:
     tool: Tool
 
 
+def served_skills(handle: AgentHandle, skill: str | None, subject: Any, *,
+                  subject_option: str | None = None) -> list[Skill[Any, Any]]:
+    """The skills of `handle`'s agent to serve (`skill` alone, when named) that work on
+    `subject`; when none does, a `UserError` saying why, and how to give what the work is on:
+    ``subject=`` of `ServedAgent`, or `subject_option` (``--subject``) for a command's message."""
+    cls = handle.registered.agent
+    wanted = [handle.skill(skill)] if skill is not None else list(cls.skills)
+    served = []
+    problems = []
+    for own in wanted:
+        problem = handle.subject_problem(own, subject)
+        if problem:
+            problems.append(problem)
+        else:
+            served.append(own)
+    if not served:
+        give = (f"with {subject_option}" if subject_option else
+                f"with subject=, as in ServedAgent(app, {cls.__name__}, subject=...)")
+        raise UserError(f"None of {cls.__name__}'s skills can be served so: "
+                        f"{' '.join(problems)} Give what the work is on {give}.")
+    return served
+
+
 class ServedAgent(MCPServer):
     """An MCP server offering one agent's tools, each call gated as the agent's model's would
-    be: ``ServedAgent(app, Estimator, for_=noor)``.
+    be: ``ServedAgent(app, Estimator, for_=noor, subject=repair)``.
 
     Over stdio the calls are for `for_`; over HTTP, for whoever the bearer token is (see
     `signoff.mcp.transport`). `subject` is what the work is on, for skills that work on
@@ -133,7 +156,7 @@ class ServedAgent(MCPServer):
         self.wait_seconds = wait_seconds
         self.poll_seconds = poll_seconds
         self.max_calls = max_calls
-        self._skills = self._served_skills(skill, subject)
+        self._skills = served_skills(self.handle, skill, subject)
         self._offered = self._offer()
         self._sessions: dict[object, _Session] = {}
         self._closed: dict[object, float] = {}
@@ -166,7 +189,7 @@ class ServedAgent(MCPServer):
         the skill, then its brief of the subject (which names what the tools act on)."""
         told = []
         for own in self._skills:
-            try:  # each served skill takes this subject (`_served_skills`)
+            try:  # each served skill takes this subject (`served_skills`)
                 brief = own.brief(subject)
             except Exception:  # a brief that cannot be written of this subject: the skill alone
                 log.warning("The brief of %s could not be written for the MCP client",
@@ -176,22 +199,6 @@ class ServedAgent(MCPServer):
         return [words for words in told if words]
 
     # -- what is offered -----------------------------------------------------------------
-
-    def _served_skills(self, skill: str | None, subject: Any) -> list[Skill[Any, Any]]:
-        cls = self.handle.registered.agent
-        wanted = [self.handle.skill(skill)] if skill is not None else list(cls.skills)
-        served = []
-        problems = []
-        for own in wanted:
-            problem = self.handle.subject_problem(own, subject)
-            if problem:
-                problems.append(problem)
-            else:
-                served.append(own)
-        if not served:
-            raise UserError(f"None of {cls.__name__}'s skills can be served so: "
-                            f"{' '.join(problems)} Give what the work is on with --subject.")
-        return served
 
     def _offer(self) -> dict[str, _Offered]:
         cls = self.handle.registered.agent
