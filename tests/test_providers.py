@@ -609,6 +609,36 @@ def test_each_status_is_mapped(wire: Wire, server: ProviderServer, status: int,
 
 
 @wires
+@pytest.mark.parametrize("given", [True, False])
+def test_a_refused_key_names_where_the_providers_key_came_from(
+        wire: Wire, server: ProviderServer, monkeypatch: pytest.MonkeyPatch, given: bool) -> None:
+    """A 401 says to check the key where this model's came from — its provider's variable, or
+    the api_key given — and names no other provider's variable (it named both)."""
+    variable, other = (("OPENAI_API_KEY", "ANTHROPIC_API_KEY") if wire.name == "openai" else
+                       ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"))
+    monkeypatch.setenv(variable, "from-the-environment")
+    monkeypatch.setenv(other, "another-providers")
+    server.answer(wire.error(401, "Invalid key."))
+    with pytest.raises(ModelCredentialsRefused) as raised:
+        _ask(wire.model(server, retries=Retries(attempts=1), api_key="k" if given else None))
+    where = "the api_key given" if given else variable
+    assert f"Check the key ({where}) and the account." in raised.value.message
+    assert other not in raised.value.message
+
+
+def test_a_compatible_server_refusing_no_key_says_the_variable_is_not_set(
+        server: ProviderServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenAI-compatible server that wants a key, given none, is told to check
+    OPENAI_API_KEY, which is not set (a local server usually needs none, so none was sent)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.answer(Wire("openai").error(401, "A key is needed."))
+    with pytest.raises(ModelCredentialsRefused) as raised:
+        _ask(Wire("openai").model(server, retries=Retries(attempts=1), api_key=None))
+    assert "Check the key (OPENAI_API_KEY, which is not set) and the account." in (
+        raised.value.message)
+
+
+@wires
 def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
     """A base URL where nothing listens gives `ModelUnavailable` naming the connection."""
     with socket.socket() as probe:

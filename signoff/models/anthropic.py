@@ -60,6 +60,7 @@ class AnthropicModel(SdkClientModel):
         self._settings(model, price=price, timeout=timeout, retries=retries, on_text=on_text,
                        stream=stream)
         self._sdk = import_sdk("anthropic", "anthropic", self.name)
+        self._key = "the api_key given" if api_key else "ANTHROPIC_API_KEY"
         self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
                                                 timeout=timeout, max_retries=0)
 
@@ -91,7 +92,7 @@ class AnthropicModel(SdkClientModel):
             return reply
 
         return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
-                                 retries=self.retries)
+                                 retries=self.retries, key=self._key)
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
         blocks: dict[int, dict[str, Any]] = {}

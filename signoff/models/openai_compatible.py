@@ -61,6 +61,7 @@ class OpenAIModel(SdkClientModel):
         """How the output limit is sent: OpenAI's ``max_completion_tokens``, or ``max_tokens``
         (what most compatible servers read)."""
         self._sdk = import_sdk("openai", "openai", self.name)
+        self._key = _key_from(api_key)
         try:
             self._client: Any = self._sdk.OpenAI(
                 api_key=self._api_key(api_key), base_url=base_url, timeout=timeout, max_retries=0)
@@ -100,7 +101,7 @@ class OpenAIModel(SdkClientModel):
             return reply
 
         return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
-                                 retries=self.retries)
+                                 retries=self.retries, key=self._key)
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
         text: list[str] = []
@@ -173,6 +174,14 @@ class OpenAICompatibleModel(OpenAIModel):
 
     def _api_key(self, api_key: str | None) -> str | None:
         return api_key or os.environ.get("OPENAI_API_KEY") or "none"
+
+
+def _key_from(api_key: str | None) -> str:
+    """Where the key sent comes from, in words: the one given, else the variable (which an
+    OpenAI-compatible server may do without)."""
+    if api_key:
+        return "the api_key given"
+    return "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else "OPENAI_API_KEY, which is not set"
 
 
 def wire_tool(tool: ToolSpec) -> dict[str, Any]:

@@ -62,9 +62,13 @@ def call_with_retries(
     model: str,
     timeout: float,
     retries: Retries,
+    key: str,
     sleep: Callable[[float], None] | None = None,
 ) -> T:
     """``send()``, asked again within `retries` when the provider is busy or failing.
+
+    `key` says where the model's API key came from (``OPENAI_API_KEY``, "the api_key given"),
+    for the message of a key the provider refuses.
 
     `sleep` waits between attempts (`time.sleep`, looked up when it waits). Every attempt first
     checks that real model requests are allowed. A provider error comes out
@@ -82,7 +86,8 @@ def call_with_retries(
         except ModelError:
             raise
         except Exception as error:
-            failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout)
+            failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout,
+                                key=key)
             if failure is None:
                 raise
             free = free and failure.cost_nothing
@@ -146,8 +151,9 @@ def _said(error: BaseException) -> str:
 
 
 def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: int,
-              timeout: float) -> ModelError | None:
-    """The `ModelError` for an SDK (or HTTP transport) error; None for anything else."""
+              timeout: float, key: str) -> ModelError | None:
+    """The `ModelError` for an SDK (or HTTP transport) error; None for anything else. `key`:
+    where the API key came from, named when the provider refuses it."""
     names = _names(error)
     if isinstance(error, sdk.APITimeoutError) or "TimeoutException" in names:
         return ModelTimeout(
@@ -162,7 +168,7 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
                     403: "refused the API key for this request"}[status]
             return ModelCredentialsRefused(
                 f"The provider of {model} {what} (HTTP {status}).{said} Check the key "
-                "(OPENAI_API_KEY or ANTHROPIC_API_KEY) and the account.",
+                f"({key}) and the account.",
                 model=model, attempts=attempts, status=status)
         if status == 429:
             return ModelRateLimited(
