@@ -52,6 +52,55 @@ def test_every_page_with_code_is_run() -> None:
     assert {"getting-started.md", "concepts/gate.md", "how-to/cli.md"} <= set(PAGES)
 
 
+def test_a_page_names_each_snippet_file_before_it_includes_it() -> None:
+    """A `--8<-- "shop.py"` line is code only on the built site: in a clone or on GitHub it is
+    that line, so each page says in a sentence, before it first includes a file, where the file
+    is (docs/snippets/shop.py)."""
+    unnamed = []
+    for page in sorted(DOCS.rglob("*.md")):
+        text = page.read_text()
+        for name in dict.fromkeys(re.findall(r'^--8<-- "([^"]+)"$', text, flags=re.MULTILINE)):
+            before = text[:text.index(f'--8<-- "{name}"')]
+            if f"docs/snippets/{name}" not in before:
+                unnamed.append(f"{page.relative_to(DOCS)} ({name})")
+    assert not unnamed, ("Say where the included file is, in a sentence before the page first "
+                         "includes it (in a clone of signoff, it is `docs/snippets/NAME`): "
+                         + ", ".join(unnamed))
+
+
+def test_where_signoff_keeps_its_files_is_told_as_the_code_does(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The command line guide's section on signoff's files names each variable that moves them
+    and the folders they default to on Linux, as `profile_path`, `data_dir` and `cache_dir`
+    find them; the README names the data and cache variables and links to the section."""
+    from signoff.cli import profile_path
+    from signoff.research.corpus import cache_dir
+    from signoff.research.skill import data_dir
+
+    guide = (DOCS / "how-to" / "cli.md").read_text()
+    heading = "## Where signoff keeps its files"
+    assert heading in guide, f"Give docs/how-to/cli.md a section {heading!r}."
+    section = guide.split(heading, 1)[1].split("\n## ", 1)[0]
+    for name in ("SIGNOFF_PROFILE", "SIGNOFF_DATA_DIR", "SIGNOFF_CACHE_DIR", "XDG_CONFIG_HOME",
+                 "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+        assert f"`{name}`" in section or f"`${name}`" in section, (
+            f"Say in cli.md's {heading!r} what {name} does.")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for found, told in ((profile_path(), "~/.config/signoff/profile.json"),
+                        (data_dir() / "research.db", "~/.local/share/signoff"),
+                        (cache_dir(), "~/.cache/signoff")):
+        assert str(found).startswith(told.replace("~", str(tmp_path), 1)), (
+            f"signoff keeps {found}, not under {told}: correct cli.md's {heading!r}.")
+        assert f"`{told}`" in section, f"Name {told} in cli.md's {heading!r}."
+    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    assert data_dir() == tmp_path / "data"
+    readme = (ROOT / "README.md").read_text()
+    for told in ("`SIGNOFF_DATA_DIR`", "`SIGNOFF_CACHE_DIR`",
+                 "docs/how-to/cli.md#where-signoff-keeps-its-files"):
+        assert told in readme, f"Name {told} where the README says where research is kept."
+
+
 def test_every_install_command_works_from_a_clone() -> None:
     """No command in the README or the docs installs signoff by its package name: signoff is not
     on PyPI, so `pip install 'signoff[openai]'` works only where signoff is installed already."""
@@ -106,9 +155,10 @@ def test_the_temporal_pages_blocks_run_apart(tmp_path: Path, postgres_database: 
     for script in ("setup_shop.py", "setup_shop.py", "worker.py"):
         done = subprocess.run([sys.executable, script], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=300, check=False)
-        assert done.returncode == 0, f"{script} failed:\n{done.stdout}{done.stderr}"
+        assert done.returncode == 0, (f"The page's {script} block should run on its own, as "
+                                      f"the page says; it failed:\n{done.stdout}{done.stderr}")
     for said in _expected(worker):
-        assert said in done.stdout, done.stdout
+        assert said in done.stdout, f"The worker block should print {said!r}:\n{done.stdout}"
 
 
 @pytest.fixture(scope="module")
