@@ -125,8 +125,13 @@ def freshness(app: App, proposal: Proposal) -> Freshness:
 class Inbox:
     """What each person sees of the agents' work: ``Inbox(app).proposals(noor)``."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, *,
+                 reads_outside: Callable[[StandingRule], bool] | None = None) -> None:
         self._app = app
+        self._reads_outside_told = reads_outside
+        """Whether a rule's agent reads outside content where the rule applies, for an app whose
+        agents are not all registered in this process (the MCP guard's, opened without its
+        servers); None: found from the agent's tools."""
 
     # -- who sees what -------------------------------------------------------------------
 
@@ -318,7 +323,8 @@ class Inbox:
     def covers(self, rule: StandingRule) -> str:
         """What `rule` lets its agent do, in words, naming the person whose work it covers: the
         one sentence the command line, the REST API and the inbox pages all say."""
-        outside = self._reads_outside(rule)
+        told = self._reads_outside_told
+        outside = told(rule) if told is not None else self._reads_outside(rule)
         if rule.for_id is None:
             return rule_covers(rule, None, reads_outside=outside)
         whose = self._app.people.find(rule.for_id)

@@ -198,3 +198,31 @@ def test_a_guard_persons_password_from_a_script(tmp_path: Path) -> None:
                                       "--password-stdin"], input=f"{words}\n")
     assert piped.exit_code == 0, piped.output
     assert app.credentials.check_password("noor@example.com", words) is not None
+
+
+@pytest.mark.parametrize(("outside", "ends"), [
+    ("", "— with any values, except values that outside content it has read may have steered "
+         "(such a call is still proposed)"),
+    ("outside = false", "— with any values"),
+])
+def test_a_guards_rule_reads_from_its_config_as_with_its_servers(tmp_path: Path, outside: str,
+                                                                 ends: str) -> None:
+    """Without its servers (as `signoff mcp rules` opens it), the guard's rule says the caveat
+    of outside content when a server of its config gives outside content, and not when the
+    config vouches for every answer (`outside = false`), as the connected guard says it."""
+    from datetime import UTC, datetime
+
+    from signoff.agents.rules import StandingRule
+    from signoff.inbox import Inbox
+    from signoff.mcp.guard import AGENT_NAME, reads_outside
+
+    path = _noors_guard(tmp_path)
+    path.write_text(f"{path.read_text()}{outside}\n")
+    config = GuardConfig.load(path)
+    app = open_guard_app(config)
+    rule = StandingRule(id="r1", agent=AGENT_NAME, tool="files_delete_file", skill=None,
+                        for_id=None, made_by=app.people.get("noor@example.com").id,
+                        made_at=datetime.now(UTC))
+    told = Inbox(app, reads_outside=lambda r: reads_outside(config, r)).covers(rule)
+    assert told == ("from now on mcp_guard runs files_delete_file alone, without proposing it, "
+                    f"in any of its skills, in work for everybody {ends}")

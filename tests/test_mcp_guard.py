@@ -738,7 +738,8 @@ async def _signoff(guard: SimpleNamespace, *arguments: str) -> tuple[int, str]:
 def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNamespace) -> None:
     """While the client's delete waits, Noor lists it with `signoff mcp proposals` and says yes
     with `signoff mcp approve --always`: it runs once and the call answers with its result, and
-    the rule made is told with the guard's own command that takes it back; a second yes
+    the rule made is told with the guard's own command that takes it back, and `signoff mcp
+    rules` lists it in the same words, outside content's caveat and all; a second yes
     is refused in words; a no given with `signoff mcp reject` reaches the next waiting call as
     her reason; a made-up token is told, and decides nothing."""
     config = str(guard.config)
@@ -767,6 +768,7 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
                                                "so_0123456789abcdef_madeup")
                 got["yes"] = await _signoff(guard, "approve", config, first, "--always",
                                             *token)
+            got["rules"] = await _signoff(guard, "rules", config, *token)
             got["again"] = await _signoff(guard, "approve", config, first, *token)
             async with anyio.create_task_group() as group:
                 group.start_soon(delete, "b.txt")
@@ -790,8 +792,14 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     (rule,) = guard.app.rules()  # its words name the guard's own command that takes it back
     assert f"Take it back with `signoff mcp revoke {config} {rule.id}`." in yes
     # ... and say that a call what a server answered may have steered is still proposed
-    assert ("with any values, except values that outside content it has read may have "
-            "steered (such a call is still proposed)") in " ".join(yes.split())
+    caveat = ("with any values, except values that outside content it has read may have "
+              "steered (such a call is still proposed)")
+    assert caveat in " ".join(yes.split())
+    code, rules = got["rules"]  # the listing says so too, in the same words (it did not)
+    assert code == 0, rules
+    assert f"{rule.id} In force, used 0×: from now on mcp_guard runs files_delete_file alone" in (
+        " ".join(rules.split()))
+    assert caveat in " ".join(rules.split()), "`signoff mcp rules` should say what approve said."
     assert not got["a.txt"].is_error
     assert got["a.txt"].content[0].text == "Deleted a.txt."
     code, again = got["again"]

@@ -550,8 +550,16 @@ def guard_rules(config_path: str, as_handle: str | None, token: str | None, acti
       signoff mcp rules guard.toml --as noor@example.com --active
     """
     from signoff.cli.people import echo_rules
+    from signoff.inbox import Inbox
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import reads_outside
 
-    echo_rules(*_guard_and_me(config_path, as_handle, token), active=active, as_json=as_json)
+    app, me = _guard_and_me(config_path, as_handle, token)
+    config = GuardConfig.load(config_path)  # (`_guard_and_me` told what is wrong with it, if anything)
+    # Opened without its servers, the guard's app cannot tell from its agent's tools whether
+    # the agent reads outside content: its config can, so the rules read as when it is opened.
+    echo_rules(app, me, active=active, as_json=as_json,
+               inbox=Inbox(app, reads_outside=lambda rule: reads_outside(config, rule)))
 
 
 @mcp.command(name="revoke")

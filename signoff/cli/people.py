@@ -289,13 +289,15 @@ def rules(ctx: click.Context, app_spec: str | None, as_handle: str | None, token
     echo_rules(app, whoami(app, as_handle, token), active=active, as_json=as_json)
 
 
-def echo_rules(app: Any, me: Any, *, active: bool, as_json: bool) -> None:
-    """Print the standing rules `me` may see (see `rules`)."""
-    found = Inbox(app).rules(me, active_only=active)
+def echo_rules(app: Any, me: Any, *, active: bool, as_json: bool, inbox: Inbox | None = None
+               ) -> None:
+    """Print the standing rules `me` may see (see `rules`), in the words of `inbox` (the app's
+    own, unless given)."""
+    inbox = inbox or Inbox(app)
+    found = inbox.rules(me, active_only=active)
     if as_json:
         _print_json(found)
         return
-    inbox = Inbox(app)
     for r in found:
         if r.active:
             say(f"{r.id}  In force, used {r.used}×: {inbox.covers(r)}.")

@@ -37,6 +37,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from signoff.actions.declare import ActionFunction, Untrusted
 from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave, Permits
+from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.app import App
 from signoff.exceptions import Invalid, OutcomeUnknown, Unavailable, UserError
@@ -45,7 +46,7 @@ from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
 from signoff.mcp.upstreams import Upstreams, UpstreamUnavailable, digest_of
 
-__all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app"]
+__all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app", "reads_outside"]
 
 log = logging.getLogger("signoff.mcp")
 
@@ -229,6 +230,14 @@ def remember(app: App, action: str, tool: Tool) -> bool:
                                           f"the tool — {what}. Look at it again, and make a new "
                                           "rule if it still should run alone.")
     return True
+
+
+def reads_outside(config: GuardConfig, rule: StandingRule) -> bool:
+    """Whether the guard's agent reads outside content where `rule` applies, told from `config`
+    alone (without connecting, its tools are not known): when a server of the config gives
+    outside content (`Upstream.outside`), since every server's tools are in the agent's one
+    skill. So a rule's words say, without its servers, what they say with them."""
+    return rule.agent == AGENT_NAME and any(server.outside for server in config.servers)
 
 
 async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
