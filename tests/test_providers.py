@@ -705,6 +705,20 @@ def test_a_model_call_that_cost_nothing_gives_back_its_reservation(
 
 
 @wires
+def test_a_request_cut_off_after_it_went_out_is_not_asked_again(
+        wire: Wire, server: ProviderServer) -> None:
+    """A connection cut after the request went out may have been billed: it is not asked again
+    (that could spend past what was reserved for the call, unrecorded), as a timeout is not; one
+    that never connected is (see test_an_unreachable_server_is_unavailable)."""
+    server.answer(Canned(hang_up=True), wire.reply("Again."))
+    with pytest.raises(ModelUnavailable) as raised:
+        _ask(wire.model(server, retries=Retries(attempts=3, backoff=0.01)))
+    assert "asked once" in raised.value.message
+    assert not raised.value.cost_nothing
+    assert len(server.received) == 1
+
+
+@wires
 def test_a_model_call_cut_off_after_it_went_out_is_counted_as_spent_and_told(
         wire: Wire, server: ProviderServer) -> None:
     """A request that went out and got no answer (the connection cut, a timeout) may have been

@@ -65,7 +65,8 @@ def call_with_retries(
     key: str,
     sleep: Callable[[float], None] | None = None,
 ) -> T:
-    """``send()``, asked again within `retries` when the provider is busy or failing.
+    """``send()``, asked again within `retries` when the provider is busy or failing (never
+    after a request that went out and got no answer: it may have been billed).
 
     `key` says where the model's API key came from (``OPENAI_API_KEY``, "the api_key given"),
     for the message of a key the provider refuses.
@@ -92,7 +93,10 @@ def call_with_retries(
                 raise
             free = free and failure.cost_nothing
             failure.cost_nothing = free  # (an attempt before it may have been billed)
-            retryable = isinstance(failure, ModelRateLimited | ModelUnavailable)
+            # (a request that went out and was cut off may have been billed: as a timeout, it
+            # is not asked again, which could spend past what was reserved for the call)
+            retryable = isinstance(failure, ModelRateLimited | ModelUnavailable) and (
+                failure.cost_nothing)
             if not retryable or attempt == retries.attempts:
                 raise failure from error
             asked = failure.retry_after if isinstance(failure, ModelRateLimited) else _retry_after(
