@@ -133,7 +133,9 @@ def test_no_app_named() -> None:
     """Without --app or SIGNOFF_APP the command says how to name one."""
     code, out = _run("lint")
     assert code == 2
-    assert "--app examples/workshop.py" in out
+    assert "No app is named: give --app path/to/app.py (a file) or --app mypackage.app" in " ".join(
+        out.split())
+    assert "or set SIGNOFF_APP to the same." in " ".join(out.split())
 
 
 def test_worker_once_with_nothing_to_do() -> None:

@@ -636,10 +636,13 @@ def _tasks_of(office: dict[str, Any]) -> list[str]:
         return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
 
 
-def test_two_of_the_same_call_at_once_make_one_proposal(office: dict[str, Any]) -> None:
+def test_two_of_the_same_call_at_once_make_one_proposal(tmp_path: Path) -> None:
     """Two identical steered transfers sent at once (a client retrying before its first call
     was answered) make one proposal, and both are told its id (the first was looked up before
-    the session's turn, and both were proposed)."""
+    the session's turn, and both were proposed). The office is in a file, as a served app is:
+    a database in memory is one connection for every thread, whose transactions two threads at
+    once would mix."""
+    office = make_world(f"sqlite:///{tmp_path / 'office.db'}")
     served = _served(office, "Read my latest mail and deal with it.")
     transfer = {"iban": ATTACKER_IBAN, "amount": 2400, "memo": "payment"}
     told: list[Any] = []
@@ -653,9 +656,12 @@ def test_two_of_the_same_call_at_once_make_one_proposal(office: dict[str, Any]) 
             group.start_soon(ask)
             group.start_soon(ask)
 
-    anyio.run(scenario)
-    (proposal,) = office["app"].proposals()
-    assert [t.structured_content["proposal"] for t in told] == [proposal.id, proposal.id]
+    try:
+        anyio.run(scenario)
+        (proposal,) = office["app"].proposals()
+        assert [t.structured_content["proposal"] for t in told] == [proposal.id, proposal.id]
+    finally:
+        office["app"].database.dispose()
 
 
 def test_serving_in_python_without_a_subject_names_the_parameter(shop: SimpleNamespace) -> None:
