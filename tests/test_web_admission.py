@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
+import selectors
 import socket
 import subprocess
 import sys
@@ -83,31 +83,33 @@ def post(port: int, path: str, size: int, *, token: str = "", chunked: bool = Fa
          ) -> tuple[int, dict[str, object], int]:
     """POST a body of `size` bytes, as a client that keeps sending until the server answers:
     (the status, the problem answered, how many bytes of the body were sent)."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            + (f"Authorization: Bearer {token}\r\n" if token else "")
-            + ("Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {size}\r\n"))
-    sock.sendall(head.encode() + b"\r\n")
-    sent, piece = 0, b"7" * 65536
-    try:
-        while sent < size and not select.select([sock], [], [], 0)[0]:
-            part = piece[:size - sent]
-            sock.sendall(f"{len(part):x}\r\n".encode() + part + b"\r\n" if chunked else part)
-            sent += len(part)
-        if chunked and sent >= size:
-            sock.sendall(b"0\r\n\r\n")
-    except OSError:
-        pass  # the server answered and closed while the body was still on its way
-    answer = b""
-    try:
-        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < _length(answer):
-            got = sock.recv(65536)
-            if not got:
-                break
-            answer += got
-    except ConnectionResetError:
-        pass
-    sock.close()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock, \
+            selectors.DefaultSelector() as answered:  # (select() takes no descriptor past 1023)
+        answered.register(sock, selectors.EVENT_READ)
+        head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + (f"Authorization: Bearer {token}\r\n" if token else "")
+                + ("Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {size}\r\n"))
+        sock.sendall(head.encode() + b"\r\n")
+        sent, piece = 0, b"7" * 65536
+        try:
+            while sent < size and not answered.select(0):
+                part = piece[:size - sent]
+                sock.sendall(f"{len(part):x}\r\n".encode() + part + b"\r\n" if chunked else part)
+                sent += len(part)
+            if chunked and sent >= size:
+                sock.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass  # the server answered and closed while the body was still on its way
+        answer = b""
+        try:
+            while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < _length(
+                    answer):
+                got = sock.recv(65536)
+                if not got:
+                    break
+                answer += got
+        except ConnectionResetError:
+            pass
     head_text, _, body = answer.partition(b"\r\n\r\n")
     return int(head_text.split()[1]), json.loads(body[:_length(answer)]), sent
 

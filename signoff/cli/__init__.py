@@ -114,6 +114,8 @@ def load_app(spec: str | None) -> Any:
     app = getattr(module, attribute, None)
     if not isinstance(app, App):
         raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
+    if context is not None and where.endswith(".py"):  # loaded afresh, for this command alone:
+        context.find_root().call_on_close(app.database.dispose)  # its connections close with it
     return app
 
 
