@@ -636,13 +636,14 @@ def _tasks_of(office: dict[str, Any]) -> list[str]:
         return [str(t) for t in db.execute(text("select id from signoff_tasks")).scalars()]
 
 
-def test_two_of_the_same_call_at_once_make_one_proposal(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["file", "memory"])
+def test_two_of_the_same_call_at_once_make_one_proposal(tmp_path: Path, where: str) -> None:
     """Two identical steered transfers sent at once (a client retrying before its first call
     was answered) make one proposal, and both are told its id (the first was looked up before
-    the session's turn, and both were proposed). The office is in a file, as a served app is:
-    a database in memory is one connection for every thread, whose transactions two threads at
-    once would mix."""
-    office = make_world(f"sqlite:///{tmp_path / 'office.db'}")
+    the session's turn, and both were proposed). The office is in a file, as a served app is,
+    and in memory, whose one connection every thread shares: their transactions take turns on
+    it, and never mix."""
+    office = make_world(f"sqlite:///{tmp_path / 'office.db'}" if where == "file" else "sqlite://")
     served = _served(office, "Read my latest mail and deal with it.")
     transfer = {"iban": ATTACKER_IBAN, "amount": 2400, "memo": "payment"}
     told: list[Any] = []

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -152,3 +155,62 @@ def test_an_interrupt_inside_a_statement_reaches_the_caller_as_it_is(tmp_path: P
     with database.connect() as db:
         assert db.execute(text("SELECT 2")).scalar() == 2
     database.dispose()
+
+
+def test_threads_take_turns_at_a_database_in_memory() -> None:
+    """A database in memory is one connection every thread shares: a second thread's transaction
+    waits until the first's has committed, then sees what it wrote; no statement of one runs
+    inside the other's transaction."""
+    database = Database("sqlite://")
+    with database.connect() as connection:
+        connection.execute(text("CREATE TABLE t (n INTEGER NOT NULL)"))
+    first_in, second_tried = threading.Event(), threading.Event()
+    seen: list[Any] = []
+
+    def first() -> None:
+        with database.connect() as connection:
+            connection.execute(text("INSERT INTO t VALUES (1)"))
+            first_in.set()
+            second_tried.wait(timeout=10)
+            time.sleep(0.2)  # (the second is waiting to begin by now, or would have mixed in)
+            connection.execute(text("INSERT INTO t VALUES (2)"))
+
+    def second() -> None:
+        first_in.wait(timeout=10)
+        second_tried.set()
+        try:
+            with database.connect() as connection:
+                seen.append(sorted(connection.execute(text("SELECT n FROM t")).scalars()))
+                connection.execute(text("INSERT INTO t VALUES (3)"))
+        except Exception as error:  # (told below)
+            seen.append(error)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert seen == [[1, 2]]
+    with database.connect() as connection:
+        assert sorted(connection.execute(text("SELECT n FROM t")).scalars()) == [1, 2, 3]
+
+
+def test_a_failed_transaction_in_memory_lets_the_next_thread_in() -> None:
+    """A transaction in memory that a statement's refusal rolls back ends its turn: another
+    thread's transaction begins after it, and the database keeps what was committed."""
+    database = Database("sqlite://")
+    with database.connect() as connection:
+        connection.execute(text("CREATE TABLE t (n INTEGER NOT NULL)"))
+        connection.execute(text("INSERT INTO t VALUES (1)"))
+    with pytest.raises(StoreError), database.connect() as connection:
+        connection.execute(text("INSERT INTO t VALUES (NULL)"))
+    done: list[list[int]] = []
+
+    def other() -> None:
+        with database.connect() as connection:
+            done.append(sorted(connection.execute(text("SELECT n FROM t")).scalars()))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join(timeout=30)
+    assert done == [[1]]

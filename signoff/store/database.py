@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,7 +47,8 @@ class Database:
     """The engine an app's records and signoff's own tables share, and their schema.
 
     SQLite files run in WAL mode with foreign keys on; ``sqlite://`` is one in-memory database
-    shared by every session of the process; any other URL is handed to SQLAlchemy as it is.
+    shared by every session of the process, on one connection whose transactions take turns
+    (`_TakingTurns`); any other URL is handed to SQLAlchemy as it is.
     """
 
     def __init__(self, url: str) -> None:
@@ -167,10 +169,11 @@ def _engine_for(url: str) -> Engine:
             engine = create_engine(
                 "sqlite://",
                 poolclass=StaticPool,
-                connect_args={"check_same_thread": False},
+                connect_args={"check_same_thread": False, "factory": _TakingTurns},
             )
         elif url.startswith("sqlite"):
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            engine = create_engine(url, connect_args={"check_same_thread": False,
+                                                      "timeout": _WAIT_SECONDS})
         else:
             engine = create_engine(url, pool_pre_ping=True)
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
@@ -220,13 +223,66 @@ def _shown(url: str) -> str:
         return repr(url)
 
 
+_WAIT_SECONDS = 30
+"""How long a SQLite transaction waits to begin while another holds the database's write lock
+(a file's), or its one connection (memory's), before it fails with "database is locked"."""
+
+
+class _TakingTurns(sqlite3.Connection):
+    """The one connection of a database in memory, which every thread of the process shares (a
+    connection of its own would be a database of its own): a transaction waits to begin until
+    another thread's has ended, as a writer of a file waits for its lock, so that two threads'
+    statements never mix in one transaction. A thread that begins again inside its own
+    transaction is not made to wait on itself: SQLite refuses that BEGIN, as it does a file's."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._turn = threading.Lock()
+        self._taker: int | None = None
+
+    def take_turn(self) -> None:
+        """Wait until no other thread's transaction is open here; this thread's turn then."""
+        me = threading.get_ident()
+        if self._taker == me:
+            return
+        if not self._turn.acquire(timeout=_WAIT_SECONDS):
+            raise sqlite3.OperationalError("database is locked")
+        self._taker = me
+
+    def end_turn(self) -> None:
+        """This thread's turn ends when its transaction has (committed or rolled back)."""
+        if self._taker == threading.get_ident() and not self.in_transaction:
+            self._taker = None
+            self._turn.release()
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self.end_turn()
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            self.end_turn()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._taker == threading.get_ident():
+                self._taker = None
+                self._turn.release()
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={_WAIT_SECONDS * 1000}")
     cursor.close()
 
 
@@ -240,9 +296,18 @@ def _sqlite_begin(connection: Connection) -> None:
     # Whether the connection is read-only is told by the mark a query's run leaves on it (with
     # query_only) until it is writable again: no statement asks SQLite. (A query_only an app
     # sets on its connections itself is not seen: its transactions then fail to begin.)
+    # On a database in memory, the transaction first waits for its turn on the one connection.
     only = _reading.get() or connection.connection.info.get(READ_ONLY)
-    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    driver: Any = connection.connection.driver_connection  # (a query's: a ReadOnlyDriver)
+    turns = getattr(driver, "take_turn", None)
+    if turns is not None:
+        turns()
+    cursor = driver.cursor()
     try:
         cursor.execute("BEGIN" if only else "BEGIN IMMEDIATE")
+    except BaseException:
+        if turns is not None:
+            driver.end_turn()
+        raise
     finally:
         cursor.close()
