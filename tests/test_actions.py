@@ -224,15 +224,19 @@ def test_choices_list_only_what_the_caller_may_read(bakery: SimpleNamespace) -> 
 
 
 def test_for_record_lists_actions_the_caller_may_run(bakery: SimpleNamespace) -> None:
-    """authorize= hides an action from those its policy refuses."""
+    """authorize= hides an action from those its policy refuses, and a record's column rule
+    one that changes the field it protects (only the boss may change the rush)."""
     boss = {i.name for i in bakery.app.actions.for_record(bakery.order, as_=bakery.boss)}
     clerk = {i.name for i in bakery.app.actions.for_record(bakery.order, as_=bakery.cleo)}
     assert boss == {"deliver_on", "pack", "price_order", "set_rush", "shelve"}
-    assert clerk == boss - {"price_order"}
+    assert clerk == boss - {"price_order", "set_rush"}
     result = bakery.app.actions.run(
         "price_order", {"order": bakery.order, "price": "4.50"}, as_=bakery.cleo
     )
     assert (result.outcome, result.problem) == (ActionOutcome.DENIED, "Cleo may not price the order.")
+    rushed = bakery.app.actions.run("set_rush", {"order": bakery.order, "rush": "SAME_DAY"},
+                                    as_=bakery.cleo)
+    assert rushed.outcome is ActionOutcome.DENIED
 
 
 def test_for_record_includes_actions_on_a_base_type() -> None:
@@ -893,3 +897,57 @@ def test_a_number_stored_before_does_not_stop_a_change_to_another_field(tmp_path
     renamed = shop.app.actions.run("rename", {"part": shop.part.id, "to": "pads"}, as_=shop.mia)
     assert renamed.done, renamed.problem
     shop.app.database.dispose()
+
+
+def test_for_record_leaves_out_what_the_records_rules_refuse() -> None:
+    """An action that changes the record is listed only for those its rules let update it, and
+    one that assigns a field a column rule protects only for those the rule lets change it;
+    one that deletes it only for those who may delete it. Each listing agrees with a run."""
+    app = App("t", database="sqlite://")
+    is_boss = policy.role("boss")
+
+    class Ledger(app.Record):  # type: ignore[name-defined, misc]
+        note: Mapped[str] = mapped_column(String(40), default="")
+        total: Mapped[int] = mapped_column(default=0)
+        __security__ = [
+            allow("read"),
+            allow("create", "update", when=policy.role("clerk") | is_boss),
+            allow("delete", when=is_boss),
+            deny("update", "total", when=~is_boss),
+        ]
+
+    @app.action
+    def look(ledger: Ledger) -> str:
+        """Look at it."""
+        return ledger.note
+
+    @app.action
+    def annotate(ledger: Ledger, note: str) -> None:
+        """Write a note."""
+        ledger.note = note
+
+    @app.action
+    def add(ledger: Ledger, amount: int) -> None:
+        """Add to the total."""
+        ledger.total += amount
+
+    @app.action
+    def close(ledger: Ledger) -> None:
+        """Close it."""
+        with app.session() as session:
+            session.delete(session.get(Ledger, ledger.id))
+
+    boss = app.people.add("boss@x.example", "Bo", roles=["boss"])
+    clerk = app.people.add("clerk@x.example", "Cy", roles=["clerk"])
+    reader = app.people.add("reader@x.example", "Ri")
+    with app.session(as_=boss) as session:
+        ledger = Ledger()
+        session.add(ledger)
+    listed = {who.name: [i.name for i in app.actions.for_record(ledger, as_=who)]
+              for who in (boss, clerk, reader)}
+    assert listed == {"Bo": ["add", "annotate", "close", "look"],
+                      "Cy": ["annotate", "look"], "Ri": ["look"]}
+    for who in (boss, clerk, reader):
+        for name, arguments in (("annotate", {"note": "ok"}), ("add", {"amount": 1})):
+            ran = app.actions.run(name, {"ledger": ledger, **arguments}, as_=who)
+            assert (ran.outcome is ActionOutcome.DONE) == (name in listed[who.name]), (who, name)

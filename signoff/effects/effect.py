@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import re
 from dataclasses import dataclass
 
 __all__ = ["Effect", "EffectKind", "Effects", "RaiseSite"]
@@ -41,6 +42,16 @@ class Effect:
     at: str = ""
     """Where in the code the analysis could not see, when it knows (``"bakery.py:34"``)."""
 
+    @property
+    def field(self) -> str:
+        """The field of its record a change assigns (``repair.price = …``: "price"), or "" when
+        the change is not an assignment to a field (a list appended to, an item set, a change
+        the analysis could not see)."""
+        if self.kind is not EffectKind.CHANGES or not self.path or self.reason:
+            return ""
+        assigned = _ASSIGNED.match(self.path[-1])
+        return assigned.group(1) if assigned else ""
+
     def explain(self) -> str:
         """The effect in one line: "changes Repair: set_price -> repair.price = …" (a value
         assigned is elided, not cut off)."""
@@ -50,6 +61,11 @@ class Effect:
         if self.reason:
             line = f"{line} ({self.reason}{' at ' + self.at if self.at else ''})"
         return line
+
+
+_ASSIGNED = re.compile(r"^[A-Za-z_][\w.]*\.([A-Za-z_]\w*) \S?=$")
+"""A step of a path that assigns a field (``repair.price =``, ``repair.count +=``), as the
+analysis writes it (`signoff.effects.statements.assign`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +103,17 @@ class Effects:
     def deletes(self) -> frozenset[str]:
         """Record types deleted."""
         return self._targets(EffectKind.DELETES)
+
+    def fields_changed(self, types: frozenset[str]) -> frozenset[str] | None:
+        """The fields of records of `types` that it assigns; None when it changes one of them in
+        some other way too (its fields are then not all known)."""
+        fields = set()
+        for e in self.effects:
+            if e.kind is EffectKind.CHANGES and e.target in types:
+                if not e.field:
+                    return None
+                fields.add(e.field)
+        return frozenset(fields)
 
     @functools.cached_property
     def external(self) -> bool:
