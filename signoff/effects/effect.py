@@ -63,7 +63,7 @@ class Effect:
         return line
 
 
-_ASSIGNED = re.compile(r"^[A-Za-z_][\w.]*\.([A-Za-z_]\w*) \S?=$")
+_ASSIGNED = re.compile(r"^[A-Za-z_][\w.]*\.([A-Za-z_]\w*) [^\s=]{0,2}=$")
 """A step of a path that assigns a field (``repair.price =``, ``repair.count +=``), as the
 analysis writes it (`signoff.effects.statements.assign`)."""
 
