@@ -424,7 +424,7 @@ def test_a_model_that_cannot_be_made_again_is_reported_once(shop: SimpleNamespac
       "openai-compatible:m@http://127.0.0.1:9/v1", "--price", "cheap"], 2,
      "“cheap” is not a price"),
     (["run", "estimator", "estimate_repair", "--for", "zed@x", "--subject", "ticket=T-7",
-      "--model", "openai:m"], 3, "There is nobody with the handle 'zed@x'."),
+      "--model", "openai:m"], 3, "There is nobody with the handle 'zed@x' in workshop"),
 ])
 def test_run_refuses_bad_input_in_words(shop: SimpleNamespace, args: list[str], code: int,
                                         sentence: str) -> None:
@@ -640,3 +640,31 @@ def test_research_names_the_person_at_the_keyboard_by_an_address_their_user_name
     assert (me.handle, me.name) == (handle, user)
     assert _local_person(app).id == me.id
     assert [p.handle for p in app.people.all()] == [handle]
+
+
+def test_nobody_found_in_an_app_whose_database_is_named_from_the_folder(tmp_path: Path) -> None:
+    """An app whose database URL is a relative SQLite file, run from another folder, opens
+    another (new, empty) database there: a person it then does not find is told with which file
+    that is, and how to name the app's own."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "app" / "desk.py").write_text(
+        'from signoff import App\napp = App("desk", database="sqlite:///desk.db")\n')
+    spec = str(tmp_path / "app" / "desk.py")
+    made = subprocess.run([sys.executable, "-m", "signoff.cli", "users", "add", "lee@desk.example",
+                           "Lee", "--app", spec], cwd=tmp_path / "app", capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert made.returncode == 0, made.stderr
+    here = subprocess.run([sys.executable, "-m", "signoff.cli", "users", "disable",
+                           "lee@desk.example", "--app", spec], cwd=tmp_path / "app",
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert here.returncode == 0, here.stderr
+    away = subprocess.run([sys.executable, "-m", "signoff.cli", "users", "disable",
+                           "lee@desk.example", "--app", spec], cwd=tmp_path / "elsewhere",
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert away.returncode == 3
+    told = " ".join(away.stderr.split())
+    assert (f"There is nobody with the handle 'lee@desk.example' in desk. Its database is "
+            f"{tmp_path / 'elsewhere' / 'desk.db'} here: the app's URL names the file desk.db "
+            "from the folder a command runs in. Run it from the app's folder, or give the app "
+            "an absolute URL (sqlite:////path/to/desk.db).") in told

@@ -71,7 +71,7 @@ def test_users_add_list_roles_disable(shop: SimpleNamespace) -> None:
     assert shop.app.people.find("ola@workshop.example").disabled
     missing = runner.invoke(main, ["users", "disable", "nobody@x", "--app", APP])
     assert missing.exit_code == 3
-    assert "There is nobody with the handle 'nobody@x'." in missing.output
+    assert "There is nobody with the handle 'nobody@x' in workshop" in missing.output
 
 
 def test_a_fleet_price_names_the_repair_by_its_ticket(shop: SimpleNamespace) -> None:

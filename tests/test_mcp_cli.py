@@ -32,7 +32,8 @@ def workshop(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (["--agent", "estimator", "--subject", "00000000-0000-0000-0000-000000000000"],
      "There is no Repair 00000000-0000-0000-0000-000000000000."),
     (["--agent", "estimator", "--subject", "ticket=T-99"], "There is no Repair ticket=T-99."),
-    (["--agent", "estimator", "--for", "ghost@example.com"], "There is no person"),
+    (["--agent", "estimator", "--for", "ghost@example.com"],
+     "There is nobody with the handle 'ghost@example.com' in workshop"),
     (["--agent", "estimator", "--skill", "juggle"], "has no skill 'juggle'"),
 ])
 def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:

@@ -186,6 +186,20 @@ def program() -> str:
     return shlex.quote(shown)
 
 
+def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
+    """"There is nobody with the handle … in the app" (then `advice`), and, when the app's
+    database is a SQLite file named from the current folder, which file that is here: run from
+    another folder, it is another database (a new, empty one), the likeliest reason."""
+    said = f"There is nobody with the handle {handle!r} in {app.name}"
+    said = f"{said}: {advice}." if advice else f"{said}."
+    file = app.database.file
+    if not file or os.path.isabs(file):
+        return said
+    return (f"{said} Its database is {os.path.abspath(file)} here: the app's URL names the file "
+            f"{file} from the folder a command runs in. Run it from the app's folder, or give "
+            f"the app an absolute URL (sqlite:////path/to/{os.path.basename(file)}).")
+
+
 def app_option_words() -> str:
     """`` --app SPEC`` naming the app this command loaded, for a hint to quote ("" if none)."""
     context = click.get_current_context(silent=True)
@@ -358,8 +372,8 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         if token is None and app.people.find(handle) is None:
             listed = ("the guard's config lists them under [[people]]" if _opened_guard() else
                       f"`signoff users list{app_option_words()}` shows them")
-            raise Unauthenticated(f"There is nobody with the handle {handle!r} in {app.name}: "
-                                  f"give the handle of one of its people ({listed}).")
+            raise Unauthenticated(nobody_named(
+                app, handle, advice=f"give the handle of one of its people ({listed})"))
         if token is None:
             raise Unauthenticated(f"The profile keeps no token for {handle}: run "
                                   f"`{_saving_a_token(handle)}` (or give --token).")

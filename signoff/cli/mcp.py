@@ -21,6 +21,7 @@ from signoff.cli import (
     load_app,
     main,
     new_password,
+    nobody_named,
     opened_guard,
     whoami,
 )
@@ -112,9 +113,8 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     try:
         person = app.people.find(for_handle) if for_handle else None
         if for_handle and person is None:
-            raise Failure(f"There is no person {for_handle!r}: see `signoff users "
-                          f"list{app_option_words()}`.",
-                          EXIT_NOT_FOUND)
+            raise Failure(nobody_named(app, for_handle, advice=(
+                f"`signoff users list{app_option_words()}` lists its people")), EXIT_NOT_FOUND)
         handle = app.agent(agent_name)
         value = _subject(app, handle, skill_name, subject)
         served_skills(handle, skill_name, value, subject_option="--subject")  # told as a command

@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
-from signoff.cli import APP_OPTION, EXIT_REFUSED, JSON_OPTION, app_option_words, load_app, main
+from signoff.cli import (
+    APP_OPTION,
+    EXIT_REFUSED,
+    JSON_OPTION,
+    app_option_words,
+    load_app,
+    main,
+    nobody_named,
+)
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
@@ -65,7 +73,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     if for_handle is not None:
         person = app.people.find(for_handle)
         if person is None:
-            raise Failure(f"There is nobody with the handle {for_handle!r}.", EXIT_NOT_FOUND)
+            raise Failure(nobody_named(app, for_handle), EXIT_NOT_FOUND)
     worked_on = _subject(app, handle, own, subject, person)
     model: Any = None
     if model_spec is not None:

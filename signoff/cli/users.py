@@ -16,6 +16,7 @@ from signoff.cli import (
     load_app,
     main,
     new_password,
+    nobody_named,
     save_token,
 )
 from signoff.exceptions import NotFound
@@ -33,7 +34,7 @@ class NoSuchPerson(click.ClickException):
 def _person(app: Any, handle: str) -> Principal:
     found: Principal | None = app.people.find(handle)
     if found is None:
-        raise NoSuchPerson(f"There is nobody with the handle {handle!r}.")
+        raise NoSuchPerson(nobody_named(app, handle))
     return found
 
 
