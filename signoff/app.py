@@ -305,8 +305,10 @@ class App:
     ) -> TemporalWorker:
         """A Temporal worker of this app (the ``temporal`` extra): it runs the workflows and the
         steps of its tasks (``.run()``, or ``with ….running():`` in a thread). `address`: the
-        server, when the app does not name it (or names another); `model_for`, `stuck_after` as
-        for `worker`; `stalled_after`: how long a Running task goes unwritten, with nobody on
+        server, when the app does not name it (or names another); `model_for` as for `worker`;
+        `stuck_after` as for `Worker.run_forever` (how long a task is left Waiting on nothing
+        before it is taken for what a stopped process left half done, and settled);
+        `stalled_after`: how long a Running task goes unwritten, with nobody on
         it, before its workflow is signalled (it was started while the server could not be
         reached)."""
         if address is not None and (self.runner is None or self.runner.address != address):
@@ -336,7 +338,8 @@ class App:
         self._agency.loop.runner = self._temporal
 
     def trace(self, tracer_provider: Any = None, *, include_content: bool | None = None) -> None:
-        """Emit OpenTelemetry spans of agents' work from now on (the ``otel`` extra), named by
+        """Emit OpenTelemetry spans of agents' work from now on (the ``otlp`` extra: the SDK and
+        its OTLP exporter; ``otel``, the API alone, where the process sets up its own SDK), named by
         the GenAI semantic conventions, with the gate's verdicts, proposals, waits and decisions
         on them (see `signoff.agents.tracing`). `tracer_provider`: the global one when None.
         Arguments, results and messages are exported only with `include_content` (or
