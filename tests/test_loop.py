@@ -677,8 +677,12 @@ def test_an_approved_call_that_lost_touch_is_told_as_not_known() -> None:
 def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing() -> None:
     """A spending call whose action could not reach what it needs (`Unavailable`: nothing was
     sent) is told and recorded Unavailable, in the action's words, and what was reserved for it
-    is given back — run alone, and approved (decided as one that did not run)."""
+    is given back — run alone. Approved, the yes is not used up: `approve` raises Unavailable
+    in the action's words, the proposal and its task still wait, nothing is spent or kept of
+    the decision, and a yes once the bank can be reached runs it, once. (The yes was used up:
+    the proposal ended Failed, though nothing had been sent.)"""
     app = App("t", database="sqlite://")
+    bank = {"up": False}
 
     class Line(app.Record):  # type: ignore[name-defined, misc]
         __security__ = [allow("read", "create")]
@@ -687,8 +691,10 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     @spends(cost=0.25)
     def pay(line: Line) -> str:
         """Pay what the line is owed."""
-        raise Unavailable("The bank cannot be reached now: nothing was sent to it. Try the call "
-                          "again later.")
+        if not bank["up"]:
+            raise Unavailable("The bank cannot be reached now: nothing was sent to it. Try the "
+                              "call again later.")
+        return "Paid."
 
     class Paying(Skill[Line, str]):
         description = "Pay."
@@ -718,10 +724,23 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     assert alone.spend_usd == 0.0
     assert "ran pay alone, as itself: Unavailable." in app.receipt(alone.task).words
     asked = app.agent(Asker).do(Paying(), line, for_=noor, budget_usd=1.0, model=ScriptedModel(
-        says.tool(pay, line=line.id), says.hand_back("Could not pay.")))
+        says.tool(pay, line=line.id), says.hand_back("Paid.")))
     (proposal,) = app.proposals(task=asked.task)
+    with pytest.raises(Unavailable) as down:
+        app.approve(proposal, by=noor)
+    assert down.value.message == said
+    waiting = app.proposal(proposal.id)
+    assert waiting.status is ProposalStatus.WAITING
+    assert (waiting.decided_by, waiting.decided_at, waiting.result) == (None, None, None)
+    assert [p.id for p in app.proposals_for(noor)] == [proposal.id]
+    outcome = app.outcome(asked.task)
+    assert outcome.status is TaskStatus.WAITING
+    assert outcome.spend_usd == 0.0
+    assert "Noor approved" not in app.receipt(asked.task).words
+    bank["up"] = True
     decision = app.approve(proposal, by=noor)
-    assert decision.said == f"Noor approved pay, but it did not run: {said}"
-    assert app.proposal(proposal.id).result["outcome"] == "Unavailable"
-    assert app.outcome(asked.task).spend_usd == 0.0
+    assert decision.status is ProposalStatus.DONE
+    assert decision.said == "Noor approved pay, and it ran as them."
+    assert app.outcome(asked.task).status is TaskStatus.DONE
+    assert app.outcome(asked.task).spend_usd == 0.25
     app.database.dispose()

@@ -469,8 +469,8 @@ def test_an_upstream_that_cannot_be_reached_is_told_unavailable_not_invalid(
     assert lost.startswith(("Unknown: ", "Unavailable: ")), lost
     down = found["down"].content[0].text
     assert found["down"].is_error
-    assert down == ("Unavailable: The server web cannot be reached now: nothing was sent to it, "
-                    "so nothing ran there. Try the call again later: the guard tries to reach it "
+    assert down == ("Unavailable: The server web cannot be reached now, so nothing was sent to "
+                    "it and nothing ran there: try again later, as the guard tries to reach it "
                     "again at each call.")
     where = f"http://127.0.0.1:{web_port}/mcp"
     assert where not in lost + down
@@ -1106,6 +1106,80 @@ def test_a_yes_in_the_inbox_form_runs_the_call_while_the_guard_answers(guard: Si
     result, status = anyio.run(scenario)
     assert status == 303
     assert not result.is_error
+    assert _deleted(guard) == ["a.txt"]
+    (proposal,) = guard.app.proposals()
+    assert proposal.status is ProposalStatus.DONE
+
+
+def test_a_yes_in_the_guards_inbox_while_its_server_is_down_is_not_used_up(
+        guard: SimpleNamespace) -> None:
+    """While the server a waiting proposal calls cannot be reached, Noor's yes in the guard's
+    REST API answers 503 and in its inbox form shows the page again, each with the sentence
+    that says the server could not be reached and to try again later: nothing was sent, so the
+    proposal still waits, as after a refused `signoff mcp approve`; once the server is back, a
+    yes runs it, once. (Before, the yes was used up: the proposal ended Failed.)"""
+    from contextlib import ExitStack
+
+    web_port = free_port()
+    _config(guard.tmp, web_port=web_port)
+    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
+    files = environment(FILES_ROOT=str(guard.tmp / "files"))
+    guard.app.credentials.set_password(guard.noor, "correct horse battery")
+    csrf = re.compile(r'name="csrf" value="([^"]+)"')
+    headers = {"Authorization": f"Bearer {guard.token}"}
+
+    async def scenario() -> dict[str, Any]:
+        got: dict[str, Any] = {}
+        with ExitStack() as running, ExitStack() as again:
+            running.enter_context(serving(upstream, files, web_port))
+            async with _guarded(guard, "http") as (client, rest), httpx.AsyncClient(
+                    base_url=rest, timeout=60) as web:
+                await client.call_tool("web_delete_file", {"name": "a.txt"},
+                                       meta={"signoff/wait": 0})
+                (proposal,) = await anyio.to_thread.run_sync(guard.app.proposals)
+                got["id"] = proposal.id
+                await anyio.to_thread.run_sync(running.close)
+                # Until a call is told Unavailable (the first after may go out on the
+                # connection the guard had, and be told Unknown): the guard knows it is down.
+                with anyio.fail_after(60):
+                    while not (await client.call_tool("web_list_files", {})
+                               ).content[0].text.startswith("Unavailable: "):
+                        await anyio.sleep(0.05)
+                yes = f"/api/proposals/{proposal.id}/approve"
+                got["api"] = await web.post(yes, headers=headers, json={})
+                got["after api"] = (await web.get(f"/api/proposals/{proposal.id}",
+                                                  headers=headers)).json()
+                page = (await web.get("/login")).text
+                await web.post("/login", data={"csrf": csrf.findall(page)[0], "next": "/",
+                                               "handle": "noor@example.com",
+                                               "password": "correct horse battery"})
+                page = (await web.get(f"/proposals/{proposal.id}")).text
+                got["form"] = await web.post(f"/proposals/{proposal.id}/approve",
+                                             data={"csrf": csrf.findall(page)[0], "approve": "1"})
+                got["after form"] = await anyio.to_thread.run_sync(guard.app.proposal,
+                                                                   proposal.id)
+                await anyio.to_thread.run_sync(
+                    again.enter_context, serving(upstream, files, web_port))
+                got["back"] = await web.post(yes, headers=headers, json={})
+        return got
+
+    got = anyio.run(scenario)
+    down = ("The server web cannot be reached now, so nothing was sent to it and nothing ran "
+            "there: try again later, as the guard tries to reach it again at each call.")
+    api = got["api"]
+    assert api.status_code == 503, api.text
+    assert api.headers["content-type"] == "application/problem+json"
+    assert api.json()["detail"] == down
+    assert got["after api"]["status"] == "Waiting"
+    form = got["form"]
+    assert form.status_code == 503, form.text
+    assert down in form.text
+    assert f'action="/proposals/{got["id"]}/approve"' in form.text  # the page, to decide again
+    assert "Traceback" not in api.text + form.text
+    assert got["after form"].status is ProposalStatus.WAITING
+    back = got["back"]
+    assert back.status_code == 200, back.text
+    assert back.json()["status"] == "Done"
     assert _deleted(guard) == ["a.txt"]
     (proposal,) = guard.app.proposals()
     assert proposal.status is ProposalStatus.DONE

@@ -20,6 +20,7 @@ from signoff import (
     NotAuthorized,
     NotFound,
     ProposalStatus,
+    Unavailable,
     UserError,
 )
 from signoff.web import create_web_app
@@ -247,6 +248,7 @@ def test_the_catalogues(shop: SimpleNamespace) -> None:
     (Conflict("clash"), 422),
     (AgentRefused("not yours"), 403),
     (ConsentError("forged"), 403),
+    (Unavailable("The bank cannot be reached now, so nothing was sent: try again later."), 503),
     (UserError("misdeclared"), 500),
     (RuntimeError("internal detail"), 500),
 ])

@@ -2,13 +2,16 @@
 
 A yes runs the exact call that was shown, now, as the agent on behalf of the approver: only what
 both may. A proposal whose fingerprint reads differently now is stale and does not run. A tool the
-declaration has since ruled out does not run, whoever says yes.
+declaration has since ruled out does not run, whoever says yes. A yes whose call could not reach
+what it needs, and so sent nothing (`Unavailable`), is not used up: the proposal waits as it did,
+and the approver is told to try again later.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,7 +32,7 @@ from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerp
 from signoff.agents.proposing import fingerprint_of
 from signoff.agents.rules import StandingRule
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
-from signoff.exceptions import AgentRefused, EditRefused, Invalid, UnknownId
+from signoff.exceptions import AgentRefused, EditRefused, Invalid, Unavailable, UnknownId
 from signoff.security.acting import ActingAs
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
@@ -37,6 +40,8 @@ from signoff.store import points
 from signoff.store.database import Database
 
 __all__ = ["Decider", "Oversight"]
+
+log = logging.getLogger("signoff.agents")
 
 
 @dataclass(kw_only=True)
@@ -220,6 +225,14 @@ class Decider:
                                                   within=None if action.info.query else within)
             except RunAborted:
                 raise refused or self._already(proposal.id) from None
+            if result.outcome is ActionOutcome.UNAVAILABLE and (
+                    not apart or self._unclaim(proposal, call_id, reserved=cost)):
+                # Nothing was sent, so nothing ran: the yes is not used up (claimed with the
+                # run, the claim was rolled back with it). The decider is told, in the action's
+                # words, what could not be reached and to try again later.
+                log.info("%s said yes to proposal %s, but %s did not run, and the proposal "
+                         "waits: %s", by.name, proposal.id, proposal.action, result.problem)
+                raise Unavailable(result.problem)
             if not result.done or action.info.query:
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)
@@ -239,6 +252,22 @@ class Decider:
             decision = replace(decision, status=self._load(proposal.id)[0].status, said=told,
                                told_agent=self._told_of(proposal.task, call_id))
         return self._after(proposal, decision, woke)
+
+    def _unclaim(self, proposal: Proposal, call_id: str, *, reserved: float) -> bool:
+        """Give back the claim of an approved call that sent nothing (its run ended
+        Unavailable), in one transaction: the proposal waits again, undecided, its call is
+        proposed again, and what was reserved for it is given back. False when the call was
+        settled meanwhile (by a worker that took this run for stopped): then it is recorded as
+        any run that ended after it was settled."""
+        with self._database.connect() as db:
+            holds.lock(db, proposal.task)
+            if not repo.unclaim_proposal(db, proposal.id):
+                return False
+            repo.update_call(db, proposal.task, call_id, state=CallState.PROPOSED,
+                             started_at=None)
+            if reserved:
+                repo.add_spend(db, proposal.task, -reserved)
+        return True
 
     def _refused(self, proposal: Proposal, call_id: str, by: Principal, registered: Registered,
                  problem: str, *, claimed: bool = False) -> Decision:

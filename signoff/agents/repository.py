@@ -457,6 +457,15 @@ def claim_proposal(db: Executor, proposal: Proposal, status: ProposalStatus, **v
         "status": ProposalStatus.WAITING.value, "escalations": proposal.escalations}) == 1
 
 
+def unclaim_proposal(db: Executor, proposal_id: str) -> bool:
+    """Put an approved proposal whose run sent nothing back to waiting, undecided; False when
+    it is no longer approved (its run was settled meanwhile), and nothing is written."""
+    return _run_update(db, proposals, proposal_id, {
+        "status": ProposalStatus.WAITING.value, "decided_by_id": None, "decided_at": None,
+        "edited": None, "run_by": None, "run_until": None,
+    }, guards={"status": ProposalStatus.APPROVED.value}) == 1
+
+
 def escalate_proposal(db: Executor, proposal: Proposal, *, person_id: str | None,
                       queue: str | None, deadline_at: datetime | None, at: datetime) -> bool:
     """Put a waiting proposal to another decider (a person or a queue), with its new deadline;

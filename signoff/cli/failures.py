@@ -37,6 +37,7 @@ from signoff.exceptions import (
     Refusal,
     SignoffError,
     StoreError,
+    Unavailable,
     UserError,
 )
 
@@ -64,7 +65,8 @@ EXIT_NOT_FOUND = 3
 EXIT_UNAUTHENTICATED = 4
 """No token, or a token that is not (or no longer) valid."""
 EXIT_FAILED = 5
-"""It could not be done: the database or a model could not be used, or it failed unforeseen."""
+"""It could not be done: the database, a model or a server a call needs could not be used, or it
+failed unforeseen."""
 
 EXTRAS = {
     "psycopg": "postgres", "psycopg2": "postgres", "fastapi": "web", "uvicorn": "web",
@@ -99,6 +101,8 @@ def failure_of(error: BaseException, *, where: str = "") -> Failure:
         return Failure(prefix + error.message, EXIT_FAILED)
     if isinstance(error, NotFound):
         return Failure(prefix + error.message, EXIT_NOT_FOUND)
+    if isinstance(error, Unavailable):  # nothing was sent, and it may be tried again later
+        return Failure(prefix + error.message, EXIT_FAILED)
     if isinstance(error, Refusal):
         return Failure(prefix + error.message, EXIT_REFUSED)
     if isinstance(error, EditRefused):  # changed values that do not fit: a wrong value

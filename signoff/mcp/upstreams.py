@@ -33,8 +33,8 @@ log = logging.getLogger("signoff.mcp")
 CALL_TIMEOUT_SECONDS = 300.0
 """How long one upstream call may take before the guard gives up on it."""
 
-_STOPPING = ("The guard is stopping: nothing was sent to {server}, so nothing ran there. Try "
-             "the call again once the guard is back.")
+_STOPPING = ("The guard is stopping, so nothing was sent to {server} and nothing ran there: "
+             "try again once the guard is back.")
 
 
 def digest_of(tool: Tool) -> str:
@@ -182,10 +182,12 @@ class Upstreams:
             # What went wrong, and where the server is, are the guard's to know: the log's.
             log.warning("The guard could not reach the server %s (%s): %s", server,
                         _where(self.servers[server]), link.error or "its connection closed")
+            # One sentence, for a model and a person alike: a yes to a call of it is not used
+            # up, and whoever said it is told this too.
             raise UpstreamUnavailable(
-                f"The server {server} cannot be reached now: nothing was sent to it, so nothing "
-                "ran there. Try the call again later: the guard tries to reach it again at each "
-                "call.")
+                f"The server {server} cannot be reached now, so nothing was sent to it and "
+                "nothing ran there: try again later, as the guard tries to reach it again at "
+                "each call.")
         return link.client, link.lost
 
     async def refresh(self) -> dict[str, dict[str, Tool]]:

@@ -17,7 +17,12 @@ from signoff.exceptions import AgentRefused, EditRefused, UnknownId
 from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
 from signoff.security.principals import Principal
 from signoff.web.auth import bearer_principal
-from signoff.web.problems import PROBLEM_RESPONSES, ProblemError, to_problem
+from signoff.web.problems import (
+    PROBLEM_RESPONSES,
+    UNAVAILABLE_RESPONSE,
+    ProblemError,
+    to_problem,
+)
 from signoff.web.schemas import (
     ActionOut,
     ActionPage,
@@ -99,10 +104,13 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         fresh = inbox.freshness(proposal) if proposal.status is ProposalStatus.WAITING else None
         return ProposalOut.of(proposal, fresh)
 
-    @router.post("/proposals/{proposal_id}/approve", tags=["proposals"])
+    @router.post("/proposals/{proposal_id}/approve", tags=["proposals"],
+                 responses=UNAVAILABLE_RESPONSE)
     def approve(proposal_id: str, person: Me, body: ApproveIn | None = None) -> DecisionOut:
         """Say yes: it runs now, as the agent on behalf of you (only what both may). A stale
-        proposal does not run; its status says so. The body may be left out: a plain yes."""
+        proposal does not run; its status says so. When what the call needs outside cannot be
+        reached, nothing is sent and the proposal still waits: 503, and the detail says what to
+        try again later. The body may be left out: a plain yes."""
         body = body or ApproveIn()
         proposal = inbox.proposal(person, proposal_id)
         try:

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule
 from signoff.app import App
-from signoff.exceptions import AgentRefused, Invalid
+from signoff.exceptions import AgentRefused, Invalid, Unavailable
 from signoff.inbox import Inbox
 from signoff.security.principals import Principal
 from signoff.web.api import refused
@@ -225,7 +225,9 @@ class Pages:
             decision = self.app.approve(proposal, by=person,
                                         always_like_this=bool(fields.get("always")),
                                         edited=edited or None)
-        except (ProblemError, AgentRefused, Invalid) as error:
+        except (ProblemError, AgentRefused, Invalid, Unavailable) as error:
+            # (Unavailable: nothing was sent, and the proposal still waits: the page shows it
+            # with its forms, and the sentence saying what to try again later.)
             problem = refused(self.app, proposal_id, error) if isinstance(
                 error, AgentRefused) else to_problem(error)
             return self._proposal(request, person, self.app.proposal(proposal_id),

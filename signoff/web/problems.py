@@ -24,12 +24,14 @@ from signoff.exceptions import (
     NotAuthorized,
     NotFound,
     SignoffError,
+    Unavailable,
     UserError,
 )
 
 __all__ = [
     "MEDIA_TYPE",
     "PROBLEM_RESPONSES",
+    "UNAVAILABLE_RESPONSE",
     "Problem",
     "ProblemError",
     "problem_response",
@@ -84,6 +86,8 @@ def to_problem(error: Exception) -> ProblemError:
         return ProblemError(403, error.message, type_="urn:signoff:problem:not-authorized")
     if isinstance(error, Invalid):
         return ProblemError(422, error.message, type_="urn:signoff:problem:invalid")
+    if isinstance(error, Unavailable):  # nothing was sent: the same request may work later
+        return ProblemError(503, error.message, type_="urn:signoff:problem:unavailable")
     if isinstance(error, AgentRefused):
         return ProblemError(403, str(error), type_="urn:signoff:problem:refused")
     if isinstance(error, ConsentError):
@@ -182,3 +186,10 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     422: {"description": "A value that does not fit.", "content": _content(), "model": Problem},
 }
 """The problems every API operation may answer, as its OpenAPI says."""
+
+UNAVAILABLE_RESPONSE: dict[int | str, dict[str, Any]] = {
+    503: {"description": "What the call needs outside could not be reached: nothing was sent, "
+                         "so nothing ran, and the proposal still waits. Try again later.",
+          "content": _content()},
+}
+"""What an approval may answer besides: its call could not reach what it needs."""
