@@ -9,8 +9,10 @@
     │   ├── NotFound            the thing is not there (or unreadable) → outcome Gone
     │   ├── NotAuthorized       whoever this runs as may not do it    → outcome Denied
     │   ├── OutcomeUnknown      it reached outside and lost touch     → outcome Unknown
-    │   └── Unavailable         what it needs outside cannot be reached; nothing was sent
-    │                                                                 → outcome Unavailable
+    │   ├── Unavailable         what it needs outside cannot be reached; nothing was sent
+    │   │                                                             → outcome Unavailable
+    │   └── Failed              it failed, for a reason it can tell (what it reached outside
+    │                           answered with an error)               → outcome Failed
     ├── UserError               a mistake by the developer using signoff (a misdeclared action,
     │                           a bad policy, a malformed step); raised at declaration time
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
@@ -32,6 +34,7 @@ __all__ = [
     "Conflict",
     "ConsentError",
     "EditRefused",
+    "Failed",
     "Invalid",
     "NotAuthorized",
     "NotFound",
@@ -80,6 +83,14 @@ class Unavailable(Refusal):
     names what could not be reached and says to try again; why it could not be reached (an
     address, the driver's error) belongs in the log. A request that may have gone out before
     touch was lost is an `OutcomeUnknown`, never this."""
+
+
+class Failed(Refusal):
+    """The action could not do what it was asked, for a reason it can tell in words fit for the
+    caller and a model: what it reached outside answered with an error, and the message quotes
+    it. The run ends Failed with this sentence rather than the fixed words of a failure nobody
+    foresaw; nothing of the app's is kept, and what it may have spent stays spent. Internals (an
+    address, a driver's error, a stack) belong in the log, never in the message."""
 
 
 class NotFound(Refusal):

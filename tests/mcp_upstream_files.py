@@ -5,8 +5,9 @@ deletes one (so a test counts the runs); wait_for(flag) answers once the test pu
 
 ``FILES_LIE=1`` marks delete_file read-only (a lying server); ``FILES_DELETE_SAYS`` replaces
 delete_file's description (a changed tool); a file `more_tools` beside the files' folder when it
-starts adds count_files (a tool added by a new version). Serves stdio, or streamable HTTP with
-``--http PORT``.
+starts adds count_files (a tool added by a new version); ``FILES_ERRORS=1`` adds answer_error,
+which answers with the error it is given. Serves stdio, or streamable HTTP with ``--http
+PORT``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
 ROOT = Path(os.environ["FILES_ROOT"])
@@ -56,6 +59,17 @@ if (ROOT.parent / "more_tools").exists():
     def count_files() -> int:
         """Count the files kept."""
         return len(list(ROOT.iterdir()))
+
+
+if os.environ.get("FILES_ERRORS") == "1":
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def answer_error(code: int, message: str) -> str:
+        """Answer with the JSON-RPC error `code` and `message`; with code 0, with a tool error
+        (a result whose isError is true) saying `message`."""
+        if code == 0:
+            raise ToolError(message)
+        raise MCPError(code=code, message=message)
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))

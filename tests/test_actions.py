@@ -25,6 +25,7 @@ from signoff import (
     App,
     Choices,
     Conflict,
+    Failed,
     Invalid,
     NotAuthorized,
     NotFound,
@@ -422,6 +423,7 @@ def _crane_like_app() -> SimpleNamespace:
             "lost": OutcomeUnknown("The crane's line dropped while it lifted."),
             "down": Unavailable("The crane cannot be reached now: nothing was sent to it. Try "
                                 "again later."),
+            "failed": Failed("The crane answered “motor overheated”: let it cool first."),
             "boom": KeyError("secret internals: row 7"),
         }
         if how in refusals:
@@ -448,6 +450,8 @@ def _crane_like_app() -> SimpleNamespace:
         ("lost", ActionOutcome.UNKNOWN, "The crane's line dropped while it lifted."),
         ("down", ActionOutcome.UNAVAILABLE,
          "The crane cannot be reached now: nothing was sent to it. Try again later."),
+        ("failed", ActionOutcome.FAILED,
+         "The crane answered “motor overheated”: let it cool first."),
         ("boom", ActionOutcome.FAILED, FAILED_TEXT),
     ],
 )

@@ -483,6 +483,52 @@ def test_an_upstream_that_cannot_be_reached_is_told_unavailable_not_invalid(
     assert "ran web_list_files alone, as itself: Done." in words
 
 
+def test_an_upstreams_json_rpc_error_is_told_as_what_it_is(guard: SimpleNamespace) -> None:
+    """A server that answers a call with a JSON-RPC error is told in its own words: invalid
+    params as `Invalid` (the arguments were wrong, so a model calls it otherwise), any other
+    error as `Failed`, quoting the server; a tool error (a result whose isError is true) is
+    `Invalid`, with the server's words. (A JSON-RPC error was told as a failure the app did not
+    foresee, and the server's words reached no one.)"""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    web_port = free_port()
+    _config(guard.tmp, web_port=web_port)
+    # (under [servers.web]: its answers are not outside content, so no call here is proposed)
+    guard.config.write_text(guard.config.read_text() + "outside = false\n")
+    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
+    files = environment(FILES_ROOT=str(guard.tmp / "files"), FILES_ERRORS="1")
+    answers = [("invalid", -32602, "The name must not hold a slash."),
+               ("failed", -32603, "The disk is full."),
+               ("tool error", 0, "There is no such file.")]
+
+    async def scenario() -> dict[str, Any]:
+        with serving(upstream, files, web_port):
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+                return {how: await served.call_tool("web_answer_error",
+                                                    {"code": code, "message": message})
+                        for how, code, message in answers}
+
+    told = {how: (result.is_error, result.content[0].text)
+            for how, result in anyio.run(scenario).items()}
+    assert told["invalid"] == (True, (
+        "Invalid: The server web refused the arguments of answer_error: “The name must not "
+        "hold a slash.” — call it again with arguments that fit."))
+    assert told["failed"] == (True, (
+        "Failed: The server web answered the call of answer_error with the error “The disk is "
+        "full.” (JSON-RPC -32603): look at what the tool keeps before calling it again."))
+    is_error, tool_error = told["tool error"]
+    assert is_error
+    assert tool_error.startswith("Invalid: web answered with an error: "), tool_error
+    assert "There is no such file." in tool_error
+    assert "did not foresee" not in repr(told)
+    words = guard.app.receipt(_task(guard)).words
+    assert words.count("ran web_answer_error alone, as itself: Invalid.") == 2
+    assert words.count("ran web_answer_error alone, as itself: Failed.") == 1
+
+
 def test_a_call_its_upstream_does_not_answer_in_time_is_told_unknown(
         guard: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call whose upstream does not answer within the guard's wait is told, and recorded, as

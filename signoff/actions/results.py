@@ -32,7 +32,8 @@ class ActionOutcome(enum.Enum):
     GONE = "Gone"
     """No such action, or a record it names does not exist or cannot be read; nothing ran."""
     FAILED = "Failed"
-    """It broke for a reason the app did not foresee; nothing is kept, the log has why."""
+    """It broke: for a reason the app did not foresee (told in fixed words; the log has why),
+    or one the action tells (`Failed`, in its words); nothing is kept."""
     UNKNOWN = "Unknown"
     """It reached outside and lost touch before it was answered (`OutcomeUnknown`): whether it
     happened there is not known; nothing of the app's is kept."""

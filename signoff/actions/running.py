@@ -30,6 +30,7 @@ from signoff.actions.readonly import (
 )
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.exceptions import (
+    Failed,
     Invalid,
     NotAuthorized,
     NotFound,
@@ -241,6 +242,11 @@ class Runner:
             except Unavailable as down:
                 return _result(action, acting, cause, ActionOutcome.UNAVAILABLE,
                                problem=down.message)
+            except Failed as failed:  # a failure the action tells in its own words
+                log.info("Action %s failed, run as %s for cause %r: %s", action.name,
+                         acting.names, cause, failed.message)
+                return _result(action, acting, cause, ActionOutcome.FAILED,
+                               problem=failed.message)
             except RunAborted:
                 raise
             except _AlreadyUsed:

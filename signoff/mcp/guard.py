@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dependency of mcp
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-from mcp.types import CallToolResult, TextContent, Tool
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool
 from sqlalchemy import String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -40,11 +40,11 @@ from signoff.agents.permits import Leave, Permits
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.app import App
-from signoff.exceptions import Invalid, OutcomeUnknown, Unavailable, UserError
+from signoff.exceptions import Failed, Invalid, OutcomeUnknown, Unavailable, UserError
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
-from signoff.mcp.upstreams import Upstreams, UpstreamUnavailable, digest_of
+from signoff.mcp.upstreams import UpstreamError, Upstreams, UpstreamUnavailable, digest_of
 
 __all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app", "reads_outside"]
 
@@ -281,6 +281,8 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
             # Never sent: it did not run, and nothing about its arguments was wrong (an
             # Invalid would tell a model to call it otherwise). Why is in the log.
             raise Unavailable(str(error)) from None
+        except UpstreamError as error:
+            raise _refusal_of(server, tool, error) from None
         return _answer_of(server, answer)
 
     forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
@@ -299,6 +301,19 @@ def _answer_of(server: str, answer: CallToolResult) -> dict[str, Any]:
     if answer.is_error:
         raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
     return {"text": text, "structured": answer.structured_content}
+
+
+def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | Failed:
+    """What a server's JSON-RPC error answering a call of `tool` is, in words that quote it:
+    `Invalid` when it said the arguments were wrong (so a model calls it otherwise), else
+    `Failed`."""
+    said = str(error).strip() or "it gave no reason"
+    if error.code == INVALID_PARAMS:
+        return Invalid(f"The server {server} refused the arguments of {tool}: “{said}” — call "
+                       "it again with arguments that fit.")
+    return Failed(f"The server {server} answered the call of {tool} with the error “{said}” "
+                  f"(JSON-RPC {error.code}): look at what the tool keeps before calling it "
+                  "again.")
 
 
 def _outside(server: Upstream) -> Untrusted:

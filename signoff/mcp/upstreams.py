@@ -26,7 +26,14 @@ from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 from signoff.exceptions import SignoffError
 from signoff.mcp.config import GuardConfig, Upstream
 
-__all__ = ["CALL_TIMEOUT_SECONDS", "ServerUnreachable", "UpstreamUnavailable", "Upstreams", "digest_of"]
+__all__ = [
+    "CALL_TIMEOUT_SECONDS",
+    "ServerUnreachable",
+    "UpstreamError",
+    "UpstreamUnavailable",
+    "Upstreams",
+    "digest_of",
+]
 
 log = logging.getLogger("signoff.mcp")
 
@@ -57,6 +64,18 @@ class UpstreamUnavailable(Exception):
     def __init__(self, message: str, *, sent: bool = False) -> None:
         super().__init__(message)
         self.sent = sent
+
+
+class UpstreamError(Exception):
+    """An upstream answered a call with a JSON-RPC error: the server was reached, and refused
+    the call or failed it. `code` is the error's code (`INVALID_PARAMS`: the arguments were
+    wrong), the message the server's own words. The guard's action raises it on as `Invalid`
+    when the arguments were wrong, else as `Failed`, quoting the server."""
+
+    def __init__(self, message: str, *, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+        """The JSON-RPC error's code."""
 
 
 class ServerUnreachable(SignoffError):
@@ -212,7 +231,8 @@ class Upstreams:
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one upstream tool with exactly these arguments; `UpstreamUnavailable` when its
         server cannot be reached, when the guard stops, or when its connection closed while
-        the call was out (each saying whether it was sent)."""
+        the call was out (each saying whether it was sent); `UpstreamError` when the server
+        answered with a JSON-RPC error."""
         task = asyncio.current_task()
         if task is not None:
             self._out.add(task)  # from here on, `cut_calls` ends it
@@ -232,13 +252,20 @@ class Upstreams:
                     f"The server {server} did not answer the call of {tool} within "
                     f"{CALL_TIMEOUT_SECONDS:g} seconds: whether it ran is not known; look at "
                     "what the tool keeps before calling it again.", sent=True) from None
-            if error.code != CONNECTION_CLOSED or lost is None:
-                raise
-            lost.set()
-            raise UpstreamUnavailable(
-                f"The connection to the server {server} closed while the call of {tool} was "
-                "out: whether it ran is not known. The guard connects again at the next call; "
-                "look at what the tool keeps before calling it again.", sent=True) from None
+            if error.code == CONNECTION_CLOSED:
+                if lost is None:
+                    raise
+                lost.set()
+                raise UpstreamUnavailable(
+                    f"The connection to the server {server} closed while the call of {tool} "
+                    "was out: whether it ran is not known. The guard connects again at the next "
+                    "call; look at what the tool keeps before calling it again.",
+                    sent=True) from None
+            # The server answered the call with an error of its own: its words are told on,
+            # whatever else it gave (the error's data) is the log's.
+            log.info("The server %s answered the call of %s with the JSON-RPC error %s: %s "
+                     "(data: %r)", server, tool, error.code, error.message, error.data)
+            raise UpstreamError(error.message, code=error.code) from None
         except asyncio.CancelledError:
             if not self._stopping:
                 raise
