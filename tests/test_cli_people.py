@@ -201,6 +201,38 @@ def test_rules_tasks_receipt_agents(shop: SimpleNamespace) -> None:
             "leave": "Never", "decided_by": "nobody"} in json.loads(out)
 
 
+@pytest.mark.parametrize("asked", [["--list", "--revoke", "TOKEN"], ["--revoke", "TOKEN", "--list"],
+                                   ["--list", "--save"], ["--revoke", "TOKEN", "--save"],
+                                   ["--list", "--label", "ci"], ["--revoke", "TOKEN", "--label", "ci"],
+                                   ["--list", "--revoke", "TOKEN", "--save"]])
+def test_a_token_command_asked_two_things_at_once_does_neither(shop: SimpleNamespace,
+                                                              asked: list[str]) -> None:
+    """`users token` with --list and --revoke (or either with --save or --label, which go with a
+    new token) is a usage error, exit 2, that says to give one of them; no token is revoked,
+    issued or kept (--list with --revoke only listed, and the token stayed good)."""
+    _login("mia@workshop.example")
+    (kept,) = shop.app.credentials.tokens(shop.mia)
+    profile = Path(os.environ["SIGNOFF_PROFILE"])
+    before = profile.read_text()
+    done = CliRunner().invoke(main, ["users", "token", "mia@workshop.example", "--app", APP,
+                                     *[kept.id if word == "TOKEN" else word for word in asked]])
+    assert done.exit_code == 2, done.output
+    assert "give one of them" in " ".join(done.output.split())
+    assert [(t.id, t.revoked_at) for t in shop.app.credentials.tokens(shop.mia)] == [
+        (kept.id, None)]
+    assert profile.read_text() == before
+
+
+def test_an_empty_token_id_to_revoke_is_a_usage_error(shop: SimpleNamespace) -> None:
+    """`users token HANDLE --revoke ""` (an unset shell variable) is told as empty, exit 2; it
+    issued and printed a new token."""
+    done = CliRunner().invoke(main, ["users", "token", "mia@workshop.example", "--revoke", "",
+                                     "--app", APP])
+    assert done.exit_code == 2, done.output
+    assert "it is empty" in done.output
+    assert shop.app.credentials.tokens(shop.mia) == []
+
+
 @pytest.mark.parametrize("command", [["proposals"], ["approve"], ["reject"], ["rules"],
                                      ["tasks"], ["receipt"], ["agents"], ["users"],
                                      ["users", "token"]])

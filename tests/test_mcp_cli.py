@@ -151,6 +151,28 @@ def test_a_guards_tokens_are_listed_and_revoked_only_by_their_owner(tmp_path: Pa
     assert sum(p is not None for p in still) == 1
 
 
+@pytest.mark.parametrize("asked", [["--list", "--revoke", "TOKEN"], ["--list", "--save"],
+                                   ["--revoke", "TOKEN", "--save"], ["--revoke", ""]])
+def test_a_guard_token_command_asked_two_things_at_once_does_neither(tmp_path: Path,
+                                                                    asked: list[str]) -> None:
+    """`signoff mcp token` with --list and --revoke, or either with --save, is a usage error,
+    exit 2, that says to give one of them (it only listed); an empty --revoke is told as empty
+    (it issued a new token). No token is revoked or issued."""
+    config = _noors_guard(tmp_path)
+    issued = CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com"])
+    assert issued.exit_code == 0, issued.output
+    app = open_guard_app(GuardConfig.load(config))
+    noor = app.people.find("noor@example.com")
+    (kept,) = app.credentials.tokens(noor)
+    done = CliRunner().invoke(main, ["mcp", "token", str(config), "noor@example.com",
+                                     *[kept.id if word == "TOKEN" else word for word in asked]])
+    assert done.exit_code == EXIT_USAGE, done.output
+    said = " ".join(done.output.split())
+    assert ("it is empty" if "" in asked else "give one of them") in said
+    assert [(t.id, t.revoked_at) for t in app.credentials.tokens(noor)] == [(kept.id, None)]
+    assert app.credentials.principal_for_token(issued.output.strip()) is not None
+
+
 @pytest.mark.parametrize("command", [["token"], ["password", "--password", "long enough"]])
 def test_an_empty_handle_is_a_usage_error(tmp_path: Path, command: list[str]) -> None:
     """A handle given empty (as an unset shell variable gives it) is told as such, exit 2: not a

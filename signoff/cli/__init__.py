@@ -227,9 +227,12 @@ def main(debug: bool) -> None:
     tell_logs(debug=debug)
 
 
-def given(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """An id or handle argument, which must not be empty: an empty one (an unset shell variable,
-    ``""``) is a usage error that says so, not a search for nothing."""
+def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An id or handle argument (or option: None when it is not given), which must not be
+    empty: an empty one (an unset shell variable, ``""``) is a usage error that says so, not a
+    search for nothing."""
+    if value is None:
+        return None
     text = value.strip()
     if not text:
         raise click.BadParameter(

@@ -285,14 +285,15 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 @click.argument("handle", callback=given)
 @click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
               "they are then who commands act as when --as is not given.")
-@click.option("--revoke", "revoke_id", metavar="TOKEN_ID", help="Revoke this token instead.")
+@click.option("--revoke", "revoke_id", metavar="TOKEN_ID", callback=given,
+              help="Revoke this token instead.")
 @click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
 def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
           listing: bool) -> None:
     """Issue a token for a person of the guard's config (each run issues a new one, shown
-    once), list their tokens, or revoke one: they use the guard's REST API and `signoff mcp
-    proposals|approve|reject|receipt` with it, and connect to the guard over HTTP (the inbox's
-    web pages take a password: `signoff mcp password`).
+    once), list their tokens, or revoke one (one of these at a time): they use the guard's
+    REST API and `signoff mcp proposals|approve|reject|receipt` with it, and connect to the
+    guard over HTTP (the inbox's web pages take a password: `signoff mcp password`).
 
     \b
     Examples:

@@ -13,6 +13,7 @@ from signoff.cli import (
     JSON_OPTION,
     PASSWORD_OPTIONS,
     app_option_words,
+    given,
     load_app,
     main,
     new_password,
@@ -172,15 +173,17 @@ def password(handle: str, password: str | None, password_stdin: bool, app_spec: 
 
 @users.command()
 @click.argument("handle")
-@click.option("--label", default="cli", show_default=True, help="What the token is for.")
+@click.option("--label", default="cli", show_default=True, help="What a new token is for.")
 @click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
               "they are then who commands act as when --as is not given.")
-@click.option("--revoke", "revoke_id", metavar="TOKEN_ID", help="Revoke this token instead.")
+@click.option("--revoke", "revoke_id", metavar="TOKEN_ID", callback=given,
+              help="Revoke this token instead.")
 @click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
 @APP_OPTION
 def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: bool,
           app_spec: str | None) -> None:
-    """Give someone a new token (shown once), list their tokens, or revoke one.
+    """Give someone a new token (shown once), list their tokens, or revoke one: one of these
+    at a time (--save and --label go with a new token).
 
     \b
     Examples:
@@ -190,22 +193,29 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
     """
     app = load_app(app_spec)
     person = _person(app, handle)
-    issue_list_or_revoke(app, person, label=label, save=save, revoke_id=revoke_id,
+    labelled = click.get_current_context().get_parameter_source(
+        "label") is not click.core.ParameterSource.DEFAULT
+    issue_list_or_revoke(app, person, label=label, labelled=labelled, save=save,
+                         revoke_id=revoke_id,
                          listing=listing, listed_by=f"signoff users token {person.handle} "
                                                    f"--list{app_option_words()}")
 
 
 def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
-                         revoke_id: str | None, listing: bool, listed_by: str) -> None:
+                         revoke_id: str | None, listing: bool, listed_by: str,
+                         labelled: bool = False) -> None:
     """A token command's work: list `person`'s tokens, revoke one of theirs, or give them a new
-    one (shown once, or kept in the local profile with `save`). `listed_by` is the command that
-    lists them, for a token id that is not theirs."""
+    one labelled `label`, shown once or kept in the local profile with `save`. `listed_by` is
+    the command that lists them, for a token id that is not theirs. Asked for two of these at
+    once (--list with --revoke, or either with what goes with a new token: `save`, or a label
+    the person gave, `labelled`), it does none of them: a usage error says to give one."""
+    _one_at_a_time(listing=listing, revoke_id=revoke_id, save=save, labelled=labelled)
     if listing:
         for info in app.credentials.tokens(person):
             click.echo(f"{info.id}  {info.label}  made {info.created_at:%Y-%m-%d %H:%M}"
                        f"{'  revoked' if info.revoked_at else ''}")
         return
-    if revoke_id:
+    if revoke_id is not None:
         if revoke_id not in {info.id for info in app.credentials.tokens(person)}:
             raise NotFound(f"{person.name} has no token {revoke_id}: `{listed_by}` lists theirs.")
         app.credentials.revoke_token(revoke_id)
@@ -217,3 +227,19 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
         click.echo(f"A new token for {person.name} is kept in {path}.")
     else:
         click.echo(secret)
+
+
+def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled: bool) -> None:
+    """Refuse a token command asked for two things at once: --list and --revoke each stand
+    alone, and --save and --label go with a new token (with either of them, one would be left
+    undone without a word)."""
+    asked = [option for option, given in (("--list", listing), ("--revoke", revoke_id is not None),
+                                          ("--save", save), ("--label", labelled))
+             if given]
+    if (listing or revoke_id is not None) and len(asked) > 1:
+        both = " and ".join(asked) if len(asked) == 2 else (
+            f"{', '.join(asked[:-1])} and {asked[-1]}")
+        raise click.UsageError(
+            f"{both} ask for more than one thing at once: give one of them (--list lists the "
+            "person's tokens, --revoke TOKEN_ID revokes one, and --save or --label go with a "
+            "new token, given alone).")
