@@ -250,8 +250,9 @@ def test_users_list_of_an_app_with_nobody_says_so(tmp_path: Path,
     monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
     result = CliRunner().invoke(main, ["users", "list", "--app", APP])
     assert result.exit_code == 0, result.output
-    assert result.output == ("Nobody yet: the app adds its people (app.people.add), or "
-                             "`signoff users add` does.\n")
+    assert " ".join(result.output.split()) == (
+        "Nobody yet: the app adds its people (app.people.add), or "
+        f"`signoff users add HANDLE NAME --app {APP}` does.")
 
 
 def test_users_add_refuses_a_handle_that_is_not_an_e_mail_address(

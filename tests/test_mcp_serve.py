@@ -200,7 +200,8 @@ def test_what_is_listed_refused_and_answered_at_once(shop: SimpleNamespace,
 
 def test_over_http_a_request_without_a_valid_token_is_refused(shop: SimpleNamespace) -> None:
     """Without a token, or with a made-up one, the MCP endpoint answers 401 and nothing is
-    served; Mia's token serves work for Mia."""
+    served, and without one it names the command that gives one, for this app (it named no
+    app); Mia's token serves work for Mia."""
     port = free_port()
     with http_server([*shop.serve, "--http", f"127.0.0.1:{port}"], shop.env, port) as url:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -208,6 +209,8 @@ def test_over_http_a_request_without_a_valid_token_is_refused(shop: SimpleNamesp
             answer = httpx.post(f"{url}/mcp", json=body, headers=headers)
             assert answer.status_code == 401
             assert answer.headers["www-authenticate"].startswith("Bearer")
+            if not headers:
+                assert "`signoff users token HANDLE --app examples/workshop.py`" in answer.text
 
         async def as_mia() -> Any:
             async with over_http(url, token=shop.tokens["Mia"]) as client:

@@ -10,8 +10,6 @@ import importlib
 import importlib.util
 import json
 import os
-import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from signoff.cli.failures import (
     failure_of,
     tell_logs,
 )
+from signoff.cli.invocation import program, runnable
 
 __all__ = [
     "APP_OPTION",
@@ -53,6 +52,7 @@ __all__ = [
     "program",
     "read_profile",
     "revoking_a_rule",
+    "runnable",
     "save_token",
     "whoami",
 ]
@@ -151,39 +151,16 @@ def _saving_a_token(handle: str) -> str:
     """The command that keeps a token for `handle` in the profile, for this command's app."""
     guard = _opened_guard()
     if guard:
-        return f"signoff mcp token {guard} {handle} --save"
-    return f"signoff users token {handle} --save{app_option_words()}"
+        return runnable(f"mcp token {guard} {handle} --save")
+    return runnable(f"users token {handle} --save{app_option_words()}")
 
 
 def revoking_a_rule(rule_id: str) -> str:
     """The command that takes back a standing rule, for this command's app."""
     guard = _opened_guard()
     if guard:
-        return f"signoff mcp revoke {guard} {rule_id}"
-    return f"signoff rules revoke {rule_id}{app_option_words()}"
-
-
-def program() -> str:
-    """How the person runs signoff again, to begin a command a message tells them: ``signoff``
-    when that is on their PATH and is the program running now; else the path it was run by,
-    relative to the current folder when under it (``.venv/bin/signoff`` in a clone whose
-    environment is not activated, as after ``scripts/demo``)."""
-    ran = Path(sys.argv[0])
-    if ran.stem != "signoff":  # as `python -m signoff.cli`, or called in-process by a test
-        return "signoff"
-    found = shutil.which("signoff")
-    try:
-        if found and os.path.samefile(found, ran):
-            return "signoff"
-    except OSError:  # either is gone: name the path it was run by
-        pass
-    where = Path(os.path.abspath(ran))
-    try:
-        shown = str(where.relative_to(Path.cwd()))
-        shown = shown if os.sep in shown else f".{os.sep}{shown}"  # not looked up on PATH
-    except ValueError:  # not under the current folder
-        shown = str(where)
-    return shlex.quote(shown)
+        return runnable(f"mcp revoke {guard} {rule_id}")
+    return runnable(f"rules revoke {rule_id}{app_option_words()}")
 
 
 def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
@@ -374,7 +351,7 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         token = own.get("tokens", {}).get(handle) or profile.get("tokens", {}).get(handle)
         if token is None and app.people.find(handle) is None:
             listed = ("the guard's config lists them under [[people]]" if _opened_guard() else
-                      f"`signoff users list{app_option_words()}` shows them")
+                      f"`{runnable('users list' + app_option_words())}` shows them")
             raise Unauthenticated(nobody_named(
                 app, handle, advice=f"give the handle of one of its people ({listed})"))
         if token is None:

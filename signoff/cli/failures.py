@@ -27,6 +27,7 @@ from typing import Any
 import click
 
 from signoff._extras import install_extra
+from signoff.cli.invocation import runnable
 from signoff.cli.terminal import visible
 from signoff.exceptions import (
     AgentRefused,
@@ -117,8 +118,8 @@ def failure_of(error: BaseException, *, where: str = "") -> Failure:
         return Failure(prefix + str(error), EXIT_FAILED)
     log.debug("An unforeseen failure", exc_info=error)
     return Failure(f"{prefix}signoff failed for a reason it did not foresee "
-                   f"({type(error).__name__}). Run it again as `signoff --debug …` to see where, "
-                   "and report it.", EXIT_FAILED)
+                   f"({type(error).__name__}). Run it again as `{runnable('--debug …')}` to see "
+                   "where, and report it.", EXIT_FAILED)
 
 
 def missing_module(name: str) -> str:

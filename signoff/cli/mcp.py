@@ -23,6 +23,7 @@ from signoff.cli import (
     new_password,
     nobody_named,
     opened_guard,
+    runnable,
     whoami,
 )
 from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
@@ -114,12 +115,14 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
         person = app.people.find(for_handle) if for_handle else None
         if for_handle and person is None:
             raise Failure(nobody_named(app, for_handle, advice=(
-                f"`signoff users list{app_option_words()}` lists its people")), EXIT_NOT_FOUND)
+                f"`{runnable('users list' + app_option_words())}` lists its people")),
+                EXIT_NOT_FOUND)
         handle = app.agent(agent_name)
         value = _subject(app, handle, skill_name, subject)
         served_skills(handle, skill_name, value, subject_option="--subject")  # told as a command
         server = ServedAgent(app, agent_name, for_=person, skill=skill_name, subject=value,
                              wait_seconds=wait_seconds)
+        server.issuing = runnable(f"users token HANDLE{app_option_words()}")  # (told with a 401)
     except SignoffError as error:
         raise failure_of(error) from None
     try:
@@ -207,7 +210,7 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
         raise failure_of(error) from None
     try:
         _run(_guard, config, http_address, inbox_address, wait_seconds,
-             f"signoff mcp token {config_path} HANDLE")
+             runnable(f"mcp token {config_path} HANDLE"))
     except SignoffError as error:
         raise failure_of(error) from None
 
@@ -306,8 +309,8 @@ def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
 
     app, person = _guard_person(config_path, handle)
     issue_list_or_revoke(app, person, label="mcp guard", save=save, revoke_id=revoke_id,
-                         listing=listing, listed_by=f"signoff mcp token {config_path} "
-                                                    f"{person.handle} --list")
+                         listing=listing, listed_by=runnable(
+                             f"mcp token {config_path} {person.handle} --list"))
 
 
 @mcp.command()
@@ -327,8 +330,8 @@ def password(config_path: str, handle: str, password: str | None, password_stdin
       printf '%s\\n' "$NOOR_PASSWORD" | signoff mcp password guard.toml noor@example.com --password-stdin
     """
     app, person = _guard_person(config_path, handle)
-    chosen = new_password(password, password_stdin, again=(
-        f"signoff mcp password {shlex.quote(config_path)} {person.handle} --password-stdin"))
+    chosen = new_password(password, password_stdin, again=runnable(
+        f"mcp password {shlex.quote(config_path)} {person.handle} --password-stdin"))
     try:
         app.credentials.set_password(person, chosen)
     except SignoffError as error:
@@ -432,7 +435,8 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
         # Whether each still reads as proposed needs its server's tools as they are now: the
         # list is what the guard keeps, and a yes waits until every server can be reached.
         say(f"{why} Whether each proposal still reads as it did is not known until it can be "
-            "reached; `signoff mcp approve` needs it, `signoff mcp reject` does not.", err=True)
+            f"reached; `{runnable('mcp approve')}` needs it, `{runnable('mcp reject')}` does "
+            "not.", err=True)
         echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
                        as_json=as_json, people=app.people, freshness=None)
 

@@ -29,7 +29,7 @@ from typing import Any
 import click
 
 from signoff.agents.tasks import TaskStatus
-from signoff.cli import NAMING_THE_APP, program
+from signoff.cli import NAMING_THE_APP, runnable
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
@@ -83,8 +83,8 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
     if not question.strip():
-        raise click.UsageError('The question is empty: ask something, such as signoff research '
-                               '"What does the with statement do?".')
+        such_as = runnable('research "What does the with statement do?"')
+        raise click.UsageError(f"The question is empty: ask something, such as {such_as}.")
     console = _console()
     steps = max_steps if max_steps is not None else Researcher.max_steps
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
@@ -141,7 +141,7 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
             f" --database {plain(url)}")
         console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
                       f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {plain(url)}. "
-                      f"See it with: {plain(program())} receipt {outcome.task}{again}")
+                      f"See it with: {plain(runnable(f'receipt {outcome.task}'))}{again}")
         if waiting:
             console.print("Waiting for approval:")
             for p in waiting:

@@ -15,6 +15,7 @@ from signoff.cli import (
     load_app,
     main,
     nobody_named,
+    runnable,
 )
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.subjects import record_named
@@ -139,9 +140,10 @@ def _tell(outcome: Any) -> None:
     say(f"Task {outcome.task}: {status.lower()}, after {outcome.steps} model call"
                f"{'s' if outcome.steps != 1 else ''} (${outcome.spend_usd:.4f}).")
     if outcome.waiting_on:
-        say(f"It waits on {', '.join(outcome.waiting_on)}: see `signoff proposals"
-                   f"{app_option_words()} --as HANDLE`, or the inbox (`signoff serve`). Once "
-                   f"decided, `signoff worker{app_option_words()}` goes on with it.")
+        say(f"It waits on {', '.join(outcome.waiting_on)}: see "
+            f"`{runnable('proposals' + app_option_words() + ' --as HANDLE')}`, or the inbox "
+            f"(`{runnable('serve' + app_option_words())}`). Once decided, "
+            f"`{runnable('worker' + app_option_words())}` goes on with it.")
     if outcome.result is not None:
         say(f"Result: {json.dumps(_jsonable(outcome.result))}")
     if outcome.problem:

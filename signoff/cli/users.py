@@ -18,6 +18,7 @@ from signoff.cli import (
     main,
     new_password,
     nobody_named,
+    runnable,
     save_token,
 )
 from signoff.exceptions import NotFound
@@ -90,8 +91,8 @@ def list_users(app_spec: str | None, as_json: bool) -> None:
         flag = " (disabled)" if p.disabled else ""
         click.echo(f"{p.handle:32} {p.name:16} {p.kind.value:6} {', '.join(sorted(p.roles))}{flag}")
     if not everyone:
-        click.echo("Nobody yet: the app adds its people (app.people.add), or `signoff users add` "
-                   "does.")
+        click.echo("Nobody yet: the app adds its people (app.people.add), or "
+                   f"`{runnable('users add HANDLE NAME' + app_option_words())}` does.")
 
 
 @users.command()
@@ -165,8 +166,8 @@ def password(handle: str, password: str | None, password_stdin: bool, app_spec: 
     """
     app = load_app(app_spec)
     person = _person(app, handle)
-    chosen = new_password(password, password_stdin, again=f"signoff users password {person.handle} "
-                                                          f"--password-stdin{app_option_words()}")
+    chosen = new_password(password, password_stdin, again=runnable(
+        f"users password {person.handle} --password-stdin{app_option_words()}"))
     app.credentials.set_password(person, chosen)
     click.echo(f"{person.name}'s password is set.")
 
@@ -197,8 +198,8 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
         "label") is not click.core.ParameterSource.DEFAULT
     issue_list_or_revoke(app, person, label=label, labelled=labelled, save=save,
                          revoke_id=revoke_id,
-                         listing=listing, listed_by=f"signoff users token {person.handle} "
-                                                   f"--list{app_option_words()}")
+                         listing=listing, listed_by=runnable(
+                             f"users token {person.handle} --list{app_option_words()}"))
 
 
 def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,

@@ -1,0 +1,48 @@
+"""How the person runs signoff: the program as they can run it again (`program`), and a command
+a hint tells them to run next written with it (`runnable`).
+
+After ``scripts/demo`` in a clone, ``.venv/bin/signoff`` exists but no ``signoff`` is on PATH:
+a hint that says a bare ``signoff …`` would name a command that is not found. Every hint that
+names a command to run goes through `runnable` (help texts' examples are documentation, and say
+``signoff``). Kept apart from the package's ``__init__`` so that `signoff.cli.failures`, which
+it imports, can tell commands too.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+__all__ = ["program", "runnable"]
+
+
+def program() -> str:
+    """How the person runs signoff again, to begin a command a message tells them: ``signoff``
+    when that is on their PATH and is the program running now; else the path it was run by,
+    relative to the current folder when under it (``.venv/bin/signoff`` in a clone whose
+    environment is not activated, as after ``scripts/demo``)."""
+    ran = Path(sys.argv[0])
+    if ran.stem != "signoff":  # as `python -m signoff.cli`, or called in-process by a test
+        return "signoff"
+    found = shutil.which("signoff")
+    try:
+        if found and os.path.samefile(found, ran):
+            return "signoff"
+    except OSError:  # either is gone: name the path it was run by
+        pass
+    where = Path(os.path.abspath(ran))
+    try:
+        shown = str(where.relative_to(Path.cwd()))
+        shown = shown if os.sep in shown else f".{os.sep}{shown}"  # not looked up on PATH
+    except ValueError:  # not under the current folder
+        shown = str(where)
+    return shlex.quote(shown)
+
+
+def runnable(words: str) -> str:
+    """The command ``signoff WORDS`` (``"users token mia@example.com --save"``) as the person can
+    run it: `program`, then `words`, for a hint that tells them what to run next."""
+    return f"{program()} {words}"

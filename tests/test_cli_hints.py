@@ -1,0 +1,170 @@
+"""The commands signoff's hints tell a person to run next are written as they can run them: the
+program's own path when no `signoff` on PATH is it (after `scripts/demo`, only
+`.venv/bin/signoff` exists), and each such hint, run as written in a shell, does what it says."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import runpy
+import subprocess
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+
+from signoff.cli import main
+from signoff.testing import ScriptedModel, says
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = f"{ROOT / 'examples' / 'workshop.py'}:app"
+SCRIPT = Path(sys.executable).parent / "signoff"
+"""The `signoff` program of this environment (`.venv/bin/signoff` in a clone)."""
+WHERE = SCRIPT.parent.parent.parent
+"""The folder holding the environment (a clone's root), where `scripts/demo` leaves a person."""
+PROGRAM = f"{SCRIPT.parent.parent.name}/bin/signoff"
+"""How a person in `WHERE` runs `SCRIPT`, with no signoff on PATH."""
+PATH = "/usr/local/bin:/usr/bin:/bin"
+"""A PATH with no signoff on it (the environment is not activated)."""
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """A workshop in a file, with one price proposal waiting for Noor (the manager), and a
+    profile in a temp dir."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    for name in ("SIGNOFF_AS", "SIGNOFF_TOKEN", "SIGNOFF_APP"):
+        monkeypatch.delenv(name, raising=False)
+    ns = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_hints_test")
+    shop = SimpleNamespace(**ns, **ns["setup"]())
+    script = ScriptedModel(
+        says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
+                  price=45),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads and a cable.")),
+    )
+    shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
+                                      model=script)
+    shop.proposal = shop.app.proposals()[0]
+    shop.app.database.dispose()  # (the commands below open the file themselves)
+    return shop
+
+
+@pytest.fixture
+def as_after_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as `.venv/bin/signoff` run from the clone's root with no signoff on PATH."""
+    assert SCRIPT.exists(), "install signoff first: pip install -e ."
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT.relative_to(WHERE))])
+    monkeypatch.chdir(WHERE)
+    monkeypatch.setenv("PATH", PATH)
+
+
+def _told(output: str) -> str:
+    return " ".join(output.split())
+
+
+def _commands_told(output: str) -> list[str]:
+    """The commands a message names in backticks."""
+    return re.findall(r"`([^`]+)`", _told(output))
+
+
+def test_a_saved_token_and_a_standing_rule_are_told_as_runnable_commands(
+        shop: SimpleNamespace, tmp_path: Path) -> None:
+    """Run as `.venv/bin/signoff` with no signoff on PATH: the hint to keep a token, and the hint
+    to take back the rule `approve --always` made, each name `.venv/bin/signoff …` (they said
+    `signoff …`: command not found), and each, run as written in a shell, works."""
+    assert SCRIPT.exists(), "install signoff first: pip install -e ."
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    env |= {"PATH": PATH, "COLUMNS": "300", "SIGNOFF_PROFILE": str(tmp_path / "profile.json")}
+    program = str(SCRIPT.relative_to(WHERE))
+
+    def signoff(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([program, *args], cwd=WHERE, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    def shell(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, shell=True, cwd=WHERE, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    asked = signoff("proposals", "--as", "noor@workshop.example", "--app", APP)
+    assert asked.returncode == 4, asked.stderr
+    (keep,) = _commands_told(asked.stderr)
+    assert keep == f"{PROGRAM} users token noor@workshop.example --save --app {APP}"
+    kept = shell(keep)
+    assert kept.returncode == 0, kept.stderr
+    approved = signoff("approve", shop.proposal.id, "--always", "--as", "noor@workshop.example",
+                       "--app", APP)
+    assert approved.returncode == 0, approved.stderr
+    (take_back,) = _commands_told(approved.stdout.split("Take it back with", 1)[1])
+    assert take_back.startswith(f"{PROGRAM} rules revoke ")
+    taken = shell(f"{take_back} --as noor@workshop.example")
+    assert taken.returncode == 0, taken.stderr
+    assert "Revoked: estimator proposes set_price again." in taken.stdout
+
+
+@pytest.mark.parametrize(("command", "hint"), [
+    (["users", "token", "mia@workshop.example", "--revoke", "not-a-token-id", "--app", APP],
+     f"users token mia@workshop.example --list --app {APP}"),
+    (["users", "password", "mia@workshop.example", "--app", APP],
+     f"users password mia@workshop.example --password-stdin --app {APP}"),
+    (["proposals", "--as", "nobody@workshop.example", "--app", APP], f"users list --app {APP}"),
+    (["proposals", "--app", APP], f"users token HANDLE --save --app {APP}"),
+    (["mcp", "serve", "--app", APP, "--agent", "estimator", "--for", "nobody@workshop.example"],
+     f"users list --app {APP}"),
+    (["research", " "], 'research "What does the with statement do?"'),
+])
+def test_each_hint_names_the_program_as_it_was_run(shop: SimpleNamespace, as_after_demo: None,
+                                                    command: list[str], hint: str) -> None:
+    """Each hint that tells a person what to run next begins with the program as they ran it
+    (`.venv/bin/signoff`, with no signoff on PATH), not a bare `signoff`."""
+    done = CliRunner().invoke(main, command)
+    assert done.exit_code != 0, done.output
+    told = _told(done.output)
+    assert f"{PROGRAM} {hint}" in told
+    assert not re.search(r"(^|[\s`|])signoff (users|proposals|research|rules|mcp)\b", told), told
+
+
+def test_a_list_of_nobody_names_the_program_as_it_was_run(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          as_after_demo: None) -> None:
+    """`users list` of an app with nobody tells how to add someone as the program was run."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
+    done = CliRunner().invoke(main, ["users", "list", "--app", APP])
+    assert done.exit_code == 0, done.output
+    assert f"`{PROGRAM} users add HANDLE NAME --app {APP}` does." in _told(done.output)
+
+
+def _hints_in(path: Path) -> Iterator[tuple[int, str]]:
+    """The strings of `path` that name a signoff command, outside docstrings and help texts
+    (`help=`, `epilog=`, and the examples they are made of): the hints it prints."""
+    tree = ast.parse(path.read_text())
+    documentation: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            documentation.add(id(node.value))  # a docstring (of a module, class, function,
+            # or attribute)
+        if isinstance(node, ast.keyword) and node.arg in ("help", "epilog"):
+            documentation.update(id(sub) for sub in ast.walk(node.value))
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id.endswith("EXAMPLES") for t in node.targets):
+            documentation.update(id(sub) for sub in ast.walk(node.value))
+    commands = "|".join(re.escape(name) for name in [*main.commands, "--debug"])
+    naming = re.compile(rf"(^|[\s`(|]|such as )signoff ({commands})(\s|`|$)")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in documentation and naming.search(node.value)):
+            yield node.lineno, node.value
+
+
+def test_no_hint_of_the_command_line_names_a_bare_signoff() -> None:
+    """No string the commands print names `signoff COMMAND` itself: each hint is made with
+    `runnable`, which names the program as the person can run it."""
+    found = [f"{path.relative_to(ROOT)}:{line}: {text!r}"
+             for path in sorted((ROOT / "signoff" / "cli").glob("*.py"))
+             for line, text in _hints_in(path)]
+    assert found == []
