@@ -101,6 +101,25 @@ def test_where_signoff_keeps_its_files_is_told_as_the_code_does(
         assert told in readme, f"Name {told} where the README says where research is kept."
 
 
+def test_every_variable_signoff_reads_is_told_in_the_command_line_guide() -> None:
+    """Each `SIGNOFF_*` variable the code names has a row in the command line guide's
+    "Environment variables" section, and each row names one the code reads (six were read and
+    told nowhere: SIGNOFF_ALLOW_MODEL_REQUESTS, SIGNOFF_AS, SIGNOFF_TOKEN, SIGNOFF_DEBUG,
+    SIGNOFF_MCP_FOR, SIGNOFF_PYTHON_DOCS)."""
+    variable = re.compile(r"\bSIGNOFF_[A-Z][A-Z0-9_]*[A-Z0-9]\b")
+    read = {name for path in (ROOT / "signoff").rglob("*.py")
+            for name in variable.findall(path.read_text())}
+    assert {"SIGNOFF_APP", "SIGNOFF_AS", "SIGNOFF_ALLOW_MODEL_REQUESTS"} <= read
+    guide = (DOCS / "how-to" / "cli.md").read_text()
+    heading = "## Environment variables"
+    assert heading in guide, f"Give docs/how-to/cli.md a section {heading!r}."
+    section = guide.split(heading, 1)[1].split("\n## ", 1)[0]
+    told = set(re.findall(r"^\| `(SIGNOFF_[A-Z0-9_]+)` \|", section, flags=re.MULTILINE))
+    assert sorted(read - told) == [], (
+        f"Give each variable signoff reads a row in cli.md's {heading!r}: what it does.")
+    assert sorted(told - read) == [], f"cli.md's {heading!r} tells of variables nothing reads."
+
+
 def test_every_install_command_works_from_a_clone() -> None:
     """No command in the README or the docs installs signoff by its package name: signoff is not
     on PyPI, so `pip install 'signoff[openai]'` works only where signoff is installed already."""
