@@ -24,6 +24,8 @@ from typing import LiteralString
 
 import pytest
 
+from tests.stopping import terminated_as_interrupted
+
 SERVER_USER = "postgres"
 """The system user the Debian package creates, which runs the server when the tests run as root."""
 
@@ -92,7 +94,14 @@ def postgres_server() -> Iterator[str]:
 @contextmanager
 def running_server() -> Iterator[str]:
     """A PostgreSQL server of its own while the block runs (the tests', and the campaign's in
-    ``bench/campaign.py``): its libpq URL, as the superuser."""
+    ``bench/campaign.py``): its libpq URL, as the superuser. It is stopped when the block is
+    left whichever way, SIGTERM included (`terminated_as_interrupted`), and from the moment it
+    is asked to start: a start interrupted half way leaves no server behind."""
+    with terminated_as_interrupted():
+        yield from _running_server()
+
+
+def _running_server() -> Iterator[str]:
     binaries = _server_binaries()
     prefix = _as_server_user()
     # Not under pytest's own temporary directory: that one is private to root.
@@ -120,24 +129,24 @@ def running_server() -> Iterator[str]:
             f"-p {port} -c listen_addresses=127.0.0.1 -k {home} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         )
-        _run(
-            [
-                *prefix,
-                str(binaries / "pg_ctl"),
-                "-D",
-                str(data),
-                "-l",
-                str(log),
-                "-o",
-                options,
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ],
-            f"start PostgreSQL (its log is {log})",
-        )
         try:
+            _run(
+                [
+                    *prefix,
+                    str(binaries / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-l",
+                    str(log),
+                    "-o",
+                    options,
+                    "-w",
+                    "-t",
+                    "60",
+                    "start",
+                ],
+                f"start PostgreSQL (its log is {log})",
+            )
             yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
         finally:
             subprocess.run(

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.stopping import terminated_as_interrupted
+
 
 def _binary() -> Path:
     beside = Path(sys.executable).parent / "temporal"
@@ -104,15 +106,17 @@ class DevServer:
 
 @contextmanager
 def running_server() -> Iterator[DevServer]:
-    """A Temporal dev server of its own while the block runs."""
+    """A Temporal dev server of its own while the block runs, stopped when the block is left
+    whichever way, SIGTERM included (`terminated_as_interrupted`)."""
     home = Path(tempfile.mkdtemp(prefix="signoff-temporal-"))
     server = DevServer(home)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
+    with terminated_as_interrupted():
+        try:
+            server.start()
+            yield server
+        finally:
+            server.stop()
+            shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
