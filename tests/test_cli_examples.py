@@ -363,3 +363,20 @@ def test_each_help_example_runs_as_written(workshop: SimpleNamespace, example: s
     assert result.exit_code == expected, (example, result.output)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
+
+
+def test_the_people_examples_leave_the_walks_price_to_noor(workshop: SimpleNamespace) -> None:
+    """The README's walk says the fleet price waits on Noor (the workshop's manager, the first
+    by name); each `signoff users` example run in the walk's workshop, as the README says they
+    run, leaves it so (`signoff users add ada… --role manager` made Ada the first manager, and
+    `users roles mia… --add manager` Mia: the price waited on them)."""
+    readme = (ROOT / "README.md").read_text()
+    assert "so the task waits on Noor" in " ".join(readme.split())
+    users = main.commands["users"]
+    assert isinstance(users, click.Group)
+    for example in _examples(users):
+        if re.match(r"signoff users (add|roles) ", example):
+            done = CliRunner().invoke(main, shlex.split(example)[1:])
+            assert done.exit_code == 0, (example, done.output)
+    proposal = workshop.app.proposal(_proposal(workshop))
+    assert (proposal.decide_by, proposal.decide_person_id) == ("Noor", workshop.noor.id)

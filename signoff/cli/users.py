@@ -48,7 +48,7 @@ def users() -> None:
 
     \b
     Examples:
-      signoff users add ada@workshop.example Ada --role manager --app examples/workshop.py
+      signoff users add ada@workshop.example Ada --role mechanic --app examples/workshop.py
       signoff users token noor@workshop.example --save --app examples/workshop.py
     """
 
@@ -106,7 +106,7 @@ def roles(handle: str, to_add: tuple[str, ...], to_remove: tuple[str, ...],
 
     \b
     Example:
-      signoff users roles mia@workshop.example --add manager --app examples/workshop.py
+      signoff users roles noor@workshop.example --add mechanic --app examples/workshop.py
     """
     app = load_app(app_spec)
     person = _person(app, handle)
