@@ -236,6 +236,35 @@ def test_the_fleet_price_waits_on_noor_and_mia_is_told_it_is_not_hers(
     ]
 
 
+def test_the_person_the_work_is_for_never_decides_its_routed_proposal(
+    shop: SimpleNamespace,
+) -> None:
+    """Made a manager, Mia supervises agents and is the first manager by name, so the fleet
+    price is routed to her own decision: still she may not decide it, being the person the work
+    is for; Noor, who supervises agents too, does."""
+    app = shop.app
+    app.people.set_roles(shop.mia, ["mechanic", "manager"])
+    mia = app.people.get(shop.mia.id)
+    assert app.people.with_role("manager")[0].name == "Mia"
+    script = ScriptedModel(
+        says.tool("Fleet rate.", shop.set_price, repair=shop.repair.id, price=38),
+        says.hand_back(_estimate(shop)),
+    )
+    outcome = app.agent(shop.Estimator).do(shop.PriceFleetRepair(), shop.repair, for_=mia,
+                                           model=script)
+    assert outcome.waiting_on == ("a decision from Mia",)
+    assert app.proposals_for(mia) == []
+    (proposal,) = app.proposals_for(shop.noor)
+    with pytest.raises(AgentRefused) as refused:
+        app.approve(proposal, by=mia)
+    assert str(refused.value) == (
+        "The work is for you, and the skill routes this proposal to you: the person the work is "
+        "for does not decide a routed proposal, so one who supervises agents decides it.")
+    assert _repair(shop).price != 38
+    app.approve(proposal, by=shop.noor)
+    assert _repair(shop).price == 38
+
+
 def test_never_and_unknown_tools_neither_run_nor_are_proposed(shop: SimpleNamespace) -> None:
     """A never-tool is not offered; asked for anyway, like a tool outside the skill or a
     misspelt one, it does not run, is not proposed, and the model is told."""

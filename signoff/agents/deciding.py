@@ -82,6 +82,13 @@ class Decider:
             return f"{by.name} is disabled and may not decide anything."
         if not self._oversight.decides_agent_proposals.admits(by):
             return f"{by.name} may not decide agents' proposals."
+        if proposal.routed and proposal.for_id == by.id:  # not even one who supervises agents
+            if proposal.decide_person_id == by.id:
+                return ("The work is for you, and the skill routes this proposal to you: the "
+                        "person the work is for does not decide a routed proposal, so one who "
+                        "supervises agents decides it.")
+            return (f"This proposal is decided by {self._route_words(proposal)}: the skill that "
+                    "proposed it says so. The work is for you; the decision is not yours.")
         if self._oversight.supervises_agents.admits(by):
             return ""
         refused = self._refusal_by_route(proposal, by)
