@@ -63,7 +63,7 @@ def add_user(handle: str, name: str, roles: tuple[str, ...], app_spec: str | Non
 
     \b
     Example:
-      signoff users add ola@workshop.example Ola --role mechanic --app examples/workshop.py
+      signoff users add pia@workshop.example Pia --role mechanic --app examples/workshop.py
     """
     app = load_app(app_spec)
     person = app.people.add(handle, name, roles=roles)
