@@ -439,3 +439,31 @@ def test_an_action_declared_in_a_function_names_the_record_it_changes() -> None:
 
 
 _SHELVED: list[int] = []
+
+
+def test_a_guards_call_of_an_upstream_tool_is_told_by_its_tool_and_server() -> None:
+    """A call of the guard's `Upstreams.call_from_thread` with the server and tool known (as the
+    guard's actions make it) reaches outside, told as the tool and server it calls; with either
+    not known, it reaches outside all the same, named by the code it calls."""
+    from signoff.mcp.config import GuardConfig, Upstream
+    from signoff.mcp.upstreams import Upstreams
+
+    upstreams = Upstreams(GuardConfig(name="guard", database="sqlite://", for_=None, people=(),
+                                      servers=(Upstream(name="notes", command="notes-server"),)))
+    server, tool = "notes", "delete_note"
+
+    def forward(arguments: dict[str, Any]) -> Any:
+        return upstreams.call_from_thread(server, tool, arguments)
+
+    def forward_any(name: str, arguments: dict[str, Any]) -> Any:
+        return upstreams.call_from_thread(server, name, arguments)
+
+    told = analyse(forward, name="notes_delete_note")
+    assert told.external
+    assert not told.only_reads
+    assert told.explain() == ["reaches outside: calls delete_note on the MCP server notes"]
+    named = analyse(forward_any, name="notes_any")
+    assert named.external
+    assert named.explain() == [
+        "external signoff.mcp.upstreams.Upstreams.call_from_thread: notes_any -> "
+        "signoff.mcp.upstreams.Upstreams.call_from_thread"]

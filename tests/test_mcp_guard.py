@@ -4,6 +4,7 @@ through the guard's REST API."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -189,12 +190,11 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     assert proposal["arguments"] == {"arguments": {"name": "a.txt"}}
     assert "(on files)" in proposal["label"]
     assert proposal["why"] == "a.txt is a stale copy."
-    # What Noor reads of its effects: the server it reaches, and nothing the analysis assumed
-    # (it read "changes: files_delete_file -> _REACHES[key]() (calls _REACHES[key], whose
-    # code cannot be resolved (dynamic dispatch) at guard.py:289)", and the same "external").
-    assert proposal["effects"] == [
-        "external signoff.mcp.upstreams.Upstreams.call_from_thread: files_delete_file -> "
-        "signoff.mcp.upstreams.Upstreams.call_from_thread"]
+    # What Noor reads of its effects: the tool and the server it reaches, in her words, and
+    # nothing the analysis assumed nor signoff's own code (it read "external signoff.mcp.
+    # upstreams.Upstreams.call_from_thread: files_delete_file -> signoff.mcp.upstreams…").
+    assert proposal["effects"] == ["reaches outside: calls delete_file on the MCP server files"]
+    assert not any("signoff.mcp" in line for line in proposal["effects"])
     assert not got["deleted"].is_error
     assert got["deleted"].content[0].text == "Deleted a.txt."
     assert _deleted(guard) == ["a.txt"]  # ran once, though approved twice over
@@ -210,9 +210,14 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     assert (guard.tmp / "liar" / "files" / "a.txt").exists()
     statuses = sorted((p.action, p.status.value) for p in guard.app.proposals())
     assert statuses == [("files_delete_file", "Done"), ("liar_delete_file", "Waiting")]
-    receipt = guard.app.receipt(guard.app.proposals()[0].task).words
+    entries = guard.app.receipt(guard.app.proposals()[0].task).entries
+    receipt = "\n".join(e.words for e in entries)
     assert "McpGuard ran files_list_files alone" in receipt
     assert "Noor approved files_delete_file, and it ran as them." in receipt
+    # the receipt's data tells a call's effects in the same words
+    (listing,) = [e.data for e in entries if e.data.get("tool") == "files_list_files"]
+    assert listing["effects"] == ["reaches outside: calls list_files on the MCP server files"]
+    assert "signoff.mcp" not in json.dumps([e.data for e in entries], default=str)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

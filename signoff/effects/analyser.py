@@ -254,7 +254,7 @@ class Analyser:
         """Put a callee's summary into the caller's, its parameters replaced by the arguments."""
         prefix = (frame.root_name or self.label(func),)
         for e in summary.effects.values():
-            frame.add(e.kind, e.target, prefix + e.path, e.reason, e.at)
+            frame.add(e.kind, e.target, prefix + e.path, e.reason, e.at, in_words=e.in_words)
         for (tokens, target), path in summary.muts.items():
             origin = _substitute(tokens, binding)
             if not origin:

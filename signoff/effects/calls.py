@@ -29,6 +29,7 @@ from signoff.effects.tables import (
     OPEN_NAMES,
     PATH_OPEN_PATTERN,
     RETURN_TYPES,
+    SINK_WORDS,
     UNKNOWABLE_BUILTINS,
     gives_fresh,
     is_pure_name,
@@ -37,6 +38,7 @@ from signoff.effects.tables import (
 )
 from signoff.effects.values import (
     EMPTY,
+    UNKNOWN,
     UNTYPED,
     Args,
     BuiltinMethod,
@@ -136,8 +138,35 @@ def sink(frame: Scope, name: str, args: Args, node: ast.AST | None, *, mode_at: 
         shown = repr(literal) if isinstance(literal, str) else "?"
         frame.add(EffectKind.EXTERNAL, name, (f"{name}(mode={shown})",))
         return Val(pure=True)
-    frame.add(EffectKind.EXTERNAL, name, (name,))
+    words = _sink_words(name, args)
+    frame.add(EffectKind.EXTERNAL, words or name, (name,), in_words=bool(words))
     return Val(pure=True)
+
+
+def _sink_words(name: str, args: Args) -> str:
+    """What a sink of `SINK_WORDS` reaches, in words made of its arguments; "" when it is not
+    one, or when any of the arguments the words need is not known to be one string (the sink is
+    then named by its code, as any other)."""
+    if name not in SINK_WORDS or args.star is not None or args.dstar is not None:
+        return ""
+    params, words = SINK_WORDS[name]
+    pos = list(args.pos)
+    owner = name.rpartition(".")[0]
+    if pos and pos[0].types and all(qualified_name(t) == owner for t in pos[0].types):
+        pos = pos[1:]  # the object a method is bound to, passed first
+    given: dict[str, str] = {}
+    for index, param in enumerate(params):
+        val = args.kw.get(param, pos[index] if index < len(pos) else None)
+        if val is None or not _one_string(val):
+            return ""
+        given[param] = val.objs[0]
+    return words.format(**given)
+
+
+def _one_string(val: Val) -> bool:
+    """Whether `val` is known to be exactly one string (a constant, a closure's or a global's)."""
+    return (len(val.objs) == 1 and isinstance(val.objs[0], str) and val.exact
+            and val.types == frozenset({str}) and UNKNOWN not in val.origin)
 
 
 def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | None) -> Val:

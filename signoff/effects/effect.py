@@ -41,6 +41,10 @@ class Effect:
     """Why it is assumed, when the analysis could not see (e.g. "calls an unannotated callable")."""
     at: str = ""
     """Where in the code the analysis could not see, when it knows (``"bakery.py:34"``)."""
+    in_words: bool = False
+    """Whether `target` says in a person's words what the code reaches (``"calls delete_note on
+    the MCP server notes"``), made from the arguments of the call that reaches it, rather than
+    naming the code called; `path` still goes through that code."""
 
     @property
     def field(self) -> str:
@@ -54,7 +58,11 @@ class Effect:
 
     def explain(self) -> str:
         """The effect in one line: "changes Repair: set_price -> repair.price = …" (a value
-        assigned is elided, not cut off)."""
+        assigned is elided, not cut off); one told in words says them alone ("reaches outside:
+        calls delete_note on the MCP server notes"), its path being the code's, not the
+        reader's."""
+        if self.in_words:
+            return f"{_KIND_WORDS.get(self.kind, self.kind.value)}: {self.target}"
         what = f"{self.kind.value} {self.target}".strip()
         steps = [f"{step} …" if step.endswith("=") else step for step in self.path]
         line = f"{what}: {' -> '.join(steps)}" if steps else what
@@ -62,6 +70,9 @@ class Effect:
             line = f"{line} ({self.reason}{' at ' + self.at if self.at else ''})"
         return line
 
+
+_KIND_WORDS = {EffectKind.EXTERNAL: "reaches outside"}
+"""How an effect told in words names its kind, where its kind's value does not read as words."""
 
 _ASSIGNED = re.compile(r"^[A-Za-z_][\w.]*\.([A-Za-z_]\w*) [^\s=]{0,2}=$")
 """A step of a path that assigns a field (``repair.price =``, ``repair.count +=``), as the

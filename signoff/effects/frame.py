@@ -83,13 +83,15 @@ class Frame:
     # --- recording -------------------------------------------------------------------------
 
     def add(
-        self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = ""
+        self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = "",
+        *, in_words: bool = False,
     ) -> None:
-        """Record an effect of the function."""
+        """Record an effect of the function (`in_words`: `target` is words, `Effect.in_words`)."""
         path = self.prefix + path
         key = (kind, target, path[-1] if path else "", reason)
         if key not in self.summary.effects:
-            self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at)
+            self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at,
+                                               in_words=in_words)
 
     def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
         """Record that something here cannot be seen: it is assumed to change and reach out.

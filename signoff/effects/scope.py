@@ -55,9 +55,10 @@ class Scope(Protocol):
     raises: list[Raised]
 
     def add(
-        self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = ""
+        self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = "",
+        *, in_words: bool = False,
     ) -> None:
-        """Record an effect of the function."""
+        """Record an effect of the function (`in_words`: `target` is words, `Effect.in_words`)."""
         ...
 
     def mutate_origin(self, origin: frozenset[str], target: str, path: tuple[str, ...]) -> None:

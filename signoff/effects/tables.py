@@ -97,6 +97,14 @@ SINK_PATTERNS: tuple[str, ...] = (
 )
 """Calls that reach outside the app: network, processes, the file system."""
 
+SINK_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "signoff.mcp.upstreams.Upstreams.call_from_thread": (
+        ("server", "tool"), "calls {tool} on the MCP server {server}"),
+}
+"""Sinks whose reach a person reads better in words made of their arguments than by the name of
+the code called: each sink's parameters (in order, after ``self``) and the words. Used only when
+each of those arguments is known to be one string; else the sink is named as any other."""
+
 OPEN_NAMES = frozenset({"builtins.open", "io.open", "open", "codecs.open"})
 """``open`` itself: outside reach only when its mode may write."""
 
