@@ -1165,7 +1165,7 @@ def test_a_yes_in_the_inbox_form_runs_the_call_while_the_guard_answers(guard: Si
 def test_a_yes_in_the_guards_inbox_while_its_server_is_down_is_not_used_up(
         guard: SimpleNamespace) -> None:
     """While the server a waiting proposal calls cannot be reached, Noor's yes in the guard's
-    REST API answers 503 and in its inbox form shows the page again, each with the sentence
+    REST API answers 503 and in its inbox form goes back to the page, each with the sentence
     that says the server could not be reached and to try again later: nothing was sent, so the
     proposal still waits, as after a refused `signoff mcp approve`; once the server is back, a
     yes runs it, once. (Before, the yes was used up: the proposal ended Failed.)"""
@@ -1205,8 +1205,10 @@ def test_a_yes_in_the_guards_inbox_while_its_server_is_down_is_not_used_up(
                                                "handle": "noor@example.com",
                                                "password": "correct horse battery"})
                 page = (await web.get(f"/proposals/{proposal.id}")).text
-                got["form"] = await web.post(f"/proposals/{proposal.id}/approve",
-                                             data={"csrf": csrf.findall(page)[0], "approve": "1"})
+                got["posted"] = await web.post(f"/proposals/{proposal.id}/approve",
+                                               data={"csrf": csrf.findall(page)[0],
+                                                     "approve": "1"})
+                got["form"] = await web.get(got["posted"].headers["location"])
                 got["after form"] = await anyio.to_thread.run_sync(guard.app.proposal,
                                                                    proposal.id)
                 await anyio.to_thread.run_sync(
@@ -1222,8 +1224,10 @@ def test_a_yes_in_the_guards_inbox_while_its_server_is_down_is_not_used_up(
     assert api.headers["content-type"] == "application/problem+json"
     assert api.json()["detail"] == down
     assert got["after api"]["status"] == "Waiting"
-    form = got["form"]
-    assert form.status_code == 503, form.text
+    posted, form = got["posted"], got["form"]  # back to the proposal's page, which says why
+    assert posted.status_code == 303, posted.text
+    assert posted.headers["location"] == f"/proposals/{got['id']}"
+    assert form.status_code == 200, form.text
     assert down in form.text
     assert f'action="/proposals/{got["id"]}/approve"' in form.text  # the page, to decide again
     assert "Traceback" not in api.text + form.text

@@ -174,6 +174,55 @@ def test_approve_with_changes_then_always_then_revoke(shop: SimpleNamespace, pag
     expect(page.locator("#catalogue")).to_contain_text("scrap_repair")
 
 
+def test_a_refused_form_comes_back_to_its_page_and_a_reload_posts_nothing(
+        shop: SimpleNamespace, page: Page) -> None:
+    """An "approve with these changes" whose price does not fit, a reject whose reason is only
+    spaces, and a revoke of a rule revoked meanwhile each come back to the page the form was on
+    (not the form's address), which says why, keeping what was typed; reloading it posts
+    nothing again, and nothing was decided."""
+    price(shop)
+    _log_in(page, shop, "noor@workshop.example")
+    page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    (proposal,) = shop.app.proposals()
+    proposal_page = f"{shop.url}/proposals/{proposal.id}"
+    expect(page).to_have_url(proposal_page)
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+
+    page.get_by_label("Price").fill("abc")
+    page.locator("#approve-changed").click()
+    expect(page.locator("#error")).to_have_text(
+        "The changed values do not fit set_price: Price is a number, like 4.50 — “abc” is not.")
+    assert page.url == proposal_page  # not …/approve
+    expect(page.get_by_label("Price")).to_have_value("abc")  # as she typed it
+    assert posted == [f"{proposal_page}/approve"]
+    page.reload()
+    expect(page.locator("#status")).to_have_text("Waiting")
+    expect(page.locator("#error")).to_have_count(0)  # said once
+    assert posted == [f"{proposal_page}/approve"]  # the reload posted nothing
+
+    page.get_by_label("Why not (the agent is told)").fill("   ")
+    page.locator("#reject").click()
+    expect(page.locator("#error")).to_have_text(
+        "Say why: a no needs a reason, and the agent is told it.")
+    assert page.url == proposal_page  # not …/reject
+    page.reload()
+    expect(page.locator("#status")).to_have_text("Waiting")
+    assert posted == [f"{proposal_page}/approve", f"{proposal_page}/reject"]
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.WAITING
+    assert repair_price(shop) == 0
+
+    rule = shop.app.allow_alone("estimator", "set_price", by=shop.noor)
+    page.goto(f"{shop.url}/rules")
+    shop.app.revoke(rule, by=shop.noor, why="Taken back elsewhere.")
+    page.get_by_role("button", name="Revoke").click()
+    expect(page.get_by_role("alert")).to_have_text("This rule was revoked already.")
+    assert page.url == f"{shop.url}/rules"  # not …/revoke
+    page.reload()
+    expect(page.get_by_role("alert")).to_have_count(0)
+    assert posted[2:] == [f"{shop.url}/rules/{rule.id}/revoke"]
+
+
 def test_the_inbox_refreshes_itself_when_something_arrives(shop: SimpleNamespace, page: Page) -> None:
     """Noor's open inbox shows a proposal made after it was loaded, without her reloading."""
     _log_in(page, shop, "noor@workshop.example")

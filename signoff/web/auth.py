@@ -9,11 +9,14 @@ of its own (double submit).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import Response
@@ -29,7 +32,11 @@ __all__ = ["SESSION_COOKIE", "Browser", "bearer_principal", "bearer_principal_of
 
 SESSION_COOKIE = "signoff_session"
 LOGIN_COOKIE = "signoff_login"
+SAID_COOKIE = "signoff_said"
 SESSION_LIFETIME = timedelta(hours=12)
+_SAID_LIMIT = 3000
+"""The most a page's message and typed values take in their cookie (a browser keeps 4096 bytes
+of one)."""
 
 
 def bearer_principal(app: App, request: Request) -> Principal:
@@ -102,6 +109,47 @@ class Browser:
             response.set_cookie(LOGIN_COOKIE, token, max_age=3600, httponly=True, samesite="lax",
                                 secure=self.secure, path="/")
 
+    def say_on(self, request: Request, response: Response, page: str, said: dict[str, Any]
+               ) -> None:
+        """Keep what `page` should say once, after a form posted from it was refused and
+        `response` redirects back to it (post/redirect/get: a reload of the page posts nothing
+        again): its message under ``error``, the values the person typed under ``values``. A
+        cookie for that page only, bound to this session; the values are left out when they
+        would not fit in it."""
+        token = request.cookies.get(SESSION_COOKIE, "")
+        if not token:
+            return
+        for kept in (said, {k: v for k, v in said.items() if k != "values"}):
+            text = json.dumps(kept, separators=(",", ":"))
+            if len(text) <= _SAID_LIMIT:
+                break
+        else:  # a message longer than a cookie holds: its beginning, said to be cut
+            text = json.dumps({"error": str(said.get("error", ""))[:_SAID_LIMIT // 2] + "…"})
+        value = base64.urlsafe_b64encode(text.encode()).decode()
+        response.set_cookie(SAID_COOKIE, f"{value}.{_said_mac(token, value)}", max_age=300,
+                            httponly=True, samesite="lax", secure=self.secure, path=page)
+
+    def said_on(self, request: Request) -> dict[str, Any]:
+        """What a redirect back to this page left it to say (see `say_on`); {} when nothing, or
+        when it is not this session's. Said once: `forget_said` on the page's response."""
+        kept = request.cookies.get(SAID_COOKIE, "")
+        token = request.cookies.get(SESSION_COOKIE, "")
+        value, _, mac = kept.rpartition(".")
+        if not kept or not token or not hmac.compare_digest(mac.encode(),
+                                                              _said_mac(token, value).encode()):
+            return {}
+        try:
+            said = json.loads(base64.urlsafe_b64decode(value.encode()))
+        except ValueError:
+            return {}
+        return said if isinstance(said, dict) else {}
+
+    def forget_said(self, request: Request, response: Response, page: str) -> None:
+        """Remove what `page` was left to say, once it has said it (a reload says it no more)."""
+        if SAID_COOKIE in request.cookies:
+            response.delete_cookie(SAID_COOKIE, path=page, httponly=True, samesite="lax",
+                                   secure=self.secure)
+
     def check_csrf(self, request: Request, given: object) -> None:
         """Refuse (403) a form whose CSRF token is missing or not this visitor's."""
         expected = self.csrf(request)
@@ -109,3 +157,9 @@ class Browser:
             raise ProblemError(403, "This form did not come from this page (its CSRF token is "
                                     "missing or out of date): go back, reload it, and try again.",
                                type_="urn:signoff:problem:csrf")
+
+
+def _said_mac(session_token: str, value: str) -> str:
+    """What binds a page's kept message to the session it was said in."""
+    return hmac.new(session_token.encode(), b"signoff said " + value.encode(),
+                    hashlib.sha256).hexdigest()

@@ -1,7 +1,9 @@
 """The inbox: server-rendered pages (Jinja2) that work without JavaScript.
 
 Each page reads through the library (`Inbox`, the app's verbs), and each form posts back with
-its CSRF token and is answered with a redirect to the page that shows what came of it.
+its CSRF token and is answered with a redirect to the page that shows what came of it — a
+refusal too (post/redirect/get): the page it was posted from says why, once, with the values
+the person typed, and a reload of it posts nothing again.
 """
 
 from __future__ import annotations
@@ -79,6 +81,13 @@ class Pages:
         fields = {k: v for k, v in posted.items() if isinstance(v, str)}
         self.browser.check_csrf(request, fields.get("csrf"))
         return fields
+
+    def back_to(self, request: Request, page: str, said: dict[str, Any]) -> Response:
+        """A refused form: back to `page` (303), which says `said` once (its ``error``, and the
+        ``values`` typed)."""
+        response = RedirectResponse(page, status_code=303)
+        self.browser.say_on(request, response, page, said)
+        return response
 
     def error(self, request: Request, problem: ProblemError,
               person: Principal | None = None) -> HTMLResponse:
@@ -173,21 +182,31 @@ class Pages:
         (and, after "approve always", the standing rule it made and what it covers)."""
         person = self.person(request)
         made = self.inbox.covers(self.inbox.rule(person, rule)) if rule else ""
-        return self._proposal(request, person, self.inbox.proposal(person, proposal_id),
-                              made=made)
+        proposal = self.inbox.proposal(person, proposal_id)
+        said = self.browser.said_on(request)  # why a decision posted from here was refused
+        typed = said.get("values")
+        page = self._proposal(request, person, proposal, made=made,
+                              error=str(said.get("error", "")),
+                              typed=typed if isinstance(typed, dict) else {})
+        self.browser.forget_said(request, page, request.url.path)
+        return page
 
     def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
-                  status: int = 200, error: str = "", made: str = "") -> HTMLResponse:
+                  error: str = "", made: str = "", typed: dict[str, Any] | None = None
+                  ) -> HTMLResponse:
         waiting = proposal.status is ProposalStatus.WAITING
         fresh = self.inbox.freshness(proposal) if waiting else None
         came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
                       if e.kind in ("decision", "escalated")
                       and e.data.get("proposal") == proposal.id]
-        return self.render(request, "proposal.html", status=status, person=person, p=proposal,
+        typed = typed or {}
+        editable = [(name, label, str(typed.get(name, shown)))
+                    for name, label, shown in self._editable(proposal)]
+        return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
-                           deadline=self.inbox.deadline(proposal),
-                           editable=self._editable(proposal), came_of_it=came_of_it, error=error,
-                           made=made)
+                           deadline=self.inbox.deadline(proposal), editable=editable,
+                           came_of_it=came_of_it, error=error, made=made,
+                           reason=str(typed.get("reason", "")))
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
         """(name, label, value as text) of each argument a decider may change: values, never
@@ -216,24 +235,28 @@ class Pages:
                  fields: dict[str, str]) -> Response:
         proposal = self.inbox.proposal(person, proposal_id)
         edited: dict[str, Any] = {}
+        typed: dict[str, str] = {}
         if fields.get("changes"):
             for name, _label, shown in self._editable(proposal):
                 given = fields.get(f"set.{name}")
+                if given is not None:
+                    typed[name] = given
                 if given is not None and given != shown:
                     edited[name] = _value_of(given)
+        page = f"/proposals/{quote(proposal_id)}"
         try:
             decision = self.app.approve(proposal, by=person,
                                         always_like_this=bool(fields.get("always")),
                                         edited=edited or None)
         except (ProblemError, AgentRefused, Invalid, Unavailable) as error:
-            # (Unavailable: nothing was sent, and the proposal still waits: the page shows it
-            # with its forms, and the sentence saying what to try again later.)
+            # Back to the proposal's page, which says why, keeping what was typed (Unavailable:
+            # nothing was sent, and the proposal still waits: the page shows it with its forms,
+            # and the sentence saying what to try again later).
             problem = refused(self.app, proposal_id, error) if isinstance(
                 error, AgentRefused) else to_problem(error)
-            return self._proposal(request, person, self.app.proposal(proposal_id),
-                                  status=problem.status, error=problem.detail)
+            return self.back_to(request, page, {"error": problem.detail, "values": typed})
         made = f"?rule={quote(decision.rule.id)}" if decision.rule is not None else ""
-        return RedirectResponse(f"/proposals/{quote(proposal_id)}{made}", status_code=303)
+        return RedirectResponse(f"{page}{made}", status_code=303)
 
     async def reject(self, request: Request, proposal_id: str) -> Response:
         """Reject, with a reason (in a thread, as an approval: the task goes on)."""
@@ -244,15 +267,15 @@ class Pages:
     def _reject(self, request: Request, person: Principal, proposal_id: str,
                 fields: dict[str, str]) -> Response:
         self.inbox.proposal(person, proposal_id)
+        page = f"/proposals/{quote(proposal_id)}"
+        reason = fields.get("reason", "")
         try:
-            self.app.reject(proposal_id, by=person, reason=fields.get("reason", ""))
+            self.app.reject(proposal_id, by=person, reason=reason)
         except AgentRefused as error:
-            problem = refused(self.app, proposal_id, error)
-            status = 422 if problem.status == 403 and not fields.get("reason", "").strip() \
-                else problem.status
-            return self._proposal(request, person, self.app.proposal(proposal_id),
-                                  status=status, error=problem.detail)
-        return RedirectResponse(f"/proposals/{quote(proposal_id)}", status_code=303)
+            return self.back_to(request, page, {"error": refused(self.app, proposal_id,
+                                                                 error).detail,
+                                                "values": {"reason": reason}})
+        return RedirectResponse(page, status_code=303)
 
     def tasks_page(self, request: Request, after: str | None = None) -> HTMLResponse:
         """The tasks I may see."""
@@ -270,7 +293,11 @@ class Pages:
     def rules_page(self, request: Request) -> HTMLResponse:
         """The standing rules I may see, with revoke."""
         person = self.person(request)
-        return self.render(request, "rules.html", person=person, rules=self._rules(person))
+        said = self.browser.said_on(request)  # why a revoke posted from here was refused
+        page = self.render(request, "rules.html", person=person, rules=self._rules(person),
+                           error=str(said.get("error", "")))
+        self.browser.forget_said(request, page, request.url.path)
+        return page
 
     def _rules(self, person: Principal) -> list[tuple[StandingRule, str]]:
         """Each rule `person` may see, with what it covers in words."""
@@ -288,9 +315,7 @@ class Pages:
         try:
             self.app.revoke(rule, by=person, why=fields.get("why", ""))
         except AgentRefused as error:
-            status = 409 if not self.inbox.rule(person, rule_id).active else 403
-            return self.render(request, "rules.html", status=status, person=person,
-                               rules=self._rules(person), error=str(error))
+            return self.back_to(request, "/rules", {"error": str(error)})
         return RedirectResponse("/rules", status_code=303)
 
     def agents_page(self, request: Request) -> HTMLResponse:
