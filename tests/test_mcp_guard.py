@@ -534,6 +534,50 @@ def test_an_upstreams_json_rpc_error_is_told_as_what_it_is(guard: SimpleNamespac
     assert words.count("ran web_answer_error alone, as itself: Failed.") == 1
 
 
+def test_an_upstreams_unknown_tool_answer_is_told_as_the_tool_being_gone(
+        guard: SimpleNamespace) -> None:
+    """A server that answers a call with invalid params (-32602) saying it has no such tool —
+    "Unknown tool: x" or "Tool x not found", as MCP servers answer for a tool removed since it
+    was listed — is told as that: the server no longer has the tool, nothing ran (outcome
+    Gone), not that the arguments were wrong. Invalid params of another kind is still about the
+    arguments. (It was told as "refused the arguments", pointing a model at the arguments.)"""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    web_port = free_port()
+    _config(guard.tmp, web_port=web_port)
+    # (under [servers.web]: its answers are not outside content, so no call here is proposed)
+    guard.config.write_text(guard.config.read_text() + "outside = false\n")
+    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
+    files = environment(FILES_ROOT=str(guard.tmp / "files"), FILES_ERRORS="1")
+    answers = [("python", -32602, "Unknown tool: answer_error"),
+               ("typescript", -32602, "MCP error -32602: Tool answer_error not found"),
+               ("arguments", -32602, "The name must not hold a slash.")]
+
+    async def scenario() -> dict[str, Any]:
+        with serving(upstream, files, web_port):
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+                return {how: await served.call_tool("web_answer_error",
+                                                    {"code": code, "message": message})
+                        for how, code, message in answers}
+
+    told = {how: (result.is_error, result.content[0].text)
+            for how, result in anyio.run(scenario).items()}
+    gone = ("Gone: The server web no longer has the tool answer_error (it answered “{}”), so "
+            "nothing ran there: go on without it, or ask for the tools again to see what the "
+            "server offers now.")
+    assert told["python"] == (True, gone.format("Unknown tool: answer_error"))
+    assert told["typescript"] == (True, gone.format(
+        "MCP error -32602: Tool answer_error not found"))
+    assert told["arguments"][1].startswith(
+        "Invalid: The server web refused the arguments of answer_error: “The name must not")
+    words = guard.app.receipt(_task(guard)).words
+    assert words.count("ran web_answer_error alone, as itself: Gone.") == 2
+    assert words.count("ran web_answer_error alone, as itself: Invalid.") == 1
+
+
 def test_a_call_its_upstream_does_not_answer_in_time_is_told_unknown(
         guard: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call whose upstream does not answer within the guard's wait is told, and recorded, as

@@ -21,6 +21,7 @@ is offered once the guard lists it, with its leave from the config.
 from __future__ import annotations
 
 import logging
+import re
 import types
 import weakref
 from contextlib import AsyncExitStack
@@ -40,7 +41,14 @@ from signoff.agents.permits import Leave, Permits
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.app import App
-from signoff.exceptions import Failed, Invalid, OutcomeUnknown, Unavailable, UserError
+from signoff.exceptions import (
+    Failed,
+    Invalid,
+    NotFound,
+    OutcomeUnknown,
+    Unavailable,
+    UserError,
+)
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
@@ -303,17 +311,44 @@ def _answer_of(server: str, answer: CallToolResult) -> dict[str, Any]:
     return {"text": text, "structured": answer.structured_content}
 
 
-def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | Failed:
+def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | NotFound | Failed:
     """What a server's JSON-RPC error answering a call of `tool` is, in words that quote it:
+    `NotFound` when it says it has no such tool (it was removed since the guard listed it),
     `Invalid` when it said the arguments were wrong (so a model calls it otherwise), else
     `Failed`."""
     said = str(error).strip() or "it gave no reason"
+    if error.code == INVALID_PARAMS and _says_unknown_tool(said, tool):
+        return _gone(server, tool, said)
     if error.code == INVALID_PARAMS:
         return Invalid(f"The server {server} refused the arguments of {tool}: “{said}” — call "
                        "it again with arguments that fit.")
     return Failed(f"The server {server} answered the call of {tool} with the error “{said}” "
                   f"(JSON-RPC {error.code}): look at what the tool keeps before calling it "
                   "again.")
+
+
+_UNKNOWN_TOOL = re.compile(r"\b(?:unknown|no such) tool\b|\btool (?:is )?not found\b",
+                           re.IGNORECASE)
+"""How servers say they have no tool of the name called ("Unknown tool: x", "No such tool",
+"Tool not found"), beside "Tool x not found" (see `_says_unknown_tool`)."""
+
+
+def _says_unknown_tool(said: str, tool: str) -> bool:
+    """Whether a server's invalid-params error says it has no tool `tool` (in the words MCP
+    servers use: "Unknown tool: x", "Tool x not found"), rather than that the arguments were
+    wrong."""
+    named = re.search(rf"\btool [\"'“]?{re.escape(tool)}[\"'”]? (?:was )?not found\b", said,
+                      re.IGNORECASE)
+    return named is not None or _UNKNOWN_TOOL.search(said) is not None
+
+
+def _gone(server: str, tool: str, said: str) -> NotFound:
+    """A server's answer that it has no tool `tool` (removed since the guard listed it): nothing
+    ran there, and nothing about the arguments was wrong (an Invalid would tell a model to call
+    it otherwise)."""
+    return NotFound(f"The server {server} no longer has the tool {tool} (it answered “{said}”), "
+                    "so nothing ran there: go on without it, or ask for the tools again to see "
+                    "what the server offers now.")
 
 
 def _outside(server: Upstream) -> Untrusted:

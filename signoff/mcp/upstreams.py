@@ -69,8 +69,9 @@ class UpstreamUnavailable(Exception):
 class UpstreamError(Exception):
     """An upstream answered a call with a JSON-RPC error: the server was reached, and refused
     the call or failed it. `code` is the error's code (`INVALID_PARAMS`: the arguments were
-    wrong), the message the server's own words. The guard's action raises it on as `Invalid`
-    when the arguments were wrong, else as `Failed`, quoting the server."""
+    wrong), the message the server's own words. The guard's action raises it on as `NotFound`
+    when the server says it has no such tool, as `Invalid` when the arguments were wrong, else
+    as `Failed`, quoting the server."""
 
     def __init__(self, message: str, *, code: int) -> None:
         super().__init__(message)
