@@ -494,30 +494,10 @@ def test_an_upstreams_json_rpc_error_is_told_as_what_it_is(guard: SimpleNamespac
     error as `Failed`, quoting the server; a tool error (a result whose isError is true) is
     `Invalid`, with the server's words. (A JSON-RPC error was told as a failure the app did not
     foresee, and the server's words reached no one.)"""
-    from contextlib import AsyncExitStack
-
-    from signoff.mcp.guard import open_guard
-
-    web_port = free_port()
-    _config(guard.tmp, web_port=web_port)
-    # (under [servers.web]: its answers are not outside content, so no call here is proposed)
-    guard.config.write_text(guard.config.read_text() + "outside = false\n")
-    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
-    files = environment(FILES_ROOT=str(guard.tmp / "files"), FILES_ERRORS="1")
     answers = [("invalid", -32602, "The name must not hold a slash."),
                ("failed", -32603, "The disk is full."),
                ("tool error", 0, "There is no such file.")]
-
-    async def scenario() -> dict[str, Any]:
-        with serving(upstream, files, web_port):
-            async with AsyncExitStack() as stack:
-                served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
-                return {how: await served.call_tool("web_answer_error",
-                                                    {"code": code, "message": message})
-                        for how, code, message in answers}
-
-    told = {how: (result.is_error, result.content[0].text)
-            for how, result in anyio.run(scenario).items()}
+    told = _told_errors(guard, answers)
     assert told["invalid"] == (True, (
         "Invalid: The server web refused the arguments of answer_error: “The name must not "
         "hold a slash.” — call it again with arguments that fit."))
@@ -541,30 +521,10 @@ def test_an_upstreams_unknown_tool_answer_is_told_as_the_tool_being_gone(
     was listed — is told as that: the server no longer has the tool, nothing ran (outcome
     Gone), not that the arguments were wrong. Invalid params of another kind is still about the
     arguments. (It was told as "refused the arguments", pointing a model at the arguments.)"""
-    from contextlib import AsyncExitStack
-
-    from signoff.mcp.guard import open_guard
-
-    web_port = free_port()
-    _config(guard.tmp, web_port=web_port)
-    # (under [servers.web]: its answers are not outside content, so no call here is proposed)
-    guard.config.write_text(guard.config.read_text() + "outside = false\n")
-    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
-    files = environment(FILES_ROOT=str(guard.tmp / "files"), FILES_ERRORS="1")
     answers = [("python", -32602, "Unknown tool: answer_error"),
                ("typescript", -32602, "MCP error -32602: Tool answer_error not found"),
                ("arguments", -32602, "The name must not hold a slash.")]
-
-    async def scenario() -> dict[str, Any]:
-        with serving(upstream, files, web_port):
-            async with AsyncExitStack() as stack:
-                served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
-                return {how: await served.call_tool("web_answer_error",
-                                                    {"code": code, "message": message})
-                        for how, code, message in answers}
-
-    told = {how: (result.is_error, result.content[0].text)
-            for how, result in anyio.run(scenario).items()}
+    told = _told_errors(guard, answers)
     gone = ("Gone: The server web no longer has the tool answer_error (it answered “{}”), so "
             "nothing ran there: go on without it, or ask for the tools again to see what the "
             "server offers now.")
@@ -1304,3 +1264,31 @@ def test_a_configs_relative_paths_are_found_beside_it(tmp_path: Path) -> None:
         assert GuardConfig.load(path).database == given
     path.write_text('name = "notes"\n[servers.files]\ncommand = "python"\n')
     assert GuardConfig.load(path).database == f"sqlite:///{here / 'notes.db'}"
+
+
+def _told_errors(guard: SimpleNamespace,
+                 answers: list[tuple[str, int, str]]) -> dict[str, tuple[bool, str]]:
+    """Each of `answers` (a name, a JSON-RPC error code, its message) given by a real upstream
+    over HTTP to a call of its `answer_error` tool through the guard: whether the guard told
+    the call as an error, and its words. The upstream's answers are not outside content, so no
+    call is proposed."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    web_port = free_port()
+    _config(guard.tmp, web_port=web_port)
+    guard.config.write_text(guard.config.read_text() + "outside = false\n")
+    upstream = [sys.executable, UPSTREAM, "--http", str(web_port)]
+    files = environment(FILES_ROOT=str(guard.tmp / "files"), FILES_ERRORS="1")
+
+    async def scenario() -> dict[str, Any]:
+        with serving(upstream, files, web_port):
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+                return {how: await served.call_tool("web_answer_error",
+                                                    {"code": code, "message": message})
+                        for how, code, message in answers}
+
+    return {how: (result.is_error, result.content[0].text)
+            for how, result in anyio.run(scenario).items()}
