@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from signoff import App, StoreError, UserError
+from signoff.store import database as database_module
 from signoff.store.database import Database
 
 
@@ -214,3 +215,60 @@ def test_a_failed_transaction_in_memory_lets_the_next_thread_in() -> None:
     thread.start()
     thread.join(timeout=30)
     assert done == [[1]]
+
+
+def test_a_transaction_that_waits_too_long_to_begin_is_a_store_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transaction that cannot begin before its wait is over ("database is locked": another
+    holds the database) comes out as StoreError naming the database, not as the driver's own
+    error (SQLAlchemy does not wrap what fails as a transaction begins)."""
+    monkeypatch.setattr(database_module, "_WAIT_SECONDS", 0.2)
+    database = Database("sqlite://")
+    with database.connect() as connection:
+        connection.execute(text("CREATE TABLE t (n INTEGER NOT NULL)"))
+    inside, over = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with database.connect() as connection:
+            connection.execute(text("INSERT INTO t VALUES (1)"))
+            inside.set()
+            over.wait(timeout=30)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        assert inside.wait(timeout=30)
+        with pytest.raises(StoreError) as refused, database.connect() as connection:
+            connection.execute(text("SELECT n FROM t"))
+        assert str(refused.value) == "The database sqlite:// could not be used: database is locked."
+    finally:
+        over.set()
+        thread.join(timeout=30)
+    with database.connect() as connection:  # the holder's turn ended: the next one begins
+        assert list(connection.execute(text("SELECT n FROM t")).scalars()) == [1]
+
+
+def test_a_connection_handed_back_in_memory_never_ends_anothers_transaction() -> None:
+    """The pool resets a connection handed back with a rollback; in memory every thread shares
+    one, and a thread that hands back its connection (having begun nothing) must not roll back
+    the transaction another thread has open: what that one then commits is kept."""
+    database = Database("sqlite://")
+    with database.connect() as connection:
+        connection.execute(text("CREATE TABLE t (n INTEGER NOT NULL)"))
+    inside, handed_back = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with database.connect() as connection:
+            connection.execute(text("INSERT INTO t VALUES (1)"))
+            inside.set()
+            handed_back.wait(timeout=30)
+            connection.execute(text("INSERT INTO t VALUES (2)"))
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert inside.wait(timeout=30)
+    database.engine.connect().close()  # checked out and back: the pool's rollback
+    handed_back.set()
+    thread.join(timeout=30)
+    with database.connect() as connection:
+        assert sorted(connection.execute(text("SELECT n FROM t")).scalars()) == [1, 2]

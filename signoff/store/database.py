@@ -233,7 +233,8 @@ class _TakingTurns(sqlite3.Connection):
     connection of its own would be a database of its own): a transaction waits to begin until
     another thread's has ended, as a writer of a file waits for its lock, so that two threads'
     statements never mix in one transaction. A thread that begins again inside its own
-    transaction is not made to wait on itself: SQLite refuses that BEGIN, as it does a file's."""
+    transaction is not made to wait on itself: SQLite refuses that BEGIN, as it does a file's.
+    A thread's commit or rollback never ends another thread's transaction."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -255,13 +256,22 @@ class _TakingTurns(sqlite3.Connection):
             self._taker = None
             self._turn.release()
 
+    def _anothers(self) -> bool:
+        """Whether another thread's transaction is open here: this thread has none to end (the
+        pool resets a connection it hands back with a rollback, which would end that one)."""
+        return self._taker is not None and self._taker != threading.get_ident()
+
     def commit(self) -> None:
+        if self._anothers():
+            return
         try:
             super().commit()
         finally:
             self.end_turn()
 
     def rollback(self) -> None:
+        if self._anothers():
+            return
         try:
             super().rollback()
         finally:
@@ -297,17 +307,24 @@ def _sqlite_begin(connection: Connection) -> None:
     # query_only) until it is writable again: no statement asks SQLite. (A query_only an app
     # sets on its connections itself is not seen: its transactions then fail to begin.)
     # On a database in memory, the transaction first waits for its turn on the one connection.
+    # The driver's errors here ("database is locked" once the wait is over) come out as
+    # SQLAlchemy's, as those of a statement do, so that `Database.connect` tells them as a
+    # StoreError (SQLAlchemy does not wrap what a "begin" listener raises).
     only = _reading.get() or connection.connection.info.get(READ_ONLY)
     driver: Any = connection.connection.driver_connection  # (a query's: a ReadOnlyDriver)
     turns = getattr(driver, "take_turn", None)
-    if turns is not None:
-        turns()
-    cursor = driver.cursor()
+    begin = "BEGIN" if only else "BEGIN IMMEDIATE"
     try:
-        cursor.execute("BEGIN" if only else "BEGIN IMMEDIATE")
-    except BaseException:
         if turns is not None:
-            driver.end_turn()
-        raise
-    finally:
-        cursor.close()
+            turns()
+        cursor = driver.cursor()
+        try:
+            cursor.execute(begin)
+        except BaseException:
+            if turns is not None:
+                driver.end_turn()
+            raise
+        finally:
+            cursor.close()
+    except sqlite3.Error as error:
+        raise DBAPIError.instance(begin, None, error, sqlite3.Error) from error
