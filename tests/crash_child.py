@@ -53,6 +53,7 @@ from signoff import (
     ProposalStatus,
     Provided,
     Skill,
+    Unavailable,
     policy,
 )
 from signoff.testing import ScriptedModel, says
@@ -74,6 +75,8 @@ def build(url: str, outbox: Path) -> SimpleNamespace:
     letters = outbox / "letters.txt"
     mirror_file = outbox / "mirror.txt"
     invoices = outbox / "invoices.txt"
+    payments = outbox / "payments.txt"
+    bank_down = outbox / "bank-down"
 
     @app.action("Set the level")
     def set_level(box: Box, level: int, session: Annotated[Session, Provided("session")]) -> str:
@@ -103,11 +106,22 @@ def build(url: str, outbox: Path) -> SimpleNamespace:
             file.write(text + "\n")
         return "Sent."
 
+    @app.action("Pay the bank", untrusted=False)
+    def pay_bank(text: str) -> str:
+        """Reaches outside, proposed: appends a line to the payments file, or, while the file
+        `bank-down` is there, sends nothing and says the bank cannot be reached."""
+        if bank_down.exists():
+            raise Unavailable("The bank cannot be reached now: nothing was sent to it. Try "
+                              "again later.")
+        with open(payments, "a", encoding="utf-8") as file:
+            file.write(text + "\n")
+        return "Paid."
+
     class Tend(Skill[None, Report]):
         """Tend the box."""
 
         description = "Tend the box."
-        tools = [jot, set_level, post_letter, mirror, send_invoice]
+        tools = [jot, set_level, post_letter, mirror, send_invoice, pay_bank]
 
         def brief(self, subject: None) -> str:
             return "Tend the box."
@@ -127,7 +141,8 @@ def build(url: str, outbox: Path) -> SimpleNamespace:
     return SimpleNamespace(app=app, Box=Box, Mark=Mark, Clerk=Clerk, Tend=Tend, noor=noor,
                            jot=jot, set_level=set_level, post_letter=post_letter, mirror=mirror,
                            send_invoice=send_invoice, letters=letters, mirror_file=mirror_file,
-                           invoices=invoices)
+                           invoices=invoices, pay_bank=pay_bank, payments=payments,
+                           bank_down=bank_down)
 
 
 def box_of(shop: SimpleNamespace) -> Any:
@@ -419,6 +434,8 @@ def decide(url: str, outbox: str, proposal_id: str, verb: str, barrier: Any, res
             shop.app.reject(proposal_id, by=shop.noor, reason="No.")
     except AgentRefused as refused:
         results.put((verb, "refused", str(refused)))
+    except Unavailable as unavailable:
+        results.put((verb, "unavailable", str(unavailable)))
     except BaseException as error:
         import traceback
 

@@ -107,3 +107,40 @@ def _finish(shop: SimpleNamespace, model: ScriptedModel, task: str) -> Outcome:
     """The task goes on in this process's worker (the deciders had no model for it)."""
     shop.app.worker(model_for=lambda _agent, _task: model).run_once()
     return shop.app.outcome(task)
+
+
+def test_eight_processes_saying_yes_while_the_server_is_down_use_up_no_yes(
+    shop: SimpleNamespace, database: str, tmp_path: Path,
+) -> None:
+    """Eight processes approve at once a call whose action cannot reach the bank (`Unavailable`:
+    nothing sent). Each is told so, or that another is deciding it; none is told it ran, the
+    proposal still waits, undecided, nothing is paid or spent. Once the bank is up, one yes runs
+    the call, once."""
+    shop.bank_down.touch()
+    model = ScriptedModel(
+        says.tool("The bank is owed.", shop.pay_bank, text="owed"),
+        says.hand_back(Report(summary="Paid.")),
+    )
+    outcome = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    shop.app.database.dispose()  # the deciders are the only ones at work
+
+    told = _decide_at_once(database, tmp_path, proposal.id, ["approve"] * DECIDERS)
+
+    assert len(told) == DECIDERS
+    hows = [how for _, how, _ in told]
+    assert set(hows) <= {"unavailable", "refused"}, told
+    assert "unavailable" in hows
+    assert all("The bank cannot be reached now" in message
+               for _, how, message in told if how == "unavailable")
+    waiting = shop.app.proposal(proposal.id)
+    assert waiting.status is ProposalStatus.WAITING
+    assert not shop.payments.exists()
+    assert shop.app.outcome(outcome.task).spend_usd == 0
+
+    shop.bank_down.unlink()
+    decision = shop.app.approve(proposal.id, by=shop.noor)
+    assert "ran" in decision.said, decision.said
+    assert shop.payments.read_text() == "owed\n"
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.DONE
