@@ -693,3 +693,31 @@ def test_serving_in_python_without_a_subject_names_the_parameter(shop: SimpleNam
     assert told.exit_code == 2, told.output
     assert "Give what the work is on with --subject." in told.output
     assert "subject=" not in told.output
+
+
+def test_a_session_makes_at_most_its_calls_whichever_task_they_go_to(
+        office: dict[str, Any]) -> None:
+    """`max_calls` is the session's: a call that goes on in a new task while the first waits
+    on a decision counts against it too, and the call past it is refused and runs nothing
+    (before, each new task of the session was given `max_calls` of its own)."""
+    served = ServedAgent(office["app"], office["Widened"], for_=office["owner"],
+                         subject=Request(text="Read my latest mail and deal with it."),
+                         wait_seconds=0, max_calls=3)
+
+    async def scenario() -> list[Any]:
+        return [await served.call_tool("read_email", {"number": 31}),
+                await served.call_tool("transfer", {"iban": ATTACKER_IBAN, "amount": 2400,
+                                                    "memo": "payment"}),
+                await served.call_tool("list_files", {}),
+                await served.call_tool("list_files", {})]
+
+    read, transfer, listed, past = anyio.run(scenario)
+    assert not read.is_error, read
+    assert not listed.is_error, listed
+    assert "was proposed to Olive" in transfer.content[0].text
+    assert len(_tasks_of(office)) == 2  # the list went on in a new task of the work
+    assert past.is_error
+    assert past.content[0].text == ("Nothing ran: this session has made 3 calls, the most one "
+                                    "session may make. Start a new session to go on.")
+    steps = [office["app"].outcome(task).steps for task in _tasks_of(office)]
+    assert sum(steps) == 3

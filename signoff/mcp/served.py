@@ -135,7 +135,8 @@ class ServedAgent(MCPServer):
     Over stdio the calls are for `for_`; over HTTP, for whoever the bearer token is (see
     `signoff.mcp.transport`). `subject` is what the work is on, for skills that work on
     something; `wait_seconds` how long a proposed call is kept open for its decision (0: answer
-    at once with the proposal's id and whom it waits on)."""
+    at once with the proposal's id and whom it waits on); `max_calls` the most calls one
+    session makes, whichever of its tasks they go to."""
 
     def __init__(
         self,
@@ -284,6 +285,10 @@ class ServedAgent(MCPServer):
             # what the first proposed.
             untold = session.untold.get(same) if not session.closed else None
             if untold is None:
+                if await anyio.to_thread.run_sync(self._calls_left, session) <= 0:
+                    return results.error(
+                        f"Nothing ran: this session has made {self.max_calls} calls, the most "
+                        "one session may make. Start a new session to go on.")
                 task, answers = await anyio.to_thread.run_sync(turn)
                 if task is not None and answers and answers[0].waiting and (
                         answers[0].proposal is not None):
@@ -312,8 +317,16 @@ class ServedAgent(MCPServer):
                 session.earlier.append(task)
             task = session.tasks[skill.name] = self.handle.start(
                 skill, self.subject, for_=session.person, model_name=_MODEL_NAME,
-                max_steps=self.max_calls, work=session.work, continues=going_on_from)
+                max_steps=self._calls_left(session), work=session.work,
+                continues=going_on_from)
         return task
+
+    def _calls_left(self, session: _Session) -> int:
+        """How many more calls the session may make: `max_calls` is the session's, whichever of
+        its tasks took them (a task per skill, and one for each wait its calls went on from)."""
+        made = sum(self.app.outcome(task).steps
+                   for task in {*session.earlier, *session.tasks.values()})
+        return self.max_calls - made
 
     def _why_no_turn(self, task: str) -> str:
         outcome = self.app.outcome(task)
