@@ -5,6 +5,7 @@ its steps alone — on SQLite and a real PostgreSQL server."""
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -145,3 +146,16 @@ def test_the_conversation_calls_and_receipt_are_read_from_the_steps(db: Database
             (ReceiptKind.MODEL_CALL, "The model asked for add."),
             (ReceiptKind.TOOL_CALL, "add ran alone: Done.")]
     assert _seqs(db, task) == [1, 2]
+
+
+def test_an_id_is_a_random_uuid_as_python_writes_one() -> None:
+    """`new_id` writes its UUIDs itself (the loop makes one at every call): each is version 4,
+    of RFC 9562's variant, written as `str(uuid.UUID(...))` writes it, and none repeats."""
+    made = [repo.new_id() for _ in range(20_000)]
+    for id_ in made:
+        read = uuid.UUID(id_)
+        assert str(read) == id_
+        assert read.version == 4
+        assert read.variant == uuid.RFC_4122
+    assert len(set(made)) == len(made)
+    assert {id_[19] for id_ in made} == set("89ab")  # every variant digit is made

@@ -28,7 +28,11 @@ class Leave(enum.IntEnum):
     @property
     def words(self) -> str:
         """The leave as the catalogue shows it: "Alone", "Propose", "Propose every time", "Never"."""
-        return self.name.replace("_", " ").capitalize()
+        return _LEAVE_WORDS[self]
+
+
+_LEAVE_WORDS = {leave: leave.name.replace("_", " ").capitalize() for leave in Leave}
+"""Each leave's words, worked out once (the loop tells a call's leave at every step)."""
 
 
 @dataclass(frozen=True, kw_only=True, init=False)
