@@ -41,6 +41,7 @@ from signoff.security.enforcement import RuledSession
 from signoff.store import journal, points
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
+from tests.driver_trace import tracing
 
 
 class Tally(BaseModel):
@@ -149,19 +150,13 @@ def test_on_sqlite_a_step_writes_the_tasks_head_once(tmp_path: Any) -> None:
     head in one statement, which checks the hold as the step ends: three steps, three writes.
     The calls ran once each, and the receipt tells each step in order."""
     shop = _counter(f"sqlite:///{tmp_path}/head.db")
-    shop.app.database.dispose()
-    heads: list[str] = []
-
-    @event.listens_for(shop.app.database.engine, "connect")
-    def traced(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.set_trace_callback(
-            lambda sql: heads.append(sql) if sql.startswith("UPDATE signoff_tasks") else None)
-
     script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
                            says.tool(shop.bump, counter=shop.counter.id),
                            says.hand_back(Tally(total=2)))
-    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
-                                            model=script)
+    with tracing(shop.app.database.engine) as trace:
+        outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                                model=script)
+        heads = [s for s in trace.take().statements if s.startswith("UPDATE signoff_tasks")]
     assert outcome.status is TaskStatus.DONE, outcome.problem
     assert len(heads) == 3, heads
     with shop.app.session(as_=shop.app.system) as s:
