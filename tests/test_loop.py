@@ -72,28 +72,46 @@ def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNames
         counter.value = 0
         return "Reset."
 
+    @app.action
+    def add(a: int, b: int) -> int:
+        """The sum of a and b (an ordinary action, not a query, that changes nothing)."""
+        return a + b
+
     class Count(Skill[Counter, Tally]):
         description = "Count."
         tools = [bump, reset]
 
+    class Sum(Skill[None, Tally]):
+        description = "Add, and count."
+        tools = [add, bump, reset]
+
     class Clerk(Agent):
         purpose = "You count."
-        skills = [Count()]
+        skills = [Count(), Sum()]
         may = Permits(alone=[bump])
+
+    class Trusted(Agent):
+        purpose = "You count."
+        skills = [Sum()]
+        may = Permits.everything()
+        max_steps = 100
 
     if again:
         noor = app.people.get("noor@t.example")
         app.add_agent(Clerk, sponsor=noor)
+        app.add_agent(Trusted, sponsor=noor)
         with app.session(as_=app.system) as s:
             counter = s.scalars(select(Counter)).one()
     else:
         noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
         app.add_agent(Clerk, sponsor=noor)
+        app.add_agent(Trusted, sponsor=noor)
         with app.session(as_=app.system) as s:
             counter = Counter(name="c")
             s.add(counter)
-    return SimpleNamespace(app=app, Counter=Counter, Count=Count, Clerk=Clerk, bump=bump,
-                           reset=reset, counter=counter, noor=noor)
+    return SimpleNamespace(app=app, Counter=Counter, Count=Count, Sum=Sum, Clerk=Clerk,
+                           Trusted=Trusted, add=add, bump=bump, reset=reset,
+                           counter=counter, noor=noor)
 
 
 def test_a_step_returns_what_happens_next() -> None:
@@ -254,6 +272,75 @@ def test_a_yes_in_the_process_that_proposed_reads_nothing_before_its_claim(
     assert shop.app.outcome(task).status is TaskStatus.DONE
     assert [p.status for p in shop.app.proposals(task=task)] == [ProposalStatus.DONE] * 2
     assert loop.memory_of(task) == []  # nothing kept once its proposals were decided and it ended
+
+
+ALONE_CALL = 1
+"""Transactions one call an agent makes alone takes, as the driver sends them: its step (the
+model's turn and the call it asks for, run) is one. Issue 11 allows two: the tests hold the loop
+to one, so that a commit more per call fails them."""
+START_AND_END = 2
+"""A task's transactions besides its calls': its start (its row and opening), and its end (the
+result handed back, in the step of the model's last turn)."""
+APPROVAL_ROUND_TRIP = 3
+"""Transactions of a person's round trip, as the driver sends them: the task's waiting proposal
+listed; the yes (the proposal claimed, its call run, recorded, the task woken and its turn
+closed); the model's next turn with what it asks next (a proposal, stored with the task's wait).
+Issue 11 allows four: the tests hold the loop to three."""
+
+
+@pytest.mark.parametrize(("tool", "besides"), [("add", START_AND_END), ("bump", START_AND_END + 1)])
+def test_an_alone_call_is_one_transaction_on_the_database(
+        shops: Callable[..., SimpleNamespace], tool: str, besides: int) -> None:
+    """N calls an agent makes alone take N transactions, counted as the driver sends them
+    (BEGIN, COMMIT, ROLLBACK; tests/driver_trace.py), besides the task's start and end: calls of
+    an ordinary action that changes nothing (add), and of one that changes a record (bump), run
+    alone because the agent may do everything. Before its first call that changes something, a
+    task reads its calls once (what it has seen, to label the call's arguments): one more."""
+    shop = shops()
+    handle = shop.app.agent(shop.Trusted)
+
+    def task(n: int) -> None:
+        if tool == "add":
+            calls = [says.tool(shop.add, a=i, b=1) for i in range(n)]
+        else:
+            calls = [says.tool(shop.bump, counter=shop.counter.id)] * n
+        outcome = handle.do(shop.Sum(), None, for_=shop.noor,
+                            model=ScriptedModel(*calls, says.hand_back(Tally(total=n))))
+        assert outcome.status is TaskStatus.DONE, outcome.problem
+
+    task(1)  # a process's first task also makes the agent's account, and reads the people
+    n = 20
+    with tracing(shop.app.database.engine) as trace:
+        task(n)
+        sent = trace.take()
+    # at least one a call: each call's step is committed before the next begins
+    assert n <= sent.transactions <= n * ALONE_CALL + besides, "\n".join(sent.statements)
+
+
+def test_an_approval_round_trip_is_three_transactions_on_the_database(
+        shops: Callable[..., SimpleNamespace]) -> None:
+    """A person's round trip — the task's waiting proposal listed, said yes to, and the task
+    gone on to its next stop (its next proposal; after the last, its result handed back) — takes
+    three transactions, counted as the driver sends them (tests/driver_trace.py)."""
+    shop = shops()
+    trips = 5
+    script = ScriptedModel(*[says.tool(shop.reset, counter=shop.counter.id)] * trips,
+                           says.hand_back(Tally(total=0)))
+    # A task with no subject, as bench/bench_loop.py measures it. (A task about a record reads
+    # it twice more a trip, each read a transaction of its own, rolled back: the skill's brief
+    # as it reads now, for the yes's check that nothing it was proposed on changed, and for the
+    # next proposal's. That is five, above the issue's four, and not held here.)
+    outcome = shop.app.agent(shop.Clerk).do(shop.Sum(), None, for_=shop.noor, model=script)
+    assert outcome.status is TaskStatus.WAITING, outcome.problem
+    with tracing(shop.app.database.engine) as trace:
+        for _ in range(trips):
+            (waiting,) = shop.app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+            shop.app.approve(waiting, by=shop.noor)
+            sent = trace.take()
+            # at least two: the yes and the next turn are each committed
+            assert 2 <= sent.transactions <= APPROVAL_ROUND_TRIP, "\n".join(sent.statements)
+    assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
+    assert [p.status for p in shop.app.proposals(task=outcome.task)] == [ProposalStatus.DONE] * trips
 
 
 def test_a_kept_proposal_decided_by_another_process_is_not_run_again(
