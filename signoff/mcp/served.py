@@ -80,6 +80,8 @@ class _Session:
     untold: dict[tuple[str, str], tuple[str, CallAnswer]] = field(default_factory=dict)
     """Each proposed call whose outcome the client has not been told yet (by tool and
     arguments), with its task: the same call asked again waits on that proposal."""
+    calls: int = 0
+    """The calls it has made: each was a step of one of its tasks (taken under `lock`)."""
     closed: bool = False
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
@@ -278,6 +280,8 @@ class ServedAgent(MCPServer):
                     task = self._task_for(session, skill, anew=True,
                                           going_on_from=task if outcome.waiting else None)
                     answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
+            if answers:  # the call was one step of one of the session's tasks
+                session.calls += 1
             return task, answers
 
         async with session.lock:  # one turn at a time; a call kept open waits outside it
@@ -285,7 +289,7 @@ class ServedAgent(MCPServer):
             # what the first proposed.
             untold = session.untold.get(same) if not session.closed else None
             if untold is None:
-                if await anyio.to_thread.run_sync(self._calls_left, session) <= 0:
+                if self._calls_left(session) <= 0:
                     return results.error(
                         f"Nothing ran: this session has made {self.max_calls} calls, the most "
                         "one session may make. Start a new session to go on.")
@@ -324,9 +328,7 @@ class ServedAgent(MCPServer):
     def _calls_left(self, session: _Session) -> int:
         """How many more calls the session may make: `max_calls` is the session's, whichever of
         its tasks took them (a task per skill, and one for each wait its calls went on from)."""
-        made = sum(self.app.outcome(task).steps
-                   for task in {*session.earlier, *session.tasks.values()})
-        return self.max_calls - made
+        return self.max_calls - session.calls
 
     def _why_no_turn(self, task: str) -> str:
         outcome = self.app.outcome(task)
