@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any
 
@@ -77,9 +79,21 @@ def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNames
         """The sum of a and b (an ordinary action, not a query, that changes nothing)."""
         return a + b
 
+    board = Path(tempfile.mkdtemp(prefix="signoff-board-")) / "board.txt"
+
+    @app.action
+    def announce(text: str) -> str:
+        """Pin a notice on the board (a file: it reaches outside)."""
+        with open(board, "a", encoding="utf-8") as file:
+            file.write(text + "\n")
+        return "Pinned."
+
+    def announced() -> list[str]:
+        return board.read_text(encoding="utf-8").splitlines() if board.exists() else []
+
     class Count(Skill[Counter, Tally]):
         description = "Count."
-        tools = [bump, reset]
+        tools = [bump, reset, announce]
 
     class Sum(Skill[None, Tally]):
         description = "Add, and count."
@@ -111,7 +125,7 @@ def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNames
             s.add(counter)
     return SimpleNamespace(app=app, Counter=Counter, Count=Count, Sum=Sum, Clerk=Clerk,
                            Trusted=Trusted, add=add, bump=bump, reset=reset,
-                           counter=counter, noor=noor)
+                           announce=announce, announced=announced, counter=counter, noor=noor)
 
 
 def test_a_step_returns_what_happens_next() -> None:
@@ -255,10 +269,11 @@ def test_a_yes_in_the_process_that_proposed_reads_nothing_before_its_claim(
         shops: Callable[..., SimpleNamespace]) -> None:
     """A yes taken in the process whose task made the proposal runs it from what that process
     kept: the run (claimed, the decider checked, recorded, the task woken and its turn closed),
-    and the model's next turn with the proposal it makes (one step) are two transactions,
-    besides the two reads of the counter the task is about (the brief, as it reads now, for the
-    decision's stale check and for the next proposal). Before, a decision read the proposal, its
-    task and the decider in a transaction of its own first."""
+    and the model's next turn with the proposal it makes (one step) are two transactions. The
+    counter the task is about is read in them (the brief, as it reads now, for the decision's
+    stale check and for the next proposal's fingerprint): before, each read was a transaction
+    of its own, and before that a decision read the proposal, its task and the decider in one
+    of its own first."""
     shop = shops()
     task = _resets(shop, 2)
     loop = shop.app._agency.loop
@@ -266,7 +281,7 @@ def test_a_yes_in_the_process_that_proposed_reads_nothing_before_its_claim(
     (first,) = shop.app.proposals(task=task, status=ProposalStatus.WAITING)
     begun = _transactions(shop)
     assert shop.app.approve(first.id, by=shop.noor).task_status == TaskStatus.WAITING.value
-    assert begun[0] == 2 + 2
+    assert begun[0] == 2
     (second,) = shop.app.proposals(task=task, status=ProposalStatus.WAITING)
     shop.app.approve(second.id, by=shop.noor)
     assert shop.app.outcome(task).status is TaskStatus.DONE
@@ -317,20 +332,22 @@ def test_an_alone_call_is_one_transaction_on_the_database(
     assert n <= sent.transactions <= n * ALONE_CALL + besides, "\n".join(sent.statements)
 
 
+@pytest.mark.parametrize("about", ["nothing", "a record"])
 def test_an_approval_round_trip_is_three_transactions_on_the_database(
-        shops: Callable[..., SimpleNamespace]) -> None:
+        shops: Callable[..., SimpleNamespace], about: str) -> None:
     """A person's round trip — the task's waiting proposal listed, said yes to, and the task
     gone on to its next stop (its next proposal; after the last, its result handed back) — takes
-    three transactions, counted as the driver sends them (tests/driver_trace.py)."""
+    three transactions, counted as the driver sends them (tests/driver_trace.py): for a task
+    with no subject, as bench/bench_loop.py measures it, and for one about a record, whose brief
+    is read as it reads now for the yes's check that nothing it was proposed on changed, and
+    for the next proposal's fingerprint, each in the transaction it is for (before, each was
+    a transaction of its own: five a trip, above the issue's four)."""
     shop = shops()
     trips = 5
     script = ScriptedModel(*[says.tool(shop.reset, counter=shop.counter.id)] * trips,
                            says.hand_back(Tally(total=0)))
-    # A task with no subject, as bench/bench_loop.py measures it. (A task about a record reads
-    # it twice more a trip, each read a transaction of its own, rolled back: the skill's brief
-    # as it reads now, for the yes's check that nothing it was proposed on changed, and for the
-    # next proposal's. That is five, above the issue's four, and not held here.)
-    outcome = shop.app.agent(shop.Clerk).do(shop.Sum(), None, for_=shop.noor, model=script)
+    skill, subject = (shop.Sum(), None) if about == "nothing" else (shop.Count(), shop.counter)
+    outcome = shop.app.agent(shop.Clerk).do(skill, subject, for_=shop.noor, model=script)
     assert outcome.status is TaskStatus.WAITING, outcome.problem
     with tracing(shop.app.database.engine) as trace:
         for _ in range(trips):
@@ -826,3 +843,38 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     assert app.outcome(asked.task).status is TaskStatus.DONE
     assert app.outcome(asked.task).spend_usd == 0.25
     app.database.dispose()
+
+
+@pytest.mark.parametrize("tool", ["reset", "announce"])
+def test_a_record_changed_just_before_a_yes_claims_its_call_makes_it_stale(
+        shops: Callable[..., SimpleNamespace], tool: str) -> None:
+    """The task's brief is the counter as it reads; the counter is renamed after the yes has
+    checked what it can before its claim (`decider.checked`), and before the claim: the
+    proposal is stale, its call does not run, and the agent is told its instructions changed.
+    The brief is read again in the claim's own transaction: for a call that runs with its claim
+    (reset) and for one claimed apart, before it runs (announce, which reaches outside). Before,
+    it was read before either, and the call ran on what the person had not been shown."""
+    shop = shops()
+    calls = {"reset": says.tool(shop.reset, counter=shop.counter.id),
+             "announce": says.tool(shop.announce, text="Counting again.")}
+    outcome = shop.app.agent(shop.Clerk).do(
+        shop.Count(), shop.counter, for_=shop.noor,
+        model=ScriptedModel(calls[tool], says.hand_back(Tally(total=0))))
+    assert outcome.status is TaskStatus.WAITING, outcome.problem
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    with shop.app.session(as_=shop.app.system) as s:  # the value the yes would reset
+        s.get(shop.Counter, shop.counter.id).value = 7
+
+    def rename(point: str, _where: dict[str, Any]) -> None:
+        if point == "decider.checked":
+            with shop.app.session(as_=shop.app.system) as s:
+                s.get(shop.Counter, shop.counter.id).name = "renamed"
+
+    with points.pausing(rename):
+        decision = shop.app.approve(proposal, by=shop.noor)
+    assert decision.status is ProposalStatus.STALE
+    assert "Your instructions have changed" in decision.told_agent
+    assert "renamed" in decision.told_agent
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Counter, shop.counter.id).value == 7  # reset did not run
+    assert shop.announced() == []  # nor did the announcement

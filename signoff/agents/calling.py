@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
@@ -32,7 +33,7 @@ from signoff.agents.gate import Verdict, gate
 from signoff.agents.handing_back import read_result, task_view
 from signoff.agents.labelling import evidence_of, trusted_text
 from signoff.agents.permits import Leave
-from signoff.agents.proposing import Kept, proposal_of
+from signoff.agents.proposing import Kept, fingerprint_of, proposal_of
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Step
@@ -373,11 +374,10 @@ class CallSteps(StepUnits):
         leave = verdict.leave
         arguments = json.loads(call.arguments)
         routing = self._decider_of(registered, skill, call.tool, task.for_id)
-        instructions = self.instructions_now(task)
-        # Built before the transaction: the skill's names and versions may read records.
+        # Built before the transaction: the skill's names and versions may read records. (It
+        # is fingerprinted in it, under the instructions as its record reads there.)
         proposal = dataclasses.replace(
-            proposal_of(task, skill, action, call, arguments, routing, instructions),
-            labels=labels.untrusted)
+            proposal_of(task, skill, action, call, arguments, routing), labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
         reason = call.why.strip()
@@ -395,8 +395,10 @@ class CallSteps(StepUnits):
             # What the calls before it in its turn answered (the first has none to read).
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
                          if c.position < call.position] if call.position else []
+            instructions = self.instructions_now(task, within=db)
             proposal = dataclasses.replace(
-                proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words)
+                proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words,
+                fingerprint=fingerprint_of(proposal, instructions))
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
                              effects=list(proposal.effects))
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,
@@ -414,18 +416,25 @@ class CallSteps(StepUnits):
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
 
-    def instructions_now(self, task: repo.TaskRow) -> str:
-        """The instruction set as it reads now: purpose, skill, app instructions, the brief."""
+    def instructions_now(self, task: repo.TaskRow, *, within: repo.Executor | None = None) -> str:
+        """The instruction set as it reads now: purpose, skill, app instructions, the brief
+        (its record read in the transaction `within`, when given)."""
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
-        subject = self.subject_of(task, skill)
+        subject = self.subject_of(task, skill, within=within)
         return self.instructions(registered, skill) + "\n\n" + skill.brief(subject)
 
-    def subject_of(self, task: repo.TaskRow, skill: Skill[Any, Any]) -> Any:
-        """The task's subject as it is now (a record read afresh)."""
+    def subject_of(self, task: repo.TaskRow, skill: Skill[Any, Any], *,
+                   within: repo.Executor | None = None) -> Any:
+        """The task's subject as it is now (a record read afresh: in the transaction `within`,
+        when given, else in one of its own)."""
         subject_type, _ = skill.types()
         if task.subject_id is not None:
-            with Session(self._database.engine, expire_on_commit=False) as session:
+            bind = within.connection() if isinstance(within, Session) else within
+            if bind is not None and not isinstance(bind, Connection):
+                raise TypeError(f"A subject is read on a connection or a session, not {bind!r}.")
+            with Session(bind if bind is not None else self._database.engine,
+                         expire_on_commit=False) as session:
                 return session.get(subject_type, uuid.UUID(task.subject_id))
         if task.subject_json is not None and subject_type not in (None, type(None)):
             return TypeAdapter(subject_type).validate_python(task.subject_json)

@@ -156,13 +156,23 @@ class Decider:
         except Invalid as invalid:
             raise EditRefused(f"The changed values do not fit {proposal.action}: "
                               f"{invalid.message}") from None
-        now_instructions = self._loop.instructions_now(task)
+        # Stale when what it acts on reads another version, or the skill's changed: checked
+        # here, under the instructions it was proposed under. Whether those still read so
+        # (its record is read afresh) is checked as it is claimed, in that transaction.
         version_now = skill.version_of(proposal.action, proposal.arguments)
-        expected = fingerprint_of(proposal, now_instructions, subject_version=version_now,
+        expected = fingerprint_of(proposal, instructions, subject_version=version_now,
                                   skill_version=skill.version)
         if expected != proposal.fingerprint:
+            now_instructions = self._loop.instructions_now(task)  # told too, if they changed
             return self._stale(proposal, call_id, by, instructions != now_instructions,
                                now_instructions, version_now)
+
+        def instructions_changed(db: repo.Executor) -> str | None:
+            """The instructions as they read now in `db`'s transaction, if not as proposed."""
+            now = self._loop.instructions_now(task, within=db)
+            return now if now != instructions else None
+
+        changed_to: str | None = None  # the instructions, found changed as it was claimed
         over = self._loop.spend_problem(proposal.task, action)
         points.reached("decider.checked", proposal=proposal.id)
         if over:
@@ -186,15 +196,20 @@ class Decider:
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)  # a decision and a step on the task take turns
                     self._decider_now(db, proposal, by)
-                    if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
-                                               **decided, **leased()):
+                    changed_to = instructions_changed(db)
+                    if changed_to is None and not repo.claim_proposal(
+                            db, proposal, ProposalStatus.APPROVED, **decided, **leased()):
                         raise self._already(proposal.id, within=db)
-                    # What it spends is reserved with the claim: the check and the reservation are
-                    # one statement, so two approvals at once cannot both fit in what is left.
-                    fits = not cost or repo.reserve_spend(db, proposal.task, cost)
+                    fits = changed_to is None and (
+                        not cost or repo.reserve_spend(db, proposal.task, cost))
+                    # What it spends is reserved with the claim (above): the check and the
+                    # reservation are one statement, so two approvals at once cannot both fit in
+                    # what is left.
                     if fits:
                         repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
                                          started_at=repo.now())
+                if changed_to is not None:
+                    return self._stale(proposal, call_id, by, True, changed_to, version_now)
                 if not fits:
                     return self._refused(proposal, call_id, by, registered, (
                         f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
@@ -203,13 +218,16 @@ class Decider:
                 before = None
             else:
                 def before(db: repo.Executor) -> None:  # exactly once: claimed with the run itself
-                    nonlocal refused
+                    nonlocal refused, changed_to
                     holds.lock(db, proposal.task)
                     try:
                         self._decider_now(db, proposal, by)
                     except AgentRefused as refusal:
                         refused = refusal
                         raise RunAborted("not theirs to decide") from None
+                    changed_to = instructions_changed(db)
+                    if changed_to is not None:
+                        raise RunAborted("stale")
                     if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                                **decided):
                         raise RunAborted("already decided")
@@ -231,6 +249,8 @@ class Decider:
                                                   cause=f"task {proposal.task}", before=before,
                                                   within=None if action.info.query else within)
             except RunAborted:
+                if changed_to is not None:
+                    return self._stale(proposal, call_id, by, True, changed_to, version_now)
                 raise refused or self._already(proposal.id) from None
             if result.outcome is ActionOutcome.UNAVAILABLE and (
                     not apart or self._unclaim(proposal, call_id, reserved=cost)):

@@ -3,7 +3,6 @@ its fingerprint, which a decision checks against how things read when it is take
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 from dataclasses import dataclass
@@ -33,11 +32,12 @@ class Routing:
 
 
 def proposal_of(task: repo.TaskRow, skill: Skill[Any, Any], action: Action, call: repo.CallRow,
-                arguments: dict[str, Any], routing: Routing, instructions: str) -> Proposal:
-    """The proposal of `call`, fingerprinted under `instructions` (its evidence is added as it
-    is written). The skill's names and versions may read records."""
+                arguments: dict[str, Any], routing: Routing) -> Proposal:
+    """The proposal of `call`; its evidence and its fingerprint (`fingerprint_of`, under the
+    instructions as they read then) are added as it is written. The skill's names and versions
+    may read records."""
     made_at = repo.now()
-    proposal = Proposal(
+    return Proposal(
         id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
         skill_version=skill.version, action=call.tool, label=action.info.label,
         effects=tuple(action.info.effects.explain()), arguments=arguments,
@@ -48,7 +48,6 @@ def proposal_of(task: repo.TaskRow, skill: Skill[Any, Any], action: Action, call
         status=ProposalStatus.WAITING, created_at=made_at,
         deadline_at=made_at + routing.within if routing.within is not None else None,
     )
-    return dataclasses.replace(proposal, fingerprint=fingerprint_of(proposal, instructions))
 
 
 def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, Any] | None = None,
