@@ -223,6 +223,47 @@ def test_a_refused_form_comes_back_to_its_page_and_a_reload_posts_nothing(
     assert posted[2:] == [f"{shop.url}/rules/{rule.id}/revoke"]
 
 
+def test_a_failed_login_comes_back_to_the_form_and_a_reload_posts_no_password(
+        shop: SimpleNamespace, page: Page) -> None:
+    """A wrong password comes back to the login form by a redirect (not the form's answer to
+    the post), which says why once and keeps the e-mail address typed, never the password;
+    reloading it posts nothing again (no password is sent twice, no try counted twice), and
+    the right password then goes on where the visitor was going."""
+    page.goto(f"{shop.url}/tasks")
+    expect(page).to_have_url(f"{shop.url}/login?next=/tasks")
+    posted: list[tuple[str, str]] = []
+    answers: list[int] = []
+    page.on("request", lambda r: posted.append((r.url, r.post_data or ""))
+            if r.method == "POST" else None)
+    page.on("response", lambda r: answers.append(r.status)
+            if r.request.method == "POST" else None)
+
+    page.get_by_label("E-mail address").fill("noor@workshop.example")
+    page.get_by_label("Password").fill("not her password")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        "That e-mail address and password do not match anyone who may log in.")
+    assert page.url == f"{shop.url}/login?next=/tasks"  # a page of its own, got by a redirect
+    assert answers == [303]
+    expect(page.get_by_label("E-mail address")).to_have_value("noor@workshop.example")
+    expect(page.get_by_label("Password")).to_have_value("")  # never kept
+    assert "not her password" not in page.content()
+    assert [url for url, _ in posted] == [f"{shop.url}/login"]
+    assert "not+her+password" in posted[0][1]
+
+    page.reload()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    expect(page.get_by_role("alert")).to_have_count(0)  # said once
+    assert len(posted) == 1  # the reload posted nothing: no password sent again
+    assert "signoff_session" not in {c["name"] for c in page.context.cookies()}  # nobody in
+
+    page.get_by_label("E-mail address").fill("noor@workshop.example")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(f"{shop.url}/tasks")
+    assert len(posted) == 2
+
+
 def test_the_inbox_refreshes_itself_when_something_arrives(shop: SimpleNamespace, page: Page) -> None:
     """Noor's open inbox shows a proposal made after it was loaded, without her reloading."""
     _log_in(page, shop, "noor@workshop.example")
@@ -283,7 +324,7 @@ def test_a_form_without_its_csrf_token_is_refused(tmp_path: Path,
 def test_nobody_sees_a_proposal_that_is_not_theirs(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Ola neither lists, opens nor decides Mia's proposal (404), and Mia not the routed one;
-    a disabled person's session stops working; a wrong password is a 401."""
+    a disabled person's session stops working; a wrong password logs nobody in."""
     shop = open_workshop(tmp_path, monkeypatch, passwords=True)
     price(shop)
     price(shop, fleet=True)
@@ -304,17 +345,25 @@ def test_nobody_sees_a_proposal_that_is_not_theirs(tmp_path: Path,
     token = _csrf(stranger, "/login")
     wrong = stranger.post("/login", data={"handle": "noor@workshop.example", "password": "nope",
                                           "csrf": token})
-    assert wrong.status_code == 401
+    assert "That e-mail address and password do not match anyone" in wrong.text
+    assert "signoff_session" not in stranger.cookies
+    said = stranger.post("/login", data={"handle": "noor@workshop.example", "password": "nope",
+                                         "csrf": token}, follow_redirects=False)
+    other = TestClient(ola.app)  # what the form left to say is the visitor's own, not another's
+    other.get("/login")
+    other.cookies.set("signoff_said", said.cookies["signoff_said"], path="/login")
+    assert "do not match" not in other.get("/login").text
+    assert "do not match" in stranger.get("/login").text
     assert shop.app.proposal(mine.id).status is ProposalStatus.WAITING
 
 
 def test_wrong_passwords_are_taken_five_times_then_a_pause(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """Five wrong passwords for Noor from one address are each a 401, whether the form names
-    her by handle or by id; the next try, even with her right password (which is then not
-    checked), is a 429 that says how long to wait, as does Retry-After. Mia, from the same
-    address, still logs in, and her right password starts her count again. Twenty tries at
-    once for Ola are counted as surely: five are checked."""
+    """Five wrong passwords for Noor from one address are each sent back to the login form
+    (303), whether the form names her by handle or by id; the next try, even with her right
+    password (which is then not checked), is a 429 that says how long to wait, as does
+    Retry-After. Mia, from the same address, still logs in, and her right password starts her
+    count again. Twenty tries at once for Ola are counted as surely: five are checked."""
     from concurrent.futures import ThreadPoolExecutor
 
     shop = open_workshop(tmp_path, monkeypatch, passwords=True)
@@ -326,11 +375,16 @@ def test_wrong_passwords_are_taken_five_times_then_a_pause(tmp_path: Path,
                                            "csrf": _csrf(client, "/login")},
                            follow_redirects=False)
 
+    def told(answer: Any) -> str:
+        """Where a try was sent: back to the login form, or on into the inbox."""
+        assert answer.status_code == 303, answer.status_code
+        return "again" if answer.headers["location"] == "/login" else "in"
+
     mia, noor = "mia@workshop.example", "noor@workshop.example"
-    assert [attempt(mia, "nope").status_code for _ in range(4)] == [401] * 4
-    assert attempt(mia, PASSWORD).status_code == 303
-    assert [attempt(noor, "nope").status_code for _ in range(3)] == [401] * 3
-    assert [attempt(shop.noor.id, "nope").status_code for _ in range(2)] == [401] * 2
+    assert [told(attempt(mia, "nope")) for _ in range(4)] == ["again"] * 4
+    assert told(attempt(mia, PASSWORD)) == "in"
+    assert [told(attempt(noor, "nope")) for _ in range(3)] == ["again"] * 3
+    assert [told(attempt(shop.noor.id, "nope")) for _ in range(2)] == ["again"] * 2
     paused = attempt(noor, PASSWORD)
     assert paused.status_code == 429
     assert ("Too many wrong passwords for that e-mail address from here. Try again in 15 "
@@ -338,12 +392,12 @@ def test_wrong_passwords_are_taken_five_times_then_a_pause(tmp_path: Path,
     assert 890 <= int(paused.headers["Retry-After"]) <= 900
     assert attempt(" noor@workshop.example ", "nope").status_code == 429
     assert attempt(shop.noor.id, PASSWORD).status_code == 429
-    assert [attempt(mia, "nope").status_code for _ in range(4)] == [401] * 4
-    assert attempt(mia, PASSWORD).status_code == 303
+    assert [told(attempt(mia, "nope")) for _ in range(4)] == ["again"] * 4
+    assert told(attempt(mia, PASSWORD)) == "in"
     with ThreadPoolExecutor(max_workers=20) as pool:
         at_once = sorted(pool.map(lambda _: attempt("ola@workshop.example", "nope").status_code,
                                   range(20)))
-    assert at_once == [401] * 5 + [429] * 15
+    assert at_once == [303] * 5 + [429] * 15
 
 
 def test_a_pause_ends_once_the_first_try_is_older_than_the_window() -> None:

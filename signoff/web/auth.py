@@ -114,9 +114,10 @@ class Browser:
         """Keep what `page` should say once, after a form posted from it was refused and
         `response` redirects back to it (post/redirect/get: a reload of the page posts nothing
         again): its message under ``error``, the values the person typed under ``values``. A
-        cookie for that page only, bound to this session; the values are left out when they
-        would not fit in it."""
-        token = request.cookies.get(SESSION_COOKIE, "")
+        cookie for that page only, bound to this session (before one, as on the login page, to
+        the visitor's login form token); the values are left out when they would not fit in
+        it."""
+        token = _visit(request)
         if not token:
             return
         for kept in (said, {k: v for k, v in said.items() if k != "values"}):
@@ -131,9 +132,10 @@ class Browser:
 
     def said_on(self, request: Request) -> dict[str, Any]:
         """What a redirect back to this page left it to say (see `say_on`); {} when nothing, or
-        when it is not this session's. Said once: `forget_said` on the page's response."""
+        when it is not this session's (or this visitor's, before a session). Said once:
+        `forget_said` on the page's response."""
         kept = request.cookies.get(SAID_COOKIE, "")
-        token = request.cookies.get(SESSION_COOKIE, "")
+        token = _visit(request)
         value, _, mac = kept.rpartition(".")
         if not kept or not token or not hmac.compare_digest(mac.encode(),
                                                               _said_mac(token, value).encode()):
@@ -159,7 +161,13 @@ class Browser:
                                type_="urn:signoff:problem:csrf")
 
 
-def _said_mac(session_token: str, value: str) -> str:
-    """What binds a page's kept message to the session it was said in."""
-    return hmac.new(session_token.encode(), b"signoff said " + value.encode(),
+def _visit(request: Request) -> str:
+    """The secret of this visit, that a page's kept message is bound to: the session's token,
+    or, before a session, the login form's (its own cookie, random); "" when there is neither."""
+    return request.cookies.get(SESSION_COOKIE, "") or request.cookies.get(LOGIN_COOKIE, "")
+
+
+def _said_mac(visit_token: str, value: str) -> str:
+    """What binds a page's kept message to the visit it was said in (see `_visit`)."""
+    return hmac.new(visit_token.encode(), b"signoff said " + value.encode(),
                     hashlib.sha256).hexdigest()

@@ -82,10 +82,11 @@ class Pages:
         self.browser.check_csrf(request, fields.get("csrf"))
         return fields
 
-    def back_to(self, request: Request, page: str, said: dict[str, Any]) -> Response:
-        """A refused form: back to `page` (303), which says `said` once (its ``error``, and the
-        ``values`` typed)."""
-        response = RedirectResponse(page, status_code=303)
+    def back_to(self, request: Request, page: str, said: dict[str, Any], *, query: str = ""
+                ) -> Response:
+        """A refused form: back to `page` (303; its `query`, such as ``?next=/tasks``, kept in
+        the address), which says `said` once (its ``error``, and the ``values`` typed)."""
+        response = RedirectResponse(page + query, status_code=303)
         self.browser.say_on(request, response, page, said)
         return response
 
@@ -116,8 +117,14 @@ class Pages:
         return router
 
     def login_page(self, request: Request, next: str = "/") -> HTMLResponse:
-        """The login form."""
-        return self.render(request, "login.html", next=_local(next), failed=False)
+        """The login form (after a failed login, saying so once, with the handle typed)."""
+        said = self.browser.said_on(request)  # why a login posted from here failed
+        typed = said.get("values")
+        page = self.render(request, "login.html", next=_local(next),
+                           error=str(said.get("error", "")),
+                           handle=str(typed.get("handle", "")) if isinstance(typed, dict) else "")
+        self.browser.forget_said(request, page, request.url.path)
+        return page
 
     async def login(self, request: Request) -> Response:
         """Check the password; on success, a session and back to where they were going."""
@@ -130,19 +137,25 @@ class Pages:
         named = self.app.people.find(handle) if handle else None
         who = named.id if named is not None else handle  # by id or by handle: one person
         wait = self.throttle.begin(address, who)
+        going = _local(fields.get("next"))
         if wait:  # told before the password is even checked
-            paused = self.render(request, "login.html", status=429,
-                                 next=_local(fields.get("next")), failed=False,
-                                 wait=_in_minutes(wait))
+            # (A 429 with Retry-After, as it was, for any client to see it must wait; the
+            # password is not checked, nor the try counted, however often it comes again.)
+            paused = self.render(request, "login.html", status=429, next=going, handle=handle,
+                                 error="Too many wrong passwords for that e-mail address from "
+                                       f"here. Try again in {_in_minutes(wait)}.")
             paused.headers["Retry-After"] = str(wait)
             return paused
         # A password's hash takes its time on purpose: off the event loop, as every decision.
         person = self.app.credentials.check_password(handle, fields.get("password", ""))
         if person is None:
-            return self.render(request, "login.html", status=401, next=_local(fields.get("next")),
-                               failed=True)
+            # Back to the login form (post/redirect/get: a reload posts no password again),
+            # which says so once, keeping the handle typed, never the password.
+            return self.back_to(request, "/login", {"error": _NO_MATCH,
+                                                    "values": {"handle": handle}},
+                                query="" if going == "/" else f"?next={quote(going)}")
         self.throttle.succeeded(address, who)
-        response = RedirectResponse(_local(fields.get("next")), status_code=303)
+        response = RedirectResponse(going, status_code=303)
         self.browser.log_in(response, person)
         return response
 
@@ -323,6 +336,10 @@ class Pages:
         person = self.person(request)
         return self.render(request, "agents.html", person=person,
                            lines=self.app.skills.catalog(), actions=self.app.actions.catalog())
+
+
+_NO_MATCH = "That e-mail address and password do not match anyone who may log in."
+"""What a failed login says: not which of the two was wrong."""
 
 
 def _page_of(path: str) -> str:
