@@ -8,6 +8,7 @@ import ast
 import os
 import re
 import runpy
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -37,11 +38,18 @@ PATH = "/usr/local/bin:/usr/bin:/bin"
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """A workshop in a file, with one price proposal waiting for Noor (the manager), and a
     profile in a temp dir."""
-    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
-    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    return _shop_in(tmp_path, monkeypatch)
+
+
+def _shop_in(folder: Path, monkeypatch: pytest.MonkeyPatch,
+             app: Path = ROOT / "examples" / "workshop.py") -> SimpleNamespace:
+    """The workshop of `app`, its database and the profile in `folder`, with one price
+    proposal waiting for Noor (the manager)."""
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{folder / 'workshop.db'}")
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(folder / "profile.json"))
     for name in ("SIGNOFF_AS", "SIGNOFF_TOKEN", "SIGNOFF_APP"):
         monkeypatch.delenv(name, raising=False)
-    ns = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_hints_test")
+    ns = runpy.run_path(str(app), run_name="workshop_hints_test")
     shop = SimpleNamespace(**ns, **ns["setup"]())
     script = ScriptedModel(
         says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
@@ -105,6 +113,66 @@ def test_a_saved_token_and_a_standing_rule_are_told_as_runnable_commands(
     taken = shell(f"{take_back} --as noor@workshop.example")
     assert taken.returncode == 0, taken.stderr
     assert "Revoked: estimator proposes set_price again." in taken.stdout
+
+
+def test_a_hint_quotes_a_program_app_and_config_whose_paths_have_spaces(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as `'my shop/.venv/bin/signoff'` from the folder above, on an app, a database and a
+    guard's config in `my shop/`: each hint quotes the program and each path it names
+    (``--app 'my shop/workshop.py:app'``; it wrote ``--app my shop/workshop.py:app``, two
+    words), and, run as written in a shell, does what it says."""
+    assert SCRIPT.exists(), "install signoff first: pip install -e ."
+    folder = tmp_path / "my shop"
+    folder.mkdir()
+    (folder / ".venv").symlink_to(SCRIPT.parent.parent, target_is_directory=True)
+    shutil.copy(ROOT / "examples" / "workshop.py", folder / "workshop.py")
+    shop = _shop_in(folder, monkeypatch, folder / "workshop.py")
+    assert " " in shop.app.database.file
+    app = "my shop/workshop.py:app"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    env |= {"PATH": PATH, "COLUMNS": "300", "SIGNOFF_PROFILE": str(folder / "profile.json")}
+    program = "my shop/.venv/bin/signoff"
+
+    def signoff(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([program, *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    def shell(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    asked = signoff("proposals", "--as", "noor@workshop.example", "--app", app)
+    assert asked.returncode == 4, asked.stderr
+    (keep,) = _commands_told(asked.stderr)
+    assert keep == ("'my shop/.venv/bin/signoff' users token noor@workshop.example --save "
+                    "--app 'my shop/workshop.py:app'")
+    kept = shell(keep)
+    assert kept.returncode == 0, kept.stderr
+    approved = signoff("approve", shop.proposal.id, "--always", "--as", "noor@workshop.example",
+                       "--app", app)
+    assert approved.returncode == 0, approved.stderr
+    (take_back,) = _commands_told(approved.stdout.split("Take it back with", 1)[1])
+    assert take_back.endswith(" --app 'my shop/workshop.py:app'")
+    taken = shell(f"{take_back} --as noor@workshop.example")
+    assert taken.returncode == 0, taken.stderr
+    assert "Revoked: estimator proposes set_price again." in taken.stdout
+
+    config = folder / "guard.toml"
+    config.write_text(f'''
+database = "sqlite:///{folder / 'guard.db'}"
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+[servers.files]
+command = "true"
+''')
+    refused = signoff("mcp", "token", "my shop/guard.toml", "noor@example.com", "--revoke", "no")
+    assert refused.returncode == 3, refused.stderr
+    (listing,) = _commands_told(refused.stderr)
+    assert listing == ("'my shop/.venv/bin/signoff' mcp token 'my shop/guard.toml' "
+                       "noor@example.com --list")
+    listed = shell(listing)
+    assert listed.returncode == 0, listed.stderr
 
 
 @pytest.mark.parametrize(("command", "hint"), [

@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -151,16 +152,16 @@ def _saving_a_token(handle: str) -> str:
     """The command that keeps a token for `handle` in the profile, for this command's app."""
     guard = _opened_guard()
     if guard:
-        return runnable(f"mcp token {guard} {handle} --save")
-    return runnable(f"users token {handle} --save{app_option_words()}")
+        return runnable(f"mcp token {shlex.quote(guard)} {shlex.quote(handle)} --save")
+    return runnable(f"users token {shlex.quote(handle)} --save{app_option_words()}")
 
 
 def revoking_a_rule(rule_id: str) -> str:
     """The command that takes back a standing rule, for this command's app."""
     guard = _opened_guard()
     if guard:
-        return runnable(f"mcp revoke {guard} {rule_id}")
-    return runnable(f"rules revoke {rule_id}{app_option_words()}")
+        return runnable(f"mcp revoke {shlex.quote(guard)} {shlex.quote(rule_id)}")
+    return runnable(f"rules revoke {shlex.quote(rule_id)}{app_option_words()}")
 
 
 def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
@@ -178,10 +179,11 @@ def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
 
 
 def app_option_words() -> str:
-    """`` --app SPEC`` naming the app this command loaded, for a hint to quote ("" if none)."""
+    """`` --app SPEC`` naming the app this command loaded, for a hint to quote ("" if none);
+    SPEC quoted for a shell (``--app 'my shop/shop.py:app'``)."""
     context = click.get_current_context(silent=True)
     spec = context.find_root().meta.get(_APP_SPEC) if context is not None else None
-    return f" --app {spec}" if spec else ""
+    return f" --app {shlex.quote(spec)}" if spec else ""
 
 
 @click.group(cls=FailureTellingGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -44,5 +44,8 @@ def program() -> str:
 
 def runnable(words: str) -> str:
     """The command ``signoff WORDS`` (``"users token mia@example.com --save"``) as the person can
-    run it: `program`, then `words`, for a hint that tells them what to run next."""
+    run it: `program` (quoted for a shell), then `words`, for a hint that tells them what to run
+    next. `words` are as a shell reads them: a path or a value put in them is quoted with
+    `shlex.quote` by whoever puts it in (``--app 'my shop/shop.py:app'``, as
+    `signoff.cli.app_option_words` does), so that the command works when pasted."""
     return f"{program()} {words}"

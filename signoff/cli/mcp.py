@@ -210,7 +210,7 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
         raise failure_of(error) from None
     try:
         _run(_guard, config, http_address, inbox_address, wait_seconds,
-             runnable(f"mcp token {config_path} HANDLE"))
+             runnable(f"mcp token {shlex.quote(config_path)} HANDLE"))
     except SignoffError as error:
         raise failure_of(error) from None
 
@@ -310,7 +310,7 @@ def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
     app, person = _guard_person(config_path, handle)
     issue_list_or_revoke(app, person, label="mcp guard", save=save, revoke_id=revoke_id,
                          listing=listing, listed_by=runnable(
-                             f"mcp token {config_path} {person.handle} --list"))
+                             f"mcp token {shlex.quote(config_path)} {shlex.quote(person.handle)} --list"))
 
 
 @mcp.command()
@@ -331,7 +331,8 @@ def password(config_path: str, handle: str, password: str | None, password_stdin
     """
     app, person = _guard_person(config_path, handle)
     chosen = new_password(password, password_stdin, again=runnable(
-        f"mcp password {shlex.quote(config_path)} {person.handle} --password-stdin"))
+        f"mcp password {shlex.quote(config_path)} {shlex.quote(person.handle)} "
+        "--password-stdin"))
     try:
         app.credentials.set_password(person, chosen)
     except SignoffError as error:

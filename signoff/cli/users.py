@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 import click
@@ -167,7 +168,7 @@ def password(handle: str, password: str | None, password_stdin: bool, app_spec: 
     app = load_app(app_spec)
     person = _person(app, handle)
     chosen = new_password(password, password_stdin, again=runnable(
-        f"users password {person.handle} --password-stdin{app_option_words()}"))
+        f"users password {shlex.quote(person.handle)} --password-stdin{app_option_words()}"))
     app.credentials.set_password(person, chosen)
     click.echo(f"{person.name}'s password is set.")
 
@@ -199,7 +200,7 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
     issue_list_or_revoke(app, person, label=label, labelled=labelled, save=save,
                          revoke_id=revoke_id,
                          listing=listing, listed_by=runnable(
-                             f"users token {person.handle} --list{app_option_words()}"))
+                             f"users token {shlex.quote(person.handle)} --list{app_option_words()}"))
 
 
 def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
