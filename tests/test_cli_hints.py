@@ -19,7 +19,9 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from signoff.cli import main
+from signoff.cli import invocation, main
+from signoff.cli.failures import failure_of
+from signoff.cli.invocation import commands_as_run
 from signoff.testing import ScriptedModel, says
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,12 +209,21 @@ def test_a_list_of_nobody_names_the_program_as_it_was_run(tmp_path: Path,
     assert f"`{PROGRAM} users add HANDLE NAME --app {APP}` does." in _told(done.output)
 
 
+def _naming() -> re.Pattern[str]:
+    """A string's naming a signoff command (`signoff users …`)."""
+    commands = "|".join(re.escape(name) for name in [*main.commands, "--debug"])
+    return re.compile(rf"(^|[\s`(|]|such as )signoff ({commands})(\s|`|$)")
+
+
 def _hints_in(path: Path) -> Iterator[tuple[int, str]]:
     """The strings of `path` that name a signoff command, outside docstrings and help texts
-    (`help=`, `epilog=`, and the examples they are made of): the hints it prints."""
+    (`help=`, `epilog=`, and the examples they are made of): the hints it prints. An f-string
+    is read whole, each value put in it as ``{…}``."""
     tree = ast.parse(path.read_text())
     documentation: set[int] = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):  # its parts are read with it, not alone
+            documentation.update(id(part) for part in node.values)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             documentation.add(id(node.value))  # a docstring (of a module, class, function,
             # or attribute)
@@ -221,12 +232,18 @@ def _hints_in(path: Path) -> Iterator[tuple[int, str]]:
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id.endswith("EXAMPLES") for t in node.targets):
             documentation.update(id(sub) for sub in ast.walk(node.value))
-    commands = "|".join(re.escape(name) for name in [*main.commands, "--debug"])
-    naming = re.compile(rf"(^|[\s`(|]|such as )signoff ({commands})(\s|`|$)")
+    naming = _naming()
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                and id(node) not in documentation and naming.search(node.value)):
-            yield node.lineno, node.value
+        if isinstance(node, ast.JoinedStr) and id(node) not in documentation:
+            text = "".join(part.value if isinstance(part, ast.Constant) else "{…}"
+                           for part in node.values)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and id(node) not in documentation):
+            text = node.value
+        else:
+            continue
+        if naming.search(text):
+            yield node.lineno, text
 
 
 def test_no_hint_of_the_command_line_names_a_bare_signoff() -> None:
@@ -236,3 +253,59 @@ def test_no_hint_of_the_command_line_names_a_bare_signoff() -> None:
              for path in sorted((ROOT / "signoff" / "cli").glob("*.py"))
              for line, text in _hints_in(path)]
     assert found == []
+
+
+def test_no_message_of_the_library_names_a_command_the_command_line_cannot_rewrite(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside the command line, each string that names `signoff COMMAND` names it in
+    backticks, as ```signoff WORDS```, which the command line writes as the program was run
+    (`commands_as_run`) where it prints the library's errors, tasks' problems and log records;
+    or it is a command whole (`signoff.mcp.transport.ISSUING`), put in backticks where told.
+    (The library cannot name the program: it is not run as a command, or its message is read
+    later, by another process.)"""
+    monkeypatch.setattr(invocation, "program", lambda: ".venv/bin/signoff")
+    naming = _naming()
+    found = [f"{path.relative_to(ROOT)}:{line}: {text!r}"
+             for path in sorted((ROOT / "signoff").rglob("*.py"))
+             if ROOT / "signoff" / "cli" not in path.parents
+             for line, text in _hints_in(path)
+             if naming.search(commands_as_run(text))  # still a bare signoff, once rewritten
+             and not re.fullmatch(r"signoff [^`]+", text)]
+    assert found == []
+
+
+def test_a_command_a_tasks_problem_names_is_told_as_the_program_was_run(
+        shop: SimpleNamespace, tmp_path: Path) -> None:
+    """A task started with a model given in code, approved at the command line, cannot be gone
+    on with by a worker: the problem the library keeps names `signoff run … --model SPEC`. Run
+    as `.venv/bin/signoff` with no signoff on PATH, the worker's warning and `tasks`' Stuck
+    line name `.venv/bin/signoff run …` (they said `signoff run …`: command not found)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    env |= {"PATH": PATH, "COLUMNS": "300", "SIGNOFF_PROFILE": str(tmp_path / "profile.json")}
+
+    def signoff(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([PROGRAM, *args, "--app", APP], cwd=WHERE, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    signoff("users", "token", "noor@workshop.example", "--save")
+    signoff("approve", shop.proposal.id, "--as", "noor@workshop.example")
+    told = f"Start tasks with `{PROGRAM} run … --model SPEC`"
+    worker = signoff("worker", "--once")
+    assert told in _told(worker.stderr), worker.stderr
+    tasks = signoff("tasks", "--as", "noor@workshop.example")
+    assert "Stuck: It was started with a model given in code" in _told(tasks.stdout)
+    assert told in _told(tasks.stdout), tasks.stdout
+    assert "`signoff " not in worker.stderr + tasks.stdout
+
+
+def test_a_command_a_failure_names_is_told_as_the_program_was_run(as_after_demo: None) -> None:
+    """A failure of the library told at the command line (Temporal's client failing in words it
+    cannot tell) names `.venv/bin/signoff --debug …`, as the program was run."""
+    from signoff.engine.temporal.runner import Unreachable
+
+    failure = failure_of(Unreachable("127.0.0.1:7233", "Failed client connect: Server "
+                                     "connection error: tonic::transport::Error(Transport, X)"))
+    assert (f"the connection failed (`{PROGRAM} --debug …` shows the client's report)"
+            in failure.message)

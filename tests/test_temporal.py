@@ -130,7 +130,7 @@ _OTHER = "Failed client connect: Server connection error: tonic::transport::Erro
     (_NOT_GRPC, False, "could not be reached: something answers there, but not Temporal's gRPC "
                        "(is it the web UI's port?). Check"),
     (_NO_ROUTE, False, "could not be reached: there is no route to that host. Check"),
-    (_OTHER, False, "could not be reached: the connection failed (signoff --debug shows the "
+    (_OTHER, False, "could not be reached: the connection failed (`signoff --debug …` shows the "
                     "client's report). Check"),
     ("Namespace no-such-namespace is not found.", True,
      "refused the call: Namespace no-such-namespace is not found. Check the namespace"),
@@ -358,7 +358,7 @@ def test_a_task_still_running_when_its_caller_stops_waiting_says_why_and_what_to
         assert alone.problem == (
             f"No worker of this app polls its Temporal queue {queue} at "
             f"{temporal_server.address}, so the task waits there until one does: start one "
-            f"(signoff worker --app YOUR_APP --temporal {temporal_server.address}), with the "
+            f"(`signoff worker --app YOUR_APP --temporal {temporal_server.address}`), with the "
             "models the app's agents name (a model given to agent.do lives in this process "
             "alone).")
         release = threading.Event()
@@ -371,7 +371,7 @@ def test_a_task_still_running_when_its_caller_stops_waiting_says_why_and_what_to
             assert busy.problem == (
                 f"The task goes on in this app's Temporal workers (queue {queue} at "
                 f"{temporal_server.address}); it had neither stopped for a decision nor ended "
-                "after 1 seconds. app.outcome(task) (or signoff receipt TASK) tells where it "
+                "after 1 seconds. app.outcome(task) (or `signoff receipt TASK`) tells where it "
                 "stands.")
             _until(lambda: app.outcome(busy.task).status is TaskStatus.DONE, "the busy task")
             _until(lambda: app.outcome(alone.task).status is TaskStatus.DONE, "the first task")

@@ -27,7 +27,7 @@ from typing import Any
 import click
 
 from signoff._extras import install_extra
-from signoff.cli.invocation import runnable
+from signoff.cli.invocation import commands_as_run, runnable
 from signoff.cli.terminal import visible
 from signoff.exceptions import (
     AgentRefused,
@@ -81,7 +81,9 @@ class Failure(click.ClickException):
     """A failure told to a person: its sentence, and its exit code."""
 
     def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(visible(message))  # it may quote what a model or a provider wrote
+        # It may quote what a model or a provider wrote; a command the library's message names
+        # is written as the person runs signoff (`commands_as_run`).
+        super().__init__(visible(commands_as_run(message)))
         # Click reads the code from the instance; each failure has its own.
         self.exit_code = exit_code  # type: ignore[misc]
 
@@ -162,6 +164,11 @@ class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]
     @stream.setter
     def stream(self, _value: Any) -> None:
         """The stream is always the current stderr."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as its formatter says, each command it names as the person runs signoff
+        (`commands_as_run`)."""
+        return commands_as_run(super().format(record))
 
 
 class FailureTellingGroup(click.Group):

@@ -6,17 +6,25 @@ a hint that says a bare ``signoff …`` would name a command that is not found. 
 names a command to run goes through `runnable` (help texts' examples are documentation, and say
 ``signoff``). Kept apart from the package's ``__init__`` so that `signoff.cli.failures`, which
 it imports, can tell commands too.
+
+The library below the command line cannot know how a person runs signoff (it is not run as a
+command at all, or the message is read later, in another process: a task's problem kept in the
+database). So a message of the library (an error, a task's problem, a log record) that tells a
+person to run a command names it as the documentation does, ```signoff WORDS``` in backticks,
+and the command line, where it prints such a message, writes each as `runnable` would
+(`commands_as_run`); the inbox and the REST API show the documentation's name.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["program", "runnable"]
+__all__ = ["commands_as_run", "program", "runnable"]
 
 
 def program() -> str:
@@ -49,3 +57,13 @@ def runnable(words: str) -> str:
     `shlex.quote` by whoever puts it in (``--app 'my shop/shop.py:app'``, as
     `signoff.cli.app_option_words` does), so that the command works when pasted."""
     return f"{program()} {words}"
+
+
+_NAMED = re.compile(r"`signoff ([^`]+)`")
+"""A command named in a library's message: ```signoff WORDS``` in backticks."""
+
+
+def commands_as_run(message: str) -> str:
+    """`message`, from the library, with each command it names as ```signoff WORDS```
+    written as the person can run it (`runnable`): for the command line to print."""
+    return _NAMED.sub(lambda named: f"`{runnable(named.group(1))}`", message)

@@ -27,6 +27,7 @@ from signoff.cli import (
     revoking_a_rule,
     whoami,
 )
+from signoff.cli.invocation import commands_as_run
 from signoff.cli.terminal import say
 from signoff.inbox import Inbox
 
@@ -366,7 +367,7 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool) -> None:
         say(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
                    f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}")
         if t.id in stuck:
-            say(f"    Stuck: {stuck[t.id]}")
+            say(f"    Stuck: {commands_as_run(stuck[t.id])}")
     say(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
 
 

@@ -31,6 +31,7 @@ import click
 from signoff.agents.tasks import TaskStatus
 from signoff.cli import NAMING_THE_APP, runnable
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
+from signoff.cli.invocation import commands_as_run
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
@@ -357,7 +358,7 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
                 console.print(f"    {plain(sid)} — {plain(title)}")
         return
     if not outcome.done:
-        why = outcome.problem or (f"it waits on {', '.join(outcome.waiting_on)}"
+        why = commands_as_run(outcome.problem) or (f"it waits on {', '.join(outcome.waiting_on)}"
                                   if outcome.waiting else outcome.status.value)
         console.print(f"\n[bold]No answer[/bold]: {plain(why)}")
         return

@@ -18,6 +18,7 @@ from signoff.cli import (
     runnable,
 )
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
+from signoff.cli.invocation import commands_as_run
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 
@@ -147,7 +148,7 @@ def _tell(outcome: Any) -> None:
     if outcome.result is not None:
         say(f"Result: {json.dumps(_jsonable(outcome.result))}")
     if outcome.problem:
-        say(outcome.problem, err=True)
+        say(commands_as_run(outcome.problem), err=True)
 
 
 def _jsonable(value: Any) -> Any:

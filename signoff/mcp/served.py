@@ -31,6 +31,7 @@ from signoff.agents.turns import CallAnswer
 from signoff.app import App
 from signoff.exceptions import UserError
 from signoff.mcp import results
+from signoff.mcp.transport import ISSUING
 from signoff.models.base import Reply, ToolCall
 from signoff.security.principals import Principal
 
@@ -168,7 +169,7 @@ class ServedAgent(MCPServer):
         close (each is forgotten after `_CLOSED_FOR` seconds)."""
         self._stopping = False
         self._calls_open = 0
-        self.issuing = "signoff users token HANDLE"
+        self.issuing = ISSUING
         """The command that gives a person a token for this server (told with a 401)."""
         cls = self.handle.registered.agent
         # The SDK's server configures the root logger as it is made, when nothing has (a

@@ -20,7 +20,7 @@ from signoff.security.principals import Principal
 if TYPE_CHECKING:
     from signoff.mcp.served import ServedAgent
 
-__all__ = ["BearerGate", "StdinLines", "bearer_person", "gated_person", "http_app",
+__all__ = ["ISSUING", "BearerGate", "StdinLines", "bearer_person", "gated_person", "http_app",
            "serve_http", "serve_stdio"]
 
 _PERSON = "signoff.person"
@@ -32,8 +32,13 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+ISSUING = "signoff users token HANDLE"
+"""The command that gives a person a token, as the documentation names it: told with a 401 (in
+backticks) unless the server is told how it was run (``signoff mcp serve`` says its own)."""
+
+
 def bearer_person(app: App, headers: Mapping[str, str], *,
-                  issuing: str = "signoff users token HANDLE") -> Principal:
+                  issuing: str = ISSUING) -> Principal:
     """The person whose token the request carries; `NotAuthorized` otherwise (naming
     `issuing`, the command that gives a token for this server)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
@@ -52,7 +57,7 @@ class BearerGate:
     problem; the others pass."""
 
     def __init__(self, inner: ASGIApp, app: App, *, prefix: str = "/mcp",
-                 issuing: str = "signoff users token HANDLE") -> None:
+                 issuing: str = ISSUING) -> None:
         self.inner = inner
         self.app = app
         self.prefix = prefix

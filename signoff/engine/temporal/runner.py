@@ -110,7 +110,7 @@ def _in_words(reason: str) -> str:
     said = reason.strip().splitlines()[0].removeprefix("Failed client connect: ") if (
         reason.strip()) else ""
     if not said or "tonic::" in said or "Status {" in said or "Error(" in said:
-        return "the connection failed (signoff --debug shows the client's report)"
+        return "the connection failed (`signoff --debug …` shows the client's report)"
     said = said.rstrip(". ")
     return said if len(said) <= 200 else said[:197].rstrip() + "..."
 
@@ -173,8 +173,8 @@ class TemporalRunner:
                 f"Temporal at {self.config.address} "
                 f"{'refused the call' if unreachable.reached else 'could not be reached'} "
                 f"({_in_words(unreachable.reason)}). The task is recorded "
-                "and goes on once a worker of this app reaches the server (signoff worker "
-                f"--temporal {self.config.address})."))
+                "and goes on once a worker of this app reaches the server (`signoff worker "
+                f"--temporal {self.config.address}`)."))
         except TimeoutError:
             pass  # it goes on in the workers; the caller hears it is Running
         outcome = self._agency.loop.outcome(task_id)
@@ -195,12 +195,12 @@ class TemporalRunner:
         where = f"queue {self.queue} at {self.config.address}"
         if polled is False:
             return (f"No worker of this app polls its Temporal {where}, so the task waits there "
-                    "until one does: start one (signoff worker --app YOUR_APP --temporal "
-                    f"{self.config.address}), with the models the app's agents name (a model "
+                    "until one does: start one (`signoff worker --app YOUR_APP --temporal "
+                    f"{self.config.address}`), with the models the app's agents name (a model "
                     "given to agent.do lives in this process alone).")
         return (f"The task goes on in this app's Temporal workers ({where}); it had neither "
                 f"stopped for a decision nor ended after {waited:g} seconds. app.outcome(task) "
-                "(or signoff receipt TASK) tells where it stands.")
+                "(or `signoff receipt TASK`) tells where it stands.")
 
     async def _polled(self) -> bool:
         """Whether a worker polls the app's queue for workflow tasks now."""
