@@ -520,10 +520,16 @@ def test_an_upstreams_unknown_tool_answer_is_told_as_the_tool_being_gone(
     "Unknown tool: x" or "Tool x not found", as MCP servers answer for a tool removed since it
     was listed — is told as that: the server no longer has the tool, nothing ran (outcome
     Gone), not that the arguments were wrong. Invalid params of another kind is still about the
-    arguments. (It was told as "refused the arguments", pointing a model at the arguments.)"""
+    arguments. (It was told as "refused the arguments", pointing a model at the arguments.)
+    A tool's own error (a result whose isError is true) saying those words, which the SDK
+    answers as "Error executing tool answer_error: Unknown tool: …", is still the tool's
+    (Invalid): see test_a_tool_its_upstream_no_longer_has_is_told_as_gone for the SDK's own
+    answer to a tool it does not have."""
     answers = [("python", -32602, "Unknown tool: answer_error"),
                ("typescript", -32602, "MCP error -32602: Tool answer_error not found"),
-               ("arguments", -32602, "The name must not hold a slash.")]
+               ("arguments", -32602, "The name must not hold a slash."),
+               ("its own", 0, "Unknown tool: answer_error"),
+               ("another tool", 0, "Unknown tool: hammer")]
     told = _told_errors(guard, answers)
     gone = ("Gone: The server web no longer has the tool answer_error (it answered “{}”), so "
             "nothing ran there: go on without it, or ask for the tools again to see what the "
@@ -533,9 +539,56 @@ def test_an_upstreams_unknown_tool_answer_is_told_as_the_tool_being_gone(
         "MCP error -32602: Tool answer_error not found"))
     assert told["arguments"][1].startswith(
         "Invalid: The server web refused the arguments of answer_error: “The name must not")
+    own = "Invalid: web answered with an error: Error executing tool answer_error: Unknown tool: "
+    assert told["its own"] == (True, own + "answer_error")
+    assert told["another tool"] == (True, own + "hammer")
     words = guard.app.receipt(_task(guard)).words
     assert words.count("ran web_answer_error alone, as itself: Gone.") == 2
-    assert words.count("ran web_answer_error alone, as itself: Invalid.") == 1
+    assert words.count("ran web_answer_error alone, as itself: Invalid.") == 3
+
+
+def test_a_tool_its_upstream_no_longer_has_is_told_as_gone(guard: SimpleNamespace) -> None:
+    """The file server (the SDK's MCPServer) is restarted in a version without a tool the guard
+    listed: a call of it, which the SDK answers with a tool error (isError) "Unknown tool:
+    count_files", is told as the tool being gone — nothing ran, the server no longer has it
+    (outcome Gone) — not as the call being wrong (it was Invalid, as if it were the call's
+    fault). A tool's own error is still Invalid, even one that says "Unknown tool" of
+    something else."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    more = guard.tmp / "more_tools"
+    more.write_text("")  # the version with count_files
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            found["counted"] = await served.call_tool("files_count_files", {})
+            more.unlink()  # the version without it
+            await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
+            with anyio.fail_after(30):
+                while served.upstreams.is_connected("files"):
+                    await anyio.sleep(0.05)
+            found["listed"] = sorted(t.name for t in await served.list_tools())
+            found["removed"] = await served.call_tool("files_count_files", {})
+            found["listed after"] = await served.call_tool("files_list_files", {})
+        return found
+
+    found = anyio.run(scenario)
+    assert not found["counted"].is_error, found["counted"]
+    assert found["counted"].structured_content == {"result": 3}
+    assert "files_count_files" in found["listed"]  # (still offered: a call tells what it finds)
+    assert found["removed"].is_error
+    assert found["removed"].content[0].text == (
+        "Gone: The server files no longer has the tool count_files (it answered “Unknown tool: "
+        "count_files”), so nothing ran there: go on without it, or ask for the tools again to "
+        "see what the server offers now.")
+    assert not found["listed after"].is_error, found["listed after"]
+    words = guard.app.receipt(_tasks(guard.app)[0]).words
+    assert "ran files_count_files alone, as itself: Done." in words
+    assert "ran files_count_files alone, as itself: Gone." in words
 
 
 def test_a_call_its_upstream_does_not_answer_in_time_is_told_unknown(

@@ -291,7 +291,7 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
             raise Unavailable(str(error)) from None
         except UpstreamError as error:
             raise _refusal_of(server, tool, error) from None
-        return _answer_of(server, answer)
+        return _answer_of(server, tool, answer)
 
     forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
                        f"{server}, called with exactly these arguments.")
@@ -301,11 +301,14 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
                           untrusted=_outside(guarded.server))
 
 
-def _answer_of(server: str, answer: CallToolResult) -> dict[str, Any]:
+def _answer_of(server: str, tool: str, answer: CallToolResult) -> dict[str, Any]:
     """What an upstream tool answered, as its action's result: its text and its structured
     content; `Invalid` with its text when it answered with an error (the server was reached,
-    and said what is wrong with the call)."""
+    and said what is wrong with the call), `NotFound` when that error is the server's saying
+    it has no tool `tool` (removed since the guard listed it)."""
     text = "\n".join(c.text for c in answer.content if isinstance(c, TextContent))
+    if answer.is_error and _result_says_no_such_tool(text, tool):
+        raise _gone(server, tool, text.strip())
     if answer.is_error:
         raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
     return {"text": text, "structured": answer.structured_content}
@@ -340,6 +343,20 @@ def _says_unknown_tool(said: str, tool: str) -> bool:
     named = re.search(rf"\btool [\"'“]?{re.escape(tool)}[\"'”]? (?:was )?not found\b", said,
                       re.IGNORECASE)
     return named is not None or _UNKNOWN_TOOL.search(said) is not None
+
+
+def _result_says_no_such_tool(text: str, tool: str) -> bool:
+    """Whether an error result (isError) is the server's answer that it has no tool `tool`:
+    all of its text in the words an SDK answers a name it does not have with ("Unknown tool:
+    x" from the Python SDK's MCPServer, formerly FastMCP; "Tool x not found" from the
+    TypeScript SDK's, which may begin "MCP error -32602: "), naming the tool called. Any other
+    error result is the tool's own, in words it chose, and stays `Invalid`: the Python SDK
+    begins a tool's own error "Error executing tool x: ", so one saying "Unknown tool" of
+    anything is not taken for the server's answer. (A JSON-RPC error's words are the server's
+    alone: `_says_unknown_tool` reads them more widely.)"""
+    name = re.escape(tool)
+    return re.fullmatch(rf"(?:MCP error -32602: )?(?:Unknown tool: {name}|Tool {name} not found)",
+                        text.strip()) is not None
 
 
 def _gone(server: str, tool: str, said: str) -> NotFound:
