@@ -277,7 +277,7 @@ class App:
         """The standing rules, oldest first."""
         from signoff.agents import repository
 
-        with self.database.connect() as db:
+        with self.database.reading() as db:
             return repository.load_rules(db, active_only=active_only)
 
     def revoke(self, rule: StandingRule | str, *, by: Principal, why: str = "") -> StandingRule:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -878,3 +879,32 @@ def test_a_record_changed_just_before_a_yes_claims_its_call_makes_it_stale(
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Counter, shop.counter.id).value == 7  # reset did not run
     assert shop.announced() == []  # nor did the announcement
+
+
+def test_what_people_read_waits_on_no_writer(tmp_path: Path) -> None:
+    """While another connection holds SQLite's write lock (a long run of an action, in another
+    process, holds it as long), the proposals, one proposal, those a person may decide, a task's
+    outcome and receipt, the standing rules, the people and the task's brief are read at once,
+    as the database was last committed: each read begins as readers do. Before, each began by
+    taking the write lock, so it waited for the writer and, past 30 seconds, failed "database is
+    locked"."""
+    path = tmp_path / "shop.db"
+    shop = _counter(f"sqlite:///{path}")
+    task = _resets(shop, 1)
+    app = shop.app
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("UPDATE counter SET name = 'uncommitted'")
+        (proposal,) = app.proposals(task=task)
+        assert app.proposal(proposal.id).id == proposal.id
+        assert [p.id for p in app.proposals_for(shop.noor)] == [proposal.id]
+        assert app.outcome(task).waiting_on == ("a decision from Noor",)
+        assert "proposed reset" in app.receipt(task).words
+        assert app.rules() == []
+        assert app.people.get(shop.noor.id).name == "Noor"
+        # the inbox's check that it reads as proposed: the brief, its counter as committed
+        assert app._agency.reads_as_proposed(proposal)
+    finally:
+        writer.rollback()
+        writer.close()

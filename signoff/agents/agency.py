@@ -390,7 +390,7 @@ class Agency:
     def proposals(self, *, status: ProposalStatus | None = None, agent: str | None = None,
                   task: str | None = None, limit: int | None = None) -> list[Proposal]:
         """Proposals, newest first, filtered by status, agent and task."""
-        with self.database.connect() as db:
+        with self.database.reading() as db:
             found = repo.proposals_where(db, status=status.value if status else None,
                                          agent=agent, task=task, limit=limit)
         return [replace(p, decide_by=self.route_words(p)) for p in found]
@@ -403,7 +403,7 @@ class Agency:
 
     def proposal(self, proposal_id: str) -> Proposal:
         """One proposal."""
-        with self.database.connect() as db:
+        with self.database.reading() as db:
             found = repo.load_proposal(db, proposal_id)
         if found is None:
             raise UnknownId(f"There is no proposal with id {proposal_id}.")
@@ -420,7 +420,7 @@ class Agency:
             skill = registered.agent.skill(proposal.skill)
         except LookupError:
             return False
-        with self.database.connect() as db:
+        with self.database.reading() as db:
             task = repo.load_task(db, proposal.task)
         if task is None:
             return False
@@ -433,7 +433,7 @@ class Agency:
 
     def receipt(self, task: str) -> Receipt:
         """Everything task `task` did, in words and as data."""
-        with self.database.connect() as db:
+        with self.database.reading() as db:
             row = repo.load_task(db, task)
             if row is None:
                 raise UnknownId(f"There is no task with id {task}.")

@@ -43,6 +43,7 @@ from signoff.limits.provenance import NOTHING_SEEN, Labels
 from signoff.limits.steps import NextAction, next_action
 from signoff.security.acting import ActingAs
 from signoff.store import points
+from signoff.store.database import reading_only
 
 __all__ = ["CallSteps", "answer_of"]
 
@@ -434,7 +435,8 @@ class CallSteps(StepUnits):
             if bind is not None and not isinstance(bind, Connection):
                 raise TypeError(f"A subject is read on a connection or a session, not {bind!r}.")
             with Session(bind if bind is not None else self._database.engine,
-                         expire_on_commit=False) as session:
+                         expire_on_commit=False) as session, (
+                    reading_only() if bind is None else contextlib.nullcontext()):
                 return session.get(subject_type, uuid.UUID(task.subject_id))
         if task.subject_json is not None and subject_type not in (None, type(None)):
             return TypeAdapter(subject_type).validate_python(task.subject_json)

@@ -278,7 +278,7 @@ class Loop(CallSteps):
         status = TaskStatus(task.status)
         waiting, until = (waited.waiting_on, waited.waiting_until) if waited else (None, None)
         if status is TaskStatus.WAITING and waited is None:
-            with self._database.connect() as db:
+            with self._database.reading() as db:
                 pending = repo.waiting_of_task(db, task_id)
             waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
             until = _soonest(pending)

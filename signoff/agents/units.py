@@ -282,7 +282,7 @@ class StepUnits:
         return deferred
 
     def _task(self, task_id: str) -> repo.TaskRow:
-        with self._database.connect() as db:
+        with self._database.reading() as db:
             task = repo.load_task(db, task_id)
         if task is None:
             raise NotFound(f"There is no task with id {task_id}.")

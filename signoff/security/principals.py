@@ -129,7 +129,7 @@ class People:
     def find(self, principal: Principal | str) -> Principal | None:
         """Like `get`, but None for nobody."""
         key = principal.id if isinstance(principal, Principal) else principal
-        with self._database.connect() as connection:
+        with self._database.reading() as connection:
             row = prepare(connection, "principal", _by_id_or_handle).run(
                 connection, {"key": key}).first()
         return _principal_of(row) if row is not None else None
@@ -147,13 +147,13 @@ class People:
         if within is not None:
             rows = read(within)
         else:
-            with self._database.connect() as connection:
+            with self._database.reading() as connection:
                 rows = read(connection)
         return {p.id: p for p in map(_principal_of, rows)}
 
     def all(self) -> list[Principal]:
         """Everyone, people first, by name."""
-        with self._database.connect() as connection:
+        with self._database.reading() as connection:
             rows = connection.execute(select(principals_table)).all()
         found = [_principal_of(row) for row in rows]
         return sorted(found, key=lambda p: (p.kind != PrincipalKind.PERSON, p.name, p.handle))

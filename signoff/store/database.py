@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -150,6 +150,17 @@ class Database:
             raise self.error(error) from error
         finally:
             self._held.depth = False
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """`connect`, for a transaction that only reads: on SQLite it begins as readers begin
+        theirs, taking no write lock, so that it neither waits on a writer (a long run holding
+        the lock, in this process or another) nor keeps one waiting, and reads the database as
+        last committed."""
+        with ExitStack() as stack:
+            with reading_only():  # (its begin only: the block's own transactions are theirs)
+                db = stack.enter_context(self.connect())
+            yield db
 
     def error(self, error: DBAPIError) -> StoreError:
         """The driver's `error` in a sentence naming this database."""
