@@ -187,7 +187,7 @@ class Inbox:
                 raise NotFound(f"{person.name} is not in the {queue} queue.")
             branches = [c.decide_queue == queue]
         found: dict[str, Any] = {}
-        with self._app.database.connect() as db:
+        with self._app.database.reading() as db:
             for branch in branches:
                 query: Select[Any] = select(proposals_table).where(branch)
                 if status is not None:
@@ -268,7 +268,7 @@ class Inbox:
             query = query.where(or_(t.created_at < cursor[0],
                                     and_(t.created_at == cursor[0], t.id < cursor[1])))
         query = query.order_by(t.created_at.desc(), t.id.desc()).limit(limit + 1)
-        with self._app.database.connect() as db:
+        with self._app.database.reading() as db:
             rows = [r._mapping for r in db.execute(query)]
         items = [TaskSummary(id=m["id"], agent=m["agent"], skill=m["skill"],
                              status=TaskStatus(m["status"]), for_id=m["for_id"], steps=m["steps"],
@@ -289,7 +289,7 @@ class Inbox:
     def may_see_task(self, person: Principal, task_id: str) -> bool:
         """Whether `person` may see task `task_id` (and its receipt)."""
         person = self._app.people.get(person)
-        with self._app.database.connect() as db:
+        with self._app.database.reading() as db:
             found = db.execute(select(tasks_table.c.id).where(
                 tasks_table.c.id == task_id, self._task_visible(person))).first()
         return found is not None

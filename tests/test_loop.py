@@ -39,6 +39,7 @@ from signoff import (
 from signoff.agents import repository as repo
 from signoff.agents.proposing import Kept, KeptProposals
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
+from signoff.inbox import Inbox
 from signoff.models.base import Reply, ToolCall
 from signoff.security.enforcement import RuledSession
 from signoff.store import journal, points
@@ -884,7 +885,8 @@ def test_a_record_changed_just_before_a_yes_claims_its_call_makes_it_stale(
 def test_what_people_read_waits_on_no_writer(tmp_path: Path) -> None:
     """While another connection holds SQLite's write lock (a long run of an action, in another
     process, holds it as long), the proposals, one proposal, those a person may decide, a task's
-    outcome and receipt, the standing rules, the people and the task's brief are read at once,
+    outcome and receipt, the standing rules, the people, the task's brief, the inbox's pages, a
+    token's owner and a password are read at once,
     as the database was last committed: each read begins as readers do. Before, each began by
     taking the write lock, so it waited for the writer and, past 30 seconds, failed "database is
     locked"."""
@@ -892,6 +894,8 @@ def test_what_people_read_waits_on_no_writer(tmp_path: Path) -> None:
     shop = _counter(f"sqlite:///{path}")
     task = _resets(shop, 1)
     app = shop.app
+    token = app.credentials.issue_token(shop.noor)
+    app.credentials.set_password(shop.noor, "a long enough secret")
     writer = sqlite3.connect(path, isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")
@@ -905,6 +909,12 @@ def test_what_people_read_waits_on_no_writer(tmp_path: Path) -> None:
         assert app.people.get(shop.noor.id).name == "Noor"
         # the inbox's check that it reads as proposed: the brief, its counter as committed
         assert app._agency.reads_as_proposed(proposal)
+        inbox = Inbox(app)
+        assert [p.id for p in inbox.proposals(shop.noor).items] == [proposal.id]
+        assert [t.id for t in inbox.tasks(shop.noor).items] == [task]
+        assert inbox.may_see_task(shop.noor, task)
+        assert app.credentials.principal_for_token(token) == app.people.get(shop.noor.id)
+        assert app.credentials.check_password("noor@t.example", "a long enough secret")
     finally:
         writer.rollback()
         writer.close()

@@ -32,7 +32,7 @@ from sqlalchemy import (
 from signoff._extras import install_extra
 from signoff.exceptions import NotFound, UserError
 from signoff.security.principals import People, Principal, PrincipalKind
-from signoff.store.database import Database, reading_only
+from signoff.store.database import Database
 from signoff.store.tables import metadata
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class Credentials:
         person = self._people.find(handle) if handle else None
         stored: str | None = None
         if person is not None:
-            with self._database.connect() as db:
+            with self._database.reading() as db:
                 stored = db.execute(select(passwords_table.c.hash).where(
                     passwords_table.c.principal_id == person.id)).scalar_one_or_none()
         try:
@@ -152,7 +152,7 @@ class Credentials:
     def has_password(self, principal: Principal | str) -> bool:
         """Whether this person has a password set."""
         person = self._people.get(principal)
-        with self._database.connect() as db:
+        with self._database.reading() as db:
             return db.execute(select(passwords_table.c.principal_id).where(
                 passwords_table.c.principal_id == person.id)).first() is not None
 
@@ -194,7 +194,7 @@ class Credentials:
         if parsed is None:
             return None
         token_id, secret = parsed
-        with reading_only(), self._database.connect() as db:  # one read, taking no write lock
+        with self._database.reading() as db:
             row = db.execute(_TOKEN, {"id": token_id}).first()
             if row is None:
                 return None
@@ -211,7 +211,7 @@ class Credentials:
     def tokens(self, principal: Principal | str) -> list[TokenInfo]:
         """The tokens issued to `principal`, oldest first (revoked and expired ones too)."""
         owner = self._people.get(principal)
-        with self._database.connect() as db:
+        with self._database.reading() as db:
             rows = db.execute(select(tokens_table).where(tokens_table.c.principal_id == owner.id)
                               .order_by(tokens_table.c.created_at, tokens_table.c.id)).all()
         return [_token_info(r._mapping) for r in rows]
