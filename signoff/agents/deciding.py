@@ -200,11 +200,10 @@ class Decider:
                     if changed_to is None and not repo.claim_proposal(
                             db, proposal, ProposalStatus.APPROVED, **decided, **leased()):
                         raise self._already(proposal.id, within=db)
+                    # What it spends is reserved with the claim: the check and the reservation
+                    # are one statement, so two approvals at once cannot both fit in what is left.
                     fits = changed_to is None and (
                         not cost or repo.reserve_spend(db, proposal.task, cost))
-                    # What it spends is reserved with the claim (above): the check and the
-                    # reservation are one statement, so two approvals at once cannot both fit in
-                    # what is left.
                     if fits:
                         repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
                                          started_at=repo.now())
