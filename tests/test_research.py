@@ -39,7 +39,7 @@ from signoff.research.corpus import (
     split_parts,
 )
 from signoff.research.extractive import ExtractiveModel
-from signoff.research.relevance import Source, rank_sentences
+from signoff.research.relevance import Source, asked_of, rank_sentences
 from signoff.research.sentences import headings_of, indexed_of, sentences_of
 from signoff.research.sources import python_docs_root
 from signoff.testing import ScriptedModel, says
@@ -1267,6 +1267,36 @@ def test_a_sentence_with_one_rare_word_of_three_is_not_about_the_question() -> N
                              frequency=frequency, corpus_size=400)
     assert [s.text for s in reading.chosen] == [
         "A JavaScript variable holds a value for the page."]
+
+
+def test_a_question_after_something_of_something_is_answered_only_by_a_sentence_of_both(
+) -> None:
+    """"What is the capital of Australia?" is not answered by a time zone's example that names
+    Australia, nor "What is the speed of light?" by a sentence with "lighter": a sentence must
+    name what the question asks after (its head, as written) and what that is of — in itself
+    or in its title and headings. One that names both answers it, and so does one whose title
+    names the head ("Operator precedence")."""
+    zones = Source(source_id="time.md", title="Time",
+                   text="For example, 'US/Eastern', 'Australia/Melbourne' or 'Egypt'.")
+    reading = rank_sentences("What is the capital of Australia?", [zones],
+                             frequency={"capital": 20, "australia": 1}, corpus_size=400)
+    assert reading.chosen == ()
+    assert "capital" in reading.missing
+    scale = Source(source_id="sorting.md", title="Sorting",
+                   text="A balance scale gives an ordering: lighter, equal, or heavier.")
+    assert rank_sentences("What is the speed of light?", [scale], frequency={
+        "speed": 40, "light": 3}, corpus_size=400).chosen == ()
+    atlas = Source(source_id="atlas.md", title="Atlas",
+                   text="Canberra is the capital of Australia.")
+    assert [s.text for s in rank_sentences("What is the capital of Australia?", [atlas]).chosen
+            ] == ["Canberra is the capital of Australia."]
+    boxes = Source(source_id="expressions.md", title="Operator precedence",
+                   text="Operators in the same box group left to right.")
+    assert [s.text for s in rank_sentences("What is the precedence of Python's operators?",
+                                           [boxes]).chosen] == [
+        "Operators in the same box group left to right."]
+    assert asked_of("What is the meaning of *args?") == ((), ("args",))
+    assert asked_of("How do I get the length of a list?") == ((), ())
 
 
 def test_a_question_after_the_askers_own_is_answered_only_by_a_sentence_of_theirs(

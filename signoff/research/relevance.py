@@ -35,7 +35,10 @@ about the question and the few that come close to it (and as surely: not one wit
 where the best has the word itself), best first, and none that do not. When no sentence is about
 the question, nothing is said: the reader declines. A question that asks after something of the
 asker's own ("What is my password?") is answered only by a sentence that speaks of theirs ("my",
-"your"): a page on password databases does not know the asker's.
+"your"): a page on password databases does not know the asker's. A question that asks after
+something of something ("What is the capital of Australia?") is answered only by a sentence that
+names what it asks after, as written, and something of what that is of (`asked_of`): a time
+zone's example naming Australia is about something else of Australia.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ __all__ = [
     "MATCH_POWER",
     "Reading",
     "Source",
+    "asked_of",
     "operators_in",
     "query_terms",
     "question_terms",
@@ -305,6 +309,34 @@ asker's password; a folder of their notes may ("My password is in the vault.")."
 _SPEAKS_OF_MINE = re.compile(r"\b(?:my|your|our)\b", re.IGNORECASE)
 
 
+_ASKS_OF = re.compile(r"^(?:what|who|which)(?:'s| is| are| was| were)\s+(?:(?:the|an?)\s+)?"
+                      r"(?P<head>[\w-]+(?: [\w-]+){0,3}?) of\b(?P<of>.*)$", re.IGNORECASE)
+"""A question that asks after something of something ("What is the capital of Australia?",
+"What is the precedence of Python's operators?"), its spaces made single: what it asks after,
+its head ("capital"), and what that is of ("Australia")."""
+
+_ASKS_NATURE = frozenset({"meaning", "point", "role", "idea", "name", "result", "effect", "value",
+                          "output", "syntax", "behaviour", "behavior"})
+"""Heads that ask what something is or does ("the meaning of *args", "the effect of global"):
+the sentence that answers says it without the word."""
+
+
+def asked_of(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """When `question` asks after something of something ("What is the speed of light?"), the
+    terms of what it asks after (its head: speed) and of what that is of (light); else two ().
+
+    A sentence is about such a question only when it names the head as written and something
+    of what the head is of (itself, or in its title and headings): one that names only what it
+    is of ("Australia/Melbourne" for the capital of Australia) or only the head ("the maximum
+    size of a core file" for the maximum size of a list) is about something else."""
+    asked = _ASKS_OF.match(" ".join(question.split())[:_ASKED_AT_MOST])
+    if asked is None:
+        return (), ()
+    head = tuple(t for t in question_terms(asked.group("head")) if t[0].isalnum()
+                 and t not in _ASKS_NATURE)
+    return head, tuple(question_terms(asked.group("of"))) if asked.group("of").strip() else ()
+
+
 def _mine_of(question: str) -> str:
     """What of the asker's own `question` asks after ("my IP address"), or ""."""
     asked = _ASKS_MINE.match(" ".join(question.split())[:_ASKED_AT_MOST])
@@ -425,6 +457,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         return found, sum(weight[t] * kin for t, kin in found.items()) / total
 
     subject = subject_of(question)
+    head, of = asked_of(question)
     scored: list[tuple[float, Sentence, set[str], float]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
         if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
@@ -445,6 +478,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                  * _LEAD_IN ** sentence.text.rstrip().endswith(":")
                  * sources[sentence.rank].match ** MATCH_POWER
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.under))
+        if head and (  # it names what the question asks after, and what that is of
+                sum(strength.get(t) == 1.0 or titled.get(t) == 1.0 for t in head)
+                < math.ceil(len(head) * ABOUT)
+                or (of and not any(t in strength or t in titled for t in of))):
+            coverage = min(coverage, ABOUT / 2)
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
                        surely))
     if not scored:
