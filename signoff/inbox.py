@@ -257,8 +257,9 @@ class Inbox:
 
     def tasks(self, person: Principal, *, limit: int = DEFAULT_PAGE,
               after: str | None = None) -> Page[TaskSummary]:
-        """The tasks `person` may see, newest first: work done for them, and work whose
-        proposals they may see (every task, for a supervisor)."""
+        """The tasks `person` may see, newest first: work done for them, work for nobody by an
+        agent they sponsor, and work whose proposals they may see (every task, for a
+        supervisor)."""
         person = self._app.people.get(person)
         limit = max(1, min(limit, MAX_PAGE))
         cursor = _cursor(after)
@@ -284,14 +285,20 @@ class Inbox:
         if self.supervises(person):
             return true()
         seen = select(proposals_table.c.task_id).where(or_(*self._visible(person)))
-        return or_(tasks_table.c.for_id == person.id, tasks_table.c.id.in_(seen))
+        t = tasks_table.c
+        theirs = [t.for_id == person.id, t.id.in_(seen)]
+        sponsored = self._app._agency.sponsored_by(person)
+        if sponsored:  # the work their agents do for nobody: its proposals are put to them
+            theirs.append(and_(t.for_id.is_(None), t.agent.in_(sponsored)))
+        return or_(*theirs)
 
     def may_see_task(self, person: Principal, task_id: str) -> bool:
         """Whether `person` may see task `task_id` (and its receipt)."""
         person = self._app.people.get(person)
+        query = select(tasks_table.c.id).where(tasks_table.c.id == task_id,
+                                               self._task_visible(person))
         with self._app.database.reading() as db:
-            found = db.execute(select(tasks_table.c.id).where(
-                tasks_table.c.id == task_id, self._task_visible(person))).first()
+            found = db.execute(query).first()
         return found is not None
 
     def task(self, person: Principal, task_id: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,6 +24,7 @@ from signoff import (
     Unavailable,
     UserError,
 )
+from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from signoff.web.problems import UNFORESEEN, to_problem
 from tests.workshop_web import bearer, open_workshop, price, repair_price
@@ -212,6 +214,25 @@ def test_tasks_outcomes_and_receipts_are_theirs_only(shop: SimpleNamespace) -> N
     assert _get(shop, "Ola", "/api/tasks").json()["items"] == []
     for path in (f"/api/tasks/{outcome.task}", f"/api/tasks/{outcome.task}/receipt"):
         assert shop.client.get(path, headers=bearer(shop, "Ola")).status_code == 404
+
+
+def test_work_for_nobody_is_its_sponsors_to_see(shop: SimpleNamespace) -> None:
+    """A task for nobody that only read, and so never proposed anything, is seen, with its
+    outcome and receipt, by the person who sponsors its agent, as its proposals would have been
+    put to them; Mia, not its sponsor, does not see it (before, only a supervisor did)."""
+    shop.app.add_agent(shop.Estimator, sponsor=shop.ola)
+    script = ScriptedModel(
+        says.tool(shop.parts_for, fault="rear brake does not bite"),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads and a cable.")),
+    )
+    outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, model=script)
+    assert outcome.status.value == "Done"
+    (task,) = _get(shop, "Ola", "/api/tasks").json()["items"]
+    assert task["id"] == outcome.task
+    for path in (f"/api/tasks/{outcome.task}", f"/api/tasks/{outcome.task}/receipt"):
+        assert shop.client.get(path, headers=bearer(shop, "Ola")).status_code == 200
+        assert shop.client.get(path, headers=bearer(shop, "Mia")).status_code == 404
+    assert _get(shop, "Mia", "/api/tasks").json()["items"] == []
 
 
 def test_pages_of_proposals_follow_their_cursor(shop: SimpleNamespace) -> None:

@@ -353,6 +353,13 @@ class Agency:
         self._agents[name] = registered
         return registered
 
+    def sponsored_by(self, person: Principal) -> list[str]:
+        """The names of the agents `person` answers for (whose sponsor they are): the work those
+        agents do for nobody is put to them, as work for them is."""
+        return [name for name, (_, sponsor) in self._declared.items() if sponsor is not None and (
+            sponsor.id if isinstance(sponsor, Principal) else getattr(
+                self.people.find(sponsor), "id", None)) == person.id]
+
     def registered(self) -> list[Registered]:
         """Every registered agent."""
         return [self.registered_as(name) for name in self._declared]
