@@ -292,3 +292,48 @@ def test_going_back_as_the_upgrading_guide_writes_it(url: str) -> None:
             assert current_revision(connection) == head_revision()
     finally:
         app.database.dispose()
+
+
+def test_a_database_has_one_identity_made_once_and_kept(url: str, tmp_path: Path) -> None:
+    """Revision 0010 keeps a database's identity: made the first time it is asked for, the same
+    to every process after (three asking at once for the first time agree), another database's
+    is another; taken back to 0009 the table is gone, and forward again a new one is made."""
+    import subprocess
+    import sys
+
+    from signoff.store.identity import database_id, forget_identity
+    from signoff.store.migrate import downgrade
+
+    script = ("import sys\nfrom signoff import App\nfrom signoff.store.identity import "
+              "database_id\nprint(database_id(App('shop', database=sys.argv[1]).database))\n")
+    def opened(at: str) -> App:
+        app = App("shop", database=at)
+        opened_apps.append(app)
+        return app
+
+    opened_apps: list[App] = []
+    try:
+        opened(url).database.ensure_schema()
+        asking = [subprocess.Popen([sys.executable, "-c", script, url], stdout=subprocess.PIPE,
+                                   text=True) for _ in range(3)]
+        told = {asked.communicate(timeout=120)[0].strip() for asked in asking}
+        app = opened(url)
+        made = database_id(app.database)
+        assert told == {made}
+        assert len(made) == 36
+        assert database_id(opened(url).database) == made
+        assert database_id(opened(f"sqlite:///{tmp_path / 'other.db'}").database) != made
+        forget_identity(app.database)
+        anew = database_id(app.database)
+        assert anew != made
+        for each in opened_apps:
+            each.database.dispose()
+        with app.database.engine.connect() as connection:
+            downgrade(connection, "0009_runs")
+            assert not inspect(connection).has_table("signoff_database")
+        app.database.dispose()
+        again = opened(url)  # opening it upgrades it
+        assert database_id(again.database) not in (made, anew)
+    finally:
+        for each in opened_apps:
+            each.database.dispose()

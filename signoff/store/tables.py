@@ -19,6 +19,7 @@ from sqlalchemy import (
 
 __all__ = [
     "consents_used",
+    "database_identity",
     "metadata",
     "principals",
     "proposals",
@@ -188,3 +189,14 @@ task_models = Table(
 )
 """The model a task was started with, named by spec (and its price), so that another process
 can make it again; and why it could not, once reported."""
+
+database_identity = Table(
+    "signoff_database",
+    metadata,
+    Column("slot", Integer, primary_key=True, autoincrement=False),
+    Column("id", String(36), nullable=False),
+    Column("made_at", DateTime(timezone=True), nullable=False),
+)
+"""This database's identity: one row (`slot` 1), a random `id` made the first time anything
+asks for it (`signoff.store.identity.database_id`). Two databases never share one, unless one
+is a copy of the other."""
