@@ -159,8 +159,8 @@ def test_an_app_chooses_its_runner_in_one_place(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", "shop-floor")
     from_env = App("env", database="sqlite://")
     assert from_env.runner == Temporal(address="127.0.0.1:7234", task_queue="shop-floor")
-    assert from_env.runner.queue_of("env") == "shop-floor"
-    assert Temporal(address="x:1").queue_of("env") == "signoff-env"
+    assert from_env.runner.queue_of("env", "0123456789abcdef") == "shop-floor"
+    assert Temporal(address="x:1").queue_of("env", "0123456789abcdef") == "signoff-env-01234567"
     monkeypatch.delenv("SIGNOFF_TEMPORAL")
     with pytest.raises(UserError, match="runs its tasks in-process: name a Temporal server"):
         App("plain", database="sqlite://").temporal_worker()

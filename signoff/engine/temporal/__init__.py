@@ -19,7 +19,8 @@ __all__ = ["ADDRESS_VARIABLE", "QUEUE_VARIABLE", "Temporal"]
 ADDRESS_VARIABLE = "SIGNOFF_TEMPORAL"
 """The environment variable naming the Temporal server of an app made with no runner."""
 QUEUE_VARIABLE = "SIGNOFF_TEMPORAL_QUEUE"
-"""The environment variable naming its task queue (``signoff-<app name>`` when unset)."""
+"""The environment variable naming its task queue (``signoff-<app name>-<database>`` when
+unset: see `Temporal.queue_of`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,7 +32,8 @@ class Temporal:
     namespace: str = "default"
     """The Temporal namespace the workflows live in."""
     task_queue: str = ""
-    """The task queue the app's workers poll; ``signoff-<app name>`` when empty."""
+    """The task queue the app's workers poll; when empty, ``signoff-<app name>-<database>``,
+    the database's id's first 8 characters (see `queue_of`)."""
     local_activities: bool = True
     """Whether steps run as local activities (in the worker that runs the workflow, without a
     round trip to the server per step: faster), or as ordinary activities (any worker)."""
@@ -50,9 +52,19 @@ class Temporal:
             raise UserError(f"How long a Temporal app waits for a task to settle is a timedelta "
                             f"(timedelta(seconds=30), say), not {self.settle_within!r}.")
 
-    def queue_of(self, app_name: str) -> str:
-        """The task queue of the app called `app_name`."""
-        return self.task_queue or f"signoff-{app_name}"
+    def queue_of(self, app_name: str, database_id: str) -> str:
+        """The task queue of the app called `app_name` on the database whose id is
+        `database_id` (`signoff.store.identity.database_id`): `task_queue` when given, else
+        one of that database's own. Two databases that hold an app of one name (two shops both
+        called ``App("shop")``, a test database beside production) on one server would
+        otherwise share a queue, and each one's workers take the other's workflows."""
+        return self.task_queue or f"signoff-{app_name}-{database_id[:8]}"
+
+    def legacy_queue_of(self, app_name: str) -> str | None:
+        """The queue signoff named from the app's name alone before a database had an id
+        (``signoff-<app name>``), whose workflows the app's workers move to `queue_of`; None
+        when `task_queue` is given (it was that queue then too)."""
+        return None if self.task_queue else f"signoff-{app_name}"
 
     @classmethod
     def from_environment(cls) -> Temporal | None:

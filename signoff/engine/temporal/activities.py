@@ -27,20 +27,23 @@ log = logging.getLogger("signoff.temporal")
 
 
 class TaskSteps:
-    """The step activity of one app's tasks (`worker`: makes each task's model here)."""
+    """The step activity of one app's tasks on the database whose id is `database` (`worker`:
+    makes each task's model here), polling `queue`."""
 
-    def __init__(self, agency: Agency, worker: Worker) -> None:
+    def __init__(self, agency: Agency, worker: Worker, *, database: str, queue: str) -> None:
         self._agency = agency
         self._worker = worker
+        self._database = database
+        self._queue = queue
 
     @activity.defn(name=STEP)
-    def step(self, task_id: str) -> Stepped:
-        """Do one step of the task; what happens next."""
+    def step(self, task_id: str, database: str = "") -> Stepped:
+        """Do one step of the task, whose workflow names its database `database` (empty: it
+        was started before databases had an id); what happens next."""
         with self._agency.database.connect() as db:
             task = repo.load_task(db, task_id)
         if task is None:
-            log.warning("Task %s is not in this app's database: its workflow ends.", task_id)
-            return Stepped(kind="gone")
+            return self._not_here(task_id, database)
         if task.status == TaskStatus.RUNNING.value and not self._worker.ready(task):
             return Stepped(kind="hand_on", why="this worker has no model for the task")
         step = self._agency.loop.step(task_id)
@@ -49,10 +52,27 @@ class TaskSteps:
                            if step.waiting_until is not None else None)
         return Stepped(kind=step.kind, why=step.why if isinstance(step, HandOn) else "")
 
+    def _not_here(self, task_id: str, database: str) -> Stepped:
+        """A task that is not in this database: gone, when its workflow says this database
+        holds it (its workflow ends); else another database's, whose workers share this
+        queue (its workflow goes on, for one of them to take)."""
+        if database == self._database:
+            log.warning("Task %s is not in this app's database, which started it: its workflow "
+                        "ends.", task_id)
+            return Stepped(kind="gone")
+        log.warning("Task %s is not in this app's database: its workflow %s, and goes on for "
+                    "a worker of that database. Two databases' workers poll the Temporal queue "
+                    "%s: give each app its own (Temporal(task_queue=...), "
+                    "SIGNOFF_TEMPORAL_QUEUE), or leave it unset for one of its database's own.",
+                    task_id, f"names another database ({database[:8]})" if database else
+                    "was started before databases had an id", self._queue)
+        return Stepped(kind="elsewhere")
+
     @activity.defn(name=PASS_DEADLINES)
-    def pass_deadlines(self, task_id: str) -> int:
+    def pass_deadlines(self, task_id: str, database: str = "") -> int:
         """Pass the deadlines of the task's waiting proposals that are due now (each withdrawn,
-        its task told, or put to its next decider); how many were."""
+        its task told, or put to its next decider); how many were. (`database` as for `step`:
+        a task not in this database has no proposals here, and its next step tells.)"""
         at = repo.now()
         with self._agency.database.connect() as db:
             due = [p.id for p in repo.waiting_of_task(db, task_id)

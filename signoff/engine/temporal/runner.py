@@ -24,9 +24,11 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
+    WorkflowExecutionStatus,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
+from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.agents import holds
@@ -37,6 +39,7 @@ from signoff.agents.turns import given_from_outside
 from signoff.engine.temporal import Temporal
 from signoff.engine.temporal.workflow import SETTLED, TaskWorkflow, WorkflowOptions
 from signoff.exceptions import SignoffError
+from signoff.store.identity import database_id
 from signoff.store.tables import tasks
 
 __all__ = ["Bridge", "TemporalRunner", "Unreachable"]
@@ -149,10 +152,28 @@ class TemporalRunner:
         self._agency = agency
         self.config = config
         """The server, namespace and queue."""
-        self.queue = config.queue_of(app_name)
-        """The task queue of the app's workflows and workers."""
+        self._app_name = app_name
+        self._database_id = ""
         self._bridge = Bridge(f"temporal client of {app_name}")
         self._client: Client | None = None
+
+    @property
+    def database_id(self) -> str:
+        """The id of the app's database (read, or made, the first time it is asked for)."""
+        if not self._database_id:
+            self._database_id = database_id(self._agency.database)
+        return self._database_id
+
+    @property
+    def queue(self) -> str:
+        """The task queue of the app's workflows and workers (`Temporal.queue_of`)."""
+        return self.config.queue_of(self._app_name, self.database_id)
+
+    @property
+    def legacy_queue(self) -> str | None:
+        """The queue named from the app's name alone, before databases had an id, whose
+        workflows of this database's tasks `move_from_legacy_queue` moves (None: the same)."""
+        return self.config.legacy_queue_of(self._app_name)
 
     def go_on(self, task_id: str, task: repo.TaskRow | None = None) -> Outcome:
         """Let go of the task here and signal its workflow (starting it if need be); where the
@@ -160,6 +181,7 @@ class TemporalRunner:
         cannot be reached the task stays recorded, Running, and the outcome says so: a worker
         of the app starts it once it can (`nudge_stalled`)."""
         self._let_go(task_id, task)
+        self.queue  # noqa: B018 — read here, not on the bridge's loop (it may read the database)
         # Within an activity of the task's own workflow (a deadline passed there), the workflow
         # steps the task next: it is signalled, not waited for (it cannot settle meanwhile).
         wait = 0.0 if activity.in_activity() else self.config.settle_within.total_seconds()
@@ -206,7 +228,7 @@ class TemporalRunner:
         """Whether a worker polls the app's queue for workflow tasks now."""
         client = await self.client()
         found = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-            namespace=self.config.namespace, task_queue=TaskQueue(name=self.queue),
+            namespace=self.config.namespace, task_queue=TaskQueue(name=self._queue_read()),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), timeout=RPC_TIMEOUT)
         return bool(found.pollers)
 
@@ -219,6 +241,7 @@ class TemporalRunner:
         """Signal the workflow of every task that is Running, was last written more than
         `older_than` ago and is held by nobody now: recorded while the server was unreachable,
         or woken by a decision whose signal was lost. How many."""
+        self.queue  # noqa: B018 — read here, not on the bridge's loop (it may read the database)
         cutoff = repo.now() - older_than
         with self._agency.database.connect() as db:
             stalled = [(r[0], r[1]) for r in db.execute(
@@ -241,19 +264,25 @@ class TemporalRunner:
             if row is not None and row.holder == holds.holder_id():
                 repo.let_go(db, task_id, row.fence)
 
+    def _queue_read(self) -> str:
+        """The queue, on the bridge's loop: read before (`go_on`, `nudge_stalled`, a worker),
+        so that nothing here waits on the database."""
+        assert self._database_id, "the queue is read before the bridge is crossed"
+        return self.queue
+
+    def _options(self) -> WorkflowOptions:
+        return WorkflowOptions(local_activities=self.config.local_activities,
+                               database=self._database_id)
+
     async def _go_on(self, task_id: str, *, wait: float) -> str | None:
         client = await self.client()
         try:
             await client.start_workflow(
-                TaskWorkflow.run, args=[task_id, WorkflowOptions(
-                    local_activities=self.config.local_activities)],
-                id=task_id, task_queue=self.queue, start_signal="go_on", rpc_timeout=RPC_TIMEOUT,
-                task_timeout=WORKFLOW_TASK_TIMEOUT)
+                TaskWorkflow.run, args=[task_id, self._options()],
+                id=task_id, task_queue=self._queue_read(), start_signal="go_on",
+                rpc_timeout=RPC_TIMEOUT, task_timeout=WORKFLOW_TASK_TIMEOUT)
         except RPCError as error:
-            self._client = None  # connect again next time
-            log.debug("Temporal at %s: %s", self.config.address, error)
-            raise Unreachable(self.config.address, error.message,
-                              reached=error.status is not RPCStatusCode.UNAVAILABLE) from None
+            raise self._unreachable(error) from None
         if not wait:
             return None
         handle = client.get_workflow_handle(task_id)
@@ -262,6 +291,58 @@ class TemporalRunner:
         except (TimeoutError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
                 RPCError):
             return None  # still running, ended meanwhile, or the server went: the store says
+
+    def move_from_legacy_queue(self) -> int:
+        """Start again on the app's queue each workflow of this database's tasks that still runs
+        on the legacy queue (`signoff-<app name>`, where signoff started them before databases
+        had an id, and which its workers no longer poll); how many. The old run is ended as the
+        new one starts, and the new one steps the task from its record, as after any stop (a
+        task waiting on people waits again, with its deadline). Another database's workflows
+        there are left alone."""
+        legacy = self.legacy_queue
+        if legacy is None or legacy == self.queue:
+            return 0
+        running = self._bridge.run(self._running_on(legacy), timeout=4 * _seconds(RPC_TIMEOUT))
+        if not running:
+            return 0
+        with self._agency.database.reading() as db:
+            mine = [r[0] for r in db.execute(select(tasks.c.id).where(
+                tasks.c.id.in_(running), tasks.c.status.in_((TaskStatus.RUNNING.value,
+                                                             TaskStatus.WAITING.value))))]
+        for task_id in mine:
+            self._bridge.run(self._start_anew(task_id), timeout=2 * _seconds(RPC_TIMEOUT))
+            log.info("Task %s's workflow moved from the queue %s to %s.", task_id, legacy,
+                     self.queue)
+        return len(mine)
+
+    async def _running_on(self, queue: str) -> list[str]:
+        """The ids of the task workflows running on `queue`."""
+        client = await self.client()
+        try:
+            return [found.id async for found in client.list_workflows(
+                f'TaskQueue = "{queue}" AND WorkflowType = "SignoffTask" AND '
+                f'ExecutionStatus = "Running"', rpc_timeout=RPC_TIMEOUT)
+                if found.status is WorkflowExecutionStatus.RUNNING]
+        except RPCError as error:
+            raise self._unreachable(error) from None
+
+    async def _start_anew(self, task_id: str) -> None:
+        """Start the task's workflow on the app's queue, ending the run there is."""
+        client = await self.client()
+        try:
+            await client.start_workflow(
+                TaskWorkflow.run, args=[task_id, self._options()], id=task_id,
+                task_queue=self._queue_read(), rpc_timeout=RPC_TIMEOUT,
+                task_timeout=WORKFLOW_TASK_TIMEOUT,
+                id_conflict_policy=WorkflowIDConflictPolicy.TERMINATE_EXISTING)
+        except RPCError as error:
+            raise self._unreachable(error) from None
+
+    def _unreachable(self, error: RPCError) -> Unreachable:
+        self._client = None  # connect again next time
+        log.debug("Temporal at %s: %s", self.config.address, error)
+        return Unreachable(self.config.address, error.message,
+                           reached=error.status is not RPCStatusCode.UNAVAILABLE)
 
     async def client(self) -> Client:
         """The client, connected (again) if need be; `Unreachable` when it cannot be."""

@@ -53,9 +53,10 @@ class TemporalWorker:
         self._agency = agency
         self._runner = runner
         self.queue = runner.queue
-        """The task queue it polls."""
+        """The task queue it polls (`Temporal.queue_of`: the database's own, unless named)."""
         self._in_process = Worker(agency, model_for=model_for)
-        self._steps = TaskSteps(agency, self._in_process)
+        self._steps = TaskSteps(agency, self._in_process, database=runner.database_id,
+                                queue=self.queue)
         self._at_once = steps_at_once
         self._stuck_after = stuck_after
         self._stalled_after = stalled_after
@@ -138,11 +139,13 @@ class TemporalWorker:
         """Pass the deadlines due (a proposal whose task has no workflow timing it is passed
         here too; passing one twice is a no-op), settle approved calls whose process stopped
         (`Worker.recover`: and tasks left Waiting on nothing for longer than `stuck_after`), and
-        signal the workflows of Running tasks nobody is on; how many calls and tasks were
-        settled or signalled."""
+        signal the workflows of Running tasks nobody is on, and move to the app's queue the
+        workflows of its tasks left on the legacy one (`TemporalRunner.move_from_legacy_queue`);
+        how many calls and tasks were settled, signalled or moved."""
         self._in_process.pass_deadlines()
         settled = self._in_process.recover(older_than=self._stuck_after)
-        return settled + self._runner.nudge_stalled(older_than=self._stalled_after)
+        moved = self._runner.move_from_legacy_queue()
+        return settled + moved + self._runner.nudge_stalled(older_than=self._stalled_after)
 
 
 def reconnect_wait(failures: int) -> float:

@@ -15,6 +15,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.workflow import HandlerUnfinishedPolicy
 
 __all__ = ["PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow", "WorkflowOptions"]
 
@@ -35,6 +36,9 @@ again: for ever, a little later each time. The step's own record makes that safe
 LONGEST_PAUSE = 30.0
 """The longest pause, in seconds, before a task held elsewhere (or with no model here) is
 tried again."""
+ELSEWHERE_PAUSE = 5.0
+"""The pause, in seconds, before a workflow whose task a worker did not find in its database,
+which is not the task's (they share a queue), starts again for another worker to take."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +47,9 @@ class WorkflowOptions:
 
     local_activities: bool = True
     """Steps as local activities (see `signoff.engine.temporal.Temporal`)."""
+    database: str = ""
+    """The id of the database that holds the task (`signoff.store.identity.database_id`);
+    empty in a workflow started before databases had one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,7 +58,9 @@ class Stepped:
 
     kind: str
     """``run_again``, ``hand_on``, ``waiting``, ``done``, ``halted``, ``failed``; ``gone``
-    when the task is not in the app's database."""
+    when the task is not in its own database (the workflow names that database, and the
+    worker's is it), ``elsewhere`` when it is not in the worker's database, which may not be
+    the task's (two databases' workers share a queue)."""
     why: str = ""
     """Why it is handed on, for the log."""
     waiting_until: str | None = None
@@ -84,6 +93,15 @@ class TaskWorkflow:
                     await workflow.wait_condition(lambda: self._nudged, timeout=pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
                 continue
+            if stepped.kind == "elsewhere":
+                # Another database's task, taken by a worker of this one on a queue both poll.
+                # Ending the workflow would leave the task with none (it was "gone" here
+                # once); waiting here would keep it on this worker (its next workflow task
+                # comes back to the worker that has it, sticky). A new run's first workflow
+                # task goes to any worker of the queue: in the end, one of its database.
+                with suppress(TimeoutError):
+                    await workflow.wait_condition(lambda: self._nudged, timeout=ELSEWHERE_PAUSE)
+                workflow.continue_as_new(args=[task_id, options])
             self._settled = stepped.kind
             if stepped.kind == "waiting":
                 await self._wait(task_id, stepped.waiting_until, options)
@@ -110,12 +128,13 @@ class TaskWorkflow:
 
     async def _activity(self, name: str, task_id: str, result_type: type, options: WorkflowOptions
                         ) -> Any:
+        args = [task_id, options.database]
         if options.local_activities:
             return await workflow.execute_local_activity(
-                name, task_id, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
+                name, args=args, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
                 retry_policy=RETRY)
         return await workflow.execute_activity(
-            name, task_id, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
+            name, args=args, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
             retry_policy=RETRY)
 
     @workflow.signal(name="go_on")
@@ -124,7 +143,9 @@ class TaskWorkflow:
         task may go on: step it again."""
         self._nudged = True
 
-    @workflow.update(name=SETTLED)
+    # A run that starts again (`continue_as_new`, its task elsewhere) leaves the caller waiting
+    # on it to hear nothing: it is told the task is Running, and the store says the rest.
+    @workflow.update(name=SETTLED, unfinished_policy=HandlerUnfinishedPolicy.ABANDON)
     async def settled(self) -> str:
         """Once the task waits on people or has ended (and no ``go_on`` is left to follow):
         which of them."""
