@@ -94,6 +94,42 @@ def test_debug_shows_the_traceback() -> None:
     assert "StoreError" in done.stderr
 
 
+def _debugged_alike(args: list[str], env: dict[str, str], code: int, sentence: str) -> None:
+    """``signoff ARGS`` exits `code` with `sentence`; so does it under ``--debug`` and under
+    ``SIGNOFF_DEBUG=1``, its traceback shown before the sentence."""
+    _told(signoff(*args, env=env), code, sentence)
+    for debugged in (signoff("--debug", *args, env=env),
+                     signoff(*args, env={**env, "SIGNOFF_DEBUG": "1"})):
+        assert debugged.returncode == code, debugged.stderr
+        assert "Traceback (most recent call last):" in debugged.stderr
+        last = debugged.stderr.strip().splitlines()[-1]
+        assert sentence in last, debugged.stderr
+
+
+def test_debug_keeps_a_failed_commands_sentence_and_exit_code(shop: SimpleNamespace) -> None:
+    """A command that fails (a proposal that is not there: exit 3) says so and exits alike with
+    --debug, which shows the traceback as well: a script sees the same exit code."""
+    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"]}
+    missing = str(uuid.uuid4())
+    _debugged_alike(["approve", missing, "--app", APP, "--as", "noor@workshop.example"], env,
+                    3, missing)
+
+
+@pytest.mark.parametrize(("source", "code", "sentence"), [
+    ("import no_such_package_here\n", 2,
+     "This needs the Python package no_such_package_here, which is not installed"),
+    ("raise RuntimeError('the app is broken')\n", 5,
+     "signoff failed for a reason it did not foresee (RuntimeError)"),
+])
+def test_debug_keeps_a_failed_app_loads_sentence_and_exit_code(
+        tmp_path: Path, source: str, code: int, sentence: str) -> None:
+    """An app file that fails as it is loaded is told in its sentence with its exit code, with
+    --debug as without it (--debug adds the traceback)."""
+    (tmp_path / "broken.py").write_text(source)
+    _debugged_alike(["users", "list", "--app", str(tmp_path / "broken.py")], {}, code, sentence)
+
+
 def test_a_missing_driver_names_the_postgres_extra() -> None:
     """A PostgreSQL URL without psycopg installed names the extra that brings it; exit 2."""
     done = signoff("users", "list", "--app", APP,

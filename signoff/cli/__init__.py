@@ -26,6 +26,7 @@ from signoff.cli.failures import (
     FailureTellingGroup,
     failure_of,
     tell_logs,
+    tell_traceback,
 )
 from signoff.cli.invocation import program, runnable
 
@@ -101,17 +102,17 @@ def load_app(spec: str | None) -> Any:
             module = importlib.import_module(where)
     except ModuleNotFoundError as error:
         if _debugging():
-            raise
+            tell_traceback(error)
         if error.name and error.name.split(".")[0] == where.removesuffix(".py").split(".")[0]:
             raise click.UsageError(f"{spec}: there is no module {where} to import (give a "
                                    "module on the Python path, or a file ending in .py).") from None
-        raise failure_of(error, where=spec) from None
+        raise failure_of(error, where=spec, debugging=_debugging()) from None
     except click.ClickException:
         raise
     except Exception as error:
         if _debugging():
-            raise
-        raise failure_of(error, where=spec) from None
+            tell_traceback(error)
+        raise failure_of(error, where=spec, debugging=_debugging()) from None
     app = getattr(module, attribute, None)
     if not isinstance(app, App):
         raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
@@ -189,7 +190,8 @@ def app_option_words() -> str:
 @click.group(cls=FailureTellingGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="signoff")
 @click.option("--debug", is_flag=True, envvar="SIGNOFF_DEBUG",
-              help="Show the traceback of a failure, not only its sentence.")
+              help="Show the traceback of a failure before its sentence (the exit code is the "
+                   "same).")
 def main(debug: bool) -> None:
     """signoff: run tool-using AI agents inside hard guardrails.
 

@@ -3,7 +3,8 @@
 Every error is translated here, where the library's errors enter the command line: a refusal
 is the library's own sentence, a database that cannot be reached says which and what to check,
 a missing optional part names the extra that brings it. No traceback reaches a person unless
-``signoff --debug`` (or ``SIGNOFF_DEBUG=1``) asks for it.
+``signoff --debug`` (or ``SIGNOFF_DEBUG=1``) asks for it; then it is shown before the sentence,
+and the exit code is the same.
 
 ====  =====================================================================================
 code  meaning
@@ -22,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -53,6 +55,7 @@ __all__ = [
     "FailureTellingGroup",
     "failure_of",
     "tell_logs",
+    "tell_traceback",
 ]
 
 log = logging.getLogger("signoff.cli")
@@ -88,8 +91,9 @@ class Failure(click.ClickException):
         self.exit_code = exit_code  # type: ignore[misc]
 
 
-def failure_of(error: BaseException, *, where: str = "") -> Failure:
-    """The sentence and exit code a person gets for `error` (`where`: what to name first)."""
+def failure_of(error: BaseException, *, where: str = "", debugging: bool = False) -> Failure:
+    """The sentence and exit code a person gets for `error` (`where`: what to name first;
+    `debugging`: its traceback is shown above it, under ``--debug``)."""
     from signoff.models.errors import ModelError, ModelNotConfigured
 
     prefix = f"{where}: " if where else ""
@@ -119,9 +123,10 @@ def failure_of(error: BaseException, *, where: str = "") -> Failure:
     if isinstance(error, SignoffError):
         return Failure(prefix + str(error), EXIT_FAILED)
     log.debug("An unforeseen failure", exc_info=error)
+    where_told = ("The traceback above shows where: report it." if debugging else
+                  f"Run it again as `{runnable('--debug …')}` to see where, and report it.")
     return Failure(f"{prefix}signoff failed for a reason it did not foresee "
-                   f"({type(error).__name__}). Run it again as `{runnable('--debug …')}` to see "
-                   "where, and report it.", EXIT_FAILED)
+                   f"({type(error).__name__}). {where_told}", EXIT_FAILED)
 
 
 def missing_module(name: str) -> str:
@@ -132,6 +137,12 @@ def missing_module(name: str) -> str:
         return (f"This needs signoff's {extra} extra ({top} is not installed): "
                 f"{install_extra(extra)}.")
     return f"This needs the Python package {top}, which is not installed: pip install {top}."
+
+
+def tell_traceback(error: BaseException) -> None:
+    """Show `error`'s traceback on stderr, for ``signoff --debug``: its sentence and exit code
+    (`failure_of`) follow it, as without ``--debug``, so that a script sees the same code."""
+    click.echo("".join(traceback.format_exception(error)).rstrip("\n"), err=True)
 
 
 class _Sentence(logging.Formatter):
@@ -173,7 +184,7 @@ class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]
 
 class FailureTellingGroup(click.Group):
     """A command group that tells every failure of its commands as a sentence and an exit
-    code, unless its ``debug`` parameter asks for the traceback."""
+    code; when its ``debug`` parameter asks for the traceback, that is shown first."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -188,6 +199,7 @@ class FailureTellingGroup(click.Group):
             os.close(devnull)
             raise click.exceptions.Exit(0) from None
         except Exception as error:
-            if ctx.params.get("debug"):
-                raise
-            raise failure_of(error) from None
+            debugging = bool(ctx.params.get("debug"))
+            if debugging:
+                tell_traceback(error)
+            raise failure_of(error, debugging=debugging) from None
