@@ -571,25 +571,34 @@ def test_a_task_whose_turns_a_client_gives_is_one_trace_with_nothing_left_open(
     assert shop.app._agency.loop.observer._open == {}
 
 
+@pytest.mark.parametrize("command", [["worker", "--once"], ["serve", "--port", "9"]])
 def test_an_otlp_endpoint_without_the_exporter_is_told_in_words(
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, command: list[str],
 ) -> None:
-    """`signoff worker` with OTEL_EXPORTER_OTLP_ENDPOINT set but no OTLP exporter installed
-    says what to install (exit 1, no traceback), and runs nothing."""
-    from click.testing import CliRunner
-
-    from signoff.cli import main
-
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
-    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
-    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
-    ran = CliRunner().invoke(main, ["worker", "--once", "--app",
-                                    f"{ROOT / 'examples' / 'workshop.py'}:app"])
-    assert ran.exit_code == 1
+    """The installed `signoff worker` and `signoff serve`, with OTEL_EXPORTER_OTLP_ENDPOINT set
+    but OpenTelemetry not importable, say what to install and exit 2 (misused: a configuration
+    that cannot be used, as a missing extra is), with no traceback, and run nothing. (This
+    environment has the otlp extra: the process is given a PYTHONPATH folder whose
+    `opentelemetry` package raises ImportError when imported, standing in for its absence;
+    nothing else of the program is replaced.)"""
+    stub = tmp_path / "without_otlp" / "opentelemetry"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text(
+        "raise ImportError('opentelemetry is not installed (a stand-in for its absence)')\n")
+    env = {**os.environ, "PYTHONPATH": str(stub.parent),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+           "WORKSHOP_DATABASE": f"sqlite:///{tmp_path / 'workshop.db'}"}
+    env.pop("OTEL_SDK_DISABLED", None)
+    ran = subprocess.run(
+        [str(Path(sys.executable).parent / "signoff"), *command, "--app",
+         f"{ROOT / 'examples' / 'workshop.py'}:app"],
+        capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert ran.returncode == 2, ran.stderr
     assert ("signoff's otlp extra: pip install 'signoff[otlp]' (from a clone: pip install -e "
-            "'.[otlp]'); or unset the variable.") in " ".join(ran.output.split())
-    assert "Traceback" not in ran.output
-    assert "stepped" not in ran.output
+            "'.[otlp]'); or unset the variable.") in " ".join(ran.stderr.split())
+    assert "Traceback" not in ran.stderr
+    assert "stepped" not in ran.stdout
+    assert "Uvicorn running" not in ran.stdout + ran.stderr
 
 
 @pytest.mark.parametrize("environment", [{}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",

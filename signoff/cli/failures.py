@@ -11,7 +11,8 @@ code  meaning
 ====  =====================================================================================
 0     done
 1     refused: not yours to decide, already decided, a value the app refuses
-2     misused: a wrong option or value, a missing extra, an app declared wrongly
+2     misused: a wrong option or value, a missing extra, a setting that cannot be used,
+      an app declared wrongly
 3     not found: no such proposal, task, rule or person (or none you may see)
 4     no valid token
 5     could not be done: the database or a model could not be used, or an unforeseen failure
@@ -63,7 +64,8 @@ log = logging.getLogger("signoff.cli")
 EXIT_REFUSED = 1
 """A verb was refused (not yours to decide, already decided, a rule past the declaration)."""
 EXIT_USAGE = 2
-"""The command was used wrongly (or needs an extra, or the app is declared wrongly)."""
+"""The command was used wrongly (or needs an extra, or is configured with a setting it cannot
+use, or the app is declared wrongly)."""
 EXIT_NOT_FOUND = 3
 """No such proposal, task, rule or person."""
 EXIT_UNAUTHENTICATED = 4

@@ -12,9 +12,8 @@ import signal
 import threading
 from typing import Any
 
-import click
-
 from signoff._extras import install_extra
+from signoff.cli.failures import EXIT_USAGE, Failure
 
 __all__ = ["export_traces"]
 
@@ -26,7 +25,9 @@ default timeout)."""
 
 def export_traces(app: Any) -> bool:
     """When an OTLP endpoint is configured (and ``OTEL_SDK_DISABLED`` is not true), trace `app`'s
-    agents and send the spans there over OTLP/HTTP, in batches; whether it does."""
+    agents and send the spans there over OTLP/HTTP, in batches; whether it does. An endpoint
+    set without the ``otlp`` extra installed is a configuration that cannot be used: a
+    `Failure` saying what to install, exit 2 (misused), as a missing extra is elsewhere."""
     if not any(os.environ.get(name) for name in _ENDPOINTS):
         return False
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
@@ -38,10 +39,10 @@ def export_traces(app: Any) -> bool:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError:
-        raise click.ClickException(
+        raise Failure(
             "OTEL_EXPORTER_OTLP_ENDPOINT is set, but exporting traces needs OpenTelemetry's SDK "
             f"and exporter, signoff's otlp extra: {install_extra('otlp')}; or unset the "
-            "variable.") from None
+            "variable.", EXIT_USAGE) from None
     named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": f"signoff {app.name}"}
     provider = TracerProvider(resource=Resource.create(named))  # flushed when the process exits
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
