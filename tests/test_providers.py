@@ -746,6 +746,24 @@ def test_the_guard_refuses_before_any_request(wire: Wire, server: ProviderServer
     assert server.received == []
 
 
+@wires
+def test_a_task_whose_model_requests_are_refused_fails_in_that_sentence(
+        wire: Wire, server: ProviderServer) -> None:
+    """With real model requests refused, a task of a provider's real model ends Failed like any
+    model error, its problem the refusal's own sentence (it was "ModelRequestsRefused. The log
+    has the details."), nothing sent to the server and nothing spent."""
+    server.answer(wire.reply("Hi."))
+    with refuse_model_requests():
+        outcome, receipt = _spend_after_failing(wire, server)
+    assert outcome.problem == ("The model failed: Real model requests are off here (as in "
+                               f"tests), so {wire.model_name} was not asked.")
+    assert server.received == []
+    assert (outcome.spend_usd, receipt.cost_usd) == (0.0, 0.0)
+    refused = ModelRequestsRefused("Off.")
+    assert isinstance(refused, ModelError)
+    assert refused.cost_nothing
+
+
 # -- choosing a model, prices, the SDKs as extras -------------------------------------------
 
 

@@ -33,7 +33,7 @@ from signoff.agents.units import _ENDED, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import NotFound, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Conversation, Message, Model, ModelRequestsRefused, ToolCall
+from signoff.models.base import Conversation, Message, Model, ToolCall
 from signoff.models.errors import ModelError
 from signoff.security.principals import Principal
 from signoff.store import journal, points
@@ -481,8 +481,7 @@ class Loop(CallSteps):
         told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
             f"{type(error).__name__}. The log has the details.")
         failed = Failed(problem=f"The model failed: {told}")
-        free = isinstance(error, ModelRequestsRefused) or (
-            isinstance(error, ModelError) and error.cost_nothing)
+        free = isinstance(error, ModelError) and error.cost_nothing
         if not reserve:
             return self._end(task, failed)
         if free:

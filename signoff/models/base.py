@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from signoff.exceptions import SignoffError
+from signoff.models.errors import ModelError
 
 __all__ = [
     "Conversation",
@@ -184,8 +184,13 @@ def upper_bound_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -
     return size + 16 * (len(messages) + len(tools)) + 64
 
 
-class ModelRequestsRefused(SignoffError):
-    """A request to a real model was refused: real model requests are off (as in tests)."""
+class ModelRequestsRefused(ModelError):
+    """A request to a real model was refused: real model requests are off (as in tests). Nothing
+    was sent, so nothing was billed (``cost_nothing``); a task's model call refused so ends
+    Failed, told in this sentence, as any other model error ends it."""
+
+    def __init__(self, message: str, *, model: str = "") -> None:
+        super().__init__(message, model=model, attempts=0, sent=False)
 
 
 _REFUSED = {"value": os.environ.get("SIGNOFF_ALLOW_MODEL_REQUESTS", "1") == "0"}

@@ -80,8 +80,8 @@ def call_with_retries(
     for attempt in range(1, retries.attempts + 1):
         if not model_requests_allowed():
             raise ModelRequestsRefused(
-                f"Real model requests are off here (as in tests), so {model} was not asked."
-            )
+                f"Real model requests are off here (as in tests), so {model} was not asked.",
+                model=model)
         try:
             return send()
         except ModelError:
