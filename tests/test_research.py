@@ -689,6 +689,29 @@ def test_the_research_command_prints_json(tmp_path: Path) -> None:
     assert data["sources"]["with"]["title"] == 'The "with" statement'
 
 
+def test_the_research_database_is_its_owners_alone(tmp_path: Path) -> None:
+    """research.db, made in the data directory, and its -wal and -shm files are readable by
+    their owner alone (0600, as the profile and the indexes are), under the usual umask 022: it
+    keeps the questions asked and what was read (it was made 0644)."""
+    import sqlite3
+    import stat
+
+    before = os.umask(0o022)
+    try:
+        result = CliRunner().invoke(research, [QUESTION, "--json"])
+        assert result.exit_code == 0, result.output
+        database = tmp_path / "data" / "research.db"
+        with sqlite3.connect(database) as held:  # (WAL: its -wal and -shm are there while open)
+            held.execute("select count(*) from sqlite_master").fetchone()
+            files = sorted(database.parent.glob("research.db*"))
+            assert [f.name for f in files] == ["research.db", "research.db-shm", "research.db-wal"]
+            assert {f.name: oct(stat.S_IMODE(f.stat().st_mode)) for f in files} == {
+                f.name: "0o600" for f in files}
+        held.close()
+    finally:
+        os.umask(before)
+
+
 def test_the_research_command_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     """A model spec naming no provider, a model whose price is not known, a folder with no
     sources, a database URL that is not one and a database whose driver is missing are told as

@@ -7,6 +7,7 @@ returned in that very task, quoting it exactly (``check_citations``). ``ask`` do
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Mapping
@@ -120,6 +121,16 @@ def default_database() -> str:
     return f"sqlite:///{data_dir() / 'research.db'}"
 
 
+def _own_file(path: Path) -> None:
+    """Make the research database `path` (and its folder) when it is not there yet, readable by
+    its owner alone (mode 0600, as the profile and the corpus indexes are): it keeps the
+    questions asked and what was read. SQLite makes its -wal and -shm files with the mode of
+    the database's. A file that is there already is left as it is."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # (an empty file is a new SQLite database)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def research_app(
     corpus: Corpus | str | Path | None = None, *, database: str | None = None,
     sponsor: Principal | None = None,
@@ -133,8 +144,8 @@ def research_app(
     elif not isinstance(corpus, Corpus):
         corpus = Corpus.from_folder(corpus)
     url = database or default_database()
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:" and "?" not in url:
+        _own_file(Path(url.removeprefix("sqlite:///")).expanduser())
     app = App("research", database=url)
     chosen = corpus
     app.provide("corpus", lambda: chosen)
