@@ -63,7 +63,13 @@ DECIDING_FOR_A_GUARD = ("signoff mcp approve ", "signoff mcp reject ")
 """Their examples name a proposal of a guard, which exists only while an MCP client's call waits
 on it: test_mcp_guard's test_the_guards_proposals_are_decided_from_the_command_line runs these
 commands on such a proposal, with a client waiting."""
-EXAMPLES = sorted(e for e in set(_examples(main)) if not e.startswith(DECIDING_FOR_A_GUARD))
+DECIDING_FOR_RESEARCH = ("signoff research --approve ", "signoff research --reject ")
+"""Their examples name a proposal of a research task, which only a model that asks to fetch a
+page makes (the offline reader never does): test_research's
+test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints runs these commands, as
+research prints them, on such a proposal, with a model served on loopback."""
+EXAMPLES = sorted(e for e in set(_examples(main))
+                  if not e.startswith(DECIDING_FOR_A_GUARD + DECIDING_FOR_RESEARCH))
 
 
 def test_there_are_examples_in_every_help() -> None:

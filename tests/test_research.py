@@ -8,8 +8,10 @@ import json
 import os
 import random
 import runpy
+import shlex
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from pydoc_data.topics import topics
 
@@ -1062,6 +1064,112 @@ def test_a_provider_failure_is_told_in_the_providers_own_sentence(
     assert "No answer: The model failed: " in told.output
     assert "Incorrect API key provided." in told.output
     assert "The log has the details" not in told.output
+
+
+def _proposing_a_fetch(url: str, database: str | None = None) -> str:
+    """`signoff research` with a model (a real OpenAI-compatible server on loopback) that asks
+    to fetch `url`: the task waits on that proposal; what the command printed."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    with serving() as server, allow_model_requests():
+        server.answer(Canned(events=openai_stream(
+            ["The page may say."], [("c1", "fetch_url", [json.dumps({"url": url})])])))
+        told = CliRunner().invoke(main, [
+            "research", "What does the kettle boil?", "--max-steps", "2",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+            *(["--database", database] if database else [])])
+    assert told.exit_code == 0, told.output
+    assert "Waiting for approval:" in told.output
+    return told.output
+
+
+def _told_to_run(output: str, what: str) -> list[str]:
+    """The command the output tells to run after `what` ("Approve:"), as argv after the
+    program's name."""
+    (line,) = [line for line in output.splitlines() if line.strip().startswith(what)]
+    words = shlex.split(line.strip().removeprefix(what))
+    assert words[0] == "signoff"
+    return words[1:]
+
+
+def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A research task waiting on a fetch prints, under the proposal, the commands that decide
+    it; run as printed, `research --approve ID` fetches the page (a real server on loopback),
+    as the person research runs for, and `research --reject ID --reason …` says no, in the
+    database `--database` named (a path with a space, quoted). A proposal decided once is not
+    decided again (exit 1). The person had no way to decide them: `signoff approve` needs an
+    app, and research keeps its tasks in its own database."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from signoff.cli import main
+
+    fetched: list[str] = []
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            """Quiet."""
+
+        def do_GET(self) -> None:
+            fetched.append(self.path)
+            body = b"<html><title>Kettles</title><p>A kettle boils water.</p></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    pages = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=pages.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{pages.server_address[1]}/kettle"
+    try:
+        output = _proposing_a_fetch(url)
+        approve = _told_to_run(output, "Approve:")
+        assert approve[:2] == ["research", "--approve"]
+        assert "--database" not in approve
+        yes = CliRunner().invoke(main, approve)
+        assert yes.exit_code == 0, yes.output
+        assert "approved fetch_url, and it ran as them." in yes.output
+        assert fetched == ["/kettle"]
+        again = CliRunner().invoke(main, approve)
+        assert again.exit_code == 1, again.output
+        assert fetched == ["/kettle"]
+
+        (tmp_path / "my research").mkdir()
+        elsewhere = f"sqlite:///{tmp_path / 'my research' / 'r.db'}"
+        output = _proposing_a_fetch(url, elsewhere)
+        reject = _told_to_run(output, "Reject:")
+        assert reject[:2] == ["research", "--reject"]
+        assert reject[-2:] == ["--database", elsewhere]
+        reject[reject.index("--reason") + 1] = "Not that site."
+        no = CliRunner().invoke(main, reject)
+        assert no.exit_code == 0, no.output
+        assert "said no to fetch_url: Not that site." in no.output
+        assert fetched == ["/kettle"]
+    finally:
+        pages.shutdown()
+        pages.server_close()
+
+
+@pytest.mark.parametrize(("args", "told"), [
+    ([], "Ask a question, such as"),
+    (["What?", "--approve", "p1"], "not both"),
+    (["--approve", "p1", "--reject", "p1", "--reason", "No."], "not both"),
+    (["--reject", "p1"], "Say why with --reason TEXT"),
+    (["--approve", "p1", "--reason", "No."], "--reason goes with --reject"),
+    (["--approve", "p1"], "There is no research database at"),
+])
+def test_deciding_research_wrongly_is_told_in_a_sentence(args: list[str], told: str) -> None:
+    """No question and no decision, both, a no without its reason, a reason with a yes, or a
+    research database that is not there: a usage error saying so, exit 2."""
+    done = CliRunner().invoke(research, args)
+    assert done.exit_code == 2, done.output
+    assert told in " ".join(done.output.split())
 
 
 def test_a_research_receipt_opens_without_an_app(tmp_path: Path,

@@ -4,7 +4,9 @@ A thin layer over `signoff.research`: it builds the research app, runs the `Rese
 chosen model (the offline extractive reader unless ``--model`` names a provider), shows each step
 as it happens, and prints the answer with numbered citations — or, when no answer can be cited
 from the sources read, says so with what was searched and the closest sources — the receipt's
-task id, and what waits for a person's approval. Registered on the ``signoff`` group;
+task id, and what waits for a person's approval, with the commands that decide it
+(``signoff research --approve ID`` and ``--reject ID --reason …``, which decide as the person
+at the keyboard, for whom research runs). Registered on the ``signoff`` group;
 ``research_receipt`` shows a research task's receipt for ``signoff receipt`` when no app is
 named. Failures are told as every command tells them (`signoff.cli.failures`).
 
@@ -21,6 +23,7 @@ import importlib
 import json
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,8 +32,14 @@ from typing import Any
 import click
 
 from signoff.agents.tasks import TaskStatus
-from signoff.cli import NAMING_THE_APP, runnable
-from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_REFUSED, Failure, failure_of
+from signoff.cli import NAMING_THE_APP, given, runnable
+from signoff.cli.failures import (
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_REFUSED,
+    Failure,
+    failure_of,
+)
 from signoff.cli.invocation import commands_as_run
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, NotFound, SignoffError
@@ -45,12 +54,14 @@ Examples:
   signoff research "How do I deploy?" --corpus docs/ --max-steps 6
   signoff research "What does yield do?" --json
   signoff research "What is a context manager?" --model openai:gpt-4o-mini --budget 0.05
+  signoff research --approve PROPOSAL_ID      # a fetch of a web page it waits on
+  signoff research --reject PROPOSAL_ID --reason "Not that site."
   signoff receipt TASK_ID       # the receipt of a research task, afterwards
 """
 
 
 @click.command(epilog=_EXAMPLES)
-@click.argument("question")
+@click.argument("question", required=False)
 @click.option("--corpus", "corpus_dir", metavar="DIR",
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="A folder of .txt, .md and .html files to research in. Default: Python's "
@@ -71,18 +82,39 @@ Examples:
                    "user's data directory).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the grounded answer and its sources as JSON, without progress.")
-def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec: str | None,
-             max_steps: int | None, budget_usd: float | None, database: str | None,
-             as_json: bool) -> None:
+@click.option("--approve", "approve_id", metavar="PROPOSAL_ID", callback=given,
+              help="Instead of a question: say yes to a proposal a research task waits on (a web "
+                   "page to fetch); it runs now.")
+@click.option("--reject", "reject_id", metavar="PROPOSAL_ID", callback=given,
+              help="Instead of a question: say no to a proposal a research task waits on, with "
+                   "--reason.")
+@click.option("--reason", metavar="TEXT", default=None,
+              help="Why not, with --reject: the agent is told it.")
+def research(question: str | None, corpus_dir: Path | None, model_spec: str,
+             price_spec: str | None, max_steps: int | None, budget_usd: float | None,
+             database: str | None, as_json: bool, approve_id: str | None,
+             reject_id: str | None, reason: str | None) -> None:
     """Research QUESTION in a corpus and answer with claims that each cite a source.
 
     Every claim quotes a source that a tool returned in this very task; an answer that does not
     is refused, and the agent tries again within its step and spend limits. When the sources
     read do not answer the question, it says so (and exits 0).
+
+    A task that wants to fetch a web page waits for your yes: --approve PROPOSAL_ID (or
+    --reject PROPOSAL_ID --reason "…") decides it, as you, in research's own database.
     """
     from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
+    if approve_id is not None or reject_id is not None or reason is not None:
+        _decide(question, approve_id=approve_id, reject_id=reject_id, reason=reason,
+                database=database, as_json=as_json)
+        return
+    if question is None:
+        such_as = runnable('research "What does the with statement do?"')
+        raise click.UsageError(f"Ask a question, such as {such_as}; or decide a proposal a "
+                               "research task waits on with --approve PROPOSAL_ID or --reject "
+                               "PROPOSAL_ID --reason TEXT.")
     if not question.strip():
         such_as = runnable('research "What does the with statement do?"')
         raise click.UsageError(f"The question is empty: ask something, such as {such_as}.")
@@ -145,16 +177,83 @@ def research(question: str, corpus_dir: Path | None, model_spec: str, price_spec
                       f"See it with: {plain(runnable(f'receipt {outcome.task}'))}{again}")
         if waiting:
             console.print("Waiting for approval:")
+            where = "" if database is None else f" --database {shlex.quote(url)}"
             for p in waiting:
                 arguments = ", ".join(f"{k}={v!r}" for k, v in p.arguments.items())
                 console.print(f"  {plain(p.action)}({plain(arguments)}) — proposal {p.id}, "
                               f"for {plain(p.decide_by)} to decide.")
+                yes = runnable(f"research --approve {shlex.quote(p.id)}{where}")
+                no = runnable(f"research --reject {shlex.quote(p.id)} --reason "
+                              f"{shlex.quote('…')}{where}")
+                console.print(f"    Approve: {plain(yes)}\n    Reject:  {plain(no)}")
         else:
             console.print("Nothing waits for approval.")
     if outcome.status is TaskStatus.FAILED:  # its model could not be used: not done
         sys.exit(EXIT_FAILED)
     if outcome.status is TaskStatus.HALTED:  # at a limit: refused to go on
         sys.exit(EXIT_REFUSED)
+
+
+def _decide(question: str | None, *, approve_id: str | None, reject_id: str | None,
+            reason: str | None, database: str | None, as_json: bool) -> None:
+    """``--approve ID`` or ``--reject ID --reason TEXT``: decide a proposal of a research task,
+    kept in research's database, as the person at the keyboard (for whom research runs, and
+    whom its proposals are put to)."""
+    from signoff.agents.proposals import ProposalStatus
+    from signoff.inbox import Inbox
+
+    if question is not None:
+        raise click.UsageError("Give a question, or decide a proposal with --approve or "
+                               "--reject, not both.")
+    if approve_id is not None and reject_id is not None:
+        raise click.UsageError("Give --approve or --reject, not both: a proposal is decided "
+                               "once.")
+    if approve_id is not None and reason is not None:
+        raise click.UsageError("--reason goes with --reject: a yes needs none.")
+    if reject_id is not None and not (reason or "").strip():
+        raise click.UsageError("Say why with --reason TEXT (such as --reason 'Not that site.'): "
+                               "the agent is told it.")
+    if approve_id is None and reject_id is None:
+        raise click.UsageError("--reason goes with --reject PROPOSAL_ID.")
+    app, url = _research_database(database)
+    try:
+        me = _local_person(app)
+        proposal = Inbox(app).proposal(me, str(approve_id or reject_id))
+        decision = (app.approve(proposal, by=me) if approve_id is not None
+                    else app.reject(proposal, by=me, reason=str(reason)))
+    except SignoffError as error:
+        raise failure_of(error) from None
+    if as_json:
+        click.echo(json.dumps({"proposal": proposal.id, "task": proposal.task,
+                               "status": decision.status.value, "said": decision.said,
+                               "database": url}, indent=2))
+    else:
+        click.echo(visible(decision.said))
+    if decision.status not in (ProposalStatus.DONE, ProposalStatus.REJECTED):
+        sys.exit(EXIT_REFUSED)
+
+
+def _research_database(database: str | None) -> tuple[Any, str]:
+    """The research app on `database` (`default_database()` unless given), which must be
+    there, and its URL; its corpus is made only if a tool that reads it runs."""
+    from signoff.app import App
+    from signoff.research import tools
+    from signoff.research.corpus import Corpus
+    from signoff.research.skill import Researcher, default_database
+
+    url = database or default_database()
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+        raise click.UsageError(f"There is no research database at {url}: name the one that "
+                               "holds the task with --database URL, or, for a task of an app, "
+                               f"{NAMING_THE_APP}.")
+    try:
+        app = App("research", database=url)
+        app.provide("corpus", Corpus.default)
+        app.collect(tools)
+        app.add_agent(Researcher)
+    except SignoffError as error:
+        raise failure_of(error) from None
+    return app, url
 
 
 # -- the model -----------------------------------------------------------------------------
@@ -422,19 +521,8 @@ def _console() -> Any:
 def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:
     """Print the receipt of a research task kept in `database` (`default_database()` unless
     given): for ``signoff receipt TASK_ID`` without an app."""
-    from signoff.app import App
-    from signoff.research import tools
-    from signoff.research.skill import Researcher, default_database
-
-    url = database or default_database()
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        raise click.UsageError(f"There is no research database at {url}: name the one that "
-                               "holds the task with --database URL, or, for a task of an app, "
-                               f"{NAMING_THE_APP}.")
+    app, url = _research_database(database)
     try:
-        app = App("research", database=url)
-        app.collect(tools)
-        app.add_agent(Researcher)
         found = app.receipt(task_id)
     except AgentRefused:
         raise Failure(f"There is no research task {task_id} in {url}.", EXIT_NOT_FOUND) from None
