@@ -1100,7 +1100,8 @@ def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
     """A research task waiting on a fetch prints, under the proposal, the commands that decide
     it; run as printed, `research --approve ID` fetches the page (a real server on loopback),
     as the person research runs for, and `research --reject ID --reason …` says no, in the
-    database `--database` named (a path with a space, quoted). A proposal decided once is not
+    database `--database` named (a path with a space, quoted, as in the receipt's command: it
+    was not, and split in two when pasted). A proposal decided once is not
     decided again (exit 1). The person had no way to decide them: `signoff approve` needs an
     app, and research keeps its tasks in its own database."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -1143,6 +1144,8 @@ def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
         (tmp_path / "my research").mkdir()
         elsewhere = f"sqlite:///{tmp_path / 'my research' / 'r.db'}"
         output = _proposing_a_fetch(url, elsewhere)
+        receipt = shlex.split(output.split("See it with: ")[1].splitlines()[0])
+        assert receipt[1:2] + receipt[-2:] == ["receipt", "--database", elsewhere]
         reject = _told_to_run(output, "Reject:")
         assert reject[:2] == ["research", "--reject"]
         assert reject[-2:] == ["--database", elsewhere]

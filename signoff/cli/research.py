@@ -171,7 +171,7 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         _print_answer(console, outcome, sources)
         # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
         again = "" if database is None and not os.environ.get("SIGNOFF_APP") else (
-            f" --database {plain(url)}")
+            f" --database {plain(shlex.quote(url))}")
         console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
                       f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {plain(url)}. "
                       f"See it with: {plain(runnable(f'receipt {outcome.task}'))}{again}")
