@@ -50,6 +50,7 @@ def users() -> None:
     \b
     Examples:
       signoff users add ada@workshop.example Ada --role mechanic --app examples/workshop.py
+      signoff users token mia@workshop.example --save --app examples/workshop.py
       signoff users token noor@workshop.example --save --app examples/workshop.py
     """
 
