@@ -1015,6 +1015,30 @@ def test_a_models_streamed_text_never_sends_control_sequences_to_the_terminal(
     assert "I search \\x1b[2Jfor the \\x1b]0;pwned\\x07kettle \\u202eevil\\u202c." in told.output
 
 
+def test_a_models_streamed_text_is_shown_once(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a model writes, streamed from a real OpenAI-compatible server on loopback, is shown
+    as it comes and not again when its reply is complete (it was printed twice: "I look for
+    the kettle.  I look for the kettle.")."""
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "kettle.md").write_text("The kettle boils water in the kitchen.\n")
+    call = json.dumps({"query": "kettle"})
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with serving() as server, allow_model_requests():
+        server.answer(Canned(events=openai_stream(
+            ["I look for ", "the kettle."], [("c1", "search_sources", [call])])))
+        told = CliRunner().invoke(research, [
+            "What does the kettle boil?", "--corpus", str(root), "--max-steps", "1",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert told.output.count("I look for the kettle.") == 1, told.output
+    assert "I look for the kettle.\n  → search_sources" in told.output, told.output
+
+
 def test_a_quote_is_shown_as_written(tmp_path: Path) -> None:
     """Rich markup and emoji shortcodes in a source are printed as they are written."""
     root = tmp_path / "docs"

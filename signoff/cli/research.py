@@ -351,10 +351,15 @@ class _Progress:
         self.spent = 0.0
         self._status: Any = None
         self._shown: set[str] = set()
+        self._streaming = False
+        """Whether the model's text of the call under way has been shown as it came."""
 
     def streamed(self, text: str) -> None:
         """Show a piece of the model's text as it is written."""
         if not self.quiet:
+            if not self._streaming:
+                self.console.print("  ", end="")
+            self._streaming = True
             self.console.print(visible(text), end="", style="dim", markup=False)
 
     def live(self) -> Any:
@@ -379,7 +384,10 @@ class _Progress:
     def asked(self, reply: Reply) -> None:
         if self.quiet:
             return
-        if reply.text:
+        if self._streaming:  # shown already, as it came: the line ends
+            self.console.print()
+            self._streaming = False
+        elif reply.text:
             self.console.print(f"  [dim]{plain(_short(reply.text, 160))}[/dim]")
         for call in reply.tool_calls:
             shown = _arguments(call.arguments) if call.name != "hand_back" else _claims(
