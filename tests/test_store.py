@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -272,3 +273,28 @@ def test_a_connection_handed_back_in_memory_never_ends_anothers_transaction() ->
     thread.join(timeout=30)
     with database.connect() as connection:
         assert sorted(connection.execute(text("SELECT n FROM t")).scalars()) == [1, 2]
+
+
+def test_tables_first_needed_by_a_read_are_made_as_a_writer_makes_them(tmp_path: Path) -> None:
+    """An app whose first use of its database file is a read (`Database.reading`: a person
+    looked up) makes its tables then, while another connection is writing: the tables are made
+    in a transaction that takes the write lock as it begins, so it waits for the writer and
+    goes on. Begun as the read's (a reader's), it read the schema, could not write it while
+    the other wrote, and failed at once: "database is locked"."""
+    path = tmp_path / "shop.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("CREATE TABLE other (n INTEGER)")
+    app = App("shop", database=f"sqlite:///{path}")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO other VALUES (1)")
+    committing = threading.Timer(0.5, writer.commit)
+    committing.start()
+    try:
+        assert app.people.find("nobody@shop.example") is None
+    finally:
+        committing.join(timeout=30)
+        writer.close()
+    app.people.add("ada@shop.example", "Ada")  # the tables are there
+    assert app.people.get("ada@shop.example").name == "Ada"
+    app.database.dispose()

@@ -89,12 +89,19 @@ class Database:
         for metadata in self._metadatas:
             if self._created.get(id(metadata)) == len(metadata.tables):
                 continue
-            migrate = self._migrations.get(id(metadata))
-            if migrate is not None:
-                with self.engine.begin() as connection:
-                    migrate(connection)
-            else:
-                metadata.create_all(self.engine)
+            # Its transactions write: on SQLite they take the write lock as they begin, even
+            # when a reader's (`reading`) is the first to need the tables. Begun as a reader's,
+            # one failed "database is locked" at once when another connection was writing.
+            writing = _reading.set(False)
+            try:
+                migrate = self._migrations.get(id(metadata))
+                if migrate is not None:
+                    with self.engine.begin() as connection:
+                        migrate(connection)
+                else:
+                    metadata.create_all(self.engine)
+            finally:
+                _reading.reset(writing)
             self._created[id(metadata)] = len(metadata.tables)
 
     @contextmanager
