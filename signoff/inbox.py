@@ -126,12 +126,16 @@ class Inbox:
     """What each person sees of the agents' work: ``Inbox(app).proposals(noor)``."""
 
     def __init__(self, app: App, *,
-                 reads_outside: Callable[[StandingRule], bool] | None = None) -> None:
+                 reads_outside: Callable[[StandingRule], bool] | None = None,
+                 sponsored_by: Callable[[Principal], list[str]] | None = None) -> None:
         self._app = app
         self._reads_outside_told = reads_outside
         """Whether a rule's agent reads outside content where the rule applies, for an app whose
         agents are not all registered in this process (the MCP guard's, opened without its
         servers); None: found from the agent's tools."""
+        self._sponsored_told = sponsored_by
+        """The names of the agents a person sponsors that are not registered in this process
+        (the MCP guard's, opened without its servers), besides those that are."""
 
     # -- who sees what -------------------------------------------------------------------
 
@@ -287,7 +291,8 @@ class Inbox:
         seen = select(proposals_table.c.task_id).where(or_(*self._visible(person)))
         t = tasks_table.c
         theirs = [t.for_id == person.id, t.id.in_(seen)]
-        sponsored = self._app._agency.sponsored_by(person)
+        told = self._sponsored_told
+        sponsored = [*self._app._agency.sponsored_by(person), *(told(person) if told else ())]
         if sponsored:  # the work their agents do for nobody: its proposals are put to them
             theirs.append(and_(t.for_id.is_(None), t.agent.in_(sponsored)))
         return or_(*theirs)

@@ -1345,3 +1345,37 @@ def _told_errors(guard: SimpleNamespace,
 
     return {how: (result.is_error, result.content[0].text)
             for how, result in anyio.run(scenario).items()}
+
+
+def test_the_guards_work_for_nobody_is_its_sponsors_to_see_from_the_command_line(
+        guard: SimpleNamespace) -> None:
+    """A guard whose config names nobody the work is for puts its proposals to its first person,
+    Noor, its agent's sponsor: `signoff mcp tasks` and `receipt` show her a task of its that only
+    read, as the inbox served beside the guard does (the command line opens the guard's app
+    without its servers, and so without its agent: it showed her none)."""
+    from contextlib import AsyncExitStack
+
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+    from signoff.mcp.guard import open_guard
+
+    guard.config.write_text(guard.config.read_text().replace('for = "noor@example.com"\n', ""))
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            listed = await served.call_tool("files_list_files", {})
+            assert not listed.is_error
+
+    anyio.run(scenario)
+    (task,) = _tasks(guard.app)
+    with guard.app.database.connect() as db:
+        assert db.execute(text("select for_id from signoff_tasks")).scalar_one() is None
+    config = str(guard.config)
+    listed = CliRunner().invoke(main, ["mcp", "tasks", config, "--token", guard.token])
+    assert listed.exit_code == 0, listed.output
+    assert task in listed.output
+    receipt = CliRunner().invoke(main, ["mcp", "receipt", config, task, "--token", guard.token])
+    assert receipt.exit_code == 0, receipt.output
+    assert "McpGuard ran files_list_files alone" in receipt.output

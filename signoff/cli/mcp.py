@@ -361,6 +361,17 @@ def _guard_and_me(config_path: str, as_handle: str | None, token: str | None
     return app, whoami(app, as_handle, token)
 
 
+def _guard_inbox(app: Any, config_path: str) -> Any:
+    """The guard's inbox, for its app opened without its servers (and so without its agent):
+    its agent's sponsor, told from the config, sees the work it does for nobody."""
+    from signoff.inbox import Inbox
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import sponsored_by
+
+    config = GuardConfig.load(config_path)  # (`_guard_and_me` told what is wrong with it, if anything)
+    return Inbox(app, sponsored_by=lambda person: sponsored_by(config, person))
+
+
 def _guard_person(config_path: str, handle: str) -> tuple[Any, Any]:
     """The guard's app CONFIG describes, and the person of its config with `handle` (told in a
     sentence when there is none)."""
@@ -518,7 +529,8 @@ def guard_tasks(config_path: str, as_handle: str | None, token: str | None, stat
     """
     from signoff.cli.people import echo_tasks
 
-    echo_tasks(*_guard_and_me(config_path, as_handle, token), status=status, as_json=as_json)
+    app, me = _guard_and_me(config_path, as_handle, token)
+    echo_tasks(app, me, status=status, as_json=as_json, inbox=_guard_inbox(app, config_path))
 
 
 @mcp.command(name="receipt")
@@ -538,7 +550,8 @@ def guard_receipt(config_path: str, task_id: str, as_handle: str | None, token: 
     """
     from signoff.cli.people import echo_receipt
 
-    echo_receipt(*_guard_and_me(config_path, as_handle, token), task_id, as_json=as_json)
+    app, me = _guard_and_me(config_path, as_handle, token)
+    echo_receipt(app, me, task_id, as_json=as_json, inbox=_guard_inbox(app, config_path))
 
 
 @mcp.command(name="rules")

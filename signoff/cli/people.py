@@ -353,9 +353,11 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
     echo_tasks(app, whoami(app, as_handle, token), status=status, as_json=as_json)
 
 
-def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool) -> None:
-    """Print the tasks done for `me` (see `tasks`)."""
-    inbox = Inbox(app)
+def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
+               inbox: Inbox | None = None) -> None:
+    """Print the tasks done for `me` (see `tasks`), as `inbox` sees them (the app's own, unless
+    given)."""
+    inbox = inbox or Inbox(app)
     found = [t for t in _every_page(lambda after: inbox.tasks(me, after=after))
              if status is None or t.status.value == status]
     with app.database.connect() as db:
@@ -404,9 +406,11 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
     echo_receipt(app, whoami(app, as_handle, token), task_id, as_json=as_json)
 
 
-def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool) -> None:
-    """Print the receipt of a task `me` may read (see `receipt`)."""
-    found = app.receipt(Inbox(app).task(me, task_id))
+def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
+                 inbox: Inbox | None = None) -> None:
+    """Print the receipt of a task `me` may read (see `receipt`), as `inbox` sees it (the app's
+    own, unless given)."""
+    found = app.receipt((inbox or Inbox(app)).task(me, task_id))
     if as_json:
         _print_json(found)
         return

@@ -53,6 +53,7 @@ from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
 from signoff.mcp.upstreams import UpstreamError, Upstreams, UpstreamUnavailable, digest_of
+from signoff.security.principals import Principal
 
 __all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app", "reads_outside"]
 
@@ -248,6 +249,20 @@ def reads_outside(config: GuardConfig, rule: StandingRule) -> bool:
     return rule.agent == AGENT_NAME and any(server.outside for server in config.servers)
 
 
+def sponsor_of(config: GuardConfig) -> str | None:
+    """The handle of the guard's agent's sponsor: the person its work is for, else the config's
+    first person (its proposals for nobody are put to them)."""
+    return config.for_ or (config.people[0].handle if config.people else None)
+
+
+def sponsored_by(config: GuardConfig, person: Principal) -> list[str]:
+    """The guard's agent, when `person` is its sponsor, told from `config` alone (without
+    connecting, the agent is not registered): so the work it does for nobody is theirs to see
+    from the command line, as it is in the inbox served beside the guard."""
+    sponsor = sponsor_of(config)
+    return [AGENT_NAME] if sponsor is not None and sponsor in (person.handle, person.id) else []
+
+
 async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
                      wait_seconds: float) -> Guard:
     """Connect to every upstream (closed with `stack`), make the guard's app and agent, and the
@@ -259,8 +274,7 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
                                      for tool in upstreams.tools.get(server.name, {}).values())}
     functions = [_register(app, upstreams, g) for g in guarded.values()]
     agent = _agent(functions, guarded, upstreams)
-    sponsor = config.for_ or (config.people[0].handle if config.people else None)
-    app.add_agent(agent, sponsor=sponsor)
+    app.add_agent(agent, sponsor=sponsor_of(config))
     for_ = app.people.find(config.for_) if config.for_ else None
     if config.for_ and for_ is None:
         raise UserError(f"The guard's config says the work is for {config.for_}, who is not "
