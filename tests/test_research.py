@@ -1457,6 +1457,29 @@ def test_a_question_after_something_of_something_is_answered_only_by_a_sentence_
     assert asked_of("How do I get the length of a list?") == ((), ())
 
 
+def test_a_question_after_the_purpose_or_use_of_something_is_answered() -> None:
+    """"What is the purpose of the with statement?" is answered by the sentence that says what
+    it does, as before questions after something of something had to name their head: the
+    question's own terms leave "purpose" and "use" out, so no sentence could name them, and
+    every such question was declined; "the function of" and "the uses of" ask what something
+    does too, which its answer says without the word."""
+    manual = Source(source_id="compound_stmts.md", title="Compound statements",
+                    text="The with statement is used to wrap the execution of a block with "
+                         "methods defined by a context manager. The pass statement does nothing. "
+                         "Loop statements may have an else clause; it is executed when the loop "
+                         "terminates through exhaustion of the iterable.")
+    for question, answer in [
+        ("What is the purpose of the with statement?", "The with statement is used to wrap"),
+        ("What is the use of the pass statement?", "The pass statement does nothing."),
+        ("What is the function of the pass statement?", "The pass statement does nothing."),
+        ("What are the uses of the else clause of a loop?", "Loop statements may have an else"),
+    ]:
+        chosen = [s.text for s in rank_sentences(question, [manual]).chosen]
+        assert [c[:len(answer)] for c in chosen[:1]] == [answer], question
+    assert asked_of("What is the purpose of the with statement?") == ((), ("with", "statement"))
+    assert asked_of("What is the capital of Australia?") == (("capital",), ("australia",))
+
+
 def test_a_question_after_the_askers_own_is_answered_only_by_a_sentence_of_theirs(
         tmp_path: Path) -> None:
     """"What is my password?" is not answered by a page on password databases, which does not

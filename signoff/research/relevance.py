@@ -316,9 +316,10 @@ _ASKS_OF = re.compile(r"^(?:what|who|which)(?:'s| is| are| was| were)\s+(?:(?:th
 its head ("capital"), and what that is of ("Australia")."""
 
 _ASKS_NATURE = frozenset({"meaning", "point", "role", "idea", "name", "result", "effect", "value",
-                          "output", "syntax", "behaviour", "behavior"})
-"""Heads that ask what something is or does ("the meaning of *args", "the effect of global"):
-the sentence that answers says it without the word."""
+                          "output", "syntax", "behaviour", "behavior", "uses", "function"})
+"""Heads that ask what something is or does ("the meaning of *args", "the effect of global",
+"the function of pass"): the sentence that answers says it without the word. (A head the
+question's terms leave out, "purpose" or "use", is not asked after: see `asked_of`.)"""
 
 
 def asked_of(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -332,8 +333,11 @@ def asked_of(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     asked = _ASKS_OF.match(" ".join(question.split())[:_ASKED_AT_MOST])
     if asked is None:
         return (), ()
+    # Only a head the question is weighed by: a word it leaves out ("purpose", "use") is found
+    # in no sentence, and would have it declined whatever its sources say.
+    weighed = set(question_terms(question))
     head = tuple(t for t in question_terms(asked.group("head")) if t[0].isalnum()
-                 and t not in _ASKS_NATURE)
+                 and t not in _ASKS_NATURE and t in weighed)
     return head, tuple(question_terms(asked.group("of"))) if asked.group("of").strip() else ()
 
 
