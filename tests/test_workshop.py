@@ -23,6 +23,7 @@ from signoff import (
     TaskStatus,
 )
 from signoff.testing import ScriptedModel, says
+from signoff.store import points
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,6 +168,29 @@ def test_a_proposal_on_a_revised_repair_is_stale(shop: SimpleNamespace) -> None:
     assert "rear brake and gears" in decision.told_agent
     assert _repair(shop).price == 0
     assert app.outcome(outcome.task).status is TaskStatus.DONE
+
+
+def test_a_repair_revised_just_before_a_yes_claims_the_price_makes_it_stale(
+        shop: SimpleNamespace) -> None:
+    """The repair's revision moves on after the yes has checked what it can before its claim
+    (`decider.checked`), and before the claim: the price was proposed on r1, the repair is r2,
+    so the proposal is stale and no price is set. The skill's `version_of` is read in the
+    claim's own transaction; before, it was read before it, and the price was set on r2."""
+    app = shop.app
+    app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
+                                 model=_price_script(shop, note=False))
+    (proposal,) = app.proposals_for(shop.noor)
+
+    def revise(point: str, _where: dict[str, Any]) -> None:
+        if point == "decider.checked":
+            with app.session(as_=app.system) as s:
+                s.get(shop.Repair, shop.repair.id).revision += 1
+
+    with points.pausing(revise):
+        decision = app.approve(proposal, by=shop.noor)
+    assert decision.status is ProposalStatus.STALE
+    assert "(it was r1, it is now r2)" in decision.told_agent
+    assert _repair(shop).price == 0
 
 
 def test_approve_always_makes_a_rule_and_revoke_takes_it_back(shop: SimpleNamespace) -> None:

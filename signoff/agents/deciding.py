@@ -16,6 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import Connection
+from sqlalchemy.orm import Session
+
 from signoff.actions.registry import Actions
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import RunAborted
@@ -156,23 +159,27 @@ class Decider:
         except Invalid as invalid:
             raise EditRefused(f"The changed values do not fit {proposal.action}: "
                               f"{invalid.message}") from None
-        # Stale when what it acts on reads another version, or the skill's changed: checked
-        # here, under the instructions it was proposed under. Whether those still read so
-        # (its record is read afresh) is checked as it is claimed, in that transaction.
-        version_now = skill.version_of(proposal.action, proposal.arguments)
-        expected = fingerprint_of(proposal, instructions, subject_version=version_now,
-                                  skill_version=skill.version)
-        if expected != proposal.fingerprint:
-            now_instructions = self._loop.instructions_now(task)  # told too, if they changed
-            return self._stale(proposal, call_id, by, instructions != now_instructions,
-                               now_instructions, version_now)
+        own = skill
 
-        def instructions_changed(db: repo.Executor) -> str | None:
-            """The instructions as they read now in `db`'s transaction, if not as proposed."""
+        def stale_in(db: repo.Executor) -> _Stale | None:
+            """How the call reads otherwise than when it was proposed, in `db`'s transaction
+            (the one that claims it): another version of what it acts on (the skill's
+            `version_of`, read in that transaction), another version of the skill, or other
+            instructions (its record read afresh); None when it reads as proposed."""
+            connection = db.connection() if isinstance(db, Session) else db
+            if not isinstance(connection, Connection):
+                raise TypeError(f"A call is claimed on a connection or a session, not {db!r}.")
+            with self._database.joining(connection):  # the app's own reads, in the claim's
+                version = own.version_of(proposal.action, proposal.arguments)  # transaction
             now = self._loop.instructions_now(task, within=db)
-            return now if now != instructions else None
+            if now == instructions and fingerprint_of(
+                    proposal, instructions, subject_version=version,
+                    skill_version=own.version) == proposal.fingerprint:
+                return None
+            return _Stale(instructions_changed=now != instructions, instructions=now,
+                          version=version)
 
-        changed_to: str | None = None  # the instructions, found changed as it was claimed
+        stale: _Stale | None = None  # found as it was claimed
         over = self._loop.spend_problem(proposal.task, action)
         points.reached("decider.checked", proposal=proposal.id)
         if over:
@@ -196,19 +203,19 @@ class Decider:
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)  # a decision and a step on the task take turns
                     self._decider_now(db, proposal, by)
-                    changed_to = instructions_changed(db)
-                    if changed_to is None and not repo.claim_proposal(
+                    stale = stale_in(db)
+                    if stale is None and not repo.claim_proposal(
                             db, proposal, ProposalStatus.APPROVED, **decided, **leased()):
                         raise self._already(proposal.id, within=db)
                     # What it spends is reserved with the claim: the check and the reservation
                     # are one statement, so two approvals at once cannot both fit in what is left.
-                    fits = changed_to is None and (
+                    fits = stale is None and (
                         not cost or repo.reserve_spend(db, proposal.task, cost))
                     if fits:
                         repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
                                          started_at=repo.now())
-                if changed_to is not None:
-                    return self._stale(proposal, call_id, by, True, changed_to, version_now)
+                if stale is not None:
+                    return self._stale(proposal, call_id, by, stale)
                 if not fits:
                     return self._refused(proposal, call_id, by, registered, (
                         f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
@@ -217,15 +224,15 @@ class Decider:
                 before = None
             else:
                 def before(db: repo.Executor) -> None:  # exactly once: claimed with the run itself
-                    nonlocal refused, changed_to
+                    nonlocal refused, stale
                     holds.lock(db, proposal.task)
                     try:
                         self._decider_now(db, proposal, by)
                     except AgentRefused as refusal:
                         refused = refusal
                         raise RunAborted("not theirs to decide") from None
-                    changed_to = instructions_changed(db)
-                    if changed_to is not None:
+                    stale = stale_in(db)
+                    if stale is not None:
                         raise RunAborted("stale")
                     if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                                **decided):
@@ -248,8 +255,8 @@ class Decider:
                                                   cause=f"task {proposal.task}", before=before,
                                                   within=None if action.info.query else within)
             except RunAborted:
-                if changed_to is not None:
-                    return self._stale(proposal, call_id, by, True, changed_to, version_now)
+                if stale is not None:
+                    return self._stale(proposal, call_id, by, stale)
                 raise refused or self._already(proposal.id) from None
             if result.outcome is ActionOutcome.UNAVAILABLE and (
                     not apart or self._unclaim(proposal, call_id, reserved=cost)):
@@ -434,17 +441,17 @@ class Decider:
                             told_agent=told)
         return self._after(proposal, decision, woke)
 
-    def _stale(self, proposal: Proposal, call_id: str, by: Principal, instructions_changed: bool,
-               now_instructions: str, version_now: str) -> Decision:
+    def _stale(self, proposal: Proposal, call_id: str, by: Principal, stale: _Stale
+               ) -> Decision:
         said = (f"{proposal.action} was not run: what it was proposed on has changed since "
                 "(it is stale). The agent has been told to look again.")
         told = f"{proposal.action} was not run: what it acts on changed before {by.name} decided"
-        if version_now != proposal.subject_version:
+        if stale.version != proposal.subject_version:
             was = proposal.subject_version or "without a version"
-            told += f" (it was {was}, it is now {version_now})"
+            told += f" (it was {was}, it is now {stale.version})"
         told += ". Look again before proposing it again."
-        if instructions_changed:
-            told += f" Your instructions have changed; they now read:\n{now_instructions}"
+        if stale.instructions_changed:
+            told += f" Your instructions have changed; they now read:\n{stale.instructions}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
             self._decider_now(db, proposal, by)
@@ -713,3 +720,15 @@ class Decider:
         else:
             status = self._loop.resume_after_decision(proposal.task)
         return replace(decision, task_status=status.value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Stale:
+    """How a proposed call reads otherwise when a yes claims it."""
+
+    instructions_changed: bool
+    """Whether the agent's instructions read otherwise (its record changed, say)."""
+    instructions: str
+    """The instructions as they read now."""
+    version: str
+    """The version of what it acts on now (the skill's `version_of`)."""

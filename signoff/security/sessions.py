@@ -18,7 +18,9 @@ def open_session(database: Database, acting: ActingAs) -> Session:
     what an action returned once its transaction is over.
     """
     database.ensure_schema()
-    held = database.held_connection()  # a loop's own connection, between its transactions
-    session = RuledSession(held if held is not None else database.engine,
-                           expire_on_commit=False, autoflush=True)
+    # In a transaction joined (`Database.joining`), its connection: the session works in that
+    # transaction and ends none of it. Else a loop's own connection, between its transactions.
+    joined, held = database.joined_connection(), database.held_connection()
+    bind = joined if joined is not None else held if held is not None else database.engine
+    session = RuledSession(bind, expire_on_commit=False, autoflush=True)
     return enforce_rules_on(session, acting)

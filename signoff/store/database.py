@@ -125,6 +125,24 @@ class Database:
             self._held.connection = None
             connection.close()
 
+    @contextmanager
+    def joining(self, connection: Connection) -> Iterator[None]:
+        """While the block runs, this thread's transactions on the database (`connect`,
+        `reading`, the app's sessions) are the one `connection` has open: the app's own code
+        called inside it (a skill's `version_of`, read as a yes claims its call) reads what
+        that transaction reads, and waits on no lock of its own (on SQLite a transaction of its
+        own would wait on the one this thread holds)."""
+        before = getattr(self._held, "joined", None)
+        self._held.joined = connection
+        try:
+            yield
+        finally:
+            self._held.joined = before
+
+    def joined_connection(self) -> Connection | None:
+        """The connection whose transaction this thread's are (see `joining`), if any."""
+        return getattr(self._held, "joined", None)
+
     def held_connection(self) -> Connection | None:
         """The connection this thread holds (see `holding`), when no transaction is open on it."""
         connection: Connection | None = getattr(self._held, "connection", None)
@@ -136,8 +154,13 @@ class Database:
     def connect(self) -> Iterator[Connection]:
         """A connection in a transaction, committed when the block ends without an error.
 
-        The driver's errors (unreachable, locked, refused) come out as `StoreError`.
+        The driver's errors (unreachable, locked, refused) come out as `StoreError`. Within
+        `joining`, it is the transaction joined, committed or rolled back by its owner.
         """
+        joined = self.joined_connection()
+        if joined is not None:
+            yield joined
+            return
         if self.is_sqlite and getattr(self._held, "depth", False):
             # SQLite has one writer: a second transaction from the thread that holds one would
             # wait on its own lock until the busy timeout. Say so at once.
