@@ -22,8 +22,8 @@ from signoff import (
     ProposalStatus,
     TaskStatus,
 )
-from signoff.testing import ScriptedModel, says
 from signoff.store import points
+from signoff.testing import ScriptedModel, says
 
 ROOT = Path(__file__).resolve().parent.parent
 
