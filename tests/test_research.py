@@ -1118,6 +1118,32 @@ def _told_to_run(output: str, what: str) -> list[str]:
     return words[1:]
 
 
+def test_research_as_json_gives_the_commands_that_decide_what_it_waits_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`signoff research --json` lists each proposal its task waits on with the commands that
+    approve and reject it, as the printed answer does (it gave the proposals alone)."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_completion, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    database = f"sqlite:///{tmp_path / 'my notes' / 'r.db'}"
+    (tmp_path / "my notes").mkdir()
+    with serving() as server, allow_model_requests():  # (--json streams nothing)
+        server.answer(Canned(body=openai_completion(
+            None, [("c1", "fetch_url", json.dumps({"url": "http://127.0.0.1:9/kettle"}))])))
+        told = CliRunner().invoke(main, [
+            "research", "What does the kettle boil?", "--max-steps", "2", "--json",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+            "--database", database])
+    assert told.exit_code == 0, told.output
+    (waiting,) = json.loads(told.output)["waiting"]
+    assert shlex.split(waiting["approve"])[1:] == [
+        "research", "--approve", waiting["proposal"], "--database", database]
+    assert shlex.split(waiting["reject"])[1:] == [
+        "research", "--reject", waiting["proposal"], "--reason", "…", "--database", database]
+
+
 def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

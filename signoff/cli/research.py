@@ -163,7 +163,9 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
             "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
             "max_steps": steps, "spend_usd": outcome.spend_usd, "budget_usd": budget,
             "waiting": [{"proposal": p.id, "action": p.action, "arguments": p.arguments,
-                         "decide_by": p.decide_by} for p in waiting],
+                         "decide_by": p.decide_by,
+                         **dict(zip(("approve", "reject"), _deciding(p.id, database, url),
+                                    strict=True))} for p in waiting],
             "database": url,
         }, indent=2))
     else:
@@ -177,14 +179,11 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
                       f"See it with: {plain(runnable(f'receipt {outcome.task}'))}{again}")
         if waiting:
             console.print("Waiting for approval:")
-            where = "" if database is None else f" --database {shlex.quote(url)}"
             for p in waiting:
                 arguments = ", ".join(f"{k}={v!r}" for k, v in p.arguments.items())
                 console.print(f"  {plain(p.action)}({plain(arguments)}) — proposal {p.id}, "
                               f"for {plain(p.decide_by)} to decide.")
-                yes = runnable(f"research --approve {shlex.quote(p.id)}{where}")
-                no = runnable(f"research --reject {shlex.quote(p.id)} --reason "
-                              f"{shlex.quote('…')}{where}")
+                yes, no = _deciding(p.id, database, url)
                 console.print(f"    Approve: {plain(yes)}\n    Reject:  {plain(no)}")
         else:
             console.print("Nothing waits for approval.")
@@ -311,6 +310,15 @@ def _local_person(app: Any) -> Any:
     local = re.sub(r"[\s@\x00-\x1f\x7f]+", "-", user).strip("-") or "you"
     handle = f"{local}@localhost"
     return app.people.find(handle) or app.people.add(handle, user)
+
+
+def _deciding(proposal: str, database: str | None, url: str) -> tuple[str, str]:
+    """The commands that approve and reject `proposal`, runnable as written (the database
+    research keeps its tasks in named when it is not the default)."""
+    where = "" if database is None else f" --database {shlex.quote(url)}"
+    return (runnable(f"research --approve {shlex.quote(proposal)}{where}"),
+            runnable(f"research --reject {shlex.quote(proposal)} --reason "
+                     f"{shlex.quote('…')}{where}"))
 
 
 class _Watched:
