@@ -987,12 +987,11 @@ def test_control_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
         "The kettle boils water in the \x1b[31mkitchen\x1b[0m.")
 
 
-def test_a_models_streamed_text_never_sends_control_sequences_to_the_terminal(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A real OpenAI-compatible server on loopback streams text with an escape sequence and a
-    right-to-left override (as a model repeating a source might): each is shown as an escape,
-    and none reaches the terminal."""
+def _streamed_research(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                       pieces: list[str]) -> tuple[str, int]:
+    """`signoff research` on a folder about a kettle, with a real OpenAI-compatible server on
+    loopback that streams `pieces` of text and asks to search: what the command printed, and
+    how many requests the server received."""
     from signoff.models import allow_model_requests
     from tests.provider_servers import Canned, openai_stream, serving
 
@@ -1002,17 +1001,26 @@ def test_a_models_streamed_text_never_sends_control_sequences_to_the_terminal(
     call = json.dumps({"query": "kettle"})
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with serving() as server, allow_model_requests():
-        server.answer(Canned(events=openai_stream(
-            ["I search \x1b[2J", "for the \x1b]0;pwned\x07kettle \u202eevil\u202c."],
-            [("c1", "search_sources", [call])])))
+        server.answer(Canned(events=openai_stream(pieces, [("c1", "search_sources", [call])])))
         told = CliRunner().invoke(research, [
             "What does the kettle boil?", "--corpus", str(root), "--max-steps", "1",
             "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
             "--database", f"sqlite:///{tmp_path / 'r.db'}"])
-    assert len(server.received) == 1
+    return told.output, len(server.received)
+
+
+def test_a_models_streamed_text_never_sends_control_sequences_to_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real OpenAI-compatible server on loopback streams text with an escape sequence and a
+    right-to-left override (as a model repeating a source might): each is shown as an escape,
+    and none reaches the terminal."""
+    output, asked = _streamed_research(tmp_path, monkeypatch, [
+        "I search \x1b[2J", "for the \x1b]0;pwned\x07kettle \u202eevil\u202c."])
+    assert asked == 1
     assert not any((ord(c) < 32 and c != "\n") or 0x7f <= ord(c) <= 0x9f
-                   or c in "\u202e\u202c" for c in told.output), told.output
-    assert "I search \\x1b[2Jfor the \\x1b]0;pwned\\x07kettle \\u202eevil\\u202c." in told.output
+                   or c in "\u202e\u202c" for c in output), output
+    assert "I search \\x1b[2Jfor the \\x1b]0;pwned\\x07kettle \\u202eevil\\u202c." in output
 
 
 def test_a_models_streamed_text_is_shown_once(tmp_path: Path,
@@ -1020,23 +1028,9 @@ def test_a_models_streamed_text_is_shown_once(tmp_path: Path,
     """What a model writes, streamed from a real OpenAI-compatible server on loopback, is shown
     as it comes and not again when its reply is complete (it was printed twice: "I look for
     the kettle.  I look for the kettle.")."""
-    from signoff.models import allow_model_requests
-    from tests.provider_servers import Canned, openai_stream, serving
-
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "kettle.md").write_text("The kettle boils water in the kitchen.\n")
-    call = json.dumps({"query": "kettle"})
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    with serving() as server, allow_model_requests():
-        server.answer(Canned(events=openai_stream(
-            ["I look for ", "the kettle."], [("c1", "search_sources", [call])])))
-        told = CliRunner().invoke(research, [
-            "What does the kettle boil?", "--corpus", str(root), "--max-steps", "1",
-            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
-            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
-    assert told.output.count("I look for the kettle.") == 1, told.output
-    assert "I look for the kettle.\n  → search_sources" in told.output, told.output
+    output, _ = _streamed_research(tmp_path, monkeypatch, ["I look for ", "the kettle."])
+    assert output.count("I look for the kettle.") == 1, output
+    assert "I look for the kettle.\n  → search_sources" in output, output
 
 
 def test_a_quote_is_shown_as_written(tmp_path: Path) -> None:
