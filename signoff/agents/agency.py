@@ -356,9 +356,12 @@ class Agency:
     def sponsored_by(self, person: Principal) -> list[str]:
         """The names of the agents `person` answers for (whose sponsor they are): the work those
         agents do for nobody is put to them, as work for them is."""
-        return [name for name, (_, sponsor) in self._declared.items() if sponsor is not None and (
-            sponsor.id if isinstance(sponsor, Principal) else getattr(
-                self.people.find(sponsor), "id", None)) == person.id]
+        names = []
+        for name, (_, sponsor) in self._declared.items():
+            found = self.people.find(sponsor) if isinstance(sponsor, str) else sponsor
+            if found is not None and found.id == person.id:
+                names.append(name)
+        return names
 
     def registered(self) -> list[Registered]:
         """Every registered agent."""
