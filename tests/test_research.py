@@ -4,6 +4,7 @@ default")."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -12,8 +13,10 @@ import shlex
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from pydoc_data.topics import topics
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -1084,23 +1087,51 @@ def test_a_provider_failure_is_told_in_the_providers_own_sentence(
     assert "The log has the details" not in told.output
 
 
-def _proposing_a_fetch(url: str, database: str | None = None) -> str:
-    """`signoff research` with a model (a real OpenAI-compatible server on loopback) that asks
-    to fetch `url`: the task waits on that proposal; what the command printed."""
+def _proposing_a_fetch(server: Any, url: str, database: str | None = None) -> str:
+    """`signoff research` with a model (`server`, a real OpenAI-compatible server on loopback)
+    that asks to fetch `url`: the task waits on that proposal; what the command printed."""
     from signoff.cli import main
-    from signoff.models import allow_model_requests
-    from tests.provider_servers import Canned, openai_stream, serving
+    from tests.provider_servers import Canned, openai_stream
 
-    with serving() as server, allow_model_requests():
-        server.answer(Canned(events=openai_stream(
-            ["The page may say."], [("c1", "fetch_url", [json.dumps({"url": url})])])))
-        told = CliRunner().invoke(main, [
-            "research", "What does the kettle boil?", "--max-steps", "2",
-            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
-            *(["--database", database] if database else [])])
+    server.answer(Canned(events=openai_stream(
+        ["The page may say."], [("c1", "fetch_url", [json.dumps({"url": url})])])))
+    told = CliRunner().invoke(main, [
+        "research", "What does the kettle boil?", "--max-steps", "2",
+        "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0",
+        *(["--database", database] if database else [])])
     assert told.exit_code == 0, told.output
     assert "Waiting for approval:" in told.output
     return told.output
+
+
+@contextlib.contextmanager
+def _kettle_page() -> Iterator[tuple[str, list[str]]]:
+    """A web page on loopback (“Kettles”: “A kettle boils water.”): its URL, and the paths
+    fetched from it, in order."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    fetched: list[str] = []
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            """Quiet."""
+
+        def do_GET(self) -> None:
+            fetched.append(self.path)
+            body = b"<html><title>Kettles</title><p>A kettle boils water.</p></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    pages = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=pages.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{pages.server_address[1]}/kettle", fetched
+    finally:
+        pages.shutdown()
+        pages.server_close()
 
 
 def _told_to_run(output: str, what: str) -> list[str]:
@@ -1143,43 +1174,32 @@ def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
 ) -> None:
     """A research task waiting on a fetch prints, under the proposal, the commands that decide
     it; run as printed, `research --approve ID` fetches the page (a real server on loopback),
-    as the person research runs for, and `research --reject ID --reason …` says no, in the
+    as the person research runs for, and `research --reject ID --reason …` says no (the
+    research goes on after either, with its model: another server on loopback), in the
     database `--database` named (a path with a space, quoted, as in the receipt's command: it
     was not, and split in two when pasted). A proposal decided once is not
     decided again (exit 1). The person had no way to decide them: `signoff approve` needs an
     app, and research keeps its tasks in its own database."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     from signoff.cli import main
-
-    fetched: list[str] = []
-
-    class Page(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            """Quiet."""
-
-        def do_GET(self) -> None:
-            fetched.append(self.path)
-            body = b"<html><title>Kettles</title><p>A kettle boils water.</p></html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_completion, openai_stream, serving
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("SIGNOFF_APP", raising=False)
-    pages = ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    threading.Thread(target=pages.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{pages.server_address[1]}/kettle"
-    try:
-        output = _proposing_a_fetch(url)
+    declined = {"claims": [], "declined": {"reason": "Not in the sources read.",
+                                           "searched": [], "closest": []}}
+    with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
+        answer = {"claims": [{"text": "A kettle boils water.",
+                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
+        output = _proposing_a_fetch(server, url)
+        server.answer(Canned(events=openai_stream([], [("c2", "hand_back", [json.dumps(answer)])])))
         approve = _told_to_run(output, "Approve:")
         assert approve[:2] == ["research", "--approve"]
         assert "--database" not in approve
         yes = CliRunner().invoke(main, approve)
         assert yes.exit_code == 0, yes.output
         assert "approved fetch_url, and it ran as them." in yes.output
+        assert "A kettle boils water. [1]" in yes.output  # the research went on
         assert fetched == ["/kettle"]
         again = CliRunner().invoke(main, approve)
         assert again.exit_code == 1, again.output
@@ -1187,20 +1207,118 @@ def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
 
         (tmp_path / "my research").mkdir()
         elsewhere = f"sqlite:///{tmp_path / 'my research' / 'r.db'}"
-        output = _proposing_a_fetch(url, elsewhere)
+        output = _proposing_a_fetch(server, url, elsewhere)
+        server.answer(Canned(body=openai_completion(  # (--json streams nothing)
+            None, [("c2", "hand_back", json.dumps(declined))])))
         receipt = shlex.split(output.split("See it with: ")[1].splitlines()[0])
         assert receipt[1:2] + receipt[-2:] == ["receipt", "--database", elsewhere]
         reject = _told_to_run(output, "Reject:")
         assert reject[:2] == ["research", "--reject"]
         assert reject[-2:] == ["--database", elsewhere]
         reject[reject.index("--reason") + 1] = "Not that site."
-        no = CliRunner().invoke(main, reject)
+        no = CliRunner().invoke(main, [*reject, "--json"])
         assert no.exit_code == 0, no.output
+        told = json.loads(no.output)
+        assert (told["status"], told["research"]["status"]) == ("Rejected", "Done")
+        assert told["research"]["declined"] is True
         assert "said no to fetch_url: Not that site." in no.output
         assert fetched == ["/kettle"]
-    finally:
-        pages.shutdown()
-        pages.server_close()
+
+
+def test_a_yes_to_research_goes_on_and_prints_the_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After `research --approve ID`, the research goes on with the model it was started with
+    (kept with the task by its spec and price) in the corpus folder it was asked in (the
+    printed command names it), shows its steps, and prints the answer citing the page fetched.
+    It stopped at "approved fetch_url, and it ran as them." with the task Running, and nothing
+    would ever go on with it: research keeps no worker."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    notes = tmp_path / "my notes"
+    notes.mkdir()
+    (notes / "tea.md").write_text("# Tea\n\nTea is brewed with boiling water.\n")
+    with _kettle_page() as (url, _), serving() as server, allow_model_requests():
+        answer = {"claims": [{"text": "A kettle boils water.",
+                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
+        server.answer(
+            Canned(events=openai_stream(
+                ["The page may say."], [("c1", "fetch_url", [json.dumps({"url": url})])])),
+            Canned(events=openai_stream(
+                [], [("c2", "search_sources", [json.dumps({"query": "boiling water"})])])),
+            Canned(events=openai_stream(
+                [], [("c3", "hand_back", [json.dumps(answer)])])))
+        asked = CliRunner().invoke(main, [
+            "research", "What does the kettle boil?", "--max-steps", "3",
+            "--corpus", str(notes),
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
+        assert asked.exit_code == 0, asked.output
+        approve = _told_to_run(asked.output, "Approve:")
+        assert approve[-2:] == ["--corpus", str(notes)]
+        yes = CliRunner().invoke(main, approve)
+        assert yes.exit_code == 0, yes.output
+        assert len(server.received) == 3
+        fetched = server.received[1].body["messages"][-1]
+        assert fetched["role"] == "tool"
+        assert "A kettle boils water." in fetched["content"]
+        # the search after the yes is in the folder researched, not the default corpus
+        searched = server.received[2].body["messages"][-1]["content"]
+        assert "tea.md" in searched, searched
+    said = " ".join(yes.output.split())
+    assert "approved fetch_url, and it ran as them." in said
+    assert "Step 2 of 3" in said
+    assert "Step 3 of 3" in said
+    assert "Answer A kettle boils water. [1]" in said
+    assert f"[1] {url}" in said
+    assert "Nothing waits for approval." in said
+    task = asked.output.split("Receipt: task ")[1].split()[0]
+    receipt = CliRunner().invoke(main, ["receipt", task])
+    assert "Status: Done." in receipt.output, receipt.output
+
+
+def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:
+    """`do(model=obj, model_spec=spec)` (here through `ask`) runs with `obj` (wrapped to show
+    progress, say) and keeps `spec` with the task, as `do(model=spec)` would, for whoever goes
+    on with it; a `model_spec` with no model object is a usage error."""
+    from signoff.agents import model_specs
+    from signoff.agents.model_specs import ModelSpec
+    from signoff.models.base import Price
+    from signoff.research.skill import Research, Researcher, ResearchTask
+
+    spec = ModelSpec(spec="openai:gpt-4o-mini", price=Price(input_per_mtok=1, output_per_mtok=2))
+    script = ScriptedModel(says.tool("The docs site may say more.", fetch_url,
+                                     url="http://127.0.0.1:9/kettle"))
+    outcome = ask(app, QUESTION, model=script, model_spec=spec)
+    assert outcome.status is TaskStatus.WAITING  # it ran with the script
+    with app.database.connect() as db:
+        assert model_specs.recorded(db, outcome.task) == spec
+    with pytest.raises(UserError, match="give that model too"):
+        app.agent(Researcher).do(Research(), ResearchTask(question=QUESTION), model_spec=spec)
+
+
+def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
+        tmp_path: Path, bundled: Corpus) -> None:
+    """A research task that kept no model with it (started in code with a model object, or
+    before research kept its model) cannot go on after a decision: `--approve` says to name
+    the model with --model, exit 2, and the proposal still waits (decided, it would have left
+    the task Running with nothing to take it on)."""
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    from signoff.cli.research import _local_person
+
+    app = research_app(bundled, database=database)
+    me = _local_person(app)  # the person at the keyboard, whom research's proposals go to
+    script = ScriptedModel(says.tool("The docs site may say more.", fetch_url,
+                                     url="http://127.0.0.1:9/kettle"))
+    (proposal,) = app.proposals(task=ask(app, QUESTION, model=script, for_=me).task)
+    told = CliRunner().invoke(research, ["--approve", proposal.id, "--database", database])
+    assert told.exit_code == 2, told.output
+    assert "keeps no model to go on with" in " ".join(told.output.split())
+    assert "--model SPEC" in told.output
+    assert app.proposal(proposal.id).status.value == "Waiting"
 
 
 @pytest.mark.parametrize(("args", "told"), [

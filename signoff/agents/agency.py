@@ -78,11 +78,14 @@ class AgentHandle:
         model: Model | ModelSpec | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
+        model_spec: ModelSpec | None = None,
     ) -> Outcome:
         """Do one piece of work until it is done, waits on a person, or stops at a limit.
         `for_`: the person the work is for (a `Principal`, or their handle or id). A model
         named by `ModelSpec` is kept with the task, so that a worker in another process can make
-        it again and go on after a decision made there, or a restart."""
+        it again and go on after a decision made there, or a restart. `model_spec`: the spec
+        a `model` given as an object was made from (wrapped in code of yours to show its
+        progress, say), kept with the task in the same way."""
         agent = self.registered.agent
         if isinstance(for_, str):
             for_ = self._agency.people.get(for_)  # UserError for nobody
@@ -96,8 +99,11 @@ class AgentHandle:
         except LookupError:
             raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
         subject = _checked_subject(own, subject)
-        spec = model if isinstance(model, ModelSpec) else None
-        chosen = spec.make() if spec is not None else (
+        if model_spec is not None and not isinstance(model, Model):
+            raise UserError("model_spec names what a model given as an object was made from: "
+                            "give that model too, or the ModelSpec as model.")
+        spec = model if isinstance(model, ModelSpec) else model_spec
+        chosen = model.make() if isinstance(model, ModelSpec) else (
             model if isinstance(model, Model) else agent.model)
         if chosen is None:
             raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
@@ -121,10 +127,12 @@ class AgentHandle:
         model: Model | ModelSpec | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
+        model_spec: ModelSpec | None = None,
     ) -> Outcome:
         """`do`, without blocking the event loop (the work runs in a thread)."""
         return await asyncio.to_thread(self.do, skill, subject, for_=for_, model=model,
-                                       max_steps=max_steps, budget_usd=budget_usd)
+                                       max_steps=max_steps, budget_usd=budget_usd,
+                                       model_spec=model_spec)
 
     def start(
         self,

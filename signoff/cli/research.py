@@ -31,6 +31,7 @@ from typing import Any
 
 import click
 
+from signoff.agents.model_specs import ModelSpec
 from signoff.agents.tasks import TaskStatus
 from signoff.cli import NAMING_THE_APP, given, runnable
 from signoff.cli.failures import (
@@ -67,9 +68,11 @@ Examples:
               help="A folder of .txt, .md and .html files to research in. Default: Python's "
                    "documentation when Debian's python3-doc is installed, else the help topics "
                    "that ship with Python.")
-@click.option("--model", "model_spec", default="offline", show_default=True, metavar="SPEC",
-              help="offline (a deterministic extractive reader, not a language model), or a "
-                   "provider's model such as openai:gpt-4o-mini or anthropic:claude-sonnet-4-5.")
+@click.option("--model", "model_spec", default=None, metavar="SPEC",
+              help="offline (a deterministic extractive reader, not a language model; the "
+                   "default), or a provider's model such as openai:gpt-4o-mini or "
+                   "anthropic:claude-sonnet-4-5. With --approve or --reject: the model the "
+                   "research goes on with (default: the one it was started with).")
 @click.option("--price", "price_spec", metavar="IN,OUT", default=None,
               help="The model's price in US dollars per million input and output tokens, e.g. "
                    "0.15,0.60 (wins over the table; needed for a model the table does not know).")
@@ -84,7 +87,7 @@ Examples:
               help="Print the grounded answer and its sources as JSON, without progress.")
 @click.option("--approve", "approve_id", metavar="PROPOSAL_ID", callback=given,
               help="Instead of a question: say yes to a proposal a research task waits on (a web "
-                   "page to fetch); it runs now.")
+                   "page to fetch); it runs now, and the research goes on.")
 @click.option("--reject", "reject_id", metavar="PROPOSAL_ID", callback=given,
               help="Instead of a question: say no to a proposal a research task waits on, with "
                    "--reason.")
@@ -101,14 +104,16 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     read do not answer the question, it says so (and exits 0).
 
     A task that wants to fetch a web page waits for your yes: --approve PROPOSAL_ID (or
-    --reject PROPOSAL_ID --reason "…") decides it, as you, in research's own database.
+    --reject PROPOSAL_ID --reason "…") decides it, as you, in research's own database; the
+    research then goes on with the model it was started with, and prints its answer.
     """
     from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
     if approve_id is not None or reject_id is not None or reason is not None:
         _decide(question, approve_id=approve_id, reject_id=reject_id, reason=reason,
-                database=database, as_json=as_json)
+                database=database, as_json=as_json, corpus_dir=corpus_dir,
+                model_spec=model_spec, price_spec=price_spec)
         return
     if question is None:
         such_as = runnable('research "What does the with statement do?"')
@@ -122,7 +127,11 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     steps = max_steps if max_steps is not None else Researcher.max_steps
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
     show = _Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
-    model = _model(model_spec, _price(price_spec), None if as_json else show.streamed)
+    price = _price(price_spec)
+    model = _model(model_spec or "offline", price, None if as_json else show.streamed)
+    # A model of a provider's is kept with the task by its spec, so that a yes to what the
+    # task waits on (`--approve`) can make it again and go on.
+    kept = None if _is_offline(model) else ModelSpec(spec=str(model_spec), price=price)
     url = database or default_database()
     building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
     try:
@@ -145,48 +154,104 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     try:
         with show.live():
             outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
-                          budget_usd=budget)
+                          budget_usd=budget, model_spec=kept)
     except SignoffError as error:
         raise failure_of(error) from None
-    receipt = app.receipt(outcome.task)
-    waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
-    sources = _sources(corpus, outcome.result.source_ids if outcome.result else [])
-    declined = outcome.result.declined if outcome.result else None
-    if declined is not None:
-        sources = _sources(corpus, declined.closest)
+    shown = _Shown(question=question, model=model.name, corpus=corpus, corpus_dir=corpus_dir,
+                   max_steps=steps, budget_usd=budget, database=database, url=url)
     if as_json:
-        click.echo(json.dumps({
-            "question": question, "status": outcome.status.value, "task": outcome.task,
-            "model": model.name, "corpus": corpus.name, "notes": list(corpus.notes),
-            "answer": outcome.result.model_dump(mode="json") if outcome.result else None,
-            "declined": declined is not None,
-            "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
-            "max_steps": steps, "spend_usd": outcome.spend_usd, "budget_usd": budget,
-            "waiting": [{"proposal": p.id, "action": p.action, "arguments": p.arguments,
-                         "decide_by": p.decide_by,
-                         **dict(zip(("approve", "reject"), _deciding(p.id, database, url),
-                                    strict=True))} for p in waiting],
-            "database": url,
-        }, indent=2))
+        click.echo(json.dumps(_as_json(app, outcome, shown), indent=2))
     else:
-        show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
-        _print_answer(console, outcome, sources)
-        # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
-        again = "" if database is None and not os.environ.get("SIGNOFF_APP") else (
-            f" --database {plain(shlex.quote(url))}")
-        console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
-                      f"${outcome.spend_usd:.4f} of ${budget:.2f}; kept in {plain(url)}. "
-                      f"See it with: {plain(runnable(f'receipt {outcome.task}'))}{again}")
-        if waiting:
-            console.print("Waiting for approval:")
-            for p in waiting:
-                arguments = ", ".join(f"{k}={v!r}" for k, v in p.arguments.items())
-                console.print(f"  {plain(p.action)}({plain(arguments)}) — proposal {p.id}, "
-                              f"for {plain(p.decide_by)} to decide.")
-                yes, no = _deciding(p.id, database, url)
-                console.print(f"    Approve: {plain(yes)}\n    Reject:  {plain(no)}")
-        else:
-            console.print("Nothing waits for approval.")
+        _print_outcome(console, show, app, outcome, shown)
+    _exit_for(outcome)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Shown:
+    """What a research task's outcome is shown with, beside the outcome itself."""
+
+    question: str
+    model: str
+    """The model's name."""
+    corpus: Any
+    corpus_dir: Path | None
+    """The folder researched, when one was named (the commands printed name it again)."""
+    max_steps: int
+    budget_usd: float
+    database: str | None
+    """The database named with --database (the commands printed name it again)."""
+    url: str
+    """The database's URL."""
+
+    def deciding(self, proposal: str) -> tuple[str, str]:
+        """The commands that approve and reject `proposal`, runnable as written: they name
+        the database and the corpus folder when they are not the default."""
+        where = "" if self.database is None else f" --database {shlex.quote(self.url)}"
+        if self.corpus_dir is not None:
+            where += f" --corpus {shlex.quote(str(self.corpus_dir))}"
+        return (runnable(f"research --approve {shlex.quote(proposal)}{where}"),
+                runnable(f"research --reject {shlex.quote(proposal)} --reason "
+                         f"{shlex.quote('…')}{where}"))
+
+
+def _waiting(app: Any, outcome: Any) -> list[Any]:
+    return [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
+
+
+def _as_json(app: Any, outcome: Any, shown: _Shown) -> dict[str, Any]:
+    """The outcome of a research task, as `--json` prints it."""
+    result = outcome.result
+    declined = result.declined if result else None
+    sources = _sources(shown.corpus, declined.closest if declined is not None else (
+        result.source_ids if result else []))
+    return {
+        "question": shown.question, "status": outcome.status.value, "task": outcome.task,
+        "model": shown.model, "corpus": shown.corpus.name, "notes": list(shown.corpus.notes),
+        "answer": result.model_dump(mode="json") if result else None,
+        "declined": declined is not None,
+        "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
+        "max_steps": shown.max_steps, "spend_usd": outcome.spend_usd,
+        "budget_usd": shown.budget_usd,
+        "waiting": [{"proposal": p.id, "action": p.action, "arguments": p.arguments,
+                     "decide_by": p.decide_by,
+                     **dict(zip(("approve", "reject"), shown.deciding(p.id), strict=True))}
+                    for p in _waiting(app, outcome)],
+        "database": shown.url,
+    }
+
+
+def _print_outcome(console: Any, show: _Progress, app: Any, outcome: Any, shown: _Shown) -> None:
+    """Print the outcome of a research task: what its tools answered last, the answer (or
+    why there is none), the receipt, and what waits for approval with the commands that
+    decide it."""
+    receipt = app.receipt(outcome.task)
+    result = outcome.result
+    declined = result.declined if result else None
+    sources = _sources(shown.corpus, declined.closest if declined is not None else (
+        result.source_ids if result else []))
+    show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
+    _print_answer(console, outcome, sources)
+    # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
+    again = "" if shown.database is None and not os.environ.get("SIGNOFF_APP") else (
+        f" --database {plain(shlex.quote(shown.url))}")
+    console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
+                  f"${outcome.spend_usd:.4f} of ${shown.budget_usd:.2f}; kept in "
+                  f"{plain(shown.url)}. See it with: "
+                  f"{plain(runnable(f'receipt {outcome.task}'))}{again}")
+    waiting = _waiting(app, outcome)
+    if waiting:
+        console.print("Waiting for approval:")
+        for p in waiting:
+            arguments = ", ".join(f"{k}={v!r}" for k, v in p.arguments.items())
+            console.print(f"  {plain(p.action)}({plain(arguments)}) — proposal {p.id}, "
+                          f"for {plain(p.decide_by)} to decide.")
+            yes, no = shown.deciding(p.id)
+            console.print(f"    Approve: {plain(yes)}\n    Reject:  {plain(no)}")
+    else:
+        console.print("Nothing waits for approval.")
+
+
+def _exit_for(outcome: Any) -> None:
     if outcome.status is TaskStatus.FAILED:  # its model could not be used: not done
         sys.exit(EXIT_FAILED)
     if outcome.status is TaskStatus.HALTED:  # at a limit: refused to go on
@@ -194,12 +259,19 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
 
 
 def _decide(question: str | None, *, approve_id: str | None, reject_id: str | None,
-            reason: str | None, database: str | None, as_json: bool) -> None:
+            reason: str | None, database: str | None, as_json: bool, corpus_dir: Path | None,
+            model_spec: str | None, price_spec: str | None) -> None:
     """``--approve ID`` or ``--reject ID --reason TEXT``: decide a proposal of a research task,
     kept in research's database, as the person at the keyboard (for whom research runs, and
-    whom its proposals are put to)."""
+    whom its proposals are put to); then the research goes on, here, with the model it was
+    started with (`--model` names another) in the corpus `--corpus` names, and its outcome
+    is printed as research prints it."""
+    from signoff.agents import model_specs
+    from signoff.agents import repository as repo
     from signoff.agents.proposals import ProposalStatus
     from signoff.inbox import Inbox
+    from signoff.research.corpus import Corpus
+    from signoff.research.skill import Researcher
 
     if question is not None:
         raise click.UsageError("Give a question, or decide a proposal with --approve or "
@@ -214,45 +286,122 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
                                "the agent is told it.")
     if approve_id is None and reject_id is None:
         raise click.UsageError("--reason goes with --reject PROPOSAL_ID.")
-    app, url = _research_database(database)
+    console = _console()
+    _research_url(database)  # (told before the corpus is made, when there is no database)
+    # The corpus is made before anything is decided: the research goes on in it (its tools
+    # are queries, which may not make an index), and a folder that cannot be read is told
+    # while the proposal still waits.
+    building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
+    try:
+        corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
+                  else Corpus.default(on_build=building))
+    except SignoffError as error:
+        raise failure_of(error) from None
+    app, url = _research_database(database, corpus)
     try:
         me = _local_person(app)
         proposal = Inbox(app).proposal(me, str(approve_id or reject_id))
+        with app.database.reading() as db:
+            task = repo.load_task(db, proposal.task)
+            kept = model_specs.recorded(db, proposal.task)
+            seen = repo.messages_of(db, proposal.task)
+    except SignoffError as error:
+        raise failure_of(error) from None
+    if task is None:  # (a proposal names its task: this is a database changed by hand)
+        raise Failure(f"There is no research task {proposal.task}.", EXIT_NOT_FOUND)
+    show = _Progress(console=console, quiet=as_json, max_steps=task.max_steps,
+                     budget_usd=task.budget_usd)
+    show.spent = task.spend_usd
+    # The model is made before anything is decided: a yes whose research could not go on
+    # would leave it Running with nothing to take it on.
+    model = _going_on_with(task.id, model_spec, price_spec, kept, show)
+    try:
         decision = (app.approve(proposal, by=me) if approve_id is not None
                     else app.reject(proposal, by=me, reason=str(reason)))
     except SignoffError as error:
         raise failure_of(error) from None
-    if as_json:
-        click.echo(json.dumps({"proposal": proposal.id, "task": proposal.task,
-                               "status": decision.status.value, "said": decision.said,
-                               "database": url}, indent=2))
-    else:
-        click.echo(visible(decision.said))
+    decided = {"proposal": proposal.id, "task": proposal.task, "status": decision.status.value,
+               "said": decision.said, "database": url}
+    if not as_json:
+        console.print(plain(visible(decision.said)))
+    outcome = None
+    if decision.task_status == TaskStatus.RUNNING.value:
+        show.seen(m.tool_call_id for m in seen if m.role == "tool")
+        try:
+            with show.live():
+                outcome = app.agent(Researcher).resume(task.id, model=_Watched(model, show))
+        except SignoffError as error:
+            raise failure_of(error) from None
+    if outcome is not None:
+        subject = task.subject_json if isinstance(task.subject_json, dict) else {}
+        shown = _Shown(question=str(subject.get("question", "")), model=model.name,
+                       corpus=corpus, corpus_dir=corpus_dir, max_steps=task.max_steps,
+                       budget_usd=task.budget_usd, database=database, url=url)
+        if as_json:
+            click.echo(json.dumps({**decided, "research": _as_json(app, outcome, shown)},
+                                  indent=2))
+        else:
+            _print_outcome(console, show, app, outcome, shown)
+    elif as_json:
+        click.echo(json.dumps({**decided, "research": None}, indent=2))
     if decision.status not in (ProposalStatus.DONE, ProposalStatus.REJECTED):
         sys.exit(EXIT_REFUSED)
+    if outcome is not None:
+        _exit_for(outcome)
 
 
-def _research_database(database: str | None) -> tuple[Any, str]:
+def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, kept: Any,
+                   show: _Progress) -> Model:
+    """The model research task `task` goes on with after a decision: the one `--model` names,
+    else the one it was started with (`kept`, by its spec); a usage error saying what to do
+    when there is none, or it cannot be made here."""
+    if model_spec is not None:
+        return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed)
+    if kept is None or not kept.spec:
+        raise click.UsageError(
+            f"Research task {task} keeps no model to go on with (it was started before "
+            "research kept its model with the task): name the one it was researched with, "
+            "--model SPEC (and --price IN,OUT if it needs one), to decide it and go on.")
+    try:
+        return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
+    except click.BadParameter as error:
+        raise click.UsageError(
+            f"Research task {task} goes on with {kept.words}, which cannot be made here: "
+            f"{error.message} Set what it needs and decide again, or name another model with "
+            "--model SPEC.") from None
+
+
+def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, str]:
     """The research app on `database` (`default_database()` unless given), which must be
-    there, and its URL; its corpus is made only if a tool that reads it runs."""
+    there, over `corpus` (when not given, the default corpus, made only if a tool that reads
+    it runs: a receipt runs none), and the database's URL."""
     from signoff.app import App
     from signoff.research import tools
     from signoff.research.corpus import Corpus
-    from signoff.research.skill import Researcher, default_database
+    from signoff.research.skill import Researcher
+
+    url = _research_url(database)
+    try:
+        app = App("research", database=url)
+        app.provide("corpus", Corpus.default if corpus is None else (lambda: corpus))
+        app.collect(tools)
+        app.add_agent(Researcher)
+    except SignoffError as error:
+        raise failure_of(error) from None
+    return app, url
+
+
+def _research_url(database: str | None) -> str:
+    """The URL of the research database (`default_database()` unless `database` is given);
+    a usage error when it is not there."""
+    from signoff.research.skill import default_database
 
     url = database or default_database()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
         raise click.UsageError(f"There is no research database at {url}: name the one that "
                                "holds the task with --database URL, or, for a task of an app, "
                                f"{NAMING_THE_APP}.")
-    try:
-        app = App("research", database=url)
-        app.provide("corpus", Corpus.default)
-        app.collect(tools)
-        app.add_agent(Researcher)
-    except SignoffError as error:
-        raise failure_of(error) from None
-    return app, url
+    return url
 
 
 # -- the model -----------------------------------------------------------------------------
@@ -312,15 +461,6 @@ def _local_person(app: Any) -> Any:
     return app.people.find(handle) or app.people.add(handle, user)
 
 
-def _deciding(proposal: str, database: str | None, url: str) -> tuple[str, str]:
-    """The commands that approve and reject `proposal`, runnable as written (the database
-    research keeps its tasks in named when it is not the default)."""
-    where = "" if database is None else f" --database {shlex.quote(url)}"
-    return (runnable(f"research --approve {shlex.quote(proposal)}{where}"),
-            runnable(f"research --reject {shlex.quote(proposal)} --reason "
-                     f"{shlex.quote('…')}{where}"))
-
-
 class _Watched:
     """The chosen model, watched: each call shows its step, and the answers of the turn before."""
 
@@ -361,6 +501,10 @@ class _Progress:
         self._shown: set[str] = set()
         self._streaming = False
         """Whether the model's text of the call under way has been shown as it came."""
+
+    def seen(self, tool_call_ids: Any) -> None:
+        """Show no more what these calls answered (shown before: research goes on)."""
+        self._shown.update(tool_call_ids)
 
     def streamed(self, text: str) -> None:
         """Show a piece of the model's text as it is written."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from signoff.agents.agent import Agent
+from signoff.agents.model_specs import ModelSpec
 from signoff.agents.skills import Skill, TaskView
 from signoff.agents.tasks import Outcome
 from signoff.app import App
@@ -157,10 +158,13 @@ def research_app(
 def ask(
     app: App, question: str, *, model: Model | None = None, for_: Principal | None = None,
     max_steps: int | None = None, budget_usd: float | None = None,
+    model_spec: ModelSpec | None = None,
 ) -> Outcome:
     """Research one question with the app's `Researcher` (the offline extractive model unless
     `model` is given): Done with a `GroundedAnswer` (which may decline: no answer can be cited
-    from the sources read), Waiting on a proposal, Halted or Failed."""
+    from the sources read), Waiting on a proposal, Halted or Failed. `model_spec`: the spec
+    `model` was made from, kept with the task so that it can go on after a decision (see
+    `AgentHandle.do`)."""
     from signoff.research.extractive import ExtractiveModel
 
     if not question.strip():
@@ -169,4 +173,5 @@ def ask(
     return app.agent(Researcher).do(
         Research(), ResearchTask(question=question), for_=for_,
         model=model or ExtractiveModel(), max_steps=max_steps, budget_usd=budget_usd,
+        model_spec=model_spec,
     )
