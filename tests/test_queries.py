@@ -623,3 +623,39 @@ def test_what_is_not_a_function_is_refused_as_an_action_saying_to_define_one(
         assert str(refused.value).startswith(f"{shown} cannot be an action: it is {what}, ")
         assert "Define the action with def" in str(refused.value)
     assert len(app.actions) == 0
+
+
+def test_a_query_sends_one_read_only_transaction_and_on_postgresql_one_reset(
+        database: str) -> None:
+    """What the driver sends for a query run by name: one transaction, read-only, that reads
+    who runs it and ends rolled back; on PostgreSQL, then, the reset of what a query may leave
+    on its connection (advisory locks), one statement on its own (on SQLite, the connection is
+    made read-only before and writable after, by settings). The reset was a transaction
+    of its own: BEGIN, the statement and ROLLBACK, two round trips more a query."""
+    from tests.driver_trace import tracing
+
+    app = App("q", database=database)
+
+    @app.action(query=True)
+    def double(n: int) -> int:
+        """Twice n."""
+        return 2 * n
+
+    ann = app.people.add("ann@example.org", "Ann")
+    try:
+        with tracing(app.database.engine) as trace:
+            app.people.find("ann@example.org")  # (the connection opened and traced outside)
+            trace.take()
+            ran = app.actions.run("double", {"n": 21}, as_=ann)
+            sent = trace.take()
+    finally:
+        app.database.dispose()
+    assert ran.value == 42
+    words = [s.split()[0].upper() for s in sent.statements if s.strip(" ;")]
+    if app.database.engine.dialect.name == "postgresql":
+        assert words == ["BEGIN", "SET", "SELECT", "ROLLBACK", "SELECT"], sent.statements
+        assert sent.statements[-1] == "SELECT pg_advisory_unlock_all()"
+    else:
+        assert words == ["PRAGMA", "BEGIN", "SELECT", "ROLLBACK", "PRAGMA"], sent.statements
+    assert (sent.transactions, sent.rolled_back) == (
+        2 if app.database.engine.dialect.name == "postgresql" else 1, 1)

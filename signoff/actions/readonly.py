@@ -622,13 +622,21 @@ def _sqlite_writable(dbapi_connection: Any) -> None:
 
 def _postgresql_reset(dbapi_connection: Any) -> None:
     """Undo what a query can leave on a PostgreSQL connection past its rolled-back transaction:
-    session advisory locks."""
-    cursor = dbapi_connection.cursor()
+    session advisory locks. The statement runs on its own (autocommit: the query's transaction
+    is over), one round trip rather than a transaction's three."""
+    was = dbapi_connection.autocommit
+    if not was:
+        dbapi_connection.rollback()  # (no round trip when no transaction is open: the usual)
+        dbapi_connection.autocommit = True
     try:
-        cursor.execute("SELECT pg_advisory_unlock_all()")
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("SELECT pg_advisory_unlock_all()")
+        finally:
+            cursor.close()
     finally:
-        cursor.close()
-    dbapi_connection.rollback()
+        if not was:
+            dbapi_connection.autocommit = False
 
 
 def _translate_refusal(context: ExceptionContext) -> None:
