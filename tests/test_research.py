@@ -1273,7 +1273,7 @@ def test_a_yes_to_research_goes_on_and_prints_the_answer(
     assert "Step 2 of 3" in said
     assert "Step 3 of 3" in said
     assert "Answer A kettle boils water. [1]" in said
-    assert f"[1] {url}" in said
+    assert f"[1] {url} — Kettles" in said  # the title the page gave
     assert "Nothing waits for approval." in said
     task = asked.output.split("Receipt: task ")[1].split()[0]
     receipt = CliRunner().invoke(main, ["receipt", task])

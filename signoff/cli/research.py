@@ -202,8 +202,7 @@ def _as_json(app: Any, outcome: Any, shown: _Shown) -> dict[str, Any]:
     """The outcome of a research task, as `--json` prints it."""
     result = outcome.result
     declined = result.declined if result else None
-    sources = _sources(shown.corpus, declined.closest if declined is not None else (
-        result.source_ids if result else []))
+    sources = _sources(app, outcome, shown.corpus)
     return {
         "question": shown.question, "status": outcome.status.value, "task": outcome.task,
         "model": shown.model, "corpus": shown.corpus.name, "notes": list(shown.corpus.notes),
@@ -225,10 +224,7 @@ def _print_outcome(console: Any, show: _Progress, app: Any, outcome: Any, shown:
     why there is none), the receipt, and what waits for approval with the commands that
     decide it."""
     receipt = app.receipt(outcome.task)
-    result = outcome.result
-    declined = result.declined if result else None
-    sources = _sources(shown.corpus, declined.closest if declined is not None else (
-        result.source_ids if result else []))
+    sources = _sources(app, outcome, shown.corpus)
     show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
     _print_answer(console, outcome, sources)
     # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
@@ -591,15 +587,44 @@ def _after_last_model_call(entries: Sequence[Any]) -> list[Any]:
                                                         "limit", "failure", "waiting")]
 
 
-def _sources(corpus: Any, source_ids: list[str]) -> dict[str, dict[str, str]]:
+def _sources(app: Any, outcome: Any, corpus: Any) -> dict[str, dict[str, str]]:
+    """The title and origin of each source the outcome's answer cites (or, when it declines,
+    names as the closest): the corpus's, else — a page fetched from the web — the title the
+    page gave when it was fetched."""
+    result = outcome.result
+    declined = result.declined if result else None
+    source_ids = declined.closest if declined is not None else (
+        result.source_ids if result else [])
     found: dict[str, dict[str, str]] = {}
+    fetched: dict[str, str] | None = None
     for sid in source_ids:
         try:
             part = corpus.read(sid)
             found[sid] = {"title": part.title, "origin": part.origin}
         except NotFound:  # a page fetched from the web
-            found[sid] = {"title": sid, "origin": sid}
+            fetched = _fetched_titles(app, outcome.task) if fetched is None else fetched
+            found[sid] = {"title": fetched.get(sid, sid), "origin": sid}
     return found
+
+
+def _fetched_titles(app: Any, task: str) -> dict[str, str]:
+    """The title of each page task `task` fetched, by its source id, as its tools answered."""
+    from signoff.agents import repository as repo
+
+    with app.database.reading() as db:
+        messages = repo.messages_of(db, task)
+    titles: dict[str, str] = {}
+    for message in messages:
+        if message.role != "tool":
+            continue
+        try:
+            value = json.loads(message.text)
+        except ValueError:
+            continue  # a refusal, in words
+        if isinstance(value, dict) and isinstance(value.get("title"), str) and (
+                isinstance(value.get("source_id"), str)):
+            titles[value["source_id"]] = value["title"]
+    return titles
 
 
 def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]) -> None:
