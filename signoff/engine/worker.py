@@ -126,7 +126,9 @@ class Worker:
                 return own
             problem = ("It was started with a model given in code, which no other process can "
                        "make, and its agent declares none. Start tasks with `signoff run … "
-                       "--model SPEC` (or give the agent a model) for a worker to go on with.")
+                       "--model SPEC`, or in code with a `ModelSpec` (as `model`, or as "
+                       "`model_spec` beside the model made from it), or give the agent a model, "
+                       "for a worker to go on with.")
         self._unable.add(task_id)
         with self._agency.database.connect() as db:
             first_time = model_specs.report(db, task_id, problem)
