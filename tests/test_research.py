@@ -1569,7 +1569,8 @@ def test_a_question_after_something_of_something_is_answered_only_by_a_sentence_
 ) -> None:
     """"What is the capital of Australia?" is not answered by a time zone's example that names
     Australia, nor "What is the speed of light?" by a sentence with "lighter": a sentence must
-    name what the question asks after (its head, as written) and what that is of — in itself
+    name what the question asks after (its head, as written, every word of it: "maximum
+    size", not "size" alone) and what that is of — in itself
     or in its title and headings. One that names both answers it, and so does one whose title
     names the head ("Operator precedence")."""
     zones = Source(source_id="time.md", title="Time",
@@ -1593,6 +1594,17 @@ def test_a_question_after_something_of_something_is_answered_only_by_a_sentence_
         "Operators in the same box group left to right."]
     assert asked_of("What is the meaning of *args?") == ((), ("args",))
     assert asked_of("How do I get the length of a list?") == ((), ())
+    # every word of the head: "the maximum size of a list" is not answered by the size of one
+    deques = Source(source_id="collections.md", title="Container datatypes",
+                    text="Lists incur O(n) costs for operations which change the size of the "
+                         "underlying data.")
+    assert rank_sentences("What is the maximum size of a list?", [deques], frequency={
+        "maximum": 30, "size": 40, "list": 60}, corpus_size=400).chosen == ()
+    limits = Source(source_id="sys.md", title="sys",
+                    text="The maximum size of a list is sys.maxsize items.")
+    assert [s.text for s in rank_sentences("What is the maximum size of a list?", [limits]
+                                           ).chosen] == [
+        "The maximum size of a list is sys.maxsize items."]
 
 
 def test_a_question_after_the_purpose_or_use_of_something_is_answered() -> None:

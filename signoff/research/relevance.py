@@ -37,7 +37,8 @@ the question, nothing is said: the reader declines. A question that asks after s
 asker's own ("What is my password?") is answered only by a sentence that speaks of theirs ("my",
 "your"): a page on password databases does not know the asker's. A question that asks after
 something of something ("What is the capital of Australia?") is answered only by a sentence that
-names what it asks after, as written, and something of what that is of (`asked_of`): a time
+names what it asks after, as written (every word of it), and something of what that is of
+(`asked_of`): a time
 zone's example naming Australia is about something else of Australia.
 """
 
@@ -326,7 +327,8 @@ def asked_of(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """When `question` asks after something of something ("What is the speed of light?"), the
     terms of what it asks after (its head: speed) and of what that is of (light); else two ().
 
-    A sentence is about such a question only when it names the head as written and something
+    A sentence is about such a question only when it names the head as written (each of its
+    words: "the size of a list" is not its maximum size) and something
     of what the head is of (itself, or in its title and headings): one that names only what it
     is of ("Australia/Melbourne" for the capital of Australia) or only the head ("the maximum
     size of a core file" for the maximum size of a list) is about something else."""
@@ -483,8 +485,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                  * sources[sentence.rank].match ** MATCH_POWER
                  / (1 + 0.1 * sentence.rank) / (1 + 0.01 * sentence.under))
         if head and (  # it names what the question asks after, and what that is of
-                sum(strength.get(t) == 1.0 or titled.get(t) == 1.0 for t in head)
-                < math.ceil(len(head) * ABOUT)
+                not all(strength.get(t) == 1.0 or titled.get(t) == 1.0 for t in head)
                 or (of and not any(t in strength or t in titled for t in of))):
             coverage = min(coverage, ABOUT / 2)
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
