@@ -38,8 +38,7 @@ asker's own ("What is my password?") is answered only by a sentence that speaks 
 "your"): a page on password databases does not know the asker's. A question that asks after
 something of something ("What is the capital of Australia?") is answered only by a sentence that
 names what it asks after, as written (every word of it), and something of what that is of
-(`asked_of`): a time
-zone's example naming Australia is about something else of Australia.
+(`asked_of`): a time zone's example naming Australia is about something else of Australia.
 """
 
 from __future__ import annotations
