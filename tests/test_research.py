@@ -1280,6 +1280,44 @@ def test_a_yes_to_research_goes_on_and_prints_the_answer(
     assert "Status: Done." in receipt.output, receipt.output
 
 
+def test_a_yes_to_one_of_two_fetches_shows_the_other_and_the_last_goes_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A research task that waits on two fetches: a yes to the first says what the task still
+    waits on, with the commands that decide it; a yes to the last lets the research go on."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
+        answer = {"claims": [{"text": "A kettle boils water.",
+                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
+        server.answer(
+            Canned(events=openai_stream(["Two pages may say."], [
+                ("c1", "fetch_url", [json.dumps({"url": url})]),
+                ("c2", "fetch_url", [json.dumps({"url": url + "?again"})])])),
+            Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
+        asked = CliRunner().invoke(main, [
+            "research", "What does the kettle boil?", "--max-steps", "2",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
+        assert asked.exit_code == 0, asked.output
+        first, second = [shlex.split(line.strip().removeprefix("Approve:"))[1:]
+                         for line in asked.output.splitlines()
+                         if line.strip().startswith("Approve:")]
+        one = CliRunner().invoke(main, first)
+        assert one.exit_code == 0, one.output
+        assert len(server.received) == 1  # not asked again: the task still waits
+        assert "Waiting for approval:" in one.output
+        assert second[2] in one.output
+        assert first[2] not in one.output.split("Waiting for")[1]
+        two = CliRunner().invoke(main, second)
+        assert two.exit_code == 0, two.output
+    assert sorted(fetched) == ["/kettle", "/kettle?again"]
+    assert "A kettle boils water. [1]" in two.output
+    assert "Nothing waits for approval." in two.output
+
+
 def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:
     """`do(model=obj, model_spec=spec)` (here through `ask`) runs with `obj` (wrapped to show
     progress, say) and keeps `spec` with the task, as `do(model=spec)` would, for whoever goes

@@ -328,6 +328,8 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
                 outcome = app.agent(Researcher).resume(task.id, model=_Watched(model, show))
         except SignoffError as error:
             raise failure_of(error) from None
+    elif decision.task_status == TaskStatus.WAITING.value:  # on others: they are shown
+        outcome = app.outcome(task.id)
     if outcome is not None:
         subject = task.subject_json if isinstance(task.subject_json, dict) else {}
         shown = _Shown(question=str(subject.get("question", "")), model=model.name,
