@@ -721,3 +721,77 @@ def test_a_session_makes_at_most_its_calls_whichever_task_they_go_to(
                                     "session may make. Start a new session to go on.")
     steps = [office["app"].outcome(task).steps for task in _tasks_of(office)]
     assert sum(steps) == 3
+
+
+def _paying_office(database: str) -> tuple[Any, Any]:
+    """An app whose agent pays ($0.60 a payment) and tips ($0.20), alone, and wires money
+    ($0.30, proposed to its owner, Olive), on a budget of $1.00; served to a session for
+    Olive. The app and the server."""
+    from signoff import Agent, App, Skill, spends
+
+    app = App("paying", database=database)
+
+    @app.action
+    @spends(cost=0.60)
+    def pay(memo: str) -> str:
+        """Pay a bill."""
+        return f"Paid: {memo}."
+
+    @app.action
+    @spends(cost=0.20)
+    def tip(memo: str) -> str:
+        """Leave a tip."""
+        return f"Tipped: {memo}."
+
+    @app.action
+    @spends(cost=0.30)
+    def wire(memo: str) -> str:
+        """Wire money abroad."""
+        return f"Wired: {memo}."
+
+    class Bills(Skill[None, str]):
+        description = "Pay the bills."
+        tools = [pay, tip, wire]
+
+    class Payer(Agent):
+        purpose = "You pay bills."
+        skills = [Bills()]
+        budget_usd = 1.00
+
+    olive = app.people.add("olive@home.example", "Olive", roles=["owner"])
+    app.add_agent(Payer, sponsor=olive)
+    for alone in (pay, tip):  # (a wire is put to Olive)
+        app.allow_alone(Payer, alone, by=olive)
+    return app, ServedAgent(app, Payer, for_=olive, wait_seconds=0)
+
+
+def test_a_served_sessions_tasks_spend_from_the_agents_one_budget(database: str) -> None:
+    """What a served agent's tools spend is kept within the agent's budget ($1.00), and a
+    session's tasks share it: its calls go on in a new task of its work while one waits on a
+    decision, and a payment that would take the work past the budget is refused there, as is
+    a yes to the waiting wire. Before, a served task had no budget at all (the client pays for
+    its model; its tools' spending was not bounded either)."""
+    app, served = _paying_office(database)
+    try:
+        async def scenario() -> list[Any]:
+            return [await served.call_tool("pay", {"memo": "rent"}),
+                    await served.call_tool("wire", {"memo": "to Lisbon"}),
+                    await served.call_tool("tip", {"memo": "the porter"}),
+                    await served.call_tool("pay", {"memo": "power"})]
+
+        paid, wired, tipped, again = anyio.run(scenario)
+        assert not paid.is_error, paid
+        assert "was proposed to Olive" in wired.content[0].text
+        assert not tipped.is_error, tipped  # in a new task of the work: $0.80 spent
+        assert again.is_error, again
+        assert "more than is left of the task's budget" in again.content[0].text
+        (proposal,) = app.proposals()
+        decision = app.approve(proposal, by=served.for_)
+        assert decision.status is ProposalStatus.FAILED, decision
+        assert "more than is left of the task's budget" in decision.said
+        with app.database.connect() as db:
+            tasks = db.execute(text("select id, spend_usd from signoff_tasks")).all()
+        assert len(tasks) == 2
+        assert sum(spent for _, spent in tasks) == pytest.approx(0.80)
+    finally:
+        app.database.dispose()

@@ -144,9 +144,12 @@ class AgentHandle:
         max_steps: int,
         work: str | None = None,
         continues: str | None = None,
+        budget_usd: float | None = None,
     ) -> str:
         """Open a task whose turns a client gives (`take_turn`), as a client acting as the
-        model does over MCP; its id. The client pays for its own model: no budget is kept.
+        model does over MCP; its id. The client pays for its own model, which is not counted;
+        what the agent's tools spend is, within `budget_usd` (the agent's, unless given),
+        which the tasks of one work share.
 
         Given `work` (an id the caller makes, one per client session, of at most 36 characters:
         a UUID fits), the task shares that work with the others started with it: what any of
@@ -157,10 +160,12 @@ class AgentHandle:
         which this one goes on from (its receipt says so; `UserError` when it is not of the
         work)."""
         own = self.skill(skill)
+        budget_usd = self.registered.agent.budget_usd if budget_usd is None else budget_usd
+        _check_limits(max_steps, budget_usd)
         return self._agency.loop.start(
             self.registered, own, _checked_subject(own, subject), for_=for_,
-            model=GivenTurn(model_name, Reply()), max_steps=max_steps, budget_usd=float("inf"),
-            work=work, continues=continues)
+            model=GivenTurn(model_name, Reply()), max_steps=max_steps,
+            budget_usd=float(budget_usd), work=work, continues=continues)
 
     def subject_problem(self, skill: Skill[Any, Any], subject: Any) -> str:
         """"" when `skill` works on `subject`; else why not, in words."""

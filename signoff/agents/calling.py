@@ -330,8 +330,9 @@ class CallSteps(StepUnits):
             repo.update_call(db, task.id, call.id, state=CallState.RUNNING, started_at=repo.now(),
                              leave=Leave.ALONE.words)
             if cost and not repo.reserve_spend(db, task.id, cost):
+                shared = " (which the tasks of its work share)" if task.work_id else ""
                 answer = (f"{call.tool} could spend ${cost:.4f}, more than is left of the task's "
-                          f"budget of ${task.budget_usd:.4f}. Nothing was run.")
+                          f"budget of ${task.budget_usd:.4f}{shared}. Nothing was run.")
                 repo.update_call(db, task.id, call.id, state=CallState.DONE, answer=answer,
                                  outcome=CallOutcome.DENIED, problem=answer,
                                  finished_at=repo.now())

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
 
-from sqlalchemy import Select, Table, and_, bindparam, func, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, case, func, or_, select, update
 
 from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
@@ -274,14 +274,30 @@ def add_spend(db: Executor, task_id: str, cost_usd: float) -> None:
 
 def reserve_spend(db: Executor, task_id: str, cost_usd: float) -> bool:
     """Count `cost_usd` as spent by the task if its budget has room for it (the check and the
-    write are one statement); whether it had."""
+    write are one statement); whether it had. The tasks of one work (a served MCP session's)
+    spend from one budget: the task's, against what all of them have spent. (On PostgreSQL
+    the work's advisory lock makes two such reservations take turns, as SQLite's writers do:
+    each then reads what the other committed.)"""
+    dialect = getattr(db, "dialect", None) or db.get_bind().dialect  # type: ignore[attr-defined]
+    if dialect.name == "postgresql":
+        _run(db, "work_lock_of", lambda: select(func.pg_advisory_xact_lock(
+            func.hashtextextended(tasks.c.work_id, 0))).where(
+            tasks.c.id == bindparam("key"), tasks.c.work_id.is_not(None)), {"key": task_id})
     return _run(db, "reserve_spend", lambda: update(tasks).where(
         tasks.c.id == bindparam("key"),
-        tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type) <= tasks.c.budget_usd,
+        _SPENT_IN_WORK + bindparam("cost", type_=tasks.c.spend_usd.type) <= tasks.c.budget_usd,
     ).values(
         spend_usd=tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type),
         revision=tasks.c.revision + 1, updated_at=bindparam("at", type_=tasks.c.updated_at.type),
     ), {"key": task_id, "cost": cost_usd, "at": now()}).rowcount == 1
+
+
+_WORKING = tasks.alias("working")
+_SPENT_IN_WORK = case(
+    (tasks.c.work_id.is_(None), tasks.c.spend_usd),
+    else_=select(func.sum(_WORKING.c.spend_usd)).where(
+        _WORKING.c.work_id == tasks.c.work_id).scalar_subquery())
+"""What a task has spent, or with a work, what the work's tasks have."""
 
 
 def let_go(db: Executor, task_id: str, fence: int) -> None:

@@ -37,9 +37,10 @@ def given_from_outside(model_name: str) -> bool:
 
 class GivenTurn:
     """The model of a turn a client gave: it answers once, with that turn. Its cost is the
-    client's own, not counted here (`price` None: a task it works in has no budget of its own)."""
+    client's own, counted here as nothing (`price` zero): a task it works in spends from its
+    budget only what its tools spend."""
 
-    price: Price | None = None
+    price: Price | None = Price(input_per_mtok=0.0, output_per_mtok=0.0)
 
     def __init__(self, name: str, reply: Reply) -> None:
         self.name = name if given_from_outside(name) else name + GIVEN
