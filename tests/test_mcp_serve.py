@@ -795,3 +795,41 @@ def test_a_served_sessions_tasks_spend_from_the_agents_one_budget(database: str)
         assert sum(spent for _, spent in tasks) == pytest.approx(0.80)
     finally:
         app.database.dispose()
+
+
+def test_two_tasks_of_a_work_reserving_at_once_fit_in_one_budget(database: str) -> None:
+    """Two tasks of one work each reserve $0.60 of the $1.00 they share, at once: the second
+    waits until the first has committed (SQLite's write lock; PostgreSQL's advisory lock of
+    the work), then reads what it spent, and does not fit. (Under READ COMMITTED, without the
+    lock, each would read the other's spend as it was before, and both would fit.)"""
+    from signoff.agents import repository as repo
+
+    app, served = _paying_office(database)
+    try:
+        first, second = (served.handle.start("bills", for_=served.for_, model_name="client",
+                                             max_steps=5, work="w-1") for _ in range(2))
+        reserved_first, go = threading.Event(), threading.Event()
+        found: dict[str, bool] = {}
+
+        def reserve_first() -> None:
+            with app.database.connect() as db:
+                found["first"] = repo.reserve_spend(db, first, 0.60)
+                reserved_first.set()
+                go.wait(30)  # the second tries while this has not committed
+
+        def reserve_second() -> None:
+            with app.database.connect() as db:
+                found["second"] = repo.reserve_spend(db, second, 0.60)
+
+        threads = [threading.Thread(target=reserve_first), threading.Thread(target=reserve_second)]
+        threads[0].start()
+        assert reserved_first.wait(30)
+        threads[1].start()
+        threads[1].join(0.5)
+        assert threads[1].is_alive()  # it waits on the first
+        go.set()
+        for thread in threads:
+            thread.join(30)
+        assert found == {"first": True, "second": False}
+    finally:
+        app.database.dispose()
