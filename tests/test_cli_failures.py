@@ -224,6 +224,23 @@ def test_someone_the_app_does_not_know_is_told_so(shop: SimpleNamespace) -> None
             ) in result.stderr
 
 
+def test_an_app_with_nobody_yet_says_how_to_add_people(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Acting as someone in an app that has nobody yet (the workshop's examples, run in a
+    folder where its database is new) says how to add people, and that the example makes its
+    own when run (the help's examples failed so on a fresh clone, saying only "nobody")."""
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
+    for args in (["tasks", "--app", APP, "--as", "mia@workshop.example"],
+                 ["users", "token", "noor@workshop.example", "--app", APP]):
+        result = cli(*args)
+        assert result.exit_code in (3, 4), result.output
+        told = " ".join(result.stderr.split())
+        assert (f"It has nobody yet: add people with signoff users add HANDLE NAME --app {APP}, "
+                f"or by the app's own setup (the examples make theirs when run: python {APP})."
+                ) in told, told
+
+
 def test_show_names_who_decided(shop: SimpleNamespace) -> None:
     """A proposal of Mia's work that Noor approved shows Noor as the decider, not Mia."""
     shop.app.oversight.supervises_agents = shop.is_manager

@@ -172,11 +172,27 @@ def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
     said = f"There is nobody with the handle {handle!r} in {app.name}"
     said = f"{said}: {advice}." if advice else f"{said}."
     file = app.database.file
-    if not file or os.path.isabs(file):
-        return said
-    return (f"{said} Its database is {os.path.abspath(file)} here: the app's URL names the file "
-            f"{file} from the folder a command runs in. Run it from the app's folder, or give "
-            f"the app an absolute URL (sqlite:////path/to/{os.path.basename(file)}).")
+    if file and not os.path.isabs(file):
+        said = (f"{said} Its database is {os.path.abspath(file)} here: the app's URL names the "
+                f"file {file} from the folder a command runs in. Run it from the app's folder, "
+                f"or give the app an absolute URL (sqlite:////path/to/{os.path.basename(file)}).")
+    return said + _nobody_yet(app)
+
+
+def _nobody_yet(app: Any) -> str:
+    """When the app has no people at all, how to add them (and, for one of the examples, that
+    it makes its own when run as a script); else ""."""
+    from signoff.security.principals import PrincipalKind
+
+    if any(p.kind is PrincipalKind.PERSON for p in app.people.all()):
+        return ""
+    context = click.get_current_context(silent=True)
+    spec = str(context.find_root().meta.get(_APP_SPEC) or "") if context is not None else ""
+    script = spec.rsplit(":", 1)[0] if spec.rsplit(":", 1)[0].endswith(".py") else ""
+    own = (f" (the examples make theirs when run: python {shlex.quote(script)})"
+           if Path(script).parent.name == "examples" else "")
+    adding = runnable(f"users add HANDLE NAME{app_option_words()}")
+    return (f" It has nobody yet: add people with {adding}, or by the app's own setup{own}.")
 
 
 def app_option_words() -> str:
