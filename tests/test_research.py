@@ -1318,6 +1318,33 @@ def test_a_yes_to_one_of_two_fetches_shows_the_other_and_the_last_goes_on(
     assert "Nothing waits for approval." in two.output
 
 
+def test_a_no_to_a_fetch_is_shown_as_said_not_as_done(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After `research --reject ID --reason …`, the research goes on and shows what the fetch
+    came to as the person's words ("… said no to fetch_url: …"); it was shown as "Done: …", as
+    if the page had been fetched."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    declined = {"claims": [], "declined": {"reason": "Not in the sources read.",
+                                           "searched": [], "closest": []}}
+    with serving() as server, allow_model_requests():
+        output = _proposing_a_fetch(server, "http://127.0.0.1:9/kettle")
+        server.answer(Canned(events=openai_stream(
+            [], [("c2", "hand_back", [json.dumps(declined)])])))
+        reject = _told_to_run(output, "Reject:")
+        reject[reject.index("--reason") + 1] = "Not that site."
+        no = CliRunner().invoke(main, reject)
+    assert no.exit_code == 0, no.output
+    (shown,) = [line.strip() for line in no.output.splitlines()
+                if line.strip().startswith("← fetch_url:")]
+    assert shown.endswith("said no to fetch_url: Not that site."), shown
+    assert "Done" not in shown
+
+
 def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:
     """`do(model=obj, model_spec=spec)` (here through `ask`) runs with `obj` (wrapped to show
     progress, say) and keeps `spec` with the task, as `do(model=spec)` would, for whoever goes

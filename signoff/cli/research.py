@@ -564,13 +564,17 @@ class _Progress:
 
 
 def _outcome(tool: str, answer: str) -> str:
+    """What a tool's answer came to, in a line: Done with what it gave, or the answer's words
+    as they are when they are a refusal or a person's decision."""
     head = answer.split(":", 1)[0]
     if head in ("Invalid", "Denied", "Gone", "Failed", "Rejected", "Stale"):
         return _short(answer, 400)
     try:
         value = json.loads(answer)
     except ValueError:
-        return "Done: " + _short(answer, 160)
+        # Research's tools answer JSON when they ran: words are a person's decision ("Ann said
+        # no to fetch_url: …", "Ann approved fetch_url, but it did not run: …"), not a Done.
+        return _short(answer, 400)
     if isinstance(value, dict) and isinstance(value.get("hits"), list):
         ids = [str(v.get("source_id")) for v in value["hits"] if isinstance(v, dict)]
         unknown = [str(w) for w in value.get("unknown", [])]
