@@ -1345,6 +1345,42 @@ def test_a_no_to_a_fetch_is_shown_as_said_not_as_done(
     assert "Done" not in shown
 
 
+def test_after_a_decision_what_the_task_did_before_it_is_not_shown_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a yes, the research shows what came after it: a yes to one of two fetches shows
+    the one left in "Waiting for approval", and a yes whose research then fails (its model
+    refuses the key) shows the failure; neither shows again the proposals of before, nor that
+    the task waits on two decisions (it was shown, after a yes that left nothing waiting)."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    with _kettle_page() as (url, _), serving() as server, allow_model_requests():
+        server.answer(Canned(events=openai_stream(["Two pages may say."], [
+            ("c1", "fetch_url", [json.dumps({"url": url})]),
+            ("c2", "fetch_url", [json.dumps({"url": url + "?again"})])])))
+        asked = CliRunner().invoke(main, [
+            "research", "What does the kettle boil?", "--max-steps", "2",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
+        assert asked.exit_code == 0, asked.output
+        first, second = [shlex.split(line.strip().removeprefix("Approve:"))[1:]
+                         for line in asked.output.splitlines()
+                         if line.strip().startswith("Approve:")]
+        one = CliRunner().invoke(main, first)
+        server.answer(Canned(status=401, body={"error": {
+            "message": "Incorrect API key provided.", "type": "x", "code": None}}))
+        two = CliRunner().invoke(main, second)
+    assert one.exit_code == 0, one.output
+    assert "Waiting for approval:" in one.output
+    assert two.exit_code == 5, two.output
+    assert "← The model failed:" in two.output
+    for output in (one.output, two.output):
+        assert "proposed fetch_url" not in output
+        assert "The task waits on" not in output
+
+
 def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:
     """`do(model=obj, model_spec=spec)` (here through `ask`) runs with `obj` (wrapped to show
     progress, say) and keeps `spec` with the task, as `do(model=spec)` would, for whoever goes

@@ -588,7 +588,11 @@ def _outcome(tool: str, answer: str) -> str:
 
 
 def _after_last_model_call(entries: Sequence[Any]) -> list[Any]:
-    last = max((i for i, e in enumerate(entries) if e.kind == "model_call"), default=-1)
+    """The receipt's entries of what came after the last model call, or after the last
+    decision (or the task's going on after it): what the proposals of before came to was told
+    with the decision, and a task that goes on after it no longer waits."""
+    last = max((i for i, e in enumerate(entries)
+                if e.kind in ("model_call", "decision", "resumed")), default=-1)
     return [e for e in entries[last + 1:] if e.kind in ("tool_call", "proposal", "result",
                                                         "limit", "failure", "waiting")]
 
