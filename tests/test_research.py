@@ -1406,7 +1406,8 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     """A research task that kept no model with it (started in code with a model object, or
     before research kept its model) cannot go on after a decision: `--approve` says to name
     the model with --model, exit 2, and the proposal still waits (decided, it would have left
-    the task Running with nothing to take it on)."""
+    the task Running with nothing to take it on). Once it is decided, a decision is refused as
+    decided already, exit 1 (it was asked for a model, and then refused)."""
     database = f"sqlite:///{tmp_path / 'r.db'}"
     from signoff.cli.research import _local_person
 
@@ -1420,6 +1421,10 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     assert "keeps no model to go on with" in " ".join(told.output.split())
     assert "--model SPEC" in told.output
     assert app.proposal(proposal.id).status.value == "Waiting"
+    app.reject(proposal, by=me, reason="Not that site.")
+    again = CliRunner().invoke(research, ["--approve", proposal.id, "--database", database])
+    assert again.exit_code == 1, again.output  # decided: said so, not asked for a model
+    assert "already decided (Rejected)" in again.output
 
 
 @pytest.mark.parametrize(("args", "told"), [

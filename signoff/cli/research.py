@@ -309,13 +309,18 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
                      budget_usd=task.budget_usd)
     show.spent = task.spend_usd
     # The model is made before anything is decided: a yes whose research could not go on
-    # would leave it Running with nothing to take it on.
-    model = _going_on_with(task.id, model_spec, price_spec, kept, show)
+    # would leave it Running with nothing to take it on. A proposal decided already needs
+    # none: the verb refuses it, in its own words (it was told to name a model, or to set
+    # the model's key, to hear that).
+    model = (_going_on_with(task.id, model_spec, price_spec, kept, show)
+             if proposal.status is ProposalStatus.WAITING else None)
     try:
         decision = (app.approve(proposal, by=me) if approve_id is not None
                     else app.reject(proposal, by=me, reason=str(reason)))
     except SignoffError as error:
         raise failure_of(error) from None
+    if model is None:  # (cannot be: a proposal that was decided is not decided again)
+        raise Failure(f"Proposal {proposal.id} was decided already.", EXIT_REFUSED)
     decided = {"proposal": proposal.id, "task": proposal.task, "status": decision.status.value,
                "said": decision.said, "database": url}
     if not as_json:
