@@ -1434,10 +1434,14 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     (["--reject", "p1"], "Say why with --reason TEXT"),
     (["--approve", "p1", "--reason", "No."], "--reason goes with --reject"),
     (["--approve", "p1"], "There is no research database at"),
+    (["--approve", "p1", "--max-steps", "3"], "--max-steps and --budget go with a question"),
+    (["--reject", "p1", "--reason", "No.", "--budget", "1"], "--max-steps and --budget go with"),
+    (["--approve", "p1", "--price", "0,0"], "--price goes with --model SPEC"),
 ])
 def test_deciding_research_wrongly_is_told_in_a_sentence(args: list[str], told: str) -> None:
-    """No question and no decision, both, a no without its reason, a reason with a yes, or a
-    research database that is not there: a usage error saying so, exit 2."""
+    """No question and no decision, both, a no without its reason, a reason with a yes, a
+    research database that is not there, limits (which a task keeps from its start), or a price
+    with no model: a usage error saying so, exit 2 (limits and a price were ignored)."""
     done = CliRunner().invoke(research, args)
     assert done.exit_code == 2, done.output
     assert told in " ".join(done.output.split())

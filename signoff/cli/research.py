@@ -111,6 +111,10 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
     if approve_id is not None or reject_id is not None or reason is not None:
+        if max_steps is not None or budget_usd is not None:
+            raise click.UsageError("--max-steps and --budget go with a question: a research "
+                                   "task goes on after a decision within the limits it was "
+                                   "started with.")
         _decide(question, approve_id=approve_id, reject_id=reject_id, reason=reason,
                 database=database, as_json=as_json, corpus_dir=corpus_dir,
                 model_spec=model_spec, price_spec=price_spec)
@@ -282,6 +286,9 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
                                "the agent is told it.")
     if approve_id is None and reject_id is None:
         raise click.UsageError("--reason goes with --reject PROPOSAL_ID.")
+    if price_spec is not None and model_spec is None:
+        raise click.UsageError("--price goes with --model SPEC: the model a research task kept "
+                               "goes on at the price it was started with.")
     console = _console()
     _research_url(database)  # (told before the corpus is made, when there is no database)
     # The corpus is made before anything is decided: the research goes on in it (its tools
