@@ -1418,7 +1418,8 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     (proposal,) = app.proposals(task=ask(app, QUESTION, model=script, for_=me).task)
     told = CliRunner().invoke(research, ["--approve", proposal.id, "--database", database])
     assert told.exit_code == 2, told.output
-    assert "keeps no model to go on with" in " ".join(told.output.split())
+    assert "keeps no model to go on with (it was started with a model given in code" in (
+        " ".join(told.output.split()))
     assert "--model SPEC" in told.output
     assert app.proposal(proposal.id).status.value == "Waiting"
     app.reject(proposal, by=me, reason="Not that site.")

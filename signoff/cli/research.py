@@ -67,7 +67,8 @@ Examples:
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="A folder of .txt, .md and .html files to research in. Default: Python's "
                    "documentation when Debian's python3-doc is installed, else the help topics "
-                   "that ship with Python.")
+                   "that ship with Python. With --approve or --reject: the folder the research "
+                   "goes on in (the commands printed under a proposal name it).")
 @click.option("--model", "model_spec", default=None, metavar="SPEC",
               help="offline (a deterministic extractive reader, not a language model; the "
                    "default), or a provider's model such as openai:gpt-4o-mini or "
@@ -369,8 +370,9 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
         return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed)
     if kept is None or not kept.spec:
         raise click.UsageError(
-            f"Research task {task} keeps no model to go on with (it was started before "
-            "research kept its model with the task): name the one it was researched with, "
+            f"Research task {task} keeps no model to go on with (it was started with a model "
+            "given in code, or before research kept its model with the task): name the one it "
+            "was researched with, "
             "--model SPEC (and --price IN,OUT if it needs one), to decide it and go on.")
     try:
         return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
