@@ -1428,6 +1428,43 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     assert "already decided (Rejected)" in again.output
 
 
+def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
+        tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A research task that kept no model goes on with the one `--approve … --model SPEC
+    --price IN,OUT` names; when it then waits on another fetch, the commands printed under it
+    name that model again, and run as printed, the research goes on with it. They named none,
+    and run as printed were told that the task keeps no model."""
+    from signoff.cli import main
+    from signoff.cli.research import _local_person
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    app = research_app(bundled, database=database)
+    me = _local_person(app)
+    with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
+        script = ScriptedModel(says.tool("The page may say.", fetch_url, url=url))
+        (proposal,) = app.proposals(task=ask(app, QUESTION, model=script, for_=me).task)
+        answer = {"claims": [{"text": "A kettle boils water.",
+                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
+        server.answer(
+            Canned(events=openai_stream(
+                ["Another may say."], [("c2", "fetch_url", [json.dumps({"url": url + "?2"})])])),
+            Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
+        model = f"openai-compatible:local@{server.url}/v1"
+        yes = CliRunner().invoke(main, ["research", "--approve", proposal.id, "--database",
+                                        database, "--model", model, "--price", "0,0"])
+        assert yes.exit_code == 0, yes.output
+        approve = _told_to_run(yes.output, "Approve:")
+        assert approve[-4:] == ["--model", model, "--price", "0,0"]
+        again = CliRunner().invoke(main, approve)
+    assert again.exit_code == 0, again.output
+    assert fetched == ["/kettle", "/kettle?2"]
+    assert "A kettle boils water. [1]" in again.output
+
+
 @pytest.mark.parametrize(("args", "told"), [
     ([], "Ask a question, such as"),
     (["What?", "--approve", "p1"], "not both"),

@@ -187,13 +187,22 @@ class _Shown:
     """The database named with --database (the commands printed name it again)."""
     url: str
     """The database's URL."""
+    named_model: tuple[str, str | None] | None = None
+    """The model (its spec, and price) a decision named with --model for the research to go
+    on with, which the task does not keep: the commands printed name it again."""
 
     def deciding(self, proposal: str) -> tuple[str, str]:
         """The commands that approve and reject `proposal`, runnable as written: they name
-        the database and the corpus folder when they are not the default."""
+        the database and the corpus folder when they are not the default, and the model when
+        the research goes on with one the task does not keep."""
         where = "" if self.database is None else f" --database {shlex.quote(self.url)}"
         if self.corpus_dir is not None:
             where += f" --corpus {shlex.quote(str(self.corpus_dir))}"
+        if self.named_model is not None:
+            spec, price = self.named_model
+            where += f" --model {shlex.quote(spec)}"
+            if price is not None:
+                where += f" --price {shlex.quote(price)}"
         return (runnable(f"research --approve {shlex.quote(proposal)}{where}"),
                 runnable(f"research --reject {shlex.quote(proposal)} --reason "
                          f"{shlex.quote('…')}{where}"))
@@ -347,7 +356,8 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
         subject = task.subject_json if isinstance(task.subject_json, dict) else {}
         shown = _Shown(question=str(subject.get("question", "")), model=model.name,
                        corpus=corpus, corpus_dir=corpus_dir, max_steps=task.max_steps,
-                       budget_usd=task.budget_usd, database=database, url=url)
+                       budget_usd=task.budget_usd, database=database, url=url,
+                       named_model=None if model_spec is None else (model_spec, price_spec))
         if as_json:
             click.echo(json.dumps({**decided, "research": _as_json(app, outcome, shown)},
                                   indent=2))
