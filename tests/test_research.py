@@ -1280,6 +1280,40 @@ def test_a_yes_to_research_goes_on_and_prints_the_answer(
     assert "Status: Done." in receipt.output, receipt.output
 
 
+def test_the_corpus_folder_is_named_whole_in_the_commands_printed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--corpus notes` (a folder named from where the command runs) is named whole in the
+    commands printed under a proposal, so that they run as written from anywhere; they named
+    it as given, and from another folder were refused: "Directory 'notes' does not exist"."""
+    from signoff.cli import main
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "tea.md").write_text("# Tea\n\nTea is brewed with boiling water.\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path)
+    declined = {"claims": [], "declined": {"reason": "Not in the sources read.",
+                                           "searched": [], "closest": []}}
+    with serving() as server, allow_model_requests():
+        server.answer(
+            Canned(events=openai_stream(
+                [], [("c1", "fetch_url", [json.dumps({"url": "http://127.0.0.1:9/kettle"})])])),
+            Canned(events=openai_stream([], [("c2", "hand_back", [json.dumps(declined)])])))
+        asked = CliRunner().invoke(main, [
+            "research", "What does the kettle boil?", "--corpus", "notes",
+            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
+        assert asked.exit_code == 0, asked.output
+        reject = _told_to_run(asked.output, "Reject:")
+        assert reject[-2:] == ["--corpus", str(tmp_path / "notes")]
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        no = CliRunner().invoke(main, reject)
+    assert no.exit_code == 0, no.output
+    assert "No answer can be cited from the sources read." in no.output
+
+
 def test_a_yes_to_one_of_two_fetches_shows_the_other_and_the_last_goes_on(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A research task that waits on two fetches: a yes to the first says what the task still

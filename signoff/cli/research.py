@@ -196,8 +196,8 @@ class _Shown:
         the database and the corpus folder when they are not the default, and the model when
         the research goes on with one the task does not keep."""
         where = "" if self.database is None else f" --database {shlex.quote(self.url)}"
-        if self.corpus_dir is not None:
-            where += f" --corpus {shlex.quote(str(self.corpus_dir))}"
+        if self.corpus_dir is not None:  # (whole: the command may be run from anywhere)
+            where += f" --corpus {shlex.quote(str(self.corpus_dir.absolute()))}"
         if self.named_model is not None:
             spec, price = self.named_model
             where += f" --model {shlex.quote(spec)}"
