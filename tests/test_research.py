@@ -1270,6 +1270,7 @@ def test_a_yes_to_research_goes_on_and_prints_the_answer(
         assert "tea.md" in searched, searched
     said = " ".join(yes.output.split())
     assert "approved fetch_url, and it ran as them." in said
+    assert f"The research goes on in {notes} with openai-compatible:local." in said
     assert "Step 2 of 3" in said
     assert "Step 3 of 3" in said
     assert "Answer A kettle boils water. [1]" in said

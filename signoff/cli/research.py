@@ -345,6 +345,9 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     outcome = None
     if decision.task_status == TaskStatus.RUNNING.value:
         show.seen(m.tool_call_id for m in seen if m.role == "tool")
+        if not as_json:  # (a folder left out when deciding by hand is the default corpus)
+            console.print(f"The research goes on in {plain(corpus.name)} with "
+                          f"[bold]{plain(model.name)}[/bold].")
         try:
             with show.live():
                 outcome = app.agent(Researcher).resume(task.id, model=_Watched(model, show))
