@@ -401,6 +401,30 @@ def test_run_starts_a_task_the_worker_goes_on_with(shop: SimpleNamespace) -> Non
     assert shop.app.outcome(proposal.task).result.summary == "Pads and a cable."
 
 
+def test_run_as_json_names_what_it_waits_on_and_the_receipt_what_it_cost(
+        shop: SimpleNamespace) -> None:
+    """`signoff run --json` gives the proposals the task waits on (their ids, to decide them),
+    and `signoff receipt --json` what the task cost in all, as the REST API does."""
+    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+    with serving() as server:
+        server.answer(*_estimator_server_script(str(shop.repair.id)))
+        started = signoff("run", "estimator", "price_fleet_repair", "--for",
+                          "mia@workshop.example", "--subject", "ticket=T-7", "--model",
+                          f"openai-compatible:m@{server.url}/v1", "--price", "1,1", "--json",
+                          env=env)
+    assert started.returncode == 0, started.stderr
+    told = json.loads(started.stdout)
+    (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
+    assert [(w["proposal"], w["action"], w["decide_by"]) for w in told["waiting"]] == [
+        (proposal.id, "set_price", "Noor")]
+    receipt = signoff("receipt", told["task"], "--as", "noor@workshop.example", "--json",
+                      env=env)
+    assert receipt.returncode == 0, receipt.stderr
+    assert json.loads(receipt.stdout)["cost_usd"] == pytest.approx(told["spend_usd"])
+    assert told["spend_usd"] > 0
+
+
 def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespace) -> None:
     """`signoff run` with a model nobody serves: the task fails (exit 5), and stderr says which
     model and what to check in sentences, with none of the traceback the loop logs (that is for

@@ -1533,6 +1533,8 @@ def test_a_research_receipt_opens_without_an_app(tmp_path: Path,
     assert shown.exit_code == 0, shown.output
     assert "search_sources" in shown.output
     assert "Status: Done." in shown.output
+    as_json = json.loads(CliRunner().invoke(main, ["receipt", task, "--json"]).output)
+    assert (as_json["status"], as_json["cost_usd"]) == ("Done", 0.0)
     unknown = CliRunner().invoke(main, ["receipt", "nope"])
     assert unknown.exit_code == 3
     assert "There is no research task nope" in unknown.output

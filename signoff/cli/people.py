@@ -411,8 +411,8 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
     """Print the receipt of a task `me` may read (see `receipt`), as `inbox` sees it (the app's
     own, unless given)."""
     found = app.receipt((inbox or Inbox(app)).task(me, task_id))
-    if as_json:
-        _print_json(found)
+    if as_json:  # (with what it cost in all, as the REST API gives it)
+        _print_json({**asdict(found), "cost_usd": found.cost_usd})
         return
     for entry in found.entries:
         say(f"{entry.at:%H:%M:%S}  {entry.words}")

@@ -751,7 +751,8 @@ def research_receipt(task_id: str, *, database: str | None = None, as_json: bool
     except SignoffError as error:
         raise failure_of(error) from None
     if as_json:
-        click.echo(json.dumps(dataclasses.asdict(found), indent=2, default=str))
+        click.echo(json.dumps({**dataclasses.asdict(found), "cost_usd": found.cost_usd},
+                              indent=2, default=str))
         return
     console = _console()
     for entry in found.entries:

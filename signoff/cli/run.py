@@ -94,8 +94,12 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     outcome = handle.do(own, worked_on, for_=person, model=model, max_steps=max_steps,
                         budget_usd=budget)
     if as_json:
+        waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
         click.echo(json.dumps({"task": outcome.task, "status": outcome.status.value,
                                "waiting_on": list(outcome.waiting_on),
+                               "waiting": [{"proposal": p.id, "action": p.action,
+                                            "arguments": p.arguments, "decide_by": p.decide_by}
+                                           for p in waiting],
                                "problem": outcome.problem, "steps": outcome.steps,
                                "spend_usd": outcome.spend_usd,
                                "result": _jsonable(outcome.result)}, indent=2))
