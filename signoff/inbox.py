@@ -87,6 +87,8 @@ class TaskSummary:
     """When it started."""
     updated_at: datetime
     """When it last moved."""
+    problem: str = ""
+    """When Halted or Failed: why."""
 
 
 def freshness(app: App, proposal: Proposal) -> Freshness:
@@ -278,7 +280,8 @@ class Inbox:
         items = [TaskSummary(id=m["id"], agent=m["agent"], skill=m["skill"],
                              status=TaskStatus(m["status"]), for_id=m["for_id"], steps=m["steps"],
                              spend_usd=m["spend_usd"], created_at=m["created_at"],
-                             updated_at=m["updated_at"]) for m in rows[:limit]]
+                             updated_at=m["updated_at"], problem=m["problem"] or "")
+                 for m in rows[:limit]]
         more = len(rows) > limit
         return Page(items=items, next=_cursor_of(items[-1].created_at, items[-1].id)
                     if more and items else None)

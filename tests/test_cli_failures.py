@@ -443,6 +443,9 @@ def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespa
                        "mia@workshop.example", "--subject", "ticket=T-7", "--model", nowhere,
                        "--price", "0,0", env=env)
     assert "Traceback" in debugged.stderr
+    listed = signoff("tasks", "--as", "mia@workshop.example", "--status", "Failed", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert "    Why: The model failed: " in listed.stdout  # (it was listed with no reason)
     unpriced = signoff("run", "estimator", "price_fleet_repair", "--for", "mia@workshop.example",
                        "--subject", "ticket=T-7", "--model", nowhere, env=env)
     assert unpriced.returncode == 2, unpriced.stderr  # misused: no task is started

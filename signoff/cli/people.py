@@ -370,6 +370,8 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
                    f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}")
         if t.id in stuck:
             say(f"    Stuck: {commands_as_run(stuck[t.id])}")
+        elif t.problem and t.status.value in ("Halted", "Failed"):
+            say(f"    Why: {commands_as_run(t.problem)}")
     say(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
 
 
