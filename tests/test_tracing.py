@@ -764,3 +764,72 @@ def test_a_tool_call_that_failed_or_found_its_server_unavailable_is_a_failed_spa
                     ("Failed", StatusCode.ERROR, "signoff.tool.failed"),
                     ("Done", StatusCode.UNSET, None)]
     app.database.dispose()
+
+
+def _until(check: Any, what: str) -> None:
+    for _ in range(600):
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"Waited a minute for {what}.")
+
+
+@pytest.fixture
+def on_temporal(postgres_database: str, temporal_server: Any,
+                monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
+    """The deadlines app (tests/deadlines_app.py) twice on one PostgreSQL database and one
+    Temporal queue: `starter`, whose tasks run on Temporal, and `worker`, another app of it
+    (standing in for another process) whose Temporal worker steps them with the script."""
+    from tests import deadlines_app
+
+    monkeypatch.setenv("SIGNOFF_TEMPORAL", temporal_server.address)
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_QUEUE", f"traced-{os.urandom(4).hex()}")
+    starter = deadlines_app.build(postgres_database)
+    worker = deadlines_app.build(postgres_database)
+    try:
+        yield SimpleNamespace(starter=starter, worker=worker, script=deadlines_app.script)
+    finally:
+        starter.app.database.dispose()
+        worker.app.database.dispose()
+
+
+def _price_and_approve_on_temporal(on: SimpleNamespace) -> str:
+    """The starter's clerk prices the ticket on Temporal, the worker's Temporal worker stepping
+    it; the starter approves the price, and the task ends; the task's id."""
+    starter, worker = on.starter, on.worker
+    with worker.app.temporal_worker(model_for=lambda _a, _t: on.script(worker)).running():
+        outcome = starter.app.agent(starter.Clerk).do(starter.PriceTicket(), for_=starter.mia,
+                                                      model=on.script(starter))
+        assert outcome.status is TaskStatus.WAITING, outcome
+        (proposal,) = starter.app.proposals(task=outcome.task)
+        starter.app.approve(proposal, by=starter.noor)
+        _until(lambda: starter.app.outcome(outcome.task).status is TaskStatus.DONE,
+               "the task's end")
+    return outcome.task
+
+
+def test_a_task_started_untraced_is_one_trace_across_its_steps_on_temporal(
+    on_temporal: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A task started (and decided) where nothing traces, stepped on Temporal by a traced
+    worker, step by step, is one trace: the first traced step keeps its context with the task,
+    and the later steps go on under it."""
+    from sqlalchemy import select
+
+    from signoff.store.tables import tasks
+
+    provider, memory = exporter
+    on_temporal.worker.app.trace(provider)
+    task = _price_and_approve_on_temporal(on_temporal)
+    spans = memory.get_finished_spans()
+    names = sorted(s.name for s in spans)
+    assert names.count("chat scripted") == 2, names
+    assert {"execute_tool set_price", "execute_tool hand_back"} <= set(names)
+    assert len({s.context.trace_id for s in spans}) == 1
+    roots = [s for s in spans if s.parent is None]
+    assert [s.name for s in roots] == ["invoke_agent clerk"]
+    with on_temporal.starter.app.database.connect() as db:
+        kept = db.execute(select(tasks.c.trace_context).where(tasks.c.id == task)).scalar_one()
+    assert kept is not None
+    assert kept["traceparent"].split("-")[2] == f"{roots[0].context.span_id:016x}"
+

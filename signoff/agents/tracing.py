@@ -6,7 +6,8 @@ Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
 * ``invoke_agent {agent}`` — a task, for as long as it runs in one process. The first is the
   trace's root (or a child of the span current when the task began); a task that goes on later,
   here or in another process or worker, continues the same trace under it: the W3C trace context
-  is kept with the task.
+  is kept with the task (by the first process that traces it, when the one that began it did
+  not).
 * ``chat {model}`` — each model call: provider, model, ``max_tokens``, usage and cost.
 * ``execute_tool {tool}`` — each tool call: call id, the gate's verdict and reason, the state and
   outcome it ended in; a proposal is an event ``signoff.proposal`` on it (its id, whom it waits
@@ -34,7 +35,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-from sqlalchemy import select
+from sqlalchemy import Text, cast, or_, select, update
 
 from signoff.agents.observer import Observer, Span
 from signoff.agents.proposals import Decision, ProposalStatus
@@ -194,6 +195,15 @@ class Tracing(Observer):
     def deciding(self, proposal_id: str, *, by: Principal, verb: str) -> Span:
         return _Decision(self, proposal_id, by, verb)
 
+    def _keep(self, task_id: str, span: Any) -> None:
+        """Keep `span`'s context with task `task_id`, which has none (it was begun where
+        nothing traced), so that its later steps and decisions, in any process, go on in its
+        trace; one that another process kept meanwhile stays."""
+        with self._database.connect() as db:
+            kept = tasks.c.trace_context  # none is a JSON null as the task was stored
+            db.execute(update(tasks).where(tasks.c.id == task_id, or_(
+                kept.is_(None), cast(kept, Text) == "null")).values(trace_context=_carrier(span)))
+
     def _parent(self, carrier: Any) -> Any:
         """The context a span continuing `carrier` starts in: the current one when it is
         already in that trace (a decision made here, the task going on under it), else the
@@ -242,6 +252,8 @@ class _Run(_Current):
                             "gen_ai.agent.name": task.agent, "gen_ai.conversation.id": task.id,
                             "signoff.task.id": task.id, "signoff.skill": task.skill,
                             "signoff.task.resumed": True})
+            if not task.trace_context:  # begun where nothing traced: its trace begins here
+                tracing._keep(task.id, span)
         self._enter(span)
         return self
 
