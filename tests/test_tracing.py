@@ -833,3 +833,28 @@ def test_a_task_started_untraced_is_one_trace_across_its_steps_on_temporal(
     assert kept is not None
     assert kept["traceparent"].split("-")[2] == f"{roots[0].context.span_id:016x}"
 
+
+def test_a_traced_starters_root_span_ends_when_its_task_goes_on_in_temporal(
+    on_temporal: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A traced process that starts a task on Temporal ends (and so exports) the task's root
+    span once it has handed the task on, and keeps nothing of it; the worker's spans, traced
+    apart, hang under it in its trace."""
+    provider, memory = exporter
+    apart = InMemorySpanExporter()
+    worker_provider = TracerProvider()
+    worker_provider.add_span_processor(SimpleSpanProcessor(apart))
+    on_temporal.starter.app.trace(provider)
+    on_temporal.worker.app.trace(worker_provider)
+    _price_and_approve_on_temporal(on_temporal)
+    here, there = memory.get_finished_spans(), apart.get_finished_spans()
+    (root,) = [s for s in here if s.name == "invoke_agent clerk"]
+    assert root.parent is None
+    assert root.attributes is not None
+    assert root.attributes["signoff.task.status"] == "Waiting"
+    ids = {s.context.span_id for s in [*here, *there]}
+    assert {s.context.trace_id for s in [*here, *there]} == {root.context.trace_id}
+    assert all(s.parent is not None and s.parent.span_id in ids for s in [*here, *there]
+               if s is not root)
+    assert on_temporal.starter.app._agency.loop.observer._open == {}
+    worker_provider.shutdown()

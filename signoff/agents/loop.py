@@ -147,7 +147,10 @@ class Loop(CallSteps):
         """Let the task go on where the app's runner says: here (`run`), or in its workers."""
         if self.runner is None:
             return self.run(task_id, task)
-        return self.runner.go_on(task_id, task)
+        with self.observer.handing_on(task_id) as handing:
+            outcome = self.runner.go_on(task_id, task)
+            handing.ended(outcome)
+            return outcome
 
     def step(self, task_id: str, *, more: Callable[[Step], bool] | None = None,
              last: Callable[[], bool] | None = None) -> Step:

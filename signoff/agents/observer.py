@@ -56,6 +56,11 @@ class Observer:
         """The task runs in this process until it waits or ends."""
         return NOTHING
 
+    def handing_on(self, task_id: str) -> Span:
+        """The task goes on in the runner's workers (another process, maybe) while this one
+        waits to hear where it stands; told the `Outcome`."""
+        return NOTHING
+
     def complete(self, task: TaskRow, model: Model, messages: Sequence[Message],
                  tools: Sequence[ToolSpec], *, max_output_tokens: int) -> Reply:
         """Ask `model` (what the loop would do itself); its reply."""

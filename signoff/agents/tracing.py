@@ -3,7 +3,8 @@ decisions on them under ``signoff.*``.
 
 Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
 
-* ``invoke_agent {agent}`` — a task, for as long as it runs in one process. The first is the
+* ``invoke_agent {agent}`` — a task, for as long as it runs in one process (or, begun in one
+  whose tasks run elsewhere — on Temporal —, until it is handed on there). The first is the
   trace's root (or a child of the span current when the task began); a task that goes on later,
   here or in another process or worker, continues the same trace under it: the W3C trace context
   is kept with the task (by the first process that traces it, when the one that began it did
@@ -37,7 +38,7 @@ from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from sqlalchemy import Text, cast, or_, select, update
 
-from signoff.agents.observer import Observer, Span
+from signoff.agents.observer import NOTHING, Observer, Span
 from signoff.agents.proposals import Decision, ProposalStatus
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.store.tables import proposals, tasks
@@ -86,7 +87,8 @@ class Tracing(Observer):
                                                                        version("signoff"))
         """What the spans of model calls and tool calls are started with."""
         self._open: dict[str, Any] = {}
-        """The root span of each task started here that has not run yet."""
+        """The root span of each task started here that has neither run nor been handed on
+        yet."""
         self._models: dict[str, tuple[str, str]] = {}
 
     # -- tasks ---------------------------------------------------------------------------
@@ -103,6 +105,10 @@ class Tracing(Observer):
 
     def running(self, task: TaskRow) -> Span:
         return _Run(self, task)
+
+    def handing_on(self, task_id: str) -> Span:
+        span = self._open.pop(task_id, None)  # begun here: it ends as this process lets go
+        return _HandedOn(span) if span is not None else NOTHING
 
     # -- model calls ---------------------------------------------------------------------
 
@@ -267,6 +273,19 @@ class _Run(_Current):
             self._span.set_attribute("signoff.task.waiting_on", list(outcome.waiting_on))
         if outcome.status is TaskStatus.FAILED:
             _failed(self._span, "signoff.task.failed")
+
+
+class _HandedOn(_Run):
+    """A task begun here going on in the runner's workers: its root ``invoke_agent`` span,
+    current until this process has handed the task on and heard where it stands, then ended
+    (its context is kept with the task, for the steps there)."""
+
+    def __init__(self, span: Any) -> None:
+        self._begun = span
+
+    def __enter__(self) -> Span:
+        self._enter(self._begun)
+        return self
 
 
 class _Tool(_Current):
