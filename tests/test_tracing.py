@@ -501,6 +501,51 @@ def test_signoff_serve_exports_an_approval_made_through_its_api_over_otlp(
     assert not any(proposed.tickets["SECRET_WHY"] in str(span) for _, span in exported)
 
 
+def test_signoff_run_and_approve_export_over_otlp_in_one_trace(
+    tmp_path: Path, receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`signoff run` and `signoff approve`, with OTEL_EXPORTER_OTLP_ENDPOINT set, send their
+    spans over OTLP/HTTP as each process ends: the task's root span from the first, the wait and
+    the decision under it, in its trace, from the second."""
+    url = f"sqlite:///{tmp_path / 'tickets.db'}"
+    monkeypatch.setenv("TRACING_DATABASE", url)
+    tickets = runpy.run_path(str(ROOT / "tests" / "tracing_app.py"), run_name="tracing_cli")
+    app = tickets["app"]
+    try:
+        tickets["setup"]()
+        token = app.credentials.issue_token("noor@tickets.example")
+    finally:
+        app.database.dispose()
+    env = {**os.environ, "TRACING_DATABASE": url,
+           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}"}
+    env.pop("OTEL_SDK_DISABLED", None)
+    signoff = str(Path(sys.executable).parent / "signoff")
+    ran = subprocess.run(
+        [signoff, "run", "clerk", "close_ticket", "--for", "mia@tickets.example", "--subject",
+         str(tickets["TICKET"]), "--app", "tests/tracing_app.py:app", "--json"], cwd=ROOT,
+        env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    task = json.loads(ran.stdout)["task"]
+    started = _exported(receiver)
+    (root,) = [span for _, span in started if span.name == "invoke_agent clerk"]
+    assert not root.parent_span_id
+    assert {span.trace_id for _, span in started} == {root.trace_id}
+    app = runpy.run_path(str(ROOT / "tests" / "tracing_app.py"), run_name="tracing_cli")["app"]
+    try:
+        (proposal,) = app.proposals(task=task)
+    finally:
+        app.database.dispose()
+    decided = subprocess.run(
+        [signoff, "approve", proposal.id, "--app", "tests/tracing_app.py:app", "--token", token],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert decided.returncode == 0, decided.stderr[-3000:]
+    then = [span for _, span in _exported(receiver)[len(started):]]
+    named = {span.name: span for span in then}
+    assert {"signoff.decide close_ticket", "signoff.wait close_ticket"} <= set(named)
+    assert {span.trace_id for span in then} == {root.trace_id}
+    assert named["signoff.decide close_ticket"].parent_span_id == root.span_id
+
+
 def test_signoff_worker_stopped_by_sigterm_sends_the_spans_in_hand(
     tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
     receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
@@ -571,11 +616,15 @@ def test_a_task_whose_turns_a_client_gives_is_one_trace_with_nothing_left_open(
     assert shop.app._agency.loop.observer._open == {}
 
 
-@pytest.mark.parametrize("command", [["worker", "--once"], ["serve", "--port", "9"]])
+@pytest.mark.parametrize("command", [["worker", "--once"], ["serve", "--port", "9"],
+                                     ["run", "estimator", "estimate_repair"],
+                                     ["approve", "no-such-proposal"],
+                                     ["reject", "no-such-proposal", "--reason", "No."]])
 def test_an_otlp_endpoint_without_the_exporter_is_told_in_words(
     tmp_path: Path, command: list[str],
 ) -> None:
-    """The installed `signoff worker` and `signoff serve`, with OTEL_EXPORTER_OTLP_ENDPOINT set
+    """The installed `signoff worker`, `serve`, `run`, `approve` and `reject`, with
+    OTEL_EXPORTER_OTLP_ENDPOINT set
     but OpenTelemetry not importable, say what to install and exit 2 (misused: a configuration
     that cannot be used, as a missing extra is), with no traceback, and run nothing. (This
     environment has the otlp extra: the process is given a PYTHONPATH folder whose

@@ -1,4 +1,5 @@
-"""Exporting the spans of ``signoff serve`` and ``signoff worker`` over OTLP, when the
+"""Exporting the spans of the commands that run tasks or decide them (``signoff serve``,
+``worker``, ``run``, ``approve`` and ``reject``) over OTLP, when the
 environment asks for it the standard way (``OTEL_EXPORTER_OTLP_ENDPOINT``, or
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``; headers, timeout and service name from their own
 ``OTEL_*`` variables). The spans still in hand are sent as the process exits, stopped by

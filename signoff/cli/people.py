@@ -28,6 +28,7 @@ from signoff.cli import (
     whoami,
 )
 from signoff.cli.invocation import commands_as_run
+from signoff.cli.otlp import export_traces
 from signoff.cli.terminal import say
 from signoff.inbox import Inbox
 
@@ -228,6 +229,7 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
       signoff approve PROPOSAL_ID --always --app examples/workshop.py --as noor@workshop.example
     """
     app = load_app(app_spec)
+    export_traces(app)
     me = whoami(app, as_handle, token)
     proposal = Inbox(app).proposal(me, proposal_id)
     decision = app.approve(proposal, by=me, always_like_this=always,
@@ -258,6 +260,7 @@ def reject(proposal_id: str, reason: str, app_spec: str | None, as_handle: str |
       signoff reject PROPOSAL_ID --reason "Too dear." --app examples/workshop.py --as noor@workshop.example
     """
     app = load_app(app_spec)
+    export_traces(app)
     me = whoami(app, as_handle, token)
     decision = app.reject(Inbox(app).proposal(me, proposal_id), by=me, reason=reason)
     if as_json:

@@ -19,6 +19,7 @@ from signoff.cli import (
 )
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.invocation import commands_as_run
+from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 
@@ -64,6 +65,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     from signoff.models.choose import price_from
 
     app = load_app(app_spec)
+    export_traces(app)
     handle = _agent(app, agent)
     try:
         own = handle.registered.agent.skill(skill)
