@@ -546,6 +546,41 @@ def test_signoff_run_and_approve_export_over_otlp_in_one_trace(
     assert named["signoff.decide close_ticket"].parent_span_id == root.span_id
 
 
+def test_a_task_begun_untraced_is_one_trace_from_the_process_that_decides_it(
+    tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task begun where nothing traces (on a SQLite file), decided by a traced process which
+    has no model to go on with it, and finished by a traced worker of another app, is one
+    trace: the decision's, whose process keeps it with the task."""
+    monkeypatch.setenv("TRACING_DATABASE", f"sqlite:///{tmp_path / 'tickets.db'}")
+    apps = [runpy.run_path(str(ROOT / "tests" / "tracing_app.py"), run_name=f"tracing_{n}")
+            for n in ("starter", "inbox", "worker")]
+    starter, inbox, worker = (found["app"] for found in apps)
+    provider, memory = exporter
+    try:
+        apps[0]["setup"]()
+        mia = starter.people.find("mia@tickets.example")
+        with starter.session(as_=starter.system) as session:
+            ticket = session.get(apps[0]["Ticket"], apps[0]["TICKET"])
+        outcome = starter.agent(apps[0]["Clerk"]).do(apps[0]["CloseTicket"](), ticket, for_=mia)
+        assert outcome.status is TaskStatus.WAITING
+        inbox.trace(provider)
+        worker.trace(provider)
+        (proposal,) = inbox.proposals(task=outcome.task)
+        decision = inbox.approve(proposal, by=inbox.people.find("noor@tickets.example"))
+        assert decision.task_status == TaskStatus.RUNNING.value
+        worker.worker().run_once()
+        assert worker.outcome(outcome.task).status is TaskStatus.DONE
+    finally:
+        for app in (starter, inbox, worker):
+            app.database.dispose()
+    spans = memory.get_finished_spans()
+    assert {"signoff.decide close_ticket", "invoke_agent clerk"} <= {s.name for s in spans}
+    assert len({s.context.trace_id for s in spans}) == 1
+    assert [s.name for s in spans if s.parent is None] == ["signoff.decide close_ticket"]
+
+
 def test_signoff_worker_stopped_by_sigterm_sends_the_spans_in_hand(
     tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
     receiver: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
