@@ -863,7 +863,8 @@ def on_temporal(postgres_database: str, temporal_server: Any,
                 monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
     """The deadlines app (tests/deadlines_app.py) twice on one PostgreSQL database and one
     Temporal queue: `starter`, whose tasks run on Temporal, and `worker`, another app of it
-    (standing in for another process) whose Temporal worker steps them with the script."""
+    (standing in for another process) whose Temporal worker steps them with the script; the
+    database's `url`."""
     from tests import deadlines_app
 
     monkeypatch.setenv("SIGNOFF_TEMPORAL", temporal_server.address)
@@ -871,7 +872,8 @@ def on_temporal(postgres_database: str, temporal_server: Any,
     starter = deadlines_app.build(postgres_database)
     worker = deadlines_app.build(postgres_database)
     try:
-        yield SimpleNamespace(starter=starter, worker=worker, script=deadlines_app.script)
+        yield SimpleNamespace(starter=starter, worker=worker, script=deadlines_app.script,
+                              url=postgres_database)
     finally:
         starter.app.database.dispose()
         worker.app.database.dispose()
@@ -942,3 +944,39 @@ def test_a_traced_starters_root_span_ends_when_its_task_goes_on_in_temporal(
                if s is not root)
     assert on_temporal.starter.app._agency.loop.observer._open == {}
     worker_provider.shutdown()
+
+
+def test_a_traced_decision_keeps_its_context_with_a_task_begun_untraced_on_temporal(
+    on_temporal: SimpleNamespace, exporter: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """A task begun and stepped where nothing traces, on Temporal, decided by a traced process
+    (which hands the task on to the workers): the decision keeps its context with the task, so
+    that whatever traces the task next goes on in the decision's trace."""
+    from sqlalchemy import select
+
+    from signoff.store.tables import tasks
+    from tests import deadlines_app
+
+    provider, memory = exporter
+    starter, worker = on_temporal.starter, on_temporal.worker
+    inbox = deadlines_app.build(on_temporal.url)
+    try:
+        inbox.app.trace(provider)
+        with worker.app.temporal_worker(
+                model_for=lambda _a, _t: on_temporal.script(worker)).running():
+            outcome = starter.app.agent(starter.Clerk).do(
+                starter.PriceTicket(), for_=starter.mia, model=on_temporal.script(starter))
+            assert outcome.status is TaskStatus.WAITING, outcome
+            (proposal,) = inbox.app.proposals(task=outcome.task)
+            inbox.app.approve(proposal, by=inbox.noor)
+            _until(lambda: starter.app.outcome(outcome.task).status is TaskStatus.DONE,
+                   "the task's end")
+        with starter.app.database.connect() as db:
+            kept = db.execute(select(tasks.c.trace_context)
+                              .where(tasks.c.id == outcome.task)).scalar_one()
+    finally:
+        inbox.app.database.dispose()
+    decided = next(s for s in memory.get_finished_spans() if s.name.startswith("signoff.decide"))
+    assert kept is not None
+    assert kept["traceparent"].split("-")[1:3] == [f"{decided.context.trace_id:032x}",
+                                                    f"{decided.context.span_id:016x}"]

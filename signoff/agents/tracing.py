@@ -7,8 +7,8 @@ Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
   whose tasks run elsewhere — on Temporal —, until it is handed on there). The first is the
   trace's root (or a child of the span current when the task began); a task that goes on later,
   here or in another process or worker, continues the same trace under it: the W3C trace context
-  is kept with the task (by the first process that traces it, when the one that began it did
-  not).
+  is kept with the task (by the first process that traces a step or a decision of it, when the
+  one that began it did not).
 * ``chat {model}`` — each model call: provider, model, ``max_tokens``, usage and cost.
 * ``execute_tool {tool}`` — each tool call: call id, the gate's verdict and reason, the state and
   outcome it ended in; a proposal is an event ``signoff.proposal`` on it (its id, whom it waits
@@ -335,11 +335,11 @@ class _Decision(_Current):
         with tracing._database.connect() as db:
             row = db.execute(
                 select(proposals.c.action, proposals.c.trace_context, tasks.c.trace_context
-                       .label("task_context"), proposals.c.call_id)
+                       .label("task_context"), proposals.c.call_id, proposals.c.task_id)
                 .join(tasks, tasks.c.id == proposals.c.task_id)
                 .where(proposals.c.id == self._proposal_id)).first()
-        action, self._proposing, task_context, call_id = row if row is not None else (
-            "", None, None, "")
+        action, self._proposing, task_context, call_id, task_id = row if row is not None else (
+            "", None, None, "", None)
         proposing = trace.get_current_span(_W3C.extract(self._proposing)).get_span_context() \
             if self._proposing else None
         attributes: dict[str, Any] = {
@@ -354,9 +354,11 @@ class _Decision(_Current):
         current = trace.get_current_span().get_span_context()
         if parent is not None and current.is_valid:  # decided within another trace (a request's)
             links.append(Link(current, {"signoff.link": "decided in"}))
-        self._enter(tracing._tracer.start_span(
-            f"signoff.decide {action}".rstrip(), context=parent, attributes=attributes,
-            links=links))
+        span = tracing._tracer.start_span(f"signoff.decide {action}".rstrip(), context=parent,
+                                          attributes=attributes, links=links)
+        if task_id is not None and not task_context:  # begun where nothing traced: from here
+            tracing._keep(task_id, span)
+        self._enter(span)
         return self
 
     def ended(self, outcome: Any) -> None:
