@@ -130,6 +130,8 @@ _OTHER = "Failed client connect: Server connection error: tonic::transport::Erro
     (_NOT_GRPC, False, "could not be reached: something answers there, but not Temporal's gRPC "
                        "(is it the web UI's port?). Check"),
     (_NO_ROUTE, False, "could not be reached: there is no route to that host. Check"),
+    ("tcp connect error", False, "could not be reached: nothing answers there, the connection "
+                                 "was refused. Check that the server runs"),
     (_OTHER, False, "could not be reached: the connection failed (`signoff --debug …` shows the "
                     "client's report). Check"),
     ("Namespace no-such-namespace is not found.", True,

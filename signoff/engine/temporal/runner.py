@@ -98,6 +98,9 @@ _TOLD = (
     (("h2 protocol error", "http2", "frame with invalid size", "invalid content-type"),
      "something answers there, but not Temporal's gRPC (is it the web UI's port?)"),
     (("timed out", "timeout", "deadline"), "it did not answer in time"),
+    # A call to a server that went away after the client connected reports only this (its
+    # cause, the refusal, is not in the message): last, so that a cause named wins.
+    (("tcp connect error",), "nothing answers there, the connection was refused"),
 )
 """What the client's report says, by the words it holds, first match wins."""
 
