@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from temporalio.api.taskqueue.v1 import PollerInfo
 
 from signoff import Agent, AgentRefused, App, ProposalStatus, Skill, TaskStatus, UserError
 from signoff.cli import main
 from signoff.cli.failures import failure_of
 from signoff.engine.temporal import Temporal
-from signoff.engine.temporal.runner import Unreachable
+from signoff.engine.temporal.runner import Unreachable, polled_lately
 from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from tests import deadlines_app
@@ -411,3 +412,32 @@ def test_a_worker_that_cannot_reach_temporal_says_so_once_then_ever_more_seldom(
     assert first.endswith("The worker tries again in 2 s, then less and less often.")
     assert second == (f"Temporal at {address} still cannot be reached (2 tries); the worker "
                       "tries again in 4 s.")
+
+
+_AT = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)
+
+
+def _poller(ago: timedelta | None) -> PollerInfo:
+    poller = PollerInfo(identity="1234@host", rate_per_second=100000.0)
+    if ago is not None:
+        poller.last_access_time.FromDatetime(_AT - ago)
+    return poller
+
+
+@pytest.mark.parametrize(("agos", "polled"), [
+    ([], False),
+    ([timedelta(seconds=1)], True),
+    ([timedelta(seconds=70)], True),  # an idle worker's long poll, just ended
+    ([timedelta(minutes=2)], True),
+    ([timedelta(minutes=2, seconds=1)], False),  # a worker that stopped: listed for minutes
+    ([timedelta(minutes=5), timedelta(seconds=3)], True),
+    ([timedelta(minutes=5), timedelta(minutes=4)], False),
+    ([None], False),  # no time of its last poll
+])
+def test_a_queue_is_polled_only_by_a_poller_that_polled_lately(
+    agos: list[timedelta | None], polled: bool,
+) -> None:
+    """The server lists a stopped worker's poller for minutes: only one that polled within two
+    minutes counts as a worker there, so "No worker of this app polls its queue" is told once
+    the workers have stopped."""
+    assert polled_lately([_poller(ago) for ago in agos], at=_AT) is polled

@@ -12,15 +12,15 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import select
 from temporalio import activity
 from temporalio.api.enums.v1 import TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.taskqueue.v1 import PollerInfo, TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
@@ -42,7 +42,7 @@ from signoff.exceptions import SignoffError
 from signoff.store.identity import database_id
 from signoff.store.tables import tasks
 
-__all__ = ["Bridge", "TemporalRunner", "Unreachable"]
+__all__ = ["Bridge", "TemporalRunner", "Unreachable", "polled_lately"]
 
 log = logging.getLogger("signoff.temporal")
 
@@ -50,6 +50,12 @@ T = TypeVar("T")
 
 RPC_TIMEOUT = timedelta(seconds=5)
 """How long one call to the server may take before it is taken for unreachable."""
+
+
+POLLED_WITHIN = timedelta(minutes=2)
+"""How recently a poller must have polled a queue to be taken for a worker that is there: a live
+worker's long poll of an idle queue lasts a minute or so (then it polls again), and the server
+lists a stopped worker's poller for minutes after it stopped."""
 
 
 WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
@@ -233,7 +239,7 @@ class TemporalRunner:
         found = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
             namespace=self.config.namespace, task_queue=TaskQueue(name=self._queue_read()),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), timeout=RPC_TIMEOUT)
-        return bool(found.pollers)
+        return polled_lately(found.pollers, at=datetime.now(UTC))
 
     def nudge(self, task_id: str) -> None:
         """Signal the task's workflow (starting it if need be), without waiting; `Unreachable`
@@ -357,6 +363,15 @@ class TemporalRunner:
                 log.debug("Temporal at %s: %s", self.config.address, error)
                 raise Unreachable(self.config.address, str(error)) from None
         return self._client
+
+
+def polled_lately(pollers: Iterable[PollerInfo], *, at: datetime) -> bool:
+    """Whether any of a queue's `pollers` (as the server describes them) polled it within
+    `POLLED_WITHIN` before `at`: a worker is there. One the server lists with no time of its
+    last poll is not counted."""
+    return any(p.HasField("last_access_time") and
+               at - p.last_access_time.ToDatetime(tzinfo=UTC) <= POLLED_WITHIN
+               for p in pollers)
 
 
 def _seconds(delta: timedelta) -> float:
