@@ -441,3 +441,59 @@ def test_a_queue_is_polled_only_by_a_poller_that_polled_lately(
     minutes counts as a worker there, so "No worker of this app polls its queue" is told once
     the workers have stopped."""
     assert polled_lately([_poller(ago) for ago in agos], at=_AT) is polled
+
+
+def _finder_app(database: str, server: DevServer, queue: str) -> SimpleNamespace:
+    """An app that finds parts, on `database`, its workflows on `queue` (made again on one
+    database: another process's app, with models of its own)."""
+    app = App("finder", database=database, runner=Temporal(
+        address=server.address, task_queue=queue, settle_within=timedelta(seconds=1)))
+
+    @app.action("Look up a part", query=True)
+    def part(name: str) -> str:
+        """A part's shelf."""
+        return f"{name}: shelf 3"
+
+    class Finding(Skill[None, str]):
+        """Find a part."""
+
+        description = "Find a part."
+        tools = [part]
+
+    class Finder(Agent):
+        """Finds parts."""
+
+        purpose = "You find parts."
+        skills = [Finding()]
+
+    me = app.people.find("me@finder.example") or app.people.add("me@finder.example", "Me")
+    app.add_agent(Finder, sponsor=me)
+    return SimpleNamespace(app=app, part=part, Finding=Finding, Finder=Finder, me=me)
+
+
+def test_a_task_with_a_model_given_in_code_goes_on_in_its_process_beside_other_workers(
+    tmp_path: Path, temporal_server: DevServer,
+) -> None:
+    """A task started with a model given in code, whose workflow a worker without that model
+    took first (a `signoff worker` of the app: here the same app made again, with no model),
+    goes on in the worker of the process that started it, once that one runs: its steps are
+    sent there. The workflow stayed with the first worker (sticky), which handed it on to
+    itself for ever: Running for good."""
+    queue = f"home-{uuid.uuid4().hex[:8]}"
+    database = f"sqlite:///{tmp_path / 'finder.db'}"
+    starter = _finder_app(database, temporal_server, queue)
+    other = _finder_app(database, temporal_server, queue)
+    try:
+        with other.app.temporal_worker().running():
+            script = ScriptedModel(says.tool(starter.part, name="pads"),
+                                   says.hand_back("shelf 3"))
+            started = starter.app.agent(starter.Finder).do(starter.Finding(), None,
+                                                           for_=starter.me, model=script)
+            assert started.status is TaskStatus.RUNNING  # the other worker has no model
+            with starter.app.temporal_worker().running():
+                _until(lambda: starter.app.outcome(started.task).status is TaskStatus.DONE,
+                       "the task going on in the process that has its model")
+        assert starter.app.outcome(started.task).result == "shelf 3"
+    finally:
+        starter.app.database.dispose()
+        other.app.database.dispose()

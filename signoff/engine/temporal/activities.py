@@ -45,7 +45,7 @@ class TaskSteps:
         if task is None:
             return self._not_here(task_id, database)
         if task.status == TaskStatus.RUNNING.value and not self._worker.ready(task):
-            return Stepped(kind="hand_on", why="this worker has no model for the task")
+            return Stepped(kind="no_model_here", why="this worker has no model for the task")
         step = self._agency.loop.step(task_id)
         if isinstance(step, WaitOn):
             return Stepped(kind=step.kind, waiting_until=step.waiting_until.isoformat()

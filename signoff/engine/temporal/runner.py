@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
+import uuid
 from collections.abc import Coroutine, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -165,6 +166,7 @@ class TemporalRunner:
         self._database_id = ""
         self._bridge = Bridge(f"temporal client of {app_name}")
         self._client: Client | None = None
+        self._home = uuid.uuid4().hex[:12]
 
     @property
     def database_id(self) -> str:
@@ -177,6 +179,13 @@ class TemporalRunner:
     def queue(self) -> str:
         """The task queue of the app's workflows and workers (`Temporal.queue_of`)."""
         return self.config.queue_of(self._app_name, self.database_id)
+
+    @property
+    def home_queue(self) -> str:
+        """The task queue of this process's own (of this runner's app here), which its workers
+        poll for the steps of tasks started here with a model given in code (no other process
+        can make it): `WorkflowOptions.home`."""
+        return f"{self.queue}-at-{self._home}"
 
     @property
     def legacy_queue(self) -> str | None:
@@ -279,15 +288,18 @@ class TemporalRunner:
         assert self._database_id, "the queue is read before the bridge is crossed"
         return self.queue
 
-    def _options(self) -> WorkflowOptions:
+    def _options(self, task_id: str) -> WorkflowOptions:
+        """The workflow's options; its `home` this process's queue when the task's model is at
+        hand here (made here, or given in code to `agent.do`: then only here)."""
+        home = self.home_queue if task_id in self._agency.loop.models else ""
         return WorkflowOptions(local_activities=self.config.local_activities,
-                               database=self._database_id)
+                               database=self._database_id, home=home)
 
     async def _go_on(self, task_id: str, *, wait: float) -> str | None:
         client = await self.client()
         try:
             await client.start_workflow(
-                TaskWorkflow.run, args=[task_id, self._options()],
+                TaskWorkflow.run, args=[task_id, self._options(task_id)],
                 id=task_id, task_queue=self._queue_read(), start_signal="go_on",
                 rpc_timeout=RPC_TIMEOUT, task_timeout=WORKFLOW_TASK_TIMEOUT)
         except RPCError as error:
@@ -340,7 +352,7 @@ class TemporalRunner:
         client = await self.client()
         try:
             await client.start_workflow(
-                TaskWorkflow.run, args=[task_id, self._options()], id=task_id,
+                TaskWorkflow.run, args=[task_id, self._options(task_id)], id=task_id,
                 task_queue=self._queue_read(), rpc_timeout=RPC_TIMEOUT,
                 task_timeout=WORKFLOW_TASK_TIMEOUT,
                 id_conflict_policy=WorkflowIDConflictPolicy.TERMINATE_EXISTING)

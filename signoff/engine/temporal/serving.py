@@ -112,16 +112,25 @@ class TemporalWorker:
                     # sandbox would import the app again (its records, SQLAlchemy) per run.
                     workflow_runner=UnsandboxedWorkflowRunner(),
                 )
-                running = asyncio.create_task(worker.run())
+                # The steps of tasks started in this process with a model given in code, which
+                # no other process has: their workflows send them here (`WorkflowOptions.home`).
+                home = TemporalSdkWorker(
+                    client, task_queue=self._runner.home_queue,
+                    activities=[self._steps.step, self._steps.pass_deadlines],
+                    activity_executor=executor, max_concurrent_activities=self._at_once)
+                workers = (worker, home)
+                running = asyncio.create_task(_run_all(workers))
                 sweeping = asyncio.create_task(self._sweep_until(stop))
                 await asyncio.wait({running, sweeping}, return_when=asyncio.FIRST_COMPLETED)
                 sweeping.cancel()
                 if not running.done():
-                    await worker.shutdown()
+                    await asyncio.gather(*(w.shutdown() for w in workers))
                 try:
                     await running
                 except Exception:
                     log.exception("The Temporal worker stopped; it starts again.")
+                    # The other of the two may still run: stopped before both start again.
+                    await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
                     await _pause(stop, 2.0)
 
     async def _sweep_until(self, stop: threading.Event) -> None:
@@ -152,6 +161,11 @@ def reconnect_wait(failures: int) -> float:
     """Seconds to wait before connecting again after `failures` failed tries in a row: 2, 4, 8 …,
     at most a minute (a server down for an hour is told some seventy times, not 1,800)."""
     return float(min(2 ** failures, 60))
+
+
+async def _run_all(workers: tuple[TemporalSdkWorker, ...]) -> None:
+    """Run `workers` until they stop (the first to fail raises)."""
+    await asyncio.gather(*(w.run() for w in workers))
 
 
 async def _pause(stop: threading.Event, seconds: float) -> None:

@@ -15,9 +15,12 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+from temporalio.exceptions import TimeoutError as ActivityTimeout
 from temporalio.workflow import HandlerUnfinishedPolicy
 
-__all__ = ["PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow", "WorkflowOptions"]
+__all__ = ["HOME_WAIT", "PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow",
+           "WorkflowOptions"]
 
 STEP = "signoff.step"
 """The name of the activity that does one step of a task."""
@@ -36,6 +39,9 @@ again: for ever, a little later each time. The step's own record makes that safe
 LONGEST_PAUSE = 30.0
 """The longest pause, in seconds, before a task held elsewhere (or with no model here) is
 tried again."""
+HOME_WAIT = timedelta(seconds=10)
+"""How long a step sent to the process that started the task (the one that has its model) waits
+for that process's worker to take it, before the workflow pauses and tries again."""
 ELSEWHERE_PAUSE = 5.0
 """The pause, in seconds, before a workflow whose task a worker did not find in its database,
 which is not the task's (they share a queue), starts again for another worker to take."""
@@ -50,6 +56,10 @@ class WorkflowOptions:
     database: str = ""
     """The id of the database that holds the task (`signoff.store.identity.database_id`);
     empty in a workflow started before databases had one."""
+    home: str = ""
+    """The task queue of the process that started the task with a model of its own (given in
+    code, which no other process can make), which its workers poll for steps: a step no other
+    worker can do is sent there. Empty when it was started otherwise, or before this was kept."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,7 +67,8 @@ class Stepped:
     """What one step said happens next (`signoff.agents.steps.Step`'s kind)."""
 
     kind: str
-    """``run_again``, ``hand_on``, ``waiting``, ``done``, ``halted``, ``failed``; ``gone``
+    """``run_again``, ``hand_on``, ``waiting``, ``done``, ``halted``, ``failed``;
+    ``no_model_here`` when the worker cannot make the task's model; ``gone``
     when the task is not in its own database (the workflow names that database, and the
     worker's is it), ``elsewhere`` when it is not in the worker's database, which may not be
     the task's (two databases' workers share a queue)."""
@@ -75,6 +86,7 @@ class TaskWorkflow:
     def __init__(self) -> None:
         self._nudged = False
         self._settled = ""
+        self._at_home = False  # steps go to the process that started the task (options.home)
 
     @workflow.run
     async def run(self, task_id: str, options: WorkflowOptions) -> str:
@@ -87,7 +99,17 @@ class TaskWorkflow:
             if stepped.kind == "run_again":
                 pause = 0.2
                 continue
-            if stepped.kind == "hand_on":  # another holds it, or no worker has its model yet
+            if stepped.kind == "no_model_here" and options.home and not self._at_home:
+                # Its model was given in code to the process that started it: a step here (this
+                # worker's, sticky) would never find it. Steps go there from now on.
+                workflow.logger.info("Task %s has no model in this worker: its steps go to the "
+                                     "process that started it (queue %s).", task_id, options.home)
+                self._at_home = True
+                continue
+            if stepped.kind in ("hand_on", "no_model_here"):
+                # Another holds it, or no worker has its model yet (nor takes its steps at home,
+                # which is tried again after the pause).
+                self._at_home = False
                 workflow.logger.info("Task %s is handed on: %s", task_id, stepped.why)
                 with suppress(TimeoutError):
                     await workflow.wait_condition(lambda: self._nudged, timeout=pause)
@@ -123,7 +145,26 @@ class TaskWorkflow:
             await self._activity(PASS_DEADLINES, task_id, int, options)
 
     async def _step(self, task_id: str, options: WorkflowOptions) -> Stepped:
+        if self._at_home:
+            return await self._step_at_home(task_id, options)
         stepped: Stepped = await self._activity(STEP, task_id, Stepped, options)
+        return stepped
+
+    async def _step_at_home(self, task_id: str, options: WorkflowOptions) -> Stepped:
+        """A step by a worker of the process that started the task (`WorkflowOptions.home`);
+        ``no_model_here`` when none takes it within `HOME_WAIT` (that process stopped, or runs
+        no worker)."""
+        try:
+            stepped: Stepped = await workflow.execute_activity(
+                STEP, args=[task_id, options.database], result_type=Stepped,
+                task_queue=options.home, schedule_to_start_timeout=HOME_WAIT,
+                start_to_close_timeout=STEP_TIMEOUT, retry_policy=RETRY)
+        except ActivityError as error:
+            if not isinstance(error.cause, ActivityTimeout):
+                raise
+            return Stepped(kind="no_model_here", why=(
+                "the process that started it, which has its model, took no step within "
+                f"{HOME_WAIT.total_seconds():g} s (it stopped, or runs no Temporal worker)"))
         return stepped
 
     async def _activity(self, name: str, task_id: str, result_type: type, options: WorkflowOptions
