@@ -443,11 +443,12 @@ def test_a_queue_is_polled_only_by_a_poller_that_polled_lately(
     assert polled_lately([_poller(ago) for ago in agos], at=_AT) is polled
 
 
-def _finder_app(database: str, server: DevServer, queue: str) -> SimpleNamespace:
+def _finder_app(database: str, server: DevServer, queue: str, *,
+                settle_within: timedelta = timedelta(seconds=1)) -> SimpleNamespace:
     """An app that finds parts, on `database`, its workflows on `queue` (made again on one
     database: another process's app, with models of its own)."""
     app = App("finder", database=database, runner=Temporal(
-        address=server.address, task_queue=queue, settle_within=timedelta(seconds=1)))
+        address=server.address, task_queue=queue, settle_within=settle_within))
 
     @app.action("Look up a part", query=True)
     def part(name: str) -> str:
@@ -472,13 +473,13 @@ def _finder_app(database: str, server: DevServer, queue: str) -> SimpleNamespace
 
 
 def test_a_task_with_a_model_given_in_code_goes_on_in_its_process_beside_other_workers(
-    tmp_path: Path, temporal_server: DevServer,
+    tmp_path: Path, temporal_server: DevServer, caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A task started with a model given in code, whose workflow a worker without that model
     took first (a `signoff worker` of the app: here the same app made again, with no model),
     goes on in the worker of the process that started it, once that one runs: its steps are
-    sent there. The workflow stayed with the first worker (sticky), which handed it on to
-    itself for ever: Running for good."""
+    sent there, and the first says nothing of a task it cannot step. The workflow stayed with
+    the first worker (sticky), which handed it on to itself for ever: Running for good."""
     queue = f"home-{uuid.uuid4().hex[:8]}"
     database = f"sqlite:///{tmp_path / 'finder.db'}"
     starter = _finder_app(database, temporal_server, queue)
@@ -494,6 +495,8 @@ def test_a_task_with_a_model_given_in_code_goes_on_in_its_process_beside_other_w
                 _until(lambda: starter.app.outcome(started.task).status is TaskStatus.DONE,
                        "the task going on in the process that has its model")
         assert starter.app.outcome(started.task).result == "shelf 3"
+        assert not [r for r in caplog.records if "stays Running" in r.getMessage()]
     finally:
         starter.app.database.dispose()
         other.app.database.dispose()
+

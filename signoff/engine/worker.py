@@ -94,19 +94,21 @@ class Worker:
             stepped += 1
         return stepped
 
-    def ready(self, task: repo.TaskRow) -> bool:
+    def ready(self, task: repo.TaskRow, *, tell: bool = True) -> bool:
         """Whether this process can step `task`: its model is at hand, made here if need be
-        (never for a task whose turns a client gives over MCP: no model of ours does)."""
+        (never for a task whose turns a client gives over MCP: no model of ours does). `tell`:
+        when it cannot, keep why with the task and log it (not when another process is
+        about to take its step: a Temporal workflow's home)."""
         if given_from_outside(task.model):
             return False
         if task.id not in self._agency.loop.models:
-            model = self._model(task.id, task.agent)
+            model = self._model(task.id, task.agent, tell=tell)
             if model is None:
                 return False
             self._agency.loop.models[task.id] = model
         return True
 
-    def _model(self, task_id: str, agent: str) -> Model | None:
+    def _model(self, task_id: str, agent: str, *, tell: bool = True) -> Model | None:
         """The model a task goes on with: `model_for`'s, else the one it was started with (by
         spec), else its agent's own. None when this worker has none: why is kept with the
         task (`signoff tasks` shows it) and logged once, not at every pass."""
@@ -129,6 +131,8 @@ class Worker:
                        "--model SPEC`, or in code with a `ModelSpec` (as `model`, or as "
                        "`model_spec` beside the model made from it), or give the agent a model, "
                        "for a worker to go on with.")
+        if not tell:
+            return None
         self._unable.add(task_id)
         with self._agency.database.connect() as db:
             first_time = model_specs.report(db, task_id, problem)

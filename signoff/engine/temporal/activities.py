@@ -37,14 +37,17 @@ class TaskSteps:
         self._queue = queue
 
     @activity.defn(name=STEP)
-    def step(self, task_id: str, database: str = "") -> Stepped:
+    def step(self, task_id: str, database: str = "", home: str = "") -> Stepped:
         """Do one step of the task, whose workflow names its database `database` (empty: it
-        was started before databases had an id); what happens next."""
+        was started before databases had an id); what happens next. `home`: the queue of the
+        process that has the task's model, where the workflow sends the step when this worker
+        has none (then why it has none is not kept with the task: that process takes it)."""
         with self._agency.database.connect() as db:
             task = repo.load_task(db, task_id)
         if task is None:
             return self._not_here(task_id, database)
-        if task.status == TaskStatus.RUNNING.value and not self._worker.ready(task):
+        if task.status == TaskStatus.RUNNING.value and not self._worker.ready(task,
+                                                                             tell=not home):
             return Stepped(kind="no_model_here", why="this worker has no model for the task")
         step = self._agency.loop.step(task_id)
         if isinstance(step, WaitOn):

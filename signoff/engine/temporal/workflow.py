@@ -87,6 +87,7 @@ class TaskWorkflow:
         self._nudged = False
         self._settled = ""
         self._at_home = False  # steps go to the process that started the task (options.home)
+        self._home_missed = False  # which took none the last time one was sent there
 
     @workflow.run
     async def run(self, task_id: str, options: WorkflowOptions) -> str:
@@ -109,8 +110,11 @@ class TaskWorkflow:
             if stepped.kind in ("hand_on", "no_model_here"):
                 # Another holds it, or no worker has its model yet (nor takes its steps at home,
                 # which is tried again after the pause).
-                self._at_home = False
+                if stepped.kind == "no_model_here":
+                    self._at_home = False
                 workflow.logger.info("Task %s is handed on: %s", task_id, stepped.why)
+                if workflow.info().is_continue_as_new_suggested():  # its history is long
+                    workflow.continue_as_new(args=[task_id, options])
                 with suppress(TimeoutError):
                     await workflow.wait_condition(lambda: self._nudged, timeout=pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
@@ -147,7 +151,11 @@ class TaskWorkflow:
     async def _step(self, task_id: str, options: WorkflowOptions) -> Stepped:
         if self._at_home:
             return await self._step_at_home(task_id, options)
-        stepped: Stepped = await self._activity(STEP, task_id, Stepped, options)
+        # A worker without the task's model says why, kept with the task, only when its home
+        # took no step the last time (else that process takes it next).
+        home = "" if self._home_missed else options.home
+        stepped: Stepped = await self._activity(STEP, task_id, Stepped, options,
+                                                *((home,) if home else ()))
         return stepped
 
     async def _step_at_home(self, task_id: str, options: WorkflowOptions) -> Stepped:
@@ -162,14 +170,16 @@ class TaskWorkflow:
         except ActivityError as error:
             if not isinstance(error.cause, ActivityTimeout):
                 raise
+            self._home_missed = True
             return Stepped(kind="no_model_here", why=(
                 "the process that started it, which has its model, took no step within "
                 f"{HOME_WAIT.total_seconds():g} s (it stopped, or runs no Temporal worker)"))
+        self._home_missed = stepped.kind == "no_model_here"  # nor has that process its model
         return stepped
 
-    async def _activity(self, name: str, task_id: str, result_type: type, options: WorkflowOptions
-                        ) -> Any:
-        args = [task_id, options.database]
+    async def _activity(self, name: str, task_id: str, result_type: type, options: WorkflowOptions,
+                        *more: str) -> Any:
+        args = [task_id, options.database, *more]
         if options.local_activities:
             return await workflow.execute_local_activity(
                 name, args=args, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
