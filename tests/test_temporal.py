@@ -500,3 +500,40 @@ def test_a_task_with_a_model_given_in_code_goes_on_in_its_process_beside_other_w
         starter.app.database.dispose()
         other.app.database.dispose()
 
+
+def test_a_task_no_worker_can_step_says_why_where_its_caller_is_pointed(
+    tmp_path: Path, temporal_server: DevServer,
+) -> None:
+    """A task whose model only its own process has, which runs no worker, is still Running when
+    `agent.do` stops waiting: the outcome says why (the reason the app's worker gave, kept with
+    the task) and what to do (run a worker in this process), and `app.outcome(task).problem`
+    says why too, until the task goes on. The reason was kept for `signoff tasks` alone, and
+    the outcome said the workers had the task."""
+    queue = f"stuck-{uuid.uuid4().hex[:8]}"
+    database = f"sqlite:///{tmp_path / 'finder.db'}"
+    starter = _finder_app(database, temporal_server, queue, settle_within=timedelta(seconds=14))
+    other = _finder_app(database, temporal_server, queue)
+    reason = ("It was started with a model given in code, which no other process can make, "
+              "and its agent declares none.")
+    try:
+        with other.app.temporal_worker().running():
+            script = ScriptedModel(says.tool(starter.part, name="pads"),
+                                   says.hand_back("shelf 3"))
+            started = starter.app.agent(starter.Finder).do(starter.Finding(), None,
+                                                           for_=starter.me, model=script)
+            assert started.status is TaskStatus.RUNNING
+            assert started.problem.startswith(
+                f"This app's Temporal workers (queue {queue} at {temporal_server.address}) "
+                f"cannot step the task: {reason}")
+            assert started.problem.endswith(
+                "This process has its model, and runs no Temporal worker of the app to take its "
+                "steps: run one here (`with app.temporal_worker().running():` around the work), "
+                "and the task goes on in it.")
+            assert other.app.outcome(started.task).problem.startswith(reason)
+            with starter.app.temporal_worker().running():
+                _until(lambda: starter.app.outcome(started.task).status is TaskStatus.DONE,
+                       "the task going on once its process runs a worker")
+        assert starter.app.outcome(started.task).problem == ""
+    finally:
+        starter.app.database.dispose()
+        other.app.database.dispose()

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from signoff.agents import holds
+from signoff.agents import holds, model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
 from signoff.agents.calling import CallSteps
@@ -285,6 +285,10 @@ class Loop(CallSteps):
                 pending = repo.waiting_of_task(db, task_id)
             waiting = tuple(f"a decision from {self._route_words(p)}" for p in pending)
             until = _soonest(pending)
+        problem = task.problem
+        if status is TaskStatus.RUNNING and not problem:  # why no worker steps it, if one said
+            with self._database.reading() as db:
+                problem = model_specs.problems(db, [task_id]).get(task_id, "")
         result = None
         if status is TaskStatus.DONE:
             registered = self._agents(task.agent)
@@ -293,7 +297,7 @@ class Loop(CallSteps):
         return Outcome(status=status, task=task_id, result=result,
                        waiting_on=waiting if status is TaskStatus.WAITING and waiting else (),
                        waiting_until=until,
-                       problem=task.problem, steps=task.steps, spend_usd=task.spend_usd)
+                       problem=problem, steps=task.steps, spend_usd=task.spend_usd)
 
     def resume_after_decision(self, task_id: str) -> TaskStatus:
         """After a decision: when the task waits on nothing more, it goes on (here, when this

@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 
 from signoff.agents.repository import Executor
 from signoff.models.base import Model, Price
-from signoff.store.tables import task_models
+from signoff.store.tables import task_models, tasks
 
 __all__ = ["ModelSpec", "problems", "record", "recorded", "report"]
 
@@ -74,27 +74,29 @@ def recorded(db: Executor, task_id: str) -> ModelSpec | None:
 
 
 def report(db: Executor, task_id: str, problem: str) -> bool:
-    """Keep why task `task_id` cannot go on here (`problem`); False when that was already
-    reported, so that it is told once, not at every pass."""
+    """Keep why task `task_id` cannot go on here (`problem`), as of now; False when that was
+    already reported, so that it is told once, not at every pass."""
     row = db.execute(select(task_models.c.problem).where(
         task_models.c.task_id == task_id)).first()
-    if row is not None and row[0] == problem:
-        return False
     now = datetime.now(UTC)
     if row is None:
         db.execute(task_models.insert().values(
             task_id=task_id, spec="", problem=problem, reported_at=now))
-    else:
+    else:  # as of now, told or not: it holds after the task's last write (see `problems`)
         db.execute(update(task_models).where(
             task_models.c.task_id == task_id).values(problem=problem, reported_at=now))
-    return True
+    return row is None or row[0] != problem
 
 
 def problems(db: Executor, task_ids: Iterable[str]) -> dict[str, str]:
-    """Why each of these tasks could not go on when last tried, for those that could not."""
+    """Why each of these tasks could not go on when last tried, for those that could not and
+    have not gone on since (nothing wrote the task after it was reported: another process that
+    has its model may have stepped it meanwhile)."""
     wanted = list(task_ids)
     if not wanted:
         return {}
-    rows = db.execute(select(task_models.c.task_id, task_models.c.problem).where(
-        task_models.c.task_id.in_(wanted), task_models.c.problem != ""))
+    rows = db.execute(select(task_models.c.task_id, task_models.c.problem).join(
+        tasks, tasks.c.id == task_models.c.task_id).where(
+        task_models.c.task_id.in_(wanted), task_models.c.problem != "",
+        task_models.c.reported_at >= tasks.c.updated_at))
     return {r[0]: r[1] for r in rows}

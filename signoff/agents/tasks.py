@@ -41,7 +41,9 @@ class Outcome:
     """When Waiting: the soonest deadline of the proposals it waits on (UTC; None when none
     has one), when one is withdrawn or goes on to another decider if nobody decides it."""
     problem: str = ""
-    """When Halted or Failed: why."""
+    """When Halted or Failed: why. When Running: why no worker steps it, when one said it
+    cannot (it cannot make the task's model), and nothing stepped it since; from `agent.do`
+    on Temporal, once it stops waiting, why the task is still Running."""
     steps: int = 0
     """Model calls made."""
     spend_usd: float = 0.0

@@ -219,35 +219,48 @@ class TemporalRunner:
             pass  # it goes on in the workers; the caller hears it is Running
         outcome = self._agency.loop.outcome(task_id)
         if outcome.status is TaskStatus.RUNNING and wait:
-            return replace(outcome, problem=self._still_running(wait))
+            return replace(outcome, problem=self._still_running(task_id, wait, outcome.problem))
         return outcome
 
-    def _still_running(self, waited: float) -> str:
+    def _still_running(self, task_id: str, waited: float, stuck: str) -> str:
         """Why a task is still Running after `waited` seconds, in words, and what to do when
-        no worker of the app polls its queue (the task waits there for one)."""
-        try:
-            polled: bool | None = self._bridge.run(self._polled(), timeout=2 * _seconds(
-                RPC_TIMEOUT))
-        except Exception:  # only the words depend on it
-            log.debug("Temporal at %s: the queue %s could not be described", self.config.address,
-                      self.queue, exc_info=True)
-            polled = None
+        no worker of the app polls its queue (the task waits there for one), or the workers
+        cannot step it (`stuck`: why, as one of them said)."""
+        polled = self._polled_or_not(self.queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)
         where = f"queue {self.queue} at {self.config.address}"
         if polled is False:
             return (f"No worker of this app polls its Temporal {where}, so the task waits there "
                     "until one does: start one (`signoff worker --app YOUR_APP --temporal "
                     f"{self.config.address}`), with the models the app's agents name (a model "
                     "given to agent.do lives in this process alone).")
+        if stuck:
+            told = f"This app's Temporal workers ({where}) cannot step the task: {stuck}"
+            if task_id in self._agency.loop.models and self._polled_or_not(
+                    self.home_queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY) is False:
+                told += (" This process has its model, and runs no Temporal worker of the app "
+                         "to take its steps: run one here (`with app.temporal_worker()"
+                         ".running():` around the work), and the task goes on in it.")
+            return told
         return (f"The task goes on in this app's Temporal workers ({where}); it had neither "
                 f"stopped for a decision nor ended after {waited:g} seconds. app.outcome(task) "
                 "(or `signoff receipt TASK`) tells where it stands.")
 
-    async def _polled(self) -> bool:
-        """Whether a worker polls the app's queue for workflow tasks now."""
+    def _polled_or_not(self, queue: str, kind: TaskQueueType.ValueType) -> bool | None:
+        """Whether a worker polls `queue` for tasks of `kind` now (None: the server did not
+        say)."""
+        try:
+            return self._bridge.run(self._polled(queue, kind), timeout=2 * _seconds(RPC_TIMEOUT))
+        except Exception:  # only words depend on it
+            log.debug("Temporal at %s: the queue %s could not be described", self.config.address,
+                      queue, exc_info=True)
+            return None
+
+    async def _polled(self, queue: str, kind: TaskQueueType.ValueType) -> bool:
+        """Whether a worker polls `queue` for tasks of `kind` now."""
         client = await self.client()
         found = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-            namespace=self.config.namespace, task_queue=TaskQueue(name=self._queue_read()),
-            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), timeout=RPC_TIMEOUT)
+            namespace=self.config.namespace, task_queue=TaskQueue(name=queue),
+            task_queue_type=kind), timeout=RPC_TIMEOUT)
         return polled_lately(found.pollers, at=datetime.now(UTC))
 
     def nudge(self, task_id: str) -> None:
