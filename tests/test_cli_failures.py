@@ -488,6 +488,29 @@ def test_a_model_that_cannot_be_made_again_is_reported_once(shop: SimpleNamespac
     assert task["stuck"].startswith("Its model openai:gpt-4o-mini cannot be made here")
 
 
+
+def test_a_tasks_problem_counts_until_the_task_is_written_again(shop: SimpleNamespace) -> None:
+    """Why a worker cannot step a task counts (for `tasks`' Stuck line, and the outcome of a
+    Running task) until the task is written again: another process that has its model stepped
+    it. Reported again, it counts again, though it is not told twice."""
+    from sqlalchemy import update
+
+    from signoff.agents import model_specs
+    from signoff.agents import repository as repo
+    from signoff.store.tables import tasks
+
+    task = price(shop).task
+    with shop.app.database.connect() as db:
+        assert model_specs.report(db, task, "No model here.") is True
+    with shop.app.database.connect() as db:
+        assert model_specs.problems(db, [task]) == {task: "No model here."}
+        db.execute(update(tasks).where(tasks.c.id == task).values(updated_at=repo.now()))
+    with shop.app.database.connect() as db:
+        assert model_specs.problems(db, [task]) == {}
+        assert model_specs.report(db, task, "No model here.") is False
+    with shop.app.database.connect() as db:
+        assert model_specs.problems(db, [task]) == {task: "No model here."}
+
 @pytest.mark.parametrize(("args", "code", "sentence"), [
     (["run", "nobody", "x"], 2, "There is no agent 'nobody' in this app; its agents are: "
                                 "estimator."),
