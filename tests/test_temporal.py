@@ -506,9 +506,9 @@ def test_a_task_no_worker_can_step_says_why_where_its_caller_is_pointed(
 ) -> None:
     """A task whose model only its own process has, which runs no worker, is still Running when
     `agent.do` stops waiting: the outcome says why (the reason the app's worker gave, kept with
-    the task) and what to do (run a worker in this process), and `app.outcome(task).problem`
-    says why too, until the task goes on. The reason was kept for `signoff tasks` alone, and
-    the outcome said the workers had the task."""
+    the task) and what to do (run a worker in this process: one that ran and stopped is not
+    taken for one), and `app.outcome(task).problem` says why too, until the task goes on. The
+    reason was kept for `signoff tasks` alone, and the outcome said the workers had the task."""
     queue = f"stuck-{uuid.uuid4().hex[:8]}"
     database = f"sqlite:///{tmp_path / 'finder.db'}"
     starter = _finder_app(database, temporal_server, queue, settle_within=timedelta(seconds=14))
@@ -516,6 +516,8 @@ def test_a_task_no_worker_can_step_says_why_where_its_caller_is_pointed(
     reason = ("It was started with a model given in code, which no other process can make, "
               "and its agent declares none.")
     try:
+        with starter.app.temporal_worker().running():  # one ran here, and stopped: none runs
+            time.sleep(1)
         with other.app.temporal_worker().running():
             script = ScriptedModel(says.tool(starter.part, name="pads"),
                                    says.hand_back("shelf 3"))

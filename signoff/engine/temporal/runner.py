@@ -167,6 +167,9 @@ class TemporalRunner:
         self._bridge = Bridge(f"temporal client of {app_name}")
         self._client: Client | None = None
         self._home = uuid.uuid4().hex[:12]
+        self.serving: set[int] = set()
+        """The workers of this runner that run in this process now (`TemporalWorker.run`), which
+        poll `home_queue`."""
 
     @property
     def database_id(self) -> str:
@@ -235,8 +238,9 @@ class TemporalRunner:
                     "given to agent.do lives in this process alone).")
         if stuck:
             told = f"This app's Temporal workers ({where}) cannot step the task: {stuck}"
-            if task_id in self._agency.loop.models and self._polled_or_not(
-                    self.home_queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY) is False:
+            # Whether a worker runs here is known here (the server lists a stopped one's poll
+            # for minutes).
+            if task_id in self._agency.loop.models and not self.serving:
                 told += (" This process has its model, and runs no Temporal worker of the app "
                          "to take its steps: run one here (`with app.temporal_worker()"
                          ".running():` around the work), and the task goes on in it.")

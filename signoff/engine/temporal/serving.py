@@ -64,7 +64,11 @@ class TemporalWorker:
 
     def run(self, stop: threading.Event | None = None) -> None:
         """Work until `stop` is set (for ever when None)."""
-        asyncio.run(self._serve(stop or threading.Event()))
+        self._runner.serving.add(id(self))
+        try:
+            asyncio.run(self._serve(stop or threading.Event()))
+        finally:
+            self._runner.serving.discard(id(self))
 
     @contextmanager
     def running(self) -> Iterator[None]:
