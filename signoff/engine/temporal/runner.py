@@ -229,7 +229,13 @@ class TemporalRunner:
         """Why a task is still Running after `waited` seconds, in words, and what to do when
         no worker of the app polls its queue (the task waits there for one), or the workers
         cannot step it (`stuck`: why, as one of them said)."""
-        polled = self._polled_or_not(self.queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)
+        try:
+            polled: bool | None = self._bridge.run(self._polled(), timeout=2 * _seconds(
+                RPC_TIMEOUT))
+        except Exception:  # only the words depend on it
+            log.debug("Temporal at %s: the queue %s could not be described", self.config.address,
+                      self.queue, exc_info=True)
+            polled = None
         where = f"queue {self.queue} at {self.config.address}"
         if polled is False:
             return (f"No worker of this app polls its Temporal {where}, so the task waits there "
@@ -249,22 +255,12 @@ class TemporalRunner:
                 f"stopped for a decision nor ended after {waited:g} seconds. app.outcome(task) "
                 "(or `signoff receipt TASK`) tells where it stands.")
 
-    def _polled_or_not(self, queue: str, kind: TaskQueueType.ValueType) -> bool | None:
-        """Whether a worker polls `queue` for tasks of `kind` now (None: the server did not
-        say)."""
-        try:
-            return self._bridge.run(self._polled(queue, kind), timeout=2 * _seconds(RPC_TIMEOUT))
-        except Exception:  # only words depend on it
-            log.debug("Temporal at %s: the queue %s could not be described", self.config.address,
-                      queue, exc_info=True)
-            return None
-
-    async def _polled(self, queue: str, kind: TaskQueueType.ValueType) -> bool:
-        """Whether a worker polls `queue` for tasks of `kind` now."""
+    async def _polled(self) -> bool:
+        """Whether a worker polls the app's queue for workflow tasks now (lately)."""
         client = await self.client()
         found = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-            namespace=self.config.namespace, task_queue=TaskQueue(name=queue),
-            task_queue_type=kind), timeout=RPC_TIMEOUT)
+            namespace=self.config.namespace, task_queue=TaskQueue(name=self._queue_read()),
+            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), timeout=RPC_TIMEOUT)
         return polled_lately(found.pollers, at=datetime.now(UTC))
 
     def nudge(self, task_id: str) -> None:
