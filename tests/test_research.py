@@ -1416,6 +1416,59 @@ def test_after_a_decision_what_the_task_did_before_it_is_not_shown_again(
         assert "The task waits on" not in output
 
 
+def test_a_research_task_stopped_before_it_ended_goes_on_with_go_on(
+        tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A research task whose process stopped mid-way (an interrupt as its model was asked)
+    stays Running with nothing to take it on; `research --go-on TASK_ID` goes on with it, with
+    the model it kept, and prints its answer; asked again, it shows the task as it stands.
+    There was no way to go on with it."""
+    from signoff.agents.model_specs import ModelSpec
+    from signoff.cli import main
+    from signoff.cli.research import _local_person
+    from signoff.inbox import Inbox
+    from signoff.models import allow_model_requests
+    from signoff.models.base import Price
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    app = research_app(bundled, database=database)
+    me = _local_person(app)
+    script = ScriptedModel(says.tool(search_sources, query="with statement"))
+
+    class Interrupted(ScriptedModel):
+        def complete(self, messages: Any, tools: Any, *, max_output_tokens: int) -> Any:
+            if sum(m.role == "assistant" for m in messages):
+                raise KeyboardInterrupt  # the second turn: the person pressed Ctrl-C
+            return script.complete(messages, tools, max_output_tokens=max_output_tokens)
+
+    declined = {"claims": [], "declined": {"reason": "Not in the sources read.",
+                                           "searched": ["with statement"], "closest": []}}
+    with serving() as server, allow_model_requests():
+        spec = ModelSpec(spec=f"openai-compatible:local@{server.url}/v1", price=Price(
+            input_per_mtok=0.0, output_per_mtok=0.0))
+        with pytest.raises(KeyboardInterrupt):
+            ask(app, QUESTION, model=Interrupted(), for_=me, model_spec=spec)
+        (task,) = [t.id for t in Inbox(app).tasks(me).items]
+        assert app.outcome(task).status is TaskStatus.RUNNING
+        server.answer(Canned(events=openai_stream([], [("c2", "hand_back",
+                                                         [json.dumps(declined)])])))
+        went = CliRunner().invoke(main, ["research", "--go-on", task, "--database", database])
+    assert went.exit_code == 0, went.output
+    said = " ".join(went.output.split())
+    assert "The research goes on in" in said
+    assert "No answer can be cited from the sources read." in said
+    assert app.outcome(task).status is TaskStatus.DONE
+    again = CliRunner().invoke(main, ["research", "--go-on", task, "--database", database,
+                                      "--json"])
+    assert again.exit_code == 0, again.output
+    assert (json.loads(again.output)["status"], json.loads(again.output)["declined"]) == (
+        "Done", True)
+    nobody = CliRunner().invoke(main, ["research", "--go-on", "nope", "--database", database])
+    assert nobody.exit_code == 3, nobody.output
+
+
 def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:
     """`do(model=obj, model_spec=spec)` (here through `ask`) runs with `obj` (wrapped to show
     progress, say) and keeps `spec` with the task, as `do(model=spec)` would, for whoever goes

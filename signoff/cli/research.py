@@ -61,6 +61,7 @@ Examples:
   signoff research "What is a context manager?" --model openai:gpt-4o-mini --budget 0.05
   signoff research --approve PROPOSAL_ID      # a fetch of a web page it waits on
   signoff research --reject PROPOSAL_ID --reason "Not that site."
+  signoff research --go-on TASK_ID            # a task stopped before it ended
   signoff receipt TASK_ID       # the receipt of a research task, afterwards
 """
 
@@ -98,10 +99,14 @@ Examples:
                    "--reason.")
 @click.option("--reason", metavar="TEXT", default=None,
               help="Why not, with --reject: the agent is told it.")
+@click.option("--go-on", "go_on_id", metavar="TASK_ID", callback=given,
+              help="Instead of a question: go on with a research task that stopped before it "
+                   "ended (interrupted), with the model it was started with; or show where it "
+                   "stands.")
 def research(question: str | None, corpus_dir: Path | None, model_spec: str,
              price_spec: str | None, max_steps: int | None, budget_usd: float | None,
              database: str | None, as_json: bool, approve_id: str | None,
-             reject_id: str | None, reason: str | None) -> None:
+             reject_id: str | None, reason: str | None, go_on_id: str | None) -> None:
     """Research QUESTION in a corpus and answer with claims that each cite a source.
 
     Every claim quotes a source that a tool returned in this very task; an answer that does not
@@ -115,11 +120,23 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
-    if approve_id is not None or reject_id is not None or reason is not None:
+    if approve_id is not None or reject_id is not None or reason is not None or (
+            go_on_id is not None):
         if max_steps is not None or budget_usd is not None:
             raise click.UsageError("--max-steps and --budget go with a question: a research "
                                    "task goes on after a decision within the limits it was "
                                    "started with.")
+        if price_spec is not None and model_spec is None:
+            raise click.UsageError("--price goes with --model SPEC: the model a research task "
+                                   "kept goes on at the price it was started with.")
+        if go_on_id is not None:
+            if question is not None or approve_id is not None or reject_id is not None or (
+                    reason is not None):
+                raise click.UsageError("Give --go-on TASK_ID alone: it goes on with a task, "
+                                       "and asks or decides nothing.")
+            _go_on(go_on_id, database=database, as_json=as_json, corpus_dir=corpus_dir,
+                   model_spec=model_spec, price_spec=price_spec)
+            return
         _decide(question, approve_id=approve_id, reject_id=reject_id, reason=reason,
                 database=database, as_json=as_json, corpus_dir=corpus_dir,
                 model_spec=model_spec, price_spec=price_spec)
@@ -190,12 +207,8 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     whom its proposals are put to); then the research goes on, here, with the model it was
     started with (`--model` names another) in the corpus `--corpus` names, and its outcome
     is printed as research prints it."""
-    from signoff.agents import model_specs
-    from signoff.agents import repository as repo
     from signoff.agents.proposals import ProposalStatus
     from signoff.inbox import Inbox
-    from signoff.research.corpus import Corpus
-    from signoff.research.skill import Researcher
 
     if question is not None:
         raise click.UsageError("Give a question, or decide a proposal with --approve or "
@@ -210,82 +223,168 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
                                "the agent is told it.")
     if approve_id is None and reject_id is None:
         raise click.UsageError("--reason goes with --reject PROPOSAL_ID.")
-    if price_spec is not None and model_spec is None:
-        raise click.UsageError("--price goes with --model SPEC: the model a research task kept "
-                               "goes on at the price it was started with.")
-    console = console_for_text()
-    _research_url(database)  # (told before the corpus is made, when there is no database)
     # The corpus is made before anything is decided: the research goes on in it (its tools
     # are queries, which may not make an index), and a folder that cannot be read is told
     # while the proposal still waits.
-    building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
+    going = _Going.open(database, corpus_dir, as_json)
     try:
-        corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
-                  else Corpus.default(on_build=building))
+        proposal = Inbox(going.app).proposal(going.me, str(approve_id or reject_id))
     except SignoffError as error:
         raise failure_of(error) from None
-    app, url = _research_database(database, corpus)
-    try:
-        me = _local_person(app)
-        proposal = Inbox(app).proposal(me, str(approve_id or reject_id))
-        with app.database.reading() as db:
-            task = repo.load_task(db, proposal.task)
-            kept = model_specs.recorded(db, proposal.task)
-            seen = repo.messages_of(db, proposal.task)
-    except SignoffError as error:
-        raise failure_of(error) from None
-    if task is None:  # (a proposal names its task: this is a database changed by hand)
-        raise Failure(f"There is no research task {proposal.task}.", EXIT_NOT_FOUND)
-    show = Progress(console=console, quiet=as_json, max_steps=task.max_steps,
-                     budget_usd=task.budget_usd)
-    show.spent = task.spend_usd
+    going.read(proposal.task)
     # The model is made before anything is decided: a yes whose research could not go on
     # would leave it Running with nothing to take it on. A proposal decided already needs
     # none: the verb refuses it, in its own words (it was told to name a model, or to set
     # the model's key, to hear that).
-    model = (_going_on_with(task.id, model_spec, price_spec, kept, show)
+    model = (going.model(model_spec, price_spec)
              if proposal.status is ProposalStatus.WAITING else None)
     try:
-        decision = (app.approve(proposal, by=me) if approve_id is not None
-                    else app.reject(proposal, by=me, reason=str(reason)))
+        decision = (going.app.approve(proposal, by=going.me) if approve_id is not None
+                    else going.app.reject(proposal, by=going.me, reason=str(reason)))
     except SignoffError as error:
         raise failure_of(error) from None
     if model is None:  # (cannot be: a proposal that was decided is not decided again)
         raise Failure(f"Proposal {proposal.id} was decided already.", EXIT_REFUSED)
     decided = {"proposal": proposal.id, "task": proposal.task, "status": decision.status.value,
-               "said": decision.said, "database": url}
+               "said": decision.said, "database": going.url}
     if not as_json:
-        console.print(plain(visible(decision.said)))
+        going.console.print(plain(visible(decision.said)))
     outcome = None
     if decision.task_status == TaskStatus.RUNNING.value:
-        show.seen(m.tool_call_id for m in seen if m.role == "tool")
-        if not as_json:  # (a folder left out when deciding by hand is the default corpus)
-            console.print(f"The research goes on in {plain(corpus.name)} with "
-                          f"[bold]{plain(model.name)}[/bold].")
-        try:
-            with show.live():
-                outcome = app.agent(Researcher).resume(task.id, model=Watched(model, show))
-        except SignoffError as error:
-            raise failure_of(error) from None
+        outcome = going.on(model)
     elif decision.task_status == TaskStatus.WAITING.value:  # on others: they are shown
-        outcome = app.outcome(task.id)
+        outcome = going.app.outcome(proposal.task)
     if outcome is not None:
-        subject = task.subject_json if isinstance(task.subject_json, dict) else {}
-        shown = Shown(question=str(subject.get("question", "")), model=model.name,
-                       corpus=corpus, corpus_dir=corpus_dir, max_steps=task.max_steps,
-                       budget_usd=task.budget_usd, database=database, url=url,
-                       named_model=None if model_spec is None else (model_spec, price_spec))
-        if as_json:
-            click.echo(json.dumps({**decided, "research": as_json_of(app, outcome, shown)},
-                                  indent=2))
-        else:
-            print_outcome(console, show, app, outcome, shown)
+        going.show(outcome, model, corpus_dir, database, model_spec, price_spec, decided)
     elif as_json:
         click.echo(json.dumps({**decided, "research": None}, indent=2))
     if decision.status not in (ProposalStatus.DONE, ProposalStatus.REJECTED):
         sys.exit(EXIT_REFUSED)
     if outcome is not None:
         _exit_for(outcome)
+
+
+def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Path | None,
+           model_spec: str | None, price_spec: str | None) -> None:
+    """``--go-on TASK_ID``: go on with a research task that is still Running (its process
+    stopped: an interrupt, a crash), here, with the model it was started with (`--model` names
+    another), in the corpus `--corpus` names; a task that waits or has ended is shown as it
+    stands. Its outcome is printed as research prints it."""
+    from signoff.inbox import Inbox
+
+    going = _Going.open(database, corpus_dir, as_json)
+    try:
+        Inbox(going.app).task(going.me, task_id)  # NotFound for a task not theirs
+    except SignoffError as error:
+        raise failure_of(error) from None
+    task = going.read(task_id)
+    if task.status == TaskStatus.RUNNING.value:
+        model = going.model(model_spec, price_spec)
+        outcome = going.on(model)
+        name = model.name
+    else:
+        outcome = going.app.outcome(task_id)
+        name = going.kept.words if going.kept is not None and going.kept.spec else task.model
+        model_spec = price_spec = None
+    going.show(outcome, name, corpus_dir, database, model_spec, price_spec, None)
+    _exit_for(outcome)
+
+
+@dataclasses.dataclass(kw_only=True)
+class _Going:
+    """A research task to go on with, here: the research app over the corpus it goes on in, the
+    person at the keyboard, the task as it was read (`read`), and its progress shown."""
+
+    console: Any
+    corpus: Any
+    app: Any
+    url: str
+    me: Any
+    as_json: bool
+    task: Any = None
+    kept: Any = None
+    seen: list[Any] = dataclasses.field(default_factory=list)
+    progress: Progress | None = None
+
+    @classmethod
+    def open(cls, database: str | None, corpus_dir: Path | None, as_json: bool) -> _Going:
+        """The research app on `database` (which must be there) over the corpus in
+        `corpus_dir` (else the default corpus), made now: the research goes on in it, and its
+        tools are queries, which may not make an index."""
+        from signoff.research.corpus import Corpus
+
+        console = console_for_text()
+        _research_url(database)  # (told before the corpus is made, when there is no database)
+        building = None if as_json else (
+            lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
+        try:
+            corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
+                      else Corpus.default(on_build=building))
+            app, url = _research_database(database, corpus)
+            me = _local_person(app)
+        except SignoffError as error:
+            raise failure_of(error) from None
+        return cls(console=console, corpus=corpus, app=app, url=url, me=me, as_json=as_json)
+
+    def read(self, task_id: str) -> Any:
+        """Read task `task_id`, the model it keeps and its conversation so far; the task."""
+        from signoff.agents import model_specs
+        from signoff.agents import repository as repo
+
+        try:
+            with self.app.database.reading() as db:
+                task = repo.load_task(db, task_id)
+                self.kept = model_specs.recorded(db, task_id)
+                self.seen = repo.messages_of(db, task_id)
+        except SignoffError as error:
+            raise failure_of(error) from None
+        if task is None:  # (a proposal names its task: this is a database changed by hand)
+            raise Failure(f"There is no research task {task_id}.", EXIT_NOT_FOUND)
+        self.task = task
+        self.progress = Progress(console=self.console, quiet=self.as_json,
+                                 max_steps=task.max_steps, budget_usd=task.budget_usd)
+        self.progress.spent = task.spend_usd
+        return task
+
+    def model(self, model_spec: str | None, price_spec: str | None) -> Model:
+        """The model the task goes on with (see `_going_on_with`)."""
+        assert self.progress is not None, "read first"
+        return _going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress)
+
+    def on(self, model: Model) -> Any:
+        """Go on with the task, here, with `model`, its steps shown; its outcome."""
+        from signoff.research.skill import Researcher
+
+        assert self.progress is not None, "read first"
+        self.progress.seen(m.tool_call_id for m in self.seen if m.role == "tool")
+        if not self.as_json:  # (a folder left out when deciding by hand is the default corpus)
+            self.console.print(f"The research goes on in {plain(self.corpus.name)} with "
+                               f"[bold]{plain(model.name)}[/bold].")
+        try:
+            with self.progress.live():
+                return self.app.agent(Researcher).resume(self.task.id,
+                                                         model=Watched(model, self.progress))
+        except SignoffError as error:
+            raise failure_of(error) from None
+
+    def show(self, outcome: Any, model: Model | str, corpus_dir: Path | None,
+             database: str | None, model_spec: str | None, price_spec: str | None,
+             decided: dict[str, Any] | None) -> None:
+        """Print `outcome` as research prints it (after `decided`, the decision as JSON, when
+        a decision came first); the commands printed name the model named with --model."""
+        assert self.progress is not None, "read first"
+        subject = self.task.subject_json if isinstance(self.task.subject_json, dict) else {}
+        shown = Shown(question=str(subject.get("question", "")),
+                      model=model if isinstance(model, str) else model.name,
+                      corpus=self.corpus, corpus_dir=corpus_dir, max_steps=self.task.max_steps,
+                      budget_usd=self.task.budget_usd, database=database, url=self.url,
+                      named_model=None if model_spec is None else (model_spec, price_spec))
+        if self.as_json:
+            found = as_json_of(self.app, outcome, shown)
+            click.echo(json.dumps(found if decided is None else {**decided, "research": found},
+                                  indent=2))
+        else:
+            print_outcome(self.console, self.progress, self.app, outcome, shown)
 
 
 def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, kept: Any,
