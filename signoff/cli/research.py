@@ -10,7 +10,8 @@ at the keyboard, for whom research runs). Registered on the ``signoff`` group;
 ``research_receipt`` shows a research task's receipt for ``signoff receipt`` when no app is
 named. Failures are told as every command tells them (`signoff.cli.failures`); how a task is
 shown, as it works and once it stops, is `signoff.cli.research_shown`'s. After a decision
-(``--approve``, ``--reject``) the research goes on here, with the model the task kept.
+(``--approve``, ``--reject``), or when its command was stopped before it ended (``--go-on``), the
+research goes on here, with the model the task kept.
 """
 
 from __future__ import annotations
