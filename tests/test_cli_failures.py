@@ -377,11 +377,16 @@ def _estimator_server_script(repair_id: str) -> list[Canned]:
     ]
 
 
+def _workshop_env() -> dict[str, str]:
+    """The environment a `signoff` process of these tests runs the workshop in."""
+    return {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+            "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+
+
 def test_run_starts_a_task_the_worker_goes_on_with(shop: SimpleNamespace) -> None:
     """`signoff run … --model SPEC` starts the task, which waits on Noor; she approves in
     another process; `signoff worker --once` makes the same model again and finishes it."""
-    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
-           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+    env = _workshop_env()
     with serving() as server:
         server.answer(*_estimator_server_script(str(shop.repair.id)))
         started = signoff("run", "estimator", "price_fleet_repair", "--for",
@@ -405,8 +410,7 @@ def test_run_as_json_names_what_it_waits_on_and_the_receipt_what_it_cost(
         shop: SimpleNamespace) -> None:
     """`signoff run --json` gives the proposals the task waits on (their ids, to decide them),
     and `signoff receipt --json` what the task cost in all, as the REST API does."""
-    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
-           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+    env = _workshop_env()
     with serving() as server:
         server.answer(*_estimator_server_script(str(shop.repair.id)))
         started = signoff("run", "estimator", "price_fleet_repair", "--for",
@@ -429,8 +433,7 @@ def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespa
     """`signoff run` with a model nobody serves: the task fails (exit 5), and stderr says which
     model and what to check in sentences, with none of the traceback the loop logs (that is for
     `--debug`); without its price, the run stops before it starts and names --price."""
-    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
-           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"], "SIGNOFF_APP": APP}
+    env = _workshop_env()
     nowhere = f"openai-compatible:m@http://127.0.0.1:{_closed_port()}/v1"
     done = signoff("run", "estimator", "price_fleet_repair", "--for", "mia@workshop.example",
                    "--subject", "ticket=T-7", "--model", nowhere, "--price", "0,0", env=env)

@@ -1134,6 +1134,23 @@ def _kettle_page() -> Iterator[tuple[str, list[str]]]:
         pages.server_close()
 
 
+def _two_fetches_asked(server: Any, url: str) -> list[list[str]]:
+    """`signoff research` with a model (`server`) that asks to fetch two pages at once (`url`,
+    and again): the two approve commands it printed, as argv after the program's name."""
+    from signoff.cli import main
+    from tests.provider_servers import Canned, openai_stream
+
+    server.answer(Canned(events=openai_stream(["Two pages may say."], [
+        ("c1", "fetch_url", [json.dumps({"url": url})]),
+        ("c2", "fetch_url", [json.dumps({"url": url + "?again"})])])))
+    asked = CliRunner().invoke(main, [
+        "research", "What does the kettle boil?", "--max-steps", "2",
+        "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
+    assert asked.exit_code == 0, asked.output
+    return [shlex.split(line.strip().removeprefix("Approve:"))[1:]
+            for line in asked.output.splitlines() if line.strip().startswith("Approve:")]
+
+
 def _told_to_run(output: str, what: str) -> list[str]:
     """The command the output tells to run after `what` ("Approve:"), as argv after the
     program's name."""
@@ -1328,18 +1345,8 @@ def test_a_yes_to_one_of_two_fetches_shows_the_other_and_the_last_goes_on(
     with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
         answer = {"claims": [{"text": "A kettle boils water.",
                               "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
-        server.answer(
-            Canned(events=openai_stream(["Two pages may say."], [
-                ("c1", "fetch_url", [json.dumps({"url": url})]),
-                ("c2", "fetch_url", [json.dumps({"url": url + "?again"})])])),
-            Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
-        asked = CliRunner().invoke(main, [
-            "research", "What does the kettle boil?", "--max-steps", "2",
-            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
-        assert asked.exit_code == 0, asked.output
-        first, second = [shlex.split(line.strip().removeprefix("Approve:"))[1:]
-                         for line in asked.output.splitlines()
-                         if line.strip().startswith("Approve:")]
+        first, second = _two_fetches_asked(server, url)
+        server.answer(Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
         one = CliRunner().invoke(main, first)
         assert one.exit_code == 0, one.output
         assert len(server.received) == 1  # not asked again: the task still waits
@@ -1388,21 +1395,12 @@ def test_after_a_decision_what_the_task_did_before_it_is_not_shown_again(
     the task waits on two decisions (it was shown, after a yes that left nothing waiting)."""
     from signoff.cli import main
     from signoff.models import allow_model_requests
-    from tests.provider_servers import Canned, openai_stream, serving
+    from tests.provider_servers import Canned, serving
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("SIGNOFF_APP", raising=False)
     with _kettle_page() as (url, _), serving() as server, allow_model_requests():
-        server.answer(Canned(events=openai_stream(["Two pages may say."], [
-            ("c1", "fetch_url", [json.dumps({"url": url})]),
-            ("c2", "fetch_url", [json.dumps({"url": url + "?again"})])])))
-        asked = CliRunner().invoke(main, [
-            "research", "What does the kettle boil?", "--max-steps", "2",
-            "--model", f"openai-compatible:local@{server.url}/v1", "--price", "0,0"])
-        assert asked.exit_code == 0, asked.output
-        first, second = [shlex.split(line.strip().removeprefix("Approve:"))[1:]
-                         for line in asked.output.splitlines()
-                         if line.strip().startswith("Approve:")]
+        first, second = _two_fetches_asked(server, url)
         one = CliRunner().invoke(main, first)
         server.answer(Canned(status=401, body={"error": {
             "message": "Incorrect API key provided.", "type": "x", "code": None}}))
