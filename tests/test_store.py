@@ -298,3 +298,37 @@ def test_tables_first_needed_by_a_read_are_made_as_a_writer_makes_them(tmp_path:
     app.people.add("ada@shop.example", "Ada")  # the tables are there
     assert app.people.get("ada@shop.example").name == "Ada"
     app.database.dispose()
+
+
+def test_json_columns_read_back_what_was_written(database: str) -> None:
+    """A JSON column is written by orjson where it can be (signoff.store.json_text) and read
+    back as the standard library's JSON would: an int beyond 64 bits exactly, keys that are not
+    strings as strings, text beyond ASCII as it was, and on SQLite (PostgreSQL's JSON refuses
+    them) floats that are not finite as they were."""
+    from sqlalchemy import JSON, Column, Integer, MetaData, Table, insert, select
+
+    store = Database(database)
+    table = Table("json_kept", MetaData(), Column("n", Integer, primary_key=True),
+                  Column("value", JSON))
+    with store.connect() as db:
+        table.create(db, checkfirst=True)
+    values: list[Any] = [
+        {"big": 2**70, "nested": [1, {"n": -(2**80)}]},
+        {1: "one", None: "none", 2.5: "half"},
+        {"said": "Zoë paid 5 € — “fine”", "null": None},
+        [0.1, 1e300, -0.0, 12],
+    ]
+    if store.is_sqlite:
+        values.append({"inf": float("inf"), "ninf": float("-inf")})
+    with store.connect() as db:
+        db.execute(insert(table), [{"n": n, "value": v} for n, v in enumerate(values)])
+    with store.connect() as db:
+        read = dict(db.execute(select(table.c.n, table.c.value)).all())
+    assert read[0] == values[0]
+    assert read[0]["big"] == 2**70
+    assert read[1] == {"1": "one", "null": "none", "2.5": "half"}
+    assert read[2] == values[2]
+    assert read[3] == values[3]
+    if store.is_sqlite:
+        assert read[4] == {"inf": float("inf"), "ninf": float("-inf")}
+    store.dispose()

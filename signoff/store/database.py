@@ -16,7 +16,7 @@ from sqlalchemy.pool import StaticPool
 
 from signoff._extras import install_extra
 from signoff.exceptions import StoreError, UserError
-from signoff.store import journal
+from signoff.store import journal, json_text
 
 __all__ = ["READ_ONLY", "Database", "database_url_for", "reading_only"]
 
@@ -211,12 +211,14 @@ def _engine_for(url: str) -> Engine:
                 "sqlite://",
                 poolclass=StaticPool,
                 connect_args={"check_same_thread": False, "factory": _TakingTurns},
+                json_serializer=json_text.dumps,
             )
         elif url.startswith("sqlite"):
             engine = create_engine(url, connect_args={"check_same_thread": False,
-                                                      "timeout": _WAIT_SECONDS})
+                                                      "timeout": _WAIT_SECONDS},
+                                   json_serializer=json_text.dumps)
         else:
-            engine = create_engine(url, pool_pre_ping=True)
+            engine = create_engine(url, pool_pre_ping=True, json_serializer=json_text.dumps)
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
         driver = (missing.name or "").split(".")[0]
         if driver == "psycopg2":
