@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -11,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from signoff.models.errors import ModelError
+from signoff.store import json_text
 
 __all__ = [
     "Conversation",
@@ -66,7 +66,7 @@ class ToolSpec:
     @functools.cached_property
     def size(self) -> int:
         """Its name, description and schema in UTF-8 bytes (worked out once)."""
-        return (len(json.dumps(self.parameters).encode()) + len(self.name)
+        return (json_text.size(self.parameters) + len(self.name)
                 + len(self.description.encode()))
 
 
@@ -98,7 +98,7 @@ class Message:
     @functools.cached_property
     def size(self) -> int:
         """Its size in UTF-8 bytes, written as JSON (worked out once: messages never change)."""
-        return len(json.dumps(self.to_json()).encode())
+        return json_text.size(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         """The message as JSON, for storage."""

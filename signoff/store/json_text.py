@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps"]
+__all__ = ["dumps", "size"]
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # keys of int, float, bool or None written as json writes them
 
@@ -30,3 +30,11 @@ def dumps(value: Any) -> str:
     if b"null" in text:  # maybe a float that is not finite
         return json.dumps(value)
     return text.decode()
+
+
+def size(value: Any) -> int:
+    """The size of `value` as JSON text (as `dumps` writes it), in UTF-8 bytes."""
+    try:
+        return len(orjson.dumps(value, option=_OPTIONS))
+    except TypeError:
+        return len(json.dumps(value).encode())
