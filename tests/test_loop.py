@@ -429,6 +429,77 @@ def test_a_standing_rule_asked_for_checks_the_decider_as_the_directory_holds_the
         assert s.get(shop.Counter, shop.counter.id).value == 4
 
 
+def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str) -> None:
+    """Mia may not change a ticket's priority (only a manager may), but may make standing
+    rules. Her yes "from now on, alone" to the agent's change fails, as any yes of hers to it
+    would: it makes no rule, and says so, and the agent's next change is proposed again (a rule
+    was made, and the agent then changed priorities alone, as itself: the very power she lacks).
+    Noor, a manager, says the same yes: it runs, and her rule lets the next change run alone.
+    Nor may Mia make such a rule directly for an action whose policy refuses her."""
+    app = App("yes", database=database)
+    is_manager = policy.role("manager")
+
+    class Ticket(app.Record):  # type: ignore[name-defined, misc]
+        priority: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "create"), allow("update", when=is_manager)]
+
+    @app.action
+    def set_priority(ticket: Ticket, priority: int) -> int:
+        """Set the ticket's priority."""
+        ticket.priority = priority
+        return priority
+
+    @app.action("Close the ticket", authorize=is_manager)
+    def close(ticket: Ticket) -> str:
+        """Close it."""
+        return "Closed."
+
+    class Triage(Skill[Ticket, int]):
+        description = "Triage the ticket."
+        tools = [set_priority, close]
+
+    class Triager(Agent):
+        purpose = "You triage tickets."
+        skills = [Triage()]
+        roles = ["manager"]
+
+    noor = app.people.add("noor@y.example", "Noor", roles=["manager"])
+    mia = app.people.add("mia@y.example", "Mia")
+    app.add_agent(Triager, sponsor=noor)
+    with app.session(as_=noor) as s:
+        ticket = Ticket()
+        s.add(ticket)
+    try:
+        said = []
+        for person, status, rule_made in [(mia, ProposalStatus.FAILED, False),
+                                          (noor, ProposalStatus.DONE, True)]:
+            script = ScriptedModel(says.tool(set_priority, ticket=ticket.id, priority=2),
+                                   says.tool(set_priority, ticket=ticket.id, priority=3),
+                                   says.hand_back(3))
+            outcome = app.agent(Triager).do(Triage(), ticket, for_=person, model=script)
+            assert outcome.status is TaskStatus.WAITING, outcome.problem
+            (first,) = app.proposals(task=outcome.task)
+            decision = app.approve(first, by=person, always_like_this=True)
+            said.append(decision.said)
+            assert decision.status is status, decision.said
+            assert (decision.rule is not None) is rule_made
+            assert [r.made_by for r in app.rules()] == [noor.id] * rule_made
+            waiting = app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+            assert len(waiting) == (not rule_made), [p.action for p in waiting]
+        assert said == [
+            f"Mia approved set_priority, but it did not run: Mia may not change Ticket "
+            f"{ticket.id}. No standing rule was made: one follows only a yes that ran.",
+            "Noor approved set_priority, and it ran as them."]
+        with app.session(as_=noor) as s:
+            assert s.get(Ticket, ticket.id).priority == 3  # Noor's yes, then alone by her rule
+        with pytest.raises(AgentRefused, match="Mia may not close the ticket, so Mia cannot "
+                                               "let Triager do it alone"):
+            app.allow_alone(Triager, close, by=mia)
+        assert len(app.rules()) == 1
+    finally:
+        app.database.dispose()
+
+
 def test_a_step_of_a_reply_and_its_call_that_fails_to_commit_keeps_them_together(
         shops: Callable[..., SimpleNamespace]) -> None:
     """The model's turn and the record-only call it asks for are one step. When that step's

@@ -277,13 +277,19 @@ class Decider:
                     told, woke, late = self._record_run(db, proposal, call_id, by, result,
                                                         said_edit, changed, registered,
                                                         reserved=cost)
+        # "From now on, alone" follows a yes that ran: one that did not run (the decider may
+        # not do it, or it failed) makes no rule, or the agent would be let do alone what the
+        # decider could not do with it.
         rule = self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
                                 for_everybody=False, for_id=by.id if proposal.for_id is None
-                                else proposal.for_id) if always_like_this else None
+                                else proposal.for_id) if always_like_this and result.done else None
         decision = replace(self._decision(proposal, by, result, said_edit, told), rule=rule)
         if late:  # settled meanwhile by a worker: as it was settled, with how this run ended
             decision = replace(decision, status=self._load(proposal.id)[0].status, said=told,
                                told_agent=self._told_of(proposal.task, call_id))
+        if always_like_this and rule is None:
+            decision = replace(decision, said=f"{decision.said} No standing rule was made: "
+                                              "one follows only a yes that ran.")
         return self._after(proposal, decision, woke)
 
     def _unclaim(self, proposal: Proposal, call_id: str, *, reserved: float) -> bool:
@@ -497,6 +503,11 @@ class Decider:
         registered = self._agents(agent)
         name = tool_name(tool)
         self._check_may_widen(registered, skill, name, by, for_everybody=for_everybody)
+        authorize = self._actions.get(name).options.authorize
+        if authorize is not None and not authorize.admits(by):  # (checked above: it is an action)
+            info = self._actions.info(name)
+            raise AgentRefused(f"{by.name} may not {info.label[:1].lower()}{info.label[1:]}, so "
+                               f"{by.name} cannot let {registered.agent.__name__} do it alone.")
         with self._database.connect() as db:
             rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
                                        skill=skill, made_by_id=by.id,
