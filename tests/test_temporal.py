@@ -4,8 +4,11 @@ started while the server cannot be reached, and the choice of runner."""
 
 from __future__ import annotations
 
+import os
 import runpy
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -28,7 +31,7 @@ from signoff.engine.temporal.runner import Unreachable, polled_lately
 from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from tests import deadlines_app
-from tests.temporal_server import DevServer
+from tests.temporal_server import DevServer, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -412,6 +415,48 @@ def test_a_worker_that_cannot_reach_temporal_says_so_once_then_ever_more_seldom(
     assert first.endswith("The worker tries again in 2 s, then less and less often.")
     assert second == (f"Temporal at {address} still cannot be reached (2 tries); the worker "
                       "tries again in 4 s.")
+
+
+def test_a_worker_whose_server_stops_says_so_in_sentences_not_the_clients_retries(
+    tmp_path: Path,
+) -> None:
+    """`signoff worker --temporal` whose server stops, then answers again: the worker says so
+    in sentences (the whole one once, a line a sweep, then that it answers again), and nothing
+    of the client's own retries reaches its output (dozens a second, raw Rust log lines with
+    colour codes, before the client's core logged to `signoff.temporal.core`)."""
+    env = {**os.environ, "SIGNOFF_WORKSHOP_DB": str(tmp_path / "workshop.db"),
+           "SIGNOFF_TEMPORAL_QUEUE": f"outage-{uuid.uuid4().hex[:8]}"}
+    with running_server() as server:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "signoff", "worker", "--app", "examples/workshop.py",
+             "--temporal", server.address], cwd=ROOT, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert worker.stdout is not None
+        lines: list[str] = []
+
+        def read_until(words: str) -> None:
+            deadline = time.monotonic() + 90
+            while not any(words in line for line in lines):
+                assert time.monotonic() < deadline, f"no {words!r} in {lines}"
+                line = worker.stdout.readline()  # type: ignore[union-attr]
+                assert line, f"the worker stopped: {lines}"
+                lines.append(line)
+
+        try:
+            read_until("A Temporal worker of workshop starts")
+            time.sleep(2)  # its pollers poll
+            server.stop()
+            read_until("still cannot be reached")
+            server.start()
+            read_until("answers again; the worker works.")
+        finally:
+            worker.terminate()
+            rest, _ = worker.communicate(timeout=30)
+    said = "".join(lines) + rest
+    assert f"Temporal at {server.address} could not be reached: nothing answers there" in said
+    assert "temporalio_client" not in said
+    assert "WARN" not in said
+    assert "\x1b[" not in said
 
 
 _AT = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)

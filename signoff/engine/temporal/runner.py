@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import threading
 import uuid
@@ -30,6 +31,13 @@ from temporalio.client import (
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.agents import holds
@@ -43,9 +51,25 @@ from signoff.exceptions import SignoffError
 from signoff.store.identity import database_id
 from signoff.store.tables import tasks
 
-__all__ = ["Bridge", "TemporalRunner", "Unreachable", "polled_lately"]
+__all__ = ["Bridge", "TemporalRunner", "Unreachable", "connect", "polled_lately"]
 
 log = logging.getLogger("signoff.temporal")
+
+
+class _RetriesLeftOut(logging.Filter):
+    """Leaves out the client's retries of calls to a server that does not answer (several a
+    second while it is down): the worker tells that in sentences of its own."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        told = getattr(record, "temporal_log", None)
+        return told is None or not str(getattr(told, "target", "")).endswith("::retry")
+
+
+core_log = logging.getLogger("signoff.temporal.core")
+"""Where the Temporal client's core (Rust) logs what it logs, its retries left out (else they
+are written to the process's stderr as they come, colour codes and all)."""
+core_log.addFilter(_RetriesLeftOut())
+
 
 T = TypeVar("T")
 
@@ -62,6 +86,20 @@ lists a stopped worker's poller for minutes after it stopped."""
 WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
 """How long a worker may take over one workflow task (a step run as a local activity keeps it
 alive for longer) before another worker is given it: how soon a stopped worker's task moves on."""
+
+
+@functools.cache
+def _runtime() -> Runtime:
+    """The Temporal runtime of signoff's clients: one per process (each has threads of its
+    own), its core's logs handed to `core_log`."""
+    return Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(
+        filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+        forwarding=LogForwardingConfig(logger=core_log, append_target_to_name=False))))
+
+
+async def connect(config: Temporal) -> Client:
+    """A client of the server `config` names (`RuntimeError` when it cannot be reached)."""
+    return await Client.connect(config.address, namespace=config.namespace, runtime=_runtime())
 
 
 class Unreachable(SignoffError):
@@ -326,6 +364,18 @@ class TemporalRunner:
                 RPCError):
             return None  # still running, ended meanwhile, or the server went: the store says
 
+    def check_reachable(self) -> None:
+        """`Unreachable` when the server does not answer a health check (asked once, not
+        retried): the worker's pollers retry without a word, and a sweep may ask nothing else."""
+        self._bridge.run(self._check_health(), timeout=2 * _seconds(RPC_TIMEOUT))
+
+    async def _check_health(self) -> None:
+        client = await self.client()
+        try:
+            await client.service_client.check_health(timeout=RPC_TIMEOUT)
+        except RPCError as error:
+            raise self._unreachable(error) from None
+
     def move_from_legacy_queue(self) -> int:
         """Start again on the app's queue each workflow of this database's tasks that still runs
         on the legacy queue (`signoff-<app name>`, where signoff started them before databases
@@ -382,8 +432,7 @@ class TemporalRunner:
         """The client, connected (again) if need be; `Unreachable` when it cannot be."""
         if self._client is None:
             try:
-                self._client = await Client.connect(self.config.address,
-                                                    namespace=self.config.namespace)
+                self._client = await connect(self.config)
             except RuntimeError as error:
                 log.debug("Temporal at %s: %s", self.config.address, error)
                 raise Unreachable(self.config.address, str(error)) from None

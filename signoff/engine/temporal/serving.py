@@ -17,13 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from datetime import timedelta
 
-from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner
 from temporalio.worker import Worker as TemporalSdkWorker
 
 from signoff.agents.agency import Agency
 from signoff.engine.temporal.activities import TaskSteps
-from signoff.engine.temporal.runner import TemporalRunner, Unreachable
+from signoff.engine.temporal.runner import TemporalRunner, Unreachable, connect
 from signoff.engine.temporal.workflow import TaskWorkflow
 from signoff.engine.worker import STUCK_AFTER, Worker
 from signoff.models.base import Model
@@ -90,7 +89,7 @@ class TemporalWorker:
             failures = 0
             while not stop.is_set():
                 try:
-                    client = await Client.connect(config.address, namespace=config.namespace)
+                    client = await connect(config)
                 except RuntimeError as error:
                     failures += 1
                     wait = reconnect_wait(failures)
@@ -138,14 +137,28 @@ class TemporalWorker:
                     await _pause(stop, 2.0)
 
     async def _sweep_until(self, stop: threading.Event) -> None:
-        """Sweep now and then until `stop` is set."""
+        """Sweep now and then until `stop` is set. A server that stops answering is told by
+        the sweeps (the worker's polls retry without a word): the whole sentence once, then a
+        line a sweep, and once it answers again, that it does."""
+        failures = 0
         while not stop.is_set():
             try:
                 await asyncio.to_thread(self.sweep)
             except Unreachable as unreachable:
-                log.warning("%s", unreachable)
+                failures += 1
+                if failures == 1:
+                    log.warning("%s The worker keeps trying, and says when the server answers again.",
+                                unreachable)
+                else:
+                    log.warning("Temporal at %s still cannot be reached (%d sweeps, %g s apart).",
+                                self._runner.config.address, failures, self._sweep_every)
             except Exception:  # the next sweep tries again; the worker goes on meanwhile
                 log.exception("A sweep of the tasks failed; the next one tries again.")
+            else:
+                if failures:
+                    log.warning("Temporal at %s answers again; the worker works.",
+                                self._runner.config.address)
+                failures = 0
             await _pause(stop, self._sweep_every)
 
     def sweep(self) -> int:
@@ -154,7 +167,9 @@ class TemporalWorker:
         (`Worker.recover`: and tasks left Waiting on nothing for longer than `stuck_after`), and
         signal the workflows of Running tasks nobody is on, and move to the app's queue the
         workflows of its tasks left on the legacy one (`TemporalRunner.move_from_legacy_queue`);
-        how many calls and tasks were settled, signalled or moved."""
+        how many calls and tasks were settled, signalled or moved. `Unreachable` when the
+        server does not answer (asked first)."""
+        self._runner.check_reachable()
         self._in_process.pass_deadlines()
         settled = self._in_process.recover(older_than=self._stuck_after)
         moved = self._runner.move_from_legacy_queue()
