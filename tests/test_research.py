@@ -10,9 +10,11 @@ import os
 import random
 import runpy
 import shlex
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from pydoc_data.topics import topics
@@ -1465,6 +1467,43 @@ def test_a_research_task_stopped_before_it_ended_goes_on_with_go_on(
         "Done", True)
     nobody = CliRunner().invoke(main, ["research", "--go-on", "nope", "--database", database])
     assert nobody.exit_code == 3, nobody.output
+
+
+def test_research_stopped_with_ctrl_c_names_its_task_and_the_command_that_goes_on(
+        tmp_path: Path, folder: Path) -> None:
+    """`signoff research` stopped with Ctrl-C (SIGINT, as its model is asked the second
+    time) says that the task stays Running, names it, and gives the command that goes on with
+    it, with the database and the folder it researched; exit 130. It said "Aborted!" (click's
+    word), and the task's id was nowhere to be seen."""
+    from signoff.cli.research import _local_person
+    from signoff.inbox import Inbox
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    env = {**os.environ, "SIGNOFF_ALLOW_MODEL_REQUESTS": "1", "OPENAI_API_KEY": "test-key"}
+    with serving() as server:
+        server.answer(Canned(events=openai_stream([], [("c1", "search_sources", [json.dumps(
+            {"query": "kettle"})])])))
+        server.answer(Canned(delay=60, events=openai_stream(["Late."])))
+        research = subprocess.Popen(
+            [sys.executable, "-m", "signoff", "research", "What boils water?", "--model",
+             f"openai-compatible:local@{server.url}/v1", "--price", "0,0", "--database",
+             database, "--corpus", str(folder)], env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while len(server.received) < 2:  # asked the second time
+            assert research.poll() is None, research.communicate()
+            assert time.monotonic() < deadline, "the model was not asked twice within a minute"
+            time.sleep(0.05)
+        research.send_signal(signal.SIGINT)
+        out, err = research.communicate(timeout=60)
+    assert research.returncode == 130, (out, err)
+    app = research_app(Corpus.from_folder(folder), database=database)
+    (task,) = [t.id for t in Inbox(app).tasks(_local_person(app)).items]
+    assert app.outcome(task).status is TaskStatus.RUNNING
+    assert err.strip() == (
+        f"Stopped. The research task {task} stays Running; go on with it: signoff research "
+        f"--go-on {task} --database {database} --corpus {folder}")
 
 
 def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:

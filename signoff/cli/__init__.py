@@ -212,7 +212,8 @@ def main(debug: bool) -> None:
     """signoff: run tool-using AI agents inside hard guardrails.
 
     Exit codes: 0 done, 1 refused, 2 misused, 3 not found, 4 no valid token, 5 could not be
-    done (the database or a model could not be used, or an unforeseen failure).
+    done (the database or a model could not be used, or an unforeseen failure), 130 stopped
+    with Ctrl-C.
 
     \b
     Examples:

@@ -73,6 +73,8 @@ EXIT_UNAUTHENTICATED = 4
 EXIT_FAILED = 5
 """It could not be done: the database, a model or a server a call needs could not be used, or it
 failed unforeseen."""
+EXIT_INTERRUPTED = 130
+"""Stopped with Ctrl-C before it was done (128 + SIGINT, as a shell reports it)."""
 
 EXTRAS = {
     "psycopg": "postgres", "psycopg2": "postgres", "fastapi": "web", "uvicorn": "web",

@@ -23,6 +23,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from signoff.agents.tasks import TaskStatus
 from signoff.cli import NAMING_THE_APP, given, runnable
 from signoff.cli.failures import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_NOT_FOUND,
     EXIT_REFUSED,
     Failure,
@@ -146,7 +148,8 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         such_as = runnable('research "What does the with statement do?"')
         raise click.UsageError(f"Ask a question, such as {such_as}; or decide a proposal a "
                                "research task waits on with --approve PROPOSAL_ID or --reject "
-                               "PROPOSAL_ID --reason TEXT.")
+                               "PROPOSAL_ID --reason TEXT; or go on with a research task "
+                               "that was stopped with --go-on TASK_ID.")
     if not question.strip():
         such_as = runnable('research "What does the with statement do?"')
         raise click.UsageError(f"The question is empty: ask something, such as {such_as}.")
@@ -178,19 +181,37 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
                           "about the question — or says that no answer can be cited from the "
                           "sources read; it writes nothing of its own.[/dim]")
     watched = Watched(model, show)
+    shown = Shown(question=question, model=model.name, corpus=corpus, corpus_dir=corpus_dir,
+                   max_steps=steps, budget_usd=budget, database=database, url=url)
+    began = datetime.now(UTC)
     try:
         with show.live():
             outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
                           budget_usd=budget, model_spec=kept)
     except SignoffError as error:
         raise failure_of(error) from None
-    shown = Shown(question=question, model=model.name, corpus=corpus, corpus_dir=corpus_dir,
-                   max_steps=steps, budget_usd=budget, database=database, url=url)
+    except KeyboardInterrupt:  # (Ctrl-C) the task stays Running: how to go on with it
+        _tell_stopped(app, person, began, shown)
+        sys.exit(EXIT_INTERRUPTED)
     if as_json:
         click.echo(json.dumps(as_json_of(app, outcome, shown), indent=2))
     else:
         print_outcome(console, show, app, outcome, shown)
     _exit_for(outcome)
+
+
+def _tell_stopped(app: Any, person: Any, began: datetime, shown: Shown) -> None:
+    """Say that the research was stopped, and how to go on with its task (the newest task of
+    `person`'s, when it began since `began` and still runs: the one just stopped)."""
+    from signoff.inbox import Inbox
+
+    (newest, *_) = [*Inbox(app).tasks(person, limit=1).items, None]
+    if newest is None or newest.status is not TaskStatus.RUNNING or (
+            newest.created_at.replace(tzinfo=None) < began.replace(tzinfo=None)):
+        click.echo("Stopped.", err=True)
+        return
+    click.echo(f"Stopped. The research task {newest.id} stays Running; go on with it: "
+               f"{shown.going_on(newest.id)}", err=True)
 
 
 def _exit_for(outcome: Any) -> None:

@@ -52,6 +52,16 @@ class Shown:
         """The commands that approve and reject `proposal`, runnable as written: they name
         the database and the corpus folder when they are not the default, and the model when
         the research goes on with one the task does not keep."""
+        where = self._where()
+        return (runnable(f"research --approve {shlex.quote(proposal)}{where}"),
+                runnable(f"research --reject {shlex.quote(proposal)} --reason "
+                         f"{shlex.quote('…')}{where}"))
+
+    def going_on(self, task_id: str) -> str:
+        """The command that goes on with research task `task_id`, runnable as written."""
+        return runnable(f"research --go-on {shlex.quote(task_id)}{self._where()}")
+
+    def _where(self) -> str:
         where = "" if self.database is None else f" --database {shlex.quote(self.url)}"
         if self.corpus_dir is not None:  # (whole: the command may be run from anywhere)
             where += f" --corpus {shlex.quote(str(self.corpus_dir.absolute()))}"
@@ -60,9 +70,7 @@ class Shown:
             where += f" --model {shlex.quote(spec)}"
             if price is not None:
                 where += f" --price {shlex.quote(price)}"
-        return (runnable(f"research --approve {shlex.quote(proposal)}{where}"),
-                runnable(f"research --reject {shlex.quote(proposal)} --reason "
-                         f"{shlex.quote('…')}{where}"))
+        return where
 
 
 def waiting_of(app: Any, outcome: Any) -> list[Any]:
