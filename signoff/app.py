@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from sqlalchemy.orm import Session
 
@@ -217,7 +218,7 @@ class App:
 
     def proposals(
         self, *, status: ProposalStatus | None = None, agent: type[Agent] | str | None = None,
-        task: Outcome | str | None = None, limit: int | None = None,
+        task: Outcome | str | UUID | None = None, limit: int | None = None,
     ) -> list[Proposal]:
         """Proposals, newest first, filtered by status, agent and task."""
         name = agent.agent_name() if isinstance(agent, type) else agent
@@ -227,12 +228,12 @@ class App:
         """The proposals `person` may decide now, newest first."""
         return self._agency.proposals_for(person)
 
-    def proposal(self, proposal: Proposal | str) -> Proposal:
+    def proposal(self, proposal: Proposal | str | UUID) -> Proposal:
         """A proposal as it stands now."""
         return self._agency.proposal(_proposal_id(proposal))
 
     def approve(
-        self, proposal: Proposal | str, *, by: Principal, always_like_this: bool = False,
+        self, proposal: Proposal | str | UUID, *, by: Principal, always_like_this: bool = False,
         edited: Mapping[str, Any] | None = None,
     ) -> Decision:
         """Say yes: the call runs now as the agent on behalf of `by` (only what both may).
@@ -242,11 +243,12 @@ class App:
         return self._agency.decider.approve(_proposal_id(proposal), by=by,
                                             always_like_this=always_like_this, edited=edited)
 
-    def reject(self, proposal: Proposal | str, *, by: Principal, reason: str) -> Decision:
+    def reject(self, proposal: Proposal | str | UUID, *, by: Principal, reason: str
+               ) -> Decision:
         """Say no, with a reason; the agent is told it and goes on."""
         return self._agency.decider.reject(_proposal_id(proposal), by=by, reason=reason)
 
-    def pass_deadline(self, proposal: Proposal | str, *,
+    def pass_deadline(self, proposal: Proposal | str | UUID, *,
                       now: datetime | None = None) -> DeadlinePassed:
         """Pass one proposal's deadline, if it has passed by `now` (the time, by default) and
         nobody has decided it: it is withdrawn (the agent is told, and its task goes on) or put
@@ -280,16 +282,17 @@ class App:
         with self.database.reading() as db:
             return repository.load_rules(db, active_only=active_only)
 
-    def revoke(self, rule: StandingRule | str, *, by: Principal, why: str = "") -> StandingRule:
+    def revoke(self, rule: StandingRule | str | UUID, *, by: Principal, why: str = ""
+               ) -> StandingRule:
         """Take a standing rule back, from the next step on."""
-        rule_id = rule.id if isinstance(rule, StandingRule) else rule
+        rule_id = rule.id if isinstance(rule, StandingRule) else _id(rule, "rule", "StandingRule")
         return self._agency.decider.revoke(rule_id, by=by, why=why)
 
-    def receipt(self, task: Outcome | str) -> Receipt:
+    def receipt(self, task: Outcome | str | UUID) -> Receipt:
         """Everything a task did: model calls, tool calls, proposals and decisions."""
         return self._agency.receipt(_task_id(task) or "")
 
-    def outcome(self, task: Outcome | str) -> Outcome:
+    def outcome(self, task: Outcome | str | UUID) -> Outcome:
         """Where a task stands now."""
         return self._agency.loop.outcome(_task_id(task) or "")
 
@@ -382,9 +385,23 @@ class App:
         return f"<App {self.name} at {self.database.url}>"
 
 
-def _task_id(task: Outcome | str | None) -> str | None:
-    return task.task if isinstance(task, Outcome) else task
+def _task_id(task: Outcome | str | UUID | None) -> str | None:
+    if task is None:
+        return None
+    return task.task if isinstance(task, Outcome) else _id(task, "task", "Outcome")
 
 
-def _proposal_id(proposal: Proposal | str) -> str:
-    return proposal.id if isinstance(proposal, Proposal) else proposal
+def _proposal_id(proposal: Proposal | str | UUID) -> str:
+    return proposal.id if isinstance(proposal, Proposal) else _id(proposal, "proposal",
+                                                                    "Proposal")
+
+
+def _id(given: object, kind: str, shown_by: str) -> str:
+    """The id `given` for a `kind`: a str, or a UUID written as one; anything else is told
+    (it reached the database, which refused to bind it)."""
+    if isinstance(given, str):
+        return given
+    if isinstance(given, UUID):
+        return str(given)
+    raise UserError(f"A {kind} is named by its id (a str) or its {shown_by}, not by a "
+                    f"{type(given).__name__}: {given!r}.")

@@ -119,6 +119,32 @@ def test_an_unknown_id_is_not_found_whichever_verb_is_asked(shop: SimpleNamespac
         shop.app.receipt("nope")
 
 
+def test_an_id_given_as_a_uuid_is_read_as_its_text(shop: SimpleNamespace) -> None:
+    """Records' ids are UUIDs, proposals' and tasks' are text: a UUID given for a proposal or
+    a task is read as its text (one that names nothing is not found, as any unknown id), and
+    any other value is told in a sentence. (The database refused to bind a UUID: a StoreError.)"""
+    import uuid
+
+    from signoff import NotFound
+
+    work = _propose(shop, shop.PriceTicket())
+    task, proposal = uuid.UUID(work.outcome.task), uuid.UUID(work.proposal.id)
+    assert shop.app.outcome(task).task == work.outcome.task
+    assert shop.app.proposal(proposal).id == work.proposal.id
+    assert shop.app.receipt(task).task == work.outcome.task
+    assert [p.id for p in shop.app.proposals(task=task)] == [work.proposal.id]
+    nothing = uuid.uuid4()
+    with pytest.raises(NotFound, match=f"^There is no proposal with id {nothing}\\.$"):
+        shop.app.approve(nothing, by=shop.noor)
+    with pytest.raises(NotFound, match=f"^There is no task with id {nothing}\\.$"):
+        shop.app.outcome(nothing)
+    with pytest.raises(UserError, match=r"^A task is named by its id \(a str\) or its Outcome, "
+                                        r"not by a int: 7\.$"):
+        shop.app.outcome(7)  # type: ignore[arg-type]
+    assert shop.app.reject(proposal, by=shop.noor, reason="No.").status is (
+        ProposalStatus.REJECTED)
+
+
 def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
         shop: SimpleNamespace) -> None:
     """A routed proposal's deadline is when it was made plus its route's time; the task says
