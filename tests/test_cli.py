@@ -154,6 +154,22 @@ def test_every_help_has_an_example(command: list[str]) -> None:
     assert "signoff " in out
 
 
+def test_serve_on_a_port_taken_says_so_in_a_sentence() -> None:
+    """`signoff serve` on a port another process listens on says so in a sentence, with the
+    way out, and exits 5 (could not be done): it let the server log the socket's error and
+    exit 3, which here means "not found"."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out = _run("serve", "--app", WORKSHOP, "--port", str(port))
+    assert code == 5, out
+    assert out.strip() == (f"Error: signoff cannot serve on 127.0.0.1:{port}: another process "
+                           f"listens there: stop it, or serve on another port (--port {port + 1}).")
+
+
 def test_serve_answers_on_loopback(tmp_path: Path) -> None:
     """`signoff serve` serves the inbox and the API's OpenAPI on the port it is given."""
     import os

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import inspect
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +18,7 @@ from typing import Any
 import click
 
 from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
-from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.otlp import export_traces
 from signoff.engine.temporal import ADDRESS_VARIABLE
 from signoff.engine.worker import STUCK_AFTER, looked
@@ -222,6 +224,24 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
                        tell=lambda words: click.echo(f"{datetime.now():%H:%M:%S} {words}"))
 
 
+def _check_can_listen(host: str, port: int) -> None:
+    """A `Failure` in a sentence when nothing can listen on `host`:`port` (the server would
+    log the socket's error and exit 3, which means "not found" here)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind((host, port))
+    except OSError as error:
+        why = error.strerror or str(error)
+        if error.errno == errno.EADDRINUSE:
+            why = ("another process listens there: stop it, or serve on another port "
+                   f"(--port {port + 1 if port < 65535 else 8000})")
+        elif error.errno == errno.EACCES:
+            why = f"{why} (a port below 1024 needs the system's leave: use --port 8000)"
+        raise Failure(f"signoff cannot serve on {host}:{port}: {why}.", EXIT_FAILED) from None
+
+
 @contextmanager
 def _stopped_by_ctrl_c() -> Iterator[None]:
     """A worker stopped with Ctrl-C (as its start says to) ends as asked: said, exit 0."""
@@ -253,5 +273,6 @@ def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool,
 
     from signoff.web import create_web_app
 
+    _check_can_listen(host, port)
     uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies,
                                max_body_bytes=max_body), host=host, port=port)
