@@ -252,7 +252,7 @@ def test_show_names_who_decided(shop: SimpleNamespace) -> None:
     assert "Decided by: Noor. Status: Done." in result.stdout
     assert "Mia" not in result.stdout.split("Decided by:")[1]
     listed = cli("proposals", "--all", "--app", APP, "--as", "noor@workshop.example").stdout
-    assert f"{proposal.id}  Done     estimator: Set the price" in listed
+    assert f"{proposal.id}  Done      estimator: Set the price" in listed
     assert listed.splitlines()[0].endswith("— decided by Noor")
     waiting = price(shop)
     (other,) = shop.app.proposals(task=waiting.task)

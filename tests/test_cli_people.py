@@ -100,7 +100,7 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
     _login("noor@workshop.example")
     code, out = cli("proposals", "--as", "noor@workshop.example")
     assert code == 0
-    assert f"{shop.proposal.id}  Waiting  estimator: Set the price" in out
+    assert f"{shop.proposal.id}  Waiting   estimator: Set the price" in out
     assert "repair=Ticket T-7, price=45" in out
     code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
     assert code == 0

@@ -269,6 +269,18 @@ def test_problems_are_in_signoffs_words(client: SimpleNamespace, path: str, body
     assert all("should" not in e["problem"] for e in answer.json()["errors"])
 
 
+def test_a_body_that_is_not_json_is_told_as_the_body(client: SimpleNamespace) -> None:
+    """A body that is not JSON is a 422 whose error is where it is, the body (it was "0", the
+    character where reading it failed)."""
+    shop = client
+    (proposal,) = shop.app.proposals(task=price(shop).task)
+    answer = shop.client.post(f"/api/proposals/{proposal.id}/approve", content=b"yes please",
+                              headers={**bearer(shop, "Mia"), "content-type": "application/json"})
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == "The body is not JSON: send a JSON object."
+    assert [e["where"] for e in answer.json()["errors"]] == ["the body"]
+
+
 def test_a_limit_out_of_range_is_told(client: SimpleNamespace) -> None:
     """`limit=0` and `limit=x` are told in words."""
     shop = client

@@ -71,7 +71,7 @@ def _proposal_line(p: Any, decided_by: str) -> str:
         p.deadline_at and p.status is ProposalStatus.WAITING) else ""
     who = (f"to be decided by {p.decide_by}{deadline}" if p.status is ProposalStatus.WAITING
            else f"decided by {decided_by}" if decided_by else f"was for {p.decide_by}")
-    return f"{p.id}  {p.status.value:8} {p.agent}: {p.label} ({shown}) — {who}"
+    return f"{p.id}  {p.status.value:9} {p.agent}: {p.label} ({shown}) — {who}"
 
 
 @main.group(invoke_without_command=True)

@@ -122,10 +122,16 @@ def from_http(error: StarletteHTTPException) -> ProblemError:
 def from_validation(error: RequestValidationError) -> ProblemError:
     """A 422 problem naming each value that does not fit, where it is, and what would, in
     signoff's words (the validator's own stay in the log)."""
-    errors = [{"where": _where(e.get("loc", ())), "problem": _in_words(e)} for e in error.errors()]
+    errors = [{"where": _where_of(e), "problem": _in_words(e)} for e in error.errors()]
     log.info("A request did not validate: %s", error.errors())
     first = errors[0]["problem"] if errors else "The request does not fit this operation."
     return ProblemError(422, first, type_="urn:signoff:problem:invalid", errors=errors)
+
+
+def _where_of(e: Any) -> str:
+    """Where the value of one validation error is (a body that is not JSON: the body, not the
+    character where reading it failed)."""
+    return "the body" if e.get("type") == "json_invalid" else _where(e.get("loc", ()))
 
 
 def _where(loc: Any) -> str:
@@ -138,7 +144,7 @@ def _where(loc: Any) -> str:
 
 def _in_words(e: Any) -> str:
     """One validation error as a sentence a person can act on."""
-    kind, where = e.get("type", ""), _where(e.get("loc", ()))
+    kind, where = e.get("type", ""), _where_of(e)
     context = e.get("ctx") or {}
     what = "The body" if where == "the body" else where
     if where == "reason" and kind in ("string_too_short", "string_pattern_mismatch", "missing"):
