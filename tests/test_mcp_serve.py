@@ -788,7 +788,8 @@ def test_a_served_sessions_tasks_spend_from_the_agents_one_budget(database: str)
         (proposal,) = app.proposals()
         decision = app.approve(proposal, by=served.for_)
         assert decision.status is ProposalStatus.FAILED, decision
-        assert "more than is left of the task's budget" in decision.said
+        assert ("more than is left of the task's budget (which the tasks of its work share)"
+                in decision.said)
         with app.database.connect() as db:
             tasks = db.execute(text("select id, spend_usd from signoff_tasks")).all()
         assert len(tasks) == 2

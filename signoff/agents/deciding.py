@@ -217,9 +217,10 @@ class Decider:
                 if stale is not None:
                     return self._stale(proposal, call_id, by, stale)
                 if not fits:
+                    shared = " (which the tasks of its work share)" if task.work_id else ""
                     return self._refused(proposal, call_id, by, registered, (
                         f"{proposal.action} could spend ${cost:.4f}, more than is left of the "
-                        "task's budget."), claimed=True)
+                        f"task's budget{shared}."), claimed=True)
                 points.reached("decider.claimed", proposal=proposal.id)
                 before = None
             else:
