@@ -918,6 +918,55 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     app.database.dispose()
 
 
+def test_a_stale_proposal_over_the_budget_is_told_stale(database: str) -> None:
+    """Two payments proposed in one turn, each $0.60 of a $1.00 budget: yes to the first; then
+    the agent's instructions change, and the second is both over what is left and stale. It is
+    told stale (the agent is told to look again), not refused for the budget on what the
+    person had not been shown as it now reads."""
+    app = App("t", database=database)
+
+    class Line(app.Record):  # type: ignore[name-defined, misc]
+        __security__ = [allow("read", "create")]
+
+    @app.action
+    @spends(cost=0.60)
+    def pay(line: Line) -> str:
+        """Pay what the line is owed."""
+        return "Paid."
+
+    class Paying(Skill[Line, str]):
+        description = "Pay."
+        tools = [pay]
+
+    class Asker(Agent):
+        purpose = "You ask to pay."
+        skills = [Paying()]
+
+    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+    app.add_agent(Asker, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        line = Line()
+        s.add(line)
+    try:
+        asked = app.agent(Asker).do(Paying(), line, for_=noor, budget_usd=1.0,
+                                    model=ScriptedModel(says.tools(
+                                        says.tool(pay, line=line.id),
+                                        says.tool(pay, line=line.id)),
+                                        says.hand_back("Paid.")))
+        first, second = app.proposals(task=asked.task)
+        assert app.approve(first, by=noor).status is ProposalStatus.DONE
+        Asker.instructions = "Pay only what is due this week."
+        try:
+            decision = app.approve(second, by=noor)
+        finally:
+            Asker.instructions = ""
+        assert decision.status is ProposalStatus.STALE, decision.said
+        assert "Pay only what is due this week." in decision.told_agent
+        assert app.outcome(asked.task).spend_usd == pytest.approx(0.60)
+    finally:
+        app.database.dispose()
+
+
 @pytest.mark.parametrize("tool", ["reset", "announce"])
 def test_a_record_changed_just_before_a_yes_claims_its_call_makes_it_stale(
         shops: Callable[..., SimpleNamespace], tool: str) -> None:

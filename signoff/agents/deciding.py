@@ -182,7 +182,11 @@ class Decider:
         stale: _Stale | None = None  # found as it was claimed
         over = self._loop.spend_problem(proposal.task, action)
         points.reached("decider.checked", proposal=proposal.id)
-        if over:
+        if over:  # unless the proposal is stale: then it is told so, and looked at again
+            with self._database.reading() as db:
+                stale = stale_in(db)
+            if stale is not None:
+                return self._stale(proposal, call_id, by, stale)
             return self._refused(proposal, call_id, by, registered, over)
         acting = ActingAs.of([by, registered.account])
         effects = action.info.effects
