@@ -546,6 +546,31 @@ def test_signoff_run_and_approve_export_over_otlp_in_one_trace(
     assert named["signoff.decide close_ticket"].parent_span_id == root.span_id
 
 
+def test_signoff_research_exports_over_otlp(
+    tmp_path: Path, receiver: ThreadingHTTPServer,
+) -> None:
+    """`signoff research` (the offline default, on a folder of one page), with
+    OTEL_EXPORTER_OTLP_ENDPOINT set, sends its task's spans over OTLP/HTTP as it ends, in one
+    trace under the Researcher's root span, as `signoff run` does. It sent nothing."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "kettle.md").write_text("# Kettles\n\nA kettle boils water.\n")
+    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
+           "SIGNOFF_DATA_DIR": str(tmp_path / "data"),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}"}
+    env.pop("OTEL_SDK_DISABLED", None)
+    done = subprocess.run([sys.executable, "-m", "signoff", "research", "What boils water?",
+                           "--corpus", str(folder), "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    exported = [span for _, span in _exported(receiver)]
+    (root,) = [span for span in exported if span.name == "invoke_agent researcher"]
+    assert not root.parent_span_id
+    assert {"execute_tool search_sources", "execute_tool hand_back"} <= {
+        span.name for span in exported}
+    assert {span.trace_id for span in exported} == {root.trace_id}
+
+
 def test_a_task_begun_untraced_is_one_trace_from_the_process_that_decides_it(
     tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
     monkeypatch: pytest.MonkeyPatch,

@@ -27,6 +27,7 @@ from signoff.cli import (
     whoami,
 )
 from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
+from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 from signoff.exceptions import SignoffError
@@ -111,6 +112,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     from signoff.mcp.transport import http_app, serve_http, serve_stdio
 
     app = load_app(app_spec)
+    export_traces(app)
     try:
         person = app.people.find(for_handle) if for_handle else None
         if for_handle and person is None:
@@ -254,6 +256,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
     async with AsyncExitStack() as stack:
         server = await open_guard(config, stack, wait_seconds=wait_seconds)
         stack.callback(_let_go, server.app)  # once serving has ended, whichever way
+        export_traces(server.app)
         server.issuing = issuing  # (a guard's people take their tokens from its config)
         if http_address is not None:
             host, port = _address(http_address)
@@ -348,9 +351,11 @@ def _guard_app(config_path: str) -> Any:
 
     opened_guard(config_path)
     try:
-        return open_guard_app(GuardConfig.load(config_path))
+        app = open_guard_app(GuardConfig.load(config_path))
     except SignoffError as error:
         raise failure_of(error) from None
+    export_traces(app)  # (its decisions are traced, as `signoff approve`'s are)
+    return app
 
 
 def _guard_and_me(config_path: str, as_handle: str | None, token: str | None

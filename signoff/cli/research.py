@@ -40,6 +40,7 @@ from signoff.cli.failures import (
     Failure,
     failure_of,
 )
+from signoff.cli.otlp import export_traces
 from signoff.cli.research_shown import (
     Progress,
     Shown,
@@ -171,6 +172,7 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         person = _local_person(app)
     except SignoffError as error:
         raise failure_of(error) from None
+    export_traces(app)
     if not as_json:
         console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} sources) "
                       f"with [bold]{plain(model.name)}[/bold].")
@@ -346,6 +348,7 @@ class _Going:
             me = _local_person(app)
         except SignoffError as error:
             raise failure_of(error) from None
+        export_traces(app)
         return cls(console=console, corpus=corpus, app=app, url=url, me=me, as_json=as_json)
 
     def read(self, task_id: str) -> Any:
