@@ -135,6 +135,32 @@ def test_a_revision_this_signoff_does_not_know_is_told(tmp_path: Path) -> None:
         App("newer", database=url).people.all()
 
 
+def test_a_command_with_a_bad_token_tells_the_unknown_revision_first(tmp_path: Path) -> None:
+    """Any command refuses a database at a revision this signoff does not know, in a sentence
+    naming it, exit 2 (as upgrading.md says), a bad token given or not: the token's refusal
+    (exit 4) came first, as a malformed token needs no database to refuse."""
+    from click.testing import CliRunner
+    from sqlalchemy import text
+
+    from signoff.cli import main
+
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    App("newer", database=url).people.all()
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999_elsewhere'"))
+    finally:
+        engine.dispose()
+    (tmp_path / "newer.py").write_text(f"from signoff import App\napp = App('newer', database={url!r})\n")
+    for who in (["--token", "so_bogus"], ["--as", "nobody@x.example"]):
+        result = CliRunner().invoke(main, ["proposals", "--app", f"{tmp_path / 'newer.py'}:app",
+                                           *who])
+        assert result.exit_code == 2, result.output
+        assert "at revision '9999_elsewhere', which this version of signoff does not know" in (
+            result.output)
+
+
 def test_the_newest_revision_read_from_the_scripts_is_alembics(tmp_path: Path) -> None:
     """The head read from the scripts' text is the one Alembic finds; a database at it is
     opened, and its people read, by a process that never imports Alembic."""

@@ -362,6 +362,7 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     """The principal the command acts as: from --token, or the profile's token for --as (or
     the profile's default)."""
     kept_for_handle = None  # the handle whose token the profile gave
+    app.database.ensure_schema()  # a database this version cannot use is told first
     if token is None:
         profile = read_profile()
         own = profile.get("databases", {}).get(kept_for(app), {})
