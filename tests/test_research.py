@@ -98,6 +98,24 @@ def folder(tmp_path: Path) -> Path:
 # -- the corpus ---------------------------------------------------------------------------
 
 
+def test_a_first_line_that_is_a_sentence_is_no_title(tmp_path: Path) -> None:
+    """A text file whose first line is a sentence of prose (no heading) is titled by its name:
+    that line titled it, and counted as the heading of every sentence after it, so that "How
+    long is bread baked?" quoted "Rye bread needs a sourdough starter." under it too."""
+    root = tmp_path / "baking"
+    root.mkdir()
+    (root / "bread.md").write_text("Bread is baked for about 40 minutes at 220 degrees.\n"
+                                   "Rye bread needs a sourdough starter.\n")
+    (root / "cakes.md").write_text("# Cakes\n\nA cake is baked for half an hour.\n")
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert (corpus.read("bread.md").title, corpus.read("cakes.md").title) == ("bread", "Cakes")
+    app = research_app(corpus, database="sqlite://")
+    outcome = ask(app, "How long is bread baked?")
+    assert [c.quote for c in outcome.result.claims[0].citations] == [
+        "Bread is baked for about 40 minutes at 220 degrees."]
+    assert len(outcome.result.claims) == 1
+
+
 def test_a_folder_of_text_markdown_and_html_is_indexed(folder: Path, tmp_path: Path) -> None:
     """.txt, .md and .html files (nested) are sources; hidden files and others are not; HTML
     is reduced to its visible text, its title taken from <title>."""

@@ -140,6 +140,19 @@ def python_docs_listing(root: Path) -> Listing:
     return Listing(root=root, files=tuple(files), notes=())
 
 
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]*]*$")
+
+
+def _title_line(text: str) -> str:
+    """The title of a text file's text: its first line, when it is a heading (``# Bread``) or
+    stands as a title does (a few words with no end punctuation, "Kettle notes"); "" when it is
+    a sentence of prose, which would count as the title of every sentence after it."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("#"):
+        return first.lstrip("#").strip()
+    return "" if _SENTENCE_END.search(first) else first
+
+
 def read_document(root: Path, path: Path) -> Document | str:
     """The document a file holds, or a note saying why it is skipped."""
     source_id = path.relative_to(root).as_posix()
@@ -154,8 +167,7 @@ def read_document(root: Path, path: Path) -> Document | str:
         title, body = html_to_text(text)
     else:
         body = text
-        title = next((line.strip().lstrip("#").strip() for line in text.splitlines()
-                      if line.strip()), "")
+        title = _title_line(text)
     return Document(source_id=source_id, title=(title or path.stem)[:120], origin=str(path),
                     text=body)
 
