@@ -1618,11 +1618,14 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     (["--approve", "p1", "--max-steps", "3"], "--max-steps and --budget go with a question"),
     (["--reject", "p1", "--reason", "No.", "--budget", "1"], "--max-steps and --budget go with"),
     (["--approve", "p1", "--price", "0,0"], "--price goes with --model SPEC"),
+    (["--approve", "--json", "p1"], "was given the option --json: put the value right after it "
+                                    "(--approve PROPOSAL_ID)"),
 ])
 def test_deciding_research_wrongly_is_told_in_a_sentence(args: list[str], told: str) -> None:
     """No question and no decision, both, a no without its reason, a reason with a yes, a
-    research database that is not there, limits (which a task keeps from its start), or a price
-    with no model: a usage error saying so, exit 2 (limits and a price were ignored)."""
+    research database that is not there, limits (which a task keeps from its start), a price
+    with no model, or an option where a proposal's id goes (it was taken for the id, and the id
+    for the question): a usage error saying so, exit 2 (limits and a price were ignored)."""
     done = CliRunner().invoke(research, args)
     assert done.exit_code == 2, done.output
     assert told in " ".join(done.output.split())

@@ -235,6 +235,10 @@ def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     if not text:
         raise click.BadParameter(
             "it is empty: give it (an unset shell variable gives an empty one).", ctx, param)
+    if text.startswith("--") and isinstance(param, click.Option):  # `--approve --json ID`
+        raise click.BadParameter(
+            f"it takes a value, and was given the option {text}: put the value right after "
+            f"it ({param.opts[-1]} {param.metavar or 'VALUE'}).", ctx, param)
     return text
 
 
