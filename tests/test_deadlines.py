@@ -145,6 +145,17 @@ def test_an_id_given_as_a_uuid_is_read_as_its_text(shop: SimpleNamespace) -> Non
         ProposalStatus.REJECTED)
 
 
+def test_proposals_takes_a_limit(shop: SimpleNamespace) -> None:
+    """`app.proposals(limit=N)` gives the newest N, with a filter or without (any limit raised
+    a KeyError: the limit was taken for a column to filter on)."""
+    first, second = _propose(shop, shop.PriceTicket()), _propose(shop, shop.PriceTicket())
+    assert [p.id for p in shop.app.proposals(limit=1)] == [second.proposal.id]
+    assert [p.id for p in shop.app.proposals(status=ProposalStatus.WAITING, limit=5)] == [
+        second.proposal.id, first.proposal.id]
+    assert [p.id for p in shop.app.proposals(task=first.outcome.task, limit=1)] == [
+        first.proposal.id]
+
+
 def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
         shop: SimpleNamespace) -> None:
     """A routed proposal's deadline is when it was made plus its route's time; the task says

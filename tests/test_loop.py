@@ -26,9 +26,11 @@ from signoff import (
     App,
     OutcomeUnknown,
     Permits,
+    Principal,
     ProposalStatus,
     Provided,
     ReceiptKind,
+    Route,
     Skill,
     TaskStatus,
     Unavailable,
@@ -429,13 +431,10 @@ def test_a_standing_rule_asked_for_checks_the_decider_as_the_directory_holds_the
         assert s.get(shop.Counter, shop.counter.id).value == 4
 
 
-def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str) -> None:
-    """Mia may not change a ticket's priority (only a manager may), but may make standing
-    rules. Her yes "from now on, alone" to the agent's change fails, as any yes of hers to it
-    would: it makes no rule, and says so, and the agent's next change is proposed again (a rule
-    was made, and the agent then changed priorities alone, as itself: the very power she lacks).
-    Noor, a manager, says the same yes: it runs, and her rule lets the next change run alone.
-    Nor may Mia make such a rule directly for an action whose policy refuses her."""
+def _triage(database: str, *, routed_to: str = "") -> SimpleNamespace:
+    """Tickets whose priority only a manager may change, an agent (a manager itself) that
+    triages them, Noor (a manager) and Mia (not one); `routed_to`: the queue the skill routes
+    the agent's changes to."""
     app = App("yes", database=database)
     is_manager = policy.role("manager")
 
@@ -458,6 +457,9 @@ def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str
         description = "Triage the ticket."
         tools = [set_priority, close]
 
+        def decided_by(self, action: str) -> Route | None:
+            return Route.to_queue(routed_to) if routed_to else None
+
     class Triager(Agent):
         purpose = "You triage tickets."
         skills = [Triage()]
@@ -469,6 +471,27 @@ def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str
     with app.session(as_=noor) as s:
         ticket = Ticket()
         s.add(ticket)
+
+    def priority() -> int:
+        with app.session(as_=noor) as s:
+            return int(s.get(Ticket, ticket.id).priority)
+
+    return SimpleNamespace(app=app, Ticket=Ticket, set_priority=set_priority, close=close,
+                           Triage=Triage, Triager=Triager, noor=noor, mia=mia, ticket=ticket,
+                           priority=priority)
+
+
+def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str) -> None:
+    """Mia may not change a ticket's priority (only a manager may), but may make standing
+    rules. Her yes "from now on, alone" to the agent's change fails, as any yes of hers to it
+    would: it makes no rule, and says so, and the agent's next change is proposed again (a rule
+    was made, and the agent then changed priorities alone, as itself: the very power she lacks).
+    Noor, a manager, says the same yes: it runs, and her rule lets the next change run alone.
+    Nor may Mia make such a rule directly for an action whose policy refuses her."""
+    shop = _triage(database)
+    app, ticket, set_priority, noor, mia = (shop.app, shop.ticket, shop.set_priority,
+                                            shop.noor, shop.mia)
+    Triage, Triager, close = shop.Triage, shop.Triager, shop.close
     try:
         said = []
         for person, status, rule_made in [(mia, ProposalStatus.FAILED, False),
@@ -490,14 +513,57 @@ def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str
             f"Mia approved set_priority, but it did not run: Mia may not change Ticket "
             f"{ticket.id}. No standing rule was made: one follows only a yes that ran.",
             "Noor approved set_priority, and it ran as them."]
-        with app.session(as_=noor) as s:
-            assert s.get(Ticket, ticket.id).priority == 3  # Noor's yes, then alone by her rule
+        assert shop.priority() == 3  # Noor's yes, then alone by her rule
         with pytest.raises(AgentRefused, match="Mia may not close the ticket, so Mia cannot "
                                                "let Triager do it alone"):
             app.allow_alone(Triager, close, by=mia)
         assert len(app.rules()) == 1
     finally:
         app.database.dispose()
+
+
+def test_a_standing_rule_runs_its_calls_as_its_maker_and_the_agent(database: str) -> None:
+    """A call a standing rule lets run alone runs as the rule's maker and the agent together,
+    as the maker's yes would, with both as the directory holds them now: Mia's rule (she may
+    not change priorities) lets nothing through, and Noor's, once her manager's role is taken
+    away, no longer does (both let the agent, itself a manager, change priorities alone). A
+    rule for calls the skill routes to a queue is made only by one of its deciders."""
+    shop = _triage(database)
+    app = shop.app
+
+    def triage(person: Principal, priority: int) -> Any:
+        return app.agent(shop.Triager).do(shop.Triage(), shop.ticket, for_=person,
+                                          model=ScriptedModel(says.tool(
+                                              shop.set_priority, ticket=shop.ticket.id,
+                                              priority=priority), says.hand_back(priority)))
+
+    try:
+        app.allow_alone(shop.Triager, shop.set_priority, by=shop.mia)
+        refused = triage(shop.mia, 9)
+        assert refused.status is TaskStatus.DONE, refused.problem
+        (call,) = app.agent(shop.Triager).answers(refused.task, 1)
+        assert (call.outcome, call.answer) == (
+            "Denied", f"Denied: Mia may not change Ticket {shop.ticket.id}.")
+        assert shop.priority() == 0
+        app.allow_alone(shop.Triager, shop.set_priority, by=shop.noor)
+        assert triage(shop.noor, 4).status is TaskStatus.DONE
+        assert shop.priority() == 4
+        assert ("Triager ran set_priority alone (a standing rule of Noor's let it run alone), as "
+                "Noor and itself: Done.") in app.receipt(triage(shop.noor, 5).task).words
+        app.people.take_away(shop.noor, "manager")
+        assert triage(shop.noor, 6).status is TaskStatus.DONE
+        assert shop.priority() == 5
+    finally:
+        app.database.dispose()
+    routed = _triage("sqlite://", routed_to="finance")  # (the route is read before the store)
+    try:
+        with pytest.raises(AgentRefused, match="set_priority's proposals in triage are decided "
+                                               "by the finance queue, as the skill routes them: "
+                                               "Mia may not let Triager run it alone"):
+            routed.app.allow_alone(routed.Triager, routed.set_priority, by=routed.mia)
+        assert routed.app.rules() == []
+    finally:
+        routed.app.database.dispose()
 
 
 def test_a_step_of_a_reply_and_its_call_that_fails_to_commit_keeps_them_together(

@@ -165,12 +165,14 @@ def test_a_stale_proposal_is_said_to_be_stale_and_does_not_run(shop: SimpleNames
 
 
 def test_standing_rules_listed_and_revoked(shop: SimpleNamespace) -> None:
-    """Approve-always makes a rule Noor sees and Mia does not; Noor revokes it; a second revoke
-    is a 409."""
+    """Approve-always makes a rule (a yes that runs: Noor's, in Mia's work) that Mia sees and
+    Ola does not; Noor revokes it; a second revoke is a 409. (A yes of Mia's, who may not
+    change the price, does not run, and makes no rule.)"""
     price(shop)
     (listed,) = _get(shop, "Noor", "/api/proposals").json()["items"]
-    shop.client.post(f"/api/proposals/{listed['id']}/approve", json={"always": True},
-                     headers=bearer(shop, "Mia"))  # Mia's yes: the work is hers
+    said = shop.client.post(f"/api/proposals/{listed['id']}/approve", json={"always": True},
+                            headers=bearer(shop, "Noor")).json()  # a yes that runs: Noor's
+    assert said["status"] == "Done", said
     (rule,) = _get(shop, "Mia", "/api/rules").json()["items"]
     assert (rule["tool"], rule["active"]) == ("set_price", True)
     assert _get(shop, "Ola", "/api/rules").json() == {"items": [], "next": None}

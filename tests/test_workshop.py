@@ -214,7 +214,8 @@ def test_approve_always_makes_a_rule_and_revoke_takes_it_back(shop: SimpleNamesp
     (rule,) = app.rules()
     assert rule.used == 1
     assert rule.last_used_at is not None
-    assert "a standing rule let it run alone" in app.receipt(second.task).words
+    assert ("Estimator ran set_price alone (a standing rule of Noor's let it run alone), as Noor "
+            "and itself: Done.") in app.receipt(second.task).words
     for_mia = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
                                            model=_price_script(shop, price=55, note=False))
     assert for_mia.status is TaskStatus.WAITING  # the rule is Noor's, not Mia's

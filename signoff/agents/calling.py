@@ -133,7 +133,7 @@ class CallSteps(StepUnits):
             proposed = self._propose(task, registered, skill, action, call, verdict, only,
                                      labels, lifted)
             if isinstance(proposed, _Lifted):  # a standing rule lets it run alone
-                return self._run_alone(task, registered, action, call, values, proposed.rule,
+                return self._run_alone(task, registered, action, call, values, proposed,
                                        only, labels)
             return proposed
         refuse(f"{call.tool} was not run: the task has spent its budget of "
@@ -249,18 +249,31 @@ class CallSteps(StepUnits):
     # -- running alone -------------------------------------------------------------------
 
     def _run_alone(self, task: repo.TaskRow, registered: Registered, action: Action,
-                   call: repo.CallRow, values: dict[str, Any], rule_id: str | None,
+                   call: repo.CallRow, values: dict[str, Any], lifted: _Lifted | None,
                    only: bool = False, labels: Labels = NOTHING_SEEN) -> Step | None:
-        """Run the call as the agent; its tool-call row and receipt entry commit with what the
-        action wrote. Given `only` (the turn's only call), the turn closes in the same
-        transaction, and what happens next is returned; else None."""
+        """Run the call as the agent — and, when a standing rule (`lifted`) lets it run alone,
+        as the rule's maker too, as a yes of theirs would (only what both may, as the
+        directory holds them now: a rule does not let the agent do what its maker could not,
+        or can no longer, do). Its tool-call row and receipt entry commit with what the action
+        wrote. Given `only` (the turn's only call), the turn closes in the same transaction,
+        and what happens next is returned; else None."""
+        rule_id = lifted.rule if lifted is not None else None
+        maker = self._people.find(lifted.made_by) if lifted is not None else None
+        if lifted is not None and maker is None:
+            self._refuse(task, call, f"{call.tool} was not run: the standing rule that let it "
+                                     "run alone was made by someone this app no longer knows. "
+                                     "Nothing was run.", state=CallState.DONE,
+                         outcome=CallOutcome.DENIED)
+            return None
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
         if outside and not self._mark_running(task, call, cost):
             return None
-        acting = ActingAs.of(registered.account)
-        ruled = " (a standing rule let it run alone)" if rule_id else ""
+        acting = ActingAs.of([maker, registered.account] if maker is not None
+                             else registered.account)
+        ruled = f" (a standing rule of {maker.name}'s let it run alone)" if maker else ""
+        as_whom = f"as {maker.name} and itself" if maker else "as itself"
         closed: Step | None = None
 
         def record(db: repo.Executor, result: ActionResult) -> None:
@@ -274,7 +287,7 @@ class CallSteps(StepUnits):
                              problem=result.problem, ran_as=ran_as, effects=explained,
                              answer=answer, finished_at=repo.now())
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
-                      f"{registered.agent.__name__} ran {call.tool} alone{ruled}, as itself: "
+                      f"{registered.agent.__name__} ran {call.tool} alone{ruled}, {as_whom}: "
                       f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
                       outcome=result.outcome.value, ran_as=ran_as, effects=explained,
                       labels=labels.to_json())
@@ -393,7 +406,7 @@ class CallSteps(StepUnits):
                                       for_id=task.for_id) if lifted is not None else None
             self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
             if rule is not None:
-                return _Lifted(rule=rule)
+                return _Lifted(rule=rule[0], made_by=rule[1])
             # What the calls before it in its turn answered (the first has none to read).
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
                          if c.position < call.position] if call.position else []
@@ -450,4 +463,6 @@ class _Lifted:
 
     rule: str
     """The rule's id."""
+    made_by: str
+    """The id of whoever made it: the call runs as them and the agent together."""
 

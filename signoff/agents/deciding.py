@@ -556,6 +556,17 @@ class Decider:
                     f"{agent.__name__} may {how} {tool}: its declaration says so, and no "
                     "standing rule can widen it."
                 )
+            # A rule stands for a yes: one whom the skill's route does not let say yes to the
+            # call may not say it once for all its calls either.
+            route = each.decided_by(tool)
+            if route is not None and not self._oversight.supervises_agents.admits(by) and not (
+                    (route.person is not None and route.person.id == by.id)
+                    or (route.queue and route.queue in by.roles)):
+                who = route.person.name if route.person is not None else (
+                    f"the {route.queue} queue")
+                raise AgentRefused(
+                    f"{tool}'s proposals in {each.name} are decided by {who}, as the skill "
+                    f"routes them: {by.name} may not let {agent.__name__} run it alone.")
 
     def _declared(self, registered: Registered, skill: str, tool: str) -> Leave:
         own = registered.agent.skill(skill)

@@ -440,12 +440,13 @@ def proposals_where(db: Executor, *, status: str | None = None, agent: str | Non
                     task: str | None = None, limit: int | None = None) -> list[Proposal]:
     """The proposals with this status, agent and task (each when given), newest first."""
     given = {"status": status, "agent": agent, "task_id": task}
-    params: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    shape = ("proposals_where", tuple(sorted(params)), limit is not None)
+    columns = sorted(k for k, v in given.items() if v is not None)
+    params: dict[str, Any] = {k: given[k] for k in columns}
+    shape = ("proposals_where", tuple(columns), limit is not None)
 
-    def build() -> Select[Any]:
+    def build() -> Select[Any]:  # (built when first run: from `columns`, not `params`)
         query = proposal_query()
-        for column in sorted(params):
+        for column in columns:
             query = query.where(proposals.c[column] == bindparam(column))
         return query.limit(bindparam("limit")) if limit is not None else query
 
@@ -617,15 +618,16 @@ def insert_rule(db: Executor, **values: Any) -> str:
 
 def matching_rule(
     db: Executor, *, agent: str, tool: str, skill: str, for_id: str | None
-) -> str | None:
-    """The id of an active rule letting `agent` run `tool` alone in this work, or None."""
+) -> tuple[str, str] | None:
+    """The id of an active rule letting `agent` run `tool` alone in this work, and the id of
+    whoever made it (the call runs as them and the agent); or None."""
     found = _run(db, "matching_rule", lambda: _MATCHING_RULE,
-                 {"agent": agent, "tool": tool, "skill": skill, "for_id": for_id}).scalar()
-    return str(found) if found is not None else None
+                 {"agent": agent, "tool": tool, "skill": skill, "for_id": for_id}).first()
+    return (str(found["id"]), str(found["made_by_id"])) if found is not None else None
 
 
 _r = standing_rules.c
-_MATCHING_RULE = select(_r.id).where(
+_MATCHING_RULE = select(_r.id, _r.made_by_id).where(
     _r.agent == bindparam("agent"), _r.tool == bindparam("tool"), _r.revoked_at.is_(None),
     or_(_r.skill.is_(None), _r.skill == bindparam("skill")),
     or_(_r.for_id.is_(None), and_(_r.for_id.is_not(None), _r.for_id == bindparam("for_id"))),
