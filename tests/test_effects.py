@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import inspect
+import operator
 from typing import Any
 
 import pytest
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import App
+from signoff import App, spends
 from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, raises
 from tests.effects_corpus import actions as corpus
 from tests.effects_corpus import readers as toolkit_readers
@@ -195,9 +196,85 @@ def test_what_cannot_be_seen_says_why(name: str, reason: str) -> None:
     assert any(reason in e.reason or reason in e.explain() for e in assumed)
 
 
+_BLOCKED: dict[str, bool] = {}
+
+
+def _block_by_setitem(name: str) -> None:
+    operator.setitem(_BLOCKED, name, True)
+
+
+def _unblock_by_delitem(name: str) -> None:
+    operator.delitem(_BLOCKED, name)
+
+
+def _grow_in_place(items: list[int]) -> list[int]:
+    return operator.iadd(items, [1])
+
+
+def _delete_by_name(session: Any, record: Any) -> None:
+    operator.methodcaller("delete", record)(session)
+
+
+def _only_computes(a: int, b: int) -> int:
+    return operator.add(a, b) + operator.itemgetter(0)([b]) + int(operator.is_(a, b))
+
+
+@pytest.mark.parametrize("function", [_block_by_setitem, _unblock_by_delitem, _grow_in_place,
+                                      _delete_by_name])
+def test_operators_that_change_their_argument_or_call_by_name_are_not_pure(
+        function: Any) -> None:
+    """operator's setitem, delitem, in-place functions and methodcaller (a session's delete,
+    called by its name) do more than compute: each was read as pure (the module is on the
+    allow-list), so that an action deleting a record through them ran alone as only reading.
+    The rest of operator still only computes."""
+    assert not analyse(function, name=function.__name__).only_reads
+    assert analyse(_only_computes, name="_only_computes").only_reads
+
+
 def test_declared_cost_is_kept() -> None:
     """A ``@spends(cost=...)`` on the path gives the action's cost."""
     assert analyse(corpus.charge_card, name="charge_card").cost_usd == 0.5
+
+
+@spends(cost=1.0)
+def _post_a_letter() -> None:
+    """A dollar a letter."""
+
+
+@spends(cost=0.25)
+def _stamp() -> None:
+    """A quarter a stamp."""
+
+
+@spends
+def _wire(amount: int) -> None:
+    """Wire an amount nobody declared."""
+    _WIRED.append(amount)
+
+
+_WIRED: list[int] = []
+
+
+def _two_letters_and_a_stamp() -> None:
+    _post_a_letter()
+    _stamp()
+    _post_a_letter()  # (the same helper again: counted once)
+
+
+def _stamp_and_wire(amount: int) -> None:
+    _stamp()
+    _wire(amount)
+
+
+def test_declared_costs_on_a_path_add_up_and_an_undeclared_one_makes_it_unknown() -> None:
+    """The costs declared on an action's path add up, each helper once ($1.25 for a letter and
+    a stamp; it was the largest, $1.00); one helper that spends an amount it does not declare
+    makes what the action spends unknown (None: refused under a budget), whatever the others
+    declare (the stamp's $0.25 was taken for all of it, and the wire went out)."""
+    assert analyse(_two_letters_and_a_stamp, name="letters").cost_usd == 1.25
+    unknown = analyse(_stamp_and_wire, name="stamp_and_wire")
+    assert unknown.spends
+    assert unknown.cost_usd is None
 
 
 def test_lambda_declared_sends_is_never_lost() -> None:

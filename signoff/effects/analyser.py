@@ -270,8 +270,8 @@ class Analyser:
             frame.mutate_origin(origin, found, prefix + path)
         for r in summary.raises.values():
             frame.raises.append(replace(r, path=frame.prefix + prefix + r.path))
-        if summary.cost is not None:
-            frame.summary.cost = max(frame.summary.cost or 0.0, summary.cost)
+        frame.summary.costs.update(summary.costs)
+        frame.summary.cost_unknown |= summary.cost_unknown
         ret = summary.ret or const(None)
         calls = ret.calls
         if any(not isinstance(c, Method | BuiltinMethod) for c in calls):

@@ -245,8 +245,10 @@ def declared(frame: Scope, fn: Any, path: tuple[str, ...] = ()) -> None:
     if marks.declares_spends(fn):
         frame.add(EffectKind.SPENDS, "", (*path, "@spends"))
         cost = marks.declared_cost(fn)
-        if cost is not None:
-            frame.summary.cost = max(frame.summary.cost or 0.0, cost)
+        if cost is None:
+            frame.summary.cost_unknown = True
+        else:  # by the function's code: its wrappers and itself declare one cost
+            frame.summary.costs[inspect.unwrap(fn)] = cost
 
 
 def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:

@@ -7,6 +7,7 @@ parameters are known to hold) and applied at every call, its parameters replaced
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.signature import Param
@@ -43,8 +44,18 @@ class Summary:
     """What it returns."""
     raises: dict[tuple[type, str, int], Raised] = field(default_factory=dict)
     """The exceptions it may raise."""
-    cost: float | None = None
-    """The most a ``@spends(cost=...)`` on its path declares."""
+    costs: dict[Any, float] = field(default_factory=dict)
+    """What each ``@spends(cost=...)`` on its path declares, by the function it is on (each
+    counted once: a helper called twice, or in a loop, is counted once)."""
+    cost_unknown: bool = False
+    """Whether a ``@spends`` on its path declares no cost: what it spends is then not known,
+    whatever the others declare."""
+
+    @property
+    def cost(self) -> float | None:
+        """What its path may spend, as declared: the sum of the costs declared on it; None when
+        none is declared, or one ``@spends`` on it declares none."""
+        return None if self.cost_unknown or not self.costs else sum(self.costs.values())
 
     def shape(self) -> tuple[object, ...]:
         """What changes when a recursive analysis has not settled yet."""
@@ -53,6 +64,7 @@ class Summary:
             frozenset(self.effects),
             frozenset(self.muts),
             frozenset(self.raises),
-            self.cost,
+            frozenset(self.costs.items()),
+            self.cost_unknown,
             None if ret is None else (ret.origin, ret.inner, ret.types),
         )

@@ -344,10 +344,23 @@ def is_sink(name: str) -> bool:
     return bool(name) and matches_any(name, SINK_PATTERNS)
 
 
+_OPERATOR_CHANGES = ("setitem", "delitem", "iadd", "iand", "iconcat", "ifloordiv", "ilshift",
+                     "imatmul", "imod", "imul", "ior", "ipow", "irshift", "isub", "itruediv",
+                     "ixor")
+NOT_PURE_NAMES: frozenset[str] = frozenset(
+    f"{module}.{name}" for module in ("operator", "_operator")
+    for function in (*_OPERATOR_CHANGES, "methodcaller")
+    for name in (function, f"__{function}__"))
+"""What a module of `PURE_MODULES` has that does more than compute: operator's functions that
+change their first argument (``a[b] = c``, ``del a[b]``, ``a += b`` in place) and
+``methodcaller``, which calls a method named by a string (a session's ``delete`` as much as a
+str's ``upper``)."""
+
+
 @lru_cache(maxsize=4096)
 def is_pure_name(name: str) -> bool:
     """Whether the thing of this qualified name only computes (the allow-list)."""
-    if not name:
+    if not name or name in NOT_PURE_NAMES:
         return False
     if name in PURE_NAMES:
         return True
