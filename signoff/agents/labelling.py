@@ -209,17 +209,28 @@ class TaskLabels:
             if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words
                 provenance.add_trusted(call.answer)
                 continue
-            if call.outcome != CallOutcome.DONE:
+            if call.outcome != CallOutcome.DONE and call.outcome not in _IN_ITS_WORDS:
                 continue
             action = self._action_of(call.tool)
             if action is None:  # the hand back, or a tool since taken away: nothing to read
                 continue
+            if call.outcome == CallOutcome.DONE:
+                outside = outside_reason(action, call.value)
+            elif may_return_outside_content(action):  # a refusal in the tool's own words,
+                outside = "outside content, in what the tool said as it refused"  # which may
+            else:  # quote what it read
+                continue
             provenance.add(Seen(tool=call.tool, arguments=call.arguments, value=call.value,
-                                text=call.answer, outside=outside_reason(action, call.value)))
+                                text=call.answer, outside=outside))
 
 
-_SETTLED = (CallOutcome.DONE, CallOutcome.REJECTED)
-"""The outcomes of a call whose result (or the person's reason) is seen: each is final."""
+_IN_ITS_WORDS = (CallOutcome.INVALID, CallOutcome.DENIED, CallOutcome.GONE, CallOutcome.FAILED,
+                 CallOutcome.UNAVAILABLE)
+"""The outcomes of a call whose answer may be in the tool's own words (a refusal it raised, with
+its message): the model reads them as it reads a result."""
+
+_SETTLED = (CallOutcome.DONE, CallOutcome.REJECTED, *_IN_ITS_WORDS)
+"""The outcomes of a call whose answer (or the person's reason) is seen: each is final."""
 
 
 def evidence_of(calls: Iterable[CallRow]) -> list[Evidence]:
