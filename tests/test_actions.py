@@ -240,6 +240,35 @@ def test_for_record_lists_actions_the_caller_may_run(bakery: SimpleNamespace) ->
     assert rushed.outcome is ActionOutcome.DENIED
 
 
+@pytest.mark.parametrize("database", ["sqlite://", "file"])
+def test_a_query_its_policy_refuses_is_denied_and_keeps_the_database_usable(
+        database: str, tmp_path: Path) -> None:
+    """A query whose `authorize` refuses the caller, or run by someone disabled, is Denied in
+    words, and the next run goes on: the refusal returned inside the query's read-only transaction, which then
+    committed — a write the guard refuses — so that the run was Failed, and on a file the next
+    transaction could not begin ("cannot start a transaction within a transaction"; a proposal
+    so approved stayed Approved for good)."""
+    url = database if database != "file" else f"sqlite:///{tmp_path / 'q.db'}"
+    app = App("q", database=url)
+
+    @app.action("Read the salaries", query=True, authorize=policy.role("manager"))
+    def salaries() -> str:
+        """Everyone's salary."""
+        return "CEO: 1M"
+
+    mia = app.people.add("mia@q.example", "Mia")
+    boss = app.people.add("boss@q.example", "Boss", roles=["manager"])
+    refused = app.actions.run("salaries", {}, as_=mia)
+    assert (refused.outcome, refused.problem) == (ActionOutcome.DENIED,
+                                                  "Mia may not read the salaries.")
+    assert app.actions.run("salaries", {}, as_=boss).value == "CEO: 1M"
+    app.people.disable(boss)
+    disabled = app.actions.run("salaries", {}, as_=boss)
+    assert (disabled.outcome, disabled.problem) == (
+        ActionOutcome.DENIED, "Boss is disabled and may not do anything.")
+    app.database.dispose()
+
+
 def test_for_record_includes_actions_on_a_base_type() -> None:
     """An action on a base record type is offered for records of a subtype."""
     app = App("t", database="sqlite://")

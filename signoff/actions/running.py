@@ -353,8 +353,9 @@ class Runner:
                 with session.begin() as transaction:
                     admitted = self._admit(action, acting, cause, session,
                                            session.connection())
-                    if isinstance(admitted, ActionResult):
-                        return admitted
+                    if isinstance(admitted, ActionResult):  # refused before it ran: the
+                        transaction.rollback()  # transaction keeps nothing (a commit is a
+                        return admitted  # write the guard refuses)
                     acting = admitted
                     result = self._call(action, values, session, acting, cause)
                     refuse_pending_changes(session)
