@@ -160,6 +160,32 @@ def test_consent_checks_values_when_made(tmp_path: Path) -> None:
         shop.app.actions.consent("reorder", {"stock": shop.stock, "count": "many"}, as_=shop.kim)
 
 
+def test_consent_reads_an_enum_by_its_members_name_as_a_run_does(tmp_path: Path) -> None:
+    """A value a run takes (an enum by its member's name, "HIGH") is taken by a consent too,
+    and sealed as the run reads it (a raw pydantic error came out of `consent`)."""
+    import enum
+
+    app = App("enums", database=f"sqlite:///{tmp_path / 'enums.db'}")
+
+    class Priority(enum.Enum):
+        LOW = "Low"
+        HIGH = "High"
+
+    @app.action("Set a priority")
+    def set_priority(name: str, priority: Priority) -> str:
+        """Set it."""
+        return f"{name}: {priority.value}"
+
+    sam = app.people.add("sam@shop.example", "Sam")
+    assert app.actions.run("set_priority", {"name": "a", "priority": "HIGH"},
+                           as_=sam).said == "a: High"
+    token = app.actions.consent("set_priority", {"priority": "HIGH"}, as_=sam)
+    assert app.actions.run_consented(token, {"name": "b"}).said == "b: High"
+    with pytest.raises(Invalid):
+        app.actions.consent("set_priority", {"priority": "NOPE"}, as_=sam)
+    app.database.dispose()
+
+
 def test_the_key_is_made_once_with_mode_0600(tmp_path: Path) -> None:
     """The app's key is generated on first use beside its database, readable by its owner only,
     and a token made by one app instance is honoured by the next."""
