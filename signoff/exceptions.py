@@ -14,12 +14,15 @@
     │   └── Failed              it failed, for a reason it can tell (what it reached outside
     │                           answered with an error)               → outcome Failed
     ├── UserError               a mistake by the developer using signoff (a misdeclared action,
-    │                           a bad policy, a malformed step); raised at declaration time
+    │                           a bad policy, a malformed step), at declaration time; and a call
+    │                           that cannot be made as given (a handle taken, nobody of that handle)
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
     │   │                       a rule that would widen past the declaration
     │   ├── EditRefused         the changed values of an "approve with changes" do not fit
-    │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too)
-    ├── ConsentError            a consent token that is forged, edited, replayed or misused
+    │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too;
+    │                           `app.outcome` of an unknown task raises a plain NotFound)
+    ├── ConsentError            a consent token that is forged or edited, as it is opened (a
+    │                           run of one, `run_consented`, tells it as a Denied result instead)
     ├── StoreError              the database could not be used (unreachable, locked, refused)
     └── ReadOnlyViolation       a query tried to write, spawn, or reach outside while it ran
 

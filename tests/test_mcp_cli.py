@@ -169,6 +169,7 @@ def test_a_guard_token_command_asked_two_things_at_once_does_neither(tmp_path: P
     assert done.exit_code == EXIT_USAGE, done.output
     said = " ".join(done.output.split())
     assert ("it is empty" if "" in asked else "give one of them") in said
+    assert "--label" not in said  # (`mcp token` takes none)
     assert [(t.id, t.revoked_at) for t in app.credentials.tokens(noor)] == [(kept.id, None)]
     assert app.credentials.principal_for_token(issued.output.strip()) is not None
 

@@ -47,7 +47,7 @@ class Outcome:
     steps: int = 0
     """Model calls made."""
     spend_usd: float = 0.0
-    """What the model calls cost."""
+    """What the task has spent: its model calls, and what its tools spend (`@spends`)."""
 
     @property
     def done(self) -> bool:

@@ -206,13 +206,15 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
 
 def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
                          revoke_id: str | None, listing: bool, listed_by: str,
-                         labelled: bool = False) -> None:
+                         labelled: bool = False, takes_label: bool = True) -> None:
     """A token command's work: list `person`'s tokens, revoke one of theirs, or give them a new
     one labelled `label`, shown once or kept in the local profile with `save`. `listed_by` is
     the command that lists them, for a token id that is not theirs. Asked for two of these at
     once (--list with --revoke, or either with what goes with a new token: `save`, or a label
-    the person gave, `labelled`), it does none of them: a usage error says to give one."""
-    _one_at_a_time(listing=listing, revoke_id=revoke_id, save=save, labelled=labelled)
+    the person gave, `labelled`), it does none of them: a usage error says to give one (naming
+    --label only for a command that `takes_label`)."""
+    _one_at_a_time(listing=listing, revoke_id=revoke_id, save=save, labelled=labelled,
+                   takes_label=takes_label)
     if listing:
         for info in app.credentials.tokens(person):
             click.echo(f"{info.id}  {info.label}  made {info.created_at:%Y-%m-%d %H:%M}"
@@ -232,7 +234,8 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
         click.echo(secret)
 
 
-def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled: bool) -> None:
+def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled: bool,
+                   takes_label: bool = True) -> None:
     """Refuse a token command asked for two things at once: --list and --revoke each stand
     alone, and --save and --label go with a new token (with either of them, one would be left
     undone without a word)."""
@@ -244,5 +247,6 @@ def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled
             f"{', '.join(asked[:-1])} and {asked[-1]}")
         raise click.UsageError(
             f"{both} ask for more than one thing at once: give one of them (--list lists the "
-            "person's tokens, --revoke TOKEN_ID revokes one, and --save or --label go with a "
-            "new token, given alone).")
+            "person's tokens, --revoke TOKEN_ID revokes one, and "
+            f"{'--save or --label go' if takes_label else '--save goes'} with a new token, "
+            "given alone).")

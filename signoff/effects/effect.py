@@ -177,7 +177,9 @@ class Effects:
 
     @staticmethod
     def unknown(name: str, reason: str) -> Effects:
-        """What must be assumed of code that cannot be seen: that it does everything."""
+        """What must be assumed of code that cannot be seen: that it changes things and
+        reaches outside (the two effects every permit that lets anything run alone must allow;
+        it is not taken to send or spend, which would refuse it under every budget)."""
         return Effects(
             effects=tuple(
                 Effect(kind=kind, target="", path=(name,), reason=reason)

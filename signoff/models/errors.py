@@ -6,6 +6,7 @@
     └── ModelError                  a real model could not be asked, or did not answer usably
         ├── ModelNotConfigured      no SDK, no key, no base URL, or a model spec that names nothing
         ├── ModelRequestsRefused    real model requests are off here (as in tests): nothing sent
+        │                           (in signoff.models.base, exported from signoff.models)
         ├── ModelCredentialsRefused the provider refused the key (401, 403)
         ├── ModelRateLimited        still rate limited (429) after the retries
         ├── ModelUnavailable        the provider failed (5xx) or could not be reached, after retries
