@@ -243,6 +243,7 @@ _IBAN_IN_TEXT = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{
 _URL = re.compile(r"^(?:https?://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+/\S*$")
 _IDENTIFIER = re.compile(
     r"(?:https?://|www\.)[^\s<>\"']+"               # a URL
+    r"|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/[^\s<>\"']*"  # a link with no scheme: host.tld/path
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                 # an e-mail address
     r"|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"  # an IBAN
     r"|\b\d[\d ,.-]{4,}\d\b"                         # a long number (six digits or more)
@@ -336,6 +337,20 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
+def _keys(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """The keys of the mappings in `value`, with where each is: a key may be a value too
+    ({"GB29…": 86.40} pays that account), or a field's name."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            at = f"{path}.{key}" if path else str(key)
+            if isinstance(key, str):
+                yield f"{at} (its key)", key
+            yield from _keys(inner, at)
+    elif isinstance(value, list | tuple):
+        for i, inner in enumerate(value):
+            yield from _keys(inner, f"{path}[{i}]")
+
+
 def _is_prose(value: Any) -> bool:
     """Free text (its words carry no label, the identifiers in it do): a string of several
     words that is not one value written with spaces (an IBAN, say)."""
@@ -343,6 +358,12 @@ def _is_prose(value: Any) -> bool:
         return False
     forms = _forms(value)
     return bool(forms) and " " in forms[0]
+
+
+def _is_name(text: str) -> bool:
+    """Whether `text` reads as a name of a few words (a folder, a person, a channel), not a
+    sentence: four words at most, no end punctuation."""
+    return len(text.split()) <= 4 and len(text) <= 60 and not re.search(r"[.!?…:;]\s*$", text)
 
 
 def _identifiers(text: str) -> Iterator[str]:
@@ -427,6 +448,13 @@ class Provenance:
             if name in skip:
                 continue
             for path, leaf in _leaves(value, name):
+                if _is_prose(leaf) and _is_name(leaf) and self._find(_forms(leaf), outside=True):
+                    # a name of a few words that outside content has ("Q3 payroll", "Mallory
+                    # Evil") is labelled whole, as a one-word name is
+                    label = self._label(tool, name, path, leaf, endorsing, inside=False)
+                    if label is not None:
+                        labels.append(label)
+                    continue
                 if _is_prose(leaf):
                     for found in _identifiers(leaf):
                         label = self._label(tool, name, path, found, endorsing, inside=True)
@@ -436,6 +464,11 @@ class Provenance:
                 label = self._label(tool, name, path, leaf, endorsing, inside=False)
                 if label is not None:
                     labels.append(label)
+            for path, key in _keys(value, name):  # a key that is no word (a field's name is
+                if not _WORDS.match(key) and self._find(_forms(key), outside=True):  # one)
+                    label = self._label(tool, name, path, key, endorsing, inside=False)
+                    if label is not None:
+                        labels.append(label)
         return Labels(outside_seen=True, arguments=tuple(labels))
 
     def _label(self, tool: str, name: str, path: str, value: Any,
