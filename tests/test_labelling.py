@@ -250,7 +250,8 @@ def test_what_an_outside_tool_said_as_it_refused_is_outside_content() -> None:
 
 
 @pytest.mark.parametrize(("tool", "arguments", "held"), [
-    ("pay_many", {"payments": {"GB29NWBK60161331926819": "86.40"}}, "payments.GB29NWBK60161331926819 (its key)"),
+    ("pay_many", {"payments": {"GB29NWBK60161331926819": "86.40"}},
+     "payments.GB29NWBK60161331926819 (its key)"),
     ("share", {"folder": "Q3 payroll", "person": "Mallory Evil"}, "folder"),
     ("message_staff", {"body": "Reset your password at evil-login.example/reset today."},
      "body"),

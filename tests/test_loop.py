@@ -24,6 +24,7 @@ from signoff import (
     AgentRefused,
     AgentTaskWaiting,
     App,
+    EditRefused,
     OutcomeUnknown,
     Permits,
     Principal,
@@ -564,6 +565,62 @@ def test_a_standing_rule_runs_its_calls_as_its_maker_and_the_agent(database: str
         assert routed.app.rules() == []
     finally:
         routed.app.database.dispose()
+
+
+def test_an_edit_cannot_change_a_record_named_within_a_structure() -> None:
+    """An edit changes values, never what the call acts on: a ticket named within a structure
+    argument cannot be swapped for another (the edit ran the call on the other ticket); the same
+    ticket, with another value beside it, is an edit like any."""
+    from pydantic import BaseModel
+
+    app = App("edits", database="sqlite://")
+
+    class Ticket(app.Record):  # type: ignore[name-defined, misc]
+        priority: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "create", "update")]
+
+    class Which(BaseModel):
+        model_config = {"arbitrary_types_allowed": True}
+        ticket: Ticket
+        note: str = ""
+
+    @app.action
+    def bump(priority: int, which: Which,
+             session: Annotated[Session, Provided("session")]) -> str:
+        """Set the priority of a ticket."""
+        session.get(Ticket, which.ticket).priority = priority
+        return "ok"
+
+    class Triage(Skill[None, str]):
+        description = "Triage."
+        tools = [bump]
+
+    class Triager(Agent):
+        purpose = "You triage tickets."
+        skills = [Triage()]
+
+    noor = app.people.add("noor@y.example", "Noor")
+    app.add_agent(Triager, sponsor=noor)
+    with app.session(as_=noor) as s:
+        a, b = Ticket(), Ticket()
+        s.add_all([a, b])
+    try:
+        def proposed() -> Any:
+            out = app.agent(Triager).do(Triage(), None, for_=noor, model=ScriptedModel(
+                says.tool(bump, priority=3, which={"ticket": str(a.id)}), says.hand_back("ok")))
+            return app.proposals(task=out.task)[0]
+
+        first = proposed()
+        with pytest.raises(EditRefused, match="which names what bump acts on"):
+            app.approve(first, by=noor, edited={"which": {"ticket": str(b.id)}})
+        assert app.proposal(first.id).status is ProposalStatus.WAITING
+        decision = app.approve(first, by=noor, edited={"which": {"ticket": str(a.id),
+                                                                 "note": "urgent"}})
+        assert decision.status is ProposalStatus.DONE, decision.said
+        with app.session(as_=noor) as s:
+            assert (s.get(Ticket, a.id).priority, s.get(Ticket, b.id).priority) == (3, 0)
+    finally:
+        app.database.dispose()
 
 
 def test_a_step_of_a_reply_and_its_call_that_fails_to_commit_keeps_them_together(

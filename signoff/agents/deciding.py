@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
@@ -35,7 +37,14 @@ from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerp
 from signoff.agents.proposing import fingerprint_of
 from signoff.agents.rules import StandingRule
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
-from signoff.exceptions import AgentRefused, EditRefused, Invalid, Unavailable, UnknownId
+from signoff.exceptions import (
+    AgentRefused,
+    EditRefused,
+    Invalid,
+    NotFound,
+    Unavailable,
+    UnknownId,
+)
 from signoff.security.acting import ActingAs
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
@@ -410,12 +419,31 @@ class Decider:
         given = {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()}
         changed = {k: v for k, v in given.items() if proposal.arguments.get(k) != v}
         acted_on = [p.name for p in info.parameters if p.name in changed and p.names_records]
+        holding = [p.name for p in info.parameters if p.name in changed and not p.names_records
+                   and not p.takes_plain_data]  # a structure that may name records within
+        if holding and not acted_on:
+            acted_on = self._moved_records(proposal, holding, changed)
         if acted_on:
             raise EditRefused(f"An edit changes argument values only: {', '.join(acted_on)} "
                               f"names what {proposal.action} acts on, which an edit cannot "
                               "change. Reject it with the reason instead; the agent is told and "
                               "may propose again.")
         return changed
+
+    def _moved_records(self, proposal: Proposal, names: list[str], changed: dict[str, Any]
+                       ) -> list[str]:
+        """Those of arguments `names` whose `changed` values name other records than the
+        proposal's (a record's id within a structure); values that do not fit are left to be
+        told where the call's values are read."""
+        try:
+            before = self._actions.values_from_json(proposal.action,
+                                                    json.dumps(proposal.arguments))
+            after = self._actions.values_from_json(
+                proposal.action, json.dumps({**proposal.arguments, **changed}))
+        except (Invalid, NotFound):
+            return []
+        return [n for n in names if set(_record_ids(before.get(n))) != set(
+            _record_ids(after.get(n)))]
 
     # -- reject, stale, withdraw ---------------------------------------------------------
 
@@ -759,3 +787,18 @@ class _Stale:
     """The instructions as they read now."""
     version: str
     """The version of what it acts on now (the skill's `version_of`)."""
+
+
+def _record_ids(value: Any) -> Iterator[uuid.UUID]:
+    """The records' ids within a value read for a call (a record stands as its id there)."""
+    if isinstance(value, uuid.UUID):
+        yield value
+    elif isinstance(value, BaseModel):
+        for inner in value.__dict__.values():
+            yield from _record_ids(inner)
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from _record_ids(inner)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for inner in value:
+            yield from _record_ids(inner)
