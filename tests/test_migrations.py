@@ -115,12 +115,9 @@ def test_a_database_too_different_to_adopt_is_refused_in_words(tmp_path: Path) -
         App("odd", database=url).people.all()
 
 
-def test_a_revision_this_signoff_does_not_know_is_told(tmp_path: Path) -> None:
-    """A database another version of signoff brought to a revision this one lacks is refused in
-    a sentence (UserError), not with Alembic's error."""
+def _at_a_revision_elsewhere(tmp_path: Path) -> str:
+    """The URL of a database another version of signoff brought to a revision this one lacks."""
     from sqlalchemy import text
-
-    from signoff import UserError
 
     url = f"sqlite:///{tmp_path / 'newer.db'}"
     App("newer", database=url).people.all()
@@ -130,6 +127,15 @@ def test_a_revision_this_signoff_does_not_know_is_told(tmp_path: Path) -> None:
             connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999_elsewhere'"))
     finally:
         engine.dispose()
+    return url
+
+
+def test_a_revision_this_signoff_does_not_know_is_told(tmp_path: Path) -> None:
+    """A database another version of signoff brought to a revision this one lacks is refused in
+    a sentence (UserError), not with Alembic's error."""
+    from signoff import UserError
+
+    url = _at_a_revision_elsewhere(tmp_path)
     with pytest.raises(UserError, match="at revision '9999_elsewhere', which this version of "
                                         "signoff does not know"):
         App("newer", database=url).people.all()
@@ -140,18 +146,10 @@ def test_a_command_with_a_bad_token_tells_the_unknown_revision_first(tmp_path: P
     naming it, exit 2 (as upgrading.md says), a bad token given or not: the token's refusal
     (exit 4) came first, as a malformed token needs no database to refuse."""
     from click.testing import CliRunner
-    from sqlalchemy import text
 
     from signoff.cli import main
 
-    url = f"sqlite:///{tmp_path / 'newer.db'}"
-    App("newer", database=url).people.all()
-    engine = create_engine(url)
-    try:
-        with engine.begin() as connection:
-            connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999_elsewhere'"))
-    finally:
-        engine.dispose()
+    url = _at_a_revision_elsewhere(tmp_path)
     (tmp_path / "newer.py").write_text(f"from signoff import App\napp = App('newer', database={url!r})\n")
     for who in (["--token", "so_bogus"], ["--as", "nobody@x.example"]):
         result = CliRunner().invoke(main, ["proposals", "--app", f"{tmp_path / 'newer.py'}:app",
