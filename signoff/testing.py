@@ -110,7 +110,12 @@ class _Seen:
 
 
 class ScriptedModel:
-    """A model that plays a script; what it was asked is kept in `seen`."""
+    """A model that plays a script; what it was asked is kept in `seen`.
+
+    `usage` is what each reply reports it used (a line's own `usage` first): a `Usage`, a
+    function of the turn (from 0) giving one, ``"worst"`` (the most its reservation allows:
+    every token counted in, `max_output_tokens` out), or None (a quarter of the upper bound in,
+    16 out). `price` is what it costs (nothing by default; None: not known)."""
 
     def __init__(
         self,

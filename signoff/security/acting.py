@@ -17,7 +17,8 @@ class ActingAs:
     an agent acting on someone's behalf does only what both may."""
 
     principals: tuple[Principal, ...] = ()
-    """The principals, in the order given."""
+    """The principals, in the order given: at least one, unless `system` (an empty set is a
+    `UserError`: every rule would admit it)."""
     system: bool = False
     """The app itself, bound by no record rule (setup code, migrations; never a caller)."""
 

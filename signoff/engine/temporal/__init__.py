@@ -25,7 +25,8 @@ unset: see `Temporal.queue_of`)."""
 
 @dataclass(frozen=True, kw_only=True)
 class Temporal:
-    """Where an app's tasks run when they run on Temporal: ``Temporal(address="host:7233")``."""
+    """Where an app's tasks run when they run on Temporal: ``Temporal(address="host:7233")``,
+    with its `namespace`, `task_queue` and `local_activities` when they are not the defaults."""
 
     address: str
     """The Temporal server's frontend, ``host:port``."""
