@@ -254,14 +254,14 @@ def test_a_query_its_policy_refuses_is_denied_and_keeps_the_database_usable(
     @app.action("Read the salaries", query=True, authorize=policy.role("manager"))
     def salaries() -> str:
         """Everyone's salary."""
-        return "CEO: 1M"
+        return "Noor: 4,200 a month"
 
     mia = app.people.add("mia@q.example", "Mia")
     boss = app.people.add("boss@q.example", "Boss", roles=["manager"])
     refused = app.actions.run("salaries", {}, as_=mia)
     assert (refused.outcome, refused.problem) == (ActionOutcome.DENIED,
                                                   "Mia may not read the salaries.")
-    assert app.actions.run("salaries", {}, as_=boss).value == "CEO: 1M"
+    assert app.actions.run("salaries", {}, as_=boss).value == "Noor: 4,200 a month"
     app.people.disable(boss)
     disabled = app.actions.run("salaries", {}, as_=boss)
     assert (disabled.outcome, disabled.problem) == (
