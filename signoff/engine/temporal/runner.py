@@ -31,13 +31,7 @@ from temporalio.client import (
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.runtime import (
-    LogForwardingConfig,
-    LoggingConfig,
-    Runtime,
-    TelemetryConfig,
-    TelemetryFilter,
-)
+from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.agents import holds
@@ -54,21 +48,6 @@ from signoff.store.tables import tasks
 __all__ = ["Bridge", "TemporalRunner", "Unreachable", "connect", "polled_lately"]
 
 log = logging.getLogger("signoff.temporal")
-
-
-class _RetriesLeftOut(logging.Filter):
-    """Leaves out the client's retries of calls to a server that does not answer (several a
-    second while it is down): the worker tells that in sentences of its own."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        told = getattr(record, "temporal_log", None)
-        return told is None or not str(getattr(told, "target", "")).endswith("::retry")
-
-
-core_log = logging.getLogger("signoff.temporal.core")
-"""Where the Temporal client's core (Rust) logs what it logs, its retries left out (else they
-are written to the process's stderr as they come, colour codes and all)."""
-core_log.addFilter(_RetriesLeftOut())
 
 
 T = TypeVar("T")
@@ -88,13 +67,19 @@ WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
 alive for longer) before another worker is given it: how soon a stopped worker's task moves on."""
 
 
+_CORE_LOGS = TelemetryFilter(core_level="WARN", other_level="ERROR").formatted() + (
+    ",temporalio_client::retry=off")
+"""What the Temporal client's core (Rust) writes to stderr: its warnings, but not its retries of
+calls to a server that does not answer (several a second while it is down), which the worker
+tells in sentences of its own. (Its logs are not handed to Python's logging: a handing on
+during the interpreter's shutdown aborts the process.)"""
+
+
 @functools.cache
 def _runtime() -> Runtime:
     """The Temporal runtime of signoff's clients: one per process (each has threads of its
-    own), its core's logs handed to `core_log`."""
-    return Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(
-        filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
-        forwarding=LogForwardingConfig(logger=core_log, append_target_to_name=False))))
+    own), its core's logs filtered by `_CORE_LOGS`."""
+    return Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(filter=_CORE_LOGS)))
 
 
 async def connect(config: Temporal) -> Client:
