@@ -277,6 +277,83 @@ def test_declared_costs_on_a_path_add_up_and_an_undeclared_one_makes_it_unknown(
     assert unknown.cost_usd is None
 
 
+def _letters_in_a_loop(addresses: list[str]) -> None:
+    for _ in addresses:
+        _post_a_letter()
+
+
+def _letters_while(count: int) -> None:
+    while count:
+        _stamp()
+        count -= 1
+
+
+def _letters_comprehended(addresses: list[str]) -> list[None]:
+    return [_post_a_letter() for _ in addresses]
+
+
+def _letters_mapped(addresses: list[str]) -> list[None]:
+    return list(map(lambda _: _post_a_letter(), addresses))
+
+
+def _letters_by_a_local_function(addresses: list[str]) -> None:
+    def post() -> None:
+        _post_a_letter()
+
+    for _ in addresses:
+        post()
+
+
+def _a_helper_that_loops(addresses: list[str]) -> None:
+    _letters_in_a_loop(addresses)
+
+
+@spends(cost=5.0)
+def _a_mailing_declared_whole(addresses: list[str]) -> None:
+    for _ in addresses:
+        _post_a_letter()
+
+
+@spends(cost=0.5)
+def _a_mailing_declared_too_low(addresses: list[str]) -> None:
+    for _ in addresses:
+        _post_a_letter()
+    _stamp()
+
+
+def _a_letter_then_a_loop_that_spends_nothing(addresses: list[str]) -> None:
+    _post_a_letter()
+    for address in addresses:
+        address.upper()
+
+
+@pytest.mark.parametrize("function", [
+    _letters_in_a_loop, _letters_while, _letters_comprehended, _letters_mapped,
+    _letters_by_a_local_function, _a_helper_that_loops,
+])
+def test_a_declared_cost_met_in_a_loop_makes_what_the_action_spends_unknown(
+        function: Any) -> None:
+    """A $1.00 letter posted once an address was reserved as $1.00 however many addresses
+    there were (each helper counted once), so that a run could spend many times what was
+    reserved and pass the budget. A cost met in a loop — a for, a while, a comprehension, a
+    callback of map, a local function called in one, a helper whose own loop spends — now
+    makes the amount unknown (refused under a budget)."""
+    effects = analyse(function, name=function.__name__)
+    assert effects.spends
+    assert effects.cost_repeats
+    assert effects.cost_usd is None
+
+
+def test_an_action_that_declares_its_whole_cost_is_bounded_by_it_despite_a_loop() -> None:
+    """An action that declares on itself what a whole run spends is bounded by that, loops and
+    all — never less than its helpers' costs added up (a $0.50 whole beside a $1.00 letter
+    and a $0.25 stamp reads $1.25). A loop that spends nothing changes nothing."""
+    assert analyse(_a_mailing_declared_whole, name="mailing").cost_usd == 5.0
+    assert analyse(_a_mailing_declared_too_low, name="mailing").cost_usd == 1.25
+    once = analyse(_a_letter_then_a_loop_that_spends_nothing, name="letter")
+    assert (once.cost_usd, once.cost_repeats) == (1.0, False)
+
+
 def test_lambda_declared_sends_is_never_lost() -> None:
     """A declaration adds effects even to a body that does nothing."""
     effects = analyse(corpus.declared_action, name="declared_action")

@@ -1041,6 +1041,76 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     app.database.dispose()
 
 
+def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
+    """A tool posting a $0.40 letter to each address it is given reserved $0.40 whatever the
+    addresses: three letters ($1.20) went out alone on a $1.00 budget, and the task counted
+    $0.40. How often a cost met in a loop is spent is not known: the call is refused, in words
+    that say what to declare, and nothing is posted. Declared whole on the tool ($2.00), it is
+    bounded by that: refused for not fitting; on a $3.00 budget it runs, and counts $2.00."""
+    app = App("t", database="sqlite://")
+    posted: list[str] = []
+
+    class Mailing(app.Record):  # type: ignore[name-defined, misc]
+        __security__ = [allow("read", "create")]
+
+    @spends(cost=0.40)
+    def post_a_letter(address: str) -> None:
+        posted.append(address)
+
+    @app.action
+    def post_letters(mailing: Mailing, addresses: list[str]) -> str:
+        """Post a letter to each address."""
+        for address in addresses:
+            post_a_letter(address)
+        return "Posted."
+
+    @app.action
+    @spends(cost=2.0)
+    def post_a_batch(mailing: Mailing, addresses: list[str]) -> str:
+        """Post a letter to each of at most five addresses."""
+        for address in addresses[:5]:
+            post_a_letter(address)
+        return "Posted."
+
+    class Posting(Skill[Mailing, str]):
+        description = "Post letters."
+        tools = [post_letters, post_a_batch]
+
+    class Poster(Agent):
+        purpose = "You post letters."
+        skills = [Posting()]
+        may = Permits(alone=["post_letters", "post_a_batch"])
+
+    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+    app.add_agent(Poster, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        mailing = Mailing()
+        s.add(mailing)
+    three = ["a", "b", "c"]
+
+    def post(tool: Any, budget: float) -> Any:
+        return app.agent(Poster).do(Posting(), mailing, for_=noor, budget_usd=budget,
+                                    model=ScriptedModel(says.tool(tool, mailing=mailing.id,
+                                                                  addresses=three),
+                                                        says.hand_back("Done.")))
+
+    looped = post(post_letters, 1.0)
+    (call,) = app.agent(Poster).answers(looped.task, 1)
+    assert call.answer == (
+        "post_letters calls something that spends inside a loop, so how much one run spends is "
+        "not known and cannot be kept within the task's budget: declare the most a whole run "
+        "spends on post_letters itself, with @spends(cost=...). Nothing was run or proposed.")
+    assert (posted, looped.spend_usd) == ([], 0.0)
+    over = post(post_a_batch, 1.0)
+    (call,) = app.agent(Poster).answers(over.task, 1)
+    assert "could spend $2.0000, more than" in call.answer
+    assert posted == []
+    fits = post(post_a_batch, 3.0)
+    assert posted == three
+    assert fits.spend_usd == pytest.approx(2.0)
+    app.database.dispose()
+
+
 def test_a_stale_proposal_over_the_budget_is_told_stale(database: str) -> None:
     """Two payments proposed in one turn, each $0.60 of a $1.00 budget: yes to the first; then
     the agent's instructions change, and the second is both over what is left and stale. It is

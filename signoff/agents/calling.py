@@ -190,6 +190,11 @@ class CallSteps(StepUnits):
         if effects.cost_usd is None:
             if task.budget_usd == float("inf"):
                 return ""
+            if effects.cost_repeats:
+                return (f"{action.name} calls something that spends inside a loop, so how much "
+                        "one run spends is not known and cannot be kept within the task's "
+                        f"budget: declare the most a whole run spends on {action.name} itself, "
+                        "with @spends(cost=...).")
             return (f"{action.name} spends an amount it does not declare, so it cannot be kept "
                     "within the task's budget: declare it with @spends(cost=...).")
         left = task.budget_usd - task.spend_usd

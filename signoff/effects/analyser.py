@@ -272,6 +272,7 @@ class Analyser:
             frame.raises.append(replace(r, path=frame.prefix + prefix + r.path))
         frame.summary.costs.update(summary.costs)
         frame.summary.cost_unknown |= summary.cost_unknown
+        frame.summary.cost_repeats |= summary.cost_repeats or bool(summary.costs and frame.loops)
         ret = summary.ret or const(None)
         calls = ret.calls
         if any(not isinstance(c, Method | BuiltinMethod) for c in calls):
@@ -500,7 +501,8 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
     except Exception as exc:  # a gap in the analysis must never make an action look safe
         _ANALYSER.reset_walk()
         return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
-    return Effects(effects=tuple(summary.effects.values()), cost_usd=summary.cost)
+    return Effects(effects=tuple(summary.effects.values()),
+                   cost_usd=summary.cost(of=inspect.unwrap(fn)), cost_repeats=summary.cost_repeats)
 
 
 def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:

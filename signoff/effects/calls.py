@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -249,6 +250,7 @@ def declared(frame: Scope, fn: Any, path: tuple[str, ...] = ()) -> None:
             frame.summary.cost_unknown = True
         else:  # by the function's code: its wrappers and itself declare one cost
             frame.summary.costs[inspect.unwrap(fn)] = cost
+            frame.summary.cost_repeats |= frame.loops > 0
 
 
 def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:
@@ -300,10 +302,12 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     fresh = gives_fresh(q)
     item = Val(pure=True) if fresh else Val(origin=reach, inner=reach)
     called = False
-    for i, v in enumerate(args.pos):
-        called |= _callback(frame, v, item, node, expected=i in positions, where=q)
-    for k, v in args.kw.items():
-        called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
+    # What it is handed is called once an item (a partial only keeps it, to be called later).
+    with frame.repeated() if q != "functools.partial" else contextlib.nullcontext():
+        for i, v in enumerate(args.pos):
+            called |= _callback(frame, v, item, node, expected=i in positions, where=q)
+        for k, v in args.kw.items():
+            called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
     if fresh and (not called or q in ("re.sub", "re.subn")):
         return Val(pure=True)
     first = args.pos[0] if args.pos else None

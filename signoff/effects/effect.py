@@ -88,6 +88,9 @@ class Effects:
     """Each effect with its path."""
     cost_usd: float | None = None
     """The most a run may spend, when a ``@spends(cost=...)`` on its path declares it."""
+    cost_repeats: bool = False
+    """Whether a declared cost is met inside a loop: unless the action declares on itself what a
+    whole run spends, what it spends is then not known (`cost_usd` is None)."""
 
     def _targets(self, kind: EffectKind) -> frozenset[str]:
         return frozenset(e.target for e in self.effects if e.kind is kind)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from signoff.effects import calls
@@ -150,17 +151,20 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
 
 
 def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
-    """A comprehension: a fresh container of what its element expression yields."""
-    for gen in node.generators:
-        iterated = evaluate(frame, gen.iter)
-        dunder(frame, gen.iter, iterated, ("__iter__", "__aiter__"), [])
-        frame.assign(gen.target, frame.iterate(iterated), None, "=")
-        for cond in gen.ifs:
-            evaluate(frame, cond)
-    if isinstance(node, ast.DictComp):
-        parts = [evaluate(frame, node.key), evaluate(frame, node.value)]
-        return fresh_of(dict, inner=_reach(parts))
-    part = evaluate(frame, node.elt)
+    """A comprehension: a fresh container of what its element expression yields. All but its
+    first iterable is evaluated once an item (`Frame.repeated`)."""
+    with ExitStack() as repeated:
+        for gen in node.generators:
+            iterated = evaluate(frame, gen.iter)
+            dunder(frame, gen.iter, iterated, ("__iter__", "__aiter__"), [])
+            repeated.enter_context(frame.repeated())
+            frame.assign(gen.target, frame.iterate(iterated), None, "=")
+            for cond in gen.ifs:
+                evaluate(frame, cond)
+        if isinstance(node, ast.DictComp):
+            parts = [evaluate(frame, node.key), evaluate(frame, node.value)]
+            return fresh_of(dict, inner=_reach(parts))
+        part = evaluate(frame, node.elt)
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
     if kind is None:
         return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))

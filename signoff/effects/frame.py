@@ -13,6 +13,8 @@ import ast
 import builtins
 import inspect
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from signoff.effects import expressions, orm, statements
@@ -79,6 +81,9 @@ class Frame:
         self.inline_active: set[int] = parent.inline_active if parent else set()
         self.prefix: tuple[str, ...] = ()
         """Local functions walked on the way here, put before each path."""
+        self.loops = 0
+        """How many loops the walk is inside here (a lambda or local function is walked inside
+        those of the place it is called): what is called inside one may run more than once."""
 
     # --- recording -------------------------------------------------------------------------
 
@@ -130,6 +135,15 @@ class Frame:
                 key, Effect(kind=EffectKind.CHANGES, target=target, path=path, reason=reason)
             )
 
+    @contextmanager
+    def repeated(self) -> Iterator[None]:
+        """While the block walks, the code walked may run more than once (a loop's body)."""
+        self.loops += 1
+        try:
+            yield
+        finally:
+            self.loops -= 1
+
     def raised(self, exc: type, line: int, path: tuple[str, ...]) -> None:
         """Record that `exc` may be raised here."""
         self.raises.append(Raised(exception=exc, function=self.qualname, line=line, path=self.prefix + path))
@@ -160,6 +174,7 @@ class Frame:
         )
         child.prefix = (*self.prefix, name)
         child.raises = self.raises
+        child.loops = self.loops
         binding = bind(params_of_node(fn), args, None)
         for param_name, value in binding.items():
             child.env[param_name] = value

@@ -9,6 +9,7 @@ the call judges as a `Scope`.
 from __future__ import annotations
 
 import ast
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from signoff.effects.effect import EffectKind
@@ -53,6 +54,11 @@ class Scope(Protocol):
     qualname: str
     prefix: tuple[str, ...]
     raises: list[Raised]
+    loops: int
+
+    def repeated(self) -> AbstractContextManager[None]:
+        """While the block walks, the code walked may run more than once (a loop's body)."""
+        ...
 
     def add(
         self, kind: EffectKind, target: str, path: tuple[str, ...], reason: str = "", at: str = "",

@@ -43,19 +43,24 @@ def statement(frame: Frame, node: ast.stmt) -> None:
             assign(frame, node.target, frame.expr(node.value), node.value, "=")
     elif isinstance(node, ast.Return):
         frame.returns.append(frame.expr(node.value) if node.value else const(None))
-    elif isinstance(node, ast.If | ast.While):
+    elif isinstance(node, ast.If):
         frame.expr(node.test)
         body(frame, node.body)
-        if isinstance(node, ast.While):
-            body(frame, node.body)
+        body(frame, node.orelse)
+    elif isinstance(node, ast.While):
+        with frame.repeated():
+            for _ in range(2):  # twice: a name changed late in the loop is seen early
+                frame.expr(node.test)
+                body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.For | ast.AsyncFor):
         iterated = frame.expr(node.iter)
         dunder(frame, node.iter, iterated, ("__iter__", "__aiter__"), [])
         item = frame.iterate(iterated)
-        for _ in range(2):  # twice: a name changed late in the loop is seen early
-            assign(frame, node.target, item, None, "=")
-            body(frame, node.body)
+        with frame.repeated():
+            for _ in range(2):  # twice: a name changed late in the loop is seen early
+                assign(frame, node.target, item, None, "=")
+                body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.With | ast.AsyncWith):
         for with_item in node.items:

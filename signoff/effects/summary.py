@@ -46,16 +46,27 @@ class Summary:
     """The exceptions it may raise."""
     costs: dict[Any, float] = field(default_factory=dict)
     """What each ``@spends(cost=...)`` on its path declares, by the function it is on (each
-    counted once: a helper called twice, or in a loop, is counted once)."""
+    counted once: a helper called twice in a row is counted once)."""
     cost_unknown: bool = False
     """Whether a ``@spends`` on its path declares no cost: what it spends is then not known,
     whatever the others declare."""
+    cost_repeats: bool = False
+    """Whether a declared cost on its path is met inside a loop (a ``for``, a ``while``, a
+    comprehension, a callback of ``map``…): how many times it is spent is then not known."""
 
-    @property
-    def cost(self) -> float | None:
+    def cost(self, of: Any = None) -> float | None:
         """What its path may spend, as declared: the sum of the costs declared on it; None when
-        none is declared, or one ``@spends`` on it declares none."""
-        return None if self.cost_unknown or not self.costs else sum(self.costs.values())
+        none is declared, or one ``@spends`` on it declares none. When one is met in a loop, the
+        cost function `of` (the one summarised) declares on itself is taken for all a run
+        spends, and never less than its helpers' costs added up; None when it declares none."""
+        if self.cost_unknown or not self.costs:
+            return None
+        if not self.cost_repeats:
+            return sum(self.costs.values())
+        whole = self.costs.get(of)
+        if whole is None:
+            return None
+        return max(whole, sum(cost for fn, cost in self.costs.items() if fn is not of))
 
     def shape(self) -> tuple[object, ...]:
         """What changes when a recursive analysis has not settled yet."""
@@ -66,5 +77,6 @@ class Summary:
             frozenset(self.raises),
             frozenset(self.costs.items()),
             self.cost_unknown,
+            self.cost_repeats,
             None if ret is None else (ret.origin, ret.inner, ret.types),
         )
