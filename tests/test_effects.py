@@ -304,6 +304,12 @@ def _letters_by_a_local_function(addresses: list[str]) -> None:
         post()
 
 
+def _letters_by_recursion(addresses: list[str]) -> None:
+    if addresses:
+        _post_a_letter()
+        _letters_by_recursion(addresses[1:])
+
+
 def _a_helper_that_loops(addresses: list[str]) -> None:
     _letters_in_a_loop(addresses)
 
@@ -329,14 +335,15 @@ def _a_letter_then_a_loop_that_spends_nothing(addresses: list[str]) -> None:
 
 @pytest.mark.parametrize("function", [
     _letters_in_a_loop, _letters_while, _letters_comprehended, _letters_mapped,
-    _letters_by_a_local_function, _a_helper_that_loops,
+    _letters_by_a_local_function, _letters_by_recursion, _a_helper_that_loops,
 ])
 def test_a_declared_cost_met_in_a_loop_makes_what_the_action_spends_unknown(
         function: Any) -> None:
     """A $1.00 letter posted once an address was reserved as $1.00 however many addresses
     there were (each helper counted once), so that a run could spend many times what was
     reserved and pass the budget. A cost met in a loop — a for, a while, a comprehension, a
-    callback of map, a local function called in one, a helper whose own loop spends — now
+    callback of map, a local function called in one, a function calling itself, a helper
+    whose own loop spends — now
     makes the amount unknown (refused under a budget)."""
     effects = analyse(function, name=function.__name__)
     assert effects.spends

@@ -248,6 +248,9 @@ class Analyser:
             and not (i == 0 and cls is not None)
         )
         summary = self.summarise(func, cls, hint)
+        if any(key[0] is func for key in self.active):  # a call back into itself: a loop
+            with frame.repeated():
+                return self.apply(frame, summary, func, binding)
         return self.apply(frame, summary, func, binding)
 
     def apply(self, frame: Scope, summary: Summary, func: Any, binding: dict[str, Val]) -> Val:
