@@ -26,6 +26,7 @@ from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
 from signoff.security.principals import Principal
 from signoff.store.tables import proposals as proposals_table
 from signoff.store.tables import tasks as tasks_table
+from signoff.store.utc import aware
 
 if TYPE_CHECKING:
     from signoff.app import App
@@ -360,7 +361,10 @@ class Inbox:
 
 
 def _cursor_of(created_at: datetime | None, item_id: str) -> str:
-    return f"{created_at.isoformat() if created_at else ''}~{item_id}"
+    """A cursor to the page after (created_at, id), safe in a URL as it is (its time in UTC,
+    written with "Z": a "+00:00" reads back as " 00:00" from a query string)."""
+    moment = f"{aware(created_at):%Y-%m-%dT%H:%M:%S.%fZ}" if created_at else ""
+    return f"{moment}~{item_id}"
 
 
 def _cursor(after: str | None) -> tuple[datetime, str] | None:

@@ -156,6 +156,24 @@ def test_proposals_takes_a_limit(shop: SimpleNamespace) -> None:
         first.proposal.id]
 
 
+def test_every_time_signoff_keeps_reads_back_in_utc(shop: SimpleNamespace) -> None:
+    """A proposal's times, a decision's, a standing rule's and a token's read back aware, in
+    UTC, on SQLite as on PostgreSQL: on SQLite they read naive (a proposal's `created_at` could
+    not be subtracted from its `deadline_at`, which read aware), though documented as UTC."""
+    work = _propose(shop, shop.PriceTicket())
+    shop.app.approve(work.proposal, by=shop.noor)
+    decided = shop.app.proposal(work.proposal.id)
+    rule = shop.app.allow_alone(shop.Clerk, "set_price", by=shop.noor)
+    token = shop.app.credentials.issue_token(shop.noor, label="times")
+    times = [decided.created_at, decided.decided_at, decided.deadline_at, rule.made_at,
+             shop.app.rules()[0].made_at, shop.app.credentials.tokens(shop.noor)[0].created_at]
+    assert token
+    for when in times:
+        assert when is not None
+        assert when.utcoffset() == timedelta(0), times
+    assert decided.deadline_at - decided.created_at == EIGHT_HOURS
+
+
 def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
         shop: SimpleNamespace) -> None:
     """A routed proposal's deadline is when it was made plus its route's time; the task says
@@ -164,7 +182,7 @@ def test_a_proposal_keeps_its_deadline_and_the_task_says_when_it_falls(
     proposal = work.proposal
     assert proposal.created_at is not None
     assert proposal.deadline_at is not None
-    assert proposal.deadline_at - proposal.created_at.replace(tzinfo=UTC) == EIGHT_HOURS
+    assert proposal.deadline_at - proposal.created_at == EIGHT_HOURS
     assert proposal.deadline_at.tzinfo is not None
     assert work.outcome.waiting_until == proposal.deadline_at
     assert shop.app.outcome(work.outcome).waiting_until == proposal.deadline_at

@@ -33,6 +33,7 @@ from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.exceptions import UnknownId, UserError
 from signoff.security.principals import Principal
 from signoff.store.database import Database
+from signoff.store.utc import aware
 
 __all__ = ["DeadlineOutcome", "DeadlinePassed", "Deadlines", "refusal_after_deadline"]
 
@@ -73,7 +74,7 @@ class DeadlinePassed:
 
 def when(at: datetime) -> str:
     """A moment as a person reads it: "2026-12-01 14:00 UTC"."""
-    return f"{repo.aware(at):%Y-%m-%d %H:%M} UTC"
+    return f"{aware(at):%Y-%m-%d %H:%M} UTC"
 
 
 def _missed(proposal: Proposal) -> str:

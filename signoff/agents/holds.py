@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
@@ -159,7 +159,7 @@ def outlived(holder: str, until: datetime | None) -> bool:
     machine that still runs (whether it does is the caller's to ask)."""
     if until is None:
         return True
-    left = _aware(until) - now()
+    left = until - now()
     return left <= timedelta(0) if process_runs(holder) is None else left <= -OUTLIVED
 
 
@@ -234,8 +234,3 @@ def lock(db: Any, task_id: str) -> None:
     transaction holds the whole database already), so that a decision and a step on the same
     task take turns."""
     prepare(db, "hold_lock", lambda: _LOCK).run(db, {"key": task_id})
-
-
-def _aware(when: datetime) -> datetime:
-    """`when` with a time zone (SQLite gives them back without)."""
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar, overload
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Select, Table, and_, bindparam, case, func, or_, select, update
 
@@ -24,6 +24,7 @@ from signoff.models.base import Message
 from signoff.store import journal
 from signoff.store.prepared import Rows, insert_of, prepare
 from signoff.store.tables import proposals, standing_rules, tasks
+from signoff.store.utc import aware
 
 __all__ = [
     "CallRow",
@@ -74,17 +75,6 @@ def _insert(db: Executor, table: Table, values: dict[str, Any]) -> None:
 def now() -> datetime:
     """The time, in UTC."""
     return datetime.now(UTC)
-
-
-@overload
-def aware(when: datetime) -> datetime: ...
-@overload
-def aware(when: None) -> None: ...
-def aware(when: datetime | None) -> datetime | None:
-    """`when` in UTC, with its time zone (SQLite gives times back without one)."""
-    if when is None:
-        return None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def new_id() -> str:
@@ -520,9 +510,9 @@ _EARLIEST = select(func.min(proposals.c.deadline_at)).where(
 
 def earliest_deadline(db: Executor, task_id: str) -> datetime | None:
     """The soonest deadline among the task's waiting proposals (None: none has one)."""
-    found = _run(db, "earliest_deadline", lambda: _EARLIEST,
+    found: datetime | None = _run(db, "earliest_deadline", lambda: _EARLIEST,
                  {"task": task_id, "waiting": ProposalStatus.WAITING.value}).scalar()
-    return aware(found) if found is not None else None
+    return aware(found)
 
 
 def finish_proposal(db: Executor, proposal_id: str, status: ProposalStatus, **values: Any) -> bool:
@@ -601,8 +591,8 @@ def _proposal(m: Any) -> Proposal:
         decided_by=m["decided_by_id"], reason=m["reason"], result=m["result"],
         edited=m["edited"], created_at=m["created_at"], decided_at=m["decided_at"],
         labels=tuple(ArgumentLabel.from_json(label) for label in m["labels"] or ()),
-        deadline_at=aware(m["deadline_at"]), escalations=m["escalations"],
-        escalated_at=aware(m["escalated_at"]),
+        deadline_at=m["deadline_at"], escalations=m["escalations"],
+        escalated_at=m["escalated_at"],
     )
 
 

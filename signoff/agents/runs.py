@@ -37,6 +37,7 @@ from typing import Any
 from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.store.database import Database
+from signoff.store.utc import aware
 
 __all__ = ["LEASE", "RENEW_EVERY", "gone", "holding", "running"]
 
@@ -144,7 +145,7 @@ def gone(proposal_id: str, run_by: str | None, run_until: datetime | None,
     its lease has run out. A call approved before runs were leased is gone once it was decided
     before `cutoff`."""
     if run_by is None:
-        return decided_at is not None and repo.aware(decided_at) <= cutoff
+        return decided_at is not None and aware(decided_at) <= cutoff
     runs = holds.process_runs(run_by)
     if runs and int(run_by.rsplit(":", 3)[1]) == os.getpid():
         with _lock:

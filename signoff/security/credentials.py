@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Column,
-    DateTime,
     ForeignKey,
     Index,
     String,
@@ -34,6 +33,7 @@ from signoff.exceptions import NotFound, UserError
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
 from signoff.store.tables import metadata
+from signoff.store.utc import UtcDateTime
 
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
@@ -51,7 +51,7 @@ passwords_table = Table(
     metadata,
     Column("principal_id", String(36), ForeignKey("signoff_principals.id"), primary_key=True),
     Column("hash", Text, nullable=False),
-    Column("set_at", DateTime(timezone=True), nullable=False),
+    Column("set_at", UtcDateTime(), nullable=False),
 )
 """Each person's password, as an Argon2id hash."""
 
@@ -62,9 +62,9 @@ tokens_table = Table(
     Column("principal_id", String(36), ForeignKey("signoff_principals.id"), nullable=False),
     Column("digest", String(64), nullable=False),
     Column("label", String(200), nullable=False, default=""),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("expires_at", DateTime(timezone=True), nullable=True),
-    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=True),
+    Column("revoked_at", UtcDateTime(), nullable=True),
     Index("signoff_tokens_principal", "principal_id"),
 )
 """Each bearer token: whose it is, and a SHA-256 digest of its secret (never the secret)."""
@@ -94,7 +94,7 @@ class TokenInfo:
         """Whether it still works (not revoked, not expired)."""
         if self.revoked_at is not None:
             return False
-        return self.expires_at is None or _aware(self.expires_at) > datetime.now(UTC)
+        return self.expires_at is None or self.expires_at > datetime.now(UTC)
 
 
 class Credentials:
@@ -257,13 +257,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives datetimes back without their zone; they were written in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def _token_info(m: Any) -> TokenInfo:
     return TokenInfo(id=m["id"], principal_id=m["principal_id"], label=m["label"],
-                     created_at=_aware(m["created_at"]),
-                     expires_at=_aware(m["expires_at"]) if m["expires_at"] else None,
-                     revoked_at=_aware(m["revoked_at"]) if m["revoked_at"] else None)
+                     created_at=m["created_at"], expires_at=m["expires_at"],
+                     revoked_at=m["revoked_at"])

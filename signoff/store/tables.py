@@ -6,7 +6,6 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
-    DateTime,
     Float,
     ForeignKey,
     Index,
@@ -16,6 +15,8 @@ from sqlalchemy import (
     Table,
     Text,
 )
+
+from signoff.store.utc import UtcDateTime
 
 __all__ = [
     "consents_used",
@@ -51,7 +52,7 @@ consents_used = Table(
     Column("nonce", String(64), primary_key=True),
     Column("action", String(200), nullable=False),
     Column("principal_id", String(36), nullable=False),
-    Column("used_at", DateTime(timezone=True), nullable=False),
+    Column("used_at", UtcDateTime(), nullable=False),
 )
 """Each consent token that has been honoured, so that none is honoured twice."""
 
@@ -78,11 +79,11 @@ tasks = Table(
     Column("result", JSON, nullable=True),
     Column("problem", Text, nullable=False, default=""),
     Column("revision", Integer, nullable=False, default=0),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("updated_at", UtcDateTime(), nullable=False),
     Column("trace_context", JSON, nullable=True),
     Column("holder", String(200), nullable=True),
-    Column("held_until", DateTime(timezone=True), nullable=True),
+    Column("held_until", UtcDateTime(), nullable=True),
     Column("fence", Integer, nullable=False, default=0),
     Column("reserved_usd", Float, nullable=False, default=0.0),
     Column("work_id", String(36), nullable=True),
@@ -100,7 +101,7 @@ steps = Table(
     Column("seq", Integer, primary_key=True),
     Column("turn", Integer, nullable=False),
     Column("kind", String(20), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
     Column("cost_usd", Float, nullable=False, default=0.0),
     Column("data", JSON, nullable=False),
     Index("signoff_steps_turn", "task_id", "turn", "seq"),
@@ -139,15 +140,15 @@ proposals = Table(
     Column("reason", Text, nullable=False, default=""),
     Column("result", JSON, nullable=True),
     Column("edited", JSON, nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("decided_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("decided_at", UtcDateTime(), nullable=True),
     Column("trace_context", JSON, nullable=True),
     Column("labels", JSON, nullable=True),
-    Column("deadline_at", DateTime(timezone=True), nullable=True),
+    Column("deadline_at", UtcDateTime(), nullable=True),
     Column("escalations", Integer, nullable=False, default=0, server_default="0"),
-    Column("escalated_at", DateTime(timezone=True), nullable=True),
+    Column("escalated_at", UtcDateTime(), nullable=True),
     Column("run_by", String(200), nullable=True),
-    Column("run_until", DateTime(timezone=True), nullable=True),
+    Column("run_until", UtcDateTime(), nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_deadline", "status", "deadline_at"),
     Index("signoff_proposals_task", "task_id"),
@@ -168,12 +169,12 @@ standing_rules = Table(
     Column("skill", String(100), nullable=True),
     Column("for_id", String(36), nullable=True),
     Column("made_by_id", String(36), nullable=False),
-    Column("made_at", DateTime(timezone=True), nullable=False),
+    Column("made_at", UtcDateTime(), nullable=False),
     Column("revoked_by_id", String(36), nullable=True),
-    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    Column("revoked_at", UtcDateTime(), nullable=True),
     Column("why", Text, nullable=False, default=""),
     Column("used", Integer, nullable=False, default=0),
-    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    Column("last_used_at", UtcDateTime(), nullable=True),
 )
 """Each "from now on, alone" someone said, until it is revoked, with its uses counted."""
 
@@ -185,7 +186,7 @@ task_models = Table(
     Column("input_per_mtok", Float, nullable=True),
     Column("output_per_mtok", Float, nullable=True),
     Column("problem", Text, nullable=False, default=""),
-    Column("reported_at", DateTime(timezone=True), nullable=True),
+    Column("reported_at", UtcDateTime(), nullable=True),
 )
 """The model a task was started with, named by spec (and its price), so that another process
 can make it again; and why it could not, once reported."""
@@ -195,7 +196,7 @@ database_identity = Table(
     metadata,
     Column("slot", Integer, primary_key=True, autoincrement=False),
     Column("id", String(36), nullable=False),
-    Column("made_at", DateTime(timezone=True), nullable=False),
+    Column("made_at", UtcDateTime(), nullable=False),
 )
 """This database's identity: one row (`slot` 1), a random `id` made the first time anything
 asks for it (`signoff.store.identity.database_id`). Two databases never share one, unless one
