@@ -1,7 +1,5 @@
 """Every exception signoff raises or understands, in one place.
 
-::
-
     SignoffError
     ├── Refusal                 an action said no on purpose; told to the caller in its own words
     │   ├── Invalid             the values do not make sense          → outcome Invalid
@@ -143,7 +141,8 @@ class EditRefused(AgentRefused):
 
 
 class ConsentError(SignoffError):
-    """A consent token that cannot be honoured: forged, edited, replayed, or for something else."""
+    """A consent token that cannot be opened: forged, or edited since it was sealed (raised as it
+    is opened; `run_consented` tells it, and a token used already, as a Denied result)."""
 
 
 class StoreError(SignoffError):

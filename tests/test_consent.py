@@ -13,7 +13,16 @@ import pytest
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import ActionOutcome, App, Invalid, UserError, allow, policy
+from signoff import (
+    ActionOutcome,
+    App,
+    Failed,
+    Invalid,
+    OutcomeUnknown,
+    UserError,
+    allow,
+    policy,
+)
 from signoff.actions.consent import load_or_create_key
 
 
@@ -58,6 +67,43 @@ def test_consent_runs_as_its_author(tmp_path: Path) -> None:
     assert (result.outcome, result.said, result.cause) == (ActionOutcome.DONE, "NUT-8: 5", "weekly order")
     assert [p.name for p in result.ran_as] == ["Kim"]
     assert _count(shop) == 5
+
+
+@pytest.mark.parametrize("ending", ["failed", "unknown"])
+def test_consent_is_used_up_by_a_run_that_failed_or_whose_outcome_is_unknown(
+        tmp_path: Path, ending: str) -> None:
+    """A run that got as far as running its action is the one run a token allows, however it
+    ended: one that failed, or whose outcome its action could not tell, rolled its honouring
+    back with the rest, so that the token ran again, and again (and what may have happened
+    once was done twice). Now the second use is refused, and the action is not run again."""
+    app = App("shop", database=f"sqlite:///{tmp_path / 'shop.db'}")
+    ran: list[str] = []
+
+    class Order(app.Record):  # type: ignore[name-defined, misc]
+        note: Mapped[str] = mapped_column(String(40), default="")
+        __security__ = [allow("read", "create", "update")]
+
+    @app.action("Place an order")
+    def place(order: Order) -> str:
+        """Place the order with the supplier."""
+        ran.append(order.note)
+        order.note = "placed"
+        if ending == "failed":
+            raise Failed("The supplier refused the order.")
+        raise OutcomeUnknown("The supplier did not answer: the order may have been placed.")
+
+    kim = app.people.add("kim@shop.example", "Kim")
+    with app.session(as_=kim) as s:
+        order = Order(note="ten nuts")
+        s.add(order)
+    token = app.actions.consent("place", {"order": order}, as_=kim)
+    first = app.actions.run_consented(token)
+    assert first.outcome is {"failed": ActionOutcome.FAILED,
+                             "unknown": ActionOutcome.UNKNOWN}[ending]
+    again = app.actions.run_consented(token)
+    assert (again.outcome, again.problem) == (
+        ActionOutcome.DENIED, "This consent has been used already: it is honoured once.")
+    assert ran == ["ten nuts"]
 
 
 def test_consent_is_refused_once_its_author_lost_the_role(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ reaches the log. Nothing partial is ever kept: a run is one transaction.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 from collections.abc import Callable, Mapping
@@ -168,11 +169,17 @@ class Runner:
         isolate = self._database.engine.dialect.name == "postgresql" and not query and not outside
         for _ in range(_RETRIES):
             try:
-                return self._run(action, values, acting=acting, cause=cause, consent=consent,
-                                 before=before, within=within, isolate=isolate,
-                                 consented=consented)
+                result = self._run(action, values, acting=acting, cause=cause, consent=consent,
+                                   before=before, within=within, isolate=isolate,
+                                   consented=consented)
             except _Conflict:
                 continue
+            if consent is not None and result.outcome in _RAN:
+                # It ran, and its transaction kept nothing (its honouring neither): whatever
+                # it did before it failed, or may have done, the consent is used up by it.
+                with contextlib.suppress(_AlreadyUsed):
+                    self._use_up(consent, acting)
+            return result
         log.error("Action %s conflicted with concurrent changes %d times in a row", action.name,
                   _RETRIES)
         return _result(action, acting, cause, ActionOutcome.FAILED,
@@ -409,6 +416,8 @@ class _Conflict(Exception):
 
 
 _RETRIES = 8
+_RAN = frozenset({ActionOutcome.FAILED, ActionOutcome.UNKNOWN})
+"""How a run ends that ran its action, and kept nothing."""
 _REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 _USED = "This consent has been used already: it is honoured once."
 
