@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import types
@@ -192,6 +193,22 @@ class App:
     def system(self) -> ActingAs:
         """The app acting for itself, bound by no record rule: for setup code only."""
         return SYSTEM
+
+    def roles_named(self) -> frozenset[str]:
+        """The roles the app's policies name: its records' rules, its actions' `authorize`, and
+        its oversight (a role a `policy.where` test reads, or a queue's, is not known here)."""
+        named: set[str] = set()
+        pending = [self.Record]
+        while pending:
+            record = pending.pop()
+            pending.extend(record.__subclasses__())
+            for rule in getattr(record, "__security__", ()):
+                named |= rule.when.roles
+        for found in self.actions.policies():
+            named |= found.roles
+        for field in dataclasses.fields(self.oversight):
+            named |= getattr(self.oversight, field.name).roles
+        return frozenset(named)
 
     # -- agents --------------------------------------------------------------------------
 

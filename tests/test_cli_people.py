@@ -74,6 +74,28 @@ def test_users_add_list_roles_disable(shop: SimpleNamespace) -> None:
     assert "There is nobody with the handle 'nobody@x' in workshop" in missing.output
 
 
+def test_a_role_no_policy_names_is_told_and_a_role_not_held_is_not_taken(
+        shop: SimpleNamespace) -> None:
+    """A misspelt role was taken silently: Ola had "mechnic", which no policy names, and so no
+    rights, and nothing said so. It is still given (a queue's name, or a role a `where` test
+    reads, is not seen), with a note that names the roles the policies use and the closest;
+    taking away a role she does not hold says that nothing was taken."""
+    assert shop.app.roles_named() >= {"mechanic", "manager"}
+    def users(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(main, ["users", *args, "--app", APP])
+        return result.exit_code, result.output
+
+    code, out = users("add", "ola@workshop.example", "Ola", "--role", "mechnic")
+    assert code == 0
+    assert "Added Ola (ola@workshop.example) with roles: mechnic." in out
+    assert "no policy of this app names the role mechnic" in out
+    assert "Did you mean mechanic?" in out
+    code, out = users("roles", "ola@workshop.example", "--add", "mechanic", "--remove", "manager")
+    assert code == 0
+    assert "no policy" not in out
+    assert "Ola did not have manager: nothing to take away." in out
+
+
 def test_a_fleet_price_names_the_repair_by_its_ticket(shop: SimpleNamespace) -> None:
     """The fleet skill's proposal reads "Ticket T-7", as the estimate skill's does, in
     `signoff proposals` and `proposals show` (it showed the repair's raw id)."""

@@ -29,6 +29,7 @@ from signoff.effects import Effects, analyse
 from signoff.exceptions import ConsentError, Invalid, NotFound, UserError
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import may
+from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
 from signoff.security.records import RecordBase
 from signoff.security.rules import refusal
@@ -168,6 +169,11 @@ class Actions:
     def info(self, name: str) -> ActionInfo:
         """The action offered as `name`; `NotFound` (told as Gone) when there is none."""
         return self._get(name).info
+
+    def policies(self) -> list[Policy]:
+        """The `authorize` policy of every action that has one."""
+        return [a.options.authorize for a in self._actions.values()
+                if a.options.authorize is not None]
 
     def __len__(self) -> int:
         return len(self._actions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import shlex
 from typing import Any
@@ -70,6 +71,7 @@ def add_user(handle: str, name: str, roles: tuple[str, ...], app_spec: str | Non
     app = load_app(app_spec)
     person = app.people.add(handle, name, roles=roles)
     click.echo(f"Added {person.name} ({person.handle}) with roles: {', '.join(roles) or 'none'}.")
+    _warn_of_unnamed(app, roles)
 
 
 @users.command(name="list")
@@ -114,9 +116,32 @@ def roles(handle: str, to_add: tuple[str, ...], to_remove: tuple[str, ...],
     person = _person(app, handle)
     if to_add:
         person = app.people.grant(person, *to_add)
+    missing = sorted(set(to_remove) - person.roles)
     if to_remove:
         person = app.people.take_away(person, *to_remove)
     click.echo(f"{person.name} has roles: {', '.join(sorted(person.roles)) or 'none'}.")
+    if missing:
+        click.echo(f"{person.name} did not have {_listed(missing)}: nothing to take away.",
+                   err=True)
+    _warn_of_unnamed(app, to_add)
+
+
+def _warn_of_unnamed(app: Any, roles: tuple[str, ...]) -> None:
+    """Say which of `roles` no policy of the app names (a misspelt role gives no rights)."""
+    named = app.roles_named()
+    if not named:
+        return
+    for role in sorted(set(roles) - named):
+        close = difflib.get_close_matches(role, sorted(named), n=1)
+        guess = f" Did you mean {close[0]}?" if close else ""
+        click.echo(f"Note: no policy of this app names the role {role} (they name "
+                   f"{_listed(sorted(named))}), so it gives no rights by itself.{guess} (A "
+                   "queue's name, or a role a policy.where test reads, is not seen here.)",
+                   err=True)
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
 @users.command()

@@ -17,12 +17,15 @@ __all__ = ["Policy", "agent", "anyone", "nobody", "person", "role", "where"]
 class Policy:
     """A predicate over (principal, record). Compose with ``|``, ``&`` and ``~``."""
 
-    __slots__ = ("_test", "description")
+    __slots__ = ("_test", "description", "roles")
 
-    def __init__(self, test: Callable[[Principal, Any], bool], description: str) -> None:
+    def __init__(self, test: Callable[[Principal, Any], bool], description: str,
+                 roles: frozenset[str] = frozenset()) -> None:
         self._test = test
         self.description = description
         """What the policy asks, in words: "has the role manager"."""
+        self.roles = roles
+        """The roles it names (one a `where` test reads is not known)."""
 
     def admits(self, principal: Principal, record: Any = None) -> bool:
         """Whether this policy holds for `principal` (acting on `record`, when there is one).
@@ -36,17 +39,17 @@ class Policy:
     def __or__(self, other: Policy) -> Policy:
         return Policy(
             lambda p, r: self._test(p, r) or other._test(p, r),
-            f"{self.description} or {other.description}",
+            f"{self.description} or {other.description}", self.roles | other.roles,
         )
 
     def __and__(self, other: Policy) -> Policy:
         return Policy(
             lambda p, r: self._test(p, r) and other._test(p, r),
-            f"{self.description} and {other.description}",
+            f"{self.description} and {other.description}", self.roles | other.roles,
         )
 
     def __invert__(self) -> Policy:
-        return Policy(lambda p, r: not self._test(p, r), f"not ({self.description})")
+        return Policy(lambda p, r: not self._test(p, r), f"not ({self.description})", self.roles)
 
     def __repr__(self) -> str:
         return f"<Policy: {self.description}>"
@@ -54,7 +57,7 @@ class Policy:
 
 def role(name: str) -> Policy:
     """Holds for a principal that has the role `name`."""
-    return Policy(lambda p, _r: name in p.roles, f"has the role {name}")
+    return Policy(lambda p, _r: name in p.roles, f"has the role {name}", frozenset({name}))
 
 
 def where(test: Callable[[Principal, Any], bool], description: str = "a custom rule") -> Policy:
