@@ -77,11 +77,21 @@ def test_lint_json_and_a_clean_app() -> None:
     [
         ("nowhere/app.py", "There is no file nowhere/app.py"),
         ("no_such_module_here:app", "there is no module no_such_module_here to import"),
-        (f"{ROOT / 'examples' / 'bakery.py'}:Order", "Order is not a signoff App"),
+        (f"{ROOT / 'examples' / 'bakery.py'}:Order", "Order in "),
+        (f"{ROOT / 'examples' / 'bakery.py'}:ap", "bakery.py has no ap; its App is "),
+        ("BROKEN:app", "broken.py, line 2: the app's code raised RuntimeError ('the key is "
+                       "missing') as it was loaded. Run `python "),
+        ("SYNTAX:app", "syntax.py, line 1: invalid syntax: the app's code is not valid Python."),
     ],
 )
-def test_a_bad_app_is_a_clear_usage_error(spec: str, message: str) -> None:
-    """A missing file, module or app attribute is told, with exit code 2."""
+def test_a_bad_app_is_a_clear_usage_error(spec: str, message: str, tmp_path: Path) -> None:
+    """A missing file, module or app attribute is told, with exit code 2, and the app naming
+    the App it has; so is the app's own code failing as it loads, at its file and line (it was
+    told as signoff's own unforeseen failure, exit 5, "report it")."""
+    (tmp_path / "broken.py").write_text("import signoff\nraise RuntimeError('the key is missing')\n")
+    (tmp_path / "syntax.py").write_text("def f(:\n    pass\n")
+    spec = spec.replace("BROKEN", str(tmp_path / "broken.py")).replace(
+        "SYNTAX", str(tmp_path / "syntax.py"))
     code, out = _run("actions", "--app", spec)
     assert code == 2
     assert message in out

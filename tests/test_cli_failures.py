@@ -85,6 +85,18 @@ def test_an_unreachable_database_is_one_sentence() -> None:
     assert "secret" not in done.stderr
 
 
+def test_a_sqlite_database_in_a_folder_that_is_not_there_names_the_folder(
+        tmp_path: Path) -> None:
+    """A SQLite file in a folder that does not exist was told to check "that the database is
+    running and reachable"; it names the folder now."""
+    folder = tmp_path / "not-made"
+    done = signoff("users", "list", "--app", APP,
+                   env={"WORKSHOP_DATABASE": f"sqlite:///{folder / 'shop.db'}"})
+    _told(done, 5, f"The folder {folder} does not exist: make it, or give the app a database "
+                   "in a folder that does")
+    assert "running and reachable" not in done.stderr
+
+
 def test_debug_shows_the_traceback() -> None:
     """`signoff --debug` shows the traceback a person is otherwise spared."""
     done = signoff("--debug", "users", "list", "--app", APP, env={
@@ -119,8 +131,9 @@ def test_debug_keeps_a_failed_commands_sentence_and_exit_code(shop: SimpleNamesp
 @pytest.mark.parametrize(("source", "code", "sentence"), [
     ("import no_such_package_here\n", 2,
      "This needs the Python package no_such_package_here, which is not installed"),
-    ("raise RuntimeError('the app is broken')\n", 5,
-     "signoff failed for a reason it did not foresee (RuntimeError)"),
+    ("raise RuntimeError('the app is broken')\n", 2,
+     "broken.py, line 1: the app's code raised RuntimeError ('the app is broken') as it was "
+     "loaded."),
 ])
 def test_debug_keeps_a_failed_app_loads_sentence_and_exit_code(
         tmp_path: Path, source: str, code: int, sentence: str) -> None:
@@ -300,6 +313,12 @@ def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> N
     with pytest.raises(EditRefused, match="repair names what set_price acts on"):
         shop.app.approve(proposal, by=shop.noor, edited={"repair": other, "price": 40})
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+    result = cli("approve", proposal.id, "--set", "prise=40", "--app", APP, "--as",
+                 "noor@workshop.example")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "Error: set_price has no argument prise to change (its arguments are price, repair); "
+        "the tool itself cannot be changed.")
     result = cli("approve", proposal.id, "--set", "price=abc", "--app", APP, "--as",
                  "noor@workshop.example")
     assert result.exit_code == 2

@@ -277,6 +277,19 @@ def test_users_list_of_an_app_with_nobody_says_so(tmp_path: Path,
         f"`signoff users add HANDLE NAME --app {APP}` does.")
 
 
+def test_users_list_from_another_folder_names_the_file_it_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An app whose URL names its SQLite file from the current folder, listed from another
+    folder, reads another (new, empty) database: `users list` said only "Nobody yet"; it
+    names the file it read, and why."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WORKSHOP_DATABASE", "sqlite:///relative.db")
+    result = CliRunner().invoke(main, ["users", "list", "--app", APP])
+    assert result.exit_code == 0, result.output
+    assert (f"Its database is {tmp_path / 'relative.db'} here: the app's URL names the file "
+            "relative.db from the folder a command runs in.") in " ".join(result.output.split())
+
+
 def test_users_add_refuses_a_handle_that_is_not_an_e_mail_address(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`users add notanemail "Some Name"` is refused with exit 2 and a sentence naming the

@@ -286,6 +286,10 @@ def test_a_sqlite_file_with_a_waiting_task_goes_back_and_forward_again(
     engine = shop.app.database.engine
     with pytest.raises(UserError, match="no transaction begun"), engine.begin() as connection:
         downgrade(connection, "0006_issue15")
+    with pytest.raises(UserError, match=r"There is no revision '0099_nope' of signoff's tables "
+                       r"to go back to: they are, oldest first, 0001, 0002_issue16, "), \
+            engine.connect() as connection:  # (it was Alembic's CommandError)
+        downgrade(connection, "0099_nope")
     with engine.connect() as connection:
         downgrade(connection, "0006_issue15")
         assert current_revision(connection) == "0006_issue15"

@@ -91,12 +91,14 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     expect(page.locator("#evidence")).to_contain_text('["brake pads", "cable"]')
     expect(page.locator("#shown")).to_contain_text("38")
     expect(page.locator("#effects")).to_contain_text("changes Repair")
+    expect(page.locator("#effects-heading")).to_have_text("What it would do")
     expect(page.locator("#freshness")).to_contain_text(  # the fleet skill keeps no version
         "Still fresh: the call reads as it was proposed (its skill keeps no version")
     _shot(page, "2-noor-sees-the-proposal")
     page.locator("#approve").click()
     expect(page.locator("#status")).to_have_text("Done")
     expect(page.locator("#outcome")).to_contain_text("Noor approved set_price, and it ran as them.")
+    expect(page.locator("#effects-heading")).to_have_text("What the call does, as its code reads")
     _shot(page, "3-noor-approved")
     assert repair_price(shop) == 38
     page.get_by_role("link", name="its receipt").click()

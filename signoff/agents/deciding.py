@@ -414,8 +414,9 @@ class Decider:
         names = {p.name for p in info.parameters}
         unknown = sorted(set(edited) - names)
         if unknown:
-            raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change; "
-                              "the tool itself cannot be changed.")
+            raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change "
+                              f"(its arguments are {', '.join(sorted(names)) or 'none'}); the "
+                              "tool itself cannot be changed.")
         given = {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()}
         changed = {k: v for k, v in given.items() if proposal.arguments.get(k) != v}
         acted_on = [p.name for p in info.parameters if p.name in changed and p.names_records]

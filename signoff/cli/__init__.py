@@ -12,6 +12,8 @@ import json
 import os
 import shlex
 import sys
+import sysconfig
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +25,14 @@ from signoff.cli.failures import (
     EXIT_REFUSED,
     EXIT_UNAUTHENTICATED,
     EXIT_USAGE,
+    Failure,
     FailureTellingGroup,
     failure_of,
     tell_logs,
     tell_traceback,
 )
 from signoff.cli.invocation import program, runnable
+from signoff.exceptions import SignoffError
 
 __all__ = [
     "APP_OPTION",
@@ -56,6 +60,7 @@ __all__ = [
     "revoking_a_rule",
     "runnable",
     "save_token",
+    "which_file",
     "whoami",
 ]
 
@@ -65,6 +70,34 @@ NAMING_THE_APP = ("give --app path/to/app.py (a file) or --app mypackage.app (a 
 
 _APP_SPEC = "signoff.app_spec"
 """Where the context keeps the app spec a command loaded (for the hints it prints)."""
+
+
+def _app_code_failure(error: Exception, where: str) -> Failure | None:
+    """The app's own code failing as it loads (a syntax error, an exception its module raises):
+    told as the app's, at its file and line, not as signoff's. None for signoff's errors."""
+    if isinstance(error, SignoffError):
+        return None
+    if isinstance(error, SyntaxError):
+        place = f"{Path(error.filename or where).name}, line {error.lineno}"
+        return Failure(f"{place}: {error.msg}: the app's code is not valid Python.", EXIT_USAGE)
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [f for f in frames if not f.filename.startswith(_FRAMEWORK)
+           and not f.filename.startswith("<frozen")]
+    if not own:
+        return None
+    last = own[-1]
+    told = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return Failure(
+        f"{Path(last.filename).name}, line {last.lineno}: the app's code raised "
+        f"{type(error).__name__}{f' ({told!r})' if told else ''} as it was loaded. Run "
+        f"`python {last.filename}` to see the whole traceback.", EXIT_USAGE)
+
+
+_FRAMEWORK = (str(Path(__file__).resolve().parent.parent) + os.sep,
+              *{p for k, p in sysconfig.get_paths().items()
+                if k in ("stdlib", "platstdlib", "purelib", "platlib")})
+"""Where signoff, the standard library and installed packages live: a frame elsewhere is the
+app's."""
 
 
 def load_app(spec: str | None) -> Any:
@@ -112,10 +145,17 @@ def load_app(spec: str | None) -> Any:
     except Exception as error:
         if _debugging():
             tell_traceback(error)
-        raise failure_of(error, where=spec, debugging=_debugging()) from None
+        raise _app_code_failure(error, where) or failure_of(
+            error, where=spec, debugging=_debugging()) from None
     app = getattr(module, attribute, None)
     if not isinstance(app, App):
-        raise click.UsageError(f"{spec}: {attribute} is not a signoff App.")
+        apps = sorted(name for name, value in vars(module).items() if isinstance(value, App))
+        named = (f"its App is {where}:{apps[0]}" if len(apps) == 1 else
+                 f"its Apps are {', '.join(f'{where}:{a}' for a in apps)}" if apps else
+                 "it makes no signoff App")
+        what = (f"{where} has no {attribute}" if app is None else
+                f"{attribute} in {where} is not a signoff App")
+        raise click.UsageError(f"{spec}: {what}; {named}.")
     if context is not None and where.endswith(".py"):  # loaded afresh, for this command alone:
         context.find_root().call_on_close(app.database.dispose)  # its connections close with it
     return app
@@ -171,12 +211,18 @@ def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
     another folder, it is another database (a new, empty one), the likeliest reason."""
     said = f"There is nobody with the handle {handle!r} in {app.name}"
     said = f"{said}: {advice}." if advice else f"{said}."
+    return f"{said}{which_file(app)}{_nobody_yet(app)}"
+
+
+def which_file(app: Any) -> str:
+    """When the app's database is a SQLite file named from the current folder, which file that
+    is here (run from another folder, it is another database: a new, empty one); else ""."""
     file = app.database.file
-    if file and not os.path.isabs(file):
-        said = (f"{said} Its database is {os.path.abspath(file)} here: the app's URL names the "
-                f"file {file} from the folder a command runs in. Run it from the app's folder, "
-                f"or give the app an absolute URL (sqlite:////path/to/{os.path.basename(file)}).")
-    return said + _nobody_yet(app)
+    if not file or os.path.isabs(file):
+        return ""
+    return (f" Its database is {os.path.abspath(file)} here: the app's URL names the file "
+            f"{file} from the folder a command runs in. Run it from the app's folder, or give the "
+            f"app an absolute URL (sqlite:////path/to/{os.path.basename(file)}).")
 
 
 def _nobody_yet(app: Any) -> str:

@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 import click
@@ -104,8 +105,7 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
     if isinstance(error, ModuleNotFoundError):
         return Failure(prefix + missing_module(error.name or ""), EXIT_USAGE)
     if isinstance(error, StoreError):
-        return Failure(f"{prefix}{error} Check that the database is running and reachable, and "
-                       "that the app's database URL is right.", EXIT_FAILED)
+        return Failure(f"{prefix}{error} {_store_hint(error.url)}", EXIT_FAILED)
     if isinstance(error, ModelNotConfigured):
         return Failure(prefix + error.message, EXIT_USAGE)
     if isinstance(error, ModelError):
@@ -131,6 +131,20 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
                   f"Run it again as `{runnable('--debug …')}` to see where, and report it.")
     return Failure(f"{prefix}signoff failed for a reason it did not foresee "
                    f"({type(error).__name__}). {where_told}", EXIT_FAILED)
+
+
+def _store_hint(url: str) -> str:
+    """What to check of the database at `url` that could not be used."""
+    if not url.startswith("sqlite"):
+        return ("Check that the database is running and reachable, and that the app's database "
+                "URL is right.")
+    path = url.split(":///", 1)[1].split("?", 1)[0] if ":///" in url else ""
+    folder = Path(path).parent if path else None
+    if folder is not None and not folder.is_dir():
+        return (f"The folder {folder} does not exist: make it, or give the app a database in a "
+                "folder that does (a relative path is read from the folder you run in).")
+    return ("Check that its file and folder may be read and written by you, and that the app's "
+            "database URL is right.")
 
 
 def missing_module(name: str) -> str:

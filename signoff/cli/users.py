@@ -22,6 +22,7 @@ from signoff.cli import (
     nobody_named,
     runnable,
     save_token,
+    which_file,
 )
 from signoff.exceptions import NotFound
 from signoff.security.principals import Principal
@@ -96,7 +97,8 @@ def list_users(app_spec: str | None, as_json: bool) -> None:
         click.echo(f"{p.handle:32} {p.name:16} {p.kind.value:6} {', '.join(sorted(p.roles))}{flag}")
     if not everyone:
         click.echo("Nobody yet: the app adds its people (app.people.add), or "
-                   f"`{runnable('users add HANDLE NAME' + app_option_words())}` does.")
+                   f"`{runnable('users add HANDLE NAME' + app_option_words())}` does."
+                   f"{which_file(app)}")
 
 
 @users.command()
@@ -106,7 +108,8 @@ def list_users(app_spec: str | None, as_json: bool) -> None:
 @APP_OPTION
 def roles(handle: str, to_add: tuple[str, ...], to_remove: tuple[str, ...],
           app_spec: str | None) -> None:
-    """Give or take roles; from the person's next step on, they act with the new ones.
+    """Add roles to a person (--add) or remove them (--remove); from their next step on, they
+    act with the new ones.
 
     \b
     Example:

@@ -74,7 +74,13 @@ def downgrade(connection: Connection, revision: str) -> None:
     and the rows of other tables refer to the old one until the new one takes its name;
     checked at each statement, that fails on any database that holds a task."""
     from alembic import command
+    from alembic.script import ScriptDirectory
 
+    known = [r.revision for r in ScriptDirectory.from_config(_config(connection)).walk_revisions()]
+    if revision != "base" and not re.fullmatch(r"-\d+", revision) and revision not in known:
+        raise UserError(f"There is no revision {revision!r} of signoff's tables to go back to: "
+                        f"they are, oldest first, {', '.join(reversed(known))} (or 'base', "
+                        "before the first).")
     driver = connection.connection.driver_connection if connection.dialect.name == "sqlite" else None
     if driver is None or not driver.execute("PRAGMA foreign_keys").fetchone()[0]:
         command.downgrade(_config(connection), revision)
