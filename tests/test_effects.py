@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -258,7 +260,7 @@ _WIRED: list[int] = []
 def _two_letters_and_a_stamp() -> None:
     _post_a_letter()
     _stamp()
-    _post_a_letter()  # (the same helper again: counted once)
+    _post_a_letter()  # (the same helper again: it spends again)
 
 
 def _stamp_and_wire(amount: int) -> None:
@@ -267,11 +269,12 @@ def _stamp_and_wire(amount: int) -> None:
 
 
 def test_declared_costs_on_a_path_add_up_and_an_undeclared_one_makes_it_unknown() -> None:
-    """The costs declared on an action's path add up, each helper once ($1.25 for a letter and
-    a stamp; it was the largest, $1.00); one helper that spends an amount it does not declare
-    makes what the action spends unknown (None: refused under a budget), whatever the others
-    declare (the stamp's $0.25 was taken for all of it, and the wire went out)."""
-    assert analyse(_two_letters_and_a_stamp, name="letters").cost_usd == 1.25
+    """The costs declared on an action's path add up, each call of a helper once ($2.25 for
+    two letters and a stamp; it was the largest, $1.00, then each helper once, $1.25); one
+    helper that spends an amount it does not declare makes what the action spends unknown
+    (None: refused under a budget), whatever the others declare (the stamp's $0.25 was taken
+    for all of it, and the wire went out)."""
+    assert analyse(_two_letters_and_a_stamp, name="letters").cost_usd == 2.25
     unknown = analyse(_stamp_and_wire, name="stamp_and_wire")
     assert unknown.spends
     assert unknown.cost_usd is None
@@ -310,6 +313,87 @@ def _letters_by_recursion(addresses: list[str]) -> None:
         _letters_by_recursion(addresses[1:])
 
 
+def _letters_by_local_recursion(count: int) -> None:
+    def post(left: int) -> None:
+        if left:
+            _post_a_letter()
+            post(left - 1)
+
+    post(count)
+
+
+def _letters_by_a_partial(addresses: list[str]) -> None:
+    post = functools.partial(_post_a_letter)
+    for _ in addresses:
+        post()
+
+
+def _each(function: Any, items: list[str]) -> None:
+    for item in items:
+        function(item)
+
+
+def _letters_through_a_helper_that_calls_back(addresses: list[str]) -> None:
+    _each(lambda _: _post_a_letter(), addresses)
+
+
+def _a_letter(address: str) -> None:
+    _post_a_letter()
+
+
+def _letters_by_a_function_handed_on(addresses: list[str]) -> None:
+    _each(_a_letter, addresses)
+
+
+class _Bills:
+    """An iterator that posts a letter for each item it gives."""
+
+    def __init__(self, count: int) -> None:
+        self.left = count
+
+    def __iter__(self) -> _Bills:
+        return self
+
+    def __next__(self) -> int:
+        if not self.left:
+            raise StopIteration
+        self.left -= 1
+        _post_a_letter()
+        return self.left
+
+
+def _letters_by_an_iterator(count: int) -> None:
+    for _ in _Bills(count):
+        pass
+
+
+def _letters_until_a_sentinel(count: int) -> None:
+    for _ in iter(_post_a_letter, 0):
+        pass
+
+
+def _retried(function: Any) -> Any:
+    @functools.wraps(function)
+    def again(*args: Any, **kwargs: Any) -> Any:
+        for _ in range(5):
+            try:
+                return function(*args, **kwargs)
+            except ValueError:
+                pass
+        return None
+
+    return again
+
+
+@_retried
+def _a_retried_letter() -> None:
+    _post_a_letter()
+
+
+def _a_letter_retried() -> None:
+    _a_retried_letter()
+
+
 def _a_helper_that_loops(addresses: list[str]) -> None:
     _letters_in_a_loop(addresses)
 
@@ -336,6 +420,9 @@ def _a_letter_then_a_loop_that_spends_nothing(addresses: list[str]) -> None:
 @pytest.mark.parametrize("function", [
     _letters_in_a_loop, _letters_while, _letters_comprehended, _letters_mapped,
     _letters_by_a_local_function, _letters_by_recursion, _a_helper_that_loops,
+    _letters_by_local_recursion, _letters_by_a_partial, _letters_by_a_function_handed_on,
+    _letters_by_an_iterator, _letters_until_a_sentinel,
+    _a_letter_retried,
 ])
 def test_a_declared_cost_met_in_a_loop_makes_what_the_action_spends_unknown(
         function: Any) -> None:
@@ -343,12 +430,37 @@ def test_a_declared_cost_met_in_a_loop_makes_what_the_action_spends_unknown(
     there were (each helper counted once), so that a run could spend many times what was
     reserved and pass the budget. A cost met in a loop — a for, a while, a comprehension, a
     callback of map, a local function called in one, a function calling itself, a helper
-    whose own loop spends — now
+    whose own loop spends, a partial called in a loop, a function handed to a helper that
+    calls it in a loop, an iterator whose ``__next__`` spends, ``iter(f, sentinel)``, a
+    decorator of the app's that retries — now
     makes the amount unknown (refused under a budget)."""
     effects = analyse(function, name=function.__name__)
     assert effects.spends
     assert effects.cost_repeats
     assert effects.cost_usd is None
+
+
+def _renames(names: list[str]) -> None:
+    _each(_NAMES.append, names)
+
+
+def _calls_what_it_is_handed(function: Callable[[], None]) -> None:
+    function()
+
+
+_NAMES: list[str] = []
+
+
+def test_a_function_called_by_what_it_was_handed_is_not_taken_for_pure() -> None:
+    """What a helper does with a function it is handed is seen: calling a parameter known only
+    to be a function was taken for pure (its type's ``__call__`` is C code), so that a helper
+    looping over a function it was given read as only reading — and an action that spent, or
+    changed anything, through it ran alone with no permit at all. Known as which function, it
+    is followed; known only by its type, it may do anything."""
+    assert not analyse(_renames, name="renames").only_reads
+    assert not analyse(_calls_what_it_is_handed, name="calls").only_reads
+    assert not analyse(_letters_through_a_helper_that_calls_back, name="letters").only_reads
+    assert analyse(_letters_by_a_function_handed_on, name="letters").spends
 
 
 def test_an_action_that_declares_its_whole_cost_is_bounded_by_it_despite_a_loop() -> None:

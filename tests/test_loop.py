@@ -1111,6 +1111,61 @@ def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
     app.database.dispose()
 
 
+def _for_each(function, items):  # type: ignore[no-untyped-def]  # (unannotated, as found)
+    for item in items:
+        function(item)
+
+
+def test_a_tool_that_spends_through_a_function_it_hands_on_is_not_run_alone() -> None:
+    """A tool that hands the spending helper to a helper of its own, which calls it once an
+    address, was read as only reading (calling a parameter known only as a function was taken
+    for pure): it ran alone with no permit at all and posted three letters on a $1.00 budget.
+    The helper's call is now followed: the tool spends, in a loop — proposed to a person with
+    no budget, and under a budget refused before anyone is asked."""
+    app = App("t", database="sqlite://")
+    posted: list[str] = []
+
+    class Mailing(app.Record):  # type: ignore[name-defined, misc]
+        __security__ = [allow("read", "create")]
+
+    @spends(cost=0.40)
+    def post_a_letter(address: str) -> None:
+        posted.append(address)
+
+    @app.action
+    def post_letters(mailing: Mailing, addresses: list[str]) -> str:
+        """Post a letter to each address."""
+        _for_each(post_a_letter, addresses)
+        return "Posted."
+
+    class Posting(Skill[Mailing, str]):
+        description = "Post letters."
+        tools = [post_letters]
+
+    class Poster(Agent):
+        purpose = "You post letters."
+        skills = [Posting()]
+
+    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
+    app.add_agent(Poster, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        mailing = Mailing()
+        s.add(mailing)
+    effects = app.actions.get("post_letters").info.effects
+    assert (effects.spends, effects.cost_repeats, effects.only_reads) == (True, True, False)
+    call = says.tool(post_letters, mailing=mailing.id, addresses=["a", "b", "c"])
+    asked = app.agent(Poster).do(Posting(), mailing, for_=noor, budget_usd=float("inf"),
+                                 model=ScriptedModel(call, says.hand_back("Done.")))
+    assert asked.status is TaskStatus.WAITING
+    assert [p.action for p in app.proposals(task=asked.task)] == ["post_letters"]
+    budgeted = app.agent(Poster).do(Posting(), mailing, for_=noor, budget_usd=1.0,
+                                    model=ScriptedModel(call, says.hand_back("Done.")))
+    (answer,) = app.agent(Poster).answers(budgeted.task, 1)
+    assert "spends inside a loop" in answer.answer
+    assert posted == []
+    app.database.dispose()
+
+
 def test_a_stale_proposal_over_the_budget_is_told_stale(database: str) -> None:
     """Two payments proposed in one turn, each $0.60 of a $1.00 budget: yes to the first; then
     the agent's instructions change, and the second is both over what is left and stale. It is

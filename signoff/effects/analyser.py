@@ -16,13 +16,14 @@ import ast
 import enum
 import functools
 import inspect
+import sysconfig
 import types
 from dataclasses import replace
 from typing import Any
 
 from signoff.effects import orm, pydantic_models
 from signoff.effects.annotations import annotation_types
-from signoff.effects.calls import call_args, call_function, declared
+from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
 from signoff.effects.scope import Scope
@@ -60,7 +61,7 @@ class _TooLarge(Exception):
     """The code reached is too large to analyse: assume it does everything."""
 
 
-Hint = tuple[tuple[str, frozenset[type] | None, bool], ...]
+Hint = tuple[tuple[str, frozenset[type] | None, bool, tuple[Any, ...]], ...]
 """What the arguments of unannotated parameters are known to be: (name, types, pure)."""
 SummaryKey = tuple[Any, type | None, Hint]
 
@@ -227,6 +228,12 @@ class Analyser:
 
     # --- summaries -------------------------------------------------------------------------
 
+    def is_app_code(self, func: Any) -> bool:
+        """Whether `func` is code of the app's own (not of the standard library or an installed
+        package) whose source can be read."""
+        filename = func.__code__.co_filename
+        return not filename.startswith(_LIBRARIES) and self.source.params_of(func) is not None
+
     def call_analysed(
         self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
     ) -> Val:
@@ -240,21 +247,23 @@ class Analyser:
         )
         binding = bind(params, args, default)
         hint = tuple(
-            (p.name, binding[p.name].types, binding[p.name].pure)
+            (p.name, binding[p.name].types, binding[p.name].pure, _functions(binding[p.name]))
             for i, p in enumerate(params)
-            if not p.annotated
-            and p.name in binding
-            and (binding[p.name].types is not None or binding[p.name].pure)
+            if p.name in binding
             and not (i == 0 and cls is not None)
+            and ((not p.annotated and (binding[p.name].types is not None or binding[p.name].pure))
+                 or _functions(binding[p.name]))
         )
         summary = self.summarise(func, cls, hint)
         if any(key[0] is func for key in self.active):  # a call back into itself: a loop
             with frame.repeated():
-                return self.apply(frame, summary, func, binding)
-        return self.apply(frame, summary, func, binding)
+                return self.apply(frame, summary, func, binding, node)
+        return self.apply(frame, summary, func, binding, node)
 
-    def apply(self, frame: Scope, summary: Summary, func: Any, binding: dict[str, Val]) -> Val:
-        """Put a callee's summary into the caller's, its parameters replaced by the arguments."""
+    def apply(self, frame: Scope, summary: Summary, func: Any, binding: dict[str, Val],
+              node: ast.AST | None = None) -> Val:
+        """Put a callee's summary into the caller's, its parameters replaced by the arguments
+        (`node`: the call, whose place tells its costs from those of other calls)."""
         prefix = (frame.root_name or self.label(func),)
         for e in summary.effects.values():
             frame.add(e.kind, e.target, prefix + e.path, e.reason, e.at, in_words=e.in_words)
@@ -273,7 +282,8 @@ class Analyser:
             frame.mutate_origin(origin, found, prefix + path)
         for r in summary.raises.values():
             frame.raises.append(replace(r, path=frame.prefix + prefix + r.path))
-        frame.summary.costs.update(summary.costs)
+        site = call_site(frame, node)
+        frame.summary.costs.update(((*site, *key), cost) for key, cost in summary.costs.items())
         frame.summary.cost_unknown |= summary.cost_unknown
         frame.summary.cost_repeats |= summary.cost_repeats or bool(summary.costs and frame.loops)
         ret = summary.ret or const(None)
@@ -377,7 +387,7 @@ class Analyser:
             filename=func.__code__.co_filename,
         )
         hints = self.source.hints(func)
-        given = {name: (kinds, pure) for name, kinds, pure in hint}
+        given = {name: (kinds, pure, functions) for name, kinds, pure, functions in hint}
         for i, p in enumerate(params):
             origin = frozenset({param_token(p.name)})
             inner = frozenset({inner_token(p.name)})
@@ -396,8 +406,11 @@ class Analyser:
                 else:
                     typed = Typed(types=frozenset({cls}))
             elif p.name in given:
-                kinds, pure = given[p.name]
+                kinds, pure, objs = given[p.name]
                 typed = Typed(types=kinds)
+            if p.name in given and given[p.name][2]:  # the functions it is called with
+                objs = given[p.name][2]
+                typed = Typed(types=frozenset(type(o) for o in objs))
             value = typed.on(Val(origin=origin, inner=inner, objs=objs, pure=pure))
             record = orm.record_name(value)
             if record:
@@ -442,6 +455,21 @@ class Analyser:
         return summary, frame
 
 
+def _functions(value: Val) -> tuple[Any, ...]:
+    """The functions `value` is known to be, when it is known to be nothing else: a function
+    called with them is summarised for them, so that what it does with them is seen (calling
+    one known only by its type may do anything)."""
+    found = tuple(value.objs)
+    if not found or not all(isinstance(o, types.FunctionType | types.MethodType |
+                                       functools.partial) for o in found):
+        return ()
+    try:  # (a bound method hashes as its object does, which may not hash)
+        hash(found)
+    except TypeError:
+        return ()
+    return found
+
+
 def _method(*targets: Method | BuiltinMethod) -> Val:
     return Val(types=frozenset(), calls=tuple(targets))
 
@@ -479,6 +507,10 @@ def _substitute(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[st
     return frozenset(out)
 
 
+_LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
+                           if key in ("stdlib", "platstdlib", "purelib", "platlib")}))
+"""Where the standard library and installed packages live."""
+
 _ANALYSER = Analyser()
 
 
@@ -505,7 +537,8 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
         _ANALYSER.reset_walk()
         return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
     return Effects(effects=tuple(summary.effects.values()),
-                   cost_usd=summary.cost(of=inspect.unwrap(fn)), cost_repeats=summary.cost_repeats)
+                   cost_usd=summary.cost(own=(inspect.unwrap(fn),)),  # (called at no place)
+                   cost_repeats=summary.cost_repeats)
 
 
 def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
-import contextlib
 import dataclasses
 import functools
 import inspect
@@ -23,6 +22,7 @@ from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     CALLBACK_POSITIONS,
+    CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
     IMMUTABLE_TYPES,
     MUTATES_ARGUMENT,
@@ -105,6 +105,8 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
             if issubclass(cls, type):
                 what = call_text(frame, node)
                 results.append(frame.unknown(what, "calls a class that cannot be resolved"))
+            elif cls in CALLS_CODE_IT_HOLDS:  # which function it is is not known: its code
+                results.append(_unresolved(frame, node))  # is not (its type's __call__ runs it)
             else:
                 method = frame.an.attr_of_type(frame, fv, cls, "__call__")
                 results.append(call_args(frame, method, args, node))
@@ -179,7 +181,11 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
         wrapped = _wrapped(core)
         if wrapped is None:
             break
-        declared(frame, core, (frame.an.label(wrapped),))
+        if isinstance(core, types.FunctionType) and frame.an.is_app_code(core):
+            # A decorator of the app's: its function's code runs (a retry loop, a log
+            # written…) and calls what it wraps, so it is walked, not stepped over.
+            return frame.an.call_analysed(frame, core, None, args, node)
+        declared(frame, core, (frame.an.label(wrapped),), node)
         core = wrapped
     q = qualified_name(core)
     if core is not obj:
@@ -239,18 +245,39 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
     return frame.unknown(call_text(frame, node), f"calls {q or 'an object'} that is not callable")
 
 
-def declared(frame: Scope, fn: Any, path: tuple[str, ...] = ()) -> None:
+def declared(frame: Scope, fn: Any, path: tuple[str, ...] = (), node: ast.AST | None = None
+             ) -> None:
     """``@sends`` / ``@spends`` on `fn` itself (a function, or a wrapper layer around one)."""
     if marks.declares_sends(fn):
         frame.add(EffectKind.SENDS, "", (*path, "@sends"))
     if marks.declares_spends(fn):
         frame.add(EffectKind.SPENDS, "", (*path, "@spends"))
+        if _copied_from_wrapped(fn):  # counted where the function it wraps is called
+            return
         cost = marks.declared_cost(fn)
         if cost is None:
             frame.summary.cost_unknown = True
-        else:  # by the function's code: its wrappers and itself declare one cost
-            frame.summary.costs[inspect.unwrap(fn)] = cost
+        else:  # by the function's code: its wrappers and itself declare one cost a call
+            frame.summary.costs[(*call_site(frame, node), inspect.unwrap(fn))] = cost
             frame.summary.cost_repeats |= frame.loops > 0
+
+
+def _copied_from_wrapped(fn: Any) -> bool:
+    """Whether the ``@spends`` on `fn` is that of the function it wraps, copied onto it with the
+    rest of its attributes (``functools.wraps`` does so)."""
+    inner = fn.__dict__.get("__wrapped__") if isinstance(fn, types.FunctionType) else None
+    return inner is not None and marks.declares_spends(inner) and (
+        marks.declared_cost(inner) == marks.declared_cost(fn))
+
+
+def call_site(frame: Scope, node: ast.AST | None) -> tuple[tuple[str, int, int], ...]:
+    """Where a call is, as the key of what it costs begins (nothing for a function's own
+    declaration, or a call with no place): each place a spending function is called from
+    counts its cost once more; the same place walked twice (a loop's body is) counts once."""
+    line = getattr(node, "lineno", None)
+    if line is None:
+        return ()
+    return ((frame.qualname, line, getattr(node, "col_offset", 0)),)
 
 
 def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:
@@ -265,7 +292,8 @@ def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) 
     if isinstance(target, BuiltinMethod):
         return builtin_method(frame, target, args, node)
     if isinstance(target, Partial):
-        merged = Args([*target.args, *args.pos], args.kw, args.star, args.dstar)
+        merged = Args([*target.args, *args.pos], {**dict(target.kw), **args.kw}, args.star,
+                      args.dstar)
         return call_args(frame, target.fn, merged, node)
     what = call_text(frame, node)
     return frame.unknown(what, "calls super() itself")
@@ -297,13 +325,17 @@ def call_function(
 
 def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     """A call of allow-listed code: only the callbacks it is handed are followed."""
+    if q == "functools.partial" and args.pos:  # followed where it is called, as often
+        reach = args.reach()
+        return Val(types=frozenset({functools.partial}), origin=reach, inner=reach,
+                   calls=(Partial(fn=args.pos[0], args=tuple(args.pos[1:]),
+                                  kw=tuple(args.kw.items())),))
     positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
     reach = args.reach()
     fresh = gives_fresh(q)
     item = Val(pure=True) if fresh else Val(origin=reach, inner=reach)
     called = False
-    # What it is handed is called once an item (a partial only keeps it, to be called later).
-    with frame.repeated() if q != "functools.partial" else contextlib.nullcontext():
+    with frame.repeated():  # what it is handed is called once an item
         for i, v in enumerate(args.pos):
             called |= _callback(frame, v, item, node, expected=i in positions, where=q)
         for k, v in args.kw.items():
@@ -363,6 +395,10 @@ def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val |
         return frame.super_(node)
     if name == "globals":
         return Val(origin=frozenset({"global"}), inner=frozenset({"global"}), types=frozenset({dict}))
+    if name == "iter" and len(args.pos) > 1:  # iter(callable, sentinel): called once an item
+        with frame.repeated():
+            made = call_args(frame, args.pos[0], Args([], {}), node)
+        return fresh_of(type(iter(int, 0)), inner=made.reach)
     if name in ("vars", "iter", "next", "reversed") and args.pos:
         first = args.pos[0]
         if name == "next":
@@ -384,6 +420,8 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
     q = qualified_name(cls)
     if is_pure_name(q) or (issubclass(cls, BaseException) and cls.__module__ == "builtins"):
         result = pure_call(frame, q, args, node)
+        if result.calls:  # a partial: followed where it is called
+            return result
         return _made_iterable(cls, args, fresh_of(cls, inner=result.reach))
     if pydantic_models.is_model(cls):
         for validator in pydantic_models.validators(cls):

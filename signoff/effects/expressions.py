@@ -16,6 +16,7 @@ from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
     EMPTY,
     UNKNOWN,
+    Args,
     Inline,
     Typed,
     Val,
@@ -134,20 +135,35 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
 
 
 def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
-           args: list[ast.expr]) -> None:
+           args: list[ast.expr]) -> Val | None:
     """Follow the special method an operator calls on `value` (``f"{x}"`` calls
     ``x.__format__``), when its class defines it in Python: code that runs, so its effects
-    count. The first of `names` the class defines is the one called."""
+    count. The first of `names` the class defines is the one called; what it returns (None
+    when none is defined)."""
     if not value.types:
-        return
+        return None
     for name in names:
         if any(_defines(t, name) for t in value.types):
             call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
                             args=list(args), keywords=[])
             ast.copy_location(call, node)
             ast.fix_missing_locations(call)
-            calls.evaluate_call(frame, call)
-            return
+            return calls.evaluate_call(frame, call)
+    return None
+
+
+def iterated_by(frame: Frame, node: ast.expr, value: Val) -> None:
+    """What a loop over `value` runs of its class's code: ``__iter__`` once, then the
+    iterator's ``__next__`` once an item (`Frame.repeated`)."""
+    iterator = dunder(frame, node, value, ("__iter__", "__aiter__"), [])
+    if iterator is None or not iterator.types:
+        iterator = value
+    with frame.repeated():
+        for kind in iterator.types or ():
+            if any(_defines(kind, name) for name in ("__next__", "__anext__")):
+                method = "__next__" if _defines(kind, "__next__") else "__anext__"
+                calls.call_args(frame, frame.an.attr_of_type(frame, iterator, kind, method),
+                                Args([], {}), node)
 
 
 def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
@@ -156,7 +172,7 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
     with ExitStack() as repeated:
         for gen in node.generators:
             iterated = evaluate(frame, gen.iter)
-            dunder(frame, gen.iter, iterated, ("__iter__", "__aiter__"), [])
+            iterated_by(frame, gen.iter, iterated)
             repeated.enter_context(frame.repeated())
             frame.assign(gen.target, frame.iterate(iterated), None, "=")
             for cond in gen.ifs:

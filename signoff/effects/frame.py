@@ -174,7 +174,10 @@ class Frame:
         )
         child.prefix = (*self.prefix, name)
         child.raises = self.raises
-        child.loops = self.loops
+        # A local function that calls itself runs its body over and over: a loop.
+        child.loops = self.loops + any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+            for n in ast.walk(fn))
         binding = bind(params_of_node(fn), args, None)
         for param_name, value in binding.items():
             child.env[param_name] = value

@@ -34,6 +34,10 @@ class Interpreter(Protocol):
         """``super().attr``."""
         ...
 
+    def is_app_code(self, func: Any) -> bool:
+        """Whether `func` is code of the app's own whose source can be read."""
+        ...
+
     def call_analysed(
         self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
     ) -> Val:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from signoff.effects import calls
 from signoff.effects.effect import EffectKind
-from signoff.effects.expressions import dunder
+from signoff.effects.expressions import dunder, iterated_by
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import FRESH, GLOBAL, Inline, Val, const, fresh_of, join, known
 
@@ -55,7 +55,7 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         body(frame, node.orelse)
     elif isinstance(node, ast.For | ast.AsyncFor):
         iterated = frame.expr(node.iter)
-        dunder(frame, node.iter, iterated, ("__iter__", "__aiter__"), [])
+        iterated_by(frame, node.iter, iterated)
         item = frame.iterate(iterated)
         with frame.repeated():
             for _ in range(2):  # twice: a name changed late in the loop is seen early

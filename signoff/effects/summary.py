@@ -44,9 +44,10 @@ class Summary:
     """What it returns."""
     raises: dict[tuple[type, str, int], Raised] = field(default_factory=dict)
     """The exceptions it may raise."""
-    costs: dict[Any, float] = field(default_factory=dict)
-    """What each ``@spends(cost=...)`` on its path declares, by the function it is on (each
-    counted once: a helper called twice in a row is counted once)."""
+    costs: dict[tuple[Any, ...], float] = field(default_factory=dict)
+    """What each ``@spends(cost=...)`` on its path declares, by the places of the calls that
+    lead to it and the function it is on (`calls.call_site`): a helper called from two places
+    counts twice."""
     cost_unknown: bool = False
     """Whether a ``@spends`` on its path declares no cost: what it spends is then not known,
     whatever the others declare."""
@@ -54,19 +55,20 @@ class Summary:
     """Whether a declared cost on its path is met inside a loop (a ``for``, a ``while``, a
     comprehension, a callback of ``map``…): how many times it is spent is then not known."""
 
-    def cost(self, of: Any = None) -> float | None:
-        """What its path may spend, as declared: the sum of the costs declared on it; None when
-        none is declared, or one ``@spends`` on it declares none. When one is met in a loop, the
-        cost function `of` (the one summarised) declares on itself is taken for all a run
-        spends, and never less than its helpers' costs added up; None when it declares none."""
+    def cost(self, own: Any = None) -> float | None:
+        """What its path may spend, as declared: the costs declared on it added up; None when
+        none is declared, or one ``@spends`` on it declares none. When one is met in a loop,
+        what the function summarised declares on itself (its cost at the key `own`) is taken
+        for all a run spends, never less than the others added up; None when it declares
+        none."""
         if self.cost_unknown or not self.costs:
             return None
         if not self.cost_repeats:
             return sum(self.costs.values())
-        whole = self.costs.get(of)
+        whole = self.costs.get(own)
         if whole is None:
             return None
-        return max(whole, sum(cost for fn, cost in self.costs.items() if fn is not of))
+        return max(whole, sum(cost for key, cost in self.costs.items() if key != own))
 
     def shape(self) -> tuple[object, ...]:
         """What changes when a recursive analysis has not settled yet."""

@@ -8,10 +8,13 @@ module (``httpx._client.Client.post``) is caught by its package's pattern (``htt
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import datetime
 import decimal
 import fractions
+import functools
 import logging
+import operator
 import re
 import types
 import uuid
@@ -269,6 +272,14 @@ CHANGES_GLOBAL_STATE = frozenset(
 UNKNOWABLE_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "breakpoint", "input"})
 """Builtins whose effect cannot be known from the code."""
 
+CALLS_CODE_IT_HOLDS = frozenset({
+    types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.MethodWrapperType,
+    types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
+    functools.partial, operator.methodcaller, collections.abc.Callable,
+})
+"""Types whose call runs code the object holds (a function, a bound method, a partial…): one
+known only by its type, not as which object, may do anything when called."""
+
 CALLBACK_POSITIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "builtins.map": ((0,), ()),
     "builtins.filter": ((0,), ()),
@@ -276,7 +287,6 @@ CALLBACK_POSITIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "builtins.min": ((), ("key", "default")),
     "builtins.max": ((), ("key", "default")),
     "functools.reduce": ((0,), ()),
-    "functools.partial": ((0,), ()),
     "itertools.starmap": ((0,), ()),
     "itertools.takewhile": ((0,), ()),
     "itertools.dropwhile": ((0,), ()),

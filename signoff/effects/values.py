@@ -94,6 +94,8 @@ class Partial:
     """The function it calls."""
     args: tuple[Val, ...]
     """The arguments bound first."""
+    kw: tuple[tuple[str, Val], ...] = ()
+    """The keyword arguments bound, by name."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
