@@ -1041,12 +1041,16 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     app.database.dispose()
 
 
-def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
-    """A tool posting a $0.40 letter to each address it is given reserved $0.40 whatever the
-    addresses: three letters ($1.20) went out alone on a $1.00 budget, and the task counted
-    $0.40. How often a cost met in a loop is spent is not known: the call is refused, in words
-    that say what to declare, and nothing is posted. Declared whole on the tool ($2.00), it is
-    bounded by that: refused for not fitting; on a $3.00 budget it runs, and counts $2.00."""
+def _for_each(function, items):  # type: ignore[no-untyped-def]  # (unannotated, as found)
+    for item in items:
+        function(item)
+
+
+def _post_office(*, alone: bool) -> SimpleNamespace:
+    """A post office whose tools post a $0.40 letter to each address they are given: in a loop
+    of their own (`post_letters`), through a helper that calls it back (`hand_on`), and with
+    the whole run's cost declared ($2.00: `post_a_batch`); its agent may run them alone, given
+    `alone`. `post(tool, budget)` has the agent call one on three addresses."""
     app = App("t", database="sqlite://")
     posted: list[str] = []
 
@@ -1065,6 +1069,12 @@ def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
         return "Posted."
 
     @app.action
+    def hand_on(mailing: Mailing, addresses: list[str]) -> str:
+        """Post a letter to each address, by a helper."""
+        _for_each(post_a_letter, addresses)
+        return "Posted."
+
+    @app.action
     @spends(cost=2.0)
     def post_a_batch(mailing: Mailing, addresses: list[str]) -> str:
         """Post a letter to each of at most five addresses."""
@@ -1074,46 +1084,51 @@ def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
 
     class Posting(Skill[Mailing, str]):
         description = "Post letters."
-        tools = [post_letters, post_a_batch]
+        tools = [post_letters, hand_on, post_a_batch]
 
     class Poster(Agent):
         purpose = "You post letters."
         skills = [Posting()]
-        may = Permits(alone=["post_letters", "post_a_batch"])
+        may = Permits(alone=["post_letters", "hand_on", "post_a_batch"]) if alone else Permits()
 
     noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
     app.add_agent(Poster, sponsor=noor)
     with app.session(as_=app.system) as s:
         mailing = Mailing()
         s.add(mailing)
-    three = ["a", "b", "c"]
 
     def post(tool: Any, budget: float) -> Any:
         return app.agent(Poster).do(Posting(), mailing, for_=noor, budget_usd=budget,
                                     model=ScriptedModel(says.tool(tool, mailing=mailing.id,
-                                                                  addresses=three),
+                                                                  addresses=["a", "b", "c"]),
                                                         says.hand_back("Done.")))
 
-    looped = post(post_letters, 1.0)
-    (call,) = app.agent(Poster).answers(looped.task, 1)
+    return SimpleNamespace(app=app, posted=posted, post=post, Poster=Poster,
+                           post_letters=post_letters, hand_on=hand_on, post_a_batch=post_a_batch)
+
+
+def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
+    """A tool posting a $0.40 letter to each address it is given reserved $0.40 whatever the
+    addresses: three letters ($1.20) went out alone on a $1.00 budget, and the task counted
+    $0.40. How often a cost met in a loop is spent is not known: the call is refused, in words
+    that say what to declare, and nothing is posted. Declared whole on the tool ($2.00), it is
+    bounded by that: refused for not fitting; on a $3.00 budget it runs, and counts $2.00."""
+    office = _post_office(alone=True)
+    looped = office.post(office.post_letters, 1.0)
+    (call,) = office.app.agent(office.Poster).answers(looped.task, 1)
     assert call.answer == (
         "post_letters calls something that spends inside a loop, so how much one run spends is "
         "not known and cannot be kept within the task's budget: declare the most a whole run "
         "spends on post_letters itself, with @spends(cost=...). Nothing was run or proposed.")
-    assert (posted, looped.spend_usd) == ([], 0.0)
-    over = post(post_a_batch, 1.0)
-    (call,) = app.agent(Poster).answers(over.task, 1)
+    assert (office.posted, looped.spend_usd) == ([], 0.0)
+    over = office.post(office.post_a_batch, 1.0)
+    (call,) = office.app.agent(office.Poster).answers(over.task, 1)
     assert "could spend $2.0000, more than" in call.answer
-    assert posted == []
-    fits = post(post_a_batch, 3.0)
-    assert posted == three
+    assert office.posted == []
+    fits = office.post(office.post_a_batch, 3.0)
+    assert office.posted == ["a", "b", "c"]
     assert fits.spend_usd == pytest.approx(2.0)
-    app.database.dispose()
-
-
-def _for_each(function, items):  # type: ignore[no-untyped-def]  # (unannotated, as found)
-    for item in items:
-        function(item)
+    office.app.database.dispose()
 
 
 def test_a_tool_that_spends_through_a_function_it_hands_on_is_not_run_alone() -> None:
@@ -1122,48 +1137,17 @@ def test_a_tool_that_spends_through_a_function_it_hands_on_is_not_run_alone() ->
     for pure): it ran alone with no permit at all and posted three letters on a $1.00 budget.
     The helper's call is now followed: the tool spends, in a loop — proposed to a person with
     no budget, and under a budget refused before anyone is asked."""
-    app = App("t", database="sqlite://")
-    posted: list[str] = []
-
-    class Mailing(app.Record):  # type: ignore[name-defined, misc]
-        __security__ = [allow("read", "create")]
-
-    @spends(cost=0.40)
-    def post_a_letter(address: str) -> None:
-        posted.append(address)
-
-    @app.action
-    def post_letters(mailing: Mailing, addresses: list[str]) -> str:
-        """Post a letter to each address."""
-        _for_each(post_a_letter, addresses)
-        return "Posted."
-
-    class Posting(Skill[Mailing, str]):
-        description = "Post letters."
-        tools = [post_letters]
-
-    class Poster(Agent):
-        purpose = "You post letters."
-        skills = [Posting()]
-
-    noor = app.people.add("noor@t.example", "Noor", roles=["manager"])
-    app.add_agent(Poster, sponsor=noor)
-    with app.session(as_=app.system) as s:
-        mailing = Mailing()
-        s.add(mailing)
-    effects = app.actions.get("post_letters").info.effects
+    office = _post_office(alone=False)
+    effects = office.app.actions.get("hand_on").info.effects
     assert (effects.spends, effects.cost_repeats, effects.only_reads) == (True, True, False)
-    call = says.tool(post_letters, mailing=mailing.id, addresses=["a", "b", "c"])
-    asked = app.agent(Poster).do(Posting(), mailing, for_=noor, budget_usd=float("inf"),
-                                 model=ScriptedModel(call, says.hand_back("Done.")))
+    asked = office.post(office.hand_on, float("inf"))
     assert asked.status is TaskStatus.WAITING
-    assert [p.action for p in app.proposals(task=asked.task)] == ["post_letters"]
-    budgeted = app.agent(Poster).do(Posting(), mailing, for_=noor, budget_usd=1.0,
-                                    model=ScriptedModel(call, says.hand_back("Done.")))
-    (answer,) = app.agent(Poster).answers(budgeted.task, 1)
+    assert [p.action for p in office.app.proposals(task=asked.task)] == ["hand_on"]
+    budgeted = office.post(office.hand_on, 1.0)
+    (answer,) = office.app.agent(office.Poster).answers(budgeted.task, 1)
     assert "spends inside a loop" in answer.answer
-    assert posted == []
-    app.database.dispose()
+    assert office.posted == []
+    office.app.database.dispose()
 
 
 def test_a_stale_proposal_over_the_budget_is_told_stale(database: str) -> None:
