@@ -7,8 +7,9 @@ back aware, in UTC, on SQLite as on PostgreSQL.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import overload
+from typing import Any, overload
 
 from sqlalchemy import DateTime
 from sqlalchemy.engine import Dialect
@@ -29,7 +30,11 @@ def aware(when: datetime | None) -> datetime | None:
 
 
 class UtcDateTime(TypeDecorator[datetime]):
-    """A moment in time, written in UTC and read back aware."""
+    """A moment in time, written in UTC and read back aware.
+
+    On SQLite it is written as SQLAlchemy writes a datetime there ("2026-12-03 14:28:08.806179",
+    what files made before this type hold), by the standard library's C code: a time is written
+    at every step of a task, and SQLAlchemy's own conversion costs several times as much."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
@@ -39,3 +44,29 @@ class UtcDateTime(TypeDecorator[datetime]):
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         return aware(value)
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        if dialect.name != "sqlite":
+            return super().bind_processor(dialect)
+        return _sqlite_text
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        if dialect.name != "sqlite":
+            return super().result_processor(dialect, coltype)
+        return _sqlite_moment
+
+
+def _sqlite_text(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is not None and value.tzinfo is not UTC:
+        value = value.astimezone(UTC)
+    return value.isoformat(" ", "microseconds").removesuffix("+00:00")
+
+
+def _sqlite_moment(value: str | datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return aware(value)
+    return datetime.fromisoformat(value + "+00:00")
