@@ -63,7 +63,7 @@ from sqlalchemy.exc import UnboundExecutionError
 from sqlalchemy.orm import Session, SessionTransaction, UOWTransaction
 from sqlalchemy.pool import ConnectionPoolEntry, Pool, SingletonThreadPool, StaticPool
 
-from signoff.actions.readonly_driver import ReadOnlyDriver, sqlite_authorizer
+from signoff.actions.readonly_driver import ReadOnlyDriver, reading_refusal, sqlite_authorizer
 from signoff.exceptions import ReadOnlyViolation, UserError
 from signoff.security.enforcement import RuledSession
 from signoff.store.database import READ_ONLY
@@ -73,6 +73,7 @@ __all__ = [
     "Guard",
     "make_session_read_only",
     "read_only_guard",
+    "reading_records_only",
     "refuse_pending_changes",
     "unguarded",
 ]
@@ -435,8 +436,49 @@ def _restrict_if_read_only(
 @event.listens_for(RuledSession, "before_flush")
 def _refuse_flush_if_read_only(session: Session, context: UOWTransaction, instances: object
                                ) -> None:
-    if session.info.get(_READ_ONLY):
+    if session.info.get(_READ_ONLY) or session.info.get(_READING_RECORDS):
         _refuse_flush(session, context, instances)
+
+
+_READING_RECORDS = "signoff_reading_records"
+
+
+@contextmanager
+def reading_records_only(session: Session) -> Iterator[None]:
+    """While the block runs, `session` (one of signoff's) may read records and change none: a
+    flush with changes is refused, as a read-only session's is, and so is what the block left
+    unflushed as it ends. Its connection is not restricted (the transaction goes on to write
+    what signoff keeps of the run); with `read_only_guard`, for an action found to only read."""
+    session.info[_READING_RECORDS] = True
+    engine = session.get_bind().engine
+    if engine not in _reading_engines:
+        with _watch_lock:
+            if engine not in _reading_engines:
+                event.listen(engine, "before_cursor_execute", _refuse_writing_statement)
+                _reading_engines.add(engine)
+    token = _records_only.set(True)
+    try:
+        yield
+        refuse_pending_changes(session)
+    finally:
+        _records_only.reset(token)
+        session.info.pop(_READING_RECORDS, None)
+
+
+_records_only: ContextVar[bool] = ContextVar("signoff_records_only", default=False)
+"""Whether the code running in this context may only read (see `reading_records_only`)."""
+_reading_engines: WeakSet[Engine] = WeakSet()
+
+
+def _refuse_writing_statement(connection: Connection, cursor: Any, statement: str,
+                              parameters: Any, context: Any, executemany: bool) -> None:
+    """A statement that does more than read, sent through SQLAlchemy while an action found to
+    only read runs (`reading_records_only`): refused before it is sent."""
+    if not _records_only.get():
+        return
+    refusal = reading_refusal(statement, postgresql=connection.dialect.name == "postgresql")
+    if refusal:
+        raise _refuse(refusal, event="execute")
 
 
 @event.listens_for(RuledSession, "after_transaction_end")

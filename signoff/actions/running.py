@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +27,7 @@ from signoff.actions.problems import problem_of
 from signoff.actions.readonly import (
     make_session_read_only,
     read_only_guard,
+    reading_records_only,
     refuse_pending_changes,
 )
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
@@ -319,8 +320,9 @@ class Runner:
             if before is not None:
                 before(db)
             validated = action.model.model_validate(values)
-            returned = action.call(**{name: getattr(validated, name)
-                                      for name in type(validated).model_fields})
+            with _as_found(action, None):
+                returned = action.call(**{name: getattr(validated, name)
+                                          for name in type(validated).model_fields})
             points.reached("run.called", action=action.name)
             result = self._done(action, admitted, cause, returned)
             if within is not None:
@@ -390,7 +392,7 @@ class Runner:
         for p in action.all_parameters:
             if p.provided is not None:
                 arguments[p.name] = self._providers.value(p.provided, context)
-        with running_action(session, action.name):
+        with running_action(session, action.name), _as_found(action, session):
             returned = action.call(**arguments)
         points.reached("run.called", action=action.name)
         session.flush()  # the record rules are checked here, inside the run
@@ -404,6 +406,24 @@ class Runner:
             returned if isinstance(returned, str | int | float | bool) else None
         )
         return _result(action, acting, cause, ActionOutcome.DONE, said=said, value=value)
+
+
+@contextlib.contextmanager
+def _as_found(action: Action, session: Session | None) -> Iterator[None]:
+    """While an action its analysis found to only read runs (a query has a guard of its own),
+    hold it to that: what a gap in the analysis let it try — a record changed in `session`, a
+    file written, a process started, a socket opened — is refused, and the run ends Failed with
+    nothing kept (it ran alone, with no person asked, on the analysis's word)."""
+    if action.info.query or not action.info.effects.only_reads:
+        yield
+        return
+    with read_only_guard() as guard, (reading_records_only(session) if session is not None
+                                      else contextlib.nullcontext()):
+        yield
+    if guard.violated:
+        log.error("Action %s was found to only read, but tried more: %s", action.name,
+                  "; ".join(str(v) for v in guard.violations))
+        raise guard.violations[0]
 
 
 class _AlreadyUsed(Exception):

@@ -1,0 +1,174 @@
+"""An action its analysis found to only read runs alone, with nobody asked, on that word: held
+to it as it runs. What a gap in the analysis let through — a record changed, a statement that
+writes, a file written — is refused, and the run ends Failed with nothing kept."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel
+from sqlalchemy import text, update
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from signoff import Agent, App, Permits, Provided, Skill, TaskStatus, allow
+from signoff.testing import ScriptedModel, says
+
+
+class Tally(BaseModel):
+    total: int
+
+
+TheSession = Annotated[Session, Provided("session")]
+
+
+class _Bumper:
+    """Changes what it is handed: reached through `copy.copy`, the analysis lost it."""
+
+    def bump(self, counter: Any) -> None:
+        counter.value = 101
+
+
+class _Maker:
+    """Made by `map` (a class handed to allow-listed code was not followed)."""
+
+    def __init__(self, counter: Any) -> None:
+        counter.value = 102
+
+
+class _Encoder(json.JSONEncoder):
+    """Writes a file as it encodes (a class handed to `json.dumps` was not followed)."""
+
+    target = Path()
+
+    def default(self, o: object) -> object:
+        self.target.write_text("encoded")
+        return list(o)  # type: ignore[call-overload]
+
+
+class _Log(logging.FileHandler):
+    """A sink by its base class alone (only the name called was matched against the sinks)."""
+
+
+def _bodies(folder: Path) -> dict[str, Callable[..., None]]:
+    _Encoder.target = folder / "encoded.txt"
+    handler_file = str(folder / "handler.txt")
+
+    def copied(counter: Any, session: Session) -> None:
+        copy.copy(_Bumper()).bump(counter)
+
+    def mapped(counter: Any, session: Session) -> None:
+        list(map(_Maker, [counter]))
+
+    def in_a_class_body(counter: Any, session: Session) -> None:
+        class _Once:
+            counter.value = 104
+
+    def through_the_session_itself(counter: Any, session: Session) -> None:
+        session.execute.__self__.execute(text("UPDATE counter SET value = 203"))  # type: ignore[attr-defined]
+
+    def through_its_connection(counter: Any, session: Session) -> None:
+        session.connection().execute.__self__.execute(  # type: ignore[attr-defined]
+            update(type(counter)).values(value=205))
+
+    def a_file_by_a_logging_handler(counter: Any, session: Session) -> None:
+        _Log(handler_file).emit(logging.makeLogRecord({"msg": "x"}))
+
+    def a_file_by_an_encoder(counter: Any, session: Session) -> None:
+        json.dumps({"a": {1}}, cls=_Encoder)
+
+    return {f.__name__: f for f in (copied, mapped, in_a_class_body, through_the_session_itself,
+                                    through_its_connection, a_file_by_a_logging_handler,
+                                    a_file_by_an_encoder)}
+
+
+@pytest.mark.parametrize("body", ["copied", "mapped", "in_a_class_body",
+                                  "through_the_session_itself", "through_its_connection",
+                                  "a_file_by_a_logging_handler", "a_file_by_an_encoder"])
+def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
+        tmp_path: Path, body: str) -> None:
+    """Each body was found to only read (a gap in the analysis each: a security review's
+    findings) and ran alone with no permit at all, changing the counter or writing a file. Run
+    alone now, its call ends Failed, the counter reads 0 and no file is written; the task goes
+    on, and an honest reading action beside it runs as before."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    run = _bodies(tmp_path)[body]
+
+    class Counter(app.Record):  # type: ignore[name-defined, misc]
+        value: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def peek(counter: Counter, session: TheSession) -> str:
+        """Look at the counter."""
+        run(counter, session)
+        return "Looked."
+
+    @app.action
+    def read(counter: Counter) -> int:
+        """Read the counter."""
+        return counter.value
+
+    class Look(Skill[Counter, Tally]):
+        description = "Look."
+        tools = [peek, read]
+
+    class Clerk(Agent):
+        purpose = "You look."
+        skills = [Look()]
+        may = Permits()
+
+    noor = app.people.add("noor@t.example", "Noor")
+    app.add_agent(Clerk, sponsor=noor)
+    with app.session(as_=app.system) as s:
+        counter = Counter()
+        s.add(counter)
+    assert app.actions.info("peek").effects.only_reads  # (the gap: if it closes, this is moot)
+    outcome = app.agent(Clerk).do(Look(), counter, for_=noor, model=ScriptedModel(
+        says.tool(peek, counter=counter.id), says.tool(read, counter=counter.id),
+        says.hand_back(Tally(total=0))))
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    assert app.proposals(task=outcome.task) == []
+    peeked, looked = app.agent(Clerk).answers(outcome.task, 1) + app.agent(Clerk).answers(
+        outcome.task, 2)
+    assert peeked.outcome == "Failed"
+    assert (looked.outcome, looked.value) == ("Done", 0)
+    with app.session(as_=app.system) as s:
+        assert s.get(Counter, counter.id).value == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".txt") == []
+    app.database.dispose()
+
+
+def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(tmp_path: Path) -> None:
+    """One that takes no record runs in a transaction of its own, with no session: a file it
+    writes through a gap in the analysis is refused all the same, and the call ends Failed."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    _Encoder.target = tmp_path / "encoded.txt"
+
+    @app.action
+    def encode(note: str) -> str:
+        """Encode a note."""
+        return json.dumps({"note": note, "a": {1}}, cls=_Encoder)
+
+    class Encoding(Skill[None, Tally]):
+        description = "Encode."
+        tools = [encode]
+
+    class Clerk(Agent):
+        purpose = "You encode."
+        skills = [Encoding()]
+
+    noor = app.people.add("noor@t.example", "Noor")
+    app.add_agent(Clerk, sponsor=noor)
+    assert app.actions.info("encode").effects.only_reads
+    outcome = app.agent(Clerk).do(Encoding(), None, for_=noor, model=ScriptedModel(
+        says.tool(encode, note="hello"), says.hand_back(Tally(total=0))))
+    (call,) = app.agent(Clerk).answers(outcome.task, 1)
+    assert call.outcome == "Failed"
+    assert not (tmp_path / "encoded.txt").exists()
+    app.database.dispose()
