@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
+import logging
 import operator
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import select, text
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import App, spends
 from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, raises
 from tests.effects_corpus import actions as corpus
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import writers as toolkit_writers
+from tests.effects_corpus.records import Repair
 
 R = "Repair"
 PURE: set[tuple[str, str]] = set()
@@ -471,6 +475,54 @@ def test_an_action_that_declares_its_whole_cost_is_bounded_by_it_despite_a_loop(
     assert analyse(_a_mailing_declared_too_low, name="mailing").cost_usd == 1.25
     once = analyse(_a_letter_then_a_loop_that_spends_nothing, name="letter")
     assert (once.cost_usd, once.cost_repeats) == (1.0, False)
+
+
+class _Bumper:
+    def bump(self, repair: Repair) -> None:
+        repair.price = 101
+
+
+class _Priced:
+    def __init__(self, repair: Repair) -> None:
+        repair.price = 102
+
+
+class _Log(logging.FileHandler):
+    """A sink by its base class alone."""
+
+
+def _copied_then_called(repair: Repair) -> None:
+    copy.copy(_Bumper()).bump(repair)
+
+
+def _a_class_handed_to_map(repair: Repair) -> None:
+    list(map(_Priced, [repair]))
+
+
+def _through_the_session_itself(session: Session) -> None:
+    session.execute.__self__.execute(text("UPDATE repair SET price = 1"))  # type: ignore[attr-defined]
+
+
+def _from_a_statement_that_writes(session: Session) -> None:
+    session.execute(select(Repair).from_statement(text("UPDATE repair SET price = 1 RETURNING *")))
+
+
+def _a_subclass_of_a_sink() -> None:
+    _Log("/tmp/never-written.txt")
+
+
+@pytest.mark.parametrize("function", [
+    _copied_then_called, _a_class_handed_to_map, _through_the_session_itself,
+    _from_a_statement_that_writes, _a_subclass_of_a_sink,
+])
+def test_what_a_security_review_found_read_as_only_reading_is_seen(function: Any) -> None:
+    """Each was read as only reading (a security review's findings), and so ran alone with no
+    permit at all: a method called on what ``copy.copy`` returned (an untyped pure value), a
+    class handed to ``map`` (not made), the session reached back through a method's
+    ``__self__`` (any attribute of a method was pure), a statement that writes given to
+    ``from_statement`` (taken for the select it was called on), and a subclass of a logging
+    file handler (only the name called was matched against the sinks)."""
+    assert not analyse(function, name=function.__name__).only_reads
 
 
 def test_lambda_declared_sends_is_never_lost() -> None:

@@ -4,16 +4,14 @@ writes, a file written — is refused, and the run ends Failed with nothing kept
 
 from __future__ import annotations
 
-import copy
 import json
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel
-from sqlalchemy import text, update
+from sqlalchemy import text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import Agent, App, Permits, Provided, Skill, TaskStatus, allow
@@ -27,22 +25,44 @@ class Tally(BaseModel):
 TheSession = Annotated[Session, Provided("session")]
 
 
-class _Bumper:
-    """Changes what it is handed: reached through `copy.copy`, the analysis lost it."""
-
-    def bump(self, counter: Any) -> None:
-        counter.value = 101
-
-
-class _Maker:
-    """Made by `map` (a class handed to allow-listed code was not followed)."""
+class _Shown:
+    """Changes the counter as it is printed (``print`` calls ``__str__``)."""
 
     def __init__(self, counter: Any) -> None:
-        counter.value = 102
+        self.counter = counter
+
+    def __str__(self) -> str:
+        self.counter.value = 105
+        return "shown"
+
+
+class _Setter:
+    """A data descriptor: assigning the attribute changes the counter."""
+
+    def __set__(self, holder: Any, value: int) -> None:
+        holder.counter.value = value
+
+
+class _Holder:
+    slot = _Setter()
+
+    def __init__(self, counter: Any) -> None:
+        self.counter = counter
+
+
+class _Meta(type):
+    """Its ``__call__`` runs when a class of it is made an object of."""
+
+    def __call__(cls, *args: Any) -> Any:
+        args[0].value = 108
+
+
+class _Made(metaclass=_Meta):
+    pass
 
 
 class _Encoder(json.JSONEncoder):
-    """Writes a file as it encodes (a class handed to `json.dumps` was not followed)."""
+    """Writes a file as it encodes (a class handed to `json.dumps` is not followed)."""
 
     target = Path()
 
@@ -51,51 +71,43 @@ class _Encoder(json.JSONEncoder):
         return list(o)  # type: ignore[call-overload]
 
 
-class _Log(logging.FileHandler):
-    """A sink by its base class alone (only the name called was matched against the sinks)."""
-
-
 def _bodies(folder: Path) -> dict[str, Callable[..., None]]:
     _Encoder.target = folder / "encoded.txt"
-    handler_file = str(folder / "handler.txt")
 
-    def copied(counter: Any, session: Session) -> None:
-        copy.copy(_Bumper()).bump(counter)
-
-    def mapped(counter: Any, session: Session) -> None:
-        list(map(_Maker, [counter]))
+    def printed(counter: Any, session: Session) -> None:
+        print(_Shown(counter))
 
     def in_a_class_body(counter: Any, session: Session) -> None:
         class _Once:
             counter.value = 104
 
-    def through_the_session_itself(counter: Any, session: Session) -> None:
-        session.execute.__self__.execute(text("UPDATE counter SET value = 203"))  # type: ignore[attr-defined]
+    def by_a_descriptor(counter: Any, session: Session) -> None:
+        _Holder(counter).slot = 107
 
-    def through_its_connection(counter: Any, session: Session) -> None:
-        session.connection().execute.__self__.execute(  # type: ignore[attr-defined]
-            update(type(counter)).values(value=205))
+    def by_a_metaclass(counter: Any, session: Session) -> None:
+        _Made(counter)
 
-    def a_file_by_a_logging_handler(counter: Any, session: Session) -> None:
-        _Log(handler_file).emit(logging.makeLogRecord({"msg": "x"}))
+    def by_the_session_in_a_class_body(counter: Any, session: Session) -> None:
+        class _Once:
+            session.execute(text("UPDATE counter SET value = 203"))
 
     def a_file_by_an_encoder(counter: Any, session: Session) -> None:
         json.dumps({"a": {1}}, cls=_Encoder)
 
-    return {f.__name__: f for f in (copied, mapped, in_a_class_body, through_the_session_itself,
-                                    through_its_connection, a_file_by_a_logging_handler,
-                                    a_file_by_an_encoder)}
+    return {f.__name__: f for f in (printed, in_a_class_body, by_a_descriptor, by_a_metaclass,
+                                    by_the_session_in_a_class_body, a_file_by_an_encoder)}
 
 
-@pytest.mark.parametrize("body", ["copied", "mapped", "in_a_class_body",
-                                  "through_the_session_itself", "through_its_connection",
-                                  "a_file_by_a_logging_handler", "a_file_by_an_encoder"])
+@pytest.mark.parametrize("body", ["printed", "in_a_class_body", "by_a_descriptor",
+                                  "by_a_metaclass", "by_the_session_in_a_class_body",
+                                  "a_file_by_an_encoder"])
 def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
         tmp_path: Path, body: str) -> None:
-    """Each body was found to only read (a gap in the analysis each: a security review's
-    findings) and ran alone with no permit at all, changing the counter or writing a file. Run
-    alone now, its call ends Failed, the counter reads 0 and no file is written; the task goes
-    on, and an honest reading action beside it runs as before."""
+    """Each body is found to only read (a gap in the analysis each, of a security review's
+    findings: others are closed in the analysis) and ran alone with no permit at all, changing
+    the counter or writing a file. Run alone now, its call ends Failed, the counter reads 0 and
+    no file is written; the task goes on, and an honest reading action beside it runs as
+    before."""
     app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
     run = _bodies(tmp_path)[body]
 
@@ -128,7 +140,8 @@ def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
     with app.session(as_=app.system) as s:
         counter = Counter()
         s.add(counter)
-    assert app.actions.info("peek").effects.only_reads  # (the gap: if it closes, this is moot)
+    # Still a gap in the analysis (when one closes, the body is to be replaced by an open one).
+    assert app.actions.info("peek").effects.only_reads
     outcome = app.agent(Clerk).do(Look(), counter, for_=noor, model=ScriptedModel(
         says.tool(peek, counter=counter.id), says.tool(read, counter=counter.id),
         says.hand_back(Tally(total=0))))

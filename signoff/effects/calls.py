@@ -356,13 +356,18 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         contained = reach if returns not in IMMUTABLE_TYPES else EMPTY
         return fresh_of(returns, inner=contained, shape=shape)
     if not reach:
-        return Val(pure=True)
+        objects = [v for v in args.every() if not v.pure and not (
+            v.types is not None and v.types <= IMMUTABLE_TYPES)]
+        if not objects:
+            return Val(pure=True)
+        # What it returns may be an object it was given (copy.copy, typing.cast): of its types.
+        return Val(types=join_all(objects).types)
     return Val(origin=reach, inner=reach)
 
 
 def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
     """A function handed to allow-listed code is called by it (True when there is one)."""
-    functions = [o for o in v.objs if callable(o) and not isinstance(o, type | str)]
+    functions = [o for o in v.objs if callable(o) and not isinstance(o, str)]  # (a class: made)
     if v.calls or functions:
         call_args(frame, replace(v, objs=tuple(functions)), Args([item, item], {}), node)
         return True
@@ -417,6 +422,10 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         return replace(made, rec=cls.__name__)
     if issubclass(cls, orm.session_types()):  # opening a session or connection does nothing yet
         return made
+    for base in cls.__mro__[1:]:  # a subclass of a sink (a logging.FileHandler of the app's)
+        named = qualified_name(base)
+        if named and _sinkish(named):
+            return sink(frame, named, args, node, mode_at=1)
     q = qualified_name(cls)
     if is_pure_name(q) or (issubclass(cls, BaseException) and cls.__module__ == "builtins"):
         result = pure_call(frame, q, args, node)

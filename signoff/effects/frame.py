@@ -29,6 +29,7 @@ from signoff.effects.values import (
     Args,
     BuiltinMethod,
     Inline,
+    Method,
     Super,
     Val,
     const,
@@ -38,6 +39,8 @@ from signoff.effects.values import (
 )
 
 EMPTY_CELL: Any = object()
+_DESCRIBING = frozenset({"__name__", "__qualname__", "__doc__", "__module__"})
+"""What a callable says of itself, in words: reading it does nothing."""
 """What a closure cell holds before its variable is assigned."""
 _BUILTINS = vars(builtins)
 
@@ -261,7 +264,16 @@ class Frame:
             if isinstance(target, Super):
                 results.append(self.an.attr_of_super(target, attr))
         if base.calls:
-            return join_all(results) if results else Val(pure=True)
+            if results:
+                return join_all(results)
+            if attr == "__self__":  # the object a method is bound to
+                bound = [t.self_val for t in base.calls
+                         if isinstance(t, Method | BuiltinMethod) and t.self_val is not None]
+                return join_all(bound) if len(bound) == len(base.calls) else self.unknown(
+                    f".{attr}", "the object a callable is bound to is not known", node)
+            if attr in _DESCRIBING:
+                return Val(pure=True)
+            return self.unknown(f".{attr}", f"reads .{attr} of a callable", node)
         if base.types is None:
             return base.derived(qual=f"{base.qual}.{attr}" if base.qual else "")
         for cls in base.types:

@@ -179,6 +179,12 @@ def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | 
     if sql.query and name == "delete":
         frame.add(EffectKind.DELETES, target, (call_text(frame, node),))
         return fresh_of(int)
+    if name == "from_statement":  # what runs is the statement given, whatever it does
+        given = args.pos[0] if args.pos else None
+        if given is not None and given.sql is not None:
+            return given
+        return frame.unknown(call_text(frame, node), "runs a statement the analysis cannot read",
+                             node)
     if sql.result or sql.query:
         if name in _ROW_METHODS:
             return rows_of(sql)
