@@ -511,17 +511,22 @@ def _a_subclass_of_a_sink() -> None:
     _Log("/tmp/never-written.txt")
 
 
+def _a_filtered_query_updated(session: Session) -> None:
+    session.query(Repair).filter(Repair.price > 0).update({"price": 1})
+
+
 @pytest.mark.parametrize("function", [
     _copied_then_called, _a_class_handed_to_map, _through_the_session_itself,
-    _from_a_statement_that_writes, _a_subclass_of_a_sink,
+    _from_a_statement_that_writes, _a_subclass_of_a_sink, _a_filtered_query_updated,
 ])
 def test_what_a_security_review_found_read_as_only_reading_is_seen(function: Any) -> None:
     """Each was read as only reading (a security review's findings), and so ran alone with no
     permit at all: a method called on what ``copy.copy`` returned (an untyped pure value), a
     class handed to ``map`` (not made), the session reached back through a method's
     ``__self__`` (any attribute of a method was pure), a statement that writes given to
-    ``from_statement`` (taken for the select it was called on), and a subclass of a logging
-    file handler (only the name called was matched against the sinks)."""
+    ``from_statement`` (taken for the select it was called on), a subclass of a logging file
+    handler (only the name called was matched against the sinks), and a query's ``update``
+    after a ``filter`` (the filter dropped the query; refused at run time as a bulk write)."""
     assert not analyse(function, name=function.__name__).only_reads
 
 

@@ -196,6 +196,8 @@ def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | 
                 pure=True,
                 types=frozenset(),
             )
+        if sql.query and not sql.result:  # building the query: .filter(), .order_by() … (its
+            return base  # .update() or .delete() after is a write)
         return Val(pure=True, origin=frozenset({DB}), inner=frozenset({DB}))
     return base  # building a statement: .where(), .values(), .order_by() …
 
