@@ -511,6 +511,16 @@ def _a_subclass_of_a_sink() -> None:
     _Log("/tmp/never-written.txt")
 
 
+def _in_a_class_body(repair: Repair) -> None:
+    class _Once:
+        repair.price = 104
+
+
+def _in_a_default_value(repair: Repair) -> None:
+    def _later(_: object = setattr(repair, "price", 103)) -> None:
+        pass
+
+
 def _a_filtered_query_updated(session: Session) -> None:
     session.query(Repair).filter(Repair.price > 0).update({"price": 1})
 
@@ -518,6 +528,7 @@ def _a_filtered_query_updated(session: Session) -> None:
 @pytest.mark.parametrize("function", [
     _copied_then_called, _a_class_handed_to_map, _through_the_session_itself,
     _from_a_statement_that_writes, _a_subclass_of_a_sink, _a_filtered_query_updated,
+    _in_a_class_body, _in_a_default_value,
 ])
 def test_what_a_security_review_found_read_as_only_reading_is_seen(function: Any) -> None:
     """Each was read as only reading (a security review's findings), and so ran alone with no
@@ -525,8 +536,9 @@ def test_what_a_security_review_found_read_as_only_reading_is_seen(function: Any
     class handed to ``map`` (not made), the session reached back through a method's
     ``__self__`` (any attribute of a method was pure), a statement that writes given to
     ``from_statement`` (taken for the select it was called on), a subclass of a logging file
-    handler (only the name called was matched against the sinks), and a query's ``update``
-    after a ``filter`` (the filter dropped the query; refused at run time as a bulk write)."""
+    handler (only the name called was matched against the sinks), a query's ``update`` after a
+    ``filter`` (the filter dropped the query; refused at run time as a bulk write), a class
+    body and a nested function's default value (neither was walked, though both run)."""
     assert not analyse(function, name=function.__name__).only_reads
 
 

@@ -36,6 +36,17 @@ class _Shown:
         return "shown"
 
 
+class _Statement:
+    """Sends a statement that writes as it is printed."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def __str__(self) -> str:
+        self.session.execute(text("UPDATE counter SET value = 203"))
+        return "sent"
+
+
 class _Setter:
     """A data descriptor: assigning the attribute changes the counter."""
 
@@ -77,30 +88,24 @@ def _bodies(folder: Path) -> dict[str, Callable[..., None]]:
     def printed(counter: Any, session: Session) -> None:
         print(_Shown(counter))
 
-    def in_a_class_body(counter: Any, session: Session) -> None:
-        class _Once:
-            counter.value = 104
-
     def by_a_descriptor(counter: Any, session: Session) -> None:
         _Holder(counter).slot = 107
 
     def by_a_metaclass(counter: Any, session: Session) -> None:
         _Made(counter)
 
-    def by_the_session_in_a_class_body(counter: Any, session: Session) -> None:
-        class _Once:
-            session.execute(text("UPDATE counter SET value = 203"))
+    def a_statement_as_printed(counter: Any, session: Session) -> None:
+        print(_Statement(session))
 
     def a_file_by_an_encoder(counter: Any, session: Session) -> None:
         json.dumps({"a": {1}}, cls=_Encoder)
 
-    return {f.__name__: f for f in (printed, in_a_class_body, by_a_descriptor, by_a_metaclass,
-                                    by_the_session_in_a_class_body, a_file_by_an_encoder)}
+    return {f.__name__: f for f in (printed, by_a_descriptor, by_a_metaclass,
+                                    a_statement_as_printed, a_file_by_an_encoder)}
 
 
-@pytest.mark.parametrize("body", ["printed", "in_a_class_body", "by_a_descriptor",
-                                  "by_a_metaclass", "by_the_session_in_a_class_body",
-                                  "a_file_by_an_encoder"])
+@pytest.mark.parametrize("body", ["printed", "by_a_descriptor", "by_a_metaclass",
+                                  "a_statement_as_printed", "a_file_by_an_encoder"])
 def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
         tmp_path: Path, body: str) -> None:
     """Each body is found to only read (a gap in the analysis each, of a security review's

@@ -198,6 +198,27 @@ class Frame:
             return join_all(child.yields) if child.yields else const(None)
         return join_all(child.returns) if child.returns else const(None)
 
+    def class_body(self, node: ast.ClassDef) -> None:
+        """Walk the body of a class made here, as it runs when the class is made (in a scope of
+        its own: its names are the class's, not the function's)."""
+        child = Frame(
+            self.an,
+            self.summary,
+            globals_=self.globals,
+            closure=self.closure,
+            qualname=f"{self.qualname}.{node.name}",
+            owner=self.owner,
+            self_cls=self.self_cls,
+            parent=self,
+            root_name="",
+            persistent_closure=self.persistent_closure,
+            filename=self.filename,
+        )
+        child.prefix = (*self.prefix, node.name)
+        child.raises = self.raises
+        child.loops = self.loops
+        child.body(node.body)
+
     def super_(self, node: ast.AST | None) -> Val:
         """``super()``: the methods of the classes after the method's own."""
         scope: Frame | None = self

@@ -80,10 +80,12 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         for deco in node.decorator_list:
             frame.expr(deco)
+        defaults(frame, node.args)
         frame.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=frame),)))
     elif isinstance(node, ast.ClassDef):
-        for deco in node.decorator_list:
-            frame.expr(deco)
+        for part in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            frame.expr(part)
+        frame.class_body(node)  # it runs as the class is made
         frame.bind_name(node.name, Val())  # a class made here: calling it is not followed
     elif isinstance(node, ast.Import | ast.ImportFrom):
         import_(frame, node)
@@ -309,6 +311,12 @@ def _reraises(handler: ast.ExceptHandler) -> bool:
             return True
         stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+def defaults(frame: Frame, arguments: ast.arguments) -> None:
+    """A function's default values, evaluated where it is defined."""
+    for value in [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]:
+        frame.expr(value)
 
 
 def _text(node: ast.AST) -> str:
