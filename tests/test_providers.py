@@ -8,6 +8,7 @@ Real model requests are allowed only inside this module's fixture, and only to t
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -684,7 +685,7 @@ def _spend_after_failing(wire: Wire, model_at: ProviderServer | SimpleNamespace,
 
 @wires
 def test_a_model_call_that_cost_nothing_gives_back_its_reservation(
-        wire: Wire, server: ProviderServer) -> None:
+        wire: Wire, server: ProviderServer, caplog: pytest.LogCaptureFixture) -> None:
     """A call that never reached the provider (nothing listens), or that it answered with an
     error status (500, asked three times; 401), cannot have been billed: what was reserved for
     it is given back, and the task's spend and its receipt's cost are both nothing (the spend
@@ -693,9 +694,15 @@ def test_a_model_call_that_cost_nothing_gives_back_its_reservation(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     nowhere = SimpleNamespace(url=f"http://127.0.0.1:{port}")
-    outcome, receipt = _spend_after_failing(wire, nowhere)
+    with caplog.at_level(logging.INFO, logger="signoff"):
+        outcome, receipt = _spend_after_failing(wire, nowhere)
     assert "could not be reached" in outcome.problem
     assert (outcome.spend_usd, receipt.cost_usd) == (0.0, 0.0)
+    # Told in a sentence, in the log too: a model that fails is not signoff's own failure (its
+    # chain of four exceptions was logged as a traceback at ERROR).
+    told = [r for r in caplog.records if "failed in task" in r.getMessage()]
+    assert [(r.levelno, r.exc_info) for r in told] == [(logging.WARNING, None)]
+    assert "could not be reached" in told[0].getMessage()
     for status in (500, 401):
         server.answer(*[wire.error(status, "No.") for _ in range(3)])
         outcome, receipt = _spend_after_failing(wire, server)

@@ -97,7 +97,9 @@ class AgentHandle:
         try:
             own = agent.skill(skill)
         except LookupError:
-            raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
+            names = ", ".join(own.name for own in agent.skills) or "none"
+            raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
+                            f"{names}.") from None
         subject = _checked_subject(own, subject)
         if model_spec is not None and not isinstance(model, Model):
             raise UserError("model_spec names what a model given as an object was made from: "
@@ -197,7 +199,9 @@ class AgentHandle:
         try:
             return agent.skill(skill)
         except LookupError:
-            raise UserError(f"{agent.__name__} has no skill {skill!r}.") from None
+            names = ", ".join(own.name for own in agent.skills) or "none"
+            raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
+                            f"{names}.") from None
 
     def resume(self, task: str, *, model: Model | None = None) -> Outcome:
         """Go on with a task this process did not start (after a restart), with `model`
@@ -350,7 +354,9 @@ class Agency:
         try:
             agent, sponsor_spec = self._declared[name]
         except KeyError:
-            raise UserError(f"No agent {name!r} is registered: app.add_agent(...) it.") from None
+            raise UserError(f"There is no agent {name!r} in this app; its agents are: "
+                            f"{', '.join(sorted(self._declared)) or 'none'} (app.add_agent "
+                            "registers one).") from None
         sponsor = self.people.find(sponsor_spec) if sponsor_spec is not None else None
         if found is None:
             account = self.people.find(agent.account_handle())

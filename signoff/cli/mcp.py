@@ -167,7 +167,7 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
     from signoff.security.records import RecordBase
 
     agent = handle.registered.agent
-    skills = [agent.skill(skill_name)] if skill_name else list(agent.skills)
+    skills = [handle.skill(skill_name)] if skill_name else list(agent.skills)
     for skill in skills:
         subject_type, _ = skill.types()
         if isinstance(subject_type, type) and issubclass(subject_type, RecordBase):

@@ -217,7 +217,7 @@ def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
 @JSON_OPTION
 def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token: str | None,
             always: bool, changes: tuple[str, ...], as_json: bool) -> None:
-    """Say yes: the call runs now, as the agent on your behalf (only what both may).
+    """Say yes: the call runs now, as you and the agent together (only what both may).
 
     --set changes an argument's value (the price, say), never what the call acts on (the
     record) nor the tool. --always also makes a standing rule, and says what it covers.
