@@ -1153,6 +1153,8 @@ def test_the_readmes_guard_config_reads_as_written() -> None:
     ('[servers.files]\ncommand = "x"\nurl = "http://x"', "either a command"),
     ('[servers.files]\ncommand = "x"\n[servers.files.tools]\nrm = "sometimes"', "not a leave"),
     ('[servers.files]\ncommand = "x"\ntrusted_hints = true', "unknown setting trusted_hints"),
+    ('[servers.files]\ncomand = "x"', "unknown setting comand (did you mean command?); the "
+                                       "settings are command, args"),
     ('[servers.files]\ncommand = "x"\noutside = "no"', "`outside` is true or false, not 'no'"),
     ('[servers.files]\ncommand = "x"\ntrusted = 1', "`trusted` is true or false, not 1"),
     ('[servers."no spaces"]\ncommand = "x"', "a short word"),

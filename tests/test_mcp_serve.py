@@ -328,11 +328,12 @@ def test_serving_at_an_address_that_cannot_be_served_is_one_sentence(
     assert "Traceback" not in done.stderr
     said = done.stderr.strip().splitlines()[-1]
     if taken:
-        assert said.startswith(f"Error: Invalid value: 127.0.0.1:{port} cannot be served at (")
+        assert said.startswith(f"Error: Invalid value for '--http': 127.0.0.1:{port} cannot be "
+                               "served at (")
         assert said.endswith("): give another port, or stop what listens there.")
     else:
-        assert said == ("Error: Invalid value: '127.0.0.1:99999' is not HOST:PORT (a port from 1 "
-                        "to 65535), e.g. 127.0.0.1:8765.")
+        assert said == ("Error: Invalid value for '--http': '127.0.0.1:99999' is not HOST:PORT "
+                        "(a port from 1 to 65535), e.g. 127.0.0.1:8765.")
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -44,13 +44,14 @@ def _address(value: str) -> tuple[str, int]:
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter(f"{value!r} is not HOST:PORT (a port from 1 to 65535), e.g. "
-                                 "127.0.0.1:8765.")
+                                 "127.0.0.1:8765.", param_hint="'--http'")
     try:
         with socket.create_server((host, int(port))):
             pass
     except OSError as error:
         raise click.BadParameter(f"{value} cannot be served at ({error.strerror or error}): "
-                                 "give another port, or stop what listens there.") from None
+                                 "give another port, or stop what listens there.",
+                                 param_hint="'--http'") from None
     return host, int(port)
 
 

@@ -28,6 +28,7 @@ leave each of their tools has. Written in TOML::
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -200,14 +201,18 @@ def _upstream(name: str, data: Any, *, where: str, base: Path | None = None) -> 
         raise UserError(f"{here}: a server's name is a short word of letters, digits, - and _.")
     if not isinstance(data, dict):
         raise UserError(f"{here}: a server is a table with a command or a url.")
+    known = ("command", "args", "env", "cwd", "url", "headers", "trusted", "outside", "default",
+             "tools")
+    unknown = sorted(set(data) - set(known))
+    if unknown:  # (told first: a misspelt command reads as no command at all)
+        close = {u: difflib.get_close_matches(u, known, n=1) for u in unknown}
+        meant = [f"{u} (did you mean {c[0]}?)" if c else u for u, c in close.items()]
+        raise UserError(f"{here}: unknown setting {', '.join(meant)}; the settings are "
+                        f"{', '.join(known)}.")
     command, url = data.get("command"), data.get("url")
     if bool(command) == bool(url):
         raise UserError(f"{here}: give either a command (over stdio) or a url (streamable "
                         "HTTP), not both nor neither.")
-    unknown = sorted(set(data) - {"command", "args", "env", "cwd", "url", "headers", "trusted",
-                                  "outside", "default", "tools"})
-    if unknown:
-        raise UserError(f"{here}: unknown setting {', '.join(unknown)}.")
     tools = data.get("tools", {})
     if not isinstance(tools, dict):
         raise UserError(f"{here}: `tools` maps a tool's name to its leave.")
