@@ -398,9 +398,9 @@ class Loop(CallSteps):
             reply = self.observer.complete(task, model, conversation, tools,
                                            max_output_tokens=max_out)
             points.reached("loop.model_replied", task=task.id)
-        except ModelError as error:  # told in words (the task's problem): its chain for debugging
-            log.warning("The model %s failed in task %s: %s", model.name, task.id, error)
-            log.debug("The model's failure, in full", exc_info=error)
+        except ModelError as error:  # told in words (the task's problem); its chain of causes
+            log.warning("The model %s failed in task %s: %s", model.name, task.id, error,
+                        exc_info=error if log.isEnabledFor(logging.DEBUG) else None)  # debugging
             return self._model_failed(task, model.name, error, reserve)
         except Exception as error:  # unforeseen: where it came from is wanted
             log.exception("The model %s failed in task %s", model.name, task.id)

@@ -180,11 +180,22 @@ def tell_logs(*, debug: bool) -> None:
         handler.setLevel(logging.WARNING)
         logger.addHandler(handler)
     handler.setFormatter(logging.Formatter("%(message)s") if debug else _Sentence())
+    # What signoff logs with its causes when debugging (the handler still shows warnings only);
+    # a command run after it in the same process (as the tests run them) is not debugging.
+    if debug and logger.getEffectiveLevel() > logging.DEBUG:
+        logger.setLevel(logging.DEBUG)
+        handler.lowered = True
+    elif not debug and handler.lowered:
+        logger.setLevel(logging.NOTSET)
+        handler.lowered = False
 
 
 class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]
     """A handler writing to stderr as it is when a record comes (a command run in-process, as
     the tests run them, has a stderr of its own each time)."""
+
+    lowered = False
+    """Whether a command under --debug lowered signoff's logger to DEBUG (`tell_logs`)."""
 
     @property
     def stream(self) -> Any:
