@@ -8,10 +8,10 @@ back aware, in UTC, on SQLite as on PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, overload
 
-from sqlalchemy import DateTime
+from sqlalchemy import DateTime, Interval
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
@@ -44,6 +44,13 @@ class UtcDateTime(TypeDecorator[datetime]):
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         return aware(value)
+
+    def coerce_compared_value(self, op: Any, value: Any) -> Any:
+        """The type of what a time is compared with or moved by: a span of time is an
+        interval (``updated_at - timedelta(hours=1)``), not a moment."""
+        if isinstance(value, timedelta):
+            return Interval()
+        return self
 
     def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
         if dialect.name != "sqlite":
