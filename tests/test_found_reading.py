@@ -5,6 +5,7 @@ writes, a file written — is refused, and the run ends Failed with nothing kept
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -189,4 +190,26 @@ def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(tmp_path
     (call,) = app.agent(Clerk).answers(outcome.task, 1)
     assert call.outcome == "Failed"
     assert not (tmp_path / "encoded.txt").exists()
+    app.database.dispose()
+
+
+def test_what_an_action_found_to_only_read_tried_is_logged_in_a_sentence(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """What it tried reaches the log as one sentence at ERROR, with no traceback: a refusal
+    the run foresaw, not a failure of signoff's own (it was logged a second time, with the
+    refusal's traceback, as an unforeseen failure)."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    _Encoder.target = tmp_path / "encoded.txt"
+
+    @app.action
+    def encode(note: str) -> str:
+        """Encode a note."""
+        return json.dumps({"note": note, "a": {1}}, cls=_Encoder)
+
+    with caplog.at_level(logging.INFO, logger="signoff"):
+        result = app.actions.run("encode", {"note": "hello"}, as_=app.system)
+    assert result.outcome.value == "Failed"
+    told = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert [(r.getMessage().split(":")[0], r.exc_info) for r in told] == [
+        ("Action encode was found to only read, but tried more", None)]
     app.database.dispose()

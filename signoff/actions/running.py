@@ -259,6 +259,9 @@ class Runner:
                 raise
             except _AlreadyUsed:
                 return _result(action, acting, cause, ActionOutcome.DENIED, problem=_USED)
+            except ReadOnlyViolation:  # an action found to only read tried more (`_as_found`
+                # logged what): refused, a failure of the run and not of signoff's code
+                return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
             except Exception as error:
                 if isolate and _is_conflict(error):
                     raise _Conflict from error
@@ -417,12 +420,15 @@ def _as_found(action: Action, session: Session | None) -> Iterator[None]:
     if action.info.query or not action.info.effects.only_reads:
         yield
         return
-    with read_only_guard() as guard, (reading_records_only(session) if session is not None
-                                      else contextlib.nullcontext()):
-        yield
+    try:
+        with read_only_guard() as guard, (reading_records_only(session) if session is not None
+                                          else contextlib.nullcontext()):
+            yield
+    finally:  # (what it tried, whether the refusal reached the run or was caught inside it)
+        if guard.violated:
+            log.error("Action %s was found to only read, but tried more: %s", action.name,
+                      "; ".join(str(v) for v in guard.violations))
     if guard.violated:
-        log.error("Action %s was found to only read, but tried more: %s", action.name,
-                  "; ".join(str(v) for v in guard.violations))
         raise guard.violations[0]
 
 

@@ -162,25 +162,11 @@ class Frame:
             return Val(origin=reach, inner=reach)
         outer: Frame = target.frame
         name = "<lambda>" if isinstance(fn, ast.Lambda) else fn.name
-        child = Frame(
-            self.an,
-            self.summary,
-            globals_=outer.globals,
-            closure=outer.closure,
-            qualname=f"{outer.qualname}.<locals>.{name}",
-            owner=outer.owner,
-            self_cls=outer.self_cls,
-            parent=outer,
-            root_name="",
-            persistent_closure=outer.persistent_closure,
-            filename=outer.filename,
-        )
-        child.prefix = (*self.prefix, name)
-        child.raises = self.raises
         # A local function that calls itself runs its body over and over: a loop.
-        child.loops = self.loops + any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
-            for n in ast.walk(fn))
+        calls_itself = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                           and n.func.id == name for n in ast.walk(fn))
+        child = self._scope(outer, f"{outer.qualname}.<locals>.{name}", name,
+                            loops=self.loops + calls_itself)
         binding = bind(params_of_node(fn), args, None)
         for param_name, value in binding.items():
             child.env[param_name] = value
@@ -201,23 +187,30 @@ class Frame:
     def class_body(self, node: ast.ClassDef) -> None:
         """Walk the body of a class made here, as it runs when the class is made (in a scope of
         its own: its names are the class's, not the function's)."""
+        self._scope(self, f"{self.qualname}.{node.name}", node.name, loops=self.loops).body(
+            node.body)
+
+    def _scope(self, outer: Frame, qualname: str, name: str, *, loops: int) -> Frame:
+        """A scope walked here, inside `outer` (where its code was written): a local function's
+        or a class body's. It writes into this walk's summary and raises, its paths after
+        `name`."""
         child = Frame(
             self.an,
             self.summary,
-            globals_=self.globals,
-            closure=self.closure,
-            qualname=f"{self.qualname}.{node.name}",
-            owner=self.owner,
-            self_cls=self.self_cls,
-            parent=self,
+            globals_=outer.globals,
+            closure=outer.closure,
+            qualname=qualname,
+            owner=outer.owner,
+            self_cls=outer.self_cls,
+            parent=outer,
             root_name="",
-            persistent_closure=self.persistent_closure,
-            filename=self.filename,
+            persistent_closure=outer.persistent_closure,
+            filename=outer.filename,
         )
-        child.prefix = (*self.prefix, node.name)
+        child.prefix = (*self.prefix, name)
         child.raises = self.raises
-        child.loops = self.loops
-        child.body(node.body)
+        child.loops = loops
+        return child
 
     def super_(self, node: ast.AST | None) -> Val:
         """``super()``: the methods of the classes after the method's own."""
