@@ -262,6 +262,11 @@ def test_a_query_its_policy_refuses_is_denied_and_keeps_the_database_usable(
     assert (refused.outcome, refused.problem) == (ActionOutcome.DENIED,
                                                   "Mia may not read the salaries.")
     assert app.actions.run("salaries", {}, as_=boss).value == "Noor: 4,200 a month"
+    # an action with no label of its own is named, not read as a verb ("may not payroll")
+    app.actions.register(lambda: "paid", name="payroll", authorize=policy.role("manager"))
+    unlabelled = app.actions.run("payroll", {}, as_=mia)
+    assert (unlabelled.outcome, unlabelled.problem) == (ActionOutcome.DENIED,
+                                                        "Mia may not run payroll.")
     app.people.disable(boss)
     disabled = app.actions.run("salaries", {}, as_=boss)
     assert (disabled.outcome, disabled.problem) == (
