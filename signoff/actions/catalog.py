@@ -88,6 +88,14 @@ class Action:
         """The function itself, unwrapped."""
         return self.function.__wrapped__
 
+    @property
+    def doing(self) -> str:
+        """The action as what someone does, for a sentence ("Mia may not …"): its label, a verb
+        phrase ("Read the salaries" → "read the salaries"); with no label of its own, "run" and
+        its name (a label made from a name may be no verb: "may not payroll")."""
+        label = self.options.label
+        return f"{label[:1].lower()}{label[1:]}" if label else f"run {self.name}"
+
     @functools.cached_property
     def takes_plain_data(self) -> bool:
         """Whether it runs without an ORM session: each of its parameters takes plain data

@@ -346,7 +346,7 @@ class Runner:
         if policy is not None:
             for principal in current:
                 if not policy.admits(principal):
-                    return _denied(f"{principal.name} may not {_doing(action)}.", current,
+                    return _denied(f"{principal.name} may not {action.doing}.", current,
                                    action.name, cause)
         return current
 
@@ -486,14 +486,6 @@ def _result(
     return ActionResult(
         action=action.name, outcome=outcome, ran_as=acting.principals, cause=cause, **fields
     )
-
-
-def _doing(action: Action) -> str:
-    """The action as what someone does: its label (a verb phrase: "Read the salaries" → "read
-    the salaries"), or, when it has none of its own, "run" and its name (a label made from the
-    name may be no verb: "may not salaries")."""
-    label = action.options.label
-    return f"{label[:1].lower()}{label[1:]}" if label else f"run {action.name}"
 
 
 def _denied(problem: str, acting: ActingAs, action: str = "", cause: str = "") -> ActionResult:

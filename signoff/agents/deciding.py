@@ -539,8 +539,7 @@ class Decider:
         self._check_may_widen(registered, skill, name, by, for_everybody=for_everybody)
         authorize = self._actions.get(name).options.authorize
         if authorize is not None and not authorize.admits(by):  # (checked above: it is an action)
-            info = self._actions.info(name)
-            raise AgentRefused(f"{by.name} may not {info.label[:1].lower()}{info.label[1:]}, so "
+            raise AgentRefused(f"{by.name} may not {self._actions.get(name).doing}, so "
                                f"{by.name} cannot let {registered.agent.__name__} do it alone.")
         with self._database.connect() as db:
             rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
