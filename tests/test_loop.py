@@ -454,9 +454,14 @@ def _triage(database: str, *, routed_to: str = "") -> SimpleNamespace:
         """Close it."""
         return "Closed."
 
+    @app.action(authorize=is_manager)
+    def reopen(ticket: Ticket) -> str:
+        """Reopen it."""
+        return "Reopened."
+
     class Triage(Skill[Ticket, int]):
         description = "Triage the ticket."
-        tools = [set_priority, close]
+        tools = [set_priority, close, reopen]
 
         def decided_by(self, action: str) -> Route | None:
             return Route.to_queue(routed_to) if routed_to else None
@@ -478,7 +483,7 @@ def _triage(database: str, *, routed_to: str = "") -> SimpleNamespace:
             return int(s.get(Ticket, ticket.id).priority)
 
     return SimpleNamespace(app=app, Ticket=Ticket, set_priority=set_priority, close=close,
-                           Triage=Triage, Triager=Triager, noor=noor, mia=mia, ticket=ticket,
+                           reopen=reopen, Triage=Triage, Triager=Triager, noor=noor, mia=mia, ticket=ticket,
                            priority=priority)
 
 
@@ -518,6 +523,8 @@ def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str
         with pytest.raises(AgentRefused, match="Mia may not close the ticket, so Mia cannot "
                                                "let Triager do it alone"):
             app.allow_alone(Triager, close, by=mia)
+        with pytest.raises(AgentRefused, match="Mia may not run reopen, so Mia cannot let "):
+            app.allow_alone(Triager, shop.reopen, by=mia)  # (no label: not "may not reopen")
         assert len(app.rules()) == 1
     finally:
         app.database.dispose()
