@@ -641,13 +641,23 @@ def test_a_compatible_server_refusing_no_key_says_the_variable_is_not_set(
 
 @wires
 def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
-    """A base URL where nothing listens gives `ModelUnavailable` naming the connection."""
+    """A base URL where nothing listens gives `ModelUnavailable` naming the connection and the
+    address asked; a base URL written with no scheme is refused as the model is made, saying
+    how to write it (it was read as a path, and every request failed as unreachable)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     nowhere = SimpleNamespace(url=f"http://127.0.0.1:{port}")
-    with pytest.raises(ModelUnavailable, match="could not be reached: asked 2 times"):
+    with pytest.raises(ModelUnavailable, match=f"could not be reached at http://127.0.0.1:{port}/"
+                                               ".*: asked 2 times"):
         _ask(wire.model(nowhere, retries=Retries(attempts=2, backoff=0.01)))
+    for schemeless in (f"127.0.0.1:{port}", f"//127.0.0.1:{port}", f"ftp://127.0.0.1:{port}"):
+        with pytest.raises(ModelNotConfigured, match=f"The base URL “{schemeless}.*” for .* is "
+                                                     "not an http or https address: write it "
+                                                     "with its scheme, e.g. http://127.0.0.1:"):
+            wire.model(SimpleNamespace(url=schemeless))
+    with pytest.raises(ModelNotConfigured, match=r"e.g. http://127.0.0.1:11434/v1\."):
+        model_from("openai-compatible:llama3@127.0.0.1:11434/v1")
 
 
 @wires

@@ -6,6 +6,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 from signoff._extras import install_extra
 from signoff.models.base import Message, Price, ToolSpec, Usage, upper_bound_tokens
@@ -13,7 +14,8 @@ from signoff.models.errors import ModelNotConfigured
 from signoff.models.prices import price_of
 from signoff.models.retries import Retries
 
-__all__ = ["OnText", "SdkClientModel", "import_sdk", "input_bound", "usage_or_bound"]
+__all__ = ["OnText", "SdkClientModel", "checked_base_url", "import_sdk", "input_bound",
+           "usage_or_bound"]
 
 OnText = Callable[[str], None]
 """Called with each piece of text as the model writes it."""
@@ -27,6 +29,21 @@ def import_sdk(module: str, extra: str, model: str) -> ModuleType:
         raise ModelNotConfigured(
             f"{model} needs the {module} package, which is not installed: install signoff's "
             f"{extra} extra, {install_extra(extra)}.", model=model) from error
+
+
+def checked_base_url(base_url: str | None, model: str) -> str | None:
+    """`base_url` if it is an http(s) address with a host (or None: the provider's own);
+    else `ModelNotConfigured`, saying how to write it (``127.0.0.1:11434/v1``, with no scheme,
+    would be read as a path, and every request would fail as "could not be reached")."""
+    if base_url is None:
+        return None
+    parts = urlsplit(base_url.strip())
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return base_url.strip()
+    guess = base_url.strip().partition("//")[2] if "//" in base_url else base_url.strip()
+    raise ModelNotConfigured(
+        f"The base URL “{base_url}” for {model} is not an http or https address: write it with "
+        f"its scheme, e.g. http://{guess}.", model=model)
 
 
 def input_bound(messages: Sequence[Message], tools: Sequence[ToolSpec], *,

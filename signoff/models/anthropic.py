@@ -18,6 +18,7 @@ from signoff.actions.nesting import too_deep
 from signoff.models._provider import (
     OnText,
     SdkClientModel,
+    checked_base_url,
     import_sdk,
     input_bound,
     usage_or_bound,
@@ -59,6 +60,7 @@ class AnthropicModel(SdkClientModel):
     ) -> None:
         self._settings(model, price=price, timeout=timeout, retries=retries, on_text=on_text,
                        stream=stream)
+        base_url = checked_base_url(base_url, self.name)
         self._sdk = import_sdk("anthropic", "anthropic", self.name)
         self._key = "the api_key given" if api_key else "ANTHROPIC_API_KEY"
         self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from signoff.models._provider import (
     OnText,
     SdkClientModel,
+    checked_base_url,
     import_sdk,
     input_bound,
     usage_or_bound,
@@ -60,6 +61,7 @@ class OpenAIModel(SdkClientModel):
         self.max_tokens_parameter = max_tokens_parameter
         """How the output limit is sent: OpenAI's ``max_completion_tokens``, or ``max_tokens``
         (what most compatible servers read)."""
+        base_url = checked_base_url(base_url, self.name)
         self._sdk = import_sdk("openai", "openai", self.name)
         self._key = _key_from(api_key)
         try:

@@ -135,6 +135,19 @@ def _never_connected(error: BaseException) -> bool:
     return False
 
 
+def _at(error: BaseException) -> str:
+    """" at URL", the address the failed request went to (without its query), when the error
+    knows it; else ""."""
+    try:  # (httpx's errors raise RuntimeError when they were made with no request)
+        url = getattr(error, "request", None).url  # type: ignore[union-attr]
+    except (AttributeError, RuntimeError):
+        return ""
+    try:
+        return f" at {url.copy_with(query=None)}"
+    except Exception:  # not httpx's URL: as it reads
+        return f" at {url}"
+
+
 def _names(error: BaseException) -> set[str]:
     return {cls.__name__ for cls in type(error).__mro__}
 
@@ -191,8 +204,8 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
                                 model=model, attempts=attempts)
     if isinstance(error, sdk.APIConnectionError) or "TransportError" in names:
         return ModelUnavailable(
-            f"{model} could not be reached: asked {_tries(attempts)}, the connection failed. "
-            "Check the base URL and the network.", model=model, attempts=attempts,
+            f"{model} could not be reached{_at(error)}: asked {_tries(attempts)}, the connection "
+            "failed. Check the base URL and the network.", model=model, attempts=attempts,
             sent=not _never_connected(error))
     if isinstance(error, sdk.APIError):
         return ModelBadResponse(f"{model} answered with an error in its stream.{_said(error)}",
