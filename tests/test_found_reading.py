@@ -8,10 +8,10 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr, field_validator, model_serializer
 from sqlalchemy import text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
@@ -211,5 +211,125 @@ def test_what_an_action_found_to_only_read_tried_is_logged_in_a_sentence(
     assert result.outcome.value == "Failed"
     told = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert [(r.getMessage().split(":")[0], r.exc_info) for r in told] == [
-        ("Action encode was found to only read, but tried more", None)]
+        ("Action encode, found to only read, may only read", None)]
+    assert told[0].getMessage().endswith(f"it tried to open {_Encoder.target} for writing.")
+    app.database.dispose()
+
+
+class _Seen(BaseModel):
+    """A result whose serializer changes the counter and writes a file as it is dumped (a
+    serializer is not the action's code to the analysis)."""
+
+    total: int
+    _counter: Any = PrivateAttr(default=None)
+    _file: Path | None = PrivateAttr(default=None)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> Any:
+        if self._counter is not None:
+            self._counter.value = 555
+        if self._file is not None:
+            self._file.write_text("dumped")
+        return handler(self)
+
+
+class _Note(BaseModel):
+    """A parameter whose validator writes a file as it checks the text."""
+
+    text: str
+    target: ClassVar[Path] = Path()
+
+    @field_validator("text")
+    @classmethod
+    def _checked(cls, value: str) -> str:
+        cls.target.write_text("validated")
+        return value
+
+
+def test_the_app_code_a_run_runs_around_the_action_is_held_too(tmp_path: Path) -> None:
+    """What an action found to only read returned is dumped inside the hold (its serializer
+    changed the counter and wrote a file, the call Done: it was dumped after the hold ended),
+    with a session and without one; a parameter's validator run with the call is held too."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    dumped = tmp_path / "dumped.txt"
+    _Note.target = tmp_path / "validated.txt"
+
+    class Counter(app.Record):  # type: ignore[name-defined, misc]
+        value: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def peek(counter: Counter) -> _Seen:
+        """Look at the counter."""
+        seen = _Seen(total=counter.value)
+        seen._counter = counter
+        return seen
+
+    @app.action
+    def total(n: int) -> _Seen:
+        """A total."""
+        seen = _Seen(total=n)
+        seen._file = dumped
+        return seen
+
+    @app.action
+    def noted(note: _Note) -> str:
+        """Take a note."""
+        return note.text
+
+    assert all(app.actions.info(n).effects.only_reads for n in ("peek", "total", "noted"))
+    with app.session(as_=app.system) as s:
+        counter = Counter()
+        s.add(counter)
+    for name, values in [("peek", {"counter": counter.id}), ("total", {"n": 3}),
+                         ("noted", {"note": {"text": "hello"}})]:
+        result = app.actions.run(name, values, as_=app.system)
+        assert result.outcome.value == "Failed", (name, result)
+    with app.session(as_=app.system) as s:
+        assert s.get(Counter, counter.id).value == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".txt") == []
+    app.database.dispose()
+
+
+def test_a_validator_that_does_more_than_read_is_refused_before_anyone_decides(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A tool call's arguments are checked before the gate decides whether it runs, is
+    proposed or refused: a parameter's validator ran there with nothing held, writing a file
+    for a call nobody had approved (of an action proposed, too). It is refused now: the model
+    is told its call was not run, the log says what the validator tried, and nothing is
+    written."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    _Note.target = tmp_path / "validated.txt"
+
+    @app.action
+    def post(note: _Note) -> str:
+        """Post a note outside."""
+        import urllib.request
+        urllib.request.urlopen("http://127.0.0.1:9/", data=note.text.encode())
+        return "Posted."
+
+    class Posting(Skill[None, Tally]):
+        description = "Post."
+        tools = [post]
+
+    class Clerk(Agent):
+        purpose = "You post notes."
+        skills = [Posting()]
+
+    noor = app.people.add("noor@t.example", "Noor")
+    app.add_agent(Clerk, sponsor=noor)
+    assert not app.actions.info("post").effects.only_reads  # it would be proposed
+    with caplog.at_level(logging.INFO, logger="signoff"):
+        outcome = app.agent(Clerk).do(Posting(), None, for_=noor, model=ScriptedModel(
+            says.tool(post, note={"text": "hello"}), says.hand_back(Tally(total=0))))
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    assert app.proposals(task=outcome.task) == []
+    (call,) = app.agent(Clerk).answers(outcome.task, 1)
+    assert call.answer.startswith("Invalid: Checking the arguments of post tried more than "
+                                  "reading, which a parameter's validator may not do; nothing "
+                                  "was run."), call.answer
+    assert not _Note.target.exists()
+    told = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert told == [f"A validator of post's parameters may only read: it tried to open "
+                    f"{_Note.target} for writing."]
     app.database.dispose()

@@ -1,5 +1,9 @@
 """Read-only enforcement for queries: what a query may not do while it runs, refused as it tries.
 
+The same guard (the audit hook, with `reading_records_only` for a session) holds an action found
+to only read as it runs, and the validators of a tool call's arguments as they are checked
+before the gate: each names what it holds in its refusals (`read_only_guard`'s ``held``).
+
 A query (``@app.action(query=True)``) runs inside :func:`read_only_guard` with a session passed
 through :func:`make_session_read_only`. Three layers refuse anything but reading:
 
@@ -85,6 +89,8 @@ class Guard:
 
     violations: list[ReadOnlyViolation] = field(default_factory=list)
     """Every refusal raised while the guard was active, in the order they happened."""
+    held: str = "A query"
+    """What it holds to reading, as its refusals name it ("A query may only read: …")."""
 
     _outer: Guard | None = field(default=None, init=False, repr=False, compare=False)
     _handlers_before: frozenset[Any] = field(default=frozenset(), init=False, repr=False,
@@ -105,10 +111,11 @@ _active: ContextVar[Guard | None] = ContextVar("signoff_read_only_guard", defaul
 
 
 @contextmanager
-def read_only_guard() -> Iterator[Guard]:
+def read_only_guard(held: str = "A query") -> Iterator[Guard]:
     """Block everything but reading for the code run inside, in this context (thread/task) only.
 
-    Yields the :class:`Guard` that records each refusal. Guards nest: a refusal is recorded in
+    Yields the :class:`Guard` that records each refusal; `held` names what it holds, in the
+    refusals' words. Guards nest: a refusal is recorded in
     the innermost guard and in every guard around it. Tasks created inside the block inherit
     the guard, as they inherit every context variable; other threads and tasks are unaffected.
 
@@ -120,7 +127,7 @@ def read_only_guard() -> Iterator[Guard]:
             ...  # the run is Failed, whatever the query returned
     """
     _install_audit_hook()
-    guard = Guard()
+    guard = Guard(held=held)
     guard._outer = _active.get()
     if guard._outer is None:  # the logging handlers the app has: weak references to each
         guard._handlers_before = frozenset(getattr(logging, "_handlerList", ()))
@@ -162,8 +169,9 @@ def _refuse(
     what: str, *, event: str, kind: type[ReadOnlyViolation] = ReadOnlyViolation
 ) -> ReadOnlyViolation:
     """The violation for `what` the query tried, recorded in every active guard."""
-    violation = kind(f"A query may only read: it tried to {what}.", event=event)
     guard = _active.get()
+    held = guard.held if guard is not None else "A query"
+    violation = kind(f"{held} may only read: it tried to {what}.", event=event)
     while guard is not None:
         guard.violations.append(violation)
         guard = guard._outer

@@ -7,6 +7,7 @@ import enum
 import functools
 import inspect
 import json
+import logging
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -21,12 +22,13 @@ from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import problem_of, unknown_members
+from signoff.actions.readonly import read_only_guard
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
 from signoff.effects import Effects, analyse
-from signoff.exceptions import ConsentError, Invalid, NotFound, UserError
+from signoff.exceptions import ConsentError, Invalid, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import may
 from signoff.security.policies import Policy
@@ -37,6 +39,8 @@ from signoff.security.sessions import open_session
 from signoff.store.database import Database
 
 __all__ = ["Actions"]
+
+log = logging.getLogger("signoff.actions")
 
 Who = Principal | Iterable[Principal] | ActingAs
 
@@ -252,12 +256,24 @@ class Actions:
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
         if too_deep(data):
             raise Invalid(f"The arguments are {TOO_DEEP}.")
-        try:
-            validated = action.model.model_validate(data)
-        except ValidationError as error:
-            raise Invalid(problem_of(error, list(action.all_parameters))) from None
-        except RecursionError:
-            raise Invalid(f"The arguments are {TOO_DEEP}.") from None
+        # Checked before anyone decides whether the call runs: the parameters' validators (the
+        # app's code) may only read, and are held to it (a file written, a process started, a
+        # socket opened is refused), as an action found to only read is as it runs.
+        with read_only_guard(f"A validator of {name}'s parameters") as checking:
+            try:
+                validated = action.model.model_validate(data)
+            except ValidationError as error:
+                if not checking.violated:
+                    raise Invalid(problem_of(error, list(action.all_parameters))) from None
+            except RecursionError:
+                raise Invalid(f"The arguments are {TOO_DEEP}.") from None
+            except ReadOnlyViolation:
+                pass  # (recorded in the guard, and told below)
+        if checking.violated:
+            log.error("%s", " ".join(str(v) for v in checking.violations))
+            raise Invalid(f"Checking the arguments of {name} tried more than reading, which a "
+                          "parameter's validator may not do; nothing was run. The log says what "
+                          "it tried.")
         return {field: getattr(validated, field) for field in data}
 
     def check(self, name: str, values: Mapping[str, Any]) -> str:

@@ -322,12 +322,12 @@ class Runner:
                 return admitted
             if before is not None:
                 before(db)
-            validated = action.model.model_validate(values)
-            with _as_found(action, None):
+            with _as_found(action, None):  # (its validators and its result's serializers too)
+                validated = action.model.model_validate(values)
                 returned = action.call(**{name: getattr(validated, name)
                                           for name in type(validated).model_fields})
-            points.reached("run.called", action=action.name)
-            result = self._done(action, admitted, cause, returned)
+                points.reached("run.called", action=action.name)
+                result = self._done(action, admitted, cause, returned)
             if within is not None:
                 within(db, result)
         return result
@@ -387,17 +387,19 @@ class Runner:
     def _call(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs, cause: str
     ) -> ActionResult:
-        validated = action.model.model_validate(values, context={"session": session})
-        arguments = {name: getattr(validated, name) for name in type(validated).model_fields}
         context = RunContext(action=action.name, session=session, acting=acting, cause=cause)
-        for p in action.all_parameters:
-            if p.provided is not None:
-                arguments[p.name] = self._providers.value(p.provided, context)
+        # All of the app's code the run runs is held (`_as_found`): its parameters' validators,
+        # the providers, the action, and the serializers of what it returned.
         with running_action(session, action.name), _as_found(action, session):
+            validated = action.model.model_validate(values, context={"session": session})
+            arguments = {name: getattr(validated, name) for name in type(validated).model_fields}
+            for p in action.all_parameters:
+                if p.provided is not None:
+                    arguments[p.name] = self._providers.value(p.provided, context)
             returned = action.call(**arguments)
-        points.reached("run.called", action=action.name)
-        session.flush()  # the record rules are checked here, inside the run
-        return self._done(action, acting, cause, returned)
+            points.reached("run.called", action=action.name)
+            session.flush()  # the record rules are checked here, inside the run
+            return self._done(action, acting, cause, returned)
 
     @staticmethod
     def _done(action: Action, acting: ActingAs, cause: str, returned: Any) -> ActionResult:
@@ -419,13 +421,13 @@ def _as_found(action: Action, session: Session | None) -> Iterator[None]:
         yield
         return
     try:
-        with read_only_guard() as guard, (reading_records_only(session) if session is not None
+        with read_only_guard(f"Action {action.name}, found to only read,") as guard, (
+                reading_records_only(session) if session is not None
                                           else contextlib.nullcontext()):
             yield
     finally:  # (what it tried, whether the refusal reached the run or was caught inside it)
         if guard.violated:
-            log.error("Action %s was found to only read, but tried more: %s", action.name,
-                      "; ".join(str(v) for v in guard.violations))
+            log.error("%s", " ".join(str(v) for v in guard.violations))
     if guard.violated:
         raise guard.violations[0]
 
