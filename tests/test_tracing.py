@@ -571,6 +571,32 @@ def test_signoff_research_exports_over_otlp(
     assert {span.trace_id for span in exported} == {root.trace_id}
 
 
+def test_a_collector_that_cannot_be_reached_is_told_in_one_sentence(tmp_path: Path) -> None:
+    """`signoff research` with OTEL_EXPORTER_OTLP_ENDPOINT where nothing listens does its work
+    and says once that the traces could not be sent, where to and why (the exporter's own lines
+    were printed instead, one per retry, each with the HTTP library's account of the
+    connection)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "kettle.md").write_text("# Kettles\n\nA kettle boils water.\n")
+    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
+           "SIGNOFF_DATA_DIR": str(tmp_path / "data"), "OTEL_EXPORTER_OTLP_TIMEOUT": "3",
+           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
+    env.pop("OTEL_SDK_DISABLED", None)
+    done = subprocess.run([sys.executable, "-m", "signoff", "research", "What boils water?",
+                           "--corpus", str(folder), "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["answer"]
+    assert done.stderr.splitlines() == [
+        f"The traces could not be sent to http://127.0.0.1:{port}/v1/traces (connection "
+        "refused); the work goes on without them. Check OTEL_EXPORTER_OTLP_ENDPOINT and that the "
+        "collector is running."]
+
+
 def test_a_task_begun_untraced_is_one_trace_from_the_process_that_decides_it(
     tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
     monkeypatch: pytest.MonkeyPatch,

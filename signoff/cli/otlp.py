@@ -8,15 +8,20 @@ at its end."""
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import signal
 import threading
+import time
 from typing import Any
 
 from signoff._extras import install_extra
 from signoff.cli.failures import EXIT_USAGE, Failure
 
 __all__ = ["export_traces"]
+
+log = logging.getLogger("signoff.tracing")
 
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 _FLUSH_SECONDS = 10.0
@@ -46,11 +51,55 @@ def export_traces(app: Any) -> bool:
             "variable.", EXIT_USAGE) from None
     named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": f"signoff {app.name}"}
     provider = TracerProvider(resource=Resource.create(named))  # flushed when the process exits
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    exporter = OTLPSpanExporter()
+    _tell_failures_once(OTLPSpanExporter.__module__, getattr(exporter, "_endpoint", "")
+                        or os.environ.get(_ENDPOINTS[0]) or os.environ.get(_ENDPOINTS[1], ""))
+    provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     _flush_when_terminated(provider)
     app.trace(provider)
     return True
+
+
+def _tell_failures_once(logger: str, endpoint: str) -> None:
+    """Tell a collector that cannot be reached in one sentence of signoff's, at most once a
+    minute, instead of the exporter's own lines on `logger` (one per retry, each with the HTTP
+    library's whole account of the connection)."""
+    logging.getLogger(logger).addFilter(_ToldOnce(endpoint))
+
+
+_TELL_EVERY = 60.0
+
+
+class _ToldOnce(logging.Filter):
+    """Drops the exporter's warnings, and tells the first of each minute as signoff's."""
+
+    def __init__(self, endpoint: str) -> None:
+        super().__init__()
+        self._endpoint = endpoint
+        self._told_at: float | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        now = time.monotonic()
+        if self._told_at is None or now - self._told_at >= _TELL_EVERY:
+            self._told_at = now
+            log.warning("The traces could not be sent to %s (%s); the work goes on without "
+                        "them. Check OTEL_EXPORTER_OTLP_ENDPOINT and that the collector is "
+                        "running.", self._endpoint, _why(record.getMessage()))
+        return False
+
+
+def _why(said: str) -> str:
+    """Why an export failed, in a few words, from the exporter's message."""
+    found = re.search(r"\[Errno -?\d+\] ([^\]\)\"']+)", said)
+    if found:
+        return found.group(1).strip().rstrip(".").lower()
+    if "timeout" in said.lower() or "timed out" in said.lower():
+        return "it did not answer in time"
+    first = said.split(" encountered ")[0].removeprefix("Transient error ")
+    return first[:200].rstrip(".")
 
 
 def _flush_when_terminated(provider: Any) -> None:
