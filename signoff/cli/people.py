@@ -173,7 +173,7 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
     say("What it does:")
     for line in p.effects:
         say(f"  - {line}")
-    say("What it looked at:")
+    say("What it did before it asked:")
     for e in p.evidence or ():
         say(f"  - {e.tool}({e.arguments}) → {e.answer}")
     if not p.evidence:
