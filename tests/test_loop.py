@@ -1277,3 +1277,68 @@ def test_what_people_read_waits_on_no_writer(tmp_path: Path) -> None:
     finally:
         writer.rollback()
         writer.close()
+
+
+@pytest.mark.parametrize("failing", ["decided_by", "names"])
+def test_a_skill_whose_routing_raises_fails_the_task_in_a_sentence(
+        database: str, failing: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A skill's own code that raises as a call is proposed (its routing: nobody holds the
+    role it routes to yet; or how it names an argument) ended `agent.do` with the app's
+    exception, and the task stayed Running with nobody to step it. Now the task fails, told in
+    a sentence naming the method and the error; nothing is proposed, and the log has the
+    traceback."""
+    app = App("r", database=database)
+    is_lead = policy.role("lead")
+
+    class Ticket(app.Record):  # type: ignore[name-defined, misc]
+        cents: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "create", "update")]
+
+    @app.action("Refund the ticket")
+    def refund(ticket: Ticket, cents: int) -> int:
+        """Refund it."""
+        ticket.cents = cents
+        return cents
+
+    class Triage(Skill[Ticket, int]):
+        description = "Triage."
+        tools = [refund]
+
+        def decided_by(self, action: str) -> Route | None:
+            if failing == "decided_by":
+                return Route.to_person(app.people.with_role("lead")[0])
+            return None
+
+        def names(self, action: str, argument: str, value: str) -> str:
+            if failing == "names":
+                raise LookupError(f"no name for {value}")
+            return value
+
+    class Triager(Agent):
+        purpose = "You triage."
+        skills = [Triage()]
+
+    sam = app.people.add("sam@r.example", "Sam")
+    app.add_agent(Triager, sponsor=sam)
+    assert not is_lead.admits(sam)
+    with app.session(as_=sam) as s:
+        ticket = Ticket()
+        s.add(ticket)
+    try:
+        with caplog.at_level(logging.INFO, logger="signoff"):
+            outcome = app.agent(Triager).do(Triage(), ticket, for_=sam, model=ScriptedModel(
+                says.tool(refund, ticket=ticket.id, cents=1200), says.hand_back(1200)))
+        assert outcome.status is TaskStatus.FAILED
+        error = ("IndexError: list index out of range" if failing == "decided_by" else
+                 f"LookupError: no name for {ticket.id}")
+        assert outcome.problem == (
+            f"Triage.{'decided_by' if failing == 'decided_by' else 'names or version_of'} "
+            f"raised {error}, so refund could not be put to anyone (who decides it, or how it "
+            "reads, is not known). Nothing was proposed, and the task stops; the app's log has "
+            "the traceback.")
+        assert app.proposals(task=outcome.task) == []
+        logged = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert [r.exc_info is not None for r in logged] == [True]
+        assert app.receipt(outcome.task).entries[-1].words == outcome.problem
+    finally:
+        app.database.dispose()

@@ -279,11 +279,13 @@ class Skills:
                         leave = gate(name, info.effects, permits, query=info.query).leave
                     try:
                         route = own.decided_by(name)
-                    except Exception:  # the app's code: logged, and the rest listed
+                    except Exception as error:  # the app's code: logged, the rest listed
                         # Its words may reach a model (a served tool's description): what
                         # failed is in the log, not in them.
-                        log.warning("%s.decided_by(%r) raised: who decides its proposals is not "
-                                    "known now", type(own).__name__, name, exc_info=True)
+                        log.warning("%s.decided_by(%r) raised %s%s: who decides its proposals "
+                                    "is not known now", type(own).__name__, name,
+                                    type(error).__name__, f" ({error})" if str(error) else "",
+                                    exc_info=True)
                         to = ("someone not known now (the skill's routing failed; the app's "
                               "log has the details)")
                     else:

@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 from sqlalchemy.engine import Connection
@@ -36,7 +38,7 @@ from signoff.agents.permits import Leave
 from signoff.agents.proposing import Kept, fingerprint_of, proposal_of
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
-from signoff.agents.steps import Step
+from signoff.agents.steps import Failed, Step
 from signoff.agents.units import StepUnits
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.provenance import NOTHING_SEEN, Labels
@@ -46,6 +48,9 @@ from signoff.store import points
 from signoff.store.database import reading_only
 
 __all__ = ["CallSteps", "answer_of"]
+
+log = logging.getLogger("signoff.agents")
+T = TypeVar("T")
 
 
 def answer_of(result: ActionResult) -> str:
@@ -391,13 +396,25 @@ class CallSteps(StepUnits):
         from the same transaction, and what happens next is returned; else None. Given
         `lifted` (what a standing rule would make of it), the rules are looked up first, in
         the same transaction: when one lifts it, nothing is proposed (`_Lifted`)."""
+        try:
+            return self._put(task, registered, skill, action, call, verdict, only, labels,
+                             lifted)
+        except _SkillFailed as failed:  # (its transaction, if it had begun, kept nothing)
+            return self._end(task, Failed(problem=failed.problem))
+
+    def _put(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+             action: Action, call: repo.CallRow, verdict: Verdict, only: bool,
+             labels: Labels, lifted: Verdict | None) -> Step | _Lifted | None:
+        """`_propose`'s work; `_SkillFailed` when the skill's own code raised."""
         leave = verdict.leave
         arguments = json.loads(call.arguments)
-        routing = self._decider_of(registered, skill, call.tool, task.for_id)
+        routing = _of_skill(skill, call.tool, "decided_by", lambda: self._decider_of(
+            registered, skill, call.tool, task.for_id))
         # Built before the transaction: the skill's names and versions may read records. (It
         # is fingerprinted in it, under the instructions as its record reads there.)
-        proposal = dataclasses.replace(
-            proposal_of(task, skill, action, call, arguments, routing), labels=labels.untrusted)
+        proposal = dataclasses.replace(_of_skill(skill, call.tool, "names or version_of", (
+            lambda: proposal_of(task, skill, action, call, arguments, routing))),
+            labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
         reason = call.why.strip()
@@ -415,7 +432,8 @@ class CallSteps(StepUnits):
             # What the calls before it in its turn answered (the first has none to read).
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
                          if c.position < call.position] if call.position else []
-            instructions = self.instructions_now(task, within=db)
+            instructions = _of_skill(skill, call.tool, "brief",
+                                     lambda: self.instructions_now(task, within=db))
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words,
                 fingerprint=fingerprint_of(proposal, instructions))
@@ -460,6 +478,31 @@ class CallSteps(StepUnits):
         if task.subject_json is not None and subject_type not in (None, type(None)):
             return TypeAdapter(subject_type).validate_python(task.subject_json)
         return None
+
+
+class _SkillFailed(Exception):
+    """The skill's own code raised as a call was proposed: the task cannot go on."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def _of_skill(skill: Skill[Any, Any], tool: str, method: str, work: Callable[[], T]) -> T:
+    """What `work` (which runs the skill's `method`, the app's code) gives; `_SkillFailed`,
+    told in a sentence and logged with its traceback, when it raises. (Proposed to nobody, or
+    to someone the skill did not mean, the call would wait on nothing, or be shown to the wrong
+    person: the task stops, and says why.)"""
+    try:
+        return work()
+    except Exception as error:
+        named = f"{type(skill).__name__}.{method}"
+        log.error("%s raised as %s was proposed", named, tool, exc_info=True)
+        said = f": {error}" if str(error) else ""
+        raise _SkillFailed(
+            f"{named} raised {type(error).__name__}{said}, so {tool} could not be put to anyone "
+            "(who decides it, or how it reads, is not known). Nothing was proposed, and the task "
+            "stops; the app's log has the traceback.") from error
 
 
 @dataclass(frozen=True, kw_only=True)
