@@ -41,6 +41,7 @@ from signoff import (
 )
 from signoff.agents import repository as repo
 from signoff.agents.proposing import Kept, KeptProposals
+from signoff.agents.skills import TaskView
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
 from signoff.inbox import Inbox
 from signoff.models.base import Reply, ToolCall
@@ -1279,14 +1280,14 @@ def test_what_people_read_waits_on_no_writer(tmp_path: Path) -> None:
         writer.close()
 
 
-@pytest.mark.parametrize("failing", ["decided_by", "names"])
+@pytest.mark.parametrize("failing", ["decided_by", "names", "check_result"])
 def test_a_skill_whose_routing_raises_fails_the_task_in_a_sentence(
         database: str, failing: str, caplog: pytest.LogCaptureFixture) -> None:
     """A skill's own code that raises as a call is proposed (its routing: nobody holds the
-    role it routes to yet; or how it names an argument) ended `agent.do` with the app's
-    exception, and the task stayed Running with nobody to step it. Now the task fails, told in
-    a sentence naming the method and the error; nothing is proposed, and the log has the
-    traceback."""
+    role it routes to yet; or how it names an argument), or as a result handed back is checked,
+    ended `agent.do` with the app's exception, and the task stayed Running with nobody to step
+    it. Now the task fails, told in a sentence naming the method and the error; nothing is
+    proposed or accepted, and the log has the traceback."""
     app = App("r", database=database)
     is_lead = policy.role("lead")
 
@@ -1314,6 +1315,11 @@ def test_a_skill_whose_routing_raises_fails_the_task_in_a_sentence(
                 raise LookupError(f"no name for {value}")
             return value
 
+        def check_result(self, result: int, task: TaskView) -> str:
+            if failing == "check_result":
+                raise ValueError("the ledger is closed")
+            return ""
+
     class Triager(Agent):
         purpose = "You triage."
         skills = [Triage()]
@@ -1327,15 +1333,19 @@ def test_a_skill_whose_routing_raises_fails_the_task_in_a_sentence(
     try:
         with caplog.at_level(logging.INFO, logger="signoff"):
             outcome = app.agent(Triager).do(Triage(), ticket, for_=sam, model=ScriptedModel(
-                says.tool(refund, ticket=ticket.id, cents=1200), says.hand_back(1200)))
+                *([] if failing == "check_result" else [
+                    says.tool(refund, ticket=ticket.id, cents=1200)]), says.hand_back(1200)))
         assert outcome.status is TaskStatus.FAILED
-        error = ("IndexError: list index out of range" if failing == "decided_by" else
-                 f"LookupError: no name for {ticket.id}")
-        assert outcome.problem == (
-            f"Triage.{'decided_by' if failing == 'decided_by' else 'names or version_of'} "
-            f"raised {error}, so refund could not be put to anyone (who decides it, or how it "
-            "reads, is not known). Nothing was proposed, and the task stops; the app's log has "
-            "the traceback.")
+        so = ("refund could not be put to anyone (who decides it, or how it reads, is not "
+              "known). Nothing was proposed")
+        method, error = {
+            "decided_by": ("decided_by", "IndexError: list index out of range"),
+            "names": ("names or version_of", f"LookupError: no name for {ticket.id}"),
+            "check_result": ("check_result", "ValueError: the ledger is closed")}[failing]
+        if failing == "check_result":
+            so = "the result handed back could not be checked. Nothing was accepted"
+        assert outcome.problem == (f"Triage.{method} raised {error}, so {so}, and the task "
+                                   "stops; the app's log has the traceback.")
         assert app.proposals(task=outcome.task) == []
         logged = [r for r in caplog.records if r.levelno >= logging.ERROR]
         assert [r.exc_info is not None for r in logged] == [True]

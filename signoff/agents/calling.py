@@ -237,7 +237,12 @@ class CallSteps(StepUnits):
         if getattr(skill.check_result, "__func__", None) is not Skill.check_result:
             with self._database.connect() as db:
                 calls = repo.calls_of(db, task.id)
-            problem = skill.check_result(handed.result, task_view(task.id, calls))
+            try:
+                problem = _of_skill(skill, "check_result", lambda: skill.check_result(
+                    handed.result, task_view(task.id, calls)),
+                    "the result handed back could not be checked. Nothing was accepted")
+            except _SkillFailed as failed:
+                return self._end(task, Failed(problem=failed.problem))
             if problem:
                 self._refuse(task, call, f"Invalid: {problem} Nothing was accepted; hand it back "
                                          "again, corrected.", state=CallState.DONE,
@@ -408,12 +413,14 @@ class CallSteps(StepUnits):
         """`_propose`'s work; `_SkillFailed` when the skill's own code raised."""
         leave = verdict.leave
         arguments = json.loads(call.arguments)
-        routing = _of_skill(skill, call.tool, "decided_by", lambda: self._decider_of(
-            registered, skill, call.tool, task.for_id))
+        unput = (f"{call.tool} could not be put to anyone (who decides it, or how it reads, is "
+                 "not known). Nothing was proposed")
+        routing = _of_skill(skill, "decided_by", lambda: self._decider_of(
+            registered, skill, call.tool, task.for_id), unput)
         # Built before the transaction: the skill's names and versions may read records. (It
         # is fingerprinted in it, under the instructions as its record reads there.)
-        proposal = dataclasses.replace(_of_skill(skill, call.tool, "names or version_of", (
-            lambda: proposal_of(task, skill, action, call, arguments, routing))),
+        proposal = dataclasses.replace(_of_skill(skill, "names or version_of", (
+            lambda: proposal_of(task, skill, action, call, arguments, routing)), unput),
             labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
             labels.untrusted) else ""
@@ -432,8 +439,8 @@ class CallSteps(StepUnits):
             # What the calls before it in its turn answered (the first has none to read).
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
                          if c.position < call.position] if call.position else []
-            instructions = _of_skill(skill, call.tool, "brief",
-                                     lambda: self.instructions_now(task, within=db))
+            instructions = _of_skill(skill, "brief",
+                                     lambda: self.instructions_now(task, within=db), unput)
             proposal = dataclasses.replace(
                 proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words,
                 fingerprint=fingerprint_of(proposal, instructions))
@@ -481,28 +488,28 @@ class CallSteps(StepUnits):
 
 
 class _SkillFailed(Exception):
-    """The skill's own code raised as a call was proposed: the task cannot go on."""
+    """The skill's own code raised as a call was proposed, or a result checked: the task cannot
+    go on."""
 
     def __init__(self, problem: str) -> None:
         super().__init__(problem)
         self.problem = problem
 
 
-def _of_skill(skill: Skill[Any, Any], tool: str, method: str, work: Callable[[], T]) -> T:
+def _of_skill(skill: Skill[Any, Any], method: str, work: Callable[[], T], so: str) -> T:
     """What `work` (which runs the skill's `method`, the app's code) gives; `_SkillFailed`,
-    told in a sentence and logged with its traceback, when it raises. (Proposed to nobody, or
-    to someone the skill did not mean, the call would wait on nothing, or be shown to the wrong
-    person: the task stops, and says why.)"""
+    told in a sentence (`so`: what became of the step) and logged with its traceback, when it
+    raises. (A call proposed to nobody, or to someone the skill did not mean, would wait on
+    nothing, or be shown to the wrong person; a result unchecked would be taken unchecked: the
+    task stops, and says why.)"""
     try:
         return work()
     except Exception as error:
         named = f"{type(skill).__name__}.{method}"
-        log.error("%s raised as %s was proposed", named, tool, exc_info=True)
         said = f": {error}" if str(error) else ""
-        raise _SkillFailed(
-            f"{named} raised {type(error).__name__}{said}, so {tool} could not be put to anyone "
-            "(who decides it, or how it reads, is not known). Nothing was proposed, and the task "
-            "stops; the app's log has the traceback.") from error
+        log.error("%s raised %s%s", named, type(error).__name__, said, exc_info=True)
+        raise _SkillFailed(f"{named} raised {type(error).__name__}{said}, so {so}, and the task "
+                           "stops; the app's log has the traceback.") from error
 
 
 @dataclass(frozen=True, kw_only=True)
