@@ -106,17 +106,17 @@ def test_passing_deadlines_at_a_moment_without_a_time_zone_or_of_no_proposal_is_
 def test_an_unknown_id_is_not_found_whichever_verb_is_asked(shop: SimpleNamespace) -> None:
     """A proposal, task or rule id that names nothing is an `AgentRefused`, as the verbs refuse,
     and a `NotFound`, as `app.outcome` says of an unknown task: one `except` catches it
-    everywhere (`app.receipt` and `app.proposal` raised only `AgentRefused`)."""
-    from signoff import NotFound, UnknownId
+    everywhere (`app.receipt` and `app.proposal` raised only `AgentRefused`; `app.outcome` and
+    an agent's `resume`, only `NotFound`)."""
+    from signoff import UnknownId
 
     for ask in (lambda: shop.app.proposal("nope"), lambda: shop.app.receipt("nope"),
                 lambda: shop.app.outcome("nope"), lambda: shop.app.pass_deadline("nope"),
                 lambda: shop.app.reject("nope", by=shop.noor, reason="No."),
-                lambda: shop.app.approve("nope", by=shop.noor)):
-        with pytest.raises(NotFound, match=r"^There is no (proposal|task) with id nope\.$"):
+                lambda: shop.app.approve("nope", by=shop.noor),
+                lambda: shop.app.agent(shop.Clerk).resume("nope")):
+        with pytest.raises(UnknownId, match=r"^There is no (proposal|task) with id nope\.$"):
             ask()
-    with pytest.raises(UnknownId):
-        shop.app.receipt("nope")
 
 
 def test_an_id_given_as_a_uuid_is_read_as_its_text(shop: SimpleNamespace) -> None:

@@ -30,7 +30,7 @@ from signoff.agents.states import HAND_BACK, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
 from signoff.agents.units import _ENDED, _awaits, _Deferred, _MovedOn
-from signoff.exceptions import NotFound, UserError
+from signoff.exceptions import UnknownId, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolCall
@@ -176,7 +176,7 @@ class Loop(CallSteps):
         with self._database.connect() as db:
             task = repo.load_task(db, task_id)
             if task is None:
-                raise NotFound(f"There is no task with id {task_id}.")
+                raise UnknownId(f"There is no task with id {task_id}.")
             if task.status != TaskStatus.RUNNING.value:
                 return task, None
             hold = holds.Hold(task=task_id, fence=task.fence) if (

@@ -44,7 +44,7 @@ from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, RunAgain, Step, WaitOn
 from signoff.agents.tasks import TaskStatus
-from signoff.exceptions import NotFound
+from signoff.exceptions import UnknownId
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import Conversation, Message, Model, ToolSpec
@@ -285,7 +285,7 @@ class StepUnits:
         with self._database.reading() as db:
             task = repo.load_task(db, task_id)
         if task is None:
-            raise NotFound(f"There is no task with id {task_id}.")
+            raise UnknownId(f"There is no task with id {task_id}.")
         return task
 
     # -- the conversation ---------------------------------------------------------------
