@@ -180,6 +180,14 @@ def test_serve_on_a_port_taken_says_so_in_a_sentence() -> None:
                            f"listens there: stop it, or serve on another port (--port {port + 1}).")
 
 
+def test_serve_on_a_port_that_cannot_be_is_a_usage_error() -> None:
+    """A port out of range is told as the misuse it is, exit 2, before anything starts (it was
+    an OverflowError, "a reason it did not foresee", exit 5)."""
+    code, out = _run("serve", "--app", WORKSHOP, "--port", "99999")
+    assert code == 2, out
+    assert "Invalid value for '--port': 99999 is not in the range 1<=x<=65535." in out
+
+
 def test_serve_answers_on_loopback(tmp_path: Path) -> None:
     """`signoff serve` serves the inbox and the API's OpenAPI on the port it is given."""
     import os

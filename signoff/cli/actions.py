@@ -254,7 +254,8 @@ def _stopped_by_ctrl_c() -> Iterator[None]:
 @main.command()
 @APP_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
-@click.option("--port", default=8000, show_default=True, help="The port to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+              help="The port to listen on.")
 @click.option("--insecure-cookies", is_flag=True,
               help="Send cookies over plain http (a developer's machine; never in production).")
 @click.option("--max-body", default=1024 * 1024, show_default=True, type=click.IntRange(min=1),
