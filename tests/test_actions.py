@@ -330,6 +330,10 @@ def test_gone_alike_for_an_unknown_name_and_an_unmarked_function(bakery: SimpleN
          "Order is the id of an Order, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — "
          "“B-12” is not."),
         ('{"order": "%s"}', "How soon is missing: it is needed."),
+        # a misspelt name is told, not the parameter it leaves missing
+        ('{"order": "%s", "rsuh": "SAME_DAY"}',
+         "There is no parameter named “rsuh” (did you mean “rush”?); the parameters are: "
+         "order, rush."),
         ('["SAME_DAY"]', "The arguments must be one JSON object, with a member per parameter."),
         ('{"order": ', None),
     ],

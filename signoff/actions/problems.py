@@ -6,6 +6,7 @@ pydantic says what failed; this module says it the way a person at a counter wou
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
 
@@ -32,11 +33,15 @@ _WRITTEN: dict[ParameterKind, str] = {
 def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Parameter]) -> str:
     """The first problem in `error` (or in these details), told in a person's words."""
     by_name = {p.name: p for p in parameters}
-    detail = (error.errors() if isinstance(error, ValidationError) else error)[0]
+    details = error.errors() if isinstance(error, ValidationError) else error
+    # A member naming no parameter is told first: a misspelt name is why the parameter it
+    # meant is missing ("Price is missing" said nothing of "prise").
+    unknown = [str(d["loc"][0]) for d in details if d["type"] == "extra_forbidden" and d["loc"]]
+    if unknown:
+        return unknown_members(unknown, parameters)
+    detail = details[0]
     location = [str(part) for part in detail["loc"]]
     parameter = by_name.get(location[0]) if location else None
-    if detail["type"] == "extra_forbidden" and location:
-        return unknown_members([location[0]], parameters)
     if parameter is None:
         return _sentence(detail["msg"])
     if detail["type"] == "missing" and len(location) == 1:
@@ -53,7 +58,9 @@ def unknown_members(names: list[str], parameters: list[Parameter]) -> str:
     known = ", ".join(offered) if offered else "none"
     which = ", ".join(f"“{n}”" for n in names)
     noun = "parameter" if len(names) == 1 else "parameters"
-    return f"There is no {noun} named {which}; the parameters are: {known}."
+    meant = [close[0] for n in names if (close := difflib.get_close_matches(n, offered, n=1))]
+    guess = f" (did you mean {', '.join(f'“{m}”' for m in meant)}?)" if meant else ""
+    return f"There is no {noun} named {which}{guess}; the parameters are: {known}."
 
 
 def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:
