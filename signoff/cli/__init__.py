@@ -158,7 +158,23 @@ def load_app(spec: str | None) -> Any:
         raise click.UsageError(f"{spec}: {what}; {named}.")
     if context is not None and where.endswith(".py"):  # loaded afresh, for this command alone:
         context.find_root().call_on_close(app.database.dispose)  # its connections close with it
+        _note_a_new_database(app, Path(where).resolve().parent)
     return app
+
+
+def _note_a_new_database(app: Any, folder: Path) -> None:
+    """When the app (its file in `folder`) names its SQLite file from the folder a command runs
+    in, and this folder, not the app's, has none: say that a new, empty database is made here
+    (run from another folder, `serve` showed an empty inbox and `worker` stepped nothing, in
+    silence)."""
+    file = app.database.file
+    if not file or os.path.isabs(file) or os.path.exists(file) or (
+            folder == Path.cwd().resolve()):
+        return
+    click.echo(f"Note: the app's database is the file {file}, named from the folder a command "
+               f"runs in, and there is none in {Path.cwd()}: a new, empty one is made here. Run "
+               f"it from the app's folder ({folder}), or give the app an absolute URL "
+               f"(sqlite:////path/to/{os.path.basename(file)}).", err=True)
 
 
 def _on_path(folder: Path) -> None:
