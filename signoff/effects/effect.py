@@ -160,8 +160,8 @@ class Effects:
 
     def cautions(self) -> list[str]:
         """What was assumed where the analysis could not see, each in one line an author can act
-        on: "`rush.value.lower()` at bakery.py:34 — the type of `rush.value` is not known;
-        annotate it"."""
+        on: "`plan['crop'].strip()` at garden.py:34 — the type of `plan['crop']` is not known;
+        annotate it" (for an action's parameter ``plan: dict[str, Any]``)."""
         found: dict[str, None] = {}
         for e in self.effects:
             if e.at and e.reason:
