@@ -120,7 +120,12 @@ class App:
         """Offer a function by name: ``@app.action``, ``@app.action("Set the rush")``,
         ``@app.action(query=True)``, ``@app.action(authorize=is_boss)``,
         ``@app.action(untrusted=True)`` (what it returns is outside content, such as an e-mail's
-        body: see `signoff.limits.provenance`)."""
+        body: see `signoff.limits.provenance`).
+
+        ``idempotent=True`` says it is safe to run again: a call of it that a crash cut off before
+        its outcome was recorded is run again (an approved call, again on behalf of its approver).
+        Without it, such a call (one that reaches outside) runs at most once: it is not run again
+        blindly, and its outcome is told as unknown."""
 
         def register(fn: Callable[..., Any], label: str | None) -> ActionFunction[..., Any]:
             return self.actions.register(

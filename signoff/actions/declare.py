@@ -186,6 +186,11 @@ def action(
 
     ``@action``, ``@action("Set the rush")``, ``@action(query=True)`` or
     ``@action(untrusted=True)`` (what it returns is outside content).
+
+    ``idempotent=True`` says it is safe to run again: a call of it that a crash cut off before its
+    outcome was recorded is run again (an approved call, again on behalf of its approver). Without
+    it, such a call (one that reaches outside) runs at most once: it is not run again blindly, and
+    its outcome is told as unknown.
     """
 
     def mark(fn: Callable[P, R], label: str | None) -> ActionFunction[P, R]:

@@ -187,7 +187,9 @@ class Skill(Generic[Subject, Result]):
         return value
 
     def decided_by(self, action: str) -> Route | None:
-        """Where this tool's proposals go; None: to the person the work is for."""
+        """Where this tool's proposals go; None: to the person the work is for, or, when the
+        work is for nobody, to the agent's sponsor (an agent with no sponsor: to its
+        supervisors only)."""
         return None
 
     def check_result(self, result: Result, task: TaskView) -> str:
