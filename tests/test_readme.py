@@ -30,3 +30,19 @@ def test_readme_example_runs(
     printed = capsys.readouterr().out
     for said in re.findall(r"print\(.*\)\s*# (.+)", blocks[-1]):
         assert said.strip() in printed
+
+
+def test_readme_examples_run_again_in_the_same_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run a second time where the first run left bakery.db, the examples still run and print
+    what their comments say (they find the people and records the first run made)."""
+    blocks = _python_blocks()
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "readme_example.py"
+    script.write_text("\n".join(blocks))
+    for _ in range(2):
+        runpy.run_path(str(script), run_name="readme_example")
+        printed = capsys.readouterr().out
+        for said in re.findall(r"print\(.*\)\s*# (.+)", "\n".join(blocks)):
+            assert said.strip() in printed
