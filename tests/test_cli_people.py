@@ -141,6 +141,21 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
     assert "already decided" in out
 
 
+def test_a_proposal_approved_with_changes_says_what_it_ran_with(shop: SimpleNamespace) -> None:
+    """`proposals show` and `proposals --all` say the values a yes changed beside the proposed
+    ones (they showed only the proposed price, and Done)."""
+    _login("noor@workshop.example")
+    code, out = cli("approve", shop.proposal.id, "--set", "price=40", "--as",
+                    "noor@workshop.example")
+    assert code == 0, out
+    code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
+    assert code == 0, out
+    assert "Decided by: Noor. Status: Done.\nApproved with changes: price 40 (proposed 45)." in out
+    code, out = cli("proposals", "--as", "noor@workshop.example", "--all")
+    assert code == 0, out
+    assert "— decided by Noor, approved with changes: price 40 (proposed 45)" in out
+
+
 def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:
     """After the repair is revised, the listing and `proposals show` say it is stale."""
     _login("noor@workshop.example")

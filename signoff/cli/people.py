@@ -65,13 +65,25 @@ def _every_page(page_of: Any) -> list[Any]:
 
 
 def _proposal_line(p: Any, decided_by: str) -> str:
-    """One proposal on a line: who is to decide it (and by when), or who decided it."""
+    """One proposal on a line: who is to decide it (and by when), or who decided it (and the
+    changes they approved it with)."""
     shown = ", ".join(f"{k}={v}" for k, v in p.shown.items())
     deadline = f", by {when(p.deadline_at)}" if (
         p.deadline_at and p.status is ProposalStatus.WAITING) else ""
     who = (f"to be decided by {p.decide_by}{deadline}" if p.status is ProposalStatus.WAITING
            else f"decided by {decided_by}" if decided_by else f"was for {p.decide_by}")
-    return f"{p.id}  {p.status.value:9} {p.agent}: {p.label} ({shown}) — {who}"
+    changes = f", approved with changes: {_changes(p)}" if p.edited else ""
+    return f"{p.id}  {p.status.value:9} {p.agent}: {p.label} ({shown}) — {who}{changes}"
+
+
+def _changes(p: Any) -> str:
+    """The values a decider changed before the call ran, each beside what the agent proposed:
+    "price 40 (proposed 45)"."""
+    def plain(value: Any) -> str:
+        return value if isinstance(value, str) else json.dumps(value)
+    return ", ".join(
+        f"{name} {plain(value)} (proposed {p.shown.get(name, plain(p.arguments.get(name)))})"
+        for name, value in (p.edited or {}).items())
 
 
 @main.group(invoke_without_command=True)
@@ -188,6 +200,8 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
             "nobody" if p.decided_by is None else "someone no longer known")
         say(f"Decided by: {who}. Status: {p.status.value}."
                    + (f" {p.reason}" if p.reason and p.status is not ProposalStatus.DONE else ""))
+        if p.edited:
+            say(f"Approved with changes: {_changes(p)}.")
 
 
 def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
