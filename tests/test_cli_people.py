@@ -213,6 +213,19 @@ def test_tokens_are_checked(shop: SimpleNamespace) -> None:
     assert "signoff users token mia@workshop.example --save" in out
 
 
+def test_saving_a_token_says_commands_now_act_as_its_person(shop: SimpleNamespace) -> None:
+    """`users token X --save` says that commands now act as X when no --as is given (it said
+    only where the token is kept), and they do."""
+    result = CliRunner().invoke(main, ["users", "token", "mia@workshop.example", "--save",
+                                       "--app", APP])
+    assert result.exit_code == 0, result.output
+    assert ("commands on this app now act as Mia when no --as (nor SIGNOFF_AS) is given."
+            in " ".join(result.output.split()))
+    code, out = cli("tasks", "--json")
+    assert code == 0, out
+    assert [t["id"] for t in json.loads(out)] == [shop.outcome.task]
+
+
 def test_rules_tasks_receipt_agents(shop: SimpleNamespace) -> None:
     """Approve --always makes a rule that `rules` lists and `rules revoke` takes back; tasks and
     receipt show the work; agents shows the catalogue."""

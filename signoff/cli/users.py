@@ -257,7 +257,8 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
     secret = app.credentials.issue_token(person, label=label)
     if save:
         path = save_token(app, person.handle, secret)
-        click.echo(f"A new token for {person.name} is kept in {path}.")
+        click.echo(f"A new token for {person.name} is kept in {path}, and commands on this "
+                   f"app now act as {person.name} when no --as (nor SIGNOFF_AS) is given.")
     else:
         click.echo(secret)
 
