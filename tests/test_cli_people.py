@@ -156,6 +156,27 @@ def test_a_proposal_approved_with_changes_says_what_it_ran_with(shop: SimpleName
     assert "— decided by Noor, approved with changes: price 40 (proposed 45)" in out
 
 
+@pytest.mark.parametrize("command", [["proposals", "--as", "noor@workshop.example", "show"],
+                                     ["approve"], ["reject", "--reason", "No."]])
+def test_a_proposal_named_by_part_of_its_id_is_told_the_whole_id_is_needed(
+        shop: SimpleNamespace, command: list[str]) -> None:
+    """A prefix of a proposal's id, or the id in upper case, is told that the whole id is needed
+    and where it is listed; a whole id that names nothing is not."""
+    _login("noor@workshop.example")
+    asked = [*command, "--as", "noor@workshop.example"] if command[0] != "proposals" else command
+    hint = "A proposal is named by its whole id (36 characters, in lower case), as"
+    for given in (shop.proposal.id[:8], shop.proposal.id.upper()):
+        code, out = cli(*asked, given)
+        assert code == 3, out
+        assert f"There is no proposal with id {given} that Noor may see." in out
+        assert hint in " ".join(out.split())
+        assert "proposals --all --app" in " ".join(out.split())
+    code, out = cli(*asked, "0572ac3e-5f1d-4c2b-9a8e-3b7d1f2e6a90")
+    assert code == 3, out
+    assert "There is no proposal with id 0572ac3e-5f1d-4c2b-9a8e-3b7d1f2e6a90" in out
+    assert "whole id" not in out
+
+
 def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:
     """After the repair is revised, the listing and `proposals show` say it is stale."""
     _login("noor@workshop.example")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
@@ -21,15 +22,17 @@ from signoff.cli import (
     EXIT_REFUSED,
     JSON_OPTION,
     TOKEN_OPTION,
+    app_option_words,
     given,
     load_app,
     main,
     revoking_a_rule,
     whoami,
 )
-from signoff.cli.invocation import commands_as_run
+from signoff.cli.invocation import commands_as_run, runnable
 from signoff.cli.otlp import export_traces
 from signoff.cli.terminal import say
+from signoff.exceptions import NotFound
 from signoff.inbox import Inbox
 
 __all__: list[str] = []
@@ -138,6 +141,28 @@ def echo_proposals(found: list[Any], *, as_json: bool, people: Any,
     say(f"{len(found)} proposal{'s' if len(found) != 1 else ''}.")
 
 
+def _proposal(inbox: Inbox, me: Any, proposal_id: str) -> Any:
+    """The proposal `me` may see with id `proposal_id`; `NotFound` otherwise, saying that the
+    whole id is needed when what was given is not one (a prefix of it, or in upper case)."""
+    try:
+        return inbox.proposal(me, proposal_id)
+    except NotFound as error:
+        if _whole_id(proposal_id):
+            raise
+        raise NotFound(
+            f"{error.message} A proposal is named by its whole id (36 characters, in lower "
+            f"case), as `{runnable('proposals --all' + app_option_words())}` lists it."
+        ) from None
+
+
+def _whole_id(text: str) -> bool:
+    """Whether `text` is an id as signoff writes one (a UUID, in lower case, with its dashes)."""
+    try:
+        return str(uuid.UUID(text)) == text
+    except ValueError:
+        return False
+
+
 def _of_group(ctx: click.Context, app_spec: str | None, as_handle: str | None,
               token: str | None) -> tuple[Any, Any]:
     """The app and who acts, from a subcommand's own options or else its group's."""
@@ -164,7 +189,7 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
     """
     app, me = _of_group(ctx, app_spec, as_handle, token)
     inbox = Inbox(app)
-    p = inbox.proposal(me, proposal_id)
+    p = _proposal(inbox, me, proposal_id)
     freshness = inbox.freshness(p)
     decider = app.people.find(p.decided_by) if p.decided_by else None
     if as_json:
@@ -245,7 +270,7 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
     app = load_app(app_spec)
     export_traces(app)
     me = whoami(app, as_handle, token)
-    proposal = Inbox(app).proposal(me, proposal_id)
+    proposal = _proposal(Inbox(app), me, proposal_id)
     decision = app.approve(proposal, by=me, always_like_this=always,
                            edited=_values(changes) or None)
     if as_json:
@@ -276,7 +301,7 @@ def reject(proposal_id: str, reason: str, app_spec: str | None, as_handle: str |
     app = load_app(app_spec)
     export_traces(app)
     me = whoami(app, as_handle, token)
-    decision = app.reject(Inbox(app).proposal(me, proposal_id), by=me, reason=reason)
+    decision = app.reject(_proposal(Inbox(app), me, proposal_id), by=me, reason=reason)
     if as_json:
         _print_json(decision)
     else:
