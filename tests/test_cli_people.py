@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
+from signoff import App
 from signoff.cli import load_app, main
 from signoff.testing import ScriptedModel, says
 
@@ -270,6 +271,26 @@ def test_rules_tasks_receipt_agents(shop: SimpleNamespace) -> None:
     code, out = cli("agents", "--json")
     assert {"agent": "estimator", "skill": "estimate_repair", "tool": "scrap_repair",
             "leave": "Never", "decided_by": "nobody"} in json.loads(out)
+
+
+def test_the_receipt_of_an_apps_task_without_app_says_to_name_the_app(
+        shop: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`signoff receipt TASK` without --app looks in the research database; for an app's task
+    it says how to name the app (it said only that research has no such task)."""
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    research_db = f"sqlite:///{tmp_path / 'data' / 'research.db'}"
+    App("research", database=research_db).database.ensure_schema()  # as research leaves it
+    result = CliRunner().invoke(main, ["receipt", shop.outcome.task])
+    assert result.exit_code == 3, result.output
+    told = " ".join(result.output.split())
+    assert f"There is no research task {shop.outcome.task} in sqlite:///" in told
+    assert ("Without --app, this shows a task of signoff research; to show a task of an app, "
+            "give --app path/to/app.py (a file)") in told
+    named = CliRunner().invoke(main, ["receipt", "nope", "--database", research_db])
+    assert named.exit_code == 3, named.output
+    assert "Without --app" not in named.output
 
 
 @pytest.mark.parametrize("asked", [["--list", "--revoke", "TOKEN"], ["--revoke", "TOKEN", "--list"],

@@ -531,7 +531,10 @@ def research_receipt(task_id: str, *, database: str | None = None, as_json: bool
     try:
         found = app.receipt(task_id)
     except AgentRefused:
-        raise Failure(f"There is no research task {task_id} in {url}.", EXIT_NOT_FOUND) from None
+        of_an_app = ("" if database is not None else " Without --app, this shows a task of "
+                     f"signoff research; to show a task of an app, {NAMING_THE_APP}.")
+        raise Failure(f"There is no research task {task_id} in {url}.{of_an_app}",
+                      EXIT_NOT_FOUND) from None
     except SignoffError as error:
         raise failure_of(error) from None
     if as_json:
