@@ -243,7 +243,8 @@ def save_task(db: Executor, task: TaskRow, *, added: Sequence[Message] = (),
         if head is None:
             return False
         step.seq, step.turn = head["seq"], head["turn"]
-    append_messages(db, task.id, added)
+    if added:
+        append_messages(db, task.id, added)
     return True
 
 

@@ -71,10 +71,18 @@ class StepRow:
     """Its entries, messages and calls."""
 
 
+def _info(db: Any) -> dict[str, Any]:
+    """The info of the connection `db` (a connection or a session's) runs on: where its
+    transaction's steps are gathered. (`Connection.info`, reached in fewer steps: a step
+    reaches it several times.)"""
+    connection: Connection = db if isinstance(db, Connection) else (
+        db.connection() if hasattr(db, "get_bind") else db)
+    return connection.connection.info
+
+
 def pending(db: Any, task_id: str) -> Pending:
     """The step the transaction of `db` (a connection or a session) is gathering for `task_id`."""
-    connection: Connection = db.connection() if hasattr(db, "get_bind") else db
-    gathered: dict[str, Pending] = connection.info.setdefault(_KEY, {})
+    gathered: dict[str, Pending] = _info(db).setdefault(_KEY, {})
     found = gathered.get(task_id)
     if found is None:
         found = gathered[task_id] = Pending()
@@ -138,8 +146,7 @@ def steps_of(db: Any, task_id: str, *, turn: int | None = None) -> list[StepRow]
         rows = prepare(db, "journal_turn", lambda: _OF_TURN).run(db, {"task": task_id, "turn": turn})
     found = [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"])
              for r in rows.rows]
-    connection: Connection = db.connection() if hasattr(db, "get_bind") else db
-    gathered: dict[str, Pending] | None = connection.info.get(_KEY)
+    gathered: dict[str, Pending] | None = _info(db).get(_KEY)
     step = gathered.get(task_id) if gathered else None
     if step is not None and step.data():
         found.append(StepRow(seq=0, turn=-1 if turn is None else turn, kind=step.kind,
