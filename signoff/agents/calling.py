@@ -297,16 +297,17 @@ class CallSteps(StepUnits):
             ran_as, explained = [p.name for p in result.ran_as], list(effects.explain())
             state = CallState.UNKNOWN if result.outcome is ActionOutcome.UNKNOWN else (
                 CallState.DONE)
+            outcome = result.outcome.value
             repo.update_call(db, task.id, call.id, state=state, leave=Leave.ALONE.words,
-                             outcome=result.outcome.value, said=result.said, value=result.value,
+                             outcome=outcome, said=result.said, value=result.value,
                              problem=result.problem, ran_as=ran_as, effects=explained,
                              answer=answer, finished_at=repo.now())
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, {as_whom}: "
-                      f"{result.outcome.value}.", tool=call.tool, arguments=call.arguments,
-                      outcome=result.outcome.value, ran_as=ran_as, effects=explained,
+                      f"{outcome}.", tool=call.tool, arguments=call.arguments,
+                      outcome=outcome, ran_as=ran_as, effects=explained,
                       labels=labels.to_json())
-            self.observer.tool_ended(state=state, outcome=result.outcome.value, answer=answer,
+            self.observer.tool_ended(state=state, outcome=outcome, answer=answer,
                                      result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
@@ -314,7 +315,7 @@ class CallSteps(StepUnits):
                 repo.add_spend(db, task.id, -cost)  # what was reserved, given back
             closed = None
             if only:
-                done = call.changed(state=state, outcome=result.outcome.value,
+                done = call.changed(state=state, outcome=outcome,
                                     value=result.value, answer=answer)
                 closed = self._close_turn(db, task, [done])
 

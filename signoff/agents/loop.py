@@ -29,7 +29,7 @@ from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import Outcome, TaskStatus
-from signoff.agents.units import _ENDED, _awaits, _Deferred, _MovedOn
+from signoff.agents.units import _ENDED, _RUNNING, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import UnknownId, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
@@ -165,7 +165,7 @@ class Loop(CallSteps):
         with self._database.holding(), holds.stepping(task_id):
             task, hold = self._read_and_hold(task_id)
             with self.observer.running(task):
-                if task.status != TaskStatus.RUNNING.value:
+                if task.status != _RUNNING:
                     self._stopped(task)
                     return self._as_step(task)
                 return self._drive_held(task, once=True, more=more, last=last, hold=hold)[1]
@@ -177,7 +177,7 @@ class Loop(CallSteps):
             task = repo.load_task(db, task_id)
             if task is None:
                 raise UnknownId(f"There is no task with id {task_id}.")
-            if task.status != TaskStatus.RUNNING.value:
+            if task.status != _RUNNING:
                 return task, None
             hold = holds.Hold(task=task_id, fence=task.fence) if (
                 task.holder == holds.holder_id()) else holds.take(db, task_id)
@@ -188,7 +188,7 @@ class Loop(CallSteps):
     def _drive(self, task: repo.TaskRow, *, once: bool) -> tuple[repo.TaskRow, Step]:
         """Hold the task and step it (once, or until it stops running); the task as it then
         reads, and what happens next."""
-        if task.status != TaskStatus.RUNNING.value:
+        if task.status != _RUNNING:
             self._stopped(task)
             return task, self._as_step(task)
         with holds.stepping(task.id):  # no other thread here takes it over meanwhile
@@ -216,14 +216,14 @@ class Loop(CallSteps):
         step: Step = RunAgain()
         self._local.going_on = None if once else task_id  # (see `_holds_back`)
         try:
-            while isinstance(step, RunAgain) and task.status == TaskStatus.RUNNING.value:
+            while isinstance(step, RunAgain) and task.status == _RUNNING:
                 self._local.closing = task_id if last is not None and last() else None
                 step = self._step(task)
                 task = self._take_saved(task_id) or self._task(task_id)
                 if once and (more is None or not more(step)):
                     break
             let_go = getattr(self._local, "let_go", None) != task_id  # not with a turn's close
-            if task.status == TaskStatus.RUNNING.value and let_go and (
+            if task.status == _RUNNING and let_go and (
                     once or not isinstance(step, RunAgain)):
                 self._let_go(hold)  # it goes on elsewhere (a worker with its model, or the
                 # next single step, which whoever runs it takes the task for)
@@ -247,7 +247,7 @@ class Loop(CallSteps):
 
     def _step(self, task: repo.TaskRow) -> Step:
         points.reached("loop.stepping", task=task.id)
-        if task.status != TaskStatus.RUNNING.value:
+        if task.status != _RUNNING:
             return self._as_step(task)
         if task.turn_open:
             return self._tool_turn(task)

@@ -241,7 +241,7 @@ class StepUnits:
         same transaction, writes these changes with its own, guarded by this row's revision and
         this thread's hold; if the task moved on meanwhile, that save raises `_MovedOn` (so
         that nothing of the transaction is kept)."""
-        if changes.get("status", TaskStatus.RUNNING.value) != TaskStatus.RUNNING.value:
+        if changes.get("status", _RUNNING) != _RUNNING:
             changes.update(holder=None, held_until=None)
         if defer:
             self._local.deferred = _Deferred(task=task, added=added or [], changes=changes,
@@ -443,6 +443,9 @@ class _MovedOn(holds.LostHold):
 
 _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
 _ENDED = frozenset(s.value for s in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED))
+_RUNNING = TaskStatus.RUNNING.value
+"""A running task's status, as stored (an enum's value is looked up by a function each time:
+the loop compares statuses at every step)."""
 
 
 def _awaits(call: repo.CallRow) -> bool:
