@@ -459,7 +459,7 @@ class Loop(CallSteps):
         try:
             return self._tool_turn(task.changed(
                 revision=task.revision + 1, message_count=task.message_count + len(added),
-                **changes))
+                **changes), registered, skill)
         finally:
             if self._replies.pop(task.id, None) is not None:  # never stored: what this
                 self._forget(task.id)  # process keeps ahead of the store goes too
@@ -533,13 +533,16 @@ class Loop(CallSteps):
 
     # -- one tool turn -------------------------------------------------------------------
 
-    def _tool_turn(self, task: repo.TaskRow) -> Step:
+    def _tool_turn(self, task: repo.TaskRow, registered: Registered | None = None,
+                   skill: Skill[Any, Any] | None = None) -> Step:
         """Gate and run (or propose, or refuse) each new call of the open turn, then settle the
         turn: closed with every answer told to the model, or waiting on its proposals. The calls
         are those this process stored with the model's turn when it has them; a turn of one call
-        settles in that call's own transaction."""
-        registered = self._agents(task.agent)
-        skill = registered.agent.skill(task.skill)
+        settles in that call's own transaction. (`registered` and `skill`: the task's, when the
+        model's turn in the same unit has them.)"""
+        if registered is None or skill is None:
+            registered = self._agents(task.agent)
+            skill = registered.agent.skill(task.skill)
         known = self._turn_calls.pop(task.id, None)
         if known is not None and known[0] == task.turn:
             calls = known[1]
