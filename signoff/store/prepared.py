@@ -77,10 +77,8 @@ class Prepared:
 
     def run_on(self, connection: Connection, params: Mapping[str, Any]) -> Rows:
         """Run on `connection`, in the transaction it has begun."""
-        values: list[Any] = []
-        for name, fixed, convert in self._binds:
-            value = params.get(name, fixed)
-            values.append(convert(value) if convert is not None else value)
+        values = [params.get(name, fixed) if convert is None else convert(params.get(name, fixed))
+                  for name, fixed, convert in self._binds]
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
             try:
