@@ -22,6 +22,8 @@ TOO_DEEP = f"nested too deeply to read (more than {MAX_NESTING} levels)"
 def too_deep(value: Any) -> bool:
     """Whether `value` (as JSON reads: dicts, lists, scalars) nests more than `MAX_NESTING`
     levels; found without recursion, so that it cannot fail on a value however deep."""
+    if isinstance(value, dict) and not any(isinstance(v, (dict, list)) for v in value.values()):
+        return False  # one level: a flat object, as a tool call's arguments mostly are
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
         item, depth = pending.pop()
