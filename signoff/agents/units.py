@@ -263,7 +263,8 @@ class StepUnits:
             if deferred is not None:
                 raise _MovedOn("another process moved the task on")
             return False
-        fields = {k: v for k, v in changes.items() if k in _TASK_FIELDS}
+        fields = changes if changes.keys() <= _TASK_FIELDS else {
+            k: v for k, v in changes.items() if k in _TASK_FIELDS}
         self._saved[task.id] = task.changed(
             revision=task.revision + 1,
             message_count=task.message_count + len(added or ()), **fields,
