@@ -332,3 +332,22 @@ def test_json_columns_read_back_what_was_written(database: str) -> None:
     if store.is_sqlite:
         assert read[4] == {"inf": float("inf"), "ninf": float("-inf")}
     store.dispose()
+
+
+def test_json_text_is_orjsons_unless_the_standard_librarys_would_differ() -> None:
+    """Text holding a null is orjson's when the value holds only JSON's own types and finite
+    floats (it was written again by the standard library whenever it held a null, as every
+    step's does); a float that is not finite anywhere in it, a key that is not text, or a type
+    JSON has not, is written by the standard library, as it reads back."""
+    import json
+
+    import orjson
+
+    from signoff.store.json_text import dumps
+
+    plain = {"calls": [{"value": None, "cost": 0.25, "ran_as": ["Alone"], "n": 3, "ok": True}],
+             "pair": (1, None)}
+    assert dumps(plain) == orjson.dumps(plain).decode()
+    for differing in ({"calls": [{"value": None, "cost": float("inf")}]},
+                      [None, [float("nan")]], {"k": None, 1: "one"}, {float("nan"): None}):
+        assert dumps(differing) == json.dumps(differing), differing
