@@ -546,23 +546,31 @@ def test_signoff_run_and_approve_export_over_otlp_in_one_trace(
     assert named["signoff.decide close_ticket"].parent_span_id == root.span_id
 
 
+def _research_exporting_to(tmp_path: Path, endpoint: str,
+                           **environment: str) -> subprocess.CompletedProcess[str]:
+    """`signoff research --json` (the offline default, on a folder of one page) run with
+    OTEL_EXPORTER_OTLP_ENDPOINT `endpoint` (and `environment`), done: what it printed."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "kettle.md").write_text("# Kettles\n\nA kettle boils water.\n")
+    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
+           "SIGNOFF_DATA_DIR": str(tmp_path / "data"), "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+           **environment}
+    env.pop("OTEL_SDK_DISABLED", None)
+    done = subprocess.run([sys.executable, "-m", "signoff", "research", "What boils water?",
+                           "--corpus", str(folder), "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
 def test_signoff_research_exports_over_otlp(
     tmp_path: Path, receiver: ThreadingHTTPServer,
 ) -> None:
     """`signoff research` (the offline default, on a folder of one page), with
     OTEL_EXPORTER_OTLP_ENDPOINT set, sends its task's spans over OTLP/HTTP as it ends, in one
     trace under the Researcher's root span, as `signoff run` does. It sent nothing."""
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "kettle.md").write_text("# Kettles\n\nA kettle boils water.\n")
-    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
-           "SIGNOFF_DATA_DIR": str(tmp_path / "data"),
-           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}"}
-    env.pop("OTEL_SDK_DISABLED", None)
-    done = subprocess.run([sys.executable, "-m", "signoff", "research", "What boils water?",
-                           "--corpus", str(folder), "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _research_exporting_to(tmp_path, f"http://127.0.0.1:{receiver.server_port}")
     exported = [span for _, span in _exported(receiver)]
     (root,) = [span for span in exported if span.name == "invoke_agent researcher"]
     assert not root.parent_span_id
@@ -579,17 +587,8 @@ def test_a_collector_that_cannot_be_reached_is_told_in_one_sentence(tmp_path: Pa
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "kettle.md").write_text("# Kettles\n\nA kettle boils water.\n")
-    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
-           "SIGNOFF_DATA_DIR": str(tmp_path / "data"), "OTEL_EXPORTER_OTLP_TIMEOUT": "3",
-           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
-    env.pop("OTEL_SDK_DISABLED", None)
-    done = subprocess.run([sys.executable, "-m", "signoff", "research", "What boils water?",
-                           "--corpus", str(folder), "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = _research_exporting_to(tmp_path, f"http://127.0.0.1:{port}",
+                                  OTEL_EXPORTER_OTLP_TIMEOUT="3")
     assert json.loads(done.stdout)["answer"]
     assert done.stderr.splitlines() == [
         f"The traces could not be sent to http://127.0.0.1:{port}/v1/traces (connection "
