@@ -798,26 +798,32 @@ def test_nobody_found_in_an_app_whose_database_is_named_from_the_folder(tmp_path
 
 def test_a_database_named_from_another_folder_is_noted_as_it_is_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An app whose SQLite file is named from the folder a command runs in, run from another
-    folder that has none, works on a new, empty database made there: every command now says so
-    (`serve` showed an empty inbox, `worker` stepped nothing, in silence). Run again there, the
-    file is there, and nothing is said; nor from the app's own folder."""
-    home, elsewhere = tmp_path / "app", tmp_path / "elsewhere"
-    home.mkdir()
-    elsewhere.mkdir()
+    """An app whose SQLite file is named from the folder a command runs in, with its database
+    in the app's folder, run from another folder that has none, works on a new, empty database
+    made there: every command now says so (`serve` showed an empty inbox, `worker` stepped
+    nothing, in silence). Nothing is said of a first run (no database in either folder, as when
+    the examples are run from the clone's root), from the app's own folder, or once the file is
+    there."""
+    home, elsewhere, first = tmp_path / "app", tmp_path / "elsewhere", tmp_path / "first"
+    for folder in (home, elsewhere, first):
+        folder.mkdir()
     (home / "shop.py").write_text('from signoff import App\n\napp = App("shop", database='
                                   '"sqlite:///shop.db")\n')
+    monkeypatch.chdir(first)
+    made_first = cli("worker", "--once", "--app", str(home / "shop.py"))
+    assert (made_first.exit_code, made_first.stderr) == (0, "")
+    monkeypatch.chdir(home)
+    at_home = cli("worker", "--once", "--app", "shop.py")
+    assert (at_home.exit_code, at_home.stderr) == (0, "")
+    assert (home / "shop.db").exists()
     monkeypatch.chdir(elsewhere)
     made = cli("worker", "--once", "--app", str(home / "shop.py"))
     assert made.exit_code == 0, made.output
     assert " ".join(made.stderr.split()) == (
         f"Note: the app's database is the file shop.db, named from the folder a command runs "
-        f"in, and there is none in {elsewhere}: a new, empty one is made here. Run it from the "
-        f"app's folder ({home}), or give the app an absolute URL (sqlite:////path/to/shop.db).")
+        f"in: there is one in the app's folder ({home}) but none in {elsewhere}, so a new, empty "
+        f"one is made here. Run it from the app's folder, or give the app an absolute URL "
+        f"(sqlite:////path/to/shop.db).")
     assert (elsewhere / "shop.db").exists()
     again = cli("worker", "--once", "--app", str(home / "shop.py"))
     assert (again.exit_code, again.stderr) == (0, "")
-    monkeypatch.chdir(home)
-    at_home = cli("worker", "--once", "--app", "shop.py")
-    assert (at_home.exit_code, at_home.stderr) == (0, "")
-    assert (home / "shop.db").exists()

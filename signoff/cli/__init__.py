@@ -164,17 +164,18 @@ def load_app(spec: str | None) -> Any:
 
 def _note_a_new_database(app: Any, folder: Path) -> None:
     """When the app (its file in `folder`) names its SQLite file from the folder a command runs
-    in, and this folder, not the app's, has none: say that a new, empty database is made here
-    (run from another folder, `serve` showed an empty inbox and `worker` stepped nothing, in
-    silence)."""
+    in, and the app's folder has that file but this one has none: say that a new, empty
+    database is made here (run from another folder, `serve` showed an empty inbox and `worker`
+    stepped nothing, in silence). (With the file in neither, it is the first run: nothing to
+    say.)"""
     file = app.database.file
     if not file or os.path.isabs(file) or os.path.exists(file) or (
-            folder == Path.cwd().resolve()):
+            folder == Path.cwd().resolve()) or not (folder / file).exists():
         return
     click.echo(f"Note: the app's database is the file {file}, named from the folder a command "
-               f"runs in, and there is none in {Path.cwd()}: a new, empty one is made here. Run "
-               f"it from the app's folder ({folder}), or give the app an absolute URL "
-               f"(sqlite:////path/to/{os.path.basename(file)}).", err=True)
+               f"runs in: there is one in the app's folder ({folder}) but none in {Path.cwd()}, "
+               f"so a new, empty one is made here. Run it from the app's folder, or give the app "
+               f"an absolute URL (sqlite:////path/to/{os.path.basename(file)}).", err=True)
 
 
 def _on_path(folder: Path) -> None:
