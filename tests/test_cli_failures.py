@@ -450,8 +450,9 @@ def test_run_as_json_names_what_it_waits_on_and_the_receipt_what_it_cost(
 
 def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespace) -> None:
     """`signoff run` with a model nobody serves: the task fails (exit 5), and stderr says which
-    model and what to check in sentences, with none of the traceback the loop logs (that is for
-    `--debug`); without its price, the run stops before it starts and names --price."""
+    model and what to check in sentences, once (the loop's log of it is left out: the task's
+    problem says it), with none of the traceback the loop logs (that is for `--debug`); without
+    its price, the run stops before it starts and names --price."""
     env = _workshop_env()
     nowhere = f"openai-compatible:m@http://127.0.0.1:{_closed_port()}/v1"
     done = signoff("run", "estimator", "price_fleet_repair", "--for", "mia@workshop.example",
@@ -460,11 +461,13 @@ def test_a_model_that_cannot_be_reached_is_told_in_sentences(shop: SimpleNamespa
     assert "failed, after 0 model calls" in done.stdout
     assert "Traceback" not in done.stderr
     assert "could not be reached" in done.stderr
-    assert "Check the base URL and the network." in done.stderr
+    assert done.stderr.count("Check the base URL and the network.") == 1, done.stderr
     debugged = signoff("--debug", "run", "estimator", "price_fleet_repair", "--for",
                        "mia@workshop.example", "--subject", "ticket=T-7", "--model", nowhere,
                        "--price", "0,0", env=env)
     assert "Traceback" in debugged.stderr
+    assert "failed in task" not in done.stderr
+    assert "failed in task" in debugged.stderr
     listed = signoff("tasks", "--as", "mia@workshop.example", "--status", "Failed", env=env)
     assert listed.returncode == 0, listed.stderr
     assert "    Why: The model failed: " in listed.stdout  # (it was listed with no reason)

@@ -39,6 +39,7 @@ from signoff.agents.proposing import Kept, fingerprint_of, proposal_of
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Failed, Step
+from signoff.agents.tasks import ALSO_THE_PROBLEM
 from signoff.agents.units import StepUnits
 from signoff.exceptions import Invalid, NotFound
 from signoff.limits.provenance import NOTHING_SEEN, Labels
@@ -508,7 +509,8 @@ def _of_skill(skill: Skill[Any, Any], method: str, work: Callable[[], T], so: st
     except Exception as error:
         named = f"{type(skill).__name__}.{method}"
         said = f": {error}" if str(error) else ""
-        log.error("%s raised %s%s", named, type(error).__name__, said, exc_info=True)
+        log.error("%s raised %s%s", named, type(error).__name__, said, exc_info=True,
+                  extra={ALSO_THE_PROBLEM: True})
         raise _SkillFailed(f"{named} raised {type(error).__name__}{said}, so {so}, and the task "
                            "stops; the app's log has the traceback.") from error
 

@@ -28,7 +28,7 @@ from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
-from signoff.agents.tasks import Outcome, TaskStatus
+from signoff.agents.tasks import ALSO_THE_PROBLEM, Outcome, TaskStatus
 from signoff.agents.units import _ENDED, _RUNNING, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import UnknownId, UserError
 from signoff.limits import budget
@@ -400,7 +400,8 @@ class Loop(CallSteps):
             points.reached("loop.model_replied", task=task.id)
         except ModelError as error:  # told in words (the task's problem); its chain of causes
             log.warning("The model %s failed in task %s: %s", model.name, task.id, error,
-                        exc_info=error if log.isEnabledFor(logging.DEBUG) else None)  # debugging
+                        exc_info=error if log.isEnabledFor(logging.DEBUG) else None,  # debugging
+                        extra={ALSO_THE_PROBLEM: True})
             return self._model_failed(task, model.name, error, reserve)
         except Exception as error:  # unforeseen: where it came from is wanted
             log.exception("The model %s failed in task %s", model.name, task.id)

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["Outcome", "TaskStatus"]
+__all__ = ["ALSO_THE_PROBLEM", "Outcome", "TaskStatus"]
+
+ALSO_THE_PROBLEM = "signoff_also_the_problem"
+"""The attribute (set through ``extra``) of a log record whose sentence the task's problem
+tells as well: a command that shows the task's outcome leaves such a record out, so that a
+person reads the sentence once (``signoff run``, ``signoff research``); the log keeps it."""
 
 
 class TaskStatus(enum.Enum):

@@ -21,10 +21,12 @@ code  meaning
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,7 @@ __all__ = [
     "Failure",
     "FailureTellingGroup",
     "failure_of",
+    "outcome_shown",
     "tell_logs",
     "tell_traceback",
 ]
@@ -188,6 +191,30 @@ def tell_logs(*, debug: bool) -> None:
     elif not debug and handler.lowered:
         logger.setLevel(logging.NOTSET)
         handler.lowered = False
+
+
+@contextlib.contextmanager
+def outcome_shown() -> Iterator[None]:
+    """While a command runs a task whose outcome it shows, leave out of stderr what signoff
+    logs that the task's problem tells as well (`ALSO_THE_PROBLEM`: a model that failed, a
+    skill's code that raised), so that each sentence is read once. Under --debug it stays, with
+    its traceback."""
+    from signoff.agents.tasks import ALSO_THE_PROBLEM
+
+    handler = next((h for h in logging.getLogger("signoff").handlers
+                    if isinstance(h, _ToStderr)), None)
+    if handler is None or not isinstance(handler.formatter, _Sentence):
+        yield
+        return
+
+    def not_told_by_outcome(record: logging.LogRecord) -> bool:
+        return not getattr(record, ALSO_THE_PROBLEM, False)
+
+    handler.addFilter(not_told_by_outcome)
+    try:
+        yield
+    finally:
+        handler.removeFilter(not_told_by_outcome)
 
 
 class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]

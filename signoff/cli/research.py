@@ -39,6 +39,7 @@ from signoff.cli.failures import (
     EXIT_REFUSED,
     Failure,
     failure_of,
+    outcome_shown,
 )
 from signoff.cli.otlp import export_traces
 from signoff.cli.research_shown import (
@@ -187,7 +188,7 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
                    max_steps=steps, budget_usd=budget, database=database, url=url)
     began = datetime.now(UTC)
     try:
-        with show.live():
+        with show.live(), outcome_shown():
             outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
                           budget_usd=budget, model_spec=kept)
     except SignoffError as error:
@@ -386,7 +387,7 @@ class _Going:
             self.console.print(f"The research goes on in {plain(self.corpus.name)} with "
                                f"[bold]{plain(model.name)}[/bold].")
         try:
-            with self.progress.live():
+            with self.progress.live(), outcome_shown():
                 return self.app.agent(Researcher).resume(self.task.id,
                                                          model=Watched(model, self.progress))
         except SignoffError as error:

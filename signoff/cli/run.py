@@ -17,7 +17,7 @@ from signoff.cli import (
     nobody_named,
     runnable,
 )
-from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure, outcome_shown
 from signoff.cli.invocation import commands_as_run
 from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
@@ -93,8 +93,9 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     elif handle.registered.agent.model is None:
         raise click.UsageError(f"{agent} declares no model: name one with --model, e.g. "
                                "--model openai:gpt-4o-mini.")
-    outcome = handle.do(own, worked_on, for_=person, model=model, max_steps=max_steps,
-                        budget_usd=budget)
+    with outcome_shown():
+        outcome = handle.do(own, worked_on, for_=person, model=model, max_steps=max_steps,
+                            budget_usd=budget)
     if as_json:
         waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
         click.echo(json.dumps({"task": outcome.task, "status": outcome.status.value,
