@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from signoff import App
+from signoff import App, ProposalStatus
 from signoff.cli import load_app, main
 from signoff.testing import ScriptedModel, says
 
@@ -161,21 +161,49 @@ def test_a_proposal_approved_with_changes_says_what_it_ran_with(shop: SimpleName
                                      ["approve"], ["reject", "--reason", "No."]])
 def test_a_proposal_named_by_part_of_its_id_is_told_the_whole_id_is_needed(
         shop: SimpleNamespace, command: list[str]) -> None:
-    """A prefix of a proposal's id, or the id in upper case, is told that the whole id is needed
-    and where it is listed; a whole id that names nothing is not."""
+    """A prefix of a proposal's id is told that the whole id is needed and where it is listed;
+    a whole id that names nothing is not; the whole id in upper case names the proposal."""
     _login("noor@workshop.example")
     asked = [*command, "--as", "noor@workshop.example"] if command[0] != "proposals" else command
-    hint = "A proposal is named by its whole id (36 characters, in lower case), as"
-    for given in (shop.proposal.id[:8], shop.proposal.id.upper()):
-        code, out = cli(*asked, given)
-        assert code == 3, out
-        assert f"There is no proposal with id {given} that Noor may see." in out
-        assert hint in " ".join(out.split())
-        assert "proposals --all --app" in " ".join(out.split())
+    hint = "A proposal is named by its whole id (36 characters), as"
+    prefix = shop.proposal.id[:8]
+    code, out = cli(*asked, prefix)
+    assert code == 3, out
+    assert f"There is no proposal with id {prefix} that Noor may see." in out
+    assert hint in " ".join(out.split())
+    assert "proposals --all --app" in " ".join(out.split())
     code, out = cli(*asked, "0572ac3e-5f1d-4c2b-9a8e-3b7d1f2e6a90")
     assert code == 3, out
     assert "There is no proposal with id 0572ac3e-5f1d-4c2b-9a8e-3b7d1f2e6a90" in out
     assert "whole id" not in out
+    code, out = cli(*asked, shop.proposal.id.upper())
+    assert code == 0, out
+    decided = shop.app.proposal(shop.proposal.id).status is not ProposalStatus.WAITING
+    assert decided is (command[0] != "proposals")
+
+
+def test_a_task_or_rule_named_by_part_of_its_id_is_told_the_whole_id_is_needed(
+        shop: SimpleNamespace) -> None:
+    """`receipt` and `rules revoke` given a prefix of an id say the whole id is needed and which
+    command lists it (they said only that there was none); in upper case, the id names it."""
+    _login("noor@workshop.example")
+    code, out = cli("approve", shop.proposal.id, "--always", "--as", "noor@workshop.example")
+    assert code == 0, out
+    (rule,) = shop.app.rules()
+    for asked, kind, none, listed_by, whole in (
+            (["receipt", "--as", "noor@workshop.example"], "task", "task", "tasks --app",
+             shop.proposal.task),
+            (["rules", "--as", "noor@workshop.example", "revoke"], "rule", "standing rule",
+             "rules --app", rule.id)):
+        code, out = cli(*asked, whole[:8])
+        assert code == 3, out
+        said = " ".join(out.split())
+        assert f"There is no {none} with id {whole[:8]}" in said
+        assert f"A {kind} is named by its whole id (36 characters), as" in said
+        assert listed_by in said
+        code, out = cli(*asked, whole.upper())
+        assert code == 0, out
+    assert shop.app.rules(active_only=True) == []
 
 
 def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:

@@ -14,6 +14,7 @@ import shlex
 import sys
 import sysconfig
 import traceback
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -291,7 +292,8 @@ def main(debug: bool) -> None:
 def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """An id or handle argument (or option: None when it is not given), which must not be
     empty: an empty one (an unset shell variable, ``""``) is a usage error that says so, not a
-    search for nothing."""
+    search for nothing. An id written otherwise than signoff writes ids (in upper case, say) is
+    read as signoff writes it."""
     if value is None:
         return None
     text = value.strip()
@@ -302,7 +304,18 @@ def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
         raise click.BadParameter(
             f"it takes a value, and was given the option {text}: put the value right after "
             f"it ({param.opts[-1]} {param.metavar or 'VALUE'}).", ctx, param)
-    return text
+    return _as_signoff_writes_ids(text)
+
+
+def _as_signoff_writes_ids(text: str) -> str:
+    """`text`, or, when it is a UUID, the UUID as signoff writes its ids (in lower case, with
+    dashes): ``3F2C…`` and ``3f2c…`` name the same proposal."""
+    if len(text) < 32:  # (a handle, a prefix of an id: as given)
+        return text
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        return text
 
 
 APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -36,6 +36,8 @@ from signoff.exceptions import NotFound
 from signoff.inbox import Inbox
 
 __all__: list[str] = []
+
+T = TypeVar("T")
 
 
 def _json_default(value: Any) -> Any:
@@ -142,16 +144,23 @@ def echo_proposals(found: list[Any], *, as_json: bool, people: Any,
 
 
 def _proposal(inbox: Inbox, me: Any, proposal_id: str) -> Any:
-    """The proposal `me` may see with id `proposal_id`; `NotFound` otherwise, saying that the
-    whole id is needed when what was given is not one (a prefix of it, or in upper case)."""
+    """The proposal `me` may see with id `proposal_id`; `NotFound` otherwise (see `_by_id`)."""
+    return _by_id("proposal", "proposals --all", proposal_id,
+                  lambda: inbox.proposal(me, proposal_id))
+
+
+def _by_id(kind: str, listed_by: str, given_id: str, find: Callable[[], T]) -> T:
+    """What `find` finds by `given_id`, an id of a `kind` of thing; its `NotFound`, saying that
+    the whole id is needed, and which command lists it, when what was given is not a whole id
+    (a prefix of one, say)."""
     try:
-        return inbox.proposal(me, proposal_id)
+        return find()
     except NotFound as error:
-        if _whole_id(proposal_id):
+        if _whole_id(given_id):
             raise
         raise NotFound(
-            f"{error.message} A proposal is named by its whole id (36 characters, in lower "
-            f"case), as `{runnable('proposals --all' + app_option_words())}` lists it."
+            f"{error.message} A {kind} is named by its whole id (36 characters), as "
+            f"`{runnable(listed_by + app_option_words())}` lists it."
         ) from None
 
 
@@ -372,7 +381,8 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
       signoff rules revoke RULE_ID --why "Too dear." --app examples/workshop.py --as noor@workshop.example
     """
     app, me = _of_group(ctx, app_spec, as_handle, token)
-    rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
+    rule = app.revoke(_by_id("rule", "rules", rule_id, lambda: Inbox(app).rule(me, rule_id)),
+                      by=me, why=why)
     say(f"Revoked: {rule.agent} proposes {rule.tool} again.")
 
 
@@ -447,7 +457,9 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
         research_receipt(task_id, database=database, as_json=as_json)
         return
     app = load_app(app_spec)
-    echo_receipt(app, whoami(app, as_handle, token), task_id, as_json=as_json)
+    me = whoami(app, as_handle, token)
+    _by_id("task", "tasks", task_id,
+           lambda: echo_receipt(app, me, task_id, as_json=as_json))
 
 
 def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
