@@ -900,3 +900,28 @@ def test_importing_signoff_does_not_import_the_sdks() -> None:
             "print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_model_named_in_words_is_made_and_kept_with_the_task(server: ProviderServer) -> None:
+    """`do(..., model="openai-compatible:m@URL")` makes that model and asks it over its wire,
+    and keeps the spec with the task as a `ModelSpec` is kept (a model named in words was taken
+    for none given, and the task told the agent had no model); anything else given as the model
+    is told as the mistake it is."""
+    from signoff.agents import model_specs
+    from signoff.exceptions import UserError
+
+    shop = _shop()
+    server.answer(Canned(body=openai_completion(None, [("c1", "hand_back", json.dumps(
+        {"hours": 1, "summary": "Pads."}))])))
+    spec = f"openai-compatible:m@{server.url}/v1"
+    outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                model=spec, budget_usd=float("inf"))
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    assert len(server.received) == 1
+    with shop.app.database.connect() as db:
+        kept = model_specs.recorded(db, outcome.task)
+    assert kept is not None
+    assert kept.spec == spec
+    with pytest.raises(UserError, match=r"model takes a Model, a ModelSpec, or a model named in "
+                                        r"words \(\"openai:gpt-4o-mini\"\), not 42\."):
+        shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, model=42)  # type: ignore[arg-type]

@@ -75,14 +75,16 @@ class AgentHandle:
         subject: Any = None,
         *,
         for_: Principal | str | None = None,
-        model: Model | ModelSpec | None = None,
+        model: Model | ModelSpec | str | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
         model_spec: ModelSpec | None = None,
     ) -> Outcome:
         """Do one piece of work until it is done, waits on a person, or stops at a limit.
-        `for_`: the person the work is for (a `Principal`, or their handle or id). A model
-        named by `ModelSpec` is kept with the task, so that a worker in another process can make
+        `for_`: the person the work is for (a `Principal`, or their handle or id). `model`: a
+        `Model`, a `ModelSpec`, or a model named in words as a spec names it
+        (``"openai:gpt-4o-mini"``); the agent's own when not given. A model
+        named in words or by `ModelSpec` is kept with the task, so that a worker in another process can make
         it again and go on after a decision made there, or a restart. `model_spec`: the spec
         a `model` given as an object was made from (wrapped in code of yours to show its
         progress, say), kept with the task in the same way."""
@@ -101,12 +103,13 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
                             f"{names}.") from None
         subject = _checked_subject(own, subject)
-        if model_spec is not None and not isinstance(model, Model):
-            raise UserError("model_spec names what a model given as an object was made from: "
-                            "give that model too, or the ModelSpec as model.")
-        spec = model if isinstance(model, ModelSpec) else model_spec
-        chosen = model.make() if isinstance(model, ModelSpec) else (
-            model if isinstance(model, Model) else agent.model)
+        given, spec = _given_model(model)
+        if model_spec is not None:
+            if spec is not None or given is None:
+                raise UserError("model_spec names what a model given as an object was made "
+                                "from: give that model too, or the ModelSpec as model.")
+            spec = model_spec
+        chosen = given if given is not None else agent.model
         if chosen is None:
             raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
         loop = self._agency.loop
@@ -126,7 +129,7 @@ class AgentHandle:
         subject: Any = None,
         *,
         for_: Principal | str | None = None,
-        model: Model | ModelSpec | None = None,
+        model: Model | ModelSpec | str | None = None,
         max_steps: int | None = None,
         budget_usd: float | None = None,
         model_spec: ModelSpec | None = None,
@@ -203,13 +206,28 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
                             f"{names}.") from None
 
-    def resume(self, task: str, *, model: Model | None = None) -> Outcome:
-        """Go on with a task this process did not start (after a restart), with `model`
-        (where the app's runner steps it: here, or in its Temporal workers)."""
-        chosen = model or self.registered.agent.model
+    def resume(self, task: str, *, model: Model | ModelSpec | str | None = None) -> Outcome:
+        """Go on with a task this process did not start (after a restart), with `model` (as
+        `do` takes it; where the app's runner steps it: here, or in its Temporal workers)."""
+        chosen = _given_model(model)[0] or self.registered.agent.model
         if chosen is not None:
             self._agency.loop.models[task] = chosen
         return self._agency.loop.go_on(task)
+
+
+def _given_model(model: Any) -> tuple[Model | None, ModelSpec | None]:
+    """The model given to `do` or `resume` (None when none was: the agent's is used), and the
+    spec it was made from when it was named in words; `UserError` for anything else."""
+    if model is None:
+        return None, None
+    if isinstance(model, str):
+        model = ModelSpec(spec=model)
+    if isinstance(model, ModelSpec):
+        return model.make(), model
+    if isinstance(model, Model):
+        return model, None
+    raise UserError(f"model takes a Model, a ModelSpec, or a model named in words "
+                    f"(\"openai:gpt-4o-mini\"), not {model!r}.")
 
 
 def _check_limits(max_steps: Any, budget_usd: Any) -> None:
