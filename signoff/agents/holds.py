@@ -230,7 +230,10 @@ def renewed() -> datetime:
 
 
 def lock(db: Any, task_id: str) -> None:
-    """In the transaction `db`: lock the task's head until it ends (PostgreSQL; a SQLite
-    transaction holds the whole database already), so that a decision and a step on the same
-    task take turns."""
-    prepare(db, "hold_lock", lambda: _LOCK).run(db, {"key": task_id})
+    """In the transaction `db`: lock the task's head until it ends, so that a decision and a
+    step on the same task take turns. On SQLite nothing is run: a transaction that writes holds
+    the whole database already, from the write that opens it (``BEGIN IMMEDIATE``, as signoff
+    begins its own) or its first, and a read locks nothing there."""
+    locking = prepare(db, "hold_lock", lambda: _LOCK)
+    if not locking.on_sqlite:
+        locking.run(db, {"key": task_id})

@@ -69,6 +69,8 @@ class Prepared:
         selected = getattr(statement, "selected_columns", ())
         self._result_types = [(c.key, c.type) for c in selected]
         self._dialect = dialect
+        self.on_sqlite = dialect.name == "sqlite"
+        """Whether it was compiled for SQLite."""
 
     def run(self, db: Connection | Session, params: Mapping[str, Any] | None = None) -> Rows:
         """Run in `db`'s transaction (a connection, or a session's connection)."""
