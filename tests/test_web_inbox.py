@@ -74,7 +74,9 @@ def _log_out(page: Page) -> None:
 
 def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, page: Page) -> None:
     """The routed fleet price: Mia logs in and has nothing to decide; Noor logs in, sees it with
-    why and evidence, approves it, and the repair's price is set."""
+    why and evidence, approves it, and the repair's price is set; the inbox's list says who
+    decides a waiting proposal, and who decided one decided (it named the one it was routed to,
+    under "Decided by", for both)."""
     outcome = price(shop, fleet=True, price=38)
     _log_in(page, shop, "mia@workshop.example")
     expect(page.locator("#nothing")).to_have_text("Nothing to decide.")
@@ -85,6 +87,7 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     row = page.locator("#proposals tbody tr")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("Set the price")
+    expect(row.locator(".decider")).to_have_text("Noor")
     row.get_by_role("link", name="Set the price").click()
     expect(page.locator("#why")).to_have_text("Pads, a cable and an hour of work.")
     expect(page.locator("#evidence")).to_contain_text("parts_for")
@@ -105,6 +108,8 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     expect(page.locator("#task-status")).to_have_text("Done")
     expect(page.locator("#receipt")).to_contain_text("Noor approved set_price")
     assert shop.app.outcome(outcome.task).done
+    page.goto(f"{shop.url}/?status=any")
+    expect(page.locator("#proposals tbody tr .decider")).to_have_text("decided by Noor")
 
 
 def test_a_rejection_with_a_reason(shop: SimpleNamespace, page: Page) -> None:

@@ -176,7 +176,10 @@ class Pages:
             raise ProblemError(422, f"{status!r} is not a status; choose one of "
                                     f"{', '.join(s.value for s in ProposalStatus)}, or any.") from None
         page = self.inbox.proposals(person, status=chosen, queue=queue or None, after=after)
+        decided = [p.decided_by for p in page.items if p.decided_by]
+        deciders = self.app.people.find_each(decided) if decided else {}
         return self.render(request, "inbox.html", person=person, page=page, wanted=status,
+                           decided_by={key: who.name for key, who in deciders.items()},
                            queue=queue or "", statuses=[s.value for s in ProposalStatus],
                            queues=sorted(person.roles), stamp=self.inbox.stamp(person),
                            refresh_seconds=self.refresh_seconds)
