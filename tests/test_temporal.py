@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import runpy
+import signal
 import socket
 import subprocess
 import sys
@@ -584,3 +585,29 @@ def test_a_task_no_worker_can_step_says_why_where_its_caller_is_pointed(
     finally:
         starter.app.database.dispose()
         other.app.database.dispose()
+
+
+def test_a_temporal_worker_stopped_with_ctrl_c_stops(tmp_path: Path) -> None:
+    """`signoff worker --temporal` stopped with Ctrl-C once its pollers poll says "Stopped."
+    and exits 0 (it went on polling: `asyncio.run` cancelled its task, and the SDK's workers,
+    cancelled mid-poll, waited on polls the server held open — minutes, or for good)."""
+    env = {**os.environ, "SIGNOFF_WORKSHOP_DB": str(tmp_path / "workshop.db"),
+           "SIGNOFF_TEMPORAL_QUEUE": f"stop-{uuid.uuid4().hex[:8]}"}
+    with running_server() as server:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "signoff", "worker", "--app", "examples/workshop.py",
+             "--temporal", server.address], cwd=ROOT, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert worker.stdout is not None
+        try:
+            first = worker.stdout.readline()
+            assert first.startswith("A Temporal worker of workshop starts"), first
+            time.sleep(12)  # its pollers poll, each held open by the server
+            worker.send_signal(signal.SIGINT)
+            rest, _ = worker.communicate(timeout=20)  # (it stops within `SHUT_DOWN_WITHIN`)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.communicate()
+    assert worker.returncode == 0, rest
+    assert rest.strip() == "Stopped.", rest

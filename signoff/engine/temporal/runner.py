@@ -68,11 +68,12 @@ alive for longer) before another worker is given it: how soon a stopped worker's
 
 
 _CORE_LOGS = TelemetryFilter(core_level="WARN", other_level="ERROR").formatted() + (
-    ",temporalio_client::retry=off")
+    ",temporalio_client::retry=off,temporalio_sdk_core::worker::heartbeat=off")
 """What the Temporal client's core (Rust) writes to stderr: its warnings, but not its retries of
-calls to a server that does not answer (several a second while it is down), which the worker
-tells in sentences of its own. (Its logs are not handed to Python's logging: a handing on
-during the interpreter's shutdown aborts the process.)"""
+calls to a server that does not answer (several a second while it is down) nor its failures to
+send the worker's heartbeat to it, which the worker tells in sentences of its own. (Its logs are
+not handed to Python's logging: a handing on during the interpreter's shutdown aborts the
+process.)"""
 
 
 @functools.cache

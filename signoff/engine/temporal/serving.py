@@ -36,10 +36,11 @@ SWEEP_EVERY = 10.0
 STALLED_AFTER = timedelta(seconds=30)
 """How long a Running task goes unwritten, held by nobody, before its workflow is signalled."""
 
-
 STICKY_FOR = timedelta(seconds=3)
 """How long a workflow's next task waits for the worker that ran its last one (which keeps the
 workflow in memory) before any worker may take it."""
+SHUT_DOWN_WITHIN = 10.0
+"""Seconds a worker stopped with Ctrl-C has to stop as the SDK stops it, before it is cancelled."""
 
 
 class TemporalWorker:
@@ -124,7 +125,13 @@ class TemporalWorker:
                 workers = (worker, home)
                 running = asyncio.create_task(_run_all(workers))
                 sweeping = asyncio.create_task(self._sweep_until(stop))
-                await asyncio.wait({running, sweeping}, return_when=asyncio.FIRST_COMPLETED)
+                try:
+                    await asyncio.wait({running, sweeping}, return_when=asyncio.FIRST_COMPLETED)
+                except asyncio.CancelledError:  # Ctrl-C: `asyncio.run` cancels this task only
+                    stop.set()
+                    sweeping.cancel()
+                    await _shut_down(workers, running)
+                    raise
                 sweeping.cancel()
                 if not running.done():
                     await asyncio.gather(*(w.shutdown() for w in workers))
@@ -180,6 +187,25 @@ def reconnect_wait(failures: int) -> float:
     """Seconds to wait before connecting again after `failures` failed tries in a row: 2, 4, 8 …,
     at most a minute (a server down for an hour is told some seventy times, not 1,800)."""
     return float(min(2 ** failures, 60))
+
+
+async def _shut_down(workers: tuple[TemporalSdkWorker, ...], running: asyncio.Task[None]
+                     ) -> None:
+    """Stop `workers`, which `running` runs, as the SDK stops a worker (its polls ended),
+    within `SHUT_DOWN_WITHIN`; past that they are cancelled. (Left to `asyncio.run`, which
+    cancels what is left once its task ends, a worker cancelled while it polls could wait on
+    the poll for as long as the server held it open: Ctrl-C did not stop ``signoff worker
+    --temporal``.) A step under way in the executor's threads finishes as the executor is
+    shut down."""
+    try:
+        await asyncio.wait_for(asyncio.gather(*(w.shutdown() for w in workers),
+                                              return_exceptions=True), SHUT_DOWN_WITHIN)
+    except TimeoutError:
+        log.warning("The Temporal worker did not stop within %g s; it is cancelled.",
+                    SHUT_DOWN_WITHIN)
+    running.cancel()
+    with suppress(BaseException):
+        await running
 
 
 async def _run_all(workers: tuple[TemporalSdkWorker, ...]) -> None:
