@@ -425,13 +425,8 @@ def test_a_worker_whose_server_stops_says_so_in_sentences_not_the_clients_retrie
     in sentences (the whole one once, a line a sweep, then that it answers again), and nothing
     of the client's own retries reaches its output (dozens a second, raw Rust log lines with
     colour codes, before the client's core logged to `signoff.temporal.core`)."""
-    env = {**os.environ, "SIGNOFF_WORKSHOP_DB": str(tmp_path / "workshop.db"),
-           "SIGNOFF_TEMPORAL_QUEUE": f"outage-{uuid.uuid4().hex[:8]}"}
     with running_server() as server:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "signoff", "worker", "--app", "examples/workshop.py",
-             "--temporal", server.address], cwd=ROOT, env=env, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        worker = _workshop_worker(server, tmp_path)
         assert worker.stdout is not None
         lines: list[str] = []
 
@@ -591,13 +586,8 @@ def test_a_temporal_worker_stopped_with_ctrl_c_stops(tmp_path: Path) -> None:
     """`signoff worker --temporal` stopped with Ctrl-C once its pollers poll says "Stopped."
     and exits 0 (it went on polling: `asyncio.run` cancelled its task, and the SDK's workers,
     cancelled mid-poll, waited on polls the server held open — minutes, or for good)."""
-    env = {**os.environ, "SIGNOFF_WORKSHOP_DB": str(tmp_path / "workshop.db"),
-           "SIGNOFF_TEMPORAL_QUEUE": f"stop-{uuid.uuid4().hex[:8]}"}
     with running_server() as server:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "signoff", "worker", "--app", "examples/workshop.py",
-             "--temporal", server.address], cwd=ROOT, env=env, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        worker = _workshop_worker(server, tmp_path)
         assert worker.stdout is not None
         try:
             first = worker.stdout.readline()
@@ -611,3 +601,14 @@ def test_a_temporal_worker_stopped_with_ctrl_c_stops(tmp_path: Path) -> None:
                 worker.communicate()
     assert worker.returncode == 0, rest
     assert rest.strip() == "Stopped.", rest
+
+
+def _workshop_worker(server: DevServer, folder: Path) -> subprocess.Popen[str]:
+    """`signoff worker --temporal` of the workshop (its database in `folder`, a queue of its
+    own) on `server`, its output (stderr too) on its stdout."""
+    env = {**os.environ, "SIGNOFF_WORKSHOP_DB": str(folder / "workshop.db"),
+           "SIGNOFF_TEMPORAL_QUEUE": f"worker-{uuid.uuid4().hex[:8]}"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "signoff", "worker", "--app", "examples/workshop.py",
+         "--temporal", server.address], cwd=ROOT, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
