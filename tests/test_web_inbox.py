@@ -126,6 +126,31 @@ def test_a_rejection_with_a_reason(shop: SimpleNamespace, page: Page) -> None:
     assert repair_price(shop) == 0
 
 
+def test_a_task_nobody_can_go_on_with_says_why_on_its_pages(shop: SimpleNamespace,
+                                                            page: Page) -> None:
+    """A task whose model was given in code in a process that has gone (here: forgotten by this
+    one) stays Running once decided; once a worker has looked, the Tasks page says why beside
+    it (it said only "Running"), and the task's page says it with its command as code (it
+    showed the backticks, and a second full stop)."""
+    outcome = price(shop, fleet=True)
+    shop.app._agency.loop.models.pop(outcome.task)  # as if the process that started it had ended
+    _log_in(page, shop, "noor@workshop.example")
+    page.locator("#proposals").get_by_role("link", name="Set the price").click()
+    page.locator("#approve").click()
+    expect(page.locator("#status")).to_have_text("Done")
+    shop.app.worker().run_once()  # it looks, cannot make the model, and keeps why
+    page.goto(f"{shop.url}/tasks")
+    row = page.locator("#tasks tbody tr")
+    expect(row.locator(".status")).to_contain_text("Running")
+    expect(row.locator(".stuck")).to_contain_text("Stuck: It was started with a model given in "
+                                                  "code, which no other process can make")
+    row.get_by_role("link").click()
+    problem = page.locator("#problem")
+    expect(problem.locator("code").first).to_have_text("signoff run … --model SPEC")
+    assert "`" not in problem.inner_text()
+    assert ".." not in page.locator("main").inner_text()
+
+
 def test_a_stale_proposal_is_shown_stale_and_cannot_run(shop: SimpleNamespace, page: Page) -> None:
     """The repair is revised after the proposal: the page says it is stale and offers no
     approve; telling the agent to look again runs nothing."""

@@ -9,16 +9,20 @@ the person typed, and a reload of it posts nothing again.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
+from signoff.agents import model_specs
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule
+from signoff.agents.tasks import TaskStatus
 from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid, Unavailable
 from signoff.inbox import Inbox
@@ -52,6 +56,7 @@ class Pages:
         """Wrong passwords, and how long a guesser waits."""
         self.templates = Environment(loader=PackageLoader("signoff.web", "templates"),
                                      autoescape=select_autoescape(["html"]))
+        self.templates.filters["prose"] = prose
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -296,8 +301,13 @@ class Pages:
     def tasks_page(self, request: Request, after: str | None = None) -> HTMLResponse:
         """The tasks I may see."""
         person = self.person(request)
-        return self.render(request, "tasks.html", person=person,
-                           page=self.inbox.tasks(person, after=after))
+        page = self.inbox.tasks(person, after=after)
+        running = [t.id for t in page.items if t.status is TaskStatus.RUNNING]
+        stuck: dict[str, str] = {}
+        if running:
+            with self.app.database.reading() as db:
+                stuck = model_specs.problems(db, running)
+        return self.render(request, "tasks.html", person=person, page=page, stuck=stuck)
 
     def task_page(self, request: Request, task_id: str) -> HTMLResponse:
         """One task: where it stands, and its receipt."""
@@ -376,3 +386,12 @@ def _value_of(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested too deeply to read: as typed
         return text
+
+
+_QUOTED = re.compile(r"`([^`]+)`")
+
+
+def prose(words: str) -> Markup:
+    """signoff's words as HTML: escaped, and what they quote between backticks (a command, a
+    value) shown as code, not as backticks."""
+    return Markup(_QUOTED.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(words))))
