@@ -347,7 +347,8 @@ def test_several_calls_in_one_turn_alone_ones_run_the_others_wait(shop: SimpleNa
 
 
 def test_approve_with_changes(shop: SimpleNamespace) -> None:
-    """A decider may change argument values, not the tool; the model is told what changed."""
+    """A decider may change argument values, not the tool; the model is told what changed, and
+    the receipt what the call answered."""
     app = shop.app
     script = ScriptedModel(
         says.tool("Pads.", shop.set_price, repair=shop.repair.id, price=45),
@@ -370,6 +371,8 @@ def test_approve_with_changes(shop: SimpleNamespace) -> None:
     assert decided.result["fingerprint"] != decided.fingerprint  # the call that ran is recorded
     entry = next(e for e in app.receipt(outcome.task).entries if e.kind == "decision")
     assert (entry.kind, entry.data["edited"]) == ("decision", {"price": 42})
+    assert entry.words == ("Noor approved set_price with price changed to 42, and it ran as them. "
+                           "It answered “T-7 costs 42.”")  # (what it came to, in the receipt)
     assert entry.data["ran_fingerprint"] == decided.result["fingerprint"]
 
 

@@ -376,7 +376,8 @@ class Decider:
                          said=result.said, value=result.value, problem=result.problem,
                          ran_as=[p.name for p in result.ran_as], answer=answer,
                          finished_at=repo.now())
-        repo.note(db, proposal.task, ReceiptKind.DECISION, words, proposal=proposal.id,
+        noted = f"{words} It answered {_quoted(answer_of(result))}" if done else words
+        repo.note(db, proposal.task, ReceiptKind.DECISION, noted, proposal=proposal.id,
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
@@ -787,6 +788,17 @@ class _Stale:
     """The instructions as they read now."""
     version: str
     """The version of what it acts on now (the skill's `version_of`)."""
+
+
+_ANSWER_SHOWN = 200
+"""How much of what an approved call answered a receipt shows (the agent was told all of it)."""
+
+
+def _quoted(answer: str) -> str:
+    """`answer` in quotation marks, cut to `_ANSWER_SHOWN` characters (marked so) when longer,
+    ending a sentence: “T-7 costs 42.” or “2”."""
+    shown = answer if len(answer) <= _ANSWER_SHOWN else f"{answer[:_ANSWER_SHOWN].rstrip()}…"
+    return f"“{shown}”" if shown.endswith((".", "!", "?")) else f"“{shown}”."
 
 
 def _record_ids(value: Any) -> Iterator[uuid.UUID]:
