@@ -110,6 +110,9 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     assert shop.app.outcome(outcome.task).done
     page.goto(f"{shop.url}/?status=any")
     expect(page.locator("#proposals tbody tr .decider")).to_have_text("decided by Noor")
+    page.goto(f"{shop.url}/?status=done")  # a status typed in lower case, as the CLI takes it
+    expect(page.get_by_role("heading", name="Proposals: Done")).to_be_visible()
+    expect(page.locator("#proposals tbody tr .status")).to_have_text("Done")
 
 
 def test_a_rejection_with_a_reason(shop: SimpleNamespace, page: Page) -> None:

@@ -175,15 +175,17 @@ class Pages:
              after: str | None = None) -> HTMLResponse:
         """My proposals and my queues': those waiting, newest first (or in another status)."""
         person = self.person(request)
+        by_name = {s.value.lower(): s for s in ProposalStatus}
         try:
-            chosen = None if status == "any" else ProposalStatus(status)
-        except ValueError:
+            chosen = None if status.lower() == "any" else by_name[status.lower()]
+        except KeyError:
             raise ProblemError(422, f"{status!r} is not a status; choose one of "
                                     f"{', '.join(s.value for s in ProposalStatus)}, or any.") from None
         page = self.inbox.proposals(person, status=chosen, queue=queue or None, after=after)
         decided = [p.decided_by for p in page.items if p.decided_by]
         deciders = self.app.people.find_each(decided) if decided else {}
-        return self.render(request, "inbox.html", person=person, page=page, wanted=status,
+        return self.render(request, "inbox.html", person=person, page=page,
+                           wanted=chosen.value if chosen else "any",
                            decided_by={key: who.name for key, who in deciders.items()},
                            queue=queue or "", statuses=[s.value for s in ProposalStatus],
                            queues=sorted(person.roles), stamp=self.inbox.stamp(person),
