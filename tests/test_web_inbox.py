@@ -123,7 +123,9 @@ def test_a_rejection_with_a_reason(shop: SimpleNamespace, page: Page) -> None:
     page.get_by_label("Why not (the agent is told)").fill("Quote the cable separately.")
     page.locator("#reject").click()
     expect(page.locator("#status")).to_have_text("Rejected")
-    expect(page.locator("#reason")).to_have_text("Quote the cable separately.")
+    expect(page.locator("#outcome")).to_have_text(  # the reason once, in the decision's words
+        "What came of it: Mia said no to set_price: Quote the cable separately.",
+        use_inner_text=True)
     _shot(page, "4-mia-rejected")
     assert "Mia said no to set_price: Quote the cable separately." in shop.app.receipt(outcome.task).words
     assert repair_price(shop) == 0

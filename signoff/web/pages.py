@@ -222,14 +222,17 @@ class Pages:
         came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
                       if e.kind in ("decision", "escalated")
                       and e.data.get("proposal") == proposal.id]
+        # A no's reason is in the words of its decision; said apart only when they do not hold it
+        reason_apart = proposal.status is ProposalStatus.REJECTED and bool(proposal.reason) and (
+            not any(proposal.reason.strip() in words for words in came_of_it))
         typed = typed or {}
         editable = [(name, label, str(typed.get(name, shown)))
                     for name, label, shown in self._editable(proposal)]
         return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
                            deadline=self.inbox.deadline(proposal), editable=editable,
-                           came_of_it=came_of_it, error=error, made=made,
-                           reason=str(typed.get("reason", "")))
+                           came_of_it=came_of_it, reason_apart=reason_apart, error=error,
+                           made=made, reason=str(typed.get("reason", "")))
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
         """(name, label, value as text) of each argument a decider may change: values, never
