@@ -67,6 +67,16 @@ class Freshness:
 
 
 @dataclass(frozen=True, kw_only=True)
+class EffectLine:
+    """One thing a proposed call does, as a person deciding on it reads it."""
+
+    words: str
+    """In words ("changes the `price` of a Repair"; what signoff quotes is between backticks)."""
+    code: str
+    """The path through the code that shows it ("set_price -> repair.price = …"), or ""."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class TaskSummary:
     """A task, as a listing shows it."""
 
@@ -237,6 +247,17 @@ class Inbox:
     def freshness(self, proposal: Proposal) -> Freshness:
         """Whether `proposal` still reads as it did (see `freshness`)."""
         return freshness(self._app, proposal)
+
+    def effects(self, proposal: Proposal) -> list[EffectLine]:
+        """What `proposal`'s call does, a line per effect, in a person's words with the path
+        through the code beside them: each line as it was written when the call was proposed,
+        put in words by the effect its action's code has now with that line (an effect the
+        code no longer has, or a tool the app does not know, stays as it was written)."""
+        known = {}
+        if proposal.action in self._app.actions:
+            known = {e.explain(): e for e in self._app.actions.info(proposal.action).effects.effects}
+        return [EffectLine(words=known[line].words(), code=known[line].code()) if line in known
+                else EffectLine(words=line, code="") for line in proposal.effects]
 
     def stamp(self, person: Principal) -> str:
         """A short text that changes when something new arrives for `person` (the newest

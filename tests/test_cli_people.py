@@ -128,6 +128,8 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
     code, out = cli("proposals", "--as", "noor@workshop.example", "show", shop.proposal.id)
     assert code == 0
     assert "Why: Pads, a cable and an hour of work." in out
+    assert ("What it does:\n  - reads a Repair (set_price -> repair: Repair)\n"
+            "  - changes the `price` of a Repair (set_price -> repair.price = …)\n") in out
     assert "Fresh: yes." in out
     code, out = cli("proposals", "--as", "noor@workshop.example", "--json")
     assert json.loads(out)[0]["id"] == shop.proposal.id

@@ -186,6 +186,26 @@ def test_effects_explain_their_path(name: str, line: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "words", "code"),
+    [
+        ("set_price", "changes the `price` of a Repair", "set_price -> repair.price = …"),
+        ("notify", "reaches outside the app (`httpx.post`)",
+         "notify -> helpers.post_it -> httpx.post"),
+        ("text_customer", "sends something out of the app (a message, a mail)",
+         "text_customer -> helpers.sms -> @sends"),
+        ("global_counter", "changes something other than records (a value it was given, or one "
+                           "kept in the program)", "global_counter -> global COUNTER += …"),
+        ("eval_code", "may change anything: calls eval(), whose effect cannot be known",
+         "eval_code -> eval()"),
+    ],
+)
+def test_effects_read_in_words_beside_their_path(name: str, words: str, code: str) -> None:
+    """A person deciding reads each effect in words, with the code's path beside them."""
+    effects = analyse(getattr(corpus, name), name=name)
+    assert (words, code) in [(e.words()[:len(words)], e.code()) for e in effects.ordered]
+
+
+@pytest.mark.parametrize(
     ("name", "reason"),
     [
         ("dynamic_dispatch", "handler.run"),

@@ -93,8 +93,14 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     expect(page.locator("#evidence")).to_contain_text("parts_for")
     expect(page.locator("#evidence")).to_contain_text('["brake pads", "cable"]')
     expect(page.locator("#shown")).to_contain_text("38")
-    expect(page.locator("#effects")).to_contain_text("changes Repair")
+    expect(page.locator("#effects li").last).to_have_text(  # in words, and the code's path
+        "changes the price of a Repair set_price -> repair.price = …")
+    expect(page.locator("#effects li").last.locator("code")).to_have_text(
+        ["price", "set_price -> repair.price = …"])
     expect(page.locator("#effects-heading")).to_have_text("What it would do")
+    page.get_by_role("link", name="Agents").click()  # its actions' effects read the same there
+    expect(page.get_by_text("changes the price of a Repair").first).to_be_visible()
+    page.go_back()
     expect(page.locator("#freshness")).to_contain_text(  # the fleet skill keeps no version
         "Still fresh: the call reads as it was proposed (its skill keeps no version")
     _shot(page, "2-noor-sees-the-proposal")

@@ -217,8 +217,8 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
         for label in p.labels:
             say(f"  - {label.words}")
     say("What it does:")
-    for line in p.effects:
-        say(f"  - {line}")
+    for line in inbox.effects(p):
+        say(f"  - {line.words}" + (f" ({line.code})" if line.code else ""))
     say("What it did before it asked:")
     for e in p.evidence or ():
         say(f"  - {e.tool}({e.arguments}) → {e.answer}")

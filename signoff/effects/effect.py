@@ -64,11 +64,51 @@ class Effect:
         if self.in_words:
             return f"{_KIND_WORDS.get(self.kind, self.kind.value)}: {self.target}"
         what = f"{self.kind.value} {self.target}".strip()
-        steps = [f"{step} …" if step.endswith("=") else step for step in self.path]
-        line = f"{what}: {' -> '.join(steps)}" if steps else what
+        line = f"{what}: {self.code()}" if self.path else what
         if self.reason:
             line = f"{line} ({self.reason}{' at ' + self.at if self.at else ''})"
         return line
+
+    def words(self) -> str:
+        """The effect as a person deciding on it reads it, in a sentence's words: "changes the
+        `price` of a Repair", "creates an Order", "reaches outside the app (`httpx.post`)"; what
+        the analysis could not see, as what it may do and why ("may change anything: calls an
+        unannotated callable at garden.py:34"). The path through the code is `code`'s."""
+        if self.in_words:
+            return self.explain()
+        if self.reason:
+            where = f" at {self.at}" if self.at else ""
+            what = _MAY.get(self.kind, f"may {self.kind.value} more than it shows")
+            return f"{what}: {self.reason}{where}"
+        record = f"{_article(self.target)} {self.target}" if self.target else ""
+        if self.kind is EffectKind.CHANGES:
+            if not record:
+                return "changes something other than records (a value it was given, or one kept " \
+                       "in the program)"
+            return f"changes the `{self.field}` of {record}" if self.field else f"changes {record}"
+        if record and self.kind in (EffectKind.READS, EffectKind.CREATES, EffectKind.DELETES):
+            return f"{self.kind.value} {record}"
+        if self.kind is EffectKind.EXTERNAL:
+            return f"reaches outside the app (`{self.target}`)" if self.target else (
+                "reaches outside the app")
+        return _DOES.get(self.kind, str(self.kind.value))
+
+    def code(self) -> str:
+        """The path through the code that shows the effect ("set_price -> repair.price = …":
+        a value assigned is elided), "" when it has none."""
+        return " -> ".join(f"{step} …" if step.endswith("=") else step for step in self.path)
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
+_MAY = {EffectKind.CHANGES: "may change anything", EffectKind.EXTERNAL: "may reach outside the app"}
+"""What an effect the analysis could not see may do, by its kind."""
+
+_DOES = {EffectKind.SENDS: "sends something out of the app (a message, a mail)",
+         EffectKind.SPENDS: "spends money"}
+"""An effect of a kind that names no record, in words."""
 
 
 _KIND_WORDS = {EffectKind.EXTERNAL: "reaches outside"}
@@ -173,10 +213,15 @@ class Effects:
         return list(self._explained)
 
     @functools.cached_property
-    def _explained(self) -> tuple[str, ...]:
+    def ordered(self) -> tuple[Effect, ...]:
+        """Each effect, in the stable order `explain` gives its lines in: by kind (reads first),
+        then by what it reaches and its path."""
         order = list(EffectKind)
-        ordered = sorted(self.effects, key=lambda e: (order.index(e.kind), e.target, e.path))
-        return tuple(e.explain() for e in ordered)
+        return tuple(sorted(self.effects, key=lambda e: (order.index(e.kind), e.target, e.path)))
+
+    @functools.cached_property
+    def _explained(self) -> tuple[str, ...]:
+        return tuple(e.explain() for e in self.ordered)
 
     @staticmethod
     def unknown(name: str, reason: str) -> Effects:

@@ -231,6 +231,7 @@ class Pages:
         return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
                            deadline=self.inbox.deadline(proposal), editable=editable,
+                           effects=self.inbox.effects(proposal),
                            came_of_it=came_of_it, reason_apart=reason_apart, error=error,
                            made=made, reason=str(typed.get("reason", "")))
 
