@@ -73,11 +73,14 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_an_unreachable_database_is_one_sentence() -> None:
-    """`users list` against a PostgreSQL server that is not there: which database (its password
-    hidden), why, and what to check; exit 5."""
+@pytest.mark.parametrize("command", [["users", "list"], ["tasks", "--as", "noor@workshop.example"],
+                                     ["approve", "P", "--as", "noor@workshop.example"]])
+def test_an_unreachable_database_is_one_sentence(command: list[str]) -> None:
+    """`users list`, and the commands that act as someone (they read the database for who that
+    is first: they said "report it"), against a PostgreSQL server that is not there: which
+    database (its password hidden), why, and what to check; exit 5."""
     port = _closed_port()
-    done = signoff("users", "list", "--app", APP, env={
+    done = signoff(*command, "--app", APP, env={
         "WORKSHOP_DATABASE": f"postgresql+psycopg://shop:secret@127.0.0.1:{port}/shop"})
     _told(done, 5, f"Error: The database postgresql+psycopg://shop:***@127.0.0.1:{port}/shop "
                    "could not be used: connection failed")

@@ -85,7 +85,13 @@ class Database:
 
     def ensure_schema(self) -> None:
         """Bring every table this database holds up to date (once, and again for record classes
-        declared since)."""
+        declared since). A database that cannot be reached, or refuses, is a `StoreError`."""
+        try:
+            self._ensure_schema()
+        except DBAPIError as error:
+            raise self.error(error) from error
+
+    def _ensure_schema(self) -> None:
         for metadata in self._metadatas:
             if self._created.get(id(metadata)) == len(metadata.tables):
                 continue
