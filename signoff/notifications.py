@@ -97,17 +97,27 @@ class WebhookNotifier:
 
     url: str
     """Where to POST."""
-    secret: bytes | None = None
-    """Signs each body (HMAC-SHA256, in ``X-Signoff-Signature``), when given."""
+    secret: bytes | str | None = None
+    """Signs each body (HMAC-SHA256, in ``X-Signoff-Signature``), when given: bytes, or text
+    (as a secret read from the environment is), which is its UTF-8 bytes."""
     inbox_url: str = ""
     """The inbox's address, for a link to the proposal."""
     timeout: float = 10.0
     """Seconds to wait for the receiver."""
 
+    def __post_init__(self) -> None:
+        if isinstance(self.secret, str):
+            object.__setattr__(self, "secret", self.secret.encode())
+        elif self.secret is not None and not isinstance(self.secret, bytes | bytearray):
+            raise UserError(f"A webhook's secret is bytes or text, not "
+                            f"{type(self.secret).__name__}: give secret=b\"…\" or the text "
+                            "of one (an environment variable's, say).")
+
     def __call__(self, event: AgentProposed) -> None:
         """Tell the webhook of `event`'s proposal."""
+        secret = self.secret.encode() if isinstance(self.secret, str) else self.secret
         post_json(self.url, proposal_message(event.proposal, inbox_url=self.inbox_url),
-                  secret=self.secret, timeout=self.timeout)
+                  secret=secret, timeout=self.timeout)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,7 +194,7 @@ def _by_when(proposal: Proposal) -> str:
     return f", by {when:%Y-%m-%d %H:%M} UTC"
 
 
-def notify_by_webhook(app: App, url: str, *, secret: bytes | None = None, inbox_url: str = "",
+def notify_by_webhook(app: App, url: str, *, secret: bytes | str | None = None, inbox_url: str = "",
                       timeout: float = 10.0) -> WebhookNotifier:
     """POST every new proposal of `app` to `url`; the notifier registered."""
     notifier = WebhookNotifier(url=url, secret=secret, inbox_url=inbox_url, timeout=timeout)

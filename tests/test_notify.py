@@ -19,6 +19,7 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from signoff import App, TaskStatus
+from signoff.exceptions import UserError
 from signoff.notifications import (
     SIGNATURE_HEADER,
     notify_by_email,
@@ -85,10 +86,14 @@ def smtp() -> Iterator[SimpleNamespace]:
     controller.stop()
 
 
+@pytest.mark.parametrize("secret", [b"s3cret", "s3cret"])
 def test_the_webhook_is_told_of_each_proposal_signed(shop: SimpleNamespace,
-                                                     webhook: SimpleNamespace) -> None:
-    """A proposal is POSTed as JSON — the call in words, why, a link — signed with the secret."""
-    notify_by_webhook(shop.app, webhook.url, secret=b"s3cret", inbox_url="https://inbox.example/")
+                                                     webhook: SimpleNamespace,
+                                                     secret: bytes | str) -> None:
+    """A proposal is POSTed as JSON — the call in words, why, a link — signed with the secret,
+    given as bytes or as text (a secret read from the environment: it was taken, and then no
+    webhook was ever sent, each refused by a TypeError in the log)."""
+    notify_by_webhook(shop.app, webhook.url, secret=secret, inbox_url="https://inbox.example/")
     outcome = price(shop, fleet=True, price=38)
     assert outcome.status is TaskStatus.WAITING
     ((headers, body),) = webhook.received
@@ -102,6 +107,12 @@ def test_the_webhook_is_told_of_each_proposal_signed(shop: SimpleNamespace,
     assert headers["Content-Type"] == "application/json"
     expected = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
     assert headers[SIGNATURE_HEADER] == f"sha256={expected}"
+
+
+def test_a_secret_of_another_kind_is_refused_as_the_webhook_is_registered(
+        shop: SimpleNamespace) -> None:
+    with pytest.raises(UserError, match="A webhook's secret is bytes or text, not int"):
+        notify_by_webhook(shop.app, "https://chat.example/hook", secret=1234)  # type: ignore[arg-type]
 
 
 def test_a_failing_webhook_does_not_stop_the_work(shop: SimpleNamespace,
