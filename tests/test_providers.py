@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import subprocess
 import sys
@@ -846,6 +847,23 @@ def test_model_from_says_what_is_missing(monkeypatch: pytest.MonkeyPatch, spec: 
         monkeypatch.delenv(variable, raising=False)
     with pytest.raises(ModelNotConfigured, match=words):
         model_from(spec)
+
+
+@pytest.mark.parametrize(("given", "words"), [
+    ({"price": "0,0"}, "The price of openai-compatible:llama3.1 is a Price, not str '0,0': give "
+                       "price=Price(input_per_mtok=0.15, output_per_mtok=0.60)"),
+    ({"timeout": "x"}, "The timeout of openai-compatible:llama3.1 is a number of seconds above 0, "
+                       "not 'x'"),
+    ({"timeout": 0}, "is a number of seconds above 0, not 0"),
+    ({"retries": 4}, "The retries of openai-compatible:llama3.1 are a Retries, not int 4"),
+])
+def test_a_setting_of_the_wrong_kind_is_refused_as_the_model_is_made(
+        given: dict[str, Any], words: str) -> None:
+    """A price written as the command line takes it, or a timeout as text, was taken and failed
+    at the first call: a traceback out of `do()` (a price), "The model failed: TypeError" (a
+    timeout). Now refused at once, in a sentence."""
+    with pytest.raises(ModelNotConfigured, match=re.escape(words)):
+        model_from("openai-compatible:llama3.1@http://127.0.0.1:9/v1", **given)
 
 
 def test_a_user_price_wins_over_the_table(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -62,6 +62,25 @@ def usage_or_bound(input_tokens: int | None, output_tokens: int | None, *, bound
                  output_tokens=bound_out if output_tokens is None else int(output_tokens))
 
 
+def _check_settings(name: str, price: Any, timeout: Any, retries: Any) -> None:
+    """`ModelNotConfigured`, in a sentence, for a price, a timeout or retries that are not one
+    (a price written as the command line takes it, a timeout as text): taken, they failed at
+    the model's first call, as a traceback or "The model failed: TypeError"."""
+    if price is not None and not isinstance(price, Price):
+        raise ModelNotConfigured(
+            f"The price of {name} is a Price, not {type(price).__name__} {price!r}: give "
+            "price=Price(input_per_mtok=0.15, output_per_mtok=0.60), dollars per million input "
+            "and output tokens (Price(input_per_mtok=0, output_per_mtok=0) for a free model).",
+            model=name)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise ModelNotConfigured(f"The timeout of {name} is a number of seconds above 0, not "
+                                 f"{timeout!r}: e.g. timeout=120.", model=name)
+    if retries is not None and not isinstance(retries, Retries):
+        raise ModelNotConfigured(f"The retries of {name} are a Retries, not "
+                                 f"{type(retries).__name__} {retries!r}: e.g. "
+                                 "retries=Retries(attempts=4).", model=name)
+
+
 class SdkClientModel:
     """What every provider model built on an official SDK client shares: where it sends
     requests, and closing its connections (also as a context manager)."""
@@ -72,7 +91,9 @@ class SdkClientModel:
 
     def _settings(self, model: str, *, price: Price | None, timeout: float,
                   retries: Retries | None, on_text: OnText | None, stream: bool | None) -> None:
-        """Keep what every provider model is told when it is made."""
+        """Keep what every provider model is told when it is made (refused in a sentence when
+        it is not what it should be: a `Price`, a number of seconds, a `Retries`)."""
+        _check_settings(f"{self.provider}:{model}", price, timeout, retries)
         self.model = model
         """The model's name as the server knows it."""
         self.name = f"{self.provider}:{model}"
