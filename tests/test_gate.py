@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from signoff import Effect, EffectKind, Effects, Leave, Permits
+from signoff import Agent, App, Effect, EffectKind, Effects, Leave, Permits, Skill
 from signoff.agents.gate import gate
+from signoff.exceptions import UserError
 
 TOOLS = ["look", "note", "price", "mail", "pay", "scrap"]
 leaves = st.sampled_from(list(Leave))
@@ -105,3 +106,56 @@ def test_a_rule_does_not_lift_every_time_or_never() -> None:
         Leave.PROPOSE_EVERY_TIME
     )
     assert gate("t", changes, [Permits(never=["t"])], rule=True).leave is Leave.NEVER
+
+
+@pytest.mark.parametrize(("given", "leave"), [("alone", Leave.ALONE), ("ALONE", Leave.ALONE),
+                                              ("propose every time", Leave.PROPOSE_EVERY_TIME)])
+def test_a_leave_may_be_named_in_words(given: str, leave: Leave) -> None:
+    assert Permits(changes=given).changes is leave  # type: ignore[arg-type]
+
+
+def test_a_leave_that_is_none_is_refused_naming_the_four() -> None:
+    """It was a bare "'sometimes' is not a valid Leave"."""
+    with pytest.raises(UserError, match=r"Permits\(changes='sometimes'\): a leave is one of "
+                                        r"Leave.ALONE, Leave.PROPOSE, Leave.PROPOSE_EVERY_TIME, "
+                                        r"Leave.NEVER\."):
+        Permits(changes="sometimes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("where", ["agent", "skill"])
+def test_permits_naming_a_tool_the_app_has_not_are_refused(where: str) -> None:
+    """A mistyped name in a list (``never=["scrap_repiar"]``) left the tool it meant offered and
+    proposed, and nothing said so; the agent is refused as it is registered, with the name it
+    may have meant. A tool of the app's the agent does not use may be named."""
+    app = App("typo", database="sqlite://")
+
+    @app.action
+    def scrap_repair(note: str) -> str:
+        return note
+
+    @app.action
+    def other_tool(note: str) -> str:
+        return note
+
+    mistyped = Permits(never=["scrap_repiar"])
+
+    class Scrap(Skill[None, str]):
+        tools = [scrap_repair]
+        may = mistyped if where == "skill" else None
+
+    class Scrapper(Agent):
+        purpose = "Scrap repairs."
+        skills = [Scrap()]
+        may = mistyped if where == "agent" else Permits(never=["other_tool"])
+
+    whose = "Scrapper's skill scrap" if where == "skill" else "Scrapper"
+    with pytest.raises(UserError, match=f"{whose}'s permits name scrap_repiar in never, which is "
+                                        "not an action of this app: did you mean scrap_repair?"):
+        app.add_agent(Scrapper, sponsor=None)
+
+    class Careful(Agent):
+        purpose = "Scrap repairs."
+        skills = [Scrap()] if where == "agent" else []
+        may = Permits(never=["other_tool"])
+
+    app.add_agent(Careful, sponsor=None)  # names a tool of the app's it does not use

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import logging
 import math
 import numbers
@@ -20,7 +21,7 @@ from signoff.agents.events import Events
 from signoff.agents.gate import gate
 from signoff.agents.loop import Loop
 from signoff.agents.model_specs import ModelSpec
-from signoff.agents.permits import Leave
+from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import Routing
 from signoff.agents.receipts import Receipt
@@ -357,8 +358,27 @@ class Agency:
                 if tool not in self.actions:
                     raise UserError(f"{agent.__name__}'s skill {own.name} names {tool}, which is "
                                     "not an action of this app.")
+        for whose, may in [(agent.__name__, agent.may), *(
+                (f"{agent.__name__}'s skill {own.name}", own.may) for own in agent.skills
+                if own.may is not None)]:
+            self._check_named(whose, may)
         self._declared[agent.agent_name()] = (agent, sponsor)
         self._agents.pop(agent.agent_name(), None)
+
+    def _check_named(self, whose: str, may: Permits) -> None:
+        """Refuse permits whose lists name a tool this app has no action of: a name mistyped
+        (``never=["scrap_repiar"]``) left the tool it meant as any other, offered and proposed.
+        (A tool of the app's that the agent does not use may be named: one `Permits` may serve
+        several agents.)"""
+        for kind, tool in may.named():
+            if tool in self.actions:
+                continue
+            offered = [info.name for info in self.actions.catalog()]
+            close = difflib.get_close_matches(tool, offered, n=1)
+            meant = f"did you mean {close[0]}? " if close else ""
+            raise UserError(f"{whose}'s permits name {tool} in {kind}, which is not an action "
+                            f"of this app: {meant}Name a tool by its action's name, or give the "
+                            f"function itself ({kind}=[{close[0] if close else 'the_action'}]).")
 
     def handle(self, agent: type[Agent] | str) -> AgentHandle:
         """The handle of a registered agent."""

@@ -35,6 +35,20 @@ _LEAVE_WORDS = {leave: leave.name.replace("_", " ").capitalize() for leave in Le
 """Each leave's words, worked out once (the loop tells a call's leave at every step)."""
 
 
+def _leave(value: Leave | str, given: str) -> Leave:
+    """`value` as a Leave: one, or its name in any case ("alone", "propose every time"); a
+    `UserError` naming the four for anything else (it was a bare "'alone' is not a valid
+    Leave")."""
+    if isinstance(value, Leave):
+        return value
+    if isinstance(value, str):
+        named = Leave.__members__.get(value.strip().upper().replace(" ", "_"))
+        if named is not None:
+            return named
+    raise UserError(f"Permits({given}={value!r}): a leave is one of "
+                    f"{', '.join(f'Leave.{leave.name}' for leave in Leave)}.")
+
+
 @dataclass(frozen=True, kw_only=True, init=False)
 class Permits:
     """Per effect, the leave an agent has; and tools named in lists, treated as the list says
@@ -75,20 +89,20 @@ class Permits:
         never: Iterable[str | Callable[..., Any]] = (),
         untrusted: Leave = Leave.PROPOSE,
     ) -> None:
-        if Leave(untrusted) is Leave.ALONE:
+        if _leave(untrusted, "untrusted") is Leave.ALONE:
             raise UserError("Permits(untrusted=Leave.ALONE) is not allowed: a call steered by "
                             "outside content never runs alone. Use PROPOSE, PROPOSE_EVERY_TIME "
                             "or NEVER, or endorse the values the skill may trust (Endorse).")
         set_ = object.__setattr__
-        set_(self, "changes", Leave(changes))
-        set_(self, "sends", Leave(sends))
-        set_(self, "spends", Leave(spends))
-        set_(self, "reaches_out", Leave(reaches_out))
+        set_(self, "changes", _leave(changes, "changes"))
+        set_(self, "sends", _leave(sends, "sends"))
+        set_(self, "spends", _leave(spends, "spends"))
+        set_(self, "reaches_out", _leave(reaches_out, "reaches_out"))
         set_(self, "alone", frozenset(tool_name(t) for t in alone))
         set_(self, "propose", frozenset(tool_name(t) for t in propose))
         set_(self, "propose_every_time", frozenset(tool_name(t) for t in propose_every_time))
         set_(self, "never", frozenset(tool_name(t) for t in never))
-        set_(self, "untrusted", Leave(untrusted))
+        set_(self, "untrusted", _leave(untrusted, "untrusted"))
 
     @staticmethod
     def everything() -> Permits:
@@ -101,6 +115,13 @@ class Permits:
     def changes_alone() -> Permits:
         """The app's own data changes alone; anything that leaves it is proposed."""
         return Permits(changes=Leave.ALONE)
+
+    def named(self) -> list[tuple[str, str]]:
+        """(list, tool) for each tool its lists name: ("never", "scrap_repair")."""
+        return [(kind, tool) for kind, names in (
+            ("alone", self.alone), ("propose", self.propose),
+            ("propose_every_time", self.propose_every_time), ("never", self.never),
+        ) for tool in sorted(names)]
 
     def listed(self, tool: str) -> Leave | None:
         """The strictest leave the lists give `tool`, or None when no list names it."""
