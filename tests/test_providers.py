@@ -943,3 +943,31 @@ def test_a_model_named_in_words_is_made_and_kept_with_the_task(server: ProviderS
     with pytest.raises(UserError, match=r"model takes a Model, a ModelSpec, or a model named in "
                                         r"words \(\"openai:gpt-4o-mini\"\), not 42\."):
         shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, model=42)  # type: ignore[arg-type]
+
+
+def test_an_agent_may_declare_its_model_in_words(server: ProviderServer) -> None:
+    """`Agent.model` as a spec names it (`"openai-compatible:m@URL"`, or a `ModelSpec`): the
+    model is made as a task starts and the spec kept with the task (it crashed `do()` with
+    AttributeError: 'str' object has no attribute 'name'); anything else is told as the mistake
+    it is."""
+    from signoff.agents import model_specs
+    from signoff.agents.model_specs import ModelSpec
+    from signoff.exceptions import UserError
+
+    shop = _shop()
+    spec = f"openai-compatible:m@{server.url}/v1"
+    for declared in (spec, ModelSpec(spec=spec, price=Price(input_per_mtok=0, output_per_mtok=0))):
+        shop.Estimator.model = declared
+        server.answer(Canned(body=openai_completion(None, [("c1", "hand_back", json.dumps(
+            {"hours": 1, "summary": "Pads."}))])))
+        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
+                                                    budget_usd=float("inf"))
+        assert outcome.status is TaskStatus.DONE, outcome.problem
+        with shop.app.database.connect() as db:
+            kept = model_specs.recorded(db, outcome.task)
+        assert kept is not None
+        assert kept.spec == spec
+    shop.Estimator.model = 42  # type: ignore[assignment]
+    with pytest.raises(UserError, match=r"Estimator.model takes a Model, a ModelSpec, or a model "
+                                        r"named in words \(\"openai:gpt-4o-mini\"\), not 42\."):
+        shop.app.agent(shop.Estimator).do(shop.skill, shop.repair)

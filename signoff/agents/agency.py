@@ -105,12 +105,16 @@ class AgentHandle:
                             f"{names}.") from None
         subject = _checked_subject(own, subject)
         given, spec = _given_model(model)
+        made = spec is not None  # a model made here from its spec: closed as the task ends
         if model_spec is not None:
             if spec is not None or given is None:
                 raise UserError("model_spec names what a model given as an object was made "
                                 "from: give that model too, or the ModelSpec as model.")
             spec = model_spec
-        chosen = given if given is not None else agent.model
+        if given is None:  # the agent's own, kept with the task when named as a spec names it
+            given, spec = own_model(agent)
+            made = spec is not None
+        chosen = given
         if chosen is None:
             raise UserError(f"{agent.__name__} has no model: give one, do(..., model=...).")
         loop = self._agency.loop
@@ -119,6 +123,8 @@ class AgentHandle:
                 self.registered, own, subject, for_=for_, model=chosen,
                 max_steps=int(max_steps), budget_usd=float(budget_usd),
             )
+            if made:
+                loop.made_models.add(task)
             if spec is not None:
                 with self._agency.database.connect() as db:
                     model_specs.record(db, task, spec)
@@ -210,13 +216,18 @@ class AgentHandle:
     def resume(self, task: str, *, model: Model | ModelSpec | str | None = None) -> Outcome:
         """Go on with a task this process did not start (after a restart), with `model` (as
         `do` takes it; where the app's runner steps it: here, or in its Temporal workers)."""
-        chosen = _given_model(model)[0] or self.registered.agent.model
+        chosen, spec = _given_model(model)
+        if chosen is None:
+            chosen, spec = own_model(self.registered.agent)
         if chosen is not None:
             self._agency.loop.models[task] = chosen
+            if spec is not None:
+                self._agency.loop.made_models.add(task)
         return self._agency.loop.go_on(task)
 
 
-def _given_model(model: Any) -> tuple[Model | None, ModelSpec | None]:
+def _given_model(model: Any, *, whose: str = "model"
+                 ) -> tuple[Model | None, ModelSpec | None]:
     """The model given to `do` or `resume` (None when none was: the agent's is used), and the
     spec it was made from when it was named in words; `UserError` for anything else."""
     if model is None:
@@ -227,8 +238,14 @@ def _given_model(model: Any) -> tuple[Model | None, ModelSpec | None]:
         return model.make(), model
     if isinstance(model, Model):
         return model, None
-    raise UserError(f"model takes a Model, a ModelSpec, or a model named in words "
+    raise UserError(f"{whose} takes a Model, a ModelSpec, or a model named in words "
                     f"(\"openai:gpt-4o-mini\"), not {model!r}.")
+
+
+def own_model(agent: type[Agent]) -> tuple[Model | None, ModelSpec | None]:
+    """The model `agent` declares (`Agent.model`), made when it is named in words or by a
+    `ModelSpec` (with that spec, to keep with a task), or None; `UserError` for anything else."""
+    return _given_model(agent.model, whose=f"{agent.__name__}.model")
 
 
 def _check_limits(max_steps: Any, budget_usd: Any) -> None:

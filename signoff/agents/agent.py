@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from signoff.agents.permits import Permits
 from signoff.agents.skills import Skill, snake_case
 from signoff.models.base import Model
 from signoff.security.principals import Principal
+
+if TYPE_CHECKING:
+    from signoff.agents.model_specs import ModelSpec
 
 __all__ = ["Agent", "Registered"]
 
@@ -27,8 +30,10 @@ class Agent:
     """What it may do alone, must propose, or never does."""
     roles: ClassVar[list[str]] = []
     """The roles of its own account."""
-    model: ClassVar[Model | None] = None
-    """The model it uses unless a task says otherwise."""
+    model: ClassVar[Model | ModelSpec | str | None] = None
+    """The model it uses unless a task says otherwise: a `Model`, or one named as a spec names
+    it (``"openai:gpt-4o-mini"``, a `ModelSpec`), made when a task starts and kept with the
+    task, so that a worker in another process can make it again."""
     max_steps: ClassVar[int] = 20
     """The most model calls a task may make."""
     budget_usd: ClassVar[float] = 1.0

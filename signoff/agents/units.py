@@ -77,6 +77,9 @@ class StepUnits:
         self._route_words = route_words
         self._decider_of = decider_of
         self.models: dict[str, Model] = {}
+        self.made_models: set[str] = set()
+        """The tasks whose model this process made from a spec: closed as the task ends (a
+        model given as an object is for its giver to close)."""
         self.observer = Observer()
         """Told what the loop does, at named points (tracing, when it is on)."""
         self._conversations: dict[str, Conversation] = {}
@@ -190,7 +193,12 @@ class StepUnits:
         proposed = self.kept_proposals.take_task(task.id)
         self._forget(task.id)
         if task.status in _ENDED:
-            self.models.pop(task.id, None)
+            model = self.models.pop(task.id, None)
+            if task.id in self.made_models:
+                self.made_models.discard(task.id)
+                close = getattr(model, "close", None)
+                if callable(close):
+                    close()
         elif task.status == TaskStatus.WAITING.value:
             if conversation is not None:
                 self._conversations[task.id] = conversation
@@ -202,7 +210,8 @@ class StepUnits:
     def memory_of(self, task_id: str) -> list[str]:
         """What this process keeps of task `task_id`, by kind (empty when nothing)."""
         kept: dict[str, Container[str]] = {
-            "model": self.models, "conversation": self._conversations, "row": self._saved,
+            "model": self.models, "made model": self.made_models,
+            "conversation": self._conversations, "row": self._saved,
             "turn": self._turn_calls, "reservation": self._ahead, "labels": self._labels,
             "fence": self._fences, "proposals": self.kept_proposals, "reply": self._replies,
             "work": self._work_heads}

@@ -12,10 +12,11 @@ from sqlalchemy import select
 
 from signoff.agents import model_specs, runs
 from signoff.agents import repository as repo
-from signoff.agents.agency import Agency
+from signoff.agents.agency import Agency, own_model
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.tasks import TaskStatus
 from signoff.agents.turns import given_from_outside
+from signoff.exceptions import UserError
 from signoff.models.base import Model
 from signoff.models.errors import ModelError
 from signoff.store.tables import proposals, tasks
@@ -123,10 +124,16 @@ class Worker:
             except ModelError as error:
                 problem = f"Its model {spec.words} cannot be made here: {error.message}"
         else:
-            own = self._agency.registered_as(agent).agent.model
+            try:
+                own = own_model(self._agency.registered_as(agent).agent)[0]
+            except (ModelError, UserError) as error:
+                why = error.message if isinstance(error, ModelError) else str(error)
+                own, problem = None, f"Its agent's model cannot be made here: {why}"
+            else:
+                problem = ""
             if own is not None:
                 return own
-            problem = ("It was started with a model given in code, which no other process can "
+            problem = problem or ("It was started with a model given in code, which no other process can "
                        "make, and its agent declares none. Start tasks with `signoff run … "
                        "--model SPEC`, or in code with a `ModelSpec` (as `model`, or as "
                        "`model_spec` beside the model made from it), or give the agent a model, "
