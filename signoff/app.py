@@ -293,7 +293,7 @@ class App:
         name = agent.agent_name() if isinstance(agent, type) else agent
         skill_name = None
         if skill is not None:
-            skill_name = self._agency.registered_as(name).agent.skill(skill).name
+            skill_name = self._agency.handle(name).skill(skill).name  # (UserError: none such)
         return self._agency.decider.allow_alone(name, tool, skill=skill_name, by=by,
                                                 for_everybody=for_everybody)
 

@@ -2,6 +2,7 @@
 
     SignoffError
     ├── Refusal                 an action said no on purpose; told to the caller in its own words
+    │   │                       (raised as itself, of none of these kinds → outcome Failed)
     │   ├── Invalid             the values do not make sense          → outcome Invalid
     │   │   └── Conflict        they clash with the state of things   → outcome Invalid
     │   ├── NotFound            the thing is not there (or unreadable) → outcome Gone
@@ -17,8 +18,8 @@
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
     │   │                       a rule that would widen past the declaration
     │   ├── EditRefused         the changed values of an "approve with changes" do not fit
-    │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too;
-    │                           `app.outcome` of an unknown task raises a plain NotFound)
+    │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too:
+    │                           `app.outcome` of an unknown task raises it)
     ├── ConsentError            a consent token that is forged or edited, as it is opened (a
     │                           run of one, `run_consented`, tells it as a Denied result instead)
     ├── StoreError              the database could not be used (unreachable, locked, refused)

@@ -26,6 +26,7 @@ from signoff.models.base import (
     refuse_model_requests,
     upper_bound_tokens,
 )
+from signoff.models.errors import ModelError
 from signoff.security.records import RecordBase
 
 __all__ = ["FREE", "ScriptLine", "ScriptedModel", "refuse_model_requests", "says"]
@@ -157,7 +158,9 @@ class ScriptedModel:
         self.seen.tools.append(list(tools))
         turn = self._turns_in(messages)
         if turn >= len(self.lines):
-            raise RuntimeError(f"The script has {len(self.lines)} turns; turn {turn + 1} was asked.")
+            raise ModelError(f"The script has {len(self.lines)} turn(s), and turn {turn + 1} was "
+                             "asked: give the ScriptedModel a line for every model turn the task "
+                             "takes.", model=self.name, sent=False)
         line = self.lines[turn]
         calls = tuple(ToolCall(id=f"call_{turn + 1}_{i}", name=name, arguments=arguments)
                       for i, (name, arguments) in enumerate(line.calls))

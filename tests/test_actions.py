@@ -32,6 +32,7 @@ from signoff import (
     OutcomeUnknown,
     ParameterKind,
     Provided,
+    Refusal,
     Unavailable,
     UserError,
     action,
@@ -462,6 +463,7 @@ def _crane_like_app() -> SimpleNamespace:
             "down": Unavailable("The crane cannot be reached now: nothing was sent to it. Try "
                                 "again later."),
             "failed": Failed("The crane answered “motor overheated”: let it cool first."),
+            "refused": Refusal("Not on a Sunday."),  # of no kind: Failed, in its words
             "boom": KeyError("secret internals: row 7"),
         }
         if how in refusals:
@@ -490,6 +492,7 @@ def _crane_like_app() -> SimpleNamespace:
          "The crane cannot be reached now: nothing was sent to it. Try again later."),
         ("failed", ActionOutcome.FAILED,
          "The crane answered “motor overheated”: let it cool first."),
+        ("refused", ActionOutcome.FAILED, "Not on a Sunday."),
         ("boom", ActionOutcome.FAILED, FAILED_TEXT),
     ],
 )

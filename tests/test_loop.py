@@ -43,6 +43,7 @@ from signoff.agents import repository as repo
 from signoff.agents.proposing import Kept, KeptProposals
 from signoff.agents.skills import TaskView
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
+from signoff.exceptions import UserError
 from signoff.inbox import Inbox
 from signoff.models.base import Reply, ToolCall
 from signoff.security.enforcement import RuledSession
@@ -132,6 +133,17 @@ def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNames
     return SimpleNamespace(app=app, Counter=Counter, Count=Count, Sum=Sum, Clerk=Clerk,
                            Trusted=Trusted, add=add, bump=bump, reset=reset,
                            announce=announce, announced=announced, counter=counter, noor=noor)
+
+
+def test_a_script_that_runs_out_says_so() -> None:
+    """A `ScriptedModel` asked for a turn it has no line for ends the task Failed, saying so
+    (it said "The model failed: RuntimeError", the sentence only in the log)."""
+    shop = _counter()
+    script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.FAILED
+    assert "The script has 1 turn(s), and turn 2 was asked: give the ScriptedModel a line for " \
+           "every model turn the task takes." in outcome.problem
 
 
 def test_a_step_returns_what_happens_next() -> None:
@@ -547,6 +559,9 @@ def test_a_standing_rule_runs_its_calls_as_its_maker_and_the_agent(database: str
                                               priority=priority), says.hand_back(priority)))
 
     try:
+        with pytest.raises(UserError, match=r"Triager has no skill 'nope'; its skills are: "):
+            app.allow_alone(shop.Triager, shop.set_priority, skill="nope", by=shop.mia)  # (it
+            # was a bare LookupError: nope)
         app.allow_alone(shop.Triager, shop.set_priority, by=shop.mia)
         refused = triage(shop.mia, 9)
         assert refused.status is TaskStatus.DONE, refused.problem

@@ -38,6 +38,7 @@ from signoff.exceptions import (
     NotFound,
     OutcomeUnknown,
     ReadOnlyViolation,
+    Refusal,
     Unavailable,
     UserError,
 )
@@ -250,7 +251,8 @@ class Runner:
             except Unavailable as down:
                 return _result(action, acting, cause, ActionOutcome.UNAVAILABLE,
                                problem=down.message)
-            except Failed as failed:  # a failure the action tells in its own words
+            except (Failed, Refusal) as failed:  # a failure the action tells in its own
+                # words (a Refusal raised as itself, of no kind the others are, is one too)
                 log.info("Action %s failed, run as %s for cause %r: %s", action.name,
                          acting.names, cause, failed.message)
                 return _result(action, acting, cause, ActionOutcome.FAILED,
