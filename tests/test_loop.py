@@ -135,6 +135,30 @@ def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNames
                            announce=announce, announced=announced, counter=counter, noor=noor)
 
 
+def test_a_sponsor_not_known_yet_leaves_work_for_nobody_to_the_supervisors() -> None:
+    """An agent whose sponsor is given by a handle nobody has yet: its work for nobody is put to
+    the supervisors, as an agent's with no sponsor is, until the sponsor is made (the sponsor
+    was looked for again inside the proposal's transaction, and the task failed, "brief raised
+    UserError: signoff opened a second SQLite transaction…")."""
+    shop = _counter()
+
+    class Stranger(shop.Clerk):  # type: ignore[name-defined, misc]
+        may = Permits()
+
+    shop.app.add_agent(Stranger, sponsor="ola@t.example")
+    script = ScriptedModel(says.tool(shop.reset, counter=shop.counter.id),
+                           says.hand_back(Tally(total=0)))
+    outcome = shop.app.agent(Stranger).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.WAITING, outcome.problem
+    assert outcome.waiting_on == ("a decision from a supervisor",)
+    ola = shop.app.people.add("ola@t.example", "Ola")
+    again = shop.app.agent(Stranger).do(shop.Count(), shop.counter, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id), says.hand_back(Tally(total=0))))
+    assert again.waiting_on == ("a decision from Ola",)
+    assert [p.id for p in shop.app.proposals_for(ola)] == [
+        p.id for p in shop.app.proposals(task=again.task)]
+
+
 def test_a_script_that_runs_out_says_so() -> None:
     """A `ScriptedModel` asked for a turn it has no line for ends the task Failed, saying so
     (it said "The model failed: RuntimeError", the sentence only in the log)."""

@@ -406,8 +406,8 @@ class Agency:
     def registered_as(self, name: str) -> Registered:
         """The registered agent called `name`, its account made or brought up to date."""
         found = self._agents.get(name)
-        if found is not None and found.sponsor is not None:
-            return found
+        if found is not None and (found.sponsor is not None or self.database.in_transaction()):
+            return found  # (a sponsor not known yet is looked for again outside transactions)
         try:
             agent, sponsor_spec = self._declared[name]
         except KeyError:

@@ -149,6 +149,11 @@ class Database:
         """The connection whose transaction this thread's are (see `joining`), if any."""
         return getattr(self._held, "joined", None)
 
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside a transaction of signoff's (`connect`'s, or one it
+        joins): on SQLite another of its own would wait on it."""
+        return bool(getattr(self._held, "depth", False)) or self.joined_connection() is not None
+
     def held_connection(self) -> Connection | None:
         """The connection this thread holds (see `holding`), when no transaction is open on it."""
         connection: Connection | None = getattr(self._held, "connection", None)
