@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import sqlite3
 import threading
@@ -12,9 +13,11 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from signoff import App, StoreError, UserError
+from signoff import App, StoreError, TaskStatus, UserError
 from signoff.store import database as database_module
-from signoff.store.database import Database
+from signoff.store.database import SECOND_WRITER, Database
+from signoff.testing import ScriptedModel, says
+from tests.test_loop import Tally, _counter
 
 
 def _closed_port() -> int:
@@ -83,6 +86,28 @@ def test_a_second_sqlite_transaction_inside_one_is_refused_at_once(tmp_path: Pat
     with database.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM t")).scalar_one() == 1
     database.dispose()
+
+
+def test_signoff_begins_no_writer_inside_an_apps_session_on_sqlite(tmp_path: Path) -> None:
+    """Inside an `app.session()` block that has written, the thread holds SQLite's write lock:
+    an agent's task, or an action that writes, would wait on it for the database's timeout (30
+    s) and fail "database is locked" (the action's run as "a reason the app did not foresee").
+    Both are refused at once, saying what to do; a query still runs, and after the block both
+    do."""
+    shop = _counter(f"sqlite:///{tmp_path / 'shop.db'}")
+    script = ScriptedModel(says.tool(shop.add, a=1, b=2), says.hand_back(Tally(total=3)))
+    with shop.app.session(as_=shop.noor) as session:
+        session.get(shop.Counter, shop.counter.id).value = 5
+        session.flush()
+        with pytest.raises(UserError, match=re.escape(SECOND_WRITER)):
+            shop.app.agent(shop.Trusted).do(shop.Sum(), model=script)
+        with pytest.raises(UserError, match="add cannot run here: this thread already holds "
+                                            "SQLite's write lock"):
+            shop.app.actions.run("add", {"a": 1, "b": 2}, as_=shop.noor)
+    assert shop.app.actions.run("add", {"a": 1, "b": 2}, as_=shop.noor).value == 3
+    assert shop.app.agent(shop.Trusted).do(shop.Sum(), model=script).status is TaskStatus.DONE
+    with shop.app.session(as_=shop.noor) as session:
+        assert session.get(shop.Counter, shop.counter.id).value == 5
 
 
 @pytest.mark.parametrize("kind", ["file", "postgres"])

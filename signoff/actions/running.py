@@ -154,6 +154,8 @@ class Runner:
         if query and (consent is not None or before is not None or within is not None):
             raise UserError(f"{action.name} is a query: it runs read-only, so nothing can be "
                             "written in its transaction; record what it did afterwards.")
+        if not query:
+            self._database.refuse_second_writer(action.name)
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         consented = consent is not None

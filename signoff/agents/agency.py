@@ -90,6 +90,7 @@ class AgentHandle:
         a `model` given as an object was made from (wrapped in code of yours to show its
         progress, say), kept with the task in the same way."""
         agent = self.registered.agent
+        self._agency.database.refuse_second_writer(f"A task of {agent.__name__}'s")
         if isinstance(for_, str):
             for_ = self._agency.people.get(for_)  # UserError for nobody
         elif for_ is not None and not isinstance(for_, Principal):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
@@ -153,6 +154,12 @@ class Database:
         """Whether this thread is inside a transaction of signoff's (`connect`'s, or one it
         joins): on SQLite another of its own would wait on it."""
         return bool(getattr(self._held, "depth", False)) or self.joined_connection() is not None
+
+    def refuse_second_writer(self, doing: str) -> None:
+        """`UserError` when this thread holds SQLite's write lock on this database in a
+        transaction of its own (an `app.session()` block): `doing` would wait on it."""
+        if self.is_sqlite and any(c.engine is self.engine for c in _held_writers()):
+            raise UserError(f"{doing} cannot run here: {SECOND_WRITER}")
 
     def held_connection(self) -> Connection | None:
         """The connection this thread holds (see `holding`), when no transaction is open on it."""
@@ -350,6 +357,37 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+_writers = threading.local()
+"""The connections this thread has begun a writer's transaction on (SQLite), as weak
+references: see `_one_writer_a_thread`."""
+
+SECOND_WRITER = ("this thread already holds SQLite's write lock in a transaction of its own (an "
+                 "`app.session()` block, say), and signoff's would wait on it until the database's "
+                 "timeout. Do the work after that block ends, or within it only read.")
+"""Why a writer's transaction was refused at once (see `_one_writer_a_thread`)."""
+
+
+def _held_writers(but: Connection | None = None) -> list[Connection]:
+    """The connections this thread has a writer's transaction open on (SQLite), `but` aside:
+    what was begun is looked at as it stands (a transaction ended, or a connection gone, holds
+    nothing)."""
+    begun: list[weakref.ref[Connection]] = getattr(_writers, "begun", [])
+    held = [other for ref in begun if (other := ref()) is not None and not other.closed
+            and other.in_transaction() and other is not but]
+    _writers.begun = [weakref.ref(other) for other in held]
+    return held
+
+
+def _one_writer_a_thread(connection: Connection) -> None:
+    """Refuse, at once, a writer's transaction on SQLite while the same thread has one open on
+    another connection of the database: SQLite has one writer, so it would wait on the thread's
+    own lock (30 s) and fail "database is locked" (an agent's task begun inside an
+    `app.session()` block)."""
+    if any(other.engine is connection.engine for other in _held_writers(but=connection)):
+        raise UserError(f"signoff cannot begin a transaction here: {SECOND_WRITER}")
+    _writers.begun.append(weakref.ref(connection))
+
+
 def _sqlite_begin(connection: Connection) -> None:
     # IMMEDIATE: a transaction takes the write lock when it starts, so that one which reads and
     # then writes waits its turn (busy_timeout) instead of failing at once with "database is
@@ -368,6 +406,8 @@ def _sqlite_begin(connection: Connection) -> None:
     driver: Any = connection.connection.driver_connection  # (a query's: a ReadOnlyDriver)
     turns = getattr(driver, "take_turn", None)
     begin = "BEGIN" if only else "BEGIN IMMEDIATE"
+    if not only and turns is None:
+        _one_writer_a_thread(connection)
     try:
         if turns is not None:
             turns()
