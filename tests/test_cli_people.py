@@ -256,6 +256,13 @@ def test_tokens_are_checked(shop: SimpleNamespace) -> None:
     _login("mia@workshop.example")
     shop.app.people.disable(shop.mia)
     code, out = cli("proposals", "--as", "mia@workshop.example")
+    assert code == 4  # a new token would not mend it (it said to keep one, which was refused)
+    assert ("Mia (mia@workshop.example) is disabled in workshop, and may do nothing until "
+            "enabled again: `signoff users enable mia@workshop.example --app") in out
+    shop.app.people.enable(shop.mia)
+    for kept in shop.app.credentials.tokens(shop.mia):  # revoked: a new token would mend it
+        shop.app.credentials.revoke_token(kept.id)
+    code, out = cli("proposals", "--as", "mia@workshop.example")
     assert code == 4
     assert "not valid" in out
     # the profile's token is named, with the person it was kept for and how to keep another

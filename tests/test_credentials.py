@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from signoff import App, NotFound, PrincipalKind, UserError
+from signoff.security import credentials as credentials_module
 from signoff.security.credentials import passwords_table, tokens_table
 
 PASSWORD = "correct horse battery"
@@ -48,6 +49,28 @@ def test_a_disabled_person_cannot_log_in(app: App) -> None:
     assert app.credentials.check_password("noor@example.com", PASSWORD) is not None
 
 
+def test_no_token_for_a_disabled_person_nor_one_expired_as_it_is_made(app: App) -> None:
+    """A token for a disabled person let nothing in, and was issued without a word; one that
+    expires in no time (``timedelta(0)``) never expired. Both are refused, saying what to do."""
+    noor = app.people.get("noor@example.com")
+    app.people.disable(noor)
+    with pytest.raises(UserError, match=r"Noor is disabled, and a token of theirs would let "
+                                        r"nothing in: enable them first"):
+        app.credentials.issue_token(noor)
+    app.people.enable(noor)
+    for never in (timedelta(0), timedelta(seconds=-1)):
+        with pytest.raises(UserError, match="A token expires some time after it is made"):
+            app.credentials.issue_token(noor, expires_in=never)
+    assert app.credentials.principal_for_token(
+        app.credentials.issue_token(noor, expires_in=timedelta(days=1))) == noor
+
+
+def test_roles_given_as_one_name_are_one_role(app: App) -> None:
+    """``roles="manager"`` was taken as seven roles of one letter each."""
+    assert app.people.add("ola@example.com", "Ola", roles="manager").roles == {"manager"}
+    assert app.people.set_roles(app.people.get("ola@example.com"), "clerk").roles == {"clerk"}
+
+
 def test_short_passwords_and_agents_passwords_are_refused(app: App) -> None:
     """A password under ten characters, or one for an agent's account, is a UserError."""
     with pytest.raises(UserError, match="at least 10 characters; this one has 5"):
@@ -72,19 +95,23 @@ def test_a_token_finds_its_owner_and_only_its_digest_is_kept(app: App) -> None:
         assert app.credentials.principal_for_token(malformed) is None
 
 
-def test_revoked_expired_and_disabled_tokens_find_nobody(app: App) -> None:
+def test_revoked_expired_and_disabled_tokens_find_nobody(app: App,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A revoked token, an expired one and a disabled person's token all find nobody; the
     listing says which still work."""
     noor = app.people.get("noor@example.com")
     kept = app.credentials.issue_token(noor, "kept")
     revoked = app.credentials.issue_token(noor, "revoked")
-    expired = app.credentials.issue_token(noor, "expired", expires_in=timedelta(seconds=-1))
+    made = credentials_module._now()
+    monkeypatch.setattr(credentials_module, "_now", lambda: made - timedelta(hours=2))
+    expired = app.credentials.issue_token(noor, "expired", expires_in=timedelta(hours=1))
+    monkeypatch.setattr(credentials_module, "_now", lambda: made)
     info = app.credentials.revoke_token(revoked.split("_")[1])
     assert not info.active
     assert app.credentials.principal_for_token(revoked) is None
     assert app.credentials.principal_for_token(expired) is None
     assert [(t.label, t.active) for t in app.credentials.tokens(noor)] == [
-        ("kept", True), ("revoked", False), ("expired", False)
+        ("expired", False), ("kept", True), ("revoked", False)  # (by when each was made)
     ]
     app.credentials.revoke_token(revoked)  # twice, by the whole token: no harm
     app.people.disable(noor)

@@ -462,6 +462,12 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         kept_for_handle = handle
     principal = app.credentials.principal_for_token(token)
     if principal is None and kept_for_handle is not None:
+        named = app.people.find(kept_for_handle)
+        if named is not None and named.disabled:  # the one cause a new token would not mend
+            raise Unauthenticated(
+                f"{named.name} ({kept_for_handle}) is disabled in {app.name}, and may do nothing "
+                f"until enabled again: `{runnable(f'users enable {kept_for_handle}')}"
+                f"{app_option_words()}`, by someone who administers it.")
         raise Unauthenticated(
             f"The token the profile ({profile_path()}) keeps for {kept_for_handle} is not valid "
             f"in {app.name}: revoked, made for another database, or {kept_for_handle} is "

@@ -178,12 +178,21 @@ class Credentials:
         """A new bearer token for `principal`. It is returned this once and stored only as a
         digest: keep it, or issue another."""
         owner = self._people.get(principal)
+        if owner.disabled:
+            raise UserError(f"{owner.name} is disabled, and a token of theirs would let nothing "
+                            "in: enable them first (people.enable, or signoff users enable "
+                            f"{owner.handle}).")
+        if expires_in is not None and expires_in <= timedelta(0):
+            raise UserError(f"A token expires some time after it is made, not in {expires_in}: "
+                            "give expires_in=timedelta(days=30), say, or None for a token that "
+                            "lasts until it is revoked.")
         token_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
         with self._database.connect() as db:
             db.execute(tokens_table.insert().values(
                 id=token_id, principal_id=owner.id, digest=_digest(secret), label=label.strip(),
-                created_at=_now(), expires_at=_now() + expires_in if expires_in else None,
+                created_at=_now(),
+                expires_at=_now() + expires_in if expires_in is not None else None,
             ))
         return f"{TOKEN_PREFIX}{token_id}_{secret}"
 

@@ -101,7 +101,7 @@ class People:
             handle=handle,
             name=name,
             kind=kind,
-            roles=frozenset(roles),
+            roles=_roles(roles),
             sponsor_id=sponsor.id if sponsor else None,
         )
         with self._database.connect() as connection:
@@ -169,7 +169,7 @@ class People:
 
     def set_roles(self, principal: Principal, roles: Iterable[str]) -> Principal:
         """Give `principal` exactly these roles."""
-        return self._store(replace(self.get(principal), roles=frozenset(roles)))
+        return self._store(replace(self.get(principal), roles=_roles(roles)))
 
     def take_away(self, principal: Principal, *roles: str) -> Principal:
         """Take these roles from `principal`; from its next run on it acts without them."""
@@ -216,3 +216,11 @@ def _principal_of(row: object) -> Principal:
         disabled=bool(mapping["disabled"]),
         sponsor_id=mapping["sponsor_id"],
     )
+
+
+def _roles(roles: Iterable[str]) -> frozenset[str]:
+    """`roles` as a set of role names: a name given alone is one role ("manager"; taken as an
+    iterable it was seven roles of one letter each)."""
+    if isinstance(roles, str):
+        return frozenset({roles})
+    return frozenset(roles)
