@@ -206,6 +206,7 @@ PURE_NAMES = frozenset(
         "sqlalchemy.orm.joinedload",
         "sqlalchemy.orm.aliased",
         "sqlalchemy.inspect",
+        "signoff.actions.cause.current_cause",  # reads a context variable
     }
 )
 """Single names known to only compute or read."""

@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from sqlalchemy import func, select
 
+from signoff.actions.cause import current_cause
 from signoff.exceptions import Invalid, NotFound
 from tests.effects_corpus import toolkit_helpers as helpers
 from tests.effects_corpus.environment import (
@@ -484,3 +485,9 @@ def customers_named(session: Db, prefix: str) -> list[str]:
 def price_band(repair: Repair) -> str:
     """A repair's price band."""
     return "high" if repair.price > 100 else "low"
+
+
+def why_asked(repair: Repair) -> str:
+    """Why this runs (the cause signoff's own `current_cause` reads: it was taken to change
+    everything and reach outside, its context variable's type not known)."""
+    return f"{repair.title}: {current_cause()}"
