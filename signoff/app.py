@@ -152,6 +152,10 @@ class App:
         """Offer an existing function by name; `provided` maps its context parameters to what
         the app provides (``provided={"db": "session"}``); `untrusted` says what it returns is
         outside content (a tool of an upstream MCP server, say)."""
+        if isinstance(fn, ActionFunction):
+            raise UserError(f"{fn.action_name} is marked as an action already (@action): "
+                            f"register it with app.collect({fn.__wrapped__.__name__}), as its "
+                            "mark declares it, or give add_action the function unmarked.")
         function = ActionFunction(fn, ActionOptions())
         return self.actions.register(
             function, label=label, name=name, query=query, authorize=authorize,

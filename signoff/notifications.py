@@ -106,6 +106,8 @@ class WebhookNotifier:
     """Seconds to wait for the receiver."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
+            raise UserError(f"A webhook URL starts with http:// or https://, not {self.url!r}.")
         if isinstance(self.secret, str):
             object.__setattr__(self, "secret", self.secret.encode())
         elif self.secret is not None and not isinstance(self.secret, bytes | bytearray):

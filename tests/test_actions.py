@@ -6,6 +6,7 @@ import datetime as dt
 import enum
 import json
 import logging
+import re
 import runpy
 import uuid
 from dataclasses import dataclass
@@ -208,6 +209,23 @@ def test_two_actions_with_one_name_are_refused() -> None:
 
     with pytest.raises(UserError, match="Two actions are named note"):
         app.add_action(other, name="note")
+
+
+def test_add_action_of_a_marked_function_says_to_collect_it() -> None:
+    """A function marked @action given to add_action was refused as "an instance of
+    ActionFunction … Define the action with def": it names the call that registers it."""
+    app = App("t", database="sqlite://")
+
+    @action
+    def stamp(text: str) -> str:
+        """Stamp it."""
+        return text
+
+    with pytest.raises(UserError, match=re.escape(
+            "stamp is marked as an action already (@action): register it with "
+            "app.collect(stamp), as its mark declares it")):
+        app.add_action(stamp)
+    assert app.collect(stamp) == ["stamp"]
 
 
 # -- choices and for_record ------------------------------------------------------------------

@@ -109,10 +109,14 @@ def test_the_webhook_is_told_of_each_proposal_signed(shop: SimpleNamespace,
     assert headers[SIGNATURE_HEADER] == f"sha256={expected}"
 
 
-def test_a_secret_of_another_kind_is_refused_as_the_webhook_is_registered(
+def test_a_secret_of_another_kind_or_an_address_that_is_no_url_is_refused_at_once(
         shop: SimpleNamespace) -> None:
+    """Each was taken, and failed in the log at every proposal."""
     with pytest.raises(UserError, match="A webhook's secret is bytes or text, not int"):
         notify_by_webhook(shop.app, "https://chat.example/hook", secret=1234)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="A webhook URL starts with http:// or https://, not "
+                                        "'chat.example/hook'"):
+        notify_by_webhook(shop.app, "chat.example/hook")
 
 
 def test_a_failing_webhook_does_not_stop_the_work(shop: SimpleNamespace,
