@@ -134,7 +134,10 @@ class PriceFleetRepair(Skill[Repair, Estimate]):
         return f"Fleet ticket {r.ticket}: {r.fault}. Its id is {r.id}."
 
     def decided_by(self, action: str) -> Route | None:
-        return Route.to_person(app.people.with_role("manager")[0]) if action == "set_price" else None
+        if action != "set_price":
+            return None
+        managers = app.people.with_role("manager")  # none yet: whoever becomes one decides
+        return Route.to_person(managers[0]) if managers else Route.to_queue("manager")
 
     def names(self, action: str, argument: str, value: str) -> str:
         return _named(argument, value)

@@ -412,7 +412,11 @@ def test_check_says_the_first_problem_in_a_persons_words(bakery: SimpleNamespace
     assert check("price_order", {"order": str(bakery.order.id), "price": "lots"}) == (
         "Price is a number, like 4.50 — “lots” is not."
     )
-    assert check("nope", {}) == "There is no action named “nope” that can be run by name."
+    assert check("nope", {}) == ("There is no action named “nope” that can be run by name. "
+                                 "The actions are: deliver_on, pack, price_order, set_rush, "
+                                 "shelve, take_order.")
+    assert "“pakc” that can be run by name. Did you mean pack? The actions are:" in check(
+        "pakc", {})  # (the actions were not named, as the CLI names them)
     with bakery.app.session(as_=bakery.boss) as s:
         assert s.get(bakery.Order, bakery.order.id).due_on is None
 

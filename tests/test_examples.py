@@ -43,7 +43,8 @@ def test_bakery_runs() -> None:
     assert "Cleo: set_rush → Denied: Cleo may not change the rush of Order B-12." in out
     assert "Bo: set_rush → Done: B-12 is now same day." in out
     assert "check: On is a date, written 2026-09-04 — “next tuesday” is not." in out
-    assert "wipe → Gone: There is no action named “wipe” that can be run by name." in out
+    assert "wipe → Gone: There is no action named “wipe” that can be run by name. The actions " \
+           "are: deliver_on, pack, price_order, set_rush, shelve, take_order." in out
     assert "pack → Done: {'order': 'B-12', 'lines': ['2 × rye loaf'], 'pieces': 2}" in out
     assert done.stderr == ""
 

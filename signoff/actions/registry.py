@@ -3,6 +3,7 @@ running them under someone's ordinary security."""
 
 from __future__ import annotations
 
+import difflib
 import enum
 import functools
 import inspect
@@ -282,7 +283,7 @@ class Actions:
         Nothing runs and no record is looked up.
         """
         if name not in self._actions:
-            return _no_such_action(name)
+            return _no_such_action(name, self._actions)
         if not isinstance(values, Mapping):
             return "The values must be given by name, as one object."
         return self._problem(self._actions[name], dict(values))
@@ -305,8 +306,8 @@ class Actions:
         action = self._actions.get(key) if isinstance(key, str) else None
         if action is None or (isinstance(name, ActionFunction) and action.function is not name):
             shown = key if isinstance(key, str) else getattr(name, "__name__", repr(name))
-            return ActionResult(action=shown, outcome=ActionOutcome.GONE, problem=_no_such_action(shown),
-                                cause=cause)
+            return ActionResult(action=shown, outcome=ActionOutcome.GONE,
+                                problem=_no_such_action(shown, self._actions), cause=cause)
         return self._runner.run(action, values if values is not None else {},
                                 acting=ActingAs.of(as_), cause=cause)
 
@@ -399,7 +400,7 @@ class Actions:
                                 problem="Whoever made this consent is no longer known here.")
         if consent.action not in self._actions:
             return ActionResult(action=consent.action, outcome=ActionOutcome.GONE, cause=cause,
-                                problem=_no_such_action(consent.action))
+                                problem=_no_such_action(consent.action, self._actions))
         values = {**consent.values, **dict(rest or {})}
         return self._runner.run(
             self._actions[consent.action], values, acting=ActingAs.of(principal), cause=cause,
@@ -426,7 +427,7 @@ class Actions:
     def _get(self, name: str) -> Action:
         action = self._actions.get(name) if isinstance(name, str) else None
         if action is None:
-            raise NotFound(_no_such_action(str(name)))
+            raise NotFound(_no_such_action(str(name), self._actions))
         return action
 
 
@@ -449,8 +450,14 @@ def _refused_on(acting: ActingAs, effects: Effects, record: Any) -> bool:
     return refusal(acting, "update", rules, record, fields=fields) is not None
 
 
-def _no_such_action(name: str) -> str:
-    return f"There is no action named “{name}” that can be run by name."
+def _no_such_action(name: str, known: Iterable[str]) -> str:
+    """That no action is named `name`, with the one of `known` it may have meant, and all of
+    them when they are few."""
+    names = sorted(known)
+    close = difflib.get_close_matches(name, names, n=1)
+    meant = f" Did you mean {close[0]}?" if close else ""
+    listed = f" The actions are: {', '.join(names)}." if 0 < len(names) <= 20 else ""
+    return f"There is no action named “{name}” that can be run by name.{meant}{listed}"
 
 
 def _member_label(member: Any) -> str:

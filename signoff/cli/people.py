@@ -391,7 +391,8 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
 @AS_OPTION
 @TOKEN_OPTION
 @click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"],
-                                            case_sensitive=False))
+                                            case_sensitive=False),
+              help="Only tasks of this status (in any case: running, Running).")
 @JSON_OPTION
 def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status: str | None,
           as_json: bool) -> None:
