@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import secrets
 import types
@@ -48,14 +49,20 @@ if TYPE_CHECKING:
 
 __all__ = ["App"]
 
+log = logging.getLogger("signoff.app")
+
 
 class App:
     """An app: ``App("workshop")`` keeps its data in ``workshop.db``; tests use
     ``App("t", database="sqlite://")``.
 
-    The consent key comes from `key`, else the ``SIGNOFF_KEY`` environment variable (hex), else
+    The consent key comes from `key` (bytes, or text taken as its UTF-8 bytes: a key written in
+    hex is ``bytes.fromhex(...)``), else the ``SIGNOFF_KEY`` environment variable (hex), else
     `key_file`, else a file beside the SQLite database (``workshop.key``), made on first use with
-    mode 0600. An in-memory app with none of these uses a key that lives as long as the process.
+    mode 0600. An in-memory app with none of these uses a key that lives as long as the process;
+    one on another database (PostgreSQL) uses ``NAME.key`` in the working directory, and says so
+    as it makes it: give every process of the app the same ``SIGNOFF_KEY`` or `key_file`, or
+    each refuses the others' consent tokens.
 
     Its tasks go on in the process that starts or decides them, unless `runner` (else the
     ``SIGNOFF_TEMPORAL`` environment variable) names a Temporal server: then each task is a
@@ -405,7 +412,12 @@ class App:
             return load_or_create_key(Path(self.database.file).with_suffix(".key"))
         if self.database.is_sqlite:
             return secrets.token_bytes(32)  # an in-memory app: the key dies with the data
-        return load_or_create_key(Path(f"{self.name}.key"))
+        here = Path(f"{self.name}.key").resolve()
+        if not here.exists():
+            log.warning("App %s keeps its consent key in %s, in the working directory: give every "
+                        "process of the app the same SIGNOFF_KEY (or key_file), or each refuses "
+                        "the others' consent tokens.", self.name, here)
+        return load_or_create_key(here)
 
     def __repr__(self) -> str:
         return f"<App {self.name} at {self.database.url}>"

@@ -261,3 +261,23 @@ def test_a_configured_key_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("SIGNOFF_KEY", "cd" * 32)
     with pytest.raises(Exception, match="altered"):
         App("three", database="sqlite://").consent_seal().open(token)
+
+
+def test_a_key_kept_in_the_working_directory_says_so(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """An app on a database that is no file (PostgreSQL), given no key, keeps it in the
+    working directory: said as the key is made (it was made without a word, and two processes
+    started in two folders refused each other's tokens); once made, it is used quietly."""
+    monkeypatch.delenv("SIGNOFF_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    url = "postgresql+psycopg://shop@127.0.0.1:9/shop"  # (no connection is made for the key)
+    with caplog.at_level("WARNING", logger="signoff.app"):
+        App("far", database=url).consent_seal()
+    assert (f"App far keeps its consent key in {tmp_path / 'far.key'}, in the working directory: "
+            "give every process of the app the same SIGNOFF_KEY") in caplog.text
+    assert (tmp_path / "far.key").exists()
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="signoff.app"):
+        App("far", database=url).consent_seal()
+    assert caplog.text == ""
