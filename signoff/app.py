@@ -250,12 +250,15 @@ class App:
         self._agency.events.on(event, handler)
 
     def proposals(
-        self, *, status: ProposalStatus | None = None, agent: type[Agent] | str | None = None,
-        task: Outcome | str | UUID | None = None, limit: int | None = None,
+        self, *, status: ProposalStatus | str | None = None,
+        agent: type[Agent] | str | None = None, task: Outcome | str | UUID | None = None,
+        limit: int | None = None,
     ) -> list[Proposal]:
-        """Proposals, newest first, filtered by status, agent and task."""
+        """Proposals, newest first, filtered by status (a `ProposalStatus`, or its name in any
+        case: "waiting"), agent and task."""
         name = agent.agent_name() if isinstance(agent, type) else agent
-        return self._agency.proposals(status=status, agent=name, task=_task_id(task), limit=limit)
+        return self._agency.proposals(status=_status(status), agent=name, task=_task_id(task),
+                                      limit=limit)
 
     def proposals_for(self, person: Principal) -> list[Proposal]:
         """The proposals `person` may decide now, newest first."""
@@ -421,6 +424,18 @@ class App:
 
     def __repr__(self) -> str:
         return f"<App {self.name} at {self.database.url}>"
+
+
+def _status(status: ProposalStatus | str | None) -> ProposalStatus | None:
+    """A proposal's status as given: one, or its name in any case ("waiting"); `UserError`
+    naming them for anything else (it was an AttributeError)."""
+    if status is None or isinstance(status, ProposalStatus):
+        return status
+    named = {s.value.lower(): s for s in ProposalStatus}.get(str(status).strip().lower())
+    if named is None:
+        raise UserError(f"A proposal's status is one of "
+                        f"{', '.join(s.value for s in ProposalStatus)}, not {status!r}.")
+    return named
 
 
 def _task_id(task: Outcome | str | UUID | None) -> str | None:

@@ -159,3 +159,12 @@ def test_permits_naming_a_tool_the_app_has_not_are_refused(where: str) -> None:
         may = Permits(never=["other_tool"])
 
     app.add_agent(Careful, sponsor=None)  # names a tool of the app's it does not use
+
+
+def test_listed_takes_a_tool_by_name_or_by_its_function() -> None:
+    """`Permits(alone=[parts_for]).listed(parts_for)` said None: it took the name only."""
+    def parts_for(fault: str) -> list[str]:
+        return []
+
+    assert Permits(alone=[parts_for]).listed(parts_for) is Leave.ALONE
+    assert Permits(alone=[parts_for]).listed("parts_for") is Leave.ALONE

@@ -159,6 +159,35 @@ def test_a_sponsor_not_known_yet_leaves_work_for_nobody_to_the_supervisors() -> 
         p.id for p in shop.app.proposals(task=again.task)]
 
 
+def test_proposals_are_filtered_by_a_status_named_in_any_case() -> None:
+    """`app.proposals(status="waiting")` raised AttributeError: 'str' object has no attribute
+    'value'; a name that is no status is told, naming them."""
+    shop = _counter()
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id), says.hand_back(Tally(total=0))))
+    (waiting,) = shop.app.proposals(task=outcome.task, status=ProposalStatus.WAITING)
+    for named in ("waiting", "Waiting", "WAITING"):
+        assert [p.id for p in shop.app.proposals(task=outcome.task, status=named)] == [waiting.id]
+    assert shop.app.proposals(task=outcome.task, status="done") == []
+    with pytest.raises(UserError, match="A proposal's status is one of Waiting, Approved, Done, "
+                                        "Failed, Rejected, Stale, Withdrawn, not 'pending'"):
+        shop.app.proposals(status="pending")
+
+
+def test_no_rule_for_a_tool_declared_every_time_says_so_in_order() -> None:
+    """It read "Careful may use only with a yes every time reset: …"."""
+    shop = _counter()
+
+    class Careful(shop.Clerk):  # type: ignore[name-defined, misc]
+        may = Permits(propose_every_time=[shop.reset])
+
+    shop.app.add_agent(Careful, sponsor=shop.noor)
+    with pytest.raises(AgentRefused, match="^Careful may use reset only with a yes every time: "
+                                           "its declaration says so, and no standing rule can "
+                                           "widen it.$"):
+        shop.app.allow_alone(Careful, shop.reset, by=shop.noor)
+
+
 def test_a_script_that_runs_out_says_so() -> None:
     """A `ScriptedModel` asked for a turn it has no line for ends the task Failed, saying so
     (it said "The model failed: RuntimeError", the sentence only in the log)."""

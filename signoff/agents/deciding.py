@@ -580,10 +580,11 @@ class Decider:
         for each in skills:
             leave = self._declared(registered, each.name, tool)
             if leave in (Leave.NEVER, Leave.PROPOSE_EVERY_TIME):
-                how = "never use" if leave is Leave.NEVER else "use only with a yes every time"
+                how = (f"may never use {tool}" if leave is Leave.NEVER else
+                       f"may use {tool} only with a yes every time")
                 raise AgentRefused(
-                    f"{agent.__name__} may {how} {tool}: its declaration says so, and no "
-                    "standing rule can widen it."
+                    f"{agent.__name__} {how}: its declaration says so, and no standing rule can "
+                    "widen it."
                 )
             # A rule stands for a yes: one whom the skill's route does not let say yes to the
             # call may not say it once for all its calls either.

@@ -123,8 +123,10 @@ class Permits:
             ("propose_every_time", self.propose_every_time), ("never", self.never),
         ) for tool in sorted(names)]
 
-    def listed(self, tool: str) -> Leave | None:
-        """The strictest leave the lists give `tool`, or None when no list names it."""
+    def listed(self, tool: str | Callable[..., Any]) -> Leave | None:
+        """The strictest leave the lists give `tool` (by name, or the action's function), or
+        None when no list names it."""
+        tool = tool if isinstance(tool, str) else tool_name(tool)
         found = [leave for leave, names in (
             (Leave.ALONE, self.alone),
             (Leave.PROPOSE, self.propose),
