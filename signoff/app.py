@@ -127,7 +127,10 @@ class App:
         """Offer a function by name: ``@app.action``, ``@app.action("Set the rush")``,
         ``@app.action(query=True)``, ``@app.action(authorize=is_boss)``,
         ``@app.action(untrusted=True)`` (what it returns is outside content, such as an e-mail's
-        body: see `signoff.limits.provenance`).
+        body: see `signoff.limits.provenance`). `untrusted` is True, False, or a function of the
+        returned value (its JSON) answering yes, no, or why, for results that mix both; by default
+        (None) what an action that reaches outside returns is outside content, what any other
+        returns trusted.
 
         ``idempotent=True`` says it is safe to run again: a call of it that a crash cut off before
         its outcome was recorded is run again (an approved call, again on behalf of its approver).

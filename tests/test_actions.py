@@ -211,6 +211,19 @@ def test_two_actions_with_one_name_are_refused() -> None:
         app.add_action(other, name="note")
 
 
+def test_a_provided_parameter_without_a_type_is_told_the_type_provided() -> None:
+    """It was told to write `db: str`, which a session is not."""
+    app = App("t", database="sqlite://")
+
+    def needs(db, note: str) -> str:  # type: ignore[no-untyped-def]
+        return note
+
+    with pytest.raises(UserError, match=re.escape(
+            "Action needs, parameter db: give it a type annotation (the type of what is provided "
+            "as 'session'), e.g. `db: Session`.")):
+        app.add_action(needs, provided={"db": "session"})
+
+
 def test_add_action_of_a_marked_function_says_to_collect_it() -> None:
     """A function marked @action given to add_action was refused as "an instance of
     ActionFunction … Define the action with def": it names the call that registers it."""

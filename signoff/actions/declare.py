@@ -55,7 +55,10 @@ class Choices:
     """Where a parameter's choices come from: ``Annotated[Shelf, Choices(open_shelves)]``.
 
     The function takes a SQLAlchemy session (or nothing) and returns records, or ``(key, label)``
-    pairs. Records are offered only when the caller may read them.
+    pairs. Records are offered only when the caller may read them. The choices are what a form
+    or a model is offered (`Actions.choices`), not a check: a value outside them is taken as
+    any value of the parameter's type is — check it in the action (raise `Invalid`) when only
+    they may be given.
     """
 
     source: Callable[..., Any]
@@ -185,7 +188,10 @@ def action(
     """Mark a function as an action, to be collected by an app (``app.collect(module)``).
 
     ``@action``, ``@action("Set the rush")``, ``@action(query=True)`` or
-    ``@action(untrusted=True)`` (what it returns is outside content).
+    ``@action(untrusted=True)`` (what it returns is outside content). `untrusted` is True, False,
+    or a function of the returned value (its JSON) answering yes, no, or why ("from an outside
+    sender") for results that mix both; by default (None) what an action that reaches outside
+    the app returns is outside content, and what any other returns is trusted.
 
     ``idempotent=True`` says it is safe to run again: a call of it that a crash cut off before its
     outcome was recorded is run again (an approved call, again on behalf of its approver). Without

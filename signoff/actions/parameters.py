@@ -29,18 +29,32 @@ class ParameterKind(enum.Enum):
     """What sort of value a parameter takes."""
 
     TEXT = "text"
+    """Words (``str``)."""
     INTEGER = "integer"
+    """A whole number (``int``)."""
     DECIMAL = "decimal"
+    """A number with a fraction (``Decimal``, ``float``)."""
     YES_NO = "yes/no"
+    """Yes or no (``bool``)."""
     DATE = "date"
+    """A day (``date``), written 2026-09-04."""
     DATETIME = "datetime"
+    """A moment (``datetime``)."""
     TIME = "time"
+    """A time of day (``time``)."""
     DURATION = "duration"
+    """A length of time (``timedelta``)."""
     ID = "id"
+    """An identifier (``UUID``)."""
     ENUM = "enum"
+    """One of a fixed set (an ``Enum``, a ``Literal`` of strings)."""
     RECORD = "record"
+    """A record of the app, given by its id and loaded as the caller may read it."""
     STRUCTURE = "structure"
+    """An object of named fields (a pydantic model, a dataclass, a ``TypedDict``, a
+    ``dict[str, T]``)."""
     SEQUENCE = "sequence"
+    """A list, tuple or set of values."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,6 +151,10 @@ def unwrap_optional(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
+_PROVIDED_TYPES = {"session": "Session", "acting_as": "ActingAs", "cause": "str"}
+"""The type of each value signoff itself provides to a context parameter, for a hint."""
+
+
 def is_record_type(annotation: Any) -> bool:
     """Whether `annotation` is an app record class."""
     return isinstance(annotation, type) and issubclass(annotation, RecordBase)
@@ -221,7 +239,11 @@ def read_parameters(
         if sig.kind in (sig.VAR_POSITIONAL, sig.VAR_KEYWORD):
             raise UserError(f"{where}: *args and **kwargs cannot be offered by name.")
         if name not in hints:
-            raise UserError(f"{where}: give it a type annotation, e.g. `{name}: str`.")
+            given = provided.get(name)
+            example = _PROVIDED_TYPES.get(given or "", "str") if given else "str"
+            what = f" (the type of what is provided as {given!r})" if given else ""
+            raise UserError(f"{where}: give it a type annotation{what}, e.g. "
+                            f"`{name}: {example}`.")
         annotation, extras = hints[name], tuple[Any, ...]()
         if get_origin(annotation) is Annotated:
             annotation, *rest = get_args(annotation)

@@ -19,12 +19,19 @@ class EffectKind(enum.Enum):
     """One kind of effect."""
 
     READS = "reads"
+    """Reads records of a type."""
     CREATES = "creates"
+    """Creates records of a type."""
     CHANGES = "changes"
+    """Changes records of a type (or other state: a value it was given, a global)."""
     DELETES = "deletes"
+    """Deletes records of a type."""
     EXTERNAL = "external"
+    """Reaches outside the app: the network, files, processes."""
     SENDS = "sends"
+    """Sends something (a message, a mail): declared with ``@sends``."""
     SPENDS = "spends"
+    """Spends money: declared with ``@spends``."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,8 +11,11 @@ class NextAction(enum.Enum):
     """What the loop does next."""
 
     CONTINUE = "Continue"
+    """Go on: run the call, or ask the model."""
     HALT = "Halt"
+    """Stop: a limit is reached."""
     ESCALATE = "Escalate"
+    """Put the call to a person first."""
 
 
 def next_action(

@@ -23,7 +23,9 @@ class PrincipalKind(enum.Enum):
     """What sort of principal this is."""
 
     PERSON = "person"
+    """A person, who may log in and decide."""
     AGENT = "agent"
+    """An agent's own account: what the agent does runs as it (and, for a yes, as the approver too)."""
 
 
 @dataclass(frozen=True, kw_only=True)
