@@ -349,10 +349,10 @@ class App:
         steps of its tasks (``.run()``, or ``with ….running():`` in a thread). `address`: the
         server, when the app does not name it (or names another); `model_for` as for `worker`;
         `stuck_after` as for `Worker.run_forever` (how long a task is left Waiting on nothing
-        before it is taken for what a stopped process left half done, and settled);
+        before it is taken for what a stopped process left half done, and settled; 5 minutes);
         `stalled_after`: how long a Running task goes unwritten, with nobody on
         it, before its workflow is signalled (it was started while the server could not be
-        reached)."""
+        reached; None: 30 seconds)."""
         if address is not None and (self.runner is None or self.runner.address != address):
             self._run_on(Temporal(address=address) if self.runner is None else replace(
                 self.runner, address=address))

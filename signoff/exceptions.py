@@ -148,7 +148,8 @@ class ConsentError(SignoffError):
 
 class StoreError(SignoffError):
     """The database could not be used: it could not be reached, was locked too long, or refused
-    the statement. The message says which database and why; the driver's error is the cause."""
+    the statement. The message says which database and why; the error beneath (SQLAlchemy's, or
+    the driver's) is the cause."""
 
     def __init__(self, message: str, *, url: str = "") -> None:
         super().__init__(message)

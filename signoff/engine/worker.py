@@ -154,9 +154,9 @@ class Worker:
     ) -> None:
         """Keep stepping tasks as they become ready, polling every `every` seconds; every
         `recover_every` seconds, settle what a stopped process left half done (a task left
-        Waiting on nothing once `stuck_after` has passed: work younger than that may still be
-        going on in a live process). `tell`, when given, is told in a sentence what each look
-        that did something did."""
+        Waiting on nothing once `stuck_after`, 5 minutes unless given, has passed: work younger
+        than that may still be going on in a live process). `tell`, when given, is told in a
+        sentence what each look that did something did."""
         recovered_at = time.monotonic()
         settled = self.recover(older_than=stuck_after)
         while not stop():

@@ -163,7 +163,7 @@ class Endorse:
     of: frozenset[str] | None
     """The tools whose calls it applies to; None: any."""
     kind: str
-    """What it admits, in words ("a date", "an amount of at most 500")."""
+    """What it admits, in words ("a date", "an amount from 0 to 500")."""
 
     def __init__(self, from_: Any, *, valid: Callable[[Any], bool], argument: str | None = None,
                  of: Any = None, kind: str = "a value that passes the skill's check") -> None:

@@ -1,7 +1,5 @@
 """What can go wrong when a real model is asked, in words a person can read.
 
-::
-
     SignoffError
     └── ModelError                  a real model could not be asked, or did not answer usably
         ├── ModelNotConfigured      no SDK, no key, no base URL, or a model spec that names nothing
