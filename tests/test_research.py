@@ -1620,6 +1620,11 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     (["--approve", "p1", "--price", "0,0"], "--price goes with --model SPEC"),
     (["--approve", "--json", "p1"], "was given the option --json: put the value right after it "
                                     "(--approve PROPOSAL_ID)"),
+    (["What?", "--budget", "abc"], "“abc” is not an amount of US dollars: give a number, 0 or "
+                                   "more (0.50; inf for no limit)."),  # (not a "float range")
+    (["What?", "--budget", "-1"], "“-1” is not an amount of US dollars"),
+    (["What?", "--max-steps", "0"], "“0” is not a number of model calls: give a whole number, "
+                                    "1 or more (20)."),
 ])
 def test_deciding_research_wrongly_is_told_in_a_sentence(args: list[str], told: str) -> None:
     """No question and no decision, both, a no without its reason, a reason with a yes, a

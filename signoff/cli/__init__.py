@@ -323,6 +323,41 @@ APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MO
 JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
 
 
+class Dollars(click.ParamType):  # type: ignore[type-arg]  # (not subscripted: click 8.1 has it plain)
+    """An amount of US dollars, 0 or more (``inf``: no limit), told in words when it is not one
+    (click's range said "'abc' is not a valid float range")."""
+
+    name = "USD"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> float:
+        try:
+            amount = float(value)
+        except (TypeError, ValueError):
+            amount = float("nan")
+        if not amount >= 0:  # (NaN too)
+            self.fail(f"“{value}” is not an amount of US dollars: give a number, 0 or more "
+                      "(0.50; inf for no limit).", param, ctx)
+        return amount
+
+
+class Steps(click.ParamType):  # type: ignore[type-arg]
+    """A number of model calls, 1 or more, told in words when it is not one."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> int:
+        try:
+            steps = int(str(value).strip())
+        except ValueError:
+            steps = 0
+        if steps < 1:
+            self.fail(f"“{value}” is not a number of model calls: give a whole number, 1 or "
+                      "more (20).", param, ctx)
+        return steps
+
+
 
 
 AS_OPTION = click.option("--as", "as_handle", envvar="SIGNOFF_AS", metavar="HANDLE",

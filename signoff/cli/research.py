@@ -31,7 +31,7 @@ import click
 
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.tasks import TaskStatus
-from signoff.cli import NAMING_THE_APP, given, runnable
+from signoff.cli import NAMING_THE_APP, Dollars, Steps, given, runnable
 from signoff.cli.failures import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -87,9 +87,9 @@ Examples:
 @click.option("--price", "price_spec", metavar="IN,OUT", default=None,
               help="The model's price in US dollars per million input and output tokens, e.g. "
                    "0.15,0.60 (wins over the table; needed for a model the table does not know).")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None,
+@click.option("--max-steps", type=Steps(), default=None,
               help="The most model calls the task may make (default: the Researcher's, 8).")
-@click.option("--budget", "budget_usd", type=click.FloatRange(min=0), default=None,
+@click.option("--budget", "budget_usd", type=Dollars(), default=None,
               metavar="USD", help="The most the task may spend, in US dollars (default: 0.50).")
 @click.option("--database", metavar="URL", default=None,
               help="Where tasks, proposals and receipts are kept (default: research.db in the "

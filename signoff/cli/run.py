@@ -11,6 +11,8 @@ from signoff.cli import (
     APP_OPTION,
     EXIT_REFUSED,
     JSON_OPTION,
+    Dollars,
+    Steps,
     app_option_words,
     load_app,
     main,
@@ -42,8 +44,8 @@ __all__: list[str] = []
 @click.option("--price", "price_text", metavar="IN,OUT",
               help="The model's price in US dollars per million input and output tokens, e.g. "
                    "0.15,0.60 (0,0 for a free local model).")
-@click.option("--max-steps", type=click.IntRange(min=1), help="The most model calls it may make.")
-@click.option("--budget", type=click.FloatRange(min=0), help="The most it may spend, in US dollars.")
+@click.option("--max-steps", type=Steps(), help="The most model calls it may make.")
+@click.option("--budget", type=Dollars(), help="The most it may spend, in US dollars.")
 @APP_OPTION
 @JSON_OPTION
 def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
