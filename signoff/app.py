@@ -186,7 +186,10 @@ class App:
     @contextmanager
     def session(self, *, as_: Principal | Iterable[Principal] | ActingAs) -> Iterator[Session]:
         """A SQLAlchemy session acting as `as_`, committed when the block ends (rolled back on
-        an error). Every load and flush is checked against the record rules."""
+        an error). Every load and flush is checked against the record rules. On SQLite the
+        block holds the database's one write lock from its first statement: an agent's task, or
+        an action that writes, is refused inside it (it would wait on that lock): start them
+        after the block."""
         acting = self._as_they_are_now(ActingAs.of(as_))
         session = open_session(self.database, acting)
         try:
