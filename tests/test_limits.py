@@ -155,13 +155,22 @@ def test_arguments_nested_too_deeply_are_told_and_the_task_goes_on(tool: str,
     assert f"{tool} was asked for: {told}" in shop.app.receipt(outcome.task).words
 
 
-def test_a_model_that_breaks_fails_the_task_without_its_internals() -> None:
-    """A model error ends the task Failed with its kind, and the details only in the log."""
+class _Broken(ScriptedModel):
+    """A model whose code breaks, its error naming its internals."""
+
+    def complete(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("socket 7 at 0x7f3a: secret internals")
+
+
+def test_a_model_that_breaks_fails_the_task_without_its_internals(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A model's code that raises ends the task Failed with the error's kind, and the details
+    only in the log."""
     shop = _counter()
-    script = ScriptedModel()  # no lines: the first call raises
-    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=_Broken())
     assert outcome.status is TaskStatus.FAILED
     assert outcome.problem == "The model failed: RuntimeError. The log has the details."
+    assert "secret internals" in caplog.text
 
 
 def test_a_task_goes_on_in_a_worker_after_a_restart() -> None:
