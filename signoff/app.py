@@ -282,13 +282,30 @@ class App:
         `edited` changes argument values (never the tool); `always_like_this` also makes a
         standing rule for this tool in this skill, in the work the proposal is in (for the
         person it is for; for `by` when it is for nobody)."""
-        return self._agency.decider.approve(_proposal_id(proposal), by=by,
-                                            always_like_this=always_like_this, edited=edited)
+        if edited is not None and not isinstance(edited, Mapping):
+            raise UserError(f"edited takes the changed values by argument name "
+                            f"({{'price': 40}}), not {edited!r}.")
+        return self._agency.decider.approve(
+            _proposal_id(proposal), by=self._decider(by),
+            always_like_this=_flag(always_like_this, "always_like_this"), edited=edited)
 
     def reject(self, proposal: Proposal | str | UUID, *, by: Principal, reason: str
                ) -> Decision:
         """Say no, with a reason; the agent is told it and goes on."""
-        return self._agency.decider.reject(_proposal_id(proposal), by=by, reason=reason)
+        if not isinstance(reason, str):
+            raise UserError(f"A no's reason is words the agent is told, not {reason!r}.")
+        return self._agency.decider.reject(_proposal_id(proposal), by=self._decider(by),
+                                           reason=reason)
+
+    def _decider(self, by: Any) -> Principal:
+        """Who decides, as given: a `Principal`, or their handle; `UserError` for anything else
+        (or for nobody of this app: a person of another app is not one of its people)."""
+        if isinstance(by, str):
+            return self.people.get(by)
+        if not isinstance(by, Principal):
+            raise UserError(f"by takes the person who decides (a Principal, or a handle), not "
+                            f"{by!r}.")
+        return by
 
     def pass_deadline(self, proposal: Proposal | str | UUID, *,
                       now: datetime | None = None) -> DeadlinePassed:
@@ -314,15 +331,16 @@ class App:
         skill_name = None
         if skill is not None:
             skill_name = self._agency.handle(name).skill(skill).name  # (UserError: none such)
-        return self._agency.decider.allow_alone(name, tool, skill=skill_name, by=by,
-                                                for_everybody=for_everybody)
+        return self._agency.decider.allow_alone(
+            name, tool, skill=skill_name, by=self._decider(by),
+            for_everybody=_flag(for_everybody, "for_everybody"))
 
     def rules(self, *, active_only: bool = False) -> list[StandingRule]:
         """The standing rules, oldest first."""
         from signoff.agents import repository
 
         with self.database.reading() as db:
-            return repository.load_rules(db, active_only=active_only)
+            return repository.load_rules(db, active_only=_flag(active_only, "active_only"))
 
     def revoke(self, rule: StandingRule | str | UUID, *, by: Principal, why: str = ""
                ) -> StandingRule:
@@ -430,6 +448,14 @@ class App:
 
     def __repr__(self) -> str:
         return f"<App {self.name} at {self.database.url}>"
+
+
+def _flag(value: Any, name: str) -> bool:
+    """`value`, which says yes or no, as a bool: True or False, nothing else (``"no"`` is not
+    taken for yes: ``always_like_this="no"`` made a standing rule)."""
+    if not isinstance(value, bool):
+        raise UserError(f"{name} is True or False, not {value!r}.")
+    return value
 
 
 def _status(status: ProposalStatus | str | None) -> ProposalStatus | None:

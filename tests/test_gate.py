@@ -153,9 +153,12 @@ def test_permits_naming_a_tool_the_app_has_not_are_refused(where: str) -> None:
                                         "not an action of this app: did you mean scrap_repair?"):
         app.add_agent(Scrapper, sponsor=None)
 
+    class Plain(Skill[None, str]):
+        tools = [scrap_repair]
+
     class Careful(Agent):
         purpose = "Scrap repairs."
-        skills = [Scrap()] if where == "agent" else []
+        skills = [Plain()]
         may = Permits(never=["other_tool"])
 
     app.add_agent(Careful, sponsor=None)  # names a tool of the app's it does not use

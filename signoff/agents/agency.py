@@ -25,7 +25,7 @@ from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import Routing
 from signoff.agents.receipts import Receipt
-from signoff.agents.skills import Skill
+from signoff.agents.skills import Route, Skill
 from signoff.agents.tasks import Outcome
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import UnknownId, UserError
@@ -95,6 +95,7 @@ class AgentHandle:
             for_ = self._agency.people.get(for_)  # UserError for nobody
         elif for_ is not None and not isinstance(for_, Principal):
             raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
+
         max_steps = max_steps if max_steps is not None else agent.max_steps
         budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
         _check_limits(max_steps, budget_usd)
@@ -108,6 +109,9 @@ class AgentHandle:
         given, spec = _given_model(model)
         made = spec is not None  # a model made here from its spec: closed as the task ends
         if model_spec is not None:
+            if not isinstance(model_spec, ModelSpec):
+                raise UserError(f"model_spec takes the ModelSpec a model given as an object was "
+                                f"made from, not {model_spec!r}.")
             if spec is not None or given is None:
                 raise UserError("model_spec names what a model given as an object was made "
                                 "from: give that model too, or the ModelSpec as model.")
@@ -249,6 +253,27 @@ def own_model(agent: type[Agent]) -> tuple[Model | None, ModelSpec | None]:
     return _given_model(agent.model, whose=f"{agent.__name__}.model")
 
 
+def _check_declared(agent: type[Agent]) -> None:
+    """`UserError` for what an agent class declares that no task of it could use: skills not
+    given as a list of instances (a class, a name), limits no task could keep, a model of no
+    kind signoff takes. Checked as the agent is registered, not at its first task."""
+    skills = agent.skills
+    if not isinstance(skills, list | tuple):
+        raise UserError(f"{agent.__name__}.skills is a list of its skills' instances "
+                        f"(skills = [EstimateRepair()]), not {skills!r}.")
+    for own in skills:
+        if not isinstance(own, Skill):
+            raise UserError(f"{agent.__name__}.skills holds {own!r}: give each skill as an "
+                            "instance (EstimateRepair(), not EstimateRepair or its name).")
+    if not isinstance(agent.may, Permits):
+        raise UserError(f"{agent.__name__}.may is a Permits (may = Permits(...)), not "
+                        f"{agent.may!r}.")
+    _check_limits(agent.max_steps, agent.budget_usd)
+    if agent.model is not None and not isinstance(agent.model, Model | ModelSpec | str):
+        raise UserError(f"{agent.__name__}.model takes a Model, a ModelSpec, or a model named in "
+                        f"words (\"openai:gpt-4o-mini\"), not {agent.model!r}.")
+
+
 def _check_limits(max_steps: Any, budget_usd: Any) -> None:
     """`UserError` for limits that no task could keep (given to `do`, or declared on the agent):
     no step at all, or a budget that is not a number of dollars, none or more
@@ -348,6 +373,7 @@ class Agency:
         self.oversight = oversight
         self._agents: dict[str, Registered] = {}
         self._declared: dict[str, tuple[type[Agent], Principal | str | None]] = {}
+        self._unsponsored: set[str] = set()  # agents whose sponsor was told unknown, once
         self._names: dict[str, str] = {}  # a person's name by id (names do not change)
         self.loop = Loop(database=database, actions=actions, people=people, events=self.events,
                          agents=self.registered_as, route_words=self.route_words,
@@ -369,8 +395,13 @@ class Agency:
         """Register an agent. Its account is made (or brought up to date) in the directory when
         it is first needed, so that an app module can register its agents as it is imported;
         the sponsor may be given by handle for the same reason."""
-        if not (isinstance(agent, type) and issubclass(agent, Agent)):
-            raise UserError(f"{agent!r} is not an Agent class.")
+        if not (isinstance(agent, type) and issubclass(agent, Agent)) or agent is Agent:
+            raise UserError(f"{agent!r} is not an Agent class of the app's (class Estimator"
+                            "(Agent): …).")
+        if sponsor is not None and not isinstance(sponsor, Principal | str):
+            raise UserError(f"{agent.__name__}'s sponsor is a person (a Principal, or their "
+                            f"handle), not {sponsor!r}.")
+        _check_declared(agent)
         for own in agent.skills:
             for tool in own.tool_names:
                 if tool not in self.actions:
@@ -416,6 +447,11 @@ class Agency:
                             f"{', '.join(sorted(self._declared)) or 'none'} (app.add_agent "
                             "registers one).") from None
         sponsor = self.people.find(sponsor_spec) if sponsor_spec is not None else None
+        if sponsor is None and sponsor_spec is not None and name not in self._unsponsored:
+            self._unsponsored.add(name)
+            log.warning("%s's sponsor, %s, is not one of the app's people (yet): its work for "
+                        "nobody goes to the supervisors until they are.", agent.__name__,
+                        sponsor_spec.name if isinstance(sponsor_spec, Principal) else sponsor_spec)
         if found is None:
             account = self.people.find(agent.account_handle())
             if account is None:
@@ -450,6 +486,13 @@ class Agency:
                    for_id: str | None) -> Routing:
         """Who decides a proposal of `tool`, and how long it waits for them."""
         route = skill.decided_by(tool)
+        if route is not None and not isinstance(route, Route):
+            raise UserError(f"{type(skill).__name__}.decided_by({tool!r}) returned {route!r}: it "
+                            "returns a Route (Route.to_person(p), Route.to_queue(role)) or None.")
+        if route is not None and route.person is not None and (
+                self.people.find(route.person.id) is None):
+            raise UserError(f"{type(skill).__name__}.decided_by({tool!r}) routes to "
+                            f"{route.person.name}, who is not one of this app's people.")
         if route is not None:
             return Routing(person_id=route.person.id if route.person else None,
                            queue=route.queue or None, routed=True, within=route.deadline)

@@ -92,6 +92,10 @@ class Loop(CallSteps):
             held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
             trace_context=trace, seq=1, work_id=work)
         with self._database.connect() as db:
+            if for_ is not None and not self._people.find_each([for_.id], within=db):
+                # (a person of another app: the task's proposals waited on nobody, for ever)
+                raise UserError(f"{for_.name} is not one of this app's people: give a person "
+                                "of this app's (app.people.get(handle)).")
             owner = repo.work_owner(db, work) if work is not None else None
             if owner is not None and owner != (row.agent, row.for_id):
                 raise UserError(f"The work {work} is another's: a task shares work only with "

@@ -38,6 +38,16 @@ class Route:
     then: Route | None = None
     """Where a proposal goes when its deadline passes undecided (None: it is withdrawn)."""
 
+    def __post_init__(self) -> None:
+        if self.person is not None and not isinstance(self.person, Principal):
+            raise UserError(f"A route goes to a person (a Principal: app.people.get(handle)), "
+                            f"not {self.person!r}.")
+        if not isinstance(self.queue, str):
+            raise UserError(f"A route's queue is the name of a role, not {self.queue!r}.")
+        if (self.person is None) == (not self.queue.strip()):
+            raise UserError("A route goes to one person or to one queue: give one of them "
+                            "(Route.to_person(p) or Route.to_queue(role)).")
+
     @staticmethod
     def to_person(person: Principal) -> Route:
         """Proposals go to this person."""

@@ -1,0 +1,155 @@
+"""Bad input to the app's API is told in a sentence (`UserError`), before anything is kept: no
+raw Python error from deep inside, nothing taken that fails or misleads later."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from signoff import Agent, App, Permits, Route, Skill, TaskStatus, UserError
+from signoff.store.tables import tasks
+from signoff.testing import ScriptedModel, says
+from tests.test_loop import Tally, _counter
+
+
+def _tasks(app: App) -> int:
+    with app.database.connect() as db:
+        return int(db.execute(select(func.count()).select_from(tasks)).scalar_one())
+
+
+def test_a_model_spec_of_the_wrong_kind_is_refused_before_a_task_is_kept() -> None:
+    """It raised AttributeError once the task's row was written Running: a worker later ran to
+    Done the task its caller was told had failed."""
+    shop = _counter()
+    with pytest.raises(UserError, match="model_spec takes the ModelSpec a model given as an "
+                                        "object was made from, not 'x'"):
+        shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel(),
+                                      model_spec="x")  # type: ignore[arg-type]
+    assert _tasks(shop.app) == 0
+
+
+def _waiting(shop: Any) -> Any:
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id), says.hand_back(Tally(total=0))))
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    return proposal
+
+
+@pytest.mark.parametrize(("call", "told"), [
+    (lambda app, p, noor: app.approve(p, by=noor, always_like_this="no"),
+     "always_like_this is True or False, not 'no'"),  # it made a standing rule
+    (lambda app, p, noor: app.approve(p, by=noor, edited=[1, 2]),
+     "edited takes the changed values by argument name"),
+    (lambda app, p, noor: app.reject(p, by=noor, reason=123),
+     "A no's reason is words the agent is told, not 123"),
+    (lambda app, p, noor: app.approve(p, by=Agent), "by takes the person who decides"),
+    (lambda app, p, noor: app.rules(active_only="yes"), "active_only is True or False"),
+])
+def test_a_decision_given_wrongly_is_refused_and_the_proposal_waits(call: Any, told: str) -> None:
+    shop = _counter()
+    proposal = _waiting(shop)
+    with pytest.raises(UserError, match=told):
+        call(shop.app, proposal, shop.noor)
+    assert shop.app.proposal(proposal).status.value == "Waiting"
+    assert shop.app.rules() == []
+
+
+def test_a_decider_may_be_named_by_handle() -> None:
+    shop = _counter()
+    decision = shop.app.approve(_waiting(shop), by="noor@t.example")
+    assert decision.said == "Noor approved reset, and it ran as them."
+
+
+def test_work_for_a_person_of_another_app_is_refused() -> None:
+    """Its proposals waited on "someone no longer known", for ever."""
+    shop, other = _counter(), _counter()
+    with pytest.raises(UserError, match="Noor is not one of this app's people"):
+        shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=other.noor,
+                                      model=ScriptedModel())
+    assert _tasks(shop.app) == 0
+
+
+@pytest.mark.parametrize(("make", "told"), [
+    (lambda: Route.to_person("noor@t.example"), "A route goes to a person (a Principal: "
+                                                "app.people.get(handle)), not 'noor@t.example'"),
+    (lambda: Route.to_person(None), "A route goes to one person or to one queue"),
+    (lambda: Route.to_queue(123), "A route's queue is the name of a role, not 123"),
+    (lambda: Route.to_queue("  "), "A route goes to one person or to one queue"),
+])
+def test_a_route_to_nobody_or_to_a_name_is_refused_as_it_is_made(make: Any, told: str) -> None:
+    """A route to a handle failed the task as it proposed ("…'str' object has no attribute
+    'id'"); one to nobody was taken."""
+    with pytest.raises(UserError, match=re.escape(told)):
+        make()
+
+
+def test_a_decided_by_that_returns_no_route_fails_its_task_saying_so() -> None:
+    shop = _counter()
+
+    class Routed(shop.Count):  # type: ignore[name-defined, misc]
+        def decided_by(self, action: str) -> Any:
+            return "noor@t.example"
+
+    class Sending(Agent):
+        purpose = "You count."
+        skills = [Routed()]
+
+    shop.app.add_agent(Sending, sponsor=shop.noor)
+    outcome = shop.app.agent(Sending).do(Routed(), shop.counter, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id)))
+    assert outcome.status is TaskStatus.FAILED
+    assert ("Routed.decided_by('reset') returned 'noor@t.example': it returns a Route "
+            "(Route.to_person(p), Route.to_queue(role)) or None.") in outcome.problem
+
+
+def _agent(**declared: Any) -> type[Agent]:
+    shop = _counter()
+    return type("Odd", (Agent,), {"purpose": "Odd.", "skills": [shop.Count()], **declared})
+
+
+@pytest.mark.parametrize(("declared", "sponsor", "told"), [
+    ({}, 123, "Odd's sponsor is a person (a Principal, or their handle), not 123"),
+    ({"skills": "count"}, None, "Odd.skills is a list of its skills' instances"),
+    ({"max_steps": -5}, None, "max_steps must be a whole number of model calls, 1 or more"),
+    ({"budget_usd": "lots"}, None, "budget_usd must be a number of US dollars"),
+    ({"model": 42}, None, "Odd.model takes a Model, a ModelSpec, or a model named in words"),
+    ({"may": {"alone": ["bump"]}}, None, "Odd.may is a Permits"),
+])
+def test_an_agent_declared_wrongly_is_refused_as_it_is_registered(
+        declared: dict[str, Any], sponsor: Any, told: str) -> None:
+    """Each was taken, and failed at the agent's first task (or never: a sponsor of 123)."""
+    agent = _agent(**declared)
+    with pytest.raises(UserError, match=re.escape(told)):
+        App("t", database="sqlite://").add_agent(agent, sponsor=sponsor)
+
+
+def test_a_skill_given_as_its_class_is_refused_as_it_is_registered() -> None:
+    shop = _counter()
+
+    class Odd(Agent):
+        purpose = "Odd."
+        skills = [shop.Count]  # (the class, not an instance)
+
+    with pytest.raises(UserError, match=r"give each skill as an instance"):
+        shop.app.add_agent(Odd)
+    with pytest.raises(UserError, match="is not an Agent class"):
+        shop.app.add_agent(Agent)
+
+
+def test_a_skill_of_another_kind_than_skill_is_refused() -> None:
+    shop = _counter()
+
+    class NotASkill:
+        tools: list[Any] = []
+
+    class Odd(Agent):
+        purpose = "Odd."
+        skills = [NotASkill()]
+
+    with pytest.raises(UserError, match="give each skill as an instance"):
+        shop.app.add_agent(Odd)
+    assert isinstance(shop.Count(), Skill)
+    assert isinstance(Permits(), Permits)
