@@ -7,9 +7,21 @@ import re
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import String, func, select
+from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, Route, Skill, TaskStatus, UserError
+from signoff import (
+    ActionOutcome,
+    Agent,
+    App,
+    Permits,
+    Route,
+    Skill,
+    TaskStatus,
+    UserError,
+    allow,
+    deny,
+)
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 from tests.test_loop import Tally, _counter
@@ -153,3 +165,49 @@ def test_a_skill_of_another_kind_than_skill_is_refused() -> None:
         shop.app.add_agent(Odd)
     assert isinstance(shop.Count(), Skill)
     assert isinstance(Permits(), Permits)
+
+
+def test_a_rule_for_a_role_named_as_text_is_refused_as_it_is_written() -> None:
+    """`allow("read", when="mechanic")` was taken; the record type's first session then failed,
+    "'str' object has no attribute 'admits'"."""
+    with pytest.raises(UserError, match=re.escape(
+            "allow(..., when=) takes a Policy (policy.role('mechanic') for those who hold that "
+            "role), not 'mechanic'.")):
+        allow("read", when="mechanic")  # type: ignore[arg-type]
+    with pytest.raises(UserError, match=re.escape("deny(..., when=) takes a Policy, not 3.")):
+        deny("update", "price", when=3)  # type: ignore[arg-type]
+
+
+def test_security_that_is_no_list_of_rules_is_refused_as_the_class_is_made() -> None:
+    app = App("t", database="sqlite://")
+    with pytest.raises(UserError, match=re.escape(
+            'Note.__security__ is a list of rules ([allow("read"), deny("update", "price", '
+            "when=...)]), not 'everyone'.")):
+        class Note(app.Record):  # type: ignore[name-defined, misc]
+            text: Mapped[str] = mapped_column(String(40))
+            __security__ = "everyone"
+
+
+def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> None:
+    """A 1,000-character note went into a String(400) column on SQLite (PostgreSQL refuses
+    it): an app tried on SQLite failed on PostgreSQL."""
+    app = App("t", database="sqlite://")
+
+    class Memo(app.Record):  # type: ignore[name-defined, misc]
+        text: Mapped[str] = mapped_column(String(400), default="")
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def write(memo: Memo, text: str) -> str:
+        """Write the memo."""
+        memo.text = text
+        return "Written."
+
+    ann = app.people.add("ann@x.example", "Ann")
+    with app.session(as_=ann) as s:
+        memo = Memo()
+        s.add(memo)
+    refused = app.actions.run("write", {"memo": memo, "text": "x" * 1000}, as_=ann)
+    assert (refused.outcome, refused.problem) == (
+        ActionOutcome.INVALID, "Memo's text keeps at most 400 characters; the text given has 1000.")
+    assert app.actions.run("write", {"memo": memo, "text": "x" * 400}, as_=ann).done

@@ -27,7 +27,7 @@ from sqlalchemy.orm import (
     mapped_column,
 )
 
-from signoff.exceptions import Invalid, NotAuthorized, NotFound
+from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
 from signoff.security.rules import Rule
 
 __all__ = [
@@ -44,6 +44,14 @@ class RecordBase:
 
     __security__: ClassVar[list[Rule]] = []
     """The record rules of this type: nothing is allowed unless a rule allows it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        rules = cls.__dict__.get("__security__")
+        if rules is not None and (not isinstance(rules, list | tuple) or not all(
+                isinstance(rule, Rule) for rule in rules)):
+            raise UserError(f"{cls.__name__}.__security__ is a list of rules ([allow(\"read\"), "
+                            f"deny(\"update\", \"price\", when=...)]), not {rules!r}.")
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
     """The record's id, given when the record is made."""
@@ -136,13 +144,38 @@ def _digits_of(mapper: Any) -> tuple[tuple[str, int, int], ...]:
     return found
 
 
+_LENGTHS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _lengths_of(mapper: Any) -> tuple[tuple[str, int], ...]:
+    """The text columns of a record type with a declared length: (attribute, length), worked
+    out once per type."""
+    found = _LENGTHS.get(mapper)
+    if found is None:
+        found = _LENGTHS[mapper] = tuple(
+            (attr.key, column.type.length)
+            for attr in mapper.column_attrs for column in attr.columns[:1]
+            if isinstance(column.type, String) and column.type.length is not None)
+    return found
+
+
 def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
-    """`Invalid` for a number a record's decimal column cannot keep, among those given to it
-    (all of a new record's; a changed record's changed ones): one that is not finite, or that
-    has more digits before the point than the column keeps once rounded to its scale, as
-    PostgreSQL rounds it (which refuses such a value; SQLite would keep a float instead, even
-    infinity, and the record would not say what was given)."""
+    """`Invalid` for a value a record's column cannot keep, among those given to it (all of a
+    new record's; a changed record's changed ones): text longer than its column's length, as
+    PostgreSQL refuses it (SQLite would keep it whole, and an app tried there would fail on
+    PostgreSQL); a number that is not finite, or that has more digits before the point than its
+    decimal column keeps once rounded to its scale, as PostgreSQL rounds it (which refuses such
+    a value; SQLite would keep a float instead, even infinity, and the record would not say
+    what was given)."""
     state = inspect(target)
+    for key, length in _lengths_of(mapper):
+        if state.has_identity and not state.attrs[key].history.has_changes():
+            continue  # not given now: kept as it was
+        text = target.__dict__.get(key)
+        if isinstance(text, str) and len(text) > length:
+            raise Invalid(f"{type(target).__name__}'s {key} keeps at most {length} characters; "
+                          f"the text given has {len(text)}.")
     for key, precision, scale in _digits_of(mapper):
         if state.has_identity and not state.attrs[key].history.has_changes():
             continue  # not given now: kept as it was

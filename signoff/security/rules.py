@@ -41,6 +41,7 @@ class Rule:
 
 def allow(*operations: str, when: Policy = policies.anyone) -> Rule:
     """Allow these operations to principals the policy admits."""
+    _check_policy(when, "allow")
     ops, fields = _split(operations, "allow")
     if fields:
         raise UserError(
@@ -53,10 +54,20 @@ def allow(*operations: str, when: Policy = policies.anyone) -> Rule:
 def deny(*operations_and_fields: str, when: Policy) -> Rule:
     """Refuse these operations (or, after ``"update"``, the update of these fields) to principals
     the policy admits, whatever an ``allow`` says."""
+    _check_policy(when, "deny")
     ops, fields = _split(operations_and_fields, "deny")
     if fields and ops != {"update"}:
         raise UserError("deny() names fields only after \"update\": deny(\"update\", \"price\", ...).")
     return Rule(allows=False, operations=ops, fields=fields, when=when)
+
+
+def _check_policy(when: Any, rule: str) -> None:
+    """`UserError` for a `when` that is no `Policy` (a role's name, say: it was taken, and the
+    first session of the record type failed, "'str' object has no attribute 'admits'")."""
+    if not isinstance(when, Policy):
+        hint = (f" (policy.role({when!r}) for those who hold that role)"
+                if isinstance(when, str) else "")
+        raise UserError(f"{rule}(..., when=) takes a Policy{hint}, not {when!r}.")
 
 
 def _split(words: Sequence[str], rule: str) -> tuple[frozenset[str], frozenset[str]]:
