@@ -78,8 +78,11 @@ class App:
         key_file: str | Path | None = None,
         runner: Temporal | None = None,
     ) -> None:
-        if not name or not name.replace("-", "_").isidentifier():
+        if not isinstance(name, str) or not name.replace("-", "_").isidentifier():
             raise UserError(f"An app's name is a short word such as 'workshop', not {name!r}.")
+        if database is not None and not isinstance(database, str):
+            raise UserError(f"An app's database is a URL (sqlite:///shop.db, "
+                            f"postgresql+psycopg://…), not {database!r}.")
         self.name = name
         """The app's name."""
         self.database = Database(database or database_url_for(name))
@@ -184,13 +187,16 @@ class App:
     # -- acting --------------------------------------------------------------------------
 
     @contextmanager
-    def session(self, *, as_: Principal | Iterable[Principal] | ActingAs) -> Iterator[Session]:
-        """A SQLAlchemy session acting as `as_`, committed when the block ends (rolled back on
-        an error). Every load and flush is checked against the record rules. On SQLite the
+    def session(self, *, as_: Principal | Iterable[Principal] | ActingAs | str
+                ) -> Iterator[Session]:
+        """A SQLAlchemy session acting as `as_` (a person's handle too), committed when the
+        block ends (rolled back on an error). Every load and flush is checked against the
+        record rules. On SQLite the
         block holds the database's one write lock from its first statement: an agent's task, or
         an action that writes, is refused inside it (it would wait on that lock): start them
         after the block."""
-        acting = self._as_they_are_now(ActingAs.of(as_))
+        acting = self._as_they_are_now(ActingAs.of(self.people.get(as_) if isinstance(as_, str)
+                                                    else as_))
         session = open_session(self.database, acting)
         try:
             with session.begin():

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from signoff import (
     ActionOutcome,
     Agent,
+    AgentProposed,
     App,
     Permits,
     Route,
@@ -211,3 +212,42 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     assert (refused.outcome, refused.problem) == (
         ActionOutcome.INVALID, "Memo's text keeps at most 400 characters; the text given has 1000.")
     assert app.actions.run("write", {"memo": memo, "text": "x" * 400}, as_=ann).done
+
+
+@pytest.mark.parametrize(("call", "told"), [
+    (lambda app: app.credentials.use_hasher("argon"), "use_hasher takes a password hasher"),
+    (lambda app: app.on("AgentProposed", print), "on() takes the event's class"),
+    (lambda app: app.on(AgentProposed, "notcallable"), "on() takes a handler to call"),
+    (lambda app: app.people.add(123, "x"), "A principal needs a handle (an e-mail address) and "
+                                           "a name, as text"),
+    (lambda app: app.people.add("ola@t.example", "Ola", kind="robot"), "A principal's kind is"),
+    (lambda app: app.people.add("ola@t.example", "Ola", roles=[1]), "Roles are names"),
+    (lambda app: app.actions.run("add", {"a": 1, "b": 2}, as_=None), "Whoever it runs as is a "
+                                                                     "Principal"),
+    (lambda app: app.pass_deadlines(now="tomorrow"), "Give the moment deadlines are passed at"),
+    (lambda app: Permits(alone=[123]), "123 is not a tool: give an action or its name"),
+    (lambda app: App(123), "An app's name is a short word"),
+    (lambda app: App("x", database=123), "An app's database is a URL"),
+])
+def test_calls_with_values_of_the_wrong_kind_are_told(call: Any, told: str) -> None:
+    """Each was taken, to fail later in the log, or raised a raw Python error from inside."""
+    shop = _counter()
+    with pytest.raises(UserError, match=re.escape(told)):
+        call(shop.app)
+
+
+def test_a_handle_names_whoever_a_run_or_a_session_is_for() -> None:
+    """`do` took a handle for `for_`; a run's and a session's `as_` raised AttributeError."""
+    shop = _counter()
+    assert shop.app.actions.run("add", {"a": 1, "b": 2}, as_="noor@t.example").value == 3
+    with shop.app.session(as_="noor@t.example") as session:
+        assert session.get(shop.Counter, shop.counter.id) is not None
+    assert Permits(alone="bump").alone == {"bump"}  # (a tool alone: it was one a letter)
+
+
+def test_a_task_goes_on_by_its_outcome_too() -> None:
+    shop = _counter()
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id), says.hand_back(Tally(total=0))))
+    shop.app.approve(shop.app.proposals(task=outcome)[0], by=shop.noor)
+    assert shop.app.agent(shop.Clerk).resume(outcome).status is TaskStatus.DONE

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
+from signoff.exceptions import UserError
 from signoff.security.policies import Policy
 
 __all__ = [
@@ -154,7 +155,7 @@ def tool_name(tool: str | Callable[..., Any]) -> str:
         return tool
     name = getattr(tool, "action_name", None) or getattr(tool, "__name__", None)
     if not isinstance(name, str):
-        raise TypeError(f"{tool!r} is not a tool: give an action or its name.")
+        raise UserError(f"{tool!r} is not a tool: give an action or its name.")
     return name
 
 

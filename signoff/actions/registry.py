@@ -43,7 +43,7 @@ __all__ = ["Actions"]
 
 log = logging.getLogger("signoff.actions")
 
-Who = Principal | Iterable[Principal] | ActingAs
+Who = Principal | Iterable[Principal] | ActingAs | str
 
 
 class Actions:
@@ -192,7 +192,7 @@ class Actions:
 
     def for_record(self, record: Any, *, as_: Who) -> list[ActionInfo]:
         """The actions on `record`'s type (or a base of it) that the caller may run on it."""
-        acting = self._runner.current(ActingAs.of(as_))
+        acting = self._runner.current(self._acting(as_))
         if isinstance(acting, ActionResult) or not may(acting, "read", record):
             return []
         found = []
@@ -222,7 +222,7 @@ class Actions:
             return [(m, m) for m in p.members]
         if p.choices is None:
             raise UserError(f"{p.label} of {name} has no choices: it takes any {p.kind.value}.")
-        acting = self._runner.current(ActingAs.of(as_))
+        acting = self._runner.current(self._acting(as_))
         if isinstance(acting, ActionResult):
             return []
         with open_session(self._database, SYSTEM) as session:
@@ -309,7 +309,7 @@ class Actions:
             return ActionResult(action=shown, outcome=ActionOutcome.GONE,
                                 problem=_no_such_action(shown, self._actions), cause=cause)
         return self._runner.run(action, values if values is not None else {},
-                                acting=ActingAs.of(as_), cause=cause)
+                                acting=self._acting(as_), cause=cause)
 
     def run_values(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str = "",
@@ -423,6 +423,10 @@ class Actions:
         if problem:
             raise UserError(f"This step's values do not fit {action.name}: {problem}")
         return action.name, values
+
+    def _acting(self, as_: Who | str) -> ActingAs:
+        """Whoever a run is for, as given: a person's handle too (as `do` takes `for_`)."""
+        return ActingAs.of(self._people.get(as_) if isinstance(as_, str) else as_)
 
     def _get(self, name: str) -> Action:
         action = self._actions.get(name) if isinstance(name, str) else None

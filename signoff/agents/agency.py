@@ -218,9 +218,10 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
                             f"{names}.") from None
 
-    def resume(self, task: str, *, model: Model | ModelSpec | str | None = None) -> Outcome:
+    def resume(self, task: str | Outcome, *, model: Model | ModelSpec | str | None = None) -> Outcome:
         """Go on with a task this process did not start (after a restart), with `model` (as
         `do` takes it; where the app's runner steps it: here, or in its Temporal workers)."""
+        task = task.task if isinstance(task, Outcome) else task
         chosen, spec = _given_model(model)
         if chosen is None:
             chosen, spec = own_model(self.registered.agent)

@@ -105,7 +105,7 @@ def refusal_after_deadline(proposal: Proposal, decide_by: str) -> str:
 def _utc(now: datetime | None) -> datetime:
     if now is None:
         return repo.now()
-    if now.tzinfo is None:
+    if not isinstance(now, datetime) or now.tzinfo is None:
         raise UserError(f"Give the moment deadlines are passed at with its time zone "
                         f"(datetime.now(UTC)), not {now!r}.")
     return now.astimezone(UTC)

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from signoff.exceptions import UserError
+
 __all__ = ["AgentProposalDecided", "AgentProposed", "AgentTaskWaiting", "Events"]
 
 log = logging.getLogger("signoff.agents")
@@ -51,6 +53,12 @@ class Events:
 
     def on(self, event: type[E], handler: Callable[[E], None]) -> None:
         """Call `handler` with each event of type `event`."""
+        if not isinstance(event, type):
+            raise UserError(f"on() takes the event's class (AgentProposed, …), not {event!r}: "
+                            "a handler of anything else would never be called.")
+        if not callable(handler):
+            raise UserError(f"on() takes a handler to call with each {event.__name__}, not "
+                            f"{handler!r}.")
         self._handlers[event].append(handler)
 
     def has(self, event: type) -> bool:

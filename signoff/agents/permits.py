@@ -35,6 +35,18 @@ _LEAVE_WORDS = {leave: leave.name.replace("_", " ").capitalize() for leave in Le
 """Each leave's words, worked out once (the loop tells a call's leave at every step)."""
 
 
+def _named_tools(tools: Any, given: str) -> frozenset[str]:
+    """The names of the tools a list gives: a tool given alone is one tool (``alone="x"`` was
+    taken as one tool a letter)."""
+    if isinstance(tools, str) or callable(tools):
+        tools = [tools]
+    try:
+        return frozenset(tool_name(t) for t in tools)
+    except TypeError:
+        raise UserError(f"Permits({given}=) takes a list of tools (actions, or their names), "
+                        f"not {tools!r}.") from None
+
+
 def _leave(value: Leave | str, given: str) -> Leave:
     """`value` as a Leave: one, or its name in any case ("alone", "propose every time"); a
     `UserError` naming the four for anything else (it was a bare "'alone' is not a valid
@@ -98,10 +110,10 @@ class Permits:
         set_(self, "sends", _leave(sends, "sends"))
         set_(self, "spends", _leave(spends, "spends"))
         set_(self, "reaches_out", _leave(reaches_out, "reaches_out"))
-        set_(self, "alone", frozenset(tool_name(t) for t in alone))
-        set_(self, "propose", frozenset(tool_name(t) for t in propose))
-        set_(self, "propose_every_time", frozenset(tool_name(t) for t in propose_every_time))
-        set_(self, "never", frozenset(tool_name(t) for t in never))
+        set_(self, "alone", _named_tools(alone, "alone"))
+        set_(self, "propose", _named_tools(propose, "propose"))
+        set_(self, "propose_every_time", _named_tools(propose_every_time, "propose_every_time"))
+        set_(self, "never", _named_tools(never, "never"))
         set_(self, "untrusted", _leave(untrusted, "untrusted"))
 
     @staticmethod

@@ -34,7 +34,12 @@ class ActingAs:
             return who
         if isinstance(who, Principal):
             return ActingAs(principals=(who,))
-        return ActingAs(principals=tuple(dict.fromkeys(who)))
+        given = tuple(dict.fromkeys(who)) if isinstance(who, Iterable) and not isinstance(
+            who, str | bytes) else None
+        if given is None or not all(isinstance(p, Principal) for p in given):
+            raise UserError(f"Whoever it runs as is a Principal (people.get(handle)), several, or "
+                            f"an ActingAs; not {who!r}.")
+        return ActingAs(principals=given)
 
     def __iter__(self) -> Iterator[Principal]:
         return iter(self.principals)

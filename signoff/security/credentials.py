@@ -159,6 +159,9 @@ class Credentials:
     def use_hasher(self, hasher: PasswordHasher) -> None:
         """Hash with `hasher` from now on (argon2-cffi's defaults otherwise); a stored hash made
         with other parameters is rehashed at the next good login."""
+        if not all(callable(getattr(hasher, verb, None)) for verb in ("hash", "verify")):
+            raise UserError(f"use_hasher takes a password hasher (argon2.PasswordHasher(...)), "
+                            f"not {hasher!r}.")
         self._hasher = hasher
 
     def _password_hasher(self) -> PasswordHasher:

@@ -91,8 +91,15 @@ class People:
         """Add a principal. A handle already taken is a `UserError`, and so is a person's
         handle that is not an e-mail address (`is_email_address`); an agent's account is
         named as its agent pleases (``estimator@agents``)."""
-        if not handle.strip() or not name.strip():
-            raise UserError("A principal needs a handle (an e-mail address) and a name.")
+        if not isinstance(handle, str) or not isinstance(name, str) or not handle.strip() or (
+                not name.strip()):
+            raise UserError(f"A principal needs a handle (an e-mail address) and a name, as text; "
+                            f"not {handle!r} and {name!r}.")
+        if not isinstance(kind, PrincipalKind):
+            raise UserError(f"A principal's kind is PrincipalKind.PERSON or PrincipalKind.AGENT, "
+                            f"not {kind!r}.")
+        if sponsor is not None and not isinstance(sponsor, Principal):
+            raise UserError(f"A sponsor is a Principal (people.get(handle)), not {sponsor!r}.")
         if kind is PrincipalKind.PERSON and not is_email_address(handle):
             raise UserError(f"{handle!r} is not an e-mail address: a person's handle is their "
                             "e-mail address (name@domain, such as noor@example.com).")
@@ -167,7 +174,7 @@ class People:
     def grant(self, principal: Principal, *roles: str) -> Principal:
         """Give `principal` these roles (as well as those it has)."""
         current = self.get(principal)
-        return self._store(replace(current, roles=current.roles | frozenset(roles)))
+        return self._store(replace(current, roles=current.roles | _roles(roles)))
 
     def set_roles(self, principal: Principal, roles: Iterable[str]) -> Principal:
         """Give `principal` exactly these roles."""
@@ -176,7 +183,7 @@ class People:
     def take_away(self, principal: Principal, *roles: str) -> Principal:
         """Take these roles from `principal`; from its next run on it acts without them."""
         current = self.get(principal)
-        return self._store(replace(current, roles=current.roles - frozenset(roles)))
+        return self._store(replace(current, roles=current.roles - _roles(roles)))
 
     def disable(self, principal: Principal) -> Principal:
         """Stop `principal` from doing anything at all."""
@@ -222,7 +229,10 @@ def _principal_of(row: object) -> Principal:
 
 def _roles(roles: Iterable[str]) -> frozenset[str]:
     """`roles` as a set of role names: a name given alone is one role ("manager"; taken as an
-    iterable it was seven roles of one letter each)."""
+    iterable it was seven roles of one letter each); anything but names is a `UserError`."""
     if isinstance(roles, str):
-        return frozenset({roles})
-    return frozenset(roles)
+        roles = [roles]
+    found = frozenset(roles)
+    if not all(isinstance(role, str) and role.strip() for role in found):
+        raise UserError(f"Roles are names (\"manager\"), not {sorted(map(repr, found))}.")
+    return found
