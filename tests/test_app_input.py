@@ -251,3 +251,32 @@ def test_a_task_goes_on_by_its_outcome_too() -> None:
         says.tool(shop.reset, counter=shop.counter.id), says.hand_back(Tally(total=0))))
     shop.app.approve(shop.app.proposals(task=outcome)[0], by=shop.noor)
     assert shop.app.agent(shop.Clerk).resume(outcome).status is TaskStatus.DONE
+
+
+def test_a_skill_whose_words_are_not_text_is_told() -> None:
+    """A `brief` of 42 started a task; a `names` of 7 was stored as the proposal's shown value."""
+    shop = _counter()
+
+    class Numbered(shop.Count):  # type: ignore[name-defined, misc]
+        def brief(self, subject: Any) -> Any:
+            return 42
+
+    class Naming(shop.Count):  # type: ignore[name-defined, misc]
+        def names(self, action: str, argument: str, value: str) -> Any:
+            return 7
+
+    class Odd(Agent):
+        purpose = "You count."
+        skills = [Numbered(), Naming()]
+
+    shop.app.add_agent(Odd, sponsor=shop.noor)
+    with pytest.raises(UserError, match=re.escape(
+            "Numbered.brief returned 42: it returns the words the model is given about the "
+            "task's subject.")):
+        shop.app.agent(Odd).do(Numbered(), shop.counter, model=ScriptedModel())
+    assert _tasks(shop.app) == 0
+    outcome = shop.app.agent(Odd).do(Naming(), shop.counter, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id)))
+    assert outcome.status is TaskStatus.FAILED
+    assert "Naming.names('reset', 'counter', …) returned 7: it returns the value as a person " \
+           "reads it, as text." in outcome.problem

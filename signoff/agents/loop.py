@@ -77,6 +77,9 @@ class Loop(CallSteps):
         subject_type, _ = skill.types()
         subject_id, subject_json = _subject_ref(subject, subject_type)
         brief = skill.brief(subject)
+        if not isinstance(brief, str):
+            raise UserError(f"{type(skill).__name__}.brief returned {brief!r}: it returns the "
+                            "words the model is given about the task's subject.")
         task_id = repo.new_id()
         trace = self.observer.started(task_id=task_id, agent=agent.agent_name(), skill=skill.name,
                                       model=model)

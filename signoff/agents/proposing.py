@@ -13,6 +13,7 @@ from signoff.actions.catalog import Action
 from signoff.agents import repository as repo
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill
+from signoff.exceptions import UserError
 
 __all__ = ["Kept", "KeptProposals", "Routing", "fingerprint_of", "proposal_of"]
 
@@ -41,7 +42,7 @@ def proposal_of(task: repo.TaskRow, skill: Skill[Any, Any], action: Action, call
         id=repo.new_id(), task=task.id, agent=task.agent, skill=task.skill,
         skill_version=skill.version, action=call.tool, label=action.info.label,
         effects=tuple(action.info.effects.explain()), arguments=arguments,
-        shown={k: skill.names(call.tool, k, _text(v)) for k, v in arguments.items()},
+        shown={k: _shown(skill, call.tool, k, _text(v)) for k, v in arguments.items()},
         why=call.why, evidence=(), subject_version=skill.version_of(call.tool, arguments),
         fingerprint="", decide_by="", decide_person_id=routing.person_id,
         decide_queue=routing.queue, routed=routing.routed, for_id=task.for_id,
@@ -131,3 +132,12 @@ class KeptProposals:
 
     def __contains__(self, task_id: object) -> bool:
         return task_id in self._by_task
+
+
+def _shown(skill: Skill[Any, Any], tool: str, argument: str, value: str) -> str:
+    """An argument as a person reads it: what the skill's `names` says of it, as text."""
+    named = skill.names(tool, argument, value)
+    if not isinstance(named, str):
+        raise UserError(f"{type(skill).__name__}.names({tool!r}, {argument!r}, …) returned "
+                        f"{named!r}: it returns the value as a person reads it, as text.")
+    return named
