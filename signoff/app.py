@@ -269,6 +269,10 @@ class App:
         """Proposals, newest first, filtered by status (a `ProposalStatus`, or its name in any
         case: "waiting"), agent and task."""
         name = agent.agent_name() if isinstance(agent, type) else agent
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 1):
+            raise UserError(f"limit is how many proposals at most, 1 or more (or None for all), "
+                            f"not {limit!r}.")
         return self._agency.proposals(status=_status(status), agent=name, task=_task_id(task),
                                       limit=limit)
 

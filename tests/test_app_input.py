@@ -228,6 +228,12 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     (lambda app: Permits(alone=[123]), "123 is not a tool: give an action or its name"),
     (lambda app: App(123), "An app's name is a short word"),
     (lambda app: App("x", database=123), "An app's database is a URL"),
+    (lambda app: app.proposals(limit=-1), "limit is how many proposals at most, 1 or more"),
+    (lambda app: app.credentials.set_password("noor@t.example", None), "A password is text"),
+    (lambda app: app.credentials.issue_token("noor@t.example", None), "A token's label is text"),
+    (lambda app: app.credentials.issue_token("noor@t.example", expires_in=-1),
+     "A token expires in a timedelta"),
+    (lambda app: app.credentials.revoke_token(None), "A token is revoked by its id"),
 ])
 def test_calls_with_values_of_the_wrong_kind_are_told(call: Any, told: str) -> None:
     """Each was taken, to fail later in the log, or raised a raw Python error from inside."""
@@ -280,3 +286,19 @@ def test_a_skill_whose_words_are_not_text_is_told() -> None:
     assert outcome.status is TaskStatus.FAILED
     assert "Naming.names('reset', 'counter', …) returned 7: it returns the value as a person " \
            "reads it, as text." in outcome.problem
+
+
+def test_no_token_or_password_of_another_kind_lets_anyone_in() -> None:
+    """Each raised AttributeError from inside (argon2's, a string method's)."""
+    shop = _counter()
+    assert shop.app.credentials.principal_for_token(None) is None  # type: ignore[arg-type]
+    assert shop.app.credentials.check_password(None, None) is None  # type: ignore[arg-type]
+
+
+def test_another_apps_action_function_is_told_as_such() -> None:
+    """It said there is no action named “reset”… did you mean reset?"""
+    shop, other = _counter(), _counter()
+    result = shop.app.actions.run(other.reset, {"counter": shop.counter}, as_=shop.noor)
+    assert result.problem == ("The function given is not this app's action reset, but another "
+                              "of the same name (another app's?): run this app's, by its name "
+                              "('reset').")

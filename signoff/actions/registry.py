@@ -304,7 +304,11 @@ class Actions:
         """Run action `name` with `values`, as `as_` (every principal of it), for `cause`."""
         key = name.action_name if isinstance(name, ActionFunction) else name
         action = self._actions.get(key) if isinstance(key, str) else None
-        if action is None or (isinstance(name, ActionFunction) and action.function is not name):
+        if action is not None and isinstance(name, ActionFunction) and action.function is not name:
+            return ActionResult(action=action.name, outcome=ActionOutcome.GONE, cause=cause, problem=(
+                f"The function given is not this app's action {key}, but another of the same "
+                f"name (another app's?): run this app's, by its name ({key!r})."))
+        if action is None:
             shown = key if isinstance(key, str) else getattr(name, "__name__", repr(name))
             return ActionResult(action=shown, outcome=ActionOutcome.GONE,
                                 problem=_no_such_action(shown, self._actions), cause=cause)

@@ -113,6 +113,8 @@ class Credentials:
         if person.kind is not PrincipalKind.PERSON:
             raise UserError(f"{person.name} is an agent's account; only people log in with a "
                             "password (give an agent a token instead).")
+        if not isinstance(password, str):
+            raise UserError(f"A password is text, not {type(password).__name__}.")
         if len(password) < MIN_PASSWORD_LENGTH:
             raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters; this "
                             f"one has {len(password)}.")
@@ -133,7 +135,9 @@ class Credentials:
         from argon2.exceptions import InvalidHashError, VerificationError
 
         hasher = self._password_hasher()
-        person = self._people.find(handle) if handle else None
+        if not isinstance(password, str):
+            password = ""  # (no password: it matches none, in the time a wrong one takes)
+        person = self._people.find(handle) if isinstance(handle, str) and handle else None
         stored: str | None = None
         if person is not None:
             with self._database.reading() as db:
@@ -181,6 +185,11 @@ class Credentials:
         """A new bearer token for `principal`. It is returned this once and stored only as a
         digest: keep it, or issue another."""
         owner = self._people.get(principal)
+        if not isinstance(label, str):
+            raise UserError(f"A token's label is text (\"laptop\"), not {label!r}.")
+        if expires_in is not None and not isinstance(expires_in, timedelta):
+            raise UserError(f"A token expires in a timedelta (timedelta(days=30)), not "
+                            f"{expires_in!r}.")
         if owner.disabled:
             raise UserError(f"{owner.name} is disabled, and a token of theirs would let nothing "
                             "in: enable them first (people.enable, or signoff users enable "
@@ -230,6 +239,9 @@ class Credentials:
 
     def revoke_token(self, token_id: str) -> TokenInfo:
         """Stop a token working, by its id (or the whole token); revoking twice does no harm."""
+        if not isinstance(token_id, str):
+            raise UserError(f"A token is revoked by its id (or the whole token), as text; not "
+                            f"{token_id!r}.")
         parsed = _parse(token_id)
         key = parsed[0] if parsed is not None else token_id
         with self._database.connect() as db:
@@ -253,7 +265,7 @@ def _dummy_hash(hasher: PasswordHasher) -> str:
 
 
 def _parse(token: str) -> tuple[str, str] | None:
-    if not token.startswith(TOKEN_PREFIX):
+    if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
         return None
     token_id, sep, secret = token[len(TOKEN_PREFIX):].partition("_")
     if not sep or len(token_id) != 16 or not secret:
