@@ -229,6 +229,8 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     (lambda app: App(123), "An app's name is a short word"),
     (lambda app: App("x", database=123), "An app's database is a URL"),
     (lambda app: app.proposals(limit=-1), "limit is how many proposals at most, 1 or more"),
+    (lambda app: app.agent(123), "An agent is named by its class or its name"),
+    (lambda app: app.collect(123), "collect takes modules and @action-marked functions, not 123"),
     (lambda app: app.credentials.set_password("noor@t.example", None), "A password is text"),
     (lambda app: app.credentials.issue_token("noor@t.example", None), "A token's label is text"),
     (lambda app: app.credentials.issue_token("noor@t.example", expires_in=-1),

@@ -108,6 +108,9 @@ class Actions:
                 else [source]
             )
             for function in found:
+                if not callable(function):
+                    raise UserError(f"collect takes modules and @action-marked functions, not "
+                                    f"{function!r}.")
                 if not isinstance(function, ActionFunction):
                     raise UserError(f"{_where(function)} is not marked with @action.")
                 names.append(self.register(function).action_name)

@@ -432,6 +432,9 @@ class Agency:
 
     def handle(self, agent: type[Agent] | str) -> AgentHandle:
         """The handle of a registered agent."""
+        if not isinstance(agent, str) and not (isinstance(agent, type) and issubclass(agent, Agent)):
+            raise UserError(f"An agent is named by its class or its name (Estimator, "
+                            f"\"estimator\"), not {agent!r}.")
         return AgentHandle(self, self.registered_as(
             agent if isinstance(agent, str) else agent.agent_name()
         ))
