@@ -656,14 +656,19 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(shop: SimpleNamesp
 
 def test_the_agents_catalogue_of_an_app_whose_routing_raises_is_listed_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`signoff agents --app examples/workshop.py`, the example of its own --help, on a fresh
-    workshop with nobody in it yet: the fleet skill's `decided_by` (the first manager) raises,
-    and that line says so, in words that name nothing of the failure (they may reach a model,
-    as a served tool's description), the warning says which; every other line is listed (the
-    command failed with IndexError as a reason it did not foresee, exit 5, and the inbox's
-    Agents page answered 500)."""
+    """`signoff agents` of the workshop whose fleet skill's `decided_by` raises (as the
+    example's own did, on a fresh workshop with no manager yet): that line says so, in words
+    that name nothing of the failure (they may reach a model, as a served tool's description),
+    the warning says which; every other line is listed (the command failed with IndexError as a
+    reason it did not foresee, exit 5, and the inbox's Agents page answered 500)."""
     monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'empty.db'}")
-    result = cli("agents", "--app", APP)
+    raising = tmp_path / "raising.py"
+    raising.write_text(
+        "import runpy\n"
+        f"found = runpy.run_path({APP!r}, run_name='workshop_raising')\n"
+        "app = found['app']\n"
+        "found['PriceFleetRepair'].decided_by = lambda self, action: [][0]  # no one to route to\n")
+    result = cli("agents", "--app", f"{raising}:app")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert len(lines) == 6

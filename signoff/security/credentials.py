@@ -192,8 +192,8 @@ class Credentials:
                             f"{expires_in!r}.")
         if owner.disabled:
             raise UserError(f"{owner.name} is disabled, and a token of theirs would let nothing "
-                            "in: enable them first (people.enable, or signoff users enable "
-                            f"{owner.handle}).")
+                            "in: enable them first (people.enable, or `signoff users enable "
+                            f"{owner.handle}`).")
         if expires_in is not None and expires_in <= timedelta(0):
             raise UserError(f"A token expires some time after it is made, not in {expires_in}: "
                             "give expires_in=timedelta(days=30), say, or None for a token that "
