@@ -95,7 +95,6 @@ class AgentHandle:
             for_ = self._agency.people.get(for_)  # UserError for nobody
         elif for_ is not None and not isinstance(for_, Principal):
             raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
-
         max_steps = max_steps if max_steps is not None else agent.max_steps
         budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
         _check_limits(max_steps, budget_usd)
