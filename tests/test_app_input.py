@@ -304,3 +304,17 @@ def test_another_apps_action_function_is_told_as_such() -> None:
     assert result.problem == ("The function given is not this app's action reset, but another "
                               "of the same name (another app's?): run this app's, by its name "
                               "('reset').")
+
+
+def test_a_task_whose_turns_a_client_gives_takes_a_handle_and_a_models_name() -> None:
+    """`start(for_=handle)` raised AttributeError ('str' object has no attribute 'id'), and so
+    did a model's name of None."""
+    shop = _counter()
+    handle = shop.app.agent(shop.Clerk)
+    task = handle.start(shop.Count(), shop.counter, for_="noor@t.example", model_name="a client",
+                        max_steps=5)
+    assert shop.app.outcome(task).status is TaskStatus.RUNNING
+    with pytest.raises(UserError, match="model_name names the client's model, as text"):
+        handle.start(shop.Count(), shop.counter, model_name=None, max_steps=5)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="for_ takes a person"):
+        handle.start(shop.Count(), shop.counter, for_=7, model_name="x", max_steps=5)  # type: ignore[arg-type]

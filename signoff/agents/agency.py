@@ -91,10 +91,7 @@ class AgentHandle:
         progress, say), kept with the task in the same way."""
         agent = self.registered.agent
         self._agency.database.refuse_second_writer(f"A task of {agent.__name__}'s")
-        if isinstance(for_, str):
-            for_ = self._agency.people.get(for_)  # UserError for nobody
-        elif for_ is not None and not isinstance(for_, Principal):
-            raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
+        for_ = self._person(for_)
         max_steps = max_steps if max_steps is not None else agent.max_steps
         budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
         _check_limits(max_steps, budget_usd)
@@ -150,12 +147,21 @@ class AgentHandle:
                                        max_steps=max_steps, budget_usd=budget_usd,
                                        model_spec=model_spec)
 
+    def _person(self, for_: Any) -> Principal | None:
+        """The person work is for, as given: a `Principal`, their handle, or None (nobody);
+        `UserError` for anything else, or for a handle nobody has."""
+        if isinstance(for_, str):
+            return self._agency.people.get(for_)
+        if for_ is not None and not isinstance(for_, Principal):
+            raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
+        return for_
+
     def start(
         self,
         skill: Skill[Any, Any] | type[Skill[Any, Any]] | str,
         subject: Any = None,
         *,
-        for_: Principal | None = None,
+        for_: Principal | str | None = None,
         model_name: str,
         max_steps: int,
         work: str | None = None,
@@ -176,6 +182,10 @@ class AgentHandle:
         which this one goes on from (its receipt says so; `UserError` when it is not of the
         work)."""
         own = self.skill(skill)
+        for_ = self._person(for_)
+        if not isinstance(model_name, str) or not model_name.strip():
+            raise UserError(f"model_name names the client's model, as text (\"claude-desktop\"), "
+                            f"not {model_name!r}.")
         budget_usd = self.registered.agent.budget_usd if budget_usd is None else budget_usd
         _check_limits(max_steps, budget_usd)
         return self._agency.loop.start(
