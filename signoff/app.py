@@ -165,6 +165,10 @@ class App:
         """Offer an existing function by name; `provided` maps its context parameters to what
         the app provides (``provided={"db": "session"}``); `untrusted` says what it returns is
         outside content (a tool of an upstream MCP server, say)."""
+        if isinstance(fn, ActionFunction) and fn.action_name in self.actions and (
+                self.actions.get(fn.action_name).function is fn):
+            raise UserError(f"{fn.action_name} is an action of this app already (@app.action): "
+                            "it needs no add_action.")
         if isinstance(fn, ActionFunction):
             raise UserError(f"{fn.action_name} is marked as an action already (@action): "
                             f"register it with app.collect({fn.__wrapped__.__name__}), as its "

@@ -239,6 +239,9 @@ def test_add_action_of_a_marked_function_says_to_collect_it() -> None:
             "app.collect(stamp), as its mark declares it")):
         app.add_action(stamp)
     assert app.collect(stamp) == ["stamp"]
+    with pytest.raises(UserError, match=re.escape(
+            "stamp is an action of this app already (@app.action): it needs no add_action.")):
+        app.add_action(stamp)  # (it was told to collect what it had)
 
 
 # -- choices and for_record ------------------------------------------------------------------

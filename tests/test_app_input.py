@@ -115,7 +115,8 @@ def test_a_decided_by_that_returns_no_route_fails_its_task_saying_so() -> None:
         says.tool(shop.reset, counter=shop.counter.id)))
     assert outcome.status is TaskStatus.FAILED
     assert ("Routed.decided_by('reset') returned 'noor@t.example': it returns a Route "
-            "(Route.to_person(p), Route.to_queue(role)) or None.") in outcome.problem
+            "(Route.to_person(p), Route.to_queue(role)) or None, so reset could not be put to "
+            "anyone") in outcome.problem  # (one full stop: it read "or None., so")
 
 
 def _agent(**declared: Any) -> type[Agent]:

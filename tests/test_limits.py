@@ -117,6 +117,9 @@ def test_an_unknown_price_with_a_budget_is_refused() -> None:
     outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
     assert outcome.status is TaskStatus.FAILED
     assert "price of scripted is not known" in outcome.problem
+    assert ("set its price (a ModelSpec's or model_from's price=, Price(input_per_mtok=0, "
+            "output_per_mtok=0) for a free one; --price on the command line), or give the task "
+            "no budget (budget_usd=float('inf')).") in outcome.problem  # (how, not only that)
     assert script.seen.messages == []
 
 

@@ -80,6 +80,12 @@ def test_the_routed_price_is_noors_and_no_one_elses(shop: SimpleNamespace) -> No
     assert listed["label"] == "Set the price"
     assert listed["decide_by"] == "Noor"
     pid = listed["id"]
+    for named in ("waiting", "WAITING"):  # a status in any case, as the CLI and the pages take it
+        assert [p["id"] for p in _get(shop, "Noor", f"/api/proposals?status={named}").json()[
+            "items"]] == [pid]
+    unknown = shop.client.get("/api/proposals?status=pending", headers=bearer(shop, "Noor"))
+    assert (unknown.status_code, unknown.headers["content-type"]) == (422, PROBLEM)
+    assert "'pending' is not a proposal's status: choose one of Waiting," in unknown.json()["detail"]
     for who in ("Mia", "Ola"):
         for answer in (shop.client.get(f"/api/proposals/{pid}", headers=bearer(shop, who)),
                        shop.client.post(f"/api/proposals/{pid}/approve", json={},

@@ -511,8 +511,8 @@ def _of_skill(skill: Skill[Any, Any], method: str, work: Callable[[], T], so: st
         said = f": {error}" if str(error) else ""
         log.error("%s raised %s%s", named, type(error).__name__, said, exc_info=True,
                   extra={ALSO_THE_PROBLEM: True})
-        raise _SkillFailed(f"{named} raised {type(error).__name__}{said}, so {so}, and the task "
-                           "stops; the app's log has the traceback.") from error
+        raise _SkillFailed(f"{named} raised {type(error).__name__}{said.rstrip('.')}, so {so}, "
+                           "and the task stops; the app's log has the traceback.") from error
 
 
 @dataclass(frozen=True, kw_only=True)

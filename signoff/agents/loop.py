@@ -384,7 +384,10 @@ class Loop(CallSteps):
         if model.price is None and task.budget_usd != float("inf"):
             return self._end(task, Failed(
                 problem=f"The price of {model.name} is not known, so its cost cannot be kept "
-                        "within the budget: set its price."), unreserve)
+                        "within the budget: set its price (a ModelSpec's or model_from's price=, "
+                        "Price(input_per_mtok=0, output_per_mtok=0) for a free one; --price on "
+                        "the command line), or give the task no budget (budget_usd=float('inf'))."
+            ), unreserve)
         conversation = self.messages(task)
         reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
             model.price) else 0.0

@@ -232,7 +232,12 @@ def _roles(roles: Iterable[str]) -> frozenset[str]:
     iterable it was seven roles of one letter each); anything but names is a `UserError`."""
     if isinstance(roles, str):
         roles = [roles]
-    found = frozenset(roles)
-    if not all(isinstance(role, str) and role.strip() for role in found):
-        raise UserError(f"Roles are names (\"manager\"), not {sorted(map(repr, found))}.")
+    try:
+        found = frozenset(roles)
+    except TypeError:  # not a collection of names at all (5, None)
+        found = frozenset({roles})  # type: ignore[arg-type]
+    wrong = [role for role in found if not (isinstance(role, str) and role.strip())]
+    if wrong:
+        raise UserError(f"Roles are names, as text (\"manager\", or a list of such); not "
+                        f"{', '.join(sorted(repr(role) for role in wrong))}.")
     return found

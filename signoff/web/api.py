@@ -52,6 +52,11 @@ _bearer = HTTPBearer(auto_error=False, bearerFormat="so_<id>_<secret>",
                                  "`signoff users token`.")
 
 
+_STATUSES = {s.value.lower(): s for s in ProposalStatus}
+"""A proposal's status by its name in lower case: the address takes it in any case, as the CLI
+and the inbox's pages do."""
+
+
 def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
     """A refused decision: 404 for a proposal that is not there, 422 for changed values that do
     not fit, 409 when the proposal was decided meanwhile, 403 otherwise."""
@@ -82,8 +87,9 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
     @router.get("/proposals", tags=["proposals"])
     def list_proposals(
         person: Me,
-        status: Annotated[ProposalStatus | None, Query(
-            description="Only those in this status (default: Waiting).")] = ProposalStatus.WAITING,
+        status: Annotated[str, Query(max_length=40, description=(
+            "Only those in this status, in any case: "
+            + ", ".join(s.value for s in ProposalStatus) + " (default: Waiting)."))] = "Waiting",
         any_status: Annotated[bool, Query(description="Every status (overrides `status`).")] = False,
         queue: Annotated[str | None, Query(max_length=100,
                                            description="Only this queue's.")] = None,
@@ -93,7 +99,12 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
     ) -> ProposalPage:
         """The proposals you may decide (yours and your queues'), newest first, a page at a
         time; a supervisor sees every one."""
-        page = inbox.proposals(person, status=None if any_status else status, queue=queue,
+        chosen = _STATUSES.get(status.strip().lower())
+        if chosen is None:
+            raise ProblemError(422, f"{status!r} is not a proposal's status: choose one of "
+                                    f"{', '.join(s.value for s in ProposalStatus)} (in any case).",
+                               type_="urn:signoff:problem:invalid")
+        page = inbox.proposals(person, status=None if any_status else chosen, queue=queue,
                                limit=limit, after=after)
         return ProposalPage(items=[ProposalOut.of(p) for p in page.items], next=page.next)
 
