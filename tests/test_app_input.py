@@ -288,7 +288,7 @@ def test_a_skill_whose_words_are_not_text_is_told() -> None:
         says.tool(shop.reset, counter=shop.counter.id)))
     assert outcome.status is TaskStatus.FAILED
     assert "Naming.names('reset', 'counter', …) returned 7: it returns the value as a person " \
-           "reads it, as text." in outcome.problem
+           "reads it, as text, so reset could not be put to anyone" in outcome.problem
 
 
 def test_no_token_or_password_of_another_kind_lets_anyone_in() -> None:
