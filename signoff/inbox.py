@@ -31,7 +31,7 @@ from signoff.store.utc import aware
 if TYPE_CHECKING:
     from signoff.app import App
 
-__all__ = ["Freshness", "Inbox", "Page", "TaskSummary", "freshness"]
+__all__ = ["EffectLine", "Freshness", "Inbox", "Page", "TaskSummary", "freshness"]
 
 log = logging.getLogger("signoff.inbox")
 T = TypeVar("T")

@@ -19,7 +19,7 @@ from signoff._extras import install_extra
 from signoff.exceptions import StoreError, UserError
 from signoff.store import journal, json_text
 
-__all__ = ["READ_ONLY", "Database", "database_url_for", "reading_only"]
+__all__ = ["READ_ONLY", "SECOND_WRITER", "Database", "database_url_for", "reading_only"]
 
 _reading = ContextVar("signoff_reading_only", default=False)
 
