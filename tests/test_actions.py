@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel
-from sqlalchemy import ForeignKey, Numeric, String, select
+from sqlalchemy import BigInteger, ForeignKey, Numeric, String, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import (
@@ -917,6 +917,8 @@ def _parts(database: str) -> SimpleNamespace:
     class Part(app.Record):  # type: ignore[name-defined, misc]
         name: Mapped[str] = mapped_column(String(20), default="")
         price: Mapped[Decimal] = mapped_column(Numeric(8, 2), default=Decimal(0))
+        stock: Mapped[int] = mapped_column(default=0)
+        serial: Mapped[int] = mapped_column(BigInteger, default=0)
         __security__ = [allow("read", "create", "update")]
 
     @app.action
@@ -928,6 +930,11 @@ def _parts(database: str) -> SimpleNamespace:
     def rename(part: Part, to: str) -> None:
         """Rename the part."""
         part.name = to
+
+    @app.action
+    def count(part: Part, stock: int, serial: int = 0) -> None:
+        """Count the part's stock, and number it."""
+        part.stock, part.serial = stock, serial
 
     mia = app.people.add("mia@x.example", "Mia")
     with app.session(as_=mia) as s:
@@ -968,6 +975,45 @@ def test_a_number_a_decimal_column_keeps_is_stored_as_it_rounds(database: str, p
     assert shop.app.actions.run("set_price", {"part": shop.part.id, "to": price}, as_=shop.mia).done
     with shop.app.session(as_=shop.mia) as s:
         assert s.get(shop.Part, shop.part.id).price == Decimal(kept)
+    shop.app.database.dispose()
+
+
+@pytest.mark.parametrize(("given", "told"), [
+    ({"stock": 2**31}, "Part's stock keeps whole numbers from -2,147,483,648 to 2,147,483,647 "
+                       "(its column is Integer; BigInteger keeps larger ones); the value given "
+                       "is 2,147,483,648."),
+    ({"stock": -2**31 - 1}, "the value given is -2,147,483,649."),
+    ({"stock": 0, "serial": 2**63}, "Part's serial keeps whole numbers from "
+                                    "-9,223,372,036,854,775,808 to 9,223,372,036,854,775,807 "
+                                    "(its column is BigInteger); the value given is "
+                                    "9,223,372,036,854,775,808."),
+    ({"stock": 10**30}, "the value given is a number of about 31 digits."),
+    ({"stock": -10**5000}, "the value given is a number of about 5,001 digits."),
+])
+def test_a_whole_number_its_column_cannot_keep_is_refused_not_stored(
+        database: str, given: dict[str, int], told: str) -> None:
+    """A whole number past what its column's type keeps on PostgreSQL is Invalid, told in a
+    sentence, on SQLite too: SQLite kept an Integer's 2**31 (PostgreSQL refused it as a raw
+    database error, and the call Failed), and past 64 bits the driver's OverflowError made the
+    call Failed with a traceback in the log."""
+    shop = _parts(database)
+    refused = shop.app.actions.run("count", {"part": shop.part.id, **given}, as_=shop.mia)
+    assert refused.outcome is ActionOutcome.INVALID, refused.problem
+    assert told in refused.problem
+    with shop.app.session(as_=shop.mia) as s:
+        assert (s.get(shop.Part, shop.part.id).stock, s.get(shop.Part, shop.part.id).serial) == (
+            0, 0)
+    shop.app.database.dispose()
+
+
+def test_a_whole_number_its_column_keeps_is_stored(database: str) -> None:
+    """At the edges of their types' ranges, whole numbers are kept as given."""
+    shop = _parts(database)
+    given = {"stock": -2**31, "serial": 2**63 - 1}
+    assert shop.app.actions.run("count", {"part": shop.part.id, **given}, as_=shop.mia).done
+    with shop.app.session(as_=shop.mia) as s:
+        part = s.get(shop.Part, shop.part.id)
+        assert (part.stock, part.serial) == (-2**31, 2**63 - 1)
     shop.app.database.dispose()
 
 

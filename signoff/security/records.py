@@ -8,16 +8,31 @@ flush of a session acting as someone.
 from __future__ import annotations
 
 import enum
+import math
 import re
 import uuid
 import weakref
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, ClassVar
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
-from sqlalchemy import Float, Numeric, Select, String, Uuid, bindparam, event, inspect, select
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    Integer,
+    Numeric,
+    Select,
+    SmallInteger,
+    String,
+    Uuid,
+    bindparam,
+    event,
+    inspect,
+    select,
+)
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -127,36 +142,35 @@ def make_record_base() -> type[RecordBase]:
     return Record
 
 
-_DIGITS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int, int], ...]] = (
-    weakref.WeakKeyDictionary())
+@dataclass(frozen=True, slots=True)
+class _ColumnLimits:
+    """What a record type's columns keep, worked out once per type: its text columns with a
+    declared length (attribute, length), its decimal columns with a declared precision
+    (attribute, digits, digits after the point) and its whole-number columns (attribute, the
+    type's name, the bits PostgreSQL keeps it in)."""
+
+    lengths: tuple[tuple[str, int], ...]
+    digits: tuple[tuple[str, int, int], ...]
+    whole: tuple[tuple[str, str, int], ...]
 
 
-def _digits_of(mapper: Any) -> tuple[tuple[str, int, int], ...]:
-    """The decimal columns of a record type with a declared precision: (attribute, digits,
-    digits after the point), worked out once per type."""
-    found = _DIGITS.get(mapper)
+_LIMITS: weakref.WeakKeyDictionary[Any, _ColumnLimits] = weakref.WeakKeyDictionary()
+
+
+def _limits_of(mapper: Any) -> _ColumnLimits:
+    found = _LIMITS.get(mapper)
     if found is None:
-        found = _DIGITS[mapper] = tuple(
-            (attr.key, column.type.precision, column.type.scale or 0)
-            for attr in mapper.column_attrs for column in attr.columns[:1]
-            if isinstance(column.type, Numeric) and not isinstance(column.type, Float)
-            and column.type.precision is not None)
-    return found
-
-
-_LENGTHS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]] = (
-    weakref.WeakKeyDictionary())
-
-
-def _lengths_of(mapper: Any) -> tuple[tuple[str, int], ...]:
-    """The text columns of a record type with a declared length: (attribute, length), worked
-    out once per type."""
-    found = _LENGTHS.get(mapper)
-    if found is None:
-        found = _LENGTHS[mapper] = tuple(
-            (attr.key, column.type.length)
-            for attr in mapper.column_attrs for column in attr.columns[:1]
-            if isinstance(column.type, String) and column.type.length is not None)
+        types = [(attr.key, column.type) for attr in mapper.column_attrs
+                 for column in attr.columns[:1]]
+        found = _LIMITS[mapper] = _ColumnLimits(
+            lengths=tuple((key, kind.length) for key, kind in types
+                          if isinstance(kind, String) and kind.length is not None),
+            digits=tuple((key, kind.precision, kind.scale or 0) for key, kind in types
+                         if isinstance(kind, Numeric) and not isinstance(kind, Float)
+                         and kind.precision is not None),
+            whole=tuple((key, type(kind).__name__, 64 if isinstance(kind, BigInteger)
+                         else 16 if isinstance(kind, SmallInteger) else 32)
+                        for key, kind in types if isinstance(kind, Integer)))
     return found
 
 
@@ -167,16 +181,27 @@ def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
     PostgreSQL); a number that is not finite, or that has more digits before the point than its
     decimal column keeps once rounded to its scale, as PostgreSQL rounds it (which refuses such
     a value; SQLite would keep a float instead, even infinity, and the record would not say
-    what was given)."""
-    state = inspect(target)
-    for key, length in _lengths_of(mapper):
+    what was given); a whole number outside what its column's type keeps on PostgreSQL (an
+    `Integer` keeps 32 bits there, 64 on SQLite, which refuses more with a raw OverflowError)."""
+    state, limits = inspect(target), _limits_of(mapper)
+    for key, kind, bits in limits.whole:
+        if state.has_identity and not state.attrs[key].history.has_changes():
+            continue  # not given now: kept as it was
+        number = target.__dict__.get(key)
+        if isinstance(number, int) and not isinstance(number, bool) and not (
+                -(1 << (bits - 1)) <= number < 1 << (bits - 1)):
+            wider = "; BigInteger keeps larger ones" if bits < 64 else ""
+            raise Invalid(f"{type(target).__name__}'s {key} keeps whole numbers from "
+                          f"{-(1 << (bits - 1)):,} to {(1 << (bits - 1)) - 1:,} (its column "
+                          f"is {kind}{wider}); the value given is {_shown_number(number)}.")
+    for key, length in limits.lengths:
         if state.has_identity and not state.attrs[key].history.has_changes():
             continue  # not given now: kept as it was
         text = target.__dict__.get(key)
         if isinstance(text, str) and len(text) > length:
             raise Invalid(f"{type(target).__name__}'s {key} keeps at most {length} characters; "
                           f"the text given has {len(text)}.")
-    for key, precision, scale in _digits_of(mapper):
+    for key, precision, scale in limits.digits:
         if state.has_identity and not state.attrs[key].history.has_changes():
             continue  # not given now: kept as it was
         value = target.__dict__.get(key)
@@ -196,6 +221,14 @@ def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
         if digits > allowed:
             raise Invalid(f"{label} keeps at most {allowed} digits before the point (rounded to "
                           f"{scale} after it); the value given has {digits}.")
+
+
+def _shown_number(number: int) -> str:
+    """A whole number as a sentence can hold it: in full, or by its size when it is long (and
+    without writing it out: Python refuses to write one of over 4,300 digits)."""
+    if number.bit_length() <= 80:
+        return f"{number:,}"
+    return f"a number of about {int(math.log10(abs(number))) + 1:,} digits"
 
 
 def _before_point(number: Decimal) -> int:
