@@ -10,7 +10,7 @@ first page and the thousandth cost the same.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -22,6 +22,7 @@ from signoff.agents.labelling import may_return_outside_content
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.tasks import TaskStatus
+from signoff.effects.effect import Effect
 from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
 from signoff.security.principals import Principal
 from signoff.store.tables import proposals as proposals_table
@@ -31,7 +32,7 @@ from signoff.store.utc import aware
 if TYPE_CHECKING:
     from signoff.app import App
 
-__all__ = ["EffectLine", "Freshness", "Inbox", "Page", "TaskSummary", "freshness"]
+__all__ = ["EffectLine", "Freshness", "Inbox", "Page", "TaskSummary", "effect_lines", "freshness"]
 
 log = logging.getLogger("signoff.inbox")
 T = TypeVar("T")
@@ -73,7 +74,25 @@ class EffectLine:
     words: str
     """In words ("changes the `price` of a Repair"; what signoff quotes is between backticks)."""
     code: str
-    """The path through the code that shows it ("set_price -> repair.price = …"), or ""."""
+    """The path through the code that shows it ("set_price -> repair.price = …"), or "";
+    several, between semicolons, when the code shows the same thing in more than one place."""
+
+
+def effect_lines(effects: Iterable[Effect]) -> list[EffectLine]:
+    """Each thing `effects` do, once, in a person's words, with every path through the code
+    that shows it beside them (a record made by its constructor and added to the session reads
+    "creates a Payment" once, not twice)."""
+    return _once([EffectLine(words=e.words(), code=e.code()) for e in effects])
+
+
+def _once(lines: list[EffectLine]) -> list[EffectLine]:
+    """`lines` with those that say the same words made one, their paths joined, in order."""
+    paths: dict[str, list[str]] = {}
+    for line in lines:
+        paths.setdefault(line.words, [])
+        if line.code and line.code not in paths[line.words]:
+            paths[line.words].append(line.code)
+    return [EffectLine(words=words, code="; ".join(codes)) for words, codes in paths.items()]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -252,12 +271,14 @@ class Inbox:
         """What `proposal`'s call does, a line per effect, in a person's words with the path
         through the code beside them: each line as it was written when the call was proposed,
         put in words by the effect its action's code has now with that line (an effect the
-        code no longer has, or a tool the app does not know, stays as it was written)."""
+        code no longer has, or a tool the app does not know, stays as it was written); lines
+        that say the same words are one, with their paths beside them."""
         known = {}
         if proposal.action in self._app.actions:
             known = {e.explain(): e for e in self._app.actions.info(proposal.action).effects.effects}
-        return [EffectLine(words=known[line].words(), code=known[line].code()) if line in known
-                else EffectLine(words=line, code="") for line in proposal.effects]
+        return _once([EffectLine(words=known[line].words(), code=known[line].code())
+                      if line in known else EffectLine(words=line, code="")
+                      for line in proposal.effects])
 
     def stamp(self, person: Principal) -> str:
         """A short text that changes when something new arrives for `person` (the newest

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import smtplib
 import urllib.request
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from signoff.agents.events import AgentProposed
 from signoff.agents.proposals import Proposal
 from signoff.effects import sends
 from signoff.exceptions import UserError
+from signoff.inbox import Inbox
 
 if TYPE_CHECKING:
     from signoff.app import App
@@ -43,6 +45,8 @@ __all__ = [
 
 SIGNATURE_HEADER = "X-Signoff-Signature"
 """The header carrying ``sha256=<hex HMAC of the body>`` when a webhook has a secret."""
+
+log = logging.getLogger("signoff.notifications")
 
 
 @sends
@@ -170,7 +174,9 @@ class EmailNotifier:
                  f"Why: {proposal.why or 'it gave no reason.'}", "",
                  f"It is for {proposal.decide_by or 'you'} to decide{_by_when(proposal)}."]
         if proposal.effects:
-            lines += ["", "What it would do:", *(f"  - {e}" for e in proposal.effects)]
+            lines += ["", "What it would do:", *(
+                f"  - {line.words}" + (f" ({line.code})" if line.code else "")
+                for line in Inbox(self.app).effects(proposal))]
         if self.inbox_url:
             lines += ["", f"Decide it: {self.inbox_url.rstrip('/')}/proposals/{proposal.id}"]
         mail.set_content("\n".join(lines) + "\n")
@@ -181,6 +187,10 @@ class EmailNotifier:
         proposal = event.proposal
         to = self.recipients(proposal)
         if not to:
+            log.warning("Nobody was e-mailed of proposal %s (%s): nobody enabled may decide it "
+                        "(%s)%s", proposal.id, proposal.label, proposal.decide_by or "a supervisor",
+                        f"; give someone the {proposal.decide_queue} role." if proposal.decide_queue
+                        else ".")
             return
         send_email(self.message(proposal, to), host=self.host, port=self.port,
                    starttls=self.starttls, username=self.username, password=self.password,

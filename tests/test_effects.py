@@ -8,14 +8,18 @@ import inspect
 import logging
 import operator
 from collections.abc import Callable
-from typing import Any
+from decimal import Decimal
+from typing import Annotated, Any
 
 import pytest
-from sqlalchemy import select, text
+from pydantic import BaseModel
+from sqlalchemy import String, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from signoff import App, spends
+from signoff import Agent, App, Permits, Provided, Skill, allow, spends
 from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, raises
+from signoff.inbox import Inbox, effect_lines
+from signoff.testing import ScriptedModel, says
 from tests.effects_corpus import actions as corpus
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import writers as toolkit_writers
@@ -829,3 +833,48 @@ def test_a_guards_call_of_an_upstream_tool_is_told_by_its_tool_and_server() -> N
     assert named.explain() == [
         "external signoff.mcp.upstreams.Upstreams.call_from_thread: notes_any -> "
         "signoff.mcp.upstreams.Upstreams.call_from_thread"]
+
+
+def test_a_record_made_and_added_reads_as_one_creation_to_the_person_deciding() -> None:
+    """A record built by its constructor and added to the session is one thing the call does:
+    the inbox, `proposals show` and the Agents page say "creates a Payment" once, with both
+    paths through the code beside it (they listed it twice)."""
+    app = App("books", database="sqlite://")
+
+    class Payment(app.Record):  # type: ignore[name-defined, misc]
+        iban: Mapped[str] = mapped_column(String(40))
+        amount: Mapped[Decimal] = mapped_column()
+        __security__ = [allow("read", "create")]
+
+    @app.action("Transfer money")
+    def transfer(iban: str, amount: Decimal,
+                 session: Annotated[Session, Provided("session")]) -> str:
+        """Pay an amount to an IBAN."""
+        session.add(Payment(iban=iban, amount=amount))
+        return "Paid."
+
+    class Done(BaseModel):
+        ok: bool
+
+    class Pay(Skill[None, Done]):
+        description = "Pay."
+        tools = [transfer]
+
+    class Clerk(Agent):
+        purpose = "You pay."
+        skills = [Pay()]
+        may = Permits()
+
+    noor = app.people.add("noor@x.example", "Noor")
+    app.add_agent(Clerk, sponsor=noor)
+    assert len([e for e in app.actions.info("transfer").effects.effects
+                if e.kind is EffectKind.CREATES]) == 2  # what the analysis found: two paths
+    outcome = app.agent(Clerk).do(Pay(), None, model=ScriptedModel(
+        says.tool(transfer, iban="DE89", amount="86.40"), says.hand_back(Done(ok=True))))
+    (proposal,) = app.proposals(task=outcome.task)
+    lines = Inbox(app).effects(proposal)
+    creations = [line for line in lines if line.words == "creates a Payment"]
+    assert len(creations) == 1, lines
+    assert creations[0].code == "transfer -> Payment(...); transfer -> session.add()"
+    assert [line.words for line in effect_lines(app.actions.info("transfer").effects.ordered)
+            ] == [line.words for line in lines]

@@ -150,6 +150,9 @@ def test_whoever_decides_is_emailed(shop: SimpleNamespace, smtp: SimpleNamespace
     proposal = shop.app.proposals_for(shop.noor)[0]
     assert f"Decide it: https://inbox.example/proposals/{proposal.id}" in text
     assert "It is for Noor to decide.\r\n" in text  # no deadline: no "by when"
+    # what it would do, in words first, as the inbox says it (it was the analysis's code lines)
+    assert ("What it would do:\r\n  - reads a Repair (set_price -> repair: Repair)\r\n"
+            "  - changes the `price` of a Repair (set_price -> repair.price = …)") in text
 
 
 def test_the_mail_says_by_when_a_proposal_with_a_deadline_is_to_be_decided(
@@ -190,6 +193,23 @@ def test_a_queue_is_emailed_everyone_in_it(shop: SimpleNamespace, smtp: SimpleNa
     (envelope,) = smtp.mail
     assert envelope.rcpt_tos == ["mia@workshop.example"]
     assert notifier.recipients(shop.app.proposals()[0]) == ["mia@workshop.example"]
+
+
+def test_nobody_to_mail_is_told_in_the_log(shop: SimpleNamespace, smtp: SimpleNamespace,
+                                           caplog: pytest.LogCaptureFixture) -> None:
+    """A queue nobody enabled is in: nothing is sent, and the log says so and what to do
+    (nothing was said)."""
+    from signoff import Route
+
+    desk = shop.app.people.add("desk@workshop.example", "The front desk", roles=["front"])
+    shop.app.people.disable(desk)
+    shop.PriceFleetRepair.decided_by = lambda self, action: Route.to_queue("front")
+    notify_by_email(shop.app, host="127.0.0.1", port=smtp.port, sender="signoff@workshop.example")
+    price(shop, fleet=True)
+    assert smtp.mail == []
+    (proposal,) = shop.app.proposals()
+    assert (f"Nobody was e-mailed of proposal {proposal.id} (Set the price): nobody enabled may "
+            "decide it (the front queue); give someone the front role.") in caplog.text
 
 
 def test_both_senders_are_declared_as_sending(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
 from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid, Unavailable
-from signoff.inbox import Inbox
+from signoff.inbox import Inbox, effect_lines
 from signoff.security.principals import Principal
 from signoff.web.api import refused
 from signoff.web.auth import Browser
@@ -354,7 +354,8 @@ class Pages:
         """The agents' catalogue, and the actions the app offers."""
         person = self.person(request)
         return self.render(request, "agents.html", person=person,
-                           lines=self.app.skills.catalog(), actions=self.app.actions.catalog())
+                           lines=self.app.skills.catalog(), actions=self.app.actions.catalog(),
+                           effect_lines=effect_lines)
 
 
 _NO_MATCH = "That e-mail address and password do not match anyone who may log in."
