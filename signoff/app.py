@@ -359,6 +359,8 @@ class App:
     def revoke(self, rule: StandingRule | str | UUID, *, by: Principal, why: str = ""
                ) -> StandingRule:
         """Take a standing rule back, from the next step on."""
+        if not isinstance(why, str):
+            raise UserError(f"Why a rule is taken back is words, not {why!r}.")
         rule_id = rule.id if isinstance(rule, StandingRule) else _id(rule, "rule", "StandingRule")
         return self._agency.decider.revoke(rule_id, by=by, why=why)
 

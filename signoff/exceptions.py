@@ -18,6 +18,8 @@
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
     │   │                       a rule that would widen past the declaration
     │   ├── EditRefused         the changed values of an "approve with changes" do not fit
+    │   ├── ReasonRefused       a no's reason, or why a rule is taken back, that tells nothing,
+    │   │                       is too long, or cannot be written
     │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too:
     │                           `app.outcome` of an unknown task raises it)
     ├── ConsentError            a consent token that is forged or edited, as it is opened (a
@@ -42,6 +44,7 @@ __all__ = [
     "NotFound",
     "OutcomeUnknown",
     "ReadOnlyViolation",
+    "ReasonRefused",
     "Refusal",
     "SignoffError",
     "StoreError",
@@ -139,6 +142,12 @@ class UnknownId(AgentRefused, NotFound):
 class EditRefused(AgentRefused):
     """An approval's changed values name no argument of the tool, or do not fit it: nothing was
     decided, and the decider may correct them."""
+
+
+class ReasonRefused(AgentRefused):
+    """A no's reason, or why a rule is taken back, that tells the agent nothing (space, or only
+    invisible characters), is longer than it may be, or is no text Unicode can write: nothing
+    was decided, and the decider may say it again."""
 
 
 class ConsentError(SignoffError):

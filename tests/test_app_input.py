@@ -16,6 +16,7 @@ from signoff import (
     AgentProposed,
     App,
     Permits,
+    ReasonRefused,
     Route,
     Skill,
     TaskStatus,
@@ -319,3 +320,36 @@ def test_a_task_whose_turns_a_client_gives_takes_a_handle_and_a_models_name() ->
         handle.start(shop.Count(), shop.counter, model_name=None, max_steps=5)  # type: ignore[arg-type]
     with pytest.raises(UserError, match="for_ takes a person"):
         handle.start(shop.Count(), shop.counter, for_=7, model_name="x", max_steps=5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("reason", "told"), [
+    ("\u200b\u2060\ufeff", "Say why: a no needs a reason, and the agent is told it."),
+    ("x" * 4001, "A no's reason is at most 4,000 characters, and this one has 4,001: say it "
+                 "shorter (the agent is told it whole)."),
+    ("\ud800", "A no's reason holds '\\ud800', half of a character that cannot be written "
+               "alone: send the text whole."),
+])
+def test_a_no_whose_reason_tells_the_agent_nothing_or_too_much_is_refused(reason: str,
+                                                                          told: str) -> None:
+    """One rule for a no's reason wherever it is given (the API refused over 4,000 characters;
+    the inbox, the command line and the Python API took 900,000, and invisible characters
+    alone, and a lone surrogate raised UnicodeEncodeError): the proposal still waits."""
+    shop = _counter()
+    proposal = _waiting(shop)
+    with pytest.raises(ReasonRefused, match=re.escape(told)):
+        shop.app.reject(proposal, by=shop.noor, reason=reason)
+    assert shop.app.proposal(proposal).status.value == "Waiting"
+    said = shop.app.reject(proposal, by=shop.noor, reason="x" * 4000).said
+    assert said.endswith("x" * 4000)
+
+
+def test_why_a_rule_is_taken_back_is_words_of_a_length_the_agent_is_told() -> None:
+    shop = _counter()
+    rule = shop.app.allow_alone("clerk", shop.reset, by=shop.noor)
+    with pytest.raises(UserError, match=r"Why a rule is taken back is words, not 5\."):
+        shop.app.revoke(rule, by=shop.noor, why=5)  # type: ignore[arg-type]
+    with pytest.raises(ReasonRefused, match="Why a rule is taken back is at most 4,000 characters"):
+        shop.app.revoke(rule, by=shop.noor, why="x" * 5000)
+    assert shop.app.rules()[0].active
+    assert not shop.app.revoke(rule, by=shop.noor, why="").active
+

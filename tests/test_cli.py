@@ -155,6 +155,24 @@ def test_worker_once_with_nothing_to_do() -> None:
     assert out.strip() == "Settled 0 interrupted approval(s); passed 0 deadline(s); stepped 0 task(s)."
 
 
+@pytest.mark.parametrize(("given", "told"), [
+    (["--every", "-1"], "“-1” is not a number of seconds: give one, more than 0 (30; 0.5)."),
+    (["--every", "0"], "more than 0"),  # it looked in a tight loop
+    (["--every", "nan"], "“nan” is not a number of seconds"),
+    (["--stuck-after", "inf"], "“inf” is not a number of seconds: give one, 0 or more"),
+    (["--stuck-after", "1e300"], "“1e300” is not a number of seconds"),
+    (["--stuck-after", "-5"], "“-5” is not a number of seconds"),
+    (["--every", "soon"], "“soon” is not a number of seconds"),
+])
+def test_the_workers_times_are_told_when_they_are_no_number_of_seconds(
+        given: list[str], told: str) -> None:
+    """A worker's --every and --stuck-after that are no time exit 2 with a sentence (NaN,
+    infinity and -1 ended "for a reason it did not foresee", exit 5; 0 and -5 were taken)."""
+    code, out = _run("worker", "--app", WORKSHOP, "--once", *given)
+    assert code == 2, out
+    assert told in " ".join(out.split())
+
+
 @pytest.mark.parametrize("command", [[], ["actions"], ["lint"], ["worker"], ["serve"], ["research"]])
 def test_every_help_has_an_example(command: list[str]) -> None:
     """Every command's --help shows an example."""

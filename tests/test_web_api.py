@@ -131,6 +131,10 @@ def test_reject_needs_a_reason_and_the_agent_hears_it(shop: SimpleNamespace) -> 
         assert answer.status_code == 422, body
         assert answer.headers["content-type"] == PROBLEM
         assert answer.json()["errors"]
+    # invisible characters alone pass the schema's pattern, and were taken as a reason
+    answer = shop.client.post(url, json={"reason": "\u200b\u2060"}, headers=bearer(shop, "Mia"))
+    assert (answer.status_code, answer.json()["detail"]) == (
+        422, "Say why: a no needs a reason, and the agent is told it."), answer.text
     answer = shop.client.post(url, json={"reason": "Quote the cable separately."},
                               headers=bearer(shop, "Mia"))
     assert answer.json()["status"] == "Rejected"

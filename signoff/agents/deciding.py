@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -42,6 +43,7 @@ from signoff.exceptions import (
     EditRefused,
     Invalid,
     NotFound,
+    ReasonRefused,
     Unavailable,
     UnknownId,
 )
@@ -51,9 +53,35 @@ from signoff.security.principals import People, Principal
 from signoff.store import points
 from signoff.store.database import Database
 
-__all__ = ["Decider", "Oversight"]
+__all__ = ["MAX_REASON", "Decider", "Oversight", "said_why"]
 
 log = logging.getLogger("signoff.agents")
+
+MAX_REASON = 4000
+"""The most characters a no's reason, or why a rule is taken back, may have: the agent is told
+a reason whole, in every model call after it."""
+
+_SHOWS_NOTHING = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+"""Unicode's categories of characters that show nothing: space, and the invisible ones
+(U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF), which `str.strip` keeps."""
+
+
+def said_why(text: str, *, what: str, needed: bool) -> str:
+    """`text` as it is kept and told: without the space around it. `ReasonRefused` for one that
+    shows nothing when one is `needed` (space, or only invisible characters), one longer than
+    `MAX_REASON`, or one that is no text Unicode can write (a lone surrogate, '\\ud800')."""
+    text = text.strip()
+    if needed and all(unicodedata.category(c) in _SHOWS_NOTHING for c in text):
+        raise ReasonRefused("Say why: a no needs a reason, and the agent is told it.")
+    if len(text) > MAX_REASON:
+        raise ReasonRefused(f"{what} is at most {MAX_REASON:,} characters, and this one has "
+                           f"{len(text):,}: say it shorter (the agent is told it whole).")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ReasonRefused(f"{what} holds {text[error.start]!r}, half of a character that "
+                           "cannot be written alone: send the text whole.") from None
+    return text
 
 
 @dataclass(kw_only=True)
@@ -462,18 +490,17 @@ class Decider:
         by = self._people.get(by)
         proposal, call_id, _ = self._load(proposal_id)
         proposal = self._check_open(proposal, by)
-        if not reason or not reason.strip():
-            raise AgentRefused("Say why: a no needs a reason, and the agent is told it.")
-        told = f"{by.name} said no to {proposal.action}: {reason.strip()}"
+        reason = said_why(reason, what="A no's reason", needed=True)
+        told = f"{by.name} said no to {proposal.action}: {reason}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)
             self._decider_now(db, proposal, by)
             if not repo.claim_proposal(db, proposal, ProposalStatus.REJECTED,
                                        decided_by_id=by.id, decided_at=repo.now(),
-                                       reason=reason.strip()):
+                                       reason=reason):
                 raise self._already(proposal.id, within=db)
             repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED,
-                             outcome=CallOutcome.REJECTED, answer=told, problem=reason.strip(),
+                             outcome=CallOutcome.REJECTED, answer=told, problem=reason,
                              finished_at=repo.now())
             repo.note(db, proposal.task, ReceiptKind.DECISION, told, proposal=proposal.id,
                       decided_by=by.name, outcome=CallOutcome.REJECTED)
@@ -551,6 +578,7 @@ class Decider:
 
     def revoke(self, rule_id: str, *, by: Principal, why: str = "") -> StandingRule:
         """Take a rule back, from the next step on."""
+        why = said_why(why, what="Why a rule is taken back", needed=False)
         by = self._people.get(by)
         with self._database.connect() as db:
             rule = next((r for r in repo.load_rules(db) if r.id == rule_id), None)

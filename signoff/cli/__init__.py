@@ -15,6 +15,7 @@ import sys
 import sysconfig
 import traceback
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ __all__ = [
     "NAMING_THE_APP",
     "PASSWORD_OPTIONS",
     "TOKEN_OPTION",
+    "Seconds",
     "Unauthenticated",
     "app_option_words",
     "given",
@@ -356,6 +358,31 @@ class Steps(click.ParamType):  # type: ignore[type-arg]
             self.fail(f"“{value}” is not a number of model calls: give a whole number, 1 or "
                       "more (20).", param, ctx)
         return steps
+
+
+class Seconds(click.ParamType):  # type: ignore[type-arg]
+    """A number of seconds, told in words when it is not one: more than 0 (how often to look),
+    or 0 and more (how long to wait); NaN, infinity and what no time can hold are refused (they
+    ended as a failure signoff "did not foresee")."""
+
+    name = "SECONDS"
+
+    def __init__(self, *, zero: bool) -> None:
+        self.zero = zero
+        """Whether 0 is taken."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> float:
+        try:
+            seconds = float(value)
+            timedelta(seconds=seconds)
+        except (TypeError, ValueError, OverflowError):
+            seconds = float("nan")
+        if not (seconds >= 0 if self.zero else seconds > 0):  # (NaN too)
+            least = "0 or more" if self.zero else "more than 0"
+            self.fail(f"“{value}” is not a number of seconds: give one, {least} (30; 0.5).",
+                      param, ctx)
+        return seconds
 
 
 

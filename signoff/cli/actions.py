@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from signoff.cli import APP_OPTION, JSON_OPTION, load_app, main
+from signoff.cli import APP_OPTION, JSON_OPTION, Seconds, load_app, main
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
 from signoff.cli.otlp import export_traces
 from signoff.engine.temporal import ADDRESS_VARIABLE
@@ -162,8 +162,10 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
 @main.command()
 @APP_OPTION
 @click.option("--once", is_flag=True, help="Step what can go on now, then stop.")
-@click.option("--every", default=1.0, show_default=True, help="Seconds between looks.")
+@click.option("--every", default=1.0, show_default=True, type=Seconds(zero=False),
+              help="Seconds between looks.")
 @click.option("--stuck-after", default=STUCK_AFTER.total_seconds(), show_default=True,
+              type=Seconds(zero=True),
               help="Seconds after which a task left Waiting though nothing of it waits any "
                    "more (its process stopped between a decision and going on) is taken up "
                    "again (looked for every minute). An interrupted approved call is settled "

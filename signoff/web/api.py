@@ -13,7 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from signoff.agents.proposals import ProposalStatus
 from signoff.app import App
-from signoff.exceptions import AgentRefused, EditRefused, UnknownId
+from signoff.exceptions import AgentRefused, EditRefused, ReasonRefused, UnknownId
 from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
 from signoff.security.principals import Principal
 from signoff.web.auth import bearer_principal
@@ -59,10 +59,11 @@ and the inbox's pages do."""
 
 def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
     """A refused decision: 404 for a proposal that is not there, 422 for changed values that do
-    not fit, 409 when the proposal was decided meanwhile, 403 otherwise."""
+    not fit or a reason that tells nothing (or too much), 409 when the proposal was decided
+    meanwhile, 403 otherwise."""
     if isinstance(error, UnknownId):
         return to_problem(error)
-    if isinstance(error, EditRefused):
+    if isinstance(error, EditRefused | ReasonRefused):
         return ProblemError(422, str(error), type_="urn:signoff:problem:invalid")
     if app.proposal(proposal_id).status is not ProposalStatus.WAITING:
         return ProblemError(409, str(error), type_="urn:signoff:problem:already-decided")

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from signoff.actions.catalog import ActionInfo
 from signoff.agents.agency import SkillLeave
+from signoff.agents.deciding import MAX_REASON
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
@@ -59,14 +60,14 @@ class ApproveIn(_In):
 class RejectIn(_In):
     """A no, with the reason the agent is told."""
 
-    reason: str = Field(min_length=1, max_length=4000, pattern=r"\S",
+    reason: str = Field(min_length=1, max_length=MAX_REASON, pattern=r"\S",
                         description="Why not; the agent is told it.")
 
 
 class RevokeIn(_In):
     """Taking a standing rule back."""
 
-    why: str = Field("", max_length=4000, description="Why it is taken back.")
+    why: str = Field("", max_length=MAX_REASON, description="Why it is taken back.")
 
 
 class MeOut(BaseModel):
