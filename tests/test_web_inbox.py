@@ -7,6 +7,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -493,3 +494,33 @@ def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,
         assert "HttpOnly" in cookie
         assert "SameSite=lax" in cookie
         assert ("Secure" in cookie) is secure
+
+
+@pytest.mark.parametrize("typed", ["42", "true", '"quoted"', "null", "[1, 2]"])
+def test_a_changed_text_is_what_was_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          typed: str) -> None:
+    """Approve with changes, for a text argument: what the decider typed is the value, however
+    it reads (it was read as JSON: 42, true and [1, 2] were refused as "not text", null as
+    left empty, and "quoted" ran without its quotes)."""
+    from signoff import Permits
+    from signoff.testing import ScriptedModel, says
+
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+
+    class Careful(shop.Estimator):  # type: ignore[name-defined, misc]
+        may = Permits(never=[shop.scrap_repair])
+
+    shop.app.add_agent(Careful, sponsor=shop.noor)
+    outcome = shop.app.agent(Careful).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
+                                         model=ScriptedModel(
+        says.tool(shop.note_repair, repair=shop.repair.id, note="Pads."),
+        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Noted."))))
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    client = _logged_in(shop, "mia@workshop.example")
+    page = f"/proposals/{proposal.id}"
+    answer = client.post(f"{page}/approve", data={
+        "changes": "1", "set.note": typed, "csrf": _csrf(client, page)}, follow_redirects=False)
+    assert answer.status_code == 303
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.DONE, client.get(page).text
+    with shop.app.session(as_=shop.app.system) as s:
+        assert s.get(shop.Repair, shop.repair.id).note == typed

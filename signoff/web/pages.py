@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
+from signoff.actions.parameters import ParameterKind
 from signoff.agents import model_specs
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule
@@ -227,7 +228,7 @@ class Pages:
             not any(proposal.reason.strip() in words for words in came_of_it))
         typed = typed or {}
         editable = [(name, label, str(typed.get(name, shown)))
-                    for name, label, shown in self._editable(proposal)]
+                    for name, label, shown, _ in self._editable(proposal)]
         return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
                            deadline=self.inbox.deadline(proposal), editable=editable,
@@ -235,9 +236,12 @@ class Pages:
                            came_of_it=came_of_it, reason_apart=reason_apart, error=error,
                            made=made, reason=str(typed.get("reason", "")))
 
-    def _editable(self, proposal: Proposal) -> list[tuple[str, str, str]]:
-        """(name, label, value as text) of each argument a decider may change: values, never
-        what the call acts on (an argument naming a record)."""
+    def _editable(self, proposal: Proposal) -> list[tuple[str, str, str, bool]]:
+        """(name, label, value as text, whether what is typed is its value as it stands) of each
+        argument a decider may change: values, never what the call acts on (an argument naming
+        a record). Text, and a value proposed as text (a date, a choice), is what is typed,
+        whatever it reads like (42 is a reply; "quoted" keeps its quotes); another (a number,
+        yes or no, a list) is read as JSON."""
         if proposal.action not in self.app.actions:
             return []
         found = []
@@ -246,7 +250,8 @@ class Pages:
                 continue
             value = proposal.arguments[parameter.name]
             found.append((parameter.name, parameter.label,
-                          value if isinstance(value, str) else json.dumps(value)))
+                          value if isinstance(value, str) else json.dumps(value),
+                          parameter.kind is ParameterKind.TEXT or isinstance(value, str)))
         return found
 
     async def approve(self, request: Request, proposal_id: str) -> Response:
@@ -264,12 +269,12 @@ class Pages:
         edited: dict[str, Any] = {}
         typed: dict[str, str] = {}
         if fields.get("changes"):
-            for name, _label, shown in self._editable(proposal):
+            for name, _label, shown, as_text in self._editable(proposal):
                 given = fields.get(f"set.{name}")
                 if given is not None:
                     typed[name] = given
                 if given is not None and given != shown:
-                    edited[name] = _value_of(given)
+                    edited[name] = given if as_text else _value_of(given)
         page = f"/proposals/{quote(proposal_id)}"
         try:
             decision = self.app.approve(proposal, by=person,
@@ -388,7 +393,8 @@ def _local(target: str | None) -> str:
 
 
 def _value_of(text: str) -> Any:
-    """A changed value as typed: JSON when it reads as JSON (42, true), else the text itself."""
+    """A changed value of another kind, as typed: JSON when it reads as JSON (42, true), else the
+    text itself."""
     try:
         return json.loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested too deeply to read: as typed
