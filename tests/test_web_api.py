@@ -154,6 +154,15 @@ def test_approve_with_changes(shop: SimpleNamespace) -> None:
                                     "like 4.50 — “lots” is not.")
     tool = shop.client.post(url, json={"edited": {"tool": "scrap_repair"}}, headers=bearer(shop, "Noor"))
     assert tool.status_code == 422
+    # a price its column cannot keep: refused as values that do not fit are, and the proposal
+    # waits (the yes was used up: Failed, and the corrected yes was told "already decided")
+    typo = shop.client.post(url, json={"edited": {"price": 45000000000}},
+                            headers=bearer(shop, "Noor"))
+    assert (typo.status_code, typo.json()["detail"]) == (422, (
+        "The changed values do not fit set_price: Repair's price keeps at most 8 digits before "
+        "the point (rounded to 2 after it); the value given has 11.")), typo.text
+    assert _get(shop, "Noor", f"/api/proposals/{listed['id']}").json()["status"] == "Waiting"
+    assert repair_price(shop) == 0
     good = shop.client.post(url, json={"edited": {"price": 42}}, headers=bearer(shop, "Noor"))
     assert good.json()["said"] == "Noor approved set_price with price changed to 42, and it ran as them."
     assert repair_price(shop) == 42

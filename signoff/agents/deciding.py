@@ -308,6 +308,16 @@ class Decider:
                 log.info("%s said yes to proposal %s, but %s did not run, and the proposal "
                          "waits: %s", by.name, proposal.id, proposal.action, result.problem)
                 raise Unavailable(result.problem)
+            if changed and result.outcome is ActionOutcome.INVALID and (
+                    not apart or (action.info.query and self._unclaim(proposal, call_id,
+                                                                      reserved=cost))):
+                # The decider's own values do not make sense to the action (a price its column
+                # cannot keep): refused as values that do not fit it are, nothing kept (its run
+                # and the claim with it rolled back; a query's claim taken back), and the
+                # proposal waits for a yes with other values. (An outside call's is used up: what
+                # it did before it refused them cannot be known.)
+                raise EditRefused(f"The changed values do not fit {proposal.action}: "
+                                  f"{result.problem}")
             if not result.done or action.info.query:
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)
