@@ -524,3 +524,29 @@ def test_a_changed_text_is_what_was_typed(tmp_path: Path, monkeypatch: pytest.Mo
     assert shop.app.proposal(proposal.id).status is ProposalStatus.DONE, client.get(page).text
     with shop.app.session(as_=shop.app.system) as s:
         assert s.get(shop.Repair, shop.repair.id).note == typed
+
+
+def test_a_form_too_large_or_of_too_many_fields_is_told_as_a_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A no whose reason is over the body's limit, and a form of more fields than are read, are
+    answered as pages that say so and lead back (a browser was shown the API's JSON, and a form
+    was told "The body could not be read as a JSON object"); nothing is decided."""
+    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
+    price(shop)
+    (proposal,) = shop.app.proposals()
+    client = _logged_in(shop, "mia@workshop.example")
+    page = f"/proposals/{proposal.id}"
+    csrf = _csrf(client, page)
+    large = client.post(f"{page}/reject", data={"reason": "x" * (2 * 1024 * 1024), "csrf": csrf},
+                        follow_redirects=False)
+    assert large.status_code == 413
+    assert large.headers["content-type"].startswith("text/html")
+    assert "This request&#x27;s body is larger than the 1048576 bytes this server takes" in large.text
+    assert f'<a href="{page}">Back</a>' in large.text
+    many = client.post(f"{page}/reject", data={**{f"f{i}": "x" for i in range(1500)},
+                                               "reason": "No.", "csrf": csrf},
+                       follow_redirects=False)
+    assert many.status_code == 400
+    assert "This form could not be read (Too many fields. Maximum number of fields is 1000)" in (
+        many.text)
+    assert shop.app.proposal(proposal.id).status is ProposalStatus.WAITING

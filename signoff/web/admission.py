@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
+from html import escape
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -20,7 +21,7 @@ from signoff.app import App
 from signoff.web.auth import PERSON_STATE, bearer_principal_of
 from signoff.web.problems import MEDIA_TYPE, Problem, ProblemError, title_of
 
-__all__ = ["MAX_BODY_BYTES", "Admission"]
+__all__ = ["MAX_BODY_BYTES", "Admission", "is_api"]
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body taken by default (1 MB): a decision is a few hundred bytes."""
@@ -33,6 +34,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _OPEN = ("/api/openapi.json", "/api/docs", "/api/docs/oauth2-redirect")
 """API paths anyone may read: the API's own description."""
+
+
+_FORM_VERBS = frozenset({"approve", "reject", "revoke", "login", "logout"})
+"""The last part of the address an inbox's form is posted to: its page is the part before."""
 
 
 class Admission:
@@ -50,7 +55,7 @@ class Admission:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         path = scope.get("path", "")
-        if (path == "/api" or path.startswith("/api/")) and path not in _OPEN:
+        if is_api(path) and path not in _OPEN:
             try:
                 person = await run_in_threadpool(bearer_principal_of, self.app,
                                                  headers.get("authorization", ""))
@@ -96,12 +101,27 @@ class Admission:
         return counted_receive, guarded_send
 
 
+def is_api(path: str) -> bool:
+    """Whether `path` is the REST API's (its answers are JSON), not the inbox's pages."""
+    return path == "/api" or path.startswith("/api/")
+
+
 async def _answer(send: Send, path: str, problem: ProblemError) -> None:
-    """Answer with `problem`, as the API's problems read (the body is never read)."""
-    body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
-                   detail=problem.detail, instance=path, **problem.extra)
-    payload = json.dumps(body.model_dump(mode="json")).encode()
-    headers = [(b"content-type", MEDIA_TYPE.encode()),
+    """Answer with `problem` (the body is never read): as the API's problems read, or, for a
+    form of the inbox's, as a page that says it and leads back to the form's page (a browser
+    showed the JSON)."""
+    if is_api(path):
+        body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
+                       detail=problem.detail, instance=path, **problem.extra)
+        payload = json.dumps(body.model_dump(mode="json")).encode()
+        kind = MEDIA_TYPE
+    else:
+        back = path.rsplit("/", 1)[0] if path.rsplit("/", 1)[-1] in _FORM_VERBS else "/"
+        payload = (f'<!doctype html><html lang="en"><meta charset="utf-8"><title>'
+                   f"{escape(title_of(problem.status))}</title><p>{escape(problem.detail)}</p>"
+                   f'<p><a href="{escape(back or "/")}">Back</a></p></html>').encode()
+        kind = "text/html; charset=utf-8"
+    headers = [(b"content-type", kind.encode()),
                (b"content-length", str(len(payload)).encode()),
                (b"connection", b"close"), (b"x-content-type-options", b"nosniff")]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))

@@ -107,10 +107,14 @@ def problem_response(request: Request, problem: ProblemError) -> Response:
                         media_type=MEDIA_TYPE, headers=problem.headers)
 
 
-def from_http(error: StarletteHTTPException) -> ProblemError:
-    """A problem for Starlette's own errors (an unknown path, a method not allowed)."""
+def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemError:
+    """A problem for Starlette's own errors (an unknown path, a method not allowed, a body that
+    could not be read: a `form` of the inbox's, or else the API's JSON)."""
     detail = error.detail if isinstance(error.detail, str) else title_of(error.status_code)
-    if error.status_code == 400:
+    if error.status_code == 400 and form:
+        detail = (f"This form could not be read ({detail.rstrip('.')}): go back to its page, "
+                  "and send it as the page gives it.")
+    elif error.status_code == 400:
         detail = "The body could not be read as a JSON object: send one."
     elif error.status_code == 404:
         detail = "There is nothing at this address."

@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from signoff.app import App
 from signoff.exceptions import SignoffError
 from signoff.inbox import Inbox
-from signoff.web.admission import Admission
+from signoff.web.admission import Admission, is_api
 from signoff.web.api import api_router
 from signoff.web.auth import Browser
 from signoff.web.pages import LoginRequired, Pages
@@ -61,7 +61,7 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     web.include_router(pages.router())
 
     def answer(request: Request, problem: ProblemError) -> Response:
-        if request.url.path.startswith("/api/") or request.url.path == "/api":
+        if is_api(request.url.path):
             return problem_response(request, problem)
         return pages.error(request, problem, browser.person(request))
 
@@ -71,7 +71,7 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
 
     @web.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, error: StarletteHTTPException) -> Response:
-        return answer(request, from_http(error))
+        return answer(request, from_http(error, form=not is_api(request.url.path)))
 
     @web.exception_handler(RequestValidationError)
     async def on_validation(request: Request, error: RequestValidationError) -> Response:
