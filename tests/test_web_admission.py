@@ -146,7 +146,7 @@ def test_an_unauthenticated_10mb_body_is_answered_401_unread(shop: SimpleNamespa
         status, problem, sent = post(roomy.port, "/api/proposals/x/reject", 10 * MB,
                                      token=shop.tokens["Mia"])
         assert (status, sent) == (400, 10 * MB)  # read whole, and not a JSON object
-        assert problem["detail"] == "The body could not be read as a JSON object: send one."
+        assert problem["detail"] == "The body could not be read as JSON (in UTF-8): send a JSON object."
         assert roomy.memory_kb()[1] - roomy_before > 10 * 1024
     finally:
         roomy.stop()
@@ -254,7 +254,8 @@ def test_every_listing_answers_items_and_next(client: SimpleNamespace) -> None:
      "extra is not something this operation takes; leave it out."),
     ("approve", {"edited": "price=40"}, "edited is a JSON object (names and values)."),
     ("approve", {"always": "sometimes"}, "always is true or false."),
-    ("approve", [1], "The body is a JSON object of this operation's fields."),
+    ("approve", [1], "The body is a JSON object of this operation's fields, sent as "
+                     "Content-Type: application/json."),
 ])
 def test_problems_are_in_signoffs_words(client: SimpleNamespace, path: str, body: object,
                                         detail: str) -> None:
@@ -279,6 +280,35 @@ def test_a_body_that_is_not_json_is_told_as_the_body(client: SimpleNamespace) ->
     assert answer.status_code == 422
     assert answer.json()["detail"] == "The body is not JSON: send a JSON object."
     assert [e["where"] for e in answer.json()["errors"]] == ["the body"]
+
+
+def test_a_json_body_sent_as_another_kind_says_which_kind_to_send(client: SimpleNamespace) -> None:
+    """A right body with a content type that is not JSON's is told which type to send (it was
+    told the body "is a JSON object", which it was)."""
+    shop = client
+    (proposal,) = shop.app.proposals(task=price(shop).task)
+    answer = shop.client.post(f"/api/proposals/{proposal.id}/reject",
+                              content=json.dumps({"reason": "No."}).encode(),
+                              headers={**bearer(shop, "Mia"), "content-type": "text/plain"})
+    assert (answer.status_code, answer.json()["detail"]) == (422, (
+        "The body is a JSON object of this operation's fields, sent as Content-Type: "
+        "application/json."))
+    assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
+
+
+def test_a_body_not_in_utf8_or_an_empty_queue_is_told_in_words(client: SimpleNamespace) -> None:
+    """A body that is not UTF-8 is a problem of signoff's kind, in words (it was about:blank);
+    an empty queue filter is no filter (it was "Mia is not in the  queue.", 404)."""
+    shop = client
+    (proposal,) = shop.app.proposals(task=price(shop).task)
+    answer = shop.client.post(f"/api/proposals/{proposal.id}/reject",
+                              content=b'{"reason": "\xff\xfe"}',
+                              headers={**bearer(shop, "Mia"), "content-type": "application/json"})
+    assert (answer.status_code, answer.json()["type"], answer.json()["detail"]) == (
+        400, "urn:signoff:problem:invalid",
+        "The body could not be read as JSON (in UTF-8): send a JSON object.")
+    listed = shop.client.get("/api/proposals?queue=", headers=bearer(shop, "Mia"))
+    assert [p["id"] for p in listed.json()["items"]] == [proposal.id], listed.text
 
 
 def test_a_limit_out_of_range_is_told(client: SimpleNamespace) -> None:

@@ -92,8 +92,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
             "Only those in this status, in any case: "
             + ", ".join(s.value for s in ProposalStatus) + " (default: Waiting)."))] = "Waiting",
         any_status: Annotated[bool, Query(description="Every status (overrides `status`).")] = False,
-        queue: Annotated[str | None, Query(max_length=100,
-                                           description="Only this queue's.")] = None,
+        queue: Annotated[str | None, Query(max_length=100, description=(
+            "Only this queue's (left empty: every one's)."))] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
         after: Annotated[str | None, Query(max_length=200,
                                            description="The `next` of the page before.")] = None,
@@ -105,7 +105,7 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
             raise ProblemError(422, f"{status!r} is not a proposal's status: choose one of "
                                     f"{', '.join(s.value for s in ProposalStatus)} (in any case).",
                                type_="urn:signoff:problem:invalid")
-        page = inbox.proposals(person, status=None if any_status else chosen, queue=queue,
+        page = inbox.proposals(person, status=None if any_status else chosen, queue=queue or None,
                                limit=limit, after=after)
         return ProposalPage(items=[ProposalOut.of(p) for p in page.items], next=page.next)
 

@@ -115,7 +115,9 @@ def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemEr
         detail = (f"This form could not be read ({detail.rstrip('.')}): go back to its page, "
                   "and send it as the page gives it.")
     elif error.status_code == 400:
-        detail = "The body could not be read as a JSON object: send one."
+        return ProblemError(400, "The body could not be read as JSON (in UTF-8): send a JSON "
+                                 "object.", type_="urn:signoff:problem:invalid",
+                            headers=dict(error.headers or {}))
     elif error.status_code == 404:
         detail = "There is nothing at this address."
     elif error.status_code == 405:
@@ -157,7 +159,10 @@ def _in_words(e: Any) -> str:
         "missing": f"{what} is missing: give it.",
         "extra_forbidden": f"{what} is not something this operation takes; leave it out.",
         "json_invalid": "The body is not JSON: send a JSON object.",
-        "model_attributes_type": "The body is a JSON object of this operation's fields.",
+        "model_attributes_type": "The body is a JSON object of this operation's fields, sent "
+                                 "as Content-Type: application/json.",
+        "string_unicode": f"{what} holds half of a character, which cannot be written alone: "
+                          "send the text whole.",
         "dict_type": f"{what} is a JSON object (names and values).",
         "bool_parsing": f"{what} is true or false.",
         "bool_type": f"{what} is true or false.",
