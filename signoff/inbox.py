@@ -250,7 +250,7 @@ class Inbox:
         except AgentRefused:
             proposal = None
         if proposal is None or not self.may_see(person, proposal):
-            raise NotFound(f"There is no proposal with id {proposal_id} that "
+            raise NotFound(f"There is no proposal with id {_said_back(proposal_id)} that "
                            f"{self._app.people.get(person).name} may see.")
         return proposal
 
@@ -355,7 +355,7 @@ class Inbox:
     def task(self, person: Principal, task_id: str) -> str:
         """`task_id`, when `person` may see it; `NotFound` otherwise."""
         if not self.may_see_task(person, task_id):
-            raise NotFound(f"There is no task with id {task_id} that "
+            raise NotFound(f"There is no task with id {_said_back(task_id)} that "
                            f"{self._app.people.get(person).name} may see.")
         return task_id
 
@@ -375,7 +375,7 @@ class Inbox:
         for rule in self.rules(person):
             if rule.id == rule_id:
                 return rule
-        raise NotFound(f"There is no standing rule with id {rule_id} that "
+        raise NotFound(f"There is no standing rule with id {_said_back(rule_id)} that "
                        f"{self._app.people.get(person).name} may see.")
 
     def covers(self, rule: StandingRule) -> str:
@@ -402,6 +402,15 @@ class Inbox:
                    for skill in skills for name in skill.tool_names if name in actions)
 
 
+def _said_back(given: str, *, quoted: bool = False) -> str:
+    """An id or a cursor as given, fit to be said back: as it is (quoted, when asked), or, when
+    it is long or holds what cannot be shown (a control character), its beginning, escaped, and
+    its length (a page of 5,000 characters was said back whole, NUL included)."""
+    if len(given) <= 80 and given.isprintable():
+        return repr(given) if quoted else given
+    return f"{given[:40]!r}… ({len(given):,} characters)"
+
+
 def _cursor_of(created_at: datetime | None, item_id: str) -> str:
     """A cursor to the page after (created_at, id), safe in a URL as it is (its time in UTC,
     written with "Z": a "+00:00" reads back as " 00:00" from a query string)."""
@@ -419,5 +428,5 @@ def _cursor(after: str | None) -> tuple[datetime, str] | None:
             raise ValueError(after)
         return datetime.fromisoformat(moment), item_id
     except ValueError:
-        raise Invalid(f"{after!r} is not a cursor from a previous page: pass the `next` a page "
-                      "gave, or nothing for the first page.") from None
+        raise Invalid(f"{_said_back(after, quoted=True)} is not a cursor from a previous page: "
+                      "pass the `next` a page gave, or nothing for the first page.") from None

@@ -311,6 +311,26 @@ def test_a_body_not_in_utf8_or_an_empty_queue_is_told_in_words(client: SimpleNam
     assert [p["id"] for p in listed.json()["items"]] == [proposal.id], listed.text
 
 
+def test_an_id_or_cursor_of_any_length_is_said_back_short_and_shown(
+        client: SimpleNamespace) -> None:
+    """An id of 5,000 characters, or one holding a NUL, is said back by its beginning, escaped,
+    and its length (it was said back whole, NUL included); an ordinary one as it is."""
+    shop = client
+    for path, detail in (
+            ("/api/proposals/" + "a" * 5000,
+             "There is no proposal with id 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'… (5,000 "
+             "characters) that Mia may see."),
+            ("/api/tasks/%00x", "There is no task with id '\\x00x'… (2 characters) that Mia "
+                                "may see."),
+            ("/api/proposals/nosuch", "There is no proposal with id nosuch that Mia may see."),
+            ("/api/proposals?after=" + "b" * 150,
+             "'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'… (150 characters) is not a cursor")):
+        answer = shop.client.get(path, headers=bearer(shop, "Mia"))
+        assert answer.status_code in (404, 422), answer.text
+        assert detail in answer.json()["detail"], answer.text
+        assert len(answer.text) < 1000
+
+
 def test_a_limit_out_of_range_is_told(client: SimpleNamespace) -> None:
     """`limit=0` and `limit=x` are told in words."""
     shop = client

@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.app import App
 from signoff.web.auth import PERSON_STATE, bearer_principal_of
-from signoff.web.problems import MEDIA_TYPE, Problem, ProblemError, title_of
+from signoff.web.problems import MEDIA_TYPE, Problem, ProblemError, instance_of, title_of
 
 __all__ = ["MAX_BODY_BYTES", "Admission", "is_api"]
 
@@ -112,7 +112,7 @@ async def _answer(send: Send, path: str, problem: ProblemError) -> None:
     showed the JSON)."""
     if is_api(path):
         body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
-                       detail=problem.detail, instance=path, **problem.extra)
+                       detail=problem.detail, instance=instance_of(path), **problem.extra)
         payload = json.dumps(body.model_dump(mode="json")).encode()
         kind = MEDIA_TYPE
     else:

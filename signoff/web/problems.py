@@ -34,6 +34,7 @@ __all__ = [
     "UNAVAILABLE_RESPONSE",
     "Problem",
     "ProblemError",
+    "instance_of",
     "problem_response",
     "title_of",
     "to_problem",
@@ -102,9 +103,16 @@ def to_problem(error: Exception) -> ProblemError:
 def problem_response(request: Request, problem: ProblemError) -> Response:
     """`problem` as ``application/problem+json``."""
     body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
-                   detail=problem.detail, instance=request.url.path, **problem.extra)
+                   detail=problem.detail, instance=instance_of(request.url.path),
+                   **problem.extra)
     return JSONResponse(body.model_dump(mode="json"), status_code=problem.status,
                         media_type=MEDIA_TYPE, headers=problem.headers)
+
+
+def instance_of(path: str) -> str:
+    """The path a problem happened at, as its problem says it: cut past 200 characters (an id
+    of any length was said back whole)."""
+    return path if len(path) <= 200 else path[:200] + "…"
 
 
 def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemError:
