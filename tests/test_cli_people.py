@@ -224,6 +224,11 @@ def test_a_stale_proposal_is_shown_stale(shop: SimpleNamespace) -> None:
 def test_reject_needs_a_reason_and_is_told(shop: SimpleNamespace) -> None:
     """reject --reason tells the agent; Mia may reject a proposal of work for her."""
     _login("mia@workshop.example")
+    for blank in ("", "   ", "\u200b"):  # a wrong value, as a --set that does not fit (exit 1)
+        code, out = cli("reject", shop.proposal.id, "--reason", blank, "--as",
+                        "mia@workshop.example")
+        assert (code, out.strip()) == (
+            2, "Error: Say why: a no needs a reason, and the agent is told it."), blank
     code, out = cli("reject", shop.proposal.id, "--reason", "Too dear.", "--as",
                     "mia@workshop.example", "--json")
     assert code == 0

@@ -41,6 +41,7 @@ from signoff.exceptions import (
     EditRefused,
     NotFound,
     ReadOnlyViolation,
+    ReasonRefused,
     Refusal,
     SignoffError,
     StoreError,
@@ -119,8 +120,8 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
         return Failure(prefix + error.message, EXIT_FAILED)
     if isinstance(error, Refusal):
         return Failure(prefix + error.message, EXIT_REFUSED)
-    if isinstance(error, EditRefused):  # changed values that do not fit: a wrong value
-        return Failure(prefix + str(error), EXIT_USAGE)
+    if isinstance(error, EditRefused | ReasonRefused):  # values or a reason that do not fit:
+        return Failure(prefix + str(error), EXIT_USAGE)       # a wrong value
     if isinstance(error, AgentRefused):  # (an unknown id is a NotFound too: told above)
         return Failure(prefix + str(error), EXIT_REFUSED)
     if isinstance(error, ConsentError | ReadOnlyViolation):
