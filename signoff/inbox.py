@@ -304,16 +304,18 @@ class Inbox:
 
     # -- tasks ---------------------------------------------------------------------------
 
-    def tasks(self, person: Principal, *, limit: int = DEFAULT_PAGE,
-              after: str | None = None) -> Page[TaskSummary]:
-        """The tasks `person` may see, newest first: work done for them, work for nobody by an
-        agent they sponsor, and work whose proposals they may see (every task, for a
-        supervisor)."""
+    def tasks(self, person: Principal, *, status: TaskStatus | None = None,
+              limit: int = DEFAULT_PAGE, after: str | None = None) -> Page[TaskSummary]:
+        """The tasks `person` may see, newest first (only those in `status`, when given): work
+        done for them, work for nobody by an agent they sponsor, and work whose proposals they
+        may see (every task, for a supervisor)."""
         person = self._app.people.get(person)
         limit = max(1, min(limit, MAX_PAGE))
         cursor = _cursor(after)
         t = tasks_table.c
         query: Select[Any] = select(tasks_table).where(self._task_visible(person))
+        if status is not None:
+            query = query.where(t.status == status.value)
         if cursor is not None:
             query = query.where(or_(t.created_at < cursor[0],
                                     and_(t.created_at == cursor[0], t.id < cursor[1])))

@@ -237,6 +237,24 @@ def test_tasks_outcomes_and_receipts_are_theirs_only(shop: SimpleNamespace) -> N
         assert shop.client.get(path, headers=bearer(shop, "Ola")).status_code == 404
 
 
+def test_tasks_are_listed_by_status_in_any_case(shop: SimpleNamespace) -> None:
+    """`/api/tasks?status=` lists only the tasks in that status, named in any case, as
+    `signoff tasks --status` does (the API had no filter); a status that is none is told."""
+    waiting = price(shop)
+    shop.app.reject(shop.app.proposals(task=waiting.task)[0], by=shop.mia, reason="Not now.")
+    again = price(shop, price=50)
+    for written in ("waiting", "Waiting", " WAITING "):
+        listed = _get(shop, "Mia", f"/api/tasks?status={written}").json()["items"]
+        assert [t["id"] for t in listed] == [again.task], written
+    assert [t["id"] for t in _get(shop, "Mia", "/api/tasks?status=done").json()["items"]] == [
+        waiting.task]
+    assert len(_get(shop, "Mia", "/api/tasks").json()["items"]) == 2
+    wrong = shop.client.get("/api/tasks?status=finished", headers=bearer(shop, "Mia"))
+    assert (wrong.status_code, wrong.json()["detail"]) == (422, (
+        "'finished' is not a task's status: choose one of Running, Waiting, Done, Halted, "
+        "Failed (in any case)."))
+
+
 def test_work_for_nobody_is_its_sponsors_to_see(shop: SimpleNamespace) -> None:
     """A task for nobody that only read, and so never proposed anything, is seen, with its
     outcome and receipt, by the person who sponsors its agent, as its proposals would have been

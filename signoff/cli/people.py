@@ -16,6 +16,7 @@ from signoff.agents import model_specs
 from signoff.agents.deadlines import when
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.rules import StandingRule
+from signoff.agents.tasks import TaskStatus
 from signoff.cli import (
     APP_OPTION,
     AS_OPTION,
@@ -411,8 +412,8 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
     """Print the tasks done for `me` (see `tasks`), as `inbox` sees them (the app's own, unless
     given)."""
     inbox = inbox or Inbox(app)
-    found = [t for t in _every_page(lambda after: inbox.tasks(me, after=after))
-             if status is None or t.status.value == status]
+    chosen = TaskStatus(status) if status else None
+    found = list(_every_page(lambda after: inbox.tasks(me, status=chosen, after=after)))
     with app.database.connect() as db:
         stuck = model_specs.problems(db, [t.id for t in found if t.status.value == "Running"])
     if as_json:

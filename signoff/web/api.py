@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from signoff.agents.proposals import ProposalStatus
+from signoff.agents.tasks import TaskStatus
 from signoff.app import App
 from signoff.exceptions import AgentRefused, EditRefused, ReasonRefused, UnknownId
 from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
@@ -55,6 +56,10 @@ _bearer = HTTPBearer(auto_error=False, bearerFormat="so_<id>_<secret>",
 _STATUSES = {s.value.lower(): s for s in ProposalStatus}
 """A proposal's status by its name in lower case: the address takes it in any case, as the CLI
 and the inbox's pages do."""
+
+
+_TASK_STATUSES = {s.value.lower(): s for s in TaskStatus}
+"""A task's status by its name in lower case."""
 
 
 def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
@@ -178,11 +183,21 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
     @router.get("/tasks", tags=["tasks"])
     def list_tasks(
         person: Me,
+        status: Annotated[str | None, Query(max_length=40, description=(
+            "Only those in this status, in any case: "
+            + ", ".join(s.value for s in TaskStatus) + " (default: every one)."))] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
         after: Annotated[str | None, Query(max_length=200)] = None,
     ) -> TaskPage:
-        """The tasks you may see, newest first."""
-        page = inbox.tasks(person, limit=limit, after=after)
+        """The tasks you may see, newest first, a page at a time."""
+        chosen = None
+        if status:
+            chosen = _TASK_STATUSES.get(status.strip().lower())
+            if chosen is None:
+                raise ProblemError(422, f"{status!r} is not a task's status: choose one of "
+                                        f"{', '.join(s.value for s in TaskStatus)} (in any case).",
+                                   type_="urn:signoff:problem:invalid")
+        page = inbox.tasks(person, status=chosen, limit=limit, after=after)
         return TaskPage(items=[TaskOut.of(t) for t in page.items], next=page.next)
 
     @router.get("/tasks/{task_id}", tags=["tasks"])
