@@ -353,3 +353,15 @@ def test_why_a_rule_is_taken_back_is_words_of_a_length_the_agent_is_told() -> No
     assert shop.app.rules()[0].active
     assert not shop.app.revoke(rule, by=shop.noor, why="").active
 
+
+
+def test_a_handle_is_found_and_taken_in_any_case() -> None:
+    """An e-mail address in other capitals is the same person: found by it (a login as
+    "Noor@T.example" was told no such person), and not added again (a second person was made)."""
+    shop = _counter()
+    assert shop.app.people.get("Noor@T.Example").id == shop.noor.id
+    with pytest.raises(UserError, match=re.escape(
+            "There is already someone with the handle 'NOOR@t.example' ('noor@t.example': a "
+            "handle is the same in any case).")):
+        shop.app.people.add("NOOR@t.example", "Noor again")
+    assert shop.app.people.find("nobody@t.example") is None

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, update
 
 from signoff.exceptions import UserError
 from signoff.store.database import Database
@@ -103,8 +103,11 @@ class People:
         if kind is PrincipalKind.PERSON and not is_email_address(handle):
             raise UserError(f"{handle!r} is not an e-mail address: a person's handle is their "
                             "e-mail address (name@domain, such as noor@example.com).")
-        if self.find(handle) is not None:
-            raise UserError(f"There is already someone with the handle {handle!r}.")
+        taken = self.find(handle)
+        if taken is not None:
+            also = "" if taken.handle == handle else f" ({taken.handle!r}: a handle is the same " \
+                                                     "in any case)"
+            raise UserError(f"There is already someone with the handle {handle!r}{also}.")
         principal = Principal(
             id=str(uuid.uuid4()),
             handle=handle,
@@ -136,11 +139,16 @@ class People:
         return found
 
     def find(self, principal: Principal | str) -> Principal | None:
-        """Like `get`, but None for nobody."""
+        """Like `get`, but None for nobody. A handle is found in any case, as an e-mail address
+        is delivered (``Mia@Shop.example`` is ``mia@shop.example``), when only one is so."""
         key = principal.id if isinstance(principal, Principal) else principal
         with self._database.reading() as connection:
-            row = prepare(connection, "principal", _by_id_or_handle).run(
+            row: object = prepare(connection, "principal", _by_id_or_handle).run(
                 connection, {"key": key}).first()
+            if row is None and isinstance(key, str) and "@" in key:
+                alike = connection.execute(select(principals_table).where(
+                    func.lower(principals_table.c.handle) == key.lower()).limit(2)).all()
+                row = alike[0] if len(alike) == 1 else None
         return _principal_of(row) if row is not None else None
 
     def find_each(self, ids: Iterable[str], *, within: Any = None) -> dict[str, Principal]:
