@@ -988,6 +988,55 @@ def test_binary_files_are_skipped_with_a_note(tmp_path: Path) -> None:
     assert "Skipped image.txt: it is not text (a binary file)." in shown.output
 
 
+def test_a_file_whose_name_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
+    """A name written in Latin-1 (as old archives unpack): that file is left out, named with
+    its bytes escaped, and the rest is researched (the whole folder failed, UnicodeEncodeError)."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "notes.txt").write_text("The kettle is in the kitchen.\n")
+    (Path(os.fsdecode(bytes(root) + b"/th\xe9.txt"))).write_text("Tea is brewed in a pot.\n")
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert len(corpus) == 1
+    assert corpus.notes == ("Skipped th\\xe9.txt: its name is not UTF-8 text (rename it to "
+                            "research in it).",)
+
+
+def test_an_edit_that_keeps_the_size_and_the_time_is_indexed_again(tmp_path: Path) -> None:
+    """A file changed to the same length with its modification time set back (as `cp -p`,
+    `touch -d` and `tar x` leave it) is read again: a quote is never of text the file no longer
+    holds (the index kept "pot" after the file said "pan")."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    kettle = root / "kettle.txt"
+    kettle.write_text("A kettle is a pot for boiling water.\n")
+    before = kettle.stat()
+    assert Corpus.from_folder(root, index=tmp_path / "i.sqlite").search("pot")
+    time.sleep(0.01)
+    kettle.write_text("A kettle is a pan for boiling water.\n")
+    os.utime(kettle, ns=(before.st_atime_ns, before.st_mtime_ns))
+    again = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert again.search("pot") == []
+    assert again.search("pan")
+
+
+def test_a_file_gone_between_the_listing_and_the_look_is_left_out(tmp_path: Path) -> None:
+    """A file removed while the folder is read (an editor's or a build's scratch file) is left
+    out with a note, not a FileNotFoundError that ended the research."""
+    from signoff.research.sources import folder_listing
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "notes.txt").write_text("The kettle is in the kitchen.\n")
+    (root / "scratch.txt").write_text("Gone soon.\n")
+    listing = folder_listing(root.resolve())
+    (root / "scratch.txt").unlink()
+    corpus = Corpus._of_listing(listing, name="docs", label="t", index=tmp_path / "i.sqlite",
+                                on_build=None)
+    assert len(corpus) == 1
+    assert corpus.notes == ("Skipped scratch.txt: it cannot be read (No such file or "
+                            "directory).",)
+
+
 def test_control_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
     """A source with escape sequences in its title and the quoted sentence: the output has no
     control character, and shows each as an escape; --json keeps the text exact, escaped."""
@@ -1084,6 +1133,26 @@ def test_an_empty_question_is_told_in_a_sentence(question: str) -> None:
     assert "Traceback" not in told.output
     with pytest.raises(UserError, match="The question is empty"):
         ask(App("t", database="sqlite://"), question)
+
+
+@pytest.mark.parametrize("question", [
+    "What does\nthe pass statement do?", "\nWhat does the pass statement do?",
+    "What does\u2028the pass\r\nstatement  do?",
+])
+def test_a_question_with_line_breaks_is_researched_whole(app: App, question: str) -> None:
+    """A question pasted with a line break is the whole question, on one line (it was
+    researched up to the break: "What does", answered from tkinter, or nothing, declined)."""
+    answer = ask(app, question).result
+    assert answer.question == "What does the pass statement do?"
+    assert answer.answered
+    assert {c.citations[0].source_id for c in answer.claims} == {"pass"}
+
+
+def test_a_question_that_is_no_text_is_told_in_a_sentence() -> None:
+    """Bytes that are not UTF-8 (a surrogate, as Python reads them from the command line)
+    are told, not a ValidationError "it did not foresee"."""
+    with pytest.raises(UserError, match=r"The question holds '\\udcff', which is no character"):
+        ask(App("t", database="sqlite://"), "What is \udcff?")
 
 
 def test_a_provider_failure_is_told_in_the_providers_own_sentence(

@@ -280,9 +280,7 @@ class Corpus:
     def _of_listing(cls, listing: Listing, name: str, label: str, index: str | Path | None,
                     on_build: OnBuild | None) -> Corpus:
         root = listing.root
-        fingerprint = _digest([*(
-            f"{p.relative_to(root).as_posix()}:{s.st_size}:{s.st_mtime_ns}"
-            for p, s in ((p, p.stat()) for p in listing.files)), *listing.notes])
+        fingerprint = _digest([*(_stamp(root, p) for p in listing.files), *listing.notes])
         path = Path(index) if index is not None else cache_dir() / (
             f"corpus-{label}-{_digest([str(root)])[:16]}.sqlite")
 
@@ -648,6 +646,20 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                             ("notes", json.dumps(notes))])
     finally:
         db.close()
+
+
+def _stamp(root: Path, path: Path) -> str:
+    """What a file's part of a folder's fingerprint says of it: its name, size, when its content
+    last changed, and when anything of it last changed (its ctime, which an edit that keeps the
+    size and sets the mtime back, as ``cp -p``, ``touch -d`` or ``tar x`` do, and a ``chmod``
+    that makes a skipped file readable, both move); "gone" for one that went between the
+    listing and this look (a build's scratch file)."""
+    name = path.relative_to(root).as_posix()
+    try:
+        s = path.stat()
+    except OSError:
+        return f"{name}:gone"
+    return f"{name}:{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}"
 
 
 def _digest(parts: Iterable[str]) -> str:

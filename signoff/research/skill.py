@@ -12,8 +12,9 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from signoff.agents.agent import Agent
 from signoff.agents.model_specs import ModelSpec
@@ -44,7 +45,13 @@ class ResearchTask(BaseModel):
     """A question to research."""
 
     question: str = Field(min_length=1, description="The question to answer.")
-    """The question to answer."""
+    """The question to answer, on one line: its line breaks and runs of space read as one
+    space (a question pasted with a line break was researched up to it)."""
+
+    @field_validator("question", mode="before")
+    @classmethod
+    def _one_line(cls, value: Any) -> Any:
+        return " ".join(value.split()) if isinstance(value, str) else value
 
 
 def retrieved_sources(task: TaskView) -> dict[str, list[str]]:
@@ -167,9 +174,15 @@ def ask(
     `AgentHandle.do`)."""
     from signoff.research.extractive import ExtractiveModel
 
-    if not question.strip():
+    if not isinstance(question, str) or not question.strip():
         raise UserError("The question is empty: ask something, such as “What does the with "
                         "statement do?”.")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UserError(f"The question holds {question[error.start]!r}, which is no character "
+                        "(bytes that are not UTF-8, or half of one): ask it in UTF-8 text."
+                        ) from None
     return app.agent(Researcher).do(
         Research(), ResearchTask(question=question), for_=for_,
         model=model or ExtractiveModel(), max_steps=max_steps, budget_usd=budget_usd,

@@ -94,9 +94,24 @@ def folder_listing(root: Path) -> Listing:
             if path.is_symlink() and not _inside(root, path):
                 notes.append(f"Skipped {_relative(root, path)}: it links outside the folder.")
                 continue
+            if not _is_utf8(str(path.relative_to(root))):
+                shown = os.fsencode(path.relative_to(root)).decode("utf-8", "backslashreplace")
+                notes.append(f"Skipped {shown}: its name is not UTF-8 text (rename it to "
+                             "research in it).")
+                continue
             if path.is_file():
                 files.append(path)
     return Listing(root=root, files=tuple(files), notes=tuple(notes))
+
+
+def _is_utf8(name: str) -> bool:
+    """Whether a file's name, as Python read it from the disk, is UTF-8 text (bytes that are not
+    are read as lone surrogates, which no text column or terminal can hold)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def python_docs_root() -> Path | None:
