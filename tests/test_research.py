@@ -1556,6 +1556,32 @@ def test_a_research_task_stopped_before_it_ended_goes_on_with_go_on(
     assert nobody.exit_code == 3, nobody.output
 
 
+def test_going_on_stopped_with_ctrl_c_names_the_task_and_the_command_again(
+        tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`research --go-on TASK` stopped with Ctrl-C says the task stays Running and how to go on
+    again, exit 130 (it said click's "Aborted!" and exited 1, as after `--approve`)."""
+    import signoff.cli.research as command
+    from signoff.cli import main
+    from signoff.inbox import Inbox
+
+    class Interrupted(ScriptedModel):
+        def complete(self, messages: Any, tools: Any, *, max_output_tokens: int) -> Any:
+            raise KeyboardInterrupt
+
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    app = research_app(bundled, database=database)
+    me = command._local_person(app)
+    with pytest.raises(KeyboardInterrupt):
+        ask(app, QUESTION, model=Interrupted(), for_=me)
+    (task,) = [t.id for t in Inbox(app).tasks(me).items]
+    monkeypatch.setattr(command, "_going_on_with", lambda *_: Interrupted())
+    went = CliRunner().invoke(main, ["research", "--go-on", task, "--database", database])
+    assert went.exit_code == 130, went.output
+    assert (f"Stopped. The research task {task} stays Running; go on with it: signoff research "
+            f"--go-on {task} --database {database}") in " ".join(went.output.split())
+    assert app.outcome(task).status is TaskStatus.RUNNING
+
+
 def test_research_stopped_with_ctrl_c_names_its_task_and_the_command_that_goes_on(
         tmp_path: Path, folder: Path) -> None:
     """`signoff research` stopped with Ctrl-C (SIGINT, as its model is asked the second
@@ -1591,6 +1617,58 @@ def test_research_stopped_with_ctrl_c_names_its_task_and_the_command_that_goes_o
     assert err.strip() == (
         f"Stopped. The research task {task} stays Running; go on with it: signoff research "
         f"--go-on {task} --database {database} --corpus {folder}")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_research_stopped_names_its_own_task_while_another_runs(
+        tmp_path: Path, folder: Path, stop: signal.Signals) -> None:
+    """Stopped while another research of the same person's, begun after it, still runs: it
+    names its own task, not the newest (which it named, leaving its own unsaid); SIGTERM
+    (`kill`) stops it as Ctrl-C does (it ended unsaid, its task's id never printed)."""
+    from signoff.agents import repository as repo
+    from signoff.cli.research import _local_person
+    from signoff.inbox import Inbox
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    env = {**os.environ, "SIGNOFF_ALLOW_MODEL_REQUESTS": "1", "OPENAI_API_KEY": "test-key"}
+
+    def started(question: str, server: Any) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "signoff", "research", question, "--model",
+             f"openai-compatible:local@{server.url}/v1", "--price", "0,0", "--database",
+             database, "--corpus", str(folder)], env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def asked(server: Any, times: int, *running: subprocess.Popen[str]) -> None:
+        deadline = time.monotonic() + 60
+        while len(server.received) < times:
+            assert all(p.poll() is None for p in running), [p.communicate() for p in running]
+            assert time.monotonic() < deadline, f"the model was not asked {times} times"
+            time.sleep(0.05)
+
+    with serving() as server:
+        server.answer(Canned(events=openai_stream([], [("c1", "search_sources", [json.dumps(
+            {"query": "kettle"})])])))
+        server.answer(Canned(delay=60, events=openai_stream(["Late."])))
+        server.answer(Canned(delay=60, events=openai_stream(["Late."])))
+        first = started("What boils water?", server)
+        asked(server, 2, first)
+        second = started("Where is the kettle?", server)
+        asked(server, 3, first, second)
+        first.send_signal(stop)
+        out, err = first.communicate(timeout=60)
+        second.kill()
+        second.communicate(timeout=60)
+    assert first.returncode == 130, (out, err)
+    app = research_app(Corpus.from_folder(folder), database=database)
+    listed = Inbox(app).tasks(_local_person(app)).items
+    with app.database.reading() as db:
+        mine = [t.id for t in listed
+                if repo.load_task(db, t.id).subject_json["question"] == "What boils water?"]
+    assert err.strip() == (
+        f"Stopped. The research task {mine[0]} stays Running; go on with it: signoff research "
+        f"--go-on {mine[0]} --database {database} --corpus {folder}")
 
 
 def test_a_model_object_is_kept_with_its_task_by_the_spec_it_was_made_from(app: App) -> None:

@@ -16,13 +16,16 @@ research goes on here, with the model the task kept.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import getpass
 import importlib
 import json
 import re
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,7 +55,7 @@ from signoff.cli.research_shown import (
     print_outcome,
 )
 from signoff.cli.terminal import visible
-from signoff.exceptions import AgentRefused, SignoffError
+from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
 from signoff.models.base import Model, Price
 
 __all__ = ["research", "research_receipt"]
@@ -167,12 +170,16 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     url = database or default_database()
     building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
     try:
-        corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
-                  else Corpus.default(on_build=building))
+        with _stopped_as_by_ctrl_c():
+            corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
+                      else Corpus.default(on_build=building))
         app = research_app(corpus, database=url)
         person = _local_person(app)
     except SignoffError as error:
         raise failure_of(error) from None
+    except KeyboardInterrupt:  # (while indexing: what was built so far is thrown away)
+        click.echo("Stopped.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     export_traces(app)
     if not as_json:
         console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} sources) "
@@ -188,7 +195,7 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
                    max_steps=steps, budget_usd=budget, database=database, url=url)
     began = datetime.now(UTC)
     try:
-        with show.live(), outcome_shown():
+        with _stopped_as_by_ctrl_c(), show.live(), outcome_shown():
             outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
                           budget_usd=budget, model_spec=kept)
     except SignoffError as error:
@@ -204,17 +211,53 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
 
 
 def _tell_stopped(app: Any, person: Any, began: datetime, shown: Shown) -> None:
-    """Say that the research was stopped, and how to go on with its task (the newest task of
-    `person`'s, when it began since `began` and still runs: the one just stopped)."""
+    """Say that the research was stopped, and how to go on with its task: `person`'s task that
+    began since `began`, still runs, and asks this question (another research of theirs,
+    begun later in another process, was named once: the newest task)."""
+    from signoff.agents import repository as repo
     from signoff.inbox import Inbox
+    from signoff.research.skill import ResearchTask
 
-    (newest, *_) = [*Inbox(app).tasks(person, limit=1).items, None]
-    if newest is None or newest.status is not TaskStatus.RUNNING or (
-            newest.created_at.replace(tzinfo=None) < began.replace(tzinfo=None)):
-        click.echo("Stopped.", err=True)
+    asked = ResearchTask(question=shown.question).question
+    since = began.replace(tzinfo=None)
+    running = [t for t in Inbox(app).tasks(person, status=TaskStatus.RUNNING).items
+               if t.created_at.replace(tzinfo=None) >= since]
+    with app.database.reading() as db:
+        mine = [t.id for t in running
+                if _question_of(repo.load_task(db, t.id)) == asked]
+    if len(mine) != 1:  # (none yet; or the same question asked twice at once: say no id)
+        click.echo("Stopped." if not mine else (
+            f"Stopped. Its task stays Running, one of {', '.join(mine)}; go on with it: "
+            f"{shown.going_on('TASK_ID')}"), err=True)
         return
-    click.echo(f"Stopped. The research task {newest.id} stays Running; go on with it: "
-               f"{shown.going_on(newest.id)}", err=True)
+    click.echo(f"Stopped. The research task {mine[0]} stays Running; go on with it: "
+               f"{shown.going_on(mine[0])}", err=True)
+
+
+def _question_of(task: Any) -> str | None:
+    """The question research task `task` (a row) asks, or None."""
+    subject = getattr(task, "subject_json", None)
+    return subject.get("question") if isinstance(subject, dict) else None
+
+
+@contextlib.contextmanager
+def _stopped_as_by_ctrl_c() -> Iterator[None]:
+    """Within it, SIGTERM (``kill``) and SIGHUP (the terminal closed) stop the research as
+    Ctrl-C does, so that what it leaves Running is named with the command that goes on with it
+    (they ended it unsaid, the task's id never printed). Outside the main thread: nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupted(_signal: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    kept = {s: signal.signal(s, interrupted) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in kept.items():
+            signal.signal(s, handler)
 
 
 def _exit_for(outcome: Any) -> None:
@@ -276,7 +319,8 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
         going.console.print(plain(visible(decision.said)))
     outcome = None
     if decision.task_status == TaskStatus.RUNNING.value:
-        outcome = going.on(model)
+        outcome = going.on(model, going.shown(model, corpus_dir, database, model_spec,
+                                              price_spec))
     elif decision.task_status == TaskStatus.WAITING.value:  # on others: they are shown
         outcome = going.app.outcome(proposal.task)
     if outcome is not None:
@@ -305,7 +349,8 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
     task = going.read(task_id)
     if task.status == TaskStatus.RUNNING.value:
         model = going.model(model_spec, price_spec)
-        outcome = going.on(model)
+        outcome = going.on(model, going.shown(model, corpus_dir, database, model_spec,
+                                              price_spec))
         name = model.name
     else:
         outcome = going.app.outcome(task_id)
@@ -343,12 +388,16 @@ class _Going:
         building = None if as_json else (
             lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
         try:
-            corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
-                      else Corpus.default(on_build=building))
+            with _stopped_as_by_ctrl_c():
+                corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
+                          else Corpus.default(on_build=building))
             app, url = _research_database(database, corpus)
             me = _local_person(app)
         except SignoffError as error:
             raise failure_of(error) from None
+        except KeyboardInterrupt:  # (while indexing: nothing was decided yet)
+            click.echo("Stopped.", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         export_traces(app)
         return cls(console=console, corpus=corpus, app=app, url=url, me=me, as_json=as_json)
 
@@ -377,8 +426,10 @@ class _Going:
         assert self.progress is not None, "read first"
         return _going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress)
 
-    def on(self, model: Model) -> Any:
-        """Go on with the task, here, with `model`, its steps shown; its outcome."""
+    def on(self, model: Model, shown: Shown) -> Any:
+        """Go on with the task, here, with `model`, its steps shown; its outcome. Stopped
+        (Ctrl-C), it says how to go on with it again (`shown`'s command) and exits 130 (it
+        said "Aborted!" and exited 1, the task's id unsaid)."""
         from signoff.research.skill import Researcher
 
         assert self.progress is not None, "read first"
@@ -387,11 +438,26 @@ class _Going:
             self.console.print(f"The research goes on in {plain(self.corpus.name)} with "
                                f"[bold]{plain(model.name)}[/bold].")
         try:
-            with self.progress.live(), outcome_shown():
+            with _stopped_as_by_ctrl_c(), self.progress.live(), outcome_shown():
                 return self.app.agent(Researcher).resume(self.task.id,
                                                          model=Watched(model, self.progress))
         except SignoffError as error:
             raise failure_of(error) from None
+        except KeyboardInterrupt:
+            click.echo(f"Stopped. The research task {self.task.id} stays Running; go on with "
+                       f"it: {shown.going_on(self.task.id)}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+
+    def shown(self, model: Model | str, corpus_dir: Path | None, database: str | None,
+              model_spec: str | None, price_spec: str | None) -> Shown:
+        """What the task's outcome is shown with: the commands printed name the folder, the
+        database and the model named with --model."""
+        subject = self.task.subject_json if isinstance(self.task.subject_json, dict) else {}
+        return Shown(question=str(subject.get("question", "")),
+                     model=model if isinstance(model, str) else model.name,
+                     corpus=self.corpus, corpus_dir=corpus_dir, max_steps=self.task.max_steps,
+                     budget_usd=self.task.budget_usd, database=database, url=self.url,
+                     named_model=None if model_spec is None else (model_spec, price_spec))
 
     def show(self, outcome: Any, model: Model | str, corpus_dir: Path | None,
              database: str | None, model_spec: str | None, price_spec: str | None,
@@ -399,12 +465,7 @@ class _Going:
         """Print `outcome` as research prints it (after `decided`, the decision as JSON, when
         a decision came first); the commands printed name the model named with --model."""
         assert self.progress is not None, "read first"
-        subject = self.task.subject_json if isinstance(self.task.subject_json, dict) else {}
-        shown = Shown(question=str(subject.get("question", "")),
-                      model=model if isinstance(model, str) else model.name,
-                      corpus=self.corpus, corpus_dir=corpus_dir, max_steps=self.task.max_steps,
-                      budget_usd=self.task.budget_usd, database=database, url=self.url,
-                      named_model=None if model_spec is None else (model_spec, price_spec))
+        shown = self.shown(model, corpus_dir, database, model_spec, price_spec)
         if self.as_json:
             found = as_json_of(self.app, outcome, shown)
             click.echo(json.dumps(found if decided is None else {**decided, "research": found},
@@ -522,7 +583,16 @@ def _local_person(app: Any) -> Any:
     # (a user name may hold what an e-mail address may not: "Ada Lovelace", "ada@corp")
     local = re.sub(r"[\s@\x00-\x1f\x7f]+", "-", user).strip("-") or "you"
     handle = f"{local}@localhost"
-    return app.people.find(handle) or app.people.add(handle, user)
+    found = app.people.find(handle)
+    if found is not None:
+        return found
+    try:
+        return app.people.add(handle, user)
+    except (UserError, StoreError):  # another research, begun at once, added them first
+        again = app.people.find(handle)
+        if again is None:
+            raise
+        return again
 
 
 def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:
