@@ -2173,3 +2173,23 @@ def test_a_question_of_a_measure_is_about_its_subject_not_its_measure(
     assert result.exit_code == 0, result.output
     answer = result.output.split("\nAnswer\n", 1)[1]
     assert answer.lstrip().startswith("The kettle boils water in three minutes. [1]")
+
+
+def test_the_person_at_the_keyboard_is_added_once_however_many_begin_at_once(
+        tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two researches begun at once on a new database both look for the person at the keyboard,
+    find nobody, and add them: the one that adds second finds the first's (it failed, "UNIQUE
+    constraint failed", with a hint about the file's permissions)."""
+    from signoff.cli.research import _local_person
+
+    app = research_app(bundled, database=f"sqlite:///{tmp_path / 'r.db'}")
+    first = _local_person(app)
+    found = app.people.find
+    looked: list[str] = []
+
+    def not_yet(handle: str) -> Any:  # the first look, before the other process's add
+        looked.append(handle)
+        return None if len(looked) == 1 else found(handle)
+
+    monkeypatch.setattr(app.people, "find", not_yet)
+    assert _local_person(app).id == first.id
