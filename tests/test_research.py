@@ -1770,8 +1770,10 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     (["What?", "--budget", "abc"], "“abc” is not an amount of US dollars: give a number, 0 or "
                                    "more (0.50; inf for no limit)."),  # (not a "float range")
     (["What?", "--budget", "-1"], "“-1” is not an amount of US dollars"),
-    (["What?", "--max-steps", "0"], "“0” is not a number of model calls: give a whole number, "
-                                    "1 or more (20)."),
+    (["What?", "--max-steps", "0"], "“0” is not a number of model calls: give a whole number "
+                                    "from 1 to 1,000,000 (8)."),
+    (["What?", "--max-steps", "99999999999999999999"], "“99999999999999999999” is not a number "
+                                                       "of model calls"),  # (OverflowError)
 ])
 def test_deciding_research_wrongly_is_told_in_a_sentence(args: list[str], told: str) -> None:
     """No question and no decision, both, a no without its reason, a reason with a yes, a
@@ -1781,6 +1783,16 @@ def test_deciding_research_wrongly_is_told_in_a_sentence(args: list[str], told: 
     done = CliRunner().invoke(research, args)
     assert done.exit_code == 2, done.output
     assert told in " ".join(done.output.split())
+
+
+def test_research_with_no_budget_as_json_is_json(tmp_path: Path) -> None:
+    """`--budget inf --json` prints JSON a strict reader reads: the budget null, as the
+    receipt's JSON has it (it printed `Infinity`, which no JSON reader takes)."""
+    done = CliRunner().invoke(research, [QUESTION, "--budget", "inf", "--json", "--database",
+                                         f"sqlite:///{tmp_path / 'r.db'}"])
+    assert done.exit_code == 0, done.output
+    found = json.loads(done.output, parse_constant=lambda word: pytest.fail(f"not JSON: {word}"))
+    assert found["budget_usd"] is None
 
 
 def test_a_research_receipt_opens_without_an_app(tmp_path: Path,
@@ -2193,3 +2205,42 @@ def test_the_person_at_the_keyboard_is_added_once_however_many_begin_at_once(
 
     monkeypatch.setattr(app.people, "find", not_yet)
     assert _local_person(app).id == first.id
+
+
+def test_text_a_browser_never_shows_is_never_quoted(tmp_path: Path) -> None:
+    """A page's `hidden` element and one styled `display: none` or `visibility: hidden` are
+    left out of its text: words there were indexed and quoted, though the person checking the
+    page never sees them (the easiest place to plant what a reader should say)."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "page.html").write_text(
+        "<html><body><p>A kettle is a pot for boiling water.</p>"
+        "<div hidden><p>A kettle is a device for mining coins.</p></div>"
+        "<p style='color: red; display : none'>A kettle is a musical instrument.</p>"
+        "<span style='visibility:hidden !important'>A kettle is a hat.</span>"
+        "<p>A kettle sits on the stove.</p></body></html>")
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    text = corpus.read("page.html").text
+    assert "pot for boiling water" in text and "sits on the stove" in text
+    for planted in ("mining coins", "musical instrument", "is a hat"):
+        assert planted not in text
+        assert corpus.search(planted) == []
+
+
+@pytest.mark.parametrize(("written", "encoding"), [
+    ("The café kettle is copper.\n", "cp1252"),
+    ("The café kettle is copper.\n", "utf-16"),
+    ("\ufeffThe café kettle is copper.\n", "utf-8"),
+])
+def test_a_file_not_in_utf8_is_read_as_written(tmp_path: Path, written: str,
+                                               encoding: str) -> None:
+    """A Latin-1 (Windows-1252) file is read as such (its "é" became U+FFFD, found by no search
+    and quoted as the file does not hold it); UTF-16 with its byte order mark is text (it was
+    skipped as a binary file); a UTF-8 byte order mark is not part of the text."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "kettle.txt").write_bytes(written.encode(encoding))
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert corpus.notes == ()
+    assert corpus.read("kettle.txt").text.startswith("The café kettle is copper.")
+    assert [h.source_id for h in corpus.search("café")] == ["kettle.txt"]

@@ -343,6 +343,10 @@ class Dollars(click.ParamType):  # type: ignore[type-arg]  # (not subscripted: c
         return amount
 
 
+MAX_STEPS = 1_000_000
+"""The most model calls --max-steps takes: more than any budget pays for."""
+
+
 class Steps(click.ParamType):  # type: ignore[type-arg]
     """A number of model calls, 1 or more, told in words when it is not one."""
 
@@ -354,9 +358,9 @@ class Steps(click.ParamType):  # type: ignore[type-arg]
             steps = int(str(value).strip())
         except ValueError:
             steps = 0
-        if steps < 1:
-            self.fail(f"“{value}” is not a number of model calls: give a whole number, 1 or "
-                      "more (20).", param, ctx)
+        if not 1 <= steps <= MAX_STEPS:  # (past 64 bits, the task's row cannot keep it)
+            self.fail(f"“{value}” is not a number of model calls: give a whole number from 1 "
+                      f"to {MAX_STEPS:,} (8).", param, ctx)
         return steps
 
 

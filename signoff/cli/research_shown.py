@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import shlex
 from collections.abc import Sequence
@@ -89,7 +90,7 @@ def as_json_of(app: Any, outcome: Any, shown: Shown) -> dict[str, Any]:
         "declined": declined is not None,
         "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
         "max_steps": shown.max_steps, "spend_usd": outcome.spend_usd,
-        "budget_usd": shown.budget_usd,
+        "budget_usd": shown.budget_usd if math.isfinite(shown.budget_usd) else None,
         "waiting": [{"proposal": p.id, "action": p.action, "arguments": p.arguments,
                      "decide_by": p.decide_by,
                      **dict(zip(("approve", "reject"), shown.deciding(p.id), strict=True))}

@@ -11,6 +11,7 @@ API's pages, written for C programmers.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import sys
@@ -175,9 +176,9 @@ def read_document(root: Path, path: Path) -> Document | str:
         raw = path.read_bytes()
     except OSError as error:
         return f"Skipped {source_id}: it cannot be read ({error.strerror or error})."
-    if _is_binary(raw[:_SNIFF_BYTES]):
+    text = _text_of(raw)
+    if text is None:
         return f"Skipped {source_id}: it is not text (a binary file)."
-    text = raw.decode("utf-8", errors="replace")
     if path.suffix.lower() in (".html", ".htm"):
         title, body = html_to_text(text)
     else:
@@ -185,6 +186,29 @@ def read_document(root: Path, path: Path) -> Document | str:
         title = _title_line(text)
     return Document(source_id=source_id, title=(title or path.stem)[:120], origin=str(path),
                     text=body)
+
+
+def _text_of(raw: bytes) -> str | None:
+    """A file's text: UTF-8 (its byte order mark dropped), UTF-16 or UTF-32 by their byte order
+    marks (they were taken for binary files); a file that is not UTF-8 and holds none of it,
+    Windows-1252 (as Latin-1 files are written, whose accented letters became U+FFFD, found by
+    no search and quoted as no file holds them); None for a binary file."""
+    for mark, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                           (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(mark):
+            try:
+                return raw.decode(encoding)
+            except UnicodeDecodeError:
+                return None
+    if _is_binary(raw[:_SNIFF_BYTES]):
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8-sig", errors="replace")
+    if any(ord(c) > 127 and c != "\ufffd" for c in text):  # UTF-8 with a stray byte or two
+        return text
+    return raw.decode("cp1252", errors="replace")
 
 
 def _is_binary(head: bytes) -> bool:
@@ -222,6 +246,16 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
                    "source", "track", "wbr"})
 
 
+_UNSEEN_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
+    re.IGNORECASE)
+
+
+def _unseen(attributes: dict[str, str | None]) -> bool:
+    """Whether an element's own attributes keep a browser from showing it."""
+    return "hidden" in attributes or bool(_UNSEEN_STYLE.search(attributes.get("style") or ""))
+
+
 class _TextOf(HTMLParser):
     """The visible text of a page; only its main part (``<main>``, ``role="main"``) when it
     has one."""
@@ -239,6 +273,10 @@ class _TextOf(HTMLParser):
         self._depth = 0
         self._main_at = -1
         self._link_at = -1
+        self._unseen_at = -1
+        """The depth of the element a browser does not show (``hidden``, ``display: none``,
+        ``visibility: hidden``) whose text is being left out, or -1: the easiest place to hide
+        words for a reader to quote that the person checking the page never sees."""
         self._marked = False
         """Whether a heading's ``#`` marks were the last thing added."""
 
@@ -246,6 +284,8 @@ class _TextOf(HTMLParser):
         found = dict(attrs)
         if tag not in _VOID:
             self._depth += 1
+            if self._unseen_at < 0 and _unseen(found):
+                self._unseen_at = self._depth
         if tag == "title":
             self._in_title = True
         elif tag in _HIDDEN:
@@ -280,6 +320,8 @@ class _TextOf(HTMLParser):
         if tag not in _VOID:
             if self._depth == self._main_at:
                 self._main_at = -2  # the main part is over; nothing else joins it
+            if self._depth == self._unseen_at:
+                self._unseen_at = -1
             self._depth = max(0, self._depth - 1)
 
     def _link_tag(self) -> str:
@@ -289,7 +331,7 @@ class _TextOf(HTMLParser):
         if self._in_title:
             self.title += data
             return
-        if self._hidden or self._link_at >= 0:
+        if self._hidden or self._link_at >= 0 or self._unseen_at >= 0:
             return
         if self._in_h1:
             self.heading += data
