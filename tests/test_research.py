@@ -2156,7 +2156,7 @@ def test_the_index_layout_names_the_headings_and_sentences_it_stores() -> None:
     sample = ("Intro\n=====\n\nText.\n\n3.1.1. Numbers\n==============\n\nThe calculator.\n\n"
               "Note\n\nNoted.\n\niterator\n\nAn object.\n\nprint(x)\n\nMore.\n\nn = 3\n------\n\n"
               "Done.")
-    assert (_INDEX_VERSION, headings_of(sample)) == ("13", ["Intro", "3.1.1. Numbers", "iterator",
+    assert (_INDEX_VERSION, headings_of(sample)) == ("14", ["Intro", "3.1.1. Numbers", "iterator",
                                                             "print"])
     assert [(s.text, s.heading) for s in sentences_of("s", sample)] == [
         ("Text.", "Intro"), ("The calculator.", "3.1.1. Numbers"), ("Noted.", "3.1.1. Numbers"),
@@ -2221,7 +2221,8 @@ def test_text_a_browser_never_shows_is_never_quoted(tmp_path: Path) -> None:
         "<p>A kettle sits on the stove.</p></body></html>")
     corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
     text = corpus.read("page.html").text
-    assert "pot for boiling water" in text and "sits on the stove" in text
+    assert "pot for boiling water" in text
+    assert "sits on the stove" in text
     for planted in ("mining coins", "musical instrument", "is a hat"):
         assert planted not in text
         assert corpus.search(planted) == []
@@ -2244,3 +2245,43 @@ def test_a_file_not_in_utf8_is_read_as_written(tmp_path: Path, written: str,
     assert corpus.notes == ()
     assert corpus.read("kettle.txt").text.startswith("The café kettle is copper.")
     assert [h.source_id for h in corpus.search("café")] == ["kettle.txt"]
+
+
+def test_a_link_to_nothing_a_loop_and_a_folder_that_cannot_be_read_are_each_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each thing left out is told as what it is: a broken link and a loop of links were both
+    "it links outside the folder", and a folder that could not be listed was left out unsaid."""
+    root = tmp_path / "docs"
+    (root / "locked").mkdir(parents=True)
+    (root / "locked" / "tea.txt").write_text("Tea is brewed in a pot.\n")
+    (root / "notes.txt").write_text("The kettle is in the kitchen.\n")
+    (root / "broken.txt").symlink_to(root / "nothing.txt")
+    (root / "loop1.txt").symlink_to(root / "loop2.txt")
+    (root / "loop2.txt").symlink_to(root / "loop1.txt")
+    listed = os.scandir
+
+    def scandir(path: Any = ".") -> Any:  # (as root, chmod 000 keeps nothing from being read)
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return listed(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    corpus = Corpus.from_folder(root, index=tmp_path / "i.sqlite")
+    assert set(corpus.notes) == {
+        "Skipped broken.txt: it links to nothing (a broken link).",
+        "Skipped loop1.txt: it links in a loop.", "Skipped loop2.txt: it links in a loop.",
+        "Skipped locked/: it cannot be read (Permission denied)."}
+    assert len(corpus) == 1
+
+
+def test_a_file_named_with_a_line_break_cannot_print_lines_of_its_own(tmp_path: Path) -> None:
+    """A source's id is printed on its line, its line break shown as an escape: a file named
+    "notes\\n    [2] other.txt" printed what read as a citation of its own."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "notes\n    [2] forged.txt").write_text("A kettle is a pot for boiling water.\n")
+    shown = CliRunner().invoke(research, ["What is a kettle?", "--corpus", str(root),
+                                          "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert shown.exit_code == 0, shown.output
+    assert "[1] notes\\n    [2] forged.txt" in shown.output
+    assert not any(line.lstrip().startswith("[2] forged") for line in shown.output.splitlines())

@@ -210,7 +210,7 @@ class Progress:
         for call in reply.tool_calls:
             shown = _arguments(call.arguments) if call.name != "hand_back" else _claims(
                 call.arguments)
-            self.console.print(f"  → {plain(call.name)} {plain(shown)}")
+            self.console.print(f"  → {plain(call.name)} {plain(shown, line=True)}")
 
     def answers(self, messages: Sequence[Message]) -> None:
         """Show what the tools of the latest turn answered (once each)."""
@@ -222,13 +222,13 @@ class Progress:
                 continue
             self._shown.add(message.tool_call_id)
             tool = names.get(message.tool_call_id, "?")
-            self.console.print(f"  ← {plain(tool)}: {plain(_outcome(tool, message.text))}")
+            self.console.print(f"  ← {plain(tool)}: {plain(_outcome(tool, message.text), line=True)}")
 
     def last_turn(self, lines: list[str]) -> None:
         if self.quiet:
             return
         for line in lines:
-            self.console.print(f"  ← {plain(_short(line, 300))}")
+            self.console.print(f"  ← {plain(_short(line, 300), line=True)}")
 
 
 def _outcome(tool: str, answer: str) -> str:
@@ -317,7 +317,7 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
             console.print("  The closest sources:")
             for sid in declined.closest:
                 title = sources.get(sid, {}).get("title", sid)
-                console.print(f"    {plain(sid)} — {plain(title)}")
+                console.print(f"    {plain(sid, line=True)} — {plain(title, line=True)}")
         return
     if not outcome.done:
         why = commands_as_run(outcome.problem) or (f"it waits on {', '.join(outcome.waiting_on)}"
@@ -335,7 +335,7 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
     console.print("\n[bold]Citations[/bold]")
     for number, sid, quote in notes:
         title = sources.get(sid, {}).get("title", sid)
-        console.print(f"  \\[{number}] {plain(sid)} — {plain(title)}\n"
+        console.print(f"  \\[{number}] {plain(sid, line=True)} — {plain(title, line=True)}\n"
                       f"      “{plain(' '.join(quote.split()))}”")
 
 
@@ -366,12 +366,15 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def plain(text: str) -> str:
+def plain(text: str, *, line: bool = False) -> str:
     """`text` as written, to print with Rich: its markup escaped (so none is interpreted), and
-    its control characters shown as escapes (so none reaches the terminal)."""
+    its control characters shown as escapes (so none reaches the terminal); its line breaks
+    too, for what is one `line` (a source's id or title: a file named with a line break printed
+    lines that read as citations of their own)."""
     from rich.markup import escape
 
-    return escape(visible(text))
+    shown = visible(text)
+    return escape(shown.replace("\n", "\\n").replace("\t", "\\t") if line else shown)
 
 
 def console_for_text() -> Any:

@@ -80,25 +80,30 @@ def folder_listing(root: Path) -> Listing:
     reached through a link leading outside it."""
     files: list[Path] = []
     notes: list[str] = []
-    for directory, subdirectories, names in os.walk(root):  # links to folders are not walked
-        here = Path(directory)
+
+    def unread(error: OSError) -> None:  # a folder that cannot be listed (it was left out unsaid)
+        where = Path(error.filename) if error.filename else root
+        notes.append(f"Skipped {_shown_name(root, where)}/: it cannot be read "
+                     f"({error.strerror or error}).")
+
+    for directory, subdirectories, names in os.walk(root, onerror=unread):  # (links to folders
+        here = Path(directory)                                             # are not walked)
         for name in sorted(subdirectories):
             if not name.startswith(".") and (here / name).is_symlink() and not _inside(
                     root, here / name):
-                notes.append(f"Skipped {_relative(root, here / name)}/: it links outside "
-                             "the folder.")
+                notes.append(f"Skipped {_relative(root, here / name)}/: "
+                             f"{_link_trouble(here / name)}.")
         subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
         for name in sorted(names):
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in SUFFIXES:
                 continue
-            if path.is_symlink() and not _inside(root, path):
-                notes.append(f"Skipped {_relative(root, path)}: it links outside the folder.")
+            if path.is_symlink() and (not path.exists() or not _inside(root, path)):
+                notes.append(f"Skipped {_relative(root, path)}: {_link_trouble(path)}.")
                 continue
             if not _is_utf8(str(path.relative_to(root))):
-                shown = os.fsencode(path.relative_to(root)).decode("utf-8", "backslashreplace")
-                notes.append(f"Skipped {shown}: its name is not UTF-8 text (rename it to "
-                             "research in it).")
+                notes.append(f"Skipped {_shown_name(root, path)}: its name is not UTF-8 text "
+                             "(rename it to research in it).")
                 continue
             if path.is_file():
                 files.append(path)
@@ -225,6 +230,26 @@ def _inside(root: Path, path: Path) -> bool:
         return path.resolve().is_relative_to(root)
     except (OSError, RuntimeError):  # a loop of links
         return False
+
+
+def _link_trouble(path: Path) -> str:
+    """Why a link that does not lead to a file in the folder is skipped, in words."""
+    try:
+        path.resolve(strict=True)
+    except FileNotFoundError:
+        return "it links to nothing (a broken link)"
+    except (OSError, RuntimeError):
+        return "it links in a loop"
+    return "it links outside the folder"
+
+
+def _shown_name(root: Path, path: Path) -> str:
+    """A path under `root` as a note names it, its bytes escaped when they are not UTF-8."""
+    try:
+        name = path.relative_to(root).as_posix()
+    except ValueError:
+        name = str(path)
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _relative(root: Path, path: Path) -> str:
