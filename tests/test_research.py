@@ -1556,6 +1556,57 @@ def test_a_research_task_stopped_before_it_ended_goes_on_with_go_on(
     assert nobody.exit_code == 3, nobody.output
 
 
+def test_going_on_with_a_task_another_process_holds_says_so(
+        tmp_path: Path, bundled: Corpus) -> None:
+    """`research --go-on TASK` while another process goes on with it says so and what to do,
+    exit 1 (it said "No answer: Running" and exited 0, as if done)."""
+    from sqlalchemy import update
+
+    from signoff.cli import main
+    from signoff.cli.research import _local_person
+    from signoff.inbox import Inbox
+    from signoff.store.tables import tasks
+
+    class Interrupted(ScriptedModel):
+        def complete(self, messages: Any, tools: Any, *, max_output_tokens: int) -> Any:
+            raise KeyboardInterrupt
+
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    app = research_app(bundled, database=database)
+    me = _local_person(app)
+    with pytest.raises(KeyboardInterrupt):
+        ask(app, QUESTION, model=Interrupted(), for_=me)
+    (task,) = [t.id for t in Inbox(app).tasks(me).items]
+    with app.database.connect() as db:  # as if its process had ended: nobody holds it
+        db.execute(update(tasks).where(tasks.c.id == task).values(holder=None, held_until=None))
+    held = tmp_path / "held.txt"
+    other = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from signoff.agents import holds\n"
+         "from signoff.store.database import Database\n"
+         "with Database(sys.argv[1]).connect() as db:\n"
+         "    hold = holds.take(db, sys.argv[2])\n"
+         "open(sys.argv[3], 'w').write('held' if hold else 'refused')\n"
+         "time.sleep(60)\n", database, task, str(held)],
+        cwd=Path(__file__).resolve().parent.parent)
+    try:
+        deadline = time.monotonic() + 60
+        while not (held.exists() and held.read_text()):
+            assert other.poll() is None and time.monotonic() < deadline, "nothing was held"
+            time.sleep(0.05)
+        assert held.read_text() == "held"
+        went = CliRunner().invoke(main, ["research", "--go-on", task, "--database", database,
+                                         "--model", "offline"])
+    finally:
+        other.kill()
+        other.wait()
+    assert went.exit_code == 1, went.output
+    assert (f"The research task {task} is going on in another process, which holds it: wait "
+            "for that to end, then see its answer with signoff research --go-on "
+            f"{task} --database {database} --model offline") in " ".join(went.output.split())
+
+
 def test_going_on_stopped_with_ctrl_c_names_the_task_and_the_command_again(
         tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
     """`research --go-on TASK` stopped with Ctrl-C says the task stays Running and how to go on

@@ -439,14 +439,19 @@ class _Going:
                                f"[bold]{plain(model.name)}[/bold].")
         try:
             with _stopped_as_by_ctrl_c(), self.progress.live(), outcome_shown():
-                return self.app.agent(Researcher).resume(self.task.id,
-                                                         model=Watched(model, self.progress))
+                outcome = self.app.agent(Researcher).resume(self.task.id,
+                                                            model=Watched(model, self.progress))
         except SignoffError as error:
             raise failure_of(error) from None
         except KeyboardInterrupt:
             click.echo(f"Stopped. The research task {self.task.id} stays Running; go on with "
                        f"it: {shown.going_on(self.task.id)}", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        if outcome.status is TaskStatus.RUNNING:  # (it said "No answer: Running", exit 0)
+            raise Failure(f"The research task {self.task.id} is going on in another process, "
+                          f"which holds it: wait for that to end, then see its answer with "
+                          f"{shown.going_on(self.task.id)}", EXIT_REFUSED)
+        return outcome
 
     def shown(self, model: Model | str, corpus_dir: Path | None, database: str | None,
               model_spec: str | None, price_spec: str | None) -> Shown:
