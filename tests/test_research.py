@@ -2337,3 +2337,25 @@ def test_a_file_named_with_a_line_break_cannot_print_lines_of_its_own(tmp_path: 
     assert shown.exit_code == 0, shown.output
     assert "[1] notes\\n    [2] forged.txt" in shown.output
     assert not any(line.lstrip().startswith("[2] forged") for line in shown.output.splitlines())
+
+
+@pytest.mark.parametrize("which", ["SIGNOFF_DATA_DIR", "SIGNOFF_CACHE_DIR"])
+def test_a_folder_research_cannot_keep_its_files_in_is_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str) -> None:
+    """A data or cache directory that is a file (or cannot be written) is told in a sentence
+    naming the variable that moves it, exit 2 (FileExistsError, PermissionError: "it did not
+    foresee … report it", exit 5)."""
+    from signoff.cli import main
+
+    (tmp_path / "a-file").write_text("")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "kettle.txt").write_text("A kettle is a pot for boiling water.\n")
+    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(which, str(tmp_path / "a-file"))
+    done = CliRunner().invoke(main, ["research", QUESTION, "--corpus", str(tmp_path / "docs")])
+    assert done.exit_code == 2, done.output
+    said = " ".join(done.output.split())
+    assert "(File exists)" in said
+    comma = "," if which == "SIGNOFF_DATA_DIR" else ""
+    assert f"give a folder you may write{comma} with {which}" in said

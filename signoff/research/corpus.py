@@ -556,9 +556,14 @@ def _ensure(path: Path, fingerprint: str, documents: Documents, on_build: OnBuil
         return
     if on_build is not None:
         on_build(f"Indexing {name} (once; searches read the index after that).")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, scratch = tempfile.mkstemp(prefix=path.name + ".", suffix=".building",
-                                       dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, scratch = tempfile.mkstemp(prefix=path.name + ".", suffix=".building",
+                                           dir=path.parent)
+    except OSError as error:  # (a FileExistsError or PermissionError "it did not foresee")
+        raise UserError(f"The index of {name} is kept in {path.parent}, which cannot be made "
+                         f"or written ({error.strerror or error}): give a folder you may "
+                         "write with SIGNOFF_CACHE_DIR.") from None
     os.close(handle)
     try:
         _build(Path(scratch), fingerprint, documents)

@@ -133,10 +133,17 @@ def _own_file(path: Path) -> None:
     """Make the research database `path` (and its folder) when it is not there yet, readable by
     its owner alone (mode 0600, as the profile and the corpus indexes are): it keeps the
     questions asked and what was read. SQLite makes its -wal and -shm files with the mode of
-    the database's. A file that is there already is left as it is."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):  # (an empty file is a new SQLite database)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    the database's. A file that is there already is left as it is. `UserError` naming the
+    folder, and the variable that moves it, when it cannot be made or written (a
+    FileExistsError or PermissionError "it did not foresee")."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # (an empty file is a new SQLite database)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        raise UserError(f"Research keeps its tasks in {path}, which cannot be made there "
+                         f"({error.strerror or error}): give a folder you may write, with "
+                         "SIGNOFF_DATA_DIR, or a database with --database.") from None
 
 
 def research_app(
