@@ -2359,3 +2359,19 @@ def test_a_folder_research_cannot_keep_its_files_in_is_told(
     assert "(File exists)" in said
     comma = "," if which == "SIGNOFF_DATA_DIR" else ""
     assert f"give a folder you may write{comma} with {which}" in said
+
+
+def test_a_sentence_said_in_two_places_is_one_claim_citing_both(tmp_path: Path) -> None:
+    """Two files that say the same sentence (a copy, a link inside the folder) give one claim
+    that cites both (it was made twice, once from each)."""
+    root = tmp_path / "docs"
+    (root / "v1").mkdir(parents=True)
+    (root / "v2").mkdir()
+    for version in ("v1", "v2"):
+        (root / version / "kettle.txt").write_text("A kettle is a pot for boiling water.\n")
+    app = research_app(Corpus.from_folder(root, index=tmp_path / "i.sqlite"),
+                       database="sqlite://")
+    answer = ask(app, "What is a kettle?").result
+    (claim,) = answer.claims
+    assert claim.text == "A kettle is a pot for boiling water."
+    assert sorted(c.source_id for c in claim.citations) == ["v1/kettle.txt", "v2/kettle.txt"]

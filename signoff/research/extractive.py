@@ -115,10 +115,14 @@ class ExtractiveModel:
         if not answer:
             return _decline(turn, seen.question, searched, [s.source_id for s in order],
                             _why_not(reading, bool(reading.chosen)))
+        cited: dict[str, list[str]] = {}  # a sentence said in several places is one claim,
+        for s in answer:                   # citing each (it was made two or three times)
+            sources = cited.setdefault(normalise(s.text), [])
+            if s.source_id not in sources:
+                sources.append(s.source_id)
         result = GroundedAnswer(question=seen.question, claims=[
-            Claim(text=normalise(s.text),
-                  citations=[Citation(source_id=s.source_id, quote=normalise(s.text))])
-            for s in answer
+            Claim(text=text, citations=[Citation(source_id=sid, quote=text) for sid in sources])
+            for text, sources in cited.items()
         ])
         return _call(turn, "Each claim is a sentence about the question, quoted from a source "
                            "I read.", [(_HAND_BACK, result.model_dump(mode="json"))])
