@@ -25,7 +25,7 @@ _FETCH_CHARS = 48_000
 """The most characters of a fetched page's text given back."""
 
 
-@action("Search the sources", query=True)
+@action("Search the sources", query=True, untrusted=True)
 def search_sources(query: str, *, corpus: Annotated[Corpus, Provided("corpus")]) -> Found:
     """Search the sources for plain words (no special syntax): the best matches first, each
     with its id, title, the part of it that matched and the words around the match (read that
@@ -33,7 +33,7 @@ def search_sources(query: str, *, corpus: Annotated[Corpus, Provided("corpus")])
     return corpus.find(query)
 
 
-@action("Read a source", query=True)
+@action("Read a source", query=True, untrusted=True)
 def read_source(
     source_id: str, part: int = 1, *, corpus: Annotated[Corpus, Provided("corpus")]
 ) -> SourcePart:
