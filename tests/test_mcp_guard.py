@@ -1381,3 +1381,78 @@ def test_the_guards_work_for_nobody_is_its_sponsors_to_see_from_the_command_line
     receipt = CliRunner().invoke(main, ["mcp", "receipt", config, task, "--token", guard.token])
     assert receipt.exit_code == 0, receipt.output
     assert "McpGuard ran files_list_files alone" in receipt.output
+
+
+_ANSWERS_NO_RESULT = '''
+import json, sys
+from pathlib import Path
+
+for line in sys.stdin:
+    message = json.loads(line)
+    ident, method = message.get("id"), message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "write_note", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        with open(Path(sys.argv[1]), "a") as ran:
+            ran.write(json.dumps(message["params"].get("arguments")) + "\\n")
+        result = {}  # no content: no tool result an MCP client can read
+    elif ident is None:
+        continue
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}) + "\\n")
+    sys.stdout.flush()
+'''
+"""An MCP server over stdio, in JSON-RPC lines, whose tool runs (it writes a line to the file
+its argument names) and answers with what is no tool result."""
+
+
+def test_a_call_answered_with_what_is_no_tool_result_is_told_unknown(tmp_path: Path) -> None:
+    """An upstream that runs a call, then answers with what the SDK cannot read as a tool
+    result: the call is told, and recorded, as of unknown outcome, naming the server (it was
+    told Invalid, "it did not run", though it ran: a person's yes was used up, and another yes
+    would run it twice)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    server, ran = tmp_path / "raw_server.py", tmp_path / "ran.log"
+    server.write_text(_ANSWERS_NO_RESULT)
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+name = "guard"
+database = "sqlite:///{tmp_path / 'guard.db'}"
+for = "noor@example.com"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+
+[servers.raw]
+command = "{sys.executable}"
+args = ["{server}", "{ran}"]
+trusted = true
+outside = false
+
+[servers.raw.tools]
+write_note = "alone"
+''')
+
+    async def scenario() -> Any:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            return await served.call_tool("raw_write_note", {"text": "hello"})
+
+    told = anyio.run(scenario)
+    assert told.is_error
+    assert told.content[0].text.startswith(
+        "Unknown: The server raw answered the call of write_note with what is not a tool result "
+        "it can be read as: whether it ran is not known"), told.content[0].text
+    assert ran.read_text().splitlines() == ['{"text": "hello"}']  # it ran, once
+    app = open_guard_app(GuardConfig.load(config))
+    with app.database.connect() as db:
+        (task,) = db.execute(text("select id from signoff_tasks")).scalars()
+    assert "ran raw_write_note alone, as itself: Unknown." in app.receipt(task).words

@@ -231,9 +231,9 @@ class Upstreams:
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one upstream tool with exactly these arguments; `UpstreamUnavailable` when its
-        server cannot be reached, when the guard stops, or when its connection closed while
-        the call was out (each saying whether it was sent); `UpstreamError` when the server
-        answered with a JSON-RPC error."""
+        server cannot be reached, when the guard stops, when its connection closed while the
+        call was out, or when it answered with what is not a tool result (each saying whether
+        it was sent); `UpstreamError` when the server answered with a JSON-RPC error."""
         task = asyncio.current_task()
         if task is not None:
             self._out.add(task)  # from here on, `cut_calls` ends it
@@ -276,6 +276,18 @@ class Upstreams:
                 f"The guard stopped while the call of {tool} on {server} was out: whether it "
                 "ran is not known; look at what the tool keeps before calling it again.",
                 sent=True) from None
+        except Exception as error:
+            if not sent:
+                raise
+            # It was sent, and answered with what is no tool result the SDK can read (no
+            # content, structured content its own schema refuses): it may well have run. (The
+            # SDK's ValidationError was told as Invalid, "it did not run", and a yes used up.)
+            log.warning("The server %s answered the call of %s with what is not a tool result: "
+                        "%s", server, tool, error)
+            raise UpstreamUnavailable(
+                f"The server {server} answered the call of {tool} with what is not a tool result "
+                "it can be read as: whether it ran is not known; look at what the tool keeps "
+                "before calling it again.", sent=True) from None
         finally:
             self._out.discard(task)
 
