@@ -852,6 +852,8 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     her reason; a made-up token is told, and decides nothing."""
     config = str(guard.config)
     token = ["--token", guard.token]
+    mia = guard.app.people.add("mia@example.com", "Mia")
+    mias = ["--token", guard.app.credentials.issue_token(mia, "tests")]
 
     async def waiting() -> str:
         with anyio.fail_after(60):
@@ -874,6 +876,9 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
                 got["listed"] = await _signoff(guard, "proposals", config, *token)
                 got["forged"] = await _signoff(guard, "approve", config, first, "--token",
                                                "so_0123456789abcdef_madeup")
+                got["mia yes"] = await _signoff(guard, "approve", config, first, *mias)
+                got["mia no"] = await _signoff(guard, "reject", config, first, "--reason",
+                                               "No.", *mias)
                 got["yes"] = await _signoff(guard, "approve", config, first, "--always",
                                             *token)
             got["rules"] = await _signoff(guard, "rules", config, *token)
@@ -895,6 +900,10 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     code, forged = got["forged"]
     assert code == 4
     assert "This token is not valid" in forged
+    for verb in ("mia yes", "mia no"):  # the REST API's answer: not whose it is (that it exists)
+        code, told = got[verb]
+        assert (code, " ".join(told.split())) == (
+            3, f"Error: There is no proposal with id {got['first']} that Mia may see."), verb
     code, yes = got["yes"]
     assert code == 0, yes
     (rule,) = guard.app.rules()  # its words name the guard's own command that takes it back

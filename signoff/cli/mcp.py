@@ -367,6 +367,15 @@ def _guard_and_me(config_path: str, as_handle: str | None, token: str | None
     return app, whoami(app, as_handle, token)
 
 
+def _seen(app: Any, config_path: str, me: Any, proposal_id: str) -> Any:
+    """The guard's proposal `proposal_id`, when `me` may see it; `NotFound` otherwise, the same
+    answer as for one that does not exist, as the REST API gives (a decision of one they may
+    not see said whose it is, and so that it exists)."""
+    from signoff.cli.people import _proposal
+
+    return _proposal(_guard_inbox(app, config_path), me, proposal_id)
+
+
 def _guard_inbox(app: Any, config_path: str) -> Any:
     """The guard's inbox, for its app opened without its servers (and so without its agent):
     its agent's sponsor, told from the config, sees the work it does for nobody."""
@@ -481,7 +490,8 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
     from signoff.cli.people import rule_words
 
     def approve(app: Any) -> tuple[Any, Any]:
-        return app.approve(proposal_id, by=whoami(app, as_handle, token),
+        me = whoami(app, as_handle, token)
+        return app.approve(_seen(app, config_path, me, proposal_id), by=me,
                            always_like_this=always), app
 
     decision, app = _with_guard(config_path, approve)
@@ -510,7 +520,8 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
       signoff mcp reject guard.toml 3f2c8a8e-... --reason "Keep a.txt." --token so_…
     """
     def reject(app: Any, _why: str = "") -> Any:
-        return app.reject(proposal_id, by=whoami(app, as_handle, token), reason=reason)
+        me = whoami(app, as_handle, token)
+        return app.reject(_seen(app, config_path, me, proposal_id), by=me, reason=reason)
 
     # A no runs nothing: it is said with the guard's app alone when a server cannot be reached.
     decision = _with_guard(config_path, reject, unreachable=reject)
