@@ -2395,3 +2395,18 @@ def test_a_fetch_of_an_address_a_source_gave_says_where_it_came_from(tmp_path: P
     assert proposal.labels, proposal
     assert [label.argument for label in proposal.labels] == ["url"]
     assert "read_source" in proposal.labels[0].words
+
+
+def test_research_stopped_while_indexing_says_so(tmp_path: Path, folder: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopped while its folder is indexed, research says so and exits 130 (click's "Aborted!",
+    exit 1); nothing was asked yet."""
+    from signoff.research.corpus import Corpus as Corpora
+
+    def stopped(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Corpora, "from_folder", stopped)
+    done = CliRunner().invoke(research, [QUESTION, "--corpus", str(folder), "--database",
+                                         f"sqlite:///{tmp_path / 'r.db'}"])
+    assert (done.exit_code, done.output.strip()) == (130, "Stopped.")

@@ -125,7 +125,6 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     --reject PROPOSAL_ID --reason "…") decides it, as you, in research's own database; the
     research then goes on with the model it was started with, and prints its answer.
     """
-    from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
     if approve_id is not None or reject_id is not None or reason is not None or (
@@ -170,16 +169,11 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     url = database or default_database()
     building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
     try:
-        with _stopped_as_by_ctrl_c():
-            corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
-                      else Corpus.default(on_build=building))
+        corpus = _corpus_made(corpus_dir, building)
         app = research_app(corpus, database=url)
         person = _local_person(app)
     except SignoffError as error:
         raise failure_of(error) from None
-    except KeyboardInterrupt:  # (while indexing: what was built so far is thrown away)
-        click.echo("Stopped.", err=True)
-        sys.exit(EXIT_INTERRUPTED)
     export_traces(app)
     if not as_json:
         console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} sources) "
@@ -234,6 +228,22 @@ def _tell_stopped(app: Any, person: Any, began: datetime, shown: Shown) -> None:
                f"{shown.going_on(mine[0])}", err=True)
 
 
+def _corpus_made(corpus_dir: Path | None, building: Callable[[str], None] | None) -> Any:
+    """The corpus in `corpus_dir` (else the default one), indexed first when it must be.
+    Stopped while it is indexed (Ctrl-C, SIGTERM, SIGHUP), it says so and exits 130: nothing
+    was asked or decided yet, and what was built so far is thrown away (it printed "Aborted!"
+    and exited 1)."""
+    from signoff.research.corpus import Corpus
+
+    try:
+        with _stopped_as_by_ctrl_c():
+            return (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
+                    else Corpus.default(on_build=building))
+    except KeyboardInterrupt:
+        click.echo("Stopped.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+
+
 def _question_of(task: Any) -> str | None:
     """The question research task `task` (a row) asks, or None."""
     subject = getattr(task, "subject_json", None)
@@ -252,7 +262,8 @@ def _stopped_as_by_ctrl_c() -> Iterator[None]:
     def interrupted(_signal: int, _frame: Any) -> None:
         raise KeyboardInterrupt
 
-    kept = {s: signal.signal(s, interrupted) for s in (signal.SIGTERM, signal.SIGHUP)}
+    stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    kept = {s: signal.signal(s, interrupted) for s in stops}  # (Windows has no SIGHUP)
     try:
         yield
     finally:
@@ -381,23 +392,17 @@ class _Going:
         """The research app on `database` (which must be there) over the corpus in
         `corpus_dir` (else the default corpus), made now: the research goes on in it, and its
         tools are queries, which may not make an index."""
-        from signoff.research.corpus import Corpus
 
         console = console_for_text()
         _research_url(database)  # (told before the corpus is made, when there is no database)
         building = None if as_json else (
             lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
         try:
-            with _stopped_as_by_ctrl_c():
-                corpus = (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
-                          else Corpus.default(on_build=building))
+            corpus = _corpus_made(corpus_dir, building)
             app, url = _research_database(database, corpus)
             me = _local_person(app)
         except SignoffError as error:
             raise failure_of(error) from None
-        except KeyboardInterrupt:  # (while indexing: nothing was decided yet)
-            click.echo("Stopped.", err=True)
-            sys.exit(EXIT_INTERRUPTED)
         export_traces(app)
         return cls(console=console, corpus=corpus, app=app, url=url, me=me, as_json=as_json)
 
