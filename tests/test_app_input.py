@@ -365,3 +365,57 @@ def test_a_handle_is_found_and_taken_in_any_case() -> None:
             "handle is the same in any case).")):
         shop.app.people.add("NOOR@t.example", "Noor again")
     assert shop.app.people.find("nobody@t.example") is None
+
+
+def test_a_yes_with_a_value_its_column_cannot_keep_keeps_the_proposal_waiting(
+        database: str) -> None:
+    """An edited value the action's record cannot keep (text past its column's length) is
+    refused as values that do not fit are, on SQLite and PostgreSQL: nothing is kept, the
+    proposal still waits, and a yes with a value that fits then runs it (the typo used the yes
+    up: Failed, and the corrected yes was "already decided")."""
+    from pydantic import BaseModel
+
+    from signoff import EditRefused
+
+    app = App("memos", database=database)
+
+    class Memo(app.Record):  # type: ignore[name-defined, misc]
+        text: Mapped[str] = mapped_column(String(10), default="")
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def write(memo: Memo, text: str) -> str:
+        """Write the memo."""
+        memo.text = text
+        return "Written."
+
+    class Done(BaseModel):
+        ok: bool
+
+    class Note(Skill[Memo, Done]):
+        description = "Note."
+        tools = [write]
+
+    class Scribe(Agent):
+        purpose = "You write memos."
+        skills = [Note()]
+
+    ann = app.people.add("ann@x.example", "Ann")
+    app.add_agent(Scribe, sponsor=ann)
+    with app.session(as_=ann) as s:
+        memo = Memo()
+        s.add(memo)
+    outcome = app.agent(Scribe).do(Note(), memo, for_=ann, model=ScriptedModel(
+        says.tool(write, memo=memo.id, text="Hello."), says.hand_back(Done(ok=True))))
+    (proposal,) = app.proposals(task=outcome.task)
+    with pytest.raises(EditRefused, match=re.escape(
+            "The changed values do not fit write: Memo's text keeps at most 10 characters; the "
+            "text given has 20.")):
+        app.approve(proposal, by=ann, edited={"text": "x" * 20})
+    assert app.proposal(proposal).status.value == "Waiting"
+    with app.session(as_=ann) as s:
+        assert s.get(Memo, memo.id).text == ""
+    assert app.approve(proposal, by=ann, edited={"text": "Hi."}).status.value == "Done"
+    with app.session(as_=ann) as s:
+        assert s.get(Memo, memo.id).text == "Hi."
+    app.database.dispose()
