@@ -1465,3 +1465,103 @@ write_note = "alone"
     with app.database.connect() as db:
         (task,) = db.execute(text("select id from signoff_tasks")).scalars()
     assert "ran raw_write_note alone, as itself: Unknown." in app.receipt(task).words
+
+
+def _proposing_wait_for(guard: SimpleNamespace) -> None:
+    """The guard's config, with files' wait_for (read-only by its hint) put to Noor."""
+    guard.config.write_text(guard.config.read_text().replace(
+        'write_file = "never"', 'write_file = "never"\nwait_for = "propose"'))
+
+
+async def _approve_then_kill(guard: SimpleNamespace, proposal: str) -> None:
+    """`signoff mcp approve` of `proposal` in a process of its own, SIGKILLed once its call
+    of wait_for has reached the upstream; the upstream then finishes the call (it ran)."""
+    process = await anyio.open_process(
+        command("mcp", "approve", str(guard.config), proposal, "--token", guard.token),
+        env=guard.env, cwd=ROOT)
+    with anyio.fail_after(60):
+        while not (guard.tmp / "waiting").exists():
+            await anyio.sleep(0.05)
+    process.kill()
+    await process.wait()
+    (guard.tmp / "go").write_text("")  # the orphaned upstream's call ends: it ran
+
+
+def test_an_approved_call_whose_process_was_killed_is_told_unknown_to_the_client_waiting(
+        guard: SimpleNamespace) -> None:
+    """Noor's yes is given with `signoff mcp approve`, whose process is SIGKILLed while the
+    call is out upstream: the guard, keeping the client's call open for the decision, settles
+    it as of unknown outcome and tells the client so (before, the proposal stayed Approved with
+    no result, the client was kept waiting until its wait ran out, and was then told it still
+    waited: asked again, the call was proposed anew, and a yes would run it twice)."""
+    _proposing_wait_for(guard)
+
+    async def scenario() -> Any:
+        found: dict[str, Any] = {}
+        async with _guarded(guard, "stdio") as (client, _rest):
+
+            async def call() -> None:
+                found["told"] = await client.call_tool("files_wait_for", {"flag": "go"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                with anyio.fail_after(60):
+                    while not (waiting := await anyio.to_thread.run_sync(
+                            guard.app.proposals_for, guard.noor)):
+                        await anyio.sleep(0.05)
+                await _approve_then_kill(guard, str(waiting[0].id))
+                with anyio.fail_after(90):
+                    while "told" not in found:
+                        await anyio.sleep(0.1)
+        return found["told"]
+
+    told = anyio.run(scenario)
+    assert told.is_error, told
+    assert told.content[0].text.startswith(
+        "The outcome of files_wait_for is unknown: the work stopped while it ran, after it was "
+        "approved; it is not run again blindly."), told.content[0].text
+    (proposal,) = guard.app.proposals()
+    assert proposal.status is ProposalStatus.FAILED
+
+
+def test_an_approved_call_whose_process_was_killed_is_settled_as_the_guard_opens(
+        guard: SimpleNamespace) -> None:
+    """The same SIGKILL, with no client kept waiting on the call: the next command that opens
+    the guard (`signoff mcp proposals`) settles it as of unknown outcome, and the receipt says
+    so; a second yes is refused, so the call cannot run twice (before, the proposal stayed
+    Approved with no result, and the task Waiting on a decision already made, whatever the
+    guard or its commands did)."""
+    _proposing_wait_for(guard)
+    port = free_port()
+    config, token = str(guard.config), ["--token", guard.token]
+
+    async def scenario() -> dict[str, Any]:
+        got: dict[str, Any] = {}
+        with http_server(["mcp", "guard", config, "--http", f"127.0.0.1:{port}"],
+                         guard.env, port) as url:
+            async with over_http(url, token=guard.token) as client:
+                got["asked"] = await client.call_tool("files_wait_for", {"flag": "go"},
+                                                      meta={"signoff/wait": 0})
+            (proposal,) = await anyio.to_thread.run_sync(guard.app.proposals_for, guard.noor)
+            got["id"] = str(proposal.id)
+            await _approve_then_kill(guard, got["id"])
+            got["listed"] = await _signoff(guard, "proposals", config, *token)
+            got["again"] = await _signoff(guard, "approve", config, got["id"], *token)
+        return got
+
+    got = anyio.run(scenario)
+    assert "waits on their decision" in got["asked"].content[0].text
+    code, listed = got["listed"]
+    assert code == 0, listed
+    assert listed.splitlines() == [
+        "0 proposals.", "An approved call whose process stopped while it ran was settled: its "
+        "receipt tells what became of it (an outside call's outcome is unknown: check whether it "
+        "happened)."], listed
+    proposal = guard.app.proposal(got["id"])
+    assert proposal.status is ProposalStatus.FAILED
+    told = ("The outcome of files_wait_for is unknown: the work stopped while it ran, after it "
+            "was approved; it is not run again blindly. Check whether it happened before trying "
+            "again.")
+    assert told in guard.app.receipt(proposal.task).words
+    code, again = got["again"]
+    assert (code, "already decided (Failed)" in again) == (1, True), again

@@ -47,11 +47,7 @@ class Worker:
         theirs waits any more (the last decision was kept, but its process stopped before the
         task went on). How many were settled."""
         cutoff = repo.now() - older_than
-        with self._agency.database.connect() as db:
-            approved = repo.approved_runs(db)
-        recovered = sum(1 for run in approved if runs.gone(
-            run.id, run.run_by, run.run_until, run.decided_at, cutoff) and (
-            self._agency.decider.recover(run)))
+        recovered = self.settle_stopped_runs(older_than=older_than)
         pending = select(proposals.c.id).where(
             proposals.c.task_id == tasks.c.id,
             proposals.c.status.in_([ProposalStatus.WAITING.value, ProposalStatus.APPROVED.value]))
@@ -65,6 +61,19 @@ class Worker:
             if self._agency.loop.resume_after_decision(task_id) is not TaskStatus.WAITING:
                 resumed += 1
         return recovered + resumed
+
+    def settle_stopped_runs(self, *, older_than: timedelta = timedelta(0),
+                            proposal: str | None = None) -> int:
+        """Settle the approved calls whose runner is gone (`signoff.agents.runs`; one approved
+        before runs were leased, when it was approved more than `older_than` ago): a query or
+        an idempotent call runs again, any other is told as of unknown outcome (`Decider.
+        recover`). `proposal`: that one's call alone. How many were settled."""
+        cutoff = repo.now() - older_than
+        with self._agency.database.connect() as db:
+            approved = repo.approved_runs(db)
+        return sum(1 for run in approved if (proposal is None or run.id == proposal) and (
+            runs.gone(run.id, run.run_by, run.run_until, run.decided_at, cutoff)) and (
+            self._agency.decider.recover(run)))
 
     def pass_deadlines(self, *, now: datetime | None = None) -> int:
         """Pass the deadlines of the proposals due by `now` (the time, by default): each is

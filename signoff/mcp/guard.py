@@ -281,6 +281,14 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
                         "known: add them under [[people]].")
     guard = Guard(app, upstreams, guarded, for_=for_, wait_seconds=wait_seconds)
     await anyio.to_thread.run_sync(guard.notice_changes)
+    # An approved call whose process stopped while it ran (a guard's or a command's, killed)
+    # is settled now: the guard has no worker of its own to do it.
+    settled = await anyio.to_thread.run_sync(lambda: app.worker().settle_stopped_runs())
+    if settled:
+        log.warning("%s whose process stopped while it ran %s settled: its receipt tells what "
+                    "became of it (an outside call's outcome is unknown: check whether it "
+                    "happened).", "An approved call" if settled == 1 else
+                    f"{settled} approved calls", "was" if settled == 1 else "were")
     return guard
 
 

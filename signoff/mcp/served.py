@@ -39,6 +39,11 @@ log = logging.getLogger("signoff.mcp")
 
 __all__ = ["DEFAULT_WAIT_SECONDS", "WAIT_META", "WHY_META", "ServedAgent", "served_skills"]
 
+_SETTLE_EVERY = 2.0
+"""How often, in seconds, a call kept open on an approved proposal looks whether the process
+running it has stopped (a process of this machine is seen stopped at once, another machine's once
+its lease has run out)."""
+
 DEFAULT_WAIT_SECONDS = 240.0
 """How long a proposed call is kept open for a decision: under the 300 s the SDK's HTTP client
 waits for an answer."""
@@ -353,9 +358,15 @@ class ServedAgent(MCPServer):
         (False: it still waits on its decision)."""
         assert answer.proposal is not None
         proposal = answer.proposal
-        waited = 0.0
+        waited = looked = 0.0
         while True:
             proposal = await anyio.to_thread.run_sync(self.app.proposal, proposal.id)
+            if proposal.status is ProposalStatus.APPROVED and waited - looked >= _SETTLE_EVERY:
+                # Its yes was given: when the process running it has stopped (a command's,
+                # killed), it is settled here, and the client told how (it waited on nothing).
+                looked = waited
+                if await anyio.to_thread.run_sync(self._settle_stopped, proposal.id):
+                    continue
             if proposal.status not in (ProposalStatus.WAITING, ProposalStatus.APPROVED):
                 break
             if waited >= wait or self._stopping:
@@ -377,6 +388,11 @@ class ServedAgent(MCPServer):
             return self.not_run(proposal.action, call.answer, proposal=proposal.id), True
         return results.error(call.answer or f"{proposal.action} did not run "
                                             f"({proposal.status.value})."), True
+
+    def _settle_stopped(self, proposal: str) -> bool:
+        """Settle `proposal`'s approved call when whoever ran it has stopped (see
+        `Worker.settle_stopped_runs`); whether it was."""
+        return self.app.worker().settle_stopped_runs(proposal=proposal) > 0
 
     # -- what a subclass may change (the guard does) -------------------------------------
 
