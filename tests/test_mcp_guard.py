@@ -1565,3 +1565,55 @@ def test_an_approved_call_whose_process_was_killed_is_settled_as_the_guard_opens
     assert told in guard.app.receipt(proposal.task).words
     code, again = got["again"]
     assert (code, "already decided (Failed)" in again) == (1, True), again
+
+
+_NEVER_ANSWERS = '''
+import time
+
+print("Welcome to my server!", flush=True)
+time.sleep(600)
+'''
+"""A command that starts and prints a line, and never answers MCP's handshake."""
+
+
+def test_a_server_that_never_answers_the_handshake_is_told_unreachable_and_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upstream command that starts but never answers MCP's handshake: the guard gives up
+    on it after `CONNECT_TIMEOUT_SECONDS`, refuses to start naming it and why, and the command
+    it started is stopped (before, `signoff mcp guard`, `proposals` and `reject` hung for ever,
+    and the command outlived them)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp import upstreams
+    from signoff.mcp.guard import open_guard
+
+    monkeypatch.setattr(upstreams, "CONNECT_TIMEOUT_SECONDS", 2.0)
+    server = tmp_path / "mute_server.py"
+    server.write_text(_NEVER_ANSWERS)
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+name = "guard"
+database = "sqlite:///{tmp_path / 'guard.db'}"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+
+[servers.mute]
+command = "{sys.executable}"
+args = ["{server}"]
+''')
+
+    async def scenario() -> None:
+        with anyio.fail_after(60):
+            async with AsyncExitStack() as stack:
+                await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+
+    with pytest.raises(BaseExceptionGroup) as raised:  # (the connections' task group's)
+        anyio.run(scenario)
+    (told,) = raised.value.exceptions
+    assert isinstance(told, upstreams.ServerUnreachable), told
+    assert (f"The guard could not reach the server mute ({sys.executable} {server}): it did not "
+            "answer MCP's handshake within 2 seconds.") in str(told), str(told)
+    assert told.servers == ("mute",)
+    assert _pids_with(str(server).encode(), "cmdline") == []

@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,9 @@ log = logging.getLogger("signoff.mcp")
 
 CALL_TIMEOUT_SECONDS = 300.0
 """How long one upstream call may take before the guard gives up on it."""
+CONNECT_TIMEOUT_SECONDS = 30.0
+"""How long a server may take to be started (or reached) and answer MCP's handshake before the
+guard takes it for unreachable (one that starts and never answers would hold the guard up)."""
 
 _STOPPING = ("The guard is stopping, so nothing was sent to {server} and nothing ran there: "
              "try again once the guard is back.")
@@ -152,12 +156,21 @@ class Upstreams:
             tried = link.tried
             link.wanted = anyio.Event()
             try:
-                async with AsyncExitStack() as own:
-                    link.client = await own.enter_async_context(await self._client(server, own))
-                    link.error = ""
-                    link.tried = anyio.Event()
-                    tried.set()
-                    await link.lost.wait()
+                # The handshake has `CONNECT_TIMEOUT_SECONDS`; the connection, once made, none.
+                # (Cut off, the SDK ends a server it started, with all it started.)
+                with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_SECONDS
+                                       ) as handshake:
+                    async with AsyncExitStack() as own:
+                        link.client = await own.enter_async_context(
+                            await self._client(server, own))
+                        handshake.deadline = math.inf
+                        link.error = ""
+                        link.tried = anyio.Event()
+                        tried.set()
+                        await link.lost.wait()
+                if handshake.cancelled_caught:
+                    link.error = (f"it did not answer MCP's handshake within "
+                                  f"{CONNECT_TIMEOUT_SECONDS:g} seconds")
             except Exception as error:  # the SDK's and the OS's errors, kept as a phrase
                 link.error = _phrase(error)
             finally:
