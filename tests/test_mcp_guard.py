@@ -1617,3 +1617,42 @@ args = ["{server}"]
             "answer MCP's handshake within 2 seconds.") in str(told), str(told)
     assert told.servers == ("mute",)
     assert _pids_with(str(server).encode(), "cmdline") == []
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_call_out_upstream_holds_up_no_other_call_of_the_session(
+        guard: SimpleNamespace, transport: str) -> None:
+    """While a call the guard lets run alone is out upstream (waiting on its flag), another
+    call of the same session is taken and answered at once, in a task of its own in the
+    session's work; the first answers once its flag comes, and both tasks end with the session
+    (before, the session's one turn at a time held the second call up until the first was back,
+    up to five minutes; over HTTP, every call of the person, from any client)."""
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        async with _guarded(guard, transport) as (client, _rest):
+
+            async def wait_for() -> None:
+                found["waited"] = await client.call_tool("files_wait_for", {"flag": "go"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(wait_for)
+                with anyio.fail_after(60):
+                    while not (guard.tmp / "waiting").exists():
+                        await anyio.sleep(0.05)
+                with anyio.fail_after(30):
+                    found["listed"] = await client.call_tool("files_list_files", {})
+                found["flag came first"] = (guard.tmp / "go").exists()
+                (guard.tmp / "go").write_text("")
+        return found
+
+    found = anyio.run(scenario)
+    assert found["flag came first"] is False
+    assert not found["listed"].is_error, found["listed"]
+    assert found["waited"].structured_content == {"result": "go came."}
+    tasks = _tasks(guard.app)
+    assert len(tasks) == 2
+    words = " ".join(guard.app.receipt(task).words for task in tasks)
+    assert "McpGuard ran files_wait_for alone" in words
+    assert "McpGuard ran files_list_files alone" in words
+    assert {guard.app.outcome(task).status for task in tasks} == {TaskStatus.HALTED}

@@ -538,7 +538,7 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
 def guard_tasks(config_path: str, as_handle: str | None, token: str | None, status: str | None,
                 as_json: bool) -> None:
     """The guard's tasks done for you (each client session's work: a task, and one more for
-    each call that went on while another waited on a decision), newest first.
+    each call that went on while another waited on a decision or was out), newest first.
 
     \b
     Example:

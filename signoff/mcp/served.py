@@ -76,20 +76,41 @@ _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server s
 
 @dataclass(kw_only=True)
 class _Session:
-    """One MCP session: who it acts for; its work, which its tasks share (one task per skill
-    at a time, and those its calls went on from while they waited); one turn taken at a time."""
+    """One MCP session: who it acts for; its work, which its tasks share (a task per skill,
+    one more for each call made while every other took a turn, and those its calls went on
+    from while they waited)."""
 
     person: Principal | None
     work: str = field(default_factory=lambda: str(uuid.uuid4()))
-    tasks: dict[str, str] = field(default_factory=dict)
-    earlier: list[str] = field(default_factory=list)
+    started: list[str] = field(default_factory=list)
+    """Every task it has started (ended when it closes)."""
+    free: dict[str, list[str]] = field(default_factory=dict)
+    """By skill, its tasks that have no turn under way, the latest last: a call goes to the
+    latest (a new task when there is none, or when it cannot take the turn)."""
     untold: dict[tuple[str, str], tuple[str, CallAnswer]] = field(default_factory=dict)
     """Each proposed call whose outcome the client has not been told yet (by tool and
     arguments), with its task: the same call asked again waits on that proposal."""
+    taking: dict[tuple[str, str], anyio.Event] = field(default_factory=dict)
+    """The calls being taken now (by tool and arguments), each set once it has been."""
     calls: int = 0
-    """The calls it has made: each was a step of one of its tasks (taken under `lock`)."""
+    """The calls it has made or is making: each is a step of one of its tasks."""
+    turns: int = 0
+    """How many of its calls are being taken now."""
     closed: bool = False
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def took(self, same: tuple[str, str], skill: str, task: str | None,
+             answers: list[CallAnswer]) -> None:
+        """A call of `skill` has been taken, in `task`, with these `answers` (none: it took no
+        turn, and so none of the session's calls): its task is free for the next call, and
+        the same call asked again waits on what it proposed."""
+        self.turns -= 1
+        if not answers or task is None:
+            self.calls -= 1
+        else:
+            self.free.setdefault(skill, []).append(task)
+            if answers[0].waiting and answers[0].proposal is not None:
+                self.keep_untold(same, task, answers[0])
+        self.taking.pop(same).set()
 
     def keep_untold(self, same: tuple[str, str], task: str, answer: CallAnswer) -> None:
         """Keep a call just proposed until the client is told how it came out (the oldest
@@ -272,10 +293,9 @@ class ServedAgent(MCPServer):
             id=f"mcp_{uuid.uuid4().hex[:12]}", name=name,
             arguments=json.dumps(loop_arguments, default=str)),))
 
-        def turn() -> tuple[str | None, list[CallAnswer]]:
-            if session.closed:
-                return None, []
-            task = self._task_for(session, skill)
+        def turn(task: str | None, left: int) -> tuple[str, list[CallAnswer]]:
+            if task is None:
+                task = self._start(session, skill, left)
             answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
             if not answers:
                 outcome = self.app.outcome(task)
@@ -283,30 +303,42 @@ class ServedAgent(MCPServer):
                     # It waits on a decision (or whoever decided holds it a moment): the call
                     # goes on in a new task of the session's work, which has seen all the
                     # others have, so it need not wait behind the decision.
-                    task = self._task_for(session, skill, anew=True,
-                                          going_on_from=task if outcome.waiting else None)
+                    task = self._start(session, skill, left,
+                                       going_on_from=task if outcome.waiting else None)
                     answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
-            if answers:  # the call was one step of one of the session's tasks
-                session.calls += 1
             return task, answers
 
-        async with session.lock:  # one turn at a time; a call kept open waits outside it
-            # Looked up and kept under the lock: of two such calls at once, the second finds
-            # what the first proposed.
-            untold = session.untold.get(same) if not session.closed else None
-            if untold is None:
-                if self._calls_left(session) <= 0:
-                    return results.error(
-                        f"Nothing ran: this session has made {self.max_calls} calls, the most "
-                        "one session may make. Start a new session to go on.")
-                task, answers = await anyio.to_thread.run_sync(turn)
-                if task is not None and answers and answers[0].waiting and (
-                        answers[0].proposal is not None):
-                    session.keep_untold(same, task, answers[0])
+        while True:
+            if session.closed:
+                return results.error("Nothing ran: this session has ended.")
+            untold = session.untold.get(same)
+            taking = session.taking.get(same)
+            if untold is not None or taking is None:
+                break
+            # The same call is being taken now: of the two, the second waits on what the
+            # first proposed (or is a call of its own once the first has run).
+            await taking.wait()
         if untold is not None:
             return await self._wait(session, same, *untold, context, wait)
-        if task is None:
-            return results.error("Nothing ran: this session has ended.")
+        left = self._calls_left(session)
+        if left <= 0:
+            return results.error(
+                f"Nothing ran: this session has made {self.max_calls} calls, the most one "
+                "session may make. Start a new session to go on.")
+        # Admitted: the call takes one of the session's calls, and a task of the skill that
+        # has no turn under way (a task started for it when every one has: a call out
+        # upstream holds up no other call of the session).
+        session.calls += 1
+        session.taking[same] = anyio.Event()
+        session.turns += 1
+        free = session.free.get(skill.name)
+        try:
+            task, answers = await anyio.to_thread.run_sync(
+                turn, free.pop() if free else None, left)
+        except BaseException:
+            session.took(same, skill.name, None, [])
+            raise
+        session.took(same, skill.name, task, answers)
         if not answers:
             return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
         answer = answers[0]
@@ -316,19 +348,15 @@ class ServedAgent(MCPServer):
             return self.ran(name, answer.answer, answer.value)
         return results.error(answer.answer)
 
-    def _task_for(self, session: _Session, skill: Skill[Any, Any], *, anew: bool = False,
-                  going_on_from: str | None = None) -> str:
-        """The session's task for `skill`, in the session's work: started with its first call,
-        and started `anew` when the last one cannot take a turn now (`going_on_from`: it
-        waits on that decision)."""
-        task = session.tasks.get(skill.name)
-        if task is None or anew:
-            if task is not None:
-                session.earlier.append(task)
-            task = session.tasks[skill.name] = self.handle.start(
-                skill, self.subject, for_=session.person, model_name=_MODEL_NAME,
-                max_steps=self._calls_left(session), work=session.work,
-                continues=going_on_from)
+    def _start(self, session: _Session, skill: Skill[Any, Any], left: int, *,
+               going_on_from: str | None = None) -> str:
+        """A new task of the session's work for `skill`, which may take the `left` calls the
+        session has left (`going_on_from`: the task it goes on from, which waits on a
+        decision)."""
+        task = self.handle.start(skill, self.subject, for_=session.person,
+                                 model_name=_MODEL_NAME, max_steps=left, work=session.work,
+                                 continues=going_on_from)
+        session.started.append(task)
         return task
 
     def _calls_left(self, session: _Session) -> int:
@@ -445,10 +473,10 @@ class ServedAgent(MCPServer):
         session = self._sessions.pop(key, None)
         if session is None:
             return
-        async with session.lock:  # a turn under way finishes first; none is taken after it
-            session.closed = True
-            ended = [*session.earlier, *session.tasks.values()]
-        for task in ended:
+        session.closed = True  # none is taken after this; those under way finish first
+        while session.turns:
+            await anyio.sleep(0.05)
+        for task in session.started:
             for _ in range(_END_TRIES):  # whoever decided a call of it may hold it a moment
                 if await anyio.to_thread.run_sync(self._end, task):
                     break
