@@ -1172,6 +1172,19 @@ def test_the_readmes_guard_config_reads_as_written() -> None:
     ('[[people]]\nhandle = "noor"\n[servers.files]\ncommand = "x"',
      "the [[people]] handle 'noor' is not an e-mail address"),
     ("servers = [", "is not TOML"),
+    # values of the wrong kind: refused, not read as their characters, nor failed unforeseen
+    ('[[people]]\nhandle = "noor@example.com"\nroles = "manager"\n[servers.files]\n'
+     'command = "x"', "noor@example.com's `roles` is a list of texts, e.g. roles = "
+                      "[\"manager\"], not 'manager'."),
+    ('[servers.files]\ncommand = "python"\nargs = "server.py"',
+     "`args` is a list of texts, e.g. args = [\"server.py\"], not 'server.py'."),
+    ('[servers.files]\ncommand = "x"\nenv = ["FOO=1"]',
+     "`env` is a table of texts, e.g. env = { ROOT = \"/srv\" }, not ['FOO=1']."),
+    ('[servers.files]\nurl = "http://x"\nheaders = ["Authorization: x"]', "`headers` is a table"),
+    ('[servers.files]\ncommand = ["python", "server.py"]',
+     "`command` is a text, e.g. command = \"python\", not ['python', 'server.py'] (a "
+     "command's arguments go under `args`)."),
+    ('[servers.files]\nurl = 8080', "`url` is a text"),
 ])
 def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, says: str) -> None:
     """Each fault of a guard config is a UserError naming the file and what to write."""
@@ -1182,6 +1195,23 @@ def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, s
     with pytest.raises(UserError, match=re.escape(says)) as refused:
         GuardConfig.load(path)
     assert str(path) in str(refused.value)
+
+
+def test_a_config_that_is_no_text_file_is_refused_in_words(tmp_path: Path) -> None:
+    """A folder, or a file that is not UTF-8, named as the config: a sentence, exit 2 from the
+    command line (each failed "for a reason it did not foresee", exit 5)."""
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+
+    binary = tmp_path / "guard.db"
+    binary.write_bytes(b"SQLite format 3\x00\xff\xfe")
+    for path, says in ((tmp_path, "is a folder: name the guard's config file in it."),
+                       (binary, "is not text in UTF-8, so it is no TOML config")):
+        told = CliRunner().invoke(main, ["mcp", "guard", str(path)])
+        assert told.exit_code == 2, told.output
+        assert says in " ".join(told.output.split()), told.output
+        assert str(path) in told.output
 
 
 def test_a_yes_in_the_inbox_form_runs_the_call_while_the_guard_answers(guard: SimpleNamespace
@@ -1403,7 +1433,8 @@ for line in sys.stdin:
         result = {"protocolVersion": message["params"]["protocolVersion"],
                   "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}
     elif method == "tools/list":
-        result = {"tools": [{"name": "write_note", "inputSchema": {"type": "object"}}]}
+        result = {"tools": json.loads(sys.argv[2]) if len(sys.argv) > 2 else [
+            {"name": "write_note", "inputSchema": {"type": "object"}}]}
     elif method == "tools/call":
         with open(Path(sys.argv[1]), "a") as ran:
             ran.write(json.dumps(message["params"].get("arguments")) + "\\n")
@@ -1416,7 +1447,8 @@ for line in sys.stdin:
     sys.stdout.flush()
 '''
 """An MCP server over stdio, in JSON-RPC lines, whose tool runs (it writes a line to the file
-its argument names) and answers with what is no tool result."""
+its argument names) and answers with what is no tool result; its tools are write_note, or those
+its second argument lists (in JSON)."""
 
 
 def test_a_call_answered_with_what_is_no_tool_result_is_told_unknown(tmp_path: Path) -> None:
@@ -1656,3 +1688,52 @@ def test_a_call_out_upstream_holds_up_no_other_call_of_the_session(
     assert "McpGuard ran files_wait_for alone" in words
     assert "McpGuard ran files_list_files alone" in words
     assert {guard.app.outcome(task).status for task in tasks} == {TaskStatus.HALTED}
+
+
+def test_a_tool_whose_input_schema_is_no_json_schema_is_told_and_never_called(
+        tmp_path: Path) -> None:
+    """An upstream tool whose input schema the guard cannot check arguments against (a type
+    that JSON Schema has not, a $ref to nowhere): each call is refused in one sentence naming
+    the server and the tool, and nothing reaches the server (the client was told the
+    validator's exception text, and the log held its traceback)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    tools = [
+        {"name": "odd_type", "inputSchema": {"type": "object", "properties": {
+            "x": {"type": "nonsense-type"}}}, "annotations": {"readOnlyHint": True}},
+        {"name": "ref_to_nowhere", "inputSchema": {"type": "object", "properties": {
+            "x": {"$ref": "#/$defs/nowhere"}}}, "annotations": {"readOnlyHint": True}},
+    ]
+    server, ran = tmp_path / "raw_server.py", tmp_path / "ran.log"
+    server.write_text(_ANSWERS_NO_RESULT)
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+name = "guard"
+database = "sqlite:///{tmp_path / 'guard.db'}"
+for = "noor@example.com"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+
+[servers.raw]
+command = "{sys.executable}"
+args = ["{server}", "{ran}", {json.dumps(json.dumps(tools))}]
+trusted = true
+outside = false
+''')
+
+    async def scenario() -> list[Any]:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            return [await served.call_tool(f"raw_{tool['name']}", {"x": 1}) for tool in tools]
+
+    for told, tool in zip(anyio.run(scenario), tools, strict=True):
+        assert told.is_error
+        assert told.content[0].text == (
+            f"Invalid: raw gives {tool['name']} an input schema that is not JSON Schema the guard "
+            "can check arguments against, so no call of it can be. Nothing was run or "
+            "proposed."), told.content[0].text
+    assert not ran.exists()

@@ -132,6 +132,14 @@ class GuardConfig:
             data = tomllib.loads(Path(path).read_text())
         except FileNotFoundError:
             raise UserError(f"There is no guard config at {where}.") from None
+        except IsADirectoryError:
+            raise UserError(f"{where} is a folder: name the guard's config file in it.") from None
+        except UnicodeDecodeError:
+            raise UserError(f"{where} is not text in UTF-8, so it is no TOML config: name the "
+                            "guard's config file.") from None
+        except OSError as error:
+            raise UserError(f"The guard config {where} cannot be read: "
+                            f"{error.strerror or error}.") from None
         except tomllib.TOMLDecodeError as bad:
             raise UserError(f"{where} is not TOML: {bad}.") from None
         return GuardConfig.from_dict(data, where=where, base=Path(path).resolve().parent)
@@ -186,13 +194,34 @@ def _person(data: Any, *, where: str) -> Person:
         raise UserError(f"{where}: the [[people]] handle {handle!r} is not an e-mail address: "
                         "write their e-mail address, such as \"noor@example.com\".")
     return Person(handle=handle, name=str(data.get("name") or handle),
-                  roles=tuple(str(r) for r in data.get("roles", [])))
+                  roles=_texts(data.get("roles", []), where=f"{where}: the [[people]] "
+                               f"{handle}'s `roles`", e_g='roles = ["manager"]'))
+
+
+def _texts(value: Any, *, where: str, e_g: str) -> tuple[str, ...]:
+    """A list of texts (a text alone is refused: it is not read as its characters)."""
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not (
+            isinstance(v, bool)) for v in value):
+        raise UserError(f"{where} is a list of texts, e.g. {e_g}, not {value!r}.")
+    return tuple(str(v) for v in value)
+
+
+def _table(value: Any, *, where: str, e_g: str) -> dict[str, str]:
+    """A table of texts, such as an environment or headers."""
+    if not isinstance(value, dict) or not all(isinstance(v, (str, int, float)) and not (
+            isinstance(v, bool)) for v in value.values()):
+        raise UserError(f"{where} is a table of texts, e.g. {e_g}, not {value!r}.")
+    return {str(k): str(v) for k, v in value.items()}
 
 
 def _yes_no(value: Any, *, where: str) -> bool:
     if not isinstance(value, bool):
         raise UserError(f"{where} is true or false, not {value!r}.")
     return value
+
+
+_E_G = {"command": "python", "url": "https://search.example/mcp", "cwd": "servers"}
+"""An example of each setting that is a text, for the sentence that says it is one."""
 
 
 def _upstream(name: str, data: Any, *, where: str, base: Path | None = None) -> Upstream:
@@ -210,6 +239,10 @@ def _upstream(name: str, data: Any, *, where: str, base: Path | None = None) -> 
         raise UserError(f"{here}: unknown setting {', '.join(meant)}; the settings are "
                         f"{', '.join(known)}.")
     command, url = data.get("command"), data.get("url")
+    for key, value in (("command", command), ("url", url), ("cwd", data.get("cwd"))):
+        if value is not None and not isinstance(value, str):
+            raise UserError(f"{here}: `{key}` is a text, e.g. {key} = \"{_E_G[key]}\", not "
+                            f"{value!r} (a command's arguments go under `args`).")
     if bool(command) == bool(url):
         raise UserError(f"{here}: give either a command (over stdio) or a url (streamable "
                         "HTTP), not both nor neither.")
@@ -217,11 +250,13 @@ def _upstream(name: str, data: Any, *, where: str, base: Path | None = None) -> 
     if not isinstance(tools, dict):
         raise UserError(f"{here}: `tools` maps a tool's name to its leave.")
     return Upstream(
-        name=name, command=str(command or ""), args=tuple(str(a) for a in data.get("args", [])),
-        env={str(k): str(v) for k, v in data.get("env", {}).items()},
+        name=name, command=str(command or ""),
+        args=_texts(data.get("args", []), where=f"{here}: `args`", e_g='args = ["server.py"]'),
+        env=_table(data.get("env", {}), where=f"{here}: `env`", e_g='env = { ROOT = "/srv" }'),
         cwd=str((base or Path()) / str(data["cwd"])) if data.get("cwd") else (
             str(base) if base is not None and command else None), url=str(url or ""),
-        headers={str(k): str(v) for k, v in data.get("headers", {}).items()},
+        headers=_table(data.get("headers", {}), where=f"{here}: `headers`",
+                       e_g='headers = { Authorization = "Bearer …" }'),
         trusted=_yes_no(data.get("trusted", False), where=f"{here}: `trusted`"),
         outside=_yes_no(data.get("outside", True), where=f"{here}: `outside`"),
         default=leave_named(data["default"], where=here) if "default" in data else None,

@@ -180,14 +180,22 @@ class Guard(ServedAgent):
         guarded = self.guarded.get(tool)
         if guarded is None:
             return {"arguments": arguments}
+        unusable = (f"{guarded.server.name} gives {guarded.tool.name} an input schema that is "
+                    "not JSON Schema the guard can check arguments against, so no call of it "
+                    "can be.")
         validator = self._validators.get(tool)
         if validator is None:
             try:
-                validator = Draft202012Validator(guarded.tool.input_schema)
-            except SchemaError:
-                return f"{guarded.server.name} gives {guarded.tool.name} a schema that is not JSON Schema."
-            self._validators[tool] = validator
-        problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+                Draft202012Validator.check_schema(guarded.tool.input_schema)
+            except SchemaError as error:
+                log.warning("%s: %s", unusable, error.message)
+                return unusable
+            validator = self._validators[tool] = Draft202012Validator(guarded.tool.input_schema)
+        try:
+            problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+        except Exception as error:  # what the schema's check cannot do (a $ref to nowhere)
+            log.warning("%s: %s", unusable, error)
+            return unusable
         if problems:
             first = problems[0]
             where = ".".join(str(p) for p in first.path) or "the arguments"
