@@ -1451,17 +1451,13 @@ its argument names) and answers with what is no tool result; its tools are write
 its second argument lists (in JSON)."""
 
 
-def test_a_call_answered_with_what_is_no_tool_result_is_told_unknown(tmp_path: Path) -> None:
-    """An upstream that runs a call, then answers with what the SDK cannot read as a tool
-    result: the call is told, and recorded, as of unknown outcome, naming the server (it was
-    told Invalid, "it did not run", though it ran: a person's yes was used up, and another yes
-    would run it twice)."""
-    from contextlib import AsyncExitStack
-
-    from signoff.mcp.guard import open_guard
-
+def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | None = None, extra: str = ""
+               ) -> tuple[Path, Path]:
+    """A guard config in front of the `_ANSWERS_NO_RESULT` server (its `tools`, when given;
+    `extra`: more of the config), and the file it writes each call to."""
     server, ran = tmp_path / "raw_server.py", tmp_path / "ran.log"
     server.write_text(_ANSWERS_NO_RESULT)
+    listed = f", {json.dumps(json.dumps(tools))}" if tools is not None else ""
     config = tmp_path / "guard.toml"
     config.write_text(f'''
 name = "guard"
@@ -1474,13 +1470,23 @@ name = "Noor"
 
 [servers.raw]
 command = "{sys.executable}"
-args = ["{server}", "{ran}"]
+args = ["{server}", "{ran}"{listed}]
 trusted = true
 outside = false
+{extra}''')
+    return config, ran
 
-[servers.raw.tools]
-write_note = "alone"
-''')
+
+def test_a_call_answered_with_what_is_no_tool_result_is_told_unknown(tmp_path: Path) -> None:
+    """An upstream that runs a call, then answers with what the SDK cannot read as a tool
+    result: the call is told, and recorded, as of unknown outcome, naming the server (it was
+    told Invalid, "it did not run", though it ran: a person's yes was used up, and another yes
+    would run it twice)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    config, ran = _raw_guard(tmp_path, extra='\n[servers.raw.tools]\nwrite_note = "alone"\n')
 
     async def scenario() -> Any:
         async with AsyncExitStack() as stack:
@@ -1706,24 +1712,7 @@ def test_a_tool_whose_input_schema_is_no_json_schema_is_told_and_never_called(
         {"name": "ref_to_nowhere", "inputSchema": {"type": "object", "properties": {
             "x": {"$ref": "#/$defs/nowhere"}}}, "annotations": {"readOnlyHint": True}},
     ]
-    server, ran = tmp_path / "raw_server.py", tmp_path / "ran.log"
-    server.write_text(_ANSWERS_NO_RESULT)
-    config = tmp_path / "guard.toml"
-    config.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp_path / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.raw]
-command = "{sys.executable}"
-args = ["{server}", "{ran}", {json.dumps(json.dumps(tools))}]
-trusted = true
-outside = false
-''')
+    config, ran = _raw_guard(tmp_path, tools=tools)
 
     async def scenario() -> list[Any]:
         async with AsyncExitStack() as stack:
