@@ -1438,7 +1438,8 @@ for line in sys.stdin:
     elif method == "tools/call":
         with open(Path(sys.argv[1]), "a") as ran:
             ran.write(json.dumps(message["params"].get("arguments")) + "\\n")
-        result = {}  # no content: no tool result an MCP client can read
+        # no content (unless its third argument gives it): no tool result a client can read
+        result = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
     elif ident is None:
         continue
     else:
@@ -1448,16 +1449,19 @@ for line in sys.stdin:
 '''
 """An MCP server over stdio, in JSON-RPC lines, whose tool runs (it writes a line to the file
 its argument names) and answers with what is no tool result; its tools are write_note, or those
-its second argument lists (in JSON)."""
+its second argument lists (in JSON), and its third, when given, is what a call is answered."""
 
 
-def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | None = None, extra: str = ""
-               ) -> tuple[Path, Path]:
-    """A guard config in front of the `_ANSWERS_NO_RESULT` server (its `tools`, when given;
-    `extra`: more of the config), and the file it writes each call to."""
+def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | None = None,
+               answer: dict[str, Any] | None = None, extra: str = "") -> tuple[Path, Path]:
+    """A guard config in front of the `_ANSWERS_NO_RESULT` server (its `tools` and the
+    `answer` to a call, when given; `extra`: more of the config), and the file it writes each
+    call to."""
     server, ran = tmp_path / "raw_server.py", tmp_path / "ran.log"
     server.write_text(_ANSWERS_NO_RESULT)
-    listed = f", {json.dumps(json.dumps(tools))}" if tools is not None else ""
+    listed = "".join(f", {json.dumps(json.dumps(given))}" for given in (
+        tools or [{"name": "write_note", "inputSchema": {"type": "object"}}], answer)
+        if given is not None)
     config = tmp_path / "guard.toml"
     config.write_text(f'''
 name = "guard"
@@ -1726,3 +1730,69 @@ def test_a_tool_whose_input_schema_is_no_json_schema_is_told_and_never_called(
             "can check arguments against, so no call of it can be. Nothing was run or "
             "proposed."), told.content[0].text
     assert not ran.exists()
+
+
+def test_an_image_an_upstream_answers_reaches_the_client(tmp_path: Path) -> None:
+    """An upstream tool that answers with an image, and one with a line of text and an image:
+    the client is given the image as the server gave it, beside the text (it was dropped
+    without a word, and the call answered with empty text)."""
+    from contextlib import AsyncExitStack
+
+    from mcp.types import ImageContent
+
+    from signoff.mcp.guard import open_guard
+
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    answers = {"picture": {"content": [image]},
+               "captioned": {"content": [{"type": "text", "text": "A cat."}, image]}}
+    found = {}
+    for tool, answer in answers.items():
+        place = tmp_path / tool
+        place.mkdir()
+        config, _ran = _raw_guard(place, tools=[{"name": tool, "inputSchema": {"type": "object"}}],
+                                  answer=answer, extra=f'\n[servers.raw.tools]\n{tool} = "alone"\n')
+
+        async def scenario(config: Path = config, tool: str = tool) -> Any:
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+                return await served.call_tool(f"raw_{tool}", {})
+
+        found[tool] = anyio.run(scenario)
+    picture, captioned = found["picture"], found["captioned"]
+    assert not picture.is_error, picture
+    assert picture.content == [ImageContent(data="iVBORw0KGgo=", mime_type="image/png")]
+    assert [c.type for c in captioned.content] == ["text", "image"]
+    assert captioned.content[0].text == "A cat."
+    assert captioned.content[1] == picture.content[0]
+
+
+def test_two_upstream_tools_served_by_one_name_are_refused_at_start(tmp_path: Path) -> None:
+    """The servers git (its tool hub_push) and git_hub (its tool push) would both be served
+    as git_hub_push: the guard refuses to start, naming both and what to do (the later one
+    silently stood in for the other)."""
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+
+    server = tmp_path / "raw_server.py"
+    server.write_text(_ANSWERS_NO_RESULT)
+    servers = "".join(f'''
+[servers.{name}]
+command = "{sys.executable}"
+args = ["{server}", "{tmp_path / 'ran.log'}", {json.dumps(json.dumps([{
+        "name": tool, "inputSchema": {"type": "object"}}]))}]
+''' for name, tool in (("git", "hub_push"), ("git_hub", "push")))
+    config = tmp_path / "guard.toml"
+    config.write_text(f'''
+name = "guard"
+database = "sqlite:///{tmp_path / 'guard.db'}"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+{servers}''')
+    told = CliRunner().invoke(main, ["mcp", "guard", str(config)])
+    assert told.exit_code == 2, told.output
+    assert ("The server git's tool hub_push and the server git_hub's tool push would both be "
+            "served as git_hub_push: rename one of the servers in the config.") in " ".join(
+        told.output.split()), told.output

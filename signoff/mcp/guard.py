@@ -31,7 +31,8 @@ from typing import Any
 import anyio
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dependency of mcp
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool
+from mcp.types import INVALID_PARAMS, CallToolResult, ContentBlock, TextContent, Tool
+from pydantic import TypeAdapter
 from sqlalchemy import String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -61,6 +62,9 @@ log = logging.getLogger("signoff.mcp")
 
 AGENT_NAME = "mcp_guard"
 """The agent whose proposals, rules and receipts are the guard's."""
+
+_BLOCKS = TypeAdapter(list[ContentBlock])
+"""What an upstream's answer held beside its text (images, sounds, resources), read back."""
 
 _TOOL_RECORDS: weakref.WeakKeyDictionary[App, Any] = weakref.WeakKeyDictionary()
 """The record class keeping what each upstream tool said of itself, by guard app."""
@@ -110,6 +114,8 @@ class Guard(ServedAgent):
         self.upstreams = upstreams
         self.guarded = tools
         self._validators: dict[str, Draft202012Validator] = {}
+        self._clashes: set[str] = set()
+        """The names of tools added upstream that another tool is served as (told once)."""
         super().__init__(app, AGENT_NAME, for_=for_, wait_seconds=wait_seconds)
 
     def stopping(self) -> None:
@@ -164,7 +170,12 @@ class Guard(ServedAgent):
         for server in self.upstreams.servers.values():
             for tool in self.upstreams.tools.get(server.name, {}).values():
                 guarded = _guarded_tool(server, tool)
-                if guarded.action in self.guarded:
+                known = self.guarded.get(guarded.action)
+                if known is not None:
+                    if (known.server.name, known.tool.name) != (server.name, tool.name) and (
+                            guarded.action not in self._clashes):
+                        self._clashes.add(guarded.action)
+                        log.warning("%s It is not offered.", _same_name(known, guarded))
                     continue
                 self.guarded[guarded.action] = guarded
                 remember(self.app, guarded.action, tool)
@@ -207,11 +218,13 @@ class Guard(ServedAgent):
         tool has an output schema)."""
         value = value if isinstance(value, dict) else {}
         text = value.get("text", answer)
+        others = _BLOCKS.validate_python(value.get("content") or [])
+        content = [TextContent(text=text)] if text or not others else []
         guarded = self.guarded.get(tool)
         structured = value.get("structured")
         if guarded is None or guarded.tool.output_schema is None:
-            return CallToolResult(content=[TextContent(text=text)])
-        return CallToolResult(content=[TextContent(text=text)], structured_content=structured)
+            return CallToolResult(content=[*content, *others])
+        return CallToolResult(content=[*content, *others], structured_content=structured)
 
     def not_run(self, tool: str, text: str, **extra: str) -> CallToolResult:
         """Nothing ran: said in words. A tool with the upstream's output schema cannot say it as
@@ -278,8 +291,13 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     upstreams = Upstreams(config)
     await upstreams.open(stack)
     app = await anyio.to_thread.run_sync(open_guard_app, config)
-    guarded = {g.action: g for g in (_guarded_tool(server, tool) for server in config.servers
-                                     for tool in upstreams.tools.get(server.name, {}).values())}
+    guarded: dict[str, GuardedTool] = {}
+    for server in config.servers:
+        for tool in upstreams.tools.get(server.name, {}).values():
+            each = _guarded_tool(server, tool)
+            if each.action in guarded:
+                raise UserError(_same_name(guarded[each.action], each))
+            guarded[each.action] = each
     functions = [_register(app, upstreams, g) for g in guarded.values()]
     agent = _agent(functions, guarded, upstreams)
     app.add_agent(agent, sponsor=sponsor_of(config))
@@ -305,6 +323,13 @@ def _guarded_tool(server: Upstream, tool: Tool) -> GuardedTool:
     hint = tool.annotations.read_only_hint if tool.annotations else None
     return GuardedTool(action=f"{server.name}_{tool.name}", server=server, tool=tool,
                        leave=server.leave_of(tool.name, hint))
+
+
+def _same_name(first: GuardedTool, second: GuardedTool) -> str:
+    """Two upstream tools the guard would serve by one name: which, and what to do."""
+    return (f"The server {first.server.name}'s tool {first.tool.name} and the server "
+            f"{second.server.name}'s tool {second.tool.name} would both be served as "
+            f"{first.action}: rename one of the servers in the config.")
 
 
 def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFunction[..., Any]:
@@ -341,7 +366,11 @@ def _answer_of(server: str, tool: str, answer: CallToolResult) -> dict[str, Any]
         raise _gone(server, tool, text.strip())
     if answer.is_error:
         raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
-    return {"text": text, "structured": answer.structured_content}
+    # An image, a sound, a resource: passed on to the client as the server gave it.
+    others = [block.model_dump(mode="json", by_alias=True, exclude_none=True)
+              for block in answer.content if not isinstance(block, TextContent)]
+    return {"text": text, "structured": answer.structured_content,
+            **({"content": others} if others else {})}
 
 
 def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | NotFound | Failed:
