@@ -1453,15 +1453,25 @@ its second argument lists (in JSON), and its third, when given, is what a call i
 
 
 def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | None = None,
-               answer: dict[str, Any] | None = None, extra: str = "") -> tuple[Path, Path]:
-    """A guard config in front of the `_ANSWERS_NO_RESULT` server (its `tools` and the
-    `answer` to a call, when given; `extra`: more of the config), and the file it writes each
-    call to."""
+               answer: dict[str, Any] | None = None, extra: str = "",
+               servers: dict[str, list[dict[str, Any]]] | None = None) -> tuple[Path, Path]:
+    """A guard config in front of the `_ANSWERS_NO_RESULT` server, named raw (its `tools` and
+    the `answer` to a call, when given; `extra`: more of the config), or of one such server
+    for each of `servers` with its tools; and the file it writes each call to."""
     server, ran = tmp_path / "raw_server.py", tmp_path / "ran.log"
     server.write_text(_ANSWERS_NO_RESULT)
-    listed = "".join(f", {json.dumps(json.dumps(given))}" for given in (
-        tools or [{"name": "write_note", "inputSchema": {"type": "object"}}], answer)
-        if given is not None)
+    tables = []
+    for name, listing in (servers or {"raw": tools or [
+            {"name": "write_note", "inputSchema": {"type": "object"}}]}).items():
+        given = "".join(f", {json.dumps(json.dumps(each))}" for each in (listing, answer)
+                        if each is not None)
+        tables.append(f'''
+[servers.{name}]
+command = "{sys.executable}"
+args = ["{server}", "{ran}"{given}]
+trusted = true
+outside = false
+''')
     config = tmp_path / "guard.toml"
     config.write_text(f'''
 name = "guard"
@@ -1471,13 +1481,7 @@ for = "noor@example.com"
 [[people]]
 handle = "noor@example.com"
 name = "Noor"
-
-[servers.raw]
-command = "{sys.executable}"
-args = ["{server}", "{ran}"{listed}]
-trusted = true
-outside = false
-{extra}''')
+{"".join(tables)}{extra}''')
     return config, ran
 
 
@@ -1774,23 +1778,9 @@ def test_two_upstream_tools_served_by_one_name_are_refused_at_start(tmp_path: Pa
 
     from signoff.cli import main
 
-    server = tmp_path / "raw_server.py"
-    server.write_text(_ANSWERS_NO_RESULT)
-    servers = "".join(f'''
-[servers.{name}]
-command = "{sys.executable}"
-args = ["{server}", "{tmp_path / 'ran.log'}", {json.dumps(json.dumps([{
-        "name": tool, "inputSchema": {"type": "object"}}]))}]
-''' for name, tool in (("git", "hub_push"), ("git_hub", "push")))
-    config = tmp_path / "guard.toml"
-    config.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp_path / 'guard.db'}"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-{servers}''')
+    config, _ran = _raw_guard(tmp_path, servers={
+        name: [{"name": tool, "inputSchema": {"type": "object"}}]
+        for name, tool in (("git", "hub_push"), ("git_hub", "push"))})
     told = CliRunner().invoke(main, ["mcp", "guard", str(config)])
     assert told.exit_code == 2, told.output
     assert ("The server git's tool hub_push and the server git_hub's tool push would both be "
