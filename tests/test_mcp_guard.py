@@ -1786,3 +1786,71 @@ def test_two_upstream_tools_served_by_one_name_are_refused_at_start(tmp_path: Pa
     assert ("The server git's tool hub_push and the server git_hub's tool push would both be "
             "served as git_hub_push: rename one of the servers in the config.") in " ".join(
         told.output.split()), told.output
+
+
+def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error(
+        guard: SimpleNamespace) -> None:
+    """Over stdio, each line the SDK cannot read as a JSON-RPC message is answered with a
+    JSON-RPC error, with the request's id where it can be read (each went unanswered, the
+    client waiting until its own timeout): a batch, a lone surrogate, an id of no kind JSON-RPC
+    takes (read as a notification), a line nested 5,000 deep, text that is not JSON; a ping
+    after them is answered as ever."""
+    import subprocess
+    import threading
+
+    process = subprocess.Popen(command("mcp", "guard", str(guard.config)), env=guard.env,
+                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    answers: list[dict[str, Any]] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            answers.append(json.loads(line))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deep = "[" * 5000 + "]" * 5000
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "files_list_files",'
+        ' "arguments": {"x": "\\udcff"}}}',
+        {"jsonrpc": "2.0", "id": 9.5, "method": "ping"},
+        '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "files_list_files",'
+        f' "arguments": {{"x": {deep}}}}}}}',
+        "this is not JSON",
+        {"jsonrpc": "2.0", "id": 11, "method": "ping"},
+    ]
+    try:
+        assert process.stdin is not None
+        for line in lines:
+            process.stdin.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+            process.stdin.flush()
+        import time
+
+        deadline = time.monotonic() + 60
+        while not any(a.get("id") == 11 for a in answers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.kill()
+        process.wait()
+        reader.join(30)
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+    errors = [(a["id"], a["error"]["code"], a["error"]["message"]) for a in answers
+              if "error" in a]
+    assert errors == [
+        (None, -32600, "Invalid request: a line holds one JSON-RPC message, an object (a batch "
+                       "is not taken)."),
+        (3, -32600, errors[1][2]),
+        (None, -32600, "Invalid request: a request's id is a whole number or a text."),
+        (None, -32700, "Parse error: the line is nested too deep to read."),
+        (None, -32700, "Parse error: the line is not JSON."),
+    ], answers
+    assert "surrogate" in errors[1][2], errors[1][2]
+    assert answers[-1] == {"jsonrpc": "2.0", "id": 11, "result": {}}, answers

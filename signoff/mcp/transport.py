@@ -161,8 +161,10 @@ async def serve_stdio(server: ServedAgent) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    lines = StdinLines()
     try:
-        async with stdio_server(stdin=StdinLines()) as (read, write):  # type: ignore[arg-type]
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            lines.answer = write.send
             await server.serve_streams(read, write)
     finally:
         with anyio.CancelScope(shield=True):
@@ -206,16 +208,84 @@ class StdinLines:
         except Exception:  # the event loop is gone
             return
 
+    answer: Callable[[Any], Awaitable[None]] | None = None
+    """Sends a message to the client (the stdio server's write stream): a line that is no
+    JSON-RPC message is answered with an error here, since the SDK leaves it unanswered and the
+    client waiting until its own timeout."""
+
     def __aiter__(self) -> StdinLines:
         return self
 
     async def __anext__(self) -> str:
         import anyio
 
-        try:
-            return await self._receive.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
+        while True:
+            try:
+                line = await self._receive.receive()
+            except anyio.EndOfStream:
+                raise StopAsyncIteration from None
+            refusal = _unreadable(line) if self.answer is not None and line.strip() else None
+            if refusal is None or self.answer is None:
+                return line
+            await self.answer(refusal)
+
+
+def _unreadable(line: str) -> Any:
+    """The error that answers a line that is no JSON-RPC message (-32700 when it is not JSON,
+    else -32600, with the request's id when it has one that can be read), or None."""
+    import json
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import (
+        INVALID_REQUEST,
+        PARSE_ERROR,
+        ErrorData,
+        JSONRPCError,
+        JSONRPCNotification,
+        jsonrpc_message_adapter,
+    )
+
+    try:
+        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception as error:  # what the SDK's reader would find, and leave unanswered
+        problem: Exception | None = error
+    else:
+        # A request whose id is of no kind JSON-RPC takes (9.5, true) reads as a notification,
+        # which nobody answers.
+        if not isinstance(message, JSONRPCNotification) or '"id"' not in line:
+            return None
+        problem = None
+    try:
+        found = json.loads(line)
+    except RecursionError:
+        found, code, said = None, PARSE_ERROR, "Parse error: the line is nested too deep to read."
+    except ValueError:
+        found, code, said = None, PARSE_ERROR, "Parse error: the line is not JSON."
+    else:
+        code = INVALID_REQUEST
+        if problem is None and not (isinstance(found, dict) and "id" in found):
+            return None  # (a notification whose text holds "id" elsewhere)
+        said = ("Invalid request: a line holds one JSON-RPC message, an object (a batch is not "
+                "taken)." if not isinstance(found, dict) else
+                "Invalid request: a request's id is a whole number or a text." if problem is None
+                else "Invalid request: it is not a JSON-RPC message this server can read ("
+                f"{_first_problem(problem)}).")
+    ident = found.get("id") if isinstance(found, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+        ident = None
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident,
+                                       error=ErrorData(code=code, message=said)))
+
+
+def _first_problem(error: Exception) -> str:
+    """The first thing pydantic found wrong with a message, in a few words."""
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError) and error.errors():
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return type(error).__name__
 
 
 GRACE_SECONDS = 10
