@@ -173,7 +173,7 @@ NO_APP = ("No app is named: give --app path/to/app.py (a file) or --app mypackag
 
 @pytest.mark.parametrize("args", [
     ["proposals"], ["proposals", "show", "P"], ["approve", "P"], ["reject", "P", "--reason", "No."],
-    ["rules"], ["rules", "revoke", "R"], ["tasks"], ["agents"], ["users", "list"],
+    ["rules"], ["rules", "revoke", "R"], ["agents"], ["users", "list"],
     ["users", "add", "ola@workshop.example", "Ola"], ["users", "token", "ola@workshop.example"],
     ["actions"], ["lint"], ["worker", "--once"], ["serve"], ["run", "estimator", "estimate"],
     ["mcp", "serve", "--agent", "estimator"],
@@ -199,6 +199,21 @@ def test_a_receipt_with_no_app_nor_research_database_says_how_to_name_either(
     assert result.stderr.splitlines()[-1] == (
         f"Error: There is no research database at sqlite:///{missing}: name the one that holds "
         "the task with --database URL, or, for a task of an app, " + NO_APP[len("No app is named: "):])
+
+
+def test_tasks_with_no_app_nor_research_database_says_how_to_name_either(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`signoff tasks` with no app lists research tasks: with no research database where it
+    looks, it says how to name the database or, in the words every command uses, the app;
+    exit 2."""
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    missing = tmp_path / "research.db"
+    result = cli("tasks", "--database", f"sqlite:///{missing}")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: There is no research database at sqlite:///{missing}: name the one that holds "
+        "the tasks with --database URL, or, for the tasks of an app, "
+        + NO_APP[len("No app is named: "):])
 
 
 def test_proposals_show_takes_as_and_json_after_the_id(shop: SimpleNamespace) -> None:

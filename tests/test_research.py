@@ -1867,6 +1867,46 @@ def test_a_research_receipt_opens_without_an_app(tmp_path: Path,
     assert "There is no research task nope" in unknown.output
 
 
+def test_research_tasks_are_listed_without_an_app(
+        tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`signoff tasks` (no --app) lists the research tasks of the person at the keyboard, with
+    their questions, and a Running one with the command that goes on with it: a research whose
+    process was killed before it printed its task's id is found so (no command listed research
+    tasks: they were found only by reading the database by hand)."""
+    from signoff.agents.model_specs import ModelSpec
+    from signoff.cli import main
+    from signoff.cli.research import _local_person
+    from signoff.models.base import Price
+
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    done = CliRunner().invoke(research, [QUESTION, "--json", "--database", database])
+    finished = json.loads(done.output)["task"]
+    app = research_app(bundled, database=database)
+
+    class Killed(ScriptedModel):
+        def complete(self, messages: Any, tools: Any, *, max_output_tokens: int) -> Any:
+            raise KeyboardInterrupt  # (its process stops as its model is asked)
+
+    with pytest.raises(KeyboardInterrupt):
+        ask(app, "What is a generator?", model=Killed(), for_=_local_person(app),
+            model_spec=ModelSpec(spec="offline", price=Price(input_per_mtok=0.0,
+                                                              output_per_mtok=0.0)))
+    listed = CliRunner().invoke(main, ["tasks", "--database", database])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    running = next(line for line in lines if "Running" in line).split()[0]
+    assert running != finished
+    said = " ".join(listed.output.split())
+    assert f"{running} Running What is a generator?" in said
+    assert f"{finished} Done {QUESTION}" in said
+    assert (f"Go on with it: signoff research --go-on {running} --database {database}") in said
+    assert said.endswith(f"2 research tasks in {database}.")
+    only = CliRunner().invoke(main, ["tasks", "--database", database, "--status", "done",
+                                     "--json"])
+    assert [(t["id"], t["question"]) for t in json.loads(only.output)] == [(finished, QUESTION)]
+
+
 # -- the corpus used (issue 13) ------------------------------------------------------------
 
 

@@ -59,7 +59,9 @@ def _print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, default=_json_default))
 
 
-def _every_page(page_of: Any) -> list[Any]:
+def every_page(page_of: Any) -> list[Any]:
+    """Every item of a listing, page after page (`page_of(after)` gives the page after the
+    cursor `after`, None for the first)."""
     items: list[Any] = []
     after = None
     while True:
@@ -120,9 +122,9 @@ def proposals(ctx: click.Context, app_spec: str | None, as_handle: str | None, t
     inbox = Inbox(app)
     if everything or status:
         wanted = ProposalStatus(status) if status else None
-        found = _every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
+        found = every_page(lambda after: inbox.proposals(me, status=wanted, after=after))
     else:
-        found = _every_page(lambda after: inbox.proposals(me, after=after))
+        found = every_page(lambda after: inbox.proposals(me, after=after))
     echo_proposals(found, as_json=as_json, people=app.people, freshness=inbox.freshness)
 
 
@@ -395,14 +397,27 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
                                             case_sensitive=False),
               help="Only tasks of this status (in any case: running, Running).")
 @JSON_OPTION
+@click.option("--database", metavar="URL", default=None,
+              help="Without --app: the research database (default: research.db in the user's "
+                   "data directory). Given, it is read even when SIGNOFF_APP names an app.")
 def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status: str | None,
-          as_json: bool) -> None:
+          as_json: bool, database: str | None) -> None:
     """Tasks done for you (a supervisor sees every task), newest first.
+
+    Without --app, your tasks of `signoff research`, each with its question.
 
     \b
     Example:
       signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
+      signoff tasks --status Running      # tasks of signoff research
     """
+    from_environment = click.get_current_context().get_parameter_source(
+        "app_spec") is click.core.ParameterSource.ENVIRONMENT
+    if not app_spec or (database is not None and from_environment):
+        from signoff.cli.research import research_tasks
+
+        research_tasks(database=database, status=status, as_json=as_json)
+        return
     app = load_app(app_spec)
     echo_tasks(app, whoami(app, as_handle, token), status=status, as_json=as_json)
 
@@ -413,7 +428,7 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
     given)."""
     inbox = inbox or Inbox(app)
     chosen = TaskStatus(status) if status else None
-    found = list(_every_page(lambda after: inbox.tasks(me, status=chosen, after=after)))
+    found = list(every_page(lambda after: inbox.tasks(me, status=chosen, after=after)))
     with app.database.connect() as db:
         stuck = model_specs.problems(db, [t.id for t in found if t.status.value == "Running"])
     if as_json:

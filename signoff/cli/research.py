@@ -22,6 +22,7 @@ import getpass
 import importlib
 import json
 import re
+import shlex
 import signal
 import sys
 import threading
@@ -506,16 +507,17 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
             "--model SPEC.") from None
 
 
-def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, str]:
+def _research_database(database: str | None, corpus: Any = None, *, listing: bool = False
+                       ) -> tuple[Any, str]:
     """The research app on `database` (`default_database()` unless given), which must be
-    there, over `corpus` (when not given, the default corpus, made only if a tool that reads
-    it runs: a receipt runs none), and the database's URL."""
+    there (`listing`: as `_research_url`), over `corpus` (when not given, the default corpus,
+    made only if a tool that reads it runs: a receipt runs none), and the database's URL."""
     from signoff.app import App
     from signoff.research import tools
     from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher
 
-    url = _research_url(database)
+    url = _research_url(database, listing=listing)
     try:
         app = App("research", database=url)
         app.provide("corpus", Corpus.default if corpus is None else (lambda: corpus))
@@ -526,15 +528,17 @@ def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, s
     return app, url
 
 
-def _research_url(database: str | None) -> str:
+def _research_url(database: str | None, *, listing: bool = False) -> str:
     """The URL of the research database (`default_database()` unless `database` is given);
-    a usage error when it is not there."""
+    a usage error when it is not there (`listing`: said for a list of tasks, not one)."""
     from signoff.research.skill import default_database
 
     url = database or default_database()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+        held, of_an_app = (("tasks", "the tasks of an app") if listing else
+                           ("task", "a task of an app"))
         raise click.UsageError(f"There is no research database at {url}: name the one that "
-                               "holds the task with --database URL, or, for a task of an app, "
+                               f"holds the {held} with --database URL, or, for {of_an_app}, "
                                f"{NAMING_THE_APP}.")
     return url
 
@@ -603,6 +607,42 @@ def _local_person(app: Any) -> Any:
         if again is None:
             raise
         return again
+
+
+def research_tasks(*, database: str | None = None, status: str | None = None,
+                   as_json: bool = False) -> None:
+    """Print the research tasks of the person at the keyboard kept in `database`
+    (`default_database()` unless given), newest first, each with its question: for ``signoff
+    tasks`` without an app (a research whose process was killed is found so, and gone on
+    with)."""
+    from signoff.agents import repository as repo
+    from signoff.cli.people import every_page
+    from signoff.inbox import Inbox
+
+    app, url = _research_database(database, listing=True)
+    try:
+        me = _local_person(app)
+        inbox, chosen = Inbox(app), TaskStatus(status) if status else None
+        found = every_page(lambda after: inbox.tasks(me, status=chosen, after=after))
+        with app.database.reading() as db:
+            asked = {t.id: _question_of(repo.load_task(db, t.id)) or "" for t in found}
+    except SignoffError as error:
+        raise failure_of(error) from None
+    if as_json:
+        click.echo(json.dumps([{**dataclasses.asdict(t), "question": asked[t.id]}
+                               for t in found], indent=2, default=str))
+        return
+    console = console_for_text()
+    where = "" if database is None else f" --database {shlex.quote(url)}"
+    for t in found:
+        question = asked[t.id] if len(asked[t.id]) <= 70 else asked[t.id][:69] + "…"
+        console.print(f"{t.id}  {t.status.value:8} {plain(question, line=True)}  "
+                      f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}")
+        if t.status is TaskStatus.RUNNING:
+            console.print("    Go on with it: "
+                          f"{runnable(f'research --go-on {t.id}{where}')} (with the --corpus "
+                          "it was started with, if another)")
+    console.print(f"{len(found)} research task{'s' if len(found) != 1 else ''} in {plain(url)}.")
 
 
 def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:
