@@ -156,6 +156,33 @@ def test_the_index_is_kept_and_rebuilt_when_the_sources_change(folder: Path, tmp
         "other.txt"]
 
 
+def test_a_build_killed_midway_leaves_no_scratch_file_past_the_next_build(
+        folder: Path, tmp_path: Path) -> None:
+    """The scratch files of builds whose process was killed (named for a process that no
+    longer runs; or for none, unwritten for over an hour) are removed as the index is built
+    again; a build under way (its process running) is left alone (each killed build left a
+    file as large as the index, for ever)."""
+    import os
+    import subprocess
+
+    index = tmp_path / "i.sqlite"
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    killed = tmp_path / f"i.sqlite.{ended.pid}.x1y2.building"
+    running = tmp_path / f"i.sqlite.{os.getpid()}.z3w4.building"
+    unnamed, recent = tmp_path / "i.sqlite.abcd.building", tmp_path / "i.sqlite.efgh.building"
+    for scratch in (killed, running, unnamed, recent):
+        scratch.write_bytes(b"half an index")
+    (tmp_path / f"{killed.name}-journal").write_bytes(b"its journal")
+    long_ago = time.time() - 2 * 3600
+    os.utime(unnamed, (long_ago, long_ago))
+    other = tmp_path / "other.sqlite.1.building"  # another index's, named for no process
+    other.write_bytes(b"not this index's")
+    Corpus.from_folder(folder, index=index)
+    left = sorted(p.name for p in tmp_path.iterdir() if ".building" in p.name)
+    assert left == sorted([running.name, recent.name, other.name])
+
+
 def test_the_default_index_lives_in_the_cache_dir(folder: Path, tmp_path: Path) -> None:
     """Without `index=`, the index goes under SIGNOFF_CACHE_DIR (the user cache dir otherwise)."""
     corpus = Corpus.from_folder(folder)

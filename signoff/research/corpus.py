@@ -40,6 +40,7 @@ under its run-time read-only guard.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import importlib.util
 import json
@@ -48,6 +49,7 @@ import re
 import sqlite3
 import sys
 import tempfile
+import time
 import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -558,8 +560,9 @@ def _ensure(path: Path, fingerprint: str, documents: Documents, on_build: OnBuil
         on_build(f"Indexing {name} (once; searches read the index after that).")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, scratch = tempfile.mkstemp(prefix=path.name + ".", suffix=".building",
-                                           dir=path.parent)
+        _sweep(path)
+        handle, scratch = tempfile.mkstemp(prefix=f"{path.name}.{os.getpid()}.",
+                                           suffix=".building", dir=path.parent)
     except OSError as error:  # (a FileExistsError or PermissionError "it did not foresee")
         raise UserError(f"The index of {name} is kept in {path.parent}, which cannot be made "
                          f"or written ({error.strerror or error}): give a folder you may "
@@ -571,6 +574,40 @@ def _ensure(path: Path, fingerprint: str, documents: Documents, on_build: OnBuil
     except BaseException:
         Path(scratch).unlink(missing_ok=True)
         raise
+
+
+_ABANDONED_AFTER = 3600.0
+"""How long, in seconds, a build's scratch file that names no process may go unwritten
+before it is taken for one whose process was killed."""
+
+
+def _sweep(path: Path) -> None:
+    """Remove the scratch files of builds of the index at `path` whose process was killed (a
+    build named for a process no longer running; one named for none, unwritten for an hour):
+    each was left behind, as large as the index, and never used. Builds under way are left
+    alone."""
+    for scratch in path.parent.glob(f"{glob.escape(path.name)}.*.building*"):
+        owner = scratch.name[len(path.name) + 1:].split(".", 1)[0]
+        try:
+            if owner.isdigit():
+                if _running(int(owner)):
+                    continue
+            elif time.time() - scratch.stat().st_mtime < _ABANDONED_AFTER:
+                continue
+            scratch.unlink()
+        except OSError:  # gone meanwhile, or not ours to remove: left as it is
+            continue
+
+
+def _running(pid: int) -> bool:
+    """Whether a process `pid` runs on this machine (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # (no process has such a number)
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _meta_of(path: Path) -> dict[str, str]:
