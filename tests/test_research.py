@@ -1846,9 +1846,13 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     (["--approve", "p1", "--price", "0,0"], "--price goes with --model SPEC"),
     (["--approve", "--json", "p1"], "was given the option --json: put the value right after it "
                                     "(--approve PROPOSAL_ID)"),
-    (["What?", "--budget", "abc"], "“abc” is not an amount of US dollars: give a number, 0 or "
-                                   "more (0.50; inf for no limit)."),  # (not a "float range")
+    (["What?", "--budget", "abc"], "“abc” is not an amount of US dollars: give a number above "
+                                   "0 (0.50; inf for no limit)."),  # (not a "float range")
     (["What?", "--budget", "-1"], "“-1” is not an amount of US dollars"),
+    # (it halted at step 0, "it reached its budget of $0.0000", the free reader's too)
+    (["What?", "--budget", "0"], "A budget of “0” halts the task before its first step (a task "
+                                 "stops once its spend reaches its budget, even with a free "
+                                 "model): give a number above 0 (0.50), or inf for no limit."),
     (["What?", "--max-steps", "0"], "“0” is not a number of model calls: give a whole number "
                                     "from 1 to 1,000,000 (8)."),
     (["What?", "--max-steps", "99999999999999999999"], "“99999999999999999999” is not a number "

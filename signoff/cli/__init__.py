@@ -326,8 +326,10 @@ JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 
 
 class Dollars(click.ParamType):  # type: ignore[type-arg]  # (not subscripted: click 8.1 has it plain)
-    """An amount of US dollars, 0 or more (``inf``: no limit), told in words when it is not one
-    (click's range said "'abc' is not a valid float range")."""
+    """A budget in US dollars, above 0 (``inf``: no limit), told in words when it is not one
+    (click's range said "'abc' is not a valid float range"). A budget of 0 is refused: a task
+    halts once its spend reaches its budget, so it would halt before its first step, a free
+    model's too."""
 
     name = "USD"
 
@@ -337,8 +339,12 @@ class Dollars(click.ParamType):  # type: ignore[type-arg]  # (not subscripted: c
             amount = float(value)
         except (TypeError, ValueError):
             amount = float("nan")
-        if not amount >= 0:  # (NaN too)
-            self.fail(f"“{value}” is not an amount of US dollars: give a number, 0 or more "
+        if amount == 0:
+            self.fail(f"A budget of “{value}” halts the task before its first step (a task "
+                      "stops once its spend reaches its budget, even with a free model): give "
+                      "a number above 0 (0.50), or inf for no limit.", param, ctx)
+        if not amount > 0:  # (NaN too)
+            self.fail(f"“{value}” is not an amount of US dollars: give a number above 0 "
                       "(0.50; inf for no limit).", param, ctx)
         return amount
 
