@@ -419,3 +419,31 @@ def test_a_yes_with_a_value_its_column_cannot_keep_keeps_the_proposal_waiting(
     with app.session(as_=ann) as s:
         assert s.get(Memo, memo.id).text == "Hi."
     app.database.dispose()
+
+
+def test_a_second_agent_class_of_the_same_name_is_refused() -> None:
+    """An agent class named as one registered already (another module's `Clerk`) is refused,
+    naming both; the first stays, its work with it (the second silently took its place, and
+    with it the first's tasks, proposals and rules). The same class made again, as a module
+    reloaded makes it, takes its place."""
+    shop = _counter()
+
+    def made_elsewhere() -> type[Agent]:
+        class Clerk(Agent):
+            purpose = "Counts otherwise."
+            skills = [shop.Count()]
+        return Clerk
+
+    with pytest.raises(UserError) as refused:
+        shop.app.add_agent(made_elsewhere())
+    assert str(refused.value) == (
+        "An agent named clerk is registered already: the class _counter.<locals>.Clerk of "
+        "tests.test_loop. test_a_second_agent_class_of_the_same_name_is_refused.<locals>."
+        "made_elsewhere.<locals>.Clerk of tests.test_app_input would take its place, and its "
+        "tasks, proposals and rules with them: give this agent a class name of its own.")
+    assert shop.app.agent("clerk").registered.agent is shop.Clerk
+    again = type("Clerk", (Agent,), {"purpose": "Counts again.", "skills": [shop.Count()],
+                                     "__module__": shop.Clerk.__module__,
+                                     "__qualname__": shop.Clerk.__qualname__})
+    shop.app.add_agent(again)
+    assert shop.app.agent("clerk").registered.agent is again

@@ -421,6 +421,15 @@ class Agency:
                 (f"{agent.__name__}'s skill {own.name}", own.may) for own in agent.skills
                 if own.may is not None)]:
             self._check_named(whose, may)
+        known = self._declared.get(agent.agent_name())
+        if known is not None and (known[0].__module__, known[0].__qualname__) != (
+                agent.__module__, agent.__qualname__):
+            # (the same class made again, as a module reloaded makes it, takes its place)
+            raise UserError(
+                f"An agent named {agent.agent_name()} is registered already: the class "
+                f"{known[0].__qualname__} of {known[0].__module__}. {agent.__qualname__} of "
+                f"{agent.__module__} would take its place, and its tasks, proposals and rules "
+                "with them: give this agent a class name of its own.")
         self._declared[agent.agent_name()] = (agent, sponsor)
         self._agents.pop(agent.agent_name(), None)
 
