@@ -223,6 +223,13 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     (lambda app: app.people.add(123, "x"), "A principal needs a handle (an e-mail address) and "
                                            "a name, as text"),
     (lambda app: app.people.add("ola@t.example", "Ola", kind="robot"), "A principal's kind is"),
+    # (kept on SQLite, a name of 1,000 characters was refused by PostgreSQL's column; a line
+    # break in one made lines of its own in listings)
+    (lambda app: app.people.add("ola@t.example", "O" * 1000), "A name is one line of at most "
+                                                             "200 characters"),
+    (lambda app: app.people.add("ola@t.example", "Ola\nApproved by: Noor"),
+     "not 'Ola\\nApproved by: Noor' (21 characters)"),
+    (lambda app: app.people.add("o" * 330 + "@t.example", "Ola"), "A handle is at most 320"),
     (lambda app: app.people.add("ola@t.example", "Ola", roles=[1]), "Roles are names"),
     (lambda app: app.actions.run("add", {"a": 1, "b": 2}, as_=None), "Whoever it runs as is a "
                                                                      "Principal"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import re
+import unicodedata
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -73,6 +74,12 @@ def is_email_address(text: str) -> bool:
     return _EMAIL_ADDRESS.fullmatch(text) is not None
 
 
+NAME_AT_MOST = 200
+"""The longest name a principal may have (its column's)."""
+HANDLE_AT_MOST = 320
+"""The longest handle (an e-mail address's longest, and its column's)."""
+
+
 class People:
     """The app's directory of principals (``app.people``), stored in the app's database."""
 
@@ -95,6 +102,13 @@ class People:
                 not name.strip()):
             raise UserError(f"A principal needs a handle (an e-mail address) and a name, as text; "
                             f"not {handle!r} and {name!r}.")
+        if len(name) > NAME_AT_MOST or any(unicodedata.category(c) == "Cc" for c in name):
+            said = repr(name if len(name) <= 60 else name[:59] + "…")
+            raise UserError(f"A name is one line of at most {NAME_AT_MOST} characters, as proposals "
+                            f"and receipts show it; not {said} ({len(name):,} characters).")
+        if len(handle) > HANDLE_AT_MOST:
+            raise UserError(f"A handle is at most {HANDLE_AT_MOST} characters (an e-mail address "
+                            f"is), not {len(handle):,}.")
         if not isinstance(kind, PrincipalKind):
             raise UserError(f"A principal's kind is PrincipalKind.PERSON or PrincipalKind.AGENT, "
                             f"not {kind!r}.")
