@@ -1453,7 +1453,7 @@ its second argument lists (in JSON), and its third, when given, is what a call i
 
 
 def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | None = None,
-               answer: dict[str, Any] | None = None, extra: str = "",
+               answer: Any = None, extra: str = "",
                servers: dict[str, list[dict[str, Any]]] | None = None) -> tuple[Path, Path]:
     """A guard config in front of the `_ANSWERS_NO_RESULT` server, named raw (its `tools` and
     the `answer` to a call, when given; `extra`: more of the config), or of one such server
@@ -1854,3 +1854,34 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
     ], answers
     assert "surrogate" in errors[1][2], errors[1][2]
     assert answers[-1] == {"jsonrpc": "2.0", "id": 11, "result": {}}, answers
+
+
+def test_an_answer_that_is_no_json_rpc_message_is_told_unknown_at_once(tmp_path: Path) -> None:
+    """An upstream that runs a call and answers it with a result that is a string (no
+    JSON-RPC answer the SDK can read, so it drops it): the call is told, and recorded, as of
+    unknown outcome at once, naming the server (the guard waited five minutes for an answer,
+    and, over HTTP, every other call of the person waited behind it)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    config, ran = _raw_guard(tmp_path, answer="just a string",
+                             extra='\n[servers.raw.tools]\nwrite_note = "alone"\n')
+
+    async def scenario() -> Any:
+        with anyio.fail_after(60):  # (it waited 300 s)
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+                return await served.call_tool("raw_write_note", {"text": "hello"})
+
+    told = anyio.run(scenario)
+    assert told.is_error
+    assert told.content[0].text.startswith(
+        "Unknown: The server raw answered a call with what is not a JSON-RPC message while the "
+        "call of write_note was out, so its answer cannot be read: whether it ran is not "
+        "known"), told.content[0].text
+    assert ran.read_text().splitlines() == ['{"text": "hello"}']
+    app = open_guard_app(GuardConfig.load(config))
+    with app.database.connect() as db:
+        (task,) = db.execute(text("select id from signoff_tasks")).scalars()
+    assert "ran raw_write_note alone, as itself: Unknown." in app.receipt(task).words

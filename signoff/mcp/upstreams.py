@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.session import MessageHandlerFnT
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
@@ -121,7 +122,11 @@ class Upstreams:
         """Each server's tools, by name, as it last listed them."""
         self._links: dict[str, _Link] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._out: set[asyncio.Task[Any]] = set()
+        self._out: dict[asyncio.Task[Any], str] = {}
+        """The calls out now, each with its server."""
+        self._garbled: set[asyncio.Task[Any]] = set()
+        """The calls cut because their server answered a call with what is no JSON-RPC
+        message."""
         self._stopping = False
 
     async def open(self, stack: AsyncExitStack) -> None:
@@ -186,13 +191,14 @@ class Upstreams:
         if server.command:
             return Client(StdioServerParameters(command=server.command, args=list(server.args),
                                                 env=server.env or None, cwd=server.cwd),
-                          cache=None)
+                          cache=None, message_handler=self._heard(server.name))
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
         http = await stack.enter_async_context(httpx2.AsyncClient(
             headers=server.headers, timeout=httpx2.Timeout(30, read=CALL_TIMEOUT_SECONDS)))
-        return Client(streamable_http_client(server.url, http_client=http), cache=None)
+        return Client(streamable_http_client(server.url, http_client=http), cache=None,
+                      message_handler=self._heard(server.name))
 
     def is_connected(self, server: str) -> bool:
         """Whether the guard holds an open connection to `server` now (as far as it knows: a
@@ -249,7 +255,7 @@ class Upstreams:
         it was sent); `UpstreamError` when the server answered with a JSON-RPC error."""
         task = asyncio.current_task()
         if task is not None:
-            self._out.add(task)  # from here on, `cut_calls` ends it
+            self._out[task] = server  # from here on, `cut_calls` ends it
         sent, lost = False, None
         try:
             if self._stopping:
@@ -281,6 +287,12 @@ class Upstreams:
                      "(data: %r)", server, tool, error.code, error.message, error.data)
             raise UpstreamError(error.message, code=error.code) from None
         except asyncio.CancelledError:
+            if task in self._garbled:
+                raise UpstreamUnavailable(
+                    f"The server {server} answered a call with what is not a JSON-RPC message "
+                    f"while the call of {tool} was out, so its answer cannot be read: whether it "
+                    "ran is not known; look at what the tool keeps before calling it again.",
+                    sent=True) from None
             if not self._stopping:
                 raise
             if not sent:
@@ -302,7 +314,9 @@ class Upstreams:
                 "it can be read as: whether it ran is not known; look at what the tool keeps "
                 "before calling it again.", sent=True) from None
         finally:
-            self._out.discard(task)
+            if task is not None:
+                self._out.pop(task, None)
+                self._garbled.discard(task)
 
     def cut_calls(self) -> None:
         """The guard stops: every call still out ends now, told that whether it ran is not
@@ -311,6 +325,26 @@ class Upstreams:
         for task in list(self._out):
             task.cancel()
 
+    def _heard(self, server: str) -> MessageHandlerFnT:
+        """What `server`'s connection does with what the server sends that is no request or
+        notification of its own: an answer to a call that cannot be read (the SDK drops it, and
+        the call would wait its whole timeout) cuts the calls out on that server, each told that
+        whether it ran is not known (which of them it answered cannot be told). Other lines
+        that are no JSON-RPC message (a server's stray output) are left to the log."""
+
+        async def heard(message: Any) -> None:
+            if not (isinstance(message, Exception) and _unreadable_answer(message)):
+                return
+            cut = [task for task, on in self._out.items() if on == server]
+            log.warning("The server %s answered a call with what is not a JSON-RPC message (%s): "
+                        "the %d call(s) out on it are told that whether they ran is not known.",
+                        server, message, len(cut))
+            for task in cut:
+                self._garbled.add(task)
+                task.cancel()
+
+        return heard
+
     def call_from_thread(self, server: str, tool: str, arguments: dict[str, Any]
                          ) -> CallToolResult:
         """`call`, from a thread other than the guard's event loop."""
@@ -318,6 +352,21 @@ class Upstreams:
             raise RuntimeError(f"the guard holds no connection to {server} in this process")
         future = asyncio.run_coroutine_threadsafe(self.call(server, tool, arguments), self._loop)
         return future.result(timeout=CALL_TIMEOUT_SECONDS + 5)
+
+
+def _unreadable_answer(error: Exception) -> bool:
+    """Whether `error` (the SDK's, reading what a server sent) is about an answer: a JSON-RPC
+    object with an id and a result or an error that is not what the protocol says (a result
+    that is a string, or null)."""
+    from pydantic import ValidationError
+
+    if not isinstance(error, ValidationError):
+        return False
+    for problem in error.errors():
+        given = problem.get("input")
+        if isinstance(given, dict) and "id" in given and ("result" in given or "error" in given):
+            return True
+    return False
 
 
 async def _listed(client: Client) -> dict[str, Tool]:
