@@ -1485,27 +1485,38 @@ name = "Noor"
     return config, ran
 
 
-def test_a_call_answered_with_what_is_no_tool_result_is_told_unknown(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("answer", "told"), [
+    # a JSON-RPC answer whose result is no tool result (no content)
+    (None, "Unknown: The server raw answered the call of write_note with what is not a tool "
+           "result it can be read as: whether it ran is not known"),
+    # no JSON-RPC answer at all (its result a string): the SDK drops it (the guard waited five
+    # minutes for an answer, and, over HTTP, every other call of the person waited behind it)
+    ("just a string", "Unknown: The server raw answered a call with what is not a JSON-RPC "
+                      "message while the call of write_note was out, so its answer cannot be "
+                      "read: whether it ran is not known"),
+], ids=["no tool result", "no JSON-RPC answer"])
+def test_a_call_answered_with_what_is_no_tool_result_is_told_unknown(
+        tmp_path: Path, answer: Any, told: str) -> None:
     """An upstream that runs a call, then answers with what the SDK cannot read as a tool
-    result: the call is told, and recorded, as of unknown outcome, naming the server (it was
-    told Invalid, "it did not run", though it ran: a person's yes was used up, and another yes
-    would run it twice)."""
+    result: the call is told, and recorded, as of unknown outcome at once, naming the server (it
+    was told Invalid, "it did not run", though it ran: a person's yes was used up, and another
+    yes would run it twice)."""
     from contextlib import AsyncExitStack
 
     from signoff.mcp.guard import open_guard
 
-    config, ran = _raw_guard(tmp_path, extra='\n[servers.raw.tools]\nwrite_note = "alone"\n')
+    config, ran = _raw_guard(tmp_path, answer=answer,
+                             extra='\n[servers.raw.tools]\nwrite_note = "alone"\n')
 
     async def scenario() -> Any:
-        async with AsyncExitStack() as stack:
-            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
-            return await served.call_tool("raw_write_note", {"text": "hello"})
+        with anyio.fail_after(60):
+            async with AsyncExitStack() as stack:
+                served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+                return await served.call_tool("raw_write_note", {"text": "hello"})
 
-    told = anyio.run(scenario)
-    assert told.is_error
-    assert told.content[0].text.startswith(
-        "Unknown: The server raw answered the call of write_note with what is not a tool result "
-        "it can be read as: whether it ran is not known"), told.content[0].text
+    result = anyio.run(scenario)
+    assert result.is_error
+    assert result.content[0].text.startswith(told), result.content[0].text
     assert ran.read_text().splitlines() == ['{"text": "hello"}']  # it ran, once
     app = open_guard_app(GuardConfig.load(config))
     with app.database.connect() as db:
@@ -1855,33 +1866,3 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
     assert "surrogate" in errors[1][2], errors[1][2]
     assert answers[-1] == {"jsonrpc": "2.0", "id": 11, "result": {}}, answers
 
-
-def test_an_answer_that_is_no_json_rpc_message_is_told_unknown_at_once(tmp_path: Path) -> None:
-    """An upstream that runs a call and answers it with a result that is a string (no
-    JSON-RPC answer the SDK can read, so it drops it): the call is told, and recorded, as of
-    unknown outcome at once, naming the server (the guard waited five minutes for an answer,
-    and, over HTTP, every other call of the person waited behind it)."""
-    from contextlib import AsyncExitStack
-
-    from signoff.mcp.guard import open_guard
-
-    config, ran = _raw_guard(tmp_path, answer="just a string",
-                             extra='\n[servers.raw.tools]\nwrite_note = "alone"\n')
-
-    async def scenario() -> Any:
-        with anyio.fail_after(60):  # (it waited 300 s)
-            async with AsyncExitStack() as stack:
-                served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
-                return await served.call_tool("raw_write_note", {"text": "hello"})
-
-    told = anyio.run(scenario)
-    assert told.is_error
-    assert told.content[0].text.startswith(
-        "Unknown: The server raw answered a call with what is not a JSON-RPC message while the "
-        "call of write_note was out, so its answer cannot be read: whether it ran is not "
-        "known"), told.content[0].text
-    assert ran.read_text().splitlines() == ['{"text": "hello"}']
-    app = open_guard_app(GuardConfig.load(config))
-    with app.database.connect() as db:
-        (task,) = db.execute(text("select id from signoff_tasks")).scalars()
-    assert "ran raw_write_note alone, as itself: Unknown." in app.receipt(task).words
