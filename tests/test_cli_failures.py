@@ -201,19 +201,21 @@ def test_a_receipt_with_no_app_nor_research_database_says_how_to_name_either(
         "the task with --database URL, or, for a task of an app, " + NO_APP[len("No app is named: "):])
 
 
-def test_tasks_with_no_app_nor_research_database_says_how_to_name_either(
+def test_tasks_with_no_app_nor_research_database_says_so_and_how_to_name_an_app(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """`signoff tasks` with no app lists research tasks: with no research database where it
-    looks, it says how to name the database or, in the words every command uses, the app;
-    exit 2."""
+    looks, there are none, and it says so, and how to name an app, in the words every command
+    uses; exit 0 (JSON: an empty list)."""
     monkeypatch.delenv("SIGNOFF_APP", raising=False)
     missing = tmp_path / "research.db"
     result = cli("tasks", "--database", f"sqlite:///{missing}")
-    assert result.exit_code == 2, result.output
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: There is no research database at sqlite:///{missing}: name the one that holds "
-        "the tasks with --database URL, or, for the tasks of an app, "
-        + NO_APP[len("No app is named: "):])
+    assert result.exit_code == 0, result.output
+    assert " ".join(result.stdout.split()) == (
+        f"No research tasks: there is no research database at sqlite:///{missing} (`signoff "
+        "research` makes it). For the tasks of an app, " + NO_APP[len("No app is named: "):])
+    as_json = cli("tasks", "--database", f"sqlite:///{missing}", "--json")
+    assert (as_json.exit_code, json.loads(as_json.stdout)) == (0, [])
+    assert not missing.exists()
 
 
 def test_proposals_show_takes_as_and_json_after_the_id(shop: SimpleNamespace) -> None:

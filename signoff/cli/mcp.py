@@ -68,7 +68,8 @@ def mcp() -> None:
     """Serve an app's agent over MCP, or guard other MCP servers.
 
     \b
-    Examples:
+    Examples (the first once `python examples/workshop.py` has made the workshop's people and
+    ticket):
       signoff mcp serve --app examples/workshop.py --agent estimator \\
           --for mia@workshop.example --subject ticket=T-7
       signoff mcp guard guard.toml --http 127.0.0.1:8765
@@ -100,7 +101,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     Bearer so_…), and the calls act for its person.
 
     \b
-    Examples:
+    Examples (once `python examples/workshop.py` has made the workshop's people and ticket):
       signoff mcp serve --app examples/workshop.py --agent estimator \\
           --for mia@workshop.example --subject ticket=T-7
       signoff mcp serve --app examples/workshop.py --agent estimator --subject ticket=T-7 \\

@@ -507,17 +507,16 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
             "--model SPEC.") from None
 
 
-def _research_database(database: str | None, corpus: Any = None, *, listing: bool = False
-                       ) -> tuple[Any, str]:
+def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, str]:
     """The research app on `database` (`default_database()` unless given), which must be
-    there (`listing`: as `_research_url`), over `corpus` (when not given, the default corpus,
-    made only if a tool that reads it runs: a receipt runs none), and the database's URL."""
+    there, over `corpus` (when not given, the default corpus, made only if a tool that reads
+    it runs: a receipt runs none), and the database's URL."""
     from signoff.app import App
     from signoff.research import tools
     from signoff.research.corpus import Corpus
     from signoff.research.skill import Researcher
 
-    url = _research_url(database, listing=listing)
+    url = _research_url(database)
     try:
         app = App("research", database=url)
         app.provide("corpus", Corpus.default if corpus is None else (lambda: corpus))
@@ -528,17 +527,15 @@ def _research_database(database: str | None, corpus: Any = None, *, listing: boo
     return app, url
 
 
-def _research_url(database: str | None, *, listing: bool = False) -> str:
+def _research_url(database: str | None) -> str:
     """The URL of the research database (`default_database()` unless `database` is given);
-    a usage error when it is not there (`listing`: said for a list of tasks, not one)."""
+    a usage error when it is not there."""
     from signoff.research.skill import default_database
 
     url = database or default_database()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        held, of_an_app = (("tasks", "the tasks of an app") if listing else
-                           ("task", "a task of an app"))
         raise click.UsageError(f"There is no research database at {url}: name the one that "
-                               f"holds the {held} with --database URL, or, for {of_an_app}, "
+                               "holds the task with --database URL, or, for a task of an app, "
                                f"{NAMING_THE_APP}.")
     return url
 
@@ -619,7 +616,19 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
     from signoff.cli.people import every_page
     from signoff.inbox import Inbox
 
-    app, url = _research_database(database, listing=True)
+    try:
+        app, url = _research_database(database)
+    except click.UsageError:  # no research database: no research task, told so
+        from signoff.research.skill import default_database
+
+        if as_json:
+            click.echo("[]")
+            return
+        console_for_text().print(
+            f"No research tasks: there is no research database at "
+            f"{plain(database or default_database())} (`signoff research` makes it). For the "
+            f"tasks of an app, {NAMING_THE_APP}.")
+        return
     try:
         me = _local_person(app)
         inbox, chosen = Inbox(app), TaskStatus(status) if status else None
