@@ -1433,8 +1433,12 @@ for line in sys.stdin:
         result = {"protocolVersion": message["params"]["protocolVersion"],
                   "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}
     elif method == "tools/list":
-        result = {"tools": json.loads(sys.argv[2]) if len(sys.argv) > 2 else [
-            {"name": "write_note", "inputSchema": {"type": "object"}}]}
+        listing = json.loads(sys.argv[2]) if len(sys.argv) > 2 else [
+            {"name": "write_note", "inputSchema": {"type": "object"}}]
+        if listing == "never":  # (never answered)
+            continue
+        result = ({"tools": [], "nextCursor": "again"} if listing == "again" else
+                  {"tools": listing})
     elif method == "tools/call":
         with open(Path(sys.argv[1]), "a") as ran:
             ran.write(json.dumps(message["params"].get("arguments")) + "\\n")
@@ -1449,12 +1453,13 @@ for line in sys.stdin:
 '''
 """An MCP server over stdio, in JSON-RPC lines, whose tool runs (it writes a line to the file
 its argument names) and answers with what is no tool result; its tools are write_note, or those
-its second argument lists (in JSON), and its third, when given, is what a call is answered."""
+its second argument lists (in JSON: "never", it never answers a listing; "again", its pages
+never end), and its third, when given, is what a call is answered."""
 
 
-def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | None = None,
+def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | str | None = None,
                answer: Any = None, extra: str = "",
-               servers: dict[str, list[dict[str, Any]]] | None = None) -> tuple[Path, Path]:
+               servers: dict[str, Any] | None = None) -> tuple[Path, Path]:
     """A guard config in front of the `_ANSWERS_NO_RESULT` server, named raw (its `tools` and
     the `answer` to a call, when given; `extra`: more of the config), or of one such server
     for each of `servers` with its tools; and the file it writes each call to."""
@@ -1866,3 +1871,35 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
     assert "surrogate" in errors[1][2], errors[1][2]
     assert answers[-1] == {"jsonrpc": "2.0", "id": 11, "result": {}}, answers
 
+
+
+@pytest.mark.parametrize(("listing", "told"), [
+    ("never", "it did not list its tools within 2 seconds"),
+    ("again", "its listing of tools came back to a page it gave before (cursor 'again'), so it "
+              "never ends"),
+])
+def test_a_server_whose_tools_cannot_be_listed_is_told_unreachable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listing: str, told: str) -> None:
+    """A server that answers the handshake but never its listing of tools, or whose pages of
+    tools never end: the guard refuses to start, naming it and why (it waited for ever, or
+    asked for the next page tens of thousands of times a second)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp import upstreams
+    from signoff.mcp.guard import open_guard
+
+    monkeypatch.setattr(upstreams, "CONNECT_TIMEOUT_SECONDS", 2.0)
+    config, _ran = _raw_guard(tmp_path, tools=listing)
+
+    async def scenario() -> None:
+        with anyio.fail_after(60):
+            async with AsyncExitStack() as stack:
+                await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+
+    with pytest.raises(BaseExceptionGroup) as raised:  # (the connections' task group's)
+        anyio.run(scenario)
+    (refused,) = raised.value.exceptions
+    assert isinstance(refused, upstreams.ServerUnreachable), refused
+    assert f"The guard reached the server raw ({sys.executable} {tmp_path / 'raw_server.py'} " \
+           f"{tmp_path / 'ran.log'} " in str(refused), str(refused)
+    assert f": {told} — so it cannot say which tools it guards." in str(refused), str(refused)

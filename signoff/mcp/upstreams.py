@@ -120,6 +120,8 @@ class Upstreams:
         self.servers = {s.name: s for s in config.servers}
         self.tools: dict[str, dict[str, Tool]] = {}
         """Each server's tools, by name, as it last listed them."""
+        self.unlisted: dict[str, str] = {}
+        """Why each server whose tools the last listing could not read could not be listed."""
         self._links: dict[str, _Link] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._out: dict[asyncio.Task[Any], str] = {}
@@ -152,6 +154,14 @@ class Upstreams:
                 "such as PATH and HOME), see that each one it reaches by url is running, then "
                 "try again.", servers=tuple(missed))
         await self.refresh()
+        unlisted = {name: why for name, why in self.unlisted.items() if name not in self.tools}
+        if unlisted:
+            which = "the server" if len(unlisted) == 1 else "the servers"
+            raise ServerUnreachable(
+                f"The guard reached {which} "
+                f"{'; '.join(f'{n} ({_where(self.servers[n])}): {w}' for n, w in unlisted.items())}"
+                " — so it cannot say which tools it guards. It does not try again by itself: "
+                "see to the server, then try again.", servers=tuple(unlisted))
 
     async def _keep(self, server: Upstream, link: _Link) -> None:
         """Keep `server`'s connection: open it, hold it until it is found lost, then wait until
@@ -243,9 +253,12 @@ class Upstreams:
                     lost.set()
                     client, lost = await self._connection(name)
                     self.tools[name] = await _listed(client)
-            except (UpstreamUnavailable, MCPError) as error:
+            except (UpstreamUnavailable, MCPError, _Unlisted) as error:
+                self.unlisted[name] = str(error)
                 log.warning("The guard could not list the tools of %s, and offers those it "
                             "listed before: %s", name, error)
+            else:
+                self.unlisted.pop(name, None)
         return self.tools
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
@@ -369,16 +382,36 @@ def _unreadable_answer(error: Exception) -> bool:
     return False
 
 
+_PAGES_AT_MOST = 1_000
+"""The most pages of tools a server's listing is read to (a listing that goes on past them is
+taken for one that never ends)."""
+
+
+class _Unlisted(Exception):
+    """A server's tools could not be listed: it did not answer in time, or its pages never
+    end. The message says which."""
+
+
 async def _listed(client: Client) -> dict[str, Tool]:
-    """Every tool `client`'s server lists, page after page, by name."""
+    """Every tool `client`'s server lists, page after page, by name, within
+    `CONNECT_TIMEOUT_SECONDS`; `_Unlisted` when it does not answer by then, or its pages go on
+    past `_PAGES_AT_MOST` or come back to a cursor they gave before."""
     listed: dict[str, Tool] = {}
     cursor: str | None = None
-    while True:
-        page = await client.list_tools(cursor=cursor)
-        listed.update({t.name: t for t in page.tools})
-        cursor = page.next_cursor
-        if not cursor:
-            return listed
+    seen: set[str] = set()
+    with anyio.move_on_after(CONNECT_TIMEOUT_SECONDS):
+        while len(seen) < _PAGES_AT_MOST:
+            page = await client.list_tools(cursor=cursor)
+            listed.update({t.name: t for t in page.tools})
+            cursor = page.next_cursor
+            if not cursor:
+                return listed
+            if cursor in seen:
+                raise _Unlisted(f"its listing of tools came back to a page it gave before "
+                                f"(cursor {cursor[:40]!r}), so it never ends")
+            seen.add(cursor)
+        raise _Unlisted(f"its listing of tools went on past {_PAGES_AT_MOST:,} pages")
+    raise _Unlisted(f"it did not list its tools within {CONNECT_TIMEOUT_SECONDS:g} seconds")
 
 
 def _closed(client: Client) -> bool:
