@@ -1423,9 +1423,12 @@ def test_the_guards_work_for_nobody_is_its_sponsors_to_see_from_the_command_line
 
 
 _ANSWERS_NO_RESULT = '''
-import json, sys
+import json, sys, time
 from pathlib import Path
 
+if len(sys.argv) > 2 and json.loads(sys.argv[2]) == "mute":  # it never answers at all
+    print("Welcome to my server!", flush=True)
+    time.sleep(600)
 for line in sys.stdin:
     message = json.loads(line)
     ident, method = message.get("id"), message.get("method")
@@ -1453,8 +1456,9 @@ for line in sys.stdin:
 '''
 """An MCP server over stdio, in JSON-RPC lines, whose tool runs (it writes a line to the file
 its argument names) and answers with what is no tool result; its tools are write_note, or those
-its second argument lists (in JSON: "never", it never answers a listing; "again", its pages
-never end), and its third, when given, is what a call is answered."""
+its second argument lists (in JSON: "mute", it answers nothing, not even the handshake;
+"never", it never answers a listing; "again", its pages never end), and its third, when given,
+is what a call is answered."""
 
 
 def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | str | None = None,
@@ -1627,58 +1631,6 @@ def test_an_approved_call_whose_process_was_killed_is_settled_as_the_guard_opens
     assert told in guard.app.receipt(proposal.task).words
     code, again = got["again"]
     assert (code, "already decided (Failed)" in again) == (1, True), again
-
-
-_NEVER_ANSWERS = '''
-import time
-
-print("Welcome to my server!", flush=True)
-time.sleep(600)
-'''
-"""A command that starts and prints a line, and never answers MCP's handshake."""
-
-
-def test_a_server_that_never_answers_the_handshake_is_told_unreachable_and_stopped(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An upstream command that starts but never answers MCP's handshake: the guard gives up
-    on it after `CONNECT_TIMEOUT_SECONDS`, refuses to start naming it and why, and the command
-    it started is stopped (before, `signoff mcp guard`, `proposals` and `reject` hung for ever,
-    and the command outlived them)."""
-    from contextlib import AsyncExitStack
-
-    from signoff.mcp import upstreams
-    from signoff.mcp.guard import open_guard
-
-    monkeypatch.setattr(upstreams, "CONNECT_TIMEOUT_SECONDS", 2.0)
-    server = tmp_path / "mute_server.py"
-    server.write_text(_NEVER_ANSWERS)
-    config = tmp_path / "guard.toml"
-    config.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp_path / 'guard.db'}"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.mute]
-command = "{sys.executable}"
-args = ["{server}"]
-''')
-
-    async def scenario() -> None:
-        with anyio.fail_after(60):
-            async with AsyncExitStack() as stack:
-                await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
-
-    with pytest.raises(BaseExceptionGroup) as raised:  # (the connections' task group's)
-        anyio.run(scenario)
-    (told,) = raised.value.exceptions
-    assert isinstance(told, upstreams.ServerUnreachable), told
-    assert (f"The guard could not reach the server mute ({sys.executable} {server}): it did not "
-            "answer MCP's handshake within 2 seconds.") in str(told), str(told)
-    assert told.servers == ("mute",)
-    assert _pids_with(str(server).encode(), "cmdline") == []
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -1874,15 +1826,21 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
 
 
 @pytest.mark.parametrize(("listing", "told"), [
-    ("never", "it did not list its tools within 2 seconds"),
-    ("again", "its listing of tools came back to a page it gave before (cursor 'again'), so it "
-              "never ends"),
+    ("mute", "The guard could not reach the server raw ({where}): it did not answer MCP's "
+             "handshake within 2 seconds."),
+    ("never", "The guard reached the server raw ({where}): it did not list its tools within 2 "
+              "seconds — so it cannot say which tools it guards."),
+    ("again", "The guard reached the server raw ({where}): its listing of tools came back to a "
+              "page it gave before (cursor 'again'), so it never ends — so it cannot say which "
+              "tools it guards."),
 ])
-def test_a_server_whose_tools_cannot_be_listed_is_told_unreachable(
+def test_a_server_that_does_not_answer_is_told_unreachable_and_stopped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listing: str, told: str) -> None:
-    """A server that answers the handshake but never its listing of tools, or whose pages of
-    tools never end: the guard refuses to start, naming it and why (it waited for ever, or
-    asked for the next page tens of thousands of times a second)."""
+    """A command that starts but never answers MCP's handshake, one that answers it but never
+    its listing of tools, one whose pages of tools never end: the guard refuses to start,
+    naming it and why, and the command it started is stopped (it waited for ever, or asked
+    for the next page tens of thousands of times a second; `signoff mcp proposals` and
+    `reject` hung the same way, and the command outlived them)."""
     from contextlib import AsyncExitStack
 
     from signoff.mcp import upstreams
@@ -1900,6 +1858,8 @@ def test_a_server_whose_tools_cannot_be_listed_is_told_unreachable(
         anyio.run(scenario)
     (refused,) = raised.value.exceptions
     assert isinstance(refused, upstreams.ServerUnreachable), refused
-    assert f"The guard reached the server raw ({sys.executable} {tmp_path / 'raw_server.py'} " \
-           f"{tmp_path / 'ran.log'} " in str(refused), str(refused)
-    assert f": {told} — so it cannot say which tools it guards." in str(refused), str(refused)
+    server = tmp_path / "raw_server.py"
+    where = f"{sys.executable} {server} {tmp_path / 'ran.log'} \"{listing}\""
+    assert told.format(where=where) in str(refused), str(refused)
+    assert refused.servers == ("raw",)
+    assert _pids_with(str(server).encode(), "cmdline") == []
