@@ -98,7 +98,11 @@ def guard(tmp_path: Path) -> SimpleNamespace:
 @asynccontextmanager
 async def _guarded(guard: SimpleNamespace, transport: str) -> AsyncIterator[tuple[Client, str]]:
     """A client of the guard and the base URL of its REST API (beside MCP over HTTP; on a port
-    of its own over stdio)."""
+    of its own over stdio; none over "stdio alone", whose guard serves no inbox)."""
+    if transport == "stdio alone":
+        async with connected("stdio", ["mcp", "guard", str(guard.config)], guard.env) as client:
+            yield client, ""
+        return
     if transport == "stdio":
         port = free_port()
         arguments = ["mcp", "guard", str(guard.config), "--inbox", f"127.0.0.1:{port}"]
@@ -665,13 +669,15 @@ def _pids_with(needle: bytes, part: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", [*TRANSPORTS, "stdio alone"])
 def test_a_guard_told_to_stop_tells_the_call_out_and_stops_its_upstreams(
         guard: SimpleNamespace, transport: str) -> None:
     """SIGTERM to a guard with a call out upstream: the client is told at once that the guard
     stopped while the call was out and that whether it ran is not known; the guard exits,
-    and its upstream servers with it (before, over HTTP it waited for the call, up to five
-    minutes, and was then ended by the signal, leaving its upstreams running)."""
+    and its upstream servers with it, and the session's task ends (before, over HTTP it
+    waited for the call, up to five minutes, and was then ended by the signal, leaving its
+    upstreams running; over stdio with no inbox beside it, the signal ended the process, the
+    client told only that the connection closed, and its task left Running for good)."""
     import os
     import signal
 
@@ -707,6 +713,7 @@ def test_a_guard_told_to_stop_tells_the_call_out_and_stops_its_upstreams(
     with guard.app.database.connect() as db:
         (task,) = db.execute(text("select id from signoff_tasks")).scalars()
     assert "ran files_wait_for alone, as itself: Unknown." in guard.app.receipt(task).words
+    assert guard.app.outcome(task).status is TaskStatus.HALTED
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

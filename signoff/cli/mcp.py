@@ -131,7 +131,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
         raise failure_of(error) from None
     try:
         if http_address is None:
-            anyio.run(serve_stdio, server)
+            anyio.run(lambda: serve_stdio(server, signals=True))
             return
         host, port = _address(http_address)
         where = f"http://{host}:{port}"
@@ -270,7 +270,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
                              stopping=server.wind_down)
             return
         if inbox_address is None:
-            await serve_stdio(server)
+            await serve_stdio(server, signals=True)
             return
         host, port = _address(inbox_address)
         web = create_web_app(server.app, secure_cookies=False)

@@ -155,20 +155,42 @@ def _ending_sessions(server: ServedAgent, inner: ASGIApp) -> ASGIApp:
     return ending
 
 
-async def serve_stdio(server: ServedAgent) -> None:
+async def serve_stdio(server: ServedAgent, *, signals: bool = False) -> None:
     """Serve `server` on this process's stdin and stdout; its client's session ends with
-    them, or when the task serving it is cancelled (see `StdinLines`)."""
+    them, or when the task serving it is cancelled (see `StdinLines`). Given `signals` (when
+    nothing else in the process listens for them), SIGTERM and SIGHUP stop it as a client
+    that leaves does: what is open is answered first (`ServedAgent.wind_down`), and the
+    session's tasks end (the default action ended the process there, its tasks left Running
+    or Waiting for good)."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     lines = StdinLines()
     try:
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-            lines.answer = write.send
-            await server.serve_streams(read, write)
+        async with anyio.create_task_group() as group:
+            if signals:  # (its cancel stops the stdio server too: stdin is never read to its end)
+                group.start_soon(_stopped_by_signal, server, group.cancel_scope)
+            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+                lines.answer = write.send
+                await server.serve_streams(read, write)
+            group.cancel_scope.cancel()  # the client went
     finally:
         with anyio.CancelScope(shield=True):
             await server.close_sessions()
+
+
+async def _stopped_by_signal(server: ServedAgent, serving: Any) -> None:
+    """Wait for SIGTERM or SIGHUP; then answer what is open, and stop `serving` (a cancel
+    scope)."""
+    import signal
+
+    import anyio
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as received:
+        async for _ in received:
+            await server.wind_down()
+            serving.cancel()
+            return
 
 
 class StdinLines:
