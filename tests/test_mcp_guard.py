@@ -1870,3 +1870,48 @@ def test_a_server_that_does_not_answer_is_told_unreachable_and_stopped(
     assert told.format(where=where) in str(refused), str(refused)
     assert refused.servers == ("raw",)
     assert _pids_with(str(server).encode(), "cmdline") == []
+
+
+def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_opens(
+        guard: SimpleNamespace) -> None:
+    """SIGKILL to a guard while a call it let run alone is out upstream: the next guard opened
+    on its database tells that call as of unknown outcome and ends its task, its receipt saying
+    why (the task read Running for good, its call with no outcome)."""
+    import os
+    import signal
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    config = str(guard.config).encode()
+
+    async def scenario() -> None:
+        async with _guarded(guard, "http") as (client, _rest), anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "files_wait_for", {"flag": "never"})
+            with anyio.fail_after(60):
+                while not (guard.tmp / "waiting").exists():
+                    await anyio.sleep(0.05)
+            (pid,) = _pids_with(config, "cmdline")
+            os.kill(pid, signal.SIGKILL)
+            with anyio.fail_after(60):
+                while _pids_with(config, "cmdline"):
+                    await anyio.sleep(0.05)
+            group.cancel_scope.cancel()  # (the call's connection was cut)
+
+    anyio.run(scenario)
+    _stop_upstream(guard.tmp / "files")
+    (task,) = _tasks(guard.app)
+    assert guard.app.outcome(task).status is TaskStatus.RUNNING
+
+    async def opened() -> None:
+        async with AsyncExitStack() as stack:
+            await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+
+    anyio.run(opened)
+    outcome = guard.app.outcome(task)
+    assert outcome.status is TaskStatus.HALTED
+    assert outcome.problem == ("The MCP session ended: the server serving it stopped while it "
+                               "took this task's turn, so the task ends here.")
+    words = guard.app.receipt(task).words
+    assert ("files_wait_for: The outcome of files_wait_for is unknown: the work stopped while it "
+            "ran, and it is not run again blindly.") in words, words

@@ -383,13 +383,18 @@ class CallSteps(StepUnits):
             fresh = call.changed(state=CallState.NEW)
             self._run_alone(task, registered, action, fresh, values, None)
             return
+        with self._writing(task.id) as db:
+            self._told_unknown(db, task.id, call)
+
+    def _told_unknown(self, db: repo.Executor, task_id: str, call: repo.CallRow) -> None:
+        """In the transaction `db`: an alone call a holder before this one marked running, and
+        never recorded, is told as of unknown outcome (not run again blindly)."""
         answer = (f"The outcome of {call.tool} is unknown: the work stopped while it ran, and it "
                   "is not run again blindly. Check whether it happened before trying again.")
-        with self._writing(task.id) as db:
-            repo.update_call(db, task.id, call.id, state=CallState.UNKNOWN,
-                             outcome=CallOutcome.UNKNOWN, answer=answer, finished_at=repo.now())
-            repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
-                      tool=call.tool, outcome=CallOutcome.UNKNOWN)
+        repo.update_call(db, task_id, call.id, state=CallState.UNKNOWN,
+                         outcome=CallOutcome.UNKNOWN, answer=answer, finished_at=repo.now())
+        repo.note(db, task_id, ReceiptKind.TOOL_CALL, f"{call.tool}: {answer}",
+                  tool=call.tool, outcome=CallOutcome.UNKNOWN)
         self.observer.tool_ended(state=CallState.UNKNOWN, outcome=CallOutcome.UNKNOWN,
                                  answer=answer)
 

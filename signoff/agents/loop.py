@@ -611,7 +611,9 @@ class Loop(CallSteps):
     def end_given(self, task_id: str, why: str) -> bool:
         """End a task whose turns a client gave, now that the client has gone: it halts, and
         its receipt says `why`. A proposal it waits on stays to be decided (an approved call
-        still runs once). Whether it has ended (not while another thread steps it)."""
+        still runs once); an alone call its last holder left running (its process killed
+        while the call was out) is told as of unknown outcome. Whether it has ended (not while
+        another thread steps it)."""
         with self._database.holding(), holds.stepping(task_id):
             task = self._task(task_id)
             if task.status in _ENDED:
@@ -623,6 +625,9 @@ class Loop(CallSteps):
             held[task_id] = hold
             try:
                 with self._writing(task_id) as db:
+                    for call in repo.calls_of(db, task_id, task.turn):
+                        if call.state == CallState.RUNNING and call.leave == Leave.ALONE.words:
+                            self._told_unknown(db, task_id, call)
                     if not self._save(db, task, status=TaskStatus.HALTED.value, problem=why):
                         return False
                     repo.note(db, task_id, ReceiptKind.ENDED, why)

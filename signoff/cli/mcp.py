@@ -127,6 +127,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
         server = ServedAgent(app, agent_name, for_=person, skill=skill_name, subject=value,
                              wait_seconds=wait_seconds)
         server.issuing = runnable(f"users token HANDLE{app_option_words()}")  # (told with a 401)
+        server.end_stopped()  # (the tasks of a server of this agent's that was killed)
     except SignoffError as error:
         raise failure_of(error) from None
     try:

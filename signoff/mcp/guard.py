@@ -310,6 +310,10 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     # An approved call whose process stopped while it ran (a guard's or a command's, killed)
     # is settled now: the guard has no worker of its own to do it.
     settled = await anyio.to_thread.run_sync(lambda: app.worker().settle_stopped_runs())
+    ended = await anyio.to_thread.run_sync(guard.end_stopped)
+    if ended:
+        log.warning("%d task(s) whose guard stopped while a call of theirs was out ended: each "
+                    "receipt tells the call as of unknown outcome.", ended)
     if settled:
         log.warning("%s whose process stopped while it ran %s settled: its receipt tells what "
                     "became of it (an outside call's outcome is unknown: check whether it "

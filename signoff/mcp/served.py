@@ -69,6 +69,9 @@ _CLOSED_FOR = 60.0
 
 _ENDED = (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
 
+_STOPPED = ("The MCP session ended: the server serving it stopped while it took this task's "
+            "turn, so the task ends here.")
+
 _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server stopped), so the "
                    "task ends here; a call it proposed can still be decided, and an approved "
                    "one runs once.")
@@ -488,6 +491,25 @@ class ServedAgent(MCPServer):
 
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)
+
+    def end_stopped(self) -> int:
+        """End the agent's tasks whose turn a process of this machine that has stopped was
+        taking (a server killed while a call of theirs was out): their sessions went with it.
+        The call is told as of unknown outcome, and the task halts, its receipt saying why.
+        How many ended. (A task of a session still served elsewhere is never taken: only one
+        whose holder is seen to have stopped.)"""
+        from sqlalchemy import select
+
+        from signoff.agents import holds
+        from signoff.store.tables import tasks
+
+        name = self.handle.registered.agent.agent_name()
+        with self.app.database.reading() as db:
+            held = db.execute(select(tasks.c.id, tasks.c.holder).where(
+                tasks.c.agent == name, tasks.c.status == TaskStatus.RUNNING.value,
+                tasks.c.holder.is_not(None))).all()
+        return sum(1 for task, holder in held if holds.process_runs(holder) is False and (
+            self.handle.end(task, why=_STOPPED)))
 
     def stopping(self) -> None:
         """The server is told to stop: a call kept open for its decision is answered now with
