@@ -24,6 +24,7 @@ from signoff import (
     allow,
     deny,
 )
+from signoff.models.base import Price
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 from tests.test_loop import Tally, _counter
@@ -230,6 +231,14 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     (lambda app: app.people.add("ola@t.example", "Ola\nApproved by: Noor"),
      "not 'Ola\\nApproved by: Noor' (21 characters)"),
     (lambda app: app.people.add("o" * 330 + "@t.example", "Ola"), "A handle is at most 320"),
+    # (a text was taken, and failed the first model call with a TypeError, its task left
+    # Running; NaN and infinity halted tasks on "$nan"; a negative price made negative spend)
+    (lambda app: Price(input_per_mtok="3", output_per_mtok="15"),
+     "A price is US dollars per million tokens, a number of 0 or more (Price(input_per_mtok="
+     "0.15, output_per_mtok=0.60); 0 for a free model): its input_per_mtok is '3'."),
+    (lambda app: Price(input_per_mtok=float("nan"), output_per_mtok=1), "its input_per_mtok is nan"),
+    (lambda app: Price(input_per_mtok=1, output_per_mtok=float("inf")), "output_per_mtok is inf"),
+    (lambda app: Price(input_per_mtok=-3, output_per_mtok=15), "its input_per_mtok is -3"),
     (lambda app: app.people.add("ola@t.example", "Ola", roles=[1]), "Roles are names"),
     (lambda app: app.actions.run("add", {"a": 1, "b": 2}, as_=None), "Whoever it runs as is a "
                                                                      "Principal"),
@@ -454,3 +463,14 @@ def test_a_second_agent_class_of_the_same_name_is_refused() -> None:
                                      "__qualname__": shop.Clerk.__qualname__})
     shop.app.add_agent(again)
     assert shop.app.agent("clerk").registered.agent is again
+
+
+def test_the_step_decision_halts_on_a_spend_or_budget_that_is_no_number() -> None:
+    """`next_action` halts when the spend or the budget is NaN (it went on: NaN compares as
+    less than nothing and more than nothing)."""
+    from signoff import NextAction, next_action
+
+    nan = float("nan")
+    assert next_action(0, 10, nan, 1.0, False, False) is NextAction.HALT
+    assert next_action(0, 10, 0.0, nan, False, False) is NextAction.HALT
+    assert next_action(0, 10, 0.0, 1.0, False, False) is NextAction.CONTINUE

@@ -1849,6 +1849,9 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     (["What?", "--budget", "abc"], "“abc” is not an amount of US dollars: give a number above "
                                    "0 (0.50; inf for no limit)."),  # (not a "float range")
     (["What?", "--budget", "-1"], "“-1” is not an amount of US dollars"),
+    (["What?", "--price", "nan,nan"], "“nan,nan” is not a price: a price is two numbers of 0 "
+                                      "or more."),  # (it halted the task on "$nan")
+    (["What?", "--price", "inf,0"], "“inf,0” is not a price"),
     # (it halted at step 0, "it reached its budget of $0.0000", the free reader's too)
     (["What?", "--budget", "0"], "A budget of “0” halts the task before its first step (a task "
                                  "stops once its spend reaches its budget, even with a free "

@@ -544,16 +544,15 @@ def _research_url(database: str | None) -> str:
 
 
 def _price(spec: str | None) -> Price | None:
+    from signoff.models.choose import price_from
+    from signoff.models.errors import ModelNotConfigured
+
     if spec is None:
         return None
     try:
-        given, taken = (float(part) for part in spec.split(","))
-    except ValueError:
-        raise click.BadParameter(f"{spec!r}: give two numbers, input and output dollars per "
-                                 "million tokens, e.g. 0.15,0.60.", param_hint="--price") from None
-    if given < 0 or taken < 0:
-        raise click.BadParameter("A price cannot be negative.", param_hint="--price")
-    return Price(input_per_mtok=given, output_per_mtok=taken)
+        return price_from(spec)
+    except ModelNotConfigured as error:
+        raise click.BadParameter(str(error), param_hint="--price") from None
 
 
 def _model(spec: str, price: Price | None = None,

@@ -28,7 +28,7 @@ def next_action(
 ) -> NextAction:
     """The next move, by these rules in order: spend at or over budget → HALT; steps at or over
     the limit → HALT; an irreversible action not approved → ESCALATE; else CONTINUE."""
-    if spend_usd >= budget_usd:
+    if not spend_usd < budget_usd:  # (NaN, of either, halts too)
         return NextAction.HALT
     if steps_taken >= max_steps:
         return NextAction.HALT

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from signoff.exceptions import UserError
 from signoff.models.errors import ModelError
 from signoff.store import json_text
 
@@ -36,6 +37,17 @@ class Price:
     """Per million input tokens."""
     output_per_mtok: float
     """Per million output tokens."""
+
+    def __post_init__(self) -> None:
+        # (a text, NaN or infinity was taken, to fail the first model call, or to halt a task
+        # on "$nan"; a negative price recorded negative spend)
+        for name in ("input_per_mtok", "output_per_mtok"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    0 <= value < float("inf")):
+                raise UserError(f"A price is US dollars per million tokens, a number of 0 or "
+                                f"more (Price(input_per_mtok=0.15, output_per_mtok=0.60); 0 for "
+                                f"a free model): its {name} is {value!r}.")
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         """The cost of this many tokens."""

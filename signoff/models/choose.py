@@ -87,7 +87,7 @@ def price_from(text: str) -> Price:
     except ValueError:
         raise ModelNotConfigured(f"“{text}” is not a price: give two numbers, input and output "
                                  "dollars per million tokens, e.g. 0.15,0.60.") from None
-    if given < 0 or taken < 0 or given != given or taken != taken:
+    if not (0 <= given < float("inf") and 0 <= taken < float("inf")):  # (NaN too)
         raise ModelNotConfigured(f"“{text}” is not a price: a price is two numbers of 0 or more.")
     return Price(input_per_mtok=given, output_per_mtok=taken)
 
