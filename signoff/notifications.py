@@ -17,6 +17,8 @@ import hmac
 import json
 import logging
 import smtplib
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -110,20 +112,34 @@ class WebhookNotifier:
     """Seconds to wait for the receiver."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
-            raise UserError(f"A webhook URL starts with http:// or https://, not {self.url!r}.")
+        if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")) or (
+                not urllib.parse.urlsplit(self.url).hostname):
+            raise UserError(f"A webhook URL starts with http:// or https:// and names a host, "
+                            f"not {self.url!r}.")
         if isinstance(self.secret, str):
             object.__setattr__(self, "secret", self.secret.encode())
         elif self.secret is not None and not isinstance(self.secret, bytes | bytearray):
             raise UserError(f"A webhook's secret is bytes or text, not "
                             f"{type(self.secret).__name__}: give secret=b\"…\" or the text "
                             "of one (an environment variable's, say).")
+        if self.secret is not None and not self.secret:
+            # (each body went unsigned, unsaid: an environment variable set to nothing)
+            raise UserError("A webhook's secret is empty (an environment variable set to "
+                            "nothing?): give the secret, or no secret= to send bodies unsigned.")
+        _check_settings("A webhook", inbox_url=self.inbox_url, timeout=self.timeout)
 
     def __call__(self, event: AgentProposed) -> None:
-        """Tell the webhook of `event`'s proposal."""
+        """Tell the webhook of `event`'s proposal (a receiver that cannot be told is logged in
+        a sentence: the proposal waits all the same)."""
         secret = self.secret.encode() if isinstance(self.secret, str) else self.secret
-        post_json(self.url, proposal_message(event.proposal, inbox_url=self.inbox_url),
-                  secret=secret, timeout=self.timeout)
+        proposal = event.proposal
+        try:
+            post_json(self.url, proposal_message(proposal, inbox_url=self.inbox_url),
+                      secret=secret, timeout=self.timeout)
+        except OSError as error:  # (urllib's errors, a refused connection, a timeout)
+            log.warning("The webhook %s was not told of proposal %s (%s): %s. The proposal "
+                        "waits all the same; see that the receiver is up and takes the POST.",
+                        self.url, proposal.id, proposal.label, _why(error))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,8 +198,22 @@ class EmailNotifier:
         mail.set_content("\n".join(lines) + "\n")
         return mail
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.host, str) or not self.host.strip():
+            raise UserError(f"An e-mail notifier's host is the SMTP server's name or address, "
+                            f"not {self.host!r}.")
+        if not isinstance(self.sender, str) or "@" not in self.sender:
+            raise UserError(f"An e-mail notifier's sender is the From address "
+                            f"(signoff@example.com), not {self.sender!r}.")
+        if isinstance(self.port, bool) or not isinstance(self.port, int) or not (
+                0 < self.port < 65536):
+            raise UserError(f"An e-mail notifier's port is a number from 1 to 65535, not "
+                            f"{self.port!r}.")
+        _check_settings("An e-mail notifier", inbox_url=self.inbox_url, timeout=self.timeout)
+
     def __call__(self, event: AgentProposed) -> None:
-        """Write to whoever decides `event`'s proposal."""
+        """Write to whoever decides `event`'s proposal (a server that cannot be reached is
+        logged in a sentence: the proposal waits all the same)."""
         proposal = event.proposal
         to = self.recipients(proposal)
         if not to:
@@ -192,9 +222,36 @@ class EmailNotifier:
                         f"; give someone the {proposal.decide_queue} role." if proposal.decide_queue
                         else ".")
             return
-        send_email(self.message(proposal, to), host=self.host, port=self.port,
-                   starttls=self.starttls, username=self.username, password=self.password,
-                   timeout=self.timeout)
+        try:
+            send_email(self.message(proposal, to), host=self.host, port=self.port,
+                       starttls=self.starttls, username=self.username, password=self.password,
+                       timeout=self.timeout)
+        except OSError as error:  # (smtplib's errors, a refused connection, a timeout)
+            log.warning("Nobody was e-mailed of proposal %s (%s): the SMTP server %s:%s %s. The "
+                        "proposal waits all the same; see that the server is up and takes the "
+                        "mail.", proposal.id, proposal.label, self.host, self.port,
+                        f"could not take it ({_why(error)})")
+
+
+def _check_settings(whose: str, *, inbox_url: Any, timeout: Any) -> None:
+    """A notifier's inbox address and timeout, checked as it is made (each was taken, to fail
+    at every proposal)."""
+    if not isinstance(inbox_url, str):
+        raise UserError(f"{whose}'s inbox_url is the inbox's address, as text, not {inbox_url!r}.")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
+            0 < timeout < float("inf")):
+        raise UserError(f"{whose}'s timeout is a number of seconds above 0, not {timeout!r}.")
+
+
+def _why(error: OSError) -> str:
+    """What went wrong reaching a receiver, in a few words."""
+    if isinstance(error, urllib.error.HTTPError):
+        return f"it answered HTTP {error.code} {error.reason}"
+    if isinstance(error, urllib.error.URLError):
+        return f"it could not be reached ({error.reason})"
+    if isinstance(error, TimeoutError):
+        return "it did not answer in time"
+    return str(error) or type(error).__name__
 
 
 def _by_when(proposal: Proposal) -> str:

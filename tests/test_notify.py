@@ -116,7 +116,8 @@ def test_a_secret_of_another_kind_or_an_address_that_is_no_url_is_refused_at_onc
     with pytest.raises(UserError, match="A webhook's secret is bytes or text, not int"):
         notify_by_webhook(shop.app, "https://chat.example/hook", secret=1234)  # type: ignore[arg-type]
     with pytest.raises(UserError, match=re.escape("A webhook URL starts with http:// or "
-                                                  "https://, not 'chat.example/hook'")):
+                                                  "https:// and names a host, not "
+                                                  "'chat.example/hook'")):
         notify_by_webhook(shop.app, "chat.example/hook")
 
 
@@ -129,8 +130,63 @@ def test_a_failing_webhook_does_not_stop_the_work(shop: SimpleNamespace,
     outcome = price(shop, fleet=True)
     assert outcome.status is TaskStatus.WAITING
     assert len(webhook.received) == 1
-    assert "A handler of AgentProposed failed" in caplog.text
-    assert len(shop.app.proposals_for(shop.noor)) == 1
+    (proposal,) = shop.app.proposals_for(shop.noor)
+    # in a sentence naming the receiver and what it answered (it was "A handler of
+    # AgentProposed failed" and a traceback, with neither the address nor the status)
+    (told,) = [r for r in caplog.records if r.name == "signoff.notifications"]
+    assert told.getMessage() == (
+        f"The webhook {webhook.url} was not told of proposal {proposal.id} (Set the price): it "
+        "answered HTTP 500 Internal Server Error. The proposal waits all the same; see that the "
+        "receiver is up and takes the POST.")
+    assert told.exc_info is None
+    assert "A handler of AgentProposed failed" not in caplog.text
+
+
+def test_an_smtp_server_that_cannot_be_reached_is_told_in_a_sentence(
+        shop: SimpleNamespace, caplog: pytest.LogCaptureFixture) -> None:
+    """An SMTP server that refuses the connection is logged in a sentence naming it; the
+    proposal still waits (it was a traceback, or "A handler of AgentProposed failed")."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # (closed once the probe is)
+    notify_by_email(shop.app, host="127.0.0.1", port=port, sender="signoff@workshop.example")
+    outcome = price(shop, fleet=True)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = shop.app.proposals_for(shop.noor)
+    (told,) = [r for r in caplog.records if r.name == "signoff.notifications"]
+    assert told.getMessage().startswith(
+        f"Nobody was e-mailed of proposal {proposal.id} (Set the price): the SMTP server "
+        f"127.0.0.1:{port} could not take it ("), told.getMessage()
+    assert told.getMessage().endswith("The proposal waits all the same; see that the server is "
+                                      "up and takes the mail.")
+    assert told.exc_info is None
+
+
+@pytest.mark.parametrize(("make", "told"), [
+    # an environment variable set to nothing: each body went unsigned, unsaid
+    (lambda app: notify_by_webhook(app, "https://chat.example/h", secret=""),
+     "A webhook's secret is empty (an environment variable set to nothing?)"),
+    (lambda app: notify_by_webhook(app, "https://chat.example/h", secret=b""), "secret is empty"),
+    (lambda app: notify_by_webhook(app, "https://", secret="s"), "names a host, not 'https://'"),
+    (lambda app: notify_by_webhook(app, "https://chat.example/h", timeout="10"),
+     "A webhook's timeout is a number of seconds above 0, not '10'."),
+    (lambda app: notify_by_webhook(app, "https://chat.example/h", inbox_url=42),
+     "A webhook's inbox_url is the inbox's address, as text, not 42."),
+    (lambda app: notify_by_email(app, host="", sender="s@x.example"),
+     "An e-mail notifier's host is the SMTP server's name or address, not ''."),
+    (lambda app: notify_by_email(app, host="smtp.example", sender=""),
+     "An e-mail notifier's sender is the From address (signoff@example.com), not ''."),
+    (lambda app: notify_by_email(app, host="smtp.example", sender="s@x.example", port=0),
+     "An e-mail notifier's port is a number from 1 to 65535, not 0."),
+    (lambda app: notify_by_email(app, host="smtp.example", sender="s@x.example", timeout=-1),
+     "An e-mail notifier's timeout is a number of seconds above 0, not -1."),
+])
+def test_a_notifier_set_wrongly_is_refused_as_it_is_registered(
+        shop: SimpleNamespace, make: Any, told: str) -> None:
+    """Each was taken, and failed at every proposal (a TypeError, an IndexError, "please run
+    connect() first"), or sent what it should not (bodies unsigned)."""
+    with pytest.raises(UserError, match=re.escape(told)):
+        make(shop.app)
 
 
 def test_whoever_decides_is_emailed(shop: SimpleNamespace, smtp: SimpleNamespace) -> None:
