@@ -365,3 +365,56 @@ def test_a_database_has_one_identity_made_once_and_kept(url: str, tmp_path: Path
     finally:
         for each in opened_apps:
             each.database.dispose()
+
+
+def test_a_database_a_development_version_stamped_with_a_retired_revision_is_upgraded(
+        url: str) -> None:
+    """A database stamped 0008_continues, as main stamped it for a day (its tables at 0007 with
+    `signoff_tasks.continues_id`; the revision was replaced by 0008_work), is brought to the
+    newest revision, the unused column left as it is (it was refused as one "a newer or
+    different version made", and neither way back worked)."""
+    from sqlalchemy import text
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            upgrade(connection, "0007_issue11")
+            connection.execute(text("ALTER TABLE signoff_tasks ADD COLUMN continues_id "
+                                    "VARCHAR(36)"))
+            connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = "
+                                    "'0008_continues'"))
+        with engine.begin() as connection:
+            upgrade(connection)
+        with engine.connect() as connection:
+            assert current_revision(connection) == _head()
+            context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+            assert [(d[0], d[3].name) for d in compare_metadata(context, metadata)] == [
+                ("remove_column", "continues_id")]
+    finally:
+        engine.dispose()
+
+
+def test_a_revision_to_bring_the_tables_to_or_back_to_that_is_none_is_told(
+        tmp_path: Path) -> None:
+    """`upgrade` to a revision there is not says that the target is unknown (it said the
+    database was at a revision "this version of signoff does not know", naming the newest);
+    `downgrade` to one that is not text is told in a sentence (a TypeError)."""
+    from signoff import UserError
+    from signoff.store.migrate import downgrade
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        with engine.begin() as connection:
+            upgrade(connection)
+            with pytest.raises(UserError, match=r"There is no revision 'garbage' of signoff's "
+                                                r"tables to bring them to: they are, oldest "
+                                                r"first, 0001, 0002_issue16, "):
+                upgrade(connection, "garbage")
+        with engine.connect() as connection:
+            for wrong in (None, 42):
+                with pytest.raises(UserError, match=r"A revision of signoff's tables is named "
+                                                    r"in text"):
+                    downgrade(connection, wrong)  # type: ignore[arg-type]
+            assert current_revision(connection) == _head()
+    finally:
+        engine.dispose()

@@ -27,6 +27,13 @@ VERSION_TABLE = "signoff_alembic_version"
 
 _SCRIPTS = Path(__file__).parent / "migrations"
 
+_RETIRED = {"0008_continues": "0007_issue11"}
+"""Revisions a development version of signoff stamped, since replaced, each with the revision
+its tables are the same as but for what the newer revisions make anew or leave unused (0008
+added ``signoff_tasks.continues_id``, nullable, which 0008_work's ``work_id`` took the place
+of: the column is left as it is, unused). A database stamped with one is restamped so, then
+brought up to date: it was refused as one "a newer or different version made"."""
+
 
 def _config(connection: Connection) -> Config:
     from alembic.config import Config
@@ -51,12 +58,19 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
 
     if current is None and inspect(connection).has_table(_FIRST_TABLE):
         command.stamp(_config(connection), _adopt(connection))
+    if current in _RETIRED:
+        command.stamp(_config(connection), _RETIRED[current], purge=True)
     from alembic.util.exc import CommandError
 
     try:
         command.upgrade(_config(connection), revision)
     except CommandError:
         found = current_revision(connection)
+        known = _known(connection)
+        if revision != "head" and revision not in known:  # (the target, not the database)
+            raise UserError(f"There is no revision {revision!r} of signoff's tables to bring "
+                            f"them to: they are, oldest first, {', '.join(reversed(known))} "
+                            "(or 'head', the newest).") from None
         raise UserError(
             f"This database's signoff tables are at revision {found!r}, which this version of "
             "signoff does not know (a newer or different version made it): use that version, "
@@ -74,9 +88,11 @@ def downgrade(connection: Connection, revision: str) -> None:
     and the rows of other tables refer to the old one until the new one takes its name;
     checked at each statement, that fails on any database that holds a task."""
     from alembic import command
-    from alembic.script import ScriptDirectory
 
-    known = [r.revision for r in ScriptDirectory.from_config(_config(connection)).walk_revisions()]
+    if not isinstance(revision, str):
+        raise UserError(f"A revision of signoff's tables is named in text ('0007_issue11', or "
+                        f"'base'), not {revision!r}.")
+    known = _known(connection)
     if revision != "base" and not re.fullmatch(r"-\d+", revision) and revision not in known:
         raise UserError(f"There is no revision {revision!r} of signoff's tables to go back to: "
                         f"they are, oldest first, {', '.join(reversed(known))} (or 'base', "
@@ -103,6 +119,13 @@ def downgrade(connection: Connection, revision: str) -> None:
                     "nothing was changed. Report it, with the revision the database is at.")
     finally:
         driver.execute("PRAGMA foreign_keys=ON")
+
+
+def _known(connection: Connection) -> list[str]:
+    """The revisions of signoff's tables, newest first."""
+    from alembic.script import ScriptDirectory
+
+    return [r.revision for r in ScriptDirectory.from_config(_config(connection)).walk_revisions()]
 
 
 _FIRST_TABLE = "signoff_principals"
