@@ -1192,6 +1192,13 @@ def test_the_readmes_guard_config_reads_as_written() -> None:
      "`command` is a text, e.g. command = \"python\", not ['python', 'server.py'] (a "
      "command's arguments go under `args`)."),
     ('[servers.files]\nurl = 8080', "`url` is a text"),
+    # (a misspelt `for` was ignored: the work was nobody's, unsaid)
+    ('fro = "noor@example.com"\n[servers.files]\ncommand = "x"',
+     "unknown setting fro (did you mean for?); the settings are name, database, for, people, "
+     "servers (each server's under [servers.NAME])."),
+    ('servers = ["a"]', "`servers` is a table of servers, each [servers.NAME] with a command or "
+                        "a url; not ['a']."),
+    ('name = 3\n[servers.files]\ncommand = "x"', "`name` is a text, not 3."),
 ])
 def test_a_config_that_is_wrong_is_refused_in_words(tmp_path: Path, text: str, says: str) -> None:
     """Each fault of a guard config is a UserError naming the file and what to write."""
@@ -1798,6 +1805,8 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
         '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "files_list_files",'
         f' "arguments": {{"x": {deep}}}}}}}',
         "this is not JSON",
+        "123",
+        {"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5},
         {"jsonrpc": "2.0", "id": 11, "method": "ping"},
     ]
     try:
@@ -1826,6 +1835,11 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
         (None, -32600, "Invalid request: a request's id is a whole number or a text."),
         (None, -32700, "Parse error: the line is nested too deep to read."),
         (None, -32700, "Parse error: the line is not JSON."),
+        (None, -32600, "Invalid request: a line holds one JSON-RPC message, an object, not a "
+                       "number."),
+        # (as the notification it reads as: it said "JSONRPCRequest.id: Field required")
+        (None, -32600, "Invalid request: it is not a JSON-RPC message this server can read "
+                       "(params: Input should be an object)."),
     ], answers
     assert "surrogate" in errors[1][2], errors[1][2]
     assert answers[-1] == {"jsonrpc": "2.0", "id": 11, "result": {}}, answers

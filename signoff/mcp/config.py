@@ -148,12 +148,25 @@ class GuardConfig:
     def from_dict(data: dict[str, Any], *, where: str = "the guard config",
                   base: Path | None = None) -> GuardConfig:
         """A config from its parsed TOML."""
+        known = ("name", "database", "for", "people", "servers")
+        unknown = sorted(set(data) - set(known))
+        if unknown:  # (a misspelt `for` made the work nobody's, unsaid)
+            close = {u: difflib.get_close_matches(u, known, n=1) for u in unknown}
+            meant = [f"{u} (did you mean {c[0]}?)" if c else u for u, c in close.items()]
+            raise UserError(f"{where}: unknown setting {', '.join(meant)}; the settings are "
+                            f"{', '.join(known)} (each server's under [servers.NAME]).")
+        for key in ("name", "database"):
+            if key in data and not isinstance(data[key], str):
+                raise UserError(f"{where}: `{key}` is a text, not {data[key]!r}.")
         name = str(data.get("name", "guard"))
         database = _beside(str(data.get("database") or f"sqlite:///{name}.db"), base)
         people = tuple(_person(p, where=where) for p in _list(data.get("people", []), where,
                                                              "people"))
         servers_table = data.get("servers")
-        if not isinstance(servers_table, dict) or not servers_table:
+        if servers_table is not None and not isinstance(servers_table, dict):
+            raise UserError(f"{where}: `servers` is a table of servers, each [servers.NAME] with "
+                            f"a command or a url; not {servers_table!r}.")
+        if not servers_table:
             raise UserError(f"{where}: name at least one server, e.g. [servers.files] with a "
                             "command or a url.")
         servers = tuple(_upstream(n, s, where=where, base=base) for n, s in servers_table.items())

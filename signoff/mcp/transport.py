@@ -288,10 +288,13 @@ def _unreadable(line: str) -> Any:
         if problem is None and not (isinstance(found, dict) and "id" in found):
             return None  # (a notification whose text holds "id" elsewhere)
         said = ("Invalid request: a line holds one JSON-RPC message, an object (a batch is not "
-                "taken)." if not isinstance(found, dict) else
+                "taken)." if isinstance(found, list) else
+                "Invalid request: a line holds one JSON-RPC message, an object, not "
+                f"{_KINDS.get(type(found), 'null')}."
+                if not isinstance(found, dict) else
                 "Invalid request: a request's id is a whole number or a text." if problem is None
                 else "Invalid request: it is not a JSON-RPC message this server can read ("
-                f"{_first_problem(problem)}).")
+                f"{_first_problem(problem, found)}).")
     ident = found.get("id") if isinstance(found, dict) else None
     if isinstance(ident, bool) or not isinstance(ident, (int, str)):
         ident = None
@@ -299,15 +302,25 @@ def _unreadable(line: str) -> Any:
                                        error=ErrorData(code=code, message=said)))
 
 
-def _first_problem(error: Exception) -> str:
-    """The first thing pydantic found wrong with a message, in a few words."""
+_KINDS = {bool: "true or false", int: "a number", float: "a number", str: "a text"}
+"""What JSON a line that is no object holds, in words."""
+
+
+def _first_problem(error: Exception, message: dict[str, Any]) -> str:
+    """The first thing pydantic found wrong with `message`, in a few words: as the kind of
+    message it reads as (a request when it has a method and an id, a notification when it has
+    a method alone, else an answer), not as each kind it was tried as."""
     from pydantic import ValidationError
 
-    if isinstance(error, ValidationError) and error.errors():
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}" if where else str(first["msg"])
-    return type(error).__name__
+    if not isinstance(error, ValidationError) or not error.errors():
+        return type(error).__name__
+    kind = ("JSONRPCRequest" if "id" in message else "JSONRPCNotification") if (
+        "method" in message) else ("JSONRPCError" if "error" in message else "JSONRPCResponse")
+    problems = error.errors()
+    first = next((p for p in problems if p["loc"][:1] == (kind,)), problems[0])
+    where = ".".join(str(p) for p in first["loc"][1:] if first["loc"][:1] == (kind,)) or (
+        ".".join(str(p) for p in first["loc"]))
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
 GRACE_SECONDS = 10
