@@ -428,6 +428,13 @@ class App:
         except ImportError:
             raise UserError("Tracing needs OpenTelemetry, signoff's otel extra: "
                             f"{install_extra('otel')}.") from None
+        if tracer_provider is not None and not callable(getattr(tracer_provider, "get_tracer",
+                                                                None)):
+            raise UserError(f"app.trace takes an OpenTelemetry TracerProvider (or None, for the "
+                            f"global one), not {tracer_provider!r}.")
+        if include_content is not None and not isinstance(include_content, bool):
+            raise UserError(f"include_content is True, False or None (as the environment says), "
+                            f"not {include_content!r}.")
         self._agency.loop.observer = Tracing(database=self.database,
                                              tracer_provider=tracer_provider,
                                              include_content=include_content)

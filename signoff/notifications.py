@@ -217,10 +217,11 @@ class EmailNotifier:
         proposal = event.proposal
         to = self.recipients(proposal)
         if not to:
-            log.warning("Nobody was e-mailed of proposal %s (%s): nobody enabled may decide it "
-                        "(%s)%s", proposal.id, proposal.label, proposal.decide_by or "a supervisor",
-                        f"; give someone the {proposal.decide_queue} role." if proposal.decide_queue
-                        else ".")
+            log.warning("Nobody was e-mailed of proposal %s (%s): nobody enabled is there to "
+                        "mail (%s)%s (a supervisor may still decide it, in the inbox).",
+                        proposal.id, proposal.label, proposal.decide_by or "a supervisor",
+                        f"; give someone the {proposal.decide_queue} role" if proposal.decide_queue
+                        else "")
             return
         try:
             send_email(self.message(proposal, to), host=self.host, port=self.port,

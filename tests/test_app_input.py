@@ -24,6 +24,7 @@ from signoff import (
     allow,
     deny,
 )
+from signoff.limits.grounding import GroundedAnswer
 from signoff.models.base import Price
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
@@ -239,6 +240,15 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     (lambda app: Price(input_per_mtok=float("nan"), output_per_mtok=1), "its input_per_mtok is nan"),
     (lambda app: Price(input_per_mtok=1, output_per_mtok=float("inf")), "output_per_mtok is inf"),
     (lambda app: Price(input_per_mtok=-3, output_per_mtok=15), "its input_per_mtok is -3"),
+    # (an AttributeError from inside; "yes" was taken for true)
+    (lambda app: app.trace("not a provider"), "app.trace takes an OpenTelemetry TracerProvider "
+                                              "(or None, for the global one), not 'not a "
+                                              "provider'."),
+    (lambda app: app.trace(include_content="yes"), "include_content is True, False or None"),
+    # (the query was read as its characters: searched=['w', 'i', 't', 'h', …])
+    (lambda app: GroundedAnswer.decline("Not in the sources.", searched="with statement"),
+     "GroundedAnswer.decline's searched is a list of texts (searched=['with statement']), not "
+     "one text."),
     (lambda app: app.people.add("ola@t.example", "Ola", roles=[1]), "Roles are names"),
     (lambda app: app.actions.run("add", {"a": 1, "b": 2}, as_=None), "Whoever it runs as is a "
                                                                      "Principal"),

@@ -264,8 +264,11 @@ def test_nobody_to_mail_is_told_in_the_log(shop: SimpleNamespace, smtp: SimpleNa
     price(shop, fleet=True)
     assert smtp.mail == []
     (proposal,) = shop.app.proposals()
-    assert (f"Nobody was e-mailed of proposal {proposal.id} (Set the price): nobody enabled may "
-            "decide it (the front queue); give someone the front role.") in caplog.text
+    # (it said nobody enabled "may decide it", though a supervisor may: Noor decides it)
+    assert (f"Nobody was e-mailed of proposal {proposal.id} (Set the price): nobody enabled is "
+            "there to mail (the front queue); give someone the front role (a supervisor may "
+            "still decide it, in the inbox).") in caplog.text
+    assert proposal in shop.app.proposals_for(shop.noor)
 
 
 def test_both_senders_are_declared_as_sending(tmp_path: Path) -> None:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from signoff.exceptions import UserError
+
 __all__ = [
     "Citation",
     "CitationProblem",
@@ -96,7 +98,12 @@ class GroundedAnswer(BaseModel):
     @classmethod
     def decline(cls, reason: str, *, question: str = "", searched: Sequence[str] = (),
                 closest: Sequence[str] = ()) -> GroundedAnswer:
-        """An answer that declines, for `reason`, having searched `searched`."""
+        """An answer that declines, for `reason`, having searched `searched` (the queries, a
+        list of texts), the `closest` sources (a list of their ids)."""
+        for name, given in (("searched", searched), ("closest", closest)):
+            if isinstance(given, str | bytes):  # (it was read as its characters)
+                raise UserError(f"GroundedAnswer.decline's {name} is a list of texts "
+                                f"({name}=[{given!r}]), not one text.")
         return cls(question=question, declined=Declined(
             reason=reason, searched=list(searched), closest=list(closest)))
 
