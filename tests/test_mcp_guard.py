@@ -1929,3 +1929,33 @@ def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_
     words = guard.app.receipt(task).words
     assert ("files_wait_for: The outcome of files_wait_for is unknown: the work stopped while it "
             "ran, and it is not run again blindly.") in words, words
+
+
+def test_a_command_stopped_with_ctrl_c_says_so_and_exits_130(tmp_path: Path) -> None:
+    """Ctrl-C to a command while it works (here `signoff mcp guard`, waiting on a server that
+    never answers): "Stopped.", exit 130, and what it started is stopped (it said click's
+    "Aborted!" and exited 1, which reads as a refusal; so did a command stopped while it
+    brought a database up to date)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    config, _ran = _raw_guard(tmp_path, tools="mute")
+    server = str(tmp_path / "raw_server.py").encode()
+    guard = subprocess.Popen(command("mcp", "guard", str(config)), env=environment(), cwd=ROOT,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not _pids_with(server, "cmdline") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pids_with(server, "cmdline"), "the server never started"
+    os.kill(guard.pid, signal.SIGINT)
+    _out, err = guard.communicate(timeout=60)
+    assert (guard.returncode, err.strip().splitlines()[-1:]) == (130, ["Stopped."]), err
+    assert "Aborted" not in err
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 30
+    while _pids_with(server, "cmdline") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pids_with(server, "cmdline") == []

@@ -183,6 +183,9 @@ def tell_logs(*, debug: bool) -> None:
         handler = _ToStderr()
         handler.setLevel(logging.WARNING)
         logger.addHandler(handler)
+        # The MCP SDK's errors too (an upstream's stray line printed a traceback): as
+        # sentences, with their tracebacks under --debug.
+        logging.getLogger("mcp").addHandler(handler)
     handler.setFormatter(logging.Formatter("%(message)s") if debug else _Sentence())
     # What signoff logs with its causes when debugging (the handler still shows warnings only);
     # a command run after it in the same process (as the tests run them) is not debugging.
@@ -248,6 +251,12 @@ class FailureTellingGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except KeyboardInterrupt:
+            # (Ctrl-C): click's "Aborted!" and exit 1 read as a refusal. What a command was
+            # doing in a transaction is not kept (upgrading the database, say: the next opening
+            # does it again); what it did before was, and says so where it matters.
+            click.echo("Stopped.", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:
             # The reader stopped reading (`signoff tasks | head -1`): what it wanted was given.
             # Nothing more can be said there, and Python's own report at exit is kept away.
