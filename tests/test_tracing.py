@@ -735,6 +735,28 @@ def test_an_otlp_endpoint_without_the_exporter_is_told_in_words(
     assert "Uvicorn running" not in ran.stdout + ran.stderr
 
 
+@pytest.mark.parametrize("endpoint", ["127.0.0.1:4318", "not a url", "ftp://collector.example",
+                                      "http://127.0.0.1:99999"])
+def test_an_otlp_endpoint_that_is_no_url_is_refused_before_any_work(
+    shop: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, endpoint: str,
+) -> None:
+    """An endpoint that is no http(s) URL of a collector is told at once, exit 2, before any
+    work (the work ran, and the end said the traces could not be sent, in the HTTP library's
+    words: "No connection adapters were found")."""
+    from signoff.cli.failures import Failure
+    from signoff.cli.otlp import export_traces
+
+    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+    with pytest.raises(Failure) as refused:
+        export_traces(shop.app)
+    assert str(refused.value) == (
+        f"OTEL_EXPORTER_OTLP_ENDPOINT is {endpoint!r}, which is no http:// or https:// URL of a "
+        "collector (http://localhost:4318, say): set it to one, or unset it.")
+    assert refused.value.exit_code == 2
+
+
 @pytest.mark.parametrize("environment", [{}, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
                                                "OTEL_SDK_DISABLED": "true"}])
 def test_no_endpoint_or_a_disabled_sdk_exports_nothing(

@@ -38,6 +38,12 @@ def export_traces(app: Any) -> bool:
         return False
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
+    for name in _ENDPOINTS:  # (one that is no URL was told only once the work was done)
+        given = os.environ.get(name, "").strip()
+        if given and not _url_of_a_collector(given):
+            raise Failure(f"{name} is {given!r}, which is no http:// or https:// URL of a "
+                          "collector (http://localhost:4318, say): set it to one, or unset it.",
+                          EXIT_USAGE)
     try:
         from opentelemetry import trace
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -59,6 +65,18 @@ def export_traces(app: Any) -> bool:
     _flush_when_terminated(provider)
     app.trace(provider)
     return True
+
+
+def _url_of_a_collector(url: str) -> bool:
+    """Whether `url` can be an OTLP/HTTP collector's: http(s), a host, a port that can be."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError when it is out of range)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _tell_failures_once(logger: str, endpoint: str) -> None:
