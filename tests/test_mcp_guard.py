@@ -1959,3 +1959,51 @@ def test_a_command_stopped_with_ctrl_c_says_so_and_exits_130(tmp_path: Path) -> 
     while _pids_with(server, "cmdline") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _pids_with(server, "cmdline") == []
+
+
+def test_over_the_protocol_that_keeps_no_sessions_a_pause_starts_another_go(
+        guard: SimpleNamespace) -> None:
+    """Over HTTP on the 2026-07-28 protocol a person's calls are one session: past `max_calls`
+    the next is refused, saying when calls are taken again; once they pause for
+    `pause_seconds`, the next runs, in a new task of the same work, and the idle task ends,
+    saying why (before, the person was refused until the guard was started again: "Start a
+    new session", which that protocol has not)."""
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+    from signoff.mcp.transport import http_app, serve_http
+
+    async def scenario() -> list[Any]:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            served.max_calls, served.pause_seconds = 2, 1.0
+            port, ready, stop = free_port(), anyio.Event(), anyio.Event()
+            async with anyio.create_task_group() as group:
+                group.start_soon(lambda: serve_http(
+                    http_app(served, served.app, host="127.0.0.1"), host="127.0.0.1", port=port,
+                    started=ready.set, stop=stop))
+                with anyio.fail_after(60):
+                    await ready.wait()
+                told = []
+                async with over_http(f"http://127.0.0.1:{port}", token=guard.token) as client:
+                    for _ in range(3):
+                        told.append(await client.call_tool("files_list_files", {}))
+                    await anyio.sleep(1.5)
+                    told.append(await client.call_tool("files_list_files", {}))
+                stop.set()
+        return told
+
+    first, second, past, after = anyio.run(scenario)
+    assert [told.is_error for told in (first, second, past, after)] == [False, False, True, False]
+    assert past.content[0].text == (
+        "Nothing ran: 2 calls have been made in one go, the most this server takes; the next is "
+        "taken once the calls pause for 1 second.")
+    with guard.app.database.connect() as db:
+        rows = db.execute(text("select id, work_id from signoff_tasks order by created_at")).all()
+    assert len(rows) == 2, rows
+    assert rows[0][1] == rows[1][1], rows  # one work: what it has read still holds
+    ended = guard.app.outcome(rows[0][0])
+    assert ended.status is TaskStatus.HALTED
+    assert ended.problem == ("The person's calls paused, over a protocol that keeps no "
+                             "sessions, so this task ends here; their next calls go on in new "
+                             "tasks of the same work.")

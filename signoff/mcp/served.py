@@ -39,6 +39,13 @@ log = logging.getLogger("signoff.mcp")
 
 __all__ = ["DEFAULT_WAIT_SECONDS", "WAIT_META", "WHY_META", "ServedAgent", "served_skills"]
 
+PAUSE_SECONDS = 1800.0
+"""On the protocol that keeps no sessions (2026-07-28), a person's calls over HTTP are one
+session: how long they pause before the next is taken as the start of another go, with
+`max_calls` of its own, in new tasks of the same work (what it has read still holds back a
+call it may have steered). Without it, a person who had made `max_calls` calls was refused
+until the server was started again."""
+
 _SETTLE_EVERY = 2.0
 """How often, in seconds, a call kept open on an approved proposal looks whether the process
 running it has stopped (a process of this machine is seen stopped at once, another machine's once
@@ -68,6 +75,9 @@ _CLOSED_FOR = 60.0
 """How long a closed session is remembered (its calls still on their way are refused)."""
 
 _ENDED = (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
+
+_PAUSED = ("The person's calls paused, over a protocol that keeps no sessions, so this task "
+           "ends here; their next calls go on in new tasks of the same work.")
 
 _STOPPED = ("The MCP session ended: the server serving it stopped while it took this task's "
             "turn, so the task ends here.")
@@ -100,6 +110,21 @@ class _Session:
     turns: int = 0
     """How many of its calls are being taken now."""
     closed: bool = False
+    sessionless: bool = False
+    """Whether it is a person's calls over the protocol that keeps no sessions."""
+    used_at: float = field(default_factory=time.monotonic)
+    """When a call of it was last taken or answered (`time.monotonic`)."""
+
+    def paused(self, seconds: float) -> list[str]:
+        """When it keeps no session and its calls have paused for `seconds` with none under
+        way, take the next as the start of another go: its calls counted from 0, in new tasks
+        of the same work (what it has read still holds). The tasks let go of, to end."""
+        if not self.sessionless or self.turns or time.monotonic() - self.used_at < seconds:
+            return []
+        self.calls = 0
+        idle = [task for tasks in self.free.values() for task in tasks]
+        self.free.clear()
+        return idle
 
     def took(self, same: tuple[str, str], skill: str, task: str | None,
              answers: list[CallAnswer]) -> None:
@@ -107,6 +132,7 @@ class _Session:
         turn, and so none of the session's calls): its task is free for the next call, and
         the same call asked again waits on what it proposed."""
         self.turns -= 1
+        self.used_at = time.monotonic()
         if not answers or task is None:
             self.calls -= 1
         else:
@@ -168,7 +194,8 @@ class ServedAgent(MCPServer):
     `signoff.mcp.transport`). `subject` is what the work is on, for skills that work on
     something; `wait_seconds` how long a proposed call is kept open for its decision (0: answer
     at once with the proposal's id and whom it waits on); `max_calls` the most calls one
-    session makes, whichever of its tasks they go to."""
+    session makes, whichever of its tasks they go to (on the protocol that keeps no sessions,
+    a person's calls in one go: see `PAUSE_SECONDS`, which `pause_seconds` replaces)."""
 
     def __init__(
         self,
@@ -181,6 +208,7 @@ class ServedAgent(MCPServer):
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
         poll_seconds: float = 0.2,
         max_calls: int = 1000,
+        pause_seconds: float = PAUSE_SECONDS,
     ) -> None:
         self.app = app
         self.handle: AgentHandle = app.agent(agent)
@@ -189,6 +217,7 @@ class ServedAgent(MCPServer):
         self.wait_seconds = wait_seconds
         self.poll_seconds = poll_seconds
         self.max_calls = max_calls
+        self.pause_seconds = pause_seconds
         self._skills = served_skills(self.handle, skill, subject)
         self._offered = self._offer()
         self._sessions: dict[object, _Session] = {}
@@ -323,7 +352,14 @@ class ServedAgent(MCPServer):
             await taking.wait()
         if untold is not None:
             return await self._wait(session, same, *untold, context, wait)
+        for idle in session.paused(self.pause_seconds):
+            await anyio.to_thread.run_sync(self._end_paused, idle)
         left = self._calls_left(session)
+        if left <= 0 and session.sessionless:
+            return results.error(
+                f"Nothing ran: {self.max_calls} calls have been made in one go, the most this "
+                f"server takes; the next is taken once the calls pause for "
+                f"{_duration(self.pause_seconds)}.")
         if left <= 0:
             return results.error(
                 f"Nothing ran: this session has made {self.max_calls} calls, the most one "
@@ -334,6 +370,7 @@ class ServedAgent(MCPServer):
         session.calls += 1
         session.taking[same] = anyio.Event()
         session.turns += 1
+        session.used_at = time.monotonic()
         free = session.free.get(skill.name)
         try:
             task, answers = await anyio.to_thread.run_sync(
@@ -461,7 +498,8 @@ class ServedAgent(MCPServer):
             return _Session(person=person, closed=True)
         session = self._sessions.get(key)
         if session is None:
-            session = self._sessions[key] = _Session(person=person)
+            session = self._sessions[key] = _Session(
+                person=person, sessionless=isinstance(key, tuple) and not key[1])
         return session
 
     async def session_closed(self, session_id: str | None = None,
@@ -491,6 +529,9 @@ class ServedAgent(MCPServer):
 
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)
+
+    def _end_paused(self, task: str) -> bool:
+        return self.handle.end(task, why=_PAUSED)
 
     def end_stopped(self) -> int:
         """End the agent's tasks whose turn a process of this machine that has stopped was
@@ -542,6 +583,13 @@ class ServedAgent(MCPServer):
         for key, session in list(self._sessions.items()):
             await self.session_closed(None if key == "stdio" else key[1],  # type: ignore[index]
                                       session.person)
+
+
+def _duration(seconds: float) -> str:
+    """A while, in words: "30 minutes", "1.5 seconds"."""
+    if seconds >= 60:
+        return f"{seconds / 60:g} minute{'' if seconds == 60 else 's'}"
+    return f"{seconds:g} second{'' if seconds == 1 else 's'}"
 
 
 def _headers(context: Context[Any, Any] | None) -> Any:
