@@ -340,6 +340,8 @@ class ServedAgent(MCPServer):
                     answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
             return task, answers
 
+        for idle in session.paused(self.pause_seconds):  # (before the checks: it awaits)
+            await anyio.to_thread.run_sync(self._end_paused, idle)
         while True:
             if session.closed:
                 return results.error("Nothing ran: this session has ended.")
@@ -352,8 +354,7 @@ class ServedAgent(MCPServer):
             await taking.wait()
         if untold is not None:
             return await self._wait(session, same, *untold, context, wait)
-        for idle in session.paused(self.pause_seconds):
-            await anyio.to_thread.run_sync(self._end_paused, idle)
+        # (from here to the admission nothing awaits: no other call comes between)
         left = self._calls_left(session)
         if left <= 0 and session.sessionless:
             return results.error(
