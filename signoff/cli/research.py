@@ -625,8 +625,8 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
             return
         console_for_text().print(
             f"No research tasks: there is no research database at "
-            f"{plain(database or default_database())} (`signoff research` makes it). For the "
-            f"tasks of an app, {NAMING_THE_APP}.")
+            f"{plain(database or default_database())} (`{runnable('research')}` makes it). For "
+            f"the tasks of an app, {NAMING_THE_APP}.")
         return
     try:
         me = _local_person(app)
