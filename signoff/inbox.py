@@ -119,6 +119,9 @@ class TaskSummary:
     """When it last moved."""
     problem: str = ""
     """When Halted or Failed: why."""
+    work: str | None = None
+    """The piece of work it shares with other tasks (an MCP session's: a task per skill, and one
+    for each call that went on while the others waited or took a turn), or None."""
 
 
 def freshness(app: App, proposal: Proposal) -> Freshness:
@@ -325,7 +328,8 @@ class Inbox:
         items = [TaskSummary(id=m["id"], agent=m["agent"], skill=m["skill"],
                              status=TaskStatus(m["status"]), for_id=m["for_id"], steps=m["steps"],
                              spend_usd=m["spend_usd"], created_at=m["created_at"],
-                             updated_at=m["updated_at"], problem=m["problem"] or "")
+                             updated_at=m["updated_at"], problem=m["problem"] or "",
+                             work=m["work_id"])
                  for m in rows[:limit]]
         more = len(rows) > limit
         return Page(items=items, next=_cursor_of(items[-1].created_at, items[-1].id)

@@ -1684,6 +1684,18 @@ def test_a_call_out_upstream_holds_up_no_other_call_of_the_session(
     assert "McpGuard ran files_wait_for alone" in words
     assert "McpGuard ran files_list_files alone" in words
     assert {guard.app.outcome(task).status for task in tasks} == {TaskStatus.HALTED}
+    # the listing says they are one session's work (they read as two sessions' tasks)
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+
+    listed = CliRunner().invoke(main, ["mcp", "tasks", str(guard.config), "--token",
+                                       guard.token, "--json"])
+    assert listed.exit_code == 0, listed.output
+    (work,) = {t["work"] for t in json.loads(listed.output)}
+    assert work is not None
+    shown = CliRunner().invoke(main, ["mcp", "tasks", str(guard.config), "--token", guard.token])
+    assert shown.output.count(f"(work {work[:8]})") == 2, shown.output
 
 
 def test_a_tool_whose_input_schema_is_no_json_schema_is_told_and_never_called(

@@ -218,6 +218,8 @@ class TaskOut(_Out):
     spend_usd: float
     created_at: datetime
     updated_at: datetime
+    work: str | None = Field(None, description="The piece of work it shares with other tasks "
+                                               "(an MCP session's), or null.")
 
     @staticmethod
     def of(t: TaskSummary) -> TaskOut:
