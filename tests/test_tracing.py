@@ -596,6 +596,48 @@ def test_a_collector_that_cannot_be_reached_is_told_in_one_sentence(tmp_path: Pa
         "collector is running."]
 
 
+def test_ctrl_c_while_the_spans_are_sent_at_exit_gives_them_up_in_a_sentence(
+        tmp_path: Path) -> None:
+    """Ctrl-C to `signoff research` while, its work done, it waits on a collector that takes
+    the connection and never answers: one sentence says the traces not yet sent were given up
+    (OpenTelemetry's exit handler printed "Exception ignored in atexit callback" and a
+    traceback)."""
+    import signal
+    import threading
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "kettle.md").write_text("# Kettles\n\nA kettle boils water.\n")
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    taken: list[socket.socket] = []
+    threading.Thread(target=lambda: taken.append(silent.accept()[0]), daemon=True).start()
+    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
+           "SIGNOFF_DATA_DIR": str(tmp_path / "data"),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{silent.getsockname()[1]}",
+           "OTEL_EXPORTER_OTLP_TIMEOUT": "60", "OTEL_BSP_SCHEDULE_DELAY": "600000"}
+    env.pop("OTEL_SDK_DISABLED", None)
+    research = subprocess.Popen([sys.executable, "-m", "signoff", "research", "What boils water?",
+                                 "--corpus", str(folder), "--json"], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not taken and time.monotonic() < deadline:  # (its exit's flush is under way)
+            time.sleep(0.05)
+        assert taken, "the spans were never sent"
+        research.send_signal(signal.SIGINT)
+        out, err = research.communicate(timeout=60)
+    finally:
+        research.kill()
+        silent.close()
+        for each in taken:
+            each.close()
+    assert json.loads(out)["answer"]
+    assert err.strip().splitlines()[-1] == "Stopped: the traces not yet sent were given up."
+    assert "Traceback" not in err
+
+
 def test_a_task_begun_untraced_is_one_trace_from_the_process_that_decides_it(
     tmp_path: Path, exporter: tuple[TracerProvider, InMemorySpanExporter],
     monkeypatch: pytest.MonkeyPatch,

@@ -8,10 +8,12 @@ at its end."""
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from typing import Any
@@ -56,7 +58,10 @@ def export_traces(app: Any) -> bool:
             f"and exporter, signoff's otlp extra: {install_extra('otlp')}; or unset the "
             "variable.", EXIT_USAGE) from None
     named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": f"signoff {app.name}"}
-    provider = TracerProvider(resource=Resource.create(named))  # flushed when the process exits
+    # Flushed when the process exits (`_flush_at_exit`: not the SDK's own exit handler, which a
+    # Ctrl-C while it waits on a slow collector turned into a traceback).
+    provider = TracerProvider(resource=Resource.create(named), shutdown_on_exit=False)
+    atexit.register(_flush_at_exit, provider)
     exporter = OTLPSpanExporter()
     _tell_failures_once(OTLPSpanExporter.__module__, getattr(exporter, "_endpoint", "")
                         or os.environ.get(_ENDPOINTS[0]) or os.environ.get(_ENDPOINTS[1], ""))
@@ -118,6 +123,15 @@ def _why(said: str) -> str:
         return "it did not answer in time"
     first = said.split(" encountered ")[0].removeprefix("Transient error ")
     return first[:200].rstrip(".")
+
+
+def _flush_at_exit(provider: Any) -> None:
+    """As the process exits, send the spans in hand; a Ctrl-C while it waits gives them up, in
+    a sentence."""
+    try:
+        provider.shutdown()
+    except KeyboardInterrupt:
+        sys.stderr.write("Stopped: the traces not yet sent were given up.\n")
 
 
 def _flush_when_terminated(provider: Any) -> None:
