@@ -234,6 +234,13 @@ class EmailNotifier:
                         f"could not take it ({_why(error)})")
 
 
+def _an_app(app: Any, whose: str) -> None:
+    """`app` is an app (an AttributeError from inside said it was not)."""
+    if not callable(getattr(app, "on", None)) or not hasattr(app, "people"):
+        raise UserError(f"{whose} takes the app whose proposals it tells of first "
+                        f"({whose}(app, …)), not {app!r}.")
+
+
 def _check_settings(whose: str, *, inbox_url: Any, timeout: Any) -> None:
     """A notifier's inbox address and timeout, checked as it is made (each was taken, to fail
     at every proposal)."""
@@ -267,6 +274,7 @@ def _by_when(proposal: Proposal) -> str:
 def notify_by_webhook(app: App, url: str, *, secret: bytes | str | None = None, inbox_url: str = "",
                       timeout: float = 10.0) -> WebhookNotifier:
     """POST every new proposal of `app` to `url`; the notifier registered."""
+    _an_app(app, "notify_by_webhook")
     notifier = WebhookNotifier(url=url, secret=secret, inbox_url=inbox_url, timeout=timeout)
     app.on(AgentProposed, notifier)
     return notifier
@@ -276,6 +284,7 @@ def notify_by_email(app: App, *, host: str, sender: str, port: int = 25, starttl
                     username: str = "", password: str = "", inbox_url: str = "",
                     timeout: float = 10.0) -> EmailNotifier:
     """E-mail whoever decides each new proposal of `app`; the notifier registered."""
+    _an_app(app, "notify_by_email")
     notifier = EmailNotifier(app=app, host=host, sender=sender, port=port, starttls=starttls,
                              username=username, password=password, inbox_url=inbox_url,
                              timeout=timeout)

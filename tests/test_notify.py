@@ -180,6 +180,9 @@ def test_an_smtp_server_that_cannot_be_reached_is_told_in_a_sentence(
      "An e-mail notifier's port is a number from 1 to 65535, not 0."),
     (lambda app: notify_by_email(app, host="smtp.example", sender="s@x.example", timeout=-1),
      "An e-mail notifier's timeout is a number of seconds above 0, not -1."),
+    (lambda app: notify_by_webhook(None, "https://chat.example/h"),  # (an AttributeError)
+     "notify_by_webhook takes the app whose proposals it tells of first "
+     "(notify_by_webhook(app, …)), not None."),
 ])
 def test_a_notifier_set_wrongly_is_refused_as_it_is_registered(
         shop: SimpleNamespace, make: Any, told: str) -> None:
