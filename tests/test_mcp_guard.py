@@ -152,6 +152,14 @@ async def _delete_while_deciding(client: Client, rest: str, guard: SimpleNamespa
     return found["result"], found["proposal"]
 
 
+async def _until(happened: Any, seconds: float = 60) -> None:
+    """Wait until `happened()` is true (a file the upstream writes, a process gone), looking
+    every 50 ms, for at most `seconds`."""
+    with anyio.fail_after(seconds):
+        while not happened():
+            await anyio.sleep(0.05)
+
+
 def _deleted(guard: SimpleNamespace) -> list[str]:
     log = guard.tmp / "deleted.log"
     return log.read_text().split() if log.exists() else []
@@ -336,9 +344,7 @@ def test_a_call_waiting_on_its_upstream_keeps_no_one_from_writing(guard: SimpleN
 
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                with anyio.fail_after(60):
-                    while not (guard.tmp / "waiting").exists():
-                        await anyio.sleep(0.05)
+                await _until(lambda: (guard.tmp / "waiting").exists())
                 found["write"] = await anyio.to_thread.run_sync(write_now)
                 (guard.tmp / "go").write_text("")
         return found
@@ -407,9 +413,7 @@ def test_an_upstream_that_stopped_is_told_by_name_and_connected_again(guard: Sim
 
             async with anyio.create_task_group() as group:
                 group.start_soon(wait)
-                with anyio.fail_after(60):
-                    while not (guard.tmp / "waiting").exists():
-                        await anyio.sleep(0.05)
+                await _until(lambda: (guard.tmp / "waiting").exists())
                 await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
             found["again"] = await served.call_tool("files_list_files", {})
             await anyio.to_thread.run_sync(_stop_upstream, guard.tmp / "files")
@@ -693,14 +697,10 @@ def test_a_guard_told_to_stop_tells_the_call_out_and_stops_its_upstreams(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                with anyio.fail_after(60):
-                    while not (guard.tmp / "waiting").exists():
-                        await anyio.sleep(0.05)
+                await _until(lambda: (guard.tmp / "waiting").exists())
                 (pid,) = _pids_with(config, "cmdline")
                 os.kill(pid, signal.SIGTERM)
-                with anyio.fail_after(60):
-                    while _pids_with(config, "cmdline"):
-                        await anyio.sleep(0.05)
+                await _until(lambda: not _pids_with(config, "cmdline"))
         return found["cut"]
 
     cut = anyio.run(scenario)
@@ -782,9 +782,7 @@ def test_a_guard_told_to_stop_leaves_everything_in_its_database_file(
             proposal = await _decide(rest, guard, "reject", {"reason": "Keep a.txt."})
             (pid,) = _pids_with(config, "cmdline")
             os.kill(pid, signal.SIGTERM)
-            with anyio.fail_after(60):
-                while _pids_with(config, "cmdline"):
-                    await anyio.sleep(0.05)
+            await _until(lambda: not _pids_with(config, "cmdline"))
         return proposal
 
     proposal = anyio.run(scenario)
@@ -1559,9 +1557,7 @@ async def _approve_then_kill(guard: SimpleNamespace, proposal: str) -> None:
     process = await anyio.open_process(
         command("mcp", "approve", str(guard.config), proposal, "--token", guard.token),
         env=guard.env, cwd=ROOT)
-    with anyio.fail_after(60):
-        while not (guard.tmp / "waiting").exists():
-            await anyio.sleep(0.05)
+    await _until(lambda: (guard.tmp / "waiting").exists())
     process.kill()
     await process.wait()
     (guard.tmp / "go").write_text("")  # the orphaned upstream's call ends: it ran
@@ -1665,9 +1661,7 @@ def test_a_call_out_upstream_holds_up_no_other_call_of_the_session(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(wait_for)
-                with anyio.fail_after(60):
-                    while not (guard.tmp / "waiting").exists():
-                        await anyio.sleep(0.05)
+                await _until(lambda: (guard.tmp / "waiting").exists())
                 with anyio.fail_after(30):
                     found["listed"] = await client.call_tool("files_list_files", {})
                 found["flag came first"] = (guard.tmp / "go").exists()
@@ -1898,30 +1892,36 @@ def test_a_server_that_does_not_answer_is_told_unreachable_and_stopped(
     assert _pids_with(str(server).encode(), "cmdline") == []
 
 
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
 def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_opens(
-        guard: SimpleNamespace) -> None:
+        guard: SimpleNamespace, database: str, request: pytest.FixtureRequest) -> None:
     """SIGKILL to a guard while a call it let run alone is out upstream: the next guard opened
-    on its database tells that call as of unknown outcome and ends its task, its receipt saying
-    why (the task read Running for good, its call with no outcome)."""
+    on its database (a SQLite file, a PostgreSQL server), in another process, tells that call
+    as of unknown outcome and ends its task, its receipt saying why (the task read Running for
+    good, its call with no outcome)."""
     import os
     import signal
     from contextlib import AsyncExitStack
 
     from signoff.mcp.guard import open_guard
 
+    if database == "postgres":
+        url = request.getfixturevalue("postgres_database")
+        guard.app.database.dispose()
+        guard.config.write_text(re.sub(r'(?m)^database = .*$', f'database = "{url}"',
+                                       guard.config.read_text(), count=1))
+        guard.app = open_guard_app(GuardConfig.load(guard.config))
+        guard.token = guard.app.credentials.issue_token(
+            guard.app.people.find("noor@example.com"), "tests")
     config = str(guard.config).encode()
 
     async def scenario() -> None:
         async with _guarded(guard, "http") as (client, _rest), anyio.create_task_group() as group:
             group.start_soon(client.call_tool, "files_wait_for", {"flag": "never"})
-            with anyio.fail_after(60):
-                while not (guard.tmp / "waiting").exists():
-                    await anyio.sleep(0.05)
+            await _until(lambda: (guard.tmp / "waiting").exists())
             (pid,) = _pids_with(config, "cmdline")
             os.kill(pid, signal.SIGKILL)
-            with anyio.fail_after(60):
-                while _pids_with(config, "cmdline"):
-                    await anyio.sleep(0.05)
+            await _until(lambda: not _pids_with(config, "cmdline"))
             group.cancel_scope.cancel()  # (the call's connection was cut)
 
     anyio.run(scenario)
@@ -1931,7 +1931,8 @@ def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_
 
     async def opened() -> None:
         async with AsyncExitStack() as stack:
-            await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            stack.callback(served.app.database.dispose)
 
     anyio.run(opened)
     outcome = guard.app.outcome(task)
@@ -1941,6 +1942,7 @@ def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_
     words = guard.app.receipt(task).words
     assert ("files_wait_for: The outcome of files_wait_for is unknown: the work stopped while it "
             "ran, and it is not run again blindly.") in words, words
+    guard.app.database.dispose()
 
 
 def test_a_command_stopped_with_ctrl_c_says_so_and_exits_130(tmp_path: Path) -> None:
