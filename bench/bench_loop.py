@@ -862,7 +862,8 @@ def profile(title: str, fn: Callable[[], object], per: int, top: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[20, 200], help="tool calls per run")
-    parser.add_argument("--approvals", type=int, default=50, help="approved calls per run (K)")
+    parser.add_argument("--approvals", type=int, default=50,
+                        help="approved calls per run (K; 0: skip the round trips)")
     parser.add_argument("--reps", type=int, default=7, help="timed runs per measurement")
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs before them")
     parser.add_argument("--tools", nargs="+", default=["add", "add_plain", "add_to"],
@@ -928,27 +929,28 @@ def main() -> None:
                 finally:
                     bench.close()
 
-        print(f"\n== approval round trip (stop → approve → resume → next stop), K={k}")
-        results["plain_approve"] = show(Measured(
-            name=f"plain loop, stop = yield K={k}", per=k,
-            samples=timed(lambda: plain_approvals(k), reps, warmup)))
-        results["plain_sqlite_approve"] = show(Measured(
-            name=f"plain loop + SQLite commits K={k}", per=k,
-            samples=timed(lambda: plain_sqlite_approvals(plain_db, f"t{next(counter)}", k),
-                          reps, warmup)))
-        bench = make_bench()
-        trips: list[float] = []
-        try:
-            results["approve"] = show(Measured(
-                name=f"signoff approve K={k}", per=k,
-                samples=timed(lambda: run_approvals(bench, k), warmup=warmup, reps=0)
-                + timed(lambda: run_approvals(bench, k, trips), warmup=0, reps=reps)))
-        finally:
-            bench.close()
-        head, tail = trips[: min(5, k)], trips[-min(5, k):]
-        print(f"{'  one trip, across runs':<44} median {statistics.median(trips) * 1e6:9.1f} µs"
-              f"  (first 5 of a run {statistics.median(head) * 1e6:.1f} µs, "
-              f"last 5 {statistics.median(tail) * 1e6:.1f} µs)")
+        if k > 0:
+            print(f"\n== approval round trip (stop → approve → resume → next stop), K={k}")
+            results["plain_approve"] = show(Measured(
+                name=f"plain loop, stop = yield K={k}", per=k,
+                samples=timed(lambda: plain_approvals(k), reps, warmup)))
+            results["plain_sqlite_approve"] = show(Measured(
+                name=f"plain loop + SQLite commits K={k}", per=k,
+                samples=timed(lambda: plain_sqlite_approvals(plain_db, f"t{next(counter)}", k),
+                              reps, warmup)))
+            bench = make_bench()
+            trips: list[float] = []
+            try:
+                results["approve"] = show(Measured(
+                    name=f"signoff approve K={k}", per=k,
+                    samples=timed(lambda: run_approvals(bench, k), warmup=warmup, reps=0)
+                    + timed(lambda: run_approvals(bench, k, trips), warmup=0, reps=reps)))
+            finally:
+                bench.close()
+            head, tail = trips[: min(5, k)], trips[-min(5, k):]
+            print(f"{'  one trip, across runs':<44} median {statistics.median(trips) * 1e6:9.1f} µs"
+                  f"  (first 5 of a run {statistics.median(head) * 1e6:.1f} µs, "
+                  f"last 5 {statistics.median(tail) * 1e6:.1f} µs)")
         if args.labels:
             seen, n = 20, args.labels
             print(f"\n== labels: {seen} results seen, then {n} alone calls (per step)")
@@ -1001,11 +1003,12 @@ def main() -> None:
         for tool in args.tools:
             growth = results[f"{tool}/{high}"].median_us / results[f"{tool}/{low}"].median_us
             print(f"{tool:<18} per call at N={high} / at N={low}: ×{growth:.2f} (target ×1)")
-    m = results["approve"]
-    print(f"{'approve K=' + str(k):<18} {m.median_us:9.1f} µs/trip  "
-          f"×{m.median_us / results['plain_approve'].median_us:8.0f} plain loop  "
-          f"×{m.median_us / results['plain_sqlite_approve'].median_us:6.1f} plain+SQLite  "
-          f"— {verdict(m.median_us, TARGET_TRIP_US)}")
+    if k > 0:
+        m = results["approve"]
+        print(f"{'approve K=' + str(k):<18} {m.median_us:9.1f} µs/trip  "
+              f"×{m.median_us / results['plain_approve'].median_us:8.0f} plain loop  "
+              f"×{m.median_us / results['plain_sqlite_approve'].median_us:6.1f} plain+SQLite  "
+              f"— {verdict(m.median_us, TARGET_TRIP_US)}")
 
     if args.labels:
         clean, labelled = results["labels_trusted"], results["labels_outside"]
@@ -1035,13 +1038,14 @@ def main() -> None:
                             lambda b=bench, t=tool, n=n: run_alone(b, t, n), n, args.top)
                 finally:
                     bench.close()
-        bench = make_bench()
-        try:
-            run_approvals(bench, k)  # warm
-            profile(f"signoff approve, one run of K={k}", lambda: run_approvals(bench, k), k,
-                    args.top)
-        finally:
-            bench.close()
+        if k > 0:
+            bench = make_bench()
+            try:
+                run_approvals(bench, k)  # warm
+                profile(f"signoff approve, one run of K={k}", lambda: run_approvals(bench, k), k,
+                        args.top)
+            finally:
+                bench.close()
 
 
 if __name__ == "__main__":
