@@ -24,7 +24,7 @@ from signoff.actions.registry import Actions
 from signoff.agents.agency import Agency, AgentHandle, Skills
 from signoff.agents.agent import Agent
 from signoff.agents.deadlines import DeadlinePassed
-from signoff.agents.deciding import Oversight
+from signoff.agents.oversight import Oversight
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
@@ -345,7 +345,7 @@ class App:
         skill_name = None
         if skill is not None:
             skill_name = self._agency.handle(name).skill(skill).name  # (UserError: none such)
-        return self._agency.decider.allow_alone(
+        return self._agency.decider.rules.allow_alone(
             name, tool, skill=skill_name, by=self._decider(by),
             for_everybody=_flag(for_everybody, "for_everybody"))
 
@@ -362,7 +362,7 @@ class App:
         if not isinstance(why, str):
             raise UserError(f"Why a rule is taken back is words, not {why!r}.")
         rule_id = rule.id if isinstance(rule, StandingRule) else _id(rule, "rule", "StandingRule")
-        return self._agency.decider.revoke(rule_id, by=by, why=why)
+        return self._agency.decider.rules.revoke(rule_id, by=by, why=why)
 
     def receipt(self, task: Outcome | str | UUID) -> Receipt:
         """Everything a task did: model calls, tool calls, proposals and decisions."""

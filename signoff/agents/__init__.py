@@ -3,10 +3,10 @@
 from signoff.agents.agency import Agency, AgentHandle, SkillLeave, Skills
 from signoff.agents.agent import Agent
 from signoff.agents.deadlines import DeadlineOutcome, DeadlinePassed
-from signoff.agents.deciding import Oversight
 from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting
 from signoff.agents.gate import Verdict, gate
 from signoff.agents.model_specs import ModelSpec
+from signoff.agents.oversight import Oversight
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Decision, Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt, ReceiptEntry

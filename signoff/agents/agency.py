@@ -16,11 +16,12 @@ from signoff.agents import model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent, Registered
 from signoff.agents.deadlines import Deadlines
-from signoff.agents.deciding import Decider, Oversight
+from signoff.agents.deciding import Decider
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
 from signoff.agents.loop import Loop
 from signoff.agents.model_specs import ModelSpec
+from signoff.agents.oversight import Oversight
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import Routing

@@ -1,4 +1,5 @@
-"""The people's verbs: approve, reject, allow alone, revoke — each decided once.
+"""The people's verbs on proposals: approve and reject, each decided once (a yes may also say
+"from now on, alone": `signoff.agents.standing` makes that rule).
 
 A yes runs the exact call that was shown, now, as the agent on behalf of the approver: only what
 both may. A proposal whose fingerprint reads differently now is stale and does not run. A tool the
@@ -12,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -31,70 +31,29 @@ from signoff.agents.agent import Registered
 from signoff.agents.calling import answer_of
 from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.events import AgentProposalDecided, Events
-from signoff.agents.gate import gate, leave_by_declaration
 from signoff.agents.loop import Loop
-from signoff.agents.permits import Leave, tool_name
+from signoff.agents.oversight import Oversight, said_why
+from signoff.agents.permits import Leave
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
 from signoff.agents.proposing import fingerprint_of
-from signoff.agents.rules import StandingRule
+from signoff.agents.standing import StandingRules
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.exceptions import (
     AgentRefused,
     EditRefused,
     Invalid,
     NotFound,
-    ReasonRefused,
     Unavailable,
     UnknownId,
 )
 from signoff.security.acting import ActingAs
-from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
 from signoff.store import points
 from signoff.store.database import Database
 
-__all__ = ["MAX_REASON", "Decider", "Oversight", "said_why"]
+__all__ = ["Decider"]
 
 log = logging.getLogger("signoff.agents")
-
-MAX_REASON = 4000
-"""The most characters a no's reason, or why a rule is taken back, may have: the agent is told
-a reason whole, in every model call after it."""
-
-_SHOWS_NOTHING = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
-"""Unicode's categories of characters that show nothing: space, and the invisible ones
-(U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF), which `str.strip` keeps."""
-
-
-def said_why(text: str, *, what: str, needed: bool) -> str:
-    """`text` as it is kept and told: without the space around it. `ReasonRefused` for one that
-    shows nothing when one is `needed` (space, or only invisible characters), one longer than
-    `MAX_REASON`, or one that is no text Unicode can write (a lone surrogate, '\\ud800')."""
-    text = text.strip()
-    if needed and all(unicodedata.category(c) in _SHOWS_NOTHING for c in text):
-        raise ReasonRefused("Say why: a no needs a reason, and the agent is told it.")
-    if len(text) > MAX_REASON:
-        raise ReasonRefused(f"{what} is at most {MAX_REASON:,} characters, and this one has "
-                           f"{len(text):,}: say it shorter (the agent is told it whole).")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise ReasonRefused(f"{what} holds {text[error.start]!r}, half of a character that "
-                           "cannot be written alone: send the text whole.") from None
-    return text
-
-
-@dataclass(kw_only=True)
-class Oversight:
-    """The app's policies about who oversees agents."""
-
-    decides_agent_proposals: Policy
-    """Who may decide proposals at all (and then only their own, or their queue's)."""
-    widens_agent_autonomy: Policy
-    """Who may make standing rules ("from now on, alone")."""
-    supervises_agents: Policy
-    """Supervisors: they may decide any proposal and make rules for everybody."""
-
 
 class Decider:
     """Carries out the people's decisions on proposals and rules."""
@@ -113,6 +72,9 @@ class Decider:
         self._oversight = oversight
         self._route_words = route_words
         self._pass_deadline = pass_deadline
+        self.rules = StandingRules(database=database, actions=actions, people=people,
+                                   agents=agents, oversight=oversight)
+        """Makes the rule a yes "from now on, alone" asks for, and every other."""
 
     # -- who decides ---------------------------------------------------------------------
 
@@ -179,11 +141,11 @@ class Decider:
         except LookupError:
             skill = None
         if skill is None or proposal.action not in skill.tool_names or \
-                proposal.action not in self._actions or self._declared(
+                proposal.action not in self._actions or self.rules.declared(
                     registered, proposal.skill, proposal.action) is Leave.NEVER:
             return self._withdraw(proposal, call_id, by)
         if always_like_this:
-            self._check_may_widen(registered, proposal.skill, proposal.action, by,
+            self.rules.check_may_widen(registered, proposal.skill, proposal.action, by,
                                   for_everybody=False)
         arguments = dict(proposal.arguments)
         changed: dict[str, Any] = {}
@@ -332,7 +294,7 @@ class Decider:
         # "From now on, alone" follows a yes that ran: one that did not run (the decider may
         # not do it, or it failed) makes no rule, or the agent would be let do alone what the
         # decider could not do with it.
-        rule = self.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
+        rule = self.rules.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
                                 for_everybody=False, for_id=by.id if proposal.for_id is None
                                 else proposal.for_id) if always_like_this and result.done else None
         decision = replace(self._decision(proposal, by, result, said_edit, told), rule=rule)
@@ -563,88 +525,6 @@ class Decider:
         return self._after(proposal, Decision(proposal=proposal.id,
                                               status=ProposalStatus.WITHDRAWN, said=said,
                                               told_agent=said), woke)
-
-    # -- rules ---------------------------------------------------------------------------
-
-    def allow_alone(
-        self, agent: str, tool: Any, *, skill: str | None = None, by: Principal,
-        for_everybody: bool = False, for_id: str | None = None,
-    ) -> StandingRule:
-        """Let `agent` run `tool` without proposing it, in work for `by` (or everybody)."""
-        by = self._people.get(by)
-        registered = self._agents(agent)
-        name = tool_name(tool)
-        self._check_may_widen(registered, skill, name, by, for_everybody=for_everybody)
-        authorize = self._actions.get(name).options.authorize
-        if authorize is not None and not authorize.admits(by):  # (checked above: it is an action)
-            raise AgentRefused(f"{by.name} may not {self._actions.get(name).doing}, so "
-                               f"{by.name} cannot let {registered.agent.__name__} do it alone.")
-        with self._database.connect() as db:
-            rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
-                                       skill=skill, made_by_id=by.id,
-                                       for_id=None if for_everybody else (for_id or by.id))
-            rule = next(r for r in repo.load_rules(db) if r.id == rule_id)
-        return rule
-
-    def revoke(self, rule_id: str, *, by: Principal, why: str = "") -> StandingRule:
-        """Take a rule back, from the next step on."""
-        why = said_why(why, what="Why a rule is taken back", needed=False)
-        by = self._people.get(by)
-        with self._database.connect() as db:
-            rule = next((r for r in repo.load_rules(db) if r.id == rule_id), None)
-            if rule is None:
-                raise UnknownId(f"There is no standing rule with id {rule_id}.")
-            allowed = (rule.made_by == by.id or rule.for_id == by.id
-                       or self._oversight.supervises_agents.admits(by))
-            if not allowed:
-                raise AgentRefused(f"{by.name} may not revoke a rule made by someone else for "
-                                   "someone else.")
-            if not repo.revoke_rule(db, rule_id, by=by.id, why=why):
-                raise AgentRefused("This rule was revoked already.")
-            return next(r for r in repo.load_rules(db) if r.id == rule_id)
-
-    def _check_may_widen(self, registered: Registered, skill: str | None, tool: str,
-                         by: Principal, *, for_everybody: bool) -> None:
-        agent = registered.agent
-        if not self._oversight.widens_agent_autonomy.admits(by):
-            raise AgentRefused(f"{by.name} may not let agents do more on their own.")
-        if for_everybody and not self._oversight.supervises_agents.admits(by):
-            raise AgentRefused(f"Only a supervisor may let {agent.__name__} run {tool} alone for "
-                               "everybody.")
-        skills = [agent.skill(skill)] if skill else [s for s in agent.skills if tool in s.tool_names]
-        if not skills:
-            raise AgentRefused(f"{tool} is not a tool of {agent.__name__}"
-                               f"{' in ' + skill if skill else ''}: no rule can be made for it.")
-        for each in skills:
-            leave = self._declared(registered, each.name, tool)
-            if leave in (Leave.NEVER, Leave.PROPOSE_EVERY_TIME):
-                how = (f"may never use {tool}" if leave is Leave.NEVER else
-                       f"may use {tool} only with a yes every time")
-                raise AgentRefused(
-                    f"{agent.__name__} {how}: its declaration says so, and no standing rule can "
-                    "widen it."
-                )
-            # A rule stands for a yes: one whom the skill's route does not let say yes to the
-            # call may not say it once for all its calls either.
-            route = each.decided_by(tool)
-            if route is not None and not self._oversight.supervises_agents.admits(by) and not (
-                    (route.person is not None and route.person.id == by.id)
-                    or (route.queue and route.queue in by.roles)):
-                who = route.person.name if route.person is not None else (
-                    f"the {route.queue} queue")
-                raise AgentRefused(
-                    f"{tool}'s proposals in {each.name} are decided by {who}, as the skill "
-                    f"routes them: {by.name} may not let {agent.__name__} run it alone.")
-
-    def _declared(self, registered: Registered, skill: str, tool: str) -> Leave:
-        own = registered.agent.skill(skill)
-        if tool not in self._actions:
-            return Leave.NEVER
-        info = self._actions.info(tool)
-        permits = [registered.agent.may] + ([own.may] if own.may is not None else [])
-        if tool not in own.tool_names:
-            return gate(tool, info.effects, permits, in_skill=False).leave
-        return leave_by_declaration(tool, info.effects, permits, query=info.query)[0]
 
     # -- after a crash -------------------------------------------------------------------
 

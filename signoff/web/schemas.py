@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from signoff.actions.catalog import ActionInfo
 from signoff.agents.agency import SkillLeave
-from signoff.agents.deciding import MAX_REASON
+from signoff.agents.oversight import MAX_REASON
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule

@@ -1,0 +1,121 @@
+"""The standing rules' verbs: "from now on, alone" made for one tool of one agent, and taken back.
+
+A rule stands for a yes to every call of its tool: only one who may widen what agents do alone,
+and whom the skill's route lets say yes to the call, may make it; a declaration that says never,
+or a yes every time, is not widened by any rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from signoff.actions.registry import Actions
+from signoff.agents import repository as repo
+from signoff.agents.agent import Registered
+from signoff.agents.gate import gate, leave_by_declaration
+from signoff.agents.oversight import Oversight, said_why
+from signoff.agents.permits import Leave, tool_name
+from signoff.agents.rules import StandingRule
+from signoff.exceptions import AgentRefused, UnknownId
+from signoff.security.principals import People, Principal
+from signoff.store.database import Database
+
+__all__ = ["StandingRules"]
+
+
+class StandingRules:
+    """Makes and takes back standing rules, as the app's oversight allows."""
+
+    def __init__(self, *, database: Database, actions: Actions, people: People,
+                 agents: Callable[[str], Registered], oversight: Oversight) -> None:
+        self._database = database
+        self._actions = actions
+        self._people = people
+        self._agents = agents
+        self._oversight = oversight
+
+
+    def allow_alone(
+        self, agent: str, tool: Any, *, skill: str | None = None, by: Principal,
+        for_everybody: bool = False, for_id: str | None = None,
+    ) -> StandingRule:
+        """Let `agent` run `tool` without proposing it, in work for `by` (or everybody)."""
+        by = self._people.get(by)
+        registered = self._agents(agent)
+        name = tool_name(tool)
+        self.check_may_widen(registered, skill, name, by, for_everybody=for_everybody)
+        authorize = self._actions.get(name).options.authorize
+        if authorize is not None and not authorize.admits(by):  # (checked above: it is an action)
+            raise AgentRefused(f"{by.name} may not {self._actions.get(name).doing}, so "
+                               f"{by.name} cannot let {registered.agent.__name__} do it alone.")
+        with self._database.connect() as db:
+            rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
+                                       skill=skill, made_by_id=by.id,
+                                       for_id=None if for_everybody else (for_id or by.id))
+            rule = next(r for r in repo.load_rules(db) if r.id == rule_id)
+        return rule
+
+    def revoke(self, rule_id: str, *, by: Principal, why: str = "") -> StandingRule:
+        """Take a rule back, from the next step on."""
+        why = said_why(why, what="Why a rule is taken back", needed=False)
+        by = self._people.get(by)
+        with self._database.connect() as db:
+            rule = next((r for r in repo.load_rules(db) if r.id == rule_id), None)
+            if rule is None:
+                raise UnknownId(f"There is no standing rule with id {rule_id}.")
+            allowed = (rule.made_by == by.id or rule.for_id == by.id
+                       or self._oversight.supervises_agents.admits(by))
+            if not allowed:
+                raise AgentRefused(f"{by.name} may not revoke a rule made by someone else for "
+                                   "someone else.")
+            if not repo.revoke_rule(db, rule_id, by=by.id, why=why):
+                raise AgentRefused("This rule was revoked already.")
+            return next(r for r in repo.load_rules(db) if r.id == rule_id)
+
+    def check_may_widen(self, registered: Registered, skill: str | None, tool: str,
+                        by: Principal, *, for_everybody: bool) -> None:
+        """`AgentRefused`, saying why, unless `by` may let `registered` run `tool` alone (in
+        `skill`, else in every skill that has it; for everybody, or in work for them)."""
+        agent = registered.agent
+        if not self._oversight.widens_agent_autonomy.admits(by):
+            raise AgentRefused(f"{by.name} may not let agents do more on their own.")
+        if for_everybody and not self._oversight.supervises_agents.admits(by):
+            raise AgentRefused(f"Only a supervisor may let {agent.__name__} run {tool} alone for "
+                               "everybody.")
+        skills = [agent.skill(skill)] if skill else [s for s in agent.skills if tool in s.tool_names]
+        if not skills:
+            raise AgentRefused(f"{tool} is not a tool of {agent.__name__}"
+                               f"{' in ' + skill if skill else ''}: no rule can be made for it.")
+        for each in skills:
+            leave = self.declared(registered, each.name, tool)
+            if leave in (Leave.NEVER, Leave.PROPOSE_EVERY_TIME):
+                how = (f"may never use {tool}" if leave is Leave.NEVER else
+                       f"may use {tool} only with a yes every time")
+                raise AgentRefused(
+                    f"{agent.__name__} {how}: its declaration says so, and no standing rule can "
+                    "widen it."
+                )
+            # A rule stands for a yes: one whom the skill's route does not let say yes to the
+            # call may not say it once for all its calls either.
+            route = each.decided_by(tool)
+            if route is not None and not self._oversight.supervises_agents.admits(by) and not (
+                    (route.person is not None and route.person.id == by.id)
+                    or (route.queue and route.queue in by.roles)):
+                who = route.person.name if route.person is not None else (
+                    f"the {route.queue} queue")
+                raise AgentRefused(
+                    f"{tool}'s proposals in {each.name} are decided by {who}, as the skill "
+                    f"routes them: {by.name} may not let {agent.__name__} run it alone.")
+
+    def declared(self, registered: Registered, skill: str, tool: str) -> Leave:
+        """What `registered`'s declaration lets it do with `tool` in `skill`, no rule counted
+        (`Leave.NEVER` for a tool that is no action now)."""
+        own = registered.agent.skill(skill)
+        if tool not in self._actions:
+            return Leave.NEVER
+        info = self._actions.info(tool)
+        permits = [registered.agent.may] + ([own.may] if own.may is not None else [])
+        if tool not in own.tool_names:
+            return gate(tool, info.effects, permits, in_skill=False).leave
+        return leave_by_declaration(tool, info.effects, permits, query=info.query)[0]
