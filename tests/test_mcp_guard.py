@@ -1892,6 +1892,19 @@ def test_a_server_that_does_not_answer_is_told_unreachable_and_stopped(
     assert _pids_with(str(server).encode(), "cmdline") == []
 
 
+def _on_database(guard: SimpleNamespace, database: str, request: pytest.FixtureRequest) -> None:
+    """The guard's config names a PostgreSQL database of the test's own ("postgres"), or keeps
+    its SQLite file."""
+    if database == "postgres":
+        url = request.getfixturevalue("postgres_database")
+        guard.app.database.dispose()
+        guard.config.write_text(re.sub(r'(?m)^database = .*$', f'database = "{url}"',
+                                       guard.config.read_text(), count=1))
+        guard.app = open_guard_app(GuardConfig.load(guard.config))
+        guard.token = guard.app.credentials.issue_token(
+            guard.app.people.find("noor@example.com"), "tests")
+
+
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
 def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_opens(
         guard: SimpleNamespace, database: str, request: pytest.FixtureRequest) -> None:
@@ -1905,14 +1918,7 @@ def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_
 
     from signoff.mcp.guard import open_guard
 
-    if database == "postgres":
-        url = request.getfixturevalue("postgres_database")
-        guard.app.database.dispose()
-        guard.config.write_text(re.sub(r'(?m)^database = .*$', f'database = "{url}"',
-                                       guard.config.read_text(), count=1))
-        guard.app = open_guard_app(GuardConfig.load(guard.config))
-        guard.token = guard.app.credentials.issue_token(
-            guard.app.people.find("noor@example.com"), "tests")
+    _on_database(guard, database, request)
     config = str(guard.config).encode()
 
     async def scenario() -> None:
@@ -1942,6 +1948,66 @@ def test_a_task_whose_guard_was_killed_while_its_call_was_out_ends_as_the_guard_
     words = guard.app.receipt(task).words
     assert ("files_wait_for: The outcome of files_wait_for is unknown: the work stopped while it "
             "ran, and it is not run again blindly.") in words, words
+    guard.app.database.dispose()
+
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+def test_the_tasks_of_a_killed_guards_session_end_as_the_next_guard_opens(
+        guard: SimpleNamespace, database: str, request: pytest.FixtureRequest) -> None:
+    """SIGKILL to a guard whose client's session has a task between turns and one waiting on
+    Noor's decision (neither held by anyone): a guard opened on the same database while the
+    first still serves leaves both as they are; the next one opened after the kill, in another
+    process, ends both, their receipts saying why, and the proposal can still be decided
+    (they read Running and Waiting for good: only a task whose turn the killed guard was
+    taking was ended)."""
+    import os
+    import signal
+    from contextlib import AsyncExitStack
+
+    from sqlalchemy import select
+
+    from signoff.mcp.guard import open_guard
+    from signoff.store.tables import servings
+
+    _on_database(guard, database, request)
+    config = str(guard.config).encode()
+
+    async def opened() -> None:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            stack.callback(served.app.database.dispose)
+
+    def statuses() -> list[TaskStatus]:
+        return sorted((guard.app.outcome(task).status for task in _tasks(guard.app)),
+                      key=lambda status: status.value)
+
+    async def scenario() -> list[TaskStatus]:
+        async with _guarded(guard, "http") as (client, _rest):
+            await client.call_tool("files_delete_file", {"name": "a.txt"},
+                                   meta={"signoff/wait": 0})
+            await client.call_tool("files_list_files", {})  # (in a new task: the first waits)
+            await opened()  # a second guard, while the first serves the session
+            live = statuses()
+            (pid,) = _pids_with(config, "cmdline")
+            os.kill(pid, signal.SIGKILL)
+            await _until(lambda: not _pids_with(config, "cmdline"))
+        return live
+
+    live = anyio.run(scenario)
+    _stop_upstream(guard.tmp / "files")
+    assert live == [TaskStatus.RUNNING, TaskStatus.WAITING]
+    assert statuses() == [TaskStatus.RUNNING, TaskStatus.WAITING]
+
+    anyio.run(opened)
+    told = ("The MCP session ended: the server serving it stopped, so the task ends here; a "
+            "call it proposed can still be decided, and an approved one runs once.")
+    for task in _tasks(guard.app):
+        outcome = guard.app.outcome(task)
+        assert (outcome.status, outcome.problem) == (TaskStatus.HALTED, told)
+        assert told in guard.app.receipt(task).words
+    (proposal,) = guard.app.proposals()
+    assert proposal.status is ProposalStatus.WAITING
+    with guard.app.database.connect() as db:
+        assert db.execute(select(servings)).all() == []
     guard.app.database.dispose()
 
 

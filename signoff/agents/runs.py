@@ -39,7 +39,7 @@ from signoff.agents import repository as repo
 from signoff.store.database import Database
 from signoff.store.utc import aware
 
-__all__ = ["LEASE", "RENEW_EVERY", "gone", "holding", "running"]
+__all__ = ["LEASE", "RENEW_EVERY", "gone", "holding", "leased", "running"]
 
 log = logging.getLogger("signoff.agents")
 
@@ -89,7 +89,7 @@ def running(database: Database, proposal_id: str) -> Iterator[Callable[[], dict[
     def renew(db: repo.Executor) -> None:
         repo.renew_run(db, proposal_id, me, repo.now() + LEASE)
 
-    with _leased(("proposal", proposal_id), database, renew) as lease:
+    with leased(("proposal", proposal_id), database, renew) as lease:
 
         def columns() -> dict[str, Any]:
             lease.renewed_at = time.monotonic()
@@ -102,13 +102,16 @@ def running(database: Database, proposal_id: str) -> Iterator[Callable[[], dict[
 def holding(database: Database, hold: holds.Hold) -> Iterator[None]:
     """While the block runs (a call under `hold` that only reaches outside), the hold is
     renewed."""
-    with _leased(("task", hold.task), database, lambda db: holds.renew(db, hold)):
+    with leased(("task", hold.task), database, lambda db: holds.renew(db, hold)):
         yield
 
 
 @contextmanager
-def _leased(key: tuple[str, str], database: Database,
-            renew: Callable[[repo.Executor], object]) -> Iterator[_Lease]:
+def leased(key: tuple[str, str], database: Database,
+           renew: Callable[[repo.Executor], object]) -> Iterator[_Lease]:
+    """While the block runs, `renew` is called (in a transaction of `database`) each time
+    `RENEW_EVERY` seconds have passed since the lease `key` names was last set, by this
+    process's renewing thread; not for an in-memory database, which no other process sees."""
     lease = _Lease(database=database, renew=renew, renewed_at=time.monotonic(),
                    kept=not (database.is_sqlite and database.file is None))
     with _lock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, Tool
 
+from signoff.agents import serving
 from signoff.agents.agency import AgentHandle
 from signoff.agents.agent import Agent
 from signoff.agents.permits import Leave
@@ -82,6 +84,9 @@ _PAUSED = ("The person's calls paused, over a protocol that keeps no sessions, s
 _STOPPED = ("The MCP session ended: the server serving it stopped while it took this task's "
             "turn, so the task ends here.")
 
+_SERVER_STOPPED = ("The MCP session ended: the server serving it stopped, so the task ends here; "
+                   "a call it proposed can still be decided, and an approved one runs once.")
+
 _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server stopped), so the "
                    "task ends here; a call it proposed can still be decided, and an approved "
                    "one runs once.")
@@ -114,6 +119,19 @@ class _Session:
     """Whether it is a person's calls over the protocol that keeps no sessions."""
     used_at: float = field(default_factory=time.monotonic)
     """When a call of it was last taken or answered (`time.monotonic`)."""
+    lease: serving.Serving | None = None
+    """Its lease to this process (`signoff.agents.serving`), from before its first task is
+    started until it closes."""
+    _leasing: threading.Lock = field(default_factory=threading.Lock)
+
+    def serve(self, database: Any, agent: str) -> None:
+        """Lease the session to this process, before its first task is started (each of its
+        calls is taken on a thread of its own: the first to come leases it)."""
+        with self._leasing:
+            if self.lease is None:
+                lease = serving.Serving(database, self.work, agent)
+                lease.start()
+                self.lease = lease
 
     def paused(self, seconds: float) -> list[str]:
         """When it keeps no session and its calls have paused for `seconds` with none under
@@ -394,6 +412,7 @@ class ServedAgent(MCPServer):
         """A new task of the session's work for `skill`, which may take the `left` calls the
         session has left (`going_on_from`: the task it goes on from, which waits on a
         decision)."""
+        session.serve(self.app.database, self.handle.registered.agent.agent_name())
         task = self.handle.start(skill, self.subject, for_=session.person,
                                  model_name=_MODEL_NAME, max_steps=left, work=session.work,
                                  continues=going_on_from)
@@ -518,15 +537,20 @@ class ServedAgent(MCPServer):
         session.closed = True  # none is taken after this; those under way finish first
         while session.turns:
             await anyio.sleep(0.05)
+        ended = True
         for task in session.started:
             for _ in range(_END_TRIES):  # whoever decided a call of it may hold it a moment
                 if await anyio.to_thread.run_sync(self._end, task):
                     break
                 await anyio.sleep(0.1)
             else:
+                ended = False
                 log.warning("The MCP session closed, but its task %s could not be ended: "
                             "another process held it for %d s. Its receipt does not say that "
-                            "the session ended.", task, _END_TRIES // 10)
+                            "the session ended, until the next server of the agent ends it "
+                            "once this one has stopped.", task, _END_TRIES // 10)
+        if ended and session.lease is not None:  # (else kept, for the next server to end)
+            await anyio.to_thread.run_sync(session.lease.end)
 
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)
@@ -535,11 +559,13 @@ class ServedAgent(MCPServer):
         return self.handle.end(task, why=_PAUSED)
 
     def end_stopped(self) -> int:
-        """End the agent's tasks whose turn a process of this machine that has stopped was
-        taking (a server killed while a call of theirs was out): their sessions went with it.
-        The call is told as of unknown outcome, and the task halts, its receipt saying why.
-        How many ended. (A task of a session still served elsewhere is never taken: only one
-        whose holder is seen to have stopped.)"""
+        """End the agent's tasks whose sessions went with a server that has stopped: one whose
+        turn a process of this machine that has stopped was taking (a server killed while a
+        call of theirs was out: the call is told as of unknown outcome), and every other task
+        of a session whose server's lease shows it has stopped (between turns, or waiting on a
+        decision: a call it proposed can still be decided). Each halts, its receipt saying
+        why. How many ended. (A task of a session still served, here or elsewhere, is never
+        taken: only one whose server is seen to have stopped.)"""
         from sqlalchemy import select
 
         from signoff.agents import holds
@@ -550,8 +576,19 @@ class ServedAgent(MCPServer):
             held = db.execute(select(tasks.c.id, tasks.c.holder).where(
                 tasks.c.agent == name, tasks.c.status == TaskStatus.RUNNING.value,
                 tasks.c.holder.is_not(None))).all()
-        return sum(1 for task, holder in held if holds.process_runs(holder) is False and (
+        ended = sum(1 for task, holder in held if holds.process_runs(holder) is False and (
             self.handle.end(task, why=_STOPPED)))
+        for work in serving.stopped(self.app.database, name):
+            with self.app.database.reading() as db:
+                left = db.execute(select(tasks.c.id).where(
+                    tasks.c.work_id == work, tasks.c.agent == name,
+                    tasks.c.status.in_([TaskStatus.RUNNING.value, TaskStatus.WAITING.value])
+                )).scalars().all()
+            done = [self.handle.end(task, why=_SERVER_STOPPED) for task in left]
+            ended += sum(done)
+            if all(done):
+                serving.forget(self.app.database, work)
+        return ended
 
     def stopping(self) -> None:
         """The server is told to stop: a call kept open for its decision is answered now with

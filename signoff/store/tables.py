@@ -201,3 +201,17 @@ database_identity = Table(
 """This database's identity: one row (`slot` 1), a random `id` made the first time anything
 asks for it (`signoff.store.identity.database_id`). Two databases never share one, unless one
 is a copy of the other."""
+
+servings = Table(
+    "signoff_servings",
+    metadata,
+    Column("work_id", String(36), primary_key=True),
+    Column("agent", String(100), nullable=False),
+    Column("server", String(200), nullable=False),
+    Column("until", UtcDateTime(), nullable=False),
+    Index("signoff_servings_agent", "agent"),
+)
+"""Each client's session an agent is served to (over MCP), by its work: which process serves it
+(`server`, a holder's id) and until when it is known to (`until`, renewed while it does:
+`signoff.agents.serving`). The tasks of a session whose server has stopped are ended by the
+next server of the agent: no client will give them a turn again."""
