@@ -21,6 +21,7 @@ from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, rai
 from signoff.inbox import Inbox, effect_lines
 from signoff.testing import ScriptedModel, says
 from tests.effects_corpus import actions as corpus
+from tests.effects_corpus import implicit
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import writers as toolkit_writers
 from tests.effects_corpus.records import Repair
@@ -130,8 +131,10 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "item_of_a_shelf": {("external", "httpx.post")},
     "store_on_a_shelf": {("external", "httpx.post")},
     "list_a_shelf": {("external", "httpx.post")},
-    # an object carrying __wrapped__ (as signoff wraps actions) is followed
+    # signoff's action object (it carries __wrapped__, and only calls it) is followed
     "wrapped_set_price": {("reads", R), ("changes", R)},
+    # a decorator made of a class of the app's is walked: its __call__ runs
+    "call_an_audited_helper": UNKNOWN | {("external", "os.system"), ("reads", R)},
 }
 
 WRITES = {"changes", "creates", "deletes", "external", "sends", "spends"}
@@ -878,3 +881,23 @@ def test_a_record_made_and_added_reads_as_one_creation_to_the_person_deciding() 
     assert creations[0].code == "transfer -> Payment(...); transfer -> session.add()"
     assert [line.words for line in effect_lines(app.actions.info("transfer").effects.ordered)
             ] == [line.words for line in lines]
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, value in vars(implicit).items()
+    if inspect.isfunction(value) and name.startswith("by_")))
+def test_code_python_runs_unnamed_counts(name: str) -> None:
+    """What Python runs without its being called by name — a special method of the app's own
+    class (``str(x)``, ``if x``, ``{x: 1}``, ``sorted``, ``-x``, ``x in [...]``, ``"%s" % x``…),
+    a descriptor's ``__get__`` and ``__set__``, a class's ``__setattr__``, an encoder's
+    ``default``, a stream's ``write`` that ``print`` and ``json.dump`` call, the
+    ``__setitem__`` a ``MutableMapping``'s ``update`` calls, a decorator made of a class,
+    annotations written as text — counts: each of these reaches outside, or changes the
+    process's shared state, and was taken as only reading (so run alone, or accepted as a
+    query)."""
+    effects = analyse(getattr(implicit, name), name=name)
+    assert not effects.only_reads, "\n".join(effects.explain())
+    if name in ("by_environ_update", "by_logging_filter", "by_logging_disable"):
+        assert EffectKind.CHANGES in {e.kind for e in effects.effects}
+    elif name not in ("by_type_hints", "by_print_file", "by_json_dump"):
+        assert ("external", "os.system") in _found(effects), "\n".join(effects.explain())

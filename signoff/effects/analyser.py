@@ -162,6 +162,10 @@ class Analyser:
             return self.call_method(frame, member.fget, cls, base)
         if isinstance(member, functools.cached_property):
             return self.call_method(frame, member.func, cls, base)
+        getter = inspect.getattr_static(type(member), "__get__", None)
+        if isinstance(getter, types.FunctionType) and self.is_app_code(getter):
+            # a descriptor of the app's: its __get__ runs as the attribute is read
+            return self.call_method(frame, getter, type(member), known(member), base, known(cls))
         field = pydantic_models.field_annotation(cls, attr)
         if field is not pydantic_models.NOT_A_FIELD:
             return base.reached(annotation_types(field), rec=rec)
@@ -233,6 +237,10 @@ class Analyser:
         package) whose source can be read."""
         filename = func.__code__.co_filename
         return not filename.startswith(_LIBRARIES) and self.source.params_of(func) is not None
+
+    def is_standard_library(self, func: Any) -> bool:
+        """Whether `func` is code of Python's standard library."""
+        return bool(func.__code__.co_filename.startswith(_STANDARD_LIBRARY))
 
     def call_analysed(
         self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
@@ -510,6 +518,10 @@ def _substitute(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[st
 _LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                            if key in ("stdlib", "platstdlib", "purelib", "platlib")}))
 """Where the standard library and installed packages live."""
+
+_STANDARD_LIBRARY = tuple(sorted({path for key, path in sysconfig.get_paths().items()
+                                  if key in ("stdlib", "platstdlib")}))
+"""Where the standard library lives (its installed packages are elsewhere, `_LIBRARIES`)."""
 
 _ANALYSER = Analyser()
 

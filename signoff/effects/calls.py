@@ -12,6 +12,7 @@ import collections
 import dataclasses
 import functools
 import inspect
+import sysconfig
 import types
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -21,17 +22,22 @@ from signoff.effects import marks, orm, pydantic_models
 from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
+    ABC_MIXIN_CALLS,
     CALLBACK_POSITIONS,
     CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
+    EVALUATES_TEXT,
     IMMUTABLE_TYPES,
+    ITERATES_ARGUMENTS,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
     PATH_OPEN_PATTERN,
     RETURN_TYPES,
     SINK_WORDS,
+    SPECIAL_METHODS_CALLED,
     UNKNOWABLE_BUILTINS,
+    WRITES_TO_STREAM,
     gives_fresh,
     is_pure_name,
     is_sink,
@@ -176,15 +182,21 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
     """Call a known object: a function, class, method, partial, or callable instance."""
     core = obj
     for _ in range(32):  # follow wrappers (decorators, signoff's action objects) to the code
-        if isinstance(core, type):
+        if isinstance(core, type | functools.partial):
             break
         wrapped = _wrapped(core)
         if wrapped is None:
             break
-        if isinstance(core, types.FunctionType) and frame.an.is_app_code(core):
-            # A decorator of the app's: its function's code runs (a retry loop, a log
-            # written…) and calls what it wraps, so it is walked, not stepped over.
+        if isinstance(core, types.FunctionType) and not frame.an.is_standard_library(core):
+            # A decorator of the app's or of an installed package: its function's code runs
+            # (a retry loop, a log written…) and calls what it wraps, so it is walked, not
+            # stepped over (one whose source cannot be read is unknown). The standard
+            # library's (functools.wraps on a cache, contextlib's) only call what they wrap.
             return frame.an.call_analysed(frame, core, None, args, node)
+        calling = _own_call(core)
+        if calling is not None:  # a decorator made of a class: its __call__ runs
+            return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
+                                 cls=type(core), args=args.prepend(known(core)))
         declared(frame, core, (frame.an.label(wrapped),), node)
         core = wrapped
     q = qualified_name(core)
@@ -202,6 +214,8 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
         if name in CHANGES_GLOBAL_STATE:
             frame.add(EffectKind.CHANGES, "", (name,))
             return Val(pure=True)
+        if name in EVALUATES_TEXT:
+            return frame.unknown(call_text(frame, node), f"calls {name}, which runs text as code")
     special = _builtin(frame, core, args, node)
     if special is not None:
         return special
@@ -318,9 +332,31 @@ def call_function(
     for name in (qual, q):
         if name and _sinkish(name):
             return sink(frame, name, full, node, mode_at=1 if name in OPEN_NAMES else 0)
+    if q.startswith(("collections.abc.", "_collections_abc.")) and full.pos:
+        # A method collections.abc gives a class runs the class's own methods on it
+        # (MutableMapping.update, its __setitem__), and may change it.
+        receiver = full.pos[0]
+        for name in ABC_MIXIN_CALLS:
+            if any(_own_method(kind, name) for kind in receiver.types or ()):
+                special(frame, receiver, (name,), [Val(), Val()][:_ARITY.get(name, 0)], node)
+        if func.__name__ in MUTATING_METHODS or func.__name__.startswith("__i"):
+            frame.mutate(receiver, call_text(frame, node))
     if is_pure_name(q):
         return pure_call(frame, q, full, node)
     return frame.an.call_analysed(frame, func, cls, full, node)
+
+
+def _own_method(cls: type, name: str) -> bool:
+    """Whether `cls` has method `name` of its own, not one collections.abc gives it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__module__ not in ("collections.abc", "_collections_abc", "builtins")
+    return False
+
+
+_ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 1, "insert": 2,
+          "add": 1, "discard": 1}
+"""How many arguments each of `ABC_MIXIN_CALLS` is called with."""
 
 
 def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
@@ -330,6 +366,9 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return Val(types=frozenset({functools.partial}), origin=reach, inner=reach,
                    calls=(Partial(fn=args.pos[0], args=tuple(args.pos[1:]),
                                   kw=tuple(args.kw.items())),))
+    if q in CHANGES_GLOBAL_STATE:
+        frame.add(EffectKind.CHANGES, "", (q,))
+    _special_methods_run(frame, q, args, node)
     positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
     reach = args.reach()
     fresh = gives_fresh(q)
@@ -363,6 +402,88 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         # What it returns may be an object it was given (copy.copy, typing.cast): of its types.
         return Val(types=join_all(objects).types)
     return Val(origin=reach, inner=reach)
+
+
+def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
+            node: ast.AST | None) -> Val | None:
+    """Follow the special method code of Python's calls on `value` where there is no expression
+    of it to call it by (``len(x)`` calls ``x.__len__``, sorting compares the items): for each
+    class it may be, the first of `names` that class defines in Python. What it returns (None
+    when no class defines one)."""
+    called = []
+    for kind in value.types or ():
+        name = next((n for n in names if defines(kind, n)), None)
+        if name is not None:
+            method = frame.an.attr_of_type(frame, value, kind, name)
+            called.append(call_args(frame, method, Args(list(args), {}), node))
+    return join_all(called) if called else None
+
+
+def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
+    """What iterating over `value` runs of its class's code, where there is no expression of it
+    (``list(x)``, ``sorted(x)``): ``__iter__`` once, then the iterator's ``__next__`` once an
+    item (`Frame.repeated`). An item."""
+    iterator = special(frame, value, ("__iter__", "__getitem__"), [], node)
+    if iterator is None or not iterator.types:
+        iterator = value
+    with frame.repeated():
+        special(frame, iterator, ("__next__",), [], node)
+    return frame.iterate(value)
+
+
+
+def defines(cls: type, name: str) -> bool:
+    """Whether `cls` runs Python code of the app's (or a third party's) for special method
+    `name`: signoff's own classes and builtins' slots only compute."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            module = getattr(klass, "__module__", "") or ""
+            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
+                return False
+            return inspect.isfunction(found)
+    return False
+def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
+    """The special methods of its arguments' classes that the allow-listed call `q` runs:
+    ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items."""
+    names = SPECIAL_METHODS_CALLED.get(q)
+    if names and args.pos:
+        special(frame, args.pos[0], names, [], node)
+    if q == "builtins.str.format":  # each value is formatted by its class's own code
+        for value in args.every():
+            special(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
+    stream = WRITES_TO_STREAM.get(q)
+    if stream is not None:  # print(..., file=f) and json.dump(o, f) call f.write
+        keyword, at = stream
+        written = args.kw.get(keyword) or (
+            args.pos[at] if at is not None and len(args.pos) > at else None)
+        if written is not None and not (written.objs and all(o is None for o in written.objs)):
+            if written.types or written.objs:
+                call_args(frame, frame.attribute(written, "write", None),
+                          Args([fresh_of(str)], {}), node)
+            else:
+                frame.unknown(call_text(frame, node),
+                              f"{q.removeprefix('builtins.')} writes to a stream that cannot be "
+                              "known from here")
+    if q.startswith("json.") and "cls" in args.kw:  # an encoder's (decoder's) own methods run
+        for made in args.kw["cls"].objs:
+            if isinstance(made, type):
+                instance = fresh_of(made)
+                for name in ("default", "encode", "iterencode", "decode", "raw_decode"):
+                    special(frame, instance, (name,), [Val()], node)
+    iterating = ITERATES_ARGUMENTS.get(q)
+    if iterating is None:
+        return
+    at, item_names = iterating
+    if at is None and len(args.pos) > 1 and q in ("builtins.min", "builtins.max"):
+        items = list(args.pos)
+    else:
+        chosen = args.pos if at is None else args.pos[at:at + 1]
+        items = [iterated(frame, v, node) for v in chosen]
+    if item_names:
+        with frame.repeated():
+            for item in items:
+                special(frame, item, item_names, [item], node)
 
 
 def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
@@ -406,6 +527,7 @@ def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val |
         return fresh_of(type(iter(int, 0)), inner=made.reach)
     if name in ("vars", "iter", "next", "reversed") and args.pos:
         first = args.pos[0]
+        _special_methods_run(frame, f"builtins.{name}", args, node)
         if name == "next":
             return join(frame.iterate(first), args.pos[1]) if len(args.pos) > 1 else frame.iterate(first)
         return first.derived(elem=first.elem, types=frozenset({dict}) if name == "vars" else None)
@@ -570,6 +692,19 @@ def _made_iterable(cls: type, args: Args, made: Val) -> Val:
     if shape is None:
         return made
     return Typed(types=made.types, item=shape.item, value=shape.value).on(made)
+
+
+def _own_call(obj: Any) -> Any:
+    """The ``__call__`` written in Python of a wrapper object's class, unless it is signoff's
+    own (its action objects) or the standard library's: code that runs when it is called."""
+    calling = inspect.getattr_static(type(obj), "__call__", None)
+    if not isinstance(calling, types.FunctionType):
+        return None
+    module = getattr(calling, "__module__", "") or ""
+    if module.startswith("signoff.") or calling.__code__.co_filename.startswith(
+            tuple(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib"))):
+        return None
+    return calling
 
 
 def _wrapped(obj: Any) -> Any:

@@ -7,7 +7,6 @@ Each function takes the `Frame` walked; calls are judged in `calls`.
 from __future__ import annotations
 
 import ast
-import inspect
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
@@ -29,7 +28,7 @@ from signoff.effects.values import (
 if TYPE_CHECKING:
     from signoff.effects.frame import Frame
 
-__all__ = ["dunder", "evaluate"]
+__all__ = ["dunder", "evaluate", "truth"]
 
 
 def evaluate(frame: Frame, node: ast.expr) -> Val:
@@ -44,17 +43,25 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         return calls.evaluate_call(frame, node)
     if isinstance(node, ast.Subscript):
         base = evaluate(frame, node.value)
-        evaluate(frame, node.slice)
+        index = evaluate(frame, node.slice)
         dunder(frame, node.value, base, ("__getitem__",), [node.slice])
+        # a sequence of Python's takes the index's __index__, a dict hashes the key
+        dunder(frame, node.slice, index, ("__index__",), [])
+        dunder(frame, node.slice, index, ("__hash__",), [])
         return frame.item(base)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
         parts = [evaluate(frame, e) for e in node.elts]
+        if kind is set:  # each item is hashed, by its class's own code
+            for e, item in zip(node.elts, parts, strict=True):
+                dunder(frame, e, item, ("__hash__",), [])
         shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
         return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
     if isinstance(node, ast.Dict):
-        parts = [evaluate(frame, e) for e in node.keys if e is not None]
-        parts += [evaluate(frame, e) for e in node.values]
+        keys = [(e, evaluate(frame, e)) for e in node.keys if e is not None]
+        for e, key in keys:  # each key is hashed, by its class's own code
+            dunder(frame, e, key, ("__hash__",), [])
+        parts = [key for _, key in keys] + [evaluate(frame, e) for e in node.values]
         return fresh_of(dict, inner=_reach(parts))
     if isinstance(node, ast.BinOp):
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
@@ -62,21 +69,31 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         if name is not None:
             dunder(frame, node.left, left, (f"__{name}__",), [node.right])
             dunder(frame, node.right, right, (f"__r{name}__",), [node.left])
+        if name == "mod" and left.types and left.types <= {str, bytes}:
+            # "%s" % x formats x (and each item of a tuple) by its class's own code
+            shapes = right.contents().parts
+            formatted = [right.reached(p) for p in shapes] if shapes else [frame.iterate(right)]
+            for value in (right, *formatted):
+                calls.special(frame, value, ("__str__", "__repr__"), [], node)
+                calls.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
         kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
         if kinds is None and left.types and left.types <= {list, dict, set}:
             kinds = left.types
         plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
         return Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
     if isinstance(node, ast.BoolOp):
-        return join_all([evaluate(frame, v) for v in node.values])
+        values = [evaluate(frame, each) for each in node.values]
+        for each, tested in zip(node.values[:-1], values, strict=False):  # all but the last
+            truth(frame, each, tested)
+        return join_all(values)
     if isinstance(node, ast.UnaryOp):
         operand = evaluate(frame, node.operand)
-        return (
-            const(True)
-            if isinstance(node.op, ast.Not)
-            else operand.derived(
-                types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
-            )
+        if isinstance(node.op, ast.Not):
+            truth(frame, node.operand, operand)
+            return const(True)
+        dunder(frame, node.operand, operand, (_UNARY[type(node.op)],), [])
+        return operand.derived(
+            types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
         )
     if isinstance(node, ast.Compare):
         left_node, left = node.left, evaluate(frame, node.left)
@@ -84,12 +101,18 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             right = evaluate(frame, right_node)
             if isinstance(op, ast.In | ast.NotIn):
                 dunder(frame, right_node, right, ("__contains__",), [left_node])
+                # a container of Python's compares its items with the value, and a set or a
+                # dict hashes it first: the value's class's own code runs
+                dunder(frame, left_node, left, ("__eq__",), [left_node])
+                dunder(frame, left_node, left, ("__hash__",), [])
             elif type(op) in _COMPARE:
                 dunder(frame, left_node, left, (_COMPARE[type(op)],), [right_node])
+                # (Python asks the right side too, reflected, when the left cannot answer)
+                dunder(frame, right_node, right, (_REFLECTED[type(op)],), [left_node])
             left_node, left = right_node, right
         return fresh_of(bool)
     if isinstance(node, ast.IfExp):
-        evaluate(frame, node.test)
+        truth(frame, node.test, evaluate(frame, node.test))
         return join(evaluate(frame, node.body), evaluate(frame, node.orelse))
     if isinstance(node, ast.JoinedStr):
         for v in node.values:
@@ -143,13 +166,19 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
     if not value.types:
         return None
     for name in names:
-        if any(_defines(t, name) for t in value.types):
+        if any(calls.defines(t, name) for t in value.types):
             call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
                             args=list(args), keywords=[])
             ast.copy_location(call, node)
             ast.fix_missing_locations(call)
             return calls.evaluate_call(frame, call)
     return None
+
+
+def truth(frame: Frame, node: ast.expr, value: Val) -> None:
+    """What testing `value` for truth runs of its class's code (``if x:``, ``not x``, ``x and
+    y``): ``__bool__``, else ``__len__``."""
+    dunder(frame, node, value, ("__bool__", "__len__"), [])
 
 
 def iterated_by(frame: Frame, node: ast.expr, value: Val) -> None:
@@ -160,8 +189,8 @@ def iterated_by(frame: Frame, node: ast.expr, value: Val) -> None:
         iterator = value
     with frame.repeated():
         for kind in iterator.types or ():
-            if any(_defines(kind, name) for name in ("__next__", "__anext__")):
-                method = "__next__" if _defines(kind, "__next__") else "__anext__"
+            if any(calls.defines(kind, name) for name in ("__next__", "__anext__")):
+                method = "__next__" if calls.defines(kind, "__next__") else "__anext__"
                 calls.call_args(frame, frame.an.attr_of_type(frame, iterator, kind, method),
                                 Args([], {}), node)
 
@@ -176,7 +205,7 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
             repeated.enter_context(frame.repeated())
             frame.assign(gen.target, frame.iterate(iterated), None, "=")
             for cond in gen.ifs:
-                evaluate(frame, cond)
+                truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
             parts = [evaluate(frame, node.key), evaluate(frame, node.value)]
             return fresh_of(dict, inner=_reach(parts))
@@ -217,15 +246,11 @@ _COMPARE: dict[type, str] = {
 }
 """The special methods comparisons call."""
 
+_REFLECTED: dict[type, str] = {
+    ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__gt__", ast.LtE: "__ge__", ast.Gt: "__lt__",
+    ast.GtE: "__le__",
+}
+"""The special methods comparisons call on the right side, when the left cannot answer."""
 
-def _defines(cls: type, name: str) -> bool:
-    """Whether `cls` runs Python code of the app's (or a third party's) for special method
-    `name`: signoff's own classes and builtins' slots only compute."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            found = klass.__dict__[name]
-            module = getattr(klass, "__module__", "") or ""
-            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
-                return False
-            return inspect.isfunction(found)
-    return False
+_UNARY: dict[type, str] = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
+"""The special methods unary operators call (``not`` tests truth: `truth`)."""

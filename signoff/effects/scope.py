@@ -38,6 +38,10 @@ class Interpreter(Protocol):
         """Whether `func` is code of the app's own whose source can be read."""
         ...
 
+    def is_standard_library(self, func: Any) -> bool:
+        """Whether `func` is code of Python's standard library."""
+        ...
+
     def call_analysed(
         self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
     ) -> Val:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import tokenize
 import types
 import typing
 from typing import Any
@@ -27,7 +28,10 @@ class SourceIndex:
         """The functions of a source file by the line their code starts on (parsed once)."""
         if filename in self.files:
             return self.files[filename]
-        lines = linecache.getlines(filename, module_globals)
+        # The file as it is on disk, where there is one: what linecache holds for it may be
+        # anything (a library can put text there of its own), and is read only for code that
+        # has no file (a notebook's cells, code a loader gives).
+        lines = _read(filename) or linecache.getlines(filename, module_globals)
         found: dict[int, list[FunctionNode]] | None = None
         if lines:
             try:
@@ -123,3 +127,13 @@ class SourceIndex:
         return hints
 
     # --- records and SQLAlchemy ------------------------------------------------------------
+
+
+def _read(filename: str) -> list[str]:
+    """The lines of the source file `filename` as it is on disk (none when there is no such
+    file, or it cannot be read as Python source)."""
+    try:
+        with tokenize.open(filename) as source:
+            return source.readlines()
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return []

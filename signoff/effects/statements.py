@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import ast
 import inspect
+import types
 from typing import TYPE_CHECKING
 
 from signoff.effects import calls
 from signoff.effects.effect import EffectKind
-from signoff.effects.expressions import dunder, iterated_by
+from signoff.effects.expressions import dunder, iterated_by, truth
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import FRESH, GLOBAL, Inline, Val, const, fresh_of, join, known
 
@@ -44,13 +45,13 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Return):
         frame.returns.append(frame.expr(node.value) if node.value else const(None))
     elif isinstance(node, ast.If):
-        frame.expr(node.test)
+        truth(frame, node.test, frame.expr(node.test))
         body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.While):
         with frame.repeated():
             for _ in range(2):  # twice: a name changed late in the loop is seen early
-                frame.expr(node.test)
+                truth(frame, node.test, frame.expr(node.test))
                 body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.For | ast.AsyncFor):
@@ -90,7 +91,7 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Import | ast.ImportFrom):
         import_(frame, node)
     elif isinstance(node, ast.Assert):
-        frame.expr(node.test)
+        truth(frame, node.test, frame.expr(node.test))
     elif isinstance(node, ast.Match):
         subject = frame.expr(node.subject)
         for case in node.cases:
@@ -181,13 +182,21 @@ def delete(frame: Frame, target: ast.expr) -> None:
 
 
 def property_setter(frame: Frame, base: Val, attr: str, value: Val, node: ast.expr) -> None:
-    """Assigning to a property runs its setter: follow it."""
+    """Assigning to a property runs its setter, to a descriptor of the app's its ``__set__``,
+    and on an object whose class of the app's has its own ``__setattr__``, that: follow them."""
     for cls in base.types or ():
         if cls.__module__ == "builtins":
             continue
         prop = inspect.getattr_static(cls, attr, None)
         if isinstance(prop, property) and prop.fset is not None:
             calls.call_function(frame, prop.fset, [base, value], {}, node, cls=cls)
+        setter = inspect.getattr_static(type(prop), "__set__", None)
+        if isinstance(setter, types.FunctionType) and frame.an.is_app_code(setter):
+            calls.call_function(frame, setter, [known(prop), base, value], {}, node,
+                                cls=type(prop))
+        own = inspect.getattr_static(cls, "__setattr__", None)
+        if isinstance(own, types.FunctionType) and frame.an.is_app_code(own):
+            calls.call_function(frame, own, [base, const(attr), value], {}, node, cls=cls)
 
 
 def enter_with(frame: Frame, item: ast.withitem) -> None:

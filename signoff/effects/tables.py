@@ -265,10 +265,100 @@ MUTATES_ARGUMENT: dict[str, int] = {
 }
 """Allow-listed functions that change one of their arguments (by position)."""
 
-CHANGES_GLOBAL_STATE = frozenset(
-    {"random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate", "decimal.setcontext"}
-)
+CHANGES_GLOBAL_STATE = frozenset({
+    "random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate",
+    "decimal.setcontext",
+    # logging's configuration is the process's: a filter or a factory added runs later, for
+    # every record, and logging switched off silences where refusals are told
+    "logging.disable", "logging.setLoggerClass", "logging.setLogRecordFactory",
+    "logging.captureWarnings", "logging.addLevelName", "logging.Logger.addFilter",
+    "logging.Logger.removeFilter", "logging.Logger.removeHandler", "logging.Logger.setLevel",
+    "logging.Filterer.addFilter", "logging.Filterer.removeFilter", "logging.Handler.addFilter",
+    "logging.Handler.removeFilter", "logging.Handler.setLevel", "logging.Handler.setFormatter",
+    "logging.RootLogger.addFilter", "logging.RootLogger.removeFilter",
+    "logging.RootLogger.removeHandler", "logging.RootLogger.setLevel",
+})  # fmt: skip
 """Allow-listed functions that change the process's shared state."""
+
+EVALUATES_TEXT = frozenset({
+    "typing.get_type_hints", "typing_extensions.get_type_hints", "typing.ForwardRef._evaluate",
+    "typing._eval_type",
+})  # fmt: skip
+"""Allow-listed functions that run text as code (annotations written as strings are evaluated):
+what they do cannot be known from the code that calls them."""
+
+WRITES_TO_STREAM: dict[str, tuple[str, int | None]] = {
+    "builtins.print": ("file", None),
+    "json.dump": ("fp", 1),
+}
+"""Allow-listed functions that write to a stream they are given (by keyword, and position):
+its own ``write`` is called, whatever the stream is."""
+
+ABC_MIXIN_CALLS = ("__getitem__", "__setitem__", "__delitem__", "__iter__", "__len__",
+                   "__contains__", "insert", "add", "discard", "keys", "__next__")
+"""What a method ``collections.abc`` gives a class (``MutableMapping.update``, ``pop``…) calls of
+the class's own methods: followed when the class defines them in Python."""
+
+SPECIAL_METHODS_CALLED: dict[str, tuple[str, ...]] = {
+    "builtins.str": ("__str__", "__repr__"),
+    "builtins.repr": ("__repr__",),
+    "builtins.ascii": ("__repr__",),
+    "builtins.format": ("__format__", "__str__", "__repr__"),
+    "builtins.len": ("__len__",),
+    "builtins.bool": ("__bool__", "__len__"),
+    "builtins.int": ("__int__", "__index__", "__trunc__"),
+    "builtins.float": ("__float__", "__index__"),
+    "builtins.complex": ("__complex__", "__float__", "__index__"),
+    "builtins.bin": ("__index__",),
+    "builtins.oct": ("__index__",),
+    "builtins.hex": ("__index__",),
+    "builtins.abs": ("__abs__",),
+    "builtins.hash": ("__hash__",),
+    "builtins.round": ("__round__",),
+    "builtins.divmod": ("__divmod__",),
+    "builtins.pow": ("__pow__",),
+    "builtins.dir": ("__dir__",),
+    "builtins.next": ("__next__",),
+    "builtins.iter": ("__iter__", "__getitem__"),
+    "builtins.reversed": ("__reversed__", "__len__"),
+    "math.floor": ("__floor__",),
+    "math.ceil": ("__ceil__",),
+    "math.trunc": ("__trunc__",),
+    "operator.index": ("__index__",),
+    "operator.length_hint": ("__len__", "__length_hint__"),
+    "copy.copy": ("__copy__", "__reduce_ex__", "__reduce__"),
+    "copy.deepcopy": ("__deepcopy__", "__reduce_ex__", "__reduce__"),
+}
+"""Allow-listed calls that run a special method of their first argument's class (``str(x)``
+runs ``x.__str__``), each with the methods it may run, the first a class defines being run:
+code of the app's that runs, so its effects count."""
+
+ITERATES_ARGUMENTS: dict[str, tuple[int | None, tuple[str, ...]]] = {
+    "builtins.list": (0, ()),
+    "builtins.tuple": (0, ()),
+    "builtins.set": (0, ("__hash__",)),
+    "builtins.frozenset": (0, ("__hash__",)),
+    "builtins.dict": (0, ("__hash__",)),
+    "builtins.sorted": (0, ("__lt__",)),
+    "builtins.sum": (0, ("__radd__", "__add__")),
+    "builtins.min": (None, ("__lt__",)),
+    "builtins.max": (None, ("__gt__",)),
+    "builtins.any": (0, ("__bool__", "__len__")),
+    "builtins.all": (0, ("__bool__", "__len__")),
+    "builtins.enumerate": (0, ()),
+    "builtins.zip": (None, ()),
+    "builtins.map": (None, ()),
+    "builtins.filter": (1, ("__bool__", "__len__")),
+    "builtins.str.join": (0, ()),
+    "builtins.list.extend": (0, ()),
+    "builtins.set.update": (None, ("__hash__",)),
+    "collections.Counter": (0, ("__hash__",)),
+    "collections.deque": (0, ()),
+    "collections.OrderedDict": (0, ("__hash__",)),
+}
+"""Allow-listed calls that iterate over an argument (by position; None: every one, and of one
+alone, its items: ``min(a, b)``, ``min(items)``), and the special method each item's class runs
+as they do it (the first its class defines: sorting compares them, a set hashes them)."""
 
 UNKNOWABLE_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "breakpoint", "input"})
 """Builtins whose effect cannot be known from the code."""
@@ -294,6 +384,12 @@ CALLBACK_POSITIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "itertools.filterfalse": ((0,), ()),
     "itertools.groupby": ((1,), ("key",)),
     "itertools.accumulate": ((1,), ("func",)),
+    "json.dumps": ((), ("default",)),
+    "json.dump": ((), ("default",)),
+    "json.loads": ((), ("object_hook", "object_pairs_hook", "parse_float", "parse_int",
+                        "parse_constant")),
+    "json.load": ((), ("object_hook", "object_pairs_hook", "parse_float", "parse_int",
+                       "parse_constant")),
     "re.sub": ((1,), ("repl",)),
     "re.subn": ((1,), ("repl",)),
     "list.sort": ((), ("key",)),

@@ -26,6 +26,7 @@ from mcp import Client
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
+from signoff.actions.declare import ActionFunction, ActionOptions
 from signoff.effects import sends
 from signoff.exceptions import Invalid
 from tests.effects_corpus import helpers
@@ -470,17 +471,26 @@ def callback_to_helper(items: list[int], fn) -> list[int]:  # type: ignore[no-un
     return sorted(items, key=fn)
 
 
-class ActionWrapper:
-    """Stands for the object signoff wraps an action in: it carries ``__wrapped__``."""
+wrapped_set_price = ActionFunction(set_price, ActionOptions())
+"""The object signoff wraps an action in: it carries ``__wrapped__``, and only calls it."""
+
+
+class AuditedCall:
+    """A decorator made of a class: its ``__call__`` runs, whatever ``__wrapped__`` says."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.__wrapped__ = fn
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        os.system("logger called")
         return self.__wrapped__(*args, **kwargs)
 
 
-wrapped_set_price = ActionWrapper(set_price)
+audited_set_price = AuditedCall(set_price)
+
+
+def call_an_audited_helper(repair: Repair, price: int) -> None:
+    audited_set_price(repair, price)
 
 
 # --- raising ------------------------------------------------------------------------------------

@@ -1,0 +1,291 @@
+"""Code that Python runs without its being called by name: the special methods of an app's own
+class (``str(x)`` runs ``x.__str__``), a descriptor's, a class's own ``__setattr__``, what an
+allow-listed library calls of what it is given (an encoder's ``default``, a stream's ``write``,
+a ``MutableMapping``'s ``__setitem__`` from its ``update``), a decorator made of a class.
+Each function here reaches outside (``os.system``) only through such code, or changes the
+process's shared state (logging's configuration), and looks as if it only reads."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import math
+import os
+import typing
+from collections.abc import Iterator, MutableMapping
+from typing import Any
+
+
+class Loud:
+    """Every special method it has reaches outside."""
+
+    def __str__(self) -> str:
+        os.system("echo str")
+        return "loud"
+
+    def __repr__(self) -> str:
+        os.system("echo repr")
+        return "Loud()"
+
+    def __format__(self, spec: str) -> str:
+        os.system("echo format")
+        return "loud"
+
+    def __len__(self) -> int:
+        os.system("echo len")
+        return 1
+
+    def __bool__(self) -> bool:
+        os.system("echo bool")
+        return True
+
+    def __hash__(self) -> int:
+        os.system("echo hash")
+        return 1
+
+    def __iter__(self) -> Iterator[int]:
+        os.system("echo iter")
+        return iter([1])
+
+    def __neg__(self) -> int:
+        os.system("echo neg")
+        return -1
+
+    def __abs__(self) -> int:
+        os.system("echo abs")
+        return 1
+
+    def __int__(self) -> int:
+        os.system("echo int")
+        return 1
+
+    def __index__(self) -> int:
+        os.system("echo index")
+        return 0
+
+    def __floor__(self) -> int:
+        os.system("echo floor")
+        return 0
+
+    def __copy__(self) -> Loud:
+        os.system("echo copy")
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        os.system("echo eq")
+        return True
+
+    def __lt__(self, other: object) -> bool:
+        os.system("echo lt")
+        return True
+
+
+class LoudAttribute:
+    """A descriptor whose reading and writing reach outside."""
+
+    def __get__(self, obj: object, owner: type | None = None) -> int:
+        os.system("echo get")
+        return 1
+
+    def __set__(self, obj: object, value: int) -> None:
+        os.system("echo set")
+
+
+class Shelf:
+    size = LoudAttribute()
+
+
+class Watched:
+    def __setattr__(self, name: str, value: Any) -> None:
+        os.system("echo setattr")
+        object.__setattr__(self, name, value)
+
+
+class LoudEncoder(json.JSONEncoder):
+    def default(self, o: Any) -> Any:
+        os.system("echo default")
+        return str(id(o))
+
+
+class LoudFields(MutableMapping[str, str]):
+    """A mapping of the app's whose writing reaches outside."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, str] = {}
+
+    def __getitem__(self, key: str) -> str:
+        return self._data[key]
+
+    def __setitem__(self, key: str, value: str) -> None:
+        os.system("echo setitem")
+        self._data[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class Audited:
+    """A decorator made of a class: its ``__call__`` runs, whatever ``__wrapped__`` says."""
+
+    def __init__(self, fn: Any) -> None:
+        self.__wrapped__ = fn
+
+    def __call__(self, *args: Any) -> Any:
+        os.system("echo audited")
+        return self.__wrapped__(*args)
+
+
+def _title(text: str) -> str:
+    return text.title()
+
+
+audited_title = Audited(_title)
+
+
+def hinted(x: "os.system('echo hints') or str") -> None:  # noqa: UP037
+    """Its annotation, written as text, runs when the hints are read."""
+
+
+def by_str() -> str:
+    return str(Loud())
+
+
+def by_repr() -> str:
+    return repr(Loud())
+
+
+def by_format() -> str:
+    return format(Loud())
+
+
+def by_str_format() -> str:
+    return "{}".format(Loud())  # noqa: UP032
+
+
+def by_percent() -> str:
+    return "%s" % (Loud(),)  # noqa: UP031
+
+
+def by_len() -> int:
+    return len(Loud())
+
+
+def by_if() -> str:
+    return "yes" if Loud() else "no"
+
+
+def by_not() -> bool:
+    return not Loud()
+
+
+def by_and() -> object:
+    return Loud() and 1
+
+
+def by_dict_key() -> int:
+    return len({Loud(): 1})
+
+
+def by_set() -> int:
+    return len({Loud()})
+
+
+def by_list() -> list[int]:
+    return list(Loud())
+
+
+def by_sorted() -> int:
+    return len(sorted([Loud(), Loud()]))
+
+
+def by_neg() -> int:
+    return -Loud()
+
+
+def by_abs() -> int:
+    return abs(Loud())
+
+
+def by_int() -> int:
+    return int(Loud())
+
+
+def by_index() -> int:
+    return [1, 2][Loud()]
+
+
+def by_floor() -> int:
+    return math.floor(Loud())  # type: ignore[call-overload]
+
+
+def by_copy() -> object:
+    return copy.copy(Loud())
+
+
+def by_reflected_eq() -> bool:
+    return 1 == Loud()  # noqa: SIM300
+
+
+def by_in() -> bool:
+    return Loud() in [1]
+
+
+def by_encoder() -> str:
+    return json.dumps(object(), cls=LoudEncoder)
+
+
+def by_descriptor_get() -> int:
+    return Shelf().size
+
+
+def by_descriptor_set() -> None:
+    Shelf().size = 2
+
+
+def by_setattr() -> None:
+    watched = Watched()
+    watched.seen = True
+
+
+def by_mapping_update() -> int:
+    fields = LoudFields()
+    fields.update({"title": "new"})
+    return len(fields)
+
+
+def by_class_decorator() -> str:
+    return str(audited_title("a title"))
+
+
+def by_type_hints() -> int:
+    return len(typing.get_type_hints(hinted))
+
+
+STREAM = open(os.devnull, "w")  # noqa: SIM115 (opened once, as an app opens its log)
+
+
+def by_print_file() -> None:
+    print("a line", file=STREAM)
+
+
+def by_json_dump() -> None:
+    json.dump({"a": 1}, STREAM)
+
+
+def by_environ_update() -> None:
+    os.environ.update({"HTTPS_PROXY": "http://proxy.example"})
+
+
+def by_logging_filter() -> None:
+    logging.getLogger().addFilter(logging.Filter("x"))
+
+
+def by_logging_disable() -> None:
+    logging.disable(logging.CRITICAL)
