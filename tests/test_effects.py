@@ -901,3 +901,25 @@ def test_code_python_runs_unnamed_counts(name: str) -> None:
         assert EffectKind.CHANGES in {e.kind for e in effects.effects}
     elif name not in ("by_type_hints", "by_print_file", "by_json_dump"):
         assert ("external", "os.system") in _found(effects), "\n".join(effects.explain())
+
+
+def test_a_function_of_the_database_not_known_to_only_read_is_a_change() -> None:
+    """A function the database was given may write, called in a SELECT as much as anywhere:
+    through SQLAlchemy's ``func`` or in SQL text, one not known to only read is a change of
+    something unknown; ``count`` and the like only read."""
+    from sqlalchemy import func, select
+
+    def by_func(session: Session) -> int:
+        return int(session.execute(select(func.archive_notes())).scalar_one())
+
+    def by_text(session: Session) -> int:
+        return int(session.execute(text("SELECT archive_notes()")).scalar_one())
+
+    def counted(session: Session) -> int:
+        return int(session.execute(select(func.count())).scalar_one())
+
+    assert not analyse(by_func, name="by_func").only_reads
+    assert "calls the database's function archive_notes(), not known to only read" in "\n".join(
+        analyse(by_func, name="by_func").explain())
+    assert not analyse(by_text, name="by_text").only_reads
+    assert analyse(counted, name="counted").only_reads

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -74,7 +75,7 @@ class _Made(metaclass=_Meta):
 
 
 class _Encoder(json.JSONEncoder):
-    """Writes a file as it encodes (a class handed to `json.dumps` is not followed)."""
+    """Writes a file as it encodes."""
 
     target = Path()
 
@@ -105,15 +106,21 @@ def _bodies(folder: Path) -> dict[str, Callable[..., None]]:
                                     a_statement_as_printed, a_file_by_an_encoder)}
 
 
+def _gap(counter: Any, session: Session) -> None:
+    """Does nothing: what the analysis reads as an action is registered. A test puts a body in
+    its place after that — code swapped in once the effects were found, which they do not
+    follow (``print``, descriptors and encoders were gaps of their own once; a metaclass's
+    ``__call__`` still is) — so that only the run's hold stands in the way."""
+
+
 @pytest.mark.parametrize("body", ["printed", "by_a_descriptor", "by_a_metaclass",
                                   "a_statement_as_printed", "a_file_by_an_encoder"])
 def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
-        tmp_path: Path, body: str) -> None:
-    """Each body is found to only read (a gap in the analysis each, of a security review's
-    findings: others are closed in the analysis) and ran alone with no permit at all, changing
-    the counter or writing a file. Run alone now, its call ends Failed, the counter reads 0 and
-    no file is written; the task goes on, and an honest reading action beside it runs as
-    before."""
+        tmp_path: Path, body: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each body gets past the analysis (found to only read) and ran alone with no permit at
+    all, changing the counter or writing a file. Run alone now, its call ends Failed, the
+    counter reads 0 and no file is written; the task goes on, and an honest reading action
+    beside it runs as before."""
     app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
     run = _bodies(tmp_path)[body]
 
@@ -124,7 +131,7 @@ def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
     @app.action
     def peek(counter: Counter, session: TheSession) -> str:
         """Look at the counter."""
-        run(counter, session)
+        _gap(counter, session)
         return "Looked."
 
     @app.action
@@ -146,8 +153,8 @@ def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
     with app.session(as_=app.system) as s:
         counter = Counter()
         s.add(counter)
-    # Still a gap in the analysis (when one closes, the body is to be replaced by an open one).
     assert app.actions.info("peek").effects.only_reads
+    monkeypatch.setattr(sys.modules[__name__], "_gap", run)
     outcome = app.agent(Clerk).do(Look(), counter, for_=noor, model=ScriptedModel(
         says.tool(peek, counter=counter.id), says.tool(read, counter=counter.id),
         says.hand_back(Tally(total=0))))
@@ -163,7 +170,18 @@ def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
     app.database.dispose()
 
 
-def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(tmp_path: Path) -> None:
+def _encoded(note: str) -> str:
+    """What an action encodes by, as the analysis reads it; `_encoded_to_a_file` is put in its
+    place once the action is registered (a gap: see `_gap`)."""
+    return json.dumps({"note": note})
+
+
+def _encoded_to_a_file(note: str) -> str:
+    return json.dumps({"note": note, "a": {1}}, cls=_Encoder)
+
+
+def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One that takes no record runs in a transaction of its own, with no session: a file it
     writes through a gap in the analysis is refused all the same, and the call ends Failed."""
     app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
@@ -172,7 +190,7 @@ def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(tmp_path
     @app.action
     def encode(note: str) -> str:
         """Encode a note."""
-        return json.dumps({"note": note, "a": {1}}, cls=_Encoder)
+        return _encoded(note)
 
     class Encoding(Skill[None, Tally]):
         description = "Encode."
@@ -185,6 +203,7 @@ def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(tmp_path
     noor = app.people.add("noor@t.example", "Noor")
     app.add_agent(Clerk, sponsor=noor)
     assert app.actions.info("encode").effects.only_reads
+    monkeypatch.setattr(sys.modules[__name__], "_encoded", _encoded_to_a_file)
     outcome = app.agent(Clerk).do(Encoding(), None, for_=noor, model=ScriptedModel(
         says.tool(encode, note="hello"), says.hand_back(Tally(total=0))))
     (call,) = app.agent(Clerk).answers(outcome.task, 1)
@@ -194,7 +213,7 @@ def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(tmp_path
 
 
 def test_what_an_action_found_to_only_read_tried_is_logged_in_a_sentence(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     """What it tried reaches the log as one sentence at ERROR, with no traceback: a refusal
     the run foresaw, not a failure of signoff's own (it was logged a second time, with the
     refusal's traceback, as an unforeseen failure)."""
@@ -204,8 +223,9 @@ def test_what_an_action_found_to_only_read_tried_is_logged_in_a_sentence(
     @app.action
     def encode(note: str) -> str:
         """Encode a note."""
-        return json.dumps({"note": note, "a": {1}}, cls=_Encoder)
+        return _encoded(note)
 
+    monkeypatch.setattr(sys.modules[__name__], "_encoded", _encoded_to_a_file)
     with caplog.at_level(logging.INFO, logger="signoff"):
         result = app.actions.run("encode", {"note": "hello"}, as_=app.system)
     assert result.outcome.value == "Failed"
@@ -332,4 +352,48 @@ def test_a_validator_that_does_more_than_read_is_refused_before_anyone_decides(
     told = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert told == [f"A validator of post's parameters may only read: it tried to open "
                     f"{_Note.target} for writing."]
+    app.database.dispose()
+
+
+def test_a_database_function_that_may_write_is_no_reading_on_postgresql(
+        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function the database was given (PL/pgSQL here, which changes the counter) called in
+    a SELECT: the action calling it is not found to only read, so an agent proposes it; one
+    that got it past the analysis is refused as it sends it, and the counter keeps its value
+    (it was read as a SELECT, run alone, and the change committed, past the records' rules)."""
+    app = App("t", database=request.getfixturevalue("postgres_database"))
+
+    class Counter(app.Record):  # type: ignore[name-defined, misc]
+        value: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def bump(counter: Counter, session: TheSession) -> int:
+        """Look at the counter, through the database's function."""
+        return int(session.execute(text("SELECT bump_counters()")).scalar_one())
+
+    @app.action
+    def peek(counter: Counter, session: TheSession) -> str:
+        """Look at the counter."""
+        _gap(counter, session)
+        return "Looked."
+
+    with app.session(as_=app.system) as s:
+        counter = Counter()
+        s.add(counter)
+    with app.database.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "CREATE FUNCTION bump_counters() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN "
+            f"UPDATE {Counter.__tablename__} SET value = 9; RETURN 9; END $$")
+    effects = app.actions.info("bump").effects
+    assert not effects.only_reads
+    assert any("bump_counters" in line or "session.execute" in line
+               for line in effects.explain()), effects.explain()
+    assert app.actions.info("peek").effects.only_reads
+    monkeypatch.setattr(sys.modules[__name__], "_gap", lambda counter, session: session.execute(
+        text("SELECT bump_counters()")))
+    result = app.actions.run("peek", {"counter": counter.id}, as_=app.system)
+    assert result.outcome.value == "Failed"
+    with app.session(as_=app.system) as s:
+        assert s.get(Counter, counter.id).value == 0
     app.database.dispose()

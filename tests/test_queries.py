@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,18 +27,10 @@ def _write_it() -> None:
         file.write("x")
 
 
-@dataclass(eq=False)
-class Sneaky:
-    """Comparing it writes a file: code that a list's ``in`` runs, which the static analysis
-    does not follow (the list's own comparison is C code)."""
-
-    n: int = 0
-
-    def __eq__(self, other: object) -> bool:
-        _write_it()
-        return isinstance(other, Sneaky) and other.n == self.n
-
-    __hash__ = object.__hash__
+def _hidden(*args: Any) -> None:
+    """Does nothing: what the analysis reads as a query is registered. A test puts a writing
+    attempt in its place after that (code swapped in once the effects were found, which they
+    do not follow: only the run-time guard stands in the way)."""
 
 
 @dataclass
@@ -81,7 +74,7 @@ def test_formatting_a_value_counts_what_its_class_does() -> None:
 
 
 def test_what_the_analysis_cannot_see_is_stopped_at_run_time(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A query whose hidden write gets past the analysis ends Failed; the file is not written,
     and the log says what it tried."""
@@ -89,16 +82,18 @@ def test_what_the_analysis_cannot_see_is_stopped_at_run_time(
     app = App("t", database="sqlite://")
 
     @app.action(query=True)
-    def show(thing: Sneaky) -> str:
-        """Say whether a thing is a known one."""
+    def show(n: int) -> str:
+        """Say whether a number is a known one."""
         try:
-            return "known" if thing in [Sneaky(n=2)] else "new"
+            _hidden()
         except Exception:
             return "swallowed"
+        return "known" if n == 2 else "new"
 
+    monkeypatch.setattr(sys.modules[__name__], "_hidden", _write_it)
     someone = app.people.add("a@x.example", "Ann")
     with caplog.at_level(logging.ERROR, logger="signoff.actions"):
-        result = app.actions.run("show", {"thing": {"n": 1}}, as_=someone)
+        result = app.actions.run("show", {"n": 1}, as_=someone)
     assert (result.outcome, result.problem) == (ActionOutcome.FAILED, FAILED_TEXT)
     assert not WRITTEN.exists()
     assert "it tried to open /tmp/signoff-query-test.txt for writing" in caplog.text
@@ -417,22 +412,6 @@ POSTGRES_ATTEMPTS = [commit_then_insert, commit_hidden_in_quotes, commit_hidden_
                      set_a_sequence, large_object, copy_to_a_file, log_to_a_new_file]
 
 
-@dataclass(eq=False)
-class Trigger:
-    """Comparing it runs a writing attempt: C code (a list's ``in``) calls it, where the static
-    analysis does not follow, so only the run-time guard stands in the way."""
-
-    attempt: Any
-    session: Session
-    where: str
-
-    def __eq__(self, other: object) -> bool:
-        self.attempt(self.session, self.where)
-        return False
-
-    __hash__ = object.__hash__
-
-
 _POSTGRES_STATE = {
     "statement timeout": "SHOW statement_timeout",
     "listening": "SELECT count(*) FROM pg_listening_channels()",
@@ -513,7 +492,7 @@ def test_a_writing_attempt_in_a_query_is_refused_at_registration(dialect: str, a
 @pytest.mark.parametrize(("dialect", "attempt"), ALL_ATTEMPTS)
 def test_a_hidden_writing_attempt_is_refused_at_run_time(
     dialect: str, attempt: Any, request: pytest.FixtureRequest, tmp_path: Path,
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Hidden where the analysis does not look, each writing attempt is refused as it runs: the
     query ends Failed, nothing is written, and the pooled connection is as it was (settings,
@@ -524,11 +503,13 @@ def test_a_hidden_writing_attempt_is_refused_at_run_time(
     def peek(session: Session, where: str) -> str:
         """Look, and try to write where the analysis cannot see."""
         try:
-            return "same" if Trigger(attempt, session, where) in [None] else "other"
+            _hidden(session, where)
         except Exception:
             return "swallowed"
+        return "looked"
 
     setup.app.add_action(peek, query=True, provided={"session": "session"})
+    monkeypatch.setattr(sys.modules[__name__], "_hidden", attempt)
     with caplog.at_level(logging.ERROR, logger="signoff.actions"):
         result = setup.app.actions.run("peek", {"where": str(setup.where)}, as_=setup.ann)
     assert result.outcome is ActionOutcome.FAILED

@@ -60,6 +60,14 @@ def test_statements_split_as_the_database_splits_them(
         ("PRAGMA query_only=OFF", False, "change a setting"),
         ("EXPLAIN ANALYZE SELECT 1", True, "write through EXPLAIN"),
         ("ROLLBACK", True, "run ROLLBACK"),
+        # a function the database was given may write: only those known to read pass
+        ("SELECT archive_notes()", True, "call archive_notes(), a function not known to only read"),
+        ('SELECT public."archive"(1) FROM t', True, "call archive()"),
+        ("SELECT count(*), lower(name), coalesce(a, b) FROM t WHERE id IN (1, 2)", True, ""),
+        ("SELECT CAST(price AS numeric(10, 2)), date_trunc('day', at) FROM t", True, ""),
+        ("SELECT rowid, bm25(parts_fts) AS rank FROM parts_fts WHERE parts_fts MATCH 'x'", False,
+         ""),
+        ("WITH a AS (SELECT 1) SELECT * FROM a, json_each('[1]')", False, ""),
     ],
 )
 def test_the_driver_filter_passes_only_reading(sql: str, postgresql: bool, refusal: str) -> None:

@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from signoff.effects.sqltext import SIDE_EFFECT_FUNCTIONS, statements
+from signoff.effects.sqltext import statements, unknown_function
 
 __all__ = ["ReadOnlyCursor", "ReadOnlyDriver", "reading_refusal", "sqlite_authorizer"]
 
@@ -93,10 +93,11 @@ def _part_refusal(part: str) -> str:
         pragma = _PRAGMA.match(part)
         if pragma is None or (pragma.group(2).strip() and pragma.group(1).lower() not in _READ_PRAGMAS):
             return "change a setting"
+        return ""  # (``PRAGMA table_info(t)``: a pragma's argument, no function)
     elif verb != "SHOW" and _WRITING_WORDS.search(part):
         return f"write through {verb}"
-    effect = SIDE_EFFECT_FUNCTIONS.search(part)
-    return f"call {effect.group(1)}()" if effect is not None else ""
+    called = unknown_function(part)
+    return f"call {called}(), a function not known to only read" if called else ""
 
 
 def _text(statement: object) -> str | None:

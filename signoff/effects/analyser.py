@@ -21,6 +21,8 @@ import types
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy import func as sql_functions
+
 from signoff.effects import orm, pydantic_models
 from signoff.effects.annotations import annotation_types
 from signoff.effects.calls import call_args, call_function, call_site, declared
@@ -29,6 +31,7 @@ from signoff.effects.frame import EMPTY_CELL, Frame
 from signoff.effects.scope import Scope
 from signoff.effects.signature import FunctionNode, Param, bind
 from signoff.effects.source import SourceIndex
+from signoff.effects.sqltext import READING_FUNCTIONS
 from signoff.effects.summary import Summary
 from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, is_sink, qualified_name
 from signoff.effects.values import (
@@ -89,6 +92,10 @@ class Analyser:
 
     def attr_of_object(self, frame: Scope, base: Val, obj: Any, attr: str) -> Val:
         """``obj.attr`` for a known object."""
+        if isinstance(obj, _FUNCTIONS) and attr.lower() not in READING_FUNCTIONS:
+            # ``func.archive_notes()``: a function of the database's, which may write
+            frame.add(EffectKind.CHANGES, "", (f"func.{attr}()",),
+                      f"calls the database's function {attr}(), not known to only read")
         if inspect.ismodule(obj):
             qual = f"{base.qual or obj.__name__}.{attr}"
             value = obj.__dict__.get(attr, _MISSING)
@@ -522,6 +529,9 @@ _LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
 _STANDARD_LIBRARY = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                                   if key in ("stdlib", "platstdlib")}))
 """Where the standard library lives (its installed packages are elsewhere, `_LIBRARIES`)."""
+
+_FUNCTIONS = type(sql_functions)
+"""What SQLAlchemy's ``func`` is (``func.lower``, ``func.schema.fn``: each a new one)."""
 
 _ANALYSER = Analyser()
 

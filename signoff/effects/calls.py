@@ -452,6 +452,9 @@ def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None)
     if q == "builtins.str.format":  # each value is formatted by its class's own code
         for value in args.every():
             special(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
+    if q == "builtins.print":  # each value is turned into text by its class's own code
+        for value in args.pos:
+            special(frame, value, ("__str__", "__repr__"), [], node)
     stream = WRITES_TO_STREAM.get(q)
     if stream is not None:  # print(..., file=f) and json.dump(o, f) call f.write
         keyword, at = stream

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from signoff.effects.effect import EffectKind
 
-__all__ = ["SIDE_EFFECT_FUNCTIONS", "sql_effects", "statements"]
+__all__ = ["READING_FUNCTIONS", "sql_effects", "statements", "unknown_function"]
 
 _SQL_STATEMENT = re.compile(
     r"^\s*(?:\(\s*)*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|UPSERT|MERGE)\b", re.IGNORECASE
@@ -25,17 +25,68 @@ _SQL_TABLE = {
 _SQL_WRITE_VERBS = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT)\b", re.I)
 
 
-SIDE_EFFECT_FUNCTIONS = re.compile(
-    r"""(?<![\w$])"?(set_config|pg_advisory_\w*|pg_try_advisory_\w*|pg_notify|nextval|setval
-    |lo_import|lo_export|lo_create|lo_creat|lo_unlink|lo_put|lo_from_bytea|lo_truncate
-    |pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_switch_wal
-    |pg_create_restore_point|pg_logical_emit_message|pg_stat_reset\w*|dblink\w*|load_extension
-    )"?\s*\(""",
-    re.I | re.X,
-)
-"""Functions that change the server, the session or the outside even when called in a SELECT
-(PostgreSQL's settings, advisory locks, notifications, sequences, large objects; SQLite's
-extensions)."""
+READING_FUNCTIONS = frozenset("""
+count sum avg min max total group_concat string_agg array_agg json_agg jsonb_agg
+json_object_agg jsonb_object_agg bool_and bool_or every bit_and bit_or stddev stddev_pop
+stddev_samp variance var_pop var_samp percentile_cont percentile_disc mode corr covar_pop
+covar_samp row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value
+last_value nth_value abs ceil ceiling floor round trunc sign sqrt cbrt power pow exp ln log
+log10 log2 mod div greatest least pi degrees radians sin cos tan asin acos atan atan2 random
+width_bucket lower upper length char_length character_length octet_length bit_length substr
+substring trim ltrim rtrim btrim replace concat concat_ws position strpos instr left right
+lpad rpad repeat reverse split_part initcap format printf quote quote_ident quote_literal
+quote_nullable md5 sha256 hex unhex unicode char chr ascii regexp_replace regexp_matches
+regexp_match regexp_like regexp_split_to_array regexp_split_to_table regexp_count
+regexp_substr translate to_hex encode decode starts_with glob like soundex string_to_array
+array_to_string overlay coalesce nullif ifnull iif now date time datetime julianday strftime
+unixepoch timediff date_trunc date_part date_bin extract age to_char to_date to_timestamp
+to_number make_date make_time make_timestamp make_timestamptz make_interval clock_timestamp
+statement_timestamp transaction_timestamp timeofday justify_days justify_hours
+justify_interval isfinite timezone json jsonb json_extract json_array json_object json_type
+json_valid json_array_length json_each json_tree json_group_array json_group_object
+json_quote json_insert json_replace json_set json_remove json_patch jsonb_extract_path
+json_extract_path jsonb_extract_path_text json_extract_path_text jsonb_array_elements
+json_array_elements jsonb_array_elements_text json_array_elements_text jsonb_each
+jsonb_each_text json_each_text jsonb_object_keys json_object_keys jsonb_build_object
+json_build_object jsonb_build_array json_build_array to_json to_jsonb jsonb_typeof
+json_typeof jsonb_set jsonb_insert jsonb_strip_nulls json_strip_nulls jsonb_pretty
+row_to_json array_to_json jsonb_array_length jsonb_path_query jsonb_path_query_array
+jsonb_path_query_first jsonb_path_exists jsonb_path_match jsonb_contains array_length
+cardinality unnest array_position array_positions array_append array_prepend array_cat
+array_remove array_replace array_dims array_lower array_upper array_ndims generate_series
+generate_subscripts cast typeof pg_typeof current_setting version current_database
+current_schema current_schemas sqlite_version changes last_insert_rowid total_changes
+likely unlikely likelihood zeroblob randomblob gen_random_uuid uuid_generate_v4
+to_tsvector to_tsquery plainto_tsquery phraseto_tsquery websearch_to_tsquery ts_rank
+ts_rank_cd ts_headline setweight strip bm25 highlight snippet offsets matchinfo
+varchar char character varying numeric decimal float double real timestamp timestamptz
+timetz interval bit varbit nvarchar nchar
+""".split())  # noqa: SIM905 (words read best as words)
+"""SQL functions (and types, as ``CAST(x AS varchar(20))`` writes them) of SQLite and PostgreSQL
+known to only compute or read. Any other a statement calls — a function the database was
+given, which may write (``SELECT archive_notes()``), or one that changes the server, the session
+or the outside (``set_config``, ``nextval``, ``pg_notify``, advisory locks) — is taken to
+change something unknown."""
+
+_WORDS_BEFORE_PARENTHESES = frozenset("""
+in exists values as on using over filter within any all some not and or select from where
+join into with array row lateral grouping case when then else by partition order group
+having limit offset union except intersect is between like ilike similar escape distinct
+recursive materialized cube rollup sets table returning set
+""".split())  # noqa: SIM905
+"""SQL's own words that an opening parenthesis may follow: no function is called."""
+
+_CALLED = re.compile(r'(?<![\w$])"?([^\W\d][\w$]*)"?\s*\(')
+
+
+def unknown_function(statement: str) -> str:
+    """The first function `statement` (its quotes emptied: `statements`) calls that is not known
+    to only read (`READING_FUNCTIONS`), by its name as written, or ""."""
+    for called in _CALLED.finditer(statement):
+        name = called.group(1)
+        if name.lower() not in READING_FUNCTIONS and name.lower() not in _WORDS_BEFORE_PARENTHESES:
+            return name
+    return ""
 
 
 def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
@@ -50,7 +101,8 @@ def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
         verb = head.group(1).upper()
         if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
             found.extend((EffectKind.READS, t) for t in _tables(EffectKind.READS, statement))
-            if SIDE_EFFECT_FUNCTIONS.search(statement):
+            emptied = statements(statement, postgresql=True)
+            if emptied is None or any(unknown_function(part) for part in emptied):
                 found.append((EffectKind.CHANGES, ""))
             continue
         writes = [

@@ -271,6 +271,10 @@ def by_type_hints() -> int:
 STREAM = open(os.devnull, "w")  # noqa: SIM115 (opened once, as an app opens its log)
 
 
+def by_print() -> None:
+    print(Loud())
+
+
 def by_print_file() -> None:
     print("a line", file=STREAM)
 
