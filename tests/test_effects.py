@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, field_serializer, field_validator
 from sqlalchemy import String, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
@@ -897,7 +897,8 @@ def test_code_python_runs_unnamed_counts(name: str) -> None:
     query)."""
     effects = analyse(getattr(implicit, name), name=name)
     assert not effects.only_reads, "\n".join(effects.explain())
-    if name in ("by_environ_update", "by_logging_filter", "by_logging_disable"):
+    if name in ("by_environ_update", "by_logging_filter", "by_logging_disable",
+                "by_a_method_handed_on"):
         assert EffectKind.CHANGES in {e.kind for e in effects.effects}
     elif name not in ("by_type_hints", "by_print_file", "by_json_dump"):
         assert ("external", "os.system") in _found(effects), "\n".join(effects.explain())
@@ -923,3 +924,55 @@ def test_a_function_of_the_database_not_known_to_only_read_is_a_change() -> None
         analyse(by_func, name="by_func").explain())
     assert not analyse(by_text, name="by_text").only_reads
     assert analyse(counted, name="counted").only_reads
+
+
+class _Trimmed(BaseModel):
+    text: str
+
+    @field_validator("text")
+    @classmethod
+    def _trimmed(cls, value):  # type: ignore[no-untyped-def]  # (typed by its field)
+        return value.strip()
+
+
+class _Posted(BaseModel):
+    text: str
+
+    @field_validator("text")
+    @classmethod
+    def _posted(cls, value: str) -> str:
+        import os
+        os.system("echo validated")
+        return value
+
+
+def _takes_trimmed(note: _Trimmed) -> str:
+    return note.text
+
+
+def _takes_posted(note: _Posted) -> str:
+    return note.text
+
+
+class _Announced(BaseModel):
+    text: str
+
+    @field_serializer("text")
+    def _announced(self, value: str) -> str:
+        import os
+        os.system("echo serialized")
+        return value
+
+
+def _gives_announced(text: str) -> _Announced:
+    return _Announced(text=text)
+
+
+def test_the_validators_and_serializers_a_call_runs_are_the_actions_code() -> None:
+    """Each call of an action is checked by making its parameters' models (their validators
+    run) and its result is turned into data (its model's serializers run): their code counts,
+    a validator's value typed by its field (an honest one only reads); it did not, so that an
+    action whose validator reached outside was found to only read."""
+    assert analyse(_takes_trimmed, name="trimmed").only_reads
+    assert ("external", "os.system") in _found(analyse(_takes_posted, name="posted"))
+    assert ("external", "os.system") in _found(analyse(_gives_announced, name="gives"))

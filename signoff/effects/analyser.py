@@ -18,6 +18,7 @@ import functools
 import inspect
 import sysconfig
 import types
+import typing
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +46,7 @@ from signoff.effects.values import (
     Typed,
     Val,
     const,
+    fresh_of,
     inner_token,
     join_all,
     known,
@@ -245,6 +247,12 @@ class Analyser:
         filename = func.__code__.co_filename
         return not filename.startswith(_LIBRARIES) and self.source.params_of(func) is not None
 
+    def _loosely_annotated(self, func: Any) -> frozenset[str]:
+        """The parameters of `func` whose annotation says nothing of their type (``Any``): what
+        a caller passes them is known as well as if they had none."""
+        return frozenset(name for name, hint in self.source.hints(func).items()
+                         if annotation_types(hint).types is None)
+
     def is_standard_library(self, func: Any) -> bool:
         """Whether `func` is code of Python's standard library."""
         return bool(func.__code__.co_filename.startswith(_STANDARD_LIBRARY))
@@ -261,12 +269,15 @@ class Analyser:
             Val(origin=frozenset({_ROOT_TOKEN}), inner=frozenset({_ROOT_TOKEN})) if frame.root_name else None
         )
         binding = bind(params, args, default)
+        loose = self._loosely_annotated(func)
         hint = tuple(
             (p.name, binding[p.name].types, binding[p.name].pure, _functions(binding[p.name]))
             for i, p in enumerate(params)
             if p.name in binding
             and not (i == 0 and cls is not None)
-            and ((not p.annotated and (binding[p.name].types is not None or binding[p.name].pure))
+            and (((not p.annotated or p.name in loose)
+                  and (binding[p.name].types is not None or binding[p.name].pure)
+                  and not binding[p.name].calls)  # (a bound method, a lambda: not by type)
                  or _functions(binding[p.name]))
         )
         summary = self.summarise(func, cls, hint)
@@ -402,6 +413,7 @@ class Analyser:
             filename=func.__code__.co_filename,
         )
         hints = self.source.hints(func)
+        loose = self._loosely_annotated(func)
         given = {name: (kinds, pure, functions) for name, kinds, pure, functions in hint}
         for i, p in enumerate(params):
             origin = frozenset({param_token(p.name)})
@@ -413,7 +425,7 @@ class Analyser:
                 typed = Typed(types=frozenset({tuple}))
             elif p.kind == "kwarg":
                 typed = Typed(types=frozenset({dict}))
-            elif p.name in hints:
+            elif p.name in hints and not (p.name in given and p.name in loose):
                 typed = annotation_types(hints[p.name])
             elif i == 0 and cls is not None:
                 if p.name == "cls":
@@ -467,7 +479,38 @@ class Analyser:
         summary = Summary()
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
+        self._boundary(frame, fn)
         return summary, frame
+
+    def _boundary(self, frame: Frame, fn: Any) -> None:
+        """What a call of `fn` as an action runs besides its own code: the validators of the
+        pydantic models its parameters are (each call is checked by making them) and the
+        serializers of those its result is (turned into data as it is recorded)."""
+        try:
+            hints = typing.get_type_hints(inspect.unwrap(fn))
+        except Exception:  # annotations the registry resolves itself, or refuses
+            return
+        for key, annotation in hints.items():
+            for model in pydantic_models.models_in(annotation):
+                for hook in pydantic_models.hooks(model, serializing=key == "return"):
+                    call_function(frame, hook.func, _hook_arguments(model, hook), {}, None,
+                                  cls=model)
+
+
+def _hook_arguments(model: type, hook: pydantic_models.Hook) -> list[Val]:
+    """What pydantic calls a validator or serializer of `model` with: the instance or the
+    class, the value (typed by its field's annotation; the data as it came is a dict), the
+    handler of a "wrap" one and the validation's (serialization's) info, both pydantic's own
+    code that only computes; as many as the function takes."""
+    given = [Val(types=frozenset({model})) if hook.on_instance else known(model)]
+    if hook.field is None:
+        given.append(fresh_of(dict))
+    elif hook.field is not pydantic_models.NOT_A_FIELD:
+        given.append(Val().reached(annotation_types(hook.field)))
+    if hook.wraps:
+        given.append(Val(pure=True))
+    given.append(Val(pure=True))
+    return given[:hook.func.__code__.co_argcount]
 
 
 def _functions(value: Val) -> tuple[Any, ...]:

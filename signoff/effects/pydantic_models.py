@@ -7,11 +7,13 @@ read from the model's own field table rather than from the class.
 from __future__ import annotations
 
 import types
+import typing
+from dataclasses import dataclass
 from typing import Any
 
 import pydantic
 
-__all__ = ["NOT_A_FIELD", "field_annotation", "is_model", "validators"]
+__all__ = ["NOT_A_FIELD", "Hook", "field_annotation", "hooks", "is_model", "models_in", "validators"]
 
 NOT_A_FIELD: Any = object()
 """What `field_annotation` gives for a name that is not one of the model's fields."""
@@ -24,9 +26,71 @@ def is_model(cls: type) -> bool:
 
 def validators(cls: type) -> list[types.FunctionType]:
     """The validator functions a pydantic model runs when made."""
+    return _decorated(cls, ("validators", "field_validators", "root_validators",
+                            "model_validators"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hook:
+    """A function of a model's that pydantic calls: a validator, or a serializer."""
+
+    func: types.FunctionType
+    """The function."""
+    on_instance: bool
+    """Whether it is called on the model's instance (a serializer, a validator run after the
+    model is made), else on its class."""
+    field: Any
+    """The annotation of the field whose value it is given, `NOT_A_FIELD` when it is given
+    none (it has the instance), and None when it is given the data as it came."""
+    wraps: bool
+    """Whether it is given a handler to call (mode "wrap")."""
+
+
+def hooks(cls: type, *, serializing: bool) -> list[Hook]:
+    """The functions pydantic calls of model `cls` as it validates a value into one (or, when
+    `serializing`, as it turns one into data)."""
+    decorators = getattr(cls, "__pydantic_decorators__", None)
+    groups = (("field_serializers", "model_serializers") if serializing
+              else ("field_validators", "model_validators"))
+    found = []
+    for group in groups:
+        for dec in getattr(decorators, group, {}).values():
+            func = getattr(dec.func, "__func__", dec.func)
+            if not isinstance(func, types.FunctionType):
+                continue
+            mode = getattr(dec.info, "mode", "")
+            fields = getattr(dec.info, "fields", ())
+            on_instance = serializing or (mode == "after" and group == "model_validators")
+            if fields:
+                field = field_annotation(cls, fields[0]) if len(fields) == 1 else NOT_A_FIELD
+                field = Any if field is NOT_A_FIELD else field
+            else:
+                field = NOT_A_FIELD if on_instance else None
+            found.append(Hook(func=func, on_instance=on_instance, field=field,
+                              wraps=mode == "wrap"))
+    return found
+
+
+def models_in(annotation: Any, seen: set[type] | None = None) -> list[type]:
+    """The pydantic models an annotation names (``list[Tally] | None``), and those their fields
+    name, each once: what validating a value of it makes, and so whose validators run."""
+    seen = set() if seen is None else seen
+    if isinstance(annotation, type) and is_model(annotation):
+        if annotation in seen:
+            return []
+        seen.add(annotation)
+        found = [annotation]
+        fields: dict[str, Any] = getattr(annotation, "__pydantic_fields__", None) or {}
+        for info in fields.values():
+            found += models_in(info.annotation, seen)
+        return found
+    return [model for arg in typing.get_args(annotation) for model in models_in(arg, seen)]
+
+
+def _decorated(cls: type, groups: tuple[str, ...]) -> list[types.FunctionType]:
     decorators = getattr(cls, "__pydantic_decorators__", None)
     found = []
-    for group in ("validators", "field_validators", "root_validators", "model_validators"):
+    for group in groups:
         for dec in getattr(decorators, group, {}).values():
             func = getattr(dec.func, "__func__", dec.func)
             if isinstance(func, types.FunctionType):

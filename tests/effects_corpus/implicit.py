@@ -293,3 +293,15 @@ def by_logging_filter() -> None:
 
 def by_logging_disable() -> None:
     logging.disable(logging.CRITICAL)
+
+
+NAMES: list[str] = []
+
+
+def _each(function, items):  # type: ignore[no-untyped-def]  # (unannotated, as often)
+    for item in items:
+        function(item)
+
+
+def by_a_method_handed_on() -> None:
+    _each(NAMES.append, ["a name"])
