@@ -17,6 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import Agent, App, Permits, Provided, Skill, TaskStatus, allow
+from signoff.exceptions import UserError
 from signoff.testing import ScriptedModel, says
 
 
@@ -343,14 +344,8 @@ def test_the_app_code_a_run_runs_around_the_action_is_held_too(
         """A total, whose serializer writes."""
         return _Loud(total=n)
 
-    @app.action
-    def noted_plainly(note: _Note) -> str:
-        """Take a note, whose validator writes."""
-        return note.text
-
     assert all(app.actions.info(n).effects.only_reads for n in ("peek", "total", "noted"))
     assert not app.actions.info("seen_plainly").effects.only_reads
-    assert not app.actions.info("noted_plainly").effects.only_reads
     monkeypatch.setattr(sys.modules[__name__], "_validating",
                         lambda target: target.write_text("validated"))
     monkeypatch.setattr(sys.modules[__name__], "_dumping", _dumped_for_real)
@@ -368,17 +363,26 @@ def test_the_app_code_a_run_runs_around_the_action_is_held_too(
 
 
 def test_a_validator_that_does_more_than_read_is_refused_before_anyone_decides(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     """A tool call's arguments are checked before the gate decides whether it runs, is
     proposed or refused: a parameter's validator ran there with nothing held, writing a file
-    for a call nobody had approved (of an action proposed, too). It is refused now: the model
-    is told its call was not run, the log says what the validator tried, and nothing is
-    written."""
+    for a call nobody had approved (of an action proposed, too). An action whose validator the
+    analysis finds doing more than read is refused at registration, saying so; one whose
+    validator gets past it is refused as the call is checked: the model is told its call was
+    not run, the log says what the validator tried, and nothing is written."""
     app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
-    _Note.target = tmp_path / "validated.txt"
+    _Note.target = _QuietNote.target = tmp_path / "validated.txt"
+
+    with pytest.raises(UserError, match=r"A validator of post_plainly's parameters does more "
+                                        r"than read: external pathlib.PosixPath.write_text: "
+                                        r"post_plainly -> test_found_reading._Note._checked"):
+        @app.action
+        def post_plainly(note: _Note) -> str:
+            """Post a note, whose validator writes."""
+            return note.text
 
     @app.action
-    def post(note: _Note) -> str:
+    def post(note: _QuietNote) -> str:
         """Post a note outside."""
         import urllib.request
         urllib.request.urlopen("http://127.0.0.1:9/", data=note.text.encode())
@@ -395,6 +399,8 @@ def test_a_validator_that_does_more_than_read_is_refused_before_anyone_decides(
     noor = app.people.add("noor@t.example", "Noor")
     app.add_agent(Clerk, sponsor=noor)
     assert not app.actions.info("post").effects.only_reads  # it would be proposed
+    monkeypatch.setattr(sys.modules[__name__], "_validating",
+                        lambda target: target.write_text("validated"))
     with caplog.at_level(logging.INFO, logger="signoff"):
         outcome = app.agent(Clerk).do(Posting(), None, for_=noor, model=ScriptedModel(
             says.tool(post, note={"text": "hello"}), says.hand_back(Tally(total=0))))
@@ -404,10 +410,10 @@ def test_a_validator_that_does_more_than_read_is_refused_before_anyone_decides(
     assert call.answer.startswith("Invalid: Checking the arguments of post tried more than "
                                   "reading, which a parameter's validator may not do; nothing "
                                   "was run."), call.answer
-    assert not _Note.target.exists()
+    assert not _QuietNote.target.exists()
     told = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert told == [f"A validator of post's parameters may only read: it tried to open "
-                    f"{_Note.target} for writing."]
+                    f"{_QuietNote.target} for writing."]
     app.database.dispose()
 
 

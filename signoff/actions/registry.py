@@ -28,7 +28,7 @@ from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
-from signoff.effects import Effects, analyse
+from signoff.effects import Effects, analyse, checking
 from signoff.exceptions import ConsentError, Invalid, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import may
@@ -145,6 +145,13 @@ class Actions:
                 f"Action {name} is declared query=True, but it does more than read: {found}. "
                 "Remove query=True, or take the effect out of its code."
             )
+        checked = checking(fn, name=name)
+        if not checked.only_reads:
+            found = "; ".join(e.explain() for e in checked.effects if e.kind.value != "reads")
+            raise UserError(
+                f"A validator of {name}'s parameters does more than read: {found}. It runs "
+                "whenever a call is checked — before anyone decides whether the call runs — so "
+                "it may only read: take the effect out of it.")
         offered = tuple(p for p in parameters if p.provided is None)
         subject = next((p.annotation for p in offered if p.is_subject), None)
         info = ActionInfo(

@@ -20,7 +20,8 @@ from typing import Any
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.marks import sends, spends
 
-__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "raises", "sends", "spends"]
+__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "checking", "raises", "sends",
+           "spends"]
 
 
 def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None = None
@@ -35,6 +36,15 @@ def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None
     from signoff.effects.analyser import analyse_effects  # loaded when first used: a fast import
 
     return analyse_effects(fn, name=name, localns=localns)
+
+
+def checking(fn: Callable[..., Any], *, name: str) -> Effects:
+    """The effects of checking a call of `fn`, run as an action called `name`: the validators
+    of the pydantic models its parameters are, which run before anyone decides whether the
+    call runs at all."""
+    from signoff.effects.analyser import checking_effects  # loaded when first used
+
+    return checking_effects(fn, name=name)
 
 
 def raises(fn: Callable[..., Any], *, name: str) -> list[RaiseSite]:

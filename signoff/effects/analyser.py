@@ -479,10 +479,19 @@ class Analyser:
         summary = Summary()
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
-        self._boundary(frame, fn)
+        self._boundary(summary, fn, name)
         return summary, frame
 
-    def _boundary(self, frame: Frame, fn: Any) -> None:
+    def checking(self, fn: Any, name: str) -> Summary:
+        """What checking a call of `fn` as an action called `name` runs: the validators of the
+        pydantic models its parameters are."""
+        self.walks = 0
+        self.tentative.clear()
+        summary = Summary()
+        self._boundary(summary, fn, name, results=False)
+        return summary
+
+    def _boundary(self, summary: Summary, fn: Any, name: str, *, results: bool = True) -> None:
         """What a call of `fn` as an action runs besides its own code: the validators of the
         pydantic models its parameters are (each call is checked by making them) and the
         serializers of those its result is (turned into data as it is recorded)."""
@@ -491,8 +500,13 @@ class Analyser:
         except Exception:  # annotations the registry resolves itself, or refuses
             return
         for key, annotation in hints.items():
+            if key == "return" and not results:
+                continue
             for model in pydantic_models.models_in(annotation):
                 for hook in pydantic_models.hooks(model, serializing=key == "return"):
+                    path = f"{name} -> {self.label(hook.func)}"
+                    frame = Frame(self, summary, globals_={}, closure={}, qualname=name,
+                                  root_name=path)
                     call_function(frame, hook.func, _hook_arguments(model, hook), {}, None,
                                   cls=model)
 
@@ -604,6 +618,16 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
     return Effects(effects=tuple(summary.effects.values()),
                    cost_usd=summary.cost(own=(inspect.unwrap(fn),)),  # (called at no place)
                    cost_repeats=summary.cost_repeats)
+
+
+def checking_effects(fn: Any, *, name: str) -> Effects:
+    """The effects of checking a call of `fn` as an action called `name` (`Analyser.checking`)."""
+    try:
+        summary = _ANALYSER.checking(fn, name)
+    except Exception as exc:  # a gap in the analysis must never make a check look safe
+        _ANALYSER.reset_walk()
+        return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
+    return Effects(effects=tuple(summary.effects.values()))
 
 
 def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:
