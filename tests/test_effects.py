@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import inspect
 import logging
@@ -976,3 +977,22 @@ def test_the_validators_and_serializers_a_call_runs_are_the_actions_code() -> No
     assert analyse(_takes_trimmed, name="trimmed").only_reads
     assert ("external", "os.system") in _found(analyse(_takes_posted, name="posted"))
     assert ("external", "os.system") in _found(analyse(_gives_announced, name="gives"))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Key:
+    a: int
+
+
+def _keys(key: _Key) -> str:
+    table = {key: 1}
+    return f"{key!r}{len(table)}{key in [_Key(1)]}{key == _Key(2)}{sorted([key.a])}{key!s}" + str(key)
+
+
+def test_what_a_dataclass_writes_for_its_fields_only_computes() -> None:
+    """The ``__eq__``, ``__hash__`` and ``__repr__`` a dataclass writes from its fields have no
+    source to read, and only compare, hash and show them: a frozen dataclass as a key, in a
+    list, compared or shown only reads (it was taken to do anything once special methods
+    run by builtins and operators were followed)."""
+    effects = analyse(_keys, name="keys")
+    assert effects.only_reads, effects.explain()

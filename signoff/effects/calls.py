@@ -441,8 +441,17 @@ def defines(cls: type, name: str) -> bool:
             module = getattr(klass, "__module__", "") or ""
             if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
                 return False
-            return inspect.isfunction(found)
+            return inspect.isfunction(found) and not _generated(klass, found)
     return False
+
+
+def _generated(cls: type, func: Any) -> bool:
+    """Whether `func` is a special method a dataclass (or attrs) wrote for `cls` from its
+    fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or shows them."""
+    filename = func.__code__.co_filename
+    if filename.startswith("<attrs generated"):
+        return True
+    return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
 def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
     """The special methods of its arguments' classes that the allow-listed call `q` runs:
     ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items."""
