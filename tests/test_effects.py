@@ -996,3 +996,20 @@ def test_what_a_dataclass_writes_for_its_fields_only_computes() -> None:
     run by builtins and operators were followed)."""
     effects = analyse(_keys, name="keys")
     assert effects.only_reads, effects.explain()
+
+
+def _in_a_thread() -> None:
+    import threading
+
+    threading.Thread(target=print).start()
+
+
+def test_a_thread_started_is_told_in_one_line() -> None:
+    """Starting a thread is taken to do anything — its code goes on where no hold sees it —
+    and said so in one line (the analysis walked threading's own code, and told a page of
+    its internals)."""
+    lines = analyse(_in_a_thread, name="threaded").explain()
+    told = "(starts a thread (or a process), whose code goes on where no hold sees it)"
+    assert lines == [f"{kind}: threaded -> {call} {told}" for kind in ("changes", "external")
+                     for call in ("threading.Thread()", "threading.Thread(target=print).start()")
+                     ], lines

@@ -36,6 +36,7 @@ from signoff.effects.tables import (
     RETURN_TYPES,
     SINK_WORDS,
     SPECIAL_METHODS_CALLED,
+    STARTS_THREADS,
     UNKNOWABLE_BUILTINS,
     WRITES_TO_STREAM,
     gives_fresh,
@@ -216,6 +217,8 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return Val(pure=True)
         if name in EVALUATES_TEXT:
             return frame.unknown(call_text(frame, node), f"calls {name}, which runs text as code")
+        if name in STARTS_THREADS:
+            return _thread_started(frame, node, core)
     special = _builtin(frame, core, args, node)
     if special is not None:
         return special
@@ -257,6 +260,14 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
         dunder = frame.an.attr_of_type(frame, known(core), type(core), "__call__")
         return call_args(frame, dunder, args, node)
     return frame.unknown(call_text(frame, node), f"calls {q or 'an object'} that is not callable")
+
+
+def _thread_started(frame: Scope, node: ast.AST | None, made: Any = None) -> Val:
+    """A thread (or a process) started, or what starts one made (`made`, a class: an object of
+    it, whose own starting is told the same way): taken to do anything."""
+    frame.unknown(call_text(frame, node),
+                  "starts a thread (or a process), whose code goes on where no hold sees it")
+    return fresh_of(made) if isinstance(made, type) else Val(pure=True)
 
 
 def declared(frame: Scope, fn: Any, path: tuple[str, ...] = (), node: ast.AST | None = None
@@ -332,6 +343,8 @@ def call_function(
     for name in (qual, q):
         if name and _sinkish(name):
             return sink(frame, name, full, node, mode_at=1 if name in OPEN_NAMES else 0)
+        if name in STARTS_THREADS:
+            return _thread_started(frame, node)
     if q.startswith(("collections.abc.", "_collections_abc.")) and full.pos:
         # A method collections.abc gives a class runs the class's own methods on it
         # (MutableMapping.update, its __setitem__), and may change it.

@@ -287,6 +287,20 @@ EVALUATES_TEXT = frozenset({
 """Allow-listed functions that run text as code (annotations written as strings are evaluated):
 what they do cannot be known from the code that calls them."""
 
+STARTS_THREADS = frozenset({
+    "threading.Thread", "threading.Thread.start", "threading.Timer",
+    "_thread.start_new_thread", "_thread.start_new",
+    "concurrent.futures.thread.ThreadPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor",
+    "concurrent.futures.thread.ThreadPoolExecutor.submit",
+    "concurrent.futures.process.ProcessPoolExecutor.submit",
+    "concurrent.futures.process.ProcessPoolExecutor.map", "concurrent.futures._base.Executor.map",
+    "concurrent.futures._base.Executor.__enter__", "concurrent.futures._base.Executor.__exit__",
+    "concurrent.futures.thread.ThreadPoolExecutor.shutdown",
+    "concurrent.futures.process.ProcessPoolExecutor.shutdown",
+})  # fmt: skip
+"""Calls that start (or make what starts) a thread or a process of the app's: the code it runs
+goes on where no hold sees it, and whatever it does cannot be known from here."""
+
 WRITES_TO_STREAM: dict[str, tuple[str, int | None]] = {
     "builtins.print": ("file", None),
     "json.dump": ("fp", 1),
