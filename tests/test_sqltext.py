@@ -68,6 +68,14 @@ def test_statements_split_as_the_database_splits_them(
         ("SELECT rowid, bm25(parts_fts) AS rank FROM parts_fts WHERE parts_fts MATCH 'x'", False,
          ""),
         ("WITH a AS (SELECT 1) SELECT * FROM a, json_each('[1]')", False, ""),
+        ("WITH owed(customer, total) AS (SELECT 1, 2), days(d) AS MATERIALIZED (SELECT 3) "
+         "SELECT * FROM owed, days", True, ""),
+        ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n", False,
+         ""),
+        ("SELECT n FROM generate_series(1, 3) AS t(n)", True, ""),
+        ("SELECT * FROM t, evil(1) AS (x int)", True, "call evil()"),
+        ("WITH a(x) AS (SELECT evil(1)) SELECT * FROM a", True, "call evil()"),
+        ("SELECT current_date(), current_timestamp()", True, ""),
     ],
 )
 def test_the_driver_filter_passes_only_reading(sql: str, postgresql: bool, refusal: str) -> None:

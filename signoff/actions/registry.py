@@ -145,9 +145,14 @@ class Actions:
                 f"Action {name} is declared query=True, but it does more than read: {found}. "
                 "Remove query=True, or take the effect out of its code."
             )
-        checked = checking(fn, name=name)
-        if not checked.only_reads:
-            found = "; ".join(e.explain() for e in checked.effects if e.kind.value != "reads")
+        # A validator runs held to reading as a call is checked (what it tries beyond that is
+        # refused then): one found to do more than read, for sure, is refused here; what the
+        # analysis cannot follow in one (the raw value a "before" validator is given) is left to
+        # that hold, not taken to make the action do anything.
+        done = [e for e in checking(fn, name=name).effects
+                if e.kind.value != "reads" and not e.reason]
+        if done:
+            found = "; ".join(e.explain() for e in done)
             raise UserError(
                 f"A validator of {name}'s parameters does more than read: {found}. It runs "
                 "whenever a call is checked — before anyone decides whether the call runs — so "

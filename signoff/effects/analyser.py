@@ -98,6 +98,8 @@ class Analyser:
             # ``func.archive_notes()``: a function of the database's, which may write
             frame.add(EffectKind.CHANGES, "", (f"func.{attr}()",),
                       f"calls the database's function {attr}(), not known to only read")
+        if isinstance(obj, _FUNCTIONS):  # called, a SQL expression (`calls.call_object`)
+            return known(getattr(obj, attr))
         if inspect.ismodule(obj):
             qual = f"{base.qual or obj.__name__}.{attr}"
             value = obj.__dict__.get(attr, _MISSING)
@@ -251,7 +253,7 @@ class Analyser:
         """The parameters of `func` whose annotation says nothing of their type (``Any``): what
         a caller passes them is known as well as if they had none."""
         return frozenset(name for name, hint in self.source.hints(func).items()
-                         if annotation_types(hint).types is None)
+                         if annotation_types(hint).types is None or _pydantics_own(hint))
 
     def is_standard_library(self, func: Any) -> bool:
         """Whether `func` is code of Python's standard library."""
@@ -479,7 +481,7 @@ class Analyser:
         summary = Summary()
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
-        self._boundary(summary, fn, name)
+        self._boundary(summary, fn, name, checked=False)
         return summary, frame
 
     def checking(self, fn: Any, name: str) -> Summary:
@@ -488,19 +490,20 @@ class Analyser:
         self.walks = 0
         self.tentative.clear()
         summary = Summary()
-        self._boundary(summary, fn, name, results=False)
+        self._boundary(summary, fn, name, checked=True)
         return summary
 
-    def _boundary(self, summary: Summary, fn: Any, name: str, *, results: bool = True) -> None:
-        """What a call of `fn` as an action runs besides its own code: the validators of the
-        pydantic models its parameters are (each call is checked by making them) and the
-        serializers of those its result is (turned into data as it is recorded)."""
+    def _boundary(self, summary: Summary, fn: Any, name: str, *, checked: bool) -> None:
+        """What a call of `fn` as an action runs besides its own code: when `checked`, the
+        validators of the pydantic models its parameters are (each call is checked by making
+        them, before anyone decides whether it runs: `checking`); else the serializers of those
+        its result is (turned into data as it is recorded, a part of its run)."""
         try:
             hints = typing.get_type_hints(inspect.unwrap(fn))
         except Exception:  # annotations the registry resolves itself, or refuses
             return
         for key, annotation in hints.items():
-            if key == "return" and not results:
+            if (key == "return") is checked:
                 continue
             for model in pydantic_models.models_in(annotation):
                 for hook in pydantic_models.hooks(model, serializing=key == "return"):
@@ -509,6 +512,12 @@ class Analyser:
                                   root_name=path)
                     call_function(frame, hook.func, _hook_arguments(model, hook), {}, None,
                                   cls=model)
+
+
+def _pydantics_own(hint: Any) -> bool:
+    """Whether `hint` names a type of pydantic's that it hands a validator or serializer (its
+    handler, its info): what it is given there is known as well as if it had no annotation."""
+    return (getattr(hint, "__module__", "") or "").startswith(("pydantic_core", "pydantic."))
 
 
 def _hook_arguments(model: type, hook: pydantic_models.Hook) -> list[Val]:

@@ -18,6 +18,9 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import Any
 
+from sqlalchemy import func as sql_function_maker
+from sqlalchemy.sql import functions as sql_functions
+
 from signoff.effects import marks, orm, pydantic_models
 from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
@@ -256,10 +259,19 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
                 frame.mutate(args.pos[0], call_text(frame, node))
             return pure_call(frame, q, args, node)
         return frame.unknown(q or call_text(frame, node), f"calls {q}, C code outside the allow-list")
+    if isinstance(core, _SQL_FUNCTIONS):  # func.sum(…): a SQL expression (func.x is judged)
+        return fresh_of(sql_functions.Function)
     if callable(core):
         dunder = frame.an.attr_of_type(frame, known(core), type(core), "__call__")
         return call_args(frame, dunder, args, node)
     return frame.unknown(call_text(frame, node), f"calls {q or 'an object'} that is not callable")
+
+
+_SQL_FUNCTIONS = type(sql_function_maker)
+"""What SQLAlchemy's ``func`` is (``func.sum``: another one, made to be called)."""
+
+_STANDARD_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
+"""The process's own output streams, where `print` writes by default: the app's log stream."""
 
 
 def _thread_started(frame: Scope, node: ast.AST | None, made: Any = None) -> Val:
@@ -482,7 +494,8 @@ def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None)
         keyword, at = stream
         written = args.kw.get(keyword) or (
             args.pos[at] if at is not None and len(args.pos) > at else None)
-        if written is not None and not (written.objs and all(o is None for o in written.objs)):
+        if written is not None and not (written.objs and all(o is None for o in written.objs)
+                                        ) and written.qual not in _STANDARD_STREAMS:
             if written.types or written.objs:
                 call_args(frame, frame.attribute(written, "write", None),
                           Args([fresh_of(str)], {}), node)
@@ -631,7 +644,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
             call_text(frame, node), f"calls {method.qual or method.name}, C code outside the allow-list"
         )
     if method.qual.startswith("sqlalchemy."):  # SQL expressions are generative: never changed
-        return orm.table_statement(method) or Val(pure=True)
+        return orm.table_statement(method) or Val(pure=True, types=base.types)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))
     pure_call(frame, method.qual, args, node)

@@ -271,6 +271,8 @@ class Frame:
         if base.objs:
             return join_all(results)
         if base.sql is not None:
+            if attr in _SQL_COLUMNS:  # ``subquery.c.total``: its columns, expressions to build on
+                return Val(pure=True)
             return Val(
                 types=frozenset(), calls=(BuiltinMethod(name=attr, self_val=base, qual=f"sql.{attr}"),)
             )
@@ -312,6 +314,9 @@ class Frame:
         """The value of an expression, recording what evaluating it does."""
         return expressions.evaluate(self, node)
 
+
+_SQL_COLUMNS = frozenset({"c", "columns", "selected_columns", "exported_columns"})
+"""A statement's (a subquery's) columns: data, not methods."""
 
 _SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
 """Immutable types whose parts are plain values too."""

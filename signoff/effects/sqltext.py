@@ -60,7 +60,8 @@ likely unlikely likelihood zeroblob randomblob gen_random_uuid uuid_generate_v4
 to_tsvector to_tsquery plainto_tsquery phraseto_tsquery websearch_to_tsquery ts_rank
 ts_rank_cd ts_headline setweight strip bm25 highlight snippet offsets matchinfo
 varchar char character varying numeric decimal float double real timestamp timestamptz
-timetz interval bit varbit nvarchar nchar
+timetz interval bit varbit nvarchar nchar current_date current_time current_timestamp localtime
+localtimestamp current_user session_user user aggregate_strings grouping_sets cube rollup
 """.split())  # noqa: SIM905 (words read best as words)
 """SQL functions (and types, as ``CAST(x AS varchar(20))`` writes them) of SQLite and PostgreSQL
 known to only compute or read. Any other a statement calls — a function the database was
@@ -81,12 +82,60 @@ _CALLED = re.compile(r'(?<![\w$])"?([^\W\d][\w$]*)"?\s*\(')
 
 def unknown_function(statement: str) -> str:
     """The first function `statement` (its quotes emptied: `statements`) calls that is not known
-    to only read (`READING_FUNCTIONS`), by its name as written, or ""."""
+    to only read (`READING_FUNCTIONS`), by its name as written, or "". The names of a leading
+    WITH's common table expressions, before their columns (``WITH owed(customer, total) AS
+    (…)``), and an alias's before its columns (``… AS t(a, b)``), call nothing."""
+    listing = _table_expressions(statement)
     for called in _CALLED.finditer(statement):
         name = called.group(1)
-        if name.lower() not in READING_FUNCTIONS and name.lower() not in _WORDS_BEFORE_PARENTHESES:
-            return name
+        if name.lower() in READING_FUNCTIONS or name.lower() in _WORDS_BEFORE_PARENTHESES:
+            continue
+        before = statement[:called.start()].split()
+        if called.start() in listing or (before and before[-1].lower() == "as"):
+            continue
+        return name
     return ""
+
+
+_WITH = re.compile(r"\s*WITH\s+(?:RECURSIVE\s+)?", re.I)
+_NAMED = re.compile(r'\s*("?[^\W\d][\w$]*"?)\s*', re.I)
+_AS_QUERY = re.compile(r"\s*AS\s+(?:NOT\s+)?(?:MATERIALIZED\s*)?\(", re.I)
+_NEXT = re.compile(r"\s*,", re.I)
+
+
+def _table_expressions(statement: str) -> set[int]:
+    """Where the names of the common table expressions a statement begins with stand, each
+    followed by its columns (``WITH owed(customer, total) AS (…), days(d) AS (…)``)."""
+    found: set[int] = set()
+    opened = _WITH.match(statement)
+    at = opened.end() if opened else -1
+    while at >= 0:
+        named = _NAMED.match(statement, at)
+        if named is None:
+            break
+        after = named.end()
+        if statement.startswith("(", after):
+            found.add(named.start(1))
+            after = _closing(statement, after + 1)
+        query = _AS_QUERY.match(statement, after)
+        if query is None:
+            break
+        following = _NEXT.match(statement, _closing(statement, query.end()))
+        at = following.end() if following else -1
+    return found
+
+
+def _closing(statement: str, at: int) -> int:
+    """Just past the parenthesis closing the one opened before `at` (the end, if none does)."""
+    depth = 1
+    for i in range(at, len(statement)):
+        if statement[i] == "(":
+            depth += 1
+        elif statement[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(statement)
 
 
 def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
