@@ -103,6 +103,9 @@ class Analyser:
         if inspect.ismodule(obj):
             qual = f"{base.qual or obj.__name__}.{attr}"
             value = obj.__dict__.get(attr, _MISSING)
+            getter = obj.__dict__.get("__getattr__")
+            if value is _MISSING and isinstance(getter, types.FunctionType):
+                return call_function(frame, getter, [const(attr)], {}, None)  # (PEP 562)
             if value is _MISSING:
                 return Val(qual=qual, origin=frozenset({GLOBAL}), inner=frozenset({GLOBAL}))
             return known(value, qual=value.__name__ if inspect.ismodule(value) else qual)

@@ -32,6 +32,7 @@ from signoff.effects.tables import (
     EVALUATES_TEXT,
     IMMUTABLE_TYPES,
     ITERATES_ARGUMENTS,
+    LOGS,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
@@ -197,6 +198,9 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             # stepped over (one whose source cannot be read is unknown). The standard
             # library's (functools.wraps on a cache, contextlib's) only call what they wrap.
             return frame.an.call_analysed(frame, core, None, args, node)
+        if type(core).__name__ == "_lru_cache_wrapper":  # a cache hashes what it is given
+            for value in args.every():
+                special(frame, value, ("__hash__",), [], node)
         calling = _own_call(core)
         if calling is not None:  # a decorator made of a class: its __call__ runs
             return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
@@ -211,6 +215,7 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return sink(frame, name, args, node, mode_at=1)
     for name in (q, qual):  # a C function reports its C module (_heapq); its path says heapq
         if name in MUTATES_ARGUMENT:
+            _special_methods_run(frame, name, args, node)
             index = MUTATES_ARGUMENT[name]
             if len(args.pos) > index:
                 frame.mutate(args.pos[index], call_text(frame, node))
@@ -222,9 +227,9 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return frame.unknown(call_text(frame, node), f"calls {name}, which runs text as code")
         if name in STARTS_THREADS:
             return _thread_started(frame, node, core)
-    special = _builtin(frame, core, args, node)
-    if special is not None:
-        return special
+    by_arguments = _builtin(frame, core, args, node)
+    if by_arguments is not None:
+        return by_arguments
     sql = orm.sql_constructor(core)
     if sql is not None:
         return orm.statement(sql, args)
@@ -486,9 +491,23 @@ def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None)
     if q == "builtins.str.format":  # each value is formatted by its class's own code
         for value in args.every():
             special(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
-    if q == "builtins.print":  # each value is turned into text by its class's own code
+    if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
         for value in args.pos:
             special(frame, value, ("__str__", "__repr__"), [], node)
+            if q in LOGS:  # ("%d" takes its number)
+                special(frame, value, ("__index__", "__int__", "__float__"), [], node)
+    if q.startswith(("heapq.heap", "bisect.")):  # a heap's (a sorted list's) items compared
+        for value in args.pos:
+            for item in (value, frame.iterate(value)):
+                special(frame, item, ("__lt__",), [item], node)
+    if q.startswith(("posixpath.", "ntpath.", "genericpath.", "os.path.")):  # paths' own code
+        for value in args.pos:
+            special(frame, value, ("__fspath__",), [], node)
+    if q in ("builtins.isinstance", "builtins.issubclass") and len(args.pos) == 2:
+        check = "__instancecheck__" if q == "builtins.isinstance" else "__subclasscheck__"
+        for cls in args.pos[1].objs:  # a metaclass's own check runs
+            if isinstance(cls, type) and defines(type(cls), check):
+                special(frame, known(cls), (check,), [args.pos[0]], node)
     stream = WRITES_TO_STREAM.get(q)
     if stream is not None:  # print(..., file=f) and json.dump(o, f) call f.write
         keyword, at = stream
@@ -573,8 +592,15 @@ def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val |
 
 
 def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
-    """Making an object: a record is created; its ``__new__`` / ``__init__`` are followed."""
+    """Making an object: a record is created; its ``__new__`` / ``__init__`` are followed, and
+    the ``__del__`` that runs when it goes (at some point: garbage is collected when it is), and
+    a metaclass's own ``__call__``, which makes it."""
     made = fresh_of(cls, inner=args.reach())
+    if defines(cls, "__del__"):
+        special(frame, made, ("__del__",), [], node)
+    if defines(type(cls), "__call__"):
+        called = special(frame, known(cls), ("__call__",), list(args.pos), node)
+        return join(made, called) if called is not None else made
     if orm.is_record(cls):
         frame.add(EffectKind.CREATES, cls.__name__, (f"{cls.__name__}(...)",))
         for init in orm.user_inits(cls):
@@ -647,6 +673,12 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         return orm.table_statement(method) or Val(pure=True, types=base.types)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))
+    if method.name == "sort" or (method.name in ("index", "count", "remove") and base.types and
+                                 base.types <= {list, tuple}):
+        item = frame.iterate(base)  # the items are compared, by their classes' own code
+        with frame.repeated():
+            special(frame, item, ("__lt__",) if method.name == "sort" else ("__eq__",), [item],
+                    node)
     pure_call(frame, method.qual, args, node)
     if method.name == "copy":
         return (

@@ -7,6 +7,7 @@ Each function takes the `Frame` walked; calls are judged in `calls`.
 from __future__ import annotations
 
 import ast
+import inspect
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from signoff.effects.values import (
     fresh_of,
     join,
     join_all,
+    known,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +47,13 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         base = evaluate(frame, node.value)
         index = evaluate(frame, node.slice)
         dunder(frame, node.value, base, ("__getitem__",), [node.slice])
+        dunder(frame, node.value, base, ("__missing__",), [node.slice])  # (a dict's, when absent)
+        for cls in base.objs:  # C[x] on a class runs its __class_getitem__
+            got = inspect.getattr_static(cls, "__class_getitem__", None) if isinstance(
+                cls, type) else None
+            got = getattr(got, "__func__", got)
+            if inspect.isfunction(got) and frame.an.is_app_code(got):
+                calls.call_function(frame, got, [known(cls), index], {}, node, cls=cls)
         # a sequence of Python's takes the index's __index__, a dict hashes the key
         dunder(frame, node.slice, index, ("__index__",), [])
         dunder(frame, node.slice, index, ("__hash__",), [])

@@ -84,8 +84,15 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         defaults(frame, node.args)
         frame.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=frame),)))
     elif isinstance(node, ast.ClassDef):
-        for part in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+        for part in [*node.decorator_list, *(k.value for k in node.keywords)]:
             frame.expr(part)
+        for base_node in node.bases:  # a base's __init_subclass__ runs as the class is made
+            for base in frame.expr(base_node).objs:
+                made = inspect.getattr_static(base, "__init_subclass__", None) if isinstance(
+                    base, type) else None
+                made = getattr(made, "__func__", made)
+                if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
+                    calls.call_function(frame, made, [known(base)], {}, node, cls=base)
         frame.class_body(node)  # it runs as the class is made
         frame.bind_name(node.name, Val())  # a class made here: calling it is not followed
     elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -110,6 +117,9 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     value = frame.expr(node.value)
     op = _OPS.get(type(node.op), "?") + "="
     target = node.target
+    name = _IN_PLACE.get(type(node.op))
+    if name is not None:  # x += v runs x's class's __iadd__, else its __add__
+        dunder(frame, target, frame.expr(target), (f"__i{name}__", f"__{name}__"), [node.value])
     if isinstance(target, ast.Name):
         current = frame.name(target.id)
         if current.types is None or not current.types <= IMMUTABLE_TYPES:
@@ -135,6 +145,8 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         dunder(frame, target.value, base, ("__setitem__",), [target.slice, stored])
     elif isinstance(target, ast.Tuple | ast.List):
         items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
+        if items is None:  # unpacking iterates the value: its class's __iter__ runs
+            calls.iterated(frame, value, target)
         for i, elt in enumerate(target.elts):
             if items is not None and len(items) == len(target.elts):
                 part = frame.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
@@ -348,3 +360,11 @@ _OPS: dict[type, str] = {
     ast.RShift: ">>",
     ast.MatMult: "@",
 }
+
+
+_IN_PLACE: dict[type, str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift",
+    ast.RShift: "rshift", ast.BitOr: "or", ast.BitAnd: "and", ast.BitXor: "xor",
+}
+"""The special methods an augmented assignment calls (``__iadd__``, else ``__add__``)."""

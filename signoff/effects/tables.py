@@ -308,6 +308,12 @@ WRITES_TO_STREAM: dict[str, tuple[str, int | None]] = {
 """Allow-listed functions that write to a stream they are given (by keyword, and position):
 its own ``write`` is called, whatever the stream is."""
 
+LOGS = frozenset(f"logging.{owner}{level}" for owner in ("", "Logger.", "LoggerAdapter.")
+                 for level in ("debug", "info", "warning", "warn", "error", "exception", "critical",
+                               "fatal", "log"))
+"""Logging's calls: the values they are given are formatted into the message (``"%s"``), by
+their classes' own code, as a handler takes the record."""
+
 ABC_MIXIN_CALLS = ("__getitem__", "__setitem__", "__delitem__", "__iter__", "__len__",
                    "__contains__", "insert", "add", "discard", "keys", "__next__")
 """What a method ``collections.abc`` gives a class (``MutableMapping.update``, ``pop``…) calls of
@@ -342,6 +348,12 @@ SPECIAL_METHODS_CALLED: dict[str, tuple[str, ...]] = {
     "operator.length_hint": ("__len__", "__length_hint__"),
     "copy.copy": ("__copy__", "__reduce_ex__", "__reduce__"),
     "copy.deepcopy": ("__deepcopy__", "__reduce_ex__", "__reduce__"),
+    "builtins.bytes": ("__bytes__", "__buffer__", "__iter__", "__index__"),
+    "os.fspath": ("__fspath__",),
+    "pathlib.Path": ("__fspath__",),
+    "pathlib.PurePath": ("__fspath__",),
+    "pathlib.PosixPath": ("__fspath__",),
+    "pathlib.PurePosixPath": ("__fspath__",),
 }
 """Allow-listed calls that run a special method of their first argument's class (``str(x)``
 runs ``x.__str__``), each with the methods it may run, the first a class defines being run:
@@ -369,6 +381,8 @@ ITERATES_ARGUMENTS: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "collections.Counter": (0, ("__hash__",)),
     "collections.deque": (0, ()),
     "collections.OrderedDict": (0, ("__hash__",)),
+    "heapq.nsmallest": (1, ("__lt__",)),
+    "heapq.nlargest": (1, ("__lt__",)),
 }
 """Allow-listed calls that iterate over an argument (by position; None: every one, and of one
 alone, its items: ``min(a, b)``, ``min(items)``), and the special method each item's class runs

@@ -8,6 +8,8 @@ process's shared state (logging's configuration), and looks as if it only reads.
 from __future__ import annotations
 
 import copy
+import functools
+import heapq
 import json
 import logging
 import math
@@ -305,3 +307,122 @@ def _each(function, items):  # type: ignore[no-untyped-def]  # (unannotated, as 
 
 def by_a_method_handed_on() -> None:
     _each(NAMES.append, ["a name"])
+
+
+LOG = logging.getLogger(__name__)
+
+
+class Gone:
+    """Going (its object collected) reaches outside."""
+
+    def __del__(self) -> None:
+        os.system("echo del")
+
+
+class Making(type):
+    """A metaclass whose own making of objects reaches outside."""
+
+    def __call__(cls, *args: Any) -> Any:
+        os.system("echo made")
+        return super().__call__(*args)
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        os.system("echo instancecheck")
+        return True
+
+
+class Made(metaclass=Making):
+    pass
+
+
+class Defaults(dict[str, int]):
+    def __missing__(self, key: str) -> int:
+        os.system("echo missing")
+        return 0
+
+
+class Growing:
+    def __iadd__(self, other: int) -> Growing:
+        os.system("echo iadd")
+        return self
+
+    def __fspath__(self) -> str:
+        os.system("echo fspath")
+        return "/tmp"
+
+    def __bytes__(self) -> bytes:
+        os.system("echo bytes")
+        return b""
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        os.system("echo class_getitem")
+        return cls
+
+    def __init_subclass__(cls) -> None:
+        os.system("echo init_subclass")
+
+
+@functools.lru_cache
+def _cached(key: Any) -> int:
+    return 1
+
+
+def by_logged_value() -> None:
+    LOG.info("value %s", Loud())
+
+
+def by_going() -> None:
+    Gone()
+
+
+def by_metaclass() -> None:
+    Made()
+
+
+def by_instancecheck() -> bool:
+    return isinstance(1, Made)
+
+
+def by_missing() -> int:
+    return Defaults()["absent"]
+
+
+def by_iadd() -> None:
+    grown = Growing()
+    grown += 1
+
+
+def by_unpacking() -> int:
+    first, *_rest = Loud()
+    return first
+
+
+def by_heap() -> None:
+    heap: list[Loud] = []
+    heapq.heappush(heap, Loud())
+
+
+def by_sort() -> None:
+    items = [Loud(), Loud()]
+    items.sort()
+
+
+def by_path_join() -> str:
+    return os.path.join(Growing(), "x")  # type: ignore[call-overload]
+
+
+def by_bytes() -> bytes:
+    return bytes(Growing())  # type: ignore[call-overload]
+
+
+def by_class_getitem() -> object:
+    return Growing[int]  # type: ignore[misc]
+
+
+def by_cache() -> int:
+    return _cached(Loud())
+
+
+def by_subclassing() -> None:
+    class Grown(Growing):
+        pass
