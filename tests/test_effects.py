@@ -1058,3 +1058,20 @@ def test_what_only_reads_the_stricter_analysis_still_reads_as_reading() -> None:
         return period.start
 
     assert app.actions.info("since").effects.only_reads
+
+
+def _sorted_by_name(session: Session) -> list[str]:
+    from sqlalchemy import select
+
+    repairs = list(session.scalars(select(Repair)))
+    repairs = sorted(repairs, key=lambda r: (r.title.casefold(), -r.price))
+    return [r.title for r in sorted(repairs, key=lambda r: r.status.lower())]
+
+
+def test_a_key_function_is_given_the_items_it_sorts() -> None:
+    """What ``sorted``, ``min``, ``max``, ``map`` and ``filter`` hand the function they are given
+    is an item of what they go through — a record of a query's rows here — so a key reading a
+    record's text only reads (its value's type was not known, and the action was taken to do
+    anything)."""
+    effects = analyse(_sorted_by_name, name="sorted_by_name")
+    assert effects.only_reads, effects.explain()

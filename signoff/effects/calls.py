@@ -403,6 +403,9 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     reach = args.reach()
     fresh = gives_fresh(q)
     item = Val(pure=True) if fresh else Val(origin=reach, inner=reach)
+    iterable = _ITEMS_HANDED_ON.get(q)
+    if iterable is not None and len(args.pos) > iterable:  # the key is given an item
+        item = frame.iterate(args.pos[iterable])
     called = False
     with frame.repeated():  # what it is handed is called once an item
         for i, v in enumerate(args.pos):
@@ -421,7 +424,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     returns = RETURN_TYPES.get(q)
     if returns is not None:
         listed = first is not None and returns in (list, tuple, set, frozenset)
-        shape = Typed(item=first.contents().item) if listed and first is not None else None
+        # (what it holds: the items of what it was made from — a query's rows too)
+        shape = Typed(item=frame.iterate(first).contents()) if listed and first is not None else None
         contained = reach if returns not in IMMUTABLE_TYPES else EMPTY
         return fresh_of(returns, inner=contained, shape=shape)
     if not reach:
@@ -543,6 +547,12 @@ def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None)
                 special(frame, item, item_names, [item], node)
 
 
+_ITEMS_HANDED_ON = {"builtins.sorted": 0, "builtins.min": 0, "builtins.max": 0,
+                    "builtins.map": 1, "builtins.filter": 1, "itertools.groupby": 0}
+"""Allow-listed calls that hand the function they are given the items of an argument (by
+position): what it is called with is known as well as those items are."""
+
+
 def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
     """A function handed to allow-listed code is called by it (True when there is one)."""
     functions = [o for o in v.objs if callable(o) and not isinstance(o, str)]  # (a class: made)
@@ -617,7 +627,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         result = pure_call(frame, q, args, node)
         if result.calls:  # a partial: followed where it is called
             return result
-        return _made_iterable(cls, args, fresh_of(cls, inner=result.reach))
+        return _made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
     if pydantic_models.is_model(cls):
         for validator in pydantic_models.validators(cls):
             call_function(frame, validator, [known(cls), Val(inner=args.reach())], {}, node, cls=cls)
@@ -736,10 +746,12 @@ def _container_result(base: Val, name: str) -> Val:
     return base.derived()
 
 
-def _made_iterable(cls: type, args: Args, made: Val) -> Val:
-    """A builtin iterable or collection made from others, typed by what it holds."""
+def _made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
+    """A builtin iterable or collection made from others, typed by what it holds (a query's
+    result: its rows)."""
     pos = args.pos
-    items = [p.contents().item or UNTYPED for p in pos]
+    items = [(frame.iterate(p).contents() if p.sql is not None else p.contents().item) or UNTYPED
+             for p in pos]
     shape: Typed | None = None
     if cls is enumerate and pos:
         shape = Typed(item=Typed(types=frozenset({tuple}), parts=(Typed(types=frozenset({int})), items[0])))
