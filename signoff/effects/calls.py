@@ -21,28 +21,23 @@ from typing import Any
 from sqlalchemy import func as sql_function_maker
 from sqlalchemy.sql import functions as sql_functions
 
-from signoff.effects import marks, orm, pydantic_models
+from signoff.effects import marks, orm, pydantic_models, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
-    ABC_MIXIN_CALLS,
     CALLBACK_POSITIONS,
     CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
     EVALUATES_TEXT,
     IMMUTABLE_TYPES,
-    ITERATES_ARGUMENTS,
-    LOGS,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
     PATH_OPEN_PATTERN,
     RETURN_TYPES,
     SINK_WORDS,
-    SPECIAL_METHODS_CALLED,
     STARTS_THREADS,
     UNKNOWABLE_BUILTINS,
-    WRITES_TO_STREAM,
     gives_fresh,
     is_pure_name,
     is_sink,
@@ -200,7 +195,7 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return frame.an.call_analysed(frame, core, None, args, node)
         if type(core).__name__ == "_lru_cache_wrapper":  # a cache hashes what it is given
             for value in args.every():
-                special(frame, value, ("__hash__",), [], node)
+                special.special(frame, value, ("__hash__",), [], node)
         calling = _own_call(core)
         if calling is not None:  # a decorator made of a class: its __call__ runs
             return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
@@ -215,7 +210,7 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return sink(frame, name, args, node, mode_at=1)
     for name in (q, qual):  # a C function reports its C module (_heapq); its path says heapq
         if name in MUTATES_ARGUMENT:
-            _special_methods_run(frame, name, args, node)
+            special.runs_unnamed(frame, name, args, node)
             index = MUTATES_ARGUMENT[name]
             if len(args.pos) > index:
                 frame.mutate(args.pos[index], call_text(frame, node))
@@ -274,10 +269,6 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
 
 _SQL_FUNCTIONS = type(sql_function_maker)
 """What SQLAlchemy's ``func`` is (``func.sum``: another one, made to be called)."""
-
-_STANDARD_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
-"""The process's own output streams, where `print` writes by default: the app's log stream."""
-
 
 def _thread_started(frame: Scope, node: ast.AST | None, made: Any = None) -> Val:
     """A thread (or a process) started, or what starts one made (`made`, a class: an object of
@@ -363,30 +354,10 @@ def call_function(
         if name in STARTS_THREADS:
             return _thread_started(frame, node)
     if q.startswith(("collections.abc.", "_collections_abc.")) and full.pos:
-        # A method collections.abc gives a class runs the class's own methods on it
-        # (MutableMapping.update, its __setitem__), and may change it.
-        receiver = full.pos[0]
-        for name in ABC_MIXIN_CALLS:
-            if any(_own_method(kind, name) for kind in receiver.types or ()):
-                special(frame, receiver, (name,), [Val(), Val()][:_ARITY.get(name, 0)], node)
-        if func.__name__ in MUTATING_METHODS or func.__name__.startswith("__i"):
-            frame.mutate(receiver, call_text(frame, node))
+        special.mixin_runs(frame, func, full.pos[0], node)
     if is_pure_name(q):
         return pure_call(frame, q, full, node)
     return frame.an.call_analysed(frame, func, cls, full, node)
-
-
-def _own_method(cls: type, name: str) -> bool:
-    """Whether `cls` has method `name` of its own, not one collections.abc gives it."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass.__module__ not in ("collections.abc", "_collections_abc", "builtins")
-    return False
-
-
-_ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 1, "insert": 2,
-          "add": 1, "discard": 1}
-"""How many arguments each of `ABC_MIXIN_CALLS` is called with."""
 
 
 def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
@@ -398,7 +369,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
                                   kw=tuple(args.kw.items())),))
     if q in CHANGES_GLOBAL_STATE:
         frame.add(EffectKind.CHANGES, "", (q,))
-    _special_methods_run(frame, q, args, node)
+    special.runs_unnamed(frame, q, args, node)
     positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
     reach = args.reach()
     fresh = gives_fresh(q)
@@ -436,115 +407,6 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         # What it returns may be an object it was given (copy.copy, typing.cast): of its types.
         return Val(types=join_all(objects).types)
     return Val(origin=reach, inner=reach)
-
-
-def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
-            node: ast.AST | None) -> Val | None:
-    """Follow the special method code of Python's calls on `value` where there is no expression
-    of it to call it by (``len(x)`` calls ``x.__len__``, sorting compares the items): for each
-    class it may be, the first of `names` that class defines in Python. What it returns (None
-    when no class defines one)."""
-    called = []
-    for kind in value.types or ():
-        name = next((n for n in names if defines(kind, n)), None)
-        if name is not None:
-            method = frame.an.attr_of_type(frame, value, kind, name)
-            called.append(call_args(frame, method, Args(list(args), {}), node))
-    return join_all(called) if called else None
-
-
-def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
-    """What iterating over `value` runs of its class's code, where there is no expression of it
-    (``list(x)``, ``sorted(x)``): ``__iter__`` once, then the iterator's ``__next__`` once an
-    item (`Frame.repeated`). An item."""
-    iterator = special(frame, value, ("__iter__", "__getitem__"), [], node)
-    if iterator is None or not iterator.types:
-        iterator = value
-    with frame.repeated():
-        special(frame, iterator, ("__next__",), [], node)
-    return frame.iterate(value)
-
-
-
-def defines(cls: type, name: str) -> bool:
-    """Whether `cls` runs Python code of the app's (or a third party's) for special method
-    `name`: signoff's own classes and builtins' slots only compute."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            found = klass.__dict__[name]
-            module = getattr(klass, "__module__", "") or ""
-            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
-                return False
-            return inspect.isfunction(found) and not _generated(klass, found)
-    return False
-
-
-def _generated(cls: type, func: Any) -> bool:
-    """Whether `func` is a special method a dataclass (or attrs) wrote for `cls` from its
-    fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or shows them."""
-    filename = func.__code__.co_filename
-    if filename.startswith("<attrs generated"):
-        return True
-    return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
-def _special_methods_run(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
-    """The special methods of its arguments' classes that the allow-listed call `q` runs:
-    ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items."""
-    names = SPECIAL_METHODS_CALLED.get(q)
-    if names and args.pos:
-        special(frame, args.pos[0], names, [], node)
-    if q == "builtins.str.format":  # each value is formatted by its class's own code
-        for value in args.every():
-            special(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
-    if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
-        for value in args.pos:
-            special(frame, value, ("__str__", "__repr__"), [], node)
-            if q in LOGS:  # ("%d" takes its number)
-                special(frame, value, ("__index__", "__int__", "__float__"), [], node)
-    if q.startswith(("heapq.heap", "bisect.")):  # a heap's (a sorted list's) items compared
-        for value in args.pos:
-            for item in (value, frame.iterate(value)):
-                special(frame, item, ("__lt__",), [item], node)
-    if q.startswith(("posixpath.", "ntpath.", "genericpath.", "os.path.")):  # paths' own code
-        for value in args.pos:
-            special(frame, value, ("__fspath__",), [], node)
-    if q in ("builtins.isinstance", "builtins.issubclass") and len(args.pos) == 2:
-        check = "__instancecheck__" if q == "builtins.isinstance" else "__subclasscheck__"
-        for cls in args.pos[1].objs:  # a metaclass's own check runs
-            if isinstance(cls, type) and defines(type(cls), check):
-                special(frame, known(cls), (check,), [args.pos[0]], node)
-    stream = WRITES_TO_STREAM.get(q)
-    if stream is not None:  # print(..., file=f) and json.dump(o, f) call f.write
-        keyword, at = stream
-        written = args.kw.get(keyword) or (
-            args.pos[at] if at is not None and len(args.pos) > at else None)
-        if written is not None and not (written.objs and all(o is None for o in written.objs)
-                                        ) and written.qual not in _STANDARD_STREAMS:
-            if written.types or written.objs:
-                call_args(frame, frame.attribute(written, "write", None),
-                          Args([fresh_of(str)], {}), node)
-            else:
-                frame.unknown(call_text(frame, node),
-                              f"{q.removeprefix('builtins.')} writes to a stream that cannot be "
-                              "known from here")
-    if q.startswith("json.") and "cls" in args.kw:  # an encoder's (decoder's) own methods run
-        for made in args.kw["cls"].objs:
-            if isinstance(made, type):
-                instance = fresh_of(made)
-                for name in ("default", "encode", "iterencode", "decode", "raw_decode"):
-                    special(frame, instance, (name,), [Val()], node)
-    iterating = ITERATES_ARGUMENTS.get(q)
-    if iterating is None:
-        return
-    at, item_names = iterating
-    if at is None and len(args.pos) > 1 and q in ("builtins.min", "builtins.max"):
-        items = list(args.pos)
-    else:
-        chosen = args.pos if at is None else args.pos[at:at + 1]
-        items = [iterated(frame, v, node) for v in chosen]
-    if item_names:
-        with frame.repeated():
-            for item in items:
-                special(frame, item, item_names, [item], node)
 
 
 _ITEMS_HANDED_ON = {"builtins.sorted": 0, "builtins.min": 0, "builtins.max": 0,
@@ -594,7 +456,7 @@ def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val |
         return fresh_of(type(iter(int, 0)), inner=made.reach)
     if name in ("vars", "iter", "next", "reversed") and args.pos:
         first = args.pos[0]
-        _special_methods_run(frame, f"builtins.{name}", args, node)
+        special.runs_unnamed(frame, f"builtins.{name}", args, node)
         if name == "next":
             return join(frame.iterate(first), args.pos[1]) if len(args.pos) > 1 else frame.iterate(first)
         return first.derived(elem=first.elem, types=frozenset({dict}) if name == "vars" else None)
@@ -606,10 +468,10 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
     the ``__del__`` that runs when it goes (at some point: garbage is collected when it is), and
     a metaclass's own ``__call__``, which makes it."""
     made = fresh_of(cls, inner=args.reach())
-    if defines(cls, "__del__"):
-        special(frame, made, ("__del__",), [], node)
-    if defines(type(cls), "__call__"):
-        called = special(frame, known(cls), ("__call__",), list(args.pos), node)
+    if special.defines(cls, "__del__"):
+        special.special(frame, made, ("__del__",), [], node)
+    if special.defines(type(cls), "__call__"):
+        called = special.special(frame, known(cls), ("__call__",), list(args.pos), node)
         return join(made, called) if called is not None else made
     if orm.is_record(cls):
         frame.add(EffectKind.CREATES, cls.__name__, (f"{cls.__name__}(...)",))
@@ -687,7 +549,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
                                  base.types <= {list, tuple}):
         item = frame.iterate(base)  # the items are compared, by their classes' own code
         with frame.repeated():
-            special(frame, item, ("__lt__",) if method.name == "sort" else ("__eq__",), [item],
+            special.special(frame, item, ("__lt__",) if method.name == "sort" else ("__eq__",), [item],
                     node)
     pure_call(frame, method.qual, args, node)
     if method.name == "copy":

@@ -11,7 +11,7 @@ import inspect
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls
+from signoff.effects import calls, special
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
     EMPTY,
@@ -83,8 +83,8 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             shapes = right.contents().parts
             formatted = [right.reached(p) for p in shapes] if shapes else [frame.iterate(right)]
             for value in (right, *formatted):
-                calls.special(frame, value, ("__str__", "__repr__"), [], node)
-                calls.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
+                special.special(frame, value, ("__str__", "__repr__"), [], node)
+                special.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
         kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
         if kinds is None and left.types and left.types <= {list, dict, set}:
             kinds = left.types
@@ -175,7 +175,7 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
     if not value.types:
         return None
     for name in names:
-        if any(calls.defines(t, name) for t in value.types):
+        if any(special.defines(t, name) for t in value.types):
             call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
                             args=list(args), keywords=[])
             ast.copy_location(call, node)
@@ -198,8 +198,8 @@ def iterated_by(frame: Frame, node: ast.expr, value: Val) -> None:
         iterator = value
     with frame.repeated():
         for kind in iterator.types or ():
-            if any(calls.defines(kind, name) for name in ("__next__", "__anext__")):
-                method = "__next__" if calls.defines(kind, "__next__") else "__anext__"
+            if any(special.defines(kind, name) for name in ("__next__", "__anext__")):
+                method = "__next__" if special.defines(kind, "__next__") else "__anext__"
                 calls.call_args(frame, frame.an.attr_of_type(frame, iterator, kind, method),
                                 Args([], {}), node)
 

@@ -11,7 +11,7 @@ import inspect
 import types
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls
+from signoff.effects import calls, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.expressions import dunder, iterated_by, truth
 from signoff.effects.tables import IMMUTABLE_TYPES
@@ -146,7 +146,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
     elif isinstance(target, ast.Tuple | ast.List):
         items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
         if items is None:  # unpacking iterates the value: its class's __iter__ runs
-            calls.iterated(frame, value, target)
+            special.iterated(frame, value, target)
         for i, elt in enumerate(target.elts):
             if items is not None and len(items) == len(target.elts):
                 part = frame.expr(items[i]) if not isinstance(items[i], ast.Starred) else value

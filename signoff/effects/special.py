@@ -1,0 +1,165 @@
+"""What Python runs without its being called by name: the special methods of a value's class
+that builtins, operators and allow-listed calls run (``str(x)`` runs ``x.__str__``, ``sorted``
+compares the items, ``MutableMapping.update`` runs the class's ``__setitem__``), followed where
+the class defines them in Python, so that their effects count as the caller's.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+from typing import Any
+
+from signoff.effects import calls
+from signoff.effects.scope import Scope, call_text
+from signoff.effects.tables import (
+    ABC_MIXIN_CALLS,
+    ITERATES_ARGUMENTS,
+    LOGS,
+    MUTATING_METHODS,
+    SPECIAL_METHODS_CALLED,
+    WRITES_TO_STREAM,
+)
+from signoff.effects.values import Args, Val, const, fresh_of, join_all, known
+
+__all__ = ["defines", "iterated", "mixin_runs", "runs_unnamed", "special"]
+
+
+def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
+            node: ast.AST | None) -> Val | None:
+    """Follow the special method code of Python's calls on `value` where there is no expression
+    of it to call it by (``len(x)`` calls ``x.__len__``, sorting compares the items): for each
+    class it may be, the first of `names` that class defines in Python. What it returns (None
+    when no class defines one)."""
+    called = []
+    for kind in value.types or ():
+        name = next((n for n in names if defines(kind, n)), None)
+        if name is not None:
+            method = frame.an.attr_of_type(frame, value, kind, name)
+            called.append(calls.call_args(frame, method, Args(list(args), {}), node))
+    return join_all(called) if called else None
+
+
+def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
+    """What iterating over `value` runs of its class's code, where there is no expression of it
+    (``list(x)``, ``sorted(x)``): ``__iter__`` once, then the iterator's ``__next__`` once an
+    item (`Frame.repeated`). An item."""
+    iterator = special(frame, value, ("__iter__", "__getitem__"), [], node)
+    if iterator is None or not iterator.types:
+        iterator = value
+    with frame.repeated():
+        special(frame, iterator, ("__next__",), [], node)
+    return frame.iterate(value)
+
+
+
+def defines(cls: type, name: str) -> bool:
+    """Whether `cls` runs Python code of the app's (or a third party's) for special method
+    `name`: signoff's own classes and builtins' slots only compute."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            module = getattr(klass, "__module__", "") or ""
+            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
+                return False
+            return inspect.isfunction(found) and not _generated(klass, found)
+    return False
+
+
+def _generated(cls: type, func: Any) -> bool:
+    """Whether `func` is a special method a dataclass (or attrs) wrote for `cls` from its
+    fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or shows them."""
+    filename = func.__code__.co_filename
+    if filename.startswith("<attrs generated"):
+        return True
+    return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
+def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
+    """The special methods of its arguments' classes that the allow-listed call `q` runs:
+    ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items."""
+    names = SPECIAL_METHODS_CALLED.get(q)
+    if names and args.pos:
+        special(frame, args.pos[0], names, [], node)
+    if q == "builtins.str.format":  # each value is formatted by its class's own code
+        for value in args.every():
+            special(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
+    if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
+        for value in args.pos:
+            special(frame, value, ("__str__", "__repr__"), [], node)
+            if q in LOGS:  # ("%d" takes its number)
+                special(frame, value, ("__index__", "__int__", "__float__"), [], node)
+    if q.startswith(("heapq.heap", "bisect.")):  # a heap's (a sorted list's) items compared
+        for value in args.pos:
+            for item in (value, frame.iterate(value)):
+                special(frame, item, ("__lt__",), [item], node)
+    if q.startswith(("posixpath.", "ntpath.", "genericpath.", "os.path.")):  # paths' own code
+        for value in args.pos:
+            special(frame, value, ("__fspath__",), [], node)
+    if q in ("builtins.isinstance", "builtins.issubclass") and len(args.pos) == 2:
+        check = "__instancecheck__" if q == "builtins.isinstance" else "__subclasscheck__"
+        for cls in args.pos[1].objs:  # a metaclass's own check runs
+            if isinstance(cls, type) and defines(type(cls), check):
+                special(frame, known(cls), (check,), [args.pos[0]], node)
+    stream = WRITES_TO_STREAM.get(q)
+    if stream is not None:  # print(..., file=f) and json.dump(o, f) call f.write
+        keyword, at = stream
+        written = args.kw.get(keyword) or (
+            args.pos[at] if at is not None and len(args.pos) > at else None)
+        if written is not None and not (written.objs and all(o is None for o in written.objs)
+                                        ) and written.qual not in _STANDARD_STREAMS:
+            if written.types or written.objs:
+                calls.call_args(frame, frame.attribute(written, "write", None),
+                          Args([fresh_of(str)], {}), node)
+            else:
+                frame.unknown(call_text(frame, node),
+                              f"{q.removeprefix('builtins.')} writes to a stream that cannot be "
+                              "known from here")
+    if q.startswith("json.") and "cls" in args.kw:  # an encoder's (decoder's) own methods run
+        for made in args.kw["cls"].objs:
+            if isinstance(made, type):
+                instance = fresh_of(made)
+                for name in ("default", "encode", "iterencode", "decode", "raw_decode"):
+                    special(frame, instance, (name,), [Val()], node)
+    iterating = ITERATES_ARGUMENTS.get(q)
+    if iterating is None:
+        return
+    at, item_names = iterating
+    if at is None and len(args.pos) > 1 and q in ("builtins.min", "builtins.max"):
+        items = list(args.pos)
+    else:
+        chosen = args.pos if at is None else args.pos[at:at + 1]
+        items = [iterated(frame, v, node) for v in chosen]
+    if item_names:
+        with frame.repeated():
+            for item in items:
+                special(frame, item, item_names, [item], node)
+
+
+def mixin_runs(frame: Scope, func: Any, receiver: Val, node: ast.AST | None) -> None:
+    """A method collections.abc gives a class (`func`: ``MutableMapping.update``, ``pop``…),
+    called on `receiver`: it runs the class's own methods on it (its ``__setitem__``…), and may
+    change it."""
+    for name in ABC_MIXIN_CALLS:
+        if any(_own_method(kind, name) for kind in receiver.types or ()):
+            special(frame, receiver, (name,), [Val(), Val()][:_ARITY.get(name, 0)], node)
+    if func.__name__ in MUTATING_METHODS or func.__name__.startswith("__i"):
+        frame.mutate(receiver, call_text(frame, node))
+
+
+def _own_method(cls: type, name: str) -> bool:
+    """Whether `cls` has method `name` of its own, not one collections.abc gives it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__module__ not in ("collections.abc", "_collections_abc", "builtins")
+    return False
+
+
+_ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 1, "insert": 2,
+          "add": 1, "discard": 1}
+"""How many arguments each of `ABC_MIXIN_CALLS` is called with."""
+
+
+_STANDARD_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
+"""The process's own output streams, where `print` writes by default: the app's log stream."""
+
+
