@@ -459,3 +459,42 @@ def test_a_database_function_that_may_write_is_no_reading_on_postgresql(
     with app.session(as_=app.system) as s:
         assert s.get(Counter, counter.id).value == 0
     app.database.dispose()
+
+
+def test_the_models_of_an_action_declared_in_a_function_are_read_too(tmp_path: Path) -> None:
+    """An action declared inside a function, typed by models declared there too (its
+    annotations are text, this module having ``from __future__ import annotations``): the
+    serializer of its result model and the validator of its parameter model are its code all
+    the same (they were skipped, the annotations not resolving without the names local to it)."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    written = tmp_path / "written.txt"
+
+    class Shown(BaseModel):
+        total: int
+
+        @model_serializer(mode="wrap")
+        def _dump(self, handler: Any) -> Any:
+            written.write_text("dumped")
+            return handler(self)
+
+    class Noted(BaseModel):
+        text: str
+
+        @field_validator("text")
+        @classmethod
+        def _checked(cls, value: str) -> str:
+            written.write_text("validated")
+            return value
+
+    @app.action
+    def shown(n: int) -> Shown:
+        """A total."""
+        return Shown(total=n)
+
+    assert not app.actions.info("shown").effects.only_reads
+    with pytest.raises(UserError, match="A validator of noted's parameters does more than read"):
+        @app.action
+        def noted(note: Noted) -> str:
+            """Take a note."""
+            return note.text
+    app.database.dispose()

@@ -5,8 +5,10 @@ this machine once its process is gone, and a live one never."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from sqlalchemy import insert, select
+import pytest
+from sqlalchemy import insert, select, text
 
 from signoff import App
 from signoff.agents import holds, serving
@@ -52,4 +54,29 @@ def test_a_lease_is_written_as_serving_starts_and_removed_as_it_ends(database: s
     lease.end()
     with app.database.connect() as db:
         assert db.execute(select(servings)).all() == []
+    app.database.dispose()
+
+
+def test_a_lease_that_cannot_be_renewed_is_told_by_what_it_is_of(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A session's lease whose renewal fails (its table gone here) is logged as the MCP
+    session's, not as a call's, and tried again."""
+    import logging
+    import time
+
+    from signoff.agents import runs
+
+    monkeypatch.setattr(runs, "RENEW_EVERY", 0.1)
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    app.database.ensure_schema()
+    lease = serving.Serving(app.database, "w-1", "clerk")
+    with caplog.at_level(logging.WARNING, logger="signoff.agents"):
+        lease.start()
+        with app.database.connect() as db:
+            db.execute(text("DROP TABLE signoff_servings"))
+        deadline = time.monotonic() + 10
+        while "could not be renewed" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+    lease._renewing.close()
+    assert "The lease of the MCP session of work w-1 could not be renewed" in caplog.text
     app.database.dispose()

@@ -149,7 +149,7 @@ class Actions:
         # refused then): one found to do more than read, for sure, is refused here; what the
         # analysis cannot follow in one (the raw value a "before" validator is given) is left to
         # that hold, not taken to make the action do anything.
-        done = [e for e in checking(fn, name=name).effects
+        done = [e for e in checking(fn, name=name, localns=localns).effects
                 if e.kind.value != "reads" and not e.reason]
         if done:
             found = "; ".join(e.explain() for e in done)

@@ -57,8 +57,10 @@ left for the next look: one blocked row does not hold up the renewal of the othe
 
 @dataclass(kw_only=True, eq=False)
 class _Lease:
-    """A lease this process keeps alive while a call runs."""
+    """A lease this process keeps alive while a call runs (or while it serves a session)."""
 
+    what: str
+    """What it is the lease of, in words ("the approved call of proposal 1a2b…")."""
     database: Database
     renew: Callable[[repo.Executor], object]
     """Renews it, in a transaction of the database."""
@@ -67,6 +69,10 @@ class _Lease:
     kept: bool
     """Whether it is renewed (not for an in-memory database)."""
 
+
+_LEASED_WORDS = {"proposal": "the approved call of proposal {}",
+                 "task": "the call task {} runs", "work": "the MCP session of work {}"}
+"""A lease's key, in words, for the log."""
 
 _leases: dict[tuple[str, str], list[_Lease]] = {}
 """The leases of the calls this process runs now: ("proposal", id) or ("task", id), each with
@@ -112,7 +118,8 @@ def leased(key: tuple[str, str], database: Database,
     """While the block runs, `renew` is called (in a transaction of `database`) each time
     `RENEW_EVERY` seconds have passed since the lease `key` names was last set, by this
     process's renewing thread; not for an in-memory database, which no other process sees."""
-    lease = _Lease(database=database, renew=renew, renewed_at=time.monotonic(),
+    lease = _Lease(what=_LEASED_WORDS.get(key[0], "{}").format(key[1]), database=database,
+                   renew=renew, renewed_at=time.monotonic(),
                    kept=not (database.is_sqlite and database.file is None))
     with _lock:
         _leases.setdefault(key, []).append(lease)
@@ -180,8 +187,8 @@ def _renew() -> None:
                         db.exec_driver_sql(f"SET LOCAL lock_timeout = '{_WAIT_FOR_LOCK}'")
                     lease.renew(db)
             except Exception as error:  # looked at again soon: a lease has time to spare
-                log.warning("A lease of a call being run could not be renewed (tried again in "
-                            "%.0f s): %s", RENEW_EVERY / 2, error)
+                log.warning("The lease of %s could not be renewed (tried again in %.0f s): %s",
+                            lease.what, RENEW_EVERY / 2, error)
             else:
                 lease.renewed_at = at
 

@@ -38,13 +38,14 @@ def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None
     return analyse_effects(fn, name=name, localns=localns)
 
 
-def checking(fn: Callable[..., Any], *, name: str) -> Effects:
+def checking(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None = None
+             ) -> Effects:
     """The effects of checking a call of `fn`, run as an action called `name`: the validators
     of the pydantic models its parameters are, which run before anyone decides whether the
-    call runs at all."""
+    call runs at all. `localns`: the names local to where `fn` was declared."""
     from signoff.effects.analyser import checking_effects  # loaded when first used
 
-    return checking_effects(fn, name=name)
+    return checking_effects(fn, name=name, localns=localns)
 
 
 def raises(fn: Callable[..., Any], *, name: str) -> list[RaiseSite]:

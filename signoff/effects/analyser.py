@@ -18,7 +18,6 @@ import functools
 import inspect
 import sysconfig
 import types
-import typing
 from dataclasses import replace
 from typing import Any
 
@@ -501,11 +500,8 @@ class Analyser:
         validators of the pydantic models its parameters are (each call is checked by making
         them, before anyone decides whether it runs: `checking`); else the serializers of those
         its result is (turned into data as it is recorded, a part of its run)."""
-        try:
-            hints = typing.get_type_hints(inspect.unwrap(fn))
-        except Exception:  # annotations the registry resolves itself, or refuses
-            return
-        for key, annotation in hints.items():
+        # (as they resolve with the names local to where the action was declared: `resolved`)
+        for key, annotation in self.source.hints(inspect.unwrap(fn)).items():
             if (key == "return") is checked:
                 continue
             for model in pydantic_models.models_in(annotation):
@@ -632,8 +628,11 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
                    cost_repeats=summary.cost_repeats)
 
 
-def checking_effects(fn: Any, *, name: str) -> Effects:
-    """The effects of checking a call of `fn` as an action called `name` (`Analyser.checking`)."""
+def checking_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> Effects:
+    """The effects of checking a call of `fn` as an action called `name` (`Analyser.checking`;
+    `localns`: the names local to where it was declared, which its annotations may use)."""
+    if localns:
+        _ANALYSER.source.resolved(inspect.unwrap(fn), localns)
     try:
         summary = _ANALYSER.checking(fn, name)
     except Exception as exc:  # a gap in the analysis must never make a check look safe
