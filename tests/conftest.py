@@ -23,6 +23,20 @@ def _no_real_model_requests() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _sessions_left_open_are_let_go() -> Iterator[None]:
+    """A served session a test leaves open (a `ServedAgent` called in-process, never closed) is
+    let go with the server once the test ends: its lease is not renewed, against a database
+    the test has dropped, beside the tests that follow."""
+    yield
+    from signoff.agents import runs
+
+    if any(kind == "work" for kind, _ in runs.held()):
+        import gc
+
+        gc.collect()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _workshop_in_memory_unless_told() -> None:
     """examples/workshop.py keeps its data in workshop.db in the working directory; a test that

@@ -74,9 +74,31 @@ def test_a_lease_that_cannot_be_renewed_is_told_by_what_it_is_of(
         lease.start()
         with app.database.connect() as db:
             db.execute(text("DROP TABLE signoff_servings"))
-        deadline = time.monotonic() + 10
-        while "could not be renewed" not in caplog.text and time.monotonic() < deadline:
+        told = "The lease of the MCP session of work w-1 could not be renewed"
+        deadline = time.monotonic() + 10  # (another test's lease may be told meanwhile)
+        while told not in caplog.text and time.monotonic() < deadline:
             time.sleep(0.05)
     lease._renewing.close()
-    assert "The lease of the MCP session of work w-1 could not be renewed" in caplog.text
+    assert told in caplog.text
+    app.database.dispose()
+
+
+def test_a_lease_dropped_without_being_ended_is_let_go(tmp_path: Path) -> None:
+    """A session's lease no one holds any more (its server dropped without closing it) is let
+    go as it is collected: no longer renewed here; its row stays, for the next server to end
+    the session's tasks once it has run out."""
+    import gc
+
+    from signoff.agents import runs
+
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    app.database.ensure_schema()
+    lease = serving.Serving(app.database, "w-dropped", "clerk")
+    lease.start()
+    assert ("work", "w-dropped") in runs.held()
+    del lease
+    gc.collect()
+    assert ("work", "w-dropped") not in runs.held()
+    with app.database.connect() as db:
+        assert [r.work_id for r in db.execute(select(servings))] == ["w-dropped"]
     app.database.dispose()

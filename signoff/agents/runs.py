@@ -39,7 +39,7 @@ from signoff.agents import repository as repo
 from signoff.store.database import Database
 from signoff.store.utc import aware
 
-__all__ = ["LEASE", "RENEW_EVERY", "gone", "holding", "leased", "running"]
+__all__ = ["LEASE", "RENEW_EVERY", "gone", "held", "holding", "leased", "running"]
 
 log = logging.getLogger("signoff.agents")
 
@@ -134,6 +134,13 @@ def leased(key: tuple[str, str], database: Database,
                 _leases[key] = held
             else:
                 _leases.pop(key, None)
+
+
+def held() -> list[tuple[str, str]]:
+    """The leases this process keeps now, by kind and id (``("work", id)`` for a session it
+    serves, ``("proposal", id)``, ``("task", id)`` for a call it runs)."""
+    with _lock:
+        return list(_leases)
 
 
 def _keep_renewing() -> None:

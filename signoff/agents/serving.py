@@ -30,8 +30,8 @@ class Serving:
     """This process's lease on a session it serves: `start` it before the session's first task
     is started (so that no task of it is ever without one), `end` it once the session's tasks
     have ended. Dropped without being ended (its process stops, or keeps running without the
-    session), it is no longer renewed, and the next server of the agent ends the session's
-    tasks once it has run out."""
+    session: it is let go as it is collected, nothing else holding it), it is no longer renewed,
+    and the next server of the agent ends the session's tasks once it has run out."""
 
     def __init__(self, database: Database, work: str, agent: str) -> None:
         self._database = database
@@ -45,13 +45,13 @@ class Serving:
         with self._database.connect() as db:
             db.execute(insert(servings).values(work_id=self._work, agent=self._agent,
                                                server=self._me, until=repo.now() + runs.LEASE))
-        self._renewing.enter_context(runs.leased(("work", self._work), self._database,
-                                                 self._renew))
+        work, me = self._work, self._me
 
-    def _renew(self, db: repo.Executor) -> None:
-        db.execute(update(servings).where(servings.c.work_id == self._work,
-                                          servings.c.server == self._me)
-                   .values(until=repo.now() + runs.LEASE))
+        def renew(db: repo.Executor) -> None:  # (holds no reference to this lease: `Serving`)
+            db.execute(update(servings).where(servings.c.work_id == work, servings.c.server == me)
+                       .values(until=repo.now() + runs.LEASE))
+
+        self._renewing.enter_context(runs.leased(("work", work), self._database, renew))
 
     def end(self) -> None:
         """The session has closed, its tasks ended: the lease is let go."""
