@@ -159,3 +159,28 @@ def test_an_id_is_a_random_uuid_as_python_writes_one() -> None:
         assert read.variant == uuid.RFC_4122
     assert len(set(made)) == len(made)
     assert {id_[19] for id_ in made} == set("89ab")  # every variant digit is made
+
+
+def test_a_turns_steps_are_read_from_the_tasks_end_whatever_their_number(db: Database) -> None:
+    """A turn's steps are found by the journal's key alone, read from the task's end back: for
+    every turn of a task whose turns take 1 to 9 steps (so that they start and end anywhere in
+    a read of a few), they are exactly its steps in order, the one being written last."""
+    task = _task(db)
+    sizes = [1, 9, 2, 4, 5, 3, 1, 8, 4]
+    for turn, size in enumerate(sizes):
+        with db.connect() as c:
+            c.execute(update(tasks).where(tasks.c.id == task).values(turn=turn))
+        for i in range(size):
+            with db.connect() as c:
+                repo.note(c, task, ReceiptKind.TOOL_CALL, f"turn {turn}, step {i}")
+    with db.connect() as c:
+        every = journal.steps_of(c, task)
+        assert [s.turn for s in every] == [t for t, n in enumerate(sizes) for _ in range(n)]
+        for turn in [*range(len(sizes)), len(sizes)]:
+            assert journal.steps_of(c, task, turn=turn) == [s for s in every if s.turn == turn]
+        repo.note(c, task, ReceiptKind.TOOL_CALL, "being written")
+        last = len(sizes) - 1
+        found = journal.steps_of(c, task, turn=last)
+        assert [s.data["entries"][0]["words"] for s in found] == [
+            *(f"turn {last}, step {i}" for i in range(sizes[last])), "being written"]
+        assert found[-1].seq == 0

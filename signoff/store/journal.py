@@ -141,11 +141,11 @@ def steps_of(db: Any, task_id: str, *, turn: int | None = None) -> list[StepRow]
     step the transaction of `db` is gathering for it, when it has one (numbered 0: it is not
     appended yet), so that a transaction reads what it wrote."""
     if turn is None:
-        rows = prepare(db, "journal_all", lambda: _ALL).run(db, {"task": task_id})
+        rows = prepare(db, "journal_all", lambda: _ALL).run(db, {"task": task_id}).rows
+        found = [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"])
+                 for r in rows]
     else:
-        rows = prepare(db, "journal_turn", lambda: _OF_TURN).run(db, {"task": task_id, "turn": turn})
-    found = [StepRow(seq=r["seq"], turn=r["turn"], kind=r["kind"], data=r["data"])
-             for r in rows.rows]
+        found = _of_turn(db, task_id, turn)
     gathered: dict[str, Pending] | None = _info(db).get(_KEY)
     step = gathered.get(task_id) if gathered else None
     if step is not None and step.data():
@@ -154,10 +154,38 @@ def steps_of(db: Any, task_id: str, *, turn: int | None = None) -> list[StepRow]
     return found
 
 
+def _of_turn(db: Any, task_id: str, turn: int) -> list[StepRow]:
+    """A task's steps written in model turn `turn`, in order. The turn a step is written in
+    never goes back as the steps' numbers rise (both are the head's, taken in one statement),
+    so a turn's steps follow on, and the head's own turn's are the last: they are read from
+    the task's end back, a few at a time, by the journal's key, until a step of an earlier
+    turn (no index by turn: it was one more page written by every step)."""
+    found: list[StepRow] = []
+    before = _PAST_ANY_SEQ
+    while True:
+        rows = prepare(db, "journal_tail", lambda: _TAIL).run(
+            db, {"task": task_id, "before": before}).rows
+        for r in rows:
+            if r["turn"] < turn:
+                return found[::-1]
+            if r["turn"] == turn:
+                found.append(StepRow(seq=r["seq"], turn=turn, kind=r["kind"], data=r["data"]))
+        if len(rows) < _TAIL_ROWS:
+            return found[::-1]
+        before = rows[-1]["seq"]
+
+
+_TAIL_ROWS = 4
+"""How many steps one read from a task's end takes (most turns are one to three steps)."""
+_PAST_ANY_SEQ = 2**31 - 1
+"""A number past any step's (`seq` is a 32-bit integer on PostgreSQL)."""
+
 _NEXT = update(tasks).where(tasks.c.id == bindparam("key")).values(
     seq=tasks.c.seq + 1).returning(tasks.c.seq, tasks.c.turn)
 _APPEND = insert_of(steps, ("task_id", "seq", "turn", "kind", "at", "cost_usd", "data"))
 _ALL = select(steps.c.seq, steps.c.turn, steps.c.kind, steps.c.data).where(
     steps.c.task_id == bindparam("task")).order_by(steps.c.seq)
-_OF_TURN = _ALL.where(steps.c.turn == bindparam("turn"))
+_TAIL = select(steps.c.seq, steps.c.turn, steps.c.kind, steps.c.data).where(
+    steps.c.task_id == bindparam("task"), steps.c.seq < bindparam("before")).order_by(
+    steps.c.seq.desc()).limit(_TAIL_ROWS)
 _AFTER = _ALL.where(steps.c.seq > bindparam("after"))

@@ -104,7 +104,6 @@ steps = Table(
     Column("at", UtcDateTime(), nullable=False),
     Column("cost_usd", Float, nullable=False, default=0.0),
     Column("data", JSON, nullable=False),
-    Index("signoff_steps_turn", "task_id", "turn", "seq"),
 )
 """The journal: what each task did, one row per step, only ever appended to (numbered by its
 task's `seq`). A step's data holds the messages it added to the conversation, the changes of its
