@@ -901,7 +901,8 @@ def test_code_python_runs_unnamed_counts(name: str) -> None:
     if name in ("by_environ_update", "by_logging_filter", "by_logging_disable",
                 "by_a_method_handed_on"):
         assert EffectKind.CHANGES in {e.kind for e in effects.effects}
-    elif name not in ("by_type_hints", "by_print_file", "by_json_dump"):
+    elif name not in ("by_type_hints", "by_print_file", "by_json_dump", "by_csv_writer",
+                      "by_csv_dict_writer"):
         assert ("external", "os.system") in _found(effects), "\n".join(effects.explain())
 
 
@@ -1075,3 +1076,56 @@ def test_a_key_function_is_given_the_items_it_sorts() -> None:
     anything)."""
     effects = analyse(_sorted_by_name, name="sorted_by_name")
     assert effects.only_reads, effects.explain()
+
+
+class _RepairPatch(BaseModel):
+    title: str | None = None
+    price: int | None = None
+
+
+def _patched(repair: Repair, patch: _RepairPatch) -> str:
+    for name, value in patch.model_dump(exclude_unset=True).items():
+        setattr(repair, name, value)
+    return repair.title
+
+
+def test_a_record_patched_from_a_models_data_changes_that_record_alone() -> None:
+    """The commonest way to apply a partial update: each field a model was given set on the
+    record from ``model_dump``. It changes the record and nothing else (what ``model_dump``
+    gave had no known type, and its ``items()`` was taken to do anything); what the model's
+    own serializers do counts (`implicit.by_model_dump`)."""
+    effects = analyse(_patched, name="patched")
+    assert _found(effects) == {("reads", R), ("changes", R)}, effects.explain()
+
+
+def test_an_upsert_changes_the_table_it_inserts_into() -> None:
+    """``INSERT … ON CONFLICT … DO UPDATE SET`` (and MySQL's ``ON DUPLICATE KEY UPDATE``)
+    creates or changes rows of the table it inserts into: it was reported as changing a table
+    named ``SET``."""
+
+    def upserts(session: Session) -> None:
+        session.execute(text("INSERT INTO repair (title) VALUES ('x') ON CONFLICT (id) "
+                             "DO UPDATE SET price = repair.price + 1"))
+
+    def upserts_mysql(session: Session) -> None:
+        session.execute(text("INSERT INTO repair (title) VALUES ('x') "
+                             "ON DUPLICATE KEY UPDATE price = price + 1"))
+
+    for fn in (upserts, upserts_mysql):
+        effects = analyse(fn, name=fn.__name__)
+        assert _found(effects) == {("creates", R), ("changes", R)}, (
+            effects.explain())
+
+
+def test_an_upsert_beside_an_update_still_shows_the_update() -> None:
+    """An upsert's own UPDATE is read as such, never so that another statement's UPDATE in the
+    same text goes unseen."""
+
+    def both(session: Session) -> None:
+        session.execute(text(
+            "WITH x AS (INSERT INTO customer (name) VALUES ('a') ON CONFLICT DO NOTHING "
+            "RETURNING 1), y AS (UPDATE secrets SET v = 1 RETURNING 1) INSERT INTO repair "
+            "(title) VALUES ('x') ON CONFLICT (id) DO UPDATE SET price = 1"))
+
+    found = _found(analyse(both, name="both"))
+    assert {("changes", "secrets"), ("changes", R), ("creates", R)} <= found, found

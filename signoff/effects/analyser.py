@@ -45,7 +45,6 @@ from signoff.effects.values import (
     Typed,
     Val,
     const,
-    fresh_of,
     inner_token,
     join_all,
     known,
@@ -509,30 +508,14 @@ class Analyser:
                     path = f"{name} -> {self.label(hook.func)}"
                     frame = Frame(self, summary, globals_={}, closure={}, qualname=name,
                                   root_name=path)
-                    call_function(frame, hook.func, _hook_arguments(model, hook), {}, None,
-                                  cls=model)
+                    call_function(frame, hook.func, pydantic_models.hook_arguments(model, hook),
+                                  {}, None, cls=model)
 
 
 def _pydantics_own(hint: Any) -> bool:
     """Whether `hint` names a type of pydantic's that it hands a validator or serializer (its
     handler, its info): what it is given there is known as well as if it had no annotation."""
     return (getattr(hint, "__module__", "") or "").startswith(("pydantic_core", "pydantic."))
-
-
-def _hook_arguments(model: type, hook: pydantic_models.Hook) -> list[Val]:
-    """What pydantic calls a validator or serializer of `model` with: the instance or the
-    class, the value (typed by its field's annotation; the data as it came is a dict), the
-    handler of a "wrap" one and the validation's (serialization's) info, both pydantic's own
-    code that only computes; as many as the function takes."""
-    given = [Val(types=frozenset({model})) if hook.on_instance else known(model)]
-    if hook.field is None:
-        given.append(fresh_of(dict))
-    elif hook.field is not pydantic_models.NOT_A_FIELD:
-        given.append(Val().reached(annotation_types(hook.field)))
-    if hook.wraps:
-        given.append(Val(pure=True))
-    given.append(Val(pure=True))
-    return given[:hook.func.__code__.co_argcount]
 
 
 def _functions(value: Val) -> tuple[Any, ...]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import csv
 import dataclasses
 import functools
 import inspect
+import io
 import sysconfig
 import types
 from dataclasses import replace
@@ -355,9 +357,30 @@ def call_function(
             return _thread_started(frame, node)
     if q.startswith(("collections.abc.", "_collections_abc.")) and full.pos:
         special.mixin_runs(frame, func, full.pos[0], node)
+    if q in pydantic_models.DUMPS or q in pydantic_models.VALIDATES:
+        return _models_own(frame, q, cls, full, node)
     if is_pure_name(q):
         return pure_call(frame, q, full, node)
     return frame.an.call_analysed(frame, func, cls, full, node)
+
+
+def _models_own(frame: Scope, q: str, cls: type | None, args: Args, node: ast.AST | None) -> Val:
+    """A pydantic model's own method that runs the app's code in it (`cls`: the model): made
+    from data (``model_validate``), its validators run, as when it is made by its class; turned
+    into data (``model_dump``), the serializers of it and of the models its fields hold, and
+    what it gives is new data."""
+    owners = [cls] if cls is not None else list(args.pos[0].types or ()) if args.pos else []
+    models = [m for m in owners if isinstance(m, type) and pydantic_models.is_model(m)]
+    if not models:
+        return frame.unknown(call_text(frame, node), f"calls {q} of a model that is not known")
+    if q in pydantic_models.VALIDATES:
+        return join_all([construct(frame, m, Args(args.pos[1:], {}), node) for m in models])
+    for model in {m: None for owner in models for m in pydantic_models.models_in(owner)}:
+        for hook in pydantic_models.hooks(model, serializing=True):
+            call_function(frame, hook.func, pydantic_models.hook_arguments(model, hook), {}, node,
+                          cls=model)
+    given = pydantic_models.DUMPS[q]
+    return fresh_of(dict) if given is dict else Val(types=frozenset({given}), pure=True)
 
 
 def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
@@ -392,6 +415,9 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return join_all(args.pos)
     if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
         return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
+    shaped = _SHAPED_RESULTS.get(q)
+    if shaped is not None:
+        return shaped.on(Val(pure=True))
     returns = RETURN_TYPES.get(q)
     if returns is not None:
         listed = first is not None and returns in (list, tuple, set, frozenset)
@@ -408,6 +434,15 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return Val(types=join_all(objects).types)
     return Val(origin=reach, inner=reach)
 
+
+_SHAPED_RESULTS: dict[str, Typed] = {
+    "_csv.reader": Typed(types=frozenset({type(csv.reader(()))}), item=Typed(
+        types=frozenset({list}), item=Typed(types=frozenset({str})))),
+    "_csv.writer": Typed(types=frozenset({type(csv.writer(io.StringIO()))})),
+}
+"""What allow-listed calls give that holds what they say: a csv reader's rows are lists of
+text; a csv writer writes to the stream it was given, whose ``write`` was followed as it was made
+(`special.runs_unnamed`)."""
 
 _ITEMS_HANDED_ON = {"builtins.sorted": 0, "builtins.min": 0, "builtins.max": 0,
                     "builtins.map": 1, "builtins.filter": 1, "itertools.groupby": 0}

@@ -13,7 +13,30 @@ from typing import Any
 
 import pydantic
 
-__all__ = ["NOT_A_FIELD", "Hook", "field_annotation", "hooks", "is_model", "models_in", "validators"]
+from signoff.effects.annotations import annotation_types
+from signoff.effects.values import Val, fresh_of, known
+
+__all__ = ["DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "field_annotation", "hook_arguments",
+           "hooks", "is_model", "models_in", "validators"]
+
+DUMPS: dict[str, type] = {
+    "pydantic.main.BaseModel.model_dump": dict,
+    "pydantic.main.BaseModel.model_dump_json": str,
+    "pydantic.main.BaseModel.dict": dict,
+    "pydantic.main.BaseModel.json": str,
+}
+"""A model's methods that turn it into data (what each gives): its serializers run, and those
+of the models its fields hold."""
+
+VALIDATES = frozenset({
+    "pydantic.main.BaseModel.model_validate",
+    "pydantic.main.BaseModel.model_validate_json",
+    "pydantic.main.BaseModel.model_validate_strings",
+    "pydantic.main.BaseModel.parse_obj",
+    "pydantic.main.BaseModel.parse_raw",
+})
+"""A model's class methods that make one from data: its validators run, and those of the models
+its fields hold."""
 
 NOT_A_FIELD: Any = object()
 """What `field_annotation` gives for a name that is not one of the model's fields."""
@@ -69,6 +92,22 @@ def hooks(cls: type, *, serializing: bool) -> list[Hook]:
             found.append(Hook(func=func, on_instance=on_instance, field=field,
                               wraps=mode == "wrap"))
     return found
+
+
+def hook_arguments(model: type, hook: Hook) -> list[Val]:
+    """What pydantic calls a validator or serializer of `model` with: the instance or the
+    class, the value (typed by its field's annotation; the data as it came is a dict), the
+    handler of a "wrap" one and the validation's (serialization's) info, both pydantic's own
+    code that only computes; as many as the function takes."""
+    given = [Val(types=frozenset({model})) if hook.on_instance else known(model)]
+    if hook.field is None:
+        given.append(fresh_of(dict))
+    elif hook.field is not NOT_A_FIELD:
+        given.append(Val().reached(annotation_types(hook.field)))
+    if hook.wraps:
+        given.append(Val(pure=True))
+    given.append(Val(pure=True))
+    return given[:hook.func.__code__.co_argcount]
 
 
 def models_in(annotation: Any, seen: set[type] | None = None) -> list[type]:

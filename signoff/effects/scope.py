@@ -99,6 +99,10 @@ class Scope(Protocol):
         """An item of an iterable."""
         ...
 
+    def item(self, base: Val) -> Val:
+        """``base[...]``: an item of a sequence, a value of a mapping."""
+        ...
+
     def call_inline(self, target: Inline, args: Args, node: ast.AST | None) -> Val:
         """Call a lambda or local function: walk its body in place."""
         ...

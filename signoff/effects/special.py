@@ -88,6 +88,12 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
             special(frame, value, ("__str__", "__repr__"), [], node)
             if q in LOGS:  # ("%d" takes its number)
                 special(frame, value, ("__index__", "__int__", "__float__"), [], node)
+    if q in _ROWS_WRITTEN and args.pos:  # each value of a row is made text by its class's code
+        rows = args.pos[0]
+        for _ in range(_ROWS_WRITTEN[q]):
+            rows = frame.iterate(rows)
+        values = frame.item(rows)  # (a row's items; a dict's values)
+        special(frame, values, ("__str__", "__repr__"), [], node)
     if q.startswith(("heapq.heap", "bisect.")):  # a heap's (a sorted list's) items compared
         for value in args.pos:
             for item in (value, frame.iterate(value)):
@@ -158,6 +164,10 @@ _ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 
           "add": 1, "discard": 1}
 """How many arguments each of `ABC_MIXIN_CALLS` is called with."""
 
+
+_ROWS_WRITTEN = {"_csv.writer.writerow": 0, "_csv.writer.writerows": 1,
+                 "csv.DictWriter.writerow": 0, "csv.DictWriter.writerows": 1}
+"""csv's calls that write rows (how deep in their argument a row is): each value is made text."""
 
 _STANDARD_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
 """The process's own output streams, where `print` writes by default: the app's log stream."""

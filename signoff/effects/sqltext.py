@@ -22,6 +22,9 @@ _SQL_TABLE = {
     EffectKind.DELETES: re.compile(r"\bDELETE\s+FROM\s+[\"`]?(\w+)", re.I),
     EffectKind.READS: re.compile(r"\bFROM\s+[\"`]?(\w+)", re.I),
 }
+_UPSERT = re.compile(r"\b(?:DO|KEY)\s+$", re.I)
+"""What comes before an UPDATE that changes the row an INSERT would have inserted (``ON CONFLICT
+… DO UPDATE SET``, ``ON DUPLICATE KEY UPDATE``): it names no table."""
 _SQL_WRITE_VERBS = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT)\b", re.I)
 
 
@@ -156,9 +159,15 @@ def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
             continue
         writes = [
             (kind, table)
-            for kind in (EffectKind.CREATES, EffectKind.CHANGES, EffectKind.DELETES)
+            for kind in (EffectKind.CREATES, EffectKind.DELETES)
             for table in _SQL_TABLE[kind].findall(statement)
         ]
+        for update in _SQL_TABLE[EffectKind.CHANGES].finditer(statement):
+            if not _UPSERT.search(statement, 0, update.start()):
+                writes.append((EffectKind.CHANGES, update.group(1)))
+            else:  # an upsert's: it changes the rows of the tables inserted into
+                writes += [(EffectKind.CHANGES, t) for kind, t in list(writes)
+                           if kind is EffectKind.CREATES]
         found.extend(writes)
         if verb in {"REPLACE", "MERGE", "UPSERT"} or not writes:
             found.append((EffectKind.CHANGES, ""))

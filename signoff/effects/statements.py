@@ -120,11 +120,16 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     name = _IN_PLACE.get(type(node.op))
     if name is not None:  # x += v runs x's class's __iadd__, else its __add__
         dunder(frame, target, frame.expr(target), (f"__i{name}__", f"__{name}__"), [node.value])
+        dunder(frame, node.value, value, (f"__r{name}__",), [target])  # (when x's gives up)
     if isinstance(target, ast.Name):
         current = frame.name(target.id)
         if current.types is None or not current.types <= IMMUTABLE_TYPES:
             frame.mutate(current, f"{target.id} {op}")
-        assign(frame, target, join(current.derived(), value), None, op)
+            assign(frame, target, join(current.derived(), value), None, op)
+        else:  # a new value, as ``x = x + v`` makes (a date moved on is a date)
+            plain = value.pure or bool(value.types and value.types <= IMMUTABLE_TYPES)
+            assign(frame, target, Val(types=current.types, inner=current.reach | value.reach,
+                                      exact=True, pure=plain), None, op)
     else:
         assign(frame, target, value, None, op)
 

@@ -161,6 +161,10 @@ PURE_MODULES: tuple[str, ...] = (
     "struct",
     "shlex",
     "difflib",
+    # csv writes to the stream it is given (WRITES_TO_STREAM: that stream's own write is
+    # followed) and reads what it is given to iterate; its registry of dialects is the process's
+    "csv",
+    "_csv",
     "urllib.parse",
     "os.path",
     "posixpath",
@@ -268,6 +272,7 @@ MUTATES_ARGUMENT: dict[str, int] = {
 CHANGES_GLOBAL_STATE = frozenset({
     "random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate",
     "decimal.setcontext",
+    "_csv.field_size_limit", "_csv.register_dialect", "_csv.unregister_dialect",
     # logging's configuration is the process's: a filter or a factory added runs later, for
     # every record, and logging switched off silences where refusals are told
     "logging.disable", "logging.setLoggerClass", "logging.setLogRecordFactory",
@@ -304,6 +309,8 @@ goes on where no hold sees it, and whatever it does cannot be known from here.""
 WRITES_TO_STREAM: dict[str, tuple[str, int | None]] = {
     "builtins.print": ("file", None),
     "json.dump": ("fp", 1),
+    "_csv.writer": ("csvfile", 0),
+    "csv.DictWriter": ("f", 0),
 }
 """Allow-listed functions that write to a stream they are given (by keyword, and position):
 its own ``write`` is called, whatever the stream is."""

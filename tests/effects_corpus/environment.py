@@ -295,3 +295,11 @@ Trip = Annotated[Travel, Provided("travel")]
 Chat = Annotated[Slack, Provided("slack")]
 Pages = Annotated[Web, Provided("web")]
 Db = Annotated[Session, Provided("session")]
+
+
+class SearchQuery(BaseModel):
+    """What a search looks for."""
+
+    text: str
+    sender: str | None = None
+    unread: bool | None = None

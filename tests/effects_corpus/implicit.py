@@ -8,6 +8,7 @@ process's shared state (logging's configuration), and looks as if it only reads.
 from __future__ import annotations
 
 import copy
+import csv
 import functools
 import heapq
 import json
@@ -17,6 +18,8 @@ import os
 import typing
 from collections.abc import Iterator, MutableMapping
 from typing import Any
+
+from pydantic import BaseModel, field_serializer, field_validator
 
 
 class Loud:
@@ -53,6 +56,10 @@ class Loud:
     def __neg__(self) -> int:
         os.system("echo neg")
         return -1
+
+    def __radd__(self, other: int) -> int:
+        os.system("echo radd")
+        return other
 
     def __abs__(self) -> int:
         os.system("echo abs")
@@ -426,3 +433,58 @@ def by_cache() -> int:
 def by_subclassing() -> None:
     class Grown(Growing):
         pass
+
+
+class Shipped(BaseModel):
+    """A model whose serializer and validator reach outside."""
+
+    to: str
+
+    @field_serializer("to")
+    def _shown(self, to: str) -> str:
+        os.system("echo serialized")
+        return to
+
+    @field_validator("to")
+    @classmethod
+    def _checked(cls, to: str) -> str:
+        os.system("echo validated")
+        return to
+
+
+class Parcel(BaseModel):
+    """A model holding one whose serializer reaches outside."""
+
+    shipped: Shipped
+
+
+def by_model_dump(parcel: Parcel) -> dict[str, Any]:
+    return parcel.model_dump()
+
+
+def by_model_dump_json(shipped: Shipped) -> str:
+    return shipped.model_dump_json()
+
+
+def by_model_validate(data: dict[str, str]) -> str:
+    return Shipped.model_validate(data).to
+
+
+def by_csv_writer() -> None:
+    csv.writer(STREAM).writerow(["a", "b"])
+
+
+def by_csv_dict_writer() -> None:
+    csv.DictWriter(STREAM, ["a"]).writerow({"a": 1})
+
+
+def by_csv_row() -> None:
+    import io
+
+    csv.writer(io.StringIO()).writerow([Loud()])
+
+
+def by_reflected_add_in_place() -> int:
+    total = 0
+    total += Loud()  # (int's own + gives up: Loud's __radd__ runs)
+    return total

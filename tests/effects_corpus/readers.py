@@ -5,7 +5,9 @@ chat over a pydantic environment given as a provided parameter, and records thro
 from __future__ import annotations
 
 import collections
+import csv
 import datetime
+import io
 import itertools
 import json
 import re
@@ -35,6 +37,7 @@ from tests.effects_corpus.environment import (
     Message,
     Pages,
     Restaurant,
+    SearchQuery,
     SharingPermission,
     Transaction,
     Trip,
@@ -491,3 +494,34 @@ def why_asked(repair: Repair) -> str:
     """Why this runs (the cause signoff's own `current_cause` reads: it was taken to change
     everything and reach outside, its context variable's type not known)."""
     return f"{repair.title}: {current_cause()}"
+
+
+def repair_titles_csv(session: Db) -> str:
+    """The open repairs as CSV text, written to a buffer (csv's writer was taken to do anything)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["title", "price"])
+    for r in session.scalars(select(Repair).where(Repair.status == "open")):
+        writer.writerow([r.title, r.price])
+    return buffer.getvalue()
+
+
+def repairs_read_from_csv(text: str) -> list[str]:
+    """The titles in CSV text, tidied (its rows are lists of text)."""
+    return [row[0].strip() for row in csv.reader(io.StringIO(text)) if row]
+
+
+def days_ahead(start: datetime.date, days: int) -> list[str]:
+    """The next `days` dates (``d += timedelta``, in a loop: the date was taken to be changed,
+    and then of no known type)."""
+    d = start
+    found = []
+    for _ in range(days):
+        d += datetime.timedelta(days=1)
+        found.append(d.isoformat())
+    return found
+
+
+def search_filters(query: SearchQuery) -> list[str]:
+    """A search's filters in words, from its model's data (``model_dump`` gave no known type)."""
+    return [f"{name}={value}" for name, value in query.model_dump(exclude_none=True).items()]
