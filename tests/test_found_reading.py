@@ -19,6 +19,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from signoff import Agent, App, Permits, Provided, Skill, TaskStatus, allow
 from signoff.exceptions import UserError
 from signoff.testing import ScriptedModel, says
+from tests.unseen import unseen
 
 
 class Tally(BaseModel):
@@ -109,9 +110,9 @@ def _bodies(folder: Path) -> dict[str, Callable[..., None]]:
 
 def _gap(counter: Any, session: Session) -> None:
     """Does nothing: what the analysis reads as an action is registered. A test puts a body in
-    its place after that — code swapped in once the effects were found, which they do not
-    follow (``print``, descriptors and encoders were gaps of their own once; a metaclass's
-    ``__call__`` still is) — so that only the run's hold stands in the way."""
+    its place after that, as code the analysis does not follow (``print``, descriptors and
+    encoders were gaps of their own once), the action's findings kept as they were
+    (`tests.unseen`), so that only the run's hold stands in the way."""
 
 
 @pytest.mark.parametrize("body", ["printed", "by_a_descriptor", "by_a_metaclass",
@@ -155,6 +156,7 @@ def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
         counter = Counter()
         s.add(counter)
     assert app.actions.info("peek").effects.only_reads
+    unseen(app, "peek")
     monkeypatch.setattr(sys.modules[__name__], "_gap", run)
     outcome = app.agent(Clerk).do(Look(), counter, for_=noor, model=ScriptedModel(
         says.tool(peek, counter=counter.id), says.tool(read, counter=counter.id),
@@ -204,6 +206,7 @@ def test_an_action_on_plain_values_found_to_only_read_is_held_to_it_too(
     noor = app.people.add("noor@t.example", "Noor")
     app.add_agent(Clerk, sponsor=noor)
     assert app.actions.info("encode").effects.only_reads
+    unseen(app, "encode")
     monkeypatch.setattr(sys.modules[__name__], "_encoded", _encoded_to_a_file)
     outcome = app.agent(Clerk).do(Encoding(), None, for_=noor, model=ScriptedModel(
         says.tool(encode, note="hello"), says.hand_back(Tally(total=0))))
@@ -226,6 +229,7 @@ def test_what_an_action_found_to_only_read_tried_is_logged_in_a_sentence(
         """Encode a note."""
         return _encoded(note)
 
+    unseen(app, "encode")
     monkeypatch.setattr(sys.modules[__name__], "_encoded", _encoded_to_a_file)
     with caplog.at_level(logging.INFO, logger="signoff"):
         result = app.actions.run("encode", {"note": "hello"}, as_=app.system)
@@ -346,6 +350,7 @@ def test_the_app_code_a_run_runs_around_the_action_is_held_too(
 
     assert all(app.actions.info(n).effects.only_reads for n in ("peek", "total", "noted"))
     assert not app.actions.info("seen_plainly").effects.only_reads
+    unseen(app, "peek", "total", "noted")
     monkeypatch.setattr(sys.modules[__name__], "_validating",
                         lambda target: target.write_text("validated"))
     monkeypatch.setattr(sys.modules[__name__], "_dumping", _dumped_for_real)
@@ -452,6 +457,7 @@ def test_a_database_function_that_may_write_is_no_reading_on_postgresql(
     assert any("bump_counters" in line or "session.execute" in line
                for line in effects.explain()), effects.explain()
     assert app.actions.info("peek").effects.only_reads
+    unseen(app, "peek")
     monkeypatch.setattr(sys.modules[__name__], "_gap", lambda counter, session: session.execute(
         text("SELECT bump_counters()")))
     result = app.actions.run("peek", {"counter": counter.id}, as_=app.system)

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import FAILED_TEXT, ActionOutcome, App, UserError, allow
 from signoff.security.principals import Principal
+from tests.unseen import unseen
 
 WRITTEN = Path("/tmp/signoff-query-test.txt")
 LOG = logging.getLogger("signoff.tests.queries")
@@ -90,6 +91,7 @@ def test_what_the_analysis_cannot_see_is_stopped_at_run_time(
             return "swallowed"
         return "known" if n == 2 else "new"
 
+    unseen(app, "show")
     monkeypatch.setattr(sys.modules[__name__], "_hidden", _write_it)
     someone = app.people.add("a@x.example", "Ann")
     with caplog.at_level(logging.ERROR, logger="signoff.actions"):
@@ -509,6 +511,7 @@ def test_a_hidden_writing_attempt_is_refused_at_run_time(
         return "looked"
 
     setup.app.add_action(peek, query=True, provided={"session": "session"})
+    unseen(setup.app, "peek")
     monkeypatch.setattr(sys.modules[__name__], "_hidden", attempt)
     with caplog.at_level(logging.ERROR, logger="signoff.actions"):
         result = setup.app.actions.run("peek", {"where": str(setup.where)}, as_=setup.ann)

@@ -3,6 +3,7 @@ running them under someone's ordinary security."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import enum
 import functools
@@ -10,6 +11,7 @@ import inspect
 import json
 import logging
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -28,7 +30,7 @@ from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
-from signoff.effects import Effects, analyse, checking
+from signoff.effects import Effects, analyse, analyse_again, checking
 from signoff.exceptions import ConsentError, Invalid, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import may
@@ -56,6 +58,11 @@ class Actions:
         self._people = people
         self._seal = seal
         self._actions: dict[str, Action] = {}
+        self._declared: dict[str, dict[str, Any]] = {}
+        """The names local to where each action was declared (its annotations may use them)."""
+        self._found_again: dict[str, int] = {}
+        """How many times each action's effects were found again (`_fresh`)."""
+        self._finding = threading.RLock()
         self.providers = Providers()
         """What fills context parameters (``app.provide``)."""
         self._runner = Runner(database=database, people=people, providers=self.providers)
@@ -88,7 +95,8 @@ class Actions:
             untrusted=untrusted if untrusted is not None else before.untrusted,
         )
         function.options = options
-        action = self._describe(function, options, _declaring_locals())
+        localns = _declaring_locals()
+        action = self._describe(function, options, localns)
         existing = self._actions.get(action.name)
         if existing is not None and existing.function is not function:
             raise UserError(
@@ -96,6 +104,7 @@ class Actions:
                 f"{_where(action.call)}. Give one of them another name (name=...)."
             )
         self._actions[action.name] = action
+        self._declared[action.name] = localns
         return function
 
     def collect(self, *sources: types.ModuleType | Callable[..., Any]) -> list[str]:
@@ -184,7 +193,7 @@ class Actions:
 
     def catalog(self) -> list[ActionInfo]:
         """Every action offered, by name."""
-        return [self._actions[name].info for name in sorted(self._actions)]
+        return [self._fresh(self._actions[name]).info for name in sorted(self._actions)]
 
     def info(self, name: str) -> ActionInfo:
         """The action offered as `name`; `NotFound` (told as Gone) when there is none."""
@@ -211,7 +220,7 @@ class Actions:
         if isinstance(acting, ActionResult) or not may(acting, "read", record):
             return []
         found = []
-        for action in self._actions.values():
+        for action in [self._fresh(a) for a in list(self._actions.values())]:
             subject = action.info.subject
             if subject is None or not isinstance(record, subject):
                 continue
@@ -319,6 +328,7 @@ class Actions:
         """Run action `name` with `values`, as `as_` (every principal of it), for `cause`."""
         key = name.action_name if isinstance(name, ActionFunction) else name
         action = self._actions.get(key) if isinstance(key, str) else None
+        action = self._fresh(action) if action is not None else None
         if action is not None and isinstance(name, ActionFunction) and action.function is not name:
             return ActionResult(action=action.name, outcome=ActionOutcome.GONE, cause=cause, problem=(
                 f"The function given is not this app's action {key}, but another of the same "
@@ -422,7 +432,8 @@ class Actions:
                                 problem=_no_such_action(consent.action, self._actions))
         values = {**consent.values, **dict(rest or {})}
         return self._runner.run(
-            self._actions[consent.action], values, acting=ActingAs.of(principal), cause=cause,
+            self._fresh(self._actions[consent.action]), values, acting=ActingAs.of(principal),
+            cause=cause,
             consent=consent,
         )
 
@@ -451,8 +462,38 @@ class Actions:
         action = self._actions.get(name) if isinstance(name, str) else None
         if action is None:
             raise NotFound(_no_such_action(str(name), self._actions))
-        return action
+        return self._fresh(action)
 
+    def _fresh(self, action: Action) -> Action:
+        """`action`, with its effects found again when a name its code resolved is bound to
+        something else since they were found (a module's global, or a class's attribute, set
+        after the action was registered: its code then runs other code than was analysed).
+        One that keeps changing is taken, after a few times, to do anything."""
+        rebound = action.info.effects.resolved.changed()
+        if rebound is None:
+            return action
+        with self._finding:
+            name = action.name
+            current = self._actions.get(name, action)
+            if current is not action:  # (found again by another thread meanwhile)
+                return self._fresh(current) if current.info.effects.resolved.changed() else current
+            times = self._found_again[name] = self._found_again.get(name, 0) + 1
+            if times > _MOST_FOUND_AGAIN:
+                effects = Effects.unknown(name, f"what its code resolves keeps changing ({rebound} "
+                                                f"among them): its effects cannot be kept up with")
+            else:
+                effects = analyse_again(action.call, name=name, localns=self._declared.get(name))
+            log.warning("Action %s: %s is bound to something else than when its effects were "
+                        "found, so they were found again: %s.", name, rebound,
+                        "; ".join(effects.explain()) or "it only computes")
+            fresh = dataclasses.replace(action, info=dataclasses.replace(action.info,
+                                                                         effects=effects))
+            self._actions[name] = fresh
+            return fresh
+
+
+_MOST_FOUND_AGAIN = 8
+"""How many times one action's effects are found again before it is taken to do anything."""
 
 _ANY_ID = "00000000-0000-4000-8000-000000000000"
 

@@ -20,8 +20,8 @@ from typing import Any
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.marks import sends, spends
 
-__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "checking", "raises", "sends",
-           "spends"]
+__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite", "analyse", "analyse_again", "checking",
+           "raises", "sends", "spends"]
 
 
 def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None = None
@@ -35,6 +35,16 @@ def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None
     """
     from signoff.effects.analyser import analyse_effects  # loaded when first used: a fast import
 
+    return analyse_effects(fn, name=name, localns=localns)
+
+
+def analyse_again(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None = None
+                  ) -> Effects:
+    """The effects of `fn` found again, now that a name its code resolved is bound to something
+    else (`Effects.resolved`): what was found of the code where one is, is forgotten first."""
+    from signoff.effects.analyser import analyse_effects, forget_rebound
+
+    forget_rebound()
     return analyse_effects(fn, name=name, localns=localns)
 
 

@@ -25,6 +25,7 @@ from sqlalchemy import func as sql_functions
 
 from signoff.effects import orm, pydantic_models
 from signoff.effects.annotations import annotation_types
+from signoff.effects.bindings import MISSING, Bindings
 from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
@@ -33,7 +34,13 @@ from signoff.effects.signature import FunctionNode, Param, bind
 from signoff.effects.source import SourceIndex
 from signoff.effects.sqltext import READING_FUNCTIONS
 from signoff.effects.summary import Summary
-from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, is_sink, qualified_name
+from signoff.effects.tables import (
+    IMMUTABLE_TYPES,
+    LIBRARIES,
+    is_pure_name,
+    is_sink,
+    qualified_name,
+)
 from signoff.effects.values import (
     GLOBAL,
     UNKNOWN,
@@ -51,7 +58,8 @@ from signoff.effects.values import (
     param_token,
 )
 
-__all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget_summaries"]
+__all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget_rebound",
+           "forget_summaries"]
 
 _MISSING = object()
 _ROOT_TOKEN = "argument"
@@ -101,6 +109,8 @@ class Analyser:
         if inspect.ismodule(obj):
             qual = f"{base.qual or obj.__name__}.{attr}"
             value = obj.__dict__.get(attr, _MISSING)
+            frame.bound(obj.__dict__, attr, MISSING if value is _MISSING else value,
+                        f"{obj.__name__}.{attr}")
             getter = obj.__dict__.get("__getattr__")
             if value is _MISSING and isinstance(getter, types.FunctionType):
                 return call_function(frame, getter, [const(attr)], {}, None)  # (PEP 562)
@@ -113,6 +123,7 @@ class Analyser:
                 member = inspect.getattr_static(obj, attr, _MISSING)
             except Exception:  # a class whose look-up fails: unknown member
                 member = _MISSING
+            _bound_on_class(frame, obj, attr)
             if isinstance(member, staticmethod):
                 return known(member.__func__, qual=q)
             if isinstance(member, classmethod):
@@ -152,6 +163,7 @@ class Analyser:
             if member is _MISSING or _is_data(member):
                 return replace(base.derived(), pure=True)
             return _method(BuiltinMethod(name=attr, self_val=base, qual=q))
+        _bound_on_class(frame, cls, attr)
         rec = orm.record_name(base) or base.rec
         if isinstance(member, staticmethod):
             return known(member.__func__, qual=q)
@@ -248,7 +260,7 @@ class Analyser:
         """Whether `func` is code of the app's own (not of the standard library or an installed
         package) whose source can be read."""
         filename = func.__code__.co_filename
-        return not filename.startswith(_LIBRARIES) and self.source.params_of(func) is not None
+        return not filename.startswith(LIBRARIES) and self.source.params_of(func) is not None
 
     def _loosely_annotated(self, func: Any) -> frozenset[str]:
         """The parameters of `func` whose annotation says nothing of their type (``Any``): what
@@ -294,6 +306,7 @@ class Analyser:
         """Put a callee's summary into the caller's, its parameters replaced by the arguments
         (`node`: the call, whose place tells its costs from those of other calls)."""
         prefix = (frame.root_name or self.label(func),)
+        frame.summary.resolved.update(summary.resolved)
         for e in summary.effects.values():
             frame.add(e.kind, e.target, prefix + e.path, e.reason, e.at, in_words=e.in_words)
         for (tokens, target), path in summary.muts.items():
@@ -512,6 +525,19 @@ class Analyser:
                                   {}, None, cls=model)
 
 
+def _bound_on_class(frame: Scope, cls: type, attr: str) -> None:
+    """Keep what `attr` was bound to on each class of `cls`'s that Python looks it up on, up to
+    the one that has it (a method, a value kept on the class, set on a subclass later, or on
+    the class itself, is found there first): the app's classes only."""
+    for klass in cls.__mro__:
+        if klass.__module__ == "builtins" or not frame.app_code:
+            return
+        own = klass.__dict__.get(attr, MISSING)
+        frame.bound(klass.__dict__, attr, own, f"{qualified_name(klass)}.{attr}")
+        if own is not MISSING:
+            return
+
+
 def _pydantics_own(hint: Any) -> bool:
     """Whether `hint` names a type of pydantic's that it hands a validator or serializer (its
     handler, its info): what it is given there is known as well as if it had no annotation."""
@@ -570,13 +596,9 @@ def _substitute(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[st
     return frozenset(out)
 
 
-_LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
-                           if key in ("stdlib", "platstdlib", "purelib", "platlib")}))
-"""Where the standard library and installed packages live."""
-
 _STANDARD_LIBRARY = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                                   if key in ("stdlib", "platstdlib")}))
-"""Where the standard library lives (its installed packages are elsewhere, `_LIBRARIES`)."""
+"""Where the standard library lives (its installed packages are elsewhere, `LIBRARIES`)."""
 
 _FUNCTIONS = type(sql_functions)
 """What SQLAlchemy's ``func`` is (``func.lower``, ``func.schema.fn``: each a new one)."""
@@ -596,6 +618,15 @@ def forget_summaries() -> None:
     _ANALYSER.source.hints_cache.clear()
 
 
+def forget_rebound() -> None:
+    """Forget the summaries of code a name it resolved is now bound to something else in (so
+    that the next analysis reads the code as it now is), and the type hints read so far."""
+    summaries = _ANALYSER.summaries
+    for key in [k for k, s in summaries.items() if any(not b.holds() for b in s.resolved.values())]:
+        del summaries[key]
+    _ANALYSER.source.hints_cache.clear()
+
+
 def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> Effects:
     """The effects of `fn`, run as an action called `name` (`localns`: the names local to
     where it was declared, which its annotations may use)."""
@@ -608,7 +639,8 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
         return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
     return Effects(effects=tuple(summary.effects.values()),
                    cost_usd=summary.cost(own=(inspect.unwrap(fn),)),  # (called at no place)
-                   cost_repeats=summary.cost_repeats)
+                   cost_repeats=summary.cost_repeats,
+                   resolved=Bindings(summary.resolved.values()))
 
 
 def checking_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> Effects:

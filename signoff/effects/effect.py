@@ -10,7 +10,9 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from signoff.effects.bindings import Bindings
 
 __all__ = ["Effect", "EffectKind", "Effects", "RaiseSite"]
 
@@ -138,6 +140,9 @@ class Effects:
     cost_repeats: bool = False
     """Whether a declared cost is met inside a loop: unless the action declares on itself what a
     whole run spends, what it spends is then not known (`cost_usd` is None)."""
+    resolved: Bindings = field(default_factory=Bindings, compare=False, repr=False)
+    """The names the analysis resolved in the app's code, with what they were bound to: these
+    effects are the code's while `resolved.changed()` is None."""
 
     def _targets(self, kind: EffectKind) -> frozenset[str]:
         return frozenset(e.target for e in self.effects if e.kind is kind)

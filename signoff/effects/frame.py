@@ -18,11 +18,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from signoff.effects import expressions, orm, statements
+from signoff.effects.bindings import MISSING, Binding
 from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
 from signoff.effects.signature import bind, params_of_node
 from signoff.effects.summary import Raised, Summary
-from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects.tables import IMMUTABLE_TYPES, LIBRARIES
 from signoff.effects.values import (
     GLOBAL,
     UNKNOWN,
@@ -76,6 +77,8 @@ class Frame:
         self.persistent_closure = persistent_closure
         self.filename = filename
         """The file the walked code is in ("" when it has none)."""
+        self.app_code = bool(filename) and not filename.startswith(("<", *LIBRARIES))
+        """Whether the walked code is the app's own: what its names are bound to is kept."""
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         self.raises: list[Raised] = []
@@ -100,6 +103,12 @@ class Frame:
         if key not in self.summary.effects:
             self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at,
                                                in_words=in_words)
+
+    def bound(self, namespace: Any, name: str, value: Any, where: str) -> None:
+        """Keep what a name resolved in the app's code was bound to (`Summary.resolved`)."""
+        if self.app_code:
+            self.summary.resolved.setdefault(where, Binding(
+                namespace=namespace, name=name, value=value, where=where))
 
     def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
         """Record that something here cannot be seen: it is assumed to change and reach out.
@@ -234,10 +243,13 @@ class Frame:
             if name in self.closure:
                 cell = self.closure[name]
                 return known(cell) if cell is not EMPTY_CELL else Val(origin=frozenset({GLOBAL}))
+        module = self.globals.get("__name__", "?")
         if name in self.globals:
             value = self.globals[name]
+            self.bound(self.globals, name, value, f"{module}.{name}")
             return known(value, qual=value.__name__ if inspect.ismodule(value) else "")
         if name in _BUILTINS:
+            self.bound(self.globals, name, MISSING, f"{module}.{name}")  # (a global may hide it)
             return known(_BUILTINS[name], qual=f"builtins.{name}")
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
 

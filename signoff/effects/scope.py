@@ -63,6 +63,7 @@ class Scope(Protocol):
     prefix: tuple[str, ...]
     raises: list[Raised]
     loops: int
+    app_code: bool
 
     def repeated(self) -> AbstractContextManager[None]:
         """While the block walks, the code walked may run more than once (a loop's body)."""
@@ -73,6 +74,10 @@ class Scope(Protocol):
         *, in_words: bool = False,
     ) -> None:
         """Record an effect of the function (`in_words`: `target` is words, `Effect.in_words`)."""
+        ...
+
+    def bound(self, namespace: Any, name: str, value: Any, where: str) -> None:
+        """Keep what a name resolved here was bound to (`signoff.effects.bindings`)."""
         ...
 
     def mutate_origin(self, origin: frozenset[str], target: str, path: tuple[str, ...]) -> None:

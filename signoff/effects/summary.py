@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from signoff.effects.bindings import Binding
 from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.signature import Param
 from signoff.effects.values import Val
@@ -51,6 +52,9 @@ class Summary:
     cost_unknown: bool = False
     """Whether a ``@spends`` on its path declares no cost: what it spends is then not known,
     whatever the others declare."""
+    resolved: dict[str, Binding] = field(default_factory=dict)
+    """The names the walk of it, and of what it calls, resolved in the app's code, with what
+    they were bound to (by the name as the app writes it: ``shop.archive``)."""
     cost_repeats: bool = False
     """Whether a declared cost on its path is met inside a loop (a ``for``, a ``while``, a
     comprehension, a callback of ``map``…): how many times it is spent is then not known."""

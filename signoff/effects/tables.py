@@ -16,6 +16,7 @@ import functools
 import logging
 import operator
 import re
+import sysconfig
 import types
 import uuid
 from fnmatch import fnmatchcase
@@ -241,6 +242,10 @@ MUTATING_METHODS = frozenset(
     }
 )  # fmt: skip
 """Methods that change the object they are called on (for builtin and allow-listed types)."""
+
+LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
+                          if key in ("stdlib", "platstdlib", "purelib", "platlib")}))
+"""Where the standard library and installed packages live (what is not there is the app's)."""
 
 IMMUTABLE_TYPES: frozenset[type] = frozenset(
     {

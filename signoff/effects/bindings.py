@@ -1,0 +1,79 @@
+"""What the names an analysis resolved were bound to: its findings hold while they still are.
+
+The analysis reads an action's code with the objects its names are bound to as it runs — a
+module's global (``archive = LocalArchive()``), a module's or a class's attribute — and follows
+the code those objects have. A name bound to something else later (``shop.archive =
+CloudArchive()``) makes the code an action runs other code than was analysed. Each name the walk
+of the app's own code resolved is kept here with what it was bound to (`Binding`), and
+`Bindings.changed` says which is bound to something else now: a few dictionary look-ups, made
+before an action's effects are read.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import fractions
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MISSING", "Binding", "Bindings"]
+
+MISSING: Any = object()
+"""What a name that was not bound is taken to be bound to (a builtin it resolved to instead)."""
+
+_BY_TYPE = (int, float, complex, decimal.Decimal, fractions.Fraction, datetime.date,
+            datetime.time, datetime.timedelta, uuid.UUID)
+"""Values whose kind alone the analysis uses (a counter, a timestamp): one rebound to another of
+the same type leaves the findings as they were. Text is compared by its value: SQL, an
+attribute's name."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Binding:
+    """One name the analysis resolved, and what it was bound to."""
+
+    namespace: Mapping[str, Any]
+    """Where the name is bound: a module's globals, a class's ``__dict__``."""
+    name: str
+    """The name."""
+    value: Any
+    """What it was bound to (`MISSING`: nothing, so a builtin, or a base class's, was used)."""
+    where: str
+    """The name as the app writes it: ``shop.archive``."""
+
+    def holds(self) -> bool:
+        """Whether the name is bound as it was when the analysis resolved it."""
+        now = self.namespace.get(self.name, MISSING)
+        if now is self.value:
+            return True
+        if type(now) is not type(self.value):
+            return False
+        if isinstance(now, _BY_TYPE) or now is None:
+            return True
+        return isinstance(now, str | bytes) and now == self.value
+
+
+class Bindings:
+    """The names an analysis resolved in the app's own code, each with what it was bound to."""
+
+    __slots__ = ("_each",)
+
+    def __init__(self, each: Iterable[Binding] = ()) -> None:
+        self._each = tuple(each)
+
+    def changed(self) -> str | None:
+        """The first name bound to something else since (``shop.archive``); None while every
+        one is bound as it was."""
+        for binding in self._each:
+            if not binding.holds():
+                return binding.where
+        return None
+
+    def __len__(self) -> int:
+        return len(self._each)
+
+    def __iter__(self) -> Any:
+        return iter(self._each)
