@@ -17,9 +17,11 @@ import enum
 import functools
 import inspect
 import sysconfig
+import threading
 import types
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import func as sql_functions
 
@@ -605,6 +607,23 @@ _FUNCTIONS = type(sql_functions)
 
 _ANALYSER = Analyser()
 
+_WALKING = threading.RLock()
+"""One analysis at a time: the analyser's caches are shared, and an action's effects may be
+found again on any thread (`signoff.actions.registry.Actions`)."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _one_at_a_time(fn: _F) -> _F:
+    """`fn`, run while no other thread analyses."""
+
+    @functools.wraps(fn)
+    def walking(*args: Any, **kwargs: Any) -> Any:
+        with _WALKING:
+            return fn(*args, **kwargs)
+
+    return cast(_F, walking)
+
 
 def clear_caches() -> None:
     """Forget every parsed file and summary (for tests and benchmarks)."""
@@ -612,12 +631,14 @@ def clear_caches() -> None:
     _ANALYSER = Analyser()
 
 
+@_one_at_a_time
 def forget_summaries() -> None:
     """Forget every summary but keep parsed files (a benchmark's fresh start per action)."""
     _ANALYSER.summaries.clear()
     _ANALYSER.source.hints_cache.clear()
 
 
+@_one_at_a_time
 def forget_rebound() -> None:
     """Forget the summaries of code a name it resolved is now bound to something else in (so
     that the next analysis reads the code as it now is), and the type hints read so far."""
@@ -627,6 +648,7 @@ def forget_rebound() -> None:
     _ANALYSER.source.hints_cache.clear()
 
 
+@_one_at_a_time
 def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> Effects:
     """The effects of `fn`, run as an action called `name` (`localns`: the names local to
     where it was declared, which its annotations may use)."""
@@ -643,6 +665,7 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
                    resolved=Bindings(summary.resolved.values()))
 
 
+@_one_at_a_time
 def checking_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> Effects:
     """The effects of checking a call of `fn` as an action called `name` (`Analyser.checking`;
     `localns`: the names local to where it was declared, which its annotations may use)."""
@@ -656,6 +679,7 @@ def checking_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = Non
     return Effects(effects=tuple(summary.effects.values()))
 
 
+@_one_at_a_time
 def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:
     """The exception classes `fn` may raise, itself or through what it calls."""
     try:
