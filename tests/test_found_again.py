@@ -51,6 +51,9 @@ client: _SentAway | None = None
 calls = 0
 """A counter the app moves on: a number rebound to a number changes nothing the analysis read."""
 
+seen: dict[str, int] = {}
+"""A cache the app empties by binding a new one: what a container holds is not read from it."""
+
 
 def _app(tmp_path: Path) -> App:
     app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
@@ -68,7 +71,7 @@ def _app(tmp_path: Path) -> App:
     @app.action
     def count(note: str) -> int:
         """Count a note."""
-        return calls + len(note)
+        return calls + len(note) + len(seen)
 
     return app
 
@@ -138,12 +141,13 @@ def test_an_attribute_of_a_class_set_later_and_a_lazily_made_global_are_read_aga
 
 def test_a_number_moved_on_changes_nothing_and_code_that_keeps_changing_does_anything(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A counter rebound to another number leaves the effects as found (nothing the analysis
-    read changed); an archive rebound again and again is, after eight times, taken to do
+    """A counter rebound to another number, and a cache to another dict, leave the effects as
+    found (nothing the analysis read changed); an archive rebound again and again is, after eight times, taken to do
     anything, in words, rather than analysed at every call."""
     app = _app(tmp_path)
     effects = app.actions.info("count").effects
     monkeypatch.setattr(sys.modules[__name__], "calls", 41)
+    monkeypatch.setattr(sys.modules[__name__], "seen", {"a": 1})
     assert app.actions.info("count").effects is effects
     for i in range(9):
         monkeypatch.setattr(sys.modules[__name__], "archive",

@@ -25,10 +25,11 @@ MISSING: Any = object()
 """What a name that was not bound is taken to be bound to (a builtin it resolved to instead)."""
 
 _BY_TYPE = (int, float, complex, decimal.Decimal, fractions.Fraction, datetime.date,
-            datetime.time, datetime.timedelta, uuid.UUID)
-"""Values whose kind alone the analysis uses (a counter, a timestamp): one rebound to another of
-the same type leaves the findings as they were. Text is compared by its value: SQL, an
-attribute's name."""
+            datetime.time, datetime.timedelta, uuid.UUID, dict, list, set, frozenset, tuple)
+"""Values whose kind alone the analysis uses (a counter, a timestamp, a cache: what a container
+bound to a name holds is not read from it): one rebound to another of the same type leaves the
+findings as they were. Text is compared by its value (SQL, an attribute's name); anything else
+by being the same object (code, and objects whose code and attributes were read)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
