@@ -142,8 +142,8 @@ def test_an_attribute_of_a_class_set_later_and_a_lazily_made_global_are_read_aga
 def test_a_number_moved_on_changes_nothing_and_code_that_keeps_changing_does_anything(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A counter rebound to another number, and a cache to another dict, leave the effects as
-    found (nothing the analysis read changed); an archive rebound again and again is, after eight times, taken to do
-    anything, in words, rather than analysed at every call."""
+    found (nothing the analysis read changed); an archive rebound again and again is, after
+    eight times, taken to do anything, in words, rather than analysed at every call."""
     app = _app(tmp_path)
     effects = app.actions.info("count").effects
     monkeypatch.setattr(sys.modules[__name__], "calls", 41)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from signoff.effects import expressions, orm, statements
+from signoff.effects import expressions, orm, special, statements
 from signoff.effects.bindings import MISSING, Binding
 from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
@@ -195,9 +195,12 @@ class Frame:
 
     def class_body(self, node: ast.ClassDef) -> None:
         """Walk the body of a class made here, as it runs when the class is made (in a scope of
-        its own: its names are the class's, not the function's)."""
-        self._scope(self, f"{self.qualname}.{node.name}", node.name, loops=self.loops).body(
-            node.body)
+        its own: its names are the class's, not the function's); then what the class's making
+        calls of the values it holds (a descriptor's ``__set_name__``)."""
+        scope = self._scope(self, f"{self.qualname}.{node.name}", node.name, loops=self.loops)
+        scope.body(node.body)
+        for name, value in scope.env.items():
+            special.special(self, value, ("__set_name__",), [Val(), const(name)], node)
 
     def _scope(self, outer: Frame, qualname: str, name: str, *, loops: int) -> Frame:
         """A scope walked here, inside `outer` (where its code was written): a local function's

@@ -86,6 +86,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.ClassDef):
         for part in [*node.decorator_list, *(k.value for k in node.keywords)]:
             frame.expr(part)
+        metaclasses = [m for k in node.keywords if k.arg == "metaclass"
+                       for m in frame.expr(k.value).objs if isinstance(m, type)]
         for base_node in node.bases:  # a base's __init_subclass__ runs as the class is made
             for base in frame.expr(base_node).objs:
                 made = inspect.getattr_static(base, "__init_subclass__", None) if isinstance(
@@ -93,7 +95,17 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 made = getattr(made, "__func__", made)
                 if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
                     calls.call_function(frame, made, [known(base)], {}, node, cls=base)
-        frame.class_body(node)  # it runs as the class is made
+                if isinstance(base, type) and type(base) is not type:
+                    metaclasses.append(type(base))
+        for meta in dict.fromkeys(metaclasses):  # its metaclass's code makes it
+            for special_name in ("__prepare__", "__new__", "__init__"):
+                member = inspect.getattr_static(meta, special_name, None)
+                made = getattr(member, "__func__", member)
+                if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
+                    given = [known(meta), const(node.name), Val(), Val()]
+                    calls.call_function(frame, made, given[:made.__code__.co_argcount], {}, node,
+                                        cls=meta)
+        frame.class_body(node)  # it runs as the class is made (and its values' __set_name__)
         frame.bind_name(node.name, Val())  # a class made here: calling it is not followed
     elif isinstance(node, ast.Import | ast.ImportFrom):
         import_(frame, node)

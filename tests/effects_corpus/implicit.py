@@ -488,3 +488,38 @@ def by_reflected_add_in_place() -> int:
     total = 0
     total += Loud()  # (int's own + gives up: Loud's __radd__ runs)
     return total
+
+
+class Named:
+    """A descriptor told its name as the class holding it is made."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.system("echo set_name")
+
+
+class Forming(type):
+    """A metaclass whose code makes each class of it."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Forming:
+        if name != "Formed":  # (not as this module is imported)
+            os.system("echo new")
+        return super().__new__(mcs, name, bases, namespace)
+
+
+class Formed(metaclass=Forming):
+    pass
+
+
+def by_set_name() -> None:
+    class Holding:
+        named = Named()
+
+
+def by_metaclass_making() -> None:
+    class Made(metaclass=Forming):
+        pass
+
+
+def by_metaclass_inherited() -> None:
+    class Made(Formed):
+        pass
