@@ -32,7 +32,7 @@ findings as they were. Text is compared by its value (SQL, an attribute's name);
 by being the same object (code, and objects whose code and attributes were read)."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
 class Binding:
     """One name the analysis resolved, and what it was bound to."""
 
