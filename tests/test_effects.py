@@ -1129,3 +1129,28 @@ def test_an_upsert_beside_an_update_still_shows_the_update() -> None:
 
     found = _found(analyse(both, name="both"))
     assert {("changes", "secrets"), ("changes", R), ("creates", R)} <= found, found
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("WITH ins AS (INSERT INTO customer (name) VALUES ('a') RETURNING id) -- DO\n"
+     "UPDATE repair SET price = 0", {("creates", "Customer"), ("changes", R)}),
+    ("WITH gone AS (DELETE FROM customer WHERE id < 0 RETURNING id) /* audit */ -- KEY\n"
+     "UPDATE repair SET price = 0", {("deletes", "Customer"), ("changes", R)}),
+    ("INSERT INTO repair (title) VALUES ('/') ON CONFLICT (id) DO UPDATE /* x */ SET title = 'a'",
+     {("creates", R), ("changes", R)}),
+    ("SELECT * INTO repair_backup FROM repair", {("reads", R), ("changes", "")}),
+    ("SELECT title FROM repair WHERE title = 'x; UPDATE customer SET name = 1' -- UPDATE customer",
+     {("reads", R)}),
+])
+def test_sql_is_read_without_its_comments_and_strings(sql: str, expected: set[tuple[str, str]],
+                                                      ) -> None:
+    """A comment ending in DO or KEY before a real UPDATE does not make it an upsert's (the
+    updated table went unseen), a comment inside an upsert does not hide its change, ``SELECT …
+    INTO`` makes a table (it read as only reading), and words in a comment or a string are no
+    SQL (a string holding an UPDATE read as one)."""
+
+    def runs(session: Session) -> None:
+        session.execute(text(sql))
+
+    found = _found(analyse(runs, name="runs"))
+    assert found == expected, found

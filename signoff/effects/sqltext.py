@@ -143,35 +143,50 @@ def _closing(statement: str, at: int) -> int:
 
 def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
     """The effects of SQL text by its verbs: ``[(CHANGES, "repair")]``; a verb it cannot read
-    (DDL, PRAGMA, anything else) is a change of unknown target."""
-    found: list[tuple[EffectKind, str]] = []
-    for statement in (s for s in sql.split(";") if s.strip()):
-        head = _SQL_STATEMENT.match(statement)
-        if head is None:
-            found.append((EffectKind.CHANGES, ""))
+    (DDL, PRAGMA, anything else) is a change of unknown target. The text is read with its
+    comments and the insides of its strings made empty, as SQLite and as PostgreSQL read it
+    (what either reading finds counts), so that no word in one is taken for SQL, and none is
+    hidden by one."""
+    readings = [statements(sql, postgresql=postgresql) for postgresql in (True, False)]
+    found: dict[tuple[EffectKind, str], None] = {}
+    for reading in readings:
+        if reading is None:  # a quote or comment left open: what it holds cannot be read
+            found[(EffectKind.CHANGES, "")] = None
             continue
-        verb = head.group(1).upper()
-        if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
-            found.extend((EffectKind.READS, t) for t in _tables(EffectKind.READS, statement))
-            emptied = statements(statement, postgresql=True)
-            if emptied is None or any(unknown_function(part) for part in emptied):
-                found.append((EffectKind.CHANGES, ""))
-            continue
-        writes = [
-            (kind, table)
-            for kind in (EffectKind.CREATES, EffectKind.DELETES)
-            for table in _SQL_TABLE[kind].findall(statement)
-        ]
-        for update in _SQL_TABLE[EffectKind.CHANGES].finditer(statement):
-            if not _UPSERT.search(statement, 0, update.start()):
-                writes.append((EffectKind.CHANGES, update.group(1)))
-            else:  # an upsert's: it changes the rows of the tables inserted into
-                writes += [(EffectKind.CHANGES, t) for kind, t in list(writes)
-                           if kind is EffectKind.CREATES]
-        found.extend(writes)
-        if verb in {"REPLACE", "MERGE", "UPSERT"} or not writes:
-            found.append((EffectKind.CHANGES, ""))
-    return found
+        for statement in (s for s in reading if s.strip()):
+            found.update(dict.fromkeys(_statement_effects(statement)))
+    return list(found)
+
+
+def _statement_effects(statement: str) -> list[tuple[EffectKind, str]]:
+    """The effects of one statement, its comments and strings made empty (`statements`)."""
+    head = _SQL_STATEMENT.match(statement)
+    if head is None:
+        return [(EffectKind.CHANGES, "")]
+    verb = head.group(1).upper()
+    if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
+        found = [(EffectKind.READS, t) for t in _tables(EffectKind.READS, statement)]
+        if unknown_function(statement) or _SELECT_INTO.search(statement):
+            found.append((EffectKind.CHANGES, ""))  # (``SELECT … INTO t`` makes a table)
+        return found
+    writes = [
+        (kind, table)
+        for kind in (EffectKind.CREATES, EffectKind.DELETES)
+        for table in _SQL_TABLE[kind].findall(statement)
+    ]
+    for update in _SQL_TABLE[EffectKind.CHANGES].finditer(statement):
+        if not _UPSERT.search(statement, 0, update.start()):
+            writes.append((EffectKind.CHANGES, update.group(1)))
+        else:  # an upsert's: it changes the rows of the tables inserted into
+            writes += [(EffectKind.CHANGES, t) for kind, t in list(writes)
+                       if kind is EffectKind.CREATES]
+    if verb in {"REPLACE", "MERGE", "UPSERT"} or not writes:
+        writes.append((EffectKind.CHANGES, ""))
+    return writes
+
+
+_SELECT_INTO = re.compile(r"\bINTO\b", re.I)
+"""A SELECT that writes what it selects into a new table (PostgreSQL's ``SELECT … INTO t``)."""
 
 
 def _tables(kind: EffectKind, statement: str) -> Iterable[str]:
