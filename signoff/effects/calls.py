@@ -11,6 +11,7 @@ import builtins
 import collections
 import csv
 import dataclasses
+import enum
 import functools
 import inspect
 import io
@@ -529,6 +530,11 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         for validator in pydantic_models.validators(cls):
             call_function(frame, validator, [known(cls), Val(inner=args.reach())], {}, node, cls=cls)
         return made
+    if issubclass(cls, enum.Enum):  # a member looked up by value: one not found, its _missing_
+        missing = getattr(inspect.getattr_static(cls, "_missing_", None), "__func__", None)
+        if isinstance(missing, types.FunctionType) and frame.an.is_app_code(missing):
+            call_function(frame, missing, [known(cls), *args.pos[:1]], {}, node, cls=cls)
+        return replace(made, inner=EMPTY)  # (one of its members)
     generated = dataclasses.is_dataclass(cls) or hasattr(cls, "_fields")
     for method_name in ("__new__", "__init__"):
         method = inspect.getattr_static(cls, method_name, None)
@@ -538,6 +544,10 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
             continue
         if isinstance(method, types.FunctionType):
             if generated and method.__code__.co_filename.startswith("<"):
+                continue
+            named = qualified_name(method)
+            if is_pure_name(named):  # (what it is given is its own: the class, or the object
+                pure_call(frame, named, args, node)  # made, is no callback of the app's)
                 continue
             first = known(cls) if method_name == "__new__" else made
             call_function(frame, method, [first, *args.pos], args.kw, node, cls=cls)

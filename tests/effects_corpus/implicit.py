@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import enum
 import functools
 import heapq
 import json
@@ -523,3 +524,18 @@ def by_metaclass_making() -> None:
 def by_metaclass_inherited() -> None:
     class Made(Formed):
         pass
+
+
+class Level(enum.Enum):
+    """An enum whose members not found by value are looked for by its own code."""
+
+    LOW = "low"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Level:
+        os.system("echo missing")
+        return cls.LOW
+
+
+def by_enum_missing(value: str) -> str:
+    return Level(value).name

@@ -525,3 +525,9 @@ def days_ahead(start: datetime.date, days: int) -> list[str]:
 def search_filters(query: SearchQuery) -> list[str]:
     """A search's filters in words, from its model's data (``model_dump`` gave no known type)."""
     return [f"{name}={value}" for name, value in query.model_dump(exclude_none=True).items()]
+
+
+def status_words(value: str) -> str:
+    """A status given as its stored text, in words (``EmailStatus(value)``: looking a member up
+    by its value made the analysis recurse until it gave up, and take it to do anything)."""
+    return EmailStatus(value).name.replace("_", " ").lower()
