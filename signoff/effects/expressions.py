@@ -75,9 +75,10 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     if isinstance(node, ast.BinOp):
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
         name = _BINARY.get(type(node.op))
+        given: list[Val | None] = []  # what the operands' own methods give, when they have them
         if name is not None:
-            dunder(frame, node.left, left, (f"__{name}__",), [node.right])
-            dunder(frame, node.right, right, (f"__r{name}__",), [node.left])
+            given += [dunder(frame, node.left, left, (f"__{name}__",), [node.right]),
+                      dunder(frame, node.right, right, (f"__r{name}__",), [node.left])]
         if name == "mod" and left.types and left.types <= {str, bytes}:
             # "%s" % x formats x (and each item of a tuple) by its class's own code
             shapes = right.contents().parts
@@ -89,7 +90,8 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         if kinds is None and left.types and left.types <= {list, dict, set}:
             kinds = left.types
         plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
-        return Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
+        made = Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
+        return join_all([made, *(v for v in given if v is not None)])
     if isinstance(node, ast.BoolOp):
         values = [evaluate(frame, each) for each in node.values]
         for each, tested in zip(node.values[:-1], values, strict=False):  # all but the last

@@ -88,12 +88,22 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
             special(frame, value, ("__str__", "__repr__"), [], node)
             if q in LOGS:  # ("%d" takes its number)
                 special(frame, value, ("__index__", "__int__", "__float__"), [], node)
-    if q in _ROWS_WRITTEN and args.pos:  # each value of a row is made text by its class's code
-        rows = args.pos[0]
+    overridden(frame, args, node)
+    if q in _ROWS_WRITTEN and args.pos:  # each row iterated (a dict's asked for its values),
+        rows = args.pos[0]  # each value made text, by their classes' own code
         for _ in range(_ROWS_WRITTEN[q]):
-            rows = frame.iterate(rows)
-        values = frame.item(rows)  # (a row's items; a dict's values)
+            rows = iterated(frame, rows, node)
+        if q.startswith("csv.DictWriter."):
+            special(frame, rows, ("keys",), [], node)
+            special(frame, rows, ("get",), [Val(), Val()], node)
+            values = frame.item(rows)
+        else:
+            values = iterated(frame, rows, node)
         special(frame, values, ("__str__", "__repr__"), [], node)
+    if q in _CSV_READS and args.pos:  # the lines it reads are iterated
+        iterated(frame, args.pos[0], node)
+    if q in _CSV_DIALECTS:
+        _dialect_read(frame, args, node)
     if q.startswith(("heapq.heap", "bisect.")):  # a heap's (a sorted list's) items compared
         for value in args.pos:
             for item in (value, frame.iterate(value)):
@@ -164,6 +174,56 @@ _ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 
           "add": 1, "discard": 1}
 """How many arguments each of `ABC_MIXIN_CALLS` is called with."""
 
+
+def overridden(frame: Scope, args: Args, node: ast.AST | None) -> None:
+    """Allow-listed code takes what it is given for the builtin type it derives from, and may
+    call any of that type's methods on it: where a class of the app's deriving one has its own
+    (a dict whose ``get`` is its own, a str whose ``split`` is), that code runs."""
+    for value in args.every():
+        for kind in value.types or ():
+            for name, member in _own_overrides(kind):
+                if frame.an.is_app_code(member):
+                    method = frame.an.attr_of_type(frame, value, kind, name)
+                    calls.call_args(frame, method, Args([], {}, Val()), node)
+
+
+def _own_overrides(kind: type) -> list[tuple[str, Any]]:
+    """The methods of a builtin type that `kind`, a class deriving it, has its own of, each
+    with its function (none for a class deriving none)."""
+    base = next((b for b in kind.__mro__[1:] if b.__module__ == "builtins" and b is not object),
+                None)
+    if base is None or kind.__module__ == "builtins":
+        return []
+    return [(name, member) for klass in kind.__mro__[:kind.__mro__.index(base)]
+            for name, member in vars(klass).items()
+            if inspect.isfunction(member) and hasattr(base, name) and name != "__init__"
+            and not _generated(klass, member)]
+
+
+def _dialect_read(frame: Scope, args: Args, node: ast.AST | None) -> None:
+    """What csv reads of a dialect it is given by object or class (not by name): its
+    attributes, whose properties are code of the app's."""
+    dialect = args.kw.get("dialect") or (args.pos[1] if len(args.pos) > 1 else None)
+    if dialect is None or (dialect.types and dialect.types <= {str}):
+        return
+    if dialect.types is None or any(isinstance(d, type) and type(d) is not type
+                                    for d in dialect.objs):
+        frame.unknown(call_text(frame, node),
+                      "csv reads the attributes of a dialect whose code cannot be followed")
+        return
+    for name in _DIALECT_ATTRIBUTES:
+        frame.attribute(dialect, name, None)
+
+
+_DIALECT_ATTRIBUTES = ("delimiter", "quotechar", "escapechar", "doublequote", "skipinitialspace",
+                       "lineterminator", "quoting", "strict")
+"""What csv reads of a dialect."""
+
+_CSV_DIALECTS = frozenset({"_csv.writer", "_csv.reader", "csv.DictWriter", "csv.DictReader"})
+"""csv's calls that take a dialect."""
+
+_CSV_READS = frozenset({"_csv.reader", "csv.DictReader"})
+"""csv's calls that iterate the lines they are given."""
 
 _ROWS_WRITTEN = {"_csv.writer.writerow": 0, "_csv.writer.writerows": 1,
                  "csv.DictWriter.writerow": 0, "csv.DictWriter.writerows": 1}

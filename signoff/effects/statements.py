@@ -15,7 +15,17 @@ from signoff.effects import calls, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.expressions import dunder, iterated_by, truth
 from signoff.effects.tables import IMMUTABLE_TYPES
-from signoff.effects.values import FRESH, GLOBAL, Inline, Val, const, fresh_of, join, known
+from signoff.effects.values import (
+    FRESH,
+    GLOBAL,
+    Inline,
+    Val,
+    const,
+    fresh_of,
+    join,
+    join_all,
+    known,
+)
 
 if TYPE_CHECKING:
     from signoff.effects.frame import Frame
@@ -130,18 +140,23 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     op = _OPS.get(type(node.op), "?") + "="
     target = node.target
     name = _IN_PLACE.get(type(node.op))
+    given: list[Val | None] = []  # what x's and v's own methods give, when they have them
     if name is not None:  # x += v runs x's class's __iadd__, else its __add__
-        dunder(frame, target, frame.expr(target), (f"__i{name}__", f"__{name}__"), [node.value])
-        dunder(frame, node.value, value, (f"__r{name}__",), [target])  # (when x's gives up)
+        given += [
+            dunder(frame, target, frame.expr(target), (f"__i{name}__", f"__{name}__"),
+                   [node.value]),
+            dunder(frame, node.value, value, (f"__r{name}__",), [target]),  # (x's gives up)
+        ]
     if isinstance(target, ast.Name):
         current = frame.name(target.id)
         if current.types is None or not current.types <= IMMUTABLE_TYPES:
             frame.mutate(current, f"{target.id} {op}")
-            assign(frame, target, join(current.derived(), value), None, op)
+            made = join(current.derived(), value)
         else:  # a new value, as ``x = x + v`` makes (a date moved on is a date)
             plain = value.pure or bool(value.types and value.types <= IMMUTABLE_TYPES)
-            assign(frame, target, Val(types=current.types, inner=current.reach | value.reach,
-                                      exact=True, pure=plain), None, op)
+            made = Val(types=current.types, inner=current.reach | value.reach, exact=True,
+                       pure=plain)
+        assign(frame, target, join_all([made, *(v for v in given if v is not None)]), None, op)
     else:
         assign(frame, target, value, None, op)
 

@@ -539,3 +539,69 @@ class Level(enum.Enum):
 
 def by_enum_missing(value: str) -> str:
     return Level(value).name
+
+
+class LoudDialect(csv.excel):
+    """A dialect whose delimiter is worked out by its own code."""
+
+    @property
+    def delimiter(self) -> str:  # type: ignore[override]
+        os.system("echo delimiter")
+        return ","
+
+
+class LoudRow(dict[str, str]):
+    """A row whose ``get`` is its own."""
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        os.system("echo get")
+        return super().get(key, default)
+
+
+class LoudText(str):
+    """Text whose ``split`` is its own."""
+
+    __slots__ = ()
+
+    def split(self, sep: str | None = None, maxsplit: int = -1) -> list[str]:  # type: ignore[override]
+        os.system("echo split")
+        return str.split(self, sep, maxsplit)
+
+
+def by_csv_dialect() -> None:
+    import io
+
+    csv.writer(io.StringIO(), dialect=LoudDialect()).writerow(["a"])
+
+
+def by_csv_row_iterated() -> None:
+    import io
+
+    csv.writer(io.StringIO()).writerow(Loud())
+
+
+def by_csv_dict_row() -> None:
+    import io
+
+    csv.DictWriter(io.StringIO(), ["a"]).writerow(LoudRow(a="1"))
+
+
+def by_csv_lines_read() -> list[list[str]]:
+    return list(csv.reader(Loud()))
+
+
+def by_builtin_overridden() -> bool:
+    return csv.Sniffer().has_header(LoudText("a,b\n1,2"))
+
+
+class Tricky:
+    """Adds to a number by giving back an object of its own."""
+
+    def __radd__(self, other: int) -> Loud:
+        return Loud()
+
+
+def by_what_radd_gave() -> int:
+    total = 0
+    total += Tricky()  # type: ignore[assignment]
+    return len(total)  # (Loud's __len__)
