@@ -902,7 +902,7 @@ def test_code_python_runs_unnamed_counts(name: str) -> None:
                 "by_a_method_handed_on"):
         assert EffectKind.CHANGES in {e.kind for e in effects.effects}
     elif name not in ("by_type_hints", "by_print_file", "by_json_dump", "by_csv_writer",
-                      "by_csv_dict_writer"):
+                      "by_csv_dict_writer", "by_own_schema"):
         assert ("external", "os.system") in _found(effects), "\n".join(effects.explain())
 
 
@@ -1154,3 +1154,11 @@ def test_sql_is_read_without_its_comments_and_strings(sql: str, expected: set[tu
 
     found = _found(analyse(runs, name="runs"))
     assert found == expected, found
+
+
+def test_what_a_parameters_annotations_carry_runs_as_a_call_is_checked() -> None:
+    """A validator an annotation carries (``Annotated[str, AfterValidator(f)]``), a field's
+    default factory and a model's ``model_post_init`` run as a call's values are checked: what
+    checking runs finds them (the validators it found were the decorated ones alone)."""
+    found = checking(implicit.checked_parameter_annotated, name="checked")
+    assert ("external", "os.system") in _found(found), found.explain()

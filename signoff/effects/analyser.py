@@ -518,13 +518,19 @@ class Analyser:
         for key, annotation in self.source.hints(inspect.unwrap(fn)).items():
             if (key == "return") is checked:
                 continue
-            for model in pydantic_models.models_in(annotation):
-                for hook in pydantic_models.hooks(model, serializing=key == "return"):
-                    path = f"{name} -> {self.label(hook.func)}"
-                    frame = Frame(self, summary, globals_={}, closure={}, qualname=name,
-                                  root_name=path)
-                    call_function(frame, hook.func, pydantic_models.hook_arguments(model, hook),
-                                  {}, None, cls=model)
+            models = pydantic_models.models_in(annotation)
+            run, unfollowed = pydantic_models.hooks_run(models, serializing=key == "return")
+            for model, hook in run:
+                path = f"{name} -> {self.label(hook.func)}"
+                frame = Frame(self, summary, globals_={}, closure={}, qualname=name,
+                              root_name=path)
+                call_function(frame, hook.func, pydantic_models.hook_arguments(model, hook),
+                              {}, None, cls=model if hook.receiver else None)
+            for own in unfollowed:
+                frame = Frame(self, summary, globals_={}, closure={}, qualname=name,
+                              root_name=name)
+                frame.unknown(own, f"{own} tells pydantic its own schema, whose code cannot be "
+                                   "followed")
 
 
 def _bound_on_class(frame: Scope, cls: type, attr: str) -> None:

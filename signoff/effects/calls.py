@@ -360,9 +360,35 @@ def call_function(
         special.mixin_runs(frame, func, full.pos[0], node)
     if q in pydantic_models.DUMPS or q in pydantic_models.VALIDATES:
         return _models_own(frame, q, cls, full, node)
+    if q in pydantic_models.ADAPTS:  # what type it was made for is not followed: any model's
+        serializing = pydantic_models.ADAPTS[q] is not None
+        pydantic_hooks(frame, [] if serializing else pydantic_models.every_app_model(),
+                       serializing=serializing, node=node, every=True)
+        made = pydantic_models.ADAPTS[q]
+        return Val(types=frozenset({made}), pure=True) if made is str else Val(pure=serializing)
     if is_pure_name(q):
         return pure_call(frame, q, full, node)
     return frame.an.call_analysed(frame, func, cls, full, node)
+
+
+def pydantic_hooks(frame: Scope, models: list[type], *, serializing: bool, node: ast.AST | None,
+                   given: frozenset[str] = EMPTY, every: bool = False) -> None:
+    """What pydantic runs of the app's code as it validates a value into each of `models` (or,
+    `serializing`, turns one into data): the hooks of each and of the models their fields hold
+    (`pydantic_models.hooks`); serializing one whose fields may hold a model they do not name
+    (``Any``), or given `every`, those of every model of the app's; a type of the app's that
+    tells pydantic its own schema is code not followed. (`given`: where the data validated
+    comes from, what a validator is handed.)"""
+    run, unfollowed = pydantic_models.hooks_run(models, serializing=serializing, every=every)
+    for own in unfollowed:
+        frame.unknown(call_text(frame, node) if node is not None else own,
+                      f"{own} tells pydantic its own schema, whose code cannot be followed")
+    for model, hook in run:
+        handed = pydantic_models.hook_arguments(model, hook)
+        if given and not serializing:
+            handed = [replace(v, origin=v.origin | given, inner=v.inner | given)
+                      if i == int(hook.receiver) else v for i, v in enumerate(handed)]
+        call_function(frame, hook.func, handed, {}, node, cls=model if hook.receiver else None)
 
 
 def _models_own(frame: Scope, q: str, cls: type | None, args: Args, node: ast.AST | None) -> Val:
@@ -376,10 +402,9 @@ def _models_own(frame: Scope, q: str, cls: type | None, args: Args, node: ast.AS
         return frame.unknown(call_text(frame, node), f"calls {q} of a model that is not known")
     if q in pydantic_models.VALIDATES:
         return join_all([construct(frame, m, Args(args.pos[1:], {}), node) for m in models])
-    for model in {m: None for owner in models for m in pydantic_models.models_in(owner)}:
-        for hook in pydantic_models.hooks(model, serializing=True):
-            call_function(frame, hook.func, pydantic_models.hook_arguments(model, hook), {}, node,
-                          cls=model)
+    as_any = args.kw.get("serialize_as_any")  # (each value by the model it is: any of them)
+    pydantic_hooks(frame, models, serializing=True, node=node,
+                   every=as_any is not None and not (as_any.objs and not any(as_any.objs)))
     given = pydantic_models.DUMPS[q]
     return fresh_of(dict) if given is dict else Val(types=frozenset({given}), pure=True)
 
@@ -527,8 +552,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
             return result
         return _made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
     if pydantic_models.is_model(cls):
-        for validator in pydantic_models.validators(cls):
-            call_function(frame, validator, [known(cls), Val(inner=args.reach())], {}, node, cls=cls)
+        pydantic_hooks(frame, [cls], serializing=False, node=node, given=args.reach())
         return made
     if issubclass(cls, enum.Enum):  # a member looked up by value: one not found, its _missing_
         missing = getattr(inspect.getattr_static(cls, "_missing_", None), "__func__", None)

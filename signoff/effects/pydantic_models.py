@@ -6,18 +6,23 @@ read from the model's own field table rather than from the class.
 
 from __future__ import annotations
 
+import inspect
+import sys
 import types
 import typing
 from dataclasses import dataclass
 from typing import Any
 
 import pydantic
+from pydantic import functional_serializers, functional_validators
 
 from signoff.effects.annotations import annotation_types
+from signoff.effects.tables import LIBRARIES
 from signoff.effects.values import Val, fresh_of, known
 
-__all__ = ["DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "field_annotation", "hook_arguments",
-           "hooks", "is_model", "models_in", "validators"]
+__all__ = ["ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "every_app_model", "field_annotation",
+           "holds_any", "hook_arguments", "hooks", "hooks_run", "is_model", "models_in",
+           "own_schema"]
 
 DUMPS: dict[str, type] = {
     "pydantic.main.BaseModel.model_dump": dict,
@@ -27,6 +32,16 @@ DUMPS: dict[str, type] = {
 }
 """A model's methods that turn it into data (what each gives): its serializers run, and those
 of the models its fields hold."""
+
+ADAPTS: dict[str, type | None] = {
+    "pydantic.type_adapter.TypeAdapter.dump_python": object,
+    "pydantic.type_adapter.TypeAdapter.dump_json": str,
+    "pydantic.type_adapter.TypeAdapter.validate_python": None,
+    "pydantic.type_adapter.TypeAdapter.validate_json": None,
+    "pydantic.type_adapter.TypeAdapter.validate_strings": None,
+}
+"""A type adapter's methods (what a dump gives; None: it validates). Which type an adapter was
+made for is not followed: they run the hooks of any model of the app's."""
 
 VALIDATES = frozenset({
     "pydantic.main.BaseModel.model_validate",
@@ -47,12 +62,6 @@ def is_model(cls: type) -> bool:
     return issubclass(cls, pydantic.BaseModel)
 
 
-def validators(cls: type) -> list[types.FunctionType]:
-    """The validator functions a pydantic model runs when made."""
-    return _decorated(cls, ("validators", "field_validators", "root_validators",
-                            "model_validators"))
-
-
 @dataclass(frozen=True, kw_only=True)
 class Hook:
     """A function of a model's that pydantic calls: a validator, or a serializer."""
@@ -67,14 +76,30 @@ class Hook:
     none (it has the instance), and None when it is given the data as it came."""
     wraps: bool
     """Whether it is given a handler to call (mode "wrap")."""
+    receiver: bool = True
+    """Whether it is given the instance or the class first (a method of the model's), else
+    only the value (a function of an annotation's, a field's default factory)."""
 
 
 def hooks(cls: type, *, serializing: bool) -> list[Hook]:
     """The functions pydantic calls of model `cls` as it validates a value into one (or, when
-    `serializing`, as it turns one into data)."""
+    `serializing`, as it turns one into data): its decorated validators and serializers, those
+    its fields' annotations carry (``Annotated[int, AfterValidator(f)]``), its computed fields,
+    its fields' default factories and its ``model_post_init``."""
     decorators = getattr(cls, "__pydantic_decorators__", None)
-    groups = (("field_serializers", "model_serializers") if serializing
-              else ("field_validators", "model_validators"))
+    groups = (("field_serializers", "model_serializers", "computed_fields") if serializing
+              else ("field_validators", "model_validators", "validators", "root_validators"))
+    found = [*_decorated_hooks(cls, decorators, groups, serializing), *_field_hooks(cls, serializing)]
+    post_init = getattr(cls, "model_post_init", None)
+    if not serializing and isinstance(post_init, types.FunctionType) and (
+            post_init is not pydantic.BaseModel.model_post_init):
+        found.append(Hook(func=post_init, on_instance=True, field=NOT_A_FIELD, wraps=False))
+    return found
+
+
+def _decorated_hooks(cls: type, decorators: Any, groups: tuple[str, ...], serializing: bool
+                     ) -> list[Hook]:
+    """The hooks of `cls` its decorators declare."""
     found = []
     for group in groups:
         for dec in getattr(decorators, group, {}).values():
@@ -94,12 +119,115 @@ def hooks(cls: type, *, serializing: bool) -> list[Hook]:
     return found
 
 
+_VALIDATING = (functional_validators.AfterValidator, functional_validators.BeforeValidator,
+               functional_validators.WrapValidator, functional_validators.PlainValidator)
+_SERIALIZING = (functional_serializers.PlainSerializer, functional_serializers.WrapSerializer)
+
+
+def _field_hooks(cls: type, serializing: bool) -> list[Hook]:
+    """The functions the fields of `cls` carry: those of their annotations' validators or
+    serializers (at any depth: ``list[Annotated[int, AfterValidator(f)]]``), and, validating,
+    their default factories."""
+    found = []
+    fields: dict[str, Any] = getattr(cls, "__pydantic_fields__", None) or {}
+    kinds = _SERIALIZING if serializing else _VALIDATING
+    for info in fields.values():
+        for marker in [*info.metadata, *_annotated(info.annotation)]:
+            func = getattr(marker, "func", None)
+            if isinstance(marker, kinds) and isinstance(func, types.FunctionType):
+                wraps = isinstance(marker, functional_validators.WrapValidator |
+                                   functional_serializers.WrapSerializer)
+                found.append(Hook(func=func, on_instance=False, field=info.annotation,
+                                  wraps=wraps, receiver=False))
+        factory = info.default_factory
+        if not serializing and isinstance(factory, types.FunctionType):
+            found.append(Hook(func=factory, on_instance=False, field=None, wraps=False,
+                              receiver=False))
+    return found
+
+
+def _annotated(annotation: Any) -> list[Any]:
+    """What the ``Annotated[...]`` inside `annotation` carry, at any depth."""
+    found = list(getattr(annotation, "__metadata__", ()))
+    for arg in typing.get_args(annotation):
+        found += _annotated(arg)
+    return found
+
+
+def hooks_run(models: list[type], *, serializing: bool, every: bool = False
+              ) -> tuple[list[tuple[type, Hook]], list[str]]:
+    """What pydantic runs of the app's code as it validates a value into each of `models` (or,
+    `serializing`, turns one into data): the hooks of each and of the models their fields hold,
+    and, serializing one whose fields may hold a model they do not name (``Any``) or given
+    `every`, those of every model of the app's; each with its model. And the types of the app's
+    among their fields that tell pydantic their own schema (code that cannot be followed)."""
+    found = {m: None for owner in models for m in models_in(owner)}
+    if serializing and (every or any(holds_any(m) for m in found)):
+        found.update(dict.fromkeys(every_app_model()))
+    run = [(model, hook) for model in found for hook in hooks(model, serializing=serializing)]
+    return run, [own for own in map(own_schema, found) if own]
+
+
+def every_app_model() -> list[type]:
+    """Every pydantic model of the app's own (not of an installed package): what pydantic may
+    serialize a value by where a field's type does not say which model it holds."""
+    found, stack = [], list(type.__subclasses__(pydantic.BaseModel))
+    seen: set[type] = set()
+    while stack:
+        model = stack.pop()
+        if model in seen:
+            continue
+        seen.add(model)
+        stack.extend(type.__subclasses__(model))
+        source = getattr(sys.modules.get(model.__module__), "__file__", None) or ""
+        if source and not source.startswith(LIBRARIES):
+            found.append(model)
+    return found
+
+
+def holds_any(cls: type) -> bool:
+    """Whether a field of model `cls` may hold a model its type does not name (``Any``,
+    ``object``, a type variable, ``SerializeAsAny``): serialized by the model it holds."""
+    fields: dict[str, Any] = getattr(cls, "__pydantic_fields__", None) or {}
+    return any(_open(info.annotation) or any(
+        type(m).__name__ == "SerializeAsAny" for m in info.metadata) for info in fields.values())
+
+
+def _open(annotation: Any) -> bool:
+    if annotation is Any or annotation is object or isinstance(annotation, typing.TypeVar):
+        return True
+    return any(_open(arg) for arg in typing.get_args(annotation))
+
+
+def own_schema(cls: type) -> str:
+    """The type of the app's among the fields of model `cls` that tells pydantic its own schema
+    (``__get_pydantic_core_schema__``: what it runs cannot be followed), by name; "" when none."""
+    fields: dict[str, Any] = getattr(cls, "__pydantic_fields__", None) or {}
+    for info in fields.values():
+        for kind in _types_in(info.annotation):
+            made = inspect.getattr_static(kind, "__get_pydantic_core_schema__", None)
+            made = getattr(made, "__func__", made)
+            source = getattr(made, "__code__", None)
+            if source is not None and not source.co_filename.startswith(LIBRARIES):
+                return f"{kind.__module__}.{kind.__qualname__}"
+    return ""
+
+
+def _types_in(annotation: Any) -> list[type]:
+    found = [annotation] if isinstance(annotation, type) else []
+    for arg in typing.get_args(annotation):
+        found += _types_in(arg)
+    return found
+
+
 def hook_arguments(model: type, hook: Hook) -> list[Val]:
     """What pydantic calls a validator or serializer of `model` with: the instance or the
     class, the value (typed by its field's annotation; the data as it came is a dict), the
     handler of a "wrap" one and the validation's (serialization's) info, both pydantic's own
     code that only computes; as many as the function takes."""
     given = [Val(types=frozenset({model})) if hook.on_instance else known(model)]
+    if not hook.receiver:
+        given = []
     if hook.field is None:
         given.append(fresh_of(dict))
     elif hook.field is not NOT_A_FIELD:
@@ -124,17 +252,6 @@ def models_in(annotation: Any, seen: set[type] | None = None) -> list[type]:
             found += models_in(info.annotation, seen)
         return found
     return [model for arg in typing.get_args(annotation) for model in models_in(arg, seen)]
-
-
-def _decorated(cls: type, groups: tuple[str, ...]) -> list[types.FunctionType]:
-    decorators = getattr(cls, "__pydantic_decorators__", None)
-    found = []
-    for group in groups:
-        for dec in getattr(decorators, group, {}).values():
-            func = getattr(dec.func, "__func__", dec.func)
-            if isinstance(func, types.FunctionType):
-                found.append(func)
-    return found
 
 
 def field_annotation(cls: type, name: str) -> Any:

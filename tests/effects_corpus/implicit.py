@@ -18,9 +18,19 @@ import math
 import os
 import typing
 from collections.abc import Iterator, MutableMapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, field_serializer, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    PlainSerializer,
+    TypeAdapter,
+    computed_field,
+    field_serializer,
+    field_validator,
+)
+from pydantic_core import core_schema
 
 
 class Loud:
@@ -605,3 +615,118 @@ def by_what_radd_gave() -> int:
     total = 0
     total += Tricky()  # type: ignore[assignment]
     return len(total)  # (Loud's __len__)
+
+
+def _loud(value: Any) -> Any:
+    os.system("echo hook")
+    return value
+
+
+def _loud_stamp() -> int:
+    os.system("echo factory")
+    return 0
+
+
+class HoldsAny(BaseModel):
+    """A model whose field may hold any model: dumped by the model it holds."""
+
+    payload: Any = None
+
+
+class Computed(BaseModel):
+    """A model whose computed field reaches outside."""
+
+    x: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def side(self) -> int:
+        os.system("echo computed")
+        return 1
+
+
+class AnnotatedHooks(BaseModel):
+    """A model whose fields' annotations carry a validator and a serializer."""
+
+    x: Annotated[int, PlainSerializer(_loud)] = 0
+    y: list[Annotated[str, AfterValidator(_loud)]] = []
+
+
+class Stamped(BaseModel):
+    """A model whose field's default is made by a factory that reaches outside."""
+
+    stamp: int = Field(default_factory=_loud_stamp)
+
+
+class StampedByLambda(BaseModel):
+    """The same, the factory a lambda."""
+
+    stamp: int = Field(default_factory=lambda: os.system("echo lambda"))
+
+
+class PostInit(BaseModel):
+    """A model whose post-init reaches outside."""
+
+    x: int = 0
+
+    def model_post_init(self, context: Any) -> None:
+        os.system("echo post_init")
+
+
+class OwnSchema:
+    """A type that tells pydantic its own schema (what runs is not followed)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        return core_schema.no_info_plain_validator_function(_loud)
+
+
+class HoldsOwn(BaseModel):
+    """A model with a field of a type that has its own schema."""
+
+    model_config = {"arbitrary_types_allowed": True}
+    own: OwnSchema | None = None
+
+
+def by_any_field_dump(shipped: Shipped) -> dict[str, Any]:
+    return HoldsAny(payload=shipped).model_dump()
+
+
+def by_type_adapter_dump(shipped: Shipped) -> Any:
+    return TypeAdapter(Shipped).dump_python(shipped)
+
+
+def by_computed_field(computed: Computed) -> dict[str, Any]:
+    return computed.model_dump()
+
+
+def by_annotated_serializer(model: AnnotatedHooks) -> str:
+    return model.model_dump_json()
+
+
+def by_annotated_validator(data: dict[str, Any]) -> int:
+    return AnnotatedHooks.model_validate(data).x
+
+
+def by_default_factory(data: dict[str, Any]) -> int:
+    return Stamped.model_validate(data).stamp
+
+
+def by_default_factory_lambda() -> int:
+    return StampedByLambda().stamp
+
+
+def by_post_init() -> int:
+    return PostInit(x=1).x
+
+
+def by_own_schema(data: dict[str, Any]) -> bool:
+    return HoldsOwn.model_validate(data).own is None
+
+
+def by_result_computed(n: int) -> Computed:
+    return Computed(x=n)
+
+
+def checked_parameter_annotated(model: AnnotatedHooks) -> int:
+    return model.x
