@@ -1162,3 +1162,11 @@ def test_what_a_parameters_annotations_carry_runs_as_a_call_is_checked() -> None
     checking runs finds them (the validators it found were the decorated ones alone)."""
     found = checking(implicit.checked_parameter_annotated, name="checked")
     assert ("external", "os.system") in _found(found), found.explain()
+
+
+def test_the_rows_of_a_select_of_two_records_are_pairs_of_them() -> None:
+    """``select(Repair, Customer)`` reads both, and each row is a pair of them: a record of the
+    pair changed is that record's change (its rows had no known type)."""
+    effects = analyse(toolkit_writers.close_customers_repairs, name="close")
+    assert _found(effects) == {("reads", "Customer"), ("reads", R), ("changes", R)}, (
+        effects.explain())

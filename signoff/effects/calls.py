@@ -418,6 +418,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
                                   kw=tuple(args.kw.items())),))
     if q in CHANGES_GLOBAL_STATE:
         frame.add(EffectKind.CHANGES, "", (q,))
+    if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
+        return args.pos[0]  # (another name for the entity: its columns are the entity's)
     special.runs_unnamed(frame, q, args, node)
     positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
     reach = args.reach()

@@ -11,7 +11,7 @@ import inspect
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls, special
+from signoff.effects import calls, orm, special
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
     EMPTY,
@@ -89,6 +89,8 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
         if kinds is None and left.types and left.types <= {list, dict, set}:
             kinds = left.types
+        if any(orm.is_sql_expression(v) for v in (left, right)):  # ``func.count(x) * 100``
+            return Val(types=frozenset({orm.BINARY_EXPRESSION}), pure=True)
         plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
         made = Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
         return join_all([made, *(v for v in given if v is not None)])

@@ -18,12 +18,13 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, scoped_session
+from sqlalchemy.sql import elements as sql_elements
 
 from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.sqltext import sql_effects
 from signoff.effects.tables import qualified_name
-from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Val, const, fresh_of
+from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Typed, Val, const, fresh_of
 from signoff.security.records import RecordBase
 
 __all__ = [
@@ -123,16 +124,26 @@ def statement(kind: str, args: Args) -> Val:
     }[kind]
     row: type | None = None
     target = ""
+    entities: list[type] = []  # (each record class selected whole, in order)
+    read: list[str] = []  # (each record class a selected column is of, beyond the first)
     for value in args.pos:
         for obj in value.objs:
             record = obj if is_record(obj) else getattr(obj, "class_", None)
             if record is not None and is_record(record):
                 row = row or (obj if record is obj else None)
                 target = target or record.__name__
+                read.append(record.__name__)
+                if record is obj:
+                    entities.append(obj)
     reason = "" if target else "a statement on a table the analysis cannot name"
     if effect is EffectKind.READS and not target:
         reason = ""
-    return Val(sql=Sql(effects=((effect, target),), row=row, reason=reason), pure=True, types=frozenset())
+    done: list[tuple[EffectKind, str]] = [(effect, target)]
+    if effect is EffectKind.READS:
+        done += [(effect, name) for name in dict.fromkeys(read) if name != target]
+    parts = tuple(entities) if effect is EffectKind.READS and len(entities) > 1 else ()
+    return Val(sql=Sql(effects=tuple(done), row=None if parts else row, parts=parts,
+                       reason=reason), pure=True, types=frozenset())
 
 
 def table_statement(method: BuiltinMethod) -> Val | None:
@@ -156,7 +167,8 @@ def run_sql(frame: Scope, stmt: Val | None, what: str) -> Sql:
     if stmt is not None and stmt.sql is not None:
         for kind, target in stmt.sql.effects:
             frame.add(kind, target, (what,), stmt.sql.reason)
-        return Sql(effects=stmt.sql.effects, row=stmt.sql.row, result=True)
+        return Sql(effects=stmt.sql.effects, row=stmt.sql.row, parts=stmt.sql.parts,
+                   result=True)
     literal = stmt.objs[0] if stmt is not None and len(stmt.objs) == 1 else None
     if isinstance(literal, str):
         for kind, table in sql_effects(literal):
@@ -189,6 +201,8 @@ def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | 
         if name in _ROW_METHODS:
             return rows_of(sql)
         if name in _ROWS_METHODS:
+            if name == "scalars" and sql.parts:  # (the first's)
+                sql = replace(sql, row=sql.parts[0], parts=())
             return Val(
                 sql=replace(sql, result=True),
                 origin=frozenset({DB}),
@@ -254,6 +268,8 @@ def session_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         return rows_of(sql)
     if name in ("execute", "scalars", "scalar", "stream", "stream_scalars", "exec_driver_sql"):
         result = run_sql(frame, first, what)
+        if name in ("scalars", "scalar", "stream_scalars") and result.parts:
+            result = replace(result, row=result.parts[0], parts=())  # (the first's)
         if name == "scalar":
             return rows_of(result)
         return Val(sql=result, origin=frozenset({DB}), inner=frozenset({DB}), pure=True, types=frozenset())
@@ -289,10 +305,26 @@ def record_targets(val: Val) -> list[str]:
     return names or [val.rec]
 
 
+BINARY_EXPRESSION: type = sql_elements.BinaryExpression
+"""What an operator makes of a SQL expression."""
+
+
+def is_sql_expression(value: Val) -> bool:
+    """Whether `value` is a SQL expression being built (a column, ``func.count(…)``, ``a * b``):
+    an operator on it builds another."""
+    return bool(value.types) and all(
+        (getattr(t, "__module__", "") or "").startswith(("sqlalchemy.sql.", "sqlalchemy.orm.attributes"))
+        for t in value.types or ())
+
+
 def rows_of(sql: Sql) -> Val:
     """One row of a result: a record loaded from the database."""
     row = sql.row
     db = frozenset({DB})
+    if sql.parts:  # a tuple of records, one of each class selected
+        shape = Typed(types=frozenset({tuple}), parts=tuple(
+            Typed(types=frozenset({part})) for part in sql.parts))
+        return shape.on(Val(origin=db, inner=db))
     if row is None:
         return Val(origin=db, inner=db, pure=True)
     return Val(origin=db, inner=db, types=frozenset({row}), rec=row.__name__)

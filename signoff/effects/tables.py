@@ -174,6 +174,12 @@ PURE_MODULES: tuple[str, ...] = (
     "pathlib",
     "sqlalchemy.sql",
     "sqlalchemy.sql.*",
+    # the ORM's expression builders: a column's (``Client.name.label("n")``, ``.in_(…)``), a
+    # query's loader options (``selectinload``…) and an entity's alias only build SQL
+    "sqlalchemy.orm.attributes.QueryableAttribute",
+    "sqlalchemy.orm.attributes.InstrumentedAttribute",
+    "sqlalchemy.orm.strategy_options",
+    "sqlalchemy.orm._orm_constructors.aliased",
 )
 """Modules whose functions and types only compute (C code included): called, never analysed."""
 

@@ -44,6 +44,9 @@ class Sql:
     """Why its effects are assumed, when its text cannot be seen."""
     row: type | None = None
     """The record class of its rows, when known."""
+    parts: tuple[type, ...] = ()
+    """The record classes of its rows, in order, when it selects more than one (``select(A,
+    B)``: each row a tuple of them; its scalars are the first's)."""
     query: bool = False
     """Whether it is a legacy ``session.query(...)`` (whose ``update``/``delete`` write)."""
     result: bool = False

@@ -15,7 +15,8 @@ import statistics
 import uuid
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import aliased, load_only
 
 from signoff.actions.cause import current_cause
 from signoff.exceptions import Invalid, NotFound
@@ -531,3 +532,36 @@ def status_words(value: str) -> str:
     """A status given as its stored text, in words (``EmailStatus(value)``: looking a member up
     by its value made the analysis recurse until it gave up, and take it to do anything)."""
     return EmailStatus(value).name.replace("_", " ").lower()
+
+
+def repair_titles_labelled(session: Db) -> list[str]:
+    """Titles by a label (a column's own ``label`` was walked into SQLAlchemy, and unknown)."""
+    return [row.t for row in session.execute(select(Repair.title.label("t")))]
+
+
+def share_closed(session: Db) -> list[float]:
+    """The closed share, in percent (arithmetic on a SQL expression had no known type)."""
+    pct = (func.count(Repair.id) * 100.0 / func.max(Repair.price)).label("pct")
+    return [float(row.pct or 0) for row in session.execute(select(pct))]
+
+
+def status_bands(session: Db) -> list[str]:
+    """Each repair's band (``case`` with ``in_``)."""
+    band = case((Repair.status.in_(["open", "waiting"]), "open"), else_="done").label("band")
+    return [str(row.band) for row in session.execute(select(band))]
+
+
+def repairs_with_customers(session: Db) -> list[str]:
+    """Each repair with each customer, in words (the rows of a select of two records were
+    tuples of no known type)."""
+    rows = session.execute(select(Repair, Customer)).all()
+    return [f"{repair.title.upper()} for {customer.name.title()}" for repair, customer in rows]
+
+
+def same_priced_repairs(session: Db) -> list[str]:
+    """Repairs priced as another is (an alias of the record, and a loader option, were walked
+    into SQLAlchemy's internals, and unknown)."""
+    other = aliased(Repair)
+    stmt = (select(Repair).join(other, Repair.price == other.price)
+            .where(Repair.id != other.id).options(load_only(Repair.title)))
+    return [r.title.strip() for r in session.scalars(stmt)]

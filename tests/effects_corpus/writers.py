@@ -15,7 +15,7 @@ import uuid
 from decimal import Decimal
 from pathlib import Path
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 
 from signoff.exceptions import NotFound
 from tests.effects_corpus import toolkit_helpers as helpers
@@ -370,3 +370,13 @@ def add_customer(session: Db, name: str) -> str:
 def log_sent(message: str) -> None:
     """Keep a note of what was sent, in the module's list."""
     SENT_LOG.append(message)
+
+
+def close_customers_repairs(session: Db, name: str) -> int:
+    """Close the repairs of the customers so named, read as pairs (a select of two records)."""
+    closed = 0
+    for repair, customer in session.execute(select(Repair, Customer)).all():
+        if customer.name == name:
+            repair.status = "closed"
+            closed += 1
+    return closed
