@@ -631,10 +631,7 @@ def test_unknown_effects_keep_the_public_shape() -> None:
 
 # --- The toolkit corpus: tools written the way real toolkits write them ----------------------------
 
-FLAGGED_READERS: dict[str, str] = {
-    "participants_overview": "it flattens lists with itertools.chain.from_iterable, whose items' "
-    "types the analysis does not carry, then calls p.lower() on one",
-}
+FLAGGED_READERS: dict[str, str] = {}
 """The read-only tools the analysis takes for more than reading, each with why."""
 
 

@@ -90,7 +90,32 @@ def evaluate_call(frame: Scope, node: ast.Call) -> Val:
             dstar = join(dstar, v)
         else:
             kw[k.arg] = v
-    return call_args(frame, fv, Args(pos, kw, star, dstar), node)
+    made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _GROWING and pos:
+        _grown_by(frame, node.func, pos)
+    return made
+
+
+_GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
+"""The methods by which Python's containers take in what they are given."""
+
+
+def _grown_by(frame: Scope, called: ast.Attribute, pos: list[Val]) -> None:
+    """What a local container holds after one of `_GROWING` took `pos` in."""
+    base = frame.expr(called.value) if isinstance(called.value, ast.Name) else None
+    if base is None or not base.types:
+        return
+    name = called.attr
+    if all(issubclass(t, dict) for t in base.types):
+        if name == "setdefault" and len(pos) > 1:
+            frame.grow(called.value, item=pos[0], value=pos[1])
+        elif name == "update":
+            given = pos[0].contents()
+            frame.grow(called.value, item=pos[0].reached(given.item),
+                       value=pos[0].reached(given.value))
+    elif base.types <= {list, set, bytearray}:
+        added = pos[-1] if name in ("append", "add", "insert") else frame.iterate(pos[0])
+        frame.grow(called.value, item=added)
 
 
 def call(frame: Scope, fv: Val, pos: list[Val], kw: dict[str, Val], node: ast.AST | None) -> Val:
@@ -418,6 +443,11 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
                                   kw=tuple(args.kw.items())),))
     if q in CHANGES_GLOBAL_STATE:
         frame.add(EffectKind.CHANGES, "", (q,))
+    if q in ("itertools.chain", "itertools.chain.from_iterable"):  # what it goes through
+        items = [frame.iterate(a) for a in args.pos]
+        if q.endswith("from_iterable"):
+            items = [frame.iterate(item) for item in items]
+        return fresh_of(list, inner=args.reach(), shape=Typed(item=join_all(items).contents()))
     if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
     special.runs_unnamed(frame, q, args, node)
@@ -631,7 +661,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         )
     if base.types and base.types <= IMMUTABLE_TYPES:
         return _text_result(base.types, method.name)
-    return _container_result(base, method.name)
+    return _container_result(base, method.name, args)
 
 
 _TEXT_RESULTS: dict[str, type] = {
@@ -657,10 +687,15 @@ def _text_result(kinds: frozenset[type], name: str) -> Val:
     return Val(types=frozenset({_TEXT_RESULTS.get(name, text)}), pure=True)
 
 
-def _container_result(base: Val, name: str) -> Val:
-    """What a method of a list, dict or set gives back, typed by what the container holds."""
+def _container_result(base: Val, name: str, args: Args | None = None) -> Val:
+    """What a method of a list, dict or set gives back, typed by what the container holds (a
+    dict's ``setdefault`` and ``get`` whose values are not known: the default given)."""
     rec = base.rec
     held = base.contents()
+    default = args.pos[1] if args is not None and len(args.pos) > 1 else None
+    if (default is not None and name in ("setdefault", "get") and held.value is None
+            and base.types and all(issubclass(t, dict) for t in base.types)):
+        return default
     if base.types and all(issubclass(t, dict) for t in base.types):
         if name == "values":
             return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))

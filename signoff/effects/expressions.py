@@ -57,6 +57,10 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         # a sequence of Python's takes the index's __index__, a dict hashes the key
         dunder(frame, node.slice, index, ("__index__",), [])
         dunder(frame, node.slice, index, ("__hash__",), [])
+        placed = base.contents().parts  # a tuple's part, by its place
+        at = index.objs[0] if len(index.objs) == 1 and type(index.objs[0]) is int else None
+        if placed and at is not None and -len(placed) <= at < len(placed):
+            return base.reached(placed[at])
         return frame.item(base)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
@@ -70,8 +74,12 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         keys = [(e, evaluate(frame, e)) for e in node.keys if e is not None]
         for e, key in keys:  # each key is hashed, by its class's own code
             dunder(frame, e, key, ("__hash__",), [])
-        parts = [key for _, key in keys] + [evaluate(frame, e) for e in node.values]
-        return fresh_of(dict, inner=_reach(parts))
+        values = [evaluate(frame, e) for e in node.values]
+        parts = [key for _, key in keys] + values
+        if not values or len(keys) != len(values):  # (empty, or ``**other`` in it)
+            return fresh_of(dict, inner=_reach(parts))
+        return fresh_of(dict, inner=_reach(parts), shape=Typed(
+            item=join_all([key for _, key in keys]).contents(), value=join_all(values).contents()))
     if isinstance(node, ast.BinOp):
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
         name = _BINARY.get(type(node.op))
@@ -220,8 +228,9 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
             for cond in gen.ifs:
                 truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
-            parts = [evaluate(frame, node.key), evaluate(frame, node.value)]
-            return fresh_of(dict, inner=_reach(parts))
+            key, value = evaluate(frame, node.key), evaluate(frame, node.value)
+            return fresh_of(dict, inner=_reach([key, value]),
+                            shape=Typed(item=key.contents(), value=value.contents()))
         part = evaluate(frame, node.elt)
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
     if kind is None:
@@ -230,10 +239,17 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
 
 
 def _reach(parts: list[Val]) -> frozenset[str]:
+    """Where what a container is made of may come from (text and numbers aside: what holds
+    them cannot change them)."""
     out: frozenset[str] = EMPTY
     for p in parts:
-        out |= p.reach
+        if not (p.types and p.types <= _SCALARS):
+            out |= p.reach
     return out
+
+
+_SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
+"""Values that hold nothing that could be changed."""
 
 
 def _elem(parts: list[Val]) -> frozenset[type] | None:

@@ -34,6 +34,7 @@ from signoff.effects.values import (
     Super,
     Val,
     const,
+    grown,
     join,
     join_all,
     known,
@@ -324,6 +325,12 @@ class Frame:
     def bind_name(self, name: str, value: Val) -> None:
         """Let a local name also hold `value`."""
         self.env[name] = join(self.env.get(name), value)
+
+    def grow(self, node: ast.expr, *, item: Val | None = None, value: Val | None = None) -> None:
+        """What the container a local name holds (`node`) holds now includes `item` (a key)
+        or `value` (`values.grown`): it was stored into it."""
+        if isinstance(node, ast.Name) and node.id in self.env:
+            self.env[node.id] = grown(self.env[node.id], item=item, value=value)
 
     def expr(self, node: ast.expr) -> Val:
         """The value of an expression, recording what evaluating it does."""

@@ -76,6 +76,10 @@ class Scope(Protocol):
         """Record an effect of the function (`in_words`: `target` is words, `Effect.in_words`)."""
         ...
 
+    def grow(self, node: ast.expr, *, item: Val | None = None, value: Val | None = None) -> None:
+        """What the container a local name holds now includes `item` or `value`."""
+        ...
+
     def bound(self, namespace: Any, name: str, value: Any, where: str) -> None:
         """Keep what a name resolved here was bound to (`signoff.effects.bindings`)."""
         ...

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 import types
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from signoff.effects import calls, special
@@ -152,6 +153,8 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
         if current.types is None or not current.types <= IMMUTABLE_TYPES:
             frame.mutate(current, f"{target.id} {op}")
             made = join(current.derived(), value)
+            if current.types and current.types <= _GROWN_IN_PLACE:  # the same object, grown
+                made = replace(current, inner=current.inner | value.reach)
         else:  # a new value, as ``x = x + v`` makes (a date moved on is a date)
             plain = value.pure or bool(value.types and value.types <= IMMUTABLE_TYPES)
             made = Val(types=current.types, inner=current.reach | value.reach, exact=True,
@@ -159,6 +162,10 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
         assign(frame, target, join_all([made, *(v for v in given if v is not None)]), None, op)
     else:
         assign(frame, target, value, None, op)
+
+
+_GROWN_IN_PLACE = frozenset({list, set, dict, bytearray})
+"""Python's containers that ``x += v`` (``|=``…) grows in place: x stays what it was."""
 
 
 def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, op: str) -> None:
@@ -171,8 +178,12 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         property_setter(frame, base, target.attr, value, target)
     elif isinstance(target, ast.Subscript):
         base = frame.expr(target.value)
-        frame.expr(target.slice)
+        key = frame.expr(target.slice)
         frame.mutate(base, f"{_text(target)} {op}")
+        if base.types and all(issubclass(t, dict) for t in base.types):
+            frame.grow(target.value, item=key, value=value)
+        else:
+            frame.grow(target.value, item=value)
         stored = source if source is not None else ast.Constant(value=None)
         dunder(frame, target.value, base, ("__setitem__",), [target.slice, stored])
     elif isinstance(target, ast.Tuple | ast.List):

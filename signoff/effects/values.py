@@ -245,6 +245,27 @@ def fresh_of(cls: type, *, inner: frozenset[str] = EMPTY, elem: frozenset[type] 
     return Typed(types=made.types, item=shape.item, value=shape.value, parts=shape.parts).on(made)
 
 
+def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Val:
+    """A container `base` holds what it held, and now `item` among its items (a mapping's
+    keys) or `value` among a mapping's values: what its shape says of them widened to either
+    (unknown where either is)."""
+    held = base.shape
+    if held is None:  # (what its items are may still be known: a list made of them)
+        if base.elem is None or item is None:
+            return base
+        return replace(base, elem=None if item.types is None else base.elem | item.types)
+    return Typed(types=base.types, parts=held.parts,
+                 item=held.item if item is None else _either(held.item, item),
+                 value=held.value if value is None else _either(held.value, value)).on(base)
+
+
+def _either(held: Typed | None, added: Val) -> Typed | None:
+    if held is None or held.types is None or added.types is None:
+        return None
+    return held if added.types <= held.types and added.shape in (None, held) else Typed(
+        types=held.types | added.types)
+
+
 def join(a: Val | None, b: Val) -> Val:
     """What a name holds when it may hold either value."""
     if a is None:
@@ -309,6 +330,7 @@ __all__ = [
     "Val",
     "const",
     "fresh_of",
+    "grown",
     "inner_token",
     "join",
     "join_all",

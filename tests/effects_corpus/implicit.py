@@ -730,3 +730,15 @@ def by_result_computed(n: int) -> Computed:
 
 def checked_parameter_annotated(model: AnnotatedHooks) -> int:
     return model.x
+
+
+def by_stored_later() -> int:
+    groups = {"a": [1]}
+    groups["b"] = Loud()  # type: ignore[assignment]  # (a dict of lists, and now a Loud)
+    return len(groups["b"])
+
+
+def by_appended_later() -> list[str]:
+    items: list[object] = [1, 2]
+    items.append(Loud())
+    return [str(item) for item in items]

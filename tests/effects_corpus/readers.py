@@ -565,3 +565,34 @@ def same_priced_repairs(session: Db) -> list[str]:
     stmt = (select(Repair).join(other, Repair.price == other.price)
             .where(Repair.id != other.id).options(load_only(Repair.title)))
     return [r.title.strip() for r in session.scalars(stmt)]
+
+
+def titles_by_status(session: Db) -> dict[str, list[str]]:
+    """The repairs' titles grouped by status, three common ways (a dict literal of lists, a
+    dict comprehension of lists, ``setdefault``): each list's ``append`` was of no known type."""
+    fixed = {"open": [], "closed": []}
+    by_status = {status: [] for status in ("open", "closed", "waiting")}
+    grouped: dict[str, list[str]] = {}
+    for r in session.scalars(select(Repair)):
+        fixed.get(r.status, []).append(r.title)
+        by_status[r.status].append(r.title)
+        grouped.setdefault(r.status, []).append(r.title.strip())
+    return {**grouped, **by_status}
+
+
+def every_title(session: Db, extra: list[str]) -> list[str]:
+    """Every title and the extra ones, the list grown in place (``+=``, ``|=``: it was taken to
+    be of no known type after)."""
+    titles = [r.title for r in session.scalars(select(Repair))]
+    titles += extra
+    titles.append("(end)")
+    seen = set(titles)
+    seen |= {"(start)"}
+    seen.discard("")
+    return sorted(seen)
+
+
+def dearest_status(prices: dict[str, int]) -> str:
+    """The status whose price is highest (a pair's first part, by its place)."""
+    best = max(prices.items(), key=lambda pair: pair[1])
+    return best[0].upper()
