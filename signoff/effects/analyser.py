@@ -192,6 +192,9 @@ class Analyser:
         if isinstance(getter, types.FunctionType) and self.is_app_code(getter):
             # a descriptor of the app's: its __get__ runs as the attribute is read
             return self.call_method(frame, getter, type(member), known(member), base, known(cls))
+        if isinstance(member, _C_METHODS) and is_pure_name(qualified_name(member)):
+            # a method of an allow-listed base of Python's (an app's buffer's ``write``)
+            return _method(BuiltinMethod(name=attr, self_val=base, qual=qualified_name(member)))
         field = pydantic_models.field_annotation(cls, attr)
         if field is not pydantic_models.NOT_A_FIELD:
             return base.reached(annotation_types(field), rec=rec)
@@ -607,6 +610,10 @@ def _substitute(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[st
 _STANDARD_LIBRARY = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                                   if key in ("stdlib", "platstdlib")}))
 """Where the standard library lives (its installed packages are elsewhere, `LIBRARIES`)."""
+
+_C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType,
+              types.BuiltinFunctionType, types.ClassMethodDescriptorType)
+"""Methods of Python's own types, written in C."""
 
 _FUNCTIONS = type(sql_functions)
 """What SQLAlchemy's ``func`` is (``func.lower``, ``func.schema.fn``: each a new one)."""

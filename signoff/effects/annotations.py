@@ -69,6 +69,13 @@ def annotation_types(hint: Any) -> Typed:
             value = annotation_types(args[1]) if len(args) > 1 else UNTYPED
             return Typed(types=kinds, item=item, value=value)
         return Typed(types=kinds, item=item)
+    if isinstance(hint, type) and typing.is_typeddict(hint):  # a dict of these keys' values
+        try:
+            fields = typing.get_type_hints(hint)
+        except Exception:  # (annotations that do not resolve: what it holds is not known)
+            return Typed(types=frozenset({dict}))
+        return Typed(types=frozenset({dict}), item=Typed(types=frozenset({str})),
+                     value=_union([annotation_types(f) for f in fields.values()]))
     if isinstance(hint, type):
         if hint is object or not _concrete(hint):
             return UNTYPED

@@ -465,7 +465,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         for k, v in args.kw.items():
             called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
     if fresh and (not called or q in ("re.sub", "re.subn")):
-        return Val(pure=True)
+        made = RETURN_TYPES.get(q)
+        return replace(fresh_of(made), pure=True) if made is not None else Val(pure=True)
     first = args.pos[0] if args.pos else None
     if q in ("builtins.max", "builtins.min") and first is not None:
         if len(args.pos) == 1:  # the largest of an iterable: one of its items
@@ -653,6 +654,8 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
             special.special(frame, item, ("__lt__",) if method.name == "sort" else ("__eq__",), [item],
                     node)
     pure_call(frame, method.qual, args, node)
+    if method.qual in RETURN_TYPES:
+        return replace(fresh_of(RETURN_TYPES[method.qual]), pure=True)
     if method.name == "copy":
         return (
             fresh_of(next(iter(base.types)), inner=base.reach)

@@ -9,13 +9,15 @@ from __future__ import annotations
 import ast
 import inspect
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from signoff.effects import calls, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.expressions import dunder, iterated_by, truth
-from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, qualified_name
 from signoff.effects.values import (
     FRESH,
     GLOBAL,
@@ -57,7 +59,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         frame.returns.append(frame.expr(node.value) if node.value else const(None))
     elif isinstance(node, ast.If):
         truth(frame, node.test, frame.expr(node.test))
-        body(frame, node.body)
+        with _narrowed(frame, node.test):
+            body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.While):
         with frame.repeated():
@@ -133,6 +136,38 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 frame.expr(case.guard)
             body(frame, case.body)
     # pass, break, continue, type aliases: nothing to do
+
+
+@contextmanager
+def _narrowed(frame: Frame, test: ast.expr) -> Iterator[None]:
+    """While the body of ``if isinstance(x, C):`` is walked, a local `x` whose type is not
+    known is a `C` (or of a class deriving it: its overrides are followed)."""
+    name, classes = _isinstance_of(frame, test)
+    before = frame.env.get(name) if name else None
+    if before is None or before.types is not None or not classes:
+        yield
+        return
+    frame.env[name] = replace(before, types=frozenset(classes), exact=False, shape=None,
+                              elem=None, pure=False)
+    try:
+        yield
+    finally:
+        frame.env[name] = join(before, frame.env[name])
+
+
+def _isinstance_of(frame: Frame, test: ast.expr) -> tuple[str, list[type]]:
+    """The local name and the classes of ``isinstance(name, C)`` (``(C, D)``); ("", [])."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name) and not test.keywords):
+        return "", []
+    if frame.name(test.func.id).objs != (isinstance,):
+        return "", []
+    given = test.args[1]
+    parts = given.elts if isinstance(given, ast.Tuple) else [given]
+    classes = [c for part in parts for c in frame.expr(part).objs]
+    if not classes or not all(isinstance(c, type) for c in classes):
+        return "", []
+    return test.args[0].id, classes
 
 
 def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
@@ -261,8 +296,9 @@ def enter_with(frame: Frame, item: ast.withitem) -> None:
         frame, frame.attribute(cm, "__enter__", item.context_expr), [], {}, item.context_expr
     )
     calls.call(frame, frame.attribute(cm, "__exit__", item.context_expr), [], {}, item.context_expr)
-    if item.optional_vars is not None:
-        bound = cm if (entered.types is None and entered.pure) or cm.sql else entered
+    if item.optional_vars is not None:  # (a buffer of Python's gives itself)
+        own = bool(cm.types) and all(is_pure_name(qualified_name(t)) for t in cm.types or ())
+        bound = cm if (entered.types is None and (entered.pure or own)) or cm.sql else entered
         assign(frame, item.optional_vars, join(bound, cm) if bound is not cm else cm, None, "=")
 
 

@@ -457,6 +457,13 @@ def gives_fresh(name: str) -> bool:
 
 
 RETURN_TYPES: dict[str, type] = {
+    **{f"datetime.datetime.{made}": datetime.datetime for made in (
+        "combine", "now", "utcnow", "today", "fromisoformat", "strptime", "fromtimestamp",
+        "utcfromtimestamp", "fromordinal", "fromisocalendar")},
+    **{f"datetime.date.{made}": datetime.date for made in (
+        "today", "fromisoformat", "fromtimestamp", "fromordinal", "fromisocalendar")},
+    **{f"io.StringIO.{read}": str for read in ("getvalue", "read", "readline")},
+    **{f"io.BytesIO.{read}": bytes for read in ("getvalue", "read", "readline")},
     "builtins.len": int,
     "builtins.str": str,
     "builtins.repr": str,
@@ -510,12 +517,17 @@ change their first argument (``a[b] = c``, ``del a[b]``, ``a += b`` in place) an
 str's ``upper``)."""
 
 
+_PURE_CLASSES = frozenset({"io.StringIO", "io.BytesIO"})
+"""Allow-listed classes whose own methods only compute too (an app's subclass made, its
+``__init__``; a buffer entered, its ``__enter__``)."""
+
+
 @lru_cache(maxsize=4096)
 def is_pure_name(name: str) -> bool:
     """Whether the thing of this qualified name only computes (the allow-list)."""
     if not name or name in NOT_PURE_NAMES:
         return False
-    if name in PURE_NAMES:
+    if name in PURE_NAMES or name.rsplit(".", 1)[0] in _PURE_CLASSES:
         return True
     if name.startswith("builtins."):
         rest = name.removeprefix("builtins.")
@@ -531,7 +543,11 @@ def is_pure_name(name: str) -> bool:
 _PURE_BUILTIN_TYPES = frozenset(t.__name__ for t in vars(builtins).values() if isinstance(t, type))
 
 
-_ALIASES = {"posix": "os", "nt": "os", "_io": "io", "_socket": "socket", "_ssl": "ssl"}
+_ALIASES = {"posix": "os", "nt": "os", "_io": "io", "_socket": "socket", "_ssl": "ssl",
+            "_functools": "functools", "_operator": "operator", "_collections": "collections",
+            "_heapq": "heapq", "_bisect": "bisect", "_json": "json", "_datetime": "datetime",
+            "_decimal": "decimal", "_random": "random", "_statistics": "statistics",
+            "_string": "string", "_struct": "struct", "_sha256": "hashlib", "_md5": "hashlib"}
 
 
 def module_name(module: str) -> str:

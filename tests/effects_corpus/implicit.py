@@ -742,3 +742,9 @@ def by_appended_later() -> list[str]:
     items: list[object] = [1, 2]
     items.append(Loud())
     return [str(item) for item in items]
+
+
+def by_narrowed(value: object) -> str:
+    if isinstance(value, Loud):
+        return value.__format__("")  # (the narrowed class's own)
+    return ""
