@@ -25,7 +25,7 @@ from tests.effects_corpus import actions as corpus
 from tests.effects_corpus import implicit
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import writers as toolkit_writers
-from tests.effects_corpus.records import Repair
+from tests.effects_corpus.records import Part, Repair
 
 R = "Repair"
 PURE: set[tuple[str, str]] = set()
@@ -1167,3 +1167,13 @@ def test_the_rows_of_a_select_of_two_records_are_pairs_of_them() -> None:
     effects = analyse(toolkit_writers.close_customers_repairs, name="close")
     assert _found(effects) == {("reads", "Customer"), ("reads", R), ("changes", R)}, (
         effects.explain())
+
+
+def _shelved_at(part: Part) -> str:
+    return part.bin.label if part.bin is not None else ""
+
+
+def test_a_relationship_read_reads_its_records() -> None:
+    """What a record's relationship holds is read as it is reached: ``part.bin`` reads a Bin
+    (only the Part was listed, so the reads a person saw were short)."""
+    assert _found(analyse(_shelved_at, name="where")) == {("reads", "Part"), ("reads", "Bin")}

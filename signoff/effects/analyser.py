@@ -206,7 +206,13 @@ class Analyser:
                 return self.call_method(frame, getter, cls, base, const(attr))
         hints = self.source.class_hints(cls)
         if attr in hints:
-            return base.reached(annotation_types(hints[attr]), rec=rec)
+            typed = annotation_types(hints[attr])
+            if orm.is_record(cls):  # a relationship's records are read as it is
+                for held in (typed, typed.item):
+                    for kind in (held.types or ()) if held is not None else ():
+                        if orm.is_record(kind):
+                            frame.add(EffectKind.READS, kind.__name__, (f"{rec or cls.__name__}.{attr}",))
+            return base.reached(typed, rec=rec)
         if member is not _MISSING and not hasattr(type(member), "__get__"):
             # a value kept on the class is shared by every instance: module state
             shared = known(member, origin=base.reach | {GLOBAL})

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from signoff.security.records import make_record_base
 
@@ -30,3 +30,16 @@ class Repair(Record):
     def describe(self) -> str:
         """The repair in words (a read)."""
         return f"{self.title} ({self.price}, {self.status})"
+
+
+class Bin(Record):
+    """Where parts are kept."""
+
+    label: Mapped[str] = mapped_column(String(20), default="")
+
+
+class Part(Record):
+    """A part, kept in a bin."""
+
+    bin_id: Mapped[int | None] = mapped_column(ForeignKey("bin.id"), default=None)
+    bin: Mapped[Bin | None] = relationship()
