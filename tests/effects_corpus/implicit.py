@@ -748,3 +748,18 @@ def by_narrowed(value: object) -> str:
     if isinstance(value, Loud):
         return value.__format__("")  # (the narrowed class's own)
     return ""
+
+
+class Holder:
+    """Holds text, until a method puts something else in its place."""
+
+    def __init__(self) -> None:
+        self.held: str = ""
+
+    def swap(self, other: Loud) -> None:
+        self.held = other  # type: ignore[assignment]
+
+
+def by_attribute_set_elsewhere() -> int:
+    holder = Holder()
+    return len(holder.held)  # (held may be a Loud: its __len__)
