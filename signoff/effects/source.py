@@ -15,8 +15,6 @@ from signoff.effects.signature import FunctionNode, Param, params_of_node
 
 __all__ = ["SourceIndex"]
 
-_UNKNOWN: Any = object()
-"""What an attribute set in a way that says nothing of its type is taken to be."""
 
 
 class SourceIndex:
@@ -126,55 +124,8 @@ class SourceIndex:
             hints = typing.get_type_hints(cls, include_extras=True)
         except Exception:  # unresolvable annotations: attribute types stay unknown
             hints = {}
-        for name, hint in self._set_in_init(cls).items():
-            hints.setdefault(name, hint)
         self.hints_cache[cls] = hints
         return hints
-
-    def _set_in_init(self, cls: type) -> dict[str, Any]:
-        """What the methods of `cls` say of the attributes they set on ``self``, where every
-        one of them says the same: ``self.laps: list[str] = []`` by its annotation, ``self.laps
-        = laps`` by the parameter's — as a class's own annotations are taken. An attribute set
-        any other way anywhere is not known."""
-        found: dict[str, Any] = {}
-        for klass in cls.__mro__:
-            for method in vars(klass).values():
-                if isinstance(method, types.FunctionType) and klass.__module__ != "builtins":
-                    self._set_by(method, found)
-        return {k: v for k, v in found.items() if v is not _UNKNOWN}
-
-    def _set_by(self, method: types.FunctionType, found: dict[str, Any]) -> None:
-        """What `method` says of the attributes it sets on ``self`` (`_set_in_init`)."""
-        node = self.node_of(method)
-        if node is None or isinstance(node, ast.Lambda):
-            return
-        given = self.hints(method)
-        for statement in ast.walk(node):
-            targets: list[ast.expr]
-            if isinstance(statement, ast.AnnAssign):
-                targets = [statement.target]
-            elif isinstance(statement, ast.Assign | ast.AugAssign):
-                targets = statement.targets if isinstance(statement, ast.Assign) else [
-                    statement.target]
-            else:
-                continue
-            for target in targets:
-                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"):
-                    continue
-                hint: Any = _UNKNOWN
-                if isinstance(statement, ast.AnnAssign):
-                    try:  # (an annotation's text, read as `hints` reads a function's)
-                        hint = eval(compile(ast.Expression(statement.annotation),
-                                            "<annotation>", "eval"), method.__globals__)
-                    except Exception:  # unresolvable: the attribute's type is not known
-                        hint = _UNKNOWN
-                elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
-                    hint = given.get(statement.value.id, _UNKNOWN)
-                before = found.setdefault(target.attr, hint)
-                if before != hint:  # set two ways: either (not known, when one is not)
-                    found[target.attr] = _UNKNOWN if _UNKNOWN in (before, hint) else (
-                        typing.Union.__getitem__((before, hint)))  # (any hint: not only types)
 
     # --- records and SQLAlchemy ------------------------------------------------------------
 

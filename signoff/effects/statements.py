@@ -9,8 +9,6 @@ from __future__ import annotations
 import ast
 import inspect
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -59,8 +57,7 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         frame.returns.append(frame.expr(node.value) if node.value else const(None))
     elif isinstance(node, ast.If):
         truth(frame, node.test, frame.expr(node.test))
-        with _narrowed(frame, node.test):
-            body(frame, node.body)
+        body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.While):
         with frame.repeated():
@@ -136,38 +133,6 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 frame.expr(case.guard)
             body(frame, case.body)
     # pass, break, continue, type aliases: nothing to do
-
-
-@contextmanager
-def _narrowed(frame: Frame, test: ast.expr) -> Iterator[None]:
-    """While the body of ``if isinstance(x, C):`` is walked, a local `x` whose type is not
-    known is a `C` (or of a class deriving it: its overrides are followed)."""
-    name, classes = _isinstance_of(frame, test)
-    before = frame.env.get(name) if name else None
-    if before is None or before.types is not None or not classes:
-        yield
-        return
-    frame.env[name] = replace(before, types=frozenset(classes), exact=False, shape=None,
-                              elem=None, pure=False)
-    try:
-        yield
-    finally:
-        frame.env[name] = join(before, frame.env[name])
-
-
-def _isinstance_of(frame: Frame, test: ast.expr) -> tuple[str, list[type]]:
-    """The local name and the classes of ``isinstance(name, C)`` (``(C, D)``); ("", [])."""
-    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and len(test.args) == 2
-            and isinstance(test.args[0], ast.Name) and not test.keywords):
-        return "", []
-    if frame.name(test.func.id).objs != (isinstance,):
-        return "", []
-    given = test.args[1]
-    parts = given.elts if isinstance(given, ast.Tuple) else [given]
-    classes = [c for part in parts for c in frame.expr(part).objs]
-    if not classes or not all(isinstance(c, type) for c in classes):
-        return "", []
-    return test.args[0].id, classes
 
 
 def aug_assign(frame: Frame, node: ast.AugAssign) -> None:

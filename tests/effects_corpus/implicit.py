@@ -742,24 +742,3 @@ def by_appended_later() -> list[str]:
     items: list[object] = [1, 2]
     items.append(Loud())
     return [str(item) for item in items]
-
-
-def by_narrowed(value: object) -> str:
-    if isinstance(value, Loud):
-        return value.__format__("")  # (the narrowed class's own)
-    return ""
-
-
-class Holder:
-    """Holds text, until a method puts something else in its place."""
-
-    def __init__(self) -> None:
-        self.held: str = ""
-
-    def swap(self, other: Loud) -> None:
-        self.held = other  # type: ignore[assignment]
-
-
-def by_attribute_set_elsewhere() -> int:
-    holder = Holder()
-    return len(holder.held)  # (held may be a Loud: its __len__)

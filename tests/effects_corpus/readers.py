@@ -640,36 +640,3 @@ def repair_lines(session: Db) -> list[str]:
     mine = _Buffer()
     mine.write(text)
     return mine.lines()
-
-
-def shown(value: object) -> str:
-    """A value in words, dates by their ISO form (``isinstance`` did not narrow)."""
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
-    return str(value)
-
-
-class _Laps:
-    """Times of a run, kept as it goes."""
-
-    def __init__(self) -> None:
-        self.laps: list[str] = []
-
-    def lap(self, what: str) -> None:
-        self.laps.append(what.strip())
-
-
-class _Named:
-    """Names, as given."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.names = names
-
-
-def laps_of(names: list[str]) -> list[str]:
-    """Laps kept by small classes of the app's whose ``__init__`` sets their state (that state
-    had no known type: a class's own annotations were read, not its ``__init__``'s)."""
-    laps = _Laps()
-    for name in _Named(names).names:
-        laps.lap(name.upper())
-    return [lap.title() for lap in laps.laps]
