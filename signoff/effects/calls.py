@@ -692,13 +692,10 @@ def _text_result(kinds: frozenset[type], name: str) -> Val:
 
 def _container_result(base: Val, name: str, args: Args | None = None) -> Val:
     """What a method of a list, dict or set gives back, typed by what the container holds (a
-    dict's ``setdefault`` and ``get`` whose values are not known: the default given)."""
+    dict's ``get``, ``pop`` and ``setdefault``: that, or the default given)."""
     rec = base.rec
     held = base.contents()
     default = args.pos[1] if args is not None and len(args.pos) > 1 else None
-    if (default is not None and name in ("setdefault", "get") and held.value is None
-            and base.types and all(issubclass(t, dict) for t in base.types)):
-        return default
     if base.types and all(issubclass(t, dict) for t in base.types):
         if name == "values":
             return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))
@@ -707,8 +704,9 @@ def _container_result(base: Val, name: str, args: Args | None = None) -> Val:
         if name == "items":
             pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
             return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
-        if name in ("get", "pop", "setdefault", "__getitem__"):
-            return base.reached(held.value, rec=rec)
+        if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
+            found = base.reached(held.value, rec=rec)
+            return join(found, default) if default is not None else found
     if base.types and base.types <= {list, tuple, set, frozenset}:
         if name in ("pop", "__getitem__"):
             return base.reached(held.item, rec=rec)

@@ -74,12 +74,10 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         keys = [(e, evaluate(frame, e)) for e in node.keys if e is not None]
         for e, key in keys:  # each key is hashed, by its class's own code
             dunder(frame, e, key, ("__hash__",), [])
-        values = [evaluate(frame, e) for e in node.values]
-        parts = [key for _, key in keys] + values
-        if not values or len(keys) != len(values):  # (empty, or ``**other`` in it)
-            return fresh_of(dict, inner=_reach(parts))
-        return fresh_of(dict, inner=_reach(parts), shape=Typed(
-            item=join_all([key for _, key in keys]).contents(), value=join_all(values).contents()))
+        parts = [key for _, key in keys] + [evaluate(frame, e) for e in node.values]
+        # (what it holds is not taken from what it was made of: another name for it, or a
+        # function it is handed, may put anything in it)
+        return fresh_of(dict, inner=_reach(parts))
     if isinstance(node, ast.BinOp):
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
         name = _BINARY.get(type(node.op))
@@ -229,8 +227,7 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
                 truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
             key, value = evaluate(frame, node.key), evaluate(frame, node.value)
-            return fresh_of(dict, inner=_reach([key, value]),
-                            shape=Typed(item=key.contents(), value=value.contents()))
+            return fresh_of(dict, inner=_reach([key, value]))  # (as a dict literal: above)
         part = evaluate(frame, node.elt)
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
     if kind is None:

@@ -23,6 +23,7 @@ from signoff.effects.values import (
     Val,
     const,
     fresh_of,
+    grown,
     join,
     join_all,
     known,
@@ -154,7 +155,10 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
             frame.mutate(current, f"{target.id} {op}")
             made = join(current.derived(), value)
             if current.types and current.types <= _GROWN_IN_PLACE:  # the same object, grown
-                made = replace(current, inner=current.inner | value.reach)
+                added = value.contents()
+                made = grown(replace(current, inner=current.inner | value.reach),
+                             item=frame.iterate(value),
+                             value=value.reached(added.value) if dict in current.types else None)
         else:  # a new value, as ``x = x + v`` makes (a date moved on is a date)
             plain = value.pure or bool(value.types and value.types <= IMMUTABLE_TYPES)
             made = Val(types=current.types, inner=current.reach | value.reach, exact=True,

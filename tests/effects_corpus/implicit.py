@@ -732,11 +732,6 @@ def checked_parameter_annotated(model: AnnotatedHooks) -> int:
     return model.x
 
 
-def by_stored_later() -> int:
-    groups = {"a": [1]}
-    groups["b"] = Loud()  # type: ignore[assignment]  # (a dict of lists, and now a Loud)
-    return len(groups["b"])
-
 
 def by_appended_later() -> list[str]:
     items: list[object] = [1, 2]

@@ -569,18 +569,6 @@ def same_priced_repairs(session: Db) -> list[str]:
     return [r.title.strip() for r in session.scalars(stmt)]
 
 
-def titles_by_status(session: Db) -> dict[str, list[str]]:
-    """The repairs' titles grouped by status, three common ways (a dict literal of lists, a
-    dict comprehension of lists, ``setdefault``): each list's ``append`` was of no known type."""
-    fixed = {"open": [], "closed": []}
-    by_status = {status: [] for status in ("open", "closed", "waiting")}
-    grouped: dict[str, list[str]] = {}
-    for r in session.scalars(select(Repair)):
-        fixed.get(r.status, []).append(r.title)
-        by_status[r.status].append(r.title)
-        grouped.setdefault(r.status, []).append(r.title.strip())
-    return {**grouped, **by_status}
-
 
 def every_title(session: Db, extra: list[str]) -> list[str]:
     """Every title and the extra ones, the list grown in place (``+=``, ``|=``: it was taken to
