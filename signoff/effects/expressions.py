@@ -90,7 +90,7 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             shapes = right.contents().parts
             formatted = [right.reached(p) for p in shapes] if shapes else [frame.iterate(right)]
             for value in (right, *formatted):
-                special.special(frame, value, ("__str__", "__repr__"), [], node)
+                special.each(frame, value, ("__str__", "__repr__"), [], node)  # (%s, %r)
                 special.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
         kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
         if kinds is None and left.types and left.types <= {list, dict, set}:

@@ -23,7 +23,7 @@ from signoff.effects.tables import (
 )
 from signoff.effects.values import Args, Val, const, fresh_of, join_all, known
 
-__all__ = ["defines", "iterated", "mixin_runs", "runs_unnamed", "special"]
+__all__ = ["defines", "each", "iterated", "mixin_runs", "runs_unnamed", "special"]
 
 
 def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
@@ -39,6 +39,14 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
             method = frame.an.attr_of_type(frame, value, kind, name)
             called.append(calls.call_args(frame, method, Args(list(args), {}), node))
     return join_all(called) if called else None
+
+
+def each(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
+         node: ast.AST | None) -> None:
+    """Follow every one of `names` that the classes of `value` define (where which one runs
+    depends on what the code asks: ``"%r"`` its ``__repr__``, ``"%s"`` its ``__str__``)."""
+    for name in names:
+        special(frame, value, (name,), args, node)
 
 
 def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
@@ -82,11 +90,14 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
         special(frame, args.pos[0], names, [], node)
     if q == "builtins.str.format":  # each value is formatted by its class's own code
         for value in args.every():
-            special(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
+            each(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
     if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
         for value in args.pos:
-            special(frame, value, ("__str__", "__repr__"), [], node)
-            if q in LOGS:  # ("%d" takes its number)
+            if q in LOGS:  # ("%s" its text, "%r" its repr, "%d" its number)
+                each(frame, value, ("__str__", "__repr__"), [], node)
+            else:
+                special(frame, value, ("__str__", "__repr__"), [], node)
+            if q in LOGS:
                 special(frame, value, ("__index__", "__int__", "__float__"), [], node)
     overridden(frame, args, node)
     if q in _ROWS_WRITTEN and args.pos:  # each row iterated (a dict's asked for its values),
@@ -100,6 +111,10 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
         else:
             values = iterated(frame, rows, node)
         special(frame, values, ("__str__", "__repr__"), [], node)
+    if q == "csv.DictWriter":  # what it writes for a key a row lacks: made text as it is
+        missing = args.kw.get("restval") or (args.pos[2] if len(args.pos) > 2 else None)
+        if missing is not None:
+            special(frame, missing, ("__str__", "__repr__"), [], node)
     if q in _CSV_READS and args.pos:  # the lines it reads are iterated
         iterated(frame, args.pos[0], node)
     if q in _CSV_DIALECTS:

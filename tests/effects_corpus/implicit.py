@@ -737,3 +737,32 @@ def by_appended_later() -> list[str]:
     items: list[object] = [1, 2]
     items.append(Loud())
     return [str(item) for item in items]
+
+
+class Shown:
+    """Plain as text; its repr reaches outside."""
+
+    def __str__(self) -> str:
+        return "shown"
+
+    def __repr__(self) -> str:
+        os.system("echo repr")
+        return "Shown()"
+
+
+def by_percent_repr() -> str:
+    return "%r" % (Shown(),)
+
+
+def by_format_repr() -> str:
+    return "{!r}".format(Shown())
+
+
+def by_log_repr() -> None:
+    logging.getLogger("t").warning("%r", Shown())
+
+
+def by_csv_restval() -> None:
+    import io
+
+    csv.DictWriter(io.StringIO(), ["a", "b"], restval=Loud()).writerow({"a": 1})
