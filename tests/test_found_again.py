@@ -159,3 +159,66 @@ def test_a_number_moved_on_changes_nothing_and_code_that_keeps_changing_does_any
         found.explain())
     monkeypatch.setattr(sys.modules[__name__], "archive", _KeptHere())
     assert app.actions.info("store").effects is found  # (nothing more is found again)
+
+
+_INSTALLED = '''
+import os
+
+
+class KeptHere:
+    def keep(self, note: str) -> str:
+        return note.upper()
+
+
+class SentAway:
+    def keep(self, note: str) -> str:
+        os.system("true")
+        return note
+
+
+archive = KeptHere()
+
+
+def store(note: str) -> str:
+    """Store a note."""
+    return archive.keep(note)
+
+
+def make_shelf():
+    class Shelf:
+        archive = KeptHere()
+    return Shelf
+'''
+
+
+def test_an_app_installed_among_the_packages_is_the_apps_code_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An app installed with ``pip install .`` lives where installed packages do: its code is
+    still the app's (the package its actions are of), so a global of its rebound after
+    registration is seen (nothing it resolved was kept: the feature was inert there); and two
+    classes one factory made are two places, each seen (they were kept as one)."""
+    import signoff.effects.analyser as analyser
+
+    site = tmp_path / "site"
+    (site / "installedshop").mkdir(parents=True)
+    (site / "installedshop" / "__init__.py").write_text(_INSTALLED)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(analyser, "LIBRARIES", (str(site), *analyser.LIBRARIES))
+    import installedshop  # type: ignore[import-not-found]
+
+    first, second = installedshop.make_shelf(), installedshop.make_shelf()
+
+    def shelve(note: str) -> str:
+        """Shelve a note on both shelves."""
+        return first.archive.keep(note) + second.archive.keep(note)
+
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    app.add_action(installedshop.store)
+    app.add_action(shelve)
+    assert len(app.actions.info("store").effects.resolved) > 0
+    assert app.actions.info("store").effects.only_reads
+    monkeypatch.setattr(installedshop, "archive", installedshop.SentAway())
+    assert not app.actions.info("store").effects.only_reads
+    assert app.actions.info("shelve").effects.only_reads
+    monkeypatch.setattr(second, "archive", installedshop.SentAway())
+    assert not app.actions.info("shelve").effects.only_reads

@@ -91,6 +91,8 @@ class Analyser:
         self.tentative: dict[SummaryKey, tuple[Summary, frozenset[tuple[SummaryKey, int]]]] = {}
         self.walks = 0
         self.deps: list[set[SummaryKey]] = []
+        self.app_packages: set[str] = set()
+        """The top-level packages of the actions analysed: the app's code, wherever it is."""
 
     # --- attributes ------------------------------------------------------------------------
 
@@ -269,9 +271,17 @@ class Analyser:
 
     def is_app_code(self, func: Any) -> bool:
         """Whether `func` is code of the app's own (not of the standard library or an installed
-        package) whose source can be read."""
-        filename = func.__code__.co_filename
-        return not filename.startswith(LIBRARIES) and self.source.params_of(func) is not None
+        package — but the app's own, installed: `is_app_file`) whose source can be read."""
+        return self.is_app_file(func.__code__.co_filename, getattr(func, "__module__", "") or "") and (
+            self.source.params_of(func) is not None)
+
+    def is_app_file(self, filename: str, module: str) -> bool:
+        """Whether code in `filename`, of `module`, is the app's own: outside the standard
+        library and the installed packages, or in the package an action analysed is of
+        (an app installed with ``pip install .`` lives among the installed packages)."""
+        if not filename or filename.startswith("<"):
+            return False
+        return not filename.startswith(LIBRARIES) or module.partition(".")[0] in self.app_packages
 
     def _loosely_annotated(self, func: Any) -> frozenset[str]:
         """The parameters of `func` whose annotation says nothing of their type (``Any``): what
@@ -504,6 +514,9 @@ class Analyser:
         self.walks = 0
         self.tentative.clear()
         summary = Summary()
+        package = (getattr(inspect.unwrap(fn), "__module__", "") or "").partition(".")[0]
+        if package and package != "signoff":
+            self.app_packages.add(package)  # (its code is the app's, wherever it is installed)
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
         self._boundary(summary, fn, name, checked=False)
@@ -550,7 +563,7 @@ def _bound_on_class(frame: Scope, cls: type, attr: str) -> None:
         if klass.__module__ == "builtins" or not frame.app_code:
             return
         own = klass.__dict__.get(attr, MISSING)
-        frame.bound(klass.__dict__, attr, own, f"{qualified_name(klass)}.{attr}")
+        frame.bound(klass.__dict__, attr, own, f"{qualified_name(klass)}.{attr}", owner=klass)
         if own is not MISSING:
             return
 

@@ -23,7 +23,7 @@ from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
 from signoff.effects.signature import bind, params_of_node
 from signoff.effects.summary import Raised, Summary
-from signoff.effects.tables import IMMUTABLE_TYPES, LIBRARIES
+from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
     GLOBAL,
     UNKNOWN,
@@ -78,7 +78,7 @@ class Frame:
         self.persistent_closure = persistent_closure
         self.filename = filename
         """The file the walked code is in ("" when it has none)."""
-        self.app_code = bool(filename) and not filename.startswith(("<", *LIBRARIES))
+        self.app_code = an.is_app_file(filename, globals_.get("__name__", "") or "")
         """Whether the walked code is the app's own: what its names are bound to is kept."""
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
@@ -105,11 +105,14 @@ class Frame:
             self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at,
                                                in_words=in_words)
 
-    def bound(self, namespace: Any, name: str, value: Any, where: str) -> None:
-        """Keep what a name resolved in the app's code was bound to (`Summary.resolved`)."""
+    def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None
+              ) -> None:
+        """Keep what a name resolved in the app's code was bound to (`Summary.resolved`; by
+        where it is bound — `owner`, else `namespace` — and the name)."""
         if self.app_code:
-            self.summary.resolved.setdefault(where, Binding(
-                namespace=namespace, name=name, value=value, where=where))
+            self.summary.resolved.setdefault(f"{id(owner if owner is not None else namespace)}"
+                                             f".{name}", Binding(namespace=namespace, name=name,
+                                                                 value=value, where=where))
 
     def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
         """Record that something here cannot be seen: it is assumed to change and reach out.

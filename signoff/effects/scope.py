@@ -38,6 +38,10 @@ class Interpreter(Protocol):
         """Whether `func` is code of the app's own whose source can be read."""
         ...
 
+    def is_app_file(self, filename: str, module: str) -> bool:
+        """Whether code in `filename`, of `module`, is the app's own."""
+        ...
+
     def is_standard_library(self, func: Any) -> bool:
         """Whether `func` is code of Python's standard library."""
         ...
@@ -80,7 +84,8 @@ class Scope(Protocol):
         """What the container a local name holds now includes `item` or `value`."""
         ...
 
-    def bound(self, namespace: Any, name: str, value: Any, where: str) -> None:
+    def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None
+              ) -> None:
         """Keep what a name resolved here was bound to (`signoff.effects.bindings`)."""
         ...
 

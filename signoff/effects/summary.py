@@ -54,7 +54,7 @@ class Summary:
     whatever the others declare."""
     resolved: dict[str, Binding] = field(default_factory=dict)
     """The names the walk of it, and of what it calls, resolved in the app's code, with what
-    they were bound to (by the name as the app writes it: ``shop.archive``)."""
+    they were bound to (by the id of where each is bound, and the name)."""
     cost_repeats: bool = False
     """Whether a declared cost on its path is met inside a loop (a ``for``, a ``while``, a
     comprehension, a callback of ``map``…): how many times it is spent is then not known."""
