@@ -548,11 +548,10 @@ class Analyser:
                               root_name=path)
                 call_function(frame, hook.func, pydantic_models.hook_arguments(model, hook),
                               {}, None, cls=model if hook.receiver else None)
-            for own in unfollowed:
+            for why in unfollowed:
                 frame = Frame(self, summary, globals_={}, closure={}, qualname=name,
                               root_name=name)
-                frame.unknown(own, f"{own} tells pydantic its own schema, whose code cannot be "
-                                   "followed")
+                frame.unknown("pydantic", why)
 
 
 def _bound_on_class(frame: Scope, cls: type, attr: str) -> None:

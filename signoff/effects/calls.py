@@ -405,9 +405,8 @@ def pydantic_hooks(frame: Scope, models: list[type], *, serializing: bool, node:
     tells pydantic its own schema is code not followed. (`given`: where the data validated
     comes from, what a validator is handed.)"""
     run, unfollowed = pydantic_models.hooks_run(models, serializing=serializing, every=every)
-    for own in unfollowed:
-        frame.unknown(call_text(frame, node) if node is not None else own,
-                      f"{own} tells pydantic its own schema, whose code cannot be followed")
+    for why in unfollowed:
+        frame.unknown(call_text(frame, node) if node is not None else "pydantic", why)
     for model, hook in run:
         handed = pydantic_models.hook_arguments(model, hook)
         if given and not serializing:

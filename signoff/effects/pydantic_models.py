@@ -6,6 +6,7 @@ read from the model's own field table rather than from the class.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import sys
 import types
@@ -17,12 +18,12 @@ import pydantic
 from pydantic import functional_serializers, functional_validators
 
 from signoff.effects.annotations import annotation_types
-from signoff.effects.tables import LIBRARIES
+from signoff.effects.tables import LIBRARIES, is_pure_name, qualified_name
 from signoff.effects.values import Val, fresh_of, known
 
 __all__ = ["ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "every_app_model", "field_annotation",
            "holds_any", "hook_arguments", "hooks", "hooks_run", "is_model", "models_in",
-           "own_schema"]
+           "own_schema", "unfollowed"]
 
 DUMPS: dict[str, type] = {
     "pydantic.main.BaseModel.model_dump": dict,
@@ -79,6 +80,8 @@ class Hook:
     receiver: bool = True
     """Whether it is given the instance or the class first (a method of the model's), else
     only the value (a function of an annotation's, a field's default factory)."""
+    owner: type | None = None
+    """The class it is a method of, when not the model (an enum a field is typed by)."""
 
 
 def hooks(cls: type, *, serializing: bool) -> list[Hook]:
@@ -159,13 +162,35 @@ def hooks_run(models: list[type], *, serializing: bool, every: bool = False
     """What pydantic runs of the app's code as it validates a value into each of `models` (or,
     `serializing`, turns one into data): the hooks of each and of the models their fields hold,
     and, serializing one whose fields may hold a model they do not name (``Any``) or given
-    `every`, those of every model of the app's; each with its model. And the types of the app's
-    among their fields that tell pydantic their own schema (code that cannot be followed)."""
+    `every`, those of every model of the app's; each with its model. And what they have pydantic
+    run that cannot be followed, each in words (a type of the app's that tells pydantic its own
+    schema, a validator that is an object)."""
     found = {m: None for owner in models for m in models_in(owner)}
     if serializing and (every or any(holds_any(m) for m in found)):
         found.update(dict.fromkeys(every_app_model()))
     run = [(model, hook) for model in found for hook in hooks(model, serializing=serializing)]
-    return run, [own for own in map(own_schema, found) if own]
+    if not serializing:  # an enum's own lookup of a value it has no member for
+        run += [(model, hook) for model in found for hook in _enum_lookups(model)]
+    unseen = [f"{own} tells pydantic its own schema, whose code cannot be followed"
+              for own in map(own_schema, found) if own]
+    unseen += [f"pydantic calls {what}, which is no function whose code can be followed"
+               for model in found for what in unfollowed(model, serializing=serializing)]
+    return run, unseen
+
+
+def _enum_lookups(cls: type) -> list[Hook]:
+    """The ``_missing_`` of each enum of the app's a field of model `cls` is typed by: run as a
+    value is validated into a member."""
+    fields: dict[str, Any] = getattr(cls, "__pydantic_fields__", None) or {}
+    found = []
+    for info in fields.values():
+        for kind in _types_in(info.annotation):
+            missing = getattr(inspect.getattr_static(kind, "_missing_", None), "__func__", None)
+            if issubclass(kind, enum.Enum) and isinstance(missing, types.FunctionType) and (
+                    not missing.__code__.co_filename.startswith(LIBRARIES)):
+                found.append(Hook(func=missing, on_instance=False, field=None, wraps=False,
+                                  receiver=True, owner=kind))
+    return found
 
 
 def every_app_model() -> list[type]:
@@ -199,6 +224,34 @@ def _open(annotation: Any) -> bool:
     return any(_open(arg) for arg in typing.get_args(annotation))
 
 
+def unfollowed(cls: type, *, serializing: bool) -> list[str]:
+    """What model `cls` has pydantic call that is not a plain function (a callable object, a
+    ``functools.partial``, a class given as a default factory): code the analysis cannot
+    follow, by name."""
+    found = []
+    decorators = getattr(cls, "__pydantic_decorators__", None)
+    groups = (("field_serializers", "model_serializers", "computed_fields") if serializing
+              else ("field_validators", "model_validators", "validators", "root_validators"))
+    for group in groups:
+        for dec in getattr(decorators, group, {}).values():
+            func = getattr(dec.func, "__func__", dec.func)
+            if not isinstance(func, types.FunctionType | property):
+                found.append(repr(func))
+    fields: dict[str, Any] = getattr(cls, "__pydantic_fields__", None) or {}
+    kinds = _SERIALIZING if serializing else _VALIDATING
+    for name, info in fields.items():
+        for marker in [*info.metadata, *_annotated(info.annotation)]:
+            func = getattr(marker, "func", None)
+            if isinstance(marker, kinds) and func is not None and not isinstance(
+                    func, types.FunctionType):
+                found.append(f"{cls.__name__}.{name}'s {type(marker).__name__}")
+        factory = info.default_factory
+        if not serializing and factory is not None and not isinstance(
+                factory, types.FunctionType) and not is_pure_name(qualified_name(factory)):
+            found.append(f"{cls.__name__}.{name}'s default factory")  # (list, datetime.now: pure)
+    return found
+
+
 def own_schema(cls: type) -> str:
     """The type of the app's among the fields of model `cls` that tells pydantic its own schema
     (``__get_pydantic_core_schema__``: what it runs cannot be followed), by name; "" when none."""
@@ -225,6 +278,7 @@ def hook_arguments(model: type, hook: Hook) -> list[Val]:
     class, the value (typed by its field's annotation; the data as it came is a dict), the
     handler of a "wrap" one and the validation's (serialization's) info, both pydantic's own
     code that only computes; as many as the function takes."""
+    model = hook.owner or model
     given = [Val(types=frozenset({model})) if hook.on_instance else known(model)]
     if not hook.receiver:
         given = []

@@ -751,11 +751,11 @@ class Shown:
 
 
 def by_percent_repr() -> str:
-    return "%r" % (Shown(),)
+    return "%r" % (Shown(),)  # noqa: UP031 (the %-form is the case)
 
 
 def by_format_repr() -> str:
-    return "{!r}".format(Shown())
+    return "{!r}".format(Shown())  # noqa: UP032 (str.format is the case)
 
 
 def by_log_repr() -> None:
@@ -766,3 +766,40 @@ def by_csv_restval() -> None:
     import io
 
     csv.DictWriter(io.StringIO(), ["a", "b"], restval=Loud()).writerow({"a": 1})
+
+
+class _Checker:
+    """A validator that is an object, not a function."""
+
+    def __call__(self, value: str) -> str:
+        os.system("echo checker")
+        return value
+
+
+class _Token:
+    """A default factory that is a class of the app's."""
+
+    def __init__(self) -> None:
+        os.system("echo token")
+
+
+class ObjectHooks(BaseModel):
+    """A model whose validator and default factory are objects of the app's."""
+
+    model_config = {"arbitrary_types_allowed": True}
+    text: Annotated[str, AfterValidator(_Checker())] = ""
+    token: _Token = Field(default_factory=_Token)
+
+
+def by_object_hooks(data: dict[str, Any]) -> str:
+    return ObjectHooks.model_validate(data).text
+
+
+class Hued(BaseModel):
+    """A model with a field of an enum whose own lookup reaches outside."""
+
+    level: Level = Level.LOW
+
+
+def by_enum_missing_validated(data: dict[str, Any]) -> str:
+    return Hued.model_validate(data).level.name
