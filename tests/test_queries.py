@@ -629,7 +629,8 @@ def test_a_query_sends_one_read_only_transaction_and_on_postgresql_one_reset(
     try:
         with tracing(app.database.engine) as trace:
             app.people.find("ann@example.org")  # (the connection opened and traced outside)
-            trace.take()
+            app.actions.run("double", {"n": 1}, as_=ann)  # (and the functions the app gave
+            trace.take()  # SQLite's connection read: once a connection, as it is first held)
             ran = app.actions.run("double", {"n": 21}, as_=ann)
             sent = trace.take()
     finally:
@@ -643,3 +644,43 @@ def test_a_query_sends_one_read_only_transaction_and_on_postgresql_one_reset(
         assert words == ["PRAGMA", "BEGIN", "SELECT", "ROLLBACK", "PRAGMA"], sent.statements
     assert (sent.transactions, sent.rolled_back) == (
         2 if app.database.engine.dialect.name == "postgresql" else 1, 1)
+
+
+_GIVEN_CALLED: list[str] = []
+"""What the functions an app gives SQLite were called with."""
+
+
+def test_a_function_the_app_gave_sqlite_is_refused_where_only_reading_may_run(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An app may give its SQLite connections functions of its own (``create_function``, even
+    under a name of SQLite's: ``lower``): their code is Python no analysis read, which a query
+    would run past its hold (the name is one known to only read). The read-only hold refuses a
+    statement calling one; SQLite's own functions, its extensions' and SQLAlchemy's ``regexp``
+    run as ever."""
+    from sqlalchemy import event
+
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+
+    @event.listens_for(app.database.engine, "connect")
+    def give(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.create_function("lower", 1, lambda s: _GIVEN_CALLED.append(s) or s)
+        dbapi_connection.create_function("archived", 0, lambda: _GIVEN_CALLED.append("") or 0)
+
+    app.database.engine.dispose()  # (connections made from here on are given them)
+
+    def run(sql: str) -> Any:
+        def look(session: Session) -> str:
+            """Look."""
+            return str(session.execute(text(sql)).scalar())
+        name = f"look_{len(app.actions)}"
+        app.add_action(look, name=name, query=True, provided={"session": "session"})
+        return app.actions.run(name, {}, as_=app.system)
+
+    with caplog.at_level(logging.ERROR, logger="signoff.actions"):
+        lowered = run("SELECT lower('ABC')")
+        plain = run("SELECT upper('abc') || ('abc' REGEXP 'b') || length('abc')")
+    assert lowered.outcome is ActionOutcome.FAILED
+    assert "call lower(), a function the app gave the database" in caplog.text
+    assert _GIVEN_CALLED == []
+    assert (plain.outcome, plain.value) == (ActionOutcome.DONE, "ABC13")
+    app.database.dispose()

@@ -67,7 +67,12 @@ from sqlalchemy.exc import UnboundExecutionError
 from sqlalchemy.orm import Session, SessionTransaction, UOWTransaction
 from sqlalchemy.pool import ConnectionPoolEntry, Pool, SingletonThreadPool, StaticPool
 
-from signoff.actions.readonly_driver import ReadOnlyDriver, reading_refusal, sqlite_authorizer
+from signoff.actions.readonly_driver import (
+    ReadOnlyDriver,
+    app_functions,
+    reading_refusal,
+    sqlite_authorizer,
+)
 from signoff.exceptions import ReadOnlyViolation, UserError
 from signoff.security.enforcement import RuledSession
 from signoff.store.database import READ_ONLY
@@ -528,7 +533,11 @@ def _restrict_pooled(dialect: str, pooled: Any) -> None:
         finally:
             cursor.close()
         # Setting an authorizer expires every statement prepared before: each is checked again.
-        driver.set_authorizer(_SQLITE_AUTHORIZER)
+        given = pooled.info.get(_APP_FUNCTIONS)
+        if given is None:  # (an app gives its functions as a connection is made: read once)
+            given = pooled.info[_APP_FUNCTIONS] = app_functions(driver)
+        driver.set_authorizer(sqlite_authorizer(_refuse_sql, given) if given else
+                              _SQLITE_AUTHORIZER)
     _wrap_driver(pooled, driver, postgresql=dialect == "postgresql")
     pooled.info[_READ_ONLY] = dialect
 
@@ -563,6 +572,9 @@ def _refuse_sql(what: str) -> ReadOnlyViolation:
 
 
 _SQLITE_AUTHORIZER = sqlite_authorizer(_refuse_sql)
+
+_APP_FUNCTIONS = "signoff.app_functions"
+"""Where a pooled SQLite connection keeps the names of the functions the app gave it."""
 
 
 def _driver_of(dbapi_connection: Any) -> Any:

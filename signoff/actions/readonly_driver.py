@@ -19,11 +19,14 @@ import functools
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from signoff.effects.sqltext import statements, unknown_function
 
-__all__ = ["ReadOnlyCursor", "ReadOnlyDriver", "reading_refusal", "sqlite_authorizer"]
+__all__ = ["ReadOnlyCursor", "ReadOnlyDriver", "app_functions", "reading_refusal",
+           "sqlite_authorizer"]
 
 Refuse = Callable[[str], BaseException]
 """Makes (and records) the refusal of what a query tried, told as "run COMMIT"."""
@@ -166,12 +169,15 @@ class ReadOnlyDriver:
     def execute(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
         """``connection.execute``, checked."""
         self.check(statement)
-        return ReadOnlyCursor(self._real.execute(statement, *args, **kwargs), driver=self)
+        with _told_as_refused():
+            return ReadOnlyCursor(self._real.execute(statement, *args, **kwargs), driver=self)
 
     def executemany(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
         """``connection.executemany``, checked."""
         self.check(statement)
-        return ReadOnlyCursor(self._real.executemany(statement, *args, **kwargs), driver=self)
+        with _told_as_refused():
+            return ReadOnlyCursor(self._real.executemany(statement, *args, **kwargs),
+                                  driver=self)
 
     def check(self, statement: Any) -> None:
         """Refuse `statement` if a query is running and it does more than read."""
@@ -219,13 +225,15 @@ class ReadOnlyCursor:
     def execute(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
         """``cursor.execute``, checked."""
         self._driver.check(statement)
-        self._real.execute(statement, *args, **kwargs)
+        with _told_as_refused():
+            self._real.execute(statement, *args, **kwargs)
         return self
 
     def executemany(self, statement: Any, *args: Any, **kwargs: Any) -> ReadOnlyCursor:
         """``cursor.executemany``, checked."""
         self._driver.check(statement)
-        self._real.executemany(statement, *args, **kwargs)
+        with _told_as_refused():
+            self._real.executemany(statement, *args, **kwargs)
         return self
 
     def stream(self, statement: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -276,10 +284,33 @@ Passing it lets nothing through: without ``PRAGMA writable_schema`` (a setting, 
 refuses such an update itself, and ``query_only`` refuses every write."""
 
 
-def sqlite_authorizer(refuse: Refuse) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
+_DENIED: ContextVar[BaseException | None] = ContextVar("signoff_sqlite_denied", default=None)
+"""The refusal of a function call SQLite's authorizer last denied here (it can only answer
+"deny"; the statement then fails with SQLite's own words, and is told as this refusal instead;
+a write it denies is told where the statement is sent, as before)."""
+
+
+@contextmanager
+def _told_as_refused() -> Iterator[None]:
+    """A statement SQLite's authorizer denied fails as the refusal the authorizer recorded."""
+    _DENIED.set(None)
+    try:
+        yield
+    except sqlite3.DatabaseError as error:
+        denied = _DENIED.get()
+        if denied is None:
+            raise
+        _DENIED.set(None)
+        raise denied from error
+
+
+def sqlite_authorizer(refuse: Refuse, given: frozenset[str] = frozenset()
+                      ) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
     """An authorizer for ``sqlite3.Connection.set_authorizer`` that denies, and has `refuse`
     record, every statement that would change a file, a schema or a setting (a ``PRAGMA`` given
-    a value) or load an extension; reading and ending the transaction pass."""
+    a value), load an extension or call a function the app gave the connection (`given`, their
+    names in lower case: `app_functions`; one may be named as one of SQLite's own, ``lower``);
+    reading and ending the transaction pass."""
 
     def authorize(action: int, arg1: str | None, arg2: str | None, _db: str | None,
                   _source: str | None) -> int:
@@ -294,6 +325,42 @@ def sqlite_authorizer(refuse: Refuse) -> Callable[[int, str | None, str | None, 
         if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() == "load_extension":
             refuse("load a SQLite extension")
             return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in given:
+            _DENIED.set(refuse(f"call {arg2}(), a function the app gave the database (its code "
+                               "is Python the analysis did not read)"))
+            return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
     return authorize
+
+
+def app_functions(driver: sqlite3.Connection) -> frozenset[str]:
+    """The functions given to a SQLite connection by Python (``create_function``), by name in
+    lower case: those SQLite lists as not its own, but its extensions' (FTS, R-tree: what a
+    connection made afresh lists) and SQLAlchemy's ``regexp`` and ``floor`` (what its
+    ``regexp_match`` and ``func.floor`` run: an app that gives its own under those names is not
+    told apart)."""
+    given = _not_builtin(driver)
+    return given - _extensions() - {"regexp", "floor"}
+
+
+def _not_builtin(driver: sqlite3.Connection) -> frozenset[str]:
+    """The functions a SQLite connection lists as not built in, by name in lower case."""
+    cursor = driver.cursor()
+    try:
+        rows = cursor.execute("SELECT name FROM pragma_function_list WHERE builtin = 0").fetchall()
+    except sqlite3.Error:  # (a SQLite before 3.30 lists none)
+        return frozenset()
+    finally:
+        cursor.close()
+    return frozenset(str(name).lower() for (name,) in rows)
+
+
+@functools.cache
+def _extensions() -> frozenset[str]:
+    """The functions SQLite's compiled-in extensions give every connection."""
+    fresh = sqlite3.connect(":memory:")
+    try:
+        return _not_builtin(fresh)
+    finally:
+        fresh.close()
