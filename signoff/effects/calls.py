@@ -560,6 +560,9 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
     """Making an object: a record is created; its ``__new__`` / ``__init__`` are followed, and
     the ``__del__`` that runs when it goes (at some point: garbage is collected when it is), and
     a metaclass's own ``__call__``, which makes it."""
+    if issubclass(cls, type) and len(args.pos) == 3:  # type(name, bases, namespace)
+        return frame.unknown(call_text(frame, node), "makes a class, which runs its bases' "
+                             "__init_subclass__ and its metaclass's code, not followed here")
     made = fresh_of(cls, inner=args.reach())
     if special.defines(cls, "__del__"):
         special.special(frame, made, ("__del__",), [], node)

@@ -803,3 +803,7 @@ class Hued(BaseModel):
 
 def by_enum_missing_validated(data: dict[str, Any]) -> str:
     return Hued.model_validate(data).level.name
+
+
+def by_type_made() -> None:
+    type("Grown", (Growing,), {})
