@@ -535,7 +535,8 @@ def _restrict_pooled(dialect: str, pooled: Any) -> None:
         # Setting an authorizer expires every statement prepared before: each is checked again.
         given = pooled.info.get(_APP_FUNCTIONS)
         if given is None:  # (an app gives its functions as a connection is made: read once)
-            given = pooled.info[_APP_FUNCTIONS] = app_functions(driver)
+            with unguarded():  # (signoff's own statement, whatever the hold refuses)
+                given = pooled.info[_APP_FUNCTIONS] = app_functions(driver)
         driver.set_authorizer(sqlite_authorizer(_refuse_sql, given) if given else
                               _SQLITE_AUTHORIZER)
     _wrap_driver(pooled, driver, postgresql=dialect == "postgresql")

@@ -341,7 +341,7 @@ def app_functions(driver: sqlite3.Connection) -> frozenset[str]:
     ``regexp_match`` and ``func.floor`` run: an app that gives its own under those names is not
     told apart)."""
     given = _not_builtin(driver)
-    return given - _extensions() - {"regexp", "floor"}
+    return given - _EXTENSIONS - {"regexp", "floor"}
 
 
 def _not_builtin(driver: sqlite3.Connection) -> frozenset[str]:
@@ -356,7 +356,6 @@ def _not_builtin(driver: sqlite3.Connection) -> frozenset[str]:
     return frozenset(str(name).lower() for (name,) in rows)
 
 
-@functools.cache
 def _extensions() -> frozenset[str]:
     """The functions SQLite's compiled-in extensions give every connection."""
     fresh = sqlite3.connect(":memory:")
@@ -364,3 +363,7 @@ def _extensions() -> frozenset[str]:
         return _not_builtin(fresh)
     finally:
         fresh.close()
+
+
+_EXTENSIONS = _extensions()
+"""(Read as this module is imported: while a query runs, opening a connection is refused.)"""
