@@ -684,3 +684,55 @@ def test_a_function_the_app_gave_sqlite_is_refused_where_only_reading_may_run(
     assert _GIVEN_CALLED == []
     assert (plain.outcome, plain.value) == (ActionOutcome.DONE, "ABC13")
     app.database.dispose()
+
+
+_FIRST_QUERY = '''
+import sys
+from signoff import Agent, App, Skill, TaskStatus
+from signoff.testing import ScriptedModel, says
+
+app = App("q", database=f"sqlite:///{sys.argv[1]}")
+
+
+@app.action(query=True)
+def double(n: int) -> int:
+    """Twice n."""
+    return 2 * n
+
+
+ann = app.people.add("ann@example.org", "Ann", roles=["clerk"])
+
+
+class Doubling(Skill[None, int]):
+    description = "Double."
+    tools = [double]
+
+
+class Doubler(Agent):
+    purpose = "You double."
+    skills = [Doubling()]
+
+
+app.add_agent(Doubler, sponsor=ann)
+done = app.agent(Doubler).do(Doubling(), None, for_=ann, model=ScriptedModel(
+    says.tool(double, n=21), says.hand_back(42)))
+assert done.status is TaskStatus.DONE, done.problem
+app.people.add("bo@example.org", "Bo")  # (a write on the connection the query had)
+print("written")
+'''
+
+
+def test_the_first_query_of_a_process_leaves_its_connection_writable(tmp_path: Path) -> None:
+    """In a fresh process, the first query (an agent's tool) makes its connection read-only
+    and gives it back writable: what it first reads of the connection (the functions the app
+    gave it) is read past its own hold. (Reading them opened a connection the hold refused, and the pooled
+    connection stayed read-only: the next write failed, "attempt to write a readonly
+    database".)"""
+    import subprocess
+
+    script = tmp_path / "first_query.py"
+    script.write_text(_FIRST_QUERY)
+    ran = subprocess.run([sys.executable, str(script), str(tmp_path / "q.db")],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.strip() == "written"
