@@ -45,6 +45,25 @@ class _Shelf:
     archive: _KeptHere | _SentAway = _KeptHere()
 
 
+class _Feed:
+    """A feed kept in memory: iterating it only computes."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(["a", "b"])
+
+
+class _RemoteFeed:
+    """A feed that fetches as it is iterated (a process started: it reaches outside)."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        os.system("true")
+        return iter(["a"])
+
+
+FEEDS: dict[str, object] = {"news": _Feed()}
+"""A registry of feeds, filled as the app's modules load."""
+
+
 client: _SentAway | None = None
 """Made when first used (``global client``), as a lazily made client is."""
 
@@ -222,3 +241,22 @@ def test_an_app_installed_among_the_packages_is_the_apps_code_all_the_same(
     assert app.actions.info("shelve").effects.only_reads
     monkeypatch.setattr(second, "archive", installedshop.SentAway())
     assert not app.actions.info("shelve").effects.only_reads
+
+
+def test_what_a_registry_holds_types_its_items_and_filling_it_later_is_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item of a registry a module keeps (``FEEDS["news"]``) is of the types the registry
+    holds: iterating one runs its class's ``__iter__`` (it had no known type, and Python's own
+    iteration of it was taken to do nothing). A feed that reaches outside put in the registry
+    after registration — in place, the name bound to the same dict — is seen, and found."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+
+    @app.action
+    def headlines(name: str) -> int:
+        """How many headlines a feed has."""
+        return len([h for h in FEEDS[name]])
+
+    assert app.actions.info("headlines").effects.only_reads
+    monkeypatch.setitem(FEEDS, "sport", _RemoteFeed())
+    effects = app.actions.info("headlines").effects
+    assert any("os.system" in line for line in effects.explain()), effects.explain()

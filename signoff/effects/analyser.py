@@ -27,7 +27,7 @@ from sqlalchemy import func as sql_functions
 
 from signoff.effects import orm, pydantic_models
 from signoff.effects.annotations import annotation_types
-from signoff.effects.bindings import MISSING, Bindings
+from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
@@ -57,6 +57,7 @@ from signoff.effects.values import (
     inner_token,
     join_all,
     known,
+    known_held,
     param_token,
 )
 
@@ -114,12 +115,14 @@ class Analyser:
             qual = f"{base.qual or obj.__name__}.{attr}"
             value = obj.__dict__.get(attr, _MISSING)
             frame.bound(obj.__dict__, attr, MISSING if value is _MISSING else value,
-                        f"{obj.__name__}.{attr}")
+                        f"{obj.__name__}.{attr}", kinds=held_kinds(value))
             getter = obj.__dict__.get("__getattr__")
             if value is _MISSING and isinstance(getter, types.FunctionType):
                 return call_function(frame, getter, [const(attr)], {}, None)  # (PEP 562)
             if value is _MISSING:
                 return Val(qual=qual, origin=frozenset({GLOBAL}), inner=frozenset({GLOBAL}))
+            if frame.app_code and held_kinds(value) is not None:  # (a registry: `known_held`)
+                return known_held(value, qual=qual)
             return known(value, qual=value.__name__ if inspect.ismodule(value) else qual)
         if isinstance(obj, type):
             q = f"{qualified_name(obj)}.{attr}"

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MISSING", "Binding", "Bindings"]
+__all__ = ["MISSING", "Binding", "Bindings", "held_kinds"]
 
 MISSING: Any = object()
 """What a name that was not bound is taken to be bound to (a builtin it resolved to instead)."""
@@ -44,10 +44,15 @@ class Binding:
     """What it was bound to (`MISSING`: nothing, so a builtin, or a base class's, was used)."""
     where: str
     """The name as the app writes it: ``shop.archive``."""
+    kinds: tuple[frozenset[type], frozenset[type]] | None = None
+    """What a container of Python's bound to it held (`held_kinds`), when the analysis typed its
+    items by that: then it still holds if it holds things of those types alone."""
 
     def holds(self) -> bool:
         """Whether the name is bound as it was when the analysis resolved it."""
         now = self.namespace.get(self.name, MISSING)
+        if self.kinds is not None:  # (a registry filled in place after: its items changed)
+            return type(now) is type(self.value) and held_kinds(now) == self.kinds
         if now is self.value:
             return True
         if type(now) is not type(self.value):
@@ -55,6 +60,20 @@ class Binding:
         if isinstance(now, _BY_TYPE) or now is None:
             return True
         return isinstance(now, str | bytes) and now == self.value
+
+
+_HOLDS_MOST = 64
+"""The most items a container may hold for what it holds to be typed by them."""
+
+
+def held_kinds(obj: Any) -> tuple[frozenset[type], frozenset[type]] | None:
+    """The types of what a container of Python's holds — its items (a dict's keys), and a
+    dict's values — when it holds at least one and at most `_HOLDS_MOST`; else None."""
+    if type(obj) not in (dict, list, tuple, set, frozenset) or not obj or len(obj) > _HOLDS_MOST:
+        return None
+    if type(obj) is dict:
+        return frozenset(map(type, obj)), frozenset(map(type, obj.values()))
+    return frozenset(map(type, obj)), frozenset()
 
 
 class Bindings:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from signoff.effects import expressions, orm, special, statements
-from signoff.effects.bindings import MISSING, Binding
+from signoff.effects.bindings import MISSING, Binding, held_kinds
 from signoff.effects.effect import Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
 from signoff.effects.signature import bind, params_of_node
@@ -38,6 +38,7 @@ from signoff.effects.values import (
     join,
     join_all,
     known,
+    known_held,
 )
 
 EMPTY_CELL: Any = object()
@@ -105,14 +106,15 @@ class Frame:
             self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at,
                                                in_words=in_words)
 
-    def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None
-              ) -> None:
+    def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None,
+              kinds: tuple[frozenset[type], frozenset[type]] | None = None) -> None:
         """Keep what a name resolved in the app's code was bound to (`Summary.resolved`; by
-        where it is bound — `owner`, else `namespace` — and the name)."""
+        where it is bound — `owner`, else `namespace` — and the name; `kinds`: what the
+        container it is held, when its items are typed by that)."""
         if self.app_code:
-            self.summary.resolved.setdefault(f"{id(owner if owner is not None else namespace)}"
-                                             f".{name}", Binding(namespace=namespace, name=name,
-                                                                 value=value, where=where))
+            self.summary.resolved.setdefault(
+                f"{id(owner if owner is not None else namespace)}.{name}",
+                Binding(namespace=namespace, name=name, value=value, where=where, kinds=kinds))
 
     def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
         """Record that something here cannot be seen: it is assumed to change and reach out.
@@ -253,7 +255,9 @@ class Frame:
         module = self.globals.get("__name__", "?")
         if name in self.globals:
             value = self.globals[name]
-            self.bound(self.globals, name, value, f"{module}.{name}")
+            self.bound(self.globals, name, value, f"{module}.{name}", kinds=held_kinds(value))
+            if self.app_code:  # (what a registry holds types its items: the binding sees it)
+                return known_held(value)
             return known(value, qual=value.__name__ if inspect.ismodule(value) else "")
         if name in _BUILTINS:
             self.bound(self.globals, name, MISSING, f"{module}.{name}")  # (a global may hide it)

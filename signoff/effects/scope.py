@@ -84,8 +84,8 @@ class Scope(Protocol):
         """What the container a local name holds now includes `item` or `value`."""
         ...
 
-    def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None
-              ) -> None:
+    def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None,
+              kinds: tuple[frozenset[type], frozenset[type]] | None = None) -> None:
         """Keep what a name resolved here was bound to (`signoff.effects.bindings`)."""
         ...
 

@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Any
 
+from signoff.effects.bindings import held_kinds
 from signoff.effects.effect import EffectKind
 from signoff.effects.tables import IMMUTABLE_TYPES
 
@@ -231,6 +232,18 @@ def known(obj: Any, *, qual: str = "", origin: frozenset[str] = frozenset({GLOBA
     return Val(origin=origin, inner=origin, types=frozenset({type(obj)}), exact=True, objs=(obj,), qual=qual)
 
 
+def known_held(obj: Any, *, qual: str = "") -> Val:
+    """A known object a module holds (`known`): a container of Python's has its items typed by
+    what it holds now (`bindings.held_kinds`; the binding kept of it sees them change)."""
+    made = known(obj, qual=qual)
+    kinds = held_kinds(obj)
+    if kinds is None:
+        return made
+    items, values = kinds
+    return Typed(types=made.types, item=Typed(types=items),
+                 value=Typed(types=values) if type(obj) is dict else None).on(made)
+
+
 def const(value: Any) -> Val:
     """The value of a literal."""
     return Val(types=frozenset({type(value)}), exact=True, objs=(value,))
@@ -335,5 +348,6 @@ __all__ = [
     "join",
     "join_all",
     "known",
+    "known_held",
     "param_token",
 ]
