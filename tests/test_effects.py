@@ -22,7 +22,7 @@ from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, che
 from signoff.inbox import Inbox, effect_lines
 from signoff.testing import ScriptedModel, says
 from tests.effects_corpus import actions as corpus
-from tests.effects_corpus import implicit
+from tests.effects_corpus import aliased, implicit
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import writers as toolkit_writers
 from tests.effects_corpus.records import Part, Repair
@@ -1178,3 +1178,20 @@ def test_a_relationship_read_reads_its_records() -> None:
     """What a record's relationship holds is read as it is reached: ``part.bin`` reads a Bin
     (only the Part was listed, so the reads a person saw were short)."""
     assert _found(analyse(_shelved_at, name="where")) == {("reads", "Part"), ("reads", "Bin")}
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, value in vars(aliased).items()
+    if inspect.isfunction(value) and name.startswith(("by_", "kept_"))))
+def test_a_container_filled_out_of_the_analysis_sight_is_not_taken_for_what_it_held(
+        name: str) -> None:
+    """What a list made in the function holds is known only while it stays with its name: handed
+    to a function, bound to another name, iterated lazily, captured by a local function or held
+    by another container, it may be filled out of sight, and is then of no known items (so
+    calling their methods is not taken to only compute). Each ``by_`` function reaches outside
+    that way (it was taken to only read); each ``kept_`` one only reads, and still does."""
+    effects = analyse(getattr(aliased, name), name=name)
+    if name.startswith("kept_"):
+        assert effects.only_reads, "\n".join(effects.explain())
+    else:
+        assert not effects.only_reads, "\n".join(effects.explain())

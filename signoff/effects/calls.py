@@ -31,12 +31,18 @@ from signoff.effects.tables import (
     CALLBACK_POSITIONS,
     CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
+    CONTAINER_METHODS,
+    CONTAINER_VIEWS,
     EVALUATES_TEXT,
     IMMUTABLE_TYPES,
+    KEEPS_NOTHING,
+    KEEPS_WHILE_CALLED,
+    KEPT_BY_METHODS,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
     PATH_OPEN_PATTERN,
+    PYTHON_CONTAINERS,
     RETURN_TYPES,
     SINK_WORDS,
     STARTS_THREADS,
@@ -72,19 +78,34 @@ _C_CALLABLES = (
     types.ClassMethodDescriptorType,
     types.MethodWrapperType,
 )
-def evaluate_call(frame: Scope, node: ast.Call) -> Val:
-    """Evaluate a call expression."""
-    fv = frame.expr(node.func)
+def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val:
+    """Evaluate a call expression (`used_up`: what it gives is iterated at once, `Scope.keep`)."""
+    func = node.func
+    method = func.attr if isinstance(func, ast.Attribute) and (
+        func.attr in CONTAINER_METHODS or (used_up and func.attr in CONTAINER_VIEWS)) else ""
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    if method and receiver is not None and (
+            not isinstance(receiver, ast.Name) or _of_python(frame.name(receiver.id))):
+        frame.keep(receiver)  # (``xs.append(x)``: a method of xs's own, seen here)
+    fv = frame.expr(func)
+    if method and not isinstance(receiver, ast.Name):
+        _filled_elsewhere(frame, fv, method)
+    keeps = _keeps_nothing(fv, node, used_up)
     pos: list[Val] = []
     star: Val | None = None
     for a in node.args:
-        if isinstance(a, ast.Starred):
+        if isinstance(a, ast.Starred):  # (what it holds is handed on, not it)
+            frame.keep(a.value)
             star = join(star, frame.expr(a.value))
         else:
+            if keeps:
+                frame.keep(a)
             pos.append(frame.expr(a))
     kw: dict[str, Val] = {}
     dstar: Val | None = None
     for k in node.keywords:
+        if k.arg is None or (keeps and dict not in fv.objs):  # (``dict(a=xs)`` holds xs)
+            frame.keep(k.value)
         v = frame.expr(k.value)
         if k.arg is None:
             dstar = join(dstar, v)
@@ -100,9 +121,46 @@ _GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault
 """The methods by which Python's containers take in what they are given."""
 
 
+def _filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
+    """``rows[0].append(x)``: a container taken out of others is filled, or is not one of
+    Python's (whose method may do anything with it): those holding it are let go."""
+    for target in fv.calls:
+        held = target.self_val if isinstance(target, BuiltinMethod | Method) else None
+        if held is not None and (not isinstance(target, BuiltinMethod)
+                                 or name in MUTATING_METHODS or not _of_python(held)):
+            frame.let_go_all(held.owners)
+
+
+def _of_python(value: Val) -> bool:
+    """Whether `value` is one of Python's own containers (their methods: `CONTAINER_METHODS`)."""
+    return value.types is not None and bool(value.types) and value.types <= PYTHON_CONTAINERS
+
+
+def _keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
+    """Whether calling `fv` keeps none of the containers it is given, nor gives one back (a
+    container handed to it stays with its name: `Scope.keep`): a builtin that keeps nothing,
+    one that iterates lazily where what it gives is `used_up` at once, a method of Python's
+    containers that takes in only what its argument holds (``xs.extend(ys)``)."""
+    if fv.objs and not fv.calls:
+        if len(node.args) > 1 and any(o in (max, min) for o in fv.objs):
+            return False  # (``max(xs, ys)`` gives one of them back)
+        return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
+                   for o in fv.objs)
+    return bool(fv.calls) and not fv.objs and all(
+        isinstance(c, BuiltinMethod) and c.qual.startswith("builtins.")
+        and c.name not in KEPT_BY_METHODS for c in fv.calls)
+
+
+def _among(obj: Any, known: frozenset[Any]) -> bool:
+    try:
+        return obj in known
+    except TypeError:  # (an object that cannot be hashed is none of them)
+        return False
+
+
 def _grown_by(frame: Scope, called: ast.Attribute, pos: list[Val]) -> None:
     """What a local container holds after one of `_GROWING` took `pos` in."""
-    base = frame.expr(called.value) if isinstance(called.value, ast.Name) else None
+    base = frame.name(called.value.id) if isinstance(called.value, ast.Name) else None
     if base is None or not base.types:
         return
     name = called.attr
@@ -469,7 +527,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     first = args.pos[0] if args.pos else None
     if q in ("builtins.max", "builtins.min") and first is not None:
         if len(args.pos) == 1:  # the largest of an iterable: one of its items
-            return first.reached(first.contents().item)
+            return first.taken(first.contents().item)
         return join_all(args.pos)
     if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
         return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
@@ -707,11 +765,11 @@ def _container_result(base: Val, name: str, args: Args | None = None) -> Val:
             pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
             return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
         if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
-            found = base.reached(held.value, rec=rec)
+            found = base.taken(held.value, rec=rec)
             return join(found, default) if default is not None else found
     if base.types and base.types <= {list, tuple, set, frozenset}:
         if name in ("pop", "__getitem__"):
-            return base.reached(held.item, rec=rec)
+            return base.taken(held.item, rec=rec)
         if name in ("index", "count"):
             return fresh_of(int)
     return base.derived()

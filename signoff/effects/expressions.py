@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from signoff.effects import calls, orm, special
@@ -30,11 +31,22 @@ from signoff.effects.values import (
 if TYPE_CHECKING:
     from signoff.effects.frame import Frame
 
-__all__ = ["dunder", "evaluate", "truth"]
+__all__ = ["dunder", "evaluate", "tested", "truth"]
 
 
 def evaluate(frame: Frame, node: ast.expr) -> Val:
-    """The value of an expression, recording what evaluating it does."""
+    """The value of an expression, recording what evaluating it does. A container that can
+    change, whose items are known, handed on where it is not kept (`Frame.keep`) is let go:
+    what it holds, and what the containers holding it hold, is no longer known."""
+    kept = frame.kept_here(node)
+    value = _evaluate(frame, node, kept)
+    if kept or not value.owners:  # (a container made here and not named yet is its own)
+        return value
+    frame.let_go_all(value.owners)  # (a name's own container among them: `Frame.name`)
+    return replace(value.let_go(), owners=EMPTY)
+
+
+def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.Name):
         return frame.name(node.id)
     if isinstance(node, ast.Constant):
@@ -42,8 +54,9 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     if isinstance(node, ast.Attribute):
         return frame.attribute(evaluate(frame, node.value), node.attr, node)
     if isinstance(node, ast.Call):
-        return calls.evaluate_call(frame, node)
+        return calls.evaluate_call(frame, node, used_up=kept)
     if isinstance(node, ast.Subscript):
+        frame.keep(node.value)
         base = evaluate(frame, node.value)
         index = evaluate(frame, node.slice)
         dunder(frame, node.value, base, ("__getitem__",), [node.slice])
@@ -60,7 +73,7 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         placed = base.contents().parts  # a tuple's part, by its place
         at = index.objs[0] if len(index.objs) == 1 and type(index.objs[0]) is int else None
         if placed and at is not None and -len(placed) <= at < len(placed):
-            return base.reached(placed[at])
+            return base.taken(placed[at])
         return frame.item(base)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
@@ -101,11 +114,16 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
         made = Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
         return join_all([made, *(v for v in given if v is not None)])
     if isinstance(node, ast.BoolOp):
+        if kept:  # (only tested: `tested`)
+            for each in node.values:
+                tested(frame, each)
         values = [evaluate(frame, each) for each in node.values]
-        for each, tested in zip(node.values[:-1], values, strict=False):  # all but the last
-            truth(frame, each, tested)
+        for each, value in zip(node.values[:-1], values, strict=False):  # all but the last
+            truth(frame, each, value)
         return join_all(values)
     if isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.Not):
+            tested(frame, node.operand)
         operand = evaluate(frame, node.operand)
         if isinstance(node.op, ast.Not):
             truth(frame, node.operand, operand)
@@ -115,6 +133,8 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
         )
     if isinstance(node, ast.Compare):
+        for compared in (node.left, *node.comparators):
+            frame.keep(compared)
         left_node, left = node.left, evaluate(frame, node.left)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = evaluate(frame, right_node)
@@ -131,6 +151,7 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             left_node, left = right_node, right
         return fresh_of(bool)
     if isinstance(node, ast.IfExp):
+        tested(frame, node.test)
         truth(frame, node.test, evaluate(frame, node.test))
         return join(evaluate(frame, node.body), evaluate(frame, node.orelse))
     if isinstance(node, ast.JoinedStr):
@@ -138,6 +159,7 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             evaluate(frame, v)
         return fresh_of(str)
     if isinstance(node, ast.FormattedValue):
+        frame.keep(node.value)
         value = evaluate(frame, node.value)
         if node.format_spec is not None:
             evaluate(frame, node.format_spec)
@@ -149,8 +171,9 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
             dunder(frame, node.value, value, ("__format__", "__str__"), [ast.Constant(value="")])
         return fresh_of(str)
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-        return comprehension(frame, node)
+        return comprehension(frame, node, now=kept)
     if isinstance(node, ast.Lambda):
+        frame.let_go_inside(node)  # (what it names may be filled whenever it runs)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             evaluate(frame, d)
         return Val(types=frozenset(), calls=(Inline(node=node, frame=frame),))
@@ -194,6 +217,12 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
     return None
 
 
+def tested(frame: Frame, node: ast.expr) -> None:
+    """`node`, walked next, is only tested for truth (``if xs:``, ``xs and ys`` in a test): the
+    containers it names stay with their names (`Frame.keep`)."""
+    frame.keep(node)
+
+
 def truth(frame: Frame, node: ast.expr, value: Val) -> None:
     """What testing `value` for truth runs of its class's code (``if x:``, ``not x``, ``x and
     y``): ``__bool__``, else ``__len__``."""
@@ -214,16 +243,35 @@ def iterated_by(frame: Frame, node: ast.expr, value: Val) -> None:
                                 Args([], {}), node)
 
 
-def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
+def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+                  *, now: bool = False) -> Val:
     """A comprehension: a fresh container of what its element expression yields. All but its
-    first iterable is evaluated once an item (`Frame.repeated`)."""
+    first iterable is evaluated once an item (`Frame.repeated`). Walked again when a container
+    it iterates was filled as it ran (``[x for x in xs if not xs.append(y)]``). A generator
+    expression runs as it is used: the containers it iterates stay with their names only where
+    it is used up at once (``sum(x.n for x in xs)``: `Frame.keep`)."""
+    now = now or not isinstance(node, ast.GeneratorExp)
+    for _ in range(2):
+        reshaped = frame.reshaped
+        made = _comprehended(frame, node, now)
+        if frame.reshaped == reshaped:
+            break
+    return made
+
+
+def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+                  now: bool) -> Val:
+    """One walk of a comprehension (`comprehension`; `now`: it runs as it is made)."""
     with ExitStack() as repeated:
         for gen in node.generators:
+            if now:
+                frame.keep(gen.iter)
             iterated = evaluate(frame, gen.iter)
             iterated_by(frame, gen.iter, iterated)
             repeated.enter_context(frame.repeated())
             frame.assign(gen.target, frame.iterate(iterated), None, "=")
             for cond in gen.ifs:
+                tested(frame, cond)
                 truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
             key, value = evaluate(frame, node.key), evaluate(frame, node.value)

@@ -15,6 +15,7 @@ import inspect
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from signoff.effects import expressions, orm, special, statements
@@ -89,6 +90,11 @@ class Frame:
         self.inline_active: set[int] = parent.inline_active if parent else set()
         self.prefix: tuple[str, ...] = ()
         """Local functions walked on the way here, put before each path."""
+        self.kept: dict[int, ast.expr] = {}
+        """The names and calls about to be walked where a container stays with its name (the
+        next walk of each, once: `keep`)."""
+        self.reshaped = 0
+        """How many times a local container's known items changed (grown, or let go)."""
         self.loops = 0
         """How many loops the walk is inside here (a lambda or local function is walked inside
         those of the place it is called): what is called inside one may run more than once."""
@@ -247,7 +253,10 @@ class Frame:
             frame: Frame | None = self
             while frame is not None:
                 if name in frame.env:
-                    return frame.env[name]
+                    found = frame.env[name]
+                    if found.holds_known and name not in found.owners:  # (`Val.owners`)
+                        return replace(found, owners=found.owners | {name})
+                    return found
                 frame = frame.parent
             if name in self.closure:
                 cell = self.closure[name]
@@ -272,9 +281,9 @@ class Frame:
             return Val(types=base.types if base.types <= {str, bytes} else None, pure=True)
         rec = orm.record_name(base) or base.rec
         if base.types and all(issubclass(t, dict) for t in base.types):
-            return base.reached(base.contents().value, rec=rec)
+            return base.taken(base.contents().value, rec=rec)
         if base.types and base.types <= {list, tuple, set, frozenset}:
-            return base.reached(base.contents().item, rec=rec)
+            return base.taken(base.contents().item, rec=rec)
         return base.derived(rec=rec)
 
     def iterate(self, base: Val) -> Val:
@@ -284,7 +293,7 @@ class Frame:
         rec = orm.record_name(base) or base.rec
         if base.types and base.types <= {str, bytes}:
             return base.derived(types=base.types, rec=rec)
-        return base.reached(base.contents().item, rec=rec)
+        return base.taken(base.contents().item, rec=rec)
 
     def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         """``base.attr``: a module member, a class member, a method bound to base, or data."""
@@ -337,7 +346,49 @@ class Frame:
         """What the container a local name holds (`node`) holds now includes `item` (a key)
         or `value` (`values.grown`): it was stored into it."""
         if isinstance(node, ast.Name) and node.id in self.env:
-            self.env[node.id] = grown(self.env[node.id], item=item, value=value)
+            held = self.env[node.id]
+            self.env[node.id] = grown(held, item=item, value=value)
+            self.reshaped += 1
+            self.let_go_all(held.owners - {node.id})  # (those holding it hold more now)
+
+    def keep(self, node: ast.expr) -> None:
+        """`node`, walked next, leaves the container it gives with its name: it is only read
+        (``len(xs)``, ``xs[0]``, ``for x in xs``) or filled where the walk sees it
+        (``xs.append(x)``). A name anywhere else — bound to another name, handed to a function,
+        stored, captured by a local function — lets the container go (`let_go`)."""
+        self.kept[id(node)] = node
+
+    def kept_here(self, node: ast.expr) -> bool:
+        """Whether `node` was kept (`keep`), for this walk of it."""
+        return self.kept.pop(id(node), None) is not None
+
+    def let_go(self, name: str) -> None:
+        """The container a local name holds was handed on where it may be filled out of the
+        walk's sight (another function, another container, a local function): what it holds
+        is no longer known (`Val.let_go`), here and in the frames it is local to — nor what
+        the containers holding it (`Val.owners`) hold."""
+        frame: Frame | None = self
+        while frame is not None:
+            held = frame.env.get(name)
+            if held is not None:
+                if held.holds_known:
+                    frame.env[name] = held.let_go()
+                    self.reshaped += 1
+                    self.let_go_all(held.owners - {name})
+                return
+            frame = frame.parent
+
+    def let_go_all(self, names: frozenset[str]) -> None:
+        """`let_go` each of `names`."""
+        for name in names:
+            self.let_go(name)
+
+    def let_go_inside(self, node: ast.AST) -> None:
+        """A local function, lambda or class is made of `node`: the containers of this frame
+        its code names may be filled whenever it runs (`let_go`)."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                self.let_go(sub.id)
 
     def expr(self, node: ast.expr) -> Val:
         """The value of an expression, recording what evaluating it does."""

@@ -105,6 +105,18 @@ class Scope(Protocol):
         """The value of an expression, recording what evaluating it does."""
         ...
 
+    def name(self, name: str) -> Val:
+        """What a name refers to."""
+        ...
+
+    def keep(self, node: ast.expr) -> None:
+        """`node`, walked next, leaves the container it gives with its name."""
+        ...
+
+    def let_go_all(self, names: frozenset[str]) -> None:
+        """The containers these local names hold are handed on out of the walk's sight."""
+        ...
+
     def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         """``base.attr``."""
         ...

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from signoff.effects import calls, special
 from signoff.effects.effect import EffectKind
-from signoff.effects.expressions import dunder, iterated_by, truth
+from signoff.effects.expressions import dunder, iterated_by, tested, truth
 from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, qualified_name
 from signoff.effects.values import (
     FRESH,
@@ -44,6 +44,7 @@ def body(frame: Frame, stmts: list[ast.stmt]) -> None:
 def statement(frame: Frame, node: ast.stmt) -> None:
     """Walk one statement."""
     if isinstance(node, ast.Expr):
+        frame.keep(node.value)
         frame.expr(node.value)
     elif isinstance(node, ast.Assign):
         value = frame.expr(node.value)
@@ -55,25 +56,34 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         if node.value is not None:
             assign(frame, node.target, frame.expr(node.value), node.value, "=")
     elif isinstance(node, ast.Return):
+        if node.value is not None:  # (what the caller is given is its own from here)
+            frame.keep(node.value)
         frame.returns.append(frame.expr(node.value) if node.value else const(None))
     elif isinstance(node, ast.If):
+        tested(frame, node.test)
         truth(frame, node.test, frame.expr(node.test))
         body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.While):
         with frame.repeated():
             for _ in range(2):  # twice: a name changed late in the loop is seen early
+                tested(frame, node.test)
                 truth(frame, node.test, frame.expr(node.test))
                 body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.For | ast.AsyncFor):
+        frame.keep(node.iter)
         iterated = frame.expr(node.iter)
         iterated_by(frame, node.iter, iterated)
         item = frame.iterate(iterated)
         with frame.repeated():
             for _ in range(2):  # twice: a name changed late in the loop is seen early
+                reshaped = frame.reshaped
                 assign(frame, node.target, item, None, "=")
                 body(frame, node.body)
+                if frame.reshaped != reshaped:  # what it iterates may have been filled as it ran
+                    frame.keep(node.iter)
+                    item = join(item, frame.iterate(frame.expr(node.iter)))
         body(frame, node.orelse)
     elif isinstance(node, ast.With | ast.AsyncWith):
         for with_item in node.items:
@@ -91,11 +101,13 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Nonlocal):
         frame.declared_nonlocal.update(node.names)
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        frame.let_go_inside(node)  # (what it names may be filled whenever it runs)
         for deco in node.decorator_list:
             frame.expr(deco)
         defaults(frame, node.args)
         frame.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=frame),)))
     elif isinstance(node, ast.ClassDef):
+        frame.let_go_inside(node)  # (its methods' code may fill what they name)
         for part in [*node.decorator_list, *(k.value for k in node.keywords)]:
             frame.expr(part)
         metaclasses = [m for k in node.keywords if k.arg == "metaclass"
@@ -122,6 +134,7 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Import | ast.ImportFrom):
         import_(frame, node)
     elif isinstance(node, ast.Assert):
+        tested(frame, node.test)
         truth(frame, node.test, frame.expr(node.test))
     elif isinstance(node, ast.Match):
         subject = frame.expr(node.subject)
@@ -138,12 +151,14 @@ def statement(frame: Frame, node: ast.stmt) -> None:
 
 def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     """``x += v``: a change of x's object when x is a name holding a mutable object."""
+    frame.keep(node.value)  # (x += xs takes in what xs holds, not xs)
     value = frame.expr(node.value)
     op = _OPS.get(type(node.op), "?") + "="
     target = node.target
     name = _IN_PLACE.get(type(node.op))
     given: list[Val | None] = []  # what x's and v's own methods give, when they have them
     if name is not None:  # x += v runs x's class's __iadd__, else its __add__
+        frame.keep(target)
         given += [
             dunder(frame, target, frame.expr(target), (f"__i{name}__", f"__{name}__"),
                    [node.value]),
@@ -181,9 +196,12 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         frame.mutate(base, f"{_text(target)} {op}")
         property_setter(frame, base, target.attr, value, target)
     elif isinstance(target, ast.Subscript):
+        frame.keep(target.value)
         base = frame.expr(target.value)
         key = frame.expr(target.slice)
         frame.mutate(base, f"{_text(target)} {op}")
+        if not isinstance(target.value, ast.Name):  # (``rows[0][k] = v``: `Val.owners`)
+            frame.let_go_all(base.owners)
         if base.types and all(issubclass(t, dict) for t in base.types):
             frame.grow(target.value, item=key, value=value)
         else:
@@ -198,7 +216,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
             if items is not None and len(items) == len(target.elts):
                 part = frame.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
             elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
-                part = value.reached(parts[i])
+                part = value.taken(parts[i])
             else:
                 part = frame.iterate(value)
             assign(frame, elt, part, None, op)
@@ -230,6 +248,8 @@ def delete(frame: Frame, target: ast.expr) -> None:
         if target.id in frame.declared_global:
             frame.add(EffectKind.CHANGES, "", (f"del {target.id}",))
     elif isinstance(target, ast.Attribute | ast.Subscript):
+        if isinstance(target, ast.Subscript):
+            frame.keep(target.value)
         base = frame.expr(target.value)
         if isinstance(target, ast.Subscript):
             frame.expr(target.slice)

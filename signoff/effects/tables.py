@@ -8,11 +8,13 @@ module (``httpx._client.Client.post``) is caught by its package's pattern (``htt
 from __future__ import annotations
 
 import builtins
+import collections
 import collections.abc
 import datetime
 import decimal
 import fractions
 import functools
+import itertools
 import logging
 import operator
 import re
@@ -248,6 +250,54 @@ MUTATING_METHODS = frozenset(
     }
 )  # fmt: skip
 """Methods that change the object they are called on (for builtin and allow-listed types)."""
+
+KEEPS_NOTHING: frozenset[Any] = frozenset(
+    {
+        abs, all, any, ascii, bool, bytearray, bytes, dict, divmod, float, format, frozenset,
+        hash, id, int, isinstance, issubclass, len, list, max, min, ord, pow, print, repr,
+        round, set, sorted, str, sum, tuple,
+    }
+)  # fmt: skip
+"""Builtins that keep nothing they are given: a container handed to one stays with its name
+(`signoff.effects.frame.Frame.keep`); what they are given that iterates lazily
+(`KEEPS_WHILE_CALLED`) is used up inside the call."""
+
+KEEPS_WHILE_CALLED: frozenset[Any] = frozenset(
+    {
+        iter, enumerate, filter, map, reversed, zip, itertools.accumulate, itertools.chain,
+        itertools.chain.from_iterable, itertools.combinations, itertools.compress,
+        itertools.dropwhile, itertools.groupby, itertools.islice, itertools.pairwise,
+        itertools.permutations, itertools.product, itertools.starmap, itertools.takewhile,
+        itertools.zip_longest,
+    }
+)  # fmt: skip
+"""Builtins whose result iterates over what they are given, as it is used: a container handed
+to one stays with its name only where the result is used up at once (``for i, x in
+enumerate(xs)``, ``list(zip(xs, ys))``)."""
+
+CONTAINER_METHODS = frozenset(
+    {
+        "append", "extend", "insert", "remove", "pop", "popitem", "clear", "index", "count",
+        "sort", "reverse", "copy", "get", "setdefault", "update", "add", "discard", "union",
+        "intersection", "difference", "symmetric_difference", "issubset", "issuperset",
+        "isdisjoint", "intersection_update", "difference_update", "symmetric_difference_update",
+    }
+)  # fmt: skip
+"""Methods of Python's containers that leave the container with its name (none returns it or a
+live view of it)."""
+
+CONTAINER_VIEWS = frozenset({"keys", "values", "items", "__iter__", "__reversed__"})
+"""Methods of Python's containers that give a live view of it (`KEEPS_WHILE_CALLED`)."""
+
+KEPT_BY_METHODS = frozenset({"append", "add", "insert", "setdefault", "get", "pop", "__setitem__"})
+"""Methods of Python's containers that keep, or give back, what they are given: a container
+handed to one may be filled through the other."""
+
+PYTHON_CONTAINERS: frozenset[type] = frozenset(
+    {list, dict, set, bytearray, collections.defaultdict, collections.OrderedDict,
+     collections.Counter, collections.deque}
+)
+"""Python's own containers: their methods are those above."""
 
 LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                           if key in ("stdlib", "platstdlib", "purelib", "platlib")}))

@@ -145,6 +145,9 @@ class Val:
     """Whether it came from allow-listed code or a sink: its methods only compute."""
     sql: Sql | None = None
     """The SQL statement or result it is, if any."""
+    owners: frozenset[str] = EMPTY
+    """The local names whose containers hold it (or are it), of a container that can change
+    whose items are known: filled, or handed on, it lets them go too (`Frame.let_go`)."""
 
     @property
     def reach(self) -> frozenset[str]:
@@ -169,6 +172,23 @@ class Val:
             return self.derived(**changes)
         return sub.on(self.derived(**changes))
 
+    def taken(self, sub: Typed | None, **changes: Any) -> Val:
+        """An item, a value or a part taken out of this container, of what `sub` says
+        (`reached`); a container that can change, taken out, is held by this one's `owners`."""
+        made = self.reached(sub, **changes)
+        return replace(made, owners=self.owners) if self.owners and made.holds_known else made
+
+    @property
+    def holds_known(self) -> bool:
+        """Whether what it holds is known, of a container that can change (`let_go`)."""
+        return (self.elem is not None or (self.shape is not None and self.shape.holds())
+                ) and not _unchanging(self.types)
+
+    def let_go(self) -> Val:
+        """This container, handed on where it may be filled out of sight (another name, a
+        function, another container): what it holds is no longer known."""
+        return replace(self, elem=None, shape=None) if self.holds_known else self
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Typed:
@@ -187,6 +207,15 @@ class Typed:
         """`val` with these types (and `more` changes)."""
         elem = self.item.types if self.item is not None else None
         return replace(val, types=self.types, elem=elem, shape=self, **more)
+
+    def holds(self) -> bool:
+        """Whether anything is known of what it holds."""
+        return self.item is not None or self.value is not None or self.parts is not None
+
+
+def _unchanging(kinds: frozenset[type] | None) -> bool:
+    """Whether values of `kinds` never change what they hold (a tuple, a frozenset)."""
+    return bool(kinds) and all(issubclass(k, tuple | frozenset) for k in kinds or ())
 
 
 UNTYPED = Typed()
@@ -275,8 +304,9 @@ def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Va
 def _either(held: Typed | None, added: Val) -> Typed | None:
     if held is None or held.types is None or added.types is None:
         return None
-    return held if added.types <= held.types and added.shape in (None, held) else Typed(
-        types=held.types | added.types)
+    if added.types <= held.types and (not held.holds() or added.contents() == held):
+        return held
+    return Typed(types=held.types | added.types)
 
 
 def join(a: Val | None, b: Val) -> Val:
@@ -296,6 +326,7 @@ def join(a: Val | None, b: Val) -> Val:
         calls=a.calls + tuple(c for c in b.calls if c not in a.calls),
         pure=_plain(a) and _plain(b),
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
+        owners=a.owners | b.owners,
     )
 
 

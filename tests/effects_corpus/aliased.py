@@ -1,0 +1,183 @@
+"""A container made in a function whose items' types the analysis knows, filled with something
+else out of its sight: through another name for it, a function it is handed, a lazy iterator
+or generator over it, a local function, or a container holding it. Each ``by_`` function
+reaches outside only through `Loud.run`, on an item it put there that way, and looks as if it
+only calls `Calm.run` (it was taken to only read). Each ``kept_`` function only reads, its
+containers used in the ways honest code uses them (it must still be found to only read)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+
+class Calm:
+    """Its `run` only computes."""
+
+    def run(self) -> int:
+        return 1
+
+
+class Loud:
+    """Its `run` reaches outside."""
+
+    def run(self) -> int:
+        os.system("echo run")
+        return 2
+
+
+def _fill(items: list[object]) -> None:
+    items.append(Loud())
+
+
+def by_another_name() -> list[int]:
+    items = [Calm()]
+    alias = items
+    alias.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_the_first_name_after_another() -> list[int]:
+    items = [Calm()]
+    alias = items
+    items.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in alias]
+
+
+def by_a_function_it_is_handed() -> list[int]:
+    items = [Calm()]
+    _fill(items)  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_the_method_taken_from_its_class() -> list[int]:
+    items = [Calm()]
+    list.append(items, Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_filling_it_while_it_is_iterated() -> list[int]:
+    items = [Calm()]
+    ran = []
+    for x in items:
+        ran.append(x.run())
+        if len(items) < 2:
+            items.append(Loud())  # type: ignore[arg-type]
+    return ran
+
+
+def by_a_lazy_iterator() -> list[int]:
+    items = [Calm()]
+    later = iter(items)
+    items.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in later]
+
+
+def by_a_generator_run_later() -> list[int]:
+    items = [Calm()]
+    later = (x.run() for x in items)
+    items.append(Loud())  # type: ignore[arg-type]
+    return list(later)
+
+
+def by_a_local_function() -> list[int]:
+    items = [Calm()]
+
+    def fill() -> None:
+        items.append(Loud())  # type: ignore[arg-type]
+
+    fill()
+    return [x.run() for x in items]
+
+
+def by_a_lambda() -> list[int]:
+    items = [Calm()]
+    fill = lambda: items.append(Loud())  # type: ignore[arg-type]  # noqa: E731
+    fill()
+    return [x.run() for x in items]
+
+
+def by_a_tuple_holding_it() -> list[int]:
+    items = [Calm()]
+    pair = (items, 1)
+    pair[0].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_default_given_back() -> list[int]:
+    items = [Calm()]
+    found = {}.get("absent", items)
+    found.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_the_larger_of_two() -> list[int]:
+    items = [Calm()]
+    larger = max(items, [])
+    larger.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_walrus() -> list[int]:
+    items = [Calm()]
+    if alias := items:
+        alias.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_an_item_filled_in_place() -> list[int]:
+    rows = [[Calm()] for _ in range(2)]
+    rows[0].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_an_item_filled_under_its_own_name() -> list[int]:
+    rows = [[Calm()] for _ in range(2)]
+    row = rows[0]
+    row.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for each in rows for x in each]
+
+
+def by_an_item_handed_to_a_function() -> list[int]:
+    rows = [[Calm()] for _ in range(2)]
+    _fill(rows[0])  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_an_item_stored_into() -> list[int]:
+    rows = [[Calm()] for _ in range(2)]
+    rows[0][0] = Loud()  # type: ignore[call-overload]
+    return [x.run() for row in rows for x in row]
+
+
+def kept_read_many_ways() -> str:
+    """Only reads: a list grown where the walk sees it, iterated, counted, sorted, zipped,
+    enumerated, summed, tested, formatted and handed back."""
+    items = [Calm()]
+    items.append(Calm())
+    names: dict[int, int] = {}
+    for i, x in enumerate(items):
+        names[i] = x.run()
+    pairs = list(zip(range(2), items, strict=True))
+    total = sum(x.run() for x in items) + pairs[0][1].run()
+    if items and items[0].run():
+        total += len(items)
+    first = max(items, key=lambda c: c.run())
+    ranked = ", ".join(str(x.run()) for x in sorted(items, key=lambda c: c.run()))
+    return f"{ranked} {items} {total} {first.run()} {[x.run() for x in items]}"
+
+
+def kept_nested_rows(text: str) -> list[str]:
+    """Only reads: rows of cells, each row read where it was made."""
+    rows = [line.split(",") for line in text.splitlines() if line]
+    firsts = []
+    for row in rows:
+        firsts.append(row[0].strip())
+    return [row[1].upper() for row in rows if len(row) > 1] + firsts
+
+
+def kept_yielded(count: int) -> Iterator[int]:
+    """Only reads: a list iterated by a generator as it yields."""
+    items = [Calm() for _ in range(count)]
+    for x in items:
+        yield x.run()
