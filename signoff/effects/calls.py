@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import collections
 import csv
 import dataclasses
 import enum
@@ -24,25 +23,19 @@ from typing import Any
 from sqlalchemy import func as sql_function_maker
 from sqlalchemy.sql import functions as sql_functions
 
-from signoff.effects import marks, orm, pydantic_models, special
+from signoff.effects import containers, marks, orm, pydantic_models, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     CALLBACK_POSITIONS,
     CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
-    CONTAINER_METHODS,
-    CONTAINER_VIEWS,
     EVALUATES_TEXT,
     IMMUTABLE_TYPES,
-    KEEPS_NOTHING,
-    KEEPS_WHILE_CALLED,
-    KEPT_BY_METHODS,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
     PATH_OPEN_PATTERN,
-    PYTHON_CONTAINERS,
     RETURN_TYPES,
     SINK_WORDS,
     STARTS_THREADS,
@@ -55,7 +48,6 @@ from signoff.effects.tables import (
 from signoff.effects.values import (
     EMPTY,
     UNKNOWN,
-    UNTYPED,
     Args,
     BuiltinMethod,
     Inline,
@@ -80,17 +72,11 @@ _C_CALLABLES = (
 )
 def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val:
     """Evaluate a call expression (`used_up`: what it gives is iterated at once, `Scope.keep`)."""
-    func = node.func
-    method = func.attr if isinstance(func, ast.Attribute) and (
-        func.attr in CONTAINER_METHODS or (used_up and func.attr in CONTAINER_VIEWS)) else ""
-    receiver = func.value if isinstance(func, ast.Attribute) else None
-    if method and receiver is not None and (
-            not isinstance(receiver, ast.Name) or _of_python(frame.name(receiver.id))):
-        frame.keep(receiver)  # (``xs.append(x)``: a method of xs's own, seen here)
-    fv = frame.expr(func)
-    if method and not isinstance(receiver, ast.Name):
-        _filled_elsewhere(frame, fv, method)
-    keeps = _keeps_nothing(fv, node, used_up)
+    method = containers.kept_receiver(frame, node.func, used_up)
+    fv = frame.expr(node.func)
+    if method and isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
+        containers.filled_elsewhere(frame, fv, method)
+    keeps = containers.keeps_nothing(fv, node, used_up)
     pos: list[Val] = []
     star: Val | None = None
     for a in node.args:
@@ -112,68 +98,9 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
         else:
             kw[k.arg] = v
     made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
-    if isinstance(node.func, ast.Attribute) and node.func.attr in _GROWING and pos:
-        _grown_by(frame, node.func, pos)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and pos:
+        containers.grown_by(frame, node.func, pos)
     return made
-
-
-_GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
-"""The methods by which Python's containers take in what they are given."""
-
-
-def _filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
-    """``rows[0].append(x)``: a container taken out of others is filled, or is not one of
-    Python's (whose method may do anything with it): those holding it are let go."""
-    for target in fv.calls:
-        held = target.self_val if isinstance(target, BuiltinMethod | Method) else None
-        if held is not None and (not isinstance(target, BuiltinMethod)
-                                 or name in MUTATING_METHODS or not _of_python(held)):
-            frame.let_go_all(held.owners)
-
-
-def _of_python(value: Val) -> bool:
-    """Whether `value` is one of Python's own containers (their methods: `CONTAINER_METHODS`)."""
-    return value.types is not None and bool(value.types) and value.types <= PYTHON_CONTAINERS
-
-
-def _keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
-    """Whether calling `fv` keeps none of the containers it is given, nor gives one back (a
-    container handed to it stays with its name: `Scope.keep`): a builtin that keeps nothing,
-    one that iterates lazily where what it gives is `used_up` at once, a method of Python's
-    containers that takes in only what its argument holds (``xs.extend(ys)``)."""
-    if fv.objs and not fv.calls:
-        if len(node.args) > 1 and any(o in (max, min) for o in fv.objs):
-            return False  # (``max(xs, ys)`` gives one of them back)
-        return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
-                   for o in fv.objs)
-    return bool(fv.calls) and not fv.objs and all(
-        isinstance(c, BuiltinMethod) and c.qual.startswith("builtins.")
-        and c.name not in KEPT_BY_METHODS for c in fv.calls)
-
-
-def _among(obj: Any, known: frozenset[Any]) -> bool:
-    try:
-        return obj in known
-    except TypeError:  # (an object that cannot be hashed is none of them)
-        return False
-
-
-def _grown_by(frame: Scope, called: ast.Attribute, pos: list[Val]) -> None:
-    """What a local container holds after one of `_GROWING` took `pos` in."""
-    base = frame.name(called.value.id) if isinstance(called.value, ast.Name) else None
-    if base is None or not base.types:
-        return
-    name = called.attr
-    if all(issubclass(t, dict) for t in base.types):
-        if name == "setdefault" and len(pos) > 1:
-            frame.grow(called.value, item=pos[0], value=pos[1])
-        elif name == "update":
-            given = pos[0].contents()
-            frame.grow(called.value, item=pos[0].reached(given.item),
-                       value=pos[0].reached(given.value))
-    elif base.types <= {list, set, bytearray}:
-        added = pos[-1] if name in ("append", "add", "insert") else frame.iterate(pos[0])
-        frame.grow(called.value, item=added)
 
 
 def call(frame: Scope, fv: Val, pos: list[Val], kw: dict[str, Val], node: ast.AST | None) -> Val:
@@ -643,7 +570,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         result = pure_call(frame, q, args, node)
         if result.calls:  # a partial: followed where it is called
             return result
-        return _made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
+        return containers.made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
     if pydantic_models.is_model(cls):
         pydantic_hooks(frame, [cls], serializing=False, node=node, given=args.reach())
         return made
@@ -724,7 +651,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         )
     if base.types and base.types <= IMMUTABLE_TYPES:
         return _text_result(base.types, method.name)
-    return _container_result(base, method.name, args)
+    return containers.method_result(base, method.name, args)
 
 
 _TEXT_RESULTS: dict[str, type] = {
@@ -748,61 +675,6 @@ def _text_result(kinds: frozenset[type], name: str) -> Val:
     if name in ("encode", "decode"):
         return Val(types=frozenset({bytes if name == "encode" else str}), pure=True)
     return Val(types=frozenset({_TEXT_RESULTS.get(name, text)}), pure=True)
-
-
-def _container_result(base: Val, name: str, args: Args | None = None) -> Val:
-    """What a method of a list, dict or set gives back, typed by what the container holds (a
-    dict's ``get``, ``pop`` and ``setdefault``: that, or the default given)."""
-    rec = base.rec
-    held = base.contents()
-    default = args.pos[1] if args is not None and len(args.pos) > 1 else None
-    if base.types and all(issubclass(t, dict) for t in base.types):
-        if name == "values":
-            return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))
-        if name == "keys":
-            return fresh_of(list, inner=base.reach, shape=Typed(item=held.item))
-        if name == "items":
-            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
-            return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
-        if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
-            found = base.taken(held.value, rec=rec)
-            return join(found, default) if default is not None else found
-    if base.types and base.types <= {list, tuple, set, frozenset}:
-        if name in ("pop", "__getitem__"):
-            return base.taken(held.item, rec=rec)
-        if name in ("index", "count"):
-            return fresh_of(int)
-    return base.derived()
-
-
-def _made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
-    """A builtin iterable or collection made from others, typed by what it holds (a query's
-    result: its rows)."""
-    pos = args.pos
-    items = [(frame.iterate(p).contents() if p.sql is not None else p.contents().item) or UNTYPED
-             for p in pos]
-    shape: Typed | None = None
-    if cls is enumerate and pos:
-        shape = Typed(item=Typed(types=frozenset({tuple}), parts=(Typed(types=frozenset({int})), items[0])))
-    elif cls is zip and pos:
-        shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(items)))
-    elif cls is filter and len(pos) > 1:
-        shape = Typed(item=items[1])
-    elif cls is map:
-        return made
-    elif cls is dict and pos:
-        shape = Typed(item=pos[0].contents().item, value=pos[0].contents().value)
-    elif issubclass(cls, collections.defaultdict):
-        factory = pos[0].objs[0] if pos and len(pos[0].objs) == 1 else None
-        kinds = frozenset({factory}) if isinstance(factory, type) else None
-        # the factory itself is not held: only what is passed after it, and what it makes here
-        held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
-        return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
-    elif pos:
-        shape = Typed(item=items[0])
-    if shape is None:
-        return made
-    return Typed(types=made.types, item=shape.item, value=shape.value).on(made)
 
 
 def _own_call(obj: Any) -> Any:

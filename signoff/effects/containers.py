@@ -1,0 +1,167 @@
+"""Python's containers in the effect analysis: what a list, dict or set holds, and for how long
+that is known.
+
+What a container made in the function holds is known while it stays with its name: read,
+iterated, counted, or filled by its own methods where the walk sees it (`GROWING`). Handed on
+where it may be filled out of sight — another name, a function, a lazy iterator, a local
+function, another container — it is let go (`signoff.effects.frame.Frame.let_go`), and so are
+the containers holding it (`Val.owners`). The methods' results are typed by what it holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+from dataclasses import replace
+from typing import Any
+
+from signoff.effects.scope import Scope
+from signoff.effects.tables import (
+    CONTAINER_METHODS,
+    CONTAINER_VIEWS,
+    KEEPS_NOTHING,
+    KEEPS_WHILE_CALLED,
+    KEPT_BY_METHODS,
+    MUTATING_METHODS,
+    PYTHON_CONTAINERS,
+)
+from signoff.effects.values import (
+    UNTYPED,
+    Args,
+    BuiltinMethod,
+    Method,
+    Typed,
+    Val,
+    fresh_of,
+    join,
+)
+
+__all__ = ["GROWING", "filled_elsewhere", "grown_by", "keeps_nothing", "kept_receiver",
+           "made_iterable", "method_result", "of_python"]
+
+
+def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
+    """The method of Python's containers a call of `func` is (``xs.append``; a live view,
+    ``xs.items``, only where what it gives is `used_up` at once), its receiver kept with its
+    name (`Scope.keep`); "" when it is none."""
+    if not isinstance(func, ast.Attribute) or not (
+            func.attr in CONTAINER_METHODS or (used_up and func.attr in CONTAINER_VIEWS)):
+        return ""
+    receiver = func.value
+    if not isinstance(receiver, ast.Name) or of_python(frame.name(receiver.id)):
+        frame.keep(receiver)
+    return func.attr
+
+
+GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
+"""The methods by which Python's containers take in what they are given."""
+
+
+def filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
+    """``rows[0].append(x)``: a container taken out of others is filled, or is not one of
+    Python's (whose method may do anything with it): those holding it are let go."""
+    for target in fv.calls:
+        held = target.self_val if isinstance(target, BuiltinMethod | Method) else None
+        if held is not None and (not isinstance(target, BuiltinMethod)
+                                 or name in MUTATING_METHODS or not of_python(held)):
+            frame.let_go_all(held.owners)
+
+
+def of_python(value: Val) -> bool:
+    """Whether `value` is one of Python's own containers (their methods: `CONTAINER_METHODS`)."""
+    return value.types is not None and bool(value.types) and value.types <= PYTHON_CONTAINERS
+
+
+def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
+    """Whether calling `fv` keeps none of the containers it is given, nor gives one back (a
+    container handed to it stays with its name: `Scope.keep`): a builtin that keeps nothing,
+    one that iterates lazily where what it gives is `used_up` at once, a method of Python's
+    containers that takes in only what its argument holds (``xs.extend(ys)``)."""
+    if fv.objs and not fv.calls:
+        if len(node.args) > 1 and any(o in (max, min) for o in fv.objs):
+            return False  # (``max(xs, ys)`` gives one of them back)
+        return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
+                   for o in fv.objs)
+    return bool(fv.calls) and not fv.objs and all(
+        isinstance(c, BuiltinMethod) and c.qual.startswith("builtins.")
+        and c.name not in KEPT_BY_METHODS for c in fv.calls)
+
+
+def _among(obj: Any, known: frozenset[Any]) -> bool:
+    try:
+        return obj in known
+    except TypeError:  # (an object that cannot be hashed is none of them)
+        return False
+
+
+def grown_by(frame: Scope, called: ast.Attribute, pos: list[Val]) -> None:
+    """What a local container holds after one of `GROWING` took `pos` in."""
+    base = frame.name(called.value.id) if isinstance(called.value, ast.Name) else None
+    if base is None or not base.types:
+        return
+    name = called.attr
+    if all(issubclass(t, dict) for t in base.types):
+        if name == "setdefault" and len(pos) > 1:
+            frame.grow(called.value, item=pos[0], value=pos[1])
+        elif name == "update":
+            given = pos[0].contents()
+            frame.grow(called.value, item=pos[0].reached(given.item),
+                       value=pos[0].reached(given.value))
+    elif base.types <= {list, set, bytearray}:
+        added = pos[-1] if name in ("append", "add", "insert") else frame.iterate(pos[0])
+        frame.grow(called.value, item=added)
+
+
+def method_result(base: Val, name: str, args: Args | None = None) -> Val:
+    """What a method of a list, dict or set gives back, typed by what the container holds (a
+    dict's ``get``, ``pop`` and ``setdefault``: that, or the default given)."""
+    rec = base.rec
+    held = base.contents()
+    default = args.pos[1] if args is not None and len(args.pos) > 1 else None
+    if base.types and all(issubclass(t, dict) for t in base.types):
+        if name == "values":
+            return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))
+        if name == "keys":
+            return fresh_of(list, inner=base.reach, shape=Typed(item=held.item))
+        if name == "items":
+            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
+            return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
+        if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
+            found = base.taken(held.value, rec=rec)
+            return join(found, default) if default is not None else found
+    if base.types and base.types <= {list, tuple, set, frozenset}:
+        if name in ("pop", "__getitem__"):
+            return base.taken(held.item, rec=rec)
+        if name in ("index", "count"):
+            return fresh_of(int)
+    return base.derived()
+
+
+def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
+    """A builtin iterable or collection made from others, typed by what it holds (a query's
+    result: its rows)."""
+    pos = args.pos
+    items = [(frame.iterate(p).contents() if p.sql is not None else p.contents().item) or UNTYPED
+             for p in pos]
+    shape: Typed | None = None
+    if cls is enumerate and pos:
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=(Typed(types=frozenset({int})), items[0])))
+    elif cls is zip and pos:
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(items)))
+    elif cls is filter and len(pos) > 1:
+        shape = Typed(item=items[1])
+    elif cls is map:
+        return made
+    elif cls is dict and pos:
+        shape = Typed(item=pos[0].contents().item, value=pos[0].contents().value)
+    elif issubclass(cls, collections.defaultdict):
+        factory = pos[0].objs[0] if pos and len(pos[0].objs) == 1 else None
+        kinds = frozenset({factory}) if isinstance(factory, type) else None
+        # the factory itself is not held: only what is passed after it, and what it makes here
+        held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
+        return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
+    elif pos:
+        shape = Typed(item=items[0])
+    if shape is None:
+        return made
+    return Typed(types=made.types, item=shape.item, value=shape.value).on(made)
