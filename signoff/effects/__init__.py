@@ -8,7 +8,8 @@ what cannot be seen is assumed to do everything, and says where and why (`Effect
 The package, bottom up: `effect` (the results), `marks` (the declarations), `tables` (sinks and
 the allow-list), `sqltext`, `values` (abstract values), `signature`, `summary`, `scope` (the
 protocols the walk and the call judges meet through), `orm` (SQLAlchemy), `pydantic_models`,
-`containers` (what Python's containers hold, and while it is known), `calls` (judging one call), `frame` (walking one body), `source`, `analyser` (summaries, caches).
+`containers` (what Python's containers hold, and while it is known), `calls` (judging one
+call), `frame` (walking one body), `source`, `analyser` (summaries, caches).
 `signoff.actions` depends on this package, never the reverse.
 """
 

@@ -427,6 +427,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
                                   kw=tuple(args.kw.items())),))
     if q in CHANGES_GLOBAL_STATE:
         frame.add(EffectKind.CHANGES, "", (q,))
+    if q in ("operator.attrgetter", "operator.itemgetter") and args.pos:
+        return _getter(frame, q, args, node)
     if q in ("itertools.chain", "itertools.chain.from_iterable"):  # what it goes through
         items = [frame.iterate(a) for a in args.pos]
         if q.endswith("from_iterable"):
@@ -487,8 +489,36 @@ _SHAPED_RESULTS: dict[str, Typed] = {
 text; a csv writer writes to the stream it was given, whose ``write`` was followed as it was made
 (`special.runs_unnamed`)."""
 
+def _getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
+    """``operator.attrgetter("a.b")`` (``itemgetter(k)``): followed where it is called, as the
+    lambda it stands for (``lambda o: o.a.b``), so that what reading the attribute runs of the
+    object's class (a property, ``__getattr__``) counts."""
+    reading = ast.Name(id="signoff_read", ctx=ast.Load())
+    parts: list[ast.expr] = []
+    for given in args.pos:
+        if q == "operator.itemgetter":  # (the key itself is not known here: its item is read)
+            parts.append(ast.Subscript(value=reading, slice=ast.Constant(value=None), ctx=ast.Load()))
+            continue
+        names = [o for o in given.objs if isinstance(o, str)]
+        if len(names) != 1 or len(given.objs) != 1:
+            return frame.unknown(call_text(frame, node), "reads an attribute whose name is not known here")
+        read: ast.expr = reading
+        for attr in names[0].split("."):
+            read = ast.Attribute(value=read, attr=attr, ctx=ast.Load())
+        parts.append(read)
+    body = parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+    made = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg="signoff_read")],
+                                         kwonlyargs=[], kw_defaults=[], defaults=[]), body=body)
+    if node is not None:
+        ast.copy_location(made, node)
+    ast.fix_missing_locations(made)
+    return Val(types=frozenset(), pure=True, calls=(Inline(node=made, frame=frame),))
+
+
 _ITEMS_HANDED_ON = {"builtins.sorted": 0, "builtins.min": 0, "builtins.max": 0,
-                    "builtins.map": 1, "builtins.filter": 1, "itertools.groupby": 0}
+                    "builtins.map": 1, "builtins.filter": 1, "itertools.groupby": 0,
+                    "functools.reduce": 1, "itertools.accumulate": 0, "itertools.takewhile": 1,
+                    "itertools.dropwhile": 1, "itertools.filterfalse": 1}
 """Allow-listed calls that hand the function they are given the items of an argument (by
 position): what it is called with is known as well as those items are."""
 

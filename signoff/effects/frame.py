@@ -296,7 +296,15 @@ class Frame:
         return base.taken(base.contents().item, rec=rec)
 
     def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
-        """``base.attr``: a module member, a class member, a method bound to base, or data."""
+        """``base.attr``: a module member, a class member, a method bound to base, or data. A
+        class of the app's with its own ``__getattribute__`` runs it for every attribute read
+        (what it gives is among what the read gives)."""
+        looked_up = special.special(self, base, ("__getattribute__",), [const(attr)], node)
+        if looked_up is not None:
+            return join(looked_up, self._attribute(base, attr, node))
+        return self._attribute(base, attr, node)
+
+    def _attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         results: list[Val] = []
         for obj in base.objs:
             results.append(self.an.attr_of_object(self, base, obj, attr))

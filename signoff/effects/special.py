@@ -18,6 +18,7 @@ from signoff.effects.tables import (
     ITERATES_ARGUMENTS,
     LOGS,
     MUTATING_METHODS,
+    OPERATOR_METHODS,
     SPECIAL_METHODS_CALLED,
     WRITES_TO_STREAM,
 )
@@ -88,6 +89,12 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
     names = SPECIAL_METHODS_CALLED.get(q)
     if names and args.pos:
         special(frame, args.pos[0], names, [], node)
+    operated = OPERATOR_METHODS.get(q)
+    if operated is not None and args.pos:  # ``operator.add(a, b)``: a.__add__(b), b.__radd__(a)
+        first, second = operated
+        special(frame, args.pos[0], first, args.pos[1:2], node)
+        if second and len(args.pos) > 1:
+            special(frame, args.pos[1], second, args.pos[:1], node)
     if q == "builtins.str.format":  # each value is formatted by its class's own code
         for value in args.every():
             each(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
@@ -111,6 +118,11 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
         else:
             values = iterated(frame, rows, node)
         special(frame, values, ("__str__", "__repr__"), [], node)
+    if q in ("dataclasses.asdict", "dataclasses.astuple") and args.pos:
+        _copied_deeply(frame, args.pos[0], node, depth=4)
+        for factory in ("dict_factory", "tuple_factory"):
+            if factory in args.kw:  # (called with the fields' pairs, or values)
+                calls.call_args(frame, args.kw[factory], Args([fresh_of(list)], {}), node)
     if q == "csv.DictWriter":  # what it writes for a key a row lacks: made text as it is
         missing = args.kw.get("restval") or (args.pos[2] if len(args.pos) > 2 else None)
         if missing is not None:
@@ -164,6 +176,26 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
         with frame.repeated():
             for item in items:
                 special(frame, item, item_names, [item], node)
+
+
+def _copied_deeply(frame: Scope, value: Val, node: ast.AST | None, *, depth: int) -> None:
+    """What ``dataclasses.asdict`` runs of the classes of what it copies: a dataclass's fields
+    in turn, the items of lists, tuples and dicts, and ``copy.deepcopy`` of anything else (its
+    class's ``__deepcopy__``, or ``__reduce_ex__``)."""
+    if depth == 0:
+        return
+    for kind in value.types or ():
+        if dataclasses.is_dataclass(kind):
+            for field in dataclasses.fields(kind):
+                _copied_deeply(frame, frame.attribute(value, field.name, None), node,
+                               depth=depth - 1)
+        elif issubclass(kind, list | tuple | dict):
+            held = frame.iterate(value)
+            _copied_deeply(frame, held, node, depth=depth - 1)
+            if issubclass(kind, dict):
+                _copied_deeply(frame, frame.item(value), node, depth=depth - 1)
+        else:
+            special(frame, value, ("__deepcopy__", "__reduce_ex__", "__reduce__"), [Val()], node)
 
 
 def mixin_runs(frame: Scope, func: Any, receiver: Val, node: ast.AST | None) -> None:

@@ -194,7 +194,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
     elif isinstance(target, ast.Attribute):
         base = frame.expr(target.value)
         frame.mutate(base, f"{_text(target)} {op}")
-        property_setter(frame, base, target.attr, value, target)
+        attribute_written(frame, base, target.attr, value, target)
     elif isinstance(target, ast.Subscript):
         frame.keep(target.value)
         base = frame.expr(target.value)
@@ -254,28 +254,33 @@ def delete(frame: Frame, target: ast.expr) -> None:
         if isinstance(target, ast.Subscript):
             frame.expr(target.slice)
             dunder(frame, target.value, base, ("__delitem__",), [target.slice])
+        else:  # (its deleter, or its class's own ``__delattr__``, runs)
+            attribute_written(frame, base, target.attr, None, target)
         frame.mutate(base, f"del {_text(target)}")
     elif isinstance(target, ast.Tuple | ast.List):
         for elt in target.elts:
             delete(frame, elt)
 
 
-def property_setter(frame: Frame, base: Val, attr: str, value: Val, node: ast.expr) -> None:
+def attribute_written(frame: Frame, base: Val, attr: str, value: Val | None, node: ast.expr) -> None:
     """Assigning to a property runs its setter, to a descriptor of the app's its ``__set__``,
-    and on an object whose class of the app's has its own ``__setattr__``, that: follow them."""
+    and on an object whose class of the app's has its own ``__setattr__``, that: follow them.
+    With no `value`, the attribute is deleted: its deleter, ``__delete__``, ``__delattr__``."""
+    given = [value] if value is not None else []
     for cls in base.types or ():
         if cls.__module__ == "builtins":
             continue
         prop = inspect.getattr_static(cls, attr, None)
-        if isinstance(prop, property) and prop.fset is not None:
-            calls.call_function(frame, prop.fset, [base, value], {}, node, cls=cls)
-        setter = inspect.getattr_static(type(prop), "__set__", None)
+        accessor = (prop.fset if given else prop.fdel) if isinstance(prop, property) else None
+        if accessor is not None:
+            calls.call_function(frame, accessor, [base, *given], {}, node, cls=cls)
+        setter = inspect.getattr_static(type(prop), "__set__" if given else "__delete__", None)
         if isinstance(setter, types.FunctionType) and frame.an.is_app_code(setter):
-            calls.call_function(frame, setter, [known(prop), base, value], {}, node,
+            calls.call_function(frame, setter, [known(prop), base, *given], {}, node,
                                 cls=type(prop))
-        own = inspect.getattr_static(cls, "__setattr__", None)
+        own = inspect.getattr_static(cls, "__setattr__" if given else "__delattr__", None)
         if isinstance(own, types.FunctionType) and frame.an.is_app_code(own):
-            calls.call_function(frame, own, [base, const(attr), value], {}, node, cls=cls)
+            calls.call_function(frame, own, [base, const(attr), *given], {}, node, cls=cls)
 
 
 def enter_with(frame: Frame, item: ast.withitem) -> None:

@@ -427,6 +427,31 @@ SPECIAL_METHODS_CALLED: dict[str, tuple[str, ...]] = {
 runs ``x.__str__``), each with the methods it may run, the first a class defines being run:
 code of the app's that runs, so its effects count."""
 
+_BINARY_OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv",
+                     "floordiv": "floordiv", "mod": "mod", "pow": "pow", "matmul": "matmul",
+                     "and_": "and", "or_": "or", "xor": "xor", "lshift": "lshift",
+                     "rshift": "rshift", "concat": "add"}
+_COMPARED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+OPERATOR_METHODS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    **{f"operator.{name}": ((f"__{method}__",), (f"__r{method}__",))
+       for name, method in _BINARY_OPERATORS.items()},
+    **{f"operator.{name}": ((f"__{name}__",), (f"__{reflected}__",))
+       for name, reflected in _COMPARED.items()},
+    **{f"operator.{name}": ((f"__{method}__",), ())
+       for name, method in (("neg", "neg"), ("pos", "pos"), ("invert", "invert"), ("inv", "invert"),
+                            ("abs", "abs"))},
+    "operator.truth": (("__bool__", "__len__"), ()),
+    "operator.not_": (("__bool__", "__len__"), ()),
+    "operator.contains": (("__contains__", "__iter__", "__getitem__"), ()),
+    "operator.getitem": (("__getitem__",), ()),
+    "operator.countOf": (("__iter__", "__getitem__"), ()),
+    "operator.indexOf": (("__iter__", "__getitem__"), ()),
+}
+"""The operator module's functions that run an operator on what they are given: the special
+methods of their first argument's class they may run (given the second), and of the second's
+(given the first, reflected: ``operator.add(a, b)`` runs ``a.__add__(b)``, else
+``b.__radd__(a)``)."""
+
 ITERATES_ARGUMENTS: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "builtins.list": (0, ()),
     "builtins.tuple": (0, ()),

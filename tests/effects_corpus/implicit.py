@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 import enum
 import functools
 import heapq
 import json
 import logging
 import math
+import operator
 import os
 import typing
 from collections.abc import Iterator, MutableMapping
@@ -807,3 +809,83 @@ def by_enum_missing_validated(data: dict[str, Any]) -> str:
 
 def by_type_made() -> None:
     type("Grown", (Growing,), {})
+
+
+class Looked:
+    """Every attribute read of it runs its own ``__getattribute__``; a deletion its own
+    ``__delattr__``; ``+`` its ``__add__``; a deep copy its ``__deepcopy__``."""
+
+    size = 1
+
+    def __getattribute__(self, name: str) -> Any:
+        os.system("echo getattribute")
+        return object.__getattribute__(self, name)
+
+
+class Forgets:
+    size = 1
+
+    def __delattr__(self, name: str) -> None:
+        os.system("echo delattr")
+
+
+class Sums:
+    def __add__(self, other: object) -> Sums:
+        os.system("echo add")
+        return self
+
+
+class Copied:
+    def __deepcopy__(self, memo: dict[int, object]) -> Copied:
+        os.system("echo deepcopy")
+        return self
+
+
+@dataclasses.dataclass
+class Holds:
+    """A dataclass whose field ``dataclasses.asdict`` copies deeply."""
+
+    inner: Copied
+    many: list[Copied]
+
+
+def by_getattribute() -> int:
+    return Looked().size
+
+
+def by_delattr() -> None:
+    gone = Forgets()
+    del gone.size
+
+
+def by_operator_function() -> Sums:
+    return operator.add(Sums(), Sums())
+
+
+def by_reduce_with_an_operator() -> Sums:
+    return functools.reduce(operator.add, [Sums(), Sums()])
+
+
+def by_dataclass_as_dict(held: Holds) -> dict[str, Any]:
+    return dataclasses.asdict(held)
+
+
+class Measured:
+    """A class whose property, and whose item, reach outside as they are read."""
+
+    @property
+    def weight(self) -> int:
+        os.system("echo weight")
+        return 1
+
+    def __getitem__(self, key: int) -> int:
+        os.system("echo getitem")
+        return key
+
+
+def by_attrgetter_key() -> list[Measured]:
+    return sorted([Measured(), Measured()], key=operator.attrgetter("weight"))
+
+
+def by_itemgetter_key() -> list[Measured]:
+    return sorted([Measured(), Measured()], key=operator.itemgetter(0))
