@@ -1154,11 +1154,16 @@ def test_sql_is_read_without_its_comments_and_strings(sql: str, expected: set[tu
     assert found == expected, found
 
 
-def test_what_a_parameters_annotations_carry_runs_as_a_call_is_checked() -> None:
-    """A validator an annotation carries (``Annotated[str, AfterValidator(f)]``), a field's
-    default factory and a model's ``model_post_init`` run as a call's values are checked: what
-    checking runs finds them (the validators it found were the decorated ones alone)."""
-    found = checking(implicit.checked_parameter_annotated, name="checked")
+@pytest.mark.parametrize("name", ["checked_parameter_annotated", "checked_annotated",
+                                  "checked_typed_dict", "checked_dataclass", "checked_post_init",
+                                  "checked_model_of_typed_dict"])
+def test_what_a_parameters_annotations_carry_runs_as_a_call_is_checked(name: str) -> None:
+    """A validator an annotation carries (``Annotated[str, AfterValidator(f)]``: a model's
+    field's, the parameter's own, a ``TypedDict``'s or a dataclass's field's, at any depth), a
+    field's default factory, a model's ``model_post_init`` and a dataclass's ``__post_init__``
+    run as a call's values are checked: what checking runs finds them (it found a model's own
+    hooks alone, then those its fields' annotations carry alone)."""
+    found = checking(getattr(implicit, name), name="checked")
     assert ("external", "os.system") in _found(found), found.explain()
 
 

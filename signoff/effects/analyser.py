@@ -296,6 +296,10 @@ class Analyser:
         """Whether `func` is code of Python's standard library."""
         return bool(func.__code__.co_filename.startswith(_STANDARD_LIBRARY))
 
+    def hints(self, func: Any) -> dict[str, Any]:
+        """The annotations of `func`'s parameters and return, resolved."""
+        return self.source.hints(inspect.unwrap(func))
+
     def call_analysed(
         self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
     ) -> Val:
@@ -545,6 +549,8 @@ class Analyser:
                 continue
             models = pydantic_models.models_in(annotation)
             run, unfollowed = pydantic_models.hooks_run(models, serializing=key == "return")
+            run += [(hook.owner or annotation, hook) for hook in pydantic_models.carried(
+                annotation, serializing=key == "return")]
             for model, hook in run:
                 path = f"{name} -> {self.label(hook.func)}"
                 frame = Frame(self, summary, globals_={}, closure={}, qualname=name,

@@ -200,6 +200,9 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
         wrapped = _wrapped(core)
         if wrapped is None:
             break
+        checked = getattr(core, "raw_function", None) if isinstance(core, types.FunctionType) else None
+        if isinstance(checked, types.FunctionType) and "pydantic" in core.__code__.co_filename:
+            _arguments_validated(frame, checked, node)  # (``@validate_call``)
         if isinstance(core, types.FunctionType) and not frame.an.is_standard_library(core):
             # A decorator of the app's or of an installed package: its function's code runs
             # (a retry loop, a log written…) and calls what it wraps, so it is walked, not
@@ -379,6 +382,18 @@ def call_function(
     if is_pure_name(q):
         return pure_call(frame, q, full, node)
     return frame.an.call_analysed(frame, func, cls, full, node)
+
+
+def _arguments_validated(frame: Scope, fn: Any, node: ast.AST | None) -> None:
+    """What pydantic's ``@validate_call`` runs of the app's code as it validates a call of `fn`
+    (and what it gives back): the hooks of the models, and the validators the annotations
+    carry, of its parameters and return."""
+    for annotation in frame.an.hints(fn).values():
+        pydantic_hooks(frame, pydantic_models.models_in(annotation), serializing=False, node=node)
+        for hook in pydantic_models.carried(annotation, serializing=False):
+            owner = hook.owner or annotation
+            call_function(frame, hook.func, pydantic_models.hook_arguments(owner, hook), {}, node,
+                          cls=owner if hook.receiver else None)
 
 
 def pydantic_hooks(frame: Scope, models: list[type], *, serializing: bool, node: ast.AST | None,

@@ -6,24 +6,25 @@ read from the model's own field table rather than from the class.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import inspect
 import sys
 import types
 import typing
-from dataclasses import dataclass
 from typing import Any
 
 import pydantic
+import typing_extensions
 from pydantic import functional_serializers, functional_validators
 
 from signoff.effects.annotations import annotation_types
 from signoff.effects.tables import LIBRARIES, is_pure_name, qualified_name
 from signoff.effects.values import Val, fresh_of, known
 
-__all__ = ["ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "every_app_model", "field_annotation",
-           "holds_any", "hook_arguments", "hooks", "hooks_run", "is_model", "models_in",
-           "own_schema", "unfollowed"]
+__all__ = ["ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "carried", "every_app_model",
+           "field_annotation", "holds_any", "hook_arguments", "hooks", "hooks_run", "is_model",
+           "models_in", "own_schema", "structured_fields", "unfollowed"]
 
 DUMPS: dict[str, type] = {
     "pydantic.main.BaseModel.model_dump": dict,
@@ -63,7 +64,7 @@ def is_model(cls: type) -> bool:
     return issubclass(cls, pydantic.BaseModel)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Hook:
     """A function of a model's that pydantic calls: a validator, or a serializer."""
 
@@ -149,11 +150,55 @@ def _field_hooks(cls: type, serializing: bool) -> list[Hook]:
     return found
 
 
-def _annotated(annotation: Any) -> list[Any]:
-    """What the ``Annotated[...]`` inside `annotation` carry, at any depth."""
+def _annotated(annotation: Any, seen: set[type] | None = None) -> list[Any]:
+    """What the ``Annotated[...]`` inside `annotation` carry, at any depth: in the fields of the
+    ``TypedDict``s, dataclasses and named tuples it names too, which pydantic validates field by
+    field."""
+    seen = set() if seen is None else seen
     found = list(getattr(annotation, "__metadata__", ()))
     for arg in typing.get_args(annotation):
-        found += _annotated(arg)
+        found += _annotated(arg, seen)
+    if isinstance(annotation, type) and annotation not in seen:
+        seen.add(annotation)
+        for field in structured_fields(annotation).values():
+            found += _annotated(field, seen)
+    return found
+
+
+def structured_fields(cls: type) -> dict[str, Any]:
+    """The annotations of the fields of `cls` when it is a ``TypedDict``, a dataclass or a named
+    tuple (not a model: `is_model`), which pydantic validates field by field; else none."""
+    if is_model(cls) or not (typing_extensions.is_typeddict(cls) or dataclasses.is_dataclass(cls) or (
+            issubclass(cls, tuple) and hasattr(cls, "_fields"))):
+        return {}
+    try:
+        return typing.get_type_hints(cls, include_extras=True)
+    except Exception:  # (a name its annotations use that cannot be resolved: their text)
+        return dict(getattr(cls, "__annotations__", {}))
+
+
+def carried(annotation: Any, *, serializing: bool) -> list[Hook]:
+    """What pydantic runs of the app's code as it validates a value of `annotation` (or,
+    `serializing`, turns one into data) besides the hooks of the models it names
+    (`hooks_run`): the validators (serializers) its ``Annotated`` parts carry, at any depth and
+    in the fields of the ``TypedDict``s, dataclasses and named tuples it names, and, validating,
+    the ``__post_init__`` of those dataclasses."""
+    kinds = _SERIALIZING if serializing else _VALIDATING
+    found = []
+    for marker in _annotated(annotation):
+        func = getattr(marker, "func", None)
+        if isinstance(marker, kinds) and isinstance(func, types.FunctionType):
+            wraps = isinstance(marker, functional_validators.WrapValidator |
+                               functional_serializers.WrapSerializer)
+            found.append(Hook(func=func, on_instance=False, field=Any, wraps=wraps,
+                              receiver=False))
+    if not serializing:
+        for kind in _types_in(annotation):
+            post_init = getattr(kind, "__post_init__", None)
+            if dataclasses.is_dataclass(kind) and isinstance(post_init, types.FunctionType) and (
+                    not post_init.__code__.co_filename.startswith(LIBRARIES)):
+                found.append(Hook(func=post_init, on_instance=True, field=NOT_A_FIELD,
+                                  wraps=False, owner=kind))
     return found
 
 
@@ -305,7 +350,12 @@ def models_in(annotation: Any, seen: set[type] | None = None) -> list[type]:
         for info in fields.values():
             found += models_in(info.annotation, seen)
         return found
-    return [model for arg in typing.get_args(annotation) for model in models_in(arg, seen)]
+    found = [model for arg in typing.get_args(annotation) for model in models_in(arg, seen)]
+    if isinstance(annotation, type) and annotation not in seen:  # (a TypedDict's fields…)
+        seen.add(annotation)
+        for field in structured_fields(annotation).values():
+            found += models_in(field, seen)
+    return found
 
 
 def field_annotation(cls: type, name: str) -> Any:

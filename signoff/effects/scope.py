@@ -46,6 +46,10 @@ class Interpreter(Protocol):
         """Whether `func` is code of Python's standard library."""
         ...
 
+    def hints(self, func: Any) -> dict[str, Any]:
+        """The annotations of `func`'s parameters and return, resolved."""
+        ...
+
     def call_analysed(
         self, frame: Scope, func: Any, cls: type | None, args: Args, node: ast.AST | None
     ) -> Val:

@@ -31,8 +31,10 @@ from pydantic import (
     computed_field,
     field_serializer,
     field_validator,
+    validate_call,
 )
 from pydantic_core import core_schema
+from typing_extensions import TypedDict
 
 
 class Loud:
@@ -889,3 +891,61 @@ def by_attrgetter_key() -> list[Measured]:
 
 def by_itemgetter_key() -> list[Measured]:
     return sorted([Measured(), Measured()], key=operator.itemgetter(0))
+
+
+class Packet(TypedDict):
+    """A dict whose field's annotation carries a validator."""
+
+    weight: Annotated[int, AfterValidator(_loud)]
+
+
+@dataclasses.dataclass
+class Crate:
+    """A dataclass whose field's annotation carries a validator."""
+
+    weight: Annotated[int, AfterValidator(_loud)]
+
+
+@dataclasses.dataclass
+class Labelled:
+    """A dataclass whose ``__post_init__`` reaches outside (pydantic makes it as it validates)."""
+
+    weight: int
+
+    def __post_init__(self) -> None:
+        os.system("echo post_init")
+
+
+class Shipment(BaseModel):
+    """A model whose field is a ``TypedDict`` whose field carries a validator."""
+
+    packet: Packet
+
+
+def checked_annotated(weight: Annotated[int, AfterValidator(_loud)]) -> int:
+    return weight
+
+
+def checked_typed_dict(packet: Packet) -> int:
+    return 1
+
+
+def checked_dataclass(crate: Crate) -> int:
+    return 1
+
+
+def checked_post_init(stamped: Labelled) -> int:
+    return 1
+
+
+def checked_model_of_typed_dict(shipment: Shipment) -> int:
+    return 1
+
+
+@validate_call
+def _validated(shipment: Shipment) -> int:
+    return 1
+
+
+def by_validate_call(data: dict[str, Any]) -> int:
+    return _validated(data)  # type: ignore[arg-type]
