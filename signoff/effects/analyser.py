@@ -52,6 +52,7 @@ from signoff.effects.values import (
     Method,
     Super,
     Typed,
+    Unseen,
     Val,
     const,
     inner_token,
@@ -154,6 +155,8 @@ class Analyser:
 
     def attr_of_type(self, frame: Scope, base: Val, cls: type, attr: str) -> Val:
         """``value.attr`` for a value of static type `cls`."""
+        if cls is Unseen:  # (of no known class: what it gives is not known)
+            return base.derived()
         q = f"{qualified_name(cls)}.{attr}"
         if issubclass(cls, orm.session_types()):
             return orm.session_attribute(frame, base, cls, attr, None)

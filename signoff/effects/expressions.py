@@ -20,6 +20,7 @@ from signoff.effects.values import (
     Args,
     Inline,
     Typed,
+    Unseen,
     Val,
     const,
     fresh_of,
@@ -207,6 +208,8 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
     when none is defined)."""
     if not value.types:
         return None
+    if Unseen in value.types:  # (the known classes' own: as for a value of no known class)
+        return special.special(frame, value, names, [evaluate(frame, a) for a in args], node)
     for name in names:
         if any(special.defines(t, name) for t in value.types):
             call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),

@@ -379,8 +379,9 @@ class Frame:
         while frame is not None:
             held = frame.env.get(name)
             if held is not None:
-                if held.holds_known:
-                    frame.env[name] = held.let_go()
+                loosened = held.let_go()
+                if loosened.elem != held.elem or loosened.shape != held.shape:
+                    frame.env[name] = loosened
                     self.reshaped += 1
                     self.let_go_all(held.owners - {name})
                 return

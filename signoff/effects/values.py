@@ -186,8 +186,20 @@ class Val:
 
     def let_go(self) -> Val:
         """This container, handed on where it may be filled out of sight (another name, a
-        function, another container): what it holds is no longer known."""
-        return replace(self, elem=None, shape=None) if self.holds_known else self
+        function, another container): what it holds may be of any class besides those known
+        (`UNSEEN` among them, at every depth) — the code of those known still runs (a
+        property, ``__str__``), and a method of one named is of no known code."""
+        if not self.holds_known:
+            return self
+        shape = self.shape.widened() if self.shape is not None else None
+        return replace(self, elem=self.elem | {Unseen} if self.elem is not None else None,
+                       shape=shape)
+
+
+class Unseen:
+    """The class of an object the analysis does not know: one put into a container out of its
+    sight (`Val.let_go`). Nothing of it is known: reading from it, or calling it, may do
+    anything."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,6 +223,18 @@ class Typed:
     def holds(self) -> bool:
         """Whether anything is known of what it holds."""
         return self.item is not None or self.value is not None or self.parts is not None
+
+    def widened(self) -> Typed:
+        """What it holds, at every depth, may also be of a class not known (`Unseen`)."""
+        return Typed(types=self.types,
+                     item=self.item.also_unseen() if self.item is not None else None,
+                     value=self.value.also_unseen() if self.value is not None else None,
+                     parts=tuple(p.also_unseen() for p in self.parts) if self.parts else self.parts)
+
+    def also_unseen(self) -> Typed:
+        """Of these types or of one not known (`Unseen`), and so what it holds."""
+        return replace(self.widened(),
+                       types=self.types | {Unseen} if self.types is not None else None)
 
 
 def _unchanging(kinds: frozenset[type] | None) -> bool:

@@ -26,8 +26,21 @@ class Loud:
         return 2
 
 
+class Remote:
+    """Reading its `body` reaches outside."""
+
+    @property
+    def body(self) -> str:
+        os.system("echo body")
+        return ""
+
+
 def _fill(items: list[object]) -> None:
     items.append(Loud())
+
+
+def _show(items: list[Remote]) -> None:
+    """Only reads (the analysis cannot know that from the call alone)."""
 
 
 def by_another_name() -> list[int]:
@@ -181,3 +194,17 @@ def kept_yielded(count: int) -> Iterator[int]:
     items = [Calm() for _ in range(count)]
     for x in items:
         yield x.run()
+
+
+def by_a_property_of_what_it_held_once_handed_on() -> list[str]:
+    """Handed on, what it holds may be of any class — and still of those it was known to hold:
+    their code (a property, here) still runs as their objects are read."""
+    pages = [Remote() for _ in range(2)]
+    _show(pages)
+    return [page.body for page in pages]
+
+
+def by_a_property_after_another_name() -> list[str]:
+    pages = [Remote()]
+    alias = pages
+    return [page.body for page in alias]
