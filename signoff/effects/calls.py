@@ -77,20 +77,25 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     if method and isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
         containers.filled_elsewhere(frame, fv, method)
     keeps = containers.keeps_nothing(fv, node, used_up)
+    handed = containers.hands_items_on(fv, node)
+    namespace = any(o is vars or o is locals or o is globals for o in fv.objs)
+    if namespace and not node.args:
+        frame.let_go_every()  # (``vars()["xs"]``: every local, by another name)
     pos: list[Val] = []
     star: Val | None = None
     for a in node.args:
-        if isinstance(a, ast.Starred):  # (what it holds is handed on, not it)
-            frame.keep(a.value)
+        if isinstance(a, ast.Starred):  # (what it holds is handed on, not it: `keeps_starred`)
+            if containers.keeps_starred(fv, keeps):
+                frame.keep(a.value)
             star = join(star, frame.expr(a.value))
         else:
-            if keeps:
-                frame.keep(a)
+            if keeps and not (handed and containers.shares(frame, a)):
+                frame.keep(a)  # (not a list of lists whose lists a function is handed)
             pos.append(frame.expr(a))
     kw: dict[str, Val] = {}
     dstar: Val | None = None
     for k in node.keywords:
-        if k.arg is None or (keeps and dict not in fv.objs):  # (``dict(a=xs)`` holds xs)
+        if containers.keeps_keyword(fv, k.arg, keeps):
             frame.keep(k.value)
         v = frame.expr(k.value)
         if k.arg is None:
@@ -100,6 +105,12 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
     if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and pos:
         containers.grown_by(frame, node.func, pos)
+    if namespace:  # (what it holds: whatever the names hold, of no known type)
+        made = pos[0].derived(pure=False) if pos else Val(origin=frozenset({UNKNOWN}),
+                                                            inner=frozenset({UNKNOWN}))
+    if keeps:  # (a copy holds what they held: `Val.owners`)
+        receivers = [t.self_val for t in fv.calls if isinstance(t, BuiltinMethod)]
+        made = containers.sharing(made, [*receivers, *pos, *kw.values(), *([star] if star else [])])
     return made
 
 
@@ -331,7 +342,8 @@ def call_site(frame: Scope, node: ast.AST | None) -> tuple[tuple[str, int, int],
 
 def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:
     """Call a callable the analysis built: a lambda or local function, a bound method…"""
-    if isinstance(target, Inline):
+    if isinstance(target, Inline):  # (what it names may have been bound since it was made)
+        target.frame.let_go_inside(target.node)
         return frame.call_inline(target, args, node)
     if isinstance(target, Method):
         full = args.prepend(target.self_val) if target.self_val is not None else args
@@ -688,12 +700,10 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
     pure_call(frame, method.qual, args, node)
     if method.qual in RETURN_TYPES:
         return replace(fresh_of(RETURN_TYPES[method.qual]), pure=True)
-    if method.name == "copy":
-        return (
-            fresh_of(next(iter(base.types)), inner=base.reach)
-            if base.types and len(base.types) == 1
-            else Val(inner=base.reach)
-        )
+    if method.name == "copy":  # (a shallow copy: the same items, held by those holding them)
+        copied = (fresh_of(next(iter(base.types)), inner=base.reach)
+                  if base.types and len(base.types) == 1 else Val(inner=base.reach))
+        return base.contents().on(copied) if copied.types and base.holds_known else copied
     if base.types and base.types <= IMMUTABLE_TYPES:
         return _text_result(base.types, method.name)
     return containers.method_result(base, method.name, args)

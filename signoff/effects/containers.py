@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
+import itertools
 from dataclasses import replace
 from typing import Any
 
@@ -78,13 +80,59 @@ def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
     one that iterates lazily where what it gives is `used_up` at once, a method of Python's
     containers that takes in only what its argument holds (``xs.extend(ys)``)."""
     if fv.objs and not fv.calls:
-        if len(node.args) > 1 and any(o in (max, min) for o in fv.objs):
-            return False  # (``max(xs, ys)`` gives one of them back)
+        if len(node.args) > 1 and any(o in (max, min, sum) for o in fv.objs):
+            return False  # (``max(xs, ys)`` gives one of them back, ``sum(xss, [])`` their items)
         return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
                    for o in fv.objs)
     return bool(fv.calls) and not fv.objs and all(
         isinstance(c, BuiltinMethod) and c.qual.startswith("builtins.")
         and c.name not in KEPT_BY_METHODS for c in fv.calls)
+
+
+_HANDS_ITEMS_ON = frozenset({sorted, min, max, map, filter, itertools.groupby,
+                             itertools.filterfalse, itertools.takewhile, itertools.dropwhile,
+                             itertools.accumulate, itertools.starmap, functools.reduce})
+"""Builtins that hand the items they are given to a function they are given."""
+
+
+def hands_items_on(fv: Val, node: ast.Call) -> bool:
+    """Whether the call hands the items of what it is given to a function it is given
+    (``map(f, rows)``, ``sorted(rows, key=f)``)."""
+    return bool(node.args or node.keywords) and any(
+        _among(o, _HANDS_ITEMS_ON) for o in fv.objs) and (
+        fv.objs[0] in (map, itertools.starmap, functools.reduce) or len(node.args) > 1
+        or any(k.arg == "key" for k in node.keywords))
+
+
+def shares(frame: Scope, node: ast.expr) -> bool:
+    """Whether `node` names a container whose items are containers of known contents (a list of
+    lists): a function handed its items may fill them."""
+    return isinstance(node, ast.Name) and frame.name(node.id).shares_known
+
+
+def keeps_starred(fv: Val, keeps: bool) -> bool:
+    """Whether the items of a container handed on starred (``f(*xs)``) stay with it: only for a
+    call that `keeps_nothing` and gives none of them back (not ``max(*xs)``)."""
+    return keeps and not any(o in (max, min) for o in fv.objs)
+
+
+def keeps_keyword(fv: Val, keyword: str | None, keeps: bool) -> bool:
+    """Whether a container handed on by keyword (``**d`` when `keyword` is None) stays with
+    its name: only for a builtin function that `keeps_nothing` — not ``dict(a=xs)``, which holds
+    it, nor ``max(xs, default=ys)``, which may give it back, nor a method (``d.update(a=xs)``)."""
+    if keyword is None:
+        return True
+    return keeps and bool(fv.objs) and not any(o in (dict, max, min) for o in fv.objs)
+
+
+def sharing(made: Val, given: list[Val]) -> Val:
+    """What a call that keeps nothing gave back (`keeps_nothing`), held by the containers it
+    was given: a copy of a list of lists holds the same lists (``sorted(rows)``), so filling
+    one of them through it lets those go too (`Val.owners`)."""
+    owners = frozenset().union(*(v.owners for v in given))
+    if not owners or not made.shares_known:  # (items that cannot be filled are not shared)
+        return made
+    return replace(made, owners=made.owners | owners)
 
 
 def _among(obj: Any, known: frozenset[Any]) -> bool:

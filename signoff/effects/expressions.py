@@ -43,7 +43,9 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     value = _evaluate(frame, node, kept)
     if kept or not value.owners:  # (a container made here and not named yet is its own)
         return value
-    frame.let_go_all(value.owners)  # (a name's own container among them: `Frame.name`)
+    if isinstance(node, ast.Name):  # (its own container: `Frame.name`)
+        frame.let_go(node.id)
+    frame.let_go_all(value.owners - {node.id} if isinstance(node, ast.Name) else value.owners)
     return replace(value.let_go(), owners=EMPTY)
 
 
@@ -254,12 +256,13 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
     expression runs as it is used: the containers it iterates stay with their names only where
     it is used up at once (``sum(x.n for x in xs)``: `Frame.keep`)."""
     now = now or not isinstance(node, ast.GeneratorExp)
-    for _ in range(2):
-        reshaped = frame.reshaped
+    for walk in range(4):
+        reshaped, before = frame.reshaped, frame.held_now()
         made = _comprehended(frame, node, now)
-        if frame.reshaped == reshaped:
-            break
-    return made
+        if frame.reshaped == reshaped or (walk and frame.held_now() == before):
+            return made
+    frame.let_go_every()  # (a chain of containers filling each other: `statements.looped`)
+    return _comprehended(frame, node, now)
 
 
 def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,

@@ -370,7 +370,7 @@ class Frame:
         """Whether `node` was kept (`keep`), for this walk of it."""
         return self.kept.pop(id(node), None) is not None
 
-    def let_go(self, name: str) -> None:
+    def let_go(self, name: str, *, inner: bool = False) -> None:
         """The container a local name holds was handed on where it may be filled out of the
         walk's sight (another function, another container, a local function): what it holds
         is no longer known (`Val.let_go`), here and in the frames it is local to — nor what
@@ -379,7 +379,7 @@ class Frame:
         while frame is not None:
             held = frame.env.get(name)
             if held is not None:
-                loosened = held.let_go()
+                loosened = held.let_go(inner=inner)
                 if loosened.elem != held.elem or loosened.shape != held.shape:
                     frame.env[name] = loosened
                     self.reshaped += 1
@@ -387,10 +387,23 @@ class Frame:
                 return
             frame = frame.parent
 
+    def held_now(self) -> dict[str, tuple[object, object]]:
+        """What each local container is known to hold now (`statements.looped`)."""
+        return {name: (v.elem, v.shape) for name, v in self.env.items() if v.holds_known}
+
+    def let_go_every(self) -> None:
+        """`let_go` every local name (``vars()`` gives them all, by other names)."""
+        frame: Frame | None = self
+        while frame is not None:
+            for name in list(frame.env):
+                self.let_go(name)
+            frame = frame.parent
+
     def let_go_all(self, names: frozenset[str]) -> None:
-        """`let_go` each of `names`."""
+        """What the containers of `names` hold was filled, or handed on, out of the walk's
+        sight (they are `Val.owners` of it): what that holds is let go (`let_go`, `inner`)."""
         for name in names:
-            self.let_go(name)
+            self.let_go(name, inner=True)
 
     def let_go_inside(self, node: ast.AST) -> None:
         """A local function, lambda or class is made of `node`: the containers of this frame

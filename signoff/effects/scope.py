@@ -117,6 +117,10 @@ class Scope(Protocol):
         """`node`, walked next, leaves the container it gives with its name."""
         ...
 
+    def let_go_every(self) -> None:
+        """Every local name's container is handed on out of the walk's sight."""
+        ...
+
     def let_go_all(self, names: frozenset[str]) -> None:
         """The containers these local names hold are handed on out of the walk's sight."""
         ...

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 import types
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,11 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         value = frame.expr(node.value)
         for target in node.targets:
             assign(frame, target, value, node.value, "=")
+        if len(node.targets) > 1:  # (``a = b = []``: one container, two names)
+            for target in node.targets:
+                for bound in ast.walk(target):
+                    if isinstance(bound, ast.Name):
+                        frame.let_go(bound.id)
     elif isinstance(node, ast.AugAssign):
         aug_assign(frame, node)
     elif isinstance(node, ast.AnnAssign):
@@ -65,25 +71,27 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         body(frame, node.body)
         body(frame, node.orelse)
     elif isinstance(node, ast.While):
+        def once() -> None:
+            tested(frame, node.test)
+            truth(frame, node.test, frame.expr(node.test))
+            body(frame, node.body)
         with frame.repeated():
-            for _ in range(2):  # twice: a name changed late in the loop is seen early
-                tested(frame, node.test)
-                truth(frame, node.test, frame.expr(node.test))
-                body(frame, node.body)
+            looped(frame, once)
         body(frame, node.orelse)
     elif isinstance(node, ast.For | ast.AsyncFor):
         frame.keep(node.iter)
         iterated = frame.expr(node.iter)
         iterated_by(frame, node.iter, iterated)
-        item = frame.iterate(iterated)
+        items = [frame.iterate(iterated)]
+        def once() -> None:
+            reshaped = frame.reshaped
+            assign(frame, node.target, items[0], None, "=")
+            body(frame, node.body)
+            if frame.reshaped != reshaped:  # what it iterates may have been filled as it ran
+                frame.keep(node.iter)
+                items[0] = join(items[0], frame.iterate(frame.expr(node.iter)))
         with frame.repeated():
-            for _ in range(2):  # twice: a name changed late in the loop is seen early
-                reshaped = frame.reshaped
-                assign(frame, node.target, item, None, "=")
-                body(frame, node.body)
-                if frame.reshaped != reshaped:  # what it iterates may have been filled as it ran
-                    frame.keep(node.iter)
-                    item = join(item, frame.iterate(frame.expr(node.iter)))
+            looped(frame, once)
         body(frame, node.orelse)
     elif isinstance(node, ast.With | ast.AsyncWith):
         for with_item in node.items:
@@ -147,6 +155,27 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 frame.expr(case.guard)
             body(frame, case.body)
     # pass, break, continue, type aliases: nothing to do
+
+
+_WALKS = 4
+"""How many times a loop's body is walked at most before what its containers hold is let go."""
+
+
+def looped(frame: Frame, once: Callable[[], None]) -> None:
+    """Walk a loop's body (`once`) until what the function's containers hold settles: twice at
+    least (a name changed late in the loop is seen early), `_WALKS` times at most — then
+    every container is let go (`Frame.let_go_every`: a chain of them filling each other, one
+    more at each turn) and the body walked once more."""
+    settled = False
+    for walk in range(_WALKS):
+        before = frame.held_now()
+        once()
+        if walk and frame.held_now() == before:
+            settled = True
+            break
+    if not settled:
+        frame.let_go_every()
+        once()
 
 
 def aug_assign(frame: Frame, node: ast.AugAssign) -> None:

@@ -289,7 +289,8 @@ live view of it)."""
 CONTAINER_VIEWS = frozenset({"keys", "values", "items", "__iter__", "__reversed__"})
 """Methods of Python's containers that give a live view of it (`KEEPS_WHILE_CALLED`)."""
 
-KEPT_BY_METHODS = frozenset({"append", "add", "insert", "setdefault", "get", "pop", "__setitem__"})
+KEPT_BY_METHODS = frozenset({"append", "add", "insert", "setdefault", "get", "pop", "__setitem__",
+                             "__init__"})
 """Methods of Python's containers that keep, or give back, what they are given: a container
 handed to one may be filled through the other."""
 

@@ -176,21 +176,32 @@ class Val:
         """An item, a value or a part taken out of this container, of what `sub` says
         (`reached`); a container that can change, taken out, is held by this one's `owners`."""
         made = self.reached(sub, **changes)
-        return replace(made, owners=self.owners) if self.owners and made.holds_known else made
+        return replace(made, owners=self.owners) if self.owners and _holder(made.types) else made
 
     @property
     def holds_known(self) -> bool:
-        """Whether what it holds is known, of a container that can change (`let_go`)."""
-        return (self.elem is not None or (self.shape is not None and self.shape.holds())
-                ) and not _unchanging(self.types)
+        """Whether what it holds is known, of a container that can change, or of one that holds
+        one (a tuple of lists) (`let_go`)."""
+        if self.elem is None and (self.shape is None or not self.shape.holds()):
+            return False
+        return not _unchanging(self.types) or (self.shape is not None and self.shape.shares())
 
-    def let_go(self) -> Val:
+    @property
+    def shares_known(self) -> bool:
+        """Whether it holds containers that can change whose contents are known (a list of
+        lists): a copy of it holds the same ones."""
+        return self.shape is not None and self.shape.shares()
+
+    def let_go(self, *, inner: bool = False) -> Val:
         """This container, handed on where it may be filled out of sight (another name, a
         function, another container): what it holds may be of any class besides those known
-        (`UNSEEN` among them, at every depth) — the code of those known still runs (a
-        property, ``__str__``), and a method of one named is of no known code."""
+        (`Unseen` among them, at every depth) — the code of those known still runs (a
+        property, ``__str__``), and a method of one named is of no known code. `inner`: what
+        it holds was filled out of sight, not it: what that holds, at every depth."""
         if not self.holds_known:
             return self
+        if inner:
+            return replace(self, shape=self.shape.widened_within()) if self.shape else self
         shape = self.shape.widened() if self.shape is not None else None
         return replace(self, elem=self.elem | {Unseen} if self.elem is not None else None,
                        shape=shape)
@@ -224,6 +235,13 @@ class Typed:
         """Whether anything is known of what it holds."""
         return self.item is not None or self.value is not None or self.parts is not None
 
+    def shares(self) -> bool:
+        """Whether what it holds, at any depth, is a container that can change whose contents
+        are known (a list in a tuple)."""
+        return any(held is not None and ((held.holds() and not _unchanging(held.types))
+                                         or held.shares())
+                   for held in (self.item, self.value, *(self.parts or ())))
+
     def widened(self) -> Typed:
         """What it holds, at every depth, may also be of a class not known (`Unseen`)."""
         return Typed(types=self.types,
@@ -231,10 +249,22 @@ class Typed:
                      value=self.value.also_unseen() if self.value is not None else None,
                      parts=tuple(p.also_unseen() for p in self.parts) if self.parts else self.parts)
 
+    def widened_within(self) -> Typed:
+        """What what it holds holds, at every depth, may also be of a class not known."""
+        return Typed(types=self.types,
+                     item=self.item.widened() if self.item is not None else None,
+                     value=self.value.widened() if self.value is not None else None,
+                     parts=tuple(p.widened() for p in self.parts) if self.parts else self.parts)
+
     def also_unseen(self) -> Typed:
         """Of these types or of one not known (`Unseen`), and so what it holds."""
         return replace(self.widened(),
                        types=self.types | {Unseen} if self.types is not None else None)
+
+
+def _holder(kinds: frozenset[type] | None) -> bool:
+    """Whether a value of `kinds` may be a container (another's item may be: `Val.taken`)."""
+    return kinds is None or any(issubclass(k, list | dict | set | tuple | bytearray) for k in kinds)
 
 
 def _unchanging(kinds: frozenset[type] | None) -> bool:
@@ -314,7 +344,10 @@ def fresh_of(cls: type, *, inner: frozenset[str] = EMPTY, elem: frozenset[type] 
 def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Val:
     """A container `base` holds what it held, and now `item` among its items (a mapping's
     keys) or `value` among a mapping's values: what its shape says of them widened to either
-    (unknown where either is)."""
+    (unknown where either is). Those holding what it is given hold it too (`Val.owners`)."""
+    given = frozenset().union(*(v.owners for v in (item, value) if v is not None))
+    if given - base.owners:
+        base = replace(base, owners=base.owners | given)
     held = base.shape
     if held is None:  # (what its items are may still be known: a list made of them)
         if base.elem is None or item is None:

@@ -208,3 +208,124 @@ def by_a_property_after_another_name() -> list[str]:
     pages = [Remote()]
     alias = pages
     return [page.body for page in alias]
+
+
+def _fill_each(row: list[object]) -> int:
+    row.append(Loud())
+    return 0
+
+
+def by_a_list_in_a_tuple() -> list[int]:
+    pair = ([Calm()], 1)
+    pair[0].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in pair[0]]
+
+
+def by_a_copy_of_a_list_of_lists() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    copied = list(rows)
+    _fill(copied[0])  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_sorted_copy() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    ordered = sorted(rows, key=len)
+    _fill(ordered[0])  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_the_copy_method() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    copied = rows.copy()
+    copied[0].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_extending_another() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    flat: list[list[Calm]] = []
+    flat.extend(rows)
+    _fill(flat[0])  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_adding_to_another() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    flat: list[list[Calm]] = []
+    flat += rows
+    _fill(flat[0])  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_its_items_handed_on_starred() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    _fill(*rows)  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_its_items_handed_to_a_mapped_function() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    list(map(_fill_each, rows))  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_its_items_handed_to_a_sort_key() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    sorted(rows, key=_fill_each)  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_default_max_gives_back() -> list[int]:
+    items = [Calm()]
+    found = max([], default=items)
+    found.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_keyword_a_method_keeps() -> list[int]:
+    items = [Calm()]
+    holder: dict[str, list[Calm]] = {}
+    holder.update(kept=items)
+    holder["kept"].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_local_function_made_before_the_name() -> list[int]:
+    def fill() -> None:
+        items.append(Loud())  # type: ignore[arg-type]
+
+    items = [Calm()]
+    fill()
+    return [x.run() for x in items]
+
+
+def by_two_names_at_once() -> list[int]:
+    items = alias = [Calm()]
+    alias.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_the_names_of_the_function() -> list[int]:
+    items = [Calm()]
+    vars()["items"].append(Loud())
+    return [x.run() for x in items]
+
+
+def by_two_hops_in_a_loop() -> list[int]:
+    first = [Calm()]
+    second = [Calm()]
+    ran = []
+    for x in first:
+        ran.append(x.run())
+        if len(first) < 4:
+            first.append(second[-1])
+            second.append(Loud())  # type: ignore[arg-type]
+    return ran
+
+
+def by_a_sum_of_lists() -> list[int]:
+    cube = [[[Calm()] for _ in range(1)] for _ in range(1)]
+    flat = sum(cube, [])  # noqa: RUF017  (the way honest code flattens, too)
+    _fill(flat[0])  # type: ignore[arg-type]
+    return [x.run() for plane in cube for row in plane for x in row]
