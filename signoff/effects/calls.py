@@ -91,6 +91,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
         else:
             if keeps and not (handed and containers.shares(frame, a)):
                 frame.keep(a)  # (not a list of lists whose lists a function is handed)
+                if containers.only_reads(fv):  # (``json.dumps({"names": names})``)
+                    containers.keep_displayed(frame, a)
             pos.append(frame.expr(a))
     kw: dict[str, Val] = {}
     dstar: Val | None = None

@@ -13,7 +13,9 @@ from __future__ import annotations
 import ast
 import collections
 import functools
+import heapq
 import itertools
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +24,7 @@ from signoff.effects.tables import (
     CONTAINER_METHODS,
     CONTAINER_VIEWS,
     KEEPS_NOTHING,
+    KEEPS_NOTHING_METHODS,
     KEEPS_WHILE_CALLED,
     KEPT_BY_METHODS,
     MUTATING_METHODS,
@@ -85,11 +88,13 @@ def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
         return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
                    for o in fv.objs)
     return bool(fv.calls) and not fv.objs and all(
-        isinstance(c, BuiltinMethod) and c.qual.startswith("builtins.")
+        isinstance(c, BuiltinMethod) and (c.qual.startswith("builtins.")
+                                          or c.qual in KEEPS_NOTHING_METHODS)
         and c.name not in KEPT_BY_METHODS for c in fv.calls)
 
 
-_HANDS_ITEMS_ON = frozenset({sorted, min, max, map, filter, itertools.groupby,
+_HANDS_ITEMS_ON = frozenset({sorted, min, max, map, filter, heapq.nlargest, heapq.nsmallest,
+                             itertools.groupby,
                              itertools.filterfalse, itertools.takewhile, itertools.dropwhile,
                              itertools.accumulate, itertools.starmap, functools.reduce})
 """Builtins that hand the items they are given to a function they are given."""
@@ -108,6 +113,34 @@ def shares(frame: Scope, node: ast.expr) -> bool:
     """Whether `node` names a container whose items are containers of known contents (a list of
     lists): a function handed its items may fill them."""
     return isinstance(node, ast.Name) and frame.name(node.id).shares_known
+
+
+_ONLY_READ = frozenset({len, print, repr, str, format, ascii, bool, hash, id, isinstance,
+                        json.dumps, json.dump})
+"""Calls that only read what they are given — give none of it back, hand none of it on — so
+what the displays they are given are made of stays with its names (`keep_displayed`)."""
+
+
+def only_reads(fv: Val) -> bool:
+    """Whether calling `fv` only reads what it is given (`_ONLY_READ`, a log's method)."""
+    if fv.objs and not fv.calls:
+        return all(_among(o, _ONLY_READ) for o in fv.objs)
+    return bool(fv.calls) and all(
+        isinstance(c, BuiltinMethod) and c.qual.startswith("logging.Logger.") for c in fv.calls)
+
+
+def keep_displayed(frame: Scope, node: ast.expr) -> None:
+    """The names a display handed to a call that `only_reads` is made of, at any depth (a dict
+    of lists), stay with their containers."""
+    parts: list[ast.expr | None] = []
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        parts = list(node.elts)
+    elif isinstance(node, ast.Dict):
+        parts = [*node.keys, *node.values]
+    for part in parts:
+        if part is not None and not isinstance(part, ast.Starred):
+            frame.keep(part)
+            keep_displayed(frame, part)
 
 
 def keeps_starred(fv: Val, keeps: bool) -> bool:

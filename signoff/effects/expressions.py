@@ -80,6 +80,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         return frame.item(base)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
+        _keep_parts(frame, node.elts)
         parts = [evaluate(frame, e) for e in node.elts]
         if kind is set:  # each item is hashed, by its class's own code
             for e, item in zip(node.elts, parts, strict=True):
@@ -87,6 +88,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
         return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
     if isinstance(node, ast.Dict):
+        _keep_parts(frame, [ast.Starred(value=v) for k, v in zip(node.keys, node.values,
+                                                                 strict=True) if k is None])
         keys = [(e, evaluate(frame, e)) for e in node.keys if e is not None]
         for e, key in keys:  # each key is hashed, by its class's own code
             dunder(frame, e, key, ("__hash__",), [])
@@ -220,6 +223,15 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
             ast.fix_missing_locations(call)
             return calls.evaluate_call(frame, call)
     return None
+
+
+def _keep_parts(frame: Frame, parts: list[ast.expr]) -> None:
+    """The containers a display is made of starred (``[*xs]``, a copy of what they hold) stay
+    with their names, unless what they hold are containers (the copy holds them too)."""
+    for part in parts:
+        if isinstance(part, ast.Starred) and not (
+                isinstance(part.value, ast.Name) and frame.name(part.value.id).shares_known):
+            frame.keep(part.value)
 
 
 def tested(frame: Frame, node: ast.expr) -> None:

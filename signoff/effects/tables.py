@@ -14,10 +14,13 @@ import datetime
 import decimal
 import fractions
 import functools
+import heapq
 import itertools
+import json
 import logging
 import operator
 import re
+import statistics
 import sysconfig
 import types
 import uuid
@@ -255,10 +258,15 @@ KEEPS_NOTHING: frozenset[Any] = frozenset(
     {
         abs, all, any, ascii, bool, bytearray, bytes, dict, divmod, float, format, frozenset,
         hash, id, int, isinstance, issubclass, len, list, max, min, ord, pow, print, repr,
-        round, set, sorted, str, sum, tuple,
+        round, set, sorted, str, sum, tuple, json.dumps, json.dump, heapq.nlargest,
+        heapq.nsmallest, collections.Counter, statistics.mean, statistics.fmean,
+        statistics.median, statistics.mode, statistics.multimode, statistics.stdev,
+        statistics.pstdev, statistics.variance, statistics.pvariance, statistics.quantiles,
+        logging.debug, logging.info, logging.warning, logging.error, logging.exception,
+        logging.critical, logging.log,
     }
 )  # fmt: skip
-"""Builtins that keep nothing they are given: a container handed to one stays with its name
+"""Calls that keep nothing they are given: a container handed to one stays with its name
 (`signoff.effects.frame.Frame.keep`); what they are given that iterates lazily
 (`KEEPS_WHILE_CALLED`) is used up inside the call."""
 
@@ -288,6 +296,15 @@ live view of it)."""
 
 CONTAINER_VIEWS = frozenset({"keys", "values", "items", "__iter__", "__reversed__"})
 """Methods of Python's containers that give a live view of it (`KEEPS_WHILE_CALLED`)."""
+
+KEEPS_NOTHING_METHODS = frozenset(
+    {f"logging.Logger.{name}" for name in ("debug", "info", "warning", "warn", "error",
+                                           "exception", "critical", "log")}
+    | {"_csv.writer.writerow", "_csv.writer.writerows", "csv.DictWriter.writerow",
+       "csv.DictWriter.writerows"}
+)
+"""Methods of allow-listed classes that keep nothing they are given (`KEEPS_NOTHING`): a log
+record's values are made text as it is written, a CSV row as it is."""
 
 KEPT_BY_METHODS = frozenset({"append", "add", "insert", "setdefault", "get", "pop", "__setitem__",
                              "__init__"})

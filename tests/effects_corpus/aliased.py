@@ -329,3 +329,23 @@ def by_a_sum_of_lists() -> list[int]:
     flat = sum(cube, [])  # noqa: RUF017  (the way honest code flattens, too)
     _fill(flat[0])  # type: ignore[arg-type]
     return [x.run() for plane in cube for row in plane for x in row]
+
+
+def kept_logged_and_dumped(text: str) -> str:
+    """Only reads: a list logged, dumped as JSON inside a dict, counted and written as CSV rows
+    (none of which keeps it), then its items' methods called."""
+    import csv
+    import io
+    import json
+    import logging
+    from collections import Counter
+
+    names = [Calm() for _ in text.split()]
+    logging.getLogger(__name__).info("names: %s", names)
+    words = text.split()
+    payload = json.dumps({"words": words, "count": len(names)})
+    counts = Counter(words)
+    rows = [[word, str(counts[word])] for word in words]
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    return payload + "".join(str(x.run()) for x in names) + rows[0][0].upper() + buffer.getvalue()
