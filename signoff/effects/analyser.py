@@ -355,6 +355,12 @@ class Analyser:
             frame.mutate_origin(origin, found, prefix + path)
         for r in summary.raises.values():
             frame.raises.append(replace(r, path=frame.prefix + prefix + r.path))
+        released = summary.releases | {t[2:].rstrip("*") for tokens, _ in summary.muts
+                                       for t in tokens if t[:2] == "p:"}
+        for param in released:  # (the caller's containers it hands on or fills: let go)
+            given = binding.get(param)
+            if given is not None and given.owners:
+                frame.let_go_all(given.owners, inner=False)
         site = call_site(frame, node)
         frame.summary.costs.update(((*site, *key), cost) for key, cost in summary.costs.items())
         frame.summary.cost_unknown |= summary.cost_unknown
@@ -363,7 +369,8 @@ class Analyser:
         calls = ret.calls
         if any(not isinstance(c, Method | BuiltinMethod) for c in calls):
             return Val(origin=frozenset({UNKNOWN}))  # a closure made by the callee: not followed
-        return replace(ret, origin=_substitute(ret.origin, binding), inner=_substitute(ret.inner, binding))
+        return replace(ret, origin=_substitute(ret.origin, binding), inner=_substitute(ret.inner, binding),
+                       owners=frozenset())  # (its names are the callee's own: `Val.owners`)
 
     def summarise(self, func: Any, cls: type | None, hint: Hint) -> Summary:
         """What `func` does (memoised; recursion iterated until it settles)."""

@@ -77,6 +77,7 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     if method and isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
         containers.filled_elsewhere(frame, fv, method)
     keeps = containers.keeps_nothing(fv, node, used_up)
+    followed = not keeps and containers.followed(frame, fv)  # (`Summary.releases`)
     handed = containers.hands_items_on(fv, node)
     namespace = any(o is vars or o is locals or o is globals for o in fv.objs)
     if namespace and not node.args:
@@ -85,11 +86,11 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     star: Val | None = None
     for a in node.args:
         if isinstance(a, ast.Starred):  # (what it holds is handed on, not it: `keeps_starred`)
-            if containers.keeps_starred(fv, keeps):
+            if containers.keeps_starred(fv, keeps):  # (a function's: its items, unnamed)
                 frame.keep(a.value)
             star = join(star, frame.expr(a.value))
         else:
-            if keeps and not (handed and containers.shares(frame, a)):
+            if followed or (keeps and not (handed and containers.shares(frame, a))):
                 frame.keep(a)  # (not a list of lists whose lists a function is handed)
                 if containers.only_reads(fv):  # (``json.dumps({"names": names})``)
                     containers.keep_displayed(frame, a)
@@ -97,7 +98,7 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     kw: dict[str, Val] = {}
     dstar: Val | None = None
     for k in node.keywords:
-        if containers.keeps_keyword(fv, k.arg, keeps):
+        if followed or containers.keeps_keyword(fv, k.arg, keeps):
             frame.keep(k.value)
         v = frame.expr(k.value)
         if k.arg is None:
@@ -344,8 +345,7 @@ def call_site(frame: Scope, node: ast.AST | None) -> tuple[tuple[str, int, int],
 
 def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:
     """Call a callable the analysis built: a lambda or local function, a bound method…"""
-    if isinstance(target, Inline):  # (what it names may have been bound since it was made)
-        target.frame.let_go_inside(target.node)
+    if isinstance(target, Inline):  # (walked where it is called: what it fills is seen then)
         return frame.call_inline(target, args, node)
     if isinstance(target, Method):
         full = args.prepend(target.self_val) if target.self_val is not None else args

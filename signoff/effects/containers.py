@@ -16,6 +16,7 @@ import functools
 import heapq
 import itertools
 import json
+import types
 from dataclasses import replace
 from typing import Any
 
@@ -83,8 +84,10 @@ def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
     one that iterates lazily where what it gives is `used_up` at once, a method of Python's
     containers that takes in only what its argument holds (``xs.extend(ys)``)."""
     if fv.objs and not fv.calls:
-        if len(node.args) > 1 and any(o in (max, min, sum) for o in fv.objs):
-            return False  # (``max(xs, ys)`` gives one of them back, ``sum(xss, [])`` their items)
+        if len(node.args) > 1 and any(o in (max, min) for o in fv.objs):
+            return False  # (``max(xs, ys)`` gives one of them back)
+        if len(node.args) > 1 and any(o is sum for o in fv.objs) and not _a_number(node.args[1]):
+            return False  # (``sum(xss, [])`` gives their items back, in one list)
         return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
                    for o in fv.objs)
     return bool(fv.calls) and not fv.objs and all(
@@ -143,6 +146,16 @@ def keep_displayed(frame: Scope, node: ast.expr) -> None:
             keep_displayed(frame, part)
 
 
+def followed(frame: Scope, fv: Val) -> bool:
+    """Whether the call is of functions of the app's the analysis follows by their summaries,
+    which say which of the containers they are given they hand on or fill
+    (`Summary.releases`): those are let go after the call, the others stay with their names."""
+    functions = [*fv.objs, *(c.func for c in fv.calls if isinstance(c, Method))]
+    return bool(functions) and len(functions) == len(fv.objs) + len(fv.calls) and all(
+        isinstance(f, types.FunctionType) and "__wrapped__" not in f.__dict__
+        and frame.an.is_app_code(f) for f in functions)
+
+
 def keeps_starred(fv: Val, keeps: bool) -> bool:
     """Whether the items of a container handed on starred (``f(*xs)``) stay with it: only for a
     call that `keeps_nothing` and gives none of them back (not ``max(*xs)``)."""
@@ -168,6 +181,15 @@ def sharing(made: Val, given: list[Val]) -> Val:
     return replace(made, owners=made.owners | owners)
 
 
+def _a_number(node: ast.expr) -> bool:
+    """Whether `node` plainly makes a number (``0``, ``Decimal(0)``, ``Decimal("0.00")``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int | float | complex)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in (
+                "Decimal", "Fraction", "int", "float", "timedelta"))
+
+
 def _among(obj: Any, known: frozenset[Any]) -> bool:
     try:
         return obj in known
@@ -176,21 +198,29 @@ def _among(obj: Any, known: frozenset[Any]) -> bool:
 
 
 def grown_by(frame: Scope, called: ast.Attribute, pos: list[Val]) -> None:
-    """What a local container holds after one of `GROWING` took `pos` in."""
-    base = frame.name(called.value.id) if isinstance(called.value, ast.Name) else None
-    if base is None or not base.types:
+    """What a local container holds after one of `GROWING` took `pos` in (either of two, for
+    ``(a if c else b).append(x)``)."""
+    receiver = called.value
+    names = [receiver] if isinstance(receiver, ast.Name) else [
+        r for r in (receiver.body, receiver.orelse) if isinstance(r, ast.Name)
+    ] if isinstance(receiver, ast.IfExp) else []
+    for held in names:
+        _grown(frame, held, frame.name(held.id), called.attr, pos)
+
+
+def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val]) -> None:
+    if not base.types:
         return
-    name = called.attr
     if all(issubclass(t, dict) for t in base.types):
         if name == "setdefault" and len(pos) > 1:
-            frame.grow(called.value, item=pos[0], value=pos[1])
+            frame.grow(receiver, item=pos[0], value=pos[1])
         elif name == "update":
             given = pos[0].contents()
-            frame.grow(called.value, item=pos[0].reached(given.item),
+            frame.grow(receiver, item=pos[0].reached(given.item),
                        value=pos[0].reached(given.value))
     elif base.types <= {list, set, bytearray}:
         added = pos[-1] if name in ("append", "add", "insert") else frame.iterate(pos[0])
-        frame.grow(called.value, item=added)
+        frame.grow(receiver, item=added)
 
 
 def method_result(base: Val, name: str, args: Args | None = None) -> Val:

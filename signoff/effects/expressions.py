@@ -41,7 +41,10 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     what it holds, and what the containers holding it hold, is no longer known."""
     kept = frame.kept_here(node)
     value = _evaluate(frame, node, kept)
-    if kept or not value.owners:  # (a container made here and not named yet is its own)
+    if kept:
+        return value
+    frame.released(value)
+    if not value.owners:  # (a container made here and not named yet is its own)
         return value
     if isinstance(node, ast.Name):  # (its own container: `Frame.name`)
         frame.let_go(node.id)
@@ -157,6 +160,9 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             left_node, left = right_node, right
         return fresh_of(bool)
     if isinstance(node, ast.IfExp):
+        if kept:  # (it gives one of them, where it is kept: ``(a if c else b).append(x)``)
+            frame.keep(node.body)
+            frame.keep(node.orelse)
         tested(frame, node.test)
         truth(frame, node.test, evaluate(frame, node.test))
         return join(evaluate(frame, node.body), evaluate(frame, node.orelse))
@@ -179,7 +185,6 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         return comprehension(frame, node, now=kept)
     if isinstance(node, ast.Lambda):
-        frame.let_go_inside(node)  # (what it names may be filled whenever it runs)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             evaluate(frame, d)
         return Val(types=frozenset(), calls=(Inline(node=node, frame=frame),))

@@ -353,11 +353,15 @@ class Frame:
     def grow(self, node: ast.expr, *, item: Val | None = None, value: Val | None = None) -> None:
         """What the container a local name holds (`node`) holds now includes `item` (a key)
         or `value` (`values.grown`): it was stored into it."""
-        if isinstance(node, ast.Name) and node.id in self.env:
-            held = self.env[node.id]
-            self.env[node.id] = grown(held, item=item, value=value)
-            self.reshaped += 1
-            self.let_go_all(held.owners - {node.id})  # (those holding it hold more now)
+        frame: Frame | None = self
+        while isinstance(node, ast.Name) and frame is not None:  # (a local function's: the
+            if node.id in frame.env:                             # function it is made in's)
+                held = frame.env[node.id]
+                frame.env[node.id] = grown(held, item=item, value=value)
+                self.reshaped += 1
+                self.let_go_all(held.owners - {node.id})  # (those holding it hold more now)
+                return
+            frame = frame.parent
 
     def keep(self, node: ast.expr) -> None:
         """`node`, walked next, leaves the container it gives with its name: it is only read
@@ -391,6 +395,18 @@ class Frame:
         """What each local container is known to hold now (`statements.looped`)."""
         return {name: (v.elem, v.shape) for name, v in self.env.items() if v.holds_known}
 
+    def released(self, value: Val, *, surely: bool = False) -> None:
+        """`value` is handed on where it may be filled out of sight: where it may be a
+        container a parameter holds, the function releases that parameter
+        (`Summary.releases`). `surely`: only where it is known to be a container (what a
+        function gives back, often worked out of one it was given)."""
+        kinds = value.types
+        if kinds is None and surely:
+            return
+        if kinds is None or any(issubclass(k, list | dict | set | tuple | bytearray)
+                                for k in kinds):
+            self.summary.releases.update(t[2:].rstrip("*") for t in value.reach if t[:2] == "p:")
+
     def let_go_every(self) -> None:
         """`let_go` every local name (``vars()`` gives them all, by other names)."""
         frame: Frame | None = self
@@ -399,11 +415,12 @@ class Frame:
                 self.let_go(name)
             frame = frame.parent
 
-    def let_go_all(self, names: frozenset[str]) -> None:
+    def let_go_all(self, names: frozenset[str], *, inner: bool = True) -> None:
         """What the containers of `names` hold was filled, or handed on, out of the walk's
-        sight (they are `Val.owners` of it): what that holds is let go (`let_go`, `inner`)."""
+        sight (they are `Val.owners` of it): what that holds is let go (`let_go`, `inner`);
+        not `inner`: they were."""
         for name in names:
-            self.let_go(name, inner=True)
+            self.let_go(name, inner=inner)
 
     def let_go_inside(self, node: ast.AST) -> None:
         """A local function, lambda or class is made of `node`: the containers of this frame
@@ -411,6 +428,8 @@ class Frame:
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name):
                 self.let_go(sub.id)
+                if sub.id in self.env:
+                    self.released(self.env[sub.id])
 
     def expr(self, node: ast.expr) -> Val:
         """The value of an expression, recording what evaluating it does."""

@@ -121,7 +121,7 @@ class Scope(Protocol):
         """Every local name's container is handed on out of the walk's sight."""
         ...
 
-    def let_go_all(self, names: frozenset[str]) -> None:
+    def let_go_all(self, names: frozenset[str], *, inner: bool = True) -> None:
         """The containers these local names hold are handed on out of the walk's sight."""
         ...
 

@@ -65,6 +65,7 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         if node.value is not None:  # (what the caller is given is its own from here)
             frame.keep(node.value)
         frame.returns.append(frame.expr(node.value) if node.value else const(None))
+        frame.released(frame.returns[-1], surely=True)  # (a container it was given, back)
     elif isinstance(node, ast.If):
         tested(frame, node.test)
         truth(frame, node.test, frame.expr(node.test))
@@ -109,7 +110,6 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Nonlocal):
         frame.declared_nonlocal.update(node.names)
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        frame.let_go_inside(node)  # (what it names may be filled whenever it runs)
         for deco in node.decorator_list:
             frame.expr(deco)
         defaults(frame, node.args)

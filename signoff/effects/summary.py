@@ -55,6 +55,11 @@ class Summary:
     resolved: dict[str, Binding] = field(default_factory=dict)
     """The names the walk of it, and of what it calls, resolved in the app's code, with what
     they were bound to (by the id of where each is bound, and the name)."""
+    releases: set[str] = field(default_factory=set)
+    """Its parameters whose containers it hands on where they may be filled out of sight (to
+    another function, another container, a local function, its caller), or fills: a caller's
+    container given as one of them is let go after the call, and kept with its name until
+    then (`signoff.effects.containers.followed`)."""
     cost_repeats: bool = False
     """Whether a declared cost on its path is met inside a loop (a ``for``, a ``while``, a
     comprehension, a callback of ``map``…): how many times it is spent is then not known."""
@@ -81,6 +86,7 @@ class Summary:
             frozenset(self.effects),
             frozenset(self.muts),
             frozenset(self.raises),
+            frozenset(self.releases),
             frozenset(self.costs.items()),
             self.cost_unknown,
             self.cost_repeats,

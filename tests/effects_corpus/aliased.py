@@ -349,3 +349,40 @@ def kept_logged_and_dumped(text: str) -> str:
     buffer = io.StringIO()
     csv.writer(buffer).writerows(rows)
     return payload + "".join(str(x.run()) for x in names) + rows[0][0].upper() + buffer.getvalue()
+
+
+def _hand_on(items: list[object]) -> None:
+    _fill(items)
+
+
+def _total(items: list[Calm]) -> int:
+    return sum(item.run() for item in items)
+
+
+def _made() -> list[Calm]:
+    made = []
+    for _ in range(2):
+        made.append(Calm())
+    return made
+
+
+def by_a_function_that_hands_it_on() -> list[int]:
+    items = [Calm()]
+    _hand_on(items)  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def kept_by_functions_that_only_read_it() -> list[int]:
+    """Only reads: a helper that only reads the list it is given, one that makes and gives
+    back a list, a local function reading it, and one of two lists chosen to be filled."""
+    items = _made()
+    total = _total(items)
+    evens: list[Calm] = []
+    odds: list[Calm] = []
+    for i, item in enumerate(items):
+        (evens if i % 2 == 0 else odds).append(item)
+
+    def nth(i: int) -> int:
+        return items[i].run()
+
+    return [total, nth(0), *(x.run() for x in evens), *(x.run() for x in odds)]
