@@ -1039,6 +1039,7 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     saved = CliRunner().invoke(main, ["mcp", "token", config, noor, "--save"])
     assert saved.exit_code == 0, saved.output
     assert "A new token for Noor is kept in" in saved.output
+    assert "commands on this guard now act as Noor" in " ".join(saved.output.split())
     listed = CliRunner().invoke(main, ["mcp", "tasks", config, "--as", noor])
     assert listed.exit_code == 0, listed.output
     assert task in listed.output

@@ -221,7 +221,8 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
         click.echo(looked(settled, passed, runner.run_once()))
         return
     click.echo(f"A worker of {app.name} looks every {every:g} s for work that can go on, and "
-               "says what each look did; stop it with Ctrl-C.")
+               "says what each look carried on (nothing while there is nothing to do); stop it "
+               "with Ctrl-C.")
     runner.run_forever(every=every, stuck_after=stuck_after,
                        tell=lambda words: click.echo(f"{datetime.now():%H:%M:%S} {words}"))
 

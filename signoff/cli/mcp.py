@@ -315,7 +315,7 @@ def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
 
     app, person = _guard_person(config_path, handle)
     issue_list_or_revoke(app, person, label="mcp guard", save=save, revoke_id=revoke_id,
-                         takes_label=False, listing=listing, listed_by=runnable(
+                         takes_label=False, listing=listing, acted_on="guard", listed_by=runnable(
                              f"mcp token {shlex.quote(config_path)} {shlex.quote(person.handle)} --list"))
 
 

@@ -65,7 +65,7 @@ _EXAMPLES = """
 \b
 Examples:
   signoff research "What does the with statement do?"
-  signoff research "How do I deploy?" --corpus docs/ --max-steps 6
+  signoff research "How do I approve a proposal?" --corpus docs/ --max-steps 6
   signoff research "What does yield do?" --json
   signoff research "What is a context manager?" --model openai:gpt-4o-mini --budget 0.05
   signoff research --approve PROPOSAL_ID      # a fetch of a web page it waits on

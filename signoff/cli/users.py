@@ -234,13 +234,15 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
 
 def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
                          revoke_id: str | None, listing: bool, listed_by: str,
-                         labelled: bool = False, takes_label: bool = True) -> None:
+                         labelled: bool = False, takes_label: bool = True,
+                         acted_on: str = "app") -> None:
     """A token command's work: list `person`'s tokens, revoke one of theirs, or give them a new
     one labelled `label`, shown once or kept in the local profile with `save`. `listed_by` is
     the command that lists them, for a token id that is not theirs. Asked for two of these at
     once (--list with --revoke, or either with what goes with a new token: `save`, or a label
     the person gave, `labelled`), it does none of them: a usage error says to give one (naming
-    --label only for a command that `takes_label`)."""
+    --label only for a command that `takes_label`). `acted_on`: what the commands the saved
+    token acts on are of ("app", "guard")."""
     _one_at_a_time(listing=listing, revoke_id=revoke_id, save=save, labelled=labelled,
                    takes_label=takes_label)
     if listing:
@@ -258,7 +260,7 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
     if save:
         path = save_token(app, person.handle, secret)
         click.echo(f"A new token for {person.name} is kept in {path}, and commands on this "
-                   f"app now act as {person.name} when no --as (nor SIGNOFF_AS) is given.")
+                   f"{acted_on} now act as {person.name} when no --as (nor SIGNOFF_AS) is given.")
     else:
         click.echo(secret)
 
