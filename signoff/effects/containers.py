@@ -14,12 +14,16 @@ import ast
 import collections
 import functools
 import heapq
+import inspect
 import itertools
 import json
 import types
 from dataclasses import replace
 from typing import Any
 
+import pydantic
+
+from signoff.effects import pydantic_models
 from signoff.effects.scope import Scope
 from signoff.effects.tables import (
     CONTAINER_METHODS,
@@ -83,6 +87,8 @@ def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
     container handed to it stays with its name: `Scope.keep`): a builtin that keeps nothing,
     one that iterates lazily where what it gives is `used_up` at once, a method of Python's
     containers that takes in only what its argument holds (``xs.extend(ys)``)."""
+    if fv.objs and not fv.calls and all(_plain_model(o) for o in fv.objs):
+        return True  # (pydantic makes its fields' lists and dicts anew, of the same items)
     if fv.objs and not fv.calls:
         if len(node.args) > 1 and any(o in (max, min) for o in fv.objs):
             return False  # (``max(xs, ys)`` gives one of them back)
@@ -179,6 +185,15 @@ def sharing(made: Val, given: list[Val]) -> Val:
     if not owners or not made.shares_known:  # (items that cannot be filled are not shared)
         return made
     return replace(made, owners=made.owners | owners)
+
+
+def _plain_model(obj: Any) -> bool:
+    """Whether `obj` is a pydantic model whose making runs no code of the app's (its own
+    ``__init__``, a validator: one given the caller's very list may fill it)."""
+    return isinstance(obj, type) and pydantic_models.is_model(obj) and (
+        inspect.getattr_static(obj, "__init__") is pydantic.BaseModel.__init__) and not any(
+        pydantic_models.hooks(model, serializing=False)
+        for model in pydantic_models.models_in(obj))
 
 
 def _a_number(node: ast.expr) -> bool:

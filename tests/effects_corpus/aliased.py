@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from pydantic import BaseModel, field_validator
+
 
 class Calm:
     """Its `run` only computes."""
@@ -386,3 +388,35 @@ def kept_by_functions_that_only_read_it() -> list[int]:
         return items[i].run()
 
     return [total, nth(0), *(x.run() for x in evens), *(x.run() for x in odds)]
+
+
+class Basket(BaseModel):
+    """A model whose making runs no code of the app's: its list is made anew."""
+
+    model_config = {"arbitrary_types_allowed": True}
+    items: list[Calm]
+
+
+class Grabbing(BaseModel):
+    """A model whose validator is given the caller's very list, before it is checked."""
+
+    model_config = {"arbitrary_types_allowed": True}
+    items: list[object]
+
+    @field_validator("items", mode="before")
+    @classmethod
+    def grab(cls, given: list[object]) -> list[object]:
+        given.append(Loud())
+        return given
+
+
+def kept_by_a_model_made_of_it() -> list[int]:
+    items = [Calm()]
+    Basket(items=items)
+    return [x.run() for x in items]
+
+
+def by_a_models_validator() -> list[int]:
+    items = [Calm()]
+    Grabbing(items=items)  # type: ignore[arg-type]
+    return [x.run() for x in items]
