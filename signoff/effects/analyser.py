@@ -359,7 +359,8 @@ class Analyser:
                                        for t in tokens if t[:2] == "p:"}
         for param in released:  # (the caller's containers it hands on or fills: let go)
             given = binding.get(param)
-            if given is not None and given.owners:
+            if given is not None:
+                frame.released(given)  # (and the caller's own parameters, handed on in turn)
                 frame.let_go_all(given.owners, inner=False)
         site = call_site(frame, node)
         frame.summary.costs.update(((*site, *key), cost) for key, cost in summary.costs.items())
@@ -369,8 +370,12 @@ class Analyser:
         calls = ret.calls
         if any(not isinstance(c, Method | BuiltinMethod) for c in calls):
             return Val(origin=frozenset({UNKNOWN}))  # a closure made by the callee: not followed
+        # (its own names for it are the callee's; it may be, or hold, what the caller gave it)
+        held_by = frozenset().union(*(v.owners for k, v in binding.items() if any(
+            t[2:].rstrip("*") == k for t in ret.reach if t[:2] == "p:")))
+        scalar = ret.types is not None and ret.types <= IMMUTABLE_TYPES - {tuple, frozenset}
         return replace(ret, origin=_substitute(ret.origin, binding), inner=_substitute(ret.inner, binding),
-                       owners=frozenset())  # (its names are the callee's own: `Val.owners`)
+                       owners=frozenset() if scalar else held_by)
 
     def summarise(self, func: Any, cls: type | None, hint: Hint) -> Summary:
         """What `func` does (memoised; recursion iterated until it settles)."""

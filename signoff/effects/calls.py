@@ -73,9 +73,12 @@ _C_CALLABLES = (
 def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val:
     """Evaluate a call expression (`used_up`: what it gives is iterated at once, `Scope.keep`)."""
     method = containers.kept_receiver(frame, node.func, used_up)
+    frame.keep(node.func)  # (what is called is not handed on)
     fv = frame.expr(node.func)
     if method and isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
         containers.filled_elsewhere(frame, fv, method)
+        for name in containers.named_by(node.func.value, top=True):  # (it is that container)
+            frame.let_go(name)
     keeps = containers.keeps_nothing(fv, node, used_up)
     followed = not keeps and containers.followed(frame, fv)  # (`Summary.releases`)
     handed = containers.hands_items_on(fv, node)
@@ -105,6 +108,10 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             dstar = join(dstar, v)
         else:
             kw[k.arg] = v
+    if method in ("extend", "update"):  # (what they hold, taken in: maybe a caller's lists)
+        for given in pos:
+            if not given.holds_known or given.shares_known:
+                frame.released(given)
     made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
     if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and pos:
         containers.grown_by(frame, node.func, pos)
@@ -134,6 +141,8 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
         else:
             results.append(_unresolved(frame, node))
     elif not fv.objs and not fv.calls:
+        if not fv.types:  # (nothing known of it: a function a container held, say)
+            results.append(_unresolved(frame, node))
         for cls in fv.types:
             if issubclass(cls, type):
                 what = call_text(frame, node)
@@ -582,7 +591,17 @@ def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val |
         return join(found, args.pos[2]) if len(args.pos) > 2 else found
     if name in ("setattr", "delattr") and args.pos:
         frame.mutate(args.pos[0], call_text(frame, node))
+        named = args.pos[1].objs[0] if len(args.pos) > 1 and len(args.pos[1].objs) == 1 else None
+        special.attribute_written(  # (its setter, deleter, own ``__setattr__`` run)
+            frame, args.pos[0], named if isinstance(named, str) else None,
+            (args.pos[2] if len(args.pos) > 2 else Val()) if name == "setattr" else None, node)
         return const(None)
+    if name == "hasattr" and len(args.pos) >= 2:  # (it reads the attribute: as getattr does)
+        attr = args.pos[1].objs[0] if len(args.pos[1].objs) == 1 else None
+        if not isinstance(attr, str):
+            return frame.unknown(call_text(frame, node), "hasattr with a computed name")
+        frame.attribute(args.pos[0], attr, None)
+        return fresh_of(bool)
     if name == "super":
         return frame.super_(node)
     if name == "globals":

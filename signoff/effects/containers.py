@@ -120,8 +120,30 @@ def hands_items_on(fv: Val, node: ast.Call) -> bool:
 
 def shares(frame: Scope, node: ast.expr) -> bool:
     """Whether `node` names a container whose items are containers of known contents (a list of
-    lists): a function handed its items may fill them."""
-    return isinstance(node, ast.Name) and frame.name(node.id).shares_known
+    lists), or a parameter's whose items are not known (they may be the caller's lists): a
+    function handed its items may fill them."""
+    if not isinstance(node, ast.Name):
+        return False
+    named = frame.name(node.id)
+    return named.shares_known or (not named.holds_known and any(
+        t[:2] == "p:" for t in named.reach))
+
+
+def named_by(node: ast.expr, *, top: bool = False) -> list[str]:
+    """The local names whose very container `node` may give (not an item of one): a walrus's,
+    a ``BoolOp``'s values, an ``IfExp``'s branches (at the `top`, not its names: `grown_by`
+    grows those)."""
+    if isinstance(node, ast.Name):
+        return [] if top else [node.id]
+    if isinstance(node, ast.IfExp):
+        return [name for branch in (node.body, node.orelse)
+                if not (top and isinstance(branch, ast.Name)) for name in named_by(branch)]
+    if isinstance(node, ast.BoolOp):
+        return [name for value in node.values for name in named_by(value)]
+    if isinstance(node, ast.NamedExpr):
+        return [node.target.id, *named_by(node.value)] if isinstance(
+            node.target, ast.Name) else named_by(node.value)
+    return []
 
 
 _ONLY_READ = frozenset({len, print, repr, str, format, ascii, bool, hash, id, isinstance,

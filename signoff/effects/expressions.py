@@ -44,6 +44,9 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     if kept:
         return value
     frame.released(value)
+    for target in value.calls:  # a local function handed on: it may run anywhere, any time
+        if isinstance(target, Inline):
+            target.frame.let_go_inside(target.node)
     if not value.owners:  # (a container made here and not named yet is its own)
         return value
     if isinstance(node, ast.Name):  # (its own container: `Frame.name`)
@@ -161,8 +164,9 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         return fresh_of(bool)
     if isinstance(node, ast.IfExp):
         if kept:  # (it gives one of them, where it is kept: ``(a if c else b).append(x)``)
-            frame.keep(node.body)
-            frame.keep(node.orelse)
+            for branch in (node.body, node.orelse):
+                if isinstance(branch, ast.Name):  # (`containers.grown_by` grows them)
+                    frame.keep(branch)
         tested(frame, node.test)
         truth(frame, node.test, evaluate(frame, node.test))
         return join(evaluate(frame, node.body), evaluate(frame, node.orelse))
@@ -298,8 +302,11 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
                 truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
             key, value = evaluate(frame, node.key), evaluate(frame, node.value)
+            dunder(frame, node.key, key, ("__hash__",), [])  # (each key hashed, as it is put)
             return fresh_of(dict, inner=_reach([key, value]))  # (as a dict literal: above)
         part = evaluate(frame, node.elt)
+        if isinstance(node, ast.SetComp):  # (each item hashed, by its class's own code)
+            dunder(frame, node.elt, part, ("__hash__",), [])
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
     if kind is None:
         return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))

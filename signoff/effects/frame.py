@@ -186,6 +186,8 @@ class Frame:
         # A local function that calls itself runs its body over and over: a loop.
         calls_itself = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                            and n.func.id == name for n in ast.walk(fn))
+        if calls_itself:  # (what it fills, it fills again and again: a loop not walked so)
+            outer.let_go_inside(fn)
         child = self._scope(outer, f"{outer.qualname}.<locals>.{name}", name,
                             loops=self.loops + calls_itself)
         binding = bind(params_of_node(fn), args, None)
@@ -391,9 +393,17 @@ class Frame:
                 return
             frame = frame.parent
 
-    def held_now(self) -> dict[str, tuple[object, object]]:
-        """What each local container is known to hold now (`statements.looped`)."""
-        return {name: (v.elem, v.shape) for name, v in self.env.items() if v.holds_known}
+    def held_now(self) -> dict[tuple[int, str], tuple[object, object]]:
+        """What each container of this frame's and of those it is in (a local function's) is
+        known to hold now (`statements.looped`)."""
+        held: dict[tuple[int, str], tuple[object, object]] = {}
+        frame: Frame | None = self
+        depth = 0
+        while frame is not None:
+            held.update({(depth, name): (v.elem, v.shape)
+                         for name, v in frame.env.items() if v.holds_known})
+            frame, depth = frame.parent, depth + 1
+        return held
 
     def released(self, value: Val, *, surely: bool = False) -> None:
         """`value` is handed on where it may be filled out of sight: where it may be a

@@ -117,6 +117,14 @@ class Scope(Protocol):
         """`node`, walked next, leaves the container it gives with its name."""
         ...
 
+    def let_go(self, name: str, *, inner: bool = False) -> None:
+        """The container a local name holds is handed on out of the walk's sight."""
+        ...
+
+    def released(self, value: Val, *, surely: bool = False) -> None:
+        """`value` is handed on: the parameters it may be a container of are released."""
+        ...
+
     def let_go_every(self) -> None:
         """Every local name's container is handed on out of the walk's sight."""
         ...

@@ -7,7 +7,7 @@ defaults taken from the function object when there is one.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from signoff.effects.values import EMPTY, Args, Val, fresh_of, known
@@ -69,28 +69,32 @@ def bind(params: tuple[Param, ...], args: Args, default: Val | None) -> dict[str
     for i, p in enumerate(positional):
         if i < len(args.pos):
             out[p.name] = args.pos[i]
-        elif args.star is not None:
-            out[p.name] = args.star.derived()
+        elif args.star is not None:  # (one of what it holds: held by those holding it)
+            out[p.name] = replace(args.star.derived(), owners=args.star.owners)
     extra: frozenset[str] = EMPTY
+    held = args.star.owners if args.star is not None else EMPTY  # (`Val.owners`: what it packs)
     for v in args.pos[len(positional) :]:
         extra |= v.reach
+        held |= v.owners
     named = {p.name: p for p in params if p.kind in ("arg", "kwonly")}
     extra_kw: frozenset[str] = EMPTY
+    held_kw = args.dstar.owners if args.dstar is not None else EMPTY
     for key, v in args.kw.items():
         if key in named:
             out[key] = v
         else:
             extra_kw |= v.reach
+            held_kw |= v.owners
     if args.dstar is not None:
         for name in named:
-            out.setdefault(name, args.dstar.derived())
+            out.setdefault(name, replace(args.dstar.derived(), owners=args.dstar.owners))
         extra_kw |= args.dstar.reach
     for p in params:
         if p.kind == "vararg":
             star = args.star.reach if args.star is not None else EMPTY
-            out[p.name] = default or fresh_of(tuple, inner=extra | star)
+            out[p.name] = default or replace(fresh_of(tuple, inner=extra | star), owners=held)
         elif p.kind == "kwarg":
-            out[p.name] = default or fresh_of(dict, inner=extra_kw)
+            out[p.name] = default or replace(fresh_of(dict, inner=extra_kw), owners=held_kw)
         elif p.name not in out:
             if default is not None:
                 out[p.name] = default

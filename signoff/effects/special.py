@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import types
 from typing import Any
 
 from signoff.effects import calls
@@ -24,7 +25,8 @@ from signoff.effects.tables import (
 )
 from signoff.effects.values import Args, Val, const, fresh_of, join_all, known
 
-__all__ = ["defines", "each", "iterated", "mixin_runs", "runs_unnamed", "special"]
+__all__ = ["attribute_written", "defines", "each", "iterated", "mixin_runs", "runs_unnamed",
+           "special"]
 
 
 def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
@@ -119,7 +121,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
             values = iterated(frame, rows, node)
         special(frame, values, ("__str__", "__repr__"), [], node)
     if q in ("dataclasses.asdict", "dataclasses.astuple") and args.pos:
-        _copied_deeply(frame, args.pos[0], node, depth=4)
+        _copied_deeply(frame, args.pos[0], node, depth=8)
         for factory in ("dict_factory", "tuple_factory"):
             if factory in args.kw:  # (called with the fields' pairs, or values)
                 calls.call_args(frame, args.kw[factory], Args([fresh_of(list)], {}), node)
@@ -182,20 +184,47 @@ def _copied_deeply(frame: Scope, value: Val, node: ast.AST | None, *, depth: int
     """What ``dataclasses.asdict`` runs of the classes of what it copies: a dataclass's fields
     in turn, the items of lists, tuples and dicts, and ``copy.deepcopy`` of anything else (its
     class's ``__deepcopy__``, or ``__reduce_ex__``)."""
-    if depth == 0:
+    if depth == 0:  # (deeper than followed: what copying it runs is not known)
+        frame.unknown(call_text(frame, node), "copies deeply what is nested deeper than followed")
         return
     for kind in value.types or ():
         if dataclasses.is_dataclass(kind):
             for field in dataclasses.fields(kind):
                 _copied_deeply(frame, frame.attribute(value, field.name, None), node,
                                depth=depth - 1)
-        elif issubclass(kind, list | tuple | dict):
+        elif issubclass(kind, list | tuple | dict | set | frozenset):
             held = frame.iterate(value)
             _copied_deeply(frame, held, node, depth=depth - 1)
             if issubclass(kind, dict):
                 _copied_deeply(frame, frame.item(value), node, depth=depth - 1)
         else:
             special(frame, value, ("__deepcopy__", "__reduce_ex__", "__reduce__"), [Val()], node)
+
+
+def attribute_written(frame: Scope, base: Val, attr: str | None, value: Val | None,
+                      node: ast.AST | None) -> None:
+    """Assigning to a property runs its setter, to a descriptor of the app's its ``__set__``,
+    and on an object whose class of the app's has its own ``__setattr__``, that: follow them.
+    With no `value`, the attribute is deleted: its deleter, ``__delete__``, ``__delattr__``.
+    With no `attr` (``setattr(o, name, v)``, the name not known here): any of them."""
+    given = [value] if value is not None else []
+    for cls in base.types or ():
+        if cls.__module__ == "builtins":
+            continue
+        names = [attr] if attr is not None else [
+            name for klass in cls.__mro__ for name in vars(klass)]
+        for name in dict.fromkeys(names):
+            prop = inspect.getattr_static(cls, name, None)
+            accessor = (prop.fset if given else prop.fdel) if isinstance(prop, property) else None
+            if accessor is not None:
+                calls.call_function(frame, accessor, [base, *given], {}, node, cls=cls)
+            setter = inspect.getattr_static(type(prop), "__set__" if given else "__delete__", None)
+            if isinstance(setter, types.FunctionType) and frame.an.is_app_code(setter):
+                calls.call_function(frame, setter, [known(prop), base, *given], {}, node,
+                                    cls=type(prop))
+        own = inspect.getattr_static(cls, "__setattr__" if given else "__delattr__", None)
+        if isinstance(own, types.FunctionType) and frame.an.is_app_code(own):
+            calls.call_function(frame, own, [base, const(attr or ""), *given], {}, node, cls=cls)
 
 
 def mixin_runs(frame: Scope, func: Any, receiver: Val, node: ast.AST | None) -> None:

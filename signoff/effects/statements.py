@@ -20,6 +20,7 @@ from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, qualified_name
 from signoff.effects.values import (
     FRESH,
     GLOBAL,
+    Args,
     Inline,
     Val,
     const,
@@ -110,10 +111,15 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Nonlocal):
         frame.declared_nonlocal.update(node.names)
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        for deco in node.decorator_list:
-            frame.expr(deco)
+        decorators = [frame.expr(deco) for deco in node.decorator_list]
         defaults(frame, node.args)
-        frame.bind_name(node.name, Val(types=frozenset(), calls=(Inline(node=node, frame=frame),)))
+        local = Val(types=frozenset(), calls=(Inline(node=node, frame=frame),))
+        if decorators:  # each is called with it, bottom up, and may keep or call it
+            frame.let_go_inside(node)
+            for decorator, deco in zip(reversed(decorators), reversed(node.decorator_list),
+                                       strict=True):
+                calls.call_args(frame, decorator, Args([local], {}), deco)
+        frame.bind_name(node.name, local)
     elif isinstance(node, ast.ClassDef):
         frame.let_go_inside(node)  # (its methods' code may fill what they name)
         for part in [*node.decorator_list, *(k.value for k in node.keywords)]:
@@ -182,6 +188,8 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     """``x += v``: a change of x's object when x is a name holding a mutable object."""
     frame.keep(node.value)  # (x += xs takes in what xs holds, not xs)
     value = frame.expr(node.value)
+    if not value.holds_known or value.shares_known:  # (a parameter's items: maybe its caller's lists)
+        frame.released(value)
     op = _OPS.get(type(node.op), "?") + "="
     target = node.target
     name = _IN_PLACE.get(type(node.op))
@@ -223,9 +231,10 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
     elif isinstance(target, ast.Attribute):
         base = frame.expr(target.value)
         frame.mutate(base, f"{_text(target)} {op}")
-        attribute_written(frame, base, target.attr, value, target)
+        special.attribute_written(frame, base, target.attr, value, target)
     elif isinstance(target, ast.Subscript):
-        frame.keep(target.value)
+        if isinstance(target.value, ast.Name | ast.Subscript | ast.Attribute | ast.Call):
+            frame.keep(target.value)  # (``(a if c else b)[0] = x``: let go, they are filled)
         base = frame.expr(target.value)
         key = frame.expr(target.slice)
         frame.mutate(base, f"{_text(target)} {op}")
@@ -284,32 +293,11 @@ def delete(frame: Frame, target: ast.expr) -> None:
             frame.expr(target.slice)
             dunder(frame, target.value, base, ("__delitem__",), [target.slice])
         else:  # (its deleter, or its class's own ``__delattr__``, runs)
-            attribute_written(frame, base, target.attr, None, target)
+            special.attribute_written(frame, base, target.attr, None, target)
         frame.mutate(base, f"del {_text(target)}")
     elif isinstance(target, ast.Tuple | ast.List):
         for elt in target.elts:
             delete(frame, elt)
-
-
-def attribute_written(frame: Frame, base: Val, attr: str, value: Val | None, node: ast.expr) -> None:
-    """Assigning to a property runs its setter, to a descriptor of the app's its ``__set__``,
-    and on an object whose class of the app's has its own ``__setattr__``, that: follow them.
-    With no `value`, the attribute is deleted: its deleter, ``__delete__``, ``__delattr__``."""
-    given = [value] if value is not None else []
-    for cls in base.types or ():
-        if cls.__module__ == "builtins":
-            continue
-        prop = inspect.getattr_static(cls, attr, None)
-        accessor = (prop.fset if given else prop.fdel) if isinstance(prop, property) else None
-        if accessor is not None:
-            calls.call_function(frame, accessor, [base, *given], {}, node, cls=cls)
-        setter = inspect.getattr_static(type(prop), "__set__" if given else "__delete__", None)
-        if isinstance(setter, types.FunctionType) and frame.an.is_app_code(setter):
-            calls.call_function(frame, setter, [known(prop), base, *given], {}, node,
-                                cls=type(prop))
-        own = inspect.getattr_static(cls, "__setattr__" if given else "__delattr__", None)
-        if isinstance(own, types.FunctionType) and frame.an.is_app_code(own):
-            calls.call_function(frame, own, [base, const(attr), *given], {}, node, cls=cls)
 
 
 def enter_with(frame: Frame, item: ast.withitem) -> None:

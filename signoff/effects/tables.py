@@ -341,8 +341,6 @@ MUTATES_ARGUMENT: dict[str, int] = {
     "bisect.insort": 0,
     "bisect.insort_left": 0,
     "bisect.insort_right": 0,
-    "builtins.setattr": 0,
-    "builtins.delattr": 0,
     "builtins.object.__setattr__": 0,
     "builtins.object.__delattr__": 0,
 }

@@ -420,3 +420,122 @@ def by_a_models_validator() -> list[int]:
     items = [Calm()]
     Grabbing(items=items)  # type: ignore[arg-type]
     return [x.run() for x in items]
+
+
+def _link(holder: list[object], items: list[object]) -> None:
+    _link_on(holder, items)
+
+
+def _link_on(holder: list[object], items: list[object]) -> None:
+    holder.append(items)
+
+
+def _first(rows: list[list[object]]) -> list[object]:
+    return rows[0]
+
+
+def _forward(*given: list[object]) -> None:
+    _fill(*given)
+
+
+def _take_in(holder: list[list[object]], rows: list[list[object]]) -> None:
+    holder.extend(rows)
+
+
+def _run_now(made: object) -> object:
+    made()  # type: ignore[operator]
+    return made
+
+
+def by_a_second_function_that_keeps_it() -> list[int]:
+    items = [Calm()]
+    holder: list[object] = []
+    _link(holder, items)  # type: ignore[arg-type]
+    _fill(holder[0])  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_an_item_a_function_gives_back() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    _fill(_first(rows))  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_function_handing_on_what_it_packs() -> list[int]:
+    items = [Calm()]
+    _forward(items)  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_function_taking_in_its_items() -> list[int]:
+    rows = [[Calm()] for _ in range(1)]
+    holder: list[list[object]] = []
+    _take_in(holder, rows)  # type: ignore[arg-type]
+    _fill(holder[0])
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_local_function_kept_in_a_list() -> list[int]:
+    items = [Calm()]
+
+    def fill() -> None:
+        items.append(Loud())  # type: ignore[arg-type]
+
+    kept = [fill]
+    kept[0]()
+    return [x.run() for x in items]
+
+
+def by_a_local_function_its_decorator_runs() -> list[int]:
+    items = [Calm()]
+
+    @_run_now
+    def fill() -> None:
+        items.append(Loud())  # type: ignore[arg-type]
+
+    return [x.run() for x in items]
+
+
+def by_one_of_two_chosen_by_and() -> list[int]:
+    first = [Calm()]
+    second = [Calm()]
+    (first and second).append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in second]
+
+
+def by_one_of_two_stored_into() -> list[int]:
+    first = [Calm()]
+    second = [Calm()]
+    (first if len(first) > 5 else second)[0] = Loud()  # type: ignore[call-overload]
+    return [x.run() for x in second]
+
+
+def by_a_chain_a_local_function_loops_over() -> list[int]:
+    first, second, third = [Calm()], [Calm()], [Calm()]
+
+    def go() -> list[int]:
+        ran = []
+        for _ in range(6):
+            ran.append(first[-1].run())
+            first.append(second[-1])
+            second.append(third[-1])
+            third.append(Loud())  # type: ignore[arg-type]
+        return ran
+
+    return go()
+
+
+def by_a_chain_a_local_function_recurses_over() -> list[int]:
+    first, second, third = [Calm()], [Calm()], [Calm()]
+    ran: list[int] = []
+
+    def step(n: int) -> None:
+        ran.append(first[-1].run())
+        first.append(second[-1])
+        second.append(third[-1])
+        third.append(Loud())  # type: ignore[arg-type]
+        if n:
+            step(n - 1)
+
+    step(4)
+    return ran

@@ -949,3 +949,62 @@ def _validated(shipment: Shipment) -> int:
 
 def by_validate_call(data: dict[str, Any]) -> int:
     return _validated(data)  # type: ignore[arg-type]
+
+
+class Settable:
+    """A class whose property's setter and deleter, and own ``__delattr__``, reach outside."""
+
+    @property
+    def level(self) -> int:
+        return 1
+
+    @level.setter
+    def level(self, value: int) -> None:
+        os.system("echo setter")
+
+    @level.deleter
+    def level(self) -> None:
+        os.system("echo deleter")
+
+
+class Hashed:
+    def __hash__(self) -> int:
+        os.system("echo hash")
+        return 1
+
+
+def by_setattr_builtin() -> None:
+    Settable().level = 2
+
+
+def by_delattr_builtin() -> None:
+    delattr(Settable(), "level")
+
+
+def by_setattr_of_a_name_not_known(name: str) -> None:
+    setattr(Settable(), name, 2)
+
+
+def by_hasattr() -> bool:
+    return hasattr(Looked(), "size")
+
+
+def by_set_comprehension() -> set[Hashed]:
+    return {item for item in [Hashed()]}
+
+
+def by_a_lambda_kept_in_a_list() -> None:
+    kept = [lambda: os.system("echo kept")]
+    kept[0]()
+
+
+@dataclasses.dataclass
+class Deep:
+    """Nested four dataclasses deep, then a set of objects copied by their own code."""
+
+    inner: Holds | None
+    copies: frozenset[Copied] = frozenset()
+
+
+def by_dataclass_as_dict_of_a_set(held: Deep) -> dict[str, Any]:
+    return dataclasses.asdict(held)
