@@ -415,7 +415,13 @@ class Frame:
             return
         if kinds is None or any(issubclass(k, list | dict | set | tuple | bytearray)
                                 for k in kinds):
-            self.summary.releases.update(t[2:].rstrip("*") for t in value.reach if t[:2] == "p:")
+            # (given back surely, a new container of a parameter's items releases it only
+            # where those items may be containers: ``[i for i in items if i.ok]`` does not)
+            items = value.contents().item
+            whole = not surely or items is None or items.types is None or any(
+                issubclass(k, list | dict | set | tuple | bytearray) for k in items.types)
+            reached = value.reach if whole else value.origin  # (a new one: its origin is none)
+            self.summary.releases.update(t[2:].rstrip("*") for t in reached if t[:2] == "p:")
 
     def let_go_every(self) -> None:
         """`let_go` every local name (``vars()`` gives them all, by other names)."""

@@ -539,3 +539,15 @@ def by_a_chain_a_local_function_recurses_over() -> list[int]:
 
     step(4)
     return ran
+
+
+def _kept_of(items: list[Calm]) -> list[Calm]:
+    return [item for item in items if item.run()]
+
+
+def kept_by_a_function_giving_back_a_new_list_of_its_items() -> list[int]:
+    """Only reads: a helper gives back a new list of the items it is given (not the list, nor
+    containers of it), so the caller's list stays with its name."""
+    items = [Calm()]
+    chosen = _kept_of(items)
+    return [len(chosen), *(x.run() for x in items)]
