@@ -416,6 +416,7 @@ SPECIAL_METHODS_CALLED: dict[str, tuple[str, ...]] = {
     "builtins.bin": ("__index__",),
     "builtins.oct": ("__index__",),
     "builtins.hex": ("__index__",),
+    "builtins.range": ("__index__",),
     "builtins.abs": ("__abs__",),
     "builtins.hash": ("__hash__",),
     "builtins.round": ("__round__",),

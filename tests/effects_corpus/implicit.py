@@ -1008,3 +1008,13 @@ class Deep:
 
 def by_dataclass_as_dict_of_a_set(held: Deep) -> dict[str, Any]:
     return dataclasses.asdict(held)
+
+
+class Counted:
+    def __index__(self) -> int:
+        os.system("echo index")
+        return 2
+
+
+def by_range_of_an_index() -> list[int]:
+    return list(range(Counted()))  # type: ignore[call-overload]
