@@ -295,6 +295,14 @@ class Analyser:
         return frozenset(name for name, hint in self.source.hints(func).items()
                          if annotation_types(hint).types is None or _pydantics_own(hint))
 
+    def _contradicted(self, func: Any, binding: dict[str, Val]) -> frozenset[str]:
+        """The parameters of `func` whose annotation what a caller passes is known not to fit
+        (a list given to ``items: str``): a helper's annotation is checked by no one, so what
+        is passed is what the walk takes them to be."""
+        hints = self.source.hints(func)
+        return frozenset(name for name, given in binding.items()
+                         if name in hints and not _fits(given.types, hints[name]))
+
     def is_standard_library(self, func: Any) -> bool:
         """Whether `func` is code of Python's standard library."""
         return bool(func.__code__.co_filename.startswith(_STANDARD_LIBRARY))
@@ -315,7 +323,7 @@ class Analyser:
             Val(origin=frozenset({_ROOT_TOKEN}), inner=frozenset({_ROOT_TOKEN})) if frame.root_name else None
         )
         binding = bind(params, args, default)
-        loose = self._loosely_annotated(func)
+        loose = self._loosely_annotated(func) | self._contradicted(func, binding)
         hint = tuple(
             (p.name, binding[p.name].types, binding[p.name].pure, _functions(binding[p.name]))
             for i, p in enumerate(params)
@@ -484,7 +492,8 @@ class Analyser:
                 typed = Typed(types=frozenset({tuple}))
             elif p.kind == "kwarg":
                 typed = Typed(types=frozenset({dict}))
-            elif p.name in hints and not (p.name in given and p.name in loose):
+            elif p.name in hints and not (p.name in given and (
+                    p.name in loose or not _fits(given[p.name][0], hints[p.name]))):
                 typed = annotation_types(hints[p.name])
             elif i == 0 and cls is not None:
                 if p.name == "cls":
@@ -589,6 +598,17 @@ def _bound_on_class(frame: Scope, cls: type, attr: str) -> None:
         frame.bound(klass.__dict__, attr, own, f"{qualified_name(klass)}.{attr}", owner=klass)
         if own is not MISSING:
             return
+
+
+def _fits(kinds: frozenset[type] | None, annotation: Any) -> bool:
+    """Whether values of `kinds` (None: not known) are of the types `annotation` names."""
+    declared = annotation_types(annotation).types
+    if kinds is None or declared is None:
+        return True
+    try:
+        return all(any(issubclass(kind, each) for each in declared) for kind in kinds)
+    except TypeError:  # (a type that cannot be checked so: what is known of it is taken)
+        return False
 
 
 def _pydantics_own(hint: Any) -> bool:

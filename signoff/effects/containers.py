@@ -18,6 +18,7 @@ import inspect
 import itertools
 import json
 import types
+import typing
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +37,7 @@ from signoff.effects.tables import (
     PYTHON_CONTAINERS,
 )
 from signoff.effects.values import (
+    HOLDERS,
     UNTYPED,
     Args,
     BuiltinMethod,
@@ -63,7 +65,8 @@ def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
     return func.attr
 
 
-GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
+GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault", "appendleft",
+                     "extendleft", "symmetric_difference_update"})
 """The methods by which Python's containers take in what they are given."""
 
 
@@ -210,12 +213,34 @@ def sharing(made: Val, given: list[Val]) -> Val:
 
 
 def _plain_model(obj: Any) -> bool:
-    """Whether `obj` is a pydantic model whose making runs no code of the app's (its own
-    ``__init__``, a validator: one given the caller's very list may fill it)."""
-    return isinstance(obj, type) and pydantic_models.is_model(obj) and (
-        inspect.getattr_static(obj, "__init__") is pydantic.BaseModel.__init__) and not any(
-        pydantic_models.hooks(model, serializing=False)
-        for model in pydantic_models.models_in(obj))
+    """Whether `obj` is a pydantic model that keeps nothing it is made of: its making runs no
+    code of the app's (its own ``__init__``, a validator: one given the caller's very list may
+    fill it), and each field is rebuilt by pydantic all the way down (a ``list[str]``, a
+    ``dict[str, int]``, a model of such) — not kept as given (``Any``, ``object``, a
+    ``Sequence``, ``SkipValidation``, ``InstanceOf``) nor holding what it was given's own lists
+    (``list[list[str]]`` copies the outer list alone)."""
+    if not (isinstance(obj, type) and pydantic_models.is_model(obj)) or (
+            inspect.getattr_static(obj, "__init__") is not pydantic.BaseModel.__init__):
+        return False
+    models = pydantic_models.models_in(obj)
+    return not any(pydantic_models.hooks(model, serializing=False) for model in models) and all(
+        not info.metadata and _rebuilt(info.annotation)
+        for model in models for info in (getattr(model, "__pydantic_fields__", None) or {}).values())
+
+
+def _rebuilt(annotation: Any, depth: int = 0) -> bool:
+    """Whether pydantic makes a value of `annotation` anew from what it is given, sharing no
+    container of it: an object that is no container (a scalar, a model — `_plain_model` checks
+    its fields — an object of the app's), or a list, set, tuple or dict of those."""
+    if isinstance(annotation, type):  # (an object of a class that holds no container of its
+        return annotation not in (object, typing.Any) and not issubclass(  # own: kept)
+            annotation, HOLDERS)
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return all(_rebuilt(arg, depth) for arg in args)
+    if origin in (list, set, frozenset, tuple, dict) and depth == 0 and args:
+        return all(arg is Ellipsis or _rebuilt(arg, depth + 1) for arg in args)
+    return False
 
 
 def _a_number(node: ast.expr) -> bool:
@@ -255,8 +280,9 @@ def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val
             given = pos[0].contents()
             frame.grow(receiver, item=pos[0].reached(given.item),
                        value=pos[0].reached(given.value))
-    elif base.types <= {list, set, bytearray}:
-        added = pos[-1] if name in ("append", "add", "insert") else frame.iterate(pos[0])
+    elif base.types <= {list, set, bytearray, collections.deque}:
+        added = pos[-1] if name in ("append", "add", "insert", "appendleft") else frame.iterate(
+            pos[0])
         frame.grow(receiver, item=added)
 
 

@@ -36,6 +36,7 @@ from signoff.effects.values import (
     Val,
     const,
     grown,
+    holder,
     join,
     join_all,
     known,
@@ -413,13 +414,11 @@ class Frame:
         kinds = value.types
         if kinds is None and surely:
             return
-        if kinds is None or any(issubclass(k, list | dict | set | tuple | bytearray)
-                                for k in kinds):
+        if holder(kinds):
             # (given back surely, a new container of a parameter's items releases it only
             # where those items may be containers: ``[i for i in items if i.ok]`` does not)
             items = value.contents().item
-            whole = not surely or items is None or items.types is None or any(
-                issubclass(k, list | dict | set | tuple | bytearray) for k in items.types)
+            whole = not surely or items is None or holder(items.types)
             reached = value.reach if whole else value.origin  # (a new one: its origin is none)
             self.summary.releases.update(t[2:].rstrip("*") for t in reached if t[:2] == "p:")
 

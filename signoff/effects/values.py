@@ -9,6 +9,7 @@ empty origin means a fresh object made inside the function: changing it is no ef
 from __future__ import annotations
 
 import ast
+import collections
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -176,7 +177,7 @@ class Val:
         """An item, a value or a part taken out of this container, of what `sub` says
         (`reached`); a container that can change, taken out, is held by this one's `owners`."""
         made = self.reached(sub, **changes)
-        return replace(made, owners=self.owners) if self.owners and _holder(made.types) else made
+        return replace(made, owners=self.owners) if self.owners and holder(made.types) else made
 
     @property
     def holds_known(self) -> bool:
@@ -262,9 +263,13 @@ class Typed:
                        types=self.types | {Unseen} if self.types is not None else None)
 
 
-def _holder(kinds: frozenset[type] | None) -> bool:
+HOLDERS = (list, dict, set, tuple, bytearray, collections.deque)
+"""Python's containers (and their subclasses): what may hold another's items."""
+
+
+def holder(kinds: frozenset[type] | None) -> bool:
     """Whether a value of `kinds` may be a container (another's item may be: `Val.taken`)."""
-    return kinds is None or any(issubclass(k, list | dict | set | tuple | bytearray) for k in kinds)
+    return kinds is None or any(issubclass(k, HOLDERS) for k in kinds)
 
 
 def _unchanging(kinds: frozenset[type] | None) -> bool:

@@ -8,7 +8,9 @@ containers used in the ways honest code uses them (it must still be found to onl
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterator
+from typing import Any
 
 from pydantic import BaseModel, field_validator
 
@@ -551,3 +553,46 @@ def kept_by_a_function_giving_back_a_new_list_of_its_items() -> list[int]:
     items = [Calm()]
     chosen = _kept_of(items)
     return [len(chosen), *(x.run() for x in items)]
+
+
+class Holding(BaseModel):
+    """A model that keeps what it is given as it is (``Any``)."""
+
+    held: Any
+
+
+def _fill_said_to_be_text(items: str) -> None:
+    items.append(Loud())  # type: ignore[attr-defined]
+
+
+def _run_said_to_be_text(item: str) -> int:
+    return item.run()  # type: ignore[attr-defined]
+
+
+def by_a_deque_filled_where_seen() -> list[int]:
+    items = deque([Calm()])
+    items.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_set_filled_by_its_difference() -> list[int]:
+    kinds = {Calm()}
+    kinds.symmetric_difference_update({Loud()})  # type: ignore[arg-type]
+    return [x.run() for x in kinds]
+
+
+def by_a_model_keeping_it_as_given() -> list[int]:
+    items = [Calm()]
+    made = Holding(held=items)
+    _fill(made.held)
+    return [x.run() for x in items]
+
+
+def by_a_helper_whose_annotation_is_wrong() -> list[int]:
+    items = [Calm()]
+    _fill_said_to_be_text(items)  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_an_object_a_helper_says_is_text() -> int:
+    return _run_said_to_be_text(Loud())  # type: ignore[arg-type]
