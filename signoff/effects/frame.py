@@ -96,6 +96,9 @@ class Frame:
         next walk of each, once: `keep`)."""
         self.reshaped = 0
         """How many times a local container's known items changed (grown, or let go)."""
+        self.aliases: dict[str, frozenset[str]] = {}
+        """The local names bound to one container (``alias = items``), each to all of them:
+        filled, or let go, through one, it is through each (`alias`)."""
         self.loops = 0
         """How many loops the walk is inside here (a lambda or local function is walked inside
         those of the place it is called): what is called inside one may run more than once."""
@@ -359,12 +362,20 @@ class Frame:
         frame: Frame | None = self
         while isinstance(node, ast.Name) and frame is not None:  # (a local function's: the
             if node.id in frame.env:                             # function it is made in's)
-                held = frame.env[node.id]
-                frame.env[node.id] = grown(held, item=item, value=value)
-                self.reshaped += 1
-                self.let_go_all(held.owners - {node.id})  # (those holding it hold more now)
+                for name in frame.aliases.get(node.id, frozenset({node.id})):
+                    held = frame.env[name]
+                    frame.env[name] = grown(held, item=item, value=value)
+                    self.reshaped += 1
+                    self.let_go_all(held.owners - {name})  # (those holding it hold more now)
                 return
             frame = frame.parent
+
+    def alias(self, name: str, other: str) -> None:
+        """`name` is bound to the container `other` holds (``name = other``): each names it."""
+        group = self.aliases.get(name, frozenset({name})) | self.aliases.get(
+            other, frozenset({other}))
+        for each in group:
+            self.aliases[each] = group
 
     def keep(self, node: ast.expr) -> None:
         """`node`, walked next, leaves the container it gives with its name: it is only read
@@ -391,6 +402,8 @@ class Frame:
                     frame.env[name] = loosened
                     self.reshaped += 1
                     self.let_go_all(held.owners - {name})
+                    for other in frame.aliases.get(name, frozenset()) - {name}:
+                        frame.let_go(other, inner=inner)  # (the same container, named so)
                 return
             frame = frame.parent
 

@@ -49,9 +49,14 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         frame.keep(node.value)
         frame.expr(node.value)
     elif isinstance(node, ast.Assign):
+        aliased = _aliased(frame, node)
+        if aliased:  # (``alias = items``: one container, two names, each filled as the other)
+            frame.keep(node.value)
         value = frame.expr(node.value)
-        for target in node.targets:
-            assign(frame, target, value, node.value, "=")
+        for each in node.targets:
+            assign(frame, each, value, node.value, "=")
+        if aliased:
+            frame.alias(*aliased)
         if len(node.targets) > 1:  # (``a = b = []``: one container, two names)
             for target in node.targets:
                 for bound in ast.walk(target):
@@ -161,6 +166,16 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 frame.expr(case.guard)
             body(frame, case.body)
     # pass, break, continue, type aliases: nothing to do
+
+
+def _aliased(frame: Frame, node: ast.Assign) -> tuple[str, str] | None:
+    """The two local names ``name = other`` binds to one container, if it is that."""
+    (target,) = node.targets if len(node.targets) == 1 else (None,)
+    if (isinstance(target, ast.Name) and isinstance(node.value, ast.Name)
+            and node.value.id in frame.env and target.id not in frame.declared_global
+            and target.id not in frame.declared_nonlocal):
+        return target.id, node.value.id
+    return None
 
 
 _WALKS = 4

@@ -596,3 +596,25 @@ def by_a_helper_whose_annotation_is_wrong() -> list[int]:
 
 def by_an_object_a_helper_says_is_text() -> int:
     return _run_said_to_be_text(Loud())  # type: ignore[arg-type]
+
+
+def kept_under_another_name() -> list[int]:
+    """Only reads: a list given another name, read through both."""
+    items = [Calm()]
+    chosen = items
+    return [x.run() for x in chosen] + [x.run() for x in items]
+
+
+def by_another_name_handed_on() -> list[int]:
+    items = [Calm()]
+    chosen = items
+    _fill(chosen)  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_a_chain_of_names() -> list[int]:
+    items = [Calm()]
+    first = items
+    second = first
+    second.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
