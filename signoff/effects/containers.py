@@ -2,10 +2,12 @@
 that is known.
 
 What a container made in the function holds is known while it stays with its name: read,
-iterated, counted, or filled by its own methods where the walk sees it (`GROWING`). Handed on
-where it may be filled out of sight — another name, a function, a lazy iterator, a local
-function, another container — it is let go (`signoff.effects.frame.Frame.let_go`), and so are
-the containers holding it (`Val.owners`). The methods' results are typed by what it holds.
+iterated, counted, handed to what keeps nothing (`keeps_nothing`), or filled by its own methods
+where the walk sees it (`GROWING`). Handed on where it may be filled out of sight — a function
+that keeps it (a function of the app's says which it keeps: `followed`), a lazy iterator,
+another container — it is let go (`signoff.effects.frame.Frame.let_go`: what it holds may then
+be of any class besides those known), and so is what the containers holding it hold
+(`Val.owners`). The methods' results are typed by what it holds.
 """
 
 from __future__ import annotations
@@ -48,8 +50,10 @@ from signoff.effects.values import (
     join,
 )
 
-__all__ = ["GROWING", "filled_elsewhere", "grown_by", "keeps_nothing", "kept_receiver",
-           "made_iterable", "method_result", "of_python"]
+__all__ = ["GROWING", "filled_elsewhere", "followed", "grown_by", "hands_items_on",
+           "keep_displayed", "keeps_keyword", "keeps_nothing", "keeps_starred", "kept_receiver",
+           "made_iterable", "method_result", "named_by", "of_python", "only_reads", "shares",
+           "sharing"]
 
 
 def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
