@@ -369,7 +369,7 @@ class Analyser:
             given = binding.get(param)
             if given is not None:
                 frame.released(given)  # (and the caller's own parameters, handed on in turn)
-                frame.let_go_all(given.owners, inner=False)
+                frame.let_go_all(given.owners, inner=False, filled=True)
         site = call_site(frame, node)
         frame.summary.costs.update(((*site, *key), cost) for key, cost in summary.costs.items())
         frame.summary.cost_unknown |= summary.cost_unknown

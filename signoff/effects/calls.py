@@ -113,8 +113,9 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             if not given.holds_known or given.shares_known:
                 frame.released(given)
     made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
-    if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and pos:
-        containers.grown_by(frame, node.func, pos)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and (
+            pos or kw):
+        containers.grown_by(frame, node.func, pos, kw)
     if namespace:  # (what it holds: whatever the names hold, of no known type)
         made = pos[0].derived(pure=False) if pos else Val(origin=frozenset({UNKNOWN}),
                                                             inner=frozenset({UNKNOWN}))
@@ -615,7 +616,10 @@ def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val |
         special.runs_unnamed(frame, f"builtins.{name}", args, node)
         if name == "next":
             return join(frame.iterate(first), args.pos[1]) if len(args.pos) > 1 else frame.iterate(first)
-        return first.derived(elem=first.elem, types=frozenset({dict}) if name == "vars" else None)
+        if name == "vars":
+            return first.derived(types=frozenset({dict}))
+        # (an iterator of its items: a container among them is the one it holds, `Val.owners`)
+        return replace(Typed(item=first.contents().item).on(first.derived()), owners=first.owners)
     return None
 
 

@@ -47,7 +47,9 @@ from signoff.effects.values import (
     Typed,
     Val,
     fresh_of,
+    holder,
     join,
+    merged,
 )
 
 __all__ = ["GROWING", "filled_elsewhere", "followed", "grown_by", "hands_items_on",
@@ -76,11 +78,16 @@ GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"
 
 def filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
     """``rows[0].append(x)``: a container taken out of others is filled, or is not one of
-    Python's (whose method may do anything with it): those holding it are let go."""
+    Python's (whose method may do anything with it): those holding it are let go. A method
+    of what allow-listed code gave (text a function of Python's made) only computes."""
+    if not fv.calls and fv.pure and fv.types is None and name in MUTATING_METHODS:
+        frame.let_go_all(fv.owners, filled=True)  # (of what allow-listed code gave: its method)
+        frame.released(fv)  # (a caller's, filled: `Summary.releases`)
     for target in fv.calls:
         held = target.self_val if isinstance(target, BuiltinMethod | Method) else None
         if held is not None and (not isinstance(target, BuiltinMethod)
-                                 or name in MUTATING_METHODS or not of_python(held)):
+                                 or name in MUTATING_METHODS
+                                 or not (of_python(held) or held.pure)):
             frame.let_go_all(held.owners)
 
 
@@ -263,31 +270,62 @@ def _among(obj: Any, known: frozenset[Any]) -> bool:
         return False
 
 
-def grown_by(frame: Scope, called: ast.Attribute, pos: list[Val]) -> None:
-    """What a local container holds after one of `GROWING` took `pos` in (either of two, for
-    ``(a if c else b).append(x)``)."""
+def grown_by(frame: Scope, called: ast.Attribute, pos: list[Val], kw: dict[str, Val]) -> None:
+    """What a local container holds after one of `GROWING` took `pos` (and a dict's `kw`) in
+    (either of two, for ``(a if c else b).append(x)``)."""
     receiver = called.value
     names = [receiver] if isinstance(receiver, ast.Name) else [
         r for r in (receiver.body, receiver.orelse) if isinstance(r, ast.Name)
     ] if isinstance(receiver, ast.IfExp) else []
     for held in names:
-        _grown(frame, held, frame.name(held.id), called.attr, pos)
+        _grown(frame, held, frame.name(held.id), called.attr, pos, kw)
 
 
-def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val]) -> None:
+def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val],
+           kw: dict[str, Val]) -> None:
+    if base.types is None and base.pure:  # (what allow-listed code gave: ``json.loads(s)``)
+        for given in [*pos, *kw.values()]:
+            frame.grow(receiver, item=given)
+        frame.released(base)  # (a caller's, filled: `Summary.releases`)
+        return
     if not base.types:
         return
     if all(issubclass(t, dict) for t in base.types):
         if name == "setdefault" and len(pos) > 1:
             frame.grow(receiver, item=pos[0], value=pos[1])
         elif name == "update":
-            given = pos[0].contents()
-            frame.grow(receiver, item=pos[0].reached(given.item),
-                       value=pos[0].reached(given.value))
+            for given in pos[:1]:
+                key, value = _entries(frame, given)
+                frame.grow(receiver, item=key, value=value)
+            for value in kw.values():  # (``d.update(name=x)``)
+                frame.grow(receiver, item=fresh_of(str), value=value)
+    elif not pos:
+        return
     elif base.types <= {list, set, bytearray, collections.deque}:
         added = pos[-1] if name in ("append", "add", "insert", "appendleft") else frame.iterate(
             pos[0])
         frame.grow(receiver, item=added)
+
+
+def _any_of(values: list[Val]) -> Typed | None:
+    """What any of `values` is (`merged`)."""
+    held: Typed | None = values[0].contents()
+    for value in values[1:]:
+        held = merged(held, value.contents())
+    return held
+
+
+def _entries(frame: Scope, given: Val) -> tuple[Val, Val]:
+    """A key and a value of what a dict is updated with: a mapping, or an iterable of pairs
+    (``d.items()``); the containers among them held by `given`'s names (`Val.owners`)."""
+    held = given.contents()
+    if given.types and all(issubclass(t, dict) for t in given.types):
+        return given.taken(held.item), given.taken(held.value)
+    pair = frame.iterate(given)
+    parts = pair.contents().parts
+    if parts is not None and len(parts) == 2:
+        return pair.taken(parts[0]), pair.taken(parts[1])
+    return frame.item(pair), frame.item(pair)
 
 
 def method_result(base: Val, name: str, args: Args | None = None) -> Val:
@@ -297,18 +335,19 @@ def method_result(base: Val, name: str, args: Args | None = None) -> Val:
     held = base.contents()
     default = args.pos[1] if args is not None and len(args.pos) > 1 else None
     if base.types and all(issubclass(t, dict) for t in base.types):
+        # (a view holds what the dict holds: the containers among them are its names' own)
         if name == "values":
-            return fresh_of(list, inner=base.reach, shape=Typed(item=held.value))
+            return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=held.value)), [base])
         if name == "keys":
-            return fresh_of(list, inner=base.reach, shape=Typed(item=held.item))
+            return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=held.item)), [base])
         if name == "items":
             pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
-            return fresh_of(list, inner=base.reach, shape=Typed(item=pair))
+            return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=pair)), [base])
         if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
             found = base.taken(held.value, rec=rec)
             return join(found, default) if default is not None else found
-    if base.types and base.types <= {list, tuple, set, frozenset}:
-        if name in ("pop", "__getitem__"):
+    if base.types and base.types <= {list, tuple, set, frozenset, collections.deque}:
+        if name in ("pop", "popleft", "__getitem__"):
             return base.taken(held.item, rec=rec)
         if name in ("index", "count"):
             return fresh_of(int)
@@ -326,12 +365,23 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         shape = Typed(item=Typed(types=frozenset({tuple}), parts=(Typed(types=frozenset({int})), items[0])))
     elif cls is zip and pos:
         shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(items)))
+    elif cls is zip and args.star is not None:  # (``zip(*rows)``: tuples of a row's items)
+        across = frame.iterate(frame.iterate(args.star)).contents()
+        shape = Typed(item=Typed(types=frozenset({tuple}), item=across))
     elif cls is filter and len(pos) > 1:
         shape = Typed(item=items[1])
     elif cls is map:
         return made
-    elif cls is dict and pos:
-        shape = Typed(item=pos[0].contents().item, value=pos[0].contents().value)
+    elif issubclass(cls, dict) and not issubclass(cls, collections.defaultdict) and (
+            pos or args.kw) and args.star is None and args.dstar is None:
+        keys, values = [], list(args.kw.values())  # (``dict(pairs, name=x)``: either)
+        if args.kw:
+            keys.append(fresh_of(str))
+        if pos:
+            key, value = _entries(frame, pos[0])
+            keys.append(key)
+            values.append(value)
+        shape = Typed(item=_any_of(keys), value=_any_of(values))
     elif issubclass(cls, collections.defaultdict):
         factory = pos[0].objs[0] if pos and len(pos[0].objs) == 1 else None
         kinds = frozenset({factory}) if isinstance(factory, type) else None
@@ -340,6 +390,9 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
     elif pos:
         shape = Typed(item=items[0])
+    elif not args.kw and args.star is None and args.dstar is None and holder(made.types):
+        nothing = Typed(types=frozenset())  # (made empty: ``OrderedDict()``, ``deque()``)
+        shape = Typed(item=nothing, value=nothing if issubclass(cls, dict) else None)
     if shape is None:
         return made
     return Typed(types=made.types, item=shape.item, value=shape.value).on(made)

@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import ast
 import inspect
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls, orm, special
-from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects import calls, containers, orm, special
+from signoff.effects.tables import (
+    CONTAINER_VIEWS,
+    IMMUTABLE_TYPES,
+    MUTATING_METHODS,
+    PYTHON_CONTAINERS,
+)
 from signoff.effects.values import (
     EMPTY,
     UNKNOWN,
+    UNTYPED,
     Args,
     Inline,
     Typed,
@@ -27,6 +34,7 @@ from signoff.effects.values import (
     join,
     join_all,
     known,
+    merged,
 )
 
 if TYPE_CHECKING:
@@ -41,8 +49,11 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     what it holds, and what the containers holding it hold, is no longer known."""
     kept = frame.kept_here(node)
     value = _evaluate(frame, node, kept)
-    if kept:
-        return value
+    return value if kept else handed_on(frame, node, value)
+
+
+def handed_on(frame: Frame, node: ast.expr, value: Val) -> Val:
+    """`value`, of `node`, handed on where it is not kept (`evaluate`)."""
     frame.released(value)
     for target in value.calls:  # a local function handed on: it may run anywhere, any time
         if isinstance(target, Inline):
@@ -61,7 +72,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.Constant):
         return const(node.value)
     if isinstance(node, ast.Attribute):
-        return frame.attribute(evaluate(frame, node.value), node.attr, node)
+        return frame.attribute(_owner(frame, node.value, node.attr), node.attr, node)
     if isinstance(node, ast.Call):
         return calls.evaluate_call(frame, node, used_up=kept)
     if isinstance(node, ast.Subscript):
@@ -87,24 +98,43 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
         _keep_parts(frame, node.elts)
-        parts = [evaluate(frame, e) for e in node.elts]
+        parts = [_part(frame, e) for e in node.elts]
         if kind is set:  # each item is hashed, by its class's own code
             for e, item in zip(node.elts, parts, strict=True):
                 dunder(frame, e, item, ("__hash__",), [])
-        shape = Typed(parts=tuple(p.contents() for p in parts)) if kind is tuple else None
+        starred = any(isinstance(e, ast.Starred) for e in node.elts)
+        shape = Typed(item=_items(parts)) if kind is not tuple or starred else Typed(
+            parts=tuple(p.contents() for p in parts))
         return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
     if isinstance(node, ast.Dict):
         _keep_parts(frame, [ast.Starred(value=v) for k, v in zip(node.keys, node.values,
                                                                  strict=True) if k is None])
-        keys = [(e, evaluate(frame, e)) for e in node.keys if e is not None]
-        for e, key in keys:  # each key is hashed, by its class's own code
-            dunder(frame, e, key, ("__hash__",), [])
-        parts = [key for _, key in keys] + [evaluate(frame, e) for e in node.values]
-        # (what it holds is not taken from what it was made of: another name for it, or a
-        # function it is handed, may put anything in it)
-        return fresh_of(dict, inner=_reach(parts))
+        keys: list[Val] = []
+        values: list[Val] = []
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is None:  # (``**other``: its keys and values)
+                other = evaluate(frame, v)
+                keys.append(frame.iterate(other))
+                values.append(other.taken(other.contents().value))
+                continue
+            key = evaluate(frame, k)
+            dunder(frame, k, key, ("__hash__",), [])  # (each key hashed, by its class's code)
+            keys.append(key)
+            values.append(evaluate(frame, v))
+        return fresh_of(dict, inner=_reach(keys + values),
+                        shape=Typed(item=_items(keys), value=_items(values)))
     if isinstance(node, ast.BinOp):
+        named = [side for side in (node.left, node.right) if isinstance(side, ast.Name)]
+        for side in named:  # (Python's operators only read what they combine)
+            frame.keep(side)
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
+        if not (_of_python(left) and _of_python(right)):  # (another's operator may keep them)
+            left, right = (handed_on(frame, side, value) if side in named else value
+                           for side, value in ((node.left, left), (node.right, right)))
+        else:
+            combined = _combined(node.op, left, right)
+            if combined is not None:
+                return combined
         name = _BINARY.get(type(node.op))
         given: list[Val | None] = []  # what the operands' own methods give, when they have them
         if name is not None:
@@ -288,13 +318,17 @@ def comprehension(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
 
 def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
                   now: bool) -> Val:
-    """One walk of a comprehension (`comprehension`; `now`: it runs as it is made)."""
+    """One walk of a comprehension (`comprehension`; `now`: it runs as it is made). The names
+    its ``for`` binds are its own: what the function's names of the same hold is put aside
+    while it is walked, and back after (``v`` a word in one, a number in the next)."""
     with ExitStack() as repeated:
         for gen in node.generators:
             if now:
                 frame.keep(gen.iter)
             iterated = evaluate(frame, gen.iter)
             iterated_by(frame, gen.iter, iterated)
+            if gen is node.generators[0]:  # (the first is evaluated where the comprehension is)
+                repeated.enter_context(_own_names(frame, node))
             repeated.enter_context(frame.repeated())
             frame.assign(gen.target, frame.iterate(iterated), None, "=")
             for cond in gen.ifs:
@@ -303,7 +337,8 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
         if isinstance(node, ast.DictComp):
             key, value = evaluate(frame, node.key), evaluate(frame, node.value)
             dunder(frame, node.key, key, ("__hash__",), [])  # (each key hashed, as it is put)
-            return fresh_of(dict, inner=_reach([key, value]))  # (as a dict literal: above)
+            return fresh_of(dict, inner=_reach([key, value]),  # (as a dict display: above)
+                            shape=Typed(item=key.contents(), value=value.contents()))
         part = evaluate(frame, node.elt)
         if isinstance(node, ast.SetComp):  # (each item hashed, by its class's own code)
             dunder(frame, node.elt, part, ("__hash__",), [])
@@ -311,6 +346,26 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
     if kind is None:
         return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))
     return fresh_of(kind, inner=part.reach, elem=part.types, shape=Typed(item=part.contents()))
+
+
+@contextmanager
+def _own_names(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+               ) -> Iterator[None]:
+    """The names a comprehension's ``for`` binds, bound afresh in it and forgotten after it
+    (`_comprehended`). Not when it makes a lambda: one kept may run later, with the name's
+    last value, which the function's name of the same is then taken to be among."""
+    if any(isinstance(inside, ast.Lambda) for inside in ast.walk(node)):
+        yield
+        return
+    names = {bound.id for gen in node.generators for bound in ast.walk(gen.target)
+             if isinstance(bound, ast.Name)}
+    outer = {name: frame.env.pop(name) for name in names if name in frame.env}
+    try:
+        yield
+    finally:
+        for name in names:
+            frame.env.pop(name, None)
+        frame.env.update(outer)
 
 
 def _reach(parts: list[Val]) -> frozenset[str]:
@@ -325,6 +380,89 @@ def _reach(parts: list[Val]) -> frozenset[str]:
 
 _SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
 """Values that hold nothing that could be changed."""
+
+
+def _owner(frame: Frame, node: ast.expr, attr: str) -> Val:
+    """What an attribute is read of: handed on (`handed_on`: its class's code may keep it),
+    but for what allow-listed code gave, whose methods only compute (the text a function of
+    Python's made, held in a list, stays with that list: ``[w.splitlines() for w in wrapped]``;
+    one filling it lets the list go, `containers.filled_elsewhere`), and for a method of
+    Python's containers that does not fill them, of one that holds none that could be
+    (``sorted(index, key=index.get)``; ``rows.get``, handed on, gives a list to fill)."""
+    if not isinstance(node, ast.Name) or id(node) in frame.kept:
+        return evaluate(frame, node)
+    frame.keep(node)
+    value = evaluate(frame, node)
+    if value.pure or (containers.of_python(value) and attr not in _LIVE
+                      and not value.shares_known):
+        return value
+    return handed_on(frame, node, value)
+
+
+_LIVE = MUTATING_METHODS | CONTAINER_VIEWS
+"""The methods of Python's containers that fill them, or give what sees them filled later (a
+dict's ``values()``, an iterator)."""
+
+
+def _of_python(value: Val) -> bool:
+    """Whether `value` is of Python's own types (its operators only read it)."""
+    return bool(value.types) and value.types is not None and value.types <= (
+        PYTHON_CONTAINERS | IMMUTABLE_TYPES)
+
+
+_INT = frozenset({int})
+
+_MAPPINGS: frozenset[type] = frozenset({dict})
+
+_COMBINING: tuple[tuple[frozenset[type], tuple[type[ast.operator], ...]], ...] = (
+    (frozenset({list}), (ast.Add,)),
+    (frozenset({tuple}), (ast.Add,)),
+    (frozenset({set, frozenset}), (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)),
+    (_MAPPINGS, (ast.BitOr,)),
+)
+"""Python's containers of a kind, and the operators by which two of them make one of the
+items of either (``a + b``, ``a | b``, ``a & b``…): of the left one's type."""
+
+
+def _combined(op: ast.operator, left: Val, right: Val) -> Val | None:
+    """The container two of Python's make with `op` (`_COMBINING`; a list repeated by
+    ``xs * 2``), holding what either held, and so the same containers (`Val.owners`); None for
+    any other operation."""
+    if isinstance(op, ast.Mult):
+        repeated = [v for v in (left, right) if v.types and v.types <= {list, tuple}]
+        if len(repeated) != 1 or (right if repeated[0] is left else left).types != _INT:
+            return None
+        kind = list if list in (repeated[0].types or ()) else tuple
+        made = fresh_of(kind, inner=repeated[0].reach, shape=Typed(item=repeated[0].contents().item))
+        return containers.sharing(made, repeated)
+    if left.types is None or right.types is None:
+        return None
+    for family, ops in _COMBINING:
+        if left.types <= family and right.types <= family and isinstance(op, ops):
+            held_l, held_r = left.contents(), right.contents()
+            mapping = family == _MAPPINGS
+            made = fresh_of(next(iter(left.types)), inner=left.reach | right.reach, shape=Typed(
+                item=merged(held_l.item, held_r.item),
+                value=merged(held_l.value, held_r.value) if mapping else None))
+            return containers.sharing(made, [left, right])
+    return None
+
+
+def _part(frame: Frame, node: ast.expr) -> Val:
+    """An item a list, set or tuple display puts in it: each of a starred one's."""
+    if isinstance(node, ast.Starred):
+        return frame.iterate(evaluate(frame, node.value))
+    return evaluate(frame, node)
+
+
+def _items(parts: list[Val]) -> Typed:
+    """What a container made of `parts` holds: any of them (nothing, when none)."""
+    if not parts:
+        return Typed(types=frozenset())
+    held: Typed | None = parts[0].contents()
+    for part in parts[1:]:
+        held = merged(held, part.contents())
+    return held or UNTYPED
 
 
 def _elem(parts: list[Val]) -> frozenset[type] | None:

@@ -26,6 +26,7 @@ from signoff.effects.signature import bind, params_of_node
 from signoff.effects.summary import Raised, Summary
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
+    EMPTY,
     GLOBAL,
     UNKNOWN,
     Args,
@@ -260,7 +261,7 @@ class Frame:
             while frame is not None:
                 if name in frame.env:
                     found = frame.env[name]
-                    if found.holds_known and name not in found.owners:  # (`Val.owners`)
+                    if (found.holds_known or found.plain_container) and name not in found.owners:
                         return replace(found, owners=found.owners | {name})
                     return found
                 frame = frame.parent
@@ -336,8 +337,9 @@ class Frame:
             if attr in _DESCRIBING:
                 return Val(pure=True)
             return self.unknown(f".{attr}", f"reads .{attr} of a callable", node)
-        if base.types is None:
-            return base.derived(qual=f"{base.qual}.{attr}" if base.qual else "")
+        if base.types is None:  # (a method of what allow-listed code gave: `filled_elsewhere`)
+            return base.derived(qual=f"{base.qual}.{attr}" if base.qual else "",
+                                owners=base.owners if base.pure else EMPTY)
         for cls in base.types:
             results.append(self.an.attr_of_type(self, base, cls, attr))
         return join_all(results) if results else base.derived()
@@ -388,7 +390,7 @@ class Frame:
         """Whether `node` was kept (`keep`), for this walk of it."""
         return self.kept.pop(id(node), None) is not None
 
-    def let_go(self, name: str, *, inner: bool = False) -> None:
+    def let_go(self, name: str, *, inner: bool = False, filled: bool = False) -> None:
         """The container a local name holds was handed on where it may be filled out of the
         walk's sight (another function, another container, a local function): what it holds
         is no longer known (`Val.let_go`), here and in the frames it is local to — nor what
@@ -397,13 +399,14 @@ class Frame:
         while frame is not None:
             held = frame.env.get(name)
             if held is not None:
-                loosened = held.let_go(inner=inner)
-                if loosened.elem != held.elem or loosened.shape != held.shape:
+                loosened = held.let_go(inner=inner, filled=filled)
+                if (loosened.elem, loosened.shape, loosened.pure) != (held.elem, held.shape,
+                                                                      held.pure):
                     frame.env[name] = loosened
                     self.reshaped += 1
                     self.let_go_all(held.owners - {name})
                     for other in frame.aliases.get(name, frozenset()) - {name}:
-                        frame.let_go(other, inner=inner)  # (the same container, named so)
+                        frame.let_go(other, inner=inner, filled=filled)  # (the same one)
                 return
             frame = frame.parent
 
@@ -443,19 +446,20 @@ class Frame:
                 self.let_go(name)
             frame = frame.parent
 
-    def let_go_all(self, names: frozenset[str], *, inner: bool = True) -> None:
+    def let_go_all(self, names: frozenset[str], *, inner: bool = True,
+                   filled: bool = False) -> None:
         """What the containers of `names` hold was filled, or handed on, out of the walk's
-        sight (they are `Val.owners` of it): what that holds is let go (`let_go`, `inner`);
-        not `inner`: they were."""
+        sight (they are `Val.owners` of it): what that holds is let go (`let_go`, `inner`,
+        `filled`); not `inner`: they were."""
         for name in names:
-            self.let_go(name, inner=inner)
+            self.let_go(name, inner=inner, filled=filled)
 
     def let_go_inside(self, node: ast.AST) -> None:
         """A local function, lambda or class is made of `node`: the containers of this frame
         its code names may be filled whenever it runs (`let_go`)."""
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name):
-                self.let_go(sub.id)
+                self.let_go(sub.id, filled=True)
                 if sub.id in self.env:
                     self.released(self.env[sub.id])
 

@@ -117,7 +117,7 @@ class Scope(Protocol):
         """`node`, walked next, leaves the container it gives with its name."""
         ...
 
-    def let_go(self, name: str, *, inner: bool = False) -> None:
+    def let_go(self, name: str, *, inner: bool = False, filled: bool = False) -> None:
         """The container a local name holds is handed on out of the walk's sight."""
         ...
 
@@ -129,7 +129,8 @@ class Scope(Protocol):
         """Every local name's container is handed on out of the walk's sight."""
         ...
 
-    def let_go_all(self, names: frozenset[str], *, inner: bool = True) -> None:
+    def let_go_all(self, names: frozenset[str], *, inner: bool = True,
+                   filled: bool = False) -> None:
         """The containers these local names hold are handed on out of the walk's sight."""
         ...
 

@@ -164,8 +164,9 @@ class Val:
     def contents(self) -> Typed:
         """What is known of its types and what it holds."""
         if self.shape is not None and self.shape.types == self.types:
-            return self.shape
-        return Typed(types=self.types, item=Typed(types=self.elem) if self.elem is not None else None)
+            return self.shape if self.shape.pure == self.pure else replace(self.shape, pure=self.pure)
+        return Typed(types=self.types, item=Typed(types=self.elem) if self.elem is not None else None,
+                     pure=self.pure)
 
     def reached(self, sub: Typed | None, **changes: Any) -> Val:
         """A value held by this one (an item, a value, a part) of what `sub` says, if anything."""
@@ -193,19 +194,27 @@ class Val:
         lists): a copy of it holds the same ones."""
         return self.shape is not None and self.shape.shares()
 
-    def let_go(self, *, inner: bool = False) -> Val:
+    @property
+    def plain_container(self) -> bool:
+        """Whether it is what allow-listed code gave, of no known type (``json.loads(s)``): a
+        container, maybe, whose items only compute until the app's are put in it."""
+        return self.pure and self.types is None
+
+    def let_go(self, *, inner: bool = False, filled: bool = False) -> Val:
         """This container, handed on where it may be filled out of sight (another name, a
         function, another container): what it holds may be of any class besides those known
         (`Unseen` among them, at every depth) — the code of those known still runs (a
         property, ``__str__``), and a method of one named is of no known code. `inner`: what
-        it holds was filled out of sight, not it: what that holds, at every depth."""
+        it holds was filled out of sight, not it: what that holds, at every depth. `filled`:
+        it may have been filled (what allow-listed code gave is then no longer plain)."""
         if not self.holds_known:
-            return self
-        if inner:
-            return replace(self, shape=self.shape.widened_within()) if self.shape else self
+            return replace(self, pure=False) if filled and self.plain_container else self
+        if inner:  # (and nothing of it is plain now: its items' items, say, of ``json.loads``)
+            return replace(self, shape=self.shape.widened_within() if self.shape else None,
+                           pure=False)
         shape = self.shape.widened() if self.shape is not None else None
         return replace(self, elem=self.elem | {Unseen} if self.elem is not None else None,
-                       shape=shape)
+                       shape=shape, pure=False)
 
 
 class Unseen:
@@ -226,11 +235,15 @@ class Typed:
     """A mapping's values."""
     parts: tuple[Typed, ...] | None = None
     """A tuple's parts, by position."""
+    pure: bool = False
+    """Whether it came from allow-listed code (`Val.pure`): an item of a list of what a pure
+    function gave (``[textwrap.fill(p) for p in paras]``) is as plain as it was."""
 
     def on(self, val: Val, **more: Any) -> Val:
         """`val` with these types (and `more` changes)."""
         elem = self.item.types if self.item is not None else None
-        return replace(val, types=self.types, elem=elem, shape=self, **more)
+        return replace(val, types=self.types, elem=elem, shape=self, pure=val.pure or self.pure,
+                       **more)
 
     def holds(self) -> bool:
         """Whether anything is known of what it holds."""
@@ -258,8 +271,8 @@ class Typed:
                      parts=tuple(p.widened() for p in self.parts) if self.parts else self.parts)
 
     def also_unseen(self) -> Typed:
-        """Of these types or of one not known (`Unseen`), and so what it holds."""
-        return replace(self.widened(),
+        """Of these types or of one not known (`Unseen`), and so what it holds (nor plain)."""
+        return replace(self.widened(), pure=False,
                        types=self.types | {Unseen} if self.types is not None else None)
 
 
@@ -353,6 +366,8 @@ def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Va
     given = frozenset().union(*(v.owners for v in (item, value) if v is not None))
     if given - base.owners:
         base = replace(base, owners=base.owners | given)
+    if base.pure and not all(_plain(v) for v in (item, value) if v is not None):
+        base = replace(base, pure=False)  # (what allow-listed code gave, holding the app's now)
     held = base.shape
     if held is None:  # (what its items are may still be known: a list made of them)
         if base.elem is None or item is None:
@@ -364,11 +379,26 @@ def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Va
 
 
 def _either(held: Typed | None, added: Val) -> Typed | None:
-    if held is None or held.types is None or added.types is None:
+    return merged(held, added.contents())
+
+
+def merged(a: Typed | None, b: Typed | None) -> Typed | None:
+    """What is known of a value that is either `a` or `b`, at every depth (None: nothing)."""
+    if a is None or b is None:
         return None
-    if added.types <= held.types and (not held.holds() or added.contents() == held):
-        return held
-    return Typed(types=held.types | added.types)
+    if a == b:
+        return a
+    if a.types is not None and not a.types and not a.holds():  # (nothing yet: the items of
+        return b                                                 # an empty container)
+    if b.types is not None and not b.types and not b.holds():
+        return a
+    if a.types is None or b.types is None:
+        return None
+    parts = None
+    if a.parts is not None and b.parts is not None and len(a.parts) == len(b.parts):
+        parts = tuple(merged(x, y) or UNTYPED for x, y in zip(a.parts, b.parts, strict=True))
+    return Typed(types=a.types | b.types, item=merged(a.item, b.item),
+                 value=merged(a.value, b.value), parts=parts, pure=a.pure and b.pure)
 
 
 def join(a: Val | None, b: Val) -> Val:
@@ -381,7 +411,7 @@ def join(a: Val | None, b: Val) -> Val:
         types=None if a.types is None or b.types is None else a.types | b.types,
         exact=a.exact and b.exact,
         elem=None if a.elem is None or b.elem is None else a.elem | b.elem,
-        shape=a.shape if a.shape == b.shape else None,
+        shape=a.shape if a.shape == b.shape else _joined_shape(a, b),
         rec=a.rec or b.rec,
         objs=_unique(a.objs + b.objs),
         qual=a.qual if a.qual == b.qual else "",
@@ -390,6 +420,13 @@ def join(a: Val | None, b: Val) -> Val:
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
         owners=a.owners | b.owners,
     )
+
+
+def _joined_shape(a: Val, b: Val) -> Typed | None:
+    """What either of two values holds, where both say (`merged`)."""
+    if a.shape is None or b.shape is None or a.types is None or b.types is None:
+        return None
+    return merged(a.contents(), b.contents())
 
 
 def _plain(v: Val) -> bool:
@@ -442,5 +479,6 @@ __all__ = [
     "join_all",
     "known",
     "known_held",
+    "merged",
     "param_token",
 ]

@@ -7,8 +7,10 @@ containers used in the ways honest code uses them (it must still be found to onl
 
 from __future__ import annotations
 
+import json
 import os
-from collections import deque
+import textwrap
+from collections import OrderedDict, deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -618,3 +620,150 @@ def by_a_chain_of_names() -> list[int]:
     second = first
     second.append(Loud())  # type: ignore[arg-type]
     return [x.run() for x in items]
+
+
+def kept_a_name_each_comprehension_binds_afresh(text: str) -> list[bool]:
+    """Only reads: ``v`` is a word in one comprehension and a number in the next."""
+    values = [float(v) for v in text.split()]
+    return [v.is_integer() for v in values]
+
+
+def kept_a_list_of_lists_written_out(text: str) -> list[str]:
+    """Only reads: what a list written out holds, at every depth, is what it was written of."""
+    table = [["a", "b"], [text]]
+    return [cell.upper() for row in table for cell in row]
+
+
+def kept_dicts_written_out_and_comprehended(text: str) -> list[str]:
+    """Only reads: a dict written out, or made by a comprehension, holds what it was made of."""
+    index = {word: i for i, word in enumerate(text.split())}
+    calm = {"one": Calm()}
+    return [word.upper() for word in sorted(index, key=index.get)] + [
+        str(item.run()) for item in calm.values()]
+
+
+def kept_containers_combined(a: str, b: str) -> list[str]:
+    """Only reads: two sets joined, two lists added, a dict merged, rows turned to columns."""
+    both = set(a.split()) & set(b.split())
+    rows = [line.split("|") for line in a.splitlines()]
+    merged = {"a": Calm()} | {"b": Calm()}
+    return ([x.upper() for x in both] + [w.lower() for w in a.split() + b.split()]
+            + [c.strip() for column in zip(*rows, strict=False) for c in column]
+            + [str(x.run()) for x in merged.values()])
+
+
+def kept_an_ordered_dict_and_a_queue(text: str) -> list[str]:
+    """Only reads: an ``OrderedDict`` and a ``deque`` made empty hold what is put in them."""
+    seen: OrderedDict[str, str] = OrderedDict()
+    for word in text.split():
+        seen.setdefault(word.lower(), word)
+    todo = deque(text.split())
+    return [v.upper() for v in seen.values()] + [todo.popleft().title()]
+
+
+def kept_text_a_function_of_pythons_made_in_a_list(text: str) -> list[str]:
+    """Only reads: text ``textwrap.fill`` made, kept in a list, is still text to read."""
+    wrapped = [textwrap.fill(p, 40) for p in text.split("\n\n")]
+    return [w.splitlines()[0] for w in wrapped]
+
+
+def by_a_dict_updated_from_another() -> list[int]:
+    held = {"a": [Calm()]}
+    copied: dict[str, list[object]] = {}
+    copied.update(held)  # type: ignore[arg-type]
+    copied["a"].append(Loud())
+    return [x.run() for x in held["a"]]
+
+
+def by_a_dict_updated_from_anothers_items() -> list[int]:
+    held = {"a": [Calm()]}
+    copied: dict[str, list[object]] = {}
+    copied.update(held.items())  # type: ignore[arg-type]
+    _fill(copied["a"])
+    return [x.run() for v in held.values() for x in v]
+
+
+def by_a_dict_updated_by_keyword() -> list[int]:
+    held = {"a": Calm()}
+    held.update(b=Loud())  # type: ignore[arg-type]
+    return [v.run() for v in held.values()]
+
+
+def by_a_dict_made_with_a_keyword() -> list[int]:
+    made = dict({"a": Calm()}, b=Loud())
+    return [v.run() for v in made.values()]
+
+
+def by_an_iterator_over_a_list_of_lists() -> list[int]:
+    rows = [[Calm()]]
+    for row in iter(rows):
+        row.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_lists_added_sharing_a_list() -> list[int]:
+    rows = [[Calm()]]
+    both = [*rows, [Calm()]]
+    both[0].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_list_repeated() -> list[int]:
+    rows = [[Calm()]]
+    _fill((rows * 2)[1])  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_dict_merged() -> list[int]:
+    held = {"a": [Calm()]}
+    merged = held | {}
+    merged["a"].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in held["a"]]
+
+
+def by_a_dict_unpacked_into_another() -> list[int]:
+    held = {"a": [Calm()]}
+    copied = {**held}
+    copied["a"].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in held["a"]]
+
+
+def by_what_json_gave_filled() -> list[int]:
+    given = json.loads("[]")
+    given.append(Loud())
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_filled_by_a_function() -> list[int]:
+    given = json.loads("[]")
+    _fill(given)
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_stored_into() -> list[int]:
+    given = json.loads("{}")
+    given["k"] = Loud()
+    return [v.run() for v in given.values()]
+
+
+def by_what_json_gave_in_a_list_filled() -> list[int]:
+    rows = [json.loads("[]")]
+    rows[0].append(Loud())
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_view_taken_before_it_is_filled() -> list[int]:
+    held = {"a": Calm()}
+    values = held.values()
+    held["b"] = Loud()  # type: ignore[assignment]
+    return [v.run() for v in values]
+
+
+def _fill_what_it_gets(get: Any) -> None:
+    get("a").append(Loud())
+
+
+def by_a_method_giving_out_its_lists_handed_on() -> list[int]:
+    held = {"a": [Calm()]}
+    _fill_what_it_gets(held.get)
+    return [x.run() for x in held["a"]]
