@@ -76,8 +76,9 @@ class _TooLarge(Exception):
     """The code reached is too large to analyse: assume it does everything."""
 
 
-Hint = tuple[tuple[str, frozenset[type] | None, bool, tuple[Any, ...]], ...]
-"""What the arguments of unannotated parameters are known to be: (name, types, pure)."""
+Hint = tuple[tuple[str, Typed, bool, tuple[Any, ...]], ...]
+"""What the arguments of unannotated parameters are known to be: (name, what is known of its
+types and what it holds, whether it is plain, the functions it is)."""
 SummaryKey = tuple[Any, type | None, Hint]
 
 
@@ -325,7 +326,7 @@ class Analyser:
         binding = bind(params, args, default)
         loose = self._loosely_annotated(func) | self._contradicted(func, binding)
         hint = tuple(
-            (p.name, binding[p.name].types, binding[p.name].pure, _functions(binding[p.name]))
+            (p.name, binding[p.name].contents(), binding[p.name].pure, _functions(binding[p.name]))
             for i, p in enumerate(params)
             if p.name in binding
             and not (i == 0 and cls is not None)
@@ -378,9 +379,13 @@ class Analyser:
         calls = ret.calls
         if any(not isinstance(c, Method | BuiltinMethod) for c in calls):
             return Val(origin=frozenset({UNKNOWN}))  # a closure made by the callee: not followed
-        # (its own names for it are the callee's; it may be, or hold, what the caller gave it)
+        # (its own names for it are the callee's; it may be, or hold, what the caller gave it
+        # — but a container it made, holding none whose contents are known, is its own: the
+        # caller's items put in a new list, ``items[:n]``)
+        made_here = not ret.origin and ret.types is not None and not ret.shares_known
+        reaching = ret.origin if made_here else ret.reach
         held_by = frozenset().union(*(v.owners for k, v in binding.items() if any(
-            t[2:].rstrip("*") == k for t in ret.reach if t[:2] == "p:")))
+            t[2:].rstrip("*") == k for t in reaching if t[:2] == "p:")))
         scalar = ret.types is not None and ret.types <= IMMUTABLE_TYPES - {tuple, frozenset}
         return replace(ret, origin=_substitute(ret.origin, binding), inner=_substitute(ret.inner, binding),
                        owners=frozenset() if scalar else held_by)
@@ -493,16 +498,15 @@ class Analyser:
             elif p.kind == "kwarg":
                 typed = Typed(types=frozenset({dict}))
             elif p.name in hints and not (p.name in given and (
-                    p.name in loose or not _fits(given[p.name][0], hints[p.name]))):
+                    p.name in loose or not _fits(given[p.name][0].types, hints[p.name]))):
                 typed = annotation_types(hints[p.name])
             elif i == 0 and cls is not None:
                 if p.name == "cls":
                     typed, objs = Typed(types=frozenset({type(cls)})), (cls,)
                 else:
                     typed = Typed(types=frozenset({cls}))
-            elif p.name in given:
-                kinds, pure, objs = given[p.name]
-                typed = Typed(types=kinds)
+            elif p.name in given:  # (what it holds too: a list of the caller's records)
+                typed, pure, objs = given[p.name]
             if p.name in given and given[p.name][2]:  # the functions it is called with
                 objs = given[p.name][2]
                 typed = Typed(types=frozenset(type(o) for o in objs))

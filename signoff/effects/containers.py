@@ -66,7 +66,8 @@ def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
             func.attr in CONTAINER_METHODS or (used_up and func.attr in CONTAINER_VIEWS)):
         return ""
     receiver = func.value
-    if not isinstance(receiver, ast.Name) or of_python(frame.name(receiver.id)):
+    if not isinstance(receiver, ast.Name) or of_python(held := frame.name(receiver.id)) or (
+            held.plain_container):  # (what allow-listed code gave: ``json.loads(s)``)
         frame.keep(receiver)
     return func.attr
 
@@ -284,7 +285,9 @@ def grown_by(frame: Scope, called: ast.Attribute, pos: list[Val], kw: dict[str, 
 def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val],
            kw: dict[str, Val]) -> None:
     if base.types is None and base.pure:  # (what allow-listed code gave: ``json.loads(s)``)
-        for given in [*pos, *kw.values()]:
+        taken_in = ("extend", "extendleft", "update", "symmetric_difference_update")
+        items = [frame.iterate(pos[0])] if pos and name in taken_in else pos
+        for given in [*items, *kw.values()]:
             frame.grow(receiver, item=given)
         frame.released(base)  # (a caller's, filled: `Summary.releases`)
         return

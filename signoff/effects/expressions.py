@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from signoff.effects import calls, containers, orm, special
 from signoff.effects.tables import (
+    CONTAINER_READERS,
     CONTAINER_VIEWS,
     IMMUTABLE_TYPES,
     MUTATING_METHODS,
@@ -40,7 +41,7 @@ from signoff.effects.values import (
 if TYPE_CHECKING:
     from signoff.effects.frame import Frame
 
-__all__ = ["dunder", "evaluate", "tested", "truth"]
+__all__ = ["dunder", "evaluate", "handed_on", "tested", "truth"]
 
 
 def evaluate(frame: Frame, node: ast.expr) -> Val:
@@ -52,9 +53,11 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     return value if kept else handed_on(frame, node, value)
 
 
-def handed_on(frame: Frame, node: ast.expr, value: Val) -> Val:
-    """`value`, of `node`, handed on where it is not kept (`evaluate`)."""
-    frame.released(value)
+def handed_on(frame: Frame, node: ast.expr, value: Val, *, release: bool = True) -> Val:
+    """`value`, of `node`, handed on where it is not kept (`evaluate`); `release`: and a
+    parameter it may be is released (not for what a lambda gives back, released surely)."""
+    if release:
+        frame.released(value)
     for target in value.calls:  # a local function handed on: it may run anywhere, any time
         if isinstance(target, Inline):
             target.frame.let_go_inside(target.node)
@@ -90,10 +93,16 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         # a sequence of Python's takes the index's __index__, a dict hashes the key
         dunder(frame, node.slice, index, ("__index__",), [])
         dunder(frame, node.slice, index, ("__hash__",), [])
+        if isinstance(node.slice, ast.Slice) and base.types and base.types <= {list, tuple}:
+            copied = list if list in base.types else tuple  # (a copy, of the same ones: `owners`)
+            made = fresh_of(copied, inner=base.reach, shape=Typed(item=base.contents().item))
+            return containers.sharing(replace(made, pure=base.pure), [base])
         placed = base.contents().parts  # a tuple's part, by its place
         at = index.objs[0] if len(index.objs) == 1 and type(index.objs[0]) is int else None
         if placed and at is not None and -len(placed) <= at < len(placed):
             return base.taken(placed[at])
+        if placed and not isinstance(node.slice, ast.Slice):  # (any of them)
+            return join_all([base.taken(part) for part in placed])
         return frame.item(base)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
@@ -104,7 +113,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 dunder(frame, e, item, ("__hash__",), [])
         starred = any(isinstance(e, ast.Starred) for e in node.elts)
         shape = Typed(item=_items(parts)) if kind is not tuple or starred else Typed(
-            parts=tuple(p.contents() for p in parts))
+            parts=tuple(p.contents() for p in parts), item=_items(parts))
         return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
     if isinstance(node, ast.Dict):
         _keep_parts(frame, [ast.Starred(value=v) for k, v in zip(node.keys, node.values,
@@ -352,20 +361,40 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
 def _own_names(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
                ) -> Iterator[None]:
     """The names a comprehension's ``for`` binds, bound afresh in it and forgotten after it
-    (`_comprehended`). Not when it makes a lambda: one kept may run later, with the name's
-    last value, which the function's name of the same is then taken to be among."""
-    if any(isinstance(inside, ast.Lambda) for inside in ast.walk(node)):
+    (`_comprehended`) — where nothing the walk learns in it could be of the function's name of
+    the same: not one holding a container whose items are known (another name for it, or one
+    holding what it holds, may be filled in the comprehension), nor where the comprehension
+    makes a lambda (one kept runs later, with the name's last value), binds a name (a walrus)
+    or calls a local function (whose code reads the function's name, not the comprehension's)."""
+    if any(isinstance(inside, ast.Lambda | ast.NamedExpr) or (
+            isinstance(inside, ast.Call) and not isinstance(inside.func, ast.Attribute)
+            and not _global_name(frame, inside.func)) for inside in ast.walk(node)):
         yield
         return
     names = {bound.id for gen in node.generators for bound in ast.walk(gen.target)
              if isinstance(bound, ast.Name)}
-    outer = {name: frame.env.pop(name) for name in names if name in frame.env}
+    outer = {name: frame.env.pop(name) for name in names if name in frame.env
+             and name not in frame.aliases and not frame.env[name].holds_known
+             and not frame.env[name].plain_container}
+    fresh = names - {name for name in names if name in frame.env}  # (its own, or set aside)
     try:
         yield
     finally:
-        for name in names:
+        for name in fresh:
             frame.env.pop(name, None)
         frame.env.update(outer)
+
+
+def _global_name(frame: Frame, func: ast.expr) -> bool:
+    """Whether `func` is a name no frame of the walk binds (a module's function, a builtin)."""
+    if not isinstance(func, ast.Name):
+        return False
+    scope: Frame | None = frame
+    while scope is not None:
+        if func.id in scope.env:
+            return False
+        scope = scope.parent
+    return True
 
 
 def _reach(parts: list[Val]) -> frozenset[str]:
@@ -393,8 +422,9 @@ def _owner(frame: Frame, node: ast.expr, attr: str) -> Val:
         return evaluate(frame, node)
     frame.keep(node)
     value = evaluate(frame, node)
-    if value.pure or (containers.of_python(value) and attr not in _LIVE
-                      and not value.shares_known):
+    if (value.pure and attr not in _LIVE) or (containers.of_python(value)
+                                             and attr in CONTAINER_READERS
+                                             and not value.shares_known):
         return value
     return handed_on(frame, node, value)
 

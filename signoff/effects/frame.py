@@ -203,8 +203,11 @@ class Frame:
                 child.env[p.name] = Val()
         self.inline_active.add(key)
         try:
-            if isinstance(fn, ast.Lambda):
-                return child.expr(fn.body)
+            if isinstance(fn, ast.Lambda):  # (what it gives, as a function returns it)
+                child.keep(fn.body)
+                given = child.expr(fn.body)
+                child.released(given, surely=True)
+                return expressions.handed_on(child, fn.body, given, release=False)
             child.body(fn.body)
         finally:
             self.inline_active.discard(key)

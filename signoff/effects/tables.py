@@ -249,7 +249,8 @@ MUTATING_METHODS = frozenset(
         "sort", "reverse", "add", "discard", "__setitem__", "__delitem__", "__setattr__",
         "__delattr__", "__iadd__", "__ior__", "appendleft", "extendleft", "popleft", "rotate",
         "difference_update", "intersection_update", "symmetric_difference_update", "move_to_end",
-        "subtract", "write", "writelines", "truncate", "seek",
+        "subtract", "write", "writelines", "truncate", "seek", "__init__", "__iand__",
+        "__isub__", "__ixor__", "__imul__",
     }
 )  # fmt: skip
 """Methods that change the object they are called on (for builtin and allow-listed types)."""
@@ -297,6 +298,16 @@ live view of it)."""
 
 CONTAINER_VIEWS = frozenset({"keys", "values", "items", "__iter__", "__reversed__"})
 """Methods of Python's containers that give a live view of it (`KEEPS_WHILE_CALLED`)."""
+
+CONTAINER_READERS = frozenset(
+    {
+        "get", "count", "index", "copy", "union", "intersection", "difference",
+        "symmetric_difference", "issubset", "issuperset", "isdisjoint", "most_common",
+        "__contains__", "__len__", "__getitem__",
+    }
+)  # fmt: skip
+"""Methods of Python's containers that only read them and give nothing that sees them change
+(a method read of one, handed on, keeps it with its name: ``sorted(index, key=index.get)``)."""
 
 KEEPS_NOTHING_METHODS = frozenset(
     {f"logging.Logger.{name}" for name in ("debug", "info", "warning", "warn", "error",

@@ -164,9 +164,8 @@ class Val:
     def contents(self) -> Typed:
         """What is known of its types and what it holds."""
         if self.shape is not None and self.shape.types == self.types:
-            return self.shape if self.shape.pure == self.pure else replace(self.shape, pure=self.pure)
-        return Typed(types=self.types, item=Typed(types=self.elem) if self.elem is not None else None,
-                     pure=self.pure)
+            return self.shape
+        return Typed(types=self.types, item=Typed(types=self.elem) if self.elem is not None else None)
 
     def reached(self, sub: Typed | None, **changes: Any) -> Val:
         """A value held by this one (an item, a value, a part) of what `sub` says, if anything."""
@@ -235,15 +234,10 @@ class Typed:
     """A mapping's values."""
     parts: tuple[Typed, ...] | None = None
     """A tuple's parts, by position."""
-    pure: bool = False
-    """Whether it came from allow-listed code (`Val.pure`): an item of a list of what a pure
-    function gave (``[textwrap.fill(p) for p in paras]``) is as plain as it was."""
-
     def on(self, val: Val, **more: Any) -> Val:
         """`val` with these types (and `more` changes)."""
         elem = self.item.types if self.item is not None else None
-        return replace(val, types=self.types, elem=elem, shape=self, pure=val.pure or self.pure,
-                       **more)
+        return replace(val, types=self.types, elem=elem, shape=self, **more)
 
     def holds(self) -> bool:
         """Whether anything is known of what it holds."""
@@ -271,8 +265,8 @@ class Typed:
                      parts=tuple(p.widened() for p in self.parts) if self.parts else self.parts)
 
     def also_unseen(self) -> Typed:
-        """Of these types or of one not known (`Unseen`), and so what it holds (nor plain)."""
-        return replace(self.widened(), pure=False,
+        """Of these types or of one not known (`Unseen`), and so what it holds."""
+        return replace(self.widened(),
                        types=self.types | {Unseen} if self.types is not None else None)
 
 
@@ -366,7 +360,8 @@ def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Va
     given = frozenset().union(*(v.owners for v in (item, value) if v is not None))
     if given - base.owners:
         base = replace(base, owners=base.owners | given)
-    if base.pure and not all(_plain(v) for v in (item, value) if v is not None):
+    if base.pure and not all(_all_plain(v.contents()) if v.types is not None else v.pure
+                             for v in (item, value) if v is not None):
         base = replace(base, pure=False)  # (what allow-listed code gave, holding the app's now)
     held = base.shape
     if held is None:  # (what its items are may still be known: a list made of them)
@@ -398,7 +393,7 @@ def merged(a: Typed | None, b: Typed | None) -> Typed | None:
     if a.parts is not None and b.parts is not None and len(a.parts) == len(b.parts):
         parts = tuple(merged(x, y) or UNTYPED for x, y in zip(a.parts, b.parts, strict=True))
     return Typed(types=a.types | b.types, item=merged(a.item, b.item),
-                 value=merged(a.value, b.value), parts=parts, pure=a.pure and b.pure)
+                 value=merged(a.value, b.value), parts=parts)
 
 
 def join(a: Val | None, b: Val) -> Val:
@@ -427,6 +422,22 @@ def _joined_shape(a: Val, b: Val) -> Typed | None:
     if a.shape is None or b.shape is None or a.types is None or b.types is None:
         return None
     return merged(a.contents(), b.contents())
+
+
+def _all_plain(held: Typed | None) -> bool:
+    """Whether what `held` says is only of values whose methods only compute, at every depth
+    (a dict of numbers written out; nothing, in an empty container)."""
+    if held is None or held.types is None:
+        return False
+    if held.types <= IMMUTABLE_TYPES - {tuple, frozenset}:
+        return True
+    if not held.types <= {list, dict, set, tuple, frozenset}:
+        return False
+    if held.parts is not None:
+        return all(_all_plain(part) for part in held.parts)
+    if dict in held.types and not _all_plain(held.value):
+        return False
+    return _all_plain(held.item)
 
 
 def _plain(v: Val) -> bool:

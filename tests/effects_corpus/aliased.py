@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from collections import OrderedDict, deque
 from collections.abc import Iterator
 from typing import Any
@@ -661,12 +660,6 @@ def kept_an_ordered_dict_and_a_queue(text: str) -> list[str]:
     return [v.upper() for v in seen.values()] + [todo.popleft().title()]
 
 
-def kept_text_a_function_of_pythons_made_in_a_list(text: str) -> list[str]:
-    """Only reads: text ``textwrap.fill`` made, kept in a list, is still text to read."""
-    wrapped = [textwrap.fill(p, 40) for p in text.split("\n\n")]
-    return [w.splitlines()[0] for w in wrapped]
-
-
 def by_a_dict_updated_from_another() -> list[int]:
     held = {"a": [Calm()]}
     copied: dict[str, list[object]] = {}
@@ -767,3 +760,109 @@ def by_a_method_giving_out_its_lists_handed_on() -> list[int]:
     held = {"a": [Calm()]}
     _fill_what_it_gets(held.get)
     return [x.run() for x in held["a"]]
+
+
+def _first_few(items, count):  # type: ignore[no-untyped-def]
+    return items[:count]
+
+
+def _priced(items):  # type: ignore[no-untyped-def]
+    return [item for item in items if item.run() > 0]
+
+
+def _by_kind(items):  # type: ignore[no-untyped-def]
+    return sorted(items, key=lambda item: type(item).__name__)
+
+
+def kept_by_unannotated_helpers_giving_back_new_lists() -> list[int]:
+    """Only reads: helpers with no annotations are walked with what they are given, lists of
+    Calm: each gives back a new list of them (a slice, a filter, a sort), which holds no list."""
+    items = [Calm(), Calm()]
+    few, priced, ordered = _first_few(items, 1), _priced(items), _by_kind(items)
+    return [x.run() for x in few + priced + ordered] + [x.run() for x in items]
+
+
+def _fill_first(rows):  # type: ignore[no-untyped-def]
+    rows[0].append(Loud())
+
+
+def by_an_unannotated_helper_filling_what_its_list_holds() -> list[int]:
+    rows = [[Calm()]]
+    _fill_first(rows)
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_slice_sharing_its_lists() -> list[int]:
+    rows = [[Calm()]]
+    copied = rows[:]
+    copied[0].append(Loud())  # type: ignore[arg-type]
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_part_of_a_tuple_chosen_at_run_time(which: int) -> int:
+    pair = (Calm(), Loud())
+    return pair[which].run()
+
+
+def by_a_lambda_giving_it_back() -> list[int]:
+    items = [Calm()]
+    given = (lambda: items)()
+    given.append(Loud())  # type: ignore[arg-type]
+    return [x.run() for x in items]
+
+
+def by_another_name_filled_in_a_comprehension_of_the_same_name() -> list[int]:
+    items = [Calm()]
+    alias = items
+    [alias.append(Loud()) for items in [[]]]  # type: ignore[arg-type, func-returns-value]
+    return [x.run() for x in items]
+
+
+def by_a_local_function_reading_the_name_a_comprehension_binds() -> list[int]:
+    item = Loud()
+
+    def run() -> int:
+        return item.run()
+
+    return [run() for item in [Calm()]]  # type: ignore[misc]
+
+
+def by_a_list_made_anew_by_its_init() -> list[int]:
+    items = [Calm()]
+    items.__init__([Loud()])  # type: ignore[misc, list-item]
+    return [x.run() for x in items]
+
+
+def by_a_set_joined_in_place_by_its_operator_method() -> list[int]:
+    kinds = {Calm()}
+    kinds.__ixor__({Loud()})  # type: ignore[arg-type]
+    return [x.run() for x in kinds]
+
+
+def by_what_json_gave_filled_while_a_list_held_it() -> list[int]:
+    given = json.loads("[]")
+    box = [given]
+    given.append(Loud())
+    return [x.run() for x in box[0]]
+
+
+def by_what_json_gave_copied_into_a_dict() -> list[int]:
+    given = json.loads('{"a": []}')
+    copied = {**given}
+    copied["a"].append(Loud())
+    return [x.run() for x in given["a"]]
+
+
+def by_what_json_gave_extended_by_a_generator() -> list[int]:
+    given = json.loads("[]")
+    given.extend(x for x in [Loud()])
+    return [x.run() for x in given]
+
+
+def kept_what_json_gave_extended_by_text(text: str) -> list[str]:
+    """Only reads: a list ``json.loads`` gave, extended by text and a dict of numbers, is read."""
+    names = json.loads(text)
+    names.extend(("b", "c"))
+    rows = json.loads(text)
+    rows.append({"n": 2})
+    return [n.upper() for n in names] + [str(r.get("n")) for r in rows]
