@@ -55,6 +55,7 @@ from signoff.effects.values import (
     Unseen,
     Val,
     const,
+    holder,
     inner_token,
     join_all,
     known,
@@ -325,8 +326,13 @@ class Analyser:
         )
         binding = bind(params, args, default)
         loose = self._loosely_annotated(func) | self._contradicted(func, binding)
+        # (what the arguments hold, at every depth, where one alone may hold a container: two
+        # may be, or hold, one list, which the helper fills through one and reads through the
+        # other; a later one may have let an earlier one's go)
+        holding = [value for value in binding.values() if _may_hold(value)]
         hint = tuple(
-            (p.name, binding[p.name].contents(), binding[p.name].pure, _functions(binding[p.name]))
+            (p.name, binding[p.name].contents() if len(holding) <= 1 else Typed(
+                types=binding[p.name].types), binding[p.name].pure, _functions(binding[p.name]))
             for i, p in enumerate(params)
             if p.name in binding
             and not (i == 0 and cls is not None)
@@ -634,6 +640,12 @@ def _functions(value: Val) -> tuple[Any, ...]:
     except TypeError:
         return ()
     return found
+
+
+def _may_hold(value: Val) -> bool:
+    """Whether an argument may be, or hold, or reach, a container of the caller's (a function
+    of its, which may fill one)."""
+    return bool(value.owners or value.calls) or value.types is None or holder(value.types)
 
 
 def _method(*targets: Method | BuiltinMethod) -> Val:

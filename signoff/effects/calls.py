@@ -95,6 +95,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
         else:
             if followed or (keeps and not (handed and containers.shares(frame, a))):
                 frame.keep(a)  # (not a list of lists whose lists a function is handed)
+                if keeps:
+                    containers.keep_reader(frame, a)
                 if containers.only_reads(fv):  # (``json.dumps({"names": names})``)
                     containers.keep_displayed(frame, a)
             pos.append(frame.expr(a))
@@ -103,6 +105,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     for k in node.keywords:
         if followed or containers.keeps_keyword(fv, k.arg, keeps):
             frame.keep(k.value)
+            if keeps:
+                containers.keep_reader(frame, k.value)
         v = frame.expr(k.value)
         if k.arg is None:
             dstar = join(dstar, v)

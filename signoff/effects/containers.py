@@ -30,6 +30,7 @@ from signoff.effects import pydantic_models
 from signoff.effects.scope import Scope
 from signoff.effects.tables import (
     CONTAINER_METHODS,
+    CONTAINER_READERS,
     CONTAINER_VIEWS,
     KEEPS_NOTHING,
     KEEPS_NOTHING_METHODS,
@@ -53,9 +54,9 @@ from signoff.effects.values import (
 )
 
 __all__ = ["GROWING", "filled_elsewhere", "followed", "grown_by", "hands_items_on",
-           "keep_displayed", "keeps_keyword", "keeps_nothing", "keeps_starred", "kept_receiver",
-           "made_iterable", "method_result", "named_by", "of_python", "only_reads", "shares",
-           "sharing"]
+           "keep_displayed", "keep_reader", "keeps_keyword", "keeps_nothing", "keeps_starred",
+           "kept_receiver", "made_iterable", "method_result", "named_by", "of_python",
+           "only_reads", "shares", "sharing"]
 
 
 def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
@@ -126,11 +127,44 @@ _HANDS_ITEMS_ON = frozenset({sorted, min, max, map, filter, heapq.nlargest, heap
 
 def hands_items_on(fv: Val, node: ast.Call) -> bool:
     """Whether the call hands the items of what it is given to a function it is given
-    (``map(f, rows)``, ``sorted(rows, key=f)``)."""
+    (``map(f, rows)``, ``sorted(rows, key=f)``) whose code is not walked with them here (a
+    lambda written there is: what it does with them is seen)."""
+    if isinstance(_callback(fv, node), ast.Lambda):
+        return False
     return bool(node.args or node.keywords) and any(
         _among(o, _HANDS_ITEMS_ON) for o in fv.objs) and (
         fv.objs[0] in (map, itertools.starmap, functools.reduce) or len(node.args) > 1
         or any(k.arg == "key" for k in node.keywords))
+
+
+_CALLBACK_FIRST = (map, filter, itertools.starmap, functools.reduce, itertools.filterfalse,
+                   itertools.takewhile, itertools.dropwhile)
+"""Builtins of `_HANDS_ITEMS_ON` given their function first."""
+
+
+def keep_reader(frame: Scope, node: ast.expr) -> None:
+    """``sorted(index, key=index.get)``: a method of a container of Python's that only reads
+    it, handed to what keeps nothing, leaves the container with its name (`Scope.keep`) — but
+    for one holding containers whose contents are known (``rows.get`` gives one to fill)."""
+    if (isinstance(node, ast.Attribute) and node.attr in CONTAINER_READERS
+            and isinstance(node.value, ast.Name)):
+        held = frame.name(node.value.id)
+        if of_python(held) and not held.shares_known:
+            frame.keep(node.value)
+
+
+def _callback(fv: Val, node: ast.Call) -> ast.expr | None:
+    """The function a builtin of `_HANDS_ITEMS_ON` is handed, as written; None when none."""
+    if len(fv.objs) != 1 or not _among(fv.objs[0], _HANDS_ITEMS_ON):
+        return None
+    named = {k.arg: k.value for k in node.keywords}
+    if fv.objs[0] in _CALLBACK_FIRST:
+        return node.args[0] if node.args else named.get("function")
+    if fv.objs[0] in (itertools.accumulate, itertools.groupby) and len(node.args) > 1:
+        return node.args[1]
+    if fv.objs[0] in (heapq.nlargest, heapq.nsmallest) and len(node.args) > 2:
+        return node.args[2]
+    return named.get("key", named.get("func"))
 
 
 def shares(frame: Scope, node: ast.expr) -> bool:

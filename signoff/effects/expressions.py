@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from signoff.effects import calls, containers, orm, special
 from signoff.effects.tables import (
-    CONTAINER_READERS,
     CONTAINER_VIEWS,
     IMMUTABLE_TYPES,
     MUTATING_METHODS,
@@ -365,10 +364,12 @@ def _own_names(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp
     the same: not one holding a container whose items are known (another name for it, or one
     holding what it holds, may be filled in the comprehension), nor where the comprehension
     makes a lambda (one kept runs later, with the name's last value), binds a name (a walrus)
-    or calls a local function (whose code reads the function's name, not the comprehension's)."""
+    or names a local function (whose code, called there or handed to ``map``, reads the
+    function's name, not the comprehension's)."""
     if any(isinstance(inside, ast.Lambda | ast.NamedExpr) or (
-            isinstance(inside, ast.Call) and not isinstance(inside.func, ast.Attribute)
-            and not _global_name(frame, inside.func)) for inside in ast.walk(node)):
+            isinstance(inside, ast.Call) and not isinstance(inside.func, ast.Attribute | ast.Name))
+            or (isinstance(inside, ast.Name) and _local_code(frame, inside.id))
+            for inside in ast.walk(node)):
         yield
         return
     names = {bound.id for gen in node.generators for bound in ast.walk(gen.target)
@@ -385,16 +386,15 @@ def _own_names(frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp
         frame.env.update(outer)
 
 
-def _global_name(frame: Frame, func: ast.expr) -> bool:
-    """Whether `func` is a name no frame of the walk binds (a module's function, a builtin)."""
-    if not isinstance(func, ast.Name):
-        return False
+def _local_code(frame: Frame, name: str) -> bool:
+    """Whether a frame of the walk binds `name` to code it walks where it is called (a local
+    function, a lambda, a method)."""
     scope: Frame | None = frame
     while scope is not None:
-        if func.id in scope.env:
-            return False
+        if name in scope.env:
+            return bool(scope.env[name].calls)
         scope = scope.parent
-    return True
+    return False
 
 
 def _reach(parts: list[Val]) -> frozenset[str]:
@@ -415,18 +415,12 @@ def _owner(frame: Frame, node: ast.expr, attr: str) -> Val:
     """What an attribute is read of: handed on (`handed_on`: its class's code may keep it),
     but for what allow-listed code gave, whose methods only compute (the text a function of
     Python's made, held in a list, stays with that list: ``[w.splitlines() for w in wrapped]``;
-    one filling it lets the list go, `containers.filled_elsewhere`), and for a method of
-    Python's containers that does not fill them, of one that holds none that could be
-    (``sorted(index, key=index.get)``; ``rows.get``, handed on, gives a list to fill)."""
+    one filling it lets the list go, `containers.filled_elsewhere`)."""
     if not isinstance(node, ast.Name) or id(node) in frame.kept:
         return evaluate(frame, node)
     frame.keep(node)
     value = evaluate(frame, node)
-    if (value.pure and attr not in _LIVE) or (containers.of_python(value)
-                                             and attr in CONTAINER_READERS
-                                             and not value.shares_known):
-        return value
-    return handed_on(frame, node, value)
+    return value if value.pure and attr not in _LIVE else handed_on(frame, node, value)
 
 
 _LIVE = MUTATING_METHODS | CONTAINER_VIEWS

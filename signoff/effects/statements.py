@@ -257,6 +257,8 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
             frame.let_go_all(base.owners)
         if base.types and all(issubclass(t, dict) for t in base.types):
             frame.grow(target.value, item=key, value=value)
+        elif isinstance(target.slice, ast.Slice):  # (``xs[:] = ys``: the items of ys)
+            frame.grow(target.value, item=frame.iterate(value))
         else:
             frame.grow(target.value, item=value)
         stored = source if source is not None else ast.Constant(value=None)

@@ -866,3 +866,53 @@ def kept_what_json_gave_extended_by_text(text: str) -> list[str]:
     rows = json.loads(text)
     rows.append({"n": 2})
     return [n.upper() for n in names] + [str(r.get("n")) for r in rows]
+
+
+def kept_rows_of_mixed_values_sorted_by_a_lambda() -> list[str]:
+    """Only reads: dicts of text and numbers, sorted by a lambda (walked with them), read."""
+    people = [{"name": "b", "age": 2}, {"name": "a", "age": 1}]
+    return [p["name"].title() for p in sorted(people, key=lambda p: p["age"])]  # type: ignore[union-attr]
+
+
+def by_a_slice_assigned() -> list[int]:
+    items = [Calm()]
+    items[:] = [Loud()]  # type: ignore[list-item]
+    return [x.run() for x in items]
+
+
+def by_a_slice_inserted() -> list[int]:
+    items = [Calm()]
+    items[0:0] = [Loud()]  # type: ignore[list-item]
+    return [x.run() for x in items]
+
+
+def _fill_one_read_the_other(filled, read):  # type: ignore[no-untyped-def]
+    filled.append(Loud())
+    return [x.run() for x in read]
+
+
+def by_one_list_given_to_a_helper_twice() -> list[int]:
+    items = [Calm()]
+    return _fill_one_read_the_other(items, items)  # type: ignore[no-any-return]
+
+
+def by_a_list_and_a_list_holding_it_given_to_a_helper() -> list[int]:
+    items = [Calm()]
+    _fill_one_read_the_other([items][0], items)
+    return [x.run() for x in items]
+
+
+def by_a_local_function_mapped_in_a_comprehension_of_its_name() -> list[list[int]]:
+    item = Loud()
+
+    def run(_: int) -> int:
+        return item.run()
+
+    return [list(map(run, [0])) for item in [Calm()]]  # type: ignore[misc]
+
+
+def by_a_reading_method_kept_while_the_dict_is_filled() -> int:
+    held = {"k": Calm()}
+    copy = held.copy
+    held["k"] = Loud()  # type: ignore[assignment]
+    return copy()["k"].run()
