@@ -142,7 +142,10 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
     results += [call_target(frame, t, args, node) for t in fv.calls]
     if fv.types is None:
         if fv.pure or is_pure_name(fv.qual):
-            results.append(pure_call(frame, fv.qual, args, node))
+            made = pure_call(frame, fv.qual, args, node)  # (a method of what allow-listed code
+            if fv.pure and fv.owners:  # gave may give one of its items: ``g.setdefault(k, [])``)
+                made = replace(made, owners=made.owners | fv.owners)
+            results.append(made)
         else:
             results.append(_unresolved(frame, node))
     elif not fv.objs and not fv.calls:

@@ -90,7 +90,7 @@ def filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
         if held is not None and (not isinstance(target, BuiltinMethod)
                                  or name in MUTATING_METHODS
                                  or not (of_python(held) or held.pure)):
-            frame.let_go_all(held.owners)
+            frame.let_go_all(held.owners, filled=True)
 
 
 def of_python(value: Val) -> bool:

@@ -916,3 +916,9 @@ def by_a_reading_method_kept_while_the_dict_is_filled() -> int:
     copy = held.copy
     held["k"] = Loud()  # type: ignore[assignment]
     return copy()["k"].run()
+
+
+def by_what_json_gave_filled_through_what_its_setdefault_gave() -> list[int]:
+    given = json.loads("{}")
+    given.setdefault("k", []).append(Loud())
+    return [x.run() for x in given["k"]]
