@@ -32,7 +32,7 @@ from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
 from signoff.effects.scope import Scope
-from signoff.effects.signature import FunctionNode, Param, bind
+from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
 from signoff.effects.source import SourceIndex
 from signoff.effects.sqltext import READING_FUNCTIONS
 from signoff.effects.summary import Summary
@@ -55,8 +55,8 @@ from signoff.effects.values import (
     Unseen,
     Val,
     const,
-    holder,
     inner_token,
+    join,
     join_all,
     known,
     known_held,
@@ -517,6 +517,9 @@ class Analyser:
                 objs = given[p.name][2]
                 typed = Typed(types=frozenset(type(o) for o in objs))
             value = typed.on(Val(origin=origin, inner=inner, objs=objs, pure=pure))
+            if p.default is not NO_DEFAULT and p.default is not None and p.name in hints and not _fits(
+                    frozenset({type(p.default)}), hints[p.name]):  # (what it is when not given,
+                value = join(value, known(p.default))           # not what it is said to be)
             record = orm.record_name(value)
             if record:
                 frame.add(EffectKind.READS, record, (f"{p.name}: {record}",))
@@ -643,9 +646,10 @@ def _functions(value: Val) -> tuple[Any, ...]:
 
 
 def _may_hold(value: Val) -> bool:
-    """Whether an argument may be, or hold, or reach, a container of the caller's (a function
-    of its, which may fill one)."""
-    return bool(value.owners or value.calls) or value.types is None or holder(value.types)
+    """Whether an argument may be, or hold, or reach, a container of the caller's: anything but
+    text, numbers and their like (an iterator, an object of the app's, a function, may)."""
+    return bool(value.owners or value.calls) or not (
+        value.types and value.types <= IMMUTABLE_TYPES - {tuple, frozenset})
 
 
 def _method(*targets: Method | BuiltinMethod) -> Val:

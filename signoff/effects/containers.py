@@ -346,9 +346,14 @@ def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val
 
 def _any_of(values: list[Val]) -> Typed | None:
     """What any of `values` is (`merged`)."""
-    held: Typed | None = values[0].contents()
-    for value in values[1:]:
-        held = merged(held, value.contents())
+    return _any_typed([value.contents() for value in values])
+
+
+def _any_typed(typed: list[Typed]) -> Typed | None:
+    """What is of any of `typed` (`merged`)."""
+    held: Typed | None = typed[0]
+    for each in typed[1:]:
+        held = merged(held, each)
     return held
 
 
@@ -425,8 +430,16 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         # the factory itself is not held: only what is passed after it, and what it makes here
         held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
         return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
-    elif pos:
+    elif cls is itertools.chain:  # (the items of each)
+        shape = Typed(item=_any_typed(items)) if items else None
+    elif cls in (itertools.product, itertools.zip_longest) and pos:  # (one part of each)
+        filled = [merged(item, Typed(types=frozenset({type(None)}))) or UNTYPED for item in items]
+        shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(
+            filled if cls is itertools.zip_longest else items)))
+    elif pos and (len(pos) == 1 or issubclass(cls, collections.deque)):
         shape = Typed(item=items[0])
+    elif pos:
+        shape = None  # (of several, the items of which is not known here)
     elif not args.kw and args.star is None and args.dstar is None and holder(made.types):
         nothing = Typed(types=frozenset())  # (made empty: ``OrderedDict()``, ``deque()``)
         shape = Typed(item=nothing, value=nothing if issubclass(cls, dict) else None)

@@ -318,7 +318,13 @@ class Frame:
         results: list[Val] = []
         for obj in base.objs:
             results.append(self.an.attr_of_object(self, base, obj, attr))
-        if base.objs:
+        if base.objs:  # (and of what else it may be: ``x = None``, then maybe ``x = Loud()``)
+            if base.types is None:
+                results.append(base.derived())
+            else:
+                covered = {type(obj) for obj in base.objs}
+                results += [self.an.attr_of_type(self, base, cls, attr)
+                            for cls in base.types - covered]
             return join_all(results)
         if base.sql is not None:
             if attr in _SQL_COLUMNS:  # ``subquery.c.total``: its columns, expressions to build on

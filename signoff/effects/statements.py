@@ -259,8 +259,10 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
             frame.grow(target.value, item=key, value=value)
         elif isinstance(target.slice, ast.Slice):  # (``xs[:] = ys``: the items of ys)
             frame.grow(target.value, item=frame.iterate(value))
-        else:
+        elif key.types and slice not in key.types:
             frame.grow(target.value, item=value)
+        else:  # (a slice object, maybe: either)
+            frame.grow(target.value, item=join(value, frame.iterate(value)))
         stored = source if source is not None else ast.Constant(value=None)
         dunder(frame, target.value, base, ("__setitem__",), [target.slice, stored])
     elif isinstance(target, ast.Tuple | ast.List):

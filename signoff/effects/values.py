@@ -411,8 +411,7 @@ def join(a: Val | None, b: Val) -> Val:
         objs=_unique(a.objs + b.objs),
         qual=a.qual if a.qual == b.qual else "",
         calls=a.calls + tuple(c for c in b.calls if c not in a.calls),
-        pure=all(_plain(v) for v in (a, b) if not _callables_only(v)) and not (
-            _callables_only(a) and _callables_only(b)),
+        pure=_plain(a) and _plain(b),
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
         owners=a.owners | b.owners,
     )
@@ -439,13 +438,6 @@ def _all_plain(held: Typed | None) -> bool:
     if dict in held.types and not _all_plain(held.value):
         return False
     return _all_plain(held.item)
-
-
-def _callables_only(v: Val) -> bool:
-    """Whether `v` is only the functions it may be (`Val.calls`), each followed where called:
-    whether it is plain is of no matter to what it is joined with (``x.title`` of a ``str`` or
-    an ``int``, which has none: plain)."""
-    return v.types is not None and not v.types and bool(v.calls) and not v.objs
 
 
 def _plain(v: Val) -> bool:

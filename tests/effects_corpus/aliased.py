@@ -7,6 +7,7 @@ containers used in the ways honest code uses them (it must still be found to onl
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections import OrderedDict, deque
@@ -868,10 +869,10 @@ def kept_what_json_gave_extended_by_text(text: str) -> list[str]:
     return [n.upper() for n in names] + [str(r.get("n")) for r in rows]
 
 
-def kept_rows_of_mixed_values_sorted_by_a_lambda() -> list[str]:
-    """Only reads: dicts of text and numbers, sorted by a lambda (walked with them), read."""
-    people = [{"name": "b", "age": 2}, {"name": "a", "age": 1}]
-    return [p["name"].title() for p in sorted(people, key=lambda p: p["age"])]  # type: ignore[union-attr]
+def kept_rows_sorted_by_a_lambda() -> list[str]:
+    """Only reads: dicts of text, sorted by a lambda (walked with them), read."""
+    people = [{"name": "b", "age": "2"}, {"name": "a", "age": "1"}]
+    return [p["name"].title() for p in sorted(people, key=lambda p: p["age"])]
 
 
 def by_a_slice_assigned() -> list[int]:
@@ -922,3 +923,44 @@ def by_what_json_gave_filled_through_what_its_setdefault_gave() -> list[int]:
     given = json.loads("{}")
     given.setdefault("k", []).append(Loud())
     return [x.run() for x in given["k"]]
+
+
+def by_a_name_that_is_none_unless_it_is_loud(loud: bool) -> int:
+    chosen = None
+    if loud:
+        chosen = Loud()
+    return chosen.run() if chosen is not None else 0
+
+
+def _run_default(item: Calm = Loud()) -> int:  # type: ignore[assignment]  # noqa: B008
+    return item.run()
+
+
+def by_a_default_that_is_not_what_it_is_said_to_be() -> int:
+    return _run_default()
+
+
+def _fill_through_and_read(items, rows):  # type: ignore[no-untyped-def]
+    for row in rows:
+        row.append(Loud())
+    return [x.run() for x in items]
+
+
+def by_a_list_given_to_a_helper_beside_an_iterator_over_it() -> list[int]:
+    items = [Calm()]
+    return _fill_through_and_read(items, reversed([items]))  # type: ignore[no-any-return]
+
+
+def by_the_second_of_two_chained() -> list[int]:
+    return [x.run() for x in itertools.chain([Calm()], [Loud()])]
+
+
+def by_a_slice_object_assigned() -> list[int]:
+    items = [Calm()]
+    everything = slice(None)
+    items[everything] = [Loud()]  # type: ignore[list-item]
+    return [x.run() for x in items]
+
+
+def by_its_own_default_not_being_what_it_is_said_to_be(item: Calm = Loud()) -> int:  # type: ignore[assignment]  # noqa: B008
+    return item.run()
