@@ -151,7 +151,9 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
     else:
         if not fv.types and not fv.objs and not fv.calls:  # (nothing known of it: a function
             results.append(_unresolved(frame, node))     # a container held, say)
-        for cls in fv.types - _covered(fv):  # (``x = None``, then maybe ``x = Loud()``)
+        for cls in fv.types if not fv.objs or fv.beyond else ():  # (and of what else it may
+                                                                   # be: ``x = None``, then maybe
+                                                                   # ``x = Loud()``)
             if issubclass(cls, type):
                 what = call_text(frame, node)
                 results.append(frame.unknown(what, "calls a class that cannot be resolved"))
@@ -161,15 +163,6 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
                 method = frame.an.attr_of_type(frame, fv, cls, "__call__")
                 results.append(call_args(frame, method, args, node))
     return join_all(results)
-
-
-def _covered(value: Val) -> set[type]:
-    """The types of what `value` is known to be one of (its objects, a partial): the others are
-    of objects it may be that are not known one by one."""
-    covered = {type(obj) for obj in value.objs}
-    if any(isinstance(target, Partial) for target in value.calls):
-        covered.add(functools.partial)
-    return covered
 
 
 def _unresolved(frame: Scope, node: ast.AST | None) -> Val:

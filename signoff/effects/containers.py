@@ -431,11 +431,15 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
         return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
     elif cls is itertools.chain:  # (the items of each)
+        if args.star is not None:
+            items.append(frame.iterate(frame.iterate(args.star)).contents())
         shape = Typed(item=_any_typed(items)) if items else None
-    elif cls in (itertools.product, itertools.zip_longest) and pos:  # (one part of each)
-        filled = [merged(item, Typed(types=frozenset({type(None)}))) or UNTYPED for item in items]
+    elif cls in (itertools.product, itertools.zip_longest) and pos and args.star is None:
+        filler = args.kw.get("fillvalue")  # (one part of each, or what fills a short one)
+        fill = filler.contents() if filler is not None else Typed(types=frozenset({type(None)}))
         shape = Typed(item=Typed(types=frozenset({tuple}), parts=tuple(
-            filled if cls is itertools.zip_longest else items)))
+            (merged(item, fill) or UNTYPED) if cls is itertools.zip_longest else item
+            for item in items)))
     elif pos and (len(pos) == 1 or issubclass(cls, collections.deque)):
         shape = Typed(item=items[0])
     elif pos:

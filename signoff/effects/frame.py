@@ -316,16 +316,19 @@ class Frame:
 
     def _attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         results: list[Val] = []
+        of: list[type | None] = []  # (the type each result is of: `_but_failing`)
         for obj in base.objs:
             results.append(self.an.attr_of_object(self, base, obj, attr))
+            of.append(type(obj))
         if base.objs:  # (and of what else it may be: ``x = None``, then maybe ``x = Loud()``)
             if base.types is None:
                 results.append(base.derived())
-            else:
-                covered = {type(obj) for obj in base.objs}
-                results += [self.an.attr_of_type(self, base, cls, attr)
-                            for cls in base.types - covered]
-            return join_all(results)
+                of.append(None)
+            elif base.beyond:
+                for cls in base.types:
+                    results.append(self.an.attr_of_type(self, base, cls, attr))
+                    of.append(cls)
+            return _but_failing(results, of, attr)
         if base.sql is not None:
             if attr in _SQL_COLUMNS:  # ``subquery.c.total``: its columns, expressions to build on
                 return Val(pure=True)
@@ -351,7 +354,8 @@ class Frame:
                                 owners=base.owners if base.pure else EMPTY)
         for cls in base.types:
             results.append(self.an.attr_of_type(self, base, cls, attr))
-        return join_all(results) if results else base.derived()
+            of.append(cls)
+        return _but_failing(results, of, attr) if results else base.derived()
 
     # --- statements and expressions (walked in `statements` and `expressions`) -------------
 
@@ -476,6 +480,19 @@ class Frame:
         """The value of an expression, recording what evaluating it does."""
         return expressions.evaluate(self, node)
 
+
+def _but_failing(results: list[Val], of: list[type | None], attr: str) -> Val:
+    """What reading `attr` gives, of each thing the value may be (`results`, each of the type
+    `of` says; None: of no known type), but ``None``'s, which has none of an object's
+    attributes: read of ``None`` it fails, and does nothing (``found = None``, then maybe
+    ``found = Calm()``: ``found.run()`` is ``Calm.run``)."""
+    if getattr(type(None), attr, _NO_ATTRIBUTE) is not _NO_ATTRIBUTE:
+        return join_all(results)
+    kept = [value for value, kind in zip(results, of, strict=True) if kind is not type(None)]
+    return join_all(kept) if kept else Val(pure=True)
+
+
+_NO_ATTRIBUTE = object()
 
 _SQL_COLUMNS = frozenset({"c", "columns", "selected_columns", "exported_columns"})
 """A statement's (a subquery's) columns: data, not methods."""

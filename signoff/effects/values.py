@@ -149,6 +149,9 @@ class Val:
     owners: frozenset[str] = EMPTY
     """The local names whose containers hold it (or are it), of a container that can change
     whose items are known: filled, or handed on, it lets them go too (`Frame.let_go`)."""
+    beyond: bool = False
+    """Whether, besides `objs`, it may be of its `types` some object not known one by one
+    (``None``, or maybe a ``Loud()``; a class, or maybe one a registry holds)."""
 
     @property
     def reach(self) -> frozenset[str]:
@@ -414,7 +417,14 @@ def join(a: Val | None, b: Val) -> Val:
         pure=_plain(a) and _plain(b),
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
         owners=a.owners | b.owners,
+        beyond=a.beyond or b.beyond or (bool(a.objs or b.objs) and (_unlisted(a) or _unlisted(b))),
     )
+
+
+def _unlisted(v: Val) -> bool:
+    """Whether `v` may be of a type some object not known one by one (not a function it is
+    known to be only by its code, `Val.calls`)."""
+    return not v.objs and (v.types is None or bool(v.types))
 
 
 def _joined_shape(a: Val, b: Val) -> Typed | None:

@@ -964,3 +964,35 @@ def by_a_slice_object_assigned() -> list[int]:
 
 def by_its_own_default_not_being_what_it_is_said_to_be(item: Calm = Loud()) -> int:  # type: ignore[assignment]  # noqa: B008
     return item.run()
+
+
+def kept_a_name_that_is_none_until_a_calm_is_found(count: int) -> int:
+    """Only reads: ``None`` until one is found, then read where it is not ``None``."""
+    found = None
+    for _ in range(count):
+        found = Calm()
+    return found.run() if found is not None else 0
+
+
+def by_what_fills_a_short_one_zipped() -> list[int]:
+    return [y.run() for _, y in itertools.zip_longest([Calm()], [], fillvalue=Loud())]
+
+
+def _fill_through_its_bound(items, bounds):  # type: ignore[no-untyped-def]
+    bounds.stop.append(Loud())
+    return [x.run() for x in items]
+
+
+def by_a_list_given_to_a_helper_beside_a_slice_reaching_it() -> list[int]:
+    items = [Calm()]
+    return _fill_through_its_bound(items, slice(None, items))  # type: ignore[no-any-return]
+
+
+_KINDS: dict[str, type] = {"calm": Calm, "loud": Loud}
+
+
+def by_a_class_or_maybe_one_a_registry_holds(name: str) -> int:
+    kind: type = Calm
+    if name:
+        kind = _KINDS[name]
+    return kind().run()  # type: ignore[no-any-return]
