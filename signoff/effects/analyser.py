@@ -13,16 +13,12 @@ reach outside, with the reason kept: nothing is ever described as safer than it 
 from __future__ import annotations
 
 import ast
-import datetime
-import decimal
 import enum
-import fractions
 import functools
 import inspect
 import sysconfig
 import threading
 import types
-import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar, cast
@@ -42,6 +38,7 @@ from signoff.effects.sqltext import READING_FUNCTIONS
 from signoff.effects.summary import Summary
 from signoff.effects.tables import (
     IMMUTABLE_TYPES,
+    LEAF_TYPES,
     LIBRARIES,
     is_pure_name,
     is_sink,
@@ -652,13 +649,7 @@ def _functions(value: Val) -> tuple[Any, ...]:
 def _may_hold(value: Val) -> bool:
     """Whether an argument may be, or hold, or reach, a container of the caller's: anything but
     text, numbers and their like (an iterator, an object of the app's, a function, may)."""
-    return bool(value.owners or value.calls) or not (value.types and value.types <= _LEAVES)
-
-
-_LEAVES = frozenset({str, bytes, int, float, complex, bool, type(None), decimal.Decimal,
-                     fractions.Fraction, datetime.date, datetime.datetime, datetime.time,
-                     datetime.timedelta, uuid.UUID})
-"""What reaches no container (a ``slice``, whose bounds may be anything, does)."""
+    return bool(value.owners or value.calls) or not (value.types and value.types <= LEAF_TYPES)
 
 
 def _method(*targets: Method | BuiltinMethod) -> Val:

@@ -333,6 +333,12 @@ LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                           if key in ("stdlib", "platstdlib", "purelib", "platlib")}))
 """Where the standard library and installed packages live (what is not there is the app's)."""
 
+LEAF_TYPES: frozenset[type] = frozenset(
+    {str, bytes, int, float, complex, bool, type(None), decimal.Decimal, fractions.Fraction,
+     datetime.date, datetime.datetime, datetime.time, datetime.timedelta, uuid.UUID}
+)
+"""Values that reach no container (a ``slice``, whose bounds may be anything, does)."""
+
 IMMUTABLE_TYPES: frozenset[type] = frozenset(
     {
         str, bytes, int, float, complex, bool, tuple, frozenset, range, type(None),
