@@ -237,6 +237,7 @@ class Typed:
     """A mapping's values."""
     parts: tuple[Typed, ...] | None = None
     """A tuple's parts, by position."""
+
     def on(self, val: Val, **more: Any) -> Val:
         """`val` with these types (and `more` changes)."""
         elem = self.item.types if self.item is not None else None
