@@ -74,6 +74,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     """Evaluate a call expression (`used_up`: what it gives is iterated at once, `Scope.keep`)."""
     method = containers.kept_receiver(frame, node.func, used_up)
     frame.keep(node.func)  # (what is called is not handed on)
+    if isinstance(node.func, ast.Attribute):  # (``g.append(x)``, not ``add = g.append``)
+        frame.called_at_once(node.func)
     fv = frame.expr(node.func)
     if method and isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
         containers.filled_elsewhere(frame, fv, method)
@@ -82,6 +84,7 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     keeps = containers.keeps_nothing(fv, node, used_up)
     followed = not keeps and containers.followed(frame, fv)  # (`Summary.releases`)
     handed = containers.hands_items_on(fv, node)
+    allowed = containers.takes_plain(fv)
     namespace = any(o is vars or o is locals or o is globals for o in fv.objs)
     if namespace and not node.args:
         frame.let_go_every()  # (``vars()["xs"]``: every local, by another name)
@@ -99,6 +102,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
                     containers.keep_reader(frame, a)
                 if containers.only_reads(fv):  # (``json.dumps({"names": names})``)
                     containers.keep_displayed(frame, a)
+            elif allowed:
+                frame.bind(a)  # (what allow-listed code gave: `containers.given_together`)
             pos.append(frame.expr(a))
     kw: dict[str, Val] = {}
     dstar: Val | None = None
@@ -107,6 +112,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             frame.keep(k.value)
             if keeps:
                 containers.keep_reader(frame, k.value)
+        elif allowed:
+            frame.bind(k.value)
         v = frame.expr(k.value)
         if k.arg is None:
             dstar = join(dstar, v)
@@ -116,7 +123,10 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
         for given in pos:
             if not given.holds_known or given.shares_known:
                 frame.released(given)
+    handed_in = [*pos, *kw.values(), *(v for v in (star, dstar) if v)]
+    containers.given_together(frame, fv, handed_in)
     made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
+    made = containers.holding_given(made, handed_in)  # (``copy.copy(g)``: of what it was given)
     if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and (
             pos or kw):
         containers.grown_by(frame, node.func, pos, kw)

@@ -38,12 +38,14 @@ from signoff.effects.tables import (
     KEPT_BY_METHODS,
     MUTATING_METHODS,
     PYTHON_CONTAINERS,
+    is_pure_name,
 )
 from signoff.effects.values import (
     HOLDERS,
     UNTYPED,
     Args,
     BuiltinMethod,
+    Inline,
     Method,
     Typed,
     Val,
@@ -51,12 +53,14 @@ from signoff.effects.values import (
     holder,
     join,
     merged,
+    only_plain,
 )
 
-__all__ = ["GROWING", "filled_elsewhere", "followed", "grown_by", "hands_items_on",
-           "keep_displayed", "keep_reader", "keeps_keyword", "keeps_nothing", "keeps_starred",
+__all__ = ["GROWING", "filled_elsewhere", "followed", "given_together", "grown_by",
+           "hands_items_on", "holding_given", "keep_displayed", "keep_reader", "keeps_keyword",
+           "keeps_nothing", "keeps_starred",
            "kept_receiver", "made_iterable", "method_result", "named_by", "of_python",
-           "only_reads", "shares", "sharing"]
+           "only_reads", "shares", "sharing", "takes_plain"]
 
 
 def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
@@ -78,11 +82,48 @@ GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"
 """The methods by which Python's containers take in what they are given."""
 
 
+def given_together(frame: Scope, fv: Val, given: list[Val]) -> None:
+    """What allow-listed code gave, handed to a call with the others of `given`, or whose
+    method `fv` is: what is called may put them into it (``list.append(g, x)``,
+    ``operator.setitem(g, k, x)``, ``g.__init__(xs)``) — unless each of them only computes
+    too, it holds the app's objects now (`Val.let_go`, `filled`)."""
+    plain = [v for v in given if v.plain_container]
+    if not fv.calls and fv.plain_container:  # (a method of it, or one it holds)
+        plain.append(fv)
+    if plain and not only_plain(*(v for v in given if not _python_class(v))):
+        for value in plain:
+            frame.let_go_all(value.owners, filled=True)
+            frame.released(value)  # (a caller's, filled: `Summary.releases`)
+
+
+def holding_given(made: Val, given: list[Val]) -> Val:
+    """What allow-listed code gave back, of what allow-listed code gave it (`given`): it may
+    be one of them, hold them, or be a method of one (``copy.copy(g)``, ``getattr(g, "x")``):
+    held by what holds them (`Val.owners`)."""
+    if not made.plain_container:
+        return made
+    owners = frozenset().union(*(v.owners for v in given if v.plain_container))
+    return replace(made, owners=made.owners | owners) if owners else made
+
+
+def takes_plain(fv: Val) -> bool:
+    """Whether what allow-listed code gave, handed to `fv`, stays with its names
+    (`Scope.bind`): `fv` is allow-listed, or a local function walked where it is called (what
+    it puts in it is seen there; `given_together` for the rest)."""
+    return fv.pure or is_pure_name(fv.qual) or any(isinstance(t, Inline) for t in fv.calls)
+
+
+def _python_class(value: Val) -> bool:
+    """Whether `value` is one of Python's own classes (``isinstance(g, dict)``)."""
+    return bool(value.objs) and all(isinstance(o, type) and o.__module__ == "builtins"
+                                    for o in value.objs)
+
+
 def filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
     """``rows[0].append(x)``: a container taken out of others is filled, or is not one of
     Python's (whose method may do anything with it): those holding it are let go. A method
     of what allow-listed code gave (text a function of Python's made) only computes."""
-    if not fv.calls and fv.pure and fv.types is None and name in MUTATING_METHODS:
+    if not fv.calls and fv.types is None and name in MUTATING_METHODS:
         frame.let_go_all(fv.owners, filled=True)  # (of what allow-listed code gave: its method)
         frame.released(fv)  # (a caller's, filled: `Summary.releases`)
     for target in fv.calls:

@@ -48,24 +48,46 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     change, whose items are known, handed on where it is not kept (`Frame.keep`) is let go:
     what it holds, and what the containers holding it hold, is no longer known."""
     kept = frame.kept_here(node)
+    bound = frame.bound_here(node)
     value = _evaluate(frame, node, kept)
-    return value if kept else handed_on(frame, node, value)
+    if kept:
+        return value
+    if bound and (value.plain_container or _of_plain(frame, value)):  # (a local name's,
+        _run_anywhere(value)  # what allow-listed code gave, or a part of it: `Frame.bind`)
+        return value
+    return handed_on(frame, node, value)
 
 
-def handed_on(frame: Frame, node: ast.expr, value: Val, *, release: bool = True) -> Val:
-    """`value`, of `node`, handed on where it is not kept (`evaluate`); `release`: and a
-    parameter it may be is released (not for what a lambda gives back, released surely)."""
-    if release:
-        frame.released(value)
-    for target in value.calls:  # a local function handed on: it may run anywhere, any time
+def _of_plain(frame: Frame, value: Val) -> bool:
+    """Whether `value` is held only by what allow-listed code gave (``g.setdefault(k, [])``)."""
+    return bool(value.owners) and all(
+        frame.name(name).plain_container for name in value.owners)
+
+
+def _run_anywhere(value: Val) -> None:
+    """A local function `value` may be is handed on: it may run anywhere, any time."""
+    for target in value.calls:
         if isinstance(target, Inline):
             target.frame.let_go_inside(target.node)
+
+
+def handed_on(frame: Frame, node: ast.expr, value: Val, *, release: bool = True,
+              filled: bool = False) -> Val:
+    """`value`, of `node`, handed on where it is not kept (`evaluate`); `release`: and a
+    parameter it may be is released (not for what a lambda gives back, released surely);
+    `filled`: where what allow-listed code gave is filled (`Val.let_go`)."""
+    if release:
+        frame.released(value)
+    _run_anywhere(value)
+    if isinstance(node, ast.NamedExpr):  # (the container its name was just bound to)
+        frame.let_go(node.target.id, filled=filled)
     if not value.owners:  # (a container made here and not named yet is its own)
         return value
     if isinstance(node, ast.Name):  # (its own container: `Frame.name`)
-        frame.let_go(node.id)
-    frame.let_go_all(value.owners - {node.id} if isinstance(node, ast.Name) else value.owners)
-    return replace(value.let_go(), owners=EMPTY)
+        frame.let_go(node.id, filled=filled)
+    frame.let_go_all(value.owners - {node.id} if isinstance(node, ast.Name) else value.owners,
+                     filled=filled)
+    return replace(value.let_go(filled=filled), owners=EMPTY)
 
 
 def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
@@ -74,7 +96,9 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.Constant):
         return const(node.value)
     if isinstance(node, ast.Attribute):
-        return frame.attribute(_owner(frame, node.value, node.attr), node.attr, node)
+        called = frame.called_here(node)
+        return frame.attribute(_owner(frame, node.value, node.attr, called=called), node.attr,
+                               node)
     if isinstance(node, ast.Call):
         return calls.evaluate_call(frame, node, used_up=kept)
     if isinstance(node, ast.Subscript):
@@ -113,7 +137,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         starred = any(isinstance(e, ast.Starred) for e in node.elts)
         shape = Typed(item=_items(parts)) if kind is not tuple or starred else Typed(
             parts=tuple(p.contents() for p in parts), item=_items(parts))
-        return fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape)
+        return _holding(fresh_of(kind, inner=_reach(parts), elem=_elem(parts), shape=shape), parts)
     if isinstance(node, ast.Dict):
         _keep_parts(frame, [ast.Starred(value=v) for k, v in zip(node.keys, node.values,
                                                                  strict=True) if k is None])
@@ -121,22 +145,24 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         values: list[Val] = []
         for k, v in zip(node.keys, node.values, strict=True):
             if k is None:  # (``**other``: its keys and values)
-                other = evaluate(frame, v)
+                other = _held(frame, v)
                 keys.append(frame.iterate(other))
                 values.append(other.taken(other.contents().value))
                 continue
-            key = evaluate(frame, k)
+            key = _held(frame, k)
             dunder(frame, k, key, ("__hash__",), [])  # (each key hashed, by its class's code)
             keys.append(key)
-            values.append(evaluate(frame, v))
-        return fresh_of(dict, inner=_reach(keys + values),
-                        shape=Typed(item=_items(keys), value=_items(values)))
+            values.append(_held(frame, v))
+        return _holding(fresh_of(dict, inner=_reach(keys + values),
+                                 shape=Typed(item=_items(keys), value=_items(values))),
+                        keys + values)
     if isinstance(node, ast.BinOp):
         named = [side for side in (node.left, node.right) if isinstance(side, ast.Name)]
         for side in named:  # (Python's operators only read what they combine)
             frame.keep(side)
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
-        if not (_of_python(left) and _of_python(right)):  # (another's operator may keep them)
+        if not all(_of_python(v) or v.plain_container for v in (left, right)):  # (another's
+            # operator may keep them; not what allow-listed code gave: ``a + b`` of lists)
             left, right = (handed_on(frame, side, value) if side in named else value
                            for side, value in ((node.left, left), (node.right, right)))
         else:
@@ -162,7 +188,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             return Val(types=frozenset({orm.BINARY_EXPRESSION}), pure=True)
         plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
         made = Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
-        return join_all([made, *(v for v in given if v is not None)])
+        return _holding(join_all([made, *(v for v in given if v is not None)]), [left, right])
     if isinstance(node, ast.BoolOp):
         if kept:  # (only tested: `tested`)
             for each in node.values:
@@ -231,8 +257,11 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             evaluate(frame, d)
         return Val(types=frozenset(), calls=(Inline(node=node, frame=frame),))
     if isinstance(node, ast.NamedExpr):
+        frame.bind(node.value)
         value = evaluate(frame, node.value)
         frame.assign(node.target, value, node.value, ":=")
+        if value.plain_container or _of_plain(frame, value):  # (what allow-listed code gave,
+            return frame.name(node.target.id)  # filled through the walrus: through its name)
         return value
     if isinstance(node, ast.YieldFrom):
         frame.yields.append(frame.iterate(evaluate(frame, node.value)))
@@ -343,17 +372,20 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
                 tested(frame, cond)
                 truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
-            key, value = evaluate(frame, node.key), evaluate(frame, node.value)
+            key, value = _held(frame, node.key), _held(frame, node.value)
             dunder(frame, node.key, key, ("__hash__",), [])  # (each key hashed, as it is put)
-            return fresh_of(dict, inner=_reach([key, value]),  # (as a dict display: above)
-                            shape=Typed(item=key.contents(), value=value.contents()))
-        part = evaluate(frame, node.elt)
+            return _holding(fresh_of(dict, inner=_reach([key, value]),  # (as a dict display)
+                                     shape=Typed(item=key.contents(), value=value.contents())),
+                            [key, value])
+        part = _held(frame, node.elt)
         if isinstance(node, ast.SetComp):  # (each item hashed, by its class's own code)
             dunder(frame, node.elt, part, ("__hash__",), [])
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
     if kind is None:
-        return Val(inner=part.reach, pure=True, elem=part.types, shape=Typed(item=part.contents()))
-    return fresh_of(kind, inner=part.reach, elem=part.types, shape=Typed(item=part.contents()))
+        return _holding(Val(inner=part.reach, pure=True, elem=part.types,
+                            shape=Typed(item=part.contents())), [part])
+    return _holding(fresh_of(kind, inner=part.reach, elem=part.types,
+                             shape=Typed(item=part.contents())), [part])
 
 
 @contextmanager
@@ -411,16 +443,22 @@ _SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
 """Values that hold nothing that could be changed."""
 
 
-def _owner(frame: Frame, node: ast.expr, attr: str) -> Val:
+def _owner(frame: Frame, node: ast.expr, attr: str, *, called: bool) -> Val:
     """What an attribute is read of: handed on (`handed_on`: its class's code may keep it),
     but for what allow-listed code gave, whose methods only compute (the text a function of
     Python's made, held in a list, stays with that list: ``[w.splitlines() for w in wrapped]``;
     one filling it lets the list go, `containers.filled_elsewhere`)."""
-    if not isinstance(node, ast.Name) or id(node) in frame.kept:
+    if id(node) in frame.kept:
         return evaluate(frame, node)
+    if not isinstance(node, ast.Name):  # (``it["name"].upper()``: what allow-listed code
+        frame.bind(node)                # gave is not handed on to its own method)
+        value = evaluate(frame, node)
+        return handed_on(frame, node, value, filled=True) if value.plain_container and (
+            attr in _LIVE and not called) else value
     frame.keep(node)
     value = evaluate(frame, node)
-    return value if value.pure and attr not in _LIVE else handed_on(frame, node, value)
+    return value if value.pure and (attr not in _LIVE or called) else handed_on(
+        frame, node, value, filled=attr in _LIVE)
 
 
 _LIVE = MUTATING_METHODS | CONTAINER_VIEWS
@@ -475,8 +513,24 @@ def _combined(op: ast.operator, left: Val, right: Val) -> Val | None:
 def _part(frame: Frame, node: ast.expr) -> Val:
     """An item a list, set or tuple display puts in it: each of a starred one's."""
     if isinstance(node, ast.Starred):
-        return frame.iterate(evaluate(frame, node.value))
+        return frame.iterate(_held(frame, node.value))
+    return _held(frame, node)
+
+
+def _held(frame: Frame, node: ast.expr) -> Val:
+    """What a container made here is given to hold (a display's item, a comprehension's):
+    the containers it may be, or be part of, stay with their names (`Frame.bind`); the one
+    made holds them too (`_holding`)."""
+    frame.bind(node)
     return evaluate(frame, node)
+
+
+def _holding(made: Val, parts: list[Val]) -> Val:
+    """`made`, a container holding `parts`: held, too, by the containers holding them, or
+    that they are (`Val.owners`: filling what it holds lets those go, changing those lets
+    the name it is bound to go)."""
+    owners = frozenset().union(*(part.owners for part in parts if part.plain_container))
+    return replace(made, owners=made.owners | owners) if owners else made
 
 
 def _items(parts: list[Val]) -> Typed:

@@ -26,7 +26,6 @@ from signoff.effects.signature import bind, params_of_node
 from signoff.effects.summary import Raised, Summary
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
-    EMPTY,
     GLOBAL,
     UNKNOWN,
     Args,
@@ -42,6 +41,7 @@ from signoff.effects.values import (
     join_all,
     known,
     known_held,
+    only_plain,
 )
 
 EMPTY_CELL: Any = object()
@@ -95,6 +95,11 @@ class Frame:
         self.kept: dict[int, ast.expr] = {}
         """The names and calls about to be walked where a container stays with its name (the
         next walk of each, once: `keep`)."""
+        self.calling: set[int] = set()
+        """The expressions about to be walked that are called at once (``g.append(x)``, not
+        ``add = g.append``)."""
+        self.binding: set[int] = set()
+        """The expressions about to be walked whose value a local name is bound to next (`bind`)."""
         self.reshaped = 0
         """How many times a local container's known items changed (grown, or let go)."""
         self.aliases: dict[str, frozenset[str]] = {}
@@ -294,7 +299,7 @@ class Frame:
             return base.taken(base.contents().value, rec=rec)
         if base.types and base.types <= {list, tuple, set, frozenset}:
             return base.taken(base.contents().item, rec=rec)
-        return base.derived(rec=rec)
+        return base.taken(None, rec=rec) if base.pure else base.derived(rec=rec)
 
     def iterate(self, base: Val) -> Val:
         """An item of an iterable."""
@@ -351,7 +356,7 @@ class Frame:
             return self.unknown(f".{attr}", f"reads .{attr} of a callable", node)
         if base.types is None:  # (a method of what allow-listed code gave: `filled_elsewhere`)
             return base.derived(qual=f"{base.qual}.{attr}" if base.qual else "",
-                                owners=base.owners if base.pure else EMPTY)
+                                owners=base.owners)
         for cls in base.types:
             results.append(self.an.attr_of_type(self, base, cls, attr))
             of.append(cls)
@@ -381,7 +386,9 @@ class Frame:
                     held = frame.env[name]
                     frame.env[name] = grown(held, item=item, value=value)
                     self.reshaped += 1
-                    self.let_go_all(held.owners - {name})  # (those holding it hold more now)
+                    filled = not only_plain(item, value)  # (what allow-listed code gave
+                    self.let_go_all(held.owners - {name}, filled=filled)  # that holds it, or
+                    self.let_go_parts(name, filled=filled)  # is held by it, holds the app's)
                 return
             frame = frame.parent
 
@@ -398,6 +405,32 @@ class Frame:
         (``xs.append(x)``). A name anywhere else — bound to another name, handed to a function,
         stored, captured by a local function — lets the container go (`let_go`)."""
         self.kept[id(node)] = node
+
+    def bind(self, node: ast.expr) -> None:
+        """`node`, walked next, gives what a local name is bound to (``x = rows[0]``): the
+        containers it may be, or be part of, stay with their names; the name is theirs too
+        (`Val.owners`), so filling it lets them go, and changing them lets it go
+        (`let_go_parts`)."""
+        self.binding.add(id(node))
+
+    def called_at_once(self, node: ast.expr) -> None:
+        """`node`, walked next, is called at once: a method of what allow-listed code gave,
+        read there, is not kept to fill it later (`expressions._owner`)."""
+        self.calling.add(id(node))
+
+    def called_here(self, node: ast.expr) -> bool:
+        """Whether `node` is called at once (`called_at_once`), for this walk of it."""
+        if id(node) in self.calling:
+            self.calling.discard(id(node))
+            return True
+        return False
+
+    def bound_here(self, node: ast.expr) -> bool:
+        """Whether `node` is bound to a local name (`bind`), for this walk of it."""
+        if id(node) in self.binding:
+            self.binding.discard(id(node))
+            return True
+        return False
 
     def kept_here(self, node: ast.expr) -> bool:
         """Whether `node` was kept (`keep`), for this walk of it."""
@@ -417,10 +450,22 @@ class Frame:
                                                                       held.pure):
                     frame.env[name] = loosened
                     self.reshaped += 1
-                    self.let_go_all(held.owners - {name})
+                    self.let_go_all(held.owners - {name}, filled=filled)
                     for other in frame.aliases.get(name, frozenset()) - {name}:
                         frame.let_go(other, inner=inner, filled=filled)  # (the same one)
+                    self.let_go_parts(name, filled=filled)
                 return
+            frame = frame.parent
+
+    def let_go_parts(self, name: str, *, filled: bool = False) -> None:
+        """The container `name` holds changed: the local names bound to what it held, or to a
+        view of it (``x = rows[0]``, ``v = d.values()``: their `Val.owners` name it), are let
+        go too — each may be what changed, or see it."""
+        frame: Frame | None = self
+        while frame is not None:
+            for other, held in list(frame.env.items()):
+                if other != name and name in held.owners:
+                    self.let_go(other, filled=filled)
             frame = frame.parent
 
     def held_now(self) -> dict[tuple[int, str], tuple[object, object]]:

@@ -117,6 +117,14 @@ class Scope(Protocol):
         """`node`, walked next, leaves the container it gives with its name."""
         ...
 
+    def bind(self, node: ast.expr) -> None:
+        """`node`, walked next, gives what a local name is bound to."""
+        ...
+
+    def called_at_once(self, node: ast.expr) -> None:
+        """`node`, walked next, is called at once (not kept to be called later)."""
+        ...
+
     def let_go(self, name: str, *, inner: bool = False, filled: bool = False) -> None:
         """The container a local name holds is handed on out of the walk's sight."""
         ...

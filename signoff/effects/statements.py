@@ -29,6 +29,7 @@ from signoff.effects.values import (
     join,
     join_all,
     known,
+    only_plain,
 )
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         aliased = _aliased(frame, node)
         if aliased:  # (``alias = items``: one container, two names, each filled as the other)
             frame.keep(node.value)
+        elif _binds_local(frame, node.targets):
+            frame.bind(node.value)
         value = frame.expr(node.value)
         for each in node.targets:
             assign(frame, each, value, node.value, "=")
@@ -66,6 +69,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         aug_assign(frame, node)
     elif isinstance(node, ast.AnnAssign):
         if node.value is not None:
+            if _binds_local(frame, [node.target]):
+                frame.bind(node.value)
             assign(frame, node.target, frame.expr(node.value), node.value, "=")
     elif isinstance(node, ast.Return):
         if node.value is not None:  # (what the caller is given is its own from here)
@@ -168,6 +173,13 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     # pass, break, continue, type aliases: nothing to do
 
 
+def _binds_local(frame: Frame, targets: list[ast.expr]) -> bool:
+    """Whether `targets` are one local name (``x = …``)."""
+    (target,) = targets if len(targets) == 1 else (None,)
+    return (isinstance(target, ast.Name) and target.id not in frame.declared_global
+            and target.id not in frame.declared_nonlocal)
+
+
 def _aliased(frame: Frame, node: ast.Assign) -> tuple[str, str] | None:
     """The two local names ``name = other`` binds to one container, if it is that."""
     (target,) = node.targets if len(node.targets) == 1 else (None,)
@@ -254,7 +266,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         key = frame.expr(target.slice)
         frame.mutate(base, f"{_text(target)} {op}")
         if not isinstance(target.value, ast.Name):  # (``rows[0][k] = v``: `Val.owners`)
-            frame.let_go_all(base.owners)
+            frame.let_go_all(base.owners, filled=not only_plain(key, value))
         if base.types and all(issubclass(t, dict) for t in base.types):
             frame.grow(target.value, item=key, value=value)
         elif isinstance(target.slice, ast.Slice):  # (``xs[:] = ys``: the items of ys)
@@ -321,6 +333,7 @@ def delete(frame: Frame, target: ast.expr) -> None:
 
 def enter_with(frame: Frame, item: ast.withitem) -> None:
     """``with cm as x``: runs ``cm.__enter__`` and ``cm.__exit__``."""
+    frame.bind(item.context_expr)  # (what allow-listed code gave: entered here, not handed on)
     cm = frame.expr(item.context_expr)
     entered = calls.call(
         frame, frame.attribute(cm, "__enter__", item.context_expr), [], {}, item.context_expr

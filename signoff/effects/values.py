@@ -364,8 +364,7 @@ def grown(base: Val, *, item: Val | None = None, value: Val | None = None) -> Va
     given = frozenset().union(*(v.owners for v in (item, value) if v is not None))
     if given - base.owners:
         base = replace(base, owners=base.owners | given)
-    if base.pure and not all(_all_plain(v.contents()) if v.types is not None else v.pure
-                             for v in (item, value) if v is not None):
+    if base.pure and not only_plain(item, value):
         base = replace(base, pure=False)  # (what allow-listed code gave, holding the app's now)
     held = base.shape
     if held is None:  # (what its items are may still be known: a list made of them)
@@ -435,6 +434,13 @@ def _joined_shape(a: Val, b: Val) -> Typed | None:
     return merged(a.contents(), b.contents())
 
 
+def only_plain(*given: Val | None) -> bool:
+    """Whether each of `given` is of values whose methods only compute, at every depth (what
+    allow-listed code gave, text, numbers, containers written out of those)."""
+    return all(_all_plain(v.contents()) if v.types is not None else v.pure
+               for v in given if v is not None)
+
+
 def _all_plain(held: Typed | None) -> bool:
     """Whether what `held` says is only of values whose methods only compute, at every depth
     (a dict of numbers written out; nothing, in an empty container)."""
@@ -502,5 +508,6 @@ __all__ = [
     "known",
     "known_held",
     "merged",
+    "only_plain",
     "param_token",
 ]

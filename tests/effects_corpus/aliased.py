@@ -7,6 +7,7 @@ containers used in the ways honest code uses them (it must still be found to onl
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
@@ -996,3 +997,122 @@ def by_a_class_or_maybe_one_a_registry_holds(name: str) -> int:
     if name:
         kind = _KINDS[name]
     return kind().run()  # type: ignore[no-any-return]
+
+
+def by_a_part_of_what_json_gave_bound_to_a_name_then_filled() -> list[int]:
+    given = json.loads('{"k": []}')
+    part = given["k"]
+    part.append(Loud())
+    return [x.run() for x in given["k"]]
+
+
+def by_what_setdefault_gave_of_what_json_gave_then_filled() -> list[int]:
+    given = json.loads("{}")
+    part = given.setdefault("k", [])
+    part.append(Loud())
+    return [x.run() for x in given["k"]]
+
+
+def by_a_view_of_what_json_gave_read_after_it_was_filled() -> list[int]:
+    given = json.loads("{}")
+    values = given.values()
+    given["k"] = Loud()
+    return [x.run() for x in values]
+
+
+def by_a_bound_method_of_what_json_gave_kept_then_called() -> list[int]:
+    given = json.loads("[]")
+    add = given.append
+    add(Loud())
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_filled_through_getattr() -> list[int]:
+    given = json.loads("[]")
+    getattr(given, "append")(Loud())
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_filled_by_the_unbound_method() -> list[int]:
+    given = json.loads("[]")
+    list.append(given, Loud())
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_filled_by_a_map_of_its_method() -> list[int]:
+    given = json.loads("[]")
+    list(map(given.append, [Loud()]))
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_made_again_by_its_init() -> list[int]:
+    given = json.loads("[]")
+    given.__init__([Loud()])  # type: ignore[misc]
+    return [x.run() for x in given]
+
+
+def by_what_json_gave_joined_by_its_operator_method() -> int:
+    given = json.loads("{}")
+    given.__ior__({"k": Loud()})
+    return given["k"].run()  # type: ignore[no-any-return]
+
+
+def by_what_json_gave_named_by_a_walrus_and_filled() -> list[int]:
+    (given := json.loads("[]")).append(Loud())
+    return [x.run() for x in given]
+
+
+def by_a_list_named_by_a_walrus_inside_a_display_filled_through_it() -> list[int]:
+    rows = [(named := [Calm()])]
+    rows[0].append(Loud())
+    return [x.run() for x in named]
+
+
+def by_what_json_gave_filled_by_a_local_function() -> list[int]:
+    given = json.loads("[]")
+
+    def fill(target):  # type: ignore[no-untyped-def]
+        target.append(Loud())
+
+    fill(given)
+    return [x.run() for x in given]
+
+
+def by_a_copy_of_what_json_gave_whose_shared_list_is_filled() -> list[int]:
+    given = json.loads("[[]]")
+    copied = copy.copy(given)
+    copied[0].append(Loud())
+    return [x.run() for x in given[0]]
+
+
+def kept_the_rows_json_gave_read_after_a_row_of_numbers_is_added(text: str) -> list[Any]:
+    """Only reads: a dict of numbers added, then each row's ``get``."""
+    rows = json.loads(text)
+    rows.append({"n": 2})
+    return [r.get("n") for r in rows]
+
+
+def kept_what_json_gave_read_by_its_items_and_a_helper(text: str) -> list[Any]:
+    """Only reads: its items counted, by a helper and in a comprehension."""
+    data = json.loads(text)
+    total = _count_values(data)
+    return [(k.upper(), len(v)) for k, v in data.items()] + [total]
+
+
+def _count_values(d):  # type: ignore[no-untyped-def]
+    return sum(len(v) for v in d.values())
+
+
+def kept_two_lists_json_gave_added_and_a_copy_read(text: str) -> list[str]:
+    """Only reads: two lists joined by ``+``, a dict copied and read."""
+    a, b = json.loads(text), json.loads(text)
+    copied = json.loads(text).copy()
+    return [n.upper() for n in a + b] + [k.upper() for k in copied]
+
+
+def kept_what_json_gave_tested_checked_and_named_by_a_walrus(text: str) -> list[str]:
+    """Only reads: ``isinstance`` asks its type; a walrus names it."""
+    if isinstance(data := json.loads(text), dict):
+        return [k.upper() for k in data]
+    return [v.upper() for v in data]
+
