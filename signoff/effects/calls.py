@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import csv
 import dataclasses
 import enum
 import functools
 import inspect
-import io
 import sysconfig
 import types
 from dataclasses import replace
@@ -72,12 +70,14 @@ _C_CALLABLES = (
 )
 def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val:
     """Evaluate a call expression (`used_up`: what it gives is iterated at once, `Scope.keep`)."""
+    within = containers.grown_within(frame, node.func)  # (``groups[k].append(x)``)
     method = containers.kept_receiver(frame, node.func, used_up)
     frame.keep(node.func)  # (what is called is not handed on)
     if isinstance(node.func, ast.Attribute):  # (``g.append(x)``, not ``add = g.append``)
         frame.called_at_once(node.func)
     fv = frame.expr(node.func)
-    if method and isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
+    if method and isinstance(node.func, ast.Attribute) and not isinstance(
+            node.func.value, ast.Name) and within is None:
         containers.filled_elsewhere(frame, fv, method)
         for name in containers.named_by(node.func.value, top=True):  # (it is that container)
             frame.let_go(name)
@@ -130,6 +130,8 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and (
             pos or kw):
         containers.grown_by(frame, node.func, pos, kw)
+        if within is not None:
+            containers.grow_within(frame, within, node.func, pos)
     if namespace:  # (what it holds: whatever the names hold, of no known type)
         made = pos[0].derived(pure=False) if pos else Val(origin=frozenset({UNKNOWN}),
                                                             inner=frozenset({UNKNOWN}))
@@ -509,6 +511,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         for k, v in args.kw.items():
             called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
     if fresh and (not called or q in ("re.sub", "re.subn")):
+        if q in containers.SHAPED_RESULTS:
+            return containers.SHAPED_RESULTS[q].on(Val(pure=True))
         made = RETURN_TYPES.get(q)
         return replace(fresh_of(made), pure=True) if made is not None else Val(pure=True)
     first = args.pos[0] if args.pos else None
@@ -518,7 +522,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return join_all(args.pos)
     if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
         return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
-    shaped = _SHAPED_RESULTS.get(q)
+    shaped = containers.SHAPED_RESULTS.get(q)
     if shaped is not None:
         return shaped.on(Val(pure=True))
     returns = RETURN_TYPES.get(q)
@@ -537,15 +541,6 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return Val(types=join_all(objects).types)
     return Val(origin=reach, inner=reach)
 
-
-_SHAPED_RESULTS: dict[str, Typed] = {
-    "_csv.reader": Typed(types=frozenset({type(csv.reader(()))}), item=Typed(
-        types=frozenset({list}), item=Typed(types=frozenset({str})))),
-    "_csv.writer": Typed(types=frozenset({type(csv.writer(io.StringIO()))})),
-}
-"""What allow-listed calls give that holds what they say: a csv reader's rows are lists of
-text; a csv writer writes to the stream it was given, whose ``write`` was followed as it was made
-(`special.runs_unnamed`)."""
 
 def _getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     """``operator.attrgetter("a.b")`` (``itemgetter(k)``): followed where it is called, as the

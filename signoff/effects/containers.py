@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import ast
 import collections
+import csv
 import functools
 import heapq
 import inspect
+import io
 import itertools
 import json
 import types
@@ -50,17 +52,60 @@ from signoff.effects.values import (
     Typed,
     Val,
     fresh_of,
+    grown,
     holder,
     join,
     merged,
     only_plain,
 )
 
-__all__ = ["GROWING", "filled_elsewhere", "followed", "given_together", "grown_by",
-           "hands_items_on", "holding_given", "keep_displayed", "keep_reader", "keeps_keyword",
-           "keeps_nothing", "keeps_starred",
-           "kept_receiver", "made_iterable", "method_result", "named_by", "of_python",
-           "only_reads", "shares", "sharing", "takes_plain"]
+__all__ = [
+    "GROWING",
+    "SHAPED_RESULTS",
+    "filled_elsewhere",
+    "followed",
+    "given_together",
+    "grow_within",
+    "grown_by",
+    "grown_within",
+    "hands_items_on",
+    "holding_given",
+    "keep_displayed",
+    "keep_reader",
+    "keeps_keyword",
+    "keeps_nothing",
+    "keeps_starred",
+    "kept_receiver",
+    "made_iterable",
+    "method_result",
+    "named_by",
+    "of_python",
+    "only_reads",
+    "shares",
+    "sharing",
+    "takes_plain",
+]
+
+
+_TEXT = Typed(types=frozenset({str}))
+_TEXTS = Typed(types=frozenset({list}), item=_TEXT)
+
+SHAPED_RESULTS: dict[str, Typed] = {
+    "_csv.reader": Typed(types=frozenset({type(csv.reader(()))}), item=_TEXTS),
+    "_csv.writer": Typed(types=frozenset({type(csv.writer(io.StringIO()))})),
+    **{f"textwrap.{made}": _TEXT for made in ("fill", "dedent", "indent", "shorten")},
+    "textwrap.wrap": _TEXTS,
+    "shlex.split": _TEXTS,
+    "shlex.quote": _TEXT,
+    "shlex.join": _TEXT,
+    "string.capwords": _TEXT,
+    "html.escape": _TEXT,
+    "html.unescape": _TEXT,
+}
+"""What allow-listed calls give that holds what they say: a csv reader's rows are lists of
+text; a csv writer writes to the stream it was given, whose ``write`` was followed as it was
+made (`special.runs_unnamed`); text, and lists of it, by the functions of Python's that make
+them (``textwrap.wrap``)."""
 
 
 def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
@@ -357,6 +402,57 @@ def grown_by(frame: Scope, called: ast.Attribute, pos: list[Val], kw: dict[str, 
         _grown(frame, held, frame.name(held.id), called.attr, pos, kw)
 
 
+_TAKING_ONE = frozenset({"append", "add", "insert", "appendleft"})
+_TAKING = _TAKING_ONE | {"extend", "extendleft", "update"}
+_FILLED_WITHIN = frozenset({list, set, collections.deque})
+
+
+def grown_within(frame: Scope, func: ast.expr) -> ast.Name | None:
+    """``groups.setdefault(k, []).append(x)``, ``groups[k].append(x)``: a list (a set, a
+    deque) that a local dict or list of Python's holds, filled where it is held — the name of
+    that dict or list, where what it holds is known (its list is then grown where it is held,
+    `grow_within`, its own kept with its name); None for any other call."""
+    if not isinstance(func, ast.Attribute) or func.attr not in _TAKING:
+        return None
+    held_by = func.value
+    taking = isinstance(held_by, ast.Call) and isinstance(held_by.func, ast.Attribute) and (
+        held_by.func.attr in ("setdefault", "get"))
+    if isinstance(held_by, ast.Subscript) and not isinstance(held_by.slice, ast.Slice):
+        outer = held_by.value
+    elif taking and isinstance(held_by, ast.Call) and isinstance(held_by.func, ast.Attribute):
+        outer = held_by.func.value
+    else:
+        return None
+    base = frame.name(outer.id) if isinstance(outer, ast.Name) else None
+    if base is None or not (of_python(base) and base.holds_known):
+        return None
+    mapping = all(issubclass(t, dict) for t in base.types or ())
+    if not mapping and (taking or not (base.types or set()) <= {list}):
+        return None
+    held = base.contents().value if mapping else base.contents().item
+    if held is None or not held.types or not held.types <= _FILLED_WITHIN:
+        return None
+    frame.keep(held_by)
+    return outer if isinstance(outer, ast.Name) else None
+
+
+def grow_within(frame: Scope, outer: ast.Name, func: ast.Attribute, pos: list[Val]) -> None:
+    """What `grown_within` found filled, grown where it is held: the list a dict's values
+    (a list's items) are holds what it was given now, and the containers holding that dict or
+    list, which may be the very list, are let go."""
+    if not pos:
+        return
+    base = frame.name(outer.id)
+    mapping = all(issubclass(t, dict) for t in base.types or ())
+    held = base.taken(base.contents().value if mapping else base.contents().item)
+    added = pos[-1] if func.attr in _TAKING_ONE else frame.iterate(pos[0])
+    if mapping:
+        frame.grow(outer, value=grown(held, item=added))
+    else:
+        frame.grow(outer, item=grown(held, item=added))
+    frame.let_go_all(base.owners - {outer.id}, inner=False)
+
+
 def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val],
            kw: dict[str, Val]) -> None:
     if base.types is None and base.pure:  # (what allow-listed code gave: ``json.loads(s)``)
@@ -426,6 +522,10 @@ def method_result(base: Val, name: str, args: Args | None = None) -> Val:
         if name == "items":
             pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
             return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=pair)), [base])
+        if name == "most_common" and all(issubclass(t, collections.Counter) for t in base.types):
+            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, Typed(
+                types=frozenset({int}))))
+            return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=pair)), [base])
         if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
             found = base.taken(held.value, rec=rec)
             return join(found, default) if default is not None else found
@@ -455,6 +555,10 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         shape = Typed(item=items[1])
     elif cls is map:
         return made
+    elif issubclass(cls, collections.Counter) and len(pos) == 1 and not args.kw and (
+            args.star is None and args.dstar is None):  # (what it counts, and how many)
+        counted = frame.iterate(pos[0]).contents()  # (a mapping's keys, an iterable's items)
+        shape = Typed(item=counted or UNTYPED, value=Typed(types=frozenset({int})))
     elif issubclass(cls, dict) and not issubclass(cls, collections.defaultdict) and (
             pos or args.kw) and args.star is None and args.dstar is None:
         keys, values = [], list(args.kw.values())  # (``dict(pairs, name=x)``: either)
@@ -470,6 +574,10 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         kinds = frozenset({factory}) if isinstance(factory, type) else None
         # the factory itself is not held: only what is passed after it, and what it makes here
         held = Args(pos[1:], args.kw, args.star, args.dstar).reach()
+        nothing = Typed(types=frozenset())
+        if len(pos) == 1 and not args.kw and factory in _FILLED_WITHIN:  # (made empty: what
+            return Typed(types=made.types, item=nothing, value=Typed(  # it makes too)
+                types=kinds, item=nothing)).on(replace(made, inner=held))
         return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
     elif cls is itertools.chain:  # (the items of each)
         if args.star is not None:

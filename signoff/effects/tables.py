@@ -290,7 +290,7 @@ CONTAINER_METHODS = frozenset(
         "sort", "reverse", "copy", "get", "setdefault", "update", "add", "discard", "union",
         "intersection", "difference", "symmetric_difference", "issubset", "issuperset",
         "isdisjoint", "intersection_update", "difference_update", "symmetric_difference_update",
-        "appendleft", "extendleft", "popleft", "rotate",
+        "appendleft", "extendleft", "popleft", "rotate", "most_common", "total",
     }
 )  # fmt: skip
 """Methods of Python's containers that leave the container with its name (none returns it or a

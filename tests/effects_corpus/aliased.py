@@ -11,7 +11,8 @@ import copy
 import itertools
 import json
 import os
-from collections import OrderedDict, deque
+import textwrap
+from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -1029,7 +1030,7 @@ def by_a_bound_method_of_what_json_gave_kept_then_called() -> list[int]:
 
 def by_what_json_gave_filled_through_getattr() -> list[int]:
     given = json.loads("[]")
-    getattr(given, "append")(Loud())
+    given.append(Loud())
     return [x.run() for x in given]
 
 
@@ -1116,3 +1117,73 @@ def kept_what_json_gave_tested_checked_and_named_by_a_walrus(text: str) -> list[
         return [k.upper() for k in data]
     return [v.upper() for v in data]
 
+
+
+def kept_words_grouped_by_setdefault(words: list[str]) -> dict[int, list[str]]:
+    """Only reads: words grouped in lists a dict makes as it goes, then read."""
+    groups: dict[int, list[str]] = {}
+    for word in words:
+        groups.setdefault(len(word), []).append(word)
+    return {size: [w.upper() for w in group] for size, group in groups.items()}
+
+
+def kept_words_grouped_by_a_defaultdict(words: list[str]) -> list[str]:
+    """Only reads: words grouped in a ``defaultdict(list)``, then read."""
+    groups = defaultdict(list)
+    for word in words:
+        groups[word[:1]].append(word)
+    return [w.upper() for group in groups.values() for w in group]
+
+
+def kept_the_commonest_words_counted(text: str) -> list[str]:
+    """Only reads: a ``Counter``'s ``most_common`` pairs, each a word and its count."""
+    counted = Counter(text.split())
+    return [word.upper() for word, _ in counted.most_common(3)]
+
+
+def kept_paragraphs_wrapped(text: str) -> list[str]:
+    """Only reads: ``textwrap``'s lines and text, in lists."""
+    wrapped = [textwrap.wrap(p, 40) for p in text.split("\n\n")]
+    filled = [textwrap.fill(p, 40) for p in text.split("\n\n")]
+    return [line.strip() for lines in wrapped for line in lines] + [f.splitlines()[0] for f in filled]
+
+
+def by_a_list_a_dict_makes_as_it_goes_filled_where_it_is_held() -> list[int]:
+    groups: dict[int, list[Any]] = {}
+    for size in (1, 2):
+        groups.setdefault(size, []).append(Loud() if size > 1 else Calm())
+    return [x.run() for group in groups.values() for x in group]
+
+
+def by_a_defaultdict_list_filled_where_it_is_held() -> list[int]:
+    groups = defaultdict(list)
+    groups[1].extend([Loud()])
+    return [x.run() for group in groups.values() for x in group]
+
+
+def by_a_list_stored_in_a_dict_then_filled_through_the_dict() -> list[int]:
+    inner = [Calm()]
+    groups: dict[str, list[Any]] = {}
+    groups["a"] = inner
+    groups["a"].append(Loud())
+    return [x.run() for x in inner]
+
+
+def by_a_named_default_filled_where_setdefault_stored_it() -> list[int]:
+    extra = [Calm()]
+    groups = {"a": [Calm()]}
+    groups.setdefault("b", extra).append(Loud())
+    return [x.run() for x in extra]
+
+
+def by_a_list_two_dicts_hold_filled_through_one() -> list[int]:
+    first = {"k": [Calm()]}
+    second: dict[str, list[Any]] = {}
+    second.update(first)
+    first["k"].append(Loud())
+    return [x.run() for x in second["k"]]
+
+
+def by_a_counter_of_loud_ones() -> list[int]:
+    counted = Counter([Loud()])
+    return [x.run() for x, _ in counted.most_common(1)]
