@@ -199,7 +199,7 @@ def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
         return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
                    for o in fv.objs)
     return bool(fv.calls) and not fv.objs and all(
-        isinstance(c, BuiltinMethod) and (c.qual.startswith("builtins.")
+        isinstance(c, BuiltinMethod) and (c.qual.startswith(("builtins.", "collections.deque."))
                                           or c.qual in KEEPS_NOTHING_METHODS)
         and c.name not in KEPT_BY_METHODS for c in fv.calls)
 

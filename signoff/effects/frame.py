@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import inspect
 import os
 from collections.abc import Iterator
@@ -297,7 +298,7 @@ class Frame:
         rec = orm.record_name(base) or base.rec
         if base.types and all(issubclass(t, dict) for t in base.types):
             return base.taken(base.contents().value, rec=rec)
-        if base.types and base.types <= {list, tuple, set, frozenset}:
+        if base.types and base.types <= {list, tuple, set, frozenset, collections.deque}:
             return base.taken(base.contents().item, rec=rec)
         return base.taken(None, rec=rec) if base.pure else base.derived(rec=rec)
 

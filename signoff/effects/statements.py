@@ -22,6 +22,7 @@ from signoff.effects.values import (
     GLOBAL,
     Args,
     Inline,
+    Typed,
     Val,
     const,
     fresh_of,
@@ -58,8 +59,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         value = frame.expr(node.value)
         for each in node.targets:
             assign(frame, each, value, node.value, "=")
-        if aliased:
-            frame.alias(*aliased)
+        for other in aliased[1:]:
+            frame.alias(aliased[0], other)
         if len(node.targets) > 1:  # (``a = b = []``: one container, two names)
             for target in node.targets:
                 for bound in ast.walk(target):
@@ -180,14 +181,19 @@ def _binds_local(frame: Frame, targets: list[ast.expr]) -> bool:
             and target.id not in frame.declared_nonlocal)
 
 
-def _aliased(frame: Frame, node: ast.Assign) -> tuple[str, str] | None:
-    """The two local names ``name = other`` binds to one container, if it is that."""
+def _aliased(frame: Frame, node: ast.Assign) -> tuple[str, ...]:
+    """The local names ``name = other`` binds to one container (``name = a if c else b``:
+    to either, so each is filled as the others), if it is that: the bound one first."""
     (target,) = node.targets if len(node.targets) == 1 else (None,)
-    if (isinstance(target, ast.Name) and isinstance(node.value, ast.Name)
-            and node.value.id in frame.env and target.id not in frame.declared_global
+    value = node.value
+    others = [value] if isinstance(value, ast.Name) else [value.body, value.orelse] if (
+        isinstance(value, ast.IfExp)) else []
+    if (isinstance(target, ast.Name) and others
+            and all(isinstance(o, ast.Name) and o.id in frame.env for o in others)
+            and target.id not in frame.declared_global
             and target.id not in frame.declared_nonlocal):
-        return target.id, node.value.id
-    return None
+        return target.id, *(o.id for o in others if isinstance(o, ast.Name))
+    return ()
 
 
 _WALKS = 4
@@ -235,9 +241,11 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
             made = join(current.derived(), value)
             if current.types and current.types <= _GROWN_IN_PLACE:  # the same object, grown
                 added = value.contents()
-                made = grown(replace(current, inner=current.inner | value.reach),
-                             item=frame.iterate(value),
-                             value=value.reached(added.value) if dict in current.types else None)
+                item = frame.iterate(value)
+                held = value.reached(added.value) if dict in current.types else None
+                made = grown(replace(current, inner=current.inner | value.reach), item=item,
+                             value=held)
+                frame.grow(target, item=item, value=held)  # (and each other name for it)
         else:  # a new value, as ``x = x + v`` makes (a date moved on is a date)
             plain = value.pure or bool(value.types and value.types <= IMMUTABLE_TYPES)
             made = Val(types=current.types, inner=current.reach | value.reach, exact=True,
@@ -273,6 +281,8 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
             frame.grow(target.value, item=frame.iterate(value))
         elif key.types and slice not in key.types:
             frame.grow(target.value, item=value)
+        elif key.types == frozenset({slice}):  # (``xs[s] = ys``, a slice named: the items of ys)
+            frame.grow(target.value, item=frame.iterate(value))
         else:  # (a slice object, maybe: either)
             frame.grow(target.value, item=join(value, frame.iterate(value)))
         stored = source if source is not None else ast.Constant(value=None)
@@ -289,8 +299,9 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
             else:
                 part = frame.iterate(value)
             assign(frame, elt, part, None, op)
-    elif isinstance(target, ast.Starred):
-        assign(frame, target.value, fresh_of(list, inner=value.reach), None, op)
+    elif isinstance(target, ast.Starred):  # (``first, *rest = xs``: a list of the items,
+        rest = fresh_of(list, inner=value.reach, shape=Typed(item=value.contents()))  # the
+        assign(frame, target.value, replace(rest, owners=value.owners), None, op)  # same ones)
 
 
 def store_name(frame: Frame, name: str, value: Val, op: str) -> None:

@@ -1187,3 +1187,46 @@ def by_a_list_two_dicts_hold_filled_through_one() -> list[int]:
 def by_a_counter_of_loud_ones() -> list[int]:
     counted = Counter([Loud()])
     return [x.run() for x, _ in counted.most_common(1)]
+
+
+def kept_one_of_two_lists_picked_and_read(pick_first: bool) -> list[int]:
+    """Only reads: one of two lists of calm objects, picked by a condition, read."""
+    first, second = [Calm()], [Calm()]
+    chosen = first if pick_first else second
+    return [x.run() for x in chosen] + [x.run() for x in first]
+
+
+def kept_the_rest_of_a_list_unpacked_and_read() -> int:
+    """Only reads: ``head, *rest`` of a list of calm objects."""
+    head, *rest = [Calm(), Calm()]
+    return head.run() + sum(x.run() for x in rest)
+
+
+def kept_a_slice_named_then_assigned_and_a_deque_read() -> list[str]:
+    """Only reads: text put in a list by a named slice; a deque's item read."""
+    names = ["a", "b"]
+    first = slice(0, 1)
+    names[first] = ["c"]
+    queue = deque(["x", "y"], 5)
+    return [n.upper() for n in names] + [queue[0].upper()]
+
+
+def by_one_of_two_lists_picked_then_grown_in_place(pick_first: bool) -> list[int]:
+    first, second = [Calm()], [Calm()]
+    chosen = first if pick_first else second
+    chosen += [Loud()]
+    return [x.run() for x in second]
+
+
+def by_the_rest_of_a_list_of_lists_filled_through_the_rest() -> list[int]:
+    rows = [[Calm()], [Calm()]]
+    _, *rest = rows
+    rest[0].append(Loud())
+    return [x.run() for x in rows[1]]
+
+
+def by_a_copy_of_a_deque_whose_shared_list_is_filled() -> list[int]:
+    rows = deque([[Calm()]])
+    copied = rows.copy()
+    copied[0].append(Loud())
+    return [x.run() for x in rows[0]]
