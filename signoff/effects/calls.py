@@ -83,7 +83,7 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             frame.let_go(name)
     keeps = containers.keeps_nothing(fv, node, used_up)
     followed = not keeps and containers.followed(frame, fv)  # (`Summary.releases`)
-    handed = containers.hands_items_on(fv, node)
+    handed = containers.hands_items_on(frame, fv, node)
     allowed = containers.takes_plain(fv)
     namespace = any(o is vars or o is locals or o is globals for o in fv.objs)
     if namespace and not node.args:

@@ -211,12 +211,18 @@ _HANDS_ITEMS_ON = frozenset({sorted, min, max, map, filter, heapq.nlargest, heap
 """Builtins that hand the items they are given to a function they are given."""
 
 
-def hands_items_on(fv: Val, node: ast.Call) -> bool:
+def hands_items_on(frame: Scope, fv: Val, node: ast.Call) -> bool:
     """Whether the call hands the items of what it is given to a function it is given
     (``map(f, rows)``, ``sorted(rows, key=f)``) whose code is not walked with them here (a
-    lambda written there is: what it does with them is seen)."""
-    if isinstance(_callback(fv, node), ast.Lambda):
+    lambda written there is: what it does with them is seen), nor keeps nothing
+    (``sorted(rows, key=len)``)."""
+    callback = _callback(fv, node)
+    if isinstance(callback, ast.Lambda):
         return False
+    if isinstance(callback, ast.Name):
+        given = frame.name(callback.id)
+        if given.objs and not given.calls and all(_among(o, KEEPS_NOTHING) for o in given.objs):
+            return False
     return bool(node.args or node.keywords) and any(
         _among(o, _HANDS_ITEMS_ON) for o in fv.objs) and (
         fv.objs[0] in (map, itertools.starmap, functools.reduce) or len(node.args) > 1

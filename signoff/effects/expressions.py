@@ -52,10 +52,33 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     value = _evaluate(frame, node, kept)
     if kept:
         return value
-    if bound and (value.plain_container or _of_plain(frame, value)):  # (a local name's,
-        _run_anywhere(value)  # what allow-listed code gave, or a part of it: `Frame.bind`)
-        return value
+    if bound and (value.plain_container or _of_plain(frame, value) or (
+            _of_python(value) and _made_anew(frame, node))):
+        _run_anywhere(value)  # (a local name's: what allow-listed code gave, a part of it, or
+        return value          # a container made here of another's items: `Frame.bind`)
     return handed_on(frame, node, value)
+
+
+def _made_anew(frame: Frame, node: ast.expr) -> bool:
+    """Whether `node` makes a container of Python's anew, of others' items (a comprehension,
+    a display, a slice, ``sorted(xs)``, ``xs.copy()``, ``a + b``): bound to a name, it is none
+    of the containers it shares items with (`Val.owners`), so each is let go only where those
+    items are changed (`Frame.let_go_parts`)."""
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.List | ast.Set | ast.Dict):
+        return True
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Slice)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr == "copy" and not node.args and not node.keywords
+        return isinstance(func, ast.Name) and any(
+            o in _MAKERS for o in frame.name(func.id).objs)
+    return False
+
+
+_MAKERS = (sorted, list, tuple, set, frozenset, dict)
+"""Python's functions that make a container anew of what they are given."""
 
 
 def _of_plain(frame: Frame, value: Val) -> bool:

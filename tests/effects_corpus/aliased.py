@@ -1230,3 +1230,41 @@ def by_a_copy_of_a_deque_whose_shared_list_is_filled() -> list[int]:
     copied = rows.copy()
     copied[0].append(Loud())
     return [x.run() for x in rows[0]]
+
+
+def kept_lists_sorted_by_their_length_and_read() -> list[int]:
+    """Only reads: a sorted copy of a list of lists, sorted by ``len``, read."""
+    rows = [[Calm()], [Calm(), Calm()]]
+    ordered = sorted(rows, key=len)
+    return [x.run() for row in ordered for x in row] + [x.run() for x in rows[0]]
+
+
+def by_a_list_a_sorted_copy_shares_filled_through_the_copy() -> list[int]:
+    rows = [[Calm()]]
+    ordered = sorted(rows, key=len)
+    ordered[0].append(Loud())
+    return [x.run() for x in rows[0]]
+
+
+def by_a_list_a_sorted_copy_shares_read_there_after_it_is_filled() -> list[int]:
+    rows = [[Calm()]]
+    ordered = sorted(rows, key=len)
+    rows[0].append(Loud())
+    return [x.run() for x in ordered[0]]
+
+
+class _Shelf:
+    """Its slice and its copy are its very list."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = [Calm()]
+
+    def __getitem__(self, key: object) -> list[Any]:
+        return self.items
+
+
+def by_what_an_object_of_the_app_gives_as_its_slice_filled() -> list[int]:
+    shelf = _Shelf()
+    part = shelf[:]
+    part.append(Loud())
+    return [x.run() for x in shelf.items]
