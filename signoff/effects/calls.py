@@ -59,6 +59,7 @@ from signoff.effects.values import (
     join,
     join_all,
     known,
+    only_plain,
 )
 
 _C_CALLABLES = (
@@ -76,9 +77,9 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
     if isinstance(node.func, ast.Attribute):  # (``g.append(x)``, not ``add = g.append``)
         frame.called_at_once(node.func)
     fv = frame.expr(node.func)
-    if method and isinstance(node.func, ast.Attribute) and not isinstance(
-            node.func.value, ast.Name) and within is None:
-        containers.filled_elsewhere(frame, fv, method)
+    elsewhere = bool(method) and isinstance(node.func, ast.Attribute) and not isinstance(
+        node.func.value, ast.Name) and within is None
+    if elsewhere and isinstance(node.func, ast.Attribute):
         for name in containers.named_by(node.func.value, top=True):  # (it is that container)
             frame.let_go(name)
     keeps = containers.keeps_nothing(fv, node, used_up)
@@ -124,7 +125,9 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             if not given.holds_known or given.shares_known:
                 frame.released(given)
     handed_in = [*pos, *kw.values(), *(v for v in (star, dstar) if v)]
-    containers.given_together(frame, fv, handed_in)
+    if elsewhere:  # (``rows[0].append(x)``, once what it is given is known)
+        containers.filled_elsewhere(frame, fv, method, filled=not only_plain(*handed_in))
+    containers.given_together(frame, fv, handed_in, node.func)
     made = call_args(frame, fv, Args(pos, kw, star, dstar), node)
     made = containers.holding_given(made, handed_in)  # (``copy.copy(g)``: of what it was given)
     if isinstance(node.func, ast.Attribute) and node.func.attr in containers.GROWING and (
@@ -516,6 +519,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         made = RETURN_TYPES.get(q)
         return replace(fresh_of(made), pure=True) if made is not None else Val(pure=True)
     first = args.pos[0] if args.pos else None
+    if q in ("operator.getitem", "_operator.getitem") and first is not None:
+        return frame.item(first)  # (``operator.getitem(xs, 0)`` is ``xs[0]``)
     if q in ("builtins.max", "builtins.min") and first is not None:
         if len(args.pos) == 1:  # the largest of an iterable: one of its items
             return first.taken(first.contents().item)

@@ -127,18 +127,35 @@ GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault"
 """The methods by which Python's containers take in what they are given."""
 
 
-def given_together(frame: Scope, fv: Val, given: list[Val]) -> None:
-    """What allow-listed code gave, handed to a call with the others of `given`, or whose
-    method `fv` is: what is called may put them into it (``list.append(g, x)``,
-    ``operator.setitem(g, k, x)``, ``g.__init__(xs)``) — unless each of them only computes
-    too, it holds the app's objects now (`Val.let_go`, `filled`)."""
-    plain = [v for v in given if v.plain_container]
-    if not fv.calls and fv.plain_container:  # (a method of it, or one it holds)
-        plain.append(fv)
+def given_together(frame: Scope, fv: Val, given: list[Val], func: ast.expr) -> None:
+    """What allow-listed code gave, handed with the others of `given` to what may put them
+    into it (``list.append(g, x)``, ``heapq.heappush(g, x)``), or filled by its own method
+    `fv` (``g.__init__(xs)``; ``add(x)``, a method kept): unless each of them only computes
+    too, it holds the app's objects now (`Val.let_go`, `filled`). A copy filled (`Val.anew`)
+    is let go by its growing alone."""
+    fills = fv.qual.rsplit(".", 1)[-1] in _INSERTING or fv.qual in _FILLING
+    plain = [v for v in given if v.plain_container] if fills else []
+    method = func.attr if isinstance(func, ast.Attribute) else ""
+    copied = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
+        frame.name(func.value.id).anew)
+    if not fv.calls and fv.types is None and (method in _INSERTING or not method) and not copied:
+        plain.append(fv)  # (a method of it, or of one it holds; one kept, not named here)
     if plain and not only_plain(*(v for v in given if not _python_class(v))):
         for value in plain:
             frame.let_go_all(value.owners, filled=True)
             frame.released(value)  # (a caller's, filled: `Summary.releases`)
+
+
+_INSERTING = GROWING | {"__setitem__", "__init__", "__iadd__", "__ior__", "__ixor__",
+                        "__iand__", "__isub__", "__imul__", "__iconcat__", "setitem", "iadd",
+                        "ior", "iconcat"}
+"""The methods (and operator's functions) that may put what they are given into a container."""
+
+_FILLING = frozenset({"heapq.heappush", "heapq.heappushpop", "heapq.heapreplace", "bisect.insort",
+                      "bisect.insort_left", "bisect.insort_right", "_bisect.insort",
+                      "_bisect.insort_left", "_bisect.insort_right", "_heapq.heappush",
+                      "_heapq.heappushpop", "_heapq.heapreplace"})
+"""Allow-listed functions that put what they are given into the container given first."""
 
 
 def holding_given(made: Val, given: list[Val]) -> Val:
@@ -164,19 +181,21 @@ def _python_class(value: Val) -> bool:
                                     for o in value.objs)
 
 
-def filled_elsewhere(frame: Scope, fv: Val, name: str) -> None:
+def filled_elsewhere(frame: Scope, fv: Val, name: str, *, filled: bool) -> None:
     """``rows[0].append(x)``: a container taken out of others is filled, or is not one of
     Python's (whose method may do anything with it): those holding it are let go. A method
-    of what allow-listed code gave (text a function of Python's made) only computes."""
+    of what allow-listed code gave (text a function of Python's made) is let go only where
+    it is given the app's objects (`given_together`)."""
     if not fv.calls and fv.types is None and name in MUTATING_METHODS:
-        frame.let_go_all(fv.owners, filled=True)  # (of what allow-listed code gave: its method)
         frame.released(fv)  # (a caller's, filled: `Summary.releases`)
     for target in fv.calls:
         held = target.self_val if isinstance(target, BuiltinMethod | Method) else None
-        if held is not None and (not isinstance(target, BuiltinMethod)
-                                 or name in MUTATING_METHODS
-                                 or not (of_python(held) or held.pure)):
-            frame.let_go_all(held.owners, filled=True)
+        if held is None:
+            continue
+        python = isinstance(target, BuiltinMethod) and (of_python(held) or held.pure)
+        if not python or name in MUTATING_METHODS:
+            frame.let_go_all(held.owners, filled=filled or not python)  # (`filled`: by
+            # what it is given that is not plain, or by a method not of Python's)
 
 
 def of_python(value: Val) -> bool:
@@ -345,8 +364,8 @@ def sharing(made: Val, given: list[Val]) -> Val:
     was given: a copy of a list of lists holds the same lists (``sorted(rows)``), so filling
     one of them through it lets those go too (`Val.owners`)."""
     owners = frozenset().union(*(v.owners for v in given))
-    if not owners or not made.shares_known:  # (items that cannot be filled are not shared)
-        return made
+    if not owners or not (made.shares_known or any(v.shares_known for v in given)):
+        return made  # (items that cannot be filled are not shared)
     return replace(made, owners=made.owners | owners)
 
 

@@ -7,6 +7,7 @@ Each function takes the `Frame` walked; calls are judged in `calls`.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -52,10 +53,12 @@ def evaluate(frame: Frame, node: ast.expr) -> Val:
     value = _evaluate(frame, node, kept)
     if kept:
         return value
-    if bound and (value.plain_container or _of_plain(frame, value) or (
-            _of_python(value) and _made_anew(frame, node))):
-        _run_anywhere(value)  # (a local name's: what allow-listed code gave, a part of it, or
-        return value          # a container made here of another's items: `Frame.bind`)
+    if bound and (value.plain_container or _of_python(value)) and _made_anew(frame, node):
+        _run_anywhere(value)  # (a local name's: a container made here of another's items)
+        return replace(value, anew=True)
+    if bound and (value.plain_container or _of_plain(frame, value)):  # (what allow-listed
+        _run_anywhere(value)  # code gave, or a part of it: `Frame.bind`)
+        return value
     return handed_on(frame, node, value)
 
 
@@ -70,14 +73,17 @@ def _made_anew(frame: Frame, node: ast.expr) -> bool:
         return isinstance(node.slice, ast.Slice)
     if isinstance(node, ast.Call):
         func = node.func
-        if isinstance(func, ast.Attribute):
-            return func.attr == "copy" and not node.args and not node.keywords
-        return isinstance(func, ast.Name) and any(
-            o in _MAKERS for o in frame.name(func.id).objs)
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args:
+            return not node.keywords  # (``xs.copy()``)
+        if isinstance(func, ast.Name):
+            return any(o in _MAKERS for o in frame.name(func.id).objs)
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and any(
+            inspect.ismodule(m) and getattr(m, func.attr, None) in _MAKERS
+            for m in frame.name(func.value.id).objs)  # (``copy.copy(g)``)
     return False
 
 
-_MAKERS = (sorted, list, tuple, set, frozenset, dict)
+_MAKERS = (sorted, list, tuple, set, frozenset, dict, copy.copy, copy.deepcopy)
 """Python's functions that make a container anew of what they are given."""
 
 
@@ -184,8 +190,9 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         for side in named:  # (Python's operators only read what they combine)
             frame.keep(side)
         left, right = evaluate(frame, node.left), evaluate(frame, node.right)
-        if not all(_of_python(v) or v.plain_container for v in (left, right)):  # (another's
-            # operator may keep them; not what allow-listed code gave: ``a + b`` of lists)
+        if not (all(_of_python(v) for v in (left, right))  # (another's operator may keep
+                or all(v.plain_container for v in (left, right))):  # them: not Python's own,
+            # nor what allow-listed code gave, both: ``a + b`` of lists; ``xs + g`` hands xs on)
             left, right = (handed_on(frame, side, value) if side in named else value
                            for side, value in ((node.left, left), (node.right, right)))
         else:
@@ -480,8 +487,8 @@ def _owner(frame: Frame, node: ast.expr, attr: str, *, called: bool) -> Val:
             attr in _LIVE and not called) else value
     frame.keep(node)
     value = evaluate(frame, node)
-    return value if value.pure and (attr not in _LIVE or called) else handed_on(
-        frame, node, value, filled=attr in _LIVE)
+    return value if value.pure and (attr not in _LIVE or (called and value.plain_container)) else (
+        handed_on(frame, node, value, filled=attr in _LIVE))
 
 
 _LIVE = MUTATING_METHODS | CONTAINER_VIEWS

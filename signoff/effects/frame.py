@@ -388,8 +388,9 @@ class Frame:
                     frame.env[name] = grown(held, item=item, value=value)
                     self.reshaped += 1
                     filled = not only_plain(item, value)  # (what allow-listed code gave
-                    self.let_go_all(held.owners - {name}, filled=filled)  # that holds it, or
-                    self.let_go_parts(name, filled=filled)  # is held by it, holds the app's)
+                    if not held.anew:                     # that holds it, or is held by
+                        self.let_go_all(held.owners - {name}, filled=filled)  # it, holds
+                    self.let_go_parts(name, filled=filled)  # the app's; a copy: not those)
                 return
             frame = frame.parent
 

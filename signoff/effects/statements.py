@@ -229,11 +229,14 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     given: list[Val | None] = []  # what x's and v's own methods give, when they have them
     if name is not None:  # x += v runs x's class's __iadd__, else its __add__
         frame.keep(target)
+        now = frame.expr(target)
         given += [
-            dunder(frame, target, frame.expr(target), (f"__i{name}__", f"__{name}__"),
-                   [node.value]),
+            dunder(frame, target, now, (f"__i{name}__", f"__{name}__"), [node.value]),
             dunder(frame, node.value, value, (f"__r{name}__",), [target]),  # (x's gives up)
         ]
+        if not isinstance(target, ast.Name) and (now.types is None or now.types & _GROWN_IN_PLACE):
+            frame.let_go_all(now.owners, filled=not only_plain(value))  # (``rows[0] += xs``:
+            # a list others may hold too, grown in place)
     if isinstance(target, ast.Name):
         current = frame.name(target.id)
         if current.types is None or not current.types <= IMMUTABLE_TYPES:

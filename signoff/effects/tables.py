@@ -264,7 +264,7 @@ KEEPS_NOTHING: frozenset[Any] = frozenset(
         statistics.median, statistics.mode, statistics.multimode, statistics.stdev,
         statistics.pstdev, statistics.variance, statistics.pvariance, statistics.quantiles,
         logging.debug, logging.info, logging.warning, logging.error, logging.exception,
-        logging.critical, logging.log,
+        logging.critical, logging.log, operator.getitem,
     }
 )  # fmt: skip
 """Calls that keep nothing they are given: a container handed to one stays with its name

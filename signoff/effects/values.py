@@ -152,6 +152,9 @@ class Val:
     beyond: bool = False
     """Whether, besides `objs`, it may be of its `types` some object not known one by one
     (``None``, or maybe a ``Loud()``; a class, or maybe one a registry holds)."""
+    anew: bool = False
+    """Whether it is a container made anew of others' items, bound to a name (``c =
+    sorted(rows)``): none of its `owners` is it, so filling it leaves them as they were."""
 
     @property
     def reach(self) -> frozenset[str]:
@@ -417,6 +420,7 @@ def join(a: Val | None, b: Val) -> Val:
         pure=_plain(a) and _plain(b),
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
         owners=a.owners | b.owners,
+        anew=a.anew and b.anew,
         beyond=a.beyond or b.beyond or (bool(a.objs or b.objs) and (_unlisted(a) or _unlisted(b))),
     )
 

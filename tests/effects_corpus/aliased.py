@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import operator
 import os
 import textwrap
 from collections import Counter, OrderedDict, defaultdict, deque
@@ -1268,3 +1269,65 @@ def by_what_an_object_of_the_app_gives_as_its_slice_filled() -> list[int]:
     part = shelf[:]
     part.append(Loud())
     return [x.run() for x in shelf.items]
+
+
+def by_a_list_of_lists_added_to_what_json_gave_then_filled_through_the_sum() -> list[int]:
+    given = json.loads("[]")
+    rows = [[Calm()]]
+    first = operator.getitem(rows + given, 0)
+    first.append(Loud())
+    return [x.run() for x in rows[0]]
+
+
+def by_the_words_split_grown_by_their_own_operator_method() -> int:
+    words = []
+    words.__iadd__([Loud()])
+    return words[0].run()  # type: ignore[no-any-return]
+
+
+def by_a_view_of_the_words_split_taken_by_its_method_then_filled() -> list[int]:
+    words: list[Any] = []
+    view = words.__iter__()
+    words.append(Loud())
+    return [w.run() for w in view]
+
+
+def by_a_copy_sharing_a_list_grown_in_place_through_the_copy() -> list[int]:
+    rows = [[Calm()]]
+    copied = rows[:]
+    copied[0] += [Loud()]
+    return [x.run() for x in rows[0]]
+
+
+def kept_what_json_gave_sorted_in_place_and_tagged_by_a_local_function(text: str) -> list[str]:
+    """Only reads: a list in what ``json.loads`` gave sorted by a key, text added to it."""
+    given = json.loads(text)
+    given["names"].sort(key=str.lower)
+
+    def tag(record):  # type: ignore[no-untyped-def]
+        record.setdefault("tags", []).append("seen")
+
+    tag(given)
+    return [n.upper() for n in given["names"]] + [t.upper() for t in given["tags"]]
+
+
+def kept_what_json_gave_read_beside_the_app_objects(text: str, item: Calm) -> list[str]:
+    """Only reads: what ``json.loads`` gave handed with an object to what only reads them."""
+    given = json.loads(text)
+    first = max(given, key=lambda name: str(item.run()) + name)
+    print(given, item.run())
+    found = given.get("k", item) if isinstance(given, dict) else None
+    return [str(first), str(found)] + [n.lower() for n in given]
+
+
+def kept_copies_of_what_json_gave_filled_with_the_app_objects(text: str) -> list[str]:
+    """Only reads: copies of what ``json.loads`` gave, and a list of its parts, filled with an
+    object: the original is read."""
+    given = json.loads(text)
+    copied = copy.copy(given)
+    copied.append(Calm())
+    sliced = given[:]
+    sliced.append(Calm())
+    parts = [given[0], given[1]]
+    parts.append(Calm())
+    return [n.upper() for n in given]
