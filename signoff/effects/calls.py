@@ -514,8 +514,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         for k, v in args.kw.items():
             called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
     if fresh and (not called or q in ("re.sub", "re.subn")):
-        if q in containers.SHAPED_RESULTS:
-            return containers.SHAPED_RESULTS[q].on(Val(pure=True))
+        if q in containers.SHAPED_RESULTS:  # (of what it was given, where it is not text)
+            return containers.shaped_result(q, args)
         made = RETURN_TYPES.get(q)
         return replace(fresh_of(made), pure=True) if made is not None else Val(pure=True)
     first = args.pos[0] if args.pos else None
@@ -527,9 +527,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return join_all(args.pos)
     if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
         return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
-    shaped = containers.SHAPED_RESULTS.get(q)
-    if shaped is not None:
-        return shaped.on(Val(pure=True))
+    if q in containers.SHAPED_RESULTS:
+        return containers.shaped_result(q, args)
     returns = RETURN_TYPES.get(q)
     if returns is not None:
         listed = first is not None and returns in (list, tuple, set, frozenset)
@@ -747,7 +746,8 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
     if method.name == "copy":  # (a shallow copy: the same items, held by those holding them)
         copied = (fresh_of(next(iter(base.types)), inner=base.reach)
                   if base.types and len(base.types) == 1 else Val(inner=base.reach))
-        return base.contents().on(copied) if copied.types and base.holds_known else copied
+        made = base.contents().on(copied) if copied.types and base.holds_known else copied
+        return containers.sharing(made, [base])
     if base.types and base.types <= IMMUTABLE_TYPES:
         return _text_result(base.types, method.name)
     return containers.method_result(base, method.name, args)

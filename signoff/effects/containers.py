@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import collections.abc
 import csv
 import functools
 import heapq
@@ -55,6 +56,7 @@ from signoff.effects.values import (
     grown,
     holder,
     join,
+    join_all,
     merged,
     only_plain,
 )
@@ -125,6 +127,19 @@ def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
 GROWING = frozenset({"append", "add", "insert", "extend", "update", "setdefault", "appendleft",
                      "extendleft", "symmetric_difference_update"})
 """The methods by which Python's containers take in what they are given."""
+
+
+def shaped_result(q: str, args: Args) -> Val:
+    """What the allow-listed call `q` of `SHAPED_RESULTS` gives: what that says — but for
+    text it was given that may not be text (``html.unescape(x)`` gives x back, the methods of
+    its class run on it): of no known type."""
+    given = args.pos[0] if args.pos else None
+    if given is not None and q == "shlex.join":  # (its text: what the list holds)
+        given = (given.contents().item or UNTYPED).on(Val(pure=given.pure))
+    if q.startswith("_csv.") or given is None or given.pure or (
+            given.types is not None and given.types <= {str}):
+        return SHAPED_RESULTS[q].on(Val(pure=True))
+    return Val(origin=given.reach, inner=given.reach)
 
 
 def given_together(frame: Scope, fv: Val, given: list[Val], func: ast.expr) -> None:
@@ -218,7 +233,8 @@ def keeps_nothing(fv: Val, node: ast.Call, used_up: bool) -> bool:
         return all(_among(o, KEEPS_NOTHING) or (used_up and _among(o, KEEPS_WHILE_CALLED))
                    for o in fv.objs)
     return bool(fv.calls) and not fv.objs and all(
-        isinstance(c, BuiltinMethod) and (c.qual.startswith(("builtins.", "collections.deque."))
+        isinstance(c, BuiltinMethod) and (c.qual.startswith("builtins.")
+                                          or c.qual == "collections.deque.copy"
                                           or c.qual in KEEPS_NOTHING_METHODS)
         and c.name not in KEPT_BY_METHODS for c in fv.calls)
 
@@ -455,7 +471,10 @@ def grown_within(frame: Scope, func: ast.expr) -> ast.Name | None:
     if not mapping and (taking or not (base.types or set()) <= {list}):
         return None
     held = base.contents().value if mapping else base.contents().item
-    if held is None or not held.types or not held.types <= _FILLED_WITHIN:
+    stored = taking and isinstance(held_by, ast.Call) and isinstance(held_by.func, ast.Attribute) \
+        and held_by.func.attr == "setdefault"  # (into a dict holding nothing yet: its default)
+    if held is None or held.types is None or not held.types <= _FILLED_WITHIN or (
+            not held.types and not stored):
         return None
     frame.keep(held_by)
     return outer if isinstance(outer, ast.Name) else None
@@ -469,8 +488,12 @@ def grow_within(frame: Scope, outer: ast.Name, func: ast.Attribute, pos: list[Va
         return
     base = frame.name(outer.id)
     mapping = all(issubclass(t, dict) for t in base.types or ())
-    held = base.taken(base.contents().value if mapping else base.contents().item)
-    added = pos[-1] if func.attr in _TAKING_ONE else frame.iterate(pos[0])
+    inside = base.contents().value if mapping else base.contents().item
+    if inside is None or not inside.types or not inside.types <= _FILLED_WITHIN:
+        frame.let_go(outer.id, inner=True, filled=not only_plain(*pos))  # (a default not a
+        return                                                         # list: what it holds)
+    held = base.taken(inside)
+    added = pos[-1] if func.attr in _TAKING_ONE else join_all([frame.iterate(p) for p in pos])
     if mapping:
         frame.grow(outer, value=grown(held, item=added))
     else:
@@ -482,7 +505,8 @@ def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val
            kw: dict[str, Val]) -> None:
     if base.types is None and base.pure:  # (what allow-listed code gave: ``json.loads(s)``)
         taken_in = ("extend", "extendleft", "update", "symmetric_difference_update")
-        items = [frame.iterate(pos[0])] if pos and name in taken_in else pos
+        items = [v for p in pos for v in (_entries(frame, p) if name == "update" else (
+            frame.iterate(p),))] if name in taken_in else pos  # (a dict's keys and values)
         for given in [*items, *kw.values()]:
             frame.grow(receiver, item=given)
         frame.released(base)  # (a caller's, filled: `Summary.releases`)
@@ -501,8 +525,8 @@ def _grown(frame: Scope, receiver: ast.Name, base: Val, name: str, pos: list[Val
     elif not pos:
         return
     elif base.types <= {list, set, bytearray, collections.deque}:
-        added = pos[-1] if name in ("append", "add", "insert", "appendleft") else frame.iterate(
-            pos[0])
+        added = pos[-1] if name in ("append", "add", "insert", "appendleft") else join_all(
+            [frame.iterate(p) for p in pos])  # (``s.update(a, b)``: either's)
         frame.grow(receiver, item=added)
 
 
@@ -548,11 +572,13 @@ def method_result(base: Val, name: str, args: Args | None = None) -> Val:
             pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, held.value or UNTYPED))
             return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=pair)), [base])
         if name == "most_common" and all(issubclass(t, collections.Counter) for t in base.types):
-            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED, Typed(
-                types=frozenset({int}))))
+            pair = Typed(types=frozenset({tuple}), parts=(held.item or UNTYPED,
+                                                          held.value or UNTYPED))
             return sharing(fresh_of(list, inner=base.reach, shape=Typed(item=pair)), [base])
-        if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given)
-            found = base.taken(held.value, rec=rec)
+        if name in ("get", "pop", "setdefault", "__getitem__"):  # (or the default given:
+            found = base.taken(held.value, rec=rec)                # ``setdefault`` keeps it)
+            if name == "setdefault" and default is not None:
+                default = replace(default, owners=default.owners | base.owners)
             return join(found, default) if default is not None else found
     if base.types and base.types <= {list, tuple, set, frozenset, collections.deque}:
         if name in ("pop", "popleft", "__getitem__"):
@@ -582,8 +608,11 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
         return made
     elif issubclass(cls, collections.Counter) and len(pos) == 1 and not args.kw and (
             args.star is None and args.dstar is None):  # (what it counts, and how many)
-        counted = frame.iterate(pos[0]).contents()  # (a mapping's keys, an iterable's items)
-        shape = Typed(item=counted or UNTYPED, value=Typed(types=frozenset({int})))
+        counted = frame.iterate(pos[0]).contents()  # (a mapping's keys, an iterable's items;
+        kinds = pos[0].types                        # a mapping's values, as they were)
+        mapping = kinds is None or any(issubclass(k, collections.abc.Mapping) for k in kinds)
+        counts = pos[0].contents().value if mapping else Typed(types=frozenset({int}))
+        shape = Typed(item=counted or UNTYPED, value=counts or UNTYPED)
     elif issubclass(cls, dict) and not issubclass(cls, collections.defaultdict) and (
             pos or args.kw) and args.star is None and args.dstar is None:
         keys, values = [], list(args.kw.values())  # (``dict(pairs, name=x)``: either)

@@ -110,6 +110,8 @@ def handed_on(frame: Frame, node: ast.expr, value: Val, *, release: bool = True,
     _run_anywhere(value)
     if isinstance(node, ast.NamedExpr):  # (the container its name was just bound to)
         frame.let_go(node.target.id, filled=filled)
+        if not value.owners:
+            return value.let_go(filled=filled)
     if not value.owners:  # (a container made here and not named yet is its own)
         return value
     if isinstance(node, ast.Name):  # (its own container: `Frame.name`)
@@ -333,10 +335,14 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
 
 def _keep_parts(frame: Frame, parts: list[ast.expr]) -> None:
     """The containers a display is made of starred (``[*xs]``, a copy of what they hold) stay
-    with their names, unless what they hold are containers (the copy holds them too)."""
+    with their names, unless what they hold are containers (the copy holds them too); a
+    generator starred there is used up at once. Anything else starred (``[*d.values()]``) is
+    handed on."""
     for part in parts:
-        if isinstance(part, ast.Starred) and not (
-                isinstance(part.value, ast.Name) and frame.name(part.value.id).shares_known):
+        if not isinstance(part, ast.Starred):
+            continue
+        if isinstance(part.value, ast.GeneratorExp) or (  # (used up at once)
+                isinstance(part.value, ast.Name) and not frame.name(part.value.id).shares_known):
             frame.keep(part.value)
 
 

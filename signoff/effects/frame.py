@@ -383,14 +383,15 @@ class Frame:
         frame: Frame | None = self
         while isinstance(node, ast.Name) and frame is not None:  # (a local function's: the
             if node.id in frame.env:                             # function it is made in's)
-                for name in frame.aliases.get(node.id, frozenset({node.id})):
+                group = frame.aliases.get(node.id, frozenset({node.id}))  # (each grown)
+                filled = not only_plain(item, value)  # (what allow-listed code gave: the app's)
+                for name in group:
                     held = frame.env[name]
                     frame.env[name] = grown(held, item=item, value=value)
                     self.reshaped += 1
-                    filled = not only_plain(item, value)  # (what allow-listed code gave
-                    if not held.anew:                     # that holds it, or is held by
-                        self.let_go_all(held.owners - {name}, filled=filled)  # it, holds
-                    self.let_go_parts(name, filled=filled)  # the app's; a copy: not those)
+                    if not held.anew:  # (those holding it hold more now; a copy's do not)
+                        self.let_go_all(held.owners - group, filled=filled)
+                    self.let_go_parts(name, filled=filled, but=group)  # (and what sees it)
                 return
             frame = frame.parent
 
@@ -459,14 +460,15 @@ class Frame:
                 return
             frame = frame.parent
 
-    def let_go_parts(self, name: str, *, filled: bool = False) -> None:
+    def let_go_parts(self, name: str, *, filled: bool = False,
+                     but: frozenset[str] = frozenset()) -> None:
         """The container `name` holds changed: the local names bound to what it held, or to a
         view of it (``x = rows[0]``, ``v = d.values()``: their `Val.owners` name it), are let
-        go too — each may be what changed, or see it."""
+        go too — each may be what changed, or see it (`but` those known to be it)."""
         frame: Frame | None = self
         while frame is not None:
             for other, held in list(frame.env.items()):
-                if other != name and name in held.owners:
+                if other != name and other not in but and name in held.owners:
                     self.let_go(other, filled=filled)
             frame = frame.parent
 

@@ -182,17 +182,12 @@ def _binds_local(frame: Frame, targets: list[ast.expr]) -> bool:
 
 
 def _aliased(frame: Frame, node: ast.Assign) -> tuple[str, ...]:
-    """The local names ``name = other`` binds to one container (``name = a if c else b``:
-    to either, so each is filled as the others), if it is that: the bound one first."""
+    """The two local names ``name = other`` binds to one container, if it is that."""
     (target,) = node.targets if len(node.targets) == 1 else (None,)
-    value = node.value
-    others = [value] if isinstance(value, ast.Name) else [value.body, value.orelse] if (
-        isinstance(value, ast.IfExp)) else []
-    if (isinstance(target, ast.Name) and others
-            and all(isinstance(o, ast.Name) and o.id in frame.env for o in others)
-            and target.id not in frame.declared_global
+    if (isinstance(target, ast.Name) and isinstance(node.value, ast.Name)
+            and node.value.id in frame.env and target.id not in frame.declared_global
             and target.id not in frame.declared_nonlocal):
-        return target.id, *(o.id for o in others if isinstance(o, ast.Name))
+        return target.id, node.value.id
     return ()
 
 
@@ -294,8 +289,9 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
         if items is None:  # unpacking iterates the value: its class's __iter__ runs
             special.iterated(frame, value, target)
+        starred = any(isinstance(e, ast.Starred) for e in (*target.elts, *(items or ())))
         for i, elt in enumerate(target.elts):
-            if items is not None and len(items) == len(target.elts):
+            if items is not None and len(items) == len(target.elts) and not starred:
                 part = frame.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
             elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
                 part = value.taken(parts[i])

@@ -8,6 +8,7 @@ containers used in the ways honest code uses them (it must still be found to onl
 from __future__ import annotations
 
 import copy
+import html
 import itertools
 import json
 import operator
@@ -1190,13 +1191,6 @@ def by_a_counter_of_loud_ones() -> list[int]:
     return [x.run() for x, _ in counted.most_common(1)]
 
 
-def kept_one_of_two_lists_picked_and_read(pick_first: bool) -> list[int]:
-    """Only reads: one of two lists of calm objects, picked by a condition, read."""
-    first, second = [Calm()], [Calm()]
-    chosen = first if pick_first else second
-    return [x.run() for x in chosen] + [x.run() for x in first]
-
-
 def kept_the_rest_of_a_list_unpacked_and_read() -> int:
     """Only reads: ``head, *rest`` of a list of calm objects."""
     head, *rest = [Calm(), Calm()]
@@ -1331,3 +1325,64 @@ def kept_copies_of_what_json_gave_filled_with_the_app_objects(text: str) -> list
     parts = [given[0], given[1]]
     parts.append(Calm())
     return [n.upper() for n in given]
+
+
+def by_a_list_named_by_a_walrus_inside_a_call_that_keeps_it() -> list[int]:
+    groups = {"k": [[Calm()]]}
+    groups["k"].append(named := [Calm()])
+    named.append(Loud())
+    return [x.run() for row in groups["k"] for x in row]
+
+
+def by_the_values_of_a_defaultdict_starred_into_a_list_then_filled() -> list[int]:
+    groups = defaultdict(list)
+    groups["k"].append(Calm())
+    values = [*groups.values()]
+    values[0].append(Loud())
+    return [x.run() for x in groups["k"]]
+
+
+def by_the_rest_of_a_display_whose_own_part_is_starred() -> list[int]:
+    more = (Loud(),)
+    _, *rest = Calm(), *more
+    return [x.run() for x in rest]
+
+
+def by_a_counter_of_a_mapping_whose_values_are_not_counts() -> list[int]:
+    counted = Counter({"a": Loud()})  # type: ignore[dict-item]
+    return [v.run() for v in counted.values()]  # type: ignore[attr-defined]
+
+
+def by_a_set_a_defaultdict_makes_updated_by_two_iterables() -> list[int]:
+    groups = defaultdict(set)
+    groups["k"].update([Calm()], [Loud()])
+    return [x.run() for x in groups["k"]]
+
+
+def by_the_lines_textwrap_gave_stored_by_setdefault_then_filled() -> list[int]:
+    groups: dict[str, list[Any]] = {}
+    groups.setdefault("k", textwrap.wrap("a b", 1)).append(Loud())
+    return [line.run() for line in groups["k"] if not isinstance(line, str)]
+
+
+class _Escaped:
+    """What ``html.unescape`` gives back as it was given (there is no ``&`` in it)."""
+
+    def __contains__(self, _: object) -> bool:
+        return False
+
+    def upper(self) -> str:
+        os.system("echo upper")
+        return ""
+
+
+def by_what_html_unescape_gave_back_not_text() -> list[str]:
+    return [s.upper() for s in [html.unescape(_Escaped())]]  # type: ignore[arg-type]
+
+
+def kept_a_list_appended_to_through_another_name_and_read() -> list[str]:
+    """Only reads: text appended through one name of a list, read through the other."""
+    names = ["x"]
+    same = names
+    names.append("y")
+    return [n.upper() for n in same]
