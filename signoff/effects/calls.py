@@ -25,11 +25,13 @@ from signoff.effects import containers, marks, orm, pydantic_models, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
+    ACCUMULATING,
     CALLBACK_POSITIONS,
     CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
     EVALUATES_TEXT,
     IMMUTABLE_TYPES,
+    ITEMS_HANDED_ON,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
@@ -504,9 +506,11 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     reach = args.reach()
     fresh = gives_fresh(q)
     item = Val(pure=True) if fresh else Val(origin=reach, inner=reach)
-    iterable = _ITEMS_HANDED_ON.get(q)
+    iterable = ITEMS_HANDED_ON.get(q)
     if iterable is not None and len(args.pos) > iterable:  # the key is given an item
         item = frame.iterate(args.pos[iterable])
+        if q in ACCUMULATING:  # (and where it starts: ``reduce(f, xs, start)``, ``initial=``)
+            item = join_all([item, *args.pos[iterable + 1:iterable + 2], *args.kw.values()])
     called = False
     with frame.repeated():  # what it is handed is called once an item
         for i, v in enumerate(args.pos):
@@ -572,19 +576,16 @@ def _getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     return Val(types=frozenset(), pure=True, calls=(Inline(node=made, frame=frame),))
 
 
-_ITEMS_HANDED_ON = {"builtins.sorted": 0, "builtins.min": 0, "builtins.max": 0,
-                    "builtins.map": 1, "builtins.filter": 1, "itertools.groupby": 0,
-                    "functools.reduce": 1, "itertools.accumulate": 0, "itertools.takewhile": 1,
-                    "itertools.dropwhile": 1, "itertools.filterfalse": 1}
-"""Allow-listed calls that hand the function they are given the items of an argument (by
-position): what it is called with is known as well as those items are."""
-
-
 def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
     """A function handed to allow-listed code is called by it (True when there is one)."""
     functions = [o for o in v.objs if callable(o) and not isinstance(o, str)]  # (a class: made)
     if v.calls or functions:
-        call_args(frame, replace(v, objs=tuple(functions)), Args([item, item], {}), node)
+        callee = replace(v, objs=tuple(functions))
+        given = call_args(frame, callee, Args([item, item], {}), node)
+        if where in ACCUMULATING:  # (what it gives back is handed back to it)
+            call_args(frame, callee, Args([join(item, given), item], {}), node)
+        elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared)
+            special.special(frame, given, ("__lt__", "__gt__"), [given], node)
         return True
     if expected and v.types is None and not v.pure:
         what = call_text(frame, node)
@@ -734,12 +735,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         return orm.table_statement(method) or Val(pure=True, types=base.types)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))
-    if method.name == "sort" or (method.name in ("index", "count", "remove") and base.types and
-                                 base.types <= {list, tuple}):
-        item = frame.iterate(base)  # the items are compared, by their classes' own code
-        with frame.repeated():
-            special.special(frame, item, ("__lt__",) if method.name == "sort" else ("__eq__",), [item],
-                    node)
+    special.compared_by(frame, method.name, base, args, node)  # (items compared, keys hashed)
     pure_call(frame, method.qual, args, node)
     if method.qual in RETURN_TYPES:
         return replace(fresh_of(RETURN_TYPES[method.qual]), pure=True)

@@ -7,6 +7,7 @@ Each function takes the `Frame` walked; calls are judged in `calls`.
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import inspect
 from collections.abc import Iterator
@@ -252,6 +253,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 # dict hashes it first: the value's class's own code runs
                 dunder(frame, left_node, left, ("__eq__",), [left_node])
                 dunder(frame, left_node, left, ("__hash__",), [])
+                if right.types and right.types <= {list, tuple, collections.deque}:
+                    special.special(frame, frame.iterate(right), ("__eq__",), [left], node)
             elif type(op) in _COMPARE:
                 dunder(frame, left_node, left, (_COMPARE[type(op)],), [right_node])
                 # (Python asks the right side too, reflected, when the left cannot answer)

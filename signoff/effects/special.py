@@ -7,6 +7,7 @@ the class defines them in Python, so that their effects count as the caller's.
 from __future__ import annotations
 
 import ast
+import collections
 import dataclasses
 import inspect
 import types
@@ -25,8 +26,8 @@ from signoff.effects.tables import (
 )
 from signoff.effects.values import Args, Val, const, fresh_of, join_all, known
 
-__all__ = ["attribute_written", "defines", "each", "iterated", "mixin_runs", "runs_unnamed",
-           "special"]
+__all__ = ["attribute_written", "compared_by", "defines", "each", "iterated", "mixin_runs",
+           "runs_unnamed", "special"]
 
 
 def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
@@ -42,6 +43,25 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
             method = frame.an.attr_of_type(frame, value, kind, name)
             called.append(calls.call_args(frame, method, Args(list(args), {}), node))
     return join_all(called) if called else None
+
+
+def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST | None) -> None:
+    """What a method of Python's containers runs of the classes of what it compares: a sort
+    compares the items (``__lt__``), a search does (``__eq__``: ``xs.index(x)``, ``x in xs``),
+    and a dict or set looks up what it is given by its hash (``d.get(k)``)."""
+    kinds = base.types or frozenset()
+    searched = method in ("index", "count", "remove", "__contains__") and kinds and kinds <= {
+        list, tuple, collections.deque}
+    if method == "sort" or searched:
+        item = frame.iterate(base)  # the items are compared, by their classes' own code
+        with frame.repeated():
+            special(frame, item, ("__lt__",) if method == "sort" else ("__eq__",), [item], node)
+    looked_up = ("get", "pop", "setdefault", "__getitem__", "__contains__", "add", "discard",
+                 "remove", "__delitem__", "fromkeys")
+    if method in looked_up and kinds and args.pos and all(
+            issubclass(k, dict | set | frozenset) for k in kinds):
+        special(frame, args.pos[0], ("__hash__",), [], node)
+        special(frame, args.pos[0], ("__eq__",), [args.pos[0]], node)
 
 
 def each(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],

@@ -603,6 +603,19 @@ RETURN_TYPES: dict[str, type] = {
 """Known result types of builtins, so that methods on their results resolve."""
 
 
+ITEMS_HANDED_ON = {"builtins.sorted": 0, "builtins.min": 0, "builtins.max": 0,
+                   "builtins.map": 1, "builtins.filter": 1, "itertools.groupby": 0,
+                   "functools.reduce": 1, "_functools.reduce": 1, "itertools.accumulate": 0,
+                   "itertools.takewhile": 1, "itertools.dropwhile": 1,
+                   "itertools.filterfalse": 1}
+"""Allow-listed calls that hand the function they are given the items of an argument (by
+position): what it is called with is known as well as those items are."""
+
+ACCUMULATING = frozenset({"functools.reduce", "_functools.reduce", "itertools.accumulate"})
+"""Of `ITEMS_HANDED_ON`, those handing back to the function what it gave (an accumulator),
+started by what follows the items (``reduce(f, xs, start)``, ``accumulate(xs, f, initial=)``)."""
+
+
 @lru_cache(maxsize=4096)
 def matches_any(name: str, patterns: tuple[str, ...]) -> bool:
     """Whether `name` matches one of the shell-style `patterns`."""

@@ -8,6 +8,7 @@ containers used in the ways honest code uses them (it must still be found to onl
 from __future__ import annotations
 
 import copy
+import functools
 import html
 import itertools
 import json
@@ -1386,3 +1387,46 @@ def kept_a_list_appended_to_through_another_name_and_read() -> list[str]:
     same = names
     names.append("y")
     return [n.upper() for n in same]
+
+
+class _Touchy:
+    """Compared, or hashed, it reaches outside."""
+
+    def __lt__(self, other: object) -> bool:
+        os.system("echo lt")
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        os.system("echo gt")
+        return False
+
+    def __eq__(self, other: object) -> bool:
+        os.system("echo eq")
+        return False
+
+    def __hash__(self) -> int:
+        os.system("echo hash")
+        return 1
+
+
+def by_what_a_reduction_gives_back_handed_to_it_again() -> Any:
+    return functools.reduce(lambda acc, x: acc.run() and Loud(), [Calm(), Calm(), Calm()])
+
+
+def by_what_an_accumulation_starts_with() -> list[Any]:
+    return list(itertools.accumulate([1, 2], lambda acc, x: acc.run() and Calm(), initial=Loud()))
+
+
+def by_the_keys_a_sort_compares() -> list[str]:
+    index = {"a": _Touchy(), "b": _Touchy()}
+    return sorted(index, key=index.get)  # type: ignore[arg-type]
+
+
+def by_the_items_a_search_compares() -> bool:
+    found = [_Touchy()]
+    return 1 in found
+
+
+def by_what_a_set_looks_up_by_its_hash() -> list[Any]:
+    seen = {1}
+    return list(filter(seen.__contains__, [_Touchy()]))
