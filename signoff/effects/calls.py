@@ -161,7 +161,8 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
         if fv.pure or is_pure_name(fv.qual):
             made = pure_call(frame, fv.qual, args, node)  # (a method of what allow-listed code
             if fv.pure and fv.owners:  # gave may give one of its items: ``g.setdefault(k, [])``)
-                made = replace(made, owners=made.owners | fv.owners)
+                made = replace(made, owners=made.owners | fv.owners, pure=made.pure or (
+                    only_plain(*args.every())))  # (or what it was given, if that is plain)
             results.append(made)
         else:
             results.append(_unresolved(frame, node))
@@ -538,7 +539,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         listed = first is not None and returns in (list, tuple, set, frozenset)
         # (what it holds: the items of what it was made from — a query's rows too)
         shape = Typed(item=frame.iterate(first).contents()) if listed and first is not None else None
-        contained = reach if returns not in IMMUTABLE_TYPES else EMPTY
+        contained = reach if returns not in IMMUTABLE_TYPES or returns in (tuple, frozenset) else EMPTY
         return fresh_of(returns, inner=contained, shape=shape)
     if not reach:
         objects = [v for v in args.every() if not v.pure and not (

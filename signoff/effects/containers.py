@@ -95,19 +95,16 @@ _TEXTS = Typed(types=frozenset({list}), item=_TEXT)
 SHAPED_RESULTS: dict[str, Typed] = {
     "_csv.reader": Typed(types=frozenset({type(csv.reader(()))}), item=_TEXTS),
     "_csv.writer": Typed(types=frozenset({type(csv.writer(io.StringIO()))})),
-    **{f"textwrap.{made}": _TEXT for made in ("fill", "dedent", "indent", "shorten")},
+    **{f"textwrap.{made}": _TEXT for made in ("fill", "indent", "shorten")},
     "textwrap.wrap": _TEXTS,
     "shlex.split": _TEXTS,
-    "shlex.quote": _TEXT,
     "shlex.join": _TEXT,
-    "string.capwords": _TEXT,
-    "html.escape": _TEXT,
-    "html.unescape": _TEXT,
 }
 """What allow-listed calls give that holds what they say: a csv reader's rows are lists of
 text; a csv writer writes to the stream it was given, whose ``write`` was followed as it was
-made (`special.runs_unnamed`); text, and lists of it, by the functions of Python's that make
-them (``textwrap.wrap``)."""
+made (`special.runs_unnamed`); new text, and lists of it, by the functions of Python's that
+make them anew (``textwrap.wrap``; not those that may give back what they were given, a ``str``
+of the app's class: ``shlex.quote``, ``html.escape``, ``textwrap.dedent``)."""
 
 
 def kept_receiver(frame: Scope, func: ast.expr, used_up: bool) -> str:
@@ -211,6 +208,7 @@ def filled_elsewhere(frame: Scope, fv: Val, name: str, *, filled: bool) -> None:
         if not python or name in MUTATING_METHODS:
             frame.let_go_all(held.owners, filled=filled or not python)  # (`filled`: by
             # what it is given that is not plain, or by a method not of Python's)
+            frame.released(held)  # (a caller's, in a copy of its list: `Summary.releases`)
 
 
 def of_python(value: Val) -> bool:
@@ -493,6 +491,7 @@ def grow_within(frame: Scope, outer: ast.Name, func: ast.Attribute, pos: list[Va
         frame.let_go(outer.id, inner=True, filled=not only_plain(*pos))  # (a default not a
         return                                                         # list: what it holds)
     held = base.taken(inside)
+    frame.released(held)  # (a caller's list, held here: `Summary.releases`)
     added = pos[-1] if func.attr in _TAKING_ONE else join_all([frame.iterate(p) for p in pos])
     if mapping:
         frame.grow(outer, value=grown(held, item=added))

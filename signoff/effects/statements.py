@@ -7,6 +7,7 @@ Each function takes the `Frame` walked; expressions are evaluated by the frame (
 from __future__ import annotations
 
 import ast
+import collections
 import inspect
 import types
 from collections.abc import Callable
@@ -229,9 +230,10 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
             dunder(frame, target, now, (f"__i{name}__", f"__{name}__"), [node.value]),
             dunder(frame, node.value, value, (f"__r{name}__",), [target]),  # (x's gives up)
         ]
-        if not isinstance(target, ast.Name) and (now.types is None or now.types & _GROWN_IN_PLACE):
-            frame.let_go_all(now.owners, filled=not only_plain(value))  # (``rows[0] += xs``:
-            # a list others may hold too, grown in place)
+        if not isinstance(target, ast.Name) and not (now.types and now.types <= IMMUTABLE_TYPES):
+            frame.mutate(now, f"{_text(target)} {_OPS.get(type(node.op), '?')}=")  # (``rows[0]
+            frame.let_go_all(now.owners, filled=not only_plain(value))  # += xs``: a list
+            frame.released(now)  # others may hold too, a caller's, grown in place)
     if isinstance(target, ast.Name):
         current = frame.name(target.id)
         if current.types is None or not current.types <= IMMUTABLE_TYPES:
@@ -253,7 +255,8 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
         assign(frame, target, value, None, op)
 
 
-_GROWN_IN_PLACE = frozenset({list, set, dict, bytearray})
+_GROWN_IN_PLACE = frozenset({list, set, dict, bytearray, collections.deque, collections.OrderedDict,
+                             collections.defaultdict, collections.Counter})
 """Python's containers that ``x += v`` (``|=``…) grows in place: x stays what it was."""
 
 
@@ -273,6 +276,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         frame.mutate(base, f"{_text(target)} {op}")
         if not isinstance(target.value, ast.Name):  # (``rows[0][k] = v``: `Val.owners`)
             frame.let_go_all(base.owners, filled=not only_plain(key, value))
+            frame.released(base)  # (a caller's, in a copy of its list: `Summary.releases`)
         if base.types and all(issubclass(t, dict) for t in base.types):
             frame.grow(target.value, item=key, value=value)
         elif isinstance(target.slice, ast.Slice):  # (``xs[:] = ys``: the items of ys)
@@ -292,7 +296,9 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         starred = any(isinstance(e, ast.Starred) for e in (*target.elts, *(items or ())))
         for i, elt in enumerate(target.elts):
             if items is not None and len(items) == len(target.elts) and not starred:
-                part = frame.expr(items[i]) if not isinstance(items[i], ast.Starred) else value
+                if isinstance(elt, ast.Name):  # (``part, n = g["k"], 0``: as ``part = g["k"]``)
+                    frame.bind(items[i])
+                part = frame.expr(items[i])
             elif (parts := value.contents().parts) is not None and len(parts) == len(target.elts):
                 part = value.taken(parts[i])
             else:

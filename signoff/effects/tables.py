@@ -20,8 +20,10 @@ import json
 import logging
 import operator
 import re
+import shlex
 import statistics
 import sysconfig
+import textwrap
 import types
 import uuid
 from fnmatch import fnmatchcase
@@ -264,7 +266,8 @@ KEEPS_NOTHING: frozenset[Any] = frozenset(
         statistics.median, statistics.mode, statistics.multimode, statistics.stdev,
         statistics.pstdev, statistics.variance, statistics.pvariance, statistics.quantiles,
         logging.debug, logging.info, logging.warning, logging.error, logging.exception,
-        logging.critical, logging.log, operator.getitem,
+        logging.critical, logging.log, operator.getitem, shlex.join, shlex.split, textwrap.wrap,
+        textwrap.fill, textwrap.shorten, textwrap.indent,
     }
 )  # fmt: skip
 """Calls that keep nothing they are given: a container handed to one stays with its name

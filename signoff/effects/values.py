@@ -465,6 +465,8 @@ def _plain(v: Val) -> bool:
     """Whether methods of `v` only compute: it came from allow-listed code, or is a str, an int…"""
     if v.pure:
         return True
+    if v.types and not v.owners and _all_plain(v.contents()):  # (``[]``, ``{"n": 1}``: made
+        return True                                          # here of text and numbers)
     return bool(v.types) and v.types is not None and v.types <= IMMUTABLE_TYPES - {tuple, frozenset}
 
 

@@ -14,6 +14,7 @@ import itertools
 import json
 import operator
 import os
+import shlex
 import textwrap
 from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Iterator
@@ -1430,3 +1431,60 @@ def by_the_items_a_search_compares() -> bool:
 def by_what_a_set_looks_up_by_its_hash() -> list[Any]:
     seen = {1}
     return list(filter(seen.__contains__, [_Touchy()]))
+
+
+def _grow_the_first_of_a_copy(rows):  # type: ignore[no-untyped-def]
+    copied = sorted(rows, key=len)
+    copied[0] += [Loud()]
+    return 0
+
+
+def by_a_caller_list_grown_in_place_through_a_helper_copy() -> list[int]:
+    rows = [[Calm()]]
+    _grow_the_first_of_a_copy(rows)
+    return [x.run() for row in rows for x in row]
+
+
+def _fill_through_a_tuple_of(rows):  # type: ignore[no-untyped-def]
+    parts = tuple(rows)
+    parts[0].append(Loud())
+    return 0
+
+
+def by_a_caller_list_filled_through_a_tuple_a_helper_made_of_it() -> list[int]:
+    rows = [[Calm()]]
+    _fill_through_a_tuple_of(rows)
+    return [x.run() for row in rows for x in row]
+
+
+def by_a_deque_a_copy_shares_grown_in_place_by_a_loop() -> list[int]:
+    rows = [deque([Calm()])]
+    copied = rows.copy()
+    for row in copied:
+        row += [Loud()]
+    return [x.run() for row in rows for x in row]
+
+
+class _Text(str):
+    """Text whose ``upper`` reaches outside."""
+
+    def upper(self) -> str:
+        os.system("echo upper")
+        return ""
+
+
+class _Shown:
+    def __str__(self) -> str:
+        return _Text("x")
+
+
+def by_text_quoted_as_it_was_given() -> list[str]:
+    quoted = [shlex.quote(str(_Shown()))]
+    return [q.upper() for q in quoted]
+
+
+def by_a_part_of_what_json_gave_unpacked_then_filled() -> list[int]:
+    given = json.loads('{"k": []}')
+    part, _ = given["k"], 0
+    part.append(Loud())
+    return [x.run() for x in given["k"]]
