@@ -24,6 +24,7 @@ from signoff.testing import ScriptedModel, says
 from tests.effects_corpus import actions as corpus
 from tests.effects_corpus import aliased, implicit
 from tests.effects_corpus import readers as toolkit_readers
+from tests.effects_corpus import text as shown_as_text
 from tests.effects_corpus import writers as toolkit_writers
 from tests.effects_corpus.records import Part, Repair
 
@@ -1196,6 +1197,22 @@ def test_a_container_filled_out_of_the_analysis_sight_is_not_taken_for_what_it_h
     calling their methods is not taken to only compute). Each ``by_`` function reaches outside
     that way (it was taken to only read); each ``kept_`` one only reads, and still does."""
     effects = analyse(getattr(aliased, name), name=name)
+    if name.startswith("kept_"):
+        assert effects.only_reads, "\n".join(effects.explain())
+    else:
+        assert not effects.only_reads, "\n".join(effects.explain())
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, value in vars(shown_as_text).items()
+    if inspect.isfunction(value) and name.startswith(("by_", "kept_"))))
+def test_text_made_of_the_apps_objects_is_what_their_own_code_gave(name: str) -> None:
+    """``str(x)``, ``f"{x}"``, ``"%s" % x`` give back the text ``x``'s own ``__str__`` gave, of
+    the app's class if it is; Python's text functions call the methods of what they are given,
+    and may give it back; a library's method calls what the app's class deriving it overrides.
+    Each ``by_`` function reaches outside only that way (it was taken to only read); each
+    ``kept_`` one only reads, and still does."""
+    effects = analyse(getattr(shown_as_text, name), name=name)
     if name.startswith("kept_"):
         assert effects.only_reads, "\n".join(effects.explain())
     else:

@@ -39,6 +39,7 @@ from signoff.effects.tables import (
     RETURN_TYPES,
     SINK_WORDS,
     STARTS_THREADS,
+    TEXT_METHOD_RESULTS,
     UNKNOWABLE_BUILTINS,
     gives_fresh,
     is_pure_name,
@@ -502,7 +503,13 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return fresh_of(list, inner=args.reach(), shape=Typed(item=join_all(items).contents()))
     if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
-    special.runs_unnamed(frame, q, args, node)
+    given = special.runs_unnamed(frame, q, args, node)
+    made = _pure_result(frame, q, args, node)
+    return made if given is None else special.shown(made, given)
+
+
+def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
+    """What the allow-listed call `q` gives, its callbacks followed (`pure_call`)."""
     positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
     reach = args.reach()
     fresh = gives_fresh(q)
@@ -672,7 +679,8 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         result = pure_call(frame, q, args, node)
         if result.calls:  # a partial: followed where it is called
             return result
-        return containers.made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
+        made = containers.made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
+        return special.shown(made, result) if cls is str else made
     if pydantic_models.is_model(cls):
         pydantic_hooks(frame, [cls], serializing=False, node=node, given=args.reach())
         return made
@@ -737,7 +745,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))
     special.compared_by(frame, method.name, base, args, node)  # (items compared, keys hashed)
-    pure_call(frame, method.qual, args, node)
+    given = pure_call(frame, method.qual, args, node)
     if method.qual in RETURN_TYPES:
         return replace(fresh_of(RETURN_TYPES[method.qual]), pure=True)
     if method.name == "copy":  # (a shallow copy: the same items, held by those holding them)
@@ -746,17 +754,9 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         made = base.contents().on(copied) if copied.types and base.holds_known else copied
         return containers.sharing(made, [base])
     if base.types and base.types <= IMMUTABLE_TYPES:
-        return _text_result(base.types, method.name)
+        made = _text_result(base.types, method.name)
+        return special.shown(made, given) if method.name in ("format", "format_map") else made
     return containers.method_result(base, method.name, args)
-
-
-_TEXT_RESULTS: dict[str, type] = {
-    **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), int),
-    **dict.fromkeys(("startswith", "endswith", "isdigit", "isalpha", "isalnum", "isspace",
-                     "islower", "isupper", "istitle", "isnumeric", "isdecimal", "isascii",
-                     "isidentifier", "isprintable"), bool),
-}
-"""The results of str and bytes methods that are not text of the same kind."""
 
 
 def _text_result(kinds: frozenset[type], name: str) -> Val:
@@ -770,7 +770,7 @@ def _text_result(kinds: frozenset[type], name: str) -> Val:
         return replace(fresh_of(tuple, shape=Typed(item=Typed(types=kinds))), pure=True)
     if name in ("encode", "decode"):
         return Val(types=frozenset({bytes if name == "encode" else str}), pure=True)
-    return Val(types=frozenset({_TEXT_RESULTS.get(name, text)}), pure=True)
+    return Val(types=frozenset({TEXT_METHOD_RESULTS.get(name, text)}), pure=True)
 
 
 def _own_call(obj: Any) -> Any:

@@ -207,12 +207,13 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         if name is not None:
             given += [dunder(frame, node.left, left, (f"__{name}__",), [node.right]),
                       dunder(frame, node.right, right, (f"__r{name}__",), [node.left])]
+        texts: list[Val | None] = []  # (what ``"%s" % x`` may give: what x's __str__ gave)
         if name == "mod" and left.types and left.types <= {str, bytes}:
             # "%s" % x formats x (and each item of a tuple) by its class's own code
             shapes = right.contents().parts
             formatted = [right.reached(p) for p in shapes] if shapes else [frame.iterate(right)]
             for value in (right, *formatted):
-                special.each(frame, value, ("__str__", "__repr__"), [], node)  # (%s, %r)
+                texts.append(special.each(frame, value, ("__str__", "__repr__"), [], node))
                 special.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
         kinds = left.types if left.types and left.types <= IMMUTABLE_TYPES else None
         if kinds is None and left.types and left.types <= {list, dict, set}:
@@ -221,6 +222,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             return Val(types=frozenset({orm.BINARY_EXPRESSION}), pure=True)
         plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
         made = Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
+        made = special.shown(made, *texts) if kinds == frozenset({str}) else made
         return _holding(join_all([made, *(v for v in given if v is not None)]), [left, right])
     if isinstance(node, ast.BoolOp):
         if kept:  # (only tested: `tested`)
@@ -269,10 +271,9 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         tested(frame, node.test)
         truth(frame, node.test, evaluate(frame, node.test))
         return join(evaluate(frame, node.body), evaluate(frame, node.orelse))
-    if isinstance(node, ast.JoinedStr):
-        for v in node.values:
-            evaluate(frame, v)
-        return fresh_of(str)
+    if isinstance(node, ast.JoinedStr):  # (one value alone: what formatting it gave)
+        parts = [evaluate(frame, v) for v in node.values]
+        return parts[0] if len(parts) == 1 else fresh_of(str)
     if isinstance(node, ast.FormattedValue):
         frame.keep(node.value)
         value = evaluate(frame, node.value)
@@ -282,9 +283,10 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         # with !r: code of the value's class that runs here.
         if node.conversion == ord("r"):
             dunder(frame, node.value, value, ("__repr__",), [])
-        else:
-            dunder(frame, node.value, value, ("__format__", "__str__"), [ast.Constant(value="")])
-        return fresh_of(str)
+            return fresh_of(str)
+        spec = node.format_spec or ast.Constant(value="")
+        given_text = dunder(frame, node.value, value, ("__format__", "__str__"), [spec])
+        return special.shown(fresh_of(str), given_text) if node.conversion == -1 else fresh_of(str)
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         return comprehension(frame, node, now=kept)
     if isinstance(node, ast.Lambda):
@@ -326,14 +328,16 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
         return None
     if Unseen in value.types:  # (the known classes' own: as for a value of no known class)
         return special.special(frame, value, names, [evaluate(frame, a) for a in args], node)
+    given, left = [], set(value.types)  # (each class runs the first of them it defines)
     for name in names:
-        if any(special.defines(t, name) for t in value.types):
+        if any(special.defines(t, name) for t in left):
+            left = {t for t in left if not special.defines(t, name)}
             call = ast.Call(func=ast.Attribute(value=node, attr=name, ctx=ast.Load()),
                             args=list(args), keywords=[])
             ast.copy_location(call, node)
             ast.fix_missing_locations(call)
-            return calls.evaluate_call(frame, call)
-    return None
+            given.append(calls.evaluate_call(frame, call))
+    return join_all(given) if given else None
 
 
 def _keep_parts(frame: Frame, parts: list[ast.expr]) -> None:

@@ -10,6 +10,7 @@ import ast
 import collections
 import dataclasses
 import inspect
+import sys
 import types
 from typing import Any
 
@@ -27,7 +28,7 @@ from signoff.effects.tables import (
 from signoff.effects.values import Args, Val, const, fresh_of, join_all, known
 
 __all__ = ["attribute_written", "compared_by", "defines", "each", "iterated", "mixin_runs",
-           "runs_unnamed", "special"]
+           "runs_unnamed", "shown", "special"]
 
 
 def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
@@ -65,11 +66,23 @@ def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST 
 
 
 def each(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
-         node: ast.AST | None) -> None:
+         node: ast.AST | None) -> Val | None:
     """Follow every one of `names` that the classes of `value` define (where which one runs
-    depends on what the code asks: ``"%r"`` its ``__repr__``, ``"%s"`` its ``__str__``)."""
-    for name in names:
-        special(frame, value, (name,), args, node)
+    depends on what the code asks: ``"%r"`` its ``__repr__``, ``"%s"`` its ``__str__``). What
+    they return (None when no class defines one)."""
+    given = [special(frame, value, (name,), args, node) for name in names]
+    found = [v for v in given if v is not None]
+    return join_all(found) if found else None
+
+
+def shown(made: Val, *given: Val | None) -> Val:
+    """Text `made` of values whose classes' own ``__str__``, ``__repr__`` or ``__format__``
+    gave `given`: Python gives back what such a method gave, as it is, when the text is that
+    one value (``str(x)``, ``f"{x}"``, ``"%s" % x``) — a ``str`` of the app's class, whose
+    methods it overrides, if that is what it gave. (What is of no known class is taken for
+    text: Python refuses anything else from them.)"""
+    other = [v for v in given if v is not None and v.types and not v.types <= {str}]
+    return join_all([made, *other]) if other else made
 
 
 def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
@@ -105,21 +118,28 @@ def _generated(cls: type, func: Any) -> bool:
     if filename.startswith("<attrs generated"):
         return True
     return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
-def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
+def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val | None:
     """The special methods of its arguments' classes that the allow-listed call `q` runs:
-    ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items."""
+    ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items.
+    What the call may give back of what they gave, besides what it makes (`shown`)."""
+    given: list[Val | None] = []
     names = SPECIAL_METHODS_CALLED.get(q)
     if names and args.pos:
-        special(frame, args.pos[0], names, [], node)
+        given.append(special(frame, args.pos[0], names, [], node))
     operated = OPERATOR_METHODS.get(q)
     if operated is not None and args.pos:  # ``operator.add(a, b)``: a.__add__(b), b.__radd__(a)
         first, second = operated
         special(frame, args.pos[0], first, args.pos[1:2], node)
         if second and len(args.pos) > 1:
             special(frame, args.pos[1], second, args.pos[:1], node)
-    if q == "builtins.str.format":  # each value is formatted by its class's own code
-        for value in args.every():
-            each(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
+    if q in ("builtins.str.format", "builtins.str.format_map"):  # each value is formatted
+        for value in args.every() if q.endswith("format") else map(frame.item, args.pos):
+            given.append(each(frame, value, ("__format__", "__str__", "__repr__"), [const("")],
+                              node))
+    if q.startswith(_TAKES_TEXT):  # (it may give back what it was given: ``html.unescape``)
+        given += [v for v in args.pos if v.types and not all(_library(frame, k) for k in v.types)]
+    gives = [v for v in given if v is not None] if q in _SHOWN or q.startswith(_TAKES_TEXT) else []
+    shown_too = join_all(gives) if gives else None
     if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
         for value in args.pos:
             if q in LOGS:  # ("%s" its text, "%r" its repr, "%d" its number)
@@ -128,7 +148,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
                 special(frame, value, ("__str__", "__repr__"), [], node)
             if q in LOGS:
                 special(frame, value, ("__index__", "__int__", "__float__"), [], node)
-    overridden(frame, args, node)
+    overridden(frame, q, args, node)
     if q in _ROWS_WRITTEN and args.pos:  # each row iterated (a dict's asked for its values),
         rows = args.pos[0]  # each value made text, by their classes' own code
         for _ in range(_ROWS_WRITTEN[q]):
@@ -187,7 +207,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
                     special(frame, instance, (name,), [Val()], node)
     iterating = ITERATES_ARGUMENTS.get(q)
     if iterating is None:
-        return
+        return shown_too
     at, item_names = iterating
     if at is None and len(args.pos) > 1 and q in ("builtins.min", "builtins.max"):
         items = list(args.pos)
@@ -198,6 +218,13 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None
         with frame.repeated():
             for item in items:
                 special(frame, item, item_names, [item], node)
+    return shown_too
+
+
+_SHOWN = frozenset({"builtins.str", "builtins.repr", "builtins.ascii", "builtins.format",
+                    "builtins.str.format", "builtins.str.format_map", "os.fspath"})
+"""Python's calls that give back what the special method they run gave, when it is text of
+the app's class (`shown`)."""
 
 
 def _copied_deeply(frame: Scope, value: Val, node: ast.AST | None, *, depth: int) -> None:
@@ -271,29 +298,55 @@ _ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 
 """How many arguments each of `ABC_MIXIN_CALLS` is called with."""
 
 
-def overridden(frame: Scope, args: Args, node: ast.AST | None) -> None:
-    """Allow-listed code takes what it is given for the builtin type it derives from, and may
-    call any of that type's methods on it: where a class of the app's deriving one has its own
-    (a dict whose ``get`` is its own, a str whose ``split`` is), that code runs."""
+def overridden(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
+    """Allow-listed code `q` takes what it is given for the class of Python's (or a library's)
+    it derives from, and may call any of that class's methods on it: where a class of the app's
+    deriving one has its own (a dict whose ``get`` is its own, a str whose ``split`` is, a
+    ``TextWrapper`` whose ``wrap`` is, which the library's ``fill`` calls), that code runs. And
+    Python's text functions written in Python (``textwrap``, ``shlex``, ``html``) call text's
+    methods on whatever they are given: those an object of the app's has of its own run."""
+    texts = q.startswith(_TAKES_TEXT)
     for value in args.every():
         for kind in value.types or ():
-            for name, member in _own_overrides(kind):
+            for name, member in _own_overrides(frame, kind, texts):
                 if frame.an.is_app_code(member):
                     method = frame.an.attr_of_type(frame, value, kind, name)
                     calls.call_args(frame, method, Args([], {}, Val()), node)
 
 
-def _own_overrides(kind: type) -> list[tuple[str, Any]]:
-    """The methods of a builtin type that `kind`, a class deriving it, has its own of, each
-    with its function (none for a class deriving none)."""
-    base = next((b for b in kind.__mro__[1:] if b.__module__ == "builtins" and b is not object),
-                None)
-    if base is None or kind.__module__ == "builtins":
+def _own_overrides(frame: Scope, kind: type, texts: bool) -> list[tuple[str, Any]]:
+    """The methods of the class of Python's or a library's that `kind`, a class of the app's
+    deriving it, has its own of, each with its function (given `texts`, of a class deriving
+    none, those text has, and a stream's ``read``)."""
+    if _library(frame, kind):
         return []
-    return [(name, member) for klass in kind.__mro__[:kind.__mro__.index(base)]
-            for name, member in vars(klass).items()
-            if inspect.isfunction(member) and hasattr(base, name) and name != "__init__"
+    mro = kind.__mro__
+    base = next((b for b in mro[1:] if b is not object and _library(frame, b)), None)
+    if base is None and not texts:
+        return []
+    names = _TEXT_METHODS if base is None else None
+    own = mro[:mro.index(base)] if base is not None else mro[:-1]
+    return [(name, member) for klass in own for name, member in vars(klass).items()
+            if inspect.isfunction(member) and name != "__init__" and (
+                hasattr(base, name) if names is None else name in names)
             and not _generated(klass, member)]
+
+
+def _library(frame: Scope, cls: type) -> bool:
+    """Whether `cls` is Python's, a library's or signoff's own, not the app's."""
+    module = getattr(cls, "__module__", "") or ""
+    if module == "builtins" or module.startswith("signoff."):
+        return True
+    filename = getattr(sys.modules.get(module), "__file__", None) or ""
+    return bool(filename) and not frame.an.is_app_file(filename, module)
+
+
+_TAKES_TEXT = ("textwrap.", "shlex.", "html.", "string.", "urllib.parse.", "posixpath.",
+               "ntpath.", "genericpath.", "os.path.", "fnmatch.", "email.utils.")
+"""Python's modules written in Python whose functions take text, and call its methods."""
+
+_TEXT_METHODS = frozenset(dir(str)) | {"read", "readline"}
+"""What a function that takes text may call of what it is given (``shlex`` reads a stream)."""
 
 
 def _dialect_read(frame: Scope, args: Args, node: ast.AST | None) -> None:

@@ -695,3 +695,11 @@ def qualified_name(obj: Any) -> str:
     if not isinstance(module, str):
         return qual
     return f"{module_name(module)}.{qual}"
+
+TEXT_METHOD_RESULTS: dict[str, type] = {
+    **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), int),
+    **dict.fromkeys(("startswith", "endswith", "isdigit", "isalpha", "isalnum", "isspace",
+                     "islower", "isupper", "istitle", "isnumeric", "isdecimal", "isascii",
+                     "isidentifier", "isprintable"), bool),
+}
+"""The results of str and bytes methods that are not text of the same kind."""
