@@ -22,7 +22,7 @@ from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, che
 from signoff.inbox import Inbox, effect_lines
 from signoff.testing import ScriptedModel, says
 from tests.effects_corpus import actions as corpus
-from tests.effects_corpus import aliased, implicit
+from tests.effects_corpus import aliased, classes, implicit
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import text as shown_as_text
 from tests.effects_corpus import writers as toolkit_writers
@@ -1213,6 +1213,20 @@ def test_text_made_of_the_apps_objects_is_what_their_own_code_gave(name: str) ->
     Each ``by_`` function reaches outside only that way (it was taken to only read); each
     ``kept_`` one only reads, and still does."""
     effects = analyse(getattr(shown_as_text, name), name=name)
+    if name.startswith("kept_"):
+        assert effects.only_reads, "\n".join(effects.explain())
+    else:
+        assert not effects.only_reads, "\n".join(effects.explain())
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, value in vars(classes).items()
+    if inspect.isfunction(value) and name.startswith(("by_", "kept_"))))
+def test_a_class_reached_from_its_object_runs_its_own_code(name: str) -> None:
+    """``type(x).method(...)`` runs the method of the class ``x`` is of (or of one deriving
+    it): it was read as a method of ``type`` itself, and taken to only compute. Each ``by_``
+    function reaches outside only that way; each ``kept_`` one only reads, and still does."""
+    effects = analyse(getattr(classes, name), name=name)
     if name.startswith("kept_"):
         assert effects.only_reads, "\n".join(effects.explain())
     else:

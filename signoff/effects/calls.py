@@ -57,6 +57,7 @@ from signoff.effects.values import (
     Target,
     Typed,
     Val,
+    class_of,
     const,
     fresh_of,
     join,
@@ -495,7 +496,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if q in CHANGES_GLOBAL_STATE:
         frame.add(EffectKind.CHANGES, "", (q,))
     if q in ("operator.attrgetter", "operator.itemgetter") and args.pos:
-        return _getter(frame, q, args, node)
+        return special.getter(frame, q, args, node)
     if q in ("itertools.chain", "itertools.chain.from_iterable"):  # what it goes through
         items = [frame.iterate(a) for a in args.pos]
         if q.endswith("from_iterable"):
@@ -519,12 +520,14 @@ def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         item = frame.iterate(args.pos[iterable])
         if q in ACCUMULATING:  # (and where it starts: ``reduce(f, xs, start)``, ``initial=``)
             item = join_all([item, *args.pos[iterable + 1:iterable + 2], *args.kw.values()])
-    called = False
     with frame.repeated():  # what it is handed is called once an item
-        for i, v in enumerate(args.pos):
-            called |= _callback(frame, v, item, node, expected=i in positions, where=q)
-        for k, v in args.kw.items():
-            called |= _callback(frame, v, item, node, expected=k in keywords, where=q)
+        gave = [_callback(frame, v, item, node, expected=i in positions, where=q)
+                for i, v in enumerate(args.pos)]
+        gave += [_callback(frame, v, item, node, expected=k in keywords, where=q)
+                 for k, v in args.kw.items()]
+    called = any(g is not None for g in gave)
+    if q == "functools.reduce" and called:  # (what the function gave back, or an item)
+        return join_all([item, *(g for g in gave if g is not None)])
     if fresh and (not called or q in ("re.sub", "re.subn")):
         if q in containers.SHAPED_RESULTS:  # (of what it was given, where it is not text)
             return containers.shaped_result(q, args)
@@ -534,8 +537,9 @@ def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if q in ("operator.getitem", "_operator.getitem") and first is not None:
         return frame.item(first)  # (``operator.getitem(xs, 0)`` is ``xs[0]``)
     if q in ("builtins.max", "builtins.min") and first is not None:
-        if len(args.pos) == 1:  # the largest of an iterable: one of its items
-            return first.taken(first.contents().item)
+        if len(args.pos) == 1:  # the largest of an iterable: one of its items, or its default
+            default = [args.kw["default"]] if "default" in args.kw else []
+            return join_all([first.taken(first.contents().item), *default])
         return join_all(args.pos)
     if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
         return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
@@ -558,34 +562,10 @@ def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     return Val(origin=reach, inner=reach)
 
 
-def _getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
-    """``operator.attrgetter("a.b")`` (``itemgetter(k)``): followed where it is called, as the
-    lambda it stands for (``lambda o: o.a.b``), so that what reading the attribute runs of the
-    object's class (a property, ``__getattr__``) counts."""
-    reading = ast.Name(id="signoff_read", ctx=ast.Load())
-    parts: list[ast.expr] = []
-    for given in args.pos:
-        if q == "operator.itemgetter":  # (the key itself is not known here: its item is read)
-            parts.append(ast.Subscript(value=reading, slice=ast.Constant(value=None), ctx=ast.Load()))
-            continue
-        names = [o for o in given.objs if isinstance(o, str)]
-        if len(names) != 1 or len(given.objs) != 1:
-            return frame.unknown(call_text(frame, node), "reads an attribute whose name is not known here")
-        read: ast.expr = reading
-        for attr in names[0].split("."):
-            read = ast.Attribute(value=read, attr=attr, ctx=ast.Load())
-        parts.append(read)
-    body = parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
-    made = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg="signoff_read")],
-                                         kwonlyargs=[], kw_defaults=[], defaults=[]), body=body)
-    if node is not None:
-        ast.copy_location(made, node)
-    ast.fix_missing_locations(made)
-    return Val(types=frozenset(), pure=True, calls=(Inline(node=made, frame=frame),))
-
-
-def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool, where: str) -> bool:
-    """A function handed to allow-listed code is called by it (True when there is one)."""
+def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool,
+              where: str) -> Val | None:
+    """A function handed to allow-listed code is called by it: what it gives (None when there
+    is none)."""
     functions = [o for o in v.objs if callable(o) and not isinstance(o, str)]  # (a class: made)
     if v.calls or functions:
         callee = replace(v, objs=tuple(functions))
@@ -594,12 +574,11 @@ def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected
             call_args(frame, callee, Args([join(item, given), item], {}), node)
         elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared)
             special.special(frame, given, ("__lt__", "__gt__"), [given], node)
-        return True
+        return given
     if expected and v.types is None and not v.pure:
         what = call_text(frame, node)
-        frame.unknown(what, f"hands {where} a callable whose code cannot be resolved")
-        return True
-    return False
+        return frame.unknown(what, f"hands {where} a callable whose code cannot be resolved")
+    return None
 
 
 def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val | None:
@@ -657,6 +636,8 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
     if issubclass(cls, type) and len(args.pos) == 3:  # type(name, bases, namespace)
         return frame.unknown(call_text(frame, node), "makes a class, which runs its bases' "
                              "__init_subclass__ and its metaclass's code, not followed here")
+    if cls is type and len(args.pos) == 1 and not args.kw:  # type(x): the class x is of
+        return class_of(args.pos[0], lambda kind: not special.of_library(frame, kind))
     made = fresh_of(cls, inner=args.reach())
     if special.defines(cls, "__del__"):
         special.special(frame, made, ("__del__",), [], node)

@@ -589,7 +589,7 @@ def _items(parts: list[Val]) -> Typed:
 def _elem(parts: list[Val]) -> frozenset[type] | None:
     kinds: set[type] = set()
     for p in parts:
-        if p.types is None:
+        if p.types is None or p.calls:  # (a callable's code is not its type's)
             return None
         kinds |= p.types
     return frozenset(kinds)

@@ -25,10 +25,21 @@ from signoff.effects.tables import (
     SPECIAL_METHODS_CALLED,
     WRITES_TO_STREAM,
 )
-from signoff.effects.values import Args, Val, const, fresh_of, join_all, known
+from signoff.effects.values import Args, Inline, Val, const, fresh_of, join_all, known
 
-__all__ = ["attribute_written", "compared_by", "defines", "each", "iterated", "mixin_runs",
-           "runs_unnamed", "shown", "special"]
+__all__ = [
+    "attribute_written",
+    "compared_by",
+    "defines",
+    "each",
+    "getter",
+    "iterated",
+    "mixin_runs",
+    "of_library",
+    "runs_unnamed",
+    "shown",
+    "special",
+]
 
 
 def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
@@ -44,6 +55,32 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
             method = frame.an.attr_of_type(frame, value, kind, name)
             called.append(calls.call_args(frame, method, Args(list(args), {}), node))
     return join_all(called) if called else None
+
+
+def getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
+    """``operator.attrgetter("a.b")`` (``itemgetter(k)``): followed where it is called, as the
+    lambda it stands for (``lambda o: o.a.b``), so that what reading the attribute runs of the
+    object's class (a property, ``__getattr__``) counts."""
+    reading = ast.Name(id="signoff_read", ctx=ast.Load())
+    parts: list[ast.expr] = []
+    for given in args.pos:
+        if q == "operator.itemgetter":  # (the key itself is not known here: its item is read)
+            parts.append(ast.Subscript(value=reading, slice=ast.Constant(value=None), ctx=ast.Load()))
+            continue
+        names = [o for o in given.objs if isinstance(o, str)]
+        if len(names) != 1 or len(given.objs) != 1:
+            return frame.unknown(call_text(frame, node), "reads an attribute whose name is not known here")
+        read: ast.expr = reading
+        for attr in names[0].split("."):
+            read = ast.Attribute(value=read, attr=attr, ctx=ast.Load())
+        parts.append(read)
+    body = parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+    made = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg="signoff_read")],
+                                         kwonlyargs=[], kw_defaults=[], defaults=[]), body=body)
+    if node is not None:
+        ast.copy_location(made, node)
+    ast.fix_missing_locations(made)
+    return Val(types=frozenset(), pure=True, calls=(Inline(node=made, frame=frame),))
 
 
 def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST | None) -> None:
@@ -137,7 +174,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
             given.append(each(frame, value, ("__format__", "__str__", "__repr__"), [const("")],
                               node))
     if q.startswith(_TAKES_TEXT):  # (it may give back what it was given: ``html.unescape``)
-        given += [v for v in args.pos if v.types and not all(_library(frame, k) for k in v.types)]
+        given += [v for v in args.pos if v.types and not all(of_library(frame, k) for k in v.types)]
     gives = [v for v in given if v is not None] if q in _SHOWN or q.startswith(_TAKES_TEXT) else []
     shown_too = join_all(gives) if gives else None
     if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
@@ -318,10 +355,10 @@ def _own_overrides(frame: Scope, kind: type, texts: bool) -> list[tuple[str, Any
     """The methods of the class of Python's or a library's that `kind`, a class of the app's
     deriving it, has its own of, each with its function (given `texts`, of a class deriving
     none, those text has, and a stream's ``read``)."""
-    if _library(frame, kind):
+    if of_library(frame, kind):
         return []
     mro = kind.__mro__
-    base = next((b for b in mro[1:] if b is not object and _library(frame, b)), None)
+    base = next((b for b in mro[1:] if b is not object and of_library(frame, b)), None)
     if base is None and not texts:
         return []
     names = _TEXT_METHODS if base is None else None
@@ -332,7 +369,7 @@ def _own_overrides(frame: Scope, kind: type, texts: bool) -> list[tuple[str, Any
             and not _generated(klass, member)]
 
 
-def _library(frame: Scope, cls: type) -> bool:
+def of_library(frame: Scope, cls: type) -> bool:
     """Whether `cls` is Python's, a library's or signoff's own, not the app's."""
     module = getattr(cls, "__module__", "") or ""
     if module == "builtins" or module.startswith("signoff."):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import collections
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -168,7 +169,10 @@ class Val:
         return Val(origin=reach, inner=reach, **fields)
 
     def contents(self) -> Typed:
-        """What is known of its types and what it holds."""
+        """What is known of its types and what it holds (of a callable, nothing: what it is
+        is its code, which a type does not say)."""
+        if self.calls:
+            return UNTYPED
         if self.shape is not None and self.shape.types == self.types:
             return self.shape
         return Typed(types=self.types, item=Typed(types=self.elem) if self.elem is not None else None)
@@ -334,6 +338,31 @@ def known(obj: Any, *, qual: str = "", origin: frozenset[str] = frozenset({GLOBA
     return Val(origin=origin, inner=origin, types=frozenset({type(obj)}), exact=True, objs=(obj,), qual=qual)
 
 
+def class_of(value: Val, apps: Callable[[type], bool]) -> Val:
+    """``type(x)``: the classes `value` may be of, each a known object, with those of the
+    app's (`apps`) deriving them when its types are not exact (a method of the class runs as
+    the class says); of no known class, of no known code."""
+    kinds = value.types
+    if not kinds or Unseen in kinds:
+        return value.derived(pure=False)
+    found: set[type] = set(kinds)
+    stack: list[type] = []
+    for kind in () if value.exact else kinds:
+        stack.extend(type.__subclasses__(kind))
+    while stack:
+        sub = stack.pop()
+        if sub not in found and apps(sub):
+            found.add(sub)
+            stack.extend(type.__subclasses__(sub))
+        if len(found) > _MAX_CLASSES:  # (too many to follow: as of no known class)
+            return value.derived(pure=False)
+    return join_all([known(kind) for kind in found])
+
+
+_MAX_CLASSES = 48
+"""The most classes `class_of` gives one by one."""
+
+
 def known_held(obj: Any, *, qual: str = "") -> Val:
     """A known object a module holds (`known`): a container of Python's has its items typed by
     what it holds now (`bindings.held_kinds`; the binding kept of it sees them change)."""
@@ -441,7 +470,8 @@ def _joined_shape(a: Val, b: Val) -> Typed | None:
 def only_plain(*given: Val | None) -> bool:
     """Whether each of `given` is of values whose methods only compute, at every depth (what
     allow-listed code gave, text, numbers, containers written out of those)."""
-    return all(_all_plain(v.contents()) if v.types is not None else v.pure
+    return all(_all_plain(v.contents()) if v.types is not None else v.pure and (
+        v.shape is None or v.shape.item is None or _all_plain(v.shape.item))  # (a generator's)
                for v in given if v is not None)
 
 
@@ -505,6 +535,7 @@ __all__ = [
     "Target",
     "Typed",
     "Val",
+    "class_of",
     "const",
     "fresh_of",
     "grown",

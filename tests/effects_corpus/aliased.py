@@ -1488,3 +1488,54 @@ def by_a_part_of_what_json_gave_unpacked_then_filled() -> list[int]:
     part, _ = given["k"], 0
     part.append(Loud())
     return [x.run() for x in given["k"]]
+
+
+def by_a_function_put_in_what_json_gave() -> int:
+    given = json.loads("[]")
+    given.append(lambda: Loud())
+    return given[0]().run()
+
+
+def by_a_method_put_in_what_json_gave() -> int:
+    given = json.loads("{}")
+    given["run"] = Loud().run
+    return given["run"]()
+
+
+def by_a_generator_filling_what_json_gave() -> list[int]:
+    given = json.loads("[]")
+    given.__init__(Loud() for _ in "x")
+    return [x.run() for x in given]
+
+
+def by_a_generator_given_with_what_json_gave() -> list[int]:
+    given = json.loads("[]")
+    list.extend(given, (Loud() for _ in "x"))
+    return [x.run() for x in given]
+
+
+def by_its_class_filling_what_json_gave() -> int:
+    given = json.loads("[]")
+    type(given).append(given, Loud())
+    return given[0].run()
+
+
+def by_the_default_of_the_largest() -> int:
+    given = json.loads("[]")
+    return max(given, default=Loud()).run()
+
+
+def by_what_a_reduction_gave_back() -> int:
+    return functools.reduce(lambda _, b: b, [Calm(), Loud()]).run()
+
+
+def kept_text_generated_into_what_json_gave(n: int) -> list[str]:
+    given = json.loads("[]")
+    given.extend(str(i) for i in range(n))
+    return [x.upper() for x in given]
+
+
+def kept_the_largest_or_none(text: str) -> list[Any]:
+    given = json.loads(text)
+    largest = max(given, default=None)
+    return [largest]
