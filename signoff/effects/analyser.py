@@ -228,7 +228,10 @@ class Analyser:
             # a value kept on the class is shared by every instance: module state
             shared = known(member, origin=base.reach | {GLOBAL})
             return replace(shared, rec=rec)
-        return base.derived(rec=rec)
+        found = base.derived(rec=rec)
+        said = self.source.set_on_self(cls, self.is_app_code).get(attr, ())
+        kinds = [annotation_types(one).types for one in said]  # (see `Val.maybe`)
+        return replace(found, maybe=frozenset().union(*(k for k in kinds if k))) if said else found
 
     def attr_of_super(self, target: Super, attr: str) -> Val:
         """``super().attr``."""

@@ -356,8 +356,12 @@ class Frame:
                 return Val(pure=True)
             return self.unknown(f".{attr}", f"reads .{attr} of a callable", node)
         if base.types is None:  # (a method of what allow-listed code gave: `filled_elsewhere`)
-            return base.derived(qual=f"{base.qual}.{attr}" if base.qual else "",
-                                owners=base.owners)
+            found = base.derived(qual=f"{base.qual}.{attr}" if base.qual else "",
+                                 owners=base.owners)
+            maybe = [self.an.attr_of_type(self, replace(base, types=frozenset({cls}),
+                                                        maybe=frozenset()), cls, attr)
+                     for cls in base.maybe]  # (what reading it runs of theirs: `Val.maybe`)
+            return join_all([found, *maybe])
         for cls in base.types:
             results.append(self.an.attr_of_type(self, base, cls, attr))
             of.append(cls)

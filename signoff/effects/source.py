@@ -5,10 +5,13 @@ found by its file and first line, its parameters, and its and its classes' resol
 from __future__ import annotations
 
 import ast
+import builtins
+import inspect
 import linecache
 import tokenize
 import types
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from signoff.effects.signature import FunctionNode, Param, params_of_node
@@ -24,6 +27,7 @@ class SourceIndex:
         self.files: dict[str, dict[int, list[FunctionNode]] | None] = {}
         self.params: dict[Any, tuple[Param, ...] | None] = {}
         self.hints_cache: dict[Any, dict[str, Any]] = {}
+        self.set_cache: dict[type, dict[str, list[Any]]] = {}
 
     def index(self, filename: str, module_globals: dict[str, Any]) -> dict[int, list[FunctionNode]] | None:
         """The functions of a source file by the line their code starts on (parsed once)."""
@@ -127,7 +131,84 @@ class SourceIndex:
         self.hints_cache[cls] = hints
         return hints
 
+    def set_on_self(self, cls: type, app_code: Callable[[Any], bool]) -> dict[str, list[Any]]:
+        """What the methods of `cls` (and of its bases, those that are `app_code`) set its
+        objects' attributes to (``self.inner = Inner()``, ``self.inner: Inner = …``,
+        ``self.inner = inner`` of a parameter ``inner: Inner``), by attribute: each a class or
+        an annotation, where the code says one."""
+        cached = self.set_cache.get(cls)
+        if cached is not None:
+            return cached
+        found: dict[str, list[Any]] = {}
+        for klass in cls.__mro__:
+            for member in vars(klass).values():
+                func = getattr(member, "__func__", member)
+                if isinstance(func, types.FunctionType) and app_code(func):
+                    for attr, said in self._set_by(func):
+                        found.setdefault(attr, []).append(said)
+        self.set_cache[cls] = found
+        return found
+
+    def _set_by(self, func: types.FunctionType) -> list[tuple[str, Any]]:
+        """The attributes of its first parameter `func` sets, each with the class or
+        annotation the code says it is set to (`set_on_self`)."""
+        node = self.node_of(func)
+        if node is None or isinstance(node, ast.Lambda) or not node.args.args:
+            return []
+        me, hints = node.args.args[0].arg, self.hints(func)
+        found: list[tuple[str, Any]] = []
+        for each in ast.walk(node):
+            targets: list[ast.expr]
+            said: list[Any]
+            if isinstance(each, ast.AnnAssign):
+                targets, said = [each.target], _classes(each.annotation, func.__globals__)
+            elif isinstance(each, ast.Assign):
+                targets, said = each.targets, _made_by(each.value, func.__globals__, hints)
+            else:
+                continue
+            for target in targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == me):
+                    found += [(target.attr, one) for one in said]
+        return found
+
     # --- records and SQLAlchemy ------------------------------------------------------------
+
+
+def _classes(node: ast.expr, namespace: dict[str, Any]) -> list[type]:
+    """The classes an annotation names, looked up without running anything (``Inner``,
+    ``models.Inner``, ``Inner | None``; a subscript, its container: ``list[Inner]`` is a
+    list); none where it names no class so."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _classes(node.left, namespace) + _classes(node.right, namespace)
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    found = _named(node, namespace)
+    return [found] if isinstance(found, type) else []
+
+
+def _named(node: ast.expr, namespace: dict[str, Any]) -> Any:
+    """What a name or a dotted name of modules and classes is (None where it is not one)."""
+    if isinstance(node, ast.Name):
+        return namespace.get(node.id, getattr(builtins, node.id, None))
+    if isinstance(node, ast.Attribute):
+        base = _named(node.value, namespace)
+        if isinstance(base, types.ModuleType):
+            return base.__dict__.get(node.attr)
+        if isinstance(base, type):
+            return inspect.getattr_static(base, node.attr, None)
+    return None
+
+
+def _made_by(value: ast.expr, namespace: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
+    """The class of what `value` makes (``Inner()``), or the annotation of the parameter it
+    is (``inner``), where the code says."""
+    if isinstance(value, ast.Call):
+        made = _named(value.func, namespace)
+        return [made] if isinstance(made, type) else []
+    if isinstance(value, ast.Name) and value.id in hints:
+        return [hints[value.id]]
+    return []
 
 
 def _read(filename: str) -> list[str]:

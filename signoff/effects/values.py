@@ -156,6 +156,10 @@ class Val:
     anew: bool = False
     """Whether it is a container made anew of others' items, bound to a name (``c =
     sorted(rows)``): none of its `owners` is it, so filling it leaves them as they were."""
+    maybe: frozenset[type] = frozenset()
+    """Of no known type, the classes the code seen gives it (an attribute its class's methods
+    set: ``self.inner = Inner()``): what reading an attribute of it runs of theirs counts (a
+    property), though a method of it called by name is still of no known code."""
 
     @property
     def reach(self) -> frozenset[str]:
@@ -450,6 +454,7 @@ def join(a: Val | None, b: Val) -> Val:
         sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
         owners=a.owners | b.owners,
         anew=a.anew and b.anew,
+        maybe=a.maybe | b.maybe,
         beyond=a.beyond or b.beyond or (bool(a.objs or b.objs) and (_unlisted(a) or _unlisted(b))),
     )
 

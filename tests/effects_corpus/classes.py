@@ -1,9 +1,12 @@
-"""A class reached from one of its objects (``type(x)``): its methods are the class's own code,
-which runs as it is called. Each ``by_`` function reaches outside (``os.system``) only through
-a method called that way (it was taken to only read); each ``kept_`` function only reads."""
+"""What an object's class says of it: the class reached from one of its objects (``type(x)``),
+whose methods are the class's own code, run as they are called; and the attributes the class's
+methods set (``self.inner = Inner()``), whose own properties run as they are read. Each ``by_``
+function reaches outside (``os.system``) only that way (it was taken to only read); each
+``kept_`` function only reads."""
 
 from __future__ import annotations
 
+import operator
 import os
 
 
@@ -61,3 +64,61 @@ class Labelled:
 
 def kept_a_method_of_its_class(item: Labelled) -> str:
     return type(item).label(item).upper()
+
+
+class Gauge:
+    """Reading its level reaches outside."""
+
+    @property
+    def level(self) -> int:
+        os.system("echo level")
+        return 1
+
+    @property
+    def unit(self) -> str:
+        return "cm"
+
+
+def _gauge() -> Gauge:
+    return Gauge()
+
+
+class Tank:
+    """Holds a gauge, as its methods set it."""
+
+    def __init__(self) -> None:
+        self.gauge = Gauge()
+
+
+class Annotated:
+    """Holds a gauge an annotation in its method names."""
+
+    def __init__(self) -> None:
+        self.gauge: Gauge = _gauge()
+
+
+class Given:
+    """Holds the gauge it is given."""
+
+    def __init__(self, gauge: Gauge) -> None:
+        self.gauge = gauge
+
+
+def by_a_property_of_what_its_init_made() -> int:
+    return Tank().gauge.level
+
+
+def by_a_property_of_what_an_annotation_in_a_method_says() -> int:
+    return Annotated().gauge.level
+
+
+def by_a_property_of_what_it_was_given(tank: Given) -> int:
+    return tank.gauge.level
+
+
+def by_a_dotted_attribute_getter() -> int:
+    return operator.attrgetter("gauge.level")(Tank())  # type: ignore[no-any-return]
+
+
+def kept_a_calm_property_of_what_its_init_made() -> str:
+    return Tank().gauge.unit
