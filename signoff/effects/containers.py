@@ -149,7 +149,7 @@ def given_together(frame: Scope, fv: Val, given: list[Val], func: ast.expr) -> N
     plain = [v for v in given if v.plain_container] if fills else []
     method = func.attr if isinstance(func, ast.Attribute) else ""
     copied = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
-        frame.name(func.value.id).anew)
+        frame.name(func.value.id).anew) and method in GROWING  # (grown by its name: `grow`)
     if not fv.calls and fv.types is None and (method in _INSERTING or not method) and not copied:
         plain.append(fv)  # (a method of it, or of one it holds; one kept, not named here)
     if plain and not only_plain(*(v for v in given if not _python_class(v))):

@@ -1539,3 +1539,24 @@ def kept_the_largest_or_none(text: str) -> list[Any]:
     given = json.loads(text)
     largest = max(given, default=None)
     return [largest]
+
+
+def by_a_copy_of_what_json_gave_filled_by_its_own_dunder() -> int:
+    given = json.loads("[1]")
+    copied = given.copy()
+    copied.__setitem__(0, Loud())
+    return copied[0].run()
+
+
+def by_a_copy_of_what_json_gave_grown_by_its_own_dunder() -> int:
+    given = json.loads("[]")
+    copied = given.copy()
+    copied.__iadd__([Loud()])
+    return copied[0].run()
+
+
+def kept_a_copy_of_what_json_gave_grown_with_text(text: str) -> list[str]:
+    given = json.loads(text)
+    copied = given.copy()
+    copied.__iadd__(["more"])
+    return [str(x).upper() for x in copied]
