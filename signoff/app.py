@@ -29,7 +29,7 @@ from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
-from signoff.agents.tasks import Outcome
+from signoff.agents.tasks import Outcome, id_named, task_id_of
 from signoff.engine.temporal import Temporal
 from signoff.engine.worker import STUCK_AFTER, Worker
 from signoff.exceptions import NotAuthorized, UserError
@@ -361,7 +361,7 @@ class App:
         """Take a standing rule back, from the next step on."""
         if not isinstance(why, str):
             raise UserError(f"Why a rule is taken back is words, not {why!r}.")
-        rule_id = rule.id if isinstance(rule, StandingRule) else _id(rule, "rule", "StandingRule")
+        rule_id = rule.id if isinstance(rule, StandingRule) else id_named(rule, "rule", "StandingRule")
         return self._agency.decider.rules.revoke(rule_id, by=by, why=why)
 
     def receipt(self, task: Outcome | str | UUID) -> Receipt:
@@ -494,22 +494,11 @@ def _status(status: ProposalStatus | str | None) -> ProposalStatus | None:
 
 
 def _task_id(task: Outcome | str | UUID | None) -> str | None:
-    if task is None:
-        return None
-    return task.task if isinstance(task, Outcome) else _id(task, "task", "Outcome")
+    return None if task is None else task_id_of(task)
 
 
 def _proposal_id(proposal: Proposal | str | UUID) -> str:
-    return proposal.id if isinstance(proposal, Proposal) else _id(proposal, "proposal",
-                                                                    "Proposal")
+    return proposal.id if isinstance(proposal, Proposal) else id_named(proposal, "proposal",
+                                                                        "Proposal")
 
 
-def _id(given: object, kind: str, shown_by: str) -> str:
-    """The id `given` for a `kind`: a str, or a UUID written as one; anything else is told
-    (it reached the database, which refused to bind it)."""
-    if isinstance(given, str):
-        return given
-    if isinstance(given, UUID):
-        return str(given)
-    raise UserError(f"A {kind} is named by its id (a str) or its {shown_by}, not by a "
-                    f"{type(given).__name__}: {given!r}.")

@@ -122,7 +122,8 @@ def test_an_unknown_id_is_not_found_whichever_verb_is_asked(shop: SimpleNamespac
 def test_an_id_given_as_a_uuid_is_read_as_its_text(shop: SimpleNamespace) -> None:
     """Records' ids are UUIDs, proposals' and tasks' are text: a UUID given for a proposal or
     a task is read as its text (one that names nothing is not found, as any unknown id), and
-    any other value is told in a sentence. (The database refused to bind a UUID: a StoreError.)"""
+    any other value is told in a sentence — by every verb, `resume` too. (The database refused to
+    bind a UUID: a StoreError.)"""
     import uuid
 
     from signoff import NotFound
@@ -143,6 +144,11 @@ def test_an_id_given_as_a_uuid_is_read_as_its_text(shop: SimpleNamespace) -> Non
         shop.app.outcome(7)  # type: ignore[arg-type]
     assert shop.app.reject(proposal, by=shop.noor, reason="No.").status is (
         ProposalStatus.REJECTED)
+    assert shop.app.agent(shop.Clerk).resume(task).task == work.outcome.task  # (a StoreError)
+    with pytest.raises(NotFound, match=f"^There is no task with id {nothing}\\.$"):
+        shop.app.agent(shop.Clerk).resume(nothing)
+    with pytest.raises(UserError, match=r"^A task is named by its id \(a str\) or its Outcome"):
+        shop.app.agent(shop.Clerk).resume(7)  # type: ignore[arg-type]
 
 
 def test_proposals_takes_a_limit(shop: SimpleNamespace) -> None:

@@ -10,6 +10,7 @@ import numbers
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 from signoff.actions.registry import Actions
 from signoff.agents import model_specs
@@ -27,7 +28,7 @@ from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import Routing
 from signoff.agents.receipts import Receipt
 from signoff.agents.skills import Route, Skill
-from signoff.agents.tasks import Outcome
+from signoff.agents.tasks import Outcome, task_id_of
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import UnknownId, UserError
 from signoff.models.base import Model, Reply
@@ -228,10 +229,12 @@ class AgentHandle:
             raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
                             f"{names}.") from None
 
-    def resume(self, task: str | Outcome, *, model: Model | ModelSpec | str | None = None) -> Outcome:
+    def resume(self, task: str | UUID | Outcome, *,
+               model: Model | ModelSpec | str | None = None) -> Outcome:
         """Go on with a task this process did not start (after a restart), with `model` (as
-        `do` takes it; where the app's runner steps it: here, or in its Temporal workers)."""
-        task = task.task if isinstance(task, Outcome) else task
+        `do` takes it; where the app's runner steps it: here, or in its Temporal workers). The
+        task is named by its Outcome or its id (text, or a UUID)."""
+        task = task_id_of(task)
         chosen, spec = _given_model(model)
         if chosen is None:
             chosen, spec = own_model(self.registered.agent)

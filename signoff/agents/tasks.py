@@ -6,8 +6,11 @@ import enum
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
-__all__ = ["ALSO_THE_PROBLEM", "Outcome", "TaskStatus"]
+from signoff.exceptions import UserError
+
+__all__ = ["ALSO_THE_PROBLEM", "Outcome", "TaskStatus", "id_named", "task_id_of"]
 
 ALSO_THE_PROBLEM = "signoff_also_the_problem"
 """The attribute (set through ``extra``) of a log record whose sentence the task's problem
@@ -66,3 +69,19 @@ class Outcome:
     def waiting(self) -> bool:
         """Whether the task waits on a decision."""
         return self.status is TaskStatus.WAITING
+
+
+def task_id_of(task: Outcome | str | UUID) -> str:
+    """The id of the task `task` names: its Outcome's, or its id, as text or a UUID."""
+    return task.task if isinstance(task, Outcome) else id_named(task, "task", "Outcome")
+
+
+def id_named(given: object, kind: str, shown_by: str) -> str:
+    """The id `given` for a `kind`: a str, or a UUID written as one; anything else is told
+    (it reached the database, which refused to bind it)."""
+    if isinstance(given, str):
+        return given
+    if isinstance(given, UUID):
+        return str(given)
+    raise UserError(f"A {kind} is named by its id (a str) or its {shown_by}, not by a "
+                    f"{type(given).__name__}: {given!r}.")
