@@ -361,6 +361,8 @@ def test_gone_alike_for_an_unknown_name_and_an_unmarked_function(bakery: SimpleN
          "How soon is one of NORMAL, SAME_DAY, WITHIN_THE_HOUR — “PRONTO” is not."),
         ('{"order": "%s", "rush": "SAME_DAY", "colour": "red"}',
          "There is no parameter named “colour”; the parameters are: order, rush."),
+        ('{"order": "%s", "rush": "SAME_DAY", "colour": "red", "size": 2}',
+         "There are no parameters named “colour”, “size”; the parameters are: order, rush."),
         ('{"order": "B-12", "rush": "SAME_DAY"}',
          "Order is the id of an Order, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41 — "
          "“B-12” is not."),

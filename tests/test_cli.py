@@ -156,7 +156,7 @@ def test_worker_once_with_nothing_to_do() -> None:
 
 
 @pytest.mark.parametrize(("given", "told"), [
-    (["--every", "-1"], "“-1” is not a number of seconds: give one, more than 0 (30; 0.5)."),
+    (["--every", "-1"], "“-1” is not a number of seconds: give one, more than 0, such as 30 or 0.5."),
     (["--every", "0"], "more than 0"),  # it looked in a tight loop
     (["--every", "nan"], "“nan” is not a number of seconds"),
     (["--stuck-after", "inf"], "“inf” is not a number of seconds: give one, 0 or more"),

@@ -93,6 +93,9 @@ def test_the_loop_halts_at_its_step_limit() -> None:
     assert outcome.problem == "Halted: it reached its limit of 3 steps."
     assert outcome.steps == 3
     assert len(script.seen.messages) == 3
+    one = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=ScriptedModel(
+        *[says.tool(shop.bump, counter=shop.counter.id) for _ in range(2)]), max_steps=1)
+    assert one.problem == "Halted: it reached its limit of 1 step."
 
 
 def test_the_loop_halts_before_a_call_that_could_exceed_the_budget() -> None:

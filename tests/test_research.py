@@ -632,6 +632,11 @@ def test_a_sentence_knows_the_headings_it_stands_under() -> None:
     chained = sentences_of("c", "## Chaining\n\nraise new_exc from original_exc\n\nIt is the "
                                 "cause.")
     assert [(s.text, s.heading) for s in chained] == [("It is the cause.", "Chaining")]
+    # a Markdown heading with its prose on the very next line: the heading is no part of the
+    # sentence (a claim quoted "# Kettles A kettle boils water.")
+    tight = sentences_of("k", "# Kettles\nA kettle boils water.\n\n## Pots\nA pot holds tea.")
+    assert [(s.text, s.heading) for s in tight] == [("A kettle boils water.", "Kettles"),
+                                                   ("A pot holds tea.", "Pots")]
 
 
 def test_a_sentence_under_a_heading_that_names_the_subject_comes_first() -> None:
@@ -793,6 +798,15 @@ def test_the_research_command_over_a_folder(folder: Path, tmp_path: Path) -> Non
                                            "--database", f"sqlite:///{tmp_path / 'r.db'}"])
     assert result.exit_code == 0, result.output
     assert "The kettle is in the kitchen." in result.output
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "k.md").write_text("# Kettles\nA kettle boils water.\n")
+    alone = CliRunner().invoke(research, ["What does a kettle do?", "--corpus",
+                                          str(tmp_path / "one"), "--database",
+                                          f"sqlite:///{tmp_path / 'one.db'}"])
+    assert alone.exit_code == 0, alone.output
+    assert "(1 source)" in alone.output
+    assert "A kettle boils water." in alone.output
+    assert "# Kettles A kettle" not in alone.output
 
 
 @pytest.fixture
@@ -1855,9 +1869,9 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     # (it halted at step 0, "it reached its budget of $0.0000", the free reader's too)
     (["What?", "--budget", "0"], "A budget of “0” halts the task before its first step (a task "
                                  "stops once its spend reaches its budget, even with a free "
-                                 "model): give a number above 0 (0.50), or inf for no limit."),
+                                 "model): give a number above 0, such as 0.50, or inf for no limit."),
     (["What?", "--max-steps", "0"], "“0” is not a number of model calls: give a whole number "
-                                    "from 1 to 1,000,000 (8)."),
+                                    "from 1 to 1,000,000, such as 8."),
     (["What?", "--max-steps", "99999999999999999999"], "“99999999999999999999” is not a number "
                                                        "of model calls"),  # (OverflowError)
 ])

@@ -57,10 +57,10 @@ def unknown_members(names: list[str], parameters: list[Parameter]) -> str:
     offered = [p.name for p in parameters if p.provided is None]
     known = ", ".join(offered) if offered else "none"
     which = ", ".join(f"“{n}”" for n in names)
-    noun = "parameter" if len(names) == 1 else "parameters"
+    noun = "is no parameter" if len(names) == 1 else "are no parameters"
     meant = [close[0] for n in names if (close := difflib.get_close_matches(n, offered, n=1))]
     guess = f" (did you mean {', '.join(f'“{m}”' for m in meant)}?)" if meant else ""
-    return f"There is no {noun} named {which}{guess}; the parameters are: {known}."
+    return f"There {noun} named {which}{guess}; the parameters are: {known}."
 
 
 def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:

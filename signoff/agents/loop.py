@@ -375,9 +375,10 @@ class Loop(CallSteps):
         unreserve = {"spend_usd": spent, "reserved_usd": 0.0} if ahead else {}
         decision = next_action(task.steps, task.max_steps, spent, task.budget_usd, False, False)
         if decision is NextAction.HALT:
+            steps = "step" if task.max_steps == 1 else "steps"
             why = (f"it reached its budget of ${task.budget_usd:.4f}"
                    if spent >= task.budget_usd
-                   else f"it reached its limit of {task.max_steps} steps")
+                   else f"it reached its limit of {task.max_steps} {steps}")
             return self._end(task, Halted(problem=f"Halted: {why}."), unreserve)
         tools = self.tool_specs(registered, skill)
         max_out = registered.agent.max_output_tokens

@@ -342,7 +342,7 @@ class Dollars(click.ParamType):  # type: ignore[type-arg]  # (not subscripted: c
         if amount == 0:
             self.fail(f"A budget of “{value}” halts the task before its first step (a task "
                       "stops once its spend reaches its budget, even with a free model): give "
-                      "a number above 0 (0.50), or inf for no limit.", param, ctx)
+                      "a number above 0, such as 0.50, or inf for no limit.", param, ctx)
         if not amount > 0:  # (NaN too)
             self.fail(f"“{value}” is not an amount of US dollars: give a number above 0 "
                       "(0.50; inf for no limit).", param, ctx)
@@ -366,7 +366,7 @@ class Steps(click.ParamType):  # type: ignore[type-arg]
             steps = 0
         if not 1 <= steps <= MAX_STEPS:  # (past 64 bits, the task's row cannot keep it)
             self.fail(f"“{value}” is not a number of model calls: give a whole number from 1 "
-                      f"to {MAX_STEPS:,} (8).", param, ctx)
+                      f"to {MAX_STEPS:,}, such as 8.", param, ctx)
         return steps
 
 
@@ -390,8 +390,8 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
             seconds = float("nan")
         if not (seconds >= 0 if self.zero else seconds > 0):  # (NaN too)
             least = "0 or more" if self.zero else "more than 0"
-            self.fail(f"“{value}” is not a number of seconds: give one, {least} (30; 0.5).",
-                      param, ctx)
+            self.fail(f"“{value}” is not a number of seconds: give one, {least}, such as 30 "
+                      "or 0.5.", param, ctx)
         return seconds
 
 

@@ -177,7 +177,8 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         raise failure_of(error) from None
     export_traces(app)
     if not as_json:
-        console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} sources) "
+        sources = "source" if len(corpus) == 1 else "sources"
+        console.print(f"Researching in {plain(corpus.name)} ({len(corpus)} {sources}) "
                       f"with [bold]{plain(model.name)}[/bold].")
         for note in corpus.notes:
             console.print(f"[dim]{plain(note)}[/dim]")

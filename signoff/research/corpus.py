@@ -277,7 +277,8 @@ class Corpus:
                             "files.")
         listing = folder_listing(root)
         if not listing.files:
-            raise UserError(f"{folder} holds no .txt, .md or .html files to research in.")
+            raise UserError(f"{folder} holds no .txt, .md or .html files to research in: put "
+                            "the sources there, or name the folder that holds them.")
         return cls._of_listing(listing, str(root), root.name or "root", index, on_build)
 
     @classmethod

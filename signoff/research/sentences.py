@@ -73,6 +73,8 @@ _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+(?=\S)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 """The end of a sentence, with any closing quotes or brackets ("(see the note above.)")."""
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_ATX = re.compile(r"#{1,6}[ \t]+\S")
+"""A Markdown heading's line (at the line's start: an indented ``# x`` is code's comment)."""
 _CODE_START = re.compile(
     r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
     r"while .*:$|with .*:$|try:|except\b.*:$|finally:|else:|elif .*:|import |from \S+ import |"
@@ -161,7 +163,11 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
             fences = sum(bool(_FENCE.match(line)) for line in lines)
             fenced = fenced != (fences % 2 == 1)
             continue
-        if _is_heading(lines):
+        if _ATX.match(lines[0]) and len(lines) > 1 and not _is_code(lines[1:]):
+            section, entry = _heading_text(lines[:1]), ""  # (a Markdown heading, its prose
+            lines = lines[1:]                              # on the next line)
+            block = "\n".join(lines)
+        elif _is_heading(lines):
             section, entry = _heading_text(lines), ""
             continue
         if len(lines) == 1 and _is_entry(lines[0].strip()):
