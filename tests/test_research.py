@@ -1809,6 +1809,14 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     again = CliRunner().invoke(research, ["--approve", proposal.id, "--database", database])
     assert again.exit_code == 1, again.output  # decided: said so, not asked for a model
     assert "already decided (Rejected)" in again.output
+    # a proposal or task named by a part of its id is told that its whole id is needed
+    short = CliRunner().invoke(research, ["--approve", proposal.id[:8], "--database", database])
+    assert short.exit_code == 3, short.output
+    assert "named by its whole id (36 characters), as `signoff research` prints it" in (
+        " ".join(short.output.split()))
+    task = CliRunner().invoke(research, ["--go-on", proposal.task[:8], "--database", database])
+    assert task.exit_code == 3, task.output
+    assert "as `signoff tasks` lists it" in " ".join(task.output.split())
 
 
 def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(

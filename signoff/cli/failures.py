@@ -26,9 +26,10 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -58,13 +59,16 @@ __all__ = [
     "EXTRAS",
     "Failure",
     "FailureTellingGroup",
+    "by_whole_id",
     "failure_of",
     "outcome_shown",
     "tell_logs",
     "tell_traceback",
+    "whole_id",
 ]
 
 log = logging.getLogger("signoff.cli")
+T = TypeVar("T")
 
 EXIT_REFUSED = 1
 """A verb was refused (not yours to decide, already decided, a rule past the declaration)."""
@@ -269,3 +273,24 @@ class FailureTellingGroup(click.Group):
             if debugging:
                 tell_traceback(error)
             raise failure_of(error, debugging=debugging) from None
+
+
+def by_whole_id(kind: str, shown: str, given_id: str, find: Callable[[], T]) -> T:
+    """What `find` finds by `given_id`, an id of a `kind` of thing; its `NotFound`, saying that
+    the whole id is needed and where it is `shown` ("as `signoff tasks` lists it"), when what
+    was given is not a whole id (a prefix of one, say)."""
+    try:
+        return find()
+    except NotFound as error:
+        if whole_id(given_id):
+            raise
+        raise NotFound(f"{error.message} A {kind} is named by its whole id (36 characters), "
+                       f"{shown}.") from None
+
+
+def whole_id(text: str) -> bool:
+    """Whether `text` is an id as signoff writes one (a UUID, in lower case, with its dashes)."""
+    try:
+        return str(uuid.UUID(text)) == text
+    except ValueError:
+        return False

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
@@ -30,10 +29,10 @@ from signoff.cli import (
     revoking_a_rule,
     whoami,
 )
+from signoff.cli.failures import by_whole_id
 from signoff.cli.invocation import commands_as_run, runnable
 from signoff.cli.otlp import export_traces
 from signoff.cli.terminal import say
-from signoff.exceptions import NotFound
 from signoff.inbox import Inbox
 
 __all__: list[str] = []
@@ -153,26 +152,9 @@ def _proposal(inbox: Inbox, me: Any, proposal_id: str) -> Any:
 
 
 def _by_id(kind: str, listed_by: str, given_id: str, find: Callable[[], T]) -> T:
-    """What `find` finds by `given_id`, an id of a `kind` of thing; its `NotFound`, saying that
-    the whole id is needed, and which command lists it, when what was given is not a whole id
-    (a prefix of one, say)."""
-    try:
-        return find()
-    except NotFound as error:
-        if _whole_id(given_id):
-            raise
-        raise NotFound(
-            f"{error.message} A {kind} is named by its whole id (36 characters), as "
-            f"`{runnable(listed_by + app_option_words())}` lists it."
-        ) from None
-
-
-def _whole_id(text: str) -> bool:
-    """Whether `text` is an id as signoff writes one (a UUID, in lower case, with its dashes)."""
-    try:
-        return str(uuid.UUID(text)) == text
-    except ValueError:
-        return False
+    """What `find` finds by `given_id` (`by_whole_id`), the command that lists it named."""
+    return by_whole_id(kind, f"as `{runnable(listed_by + app_option_words())}` lists it",
+                       given_id, find)
 
 
 def _of_group(ctx: click.Context, app_spec: str | None, as_handle: str | None,

@@ -42,6 +42,7 @@ from signoff.cli.failures import (
     EXIT_NOT_FOUND,
     EXIT_REFUSED,
     Failure,
+    by_whole_id,
     failure_of,
     outcome_shown,
 )
@@ -309,7 +310,9 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     # while the proposal still waits.
     going = _Going.open(database, corpus_dir, as_json)
     try:
-        proposal = Inbox(going.app).proposal(going.me, str(approve_id or reject_id))
+        given_id = str(approve_id or reject_id)
+        proposal = by_whole_id("proposal", "as `signoff research` prints it under the proposal",
+                               given_id, lambda: Inbox(going.app).proposal(going.me, given_id))
     except SignoffError as error:
         raise failure_of(error) from None
     going.read(proposal.task)
@@ -356,7 +359,8 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
 
     going = _Going.open(database, corpus_dir, as_json)
     try:
-        Inbox(going.app).task(going.me, task_id)  # NotFound for a task not theirs
+        by_whole_id("task", "as `signoff tasks` lists it", task_id,  # (not theirs: NotFound)
+                    lambda: Inbox(going.app).task(going.me, task_id))
     except SignoffError as error:
         raise failure_of(error) from None
     task = going.read(task_id)
