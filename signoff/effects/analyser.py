@@ -19,6 +19,7 @@ import inspect
 import sysconfig
 import threading
 import types
+import typing
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar, cast
@@ -70,6 +71,21 @@ __all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget
 _MISSING = object()
 _ROOT_TOKEN = "argument"
 _MAX_SUBCLASSES = 48
+_RELATIVES = frozenset({"mro", "__mro__", "__bases__", "__base__", "__subclasses__",
+                        "__getattribute__"})
+"""What a class gives of other classes (or of any attribute by its name): `_relatives`."""
+
+
+def _relatives(attr: str) -> Val:
+    """A class's relatives (``__mro__``, ``__bases__``, ``__base__``): classes whose own
+    members are of no known code (their names are text); ``mro()``, ``__subclasses__()`` and
+    ``__getattribute__``, of no known code."""
+    of_classes = Typed(types=frozenset({type}))
+    if attr in ("__mro__", "__bases__"):
+        return Typed(types=frozenset({tuple}), item=of_classes).on(Val(inner=frozenset({GLOBAL})))
+    if attr == "__base__":
+        return of_classes.on(Val(origin=frozenset({GLOBAL})))
+    return Val(origin=frozenset({GLOBAL}), inner=frozenset({GLOBAL}))
 _MAX_WALKS = 4000
 """Function bodies one analysis may walk before it gives up (and assumes the worst)."""
 
@@ -129,6 +145,8 @@ class Analyser:
                 return known_held(value, qual=qual)
             return known(value, qual=value.__name__ if inspect.ismodule(value) else qual)
         if isinstance(obj, type):
+            if attr in _RELATIVES:
+                return _relatives(attr)
             q = f"{qualified_name(obj)}.{attr}"
             try:
                 member = inspect.getattr_static(obj, attr, _MISSING)
@@ -167,6 +185,10 @@ class Analyser:
             member = inspect.getattr_static(cls, attr, _MISSING)
         except Exception:  # a class whose look-up fails: unknown member
             return base.derived()
+        if issubclass(cls, type) and attr in _RELATIVES:
+            return _relatives(attr)
+        if issubclass(cls, type) and member is _MISSING:  # (a class's own: of no known code)
+            return replace(base.derived(pure=False), owners=base.owners)
         if (
             cls in IMMUTABLE_TYPES
             or cls.__module__ == "builtins"
@@ -228,9 +250,12 @@ class Analyser:
             # a value kept on the class is shared by every instance: module state
             shared = known(member, origin=base.reach | {GLOBAL})
             return replace(shared, rec=rec)
+        said = self.source.set_on_self(cls, self.is_app_code).get(attr, [])
+        if said and all(declared for _, declared in said):  # (as a class's own annotation)
+            return base.reached(annotation_types(typing.Union[tuple(a for a, _ in said)]),  # noqa: UP007
+                                rec=rec)
+        kinds = [annotation_types(one).types for one, _ in said]  # (see `Val.maybe`)
         found = base.derived(rec=rec)
-        said = self.source.set_on_self(cls, self.is_app_code).get(attr, ())
-        kinds = [annotation_types(one).types for one in said]  # (see `Val.maybe`)
         return replace(found, maybe=frozenset().union(*(k for k in kinds if k))) if said else found
 
     def attr_of_super(self, target: Super, attr: str) -> Val:

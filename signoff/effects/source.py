@@ -27,7 +27,7 @@ class SourceIndex:
         self.files: dict[str, dict[int, list[FunctionNode]] | None] = {}
         self.params: dict[Any, tuple[Param, ...] | None] = {}
         self.hints_cache: dict[Any, dict[str, Any]] = {}
-        self.set_cache: dict[type, dict[str, list[Any]]] = {}
+        self.set_cache: dict[type, dict[str, list[tuple[Any, bool]]]] = {}
 
     def index(self, filename: str, module_globals: dict[str, Any]) -> dict[int, list[FunctionNode]] | None:
         """The functions of a source file by the line their code starts on (parsed once)."""
@@ -131,15 +131,16 @@ class SourceIndex:
         self.hints_cache[cls] = hints
         return hints
 
-    def set_on_self(self, cls: type, app_code: Callable[[Any], bool]) -> dict[str, list[Any]]:
+    def set_on_self(self, cls: type, app_code: Callable[[Any], bool]
+                    ) -> dict[str, list[tuple[Any, bool]]]:
         """What the methods of `cls` (and of its bases, those that are `app_code`) set its
         objects' attributes to (``self.inner = Inner()``, ``self.inner: Inner = …``,
         ``self.inner = inner`` of a parameter ``inner: Inner``), by attribute: each a class or
-        an annotation, where the code says one."""
+        an annotation, where the code says one, and whether it was declared (annotated)."""
         cached = self.set_cache.get(cls)
         if cached is not None:
             return cached
-        found: dict[str, list[Any]] = {}
+        found: dict[str, list[tuple[Any, bool]]] = {}
         for klass in cls.__mro__:
             for member in vars(klass).values():
                 func = getattr(member, "__func__", member)
@@ -149,21 +150,23 @@ class SourceIndex:
         self.set_cache[cls] = found
         return found
 
-    def _set_by(self, func: types.FunctionType) -> list[tuple[str, Any]]:
+    def _set_by(self, func: types.FunctionType) -> list[tuple[str, tuple[Any, bool]]]:
         """The attributes of its first parameter `func` sets, each with the class or
-        annotation the code says it is set to (`set_on_self`)."""
+        annotation the code says it is set to, and whether it declared it (`set_on_self`)."""
         node = self.node_of(func)
         if node is None or isinstance(node, ast.Lambda) or not node.args.args:
             return []
         me, hints = node.args.args[0].arg, self.hints(func)
-        found: list[tuple[str, Any]] = []
+        found: list[tuple[str, tuple[Any, bool]]] = []
         for each in ast.walk(node):
             targets: list[ast.expr]
-            said: list[Any]
+            said: list[tuple[Any, bool]]
             if isinstance(each, ast.AnnAssign):
-                targets, said = [each.target], _classes(each.annotation, func.__globals__)
+                declared = _annotation(each.annotation, func.__globals__)
+                targets, said = [each.target], [] if declared is None else [(declared, True)]
             elif isinstance(each, ast.Assign):
-                targets, said = each.targets, _made_by(each.value, func.__globals__, hints)
+                targets = each.targets
+                said = [(one, False) for one in _made_by(each.value, func.__globals__, hints)]
             else:
                 continue
             for target in targets:
@@ -175,16 +178,34 @@ class SourceIndex:
     # --- records and SQLAlchemy ------------------------------------------------------------
 
 
-def _classes(node: ast.expr, namespace: dict[str, Any]) -> list[type]:
-    """The classes an annotation names, looked up without running anything (``Inner``,
-    ``models.Inner``, ``Inner | None``; a subscript, its container: ``list[Inner]`` is a
-    list); none where it names no class so."""
+def _annotation(node: ast.expr, namespace: dict[str, Any]) -> Any:
+    """What an annotation says, made without running the app's code (``Inner``,
+    ``models.Inner``, ``list[str]``, ``Inner | None``: names looked up, and only Python's and
+    typing's generics subscripted); None where it cannot be made so."""
+    if isinstance(node, ast.Constant):
+        return type(None) if node.value is None else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _classes(node.left, namespace) + _classes(node.right, namespace)
+        left, right = _annotation(node.left, namespace), _annotation(node.right, namespace)
+        # (``|`` of two classes may run a metaclass's ``__or__`` of the app's: Union runs none)
+        return None if left is None or right is None else typing.Union[left, right]  # noqa: UP007
     if isinstance(node, ast.Subscript):
-        node = node.value
-    found = _named(node, namespace)
-    return [found] if isinstance(found, type) else []
+        origin = _named(node.value, namespace)
+        if getattr(origin, "__module__", None) not in _GENERICS:
+            return origin if isinstance(origin, type) else None
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        given = [... if isinstance(p, ast.Constant) and p.value is ... else _annotation(p, namespace)
+                 for p in parts]
+        if any(g is None for g in given):
+            return origin if isinstance(origin, type) else None
+        try:
+            return origin[tuple(given) if len(given) > 1 else given[0]]
+        except Exception:  # (not a generic of that many: as written, it says nothing)
+            return None
+    return _named(node, namespace)
+
+
+_GENERICS = ("builtins", "typing", "typing_extensions", "collections.abc", "collections")
+"""Where the generics an annotation may subscript live (their subscripts run no app code)."""
 
 
 def _named(node: ast.expr, namespace: dict[str, Any]) -> Any:

@@ -24,8 +24,18 @@ from signoff.effects.tables import (
     OPERATOR_METHODS,
     SPECIAL_METHODS_CALLED,
     WRITES_TO_STREAM,
+    qualified_name,
 )
-from signoff.effects.values import Args, Inline, Val, const, fresh_of, join_all, known
+from signoff.effects.values import (
+    Args,
+    Inline,
+    Val,
+    const,
+    fresh_of,
+    join_all,
+    known,
+    only_plain,
+)
 
 __all__ = [
     "attribute_written",
@@ -174,7 +184,8 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
             given.append(each(frame, value, ("__format__", "__str__", "__repr__"), [const("")],
                               node))
     if q.startswith(_TAKES_TEXT):  # (it may give back what it was given: ``html.unescape``)
-        given += [v for v in args.pos if v.types and not all(of_library(frame, k) for k in v.types)]
+        given += [v for v in args.pos[:1] if v.types and not all(
+            of_library(frame, k) for k in v.types)]
     gives = [v for v in given if v is not None] if q in _SHOWN or q.startswith(_TAKES_TEXT) else []
     shown_too = join_all(gives) if gives else None
     if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
@@ -336,32 +347,49 @@ _ARITY = {"__getitem__": 1, "__setitem__": 2, "__delitem__": 1, "__contains__": 
 
 
 def overridden(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
-    """Allow-listed code `q` takes what it is given for the class of Python's (or a library's)
-    it derives from, and may call any of that class's methods on it: where a class of the app's
-    deriving one has its own (a dict whose ``get`` is its own, a str whose ``split`` is, a
-    ``TextWrapper`` whose ``wrap`` is, which the library's ``fill`` calls), that code runs. And
-    Python's text functions written in Python (``textwrap``, ``shlex``, ``html``) call text's
-    methods on whatever they are given: those an object of the app's has of its own run."""
-    texts = q.startswith(_TAKES_TEXT)
+    """Allow-listed code `q` takes what it is given for the builtin type it derives from, and
+    may call any of that type's methods on it: where a class of the app's deriving one has its
+    own (a dict whose ``get`` is its own, a str whose ``split`` is), that code runs. A method of
+    a library's class, run on an object of an app's class deriving it, runs the methods that
+    class overrides (the ``wrap`` a ``TextWrapper``'s ``fill`` calls); and Python's text
+    functions written in Python call text's methods on the text they are given, whatever it
+    is: those an object of the app's has of its own run."""
+    first = args.pos[0] if args.pos else None
+    others = [v for v in args.every() if v is not first]  # (what a hook of the receiver is
+    handed = Val(pure=True) if only_plain(*others) else Val()  # handed: made of these)
     for value in args.every():
         for kind in value.types or ():
-            for name, member in _own_overrides(frame, kind, texts):
+            receiver = value is first and _library_method(frame, q, kind)
+            text = value is first and q.startswith(_TAKES_TEXT)
+            given = handed if receiver else Val()
+            for name, member in _own_overrides(frame, kind, receiver=receiver, text=text):
                 if frame.an.is_app_code(member):
                     method = frame.an.attr_of_type(frame, value, kind, name)
-                    calls.call_args(frame, method, Args([], {}, Val()), node)
+                    calls.call_args(frame, method, Args([], {}, given), node)
 
 
-def _own_overrides(frame: Scope, kind: type, texts: bool) -> list[tuple[str, Any]]:
-    """The methods of the class of Python's or a library's that `kind`, a class of the app's
-    deriving it, has its own of, each with its function (given `texts`, of a class deriving
-    none, those text has, and a stream's ``read``)."""
+def _library_method(frame: Scope, q: str, kind: type) -> bool:
+    """Whether `q` is a method of a library's class that `kind`, a class of the app's, derives."""
+    return any(q.startswith(f"{qualified_name(base)}.") for base in kind.__mro__[1:]
+               if base is not object and of_library(frame, base))
+
+
+def _own_overrides(frame: Scope, kind: type, *, receiver: bool, text: bool
+                   ) -> list[tuple[str, Any]]:
+    """The methods `kind`, a class of the app's, has its own of those of the builtin type it
+    derives (given `receiver`, of the library's class it derives; given `text`, of a class
+    deriving none, those text has, and a stream's ``read``), each with its function."""
     if of_library(frame, kind):
         return []
     mro = kind.__mro__
-    base = next((b for b in mro[1:] if b is not object and of_library(frame, b)), None)
-    if base is None and not texts:
+    base = next((b for b in mro[1:] if b.__module__ == "builtins" and b is not object), None)
+    if receiver:
+        base = next((b for b in mro[1:] if b is not object and of_library(frame, b)), base)
+    names = None
+    if base is None and text:
+        names = _TEXT_METHODS
+    elif base is None:
         return []
-    names = _TEXT_METHODS if base is None else None
     own = mro[:mro.index(base)] if base is not None else mro[:-1]
     return [(name, member) for klass in own for name, member in vars(klass).items()
             if inspect.isfunction(member) and name != "__init__" and (
@@ -378,9 +406,10 @@ def of_library(frame: Scope, cls: type) -> bool:
     return bool(filename) and not frame.an.is_app_file(filename, module)
 
 
-_TAKES_TEXT = ("textwrap.", "shlex.", "html.", "string.", "urllib.parse.", "posixpath.",
-               "ntpath.", "genericpath.", "os.path.", "fnmatch.", "email.utils.")
-"""Python's modules written in Python whose functions take text, and call its methods."""
+_TAKES_TEXT = ("textwrap.", "shlex.", "html.", "string.capwords", "urllib.parse.",
+               "email.utils.")
+"""Python's modules written in Python whose functions take text first, and call its methods
+(a path's functions call only a path-like object's ``__fspath__``: `runs_unnamed`)."""
 
 _TEXT_METHODS = frozenset(dir(str)) | {"read", "readline"}
 """What a function that takes text may call of what it is given (``shlex`` reads a stream)."""

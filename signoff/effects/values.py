@@ -345,10 +345,13 @@ def known(obj: Any, *, qual: str = "", origin: frozenset[str] = frozenset({GLOBA
 def class_of(value: Val, apps: Callable[[type], bool]) -> Val:
     """``type(x)``: the classes `value` may be of, each a known object, with those of the
     app's (`apps`) deriving them when its types are not exact (a method of the class runs as
-    the class says); of no known class, of no known code."""
+    the class says); of no known class, a class whose own members are of no known code (its
+    name, what any class has, is text)."""
     kinds = value.types
+    unknown = Val(types=frozenset({type}), pure=value.pure, origin=value.reach,
+                  inner=value.reach, owners=value.owners)  # (its own members: no known code)
     if not kinds or Unseen in kinds:
-        return value.derived(pure=False)
+        return unknown
     found: set[type] = set(kinds)
     stack: list[type] = []
     for kind in () if value.exact else kinds:
@@ -359,7 +362,7 @@ def class_of(value: Val, apps: Callable[[type], bool]) -> Val:
             found.add(sub)
             stack.extend(type.__subclasses__(sub))
         if len(found) > _MAX_CLASSES:  # (too many to follow: as of no known class)
-            return value.derived(pure=False)
+            return unknown
     return join_all([known(kind) for kind in found])
 
 

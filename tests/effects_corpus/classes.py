@@ -122,3 +122,61 @@ def by_a_dotted_attribute_getter() -> int:
 
 def kept_a_calm_property_of_what_its_init_made() -> str:
     return Tank().gauge.unit
+
+
+class Helper:
+    """A base whose helper only computes."""
+
+    @staticmethod
+    def helper() -> int:
+        return 0
+
+
+class LoudHelper(Helper):
+    """Its helper reaches outside."""
+
+    @staticmethod
+    def helper() -> int:
+        os.system("echo helper")
+        return 1
+
+
+def by_a_class_found_in_its_order() -> int:
+    return type(LoudHelper()).mro()[0].helper()  # type: ignore[no-any-return]
+
+
+def by_a_class_found_among_those_deriving_it() -> int:
+    return type(Helper()).__subclasses__()[0].helper()  # type: ignore[no-any-return]
+
+
+def by_a_method_found_by_its_class_by_name() -> int:
+    found = LoudHelper()
+    return type(found).__getattribute__(found, "helper")()  # type: ignore[no-any-return]
+
+
+def kept_the_names_in_its_order(item: Labelled) -> list[str]:
+    return [kind.__name__.lower() for kind in type(item).__mro__]
+
+
+def kept_the_name_of_what_json_gave(text: str) -> str:
+    import json
+
+    return type(json.loads(text)).__name__.upper()
+
+
+def kept_the_name_of_a_class_of_no_known_type(item) -> str:  # type: ignore[no-untyped-def]
+    return type(item).__name__.lower()  # type: ignore[no-any-return]
+
+
+class Journal:
+    """Keeps what it is told, in a list its annotation in a method declares."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def note(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def kept_a_declared_attribute_read(journal: Journal) -> list[str]:
+    return [line.upper() for line in journal.lines]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import shlex
 import string
@@ -281,3 +282,53 @@ def kept_str_of_a_label(item: Labelled) -> str:
 
 def kept_an_f_string_of_a_label(item: Labelled) -> str:
     return f"{item}".strip()
+
+
+class Workspace:
+    """A path-like folder with a method named like one of text's."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def __fspath__(self) -> str:
+        return self.root
+
+    def format(self) -> None:
+        os.system("echo format")
+
+
+def kept_a_path_of_a_path_like_object(workspace: Workspace) -> str:
+    return os.path.join(workspace, "README.md")
+
+
+class Member:
+    """Shown as its name; joining a team changes it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.teams: list[str] = []
+
+    def __str__(self) -> str:
+        return self.name
+
+    def join(self, team: str) -> None:
+        self.teams.append(team)
+
+
+def kept_a_template_of_a_member(member: Member) -> str:
+    return string.Template("Hi $who").substitute(who=member)
+
+
+class Collector(logging.Handler):
+    """A handler keeping what it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append(record.getMessage())
+
+
+def kept_a_handler_of_the_apps_tested(collector: Collector) -> int:
+    return len(collector.seen) + int(isinstance(collector, logging.Handler))
