@@ -379,7 +379,9 @@ def try_(frame: Frame, node: ast.Try | ast.TryStar) -> None:
     for h in node.handlers:
         if h.name:
             caught = handler_types(frame, h)
-            frame.bind_name(h.name, fresh_of(caught[0]) if caught else FRESH)
+            # (of any of the classes it catches, or of one deriving them: raised anywhere)
+            frame.bind_name(h.name, Val(types=frozenset(caught), origin=frozenset({GLOBAL}),
+                                        inner=frozenset({GLOBAL})) if caught else FRESH)
         body(frame, h.body)
     body(frame, node.orelse)
     body(frame, node.finalbody)

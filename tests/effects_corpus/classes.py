@@ -180,3 +180,45 @@ class Journal:
 
 def kept_a_declared_attribute_read(journal: Journal) -> list[str]:
     return [line.upper() for line in journal.lines]
+
+
+class Problem(Exception):
+    """A problem that reports itself calmly."""
+
+    def report(self) -> str:
+        return "a problem"
+
+
+class LoudProblem(Problem):
+    """One that reports itself outside."""
+
+    def report(self) -> str:
+        os.system("echo report")
+        return "a loud problem"
+
+
+def _fails() -> None:
+    raise LoudProblem
+
+
+def by_a_problem_caught_as_its_base() -> str:
+    try:
+        _fails()
+    except Problem as problem:
+        return problem.report()
+    return ""
+
+
+def by_a_problem_caught_among_others() -> str:
+    try:
+        _fails()
+    except (KeyError, Problem) as problem:
+        return str(problem.args) + getattr(problem, "report", str)()
+    return ""
+
+
+def kept_a_problem_told(text: str) -> str:
+    try:
+        return text.upper()
+    except ValueError as problem:
+        return str(problem).lower()
