@@ -19,7 +19,6 @@ import inspect
 import sysconfig
 import threading
 import types
-import typing
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar, cast
@@ -43,10 +42,12 @@ from signoff.effects.tables import (
     LIBRARIES,
     is_pure_name,
     is_sink,
+    of_builtins,
     qualified_name,
 )
 from signoff.effects.values import (
     GLOBAL,
+    RELATIVES,
     UNKNOWN,
     UNTYPED,
     Args,
@@ -57,12 +58,14 @@ from signoff.effects.values import (
     Unseen,
     Val,
     const,
+    enum_member_data,
     inner_token,
     join,
     join_all,
     known,
     known_held,
     param_token,
+    relatives,
 )
 
 __all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget_rebound",
@@ -71,21 +74,6 @@ __all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget
 _MISSING = object()
 _ROOT_TOKEN = "argument"
 _MAX_SUBCLASSES = 48
-_RELATIVES = frozenset({"mro", "__mro__", "__bases__", "__base__", "__subclasses__",
-                        "__getattribute__"})
-"""What a class gives of other classes (or of any attribute by its name): `_relatives`."""
-
-
-def _relatives(attr: str) -> Val:
-    """A class's relatives (``__mro__``, ``__bases__``, ``__base__``): classes whose own
-    members are of no known code (their names are text); ``mro()``, ``__subclasses__()`` and
-    ``__getattribute__``, of no known code."""
-    of_classes = Typed(types=frozenset({type}))
-    if attr in ("__mro__", "__bases__"):
-        return Typed(types=frozenset({tuple}), item=of_classes).on(Val(inner=frozenset({GLOBAL})))
-    if attr == "__base__":
-        return of_classes.on(Val(origin=frozenset({GLOBAL})))
-    return Val(origin=frozenset({GLOBAL}), inner=frozenset({GLOBAL}))
 _MAX_WALKS = 4000
 """Function bodies one analysis may walk before it gives up (and assumes the worst)."""
 
@@ -145,8 +133,8 @@ class Analyser:
                 return known_held(value, qual=qual)
             return known(value, qual=value.__name__ if inspect.ismodule(value) else qual)
         if isinstance(obj, type):
-            if attr in _RELATIVES:
-                return _relatives(attr)
+            if attr in RELATIVES:
+                return relatives(attr)
             q = f"{qualified_name(obj)}.{attr}"
             try:
                 member = inspect.getattr_static(obj, attr, _MISSING)
@@ -185,13 +173,13 @@ class Analyser:
             member = inspect.getattr_static(cls, attr, _MISSING)
         except Exception:  # a class whose look-up fails: unknown member
             return base.derived()
-        if issubclass(cls, type) and attr in _RELATIVES:
-            return _relatives(attr)
+        if issubclass(cls, type) and attr in RELATIVES:
+            return relatives(attr)
         if issubclass(cls, type) and member is _MISSING:  # (a class's own: of no known code)
             return replace(base.derived(pure=False), owners=base.owners)
         if (
             cls in IMMUTABLE_TYPES
-            or cls.__module__ == "builtins"
+            or of_builtins(cls)
             or is_pure_name(qualified_name(cls))
             or is_sink(q)
         ):
@@ -232,7 +220,7 @@ class Analyser:
         if field is not pydantic_models.NOT_A_FIELD:
             return base.reached(annotation_types(field), rec=rec)
         if isinstance(member, enum.property | types.DynamicClassAttribute) and issubclass(cls, enum.Enum):
-            return _enum_member_data(base, cls, attr)
+            return enum_member_data(base, cls, attr)
         if member is _MISSING:
             getter = inspect.getattr_static(cls, "__getattr__", None)
             if isinstance(getter, types.FunctionType):
@@ -250,11 +238,11 @@ class Analyser:
             # a value kept on the class is shared by every instance: module state
             shared = known(member, origin=base.reach | {GLOBAL})
             return replace(shared, rec=rec)
+        # What the class's methods set it to, or declare it as, is not all it may be (code
+        # elsewhere may set it, or set it so unseen): its properties' code counts as it is
+        # read (`Val.maybe`), and a method of it called by name is of no known code.
         said = self.source.set_on_self(cls, self.is_app_code).get(attr, [])
-        if said and all(declared for _, declared in said):  # (as a class's own annotation)
-            return base.reached(annotation_types(typing.Union[tuple(a for a, _ in said)]),  # noqa: UP007
-                                rec=rec)
-        kinds = [annotation_types(one).types for one, _ in said]  # (see `Val.maybe`)
+        kinds = [annotation_types(one).types for one in said]
         found = base.derived(rec=rec)
         return replace(found, maybe=frozenset().union(*(k for k in kinds if k))) if said else found
 
@@ -682,17 +670,6 @@ def _may_hold(value: Val) -> bool:
 
 def _method(*targets: Method | BuiltinMethod) -> Val:
     return Val(types=frozenset(), calls=tuple(targets))
-
-
-def _enum_member_data(base: Val, cls: type[enum.Enum], attr: str) -> Val:
-    """``member.value`` (of the types of the members' values) or ``member.name`` (a str)."""
-    if attr in ("name", "_name_"):
-        return replace(base.derived(types=frozenset({str})), pure=True)
-    if attr in ("value", "_value_"):
-        kinds = frozenset(type(m.value) for m in cls)
-        plain = bool(kinds) and kinds <= IMMUTABLE_TYPES
-        return base.derived(types=kinds or None, pure=plain, objs=())
-    return base.derived()
 
 
 def _is_data(member: Any) -> bool:

@@ -44,6 +44,7 @@ from signoff.effects.tables import (
     gives_fresh,
     is_pure_name,
     is_sink,
+    of_builtins,
     qualified_name,
 )
 from signoff.effects.values import (
@@ -656,7 +657,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         if named and _sinkish(named):
             return sink(frame, named, args, node, mode_at=1)
     q = qualified_name(cls)
-    if is_pure_name(q) or (issubclass(cls, BaseException) and cls.__module__ == "builtins"):
+    if is_pure_name(q) or (issubclass(cls, BaseException) and of_builtins(cls)):
         result = pure_call(frame, q, args, node)
         if result.calls:  # a partial: followed where it is called
             return result
@@ -685,7 +686,9 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
                 pure_call(frame, named, args, node)  # made, is no callback of the app's)
                 continue
             first = known(cls) if method_name == "__new__" else made
-            call_function(frame, method, [first, *args.pos], args.kw, node, cls=cls)
+            gave = call_function(frame, method, [first, *args.pos], args.kw, node, cls=cls)
+            if method_name == "__new__":  # (what it gives may be of another class: its own)
+                made = join(replace(made, exact=False), gave)
             continue
         owner_q = qualified_name(method)
         if _sinkish(owner_q) or _sinkish(q):
@@ -714,7 +717,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         or is_pure_name(method.qual)
         or bool(
             base.types
-            and all(c.__module__ == "builtins" or is_pure_name(qualified_name(c)) for c in base.types)
+            and all(of_builtins(c) or is_pure_name(qualified_name(c)) for c in base.types)
         )
     )
     if not trusted:

@@ -42,6 +42,7 @@ from signoff.effects.tables import (
     MUTATING_METHODS,
     PYTHON_CONTAINERS,
     is_pure_name,
+    of_builtins,
 )
 from signoff.effects.values import (
     HOLDERS,
@@ -189,7 +190,7 @@ def takes_plain(fv: Val) -> bool:
 
 def _python_class(value: Val) -> bool:
     """Whether `value` is one of Python's own classes (``isinstance(g, dict)``)."""
-    return bool(value.objs) and all(isinstance(o, type) and o.__module__ == "builtins"
+    return bool(value.objs) and all(isinstance(o, type) and of_builtins(o)
                                     for o in value.objs)
 
 

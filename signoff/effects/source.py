@@ -27,7 +27,7 @@ class SourceIndex:
         self.files: dict[str, dict[int, list[FunctionNode]] | None] = {}
         self.params: dict[Any, tuple[Param, ...] | None] = {}
         self.hints_cache: dict[Any, dict[str, Any]] = {}
-        self.set_cache: dict[type, dict[str, list[tuple[Any, bool]]]] = {}
+        self.set_cache: dict[type, dict[str, list[Any]]] = {}
 
     def index(self, filename: str, module_globals: dict[str, Any]) -> dict[int, list[FunctionNode]] | None:
         """The functions of a source file by the line their code starts on (parsed once)."""
@@ -131,16 +131,15 @@ class SourceIndex:
         self.hints_cache[cls] = hints
         return hints
 
-    def set_on_self(self, cls: type, app_code: Callable[[Any], bool]
-                    ) -> dict[str, list[tuple[Any, bool]]]:
+    def set_on_self(self, cls: type, app_code: Callable[[Any], bool]) -> dict[str, list[Any]]:
         """What the methods of `cls` (and of its bases, those that are `app_code`) set its
         objects' attributes to (``self.inner = Inner()``, ``self.inner: Inner = …``,
         ``self.inner = inner`` of a parameter ``inner: Inner``), by attribute: each a class or
-        an annotation, where the code says one, and whether it was declared (annotated)."""
+        an annotation, where the code says one."""
         cached = self.set_cache.get(cls)
         if cached is not None:
             return cached
-        found: dict[str, list[tuple[Any, bool]]] = {}
+        found: dict[str, list[Any]] = {}
         for klass in cls.__mro__:
             for member in vars(klass).values():
                 func = getattr(member, "__func__", member)
@@ -150,23 +149,22 @@ class SourceIndex:
         self.set_cache[cls] = found
         return found
 
-    def _set_by(self, func: types.FunctionType) -> list[tuple[str, tuple[Any, bool]]]:
+    def _set_by(self, func: types.FunctionType) -> list[tuple[str, Any]]:
         """The attributes of its first parameter `func` sets, each with the class or
-        annotation the code says it is set to, and whether it declared it (`set_on_self`)."""
+        annotation the code says it is set to (`set_on_self`)."""
         node = self.node_of(func)
         if node is None or isinstance(node, ast.Lambda) or not node.args.args:
             return []
         me, hints = node.args.args[0].arg, self.hints(func)
-        found: list[tuple[str, tuple[Any, bool]]] = []
+        found: list[tuple[str, Any]] = []
         for each in ast.walk(node):
             targets: list[ast.expr]
-            said: list[tuple[Any, bool]]
+            said: list[Any]
             if isinstance(each, ast.AnnAssign):
                 declared = _annotation(each.annotation, func.__globals__)
-                targets, said = [each.target], [] if declared is None else [(declared, True)]
+                targets, said = [each.target], [] if declared is None else [declared]
             elif isinstance(each, ast.Assign):
-                targets = each.targets
-                said = [(one, False) for one in _made_by(each.value, func.__globals__, hints)]
+                targets, said = each.targets, _made_by(each.value, func.__globals__, hints)
             else:
                 continue
             for target in targets:

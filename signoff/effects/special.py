@@ -12,6 +12,7 @@ import dataclasses
 import inspect
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 from signoff.effects import calls
@@ -19,12 +20,15 @@ from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     ABC_MIXIN_CALLS,
     ITERATES_ARGUMENTS,
+    LIBRARIES,
     LOGS,
     MUTATING_METHODS,
     OPERATOR_METHODS,
     SPECIAL_METHODS_CALLED,
     WRITES_TO_STREAM,
+    of_builtins,
     qualified_name,
+    written_in,
 )
 from signoff.effects.values import (
     Args,
@@ -151,10 +155,11 @@ def defines(cls: type, name: str) -> bool:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             found = klass.__dict__[name]
-            module = getattr(klass, "__module__", "") or ""
-            if module == "builtins" or module.startswith(("signoff.", "pydantic", "enum")):
+            if not inspect.isfunction(found) or _generated(klass, found):
                 return False
-            return inspect.isfunction(found) and not _generated(klass, found)
+            module = getattr(klass, "__module__", "") or ""  # (as its code's file says too:
+            trusted = module == "builtins" or module.startswith(("signoff.", "pydantic", "enum"))
+            return not (trusted and found.__code__.co_filename.startswith(_TRUSTED_CODE))
     return False
 
 
@@ -304,7 +309,7 @@ def attribute_written(frame: Scope, base: Val, attr: str | None, value: Val | No
     With no `attr` (``setattr(o, name, v)``, the name not known here): any of them."""
     given = [value] if value is not None else []
     for cls in base.types or ():
-        if cls.__module__ == "builtins":
+        if of_builtins(cls):
             continue
         names = [attr] if attr is not None else [
             name for klass in cls.__mro__ for name in vars(klass)]
@@ -382,7 +387,7 @@ def _own_overrides(frame: Scope, kind: type, *, receiver: bool, text: bool
     if of_library(frame, kind):
         return []
     mro = kind.__mro__
-    base = next((b for b in mro[1:] if b.__module__ == "builtins" and b is not object), None)
+    base = next((b for b in mro[1:] if of_builtins(b) and b is not object), None)
     if receiver:
         base = next((b for b in mro[1:] if b is not object and of_library(frame, b)), base)
     names = None
@@ -398,13 +403,21 @@ def _own_overrides(frame: Scope, kind: type, *, receiver: bool, text: bool
 
 
 def of_library(frame: Scope, cls: type) -> bool:
-    """Whether `cls` is Python's, a library's or signoff's own, not the app's."""
+    """Whether `cls` is Python's, a library's or signoff's own, not the app's (as the files
+    its own methods are written in say, where it has any: not as its ``__module__`` says)."""
+    written = written_in(cls)
+    if written is not None:
+        return written.startswith(_TRUSTED_CODE[0])  # (signoff's own)
     module = getattr(cls, "__module__", "") or ""
     if module == "builtins" or module.startswith("signoff."):
         return True
     filename = getattr(sys.modules.get(module), "__file__", None) or ""
     return bool(filename) and not frame.an.is_app_file(filename, module)
 
+
+_TRUSTED_CODE = (str(Path(__file__).resolve().parents[1]), *LIBRARIES)
+"""Where signoff's own code and the libraries' are: code a class of theirs runs only computes
+(`defines`), where it is written there (a class of the app's may say it is of their modules)."""
 
 _TAKES_TEXT = ("textwrap.", "shlex.", "html.", "string.capwords", "urllib.parse.",
                "email.utils.")

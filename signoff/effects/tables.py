@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import collections
 import collections.abc
+import contextlib
 import datetime
 import decimal
 import fractions
@@ -22,10 +23,12 @@ import operator
 import re
 import shlex
 import statistics
+import sys
 import sysconfig
 import textwrap
 import types
 import uuid
+import weakref
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
@@ -694,7 +697,49 @@ def qualified_name(obj: Any) -> str:
         module = getattr(owner, "__module__", None)
     if not isinstance(module, str):
         return qual
+    written = written_in(obj) if _claims_library(module) else None
+    if written is not None:  # (the app's code says it is a library's: where it is written)
+        return f"{written}:{qual}"
     return f"{module_name(module)}.{qual}"
+
+
+def written_in(obj: Any) -> str | None:
+    """The file of the app's own code `obj` is (a function, or a class with methods), when it
+    is written in a file outside the standard library and the installed packages; else None."""
+    if isinstance(obj, types.FunctionType):
+        return _outside_libraries(obj.__code__.co_filename)
+    if not isinstance(obj, type):
+        return None
+    try:
+        return _CLASS_FILES[obj]
+    except (KeyError, TypeError):
+        pass
+    found = next((written for f in vars(obj).values() if isinstance(f, types.FunctionType)
+                  and (written := _outside_libraries(f.__code__.co_filename))), None)
+    with contextlib.suppress(TypeError):
+        _CLASS_FILES[obj] = found
+    return found
+
+
+def _outside_libraries(filename: str) -> str | None:
+    """`filename`, when it is a file outside the standard library and the installed packages
+    (not code a library generated, written ``<string>``); else None."""
+    return None if filename.startswith((*LIBRARIES, "<")) else filename
+
+
+_CLASS_FILES: weakref.WeakKeyDictionary[type, str | None] = weakref.WeakKeyDictionary()
+"""The file of each class's own methods, where it is the app's (`written_in`)."""
+
+
+@functools.cache
+def _claims_library(module: str) -> bool:
+    """Whether `module` names a module of the standard library or an installed package (one
+    the allow-lists may trust), as loaded in this process (asked once a name)."""
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return module.partition(".")[0] in sys.stdlib_module_names
+    filename = getattr(loaded, "__file__", None)
+    return filename is None or str(filename).startswith(LIBRARIES)
 
 TEXT_METHOD_RESULTS: dict[str, type] = {
     **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), int),
@@ -703,3 +748,13 @@ TEXT_METHOD_RESULTS: dict[str, type] = {
                      "isidentifier", "isprintable"), bool),
 }
 """The results of str and bytes methods that are not text of the same kind."""
+
+
+def of_builtins(cls: type) -> bool:
+    """Whether `cls` is one of Python's builtin classes: written in C, never a class of the
+    app's, whatever its ``__module__`` says."""
+    return cls.__module__ == "builtins" and not cls.__flags__ & _HEAP_TYPE
+
+
+_HEAP_TYPE = 1 << 9
+"""``Py_TPFLAGS_HEAPTYPE``: set on every class made by a ``class`` statement."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -370,6 +371,34 @@ _MAX_CLASSES = 48
 """The most classes `class_of` gives one by one."""
 
 
+RELATIVES = frozenset({"mro", "__mro__", "__bases__", "__base__", "__subclasses__",
+                        "__getattribute__"})
+"""What a class gives of other classes (or of any attribute by its name): `relatives`."""
+
+
+def relatives(attr: str) -> Val:
+    """A class's relatives (``__mro__``, ``__bases__``, ``__base__``): classes whose own
+    members are of no known code (their names are text); ``mro()``, ``__subclasses__()`` and
+    ``__getattribute__``, of no known code."""
+    of_classes = Typed(types=frozenset({type}))
+    if attr in ("__mro__", "__bases__"):
+        return Typed(types=frozenset({tuple}), item=of_classes).on(Val(inner=frozenset({GLOBAL})))
+    if attr == "__base__":
+        return of_classes.on(Val(origin=frozenset({GLOBAL})))
+    return Val(origin=frozenset({GLOBAL}), inner=frozenset({GLOBAL}))
+
+
+def enum_member_data(base: Val, cls: type[enum.Enum], attr: str) -> Val:
+    """``member.value`` (of the types of the members' values) or ``member.name`` (a str)."""
+    if attr in ("name", "_name_"):
+        return replace(base.derived(types=frozenset({str})), pure=True)
+    if attr in ("value", "_value_"):
+        kinds = frozenset(type(m.value) for m in cls)
+        plain = bool(kinds) and kinds <= IMMUTABLE_TYPES
+        return base.derived(types=kinds or None, pure=plain, objs=())
+    return base.derived()
+
+
 def known_held(obj: Any, *, qual: str = "") -> Val:
     """A known object a module holds (`known`): a container of Python's has its items typed by
     what it holds now (`bindings.held_kinds`; the binding kept of it sees them change)."""
@@ -531,6 +560,7 @@ __all__ = [
     "EMPTY",
     "FRESH",
     "GLOBAL",
+    "RELATIVES",
     "UNKNOWN",
     "UNTYPED",
     "Args",
@@ -545,6 +575,7 @@ __all__ = [
     "Val",
     "class_of",
     "const",
+    "enum_member_data",
     "fresh_of",
     "grown",
     "inner_token",
@@ -555,4 +586,5 @@ __all__ = [
     "merged",
     "only_plain",
     "param_token",
+    "relatives",
 ]

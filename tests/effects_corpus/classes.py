@@ -168,18 +168,73 @@ def kept_the_name_of_a_class_of_no_known_type(item) -> str:  # type: ignore[no-u
     return type(item).__name__.lower()  # type: ignore[no-any-return]
 
 
-class Journal:
-    """Keeps what it is told, in a list its annotation in a method declares."""
+class Quiet:
+    """Its run only computes."""
+
+    def run(self) -> int:
+        return 0
+
+
+class Declared:
+    """Declares its part, in a method, as a quiet one."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
+        self.part: Quiet = Quiet()
 
-    def note(self, line: str) -> None:
-        self.lines.append(line)
+    def set(self, part) -> None:  # type: ignore[no-untyped-def]
+        self.part = part
 
 
-def kept_a_declared_attribute_read(journal: Journal) -> list[str]:
-    return [line.upper() for line in journal.lines]
+class Noisy:
+    """Its run reaches outside."""
+
+    def run(self) -> int:
+        os.system("echo run")
+        return 1
+
+
+def by_a_declared_attribute_set_otherwise() -> int:
+    held = Declared()
+    held.set(Noisy())
+    return held.part.run()
+
+
+def by_a_declared_attribute_set_outside() -> int:
+    held = Declared()
+    held.part = Noisy()  # type: ignore[assignment]
+    return held.part.run()
+
+
+class Lies:
+    """Makes something else than itself."""
+
+    def __new__(cls) -> Lies:
+        return Noisy()  # type: ignore[return-value]
+
+    def run(self) -> int:
+        return 0
+
+
+def by_what_a_new_of_the_apps_gave() -> int:
+    return Lies().run()
+
+
+def by_the_class_of_what_a_new_gave() -> int:
+    return type(Lies())().run()  # type: ignore[no-any-return]
+
+
+class Builtin:
+    """Says it is one of Python's own."""
+
+    __module__ = "builtins"
+
+    def run(self) -> int:
+        os.system("echo builtin")
+        return 1
+
+
+def by_a_class_that_says_it_is_pythons() -> int:
+    return Builtin().run()
 
 
 class Problem(Exception):
@@ -222,3 +277,30 @@ def kept_a_problem_told(text: str) -> str:
         return text.upper()
     except ValueError as problem:
         return str(problem).lower()
+
+
+def _claims_to_be_json(value: int) -> int:
+    os.system("echo claims")
+    return value
+
+
+_claims_to_be_json.__module__ = "json"
+_claims_to_be_json.__qualname__ = "dumps"
+
+
+class ClaimsToBeJson(str):
+    """Says it is of json's module."""
+
+    __module__ = "json"
+
+    def upper(self) -> str:
+        os.system("echo upper")
+        return "CLAIMS"
+
+
+def by_a_function_that_says_it_is_a_librarys() -> int:
+    return _claims_to_be_json(1)
+
+
+def by_a_class_that_says_it_is_a_librarys() -> str:
+    return ClaimsToBeJson("a").upper()
