@@ -730,6 +730,8 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         frame.mutate(base, call_text(frame, node))
     special.compared_by(frame, method.name, base, args, node)  # (items compared, keys hashed)
     given = pure_call(frame, method.qual, args, node)
+    if method.name in ("format", "format_map") and base.types and base.types <= {str}:
+        special.format_fields(frame, base.objs, args, node, mapped=method.name == "format_map")
     if method.qual in RETURN_TYPES:
         return replace(fresh_of(RETURN_TYPES[method.qual]), pure=True)
     if method.name == "copy":  # (a shallow copy: the same items, held by those holding them)

@@ -212,6 +212,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             # "%s" % x formats x (and each item of a tuple) by its class's own code
             shapes = right.contents().parts
             formatted = [right.reached(p) for p in shapes] if shapes else [frame.iterate(right)]
+            if right.types is None or dict in right.types:  # (``"%(a)s" % {"a": x}``)
+                formatted.append(frame.item(right))
             for value in (right, *formatted):
                 texts.append(special.each(frame, value, ("__str__", "__repr__"), [], node))
                 special.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
@@ -285,7 +287,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             dunder(frame, node.value, value, ("__repr__",), [])
             return fresh_of(str)
         spec = node.format_spec or ast.Constant(value="")
-        given_text = dunder(frame, node.value, value, ("__format__", "__str__"), [spec])
+        given_text = dunder(frame, node.value, value, ("__format__", "__str__", "__repr__"),
+                            [spec])  # (object's __format__ calls __str__, and that __repr__)
         return special.shown(fresh_of(str), given_text) if node.conversion == -1 else fresh_of(str)
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         return comprehension(frame, node, now=kept)

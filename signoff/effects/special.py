@@ -10,6 +10,8 @@ import ast
 import collections
 import dataclasses
 import inspect
+import re
+import string
 import sys
 import types
 from pathlib import Path
@@ -95,6 +97,38 @@ def getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         ast.copy_location(made, node)
     ast.fix_missing_locations(made)
     return Val(types=frozenset(), pure=True, calls=(Inline(node=made, frame=frame),))
+
+
+_FIELD = re.compile(r"([^.\[]*)(.*)", re.DOTALL)
+"""A format field's name: what it names first (an argument), then its attributes and items."""
+_PARTS = re.compile(r"\.([^.\[]+)|\[([^\]]*)\]")
+"""A format field's attributes (``.name``) and items (``[key]``), in turn."""
+
+
+def format_fields(frame: Scope, texts: tuple[Any, ...], args: Args, node: ast.AST | None, *,
+                  mapped: bool) -> None:
+    """What the format strings `texts` read of the values ``str.format`` is given (of the
+    mapping ``format_map`` is, given `mapped`): each field's attributes (``"{0.name}"``, a
+    property's code) and items (``"{0[k]}"``, a ``__getitem__``'s)."""
+    for text in texts:
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f] if isinstance(
+                text, str) else []
+        except ValueError:  # (not a format string Python reads: it fails as it runs)
+            continue
+        for at, field in enumerate(fields):
+            first, rest = _FIELD.match(field).group(1, 2)  # type: ignore[union-attr]
+            if mapped:
+                value = frame.item(args.pos[0]) if args.pos else Val()
+            elif first.isdigit() or first == "":
+                index = int(first) if first else at
+                value = args.pos[index] if index < len(args.pos) else Val()
+            else:
+                value = args.kw.get(first, args.dstar or Val())
+            for attribute, key in _PARTS.findall(rest):
+                value = frame.attribute(value, attribute, None) if attribute else (
+                    special(frame, value, ("__getitem__",), [const(key)], node) or
+                    frame.item(value))
 
 
 def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST | None) -> None:

@@ -332,3 +332,44 @@ class Collector(logging.Handler):
 
 def kept_a_handler_of_the_apps_tested(collector: Collector) -> int:
     return len(collector.seen) + int(isinstance(collector, logging.Handler))
+
+
+class ShownByRepr:
+    """Only its ``__repr__`` is its own: formatting it calls that."""
+
+    def __repr__(self) -> str:
+        os.system("echo repr")
+        return "ShownByRepr()"
+
+
+def by_an_f_string_of_what_only_has_a_repr() -> str:
+    return f"{ShownByRepr()}"
+
+
+def by_a_percent_of_a_mapping() -> str:
+    return "%(shown)s" % {"shown": ShownByRepr()}  # noqa: UP031
+
+
+class Gauge:
+    """Reading its level reaches outside; so does looking a reading up in it."""
+
+    @property
+    def level(self) -> int:
+        os.system("echo level")
+        return 1
+
+    def __getitem__(self, key: str) -> int:
+        os.system("echo getitem")
+        return 1
+
+
+def by_a_format_reading_an_attribute() -> str:
+    return "{0.level}".format(Gauge())  # noqa: UP030, UP032
+
+
+def by_a_format_reading_an_item_by_name() -> str:
+    return "{g[k]}".format(g=Gauge())  # noqa: UP032
+
+
+def kept_a_format_of_a_name(item: Named) -> str:
+    return "{0.name} ({0})".format(item).upper()  # noqa: UP032
