@@ -212,8 +212,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             # "%s" % x formats x (and each item of a tuple) by its class's own code
             shapes = right.contents().parts
             formatted = [right.reached(p) for p in shapes] if shapes else [frame.iterate(right)]
-            if right.types is None or dict in right.types:  # (``"%(a)s" % {"a": x}``)
-                formatted.append(frame.item(right))
+            if right.types is None or dict in right.types or not right.types <= IMMUTABLE_TYPES:
+                formatted.append(special.looked_up(frame, right, node))  # (``"%(a)s" % m``)
             for value in (right, *formatted):
                 texts.append(special.each(frame, value, ("__str__", "__repr__"), [], node))
                 special.special(frame, value, ("__index__", "__int__", "__float__"), [], node)
@@ -283,8 +283,11 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             evaluate(frame, node.format_spec)
         # Formatting calls the value's own __format__ (object's calls __str__), or __repr__
         # with !r: code of the value's class that runs here.
-        if node.conversion == ord("r"):
-            dunder(frame, node.value, value, ("__repr__",), [])
+        if node.conversion in (ord("r"), ord("s"), ord("a")):  # (then what that gave is
+            shown = dunder(frame, node.value, value, ("__str__",) if node.conversion == ord(
+                "s") else ("__repr__",), [])  # formatted by its own class's code)
+            if shown is not None:
+                special.special(frame, shown, ("__format__",), [const("")], node)
             return fresh_of(str)
         spec = node.format_spec or ast.Constant(value="")
         given_text = dunder(frame, node.value, value, ("__format__", "__str__", "__repr__"),

@@ -119,7 +119,7 @@ def format_fields(frame: Scope, texts: tuple[Any, ...], args: Args, node: ast.AS
         for at, field in enumerate(fields):
             first, rest = _FIELD.match(field).group(1, 2)  # type: ignore[union-attr]
             if mapped:
-                value = frame.item(args.pos[0]) if args.pos else Val()
+                value = looked_up(frame, args.pos[0], node) if args.pos else Val()
             elif first.isdigit() or first == "":
                 index = int(first) if first else at
                 value = args.pos[index] if index < len(args.pos) else Val()
@@ -129,6 +129,15 @@ def format_fields(frame: Scope, texts: tuple[Any, ...], args: Args, node: ast.AS
                 value = frame.attribute(value, attribute, None) if attribute else (
                     special(frame, value, ("__getitem__",), [const(key)], node) or
                     frame.item(value))
+
+
+def looked_up(frame: Scope, mapping: Val, node: ast.AST | None) -> Val:
+    """A value looked up by its key in `mapping` by Python's own code (``format_map``, ``"%(a)s"
+    % m``, ``Template.substitute(m)``): its class's own ``__getitem__`` runs, and a dict's
+    ``__missing__`` for a key it lacks."""
+    found = [special(frame, mapping, (name,), [Val()], node) for name in ("__getitem__",
+                                                                          "__missing__")]
+    return join_all([frame.item(mapping), *(f for f in found if f is not None)])
 
 
 def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST | None) -> None:
@@ -218,6 +227,9 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         special(frame, args.pos[0], first, args.pos[1:2], node)
         if second and len(args.pos) > 1:
             special(frame, args.pos[1], second, args.pos[:1], node)
+    if q in ("string.Template.substitute", "string.Template.safe_substitute") and len(
+            args.pos) > 1:  # (the mapping's values looked up, and made text)
+        special(frame, looked_up(frame, args.pos[1], node), ("__str__", "__repr__"), [], node)
     if q in ("builtins.str.format", "builtins.str.format_map"):  # each value is formatted
         for value in args.every() if q.endswith("format") else map(frame.item, args.pos):
             given.append(each(frame, value, ("__format__", "__str__", "__repr__"), [const("")],
@@ -265,8 +277,10 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
             for item in (value, frame.iterate(value)):
                 special(frame, item, ("__lt__",), [item], node)
     if q.startswith(("posixpath.", "ntpath.", "genericpath.", "os.path.")):  # paths' own code
-        for value in args.pos:
-            special(frame, value, ("__fspath__",), [], node)
+        for value in args.pos:  # (and the methods of the text it gives, where they are its)
+            path = special(frame, value, ("__fspath__",), [], node)
+            if path is not None:
+                overridden(frame, "", Args([path], {}), node)
     if q in ("builtins.isinstance", "builtins.issubclass") and len(args.pos) == 2:
         check = "__instancecheck__" if q == "builtins.isinstance" else "__subclasscheck__"
         for cls in args.pos[1].objs:  # a metaclass's own check runs
@@ -396,7 +410,9 @@ def overridden(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
     first = args.pos[0] if args.pos else None
     others = [v for v in args.every() if v is not first]  # (what a hook of the receiver is
     handed = Val(pure=True) if only_plain(*others) else Val()  # handed: made of these)
-    for value in args.every():
+    listed = [frame.iterate(v) for v in args.every()  # (and what a list it is given holds)
+              if v.types and v.types <= {list, tuple, set, frozenset}]
+    for value in [*args.every(), *listed]:
         for kind in value.types or ():
             receiver = value is first and _library_method(frame, q, kind)
             text = value is first and q.startswith(_TAKES_TEXT)

@@ -373,3 +373,57 @@ def by_a_format_reading_an_item_by_name() -> str:
 
 def kept_a_format_of_a_name(item: Named) -> str:
     return "{0.name} ({0})".format(item).upper()  # noqa: UP032
+
+
+class Lookups(dict):  # type: ignore[type-arg]
+    """A mapping whose look-ups reach outside."""
+
+    def __getitem__(self, key: object) -> str:
+        os.system("echo lookup")
+        return "x"
+
+
+class FormattedOutside(str):
+    """Text whose own formatting reaches outside."""
+
+    def __format__(self, spec: str) -> str:
+        os.system("echo format")
+        return str(self)
+
+
+class ShownFormattedOutside:
+    """Shown as text that formats itself outside."""
+
+    def __str__(self) -> str:
+        return FormattedOutside("x")
+
+
+class PathOfShouting:
+    """A path whose text is a `Shouting` one."""
+
+    def __fspath__(self) -> str:
+        return Shouting("/tmp/x")
+
+
+def by_a_format_map_looking_up() -> str:
+    return "{a}".format_map(Lookups())
+
+
+def by_a_percent_looking_up() -> str:
+    return "%(a)s" % Lookups()  # noqa: UP031
+
+
+def by_a_template_looking_up() -> str:
+    return string.Template("$a").substitute(Lookups())
+
+
+def by_an_f_string_of_its_str_formatted() -> str:
+    return f"{ShownFormattedOutside()!s}"
+
+
+def by_a_path_of_text_of_the_apps() -> str:
+    return os.path.basename(PathOfShouting())
+
+
+def by_a_list_of_text_of_the_apps_joined() -> str:
+    return shlex.join([Shouting("a")])
