@@ -372,8 +372,9 @@ _MAX_CLASSES = 48
 
 
 RELATIVES = frozenset({"mro", "__mro__", "__bases__", "__base__", "__subclasses__",
-                        "__getattribute__"})
-"""What a class gives of other classes (or of any attribute by its name): `relatives`."""
+                        "__getattribute__", "__dict__"})
+"""What a class gives of other classes (or of any attribute by its name, or its members
+themselves): `relatives`."""
 
 
 def relatives(attr: str) -> Val:

@@ -304,3 +304,7 @@ def by_a_function_that_says_it_is_a_librarys() -> int:
 
 def by_a_class_that_says_it_is_a_librarys() -> str:
     return ClaimsToBeJson("a").upper()
+
+
+def by_a_method_found_in_the_members_of_a_class_of_no_known_type(item) -> int:  # type: ignore[no-untyped-def]
+    return type(item).__dict__["helper"].__func__()  # type: ignore[no-any-return]
