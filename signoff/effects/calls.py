@@ -687,8 +687,9 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
                 continue
             first = known(cls) if method_name == "__new__" else made
             gave = call_function(frame, method, [first, *args.pos], args.kw, node, cls=cls)
-            if method_name == "__new__":  # (what it gives may be of another class: its own)
-                made = join(replace(made, exact=False), gave)
+            if method_name == "__new__":  # (what it gives may be of another class: its own;
+                made = replace(made, exact=False)  # of no known one, ``super().__new__(cls)``,
+                made = join(made, gave) if gave.types else made  # the class made)
             continue
         owner_q = qualified_name(method)
         if _sinkish(owner_q) or _sinkish(q):

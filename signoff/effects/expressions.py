@@ -284,8 +284,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         # Formatting calls the value's own __format__ (object's calls __str__), or __repr__
         # with !r: code of the value's class that runs here.
         if node.conversion in (ord("r"), ord("s"), ord("a")):  # (then what that gave is
-            shown = dunder(frame, node.value, value, ("__str__",) if node.conversion == ord(
-                "s") else ("__repr__",), [])  # formatted by its own class's code)
+            shown = dunder(frame, node.value, value, ("__str__", "__repr__") if node.conversion == (
+                ord("s")) else ("__repr__",), [])  # formatted by its own class's code)
             if shown is not None:
                 special.special(frame, shown, ("__format__",), [const("")], node)
             return fresh_of(str)

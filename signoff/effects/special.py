@@ -10,6 +10,7 @@ import ast
 import collections
 import dataclasses
 import inspect
+import os
 import re
 import string
 import sys
@@ -112,19 +113,23 @@ def format_fields(frame: Scope, texts: tuple[Any, ...], args: Args, node: ast.AS
     property's code) and items (``"{0[k]}"``, a ``__getitem__``'s)."""
     for text in texts:
         try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f] if isinstance(
-                text, str) else []
+            fields = [f for _, f, _, _ in string.Formatter().parse(text)
+                      if f is not None] if isinstance(text, str) else []
         except ValueError:  # (not a format string Python reads: it fails as it runs)
             continue
-        for at, field in enumerate(fields):
+        numbered = 0  # (``{}`` and ``{.name}`` take the arguments in turn)
+        for field in fields:
             first, rest = _FIELD.match(field).group(1, 2)  # type: ignore[union-attr]
             if mapped:
                 value = looked_up(frame, args.pos[0], node) if args.pos else Val()
             elif first.isdigit() or first == "":
-                index = int(first) if first else at
-                value = args.pos[index] if index < len(args.pos) else Val()
+                index = int(first) if first else numbered
+                numbered += not first
+                value = args.pos[index] if index < len(args.pos) else (
+                    frame.iterate(args.star) if args.star is not None else Val())
             else:
-                value = args.kw.get(first, args.dstar or Val())
+                value = args.kw.get(first) or (
+                    looked_up(frame, args.dstar, node) if args.dstar is not None else Val())
             for attribute, key in _PARTS.findall(rest):
                 value = frame.attribute(value, attribute, None) if attribute else (
                     special(frame, value, ("__getitem__",), [const(key)], node) or
@@ -202,7 +207,9 @@ def defines(cls: type, name: str) -> bool:
                 return False
             module = getattr(klass, "__module__", "") or ""  # (as its code's file says too:
             trusted = module == "builtins" or module.startswith(("signoff.", "pydantic", "enum"))
-            return not (trusted and found.__code__.co_filename.startswith(_TRUSTED_CODE))
+            return not (trusted and found.__code__.co_filename.startswith(_TRUSTED_CODE)
+                        and str(found.__globals__.get("__name__", "")).startswith(
+                            ("signoff.", "pydantic", "enum")))
     return False
 
 
@@ -455,9 +462,8 @@ def _own_overrides(frame: Scope, kind: type, *, receiver: bool, text: bool
 def of_library(frame: Scope, cls: type) -> bool:
     """Whether `cls` is Python's, a library's or signoff's own, not the app's (as the files
     its own methods are written in say, where it has any: not as its ``__module__`` says)."""
-    written = written_in(cls)
-    if written is not None:
-        return written.startswith(_TRUSTED_CODE[0])  # (signoff's own)
+    if written_in(cls) is not None:  # (signoff's own, run from its checkout, as the app's)
+        return False
     module = getattr(cls, "__module__", "") or ""
     if module == "builtins" or module.startswith("signoff."):
         return True
@@ -465,7 +471,7 @@ def of_library(frame: Scope, cls: type) -> bool:
     return bool(filename) and not frame.an.is_app_file(filename, module)
 
 
-_TRUSTED_CODE = (str(Path(__file__).resolve().parents[1]), *LIBRARIES)
+_TRUSTED_CODE = (str(Path(__file__).resolve().parents[1]) + os.sep, *LIBRARIES)
 """Where signoff's own code and the libraries' are: code a class of theirs runs only computes
 (`defines`), where it is written there (a class of the app's may say it is of their modules)."""
 

@@ -714,11 +714,22 @@ def written_in(obj: Any) -> str | None:
         return _CLASS_FILES[obj]
     except (KeyError, TypeError):
         pass
-    found = next((written for f in vars(obj).values() if isinstance(f, types.FunctionType)
-                  and (written := _outside_libraries(f.__code__.co_filename))), None)
+    # (its own methods or those it inherits, of any kind: a class with none of its own may
+    # derive the app's, and say it is of another module)
+    functions = [f for klass in obj.__mro__ if not of_builtins(klass)
+                 for member in vars(klass).values() for f in _functions_of(member)]
+    found = next((written for f in functions
+                  if (written := _outside_libraries(f.__code__.co_filename))), None)
     with contextlib.suppress(TypeError):
         _CLASS_FILES[obj] = found
     return found
+
+
+def _functions_of(member: Any) -> list[types.FunctionType]:
+    """The functions a class member is or holds (a static or class method's, a property's
+    accessors, a cached property's)."""
+    held = [getattr(member, name, None) for name in ("__func__", "fget", "fset", "fdel", "func")]
+    return [f for f in [member, *held] if isinstance(f, types.FunctionType)]
 
 
 def _outside_libraries(filename: str) -> str | None:

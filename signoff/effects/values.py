@@ -379,13 +379,17 @@ themselves): `relatives`."""
 
 def relatives(attr: str) -> Val:
     """A class's relatives (``__mro__``, ``__bases__``, ``__base__``): classes whose own
-    members are of no known code (their names are text); ``mro()``, ``__subclasses__()`` and
-    ``__getattribute__``, of no known code."""
+    members are of no known code (their names are text); its ``__dict__``, a mapping of names
+    to members of no known code; ``mro()``, ``__subclasses__()`` and ``__getattribute__``, of
+    no known code."""
     of_classes = Typed(types=frozenset({type}))
     if attr in ("__mro__", "__bases__"):
         return Typed(types=frozenset({tuple}), item=of_classes).on(Val(inner=frozenset({GLOBAL})))
     if attr == "__base__":
         return of_classes.on(Val(origin=frozenset({GLOBAL})))
+    if attr == "__dict__":
+        return Typed(types=frozenset({dict}), item=Typed(types=frozenset({str})),
+                     value=UNTYPED).on(Val(inner=frozenset({GLOBAL})))
     return Val(origin=frozenset({GLOBAL}), inner=frozenset({GLOBAL}))
 
 

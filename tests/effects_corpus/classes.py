@@ -308,3 +308,37 @@ def by_a_class_that_says_it_is_a_librarys() -> str:
 
 def by_a_method_found_in_the_members_of_a_class_of_no_known_type(item) -> int:  # type: ignore[no-untyped-def]
     return type(item).__dict__["helper"].__func__()  # type: ignore[no-any-return]
+
+
+class LoudText(str):
+    """Text whose ``replace`` (which ``shlex.quote`` calls) reaches outside."""
+
+    def replace(self, *args: object) -> str:  # type: ignore[override]
+        os.system("echo replace")
+        return str(self)
+
+
+class SaysItIsSignoffs(LoudText):
+    """Derives the app's loud text, and says it is of signoff's own module."""
+
+    __module__ = "signoff.effects"
+
+
+def by_a_class_that_says_it_is_signoffs_deriving_the_apps() -> str:
+    import shlex
+
+    return shlex.quote(SaysItIsSignoffs("a b"))
+
+
+class Trimmed(str):
+    """Text made trimmed, by Python's own ``__new__``."""
+
+    def __new__(cls, value: str) -> Trimmed:
+        return super().__new__(cls, value.strip())
+
+    def shout(self) -> str:
+        return self.upper()
+
+
+def kept_what_a_new_made_by_pythons_own(text: str) -> str:
+    return Trimmed(text).shout()

@@ -427,3 +427,11 @@ def by_a_path_of_text_of_the_apps() -> str:
 
 def by_a_list_of_text_of_the_apps_joined() -> str:
     return shlex.join([Shouting("a")])
+
+
+def by_an_f_string_of_its_str_made_of_its_repr() -> str:
+    return f"{ShownByRepr()!s}"
+
+
+def by_a_format_of_numbered_fields() -> str:
+    return "{} {.level}".format(1, Gauge())  # noqa: UP032
