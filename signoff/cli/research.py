@@ -311,7 +311,7 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     going = _Going.open(database, corpus_dir, as_json)
     try:
         given_id = str(approve_id or reject_id)
-        proposal = by_whole_id("proposal", "as `signoff research` prints it under the proposal",
+        proposal = by_whole_id("proposal", f"as `{runnable('research')}` prints it under the proposal",
                                given_id, lambda: Inbox(going.app).proposal(going.me, given_id))
     except SignoffError as error:
         raise failure_of(error) from None
@@ -359,7 +359,7 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
 
     going = _Going.open(database, corpus_dir, as_json)
     try:
-        by_whole_id("task", "as `signoff tasks` lists it", task_id,  # (not theirs: NotFound)
+        by_whole_id("task", f"as `{runnable('tasks')}` lists it", task_id,  # (not theirs: NotFound)
                     lambda: Inbox(going.app).task(going.me, task_id))
     except SignoffError as error:
         raise failure_of(error) from None
