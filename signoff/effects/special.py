@@ -234,9 +234,10 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         special(frame, args.pos[0], first, args.pos[1:2], node)
         if second and len(args.pos) > 1:
             special(frame, args.pos[1], second, args.pos[:1], node)
-    if q in ("string.Template.substitute", "string.Template.safe_substitute") and len(
-            args.pos) > 1:  # (the mapping's values looked up, and made text)
-        special(frame, looked_up(frame, args.pos[1], node), ("__str__", "__repr__"), [], node)
+    if q in ("string.Template.substitute", "string.Template.safe_substitute"):
+        shown = [looked_up(frame, args.pos[1], node)] if len(args.pos) > 1 else []
+        for value in [*shown, *args.kw.values()]:  # (the mapping's values looked up, and
+            special(frame, value, ("__str__", "__repr__"), [], node)  # each made text)
     if q in ("builtins.str.format", "builtins.str.format_map"):  # each value is formatted
         for value in args.every() if q.endswith("format") else map(frame.item, args.pos):
             given.append(each(frame, value, ("__format__", "__str__", "__repr__"), [const("")],

@@ -342,3 +342,22 @@ class Trimmed(str):
 
 def kept_what_a_new_made_by_pythons_own(text: str) -> str:
     return Trimmed(text).shout()
+
+
+class LoudCount(int):
+    """A number whose addition reaches outside."""
+
+    def __add__(self, other: object) -> int:
+        os.system("echo add")
+        return int(self) + 1
+
+
+class Counted:
+    """Counts with a loud number, as its method sets it."""
+
+    def __init__(self) -> None:
+        self.count = LoudCount(1)
+
+
+def by_an_operator_on_what_a_method_set() -> int:
+    return Counted().count + 1

@@ -435,3 +435,7 @@ def by_an_f_string_of_its_str_made_of_its_repr() -> str:
 
 def by_a_format_of_numbered_fields() -> str:
     return "{} {.level}".format(1, Gauge())  # noqa: UP032
+
+
+def by_a_template_of_a_value_given_by_name() -> str:
+    return string.Template("$a").substitute(a=ShownByRepr())
