@@ -40,12 +40,14 @@ from signoff.effects.tables import (
     IMMUTABLE_TYPES,
     LEAF_TYPES,
     LIBRARIES,
+    is_data_member,
     is_pure_name,
     is_sink,
     of_builtins,
     qualified_name,
 )
 from signoff.effects.values import (
+    CARRIED,
     GLOBAL,
     RELATIVES,
     UNKNOWN,
@@ -173,17 +175,18 @@ class Analyser:
             member = inspect.getattr_static(cls, attr, _MISSING)
         except Exception:  # a class whose look-up fails: unknown member
             return base.derived()
-        if issubclass(cls, type) and attr in RELATIVES:
-            return relatives(attr)
-        if issubclass(cls, type) and member is _MISSING:  # (a class's own: of no known code)
-            return replace(base.derived(pure=False), owners=base.owners)
+        if issubclass(cls, type) and (attr in RELATIVES or member is _MISSING):  # (a class's
+            return relatives(attr) if attr in RELATIVES else replace(  # own: no known code)
+                base.derived(pure=False), owners=base.owners)
+        if issubclass(cls, BaseException) and attr in CARRIED:  # (what it was raised with)
+            return base.derived(pure=False)
         if (
             cls in IMMUTABLE_TYPES
             or of_builtins(cls)
             or is_pure_name(qualified_name(cls))
             or is_sink(q)
         ):
-            if member is _MISSING or _is_data(member):
+            if member is _MISSING or is_data_member(member):
                 return replace(base.derived(), pure=True)
             return _method(BuiltinMethod(name=attr, self_val=base, qual=q))
         _bound_on_class(frame, cls, attr)
@@ -670,13 +673,6 @@ def _may_hold(value: Val) -> bool:
 
 def _method(*targets: Method | BuiltinMethod) -> Val:
     return Val(types=frozenset(), calls=tuple(targets))
-
-
-def _is_data(member: Any) -> bool:
-    """Whether a class member is data (a value, a property) rather than a method."""
-    if isinstance(member, property | types.GetSetDescriptorType | types.MemberDescriptorType):
-        return True
-    return not callable(member) and not isinstance(member, staticmethod | classmethod)
 
 
 def _substitute(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[str]:

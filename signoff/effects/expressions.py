@@ -330,12 +330,14 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
     ``x.__format__``), when its class defines it in Python: code that runs, so its effects
     count. The first of `names` the class defines is the one called; what it returns (None
     when none is defined)."""
-    kinds = value.types or value.maybe  # (of no known class: those the code seen gives it)
-    if not kinds:
+    if not value.types and value.maybe:  # (of no known class: those the code seen gives it)
+        return special.special(frame, replace(value, types=value.maybe), names,
+                               [evaluate(frame, a) for a in args], node)
+    if not value.types:
         return None
-    if Unseen in kinds:  # (the known classes' own: as for a value of no known class)
+    if Unseen in value.types:  # (the known classes' own: as for a value of no known class)
         return special.special(frame, value, names, [evaluate(frame, a) for a in args], node)
-    given, left = [], set(kinds)  # (each class runs the first of them it defines)
+    given, left = [], set(value.types)  # (each class runs the first of them it defines)
     for name in names:
         if any(special.defines(t, name) for t in left):
             left = {t for t in left if not special.defines(t, name)}

@@ -769,3 +769,10 @@ def of_builtins(cls: type) -> bool:
 
 _HEAP_TYPE = 1 << 9
 """``Py_TPFLAGS_HEAPTYPE``: set on every class made by a ``class`` statement."""
+
+
+def is_data_member(member: Any) -> bool:
+    """Whether a class member is data (a value, a property) rather than a method."""
+    if isinstance(member, property | types.GetSetDescriptorType | types.MemberDescriptorType):
+        return True
+    return not callable(member) and not isinstance(member, staticmethod | classmethod)

@@ -371,6 +371,9 @@ _MAX_CLASSES = 48
 """The most classes `class_of` gives one by one."""
 
 
+CARRIED = frozenset({"args", "__cause__", "__context__", "__notes__"})
+"""What an exception carries of what it was raised with: anything."""
+
 RELATIVES = frozenset({"mro", "__mro__", "__bases__", "__base__", "__subclasses__",
                         "__getattribute__", "__dict__"})
 """What a class gives of other classes (or of any attribute by its name, or its members
@@ -561,6 +564,7 @@ def _unique(objs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 __all__ = [
+    "CARRIED",
     "DB",
     "EMPTY",
     "FRESH",

@@ -361,3 +361,35 @@ class Counted:
 
 def by_an_operator_on_what_a_method_set() -> int:
     return Counted().count + 1
+
+
+def _fails_with(found: Noisy) -> None:
+    raise ValueError(found)
+
+
+def by_what_an_exception_was_raised_with() -> int:
+    try:
+        _fails_with(Noisy())
+    except ValueError as problem:
+        return problem.args[0].run()  # type: ignore[no-any-return]
+    return 0
+
+
+def kept_what_an_exception_says(text: str) -> str:
+    try:
+        return str(int(text))
+    except ValueError as problem:
+        return str(problem.args).lower()
+
+
+class Cart:
+    """Keeps its folder as a path, as its method sets it."""
+
+    def __init__(self, root: str) -> None:
+        from pathlib import Path
+
+        self.root = Path(root)
+
+
+def kept_a_path_joined_from_what_a_method_set(cart: Cart) -> str:
+    return str(cart.root / "b")
