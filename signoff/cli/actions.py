@@ -7,10 +7,8 @@ import importlib
 import inspect
 import json
 import os
-import signal
 import socket
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -185,10 +183,9 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     else its agent's own. An approved call whose process stopped before it reported back is
     settled once that is seen (at once for a process of this machine, else when its lease, a
     minute renewed while the call runs, runs out): run again if its action is idempotent or a
-    query, else told as of unknown outcome. Ctrl-C (or SIGTERM, as a service manager sends)
-    stops it, exit 0. On an app whose tasks run on Temporal (--temporal, SIGNOFF_TEMPORAL, or
-    the app's own runner) it runs a Temporal worker instead, which steps the app's workflows
-    until it is stopped.
+    query, else told as of unknown outcome. Ctrl-C stops it (exit 0). On an app whose tasks run on
+    Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker
+    instead, which steps the app's workflows until it is stopped.
 
     \b
     Examples:
@@ -250,21 +247,11 @@ def _check_can_listen(host: str, port: int) -> None:
 
 @contextmanager
 def _stopped_by_ctrl_c() -> Iterator[None]:
-    """A worker stopped with Ctrl-C (as its start says to), or as a service manager stops one
-    (SIGTERM), ends as asked: said, exit 0. (What a step was doing in a transaction is not kept,
-    and is done again by the next worker, as after a crash.)"""
-    def terminated(_signum: int, _frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    main_thread = threading.current_thread() is threading.main_thread()
-    before = signal.signal(signal.SIGTERM, terminated) if main_thread else None
+    """A worker stopped with Ctrl-C (as its start says to) ends as asked: said, exit 0."""
     try:
         yield
     except KeyboardInterrupt:
         click.echo("Stopped.")
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, before)
 
 
 @main.command()
