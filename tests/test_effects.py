@@ -8,6 +8,7 @@ import functools
 import inspect
 import logging
 import operator
+import types
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Annotated, Any
@@ -1186,9 +1187,20 @@ def test_a_relationship_read_reads_its_records() -> None:
     assert _found(analyse(_shelved_at, name="where")) == {("reads", "Part"), ("reads", "Bin")}
 
 
-@pytest.mark.parametrize("name", sorted(
-    name for name, value in vars(aliased).items()
-    if inspect.isfunction(value) and name.startswith(("by_", "kept_"))))
+def _by_and_kept(corpus: types.ModuleType) -> list[str]:
+    """The ``by_`` functions of a corpus module (each reaches outside, in a way of its family)
+    and its ``kept_`` ones (each only reads)."""
+    return sorted(name for name, value in vars(corpus).items()
+                  if inspect.isfunction(value) and name.startswith(("by_", "kept_")))
+
+
+def _judged_as_named(corpus: types.ModuleType, name: str) -> None:
+    """A ``kept_`` function is found to only read; a ``by_`` one is not."""
+    effects = analyse(getattr(corpus, name), name=name)
+    assert effects.only_reads == name.startswith("kept_"), "\n".join(effects.explain())
+
+
+@pytest.mark.parametrize("name", _by_and_kept(aliased))
 def test_a_container_filled_out_of_the_analysis_sight_is_not_taken_for_what_it_held(
         name: str) -> None:
     """What a list made in the function holds is known only while it stays with its name: handed
@@ -1196,38 +1208,25 @@ def test_a_container_filled_out_of_the_analysis_sight_is_not_taken_for_what_it_h
     by another container, it may be filled out of sight, and is then of no known items (so
     calling their methods is not taken to only compute). Each ``by_`` function reaches outside
     that way (it was taken to only read); each ``kept_`` one only reads, and still does."""
-    effects = analyse(getattr(aliased, name), name=name)
-    if name.startswith("kept_"):
-        assert effects.only_reads, "\n".join(effects.explain())
-    else:
-        assert not effects.only_reads, "\n".join(effects.explain())
+    _judged_as_named(aliased, name)
 
 
-@pytest.mark.parametrize("name", sorted(
-    name for name, value in vars(shown_as_text).items()
-    if inspect.isfunction(value) and name.startswith(("by_", "kept_"))))
+@pytest.mark.parametrize("name", _by_and_kept(shown_as_text))
 def test_text_made_of_the_apps_objects_is_what_their_own_code_gave(name: str) -> None:
     """``str(x)``, ``f"{x}"``, ``"%s" % x`` give back the text ``x``'s own ``__str__`` gave, of
     the app's class if it is; Python's text functions call the methods of what they are given,
     and may give it back; a library's method calls what the app's class deriving it overrides.
     Each ``by_`` function reaches outside only that way (it was taken to only read); each
     ``kept_`` one only reads, and still does."""
-    effects = analyse(getattr(shown_as_text, name), name=name)
-    if name.startswith("kept_"):
-        assert effects.only_reads, "\n".join(effects.explain())
-    else:
-        assert not effects.only_reads, "\n".join(effects.explain())
+    _judged_as_named(shown_as_text, name)
 
 
-@pytest.mark.parametrize("name", sorted(
-    name for name, value in vars(classes).items()
-    if inspect.isfunction(value) and name.startswith(("by_", "kept_"))))
+@pytest.mark.parametrize("name", _by_and_kept(classes))
 def test_a_class_reached_from_its_object_runs_its_own_code(name: str) -> None:
-    """``type(x).method(...)`` runs the method of the class ``x`` is of (or of one deriving
-    it): it was read as a method of ``type`` itself, and taken to only compute. Each ``by_``
-    function reaches outside only that way; each ``kept_`` one only reads, and still does."""
-    effects = analyse(getattr(classes, name), name=name)
-    if name.startswith("kept_"):
-        assert effects.only_reads, "\n".join(effects.explain())
-    else:
-        assert not effects.only_reads, "\n".join(effects.explain())
+    """What an object's class says of it is the class's own code: ``type(x).method(...)`` runs
+    the method of the class ``x`` is of (or of one deriving it); what an ``except`` binds, or a
+    ``__new__`` gives, may be of another class; a property of what a class's methods set an
+    attribute to runs as it is read; a ``__module__`` is not taken at its word. Each ``by_``
+    function reaches outside only that way (it was taken to only read); each ``kept_`` one
+    only reads, and still does."""
+    _judged_as_named(classes, name)
