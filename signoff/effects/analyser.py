@@ -31,6 +31,7 @@ from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
+from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
 from signoff.effects.source import SourceIndex
@@ -43,8 +44,6 @@ from signoff.effects.tables import (
     is_data_member,
     is_pure_name,
     is_sink,
-    of_builtins,
-    qualified_name,
 )
 from signoff.effects.values import (
     CARRIED,

@@ -23,6 +23,7 @@ from sqlalchemy.sql import functions as sql_functions
 
 from signoff.effects import containers, marks, orm, pydantic_models, special
 from signoff.effects.effect import EffectKind
+from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     ACCUMULATING,
@@ -44,8 +45,6 @@ from signoff.effects.tables import (
     gives_fresh,
     is_pure_name,
     is_sink,
-    of_builtins,
-    qualified_name,
 )
 from signoff.effects.values import (
     EMPTY,

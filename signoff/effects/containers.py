@@ -30,6 +30,7 @@ from typing import Any
 import pydantic
 
 from signoff.effects import pydantic_models
+from signoff.effects.naming import of_builtins
 from signoff.effects.scope import Scope
 from signoff.effects.tables import (
     CONTAINER_METHODS,
@@ -42,7 +43,6 @@ from signoff.effects.tables import (
     MUTATING_METHODS,
     PYTHON_CONTAINERS,
     is_pure_name,
-    of_builtins,
 )
 from signoff.effects.values import (
     HOLDERS,

@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session, scoped_session
 from sqlalchemy.sql import elements as sql_elements
 
 from signoff.effects.effect import EffectKind
+from signoff.effects.naming import qualified_name
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.sqltext import sql_effects
-from signoff.effects.tables import qualified_name
 from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Typed, Val, const, fresh_of
 from signoff.security.records import RecordBase
 

@@ -19,7 +19,8 @@ import typing_extensions
 from pydantic import functional_serializers, functional_validators
 
 from signoff.effects.annotations import annotation_types
-from signoff.effects.tables import LIBRARIES, is_pure_name, qualified_name
+from signoff.effects.naming import qualified_name
+from signoff.effects.tables import LIBRARIES, is_pure_name
 from signoff.effects.values import Val, fresh_of, known
 
 __all__ = ["ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "carried", "every_app_model",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.effects import calls
+from signoff.effects.naming import of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     ABC_MIXIN_CALLS,
@@ -29,9 +30,6 @@ from signoff.effects.tables import (
     OPERATOR_METHODS,
     SPECIAL_METHODS_CALLED,
     WRITES_TO_STREAM,
-    of_builtins,
-    qualified_name,
-    written_in,
 )
 from signoff.effects.values import (
     Args,

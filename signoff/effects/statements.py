@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from signoff.effects import calls, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.expressions import dunder, iterated_by, tested, truth
-from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name, qualified_name
+from signoff.effects.naming import qualified_name
+from signoff.effects.tables import IMMUTABLE_TYPES, is_pure_name
 from signoff.effects.values import (
     FRESH,
     GLOBAL,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import builtins
 import collections
 import collections.abc
-import contextlib
 import datetime
 import decimal
 import fractions
@@ -23,12 +22,10 @@ import operator
 import re
 import shlex
 import statistics
-import sys
 import sysconfig
 import textwrap
 import types
 import uuid
-import weakref
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
@@ -672,86 +669,6 @@ def is_pure_name(name: str) -> bool:
 _PURE_BUILTIN_TYPES = frozenset(t.__name__ for t in vars(builtins).values() if isinstance(t, type))
 
 
-_ALIASES = {"posix": "os", "nt": "os", "_io": "io", "_socket": "socket", "_ssl": "ssl",
-            "_functools": "functools", "_operator": "operator", "_collections": "collections",
-            "_heapq": "heapq", "_bisect": "bisect", "_json": "json", "_datetime": "datetime",
-            "_decimal": "decimal", "_random": "random", "_statistics": "statistics",
-            "_string": "string", "_struct": "struct", "_sha256": "hashlib", "_md5": "hashlib"}
-
-
-def module_name(module: str) -> str:
-    """The public name of a module whose objects report a private one (``posix`` → ``os``)."""
-    return _ALIASES.get(module, module)
-
-
-def qualified_name(obj: Any) -> str:
-    """The qualified name of a function, class or method: ``"module.Class.method"``."""
-    if isinstance(obj, types.ModuleType):
-        return obj.__name__
-    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    if not isinstance(qual, str):
-        return ""
-    module = getattr(obj, "__module__", None)
-    if not isinstance(module, str):
-        owner = getattr(obj, "__objclass__", None) or getattr(obj, "__self__", None)
-        module = getattr(owner, "__module__", None)
-    if not isinstance(module, str):
-        return qual
-    written = written_in(obj) if _claims_library(module) else None
-    if written is not None:  # (the app's code says it is a library's: where it is written)
-        return f"{written}:{qual}"
-    return f"{module_name(module)}.{qual}"
-
-
-def written_in(obj: Any) -> str | None:
-    """The file of the app's own code `obj` is (a function, or a class with methods), when it
-    is written in a file outside the standard library and the installed packages; else None."""
-    if isinstance(obj, types.FunctionType):
-        return _outside_libraries(obj.__code__.co_filename)
-    if not isinstance(obj, type):
-        return None
-    try:
-        return _CLASS_FILES[obj]
-    except (KeyError, TypeError):
-        pass
-    # (its own methods or those it inherits, of any kind: a class with none of its own may
-    # derive the app's, and say it is of another module)
-    functions = [f for klass in obj.__mro__ if not of_builtins(klass)
-                 for member in vars(klass).values() for f in _functions_of(member)]
-    found = next((written for f in functions
-                  if (written := _outside_libraries(f.__code__.co_filename))), None)
-    with contextlib.suppress(TypeError):
-        _CLASS_FILES[obj] = found
-    return found
-
-
-def _functions_of(member: Any) -> list[types.FunctionType]:
-    """The functions a class member is or holds (a static or class method's, a property's
-    accessors, a cached property's)."""
-    held = [getattr(member, name, None) for name in ("__func__", "fget", "fset", "fdel", "func")]
-    return [f for f in [member, *held] if isinstance(f, types.FunctionType)]
-
-
-def _outside_libraries(filename: str) -> str | None:
-    """`filename`, when it is a file outside the standard library and the installed packages
-    (not code a library generated, written ``<string>``); else None."""
-    return None if filename.startswith((*LIBRARIES, "<")) else filename
-
-
-_CLASS_FILES: weakref.WeakKeyDictionary[type, str | None] = weakref.WeakKeyDictionary()
-"""The file of each class's own methods, where it is the app's (`written_in`)."""
-
-
-@functools.cache
-def _claims_library(module: str) -> bool:
-    """Whether `module` names a module of the standard library or an installed package (one
-    the allow-lists may trust), as loaded in this process (asked once a name)."""
-    loaded = sys.modules.get(module)
-    if loaded is None:
-        return module.partition(".")[0] in sys.stdlib_module_names
-    filename = getattr(loaded, "__file__", None)
-    return filename is None or str(filename).startswith(LIBRARIES)
-
 TEXT_METHOD_RESULTS: dict[str, type] = {
     **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), int),
     **dict.fromkeys(("startswith", "endswith", "isdigit", "isalpha", "isalnum", "isspace",
@@ -759,16 +676,6 @@ TEXT_METHOD_RESULTS: dict[str, type] = {
                      "isidentifier", "isprintable"), bool),
 }
 """The results of str and bytes methods that are not text of the same kind."""
-
-
-def of_builtins(cls: type) -> bool:
-    """Whether `cls` is one of Python's builtin classes: written in C, never a class of the
-    app's, whatever its ``__module__`` says."""
-    return cls.__module__ == "builtins" and not cls.__flags__ & _HEAP_TYPE
-
-
-_HEAP_TYPE = 1 << 9
-"""``Py_TPFLAGS_HEAPTYPE``: set on every class made by a ``class`` statement."""
 
 
 def is_data_member(member: Any) -> bool:

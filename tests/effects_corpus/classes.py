@@ -6,8 +6,14 @@ function reaches outside (``os.system``) only that way (it was taken to only rea
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import logging
 import operator
 import os
+import types
+from collections.abc import Callable
+from typing import Any
 
 
 class Stored:
@@ -304,6 +310,69 @@ def by_a_function_that_says_it_is_a_librarys() -> int:
 
 def by_a_class_that_says_it_is_a_librarys() -> str:
     return ClaimsToBeJson("a").upper()
+
+
+def _compiled_as_json() -> Callable[[], int]:
+    """A function whose code says it is written in json's own file, in the app's namespace."""
+
+    def dumps() -> int:
+        os.system("echo compiled")
+        return 1
+
+    dumps.__code__ = dumps.__code__.replace(co_filename=json.__file__, co_qualname="dumps")
+    dumps.__module__, dumps.__qualname__ = "json", "dumps"
+    return dumps
+
+
+_compiled_as_jsons = _compiled_as_json()
+
+_made_by_exec: dict[str, Any] = {"__name__": "json", "os": os}
+exec(compile("def dumps():\n    os.system('echo exec')\n    return 1\n", "<string>", "exec"),
+     _made_by_exec)
+_exec_made = _made_by_exec["dumps"]
+
+_in_loggings_namespace = types.FunctionType(
+    _compiled_as_jsons.__code__.replace(co_filename=logging.__file__, co_qualname="loud"),
+    logging.__dict__, "loud")
+
+
+def _of_a_package_not_loaded() -> int:
+    os.system("echo not loaded")
+    return 1
+
+
+_of_a_package_not_loaded.__module__ = "pydantic.not_loaded"
+_of_a_package_not_loaded.__qualname__ = "helper"
+
+
+def by_a_function_compiled_with_a_librarys_file_name() -> int:
+    return _compiled_as_jsons()
+
+
+def by_a_function_exec_made_in_a_namespace_named_as_a_library() -> int:
+    return _exec_made()  # type: ignore[no-any-return]
+
+
+def by_a_function_put_in_a_librarys_namespace_under_a_name_it_does_not_have() -> int:
+    return _in_loggings_namespace()  # type: ignore[no-any-return]
+
+
+def by_a_function_that_says_it_is_of_a_module_of_a_package_not_loaded() -> int:
+    return _of_a_package_not_loaded()
+
+
+def kept_a_librarys_own_functions(value: dict[str, int]) -> str:
+    import collections.abc
+
+    counts: dict[str, int] = {}
+    collections.abc.MutableMapping.update(counts, value)
+    return json.dumps(dataclasses.asdict(Point(1, 2))) + json.dumps(counts)
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
 
 
 def by_a_method_found_in_the_members_of_a_class_of_no_known_type(item) -> int:  # type: ignore[no-untyped-def]

@@ -1,0 +1,147 @@
+"""The names the analysis knows code by, and whose code it is: a function's, a class's or a
+method's qualified name (``"module.Class.method"``), believed only where the code is the
+library's it names (a name the app's code gives itself is not taken at its word)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import types
+import weakref
+from typing import Any
+
+from signoff.effects.tables import LIBRARIES
+
+_ALIASES = {"posix": "os", "nt": "os", "_io": "io", "_socket": "socket", "_ssl": "ssl",
+            "_functools": "functools", "_operator": "operator", "_collections": "collections",
+            "_heapq": "heapq", "_bisect": "bisect", "_json": "json", "_datetime": "datetime",
+            "_decimal": "decimal", "_random": "random", "_statistics": "statistics",
+            "_string": "string", "_struct": "struct", "_sha256": "hashlib", "_md5": "hashlib"}
+
+
+def module_name(module: str) -> str:
+    """The public name of a module whose objects report a private one (``posix`` → ``os``)."""
+    return _ALIASES.get(module, module)
+
+
+def qualified_name(obj: Any) -> str:
+    """The qualified name of a function, class or method: ``"module.Class.method"``."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(qual, str):
+        return ""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        owner = getattr(obj, "__objclass__", None) or getattr(obj, "__self__", None)
+        module = getattr(owner, "__module__", None)
+    if not isinstance(module, str):
+        return qual
+    if _claims_library(module):  # (the app's code may say it is a library's: where it is)
+        written = written_in(obj)
+        if written is not None:
+            return f"{written}:{qual}"
+        func = obj.__func__ if isinstance(obj, types.MethodType) else obj
+        if isinstance(func, types.FunctionType) and _claimed_falsely(func, module, qual):
+            return f"{func.__code__.co_filename}:{qual}"
+    return f"{module_name(module)}.{qual}"
+
+
+def written_in(obj: Any) -> str | None:
+    """The file of the app's own code `obj` is (a function, or a class with methods), when it
+    is written in a file outside the standard library and the installed packages; else None."""
+    if isinstance(obj, types.FunctionType):
+        return _outside_libraries(obj.__code__.co_filename)
+    if not isinstance(obj, type):
+        return None
+    try:
+        return _CLASS_FILES[obj]
+    except (KeyError, TypeError):
+        pass
+    # (its own methods or those it inherits, of any kind: a class with none of its own may
+    # derive the app's, and say it is of another module)
+    functions = [f for klass in obj.__mro__ if not of_builtins(klass)
+                 for member in vars(klass).values() for f in _functions_of(member)]
+    found = next((written for f in functions
+                  if (written := _outside_libraries(f.__code__.co_filename))), None)
+    with contextlib.suppress(TypeError):
+        _CLASS_FILES[obj] = found
+    return found
+
+
+def _claimed_falsely(func: types.FunctionType, module: str, qual: str) -> bool:
+    """Whether `func`, which says it is of the library module `module` and whose code says it
+    is written in a library (or was made by one, ``<string>``), is not that library's: its
+    namespace is not a loaded library module's (code compiled with a library's file name, or
+    run by ``exec`` in a namespace of the app's), or its own module gives its name to another
+    function. (A library may name its function by its public module: it is looked up in its
+    own.)"""
+    home = _home_of(func.__globals__)
+    if home is None or not _claims_library(home):
+        return True
+    if "<" in qual:  # (a function a function of the library made)
+        return False
+    found: Any = sys.modules[home]
+    for part in qual.split("."):
+        owners = found.__mro__ if isinstance(found, type) else (found,)
+        namespaces = [vars(owner) for owner in owners if hasattr(owner, "__dict__")]
+        found = next((ns[part] for ns in namespaces if part in ns), None)
+        if found is None:
+            return True  # (a name its module does not have)
+    while True:  # (the function it names, or one that wraps it)
+        if func in _functions_of(found):
+            return False
+        found = getattr(found, "__wrapped__", None)
+        if found is None:
+            return True
+
+
+def _home_of(namespace: dict[str, Any]) -> str | None:
+    """The name of the loaded module whose namespace `namespace` is (a function's globals);
+    None when it is none's."""
+    spec = namespace.get("__spec__")  # (a module may rename itself: its spec keeps the name)
+    for name in (namespace.get("__name__"), getattr(spec, "name", None)):
+        loaded = sys.modules.get(name) if isinstance(name, str) else None
+        if loaded is not None and getattr(loaded, "__dict__", None) is namespace:
+            return name
+    return None
+
+
+def _functions_of(member: Any) -> list[types.FunctionType]:
+    """The functions a class member is or holds (a static or class method's, a property's
+    accessors, a cached property's)."""
+    held = [getattr(member, name, None) for name in ("__func__", "fget", "fset", "fdel", "func")]
+    return [f for f in [member, *held] if isinstance(f, types.FunctionType)]
+
+
+def _outside_libraries(filename: str) -> str | None:
+    """`filename`, when it is a file outside the standard library and the installed packages
+    (not code a library generated, written ``<string>``); else None."""
+    return None if filename.startswith((*LIBRARIES, "<")) else filename
+
+
+_CLASS_FILES: weakref.WeakKeyDictionary[type, str | None] = weakref.WeakKeyDictionary()
+"""The file of each class's own methods, where it is the app's (`written_in`)."""
+
+
+@functools.cache
+def _claims_library(module: str) -> bool:
+    """Whether `module` names a module of the standard library or an installed package (one
+    the allow-lists may trust), as loaded in this process (asked once a name)."""
+    loaded = sys.modules.get(module)
+    if loaded is None:  # (a module of a library's package not loaded, or none at all)
+        top = module.partition(".")[0]
+        return top in sys.stdlib_module_names or (top != module and _claims_library(top))
+    filename = getattr(loaded, "__file__", None)
+    return filename is None or str(filename).startswith(LIBRARIES)
+
+
+def of_builtins(cls: type) -> bool:
+    """Whether `cls` is one of Python's builtin classes: written in C, never a class of the
+    app's, whatever its ``__module__`` says."""
+    return cls.__module__ == "builtins" and not cls.__flags__ & _HEAP_TYPE
+
+
+_HEAP_TYPE = 1 << 9
+"""``Py_TPFLAGS_HEAPTYPE``: set on every class made by a ``class`` statement."""
