@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
@@ -432,7 +432,9 @@ def _cursor(after: str | None) -> tuple[datetime, str] | None:
     try:
         if not sep or not item_id:
             raise ValueError(after)
-        return datetime.fromisoformat(moment), item_id
-    except ValueError:
+        # (in UTC here, as it is compared: a time a zone away from the ends of the calendar
+        # has no UTC of its own)
+        return aware(datetime.fromisoformat(moment)).astimezone(UTC), item_id
+    except (ValueError, OverflowError):
         raise Invalid(f"{_said_back(after, quoted=True)} is not a cursor from a previous page: "
                       "pass the `next` a page gave, or nothing for the first page.") from None

@@ -3,6 +3,8 @@ raw Python error from deep inside, nothing taken that fails or misleads later.""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import re
 from typing import Any
 
@@ -25,7 +27,8 @@ from signoff import (
     deny,
 )
 from signoff.limits.grounding import GroundedAnswer
-from signoff.models.base import Price
+from signoff.models.base import Price, Reply
+from signoff.store import points
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 from tests.test_loop import Tally, _counter
@@ -484,3 +487,49 @@ def test_the_step_decision_halts_on_a_spend_or_budget_that_is_no_number() -> Non
     assert next_action(0, 10, nan, 1.0, False, False) is NextAction.HALT
     assert next_action(0, 10, 0.0, nan, False, False) is NextAction.HALT
     assert next_action(0, 10, 0.0, 1.0, False, False) is NextAction.CONTINUE
+
+
+def test_half_a_character_in_what_a_model_says_is_kept_as_text(database: str) -> None:
+    """A reply whose text (or call id) holds a lone surrogate (JSON may escape one, and the
+    reply decoded from it holds it) beside a call put to a person: its proposal is kept with
+    U+FFFD in its place (its text column could not be written: the step raised
+    UnicodeEncodeError, and the task stayed Running, with nothing told), and decided."""
+    shop = _counter(database)
+
+    class HalfCharacters(ScriptedModel):
+        def complete(self, *args: Any, **kwargs: Any) -> Reply:
+            reply = super().complete(*args, **kwargs)
+            return dataclasses.replace(reply, tool_calls=tuple(
+                dataclasses.replace(call, id=f"{call.id} \ud800") for call in reply.tool_calls))
+
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=HalfCharacters(
+        says.raw("reset", f'{{"counter": "{shop.counter.id}"}}', why="nought \udc80"),
+        says.hand_back(Tally(total=0))))
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = shop.app.proposals(task=outcome.task)
+    assert proposal.why == "nought \ufffd"
+    assert shop.app.approve(proposal, by=shop.noor).task_status == "Done"
+    shop.app.database.dispose()
+
+
+def test_a_decision_stands_when_the_step_after_it_fails(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A yes is committed before the task's next step: when that step fails for a reason the
+    library did not foresee, the yes is still answered as made (it raised, and the API answered
+    500 for a call it had run), the failure is logged, and the task goes on when resumed."""
+    shop = _counter()
+    proposal = _waiting(shop)
+
+    def fail(point: str, where: dict[str, Any]) -> None:
+        if point == "loop.stepping":
+            raise RuntimeError("the step broke")
+
+    with points.pausing(fail), caplog.at_level(logging.ERROR, logger="signoff"):
+        decision = shop.app.approve(proposal, by=shop.noor)
+    assert decision.status.value == "Done"
+    assert decision.task_status == "Running"
+    assert shop.app.proposal(proposal).status.value == "Done"
+    assert f"Task {proposal.task} failed to go on after the decision" in caplog.text
+    assert shop.app.agent(shop.Clerk).resume(proposal.task, model=ScriptedModel(
+        says.tool(shop.reset, counter=shop.counter.id),  # (the turn it took)
+        says.hand_back(Tally(total=0)))).status is TaskStatus.DONE

@@ -289,6 +289,12 @@ def test_pages_of_proposals_follow_their_cursor(shop: SimpleNamespace) -> None:
     assert after is None
     assert seen == [44, 43, 42, 41, 40]
     assert _get(shop, "Mia", "/api/proposals?after=nonsense").status_code == 422
+    # (a time whose UTC is outside the calendar: it was a 500)
+    for path in ("/api/proposals?after=9999-12-31T23:59:59-01:00~x",
+                 "/api/tasks?after=0001-01-01T00:00:00%2B01:00~x"):
+        told = _get(shop, "Mia", path)
+        assert told.status_code == 422
+        assert "is not a cursor from a previous page" in told.json()["detail"]
 
 
 def test_the_catalogues(shop: SimpleNamespace) -> None:

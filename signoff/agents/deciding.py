@@ -690,10 +690,16 @@ class Decider:
             decided = replace(now_proposal[0], decide_by=self._route_words(now_proposal[0])) if (
                 now_proposal) else proposal
             self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
-        if woke is not None:
-            status = self._loop.go_on(proposal.task, woke).status
-        else:
-            status = self._loop.resume_after_decision(proposal.task)
+        try:
+            if woke is not None:
+                status = self._loop.go_on(proposal.task, woke).status
+            else:
+                status = self._loop.resume_after_decision(proposal.task)
+        except Exception:  # unforeseen, in the task's next step: the decision stands (it is
+            # committed, and said so); the task is where that step left it, for a worker
+            log.exception("Task %s failed to go on after the decision on proposal %s",
+                          proposal.task, proposal.id)
+            status = self._loop.outcome(proposal.task).status
         return replace(decision, task_status=status.value)
 
 

@@ -33,7 +33,7 @@ from signoff.agents.units import _ENDED, _RUNNING, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import UnknownId, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Conversation, Message, Model, ToolCall
+from signoff.models.base import Conversation, Message, Model, ToolCall, whole
 from signoff.models.errors import ModelError
 from signoff.security.principals import Principal
 from signoff.store import journal, points
@@ -417,22 +417,23 @@ class Loop(CallSteps):
         except Exception as error:  # unforeseen: where it came from is wanted
             log.exception("The model %s failed in task %s", model.name, task.id)
             return self._model_failed(task, model.name, error, reserve)
+        said = whole(reply.text)  # (what it says is kept, and told back, as text)
         cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
             model.price) else 0.0
         spent = budget.settled(task.spend_usd, reserve, cost)
         if budget.over_reserved(cost, reserve):
-            return self._over_reserve(task, model.name, reply.text, reply.usage.input_tokens,
+            return self._over_reserve(task, model.name, said, reply.usage.input_tokens,
                                       reply.usage.output_tokens, cost, reserve, spent)
         turn = task.turn + 1
         calls = _with_own_ids(reply.tool_calls, turn)
-        added = [Message(role="assistant", text=reply.text, tool_calls=calls)]
+        added = [Message(role="assistant", text=said, tool_calls=calls)]
         if not calls:
             added.append(Message(
                 role="user", text=f"Use a tool, or hand back your result with {HAND_BACK}."
             ))
         rows = [repo.CallRow(id=repo.new_id(), task_id=task.id, turn=turn, position=position,
                              call_id=call.id, tool=call.name, arguments=call.arguments,
-                             why=reply.text, state=CallState.NEW, **_NEW_CALL)
+                             why=said, state=CallState.NEW, **_NEW_CALL)
                 for position, call in enumerate(calls)]
         asked = ", ".join(c.name for c in calls) or "no tool"
         changes: dict[str, Any] = dict(steps=task.steps + 1, spend_usd=spent, reserved_usd=0.0,
@@ -451,7 +452,7 @@ class Loop(CallSteps):
                       f"{model.name} was asked (step {task.steps + 1}) and answered with {asked}; "
                       f"{reply.usage.input_tokens} tokens in, {reply.usage.output_tokens} out, "
                       f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
-                      output_tokens=reply.usage.output_tokens, text=reply.text,
+                      output_tokens=reply.usage.output_tokens, text=said,
                       reserved_usd=reserve)
             return True
 
@@ -659,11 +660,12 @@ _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, prob
 def _with_own_ids(calls: tuple[ToolCall, ...], turn: int) -> tuple[ToolCall, ...]:
     """A turn's calls, each with an id of its own: one the model left empty, or gave an earlier
     call of the turn too, is replaced (``call_<turn>_<position>``), so that each answer names
-    the one call it answers (the turn is stored, and sent back to the model, so)."""
+    the one call it answers (the turn is stored, and sent back to the model, so); half a
+    character in one is replaced as in its text (`whole`)."""
     taken: set[str] = set()
     own = []
     for position, call in enumerate(calls):
-        given = call.id
+        given = whole(call.id)
         if not given or given in taken:
             given = f"call_{turn}_{position}"
             while given in taken:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -164,6 +165,20 @@ class Reply:
     """What the call used."""
     stop: Literal["end", "tool_calls", "max_tokens"] = "end"
     """Why it stopped."""
+
+
+def whole(text: str) -> str:
+    """`text` with each half of a character in it (a lone surrogate, ``"\\udc80"``: JSON may
+    escape one, and a reply decoded from it then holds it) replaced by U+FFFD, as a decoder
+    replaces what it cannot read: a database's text column, a terminal or a page can write it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _HALVES.sub("\ufffd", text)
+    return text
+
+
+_HALVES = re.compile("[\ud800-\udfff]")
 
 
 @runtime_checkable
