@@ -247,6 +247,17 @@ def test_the_token_hint_names_the_app(shop: SimpleNamespace) -> None:
             f"ola@workshop.example --save --app {APP}`") in result.stderr
 
 
+def test_as_takes_a_handle_in_any_case(shop: SimpleNamespace) -> None:
+    """A handle is the same in any case: --as in other capitals acts as the person whose token
+    the profile keeps (it was told to keep a token, and then, kept, the same again), and a
+    token given with it is theirs."""
+    assert cli("proposals", "--app", APP, "--as", "NOOR@workshop.example").exit_code == 0
+    token = json.loads((Path(os.environ["SIGNOFF_PROFILE"])).read_text())
+    kept = next(iter(token["databases"].values()))["tokens"]["noor@workshop.example"]
+    assert cli("proposals", "--app", APP, "--token", kept, "--as",
+               "Noor@Workshop.example").exit_code == 0
+
+
 def test_someone_the_app_does_not_know_is_told_so(shop: SimpleNamespace) -> None:
     """--as a handle that is nobody's is told as such, with where the app's people are listed
     (it was told to keep a token for them, with a command that then failed in its turn)."""
@@ -505,6 +516,21 @@ def test_an_empty_id_is_a_usage_error(shop: SimpleNamespace, args: list[str]) ->
     done = cli(*args, "--app", APP, "--as", "noor@workshop.example")
     assert done.exit_code == 2, done.output
     assert "it is empty: give it (an unset shell variable gives an empty one)." in done.output
+
+
+@pytest.mark.parametrize(("args", "given"), [
+    (["proposals", "show", "\udcff", "--as", "noor@workshop.example"], "\udcff"),
+    (["receipt", "a\udcff", "--as", "noor@workshop.example"], "a\udcff"),
+    (["users", "add", "z\udcff@workshop.example", "Zed"], "z\udcff@workshop.example")])
+def test_an_argument_that_is_not_utf8_is_a_usage_error(shop: SimpleNamespace, args: list[str],
+                                                       given: str) -> None:
+    """Bytes that are not UTF-8 in an id or a handle (Python reads them as lone surrogates) are
+    told as such, exit 2: they were "a reason it did not foresee … report it" (exit 1)."""
+    done = cli(*args, "--app", APP)
+    assert done.exit_code == 2, done.output
+    shown = given.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    assert (f"“{shown}” holds bytes that are not UTF-8 text, which signoff can neither keep nor "
+            "look up: give it as UTF-8.") in done.output
 
 
 def test_a_model_that_cannot_be_made_again_is_reported_once(shop: SimpleNamespace) -> None:

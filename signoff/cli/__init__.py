@@ -515,6 +515,9 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     the profile's default)."""
     kept_for_handle = None  # the handle whose token the profile gave
     app.database.ensure_schema()  # a database this version cannot use is told first
+    if as_handle:  # (a handle is the same in any case: the profile keeps it as the app does)
+        named = app.people.find(as_handle)
+        as_handle = named.handle if named is not None else as_handle
     if token is None:
         profile = read_profile()
         own = profile.get("databases", {}).get(kept_for(app), {})

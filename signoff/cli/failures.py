@@ -134,11 +134,25 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
         return Failure(prefix + str(error), EXIT_USAGE)
     if isinstance(error, SignoffError):
         return Failure(prefix + str(error), EXIT_FAILED)
+    if isinstance(error, UnicodeEncodeError) and isinstance(error.object, str) and (
+            "surrogate" in error.reason):  # an argument's bytes that are not UTF-8
+        return Failure(f"{prefix}“{_bytes_shown(error.object)}” holds bytes that are not UTF-8 "
+                       "text, which signoff can neither keep nor look up: give it as UTF-8.",
+                       EXIT_USAGE)
     log.debug("An unforeseen failure", exc_info=error)
     where_told = ("The traceback above shows where: report it." if debugging else
                   f"Run it again as `{runnable('--debug …')}` to see where, and report it.")
     return Failure(f"{prefix}signoff failed for a reason it did not foresee "
                    f"({type(error).__name__}). {where_told}", EXIT_FAILED)
+
+
+def _bytes_shown(text: str) -> str:
+    """`text`, which holds bytes that are not UTF-8 (as Python reads an argument's, each as a
+    lone surrogate), with each such byte written as an escape (``\\xff``)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # (a surrogate no byte was read as)
+        return text.encode("utf-8", "backslashreplace").decode()
 
 
 def _store_hint(url: str) -> str:
