@@ -296,7 +296,8 @@ class App:
         `edited` changes argument values (never the tool); `always_like_this` also makes a
         standing rule for this tool in this skill, in the work the proposal is in (for the
         person it is for; for `by` when it is for nobody)."""
-        if edited is not None and not isinstance(edited, Mapping):
+        if edited is not None and (not isinstance(edited, Mapping) or not all(
+                isinstance(name, str) for name in edited)):
             raise UserError(f"edited takes the changed values by argument name "
                             f"({{'price': 40}}), not {edited!r}.")
         return self._agency.decider.approve(

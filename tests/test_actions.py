@@ -373,6 +373,9 @@ def test_gone_alike_for_an_unknown_name_and_an_unmarked_function(bakery: SimpleN
          "order, rush."),
         ('["SAME_DAY"]', "The arguments must be one JSON object, with a member per parameter."),
         ('{"order": ', None),
+        # (it was Python's advice: "use sys.set_int_max_str_digits() to increase the limit")
+        ('{"order": "%s", "rush": ' + "9" * 5000 + "}",
+         "A number in the arguments has 5,000 digits, more than any parameter takes."),
     ],
 )
 def test_values_from_json_refuses_what_does_not_fit(

@@ -62,6 +62,8 @@ def _waiting(shop: Any) -> Any:
      "always_like_this is True or False, not 'no'"),  # it made a standing rule
     (lambda app, p, noor: app.approve(p, by=noor, edited=[1, 2]),
      "edited takes the changed values by argument name"),
+    (lambda app, p, noor: app.approve(p, by=noor, edited={1: 3}),  # (a TypeError of join's)
+     re.escape("edited takes the changed values by argument name ({'price': 40}), not {1: 3}.")),
     (lambda app, p, noor: app.reject(p, by=noor, reason=123),
      "A no's reason is words the agent is told, not 123"),
     (lambda app, p, noor: app.approve(p, by=Agent), "by takes the person who decides"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from types import SimpleNamespace
@@ -46,6 +47,11 @@ def _shop(tmp_path: Path) -> SimpleNamespace:
         """Take some out."""
         stock.count -= count
         return f"{stock.sku}: {stock.count}"
+
+    @app.action("Count stock", query=True)
+    def how_many(stock: Stock) -> int:
+        """How many there are."""
+        return stock.count
 
     kim = app.people.add("kim@shop.example", "Kim", roles=["buyer"])
     with app.session(as_=kim) as s:
@@ -281,3 +287,15 @@ def test_a_key_kept_in_the_working_directory_says_so(tmp_path: Path,
     with caplog.at_level("WARNING", logger="signoff.app"):
         App("far", database=url).consent_seal()
     assert caplog.text == ""
+
+
+def test_a_query_needs_no_consent_and_is_given_none(tmp_path: Path) -> None:
+    """A consent's one use is written as its action runs, which a query (run read-only) cannot
+    write: one is refused as it is asked for, in words (it was made, and its use then raised a
+    sentence of transactions)."""
+    shop = _shop(tmp_path)
+    with pytest.raises(UserError, match=re.escape(
+            "how_many is a query: it only reads, so it needs no consent; run it when it is "
+            "wanted, with app.actions.run('how_many', ..., as_=...).")):
+        shop.app.actions.consent("how_many", {"stock": shop.stock}, as_=shop.kim)
+    assert shop.app.actions.run("how_many", {"stock": shop.stock}, as_=shop.kim).value == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,7 +16,7 @@ from pydantic_core import ErrorDetails
 
 from signoff.actions.parameters import Parameter, ParameterKind
 
-__all__ = ["problem_of", "unknown_members"]
+__all__ = ["not_json", "problem_of", "unknown_members"]
 
 _WRITTEN: dict[ParameterKind, str] = {
     ParameterKind.TEXT: "is text",
@@ -104,3 +105,32 @@ def _sentence(message: str) -> str:
 
 def _article(noun: str) -> str:
     return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
+
+
+def not_json(text: str | bytes, error: ValueError) -> str:
+    """Why `text`, which `json.loads` refused with `error`, is not arguments: a number too long
+    for Python to read (``sys.get_int_max_str_digits``) is told by its length, not as Python's
+    advice to raise the limit."""
+    try:
+        json.loads(text, parse_int=_within_digits)
+    except _TooManyDigits as long:
+        return (f"A number in the arguments has {long.digits:,} digits, more than any parameter "
+                "takes.")
+    except (ValueError, TypeError, RecursionError):
+        pass
+    return f"The arguments are not JSON: {error}."
+
+
+class _TooManyDigits(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _within_digits(written: str) -> int:
+    """The int `written` is, or `_TooManyDigits` for one longer than Python reads."""
+    limit = sys.get_int_max_str_digits()
+    digits = len(written.lstrip("-"))
+    if limit and digits > limit:
+        raise _TooManyDigits(digits)
+    return int(written)

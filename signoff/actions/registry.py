@@ -24,7 +24,7 @@ from signoff.actions.consent import ConsentSeal
 from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
-from signoff.actions.problems import problem_of, unknown_members
+from signoff.actions.problems import not_json, problem_of, unknown_members
 from signoff.actions.readonly import read_only_guard
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner
@@ -273,7 +273,9 @@ class Actions:
         action = self._get(name)
         try:
             data = json.loads(json_text)
-        except (ValueError, TypeError) as error:
+        except ValueError as error:
+            raise Invalid(not_json(json_text, error)) from None
+        except TypeError as error:
             raise Invalid(f"The arguments are not JSON: {error}.") from None
         except RecursionError:
             raise Invalid(f"The arguments are {TOO_DEEP}.") from None
@@ -371,6 +373,10 @@ class Actions:
         action = self._get(name)
         if not isinstance(as_, Principal):
             raise UserError("A consent is made by one principal, not a set.")
+        if action.info.query:  # (its one use is a write, which a query's run cannot make)
+            raise UserError(f"{action.name} is a query: it only reads, so it needs no consent; "
+                            f"run it when it is wanted, with app.actions.run({action.name!r}, "
+                            "..., as_=...).")
         sealed = self._given_as_json(action, dict(values))
         return self._seal().seal(action=name, values=sealed, principal_id=as_.id)
 
