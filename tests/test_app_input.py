@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import uuid
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from sqlalchemy import String, func, select
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -25,6 +27,7 @@ from signoff import (
     UserError,
     allow,
     deny,
+    policy,
 )
 from signoff.limits.grounding import GroundedAnswer
 from signoff.models.base import Price, Reply
@@ -404,8 +407,6 @@ def test_a_yes_with_a_value_its_column_cannot_keep_keeps_the_proposal_waiting(
     refused as values that do not fit are, on SQLite and PostgreSQL: nothing is kept, the
     proposal still waits, and a yes with a value that fits then runs it (the typo used the yes
     up: Failed, and the corrected yes was "already decided")."""
-    from pydantic import BaseModel
-
     from signoff import EditRefused
 
     app = App("memos", database=database)
@@ -535,3 +536,69 @@ def test_a_decision_stands_when_the_step_after_it_fails(
     assert shop.app.agent(shop.Clerk).resume(proposal.task, model=ScriptedModel(
         says.tool(shop.reset, counter=shop.counter.id),  # (the turn it took)
         says.hand_back(Tally(total=0)))).status is TaskStatus.DONE
+
+
+def test_a_call_on_a_record_the_agent_cannot_read_is_put_to_nobody(database: str) -> None:
+    """A call naming a record the agent may not read (or none at all) could never run on a
+    yes — it runs as the agent and the approver together — so nobody is asked: the agent is
+    told Gone, as a query on it is (it was proposed, and the yes then failed; the proposal
+    showed the record's name as the skill's `names` read it, as the app). A record it may read
+    is proposed as ever."""
+    app = App("secrets", database=database)
+    boss, helper = policy.role("boss"), policy.role("helper")
+
+    class Note(app.Record):  # type: ignore[name-defined, misc]
+        title: Mapped[str] = mapped_column(String(200), default="")
+        __security__ = [allow("read", "create", "update", when=boss | helper)]
+
+    class Secret(app.Record):  # type: ignore[name-defined, misc]
+        title: Mapped[str] = mapped_column(String(200), default="")
+        __security__ = [allow("read", "create", "update", when=boss)]
+
+    @app.action
+    def rename_secret(secret: Secret, title: str) -> str:
+        """Rename a secret."""
+        secret.title = title
+        return "Renamed."
+
+    @app.action
+    def rename_note(note: Note, title: str) -> str:
+        """Rename a note."""
+        note.title = title
+        return "Renamed."
+
+    class Done(BaseModel):
+        ok: bool
+
+    class Work(Skill[Note, Done]):
+        description = "Work."
+        tools = [rename_secret, rename_note]
+
+    class Helper(Agent):
+        purpose = "You help."
+        skills = [Work()]
+        roles = ["helper"]
+
+    bo = app.people.add("bo@x.example", "Bo", roles=["boss"])
+    app.add_agent(Helper, sponsor=bo)
+    with app.session(as_=bo) as s:
+        secret, note = Secret(title="launch codes"), Note(title="n")
+        s.add_all([secret, note])
+    nowhere = uuid.uuid4()
+    outcome = app.agent(Helper).do(Work(), note, for_=bo, model=ScriptedModel(
+        says.tool(rename_secret, secret=secret.id, title="x"),
+        says.tool(rename_secret, secret=nowhere, title="x"),
+        says.tool(rename_note, note=note.id, title="m"),
+        says.hand_back(Done(ok=True))))
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = app.proposals(task=outcome.task)
+    assert proposal.action == "rename_note"
+    told = app.receipt(outcome.task).words
+    for gone in (secret.id, nowhere):
+        assert (f"rename_secret was asked for: Gone: No Secret with id {gone}: it does not "
+                "exist, or whoever this runs as cannot read it. Nothing was run or proposed."
+                ) in told
+    assert app.approve(proposal, by=bo).task_status == "Done"
+    with app.session(as_=bo) as s:
+        assert s.get(Secret, secret.id).title == "launch codes"
+    app.database.dispose()

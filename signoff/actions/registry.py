@@ -352,6 +352,12 @@ class Actions:
         return self._runner.run(action, values, acting=acting, cause=cause, before=before,
                                 within=within)
 
+    def unreadable(self, action: Action, values: Mapping[str, Any], *, acting: ActingAs,
+                   within: Connection) -> str:
+        """Why a run of `action` with `values` as `acting` would not find what it acts on, read
+        in the transaction `within` (see ``Runner.unreadable``); "" when it would."""
+        return self._runner.unreadable(action, values, acting, within)
+
     def run_json(self, name: str, json_text: str | bytes, *, as_: Who, cause: str = "") -> ActionResult:
         """`values_from_json` then `run`: every mistake becomes an outcome, never an exception."""
         try:

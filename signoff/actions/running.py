@@ -43,7 +43,7 @@ from signoff.exceptions import (
     UserError,
 )
 from signoff.security.acting import ActingAs
-from signoff.security.enforcement import enforce_rules_on, running_action
+from signoff.security.enforcement import RuledSession, enforce_rules_on, running_action
 from signoff.security.principals import People
 from signoff.security.sessions import open_session
 from signoff.store import points
@@ -198,6 +198,28 @@ class Runner:
                 _honour_once(session, consent)
         finally:
             session.close()
+
+    def unreadable(self, action: Action, values: Mapping[str, Any], acting: ActingAs,
+                   within: Connection) -> str:
+        """Why a run of `action` with `values` as `acting` would not find what it acts on: the
+        refusal a run would be Gone with, when a record the values name is not there for them
+        to read ("" when each is, or none is named; values that do not fit are left to the
+        run). Read in the transaction `within`, by a session that writes nothing (it never
+        flushes), the parameters' validators held to reading, as they are when a call's
+        values are first read."""
+        if action.takes_plain_data:
+            return ""
+        session = enforce_rules_on(RuledSession(within, autoflush=False), acting)
+        try:
+            with read_only_guard(f"A validator of {action.name}'s parameters"):
+                action.model.model_validate(dict(values), context={"session": session})
+        except NotFound as refusal:
+            return refusal.message
+        except (ValidationError, Invalid, ReadOnlyViolation):
+            return ""  # (told as the call runs)
+        finally:
+            session.close()
+        return ""
 
     def _run(
         self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str,

@@ -141,6 +141,10 @@ class CallSteps(StepUnits):
             if isinstance(proposed, _Lifted):  # a standing rule lets it run alone
                 return self._run_alone(task, registered, action, call, values, proposed,
                                        only, labels)
+            if isinstance(proposed, _Gone):
+                self._refuse(task, call, f"Gone: {proposed.problem} Nothing was run or proposed.",
+                             state=CallState.DONE, outcome=CallOutcome.GONE)
+                return None
             return proposed
         refuse(f"{call.tool} was not run: the task has spent its budget of "
                f"${task.budget_usd:.4f}.", CallOutcome.DENIED)
@@ -403,11 +407,12 @@ class CallSteps(StepUnits):
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
                  action: Action, call: repo.CallRow, verdict: Verdict, only: bool = False,
                  labels: Labels = NOTHING_SEEN, lifted: Verdict | None = None
-                 ) -> Step | _Lifted | None:
+                 ) -> Step | _Lifted | _Gone | None:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
         from the same transaction, and what happens next is returned; else None. Given
         `lifted` (what a standing rule would make of it), the rules are looked up first, in
-        the same transaction: when one lifts it, nothing is proposed (`_Lifted`)."""
+        the same transaction: when one lifts it, nothing is proposed (`_Lifted`); nor when a record
+        the call names is not there for the agent to read (`_Gone`)."""
         try:
             return self._put(task, registered, skill, action, call, verdict, only, labels,
                              lifted)
@@ -416,7 +421,7 @@ class CallSteps(StepUnits):
 
     def _put(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
              action: Action, call: repo.CallRow, verdict: Verdict, only: bool,
-             labels: Labels, lifted: Verdict | None) -> Step | _Lifted | None:
+             labels: Labels, lifted: Verdict | None) -> Step | _Lifted | _Gone | None:
         """`_propose`'s work; `_SkillFailed` when the skill's own code raised."""
         leave = verdict.leave
         arguments = json.loads(call.arguments)
@@ -443,6 +448,12 @@ class CallSteps(StepUnits):
             self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
             if rule is not None:
                 return _Lifted(rule=rule[0], made_by=rule[1])
+            # A record the agent cannot read is one no yes could run the call on (it runs as
+            # the agent and the approver together): nobody is asked.
+            gone = self._actions.unreadable(action, arguments, acting=ActingAs.of(
+                registered.account), within=db)
+            if gone:
+                return _Gone(problem=gone)
             # What the calls before it in its turn answered (the first has none to read).
             this_turn = [c for c in repo.calls_of(db, task.id, task.turn)
                          if c.position < call.position] if call.position else []
@@ -529,3 +540,11 @@ class _Lifted:
     made_by: str
     """The id of whoever made it: the call runs as them and the agent together."""
 
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Gone:
+    """A call about to be proposed that names a record the agent cannot read."""
+
+    problem: str
+    """Which, in the words a run would be Gone with."""
