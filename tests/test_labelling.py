@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,12 @@ from sqlalchemy import select
 
 from signoff import (
     Agent,
+    App,
     Leave,
     Origin,
     Permits,
     ProposalStatus,
+    Skill,
     TaskStatus,
     UserError,
     policy,
@@ -204,7 +207,6 @@ def test_before_outside_content_nothing_is_labelled(world: Any) -> None:
 def _mailroom(app: Any, offered: list[Any], told: str) -> tuple[Any, type[Agent], Any]:
     """A skill of the tools `offered` whose brief is `told`, an agent that may do everything
     alone with it, and the person it works for: (the skill, the agent, the person)."""
-    from signoff import Skill
 
     class Mail(Skill[None, str]):
         description = "Handle my mail."
@@ -276,10 +278,6 @@ def test_keys_names_of_a_few_words_and_links_with_no_scheme_carry_their_labels(
     no scheme inside a message: each ran alone (keys were not read, a name of two words was
     taken for prose, a link needed its https://). A few words the mail does not have still run
     alone."""
-    from decimal import Decimal
-
-    from signoff import App
-
     app = App("mailroom", database="sqlite://")
     done: list[str] = []
 
@@ -328,22 +326,40 @@ def test_keys_names_of_a_few_words_and_links_with_no_scheme_carry_their_labels(
 
 
 def test_a_rejection_reason_is_the_persons_word(world: Any) -> None:
-    """After a person says no with an account in their reason, a transfer to that account runs
-    alone: their words are trusted."""
+    """After a person says no with an account and an amount in their reason, a transfer of
+    that amount to that account runs alone: their words are trusted."""
+    status = _refused_then(world, f"Pay 850 to {LANDLORD_IBAN} instead.", LANDLORD_IBAN, 850)
+    assert status is TaskStatus.DONE
+    assert _transfers(world) == [f"850 to {LANDLORD_IBAN}: payment"]
+
+
+def _refused_then(world: Any, reason: str, iban: str, amount: int) -> TaskStatus:
+    """Where a task stands that read the mail, proposed a transfer of 2400 to the attacker's
+    account, was told no with `reason`, and then asks for a transfer of `amount` to `iban`."""
     t = world["tools"]
     model = ScriptedModel(
         says.tool(t["read_email"], number=31),
         says.tool(t["transfer"], iban=ATTACKER_IBAN, amount=2400, memo="payment"),
-        says.tool(t["transfer"], iban=LANDLORD_IBAN, amount=2400, memo="payment"),
+        says.tool(t["transfer"], iban=iban, amount=amount, memo="payment"),
         says.hand_back("Paid."),
     )
     app = world["app"]
     outcome = app.agent(world["Widened"]).do(world["PayBills"](), Request(text="Mail."),
                                              for_=world["owner"], model=model)
     (proposal,) = app.proposals(task=outcome.task)
-    app.reject(proposal, by=world["owner"], reason=f"Pay 2400 to {LANDLORD_IBAN} instead.")
-    assert app.outcome(outcome.task).status is TaskStatus.DONE
-    assert _transfers(world) == [f"2400 to {LANDLORD_IBAN}: payment"]
+    app.reject(proposal, by=world["owner"], reason=reason)
+    return TaskStatus(app.outcome(outcome.task).status)
+
+
+def test_a_rejection_reason_does_not_vouch_for_what_it_refused(world: Any) -> None:
+    """A no's reason that names what it refuses ("GB29… is not our landlord") is no word for
+    it: the same call asked again is put to the person again (it ran alone, the account and
+    the amount taken for the person's own words)."""
+    status = _refused_then(
+        world, f"No! {ATTACKER_IBAN} is not our landlord, and 2400 is not what we owe.",
+        ATTACKER_IBAN, 2400)
+    assert status is TaskStatus.WAITING
+    assert _transfers(world) == []
 
 
 def test_an_approval_always_like_this_does_not_lift_labels(world: Any) -> None:
@@ -475,3 +491,4 @@ def test_a_query_whose_approval_stopped_before_it_ran_is_run_again(world: Any) -
     assert app.worker(model_for=lambda _agent, _task: model).recover() == 1
     assert app.proposal(proposal.id).status is ProposalStatus.DONE
     assert "Olive approved read_email, and it ran as them." in app.receipt(outcome.task).words
+

@@ -1087,25 +1087,32 @@ def test_an_upstream_answer_holds_back_a_call_it_may_have_steered(guard: SimpleN
             listed = await client.call_tool("files_list_files", {})
             held = await client.call_tool("files_delete_file", {"name": "c.txt"},
                                           meta={"signoff/wait": 0})
+            composed = await client.call_tool("files_delete_file", {"name": "old notes"},
+                                              meta={"signoff/wait": 0})
             async with httpx.AsyncClient(base_url=rest, headers={
                     "Authorization": f"Bearer {guard.token}"}) as api:
                 shown = (await api.get("/api/proposals", params={"status": "Waiting"})).json()
-            return listed, held, shown
+            return listed, held, composed, shown
 
-    listed, held, shown = anyio.run(scenario)
+    listed, held, composed, shown = anyio.run(scenario)
     assert listed.structured_content == {"result": ["b.txt", "c.txt"]}  # a.txt went first
     assert "was proposed to Noor" in held.content[0].text
+    # (words the guard cannot trace are no one's: it never sees the person's request — they
+    # were taken for the model's own words, and ran alone)
+    assert "was proposed to Noor" in composed.content[0].text
     assert _deleted(guard) == ["a.txt"]
     assert (guard.tmp / "files" / "c.txt").exists()
     (rule,) = guard.app.rules(active_only=True)
     assert rule.used == 0
-    (proposal,) = guard.app.proposals(status=ProposalStatus.WAITING)
+    later, proposal = guard.app.proposals(status=ProposalStatus.WAITING)
+    assert [(label.value, label.origin) for label in later.labels] == [
+        ("old notes", Origin.UNTRACED)]
     (label,) = proposal.labels
     assert (label.argument, label.value, label.origin) == ("arguments.name", "c.txt",
                                                            Origin.OUTSIDE)
     assert label.words == ("`arguments.name` = `c.txt` appears in `text` of what files_list_files"
                            ' returned for {"arguments": {}}, from the MCP server files.')
-    (item,) = shown["items"]
+    item = shown["items"][-1]
     assert [shown_label["words"] for shown_label in item["labels"]] == [label.words]
 
 

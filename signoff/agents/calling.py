@@ -163,7 +163,7 @@ class CallSteps(StepUnits):
             return NOTHING_SEEN
 
         return self._labels.of(task.id, task.turn, action, arguments, endorses=skill.endorses,
-                               **self._seen(task))
+                               free_text=skill.free_text, **self._seen(task))
 
     def _seen(self, task: repo.TaskRow) -> dict[str, Any]:
         """How what the task has seen is read when this process does not know it: its trusted

@@ -29,8 +29,8 @@ from signoff.models.base import Message
 if TYPE_CHECKING:
     from signoff.agents.repository import CallRow
 
-__all__ = ["TaskLabels", "evidence_of", "floor", "may_return_outside_content", "outside_reason",
-           "plain_arguments", "trusted_text"]
+__all__ = ["TaskLabels", "evidence_of", "field_names", "floor", "may_return_outside_content",
+           "outside_reason", "plain_arguments", "trusted_text"]
 
 
 def outside_reason(action: Action, value: Any) -> str | None:
@@ -87,6 +87,28 @@ def _plain(schema_json: str) -> frozenset[str]:
     return frozenset(plain)
 
 
+@functools.cache
+def _fields(schema_json: str) -> frozenset[str]:
+    names: set[str] = set()
+    pending: list[Any] = [json.loads(schema_json)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                names.update(properties)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return frozenset(names)
+
+
+def field_names(action: Action) -> frozenset[str]:
+    """The names the action's parameters schema gives, at every depth (a model's fields): a
+    mapping's key that is one of them is no value a call chose."""
+    return _fields(json.dumps(action.info.parameters_schema, sort_keys=True))
+
+
 def plain_arguments(action: Action) -> frozenset[str]:
     """The arguments that carry no label: yes/no, and the choices the action declares."""
     return _plain(json.dumps(action.info.parameters_schema, sort_keys=True))
@@ -131,16 +153,18 @@ class TaskLabels:
     def of(self, task_id: str, turn: int, action: Action, arguments: dict[str, Any], *,
            endorses: Iterable[Endorse], trusted: Callable[[], list[str]],
            calls: Callable[[], list[CallRow]], others: tuple[tuple[str, int], ...] = (),
-           others_since: OthersSince | None = None) -> Labels:
+           others_since: OthersSince | None = None, free_text: bool = True) -> Labels:
         """The labels of a call of `action` in turn `turn` of the task (`trusted`: the task's
         trusted text; `calls`: its tool calls, read only when this process does not know them;
         `others`: the other tasks of its work and their last steps, whose calls it has seen
-        too, read with `others_since` as far as they are new)."""
+        too, read with `others_since` as far as they are new; `free_text`: the skill's, see
+        `Skill.free_text`)."""
         if not self.label(action):
             return NOTHING_SEEN
         known = self._before(task_id, turn, trusted, calls, others, others_since)
         return known.provenance.label(action.name, arguments, endorses=endorses,
-                                      plain=plain_arguments(action))
+                                      plain=plain_arguments(action),
+                                      fields=field_names(action), free_text=free_text)
 
     @staticmethod
     def label(action: Action) -> bool:
@@ -206,9 +230,9 @@ class TaskLabels:
         provenance = known.provenance
         known.evidence.extend(evidence_of(calls))
         for call in calls:
-            if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words
-                provenance.add_trusted(call.answer)
-                continue
+            if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words,
+                provenance.add_trusted(call.answer, but_not=_arguments_of(call))  # (not for
+                continue  # what they refused)
             if call.outcome != CallOutcome.DONE and call.outcome not in _IN_ITS_WORDS:
                 continue
             action = self._action_of(call.tool)
@@ -218,10 +242,18 @@ class TaskLabels:
                 outside = outside_reason(action, call.value)
             elif may_return_outside_content(action):  # a refusal in the tool's own words,
                 outside = "outside content, in what the tool said as it refused"  # which may
-            else:  # quote what it read
+            else:  # quote what it read (`untrusted=False` vouches for all a tool says)
                 continue
             provenance.add(Seen(tool=call.tool, arguments=call.arguments, value=call.value,
                                 text=call.answer, outside=outside))
+
+
+def _arguments_of(call: CallRow) -> Any:
+    """A call's arguments as the model wrote them (None when they are not JSON)."""
+    try:
+        return json.loads(call.arguments)
+    except (ValueError, RecursionError):
+        return None
 
 
 _IN_ITS_WORDS = (CallOutcome.INVALID, CallOutcome.DENIED, CallOutcome.GONE, CallOutcome.FAILED,

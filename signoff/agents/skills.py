@@ -158,6 +158,12 @@ class Skill(Generic[Subject, Result]):
     """The values taken from tools' results that this skill trusts once validated
     (``Endorse.date(read_email)``, ``Endorse.amount(read_file, at_most=500)``): they may steer a
     call that runs alone, though outside content had entered the task."""
+    free_text: ClassVar[bool] = True
+    """Whether a text argument of several words is free text (a message's body, a note),
+    whose words carry no label once outside content entered the task — only the identifiers
+    in it, and the runs of words copied from outside content, do. False labels every text
+    whole, as a single value is: what the MCP guard's skill says, which never sees the
+    person's request."""
     version: ClassVar[str] = "1"
     """Change it when the skill's meaning changes: pending proposals then go stale."""
 

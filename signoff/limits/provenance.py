@@ -35,6 +35,7 @@ import enum
 import functools
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -236,18 +237,33 @@ def _is_date(value: Any) -> bool:
 # -- normal forms ----------------------------------------------------------------------------
 
 _EDGES = ".,;:!?()[]{}<>\"'`*“”‘’«»"
+_DOTS = str.maketrans({"\u3002": ".", "\uff61": ".", "\ufe52": "."})
+"""Full stops of other scripts that a host name may be written with (NFKC keeps them)."""
+
+
+def _normal(text: str) -> str:
+    """`text` as it reads: compatibility forms folded (NFKC: fullwidth letters and digits as
+    themselves), characters that show nothing taken out (U+200B ZERO WIDTH SPACE, U+00AD SOFT
+    HYPHEN), and full stops of other scripts as ``.``."""
+    if text.isascii():
+        return text
+    folded = unicodedata.normalize("NFKC", text).translate(_DOTS)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
 _NUMBER = re.compile(r"^[-+]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$|^[-+]?[$€£]?\d+(?:\.\d+)?$")
 _EMAIL = re.compile(r"^(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 _IBAN = re.compile(r"^[a-z]{2}\d{2}[a-z0-9]{11,30}$")
 _IBAN_IN_TEXT = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
-_URL = re.compile(r"^(?:https?://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+/\S*$")
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+/\S*$")
 _IDENTIFIER = re.compile(
-    r"(?:https?://|www\.)[^\s<>\"']+"               # a URL
-    r"|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/[^\s<>\"']*"  # a link with no scheme: host.tld/path
+    r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"']+"     # a URL, of any scheme
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                 # an e-mail address
-    r"|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"  # an IBAN
-    r"|\b\d[\d ,.-]{4,}\d\b"                         # a long number (six digits or more)
-)
+    r"|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?:/[^\s<>\"']*)?"  # a host, maybe with a path
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}\b(?:/[^\s<>\"']*)?"   # an IPv4 address
+    r"|(?-i:\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b)"  # an IBAN
+    r"|\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,}\b"  # a code: letters and digits
+    r"|\b\d[\d ,.-]{4,}\d\b",                        # a long number (six digits or more)
+    re.IGNORECASE)
+_IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?:/.*)?$")
 _WORDS = re.compile(r"^[^\W\d_]+(?:[ '’-]+[^\W\d_]+)*$")
 _NOT_PHRASE = re.compile(r"[\W_]+")
 
@@ -282,7 +298,7 @@ def _forms(value: Any) -> tuple[str, ...]:
         return (_number_form(number),)
     if not isinstance(value, str):
         return (json.dumps(value, sort_keys=True),)
-    text = " ".join(value.split()).casefold().strip(_EDGES)
+    text = " ".join(_normal(value).split()).casefold().strip(_EDGES)
     if not text:
         return ()
     if _EMAIL.match(text):
@@ -309,6 +325,7 @@ def _word_forms(raw: str) -> tuple[str, ...]:
 def _tokens(text: str) -> set[str]:
     """Every normal form of every word of `text`, and of the IBANs written with spaces in it."""
     found: set[str] = set()
+    text = _normal(text)
     for raw in text.split():
         found.update(_word_forms(raw))
     for match in _IBAN_IN_TEXT.finditer(text):
@@ -317,7 +334,7 @@ def _tokens(text: str) -> set[str]:
 
 
 def _phrase(text: str) -> str:
-    return f" {_NOT_PHRASE.sub(' ', text.casefold()).strip()} "
+    return f" {_NOT_PHRASE.sub(' ', _normal(text).casefold()).strip()} "
 
 
 def _in_text(form: str, tokens: set[str], phrase: str) -> bool:
@@ -360,18 +377,23 @@ def _is_prose(value: Any) -> bool:
     return bool(forms) and " " in forms[0]
 
 
-def _is_name(text: str) -> bool:
-    """Whether `text` reads as a name of a few words (a folder, a person, a channel), not a
-    sentence: four words at most, no end punctuation."""
-    return len(text.split()) <= 4 and len(text) <= 60 and not re.search(r"[.!?…:;]\s*$", text)
+def _stuck_word(form: str) -> bool:
+    """Whether `form` is one plain word long enough to be found where it is written stuck to
+    signs (``@mallory``, ``role=admin``), not a letter or two that any text has."""
+    return len(form) >= 3 and " " not in form and bool(_WORDS.match(form))
+
+
+_COPIED = 6
+"""How many words of outside content, copied as they are into free text, are labelled."""
 
 
 def _identifiers(text: str) -> Iterator[str]:
     """The identifiers in free text: links, e-mail addresses, IBANs, numbers of six digits or
     more (not dates: a date aims nothing)."""
-    for match in _IDENTIFIER.finditer(text):
+    for match in _IDENTIFIER.finditer(_normal(text)):
         found = match.group().strip(_EDGES)
-        if found[:1].isdigit() and (sum(c.isdigit() for c in found) < 6 or _is_date(found)):
+        if found[:1].isdigit() and not _IPV4.match(found) and (
+                sum(c.isdigit() for c in found) < 6 or _is_date(found)):
             continue
         yield found
 
@@ -407,10 +429,20 @@ class Provenance:
     _results: list[_Indexed] = field(default_factory=list)
     _trusted_tokens: set[str] | None = None
     _trusted_phrase: str = ""
+    _refused: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    """A person's words with the values they do not vouch for (`add_trusted`'s `but_not`)."""
 
-    def add_trusted(self, text: str) -> None:
-        """Trusted text the task has now been given (a person's words)."""
-        self.trusted.append(text)
+    def add_trusted(self, text: str, *, but_not: Any = None) -> None:
+        """Trusted text the task has now been given (a person's words); `but_not`: values it
+        names without vouching for them (a no's reason names what it refused: "GB29… is not
+        our landlord" is no word for GB29…)."""
+        if but_not is not None:
+            refused = {form for path, leaf in _leaves(but_not)
+                       for value in (leaf, *(_identifiers(leaf) if _is_prose(leaf) else ()))
+                       for form in _forms(value)}
+            self._refused.append((text, frozenset(refused)))
+        else:
+            self.trusted.append(text)
         self._trusted_tokens = None
 
     def add(self, seen: Seen) -> None:
@@ -424,7 +456,14 @@ class Provenance:
             self._trusted_tokens = set()
             for text in self.trusted:
                 self._trusted_tokens |= _tokens(text)
-            self._trusted_phrase = _phrase(" \n ".join(self.trusted))
+            phrases = [_phrase(" \n ".join(self.trusted))]
+            for text, refused in self._refused:
+                self._trusted_tokens |= _tokens(text) - refused
+                phrase = _phrase(text)
+                for form in refused:
+                    phrase = phrase.replace(_phrase(form), " | ")
+                phrases.append(phrase)
+            self._trusted_phrase = " ".join(phrases)
         return self._trusted_tokens
 
     def _index_results(self) -> None:
@@ -436,54 +475,96 @@ class Provenance:
         self._pending.clear()
 
     def label(self, tool: str, arguments: Mapping[str, Any], *,
-              endorses: Iterable[Endorse] = (), plain: Iterable[str] = ()) -> Labels:
+              endorses: Iterable[Endorse] = (), plain: Iterable[str] = (),
+              fields: Iterable[str] = (), free_text: bool = True) -> Labels:
         """The labels of a call of `tool` with these arguments (`plain`: arguments not labelled,
-        such as yes/no and declared choices)."""
+        such as yes/no and declared choices; `fields`: the names its schema gives, which a
+        mapping's keys may be without being values; `free_text`: False to label a text of
+        several words whole, as a single value is, not as prose)."""
         if not self.outside_seen:
             return NOTHING_SEEN
-        skip = set(plain)
+        skip, named = set(plain), set(fields)
         endorsing = tuple(endorses)
         labels: list[ArgumentLabel] = []
+
+        def labelled(name: str, path: str, value: Any, *, inside: bool) -> None:
+            label = self._label(tool, name, path, value, endorsing, inside=inside,
+                                words=free_text)
+            if label is not None:
+                labels.append(label)
+
         for name, value in arguments.items():
             if name in skip:
                 continue
             for path, leaf in _leaves(value, name):
-                if _is_prose(leaf) and _is_name(leaf) and self._find(_forms(leaf), outside=True):
-                    # a name of a few words that outside content has ("Q3 payroll", "Mallory
-                    # Evil") is labelled whole, as a one-word name is
-                    label = self._label(tool, name, path, leaf, endorsing, inside=False)
-                    if label is not None:
-                        labels.append(label)
+                if not free_text or not _is_prose(leaf) or self._find(_forms(leaf), outside=True):
+                    # a single value, or words that outside content has whole ("Q3 payroll",
+                    # a command it asked for), are labelled whole
+                    labelled(name, path, leaf, inside=False)
                     continue
-                if _is_prose(leaf):
-                    for found in _identifiers(leaf):
-                        label = self._label(tool, name, path, found, endorsing, inside=True)
-                        if label is not None:
-                            labels.append(label)
-                    continue
-                label = self._label(tool, name, path, leaf, endorsing, inside=False)
-                if label is not None:
-                    labels.append(label)
-            for path, key in _keys(value, name):  # a key that is no word (a field's name is
-                if not _WORDS.match(key) and self._find(_forms(key), outside=True):  # one)
-                    label = self._label(tool, name, path, key, endorsing, inside=False)
-                    if label is not None:
-                        labels.append(label)
+                for found in _identifiers(leaf):
+                    labelled(name, path, found, inside=True)
+                for run in self._copied(leaf):  # words copied from outside content
+                    labels.append(self._copied_label(path, run))
+            for path, key in _keys(value, name):  # a key is a value unless the schema names it
+                if key not in named:
+                    labelled(name, path, key, inside=False)
         return Labels(outside_seen=True, arguments=tuple(labels))
 
+    def _copied_label(self, path: str, run: str) -> ArgumentLabel:
+        """The label of words outside content holds (`_copied`): the request's, when it has
+        them too."""
+        said = f"`{path}` = `{_shown(run)}` (inside its text)"
+        self._index_trusted()
+        if f" {run} " in self._trusted_phrase:
+            return ArgumentLabel(argument=path, value=run, origin=Origin.REQUEST,
+                                 words=f"{said} is in the request.")
+        seen = next(r.seen for r in self._results
+                    if r.seen.outside is not None and f" {run} " in r.phrase)
+        return ArgumentLabel(argument=path, value=run, origin=Origin.OUTSIDE, source=seen.tool,
+                             words=f"{said} is copied from what {seen.tool} returned, "
+                                   f"{seen.outside}.")
+
+    def _copied(self, text: str) -> list[str]:
+        """The runs of `_COPIED` words or more of `text` that outside content holds as they
+        are (a command, a sentence an injection asked to be passed on), each as one text (its
+        identifiers aside: they are labelled on their own)."""
+        words = _phrase(_IDENTIFIER.sub(" ", _normal(text))).split()
+        if len(words) < _COPIED:
+            return []
+        self._index_results()
+        outside = [r.phrase for r in self._results if r.seen.outside is not None]
+        covered = [False] * len(words)
+        for i in range(len(words) - _COPIED + 1):
+            window = f" {' '.join(words[i:i + _COPIED])} "
+            if any(window in phrase for phrase in outside):
+                covered[i:i + _COPIED] = [True] * _COPIED
+        runs, current = [], []
+        for word, copied in zip(words, covered, strict=True):
+            if copied:
+                current.append(word)
+            elif current:
+                runs.append(" ".join(current))
+                current = []
+        return [*runs, " ".join(current)] if current else runs
+
     def _label(self, tool: str, name: str, path: str, value: Any,
-               endorses: tuple[Endorse, ...], *, inside: bool) -> ArgumentLabel | None:
+               endorses: tuple[Endorse, ...], *, inside: bool, words: bool = True
+               ) -> ArgumentLabel | None:
+        """The label of one value (`words`: whether plain words the model wrote are its own,
+        several of them too; else only one word is)."""
         forms = _forms(value)
         if not forms:
             return None
         trusted = self._index_trusted()
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         said = f"`{path}` = `{_shown(text)}`" + (" (inside its text)" if inside else "")
-        if _in_text(forms[0], trusted, self._trusted_phrase):
+        if _in_text(forms[0], trusted, self._trusted_phrase) or (
+                _stuck_word(forms[0]) and f" {forms[0]} " in self._trusted_phrase):
             return ArgumentLabel(argument=path, value=text, origin=Origin.REQUEST,
                                  words=f"{said} is in the request.")
         found = self._find(forms, outside=True) or self._find(forms, outside=False)
-        if found is None and _WORDS.match(forms[0]):
+        if found is None and _WORDS.match(forms[0]) and (words or " " not in forms[0]):
             return ArgumentLabel(argument=path, value=text, origin=Origin.WORDS,
                                  words=f"{said} is a word the model wrote itself.")
         if found is None:
@@ -506,12 +587,14 @@ class Provenance:
             words=f"{said} was picked from {where}, after outside content had entered the task.")
 
     def _find(self, forms: tuple[str, ...], *, outside: bool) -> tuple[Seen, str] | None:
-        """The first result (outside content, or trusted) holding one of `forms`, and where."""
+        """The first result (outside content, or trusted) holding one of `forms`, and where (a
+        plain word counts wherever the result has it, stuck to a sign or not: ``@mallory``)."""
         self._index_results()
         for indexed in self._results:
             if (indexed.seen.outside is not None) is not outside:
                 continue
-            if any(_in_text(f, indexed.tokens, indexed.phrase) for f in forms):
+            if any(_in_text(f, indexed.tokens, indexed.phrase) or (
+                    _stuck_word(f) and f" {f} " in indexed.phrase) for f in forms):
                 return indexed.seen, _where(indexed.seen, forms)
         return None
 

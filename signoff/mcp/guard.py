@@ -455,6 +455,7 @@ def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, Guarded
     skill = types.new_class("UseServerTools", (Skill[None, str],), {}, lambda ns: ns.update({
         "description": "Use the tools of the MCP servers this guard stands in front of.",
         "tools": functions, "version_of": version_of,
+        "free_text": False,  # (it never sees the person's request: no text is theirs)
     }))
     return types.new_class("McpGuard", (Agent,), {}, lambda ns: ns.update({
         "purpose": "You use other MCP servers' tools through signoff's guard.",
