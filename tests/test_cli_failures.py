@@ -74,11 +74,13 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("command", [["users", "list"], ["tasks", "--as", "noor@workshop.example"],
-                                     ["approve", "P", "--as", "noor@workshop.example"]])
+                                     ["approve", "P", "--as", "noor@workshop.example"],
+                                     ["serve", "--port", str(_closed_port())]])
 def test_an_unreachable_database_is_one_sentence(command: list[str]) -> None:
     """`users list`, and the commands that act as someone (they read the database for who that
     is first: they said "report it"), against a PostgreSQL server that is not there: which
-    database (its password hidden), why, and what to check; exit 5."""
+    database (its password hidden), why, and what to check; exit 5. `serve` says it before it
+    serves (it served, and answered each request 500)."""
     port = _closed_port()
     done = signoff(*command, "--app", APP, env={
         "WORKSHOP_DATABASE": f"postgresql+psycopg://shop:secret@127.0.0.1:{port}/shop"})

@@ -15,6 +15,7 @@ from schemathesis.specs.openapi.checks import ignored_auth
 
 from signoff import (
     AgentRefused,
+    App,
     Conflict,
     ConsentError,
     Invalid,
@@ -361,3 +362,24 @@ def test_the_api_survives_fuzzing(fuzzed: SimpleNamespace) -> None:
 
         fuzz()
     assert calls >= 12 * 5
+
+
+def test_a_database_that_cannot_be_used_is_a_503_that_names_no_database() -> None:
+    """A request that finds the app's database down (its token cannot even be read) is told
+    so, 503, without the database's address (it was a 500, "a reason the app did not
+    foresee", from the token's check)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = App("down", database=f"postgresql+psycopg://shop:secret@127.0.0.1:{port}/shop")
+    client = TestClient(create_web_app(app, secure_cookies=False),
+                        raise_server_exceptions=False)
+    told = client.get("/api/tasks", headers={
+        "Authorization": f"Bearer so_0123456789abcdef_{'x' * 43}"})
+    assert told.status_code == 503, told.text
+    assert told.json()["detail"] == ("The app's database cannot be used now, so nothing was "
+                                     "done: try again later (the server's log says why).")
+    assert "secret" not in told.text
+    assert str(port) not in told.text

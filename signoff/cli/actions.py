@@ -278,5 +278,6 @@ def serve(app_spec: str | None, host: str, port: int, insecure_cookies: bool,
     from signoff.web import create_web_app
 
     _check_can_listen(host, port)
+    app.database.ensure_schema()  # a database it cannot use is told before it serves
     uvicorn.run(create_web_app(app, secure_cookies=not insecure_cookies,
                                max_body_bytes=max_body), host=host, port=port)

@@ -18,8 +18,16 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from signoff.app import App
+from signoff.exceptions import StoreError
 from signoff.web.auth import PERSON_STATE, bearer_principal_of
-from signoff.web.problems import MEDIA_TYPE, Problem, ProblemError, instance_of, title_of
+from signoff.web.problems import (
+    MEDIA_TYPE,
+    Problem,
+    ProblemError,
+    instance_of,
+    title_of,
+    to_problem,
+)
 
 __all__ = ["MAX_BODY_BYTES", "Admission", "is_api"]
 
@@ -61,6 +69,9 @@ class Admission:
                                                  headers.get("authorization", ""))
             except ProblemError as problem:
                 await _answer(send, path, problem)
+                return
+            except StoreError as error:  # (the token could not be read: the database is down)
+                await _answer(send, path, to_problem(error))
                 return
             scope.setdefault("state", {})[PERSON_STATE] = person
         declared = headers.get("content-length", "")

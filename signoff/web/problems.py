@@ -24,6 +24,7 @@ from signoff.exceptions import (
     NotAuthorized,
     NotFound,
     SignoffError,
+    StoreError,
     Unavailable,
     UserError,
 )
@@ -93,6 +94,11 @@ def to_problem(error: Exception) -> ProblemError:
         return ProblemError(403, str(error), type_="urn:signoff:problem:refused")
     if isinstance(error, ConsentError):
         return ProblemError(403, str(error), type_="urn:signoff:problem:consent")
+    if isinstance(error, StoreError):  # (its sentence names the database: for the log alone)
+        log.error("A request found the app's database unusable: %s", error)
+        return ProblemError(503, "The app's database cannot be used now, so nothing was done: "
+                                 "try again later (the server's log says why).",
+                            type_="urn:signoff:problem:unavailable")
     if isinstance(error, UserError | SignoffError):
         log.error("signoff refused a request: %s", error)
         return ProblemError(500, UNFORESEEN)
