@@ -246,6 +246,11 @@ def _check_settings(whose: str, *, inbox_url: Any, timeout: Any) -> None:
     at every proposal)."""
     if not isinstance(inbox_url, str):
         raise UserError(f"{whose}'s inbox_url is the inbox's address, as text, not {inbox_url!r}.")
+    if inbox_url and (not inbox_url.startswith(("http://", "https://")) or not (
+            urllib.parse.urlsplit(inbox_url).hostname)):  # (each link it sent went nowhere)
+        raise UserError(f"{whose}'s inbox_url is the inbox's address, starting with http:// or "
+                        f"https:// and naming a host (https://signoff.example), not "
+                        f"{inbox_url!r}.")
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
             0 < timeout < float("inf")):
         raise UserError(f"{whose}'s timeout is a number of seconds above 0, not {timeout!r}.")

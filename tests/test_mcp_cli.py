@@ -38,6 +38,11 @@ def workshop(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (["--agent", "estimator", "--skill", "juggle"], "has no skill 'juggle'; its skills are: "),
     (["--agent", "estimator", "--skill", "juggle", "--subject", "ticket=T-7"],
      "has no skill 'juggle'; its skills are: "),
+    # (it ran over stdio, with no inbox, and no word of it; a wait of -5 was taken for 0)
+    (["--agent", "estimator", "--inbox"], "--inbox serves the inbox and REST API beside the "
+                                          "MCP endpoint over HTTP: give --http HOST:PORT"),
+    (["--agent", "estimator", "--wait", "-5"], "“-5” is not a number of seconds: give one, 0 "
+                                               "or more"),
 ])
 def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:
     """A wrong agent, subject, person or skill stops `signoff mcp serve` with a sentence (a
@@ -97,6 +102,21 @@ env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
     assert ghost.exit_code == EXIT_USAGE
     assert "the work is for ghost@example.com, who is not known" in ghost.output
     assert "Traceback" not in ghost.output
+
+
+@pytest.mark.parametrize(("arguments", "says"), [
+    (["--inbox", "localhost"], "Invalid value for '--inbox': 'localhost' is not HOST:PORT"),
+    (["--http", "127.0.0.1:1", "--inbox", "127.0.0.1:2"], "Give --http or --inbox, not both"),
+    (["--wait", "-1"], "“-1” is not a number of seconds"),
+])
+def test_guard_refuses_options_that_do_not_fit(tmp_path: Path, arguments: list[str],
+                                               says: str) -> None:
+    """A wrong --inbox is told as --inbox's (it was blamed on --http, not given); --http and
+    --inbox together are refused (the --inbox address was ignored without a word); a wait
+    below 0 is refused (it was taken for 0)."""
+    done = CliRunner().invoke(main, ["mcp", "guard", str(_noors_guard(tmp_path)), *arguments])
+    assert done.exit_code == EXIT_USAGE, done.output
+    assert says in " ".join(done.output.split())
 
 
 def _noors_guard(tmp_path: Path) -> Path:

@@ -881,6 +881,7 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
                 got["listed"] = await _signoff(guard, "proposals", config, *token)
                 got["forged"] = await _signoff(guard, "approve", config, first, "--token",
                                                "so_0123456789abcdef_madeup")
+                got["part"] = await _signoff(guard, "approve", config, first[:8], *token)
                 got["mia yes"] = await _signoff(guard, "approve", config, first, *mias)
                 got["mia no"] = await _signoff(guard, "reject", config, first, "--reason",
                                                "No.", *mias)
@@ -897,6 +898,10 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
         return got
 
     got = anyio.run(scenario)
+    code, part = got["part"]  # (it pointed to `signoff proposals --all`, the app's command)
+    assert code == 3, part
+    assert (f"A proposal is named by its whole id (36 characters), as `signoff mcp proposals "
+            f"{config}` lists it.") in " ".join(part.split())
     code, listed = got["listed"]
     assert code == 0
     assert got["first"] in listed

@@ -172,6 +172,12 @@ def test_an_smtp_server_that_cannot_be_reached_is_told_in_a_sentence(
      "A webhook's timeout is a number of seconds above 0, not '10'."),
     (lambda app: notify_by_webhook(app, "https://chat.example/h", inbox_url=42),
      "A webhook's inbox_url is the inbox's address, as text, not 42."),
+    # (each link sent went nowhere: "signoff.example/proposals/…")
+    (lambda app: notify_by_webhook(app, "https://chat.example/h", inbox_url="signoff.example"),
+     "A webhook's inbox_url is the inbox's address, starting with http:// or https:// and "
+     "naming a host (https://signoff.example), not 'signoff.example'."),
+    (lambda app: notify_by_email(app, host="smtp.example", sender="s@x.example",
+                                 inbox_url="ftp://x"), "not 'ftp://x'"),
     (lambda app: notify_by_email(app, host="", sender="s@x.example"),
      "An e-mail notifier's host is the SMTP server's name or address, not ''."),
     (lambda app: notify_by_email(app, host="smtp.example", sender=""),

@@ -225,6 +225,15 @@ def revoking_a_rule(rule_id: str) -> str:
     return runnable(f"rules revoke {shlex.quote(rule_id)}{app_option_words()}")
 
 
+def listing_proposals() -> str:
+    """The command that lists every proposal a person may see, for this command's app (the
+    guard's, when it opened one)."""
+    guard = _opened_guard()
+    if guard:
+        return runnable(f"mcp proposals {shlex.quote(guard)}")
+    return runnable(f"proposals --all{app_option_words()}")
+
+
 def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
     """"There is nobody with the handle … in the app" (then `advice`), and, when the app's
     database is a SQLite file named from the current folder, which file that is here: run from

@@ -37,22 +37,31 @@ T = TypeVar("T")
 __all__ = ["mcp"]
 
 
-def _address(value: str) -> tuple[str, int]:
-    """HOST and PORT of an address to serve at, if it is one and nothing else listens there."""
+def _address(value: str, option: str = "--http") -> tuple[str, int]:
+    """HOST and PORT of an address to serve at, if it is one and nothing else listens there
+    (`option`: the option it was given with)."""
     import socket
 
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter(f"{value!r} is not HOST:PORT (a port from 1 to 65535), e.g. "
-                                 "127.0.0.1:8765.", param_hint="'--http'")
+                                 "127.0.0.1:8765.", param_hint=f"'{option}'")
     try:
         with socket.create_server((host, int(port))):
             pass
     except OSError as error:
         raise click.BadParameter(f"{value} cannot be served at ({error.strerror or error}): "
                                  "give another port, or stop what listens there.",
-                                 param_hint="'--http'") from None
+                                 param_hint=f"'{option}'") from None
     return host, int(port)
+
+
+def _seconds(context: click.Context, parameter: click.Parameter, value: float) -> float:
+    """A --wait of 0 seconds or more (a negative one was taken for 0)."""
+    if value < 0 or value != value:  # (NaN too)
+        raise click.BadParameter(f"“{value:g}” is not a number of seconds: give one, 0 or more "
+                                 "(0 answers a proposed call at once).")
+    return value
 
 
 def _sdk() -> None:
@@ -90,6 +99,7 @@ def mcp() -> None:
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--inbox", is_flag=True, help="With --http: serve the inbox and REST API beside it.")
 @click.option("--wait", "wait_seconds", default=240.0, show_default=True, metavar="SECONDS",
+              callback=_seconds,
               help="How long a proposed call is kept open for its decision (0: answer at once).")
 def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_name: str | None,
           subject: str | None, http_address: str | None, inbox: bool,
@@ -107,6 +117,9 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
       signoff mcp serve --app examples/workshop.py --agent estimator --subject ticket=T-7 \\
           --http 127.0.0.1:8765
     """
+    if inbox and http_address is None:
+        raise click.UsageError("--inbox serves the inbox and REST API beside the MCP endpoint "
+                               "over HTTP: give --http HOST:PORT with it.")
     _sdk()
     import anyio
 
@@ -189,6 +202,7 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
 @click.option("--inbox", "inbox_address", default=None, metavar="HOST:PORT",
               help="Over stdio: serve the inbox and REST API at this address too.")
 @click.option("--wait", "wait_seconds", default=240.0, show_default=True, metavar="SECONDS",
+              callback=_seconds,
               help="How long a proposed call is kept open for its decision (0: answer at once).")
 def guard(config_path: str, http_address: str | None, inbox_address: str | None,
           wait_seconds: float) -> None:
@@ -206,9 +220,13 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     _sdk()
     from signoff.mcp.config import GuardConfig
 
-    for address in (http_address, inbox_address):
+    if http_address is not None and inbox_address is not None:
+        raise click.UsageError("Give --http or --inbox, not both: over HTTP the inbox and the "
+                               "REST API are served beside /mcp at the --http address; --inbox "
+                               "serves them when the guard speaks over stdio.")
+    for address, option in ((http_address, "--http"), (inbox_address, "--inbox")):
         if address is not None:
-            _address(address)  # refused before the upstreams start
+            _address(address, option)  # refused before the upstreams start
     try:
         config = GuardConfig.load(config_path)
     except SignoffError as error:

@@ -24,6 +24,7 @@ from signoff.cli import (
     TOKEN_OPTION,
     app_option_words,
     given,
+    listing_proposals,
     load_app,
     main,
     revoking_a_rule,
@@ -147,8 +148,8 @@ def echo_proposals(found: list[Any], *, as_json: bool, people: Any,
 
 def _proposal(inbox: Inbox, me: Any, proposal_id: str) -> Any:
     """The proposal `me` may see with id `proposal_id`; `NotFound` otherwise (see `_by_id`)."""
-    return _by_id("proposal", "proposals --all", proposal_id,
-                  lambda: inbox.proposal(me, proposal_id))
+    return by_whole_id("proposal", f"as `{listing_proposals()}` lists it", proposal_id,
+                       lambda: inbox.proposal(me, proposal_id))
 
 
 def _by_id(kind: str, listed_by: str, given_id: str, find: Callable[[], T]) -> T:
