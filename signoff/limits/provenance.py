@@ -256,13 +256,19 @@ _IBAN_IN_TEXT = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+/\S*$")
 _IDENTIFIER = re.compile(
     r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"']+"     # a URL, of any scheme
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                 # an e-mail address
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)*"                 # an e-mail address (a host's own too)
+    r"|(?<![\w@#])[@#][\w.-]{2,}"                     # a handle, a channel
     r"|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?:/[^\s<>\"']*)?"  # a host, maybe with a path
     r"|\b\d{1,3}(?:\.\d{1,3}){3}\b(?:/[^\s<>\"']*)?"   # an IPv4 address
     r"|(?-i:\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b)"  # an IBAN
     r"|\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,}\b"  # a code: letters and digits
+    r"|(?-i:\b(?=[A-Z0-9-]*\d)[A-Z0-9]{3,}(?:-[A-Z0-9]{3,}){2,}\b)"  # a code in groups
     r"|\b\d[\d ,.-]{4,}\d\b",                        # a long number (six digits or more)
     re.IGNORECASE)
+_FILE_NAME = re.compile(r"^[\w-]+\.(?:pdf|txt|md|csv|json|xml|html?|docx?|xlsx?|pptx?|odt|ods|"
+                        r"png|jpe?g|gif|svg|zip|gz|tar|py|js|ts|log|ics|eml)$", re.IGNORECASE)
+_DAY_OR_YEARS = re.compile(r"^\d{1,2}[./-]\d{1,2}[./-]\d{2,4}$|^\d{1,2}[.:]\d{2}(?: ?- ?\d{1,2}"
+                           r"[.:]\d{2})?$|^(?:(?:19|20)\d{2}(?:[ ,.-]+|$))+$")
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?:/.*)?$")
 _WORDS = re.compile(r"^[^\W\d_]+(?:[ '’-]+[^\W\d_]+)*$")
 _NOT_PHRASE = re.compile(r"[\W_]+")
@@ -383,6 +389,9 @@ def _stuck_word(form: str) -> bool:
     return len(form) >= 3 and " " not in form and bool(_WORDS.match(form))
 
 
+_SETTING = re.compile(r"^[^\W\d_]+(?:[_-][^\W\d_]+)*$")
+"""A key that reads as a setting's name (``max_retries``): words joined, no space."""
+
 _COPIED = 6
 """How many words of outside content, copied as they are into free text, are labelled."""
 
@@ -392,6 +401,8 @@ def _identifiers(text: str) -> Iterator[str]:
     more (not dates: a date aims nothing)."""
     for match in _IDENTIFIER.finditer(_normal(text)):
         found = match.group().strip(_EDGES)
+        if _FILE_NAME.match(found) or _DAY_OR_YEARS.match(found):
+            continue  # (a file's name, a day written the European way, years: none aims)
         if found[:1].isdigit() and not _IPV4.match(found) and (
                 sum(c.isdigit() for c in found) < 6 or _is_date(found)):
             continue
@@ -410,6 +421,8 @@ class _Indexed:
     seen: Seen
     tokens: set[str]
     phrase: str
+    bare: str | None = None
+    """Its phrase with its identifiers taken out (`_bare_phrase`), once needed."""
 
 
 @dataclass(kw_only=True)
@@ -470,7 +483,7 @@ class Provenance:
         """Index the results seen since last time (only when a value is not in the trusted
         text: a call whose every argument the request gave costs no result's reading)."""
         for seen in self._pending:
-            text = seen.text if seen.value is None else f"{seen.text}\n{json.dumps(seen.value)}"
+            text = _text_of(seen)
             self._results.append(_Indexed(seen=seen, tokens=_tokens(text), phrase=_phrase(text)))
         self._pending.clear()
 
@@ -497,56 +510,65 @@ class Provenance:
             if name in skip:
                 continue
             for path, leaf in _leaves(value, name):
-                if not free_text or not _is_prose(leaf) or self._find(_forms(leaf), outside=True):
+                if not free_text or not _is_prose(leaf) or (
+                        not _formula(leaf) and self._find(_forms(leaf), outside=True)):
                     # a single value, or words that outside content has whole ("Q3 payroll",
                     # a command it asked for), are labelled whole
                     labelled(name, path, leaf, inside=False)
                     continue
                 for found in _identifiers(leaf):
                     labelled(name, path, found, inside=True)
-                for run in self._copied(leaf):  # words copied from outside content
-                    labels.append(self._copied_label(path, run))
+                for run, seen in self._copied(leaf):  # words copied from outside content
+                    labels.append(self._copied_label(path, run, seen))
             for path, key in _keys(value, name):  # a key is a value unless the schema names it
-                if key not in named:
-                    labelled(name, path, key, inside=False)
+                if key in named or (_SETTING.match(key) and not self._find(
+                        _forms(key), outside=True)):  # (or it is a setting's name of the model's)
+                    continue
+                label = self._label(tool, name, path, key, endorsing, inside=False, words=False)
+                if label is not None:
+                    labels.append(label)
         return Labels(outside_seen=True, arguments=tuple(labels))
 
-    def _copied_label(self, path: str, run: str) -> ArgumentLabel:
-        """The label of words outside content holds (`_copied`): the request's, when it has
-        them too."""
+    def _copied_label(self, path: str, run: str, seen: Seen) -> ArgumentLabel:
+        """The label of words outside content (`seen`) holds (`_copied`): the request's, when
+        it has them too."""
         said = f"`{path}` = `{_shown(run)}` (inside its text)"
         self._index_trusted()
         if f" {run} " in self._trusted_phrase:
             return ArgumentLabel(argument=path, value=run, origin=Origin.REQUEST,
                                  words=f"{said} is in the request.")
-        seen = next(r.seen for r in self._results
-                    if r.seen.outside is not None and f" {run} " in r.phrase)
         return ArgumentLabel(argument=path, value=run, origin=Origin.OUTSIDE, source=seen.tool,
                              words=f"{said} is copied from what {seen.tool} returned, "
                                    f"{seen.outside}.")
 
-    def _copied(self, text: str) -> list[str]:
-        """The runs of `_COPIED` words or more of `text` that outside content holds as they
-        are (a command, a sentence an injection asked to be passed on), each as one text (its
-        identifiers aside: they are labelled on their own)."""
-        words = _phrase(_IDENTIFIER.sub(" ", _normal(text))).split()
+    def _copied(self, text: str) -> list[tuple[str, Seen]]:
+        """The runs of `_COPIED` words or more of `text` that a result of outside content holds
+        as they are (a command, a sentence an injection asked to be passed on), each with that
+        result; identifiers aside, on both sides (they are labelled on their own), and runs of
+        words any letter has (`_COMMON`: "let me know if you have any questions") let be."""
+        words = _bare_phrase(text).split()
         if len(words) < _COPIED:
             return []
         self._index_results()
-        outside = [r.phrase for r in self._results if r.seen.outside is not None]
-        covered = [False] * len(words)
-        for i in range(len(words) - _COPIED + 1):
-            window = f" {' '.join(words[i:i + _COPIED])} "
-            if any(window in phrase for phrase in outside):
-                covered[i:i + _COPIED] = [True] * _COPIED
-        runs, current = [], []
-        for word, copied in zip(words, covered, strict=True):
-            if copied:
-                current.append(word)
-            elif current:
-                runs.append(" ".join(current))
-                current = []
-        return [*runs, " ".join(current)] if current else runs
+        found: list[tuple[str, Seen]] = []
+        for indexed in self._results:
+            if indexed.seen.outside is None:
+                continue
+            if indexed.bare is None:
+                indexed.bare = _bare_phrase(_text_of(indexed.seen))
+            covered = [False] * len(words)
+            for i in range(len(words) - _COPIED + 1):
+                if f" {' '.join(words[i:i + _COPIED])} " in indexed.bare:
+                    covered[i:i + _COPIED] = [True] * _COPIED
+            run: list[str] = []
+            for word, copied in zip([*words, ""], [*covered, False], strict=True):
+                if copied:
+                    run.append(word)
+                    continue
+                if sum(w not in _COMMON for w in run) >= 2:
+                    found.append((" ".join(run), indexed.seen))
+                run = []
+        return found
 
     def _label(self, tool: str, name: str, path: str, value: Any,
                endorses: tuple[Endorse, ...], *, inside: bool, words: bool = True
@@ -597,6 +619,36 @@ class Provenance:
                     _stuck_word(f) and f" {f} " in indexed.phrase) for f in forms):
                 return indexed.seen, _where(indexed.seen, forms)
         return None
+
+
+def _formula(text: str) -> bool:
+    """Whether `text` is only words any letter has ("Thank you!", "Best regards")."""
+    return all(word in _COMMON for word in _phrase(text).split())
+
+
+def _text_of(seen: Seen) -> str:
+    """All a result says: what the model was told of it, and its JSON."""
+    return seen.text if seen.value is None else f"{seen.text}\n{json.dumps(seen.value)}"
+
+
+def _bare_phrase(text: str) -> str:
+    """`text`'s words (`_phrase`), its identifiers taken out."""
+    return _phrase(_IDENTIFIER.sub(" ", _normal(text)))
+
+
+_COMMON_WORDS = """
+a about after again all also am an and any are as at be because been before being best both
+but by can could dear do does doing done for from get getting glad go going good great had has
+have having he hear hearing hello her here hi him his hope how i if in is it its just keep kind
+know let like look looking many may me more most much my need next no not now of on one or other
+our out please questions regards reply see she should so some soon sure thank thanks that the
+their them then there these they this those time to today too touch up us very want was way we
+well were what when where which while who will with would yes you your yours email mail message
+find finds forward hesitate attached below above following note feel free contact day week
+"""
+_COMMON = frozenset(_COMMON_WORDS.split())
+"""Words any letter has: a run of copied words with fewer than two others is a letter's
+formula ("please let me know if you have any questions"), which steers nothing."""
 
 
 def _where(seen: Seen, forms: tuple[str, ...]) -> str:
