@@ -95,6 +95,13 @@ class App:
         """The people and agent accounts of this app."""
         self.credentials = Credentials(self.database, self.people)
         """Their passwords and bearer tokens (stored hashed)."""
+        # (a key of another kind, or too short, failed at the first consent, once a TypeError)
+        if key is not None and not (isinstance(key, bytes | str) and len(
+                key.encode() if isinstance(key, str) else key) >= 16):
+            given = (f"{len(key.encode() if isinstance(key, str) else key)} bytes"
+                     if isinstance(key, bytes | str) else f"a {type(key).__name__}")
+            raise UserError(f"key is the app's secret for consent tokens, bytes or text of 16 "
+                            f"bytes or more (os.environ['SIGNOFF_KEY'], say), not {given}.")
         self._key = key
         self._key_file = Path(key_file) if key_file is not None else None
         self._seal: ConsentSeal | None = None

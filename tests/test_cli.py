@@ -137,6 +137,11 @@ def test_a_folder_given_as_the_app_is_a_usage_error(tmp_path: Path) -> None:
     code, out = _run("actions", "--app", "../elsewhere")
     assert code == 2, out
     assert "give the app as a file ending in .py" in out
+    notes = tmp_path / "notes.md"  # (a file of another kind: it offered notes.md/app.py)
+    notes.write_text("# notes")
+    code, out = _run("actions", "--app", str(notes))
+    assert code == 2, out
+    assert f"(such as {tmp_path / 'notes.py'}:app)" in " ".join(out.split())
 
 
 def test_no_app_named() -> None:

@@ -9,6 +9,7 @@ import re
 import stat
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from sqlalchemy import String
@@ -299,3 +300,21 @@ def test_a_query_needs_no_consent_and_is_given_none(tmp_path: Path) -> None:
             "wanted, with app.actions.run('how_many', ..., as_=...).")):
         shop.app.actions.consent("how_many", {"stock": shop.stock}, as_=shop.kim)
     assert shop.app.actions.run("how_many", {"stock": shop.stock}, as_=shop.kim).value == 0
+
+
+def test_a_consent_is_made_by_a_handle_too(tmp_path: Path) -> None:
+    """`as_` takes a person's handle, as a run does (it was told "one principal, not a set")."""
+    shop = _shop(tmp_path)
+    token = shop.app.actions.consent("reorder", {"stock": shop.stock, "count": 1},
+                                     as_="kim@shop.example")
+    assert shop.app.actions.run_consented(token).outcome is ActionOutcome.DONE
+
+
+@pytest.mark.parametrize(("key", "told"), [(5, "not a int"), ("short", "not 5 bytes"),
+                                           (b"x", "not 1 bytes")])
+def test_a_key_that_cannot_seal_is_refused_as_the_app_is_made(key: Any, told: str) -> None:
+    """A key of another kind, or too short, was taken, and failed at the first consent (a
+    TypeError, for a number); its value is not said back (it is a secret)."""
+    with pytest.raises(UserError, match=re.escape(told)) as refused:
+        App("keyed", database="sqlite://", key=key)
+    assert "short" not in str(refused.value)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from signoff.exceptions import UserError
 from signoff.limits.grounding import (
     Citation,
     CitationProblem,
@@ -163,3 +166,11 @@ def test_a_problem_reads_the_same_as_a_string() -> None:
     problem = CitationProblem(kind=ProblemKind.UNCITED, claim=1, claim_text="x" * 200)
     assert str(problem) == problem.words
     assert "…" in problem.words
+
+
+def test_an_answer_that_is_no_grounded_answer_is_told_so() -> None:
+    """Text given for the answer is refused in a sentence (an AttributeError from inside)."""
+    with pytest.raises(UserError, match=re.escape(
+            "check_citations checks a GroundedAnswer, not str: read the model's answer into one "
+            "first (GroundedAnswer.model_validate).")):
+        check_citations("answer", {})  # type: ignore[arg-type]

@@ -1803,7 +1803,8 @@ def test_a_yes_to_research_that_kept_no_model_names_one_and_decides_nothing(
     assert told.exit_code == 2, told.output
     assert "keeps no model to go on with (it was started with a model given in code" in (
         " ".join(told.output.split()))
-    assert "--model SPEC" in told.output
+    assert "--model SPEC (--model offline for the reader;" in " ".join(told.output.split())
+    assert "to decide it" not in told.output  # (`--go-on` decides nothing)
     assert app.proposal(proposal.id).status.value == "Waiting"
     app.reject(proposal, by=me, reason="Not that site.")
     again = CliRunner().invoke(research, ["--approve", proposal.id, "--database", database])

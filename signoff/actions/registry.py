@@ -371,14 +371,17 @@ class Actions:
 
     # -- consent -------------------------------------------------------------------------
 
-    def consent(self, name: str, values: Mapping[str, Any], *, as_: Principal) -> str:
+    def consent(self, name: str, values: Mapping[str, Any], *, as_: Principal | str) -> str:
         """Seal action `name`, `values` and the principal `as_` into a token for later.
 
         The values are checked now; the principal's rights are checked when it runs.
         """
         action = self._get(name)
+        if isinstance(as_, str):  # (a person's handle, as a run takes one)
+            as_ = self._people.get(as_)
         if not isinstance(as_, Principal):
-            raise UserError("A consent is made by one principal, not a set.")
+            raise UserError(f"A consent is made by one principal (or their handle), not "
+                            f"{as_!r}.")
         if action.info.query:  # (its one use is a write, which a query's run cannot make)
             raise UserError(f"{action.name} is a query: it only reads, so it needs no consent; "
                             f"run it when it is wanted, with app.actions.run({action.name!r}, "

@@ -130,10 +130,12 @@ def load_app(spec: str | None) -> Any:
         else:
             if not all(part.isidentifier() for part in where.split(".")):  # (a package's
                 # folder named as a module imports as one)
+                folder = Path(where).is_dir()  # (a file of another kind has no app.py in it)
+                such_as = Path(where) / "app.py" if folder else Path(where).with_suffix(".py")
                 raise click.UsageError(
-                    f"{spec}: give the app as a file ending in .py (such as "
-                    f"{Path(where) / 'app.py'}:app) or as a module (myapp:app); {where} is "
-                    f"{'a folder' if Path(where).is_dir() else 'neither'}.")
+                    f"{spec}: give the app as a file ending in .py (such as {such_as}:app) or "
+                    f"as a module (myapp:app); {where} is "
+                    f"{'a folder' if folder else 'neither'}.")
             _on_path(Path.cwd())  # a module of this folder imports, as with `python -m`
             module = importlib.import_module(where)
     except ModuleNotFoundError as error:

@@ -500,9 +500,10 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
     if kept is None or not kept.spec:
         raise click.UsageError(
             f"Research task {task} keeps no model to go on with (it was started with a model "
-            "given in code, or before research kept its model with the task): name the one it "
-            "was researched with, "
-            "--model SPEC (and --price IN,OUT if it needs one), to decide it and go on.")
+            "given in code, with the offline reader, which is not kept, or before research "
+            "kept its model with the task): name the one it was researched with, --model SPEC "
+            "(--model offline for the reader; --price IN,OUT if it needs one), and run it "
+            "again.")
     try:
         return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
     except click.BadParameter as error:

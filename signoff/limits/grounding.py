@@ -228,6 +228,9 @@ def check_citations(
     Each claim is checked citation by citation, and each problem names its claim. A declined
     answer is checked for what it says it searched and found.
     """
+    if not isinstance(answer, GroundedAnswer):
+        raise UserError(f"check_citations checks a GroundedAnswer, not {type(answer).__name__}: "
+                        "read the model's answer into one first (GroundedAnswer.model_validate).")
     if answer.declined is not None:
         return _check_declined(answer, answer.declined, retrieved, searched)
     pieces = {sid: [normalise(p) for p in ([t] if isinstance(t, str) else t)]
