@@ -37,6 +37,12 @@ from signoff.testing import ScriptedModel, says
 from tests.test_loop import Tally, _counter
 
 
+class _Done(BaseModel):
+    """What the tests' skills hand back."""
+
+    ok: bool
+
+
 def _tasks(app: App) -> int:
     with app.database.connect() as db:
         return int(db.execute(select(func.count()).select_from(tasks)).scalar_one())
@@ -421,10 +427,7 @@ def test_a_yes_with_a_value_its_column_cannot_keep_keeps_the_proposal_waiting(
         memo.text = text
         return "Written."
 
-    class Done(BaseModel):
-        ok: bool
-
-    class Note(Skill[Memo, Done]):
+    class Note(Skill[Memo, _Done]):
         description = "Note."
         tools = [write]
 
@@ -438,7 +441,7 @@ def test_a_yes_with_a_value_its_column_cannot_keep_keeps_the_proposal_waiting(
         memo = Memo()
         s.add(memo)
     outcome = app.agent(Scribe).do(Note(), memo, for_=ann, model=ScriptedModel(
-        says.tool(write, memo=memo.id, text="Hello."), says.hand_back(Done(ok=True))))
+        says.tool(write, memo=memo.id, text="Hello."), says.hand_back(_Done(ok=True))))
     (proposal,) = app.proposals(task=outcome.task)
     with pytest.raises(EditRefused, match=re.escape(
             "The changed values do not fit write: Memo's text keeps at most 10 characters; the "
@@ -567,10 +570,7 @@ def test_a_call_on_a_record_the_agent_cannot_read_is_put_to_nobody(database: str
         note.title = title
         return "Renamed."
 
-    class Done(BaseModel):
-        ok: bool
-
-    class Work(Skill[Note, Done]):
+    class Work(Skill[Note, _Done]):
         description = "Work."
         tools = [rename_secret, rename_note]
 
@@ -589,7 +589,7 @@ def test_a_call_on_a_record_the_agent_cannot_read_is_put_to_nobody(database: str
         says.tool(rename_secret, secret=secret.id, title="x"),
         says.tool(rename_secret, secret=nowhere, title="x"),
         says.tool(rename_note, note=note.id, title="m"),
-        says.hand_back(Done(ok=True))))
+        says.hand_back(_Done(ok=True))))
     assert outcome.status is TaskStatus.WAITING
     (proposal,) = app.proposals(task=outcome.task)
     assert proposal.action == "rename_note"
