@@ -27,6 +27,7 @@ from signoff import (
     Choices,
     Conflict,
     Failed,
+    FreeText,
     Invalid,
     NotAuthorized,
     NotFound,
@@ -176,6 +177,31 @@ def test_context_parameters_are_filled_by_the_app_and_never_shown() -> None:
     assert app.actions.run("legacy", {"note": "x"}, as_=mia).done
     assert isinstance(seen["db"], Session)
     assert seen["who"].names == "Mia"
+
+
+def test_free_text_is_declared_on_text_parameters_alone() -> None:
+    """`Annotated[str, FreeText]` (or `FreeText()`) marks a text parameter free text, which the
+    catalogue says and the values are read as any text; on a number it is refused."""
+    app = App("t", database="sqlite://")
+
+    @app.action
+    def post(channel: str, body: Annotated[str, FreeText], footer: Annotated[str, FreeText()] = ""
+             ) -> str:
+        """Post a message."""
+        return f"{channel}: {body}{footer}"
+
+    def count(times: Annotated[int, FreeText]) -> None:
+        """Count."""
+
+    info = app.actions.info("post")
+    assert [(p.name, p.free_text) for p in info.parameters] == [
+        ("channel", False), ("body", True), ("footer", True)]
+    mia = app.people.add("mia@x.example", "Mia")
+    assert app.actions.run("post", {"channel": "news", "body": "Hello all"}, as_=mia).said == (
+        "news: Hello all")
+    with pytest.raises(UserError, match=re.escape(
+            "Action count, parameter times: FreeText is for a text parameter")):
+        app.add_action(count)
 
 
 def test_collected_actions_are_offered_and_unmarked_ones_refused() -> None:

@@ -182,6 +182,15 @@ def test_without_free_text_every_text_is_labelled_whole() -> None:
         ("name", Origin.WORDS), ("text", Origin.UNTRACED)]
 
 
+def test_only_the_arguments_named_free_text_are_prose() -> None:
+    """Given the arguments that are free text, a text of several words in any other is
+    labelled whole (composed: untraced); the free text's words carry no label."""
+    labels = _injected().label("write", {"title": "hello there friend",
+                                         "text": "hello there friend"},
+                               free_text=frozenset({"text"}))
+    assert [(a.argument, a.origin) for a in labels.arguments] == [("title", Origin.UNTRACED)]
+
+
 def test_words_copied_from_two_results_are_each_labelled_by_their_own() -> None:
     """Runs of words that two outside results each hold a part of, joined in one text, are
     labelled each by the result that holds it (the joined run was looked for whole in one

@@ -2,7 +2,7 @@
 
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.cause import current_cause
-from signoff.actions.declare import ActionFunction, Choices, Label, Provided, action
+from signoff.actions.declare import ActionFunction, Choices, FreeText, Label, Provided, action
 from signoff.actions.parameters import Parameter, ParameterKind
 from signoff.actions.registry import Actions
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
@@ -21,6 +21,7 @@ __all__ = [
     "Effect",
     "EffectKind",
     "Effects",
+    "FreeText",
     "Label",
     "Parameter",
     "ParameterKind",

@@ -21,6 +21,7 @@ __all__ = [
     "ActionFunction",
     "ActionOptions",
     "Choices",
+    "FreeText",
     "Label",
     "Provided",
     "Untrusted",
@@ -49,6 +50,16 @@ class Provided:
     ``cause`` are always provided."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class FreeText:
+    """A text parameter whose words are prose the model composes (a message's body, a note):
+    ``Annotated[str, FreeText]``. Once outside content has entered a task, the words of free
+    text carry no label — only the identifiers in it and the runs of words copied from outside
+    content do — while every other text parameter of an action that declares one is labelled
+    whole, as a single value is (a folder's name of two words, a command). For an action that
+    declares none, its skill says (`Skill.free_text`)."""
 
 
 @dataclass(frozen=True)

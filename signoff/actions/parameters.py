@@ -18,7 +18,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
-from signoff.actions.declare import Choices, Label, Provided
+from signoff.actions.declare import Choices, FreeText, Label, Provided
 from signoff.exceptions import UserError
 from signoff.security.records import RecordBase
 
@@ -81,6 +81,9 @@ class Parameter:
     """Whether this is the record the action acts on."""
     provided: str | None = None
     """For a context parameter: the name the app fills it by; never shown to a caller."""
+    free_text: bool = False
+    """Whether it is declared free text (``Annotated[str, FreeText]``): prose whose words carry
+    no provenance label."""
 
     @property
     def members(self) -> list[str]:
@@ -260,6 +263,10 @@ def read_parameters(
             )
             continue
         kind = kind_of(inner, where=where)
+        free_text = any(e is FreeText or isinstance(e, FreeText) for e in extras)
+        if free_text and kind is not ParameterKind.TEXT:
+            raise UserError(f"{where}: FreeText is for a text parameter (`{name}: "
+                            f"Annotated[str, FreeText]`), not {kind.value}.")
         is_subject = position == 0 and kind is ParameterKind.RECORD and not nullable
         if kind is ParameterKind.RECORD and not is_subject and choices is None:
             raise UserError(
@@ -277,6 +284,7 @@ def read_parameters(
                 nullable=nullable,
                 choices=choices,
                 is_subject=is_subject,
+                free_text=free_text,
             )
         )
     return parameters

@@ -29,8 +29,8 @@ from signoff.models.base import Message
 if TYPE_CHECKING:
     from signoff.agents.repository import CallRow
 
-__all__ = ["TaskLabels", "evidence_of", "field_names", "floor", "may_return_outside_content",
-           "outside_reason", "plain_arguments", "trusted_text"]
+__all__ = ["TaskLabels", "evidence_of", "field_names", "floor", "free_text_arguments",
+           "may_return_outside_content", "outside_reason", "plain_arguments", "trusted_text"]
 
 
 def outside_reason(action: Action, value: Any) -> str | None:
@@ -109,6 +109,11 @@ def field_names(action: Action) -> frozenset[str]:
     return _fields(json.dumps(action.info.parameters_schema, sort_keys=True))
 
 
+def free_text_arguments(action: Action) -> frozenset[str]:
+    """The parameters the action declares free text (``Annotated[str, FreeText]``)."""
+    return frozenset(p.name for p in action.info.parameters if p.free_text)
+
+
 def plain_arguments(action: Action) -> frozenset[str]:
     """The arguments that carry no label: yes/no, and the choices the action declares."""
     return _plain(json.dumps(action.info.parameters_schema, sort_keys=True))
@@ -158,13 +163,14 @@ class TaskLabels:
         trusted text; `calls`: its tool calls, read only when this process does not know them;
         `others`: the other tasks of its work and their last steps, whose calls it has seen
         too, read with `others_since` as far as they are new; `free_text`: the skill's, see
-        `Skill.free_text`)."""
+        `Skill.free_text`, for an action that declares no free text parameter)."""
         if not self.label(action):
             return NOTHING_SEEN
         known = self._before(task_id, turn, trusted, calls, others, others_since)
+        declared = free_text_arguments(action)
         return known.provenance.label(action.name, arguments, endorses=endorses,
-                                      plain=plain_arguments(action),
-                                      fields=field_names(action), free_text=free_text)
+                                      plain=plain_arguments(action), fields=field_names(action),
+                                      free_text=declared or free_text)
 
     @staticmethod
     def label(action: Action) -> bool:

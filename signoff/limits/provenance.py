@@ -489,35 +489,37 @@ class Provenance:
 
     def label(self, tool: str, arguments: Mapping[str, Any], *,
               endorses: Iterable[Endorse] = (), plain: Iterable[str] = (),
-              fields: Iterable[str] = (), free_text: bool = True) -> Labels:
+              fields: Iterable[str] = (), free_text: bool | frozenset[str] = True
+              ) -> Labels:
         """The labels of a call of `tool` with these arguments (`plain`: arguments not labelled,
         such as yes/no and declared choices; `fields`: the names its schema gives, which a
-        mapping's keys may be without being values; `free_text`: False to label a text of
-        several words whole, as a single value is, not as prose)."""
+        mapping's keys may be without being values; `free_text`: which arguments' texts of
+        several words are prose — every one's (True), none's (False: each text is labelled
+        whole, as a single value is), or those named)."""
         if not self.outside_seen:
             return NOTHING_SEEN
         skip, named = set(plain), set(fields)
         endorsing = tuple(endorses)
         labels: list[ArgumentLabel] = []
 
-        def labelled(name: str, path: str, value: Any, *, inside: bool) -> None:
-            label = self._label(tool, name, path, value, endorsing, inside=inside,
-                                words=free_text)
+        def labelled(name: str, path: str, value: Any, *, inside: bool, prose: bool) -> None:
+            label = self._label(tool, name, path, value, endorsing, inside=inside, words=prose)
             if label is not None:
                 labels.append(label)
 
         for name, value in arguments.items():
             if name in skip:
                 continue
+            prose = free_text if isinstance(free_text, bool) else name in free_text
             for path, leaf in _leaves(value, name):
-                if not free_text or not _is_prose(leaf) or (
+                if not prose or not _is_prose(leaf) or (
                         not _formula(leaf) and self._find(_forms(leaf), outside=True)):
                     # a single value, or words that outside content has whole ("Q3 payroll",
                     # a command it asked for), are labelled whole
-                    labelled(name, path, leaf, inside=False)
+                    labelled(name, path, leaf, inside=False, prose=prose)
                     continue
                 for found in _identifiers(leaf):
-                    labelled(name, path, found, inside=True)
+                    labelled(name, path, found, inside=True, prose=prose)
                 for run, seen in self._copied(leaf):  # words copied from outside content
                     labels.append(self._copied_label(path, run, seen))
             for path, key in _keys(value, name):  # a key is a value unless the schema names it

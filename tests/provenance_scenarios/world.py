@@ -17,7 +17,19 @@ from pydantic import BaseModel
 from sqlalchemy import String, Text, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from signoff import SYSTEM, Agent, App, Endorse, Permits, Provided, Skill, allow, policy, sends
+from signoff import (
+    SYSTEM,
+    Agent,
+    App,
+    Endorse,
+    FreeText,
+    Permits,
+    Provided,
+    Skill,
+    allow,
+    policy,
+    sends,
+)
 from signoff.security.principals import Principal
 
 HOME = "@home.example"
@@ -154,26 +166,29 @@ def make_world(database: str = "sqlite://") -> dict[str, Any]:
     # -- acting -------------------------------------------------------------------------
 
     @app.action("Transfer money")
-    def transfer(iban: str, amount: Decimal, memo: str,
+    def transfer(iban: str, amount: Decimal, memo: Annotated[str, FreeText],
                  session: Annotated[Session, Provided("session")]) -> str:
         """Pay an amount to an IBAN."""
         _did(session, "transfer", f"{amount} to {iban}: {memo}")
         return f"Paid {amount} to {iban}."
 
     @app.action("Send an e-mail")
-    def send_email(to: str, subject: str, body: str, session: Annotated[Session, Provided("session")]) -> str:
+    def send_email(to: str, subject: Annotated[str, FreeText], body: Annotated[str, FreeText],
+                   session: Annotated[Session, Provided("session")]) -> str:
         """Send an e-mail."""
         _deliver(session, "send_email", f"{to}: {subject}: {body}")
         return f"Sent to {to}."
 
     @app.action("Post in a chat channel")
-    def post_message(channel: str, text: str, session: Annotated[Session, Provided("session")]) -> str:
+    def post_message(channel: str, text: Annotated[str, FreeText],
+                     session: Annotated[Session, Provided("session")]) -> str:
         """Post a message."""
         _deliver(session, "post_message", f"{channel}: {text}")
         return f"Posted in {channel}."
 
     @app.action("Submit a web form")
-    def submit_form(url: str, text: str, session: Annotated[Session, Provided("session")]) -> str:
+    def submit_form(url: str, text: Annotated[str, FreeText],
+                    session: Annotated[Session, Provided("session")]) -> str:
         """Send text to a web form."""
         _deliver(session, "submit_form", f"{url}: {text}")
         return "Submitted."
