@@ -111,6 +111,23 @@ def test_debug_shows_the_traceback() -> None:
     assert "StoreError" in done.stderr
 
 
+@pytest.mark.parametrize("setting", ["maybe", "2"])
+def test_a_debug_setting_it_does_not_take_is_told_by_its_variable(setting: str) -> None:
+    """`SIGNOFF_DEBUG=maybe` is told by the variable's name, with what it takes, exit 2 (it was
+    click's "Invalid value for '--debug'", listing the values it takes from an empty one)."""
+    result = CliRunner().invoke(main, ["users", "list", "--app", APP],
+                                env={"SIGNOFF_DEBUG": setting})
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert (f"Error: SIGNOFF_DEBUG is “{setting}”, which it does not take: set it to 1 (or "
+            "true, yes, on) to show a failure's traceback before its sentence, as --debug "
+            "does, or to 0 (or false, no, off), or leave it empty, not to.") in said
+    assert "--debug'" not in said
+    for taken in ("", "0", "off", " Yes "):  # (the words it takes are taken, as ever)
+        assert CliRunner().invoke(main, ["--help"], env={"SIGNOFF_DEBUG": taken}
+                                  ).exit_code == 0, taken
+
+
 def _debugged_alike(args: list[str], env: dict[str, str], code: int, sentence: str) -> None:
     """``signoff ARGS`` exits `code` with `sentence`; so does it under ``--debug`` and under
     ``SIGNOFF_DEBUG=1``, its traceback shown before the sentence."""

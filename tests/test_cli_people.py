@@ -75,6 +75,23 @@ def test_users_add_list_roles_disable(shop: SimpleNamespace) -> None:
     assert "There is nobody with the handle 'nobody@x' in workshop" in missing.output
 
 
+def test_disabling_twice_says_she_was_disabled_already(shop: SimpleNamespace) -> None:
+    """`users disable` of someone disabled already says so (it said "Mia is disabled." again,
+    as if it had done something), as `users enable` of someone not disabled does; exit 0, as
+    `roles --remove` of a role not held: what was asked for holds."""
+    def users(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(main, ["users", *args, "--app", APP])
+        return result.exit_code, result.output.strip()
+
+    assert users("disable", "mia@workshop.example") == (0, "Mia is disabled.")
+    assert users("disable", "mia@workshop.example") == (
+        0, "Mia was disabled already: nothing changed.")
+    assert shop.app.people.find("mia@workshop.example").disabled
+    assert users("enable", "mia@workshop.example") == (0, "Mia is enabled.")
+    assert users("enable", "mia@workshop.example") == (0, "Mia was not disabled: nothing changed.")
+    assert not shop.app.people.find("mia@workshop.example").disabled
+
+
 def test_a_role_no_policy_names_is_told_and_a_role_not_held_is_not_taken(
         shop: SimpleNamespace) -> None:
     """A misspelt role was taken silently: Ola had "mechnic", which no policy names, and so no

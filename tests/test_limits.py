@@ -45,6 +45,17 @@ def test_next_action(steps: int, max_steps: int, spend: float, budget: float, ir
     assert next_action(steps, max_steps, spend, budget, irreversible, approved) is expected
 
 
+@pytest.mark.parametrize(("steps", "max_steps", "named"), [
+    (-1, 20, "steps_taken is a number of model calls, 0 or more, not -1."),
+    (3, -5, "max_steps is a number of model calls, 0 or more, not -5."),
+])
+def test_next_action_refuses_a_negative_count(steps: int, max_steps: int, named: str) -> None:
+    """A count of model calls below 0 is refused, naming it (-1 steps taken went on)."""
+    with pytest.raises(UserError, match=re.escape(f"next_action's {named}")):
+        next_action(steps, max_steps, 0.1, 5, False, False)
+    assert next_action(0, 0, 0.1, 5, False, False) is NextAction.HALT  # (0 is a count)
+
+
 class Tally(BaseModel):
     """What the counting agent hands back."""
 

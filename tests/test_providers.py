@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -807,6 +808,45 @@ def test_model_from_a_spec(monkeypatch: pytest.MonkeyPatch, spec: str, kind: typ
     if base_url:
         assert model.base_url == base_url
     model.close()
+
+
+@pytest.mark.parametrize("command", [["research", "What is a kettle?"],
+                                     ["run", "estimator", "estimate_repair", "--app", str(
+                                         Path(__file__).parent.parent / "examples" /
+                                         "workshop.py")]])
+@pytest.mark.parametrize(("spec", "write"), [("gpt-4o", "openai:gpt-4o"),
+                                             ("claude-haiku-4-5", "anthropic:claude-haiku-4-5")])
+def test_a_bare_model_name_on_the_command_line_is_refused_naming_its_spec(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: list[str], spec: str,
+        write: str) -> None:
+    """`--model gpt-4o`, where the help asks for provider:name, is refused with the spec to
+    write, exit 2 (it was taken as OpenAI's in silence); `model_from` still takes a bare name,
+    as a task may have kept it."""
+    from click.testing import CliRunner
+
+    from signoff.cli import main
+    from signoff.models.base import refuse_model_requests
+
+    for variable, value in (("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k"),
+                            ("SIGNOFF_CACHE_DIR", tmp_path / "cache"),
+                            ("SIGNOFF_DATA_DIR", tmp_path / "data"),
+                            ("SIGNOFF_PYTHON_DOCS", "none"),
+                            ("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")):
+        monkeypatch.setenv(variable, str(value))  # (had it been taken: nothing of the user's,
+    with refuse_model_requests():                  # and no request made)
+        result = CliRunner().invoke(main, [*command, "--model", spec])
+    assert result.exit_code == 2, result.output
+    assert (f"Invalid value for '--model': “{spec}” does not say its provider: write {write} "
+            "(a model is named PROVIDER:NAME, with one of openai, anthropic, "
+            "openai-compatible).") in " ".join(result.output.split())
+    from signoff.models.choose import with_its_provider
+
+    assert [with_its_provider(s) for s in (write, "offline", "", f" {write} ")] == [
+        write, "offline", "", f" {write} "]
+    kept = model_from(spec)
+    assert kept is not None
+    assert kept.name == write
+    kept.close()
 
 
 def test_model_from_offline_is_none() -> None:

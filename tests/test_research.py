@@ -835,6 +835,34 @@ def test_the_installed_signoff_research_prints_a_cited_answer(entry_point: Path,
     assert (tmp_path / "d" / "research.db").exists()
 
 
+@pytest.mark.parametrize("json_too", [False, True])
+def test_research_whose_reader_stops_reading_ends_its_task_quietly(
+        folder: Path, tmp_path: Path, json_too: bool) -> None:
+    """`signoff research QUESTION | head -1`: once the reader has stopped reading, the research
+    goes on to its end, saying nothing more, and exits as its task ended (0: done). Rich's
+    console ended the process at the next line it printed, exit 1 in silence, and left the task
+    Running mid-step, found again only with --go-on. The reader here closes its end before
+    the command writes a line."""
+    from signoff.cli.research import _local_person
+    from signoff.inbox import Inbox
+
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "signoff", "research", "Is the kettle in the kitchen?",
+         "--corpus", str(folder), "--database", database, *(["--json"] if json_too else [])],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.stdout.close()
+    with process.stderr:
+        errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0, errors
+    assert errors == ""
+    app = research_app(Corpus.from_folder(folder), database=database)
+    (task,) = Inbox(app).tasks(_local_person(app)).items
+    assert (task.status, task.steps) == (TaskStatus.DONE, 3)
+
+
 # -- sentences and relevance (issue 13) ----------------------------------------------------
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "kept_for",
     "load_app",
     "main",
+    "model_with_its_provider",
     "new_password",
     "opened_guard",
     "profile_path",
@@ -280,9 +281,30 @@ def app_option_words() -> str:
     return f" --app {shlex.quote(spec)}" if spec else ""
 
 
+class _DebugSetting(click.types.BoolParamType):
+    """``--debug``, or ``SIGNOFF_DEBUG`` as one of the words a setting of yes or no is written
+    in; any other value of the variable is told in words, naming it and what it takes (click
+    said "Invalid value for '--debug'", and listed the words it takes starting with an empty
+    one)."""
+
+    words = frozenset({"1", "true", "t", "yes", "y", "on", "0", "false", "f", "no", "n", "off",
+                       ""})
+    """What click reads as yes or no, in any case, around spaces."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> bool:
+        if isinstance(value, str) and value.strip().lower() not in self.words:  # (--debug
+            # itself is True: a text is the variable's value)
+            raise click.UsageError(
+                f"SIGNOFF_DEBUG is “{value}”, which it does not take: set it to 1 (or true, "
+                "yes, on) to show a failure's traceback before its sentence, as --debug does, "
+                "or to 0 (or false, no, off), or leave it empty, not to.", ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.group(cls=FailureTellingGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="signoff")
-@click.option("--debug", is_flag=True, envvar="SIGNOFF_DEBUG",
+@click.option("--debug", is_flag=True, type=_DebugSetting(), envvar="SIGNOFF_DEBUG",
               help="Show the traceback of a failure before its sentence (the exit code is the "
                    "same).")
 def main(debug: bool) -> None:
@@ -318,6 +340,22 @@ def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
             f"it takes a value, and was given the option {text}: put the value right after "
             f"it ({param.opts[-1]} {param.metavar or 'VALUE'}).", ctx, param)
     return _as_signoff_writes_ids(text)
+
+
+def model_with_its_provider(ctx: click.Context, param: click.Parameter, value: str | None
+                            ) -> str | None:
+    """A ``--model`` spec (None when it is not given), which names its provider, as the help
+    asks (``openai:gpt-4o``): a bare name (``gpt-4o``), which the library takes as the
+    provider its name suggests, is a usage error naming the spec to write."""
+    from signoff.models.choose import with_its_provider
+    from signoff.models.errors import ModelNotConfigured
+
+    if value is None:
+        return None
+    try:
+        return with_its_provider(value)
+    except ModelNotConfigured as error:
+        raise click.BadParameter(error.message, ctx, param) from None
 
 
 def _as_signoff_writes_ids(text: str) -> str:

@@ -62,6 +62,7 @@ __all__ = [
     "by_whole_id",
     "failure_of",
     "outcome_shown",
+    "reader_gone",
     "tell_logs",
     "tell_traceback",
     "whole_id",
@@ -260,6 +261,22 @@ class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]
         return commands_as_run(super().format(record))
 
 
+def reader_gone() -> None:
+    """The reader of stdout stopped reading (`signoff tasks | head -1`): what is written there
+    from now on goes nowhere, so that nothing more can fail for it, and Python's own report of
+    the broken pipe at exit is kept away. (Where stdout is no file, as in the tests' runner,
+    there is nothing to do.)"""
+    try:
+        stdout = sys.stdout.fileno()
+    except (OSError, ValueError):  # (io.UnsupportedOperation is both)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, stdout)
+    finally:
+        os.close(devnull)
+
+
 class FailureTellingGroup(click.Group):
     """A command group that tells every failure of its commands as a sentence and an exit
     code; when its ``debug`` parameter asks for the traceback, that is shown first."""
@@ -277,10 +294,7 @@ class FailureTellingGroup(click.Group):
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:
             # The reader stopped reading (`signoff tasks | head -1`): what it wanted was given.
-            # Nothing more can be said there, and Python's own report at exit is kept away.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+            reader_gone()
             raise click.exceptions.Exit(0) from None
         except Exception as error:
             debugging = bool(ctx.params.get("debug"))

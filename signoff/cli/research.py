@@ -35,7 +35,7 @@ import click
 
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.tasks import TaskStatus
-from signoff.cli import NAMING_THE_APP, Dollars, Steps, given, runnable
+from signoff.cli import NAMING_THE_APP, Dollars, Steps, given, model_with_its_provider, runnable
 from signoff.cli.failures import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -45,6 +45,7 @@ from signoff.cli.failures import (
     by_whole_id,
     failure_of,
     outcome_shown,
+    reader_gone,
 )
 from signoff.cli.otlp import export_traces
 from signoff.cli.research_shown import (
@@ -85,6 +86,7 @@ Examples:
                    "that ship with Python. With --approve or --reject: the folder the research "
                    "goes on in (the commands printed under a proposal name it).")
 @click.option("--model", "model_spec", default=None, metavar="SPEC",
+              callback=model_with_its_provider,
               help="offline (a deterministic extractive reader, not a language model; the "
                    "default), or a provider's model such as openai:gpt-4o-mini or "
                    "anthropic:claude-sonnet-4-5. With --approve or --reject: the model the "
@@ -201,10 +203,20 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         _tell_stopped(app, person, began, shown)
         sys.exit(EXIT_INTERRUPTED)
     if as_json:
-        click.echo(json.dumps(as_json_of(app, outcome, shown), indent=2))
+        _print_json(as_json_of(app, outcome, shown))
     else:
         print_outcome(console, show, app, outcome, shown)
     _exit_for(outcome)
+
+
+def _print_json(value: Any) -> None:
+    """Print `value` as JSON. A reader that stopped reading (`… --json | head -c 1`) has what it
+    wanted: the exit code still says how the research ended (its console lets such a reader go
+    as well, `console_for_text`, and the research goes on to its end)."""
+    try:
+        click.echo(json.dumps(value, indent=2))
+    except BrokenPipeError:
+        reader_gone()
 
 
 def _tell_stopped(app: Any, person: Any, began: datetime, shown: Shown) -> None:
@@ -342,7 +354,7 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     if outcome is not None:
         going.show(outcome, model, corpus_dir, database, model_spec, price_spec, decided)
     elif as_json:
-        click.echo(json.dumps({**decided, "research": None}, indent=2))
+        _print_json({**decided, "research": None})
     if decision.status not in (ProposalStatus.DONE, ProposalStatus.REJECTED):
         sys.exit(EXIT_REFUSED)
     if outcome is not None:
@@ -484,8 +496,7 @@ class _Going:
         shown = self.shown(model, corpus_dir, database, model_spec, price_spec)
         if self.as_json:
             found = as_json_of(self.app, outcome, shown)
-            click.echo(json.dumps(found if decided is None else {**decided, "research": found},
-                                  indent=2))
+            _print_json(found if decided is None else {**decided, "research": found})
         else:
             print_outcome(self.console, self.progress, self.app, outcome, shown)
 

@@ -11,19 +11,24 @@ never sent to the terminal.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from signoff.cli import runnable
+from signoff.cli.failures import reader_gone
 from signoff.cli.invocation import commands_as_run
 from signoff.cli.terminal import visible
 from signoff.exceptions import NotFound
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["Progress", "Shown", "Watched", "as_json_of", "console_for_text", "plain",
            "print_outcome"]
@@ -378,7 +383,22 @@ def plain(text: str, *, line: bool = False) -> str:
 
 
 def console_for_text() -> Any:
-    """A console that prints text as written: no emoji shortcodes, no highlighting."""
+    """A console that prints text as written: no emoji shortcodes, no highlighting. Once the
+    reader of stdout stops reading (`signoff research … | head -1`), what it prints goes
+    nowhere, and the work goes on to its end (`_console_class`)."""
+    return _console_class()(highlight=False, soft_wrap=True, emoji=False)
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    """Rich's console, but for a reader that stops reading: Rich's own ends the process there,
+    exit 1 in silence, from whatever printed — a research task's step, which was left Running
+    (found again only with ``--go-on``). Made when first asked for: Rich is imported then."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True, emoji=False)
+    class Unread(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # (what it prints from now on is dropped)
+            reader_gone()
+
+    return Unread

@@ -16,6 +16,7 @@ from signoff.cli import (
     app_option_words,
     load_app,
     main,
+    model_with_its_provider,
     nobody_named,
     runnable,
 )
@@ -37,7 +38,7 @@ __all__: list[str] = []
 @click.option("--subject", metavar="ID|FIELD=VALUE|JSON",
               help="What the skill works on: a record by id, or by a unique field "
                    "(ticket=T-7); a plain value as JSON.")
-@click.option("--model", "model_spec", metavar="SPEC",
+@click.option("--model", "model_spec", metavar="SPEC", callback=model_with_its_provider,
               help="The model: openai:gpt-4o-mini, anthropic:claude-haiku-4-5, or "
                    "openai-compatible:NAME@URL. Kept with the task, so that `signoff worker` "
                    "goes on with it after a decision made elsewhere, or a restart.")

@@ -158,7 +158,11 @@ def disable(handle: str, app_spec: str | None) -> None:
       signoff users disable mia@workshop.example --app examples/workshop.py
     """
     app = load_app(app_spec)
-    person = app.people.disable(_person(app, handle))
+    person = _person(app, handle)
+    if person.disabled:  # (as `roles --remove` of a role not held: nothing to do, and said)
+        click.echo(f"{person.name} was disabled already: nothing changed.")
+        return
+    person = app.people.disable(person)
     click.echo(f"{person.name} is disabled.")
 
 
@@ -173,7 +177,11 @@ def enable(handle: str, app_spec: str | None) -> None:
       signoff users enable mia@workshop.example --app examples/workshop.py
     """
     app = load_app(app_spec)
-    person = app.people.enable(_person(app, handle))
+    person = _person(app, handle)
+    if not person.disabled:
+        click.echo(f"{person.name} was not disabled: nothing changed.")
+        return
+    person = app.people.enable(person)
     click.echo(f"{person.name} is enabled.")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+from signoff.exceptions import UserError
+
 __all__ = ["NextAction", "next_action"]
 
 
@@ -27,7 +29,14 @@ def next_action(
     human_approved: bool,
 ) -> NextAction:
     """The next move, by these rules in order: spend at or over budget → HALT; steps at or over
-    the limit → HALT; an irreversible action not approved → ESCALATE; else CONTINUE."""
+    the limit → HALT; an irreversible action not approved → ESCALATE; else CONTINUE.
+
+    A count below 0 (`steps_taken`, `max_steps`) is no count of model calls: `UserError`
+    naming it (it was compared as given: -1 steps taken of 8 went on)."""
+    for name, count in (("steps_taken", steps_taken), ("max_steps", max_steps)):
+        if count < 0:
+            raise UserError(f"next_action's {name} is a number of model calls, 0 or more, not "
+                            f"{count!r}.")
     if not spend_usd < budget_usd:  # (NaN, of either, halts too)
         return NextAction.HALT
     if steps_taken >= max_steps:

@@ -10,6 +10,9 @@ spec                                            model
 ``openai-compatible:llama3``                    the same, at ``base_url=`` or ``OPENAI_BASE_URL``
 ``gpt-4o-mini``, ``claude-sonnet-4-5``          the provider guessed from the name
 ==============================================  =========================================
+
+A bare name is taken (`model_from`); the command line's ``--model`` asks for ``provider:name``,
+and refuses one naming the spec to write (`with_its_provider`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from signoff.models.errors import ModelNotConfigured
 from signoff.models.openai_compatible import OpenAICompatibleModel, OpenAIModel
 from signoff.models.retries import Retries
 
-__all__ = ["PROVIDERS", "model_from", "price_from"]
+__all__ = ["PROVIDERS", "model_from", "price_from", "with_its_provider"]
 
 PROVIDERS = ("openai", "anthropic", "openai-compatible")
 """The providers a spec may name."""
@@ -41,7 +44,9 @@ def model_from(
     timeout: float | None = None,
     retries: Retries | None = None,
 ) -> Model | None:
-    """The model a spec such as ``openai:gpt-4o-mini`` names; None for the offline model.
+    """The model a spec such as ``openai:gpt-4o-mini`` names; None for the offline model. A
+    bare name whose provider it suggests (``gpt-4o-mini``, ``claude-haiku-4-5``) is taken as
+    that provider's, as a task may have kept it; ``--model`` refuses one (`with_its_provider`).
 
     A `price` given always wins over the price table. Raises `ModelNotConfigured` with the fix
     (a provider to name, a key to set, an extra to install) when the model cannot be asked.
@@ -90,6 +95,20 @@ def price_from(text: str) -> Price:
     if not (0 <= given < float("inf") and 0 <= taken < float("inf")):  # (NaN too)
         raise ModelNotConfigured(f"“{text}” is not a price: a price is two numbers of 0 or more.")
     return Price(input_per_mtok=given, output_per_mtok=taken)
+
+
+def with_its_provider(spec: str) -> str:
+    """`spec`, when it names its provider (``openai:gpt-4o``), or is ``offline`` or empty;
+    `ModelNotConfigured` naming the spec to write when it is a bare name (``gpt-4o``: write
+    ``openai:gpt-4o``), which `model_from` would take as the provider its name suggests: for
+    where a person names a model as ``provider:name`` (``--model``), not in silence as one."""
+    text = spec.strip()
+    if text.lower() in ("", "offline") or ":" in text:
+        return spec
+    provider = _guess(text)  # (a name that suggests none is told there)
+    raise ModelNotConfigured(
+        f"“{text}” does not say its provider: write {provider}:{text} (a model is named "
+        f"PROVIDER:NAME, with one of {', '.join(PROVIDERS)}).")
 
 
 def _guess(name: str) -> str:
