@@ -54,6 +54,12 @@ def test_a_correct_answer_is_accepted() -> None:
     (("Capitals.", [("with", 'THE "WITH" STATEMENT')]), ProblemKind.CASE_DIFFERS,
      "only with different capitals"),
     (("Empty.", [("with", "  ")]), ProblemKind.EMPTY_QUOTE, "with an empty quote"),
+    (("Dot.", [("with", ".")]), ProblemKind.SHORT_QUOTE, "too little to back a claim"),
+    (("Wrap.", [("with", "wrap")]), ProblemKind.SHORT_QUOTE, "two words or more"),
+    (("Cut.", [("with", "xecution of a block")]), ProblemKind.PART_OF_WORD,
+     "begin or end inside a longer word: quote whole words"),
+    (("Cut.", [("with", 'he "with"')]), ProblemKind.PART_OF_WORD, "inside a longer word"),
+    (("Cut.", [("with", "is used to wra")]), ProblemKind.PART_OF_WORD, "inside a longer word"),
 ])
 def test_each_failing_claim_is_refused_with_the_claim_named(
     claim: tuple[str, list[tuple[str, str]]], kind: ProblemKind, told: str
@@ -69,9 +75,37 @@ def test_each_failing_claim_is_refused_with_the_claim_named(
     assert told in problems_in_words(problems)
 
 
+def test_a_quote_cut_inside_a_word_cannot_turn_what_its_source_says() -> None:
+    """"safe for aluminium kettles" is in "Bleach is unsafe for aluminium kettles" only cut
+    inside a word: refused, as a claim that bleach is safe (it was accepted, a plain substring
+    of its source); the same words quoted whole, a long word alone and a phrase of a script
+    written without spaces are accepted, and so is a quote that ends on a sign."""
+    retrieved = {"cleaning": "Bleach is unsafe for aluminium kettles. Never fill the kettle "
+                             "above the MAX line.",
+                 "ja": "やかんは毎月、酢で湯あかを取ります。"}
+    turned = _answer(("Bleach is safe for aluminium kettles.",
+                      [("cleaning", "safe for aluminium kettles")]),
+                     ("You may fill the kettle above the line.",
+                      [("cleaning", "ever fill the kettle above the MAX line")]))
+    assert [p.kind for p in check_citations(turned, retrieved)] == [ProblemKind.PART_OF_WORD] * 2
+    whole = _answer(("Bleach is unsafe for them.", [("cleaning", "unsafe for aluminium kettles.")]),
+                    ("Aluminium.", [("cleaning", "aluminium")]),
+                    ("Descale monthly.", [("ja", "やかんは毎月")]),
+                    ("With vinegar.", [("ja", "毎月、酢で湯あか")]))
+    assert check_citations(whole, retrieved) == []
+
+
+def test_a_claim_that_says_nothing_is_refused() -> None:
+    """A claim whose text is empty (or blank) is refused, whatever it cites."""
+    answer = _answer(("  ", [("with", "is used to wrap the execution of a block")]), GOOD)
+    (problem,) = check_citations(answer, RETRIEVED)
+    assert (problem.kind, problem.claim) == (ProblemKind.EMPTY_CLAIM, 1)
+    assert problem.words == "Claim 1 is empty: say what it claims, in a sentence, or leave it out."
+
+
 def test_every_problem_is_reported_not_only_the_first() -> None:
     """Several failing claims (and several citations of one claim) are all reported."""
-    answer = _answer(("A.", []), GOOD, ("C.", [("with", "nope"), ("gone", "x")]))
+    answer = _answer(("A.", []), GOOD, ("C.", [("with", "nope, not at all"), ("gone", "x")]))
     problems = check_citations(answer, RETRIEVED)
     assert [(p.claim, p.kind) for p in problems] == [
         (1, ProblemKind.UNCITED), (3, ProblemKind.NOT_IN_SOURCE), (3, ProblemKind.NOT_RETRIEVED)]

@@ -26,7 +26,14 @@ from click.testing import CliRunner
 from signoff import App, Leave, NotFound, TaskStatus, UserError
 from signoff.agents.calling import answer_of
 from signoff.cli.research import research
-from signoff.limits.grounding import Citation, Claim, GroundedAnswer, check_citations, normalise
+from signoff.limits.grounding import (
+    Citation,
+    Claim,
+    GroundedAnswer,
+    check_citations,
+    long_enough,
+    normalise,
+)
 from signoff.models.base import Message, ToolSpec
 from signoff.research import (
     Corpus,
@@ -345,6 +352,29 @@ def test_a_wrongly_cited_answer_is_refused_naming_the_claim_then_a_right_one_acc
     assert f"Claim 1 (“{claim}”)" in told
     assert "those words are in 'context-managers', not in 'with'" in told
     assert "Claim 1" in app.receipt(outcome.task).words
+
+
+def test_an_answer_to_another_question_is_refused(app: App) -> None:
+    """An answer that says it answers another question than the one asked is refused, naming
+    both (it was Done, and `--json` showed the other question as the answer's); one that gives
+    the question as asked, in other capitals or without its question mark, or gives none, is
+    taken."""
+    claim = Claim(text="With wraps a block.", citations=[Citation(
+        source_id="with", quote="is used to wrap the execution of a block")])
+    other = GroundedAnswer(question="What is the capital of France?", claims=[claim])
+    script = ScriptedModel(
+        says.tool(read_source, source_id="with"),
+        says.hand_back(other),
+        says.hand_back(GroundedAnswer(question=QUESTION.upper().rstrip("?"), claims=[claim])),
+    )
+    outcome = ask(app, QUESTION, model=script)
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    told = script.seen.messages[-1][-1].text
+    assert told.startswith("Invalid: The answer says it answers “What is the capital of France?”"
+                           f", but the question is “{QUESTION}”: answer that question")
+    none_given = ScriptedModel(says.tool(read_source, source_id="with"),
+                               says.hand_back(GroundedAnswer(claims=[claim])))
+    assert ask(app, QUESTION, model=none_given).status is TaskStatus.DONE
 
 
 def test_a_search_snippet_counts_as_retrieved_text(app: App) -> None:
@@ -897,9 +927,10 @@ def test_the_splitter_knows_abbreviations_quotes_code_and_short_sentences(
 
 
 def test_every_sentence_is_a_quote_its_source_holds() -> None:
-    """Each sentence of every help topic passes the citation check against its topic."""
+    """Each sentence of every help topic that says enough to back a claim (the reader quotes
+    no other) passes the citation check against its topic."""
     for key, body in topics.items():
-        sentences = sentences_of(key, body)
+        sentences = [s for s in sentences_of(key, body) if long_enough(s.text)]
         answer = GroundedAnswer(claims=[Claim(text="x", citations=[
             Citation(source_id=key, quote=s.text) for s in sentences])])
         assert check_citations(answer, {key: body}) == [], key

@@ -244,7 +244,7 @@ class CallSteps(StepUnits):
                 calls = repo.calls_of(db, task.id)
             try:
                 problem = _of_skill(skill, "check_result", lambda: skill.check_result(
-                    handed.result, task_view(task.id, calls)),
+                    handed.result, task_view(task.id, calls, self.subject_of(task, skill))),
                     "the result handed back could not be checked. Nothing was accepted")
             except _SkillFailed as failed:
                 return self._end(task, Failed(problem=failed.problem))

@@ -67,8 +67,9 @@ def _wrong_fields(error: ValidationError) -> str:
     return "; ".join(told) + (f"; and {more} more" if more else "")
 
 
-def task_view(task_id: str, calls: list[CallRow]) -> TaskView:
-    """The calls of task `task_id` that ran and were Done, for a skill's result check."""
+def task_view(task_id: str, calls: list[CallRow], subject: Any = None) -> TaskView:
+    """The calls of task `task_id` that ran and were Done, and its `subject`, for a skill's
+    result check."""
     answers = []
     for c in calls:
         if c.tool == HAND_BACK or c.outcome != CallOutcome.DONE:
@@ -79,7 +80,7 @@ def task_view(task_id: str, calls: list[CallRow]) -> TaskView:
             arguments = {}
         answers.append(ToolAnswer(tool=c.tool, arguments=arguments if isinstance(
             arguments, dict) else {}, value=c.value, said=c.said or ""))
-    return TaskView(task=task_id, answers=tuple(answers))
+    return TaskView(task=task_id, answers=tuple(answers), subject=subject)
 
 
 def result_of(result_type: Any, value: Any) -> Any:

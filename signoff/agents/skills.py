@@ -129,6 +129,8 @@ class TaskView:
     """The task's id."""
     answers: tuple[ToolAnswer, ...] = ()
     """Every tool call of this task that ran and was Done, in order (``hand_back`` aside)."""
+    subject: Any = None
+    """What the task is about, as it is now (a record read afresh; None when it has none)."""
 
     def of(self, tool: str) -> list[ToolAnswer]:
         """The answers of one tool, in order."""

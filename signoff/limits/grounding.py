@@ -17,7 +17,12 @@ How a quote is matched against its source:
 * **Unicode** is compared in NFC form (an accent written as one character or as two matches);
 * **case is kept**: a quote is the source's own words, and changing capitals can change what they
   say (``None`` is not ``none``). A quote that matches only when case is ignored is refused, and
-  the problem says so, so that the model can copy it exactly.
+  the problem says so, so that the model can copy it exactly;
+* **words are whole**: a quote that begins or ends inside a longer word of the source is refused
+  ("safe for aluminium kettles" is not in "unsafe for aluminium kettles"), but for scripts
+  written without spaces between words;
+* **a quote says something**: two words or more, or one long word (`long_enough`); a sign, a
+  letter or a short word alone backs no claim, and a claim must say something too.
 
 Nothing else is forgiven: no stemming, no fuzzy matching, no ellipses standing for left-out text.
 """
@@ -42,6 +47,7 @@ __all__ = [
     "GroundedAnswer",
     "ProblemKind",
     "check_citations",
+    "long_enough",
     "normalise",
     "problems_in_words",
 ]
@@ -137,8 +143,14 @@ class ProblemKind(enum.Enum):
     """The claim cites nothing."""
     NOT_RETRIEVED = "source not retrieved"
     """It cites a source no tool returned in this task."""
+    EMPTY_CLAIM = "empty claim"
+    """The claim says nothing (its text is empty)."""
     EMPTY_QUOTE = "empty quote"
     """A citation quotes nothing."""
+    SHORT_QUOTE = "quote too short"
+    """A citation quotes too little to back anything: one short word, or signs alone."""
+    PART_OF_WORD = "quote cut inside a word"
+    """The quote is in its source only cut inside a word ("safe" of "unsafe")."""
     CASE_DIFFERS = "case differs"
     """The quote is in its source only with different capitals."""
     OTHER_SOURCE = "quote from another source"
@@ -190,8 +202,18 @@ class CitationProblem:
             case ProblemKind.NOT_RETRIEVED:
                 return (f"{which} cites {self.source_id!r}, which no tool returned in this task: "
                         "cite only sources you searched for or read.")
+            case ProblemKind.EMPTY_CLAIM:
+                return (f"Claim {self.claim} is empty: say what it claims, in a sentence, or "
+                        "leave it out.")
             case ProblemKind.EMPTY_QUOTE:
                 return f"{which} cites {self.source_id!r} with an empty quote."
+            case ProblemKind.SHORT_QUOTE:
+                return (f"{which} quotes {quote} from {self.source_id!r}, too little to back a "
+                        "claim: quote the words of the source that say it (two words or more).")
+            case ProblemKind.PART_OF_WORD:
+                return (f"{which} quotes {quote} from {self.source_id!r}, where those letters "
+                        "begin or end inside a longer word: quote whole words, as the source "
+                        "has them.")
             case ProblemKind.CASE_DIFFERS:
                 return (f"{which} quotes {quote}, which is in {self.source_id!r} only with "
                         "different capitals: copy the words exactly.")
@@ -239,6 +261,10 @@ def check_citations(
         return [CitationProblem(kind=ProblemKind.NO_CLAIMS, claim=0, claim_text="")]
     problems: list[CitationProblem] = []
     for number, claim in enumerate(answer.claims, start=1):
+        if not normalise(claim.text):
+            problems.append(CitationProblem(kind=ProblemKind.EMPTY_CLAIM, claim=number,
+                                            claim_text=""))
+            continue
         if not claim.citations:
             problems.append(CitationProblem(kind=ProblemKind.UNCITED, claim=number,
                                             claim_text=claim.text))
@@ -287,16 +313,62 @@ def _judge(citation: Citation, pieces: Mapping[str, list[str]]) -> tuple[Problem
     quote = normalise(citation.quote)
     if not quote:
         return ProblemKind.EMPTY_QUOTE, ""
+    if not long_enough(quote):
+        return ProblemKind.SHORT_QUOTE, ""
     own = pieces[citation.source_id]
-    if any(quote in piece for piece in own):
+    if any(_holds(piece, quote) for piece in own):
         return None, ""
     folded = quote.casefold()
-    if any(folded in piece.casefold() for piece in own):
+    if any(_holds(piece.casefold(), folded) for piece in own):
         return ProblemKind.CASE_DIFFERS, ""
     for other, texts in pieces.items():
-        if other != citation.source_id and any(quote in piece for piece in texts):
+        if other != citation.source_id and any(_holds(piece, quote) for piece in texts):
             return ProblemKind.OTHER_SOURCE, other
+    if any(quote in piece for piece in own):
+        return ProblemKind.PART_OF_WORD, ""
     return ProblemKind.NOT_IN_SOURCE, ""
+
+
+_WORD = re.compile(r"\w+")
+_FEWEST_LETTERS = 8
+"""A quote of one word backs a claim when it has this many letters at least (a long word; a
+character of a script written without spaces between words counts two)."""
+
+
+def long_enough(quote: str) -> bool:
+    """Whether `quote` says enough to back a claim: two words or more, or one long word (a
+    sign, a letter or a short word alone backs nothing)."""
+    words = _WORD.findall(quote)
+    return len(words) >= 2 or sum(2 if _unspaced(c) else 1 for w in words for c in w) >= (
+        _FEWEST_LETTERS)
+
+
+def _holds(piece: str, quote: str) -> bool:
+    """Whether `piece` has `quote` as whole words: where the quote begins or ends with a letter
+    or a digit, the piece has none beside it there ("safe" is not in "unsafe") — unless either
+    is of a script written without spaces between words (Chinese, Japanese, Thai…)."""
+    start = piece.find(quote)
+    while start >= 0:
+        end = start + len(quote)
+        if not (start and _joined(piece[start - 1], quote[0])) and not (
+                end < len(piece) and _joined(quote[-1], piece[end])):
+            return True
+        start = piece.find(quote, start + 1)
+    return False
+
+
+def _joined(before: str, after: str) -> bool:
+    """Whether two characters side by side are of one word: letters or digits of scripts that
+    separate words by spaces."""
+    return all((c.isalnum() or c == "_") and not _unspaced(c) for c in (before, after))
+
+
+def _unspaced(char: str) -> bool:
+    """Whether `char` is of a script written without spaces between words: Thai, Lao, Khmer,
+    Myanmar, and the Chinese, Japanese and Korean blocks from U+2E80 on."""
+    code = ord(char)
+    return code >= 0x2E80 or 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or (
+        0x1780 <= code <= 0x17FF)
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -50,6 +50,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from signoff.limits.grounding import long_enough
 from signoff.research.sentences import Sentence, sentences_of
 
 __all__ = [
@@ -433,7 +434,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sentences read."""
     terms = tuple(question_terms(question))
     every = [s for rank, source in enumerate(sources)
-             for s in sentences_of(source.source_id, source.text, rank)]
+             for s in sentences_of(source.source_id, source.text, rank) if long_enough(s.text)]
     if not terms or not every:
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=terms)
     matcher = _Matcher(terms)

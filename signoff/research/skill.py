@@ -22,7 +22,7 @@ from signoff.agents.skills import Skill, TaskView
 from signoff.agents.tasks import Outcome
 from signoff.app import App
 from signoff.exceptions import UserError
-from signoff.limits.grounding import GroundedAnswer, check_citations, problems_in_words
+from signoff.limits.grounding import GroundedAnswer, check_citations, normalise, problems_in_words
 from signoff.models.base import Model
 from signoff.research import tools
 from signoff.research.corpus import Corpus
@@ -94,10 +94,27 @@ class Research(Skill[ResearchTask, GroundedAnswer]):
     def check_result(self, result: GroundedAnswer, task: TaskView) -> str:
         """Refuse an answer whose citations do not hold, saying which claims fail and why (or
         a declining one that names what this task did not search or find)."""
+        asked = task.subject.question if isinstance(task.subject, ResearchTask) else ""
+        if asked and result.question.strip() and _as_compared(result.question) != _as_compared(
+                asked):
+            return (f"The answer says it answers “{_short(result.question)}”, but the question "
+                    f"is “{_short(asked)}”: answer that question, and give it as asked (or "
+                    "give no question).")
         searched = [str(a.arguments.get("query", "")) for a in task.answers
                     if a.tool == search_sources.action_name]
         return problems_in_words(check_citations(result, retrieved_sources(task),
                                                  searched=searched))
+
+
+def _as_compared(question: str) -> str:
+    """A question as another is compared with it: its case, its spaces and the signs that end
+    it aside."""
+    return normalise(question).casefold().rstrip("?.!？。 ")
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = normalise(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 class Researcher(Agent):
