@@ -23,7 +23,7 @@ from signoff.effects import Effect, EffectKind, Effects, RaiseSite, analyse, che
 from signoff.inbox import Inbox, effect_lines
 from signoff.testing import ScriptedModel, says
 from tests.effects_corpus import actions as corpus
-from tests.effects_corpus import aliased, classes, implicit
+from tests.effects_corpus import aliased, classes, columns, implicit
 from tests.effects_corpus import readers as toolkit_readers
 from tests.effects_corpus import text as shown_as_text
 from tests.effects_corpus import writers as toolkit_writers
@@ -1219,6 +1219,16 @@ def test_text_made_of_the_apps_objects_is_what_their_own_code_gave(name: str) ->
     Each ``by_`` function reaches outside only that way (it was taken to only read); each
     ``kept_`` one only reads, and still does."""
     _judged_as_named(shown_as_text, name)
+
+
+@pytest.mark.parametrize("name", _by_and_kept(columns))
+def test_a_mapped_column_builds_sql_and_its_machinery_reaches_past_it(name: str) -> None:
+    """``Repair.price.__set__(repair, 12)`` changes the record as ``repair.price = 12`` does,
+    and a column's ``impl``, ``comparator``, ``parent`` or class hand out the ORM's own code:
+    each was taken to only read (the column's type builds SQL, and every member of it was taken
+    to as well), so that the catalogue said "it runs alone". Its operators and expression
+    methods still only build SQL."""
+    _judged_as_named(columns, name)
 
 
 @pytest.mark.parametrize("name", _by_and_kept(classes))

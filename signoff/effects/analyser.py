@@ -154,6 +154,8 @@ class Analyser:
                 except Exception:  # not there: unknown
                     return Val(qual=q, origin=frozenset({GLOBAL}))
             return known(member, qual=q)
+        if orm.past_the_sql(type(obj), attr):  # (before what the column keeps on itself)
+            return self.attr_of_type(frame, base, type(obj), attr)
         if not isinstance(obj, types.FunctionType | types.BuiltinFunctionType):
             try:
                 own = vars(obj).get(attr, _MISSING)
@@ -179,6 +181,10 @@ class Analyser:
                 base.derived(pure=False), owners=base.owners)
         if issubclass(cls, BaseException) and attr in CARRIED:  # (what it was raised with)
             return base.derived(pure=False)
+        if orm.past_the_sql(cls, attr):  # (``Tag.price.__set__(tag, 5)``, ``Tag.price.impl``)
+            return frame.unknown(f"{base.qual or qualified_name(cls)}.{attr}", (
+                f"reads .{attr} of a mapped column, which is the ORM's own machinery, not SQL "
+                "(a record's value is changed by assigning it: `tag.price = …`)"))
         if (
             cls in IMMUTABLE_TYPES
             or of_builtins(cls)

@@ -31,6 +31,7 @@ __all__ = [
     "connection_types",
     "is_record",
     "is_session_types",
+    "past_the_sql",
     "record_name",
     "record_targets",
     "rows_of",
@@ -289,6 +290,36 @@ def session_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
 def is_record(cls: Any) -> bool:
     """Whether `cls` is an app record type."""
     return isinstance(cls, type) and issubclass(cls, RecordBase) and hasattr(cls, "__table__")
+
+
+def past_the_sql(cls: type, attr: str) -> bool:
+    """Whether ``attr`` of a mapped class's column (``Tag.price``, of type `cls`) reaches past
+    the SQL it builds: its descriptor's ``__set__``/``__delete__`` change a record, and its
+    ``impl``, ``comparator``, ``parent``… hand out the ORM's own machinery (and through it
+    any code). Its operators and public expression methods (``in_``, ``desc``, ``label``)
+    only build SQL."""
+    if not (isinstance(cls, type) and issubclass(cls, _COLUMN_ATTRIBUTE)):
+        return False
+    if attr.startswith("__") and attr.endswith("__"):
+        return attr not in _OPERATOR_DUNDERS
+    return attr.startswith("_") or attr in _ORM_MACHINERY
+
+
+_COLUMN_ATTRIBUTE: type = sqlalchemy.orm.QueryableAttribute
+_OPERATOR_DUNDERS = frozenset(
+    name for cls in sqlalchemy.sql.operators.ColumnOperators.__mro__ if cls is not object
+    for name in vars(cls)
+    if name.startswith("__") and name.endswith("__") and name not in (
+        "__init__", "__new__", "__dict__", "__module__", "__doc__", "__slots__",
+        "__weakref__", "__class_getitem__", "__init_subclass__", "__getattr__",
+        "__getattribute__", "__setattr__", "__delattr__", "__reduce__", "__reduce_ex__",
+        "__annotations__", "__qualname__", "__parameters__", "__orig_bases__", "__firstlineno__",
+        "__static_attributes__", "__subclasshook__", "__sa_operate__", "__class__",
+        "__getstate__", "__setstate__", "__copy__", "__deepcopy__"))
+"""The operators of a column (``==``, ``+``, ``[]``…): each builds a SQL expression."""
+_ORM_MACHINERY = frozenset({"impl", "comparator", "parent", "class_", "property", "prop",
+                            "dispatch", "entity", "mapper", "manager", "adapter", "info"})
+"""A column attribute's members that are the ORM's own objects, not SQL."""
 
 
 def record_name(val: Val) -> str:
