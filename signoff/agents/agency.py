@@ -37,7 +37,7 @@ from signoff.store.database import Database
 
 log = logging.getLogger("signoff.agents")
 
-__all__ = ["Agency", "AgentHandle", "SkillLeave", "Skills"]
+__all__ = ["MAX_STEPS", "Agency", "AgentHandle", "SkillLeave", "Skills"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -288,18 +288,58 @@ def _check_declared(agent: type[Agent]) -> None:
                         f"words (\"openai:gpt-4o-mini\"), not {agent.model!r}.")
 
 
+MAX_STEPS = 1_000_000
+"""The most model calls a task may be given (`max_steps`, ``--max-steps``): more than any budget
+pays for, and well within what a task's row keeps (past 64 bits it could keep none)."""
+
+
 def _check_limits(max_steps: Any, budget_usd: Any) -> None:
     """`UserError` for limits that no task could keep (given to `do`, or declared on the agent):
-    no step at all, or a budget that is not a number of dollars, none or more
-    (``float("inf")``: no budget)."""
+    no step at all, or more than `MAX_STEPS`; a budget that is not a number of dollars, none or
+    more (``float("inf")``: no budget), or one that a task's budget, kept as a float, would not
+    keep as given (a finite number too large for a float, which read as no budget or failed;
+    one above 0 too small for a float, which read as 0 and halted before the first step)."""
     if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) or (
             max_steps < 1):
         raise UserError(f"max_steps must be a whole number of model calls, 1 or more, not "
-                        f"{max_steps!r}.")
-    if isinstance(budget_usd, bool) or not isinstance(budget_usd, numbers.Real | Decimal) or (
-            math.isnan(float(budget_usd)) or budget_usd < 0):
+                        f"{_shown(max_steps)}.")
+    if int(max_steps) > MAX_STEPS:
+        raise UserError(f"max_steps must be at most {MAX_STEPS:,} model calls (more than any "
+                        f"budget pays for), not {_shown(max_steps)}: give fewer, such as 8.")
+    kept = _dollars_kept(budget_usd)
+    if kept is None:
         raise UserError(f"budget_usd must be a number of US dollars, 0 or more (float('inf') "
-                        f"for no budget), not {budget_usd!r}.")
+                        f"for no budget), not {_shown(budget_usd)}.")
+    if math.isinf(kept) and not budget_usd == math.inf:
+        raise UserError(f"budget_usd {_shown(budget_usd)} is more US dollars than a task's "
+                        "budget can keep (it is kept as a float): give float('inf') for no "
+                        "budget, or a smaller number.")
+    if kept == 0 and budget_usd != 0:
+        raise UserError(f"budget_usd {_shown(budget_usd)} is above 0, but too small for a "
+                        "task's budget, which is kept as a float, to keep: it would read as 0 "
+                        "and halt the task before its first step. Give a budget such as 0.50.")
+
+
+def _dollars_kept(budget: Any) -> float | None:
+    """`budget` as a task keeps it, a float (infinite when it does not fit one); None when it
+    is not a number of dollars, 0 or more (NaN, of either kind, is none)."""
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real | Decimal):
+        return None
+    if isinstance(budget, Decimal) and budget.is_nan():  # (a signalling one cannot be compared)
+        return None
+    try:
+        kept = float(budget)
+    except OverflowError:  # (an int or a fraction past a float's range)
+        kept = math.inf
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(kept) or budget < 0 else kept
+
+
+def _shown(value: Any) -> str:
+    """`value` as a message names it: its repr, cut short when it is long (10**400)."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else f"{shown[:20]}…{shown[-8:]} ({len(shown)} characters)"
 
 
 def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:

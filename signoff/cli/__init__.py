@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from signoff.agents.agency import MAX_STEPS
 from signoff.cli.failures import (
     EXIT_FAILED,
     EXIT_NOT_FOUND,
@@ -398,8 +399,6 @@ class Dollars(click.ParamType):  # type: ignore[type-arg]  # (not subscripted: c
         return amount
 
 
-MAX_STEPS = 1_000_000
-"""The most model calls --max-steps takes: more than any budget pays for."""
 
 
 class Steps(click.ParamType):  # type: ignore[type-arg]

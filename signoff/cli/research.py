@@ -53,9 +53,12 @@ from signoff.cli.research_shown import (
     Shown,
     Watched,
     as_json_of,
+    as_read_now,
+    began_in,
     console_for_text,
     plain,
     print_outcome,
+    seen_in,
 )
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
@@ -84,7 +87,8 @@ Examples:
               help="A folder of .txt, .md and .html files to research in. Default: Python's "
                    "documentation when Debian's python3-doc is installed, else the help topics "
                    "that ship with Python. With --approve or --reject: the folder the research "
-                   "goes on in (the commands printed under a proposal name it).")
+                   "goes on in (the commands printed under a proposal name it), which must "
+                   "give what the task read there.")
 @click.option("--model", "model_spec", default=None, metavar="SPEC",
               callback=model_with_its_provider,
               help="offline (a deterministic extractive reader, not a language model; the "
@@ -92,8 +96,9 @@ Examples:
                    "anthropic:claude-sonnet-4-5. With --approve or --reject: the model the "
                    "research goes on with (default: the one it was started with).")
 @click.option("--price", "price_spec", metavar="IN,OUT", default=None,
-              help="The model's price in US dollars per million input and output tokens, e.g. "
-                   "0.15,0.60 (wins over the table; needed for a model the table does not know).")
+              help="The price of the model --model names, in US dollars per million input and "
+                   "output tokens, e.g. 0.15,0.60 (wins over the table; needed for a model the "
+                   "table does not know).")
 @click.option("--max-steps", type=Steps(), default=None,
               help="The most model calls the task may make (default: the Researcher's, 8).")
 @click.option("--budget", "budget_usd", type=Dollars(), default=None,
@@ -131,6 +136,13 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     """
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
+    if reason is not None and approve_id is None and reject_id is None and go_on_id is None:
+        raise click.UsageError("--reason goes with --reject PROPOSAL_ID: it tells the agent "
+                               "why not" + (". A question needs none." if question else "."))
+    _price(price_spec)  # (a price that is none is told as such first, with or without a model)
+    if price_spec is not None and model_spec is not None and _is_offline_spec(model_spec):
+        raise click.UsageError("--price goes with a provider's model: the offline reader "
+                               "(--model offline) costs nothing.")
     if approve_id is not None or reject_id is not None or reason is not None or (
             go_on_id is not None):
         if max_steps is not None or budget_usd is not None:
@@ -161,6 +173,13 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     if not question.strip():
         such_as = runnable('research "What does the with statement do?"')
         raise click.UsageError(f"The question is empty: ask something, such as {such_as}.")
+    try:  # (told before anything is printed or made: it printed "Researching in …" first)
+        question.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise failure_of(error, where="The question") from None
+    if price_spec is not None and model_spec is None:
+        raise click.UsageError("--price goes with --model SPEC: without it, research uses the "
+                               "offline reader, which costs nothing.")
     console = console_for_text()
     steps = max_steps if max_steps is not None else Researcher.max_steps
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
@@ -300,7 +319,8 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     kept in research's database, as the person at the keyboard (for whom research runs, and
     whom its proposals are put to); then the research goes on, here, with the model it was
     started with (`--model` names another) in the corpus `--corpus` names, and its outcome
-    is printed as research prints it."""
+    is printed as research prints it. Nothing is decided when that corpus does not give what
+    the task read (`_Going.check_corpus`)."""
     from signoff.agents.proposals import ProposalStatus
     from signoff.inbox import Inbox
 
@@ -328,6 +348,13 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     except SignoffError as error:
         raise failure_of(error) from None
     going.read(proposal.task)
+    if proposal.status is ProposalStatus.WAITING:  # (the research goes on in this corpus)
+        def again(folder: Path | None) -> str:
+            return going.shown("", folder, database, model_spec, price_spec).deciding(
+                proposal.id)[0 if approve_id is not None else 1]
+
+        going.check_corpus(again, going.shown("", corpus_dir, database, model_spec,
+                                              price_spec).asking())
     # The model is made before anything is decided: a yes whose research could not go on
     # would leave it Running with nothing to take it on. A proposal decided already needs
     # none: the verb refuses it, in its own words (it was told to name a model, or to set
@@ -365,8 +392,8 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
            model_spec: str | None, price_spec: str | None) -> None:
     """``--go-on TASK_ID``: go on with a research task that is still Running (its process
     stopped: an interrupt, a crash), here, with the model it was started with (`--model` names
-    another), in the corpus `--corpus` names; a task that waits or has ended is shown as it
-    stands. Its outcome is printed as research prints it."""
+    another), in the corpus `--corpus` names, which must give what the task read; a task that
+    waits or has ended is shown as it stands. Its outcome is printed as research prints it."""
     from signoff.inbox import Inbox
 
     going = _Going.open(database, corpus_dir, as_json)
@@ -377,6 +404,10 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
         raise failure_of(error) from None
     task = going.read(task_id)
     if task.status == TaskStatus.RUNNING.value:
+        going.check_corpus(
+            lambda folder: going.shown("", folder, database, model_spec,
+                                       price_spec).going_on(task_id),
+            going.shown("", corpus_dir, database, model_spec, price_spec).asking())
         model = going.model(model_spec, price_spec)
         outcome = going.on(model, going.shown(model, corpus_dir, database, model_spec,
                                               price_spec))
@@ -443,6 +474,47 @@ class _Going:
                                  max_steps=task.max_steps, budget_usd=task.budget_usd)
         self.progress.spent = task.spend_usd
         return task
+
+    def check_corpus(self, again: Callable[[Path | None], str], asked_again: str) -> None:
+        """Refuse, before anything is decided or goes on, to go on in a corpus that does not
+        give what the task's tools gave it: a source it read or found that this corpus has not,
+        or has with another title or text (another folder, or a file edited since). Going on,
+        the model could cite what it read there, and the answer would show this corpus's file
+        as holding the quote. `again`: the command that goes on in the folder given (None: the
+        default corpus); `asked_again`: the one that asks the question again, here."""
+        from signoff.research.sources import python_docs_root
+        from signoff.research.tools import fetch_url
+
+        assert self.task is not None, "read first"
+        seen = [s for s in seen_in(self.seen) if s.tool != fetch_url.action_name]
+        # (what it read first: a source it only found is told as found)
+        for s in sorted({(s.source_id, s.part, s.title, s.texts): s for s in seen}.values(),
+                        key=lambda s: not s.origin):
+            now = as_read_now(self.corpus, s)
+            if now is True:
+                continue
+            task, sid = self.task.id, repr(s.source_id)
+            if now is not None and s.origin and now.origin == s.origin:  # the very file
+                raise Failure(
+                    f"{sid} ({s.origin}) has changed since research task {task} read it: going "
+                    "on, its answer could quote what the file said then as what it says now. "
+                    "Nothing was decided. Ask the question again to research the sources as "
+                    f"they are now: {asked_again}", EXIT_REFUSED)
+            began, docs = began_in(seen), python_docs_root()
+            if began is not None and docs is not None and began == docs.resolve():
+                where, go_on = "Python's documentation, the default corpus", again(None)
+            elif began is not None:
+                where, go_on = str(began), again(began)
+            else:
+                where, go_on = "another corpus", ""
+            raise Failure(
+                f"Research task {task} {'read' if s.origin else 'found'} {sid} in {where}, "
+                f"and {self.corpus.name} "
+                f"{'has no' if now is None else 'has another'} {sid}: going on here, its answer "
+                "could name a file that does not hold what it quotes. Nothing was decided. Go "
+                "on in the corpus it began in" + (f": {go_on}" if go_on else ", named as the "
+                "commands research printed for the task name it (--corpus DIR; none for the "
+                "default corpus)."), EXIT_REFUSED)
 
     def model(self, model_spec: str | None, price_spec: str | None) -> Model:
         """The model the task goes on with (see `_going_on_with`)."""
@@ -576,7 +648,7 @@ def _model(spec: str, price: Price | None = None,
            on_text: Callable[[str], None] | None = None) -> Model:
     from signoff.research.extractive import ExtractiveModel
 
-    if spec.strip().lower() in ("", "offline"):
+    if _is_offline_spec(spec):
         return ExtractiveModel()
     try:  # the providers are optional: imported only when asked for
         choose = importlib.import_module("signoff.models.choose")
@@ -593,6 +665,11 @@ def _model(spec: str, price: Price | None = None,
             "budget: give it with --price IN,OUT (US dollars per million input and output "
             "tokens, e.g. --price 0.15,0.60; 0,0 for a model of your own).", param_hint="--price")
     return chosen if isinstance(chosen, Model) else ExtractiveModel()
+
+
+def _is_offline_spec(spec: str) -> bool:
+    """Whether ``--model`` `spec` names the offline reader."""
+    return spec.strip().lower() in ("", "offline")
 
 
 def _is_offline(model: Model) -> bool:

@@ -1,7 +1,13 @@
 """How ``signoff research`` shows a research task: live progress as it works (each step, the
 spend against the budget, each tool call and what it answered), then its outcome — the answer
 with numbered citations, or why there is none, the receipt, and what waits for approval with
-the commands that decide it — as text or as JSON (`signoff.cli.research` runs the task).
+the commands that decide it — as text or as JSON (`signoff.cli.research` runs the task). The
+sources an answer cites are shown as the task's own tools gave them (`seen_in`), and
+`as_read_now` says whether a corpus still gives them so, before a task goes on in it.
+
+A declining answer is shown as what was checked (what the task searched for, and the closest
+sources, which its tools returned), in signoff's words; the model's reason follows, marked as
+its own words, not checked against the sources: it may say anything.
 
 Everything a source holds is shown as written: no Rich markup or emoji shortcode in it is
 interpreted, and its control characters (escape sequences) are shown as ``\x1b``-style escapes,
@@ -30,8 +36,8 @@ from signoff.models.base import Message, Model, Price, Reply, ToolSpec
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["Progress", "Shown", "Watched", "as_json_of", "console_for_text", "plain",
-           "print_outcome"]
+__all__ = ["Progress", "Seen", "Shown", "Watched", "as_json_of", "as_read_now", "began_in",
+           "console_for_text", "plain", "print_outcome", "seen_in"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -67,6 +73,10 @@ class Shown:
         """The command that goes on with research task `task_id`, runnable as written."""
         return runnable(f"research --go-on {shlex.quote(task_id)}{self._where()}")
 
+    def asking(self) -> str:
+        """The command that asks the question again, runnable as written."""
+        return runnable(f"research {shlex.quote(self.question)}{self._where()}")
+
     def _where(self) -> str:
         where = "" if self.database is None else f" --database {shlex.quote(self.url)}"
         if self.corpus_dir is not None:  # (whole: the command may be run from anywhere)
@@ -93,6 +103,7 @@ def as_json_of(app: Any, outcome: Any, shown: Shown) -> dict[str, Any]:
         "model": shown.model, "corpus": shown.corpus.name, "notes": list(shown.corpus.notes),
         "answer": result.model_dump(mode="json") if result else None,
         "declined": declined is not None,
+        "decline": _decline_of(declined, sources, shown.model) if declined else None,
         "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
         "max_steps": shown.max_steps, "spend_usd": outcome.spend_usd,
         "budget_usd": shown.budget_usd if math.isfinite(shown.budget_usd) else None,
@@ -111,7 +122,7 @@ def print_outcome(console: Any, show: Progress, app: Any, outcome: Any, shown: S
     receipt = app.receipt(outcome.task)
     sources = _sources(app, outcome, shown.corpus)
     show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
-    _print_answer(console, outcome, sources)
+    _print_answer(console, outcome, sources, shown.model)
     # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
     again = "" if shown.database is None and not os.environ.get("SIGNOFF_APP") else (
         f" --database {plain(shlex.quote(shown.url))}")
@@ -272,49 +283,128 @@ def _after_last_model_call(entries: Sequence[Any]) -> list[Any]:
 
 def _sources(app: Any, outcome: Any, corpus: Any) -> dict[str, dict[str, str]]:
     """The title and origin of each source the outcome's answer cites (or, when it declines,
-    names as the closest): the corpus's, else — a page fetched from the web — the title the
-    page gave when it was fetched."""
+    names as the closest), as the task's own tools gave them when it read them: a source read
+    or a page fetched, by what that answer said; one only searched, by the title its search
+    gave (its origin the corpus's, when the corpus still gives that title). Not by what
+    `corpus` says of that id today: the task may have read another corpus, or a file since
+    edited (a citation named another file than the one quoted)."""
     result = outcome.result
     declined = result.declined if result else None
     source_ids = declined.closest if declined is not None else (
         result.source_ids if result else [])
-    found: dict[str, dict[str, str]] = {}
-    fetched: dict[str, str] | None = None
-    for sid in source_ids:
-        try:
-            part = corpus.read(sid)
-            found[sid] = {"title": part.title, "origin": part.origin}
-        except NotFound:  # a page fetched from the web
-            fetched = _fetched_titles(app, outcome.task) if fetched is None else fetched
-            found[sid] = {"title": fetched.get(sid, sid), "origin": sid}
-    return found
-
-
-def _fetched_titles(app: Any, task: str) -> dict[str, str]:
-    """The title of each page task `task` fetched, by its source id, as its tools answered."""
+    if not source_ids:
+        return {}
     from signoff.agents import repository as repo
 
     with app.database.reading() as db:
-        messages = repo.messages_of(db, task)
-    titles: dict[str, str] = {}
+        told = _told_of(seen_in(repo.messages_of(db, outcome.task)))
+    found: dict[str, dict[str, str]] = {}
+    for sid in source_ids:
+        title, origin = told.get(sid, ("", ""))
+        if not origin:  # (searched only, or not told at all: the corpus says where it is)
+            title = title or corpus.title_of(sid)
+            origin = corpus.origin_of(sid) if title and corpus.title_of(sid) == title else ""
+        found[sid] = {"title": title or sid, "origin": origin or sid}
+    return found
+
+
+def _told_of(seen: Sequence[Seen]) -> dict[str, tuple[str, str]]:
+    """Each source's title and origin as the task's tools first gave them: a source read (or
+    fetched) by what its reading said, else by its first search hit ("" its origin)."""
+    told: dict[str, tuple[str, str]] = {}
+    for s in seen:
+        if s.origin and not told.get(s.source_id, ("", ""))[1]:
+            told[s.source_id] = (s.title, s.origin)
+        else:
+            told.setdefault(s.source_id, (s.title, ""))
+    return told
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Seen:
+    """What a tool of a research task gave of one source: the part of it read, a page fetched,
+    or a search's hit."""
+
+    tool: str
+    """The tool that gave it: ``search_sources``, ``read_source`` or ``fetch_url``."""
+    source_id: str
+    part: int
+    """The part of the source (a search hit: the part that matched)."""
+    title: str
+    origin: str
+    """Where it comes from, as read ("" for a search hit, which does not say)."""
+    texts: tuple[str, ...]
+    """Its text, as read or fetched; a search hit's: the pieces of its snippet."""
+
+
+def seen_in(messages: Sequence[Message]) -> list[Seen]:
+    """What the tools of a task's conversation (`messages`) gave of each source, in order: each
+    part read, page fetched and search hit. Refusals, in words, gave nothing."""
+    seen: list[Seen] = []
+    names: dict[str, str] = {}
     for message in messages:
+        if message.role == "assistant":
+            names = {c.id: c.name for c in message.tool_calls}  # (ids are a turn's own)
+            continue
         if message.role != "tool":
             continue
         try:
             value = json.loads(message.text)
-        except ValueError:
-            continue  # a refusal, in words
-        if isinstance(value, dict) and isinstance(value.get("title"), str) and (
-                isinstance(value.get("source_id"), str)):
-            titles[value["source_id"]] = value["title"]
-    return titles
+        except (ValueError, RecursionError):
+            continue  # a refusal, or a person's decision, in words
+        if not isinstance(value, dict):
+            continue
+        tool = names.get(message.tool_call_id, "")
+        if isinstance(value.get("hits"), list):
+            seen.extend(Seen(tool=tool, source_id=hit["source_id"], part=_part(hit),
+                             title=str(hit.get("title", "")), origin="",
+                             texts=tuple(p for p in str(hit.get("snippet", "")).split("…")
+                                         if p.strip()))
+                        for hit in value["hits"]
+                        if isinstance(hit, dict) and isinstance(hit.get("source_id"), str))
+        elif isinstance(value.get("source_id"), str) and isinstance(value.get("text"), str):
+            seen.append(Seen(tool=tool, source_id=value["source_id"], part=_part(value),
+                             title=str(value.get("title", "")),
+                             origin=str(value.get("origin", "")), texts=(value["text"],)))
+    return seen
 
 
-def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]) -> None:
+def as_read_now(corpus: Any, seen: Seen) -> Any:
+    """True when `corpus` gives what a task's tool gave of a source (`seen`): the same title,
+    and the text read (or a search hit's snippet) in the same part; else the part the corpus
+    gives now (None: it has no such source or part)."""
+    from signoff.limits.grounding import normalise
+
+    try:
+        now = corpus.read(seen.source_id, part=seen.part)
+    except NotFound:
+        return None
+    text = normalise(now.text)
+    return True if now.title == seen.title and all(
+        normalise(piece) in text for piece in seen.texts) else now
+
+
+def began_in(seen: list[Seen]) -> Path | None:
+    """The folder a task read its sources in, as the origin of a source it read tells it (the
+    file's path, which ends with the source's id); None when none tells (a task that only
+    searched; Python's help topics)."""
+    for s in seen:
+        origin, named = Path(s.origin), Path(s.source_id).parts
+        if s.origin and origin.is_absolute() and named and origin.parts[-len(named):] == named:
+            return Path(*origin.parts[: -len(named)])
+    return None
+
+
+def _part(value: dict[str, Any]) -> int:
+    part = value.get("part", 1)
+    return part if isinstance(part, int) and not isinstance(part, bool) else 1
+
+
+def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]],
+                  model: str) -> None:
     declined = outcome.result.declined if outcome.done and outcome.result else None
-    if declined is not None:
+    if declined is not None:  # what was checked, in signoff's words; then the model's own
         console.print("\n[bold]No answer can be cited from the sources read.[/bold]")
-        console.print(f"  {plain(declined.reason)}")
         if declined.searched:
             console.print("  Searched for: " + ", ".join(f"“{plain(q)}”"
                                                         for q in declined.searched))
@@ -323,6 +413,9 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
             for sid in declined.closest:
                 title = sources.get(sid, {}).get("title", sid)
                 console.print(f"    {plain(sid, line=True)} — {plain(title, line=True)}")
+        reason = " ".join(declined.reason.split())
+        console.print(f"  The {_reasoner(model)}'s reason, not checked against the sources: "
+                      f"“{plain(reason, line=True)}”")
         return
     if not outcome.done:
         why = commands_as_run(outcome.problem) or (f"it waits on {', '.join(outcome.waiting_on)}"
@@ -342,6 +435,33 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
         title = sources.get(sid, {}).get("title", sid)
         console.print(f"  \\[{number}] {plain(sid, line=True)} — {plain(title, line=True)}\n"
                       f"      “{plain(' '.join(quote.split()))}”")
+
+
+def _decline_of(declined: Any, sources: dict[str, dict[str, str]], model: str
+                ) -> dict[str, Any]:
+    """An answer that declines, as ``--json`` tells it beside the answer itself: in signoff's
+    own words what was checked (what the task searched for, and the closest sources, which its
+    tools returned), and the model's reason apart, marked as not checked: it is the model's
+    words, which may say anything (a claim the sources do not make, too)."""
+    said = "No answer can be cited from the sources read."
+    if declined.searched:
+        said += " It searched for " + ", ".join(f"“{q}”" for q in declined.searched) + "."
+    if declined.closest:
+        said += " The closest sources: " + ", ".join(
+            f"{sid} ({sources.get(sid, {}).get('title', sid)})" for sid in declined.closest
+        ) + "."
+    return {"said": said, "searched": list(declined.searched),
+            "closest": list(declined.closest), "reason": declined.reason,
+            "reason_by": model,
+            "reason_checked": False}
+
+
+def _reasoner(model: str) -> str:
+    """Who gave a declining answer's reason: the offline "reader" (not a language model), or
+    the "model"."""
+    from signoff.research.extractive import ExtractiveModel
+
+    return "reader" if model == ExtractiveModel.name else "model"
 
 
 def _arguments(arguments: str) -> str:

@@ -253,6 +253,7 @@ def check_citations(
     if not isinstance(answer, GroundedAnswer):
         raise UserError(f"check_citations checks a GroundedAnswer, not {type(answer).__name__}: "
                         "read the model's answer into one first (GroundedAnswer.model_validate).")
+    _check_retrieved(retrieved, searched)
     if answer.declined is not None:
         return _check_declined(answer, answer.declined, retrieved, searched)
     pieces = {sid: [normalise(p) for p in ([t] if isinstance(t, str) else t)]
@@ -277,6 +278,26 @@ def check_citations(
                     source_id=citation.source_id, quote=citation.quote, found_in=found_in,
                 ))
     return problems
+
+
+def _check_retrieved(retrieved: object, searched: object) -> None:
+    """`UserError` saying what `check_citations` takes, when `retrieved` is not a mapping of
+    source ids to what the tools returned of each (a text, or a list of texts), or `searched`
+    not a list of queries (a bytes value failed inside `normalize`, None as "not iterable")."""
+    holds = ("retrieved maps each source id a tool returned to what it returned of that "
+             "source's text: a text, or a list of texts ({\"kettle.md\": \"A kettle…\"})")
+    if not isinstance(retrieved, Mapping):
+        raise UserError(f"check_citations' {holds}, not {type(retrieved).__name__}.")
+    for source_id, texts in retrieved.items():
+        pieces = [texts] if isinstance(texts, str) else texts
+        if not isinstance(source_id, str) or isinstance(texts, bytes) or not isinstance(
+                pieces, Sequence) or not all(isinstance(p, str) for p in pieces):
+            raise UserError(f"check_citations' {holds}; it maps {_short(repr(source_id))} to "
+                            f"{_short(repr(texts))}.")
+    if searched is not None and (isinstance(searched, str | bytes) or not isinstance(
+            searched, Sequence) or not all(isinstance(q, str) for q in searched)):
+        raise UserError(f"check_citations' searched is the list of queries the task searched "
+                        f"for ([\"kettle descale\"]), or None, not {_short(repr(searched))}.")
 
 
 def problems_in_words(problems: Sequence[CitationProblem]) -> str:

@@ -386,17 +386,19 @@ class Corpus:
         return counts
 
     def read(self, source_id: str, *, part: int = 1) -> SourcePart:
-        """The text of one source (or of its `part`, when it is long)."""
+        """The text of one source (or of its `part`, when it is long). `NotFound` for a source
+        of no such id, or a part it does not have (one past what SQLite can name too: it
+        failed with an OverflowError)."""
         with self._engine.connect() as db:
             row = db.execute(text(
                 "SELECT sources.source_id, sources.title, sources.origin, sources.parts, "
                 "parts.text FROM sources LEFT JOIN parts ON parts.source = sources.rowid "
                 "AND parts.part = :part WHERE sources.source_id = :id"
-            ), {"id": source_id, "part": part}).first()
+            ), {"id": source_id, "part": part if 1 <= part <= _MOST_PARTS else 0}).first()
         if row is None:
             raise NotFound(f"There is no source {source_id!r} in this corpus: use an id that "
                            "search_sources gave.")
-        if row[4] is None:
+        if row[4] is None:  # (parts are numbered from 1: part 0 names none)
             raise NotFound(f"{source_id!r} has {row[3]} part(s); there is no part {part}.")
         return SourcePart(source_id=str(row[0]), title=str(row[1]), origin=str(row[2]),
                           part=part, parts=int(row[3]), text=str(row[4]))
@@ -506,6 +508,10 @@ def named_title(title: str) -> tuple[str, str]:
         found = None  # "Tutorial: Getting started" is a title, not a name described
     return (found.group("name"), found.group("description")) if found else (title, "")
 
+
+_MOST_PARTS = 2**63 - 1
+"""The most parts a source could have: the largest number SQLite keeps (a part past it is no
+part of any source)."""
 
 _QUERY_AT_MOST = 2_000
 """The longest query searched (its first characters): a query is a sentence, not a page."""

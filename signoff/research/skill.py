@@ -198,7 +198,11 @@ def ask(
     `AgentHandle.do`)."""
     from signoff.research.extractive import ExtractiveModel
 
-    if not isinstance(question, str) or not question.strip():
+    if not isinstance(question, str):
+        raise UserError(f"The question is text (a str), not {type(question).__name__}: ask it "
+                        "as words, such as “What does the with statement do?” (decode bytes "
+                        "first: question.decode()).")
+    if not question.strip():
         raise UserError("The question is empty: ask something, such as “What does the with "
                         "statement do?”.")
     try:
