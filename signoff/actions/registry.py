@@ -27,7 +27,7 @@ from signoff.actions.parameters import ParameterKind, derived_label, read_parame
 from signoff.actions.problems import not_json, problem_of, unknown_members
 from signoff.actions.readonly import read_only_guard
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.actions.running import Providers, Runner
+from signoff.actions.running import Providers, Runner, refusal_on
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
 from signoff.effects import Effects, analyse, analyse_again, checking
@@ -37,7 +37,6 @@ from signoff.security.enforcement import may
 from signoff.security.policies import Policy
 from signoff.security.principals import People, Principal
 from signoff.security.records import RecordBase
-from signoff.security.rules import refusal
 from signoff.security.sessions import open_session
 from signoff.store.database import Database
 
@@ -227,7 +226,7 @@ class Actions:
             policy = action.options.authorize
             if policy is not None and not all(policy.admits(p, record) for p in acting):
                 continue
-            if _refused_on(acting, action.info.effects, record):
+            if refusal_on(acting, action.info.effects, record) is not None:
                 continue
             found.append(action.info)
         return sorted(found, key=lambda info: info.name)
@@ -511,22 +510,6 @@ _MOST_FOUND_AGAIN = 8
 """How many times one action's effects are found again before it is taken to do anything."""
 
 _ANY_ID = "00000000-0000-4000-8000-000000000000"
-
-
-def _refused_on(acting: ActingAs, effects: Effects, record: Any) -> bool:
-    """Whether a run of an action with these `effects` on `record` would be refused by the
-    record's rules for `acting`, as far as its effects tell: it deletes records of the record's
-    type and `acting` may not delete it, or it changes them and `acting` may not update it, or
-    may not update a field it assigns (a change whose fields are not all known is checked for
-    the record alone; the run checks every field it changes)."""
-    types = frozenset(cls.__name__ for cls in type(record).__mro__)
-    rules = getattr(type(record), "__security__", [])
-    if types & effects.deletes and refusal(acting, "delete", rules, record) is not None:
-        return True
-    if not types & effects.changes:
-        return False
-    fields = effects.fields_changed(types) or ()
-    return refusal(acting, "update", rules, record, fields=fields) is not None
 
 
 def _no_such_action(name: str, known: Iterable[str]) -> str:

@@ -7,14 +7,15 @@ reaches the log. Nothing partial is ever kept: a run is one transaction.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -31,6 +32,7 @@ from signoff.actions.readonly import (
     refuse_pending_changes,
 )
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
+from signoff.effects import EffectKind, Effects
 from signoff.exceptions import (
     Failed,
     Invalid,
@@ -45,12 +47,14 @@ from signoff.exceptions import (
 from signoff.security.acting import ActingAs
 from signoff.security.enforcement import RuledSession, enforce_rules_on, running_action
 from signoff.security.principals import People
+from signoff.security.records import RecordBase
+from signoff.security.rules import refusal
 from signoff.security.sessions import open_session
 from signoff.store import points
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
-__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner"]
+__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner", "refusal_on"]
 
 log = logging.getLogger("signoff.actions")
 
@@ -422,9 +426,18 @@ class Runner:
             for p in action.all_parameters:
                 if p.provided is not None:
                     arguments[p.name] = self._providers.value(p.provided, context)
-            returned = action.call(**arguments)
-            points.reached("run.called", action=action.name)
-            session.flush()  # the record rules are checked here, inside the run
+            effects = action.info.effects
+            outside = effects.external or effects.sends or effects.spends
+            if outside:  # what it does outside cannot be rolled back: refused before it runs
+                _refuse_beforehand(action, acting, arguments)
+            try:
+                returned = action.call(**arguments)
+                points.reached("run.called", action=action.name)
+                session.flush()  # the record rules are checked here, inside the run
+            except NotAuthorized as refused:
+                if outside and refused.operation:  # a record rule's, once it had begun
+                    raise Failed(_ran_outside(action, refused)) from refused
+                raise
             return self._done(action, acting, cause, returned)
 
     @staticmethod
@@ -456,6 +469,73 @@ def _as_found(action: Action, session: Session | None) -> Iterator[None]:
             log.error("%s", " ".join(str(v) for v in guard.violations))
     if guard.violated:
         raise guard.violations[0]
+
+
+def refusal_on(acting: ActingAs, effects: Effects, record: Any) -> NotAuthorized | None:
+    """The refusal a run of an action with these `effects` on `record` would meet from the
+    record's rules for `acting`, as far as its effects tell (None when none): it deletes
+    records of the record's type and `acting` may not delete it, or it changes them and
+    `acting` may not update it, or may not update a field it assigns (a change whose fields are
+    not all known is checked for the record alone; the run checks every field it changes)."""
+    types = frozenset(cls.__name__ for cls in type(record).__mro__)
+    rules = getattr(type(record), "__security__", [])
+    if types & effects.deletes:
+        refused = refusal(acting, "delete", rules, record)
+        if refused is not None:
+            return refused
+    if not types & effects.changes:
+        return None
+    fields = effects.fields_changed(types) or ()
+    return refusal(acting, "update", rules, record, fields=fields)
+
+
+def _refuse_beforehand(action: Action, acting: ActingAs, arguments: Mapping[str, Any]) -> None:
+    """Raise the refusal a record rule would give `acting` for a change `action`'s effects
+    show on a record its `arguments` name (its subject, a record parameter, a record within
+    a structure or a sequence), before it runs: what it does outside the app cannot be
+    rolled back once its changes are refused where they are written."""
+    effects = action.info.effects
+    if not (effects.changes - {""}) and not effects.deletes:
+        return
+    for record in _records_in(arguments[p.name] for p in action.all_parameters
+                              if p.provided is None and p.name in arguments):
+        refused = refusal_on(acting, effects, record)
+        if refused is not None:
+            raise refused
+
+
+def _records_in(values: Iterable[Any]) -> Iterator[RecordBase]:
+    """The records within `values` (as a run's validated values hold them: a record itself, or
+    within a model, a dataclass, a mapping or a sequence), each once."""
+    seen: set[int] = set()
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, RecordBase):
+            yield value
+        elif isinstance(value, BaseModel):
+            stack.extend(value.__dict__.values())
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
+        elif isinstance(value, Mapping):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple | set | frozenset):
+            stack.extend(value)
+
+
+def _ran_outside(action: Action, refused: NotAuthorized) -> str:
+    """What a caller is told of a run refused by a record rule where its changes were written,
+    once it had run: nothing of the app's was kept, but what it does outside may have
+    happened."""
+    outside = [e.words() for e in action.info.effects.ordered
+               if e.kind in (EffectKind.EXTERNAL, EffectKind.SENDS, EffectKind.SPENDS)]
+    what = "; ".join(dict.fromkeys(outside))
+    return (f"{refused.message} Nothing it changed in the app was kept, but {action.name} had "
+            f"already run, so what it does outside the app may have happened ({what}): check "
+            "before trying again.")
 
 
 class _AlreadyUsed(Exception):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -13,9 +14,10 @@ from signoff.actions.catalog import Action
 from signoff.agents import repository as repo
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill
+from signoff.effects import Effects
 from signoff.exceptions import UserError
 
-__all__ = ["Kept", "KeptProposals", "Routing", "fingerprint_of", "proposal_of"]
+__all__ = ["Kept", "KeptProposals", "Routing", "does_otherwise", "fingerprint_of", "proposal_of"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,10 +54,15 @@ def proposal_of(task: repo.TaskRow, skill: Skill[Any, Any], action: Action, call
 
 
 def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, Any] | None = None,
-                   subject_version: str | None = None, skill_version: str | None = None) -> str:
-    """The fingerprint of a proposal: agent, skill and version, tool, arguments, subject version
-    and the instruction set."""
-    return fingerprint({
+                   subject_version: str | None = None, skill_version: str | None = None,
+                   effects: Sequence[str] | None = None) -> str:
+    """The fingerprint of a proposal: agent, skill and version, tool, arguments, subject version,
+    the instruction set, and what the action does. `effects` are its action's effects as they
+    read now (`Effects.explain`; the proposal's own, as shown with it, when not given): while
+    they read as shown, the fingerprint is the one it was made with, as fingerprints were made
+    before the effects were part of them (those still waiting do not go stale for it); once they
+    read otherwise (the app deployed again with the action doing more), it reads otherwise."""
+    parts: dict[str, Any] = {
         "agent": proposal.agent, "skill": proposal.skill,
         "skill_version": skill_version if skill_version is not None else proposal.skill_version,
         "tool": proposal.action,
@@ -63,7 +70,21 @@ def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, A
         "subject_version": subject_version if subject_version is not None
         else proposal.subject_version,
         "instructions": instructions,
-    })
+    }
+    if effects is not None and tuple(effects) != tuple(proposal.effects):
+        parts["effects"] = list(effects)
+    return fingerprint(parts)
+
+
+def does_otherwise(proposal: Proposal, effects: Effects) -> str:
+    """How `effects` (its action's, as its code reads now) differ from those shown with
+    `proposal`, in a person's words ("it now also reaches outside the app (`httpx.post`)");
+    "" when they read as shown."""
+    if tuple(effects.explain()) == tuple(proposal.effects):
+        return ""
+    shown = set(proposal.effects)
+    more = dict.fromkeys(e.words() for e in effects.ordered if e.explain() not in shown)
+    return f"it now also {'; '.join(more)}" if more else "it now does less than was shown"
 
 
 def _text(value: Any) -> str:
