@@ -441,6 +441,7 @@ class Agency:
                                    agents=self.registered_as, route_words=self.route_words,
                                    go_on=self.decider.went_on)
         """Passes proposals' deadlines (withdrawn, or put to the next decider)."""
+        self.loop.standing = self.decider.rules  # (a rule lets a call run alone while it holds)
         self.skills = Skills(self)
 
     # -- agents --------------------------------------------------------------------------

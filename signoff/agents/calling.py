@@ -36,7 +36,8 @@ from signoff.agents.handing_back import read_result, task_view
 from signoff.agents.labelling import evidence_of, trusted_text
 from signoff.agents.permits import Leave
 from signoff.agents.proposing import Kept, fingerprint_of, proposal_of
-from signoff.agents.skills import Skill
+from signoff.agents.skills import Route, Skill
+from signoff.agents.standing import StandingRules
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Failed, Step
 from signoff.agents.tasks import ALSO_THE_PROBLEM
@@ -45,6 +46,7 @@ from signoff.exceptions import Invalid, NotFound
 from signoff.limits.provenance import NOTHING_SEEN, Labels
 from signoff.limits.steps import NextAction, next_action
 from signoff.security.acting import ActingAs
+from signoff.security.principals import Principal
 from signoff.store import points
 from signoff.store.database import reading_only
 
@@ -65,6 +67,10 @@ def answer_of(result: ActionResult) -> str:
 
 class CallSteps(StepUnits):
     """What becomes of each tool call of a turn (see the module)."""
+
+    standing: StandingRules | None = None
+    """The app's standing rules, to check that a rule still holds where it would let a call
+    run alone (set by the app's agency; without them, no rule lets anything run alone)."""
 
     def instructions(self, registered: Registered, skill: Skill[Any, Any]) -> str:
         """What the model is told of its purpose and skill."""
@@ -273,18 +279,12 @@ class CallSteps(StepUnits):
                    only: bool = False, labels: Labels = NOTHING_SEEN) -> Step | None:
         """Run the call as the agent — and, when a standing rule (`lifted`) lets it run alone,
         as the rule's maker too, as a yes of theirs would (only what both may, as the
-        directory holds them now: a rule does not let the agent do what its maker could not,
-        or can no longer, do). Its tool-call row and receipt entry commit with what the action
-        wrote. Given `only` (the turn's only call), the turn closes in the same transaction,
-        and what happens next is returned; else None."""
+        directory held them where the rule was found to hold: a rule does not let the agent do
+        what its maker could not, or can no longer, do). Its tool-call row and receipt entry
+        commit with what the action wrote. Given `only` (the turn's only call), the turn closes
+        in the same transaction, and what happens next is returned; else None."""
         rule_id = lifted.rule if lifted is not None else None
-        maker = self._people.find(lifted.made_by) if lifted is not None else None
-        if lifted is not None and maker is None:
-            self._refuse(task, call, f"{call.tool} was not run: the standing rule that let it "
-                                     "run alone was made by someone this app no longer knows. "
-                                     "Nothing was run.", state=CallState.DONE,
-                         outcome=CallOutcome.DENIED)
-            return None
+        maker = lifted.maker if lifted is not None else None
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
@@ -376,19 +376,27 @@ class CallSteps(StepUnits):
                 return False
         return True
 
-    def _recover_call(self, task: repo.TaskRow, registered: Registered, call: repo.CallRow) -> None:
-        """An alone outside call a holder before this one marked running, and never recorded:
-        run again if it says it is idempotent, else its outcome is told as unknown."""
-        action = self._actions.get(call.tool)
-        if action.info.idempotent:
+    def _recover_call(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
+                      call: repo.CallRow) -> Step | None:
+        """An alone outside call a holder before this one marked running, and never recorded.
+        One that says it is idempotent is gated again, as a new call would be now: it runs
+        again only as it would run now (alone as the agent while its declaration lets it; under
+        a standing rule only while one still holds, as that rule's maker and the agent
+        together), and is otherwise proposed, or refused. Any other is told as of unknown
+        outcome. What happens next when the gate ends the task; else None."""
+        action = self._actions.get(call.tool) if call.tool in self._actions else None
+        if action is None or not action.info.idempotent:
             with self._writing(task.id) as db:
-                repo.update_call(db, task.id, call.id, state=CallState.NEW)
-            values = self._actions.values_from_json(call.tool, call.arguments)
-            fresh = call.changed(state=CallState.NEW)
-            self._run_alone(task, registered, action, fresh, values, None)
-            return
+                self._told_unknown(db, task.id, call)
+            return None
         with self._writing(task.id) as db:
-            self._told_unknown(db, task.id, call)
+            repo.update_call(db, task.id, call.id, state=CallState.NEW)
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL,
+                      f"The work stopped while {call.tool} ran, before its outcome was recorded. "
+                      "It may safely run again (its action says so), so it is gated again, as a "
+                      "new call would be now.", tool=call.tool, arguments=call.arguments)
+        fresh = call.changed(state=CallState.NEW)
+        return self._gate_call(task, registered, skill, fresh, [fresh])
 
     def _told_unknown(self, db: repo.Executor, task_id: str, call: repo.CallRow) -> None:
         """In the transaction `db`: an alone call a holder before this one marked running, and
@@ -442,12 +450,20 @@ class CallSteps(StepUnits):
             why += "."
         words = self._route_words(proposal)
         earlier = self._labels.evidence(task.id, task.turn, **self._seen(task))
+        # Where the skill routes the call now, should a rule be found: whether its maker could
+        # make it now depends on it (asked here, as the skill's code may read records).
+        route = _of_skill(skill, "decided_by", lambda: skill.decided_by(call.tool), unput) if (
+            lifted is not None) else None
         with self._writing(task.id, closing=only) as db:
-            rule = repo.matching_rule(db, agent=task.agent, tool=call.tool, skill=task.skill,
-                                      for_id=task.for_id) if lifted is not None else None
-            self.observer.gated(lifted if lifted is not None and rule is not None else verdict)
-            if rule is not None:
-                return _Lifted(rule=rule[0], made_by=rule[1])
+            held = self._rule_holding(db, task, registered, call.tool, route) if (
+                lifted is not None) else ""
+            if isinstance(held, _Lifted):
+                self.observer.gated(lifted or verdict)
+                return held
+            self.observer.gated(verdict)
+            if held:  # a rule matched, and no longer holds: said after the call's reason
+                why += "." if reason and not steered and reason[-1] not in ".!?" else ""
+                steered += f" {held}"
             # A record the agent cannot read is one no yes could run the call on (it runs as
             # the agent and the approver together): nobody is asked.
             gone = self._actions.unreadable(action, arguments, acting=ActingAs.of(
@@ -478,6 +494,34 @@ class CallSteps(StepUnits):
         self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
+
+    def _rule_holding(self, db: repo.Executor, task: repo.TaskRow, registered: Registered,
+                      tool: str, route: Route | None) -> _Lifted | str:
+        """In the transaction `db` (the call's proposal's): the oldest active standing rule
+        that lets the call run alone and still holds — its maker, as the directory holds them
+        now, could make it now, with the task's skill routing the call to `route`
+        (`StandingRules.lapsed`) — as `_Lifted`; else why the first rule that matched no longer
+        holds, in a sentence ("" when none matched)."""
+        rules = repo.matching_rules(db, agent=task.agent, tool=tool, skill=task.skill,
+                                    for_id=task.for_id)
+        if not rules:
+            return ""
+        standing = self.standing
+        makers = self._people.find_each([r.made_by for r in rules], within=db)
+        lapsed = ""
+        for rule in rules:
+            maker = makers.get(rule.made_by)
+            if standing is None:  # (no app's agency set them: fail closed)
+                why = "the app's standing rules could not be checked."
+            else:
+                why = standing.lapsed(rule, registered, task.skill, maker, route=route)
+            if not why and maker is not None:
+                return _Lifted(rule=rule.id, maker=maker)
+            if not lapsed:
+                whose = f" of {maker.name}'s" if maker is not None else ""
+                lapsed = (f"A standing rule{whose} would have let it run alone, but no longer "
+                          f"holds: {why}")
+        return lapsed
 
     def instructions_now(self, task: repo.TaskRow, *, within: repo.Executor | None = None) -> str:
         """The instruction set as it reads now: purpose, skill, app instructions, the brief
@@ -537,9 +581,9 @@ class _Lifted:
 
     rule: str
     """The rule's id."""
-    made_by: str
-    """The id of whoever made it: the call runs as them and the agent together."""
-
+    maker: Principal
+    """Whoever made it, as the directory held them where the rule was found to hold: the call
+    runs as them and the agent together."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -579,7 +579,7 @@ class Loop(CallSteps):
                 if call.state == CallState.NEW:
                     ended = self._gate_call(task, registered, skill, call, calls, only)
                 else:
-                    self._recover_call(task, registered, call)
+                    ended = self._recover_call(task, registered, skill, call)
             if ended is not None:
                 return self._told(task, ended)
         with self._writing(task.id) as db:

@@ -607,22 +607,23 @@ def insert_rule(db: Executor, **values: Any) -> str:
     return rule_id
 
 
-def matching_rule(
+def matching_rules(
     db: Executor, *, agent: str, tool: str, skill: str, for_id: str | None
-) -> tuple[str, str] | None:
-    """The id of an active rule letting `agent` run `tool` alone in this work, and the id of
-    whoever made it (the call runs as them and the agent); or None."""
-    found = _run(db, "matching_rule", lambda: _MATCHING_RULE,
-                 {"agent": agent, "tool": tool, "skill": skill, "for_id": for_id}).first()
-    return (str(found["id"]), str(found["made_by_id"])) if found is not None else None
+) -> list[StandingRule]:
+    """The active rules that would let `agent` run `tool` alone in this work (of `skill`, for
+    `for_id`), oldest first. Whether each still holds (its maker could make it now) is for the
+    caller to check: one that no longer does lets nothing run, and the next may."""
+    found = _run(db, "matching_rules", lambda: _MATCHING_RULES,
+                 {"agent": agent, "tool": tool, "skill": skill, "for_id": for_id})
+    return [_rule(row) for row in found.rows]
 
 
 _r = standing_rules.c
-_MATCHING_RULE = select(_r.id, _r.made_by_id).where(
+_MATCHING_RULES = select(standing_rules).where(
     _r.agent == bindparam("agent"), _r.tool == bindparam("tool"), _r.revoked_at.is_(None),
     or_(_r.skill.is_(None), _r.skill == bindparam("skill")),
     or_(_r.for_id.is_(None), and_(_r.for_id.is_not(None), _r.for_id == bindparam("for_id"))),
-).order_by(_r.made_at).limit(1)
+).order_by(_r.made_at, _r.id)
 
 
 def use_rule(db: Executor, rule_id: str) -> None:

@@ -1,8 +1,9 @@
 """The standing rules' verbs: "from now on, alone" made for one tool of one agent, and taken back.
 
 A rule stands for a yes to every call of its tool: only one who may widen what agents do alone,
-and whom the skill's route lets say yes to the call, may make it; a declaration that says never,
-or a yes every time, is not widened by any rule.
+and whom the skill's route lets say yes to the call, may make it, and it holds only while they
+could still make it (`lapsed`, checked as each call comes); a declaration that says never, or a
+yes every time, is not widened by any rule.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from signoff.agents.gate import gate, leave_by_declaration
 from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave, tool_name
 from signoff.agents.rules import StandingRule
+from signoff.agents.skills import Route, Skill
 from signoff.exceptions import AgentRefused, UnknownId
 from signoff.security.principals import People, Principal
 from signoff.store.database import Database
@@ -44,11 +46,7 @@ class StandingRules:
         by = self._people.get(by)
         registered = self._agents(agent)
         name = tool_name(tool)
-        self.check_may_widen(registered, skill, name, by, for_everybody=for_everybody)
-        authorize = self._actions.get(name).options.authorize
-        if authorize is not None and not authorize.admits(by):  # (checked above: it is an action)
-            raise AgentRefused(f"{by.name} may not {self._actions.get(name).doing}, so "
-                               f"{by.name} cannot let {registered.agent.__name__} do it alone.")
+        self.check_may_make(registered, skill, name, by, for_everybody=for_everybody)
         with self._database.connect() as db:
             rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
                                        skill=skill, made_by_id=by.id,
@@ -73,10 +71,48 @@ class StandingRules:
                 raise AgentRefused("This rule was revoked already.")
             return next(r for r in repo.load_rules(db) if r.id == rule_id)
 
+    def check_may_make(self, registered: Registered, skill: str | None, tool: str,
+                       by: Principal, *, for_everybody: bool,
+                       route_of: Callable[[Skill[Any, Any]], Route | None] | None = None
+                       ) -> None:
+        """`AgentRefused`, saying why, unless `by` may make a rule letting `registered` run
+        `tool` alone (`check_may_widen`), and may run `tool` themselves (the action's
+        `authorize`)."""
+        self.check_may_widen(registered, skill, tool, by, for_everybody=for_everybody,
+                             route_of=route_of)
+        action = self._actions.get(tool)  # (an action: `check_may_widen` found it a tool)
+        authorize = action.options.authorize
+        if authorize is not None and not authorize.admits(by):
+            raise AgentRefused(f"{by.name} may not {action.doing}, so {by.name} cannot let "
+                               f"{registered.agent.__name__} do it alone.")
+
+    def lapsed(self, rule: StandingRule, registered: Registered, skill: str,
+               maker: Principal | None, *, route: Route | None) -> str:
+        """Why `rule` no longer lets `registered` run its tool alone in `skill` — its maker,
+        `maker` as the directory holds them now, could not make it now: a rule stands for
+        their yes, and lasts only while they could still give it; "" while it holds. `route`
+        is where `skill` routes the tool's proposals now (its `decided_by`, the app's code, is
+        asked by the caller, outside the transaction this may be checked in)."""
+        if maker is None:
+            return ("it was made by someone this app no longer knows, and holds only while its "
+                    "maker could still make it.")
+        if maker.disabled:
+            return f"{maker.name}'s account is disabled, and a disabled account lets nothing run."
+        try:
+            self.check_may_make(registered, skill, rule.tool, maker,
+                                for_everybody=rule.for_id is None, route_of=lambda _: route)
+        except AgentRefused as refused:
+            return str(refused)
+        return ""
+
     def check_may_widen(self, registered: Registered, skill: str | None, tool: str,
-                        by: Principal, *, for_everybody: bool) -> None:
+                        by: Principal, *, for_everybody: bool,
+                        route_of: Callable[[Skill[Any, Any]], Route | None] | None = None
+                        ) -> None:
         """`AgentRefused`, saying why, unless `by` may let `registered` run `tool` alone (in
-        `skill`, else in every skill that has it; for everybody, or in work for them)."""
+        `skill`, else in every skill that has it; for everybody, or in work for them).
+        `route_of` gives where a skill routes the tool's proposals, when the caller has asked
+        it already (else each skill's `decided_by` is asked here)."""
         agent = registered.agent
         if not self._oversight.widens_agent_autonomy.admits(by):
             raise AgentRefused(f"{by.name} may not let agents do more on their own.")
@@ -98,7 +134,7 @@ class StandingRules:
                 )
             # A rule stands for a yes: one whom the skill's route does not let say yes to the
             # call may not say it once for all its calls either.
-            route = each.decided_by(tool)
+            route = each.decided_by(tool) if route_of is None else route_of(each)
             if route is not None and not self._oversight.supervises_agents.admits(by) and not (
                     (route.person is not None and route.person.id == by.id)
                     or (route.queue and route.queue in by.roles)):
