@@ -302,7 +302,7 @@ class App:
         """Say yes: the call runs now as the agent on behalf of `by` (only what both may).
         `edited` changes argument values (never the tool); `always_like_this` also makes a
         standing rule for this tool in this skill, in the work the proposal is in (for the
-        person it is for; for `by` when it is for nobody)."""
+        person it is for; refused for work for nobody, and with `edited`)."""
         if edited is not None and (not isinstance(edited, Mapping) or not all(
                 isinstance(name, str) for name in edited)):
             raise UserError(f"edited takes the changed values by argument name "

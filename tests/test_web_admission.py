@@ -341,7 +341,8 @@ def test_a_limit_out_of_range_is_told(client: SimpleNamespace) -> None:
 
 def test_an_edit_of_the_record_is_refused_over_rest(client: SimpleNamespace) -> None:
     """REST refuses an edit that would change which repair the call acts on (422, the
-    library's sentence); the inbox's form offers the price only; always names its rule."""
+    library's sentence); the inbox's form offers the price only; always names its rule (not
+    with changed values: 422)."""
     shop = client
     shop.app.oversight.supervises_agents = shop.is_manager
     (proposal,) = shop.app.proposals(task=price(shop).task)
@@ -357,6 +358,10 @@ def test_an_edit_of_the_record_is_refused_over_rest(client: SimpleNamespace) -> 
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
     answer = shop.client.post(url, json={"always": True, "edited": {"price": 40}},
                               headers=bearer(shop, "Noor"))
+    assert answer.status_code == 422  # a rule follows a yes to the values as proposed
+    assert answer.json()["detail"].startswith(
+        "A yes with changed values cannot also make a standing rule")
+    answer = shop.client.post(url, json={"always": True}, headers=bearer(shop, "Noor"))
     assert answer.status_code == 200
     assert answer.json()["rule"]["tool"] == "set_price"
     assert answer.json()["rule"]["skill"] == "estimate_repair"

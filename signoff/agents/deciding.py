@@ -5,7 +5,8 @@ A yes runs the exact call that was shown, now, as the agent on behalf of the app
 both may. A proposal whose fingerprint reads differently now is stale and does not run. A tool the
 declaration has since ruled out does not run, whoever says yes. A yes whose call could not reach
 what it needs, and so sent nothing (`Unavailable`), is not used up: the proposal waits as it did,
-and the approver is told to try again later.
+and the approver is told to try again later; nor is one the skill's `version_of` failed to
+check. Decisions are people's: an agent's own account decides none.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
@@ -34,20 +33,28 @@ from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.loop import Loop
 from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave
-from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
+from signoff.agents.proposals import (
+    Decision,
+    Proposal,
+    ProposalStatus,
+    changed_values,
+    fingerprint,
+    said_changed,
+)
 from signoff.agents.proposing import fingerprint_of
+from signoff.agents.skills import Skill
 from signoff.agents.standing import StandingRules
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.exceptions import (
     AgentRefused,
     EditRefused,
     Invalid,
-    NotFound,
+    StoreError,
     Unavailable,
     UnknownId,
 )
 from signoff.security.acting import ActingAs
-from signoff.security.principals import People, Principal
+from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store import points
 from signoff.store.database import Database
 
@@ -80,6 +87,9 @@ class Decider:
 
     def refusal_to_decide(self, proposal: Proposal, by: Principal) -> str:
         """Why `by` may not decide `proposal`, or "" when they may."""
+        if by.kind is PrincipalKind.AGENT:  # whatever roles its account holds
+            return (f"{by.name} is an agent's own account, and agents never decide proposals "
+                    "(their own or another agent's): a person decides them.")
         if by.disabled:
             return f"{by.name} is disabled and may not decide anything."
         if not self._oversight.decides_agent_proposals.admits(by):
@@ -144,20 +154,38 @@ class Decider:
                 proposal.action not in self._actions or self.rules.declared(
                     registered, proposal.skill, proposal.action) is Leave.NEVER:
             return self._withdraw(proposal, call_id, by)
+        if always_like_this and proposal.for_id is None:
+            raise AgentRefused(
+                "This work is for nobody, and a standing rule made with a yes covers the work "
+                "of the person the work is for, so none would cover it; nothing was decided. "
+                f"Approve it without “always like this”; for {proposal.agent} to run "
+                f"{proposal.action} alone in work for nobody, a supervisor makes a rule for "
+                "everybody's work (app.allow_alone(…, for_everybody=True)).")
         if always_like_this:
             self.rules.check_may_widen(registered, proposal.skill, proposal.action, by,
                                   for_everybody=False)
-        arguments = dict(proposal.arguments)
-        changed: dict[str, Any] = {}
-        if edited:
-            changed = self._edits(proposal, edited)
-            arguments.update(changed)
+        changed = changed_values(self._actions, proposal, edited) if edited else {}
+        if changed and always_like_this:
+            raise EditRefused(
+                "A yes with changed values cannot also make a standing rule: the rule would let "
+                f"{proposal.agent} run {proposal.action} alone with any values, though you "
+                "changed the ones it proposed; nothing was decided. Approve it with the changes "
+                "alone, and make the rule with a later yes to values you take as they are.")
+        arguments = {**proposal.arguments, **changed}  # the values that run, the edits in them
         action = self._actions.get(proposal.action)
         try:
             values = self._actions.values_from_json(proposal.action, json.dumps(arguments))
         except Invalid as invalid:
             raise EditRefused(f"The changed values do not fit {proposal.action}: "
                               f"{invalid.message}") from None
+        if changed and self._version(skill, proposal, arguments) != self._version(
+                skill, proposal, proposal.arguments):
+            raise EditRefused(
+                f"An edit changes argument values only: with {', '.join(changed)} changed, "
+                f"{type(skill).__name__}.version_of reads what {proposal.action} acts on "
+                "otherwise (another record, or another version of it), which an edit cannot "
+                "change. Reject it with the reason instead; the agent is told and may propose "
+                "again.")
         own = skill
 
         def stale_in(db: repo.Executor) -> _Stale | None:
@@ -169,7 +197,7 @@ class Decider:
             if not isinstance(connection, Connection):
                 raise TypeError(f"A call is claimed on a connection or a session, not {db!r}.")
             with self._database.joining(connection):  # the app's own reads, in the claim's
-                version = own.version_of(proposal.action, proposal.arguments)  # transaction
+                version = self._version(own, proposal, arguments)  # transaction, of the values
             now = self._loop.instructions_now(task, within=db)
             if now == instructions and fingerprint_of(
                     proposal, instructions, subject_version=version,
@@ -232,21 +260,17 @@ class Decider:
                     holds.lock(db, proposal.task)
                     try:
                         self._decider_now(db, proposal, by)
-                    except AgentRefused as refusal:
-                        refused = refusal
-                        raise RunAborted("not theirs to decide") from None
-                    stale = stale_in(db)
+                        stale = stale_in(db)
+                    except AgentRefused as refusal:  # not theirs, or the skill's version_of
+                        refused = refusal           # failed: nothing is decided
+                        raise RunAborted("refused") from None
                     if stale is not None:
                         raise RunAborted("stale")
                     if not repo.claim_proposal(db, proposal, ProposalStatus.APPROVED,
                                                **decided):
                         raise RunAborted("already decided")
 
-            said_edit = ""
-            if changed:
-                said_edit = " with " + ", ".join(f"{k} changed to {json.dumps(v)}"
-                                                 for k, v in changed.items())
-
+            said_edit = said_changed(changed)
             told, woke, late = "", None, False
 
             def within(db: repo.Executor, result: ActionResult) -> None:
@@ -410,42 +434,24 @@ class Decider:
                         status=ProposalStatus.DONE if result.done else ProposalStatus.FAILED,
                         said=words, told_agent=told)
 
-    def _edits(self, proposal: Proposal, edited: Mapping[str, Any]) -> dict[str, Any]:
-        info = self._actions.info(proposal.action)
-        names = {p.name for p in info.parameters}
-        unknown = sorted(set(edited) - names)
-        if unknown:
-            raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change "
-                              f"(its arguments are {', '.join(sorted(names)) or 'none'}); the "
-                              "tool itself cannot be changed.")
-        given = {k: json.loads(json.dumps(v, default=str)) for k, v in edited.items()}
-        changed = {k: v for k, v in given.items() if proposal.arguments.get(k) != v}
-        acted_on = [p.name for p in info.parameters if p.name in changed and p.names_records]
-        holding = [p.name for p in info.parameters if p.name in changed and not p.names_records
-                   and not p.takes_plain_data]  # a structure that may name records within
-        if holding and not acted_on:
-            acted_on = self._moved_records(proposal, holding, changed)
-        if acted_on:
-            raise EditRefused(f"An edit changes argument values only: {', '.join(acted_on)} "
-                              f"names what {proposal.action} acts on, which an edit cannot "
-                              "change. Reject it with the reason instead; the agent is told and "
-                              "may propose again.")
-        return changed
-
-    def _moved_records(self, proposal: Proposal, names: list[str], changed: dict[str, Any]
-                       ) -> list[str]:
-        """Those of arguments `names` whose `changed` values name other records than the
-        proposal's (a record's id within a structure); values that do not fit are left to be
-        told where the call's values are read."""
+    def _version(self, skill: Skill[Any, Any], proposal: Proposal, arguments: dict[str, Any]
+                 ) -> str:
+        """The version of what `proposal`'s call acts on with `arguments`, as the skill's
+        `version_of` (the app's own code) reads it now; a refusal, in a sentence, when it
+        raises: nothing is decided, and the proposal waits as it did."""
         try:
-            before = self._actions.values_from_json(proposal.action,
-                                                    json.dumps(proposal.arguments))
-            after = self._actions.values_from_json(
-                proposal.action, json.dumps({**proposal.arguments, **changed}))
-        except (Invalid, NotFound):
-            return []
-        return [n for n in names if set(_record_ids(before.get(n))) != set(
-            _record_ids(after.get(n)))]
+            return skill.version_of(proposal.action, arguments)
+        except StoreError:  # the database itself: told as such, wherever it is met
+            raise
+        except Exception as error:
+            named = f"{type(skill).__name__}.version_of"
+            log.error("%s raised %s as proposal %s was decided", named, type(error).__name__,
+                      proposal.id, exc_info=True)
+            raise AgentRefused(
+                f"{named} raised {type(error).__name__}, so whether what {proposal.action} acts "
+                "on still reads as it was proposed cannot be checked, and nothing was decided: "
+                "the proposal still waits. The app's log has the traceback; decide it once the "
+                "skill is fixed, or reject it (a no does not ask the skill).") from None
 
     # -- reject, stale, withdraw ---------------------------------------------------------
 
@@ -548,15 +554,17 @@ class Decider:
             points.reached("decider.recovering", proposal=proposal.id)
             if action is not None and (action.info.idempotent or action.info.query) and (
                     approver is not None):
-                values = self._actions.values_from_json(proposal.action,
-                                                        json.dumps(proposal.arguments))
+                changed = dict(proposal.edited or {})  # run with the values that were approved
+                values = self._actions.values_from_json(
+                    proposal.action, json.dumps({**proposal.arguments, **changed}))
                 result = self._actions.run_values(
                     action, values, acting=ActingAs.of([approver, registered.account]),
                     cause=f"task {proposal.task}",
                 )
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)
-                    self._record_run(db, proposal, call_id, approver, result, "", {}, registered)
+                    self._record_run(db, proposal, call_id, approver, result,
+                                     said_changed(changed), changed, registered)
             else:
                 told = (f"The outcome of {proposal.action} is unknown: the work stopped while it "
                         "ran, after it was approved; it is not run again blindly. Check whether "
@@ -724,18 +732,3 @@ def _quoted(answer: str) -> str:
     ending a sentence: “T-7 costs 42.” or “2”."""
     shown = answer if len(answer) <= _ANSWER_SHOWN else f"{answer[:_ANSWER_SHOWN].rstrip()}…"
     return f"“{shown}”" if shown.endswith((".", "!", "?")) else f"“{shown}”."
-
-
-def _record_ids(value: Any) -> Iterator[uuid.UUID]:
-    """The records' ids within a value read for a call (a record stands as its id there)."""
-    if isinstance(value, uuid.UUID):
-        yield value
-    elif isinstance(value, BaseModel):
-        for inner in value.__dict__.values():
-            yield from _record_ids(inner)
-    elif isinstance(value, dict):
-        for inner in value.values():
-            yield from _record_ids(inner)
-    elif isinstance(value, list | tuple | set | frozenset):
-        for inner in value:
-            yield from _record_ids(inner)

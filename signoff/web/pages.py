@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.actions.parameters import ParameterKind
 from signoff.agents import model_specs
-from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.proposals import Proposal, ProposalStatus, names_acted_on
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
 from signoff.app import App
@@ -239,14 +239,15 @@ class Pages:
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str, bool]]:
         """(name, label, value as text, whether what is typed is its value as it stands) of each
         argument a decider may change: values, never what the call acts on (an argument naming
-        a record). Text, and a value proposed as text (a date, a choice), is what is typed,
+        a record, an id, or a value the skill's `names` shows as a name: `names_acted_on`).
+        Text, and a value proposed as text (a date, a choice), is what is typed,
         whatever it reads like (42 is a reply; "quoted" keeps its quotes); another (a number,
         yes or no, a list) is read as JSON."""
         if proposal.action not in self.app.actions:
             return []
         found = []
         for parameter in self.app.actions.info(proposal.action).parameters:
-            if parameter.names_records or parameter.name not in proposal.arguments:
+            if parameter.name not in proposal.arguments or names_acted_on(proposal, parameter):
                 continue
             value = proposal.arguments[parameter.name]
             found.append((parameter.name, parameter.label,
