@@ -290,8 +290,8 @@ def _mcp(shop: SimpleNamespace, argv: list[str]) -> None:
         if "--http" in ports:
             url = f"http://127.0.0.1:{ports['--http']}"
             _answers(f"{url}/mcp", server, status=401)
-            token = (shop.app.credentials.issue_token(shop.noor, "mcp") if argv[1] == "serve"
-                     else _guard_token())
+            token = (shop.app.credentials.issue_token(shop.noor, "mcp", purpose="client")
+                     if argv[1] == "serve" else _guard_token("--client"))
 
             async def tools() -> list[str]:
                 async with over_http(url, token=token) as client:
@@ -360,9 +360,10 @@ def _at_a_terminal(argv: list[str]) -> None:
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def _guard_token() -> str:
-    """Noor's token for the guard, as `signoff mcp token guard.toml noor@example.com` gives."""
-    issued = CliRunner().invoke(main, ["mcp", "token", "guard.toml", "noor@example.com"])
+def _guard_token(*more: str) -> str:
+    """Noor's token for the guard, as `signoff mcp token guard.toml noor@example.com` gives
+    (`more`: "--client" for her MCP client's)."""
+    issued = CliRunner().invoke(main, ["mcp", "token", "guard.toml", "noor@example.com", *more])
     assert issued.exit_code == 0, issued.output
     return issued.stdout.strip()
 

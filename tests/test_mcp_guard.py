@@ -22,6 +22,7 @@ from sqlalchemy import text
 from signoff import Origin, ProposalStatus, TaskStatus
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app
+from signoff.security.credentials import TokenPurpose
 from tests.mcp_servers import (
     ROOT,
     TRANSPORTS,
@@ -92,6 +93,8 @@ def guard(tmp_path: Path) -> SimpleNamespace:
     noor = app.people.find("noor@example.com")
     return SimpleNamespace(tmp=tmp_path, config=config, app=app, noor=noor,
                            token=app.credentials.issue_token(noor, "tests"),
+                           client=app.credentials.issue_token(noor, "tests' client",
+                                                              purpose=TokenPurpose.CLIENT),
                            env=environment())
 
 
@@ -112,7 +115,7 @@ async def _guarded(guard: SimpleNamespace, transport: str) -> AsyncIterator[tupl
     port = free_port()
     with http_server(["mcp", "guard", str(guard.config), "--http", f"127.0.0.1:{port}"],
                      guard.env, port) as url:
-        async with over_http(url, token=guard.token) as client:
+        async with over_http(url, token=guard.client) as client:
             yield client, url
 
 
@@ -262,7 +265,7 @@ def test_an_http_sessions_task_ends_when_the_client_deletes_the_session(
                      guard.env, port) as url:
 
         async def scenario() -> tuple[Any, TaskStatus]:
-            async with over_http(url, token=guard.token, mode="legacy") as client:
+            async with over_http(url, token=guard.client, mode="legacy") as client:
                 listed = await client.call_tool("files_list_files", {})
             (task,) = _tasks(guard.app)
             with anyio.fail_after(30):
@@ -1136,13 +1139,14 @@ def test_over_http_the_clients_token_never_reaches_an_upstream(guard: SimpleName
                 refused = httpx.post(f"{rest}/mcp", json={"jsonrpc": "2.0", "id": 1,
                                                           "method": "tools/list"})
                 assert refused.status_code == 401
-                assert f"`signoff mcp token {guard.config} HANDLE`" in refused.json()["detail"]
+                assert f"`signoff mcp token {guard.config} HANDLE --client`" in (
+                    refused.json()["detail"])
                 return await client.call_tool("web_headers_seen", {})
 
         seen = anyio.run(scenario)
     assert not seen.is_error
     assert seen.content[0].text == "Bearer the-guards-own"
-    assert guard.token not in str(guard.app.receipt(_task(guard)).entries)
+    assert guard.client not in str(guard.app.receipt(_task(guard)).entries)
 
 
 def _task(guard: SimpleNamespace) -> str:
@@ -1628,7 +1632,7 @@ def test_an_approved_call_whose_process_was_killed_is_settled_as_the_guard_opens
         got: dict[str, Any] = {}
         with http_server(["mcp", "guard", config, "--http", f"127.0.0.1:{port}"],
                          guard.env, port) as url:
-            async with over_http(url, token=guard.token) as client:
+            async with over_http(url, token=guard.client) as client:
                 got["asked"] = await client.call_tool("files_wait_for", {"flag": "go"},
                                                       meta={"signoff/wait": 0})
             (proposal,) = await anyio.to_thread.run_sync(guard.app.proposals_for, guard.noor)
@@ -1916,6 +1920,9 @@ def _on_database(guard: SimpleNamespace, database: str, request: pytest.FixtureR
         guard.app = open_guard_app(GuardConfig.load(guard.config))
         guard.token = guard.app.credentials.issue_token(
             guard.app.people.find("noor@example.com"), "tests")
+        guard.client = guard.app.credentials.issue_token(
+            guard.app.people.find("noor@example.com"), "tests' client",
+            purpose=TokenPurpose.CLIENT)
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
@@ -2078,7 +2085,7 @@ def test_over_the_protocol_that_keeps_no_sessions_a_pause_starts_another_go(
                 with anyio.fail_after(60):
                     await ready.wait()
                 told = []
-                async with over_http(f"http://127.0.0.1:{port}", token=guard.token) as client:
+                async with over_http(f"http://127.0.0.1:{port}", token=guard.client) as client:
                     for _ in range(3):
                         told.append(await client.call_tool("files_list_files", {}))
                     await anyio.sleep(1.5)

@@ -53,7 +53,7 @@ def _session(shop: SimpleNamespace, transport: str, *, mode: str = "auto",
     arguments = [*shop.serve, "--wait", str(wait)]
     if transport == "stdio":
         arguments += ["--for", "noor@workshop.example"]
-    return connected(transport, arguments, shop.env, token=shop.tokens["Noor"], mode=mode)
+    return connected(transport, arguments, shop.env, token=shop.clients["Noor"], mode=mode)
 
 
 async def _decide(rest: str, shop: SimpleNamespace, verb: str, body: dict[str, Any]) -> str:
@@ -210,10 +210,11 @@ def test_over_http_a_request_without_a_valid_token_is_refused(shop: SimpleNamesp
             assert answer.status_code == 401
             assert answer.headers["www-authenticate"].startswith("Bearer")
             if not headers:
-                assert "`signoff users token HANDLE --app examples/workshop.py`" in answer.text
+                assert "`signoff users token HANDLE --client --app examples/workshop.py`" in (
+                    answer.text)
 
         async def as_mia() -> Any:
-            async with over_http(url, token=shop.tokens["Mia"]) as client:
+            async with over_http(url, token=shop.clients["Mia"]) as client:
                 return await client.call_tool("note_repair", {"repair": str(shop.repair.id),
                                                               "note": "Mia's note."})
 
@@ -244,7 +245,7 @@ def test_stopped_with_its_inbox_it_leaves_everything_in_the_database_file(
                      port) as url:
 
         async def scenario() -> tuple[Any, int]:
-            async with over_http(url, token=shop.tokens["Noor"]) as client:
+            async with over_http(url, token=shop.clients["Noor"]) as client:
                 noted = await client.call_tool("note_repair", {"repair": str(shop.repair.id),
                                                                "note": "Pads worn thin."})
             headers = {"Authorization": f"Bearer {shop.tokens['Noor']}"}

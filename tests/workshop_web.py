@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from argon2 import PasswordHasher
 
+from signoff.security.credentials import TokenPurpose
 from signoff.testing import ScriptedModel, says
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,19 +22,23 @@ PASSWORD = "correct horse battery"
 def open_workshop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
                   passwords: bool = False) -> SimpleNamespace:
     """A fresh workshop in a SQLite file (a server thread and the test share it): Mia, Noor and
-    Ola (a mechanic nothing is routed to), each with an API token (and a password, when asked:
-    Argon2 takes its time on purpose)."""
+    Ola (a mechanic nothing is routed to), each with an API token and an MCP client's token (and
+    a password, when asked: Argon2 takes its time on purpose)."""
     monkeypatch.setenv("WORKSHOP_DATABASE", f"sqlite:///{tmp_path / 'workshop.db'}")
     namespace = runpy.run_path(str(ROOT / "examples" / "workshop.py"), run_name="workshop_web")
     shop = SimpleNamespace(**namespace, **namespace["setup"]())
     shop.ola = shop.app.people.add("ola@workshop.example", "Ola", roles=["mechanic"])
     shop.tokens = {}
+    shop.clients = {}
+    """Each person's MCP client's token (`shop.tokens` are their own, which decide)."""
     # Argon2's defaults take about half a second here, on purpose; tests need no such strength.
     shop.app.credentials.use_hasher(PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
     for person in (shop.mia, shop.noor, shop.ola):
         if passwords:
             shop.app.credentials.set_password(person, PASSWORD)
         shop.tokens[person.name] = shop.app.credentials.issue_token(person, "tests")
+        shop.clients[person.name] = shop.app.credentials.issue_token(
+            person, "tests' client", purpose=TokenPurpose.CLIENT)
     return shop
 
 

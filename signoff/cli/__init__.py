@@ -584,6 +584,10 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
                                   f"`{_saving_a_token(handle)}` (or give --token).")
         kept_for_handle = handle
     principal = app.credentials.principal_for_token(token)
+    if principal is None and app.credentials.purpose_of_token(token) is not None:
+        from signoff.security.credentials import CLIENT_TOKEN_REFUSED
+
+        raise Unauthenticated(CLIENT_TOKEN_REFUSED)  # (a working token of another purpose)
     if principal is None and kept_for_handle is not None:
         named = app.people.find(kept_for_handle)
         if named is not None and named.disabled:  # the one cause a new token would not mend

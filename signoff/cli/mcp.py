@@ -107,8 +107,9 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
     """Serve an agent's tools over MCP; the connected client acts as the agent's model.
 
     Reads run alone; a call that must be proposed is put to the right person and answers
-    once they decide. Over HTTP, every request carries a signoff token (Authorization:
-    Bearer so_…), and the calls act for its person.
+    once they decide. Over HTTP, every request carries a client's token (Authorization:
+    Bearer so_…, from `signoff users token HANDLE --client`), and the calls act for its
+    person; a person's own token, which decides, is refused.
 
     \b
     Examples (once `python examples/workshop.py` has made the workshop's people and ticket):
@@ -139,7 +140,8 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
         served_skills(handle, skill_name, value, subject_option="--subject")  # told as a command
         server = ServedAgent(app, agent_name, for_=person, skill=skill_name, subject=value,
                              wait_seconds=wait_seconds)
-        server.issuing = runnable(f"users token HANDLE{app_option_words()}")  # (told with a 401)
+        server.issuing = runnable(  # (told with a 401 or 403)
+            f"users token HANDLE --client{app_option_words()}")
         server.end_stopped()  # (the tasks of a server of this agent's that was killed)
     except SignoffError as error:
         raise failure_of(error) from None
@@ -233,7 +235,7 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
         raise failure_of(error) from None
     try:
         _run(_guard, config, http_address, inbox_address, wait_seconds,
-             runnable(f"mcp token {shlex.quote(config_path)} HANDLE"))
+             runnable(f"mcp token {shlex.quote(config_path)} HANDLE --client"))
     except SignoffError as error:
         raise failure_of(error) from None
 
@@ -315,25 +317,29 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 @click.option("--revoke", "revoke_id", metavar="TOKEN_ID", callback=given,
               help="Revoke this token instead.")
 @click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
+@click.option("--client", is_flag=True, help="A token for an MCP client to connect to the guard "
+              "with: it calls tools, and cannot decide anything.")
 def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
-          listing: bool) -> None:
+          listing: bool, client: bool) -> None:
     """Issue a token for a person of the guard's config (each run issues a new one, shown
-    once), list their tokens, or revoke one (one of these at a time): they use the guard's
-    REST API and `signoff mcp proposals|approve|reject|receipt` with it, and connect to the
-    guard over HTTP (the inbox's web pages take a password: `signoff mcp password`).
+    once), list their tokens, or revoke one (one of these at a time). Their own token is for
+    the guard's REST API and `signoff mcp proposals|approve|reject|receipt`; with --client, a
+    token for an MCP client to connect to the guard over HTTP with, which calls tools as them
+    and cannot decide anything (the inbox's web pages take a password: `signoff mcp password`).
 
     \b
     Examples:
-      signoff mcp token guard.toml noor@example.com --save   # then: --as noor@example.com
-      signoff mcp token guard.toml noor@example.com          # shown once, for a client's config
+      signoff mcp token guard.toml noor@example.com --save     # then: --as noor@example.com
+      signoff mcp token guard.toml noor@example.com --client   # shown once, for a client's config
       signoff mcp token guard.toml noor@example.com --list
       signoff mcp token guard.toml noor@example.com --revoke TOKEN_ID
     """
     from signoff.cli.users import issue_list_or_revoke
 
     app, person = _guard_person(config_path, handle)
-    issue_list_or_revoke(app, person, label="mcp guard", save=save, revoke_id=revoke_id,
-                         takes_label=False, listing=listing, acted_on="guard", listed_by=runnable(
+    issue_list_or_revoke(app, person, label="mcp client" if client else "mcp guard", save=save,
+                         revoke_id=revoke_id, takes_label=False, listing=listing,
+                         client=client, acted_on="guard", listed_by=runnable(
                              f"mcp token {shlex.quote(config_path)} {shlex.quote(person.handle)} --list"))
 
 

@@ -218,15 +218,23 @@ def password(handle: str, password: str | None, password_stdin: bool, app_spec: 
 @click.option("--revoke", "revoke_id", metavar="TOKEN_ID", callback=given,
               help="Revoke this token instead.")
 @click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
+@click.option("--client", is_flag=True, help="A token for an MCP client (`signoff mcp serve "
+              "--http`): it calls the agent's tools as them, and cannot decide anything.")
 @APP_OPTION
 def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: bool,
-          app_spec: str | None) -> None:
+          client: bool, app_spec: str | None) -> None:
     """Give someone a new token (shown once), list their tokens, or revoke one: one of these
-    at a time (--save and --label go with a new token).
+    at a time (--save, --label and --client go with a new token).
+
+    A person's own token decides (the REST API, --token, --as). An MCP client gets a token
+    made with --client instead: it calls the agent's tools through `signoff mcp serve` as the
+    person, and every place that decides refuses it, so the model never says yes to what it
+    proposed.
 
     \b
     Examples:
       signoff users token noor@workshop.example --save --app examples/workshop.py
+      signoff users token noor@workshop.example --client --app examples/workshop.py
       signoff users token noor@workshop.example --list --app examples/workshop.py
       signoff users token noor@workshop.example --revoke TOKEN_ID --app examples/workshop.py
     """
@@ -234,8 +242,8 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
     person = _person(app, handle)
     labelled = click.get_current_context().get_parameter_source(
         "label") is not click.core.ParameterSource.DEFAULT
-    issue_list_or_revoke(app, person, label=label, labelled=labelled, save=save,
-                         revoke_id=revoke_id,
+    issue_list_or_revoke(app, person, label=label if labelled or not client else "mcp client",
+                         labelled=labelled, save=save, revoke_id=revoke_id, client=client,
                          listing=listing, listed_by=runnable(
                              f"users token {shlex.quote(person.handle)} --list{app_option_words()}"))
 
@@ -243,19 +251,23 @@ def token(handle: str, label: str, save: bool, revoke_id: str | None, listing: b
 def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
                          revoke_id: str | None, listing: bool, listed_by: str,
                          labelled: bool = False, takes_label: bool = True,
-                         acted_on: str = "app") -> None:
+                         client: bool = False, acted_on: str = "app") -> None:
     """A token command's work: list `person`'s tokens, revoke one of theirs, or give them a new
-    one labelled `label`, shown once or kept in the local profile with `save`. `listed_by` is
-    the command that lists them, for a token id that is not theirs. Asked for two of these at
-    once (--list with --revoke, or either with what goes with a new token: `save`, or a label
-    the person gave, `labelled`), it does none of them: a usage error says to give one (naming
-    --label only for a command that `takes_label`). `acted_on`: what the commands the saved
-    token acts on are of ("app", "guard")."""
+    one labelled `label` (an MCP client's with `client`, else their own), shown once or kept in
+    the local profile with `save`. `listed_by` is the command that lists them, for a token id
+    that is not theirs. Asked for two of these at once (--list with --revoke, or either with
+    what goes with a new token: `save`, `client`, or a label the person gave, `labelled`), it
+    does none of them: a usage error says to give one (naming --label only for a command that
+    `takes_label`); so too for a client's token to be saved, which no command could act with.
+    `acted_on`: what the commands the saved token acts on are of ("app", "guard")."""
+    from signoff.security.credentials import TokenPurpose
+
     _one_at_a_time(listing=listing, revoke_id=revoke_id, save=save, labelled=labelled,
-                   takes_label=takes_label)
+                   client=client, takes_label=takes_label)
     if listing:
         for info in app.credentials.tokens(person):
-            click.echo(f"{info.id}  {info.label}  made {info.created_at:%Y-%m-%d %H:%M}"
+            client_s = "  (MCP client's)" if info.purpose is TokenPurpose.CLIENT else ""
+            click.echo(f"{info.id}  {info.label}{client_s}  made {info.created_at:%Y-%m-%d %H:%M}"
                        f"{'  revoked' if info.revoked_at else ''}")
         return
     if revoke_id is not None:
@@ -264,7 +276,8 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
         app.credentials.revoke_token(revoke_id)
         click.echo(f"Token {revoke_id} is revoked.")
         return
-    secret = app.credentials.issue_token(person, label=label)
+    secret = app.credentials.issue_token(
+        person, label=label, purpose=TokenPurpose.CLIENT if client else TokenPurpose.PERSON)
     if save:
         path = save_token(app, person.handle, secret)
         click.echo(f"A new token for {person.name} is kept in {path}, and commands on this "
@@ -274,12 +287,20 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
 
 
 def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled: bool,
-                   takes_label: bool = True) -> None:
+                   client: bool = False, takes_label: bool = True) -> None:
     """Refuse a token command asked for two things at once: --list and --revoke each stand
-    alone, and --save and --label go with a new token (with either of them, one would be left
-    undone without a word)."""
+    alone, and --save, --label and --client go with a new token (with either of them, one would
+    be left undone without a word); and --client with --save, since the commands that act as
+    the profile's people refuse a client's token."""
+    if client and save and not listing and revoke_id is None:
+        raise click.UsageError(
+            "--client and --save do not go together: --save keeps a person's own token, which "
+            "the commands that act as them (--as) decide with, and a client's token cannot "
+            "decide. Give the client a token made with --client alone, and keep one of the "
+            "person's own with --save.")
     asked = [option for option, given in (("--list", listing), ("--revoke", revoke_id is not None),
-                                          ("--save", save), ("--label", labelled))
+                                          ("--save", save), ("--label", labelled),
+                                          ("--client", client))
              if given]
     if (listing or revoke_id is not None) and len(asked) > 1:
         both = " and ".join(asked) if len(asked) == 2 else (
@@ -287,5 +308,6 @@ def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled
         raise click.UsageError(
             f"{both} ask for more than one thing at once: give one of them (--list lists the "
             "person's tokens, --revoke TOKEN_ID revokes one, and "
-            f"{'--save or --label go' if takes_label else '--save goes'} with a new token, "
+            f"{'--save, --label or --client go' if takes_label else '--save or --client go'} "
+            "with a new token, "
             "given alone).")

@@ -208,12 +208,13 @@ class ServedAgent(MCPServer):
     """An MCP server offering one agent's tools, each call gated as the agent's model's would
     be: ``ServedAgent(app, Estimator, for_=noor, subject=repair)``.
 
-    Over stdio the calls are for `for_`; over HTTP, for whoever the bearer token is (see
-    `signoff.mcp.transport`). `subject` is what the work is on, for skills that work on
-    something; `wait_seconds` how long a proposed call is kept open for its decision (0: answer
-    at once with the proposal's id and whom it waits on); `max_calls` the most calls one
-    session makes, whichever of its tasks they go to (on the protocol that keeps no sessions,
-    a person's calls in one go: see `PAUSE_SECONDS`, which `pause_seconds` replaces)."""
+    Over stdio the calls are for `for_`; over HTTP, for whoever the bearer token is, a client's
+    token, never a person's own, which decides (see `signoff.mcp.transport`). `subject` is what
+    the work is on, for skills that work on something; `wait_seconds` how long a proposed call
+    is kept open for its decision (0: answer at once with the proposal's id and whom it waits
+    on); `max_calls` the most calls one session makes, whichever of its tasks they go to (on
+    the protocol that keeps no sessions, a person's calls in one go: see `PAUSE_SECONDS`, which
+    `pause_seconds` replaces)."""
 
     def __init__(
         self,
@@ -246,7 +247,8 @@ class ServedAgent(MCPServer):
         self._stopping = False
         self._calls_open = 0
         self.issuing = ISSUING
-        """The command that gives a person a token for this server (told with a 401)."""
+        """The command that gives a person a client's token for this server (told with a 401
+        or 403)."""
         cls = self.handle.registered.agent
         # The SDK's server configures the root logger as it is made, when nothing has (a
         # handler of its own, through basicConfig): the app's logging is left as the app set

@@ -1,8 +1,9 @@
 """Serving an MCP server over stdio or streamable HTTP, with signoff's bearer tokens over HTTP.
 
-Over HTTP every request carries ``Authorization: Bearer so_…`` (a token from ``signoff users
-token``); a request without a valid one is answered 401 before MCP sees it, and the calls of a
-connection act for the token's person. The inbox and the REST API can be served beside MCP (at
+Over HTTP every request carries ``Authorization: Bearer so_…``, a client's token (from ``signoff
+users token HANDLE --client``); a request without a valid one is answered 401 before MCP sees
+it, one with a person's own token 403 (a client holding it could approve what it proposed), and
+the calls of a connection act for the token's person. The inbox and the REST API can be served beside MCP (at
 ``/`` and ``/api``, MCP at ``/mcp``), so that what a call proposes is decided in the process that
 can run it.
 """
@@ -15,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from signoff.app import App
 from signoff.exceptions import NotAuthorized
+from signoff.security.credentials import TokenPurpose
 from signoff.security.principals import Principal
 
 if TYPE_CHECKING:
     from signoff.mcp.served import ServedAgent
 
-__all__ = ["ISSUING", "BearerGate", "StdinLines", "bearer_person", "gated_person", "http_app",
-           "serve_http", "serve_stdio"]
+__all__ = ["ISSUING", "BearerGate", "PersonsToken", "StdinLines", "bearer_person", "gated_person",
+           "http_app", "serve_http", "serve_stdio"]
 
 _PERSON = "signoff.person"
 """Where a `BearerGate` keeps the person of a request, in its ASGI scope's state."""
@@ -32,23 +34,36 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-ISSUING = "signoff users token HANDLE"
-"""The command that gives a person a token, as the documentation names it: told with a 401 (in
-backticks) unless the server is told how it was run (``signoff mcp serve`` says its own)."""
+ISSUING = "signoff users token HANDLE --client"
+"""The command that gives a person a client's token, as the documentation names it: told with a
+401 or 403 (in backticks) unless the server is told how it was run (``signoff mcp serve`` says
+its own)."""
+
+
+class PersonsToken(NotAuthorized):
+    """A person's own token, sent to an MCP endpoint: it is refused (403), as a client holding
+    it could say yes to what it proposed."""
 
 
 def bearer_person(app: App, headers: Mapping[str, str], *,
                   issuing: str = ISSUING) -> Principal:
-    """The person whose token the request carries; `NotAuthorized` otherwise (naming
-    `issuing`, the command that gives a token for this server)."""
+    """The person whose client token the request carries; `PersonsToken` for a person's own
+    token, `NotAuthorized` for none or one that does not work (each naming `issuing`, the
+    command that gives a client's token for this server)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise NotAuthorized("Send a signoff bearer token: Authorization: Bearer so_… (from "
+        raise NotAuthorized("Send a signoff client token: Authorization: Bearer so_… (from "
                             f"`{issuing}`).")
-    person = app.credentials.principal_for_token(token.strip())
+    token = token.strip()
+    person = app.credentials.principal_for_token(token, purpose=TokenPurpose.CLIENT)
+    if person is None and app.credentials.purpose_of_token(token) is TokenPurpose.PERSON:
+        raise PersonsToken(
+            "This is a person's own token, which can decide proposals, and an MCP client must "
+            "not hold one: the model's side could say yes to what it proposed. Give the client "
+            f"a client token instead, made with `{issuing}`, and keep this one for deciding.")
     if person is None:
         raise NotAuthorized("This token is unknown, revoked or expired, or its owner is "
-                            "disabled: ask for a new one.")
+                            f"disabled: ask for a new one (`{issuing}`).")
     return person
 
 
@@ -72,13 +87,7 @@ class BearerGate:
         try:
             person = await self._checked(headers)
         except NotAuthorized as refused:
-            body = json.dumps({"type": "urn:signoff:problem:bad-token", "title": "Unauthorized",
-                               "status": 401, "detail": refused.message}).encode()
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/problem+json"),
-                (b"www-authenticate", b'Bearer realm="signoff"'),
-                (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await _refuse(send, refused)
             return
         scope.setdefault("state", {})[_PERSON] = person  # the request's, checked once
         await self.inner(scope, receive, send)
@@ -93,6 +102,21 @@ class BearerGate:
 
         return await anyio.to_thread.run_sync(
             lambda: bearer_person(self.app, headers, issuing=self.issuing))
+
+
+async def _refuse(send: Send, refused: NotAuthorized) -> None:
+    """Answer a request whose token `BearerGate` refused, as a problem: 403 for a person's own
+    token (a good token, of the wrong kind), 401 otherwise."""
+    status, title, kind = ((403, "Forbidden", "person-token") if isinstance(refused, PersonsToken)
+                           else (401, "Unauthorized", "bad-token"))
+    body = json.dumps({"type": f"urn:signoff:problem:{kind}", "title": title,
+                       "status": status, "detail": refused.message}).encode()
+    headers = [(b"content-type", b"application/problem+json"),
+               (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="signoff"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def gated_person(scope: Mapping[str, Any]) -> Principal | None:

@@ -4,6 +4,13 @@ A token reads ``so_<id>_<secret>``: the id finds its row by primary key, and onl
 secret is kept, so the token itself is shown once, when it is issued, and never again. A token
 of a disabled principal, a revoked token and an expired one all answer nobody.
 
+Each token has a purpose (`TokenPurpose`). A person's own token does what they may do, deciding
+proposals included. A client's token is for an MCP client, the model's side of an agent: it
+calls the agent's tools through ``signoff mcp serve`` or the guard, as its person, and is good
+for nothing else, so that no credential a model holds can say yes to what it proposed. Each
+place that checks a token asks for the purpose it takes (`principal_for_token`); a person's
+token is what it takes unless it says otherwise.
+
 Passwords need signoff's ``web`` extra, which brings ``argon2-cffi``.
 """
 
@@ -14,6 +21,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
@@ -38,13 +46,40 @@ from signoff.store.utc import UtcDateTime
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
 
-__all__ = ["Credentials", "TokenInfo", "passwords_table", "tokens_table"]
+__all__ = ["CLIENT_TOKEN_REFUSED", "Credentials", "TokenInfo", "TokenPurpose", "passwords_table",
+           "tokens_table"]
 
 TOKEN_PREFIX = "so_"
 """Every token starts so, which makes one easy to spot in a log or a leaked file."""
 
 MIN_PASSWORD_LENGTH = 10
 """Shorter passwords are refused."""
+
+
+class TokenPurpose(StrEnum):
+    """What a token is for. Stored as its value; a token issued before tokens had a purpose is a
+    person's own (``PERSON``), as it was."""
+
+    PERSON = "person"
+    """A person's own: the REST API, the command line's ``--token`` and ``--as``, a session of
+    the inbox. It does whatever its person may, deciding proposals and standing rules included.
+    An MCP endpoint refuses it: a client holding it could approve what it proposed."""
+    CLIENT = "client"
+    """An MCP client's: it calls an agent's tools through ``signoff mcp serve`` or ``signoff mcp
+    guard``, acting for its person, and nothing else. Every other place refuses it
+    (`CLIENT_TOKEN_REFUSED`): the REST API, the inbox, and the commands that decide."""
+
+
+CLIENT_TOKEN_REFUSED = (
+    "This is an MCP client's token: it calls an agent's tools through `signoff mcp serve` or the "
+    "guard, and nothing else. A client's token cannot decide a proposal, make or revoke a "
+    "standing rule, or read the inbox, so that the model's side never says yes to what it "
+    "proposed. A person decides in the inbox (logged in with their password), with `signoff "
+    "approve PROPOSAL_ID` (`signoff mcp approve CONFIG PROPOSAL_ID` for a guard), or with a "
+    "token of their own, made without --client (`signoff users token HANDLE`, or `signoff mcp "
+    "token CONFIG HANDLE`)."
+)
+"""What every place but an MCP endpoint says to a client's token."""
 
 passwords_table = Table(
     "signoff_passwords",
@@ -65,9 +100,12 @@ tokens_table = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     Column("expires_at", UtcDateTime(), nullable=True),
     Column("revoked_at", UtcDateTime(), nullable=True),
+    Column("purpose", String(20), nullable=False, default=TokenPurpose.PERSON.value,
+           server_default=TokenPurpose.PERSON.value),
     Index("signoff_tokens_principal", "principal_id"),
 )
-"""Each bearer token: whose it is, and a SHA-256 digest of its secret (never the secret)."""
+"""Each bearer token: whose it is, what it is for (a `TokenPurpose` value), and a SHA-256 digest
+of its secret (never the secret)."""
 
 _TOKEN = select(tokens_table).where(tokens_table.c.id == bindparam("id"))
 
@@ -88,6 +126,8 @@ class TokenInfo:
     """When it stops working by itself (None: never)."""
     revoked_at: datetime | None = None
     """When it was revoked (None: it was not)."""
+    purpose: TokenPurpose = TokenPurpose.PERSON
+    """What it is for: a person's own, or an MCP client's (which cannot decide)."""
 
     @property
     def active(self) -> bool:
@@ -181,9 +221,15 @@ class Credentials:
     # -- tokens --------------------------------------------------------------------------
 
     def issue_token(self, principal: Principal | str, label: str = "", *,
-                    expires_in: timedelta | None = None) -> str:
+                    expires_in: timedelta | None = None,
+                    purpose: TokenPurpose | str = TokenPurpose.PERSON) -> str:
         """A new bearer token for `principal`. It is returned this once and stored only as a
-        digest: keep it, or issue another."""
+        digest: keep it, or issue another.
+
+        `purpose` says what it is for: `TokenPurpose.PERSON` (the default), the person's own,
+        which decides; `TokenPurpose.CLIENT` for an MCP client to call an agent's tools with,
+        which cannot decide anything (give a client nothing else)."""
+        purpose = _purpose_given(purpose)
         owner = self._people.get(principal)
         if not isinstance(label, str):
             raise UserError(f"A token's label is text (\"laptop\"), not {label!r}.")
@@ -203,14 +249,32 @@ class Credentials:
         with self._database.connect() as db:
             db.execute(tokens_table.insert().values(
                 id=token_id, principal_id=owner.id, digest=_digest(secret), label=label.strip(),
-                created_at=_now(),
+                purpose=purpose.value, created_at=_now(),
                 expires_at=_now() + expires_in if expires_in is not None else None,
             ))
         return f"{TOKEN_PREFIX}{token_id}_{secret}"
 
-    def principal_for_token(self, token: str) -> Principal | None:
-        """Whose token this is, as they are now; None for an unknown, revoked or expired token,
-        or one whose principal is disabled."""
+    def principal_for_token(self, token: str, *,
+                            purpose: TokenPurpose = TokenPurpose.PERSON) -> Principal | None:
+        """Whose token this is, as they are now, when it is a token for `purpose` (a person's
+        own unless told otherwise); None for an unknown, revoked or expired token, one whose
+        principal is disabled, or one made for another purpose (`purpose_of_token` tells
+        which)."""
+        found = self._checked(token)
+        if found is None or found[1].purpose is not _purpose_given(purpose):
+            return None
+        return found[0]
+
+    def purpose_of_token(self, token: str) -> TokenPurpose | None:
+        """What a working token is for; None for an unknown, revoked or expired token, or one
+        whose principal is disabled. For telling a token refused for its purpose apart from
+        one that is no good at all."""
+        found = self._checked(token)
+        return found[1].purpose if found is not None else None
+
+    def _checked(self, token: str) -> tuple[Principal, TokenInfo] | None:
+        """The principal of a working token, as they are now, and the token's row; None for an
+        unknown, revoked or expired token, or one whose principal is disabled."""
         parsed = _parse(token)
         if parsed is None:
             return None
@@ -227,7 +291,7 @@ class Credentials:
                 info.principal_id)
         if person is None or person.disabled:
             return None
-        return person
+        return person, info
 
     def tokens(self, principal: Principal | str) -> list[TokenInfo]:
         """The tokens issued to `principal`, oldest first (revoked and expired ones too)."""
@@ -284,4 +348,24 @@ def _now() -> datetime:
 def _token_info(m: Any) -> TokenInfo:
     return TokenInfo(id=m["id"], principal_id=m["principal_id"], label=m["label"],
                      created_at=m["created_at"], expires_at=m["expires_at"],
-                     revoked_at=m["revoked_at"])
+                     revoked_at=m["revoked_at"], purpose=_purpose(m["purpose"]))
+
+
+def _purpose_given(purpose: object) -> TokenPurpose:
+    """The purpose a caller named, as its member; a `UserError` naming the choices otherwise."""
+    try:
+        if isinstance(purpose, str):  # (a member is one too)
+            return TokenPurpose(purpose)
+    except ValueError:
+        pass
+    raise UserError(f"A token's purpose is TokenPurpose.PERSON (\"person\") or "
+                    f"TokenPurpose.CLIENT (\"client\"), not {purpose!r}.")
+
+
+def _purpose(stored: object) -> TokenPurpose:
+    """A stored purpose as its member. A value this version does not know is taken for a
+    client's, which is good for the least (it fails closed: nothing it cannot tell decides)."""
+    try:
+        return TokenPurpose(str(stored))
+    except ValueError:
+        return TokenPurpose.CLIENT

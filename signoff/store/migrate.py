@@ -133,7 +133,8 @@ _FIRST_REVISION = "0001"
 
 
 _LATER_COLUMNS = {("signoff_tasks", name) for name in ("trace_context", "holder", "held_until",
-                                                        "fence", "reserved_usd")}
+                                                        "fence", "reserved_usd")} | {
+    ("signoff_tokens", "purpose")}
 """Columns later revisions add: a database adopted without them is stamped at the first
 revision, and upgraded."""
 

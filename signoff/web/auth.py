@@ -22,6 +22,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from signoff.app import App
+from signoff.security.credentials import CLIENT_TOKEN_REFUSED, TokenPurpose
 from signoff.security.principals import Principal
 from signoff.web.problems import ProblemError
 
@@ -49,14 +50,17 @@ def bearer_principal(app: App, request: Request) -> Principal:
 
 
 def bearer_principal_of(app: App, header: str) -> Principal:
-    """The principal whose bearer token is in this Authorization `header`; a 401 problem
-    otherwise."""
+    """The principal whose bearer token is in this Authorization `header`, a person's own; a
+    403 problem for an MCP client's token (it cannot decide, nor read what a person may), a 401
+    problem otherwise."""
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": 'Bearer realm="signoff"'}
     if scheme.lower() != "bearer" or not token.strip():
         raise ProblemError(401, "Send a bearer token: Authorization: Bearer so_…",
                            type_="urn:signoff:problem:no-token", headers=challenge)
     person = app.credentials.principal_for_token(token.strip())
+    if person is None and app.credentials.purpose_of_token(token.strip()) is TokenPurpose.CLIENT:
+        raise ProblemError(403, CLIENT_TOKEN_REFUSED, type_="urn:signoff:problem:client-token")
     if person is None:
         raise ProblemError(401, "This token is unknown, revoked or expired, or its owner is "
                                 "disabled.", type_="urn:signoff:problem:bad-token",
@@ -72,7 +76,8 @@ class Browser:
     secure: bool
 
     def person(self, request: Request) -> Principal | None:
-        """Who is logged in (read afresh: a disabled person is logged out), or None."""
+        """Who is logged in (read afresh: a disabled person is logged out), or None. Only a
+        person's own token opens a session: an MCP client's, put in the cookie, is nobody's."""
         token = request.cookies.get(SESSION_COOKIE, "")
         return self.app.credentials.principal_for_token(token) if token else None
 
