@@ -20,6 +20,7 @@ from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
 from signoff.agents import repository as repo
 from signoff.agents.labelling import may_return_outside_content
 from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.proposing import does_otherwise
 from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.tasks import TaskStatus
 from signoff.effects.effect import Effect
@@ -126,7 +127,8 @@ class TaskSummary:
 
 def freshness(app: App, proposal: Proposal) -> Freshness:
     """Compare the skill's ``version_of`` now with the proposal's `subject_version` (and the
-    skill's version with the one it was proposed under)."""
+    skill's version with the one it was proposed under, and what its action does now with what
+    was shown)."""
     was = proposal.subject_version
     try:
         skill = app.agent(proposal.agent).registered.agent.skill(proposal.skill)
@@ -139,6 +141,12 @@ def freshness(app: App, proposal: Proposal) -> Freshness:
             f"The skill {proposal.skill} has changed since this was proposed (version "
             f"{proposal.skill_version}, now {skill.version}): a yes will not run it; the agent "
             "will be told to look again."))
+    if proposal.action in app.actions:
+        does = does_otherwise(proposal, app.actions.info(proposal.action).effects)
+        if does:
+            return Freshness(fresh=False, was=was, now=was, words=(
+                f"What {proposal.action} does has changed since this was proposed — {does}: a "
+                "yes will not run it; the agent will be told to look again."))
     try:
         now = skill.version_of(proposal.action, proposal.arguments)
     except Exception:  # the app's own code: its failure reaches the log, never the page

@@ -41,7 +41,7 @@ from signoff.agents.proposals import (
     fingerprint,
     said_changed,
 )
-from signoff.agents.proposing import fingerprint_of
+from signoff.agents.proposing import does_otherwise, fingerprint_of
 from signoff.agents.skills import Skill
 from signoff.agents.standing import StandingRules
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
@@ -199,12 +199,13 @@ class Decider:
             with self._database.joining(connection):  # the app's own reads, in the claim's
                 version = self._version(own, proposal, arguments)  # transaction, of the values
             now = self._loop.instructions_now(task, within=db)
+            effects = action.info.effects  # as the action's code reads now
             if now == instructions and fingerprint_of(
                     proposal, instructions, subject_version=version,
-                    skill_version=own.version) == proposal.fingerprint:
+                    skill_version=own.version, effects=effects.explain()) == proposal.fingerprint:
                 return None
             return _Stale(instructions_changed=now != instructions, instructions=now,
-                          version=version)
+                          version=version, does=does_otherwise(proposal, effects))
 
         stale: _Stale | None = None  # found as it was claimed
         over = self._loop.spend_problem(proposal.task, action)
@@ -495,6 +496,14 @@ class Decider:
         if stale.version != proposal.subject_version:
             was = proposal.subject_version or "without a version"
             told += f" (it was {was}, it is now {stale.version})"
+        if stale.does:  # the app was deployed again, its action doing otherwise than shown
+            said = (f"{proposal.action} was not run: what it does has changed since it was "
+                    f"proposed, so it is stale — {stale.does}. The agent has been told to look "
+                    "again.")
+            told = (f"{told}; what it does changed too — {stale.does}" if (
+                stale.version != proposal.subject_version) else (
+                f"{proposal.action} was not run: what it does changed before {by.name} "
+                f"decided — {stale.does}"))
         told += ". Look again before proposing it again."
         if stale.instructions_changed:
             told += f" Your instructions have changed; they now read:\n{stale.instructions}"
@@ -721,6 +730,9 @@ class _Stale:
     """The instructions as they read now."""
     version: str
     """The version of what it acts on now (the skill's `version_of`)."""
+    does: str = ""
+    """How what its action does reads otherwise than was shown with it, in words ("it now also
+    reaches outside the app (`httpx.post`)"); "" when it reads as shown."""
 
 
 _ANSWER_SHOWN = 200
