@@ -311,6 +311,20 @@ def test_a_body_not_in_utf8_or_an_empty_queue_is_told_in_words(client: SimpleNam
     assert [p["id"] for p in listed.json()["items"]] == [proposal.id], listed.text
 
 
+def test_a_number_too_long_to_read_is_told_by_its_length(client: SimpleNamespace) -> None:
+    """A body with a number of 5,000 digits is JSON, but longer than Python reads: told by its
+    length (it was "could not be read as JSON"), and the proposal still waits."""
+    shop = client
+    (proposal,) = shop.app.proposals(task=price(shop).task)
+    answer = shop.client.post(f"/api/proposals/{proposal.id}/approve",
+                              content=b'{"edited": {"price": ' + b"9" * 5000 + b"}}",
+                              headers={**bearer(shop, "Noor"), "content-type": "application/json"})
+    assert (answer.status_code, answer.json()["detail"]) == (
+        400, "A number in the body has 5,000 digits, more than any value takes: send a shorter "
+             "one."), answer.text
+    assert [p.status.value for p in shop.app.proposals(task=proposal.task)] == ["Waiting"]
+
+
 def test_an_id_or_cursor_of_any_length_is_said_back_short_and_shown(
         client: SimpleNamespace) -> None:
     """An id of 5,000 characters, or one holding a NUL, is said back by its beginning, escaped,

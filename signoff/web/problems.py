@@ -8,6 +8,7 @@ from a library error to a status. Anything unforeseen is a 500 whose details rea
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 from typing import Any
 
@@ -129,14 +130,22 @@ def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemEr
         detail = (f"This form could not be read ({detail.rstrip('.')}): go back to its page, "
                   "and send it as the page gives it.")
     elif error.status_code == 400:
-        return ProblemError(400, "The body could not be read as JSON (in UTF-8): send a JSON "
-                                 "object.", type_="urn:signoff:problem:invalid",
+        digits = _LONG_NUMBER.search(str(error.__cause__ or ""))
+        told = (f"A number in the body has {int(digits[1]):,} digits, more than any value "
+                "takes: send a shorter one." if digits else
+                "The body could not be read as JSON (in UTF-8): send a JSON object.")
+        return ProblemError(400, told, type_="urn:signoff:problem:invalid",
                             headers=dict(error.headers or {}))
     elif error.status_code == 404:
         detail = "There is nothing at this address."
     elif error.status_code == 405:
         detail = "This address does not answer that method."
     return ProblemError(error.status_code, detail, headers=dict(error.headers or {}))
+
+
+_LONG_NUMBER = re.compile(r"integer string conversion: value has (\d+) digits")
+"""Python's refusal of a number too long to read (``sys.get_int_max_str_digits``), which the
+body's parser raised: valid JSON, told by its length, not as Python's advice to raise a limit."""
 
 
 def from_validation(error: RequestValidationError) -> ProblemError:
