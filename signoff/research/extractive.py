@@ -14,7 +14,9 @@ research skill's tools allow, one turn at a time:
 It keeps no state of its own: every turn is worked out from the conversation (the tools' answers
 come back as tool messages), so a task resumed after a restart goes on where it was. When a hand
 back is refused, it leaves out the claims the refusal names and tries again; when nothing is left
-to cite, it declines.
+to cite, it declines. When its search fails, or every read does, it cannot research, and says so
+with what the tool answered (a `ModelError`: the task fails, in that sentence); it never hands
+back again an answer that was refused.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage, upper_bound_tokens
+from signoff.models.errors import ModelError
 from signoff.research.relevance import Reading, Source, rank_sentences
 
 __all__ = ["ExtractiveModel"]
@@ -75,9 +78,11 @@ class ExtractiveModel:
         if not seen.calls(_SEARCH):
             return _call(turn, "I search the sources for the question's words.",
                          [(_SEARCH, {"query": seen.question})])
-        searched = [str(c.arguments.get("query", "")) for c in seen.calls(_SEARCH)]
-        found = [f for f in (seen.json_answer(c) for c in seen.calls(_SEARCH))
-                 if isinstance(f, dict)]
+        done = [c for c in seen.calls(_SEARCH) if isinstance(seen.json_answer(c), dict)]
+        if not done:  # (a search that failed found nothing, nor did it say no source matches)
+            raise _cannot("search", _SEARCH, seen.calls(_SEARCH))
+        searched = [str(c.arguments.get("query", "")) for c in done]
+        found = [seen.json_answer(c) for c in done]
         hits = [h for f in found for h in f.get("hits", [])
                 if isinstance(h, dict) and "source_id" in h]
         frequency = {str(w): int(n) for f in found if isinstance(f.get("words"), dict)
@@ -87,7 +92,7 @@ class ExtractiveModel:
         for hit in hits:
             best.setdefault(str(hit["source_id"]), int(hit.get("part", 1) or 1))
         if not best:
-            return _decline(turn, seen.question, searched, [],
+            return _decline(turn, seen, searched, [],
                             "No source matches the question's words, so there is nothing to "
                             "cite.")
         if not seen.calls(_READ):
@@ -102,6 +107,8 @@ class ExtractiveModel:
                 earlier = read.get(sid)
                 read[sid] = Source(source_id=sid, title=str(part.get("title", "")),
                                    text=(earlier.text + "\n\n" if earlier else "") + part["text"])
+        if not read:
+            raise _cannot("read the sources found", _READ, seen.calls(_READ))
         matched: dict[str, float] = {}
         for hit in hits:
             matched.setdefault(str(hit["source_id"]), _number(hit.get("score")))
@@ -113,8 +120,9 @@ class ExtractiveModel:
         refused = seen.refused_claims()
         answer = [s for s in reading.chosen if normalise(s.text) not in refused]
         if not answer:
-            return _decline(turn, seen.question, searched, [s.source_id for s in order],
-                            _why_not(reading, bool(reading.chosen)))
+            closest = [s.source_id for s in order]
+            return _decline(turn, seen, searched, closest,
+                            _why_not(reading, bool(reading.chosen), closest))
         cited: dict[str, list[str]] = {}  # a sentence said in several places is one claim,
         for s in answer:                   # citing each (it was made two or three times)
             sources = cited.setdefault(normalise(s.text), [])
@@ -124,8 +132,8 @@ class ExtractiveModel:
             Claim(text=text, citations=[Citation(source_id=sid, quote=text) for sid in sources])
             for text, sources in cited.items()
         ])
-        return _call(turn, "Each claim is a sentence about the question, quoted from a source "
-                           "I read.", [(_HAND_BACK, result.model_dump(mode="json"))])
+        return _hand_back(turn, seen, "Each claim is a sentence about the question, quoted from "
+                                      "a source I read.", result)
 
 
 def _number(value: Any) -> float:
@@ -136,10 +144,28 @@ def _number(value: Any) -> float:
         return 0.0
 
 
-def _why_not(reading: Reading, refused: bool) -> str:
-    """Why no answer can be cited, in a sentence."""
+def _cannot(doing: str, tool: str, calls: Sequence[_Call]) -> ModelError:
+    """The error that ends the task when the reader cannot `doing` (every call of `tool`
+    failed or was refused): what the tool answered, in a sentence."""
+    said = next((c.answer for c in reversed(calls) if c.answer), "") or "nothing"
+    return ModelError(f"The offline reader could not {doing}, so it has nothing to cite. "
+                      f"{tool} answered: “{_clipped(said)}” Mend what that answer names (the "
+                      "app's log has a failure's details), then ask again.")
+
+
+def _clipped(text: str, limit: int = 300) -> str:
+    text = normalise(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _why_not(reading: Reading, refused: bool, read: Sequence[str]) -> str:
+    """Why no answer can be cited, in a sentence (`read`: the ids of the sources read)."""
     if refused:
         return "The sentences I could quote were refused, and no other is about the question."
+    if not reading.quotable:
+        return (f"The sources found and read ({_listed(read[:3])}) hold no sentence that could "
+                "be quoted as a claim (only titles, headings, code or fragments), so there is "
+                "nothing to cite.")
     if reading.mine:
         yours = "your" + reading.mine[2:]  # "my IP address": "your IP address"
         return (f"The question asks after {yours}, and no sentence of the sources read speaks "
@@ -158,11 +184,22 @@ def _listed(terms: Sequence[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
-def _decline(turn: int, question: str, searched: list[str], closest: list[str],
+def _decline(turn: int, seen: _Conversation, searched: list[str], closest: list[str],
              reason: str) -> Reply:
-    answer = GroundedAnswer.decline(reason, question=question, searched=searched,
+    answer = GroundedAnswer.decline(reason, question=seen.question, searched=searched,
                                     closest=closest)
-    return _call(turn, f"I decline: {reason}", [(_HAND_BACK, answer.model_dump(mode="json"))])
+    return _hand_back(turn, seen, f"I decline: {reason}", answer)
+
+
+def _hand_back(turn: int, seen: _Conversation, why: str, answer: GroundedAnswer) -> Reply:
+    """Hand back `answer` — unless it was handed back already and refused: it would be refused
+    again, turn after turn, to the task's step limit; the task fails, saying why."""
+    arguments = answer.model_dump(mode="json")
+    for call in seen.calls(_HAND_BACK):
+        if call.arguments == arguments and call.answer is not None:
+            raise ModelError("The offline reader's answer was refused, and it has no other to "
+                             f"give: “{_clipped(call.answer)}”")
+    return _call(turn, why, [(_HAND_BACK, arguments)])
 
 
 # -- reading the conversation -------------------------------------------------------------

@@ -12,13 +12,24 @@ one under a glossary's "iterator" is about iterators). Words match by their stem
 which may be another word, counting for less in the ranking — when one stem begins the other
 ("called" and "callable", "generates" and "generator"); a keyword that is also an English word
 ("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
+A word is a kin too where the text has it only joined by a hyphen to a word the question does
+not have ("two-pass" for pass), only inside inline code among such words (a folder's
+```Application Support``` for support), or, for one of Python's other keywords, only in another
+form ("passed by value" for pass) outside a heading that names the keyword.
 A sentence is about the question when its coverage reaches `ABOUT`, and, when the question has
 three words or more, it has (itself, or in its title and headings) at least that share of them
-by their number too: one rare word of three ("JavaScript" in "How do I declare a variable in
-JavaScript?") carries more than half the weight, but a sentence with only that word is not
-about the question. Asked what something is
+by their number too, a kin word counting for less and a word nearly every source of the corpus
+has (a project's name in its own documentation) for none: one rare word of three ("JavaScript"
+in "How do I declare a variable in JavaScript?") carries more than half the weight, but a
+sentence with only that word is not about the question. Only a sentence that stands alone
+(`signoff.research.sentences.stands_alone`: whole, not a lead-in to a list, not a "See …"
+pointer) is ever a claim. Asked what something is
 ("What is an iterator?"), a sentence that says what it is ("An iterator is…", or the first of
-the entry whose term it is, as a glossary's) comes before any other. Sentences are then ranked
+the entry whose term it is, as a glossary's, or of the entry that one only points to: "GIL",
+"See global interpreter lock.") comes before any other, and only sentences that say so too, go
+on from it, or open with the subject under a heading that is the subject join it: a sentence
+on something else that uses one ("A decorator similar to the built-in property…") does not.
+Sentences are then ranked
 by how surely they cover it (a kin word counting for less), raised by how much of the question
 their source's title and their headings cover (its focus: a heading says what the sentences
 under it are about, as a title does for the whole source), by the question's neighbouring terms
@@ -45,13 +56,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+import keyword
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from signoff.limits.grounding import long_enough
-from signoff.research.sentences import Sentence, sentences_of
+from signoff.research.sentences import Sentence, sentences_of, stands_alone
 
 __all__ = [
     "ABOUT",
@@ -74,7 +86,19 @@ share of its words by number (of a question of `_COUNTED_FROM` words or more).""
 _COUNTED_FROM = 3
 """A question of this many words or more is about more than its rarest one: a sentence must
 have `ABOUT` of them by number. (Of two, one may be the question's subject, the other a word of
-its context; and an operator's question, "between is and ==", names a keyword beside another.)"""
+its context; and an operator's question, "between is and ==", names a keyword beside another.)
+In that count a kin word counts for `_AKIN` of one, and a word nearly every source of the corpus
+has (`_EVERYWHERE`) for none."""
+
+_EVERYWHERE = 0.9
+"""A word that at least this share of the corpus's sources have says nothing of which of them
+is about the question, as "Python" says nothing in Python's documentation, or a project's name
+in its own ("Does signoff support Windows?": a sentence naming signoff and Windows has one word
+of the question's two that tell) — in a corpus of `_MANY_SOURCES` sources or more."""
+
+_MANY_SOURCES = 10
+"""The fewest sources for a word they all have to say nothing (one source has every word of
+itself)."""
 
 CLOSE = 0.8
 """Sentences scoring at least this share of the best one's score join it in the answer."""
@@ -122,6 +146,11 @@ _OPERATOR_WORDS: dict[str, tuple[str, ...]] = {o: tuple(w.split()) for o, w in _
 _ENGLISH_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "for", "with", "as",
                                "from", "while"})
 """Python's keywords that are also English words: terms only when the question names them."""
+
+_NAMED_AS_WRITTEN = frozenset(k for k in keyword.kwlist if k.islower()) - _ENGLISH_KEYWORDS
+"""Python's other keywords ("pass", "return", "yield", "break"): a text has one where it
+writes it as the keyword is written; another form of the word ("passed by value", "it
+returns") is the English word, a kin of the keyword."""
 
 _NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
                             "keywords"})
@@ -223,6 +252,9 @@ class Reading:
     mine: str = ""
     """What of the asker's own the question asks after ("my password" of "What is my
     password?"), if it does: only a sentence that speaks of theirs ("my", "your") answers it."""
+    quotable: bool = True
+    """Whether the sources read hold any sentence that could be quoted as a claim (False when
+    they hold only a title, headings, code or fragments)."""
 
 
 _AKIN = 0.6
@@ -234,8 +266,15 @@ class _Matcher:
     English word where the text names it (quoted, or as "the with statement"); any other word
     by its stem, or by one stem beginning the other."""
 
-    def __init__(self, terms: Sequence[str]) -> None:
+    def __init__(self, terms: Sequence[str], *, asked: frozenset[str] = frozenset()) -> None:
         self.stems = {t: stem(t) for t in terms}
+        self.asked = asked | frozenset(self.stems.values())
+        """The stems of the question's words (its terms among them)."""
+        self.written = {t: re.compile(rf"\b{t}\b", re.IGNORECASE) for t in terms
+                        if t in _NAMED_AS_WRITTEN}
+        self.plain = {t for t in terms if t.isalpha() and t not in _NAMED_AS_WRITTEN}
+        """The terms that are plain words, not names (``check_citations``) or keywords: found
+        only inside inline code, such a word is part of a name, and only a kin."""
         self.named = {t: re.compile(
             rf"[\"`“](?!\s)[^\"`“”]*\b{t}\b[^\"`“”]*(?<!\s)[\"`”]|['‘]{t}['’]|"
             rf"\b{t}\s+(?:{'|'.join(sorted(_NAMING_AFTER))})\b|"
@@ -245,16 +284,21 @@ class _Matcher:
     def has(self, term: str, words: frozenset[str], text: str) -> bool:
         return self.strength(term, words, text) > 0
 
-    def strengths(self, terms: Sequence[str], words: frozenset[str], text: str
-                  ) -> dict[str, float]:
+    def strengths(self, terms: Sequence[str], words: frozenset[str], text: str, *,
+                  forms: bool = False) -> dict[str, float]:
         """Each of `terms` the text has, with how surely (see `strength`)."""
-        found = {t: self.strength(t, words, text) for t in terms}
+        found = {t: self.strength(t, words, text, forms=forms) for t in terms}
         return {t: kin for t, kin in found.items() if kin}
 
-    def strength(self, term: str, words: frozenset[str], text: str) -> float:
+    def strength(self, term: str, words: frozenset[str], text: str, *,
+                 forms: bool = False) -> float:
         """1 when the text has the term; `_AKIN` when it has only a word whose stem begins
-        like the term's ("generates" for "generator", "called" for "callable"): a kin that
-        may be another word; 0 when it has neither."""
+        like the term's ("generates" for "generator", "called" for "callable"), has it only
+        inside a hyphenated word (`_bound_only`: "two-pass" for "pass"), has a plain word only
+        inside inline code (`_coded_only`), or has a keyword only in another form ("passed"
+        for pass; unless `forms`: under a heading that names the keyword, "It continues with
+        the next cycle" is what continue does): a kin that may be another word; 0 when it has
+        neither. A name's part is no kin of it ("check" of check_citations)."""
         if not term[0].isalnum():
             return float(term in text)
         named = self.named.get(term)
@@ -262,8 +306,13 @@ class _Matcher:
             return float(named.search(text) is not None)
         wanted = self.stems[term]
         if wanted in words:
-            return 1.0
-        if len(wanted) < 4:
+            if wanted in _bound_only(text, self.asked):
+                return _AKIN
+            if term in self.plain and wanted in _coded_only(text, self.asked):
+                return _AKIN
+            written = None if forms else self.written.get(term)
+            return _AKIN if written and written.search(text) is None else 1.0
+        if len(wanted) < 4 or "_" in wanted:
             return 0.0
         return _AKIN if any(len(w) >= 4 and (w.startswith(wanted) or wanted.startswith(w))
                             for w in words if w[:3] == wanted[:3]) else 0.0
@@ -362,15 +411,61 @@ def subject_of(question: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in words)
 
 
+_POINTS_TO = re.compile(r"See (?:also )?(?:the )?(?P<to>[^\W\d][\w\-’' ]{0,60}?)\.?")
+"""An entry that only points to another ("GIL: See global interpreter lock."): where to read
+what its term is (matched whole)."""
+
+
+def _pointed_to(subject: tuple[str, ...], every: Sequence[Sentence]) -> set[tuple[int, int]]:
+    """The sentences (as their source's rank and their position) that say what `subject` is
+    where its own entry only points to another ("GIL": "See global interpreter lock."): the
+    first of that entry, in the same source."""
+    if not subject:
+        return set()
+    to = {(s.rank, m["to"].casefold()) for s in every if _opens_entry_of(subject, s)
+          and (m := _POINTS_TO.fullmatch(s.text.strip()))}
+    return {(s.rank, s.position) for s in every
+            if s.under == 0 and s.entry and (s.rank, s.entry.casefold()) in to}
+
+
+def _opens_entry_of(subject: tuple[str, ...], sentence: Sentence) -> bool:
+    """Whether `sentence` is the first of the entry whose term is `subject` (a glossary's)."""
+    return bool(sentence.entry) and sentence.under == 0 and _stems_of(sentence.entry) == subject
+
+
+def _headed_by(subject: tuple[str, ...], sentence: Sentence) -> bool:
+    """Whether the section or the entry `sentence` stands under is `subject` itself ("6.14.
+    Lambdas" for lambda, "The with statement" for with statement): it tells of the subject."""
+    section = sentence.heading.removesuffix(sentence.entry).strip() if sentence.entry else (
+        sentence.heading)
+    return bool(subject) and subject in (_stems_of(section), _stems_of(sentence.entry))
+
+
+def _goes_on(sentence: Sentence, said: Sequence[Sentence]) -> bool:
+    """Whether `sentence` goes on from one of `said`: one or two sentences after it, under the
+    same heading ("A function returning another function…", then "Common examples for
+    decorators are classmethod() and staticmethod().")."""
+    return any((s.rank, s.heading) == (sentence.rank, sentence.heading)
+               and 0 < sentence.position - s.position <= _GOING_ON for s in said)
+
+
+_GOING_ON = 2
+"""How many sentences after one that says what the subject is still go on saying it."""
+
+
+def _stems_of(heading: str) -> tuple[str, ...]:
+    """The stems of a heading's words, its articles and section number aside."""
+    return tuple(stem(w) for w in re.findall(r"\w+", heading.lower())
+                 if w not in _ARTICLES and not w.isdigit())
+
+
 def _defines(subject: tuple[str, ...], sentence: Sentence) -> bool:
     """Whether `sentence` says what `subject` is: it opens its entry, and the entry's term is
     the subject (a glossary's "decorator", then "A function returning another function…"); or
     it opens with the subject's words, as written (by their own stem, not one that only begins
     like it), then "is" or "are" and an article ("An iterator is an object…", "Generators are
     a special class…"; not "The iterator is exhausted…")."""
-    if sentence.entry and sentence.under == 0 and tuple(
-            stem(w) for w in re.findall(r"\w+", sentence.entry.lower())
-            if w not in _ARTICLES) == subject:
+    if _opens_entry_of(subject, sentence):
         return True
     words = [w.lower() for w in re.findall(r"\w+", sentence.text)[:len(subject) + 4]]
     start = 1 if words[:1] in (["a"], ["an"], ["the"]) else 0
@@ -413,6 +508,39 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in re.findall(r"\w+", text))
 
 
+_HYPHENATED = re.compile(r"\w+(?:-\w+)+|\w+")
+_CODE = re.compile(r"`[^`]*`")
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _bound_only(text: str, asked: frozenset[str]) -> frozenset[str]:
+    """The stems `text` has only inside hyphenated words ("pass" of "a two-pass buffer"): a
+    word joined to another is another word ("two-pass" is not "pass") — unless it joins only
+    words of the question (`asked`, stems: "with-statement" for "What does the with statement
+    do?")."""
+    if "-" not in text:
+        return frozenset()
+    inside: set[str] = set()
+    free: set[str] = set()
+    for found in _HYPHENATED.finditer(text):
+        parts = {stem(w) for w in found.group().split("-")}
+        (inside if len(parts) > 1 and not parts <= asked else free).update(parts)
+    return frozenset(inside - free)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _coded_only(text: str, asked: frozenset[str]) -> frozenset[str]:
+    """The stems `text` has only inside inline code (```~/Library/Application Support```):
+    there a word is part of a name, a path or a command, not the word said — unless the code
+    says nothing but words of the question (`asked`, stems: ```signoff worker``` for "How do I
+    run signoff worker?")."""
+    if "`" not in text:
+        return frozenset()
+    spans = [_words(span) for span in _CODE.findall(text)]
+    said = _words(_CODE.sub(" ", text)).union(*(w for w in spans if w <= asked))
+    return frozenset().union(*spans) - said
+
+
 def question_terms(question: str) -> list[str]:
     """The terms a sentence is weighed by: the question's words (less the words only searched
     for an operator's sake) and the operators it names."""
@@ -435,14 +563,16 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     terms = tuple(question_terms(question))
     every = [s for rank, source in enumerate(sources)
              for s in sentences_of(source.source_id, source.text, rank) if long_enough(s.text)]
+    known = frequency or {}
+    absent = tuple(t for t in terms if known.get(t, 1) == 0)
     if not terms or not every:
-        return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=terms)
-    matcher = _Matcher(terms)
+        return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent,
+                       quotable=bool(every))
+    matcher = _Matcher(terms, asked=_words(question))
     words = [_words(s.text) for s in every]
     strengths = [matcher.strengths(terms, w, s.text) for s, w in zip(every, words, strict=True)]
     has = [set(found) for found in strengths]
     count = len(every)
-    known = frequency or {}
     size = max(corpus_size, count, *known.values(), 1) if known else count
     weight = {}
     for t in terms:
@@ -451,7 +581,6 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         else:  # by the sentences read
             weight[t] = math.log(1 + count / (1 + sum(t in h for h in has)))
     total = sum(weight.values())
-    absent = tuple(t for t in terms if known.get(t, 1) == 0)
     pairs = _Pairs(terms)
 
     @functools.cache
@@ -464,14 +593,23 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
 
     subject = subject_of(question)
     head, of = asked_of(question)
-    scored: list[tuple[float, Sentence, set[str], float]] = []
+    pointed = _pointed_to(subject, every)
+    named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
+    in_corpus = max(corpus_size, *known.values()) if known else 0
+    telling = {t for t in named if in_corpus < _MANY_SOURCES
+               or known.get(t, 0) < _EVERYWHERE * in_corpus}
+    scored: list[tuple[float, Sentence, set[str], float, float]] = []
     for sentence, found, strength in zip(every, has, strengths, strict=True):
-        if (_LINK_LABEL.match(sentence.text) or _SIGNATURE.match(sentence.text)
-                or _LISTED_TITLE.fullmatch(sentence.text.strip())
+        if (sentence.rank, sentence.position) in pointed:  # it says what the subject is
+            strength, found = dict.fromkeys(terms, 1.0), set(terms)
+        if (not stands_alone(sentence) or _LINK_LABEL.match(sentence.text)
+                or _SIGNATURE.match(sentence.text) or _LISTED_TITLE.fullmatch(sentence.text.strip())
                 or sentence.text.rstrip().endswith("?")):
-            continue  # a label, a function's signature, a listed title or a question (a FAQ's):
-            # never a claim
+            continue  # a fragment, a label, a function's signature, a listed title or a
+            # question (a FAQ's): never a claim
         titled, focus = headed(sentence.rank, sentence.heading)
+        if any(titled.get(t) == 1.0 and strength.get(t) == _AKIN for t in matcher.written):
+            strength = matcher.strengths(terms, _words(sentence.text), sentence.text, forms=True)
         in_title = {t: kin for t, kin in titled.items() if t not in found}
         # About the question by what it names, kin words included; ranked by how surely.
         coverage = (sum(weight[t] for t in strength) + 0.75 * sum(weight[t] for t in in_title)
@@ -488,26 +626,33 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                 not all(strength.get(t) == 1.0 or titled.get(t) == 1.0 for t in head)
                 or (of and not any(t in strength or t in titled for t in of))):
             coverage = min(coverage, ABOUT / 2)
+        counted = sum(max(strength.get(t, 0.0), titled.get(t, 0.0)) for t in telling)
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
-                       surely))
+                       surely, counted))
     if not scored:
-        return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent)
+        return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent,
+                       quotable=False)
     # A question that asks what something is is answered by a sentence that says so, when one
     # of those read does: it comes before any that only tells of it.
-    defining = {id(c[1]) for c in scored if subject and _defines(subject, c[1])}
+    defining = {id(c[1]) for c in scored if subject and (
+        _defines(subject, c[1]) or (c[1].rank, c[1].position) in pointed)}
     scored.sort(key=lambda c: (id(c[1]) not in defining, -c[1].score, c[1].rank, c[1].position))
-    named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
     least = math.ceil(len(named) * ABOUT) if len(named) >= _COUNTED_FROM else 0
     mine = _mine_of(question)
-    about = [c for c in scored if c[0] >= ABOUT and len(c[2] & named) >= least
+    about = [c for c in scored if c[0] >= ABOUT and c[4] >= least
              and (not mine or _SPEAKS_OF_MINE.search(c[1].text))]
-    _, best, best_terms, best_surely = about[0] if about else scored[0]
+    _, best, best_terms, best_surely, _ = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
     chosen: list[Sentence] = []
     taken: dict[str, int] = {}
-    for _, sentence, _, surely in about:
+    said = id(best) in defining  # what the subject is, said: the rest must be of it too
+    for _, sentence, found, surely, _ in about:
         if surely < CLOSE * best_surely:
             continue  # kin words where the best has the words themselves
+        if said and not (id(sentence) in defining or _goes_on(sentence, chosen) or (
+                _headed_by(subject, sentence) and _opens_with(matcher, found, sentence.text))):
+            continue  # of something else that has, or is, one ("A decorator similar to the
+            # built-in property, but for enumerations.")
         if sentence.score < CLOSE * best.score or len(chosen) == limit:
             break
         if taken.get(sentence.source_id, 0) >= per_source:

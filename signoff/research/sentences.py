@@ -4,7 +4,8 @@ A source's text is cut into blocks at blank lines. A block that is code (an inte
 session, a grammar, an indented example, a fenced block) or a heading (underlined, ``#``-led, or
 a few words standing alone) is not prose and gives no sentence. A list item is a unit of its own.
 Prose is cut into sentences after ``.``, ``!``, ``?`` or ``…`` (with any closing quotes or
-brackets) that a capital, a digit or an opening quote follows — but not after an abbreviation
+brackets) that a capital, a digit, an opening quote or inline code (```signoff research``
+keeps…``) follows — but not after an abbreviation
 ("e.g.", "i.e.", "cf.", "vs.", an initial), and not inside a quotation or inline code.
 
 Each sentence knows the headings it stands under: its section's (the last heading before it)
@@ -14,7 +15,13 @@ what the sentences under it are about, as a title does for the whole source.
 
 A sentence is kept whatever its length, with or without end punctuation (a list item, a line
 ending in a colon); it is the source's own characters, only its line breaks read as spaces, so
-that it is always a quote the citation check accepts.
+that it is always a quote the citation check accepts. Not every sentence **stands alone**
+(`stands_alone`), and the reader quotes only those that do: a piece of a sentence too long to
+keep whole, one that leads in to the list after it ("The rules are:", "It is accepted only
+if"), one that goes on a clause begun before it ("in research's own database.", a list item
+"every claim has a citation,") or breaks off before its end ("…is equivalent to"), an aside in
+brackets ("(Another port than the one above.)") and a pointer to another entry ("See global
+interpreter lock.") say nothing whole by themselves.
 """
 
 from __future__ import annotations
@@ -23,10 +30,18 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Sentence", "headings_of", "indexed_of", "sentences_of", "split_sentences"]
+__all__ = [
+    "Sentence",
+    "headings_of",
+    "indexed_of",
+    "sentences_of",
+    "split_sentences",
+    "stands_alone",
+]
 
 MAX_CHARS = 600
-"""The longest sentence kept whole; a longer run of prose is cut at its last clause break."""
+"""The longest sentence kept whole; a longer run of prose is cut at its last clause break (its
+pieces are not `Sentence.whole`, and are never quoted as claims)."""
 
 _ABBREVIATIONS = frozenset({
     "e.g", "i.e", "cf", "vs", "viz", "al", "etc", "approx", "incl", "resp", "ca", "fig", "figs",
@@ -36,7 +51,7 @@ _ABBREVIATIONS = frozenset({
 """Words that a full stop follows without ending the sentence (lower case, no last dot)."""
 
 _END = re.compile(r"[.!?…]+[\"'”’)\]*]*(?:\s*\[\d{1,3}\])?(?=\s)")
-_NEXT = re.compile(r"\s+[\"“‘'(\[*]*[A-Z0-9]")
+_NEXT = re.compile(r"\s+[\"“‘'(\[*]*(?:[A-Z0-9]|`)")
 _BULLET = re.compile(r"(?:[*+\-•]|\d{1,3}[.)]|\([a-z0-9]\))\s+")
 _UNDERLINE = re.compile(r"[*=\-~^#+`\"']{3,}")
 _LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
@@ -107,18 +122,93 @@ class Sentence:
     entry: str = ""
     """The term or function's name that heads its entry ("iterator", "wave.open"), if it is in
     one: an entry's first sentence says what its term is."""
+    whole: bool = True
+    """False for a piece of a sentence longer than `MAX_CHARS`, cut at a clause break: a
+    fragment, never quoted as a claim."""
+    leads_in: bool = False
+    """It ends its paragraph with a colon (or, not in a list itself, with no end punctuation),
+    and a list follows it directly ("The rules are:", "It is accepted only if"): the list says
+    what it leads in to, not the sentence itself."""
 
 
 def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
     """The prose sentences of a source's text, in order, each with the headings it stands
     under."""
     found: list[Sentence] = []
-    for n, (s, section, entry) in enumerate(_headed_sentences(text)):
-        heading = f"{section} {entry}".strip()
-        under = found[-1].under + 1 if found and found[-1].heading == heading else 0
-        found.append(Sentence(source_id=source_id, text=s, rank=rank, position=n, under=under,
-                              heading=heading, entry=entry))
+    units = list(_units(text))
+    for at, unit in enumerate(units):
+        listed = at + 1 < len(units) and units[at + 1].item and units[at + 1].follows
+        pieces = [(s, whole) for s, whole in _sentences_in(unit.text) if not _is_label(s)]
+        heading = f"{unit.section} {unit.entry}".strip()
+        for n, (s, whole) in enumerate(pieces):
+            under = found[-1].under + 1 if found and found[-1].heading == heading else 0
+            found.append(Sentence(source_id=source_id, text=s, rank=rank, position=len(found),
+                                  under=under, heading=heading, entry=unit.entry, whole=whole,
+                                  leads_in=listed and n == len(pieces) - 1 and (
+                                      s.endswith(":") or not (unit.item or _ENDS.search(s)))))
     return found
+
+
+_ENDS = re.compile(r"(?:[.!?…][\"'”’)\]*]*(?:\s*\[\d{1,3}\])?|:)$")
+"""A sentence's own end: ``.``, ``!``, ``?`` or ``…`` (and any closing quotes, brackets or a
+footnote's number), or a colon before what it introduces."""
+
+_GOES_ON = frozenset({
+    "a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
+    "each", "every", "all", "some", "any", "no", "both", "either", "neither", "such", "other",
+    "and", "or", "but", "nor", "so", "yet", "then", "than", "because", "although", "though",
+    "unless", "until", "while", "whereas", "whether", "which", "who", "whom", "whose", "where",
+    "when", "as", "since", "once", "in", "on", "at", "by", "for", "from", "of", "to", "with",
+    "without", "into", "onto", "over", "under", "after", "before", "between", "through",
+    "during", "about", "against", "among", "upon", "within", "via", "per", "like", "except",
+    "also", "only", "even", "just", "not", "too", "instead", "otherwise", "thus", "hence",
+    "therefore", "however", "it", "they", "we", "you", "he", "she", "is", "are", "was", "were",
+    "be", "been", "being", "can", "could", "may", "might", "must", "shall", "should", "will",
+    "would", "do", "does", "did", "has", "have", "had",
+})  # fmt: skip
+"""English words that, in lower case, begin no sentence: one that opens with one goes on a
+clause begun before it ("in research's own database.", a list item "every claim has a
+citation,"). A name in lower case ("lambda is…", "pass is…") begins one. Nor does a sentence
+end with one of them: it breaks off ("The simple form is equivalent to")."""
+
+_BREAKS_OFF = re.compile(r"(?:[,;—–-]|(?<![\w-])(?:" + "|".join(sorted(_GOES_ON)) + r"))$",
+                         re.IGNORECASE)
+"""The end of a line that breaks off before its sentence does: a comma, or a word that leads on
+("…only if", "…returned, and")."""
+
+_POINTER = re.compile(r"\(?See\s")
+"""A pointer to another place ("See global interpreter lock.", "See section 3.2."): where the
+answer is, not the answer."""
+
+
+def stands_alone(sentence: Sentence) -> bool:
+    """Whether `sentence` says something whole by itself, so that it may be quoted as a claim:
+    kept whole (`Sentence.whole`), not leading in to a list (`Sentence.leads_in`), not going on
+    a clause begun before it (opening with a word such as "in", "and" or "every" in lower case)
+    nor breaking off before the rest of one (ending in a comma, or in such a word: "…is
+    equivalent to"), not an aside in brackets, and not a pointer to another place ("See …").
+    (A line without end punctuation may stand alone: a note's "The kettle is in the kitchen".)"""
+    text = sentence.text.strip()
+    if not (sentence.whole and text) or sentence.leads_in:
+        return False
+    first = re.match(r"[^\W\d_]+", text)
+    if first and first.group().islower() and first.group() in _GOES_ON:
+        return False
+    if _BREAKS_OFF.search(text):
+        return False
+    return not (_POINTER.match(text) or _aside(text))
+
+
+def _aside(text: str) -> bool:
+    """Whether `text` is wholly in brackets: an aside to what was said before it."""
+    if not text.startswith("("):
+        return False
+    depth = 0
+    for at, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return text[at + 1:].strip() in ("", ".")
+    return False
 
 
 def split_sentences(text: str) -> list[str]:
@@ -140,25 +230,49 @@ def indexed_of(text: str) -> tuple[list[tuple[str, str]], list[str]]:
     units = list(_prose_units(text))
     headings = [h for _, section, entry in units for h in (section, entry) if h]
     sentences = [(s, f"{section} {entry}".strip()) for unit, section, entry in units
-                 for s in _sentences_in(unit) if not _is_label(s)]
+                 for s, _ in _sentences_in(unit) if not _is_label(s)]
     return sentences, list(dict.fromkeys(headings))
 
 
 def _headed_sentences(text: str) -> Iterator[tuple[str, str, str]]:
     for unit, section, entry in _prose_units(text):
-        yield from ((s, section, entry) for s in _sentences_in(unit) if not _is_label(s))
+        yield from ((s, section, entry) for s, _ in _sentences_in(unit) if not _is_label(s))
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Unit:
+    """A run of prose: a paragraph, or one item of a list."""
+
+    text: str
+    section: str
+    """The last section heading before it."""
+    entry: str
+    """The entry it is in (since that heading), if any."""
+    item: bool
+    """Whether it is an item of a list (its first line has a bullet or a number)."""
+    follows: bool
+    """Whether it comes right after the unit before it (no code, heading or label between)."""
 
 
 def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
     """Each run of prose (a paragraph, or one item of a list; code and headings left out), with
     the headings it stands under: the last section heading, and the entry since it, if any."""
+    for unit in _units(text):
+        yield unit.text, unit.section, unit.entry
+
+
+def _units(text: str) -> Iterator[_Unit]:
+    """Each run of prose (see `_prose_units`), with what kind it is and whether it follows the
+    one before it directly."""
     fenced = False
+    follows = False  # whether the block read last gave the unit yielded last
     section = entry = before = ""  # before: the prose block just before, if the last was one
     for block in re.split(r"\n[ \t]*\n", text):
         lines = [line for line in block.split("\n") if line.strip()]
         if not lines:
             continue
         prose_before, before = before, ""
+        came_after, follows = follows, False
         if fenced or _FENCE.match(lines[0]):
             fences = sum(bool(_FENCE.match(line)) for line in lines)
             fenced = fenced != (fences % 2 == 1)
@@ -167,6 +281,7 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
             section, entry = _heading_text(lines[:1]), ""  # (a Markdown heading, its prose
             lines = lines[1:]                              # on the next line)
             block = "\n".join(lines)
+            came_after = False
         elif _is_heading(lines):
             section, entry = _heading_text(lines), ""
             continue
@@ -181,18 +296,23 @@ def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
             continue
         before = block
         item: list[str] = []
+        listed = False
         for line in lines:
             stripped = line.strip()
             bullet = _BULLET.match(stripped)
             if bullet and item:
-                yield " ".join(item), section, heads
-                item = []
+                yield _Unit(text=" ".join(item), section=section, entry=heads, item=listed,
+                            follows=came_after)
+                item, came_after = [], True
+            if not item:
+                listed = bool(bullet)
             item.append(stripped[bullet.end():] if bullet else stripped)
         if item:
             unit = " ".join(item)
             if _is_label(unit):
                 continue
-            yield unit, section, heads
+            yield _Unit(text=unit, section=section, entry=heads, item=listed, follows=came_after)
+            follows = True
 
 
 def _names(prose: str, name: str) -> bool:
@@ -288,7 +408,9 @@ def _looks_like_code(lines: list[str]) -> bool:
     return letters < 0.72 * len(joined)
 
 
-def _sentences_in(unit: str) -> Iterator[str]:
+def _sentences_in(unit: str) -> Iterator[tuple[str, bool]]:
+    """The sentences of a run of prose, each with whether it is whole (not a piece of one too
+    long to keep whole)."""
     start = 0
     for end in _END.finditer(unit):
         after = end.end()
@@ -335,15 +457,18 @@ def _inside_quote(unit: str, start: int, end: int) -> bool:
     return straight.count('"') % 2 == 1
 
 
-def _bounded(sentence: str) -> Iterator[str]:
-    """`sentence`, or it in pieces cut after a clause break when it is too long to quote."""
+def _bounded(sentence: str) -> Iterator[tuple[str, bool]]:
+    """`sentence`, whole, or it in pieces cut after a clause break when it is too long to quote
+    (each piece then not whole)."""
+    whole = True
     while len(sentence) > MAX_CHARS:
         cut = max(sentence.rfind(mark, 0, MAX_CHARS) for mark in ("; ", ": ", ", "))
         if cut <= 0:
             cut = sentence.rfind(" ", 0, MAX_CHARS)
         if cut <= 0:
             break
-        yield sentence[: cut + 1].strip()
+        whole = False
+        yield sentence[: cut + 1].strip(), whole
         sentence = sentence[cut + 1:].strip()
     if sentence:
-        yield sentence
+        yield sentence, whole

@@ -1,0 +1,262 @@
+"""The offline research reader (``signoff research`` with no model): it quotes only sentences
+that stand alone and are about the question, declines rather than pads, says why truly when it
+declines, and ends in a sentence, not a loop, when its tools fail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from signoff import App, GroundedAnswer, TaskStatus
+from signoff.models.base import Message, ToolCall, ToolSpec
+from signoff.research import Corpus, Research, ResearchTask, ask, research_app
+from signoff.research.extractive import ExtractiveModel
+from signoff.research.relevance import Source, rank_sentences
+from signoff.research.sentences import MAX_CHARS, sentences_of
+
+
+@pytest.fixture(autouse=True)
+def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Indexes and databases go to this test's own folders, never the user's."""
+    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
+
+
+def _app(tmp_path: Path, files: dict[str, str]) -> App:
+    """A research app over a folder of `files` (name → text), in memory."""
+    root = tmp_path / "sources"
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return research_app(Corpus.from_folder(root, index=tmp_path / "i.sqlite"),
+                        database="sqlite://")
+
+
+def _answer(app: App, question: str) -> GroundedAnswer:
+    outcome = ask(app, question)
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    assert isinstance(outcome.result, GroundedAnswer)
+    return outcome.result
+
+
+def _claims(answer: GroundedAnswer) -> list[str]:
+    return [c.text for c in answer.claims]
+
+
+# -- fragments are never claims ------------------------------------------------------------
+
+
+def test_a_piece_of_a_sentence_too_long_to_quote_is_never_a_claim(tmp_path: Path) -> None:
+    """A sentence longer than MAX_CHARS is cut at a clause break for the index, but its pieces
+    are fragments: the answer quotes a whole sentence, or declines (it quoted "in the samovar
+    room." as a claim)."""
+    long = ("The samovar, which the guild bought " + "and polished, " * 45
+            + "is kept, after the guild's long and winding meetings, in the samovar room.")
+    assert len(long) > MAX_CHARS
+    app = _app(tmp_path, {"guild.md": f"# The guild\n\n{long}\n\nThe samovar is brass.\n",
+                          "other.md": "# Other\n\nNothing of note is here at all today.\n"})
+    answer = _answer(app, "Where is the samovar kept?")
+    assert all(claim in ("The samovar is brass.",) for claim in _claims(answer)), _claims(answer)
+
+
+def test_a_line_leading_in_to_a_list_and_its_items_are_not_claims(tmp_path: Path) -> None:
+    """"An answer is accepted only if" (a list follows) and the items that go on it ("every
+    claim has a citation,") say nothing whole: the reader declines (it quoted "It is accepted
+    only if" as the answer)."""
+    app = _app(tmp_path, {"answers.md": (
+        "# Answers\n\nA claim cites a source. An answer is accepted only if\n\n"
+        "1. every claim has a citation,\n2. every citation quotes its source.\n"),
+        "other.md": "# Other\n\nNothing of note is here at all today.\n"})
+    answer = _answer(app, "When is an answer accepted?")
+    assert not answer.answered, _claims(answer)
+
+
+def test_a_pointer_is_followed_to_the_entry_it_points_to(tmp_path: Path) -> None:
+    """Asked what the GIL is, where the glossary's entry only says "See global interpreter
+    lock.", the answer is the first sentence of that entry (it quoted the pointer)."""
+    app = _app(tmp_path, {"glossary.md": (
+        "# Glossary\n\nGIL\n\nSee global interpreter lock.\n\nglobal interpreter lock\n\n"
+        "The mechanism that lets only one thread run bytecode at a time. Also, the GIL is "
+        "released while a thread waits for input.\n\niterator\n\nAn object that yields items "
+        "one at a time.\n"),
+        "other.md": "# Other\n\nNothing of note is here at all today.\n"})
+    answer = _answer(app, "What is the GIL?")
+    assert _claims(answer)[0] == "The mechanism that lets only one thread run bytecode at a time."
+    assert "See global interpreter lock." not in _claims(answer)
+
+
+@pytest.mark.parametrize(("text", "alone"), [
+    ("The kettle is in the kitchen.", True),
+    ("The kettle is in the kitchen", True),  # a note's line, without a full stop
+    ("lambda is a minimal function definition.", True),  # a name in lower case
+    ("in research's own database.", False),  # goes on a clause begun before it
+    ("The simple form is equivalent to", False),  # breaks off
+    ("(Another port than the one above, if it still runs.)", False),  # an aside
+    ("See global interpreter lock.", False),  # a pointer
+])
+def test_what_stands_alone(text: str, alone: bool) -> None:
+    """A sentence that goes on one begun before it, breaks off, is an aside in brackets or
+    points elsewhere does not stand alone; a line without a full stop, or one that opens with a
+    name in lower case, may."""
+    from signoff.research.sentences import stands_alone
+
+    (sentence,) = sentences_of("s", text)
+    assert stands_alone(sentence) is alone
+
+
+# -- claims about the question, not beside it ------------------------------------------------
+
+
+def test_a_keyword_is_not_its_english_word_nor_part_of_a_hyphenated_one(tmp_path: Path) -> None:
+    """Asked what pass does, "a two-pass buffer" and "passed by value" are other words: the
+    answer quotes only the sentence about the pass statement (it quoted "A two-pass buffer, like
+    the two-pass destination above." and "Arguments are passed by value to the buffer.")."""
+    app = _app(tmp_path, {
+        "statements.md": "# Simple statements\n\nThe pass statement does nothing. It can be "
+                         "used where a statement is needed but no action is wanted.\n",
+        "buffers.md": "# Buffers\n\nA two-pass buffer, like the two-pass destination above.\n\n"
+                      "Arguments are passed by value to the buffer.\n",
+        "other.md": "# Other\n\nNothing of note is here at all today.\n"})
+    answer = _answer(app, "What does pass do?")
+    assert _claims(answer) == ["The pass statement does nothing."]
+
+
+def test_what_something_is_is_answered_by_what_says_so_not_by_what_uses_one(
+        tmp_path: Path) -> None:
+    """Asked what a decorator is, the glossary's entry answers, with what it goes on to say; a
+    sentence on a particular decorator of another page does not join it (it added "A decorator
+    similar to the built-in property, but specifically for enumerations.")."""
+    app = _app(tmp_path, {
+        "glossary.md": "# Glossary\n\ndecorator\n\nA function returning another function, "
+                       "usually applied with the @wrapper syntax. Common examples for "
+                       "decorators are classmethod and staticmethod.\n",
+        "enums.md": "# Utilities and decorators\n\nA decorator similar to the built-in "
+                    "property, but specifically for enumerations.\n\nA class decorator "
+                    "specifically for enumerations.\n",
+        "other.md": "# Other\n\nNothing of note is here at all today.\n"})
+    answer = _answer(app, "What is a decorator?")
+    assert _claims(answer) == [
+        "A function returning another function, usually applied with the @wrapper syntax.",
+        "Common examples for decorators are classmethod and staticmethod."]
+
+
+def _kettleco(tmp_path: Path) -> App:
+    """A corpus of a dozen pages, each naming the product, kettleco; one names Windows, and a
+    folder with "Application Support" in it."""
+    files = {f"page{n}.md": f"# Page {n}\n\nkettleco boils water number {n} at the right "
+                            "heat.\n" for n in range(11)}
+    files["files.md"] = ("# Where kettleco keeps its files\n\nOn Windows, kettleco keeps its "
+                         "settings in `%APPDATA%\\kettleco`, and its database in "
+                         "`~/Library/Application Support/kettleco` on macOS.\n")
+    return _app(tmp_path, files)
+
+
+@pytest.mark.parametrize("question", ["Does kettleco support Windows?",
+                                      "Which databases does kettleco support?"])
+def test_a_question_the_corpus_cannot_answer_is_declined_though_a_sentence_names_its_words(
+        tmp_path: Path, question: str) -> None:
+    """A word every page has (the product's name) tells nothing of which sentence is about the
+    question, and a word found only inside inline code (a folder's "Application Support") is
+    part of a name: a sentence naming Windows and the product, or a database in that folder,
+    does not say what is supported, and the reader declines (it quoted it)."""
+    answer = _answer(_kettleco(tmp_path), question)
+    assert not answer.answered, _claims(answer)
+
+
+def test_the_readme_question_is_still_answered_from_its_topic(tmp_path: Path) -> None:
+    """"What does the with statement do?" is answered first from the with statement's own
+    topic, as the README shows."""
+    app = research_app(Corpus.bundled(index=tmp_path / "topics.sqlite"), database="sqlite://")
+    answer = _answer(app, "What does the with statement do?")
+    assert answer.claims[0].citations[0].source_id == "with"
+    assert answer.claims[0].text.startswith('The "with" statement is used to wrap the execution')
+
+
+# -- a decline says why truly ----------------------------------------------------------------
+
+
+def test_a_decline_over_sources_with_nothing_to_quote_says_so(tmp_path: Path) -> None:
+    """A source found and read that holds only a title has no sentence to quote: the decline
+    says so, not that no source mentions the question's words (it said "No source mentions
+    “café”, “crème” or “brûlée”" of the very source it read)."""
+    app = _app(tmp_path, {"dessert.txt": "café crème brûlée\n",
+                          "other.md": "# Other\n\nNothing of note is here at all today.\n"})
+    answer = _answer(app, "What about café crème brûlée?")
+    assert answer.declined is not None
+    assert answer.declined.closest == ["dessert.txt"]
+    assert "No source mentions" not in answer.declined.reason
+    assert answer.declined.reason.startswith("The sources found and read (“dessert.txt”) hold no "
+                                             "sentence that could be quoted")
+
+
+def test_a_reading_of_sources_without_sentences_names_only_words_the_corpus_lacks() -> None:
+    """`rank_sentences` over sources with no sentence says the corpus lacks only the words the
+    search found in no source (it said every word of the question was absent)."""
+    reading = rank_sentences("What of café crème brûlée?", [
+        Source(source_id="d", title="café crème", text="café crème")],
+        frequency={"café": 1, "crème": 1, "brûlée": 0}, corpus_size=2)
+    assert reading.chosen == ()
+    assert reading.absent == ("brûlée",)
+
+
+# -- failing tools end the task in a sentence -------------------------------------------------
+
+
+def test_a_failing_search_ends_the_task_saying_so_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When search_sources fails (a damaged index), the task fails in its next step, saying the
+    search failed and what the tool answered (it declined "No source matches" seven times, each
+    refused for naming a search that had failed, and halted at its step limit)."""
+    app = _app(tmp_path, {"kettle.md": "# Kettles\n\nA kettle boils water.\n"})
+
+    def damaged(self: Corpus, query: str, *, limit: int = 5) -> None:
+        raise RuntimeError("database disk image is malformed")
+
+    monkeypatch.setattr(Corpus, "find", damaged)
+    outcome = ask(app, "How does a kettle descale?")
+    assert outcome.status is TaskStatus.FAILED
+    assert outcome.steps <= 2
+    assert "The offline reader could not search, so it has nothing to cite." in outcome.problem
+    assert "search_sources answered: “Failed: It failed for a reason the app did not foresee" in (
+        outcome.problem)
+    assert "malformed" not in outcome.problem  # a failure's internals stay in the log
+
+
+def test_failing_reads_end_the_task_saying_so(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """When every read fails, the task fails saying it could not read the sources found (it
+    declined, saying no source mentions the question's words, which the search had found)."""
+    app = _app(tmp_path, {"kettle.md": "# Kettles\n\nA kettle boils water.\n"})
+
+    def unreadable(self: Corpus, source_id: str, *, part: int = 1) -> None:
+        raise OSError("gone")
+
+    monkeypatch.setattr(Corpus, "read", unreadable)
+    outcome = ask(app, "What does a kettle boil?")
+    assert outcome.status is TaskStatus.FAILED
+    assert "could not read the sources found" in outcome.problem
+
+
+def test_a_refused_answer_is_not_handed_back_again() -> None:
+    """The reader never hands back an answer that was refused: the task fails, saying what the
+    refusal was, instead of being refused to its step limit."""
+    tools = [ToolSpec(name=n, description="", parameters={})
+             for n in ("search_sources", "read_source", "hand_back")]
+    messages = [Message(role="user", text=Research().brief(ResearchTask(question="Why?"))),
+                Message(role="assistant", text="", tool_calls=(ToolCall(
+                    id="s", name="search_sources", arguments=json.dumps({"query": "Why?"})),)),
+                Message(role="tool", tool_call_id="s", text=json.dumps(
+                    {"query": "Why?", "hits": [], "words": {"why": 0}, "sources": 3}))]
+    first = ExtractiveModel().complete(messages, tools, max_output_tokens=100)
+    (handed,) = first.tool_calls
+    assert handed.name == "hand_back"
+    messages += [Message(role="assistant", text=first.text, tool_calls=first.tool_calls),
+                 Message(role="tool", tool_call_id=handed.id,
+                         text="Invalid: The answer is not accepted. - Something is wrong.")]
+    from signoff.models.errors import ModelError
+
+    with pytest.raises(ModelError, match="answer was refused, and it has no other"):
+        ExtractiveModel().complete(messages, tools, max_output_tokens=100)
