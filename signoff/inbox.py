@@ -25,7 +25,7 @@ from signoff.agents.rules import StandingRule, rule_covers
 from signoff.agents.tasks import TaskStatus
 from signoff.effects.effect import Effect
 from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
-from signoff.security.principals import Principal
+from signoff.security.principals import Principal, PrincipalKind
 from signoff.store.tables import proposals as proposals_table
 from signoff.store.tables import tasks as tasks_table
 from signoff.store.utc import aware
@@ -188,7 +188,7 @@ class Inbox:
 
     def _visible(self, person: Principal) -> list[ColumnElement[bool]]:
         """The branches (ORed) of what `person` may see; each can use an index of its own."""
-        if person.disabled or not self._app.oversight.decides_agent_proposals.admits(person):
+        if not self._may_decide_any(person):
             return [false()]
         if self.supervises(person):
             return [true()]
@@ -206,10 +206,16 @@ class Inbox:
             proposal.escalations and self._app._agency.deadlines.formerly_decided_by(
                 proposal, person))
 
+    def _may_decide_any(self, person: Principal) -> bool:
+        """Whether `person` may decide proposals at all: a person (an agent's account decides
+        none, whatever roles it holds), not disabled, admitted by the app's oversight."""
+        return (person.kind is not PrincipalKind.AGENT and not person.disabled
+                and self._app.oversight.decides_agent_proposals.admits(person))
+
     def _decides(self, person: Principal, proposal: Proposal) -> bool:
         """Whether `proposal` is `person`'s to decide: theirs, their queue's, or any when
         they supervise."""
-        if person.disabled or not self._app.oversight.decides_agent_proposals.admits(person):
+        if not self._may_decide_any(person):
             return False
         if self.supervises(person):
             return True

@@ -304,6 +304,9 @@ def test_an_agents_own_account_never_decides(world: SimpleNamespace) -> None:
     proposal, _ = _proposed(world, world.tools.set_price, tag=world.a.id, price=7)
     account = world.app.agent(world.Clerk).registered.account
     assert world.app.proposals_for(account) == []
+    inbox = Inbox(world.app)  # (what the REST API and the inbox pages list)
+    assert inbox.proposals(account).items == []
+    assert not inbox.may_see(account, proposal)
     with pytest.raises(AgentRefused, match="Clerk is an agent's own account, and agents never "
                                            "decide proposals"):
         world.app.approve(proposal, by=account)
