@@ -7,6 +7,7 @@ a sentence, the proposal still waiting."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -324,6 +325,23 @@ def test_always_in_work_for_nobody_is_refused(world: SimpleNamespace) -> None:
     _waits(world, proposal)
     assert world.app.rules() == []
     assert world.app.approve(proposal, by=world.sue).status is ProposalStatus.DONE
+
+
+@pytest.mark.parametrize("for_", ["pat", None])
+def test_the_inbox_offers_always_only_where_a_rule_could_cover_the_work(
+        world: SimpleNamespace, for_: Any) -> None:
+    """The proposal's page offers "Approve, and always like this" on work for someone, and not
+    on work for nobody, where pressing it was refused."""
+    proposal, _ = _proposed(world, world.tools.set_price, for_=for_, tag=world.a.id, price=7)
+    world.app.credentials.set_password(world.sue, "a long enough password")
+    client = TestClient(create_web_app(world.app, secure_cookies=False))
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+    assert csrf is not None
+    client.post("/login", data={"csrf": csrf.group(1), "next": "/", "handle": "sue@tags.example",
+                                "password": "a long enough password"})
+    page = client.get(f"/proposals/{proposal.id}")
+    assert 'id="approve"' in page.text, page.text
+    assert ('id="approve-always"' in page.text) is (for_ is not None)
 
 
 def test_always_with_changed_values_is_refused(world: SimpleNamespace) -> None:
