@@ -87,6 +87,7 @@ from signoff.limits import (
 from signoff.models import Price, Usage
 from signoff.security import SYSTEM, ActingAs, Policy, Principal, PrincipalKind, allow, deny
 from signoff.security import policies as policy
+from signoff.security.credentials import TokenPurpose
 
 __all__ = [
     "FAILED_TEXT",
@@ -158,6 +159,7 @@ __all__ = [
     "StoreError",
     "TaskStatus",
     "Temporal",
+    "TokenPurpose",
     "Unavailable",
     "UnknownId",
     "Usage",

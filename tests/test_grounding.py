@@ -95,9 +95,10 @@ def test_a_quote_cut_inside_a_word_cannot_turn_what_its_source_says() -> None:
     assert check_citations(whole, retrieved) == []
 
 
-def test_a_claim_that_says_nothing_is_refused() -> None:
-    """A claim whose text is empty (or blank) is refused, whatever it cites."""
-    answer = _answer(("  ", [("with", "is used to wrap the execution of a block")]), GOOD)
+@pytest.mark.parametrize("text", ["  ", ".", "-", "?", "\u200b"])
+def test_a_claim_that_says_nothing_is_refused(text: str) -> None:
+    """A claim whose text is empty, blank or signs alone is refused, whatever it cites."""
+    answer = _answer((text, [("with", "is used to wrap the execution of a block")]), GOOD)
     (problem,) = check_citations(answer, RETRIEVED)
     assert (problem.kind, problem.claim) == (ProblemKind.EMPTY_CLAIM, 1)
     assert problem.words == "Claim 1 is empty: say what it claims, in a sentence, or leave it out."

@@ -215,6 +215,26 @@ def test_a_rule_whose_maker_could_no_longer_make_it_lets_nothing_run_alone(
     world.app.database.dispose()
 
 
+def test_a_rule_in_anothers_work_lapses_when_its_maker_may_no_longer_decide_there(
+        tmp_path: Path) -> None:
+    """Noor, a supervisor, says "always" to a call in Ola's work: the rule covers Ola's work.
+    Once Noor is a supervisor no more, she may not decide Ola's proposals, and her rule there
+    lets nothing run alone (it went on running Ola's calls alone, as Noor and the agent)."""
+    world = _world(tmp_path)
+    first = world.run("First", world.ola)
+    (proposal,) = world.app.proposals(task=first.task)
+    assert world.app.approve(proposal, by=world.noor, always_like_this=True).rule is not None
+    assert world.run("Alone", world.ola).status is TaskStatus.DONE  # while it holds
+    _no_manager(world)
+    outcome = world.run("Later", world.ola)
+    assert outcome.status is TaskStatus.WAITING
+    assert world.headline() == "Alone"
+    assert ("would have let it run alone, but no longer holds: it covers another's work, whose "
+            "proposals Noor may no longer decide (only the person it is for, or a supervisor, "
+            "may).") in world.app.receipt(outcome.task).words
+    world.app.database.dispose()
+
+
 def test_a_rule_made_before_the_skill_routed_its_tool_elsewhere_no_longer_holds(
         tmp_path: Path) -> None:
     """Ola's rule for her own work, made before the skill routed `publish` to Noor, no longer

@@ -103,6 +103,11 @@ class StandingRules:
                                 for_everybody=rule.for_id is None, route_of=lambda _: route)
         except AgentRefused as refused:
             return str(refused)
+        # Routed nowhere, a call in someone's work is theirs to decide, or a supervisor's.
+        if route is None and rule.for_id not in (None, maker.id) and not (
+                self._oversight.supervises_agents.admits(maker)):
+            return (f"it covers another's work, whose proposals {maker.name} may no longer "
+                    "decide (only the person it is for, or a supervisor, may).")
         return ""
 
     def check_may_widen(self, registered: Registered, skill: str | None, tool: str,

@@ -144,7 +144,7 @@ class ProblemKind(enum.Enum):
     NOT_RETRIEVED = "source not retrieved"
     """It cites a source no tool returned in this task."""
     EMPTY_CLAIM = "empty claim"
-    """The claim says nothing (its text is empty)."""
+    """The claim says nothing (its text is empty, or signs alone)."""
     EMPTY_QUOTE = "empty quote"
     """A citation quotes nothing."""
     SHORT_QUOTE = "quote too short"
@@ -262,7 +262,7 @@ def check_citations(
         return [CitationProblem(kind=ProblemKind.NO_CLAIMS, claim=0, claim_text="")]
     problems: list[CitationProblem] = []
     for number, claim in enumerate(answer.claims, start=1):
-        if not normalise(claim.text):
+        if not _WORD.search(normalise(claim.text)):  # (blank, or signs alone: ".", "-")
             problems.append(CitationProblem(kind=ProblemKind.EMPTY_CLAIM, claim=number,
                                             claim_text=""))
             continue
