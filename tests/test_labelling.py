@@ -328,14 +328,15 @@ def test_keys_names_of_a_few_words_and_links_with_no_scheme_carry_their_labels(
 @pytest.mark.parametrize(("person", "free_text", "held"), [
     ("Mallory Evil", True, {"person"}),    # reworded from the mail: traced to nothing
     ("Carla Ruiz", True, set()),           # the request's
-    ("Mallory Evil", False, {"person"}),   # the skill's word is for actions that declare none
+    ("Mallory Evil", False, {"person", "note"}),  # the skill says none: the stricter wins
 ])
 def test_an_action_that_declares_its_free_text_labels_its_other_texts_whole(
         person: str, free_text: bool, held: set[str]) -> None:
     """An action with a `FreeText` parameter: a name of two words its other text parameter
     takes, rewritten from what the mail says ("Evil, Mallory"), is held back, while the words the
-    model composed for the note run alone, whatever the skill says of free text. Without the
-    declaration the name was prose, whose words carry no label, and the share ran alone."""
+    model composed for the note run alone. Without the declaration the name was prose, whose
+    words carry no label, and the share ran alone. A skill that says no text is free text is
+    heeded whatever the action declares (the stricter word wins)."""
     from typing import Annotated
 
     from signoff import FreeText

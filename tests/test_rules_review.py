@@ -24,7 +24,19 @@ from pydantic import BaseModel
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Outcome, Permits, ProposalStatus, Route, Skill, TaskStatus, allow, policy
+from signoff import (
+    Agent,
+    AgentRefused,
+    App,
+    Outcome,
+    Permits,
+    ProposalStatus,
+    Route,
+    Skill,
+    TaskStatus,
+    allow,
+    policy,
+)
 from signoff.security.principals import Principal
 from signoff.store import points
 from signoff.testing import ScriptedModel, says
@@ -232,6 +244,39 @@ def test_a_rule_in_anothers_work_lapses_when_its_maker_may_no_longer_decide_ther
     assert ("would have let it run alone, but no longer holds: it covers another's work, whose "
             "proposals Noor may no longer decide (only the person it is for, or a supervisor, "
             "may).") in world.app.receipt(outcome.task).words
+    world.app.database.dispose()
+
+
+def test_a_rule_lapses_when_its_maker_may_no_longer_decide_agents_proposals(
+        tmp_path: Path) -> None:
+    """Ola says "always" to a call in her own work, then the app's oversight no longer lets her
+    decide agents' proposals: her rule lets nothing run alone (it did), and she may make no
+    other."""
+    world = _world(tmp_path)
+    first = world.run("First", world.ola)
+    (proposal,) = world.app.proposals(task=first.task)
+    assert world.app.approve(proposal, by=world.ola, always_like_this=True).rule is not None
+    world.app.oversight.decides_agent_proposals = policy.role("manager")
+    outcome = world.run("Later", world.ola)
+    assert outcome.status is TaskStatus.WAITING
+    assert world.headline() == "First"
+    said = "Ola may not decide agents' proposals, so Ola cannot let Publisher run publish alone"
+    assert said in world.app.receipt(outcome.task).words
+    with pytest.raises(AgentRefused, match=said):
+        world.app.allow_alone("publisher", world.publish, by=world.ola)
+    world.app.database.dispose()
+
+
+def test_an_agents_own_account_makes_no_rule(tmp_path: Path) -> None:
+    """An agent's account that holds a role that widens what agents do alone still makes no
+    standing rule (it made one): rules stand for a person's yes."""
+    world = _world(tmp_path)
+    account = world.app.agent(world.Publisher).registered.account
+    account = world.app.people.set_roles(account, ["bot", "editor"])
+    with pytest.raises(AgentRefused, match="Publisher is an agent's own account, and agents "
+                                           "never let agents do more on their own"):
+        world.app.allow_alone("publisher", world.publish, by=account)
+    assert world.app.rules() == []
     world.app.database.dispose()
 
 

@@ -82,6 +82,19 @@ def test_a_revoked_clients_token_and_a_disabled_persons_say_nothing_of_their_pur
     assert credentials.principal_for_token(shop.client_token, purpose=TokenPurpose.CLIENT) is None
 
 
+def test_a_token_of_a_purpose_this_version_does_not_know_is_taken_by_nothing(
+        shop: SimpleNamespace) -> None:
+    """A token whose stored purpose this version does not know (a newer release's) neither
+    decides nor calls tools: it was read as a client's, and the MCP endpoints took it."""
+    credentials = shop.app.credentials
+    with shop.app.database.engine.begin() as db:
+        db.execute(text("UPDATE signoff_tokens SET purpose = 'auditor'"))
+    for purpose in TokenPurpose:
+        assert credentials.principal_for_token(shop.client_token, purpose=purpose) is None
+        assert credentials.principal_for_token(shop.own, purpose=purpose) is None
+    assert credentials.purpose_of_token(shop.client_token) is None
+
+
 # -- the REST API and the inbox -----------------------------------------------------------------
 
 

@@ -59,7 +59,8 @@ class FreeText:
     text carry no label — only the identifiers in it and the runs of words copied from outside
     content do — while every other text parameter of an action that declares one is labelled
     whole, as a single value is (a folder's name of two words, a command). For an action that
-    declares none, its skill says (`Skill.free_text`)."""
+    declares none, its skill says (`Skill.free_text`); a skill that says no text is free text
+    is heeded whatever its actions declare (the stricter word wins)."""
 
 
 @dataclass(frozen=True)

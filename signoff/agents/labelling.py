@@ -163,14 +163,15 @@ class TaskLabels:
         trusted text; `calls`: its tool calls, read only when this process does not know them;
         `others`: the other tasks of its work and their last steps, whose calls it has seen
         too, read with `others_since` as far as they are new; `free_text`: the skill's, see
-        `Skill.free_text`, for an action that declares no free text parameter)."""
+        `Skill.free_text`: when True, an action that declares free text parameters has only
+        those; when False, none, whatever the action declares — the stricter word wins)."""
         if not self.label(action):
             return NOTHING_SEEN
         known = self._before(task_id, turn, trusted, calls, others, others_since)
         declared = free_text_arguments(action)
         return known.provenance.label(action.name, arguments, endorses=endorses,
                                       plain=plain_arguments(action), fields=field_names(action),
-                                      free_text=declared or free_text)
+                                      free_text=declared if declared and free_text else free_text)
 
     @staticmethod
     def label(action: Action) -> bool:

@@ -165,8 +165,9 @@ class Skill(Generic[Subject, Result]):
     whose words carry no label once outside content entered the task — only the identifiers
     in it, and the runs of words copied from outside content, do. False labels every text
     whole, as a single value is: what the MCP guard's skill says, which never sees the
-    person's request. Either way, an action that declares its free text
-    (``Annotated[str, FreeText]``) has those parameters free text and no other."""
+    person's request; an action that declares its free text (``Annotated[str, FreeText]``)
+    has those parameters free text and no other, unless the skill says False: the stricter
+    word wins."""
     version: ClassVar[str] = "1"
     """Change it when the skill's meaning changes: pending proposals then go stale."""
 

@@ -20,7 +20,7 @@ from signoff.agents.permits import Leave, tool_name
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Route, Skill
 from signoff.exceptions import AgentRefused, UnknownId
-from signoff.security.principals import People, Principal
+from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
 
 __all__ = ["StandingRules"]
@@ -119,8 +119,14 @@ class StandingRules:
         `route_of` gives where a skill routes the tool's proposals, when the caller has asked
         it already (else each skill's `decided_by` is asked here)."""
         agent = registered.agent
+        if by.kind is PrincipalKind.AGENT:  # (a rule stands for a yes, and yeses are people's)
+            raise AgentRefused(f"{by.name} is an agent's own account, and agents never let "
+                               "agents do more on their own: a person makes a standing rule.")
         if not self._oversight.widens_agent_autonomy.admits(by):
             raise AgentRefused(f"{by.name} may not let agents do more on their own.")
+        if not self._oversight.decides_agent_proposals.admits(by):
+            raise AgentRefused(f"{by.name} may not decide agents' proposals, so {by.name} "
+                               f"cannot let {agent.__name__} run {tool} alone either.")
         if for_everybody and not self._oversight.supervises_agents.admits(by):
             raise AgentRefused(f"Only a supervisor may let {agent.__name__} run {tool} alone for "
                                "everybody.")

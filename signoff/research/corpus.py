@@ -123,7 +123,7 @@ _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 _INDEX_VERSION = "15"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
-written)."""
+written; 15: a sentence that begins with inline code is one of its own)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""

@@ -285,8 +285,8 @@ class Credentials:
                 return None
             info = _token_info(row._mapping)
             if not hmac.compare_digest(row._mapping["digest"], _digest(secret)) or (
-                    not info.active):
-                return None
+                    not info.active) or not _known_purpose(row._mapping["purpose"]):
+                return None  # (a purpose this version does not know: good for nothing here)
             person = self._people.find_each([info.principal_id], within=db).get(
                 info.principal_id)
         if person is None or person.disabled:
@@ -362,9 +362,15 @@ def _purpose_given(purpose: object) -> TokenPurpose:
                     f"TokenPurpose.CLIENT (\"client\"), not {purpose!r}.")
 
 
+def _known_purpose(stored: object) -> bool:
+    """Whether a stored purpose is one this version knows: a token of another (written by a
+    newer release) is taken by nothing, neither deciding nor calling tools."""
+    return str(stored) in TokenPurpose._value2member_map_
+
+
 def _purpose(stored: object) -> TokenPurpose:
-    """A stored purpose as its member. A value this version does not know is taken for a
-    client's, which is good for the least (it fails closed: nothing it cannot tell decides)."""
+    """A stored purpose as its member, as a listing shows it. A value this version does not know
+    is shown as a client's (and the token is taken by nothing: `_known_purpose`)."""
     try:
         return TokenPurpose(str(stored))
     except ValueError:
