@@ -15,6 +15,7 @@ from signoff.limits.grounding import (
     GroundedAnswer,
     ProblemKind,
     check_citations,
+    long_enough,
     normalise,
     problems_in_words,
 )
@@ -209,3 +210,98 @@ def test_an_answer_that_is_no_grounded_answer_is_told_so() -> None:
             "check_citations checks a GroundedAnswer, not str: read the model's answer into one "
             "first (GroundedAnswer.model_validate).")):
         check_citations("answer", {})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    ("Bleach is non-toxic for cats.", "toxic for cats"),
+    ("It is anti-inflammatory in large doses.", "inflammatory in large doses"),
+    ("Bleach is non\u2010toxic for cats.", "toxic for cats"),  # (the Unicode hyphen)
+    ("Bleach is non\u2011toxic for cats.", "toxic for cats"),  # (the non-breaking hyphen)
+    ("Bleach is non-toxic for cats.", "-toxic for cats"),
+    ("It is a well-known fact.", "It is a well"),
+    ("You shouldn't use it.", "t use it"),
+    ("You shouldn\u2019t use it.", "You shouldn"),
+    ("The fine is 1,000 euros.", "The fine is 1"),
+    ("The fine is 1,000 euros.", "000 euros"),
+    ("It needs Python 3.12 or later.", "It needs Python 3"),
+    ("the q\u0303uick fox", "the q"),  # (q and a tilde NFC cannot join)
+    ("the q\u0303uick fox", "\u0303uick fox"),
+    ("\uff55\uff4e\uff53\uff41\uff46\uff45 \uff46\uff4f\uff52 \uff4b\uff45\uff54\uff54\uff4c\uff45",
+     "\uff53\uff41\uff46\uff45 \uff46\uff4f\uff52"),  # fullwidth "unsafe for kettle", "safe for"
+    ("\U0001e921\U0001e922\U0001e923\U0001e924 \U0001e925\U0001e926",
+     "\U0001e922\U0001e923\U0001e924 \U0001e925\U0001e926"),  # Adlam, written with spaces
+    ("من نمی\u200cخواهم بروم", "خواهم بروم"),  # Persian: "I do not want to go", "want to go"
+    ("이 제품은 불안전하다", "안전하다"),  # Korean: "is unsafe", "is safe"
+    ("이 제품은 불안전하다", "품은 불안전하다"),
+    ("वह अपराधी है", "वह अपराध"),  # Devanagari: cut before the vowel sign ी
+    ("यह गैर-कानूनी है", "कानूनी है"),  # "it is illegal", "is legal"
+    ("यह सुरक्षित है", "रक्षित है"),  # cut after the vowel sign ु
+    ("この罰金は１，０００円です。", "この罰金は１"),  # Japanese: a fullwidth number cut
+    ("用Python编程很有趣", "ython编程很有趣"),  # Chinese: a Latin word cut
+    ("需要Python 3.12或更高版本", "需要Python 3"),
+    ("ผมพูดว่าสวัสดีครับทุกคน", "ผมพูดว่าสว"),  # Thai: cut before the vowel sign ั
+    ("ผมพูดว่าสวัสดีครับทุกคน", "\u0e31สดีครับทุกคน"),  # a vowel sign without its letter
+    ("ราคา 1,000 บาท", "ราคา 1"),
+])
+def test_a_quote_cut_inside_a_word_or_a_number_is_refused(source: str, quote: str) -> None:
+    """A quote that begins or ends inside a hyphenated word ("toxic" of "non-toxic"), beside an
+    apostrophe within a word, inside a number ("1" of "1,000"), between a letter and the mark
+    written on it, or inside a word of a script written with spaces (Korean, fullwidth Latin,
+    Adlam) is refused: each was accepted, and several turn what the source says."""
+    (problem,) = check_citations(_answer(("Claimed.", [("s", quote)])), {"s": source})
+    assert problem.kind is ProblemKind.PART_OF_WORD
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    ("Bleach is unsafe for aluminium kettles.", "unsafe for aluminium kettles."),
+    ("It is a well-known fact.", "a well-known fact"),
+    ("It is a well-known fact.", "It is a well-known"),
+    ("He said \u201cNever fill the kettle\u201d.", "Never fill the kettle"),
+    ("He said \u201cNever fill the kettle\u201d.", "\u201cNever fill the kettle\u201d."),
+    ("He said 'never fill it' twice.", "never fill it"),
+    ("Descale it (with vinegar) monthly.", "with vinegar"),
+    ("Feed the dogs' bowls daily.", "Feed the dogs"),
+    ("You shouldn\u2019t use it.", "You shouldn\u2019t use it"),
+    ("The fine is 1,000 euros.", "The fine is 1,000"),
+    ("It needs Python 3.12. Older ones fail.", "It needs Python 3.12."),
+    ("Set it to -5 degrees.", "-5 degrees"),
+    ("the q\u0303uick fox", "the q\u0303uick"),
+    ("이 제품은 안전하다.", "제품은 안전하다"),  # Korean, whole words
+    ("이 제품은 안전하다.", "안전하다."),
+    ("वह अपराधी है", "वह अपराधी"),  # Devanagari, whole words
+    ("यह गैर-कानूनी है", "गैर-कानूनी है"),
+    ("やかんは毎月、酢で湯あかを取ります。", "毎月、酢で湯あか"),  # Japanese: any two characters
+    ("この罰金は１，０００円です。", "罰金は１，０００円"),
+    ("用Python编程很有趣", "Python编程很有趣"),  # Chinese beside a whole Latin word
+    ("需要Python 3.12或更高版本", "3.12或更高版本"),
+    ("ผมพูดว่าสวัสดีครับทุกคน", "สวัสดีครับ"),  # Thai: any two letters, marks kept on theirs
+    ("ผมพูดว่าสวัสดีครับทุกคน", "พูดว่าสวัสดี"),
+])
+def test_a_quote_of_whole_words_is_accepted_at_any_edge(source: str, quote: str) -> None:
+    """A quote that ends on the source's full stop, starts after an opening quote mark or a
+    bracket, ends with a hyphenated word or a number whole, or keeps a letter's marks, is
+    accepted; so is a quote cut between two characters of a script written without spaces."""
+    assert check_citations(_answer(("Claimed.", [("s", quote)])), {"s": source}) == []
+
+
+@pytest.mark.parametrize(("quote", "enough"), [
+    ("re-use", False),  # one word of five letters, not two
+    ("don't", False),
+    ("1,000", False),
+    ("3.12", False),
+    ("सुरक्षित", False),  # five letters with their vowel signs, not four words
+    ("안전", False),
+    ("毎月", False),
+    ("ดี", False),
+    ("non-toxic", True),
+    ("1,000 euros", True),
+    ("सुरक्षित है", True),
+    ("안전하다", True),  # a Hangul syllable counts two
+    ("やかんは", True),
+    ("สวัสดีครับ", True),
+])
+def test_a_word_is_counted_as_the_whole_word_rule_reads_it(quote: str, enough: bool) -> None:
+    """`long_enough` reads a hyphenated word, a number and a letter with its marks as one
+    word, as the whole-word rule does: "re-use" or "1,000" alone is too short, and a word of
+    Devanagari no longer counts as several because of its vowel signs."""
+    assert long_enough(quote) is enough

@@ -19,8 +19,12 @@ How a quote is matched against its source:
   say (``None`` is not ``none``). A quote that matches only when case is ignored is refused, and
   the problem says so, so that the model can copy it exactly;
 * **words are whole**: a quote that begins or ends inside a longer word of the source is refused
-  ("safe for aluminium kettles" is not in "unsafe for aluminium kettles"), but for scripts
-  written without spaces between words;
+  ("safe for aluminium kettles" is not in "unsafe for aluminium kettles"). A word keeps its
+  hyphens and apostrophes ("toxic for cats" is not in "non-toxic for cats"), a number its
+  dots and commas ("The fine is 1" is not in "The fine is 1,000 euros"), a letter the marks
+  written on it (accents, vowel signs). In scripts written without spaces between words
+  (Chinese, Japanese, Thai…) a quote may begin or end between any two characters; Korean is
+  written with spaces, and held to whole words;
 * **a quote says something**: two words or more, or one long word (`long_enough`); a sign, a
   letter or a short word alone backs no claim, and a claim must say something too.
 
@@ -29,10 +33,11 @@ Nothing else is forgiven: no stemming, no fuzzy matching, no ellipses standing f
 
 from __future__ import annotations
 
+import bisect
 import enum
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -351,45 +356,146 @@ def _judge(citation: Citation, pieces: Mapping[str, list[str]]) -> tuple[Problem
 
 
 _WORD = re.compile(r"\w+")
+"""A word, as a claim's text is looked at: a claim with none says nothing."""
 _FEWEST_LETTERS = 8
 """A quote of one word backs a claim when it has this many letters at least (a long word; a
-character of a script written without spaces between words counts two)."""
+character of a script written without spaces between words, and a Hangul syllable, count two)."""
+_JOINERS = frozenset("-\u2010\u2011\u00ad'\u2019\u200c\u200d")
+"""Signs that keep a word whole when letters or digits stand on both sides of them: hyphens
+("non-toxic"), apostrophes ("shouldn't"), the soft hyphen, and the zero-width (non-)joiner
+some scripts write inside words."""
+_NUMBER_SIGNS = frozenset(".,\uff0c\uff0e\u066b\u066c")
+"""Signs that keep a number whole when digits stand on both sides of them ("1,000", "3.12")."""
+_UNSPACED = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x0F00, 0x0FFF),  # Tibetan
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x19E0, 0x19FF),  # Khmer symbols
+    (0x1A20, 0x1AAF),  # Tai Tham
+    (0x1B00, 0x1B7F),  # Balinese
+    (0x2E80, 0x2FDF),  # CJK radicals, Kangxi radicals
+    (0x3000, 0x303F),  # CJK symbols and punctuation (々, 〆, 〇)
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3100, 0x312F),  # Bopomofo
+    (0x31A0, 0x31BF),  # Bopomofo extended
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK unified ideographs extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xA000, 0xA4CF),  # Yi
+    (0xA980, 0xA9DF),  # Javanese
+    (0xA9E0, 0xA9FF),  # Myanmar extended B
+    (0xAA60, 0xAA7F),  # Myanmar extended A
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF65, 0xFF9F),  # halfwidth Katakana
+    (0x1AFF0, 0x1B16F),  # Kana supplements and extensions
+    (0x20000, 0x323AF),  # CJK ideographs extensions B to H, compatibility supplement
+)
+"""The blocks of scripts written without spaces between words (Hangul is written with them, and
+so are the fullwidth Latin letters and digits)."""
+_UNSPACED_STARTS = [first for first, _ in _UNSPACED]
 
 
 def long_enough(quote: str) -> bool:
     """Whether `quote` says enough to back a claim: two words or more, or one long word (a
-    sign, a letter or a short word alone backs nothing)."""
-    words = _WORD.findall(quote)
-    return len(words) >= 2 or sum(2 if _unspaced(c) else 1 for w in words for c in w) >= (
-        _FEWEST_LETTERS)
+    sign, a letter or a short word alone backs nothing). A word is read as the whole-word rule
+    reads it: "non-toxic" and "1,000" are one word each, and the marks written on a letter are
+    not letters of their own."""
+    letters = 0
+    for count, word in enumerate(_words(quote), start=1):
+        letters += sum(_weight(c) for c in word if _letter(c))
+        if count >= 2 or letters >= _FEWEST_LETTERS:
+            return True
+    return False
 
 
 def _holds(piece: str, quote: str) -> bool:
-    """Whether `piece` has `quote` as whole words: where the quote begins or ends with a letter
-    or a digit, the piece has none beside it there ("safe" is not in "unsafe") — unless either
-    is of a script written without spaces between words (Chinese, Japanese, Thai…)."""
+    """Whether `piece` has `quote` as whole words: it neither begins nor ends inside a longer
+    word of the piece (`_joined`: "safe" is not in "unsafe", "toxic" not in "non-toxic", "1"
+    not in "1,000") — but for scripts written without spaces between words (Chinese,
+    Japanese, Thai…), where a quote may begin or end between any two letters."""
     start = piece.find(quote)
     while start >= 0:
         end = start + len(quote)
-        if not (start and _joined(piece[start - 1], quote[0])) and not (
-                end < len(piece) and _joined(quote[-1], piece[end])):
+        if not (start and _joined(piece, start)) and not (end < len(piece) and _joined(piece, end)):
             return True
         start = piece.find(quote, start + 1)
     return False
 
 
-def _joined(before: str, after: str) -> bool:
-    """Whether two characters side by side are of one word: letters or digits of scripts that
-    separate words by spaces."""
-    return all((c.isalnum() or c == "_") and not _unspaced(c) for c in (before, after))
+def _joined(text: str, at: int) -> bool:
+    """Whether `text[at - 1]` and `text[at]` are of one word (0 < at < len(text)), so that a
+    quote may not begin or end between them: two letters or digits of scripts written with
+    spaces between words; a mark and the letter it is written on (of any script); a hyphen or
+    an apostrophe with such letters or digits on both sides; a dot or a comma between digits.
+    """
+    after = text[at]
+    if _mark(after):
+        return True
+    before = _base(text, at - 1)
+    if before in _JOINERS:
+        return at >= 2 and _spaced(_base(text, at - 2)) and _spaced(after)
+    if after in _JOINERS:
+        return at + 1 < len(text) and _spaced(before) and _spaced(text[at + 1])
+    if before in _NUMBER_SIGNS:
+        return at >= 2 and text[at - 2].isdecimal() and after.isdecimal()
+    if after in _NUMBER_SIGNS:
+        return at + 1 < len(text) and before.isdecimal() and text[at + 1].isdecimal()
+    return _spaced(before) and _spaced(after)
+
+
+def _words(text: str) -> Iterator[str]:
+    """The words of `text`: runs of letters and digits (of any script), and what `_joined`
+    keeps inside a word between them (marks, a hyphen, a comma between digits…)."""
+    start = -1
+    for at, char in enumerate(text):
+        if start < 0:
+            if _letter(char):
+                start = at
+        elif not (_letter(char) or _joined(text, at)):
+            yield text[start:at]
+            start = -1
+    if start >= 0:
+        yield text[start:]
+
+
+def _base(text: str, at: int) -> str:
+    """The character at `at`, or, when it is a mark, the character it is written on."""
+    while at > 0 and _mark(text[at]):
+        at -= 1
+    return text[at]
+
+
+def _mark(char: str) -> bool:
+    """Whether `char` is a mark written on the character before it (an accent, a vowel sign)."""
+    return unicodedata.category(char)[0] == "M"
+
+
+def _letter(char: str) -> bool:
+    """Whether `char` is a letter, a digit or an underscore (what ``\\w`` matches)."""
+    return char.isalnum() or char == "_"
+
+
+def _spaced(char: str) -> bool:
+    """Whether `char` is a letter or a digit of a script written with spaces between words."""
+    return _letter(char) and not _unspaced(char)
+
+
+def _weight(char: str) -> int:
+    """How many letters `char` counts for in a one-word quote: two for a character of a script
+    written without spaces and for a Hangul syllable (each says about what two letters say)."""
+    return 2 if _unspaced(char) or 0xAC00 <= ord(char) <= 0xD7A3 else 1
 
 
 def _unspaced(char: str) -> bool:
-    """Whether `char` is of a script written without spaces between words: Thai, Lao, Khmer,
-    Myanmar, and the Chinese, Japanese and Korean blocks from U+2E80 on."""
+    """Whether `char` is of a script written without spaces between words (`_UNSPACED`): Thai,
+    Lao, Tibetan, Myanmar, Khmer, Tai Tham, Balinese, Javanese, Yi, Chinese and Japanese — not
+    Korean, which puts spaces between words, nor fullwidth Latin letters."""
     code = ord(char)
-    return code >= 0x2E80 or 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or (
-        0x1780 <= code <= 0x17FF)
+    if code < 0x0E00:
+        return False
+    first, last = _UNSPACED[bisect.bisect_right(_UNSPACED_STARTS, code) - 1]
+    return first <= code <= last
 
 
 def _short(text: str, limit: int = 80) -> str:
