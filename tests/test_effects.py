@@ -1240,3 +1240,23 @@ def test_a_class_reached_from_its_object_runs_its_own_code(name: str) -> None:
     function reaches outside only that way (it was taken to only read); each ``kept_`` one
     only reads, and still does."""
     _judged_as_named(classes, name)
+
+
+
+def test_each_field_a_function_assigns_on_what_it_was_given_is_shown() -> None:
+    """A function that assigned two fields of a record it was given (itself, or through a
+    helper) showed the first alone, so a rule on another was not read before it ran (nor the
+    change shown to whoever decided on it); now each is shown."""
+
+    def helper(repair: Repair) -> None:
+        repair.status = "quoted"
+        repair.price = 9
+
+    def quote(repair: Repair) -> None:
+        repair.status = "priced"
+        repair.title = "Brakes"
+        helper(repair)
+
+    effects = analyse(quote, name="quote")
+    assert effects.fields_changed(frozenset({R})) == {"status", "title", "price"}
+    assert "changes Repair: quote -> repair.title = …" in effects.explain()

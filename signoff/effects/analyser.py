@@ -380,7 +380,7 @@ class Analyser:
         frame.summary.resolved.update(summary.resolved)
         for e in summary.effects.values():
             frame.add(e.kind, e.target, prefix + e.path, e.reason, e.at, in_words=e.in_words)
-        for (tokens, target), path in summary.muts.items():
+        for (tokens, target, _), path in summary.muts.items():
             origin = _substitute(tokens, binding)
             if not origin:
                 continue
@@ -395,7 +395,7 @@ class Analyser:
             frame.mutate_origin(origin, found, prefix + path)
         for r in summary.raises.values():
             frame.raises.append(replace(r, path=frame.prefix + prefix + r.path))
-        released = summary.releases | {t[2:].rstrip("*") for tokens, _ in summary.muts
+        released = summary.releases | {t[2:].rstrip("*") for tokens, _, _ in summary.muts
                                        for t in tokens if t[:2] == "p:"}
         for param in released:  # (the caller's containers it hands on or fills: let go)
             given = binding.get(param)

@@ -162,7 +162,7 @@ class Frame:
         path = self.prefix + path
         params = frozenset(t for t in origin if t.startswith("p:"))
         if params:
-            self.summary.muts.setdefault((params, target), path)
+            self.summary.muts.setdefault((params, target, path[-1]), path)
         reason = "changes an object the analysis cannot follow" if UNKNOWN in origin else ""
         if origin - params:
             key = (EffectKind.CHANGES, target, path[-1], reason)

@@ -39,8 +39,9 @@ class Summary:
     """Its parameters, in order."""
     effects: dict[tuple[EffectKind, str, str, str], Effect] = field(default_factory=dict)
     """Effects it has whatever it is called with (paths relative to it)."""
-    muts: dict[tuple[frozenset[str], str], tuple[str, ...]] = field(default_factory=dict)
-    """Changes to what its parameters hold: (parameter tokens, record type) → path."""
+    muts: dict[tuple[frozenset[str], str, str], tuple[str, ...]] = field(default_factory=dict)
+    """Changes to what its parameters hold: (parameter tokens, record type, the path's last step)
+    → path: each change of each field kept, not the first found alone."""
     ret: Val | None = None
     """What it returns."""
     raises: dict[tuple[type, str, int], Raised] = field(default_factory=dict)
