@@ -3,11 +3,13 @@ refused before anything goes out, and one refused only as it is written is told 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any
 
+import pytest
 from pydantic import BaseModel
 from sqlalchemy import Numeric, String, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -16,6 +18,7 @@ from signoff import (
     ActionOutcome,
     Agent,
     App,
+    Choices,
     Permits,
     ProposalStatus,
     Provided,
@@ -26,6 +29,7 @@ from signoff import (
 )
 from signoff.agents.proposals import fingerprint
 from signoff.agents.proposing import fingerprint_of
+from signoff.effects import Effect, EffectKind, Effects
 from signoff.testing import ScriptedModel, says
 
 
@@ -244,10 +248,18 @@ def test_the_fingerprint_reads_otherwise_when_the_effects_do(tmp_path: Path) -> 
         "skill_version": proposal.skill_version, "tool": proposal.action,
         "arguments": proposal.arguments, "subject_version": proposal.subject_version,
         "instructions": "Estimate."})  # as before effects were part of it
-    assert fingerprint_of(proposal, "Estimate.", effects=list(proposal.effects)) == made
-    grown = [*proposal.effects, "external builtins.open: set_price -> builtins.open(mode='a')"]
+    effects = shop.app.actions.info("set_price").effects
+    assert fingerprint_of(proposal, "Estimate.", effects=effects) == made
+    moved = Effects(effects=tuple(replace(e, path=("price_it", *e.path), at="shop.py:99")
+                                  for e in effects.effects))
+    assert fingerprint_of(proposal, "Estimate.", effects=moved) == made  # where, not what
+    grown = Effects(effects=(*effects.effects, Effect(
+        kind=EffectKind.EXTERNAL, target="httpx.post", path=("set_price", "httpx.post()"))))
     assert fingerprint_of(proposal, "Estimate.", effects=grown) != made
-    assert fingerprint_of(proposal, "Estimate.", effects=grown[1:]) != made
+    assert fingerprint_of(proposal, "Estimate.", effects=Effects(effects=tuple(
+        e for e in effects.effects if e.kind is not EffectKind.CHANGES))) != made
+    assert fingerprint_of(proposal, "Estimate.", effects=Effects(effects=tuple(
+        e for e in effects.effects if e.kind is not EffectKind.READS))) == made  # (reads alone)
 
 
 def _deployed(tmp_path: Path, *, mails: bool) -> SimpleNamespace:
@@ -328,3 +340,284 @@ def test_a_yes_after_the_action_came_to_do_more_than_was_shown_does_not_run_it(
         "set_price was not run: what it does changed before Noor decided — it now also reaches "
         "outside the app (`builtins.open`). Look again before proposing it again.")
     assert not v2.outbox.exists()
+
+
+def _owned(tmp_path: Path) -> SimpleNamespace:
+    """A shop whose mechanics change their own repairs (its manager any, and alone the price),
+    with actions that reach outside (they write to an outbox file)."""
+    app = App("shop", database=f"sqlite:///{tmp_path / 'owned.db'}", key=b"k" * 32)
+    outbox = tmp_path / "outbox.txt"
+    is_manager = policy.role("manager")
+    owns = policy.where(lambda p, r: r is not None and r.owner == p.handle, "owns it")
+
+    class Repair(app.Record):  # type: ignore[name-defined, misc]
+        ticket: Mapped[str] = mapped_column(String(40), unique=True)
+        note: Mapped[str] = mapped_column(String(200), default="")
+        owner: Mapped[str] = mapped_column(String(80), default="")
+        price: Mapped[Decimal] = mapped_column(Numeric(10, 2), default=Decimal(0))
+        __security__ = [allow("read", "create", when=policy.anyone),
+                        allow("update", when=owns | is_manager),
+                        deny("update", "price", when=~is_manager)]
+
+    class Secret(app.Record):  # type: ignore[name-defined, misc]
+        code: Mapped[str] = mapped_column(String(40), default="")
+        __security__ = [allow("read", "create", when=is_manager)]
+
+    def repairs() -> list[tuple[str, str]]:
+        with app.session(as_=app.system) as s:
+            return [(str(r.id), r.ticket) for r in s.scalars(select(Repair))]
+
+    def mail(line: str) -> None:
+        with open(outbox, "a", encoding="utf-8") as f:
+            f.write(f"{line}\n")
+
+    @app.action("Set a field")
+    def set_field(repair: Repair, field: str, value: str) -> str:
+        """Set one field, named by the caller, and mail the customer list."""
+        setattr(repair, field, Decimal(value) if field == "price" else value)
+        mail(f"SET {field}={value}")
+        return "Set."
+
+    @app.action("Copy a note")
+    def copy_note(source: Repair, target: Annotated[Repair, Choices(repairs)]) -> str:
+        """Copy one repair's note into another's, and mail it."""
+        target.note = source.note
+        mail(f"COPIED {source.ticket} -> {target.ticket}")
+        return "Copied."
+
+    @app.action("Copy a note back")
+    def copy_back(source: Repair, target: Annotated[Repair, Choices(repairs)]) -> str:
+        """Copy a note the other way, through a name bound again, and mail it."""
+        target, source = source, target
+        target.note = source.note
+        mail(f"COPIED {source.ticket} -> {target.ticket}")
+        return "Copied."
+
+    @app.action("Mail the codes")
+    def mail_codes(session: Annotated[Session, Provided("session")]) -> str:
+        """Mail the codes: read (refused to all but the manager) before anything goes out."""
+        codes = [s.code for s in session.scalars(select(Secret))]
+        mail(",".join(codes))
+        return "Mailed."
+
+    mia = app.people.add("mia@shop.example", "Mia", roles=["mechanic"])
+    noor = app.people.add("noor@shop.example", "Noor", roles=["manager"])
+    with app.session(as_=app.system) as s:
+        theirs = Repair(ticket="T-1", note="pads", owner=noor.handle)
+        mine = Repair(ticket="T-2", owner=mia.handle)
+        s.add_all([theirs, mine, Secret(code="x")])
+
+    def sent() -> list[str]:
+        return outbox.read_text().splitlines() if outbox.exists() else []
+
+    def note(repair: Any) -> str:
+        with app.session(as_=app.system) as s:
+            return s.get(Repair, repair.id).note  # type: ignore[no-any-return]
+
+    return SimpleNamespace(app=app, mia=mia, noor=noor, theirs=theirs, mine=mine, sent=sent,
+                           note=note)
+
+
+def test_an_outside_run_whose_changed_fields_cannot_be_told_is_denied_before_it_runs(
+        tmp_path: Path) -> None:
+    """A change whose fields the analysis cannot name (``setattr``) was checked as changing
+    none, so a field rule let it run and mail before the change was refused; now it is taken
+    to change any field, and Mia's run is Denied with nothing sent, as `for_record` shows."""
+    shop = _owned(tmp_path)
+    result = shop.app.actions.run("set_field", {"repair": shop.mine, "field": "price",
+                                                "value": "99"}, as_=shop.mia)
+    assert (result.outcome, result.problem) == (
+        ActionOutcome.DENIED,
+        "Mia may not change the price of Repair T-2. set_field changes fields of it that its "
+        "code does not name (taken to be any of them), so it was not run: someone who may "
+        "change them can run it.")
+    assert shop.sent() == []
+    assert "set_field" not in [i.name for i in shop.app.actions.for_record(shop.mine,
+                                                                            as_=shop.mia)]
+    done = shop.app.actions.run("set_field", {"repair": shop.mine, "field": "price",
+                                              "value": "99"}, as_=shop.noor)
+    assert done.outcome is ActionOutcome.DONE
+    assert shop.sent() == ["SET price=99"]
+
+
+def test_an_outside_run_is_checked_only_on_the_record_its_change_is_written_of(
+        tmp_path: Path) -> None:
+    """An action that reads one repair and changes another was Denied for Mia because she may
+    not change the one it only reads; now a change written as a parameter's is checked on that
+    parameter's record alone — and one through a name bound again, on every record given."""
+    shop = _owned(tmp_path)
+    values = {"source": shop.theirs.id, "target": shop.mine.id}
+    result = shop.app.actions.run("copy_note", values, as_=shop.mia)
+    assert (result.outcome, result.problem) == (ActionOutcome.DONE, "")
+    assert (shop.sent(), shop.note(shop.mine)) == (["COPIED T-1 -> T-2"], "pads")
+    assert "copy_note" in [i.name for i in shop.app.actions.for_record(shop.theirs,
+                                                                        as_=shop.mia)]
+    back = shop.app.actions.run("copy_back", values, as_=shop.mia)
+    assert (back.outcome, back.problem) == (ActionOutcome.DENIED,
+                                            "Mia may not change Repair T-1.")
+    assert shop.sent() == ["COPIED T-1 -> T-2"]
+    mine = shop.app.actions.run("copy_note", {"source": shop.mine.id, "target": shop.theirs.id},
+                                as_=shop.mia)
+    assert (mine.outcome, mine.problem) == (ActionOutcome.DENIED,
+                                            "Mia may not change Repair T-1.")
+    assert shop.sent() == ["COPIED T-1 -> T-2"]
+
+
+def test_an_outside_run_refused_a_read_before_it_went_out_is_denied(tmp_path: Path) -> None:
+    """A read refused as the run loaded a record was told as Failed, "what it does outside may
+    have happened"; only a write refused where it is written is told so, and this is Denied."""
+    shop = _owned(tmp_path)
+    result = shop.app.actions.run("mail_codes", {}, as_=shop.mia)
+    assert result.outcome is ActionOutcome.DENIED
+    assert result.problem.startswith("Mia may not read Secret ")
+    assert result.problem.endswith(".")
+    assert shop.sent() == []
+    done = shop.app.actions.run("mail_codes", {}, as_=shop.noor)
+    assert (done.outcome, shop.sent()) == (ActionOutcome.DONE, ["x"])
+
+
+_SHOP_MODULE = '''
+import urllib.request
+from decimal import Decimal
+
+from pydantic import BaseModel
+from sqlalchemy import Numeric, String, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from signoff import Agent, App, Permits, Skill, allow
+
+
+def build(database, hooks):
+    app = App("shop", database=database, key=b"k" * 32)
+
+    class Repair(app.Record):
+        ticket: Mapped[str] = mapped_column(String(40), unique=True)
+        price: Mapped[Decimal] = mapped_column(Numeric(10, 2), default=Decimal(0))
+        note: Mapped[str] = mapped_column(String(200), default="")
+        __security__ = [allow("read", "create", "update")]
+{above}
+    @app.action("Set the price")
+    def set_price(repair: Repair, price: Decimal) -> str:
+        """Set what the repair costs, and tell the hooks."""
+        repair.price = price
+        {helper}(repair, hooks)
+{also}        return f"{{repair.ticket}} costs {{price}}."
+
+    class Estimate(BaseModel):
+        hours: int
+        summary: str
+
+    class PriceRepair(Skill[Repair, Estimate]):
+        description = "Price one repair."
+        tools = [set_price]
+
+        def brief(self, r):
+            return f"Ticket {{r.ticket}}. Its id is {{r.id}}."
+
+    class Pricer(Agent):
+        purpose = "You price bicycle repairs."
+        skills = [PriceRepair()]
+        may = Permits()
+
+    noor = app.people.find("noor@shop.example") or app.people.add(
+        "noor@shop.example", "Noor", roles=["manager"])
+    app.add_agent(Pricer, sponsor=noor)
+    with app.session(as_=noor) as s:
+        repair = s.scalars(select(Repair)).first()
+        if repair is None:
+            repair = Repair(ticket="T-7")
+            s.add(repair)
+    return app, noor, repair, set_price, PriceRepair, Pricer, Estimate
+
+
+def {helper}(repair, hooks):
+    for hook in hooks:
+        hook(repair)
+'''
+"""A shop as a module of its own, its action calling hooks it cannot see into through a helper
+(the line of that call is where the analysis could not see)."""
+
+
+def _released(tmp_path: Path, release: str, hooks: list[Any], *, helper: str = "_tell",
+              above: str = "", also: str = "") -> SimpleNamespace:
+    """The shop of `_SHOP_MODULE` as release `release` writes it (its module file in a folder of
+    its own, loaded afresh), on the database every release shares."""
+    import importlib.util
+
+    folder = tmp_path / release
+    folder.mkdir()
+    (folder / "shop.py").write_text(
+        _SHOP_MODULE.format(helper=helper, above=above, also=also), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("shop", folder / "shop.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    app, noor, repair, set_price, skill, agent, estimate = module.build(
+        f"sqlite:///{tmp_path / 'released.db'}", hooks)
+    return SimpleNamespace(app=app, noor=noor, repair=repair, set_price=set_price, skill=skill,
+                           agent=agent, estimate=estimate)
+
+
+def _proposed(shop: SimpleNamespace) -> Any:
+    """A proposal to set the repair's price to 31, as `shop`'s agent makes it."""
+    outcome = shop.app.agent(shop.agent).do(shop.skill(), shop.repair, for_=shop.noor,
+                                            model=ScriptedModel(
+        says.tool("Pads.", shop.set_price, repair=shop.repair.id, price=31),
+        says.hand_back(shop.estimate(hours=1, summary="x"))))
+    return shop.app.proposals(task=outcome.task)[0]
+
+
+@pytest.mark.parametrize("change", [
+    {"above": "\n    # Prices are set by hand until the supplier's list is in.\n\n    # (See the"
+              " shop's notes.)\n"},
+    {"helper": "_tell_the_hooks"},
+], ids=["comments above the action", "a helper on its path renamed"])
+def test_a_release_that_moves_what_the_action_does_in_its_code_leaves_its_proposals_fresh(
+        tmp_path: Path, change: dict[str, str]) -> None:
+    """A proposal made before a release that only added comments above its action, or renamed
+    a helper on its path, went stale on a yes, the person told the action "now also" did what
+    it always did (at the lines it had moved to); now it still reads as proposed, and a yes runs
+    it."""
+    from signoff.inbox import Inbox
+
+    told: list[Any] = []
+    before = _released(tmp_path, "before", [])
+    proposal = _proposed(before)
+    after = _released(tmp_path, "after", [told.append], **change)
+    assert tuple(after.app.actions.info("set_price").effects.explain()) != proposal.effects
+    assert Inbox(after.app).freshness(proposal).fresh
+    decision = after.app.approve(proposal.id, by=after.noor)
+    assert decision.status is ProposalStatus.DONE, decision.said
+    assert len(told) == 1  # the new release's hooks were told
+
+
+_FETCHES = "        urllib.request.urlopen('https://supplier.example/prices')\n"
+"""A line of the action that reaches outside the app."""
+
+
+@pytest.mark.parametrize(("before", "after", "does"), [
+    ({}, {"also": _FETCHES, "above": "\n    # Asks the supplier too.\n"},
+     "it now also reaches outside the app (`urllib.request.urlopen`)"),
+    ({"also": _FETCHES}, {},
+     "it no longer reaches outside the app (`urllib.request.urlopen`)"),
+], ids=["an outside call it now also makes", "an outside call it no longer makes"])
+def test_a_release_that_changes_what_the_action_does_still_makes_its_proposals_stale(
+        tmp_path: Path, before: dict[str, str], after: dict[str, str], does: str) -> None:
+    """A release whose action reaches outside the app where what was shown with a proposal did
+    not, or no longer does (its lines moved or not), still makes the proposal stale, and says
+    truly what changed."""
+    from signoff.inbox import Inbox
+
+    told: list[Any] = []
+    proposal = _proposed(_released(tmp_path, "before", [], **before))
+    shop = _released(tmp_path, "after", [told.append], **after)
+    assert Inbox(shop.app).freshness(proposal).words == (
+        f"What set_price does has changed since this was proposed — {does}: a yes will not run "
+        "it; the agent will be told to look again.")
+    decision = shop.app.approve(proposal.id, by=shop.noor)
+    assert decision.status is ProposalStatus.STALE
+    assert decision.said == (
+        f"set_price was not run: what it does has changed since it was proposed, so it is stale "
+        f"— {does}. The agent has been told to look again.")
+    assert told == []

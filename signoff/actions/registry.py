@@ -27,7 +27,7 @@ from signoff.actions.parameters import ParameterKind, derived_label, read_parame
 from signoff.actions.problems import not_json, problem_of, unknown_members
 from signoff.actions.readonly import read_only_guard
 from signoff.actions.results import ActionOutcome, ActionResult
-from signoff.actions.running import Providers, Runner, refusal_on
+from signoff.actions.running import Providers, Runner, changes_within, refusal_on
 from signoff.actions.schemas import parameters_model, result_adapter
 from signoff.actions.steps import read_step
 from signoff.effects import Effects, analyse, analyse_again, checking
@@ -226,7 +226,10 @@ class Actions:
             policy = action.options.authorize
             if policy is not None and not all(policy.admits(p, record) for p in acting):
                 continue
-            if refusal_on(acting, action.info.effects, record) is not None:
+            subject_changes = [c for p in action.all_parameters if p.is_subject
+                               for c in changes_within(action, p.name)]
+            if refusal_on(acting, action.info.effects, record,
+                          changes=subject_changes) is not None:
                 continue
             found.append(action.info)
         return sorted(found, key=lambda info: info.name)

@@ -6,10 +6,14 @@ reaches the log. Nothing partial is ever kept: a run is one transaction.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import inspect
 import logging
+import re
+import textwrap
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,7 +36,7 @@ from signoff.actions.readonly import (
     refuse_pending_changes,
 )
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
-from signoff.effects import EffectKind, Effects
+from signoff.effects import Effect, EffectKind, Effects
 from signoff.exceptions import (
     Failed,
     Invalid,
@@ -48,13 +52,14 @@ from signoff.security.acting import ActingAs
 from signoff.security.enforcement import RuledSession, enforce_rules_on, running_action
 from signoff.security.principals import People
 from signoff.security.records import RecordBase
-from signoff.security.rules import refusal
+from signoff.security.rules import Rule, refusal
 from signoff.security.sessions import open_session
 from signoff.store import points
 from signoff.store.database import Database, reading_only
 from signoff.store.tables import consents_used
 
-__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner", "refusal_on"]
+__all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner", "changes_within",
+           "refusal_on"]
 
 log = logging.getLogger("signoff.actions")
 
@@ -435,7 +440,9 @@ class Runner:
                 points.reached("run.called", action=action.name)
                 session.flush()  # the record rules are checked here, inside the run
             except NotAuthorized as refused:
-                if outside and refused.operation:  # a record rule's, once it had begun
+                # A record rule's refusal of a write, once it had begun (a refusal to read
+                # comes as a record is loaded, and refuses the run as any refusal does)
+                if outside and refused.operation in _WRITES:
                     raise Failed(_ran_outside(action, refused)) from refused
                 raise
             return self._done(action, acting, cause, returned)
@@ -471,37 +478,150 @@ def _as_found(action: Action, session: Session | None) -> Iterator[None]:
         raise guard.violations[0]
 
 
-def refusal_on(acting: ActingAs, effects: Effects, record: Any) -> NotAuthorized | None:
+def refusal_on(acting: ActingAs, effects: Effects, record: Any, *,
+               changes: Iterable[Effect] | None = None) -> NotAuthorized | None:
     """The refusal a run of an action with these `effects` on `record` would meet from the
     record's rules for `acting`, as far as its effects tell (None when none): it deletes
     records of the record's type and `acting` may not delete it, or it changes them and
-    `acting` may not update it, or may not update a field it assigns (a change whose fields are
-    not all known is checked for the record alone; the run checks every field it changes)."""
-    types = frozenset(cls.__name__ for cls in type(record).__mro__)
+    `acting` may not update it, or may not update a field it changes. A change whose fields
+    the analysis cannot name (``setattr(repair, field, …)``) is taken to change every field a
+    rule protects. `changes`: those of its changes that may be of `record` (`changes_within`);
+    when not given, every change of its type."""
+    types = _names_of(record)
     rules = getattr(type(record), "__security__", [])
     if types & effects.deletes:
         refused = refusal(acting, "delete", rules, record)
         if refused is not None:
             return refused
-    if not types & effects.changes:
+    changed = [e for e in (effects.effects if changes is None else changes)
+               if e.kind is EffectKind.CHANGES and e.target in types]
+    if not changed:
         return None
-    fields = effects.fields_changed(types) or ()
-    return refusal(acting, "update", rules, record, fields=fields)
+    return refusal(acting, "update", rules, record, fields=_fields(changed, rules))
+
+
+def _fields(changes: list[Effect], rules: Iterable[Rule]) -> frozenset[str]:
+    """The fields `changes` assign; when one of them changes its record in a way whose fields
+    are not known, every field `rules` protect."""
+    if all(e.field for e in changes):
+        return frozenset(e.field for e in changes)
+    return frozenset().union(*(rule.fields for rule in rules))
+
+
+def changes_within(action: Action, parameter: str) -> tuple[Effect, ...]:
+    """The changes `action`'s effects show that may be of a record given as its `parameter`:
+    each written as a change of that parameter, and each that names no parameter surely
+    (`_changed_parameter`), which may be of any record given."""
+    return tuple(e for e in action.info.effects.effects if e.kind is EffectKind.CHANGES
+                 and _changed_parameter(action, e) in ("", parameter))
+
+
+def _changed_parameter(action: Action, change: Effect) -> str:
+    """The parameter of `action` whose record `change` is a change of, when its path says so
+    surely: it assigns a field of the parameter itself (``target.note = …``), in the action's
+    own body, whose code never binds the parameter's name to anything else; "" otherwise (a
+    change in a function it calls, a field further in, a name bound in the body)."""
+    if change.reason or len(change.path) != 2 or change.path[0] != action.name:
+        return ""
+    assigned = _OF_A_NAME.match(change.path[1])
+    if assigned is None:
+        return ""
+    name = assigned.group(1)
+    if not any(p.name == name and p.provided is None for p in action.all_parameters):
+        return ""
+    rebound = _names_bound(action.call)
+    return "" if rebound is None or name in rebound else name
+
+
+_OF_A_NAME = re.compile(r"^([A-Za-z_]\w*)\.[A-Za-z_]\w* [^\s=]{0,2}=$")
+"""A step of a path that assigns a field of a name itself (``target.note =``), as the analysis
+writes it (`signoff.effects.statements`)."""
+
+_BOUND: weakref.WeakKeyDictionary[Callable[..., Any], frozenset[str] | None] = (
+    weakref.WeakKeyDictionary())
+
+
+def _names_bound(function: Callable[..., Any]) -> frozenset[str] | None:
+    """The names the body of `function` binds, anywhere in it (assigned, looped over, caught,
+    imported, deleted, declared global, or a parameter of a function within it); None when its
+    code cannot be read. Worked out once per function."""
+    with contextlib.suppress(KeyError, TypeError):
+        return _BOUND[function]
+    found: frozenset[str] | None = None
+    try:  # (the code's own lines, as the analysis reads them: not those of what it wraps)
+        lines, _ = inspect.getsourcelines(function.__code__)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (AttributeError, OSError, TypeError, SyntaxError, ValueError):
+        tree = None
+    defined = tree.body[0] if tree is not None and tree.body else None
+    if isinstance(defined, ast.FunctionDef | ast.AsyncFunctionDef):
+        names: set[str] = set()
+        for node in (n for statement in defined.body for n in ast.walk(statement)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).partition(".")[0])
+            elif isinstance(node, ast.Global | ast.Nonlocal):
+                names.update(node.names)
+            else:
+                bound = [getattr(node, key, None) for key in ("name", "rest")]
+                names.update(b for b in bound if isinstance(b, str) and isinstance(
+                    node, _BINDING_BY_NAME))
+        found = frozenset(names)
+    with contextlib.suppress(TypeError):
+        _BOUND[function] = found
+    return found
+
+
+_BINDING_BY_NAME = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler,
+                    ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+"""What binds a name it holds as a string: a function or class defined, an exception caught
+(``except … as name``), a pattern's capture."""
 
 
 def _refuse_beforehand(action: Action, acting: ActingAs, arguments: Mapping[str, Any]) -> None:
     """Raise the refusal a record rule would give `acting` for a change `action`'s effects
     show on a record its `arguments` name (its subject, a record parameter, a record within
     a structure or a sequence), before it runs: what it does outside the app cannot be
-    rolled back once its changes are refused where they are written."""
+    rolled back once its changes are refused where they are written. A change written as one
+    of a parameter's (``target.note = …``) is checked on the records that parameter is given
+    alone; any other, on every record of its type the values name."""
     effects = action.info.effects
     if not (effects.changes - {""}) and not effects.deletes:
         return
-    for record in _records_in(arguments[p.name] for p in action.all_parameters
-                              if p.provided is None and p.name in arguments):
-        refused = refusal_on(acting, effects, record)
-        if refused is not None:
-            raise refused
+    for p in action.all_parameters:
+        if p.provided is not None or p.name not in arguments:
+            continue
+        changes = changes_within(action, p.name)
+        for record in _records_in([arguments[p.name]]):
+            refused = refusal_on(acting, effects, record, changes=changes)
+            if refused is not None:
+                raise _told_of_fields_unknown(action, acting, record, changes, refused)
+
+
+def _told_of_fields_unknown(action: Action, acting: ActingAs, record: Any,
+                            changes: Iterable[Effect], refused: NotAuthorized) -> NotAuthorized:
+    """`refused`, saying why when it refuses `record` only for a field `action` was taken to
+    change because which fields it changes cannot be told (the fields it is seen to assign,
+    and the record as a whole, being allowed)."""
+    types = _names_of(record)
+    changed = [e for e in changes if e.kind is EffectKind.CHANGES and e.target in types]
+    known = frozenset(e.field for e in changed if e.field)
+    rules = getattr(type(record), "__security__", [])
+    if refused.operation != "update" or all(e.field for e in changed) or refusal(
+            acting, "update", rules, record, fields=known) is not None:
+        return refused
+    return NotAuthorized(
+        f"{refused.message} {action.name} changes fields of it that its code does not name "
+        "(taken to be any of them), so it was not run: someone who may change them can run it.",
+        principal=refused.principal, operation=refused.operation, record=refused.record)
+
+
+def _names_of(record: Any) -> frozenset[str]:
+    """The names of `record`'s type and of its bases, as effects name record types."""
+    return frozenset(cls.__name__ for cls in type(record).__mro__)
 
 
 def _records_in(values: Iterable[Any]) -> Iterator[RecordBase]:
@@ -548,6 +668,8 @@ class _Conflict(Exception):
 
 
 _RETRIES = 8
+_WRITES = frozenset({"create", "update", "delete"})
+"""The operations a record rule refuses as a change is written (at the flush)."""
 _RAN = frozenset({ActionOutcome.FAILED, ActionOutcome.UNKNOWN})
 """How a run ends that ran its action, and kept nothing."""
 _REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")

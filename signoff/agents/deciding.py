@@ -191,8 +191,10 @@ class Decider:
         def stale_in(db: repo.Executor) -> _Stale | None:
             """How the call reads otherwise than when it was proposed, in `db`'s transaction
             (the one that claims it): another version of what it acts on (the skill's
-            `version_of`, read in that transaction), another version of the skill, or other
-            instructions (its record read afresh); None when it reads as proposed."""
+            `version_of`, read in that transaction), another version of the skill, other
+            instructions (its record read afresh), or its action doing otherwise than was shown
+            (`does_otherwise`: what it does, not where in its code); None when it reads as
+            proposed."""
             connection = db.connection() if isinstance(db, Session) else db
             if not isinstance(connection, Connection):
                 raise TypeError(f"A call is claimed on a connection or a session, not {db!r}.")
@@ -202,7 +204,7 @@ class Decider:
             effects = action.info.effects  # as the action's code reads now
             if now == instructions and fingerprint_of(
                     proposal, instructions, subject_version=version,
-                    skill_version=own.version, effects=effects.explain()) == proposal.fingerprint:
+                    skill_version=own.version, effects=effects) == proposal.fingerprint:
                 return None
             return _Stale(instructions_changed=now != instructions, instructions=now,
                           version=version, does=does_otherwise(proposal, effects))

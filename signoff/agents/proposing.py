@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +14,7 @@ from signoff.actions.catalog import Action
 from signoff.agents import repository as repo
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill
-from signoff.effects import Effects
+from signoff.effects import Effect, Effects
 from signoff.exceptions import UserError
 
 __all__ = ["Kept", "KeptProposals", "Routing", "does_otherwise", "fingerprint_of", "proposal_of"]
@@ -55,13 +55,13 @@ def proposal_of(task: repo.TaskRow, skill: Skill[Any, Any], action: Action, call
 
 def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, Any] | None = None,
                    subject_version: str | None = None, skill_version: str | None = None,
-                   effects: Sequence[str] | None = None) -> str:
+                   effects: Effects | None = None) -> str:
     """The fingerprint of a proposal: agent, skill and version, tool, arguments, subject version,
-    the instruction set, and what the action does. `effects` are its action's effects as they
-    read now (`Effects.explain`; the proposal's own, as shown with it, when not given): while
-    they read as shown, the fingerprint is the one it was made with, as fingerprints were made
-    before the effects were part of them (those still waiting do not go stale for it); once they
-    read otherwise (the app deployed again with the action doing more), it reads otherwise."""
+    the instruction set, and what the action does. `effects` are its action's effects as its code
+    reads now (those shown with it, when not given): while it does what was shown
+    (`does_otherwise`), the fingerprint is the one it was made with, as fingerprints were made
+    before the effects were part of them (those still waiting do not go stale for it); once it
+    does otherwise (the app deployed again with the action doing more), it reads otherwise."""
     parts: dict[str, Any] = {
         "agent": proposal.agent, "skill": proposal.skill,
         "skill_version": skill_version if skill_version is not None else proposal.skill_version,
@@ -71,20 +71,55 @@ def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, A
         else proposal.subject_version,
         "instructions": instructions,
     }
-    if effects is not None and tuple(effects) != tuple(proposal.effects):
-        parts["effects"] = list(effects)
+    if effects is not None and does_otherwise(proposal, effects):
+        parts["effects"] = sorted({e.identity for e in effects.effects})
     return fingerprint(parts)
 
 
 def does_otherwise(proposal: Proposal, effects: Effects) -> str:
     """How `effects` (its action's, as its code reads now) differ from those shown with
-    `proposal`, in a person's words ("it now also reaches outside the app (`httpx.post`)");
-    "" when they read as shown."""
+    `proposal`, in a person's words ("it now also reaches outside the app (`httpx.post`)", "it
+    no longer reaches outside the app (`httpx.post`)"); "" when it does what was shown.
+
+    Effects are compared by their kind and what they reach, not where in the code they are
+    found, nor how finely the analysis names them: a comment added above the action, or a
+    helper on its path renamed, moves them while it does the same; and a release of signoff
+    that reads the same code more finely ("changes a Repair" where it said "changes
+    something") finds nothing new. What it only reads is never more than was shown. Should a
+    line shown not read back as an effect, only its kind is known of it."""
     if tuple(effects.explain()) == tuple(proposal.effects):
         return ""
-    shown = set(proposal.effects)
-    more = dict.fromkeys(e.words() for e in effects.ordered if e.explain() not in shown)
-    return f"it now also {'; '.join(more)}" if more else "it now does less than was shown"
+    shown = [_reached(line) for line in proposal.effects]
+    now = [(e.kind.value, e.target, e) for e in effects.ordered]
+    more = dict.fromkeys(e.words() for kind, target, e in now if kind != _READS and not any(
+        k == kind and (t == target or (t == "" and (not assumed or target == "")))
+        for k, t, assumed in shown))
+    fewer = dict.fromkeys(words for (kind, target, _), words in zip(
+        shown, _words_of(proposal.effects), strict=True) if kind != _READS and not any(
+        k == kind and (target in ("", t)) for k, t, _ in now))
+    said = [f"now also {'; '.join(more)}"] if more else []
+    said += [f"no longer {'; '.join(fewer)}"] if fewer else []
+    return f"it {', and '.join(said)}" if said else ""
+
+
+_READS = "reads"
+
+
+def _reached(line: str) -> tuple[str, str, bool]:
+    """Of an effect shown with a proposal (an `explain` line): its kind, what it reaches ("" when
+    not named: any of its kind, as a line that does not read back is taken), and whether it was
+    assumed of code the analysis could not see (such a one stands for others assumed, not for
+    what a release names: "may reach outside" is not `urllib.request.urlopen`)."""
+    read = Effect.of_line(line)
+    if read is not None:
+        return read.kind.value, read.target, bool(read.reason)
+    return line.split(":", 1)[0].split(" ", 1)[0], "", False
+
+
+def _words_of(lines: Sequence[str]) -> list[str]:
+    """Each shown effect as a person reads it (its line, when it does not read back)."""
+    return [replace(read, at="").words() if (read := Effect.of_line(line)) is not None else line
+            for line in lines]
 
 
 def _text(value: Any) -> str:

@@ -107,6 +107,40 @@ class Effect:
         a value assigned is elided), "" when it has none."""
         return " -> ".join(f"{step} …" if step.endswith("=") else step for step in self.path)
 
+    @property
+    def identity(self) -> tuple[str, str, str, str, bool]:
+        """What the effect is, wherever in the code it is found: its kind, what it reaches, the
+        field a change assigns, why it is assumed and whether it is told in words. Not its path
+        nor the line the analysis could not see: a comment added above the action, or a helper
+        on its path renamed, moves those while the action does the same."""
+        return (self.kind.value, self.target, self.field, self.reason, self.in_words)
+
+    @staticmethod
+    def of_line(line: str) -> Effect | None:
+        """The effect an `explain` line was written of, its path as the line writes it (a value
+        assigned elided); None when the line cannot be read back as one."""
+        told = next((kind for kind, said in _KIND_WORDS.items() if line.startswith(f"{said}: ")),
+                    None)
+        if told is not None:
+            effect = Effect(kind=told, target=line[len(_KIND_WORDS[told]) + 2:], in_words=True)
+        else:
+            rest, reason, at = line, "", ""
+            opens = _reason_opens(line)
+            if opens >= 0:
+                rest, reason = line[:opens], line[opens + 2:-1]
+                located = _LOCATED.search(reason)
+                if located:
+                    reason, at = reason[:located.start()], located.group(1)
+            head, _, code = rest.partition(": ")
+            word, _, target = head.partition(" ")
+            kind = _KINDS.get(word)
+            if kind is None:
+                return None
+            path = tuple(step[:-2] if step.endswith("= …") else step
+                         for step in code.split(" -> ")) if code else ()
+            effect = Effect(kind=kind, target=target, path=path, reason=reason, at=at)
+        return effect if effect.explain() == line else None
+
 
 def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
@@ -122,6 +156,26 @@ _DOES = {EffectKind.SENDS: "sends something out of the app (a message, a mail)",
 
 _KIND_WORDS = {EffectKind.EXTERNAL: "reaches outside"}
 """How an effect told in words names its kind, where its kind's value does not read as words."""
+
+_KINDS = {kind.value: kind for kind in EffectKind}
+"""Each kind by the word an `explain` line begins with."""
+
+_LOCATED = re.compile(r" at ([^\s()]+:\d+)$")
+"""Where the analysis could not see, as a reason in an `explain` line ends with it (" at
+shop.py:21")."""
+
+
+def _reason_opens(line: str) -> int:
+    """Where the reason an `explain` line ends with, in parentheses, opens (the space before
+    them); -1 when it ends with none. Its parentheses are matched from the end: a reason may hold
+    some ("(dynamic dispatch)"), and the path before it calls ("hook()")."""
+    depth = 0
+    for i in range(len(line) - 1, 0, -1) if line.endswith(")") else ():
+        depth += {")": 1, "(": -1}.get(line[i], 0)
+        if depth == 0:
+            return i - 1 if line[i - 1] == " " else -1
+    return -1
+
 
 _ASSIGNED = re.compile(r"^[A-Za-z_][\w.]*\.([A-Za-z_]\w*) [^\s=]{0,2}=$")
 """A step of a path that assigns a field (``repair.price =``, ``repair.count +=``), as the
