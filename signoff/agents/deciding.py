@@ -29,18 +29,12 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
 from signoff.agents.calling import answer_of
 from signoff.agents.deadlines import refusal_after_deadline
+from signoff.agents.edits import changed_values, said_changed
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.loop import Loop
 from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave
-from signoff.agents.proposals import (
-    Decision,
-    Proposal,
-    ProposalStatus,
-    changed_values,
-    fingerprint,
-    said_changed,
-)
+from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
 from signoff.agents.proposing import does_otherwise, fingerprint_of
 from signoff.agents.skills import Skill
 from signoff.agents.standing import StandingRules

@@ -21,7 +21,8 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.actions.parameters import ParameterKind
 from signoff.agents import model_specs
-from signoff.agents.proposals import Proposal, ProposalStatus, names_acted_on
+from signoff.agents.edits import names_acted_on
+from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
 from signoff.app import App
