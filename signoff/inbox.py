@@ -287,15 +287,19 @@ class Inbox:
     def effects(self, proposal: Proposal) -> list[EffectLine]:
         """What `proposal`'s call does, a line per effect, in a person's words with the path
         through the code beside them: each line as it was written when the call was proposed,
-        put in words by the effect its action's code has now with that line (an effect the
-        code no longer has, or a tool the app does not know, stays as it was written); lines
-        that say the same words are one, with their paths beside them."""
+        put in words by the effect its action's code has now with that line, or else by the
+        effect the line reads back as (a release moved the code; only a line that does not
+        read back stays as it was written); lines that say the same words are one, with their
+        paths beside them."""
         known = {}
         if proposal.action in self._app.actions:
             known = {e.explain(): e for e in self._app.actions.info(proposal.action).effects.effects}
-        return _once([EffectLine(words=known[line].words(), code=known[line].code())
-                      if line in known else EffectLine(words=line, code="")
-                      for line in proposal.effects])
+        lines = []
+        for line in proposal.effects:
+            effect = known.get(line) or Effect.of_line(line)
+            lines.append(EffectLine(words=effect.words(), code=effect.code()) if (
+                effect is not None) else EffectLine(words=line, code=""))
+        return _once(lines)
 
     def stamp(self, person: Principal) -> str:
         """A short text that changes when something new arrives for `person` (the newest
