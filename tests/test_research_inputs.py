@@ -222,7 +222,7 @@ def test_a_decision_in_another_corpus_is_refused_naming_the_one_the_task_read(
         assert (f"Research task {waiting.task} read 'kettle.md' in {kettles.resolve()}, and "
                 ) in said
         assert "has another 'kettle.md'" in said if corpus else "has no 'kettle.md'" in said
-        assert "Nothing was decided. Go on in the corpus it began in: " in said
+        assert "Nothing was decided (nor gone on with). Go on in the corpus it began in: " in said
         assert f"--corpus {kettles.resolve()}" in said
         assert app.proposal(proposal.id).status.value == "Waiting"
     gone_on = CliRunner().invoke(research, [
@@ -248,9 +248,32 @@ def test_a_decision_after_a_file_the_task_read_was_edited_is_refused(
     said = " ".join(refused.output.split())
     assert (f"'kettle.md' ({kettles.resolve() / 'kettle.md'}) has changed since research task "
             f"{waiting.task} read it") in said
-    assert "Nothing was decided. Ask the question again" in said
+    assert "Nothing was decided (nor gone on with). Ask the question again" in said
     assert f"research '{QUESTION}' --database {database} --corpus {kettles}" in said
     assert app.proposal(proposal.id).status.value == "Waiting"
+
+
+def test_asking_again_names_the_model_the_task_was_researched_with(
+        kettles: Path, tmp_path: Path) -> None:
+    """Deciding with no --model a task that kept its model, after a file it read was edited:
+    the command that asks again names that model and its price (it named none, and the
+    question was asked again of the offline reader)."""
+    from signoff.agents import model_specs
+    from signoff.agents.model_specs import ModelSpec
+    from signoff.models.base import Price
+
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    app, waiting, proposal = _waiting_on_a_fetch(kettles, database)
+    with app.database.connect() as db:
+        model_specs.record(db, waiting.task, ModelSpec(
+            spec="openai:gpt-4o-mini", price=Price(input_per_mtok=0.15, output_per_mtok=0.6)))
+    (kettles / "kettle.md").write_text("# Kettles\n\nA kettle should be descaled every year.\n")
+    refused = CliRunner().invoke(research, ["--approve", proposal.id, "--database", database,
+                                            "--corpus", str(kettles)])
+    assert refused.exit_code == 1, refused.output
+    said = " ".join(refused.output.split())
+    assert (f"research '{QUESTION}' --database {database} --corpus {kettles} --model "
+            "openai:gpt-4o-mini --price 0.15,0.6") in said, said
 
 
 def test_the_sources_shown_are_those_the_task_read(kettles: Path, recalls: Path,
@@ -325,7 +348,8 @@ def test_a_decision_in_another_corpus_after_only_a_search_is_refused(
     said = " ".join(refused.output.split())
     assert (f"Research task {waiting.task} found 'kettle.md' in another corpus, and "
             f"{recalls.resolve()} has another 'kettle.md'") in said
-    assert ("Nothing was decided. Go on in the corpus it began in, named as the commands "
+    assert ("Nothing was decided (nor gone on with). Go on in the corpus it began in, named as "
+            "the commands "
             "research printed for the task name it (--corpus DIR; none for the default "
             "corpus).") in said
     assert app.proposal(proposal.id).status.value == "Waiting"

@@ -353,8 +353,7 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
             return going.shown("", folder, database, model_spec, price_spec).deciding(
                 proposal.id)[0 if approve_id is not None else 1]
 
-        going.check_corpus(again, going.shown("", corpus_dir, database, model_spec,
-                                              price_spec).asking())
+        going.check_corpus(again, going.asked_again(corpus_dir, database, model_spec, price_spec))
     # The model is made before anything is decided: a yes whose research could not go on
     # would leave it Running with nothing to take it on. A proposal decided already needs
     # none: the verb refuses it, in its own words (it was told to name a model, or to set
@@ -407,7 +406,7 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
         going.check_corpus(
             lambda folder: going.shown("", folder, database, model_spec,
                                        price_spec).going_on(task_id),
-            going.shown("", corpus_dir, database, model_spec, price_spec).asking())
+            going.asked_again(corpus_dir, database, model_spec, price_spec))
         model = going.model(model_spec, price_spec)
         outcome = going.on(model, going.shown(model, corpus_dir, database, model_spec,
                                               price_spec))
@@ -498,7 +497,8 @@ class _Going:
                 raise Failure(
                     f"{sid} ({s.origin}) has changed since research task {task} read it: going "
                     "on, its answer could quote what the file said then as what it says now. "
-                    "Nothing was decided. Ask the question again to research the sources as "
+                    "Nothing was decided (nor gone on with). Ask the question again to research "
+                    "the sources as "
                     f"they are now: {asked_again}", EXIT_REFUSED)
             began, docs = began_in(seen), python_docs_root()
             if began is not None and docs is not None and began == docs.resolve():
@@ -511,7 +511,8 @@ class _Going:
                 f"Research task {task} {'read' if s.origin else 'found'} {sid} in {where}, "
                 f"and {self.corpus.name} "
                 f"{'has no' if now is None else 'has another'} {sid}: going on here, its answer "
-                "could name a file that does not hold what it quotes. Nothing was decided. Go "
+                "could name a file that does not hold what it quotes. Nothing was decided (nor "
+                "gone on with). Go "
                 "on in the corpus it began in" + (f": {go_on}" if go_on else ", named as the "
                 "commands research printed for the task name it (--corpus DIR; none for the "
                 "default corpus)."), EXIT_REFUSED)
@@ -547,6 +548,16 @@ class _Going:
                           f"which holds it: wait for that to end, then see its answer with "
                           f"{shown.going_on(self.task.id)}", EXIT_REFUSED)
         return outcome
+
+    def asked_again(self, corpus_dir: Path | None, database: str | None,
+                    model_spec: str | None, price_spec: str | None) -> str:
+        """The command that asks the task's question again, here, with the model `--model`
+        names, else the one the task kept (its price too): the model it was researched with."""
+        if model_spec is None and self.kept is not None and self.kept.spec:
+            model_spec, price = self.kept.spec, self.kept.price
+            price_spec = None if price is None else (
+                f"{price.input_per_mtok:g},{price.output_per_mtok:g}")
+        return self.shown("", corpus_dir, database, model_spec, price_spec).asking()
 
     def shown(self, model: Model | str, corpus_dir: Path | None, database: str | None,
               model_spec: str | None, price_spec: str | None) -> Shown:
