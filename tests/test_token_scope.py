@@ -95,6 +95,17 @@ def test_a_token_of_a_purpose_this_version_does_not_know_is_taken_by_nothing(
     assert credentials.purpose_of_token(shop.client_token) is None
 
 
+def test_an_agents_own_account_gets_no_token(shop: SimpleNamespace) -> None:
+    """An agent's own account is given no token, of either purpose (one was issued, and the
+    REST API then answered it as the agent): it is refused in a sentence naming whom to give
+    one to."""
+    account = shop.app.agent(shop.Estimator).registered.account
+    for purpose in TokenPurpose:
+        with pytest.raises(UserError, match="is an agent's own account: it gets no token"):
+            shop.app.credentials.issue_token(account, purpose=purpose)
+    assert shop.app.credentials.tokens(account) == []
+
+
 # -- the REST API and the inbox -----------------------------------------------------------------
 
 

@@ -236,6 +236,11 @@ class Credentials:
         if expires_in is not None and not isinstance(expires_in, timedelta):
             raise UserError(f"A token expires in a timedelta (timedelta(days=30)), not "
                             f"{expires_in!r}.")
+        if owner.kind is PrincipalKind.AGENT:  # (an agent acts through the loop, as itself)
+            raise UserError(f"{owner.name} is an agent's own account: it gets no token, as it "
+                            "decides nothing and calls its tools through its tasks. Give the "
+                            "token to the person it works for (an MCP client's: purpose="
+                            "TokenPurpose.CLIENT, or `signoff users token HANDLE --client`).")
         if owner.disabled:
             raise UserError(f"{owner.name} is disabled, and a token of theirs would let nothing "
                             "in: enable them first (people.enable, or `signoff users enable "
