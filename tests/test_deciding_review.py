@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+import warnings
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -116,6 +117,10 @@ def _world(tmp_path: Path) -> SimpleNamespace:
         tools = [set_price, price_by_id, price_by_name, price_by_code, post_notice]
 
         def version_of(self, action: str, arguments: dict[str, Any]) -> str:
+            if world.fails == "in a session":  # (the app's session joins the claim's)
+                with app.session(as_=app.system) as s:
+                    s.scalars(select(Tag)).all()
+                    raise KeyError("tag")
             if world.fails:
                 raise KeyError("tag")
             if action == "price_by_name":  # which tag, and its revision
@@ -251,21 +256,24 @@ def test_an_edit_may_not_change_what_version_of_reads(world: SimpleNamespace) ->
     assert _prices(world) == {"a": "6.00", "b": "0.00"}
 
 
+@pytest.mark.parametrize("where", ["alone", "in a session"])
 @pytest.mark.parametrize("tool", ["price_by_name", "post_notice"])
 def test_a_failing_version_of_refuses_the_yes_and_the_proposal_waits(
-        world: SimpleNamespace, tool: str) -> None:
+        world: SimpleNamespace, tool: str, where: str) -> None:
     """The skill's `version_of` raises as a yes claims the call (one that only writes records,
     and one that reaches outside): the yes is refused in a sentence naming the skill's failure,
     over REST too (not a 500), the proposal waits, nothing ran, and a no still works. (The
     yes was used up as the action's failure, or KeyError reached the caller.)"""
     arguments = {"name": "a", "price": 4} if tool == "price_by_name" else {"text": "Hi."}
     proposal, _ = _proposed(world, getattr(world.tools, tool), **arguments)
-    world.fails = True
+    world.fails = where
     said = (f"Mind.version_of raised KeyError, so whether what {tool} acts on still reads as "
             "it was proposed cannot be checked, and nothing was decided: the proposal still "
             "waits.")
-    with pytest.raises(AgentRefused) as refused:
+    with pytest.raises(AgentRefused) as refused, warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
         world.app.approve(proposal, by=world.pat)
+    assert [str(w.message) for w in warned] == []  # (SQLAlchemy's, of a transaction it lost)
     assert str(refused.value).startswith(said)
     assert "'tag'" not in str(refused.value)  # the failure's own words reach the log alone
     token = world.app.credentials.issue_token(world.pat, "test")

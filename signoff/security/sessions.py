@@ -20,7 +20,14 @@ def open_session(database: Database, acting: ActingAs) -> Session:
     database.ensure_schema()
     # In a transaction joined (`Database.joining`), its connection: the session works in that
     # transaction and ends none of it. Else a loop's own connection, between its transactions.
+    # Joined, its work is a savepoint of that transaction: the app's code failing inside it
+    # (a skill's `version_of` raising in an `app.session()` block) rolls back its own work,
+    # not the transaction it joined.
     joined, held = database.joined_connection(), database.held_connection()
-    bind = joined if joined is not None else held if held is not None else database.engine
-    session = RuledSession(bind, expire_on_commit=False, autoflush=True)
+    if joined is not None:
+        session = RuledSession(joined, expire_on_commit=False, autoflush=True,
+                               join_transaction_mode="create_savepoint")
+    else:
+        session = RuledSession(held if held is not None else database.engine,
+                               expire_on_commit=False, autoflush=True)
     return enforce_rules_on(session, acting)
