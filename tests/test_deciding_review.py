@@ -328,7 +328,8 @@ def test_always_in_work_for_nobody_is_refused(world: SimpleNamespace) -> None:
     a rule could cover it; nothing is decided and no rule is made. (It made a rule for the
     approver's own work, which never covered that work.)"""
     proposal, _ = _proposed(world, world.tools.set_price, for_=None, tag=world.a.id, price=7)
-    with pytest.raises(AgentRefused, match=r"This work is for nobody.*for_everybody=True"):
+    with pytest.raises(AgentRefused, match=r"This work is for nobody.*for Clerk to run "
+                                           r"set_price alone.*for_everybody=True"):
         world.app.approve(proposal, by=world.sue, always_like_this=True)
     _waits(world, proposal)
     assert world.app.rules() == []
@@ -358,7 +359,7 @@ def test_always_with_changed_values_is_refused(world: SimpleNamespace) -> None:
     yes without a change makes it."""
     proposal, _ = _proposed(world, world.tools.set_price, tag=world.a.id, price=7)
     with pytest.raises(EditRefused, match="A yes with changed values cannot also make a "
-                                          "standing rule"):
+                                          "standing rule: the rule would let Clerk run"):
         world.app.approve(proposal, by=world.pat, always_like_this=True, edited={"price": 8})
     _waits(world, proposal)
     assert world.app.rules() == []

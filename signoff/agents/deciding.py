@@ -152,7 +152,7 @@ class Decider:
             raise AgentRefused(
                 "This work is for nobody, and a standing rule made with a yes covers the work "
                 "of the person the work is for, so none would cover it; nothing was decided. "
-                f"Approve it without “always like this”; for {proposal.agent} to run "
+                f"Approve it without “always like this”; for {agent.__name__} to run "
                 f"{proposal.action} alone in work for nobody, a supervisor makes a rule for "
                 "everybody's work (app.allow_alone(…, for_everybody=True)).")
         if always_like_this:
@@ -162,7 +162,7 @@ class Decider:
         if changed and always_like_this:
             raise EditRefused(
                 "A yes with changed values cannot also make a standing rule: the rule would let "
-                f"{proposal.agent} run {proposal.action} alone with any values, though you "
+                f"{agent.__name__} run {proposal.action} alone with any values, though you "
                 "changed the ones it proposed; nothing was decided. Approve it with the changes "
                 "alone, and make the rule with a later yes to values you take as they are.")
         arguments = {**proposal.arguments, **changed}  # the values that run, the edits in them
