@@ -270,9 +270,10 @@ def test_a_failing_version_of_refuses_the_yes_and_the_proposal_waits(
     said = (f"Mind.version_of raised KeyError, so whether what {tool} acts on still reads as "
             "it was proposed cannot be checked, and nothing was decided: the proposal still "
             "waits.")
-    with pytest.raises(AgentRefused) as refused, warnings.catch_warnings(record=True) as warned:
+    with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
-        world.app.approve(proposal, by=world.pat)
+        with pytest.raises(AgentRefused) as refused:
+            world.app.approve(proposal, by=world.pat)
     assert [str(w.message) for w in warned] == []  # (SQLAlchemy's, of a transaction it lost)
     assert str(refused.value).startswith(said)
     assert "'tag'" not in str(refused.value)  # the failure's own words reach the log alone
