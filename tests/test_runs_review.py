@@ -28,7 +28,7 @@ from signoff import (
     policy,
 )
 from signoff.agents.proposals import fingerprint
-from signoff.agents.proposing import fingerprint_of
+from signoff.agents.proposing import does_otherwise, fingerprint_of
 from signoff.effects import Effect, EffectKind, Effects
 from signoff.testing import ScriptedModel, says
 
@@ -224,7 +224,7 @@ def test_a_change_refused_only_as_it_is_written_says_the_outside_part_may_have_r
     assert result.outcome is ActionOutcome.FAILED
     assert result.problem == (
         "Mia may not change the price of Repair T-7. Nothing it changed in the app was kept, "
-        "but price_ticket had already run, so what it does outside the app may have happened "
+        "but price_ticket had begun to run, so what it does outside the app may have happened "
         "(reaches outside the app (`builtins.open`)): check before trying again.")
     assert (shop.sent(), shop.price()) == (["TICKET 45"], 0)
     task = shop.estimate(says.tool("Pads.", shop.price_ticket, ticket="T-7", price=46),
@@ -260,6 +260,29 @@ def test_the_fingerprint_reads_otherwise_when_the_effects_do(tmp_path: Path) -> 
         e for e in effects.effects if e.kind is not EffectKind.CHANGES))) != made
     assert fingerprint_of(proposal, "Estimate.", effects=Effects(effects=tuple(
         e for e in effects.effects if e.kind is not EffectKind.READS))) == made  # (reads alone)
+
+
+def test_a_change_of_nothing_named_stands_only_for_the_same_step_read_more_finely(
+        tmp_path: Path) -> None:
+    """A change shown of nothing named ("changes: set_price -> repair.price =", as an older
+    release read it) stands for the same step now read as a Repair's price; one shown of a
+    list's append stood for it too, so that a release that made the action change a Repair
+    ran on a yes to a proposal that showed none: it is more now. A line that does not read
+    back stands for nothing."""
+    shop = _shop(tmp_path)
+    task = shop.estimate(says.tool("Pads.", shop.set_price, repair=shop.repair.id, price=45),
+                         says.hand_back(Estimate(hours=1, summary="x")))
+    proposal = shop.app.proposals(task=task)[0]
+    now = Effects(effects=(Effect(kind=EffectKind.CHANGES, target="Repair",
+                                  path=("set_price", "repair.price =")),))
+    for older in ("changes: set_price -> repair.price = …", "changes: set_price -> repair.price ="):
+        assert does_otherwise(replace(proposal, effects=(older,)), now) == "", older
+    other = replace(proposal, effects=("changes: set_price -> items.append()",))
+    assert does_otherwise(other, now) == (
+        "it now also changes the `price` of a Repair, and no longer changes something other "
+        "than records (a value it was given, or one kept in the program)")
+    unread = replace(proposal, effects=("changes the price somehow",))
+    assert does_otherwise(unread, now).startswith("it now also changes the `price` of a Repair")
 
 
 def _deployed(tmp_path: Path, *, mails: bool) -> SimpleNamespace:
@@ -463,14 +486,18 @@ def test_an_outside_run_is_checked_only_on_the_record_its_change_is_written_of(
     assert shop.sent() == ["COPIED T-1 -> T-2"]
 
 
-def test_an_outside_run_refused_a_read_before_it_went_out_is_denied(tmp_path: Path) -> None:
-    """A read refused as the run loaded a record was told as Failed, "what it does outside may
-    have happened"; only a write refused where it is written is told so, and this is Denied."""
+def test_an_outside_run_refused_a_read_once_it_had_begun_may_have_gone_out(
+        tmp_path: Path) -> None:
+    """A read its code makes, refused once the body has begun, may come after what it did
+    outside (which came first cannot be told): the run is Failed, saying what it does outside
+    may have happened — not Denied, "it did not run", which gave back what it had reserved to
+    spend."""
     shop = _owned(tmp_path)
     result = shop.app.actions.run("mail_codes", {}, as_=shop.mia)
-    assert result.outcome is ActionOutcome.DENIED
+    assert result.outcome is ActionOutcome.FAILED
     assert result.problem.startswith("Mia may not read Secret ")
-    assert result.problem.endswith(".")
+    assert "had begun to run, so what it does outside the app may have happened" in (
+        result.problem)
     assert shop.sent() == []
     done = shop.app.actions.run("mail_codes", {}, as_=shop.noor)
     assert (done.outcome, shop.sent()) == (ActionOutcome.DONE, ["x"])

@@ -440,9 +440,10 @@ class Runner:
                 points.reached("run.called", action=action.name)
                 session.flush()  # the record rules are checked here, inside the run
             except NotAuthorized as refused:
-                # A record rule's refusal of a write, once it had begun (a refusal to read
-                # comes as a record is loaded, and refuses the run as any refusal does)
-                if outside and refused.operation in _WRITES:
+                # A record rule's refusal once the body had begun — of a write, or of a read
+                # its code made after (or before: what came first cannot be told) it went out:
+                # what it did outside may have happened, and what it spends stays spent.
+                if outside and refused.operation:
                     raise Failed(_ran_outside(action, refused)) from refused
                 raise
             return self._done(action, acting, cause, returned)
@@ -647,14 +648,14 @@ def _records_in(values: Iterable[Any]) -> Iterator[RecordBase]:
 
 
 def _ran_outside(action: Action, refused: NotAuthorized) -> str:
-    """What a caller is told of a run refused by a record rule where its changes were written,
-    once it had run: nothing of the app's was kept, but what it does outside may have
-    happened."""
+    """What a caller is told of a run refused by a record rule once its body had begun (a
+    change where it was written, or a read its code made): nothing of the app's was kept, but
+    what it does outside may have happened."""
     outside = [e.words() for e in action.info.effects.ordered
                if e.kind in (EffectKind.EXTERNAL, EffectKind.SENDS, EffectKind.SPENDS)]
     what = "; ".join(dict.fromkeys(outside))
     return (f"{refused.message} Nothing it changed in the app was kept, but {action.name} had "
-            f"already run, so what it does outside the app may have happened ({what}): check "
+            f"begun to run, so what it does outside the app may have happened ({what}): check "
             "before trying again.")
 
 
@@ -668,8 +669,6 @@ class _Conflict(Exception):
 
 
 _RETRIES = 8
-_WRITES = frozenset({"create", "update", "delete"})
-"""The operations a record rule refuses as a change is written (at the flush)."""
 _RAN = frozenset({ActionOutcome.FAILED, ActionOutcome.UNKNOWN})
 """How a run ends that ran its action, and kept nothing."""
 _REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")

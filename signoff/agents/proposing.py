@@ -82,21 +82,21 @@ def does_otherwise(proposal: Proposal, effects: Effects) -> str:
     no longer reaches outside the app (`httpx.post`)"); "" when it does what was shown.
 
     Effects are compared by their kind and what they reach, not where in the code they are
-    found, nor how finely the analysis names them: a comment added above the action, or a
-    helper on its path renamed, moves them while it does the same; and a release of signoff
-    that reads the same code more finely ("changes a Repair" where it said "changes
-    something") finds nothing new. What it only reads is never more than was shown. Should a
-    line shown not read back as an effect, only its kind is known of it."""
+    found: a comment added above the action, or a helper on its path renamed, moves them while
+    it does the same. A change shown of nothing named is the same as one of a record now named
+    only where the code assigns or calls the same ("changes: box.level =" read, by a newer
+    release of signoff, as "changes the `level` of a Box"). What it only reads is never more
+    than was shown; a line shown that does not read back as an effect, nor as an older release
+    wrote one, stands for nothing now."""
     if tuple(effects.explain()) == tuple(proposal.effects):
         return ""
     shown = [_reached(line) for line in proposal.effects]
-    now = [(e.kind.value, e.target, e) for e in effects.ordered]
-    more = dict.fromkeys(e.words() for kind, target, e in now if kind != _READS and not any(
-        k == kind and (t == target or (t == "" and (not assumed or target == "")))
-        for k, t, assumed in shown))
-    fewer = dict.fromkeys(words for (kind, target, _), words in zip(
-        shown, _words_of(proposal.effects), strict=True) if kind != _READS and not any(
-        k == kind and (target in ("", t)) for k, t, _ in now))
+    now = [_Reached(e.kind.value, e.target, bool(e.reason), _step(e.path)) for e in effects.ordered]
+    more = dict.fromkeys(e.words() for e, reached in zip(effects.ordered, now, strict=True)
+                         if reached.kind != _READS and not any(s.covers(reached) for s in shown))
+    fewer = dict.fromkeys(words for s, words in zip(shown, _words_of(proposal.effects),
+                                                    strict=True)
+                          if s.kind != _READS and not any(s.covers(n) for n in now))
     said = [f"now also {'; '.join(more)}"] if more else []
     said += [f"no longer {'; '.join(fewer)}"] if fewer else []
     return f"it {', and '.join(said)}" if said else ""
@@ -105,15 +105,47 @@ def does_otherwise(proposal: Proposal, effects: Effects) -> str:
 _READS = "reads"
 
 
-def _reached(line: str) -> tuple[str, str, bool]:
-    """Of an effect shown with a proposal (an `explain` line): its kind, what it reaches ("" when
-    not named: any of its kind, as a line that does not read back is taken), and whether it was
-    assumed of code the analysis could not see (such a one stands for others assumed, not for
-    what a release names: "may reach outside" is not `urllib.request.urlopen`)."""
+@dataclass(frozen=True)
+class _Reached:
+    """What an effect is, as `does_otherwise` compares it: its kind, what it reaches ("" when
+    not named; None for a line shown that does not read back), whether it was assumed of code
+    the analysis could not see, and the step of the code that has it, its variable aside."""
+
+    kind: str
+    target: str | None
+    assumed: bool
+    step: str
+
+    def covers(self, other: _Reached) -> bool:
+        """Whether this one, shown, stands for `other`: the same kind and target; or, shown of
+        nothing named and not assumed, the same step of the code now read more finely (an
+        effect assumed stands for other assumed ones, not for a call a release names)."""
+        if self.target is None or self.kind != other.kind:
+            return False
+        return self.target == other.target or (
+            self.target == "" and not self.assumed and self.step == other.step)
+
+
+def _reached(line: str) -> _Reached:
+    """An effect shown with a proposal (an `explain` line), as `does_otherwise` compares it."""
     read = Effect.of_line(line)
     if read is not None:
-        return read.kind.value, read.target, bool(read.reason)
-    return line.split(":", 1)[0].split(" ", 1)[0], "", False
+        return _Reached(read.kind.value, read.target, bool(read.reason), _step(read.path))
+    # Written as an older release wrote it: "changes: set_level -> box.level =" (its value not
+    # elided), "kind[ target]: path", its last step after the last arrow.
+    head, colon, path = line.partition(": ")
+    kind, _, target = head.partition(" ")
+    if not colon or " -> " not in path or "(" in head:
+        return _Reached(kind, None, False, "")
+    return _Reached(kind, target, False, _step((path.rsplit(" -> ", 1)[1].removesuffix(" …"),)))
+
+
+def _step(path: Sequence[str]) -> str:
+    """The last step of an effect's path, its variable aside: "box.level =" → ".level =",
+    "items.append()" → ".append()"."""
+    last = path[-1] if path else ""
+    return last[len(last) - len(last.lstrip("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789")):]
 
 
 def _words_of(lines: Sequence[str]) -> list[str]:
