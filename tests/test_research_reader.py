@@ -12,8 +12,9 @@ import pytest
 from signoff import App, GroundedAnswer, TaskStatus
 from signoff.models.base import Message, ToolCall, ToolSpec
 from signoff.research import Corpus, Research, ResearchTask, ask, research_app
+from signoff.research.corpus import _INDEX_VERSION
 from signoff.research.extractive import ExtractiveModel
-from signoff.research.relevance import Source, rank_sentences
+from signoff.research.relevance import Source, query_terms, rank_sentences, stem
 from signoff.research.sentences import MAX_CHARS, sentences_of
 
 
@@ -174,6 +175,78 @@ def test_the_readme_question_is_still_answered_from_its_topic(tmp_path: Path) ->
     assert answer.claims[0].citations[0].source_id == "with"
     assert answer.claims[0].text.startswith('The "with" statement is used to wrap the execution')
 
+
+
+# -- word forms and question words ----------------------------------------------------------
+
+
+def _signoff_docs(tmp_path: Path, step_limit: str) -> App:
+    """A few pages like signoff's own docs: where research keeps its database (said with
+    "keeps"), research's step limit (`step_limit`), and Temporal's workers, whose tasks may
+    take steps too."""
+    return _app(tmp_path, {
+        "research.md": "# Grounded research\n\nA research task that kept no model is not "
+                       "decided: the command asks for a model to go on with.\n\n"
+                       f"{step_limit}\n\nEach answer quotes the sources it cites.\n",
+        "cli.md": "# The command line\n\n## Where signoff keeps its files\n\n`signoff "
+                  "research` keeps the research database in `research.db`, in signoff's data "
+                  "directory.\n\nAn app's records are in its own database.\n",
+        "temporal.md": "# Tasks on Temporal\n\nRun a worker in that process for as long as "
+                       "its tasks may go on; while none takes a step there, the workflow "
+                       "pauses and tries again.\n\nA workflow may wait on a proposal.\n",
+        "inbox.md": "# Serving the inbox\n\nA person decides a proposal in the inbox, and "
+                    "the task goes on.\n"})
+
+
+def test_a_past_form_finds_the_word_the_sources_use(tmp_path: Path) -> None:
+    """Asked where the research database is "kept", the sentence that says where signoff
+    "keeps" it answers (kept and keeps are one word): it quoted "A research task that kept no
+    model…", which names no database."""
+    app = _signoff_docs(tmp_path, "A research task takes at most eight steps.")
+    answer = _answer(app, "Where is the research database kept?")
+    assert _claims(answer) == ["`signoff research` keeps the research database in "
+                               "`research.db`, in signoff's data directory."]
+    assert answer.claims[0].citations[0].source_id == "cli.md"
+
+
+@pytest.mark.parametrize("step_limit", ["A research task has a limit of eight steps.",
+                                        "A research task is stopped once it has taken eight "
+                                        "steps."])
+def test_a_modal_verb_is_no_term_and_a_past_participle_is_its_verb(
+        tmp_path: Path, step_limit: str) -> None:
+    """Asked how many steps a research task "may" take, the sentence on research's step limit
+    answers: "may" says nothing of what is asked, and "taken" is a form of "take" (it quoted
+    Temporal's "its tasks may go on; while none takes a step…", which has "may" and "takes" but
+    not research)."""
+    answer = _answer(_signoff_docs(tmp_path, step_limit),
+                     "How many steps may a research task take?")
+    assert _claims(answer) == [step_limit]
+
+
+@pytest.mark.parametrize("question", ["Where are the crown jewels kept?",
+                                      "Who wrote the Iliad?"])
+def test_a_word_form_alone_does_not_answer_an_off_topic_question(
+        tmp_path: Path, question: str) -> None:
+    """A word of the question found in another form ("keeps" for kept, "writes" for wrote)
+    does not make a sentence about the question: the reader declines what the sources do not
+    say."""
+    app = _signoff_docs(tmp_path, "A research task takes at most eight steps; the reader "
+                                  "writes nothing of its own.")
+    answer = _answer(app, question)
+    assert not answer.answered, _claims(answer)
+
+
+def test_the_stems_the_index_keeps_are_pinned_with_its_version() -> None:
+    """An irregular form is stemmed as its word; a form as often another word ("left", "bound",
+    "won" of "won't") or a keyword's ("broken") is not. The stems are what the index keeps:
+    this pin fails on a change to them until the index's version is bumped with it."""
+    words = ["kept", "keeps", "took", "taken", "takes", "written", "writes", "indices",
+             "index", "left", "bound", "won", "broken"]
+    assert (_INDEX_VERSION, [stem(w) for w in words]) == ("16", [
+        "keep", "keep", "take", "take", "take", "writ", "writ", "index", "index", "left",
+        "bound", "won", "broken"])
+    assert query_terms("How many steps may a research task take?") == [
+        "steps", "research", "task", "take"]
 
 # -- a decline says why truly ----------------------------------------------------------------
 

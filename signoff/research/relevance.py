@@ -8,10 +8,11 @@ that no source read has at all weighs the most: it is what the sources are missi
 A sentence's **coverage** is the share of the question's weight it carries: its own words, and
 at three-quarter weight the words of its source's title and of the headings it stands under (a
 sentence of 'The "pass" statement' is about the pass statement even where it only says "pass";
-one under a glossary's "iterator" is about iterators). Words match by their stem, or — a kin,
-which may be another word, counting for less in the ranking — when one stem begins the other
-("called" and "callable", "generates" and "generator"); a keyword that is also an English word
-("with", "is", "in") matches only where the text names it (quoted, or "the with statement").
+one under a glossary's "iterator" is about iterators). Words match by their stem (`stem`:
+"keeps" and "kept" are "keep"), or — a kin, which may be another word, counting for less in the
+ranking — when one stem begins the other ("called" and "callable", "generates" and
+"generator"); a keyword that is also an English word ("with", "is", "in") matches only where the
+text names it (quoted, or "the with statement").
 A word is a kin too where the text has it only joined by a hyphen to a word the question does
 not have ("two-pass" for pass), only inside inline code among such words (a folder's
 ```Application Support``` for support), or, for one of Python's other keywords, only in another
@@ -112,14 +113,16 @@ second may match nearly as well as the first, or a third as well)."""
 _QUESTION_WORDS = frozenset({
     "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
     "does", "do", "did", "doing", "done", "can", "could", "would", "should", "will", "shall",
+    "may", "might", "must",
     "i", "me", "my", "we", "you", "your", "it", "its", "this", "that", "these", "those",
     "of", "to", "about", "please", "tell", "explain", "mean", "means", "there", "are", "was",
     "were", "be", "been", "use", "used", "using", "work", "works", "happen", "happens",
     "difference", "differences", "between", "purpose", "into", "onto", "way", "ways", "kind", "kinds",
     "get", "make", "want", "need", "python", "s", "t", "many", "much",
 })  # fmt: skip
-"""Words of a question that say nothing of its subject; Python's keywords are kept, and so is
-"is" (an operator)."""
+"""Words of a question that say nothing of its subject (its question words, its auxiliary and
+modal verbs: "How many steps may a task take?" is not about what may be); Python's keywords
+are kept, and so is "is" (an operator)."""
 
 _MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "far", "big",
                        "large", "small", "old", "soon"})
@@ -164,17 +167,53 @@ _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "
 for a plural's s: "owner" and "notation" stay whole, "files" is "file")."""
 
 
+_IRREGULAR_FORMS = """
+    arise arose arisen; become became; begin began begun; bend bent; bring brought; build built;
+    burn burnt; buy bought; catch caught; choose chose chosen; come came; deal dealt; draw drew
+    drawn; fall fell fallen; feed fed; find found; forbid forbade forbidden; foresee foresaw
+    foreseen; forget forgot forgotten; get got gotten; give gave given; go goes went gone; grow
+    grew grown; hear heard; hide hid hidden; hold held; keep kept; know knew known; lead led;
+    learn learnt; lend lent; lose lost; make made; mean meant; meet met; mistake mistook
+    mistaken; overcome overcame; override overrode overridden; overtake overtook overtaken;
+    overwrite overwrote overwritten; pay paid; prove proven; rebuild rebuilt; redo redid redone;
+    rewrite rewrote rewritten; run ran; say said; see saw seen; seek sought; sell sold; send
+    sent; shake shook shaken; show shown; shrink shrank shrunk; sink sank sunk; sleep slept;
+    speak spoke spoken; spend spent; spin spun; stand stood; steal stole stolen; stick stuck;
+    strike struck; sweep swept; swing swung; take took taken; teach taught; tear tore torn; tell
+    told; think thought; throw threw thrown; understand understood; undertake undertook
+    undertaken; undo undid undone; uphold upheld; wake woke woken; wear wore worn; weave wove
+    woven; withdraw withdrew withdrawn; withhold withheld; write wrote written;
+    child children; index indices; matrix matrices; vertex vertices; appendix appendices
+"""
+"""English words whose other forms no ending tells, each a word and then its forms, to a
+semicolon: an irregular verb's past and past participle, an irregular plural. Left out are the
+forms as often another word ("left", "bound", "lay", "bit", "felt", the "won" of "won't") or a
+keyword's ("broke" of break)."""
+
+_BASE_OF: dict[str, str] = {form: forms.split()[0] for forms in _IRREGULAR_FORMS.split(";")
+                            for form in forms.split()[1:]}
+"""Each irregular form of `_IRREGULAR_FORMS`, with the word it is a form of ("kept": "keep")."""
+
+
+def _base_of(word: str) -> str:
+    """The word that `word` (in lower case) is an irregular form of ("kept": "keep"), or
+    `word`. (A function, so that the effects analysis of the research tools, which call `stem`,
+    knows that what it gives is a string.)"""
+    return _BASE_OF.get(word, word)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """The stem of `word`: lower case, its ending taken off ("definitions" → "defin"; "class"
-    and "status" keep their s, as "classes" and "statuses" do)."""
-    word = word.lower()
+    """The stem of `word`: lower case, an irregular form read as its word ("kept" as "keep",
+    "taken" as "take", "indices" as "index"), its ending taken off ("definitions" → "defin";
+    "class" and "status" keep their s, as "classes" and "statuses" do)."""
+    base = _base_of(word.lower())
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix == "s" else 4):
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word  # "class", "status", "analysis": as "classes" keeps them
-            return word[: -len(suffix)]
-    return word
+        if base.endswith(suffix) and len(base) - len(suffix) >= (3 if suffix == "s" else 4):
+            if suffix == "s" and base.endswith(("ss", "us", "is")):
+                return base  # "class", "status", "analysis": as "classes" keeps them
+            return base[: -len(suffix)]
+    return base
 
 
 def query_terms(question: str) -> list[str]:
