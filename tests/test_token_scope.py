@@ -316,7 +316,7 @@ def test_mcp_serve_refuses_a_persons_own_token(shop: SimpleNamespace, served: st
 
     with pytest.raises(BaseExceptionGroup) as raised:  # (the SDK's task group's)
         anyio.run(call)
-    assert "Server returned an error response" in repr(raised.value.exceptions)
+    assert "an MCP client must not hold one" in repr(raised.value.exceptions)  # signoff's words
     assert [p.id for p in shop.app.proposals()] == [shop.proposal.id]
 
 

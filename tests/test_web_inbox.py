@@ -480,11 +480,12 @@ def test_a_pause_ends_once_the_first_try_is_older_than_the_window() -> None:
 
 def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The session cookie is HttpOnly and SameSite=Lax, and Secure unless turned off."""
+    """The session cookie is HttpOnly and SameSite=Lax, and Secure unless turned off; turned
+    off, still Secure when given over https."""
     shop = open_workshop(tmp_path, monkeypatch, passwords=True)
-    for secure in (True, False):
+    for secure, scheme in ((True, "https"), (False, "http"), (False, "https")):
         client = TestClient(create_web_app(shop.app, secure_cookies=secure),
-                            base_url="https://testserver")
+                            base_url=f"{scheme}://testserver")
         token = _csrf(client, "/login")
         answer = client.post("/login", data={"handle": "noor@workshop.example",
                                              "password": PASSWORD, "csrf": token},

@@ -2,7 +2,8 @@
 
 Over HTTP every request carries ``Authorization: Bearer so_…``, a client's token (from ``signoff
 users token HANDLE --client``); a request without a valid one is answered 401 before MCP sees
-it, one with a person's own token 403 (a client holding it could approve what it proposed), and
+it, one with a person's own token 403 (a client holding it could approve what it proposed), each
+in a sentence saying what to do that the SDK's client shows its caller (a JSON-RPC error); and
 the calls of a connection act for the token's person. The inbox and the REST API can be served beside MCP (at
 ``/`` and ``/api``, MCP at ``/mcp``), so that what a call proposes is decided in the process that
 can run it.
@@ -68,8 +69,8 @@ def bearer_person(app: App, headers: Mapping[str, str], *,
 
 
 class BearerGate:
-    """ASGI middleware: requests under `prefix` without a valid signoff token get a 401
-    problem; the others pass."""
+    """ASGI middleware: requests under `prefix` without a valid signoff client token are
+    refused (401, or 403 for a person's own token: see `_refuse`); the others pass."""
 
     def __init__(self, inner: ASGIApp, app: App, *, prefix: str = "/mcp",
                  issuing: str = ISSUING) -> None:
@@ -87,7 +88,7 @@ class BearerGate:
         try:
             person = await self._checked(headers)
         except NotAuthorized as refused:
-            await _refuse(send, refused)
+            await _refuse(send, refused, accept=headers.get("accept", ""))
             return
         scope.setdefault("state", {})[_PERSON] = person  # the request's, checked once
         await self.inner(scope, receive, send)
@@ -104,19 +105,46 @@ class BearerGate:
             lambda: bearer_person(self.app, headers, issuing=self.issuing))
 
 
-async def _refuse(send: Send, refused: NotAuthorized) -> None:
-    """Answer a request whose token `BearerGate` refused, as a problem: 403 for a person's own
-    token (a good token, of the wrong kind), 401 otherwise."""
+async def _refuse(send: Send, refused: NotAuthorized, *, accept: str) -> None:
+    """Answer a request whose token `BearerGate` refused: 403 for a person's own token (a good
+    token, of the wrong kind), 401 otherwise, saying why and what to do.
+
+    An MCP client is answered in JSON-RPC, the refusal's sentence as the error's message and
+    the problem's kind in its data, as ``application/json``: the only answer to a status of 400
+    or more that the SDK's streamable HTTP client hands its caller (it reads nothing else of
+    the body, and tells every other one as "Server returned an error response"). Any other
+    client is answered a problem (``application/problem+json``), as the REST API answers. The
+    status is the same for both; an MCP client is one whose Accept names what one must
+    (``application/json``, ``text/event-stream``) and no problem."""
     status, title, kind = ((403, "Forbidden", "person-token") if isinstance(refused, PersonsToken)
                            else (401, "Unauthorized", "bad-token"))
-    body = json.dumps({"type": f"urn:signoff:problem:{kind}", "title": title,
-                       "status": status, "detail": refused.message}).encode()
-    headers = [(b"content-type", b"application/problem+json"),
-               (b"content-length", str(len(body)).encode())]
+    problem: dict[str, Any] = {"type": f"urn:signoff:problem:{kind}", "title": title,
+                               "status": status}
+    if _speaks_json_rpc(accept):
+        from mcp.types import INVALID_REQUEST
+
+        # (id null: the request's body is not read before its token is checked)
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": None, "error": {
+            "code": INVALID_REQUEST, "message": refused.message, "data": problem}}
+        content_type = b"application/json"
+    else:
+        answer, content_type = {**problem, "detail": refused.message}, b"application/problem+json"
+    body = json.dumps(answer).encode()
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
+               (b"vary", b"accept")]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="signoff"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _speaks_json_rpc(accept: str) -> bool:
+    """Whether a request with this Accept header is an MCP client's, which reads a refusal as
+    JSON-RPC: it names ``application/json`` or ``text/event-stream`` (a streamable HTTP client
+    names both), and not ``application/problem+json``."""
+    named = {kind.partition(";")[0].strip().lower() for kind in accept.split(",")}
+    return "application/problem+json" not in named and bool(
+        named & {"application/json", "text/event-stream"})
 
 
 def gated_person(scope: Mapping[str, Any]) -> Principal | None:
@@ -134,6 +162,8 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False) -
         return BearerGate(mcp_app, app, issuing=server.issuing)
     from signoff.web import create_web_app
 
+    # Served on loopback over plain http as often as behind a proxy speaking https: its cookies
+    # are Secure when a request came over https (to it, or to the proxy, which says so).
     web = create_web_app(app, secure_cookies=False)
 
     async def both(scope: Scope, receive: Receive, send: Send) -> None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Column,
+    Connection,
     ForeignKey,
     Index,
     String,
@@ -46,14 +47,18 @@ from signoff.store.utc import UtcDateTime
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
 
-__all__ = ["CLIENT_TOKEN_REFUSED", "Credentials", "TokenInfo", "TokenPurpose", "passwords_table",
-           "tokens_table"]
+__all__ = ["CLIENT_TOKEN_REFUSED", "SESSION_LABEL", "Credentials", "TokenInfo", "TokenPurpose",
+           "passwords_table", "tokens_table"]
 
 TOKEN_PREFIX = "so_"
 """Every token starts so, which makes one easy to spot in a log or a leaked file."""
 
 MIN_PASSWORD_LENGTH = 10
 """Shorter passwords are refused."""
+
+SESSION_LABEL = "web session"
+"""The label of a token that is a session of the inbox (issued at login, with an expiry). A new
+password, or being disabled, ends a person's sessions (`Credentials.end_sessions`)."""
 
 
 class TokenPurpose(StrEnum):
@@ -144,11 +149,13 @@ class Credentials:
         self._database = database
         self._people = people
         self._hasher: PasswordHasher | None = None
+        people.when_disabled(self._end_sessions)
 
     # -- passwords -----------------------------------------------------------------------
 
     def set_password(self, principal: Principal | str, password: str) -> None:
-        """Give a person a password (replacing any they had); it is stored hashed."""
+        """Give a person a password (replacing any they had); it is stored hashed. Their sessions
+        of the inbox end (`end_sessions`): whoever held one logs in again, with the new one."""
         person = self._people.get(principal)
         if person.kind is not PrincipalKind.PERSON:
             raise UserError(f"{person.name} is an agent's account; only people log in with a "
@@ -158,6 +165,11 @@ class Credentials:
         if len(password) < MIN_PASSWORD_LENGTH:
             raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters; this "
                             f"one has {len(password)}.")
+        self._store_password(person, password, ending_sessions=True)
+
+    def _store_password(self, person: Principal, password: str, *, ending_sessions: bool) -> None:
+        """Keep `password`'s hash for `person`; with `ending_sessions`, their sessions end in the
+        same transaction (not when the same password is only hashed again)."""
         hashed = self._password_hasher().hash(password)
         with self._database.connect() as db:
             found = db.execute(select(passwords_table.c.principal_id).where(
@@ -168,6 +180,8 @@ class Credentials:
             else:
                 db.execute(update(passwords_table).where(
                     passwords_table.c.principal_id == person.id).values(hash=hashed, set_at=_now()))
+            if ending_sessions:
+                self._end_sessions(db, person)
 
     def check_password(self, handle: str, password: str) -> Principal | None:
         """The person with this handle when the password is theirs and they are not disabled;
@@ -189,8 +203,8 @@ class Credentials:
             return None
         if person is None or stored is None or person.disabled:
             return None
-        if hasher.check_needs_rehash(stored):
-            self.set_password(person, password)
+        if hasher.check_needs_rehash(stored):  # (the same password: its sessions go on)
+            self._store_password(person, password, ending_sessions=False)
         return person
 
     def has_password(self, principal: Principal | str) -> bool:
@@ -321,6 +335,26 @@ class Credentials:
         if row is None:
             raise NotFound(f"There is no token with the id {key!r}.")
         return _token_info(row._mapping)
+
+    def end_sessions(self, principal: Principal | str) -> int:
+        """End every open session of the inbox of `principal` (their tokens labelled
+        `SESSION_LABEL` that expire), as a new password and being disabled do; how many there
+        were. Their own tokens (`signoff users token`: no expiry) and their MCP clients' go on,
+        until revoked one by one."""
+        person = self._people.get(principal)
+        with self._database.connect() as db:
+            return self._end_sessions(db, person)
+
+    @staticmethod
+    def _end_sessions(db: Connection, person: Principal) -> int:
+        """`end_sessions`, in the transaction of `db`."""
+        table = tokens_table
+        ended = db.execute(update(table).where(
+            table.c.principal_id == person.id, table.c.label == SESSION_LABEL,
+            table.c.purpose == TokenPurpose.PERSON.value, table.c.expires_at.is_not(None),
+            table.c.revoked_at.is_(None),
+        ).values(revoked_at=_now()))
+        return int(ended.rowcount or 0)
 
 
 _DUMMY: dict[int, str] = {}

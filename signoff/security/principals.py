@@ -6,11 +6,11 @@ import enum
 import re
 import unicodedata
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 
 from signoff.exceptions import UserError
 from signoff.store.database import Database
@@ -85,6 +85,12 @@ class People:
 
     def __init__(self, database: Database) -> None:
         self._database = database
+        self._on_disable: list[Callable[[Connection, Principal], object]] = []
+
+    def when_disabled(self, then: Callable[[Connection, Principal], object]) -> None:
+        """Have `then` run whenever someone is disabled, in the same transaction: `Credentials`
+        ends their sessions of the inbox so."""
+        self._on_disable.append(then)
 
     def add(
         self,
@@ -208,20 +214,30 @@ class People:
         return self._store(replace(current, roles=current.roles - _roles(roles)))
 
     def disable(self, principal: Principal) -> Principal:
-        """Stop `principal` from doing anything at all."""
-        return self._store(replace(self.get(principal), disabled=True))
+        """Stop `principal` from doing anything at all. Their tokens stop working while they are
+        disabled; their sessions of the inbox end for good (enabled again, they log in again)."""
+        disabled = replace(self.get(principal), disabled=True)
+        with self._database.connect() as connection:
+            self._store(disabled, connection)
+            for then in self._on_disable:
+                then(connection, disabled)
+        return disabled
 
     def enable(self, principal: Principal) -> Principal:
         """Let a disabled principal act again."""
         return self._store(replace(self.get(principal), disabled=False))
 
-    def _store(self, principal: Principal) -> Principal:
-        with self._database.connect() as connection:
-            connection.execute(
-                update(principals_table)
-                .where(principals_table.c.id == principal.id)
-                .values(roles=sorted(principal.roles), disabled=principal.disabled)
-            )
+    def _store(self, principal: Principal, within: Connection | None = None) -> Principal:
+        """Write `principal`'s roles and whether it is disabled (in `within`'s transaction, when
+        given)."""
+        if within is None:
+            with self._database.connect() as connection:
+                return self._store(principal, connection)
+        within.execute(
+            update(principals_table)
+            .where(principals_table.c.id == principal.id)
+            .values(roles=sorted(principal.roles), disabled=principal.disabled)
+        )
         return principal
 
 

@@ -22,9 +22,11 @@ __all__ = ["create_web_app"]
 def create_web_app(app: App, *, secure_cookies: bool = True, refresh_seconds: float = 5.0,
                    max_body_bytes: int = 1024 * 1024) -> FastAPI:
     """The web app of `app`: the REST API (``/api``, its OpenAPI at ``/api/openapi.json``) and
-    the inbox. Cookies are ``Secure`` unless `secure_cookies` is False (plain http); the inbox
-    looks for something new every `refresh_seconds`. An API request's token is checked before
-    its body is read, and a body over `max_body_bytes` (1 MB) is refused with 413."""
+    the inbox. Cookies are ``Secure``; with `secure_cookies` False (plain http, on a developer's
+    machine), only those given over https, to this server or to a proxy in front of it that
+    says so (``X-Forwarded-Proto``). The inbox looks for something new every
+    `refresh_seconds`. An API request's token is checked before its body is read, and a body
+    over `max_body_bytes` (1 MB) is refused with 413."""
     try:
         from signoff.web.server import build
     except ImportError as missing:

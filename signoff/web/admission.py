@@ -6,6 +6,8 @@ dependencies that check the token, so the check must come first, here. A request
 answered at once and its body is never read: an unauthenticated 150 MB upload costs the server
 nothing but the headers. A body that says its length is refused by that length (413); a body
 sent in chunks is counted as it comes, and refused (413) the moment it passes the limit.
+
+Its answers carry the headers every answer of the web app carries (`security_headers`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 
@@ -29,7 +32,7 @@ from signoff.web.problems import (
     to_problem,
 )
 
-__all__ = ["MAX_BODY_BYTES", "Admission", "is_api"]
+__all__ = ["MAX_BODY_BYTES", "Admission", "is_api", "security_headers"]
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body taken by default (1 MB): a decision is a few hundred bytes."""
@@ -40,8 +43,19 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_OPEN = ("/api/openapi.json", "/api/docs", "/api/docs/oauth2-redirect")
+_OPEN = ("/api/openapi.json",)
 """API paths anyone may read: the API's own description."""
+
+PAGE_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+               "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+               "frame-ancestors 'none'; base-uri 'none'")
+"""The Content-Security-Policy of the inbox's pages: their own inline script and style (the
+inbox's script carries the page's own values, so no hash names it), nothing loaded from
+elsewhere (a style cannot fetch anything either), nothing sent elsewhere (fetch, forms), no
+frame around them, no <base> to reroute their links."""
+
+API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'"
+"""The Content-Security-Policy of the API's answers (JSON): nothing runs or loads there."""
 
 
 _FORM_VERBS = frozenset({"approve", "reject", "revoke", "login", "logout"})
@@ -117,6 +131,27 @@ def is_api(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
+def security_headers(path: str) -> dict[str, str]:
+    """The headers every answer to `path` carries (unless its route set one itself): no
+    sniffing, no frame around it, no referrer to other sites, no copy kept (a decision's page
+    nor the API's answers), and a Content-Security-Policy (`PAGE_POLICY`, or `API_POLICY`)."""
+    return {"x-content-type-options": "nosniff", "x-frame-options": "DENY",
+            "referrer-policy": "same-origin", "cache-control": "no-store",
+            "content-security-policy": API_POLICY if is_api(path) else PAGE_POLICY}
+
+
+def _back(path: str) -> str:
+    """Where the page refusing a form posted to `path` leads back to: the form's page (the path
+    before the verb), when it is a path on this site, else the inbox. A path beginning ``//`` or
+    ``/\\`` is another site's to a browser, as is one a browser makes so by dropping a tab or a
+    newline; the path is sent percent-encoded (it came decoded)."""
+    page, _, verb = path.rpartition("/")
+    if verb not in _FORM_VERBS or not page.startswith("/") or page.startswith("//") or any(
+            c == "\\" or c < " " or c == "\x7f" for c in page):  # (a backslash anywhere: "/\\")
+        return "/"
+    return quote(page)
+
+
 async def _answer(send: Send, path: str, problem: ProblemError) -> None:
     """Answer with `problem` (the body is never read): as the API's problems read, or, for a
     form of the inbox's, as a page that says it and leads back to the form's page (a browser
@@ -127,15 +162,12 @@ async def _answer(send: Send, path: str, problem: ProblemError) -> None:
         payload = json.dumps(body.model_dump(mode="json")).encode()
         kind = MEDIA_TYPE
     else:
-        back = path.rsplit("/", 1)[0] if path.rsplit("/", 1)[-1] in _FORM_VERBS else "/"
         payload = (f'<!doctype html><html lang="en"><meta charset="utf-8"><title>'
                    f"{escape(title_of(problem.status))}</title><p>{escape(problem.detail)}</p>"
-                   f'<p><a href="{escape(back or "/")}">Back</a></p></html>').encode()
+                   f'<p><a href="{escape(_back(path))}">Back</a></p></html>').encode()
         kind = "text/html; charset=utf-8"
-    headers = [(b"content-type", kind.encode()),
-               (b"content-length", str(len(payload)).encode()),
-               (b"connection", b"close"), (b"x-content-type-options", b"nosniff")]
-    headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                for k, v in problem.headers.items()]
+    given = {**security_headers(path), **{k.lower(): v for k, v in problem.headers.items()},
+             "content-type": kind, "content-length": str(len(payload)), "connection": "close"}
+    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in given.items()]
     await send({"type": "http.response.start", "status": problem.status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})

@@ -1,10 +1,13 @@
 """Who is asking: bearer tokens for the API, a session cookie and CSRF tokens for the inbox.
 
 A browser session is a token from `Credentials` (labelled "web session", good for 12 hours), kept
-in an HttpOnly, SameSite=Lax cookie (Secure unless the app is served over plain http). Every form
-carries a CSRF token derived from the session token (HMAC), so a page on another site cannot post
-one; the login form, before there is a session, carries a random token that must match a cookie
-of its own (double submit).
+in an HttpOnly, SameSite=Lax cookie: Secure always when the app is served with secure cookies
+(the default), otherwise whenever the request came over https (see `Browser.secure_for`), so that
+plain http on a developer's machine still works and no cookie given over https goes back over
+http. Every form carries a CSRF token derived from the session token (HMAC), so a page on another
+site cannot post one; the login form carries a random token that must match a cookie of its own
+(double submit), whatever session cookie comes with it: one the server ended (revoked, its person
+disabled, a new password set), or a live one, of a person who opens the login form logged in.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from signoff.app import App
-from signoff.security.credentials import CLIENT_TOKEN_REFUSED, TokenPurpose
+from signoff.security.credentials import CLIENT_TOKEN_REFUSED, SESSION_LABEL, TokenPurpose
 from signoff.security.principals import Principal
 from signoff.web.problems import ProblemError
 
@@ -33,6 +36,8 @@ __all__ = ["SESSION_COOKIE", "Browser", "bearer_principal", "bearer_principal_of
 
 SESSION_COOKIE = "signoff_session"
 LOGIN_COOKIE = "signoff_login"
+LOGIN_FORM = "/login"
+"""Where the login form is posted: it takes its own token (`LOGIN_COOKIE`), not the session's."""
 SAID_COOKIE = "signoff_said"
 SESSION_LIFETIME = timedelta(hours=12)
 _SAID_LIMIT = 3000
@@ -74,6 +79,15 @@ class Browser:
 
     app: App
     secure: bool
+    """Whether every cookie is Secure; when not, those given over https still are."""
+
+    def secure_for(self, request: Request) -> bool:
+        """Whether the cookies given in answer to `request` are Secure: always when `secure`,
+        else when it came over https, to this server or to a proxy in front of it that says so
+        (``X-Forwarded-Proto: https``, or ``Forwarded: proto=https``). Those headers are
+        believed only to make a cookie stricter: forged, they harm no one but whoever forged
+        them, whose own cookie then does not come back over plain http."""
+        return self.secure or request.url.scheme == "https" or _forwarded_over_https(request)
 
     def person(self, request: Request) -> Principal | None:
         """Who is logged in (read afresh: a disabled person is logged out), or None. Only a
@@ -81,23 +95,32 @@ class Browser:
         token = request.cookies.get(SESSION_COOKIE, "")
         return self.app.credentials.principal_for_token(token) if token else None
 
-    def log_in(self, response: Response, person: Principal) -> None:
-        """Open a session for `person`, in a cookie on `response`."""
-        token = self.app.credentials.issue_token(person, "web session",
+    def log_in(self, request: Request, response: Response, person: Principal) -> None:
+        """Open a session for `person`, in a cookie on `response` to `request`; the session
+        this browser had, if one is still open, ends (its cookie is replaced)."""
+        self._end(request)
+        token = self.app.credentials.issue_token(person, SESSION_LABEL,
                                                  expires_in=SESSION_LIFETIME)
+        secure = self.secure_for(request)
         response.set_cookie(SESSION_COOKIE, token, max_age=int(SESSION_LIFETIME.total_seconds()),
-                            httponly=True, samesite="lax", secure=self.secure, path="/")
-        response.delete_cookie(LOGIN_COOKIE, path="/")
+                            httponly=True, samesite="lax", secure=secure, path="/")
+        response.delete_cookie(LOGIN_COOKIE, path="/", httponly=True, samesite="lax",
+                               secure=secure)
 
     def log_out(self, request: Request, response: Response) -> None:
         """End the session: its token is revoked, its cookie removed."""
+        self._end(request)
+        response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax",
+                               secure=self.secure_for(request))
+
+    def _end(self, request: Request) -> None:
+        """Revoke the session token that came with `request`, when it still works."""
         token = request.cookies.get(SESSION_COOKIE, "")
         if token and self.app.credentials.principal_for_token(token) is not None:
             self.app.credentials.revoke_token(token)
-        response.delete_cookie(SESSION_COOKIE, path="/")
 
     def csrf(self, request: Request) -> str:
-        """The CSRF token this visitor's forms carry."""
+        """The CSRF token this visitor's forms carry (but the login form: `login_token`)."""
         token = request.cookies.get(SESSION_COOKIE, "")
         if token:
             return hmac.new(token.encode(), b"signoff csrf", hashlib.sha256).hexdigest()
@@ -112,7 +135,7 @@ class Browser:
         """Keep the login form's token in its own cookie, when the visitor has none yet."""
         if request.cookies.get(LOGIN_COOKIE, "") != token:
             response.set_cookie(LOGIN_COOKIE, token, max_age=3600, httponly=True, samesite="lax",
-                                secure=self.secure, path="/")
+                                secure=self.secure_for(request), path="/")
 
     def say_on(self, request: Request, response: Response, page: str, said: dict[str, Any]
                ) -> None:
@@ -133,7 +156,8 @@ class Browser:
             text = json.dumps({"error": str(said.get("error", ""))[:_SAID_LIMIT // 2] + "…"})
         value = base64.urlsafe_b64encode(text.encode()).decode()
         response.set_cookie(SAID_COOKIE, f"{value}.{_said_mac(token, value)}", max_age=300,
-                            httponly=True, samesite="lax", secure=self.secure, path=page)
+                            httponly=True, samesite="lax", secure=self.secure_for(request),
+                            path=page)
 
     def said_on(self, request: Request) -> dict[str, Any]:
         """What a redirect back to this page left it to say (see `say_on`); {} when nothing, or
@@ -155,15 +179,32 @@ class Browser:
         """Remove what `page` was left to say, once it has said it (a reload says it no more)."""
         if SAID_COOKIE in request.cookies:
             response.delete_cookie(SAID_COOKIE, path=page, httponly=True, samesite="lax",
-                                   secure=self.secure)
+                                   secure=self.secure_for(request))
 
     def check_csrf(self, request: Request, given: object) -> None:
-        """Refuse (403) a form whose CSRF token is missing or not this visitor's."""
-        expected = self.csrf(request)
+        """Refuse (403) a form whose CSRF token is missing or not this visitor's: the login
+        form's own (its cookie's) for the login form, the session's for every other."""
+        expected = (request.cookies.get(LOGIN_COOKIE, "") if request.url.path == LOGIN_FORM
+                    else self.csrf(request))
         if not expected or not isinstance(given, str) or not hmac.compare_digest(expected, given):
             raise ProblemError(403, "This form did not come from this page (its CSRF token is "
                                     "missing or out of date): go back, reload it, and try again.",
                                type_="urn:signoff:problem:csrf")
+
+
+def _forwarded_over_https(request: Request) -> bool:
+    """Whether a proxy in front says `request` came to it over https: ``X-Forwarded-Proto``
+    (its first value, the client's side), or ``Forwarded`` (RFC 7239: its first element's
+    ``proto``)."""
+    given = request.headers.get("x-forwarded-proto", "").partition(",")[0]
+    if given.strip().lower() == "https":
+        return True
+    first = request.headers.get("forwarded", "").partition(",")[0]
+    for pair in first.split(";"):
+        name, _, value = pair.partition("=")
+        if name.strip().lower() == "proto":
+            return value.strip().strip('"').lower() == "https"
+    return False
 
 
 def _visit(request: Request) -> str:

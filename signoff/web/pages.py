@@ -9,14 +9,12 @@ the person typed, and a reload of it posts nothing again.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
 from signoff.actions.parameters import ParameterKind
@@ -29,6 +27,7 @@ from signoff.app import App
 from signoff.exceptions import AgentRefused, Invalid, Unavailable
 from signoff.inbox import Inbox, effect_lines
 from signoff.security.principals import Principal
+from signoff.web import wording
 from signoff.web.api import refused
 from signoff.web.auth import Browser
 from signoff.web.problems import ProblemError, to_problem
@@ -56,9 +55,13 @@ class Pages:
         self.refresh_seconds = refresh_seconds
         self.throttle = LoginThrottle()
         """Wrong passwords, and how long a guesser waits."""
+        # Every value a page shows is shown as written (`wording.shown`): what a model, a tool, a
+        # record or a person wrote reorders nothing and hides nothing on the page.
         self.templates = Environment(loader=PackageLoader("signoff.web", "templates"),
-                                     autoescape=select_autoescape(["html"]))
-        self.templates.filters["prose"] = prose
+                                     autoescape=select_autoescape(["html"]),
+                                     finalize=wording.shown)
+        self.templates.filters.update(prose=wording.prose, said=wording.said, field=wording.field,
+                                      label=wording.label, plain=wording.plain)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -163,7 +166,7 @@ class Pages:
                                 query="" if going == "/" else f"?next={quote(going)}")
         self.throttle.succeeded(address, who)
         response = RedirectResponse(going, status_code=303)
-        self.browser.log_in(response, person)
+        self.browser.log_in(request, response, person)
         return response
 
     async def logout(self, request: Request) -> Response:
@@ -221,20 +224,22 @@ class Pages:
                   ) -> HTMLResponse:
         waiting = proposal.status is ProposalStatus.WAITING
         fresh = self.inbox.freshness(proposal) if waiting else None
-        came_of_it = [e.words for e in self.app.receipt(proposal.task).entries
+        came_of_it = [e for e in self.app.receipt(proposal.task).entries
                       if e.kind in ("decision", "escalated")
                       and e.data.get("proposal") == proposal.id]
         # A no's reason is in the words of its decision; said apart only when they do not hold it
         reason_apart = proposal.status is ProposalStatus.REJECTED and bool(proposal.reason) and (
-            not any(proposal.reason.strip() in words for words in came_of_it))
+            not any(proposal.reason.strip() in e.words for e in came_of_it))
         typed = typed or {}
-        editable = [(name, label, str(typed.get(name, shown)))
-                    for name, label, shown, _ in self._editable(proposal)]
+        editable = [_field_of(name, label, str(typed.get(name, value)), as_text)
+                    for name, label, value, as_text in self._editable(proposal)]
         return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
                            deadline=self.inbox.deadline(proposal), editable=editable,
                            effects=self.inbox.effects(proposal),
-                           came_of_it=came_of_it, reason_apart=reason_apart, error=error,
+                           came_of_it=[wording.entry(e, proposal, rest=wording.text)
+                                       for e in came_of_it],
+                           reason_apart=reason_apart, error=error,
                            made=made, reason=str(typed.get("reason", "")))
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str, bool]]:
@@ -271,12 +276,14 @@ class Pages:
         edited: dict[str, Any] = {}
         typed: dict[str, str] = {}
         if fields.get("changes"):
-            for name, _label, shown, as_text in self._editable(proposal):
+            for name, _label, value, as_text in self._editable(proposal):
                 given = fields.get(f"set.{name}")
                 if given is not None:
                     typed[name] = given
-                if given is not None and given != shown:
-                    edited[name] = given if as_text else _value_of(given)
+                # Untouched, a field posts back its value as a browser does (`_as_posted`):
+                # never an edit, whatever its line breaks.
+                if given is not None and _as_posted(given) != _as_posted(value):
+                    edited[name] = _lines(given) if as_text else _value_of(given)
         page = f"/proposals/{quote(proposal_id)}"
         try:
             decision = self.app.approve(proposal, by=person,
@@ -326,8 +333,12 @@ class Pages:
         """One task: where it stands, and its receipt."""
         person = self.person(request)
         self.inbox.task(person, task_id)
+        receipt = self.app.receipt(task_id)
+        proposals = {p.id: p for p in self.app.proposals(task=task_id)}
         return self.render(request, "task.html", person=person, outcome=self.app.outcome(task_id),
-                           receipt=self.app.receipt(task_id))
+                           receipt=receipt, entries=[
+                               (e, wording.entry(e, proposals.get(str(e.data.get("proposal")))))
+                               for e in receipt.entries])
 
     def rules_page(self, request: Request) -> HTMLResponse:
         """The standing rules I may see, with revoke."""
@@ -394,6 +405,33 @@ def _local(target: str | None) -> str:
     return target
 
 
+def _field_of(name: str, label: str, value: str, as_text: bool) -> tuple[str, str, str, int]:
+    """(name, label, value, rows) of a field of "approve with changes": rows 0 for a one-line
+    field, else a text area's — text (whatever it holds: an input holds no line break), and a
+    long value of another kind — with rows for all of it, up to 40 (a browser that sizes a
+    field to what it holds shows all of it however long)."""
+    if not (as_text or "\n" in value or len(value) > _ONE_LINE):
+        return name, label, value, 0
+    lines = _lines(value).split("\n")
+    return name, label, value, min(sum(len(line) // _ONE_LINE + 1 for line in lines), 40)
+
+
+_ONE_LINE = 60
+"""How many characters a field of "approve with changes" shows on a line."""
+
+
+def _lines(typed: str) -> str:
+    """`typed` with its line breaks as one line feed each, as a text area holds them (a browser
+    posts each as CR LF)."""
+    return typed.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _as_posted(value: str) -> str:
+    """What a browser posts back for a field that shows `value`, read as `_lines`: each line
+    break a line feed, and a NUL (which no page can hold) U+FFFD."""
+    return _lines(value).replace("\0", "\ufffd")
+
+
 def _value_of(text: str) -> Any:
     """A changed value of another kind, as typed: JSON when it reads as JSON (42, true), else the
     text itself."""
@@ -403,10 +441,3 @@ def _value_of(text: str) -> Any:
         return text
 
 
-_QUOTED = re.compile(r"`([^`]+)`")
-
-
-def prose(words: str) -> Markup:
-    """signoff's words as HTML: escaped, and what they quote between backticks (a command, a
-    value) shown as code, not as backticks."""
-    return Markup(_QUOTED.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(words))))

@@ -1,4 +1,9 @@
-"""Putting the web app together: the API, the inbox, error handling and security headers."""
+"""Putting the web app together: the API, the inbox, error handling and security headers.
+
+The API is described at ``/api/openapi.json``, and shown by no page of the server's own: an API
+explorer (Swagger UI) is someone else's scripts, and on the inbox's origin they could do what
+the person logged in may. Load the description into a viewer of your own.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from signoff.app import App
 from signoff.exceptions import SignoffError
 from signoff.inbox import Inbox
-from signoff.web.admission import Admission, is_api
+from signoff.web.admission import Admission, is_api, security_headers
 from signoff.web.api import api_router
 from signoff.web.auth import Browser
 from signoff.web.pages import LoginRequired, Pages
@@ -54,7 +59,7 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
         summary="Decide what agents propose: the people's verbs over HTTP.",
         version="1",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,
         redoc_url=None,
     )
     web.include_router(api_router(app, inbox))
@@ -93,11 +98,8 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     async def headers(request: Request,
                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
-        response.headers.setdefault("x-content-type-options", "nosniff")
-        response.headers.setdefault("x-frame-options", "DENY")
-        response.headers.setdefault("referrer-policy", "same-origin")
-        if not request.url.path.startswith("/api/"):
-            response.headers.setdefault("cache-control", "no-store")
+        for name, value in security_headers(request.url.path).items():
+            response.headers.setdefault(name, value)
         return response
 
     # Added last, so outermost: the token and the body's size are checked before anything reads it.
