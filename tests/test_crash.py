@@ -82,8 +82,11 @@ def _problems(k: int, state: dict[str, Any], reference: dict[str, Any],
         if not ok:
             wrong.append(what)
 
-    check(state["tasks"] == [("Done", 3)], f"the task should be Done after 3 model calls: "
-                                           f"{state['tasks']}")
+    # (a call the kill may have cut off, its step counted before it was made, is one more:
+    # steps are the model calls asked, and whether that one was cannot be known)
+    check(state["tasks"] in ([("Done", 3)], [("Done", 4)]),
+          f"the task should be Done after 3 model calls (4 with one the kill cut off): "
+          f"{state['tasks']}")
     check(state["marks"] == reference["marks"],
           f"record-only runs {dict(state['marks'])} != {dict(reference['marks'])}")
     check(state["boxes"] == reference["boxes"], f"box {state['boxes']} != {reference['boxes']}")

@@ -97,6 +97,7 @@ class AgentHandle:
         max_steps = max_steps if max_steps is not None else agent.max_steps
         budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
         _check_limits(max_steps, budget_usd)
+        _check_output_tokens(agent)  # (as declared now: a class attribute may have changed)
         try:
             own = agent.skill(skill)
         except LookupError:
@@ -125,6 +126,7 @@ class AgentHandle:
             task = loop.start(
                 self.registered, own, subject, for_=for_, model=chosen,
                 max_steps=int(max_steps), budget_usd=float(budget_usd),
+                asked_now=self._agency.loop.runner is None,
             )
             if made:
                 loop.made_models.add(task)
@@ -283,6 +285,7 @@ def _check_declared(agent: type[Agent]) -> None:
         raise UserError(f"{agent.__name__}.may is a Permits (may = Permits(...)), not "
                         f"{agent.may!r}.")
     _check_limits(agent.max_steps, agent.budget_usd)
+    _check_output_tokens(agent)
     if agent.model is not None and not isinstance(agent.model, Model | ModelSpec | str):
         raise UserError(f"{agent.__name__}.model takes a Model, a ModelSpec, or a model named in "
                         f"words (\"openai:gpt-4o-mini\"), not {agent.model!r}.")
@@ -318,6 +321,26 @@ def _check_limits(max_steps: Any, budget_usd: Any) -> None:
         raise UserError(f"budget_usd {_shown(budget_usd)} is above 0, but too small for a "
                         "task's budget, which is kept as a float, to keep: it would read as 0 "
                         "and halt the task before its first step. Give a budget such as 0.50.")
+
+
+MAX_OUTPUT_TOKENS = 1_000_000
+"""The most tokens one model answer may be given (`Agent.max_output_tokens`): more than any
+model writes in one answer."""
+
+
+def _check_output_tokens(agent: type[Agent]) -> None:
+    """`UserError` for a `max_output_tokens` no model call could keep: below 1 (each call's
+    reservation left out what it writes, or went below 0, so that the budget was passed unseen),
+    not a whole number, or more than `MAX_OUTPUT_TOKENS`."""
+    tokens = agent.max_output_tokens
+    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
+        raise UserError(f"{agent.__name__}.max_output_tokens must be a whole number of tokens, "
+                        f"1 or more, not {_shown(tokens)}: the most one model answer may have, "
+                        "such as 1024.")
+    if int(tokens) > MAX_OUTPUT_TOKENS:
+        raise UserError(f"{agent.__name__}.max_output_tokens must be at most "
+                        f"{MAX_OUTPUT_TOKENS:,} tokens (more than any model writes in one "
+                        f"answer), not {_shown(tokens)}: give fewer, such as 1024.")
 
 
 def _dollars_kept(budget: Any) -> float | None:

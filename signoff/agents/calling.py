@@ -316,8 +316,9 @@ class CallSteps(StepUnits):
                                      result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
-            if cost and result.outcome.spent_nothing:
-                repo.add_spend(db, task.id, -cost)  # what was reserved, given back
+            if cost and result.outcome.spent_nothing:  # what was reserved, given back
+                repo.give_back(db, task.id, cost, tool=call.tool,
+                               why=f"it ended {outcome}, before anything of it could spend")
             closed = None
             if only:
                 done = call.changed(state=state, outcome=outcome,
@@ -363,7 +364,7 @@ class CallSteps(StepUnits):
         with self._writing(task.id) as db:
             repo.update_call(db, task.id, call.id, state=CallState.RUNNING, started_at=repo.now(),
                              leave=Leave.ALONE.words)
-            if cost and not repo.reserve_spend(db, task.id, cost):
+            if cost and not repo.reserve_for(db, task.id, cost, tool=call.tool):
                 shared = " (which the tasks of its work share)" if task.work_id else ""
                 answer = (f"{call.tool} could spend ${cost:.4f}, more than is left of the task's "
                           f"budget of ${task.budget_usd:.4f}{shared}. Nothing was run.")

@@ -238,7 +238,8 @@ class Decider:
                     # What it spends is reserved with the claim: the check and the reservation
                     # are one statement, so two approvals at once cannot both fit in what is left.
                     fits = stale is None and (
-                        not cost or repo.reserve_spend(db, proposal.task, cost))
+                        not cost or repo.reserve_for(db, proposal.task, cost,
+                                                     tool=proposal.action))
                     if fits:
                         repo.update_call(db, proposal.task, call_id, state=CallState.RUNNING,
                                          started_at=repo.now())
@@ -340,7 +341,8 @@ class Decider:
             repo.update_call(db, proposal.task, call_id, state=CallState.PROPOSED,
                              started_at=None)
             if reserved:
-                repo.add_spend(db, proposal.task, -reserved)
+                repo.give_back(db, proposal.task, reserved, tool=proposal.action,
+                               why="nothing was sent, and the proposal waits again")
         return True
 
     def _refused(self, proposal: Proposal, call_id: str, by: Principal, registered: Registered,
@@ -403,7 +405,9 @@ class Decider:
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
         if reserved and result.outcome.spent_nothing:
-            repo.add_spend(db, proposal.task, -reserved)
+            repo.give_back(db, proposal.task, reserved, tool=proposal.action,
+                           why=f"it ended {result.outcome.value}, before anything of it could "
+                               "spend")
         return answer, self._loop.wake(db, proposal.task), False
 
     def _told_of(self, task_id: str, call_id: str) -> str:

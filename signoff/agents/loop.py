@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import numbers
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -33,7 +34,7 @@ from signoff.agents.units import _ENDED, _RUNNING, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import UnknownId, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Conversation, Message, Model, ToolCall, whole
+from signoff.models.base import Conversation, Message, Model, ToolCall, Usage, whole
 from signoff.models.errors import ModelError
 from signoff.security.principals import Principal
 from signoff.store import journal, points
@@ -65,11 +66,14 @@ class Loop(CallSteps):
         budget_usd: float,
         work: str | None = None,
         continues: str | None = None,
+        asked_now: bool = False,
     ) -> str:
         """Store a new task and its opening messages; its id. Given `work`, the task shares
         that work with the other tasks started with it (of this agent, for the same person):
         what any of them has seen, or sees later, it has seen too, and they what it sees.
-        `continues` names, in its receipt, the task of the work it goes on from."""
+        `continues` names, in its receipt, the task of the work it goes on from. `asked_now`:
+        this thread asks the model at once (`do`), so the first call's step is counted, and its
+        worst case reserved, as the task is stored (a write fewer; see `_reserve_ahead`)."""
         if work is not None and not 0 < len(work) <= _WORK_ID_MOST:
             raise UserError(f"A work's id is 1 to {_WORK_ID_MOST} characters (a UUID fits); "
                             f"{len(work)} were given.")
@@ -94,6 +98,8 @@ class Loop(CallSteps):
             problem="", revision=0, holder=holds.holder_id(),
             held_until=repo.now() + holds.HOLD_FOR, fence=1, reserved_usd=0.0,
             trace_context=trace, seq=1, work_id=work)
+        ahead = self._reserve_ahead(row, Conversation(opening), model) if asked_now else {}
+        row = row.changed(**ahead) if ahead else row
         with self._database.connect() as db:
             if for_ is not None and not self._people.find_each([for_.id], within=db):
                 # (a person of another app: the task's proposals waited on nobody, for ever)
@@ -121,6 +127,8 @@ class Loop(CallSteps):
                       budget_usd=budget_usd if math.isfinite(budget_usd) else None,  # JSON: none
                       **shared)
         self.models[task_id] = model
+        if ahead:
+            self._ahead[task_id] = row.revision
         self._local.started = (row, Conversation(opening))  # (see `started`: one task's)
         return task_id
 
@@ -358,22 +366,27 @@ class Loop(CallSteps):
             return HandOn(why="this process has no model for the task")
         registered = self._agents(task.agent)
         skill = registered.agent.skill(task.skill)
-        # A reservation made with the write that closed the last turn (by this process, for
-        # this very call) is the call's; any other was made for a reply never stored.
-        ahead = task.reserved_usd if self._ahead.pop(task.id, None) == task.revision else 0.0
-        if task.reserved_usd and not ahead:
+        # A call's step is counted, and its worst case reserved, durably before it is made (so
+        # that a call whose reply is lost still counts: steps are the model calls asked). The
+        # write that closed the last turn did both for this very call when this process made
+        # it (`counted`); any other reservation was made for a call whose reply was lost.
+        counted = self._ahead.pop(task.id, None) == task.revision
+        ahead = task.reserved_usd if counted else 0.0
+        if task.reserved_usd and not counted:
             with self._writing(task.id) as db:
                 if not self._save(db, task, reserved_usd=0.0):
                     return RunAgain()
                 repo.note(db, task.id, ReceiptKind.RESERVED,
                           f"A call to {task.model} was made before the work stopped, and its reply "
                           f"was lost: the ${task.reserved_usd:.6f} reserved for it is counted as "
-                          "spent (what it really cost is not known).",
-                          cost_usd=task.reserved_usd, reserved_usd=task.reserved_usd)
+                          "spent (what it really cost is not known), and the call as one of the "
+                          "task's steps.", cost_usd=task.reserved_usd,
+                          reserved_usd=task.reserved_usd)
             task = self._saved.pop(task.id)
+        taken = task.steps - 1 if counted else task.steps  # the model calls asked before it
         spent = budget.unreserved(task.spend_usd, ahead)  # before this call's reservation
-        unreserve = {"spend_usd": spent, "reserved_usd": 0.0} if ahead else {}
-        decision = next_action(task.steps, task.max_steps, spent, task.budget_usd, False, False)
+        unreserve = {"spend_usd": spent, "reserved_usd": 0.0, "steps": taken} if counted else {}
+        decision = next_action(taken, task.max_steps, spent, task.budget_usd, False, False)
         if decision is NextAction.HALT:
             steps = "step" if task.max_steps == 1 else "steps"
             why = (f"it reached its budget of ${task.budget_usd:.4f}"
@@ -397,11 +410,13 @@ class Loop(CallSteps):
                 problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
                         f"than the ${task.budget_usd - spent:.6f} left of its budget."),
                 unreserve, reserved_usd=reserve, spend_usd=spent, budget_usd=task.budget_usd)
-        if reserve <= ahead:
-            reserve = ahead  # reserved already, durably, with the last turn's close
-        else:
-            with self._writing(task.id) as db:  # reserved durably before the model is asked
-                if not self._save(db, task, spend_usd=spent + reserve, reserved_usd=reserve):
+        if counted and reserve <= ahead:
+            reserve = ahead  # counted and reserved already, durably, with the last turn's close
+        elif reserve or not model_specs.given_from_outside(model.name):  # (a turn a client
+            # gave asks no model here: its step is counted as it is stored)
+            with self._writing(task.id) as db:  # durably, before the model is asked
+                if not self._save(db, task, steps=taken + 1, spend_usd=spent + reserve,
+                                  reserved_usd=reserve):
                     return RunAgain()
             task = self._saved.pop(task.id)
         points.reached("loop.model_reserved", task=task.id)
@@ -418,12 +433,14 @@ class Loop(CallSteps):
             log.exception("The model %s failed in task %s", model.name, task.id)
             return self._model_failed(task, model.name, error, reserve)
         said = whole(reply.text)  # (what it says is kept, and told back, as text)
-        cost = model.price.cost(reply.usage.input_tokens, reply.usage.output_tokens) if (
+        usage = reply.usage
+        if not (_tokens(usage.input_tokens) and _tokens(usage.output_tokens)):
+            return self._untrusted_usage(task, model.name, said, usage, None, reserve)
+        cost = model.price.cost(usage.input_tokens, usage.output_tokens) if (
             model.price) else 0.0
         spent = budget.settled(task.spend_usd, reserve, cost)
         if budget.over_reserved(cost, reserve):
-            return self._over_reserve(task, model.name, said, reply.usage.input_tokens,
-                                      reply.usage.output_tokens, cost, reserve, spent)
+            return self._untrusted_usage(task, model.name, said, usage, cost, reserve)
         turn = task.turn + 1
         calls = _with_own_ids(reply.tool_calls, turn)
         added = [Message(role="assistant", text=said, tool_calls=calls)]
@@ -436,8 +453,10 @@ class Loop(CallSteps):
                              why=said, state=CallState.NEW, **_NEW_CALL)
                 for position, call in enumerate(calls)]
         asked = ", ".join(c.name for c in calls) or "no tool"
-        changes: dict[str, Any] = dict(steps=task.steps + 1, spend_usd=spent, reserved_usd=0.0,
-                                       turn=turn, turn_open=bool(calls))
+        step = taken + 1
+        changes: dict[str, Any] = dict(spend_usd=spent, reserved_usd=0.0, turn=turn,
+                                       turn_open=bool(calls), steps=step)  # (counted as asked,
+        # unless the turn was given)
 
         def store(db: repo.Executor, *, held: bool, defer: bool = False) -> bool:
             """The reply stored, in `db`'s transaction: False when the task moved on since
@@ -449,7 +468,7 @@ class Loop(CallSteps):
                                  call_id=row.call_id, tool=row.tool, arguments=row.arguments,
                                  why=row.why, state=CallState.NEW)
             repo.note(db, task.id, ReceiptKind.MODEL_CALL,
-                      f"{model.name} was asked (step {task.steps + 1}) and answered with {asked}; "
+                      f"{model.name} was asked (step {step}) and answered with {asked}; "
                       f"{reply.usage.input_tokens} tokens in, {reply.usage.output_tokens} out, "
                       f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
                       output_tokens=reply.usage.output_tokens, text=said,
@@ -505,12 +524,11 @@ class Loop(CallSteps):
         told = str(error) if isinstance(error, ModelError) else (  # a provider's sentence
             f"{type(error).__name__}. The log has the details.")
         failed = Failed(problem=f"The model failed: {told}")
-        free = isinstance(error, ModelError) and error.cost_nothing
+        if isinstance(error, ModelError) and error.cost_nothing:  # (nor is it counted as asked)
+            return self._end(task, failed, {"spend_usd": budget.unreserved(task.spend_usd, reserve),
+                                            "reserved_usd": 0.0, "steps": task.steps - 1})
         if not reserve:
             return self._end(task, failed)
-        if free:
-            return self._end(task, failed, {"spend_usd": budget.unreserved(task.spend_usd, reserve),
-                                            "reserved_usd": 0.0})
         with self._writing(task.id) as db:
             if not self._save(db, task, status=failed.status.value, problem=failed.problem,
                               reserved_usd=0.0):
@@ -523,23 +541,40 @@ class Loop(CallSteps):
             repo.note(db, task.id, ReceiptKind.FAILURE, failed.problem)
         return failed
 
-    def _over_reserve(self, task: repo.TaskRow, model: str, text: str, tokens_in: int,
-                      tokens_out: int, cost: float, reserve: float, spent: float) -> Step:
-        """A reply that reports more usage than its reservation allowed: recorded as it cost,
-        told as such, and the task stops (its budget could be passed unseen otherwise)."""
-        problem = (f"Halted: {model} reported {tokens_in} tokens in and {tokens_out} out, "
-                   f"${cost:.6f}, more than was reserved for the call (${reserve:.6f}); the task "
-                   "stops so that its budget is not passed unseen. Check the model's price and "
-                   "token counting.")
+    def _untrusted_usage(self, task: repo.TaskRow, model: str, text: str, usage: Usage,
+                         cost: float | None, reserve: float) -> Step:
+        """A reply whose usage cannot be taken to fit its reservation, told as such, and the
+        task stops (its budget could be passed unseen otherwise): usage that is more than the
+        reservation allowed, recorded as it cost (`cost`); or usage that is no count of tokens
+        (`cost` None: below 0, which would have lowered the spend recorded, or not a whole
+        number), for which the reservation is counted as spent."""
+        counts = _tokens(usage.input_tokens) and _tokens(usage.output_tokens)
+        tokens_in, tokens_out = _shown(usage.input_tokens), _shown(usage.output_tokens)
+        if cost is None:
+            cost = reserve
+            problem = (f"Halted: {model} reported {tokens_in} tokens in and {tokens_out} out, "
+                       "which is no count of tokens (a whole number, 0 or more): the "
+                       f"${reserve:.6f} reserved for the call is counted as spent, and the task "
+                       "stops so that its budget is not passed unseen. Check the model's token "
+                       "counting.")
+        else:
+            problem = (f"Halted: {model} reported {tokens_in} tokens in and {tokens_out} out, "
+                       f"${cost:.6f}, more than was reserved for the call (${reserve:.6f}); the "
+                       "task stops so that its budget is not passed unseen. Check the model's "
+                       "price and token counting.")
+        spent = budget.settled(task.spend_usd, reserve, cost)
         with self._writing(task.id) as db:
             if not self._save(db, task, added=[Message(role="assistant", text=text)],
-                              steps=task.steps + 1, spend_usd=spent, reserved_usd=0.0,
+                              spend_usd=spent, reserved_usd=0.0,
                               status=TaskStatus.HALTED.value, problem=problem):
                 return RunAgain()
             repo.note(db, task.id, ReceiptKind.MODEL_CALL,
-                      f"{model} was asked (step {task.steps + 1}); {tokens_in} tokens in, "
-                      f"{tokens_out} out, ${cost:.6f}.", cost_usd=cost, input_tokens=tokens_in,
-                      output_tokens=tokens_out, text=text, reserved_usd=reserve)
+                      f"{model} was asked (step {task.steps}); {tokens_in} tokens in, "
+                      f"{tokens_out} out, ${cost:.6f}.", cost_usd=cost,
+                      input_tokens=usage.input_tokens if counts else None,
+                      output_tokens=usage.output_tokens if counts else None,
+                      reported=None if counts else f"{tokens_in} in, {tokens_out} out",
+                      text=text, reserved_usd=reserve)
             repo.note(db, task.id, ReceiptKind.LIMIT, problem, cost_usd=0.0, reserved_usd=reserve,
                       spend_usd=spent, budget_usd=task.budget_usd)
         return Halted(problem=problem)
@@ -652,6 +687,19 @@ def _unsettled(call: repo.CallRow) -> bool:
     holder before it marked running and never recorded."""
     return call.state == CallState.NEW or (
         call.state == CallState.RUNNING and call.leave == Leave.ALONE.words)
+def _tokens(count: Any) -> bool:
+    """Whether a model's reported `count` is a count of tokens: a whole number, 0 or more (and
+    less than 2**63: a cost worked out from more would not fit a float)."""
+    return isinstance(count, numbers.Integral) and not isinstance(count, bool) and (
+        0 <= int(count) < 2**63)
+
+
+def _shown(count: Any) -> str:
+    """A count a model reported, as a message names it (cut short when it is long)."""
+    shown = str(count) if isinstance(count, int) else repr(count)
+    return shown if len(shown) <= 24 else f"{shown[:12]}…{shown[-6:]}"
+
+
 _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
                                  ran_as=None, effects=None, answer="")
 """A new tool call's columns that the model's turn does not set (their defaults)."""

@@ -18,7 +18,16 @@ from signoff.agents.repository import Executor
 from signoff.models.base import Model, Price
 from signoff.store.tables import task_models, tasks
 
-__all__ = ["ModelSpec", "problems", "record", "recorded", "report"]
+__all__ = ["GIVEN", "ModelSpec", "given_from_outside", "problems", "record", "recorded", "report"]
+
+GIVEN = " (its turns given by a client)"
+"""How the model of a task whose turns a client gives is named, after the client's name: a
+worker never steps such a task with a model of its own, and no model is asked for its turns."""
+
+
+def given_from_outside(model_name: str) -> bool:
+    """Whether a task's model (by the name stored with it) is a client giving its turns."""
+    return model_name.endswith(GIVEN)
 
 
 @dataclass(frozen=True, kw_only=True)

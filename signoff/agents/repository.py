@@ -283,6 +283,27 @@ def reserve_spend(db: Executor, task_id: str, cost_usd: float) -> bool:
     ), {"key": task_id, "cost": cost_usd, "at": now()}).rowcount == 1
 
 
+def reserve_for(db: Executor, task_id: str, cost_usd: float, *, tool: str) -> bool:
+    """`reserve_spend` for a call of `tool` that spends up to `cost_usd`, and, when it fits, its
+    receipt entry in the same transaction (the ledger: what the receipt says the task cost is
+    what it has spent)."""
+    if not reserve_spend(db, task_id, cost_usd):
+        return False
+    note(db, task_id, ReceiptKind.RESERVED,
+         f"${cost_usd:.4f}, the most {tool} spends, is reserved from the budget before it runs, "
+         "and counted as spent.", cost_usd=cost_usd, tool=tool, reserved_usd=cost_usd)
+    return True
+
+
+def give_back(db: Executor, task_id: str, cost_usd: float, *, tool: str, why: str) -> None:
+    """Give back the `cost_usd` reserved for a call of `tool` that spent nothing (`why`, in
+    words), with its receipt entry, in the same transaction."""
+    add_spend(db, task_id, -cost_usd)
+    note(db, task_id, ReceiptKind.RESERVED,
+         f"The ${cost_usd:.4f} reserved for {tool} is given back: {why}.", cost_usd=-cost_usd,
+         tool=tool, reserved_usd=cost_usd)
+
+
 _WORKING = tasks.alias("working")
 _SPENT_IN_WORK = case(
     (tasks.c.work_id.is_(None), tasks.c.spend_usd),

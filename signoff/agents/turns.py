@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, select
 
 from signoff.agents import repository as repo
 from signoff.agents.loop import Loop
+from signoff.agents.model_specs import GIVEN, given_from_outside
 from signoff.agents.proposals import Proposal
 from signoff.agents.states import CallState
 from signoff.agents.steps import RunAgain, Step
@@ -24,16 +25,6 @@ from signoff.store.database import Database
 from signoff.store.tables import proposals
 
 __all__ = ["GIVEN", "CallAnswer", "GivenTurn", "answers_of", "given_from_outside", "take_turn"]
-
-GIVEN = " (its turns given by a client)"
-"""How the model of a task whose turns a client gives is named, after the client's name: a
-worker never steps such a task with a model of its own."""
-
-
-def given_from_outside(model_name: str) -> bool:
-    """Whether a task's model (by the name stored with it) is a client giving its turns."""
-    return model_name.endswith(GIVEN)
-
 
 class GivenTurn:
     """The model of a turn a client gave: it answers once, with that turn. Its cost is the

@@ -380,9 +380,10 @@ class StepUnits:
         known = self._conversations.get(task.id)
         grown = known.grown(added) if known is not None and (
             len(known) == task.message_count) else None
-        ahead = self._reserve_ahead(task, grown)
-        # The last unit of a drive lets the task go with its turn's close (see `step`).
+        # The last unit of a drive lets the task go with its turn's close (see `step`): its
+        # next model call, if any, is then counted and reserved where it is made.
         let_go = getattr(self._local, "closing", None) == task.id
+        ahead = {} if let_go else self._reserve_ahead(task, grown)
         self._local.let_go = None
         going: dict[str, Any] = {"holder": None, "held_until": None} if let_go else {}
         if not self._save(db, task, added=added, turn_open=False, **ahead, **going):
@@ -395,12 +396,14 @@ class StepUnits:
             self._ahead[task.id] = self._saved[task.id].revision
         return RunAgain(answered=tuple(calls))
 
-    def _reserve_ahead(self, task: repo.TaskRow, grown: Conversation | None) -> dict[str, Any]:
-        """The reservation of the next model call, to be made with the write that closes a
-        turn (so that the call needs no transaction of its own): the task's changes, or none
-        when it cannot be made here (no model or conversation at hand — `grown`, the
-        conversation with the turn's answers — or a limit reached)."""
-        model = self.models.get(task.id)
+    def _reserve_ahead(self, task: repo.TaskRow, grown: Conversation | None,
+                       model: Model | None = None) -> dict[str, Any]:
+        """The reservation of the next model call, and its step counted, to be made with the
+        write that closes a turn, or stores the task (so that the call needs no transaction of
+        its own): the task's changes, or none when it cannot be made here (no model — the
+        task's, unless given — or conversation at hand — `grown`, the conversation with the
+        turn's answers — or a limit reached)."""
+        model = model or self.models.get(task.id)
         if self.runner is not None:
             # Another runner may step the next turn in another process, which could not tell
             # this reservation from one made for a reply that was lost: it is made there.
@@ -416,7 +419,8 @@ class StepUnits:
                                    registered.agent.max_output_tokens)
         if not budget.fits(task.spend_usd, reserve, task.budget_usd):
             return {}
-        return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve}
+        return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve,
+                "steps": task.steps + 1}
 
     def _end(self, task: repo.TaskRow, ended: Halted | Failed, changes: dict[str, Any] | None = None,
              **data: Any) -> Step:

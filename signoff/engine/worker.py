@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from signoff.agents import model_specs, runs
+from signoff.agents import holds, model_specs, runs
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency, own_model
 from signoff.agents.proposals import ProposalStatus
@@ -89,7 +89,8 @@ class Worker:
         return self._step_running()
 
     def _step_running(self) -> int:
-        """Step every running task this worker can until it waits or ends; how many."""
+        """Step every running task this worker can until it waits or ends; how many it stepped
+        (not those another process held, or had ended, by the time it came to them)."""
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
         stepped = 0
@@ -98,9 +99,15 @@ class Worker:
                 continue
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
-            if task is None or not self.ready(task):
+            if task is None or task.status != TaskStatus.RUNNING.value or _held_elsewhere(
+                    task) or not self.ready(task):
                 continue
-            self._agency.loop.run(task_id)
+            outcome = self._agency.loop.run(task_id)
+            if outcome.status is TaskStatus.RUNNING:  # left to another that took it meanwhile?
+                with self._agency.database.connect() as db:
+                    task = repo.load_task(db, task_id)
+                if task is not None and _held_elsewhere(task):
+                    continue
             stepped += 1
         return stepped
 
@@ -179,6 +186,14 @@ class Worker:
             settled = 0
             if stepped == 0:
                 time.sleep(every)
+
+
+def _held_elsewhere(task: repo.TaskRow) -> bool:
+    """Whether another holder may be stepping `task` now (as `holds.take` judges it): this
+    worker would leave it to them."""
+    holder = task.holder
+    return holder is not None and holder != holds.holder_id() and holds.alive(
+        holder, task.id) and not holds.outlived(holder, task.held_until)
 
 
 def looked(settled: int, passed: int, stepped: int) -> str:

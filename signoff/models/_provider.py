@@ -10,12 +10,12 @@ from urllib.parse import urlsplit
 
 from signoff._extras import install_extra
 from signoff.models.base import Message, Price, ToolSpec, Usage, upper_bound_tokens
-from signoff.models.errors import ModelNotConfigured
+from signoff.models.errors import ModelBadResponse, ModelNotConfigured
 from signoff.models.prices import price_of
 from signoff.models.retries import Retries
 
 __all__ = ["OnText", "SdkClientModel", "checked_base_url", "import_sdk", "input_bound",
-           "usage_or_bound"]
+           "token_count", "usage_or_bound"]
 
 OnText = Callable[[str], None]
 """Called with each piece of text as the model writes it."""
@@ -54,12 +54,39 @@ def input_bound(messages: Sequence[Message], tools: Sequence[ToolSpec], *,
     return upper_bound_tokens(messages, tools) + extra
 
 
-def usage_or_bound(input_tokens: int | None, output_tokens: int | None, *, bound_in: int,
-                   bound_out: int) -> Usage:
+def usage_or_bound(input_tokens: Any, output_tokens: Any, *, bound_in: int, bound_out: int,
+                   model: str) -> Usage:
     """The usage a server reported; where it reported none, the worst case (so spend is never
-    recorded as less than it may have been)."""
-    return Usage(input_tokens=bound_in if input_tokens is None else int(input_tokens),
-                 output_tokens=bound_out if output_tokens is None else int(output_tokens))
+    recorded as less than it may have been). A count that is none (`token_count`) is refused."""
+    return Usage(
+        input_tokens=bound_in if input_tokens is None else token_count(
+            input_tokens, model=model, what="tokens in"),
+        output_tokens=bound_out if output_tokens is None else token_count(
+            output_tokens, model=model, what="tokens out"))
+
+
+def token_count(reported: Any, *, model: str, what: str) -> int:
+    """`reported`, a count of tokens a server's usage gave, as an int: a whole number, 0 or
+    more (an int, a float with no fraction, or decimal digits as text). Anything else is
+    `ModelBadResponse`, naming `model` and what it reported (`what`: ``"tokens in"``): a
+    negative count lowered the spend recorded, so that more calls were made than the budget
+    paid for; NaN or text failed the call with no sentence. (The request went out: the loop
+    counts what it reserved for the call as spent.)"""
+    count: int | None = None
+    if isinstance(reported, int) and not isinstance(reported, bool):
+        count = reported
+    elif isinstance(reported, float) and reported.is_integer():
+        count = int(reported)
+    elif isinstance(reported, str) and reported.strip().isascii() and reported.strip().isdigit():
+        count = int(reported.strip())
+    if count is None or count < 0:
+        shown = repr(reported) if len(repr(reported)) <= 40 else f"{repr(reported)[:36]}…"
+        raise ModelBadResponse(
+            f"{model} reported {shown} {what}, which is no count of tokens (a whole number, 0 "
+            "or more), so what its answer cost is not known: it was not used, and what was "
+            "reserved for the call is counted as spent. Check the server's usage reporting.",
+            model=model, attempts=1)
+    return count
 
 
 def _check_settings(name: str, price: Any, timeout: Any, retries: Any) -> None:

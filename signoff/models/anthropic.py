@@ -21,6 +21,7 @@ from signoff.models._provider import (
     checked_base_url,
     import_sdk,
     input_bound,
+    token_count,
     usage_or_bound,
 )
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
@@ -106,7 +107,7 @@ class AnthropicModel(SdkClientModel):
             for event in stream:
                 kind = getattr(event, "type", "")
                 if kind == "message_start":
-                    input_tokens = _input_tokens(event.message.usage)
+                    input_tokens = _input_tokens(event.message.usage, self.name)
                     output_tokens = getattr(event.message.usage, "output_tokens", None)
                 elif kind == "content_block_start":
                     block = event.content_block
@@ -129,7 +130,7 @@ class AnthropicModel(SdkClientModel):
                     if getattr(usage, "output_tokens", None) is not None:
                         output_tokens = usage.output_tokens
                     if getattr(usage, "input_tokens", None) is not None:
-                        input_tokens = _input_tokens(usage)
+                        input_tokens = _input_tokens(usage, self.name)
         text = "".join(b["text"] for _, b in sorted(blocks.items()) if b["type"] == "text")
         calls = tuple(
             ToolCall(id=b["id"] or "", name=b["name"] or "",
@@ -138,7 +139,7 @@ class AnthropicModel(SdkClientModel):
         )
         return Reply(text=text, tool_calls=calls,
                      usage=usage_or_bound(input_tokens, output_tokens, bound_in=bound_in,
-                                          bound_out=bound_out),
+                                          bound_out=bound_out, model=self.name),
                      stop=_stop(stop, bool(calls)))
 
 
@@ -191,18 +192,20 @@ def reply_of(response: Any, *, model: str, bound_in: int, bound_out: int) -> Rep
                   for b in content if getattr(b, "type", "") == "tool_use")
     usage = getattr(response, "usage", None)
     return Reply(text=text, tool_calls=calls,
-                 usage=usage_or_bound(_input_tokens(usage), getattr(usage, "output_tokens", None),
-                                      bound_in=bound_in, bound_out=bound_out),
+                 usage=usage_or_bound(_input_tokens(usage, model),
+                                      getattr(usage, "output_tokens", None),
+                                      bound_in=bound_in, bound_out=bound_out, model=model),
                  stop=_stop(getattr(response, "stop_reason", None), bool(calls)))
 
 
-def _input_tokens(usage: Any) -> int | None:
+def _input_tokens(usage: Any, model: str) -> int | None:
     """Input tokens, cache writes and reads included (all are read; counting them all as input
-    never records less than was spent)."""
+    never records less than was spent), each a count of tokens (`token_count`: a negative
+    cache count lowered the sum)."""
     if usage is None or getattr(usage, "input_tokens", None) is None:
         return None
-    return int(usage.input_tokens) + sum(
-        int(getattr(usage, field, None) or 0)
+    return token_count(usage.input_tokens, model=model, what="tokens in") + sum(
+        token_count(getattr(usage, field, None) or 0, model=model, what=field.replace("_", " "))
         for field in ("cache_creation_input_tokens", "cache_read_input_tokens"))
 
 

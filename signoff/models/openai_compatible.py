@@ -139,7 +139,7 @@ class OpenAIModel(SdkClientModel):
             text="".join(text), tool_calls=tool_calls,
             usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
                                  getattr(usage, "completion_tokens", None),
-                                 bound_in=bound_in, bound_out=bound_out),
+                                 bound_in=bound_in, bound_out=bound_out, model=self.name),
             stop=_stop(finish, bool(tool_calls)),
         )
 
@@ -228,7 +228,7 @@ def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> R
         text=message.content or "", tool_calls=calls,
         usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
                              getattr(usage, "completion_tokens", None),
-                             bound_in=bound_in, bound_out=bound_out),
+                             bound_in=bound_in, bound_out=bound_out, model=model),
         stop=_stop(choice.finish_reason, bool(calls)),
     )
 
