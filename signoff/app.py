@@ -299,7 +299,7 @@ class App:
         self, proposal: Proposal | str | UUID, *, by: Principal, always_like_this: bool = False,
         edited: Mapping[str, Any] | None = None,
     ) -> Decision:
-        """Say yes: the call runs now as the agent on behalf of `by` (only what both may).
+        """Say yes: the call runs now as `by` and the agent together (only what both may).
         `edited` changes argument values (never the tool); `always_like_this` also makes a
         standing rule for this tool in this skill, in the work the proposal is in (for the
         person it is for; refused for work for nobody, and with `edited`)."""

@@ -90,7 +90,7 @@ def test_a_decision_given_wrongly_is_refused_and_the_proposal_waits(call: Any, t
 def test_a_decider_may_be_named_by_handle() -> None:
     shop = _counter()
     decision = shop.app.approve(_waiting(shop), by="noor@t.example")
-    assert decision.said == "Noor approved reset, and it ran as them."
+    assert decision.said == "Noor approved reset; it ran as Noor and the agent together."
 
 
 def test_work_for_a_person_of_another_app_is_refused() -> None:

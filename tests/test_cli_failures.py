@@ -335,7 +335,7 @@ def test_a_routed_proposal_is_told_alike_by_show_and_approve(shop: SimpleNamespa
         assert (result.exit_code, result.stderr.strip()) == (3, f"Error: {sentence}")
     result = cli("approve", proposal.id, "--app", APP, "--as", "noor@workshop.example")
     assert result.exit_code == 0
-    assert result.stdout.startswith("Noor approved set_price, and it ran as them.")
+    assert result.stdout.startswith("Noor approved set_price; it ran as Noor and the agent together.")
 
 
 def _another_repair(shop: SimpleNamespace) -> str:
@@ -382,7 +382,8 @@ def test_an_edit_cannot_change_what_the_call_acts_on(shop: SimpleNamespace) -> N
     result = cli("approve", proposal.id, "--set", "price=40", "--set",
                  f"repair={shop.repair.id}", "--app", APP, "--as", "noor@workshop.example")
     assert result.exit_code == 0
-    assert "Noor approved set_price with price changed to 40, and it ran as them." in result.stdout
+    assert ("Noor approved set_price with price changed to 40; it ran as Noor and the agent "
+            "together.") in result.stdout
 
 
 def test_always_says_what_rule_it_made(shop: SimpleNamespace) -> None:

@@ -155,7 +155,7 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
         assert code == 0, out
         assert [p["id"] for p in json.loads(out)] == [shop.proposal.id]
     code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
-    assert (code, out.strip()) == (0, "Noor approved set_price, and it ran as them.")
+    assert (code, out.strip()) == (0, "Noor approved set_price; it ran as Noor and the agent together.")
     code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
     assert code == 1
     assert "already decided" in out
@@ -294,14 +294,16 @@ def test_tokens_are_checked(shop: SimpleNamespace) -> None:
     assert "signoff users token mia@workshop.example --save" in out
 
 
-def test_saving_a_token_says_commands_now_act_as_its_person(shop: SimpleNamespace) -> None:
-    """`users token X --save` says that commands now act as X when no --as is given (it said
-    only where the token is kept), and they do."""
+def test_saving_a_token_says_commands_now_act_as_its_person(shop: SimpleNamespace,
+                                                            tmp_path: Path) -> None:
+    """`users token X --save` says that commands on the app's database, named by its path (the
+    profile keeps tokens by database: it said "on this app"), now act as X when no --as is
+    given (it said only where the token is kept), and they do."""
     result = CliRunner().invoke(main, ["users", "token", "mia@workshop.example", "--save",
                                        "--app", APP])
     assert result.exit_code == 0, result.output
-    assert ("commands on this app now act as Mia when no --as (nor SIGNOFF_AS) is given."
-            in " ".join(result.output.split()))
+    assert (f"commands on this app's database ({tmp_path.resolve() / 'workshop.db'}) now act as "
+            "Mia when no --as (nor SIGNOFF_AS) is given." in " ".join(result.output.split()))
     code, out = cli("tasks", "--json")
     assert code == 0, out
     assert [t["id"] for t in json.loads(out)] == [shop.outcome.task]
@@ -326,7 +328,7 @@ def test_rules_tasks_receipt_agents(shop: SimpleNamespace) -> None:
     code, out = cli("tasks", "--as", "noor@workshop.example")
     assert shop.outcome.task in out
     code, out = cli("receipt", shop.outcome.task, "--as", "noor@workshop.example")
-    assert "Noor approved set_price, and it ran as them." in out
+    assert "Noor approved set_price; it ran as Noor and the agent together." in out
     code, out = cli("receipt", shop.outcome.task, "--as", "noor@workshop.example", "--json")
     assert json.loads(out)["status"] == "Running"  # decided here; a worker with the model goes on
     code, out = cli("agents", "--json")

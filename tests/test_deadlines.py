@@ -255,7 +255,7 @@ def test_a_deadline_escalates_to_the_finance_queue_which_approves_it_once(
                                   f"Finance queue at {_when(passed_at)}, who decide it now.")
     decision = shop.app.approve(work.proposal, by=shop.fay)
     assert decision.status is ProposalStatus.DONE
-    assert decision.said == "Fay approved set_price, and it ran as them."
+    assert decision.said == "Fay approved set_price; it ran as Fay and the agent together."
     assert runs(shop) == 1
     assert shop.app.outcome(work.outcome).status is TaskStatus.DONE
     assert shop.app.pass_deadlines(now=passed_at + 2 * A_DAY) == []
@@ -355,7 +355,7 @@ def test_a_decision_on_a_due_proposal_that_goes_on_is_the_next_deciders(
                                                r"now\.$"):
             shop.app.approve(other.proposal, by=shop.noor)
     assert decision.status is ProposalStatus.DONE
-    assert decision.said == "Fay approved set_price, and it ran as them."
+    assert decision.said == "Fay approved set_price; it ran as Fay and the agent together."
     assert runs(shop) == 1
     assert shop.app.proposal(other.proposal).escalations == 1
 

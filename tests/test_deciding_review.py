@@ -205,8 +205,8 @@ def test_a_run_again_after_a_crash_uses_the_approved_changes(world: SimpleNamesp
     assert app.worker(model_for=lambda _agent, _task: model).settle_stopped_runs() == 1
     assert world.board.read_text().splitlines() == ["From Pat."]
     assert app.proposal(proposal).status is ProposalStatus.DONE
-    assert ('Pat approved post_notice with text changed to "From Pat.", and it ran as them.'
-            in app.receipt(proposal.task).words)
+    assert ('Pat approved post_notice with text changed to "From Pat."; it ran as Pat and the '
+            "agent together." in app.receipt(proposal.task).words)
 
 
 def test_an_edit_may_not_change_an_id(world: SimpleNamespace) -> None:

@@ -73,5 +73,5 @@ def test_readme_demo_command_runs(script: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "== The bakery: actions by name ==" in done.stdout
     assert "== The crane: a told refusal and an untold failure ==" in done.stdout
-    assert "Noor says yes: Noor approved set_price, and it ran as them." in done.stdout
+    assert "Noor says yes: Noor approved set_price; it ran as Noor and the agent together." in done.stdout
     assert "Citations" in done.stdout

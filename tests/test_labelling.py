@@ -492,8 +492,12 @@ def test_rest_and_the_inbox_show_where_steered_arguments_came_from(
     page = client.get(f"/proposals/{proposal_id}")
     assert page.status_code == 200
     assert 'id="labels"' in page.text
-    # (what the words quote between backticks, shown as code)
-    assert re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(STEERED))) in page.text
+    # (the argument and what signoff's words quote shown as code, the value as what the model
+    # wrote, in an element of its own)
+    value = "GB29 NWBK 6016 1331 9268 19"
+    rest = STEERED.split(f"`{value}`", 1)[1]
+    assert (f'<code>iban</code> = <bdi class="said">{value}</bdi>'
+            + re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(rest)))) in page.text
 
 
 def _reading_the_mail_waits(world: Any) -> tuple[Any, Any, Any]:
@@ -519,7 +523,8 @@ def test_a_query_its_permits_propose_runs_once_approved(world: Any) -> None:
     app.approve(proposal, by=world["owner"])
     assert app.proposal(proposal.id).status is ProposalStatus.DONE
     assert app.outcome(outcome.task).status is TaskStatus.DONE
-    assert "Olive approved read_email, and it ran as them." in app.receipt(outcome.task).words
+    assert ("Olive approved read_email; it ran as Olive and the agent together."
+            in app.receipt(outcome.task).words)
 
 
 def test_a_query_whose_approval_stopped_before_it_ran_is_run_again(world: Any) -> None:
@@ -541,5 +546,6 @@ def test_a_query_whose_approval_stopped_before_it_ran_is_run_again(world: Any) -
     assert app.proposal(proposal.id).status is ProposalStatus.APPROVED
     assert app.worker(model_for=lambda _agent, _task: model).recover() == 1
     assert app.proposal(proposal.id).status is ProposalStatus.DONE
-    assert "Olive approved read_email, and it ran as them." in app.receipt(outcome.task).words
+    assert ("Olive approved read_email; it ran as Olive and the agent together."
+            in app.receipt(outcome.task).words)
 

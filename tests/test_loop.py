@@ -585,7 +585,7 @@ def test_a_yes_from_now_on_that_did_not_run_makes_no_standing_rule(database: str
         assert said == [
             f"Mia approved set_priority, but it did not run: Mia may not change Ticket "
             f"{ticket.id}. No standing rule was made: one follows only a yes that ran.",
-            "Noor approved set_priority, and it ran as them."]
+            "Noor approved set_priority; it ran as Noor and the agent together."]
         assert shop.priority() == 3  # Noor's yes, then alone by her rule
         with pytest.raises(AgentRefused, match="Mia may not close the ticket, so Mia cannot "
                                                "let Triager do it alone"):
@@ -1112,7 +1112,7 @@ def test_a_call_that_could_not_reach_what_it_needs_did_not_run_and_spent_nothing
     bank["up"] = True
     decision = app.approve(proposal, by=noor)
     assert decision.status is ProposalStatus.DONE
-    assert decision.said == "Noor approved pay, and it ran as them."
+    assert decision.said == "Noor approved pay; it ran as Noor and the agent together."
     assert app.outcome(asked.task).status is TaskStatus.DONE
     assert app.outcome(asked.task).spend_usd == 0.25
     app.database.dispose()

@@ -228,7 +228,7 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     entries = guard.app.receipt(guard.app.proposals()[0].task).entries
     receipt = "\n".join(e.words for e in entries)
     assert "McpGuard ran files_list_files alone" in receipt
-    assert "Noor approved files_delete_file, and it ran as them." in receipt
+    assert "Noor approved files_delete_file; it ran as Noor and the agent together." in receipt
     # the receipt's data tells a call's effects in the same words
     (listing,) = [e.data for e in entries if e.data.get("tool") == "files_list_files"]
     assert listing["effects"] == ["reaches outside: calls list_files on the MCP server files"]
@@ -1047,7 +1047,8 @@ def test_the_guards_tasks_and_receipts_are_read_from_the_command_line(
     saved = CliRunner().invoke(main, ["mcp", "token", config, noor, "--save"])
     assert saved.exit_code == 0, saved.output
     assert "A new token for Noor is kept in" in saved.output
-    assert "commands on this guard now act as Noor" in " ".join(saved.output.split())
+    assert "commands on this guard's database (" in " ".join(saved.output.split())
+    assert ") now act as Noor when no --as" in " ".join(saved.output.split())
     listed = CliRunner().invoke(main, ["mcp", "tasks", config, "--as", noor])
     assert listed.exit_code == 0, listed.output
     assert task in listed.output

@@ -113,7 +113,7 @@ def test_the_note_runs_alone_and_the_price_waits_for_noors_yes(
         assert decided.why == "Pads, a cable and an hour of work."
         receipt = shop.app.receipt(decided.task).words
         assert "ran note_repair alone" in receipt
-        assert "Noor approved set_price, and it ran as them." in receipt
+        assert "Noor approved set_price; it ran as Noor and the agent together." in receipt
 
     anyio.run(scenario)
     assert repair_price(shop) == 45
@@ -628,7 +628,7 @@ def test_a_call_asked_again_before_its_outcome_was_told_waits_on_the_same_propos
     assert "proposal" not in ran.structured_content
     assert len(office["app"].proposals()) == 2
     done = [e for t in _tasks_of(office) for e in office["app"].receipt(t).entries
-            if e.kind == "decision" and "approved transfer, and it ran" in e.words]
+            if e.kind == "decision" and "approved transfer; it ran as" in e.words]
     assert len(done) == 1
     anew = anyio.run(ask)
     assert anew.structured_content["proposal"] not in (proposal.id,

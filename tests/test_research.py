@@ -1405,7 +1405,7 @@ def test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints(
         assert "--database" not in approve
         yes = CliRunner().invoke(main, approve)
         assert yes.exit_code == 0, yes.output
-        assert "approved fetch_url, and it ran as them." in yes.output
+        assert "approved fetch_url; it ran as" in yes.output
         assert "A kettle boils water. [1]" in yes.output  # the research went on
         assert fetched == ["/kettle"]
         again = CliRunner().invoke(main, approve)
@@ -1438,7 +1438,7 @@ def test_a_yes_to_research_goes_on_and_prints_the_answer(
     """After `research --approve ID`, the research goes on with the model it was started with
     (kept with the task by its spec and price) in the corpus folder it was asked in (the
     printed command names it), shows its steps, and prints the answer citing the page fetched.
-    It stopped at "approved fetch_url, and it ran as them." with the task Running, and nothing
+    It stopped at "approved fetch_url; it ran as … together." with the task Running, and nothing
     would ever go on with it: research keeps no worker."""
     from signoff.cli import main
     from signoff.models import allow_model_requests
@@ -1476,7 +1476,7 @@ def test_a_yes_to_research_goes_on_and_prints_the_answer(
         searched = server.received[2].body["messages"][-1]["content"]
         assert "tea.md" in searched, searched
     said = " ".join(yes.output.split())
-    assert "approved fetch_url, and it ran as them." in said
+    assert "approved fetch_url; it ran as" in said
     assert f"The research goes on in {notes} with openai-compatible:local." in said
     assert "Step 2 of 3" in said
     assert "Step 3 of 3" in said

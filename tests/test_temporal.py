@@ -93,7 +93,7 @@ def test_a_task_started_while_temporal_is_unreachable_is_kept_told_and_started_l
         assert decision.task_status == TaskStatus.DONE.value
     assert app.outcome(outcome.task).status is TaskStatus.DONE
     words = app.receipt(outcome.task).words
-    assert words.count("Noor approved set_price, and it ran as them.") == 1
+    assert words.count("Noor approved set_price; it ran as Noor and the agent together.") == 1
 
 
 def test_a_worker_that_cannot_reach_temporal_says_so_in_a_sentence(shop: SimpleNamespace) -> None:
@@ -230,7 +230,7 @@ def test_deadlines_withdraw_one_proposal_and_escalate_another_on_temporal(
                                                    "it went to the Finance queue at"):
                 app.approve(escalated, by=shop.noor)
             decision = app.approve(escalated, by=shop.fay)
-            assert decision.said == "Fay approved set_price, and it ran as them."
+            assert decision.said == "Fay approved set_price; it ran as Fay and the agent together."
             assert decision.task_status == TaskStatus.DONE.value
         assert deadlines_app.runs(shop) == 1
         words = app.receipt(plain.task).words
@@ -299,7 +299,7 @@ def test_decisions_from_the_command_and_the_rest_api_signal_the_workflow(
             done = CliRunner().invoke(main, ["approve", first.id, "--app",
                                              "tests/deadlines_app.py", "--token", token])
             assert done.exit_code == 0, done.output
-            assert "Noor approved set_price, and it ran as them." in done.output
+            assert "Noor approved set_price; it ran as Noor and the agent together." in done.output
             _until(lambda: app.outcome(by_command).status is TaskStatus.DONE,
                    "the task decided from the command going on")
             (second,) = app.proposals(task=by_api.task)

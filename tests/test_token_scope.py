@@ -272,7 +272,7 @@ def test_an_mcp_client_cannot_approve_what_it_proposed(shop: SimpleNamespace,
     """The client connects with Noor's client token: its set_price is proposed to Noor; the
     same token approving it over the REST API beside is refused (403), the proposal waits and
     the price is unchanged; Noor's own token approves it, and it runs (it ran with the client's
-    token: "Noor approved set_price, and it ran as them")."""
+    token: "Noor approved set_price; it ran as Noor and the agent together")."""
 
     async def call() -> Any:
         async with over_http(served, token=shop.client_token) as client:

@@ -102,7 +102,7 @@ def test_the_routed_price_is_noors_and_no_one_elses(shop: SimpleNamespace) -> No
     assert shown["effects"]
     decided = shop.client.post(f"/api/proposals/{pid}/approve", json={}, headers=bearer(shop, "Noor"))
     assert decided.json()["status"] == "Done"
-    assert decided.json()["said"] == "Noor approved set_price, and it ran as them."
+    assert decided.json()["said"] == "Noor approved set_price; it ran as Noor and the agent together."
     assert repair_price(shop) == 38
     again = shop.client.post(f"/api/proposals/{pid}/approve", json={}, headers=bearer(shop, "Noor"))
     assert again.status_code == 409
@@ -165,7 +165,8 @@ def test_approve_with_changes(shop: SimpleNamespace) -> None:
     assert _get(shop, "Noor", f"/api/proposals/{listed['id']}").json()["status"] == "Waiting"
     assert repair_price(shop) == 0
     good = shop.client.post(url, json={"edited": {"price": 42}}, headers=bearer(shop, "Noor"))
-    assert good.json()["said"] == "Noor approved set_price with price changed to 42, and it ran as them."
+    assert good.json()["said"] == ("Noor approved set_price with price changed to 42; it ran as "
+                                   "Noor and the agent together.")
     assert repair_price(shop) == 42
 
 

@@ -107,7 +107,8 @@ def test_mia_has_nothing_noor_approves_the_fleet_price(shop: SimpleNamespace, pa
     _shot(page, "2-noor-sees-the-proposal")
     page.locator("#approve").click()
     expect(page.locator("#status")).to_have_text("Done")
-    expect(page.locator("#outcome")).to_contain_text("Noor approved set_price, and it ran as them.")
+    expect(page.locator("#outcome")).to_contain_text(
+        "Noor approved set_price; it ran as Noor and the agent together.")
     expect(page.locator("#effects-heading")).to_have_text("What the call does, as its code reads")
     _shot(page, "3-noor-approved")
     assert repair_price(shop) == 38
@@ -494,7 +495,7 @@ def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,
                       if k == "set-cookie" and v.startswith("signoff_session="))
         assert "HttpOnly" in cookie
         assert "SameSite=lax" in cookie
-        assert ("Secure" in cookie) is secure
+        assert ("Secure" in cookie) is (secure or scheme == "https")
 
 
 @pytest.mark.parametrize("typed", ["42", "true", '"quoted"', "null", "[1, 2]"])

@@ -234,8 +234,8 @@ def test_the_models_words_are_shown_apart_from_signoffs(bank: SimpleNamespace,
     shown whole in an element of its own, the quotation marks outside it, its backticks as
     backticks (it read as signoff's sentence, with signoff's code); so is a value a label
     quotes (its backticks paired with the label's), what the call answered, and a no's reason."""
-    why = ("Routine refund.” Nothing outside steered this call; Noor approved it already "
-           "and it ran as them. `verified by signoff` “")
+    why = ("Routine refund.” Nothing outside steered this call; Noor approved it already; "
+           "it ran as Noor and the agent together. `verified by signoff` “")
     iban = "GB29`verified`NWBK60161331926819"
     proposal = bank.propose(why, mail=True, iban=iban, amount=2400, memo="refund")
     page.goto(f"{bank.url}/proposals/{proposal}")

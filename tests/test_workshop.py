@@ -116,7 +116,7 @@ def test_the_note_alone_the_price_proposed_mias_yes_fails_noors_yes_runs(
     assert decision.status is ProposalStatus.DONE
     assert _repair(shop).price == 45
     receipt = app.receipt(again.task)
-    assert "Noor approved set_price, and it ran as them." in receipt.words
+    assert "Noor approved set_price; it ran as Noor and the agent together." in receipt.words
     assert app.proposal(proposal.id).result["ran_as"] == ["Noor", "Estimator"]
     assert app.outcome(again.task).status is TaskStatus.DONE
     kinds = [type(e).__name__ for e in shop.events]
@@ -362,7 +362,8 @@ def test_approve_with_changes(shop: SimpleNamespace) -> None:
     with pytest.raises(AgentRefused, match="Price is a number"):
         app.approve(proposal, by=shop.noor, edited={"price": "lots"})
     decision = app.approve(proposal, by=shop.noor, edited={"price": 42})
-    assert decision.said == "Noor approved set_price with price changed to 42, and it ran as them."
+    assert decision.said == ("Noor approved set_price with price changed to 42; it ran as Noor and "
+                             "the agent together.")
     assert _repair(shop).price == 42
     told = [m.text for m in script.seen.messages[1] if m.role == "tool"]
     assert told == ["Noor approved set_price with price changed to 42. T-7 costs 42."]
@@ -371,7 +372,8 @@ def test_approve_with_changes(shop: SimpleNamespace) -> None:
     assert decided.result["fingerprint"] != decided.fingerprint  # the call that ran is recorded
     entry = next(e for e in app.receipt(outcome.task).entries if e.kind == "decision")
     assert (entry.kind, entry.data["edited"]) == ("decision", {"price": 42})
-    assert entry.words == ("Noor approved set_price with price changed to 42, and it ran as them. "
+    assert entry.words == ("Noor approved set_price with price changed to 42; it ran as Noor and "
+                           "the agent together. "
                            "It answered “T-7 costs 42.”")  # (what it came to, in the receipt)
     assert entry.data["ran_fingerprint"] == decided.result["fingerprint"]
 

@@ -418,7 +418,8 @@ class Decider:
     def _decision_words(self, proposal: Proposal, by: Principal, result: ActionResult,
                         said_edit: str) -> str:
         if result.done:
-            return f"{by.name} approved {proposal.action}{said_edit}, and it ran as them."
+            return (f"{by.name} approved {proposal.action}{said_edit}; it ran as {by.name} and the "
+                    "agent together.")
         if result.outcome is ActionOutcome.FAILED:
             return f"{by.name} approved {proposal.action}{said_edit}, but it failed: {result.problem}"
         if result.outcome is ActionOutcome.UNKNOWN:

@@ -126,7 +126,8 @@ class Decision:
     status: ProposalStatus
     """Where the proposal now stands."""
     said: str
-    """What the decider is told ("Noor approved set_price, and it ran as them.")."""
+    """What the decider is told ("Noor approved set_price; it ran as Noor and the agent
+    together.")."""
     told_agent: str
     """What the agent is told (its tool's answer)."""
     task_status: str = ""

@@ -30,6 +30,7 @@ from signoff.cli.failures import (
     EXIT_USAGE,
     Failure,
     FailureTellingGroup,
+    Misuse,
     failure_of,
     tell_logs,
     tell_traceback,
@@ -111,7 +112,7 @@ def load_app(spec: str | None) -> Any:
 
     spec = spec or os.environ.get("SIGNOFF_APP")
     if not spec:
-        raise click.UsageError(f"No app is named: {NAMING_THE_APP}.")
+        raise Misuse(f"No app is named: {NAMING_THE_APP}.")
     context = click.get_current_context(silent=True)
     if context is not None:
         context.find_root().meta[_APP_SPEC] = spec
@@ -121,10 +122,10 @@ def load_app(spec: str | None) -> Any:
         if where.endswith(".py"):
             path = Path(where).resolve()
             if not path.is_file():
-                raise click.UsageError(f"There is no file {where}.")
+                raise Misuse(f"There is no file {where}.")
             module_spec = importlib.util.spec_from_file_location(path.stem, path)
             if module_spec is None or module_spec.loader is None:
-                raise click.UsageError(f"{where} cannot be loaded as Python.")
+                raise Misuse(f"{where} cannot be loaded as Python.")
             module = importlib.util.module_from_spec(module_spec)
             sys.modules[path.stem] = module
             _on_path(path.parent)  # its own modules beside it import, as with `python FILE`
@@ -134,7 +135,7 @@ def load_app(spec: str | None) -> Any:
                 # folder named as a module imports as one)
                 folder = Path(where).is_dir()  # (a file of another kind has no app.py in it)
                 such_as = Path(where) / "app.py" if folder else Path(where).with_suffix(".py")
-                raise click.UsageError(
+                raise Misuse(
                     f"{spec}: give the app as a file ending in .py (such as {such_as}:app) or "
                     f"as a module (myapp:app); {where} is "
                     f"{'a folder' if folder else 'neither'}.")
@@ -144,8 +145,8 @@ def load_app(spec: str | None) -> Any:
         if _debugging():
             tell_traceback(error)
         if error.name and error.name.split(".")[0] == where.removesuffix(".py").split(".")[0]:
-            raise click.UsageError(f"{spec}: there is no module {where} to import (give a "
-                                   "module on the Python path, or a file ending in .py).") from None
+            raise Misuse(f"{spec}: there is no module {where} to import (give a "
+                         "module on the Python path, or a file ending in .py).") from None
         raise failure_of(error, where=spec, debugging=_debugging()) from None
     except click.ClickException:
         raise
@@ -162,7 +163,7 @@ def load_app(spec: str | None) -> Any:
                  "it makes no signoff App")
         what = (f"{where} has no {attribute}" if app is None else
                 f"{attribute} in {where} is not a signoff App")
-        raise click.UsageError(f"{spec}: {what}; {named}.")
+        raise Misuse(f"{spec}: {what}; {named}.")
     if context is not None and where.endswith(".py"):  # loaded afresh, for this command alone:
         context.find_root().call_on_close(app.database.dispose)  # its connections close with it
         _note_a_new_database(app, Path(where).resolve().parent)
@@ -296,10 +297,10 @@ class _DebugSetting(click.types.BoolParamType):
                 ) -> bool:
         if isinstance(value, str) and value.strip().lower() not in self.words:  # (--debug
             # itself is True: a text is the variable's value)
-            raise click.UsageError(
+            raise Misuse(
                 f"SIGNOFF_DEBUG is “{value}”, which it does not take: set it to 1 (or true, "
                 "yes, on) to show a failure's traceback before its sentence, as --debug does, "
-                "or to 0 (or false, no, off), or leave it empty, not to.", ctx)
+                "or to 0 (or false, no, off), or leave it empty, not to.")
         return super().convert(value, param, ctx)
 
 
@@ -474,22 +475,22 @@ def new_password(password: str | None, password_stdin: bool, *, again: str) -> s
     file: a script, CI), a usage error saying to pipe it in with --password-stdin, as in `again`
     (the command, with --password-stdin, that a pipe would feed)."""
     if password is not None and password_stdin:
-        raise click.UsageError("Give the password with --password or with --password-stdin, not "
-                               "both.")
+        raise Misuse("Give the password with --password or with --password-stdin, not "
+                     "both.")
     if password is not None:
         return password
     if password_stdin:
         text = sys.stdin.read()
         line = text.removesuffix("\n").removesuffix("\r")
         if not line:
-            raise click.UsageError(f"No password came on stdin: pipe it in, as in "
-                                   f"`{_piped(again)}`.")
+            raise Misuse(f"No password came on stdin: pipe it in, as in "
+                         f"`{_piped(again)}`.")
         if "\n" in line or "\r" in line:
-            raise click.UsageError("The password on stdin is more than one line: give it once, on "
-                                   "one line.")
+            raise Misuse("The password on stdin is more than one line: give it once, on "
+                         "one line.")
         return line
     if not sys.stdin.isatty():
-        raise click.UsageError(
+        raise Misuse(
             "No password was given, and there is no terminal to ask for it at (stdin is not one): "
             f"pipe it in with --password-stdin, as in `{_piped(again)}`, or give --password.")
     answer: str = click.prompt("Password", hide_input=True, confirmation_prompt=True)

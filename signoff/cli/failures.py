@@ -59,6 +59,7 @@ __all__ = [
     "EXTRAS",
     "Failure",
     "FailureTellingGroup",
+    "Misuse",
     "by_whole_id",
     "failure_of",
     "outcome_shown",
@@ -103,6 +104,16 @@ class Failure(click.ClickException):
         super().__init__(visible(commands_as_run(message)))
         # Click reads the code from the instance; each failure has its own.
         self.exit_code = exit_code  # type: ignore[misc]
+
+
+class Misuse(Failure):
+    """A command asked for what it cannot do as asked: a file that is not there, options that
+    do not go together, no terminal to ask a password at. Its sentence alone, exit code 2; the
+    command's usage, which click prints before its own errors (an option it does not know, one
+    missing, a value of the wrong form), would tell nothing here."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_USAGE)
 
 
 def failure_of(error: BaseException, *, where: str = "", debugging: bool = False) -> Failure:

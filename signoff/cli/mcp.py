@@ -26,7 +26,7 @@ from signoff.cli import (
     runnable,
     whoami,
 )
-from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, failure_of
+from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, Misuse, failure_of
 from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
@@ -119,8 +119,8 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
           --http 127.0.0.1:8765
     """
     if inbox and http_address is None:
-        raise click.UsageError("--inbox serves the inbox and REST API beside the MCP endpoint "
-                               "over HTTP: give --http HOST:PORT with it.")
+        raise Misuse("--inbox serves the inbox and REST API beside the MCP endpoint "
+                     "over HTTP: give --http HOST:PORT with it.")
     _sdk()
     import anyio
 
@@ -223,9 +223,9 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     from signoff.mcp.config import GuardConfig
 
     if http_address is not None and inbox_address is not None:
-        raise click.UsageError("Give --http or --inbox, not both: over HTTP the inbox and the "
-                               "REST API are served beside /mcp at the --http address; --inbox "
-                               "serves them when the guard speaks over stdio.")
+        raise Misuse("Give --http or --inbox, not both: over HTTP the inbox and the "
+                     "REST API are served beside /mcp at the --http address; --inbox "
+                     "serves them when the guard speaks over stdio.")
     for address, option in ((http_address, "--http"), (inbox_address, "--inbox")):
         if address is not None:
             _address(address, option)  # refused before the upstreams start

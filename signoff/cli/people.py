@@ -30,10 +30,11 @@ from signoff.cli import (
     revoking_a_rule,
     whoami,
 )
-from signoff.cli.failures import by_whole_id
+from signoff.cli.failures import Failure, Misuse, by_whole_id
 from signoff.cli.invocation import commands_as_run, runnable
 from signoff.cli.otlp import export_traces
 from signoff.cli.terminal import say
+from signoff.exceptions import UserError
 from signoff.inbox import Inbox
 
 __all__: list[str] = []
@@ -229,9 +230,9 @@ def _values(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name:
-            raise click.UsageError(f"--set takes NAME=VALUE, not {pair!r}.")
+            raise Misuse(f"--set takes NAME=VALUE, not {pair!r}.")
         if name in values:
-            raise click.UsageError(f"--set gives {name} twice: give each value once.")
+            raise Misuse(f"--set gives {name} twice: give each value once.")
         try:
             values[name] = json.loads(text)
         except (ValueError, RecursionError):  # not JSON (or absurdly nested): the text itself
@@ -265,9 +266,15 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
     app = load_app(app_spec)
     export_traces(app)
     me = whoami(app, as_handle, token)
-    proposal = _proposal(Inbox(app), me, proposal_id)
-    decision = app.approve(proposal, by=me, always_like_this=always,
-                           edited=_values(changes) or None)
+    inbox = Inbox(app)
+    proposal = _proposal(inbox, me, proposal_id)
+    try:
+        decision = app.approve(proposal, by=me, always_like_this=always,
+                               edited=_values(changes) or None)
+    except UserError:
+        if _declared(app, proposal.agent):
+            raise
+        raise _not_fresh(inbox, proposal) from None
     if as_json:
         _print_json(decision)
     else:
@@ -276,6 +283,25 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
             say(rule_words(app, decision.rule))
     if decision.status is not ProposalStatus.DONE:
         raise SystemExit(EXIT_REFUSED)
+
+
+def _declared(app: Any, agent: str) -> bool:
+    """Whether the app this command loaded declares the agent named `agent`."""
+    try:
+        app.agent(agent)
+    except UserError:
+        return False
+    return True
+
+
+def _not_fresh(inbox: Inbox, proposal: Any) -> Failure:
+    """The refusal of a yes to `proposal`, whose agent the app this command loaded does not
+    declare (it was proposed by an app that did: a script beside it), in the words `signoff
+    proposals` lists it with; nothing was decided, and a no still ends it."""
+    no = runnable(f"reject {proposal.id} --reason TEXT{app_option_words()}")
+    return Failure(f"Not fresh: {inbox.freshness(proposal).words} Nothing was decided: declare "
+                   f"{proposal.agent} in the app this command loads, or say no with `{no}`.",
+                   EXIT_REFUSED)
 
 
 @main.command()

@@ -42,6 +42,7 @@ from signoff.cli.failures import (
     EXIT_NOT_FOUND,
     EXIT_REFUSED,
     Failure,
+    Misuse,
     by_whole_id,
     failure_of,
     outcome_shown,
@@ -137,26 +138,26 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     from signoff.research.skill import Researcher, ask, default_database, research_app
 
     if reason is not None and approve_id is None and reject_id is None and go_on_id is None:
-        raise click.UsageError("--reason goes with --reject PROPOSAL_ID: it tells the agent "
-                               "why not" + (". A question needs none." if question else "."))
+        raise Misuse("--reason goes with --reject PROPOSAL_ID: it tells the agent "
+                     "why not" + (". A question needs none." if question else "."))
     _price(price_spec)  # (a price that is none is told as such first, with or without a model)
     if price_spec is not None and model_spec is not None and _is_offline_spec(model_spec):
-        raise click.UsageError("--price goes with a provider's model: the offline reader "
-                               "(--model offline) costs nothing.")
+        raise Misuse("--price goes with a provider's model: the offline reader "
+                     "(--model offline) costs nothing.")
     if approve_id is not None or reject_id is not None or reason is not None or (
             go_on_id is not None):
         if max_steps is not None or budget_usd is not None:
-            raise click.UsageError("--max-steps and --budget go with a question: a research "
-                                   "task goes on after a decision within the limits it was "
-                                   "started with.")
+            raise Misuse("--max-steps and --budget go with a question: a research "
+                         "task goes on after a decision within the limits it was "
+                         "started with.")
         if price_spec is not None and model_spec is None:
-            raise click.UsageError("--price goes with --model SPEC: the model a research task "
-                                   "kept goes on at the price it was started with.")
+            raise Misuse("--price goes with --model SPEC: the model a research task "
+                         "kept goes on at the price it was started with.")
         if go_on_id is not None:
             if question is not None or approve_id is not None or reject_id is not None or (
                     reason is not None):
-                raise click.UsageError("Give --go-on TASK_ID alone: it goes on with a task, "
-                                       "and asks or decides nothing.")
+                raise Misuse("Give --go-on TASK_ID alone: it goes on with a task, "
+                             "and asks or decides nothing.")
             _go_on(go_on_id, database=database, as_json=as_json, corpus_dir=corpus_dir,
                    model_spec=model_spec, price_spec=price_spec)
             return
@@ -166,20 +167,20 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         return
     if question is None:
         such_as = runnable('research "What does the with statement do?"')
-        raise click.UsageError(f"Ask a question, such as {such_as}; or decide a proposal a "
-                               "research task waits on with --approve PROPOSAL_ID or --reject "
-                               "PROPOSAL_ID --reason TEXT; or go on with a research task "
-                               "that was stopped with --go-on TASK_ID.")
+        raise Misuse(f"Ask a question, such as {such_as}; or decide a proposal a "
+                     "research task waits on with --approve PROPOSAL_ID or --reject "
+                     "PROPOSAL_ID --reason TEXT; or go on with a research task "
+                     "that was stopped with --go-on TASK_ID.")
     if not question.strip():
         such_as = runnable('research "What does the with statement do?"')
-        raise click.UsageError(f"The question is empty: ask something, such as {such_as}.")
+        raise Misuse(f"The question is empty: ask something, such as {such_as}.")
     try:  # (told before anything is printed or made: it printed "Researching in …" first)
         question.encode("utf-8")
     except UnicodeEncodeError as error:
         raise failure_of(error, where="The question") from None
     if price_spec is not None and model_spec is None:
-        raise click.UsageError("--price goes with --model SPEC: without it, research uses the "
-                               "offline reader, which costs nothing.")
+        raise Misuse("--price goes with --model SPEC: without it, research uses the "
+                     "offline reader, which costs nothing.")
     console = console_for_text()
     steps = max_steps if max_steps is not None else Researcher.max_steps
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
@@ -325,18 +326,18 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     from signoff.inbox import Inbox
 
     if question is not None:
-        raise click.UsageError("Give a question, or decide a proposal with --approve or "
-                               "--reject, not both.")
+        raise Misuse("Give a question, or decide a proposal with --approve or "
+                     "--reject, not both.")
     if approve_id is not None and reject_id is not None:
-        raise click.UsageError("Give --approve or --reject, not both: a proposal is decided "
-                               "once.")
+        raise Misuse("Give --approve or --reject, not both: a proposal is decided "
+                     "once.")
     if approve_id is not None and reason is not None:
-        raise click.UsageError("--reason goes with --reject: a yes needs none.")
+        raise Misuse("--reason goes with --reject: a yes needs none.")
     if reject_id is not None and not (reason or "").strip():
-        raise click.UsageError("Say why with --reason TEXT (such as --reason 'Not that site.'): "
-                               "the agent is told it.")
+        raise Misuse("Say why with --reason TEXT (such as --reason 'Not that site.'): "
+                     "the agent is told it.")
     if approve_id is None and reject_id is None:
-        raise click.UsageError("--reason goes with --reject PROPOSAL_ID.")
+        raise Misuse("--reason goes with --reject PROPOSAL_ID.")
     # The corpus is made before anything is decided: the research goes on in it (its tools
     # are queries, which may not make an index), and a folder that cannot be read is told
     # while the proposal still waits.
@@ -592,7 +593,7 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
     if model_spec is not None:
         return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed)
     if kept is None or not kept.spec:
-        raise click.UsageError(
+        raise Misuse(
             f"Research task {task} keeps no model to go on with (it was started with a model "
             "given in code, with the offline reader, which is not kept, or before research "
             "kept its model with the task): name the one it was researched with, --model SPEC "
@@ -601,7 +602,7 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
     try:
         return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
     except click.BadParameter as error:
-        raise click.UsageError(
+        raise Misuse(
             f"Research task {task} goes on with {kept.words}, which cannot be made here: "
             f"{error.message} Set what it needs and decide again, or name another model with "
             "--model SPEC.") from None
@@ -634,9 +635,9 @@ def _research_url(database: str | None) -> str:
 
     url = database or default_database()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        raise click.UsageError(f"There is no research database at {url}: name the one that "
-                               "holds the task with --database URL, or, for a task of an app, "
-                               f"{NAMING_THE_APP}.")
+        raise Misuse(f"There is no research database at {url}: name the one that "
+                     "holds the task with --database URL, or, for a task of an app, "
+                     f"{NAMING_THE_APP}.")
     return url
 
 
@@ -722,7 +723,7 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
 
     try:
         app, url = _research_database(database)
-    except click.UsageError:  # no research database: no research task, told so
+    except Misuse:  # no research database: no research task, told so
         from signoff.research.skill import default_database
 
         if as_json:

@@ -20,7 +20,7 @@ from signoff.cli import (
     nobody_named,
     runnable,
 )
-from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure, outcome_shown
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure, Misuse, outcome_shown
 from signoff.cli.invocation import commands_as_run
 from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
@@ -74,7 +74,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
         own = handle.registered.agent.skill(skill)
     except LookupError:
         names = ", ".join(s.name for s in handle.registered.agent.skills)
-        raise click.UsageError(f"{agent} has no skill {skill!r}; its skills are: {names}.") \
+        raise Misuse(f"{agent} has no skill {skill!r}; its skills are: {names}.") \
             from None
     person = None
     if for_handle is not None:
@@ -94,8 +94,8 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
                 "tokens, e.g. --price 0.15,0.60; 0,0 for a model of your own).",
                 param_hint="--price")
     elif handle.registered.agent.model is None:
-        raise click.UsageError(f"{agent} declares no model: name one with --model, e.g. "
-                               "--model openai:gpt-4o-mini.")
+        raise Misuse(f"{agent} declares no model: name one with --model, e.g. "
+                     "--model openai:gpt-4o-mini.")
     with outcome_shown():
         outcome = handle.do(own, worked_on, for_=person, model=model, max_steps=max_steps,
                             budget_usd=budget)
@@ -120,8 +120,8 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
 def _agent(app: Any, name: str) -> Any:
     names = sorted({line.agent for line in app.skills.catalog()})
     if name not in names:
-        raise click.UsageError(f"There is no agent {name!r} in this app; its agents are: "
-                               f"{', '.join(names) or 'none'}.")
+        raise Misuse(f"There is no agent {name!r} in this app; its agents are: "
+                     f"{', '.join(names) or 'none'}.")
     return app.agent(name)
 
 
@@ -133,10 +133,10 @@ def _subject(app: Any, handle: Any, skill: Any, given: str | None, person: Any) 
     subject_type, _ = skill.types()
     if subject_type in (None, type(None)):
         if given is not None:
-            raise click.UsageError(f"{skill.name} works on nothing: leave out --subject.")
+            raise Misuse(f"{skill.name} works on nothing: leave out --subject.")
         return None
     if given is None:
-        raise click.UsageError(f"{skill.name} works on a {_name(subject_type)}: give --subject.")
+        raise Misuse(f"{skill.name} works on a {_name(subject_type)}: give --subject.")
     if not (isinstance(subject_type, type) and issubclass(subject_type, RecordBase)):
         try:
             return json.loads(given)

@@ -7,11 +7,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import click
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import select
 
-from signoff.cli.failures import EXIT_NOT_FOUND, Failure
+from signoff.cli.failures import EXIT_NOT_FOUND, Failure, Misuse
 from signoff.exceptions import NotAuthorized
 
 __all__ = ["record_named"]
@@ -27,15 +26,15 @@ def record_named(app: Any, record_type: type[Any], given: str, reader: Any = Non
     if sep:
         column = sa_inspect(record_type).columns.get(field)
         if column is None or not (column.unique or column.primary_key):
-            raise click.UsageError(f"{field} is not a unique field of {name}: give its id, or "
-                                   "FIELD=VALUE with a unique field.")
+            raise Misuse(f"{field} is not a unique field of {name}: give its id, or "
+                         "FIELD=VALUE with a unique field.")
         condition = column == value
     else:
         try:
             condition = record_type.id == uuid.UUID(given)
         except ValueError:
-            raise click.UsageError(f"{given!r} is neither the id of a {name} nor FIELD=VALUE "
-                                   "with a unique field of it.") from None
+            raise Misuse(f"{given!r} is neither the id of a {name} nor FIELD=VALUE "
+                         "with a unique field of it.") from None
     whose = f" that {reader.name} may read" if reader is not None else ""
     not_found = Failure(f"There is no {name} {given}{whose}.", EXIT_NOT_FOUND)
     with app.session(as_=reader if reader is not None else app.system) as session:

@@ -16,6 +16,7 @@ from signoff.cli import (
     PASSWORD_OPTIONS,
     app_option_words,
     given,
+    kept_for,
     load_app,
     main,
     new_password,
@@ -24,6 +25,7 @@ from signoff.cli import (
     save_token,
     which_file,
 )
+from signoff.cli.failures import Misuse
 from signoff.exceptions import NotFound
 from signoff.security.principals import Principal
 
@@ -280,8 +282,12 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
         person, label=label, purpose=TokenPurpose.CLIENT if client else TokenPurpose.PERSON)
     if save:
         path = save_token(app, person.handle, secret)
+        # The profile keeps tokens by database (an app or guard on another has its own): a
+        # SQLite file is named by its path, any other database by its URL.
+        database = kept_for(app).removeprefix("sqlite:///")
         click.echo(f"A new token for {person.name} is kept in {path}, and commands on this "
-                   f"{acted_on} now act as {person.name} when no --as (nor SIGNOFF_AS) is given.")
+                   f"{acted_on}'s database ({database}) now act as {person.name} when no --as "
+                   "(nor SIGNOFF_AS) is given.")
     else:
         click.echo(secret)
 
@@ -293,7 +299,7 @@ def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled
     be left undone without a word); and --client with --save, since the commands that act as
     the profile's people refuse a client's token."""
     if client and save and not listing and revoke_id is None:
-        raise click.UsageError(
+        raise Misuse(
             "--client and --save do not go together: --save keeps a person's own token, which "
             "the commands that act as them (--as) decide with, and a client's token cannot "
             "decide. Give the client a token made with --client alone, and keep one of the "
@@ -305,7 +311,7 @@ def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled
     if (listing or revoke_id is not None) and len(asked) > 1:
         both = " and ".join(asked) if len(asked) == 2 else (
             f"{', '.join(asked[:-1])} and {asked[-1]}")
-        raise click.UsageError(
+        raise Misuse(
             f"{both} ask for more than one thing at once: give one of them (--list lists the "
             "person's tokens, --revoke TOKEN_ID revokes one, and "
             f"{'--save, --label or --client go' if takes_label else '--save or --client go'} "
