@@ -2,7 +2,8 @@
 session the server ended leaves its person free to log in again; a new password or being
 disabled ends a person's sessions (not their own tokens); the page refusing a too large form
 leads back only within the site; every answer carries the same security headers, a
-Content-Security-Policy included, under which every page of the inbox still works."""
+Content-Security-Policy included, under which every page of the inbox still works and runs only
+the script and style that carry its answer's nonce."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import httpx
 import pytest
 import uvicorn
 from argon2 import PasswordHasher
-from playwright.sync_api import Browser, ConsoleMessage, expect
+from playwright.sync_api import Browser, ConsoleMessage, Route, expect
 
 from signoff.web import create_web_app
 from tests.workshop_web import PASSWORD, bearer, open_workshop, price
@@ -26,6 +27,18 @@ from tests.workshop_web import PASSWORD, bearer, open_workshop, price
 SECURITY = ("x-content-type-options", "x-frame-options", "referrer-policy", "cache-control",
             "content-security-policy")
 """The headers every answer carries."""
+
+TEMPLATES = Path(__file__).parent.parent / "signoff" / "web" / "templates"
+"""The inbox's templates."""
+
+NONCE = re.compile(r"'nonce-([A-Za-z0-9_-]{22,})'")
+"""A nonce named in a Content-Security-Policy (`secrets.token_urlsafe(16)`: 22 characters)."""
+
+
+def _policy(answer: httpx.Response) -> dict[str, list[str]]:
+    """The answer's Content-Security-Policy: each directive's sources."""
+    return {d.split(" ")[0]: d.split(" ")[1:]
+            for d in answer.headers["content-security-policy"].split("; ")}
 
 
 @pytest.fixture
@@ -225,7 +238,10 @@ def test_the_page_refusing_a_too_large_form_carries_every_page_s_headers(
     """The 413 page carries the security headers the login page carries (no frame around it,
     its Content-Security-Policy); the API's 413, the API's."""
     _, headers, _ = _too_large(shop.port, "/proposals/p-1/approve")
-    page = httpx.get(f"{shop.url}/login").headers
+    page = dict(httpx.get(f"{shop.url}/login").headers)
+    # (The same policy, but the login page's script and style carry its nonce; the 413 page,
+    # which has none, runs no script or style at all.)
+    page["content-security-policy"] = NONCE.sub("'none'", page["content-security-policy"])
     assert {name: headers.get(name) for name in SECURITY} == {name: page[name]
                                                                for name in SECURITY}
     _, headers, _ = _too_large(shop.port, "/api/proposals/p-1/approve")
@@ -252,8 +268,8 @@ def test_every_answer_carries_the_security_headers(shop: SimpleNamespace) -> Non
         assert headers["x-frame-options"] == "DENY", answer.url
         assert headers["x-content-type-options"] == "nosniff", answer.url
         assert headers["referrer-policy"] == "same-origin", answer.url
-        policy = {d.split(" ")[0]: d.split(" ")[1:]
-                  for d in headers["content-security-policy"].split("; ")}
+        policy = _policy(answer)
+        assert "'unsafe-inline'" not in headers["content-security-policy"], answer.url
         assert policy["default-src"] == ["'none'"], answer.url
         assert policy["frame-ancestors"] == ["'none'"], answer.url
         assert all("http" not in source for sources in policy.values() for source in sources)
@@ -261,6 +277,47 @@ def test_every_answer_carries_the_security_headers(shop: SimpleNamespace) -> Non
     assert "connect-src 'self'" in page
     assert "form-action 'self'" in page
     assert "script-src" not in answers[6].headers["content-security-policy"]  # (/api/me)
+    for answer in answers[:6]:  # each page (the 404 too) names a nonce of its own
+        found = NONCE.search(answer.headers["content-security-policy"])
+        assert found is not None, answer.url
+        assert _policy(answer)["script-src"] == _policy(answer)["style-src"] == [found.group(0)]
+    assert len({NONCE.findall(a.headers["content-security-policy"])[0]
+                for a in answers[:6]}) == 6
+
+
+def test_a_page_s_policy_names_the_nonce_its_own_script_and_style_carry(
+        shop: SimpleNamespace) -> None:
+    """Script and style run only by the nonce of the answer (no 'unsafe-inline', which would
+    run anything put into the page): the inbox's own script and style carry it, and the same
+    page asked for again carries another."""
+    with _browser(shop) as browser:
+        assert _log_in(browser, "noor@workshop.example").status_code == 303
+        first, again = browser.get("/"), browser.get("/")
+    nonces = []
+    for answer in (first, again):
+        policy = _policy(answer)
+        assert "'unsafe-inline'" not in answer.headers["content-security-policy"]
+        found = NONCE.fullmatch(policy["script-src"][0])
+        assert found is not None
+        assert policy["script-src"] == policy["style-src"]
+        tags = re.findall(r"<(script|style)\b([^>]*)>", answer.text)
+        assert sorted(kind for kind, _ in tags) == ["script", "style"]
+        assert all(attributes == f' nonce="{found.group(1)}"' for _, attributes in tags)
+        nonces.append(found.group(1))
+    assert nonces[0] != nonces[1]
+
+
+def test_no_template_has_what_a_nonce_does_not_cover() -> None:
+    """No inline event handler, ``style`` attribute or ``javascript:`` address in any
+    template (a nonce lets none of them run), and every <script> and <style> carries the
+    nonce."""
+    for template in sorted(TEMPLATES.glob("*.html")):
+        text = template.read_text()
+        assert not re.search(r"\son[a-z]+\s*=", text, re.IGNORECASE), template.name
+        assert not re.search(r"\sstyle\s*=", text, re.IGNORECASE), template.name
+        assert "javascript:" not in text.lower(), template.name
+        for tag in re.findall(r"<(?:script|style)\b[^>]*>", text, re.IGNORECASE):
+            assert tag.endswith(' nonce="{{ nonce }}">'), (template.name, tag)
 
 
 def test_the_api_is_described_by_its_openapi_and_no_page_of_scripts_from_elsewhere(
@@ -275,6 +332,34 @@ def test_the_api_is_described_by_its_openapi_and_no_page_of_scripts_from_elsewhe
 
 
 # -- every page of the inbox works under its policy --------------------------------------------
+
+
+def test_a_script_put_into_a_page_without_the_nonce_does_not_run(shop: SimpleNamespace,
+                                                                  browser: Browser) -> None:
+    """In Chromium, the login page as the server answers it (its headers unchanged), with a
+    script and a style put into it that do not carry its nonce: neither is applied, while the
+    page's own style is."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+
+    def inject(route: Route) -> None:
+        answer = route.fetch()
+        body = answer.text().replace(
+            "</main>", "<script>document.title = 'injected';</script>"
+                       "<style>main { display: none; }</style></main>")
+        route.fulfill(response=answer, body=body)
+
+    try:
+        page.route(f"{shop.url}/login", inject)
+        page.goto(f"{shop.url}/login")
+        expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+        assert page.title() != "injected"
+        assert page.evaluate("getComputedStyle(document.querySelector('main')).display") == (
+            "block")
+        assert page.evaluate("getComputedStyle(document.body).margin") == "0px"  # (its own)
+    finally:
+        context.close()
 
 
 def test_every_page_works_under_the_content_security_policy(shop: SimpleNamespace,

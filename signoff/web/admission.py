@@ -32,7 +32,7 @@ from signoff.web.problems import (
     to_problem,
 )
 
-__all__ = ["MAX_BODY_BYTES", "Admission", "is_api", "security_headers"]
+__all__ = ["MAX_BODY_BYTES", "Admission", "is_api", "page_policy", "security_headers"]
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body taken by default (1 MB): a decision is a few hundred bytes."""
@@ -45,14 +45,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _OPEN = ("/api/openapi.json",)
 """API paths anyone may read: the API's own description."""
-
-PAGE_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-               "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
-               "frame-ancestors 'none'; base-uri 'none'")
-"""The Content-Security-Policy of the inbox's pages: their own inline script and style (the
-inbox's script carries the page's own values, so no hash names it), nothing loaded from
-elsewhere (a style cannot fetch anything either), nothing sent elsewhere (fetch, forms), no
-frame around them, no <base> to reroute their links."""
 
 API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'"
 """The Content-Security-Policy of the API's answers (JSON): nothing runs or loads there."""
@@ -131,13 +123,26 @@ def is_api(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
+def page_policy(nonce: str | None = None) -> str:
+    """The Content-Security-Policy of an answer of the inbox's (not the API's): a page's own inline
+    script and style run only as they carry `nonce`, this answer's alone (`Pages.render` makes a
+    fresh one for each: inline event handlers, ``style`` attributes and ``javascript:`` links run
+    under no nonce, and no page has them); an answer with no nonce runs no script and no style.
+    Nothing is loaded from elsewhere (a style cannot fetch anything either), nothing sent
+    elsewhere (fetch, forms), no frame around them, no <base> to reroute their links."""
+    own = f"'nonce-{nonce}'" if nonce else "'none'"
+    return (f"default-src 'none'; script-src {own}; style-src {own}; img-src 'self' data:; "
+            "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+
+
 def security_headers(path: str) -> dict[str, str]:
     """The headers every answer to `path` carries (unless its route set one itself): no
     sniffing, no frame around it, no referrer to other sites, no copy kept (a decision's page
-    nor the API's answers), and a Content-Security-Policy (`PAGE_POLICY`, or `API_POLICY`)."""
+    nor the API's answers), and a Content-Security-Policy (`API_POLICY`, or `page_policy()`
+    with no nonce: a page rendered from a template sets its own, naming its nonce)."""
     return {"x-content-type-options": "nosniff", "x-frame-options": "DENY",
             "referrer-policy": "same-origin", "cache-control": "no-store",
-            "content-security-policy": API_POLICY if is_api(path) else PAGE_POLICY}
+            "content-security-policy": API_POLICY if is_api(path) else page_policy()}
 
 
 def _back(path: str) -> str:

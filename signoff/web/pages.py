@@ -9,6 +9,7 @@ the person typed, and a reload of it posts nothing again.
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 from urllib.parse import quote
 
@@ -28,6 +29,7 @@ from signoff.exceptions import AgentRefused, Invalid, Unavailable
 from signoff.inbox import Inbox, effect_lines
 from signoff.security.principals import Principal
 from signoff.web import wording
+from signoff.web.admission import page_policy
 from signoff.web.api import refused
 from signoff.web.auth import Browser
 from signoff.web.problems import ProblemError, to_problem
@@ -67,12 +69,16 @@ class Pages:
 
     def render(self, request: Request, name: str, *, status: int = 200,
                person: Principal | None = None, **context: Any) -> HTMLResponse:
-        """A page from its template."""
+        """A page from its template, its inline script and style carrying a nonce of this answer's
+        alone, which its Content-Security-Policy names (`page_policy`): a script or a style put
+        on the page by anything else does not run."""
         csrf = self.browser.csrf(request) if person else self.browser.login_token(request)
+        nonce = secrets.token_urlsafe(16)
         html = self.templates.get_template(name).render(
-            request=request, me=person, csrf=csrf, app_name=self.app.name,
+            request=request, me=person, csrf=csrf, app_name=self.app.name, nonce=nonce,
             supervises=self.inbox.supervises(person) if person else False, **context)
-        response = HTMLResponse(html, status_code=status)
+        response = HTMLResponse(html, status_code=status,
+                                headers={"content-security-policy": page_policy(nonce)})
         if person is None:
             self.browser.remember_login_token(request, response, csrf)
         return response
