@@ -687,9 +687,13 @@ def _unsettled(call: repo.CallRow) -> bool:
     holder before it marked running and never recorded."""
     return call.state == CallState.NEW or (
         call.state == CallState.RUNNING and call.leave == Leave.ALONE.words)
+
+
 def _tokens(count: Any) -> bool:
     """Whether a model's reported `count` is a count of tokens: a whole number, 0 or more (and
     less than 2**63: a cost worked out from more would not fit a float)."""
+    if type(count) is int:  # (as nearly every model reports it)
+        return 0 <= count < 2**63
     return isinstance(count, numbers.Integral) and not isinstance(count, bool) and (
         0 <= int(count) < 2**63)
 
