@@ -31,7 +31,7 @@ from tests.effects_corpus.records import Part, Repair
 
 R = "Repair"
 PURE: set[tuple[str, str]] = set()
-UNKNOWN = {("changes", ""), ("external", "")}
+UNKNOWN = {("changes", ""), ("external", ""), ("sends", ""), ("spends", "")}
 
 # name → the exact set of (kind, target) the analysis must find.
 EXPECTED: dict[str, set[tuple[str, str]]] = {
@@ -122,7 +122,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "text_customer": {("reads", R), ("sends", "")},
     "charge_card": {("spends", "")},
     "declared_action": {("sends", "")},
-    # cannot be seen: assumed to change anything and reach outside
+    # cannot be seen: assumed to change anything, reach outside, send and spend
     "dynamic_dispatch": UNKNOWN,
     "callback_param": UNKNOWN,
     "computed_getattr": UNKNOWN | {("reads", R)},
@@ -767,7 +767,8 @@ def test_lint_names_the_value_whose_type_was_not_known(tmp_path: Any) -> None:
     (tmp_path / "shop.py").write_text(SHOP)
     app = runpy.run_path(str(tmp_path / "shop.py"))["app"]
     messages = [f.message for f in lint(app)]
-    assert "stamp is taken to change anything and reach outside: `clock.now()` at shop.py:20 — the " \
+    assert "stamp is taken to change anything, reach outside, send and spend: `clock.now()` at " \
+           "shop.py:20 — the " \
            "type of `clock` is not known; annotate it." in messages
     assert ("changes: stamp -> clock.now() (the type of `clock` is not known; annotate it at "
             "shop.py:20)") in app.actions.info("stamp").effects.explain()
@@ -1013,7 +1014,8 @@ def test_a_thread_started_is_told_in_one_line() -> None:
     its internals)."""
     lines = analyse(_in_a_thread, name="threaded").explain()
     told = "(starts a thread (or a process), whose code goes on where no hold sees it)"
-    assert lines == [f"{kind}: threaded -> {call} {told}" for kind in ("changes", "external")
+    kinds = ("changes", "external", "sends", "spends")
+    assert lines == [f"{kind}: threaded -> {call} {told}" for kind in kinds
                      for call in ("threading.Thread()", "threading.Thread(target=print).start()")
                      ], lines
 

@@ -882,6 +882,7 @@ def _outside_and_records(url: str, outbox: Path, inside: threading.Event,
         purpose = "You tend."
         skills = [Tend()]
         may = Permits(alone=[post_and_mark])
+        budget_usd = float("inf")  # (post_and_mark waits on events: code the analysis cannot see)
 
     noor = app.people.add(NOOR, "Noor", roles=["manager"])
     app.add_agent(Clerk, sponsor=noor)

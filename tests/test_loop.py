@@ -1194,9 +1194,10 @@ def test_a_tool_that_spends_in_a_loop_is_refused_under_a_budget() -> None:
     looped = office.post(office.post_letters, 1.0)
     (call,) = office.app.agent(office.Poster).answers(looped.task, 1)
     assert call.answer == (
-        "post_letters calls something that spends inside a loop, so how much one run spends is "
-        "not known and cannot be kept within the task's budget: declare the most a whole run "
-        "spends on post_letters itself, with @spends(cost=...). Nothing was run or proposed.")
+        "post_letters calls something that spends inside a loop (or in a function that calls "
+        "itself), so how much one run spends is not known and cannot be kept within the task's "
+        "budget: declare the most a whole run spends on post_letters itself, with "
+        "@spends(cost=...). Nothing was run or proposed.")
     assert (office.posted, looped.spend_usd) == ([], 0.0)
     over = office.post(office.post_a_batch, 1.0)
     (call,) = office.app.agent(office.Poster).answers(over.task, 1)

@@ -589,7 +589,7 @@ def _released(tmp_path: Path, release: str, hooks: list[Any], *, helper: str = "
 def _proposed(shop: SimpleNamespace) -> Any:
     """A proposal to set the repair's price to 31, as `shop`'s agent makes it."""
     outcome = shop.app.agent(shop.agent).do(shop.skill(), shop.repair, for_=shop.noor,
-                                            model=ScriptedModel(
+                                            budget_usd=float("inf"), model=ScriptedModel(
         says.tool("Pads.", shop.set_price, repair=shop.repair.id, price=31),
         says.hand_back(shop.estimate(hours=1, summary="x"))))
     return shop.app.proposals(task=outcome.task)[0]

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
-from signoff.actions.effects import Effects
+from signoff.actions.effects import EffectKind, Effects
 from signoff.actions.nesting import too_deep
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.agents import holds, runs
@@ -207,10 +207,20 @@ class CallSteps(StepUnits):
             if task.budget_usd == float("inf"):
                 return ""
             if effects.cost_repeats:
-                return (f"{action.name} calls something that spends inside a loop, so how much "
+                return (f"{action.name} calls something that spends inside a loop (or in a "
+                        "function that calls itself), so how much "
                         "one run spends is not known and cannot be kept within the task's "
                         f"budget: declare the most a whole run spends on {action.name} itself, "
                         "with @spends(cost=...).")
+            unseen = next((e for e in effects.effects
+                           if e.kind is EffectKind.SPENDS and e.reason), None)
+            if unseen is not None:  # (code the analysis could not see is taken to spend)
+                where = f" at {unseen.at}" if unseen.at else ""
+                return (f"{action.name} runs code the analysis cannot see "
+                        f"(`{unseen.path[-1] if unseen.path else action.name}`{where}: "
+                        f"{unseen.reason}), which is taken to spend an amount not known, so it "
+                        "cannot be kept within the task's budget: declare the most a whole run "
+                        f"spends on {action.name} itself, with @spends(cost=...).")
             return (f"{action.name} spends an amount it does not declare, so it cannot be kept "
                     "within the task's budget: declare it with @spends(cost=...).")
         left = task.budget_usd - task.spend_usd

@@ -106,7 +106,7 @@ def lint(app: Any) -> list[LintFinding]:
             )))
         for caution in info.effects.cautions():
             findings.append(LintFinding(action=info.name, where=where, message=(
-                f"{info.name} is taken to change anything and reach outside: {caution}."
+                f"{info.name} is taken to change anything, reach outside, send and spend: {caution}."
             )))
         if not info.query and info.effects.only_reads:
             findings.append(LintFinding(action=info.name, where=where, message=(

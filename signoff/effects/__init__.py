@@ -30,9 +30,10 @@ def analyse(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None
     """The effects of `fn`, run as an action called `name`, found from its code.
 
     The body is analysed together with everything it calls that can be resolved; what cannot be
-    seen is assumed to change anything and to reach outside. ``@sends`` and ``@spends`` anywhere on
-    the way add their effects. Nothing is ever described as safer than it is. `localns`: the
-    names local to where `fn` was declared, which its annotations may use.
+    seen is assumed to change anything, reach outside, send and spend an amount not known
+    (`effect.UNSEEN`). ``@sends`` and ``@spends`` anywhere on the way add their effects. Nothing
+    is ever described as safer than it is. `localns`: the names local to where `fn` was
+    declared, which its annotations may use.
     """
     from signoff.effects.analyser import analyse_effects  # loaded when first used: a fast import
 

@@ -6,8 +6,9 @@ its body (`frame`), judges each call (`calls`, SQLAlchemy's in `orm`) against th
 helpers, methods of ``self`` and of annotated parameters (and of any subclass that overrides them),
 constructors, third-party pure-Python code. Each function is summarised once per class of ``self``
 and per argument types of its unannotated parameters, in terms of its own parameters; recursion is
-iterated until its summary settles. What cannot be resolved is assumed to change anything and to
-reach outside, with the reason kept: nothing is ever described as safer than it is.
+iterated until its summary settles. What cannot be resolved is assumed to change anything, reach
+outside, send and spend an amount not known (`UNSEEN`), with the reason kept: nothing is ever
+described as safer than it is.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from signoff.effects import orm, pydantic_models
 from signoff.effects.annotations import annotation_types
 from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
-from signoff.effects.effect import Effect, EffectKind, Effects, RaiseSite
+from signoff.effects.effect import EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
 from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope
@@ -402,10 +403,7 @@ class Analyser:
             if given is not None:
                 frame.released(given)  # (and the caller's own parameters, handed on in turn)
                 frame.let_go_all(given.owners, inner=False, filled=True)
-        site = call_site(frame, node)
-        frame.summary.costs.update(((*site, *key), cost) for key, cost in summary.costs.items())
-        frame.summary.cost_unknown |= summary.cost_unknown
-        frame.summary.cost_repeats |= summary.cost_repeats or bool(summary.costs and frame.loops)
+        frame.summary.take_costs(summary, call_site(frame, node), looped=frame.loops > 0)
         ret = summary.ret or const(None)
         calls = ret.calls
         if any(not isinstance(c, Method | BuiltinMethod) for c in calls):
@@ -443,11 +441,7 @@ class Analyser:
         params = self.source.params_of(func)
         if node is None or params is None:
             summary = Summary()
-            name = qualified_name(func)
-            for kind in (EffectKind.CHANGES, EffectKind.EXTERNAL):
-                summary.effects[(kind, "", "", "no source")] = Effect(
-                    kind=kind, path=(), reason=f"the source of {name} is not available"
-                )
+            summary.assume_unseen((), f"the source of {qualified_name(func)} is not available")
             self.summaries[key] = summary
             return summary
         provisional = Summary(params=params)
@@ -467,10 +461,7 @@ class Analyser:
                 break
             provisional = summary
         else:
-            for kind in (EffectKind.CHANGES, EffectKind.EXTERNAL):
-                summary.effects[(kind, "", "", "recursion")] = Effect(
-                    kind=kind, path=("(recursion)",), reason="recursion that did not settle"
-                )
+            summary.assume_unseen(("(recursion)",), "recursion that did not settle")
         del self.active[key]
         deps = self.deps.pop() - {key}
         if deps:

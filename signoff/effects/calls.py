@@ -374,12 +374,13 @@ def _copied_from_wrapped(fn: Any) -> bool:
 
 def call_site(frame: Scope, node: ast.AST | None) -> tuple[tuple[str, int, int], ...]:
     """Where a call is, as the key of what it costs begins (nothing for a function's own
-    declaration, or a call with no place): each place a spending function is called from
-    counts its cost once more; the same place walked twice (a loop's body is) counts once."""
+    declaration, or a call with no place), after the places the local function or lambda it is
+    in is called from (`Scope.sites`): each place a spending function is called from counts its
+    cost once more; the same place walked twice (a loop's body is) counts once."""
     line = getattr(node, "lineno", None)
     if line is None:
-        return ()
-    return ((frame.qualname, line, getattr(node, "col_offset", 0)),)
+        return frame.sites
+    return (*frame.sites, (frame.qualname, line, getattr(node, "col_offset", 0)))
 
 
 def call_target(frame: Scope, target: Target, args: Args, node: ast.AST | None) -> Val:
@@ -428,7 +429,8 @@ def call_function(
         return _models_own(frame, q, cls, full, node)
     if q in pydantic_models.ADAPTS:  # what type it was made for is not followed: any model's
         serializing = pydantic_models.ADAPTS[q] is not None
-        pydantic_hooks(frame, [] if serializing else pydantic_models.every_app_model(),
+        pydantic_hooks(frame, [] if serializing else pydantic_models.every_app_model(
+                           frame.globals.get("__name__", "") or ""),
                        serializing=serializing, node=node, every=True)
         made = pydantic_models.ADAPTS[q]
         return Val(types=frozenset({made}), pure=True) if made is str else Val(pure=serializing)
@@ -457,7 +459,8 @@ def pydantic_hooks(frame: Scope, models: list[type], *, serializing: bool, node:
     (``Any``), or given `every`, those of every model of the app's; a type of the app's that
     tells pydantic its own schema is code not followed. (`given`: where the data validated
     comes from, what a validator is handed.)"""
-    run, unfollowed = pydantic_models.hooks_run(models, serializing=serializing, every=every)
+    run, unfollowed = pydantic_models.hooks_run(models, serializing=serializing, every=every,
+                                                near=frame.globals.get("__name__", "") or "")
     for why in unfollowed:
         frame.unknown(call_text(frame, node) if node is not None else "pydantic", why)
     for model, hook in run:

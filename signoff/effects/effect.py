@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from signoff.effects.bindings import Bindings
 
-__all__ = ["Effect", "EffectKind", "Effects", "RaiseSite"]
+__all__ = ["UNSEEN", "Effect", "EffectKind", "Effects", "RaiseSite"]
 
 
 class EffectKind(enum.Enum):
@@ -34,6 +34,11 @@ class EffectKind(enum.Enum):
     """Sends something (a message, a mail): declared with ``@sends``."""
     SPENDS = "spends"
     """Spends money: declared with ``@spends``."""
+
+
+UNSEEN = (EffectKind.CHANGES, EffectKind.EXTERNAL, EffectKind.SENDS, EffectKind.SPENDS)
+"""What code the analysis cannot see is assumed to do: all an action may do but read and write
+records it names — change anything, reach outside, send, and spend an amount not known."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,7 +151,8 @@ def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
-_MAY = {EffectKind.CHANGES: "may change anything", EffectKind.EXTERNAL: "may reach outside the app"}
+_MAY = {EffectKind.CHANGES: "may change anything", EffectKind.EXTERNAL: "may reach outside the app",
+        EffectKind.SENDS: "may send anything out of the app", EffectKind.SPENDS: "may spend any amount"}
 """What an effect the analysis could not see may do, by its kind."""
 
 _DOES = {EffectKind.SENDS: "sends something out of the app (a message, a mail)",
@@ -190,7 +196,9 @@ class Effects:
     effects: tuple[Effect, ...] = ()
     """Each effect with its path."""
     cost_usd: float | None = None
-    """The most a run may spend, when a ``@spends(cost=...)`` on its path declares it."""
+    """The most a run may spend, when a ``@spends(cost=...)`` on its path declares it. Where
+    code the analysis cannot see may spend, or a cost is met inside a loop, it is what the action
+    declares on itself for a whole run (None when it declares none)."""
     cost_repeats: bool = False
     """Whether a declared cost is met inside a loop: unless the action declares on itself what a
     whole run spends, what it spends is then not known (`cost_usd` is None)."""
@@ -291,14 +299,10 @@ class Effects:
 
     @staticmethod
     def unknown(name: str, reason: str) -> Effects:
-        """What must be assumed of code that cannot be seen: that it changes things and
-        reaches outside (the two effects every permit that lets anything run alone must allow;
-        it is not taken to send or spend, which would refuse it under every budget)."""
+        """What must be assumed of code that cannot be seen: that it does everything but read
+        (`UNSEEN`) — it spends an amount that is not known, so under a budget it is refused."""
         return Effects(
-            effects=tuple(
-                Effect(kind=kind, target="", path=(name,), reason=reason)
-                for kind in (EffectKind.CHANGES, EffectKind.EXTERNAL)
-            )
+            effects=tuple(Effect(kind=kind, target="", path=(name,), reason=reason) for kind in UNSEEN)
         )
 
 

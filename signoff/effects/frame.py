@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from signoff.effects import expressions, orm, special, statements
+from signoff.effects import calls, expressions, orm, special, statements
 from signoff.effects.bindings import MISSING, Binding, held_kinds
-from signoff.effects.effect import Effect, EffectKind
+from signoff.effects.effect import UNSEEN, Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
 from signoff.effects.signature import bind, params_of_node
 from signoff.effects.summary import Raised, Summary
@@ -91,6 +91,12 @@ class Frame:
         self.returns: list[Val] = []
         self.yields: list[Val] = []
         self.inline_active: set[int] = parent.inline_active if parent else set()
+        self.recursed: set[int] = parent.recursed if parent else set()
+        """The local functions and lambdas (by their node) found calling themselves as they were
+        walked, by a name, through another or as an argument: each runs over and over."""
+        self.sites: tuple[tuple[str, int, int], ...] = ()
+        """The places of the calls of the local functions and lambdas being walked here: what a
+        call in one costs is counted once for each place it is called from (`calls.call_site`)."""
         self.prefix: tuple[str, ...] = ()
         """Local functions walked on the way here, put before each path."""
         self.kept: dict[int, ast.expr] = {}
@@ -134,11 +140,13 @@ class Frame:
                 Binding(namespace=namespace, name=name, value=value, where=where, kinds=kinds))
 
     def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
-        """Record that something here cannot be seen: it is assumed to change and reach out.
-        With `node`, the effect says where (``"bakery.py:34"``)."""
+        """Record that something here cannot be seen: it is assumed to do everything but read
+        (`UNSEEN`: change, reach out, send, and spend an amount not known). With `node`, the
+        effect says where (``"bakery.py:34"``)."""
         at = self.where(node)
-        self.add(EffectKind.CHANGES, "", (text,), reason, at)
-        self.add(EffectKind.EXTERNAL, "", (text,), reason, at)
+        for kind in UNSEEN:
+            self.add(kind, "", (text,), reason, at)
+        self.summary.cost_unseen = True
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
 
     def where(self, node: ast.AST | None) -> str:
@@ -184,23 +192,39 @@ class Frame:
         self.raises.append(Raised(exception=exc, function=self.qualname, line=line, path=self.prefix + path))
 
     def call_inline(self, target: Inline, args: Args, node: ast.AST | None) -> Val:
-        """Call a lambda or a function defined inside the function analysed: walk its body here."""
+        """Call a lambda or a function defined inside the function analysed: walk its body here.
+        One that calls itself — by its name, through another name, a container, an argument
+        (``f = lambda k: … f(k - 1)``, ``me(me, k)``) — runs its body over and over, as a loop's:
+        found so as it is walked, it is walked again as one."""
         fn = target.node
         key = id(fn)
         if key in self.inline_active:  # a local function calling itself: assume it changes its args
+            self.recursed.add(key)
             for v in args.every():
                 self.mutate(v, f"{call_text(self, node)} (recursive)")
             reach = args.reach()
             return Val(origin=reach, inner=reach)
-        outer: Frame = target.frame
         name = "<lambda>" if isinstance(fn, ast.Lambda) else fn.name
-        # A local function that calls itself runs its body over and over: a loop.
         calls_itself = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                            and n.func.id == name for n in ast.walk(fn))
-        if calls_itself:  # (what it fills, it fills again and again: a loop not walked so)
+        given = self._walk_inline(target, args, node, name, repeats=calls_itself)
+        if key in self.recursed and not calls_itself:
+            given = self._walk_inline(target, args, node, name, repeats=True)
+        return given
+
+    def _walk_inline(self, target: Inline, args: Args, node: ast.AST | None, name: str, *,
+                     repeats: bool) -> Val:
+        """Walk the body of a lambda or local function called here (`repeats`: it runs over and
+        over, a loop's body): what it gives."""
+        fn = target.node
+        key = id(fn)
+        self.recursed.discard(key)
+        outer: Frame = target.frame
+        if repeats:  # (what it fills, it fills again and again: a loop not walked so)
             outer.let_go_inside(fn)
         child = self._scope(outer, f"{outer.qualname}.<locals>.{name}", name,
-                            loops=self.loops + calls_itself)
+                            loops=self.loops + repeats)
+        child.sites = (*self.sites, *calls.call_site(self, node))
         binding = bind(params_of_node(fn), args, None)
         for param_name, value in binding.items():
             child.env[param_name] = value
@@ -250,6 +274,7 @@ class Frame:
         child.prefix = (*self.prefix, name)
         child.raises = self.raises
         child.loops = loops
+        child.sites = self.sites
         return child
 
     def super_(self, node: ast.AST | None) -> Val:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import os
 import sys
 import types
 import typing
@@ -203,17 +204,17 @@ def carried(annotation: Any, *, serializing: bool) -> list[Hook]:
     return found
 
 
-def hooks_run(models: list[type], *, serializing: bool, every: bool = False
+def hooks_run(models: list[type], *, serializing: bool, every: bool = False, near: str = ""
               ) -> tuple[list[tuple[type, Hook]], list[str]]:
     """What pydantic runs of the app's code as it validates a value into each of `models` (or,
     `serializing`, turns one into data): the hooks of each and of the models their fields hold,
     and, serializing one whose fields may hold a model they do not name (``Any``) or given
     `every`, those of every model of the app's; each with its model. And what they have pydantic
     run that cannot be followed, each in words (a type of the app's that tells pydantic its own
-    schema, a validator that is an object)."""
+    schema, a validator that is an object). (`near`: see `every_app_model`.)"""
     found = {m: None for owner in models for m in models_in(owner)}
     if serializing and (every or any(holds_any(m) for m in found)):
-        found.update(dict.fromkeys(every_app_model()))
+        found.update(dict.fromkeys(every_app_model(near)))
     run = [(model, hook) for model in found for hook in hooks(model, serializing=serializing)]
     if not serializing:  # an enum's own lookup of a value it has no member for
         run += [(model, hook) for model in found for hook in _enum_lookups(model)]
@@ -239,9 +240,13 @@ def _enum_lookups(cls: type) -> list[Hook]:
     return found
 
 
-def every_app_model() -> list[type]:
+def every_app_model(near: str = "") -> list[type]:
     """Every pydantic model of the app's own (not of an installed package): what pydantic may
-    serialize a value by where a field's type does not say which model it holds."""
+    serialize a value by where a field's type does not say which model it holds. Given `near`,
+    the module of the code that has it done, only the models that code could have made: of a
+    module in its top-level package, or one it reaches by what it imports (so that another
+    app's models, loaded in the same process, do not count for it)."""
+    reach = _reached_from(near) if near else None
     found, stack = [], list(type.__subclasses__(pydantic.BaseModel))
     seen: set[type] = set()
     while stack:
@@ -251,9 +256,32 @@ def every_app_model() -> list[type]:
         seen.add(model)
         stack.extend(type.__subclasses__(model))
         source = getattr(sys.modules.get(model.__module__), "__file__", None) or ""
-        if source and not source.startswith(LIBRARIES):
+        if source and not source.startswith(LIBRARIES) and (
+                reach is None or model.__module__ in reach
+                or model.__module__.partition(".")[0] == near.partition(".")[0]):
             found.append(model)
     return found
+
+
+def _reached_from(module: str) -> frozenset[str]:
+    """The app's modules `module` reaches by what it imports (the modules, and the modules of
+    the classes and functions, its globals hold; those of installed packages not followed
+    further), itself and ``__main__`` included."""
+    found = {module, "__main__"}
+    stack = [module]
+    while stack:
+        held = sys.modules.get(stack.pop())
+        for value in list(getattr(held, "__dict__", {}).values()):
+            name = value.__name__ if isinstance(value, types.ModuleType) else (
+                getattr(value, "__module__", None) if isinstance(value, type | types.FunctionType)
+                else None)
+            if not isinstance(name, str) or name in found:
+                continue
+            found.add(name)
+            source = getattr(sys.modules.get(name), "__file__", None) or ""
+            if source and not source.startswith(LIBRARIES):
+                stack.append(name)
+    return frozenset(found)
 
 
 def holds_any(cls: type) -> bool:
@@ -307,9 +335,15 @@ def own_schema(cls: type) -> str:
             made = inspect.getattr_static(kind, "__get_pydantic_core_schema__", None)
             made = getattr(made, "__func__", made)
             source = getattr(made, "__code__", None)
-            if source is not None and not source.co_filename.startswith(LIBRARIES):
+            if source is not None and not source.co_filename.startswith((*LIBRARIES, _SIGNOFF)):
                 return f"{kind.__module__}.{kind.__qualname__}"
     return ""
+
+
+_SIGNOFF = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+"""Where signoff's own code is. A record's schema is signoff's (`signoff.security.records`): it
+loads the record by its id, and gives it as its id and values — read no differently whether
+signoff is installed among the libraries or run from its source."""
 
 
 def _types_in(annotation: Any) -> list[type]:

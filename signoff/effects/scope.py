@@ -72,6 +72,8 @@ class Scope(Protocol):
     raises: list[Raised]
     loops: int
     app_code: bool
+    sites: tuple[tuple[str, int, int], ...]
+    globals: dict[str, Any]
 
     def repeated(self) -> AbstractContextManager[None]:
         """While the block walks, the code walked may run more than once (a loop's body)."""
@@ -98,7 +100,8 @@ class Scope(Protocol):
         ...
 
     def unknown(self, text: str, reason: str, node: ast.AST | None = None) -> Val:
-        """Record that something here cannot be seen: it is assumed to change and reach out."""
+        """Record that something here cannot be seen: it is assumed to do everything but read
+        (`signoff.effects.effect.UNSEEN`)."""
         ...
 
     def mutate(self, val: Val, text: str) -> None:

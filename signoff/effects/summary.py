@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.effects.bindings import Binding
-from signoff.effects.effect import Effect, EffectKind
+from signoff.effects.effect import UNSEEN, Effect, EffectKind
 from signoff.effects.signature import Param
 from signoff.effects.values import Val
 
@@ -63,22 +63,42 @@ class Summary:
     then (`signoff.effects.containers.followed`)."""
     cost_repeats: bool = False
     """Whether a declared cost on its path is met inside a loop (a ``for``, a ``while``, a
-    comprehension, a callback of ``map``…): how many times it is spent is then not known."""
+    comprehension, a callback of ``map``, a function calling itself…): how many times it is
+    spent is then not known."""
+    cost_unseen: bool = False
+    """Whether code on its path the analysis cannot see may spend (`UNSEEN`): how much is then
+    not known."""
 
     def cost(self, own: Any = None) -> float | None:
         """What its path may spend, as declared: the costs declared on it added up; None when
         none is declared, or one ``@spends`` on it declares none. When one is met in a loop,
         what the function summarised declares on itself (its cost at the key `own`) is taken
         for all a run spends, never less than the others added up; None when it declares
-        none."""
+        none. So too where code on its path cannot be seen (`cost_unseen`)."""
         if self.cost_unknown or not self.costs:
             return None
-        if not self.cost_repeats:
+        if not (self.cost_repeats or self.cost_unseen):
             return sum(self.costs.values())
         whole = self.costs.get(own)
         if whole is None:
             return None
         return max(whole, sum(cost for key, cost in self.costs.items() if key != own))
+
+    def assume_unseen(self, path: tuple[str, ...], reason: str, at: str = "") -> None:
+        """Record that code on its path cannot be seen (`path`, why, and where when known): it is
+        assumed to do everything but read (`UNSEEN`), and to spend an amount not known."""
+        for kind in UNSEEN:
+            self.effects.setdefault((kind, "", path[-1] if path else "", reason),
+                                    Effect(kind=kind, path=path, reason=reason, at=at))
+        self.cost_unseen = True
+
+    def take_costs(self, callee: Summary, site: tuple[Any, ...], looped: bool) -> None:
+        """Count what `callee`'s path spends as this function's, called at `site` (the key of
+        its costs begins with it: `calls.call_site`), inside a loop when `looped`."""
+        self.costs.update(((*site, *key), cost) for key, cost in callee.costs.items())
+        self.cost_unknown |= callee.cost_unknown
+        self.cost_unseen |= callee.cost_unseen
+        self.cost_repeats |= callee.cost_repeats or bool(callee.costs and looped)
 
     def shape(self) -> tuple[object, ...]:
         """What changes when a recursive analysis has not settled yet."""
@@ -91,5 +111,6 @@ class Summary:
             frozenset(self.costs.items()),
             self.cost_unknown,
             self.cost_repeats,
+            self.cost_unseen,
             None if ret is None else (ret.origin, ret.inner, ret.types),
         )

@@ -285,6 +285,13 @@ class _TextOf(HTMLParser):
     """The visible text of a page; only its main part (``<main>``, ``role="main"``) when it
     has one."""
 
+    chunks: list[str]
+    """The text, in pieces, as it was added."""
+    main: list[str]
+    """The pieces of the page's main part."""
+    title: str
+    heading: str
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.chunks: list[str] = []
