@@ -393,14 +393,9 @@ def _package(root: Any, name: str, files: dict[str, str]) -> None:
         (folder / f"{file}.py").write_text(text)
 
 
-def test_another_apps_model_does_not_count_for_code_that_cannot_reach_it(
-        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Code that has pydantic turn a value of no known type into data may meet any model its
-    app could have made: the models of its own package and of what it imports. Another app's,
-    loaded in the same process (a test run holds many apps), is not one of them: it made the
-    MCP guard's tools, which dump what an upstream answered, read as spending an amount not
-    known once a test had defined a model with a serializer that cannot be followed, and every
-    guarded call was refused under the guard's budget."""
+def _hooked_and_plain(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """An app's package whose model's serializer cannot be followed, and another package that
+    dumps a library's model whose field may hold any model, importing nothing of the first."""
     _package(tmp_path, "app_hooked", {"models": _HOOKED,
                                       "dumping": _DUMPING.format(imports="from . import models")})
     _package(tmp_path, "app_plain", {"dumping": _DUMPING.format(imports="")})
@@ -410,8 +405,30 @@ def test_another_apps_model_does_not_count_for_code_that_cannot_reach_it(
     import app_hooked.dumping  # type: ignore[import-not-found]
     import app_plain.dumping  # type: ignore[import-not-found]
 
-    hooked = analyse(app_hooked.dumping.dump, name="dump")
-    assert hooked.spends  # (its own package's model: a serializer that cannot be followed)
-    plain = analyse(app_plain.dumping.dump, name="dump")
-    assert not plain.spends, plain.explain()
-    assert not plain.external, plain.explain()
+    return types.SimpleNamespace(hooked=app_hooked.dumping, plain=app_plain.dumping)
+
+
+def test_an_apps_model_counts_wherever_its_code_has_it_serialized(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An app's model may reach code of another package that imports neither it nor its module
+    (the app hands it over): a value of no known type that pydantic serializes there may be it,
+    so its serializer, which cannot be followed, is taken to do everything."""
+    found = _hooked_and_plain(tmp_path, monkeypatch)
+    assert analyse(found.hooked.dump, name="dump").spends
+    assert analyse(found.plain.dump, name="dump").spends
+
+
+def test_an_apps_model_does_not_count_for_the_guards_own_code(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP guard passes on what an upstream answered, data from the wire: no model of an
+    app's reaches it. An app's model loaded in the same process (a test run loads hundreds)
+    made every guarded tool read as spending an amount not known, once a test had defined a
+    model with a serializer that cannot be followed, and each guarded call was refused under
+    the guard's budget."""
+    from signoff.mcp import guard
+
+    found = _hooked_and_plain(tmp_path, monkeypatch)
+    assert analyse(found.plain.dump, name="dump").spends  # (the app's model is loaded)
+    answered = analyse(guard._answer_of, name="answer_of")
+    assert not answered.spends, answered.explain()
+    assert not answered.external, answered.explain()

@@ -27,6 +27,7 @@ from signoff import (
     Price,
     Skill,
     TaskStatus,
+    Unavailable,
     Usage,
     UserError,
     spends,
@@ -57,9 +58,12 @@ def _shop(url: str = "sqlite://") -> SimpleNamespace:
     @app.action("Buy a part")
     @spends(cost=BUY_USD)
     def buy(part: str) -> str:
-        """Buys a part; there is no part "none"."""
+        """Buys a part; there is no part "none", and the supplier of "offline" parts cannot
+        be reached."""
         if part == "none":
             raise Invalid("There is no part “none”.")
+        if part == "offline":
+            raise Unavailable("The supplier cannot be reached; nothing was sent.")
         return f"Bought {part}."
 
     @app.action("Order a part")
@@ -373,10 +377,14 @@ def test_a_model_turn_that_stops_at_a_limit_leaves_its_steps_as_they_were() -> N
 def test_a_receipt_counts_what_its_tools_spent() -> None:
     """What a receipt says the task cost in all is what the task spent: its model calls and
     what its spending tools spent (it left them out: $0.0026 of $0.2026). Each reservation,
-    and each given back (a call refused before it could spend), is an entry of the receipt."""
+    and each given back (a call refused before its code was called, which could not spend),
+    is an entry of the receipt. A call its own code refused ("none") may have spent before it
+    refused: what was reserved for it stays spent (it was given back); one that could not reach
+    outside ("offline", `Unavailable`: nothing was sent) spent nothing."""
     shop = _shop()
     script = ScriptedModel(
         says.tools(says.tool(shop.buy, part="cable"), says.tool(shop.buy, part="none"),
+                   says.tool(shop.buy, part="offline"),
                    says.tool(shop.order, part="wheel")),
         says.hand_back(Report(summary="Bought.")), price=PRICE)
     waiting = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=script, budget_usd=1.0)
@@ -387,11 +395,12 @@ def test_a_receipt_counts_what_its_tools_spent() -> None:
     assert outcome.done
     receipt = shop.app.receipt(outcome.task)
     models = sum(e.cost_usd for e in receipt.entries if e.kind == "model_call")
-    assert outcome.spend_usd == pytest.approx(models + BUY_USD + ORDER_USD)
+    assert outcome.spend_usd == pytest.approx(models + 2 * BUY_USD + ORDER_USD)
     assert receipt.cost_usd == pytest.approx(outcome.spend_usd)
     assert "$0.1000, the most buy spends, is reserved from the budget before it runs" in (
         receipt.words)
-    assert "The $0.1000 reserved for buy is given back: it ended Invalid" in receipt.words
+    assert "given back: it ended Invalid" not in receipt.words
+    assert "The $0.1000 reserved for buy is given back: it ended Unavailable" in receipt.words
     assert "$0.2500, the most order spends, is reserved" in receipt.words
 
 

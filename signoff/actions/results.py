@@ -67,6 +67,16 @@ class ActionResult:
     """Who it ran (or was asked to run) as."""
     cause: str = ""
     """The cause it ran for."""
+    began: bool = False
+    """Whether the action's own code was called: refused after, it may have done what it does
+    outside the app (spent, sent) before it refused."""
+
+    @property
+    def spent_nothing(self) -> bool:
+        """Whether nothing of the run can have spent (what was reserved for it is given back):
+        refused before the action's own code was called, or `Unavailable` (nothing was sent)."""
+        return self.outcome is ActionOutcome.UNAVAILABLE or (
+            self.outcome.spent_nothing and not self.began)
 
     @property
     def done(self) -> bool:

@@ -15,6 +15,7 @@ import re
 import textwrap
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -238,6 +239,20 @@ class Runner:
         query = action.info.query
         plain = not query and consent is None and not action.reaches_out_only and (
             action.takes_plain_data)
+        began = _BEGAN.set(False)
+        try:
+            return self._run_as(action, values, acting=acting, cause=cause, consent=consent,
+                                before=before, within=within, isolate=isolate,
+                                consented=consented, query=query, plain=plain)
+        finally:
+            _BEGAN.reset(began)
+
+    def _run_as(
+        self, action: Action, values: Mapping[str, Any], *, acting: ActingAs, cause: str,
+        consent: Consent | None, before: Callable[[Connection], None] | None,
+        within: Callable[[Connection, ActionResult], None] | None, isolate: bool, consented: bool,
+        query: bool, plain: bool,
+    ) -> ActionResult:
         with running_for(cause) as cause:
             session = None if plain else open_session(self._database, acting)
             try:
@@ -359,6 +374,7 @@ class Runner:
                 before(db)
             with _as_found(action, None):  # (its validators and its result's serializers too)
                 validated = action.model.model_validate(values)
+                _BEGAN.set(True)
                 returned = action.call(**{name: getattr(validated, name)
                                           for name in type(validated).model_fields})
                 points.reached("run.called", action=action.name)
@@ -436,6 +452,7 @@ class Runner:
             if outside:  # what it does outside cannot be rolled back: refused before it runs
                 _refuse_beforehand(action, acting, arguments)
             try:
+                _BEGAN.set(True)
                 returned = action.call(**arguments)
                 points.reached("run.called", action=action.name)
                 session.flush()  # the record rules are checked here, inside the run
@@ -709,11 +726,16 @@ def _honour_once(session: Session, consent: Consent) -> None:
         raise _AlreadyUsed from None
 
 
+_BEGAN: ContextVar[bool] = ContextVar("signoff_action_began", default=False)
+"""Whether the run under way has called the action's own code (`ActionResult.began`)."""
+
+
 def _result(
     action: Action, acting: ActingAs, cause: str, outcome: ActionOutcome, **fields: Any
 ) -> ActionResult:
     return ActionResult(
-        action=action.name, outcome=outcome, ran_as=acting.principals, cause=cause, **fields
+        action=action.name, outcome=outcome, ran_as=acting.principals, cause=cause,
+        began=_BEGAN.get(), **fields
     )
 
 

@@ -326,7 +326,7 @@ class CallSteps(StepUnits):
                                      result=result)
             if rule_id:
                 repo.use_rule(db, rule_id)
-            if cost and result.outcome.spent_nothing:  # what was reserved, given back
+            if cost and result.spent_nothing:  # what was reserved, given back
                 repo.give_back(db, task.id, cost, tool=call.tool,
                                why=f"it ended {outcome}, before anything of it could spend")
             closed = None

@@ -404,7 +404,7 @@ class Decider:
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,
                   ran_as=[p.name for p in result.ran_as], proposed_fingerprint=proposal.fingerprint,
                   ran_fingerprint=ran)
-        if reserved and result.outcome.spent_nothing:
+        if reserved and result.spent_nothing:
             repo.give_back(db, proposal.task, reserved, tool=proposal.action,
                            why=f"it ended {result.outcome.value}, before anything of it could "
                                "spend")

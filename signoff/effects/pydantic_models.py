@@ -243,10 +243,12 @@ def _enum_lookups(cls: type) -> list[Hook]:
 def every_app_model(near: str = "") -> list[type]:
     """Every pydantic model of the app's own (not of an installed package): what pydantic may
     serialize a value by where a field's type does not say which model it holds. Given `near`,
-    the module of the code that has it done, only the models that code could have made: of a
-    module in its top-level package, or one it reaches by what it imports (so that another
-    app's models, loaded in the same process, do not count for it)."""
-    reach = _reached_from(near) if near else None
+    the module of the code that has it done, when that is signoff's own (the MCP guard passing
+    on what an upstream answered, which holds data from the wire): only the models it could
+    have made, of signoff or of a module it reaches by what it imports, so that an app's models
+    (a test run loads hundreds of apps) do not count for it. For the app's own code, or a
+    library's, every model: an app's model may reach it from code that imports neither."""
+    reach = _reached_from(near) if near.partition(".")[0] == "signoff" else None
     found, stack = [], list(type.__subclasses__(pydantic.BaseModel))
     seen: set[type] = set()
     while stack:
