@@ -501,10 +501,9 @@ class Loop(CallSteps):
         """Whether the model's turn and the run of the call it asks for are one unit, stored as
         one step: when it asks for one call of a tool of the skill that writes no more than
         records, or hands back its result (the run, or the result, commits with its step, so a
-        crash before it loses both, and the model is asked again, within its reservation), and
-        this thread goes on stepping the
-        task (a runner that steps a task unit by unit, elsewhere, is given the model's turn
-        alone)."""
+        crash before it loses both: the lost call stays counted, as spent and as a step, and the
+        model is asked again), and this thread goes on stepping the task (a runner that steps a
+        task unit by unit, elsewhere, is given the model's turn alone)."""
         if len(calls) != 1 or getattr(self._local, "going_on", None) != task.id:
             return False
         name = calls[0].name
