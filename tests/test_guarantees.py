@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -46,6 +46,7 @@ from signoff.store import points
 from signoff.store.tables import proposals, tasks
 from signoff.testing import ScriptedModel, says
 from tests.box_world import box_world
+from tests.forking import killed_at
 from tests.guarantees_app import NOOR, Pauses, Report, box_of, build, in_thread, lines
 
 WAIT = 60.0
@@ -430,32 +431,14 @@ def test_two_processes_changing_one_record_lose_no_change(
 # -- 4. a consent is used up before its outside action runs ----------------------------------
 
 
-def _killed_at(point: str, body: Callable[[], Any], shop: SimpleNamespace) -> int:
-    """Run `body` in a forked child that SIGKILLs itself at `point`; its exit code."""
-    shop.app.database.dispose()  # no pooled connection crosses the fork
-    pid = os.fork()
-    if pid == 0:  # the child
-        def die(reached: str, _where: dict[str, Any]) -> None:
-            if reached == point:
-                os.kill(os.getpid(), signal.SIGKILL)
-
-        try:
-            with points.pausing(die):
-                body()
-        finally:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
-
-
 def test_a_consent_is_used_up_before_its_outside_action_runs(database: str,
                                                              tmp_path: Path) -> None:
     """Finding 5: a process killed after a consented outside action did its work, before its
     run committed, has still used the consent up: honoured again, it does not run twice."""
     shop = build(database, tmp_path)
     token = shop.app.actions.consent("post_letter", {"text": "Dear customer"}, as_=shop.noor)
-    assert _killed_at("run.consented", lambda: shop.app.actions.run_consented(token),
-                      shop) == -signal.SIGKILL
+    assert killed_at("run.consented", lambda: shop.app.actions.run_consented(token),
+                     shop.app) == -signal.SIGKILL
     again = shop.app.actions.run_consented(token)
     assert lines(shop.letters) == ["Dear customer"]
     assert again.outcome is ActionOutcome.DENIED
@@ -536,7 +519,7 @@ def test_a_crash_after_a_model_reply_still_counts_what_the_call_cost(database: s
 
     exits = []
     for _ in range(8):
-        exits.append(_killed_at("loop.model_replied", work, shop))
+        exits.append(killed_at("loop.model_replied", work, shop.app))
         if exits[-1] != -signal.SIGKILL:
             break
     with shop.app.database.connect() as db:
@@ -569,7 +552,7 @@ def test_a_reply_and_the_record_only_call_it_asks_for_are_one_step(database: str
         shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=model(), budget_usd=1.0)
 
     level = box_of(shop).level
-    assert _killed_at("run.called", work, shop) == -signal.SIGKILL
+    assert killed_at("run.called", work, shop.app) == -signal.SIGKILL
     with shop.app.database.connect() as db:
         task = db.execute(select(tasks.c.id)).scalar_one()
     receipt = _receipt(shop, task)

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -34,10 +33,10 @@ from signoff import (
 )
 from signoff.agents import repository as repo
 from signoff.models import OpenAICompatibleModel, Reply, ToolSpec, allow_model_requests
-from signoff.store import points
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 from tests.box_world import Report, box_world
+from tests.forking import killed_at
 from tests.provider_servers import Canned, ProviderServer, openai_completion, serving
 
 PRICE = Price(input_per_mtok=3.0, output_per_mtok=15.0)
@@ -279,24 +278,6 @@ def test_a_declared_cost_in_dollars_is_kept(cost: Any, kept: float) -> None:
 # -- 4. the step of a model call lost in a crash -----------------------------------------------
 
 
-def _killed_at(point: str, body: Callable[[], Any], app: App) -> int:
-    """Run `body` in a forked child that SIGKILLs itself at `point`; its exit code."""
-    app.database.dispose()  # no pooled connection crosses the fork
-    pid = os.fork()
-    if pid == 0:  # the child
-        def die(reached: str, _where: dict[str, Any]) -> None:
-            if reached == point:
-                os.kill(os.getpid(), signal.SIGKILL)
-
-        try:
-            with points.pausing(die):
-                body()
-        finally:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
-
-
 class _Billed(ScriptedModel):
     """A scripted model that writes a line to a file each time it is asked (the bill)."""
 
@@ -337,7 +318,7 @@ def test_a_model_call_lost_in_a_crash_is_one_of_the_steps(tmp_path: Path, price:
 
     exits = []
     for _ in range(6):
-        exits.append(_killed_at("loop.model_replied", work, shop.app))
+        exits.append(killed_at("loop.model_replied", work, shop.app))
         if exits[-1] != -signal.SIGKILL:
             break
     task = _task_of(shop.app)
@@ -416,7 +397,7 @@ def test_a_receipt_counts_a_spending_call_a_crash_cut_off(tmp_path: Path) -> Non
     def work() -> None:
         shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=script(), budget_usd=1.0)
 
-    assert _killed_at("loop.call_marked", work, shop.app) == -signal.SIGKILL
+    assert killed_at("loop.call_marked", work, shop.app) == -signal.SIGKILL
     task = _task_of(shop.app)
     assert task is not None
     outcome = shop.app.agent(shop.Clerk).resume(task, model=script())
@@ -440,7 +421,7 @@ def test_a_worker_counts_only_the_tasks_it_stepped(tmp_path: Path) -> None:
         shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=ScriptedModel(*_jots(shop, 1)))
 
     for _ in range(2):  # two tasks left running by processes killed as they called the model
-        assert _killed_at("loop.model_reserved", work, shop.app) == -signal.SIGKILL
+        assert killed_at("loop.model_reserved", work, shop.app) == -signal.SIGKILL
     with shop.app.database.connect() as db:
         left = list(db.execute(select(tasks.c.id).order_by(tasks.c.id)).scalars())
         assert len(left) == 2

@@ -4,8 +4,6 @@ forms' protections checked with a plain HTTP client."""
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -13,13 +11,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page, expect
 
 from signoff import ProposalStatus
 from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, open_workshop, price, repair_price
+from tests.workshop_web import PASSWORD, open_workshop, price, repair_price, served
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "inbox"
 
@@ -29,19 +26,9 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleName
     """The workshop served by uvicorn on 127.0.0.1 (a free port), in a thread of this process."""
     shop = open_workshop(tmp_path, monkeypatch, passwords=True)
     web = create_web_app(shop.app, secure_cookies=False, refresh_seconds=0.3)
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    shop.url = f"http://127.0.0.1:{port}"
-    yield shop
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(web) as port:
+        shop.url = f"http://127.0.0.1:{port}"
+        yield shop
 
 
 @pytest.fixture

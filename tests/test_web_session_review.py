@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import re
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import httpx
 import pytest
-import uvicorn
 from argon2 import PasswordHasher
 from playwright.sync_api import Browser, ConsoleMessage, Route, expect
 
 from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, bearer, open_workshop, price
+from tests.workshop_web import PASSWORD, bearer, open_workshop, price, served
 
 SECURITY = ("x-content-type-options", "x-frame-options", "referrer-policy", "cache-control",
             "content-security-policy")
@@ -48,19 +45,10 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleName
     shop = open_workshop(tmp_path, monkeypatch, passwords=True)
     web = create_web_app(shop.app, secure_cookies=False, refresh_seconds=0.3,
                          max_body_bytes=4000)
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    shop.port = server.servers[0].sockets[0].getsockname()[1]
-    shop.url = f"http://127.0.0.1:{shop.port}"
-    yield shop
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(web) as port:
+        shop.port = port
+        shop.url = f"http://127.0.0.1:{port}"
+        yield shop
 
 
 def _form_token(client: httpx.Client, path: str) -> str:

@@ -5,8 +5,6 @@ signoff's."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import uvicorn
 from argon2 import PasswordHasher
 from playwright.sync_api import Browser, Locator, Page, expect
 
@@ -24,6 +21,7 @@ from signoff.limits.provenance import ArgumentLabel, Origin
 from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from signoff.web.wording import label
+from tests.workshop_web import served
 
 PASSWORD = "correct horse battery"
 IBAN = "DE89370400440532013000"
@@ -78,18 +76,9 @@ def bank(tmp_path: Path) -> Iterator[SimpleNamespace]:
     """The bank served by uvicorn on 127.0.0.1 (a free port), in a thread of this process."""
     bank = _bank(tmp_path)
     web = create_web_app(bank.app, secure_cookies=False, refresh_seconds=60)
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    bank.url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    yield bank
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(web) as port:
+        bank.url = f"http://127.0.0.1:{port}"
+        yield bank
     bank.app.database.dispose()
 
 

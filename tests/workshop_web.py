@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import runpy
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -64,3 +68,24 @@ def repair_price(shop: SimpleNamespace) -> Decimal:
 def bearer(shop: SimpleNamespace, name: str) -> dict[str, str]:
     """The Authorization header of `name`'s token."""
     return {"Authorization": f"Bearer {shop.tokens[name]}"}
+
+
+@contextmanager
+def served(web: Any) -> Iterator[int]:
+    """`web` (an ASGI app) served by uvicorn on 127.0.0.1, a free port, in a thread of this
+    process while the block runs: the port."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield server.servers[0].sockets[0].getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
