@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -15,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import uvicorn
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+from tests.workshop_web import served
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSPORTS = ["stdio", "http"]
@@ -108,18 +108,5 @@ def rest_api(app: Any) -> Iterator[str]:
     """`app`'s REST API served by uvicorn on 127.0.0.1 in a thread; its base URL."""
     from signoff.web import create_web_app
 
-    server = uvicorn.Server(uvicorn.Config(create_web_app(app, secure_cookies=False),
-                                           host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the REST API did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
+    with served(create_web_app(app, secure_cookies=False)) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

@@ -299,13 +299,17 @@ def _task_of(app: App) -> str | None:
     return found
 
 
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
 @pytest.mark.parametrize("price", [FREE, PRICE], ids=["free", "priced"])
-def test_a_model_call_lost_in_a_crash_is_one_of_the_steps(tmp_path: Path, price: Price) -> None:
+def test_a_model_call_lost_in_a_crash_is_one_of_the_steps(
+        tmp_path: Path, price: Price, db: str, request: pytest.FixtureRequest) -> None:
     """A process killed while its model call is out (the model answered; the reply is not
     stored) has used a step up: resumed again and again, a task of at most 2 steps asks the
     model twice in all, then halts at its limit (it asked once more each time, for nothing, at
-    no price: `--max-steps 2` gave 3 requests, and a restart loop 8)."""
-    shop = _shop(f"sqlite:///{tmp_path / 'steps.db'}")
+    no price: `--max-steps 2` gave 3 requests, and a restart loop 8). On SQLite and on a
+    PostgreSQL server, each process its own."""
+    shop = _shop(request.getfixturevalue("postgres_database") if db == "postgresql"
+                 else f"sqlite:///{tmp_path / 'steps.db'}")
     bill = tmp_path / "bill.txt"
 
     def work() -> None:  # the first process starts the task; each one after resumes it
