@@ -141,8 +141,10 @@ class ProposalOut(_Out):
         "then (UTC); null: it waits as long as it takes."))
     escalations: int = Field(0, description="How many times its deadline passed and it went "
                                             "on to another decider.")
-    fresh: bool | None = Field(None, description="For a waiting proposal: whether what it acts on "
-                                                 "still reads as it did (a yes would run it).")
+    fresh: bool | None = Field(None, description=(
+        "For a waiting proposal asked for by its id: whether what it acts on still reads as it "
+        "did (a yes would run it). Null in a list of proposals, where it is not worked out (it "
+        "reads the records each acts on): ask for the proposal itself before deciding."))
     freshness: str = Field("", description="Why it is not fresh, in words.")
 
     @staticmethod
