@@ -26,7 +26,7 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import func as sql_functions
 
-from signoff.effects import orm, pydantic_models
+from signoff.effects import orm, pydantic_models, special
 from signoff.effects.annotations import annotation_types
 from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
@@ -61,6 +61,7 @@ from signoff.effects.values import (
     Val,
     const,
     enum_member_data,
+    fresh_of,
     inner_token,
     join,
     join_all,
@@ -149,6 +150,9 @@ class Analyser:
                 return _method(Method(func=member.__func__, self_val=base, cls=obj, qual=q))
             if isinstance(member, types.FunctionType):
                 return _method(Method(func=member, self_val=None, cls=obj, qual=q))
+            by_meta = special.metaclass_read(frame, base, obj, attr)
+            if by_meta is not None:  # (its metaclass's property or __getattr__: code that runs)
+                return by_meta
             if member is _MISSING:
                 try:
                     member = getattr(obj, attr)
@@ -192,6 +196,8 @@ class Analyser:
             or is_pure_name(qualified_name(cls))
             or is_sink(q)
         ):
+            if q in pydantic_models.ADAPTER_PARTS:  # (what an adapter runs models' hooks by)
+                return replace(fresh_of(pydantic_models.ADAPTER_PARTS[q]), pure=True)
             if member is _MISSING or is_data_member(member):
                 return replace(base.derived(), pure=True)
             return _method(BuiltinMethod(name=attr, self_val=base, qual=q))

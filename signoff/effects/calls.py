@@ -100,6 +100,7 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             if containers.keeps_starred(fv, keeps):  # (a function's: its items, unnamed)
                 frame.keep(a.value)
             star = join(star, frame.expr(a.value))
+            special.iterated(frame, star, a)  # (unpacked: its class's own __iter__…)
         else:
             if followed or (keeps and not (handed and containers.shares(frame, a))):
                 frame.keep(a)  # (not a list of lists whose lists a function is handed)
@@ -120,8 +121,9 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
         elif allowed:
             frame.bind(k.value)
         v = frame.expr(k.value)
-        if k.arg is None:
+        if k.arg is None:  # (unpacked: its class's own keys and __getitem__)
             dstar = join(dstar, v)
+            special.each(frame, v, ("keys", "__getitem__"), [], k)
         else:
             kw[k.arg] = v
     if method in ("extend", "update"):  # (what they hold, taken in: maybe a caller's lists)
@@ -269,6 +271,9 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
         if calling is not None:  # a decorator made of a class: its __call__ runs
             return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
                                  cls=type(core), args=args.prepend(known(core)))
+        dispatched = special.dispatched(core)
+        if dispatched:  # (``functools.singledispatch``: the function registered for the type)
+            return join_all([call_args(frame, known(f), args, node) for f in dispatched])
         declared(frame, core, (frame.an.label(wrapped),), node)
         core = wrapped
     q = qualified_name(core)
@@ -427,13 +432,6 @@ def call_function(
         special.mixin_runs(frame, func, full.pos[0], node)
     if q in pydantic_models.DUMPS or q in pydantic_models.VALIDATES:
         return _models_own(frame, q, cls, full, node)
-    if q in pydantic_models.ADAPTS:  # what type it was made for is not followed: any model's
-        serializing = pydantic_models.ADAPTS[q] is not None
-        pydantic_hooks(frame, [] if serializing else pydantic_models.every_app_model(
-                           frame.globals.get("__name__", "") or ""),
-                       serializing=serializing, node=node, every=True)
-        made = pydantic_models.ADAPTS[q]
-        return Val(types=frozenset({made}), pure=True) if made is str else Val(pure=serializing)
     if is_pure_name(q):
         return pure_call(frame, q, full, node)
     return frame.an.call_analysed(frame, func, cls, full, node)
@@ -491,6 +489,14 @@ def _models_own(frame: Scope, q: str, cls: type | None, args: Args, node: ast.AS
 
 def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     """A call of allow-listed code: only the callbacks it is handed are followed."""
+    if q in pydantic_models.ADAPTS:  # (a type adapter's, pydantic-core's, however reached:
+        serializing = pydantic_models.ADAPTS[q] is not None  # which type it was made for is
+        pydantic_hooks(frame, [] if serializing else pydantic_models.every_app_model(  # not
+                           frame.globals.get("__name__", "") or ""),  # followed: any model's)
+                       serializing=serializing, node=node, every=True)
+        gives = pydantic_models.ADAPTS[q]
+        return Val(types=frozenset({gives}), pure=True) if gives in (str, bytes) else Val(
+            pure=serializing)
     if q == "functools.partial" and args.pos:  # followed where it is called, as often
         reach = args.reach()
         return Val(types=frozenset({functools.partial}), origin=reach, inner=reach,

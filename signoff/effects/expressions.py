@@ -263,6 +263,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 dunder(frame, left_node, left, (_COMPARE[type(op)],), [right_node])
                 # (Python asks the right side too, reflected, when the left cannot answer)
                 dunder(frame, right_node, right, (_REFLECTED[type(op)],), [left_node])
+                for held in (left, right):  # (a container of Python's compares its items)
+                    special.items_compared(frame, held, _COMPARE[type(op)], node)
             left_node, left = right_node, right
         return fresh_of(bool)
     if isinstance(node, ast.IfExp):
@@ -330,6 +332,7 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
     ``x.__format__``), when its class defines it in Python: code that runs, so its effects
     count. The first of `names` the class defines is the one called; what it returns (None
     when none is defined)."""
+    special.model_shown(frame, value, names, node)  # (a model's own, pydantic's: its fields')
     if not value.types and value.maybe:  # (of no known class: those the code seen gives it)
         return special.special(frame, replace(value, types=value.maybe), names,
                                [evaluate(frame, a) for a in args], node)
@@ -377,7 +380,7 @@ def truth(frame: Frame, node: ast.expr, value: Val) -> None:
 def iterated_by(frame: Frame, node: ast.expr, value: Val) -> None:
     """What a loop over `value` runs of its class's code: ``__iter__`` once, then the
     iterator's ``__next__`` once an item (`Frame.repeated`)."""
-    iterator = dunder(frame, node, value, ("__iter__", "__aiter__"), [])
+    iterator = dunder(frame, node, value, ("__iter__", "__aiter__", "__getitem__"), [])
     if iterator is None or not iterator.types:
         iterator = value
     with frame.repeated():
@@ -564,8 +567,8 @@ def _combined(op: ast.operator, left: Val, right: Val) -> Val | None:
 
 def _part(frame: Frame, node: ast.expr) -> Val:
     """An item a list, set or tuple display puts in it: each of a starred one's."""
-    if isinstance(node, ast.Starred):
-        return frame.iterate(_held(frame, node.value))
+    if isinstance(node, ast.Starred):  # (unpacked: its class's own __iter__ runs)
+        return special.iterated(frame, _held(frame, node.value), node)
     return _held(frame, node)
 
 

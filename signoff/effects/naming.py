@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import sys
 import types
 import weakref
@@ -29,13 +30,13 @@ def qualified_name(obj: Any) -> str:
     """The qualified name of a function, class or method: ``"module.Class.method"``."""
     if isinstance(obj, types.ModuleType):
         return obj.__name__
-    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    qual = read_safely(obj, "__qualname__") or read_safely(obj, "__name__")
     if not isinstance(qual, str):
         return ""
-    module = getattr(obj, "__module__", None)
+    module = read_safely(obj, "__module__")
     if not isinstance(module, str):
-        owner = getattr(obj, "__objclass__", None) or getattr(obj, "__self__", None)
-        module = getattr(owner, "__module__", None)
+        owner = read_safely(obj, "__objclass__") or read_safely(obj, "__self__")
+        module = read_safely(owner, "__module__")
     if not isinstance(module, str):
         return qual
     if _claims_library(module):  # (the app's code may say it is a library's: where it is)
@@ -46,6 +47,45 @@ def qualified_name(obj: Any) -> str:
         if isinstance(func, types.FunctionType) and _claimed_falsely(func, module, qual):
             return f"{func.__code__.co_filename}:{qual}"
     return f"{module_name(module)}.{qual}"
+
+
+_PLAIN_KINDS = frozenset({type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                          types.ModuleType, types.MethodDescriptorType, types.WrapperDescriptorType,
+                          types.MethodWrapperType, types.ClassMethodDescriptorType,
+                          type(None), property, staticmethod, classmethod, functools.partial})
+
+
+def read_safely(obj: Any, name: str) -> Any:
+    """``obj.name``, or None where reading it would run code of the app's: its class's own
+    ``__getattr__`` or ``__getattribute__``, a descriptor of it (a property). The analysis reads
+    code; it never runs what it reads."""
+    kind = type(obj)
+    if kind not in _PLAIN_KINDS:
+        safe = _SAFE_READS.get((kind, name))
+        if safe is None:
+            safe = _SAFE_READS[(kind, name)] = _read_runs_nothing(kind, name)
+        if not safe:
+            return None
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # (one that refuses to be read: none)
+        return None
+
+
+_SAFE_READS: dict[tuple[type, str], bool] = {}
+"""What `_read_runs_nothing` found, by class and name."""
+
+
+def _read_runs_nothing(kind: type, name: str) -> bool:
+    """Whether reading `name` of an object of `kind` runs no code of the app's (`read_safely`)."""
+    try:
+        hooks = [inspect.getattr_static(kind, hook, None) for hook in (
+            "__getattr__", "__getattribute__", name)]
+    except Exception:  # (a class whose look-up fails: not read)
+        return False
+    return not any(isinstance(hook, types.FunctionType) for hook in hooks[:2]) and (
+        hooks[2] is None or isinstance(hooks[2], str | types.GetSetDescriptorType
+                                       | types.MemberDescriptorType))
 
 
 def written_in(obj: Any) -> str | None:
@@ -92,7 +132,7 @@ def _claimed_falsely(func: types.FunctionType, module: str, qual: str) -> bool:
     while True:  # (the function it names, or one that wraps it)
         if func in _functions_of(found):
             return False
-        found = getattr(found, "__wrapped__", None)
+        found = read_safely(found, "__wrapped__")
         if found is None:
             return True
 
@@ -111,7 +151,7 @@ def _home_of(namespace: dict[str, Any]) -> str | None:
 def _functions_of(member: Any) -> list[types.FunctionType]:
     """The functions a class member is or holds (a static or class method's, a property's
     accessors, a cached property's)."""
-    held = [getattr(member, name, None) for name in ("__func__", "fget", "fset", "fdel", "func")]
+    held = [read_safely(member, name) for name in ("__func__", "fget", "fset", "fdel", "func")]
     return [f for f in [member, *held] if isinstance(f, types.FunctionType)]
 
 

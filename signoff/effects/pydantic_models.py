@@ -16,6 +16,7 @@ import typing
 from typing import Any
 
 import pydantic
+import pydantic_core
 import typing_extensions
 from pydantic import functional_serializers, functional_validators
 
@@ -24,9 +25,10 @@ from signoff.effects.naming import qualified_name
 from signoff.effects.tables import LIBRARIES, is_pure_name
 from signoff.effects.values import Val, fresh_of, known
 
-__all__ = ["ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "carried", "every_app_model",
-           "field_annotation", "holds_any", "hook_arguments", "hooks", "hooks_run", "is_model",
-           "models_in", "own_schema", "structured_fields", "unfollowed"]
+__all__ = ["ADAPTER_PARTS", "ADAPTS", "DUMPS", "NOT_A_FIELD", "VALIDATES", "Hook", "carried",
+           "every_app_model", "field_annotation", "holds_any", "hook_arguments", "hooks",
+           "hooks_run", "is_model", "models_in", "own_schema", "shown_types", "structured_fields",
+           "unfollowed"]
 
 DUMPS: dict[str, type] = {
     "pydantic.main.BaseModel.model_dump": dict,
@@ -37,15 +39,31 @@ DUMPS: dict[str, type] = {
 """A model's methods that turn it into data (what each gives): its serializers run, and those
 of the models its fields hold."""
 
+_CORE = "pydantic_core._pydantic_core"
 ADAPTS: dict[str, type | None] = {
     "pydantic.type_adapter.TypeAdapter.dump_python": object,
-    "pydantic.type_adapter.TypeAdapter.dump_json": str,
+    "pydantic.type_adapter.TypeAdapter.dump_json": bytes,
     "pydantic.type_adapter.TypeAdapter.validate_python": None,
     "pydantic.type_adapter.TypeAdapter.validate_json": None,
     "pydantic.type_adapter.TypeAdapter.validate_strings": None,
+    "pydantic.type_adapter.TypeAdapter.get_default_value": None,
+    f"{_CORE}.to_json": bytes,
+    f"{_CORE}.to_jsonable_python": object,
+    f"{_CORE}.SchemaSerializer.to_python": object,
+    f"{_CORE}.SchemaSerializer.to_json": bytes,
+    **{f"{_CORE}.SchemaValidator.{name}": None for name in (
+        "validate_python", "validate_json", "validate_strings", "validate_assignment",
+        "get_default_value", "isinstance_python")},
 }
-"""A type adapter's methods (what a dump gives; None: it validates). Which type an adapter was
-made for is not followed: they run the hooks of any model of the app's."""
+"""A type adapter's methods, and pydantic-core's serializers and validators (a model's own
+``__pydantic_serializer__``), that run a model's hooks: what a dump gives (None: it validates).
+Which type one was made for is not followed: they run the hooks of any model of the app's."""
+
+ADAPTER_PARTS: dict[str, type] = {
+    "pydantic.type_adapter.TypeAdapter.serializer": pydantic_core.SchemaSerializer,
+    "pydantic.type_adapter.TypeAdapter.validator": pydantic_core.SchemaValidator,
+}
+"""What a type adapter keeps that serializes and validates by pydantic-core (`ADAPTS`)."""
 
 VALIDATES = frozenset({
     "pydantic.main.BaseModel.model_validate",
@@ -393,6 +411,17 @@ def models_in(annotation: Any, seen: set[type] | None = None) -> list[type]:
         for field in structured_fields(annotation).values():
             found += models_in(field, seen)
     return found
+
+
+def shown_types(models: list[type]) -> list[type]:
+    """The classes, not models, that the fields of `models` (and of the models they hold) are
+    typed by: shown by their own ``__repr__`` as a model is."""
+    found: dict[type, None] = {}
+    for model in {m: None for owner in models for m in models_in(owner)}:
+        fields: dict[str, Any] = getattr(model, "__pydantic_fields__", None) or {}
+        for info in fields.values():
+            found.update(dict.fromkeys(t for t in _types_in(info.annotation) if not is_model(t)))
+    return list(found)
 
 
 def field_annotation(cls: type, name: str) -> Any:

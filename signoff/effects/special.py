@@ -15,10 +15,11 @@ import re
 import string
 import sys
 import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from signoff.effects import calls
+from signoff.effects import calls, pydantic_models
 from signoff.effects.naming import of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
@@ -46,10 +47,14 @@ __all__ = [
     "attribute_written",
     "compared_by",
     "defines",
+    "dispatched",
     "each",
     "getter",
+    "items_compared",
     "iterated",
+    "metaclass_read",
     "mixin_runs",
+    "model_shown",
     "of_library",
     "runs_unnamed",
     "shown",
@@ -63,6 +68,7 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
     of it to call it by (``len(x)`` calls ``x.__len__``, sorting compares the items): for each
     class it may be, the first of `names` that class defines in Python. What it returns (None
     when no class defines one)."""
+    model_shown(frame, value, names, node)
     called = []
     for kind in value.types or ():
         name = next((n for n in names if defines(kind, n)), None)
@@ -70,6 +76,23 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
             method = frame.an.attr_of_type(frame, value, kind, name)
             called.append(calls.call_args(frame, method, Args(list(args), {}), node))
     return join_all(called) if called else None
+
+
+_SHOWING = frozenset({"__str__", "__repr__", "__format__"})
+
+
+def model_shown(frame: Scope, value: Val, names: tuple[str, ...], node: ast.AST | None) -> None:
+    """What showing a pydantic model runs of the app's code where its class's ``__repr__`` (or
+    ``__str__``, ``__format__``: `names`) is pydantic's own: its computed fields are read, and
+    the values of its fields (and of the models they hold) are shown by their classes' own
+    ``__repr__``. Taken to be its serializers run, which is more than that (never less)."""
+    if not _SHOWING.intersection(names):
+        return
+    models = [k for k in value.types or () if isinstance(k, type) and pydantic_models.is_model(k)]
+    if models:
+        calls.pydantic_hooks(frame, models, serializing=True, node=node)
+        for kind in pydantic_models.shown_types(models):
+            special(frame, Val(types=frozenset({kind})), ("__repr__",), [], node)
 
 
 def getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
@@ -162,6 +185,22 @@ def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST 
         special(frame, args.pos[0], ("__eq__",), [args.pos[0]], node)
 
 
+_COMPARED_BY_ITEMS = (list, tuple, dict, set, frozenset, collections.deque)
+
+
+def items_compared(frame: Scope, value: Val, method: str, node: ast.AST | None) -> None:
+    """What comparing `value`, one of Python's containers, with another runs (``(a,) == (b,)``,
+    ``xs < ys``): its items' own ``__eq__`` (and the comparison asked), a dict's values' too."""
+    kinds = value.types or frozenset()
+    if not kinds or not all(issubclass(k, _COMPARED_BY_ITEMS) for k in kinds):
+        return
+    items = [frame.iterate(value), *([frame.item(value)] if any(
+        issubclass(k, dict) for k in kinds) else [])]
+    with frame.repeated():
+        for item in items:
+            each(frame, item, tuple(dict.fromkeys(("__eq__", method))), [item], node)
+
+
 def each(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
          node: ast.AST | None) -> Val | None:
     """Follow every one of `names` that the classes of `value` define (where which one runs
@@ -193,6 +232,32 @@ def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
         special(frame, iterator, ("__next__",), [], node)
     return frame.iterate(value)
 
+
+
+def dispatched(fn: Any) -> list[Any]:
+    """The functions a ``functools.singledispatch`` function `fn` may run, by the type of what
+    it is given: those registered for each (none, for any other function)."""
+    held = fn.__dict__ if isinstance(fn, types.FunctionType) else {}
+    registry = held.get("registry") if "dispatch" in held else None
+    return list(dict.fromkeys(registry.values())) if isinstance(registry, Mapping) else []
+
+
+def metaclass_read(frame: Scope, base: Val, cls: type, attr: str) -> Val | None:
+    """``cls.attr`` where what is read is the code of `cls`'s metaclass: its property's getter,
+    or, the class having no such attribute, its ``__getattr__`` — followed, never run to see
+    (None: neither)."""
+    meta = type(cls)
+    if meta is type or any(attr in k.__dict__ for k in cls.__mro__):
+        return None
+    found = inspect.getattr_static(meta, attr, None)
+    if isinstance(found, property) and found.fget is not None:
+        return calls.call_function(frame, found.fget, [base], {}, None, cls=meta)
+    getter = inspect.getattr_static(meta, "__getattr__", None)
+    if found is not None or getter is None:
+        return None
+    if isinstance(getter, types.FunctionType):
+        return calls.call_function(frame, getter, [base, const(attr)], {}, None, cls=meta)
+    return frame.unknown(f"{cls.__name__}.{attr}", f"reads {attr} by {meta.__name__}'s __getattr__")
 
 
 def defines(cls: type, name: str) -> bool:

@@ -135,7 +135,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         frame.bind_name(node.name, local)
     elif isinstance(node, ast.ClassDef):
         frame.let_go_inside(node)  # (its methods' code may fill what they name)
-        for part in [*node.decorator_list, *(k.value for k in node.keywords)]:
+        decorators = [frame.expr(part) for part in node.decorator_list]
+        for part in (k.value for k in node.keywords):
             frame.expr(part)
         metaclasses = [m for k in node.keywords if k.arg == "metaclass"
                        for m in frame.expr(k.value).objs if isinstance(m, type)]
@@ -157,6 +158,9 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                     calls.call_function(frame, made, given[:made.__code__.co_argcount], {}, node,
                                         cls=meta)
         frame.class_body(node)  # it runs as the class is made (and its values' __set_name__)
+        for decorator, deco in zip(reversed(decorators), reversed(node.decorator_list),
+                                   strict=True):  # (each called with it, bottom up)
+            calls.call_args(frame, decorator, Args([Val()], {}), deco)
         frame.bind_name(node.name, Val())  # a class made here: calling it is not followed
     elif isinstance(node, ast.Import | ast.ImportFrom):
         import_(frame, node)
@@ -166,6 +170,7 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Match):
         subject = frame.expr(node.subject)
         for case in node.cases:
+            matched(frame, case.pattern, subject)
             for sub in ast.walk(case.pattern):
                 name = getattr(sub, "name", None) or getattr(sub, "rest", None)
                 if isinstance(name, str):
@@ -174,6 +179,46 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 frame.expr(case.guard)
             body(frame, case.body)
     # pass, break, continue, type aliases: nothing to do
+
+
+def matched(frame: Frame, pattern: ast.pattern, subject: Val) -> None:
+    """What matching `subject` against a ``case`` pattern runs of the classes' own code: a
+    value's ``__eq__`` (both sides), a class pattern's metaclass's ``__instancecheck__`` and the
+    attributes it reads (a property, ``__getattr__``: of the subject, and of an object of that
+    class, which the subject may be), a sequence's ``__len__`` and items, a mapping's ``get``
+    and keys; and so on for the patterns inside."""
+    inner: list[tuple[ast.pattern, Val]] = []
+    if isinstance(pattern, ast.MatchValue):
+        value = frame.expr(pattern.value)
+        special.special(frame, subject, ("__eq__",), [value], pattern)
+        special.special(frame, value, ("__eq__",), [subject], pattern)
+    elif isinstance(pattern, ast.MatchSequence):
+        special.each(frame, subject, ("__len__", "__getitem__", "__iter__"), [Val()], pattern)
+        inner = [(p, frame.iterate(subject)) for p in pattern.patterns]
+    elif isinstance(pattern, ast.MatchMapping):
+        special.each(frame, subject, ("get", "keys", "__getitem__", "__iter__", "__len__"),
+                     [Val()], pattern)
+        inner = [(p, frame.item(subject)) for p in pattern.patterns]
+    elif isinstance(pattern, ast.MatchClass):
+        classes = [c for c in frame.expr(pattern.cls).objs if isinstance(c, type)]
+        for cls in classes:
+            special.special(frame, known(cls), ("__instancecheck__",), [subject], pattern)
+        named = list(pattern.kwd_attrs)
+        for cls in classes:
+            held = inspect.getattr_static(cls, "__match_args__", ())  # (no code of its run)
+            held = held if isinstance(held, tuple) else ()
+            named += [a for a in held[:len(pattern.patterns)] if isinstance(a, str)]
+        seen = [subject, *(Val(types=frozenset({cls})) for cls in classes)]
+        read = {a: join_all([frame.attribute(v, a, None) for v in seen]) for a in named}
+        inner = [(p, read.get(a, subject)) for p, a in zip(
+            [*pattern.kwd_patterns], pattern.kwd_attrs, strict=True)]
+        inner += [(p, subject.derived()) for p in pattern.patterns]
+    elif isinstance(pattern, ast.MatchAs | ast.MatchOr):
+        parts = pattern.patterns if isinstance(pattern, ast.MatchOr) else [
+            p for p in (pattern.pattern,) if p is not None]
+        inner = [(p, subject) for p in parts]
+    for part, value in inner:
+        matched(frame, part, value)
 
 
 def _binds_local(frame: Frame, targets: list[ast.expr]) -> bool:
@@ -424,6 +469,12 @@ def raise_(frame: Frame, node: ast.Raise) -> None:
         classes.extend(t for t in val.types if issubclass(t, BaseException) and val.exact)
     for exc in classes:
         frame.raised(exc, node.lineno, (f"raise {exc.__name__}",))
+    # What it is told by (the log's traceback, a refusal's words), once raised, wherever it is
+    # caught: its class's own __str__ and __repr__, and those of what it was made with.
+    made_with = node.exc.args if isinstance(node.exc, ast.Call) else []
+    for told in [val, *(fresh_of(c) for c in classes), *(
+            frame.expr(a) for a in made_with if isinstance(a, ast.Name | ast.Attribute))]:
+        special.each(frame, told, ("__str__", "__repr__"), [], node)
 
 
 def import_(frame: Frame, node: ast.Import | ast.ImportFrom) -> None:
