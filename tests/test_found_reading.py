@@ -308,6 +308,51 @@ class _QuietNote(BaseModel):
         return value
 
 
+class _Told(Exception):
+    """Writes a file as its words are read (by the log, as the run's failure is written)."""
+
+    target = Path()
+
+    def __str__(self) -> str:
+        self.target.write_text("told")
+        return "told"
+
+
+def _raising_what_writes_as_told(note: str) -> str:
+    raise _Told
+
+
+@pytest.mark.parametrize("query", [False, True])
+def test_the_words_of_what_it_raised_are_read_while_it_is_held(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+        query: bool) -> None:
+    """An exception it raises is told in the log after the run: its words (`__str__`, the
+    app's code) are read while the run is still held, so a file they write is refused, and
+    the run ends Failed with nothing written (they were read after the hold, by the log).
+    The same for a query, held by a guard of its own."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+    _Told.target = tmp_path / "told.txt"
+
+    @app.action(query=query)
+    def encode(note: str) -> str:
+        """Encode a note."""
+        return _encoded(note)
+
+    unseen(app, "encode")
+    monkeypatch.setattr(sys.modules[__name__], "_encoded", _raising_what_writes_as_told)
+    with caplog.at_level(logging.INFO, logger="signoff"):
+        result = app.actions.run("encode", {"note": "hello"}, as_=app.system)
+    assert result.outcome.value == "Failed"
+    assert caplog.text  # every record written out, its exception's words read
+    assert not _Told.target.exists()
+    told = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    tried = f"it tried to open {_Told.target} for writing."
+    assert told == ([f"Query encode tried more than reading, run as the app for cause '': "
+                     f"A query may only read: {tried}"] if query else
+                    [f"Action encode, found to only read, may only read: {tried}"])
+    app.database.dispose()
+
+
 def test_the_app_code_a_run_runs_around_the_action_is_held_too(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A result's serializer and a parameter's validator are the action's code to the analysis

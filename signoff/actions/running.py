@@ -427,6 +427,10 @@ class Runner:
                     transaction.rollback()
             except ReadOnlyViolation:
                 pass  # recorded in the guard, and told below
+            except Exception as error:
+                _read_words(error)  # (in the hold: the log reads them after it)
+                if not guard.violated:
+                    raise
         if guard.violated or result is None:
             log.error(
                 "Query %s tried more than reading, run as %s for cause %r: %s",
@@ -488,12 +492,32 @@ def _as_found(action: Action, session: Session | None) -> Iterator[None]:
         with read_only_guard(f"Action {action.name}, found to only read,") as guard, (
                 reading_records_only(session) if session is not None
                                           else contextlib.nullcontext()):
-            yield
+            try:
+                yield
+            except Exception as error:
+                _read_words(error)
+                if not guard.violated:
+                    raise
     finally:  # (what it tried, whether the refusal reached the run or was caught inside it)
         if guard.violated:
             log.error("%s", " ".join(str(v) for v in guard.violations))
-    if guard.violated:
-        raise guard.violations[0]
+    if guard.violated:  # (in place of what it raised, whose words tried more than reading)
+        raise guard.violations[0] from None
+
+
+def _read_words(error: BaseException) -> None:
+    """Read the words of what a held run raised, and of the errors it was raised from, while
+    the run is still held: the log reads them once it is over, and they are the app's code
+    (``__str__``, ``__repr__``), which may try more than reading too. A refusal of what they
+    tried is recorded in the guard; a failure to say them is the log's to tell."""
+    seen: set[int] = set()
+    at: BaseException | None = error
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        for words in (str, repr):
+            with contextlib.suppress(Exception):
+                words(at)
+        at = at.__cause__ or at.__context__
 
 
 def refusal_on(acting: ActingAs, effects: Effects, record: Any, *,
