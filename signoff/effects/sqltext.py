@@ -159,7 +159,38 @@ def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
 
 
 def _statement_effects(statement: str) -> list[tuple[EffectKind, str]]:
-    """The effects of one statement, its comments and strings made empty (`statements`)."""
+    """The effects of one statement, its comments and strings made empty (`statements`): what
+    its verbs do to tables, and what reaches files, programs or servers (`_outside`)."""
+    return _table_effects(statement) + _outside(statement)
+
+
+_OUTSIDE_VERBS = re.compile(r"\s*(ATTACH|COPY|LOAD)\b|\s*(VACUUM)\b[^;]*\bINTO\b", re.I)
+"""Statements that reach files, programs or servers: SQLite's ``ATTACH`` (a file made, or
+another database written) and ``VACUUM … INTO`` (a file written), PostgreSQL's ``COPY`` (to and
+from files and programs) and ``LOAD`` (a library run)."""
+_OUTSIDE_FUNCTIONS = frozenset("""
+load_extension readfile writefile edit lo_import lo_export pg_read_file pg_read_binary_file
+pg_stat_file pg_ls_dir pg_file_write pg_file_rename pg_file_unlink dblink dblink_exec
+dblink_connect dblink_open dblink_send_query
+""".split())  # noqa: SIM905
+"""Functions of SQLite's and PostgreSQL's (and their common extensions') that read or write
+files, load code or reach another server."""
+
+
+def _outside(statement: str) -> list[tuple[EffectKind, str]]:
+    """What `statement` reaches outside the database's tables, each as ``SQL VERB``."""
+    found = []
+    verb = _OUTSIDE_VERBS.match(statement)
+    if verb is not None:
+        found.append((EffectKind.EXTERNAL, f"SQL {(verb.group(1) or verb.group(2)).upper()}"))
+    found += [(EffectKind.EXTERNAL, f"SQL {name.group(1).lower()}()")
+              for name in _CALLED.finditer(statement)
+              if name.group(1).lower() in _OUTSIDE_FUNCTIONS]
+    return found
+
+
+def _table_effects(statement: str) -> list[tuple[EffectKind, str]]:
+    """What one statement's verbs do to tables."""
     head = _SQL_STATEMENT.match(statement)
     if head is None:
         return [(EffectKind.CHANGES, "")]
