@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,8 +30,9 @@ from signoff.models.base import Message
 if TYPE_CHECKING:
     from signoff.agents.repository import CallRow
 
-__all__ = ["TaskLabels", "evidence_of", "field_names", "floor", "free_text_arguments",
-           "may_return_outside_content", "outside_reason", "plain_arguments", "trusted_text"]
+__all__ = ["Listing", "TaskLabels", "evidence_of", "field_names", "floor", "free_text_arguments",
+           "listed_before", "may_return_outside_content", "outside_reason", "plain_arguments",
+           "trusted_text"]
 
 
 def outside_reason(action: Action, value: Any) -> str | None:
@@ -119,6 +121,37 @@ def plain_arguments(action: Action) -> frozenset[str]:
     return _plain(json.dumps(action.info.parameters_schema, sort_keys=True))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Listing:
+    """What the model read of the tools before calling one, from outside (what an upstream MCP
+    server says of its tools), and the names the called tool's own schema gives."""
+
+    seen: tuple[Seen, ...] = ()
+    """The outside content the tools were listed with (see `Provenance.add_listing`)."""
+    fields: frozenset[str] = frozenset()
+    """The names the tool's schema gives (a mapping's key that is one is no value chosen)."""
+
+
+_LISTINGS: weakref.WeakKeyDictionary[Callable[..., Any], Callable[[], Listing]] = (
+    weakref.WeakKeyDictionary())
+
+
+def listed_before(function: Callable[..., Any], listing: Callable[[], Listing]) -> None:
+    """Say that the model read `listing()` as it was offered the action made of `function` (the
+    unmarked function given to `App.add_action`): a value it holds is labelled in a call of
+    that action from the first on (the guard says so of its upstreams' tools)."""
+    _LISTINGS[function] = listing
+
+
+def _listing_of(action: Action) -> Listing:
+    """What the model read as `action` was offered (`listed_before`; none for most)."""
+    try:
+        lists = _LISTINGS.get(action.call)
+    except TypeError:  # a function no weak reference can be made to: none was given one
+        return Listing()
+    return lists() if lists is not None else Listing()
+
+
 OthersSince = Callable[[str, int, dict[str, dict[str, Any]]], tuple[int, list["CallRow"]]]
 """How the calls of another task of a work are read since step `seq`, folded into what was read
 of them before (see `signoff.agents.repository.calls_since`)."""
@@ -145,6 +178,8 @@ class _Known:
     """What the calls that ran alone in those turns answered (a proposal's evidence)."""
     others: dict[str, _Other] = field(default_factory=dict)
     """What it has read of the other tasks of its work, by task."""
+    listed: set[str] = field(default_factory=set)
+    """The texts of the listings in `provenance` (`Listing.seen`)."""
 
 
 class TaskLabels:
@@ -168,9 +203,15 @@ class TaskLabels:
         if not self.label(action):
             return NOTHING_SEEN
         known = self._before(task_id, turn, trusted, calls, others, others_since)
+        listing = _listing_of(action)
+        for seen in listing.seen:
+            if seen.text not in known.listed:
+                known.listed.add(seen.text)
+                known.provenance.add_listing(seen)
         declared = free_text_arguments(action)
         return known.provenance.label(action.name, arguments, endorses=endorses,
-                                      plain=plain_arguments(action), fields=field_names(action),
+                                      plain=plain_arguments(action),
+                                      fields=field_names(action) | listing.fields,
                                       free_text=declared if declared and free_text else free_text)
 
     @staticmethod
@@ -237,9 +278,11 @@ class TaskLabels:
         provenance = known.provenance
         known.evidence.extend(evidence_of(calls))
         for call in calls:
-            if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words,
-                provenance.add_trusted(call.answer, but_not=_arguments_of(call))  # (not for
-                continue  # what they refused)
+            if call.outcome == CallOutcome.REJECTED:  # the person's reason: their own words
+                # (not for what they refused; nor the tool's name the answer gives, which an
+                # upstream MCP server chose: the reason alone, kept as the call's problem)
+                provenance.add_trusted(call.problem or call.answer, but_not=_arguments_of(call))
+                continue
             if call.outcome != CallOutcome.DONE and call.outcome not in _IN_ITS_WORDS:
                 continue
             action = self._action_of(call.tool)
@@ -287,5 +330,5 @@ def trusted_text(conversation: Sequence[Message], subject_id: str | None,
     if subject_id is not None:
         texts.append(subject_id)
     if subject_json is not None:
-        texts.append(json.dumps(subject_json))
+        texts.append(json.dumps(subject_json, ensure_ascii=False))  # (`Zoë`, not `Zo\u00eb`)
     return texts

@@ -237,17 +237,27 @@ def _is_date(value: Any) -> bool:
 # -- normal forms ----------------------------------------------------------------------------
 
 _EDGES = ".,;:!?()[]{}<>\"'`*“”‘’«»"
-_DOTS = str.maketrans({"\u3002": ".", "\uff61": ".", "\ufe52": "."})
-"""Full stops of other scripts that a host name may be written with (NFKC keeps them)."""
+_DOTS = str.maketrans({"\u3002": ".", "\uff61": ".", "\ufe52": ".",
+                       # blanks that are no space to Unicode (a space to a reader):
+                       "\u2800": " ", "\u115f": " ", "\u1160": " ", "\u3164": " ",
+                       "\uffa0": " "})
+"""Full stops of other scripts that a host name may be written with (NFKC keeps them), and
+characters that show as a blank without being a space (BRAILLE PATTERN BLANK, the Hangul
+fillers), as a space."""
+_UNSEEN = re.compile("[\u034f\u061c\u17b4\u17b5\u180b-\u180f\ufe00-\ufe0f"
+                     "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+"""Marks that show nothing and are no format character (Cf): COMBINING GRAPHEME JOINER, the
+variation selectors, Mongolian free variation selectors, Khmer inherent vowels."""
 
 
 def _normal(text: str) -> str:
     """`text` as it reads: compatibility forms folded (NFKC: fullwidth letters and digits as
     themselves), characters that show nothing taken out (U+200B ZERO WIDTH SPACE, U+00AD SOFT
-    HYPHEN), and full stops of other scripts as ``.``."""
+    HYPHEN, U+034F COMBINING GRAPHEME JOINER, a variation selector), those that show a blank
+    as a space, and full stops of other scripts as ``.``."""
     if text.isascii():
         return text
-    folded = unicodedata.normalize("NFKC", text).translate(_DOTS)
+    folded = _UNSEEN.sub("", unicodedata.normalize("NFKC", text).translate(_DOTS))
     return "".join(c for c in folded if unicodedata.category(c) != "Cf")
 _NUMBER = re.compile(r"^[-+]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$|^[-+]?[$€£]?\d+(?:\.\d+)?$")
 _EMAIL = re.compile(r"^(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
@@ -444,6 +454,8 @@ class Provenance:
     _trusted_phrase: str = ""
     _refused: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     """A person's words with the values they do not vouch for (`add_trusted`'s `but_not`)."""
+    listed: bool = False
+    """Whether outside content was read before any result (`add_listing`)."""
 
     def add_trusted(self, text: str, *, but_not: Any = None) -> None:
         """Trusted text the task has now been given (a person's words); `but_not`: values it
@@ -463,6 +475,15 @@ class Provenance:
         self._pending.append(seen)
         if seen.outside is not None:
             self.outside_seen = True
+
+    def add_listing(self, seen: Seen) -> None:
+        """Outside content read before any result, as the tools were listed (what an upstream
+        MCP server says of its tools: descriptions, schemas): a value it holds is labelled
+        ``OUTSIDE`` from the first call on, but, until a result of outside content is seen,
+        no other value is labelled (a tool's description is no answer to this work)."""
+        assert seen.outside is not None, "a listing is outside content"
+        self._pending.append(seen)
+        self.listed = True
 
     def _index_trusted(self) -> set[str]:
         if self._trusted_tokens is None:
@@ -495,9 +516,21 @@ class Provenance:
         such as yes/no and declared choices; `fields`: the names its schema gives, which a
         mapping's keys may be without being values; `free_text`: which arguments' texts of
         several words are prose — every one's (True), none's (False: each text is labelled
-        whole, as a single value is), or those named)."""
-        if not self.outside_seen:
+        whole, as a single value is), or those named). Before any result of outside content,
+        only values a listing holds (`add_listing`) are labelled."""
+        if not self.outside_seen and not self.listed:
             return NOTHING_SEEN
+        labels = self._labelled(tool, arguments, endorses=endorses, plain=plain, fields=fields,
+                                free_text=free_text)
+        if self.outside_seen:
+            return labels
+        held = tuple(a for a in labels.arguments if a.origin is Origin.OUTSIDE)
+        return Labels(outside_seen=True, arguments=held) if held else NOTHING_SEEN
+
+    def _labelled(self, tool: str, arguments: Mapping[str, Any], *, endorses: Iterable[Endorse],
+                  plain: Iterable[str], fields: Iterable[str], free_text: bool | frozenset[str]
+                  ) -> Labels:
+        """Every label of a call (`label`), as once outside content entered the task."""
         skip, named = set(plain), set(fields)
         endorsing = tuple(endorses)
         labels: list[ArgumentLabel] = []
@@ -629,8 +662,15 @@ def _formula(text: str) -> bool:
 
 
 def _text_of(seen: Seen) -> str:
-    """All a result says: what the model was told of it, and its JSON."""
-    return seen.text if seen.value is None else f"{seen.text}\n{json.dumps(seen.value)}"
+    """All a result says: what the model was told of it, its JSON, and each of its texts and
+    keys as it reads (JSON writes ``Маллори`` as ``\\u041c…`` and glues a word after a line
+    break to an ``n``: ``to\\nmallory``, where neither would be found)."""
+    if seen.value is None:
+        return seen.text
+    said = [f"{key}" for _, key in _keys(seen.value)]
+    said += [str(leaf) for _, leaf in _leaves(seen.value)
+             if isinstance(leaf, str | int | float) and not isinstance(leaf, bool)]
+    return "\n".join([seen.text, json.dumps(seen.value, ensure_ascii=False), *said])
 
 
 def _bare_phrase(text: str) -> str:

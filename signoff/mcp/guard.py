@@ -38,6 +38,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff.actions.declare import ActionFunction, Untrusted
 from signoff.agents.agent import Agent
+from signoff.agents.labelling import Listing, listed_before
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
@@ -50,6 +51,7 @@ from signoff.exceptions import (
     Unavailable,
     UserError,
 )
+from signoff.limits.provenance import Seen
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
@@ -354,10 +356,71 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
 
     forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
                        f"{server}, called with exactly these arguments.")
+    listed_before(forward, lambda: _listing(upstreams, server, tool))
     title = guarded.tool.title or (guarded.tool.annotations.title if guarded.tool.annotations
                                    else None)
     return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})",
                           untrusted=_outside(guarded.server))
+
+
+def _listing(upstreams: Upstreams, server: str, tool: str) -> Listing:
+    """What the client read as it was offered `server`'s `tool`: what every server whose answers
+    are outside content says of its tools (a description may tell the model what to call, and
+    with what), and the names `tool`'s input schema gives."""
+    now = upstreams.tools.get(server, {}).get(tool)
+    fields = _names_in(now.input_schema) if now is not None else frozenset()
+    seen = []
+    for name, each in upstreams.servers.items():
+        tools = upstreams.tools.get(name, {})
+        if not each.outside or not tools:
+            continue
+        text = "\n".join(_words_of(t) for _, t in sorted(tools.items()))
+        seen.append(Seen(tool=f"tools/list of {name}", arguments="", value=None, text=text,
+                         outside=f"from the MCP server {name}, in what it says of its tools"))
+    return Listing(seen=tuple(seen), fields=fields)
+
+
+_NOT_SAID = frozenset(("type", "required", "enum", "const", "$ref", "$schema", "$id", "format",
+                       "additionalProperties"))
+"""The keys of a JSON Schema whose values are no words of the server's (a type, the names it
+gives) or are declared choices (an argument that is one is not labelled)."""
+
+
+def _words_of(tool: Tool) -> str:
+    """What `tool` says of itself in words: its title, description, and the texts of its
+    schemas (descriptions, titles, defaults, examples)."""
+    said = [tool.title or "", tool.description or "",
+            (tool.annotations.title or "") if tool.annotations else ""]
+    pending: list[Any] = [tool.input_schema, tool.output_schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            for key, inner in node.items():
+                if key in ("properties", "$defs", "definitions") and isinstance(inner, dict):
+                    pending.extend(inner.values())  # (by any name: "type" is a name too)
+                elif key not in _NOT_SAID:
+                    pending.append(inner)
+        elif isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, str):
+            said.append(node)
+    return "\n".join(words for words in said if words)
+
+
+def _names_in(schema: Any) -> frozenset[str]:
+    """The property names a JSON Schema gives, at every depth."""
+    names: set[str] = set()
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                names.update(k for k in properties if isinstance(k, str))
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return frozenset(names)
 
 
 def _answer_of(server: str, tool: str, answer: CallToolResult) -> dict[str, Any]:
