@@ -32,6 +32,7 @@ from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import EffectKind, Effects, RaiseSite
 from signoff.effects.frame import EMPTY_CELL, Frame
+from signoff.effects.listeners import follow_listeners
 from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
@@ -586,6 +587,7 @@ class Analyser:
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
         self._boundary(summary, fn, name, checked=False)
+        follow_listeners(self, summary, name)  # (what the ORM runs of the app's as it does)
         return summary, frame
 
     def checking(self, fn: Any, name: str) -> Summary:
