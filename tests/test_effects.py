@@ -8,6 +8,7 @@ import functools
 import inspect
 import logging
 import operator
+import threading
 import types
 from collections.abc import Callable
 from decimal import Decimal
@@ -1142,6 +1143,36 @@ def test_sql_that_reaches_files_programs_or_servers_reaches_outside(sql: str, re
 
     effects = analyse(runs, name="runs")
     assert ("external", reaches) in _found(effects), effects.explain()
+
+
+_LOCK = threading.Lock()
+_READY = threading.Event()
+_TURN = threading.Condition()
+
+
+def test_waiting_on_and_holding_the_process_locks_only_reads() -> None:
+    """A lock held, an event or a condition waited on keep nothing and reach nothing: code that
+    does so only reads (its unseen C code was assumed to do everything, so an honest cache behind
+    a lock was refused under a budget). Setting an event or notifying a condition changes what
+    other threads of the process wait on."""
+
+    def cached() -> int:
+        with _LOCK:
+            return 1
+
+    def waits() -> bool:
+        with _TURN:
+            _TURN.wait(0.01)
+        return _READY.wait(0.01) or _READY.is_set()
+
+    def wakes() -> None:
+        _READY.set()
+        with _TURN:
+            _TURN.notify_all()
+
+    assert analyse(cached, name="cached").only_reads, analyse(cached, name="cached").explain()
+    assert analyse(waits, name="waits").only_reads, analyse(waits, name="waits").explain()
+    assert _found(analyse(wakes, name="wakes")) == {("changes", "")}
 
 
 def test_an_upsert_beside_an_update_still_shows_the_update() -> None:

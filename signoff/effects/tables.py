@@ -225,6 +225,15 @@ PURE_NAMES = frozenset(
         "sqlalchemy.orm.aliased",
         "sqlalchemy.inspect",
         "signoff.actions.cause.current_cause",  # reads a context variable
+        # waiting on and holding the process's locks keeps nothing and reaches nothing: only
+        # when another thread goes on changes (an event set, a condition notified: below)
+        "threading.Lock", "threading.RLock", "_thread.allocate_lock", "_thread.RLock",
+        "threading.Event", "threading.Event.wait", "threading.Event.is_set",
+        "threading.Condition", "threading.Condition.__enter__", "threading.Condition.__exit__",
+        "threading.Condition.wait", "threading.Condition.acquire", "threading.Condition.release",
+        "threading.Semaphore", "threading.Semaphore.acquire", "threading.Semaphore.__enter__",
+        "threading.BoundedSemaphore", "threading.Semaphore.release", "threading.Semaphore.__exit__",
+        "threading.BoundedSemaphore.release",
     }
 )
 """Single names known to only compute or read."""
@@ -380,6 +389,9 @@ CHANGES_GLOBAL_STATE = frozenset({
     "logging.Handler.removeFilter", "logging.Handler.setLevel", "logging.Handler.setFormatter",
     "logging.RootLogger.addFilter", "logging.RootLogger.removeFilter",
     "logging.RootLogger.removeHandler", "logging.RootLogger.setLevel",
+    # what other threads of the process wait on
+    "threading.Event.set", "threading.Event.clear", "threading.Condition.notify",
+    "threading.Condition.notify_all",
 })  # fmt: skip
 """Allow-listed functions that change the process's shared state."""
 
@@ -643,7 +655,7 @@ change their first argument (``a[b] = c``, ``del a[b]``, ``a += b`` in place) an
 str's ``upper``)."""
 
 
-_PURE_CLASSES = frozenset({"io.StringIO", "io.BytesIO"})
+_PURE_CLASSES = frozenset({"io.StringIO", "io.BytesIO", "_thread.lock", "_thread.RLock"})
 """Allow-listed classes whose own methods only compute too (an app's subclass made, its
 ``__init__``; a buffer entered, its ``__enter__``)."""
 
