@@ -20,13 +20,16 @@ Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
   is another trace's: a web request's); the task's next steps run under it.
 
 Arguments, results and messages (which may hold personal data) are exported only when asked:
-``include_content=True``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``.
+``include_content=True``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (cut at
+`CONTENT_LIMIT` characters when the provider cuts nothing itself); a tool the model calls by
+what is no tool's name is ``(not a tool name)``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -54,7 +57,7 @@ if TYPE_CHECKING:
     from signoff.security.principals import Principal
     from signoff.store.database import Database
 
-__all__ = ["CAPTURE_CONTENT", "Tracing"]
+__all__ = ["CAPTURE_CONTENT", "CONTENT_LIMIT", "Tracing"]
 
 CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The environment variable that, set to ``true``, exports arguments, results and messages."""
@@ -62,6 +65,18 @@ CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _W3C = TraceContextTextMapPropagator()
 _TOOL: ContextVar[_Tool | None] = ContextVar("signoff_tool_call", default=None)
 """The tool call in hand, with its ``execute_tool`` span (in this thread or task)."""
+
+CONTENT_LIMIT = 32_768
+"""The most characters of an argument, result or messages exported when the tracer provider sets
+no attribute length limit of its own (the SDK's default): a 10 MB page a tool read would
+otherwise make a batch of spans no collector takes, and every other span in it would be lost."""
+
+_NAMED = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+"""A tool's name, as model providers allow one: what a model calls by any other name (text it
+wrote there, of any length) is not put on a span, where content is kept out."""
+_MISNAMED = "(not a tool name)"
+_CALL_ID_LIMIT = 128
+"""The most characters of a tool call's id exported (the model's provider, or a client, made it)."""
 
 _DECIDED = {ProposalStatus.DONE: "approve", ProposalStatus.FAILED: "approve",
             ProposalStatus.APPROVED: "approve", ProposalStatus.REJECTED: "reject",
@@ -83,6 +98,10 @@ class Tracing(Observer):
             include_content = os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
         self.include_content = include_content
         """Whether arguments, results and messages are exported."""
+        limits = getattr(self._tracer, "_span_limits", None)  # the SDK's tracer's, else none
+        self._content_limit = None if getattr(limits, "max_span_attribute_length", None) \
+            else CONTENT_LIMIT
+        """The most characters of content exported, when the provider does not cut it itself."""
         self._steps = self._tracer if include_content else _step_spans(self._tracer,
                                                                        version("signoff"))
         """What the spans of model calls and tool calls are started with."""
@@ -121,7 +140,8 @@ class Tracing(Observer):
             "gen_ai.conversation.id": task.id,
         }
         if self.include_content:
-            attributes["gen_ai.input.messages"] = json.dumps([_message(m) for m in messages])
+            attributes["gen_ai.input.messages"] = self._content(
+                json.dumps([_message(m) for m in messages]))
         span = self._steps.start_span(f"chat {name}", kind=SpanKind.CLIENT, attributes=attributes)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
@@ -141,10 +161,15 @@ class Tracing(Observer):
             if model.price else 0.0,
         }
         if self.include_content:
-            ended["gen_ai.output.messages"] = json.dumps([_reply_message(reply)])
+            ended["gen_ai.output.messages"] = self._content(json.dumps([_reply_message(reply)]))
         span.set_attributes(ended)
         span.end()
         return reply
+
+    def _content(self, text: str) -> str:
+        """`text` as exported: cut to `CONTENT_LIMIT` when the provider cuts nothing."""
+        limit = self._content_limit
+        return text[:limit] if limit is not None and len(text) > limit else text
 
     def _model(self, model: Model) -> tuple[str, str]:
         """(provider, model) of `model`: ``openai:gpt-4o`` is ("openai", "gpt-4o")."""
@@ -164,8 +189,10 @@ class Tracing(Observer):
     def gated(self, verdict: Verdict) -> None:
         tool = _TOOL.get()
         if tool is not None:
+            reason = verdict.reason if tool.name is tool.call_tool else verdict.reason.replace(
+                tool.call_tool, tool.name)
             tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
-                              "signoff.gate.reason": verdict.reason})
+                              "signoff.gate.reason": reason})
             if verdict.by_rule:
                 tool.told["signoff.gate.by_rule"] = True
 
@@ -180,7 +207,7 @@ class Tracing(Observer):
         if outcome in ("Failed", "Unknown", "Unavailable"):
             _failed(tool.span, f"signoff.tool.{outcome.lower()}")
         if self.include_content:
-            tool.told["gen_ai.tool.call.result"] = answer
+            tool.told["gen_ai.tool.call.result"] = self._content(answer)
 
     def trace_context(self) -> Any:
         tool = _TOOL.get()
@@ -293,6 +320,10 @@ class _Tool(_Current):
 
     def __init__(self, tracing: Tracing, call: CallRow) -> None:
         self._tracing, self._call = tracing, call
+        self.call_tool = call.tool
+        """The name the model called the tool by."""
+        self.name = call.tool if _NAMED.fullmatch(call.tool) else _MISNAMED
+        """The tool's name on the span."""
         self.told: dict[str, Any] = {}
         """What the gate and the call's end said, set on the span as it ends (at once)."""
 
@@ -304,12 +335,12 @@ class _Tool(_Current):
     def __enter__(self) -> Span:
         call = self._call
         attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.tool,
-            "gen_ai.tool.call.id": call.call_id, "gen_ai.tool.type": "function",
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": self.name,
+            "gen_ai.tool.call.id": call.call_id[:_CALL_ID_LIMIT], "gen_ai.tool.type": "function",
         }
         if self._tracing.include_content:
-            attributes["gen_ai.tool.call.arguments"] = call.arguments
-        span = self._tracing._steps.start_span(f"execute_tool {call.tool}", attributes=attributes)
+            attributes["gen_ai.tool.call.arguments"] = self._tracing._content(call.arguments)
+        span = self._tracing._steps.start_span(f"execute_tool {self.name}", attributes=attributes)
         self._enter(span)
         self._mine = _TOOL.set(self)
         return self

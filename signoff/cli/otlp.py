@@ -4,7 +4,8 @@ environment asks for it the standard way (``OTEL_EXPORTER_OTLP_ENDPOINT``, or
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``; headers, timeout and service name from their own
 ``OTEL_*`` variables). The spans still in hand are sent as the process exits, stopped by
 SIGTERM (as a service manager, or uvicorn after its graceful shutdown, stops it) as much as
-at its end."""
+at its end; the spans still open then (a task's, a tool call's it stopped in) are ended first,
+as stopped, so that the steps that go on elsewhere hang under spans the collector has."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def export_traces(app: Any) -> bool:
     for name in _ENDPOINTS:  # (one that is no URL was told only once the work was done)
         given = os.environ.get(name, "").strip()
         if given and not _url_of_a_collector(given):
-            raise Failure(f"{name} is {given!r}, which is no http:// or https:// URL of a "
+            raise Failure(f"{name} is {_unsigned(given)!r}, which is no http:// or https:// URL of a "
                           "collector (http://localhost:4318, say): set it to one, or unset it.",
                           EXIT_USAGE)
     try:
@@ -61,13 +62,16 @@ def export_traces(app: Any) -> bool:
     # Flushed when the process exits (`_flush_at_exit`: not the SDK's own exit handler, which a
     # Ctrl-C while it waits on a slow collector turned into a traceback).
     provider = TracerProvider(resource=Resource.create(named), shutdown_on_exit=False)
-    atexit.register(_flush_at_exit, provider)
+    still_open = _still_open()
+    provider.add_span_processor(still_open)
+    atexit.register(_flush_at_exit, provider, still_open)
     exporter = OTLPSpanExporter()
-    _tell_failures_once(OTLPSpanExporter.__module__, getattr(exporter, "_endpoint", "")
-                        or os.environ.get(_ENDPOINTS[0]) or os.environ.get(_ENDPOINTS[1], ""))
+    _tell_failures_once(OTLPSpanExporter.__module__, _unsigned(
+        getattr(exporter, "_endpoint", "") or os.environ.get(_ENDPOINTS[0])
+        or os.environ.get(_ENDPOINTS[1], "")))
     provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
-    _flush_when_terminated(provider)
+    _flush_when_terminated(provider, still_open)
     app.trace(provider)
     return True
 
@@ -82,6 +86,12 @@ def _url_of_a_collector(url: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _unsigned(url: str) -> str:
+    """`url` as told: a user and password in it (``https://user:secret@collector``, which the
+    exporter sends as basic authentication) are not."""
+    return re.sub(r"(?<=//)[^/@]*@|^[^/@:]*:[^/@]*@", "***@", url, count=1)
 
 
 def _tell_failures_once(logger: str, endpoint: str) -> None:
@@ -108,10 +118,24 @@ class _ToldOnce(logging.Filter):
         now = time.monotonic()
         if self._told_at is None or now - self._told_at >= _TELL_EVERY:
             self._told_at = now
+            said = record.getMessage()
+            refused = _REFUSED.search(said)
+            if refused:  # it answered: no to these spans, or to whoever sent them
+                code, reason = refused.groups()
+                check = "OTEL_EXPORTER_OTLP_HEADERS (the credentials it takes)" if code in (
+                    "401", "403") else "OTEL_EXPORTER_OTLP_ENDPOINT and the collector's log"
+                log.warning("The collector at %s refused the traces (HTTP %s %s); the work goes "
+                            "on without them. Check %s.", self._endpoint, code,
+                            reason.strip().rstrip(".")[:200], check)
+                return False
             log.warning("The traces could not be sent to %s (%s); the work goes on without "
                         "them. Check OTEL_EXPORTER_OTLP_ENDPOINT and that the collector is "
-                        "running.", self._endpoint, _why(record.getMessage()))
+                        "running.", self._endpoint, _why(said))
         return False
+
+
+_REFUSED = re.compile(r"batch code: (\d{3}), reason: (.*)", re.DOTALL)
+"""The exporter's account of a collector that answered with an error it will not retry."""
 
 
 def _why(said: str) -> str:
@@ -125,27 +149,72 @@ def _why(said: str) -> str:
     return first[:200].rstrip(".")
 
 
-def _flush_at_exit(provider: Any) -> None:
-    """As the process exits, send the spans in hand; a Ctrl-C while it waits gives them up, in
-    a sentence."""
+_STOPPED = "signoff.process.stopped"
+"""The ``error.type`` of a span still open as the process stopped (its work was cut short)."""
+
+
+def _still_open() -> Any:
+    """A span processor that keeps the spans started and not ended yet, and ends them, as
+    stopped, when the process stops with some still open (SIGTERM in the middle of a step: the
+    task's ``invoke_agent`` span, its tool call's); else they were never sent, and whatever
+    went on with the task later — a worker's steps, a decision — hung under a span no
+    collector had."""
+    from opentelemetry.sdk.trace import SpanProcessor
+    from opentelemetry.trace import Status, StatusCode
+
+    class StillOpen(SpanProcessor):
+        def __init__(self) -> None:
+            self._open: dict[tuple[int, int], Any] = {}
+
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            known = span.get_span_context()
+            self._open[known.trace_id, known.span_id] = span
+
+        def on_end(self, span: Any) -> None:  # (a copy of the span the SDK's tracer made)
+            known = span.context
+            self._open.pop((known.trace_id, known.span_id), None)
+
+        def end_all(self) -> None:
+            """End the spans still open, as stopped (the latest first: a child before its
+            parent)."""
+            for span in reversed(list(self._open.values())):
+                try:
+                    span.set_attribute("error.type", _STOPPED)
+                    span.set_status(Status(StatusCode.ERROR))
+                    span.end()
+                except Exception:  # (one span's trouble loses that one alone)
+                    continue
+
+    return StillOpen()
+
+
+def _flush_at_exit(provider: Any, still_open: Any) -> None:
+    """As the process exits, end the spans still open (a daemon thread's, which dies with it)
+    and send the spans in hand; a Ctrl-C while it waits gives them up, in a sentence."""
     try:
+        still_open.end_all()
         provider.shutdown()
     except KeyboardInterrupt:
         sys.stderr.write("Stopped: the traces not yet sent were given up.\n")
 
 
-def _flush_when_terminated(provider: Any) -> None:
-    """On SIGTERM, send the spans in hand, then stop as SIGTERM stops a process: Python runs no
-    exit handlers (the SDK's flush among them) for a signal it leaves to the system."""
+def _flush_when_terminated(provider: Any, still_open: Any) -> None:
+    """On SIGTERM, end the spans still open and send the spans in hand, then stop as SIGTERM
+    stops a process: Python runs no exit handlers (the SDK's flush among them) for a signal it
+    leaves to the system."""
     if threading.current_thread() is not threading.main_thread() \
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         return  # signals are the main thread's; a handler someone set is theirs to keep
 
     def terminated(number: int, frame: Any) -> None:
         # In a thread of its own: the signal may have come while this thread held a lock the
-        # flush needs; then the flush gives up at the deadline instead of hanging the stop.
-        flushing = threading.Thread(target=provider.shutdown, name="signoff-otlp-flush",
-                                    daemon=True)
+        # flush (or a span being ended) needs; then it gives up at the deadline instead of
+        # hanging the stop.
+        def flush() -> None:
+            still_open.end_all()
+            provider.shutdown()
+
+        flushing = threading.Thread(target=flush, name="signoff-otlp-flush", daemon=True)
         flushing.start()
         flushing.join(_FLUSH_SECONDS)
         signal.signal(number, signal.SIG_DFL)

@@ -1,0 +1,122 @@
+"""What a span may carry (signoff.agents.tracing): a tool name a model wrote, a call id, and
+content, bounded."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from signoff import Agent, App, Permits, Skill, TaskStatus
+from signoff.agents.tracing import CAPTURE_CONTENT, CONTENT_LIMIT
+from signoff.models.base import Reply, ToolCall
+from signoff.testing import ScriptedModel, says
+from tests.test_tracing import _exported_text, check_conventions
+
+PAGE = "The e-mail of Jane Roe, 12 Elm Street. " * 30_000
+"""What a tool read: 1.2 MB of someone's words."""
+
+
+class Reading(Skill[None, int]):
+    """Read a page."""
+
+    description = "Read a page."
+
+
+class Reader(Agent):
+    """Reads pages."""
+
+    purpose = "You read pages."
+    skills = [Reading()]
+    may = Permits.everything()
+
+
+@pytest.fixture
+def reader(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An app in memory whose reader has one tool, `read_page`, that returns `PAGE`."""
+    monkeypatch.delenv(CAPTURE_CONTENT, raising=False)
+    app = App("reading", database="sqlite://")
+
+    @app.action("Read the page")
+    def read_page(n: int) -> str:
+        """Read it."""
+        return PAGE
+
+    Reading.tools = [read_page]
+    me = app.people.add("me@reading.example", "Me")
+    app.add_agent(Reader, sponsor=me)
+    app.me, app.read_page = me, read_page
+    yield app
+    app.database.dispose()
+
+
+def _traced(app: Any, provider: TracerProvider | None = None,
+            include_content: bool = False) -> InMemorySpanExporter:
+    memory = InMemorySpanExporter()
+    provider = provider or TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    app.trace(provider, include_content=include_content)
+    return memory
+
+
+def test_a_tool_name_the_model_wrote_is_not_on_the_span(reader: Any) -> None:
+    """A model that calls a "tool" by a name that is text of what it read (a page's words, of any
+    length) is refused, and its span says `(not a tool name)` — in its name, gen_ai.tool.name and
+    the gate's reason — not the text (all 240 KB of it were the span's name and attributes, with
+    content kept out); a call id is cut at 128 characters."""
+    memory = _traced(reader)
+    said = "Jane Roe of 12 Elm Street wrote: " + "x" * 240_000
+    script = ScriptedModel(says.raw(said, "{}"), says.tool(reader.read_page, n=1),
+                           says.hand_back(1))
+    outcome = reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
+    assert outcome.status is TaskStatus.DONE
+    handle = reader.agent(Reader)
+    task = handle.start(Reading(), None, for_=reader.me, model_name="client", max_steps=5)
+    handle.take_turn(task, Reply(tool_calls=(
+        ToolCall(id="c" * 100_000, name="read_page", arguments=json.dumps({"n": 2})),)),
+        model_name="client")
+    spans = memory.get_finished_spans()
+    text = _exported_text(spans) + "".join(s.name for s in spans)
+    assert "Jane Roe" not in text
+    assert max(len(s.name) for s in spans) < 64
+    (refused,) = [s for s in spans if s.name == "execute_tool (not a tool name)"]
+    attributes = dict(refused.attributes or {})
+    check_conventions(refused, refused.name, attributes)
+    assert attributes["signoff.gate.verdict"] == "never"
+    assert attributes["signoff.gate.reason"] == (
+        "(not a tool name) is not one of the skill's tools")
+    ids = [(s.attributes or {})["gen_ai.tool.call.id"] for s in spans
+           if s.name == "execute_tool read_page"]
+    assert set(ids) == {"c" * 128, "call_2_0"}
+
+
+def test_content_is_cut_when_the_provider_sets_no_limit(reader: Any) -> None:
+    """With content captured and a provider that cuts nothing (the SDK's default), a tool's
+    1.2 MB result is cut at CONTENT_LIMIT characters on its span, and so are the messages of
+    the model call that read it (each was on a span whole: a batch no collector takes)."""
+    memory = _traced(reader, include_content=True)
+    script = ScriptedModel(says.tool(reader.read_page, n=1), says.hand_back(1))
+    outcome = reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
+    assert outcome.status is TaskStatus.DONE
+    spans = memory.get_finished_spans()
+    (read,) = [s for s in spans if s.name == "execute_tool read_page"]
+    result = str((read.attributes or {})["gen_ai.tool.call.result"])
+    assert result == PAGE[:CONTENT_LIMIT]
+    longest = max(len(str(v)) for s in spans for v in (s.attributes or {}).values())
+    assert longest == CONTENT_LIMIT
+
+
+def test_a_providers_own_limit_is_the_one_that_cuts_content(reader: Any) -> None:
+    """A provider that sets an attribute length limit (here longer than signoff's) cuts content
+    itself, at its limit: signoff does not cut it shorter."""
+    provider = TracerProvider(span_limits=SpanLimits(max_span_attribute_length=100_000))
+    memory = _traced(reader, provider, include_content=True)
+    script = ScriptedModel(says.tool(reader.read_page, n=1), says.hand_back(1))
+    reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
+    (read,) = [s for s in memory.get_finished_spans() if s.name == "execute_tool read_page"]
+    assert len(str((read.attributes or {})["gen_ai.tool.call.result"])) == 100_000
