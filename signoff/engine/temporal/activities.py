@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
@@ -20,6 +21,7 @@ from signoff.agents.steps import HandOn, WaitOn
 from signoff.agents.tasks import TaskStatus
 from signoff.engine.temporal.workflow import PASS_DEADLINES, STEP, Stepped
 from signoff.engine.worker import Worker
+from signoff.exceptions import SignoffError
 
 __all__ = ["TaskSteps"]
 
@@ -36,12 +38,24 @@ class TaskSteps:
         self._database = database
         self._queue = queue
 
-    @activity.defn(name=STEP)
+    # A step is never interrupted by an exception raised into its thread (the SDK's way of
+    # cancelling a threaded activity, as its worker shuts down or its workflow is ended): it
+    # would land anywhere, in an app's tool after its effect (the call told Failed, though it
+    # happened) as well as between two of the loop's writes. The step finishes, its record
+    # says what it did, and what it returns is dropped.
+    @activity.defn(name=STEP, no_thread_cancel_exception=True)
     def step(self, task_id: str, database: str = "", home: str = "") -> Stepped:
         """Do one step of the task, whose workflow names its database `database` (empty: it
         was started before databases had an id); what happens next. `home`: the queue of the
         process that has the task's model, where the workflow sends the step when this worker
-        has none (then why it has none is not kept with the task: that process takes it)."""
+        has none (then why it has none is not kept with the task: that process takes it).
+        A step that fails is told in a sentence, and Temporal tries it again."""
+        try:
+            return self._step(task_id, database, home)
+        except Exception as error:
+            raise _told(task_id, "step", error) from error
+
+    def _step(self, task_id: str, database: str, home: str) -> Stepped:
         with self._agency.database.connect() as db:
             task = repo.load_task(db, task_id)
         if task is None:
@@ -71,14 +85,43 @@ class TaskSteps:
                     "was started before databases had an id", self._queue)
         return Stepped(kind="elsewhere")
 
-    @activity.defn(name=PASS_DEADLINES)
+    @activity.defn(name=PASS_DEADLINES, no_thread_cancel_exception=True)
     def pass_deadlines(self, task_id: str, database: str = "") -> int:
         """Pass the deadlines of the task's waiting proposals that are due now (each withdrawn,
         its task told, or put to its next decider); how many were. (`database` as for `step`:
         a task not in this database has no proposals here, and its next step tells.)"""
+        try:
+            return self._pass_deadlines(task_id)
+        except Exception as error:
+            raise _told(task_id, "passing of its deadlines", error) from error
+
+    def _pass_deadlines(self, task_id: str) -> int:
         at = repo.now()
         with self._agency.database.connect() as db:
             due = [p.id for p in repo.waiting_of_task(db, task_id)
                    if p.deadline_at is not None and p.deadline_at <= at]
         return sum(1 for proposal in due
                    if self._agency.deadlines.pass_deadline(proposal, now=at).changed)
+
+
+TOLD_EVERY = 10
+"""Of the tries of a step that keeps failing, every how many is told (the first always is)."""
+
+
+def _told(task_id: str, what: str, error: Exception) -> ApplicationError:
+    """A step (or passing of deadlines) of the task failed with `error`: told in a sentence
+    (the first try, then every `TOLD_EVERY`-th; the traceback only to a debug log), and the
+    failure that Temporal retries, marked benign: the SDK logs it at debug level, not as a
+    warning with a traceback (``signoff worker --temporal`` showed one at every try)."""
+    said = str(error) if isinstance(error, SignoffError) else (
+        f"an unforeseen {type(error).__name__}: {error}")
+    attempt = activity.info().attempt
+    told = (f"Task {task_id}'s {what} failed (try {attempt}): {said.rstrip('.')}. Temporal "
+            "tries it again, a little later each time (at most every 10 s); what it did is "
+            "recorded, so nothing it did is done twice.")
+    if attempt == 1 or attempt % TOLD_EVERY == 0:
+        log.warning("%s", told, exc_info=error)
+    else:
+        log.debug("%s", told, exc_info=error)
+    return ApplicationError(told, type=type(error).__name__,
+                            category=ApplicationErrorCategory.BENIGN)

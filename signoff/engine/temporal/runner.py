@@ -27,6 +27,7 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
     WorkflowExecutionStatus,
+    WorkflowHandle,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
@@ -343,12 +344,23 @@ class TemporalRunner:
             raise self._unreachable(error) from None
         if not wait:
             return None
-        handle = client.get_workflow_handle(task_id)
-        try:
-            return await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str), wait)
-        except (TimeoutError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
-                RPCError):
-            return None  # still running, ended meanwhile, or the server went: the store says
+        handle = client.get_workflow_handle(task_id)  # its newest run, whichever that is
+        until = asyncio.get_running_loop().time() + wait
+        while (left := until - asyncio.get_running_loop().time()) > 0:
+            try:
+                return await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str),
+                                              left)
+            except TimeoutError:
+                return None  # still running: the store says where it stands
+            except (WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
+                    RPCError):
+                # Its run went on in a new one (its history was long: the update was left
+                # behind), ended meanwhile, or the server went: asked of the newest run again
+                # while one runs (the caller was told it was Running after waiting for nothing).
+                if not await _runs(handle):
+                    return None  # ended, or the server went: the store says
+                await asyncio.sleep(0.1)
+        return None
 
     def check_reachable(self) -> None:
         """`Unreachable` when the server does not answer a health check (asked once, not
@@ -423,6 +435,15 @@ class TemporalRunner:
                 log.debug("Temporal at %s: %s", self.config.address, error)
                 raise Unreachable(self.config.address, str(error)) from None
         return self._client
+
+
+async def _runs(handle: WorkflowHandle[Any, Any]) -> bool:
+    """Whether the newest run of `handle`'s workflow runs (False too when it cannot be told)."""
+    try:
+        found = await handle.describe(rpc_timeout=RPC_TIMEOUT)
+    except RPCError:
+        return False
+    return found.status is WorkflowExecutionStatus.RUNNING
 
 
 def polled_lately(pollers: Iterable[PollerInfo], *, at: datetime) -> bool:

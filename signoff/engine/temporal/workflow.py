@@ -47,6 +47,15 @@ ELSEWHERE_PAUSE = 5.0
 which is not the task's (they share a queue), starts again for another worker to take."""
 
 
+STARTS_ANEW = "starts-anew-when-long"
+"""The patch of runs that go on in a new run as their history grows long: a run started by an
+older signoff, replayed here, goes on as it was written (it did not, and its history says so)."""
+LONGEST_HISTORY = 40_000
+"""The most events a task's run lets its history hold before it starts anew however things
+stand: the server ends a run whose history passes its limit (51,200 events unless configured),
+whatever it was doing."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class WorkflowOptions:
     """How the workflow runs its steps."""
@@ -88,12 +97,15 @@ class TaskWorkflow:
         self._settled = ""
         self._at_home = False  # steps go to the process that started the task (options.home)
         self._home_missed = False  # which took none the last time one was sent there
+        self._suggested_at = 0  # the history's length when the server suggested a new run
 
     @workflow.run
     async def run(self, task_id: str, options: WorkflowOptions) -> str:
         """Step the task until it ends; how it ended."""
         pause = 0.2
         while True:
+            if self._history_long():
+                workflow.continue_as_new(args=[task_id, options])
             self._nudged = False
             self._settled = ""
             stepped = await self._step(task_id, options)
@@ -130,10 +142,34 @@ class TaskWorkflow:
                 workflow.continue_as_new(args=[task_id, options])
             self._settled = stepped.kind
             if stepped.kind == "waiting":
+                if workflow.info().is_continue_as_new_suggested() and workflow.patched(
+                        STARTS_ANEW):
+                    # Its history is long: a run of its own goes on waiting, once the callers
+                    # waiting to hear that it waits have heard (unless a decision came first).
+                    await workflow.wait_condition(
+                        lambda: workflow.all_handlers_finished() or self._nudged)
+                    if not self._nudged:
+                        workflow.continue_as_new(args=[task_id, options])
                 await self._wait(task_id, stepped.waiting_until, options)
                 continue
             await workflow.wait_condition(workflow.all_handlers_finished)
             return stepped.kind
+
+    def _history_long(self) -> bool:
+        """Whether the run's history is long enough that the task goes on in a new run
+        (``continue_as_new``: the task's state is its record, not the run's): once the server
+        suggests it and no caller waits to hear the task settle, or, callers waiting (they hear
+        it as the new run settles), once it has grown as long again since, or past
+        `LONGEST_HISTORY`. Left to grow, a long task's history (a step is a dozen events as an
+        ordinary activity; a decision, some ten) reached the server's limit, which ended the run
+        mid-step, and the task waited for a sweep to start it again."""
+        info = workflow.info()
+        length = info.get_current_history_length()
+        if info.is_continue_as_new_suggested() and not self._suggested_at:
+            self._suggested_at = length
+        return ((bool(self._suggested_at) and (workflow.all_handlers_finished() or (
+            length >= 2 * self._suggested_at))) or length >= LONGEST_HISTORY) and (
+            workflow.patched(STARTS_ANEW))
 
     async def _wait(self, task_id: str, until: str | None, options: WorkflowOptions) -> None:
         """Wait for a decision, or, when what it waits on has a deadline, until it falls: then
@@ -194,8 +230,8 @@ class TaskWorkflow:
         task may go on: step it again."""
         self._nudged = True
 
-    # A run that starts again (`continue_as_new`, its task elsewhere) leaves the caller waiting
-    # on it to hear nothing: it is told the task is Running, and the store says the rest.
+    # A run that starts again (`continue_as_new`: its history long, or its task elsewhere) leaves
+    # the callers waiting on it: each asks the new run (`TemporalRunner.go_on`).
     @workflow.update(name=SETTLED, unfinished_policy=HandlerUnfinishedPolicy.ABANDON)
     async def settled(self) -> str:
         """Once the task waits on people or has ended (and no ``go_on`` is left to follow):
