@@ -44,6 +44,7 @@ from signoff.agents import repository as repo
 from signoff.agents.proposing import Kept, KeptProposals
 from signoff.agents.skills import TaskView
 from signoff.agents.steps import Done, HandOn, RunAgain, WaitOn
+from signoff.agents.tasks import waiting_words
 from signoff.exceptions import UserError
 from signoff.inbox import Inbox
 from signoff.models.base import Reply, ToolCall
@@ -229,6 +230,25 @@ def test_a_step_returns_what_happens_next() -> None:
     assert (kinds[0], kinds[-1]) == (ReceiptKind.START, ReceiptKind.RESULT)
     # reset was asked for with no why: the receipt says so, not empty quotes
     assert "Clerk proposed reset to Noor, giving no reason." in shop.app.receipt(task).words
+
+
+def test_a_task_waiting_on_two_decisions_of_one_person_says_so_once() -> None:
+    """Two calls of a turn proposed to Noor: the task waits on "2 decisions from Noor", in its
+    receipt, its outcome and the command line's words (it read "a decision from Noor, a
+    decision from Noor")."""
+    shop = _counter()
+    script = ScriptedModel(says.tools(says.tool(shop.reset, counter=shop.counter.id),
+                                      says.tool(shop.reset, counter=shop.counter.id)),
+                           says.hand_back(Tally(total=0)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, for_=shop.noor,
+                                            model=script)
+    assert outcome.waiting_on == ("a decision from Noor", "a decision from Noor")
+    assert outcome.waits_on == "2 decisions from Noor"
+    assert "The task waits on 2 decisions from Noor." in shop.app.receipt(outcome.task).words
+    assert waiting_words(("a decision from Noor", "a decision from the managers",
+                          "a decision from Noor")) == (
+        "2 decisions from Noor, a decision from the managers")
+    shop.app.database.dispose()
 
 
 def test_a_thousand_finished_tasks_leave_nothing_in_the_loops_memory() -> None:

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from signoff.exceptions import UserError
 
-__all__ = ["ALSO_THE_PROBLEM", "Outcome", "TaskStatus", "id_named", "task_id_of"]
+__all__ = ["ALSO_THE_PROBLEM", "Outcome", "TaskStatus", "id_named", "task_id_of", "waiting_words"]
 
 ALSO_THE_PROBLEM = "signoff_also_the_problem"
 """The attribute (set through ``extra``) of a log record whose sentence the task's problem
@@ -69,6 +69,22 @@ class Outcome:
     def waiting(self) -> bool:
         """Whether the task waits on a decision."""
         return self.status is TaskStatus.WAITING
+
+    @property
+    def waits_on(self) -> str:
+        """What it waits on, in one phrase (`waiting_words`): "2 decisions from Noor"."""
+        return waiting_words(self.waiting_on)
+
+
+def waiting_words(waiting_on: tuple[str, ...] | list[str]) -> str:
+    """What a task waits on, in one phrase: the same words counted, not repeated ("a decision
+    from Noor, a decision from Noor" is "2 decisions from Noor")."""
+    counted: dict[str, int] = {}
+    for words in waiting_on:
+        counted[words] = counted.get(words, 0) + 1
+    return ", ".join(words if n == 1 else (
+        f"{n} decisions{words.removeprefix('a decision')}" if words.startswith("a decision ")
+        else f"{words} ({n} times)") for words, n in counted.items())
 
 
 def task_id_of(task: Outcome | str | UUID) -> str:

@@ -43,7 +43,7 @@ from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, RunAgain, Step, WaitOn
-from signoff.agents.tasks import TaskStatus
+from signoff.agents.tasks import TaskStatus, waiting_words
 from signoff.exceptions import UnknownId
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
@@ -360,7 +360,7 @@ class StepUnits:
                     waiting: tuple[str, ...], until: datetime | None) -> Step:
         if not self._save(db, task, status=TaskStatus.WAITING.value):
             return RunAgain()
-        repo.note(db, task.id, ReceiptKind.WAITING, f"The task waits on {', '.join(waiting)}.")
+        repo.note(db, task.id, ReceiptKind.WAITING, f"The task waits on {waiting_words(waiting)}.")
         return WaitOn(proposals=proposals, waiting_on=waiting, waiting_until=until)
 
     def _close_turn(self, db: repo.Executor, task: repo.TaskRow, calls: list[repo.CallRow]

@@ -418,7 +418,7 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
                       f"“{plain(reason, line=True)}”")
         return
     if not outcome.done:
-        why = commands_as_run(outcome.problem) or (f"it waits on {', '.join(outcome.waiting_on)}"
+        why = commands_as_run(outcome.problem) or (f"it waits on {outcome.waits_on}"
                                   if outcome.waiting else outcome.status.value)
         console.print(f"\n[bold]No answer[/bold]: {plain(why)}")
         return

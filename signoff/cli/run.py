@@ -151,7 +151,7 @@ def _tell(outcome: Any) -> None:
     say(f"Task {outcome.task}: {status.lower()}, after {outcome.steps} model call"
                f"{'s' if outcome.steps != 1 else ''} (${outcome.spend_usd:.4f}).")
     if outcome.waiting_on:
-        say(f"It waits on {', '.join(outcome.waiting_on)}: see "
+        say(f"It waits on {outcome.waits_on}: see "
             f"`{runnable('proposals' + app_option_words() + ' --as HANDLE')}`, or the inbox "
             f"(`{runnable('serve' + app_option_words())}`). Once decided, "
             f"`{runnable('worker' + app_option_words())}` goes on with it.")
