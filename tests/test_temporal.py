@@ -22,9 +22,19 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Mapped, mapped_column
 from temporalio.api.taskqueue.v1 import PollerInfo
 
-from signoff import Agent, AgentRefused, App, ProposalStatus, Skill, TaskStatus, UserError
+from signoff import (
+    Agent,
+    AgentRefused,
+    App,
+    ProposalStatus,
+    Skill,
+    TaskStatus,
+    UserError,
+    allow,
+)
 from signoff.cli import main
 from signoff.cli.failures import failure_of
 from signoff.engine.temporal import Temporal
@@ -382,6 +392,58 @@ def test_a_task_still_running_when_its_caller_stops_waiting_says_why_and_what_to
                 "stands.")
             _until(lambda: app.outcome(busy.task).status is TaskStatus.DONE, "the busy task")
             _until(lambda: app.outcome(alone.task).status is TaskStatus.DONE, "the first task")
+    finally:
+        app.database.dispose()
+
+
+def test_a_yes_whose_task_no_worker_takes_up_says_why(tmp_path: Path,
+                                                    temporal_server: DevServer) -> None:
+    """A yes given while no worker of the app runs: the task is still Running once
+    `settle_within` has passed, and the decision says why and what to do (`task_problem`, and
+    `signoff approve`'s words), as `agent.do` does; it said only who approved."""
+    queue = f"yes-{uuid.uuid4().hex[:8]}"
+    app = App("yes", database=f"sqlite:///{tmp_path / 'yes.db'}", runner=Temporal(
+        address=temporal_server.address, task_queue=queue, settle_within=timedelta(seconds=1)))
+
+    class Bin(app.Record):  # type: ignore[name-defined,misc]
+        count: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update")]
+
+    @app.action("Restock a bin")
+    def restock(bin: Bin, by: int) -> str:
+        """Add parts to a bin."""
+        bin.count += by
+        return "Restocked."
+
+    class Stocking(Skill[None, str]):
+        """Restock."""
+
+        description = "Restock."
+        tools = [restock]
+
+    class Stocker(Agent):
+        """Restocks."""
+
+        purpose = "You restock."
+        skills = [Stocking()]
+
+    noor = app.people.add("noor@yes.example", "Noor")
+    app.add_agent(Stocker, sponsor=noor)
+    with app.session(as_=app.system) as session:
+        bin_ = Bin()
+        session.add(bin_)
+    try:
+        with app.temporal_worker().running():
+            asked = app.agent(Stocker).do(Stocking(), None, for_=noor, model=ScriptedModel(
+                says.tool(restock, bin=bin_.id, by=3), says.hand_back("Done.")))
+            _until(lambda: app.outcome(asked.task).status is not TaskStatus.RUNNING, "the wait")
+            assert app.outcome(asked.task).status is TaskStatus.WAITING, app.receipt(asked.task).words
+        (proposal,) = app.proposals(task=asked.task)
+        decision = app.approve(proposal, by=noor)
+        assert decision.status is ProposalStatus.DONE
+        assert decision.task_status == "Running"
+        assert queue in decision.task_problem, decision.task_problem
+        assert temporal_server.address in decision.task_problem
     finally:
         app.database.dispose()
 

@@ -39,6 +39,7 @@ from signoff.agents.proposing import does_otherwise, fingerprint_of
 from signoff.agents.skills import Skill
 from signoff.agents.standing import StandingRules
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
+from signoff.agents.tasks import TaskStatus
 from signoff.exceptions import (
     AgentRefused,
     EditRefused,
@@ -708,9 +709,11 @@ class Decider:
             decided = replace(now_proposal[0], decide_by=self._route_words(now_proposal[0])) if (
                 now_proposal) else proposal
             self._events.emit(AgentProposalDecided(proposal=decided, decision=decision))
+        problem = ""
         try:
             if woke is not None:
-                status = self._loop.go_on(proposal.task, woke).status
+                went = self._loop.go_on(proposal.task, woke)
+                status, problem = went.status, went.problem
             else:
                 status = self._loop.resume_after_decision(proposal.task)
         except Exception:  # unforeseen, in the task's next step: the decision stands (it is
@@ -718,7 +721,8 @@ class Decider:
             log.exception("Task %s failed to go on after the decision on proposal %s",
                           proposal.task, proposal.id)
             status = self._loop.outcome(proposal.task).status
-        return replace(decision, task_status=status.value)
+        return replace(decision, task_status=status.value,
+                       task_problem=problem if status is TaskStatus.RUNNING else "")
 
 
 @dataclass(frozen=True, kw_only=True)

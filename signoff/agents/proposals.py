@@ -132,6 +132,9 @@ class Decision:
     """What the agent is told (its tool's answer)."""
     task_status: str = ""
     """Where the task stands after it went on."""
+    task_problem: str = ""
+    """When the task is still Running after it was to go on (its workers, or the server, did not
+    take it up in time): why, and what to do, in words; "" otherwise."""
     rule: StandingRule | None = None
     """The standing rule this yes made ("and from now on, alone"), when it made one."""
 

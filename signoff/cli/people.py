@@ -279,6 +279,8 @@ def approve(proposal_id: str, app_spec: str | None, as_handle: str | None, token
         _print_json(decision)
     else:
         say(decision.said)
+        if decision.task_problem:
+            say(f"The task is still Running: {decision.task_problem}")
         if decision.rule is not None:
             say(rule_words(app, decision.rule))
     if decision.status is not ProposalStatus.DONE:
@@ -327,6 +329,8 @@ def reject(proposal_id: str, reason: str, app_spec: str | None, as_handle: str |
         _print_json(decision)
     else:
         say(decision.said)
+        if decision.task_problem:
+            say(f"The task is still Running: {decision.task_problem}")
 
 
 @main.group(invoke_without_command=True)

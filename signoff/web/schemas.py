@@ -170,6 +170,10 @@ class DecisionOut(_Out):
     status: ProposalStatus
     said: str = Field(description="What the decider is told.")
     told_agent: str = Field(description="What the agent is told.")
+    task_status: str = Field("", description="Where the task stands after it went on.")
+    task_problem: str = Field("", description=(
+        "When the task is still Running after it was to go on (no worker took it up in "
+        "time): why, and what to do, in words."))
     rule: RuleOut | None = Field(None, description="The standing rule an approval with "
                                                    "`always` made: from now on the agent runs "
                                                    "this tool alone, with any values, in this "
