@@ -12,18 +12,23 @@ A notifier that fails is logged by the app's events and never undoes or stops th
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import http.client
 import json
 import logging
 import smtplib
+import socket
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC
 from email.message import EmailMessage
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from signoff.agents.events import AgentProposed
@@ -31,6 +36,7 @@ from signoff.agents.proposals import Proposal
 from signoff.effects import sends
 from signoff.exceptions import UserError
 from signoff.inbox import Inbox
+from signoff.security.principals import PrincipalKind
 
 if TYPE_CHECKING:
     from signoff.app import App
@@ -51,11 +57,91 @@ SIGNATURE_HEADER = "X-Signoff-Signature"
 log = logging.getLogger("signoff.notifications")
 
 
+class _Deadline:
+    """The sockets a sender opens, shut when its time is up: a socket's timeout counts each
+    wait alone, so a receiver answering a byte at a time held the work (a decision, a worker's
+    look) for as long as it liked. `cut`: whether the time ran out."""
+
+    def __init__(self, timeout: float) -> None:
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self.cut = False
+        self._timer = threading.Timer(timeout, self._cut)
+        self._timer.daemon = True
+
+    def watch(self, sock: socket.socket | None) -> None:
+        """Shut `sock` when the time runs out (at once, when it has)."""
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            if self.cut:
+                _shut(sock)
+
+    def _cut(self) -> None:
+        with self._lock:
+            self.cut = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._timer.cancel()
+        # Cut short, an answer can read as whole (its headers ended by the cut): it was not.
+        if self.cut and (error is None or isinstance(error, OSError | http.client.HTTPException)):
+            raise TimeoutError("it did not answer in time") from error
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut `sock` both ways, under its TLS layer if it has one (a read blocked on it ends)."""
+    with contextlib.suppress(OSError):  # (closed already)
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+def _watched(http_class: Callable[..., http.client.HTTPConnection], deadline: _Deadline
+             ) -> Callable[..., http.client.HTTPConnection]:
+    """`http_class`, whose connections' sockets `deadline` shuts when its time is up."""
+    def make(host: str, **options: Any) -> http.client.HTTPConnection:
+        connection = http_class(host, **options)
+        connect = connection.connect
+
+        def connect_watched() -> None:
+            connect()
+            deadline.watch(connection.sock)
+
+        connection.connect = connect_watched  # type: ignore[method-assign]
+        return connection
+    return make
+
+
+class _HttpWatched(urllib.request.HTTPHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def do_open(self, http_class: Any, req: Any, **options: Any) -> Any:
+        return super().do_open(_watched(http_class, self._deadline), req, **options)
+
+
+class _HttpsWatched(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def do_open(self, http_class: Any, req: Any, **options: Any) -> Any:
+        return super().do_open(_watched(http_class, self._deadline), req, **options)
+
+
 @sends
 def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
               timeout: float = 10.0) -> int:
     """POST `payload` as JSON to `url` (signed with `secret`, when given); the status code.
-    An answer other than 2xx is an `OSError` (``urllib.error.HTTPError``)."""
+    An answer other than 2xx is an `OSError` (``urllib.error.HTTPError``); one not given in
+    full within `timeout` seconds, all waits together, a `TimeoutError`."""
     if not url.startswith(("http://", "https://")):
         raise UserError(f"A webhook URL starts with http:// or https://, not {url!r}.")
     body = json.dumps(payload, sort_keys=True, default=str).encode()
@@ -64,15 +150,38 @@ def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
         digest = hmac.new(secret, body, hashlib.sha256).hexdigest()
         headers[SIGNATURE_HEADER] = f"sha256={digest}"
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    with urllib.request.urlopen(request, timeout=timeout) as answer:  # the scheme was checked above
-        return int(answer.status)
+    with _Deadline(timeout) as deadline:
+        opener = urllib.request.build_opener(_HttpWatched(deadline), _HttpsWatched(deadline))
+        with opener.open(request, timeout=timeout) as answer:  # the scheme was checked above
+            answer.read()
+            return int(answer.status)
+
+
+class _SmtpWatched(smtplib.SMTP):
+    """An SMTP connection whose socket (and its TLS layer, after STARTTLS) `deadline` shuts."""
+
+    def __init__(self, host: str, port: int, *, timeout: float, deadline: _Deadline) -> None:
+        self._deadline = deadline
+        super().__init__(host, port, timeout=timeout)
+
+    def _get_socket(self, host: Any, port: Any, timeout: Any) -> socket.socket:
+        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]
+        self._deadline.watch(sock)
+        return sock
+
+    def starttls(self, *args: Any, **options: Any) -> tuple[int, bytes]:
+        answer = super().starttls(*args, **options)
+        self._deadline.watch(self.sock)
+        return answer
 
 
 @sends
 def send_email(message: EmailMessage, *, host: str, port: int = 25, starttls: bool = False,
                username: str = "", password: str = "", timeout: float = 10.0) -> None:
-    """Send `message` over SMTP (with STARTTLS and a login, when given)."""
-    with smtplib.SMTP(host, port, timeout=timeout) as smtp:
+    """Send `message` over SMTP (with STARTTLS and a login, when given); a server that has not
+    taken it within `timeout` seconds, all waits together, is a `TimeoutError`."""
+    with _Deadline(timeout) as deadline, _SmtpWatched(host, port, timeout=timeout,
+                                                      deadline=deadline) as smtp:
         if starttls:
             smtp.starttls()
         if username:
@@ -103,7 +212,7 @@ class WebhookNotifier:
 
     url: str
     """Where to POST."""
-    secret: bytes | str | None = None
+    secret: bytes | str | None = field(default=None, repr=False)
     """Signs each body (HMAC-SHA256, in ``X-Signoff-Signature``), when given: bytes, or text
     (as a secret read from the environment is), which is its UTF-8 bytes."""
     inbox_url: str = ""
@@ -115,7 +224,12 @@ class WebhookNotifier:
         if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")) or (
                 not urllib.parse.urlsplit(self.url).hostname):
             raise UserError(f"A webhook URL starts with http:// or https:// and names a host, "
-                            f"not {self.url!r}.")
+                            f"not {_shown(self.url)!r}.")
+        if "@" in urllib.parse.urlsplit(self.url).netloc:  # (no POST ever went: the user and
+            # password were taken for the host's name)
+            raise UserError(f"A webhook URL names no user or password ({_shown(self.url)!r}): "
+                            "none is sent from it. Give the receiver's address alone, and "
+                            "secret= to sign each body.")
         if isinstance(self.secret, str):
             object.__setattr__(self, "secret", self.secret.encode())
         elif self.secret is not None and not isinstance(self.secret, bytes | bytearray):
@@ -136,10 +250,11 @@ class WebhookNotifier:
         try:
             post_json(self.url, proposal_message(proposal, inbox_url=self.inbox_url),
                       secret=secret, timeout=self.timeout)
-        except OSError as error:  # (urllib's errors, a refused connection, a timeout)
+        except (OSError, http.client.HTTPException) as error:  # (urllib's errors, a refused
+            # connection, a timeout; an answer that is not HTTP was a traceback in the log)
             log.warning("The webhook %s was not told of proposal %s (%s): %s. The proposal "
                         "waits all the same; see that the receiver is up and takes the POST.",
-                        self.url, proposal.id, proposal.label, _why(error))
+                        _shown(self.url), proposal.id, proposal.label, _why(error))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,15 +274,17 @@ class EmailNotifier:
     """Upgrade the connection with STARTTLS."""
     username: str = ""
     """Log in as this user, when given."""
-    password: str = ""
-    """With this password."""
+    password: str = field(default="", repr=False)
+    """With this password (never shown: not in the notifier's repr, nor in the log)."""
     inbox_url: str = ""
     """The inbox's address, for a link to the proposal."""
     timeout: float = 10.0
     """Seconds to wait for the server."""
 
     def recipients(self, proposal: Proposal) -> list[str]:
-        """The addresses of whoever may decide `proposal`."""
+        """The addresses of whoever may decide `proposal` (never an agent's account, or one
+        the app's policy lets decide no proposal, though they hold the queue's role: they may
+        not see it)."""
         people = self.app.people
         if proposal.decide_queue:
             found = people.with_role(proposal.decide_queue)
@@ -177,7 +294,9 @@ class EmailNotifier:
         else:
             found = [p for p in people.all() if not p.disabled and
                      self.app.oversight.supervises_agents.admits(p)]
-        return sorted({p.handle for p in found if "@" in p.handle})
+        decides = self.app.oversight.decides_agent_proposals  # (as the inbox shows them)
+        return sorted({p.handle for p in found if "@" in p.handle and (
+            p.kind is not PrincipalKind.AGENT) and decides.admits(p)})
 
     def message(self, proposal: Proposal, to: Sequence[str]) -> EmailMessage:
         """The e-mail telling `to` of `proposal`."""
@@ -185,9 +304,9 @@ class EmailNotifier:
         mail["From"] = self.sender
         mail["To"] = ", ".join(to)
         mail["Subject"] = f"To decide: {proposal.label} ({proposal.agent})"
-        shown = "\n".join(f"  {k}: {v}" for k, v in proposal.shown.items())
+        shown = "\n".join(_block(f"  {k}: ", str(v)) for k, v in proposal.shown.items())
         lines = [f"{proposal.agent} proposes: {proposal.label}", shown, "",
-                 f"Why: {proposal.why or 'it gave no reason.'}", "",
+                 _block("Why: ", proposal.why or "it gave no reason."), "",
                  f"It is for {proposal.decide_by or 'you'} to decide{_by_when(proposal)}."]
         if proposal.effects:
             lines += ["", "What it would do:", *(
@@ -256,8 +375,29 @@ def _check_settings(whose: str, *, inbox_url: Any, timeout: Any) -> None:
         raise UserError(f"{whose}'s timeout is a number of seconds above 0, not {timeout!r}.")
 
 
-def _why(error: OSError) -> str:
+def _block(head: str, text: str) -> str:
+    """`text` after `head`, each of its further lines indented under the first: what the
+    agent wrote (its arguments, why) cannot pose as a line of the mail's own ("Decide it: …")."""
+    lines = text.splitlines() or [""]
+    return "\n".join([head + lines[0], *(" " * len(head) + line for line in lines[1:])])
+
+
+def _shown(url: str) -> str:
+    """A webhook's address as the log shows it: without a query, or a user and password, which
+    may hold a token."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.netloc.rpartition("@")[2]
+    except ValueError:
+        return "(an address that is no URL)"
+    query = "?…" if parts.query else ""
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", "")) + query
+
+
+def _why(error: OSError | http.client.HTTPException) -> str:
     """What went wrong reaching a receiver, in a few words."""
+    if isinstance(error, http.client.HTTPException):
+        return f"its answer was not HTTP ({type(error).__name__})"
     if isinstance(error, urllib.error.HTTPError):
         return f"it answered HTTP {error.code} {error.reason}"
     if isinstance(error, urllib.error.URLError):

@@ -111,6 +111,16 @@ def _utc(now: datetime | None) -> datetime:
     return now.astimezone(UTC)
 
 
+class _RouteUnread(UserError):
+    """A proposal's route, which says what happens at its deadline, cannot be read now."""
+
+
+def _unread(proposal: Proposal, skill: str, what: str) -> str:
+    return (f"The deadline of proposal {proposal.id} ({proposal.action}) is not passed: "
+            f"{skill}.decided_by, whose route says what happens then, {what}; the log has "
+            "the details. It waits as it was: mend the route, and the next look passes it.")
+
+
 GoOn = Callable[[Proposal, Decision, "repo.TaskRow | None"], Decision]
 """How a task goes on after a decision (`Decider`'s way: the handlers are told, then it runs
 here when it woke in this thread, else where it is held)."""
@@ -154,7 +164,7 @@ class Deadlines:
                         said="It has no deadline." if proposal.deadline_at is None else
                         f"Its deadline ({when(proposal.deadline_at)}) has not passed.")
                 self._skill_of(proposal)  # what then is the skill's word: known here, or refused
-                route = self._next_route(proposal)
+                route = self._next_route(proposal, strict=True)
                 passed = (self._withdraw(proposal, call_id, at) if route is None
                           else self._escalate(proposal, route, at))
                 if passed is not None:
@@ -172,8 +182,13 @@ class Deadlines:
         for proposal_id in due:
             try:
                 passed.append(self.pass_deadline(proposal_id, now=at))
-            except UserError as elsewhere:  # its agent is not declared here: left as it is
-                log.warning("%s", elsewhere)
+            except UserError as elsewhere:  # its agent is not declared here, or its route
+                log.warning("%s", elsewhere)  # cannot be read: left as it is
+            except Exception:  # unforeseen, in one proposal: the others are passed all the same
+                # (it stopped the look, and `signoff worker` with it, at every start)
+                log.exception("The deadline of proposal %s was not passed: it failed for a "
+                              "reason signoff did not foresee; it waits as it was, and the "
+                              "next look tries it again.", proposal_id)
         return passed
 
     def earliest(self, task_id: str) -> datetime | None:
@@ -184,7 +199,10 @@ class Deadlines:
 
     def formerly_decided_by(self, proposal: Proposal, person: Principal) -> bool:
         """Whether `person` was to decide `proposal` before a deadline put it to another."""
-        first = self._first_route(proposal)
+        try:
+            first = self._first_route(proposal)
+        except _RouteUnread:
+            return False
         for step in range(proposal.escalations):
             route = first.after(step) if first is not None else None
             if route is not None and ((route.person is not None and route.person.id == person.id)
@@ -197,7 +215,10 @@ class Deadlines:
         14:00 UTC; then it goes to the Finance queue."); "" when it has none."""
         if proposal.deadline_at is None or proposal.status is not ProposalStatus.WAITING:
             return ""
-        route = self._next_route(proposal)
+        try:
+            route = self._next_route(proposal, strict=True)
+        except _RouteUnread:  # what then is not known here: the deadline alone is said
+            return f"Decide it by {when(proposal.deadline_at)}."
         then = "it is withdrawn" if route is None else f"it goes to {route.words}"
         return f"Decide it by {when(proposal.deadline_at)}; then {then}."
 
@@ -214,17 +235,33 @@ class Deadlines:
                 f"declare {proposal.agent}'s skill {proposal.skill}, whose route says what "
                 "happens then. Pass it where the app that proposed it runs.") from None
 
-    def _first_route(self, proposal: Proposal) -> Route | None:
-        """The route the skill gives the proposal's tool, as its declaration reads now."""
+    def _first_route(self, proposal: Proposal, *, strict: bool = False) -> Route | None:
+        """The route the skill gives the proposal's tool, as its declaration reads now (None:
+        the skill is not declared here, or, unless `strict`, its route cannot be read).
+        `_RouteUnread` when its `decided_by` fails, or answers something other than a route,
+        and `strict`: withdrawing it then would be a guess at what its route says."""
         try:
             skill = self._agents(proposal.agent).agent.skill(proposal.skill)
         except (LookupError, UserError):
             return None
-        return skill.decided_by(proposal.action)
+        try:
+            route = skill.decided_by(proposal.action)
+        except Exception as error:  # the app's code, which may fail as any does
+            log.warning("%s.decided_by(%r) failed (%s: %s)", type(skill).__name__,
+                        proposal.action, type(error).__name__, error, exc_info=True)
+            if not strict:
+                return None
+            raise _RouteUnread(_unread(proposal, type(skill).__name__, "failed")) from None
+        if route is not None and not isinstance(route, Route):
+            if not strict:
+                return None
+            raise _RouteUnread(_unread(proposal, type(skill).__name__,
+                                       f"answered {type(route).__name__}, not a Route"))
+        return route
 
-    def _next_route(self, proposal: Proposal) -> Route | None:
+    def _next_route(self, proposal: Proposal, *, strict: bool = False) -> Route | None:
         """Where the proposal goes when its deadline passes (None: it is withdrawn)."""
-        first = self._first_route(proposal)
+        first = self._first_route(proposal, strict=strict)
         now_on = first.after(proposal.escalations) if first is not None else None
         return now_on.then if now_on is not None else None
 
