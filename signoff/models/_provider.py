@@ -15,7 +15,7 @@ from signoff.models.prices import price_of
 from signoff.models.retries import Retries
 
 __all__ = ["OnText", "SdkClientModel", "checked_base_url", "import_sdk", "input_bound",
-           "token_count", "usage_or_bound"]
+           "token_count", "unreadable", "usage_or_bound"]
 
 OnText = Callable[[str], None]
 """Called with each piece of text as the model writes it."""
@@ -87,6 +87,15 @@ def token_count(reported: Any, *, model: str, what: str) -> int:
             "reserved for the call is counted as spent. Check the server's usage reporting.",
             model=model, attempts=1)
     return count
+
+
+def unreadable(model: str, what: Any, *, api: str) -> ModelBadResponse:
+    """`ModelBadResponse` for an answer that does not read as a reply of `api` (a text that is
+    a number, content that is no list), showing the start of `what` was read."""
+    shown = repr(what) if len(repr(what)) <= 60 else f"{repr(what)[:56]}…"
+    return ModelBadResponse(
+        f"{model} answered with something that does not read as a reply ({shown}). It was not "
+        f"used. Check that the server speaks {api}.", model=model, attempts=1)
 
 
 def _check_settings(name: str, price: Any, timeout: Any, retries: Any) -> None:

@@ -22,13 +22,16 @@ from signoff.models._provider import (
     import_sdk,
     input_bound,
     token_count,
+    unreadable,
     usage_or_bound,
 )
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
-from signoff.models.errors import ModelBadResponse
+from signoff.models.errors import ModelBadResponse, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
 
 __all__ = ["AnthropicModel"]
+
+_API = "Anthropic's Messages API"
 
 _STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
     "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens",
@@ -95,9 +98,15 @@ class AnthropicModel(SdkClientModel):
             return reply
 
         return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
-                                 retries=self.retries, key=self._key)
+                                 retries=self.retries, key=self._key,
+                                 secret=getattr(self._client, "api_key", None))
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
+        """The streamed reply. Its output tokens are those of its ``message_delta`` (the count
+        ``message_start`` gives is a stand-in: kept, a stream cut before the delta recorded one
+        token out); a stream that ends before its stop reason was cut off (a connection closed
+        part way reads as an end), and is `ModelUnavailable`: what it wrote may have been
+        billed. An event of a shape of no reply is `ModelBadResponse`, never a TypeError."""
         blocks: dict[int, dict[str, Any]] = {}
         stop: str | None = None
         input_tokens: int | None = None
@@ -105,42 +114,75 @@ class AnthropicModel(SdkClientModel):
         stream = self._client.messages.create(**request, stream=True)
         with stream:
             for event in stream:
-                kind = getattr(event, "type", "")
-                if kind == "message_start":
-                    input_tokens = _input_tokens(event.message.usage, self.name)
-                    output_tokens = getattr(event.message.usage, "output_tokens", None)
-                elif kind == "content_block_start":
-                    block = event.content_block
-                    blocks[event.index] = {"type": block.type, "text": getattr(block, "text", "") or "",
-                                           "id": getattr(block, "id", ""),
-                                           "name": getattr(block, "name", ""),
-                                           "input": getattr(block, "input", None), "json": []}
-                elif kind == "content_block_delta":
-                    slot = blocks.setdefault(event.index, {"type": "text", "text": "", "json": []})
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        slot["text"] += delta.text
-                        if self.on_text is not None and delta.text:
-                            self.on_text(delta.text)
-                    elif delta.type == "input_json_delta":
-                        slot["json"].append(delta.partial_json)
-                elif kind == "message_delta":
-                    stop = event.delta.stop_reason or stop
-                    usage = event.usage
-                    if getattr(usage, "output_tokens", None) is not None:
-                        output_tokens = usage.output_tokens
-                    if getattr(usage, "input_tokens", None) is not None:
-                        input_tokens = _input_tokens(usage, self.name)
-        text = "".join(b["text"] for _, b in sorted(blocks.items()) if b["type"] == "text")
-        calls = tuple(
-            ToolCall(id=b["id"] or "", name=b["name"] or "",
-                     arguments="".join(b["json"]) if b["json"] else _arguments(b["input"]))
-            for _, b in sorted(blocks.items()) if b["type"] == "tool_use"
-        )
+                piece = ""
+                try:
+                    kind = getattr(event, "type", "")
+                    if kind == "message_start":
+                        input_tokens = _input_tokens(event.message.usage, self.name)
+                    elif kind == "message_delta":
+                        stop = _text(event.delta.stop_reason) or stop
+                        usage = event.usage
+                        if getattr(usage, "output_tokens", None) is not None:
+                            output_tokens = usage.output_tokens
+                        if getattr(usage, "input_tokens", None) is not None:
+                            input_tokens = _input_tokens(usage, self.name)
+                    else:
+                        piece = _block_event(kind, event, blocks)
+                except (AttributeError, TypeError, ValueError, KeyError) as error:
+                    raise unreadable(self.name, event, api=_API) from error
+                if piece and self.on_text is not None:
+                    self.on_text(piece)
+        if stop is None:
+            raise ModelUnavailable(
+                f"{self.name} was cut off as it answered: its stream ended before the reply "
+                "did (with no stop reason). It was not asked again: what it wrote may have "
+                "been billed. Try again later.", model=self.name, attempts=1, sent=True)
+        try:
+            text = "".join(b["text"] for _, b in sorted(blocks.items()) if b["type"] == "text")
+            calls = tuple(
+                ToolCall(id=_text(b["id"]), name=_text(b["name"]),
+                         arguments="".join(b["json"]) if b["json"] else _arguments(b["input"]))
+                for _, b in sorted(blocks.items()) if b["type"] == "tool_use"
+            )
+        except (TypeError, ValueError) as error:
+            raise unreadable(self.name, blocks, api=_API) from error
         return Reply(text=text, tool_calls=calls,
                      usage=usage_or_bound(input_tokens, output_tokens, bound_in=bound_in,
                                           bound_out=bound_out, model=self.name),
                      stop=_stop(stop, bool(calls)))
+
+
+def _block_event(kind: str, event: Any, blocks: dict[int, dict[str, Any]]) -> str:
+    """A content block's event taken into `blocks`; the text it adds ("" for none)."""
+    if kind == "content_block_start":
+        block = event.content_block
+        blocks[_index(event.index)] = {
+            "type": block.type, "text": _text(getattr(block, "text", "")),
+            "id": getattr(block, "id", ""), "name": getattr(block, "name", ""),
+            "input": getattr(block, "input", None), "json": []}
+    elif kind == "content_block_delta":
+        slot = blocks.setdefault(_index(event.index), {"type": "text", "text": "", "json": []})
+        delta = event.delta
+        if delta.type == "text_delta":
+            slot["text"] += _text(delta.text)
+            return _text(delta.text)
+        if delta.type == "input_json_delta":
+            slot["json"].append(_text(delta.partial_json))
+    return ""
+
+
+def _index(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"{value!r} is no index")
+
+
+def _text(value: Any) -> str:
+    """Text a reply gives (a block's text, an id, a name, a stop reason): text, or none ("");
+    anything else is a TypeError, read by the caller as a shape of no reply."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    raise TypeError(f"{type(value).__name__} is not text")
 
 
 def wire_tool(tool: ToolSpec) -> dict[str, Any]:
@@ -183,25 +225,33 @@ def wire_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]
 
 
 def reply_of(response: Any, *, model: str, bound_in: int, bound_out: int) -> Reply:
-    """A Messages API response read as a `Reply`."""
+    """A Messages API response read as a `Reply`; one of any other shape (a block's text that
+    is no text: a TypeError) is `ModelBadResponse`."""
     content = getattr(response, "content", None)
     if content is None:
         raise ModelBadResponse(f"{model} answered with no content.", model=model, attempts=1)
-    text = "".join(b.text for b in content if getattr(b, "type", "") == "text" and b.text)
-    calls = tuple(ToolCall(id=b.id or "", name=b.name or "", arguments=_arguments(b.input))
-                  for b in content if getattr(b, "type", "") == "tool_use")
+    try:
+        if not isinstance(content, list):
+            raise TypeError("the content is no list of blocks")
+        text = "".join(_text(b.text) for b in content if getattr(b, "type", "") == "text")
+        calls = tuple(ToolCall(id=_text(b.id), name=_text(b.name), arguments=_arguments(b.input))
+                      for b in content if getattr(b, "type", "") == "tool_use")
+        stop = _text(getattr(response, "stop_reason", None)) or None
+    except (AttributeError, TypeError, ValueError) as error:  # (a shape of no reply)
+        raise unreadable(model, content, api=_API) from error
     usage = getattr(response, "usage", None)
     return Reply(text=text, tool_calls=calls,
                  usage=usage_or_bound(_input_tokens(usage, model),
                                       getattr(usage, "output_tokens", None),
                                       bound_in=bound_in, bound_out=bound_out, model=model),
-                 stop=_stop(getattr(response, "stop_reason", None), bool(calls)))
+                 stop=_stop(stop, bool(calls)))
 
 
 def _input_tokens(usage: Any, model: str) -> int | None:
-    """Input tokens, cache writes and reads included (all are read; counting them all as input
-    never records less than was spent), each a count of tokens (`token_count`: a negative
-    cache count lowered the sum)."""
+    """Input tokens, cache writes and reads included (all are read), each a count of tokens
+    (`token_count`: a negative cache count lowered the sum). Counted at the input price: a
+    cache read costs less, a cache write more (1.25 or 2 times), and signoff asks for none
+    (it sends no ``cache_control``), so that a write reported is a server's own doing."""
     if usage is None or getattr(usage, "input_tokens", None) is None:
         return None
     return token_count(usage.input_tokens, model=model, what="tokens in") + sum(

@@ -8,7 +8,7 @@
         ├── ModelCredentialsRefused the provider refused the key (401, 403)
         ├── ModelRateLimited        still rate limited (429) after the retries
         ├── ModelUnavailable        the provider failed (5xx) or could not be reached, after retries
-        ├── ModelTimeout            no answer within the timeout
+        ├── ModelTimeout            no answer within the timeout (or a gateway's: 504, 524)
         ├── ModelRequestRejected    the provider refused the request itself (400, 404, 413, 422)
         └── ModelBadResponse        an answer that cannot be read as a reply
 
@@ -82,15 +82,17 @@ class ModelUnavailable(ModelError):
 
 
 class ModelTimeout(ModelError):
-    """The provider did not answer within the timeout.
+    """The provider did not answer within the timeout, or a server on the way (a proxy, a
+    gateway) gave up waiting for it (HTTP 504, 524: `status`).
 
     Not retried: a request that timed out may still have been answered and billed, and a second
     one could spend past what the loop reserved for this call.
     """
 
     def __init__(self, message: str, *, model: str = "", attempts: int = 0,
-                 timeout: float = 0.0) -> None:
-        super().__init__(message, model=model, attempts=attempts)
+                 timeout: float = 0.0, status: int | None = None) -> None:
+        super().__init__(message, model=model, attempts=attempts, status=status,
+                         sent=attempts > 0)
         self.timeout = timeout
         """The timeout, in seconds."""
 

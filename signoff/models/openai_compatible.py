@@ -19,13 +19,16 @@ from signoff.models._provider import (
     checked_base_url,
     import_sdk,
     input_bound,
+    unreadable,
     usage_or_bound,
 )
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
-from signoff.models.errors import ModelBadResponse, ModelNotConfigured
+from signoff.models.errors import ModelBadResponse, ModelNotConfigured, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
 
 __all__ = ["OpenAICompatibleModel", "OpenAIModel"]
+
+_API = "OpenAI's Chat Completions API"
 
 _STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
     "length": "max_tokens", "tool_calls": "tool_calls", "function_call": "tool_calls",
@@ -103,44 +106,95 @@ class OpenAIModel(SdkClientModel):
             return reply
 
         return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
-                                 retries=self.retries, key=self._key)
+                                 retries=self.retries, key=self._key,
+                                 secret=getattr(self._client, "api_key", None))
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
-        text: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
-        finish: str | None = None
-        usage: Any = None
+        reading = _Stream(self.name)
         stream = self._client.chat.completions.create(
             **request, stream=True, stream_options={"include_usage": True})
         with stream:
             for chunk in stream:
-                if getattr(chunk, "usage", None) is not None:
-                    usage = chunk.usage
-                for choice in chunk.choices or ():
-                    if choice.index != 0:
-                        continue
-                    delta = choice.delta
-                    if delta is not None and delta.content:
-                        text.append(delta.content)
-                        if self.on_text is not None:
-                            self.on_text(delta.content)
-                    for piece in (delta.tool_calls if delta is not None else None) or ():
-                        slot = calls.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
-                        if piece.id:
-                            slot["id"] = piece.id
-                        if piece.function is not None:
-                            slot["name"] += piece.function.name or ""
-                            slot["arguments"] += piece.function.arguments or ""
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
-        tool_calls = tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
-                           for _, c in sorted(calls.items()))
+                for piece in reading.take(chunk):
+                    if self.on_text is not None:
+                        self.on_text(piece)
+        return reading.reply(bound_in=bound_in, bound_out=bound_out)
+
+
+class _Stream:
+    """A streamed Chat Completions reply, read chunk by chunk as a server of any kind writes it:
+    what it is not (a piece of text that is no text, a tool call's name that is no name) is
+    `ModelBadResponse`, never a TypeError; a stream that ends before its finish reason was cut
+    off (a connection closed part way reads as an end), and is `ModelUnavailable`."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.refusal: list[str] = []
+        self.calls: list[dict[str, str]] = []
+        self.at: dict[int, dict[str, str]] = {}
+        self.finish: str | None = None
+        self.usage: Any = None
+
+    def take(self, chunk: Any) -> list[str]:
+        """Read one chunk; the pieces of text in it, to be handed on as they come."""
+        try:
+            return self._take(chunk)
+        except (AttributeError, TypeError, ValueError) as error:  # (a shape of no reply)
+            raise unreadable(self.model, chunk, api=_API) from error
+
+    def _take(self, chunk: Any) -> list[str]:
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = chunk.usage
+        pieces: list[str] = []
+        for choice in getattr(chunk, "choices", None) or ():
+            if getattr(choice, "index", 0) not in (0, None):
+                continue
+            delta = getattr(choice, "delta", None)
+            if (piece := text_of(getattr(delta, "content", None), model=self.model)):
+                self.text.append(piece)
+                pieces.append(piece)
+            self.refusal.append(text_of(getattr(delta, "refusal", None), model=self.model))
+            for call in getattr(delta, "tool_calls", None) or ():
+                self._call(call)
+            if finish := _piece(getattr(choice, "finish_reason", None)):
+                self.finish = finish
+        return pieces
+
+    def _call(self, call: Any) -> None:
+        """A piece of a tool call: its index says which (a server that gives none starts a
+        call with each id, and goes on with the last one otherwise)."""
+        given = _piece(getattr(call, "id", None))
+        index = getattr(call, "index", None)
+        number = index if isinstance(index, int) and not isinstance(index, bool) else None
+        last = None if given or not self.calls else self.calls[-1]  # (a call that gives none)
+        slot = self.at.get(number) if number is not None else last
+        if slot is None:
+            slot = {"id": "", "name": "", "arguments": ""}
+            self.calls.append(slot)
+            if number is not None:
+                self.at[number] = slot
+        slot["id"] = given or slot["id"]
+        function = getattr(call, "function", None)
+        if function is not None:
+            slot["name"] += _piece(getattr(function, "name", None))
+            slot["arguments"] += _arguments(getattr(function, "arguments", None))
+
+    def reply(self, *, bound_in: int, bound_out: int) -> Reply:
+        """The reply the stream wrote, once it has ended."""
+        if self.finish is None:
+            raise ModelUnavailable(
+                f"{self.model} was cut off as it answered: its stream ended before the reply "
+                "did (with no finish reason). It was not asked again: what it wrote may have "
+                "been billed. Try again later.", model=self.model, attempts=1, sent=True)
+        calls = tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
+                      for c in self.calls)
         return Reply(
-            text="".join(text), tool_calls=tool_calls,
-            usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
-                                 getattr(usage, "completion_tokens", None),
-                                 bound_in=bound_in, bound_out=bound_out, model=self.name),
-            stop=_stop(finish, bool(tool_calls)),
+            text="".join(self.text) or "".join(self.refusal), tool_calls=calls,
+            usage=usage_or_bound(getattr(self.usage, "prompt_tokens", None),
+                                 getattr(self.usage, "completion_tokens", None),
+                                 bound_in=bound_in, bound_out=bound_out, model=self.model),
+            stop=_stop(self.finish, bool(calls)),
         )
 
 
@@ -211,26 +265,57 @@ def wire_message(message: Message) -> dict[str, Any]:
 
 
 def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> Reply:
-    """A Chat Completions response read as a `Reply`."""
+    """A Chat Completions response read as a `Reply`: its text (written as parts, as some
+    servers write it, joined; a refusal is its text when it has no other), its tool calls
+    and its usage. A response of any other shape is `ModelBadResponse` (it was a TypeError,
+    or a list kept as the reply's text that failed the task with a traceback)."""
     choices = getattr(completion, "choices", None)
     if not choices:
         raise ModelBadResponse(f"{model} answered with no choices.", model=model, attempts=1)
-    choice = choices[0]
-    message = choice.message
-    if message is None:
-        raise ModelBadResponse(f"{model} answered with no message.", model=model, attempts=1)
-    calls = tuple(
-        ToolCall(id=c.id or "", name=c.function.name or "", arguments=_arguments(c.function.arguments))
-        for c in message.tool_calls or () if getattr(c, "function", None) is not None
-    )
+    try:
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise ModelBadResponse(f"{model} answered with no message.", model=model, attempts=1)
+        calls = tuple(
+            ToolCall(id=_piece(getattr(c, "id", None)), name=_piece(c.function.name),
+                     arguments=_arguments(c.function.arguments))
+            for c in getattr(message, "tool_calls", None) or ()
+            if getattr(c, "function", None) is not None
+        )
+        text = text_of(getattr(message, "content", None), model=model) or text_of(
+            getattr(message, "refusal", None), model=model)
+        finish = _piece(getattr(choice, "finish_reason", None)) or None
+    except (AttributeError, TypeError, ValueError) as error:  # (a shape of no reply)
+        raise unreadable(model, completion, api=_API) from error
     usage = getattr(completion, "usage", None)
     return Reply(
-        text=message.content or "", tool_calls=calls,
+        text=text, tool_calls=calls,
         usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
                              getattr(usage, "completion_tokens", None),
                              bound_in=bound_in, bound_out=bound_out, model=model),
-        stop=_stop(choice.finish_reason, bool(calls)),
+        stop=_stop(finish, bool(calls)),
     )
+
+
+def text_of(content: Any, *, model: str) -> str:
+    """A message's ``content`` as text: text, none, or a list of parts whose text parts are
+    joined (``[{"type": "text", "text": "…"}]``, as some compatible servers write it).
+    Anything else is `ModelBadResponse`."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(isinstance(part, dict) for part in content):
+        texts = [part.get("text") for part in content if part.get("type") in ("text", "output_text")]
+        if all(isinstance(text, str) for text in texts):
+            return "".join(texts)
+    raise unreadable(model, content, api=_API)
+
+
+def _piece(value: Any) -> str:
+    """A name, an id or a finish reason: text, or none ("")."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    raise TypeError(f"{type(value).__name__} is not text")
 
 
 def _arguments(arguments: Any) -> str:

@@ -8,6 +8,8 @@ turned off, so that every request passes the guard (`model_requests_allowed`) an
 from __future__ import annotations
 
 import email.utils
+import json
+import math
 import random
 import time
 from collections.abc import Callable
@@ -16,6 +18,7 @@ from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any, TypeVar
 
+from signoff.exceptions import UserError
 from signoff.models.base import ModelRequestsRefused, model_requests_allowed
 from signoff.models.errors import (
     ModelBadResponse,
@@ -51,8 +54,19 @@ class Retries:
     """The longest time spent waiting in all, over every retry of one call."""
 
     def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError(f"Retries needs at least one attempt, not {self.attempts}.")
+        # (a negative wait failed a call with a ValueError from `time.sleep`, after the failure
+        # it was to wait on, and a text or a fraction of attempts with a TypeError)
+        attempts = self.attempts
+        if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+            raise UserError(f"Retries needs a whole number of attempts, 1 or more (1: never ask "
+                            f"again), not {attempts!r}: e.g. Retries(attempts=4).")
+        for name in ("backoff", "max_wait", "total_wait"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 or (
+                    name == "backoff" and value == float("inf")):
+                raise UserError(f"A wait of Retries is a number of seconds, 0 or more: its {name} "
+                                f"is {value!r} (e.g. Retries(backoff=0.5, max_wait=20, "
+                                "total_wait=60)).")
 
 
 def call_with_retries(
@@ -63,13 +77,15 @@ def call_with_retries(
     timeout: float,
     retries: Retries,
     key: str,
+    secret: str | None = None,
     sleep: Callable[[float], None] | None = None,
 ) -> T:
     """``send()``, asked again within `retries` when the provider is busy or failing (never
     after a request that went out and got no answer: it may have been billed).
 
     `key` says where the model's API key came from (``OPENAI_API_KEY``, "the api_key given"),
-    for the message of a key the provider refuses.
+    for the message of a key the provider refuses; `secret`, the key itself, is never repeated
+    in a message (a provider or a proxy may echo it back in what it says).
 
     `sleep` waits between attempts (`time.sleep`, looked up when it waits). Every attempt first
     checks that real model requests are allowed. A provider error comes out
@@ -88,7 +104,7 @@ def call_with_retries(
             raise
         except Exception as error:
             failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout,
-                                key=key)
+                                key=key, secret=secret)
             if failure is None:
                 raise
             free = free and failure.cost_nothing
@@ -102,8 +118,9 @@ def call_with_retries(
             asked = failure.retry_after if isinstance(failure, ModelRateLimited) else _retry_after(
                 error)
             wait = asked if asked is not None else (
-                retries.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))
-            if wait > retries.max_wait or waited + wait > retries.total_wait:
+                retries.backoff * 2.0 ** min(attempt - 1, 64) * random.uniform(0.5, 1.0))
+            if not math.isfinite(wait) or wait > retries.max_wait or (
+                    waited + wait > retries.total_wait):
                 gave_up = _gave_up(failure, wait)
                 gave_up.cost_nothing = free
                 raise gave_up from error
@@ -113,7 +130,8 @@ def call_with_retries(
 
 
 def _gave_up(failure: ModelError, wait: float) -> ModelError:
-    message = (f"{failure.message} It asked to wait {wait:g} seconds more, past what signoff waits "
+    asked = f"{wait:g} seconds more" if math.isfinite(wait) else "without end"
+    message = (f"{failure.message} It asked to wait {asked}, past what signoff waits "
                "for one call (see Retries); try again later.")
     if isinstance(failure, ModelRateLimited):
         return ModelRateLimited(message, model=failure.model, attempts=failure.attempts,
@@ -136,14 +154,14 @@ def _never_connected(error: BaseException) -> bool:
 
 
 def _at(error: BaseException) -> str:
-    """" at URL", the address the failed request went to (without its query), when the error
-    knows it; else ""."""
+    """" at URL", the address the failed request went to (without its query, nor a user and
+    password written in it), when the error knows it; else ""."""
     try:  # (httpx's errors raise RuntimeError when they were made with no request)
         url = getattr(error, "request", None).url  # type: ignore[union-attr]
     except (AttributeError, RuntimeError):
         return ""
     try:
-        return f" at {url.copy_with(query=None)}"
+        return f" at {url.copy_with(query=None, userinfo=b'')}"
     except Exception:  # not httpx's URL: as it reads
         return f" at {url}"
 
@@ -156,21 +174,25 @@ def _tries(attempts: int) -> str:
     return "once" if attempts == 1 else f"{attempts} times"
 
 
-def _said(error: BaseException) -> str:
-    """What the provider said, briefly (its own explanation; none of ours)."""
+def _said(error: BaseException, secret: str | None = None) -> str:
+    """What the provider said, briefly (its own explanation; none of ours), with the API key
+    (`secret`) blotted out wherever it repeats it."""
     body = getattr(error, "body", None)
     said: Any = None
     if isinstance(body, dict):
         inner = body.get("error", body)
         said = inner.get("message") if isinstance(inner, dict) else inner
     text = " ".join(str(said or "").split())
+    if secret and len(secret) >= 8:  # (a local server's stand-in, "none", is no secret)
+        text = text.replace(secret, "[the API key]")
     return f" It said: “{text[:200]}”." if text else ""
 
 
 def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: int,
-              timeout: float, key: str) -> ModelError | None:
+              timeout: float, key: str, secret: str | None = None) -> ModelError | None:
     """The `ModelError` for an SDK (or HTTP transport) error; None for anything else. `key`:
-    where the API key came from, named when the provider refuses it."""
+    where the API key came from, named when the provider refuses it; `secret`: the key, never
+    repeated."""
     names = _names(error)
     if isinstance(error, sdk.APITimeoutError) or "TimeoutException" in names:
         return ModelTimeout(
@@ -179,7 +201,18 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
             "or give it a longer timeout.", model=model, attempts=attempts, timeout=timeout)
     if isinstance(error, sdk.APIStatusError):
         status = int(error.status_code)
-        said = _said(error)
+        said = _said(error, secret)
+        if status < 400:  # an error event in a stream that had begun (Anthropic's, at 200)
+            return ModelUnavailable(
+                f"{model} stopped with an error part way through its reply.{said} It was not "
+                "asked again: what it wrote before may have been billed. Try again later.",
+                model=model, attempts=attempts, sent=True)
+        if status in _GATEWAY_TIMEOUTS:
+            return ModelTimeout(
+                f"{model} did not answer in time: a server on the way gave up waiting for it "
+                f"(HTTP {status}).{said} It was not asked again: the provider may still have "
+                "answered and billed it. Try again later.", model=model, attempts=attempts,
+                timeout=timeout, status=status)
         if status in (401, 402, 403):
             what = {401: "refused the API key", 402: "refused the request: payment is required",
                     403: "refused the API key for this request"}[status]
@@ -199,6 +232,11 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
         return ModelRequestRejected(
             f"The provider of {model} refused the request (HTTP {status}).{said} Check the "
             "model's name and its limits.", model=model, attempts=attempts, status=status)
+    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):  # (the SDK lets both out)
+        return ModelBadResponse(
+            f"{model} answered with something that is not a reply: it is not JSON in UTF-8 "
+            f"({type(error).__name__}). Check that the base URL leads to the model's server.",
+            model=model, attempts=attempts)
     if isinstance(error, sdk.APIResponseValidationError):
         return ModelBadResponse(f"{model} answered with something that is not a reply.",
                                 model=model, attempts=attempts)
@@ -208,7 +246,8 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
             "failed. Check the base URL and the network.", model=model, attempts=attempts,
             sent=not _never_connected(error))
     if isinstance(error, sdk.APIError):
-        return ModelBadResponse(f"{model} answered with an error in its stream.{_said(error)}",
+        return ModelBadResponse(f"{model} answered with an error in its stream."
+                                f"{_said(error, secret)}",
                                 model=model, attempts=attempts)
     base = getattr(sdk, "OpenAIError", None) or getattr(sdk, "AnthropicError", None)
     if base is not None and isinstance(error, base):
@@ -217,25 +256,36 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
     return None
 
 
+_GATEWAY_TIMEOUTS = frozenset({504, 524})
+"""Statuses with which a server on the way (a gateway, Cloudflare's 524) says it gave up waiting
+for the provider's answer: the request reached the provider, which may answer it and bill it
+all the same. (A 408 says the request itself did not arrive in time: nothing was asked.)"""
+
+
+def _seconds(text: str) -> float | None:
+    """`text` as a number of seconds, 0 or more (infinity: longer than any wait); None when it
+    is none (NaN too: a wait of NaN, waited for, failed the call with a ValueError)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(seconds) else max(seconds, 0.0)
+
+
 def _retry_after(error: BaseException) -> float | None:
     """The wait a provider asked for (``retry-after-ms`` or ``retry-after``), in seconds."""
     response = getattr(error, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
-    millis = headers.get("retry-after-ms")
+    millis = _seconds(headers.get("retry-after-ms") or "")
     if millis is not None:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
+        return millis / 1000
     value = headers.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    if (seconds := _seconds(value)) is not None:
+        return seconds
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
