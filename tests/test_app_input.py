@@ -116,6 +116,17 @@ def test_a_route_to_nobody_or_to_a_name_is_refused_as_it_is_made(make: Any, told
         make()
 
 
+def test_a_route_to_an_agents_own_account_is_refused_as_it_is_made() -> None:
+    """An agent's account decides nothing: a proposal routed to one waited until its deadline
+    with only supervisors able to decide it."""
+    shop = _counter()
+    auditor = shop.app.agent(shop.Clerk).registered.account
+    with pytest.raises(UserError, match=re.escape(
+            f"A route goes to a person, and {auditor.name} is an agent's own account")):
+        Route.to_person(auditor)
+    shop.app.database.dispose()
+
+
 def test_a_decided_by_that_returns_no_route_fails_its_task_saying_so() -> None:
     shop = _counter()
 

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 from signoff.agents.permits import Permits, tool_name
 from signoff.exceptions import UserError
 from signoff.limits.provenance import Endorse
-from signoff.security.principals import Principal
+from signoff.security.principals import Principal, PrincipalKind
 
 __all__ = ["Route", "Skill", "TaskView", "ToolAnswer"]
 
@@ -42,6 +42,10 @@ class Route:
         if self.person is not None and not isinstance(self.person, Principal):
             raise UserError(f"A route goes to a person (a Principal: app.people.get(handle)), "
                             f"not {self.person!r}.")
+        if self.person is not None and self.person.kind is not PrincipalKind.PERSON:
+            raise UserError(f"A route goes to a person, and {self.person.name} is an agent's "
+                            "own account, which decides nothing: route to its sponsor, or to a "
+                            "queue (Route.to_queue(role)).")
         if not isinstance(self.queue, str):
             raise UserError(f"A route's queue is the name of a role, not {self.queue!r}.")
         if (self.person is None) == (not self.queue.strip()):
