@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import re
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -278,6 +279,8 @@ def test_text_longer_than_its_column_is_refused_on_sqlite_as_on_postgresql() -> 
     (lambda app: app.actions.run("add", {"a": 1, "b": 2}, as_=None), "Whoever it runs as is a "
                                                                      "Principal"),
     (lambda app: app.pass_deadlines(now="tomorrow"), "Give the moment deadlines are passed at"),
+    (lambda app: app.pass_deadlines(now=datetime(9990, 1, 1, tzinfo=UTC)),
+     "Give a moment before the year 9899 to pass deadlines at"),
     (lambda app: Permits(alone=[123]), "123 is not a tool: give an action or its name"),
     (lambda app: App(123), "An app's name is a short word"),
     (lambda app: App("x", database=123), "An app's database is a URL"),

@@ -108,7 +108,16 @@ def _utc(now: datetime | None) -> datetime:
     if not isinstance(now, datetime) or now.tzinfo is None:
         raise UserError(f"Give the moment deadlines are passed at with its time zone "
                         f"(datetime.now(UTC)), not {now!r}.")
+    if now.astimezone(UTC).year > _LAST_YEAR:  # (a route's deadline from then is past 9999)
+        raise UserError(f"Give a moment before the year {_LAST_YEAR + 1} to pass deadlines at, "
+                        f"not {now.isoformat()}: a deadline a route sets from then could not "
+                        "be written.")
     return now.astimezone(UTC)
+
+
+_LAST_YEAR = 9_999 - 101
+"""The last year deadlines are passed in: a route's longest deadline (a hundred years) from
+then still falls within what a date can be."""
 
 
 class _RouteUnread(UserError):
