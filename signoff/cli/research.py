@@ -289,21 +289,37 @@ def _question_of(task: Any) -> str | None:
 def _stopped_as_by_ctrl_c() -> Iterator[None]:
     """Within it, SIGTERM (``kill``) and SIGHUP (the terminal closed) stop the research as
     Ctrl-C does, so that what it leaves Running is named with the command that goes on with it
-    (they ended it unsaid, the task's id never printed). Outside the main thread: nothing."""
+    (they ended it unsaid, the task's id never printed). One (Ctrl-C too) that lands in the
+    read-only guard's SQLite authorizer is raised once out of it (SQLite took it for a refusal:
+    the task Failed "for a reason the app did not foresee"). Outside the main thread: nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def interrupted(_signal: int, _frame: Any) -> None:
+    def interrupted(signum: int, frame: Any) -> None:
+        if hasattr(signal, "pthread_kill") and _in_sqlite_callback(frame):
+            main = threading.main_thread().ident or 0  # (sent again from a thread: here, at once)
+            threading.Timer(0.001, signal.pthread_kill, args=(main, signum)).start()
+            return
         raise KeyboardInterrupt
 
-    stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    stops = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
     kept = {s: signal.signal(s, interrupted) for s in stops}  # (Windows has no SIGHUP)
     try:
         yield
     finally:
         for s, handler in kept.items():
             signal.signal(s, handler)
+
+
+def _in_sqlite_callback(frame: Any) -> bool:
+    """Whether `frame` is in the read-only guard's authorizer (SQLite swallows what it raises)."""
+    from signoff.actions.readonly_driver import sqlite_authorizer
+
+    code = sqlite_authorizer(KeyboardInterrupt).__code__  # (every one's code is this)
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    return frame is not None
 
 
 def _exit_for(outcome: Any) -> None:
@@ -521,7 +537,8 @@ class _Going:
     def model(self, model_spec: str | None, price_spec: str | None) -> Model:
         """The model the task goes on with (see `_going_on_with`)."""
         assert self.progress is not None, "read first"
-        return _going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress)
+        return _going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress,
+                              str(self.task.model or ""))
 
     def on(self, model: Model, shown: Shown) -> Any:
         """Go on with the task, here, with `model`, its steps shown; its outcome. Stopped
@@ -586,19 +603,20 @@ class _Going:
 
 
 def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, kept: Any,
-                   show: Progress) -> Model:
-    """The model research task `task` goes on with after a decision: the one `--model` names,
-    else the one it was started with (`kept`, by its spec); a usage error saying what to do
-    when there is none, or it cannot be made here."""
+                   show: Progress, started_with: str = "") -> Model:
+    """The model research task `task` goes on with: the one `--model` names, else the one it
+    was started with (`kept`, by its spec; the offline reader, by the name the task keeps,
+    `started_with`); a usage error saying what to do when there is none, or it cannot be made."""
     if model_spec is not None:
         return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed)
     if kept is None or not kept.spec:
+        if started_with == (offline := _model("offline")).name:  # (which keeps no spec)
+            return offline
         raise Misuse(
             f"Research task {task} keeps no model to go on with (it was started with a model "
-            "given in code, with the offline reader, which is not kept, or before research "
-            "kept its model with the task): name the one it was researched with, --model SPEC "
-            "(--model offline for the reader; --price IN,OUT if it needs one), and run it "
-            "again.")
+            "given in code, or before research kept its model with the task): name the one "
+            "it was researched with, --model SPEC (--model offline for the reader; --price "
+            "IN,OUT if it needs one), and run it again.")
     try:
         return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
     except click.BadParameter as error:
