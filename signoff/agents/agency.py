@@ -30,7 +30,7 @@ from signoff.agents.receipts import Receipt
 from signoff.agents.skills import Route, Skill
 from signoff.agents.tasks import Outcome, task_id_of
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
-from signoff.exceptions import UnknownId, UserError
+from signoff.exceptions import StoreError, UnknownId, UserError
 from signoff.models.base import Model, Reply
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
@@ -545,9 +545,15 @@ class Agency:
         if found is None:
             account = self.people.find(agent.account_handle())
             if account is None:
-                account = self.people.add(agent.account_handle(), agent.__name__,
-                                          roles=agent.roles, kind=PrincipalKind.AGENT,
-                                          sponsor=sponsor)
+                try:
+                    account = self.people.add(agent.account_handle(), agent.__name__,
+                                              roles=agent.roles, kind=PrincipalKind.AGENT,
+                                              sponsor=sponsor)
+                except (UserError, StoreError):  # another process of the app, begun at once,
+                    # made it between our look and our add: it is the one
+                    account = self.people.find(agent.account_handle())
+                    if account is None:
+                        raise
             elif account.roles != frozenset(agent.roles):
                 account = self.people.set_roles(account, agent.roles)
         else:

@@ -183,11 +183,7 @@ def research_app(
     app.provide("corpus", lambda: chosen)
     app.collect(tools)
     app.add_agent(Researcher, sponsor=sponsor)
-    try:  # (its account, made now: made when first asked, a race with another research's)
-        app.agent(Researcher)
-    except UserError:  # another research, begun at once, made it between our look and our add
-        if app.people.find(Researcher.account_handle()) is None:
-            raise
+    app.agent(Researcher)  # (its account, made now; one made meanwhile by another: that one)
     return app
 
 
