@@ -6,13 +6,14 @@ from __future__ import annotations
 import functools
 import subprocess
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, TypeAdapter, computed_field, field_serializer, field_validator
 from pydantic_core import to_jsonable_python
 
-from signoff import App
+from signoff import App, sends, spends
 from signoff.effects import analyse
 
 RAN: list[str] = []
@@ -268,8 +269,45 @@ def test_the_analysis_runs_none_of_the_code_it_reads() -> None:
 def test_a_registered_action_that_raises_loud_is_not_run_alone() -> None:
     """An action that only raises an exception whose words reach outside is not found to only
     read (signoff tells the words in its log, after the action's hold has ended)."""
-    app = App("s54-loud", database="sqlite://")
+    app = App("loud", database="sqlite://")
     app.action()(raises_loud)
     info = {i.name: i for i in app.actions.catalog()}["raises_loud"]
     assert not info.effects.only_reads
     assert any("Loud.__str__" in line for line in info.effects.explain())
+
+
+@sends
+@functools.singledispatch
+def _tell(to: object) -> None:
+    """Sends a message (a mark on a dispatcher whose functions show nothing of it)."""
+
+
+@_tell.register
+def _(to: str) -> None:
+    pass
+
+
+@spends(cost=Decimal("2.50"))
+@functools.singledispatch
+def _charge(card: object) -> None:
+    pass
+
+
+def test_a_mark_on_a_singledispatch_function_counts() -> None:
+    """``@sends`` and ``@spends(cost=…)`` over ``@singledispatch`` add what they declare to the
+    functions it dispatches to: following those alone, the marks were lost (the action only
+    read, ran alone, and its cost was never reserved)."""
+
+    def tell_customer(to: str) -> str:
+        _tell(to)
+        return "told"
+
+    def charge_card(card: str) -> str:
+        _charge(card)
+        return "charged"
+
+    told = analyse(tell_customer, name="tell_customer")
+    charged = analyse(charge_card, name="charge_card")
+    assert told.sends, told.explain()
+    assert charged.spends, charged.explain()
+    assert charged.cost_usd == Decimal("2.50")

@@ -271,10 +271,10 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
         if calling is not None:  # a decorator made of a class: its __call__ runs
             return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
                                  cls=type(core), args=args.prepend(known(core)))
+        declared(frame, core, (frame.an.label(wrapped),), node)  # (marks add, wherever)
         dispatched = special.dispatched(core)
         if dispatched:  # (``functools.singledispatch``: the function registered for the type)
             return join_all([call_args(frame, known(f), args, node) for f in dispatched])
-        declared(frame, core, (frame.an.label(wrapped),), node)
         core = wrapped
     q = qualified_name(core)
     if core is not obj:
