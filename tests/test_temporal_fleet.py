@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -350,6 +350,8 @@ def test_a_step_that_fails_is_told_in_a_sentence_and_tried_again(
             "what it did is recorded, so nothing it did is done twice."]
         assert not [r for r in told if r.name.startswith("temporalio")], [
             r.getMessage() for r in told]
+        assert [r.exc_info for r in told if r.name == "signoff.temporal"] == [None]  # (the
+        # traceback goes to the debug log alone)
         assert _posted(shop) == ["hello"]
     finally:
         shop.app.database.dispose()
@@ -367,3 +369,49 @@ def test_a_long_run_started_before_runs_started_anew_replays_as_it_ran() -> None
     history = WorkflowHistory.from_json("a-long-run", recorded)
     replayer = Replayer(workflows=[TaskWorkflow], workflow_runner=UnsandboxedWorkflowRunner())
     asyncio.run(replayer.replay_workflow(history))
+
+
+def test_a_deadline_that_cannot_be_passed_leaves_the_tasks_others_to_pass(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The workflow's passing of a task's deadlines passes each it can: one whose route cannot
+    be read (its skill's decided_by fails) is told in a sentence and waits as it was, and the
+    other is withdrawn (the first stopped the activity, and Temporal retried it for ever, the
+    other never passed)."""
+    from signoff.engine.temporal.activities import TaskSteps
+    from tests import deadlines_app
+
+    shop = deadlines_app.build(f"sqlite:///{tmp_path / 'd.db'}")
+    routes = shop.PriceAtOnce.decided_by
+    try:
+        two = ScriptedModel(says.tools(
+            says.tool("An hour.", shop.set_price, ticket=shop.ticket.id, price=40),
+            says.tool("Two hours.", shop.set_price, ticket=shop.ticket.id, price=80)),
+            says.hand_back(deadlines_app.Priced(summary="Priced.")))
+        task = shop.app.agent(shop.Clerk).do(shop.PriceAtOnce(), model=two).task
+        asked = []
+
+        def first_fails(self: object, action: str) -> object:
+            asked.append(action)
+            if len(asked) == 1:
+                raise LookupError("nobody is in pricing today")
+            return routes(self, action)  # type: ignore[arg-type]
+
+        shop.PriceAtOnce.decided_by = first_fails
+        steps = TaskSteps(shop.app._agency, None, database="", queue="")  # type: ignore[arg-type]
+        with caplog.at_level(logging.WARNING, logger="signoff"):
+            passed = steps._pass_deadlines(task)
+        assert passed == 1
+        statuses = sorted(p.status.value for p in shop.app.proposals(task=task))
+        assert statuses == ["Waiting", "Withdrawn"]
+        assert any("is not passed: PriceAtOnce.decided_by" in r.getMessage()
+                   for r in caplog.records)
+        # The workflow's next wait is a while on, not at once (it stepped, passed nothing and
+        # stepped again every half second while the route failed).
+        stepped = steps._step(task, "", "")
+        assert stepped.kind == "waiting"
+        assert stepped.waiting_until is not None
+        assert datetime.fromisoformat(stepped.waiting_until) >= datetime.now(UTC) + timedelta(
+            seconds=20)
+    finally:
+        shop.PriceAtOnce.decided_by = routes
+        shop.app.database.dispose()

@@ -11,6 +11,7 @@ run again blindly.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
@@ -21,7 +22,7 @@ from signoff.agents.steps import HandOn, WaitOn
 from signoff.agents.tasks import TaskStatus
 from signoff.engine.temporal.workflow import PASS_DEADLINES, STEP, Stepped
 from signoff.engine.worker import Worker
-from signoff.exceptions import SignoffError
+from signoff.exceptions import SignoffError, UserError
 
 __all__ = ["TaskSteps"]
 
@@ -65,8 +66,12 @@ class TaskSteps:
             return Stepped(kind="no_model_here", why="this worker has no model for the task")
         step = self._agency.loop.step(task_id)
         if isinstance(step, WaitOn):
-            return Stepped(kind=step.kind, waiting_until=step.waiting_until.isoformat()
-                           if step.waiting_until is not None else None)
+            until = step.waiting_until
+            if until is not None and until <= repo.now():  # a deadline passed and still
+                until = repo.now() + TRIED_AGAIN  # waiting: its passing failed (a route that
+                # cannot be read); tried again a while on, not at once, again and again
+            return Stepped(kind=step.kind, waiting_until=until.isoformat()
+                           if until is not None else None)
         return Stepped(kind=step.kind, why=step.why if isinstance(step, HandOn) else "")
 
     def _not_here(self, task_id: str, database: str) -> Stepped:
@@ -100,10 +105,17 @@ class TaskSteps:
         with self._agency.database.connect() as db:
             due = [p.id for p in repo.waiting_of_task(db, task_id)
                    if p.deadline_at is not None and p.deadline_at <= at]
-        return sum(1 for proposal in due
-                   if self._agency.deadlines.pass_deadline(proposal, now=at).changed)
+        passed = 0
+        for proposal in due:  # (one that cannot be passed leaves the others to pass, as a
+            try:  # worker's look does: its route cannot be read, or its agent is not here)
+                passed += self._agency.deadlines.pass_deadline(proposal, now=at).changed
+            except UserError as refused:
+                log.warning("%s", refused)
+        return passed
 
 
+TRIED_AGAIN = timedelta(seconds=30)
+"""How long after a deadline that could not be passed its workflow tries it again."""
 TOLD_EVERY = 10
 """Of the tries of a step that keeps failing, every how many is told (the first always is)."""
 
@@ -120,8 +132,7 @@ def _told(task_id: str, what: str, error: Exception) -> ApplicationError:
             "tries it again, a little later each time (at most every 10 s); what it did is "
             "recorded, so nothing it did is done twice.")
     if attempt == 1 or attempt % TOLD_EVERY == 0:
-        log.warning("%s", told, exc_info=error)
-    else:
-        log.debug("%s", told, exc_info=error)
+        log.warning("%s", told)
+    log.debug("%s", told, exc_info=error)  # (the traceback: for --debug alone)
     return ApplicationError(told, type=type(error).__name__,
                             category=ApplicationErrorCategory.BENIGN)
