@@ -1154,7 +1154,8 @@ def test_waiting_on_and_holding_the_process_locks_only_reads() -> None:
     """A lock held, an event or a condition waited on keep nothing and reach nothing: code that
     does so only reads (its unseen C code was assumed to do everything, so an honest cache behind
     a lock was refused under a budget). Setting an event or notifying a condition changes what
-    other threads of the process wait on."""
+    other threads of the process wait on, and so does a lock taken, or let go, outside a
+    ``with``."""
 
     def cached() -> int:
         with _LOCK:
@@ -1170,9 +1171,13 @@ def test_waiting_on_and_holding_the_process_locks_only_reads() -> None:
         with _TURN:
             _TURN.notify_all()
 
+    def holds_back() -> None:
+        _LOCK.acquire()  # (never let go: others wait for ever)
+
     assert analyse(cached, name="cached").only_reads, analyse(cached, name="cached").explain()
     assert analyse(waits, name="waits").only_reads, analyse(waits, name="waits").explain()
     assert _found(analyse(wakes, name="wakes")) == {("changes", "")}
+    assert not analyse(holds_back, name="holds_back").only_reads
 
 
 def test_an_upsert_beside_an_update_still_shows_the_update() -> None:

@@ -230,10 +230,10 @@ PURE_NAMES = frozenset(
         "threading.Lock", "threading.RLock", "_thread.allocate_lock", "_thread.RLock",
         "threading.Event", "threading.Event.wait", "threading.Event.is_set",
         "threading.Condition", "threading.Condition.__enter__", "threading.Condition.__exit__",
-        "threading.Condition.wait", "threading.Condition.acquire", "threading.Condition.release",
-        "threading.Semaphore", "threading.Semaphore.acquire", "threading.Semaphore.__enter__",
-        "threading.BoundedSemaphore", "threading.Semaphore.release", "threading.Semaphore.__exit__",
-        "threading.BoundedSemaphore.release",
+        "threading.Condition.wait",
+        "threading.Semaphore", "threading.Semaphore.__enter__", "threading.Semaphore.__exit__",
+        "threading.BoundedSemaphore", "_thread.lock.__enter__", "_thread.lock.__exit__",
+        "_thread.lock.locked", "_thread.RLock.__enter__", "_thread.RLock.__exit__",
     }
 )
 """Single names known to only compute or read."""
@@ -389,9 +389,14 @@ CHANGES_GLOBAL_STATE = frozenset({
     "logging.Handler.removeFilter", "logging.Handler.setLevel", "logging.Handler.setFormatter",
     "logging.RootLogger.addFilter", "logging.RootLogger.removeFilter",
     "logging.RootLogger.removeHandler", "logging.RootLogger.setLevel",
-    # what other threads of the process wait on
+    # what other threads of the process wait on (a lock taken and let go in one `with` only
+    # waits: above; taken or let go alone, it holds others back or lets them go)
     "threading.Event.set", "threading.Event.clear", "threading.Condition.notify",
-    "threading.Condition.notify_all",
+    "threading.Condition.notify_all", "threading.Condition.acquire",
+    "threading.Condition.release", "threading.Semaphore.acquire", "threading.Semaphore.release",
+    "threading.BoundedSemaphore.release", "_thread.lock.acquire", "_thread.lock.release",
+    "_thread.lock.acquire_lock", "_thread.lock.release_lock", "_thread.RLock.acquire",
+    "_thread.RLock.release",
 })  # fmt: skip
 """Allow-listed functions that change the process's shared state."""
 
@@ -655,7 +660,7 @@ change their first argument (``a[b] = c``, ``del a[b]``, ``a += b`` in place) an
 str's ``upper``)."""
 
 
-_PURE_CLASSES = frozenset({"io.StringIO", "io.BytesIO", "_thread.lock", "_thread.RLock"})
+_PURE_CLASSES = frozenset({"io.StringIO", "io.BytesIO"})
 """Allow-listed classes whose own methods only compute too (an app's subclass made, its
 ``__init__``; a buffer entered, its ``__enter__``)."""
 
