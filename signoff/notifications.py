@@ -210,7 +210,7 @@ def proposal_message(proposal: Proposal, *, inbox_url: str = "") -> dict[str, An
 class WebhookNotifier:
     """POSTs each new proposal to a URL, as `proposal_message` JSON."""
 
-    url: str
+    url: str = field(repr=False)
     """Where to POST."""
     secret: bytes | str | None = field(default=None, repr=False)
     """Signs each body (HMAC-SHA256, in ``X-Signoff-Signature``), when given: bytes, or text
@@ -383,15 +383,21 @@ def _block(head: str, text: str) -> str:
 
 
 def _shown(url: str) -> str:
-    """A webhook's address as the log shows it: without a query, or a user and password, which
-    may hold a token."""
+    """A webhook's address as the log shows it: its scheme and host, without its path, query,
+    or a user and password, any of which may hold a token (chat services' webhooks carry theirs
+    in the path)."""
     try:
         parts = urllib.parse.urlsplit(url)
         host = parts.netloc.rpartition("@")[2]
     except ValueError:
         return "(an address that is no URL)"
-    query = "?…" if parts.query else ""
-    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", "")) + query
+    rest = "/…" if parts.path.strip("/") or parts.query else ""
+    if not host and parts.scheme:
+        return f"{parts.scheme}://{rest.lstrip('/')}"
+    if not host:  # (no scheme: its first part is the host it was meant to name)
+        first, slash, _ = url.partition("/")
+        return first.rpartition("@")[2] + ("/…" if slash else "")
+    return urllib.parse.urlunsplit((parts.scheme, host, "", "", "")) + rest
 
 
 def _why(error: OSError | http.client.HTTPException) -> str:

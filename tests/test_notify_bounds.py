@@ -114,7 +114,7 @@ def test_a_receiver_whose_answer_is_not_http_is_told_in_a_sentence(
     notify_by_webhook(shop.app, f"http://127.0.0.1:{port}/hook")
     _propose(shop, shop.PriceTicket())
     (told,) = _told(caplog)
-    assert f"The webhook http://127.0.0.1:{port}/hook was not told of proposal " in (
+    assert f"The webhook http://127.0.0.1:{port}/… was not told of proposal " in (
         told.getMessage())
     assert "its answer was not HTTP (BadStatusLine)" in told.getMessage()
     assert told.exc_info is None
@@ -155,23 +155,26 @@ def test_an_smtp_server_greeting_a_byte_at_a_time_holds_nothing_past_the_timeout
 
 def test_no_secret_is_shown_by_a_notifier_or_its_log(
         shop: SimpleNamespace, serve: Any, caplog: pytest.LogCaptureFixture) -> None:
-    """A notifier's repr shows neither the SMTP password nor the webhook's secret; the log
-    shows a webhook's address without its query (?token=…); an address with a user and
+    """A notifier's repr shows neither the SMTP password nor the webhook's address or secret;
+    the log shows a webhook's scheme and host alone (a query, ?token=…, or a path, as chat
+    services' webhooks have, may hold its token); an address with a user and
     password, which urllib took for the host's name so that no POST ever went, is refused as
     the notifier is registered."""
     mailer = EmailNotifier(app=shop.app, host="smtp.example", sender="s@x.example",
                            username="signoff", password="hunter2")
     assert "hunter2" not in repr(mailer)
     port = serve(_not_http)
-    hook = notify_by_webhook(shop.app, f"http://127.0.0.1:{port}/hook?token=abc123",
+    hook = notify_by_webhook(shop.app, f"http://127.0.0.1:{port}/hook/T0K3N?token=abc123",
                              secret="s3cret")
     assert "s3cret" not in repr(hook)
+    assert "T0K3N" not in repr(hook)
     _propose(shop, shop.PriceTicket())
     (told,) = _told(caplog)
-    assert f"The webhook http://127.0.0.1:{port}/hook?… was not told" in told.getMessage()
+    assert f"The webhook http://127.0.0.1:{port}/… was not told" in told.getMessage()
     assert "abc123" not in caplog.text
+    assert "T0K3N" not in caplog.text
     with pytest.raises(UserError, match=r"A webhook URL names no user or password "
-                                        r"\('https://chat.example/h'\)"):
+                                        r"\('https://chat.example/…'\)"):
         notify_by_webhook(shop.app, "https://bob:pw@chat.example/h")
 
 

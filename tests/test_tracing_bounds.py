@@ -95,6 +95,20 @@ def test_a_tool_name_the_model_wrote_is_not_on_the_span(reader: Any) -> None:
     assert set(ids) == {"c" * 128, "call_2_0"}
 
 
+def test_a_tool_called_by_no_name_at_all_is_told_plainly(reader: Any) -> None:
+    """A model that calls a tool by an empty name: the gate's reason on its span is the gate's
+    own (`(not a tool name)` was put between every two characters of it)."""
+    memory = _traced(reader)
+    script = ScriptedModel(says.raw("", "{}"), says.hand_back(1))
+    outcome = reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
+    assert outcome.status is TaskStatus.DONE
+    (refused,) = [s for s in memory.get_finished_spans()
+                  if s.name == "execute_tool (not a tool name)"]
+    reason = str((refused.attributes or {})["signoff.gate.reason"])
+    assert reason.count("(not a tool name)") <= 1, reason
+    assert reason.endswith("is not one of the skill's tools"), reason
+
+
 def test_content_is_cut_when_the_provider_sets_no_limit(reader: Any) -> None:
     """With content captured and a provider that cuts nothing (the SDK's default), a tool's
     1.2 MB result is cut at CONTENT_LIMIT characters on its span, and so are the messages of

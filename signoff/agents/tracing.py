@@ -189,8 +189,8 @@ class Tracing(Observer):
     def gated(self, verdict: Verdict) -> None:
         tool = _TOOL.get()
         if tool is not None:
-            reason = verdict.reason if tool.name is tool.call_tool else verdict.reason.replace(
-                tool.call_tool, tool.name)
+            reason = verdict.reason if tool.name is tool.call_tool or not tool.call_tool else (
+                verdict.reason.replace(tool.call_tool, tool.name))
             tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
                               "signoff.gate.reason": reason})
             if verdict.by_rule:

@@ -61,9 +61,13 @@ def read_safely(obj: Any, name: str) -> Any:
     code; it never runs what it reads."""
     kind = type(obj)
     if kind not in _PLAIN_KINDS:
-        safe = _SAFE_READS.get((kind, name))
+        try:
+            read = _SAFE_READS.setdefault(kind, {})
+        except TypeError:  # (a class no weak reference can be made to: not kept)
+            read = {}
+        safe = read.get(name)
         if safe is None:
-            safe = _SAFE_READS[(kind, name)] = _read_runs_nothing(kind, name)
+            safe = read[name] = _read_runs_nothing(kind, name)
         if not safe:
             return None
     try:
@@ -72,8 +76,8 @@ def read_safely(obj: Any, name: str) -> Any:
         return None
 
 
-_SAFE_READS: dict[tuple[type, str], bool] = {}
-"""What `_read_runs_nothing` found, by class and name."""
+_SAFE_READS: weakref.WeakKeyDictionary[type, dict[str, bool]] = weakref.WeakKeyDictionary()
+"""What `_read_runs_nothing` found, by class and name (a class let go of is forgotten)."""
 
 
 def _read_runs_nothing(kind: type, name: str) -> bool:
