@@ -73,7 +73,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "sql_update": {("changes", R)},
     "sql_delete_raw": {("deletes", "audit_log")},
     "sql_insert": {("creates", R)},
-    "sql_unknown_text": {("changes", "")},
+    "sql_unknown_text": {("changes", ""), ("external", "")},  # (unread SQL: anything)
     "orm_update": {("changes", R)},
     "loaded_change": {("reads", R), ("changes", R)},
     "loop_change": {("changes", R)},
@@ -1178,6 +1178,52 @@ def test_waiting_on_and_holding_the_process_locks_only_reads() -> None:
     assert analyse(waits, name="waits").only_reads, analyse(waits, name="waits").explain()
     assert _found(analyse(wakes, name="wakes")) == {("changes", "")}
     assert not analyse(holds_back, name="holds_back").only_reads
+
+
+@pytest.mark.parametrize("sql", [
+    "DO $$ BEGIN PERFORM export_repairs(); END $$",
+    "CALL export_repairs()",
+    "SELECT export_repairs()",
+])
+def test_sql_the_analysis_cannot_read_may_reach_outside(sql: str) -> None:
+    """A statement of a verb it does not know, or a function not known to only read, may run
+    any code the database holds: it changes anything and reaches outside, said why (it was a
+    change alone, and ran alone under an agent that may change records)."""
+
+    def runs(session: Session) -> None:
+        session.execute(text(sql))
+
+    effects = analyse(runs, name="runs")
+    assert {("changes", ""), ("external", "")} <= _found(effects), effects.explain()
+    assert "runs SQL the analysis cannot read" in "\n".join(effects.explain())
+
+
+def test_sql_it_cannot_see_is_run_in_the_runs_transaction_all_the_same(tmp_path: Any) -> None:
+    """SQL text made at run time reaches outside, as far as the analysis knows, and may change
+    records: it runs in the run's transaction, which keeps what it wrote (an action that only
+    reaches outside runs in one rolled back at its end)."""
+    app = App("t", database=f"sqlite:///{tmp_path / 't.db'}")
+
+    class Tag(app.Record):  # type: ignore[name-defined,misc]
+        name: Mapped[str] = mapped_column(String(20), default="")
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action
+    def rename_all(to: str, session: Annotated[Session, Provided("session")]) -> str:
+        """Rename every tag."""
+        statement = "UPDATE " + "tag SET name = :to"
+        session.execute(text(statement), {"to": to})
+        return "Renamed."
+
+    info = app.actions.info("rename_all")
+    assert info.effects.external
+    with app.session(as_=app.system) as s:
+        s.add(Tag(name="old"))
+    done = app.actions.run("rename_all", {"to": "new"}, as_=app.system)
+    assert done.outcome.value == "Done", done
+    with app.session(as_=app.system) as s:
+        assert [t.name for t in s.scalars(select(Tag))] == ["new"]
+    app.database.dispose()
 
 
 def test_an_upsert_beside_an_update_still_shows_the_update() -> None:

@@ -37,7 +37,7 @@ from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
 from signoff.effects.source import SourceIndex
-from signoff.effects.sqltext import READING_FUNCTIONS
+from signoff.effects.sqltext import READING_FUNCTIONS, UNREAD
 from signoff.effects.summary import Summary
 from signoff.effects.tables import (
     IMMUTABLE_TYPES,
@@ -119,8 +119,9 @@ class Analyser:
         """``obj.attr`` for a known object."""
         if isinstance(obj, _FUNCTIONS) and attr.lower() not in READING_FUNCTIONS:
             # ``func.archive_notes()``: a function of the database's, which may write
-            frame.add(EffectKind.CHANGES, "", (f"func.{attr}()",),
-                      f"calls the database's function {attr}(), not known to only read")
+            for kind, _ in UNREAD:  # (it may run any code the database holds)
+                frame.add(kind, "", (f"func.{attr}()",),
+                          f"calls the database's function {attr}(), not known to only read")
         if isinstance(obj, _FUNCTIONS):  # called, a SQL expression (`calls.call_object`)
             return known(getattr(obj, attr))
         if inspect.ismodule(obj):

@@ -23,7 +23,7 @@ from sqlalchemy.sql import elements as sql_elements
 from signoff.effects.effect import EffectKind
 from signoff.effects.naming import qualified_name
 from signoff.effects.scope import Scope, call_text
-from signoff.effects.sqltext import sql_effects
+from signoff.effects.sqltext import UNREAD, sql_effects
 from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Typed, Val, const, fresh_of
 from signoff.security.records import RecordBase
 
@@ -111,12 +111,11 @@ def statement(kind: str, args: Args) -> Val:
         literal = sql.objs[0] if sql is not None and len(sql.objs) == 1 else None
         if isinstance(literal, str):
             found = tuple((k, table_record(t)) for k, t in sql_effects(literal))
-            return Val(sql=Sql(effects=found), pure=True, types=frozenset())
-        return Val(
-            sql=Sql(effects=((EffectKind.CHANGES, ""),), reason="SQL text not known"),
-            pure=True,
-            types=frozenset(),
-        )
+            unread = (EffectKind.EXTERNAL, "") in found  # (`UNREAD`: assumed, and said why)
+            return Val(sql=Sql(effects=found, reason=_UNREAD_WHY if unread else ""), pure=True,
+                       types=frozenset())
+        return Val(sql=Sql(effects=UNREAD, reason="SQL text not known"), pure=True,
+                   types=frozenset())
     effect = {
         "select": EffectKind.READS,
         "insert": EffectKind.CREATES,
@@ -172,11 +171,18 @@ def run_sql(frame: Scope, stmt: Val | None, what: str) -> Sql:
                    result=True)
     literal = stmt.objs[0] if stmt is not None and len(stmt.objs) == 1 else None
     if isinstance(literal, str):
-        for kind, table in sql_effects(literal):
-            frame.add(kind, table_record(table), (what,))
+        found = sql_effects(literal)
+        unread = _UNREAD_WHY if (EffectKind.EXTERNAL, "") in found else ""
+        for kind, table in found:
+            frame.add(kind, table_record(table), (what,), unread)
         return Sql(result=True)
-    frame.add(EffectKind.CHANGES, "", (what,), "runs SQL the analysis cannot see")
+    for kind, table in UNREAD:
+        frame.add(kind, table, (what,), "runs SQL the analysis cannot see")
     return Sql(result=True)
+
+
+_UNREAD_WHY = "runs SQL the analysis cannot read"
+"""Why what SQL it cannot read does is assumed (`sqltext.UNREAD`)."""
 
 
 def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | None) -> Val:

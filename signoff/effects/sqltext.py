@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from signoff.effects.effect import EffectKind
 
-__all__ = ["READING_FUNCTIONS", "sql_effects", "statements", "unknown_function"]
+__all__ = ["READING_FUNCTIONS", "UNREAD", "sql_effects", "statements", "unknown_function"]
 
 _SQL_STATEMENT = re.compile(
     r"^\s*(?:\(\s*)*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|UPSERT|MERGE)\b", re.IGNORECASE
@@ -151,11 +151,17 @@ def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
     found: dict[tuple[EffectKind, str], None] = {}
     for reading in readings:
         if reading is None:  # a quote or comment left open: what it holds cannot be read
-            found[(EffectKind.CHANGES, "")] = None
+            found.update(dict.fromkeys(UNREAD))
             continue
         for statement in (s for s in reading if s.strip()):
             found.update(dict.fromkeys(_statement_effects(statement)))
     return list(found)
+
+
+UNREAD = ((EffectKind.CHANGES, ""), (EffectKind.EXTERNAL, ""))
+"""What SQL the analysis cannot read is taken to do: change anything and reach outside (a
+statement of a verb it does not know — ``DO``, ``CALL``, DDL — or a function not known to
+only read may run any code the database holds, files and programs included)."""
 
 
 def _statement_effects(statement: str) -> list[tuple[EffectKind, str]]:
@@ -193,11 +199,13 @@ def _table_effects(statement: str) -> list[tuple[EffectKind, str]]:
     """What one statement's verbs do to tables."""
     head = _SQL_STATEMENT.match(statement)
     if head is None:
-        return [(EffectKind.CHANGES, "")]
+        return list(UNREAD)
     verb = head.group(1).upper()
     if verb == "SELECT" or (verb == "WITH" and not _SQL_WRITE_VERBS.search(statement)):
         found = [(EffectKind.READS, t) for t in _tables(EffectKind.READS, statement)]
-        if unknown_function(statement) or _SELECT_INTO.search(statement):
+        if unknown_function(statement):
+            found += UNREAD
+        elif _SELECT_INTO.search(statement):
             found.append((EffectKind.CHANGES, ""))  # (``SELECT … INTO t`` makes a table)
         return found
     writes = [
