@@ -2,7 +2,8 @@
 
 Nothing here is a mock of an SDK object: each model is the real ``openai`` or ``anthropic`` client
 pointed by base URL at a `ProviderServer` on 127.0.0.1, and the tests read what that server got.
-Real model requests are allowed only inside this module's fixture, and only to those servers.
+Real model requests are allowed only inside this folder's fixture (conftest.py), and only to
+those servers.
 """
 
 from __future__ import annotations
@@ -14,22 +15,17 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, Skill, TaskStatus, allow
+from signoff import Permits, TaskStatus
 from signoff.models import (
     PRICES,
     AnthropicModel,
-    Message,
     ModelCredentialsRefused,
     ModelError,
     ModelNotConfigured,
@@ -41,11 +37,8 @@ from signoff.models import (
     OpenAICompatibleModel,
     OpenAIModel,
     Price,
-    Reply,
     Retries,
-    ToolSpec,
     Usage,
-    allow_model_requests,
     model_from,
     price_of,
     refuse_model_requests,
@@ -53,171 +46,26 @@ from signoff.models import (
 from tests.provider_servers import (
     Canned,
     ProviderServer,
-    anthropic_message,
-    anthropic_stream,
     openai_completion,
-    openai_stream,
-    serving,
 )
-
-FAST = Retries(attempts=3, backoff=0.01, max_wait=1.0, total_wait=2.0)
-"""Retries with waits short enough for tests."""
-
-PRICE = Price(input_per_mtok=2.0, output_per_mtok=8.0)
-
-ProviderModel = OpenAICompatibleModel | AnthropicModel
-
-
-@pytest.fixture(autouse=True)
-def _loopback_requests_allowed() -> Iterator[None]:
-    """Real requests are allowed here: every model in this module points at a loopback server."""
-    with allow_model_requests():
-        yield
-
-
-@pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    """A scripted server on 127.0.0.1."""
-    with serving() as running:
-        yield running
-
-
-@dataclass(frozen=True)
-class Wire:
-    """One provider's wire format: how to make its model and write its answers."""
-
-    name: str
-
-    def model(self, server: ProviderServer | SimpleNamespace, **given: Any) -> ProviderModel:
-        """The provider's real model, pointed at the server."""
-        options: dict[str, Any] = {"price": PRICE, "retries": FAST, "timeout": 5.0,
-                                   "api_key": "test-key"} | given
-        if self.name == "openai":
-            return OpenAICompatibleModel("local-model", base_url=f"{server.url}/v1", **options)
-        return AnthropicModel("claude-test", base_url=server.url, **options)
-
-    def reply(self, text: str | None = None, calls: Sequence[tuple[str, str, str]] = (), *,
-              cut: bool = False, usage: tuple[int, int] = (10, 5)) -> Canned:
-        """An answer: text, and tool calls ``(id, name, arguments JSON)``."""
-        if self.name == "openai":
-            return Canned(body=openai_completion(text, calls, usage=usage,
-                                                 finish="length" if cut else None))
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-        blocks += [{"type": "tool_use", "id": i, "name": n, "input": json.loads(a)}
-                   for i, n, a in calls]
-        return Canned(body=anthropic_message(blocks, usage=usage,
-                                             stop="max_tokens" if cut else None))
-
-    def stream(self, pieces: Sequence[str] = (), calls: Sequence[tuple[str, str, Sequence[str]]] = (),
-               *, usage: tuple[int, int] = (10, 5)) -> Canned:
-        """A streamed answer: text in pieces, tool calls with their arguments in pieces."""
-        if self.name == "openai":
-            return Canned(events=openai_stream(pieces, calls, usage=usage))
-        return Canned(events=anthropic_stream(pieces, calls, usage=usage))
-
-    def error(self, status: int, message: str = "No.", **headers: str) -> Canned:
-        """An error answer, as the provider writes one."""
-        if self.name == "openai":
-            body: dict[str, Any] = {"error": {"message": message, "type": "x", "code": None}}
-        else:
-            body = {"type": "error", "error": {"type": "x", "message": message}}
-        return Canned(status=status, body=body, headers=headers)
-
-    @property
-    def model_name(self) -> str:
-        """The model's name as receipts show it."""
-        return "openai-compatible:local-model" if self.name == "openai" else "anthropic:claude-test"
-
-    @property
-    def path(self) -> str:
-        """Where the provider's requests go."""
-        return "/v1/chat/completions" if self.name == "openai" else "/v1/messages"
-
-    def tool_results(self, body: dict[str, Any]) -> dict[str, str]:
-        """The tool answers a request body carries, by call id."""
-        if self.name == "openai":
-            return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
-        return {b["tool_use_id"]: b.get("content", "") for m in body["messages"] if m["role"] == "user"
-                for b in m["content"] if b["type"] == "tool_result"}
-
-
-WIRES = [Wire("openai"), Wire("anthropic")]
-wires = pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.name)
-
-TOOLS = [ToolSpec(name="add", description="Add two numbers.",
-                  parameters={"type": "object", "properties": {"a": {"type": "integer"},
-                                                               "b": {"type": "integer"}},
-                              "required": ["a", "b"]})]
-ASK = [Message(role="system", text="You add."), Message(role="user", text="1 and 2?")]
-
-
-def _ask(model: ProviderModel, max_output_tokens: int = 64) -> Reply:
-    try:
-        return model.complete(ASK, TOOLS, max_output_tokens=max_output_tokens)
-    finally:
-        model.close()
-
-
-# -- an app for agent tasks ------------------------------------------------------------------
-
-
-class Estimate(BaseModel):
-    """What the estimator hands back."""
-
-    hours: int
-    summary: str
-
-
-def _shop(may: Permits | None = None) -> SimpleNamespace:
-    app = App("t", database="sqlite://")
-
-    class Repair(app.Record):  # type: ignore[name-defined, misc]
-        ticket: Mapped[str] = mapped_column(String(40), unique=True)
-        note: Mapped[str] = mapped_column(String(400), default="")
-        __security__ = [allow("read", "update", "create")]
-
-    @app.action("Look up the parts a fault needs", query=True)
-    def parts_for(fault: str) -> list[str]:
-        """The parts for a fault."""
-        return ["brake pads", "cable"] if "brake" in fault else []
-
-    @app.action("Write a note on the repair")
-    def note_repair(repair: Repair, note: str) -> str:
-        """Write a note."""
-        repair.note = note
-        return f"Noted on {repair.ticket}."
-
-    class EstimateRepair(Skill[Repair, Estimate]):
-        description = "Estimate one repair."
-        tools = [parts_for, note_repair]
-
-        def brief(self, subject: Any) -> str:
-            return f"Ticket {subject.ticket}. Its id is {subject.id}."
-
-    class Estimator(Agent):
-        purpose = "You estimate bicycle repairs."
-        skills = [EstimateRepair()]
-
-    if may is not None:
-        Estimator.may = may
-    app.add_agent(Estimator)
-    mia = app.people.add("mia@x.example", "Mia")
-    with app.session(as_=app.system) as s:
-        repair = Repair(ticket="T-7")
-        s.add(repair)
-    return SimpleNamespace(app=app, Repair=Repair, Estimator=Estimator, skill=EstimateRepair(),
-                           repair=repair, mia=mia)
-
-
-def _note_of(shop: SimpleNamespace) -> str:
-    with shop.app.session(as_=shop.app.system) as s:
-        return str(s.get(shop.Repair, shop.repair.id).note)
+from tests.providers.wire import (
+    ASK,
+    FAST,
+    PRICE,
+    TOOLS,
+    Estimate,
+    Wire,
+    ask,
+    note_of,
+    repair_shop,
+    wires,
+)
 
 
 def _parallel_turn_then_hand_back(wire: Wire, server: ProviderServer) -> SimpleNamespace:
     """A turn with two calls (a query that runs alone, a note that is proposed) and a why;
     approved, the task goes on and hands back."""
-    shop = _shop()
+    shop = repair_shop()
     repair = str(shop.repair.id)
     server.answer(
         wire.reply("Brakes need pads; noting that.", [
@@ -275,7 +123,7 @@ def test_openai_wire_tools_results_parallel_calls_why_and_usage(server: Provider
     assert Wire("openai").tool_results(second) == {"call_a": '["brake pads", "cable"]',
                                                   "call_b": "Noted on T-7."}
     assert [m["role"] for m in second["messages"][3:]] == ["tool", "tool"]
-    assert _note_of(run.shop) == "Pads and a cable."
+    assert note_of(run.shop) == "Pads and a cable."
     assert run.done.spend_usd == pytest.approx(PRICE.cost(120 + 200, 30 + 20))
 
 
@@ -314,7 +162,7 @@ def test_anthropic_wire_tools_results_parallel_calls_why_and_usage(server: Provi
     assert [b["type"] for b in results] == ["tool_result", "tool_result"]
     assert Wire("anthropic").tool_results(second) == {"call_a": '["brake pads", "cable"]',
                                                      "call_b": "Noted on T-7."}
-    assert _note_of(run.shop) == "Pads and a cable."
+    assert note_of(run.shop) == "Pads and a cable."
     assert run.done.spend_usd == pytest.approx(PRICE.cost(120 + 200, 30 + 20))
 
 
@@ -324,7 +172,7 @@ def test_parallel_calls_text_and_usage_in_one_reply(wire: Wire, server: Provider
     usage the response reports."""
     server.answer(wire.reply("Adding twice.", [("c1", "add", '{"a": 1, "b": 2}'),
                                                ("c2", "add", '{"a": 3, "b": 4}')], usage=(33, 7)))
-    reply = _ask(wire.model(server))
+    reply = ask(wire.model(server))
     assert reply.text == "Adding twice."
     assert [(c.id, c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
         ("c1", "add", {"a": 1, "b": 2}), ("c2", "add", {"a": 3, "b": 4})]
@@ -337,7 +185,7 @@ def test_a_reply_cut_at_max_tokens_keeps_its_text(wire: Wire, server: ProviderSe
     """A response stopped by the output limit says ``max_tokens`` and keeps the text so far; the
     limit sent is the one asked for."""
     server.answer(wire.reply("The estimate is one hour of work and", cut=True))
-    reply = _ask(wire.model(server), max_output_tokens=9)
+    reply = ask(wire.model(server), max_output_tokens=9)
     assert reply.stop == "max_tokens"
     assert reply.text == "The estimate is one hour of work and"
     body = server.bodies()[0]
@@ -369,7 +217,7 @@ def test_streamed_text_is_handed_over_piece_by_piece(wire: Wire, server: Provide
                                                     ("c2", "add", ['{"a": 3, "b": 4}'])],
                               usage=(40, 9)))
     pieces: list[str] = []
-    reply = _ask(wire.model(server, on_text=pieces.append))
+    reply = ask(wire.model(server, on_text=pieces.append))
     assert pieces == ["Adding ", "both."]
     assert reply.text == "Adding both."
     assert [(c.id, c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
@@ -381,7 +229,7 @@ def test_streamed_text_is_handed_over_piece_by_piece(wire: Wire, server: Provide
 def test_openai_stream_asks_for_usage(server: ProviderServer) -> None:
     """A streamed OpenAI request asks for the usage chunk (``stream_options.include_usage``)."""
     server.answer(Wire("openai").stream(["Hi."]))
-    _ask(Wire("openai").model(server, on_text=lambda _: None))
+    ask(Wire("openai").model(server, on_text=lambda _: None))
     assert server.bodies()[0]["stream_options"] == {"include_usage": True}
 
 
@@ -390,7 +238,7 @@ def test_without_streaming_on_text_gets_the_whole_text(wire: Wire, server: Provi
     """With ``stream=False`` and an ``on_text``, the whole text is handed over once."""
     server.answer(wire.reply("All at once."))
     pieces: list[str] = []
-    _ask(wire.model(server, on_text=pieces.append, stream=False))
+    ask(wire.model(server, on_text=pieces.append, stream=False))
     assert pieces == ["All at once."]
     assert "stream" not in server.bodies()[0]
 
@@ -401,7 +249,7 @@ def test_usage_a_server_does_not_report_is_counted_at_its_worst(server: Provider
     server.answer(Canned(body=openai_completion("Hi.", usage=None)))
     model = Wire("openai").model(server)
     bound = model.count_tokens(ASK, TOOLS)
-    reply = _ask(model, max_output_tokens=77)
+    reply = ask(model, max_output_tokens=77)
     assert reply.usage == Usage(input_tokens=bound, output_tokens=77)
 
 
@@ -427,7 +275,7 @@ def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: Provi
     """Arguments that are not JSON, or nest too deeply to read, come back exactly as written;
     the loop tells the model they cannot be read, nothing runs or is proposed, and the next
     request sends the call back as the provider takes it."""
-    shop = _shop(may=Permits.everything())
+    shop = repair_shop(may=Permits.everything())
     broken = '{"repair": "' + str(shop.repair.id) + '", "note": ' + tail
     hand_back = ("c2", "hand_back", json.dumps({"hours": 1, "summary": "Pads."}))
     if wire.name == "openai":
@@ -447,7 +295,7 @@ def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: Provi
                            else "Invalid: The arguments are not JSON")
     assert not tail or "nested too deeply to read" in told
     assert told.endswith("Nothing was run or proposed.")
-    assert _note_of(shop) == ""
+    assert note_of(shop) == ""
     assert shop.app.proposals() == []
     calls = [e for e in shop.app.receipt(outcome).entries if e.kind == "tool_call"]
     assert [e.data["arguments"] for e in calls] == [broken]  # kept exactly as written
@@ -460,7 +308,7 @@ def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: Provi
 def test_a_tool_that_does_not_exist_is_told_and_nothing_runs(wire: Wire,
                                                             server: ProviderServer) -> None:
     """A call naming no tool of the skill is answered with the tools there are; nothing runs."""
-    shop = _shop(may=Permits.everything())
+    shop = repair_shop(may=Permits.everything())
     server.answer(
         wire.reply("Scrapping it.", [("c1", "scrap_everything", '{"why": "old"}')]),
         wire.reply(None, [("c2", "hand_back", json.dumps({"hours": 0, "summary": "None."}))]),
@@ -482,7 +330,7 @@ def test_a_tool_that_does_not_exist_is_told_and_nothing_runs(wire: Wire,
 def test_spend_stays_within_the_budget(wire: Wire, server: ProviderServer) -> None:
     """A task with a price and a small budget against a server that never hands back halts
     before a call that might not fit: spend ≤ budget, and every request made was paid for."""
-    shop = _shop(may=Permits.everything())
+    shop = repair_shop(may=Permits.everything())
     price = Price(input_per_mtok=10.0, output_per_mtok=10.0)
     server.answer(*[wire.reply("Looking.", [(f"c{i}", "parts_for", '{"fault": "brake"}')],
                                usage=(900, 100)) for i in range(30)])
@@ -520,7 +368,7 @@ def test_429_waits_as_long_as_retry_after_says(
     monkeypatch.setattr(time, "sleep", recorded)
     server.answer(wire.error(429, "Slow down.", **{"retry-after": "0.05"}), wire.reply("Done."))
     slow_backoff = Retries(attempts=2, backoff=5.0, max_wait=10.0, total_wait=10.0)
-    reply = _ask(wire.model(server, retries=slow_backoff))
+    reply = ask(wire.model(server, retries=slow_backoff))
     assert reply.text == "Done."
     assert waits == [0.05]
     first, second = server.received
@@ -533,7 +381,7 @@ def test_429_asking_for_too_long_a_wait_gives_up_at_once(wire: Wire, server: Pro
     that says so, after one request."""
     server.answer(wire.error(429, **{"retry-after": "3600"}))
     with pytest.raises(ModelRateLimited) as raised:
-        _ask(wire.model(server))
+        ask(wire.model(server))
     assert raised.value.retry_after == 3600
     assert "rate limited (HTTP 429)" in raised.value.message
     assert "asked to wait 3600 seconds" in raised.value.message
@@ -547,7 +395,7 @@ def test_500_is_retried_with_backoff_then_fails_clearly(wire: Wire, server: Prov
     server.answer(*[wire.error(500, "Boom.") for _ in range(3)])
     retries = Retries(attempts=3, backoff=0.04, max_wait=1.0, total_wait=2.0)
     with pytest.raises(ModelUnavailable) as raised:
-        _ask(wire.model(server, retries=retries))
+        ask(wire.model(server, retries=retries))
     assert raised.value.message.startswith(f"{wire.model_name} failed to answer (HTTP 500): "
                                            "asked 3 times")
     assert raised.value.attempts == 3
@@ -562,7 +410,7 @@ def test_500_is_retried_with_backoff_then_fails_clearly(wire: Wire, server: Prov
 def test_a_500_then_an_answer_is_an_answer(wire: Wire, server: ProviderServer) -> None:
     """One 500 and then a good answer gives the answer."""
     server.answer(wire.error(503), wire.reply("Back."))
-    assert _ask(wire.model(server)).text == "Back."
+    assert ask(wire.model(server)).text == "Back."
     assert len(server.received) == 2
 
 
@@ -573,7 +421,7 @@ def test_retries_are_bounded_in_time(wire: Wire, server: ProviderServer) -> None
     retries = Retries(attempts=50, backoff=0.05, max_wait=5.0, total_wait=0.3)
     started = time.monotonic()
     with pytest.raises(ModelUnavailable, match="past what signoff waits"):
-        _ask(wire.model(server, retries=retries))
+        ask(wire.model(server, retries=retries))
     assert time.monotonic() - started < 2.0
     assert 2 <= len(server.received) < 10
 
@@ -586,7 +434,7 @@ def test_a_timeout_is_a_model_timeout_and_not_retried(wire: Wire, server: Provid
     up at its timeout, and no clock is read (a loaded machine made a bound on it flaky)."""
     server.answer(Canned(delay=30.0, body=openai_completion("Late.")), wire.reply("Again."))
     with pytest.raises(ModelTimeout) as raised:
-        _ask(wire.model(server, timeout=0.3))
+        ask(wire.model(server, timeout=0.3))
     assert "did not answer within the timeout of 0.3 seconds" in raised.value.message
     assert raised.value.timeout == 0.3
     assert len(server.received) == 1
@@ -605,7 +453,7 @@ def test_each_status_is_mapped(wire: Wire, server: ProviderServer, status: int,
     provider's own explanation; none of the SDK's exceptions leaks."""
     server.answer(wire.error(status, "The provider's reason."))
     with pytest.raises(ModelError) as raised:
-        _ask(wire.model(server, retries=Retries(attempts=1)))
+        ask(wire.model(server, retries=Retries(attempts=1)))
     assert type(raised.value) is error
     assert raised.value.status == status
     assert "“The provider's reason.”" in raised.value.message
@@ -623,7 +471,7 @@ def test_a_refused_key_names_where_the_providers_key_came_from(
     monkeypatch.setenv(other, "another-providers")
     server.answer(wire.error(401, "Invalid key."))
     with pytest.raises(ModelCredentialsRefused) as raised:
-        _ask(wire.model(server, retries=Retries(attempts=1), api_key="k" if given else None))
+        ask(wire.model(server, retries=Retries(attempts=1), api_key="k" if given else None))
     where = "the api_key given" if given else variable
     assert f"Check the key ({where}) and the account." in raised.value.message
     assert other not in raised.value.message
@@ -636,7 +484,7 @@ def test_a_compatible_server_refusing_no_key_says_the_variable_is_not_set(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     server.answer(Wire("openai").error(401, "A key is needed."))
     with pytest.raises(ModelCredentialsRefused) as raised:
-        _ask(Wire("openai").model(server, retries=Retries(attempts=1), api_key=None))
+        ask(Wire("openai").model(server, retries=Retries(attempts=1), api_key=None))
     assert "Check the key (OPENAI_API_KEY, which is not set) and the account." in (
         raised.value.message)
 
@@ -652,7 +500,7 @@ def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
     nowhere = SimpleNamespace(url=f"http://127.0.0.1:{port}")
     with pytest.raises(ModelUnavailable, match=f"could not be reached at http://127.0.0.1:{port}/"
                                                ".*: asked 2 times"):
-        _ask(wire.model(nowhere, retries=Retries(attempts=2, backoff=0.01)))
+        ask(wire.model(nowhere, retries=Retries(attempts=2, backoff=0.01)))
     for schemeless in (f"127.0.0.1:{port}", f"//127.0.0.1:{port}", f"ftp://127.0.0.1:{port}"):
         with pytest.raises(ModelNotConfigured, match=f"The base URL “{schemeless}.*” for .* is "
                                                      "not an http or https address: write it "
@@ -666,7 +514,7 @@ def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
 def test_a_failing_model_fails_the_task_in_words(wire: Wire, server: ProviderServer) -> None:
     """Through an agent, a provider that keeps failing ends the task Failed, told in the
     provider error's own sentence, and nothing of the SDK's."""
-    shop = _shop()
+    shop = repair_shop()
     server.answer(*[wire.error(500, "Internal detail.") for _ in range(3)])
     model = wire.model(server)
     try:
@@ -684,7 +532,7 @@ def _spend_after_failing(wire: Wire, model_at: ProviderServer | SimpleNamespace,
                          **given: Any) -> tuple[Any, Any]:
     """A task of the shop's, with a price and a budget, whose model fails at its first call:
     its outcome and its receipt."""
-    shop = _shop()
+    shop = repair_shop()
     model = wire.model(model_at, **given)
     try:
         outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
@@ -731,7 +579,7 @@ def test_a_request_cut_off_after_it_went_out_is_not_asked_again(
     that never connected is (see test_an_unreachable_server_is_unavailable)."""
     server.answer(Canned(hang_up=True), wire.reply("Again."))
     with pytest.raises(ModelUnavailable) as raised:
-        _ask(wire.model(server, retries=Retries(attempts=3, backoff=0.01)))
+        ask(wire.model(server, retries=Retries(attempts=3, backoff=0.01)))
     assert "asked once" in raised.value.message
     assert not raised.value.cost_nothing
     assert len(server.received) == 1
@@ -761,7 +609,7 @@ def test_the_guard_refuses_before_any_request(wire: Wire, server: ProviderServer
     gets nothing."""
     server.answer(wire.reply("Hi."))
     with refuse_model_requests(), pytest.raises(ModelRequestsRefused):
-        _ask(wire.model(server))
+        ask(wire.model(server))
     assert server.received == []
 
 
@@ -812,7 +660,7 @@ def test_model_from_a_spec(monkeypatch: pytest.MonkeyPatch, spec: str, kind: typ
 
 @pytest.mark.parametrize("command", [["research", "What is a kettle?"],
                                      ["run", "estimator", "estimate_repair", "--app", str(
-                                         Path(__file__).parent.parent / "examples" /
+                                         Path(__file__).parents[2] / "examples" /
                                          "workshop.py")]])
 @pytest.mark.parametrize(("spec", "write"), [("gpt-4o", "openai:gpt-4o"),
                                              ("claude-haiku-4-5", "anthropic:claude-haiku-4-5")])
@@ -968,7 +816,7 @@ def test_a_model_named_in_words_is_made_and_kept_with_the_task(server: ProviderS
     from signoff.agents import model_specs
     from signoff.exceptions import UserError
 
-    shop = _shop()
+    shop = repair_shop()
     server.answer(Canned(body=openai_completion(None, [("c1", "hand_back", json.dumps(
         {"hours": 1, "summary": "Pads."}))])))
     spec = f"openai-compatible:m@{server.url}/v1"
@@ -994,7 +842,7 @@ def test_an_agent_may_declare_its_model_in_words(server: ProviderServer) -> None
     from signoff.agents.model_specs import ModelSpec
     from signoff.exceptions import UserError
 
-    shop = _shop()
+    shop = repair_shop()
     spec = f"openai-compatible:m@{server.url}/v1"
     for declared in (spec, ModelSpec(spec=spec, price=Price(input_per_mtok=0, output_per_mtok=0))):
         shop.Estimator.model = declared

@@ -18,14 +18,6 @@ from signoff.research.relevance import Source, query_terms, rank_sentences, stem
 from signoff.research.sentences import MAX_CHARS, sentences_of
 
 
-@pytest.fixture(autouse=True)
-def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Indexes and databases go to this test's own folders, never the user's."""
-    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
-
-
 def _app(tmp_path: Path, files: dict[str, str]) -> App:
     """A research app over a folder of `files` (name → text), in memory."""
     root = tmp_path / "sources"

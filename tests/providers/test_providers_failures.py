@@ -7,7 +7,6 @@ the API key is never repeated.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,29 +18,17 @@ from signoff.models import (
     OpenAICompatibleModel,
     Price,
     Retries,
-    allow_model_requests,
 )
-from tests.provider_servers import Canned, ProviderServer, anthropic_stream, serving
-from tests.test_providers import Wire, _ask, _shop
-
-wires = pytest.mark.parametrize("wire", [Wire("openai"), Wire("anthropic")], ids=lambda w: w.name)
+from tests.provider_servers import Canned, ProviderServer, anthropic_stream
+from tests.providers.wire import (
+    Wire,
+    ask,
+    repair_shop,
+    wires,
+)
 
 KEY = "sk-test-0123456789abcdef"
 """An API key that a hostile server says back."""
-
-
-@pytest.fixture(autouse=True)
-def _loopback_requests_allowed() -> Iterator[None]:
-    """Real requests are allowed here: every model in this module points at a loopback server."""
-    with allow_model_requests():
-        yield
-
-
-@pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    """A scripted server on 127.0.0.1."""
-    with serving() as running:
-        yield running
 
 
 @wires
@@ -52,7 +39,7 @@ def test_a_wait_of_nan_is_no_wait_asked_for(wire: Wire, server: ProviderServer, 
     """A ``retry-after`` of ``nan`` is taken as no wait asked for (the backoff): it was waited
     for, and ``time.sleep`` failed the call with a ValueError, no sentence."""
     server.answer(wire.error(status, "Slow down.", **{header: "nan"}), wire.reply("Done."))
-    assert _ask(wire.model(server)).text == "Done."
+    assert ask(wire.model(server)).text == "Done."
     assert len(server.received) == 2
 
 
@@ -62,7 +49,7 @@ def test_a_wait_of_infinity_is_not_waited_for(wire: Wire, server: ProviderServer
     it gives up at once, in words."""
     server.answer(wire.error(429, "Slow down.", **{"retry-after": "1e400"}))
     with pytest.raises(ModelError, match="It asked to wait without end, past what signoff waits"):
-        _ask(wire.model(server))
+        ask(wire.model(server))
     assert len(server.received) == 1
 
 
@@ -76,7 +63,7 @@ def test_a_gateways_timeout_is_a_timeout_not_asked_again(wire: Wire, server: Pro
     reserved for the call given back."""
     server.answer(*[wire.error(status, "Upstream timed out.") for _ in range(3)])
     with pytest.raises(ModelTimeout) as raised:
-        _ask(wire.model(server))
+        ask(wire.model(server))
     assert raised.value.message.startswith(
         f"{wire.model_name} did not answer in time: a server on the way gave up waiting for it "
         f"(HTTP {status}).")
@@ -89,7 +76,7 @@ def test_a_gateways_timeout_is_a_timeout_not_asked_again(wire: Wire, server: Pro
 def test_a_408_is_asked_again(wire: Wire, server: ProviderServer) -> None:
     """A 408 says the request did not arrive in time (nothing was asked): it is asked again."""
     server.answer(wire.error(408, "Request Timeout"), wire.reply("Done."))
-    assert _ask(wire.model(server)).text == "Done."
+    assert ask(wire.model(server)).text == "Done."
     assert len(server.received) == 2
 
 
@@ -98,7 +85,7 @@ def test_a_gateways_timeout_in_a_task_stays_spent(wire: Wire, server: ProviderSe
     """Through an agent, a 504 fails the task in its sentence and what was reserved for the
     call stays spent, told on the receipt."""
     server.answer(wire.error(504, "Gateway Timeout"))
-    shop = _shop()
+    shop = repair_shop()
     model = wire.model(server)
     try:
         outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
@@ -121,7 +108,7 @@ def test_an_error_part_way_through_an_anthropic_stream_may_have_been_billed(
                              "error": {"type": "overloaded_error", "message": "Overloaded"}}))
     server.answer(Canned(events=events), Wire("anthropic").stream(["Again."]))
     with pytest.raises(ModelUnavailable) as raised:
-        _ask(Wire("anthropic").model(server, stream=True))
+        ask(Wire("anthropic").model(server, stream=True))
     assert raised.value.message == ("anthropic:claude-test stopped with an error part way "
                                     "through its reply. It said: “Overloaded”. It was not asked "
                                     "again: what it wrote before may have been billed. Try "
@@ -139,7 +126,7 @@ def test_the_api_key_a_provider_says_back_is_not_repeated(wire: Wire,
                   wire.error(400, f"Bad request from {KEY}."))
     for _ in range(2):
         with pytest.raises(ModelError) as raised:
-            _ask(wire.model(server, api_key=KEY, retries=Retries(attempts=1)))
+            ask(wire.model(server, api_key=KEY, retries=Retries(attempts=1)))
         assert KEY not in raised.value.message
         assert "[the API key]" in raised.value.message
     assert server.received[0].headers.get("x-api-key", server.received[0].headers.get(
@@ -155,7 +142,7 @@ def test_a_password_in_the_base_url_is_not_repeated() -> None:
                                   price=Price(input_per_mtok=0, output_per_mtok=0),
                                   retries=Retries(attempts=1))
     with pytest.raises(ModelUnavailable) as raised:
-        _ask(model)
+        ask(model)
     assert "hunter2" not in raised.value.message
     assert f"could not be reached at http://127.0.0.1:{port}/v1/chat/completions" in (
         raised.value.message)
@@ -183,5 +170,5 @@ def test_waits_without_end_are_never_waited_for(wire: Wire, server: ProviderServ
     server.answer(wire.error(503, "Later.", **{"retry-after": "inf"}))
     endless = Retries(attempts=3, max_wait=float("inf"), total_wait=float("inf"))
     with pytest.raises(ModelUnavailable, match="It asked to wait without end"):
-        _ask(wire.model(server, retries=endless))
+        ask(wire.model(server, retries=endless))
     assert len(server.received) == 1

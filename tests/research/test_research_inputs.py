@@ -25,16 +25,6 @@ SMUGGLED = ("The sources read do not say it outright, but kettles must be descal
             "with bleach.")
 
 
-@pytest.fixture(autouse=True)
-def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Indexes and databases go to this test's own folders; the default corpus is the help
-    topics."""
-    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
-    monkeypatch.delenv("SIGNOFF_APP", raising=False)
-
-
 @pytest.fixture
 def kettles(tmp_path: Path) -> Path:
     """A folder whose kettle.md says how often to descale a kettle."""

@@ -24,16 +24,6 @@ QUESTION = "How often should a kettle be descaled?"
 QUOTE = "A kettle should be descaled every month."
 
 
-@pytest.fixture(autouse=True)
-def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Indexes and databases go to this test's own folders; the default corpus is the help
-    topics."""
-    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
-    monkeypatch.delenv("SIGNOFF_APP", raising=False)
-
-
 @pytest.fixture
 def kettles(tmp_path: Path) -> Path:
     """A folder of many notes, one of which says how often to descale a kettle."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -24,7 +24,6 @@ from signoff.models import (
     ModelUnavailable,
     OpenAICompatibleModel,
     Usage,
-    allow_model_requests,
 )
 from tests.provider_servers import (
     Canned,
@@ -33,26 +32,15 @@ from tests.provider_servers import (
     anthropic_stream,
     openai_completion,
     openai_stream,
-    serving,
 )
-from tests.test_providers import ASK, TOOLS, Wire, _ask, _shop
-
-wires = pytest.mark.parametrize("wire", [Wire("openai"), Wire("anthropic")], ids=lambda w: w.name)
-
-
-@pytest.fixture(autouse=True)
-def _loopback_requests_allowed() -> Iterator[None]:
-    """Real requests are allowed here: every model in this module points at a loopback server."""
-    with allow_model_requests():
-        yield
-
-
-@pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    """A scripted server on 127.0.0.1."""
-    with serving() as running:
-        yield running
-
+from tests.providers.wire import (
+    ASK,
+    TOOLS,
+    Wire,
+    ask,
+    repair_shop,
+    wires,
+)
 
 Answer = Callable[[BaseHTTPRequestHandler], None]
 
@@ -118,7 +106,7 @@ def _events(*lines: bytes) -> Answer:
 
 def _failure(model: OpenAICompatibleModel | AnthropicModel) -> ModelError:
     with pytest.raises(ModelError) as raised:
-        _ask(model)
+        ask(model)
     return raised.value
 
 
@@ -141,9 +129,9 @@ def test_text_written_as_parts_is_read_and_a_refusal_is_the_text(server: Provide
                                    "refusal": "I cannot."}, "finish_reason": None}]}))
     server.answer(Canned(body=parts), Canned(body=refused), Canned(events=streamed))
     wire = Wire("openai")
-    assert _ask(wire.model(server)).text == "Pads and a cable."
-    assert _ask(wire.model(server)).text == "I cannot help with that."
-    assert _ask(wire.model(server, stream=True)).text == "I cannot."
+    assert ask(wire.model(server)).text == "Pads and a cable."
+    assert ask(wire.model(server)).text == "I cannot help with that."
+    assert ask(wire.model(server, stream=True)).text == "I cannot."
 
 
 def test_a_task_whose_model_writes_no_text_fails_in_a_sentence(server: ProviderServer) -> None:
@@ -153,7 +141,7 @@ def test_a_task_whose_model_writes_no_text_fails_in_a_sentence(server: ProviderS
     body = openai_completion("x")
     body["choices"][0]["message"]["content"] = 5
     server.answer(Canned(body=body))
-    shop = _shop()
+    shop = repair_shop()
     model = Wire("openai").model(server)
     try:
         outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
@@ -268,7 +256,7 @@ def test_a_cut_stream_in_a_task_is_counted_as_spent_and_runs_nothing(
     """Through an agent, a cut stream ends the task Failed in a sentence, runs no tool call of
     it, and the worst case reserved for the call is spent and told on the receipt."""
     server.answer(_cut(wire))
-    shop = _shop()
+    shop = repair_shop()
     model = wire.model(server, stream=True)
     try:
         outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
@@ -292,7 +280,7 @@ def test_an_anthropic_stream_with_no_count_out_is_counted_at_its_worst(
         if name == "message_delta":
             data["usage"] = {}
     server.answer(Canned(events=events))
-    reply = _ask(Wire("anthropic").model(server, stream=True), max_output_tokens=300)
+    reply = ask(Wire("anthropic").model(server, stream=True), max_output_tokens=300)
     assert reply.usage == Usage(input_tokens=12, output_tokens=300)
 
 
@@ -311,7 +299,7 @@ def test_streamed_tool_calls_with_no_index_are_told_apart(server: ProviderServer
         (None, "[DONE]")]))
     model = Wire("openai").model(server, stream=True)
     bound = model.count_tokens(ASK, TOOLS)
-    reply = _ask(model)
+    reply = ask(model)
     assert [(c.id, c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
         ("a", "add", {"a": 1, "b": 2}), ("b", "add", {"a": 3, "b": 4})]
     assert reply.usage.input_tokens == bound

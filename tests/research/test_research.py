@@ -61,15 +61,6 @@ from signoff.testing import ScriptedModel, says
 QUESTION = "What does the with statement do?"
 
 
-@pytest.fixture(autouse=True)
-def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Indexes and databases go to this test's own folders, never the user's; the default
-    corpus is the help topics (the tests of Python's documentation say otherwise)."""
-    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
-
-
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     """Python's help topics, indexed once for this module."""
@@ -1690,7 +1681,7 @@ def test_going_on_with_a_task_another_process_holds_says_so(
          "    hold = holds.take(db, sys.argv[2])\n"
          "open(sys.argv[3], 'w').write('held' if hold else 'refused')\n"
          "time.sleep(60)\n", database, task, str(held)],
-        cwd=Path(__file__).resolve().parent.parent)
+        cwd=Path(__file__).resolve().parents[2])
     try:
         deadline = time.monotonic() + 60
         while not (held.exists() and held.read_text()):
@@ -2118,7 +2109,7 @@ def test_a_declined_answer_is_printed_plainly_and_exits_0(tmp_path: Path) -> Non
 def test_the_question_set_is_answered_or_declined(app: App) -> None:
     """Over the help topics, at least 90% of the answerable questions of the bench's set cite
     a topic that answers them, and every unanswerable one is declined within 3 steps."""
-    bench = runpy.run_path(str(Path(__file__).parents[1] / "bench" /
+    bench = runpy.run_path(str(Path(__file__).parents[2] / "bench" /
                                "bench_research_quality.py"))
     scores = bench["evaluate"](app)
     assert len(scores.answerable) >= 40

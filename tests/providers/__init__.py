@@ -1,0 +1,1 @@
+"""The model providers' clients against loopback servers that speak each wire format."""

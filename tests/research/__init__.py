@@ -1,0 +1,1 @@
+"""The research skill and the `signoff research` command."""

@@ -1,0 +1,18 @@
+"""Fixtures of the research tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Indexes and databases go to this test's own folders, never the user's; the default corpus
+    is the help topics (the tests of Python's documentation say otherwise), and no app is named
+    from outside."""
+    monkeypatch.setenv("SIGNOFF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
