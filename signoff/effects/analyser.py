@@ -27,7 +27,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import func as sql_functions
 
 from signoff.effects import orm, pydantic_models, special
-from signoff.effects.annotations import annotation_types
+from signoff.effects.annotations import annotation_types, fits
 from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
 from signoff.effects.effect import EffectKind, Effects, RaiseSite
@@ -56,6 +56,7 @@ from signoff.effects.values import (
     Args,
     BuiltinMethod,
     Method,
+    Sql,
     Super,
     Typed,
     Unseen,
@@ -86,9 +87,9 @@ class _TooLarge(Exception):
     """The code reached is too large to analyse: assume it does everything."""
 
 
-Hint = tuple[tuple[str, Typed, bool, tuple[Any, ...]], ...]
+Hint = tuple[tuple[str, Typed, bool, tuple[Any, ...], Sql | None], ...]
 """What the arguments of unannotated parameters are known to be: (name, what is known of its
-types and what it holds, whether it is plain, the functions it is)."""
+types and what it holds, whether it is plain, the functions it is, the statement it is)."""
 SummaryKey = tuple[Any, type | None, Hint]
 
 
@@ -337,7 +338,7 @@ class Analyser:
         is passed is what the walk takes them to be."""
         hints = self.source.hints(func)
         return frozenset(name for name, given in binding.items()
-                         if name in hints and not _fits(given.types, hints[name]))
+                         if name in hints and not fits(given.types, hints[name]))
 
     def is_standard_library(self, func: Any) -> bool:
         """Whether `func` is code of Python's standard library."""
@@ -364,16 +365,17 @@ class Analyser:
         # may be, or hold, one list, which the helper fills through one and reads through the
         # other; a later one may have let an earlier one's go)
         holding = [value for value in binding.values() if _may_hold(value)]
-        hint = tuple(
+        hint = tuple(  # (a statement, annotated or not, is walked as the one given: its SQL)
             (p.name, binding[p.name].contents() if len(holding) <= 1 else Typed(
-                types=binding[p.name].types), binding[p.name].pure, _functions(binding[p.name]))
+                types=binding[p.name].types), binding[p.name].pure, _functions(binding[p.name]),
+             binding[p.name].sql)
             for i, p in enumerate(params)
             if p.name in binding
             and not (i == 0 and cls is not None)
             and (((not p.annotated or p.name in loose)
                   and (binding[p.name].types is not None or binding[p.name].pure)
                   and not binding[p.name].calls)  # (a bound method, a lambda: not by type)
-                 or _functions(binding[p.name]))
+                 or _functions(binding[p.name]) or binding[p.name].sql is not None)
         )
         summary = self.summarise(func, cls, hint)
         if any(key[0] is func for key in self.active):  # a call back into itself: a loop
@@ -516,7 +518,8 @@ class Analyser:
         )
         hints = self.source.hints(func)
         loose = self._loosely_annotated(func)
-        given = {name: (kinds, pure, functions) for name, kinds, pure, functions in hint}
+        given = {name: (kinds, pure, functions) for name, kinds, pure, functions, _ in hint}
+        statements = {name: sql for name, _, _, _, sql in hint if sql is not None}
         for i, p in enumerate(params):
             origin = frozenset({param_token(p.name)})
             inner = frozenset({inner_token(p.name)})
@@ -528,7 +531,7 @@ class Analyser:
             elif p.kind == "kwarg":
                 typed = Typed(types=frozenset({dict}))
             elif p.name in hints and not (p.name in given and (
-                    p.name in loose or not _fits(given[p.name][0].types, hints[p.name]))):
+                    p.name in loose or not fits(given[p.name][0].types, hints[p.name]))):
                 typed = annotation_types(hints[p.name])
             elif i == 0 and cls is not None:
                 if p.name == "cls":
@@ -540,8 +543,9 @@ class Analyser:
             if p.name in given and given[p.name][2]:  # the functions it is called with
                 objs = given[p.name][2]
                 typed = Typed(types=frozenset(type(o) for o in objs))
-            value = typed.on(Val(origin=origin, inner=inner, objs=objs, pure=pure))
-            if p.default is not NO_DEFAULT and p.default is not None and p.name in hints and not _fits(
+            value = typed.on(Val(origin=origin, inner=inner, objs=objs, pure=pure,
+                                 sql=statements.get(p.name)))
+            if p.default is not NO_DEFAULT and p.default is not None and p.name in hints and not fits(
                     frozenset({type(p.default)}), hints[p.name]):  # (what it is when not given,
                 value = join(value, known(p.default))           # not what it is said to be)
             record = orm.record_name(value)
@@ -636,17 +640,6 @@ def _bound_on_class(frame: Scope, cls: type, attr: str) -> None:
         frame.bound(klass.__dict__, attr, own, f"{qualified_name(klass)}.{attr}", owner=klass)
         if own is not MISSING:
             return
-
-
-def _fits(kinds: frozenset[type] | None, annotation: Any) -> bool:
-    """Whether values of `kinds` (None: not known) are of the types `annotation` names."""
-    declared = annotation_types(annotation).types
-    if kinds is None or declared is None:
-        return True
-    try:
-        return all(any(issubclass(kind, each) for each in declared) for kind in kinds)
-    except TypeError:  # (a type that cannot be checked so: what is known of it is taken)
-        return False
 
 
 def _pydantics_own(hint: Any) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from signoff.effects.values import UNTYPED, Typed
 
-__all__ = ["annotation_types"]
+__all__ = ["annotation_types", "fits"]
 
 _SEQUENCES = {
     cabc.Sequence, cabc.MutableSequence, cabc.Iterable, cabc.Iterator, cabc.Collection,
@@ -100,3 +100,14 @@ def _concrete(cls: type) -> bool:
     if getattr(cls, "_is_protocol", False):
         return False
     return cls not in (cabc.Callable, typing.Any)
+
+
+def fits(kinds: frozenset[type] | None, annotation: Any) -> bool:
+    """Whether values of `kinds` (None: not known) are of the types `annotation` names."""
+    declared = annotation_types(annotation).types
+    if kinds is None or declared is None:
+        return True
+    try:
+        return all(any(issubclass(kind, each) for each in declared) for kind in kinds)
+    except TypeError:  # (a type that cannot be checked so: what is known of it is taken)
+        return False

@@ -514,7 +514,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
     given = special.runs_unnamed(frame, q, args, node)
-    made = _pure_result(frame, q, args, node)
+    made = special.fields_copied(frame, q, args) or _pure_result(frame, q, args, node)
     return made if given is None else special.shown(made, given)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import enum
 import inspect
 import os
 from collections.abc import Iterator
@@ -334,6 +335,8 @@ class Frame:
         rec = orm.record_name(base) or base.rec
         if base.types and base.types <= {str, bytes}:
             return base.derived(types=base.types, rec=rec)
+        if base.objs and not base.beyond and all(_members_listed(o) for o in base.objs):
+            return join_all([known(m) for o in base.objs for m in o])  # (``for g in Genre``)
         return base.taken(base.contents().item, rec=rec)
 
     def attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
@@ -579,3 +582,9 @@ _SCALARS = IMMUTABLE_TYPES - {tuple, frozenset}
 """Immutable types whose parts are plain values too."""
 
 __all__ = ["EMPTY_CELL", "Frame"]
+
+
+def _members_listed(obj: Any) -> bool:
+    """Whether `obj` is an enum class that iterates as enum's own code does: its members, each
+    an object of it (not a class whose metaclass has an ``__iter__`` of its own)."""
+    return isinstance(obj, enum.EnumType) and type(obj).__iter__ is enum.EnumType.__iter__

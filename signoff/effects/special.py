@@ -9,13 +9,18 @@ from __future__ import annotations
 import ast
 import collections
 import dataclasses
+import datetime
+import decimal
+import fractions
 import inspect
 import os
 import re
 import string
 import sys
 import types
+import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,7 @@ from signoff.effects.naming import of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     ABC_MIXIN_CALLS,
+    ABC_MIXIN_CALLS_OF,
     ITERATES_ARGUMENTS,
     LIBRARIES,
     LOGS,
@@ -35,6 +41,7 @@ from signoff.effects.tables import (
 from signoff.effects.values import (
     Args,
     Inline,
+    Typed,
     Val,
     const,
     fresh_of,
@@ -49,6 +56,7 @@ __all__ = [
     "defines",
     "dispatched",
     "each",
+    "fields_copied",
     "getter",
     "items_compared",
     "iterated",
@@ -420,6 +428,34 @@ def _copied_deeply(frame: Scope, value: Val, node: ast.AST | None, *, depth: int
             special(frame, value, ("__deepcopy__", "__reduce_ex__", "__reduce__"), [Val()], node)
 
 
+_COPIED_AS_THEY_ARE = frozenset({str, bytes, int, float, complex, bool, type(None), decimal.Decimal,
+                                 fractions.Fraction, datetime.date, datetime.datetime,
+                                 datetime.time, datetime.timedelta, datetime.timezone, uuid.UUID})
+"""Python's types a deep copy gives back of the same type (itself, or its equal)."""
+
+
+def fields_copied(frame: Scope, q: str, args: Args) -> Val | None:
+    """What ``dataclasses.asdict(x)`` gives, where each field of each dataclass `x` may be holds
+    a value of `_COPIED_AS_THEY_ARE` (text, numbers, dates): a new dict of text to those (None
+    otherwise: a nested dataclass, a list, a class of the app's — of no known type there — or
+    a dataclass a class derives, whose fields may be more)."""
+    value = args.pos[0] if q == "dataclasses.asdict" and len(args.pos) == 1 else None
+    if value is None or args.kw or not value.types or not all(
+            isinstance(k, type) and dataclasses.is_dataclass(k)
+            and (value.exact or not type.__subclasses__(k)) for k in value.types):
+        return None
+    held: list[frozenset[type]] = []
+    for kind in value.types:
+        for field in dataclasses.fields(kind):
+            types = frame.attribute(value, field.name, None).types
+            if not types or not types <= _COPIED_AS_THEY_ARE:
+                return None
+            held.append(types)
+    pairs = Typed(types=frozenset({dict}), item=Typed(types=frozenset({str})),
+                  value=Typed(types=frozenset().union(*held)))
+    return replace(fresh_of(dict, shape=pairs), pure=True)
+
+
 def attribute_written(frame: Scope, base: Val, attr: str | None, value: Val | None,
                       node: ast.AST | None) -> None:
     """Assigning to a property runs its setter, to a descriptor of the app's its ``__set__``,
@@ -450,7 +486,7 @@ def mixin_runs(frame: Scope, func: Any, receiver: Val, node: ast.AST | None) -> 
     """A method collections.abc gives a class (`func`: ``MutableMapping.update``, ``pop``…),
     called on `receiver`: it runs the class's own methods on it (its ``__setitem__``…), and may
     change it."""
-    for name in ABC_MIXIN_CALLS:
+    for name in ABC_MIXIN_CALLS_OF.get(qualified_name(func), ABC_MIXIN_CALLS):
         if any(_own_method(kind, name) for kind in receiver.types or ()):
             special(frame, receiver, (name,), [Val(), Val()][:_ARITY.get(name, 0)], node)
     if func.__name__ in MUTATING_METHODS or func.__name__.startswith("__i"):

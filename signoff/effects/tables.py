@@ -195,6 +195,11 @@ PURE_NAMES = frozenset(
         "io.StringIO",
         "io.BytesIO",
         "os.getenv",
+        # the process's environment read (``os.environ.get``, ``os.environ[k]``, ``k in
+        # os.environ``, iterated or copied): its frozen code only looks keys up in a dict;
+        # setting, deleting or popping a variable (``putenv``) is not here
+        "os._Environ.__getitem__", "os._Environ.__iter__", "os._Environ.__len__",
+        "os._Environ.__repr__", "os._Environ.copy",
         "os.fspath",
         "os.getcwd",
         "os.getpid",
@@ -440,6 +445,13 @@ ABC_MIXIN_CALLS = ("__getitem__", "__setitem__", "__delitem__", "__iter__", "__l
                    "__contains__", "insert", "add", "discard", "keys", "__next__")
 """What a method ``collections.abc`` gives a class (``MutableMapping.update``, ``pop``…) calls of
 the class's own methods: followed when the class defines them in Python."""
+
+ABC_MIXIN_CALLS_OF: dict[str, tuple[str, ...]] = {
+    "collections.abc.Mapping.get": ("__getitem__",),
+    "collections.abc.Mapping.__contains__": ("__getitem__",),
+}
+"""The mixin methods whose code calls fewer than all of `ABC_MIXIN_CALLS`: ``Mapping.get`` and
+``Mapping.__contains__`` are ``try: self[key]`` and nothing else (``Lib/_collections_abc.py``)."""
 
 SPECIAL_METHODS_CALLED: dict[str, tuple[str, ...]] = {
     "builtins.str": ("__str__", "__repr__"),
