@@ -594,8 +594,8 @@ class Loop(CallSteps):
         if known is not None and known[0] == task.turn:
             calls = known[1]
         else:
-            with self._database.connect() as db:
-                calls = repo.calls_of(db, task.id, task.turn)
+            with self._writing(task.id) as db:  # (it may close the turn: a write of a step,
+                calls = repo.calls_of(db, task.id, task.turn)  # which checks the hold first)
                 settled = None if any(_unsettled(c) for c in calls) else (
                     self._settle_turn(db, task, calls))
             points.reached("loop.calls_read", task=task.id)
