@@ -20,6 +20,7 @@ is offered once the guard lists it, with its leave from the config.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 import types
@@ -115,7 +116,9 @@ class Guard(ServedAgent):
                  for_: Any, wait_seconds: float) -> None:
         self.upstreams = upstreams
         self.guarded = tools
-        self._validators: dict[str, Draft202012Validator] = {}
+        self._validators: dict[str, tuple[Any, Draft202012Validator]] = {}
+        """Each tool's arguments' validator, with the input schema it checks (one listed
+        since with another schema gets a validator of that)."""
         self._clashes: set[str] = set()
         """The names of tools added upstream that another tool is served as (told once)."""
         super().__init__(app, AGENT_NAME, for_=for_, wait_seconds=wait_seconds)
@@ -149,16 +152,24 @@ class Guard(ServedAgent):
     def notice_changes(self) -> list[str]:
         """Compare what each upstream says of its tools with what it said before; suspend the
         standing rules on each tool that changed, and offer each tool an upstream has added.
-        The tools that changed."""
+        A changed tool's leave is the stricter of what it was and what the tool's hints give
+        now: a tool a trusted server said only reads, listed since as one that does not, is
+        proposed from now on; one that says it only reads now, having said otherwise, is not
+        believed. The tools that changed."""
         changed = []
+        stricter = False
         for name, guarded in list(self.guarded.items()):
             now = self.upstreams.tools.get(guarded.server.name, {}).get(guarded.tool.name)
             if now is None:
                 continue
             if remember(self.app, name, now):
                 changed.append(name)
+            leave = max(guarded.leave, _guarded_tool(guarded.server, now).leave)
+            stricter = stricter or leave is not guarded.leave
             self.guarded[name] = GuardedTool(action=name, server=guarded.server, tool=now,
-                                             leave=guarded.leave)
+                                             leave=leave)
+        if stricter:
+            self.handle.registered.agent.may = _permits(self.guarded)
         if changed or self._take_new_tools():
             self._offered = self._offer()
         return changed
@@ -196,14 +207,18 @@ class Guard(ServedAgent):
         unusable = (f"{guarded.server.name} gives {guarded.tool.name} an input schema that is "
                     "not JSON Schema the guard can check arguments against, so no call of it "
                     "can be.")
-        validator = self._validators.get(tool)
-        if validator is None:
+        schema = guarded.tool.input_schema
+        schema_and_validator = self._validators.get(tool)
+        if schema_and_validator is not None and schema_and_validator[0] == schema:
+            validator = schema_and_validator[1]
+        else:
             try:
-                Draft202012Validator.check_schema(guarded.tool.input_schema)
+                Draft202012Validator.check_schema(schema)
             except SchemaError as error:
                 log.warning("%s: %s", unusable, error.message)
                 return unusable
-            validator = self._validators[tool] = Draft202012Validator(guarded.tool.input_schema)
+            validator = Draft202012Validator(schema)
+            self._validators[tool] = (schema, validator)
         try:
             problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
         except Exception as error:  # what the schema's check cannot do (a $ref to nowhere)
@@ -295,6 +310,7 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     app = await anyio.to_thread.run_sync(open_guard_app, config)
     guarded: dict[str, GuardedTool] = {}
     for server in config.servers:
+        _check_named_tools(server, upstreams.tools.get(server.name, {}))
         for tool in upstreams.tools.get(server.name, {}).values():
             each = _guarded_tool(server, tool)
             if each.action in guarded:
@@ -324,11 +340,43 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     return guard
 
 
+_MISSPELT = 0.85
+"""How close (difflib's ratio, in any case) a name the config gives a tool must be to one its
+server lists to be taken for a misspelling of it: delete_fil, Delete_File, delete-file for
+delete_file, not write_file for read_file (0.74)."""
+
+
+def _check_named_tools(server: Upstream, listed: dict[str, Tool]) -> None:
+    """Refuse a config naming a tool `server` does not list when the name is close to one it
+    lists that the config does not name (a misspelt ``delete_fil = "never"`` left delete_file
+    to its hints, unsaid). A named tool with no such neighbour may come in a later version of
+    the server (it takes its leave once listed): the log says it is not listed now."""
+
+    unnamed = {name.lower(): name for name in sorted(set(listed) - set(server.tools))}
+    for named in sorted(set(server.tools) - set(listed)):
+        close = [unnamed[c] for c in difflib.get_close_matches(named.lower(), unnamed, n=1,
+                                                               cutoff=_MISSPELT)]
+        if close:
+            raise UserError(
+                f"The guard's config names the tool {named} under [servers.{server.name}.tools], "
+                f"which {server.name} does not list: did you mean {close[0]}? As written, "
+                f"{close[0]} would take the leave "
+                f"{server.leave_of(close[0], _read_only_hint(listed[close[0]])).words.lower()!r}, "
+                f"not {server.tools[named].words.lower()!r}. Correct the name, then start the "
+                "guard again.")
+        log.warning("The guard's config names the tool %s under [servers.%s.tools], which %s "
+                    "does not list now: it takes its leave once the server lists it.", named,
+                    server.name, server.name)
+
+
+def _read_only_hint(tool: Tool) -> bool | None:
+    return tool.annotations.read_only_hint if tool.annotations else None
+
+
 def _guarded_tool(server: Upstream, tool: Tool) -> GuardedTool:
     """`tool` of `server` as the guard serves it, with its leave from the config."""
-    hint = tool.annotations.read_only_hint if tool.annotations else None
     return GuardedTool(action=f"{server.name}_{tool.name}", server=server, tool=tool,
-                       leave=server.leave_of(tool.name, hint))
+                       leave=server.leave_of(tool.name, _read_only_hint(tool)))
 
 
 def _same_name(first: GuardedTool, second: GuardedTool) -> str:

@@ -20,7 +20,9 @@ from typing import Any
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.types import CallToolResult, Tool
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from signoff.agents import serving
 from signoff.agents.agency import AgentHandle
@@ -648,6 +650,12 @@ def _session_key(context: Context[Any, Any] | None, person: Principal | None) ->
     headers = _headers(context)
     if headers is None:
         return "stdio"
+    version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        # The SDK serves this request on the protocol that keeps no sessions (it routes by this
+        # header alone), and checks no session id on it: one the client sends is its own
+        # choice, and made a session (a work of its own, forgetting what was read) per call.
+        return _http_key("", person)
     return _http_key(headers.get("mcp-session-id") or "", person)
 
 

@@ -1,0 +1,83 @@
+"""A tool an upstream changes under the same name between two listings: the guard never takes
+what it says now for safer than what it said before, and takes what makes it less safe at once."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from signoff import ProposalStatus
+from signoff.agents.permits import Leave
+from signoff.mcp.config import GuardConfig
+from signoff.mcp.guard import open_guard, open_guard_app
+from tests.mcp_servers import ROOT
+
+UPSTREAM = str(ROOT / "tests" / "mcp_upstream_turning.py")
+
+
+def _config(tmp: Path) -> Path:
+    """A guard trusting the turning server's hints, whose answers it vouches for (so that only
+    the leave decides)."""
+    (tmp / "files").mkdir()
+    for name in ("a.txt", "b.txt"):
+        (tmp / "files" / name).write_text(name)
+    path = tmp / "guard.toml"
+    path.write_text(f'''
+name = "guard"
+database = "sqlite:///{tmp / 'guard.db'}"
+for = "noor@example.com"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+
+[servers.files]
+command = "{sys.executable}"
+args = ["{UPSTREAM}"]
+env = {{ FILES_ROOT = "{tmp / 'files'}" }}
+trusted = true
+outside = false
+''')
+    return path
+
+
+def test_a_read_only_tool_that_turns_destructive_is_proposed_from_the_next_listing(
+        tmp_path: Path) -> None:
+    """read_file runs alone while its trusted server says it only reads; once the server lists
+    it as deleting (same name), the guard's next listing takes that: it is offered as put to a
+    person, and a call of it is proposed, not run (it was still run alone, and deleted); its
+    arguments are checked against its input schema as listed now (they were against the
+    first, so that a call which no longer fits it was put to a person)."""
+    config = _config(tmp_path)
+
+    async def scenario() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            await served.list_tools()
+            found["read"] = await served.call_tool("files_read_file", {"name": "a.txt"})
+            (tmp_path / "turned").write_text("")
+            found["listed"] = {t.name: t for t in await served.list_tools()}
+            found["leave"] = served.guarded["files_read_file"].leave
+            found["unfit"] = await served.call_tool("files_read_file", {"name": "b.txt"})
+            found["called"] = await served.call_tool("files_read_file",
+                                                     {"name": "b.txt", "really": True})
+        return found
+
+    found = anyio.run(scenario)
+    assert found["read"].content[0].text == "a.txt"
+    assert found["leave"] is Leave.PROPOSE
+    assert "put to a person" in (found["listed"]["files_read_file"].description or "")
+    assert (tmp_path / "files" / "b.txt").exists()
+    assert "proposed to Noor" in found["called"].content[0].text
+    # checked against the schema listed now, not the one listed first: told, and put to no one
+    assert found["unfit"].is_error
+    assert found["unfit"].content[0].text == (
+        "Invalid: the arguments: 'really' is a required property. Nothing was run or proposed.")
+    app = open_guard_app(GuardConfig.load(config))
+    (proposal,) = app.proposals(status=ProposalStatus.WAITING)
+    assert proposal.action == "files_read_file"
