@@ -519,11 +519,32 @@ def read_profile() -> dict[str, Any]:
     path = profile_path()
     if not path.exists():
         return {"tokens": {}}
+    named = " (SIGNOFF_PROFILE names it)" if os.environ.get("SIGNOFF_PROFILE") else ""
+    if path.is_dir():
+        raise Misuse(f"The profile {path}{named} is a folder, not a file: name a file, such as "
+                     f"{path / 'profile.json'}.")
     try:
         data = json.loads(path.read_text())
+    except OSError as error:
+        raise Misuse(f"The profile {path}{named} cannot be read ({error.strerror}).") from None
     except ValueError:
-        raise click.ClickException(f"The profile {path} is not JSON: fix or delete it.") from None
-    return data if isinstance(data, dict) else {"tokens": {}}
+        raise Misuse(f"The profile {path}{named} is not JSON: fix or delete it.") from None
+    if not _a_profile(data):
+        raise Misuse(f"The profile {path}{named} is JSON, but not a profile signoff keeps "
+                     "(an object of tokens by database): fix or delete it.")
+    return dict(data)
+
+
+def _a_profile(data: Any) -> bool:
+    """Whether `data` has the shape `read_profile` tells: each ``tokens`` an object of strings,
+    each ``default`` a string, ``databases`` an object of such."""
+    def kept(part: Any) -> bool:
+        return (isinstance(part, dict) and isinstance(part.get("tokens", {}), dict)
+                and all(isinstance(t, str) for t in part.get("tokens", {}).values())
+                and isinstance(part.get("default", ""), str))
+    databases = data.get("databases", {}) if isinstance(data, dict) else None
+    return (kept(data) and isinstance(databases, dict)
+            and all(kept(own) for own in databases.values()))
 
 
 def kept_for(app: Any) -> str:

@@ -188,7 +188,11 @@ def missing_module(name: str) -> str:
     if extra is not None:
         return (f"This needs signoff's {extra} extra ({top} is not installed): "
                 f"{install_extra(extra)}.")
-    return f"This needs the Python package {top}, which is not installed: pip install {top}."
+    # (Not "pip install NAME": a module's name is often not its package's, such as yaml and
+    # PyYAML, and a misspelt import named as a package to install may install a stranger's.)
+    return (f"This needs the Python package {top}, which is not installed in the Python signoff "
+            f"runs in ({sys.executable}): check the import's spelling, or install the package "
+            f"that provides the module {top} there (its name on PyPI may differ).")
 
 
 def tell_traceback(error: BaseException) -> None:

@@ -87,7 +87,7 @@ class Browser:
         (``X-Forwarded-Proto: https``, or ``Forwarded: proto=https``). Those headers are
         believed only to make a cookie stricter: forged, they harm no one but whoever forged
         them, whose own cookie then does not come back over plain http."""
-        return self.secure or request.url.scheme == "https" or _forwarded_over_https(request)
+        return self.secure or _over_https(request)
 
     def person(self, request: Request) -> Principal | None:
         """Who is logged in (read afresh: a disabled person is logged out), or None. Only a
@@ -186,10 +186,31 @@ class Browser:
         form's own (its cookie's) for the login form, the session's for every other."""
         expected = (request.cookies.get(LOGIN_COOKIE, "") if request.url.path == LOGIN_FORM
                     else self.csrf(request))
+        if not expected and isinstance(given, str) and given:  # a form of ours, no cookie back
+            raise ProblemError(403, self._no_cookie_back(request), type_="urn:signoff:problem:csrf")
         if not expected or not isinstance(given, str) or not hmac.compare_digest(expected, given):
             raise ProblemError(403, "This form did not come from this page (its CSRF token is "
                                     "missing or out of date): go back, reload it, and try again.",
                                type_="urn:signoff:problem:csrf")
+
+    def _no_cookie_back(self, request: Request) -> str:
+        """Why a form came with its token but without the cookie it was given with, and what to
+        do: reloading never mends it. Served with Secure cookies, a page reached over plain http
+        (such as `--host 0.0.0.0` opened by the machine's address) gets cookies its browser
+        sends back over https alone."""
+        if self.secure and not _over_https(request):
+            return ("Your browser did not send this server's cookie back: the inbox gives Secure "
+                    "cookies, which a browser sends only over https, and this page came over "
+                    "plain http. Open the inbox over https (behind a proxy that serves it so), "
+                    "or, on your own machine, start it with `signoff serve --insecure-cookies`.")
+        return ("Your browser did not send this server's cookie back, and the inbox needs it to "
+                "know this form is yours: allow cookies for this site, reload the page, and try "
+                "again.")
+
+
+def _over_https(request: Request) -> bool:
+    """Whether `request` came over https, to this server or to a proxy that says so."""
+    return request.url.scheme == "https" or _forwarded_over_https(request)
 
 
 def _forwarded_over_https(request: Request) -> bool:
