@@ -685,7 +685,7 @@ def test_an_edit_cannot_change_a_record_named_within_a_structure() -> None:
     def bump(priority: int, which: Which,
              session: Annotated[Session, Provided("session")]) -> str:
         """Set the priority of a ticket."""
-        session.get(Ticket, which.ticket).priority = priority
+        which.ticket.priority = priority
         return "ok"
 
     class Triage(Skill[None, str]):

@@ -36,6 +36,7 @@ from signoff.actions.readonly import (
     reading_records_only,
     refuse_pending_changes,
 )
+from signoff.actions.records_within import records_read
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
 from signoff.effects import Effect, EffectKind, Effects
 from signoff.exceptions import (
@@ -222,7 +223,10 @@ class Runner:
         session = enforce_rules_on(RuledSession(within, autoflush=False), acting)
         try:
             with read_only_guard(f"A validator of {action.name}'s parameters"):
-                action.model.model_validate(dict(values), context={"session": session})
+                validated = action.model.model_validate(dict(values),
+                                                        context={"session": session})
+                records_read(action, {name: getattr(validated, name)
+                                       for name in type(validated).model_fields}, session)
         except NotFound as refusal:
             return refusal.message
         except (ValidationError, Invalid, ReadOnlyViolation):
@@ -447,7 +451,8 @@ class Runner:
         # the providers, the action, and the serializers of what it returned.
         with running_action(session, action.name), _as_found(action, session):
             validated = action.model.model_validate(values, context={"session": session})
-            arguments = {name: getattr(validated, name) for name in type(validated).model_fields}
+            arguments = records_read(action, {
+                name: getattr(validated, name) for name in type(validated).model_fields}, session)
             for p in action.all_parameters:
                 if p.provided is not None:
                     arguments[p.name] = self._providers.value(p.provided, context)

@@ -81,17 +81,21 @@ def does_otherwise(proposal: Proposal, effects: Effects) -> str:
     `proposal`, in a person's words ("it now also reaches outside the app (`httpx.post`)", "it
     no longer reaches outside the app (`httpx.post`)"); "" when it does what was shown.
 
-    Effects are compared by their kind and what they reach, not where in the code they are
-    found: a comment added above the action, or a helper on its path renamed, moves them while
-    it does the same. A change shown of nothing named is the same as one of a record now named
-    only where the code assigns or calls the same ("changes: box.level =" read, by a newer
-    release of signoff, as "changes the `level` of a Box"). What it only reads is never more
+    Effects are compared by their kind, what they reach and the field a change assigns, not
+    where in the code they are found: a comment added above the action, or a helper on its path
+    renamed, moves them while it does the same. A change shown of one field of a record stands
+    for that field only (the person read "changes the `price` of a Repair"); one shown of a
+    record with no field named (a list appended to, ``setattr``) stands for any change of it.
+    A change shown of nothing named is the same as one of a record now named only where the
+    code assigns or calls the same ("changes: box.level =" read, by a newer release of signoff,
+    as "changes the `level` of a Box"). What it only reads is never more
     than was shown; a line shown that does not read back as an effect, nor as an older release
     wrote one, stands for nothing now."""
     if tuple(effects.explain()) == tuple(proposal.effects):
         return ""
     shown = [_reached(line) for line in proposal.effects]
-    now = [_Reached(e.kind.value, e.target, bool(e.reason), _step(e.path)) for e in effects.ordered]
+    now = [_Reached(e.kind.value, e.target, bool(e.reason), _step(e.path), e.field)
+           for e in effects.ordered]
     more = dict.fromkeys(e.words() for e, reached in zip(effects.ordered, now, strict=True)
                          if reached.kind != _READS and not any(s.covers(reached) for s in shown))
     fewer = dict.fromkeys(words for s, words in zip(shown, _words_of(proposal.effects),
@@ -109,28 +113,34 @@ _READS = "reads"
 class _Reached:
     """What an effect is, as `does_otherwise` compares it: its kind, what it reaches ("" when
     not named; None for a line shown that does not read back), whether it was assumed of code
-    the analysis could not see, and the step of the code that has it, its variable aside."""
+    the analysis could not see, the step of the code that has it, its variable aside, and the
+    field a change assigns ("" when it names none)."""
 
     kind: str
     target: str | None
     assumed: bool
     step: str
+    field: str = ""
 
     def covers(self, other: _Reached) -> bool:
-        """Whether this one, shown, stands for `other`: the same kind and target; or, shown of
-        nothing named and not assumed, the same step of the code now read more finely (an
-        effect assumed stands for other assumed ones, not for a call a release names)."""
+        """Whether this one, shown, stands for `other`: the same kind and target, and when it
+        shows the field a change assigns, the same field (a change of a Repair's price does not
+        stand for one of its owner); or, shown of nothing named and not assumed, the same step
+        of the code now read more finely (an effect assumed stands for other assumed ones, not
+        for a call a release names)."""
         if self.target is None or self.kind != other.kind:
             return False
-        return self.target == other.target or (
-            self.target == "" and not self.assumed and self.step == other.step)
+        if self.target == other.target:
+            return not self.field or self.field == other.field
+        return self.target == "" and not self.assumed and self.step == other.step
 
 
 def _reached(line: str) -> _Reached:
     """An effect shown with a proposal (an `explain` line), as `does_otherwise` compares it."""
     read = Effect.of_line(line)
     if read is not None:
-        return _Reached(read.kind.value, read.target, bool(read.reason), _step(read.path))
+        return _Reached(read.kind.value, read.target, bool(read.reason), _step(read.path),
+                        read.field)
     # Written as an older release wrote it: "changes: set_level -> box.level =" (its value not
     # elided), "kind[ target]: path", its last step after the last arrow.
     head, colon, path = line.partition(": ")

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState, Session, object_session
+from sqlalchemy.sql.util import find_tables
 
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security.acting import ActingAs
@@ -139,16 +140,26 @@ def _loose_columns(statement: Any) -> tuple[tuple[type[RecordBase], str], ...]:
     if found is not None:
         return found
     loose = []
+    whole = False
     for column in getattr(statement, "column_descriptions", ()):
         entity = column.get("entity")
         mapper = inspect(entity, raiseerr=False) if entity is not None else None
         record_type = getattr(mapper, "class_", None)
+        if entity is None:  # a table's column (select(Box.__table__.c.label)), not the ORM's
+            record_type = _record_type_of(getattr(column.get("expr"), "table", None))
         if not (isinstance(record_type, type) and issubclass(record_type, RecordBase)):
             continue
-        if column.get("expr") is entity:
+        if entity is not None and column.get("expr") is entity:
+            whole = True
             continue  # the whole record: its read rule is checked as it loads
         loose.append((record_type, column.get("name") or ""))
-    found = tuple(loose)
+    if not whole and not loose:
+        # Nothing selected is a record's column, yet its rows come from records' tables
+        # (select(func.count()).select_from(Box)): what it tells of them no rule sees.
+        froms = getattr(statement, "get_final_froms", None)
+        for table in (find_tables(f, include_joins=True) for f in (froms() if froms else ())):
+            loose.extend((t, "") for t in map(_record_type_of, table) if t is not None)
+    found = tuple(dict.fromkeys(loose))
     with contextlib.suppress(TypeError):
         _LOOSE[statement] = found
     return found
@@ -182,6 +193,8 @@ def _refuse_bulk_writes(state: ORMExecuteState) -> None:
 def _record_type_of(table: Any) -> type[RecordBase] | None:
     if table is None:
         return None
+    plain = getattr(table, "_deannotate", None)  # (the ORM's annotated copy of a table: the
+    table = plain() if callable(plain) else table  # table itself, as a record type holds it)
     pending: list[type] = [RecordBase]
     while pending:
         cls = pending.pop()

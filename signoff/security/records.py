@@ -47,6 +47,7 @@ from signoff.security.rules import Rule
 
 __all__ = [
     "RecordBase",
+    "load_record",
     "make_record_base",
     "record_label",
     "record_type_name",
@@ -281,6 +282,13 @@ def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
             "cannot read it."
         )
     return found
+
+
+def load_record(cls: type[RecordBase], value: Any, session: Session) -> Any:
+    """`value` (a record or its id) as a record of `cls` read through `session`, as a record
+    given as a parameter is; `NotFound`, in the same words, when it is not there for the
+    session's principals to read."""
+    return _load(cls, value, {"session": session})
 
 
 def _record_or_id(value: Any) -> Any:
