@@ -120,11 +120,11 @@ asked "What is a set?") counts, added to the part's score beside its best senten
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "16"
+_INDEX_VERSION = "17"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
-stemmed as its word, "kept" as "keep")."""
+stemmed as its word, "kept" as "keep"; 17: "-er" kept, "handler" is not "handle")."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""

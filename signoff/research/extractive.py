@@ -3,7 +3,9 @@
 It needs no network, no API key and no weights. Asked a research question, it does what the
 research skill's tools allow, one turn at a time:
 
-1. it calls ``search_sources`` with the question;
+1. it calls ``search_sources`` with the question — with each question it asks, when it asks
+   more than one (`questions_in`: "What does pass do? What does yield do?"), each then read
+   and answered in turn, and the whole declined when one of them cannot be, naming it;
 2. it calls ``read_source`` on the best few hits, each at the part that matched (in one turn);
 3. it ranks the sentences of what it read against the question (`rank_sentences`), each source
    weighed by how well the search matched it beside the best one read, and hands
@@ -30,7 +32,9 @@ from typing import Any
 from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage, upper_bound_tokens
 from signoff.models.errors import ModelError
+from signoff.research.questions import questions_in
 from signoff.research.relevance import Reading, Source, rank_sentences
+from signoff.research.sentences import Sentence
 
 __all__ = ["ExtractiveModel"]
 
@@ -75,22 +79,23 @@ class ExtractiveModel:
                         "offer.")
         seen = _Conversation.of(messages)
         turn = seen.turns + 1
+        asked = questions_in(seen.question)
         if not seen.calls(_SEARCH):
-            return _call(turn, "I search the sources for the question's words.",
-                         [(_SEARCH, {"query": seen.question})])
+            return _call(turn, "I search the sources for the question's words." if len(asked) == 1
+                         else f"The question asks {len(asked)} things: I search for each.",
+                         [(_SEARCH, {"query": q}) for q in asked])
         done = [c for c in seen.calls(_SEARCH) if isinstance(seen.json_answer(c), dict)]
-        if not done:  # (a search that failed found nothing, nor did it say no source matches)
-            raise _cannot("search", _SEARCH, seen.calls(_SEARCH))
+        failed = [c for c in seen.calls(_SEARCH) if c not in done]
+        if failed:  # (it found nothing, nor said that no source matches: a question of two
+            raise _cannot("search", _SEARCH, failed)  # would be answered of one alone)
         searched = [str(c.arguments.get("query", "")) for c in done]
         found = [seen.json_answer(c) for c in done]
-        hits = [h for f in found for h in f.get("hits", [])
-                if isinstance(h, dict) and "source_id" in h]
-        frequency = {str(w): int(n) for f in found if isinstance(f.get("words"), dict)
-                     for w, n in f["words"].items() if isinstance(n, int)}
-        corpus_size = max((int(f.get("sources", 0) or 0) for f in found), default=0)
+        hits = [[h for h in f.get("hits", []) if isinstance(h, dict) and "source_id" in h]
+                for f in found]
         best: dict[str, int] = {}
-        for hit in hits:
-            best.setdefault(str(hit["source_id"]), int(hit.get("part", 1) or 1))
+        for each in hits:  # the best of each search's, in turn
+            for hit in each[: self.read if len(hits) == 1 else max(2, self.read // len(hits))]:
+                best.setdefault(str(hit["source_id"]), int(hit.get("part", 1) or 1))
         if not best:
             return _decline(turn, seen, searched, [],
                             "No source matches the question's words, so there is nothing to "
@@ -98,7 +103,7 @@ class ExtractiveModel:
         if not seen.calls(_READ):
             return _call(turn, "I read the best matches, each where it matched.",
                          [(_READ, {"source_id": sid, "part": part})
-                          for sid, part in list(best.items())[: self.read]])
+                          for sid, part in list(best.items())[: self.read * len(hits)]])
         read: dict[str, Source] = {}
         for call in seen.calls(_READ):
             part = seen.json_answer(call)
@@ -109,20 +114,18 @@ class ExtractiveModel:
                                    text=(earlier.text + "\n\n" if earlier else "") + part["text"])
         if not read:
             raise _cannot("read the sources found", _READ, seen.calls(_READ))
-        matched: dict[str, float] = {}
-        for hit in hits:
-            matched.setdefault(str(hit["source_id"]), _number(hit.get("score")))
-        top = max((matched.get(sid, 0.0) for sid in best if sid in read), default=0.0)
-        order = [replace(read[sid], match=matched.get(sid, 0.0) / top if top > 0 else 1.0)
-                 for sid in best if sid in read]
-        reading = rank_sentences(seen.question, order, frequency=frequency,
-                                 corpus_size=corpus_size, limit=self.claims)
         refused = seen.refused_claims()
-        answer = [s for s in reading.chosen if normalise(s.text) not in refused]
-        if not answer:
-            closest = [s.source_id for s in order]
-            return _decline(turn, seen, searched, closest,
-                            _why_not(reading, bool(reading.chosen), closest))
+        answer: list[Sentence] = []
+        for query, each, f in zip(searched, hits, found, strict=True):
+            reading, closest = self._reading(query, each, f, read, best)
+            mine = [s for s in reading.chosen if normalise(s.text) not in refused]
+            if not mine:
+                why = _why_not(reading, bool(reading.chosen), closest)
+                if len(searched) > 1:
+                    why = f"Of ‘{_clipped(query, 120)}’: {why}"
+                return _decline(turn, seen, searched, closest, why)
+            answer.extend(mine[: self.claims if len(searched) == 1
+                               else max(1, self.claims // len(searched))])
         cited: dict[str, list[str]] = {}  # a sentence said in several places is one claim,
         for s in answer:                   # citing each (it was made two or three times)
             sources = cited.setdefault(normalise(s.text), [])
@@ -134,6 +137,24 @@ class ExtractiveModel:
         ])
         return _hand_back(turn, seen, "Each claim is a sentence about the question, quoted from "
                                       "a source I read.", result)
+
+    def _reading(self, question: str, hits: Sequence[dict[str, Any]], found: dict[str, Any],
+                 read: dict[str, Source], best: dict[str, int]) -> tuple[Reading, list[str]]:
+        """What the sources read say of `question` (one the question asks), its search's
+        `hits` and `found` weighing them; and the ids of the sources read, in order."""
+        frequency = {str(w): int(n) for w, n in (found.get("words") or {}).items()
+                     if isinstance(n, int)} if isinstance(found.get("words"), dict) else {}
+        corpus_size = int(found.get("sources", 0) or 0)
+        matched: dict[str, float] = {}
+        for hit in hits:
+            matched.setdefault(str(hit["source_id"]), _number(hit.get("score")))
+        ranked = [sid for sid in dict.fromkeys([*(str(h["source_id"]) for h in hits), *best])
+                  if sid in read]
+        top = max((matched.get(sid, 0.0) for sid in ranked), default=0.0)
+        order = [replace(read[sid], match=matched.get(sid, 0.0) / top if top > 0 else 1.0)
+                 for sid in ranked]
+        return rank_sentences(question, order, frequency=frequency, corpus_size=corpus_size,
+                              limit=self.claims), ranked
 
 
 def _number(value: Any) -> float:
@@ -173,6 +194,9 @@ def _why_not(reading: Reading, refused: bool, read: Sequence[str]) -> str:
     if reading.absent:
         return (f"No source mentions {_listed(reading.absent)}, and none of the sentences of "
                 "the sources read is about the question.")
+    if reading.lacking:
+        return (f"The question asks {reading.lacking}, and none of the sentences of the sources "
+                "read that are about it tells that.")
     if reading.best is not None and reading.missing:
         return (f"No sentence of the sources read is about the question: the closest, in "
                 f"{reading.best.source_id!r}, says nothing of {_listed(reading.missing[:3])}.")

@@ -51,6 +51,10 @@ asker's own ("What is my password?") is answered only by a sentence that speaks 
 something of something ("What is the capital of Australia?") is answered only by a sentence that
 names what it asks after, as written (every word of it), and something of what that is of
 (`asked_of`): a time zone's example naming Australia is about something else of Australia.
+A question that asks what is not so ("When is __init__ not called?") is answered only by a
+sentence that says what is not ("not", "never", "only", "unless"…), and one that asks when
+something happened ("When was the with statement added?") only by one with a year or a
+version: a sentence that tells what is, or what the thing does, does not answer them.
 """
 
 from __future__ import annotations
@@ -162,9 +166,12 @@ _NAMING_AFTER = frozenset({"operator", "operators", "statement", "statements", "
                            "expressions", "test", "tests", "block", "blocks"})
 
 _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "ings", "ing",
-             "ness", "ities", "ity", "ies", "ied", "ers", "er", "ed", "es", "ly", "al", "s", "e")
+             "ness", "ities", "ity", "ies", "ied", "ed", "es", "ly", "al", "s", "e")
 """Endings taken off a word to find its stem (the first that leaves a stem of 4 letters, or of 3
-for a plural's s: "owner" and "notation" stay whole, "files" is "file")."""
+for a plural's s: "owner" and "notation" stay whole, "files" is "file"). An "-er" stays: it
+makes another word ("handler" of handle, "parser" of parse), and the verbs that end in it keep
+their forms together ("register", "registered", "registers"); a misspelt "generater" is no form
+of generate."""
 
 
 _IRREGULAR_FORMS = """
@@ -220,7 +227,7 @@ def query_terms(question: str) -> list[str]:
     """The words of `question` worth searching for, lower case, each once, in order: the
     words that only make it a question left out (and a keyword that is also an English word,
     unless the question names it), and the names of the operators it names added."""
-    words = [w.lower() for w in re.findall(r"\w+", question)]
+    words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
     named = _named_keywords(question, words)
     measures = {n for n, w in enumerate(words) if n and words[n - 1] == "how" and w in _MEASURES}
     if any(words[n] == "long" for n in measures):
@@ -230,6 +237,17 @@ def query_terms(question: str) -> list[str]:
     for operator in operators_in(question):
         kept.extend(_OPERATOR_WORDS[operator])
     return list(dict.fromkeys(kept))
+
+
+_CONTRACTED = re.compile(r"\b(?:(?P<can>ca)|(?P<will>wo)|(?P<shall>sha)|(?P<verb>\w+))n[’']t\b",
+                         re.IGNORECASE)
+
+
+def _uncontracted(question: str) -> str:
+    """`question` with its verbs' "n't" taken off ("isn't": is, "doesn't": does, "can't": can),
+    so that no "isn" or "doesn" is searched for, nor found missing from the sources."""
+    return _CONTRACTED.sub(lambda m: m["verb"] or next(k for k in ("can", "will", "shall")
+                                                      if m[k]), question)
 
 
 def _named_keywords(question: str, words: list[str]) -> set[int]:
@@ -291,6 +309,10 @@ class Reading:
     mine: str = ""
     """What of the asker's own the question asks after ("my password" of "What is my
     password?"), if it does: only a sentence that speaks of theirs ("my", "your") answers it."""
+    lacking: str = ""
+    """What the question asks that the sentences about it do not tell, when that is why none
+    answers it: "what is not so" ("When is __init__ not called?": they tell what is), or "when,
+    in a date or a version" ("When was the with statement added?": they tell what it does)."""
     quotable: bool = True
     """Whether the sources read hold any sentence that could be quoted as a claim (False when
     they hold only a title, headings, code or fragments)."""
@@ -305,8 +327,12 @@ class _Matcher:
     English word where the text names it (quoted, or as "the with statement"); any other word
     by its stem, or by one stem beginning the other."""
 
-    def __init__(self, terms: Sequence[str], *, asked: frozenset[str] = frozenset()) -> None:
+    def __init__(self, terms: Sequence[str], *, asked: frozenset[str] = frozenset(),
+                 absent: Sequence[str] = ()) -> None:
         self.stems = {t: stem(t) for t in terms}
+        self.absent = frozenset(absent)
+        """The terms no source of the corpus has: no word of a text is one of them, nor a kin
+        of one ("generate" is no kin of the misspelt "generater")."""
         self.asked = asked | frozenset(self.stems.values())
         """The stems of the question's words (its terms among them)."""
         self.written = {t: re.compile(rf"\b{t}\b", re.IGNORECASE) for t in terms
@@ -340,6 +366,8 @@ class _Matcher:
         neither. A name's part is no kin of it ("check" of check_citations)."""
         if not term[0].isalnum():
             return float(term in text)
+        if term in self.absent:
+            return 0.0
         named = self.named.get(term)
         if named is not None:
             return float(named.search(text) is not None)
@@ -396,6 +424,44 @@ are my files?"), its spaces made single: what it asks after. Documentation does 
 asker's password; a folder of their notes may ("My password is in the vault.")."""
 
 _SPEAKS_OF_MINE = re.compile(r"\b(?:my|your|our)\b", re.IGNORECASE)
+
+_NEGATIONS = frozenset({"not", "never", "cannot"})
+"""The words that negate a question's verb (and any word ending "n't": "isn't", "doesn't")."""
+
+_SAYS_NOT = re.compile(r"\b(?:not|no|never|cannot|none|nothing|neither|nor|without|unless|only|"
+                       r"\w+n[’']t)\b", re.IGNORECASE)
+"""A sentence that says what is not so, or where something only is: what a negated question
+asks after ("If __new__() does not return an instance of cls, then the new instance's
+__init__() method will not be invoked."; "break may only occur … in a for or while loop")."""
+
+
+def is_negated(question: str) -> str:
+    """"what is not so" when `question` asks it ("When is __init__ not called?", "Why doesn't
+    break work here?"), else "": a sentence that says what is, "__init__ is called after…",
+    does not answer it. A "not" the question names as the keyword ("the boolean operators and,
+    or and not") negates nothing."""
+    text = " ".join(question.split())[:_ASKED_AT_MOST]
+    words = [w.lower() for w in re.findall(r"\w+(?:[’']t\b)?", text)]
+    named = _named_keywords(text, words)
+    return "what is not so" if any((w in _NEGATIONS or w.endswith(("n't", "n’t")))
+                                   and n not in named for n, w in enumerate(words)) else ""
+
+
+_ASKS_WHEN = re.compile(r"^(?:when|in which year|in what year|what year|since when)\s+"
+                        r"(?:was|were|did|has|have|had)\b", re.IGNORECASE)
+"""A question that asks when something happened ("When was the with statement added?", "When
+did the Roman Empire fall?"), not when something happens ("When is __init__ called?")."""
+
+_SAYS_WHEN = re.compile(r"\b(?:1[5-9]\d\d|2\d\d\d)\b|\bversions?\s+\d|\b\d+\.\d+\b",
+                        re.IGNORECASE)
+"""A sentence that can tell when: it has a year or a version ("New in version 2.5.", "Python
+3.8"; "PEP 343" is a name, not a time)."""
+
+
+def _asks_when(question: str) -> str:
+    """"when, in a date or a version" when `question` asks when something happened, else ""."""
+    return "when, in a date or a version" if _ASKS_WHEN.match(
+        " ".join(question.split())) else ""
 
 
 _ASKS_OF = re.compile(r"^(?:what|who|which)(?:'s| is| are| was| were)\s+(?:(?:the|an?)\s+)?"
@@ -607,7 +673,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     if not terms or not every:
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent,
                        quotable=bool(every))
-    matcher = _Matcher(terms, asked=_words(question))
+    matcher = _Matcher(terms, asked=_words(question), absent=absent)
     words = [_words(s.text) for s in every]
     strengths = [matcher.strengths(terms, w, s.text) for s, w in zip(every, words, strict=True)]
     has = [set(found) for found in strengths]
@@ -680,6 +746,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     mine = _mine_of(question)
     about = [c for c in scored if c[0] >= ABOUT and c[4] >= least
              and (not mine or _SPEAKS_OF_MINE.search(c[1].text))]
+    lacking = ""  # what the question asks that the sentences about it may not tell
+    for asks, tells in ((is_negated(question), _SAYS_NOT), (_asks_when(question), _SAYS_WHEN)):
+        if asks and about:  # "When is __init__ not called?": only a sentence saying what is not
+            about = [c for c in about if tells.search(c[1].text)]
+            lacking = "" if about else asks
     _, best, best_terms, best_surely, _ = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
     chosen: list[Sentence] = []
@@ -699,4 +770,5 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         taken[sentence.source_id] = taken.get(sentence.source_id, 0) + 1
         chosen.append(sentence)
     return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent,
-                   mine=mine)
+                   mine=mine, lacking=lacking)
+
