@@ -449,15 +449,20 @@ class Runner:
         context = RunContext(action=action.name, session=session, acting=acting, cause=cause)
         # All of the app's code the run runs is held (`_as_found`): its parameters' validators,
         # the providers, the action, and the serializers of what it returned.
+        effects = action.info.effects
+        outside = effects.external or effects.sends or effects.spends
+        # A run that reaches outside cannot run again on a conflict (`run`'s REPEATABLE READ):
+        # on PostgreSQL the records it is given are locked as they load, so that two such runs
+        # changing one record take turns, and neither change is lost.
+        lock = outside and self._database.engine.dialect.name == "postgresql"
         with running_action(session, action.name), _as_found(action, session):
-            validated = action.model.model_validate(values, context={"session": session})
+            validated = action.model.model_validate(values, context={"session": session,
+                                                                     "lock": lock})
             arguments = records_read(action, {
                 name: getattr(validated, name) for name in type(validated).model_fields}, session)
             for p in action.all_parameters:
                 if p.provided is not None:
                     arguments[p.name] = self._providers.value(p.provided, context)
-            effects = action.info.effects
-            outside = effects.external or effects.sends or effects.spends
             if outside:  # what it does outside cannot be rolled back: refused before it runs
                 _refuse_beforehand(action, acting, arguments)
             try:

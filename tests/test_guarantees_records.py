@@ -1,0 +1,99 @@
+"""Record changes of an action that also reaches outside, in two processes at once (DESIGN
+"Invariants" 3; issue 11, "record changes are not lost on PostgreSQL").
+
+A record-only run reads at REPEATABLE READ on PostgreSQL and runs again on a conflict
+(`tests/test_guarantees.py`). A run that changes a record *and* reaches outside cannot run
+again: on PostgreSQL the records it is given are locked as they load (``SELECT … FOR UPDATE``),
+so that two such runs on one record take turns and neither change is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from signoff import Agent, App, Permits, Provided, Skill, TaskStatus
+from signoff.testing import ScriptedModel, says
+from tests.box_world import Report, box_world
+from tests.guarantees_app import Pauses, in_thread
+
+
+def _build(url: str, bells: Path) -> Any:
+    app = App("ringing", database=url, key=b"r" * 32)
+    Box, _Mark, _jot = box_world(app)
+
+    @app.action("Ring the box")
+    def ring(box: Box, by: int, session: Annotated[Session, Provided("session")]) -> str:
+        """Changes the box, and reaches outside: a line in the bells file."""
+        box.level += by
+        with open(bells, "a", encoding="utf-8") as file:
+            file.write(f"{by}\n")
+        return "Rung."
+
+    class Tend(Skill[None, Report]):
+        description = "Tend the box."
+        tools = [ring]
+
+        def brief(self, subject: None) -> str:
+            return "Tend the box."
+
+    class Ringer(Agent):
+        purpose = "You ring boxes."
+        skills = [Tend()]
+        may = Permits(alone=[ring])
+        roles = ["clerk"]
+
+    sponsor = app.people.find("noor@ringing.example") or app.people.add(
+        "noor@ringing.example", "Noor", roles=["manager"])
+    app.add_agent(Ringer, sponsor=sponsor)
+    app.agent(Ringer)
+    with app.session(as_=app.system) as s:
+        box = s.scalars(select(Box)).first()
+        if box is None:
+            box = Box(name="B-1")
+            s.add(box)
+    return app, Box, ring, Ringer, Tend, box
+
+
+def test_two_outside_runs_changing_one_record_lose_no_change(
+    database: str, tmp_path: Path,
+) -> None:
+    """Two processes each run, alone, an action that adds to the box's level and reaches
+    outside, both having read the level before either writes: both rang, and the level rises
+    by both."""
+    bells = tmp_path / "bells.txt"
+    one, two = _build(database, bells), _build(database, bells)
+    both = threading.Barrier(2, timeout=5)
+
+    def loaded(_where: dict[str, Any]) -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):  # (SQLite: one writer at once)
+            both.wait()
+
+    pauses = Pauses()
+    pauses.at("one", "run.called", loaded)
+    pauses.at("two", "run.called", loaded)
+
+    def work(side: Any, by: int) -> Any:
+        app, _Box, ring, Ringer, Tend, box = side
+        return app.agent(Ringer).do(Tend(), None, model=ScriptedModel(
+            says.tool(ring, box=box.id, by=by), says.hand_back(Report(summary="Rung."))))
+
+    try:
+        with pauses.armed():
+            threads = [in_thread("one", lambda: work(one, 1)), in_thread("two", lambda: work(two, 10))]
+            for thread, _ in threads:
+                thread.join(60)
+        outcomes = [out.get("value") for _, out in threads]
+        assert [o.status for o in outcomes] == [TaskStatus.DONE, TaskStatus.DONE], threads
+        assert sorted(bells.read_text().split()) == ["1", "10"]
+        app, Box, *_, box = one
+        with app.session(as_=app.system) as s:
+            assert s.get(Box, box.id).level == 11
+    finally:
+        one[0].database.dispose()
+        two[0].database.dispose()
