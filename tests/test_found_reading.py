@@ -165,7 +165,8 @@ def test_an_action_found_to_only_read_is_held_to_it_as_it_runs(
     assert app.proposals(task=outcome.task) == []
     peeked, looked = app.agent(Clerk).answers(outcome.task, 1) + app.agent(Clerk).answers(
         outcome.task, 2)
-    assert peeked.outcome == "Failed"
+    # (SQL written as text on a record's table is refused as someone before the hold is asked)
+    assert peeked.outcome == ("Denied" if body == "a_statement_as_printed" else "Failed")
     assert (looked.outcome, looked.value) == ("Done", 0)
     with app.session(as_=app.system) as s:
         assert s.get(Counter, counter.id).value == 0

@@ -65,3 +65,80 @@ def test_an_action_reading_a_table_whole_is_denied() -> None:
         assert "secret" not in result.problem
     with app.session(as_=ada) as s:  # whole records: the rules are checked, and she reads hers
         assert [b.label for b in s.scalars(select(box))] == ["secret"]
+
+
+_TEXTS: list[Any] = [
+    pytest.param("UPDATE box SET label = 'pwned'", id="an-update"),
+    pytest.param('SELECT label FROM "box"', id="a-select-quoted"),
+    pytest.param("select count(*) from BOX where label = 'secret'", id="a-count-in-capitals"),
+    pytest.param("DELETE FROM box", id="a-delete"),
+]
+
+
+@pytest.mark.parametrize("sql", _TEXTS)
+def test_sql_written_as_text_on_a_records_table_is_refused(sql: str) -> None:
+    """Bo may not run SQL written as text that names the boxes' table (it overwrote Ada's box,
+    and read its label, past every rule); Ada's box is as it was; the app itself may."""
+    from sqlalchemy import text
+
+    app, box, _, bo = _boxes()
+    with app.session(as_=bo) as s, pytest.raises(NotAuthorized, match="SQL written as text"):
+        s.execute(text(sql))
+    with app.session(as_=app.system) as s:
+        assert s.scalars(select(box.label)).all() == ["secret"]
+        s.execute(text(sql))
+
+
+def test_sql_written_as_text_on_no_records_table_runs() -> None:
+    """Text that names no record's table (a value of the database's own) runs as Bo."""
+    from sqlalchemy import text
+
+    app, _, _, bo = _boxes()
+    with app.session(as_=bo) as s:
+        assert s.execute(text("SELECT 1 + 1")).scalar() == 2
+
+
+def test_an_action_running_text_on_a_records_table_is_denied() -> None:
+    """An action run as Bo that changes the boxes' table in SQL text is Denied, and Ada's box
+    keeps its label."""
+    from sqlalchemy import text
+
+    app, box, _, bo = _boxes()
+
+    @app.action("Relabel every box")
+    def relabel(session: Annotated[Session, Provided("session")]) -> str:
+        """Relabel them all."""
+        session.execute(text("UPDATE box SET label = 'pwned'"))
+        return "Done."
+
+    result = app.actions.run("relabel", {}, as_=bo)
+    assert result.outcome is ActionOutcome.DENIED
+    assert "SQL written as text" in (result.problem or "")
+    with app.session(as_=app.system) as s:
+        assert s.scalars(select(box.label)).all() == ["secret"]
+
+
+def test_a_record_named_as_signoffs_own_sql_still_runs_as_someone(database: str) -> None:
+    """A record type called Transaction (its table named in the ``SET TRANSACTION ISOLATION
+    LEVEL`` a record-only run begins with on PostgreSQL) is changed by an action run as Ada."""
+    app = App("ledger", database=database, key=b"k" * 32)
+
+    class Transaction(app.Record):  # type: ignore[name-defined, misc]
+        amount: Mapped[int] = mapped_column(default=0)
+        __security__ = [allow("read", "update", "create")]
+
+    @app.action("Settle a transaction")
+    def settle(transaction: Transaction) -> str:
+        """Settle it."""
+        transaction.amount = 0
+        return "Settled."
+
+    ada = app.people.add("ada@ledger.example", "Ada")
+    with app.session(as_=app.system) as s:
+        made = Transaction(amount=5)
+        s.add(made)
+    try:
+        result = app.actions.run("settle", {"transaction": made.id}, as_=ada)
+        assert result.outcome is ActionOutcome.DONE, result.problem
+    finally:
+        app.database.dispose()

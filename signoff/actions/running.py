@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -51,7 +50,7 @@ from signoff.exceptions import (
     UserError,
 )
 from signoff.security.acting import ActingAs
-from signoff.security.enforcement import RuledSession, enforce_rules_on, running_action
+from signoff.security.enforcement import RuledSession, enforce_rules_on, own_text, running_action
 from signoff.security.principals import People
 from signoff.security.records import RecordBase
 from signoff.security.rules import Rule, refusal
@@ -722,7 +721,7 @@ class _Conflict(Exception):
 _RETRIES = 8
 _RAN = frozenset({ActionOutcome.FAILED, ActionOutcome.UNKNOWN})
 """How a run ends that ran its action, and kept nothing."""
-_REPEATABLE_READ = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+_REPEATABLE_READ = own_text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 _USED = "This consent has been used already: it is honoured once."
 
 

@@ -4,12 +4,14 @@ delete) of a session that acts as someone. An action's author writes no checks."
 from __future__ import annotations
 
 import contextlib
+import re
 import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import event, inspect
+from sqlalchemy import event, inspect, text
 from sqlalchemy.orm import ORMExecuteState, Session, object_session
+from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.util import find_tables
 
 from signoff.exceptions import NotAuthorized, UserError
@@ -17,7 +19,7 @@ from signoff.security.acting import ActingAs
 from signoff.security.records import RecordBase
 from signoff.security.rules import Operation, check, refusal
 
-__all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may", "running_action"]
+__all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may", "own_text", "running_action"]
 
 _ACTING = "signoff.acting"
 
@@ -102,10 +104,60 @@ def _check_load(session: Session, instance: object) -> None:
 
 def _refuse_unchecked(state: ORMExecuteState) -> None:
     """Refuse the statements whose rows no rule would see, in a session acting as someone."""
-    if state.is_select:
+    if isinstance(state.statement, TextClause):
+        _refuse_text_on_records(state, state.statement)
+    elif state.is_select:
         _refuse_loose_columns(state)
     else:
         _refuse_bulk_writes(state)
+
+
+def _refuse_text_on_records(state: ORMExecuteState, statement: TextClause) -> None:
+    # SQL written as text names tables, not records: what it reads or writes of a record's
+    # table no rule sees. A session acting as someone may run text that names none (``SET
+    # TRANSACTION …``, a function of the database), never one that names a record's table.
+    acting = acting_of(state.session)
+    if acting is None or acting.system or statement in _OWN_TEXT:
+        return
+    sql = statement.text
+    for name, record_type in _record_tables().items():
+        if re.search(rf'(?<![\w$]){re.escape(name)}(?![\w$])', sql, re.IGNORECASE):
+            what = f"{record_type.__name__} records"
+            raise NotAuthorized(
+                f"{acting.names} may not run SQL written as text on the table of {what} (no "
+                "record rule can see what it reads or writes): read and write them through the "
+                f"session (select({record_type.__name__}), then its values), or run such SQL as "
+                "the app (app.system).",
+                principal=acting.principals[0].name if acting.principals else "",
+                operation="read" if state.is_select else "update",
+                record=what,
+            )
+
+
+_OWN_TEXT: weakref.WeakSet[TextClause] = weakref.WeakSet()
+
+
+def own_text(sql: str) -> TextClause:
+    """SQL of signoff's own, written as text, that a session acting as someone runs whatever
+    record tables it names (``SET TRANSACTION ISOLATION LEVEL …`` beside a record named
+    Transaction)."""
+    statement = text(sql)
+    _OWN_TEXT.add(statement)
+    return statement
+
+
+def _record_tables() -> dict[str, type[RecordBase]]:
+    """The table of every record type there is, by name (read anew: record types are made as
+    apps are)."""
+    found: dict[str, type[RecordBase]] = {}
+    pending: list[type] = [RecordBase]
+    while pending:
+        cls = pending.pop()
+        table = cls.__dict__.get("__table__")
+        if table is not None and isinstance(getattr(table, "name", None), str):
+            found.setdefault(table.name, cls)
+        pending.extend(cls.__subclasses__())
+    return found
 
 
 def _refuse_loose_columns(state: ORMExecuteState) -> None:
