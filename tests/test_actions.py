@@ -355,6 +355,34 @@ def test_for_record_includes_actions_on_a_base_type() -> None:
     assert [i.name for i in app.actions.for_record(Gadget(), as_=mia)] == ["poke"]
 
 
+
+def test_the_subject_is_the_first_parameter_a_caller_gives() -> None:
+    """An action whose session the app provides first names its record next: that record is its
+    subject (it was refused at registration, asked to say where its choices come from), offered
+    for the record, and run on it."""
+    app = App("t", database="sqlite://")
+
+    class Customer(app.Record):  # type: ignore[name-defined, misc]
+        name: Mapped[str] = mapped_column(String(20), default="")
+        __security__ = [allow("read", "create", "update")]
+
+    @app.action("Rename a customer")
+    def rename(session: Annotated[Session, Provided("session")], customer: Customer,
+               name: str) -> str:
+        """Rename them."""
+        customer.name = name
+        return "Renamed."
+
+    info = app.actions.info("rename")
+    assert info.subject is Customer
+    assert [p.name for p in info.parameters] == ["customer", "name"]
+    mia = app.people.add("mia@x.example", "Mia")
+    with app.session(as_=app.system) as s:
+        made = Customer(name="Ann")
+        s.add(made)
+    assert [i.name for i in app.actions.for_record(made, as_=mia)] == ["rename"]
+    assert app.actions.run("rename", {"customer": made.id, "name": "Bo"}, as_=mia).done
+
 # -- values, check, refusals -----------------------------------------------------------------
 
 

@@ -237,7 +237,7 @@ def read_parameters(
     if unknown:
         raise UserError(f"Action {action_name}: provided= names no parameter {sorted(unknown)}.")
     parameters: list[Parameter] = []
-    for position, (name, sig) in enumerate(signature.parameters.items()):
+    for name, sig in signature.parameters.items():
         where = f"Action {action_name}, parameter {name}"
         if sig.kind in (sig.VAR_POSITIONAL, sig.VAR_KEYWORD):
             raise UserError(f"{where}: *args and **kwargs cannot be offered by name.")
@@ -267,7 +267,9 @@ def read_parameters(
         if free_text and kind is not ParameterKind.TEXT:
             raise UserError(f"{where}: FreeText is for a text parameter (`{name}: "
                             f"Annotated[str, FreeText]`), not {kind.value}.")
-        is_subject = position == 0 and kind is ParameterKind.RECORD and not nullable
+        # (the first a caller gives: one the app provides, such as the session, is none)
+        is_subject = (not any(q.provided is None for q in parameters)
+                      and kind is ParameterKind.RECORD and not nullable)
         if kind is ParameterKind.RECORD and not is_subject and choices is None:
             raise UserError(
                 f"{where}: a record parameter other than the subject must say where its choices "
