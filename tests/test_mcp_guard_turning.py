@@ -81,3 +81,24 @@ def test_a_read_only_tool_that_turns_destructive_is_proposed_from_the_next_listi
     app = open_guard_app(GuardConfig.load(config))
     (proposal,) = app.proposals(status=ProposalStatus.WAITING)
     assert proposal.action == "files_read_file"
+
+
+def test_a_tool_listed_twice_under_one_name_takes_the_stricter_listing(tmp_path: Path) -> None:
+    """A server that lists read_file twice, as deleting and then as only reading, has it taken
+    as deleting: offered as put to a person, and a call of it proposed (the last listing won,
+    and it ran alone)."""
+    config = _config(tmp_path)
+    (tmp_path / "twice").write_text("")
+
+    async def scenario() -> dict[str, Any]:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            listed = {t.name: t for t in await served.list_tools()}
+            return {"leave": served.guarded["files_read_file"].leave, "listed": listed,
+                    "called": await served.call_tool("files_read_file",
+                                                     {"name": "a.txt", "really": True})}
+
+    found = anyio.run(scenario)
+    assert found["leave"] is Leave.PROPOSE
+    assert "put to a person" in (found["listed"]["files_read_file"].description or "")
+    assert "proposed to Noor" in found["called"].content[0].text

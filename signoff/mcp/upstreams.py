@@ -402,7 +402,10 @@ async def _listed(client: Client) -> dict[str, Tool]:
     with anyio.move_on_after(CONNECT_TIMEOUT_SECONDS):
         while len(seen) < _PAGES_AT_MOST:
             page = await client.list_tools(cursor=cursor)
-            listed.update({t.name: t for t in page.tools})
+            for tool in page.tools:  # (one name listed twice: the listing that says more
+                earlier = listed.get(tool.name)  # than reading, whichever came last)
+                if earlier is None or not _only_reads(tool) or _only_reads(earlier):
+                    listed[tool.name] = tool
             cursor = page.next_cursor
             if not cursor:
                 return listed
@@ -412,6 +415,11 @@ async def _listed(client: Client) -> dict[str, Tool]:
             seen.add(cursor)
         raise _Unlisted(f"its listing of tools went on past {_PAGES_AT_MOST:,} pages")
     raise _Unlisted(f"it did not list its tools within {CONNECT_TIMEOUT_SECONDS:g} seconds")
+
+
+def _only_reads(tool: Tool) -> bool:
+    """Whether `tool` is listed as one that only reads (its ``readOnlyHint``)."""
+    return bool(tool.annotations and tool.annotations.read_only_hint)
 
 
 def _closed(client: Client) -> bool:
