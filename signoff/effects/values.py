@@ -475,6 +475,18 @@ def merged(a: Typed | None, b: Typed | None) -> Typed | None:
                  value=merged(a.value, b.value), parts=parts)
 
 
+
+def _either_statement(a: Sql | None, b: Sql | None) -> Sql | None:
+    """What a value that is one statement or another (``select(A) if x else update(A)``) does
+    when run: what either does (never the first alone, which may be the one that only reads)."""
+    if a is None or b is None or a == b:
+        return a or b
+    return Sql(effects=tuple(dict.fromkeys(a.effects + b.effects)), reason=a.reason or b.reason,
+               row=a.row if a.row is b.row else None,
+               parts=a.parts if a.parts == b.parts else (), query=a.query or b.query,
+               result=a.result and b.result)
+
+
 def join(a: Val | None, b: Val) -> Val:
     """What a name holds when it may hold either value."""
     if a is None:
@@ -491,7 +503,7 @@ def join(a: Val | None, b: Val) -> Val:
         qual=a.qual if a.qual == b.qual else "",
         calls=a.calls + tuple(c for c in b.calls if c not in a.calls),
         pure=_plain(a) and _plain(b),
-        sql=a.sql if a.sql == b.sql else (a.sql or b.sql),
+        sql=_either_statement(a.sql, b.sql),
         owners=a.owners | b.owners,
         anew=a.anew and b.anew,
         maybe=a.maybe | b.maybe,
