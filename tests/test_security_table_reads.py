@@ -142,3 +142,39 @@ def test_a_record_named_as_signoffs_own_sql_still_runs_as_someone(database: str)
         assert result.outcome is ActionOutcome.DONE, result.problem
     finally:
         app.database.dispose()
+
+
+def _wrapped(box: Any) -> list[Any]:
+    from sqlalchemy import Column, MetaData, Table, column, exists, literal_column, table, text, update
+
+    return [
+        pytest.param(lambda: text("SELECT label FROM box").columns(column("label")),
+                     id="text-with-columns"),
+        pytest.param(lambda: select(text("label")).select_from(text("box")), id="text-pieces"),
+        pytest.param(lambda: select(column("label")).select_from(table("box")),
+                     id="a-stand-in-table"),
+        pytest.param(lambda: select(literal_column("label")).select_from(table("box")),
+                     id="a-literal-column"),
+        pytest.param(lambda: update(table("box", column("label"))).values(label="pwned"),
+                     id="an-update-of-a-stand-in"),
+        pytest.param(lambda: select(column("label")).select_from(table("BOX")),
+                     id="a-stand-in-in-capitals"),
+        pytest.param(lambda: select(Table("box", MetaData(), Column("label", String)).c.label),
+                     id="a-table-of-other-metadata"),
+        pytest.param(lambda: select(exists().where(box.label == "secret")), id="exists"),
+        pytest.param(lambda: select(literal(1)).where(exists().where(box.label == "secret")),
+                     id="a-filter-on-exists"),
+    ]
+
+
+@pytest.mark.parametrize("which", range(9))
+def test_text_pieces_stand_in_tables_and_subqueries_are_refused_too(which: int) -> None:
+    """The same reads and writes past the rules, written another way — text within a statement,
+    a stand-in for the boxes' table (``table("box")``), a filter wrapped in ``exists()`` — are
+    refused to Bo; Ada's box keeps its label."""
+    app, box, _, bo = _boxes()
+    statement = _wrapped(box)[which].values[0]
+    with app.session(as_=bo) as s, pytest.raises(NotAuthorized, match="Box records"):
+        s.execute(statement())
+    with app.session(as_=app.system) as s:
+        assert s.scalars(select(box.label)).all() == ["secret"]

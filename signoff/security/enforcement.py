@@ -11,12 +11,14 @@ from typing import Any
 
 from sqlalchemy import event, inspect, text
 from sqlalchemy.orm import ORMExecuteState, Session, object_session
+from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import TextClause
+from sqlalchemy.sql.selectable import TableClause
 from sqlalchemy.sql.util import find_tables
 
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security.acting import ActingAs
-from signoff.security.records import RecordBase
+from signoff.security.records import RecordBase, record_tables
 from signoff.security.rules import Operation, check, refusal
 
 __all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may", "own_text", "running_action"]
@@ -104,34 +106,65 @@ def _check_load(session: Session, instance: object) -> None:
 
 def _refuse_unchecked(state: ORMExecuteState) -> None:
     """Refuse the statements whose rows no rule would see, in a session acting as someone."""
-    if isinstance(state.statement, TextClause):
-        _refuse_text_on_records(state, state.statement)
-    elif state.is_select:
+    _refuse_text_on_records(state)
+    if state.is_select:
         _refuse_loose_columns(state)
     else:
         _refuse_bulk_writes(state)
 
 
-def _refuse_text_on_records(state: ORMExecuteState, statement: TextClause) -> None:
+def _refuse_text_on_records(state: ORMExecuteState) -> None:
     # SQL written as text names tables, not records: what it reads or writes of a record's
     # table no rule sees. A session acting as someone may run text that names none (``SET
-    # TRANSACTION …``, a function of the database), never one that names a record's table.
+    # TRANSACTION …``, a function of the database), never one that names a record's table —
+    # the whole statement, or a piece of one (``select(text("label")).select_from(text("box"))``,
+    # ``text(…).columns()``), nor a stand-in for its table (``table("box")``).
     acting = acting_of(state.session)
-    if acting is None or acting.system or statement in _OWN_TEXT:
+    if acting is None or acting.system or state.statement in _OWN_TEXT:
         return
-    sql = statement.text
-    for name, record_type in _record_tables().items():
-        if re.search(rf'(?<![\w$]){re.escape(name)}(?![\w$])', sql, re.IGNORECASE):
-            what = f"{record_type.__name__} records"
-            raise NotAuthorized(
-                f"{acting.names} may not run SQL written as text on the table of {what} (no "
-                "record rule can see what it reads or writes): read and write them through the "
-                f"session (select({record_type.__name__}), then its values), or run such SQL as "
-                "the app (app.system).",
-                principal=acting.principals[0].name if acting.principals else "",
-                operation="read" if state.is_select else "update",
-                record=what,
-            )
+    record_type = _written_on_a_record(state.statement)
+    if record_type is not None:
+        what = f"{record_type.__name__} records"
+        raise NotAuthorized(
+            f"{acting.names} may not run SQL written as text on the table of {what} (no record "
+            "rule can see what it reads or writes): read and write them through the session "
+            f"(select({record_type.__name__}), then its values), or run such SQL as the app "
+            "(app.system).",
+            principal=acting.principals[0].name if acting.principals else "",
+            operation="read" if state.is_select else "update",
+            record=what,
+        )
+
+
+_WRITTEN: weakref.WeakKeyDictionary[Any, tuple[type[RecordBase] | None]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _written_on_a_record(statement: Any) -> type[RecordBase] | None:
+    """The record type whose table a piece of `statement` written as text names, or which a
+    stand-in for its table names (``table("box")``, a ``Table`` of other metadata: not the
+    record's own): worked out once per statement, which a run's record loads reuse."""
+    try:
+        found = _WRITTEN.get(statement)
+    except TypeError:  # a statement that cannot be weakly referenced: worked out each time
+        found = None
+    if found is not None:
+        return found[0]
+    parts = list(visitors.iterate(statement))
+    texts = [p.text for p in parts if isinstance(p, TextClause)]
+    named_tables = [p for p in parts if isinstance(p, TableClause)]
+    named: type[RecordBase] | None = None
+    if texts or named_tables:  # (the records' tables are looked through only then)
+        tables = record_tables()
+        own = {table for table, _ in tables}
+        by_name = {table.name.lower(): cls for table, cls in tables}
+        named = next((by_name[t.name.lower()] for t in named_tables
+                      if t.name.lower() in by_name and _plain(t) not in own), None) or next(
+            (cls for name, cls in by_name.items() for sql in texts if re.search(
+                rf"(?<![\w$]){re.escape(name)}(?![\w$])", sql, re.IGNORECASE)), None)
+    with contextlib.suppress(TypeError):
+        _WRITTEN[statement] = (named,)
+    return named
 
 
 _OWN_TEXT: weakref.WeakSet[TextClause] = weakref.WeakSet()
@@ -144,20 +177,6 @@ def own_text(sql: str) -> TextClause:
     statement = text(sql)
     _OWN_TEXT.add(statement)
     return statement
-
-
-def _record_tables() -> dict[str, type[RecordBase]]:
-    """The table of every record type there is, by name (read anew: record types are made as
-    apps are)."""
-    found: dict[str, type[RecordBase]] = {}
-    pending: list[type] = [RecordBase]
-    while pending:
-        cls = pending.pop()
-        table = cls.__dict__.get("__table__")
-        if table is not None and isinstance(getattr(table, "name", None), str):
-            found.setdefault(table.name, cls)
-        pending.extend(cls.__subclasses__())
-    return found
 
 
 def _refuse_loose_columns(state: ORMExecuteState) -> None:
@@ -208,9 +227,10 @@ def _loose_columns(statement: Any) -> tuple[tuple[type[RecordBase], str], ...]:
     if not whole and not loose:
         # Nothing selected is a record's column, yet its rows come from records' tables
         # (select(func.count()).select_from(Box)): what it tells of them no rule sees.
-        froms = getattr(statement, "get_final_froms", None)
-        for table in (find_tables(f, include_joins=True) for f in (froms() if froms else ())):
-            loose.extend((t, "") for t in map(_record_type_of, table) if t is not None)
+        # (within a subquery too: ``select(exists().where(Box.label == "secret"))``)
+        tables = find_tables(statement, include_selects=True, include_joins=True,
+                             include_aliases=True)
+        loose.extend((t, "") for t in map(_record_type_of, tables) if t is not None)
     found = tuple(dict.fromkeys(loose))
     with contextlib.suppress(TypeError):
         _LOOSE[statement] = found
@@ -242,11 +262,16 @@ def _refuse_bulk_writes(state: ORMExecuteState) -> None:
     )
 
 
+def _plain(table: Any) -> Any:
+    """`table` itself, not the ORM's annotated copy of it (as a record type holds it)."""
+    plain = getattr(table, "_deannotate", None)
+    return plain() if callable(plain) else table
+
+
 def _record_type_of(table: Any) -> type[RecordBase] | None:
     if table is None:
         return None
-    plain = getattr(table, "_deannotate", None)  # (the ORM's annotated copy of a table: the
-    table = plain() if callable(plain) else table  # table itself, as a record type holds it)
+    table = _plain(table)
     pending: list[type] = [RecordBase]
     while pending:
         cls = pending.pop()

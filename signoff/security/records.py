@@ -27,6 +27,7 @@ from sqlalchemy import (
     Select,
     SmallInteger,
     String,
+    Table,
     Uuid,
     bindparam,
     event,
@@ -50,6 +51,7 @@ __all__ = [
     "load_record",
     "make_record_base",
     "record_label",
+    "record_tables",
     "record_type_name",
     "record_values",
 ]
@@ -131,11 +133,25 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
+_BASES: weakref.WeakSet[type[DeclarativeBase]] = weakref.WeakSet()
+"""The declarative base of each app's records (`make_record_base`)."""
+
+
+def record_tables() -> list[tuple[Table, type[RecordBase]]]:
+    """Every record type of every app there is, with its table (read anew: apps make theirs as
+    they are made)."""
+    return [(mapper.local_table, mapper.class_) for base in list(_BASES)
+            for mapper in base.registry.mappers
+            if isinstance(mapper.local_table, Table) and issubclass(mapper.class_, RecordBase)]
+
+
 def make_record_base() -> type[RecordBase]:
     """A fresh declarative base for one app's records (each app has its own metadata)."""
 
     class Record(RecordBase, DeclarativeBase):
         """The base of this app's records."""
+
+    _BASES.add(Record)
 
     event.listen(Record, "init", _give_id, propagate=True)
     event.listen(Record, "before_insert", _check_fits, propagate=True)
