@@ -426,12 +426,33 @@ def _copied_deeply(frame: Scope, value: Val, node: ast.AST | None, *, depth: int
                 _copied_deeply(frame, frame.item(value), node, depth=depth - 1)
         else:
             special(frame, value, ("__deepcopy__", "__reduce_ex__", "__reduce__"), [Val()], node)
+            if not value.exact and _copied_by_the_app(kind):  # (``name: str`` holding the
+                frame.unknown(call_text(frame, node), (  # app's ``class Sneaky(str)``)
+                    f"copies deeply a value of {kind.__name__}, which a class of the app's with "
+                    "its own way of being copied may be"))
 
 
 _COPIED_AS_THEY_ARE = frozenset({str, bytes, int, float, complex, bool, type(None), decimal.Decimal,
                                  fractions.Fraction, datetime.date, datetime.datetime,
                                  datetime.time, datetime.timedelta, datetime.timezone, uuid.UUID})
 """Python's types a deep copy gives back of the same type (itself, or its equal)."""
+
+
+_COPY_HOOKS = ("__deepcopy__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__",
+               "__setstate__")
+
+
+def _copied_by_the_app(kind: type) -> bool:
+    """Whether a copy of a value of `kind` may run the app's code: a class of the app's derives
+    it (``class Sneaky(str)``), or — a date and time's — its time zone (``tzinfo``), with a way
+    of its own to be copied, which a field said to be of `kind` may hold."""
+    pending = [kind, *([datetime.tzinfo] if kind in (datetime.datetime, datetime.time) else [])]
+    while pending:
+        cls = pending.pop()
+        if written_in(cls) is not None and any(hook in vars(cls) for hook in _COPY_HOOKS):
+            return True
+        pending.extend(type.__subclasses__(cls))
+    return False
 
 
 def fields_copied(frame: Scope, q: str, args: Args) -> Val | None:
@@ -448,7 +469,7 @@ def fields_copied(frame: Scope, q: str, args: Args) -> Val | None:
     for kind in value.types:
         for field in dataclasses.fields(kind):
             types = frame.attribute(value, field.name, None).types
-            if not types or not types <= _COPIED_AS_THEY_ARE:
+            if not types or not types <= _COPIED_AS_THEY_ARE or any(map(_copied_by_the_app, types)):
                 return None
             held.append(types)
     pairs = Typed(types=frozenset({dict}), item=Typed(types=frozenset({str})),
