@@ -138,3 +138,45 @@ def test_a_structure_made_with_a_record_read_as_another_is_read_again(tmp_path: 
     result = boxes.app.actions.run("move_one", {"m": given}, as_=boxes.bo)
     assert result.outcome is ActionOutcome.GONE, result.problem
     assert boxes.label(boxes.hers.id) == "hers"
+
+
+def test_records_within_an_optional_list_or_dict_are_looked_up_too(tmp_path: Path) -> None:
+    """Records in a field that may be left out (``list[Box] | None``, ``dict[str, Box] | None``)
+    are read as whoever the run is for: Ada relabels her box; Bo, who may not read it, is told
+    it is Gone (the action got the box's id in its place, and failed)."""
+    app = App("optional", database=f"sqlite:///{tmp_path / 'o.db'}", key=b"k" * 32)
+    owns = policy.where(lambda p, box: box is None or box.owner == p.id, "owns it")
+
+    class Box(app.Record):  # type: ignore[name-defined, misc]
+        owner: Mapped[str] = mapped_column(String(40))
+        label: Mapped[str] = mapped_column(String(40), default="")
+        __security__ = [allow("read", "update", "create", when=owns)]
+
+    class Several(BaseModel):
+        boxes: list[Box] | None = None
+        named: dict[str, Box] | None = None
+        to: str
+
+    @app.action("Relabel several boxes")
+    def relabel(m: Several) -> str:
+        """Relabel them."""
+        for box in [*(m.boxes or []), *(m.named or {}).values()]:
+            box.label = m.to
+        return "Relabelled."
+
+    ada = app.people.add("ada@o.example", "Ada")
+    bo = app.people.add("bo@o.example", "Bo")
+    with app.session(as_=ada) as s:
+        box = Box(owner=ada.id, label="hers")
+        s.add(box)
+    for given in ({"boxes": [str(box.id)]}, {"named": {"first": str(box.id)}}):
+        # (as a tool call's arguments are read: without a session, the boxes stand as ids)
+        his = app.actions.values_from_json("relabel", json.dumps({"m": {**given, "to": "his"}}))
+        as_bo = app.actions.run("relabel", his, as_=bo)
+        assert as_bo.outcome is ActionOutcome.GONE, as_bo.problem
+        hers = app.actions.values_from_json("relabel", json.dumps(
+            {"m": {**given, "to": "still hers"}}))
+        as_ada = app.actions.run("relabel", hers, as_=ada)
+        assert as_ada.outcome is ActionOutcome.DONE, as_ada.problem
+    with app.session(as_=ada) as s:
+        assert s.get(Box, box.id).label == "still hers"

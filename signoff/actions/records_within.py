@@ -67,6 +67,8 @@ def _within(value: Any, annotation: Any, session: Session, seen: frozenset[int])
                     return _within(value, arg, session, seen)
             elif isinstance(arg, type) and arg is not type(None) and isinstance(value, arg):
                 return _within(value, arg, session, seen)
+            elif isinstance(get_origin(arg), type) and isinstance(value, get_origin(arg)):
+                return _within(value, arg, session, seen)  # (``list[Box] | None``)
         return value
     if id(value) in seen:  # (a structure that holds itself: each is looked at once)
         return value
