@@ -428,11 +428,12 @@ _SPEAKS_OF_MINE = re.compile(r"\b(?:my|your|our)\b", re.IGNORECASE)
 _NEGATIONS = frozenset({"not", "never", "cannot"})
 """The words that negate a question's verb (and any word ending "n't": "isn't", "doesn't")."""
 
-_SAYS_NOT = re.compile(r"\b(?:not|no|never|cannot|none|nothing|neither|nor|without|unless|only|"
-                       r"\w+n[’']t)\b", re.IGNORECASE)
+_SAYS_NOT = re.compile(r"(?<![\w-])(?:not|no|never|cannot|none|nothing|neither|nor|without|"
+                       r"unless|only|\w+n[’']t)(?![\w-])", re.IGNORECASE)
 """A sentence that says what is not so, or where something only is: what a negated question
 asks after ("If __new__() does not return an instance of cls, then the new instance's
-__init__() method will not be invoked."; "break may only occur … in a for or while loop")."""
+__init__() method will not be invoked."; "break may only occur … in a for or while loop"); a
+word of a compound says none of it ("keyword-only", "no-op")."""
 
 
 def is_negated(question: str) -> str:

@@ -86,6 +86,16 @@ def test_a_negated_question_is_answered_by_what_is_not(tmp_path: Path) -> None:
                                "not called."]
 
 
+def test_only_within_a_compound_word_says_nothing_is_not(tmp_path: Path) -> None:
+    """"keyword-only" is no "only": a sentence of keyword-only parameters does not answer a
+    negated question (it was quoted as the answer to "When is __init__ not called?")."""
+    app = _app(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called with its "
+                                     "keyword-only parameters last.\n\nWhen the factory returns "
+                                     "another object, the initialiser is not called.\n"})
+    answer = _answer(app, "When is the initialiser not called?")
+    assert _claims(answer) == ["When the factory returns another object, the initialiser is "
+                               "not called."]
+
 def test_a_negated_question_no_sentence_answers_is_declined(tmp_path: Path) -> None:
     """Where the sentences about it only say what is, a negated question is declined, saying
     why (not that no source mentions "isn", which it searched for)."""
