@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 from typing import Annotated, Any
 
+import pytest
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -35,9 +37,22 @@ def _build(url: str, bells: Path) -> Any:
             file.write(f"{by}\n")
         return "Rung."
 
+    class Peal(BaseModel):
+        model_config = {"arbitrary_types_allowed": True}
+        box: Box
+        by: int
+
+    @app.action("Ring a peal")
+    def ring_peal(peal: Peal) -> str:
+        """The same, the box within a structure."""
+        peal.box.level += peal.by
+        with open(bells, "a", encoding="utf-8") as file:
+            file.write(f"{peal.by}\n")
+        return "Rung."
+
     class Tend(Skill[None, Report]):
         description = "Tend the box."
-        tools = [ring]
+        tools = [ring, ring_peal]
 
         def brief(self, subject: None) -> str:
             return "Tend the box."
@@ -45,7 +60,7 @@ def _build(url: str, bells: Path) -> Any:
     class Ringer(Agent):
         purpose = "You ring boxes."
         skills = [Tend()]
-        may = Permits(alone=[ring])
+        may = Permits(alone=[ring, ring_peal])
         roles = ["clerk"]
 
     sponsor = app.people.find("noor@ringing.example") or app.people.add(
@@ -57,15 +72,16 @@ def _build(url: str, bells: Path) -> Any:
         if box is None:
             box = Box(name="B-1")
             s.add(box)
-    return app, Box, ring, Ringer, Tend, box
+    return app, Box, {"ring": ring, "ring_peal": ring_peal}, Ringer, Tend, box
 
 
+@pytest.mark.parametrize("tool", ["ring", "ring_peal"])
 def test_two_outside_runs_changing_one_record_lose_no_change(
-    database: str, tmp_path: Path,
+    database: str, tmp_path: Path, tool: str,
 ) -> None:
     """Two processes each run, alone, an action that adds to the box's level and reaches
     outside, both having read the level before either writes: both rang, and the level rises
-    by both."""
+    by both — the box given as a parameter, or within a structure."""
     bells = tmp_path / "bells.txt"
     one, two = _build(database, bells), _build(database, bells)
     both = threading.Barrier(2, timeout=5)
@@ -79,9 +95,11 @@ def test_two_outside_runs_changing_one_record_lose_no_change(
     pauses.at("two", "run.called", loaded)
 
     def work(side: Any, by: int) -> Any:
-        app, _Box, ring, Ringer, Tend, box = side
+        app, _Box, tools, Ringer, Tend, box = side
+        call = (says.tool(tools["ring"], box=box.id, by=by) if tool == "ring" else
+                says.tool(tools["ring_peal"], peal={"box": str(box.id), "by": by}))
         return app.agent(Ringer).do(Tend(), None, model=ScriptedModel(
-            says.tool(ring, box=box.id, by=by), says.hand_back(Report(summary="Rung."))))
+            call, says.hand_back(Report(summary="Rung."))))
 
     try:
         with pauses.armed():

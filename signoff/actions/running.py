@@ -52,7 +52,7 @@ from signoff.exceptions import (
 from signoff.security.acting import ActingAs
 from signoff.security.enforcement import RuledSession, enforce_rules_on, own_text, running_action
 from signoff.security.principals import People
-from signoff.security.records import RecordBase
+from signoff.security.records import LOCKS_RECORDS, RecordBase
 from signoff.security.rules import Rule, refusal
 from signoff.security.sessions import open_session
 from signoff.store import points
@@ -454,9 +454,9 @@ class Runner:
         # on PostgreSQL the records it is given are locked as they load, so that two such runs
         # changing one record take turns, and neither change is lost.
         lock = outside and self._database.engine.dialect.name == "postgresql"
+        session.info[LOCKS_RECORDS] = lock
         with running_action(session, action.name), _as_found(action, session):
-            validated = action.model.model_validate(values, context={"session": session,
-                                                                     "lock": lock})
+            validated = action.model.model_validate(values, context={"session": session})
             arguments = records_read(action, {
                 name: getattr(validated, name) for name in type(validated).model_fields}, session)
             for p in action.all_parameters:

@@ -47,6 +47,7 @@ from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
 from signoff.security.rules import Rule
 
 __all__ = [
+    "LOCKS_RECORDS",
     "RecordBase",
     "load_record",
     "make_record_base",
@@ -263,6 +264,11 @@ _BY_ID: weakref.WeakKeyDictionary[type[RecordBase], tuple[Select[Any], Select[An
     weakref.WeakKeyDictionary())
 
 
+LOCKS_RECORDS = "signoff_locks_records"
+"""Set in a session's ``info``: the records given to a run are locked as they load (``FOR
+UPDATE``), those within a structure too (a run that cannot be run again on a conflict)."""
+
+
 def _by_id(cls: type[RecordBase], *, locked: bool = False) -> Select[Any]:
     """The record of `cls` with a given id, built once per class (a run's hot path: a prebuilt
     statement loads a record in two thirds of the time ``session.get`` takes); `locked`, its
@@ -276,8 +282,8 @@ def _by_id(cls: type[RecordBase], *, locked: bool = False) -> Select[Any]:
 
 def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
     """`value` (a record or an id) as a record of `cls` read through the session in `context`,
-    or — with no session to read through — its id. Given ``"lock"`` in `context`, its row is
-    locked as it loads, until the run's transaction ends."""
+    or — with no session to read through — its id. In a session whose `LOCKS_RECORDS` is set,
+    its row is locked as it loads, until the session's transaction ends."""
     if isinstance(value, cls):
         ident = value.id
     elif isinstance(value, uuid.UUID):
@@ -293,7 +299,7 @@ def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
     if not isinstance(session, Session):
         return ident
     try:
-        found = session.scalars(_by_id(cls, locked=bool(context.get("lock"))),
+        found = session.scalars(_by_id(cls, locked=bool(session.info.get(LOCKS_RECORDS))),
                                 {"signoff_id": ident}).one_or_none()
     except NotAuthorized:
         found = None
