@@ -51,7 +51,8 @@ def test_a_misspelt_tool_in_the_config_is_refused_as_the_guard_starts(tmp_path: 
     assert told.exit_code == 2, told.output
     assert (f"The guard's config names the tool {misspelt} under [servers.files.tools], which "
             "files does not list: did you mean read_file? As written, read_file would take the "
-            "leave 'alone', not 'never'.") in " ".join(told.output.split()), told.output
+            "leave 'alone', not 'never'. Correct the name in the config, then run the command "
+            "again.") in " ".join(told.output.split()), told.output
     assert "Traceback" not in told.output
 
 

@@ -362,8 +362,8 @@ def _check_named_tools(server: Upstream, listed: dict[str, Tool]) -> None:
                 f"which {server.name} does not list: did you mean {close[0]}? As written, "
                 f"{close[0]} would take the leave "
                 f"{server.leave_of(close[0], _read_only_hint(listed[close[0]])).words.lower()!r}, "
-                f"not {server.tools[named].words.lower()!r}. Correct the name, then start the "
-                "guard again.")
+                f"not {server.tools[named].words.lower()!r}. Correct the name in the config, then "
+                "run the command again.")
         log.warning("The guard's config names the tool %s under [servers.%s.tools], which %s "
                     "does not list now: it takes its leave once the server lists it.", named,
                     server.name, server.name)
