@@ -97,9 +97,11 @@ class ExtractiveModel:
             for hit in each[: self.read if len(hits) == 1 else max(2, self.read // len(hits))]:
                 best.setdefault(str(hit["source_id"]), int(hit.get("part", 1) or 1))
         if not best:
-            return _decline(turn, seen, searched, [],
-                            "No source matches the question's words, so there is nothing to "
-                            "cite.")
+            unknown = list(dict.fromkeys(str(w) for f in found for w in f.get("unknown") or ()))
+            return _decline(turn, seen, searched, [], (
+                f"No source has {_listed(unknown)} (check the spelling, or ask in other words), "
+                "so there is nothing to cite." if unknown else
+                "No source matches the question's words, so there is nothing to cite."))
         if not seen.calls(_READ):
             return _call(turn, "I read the best matches, each where it matched.",
                          [(_READ, {"source_id": sid, "part": part})

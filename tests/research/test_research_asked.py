@@ -57,6 +57,7 @@ def test_a_misspelt_word_is_not_answered_as_another_word(tmp_path: Path, questio
     answer = _answer(_app(tmp_path, _MACHINES), question)
     assert not answer.answered, _claims(answer)
     assert answer.declined is not None
+    assert "“generater”" in answer.declined.reason  # (the word no source has, named)
 
 
 def test_a_word_ending_er_is_another_word_than_its_verb() -> None:
