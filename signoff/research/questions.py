@@ -21,6 +21,11 @@ _ANOTHER_QUESTION = re.compile(
 ", how…" ("What does the with statement do, and what is a lambda?"; not at ", which…", which
 goes on the question as often as it asks another)."""
 
+_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|each|both|one|"
+                          r"ones)\b", re.IGNORECASE)
+"""A word by which a part points back to what the part before it asks after ("…, and when
+should I use each?", "How do I sort it?"): such a part is no question of its own."""
+
 _MOST_QUESTIONS = 3
 """The most questions one question is read as (the rest stay with the last)."""
 
@@ -28,8 +33,9 @@ _MOST_QUESTIONS = 3
 def questions_in(question: str) -> list[str]:
     """The questions `question` asks, each whole ("What does pass do? What does yield do?":
     two), or `question` alone when it asks one. A part with no word worth searching for
-    ("Why?") stays with the one before it, and one after a part with none with that one ("What
-    does the ? operator do?")."""
+    ("Why?"), or one that points back to what the one before it asks after ("…, and how do I
+    sort it?"), stays with the one before it, and one after a part with none with that one
+    ("What does the ? operator do?")."""
     text = " ".join(question.split())
     if len(text) > _ASKED_AT_MOST:
         return [question]
@@ -37,7 +43,8 @@ def questions_in(question: str) -> list[str]:
     alone = True  # whether the last part has a word of its own to search for
     for part in (p.strip(" ,;") for p in _ANOTHER_QUESTION.split(text)):
         searched = any(w not in _QUESTION_WORDS for w in re.findall(r"\w+", part.lower()))
-        if parts and (not searched or not alone or len(parts) == _MOST_QUESTIONS):
+        if parts and (not searched or not alone or len(parts) == _MOST_QUESTIONS
+                      or _REFERS_BACK.search(part)):
             parts[-1] = f"{parts[-1]} {part}"  # ("What does the ? operator do?": one)
             alone = alone or searched
         elif part:

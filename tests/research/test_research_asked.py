@@ -176,11 +176,16 @@ def test_two_questions_in_one_are_declined_when_one_is_not_answered(tmp_path: Pa
      ["What do the boolean operators and, or and not return?"]),
     ("What is a list, which I can sort?", ["What is a list, which I can sort?"]),
     ("What is a decorator? Why?", ["What is a decorator? Why?"]),
-    ("What does the ? operator do? Is it new?", ["What does the ? operator do?", "Is it new?"]),
+    ("What does the ? operator do? Is it new?", ["What does the ? operator do? Is it new?"]),
+    ("What are lists and tuples, and when should I use each?",
+     ["What are lists and tuples, and when should I use each?"]),
+    ("What is a list, and how do I sort it?", ["What is a list, and how do I sort it?"]),
+    ("What is a list? What is a tuple?", ["What is a list?", "What is a tuple?"]),
 ])
 def test_the_questions_a_question_asks(question: str, asked: list[str]) -> None:
     """A question mark with more after it, or "and what…", ", how…", begins another question;
-    "and" between two words, ", which" or a bare "Why?" does not."""
+    "and" between two words, ", which", a bare "Why?" or a part that points back ("…, and when
+    should I use each?": it searched for "each" alone, and declined the whole) does not."""
     from signoff.research.questions import questions_in
 
     assert questions_in(question) == asked
