@@ -9,35 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from signoff import App, GroundedAnswer, TaskStatus
 from signoff.models.base import Message, ToolSpec
 from signoff.models.errors import ModelError
-from signoff.research import Corpus, Research, ResearchTask, ask, research_app
+from signoff.research import Corpus, Research, ResearchTask, research_app
 from signoff.research.corpus import _INDEX_VERSION
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import query_terms, stem
-
-
-def _app(tmp_path: Path, files: dict[str, str]) -> App:
-    """A research app over a folder of `files` (name → text), in memory."""
-    root = tmp_path / "sources"
-    root.mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).write_text(text, encoding="utf-8")
-    return research_app(Corpus.from_folder(root, index=tmp_path / "i.sqlite"),
-                        database="sqlite://")
-
-
-def _answer(app: App, question: str) -> GroundedAnswer:
-    outcome = ask(app, question)
-    assert outcome.status is TaskStatus.DONE, outcome.problem
-    assert isinstance(outcome.result, GroundedAnswer)
-    return outcome.result
-
-
-def _claims(answer: GroundedAnswer) -> list[str]:
-    return [c.text for c in answer.claims]
-
+from tests.research.asking import answer_of, app_over, claims_of
 
 _MACHINES = {
     "generate.md": "# Generating reports\n\nThe tool can generate a report every night.\n\n"
@@ -54,8 +32,8 @@ def test_a_misspelt_word_is_not_answered_as_another_word(tmp_path: Path, questio
     """"generater" is no word of the sources: the reader declines, and does not answer about
     generate, whose stem the misspelling shared (it quoted "The tool can generate a report
     every night." for "What is a generater?")."""
-    answer = _answer(_app(tmp_path, _MACHINES), question)
-    assert not answer.answered, _claims(answer)
+    answer = answer_of(app_over(tmp_path, _MACHINES), question)
+    assert not answer.answered, claims_of(answer)
     assert answer.declined is not None
     assert "“generater”" in answer.declined.reason  # (the word no source has, named)
 
@@ -79,34 +57,34 @@ def test_a_negated_question_is_answered_by_what_is_not(tmp_path: Path) -> None:
     """"When is the initialiser not called?" is answered by the sentence that says when it is
     not, not by the one that says when it is (it quoted "The initialiser is called after the
     instance is made." as the answer)."""
-    app = _app(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called after the "
+    app = app_over(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called after the "
                                      "instance is made.\n\nWhen the factory returns another "
                                      "object, the initialiser is not called.\n"})
-    answer = _answer(app, "When is the initialiser not called?")
-    assert _claims(answer) == ["When the factory returns another object, the initialiser is "
+    answer = answer_of(app, "When is the initialiser not called?")
+    assert claims_of(answer) == ["When the factory returns another object, the initialiser is "
                                "not called."]
 
 
 def test_only_within_a_compound_word_says_nothing_is_not(tmp_path: Path) -> None:
     """"keyword-only" is no "only": a sentence of keyword-only parameters does not answer a
     negated question (it was quoted as the answer to "When is __init__ not called?")."""
-    app = _app(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called with its "
+    app = app_over(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called with its "
                                      "keyword-only parameters last.\n\nWhen the factory returns "
                                      "another object, the initialiser is not called.\n"})
-    answer = _answer(app, "When is the initialiser not called?")
-    assert _claims(answer) == ["When the factory returns another object, the initialiser is "
+    answer = answer_of(app, "When is the initialiser not called?")
+    assert claims_of(answer) == ["When the factory returns another object, the initialiser is "
                                "not called."]
 
 def test_a_negated_question_no_sentence_answers_is_declined(tmp_path: Path) -> None:
     """Where the sentences about it only say what is, a negated question is declined, saying
     why (not that no source mentions "isn", which it searched for)."""
-    app = _app(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called after the "
+    app = app_over(tmp_path, {"init.md": "# The initialiser\n\nThe initialiser is called after the "
                                      "instance is made.\n\nThe initialiser sets the instance's "
                                      "first values.\n"})
     assert "isn" not in query_terms("When isn't the initialiser called?")  # (nor "doesn")
     assert query_terms("Why can’t a samovar whistle?") == ["samovar", "whistle"]
-    answer = _answer(app, "When isn't the initialiser called?")
-    assert not answer.answered, _claims(answer)
+    answer = answer_of(app, "When isn't the initialiser called?")
+    assert not answer.answered, claims_of(answer)
     assert answer.declined is not None
     assert "what is not so" in answer.declined.reason
 
@@ -114,10 +92,10 @@ def test_a_negated_question_no_sentence_answers_is_declined(tmp_path: Path) -> N
 def test_not_named_as_the_keyword_negates_nothing(tmp_path: Path) -> None:
     """"the not operator" names the keyword: the question is not negated, and a sentence that
     says what the operator does answers it."""
-    app = _app(tmp_path, {"ops.md": "# Operators\n\nThe operator \"not\" yields True if its "
+    app = app_over(tmp_path, {"ops.md": "# Operators\n\nThe operator \"not\" yields True if its "
                                     "argument is false.\n"})
-    answer = _answer(app, "What does the not operator yield?")
-    assert _claims(answer) == ["The operator \"not\" yields True if its argument is false."]
+    answer = answer_of(app, "What does the not operator yield?")
+    assert claims_of(answer) == ["The operator \"not\" yields True if its argument is false."]
 
 
 def test_a_question_of_when_something_happened_needs_a_time(tmp_path: Path) -> None:
@@ -126,13 +104,13 @@ def test_a_question_of_when_something_happened_needs_a_time(tmp_path: Path) -> N
     bought by the guild." as when)."""
     files = {"samovar.md": "# The samovar\n\nThe samovar was bought by the guild.\n\n"
                            "The samovar is kept in the samovar room.\n"}
-    answer = _answer(_app(tmp_path / "a", files), "When was the samovar bought?")
-    assert not answer.answered, _claims(answer)
+    answer = answer_of(app_over(tmp_path / "a", files), "When was the samovar bought?")
+    assert not answer.answered, claims_of(answer)
     assert answer.declined is not None
     assert "date or a version" in answer.declined.reason
     files["samovar.md"] += "\nThe samovar was bought in 1998 at a fair.\n"
-    answer = _answer(_app(tmp_path / "b", files), "When was the samovar bought?")
-    assert _claims(answer) == ["The samovar was bought in 1998 at a fair."]
+    answer = answer_of(app_over(tmp_path / "b", files), "When was the samovar bought?")
+    assert claims_of(answer) == ["The samovar was bought in 1998 at a fair."]
 
 
 _STATEMENTS = {
@@ -149,17 +127,17 @@ _STATEMENTS = {
 def test_two_questions_in_one_are_each_answered(tmp_path: Path) -> None:
     """"What does pass do? What does yield do?" is answered of both, each from its source (it
     answered only of yield: "pass", in more sources, weighed too little beside "yield")."""
-    answer = _answer(_app(tmp_path, _STATEMENTS), "What does pass do? What does yield do?")
-    assert {"pass.md", "yield.md"} <= set(answer.source_ids), _claims(answer)
+    answer = answer_of(app_over(tmp_path, _STATEMENTS), "What does pass do? What does yield do?")
+    assert {"pass.md", "yield.md"} <= set(answer.source_ids), claims_of(answer)
     assert answer.question == "What does pass do? What does yield do?"
 
 
 def test_two_questions_in_one_are_declined_when_one_is_not_answered(tmp_path: Path) -> None:
     """An answer of one question of two is not the answer asked for: the reader declines,
     naming the question it cannot answer."""
-    answer = _answer(_app(tmp_path, _STATEMENTS),
+    answer = answer_of(app_over(tmp_path, _STATEMENTS),
                      "What does yield do and what is the capital of France?")
-    assert not answer.answered, _claims(answer)
+    assert not answer.answered, claims_of(answer)
     assert answer.declined is not None
     assert "What is the capital of France?" in answer.declined.reason
     assert answer.declined.searched == ["What does yield do", "What is the capital of France?"]
@@ -200,7 +178,7 @@ def test_every_quote_cited_is_in_its_source_as_written(question: str) -> None:
     """Over Python's help topics, each quote of each answer is in the text of the source it
     cites, as the corpus keeps it — only runs of whitespace read as one space."""
     corpus = Corpus.bundled()
-    answer = _answer(research_app(corpus, database="sqlite://"), question)
+    answer = answer_of(research_app(corpus, database="sqlite://"), question)
     for claim in answer.claims:
         for citation in claim.citations:
             first = corpus.read(citation.source_id)

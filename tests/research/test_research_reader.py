@@ -9,35 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from signoff import App, GroundedAnswer, TaskStatus
+from signoff import App, TaskStatus
 from signoff.models.base import Message, ToolCall, ToolSpec
 from signoff.research import Corpus, Research, ResearchTask, ask, research_app
 from signoff.research.corpus import _INDEX_VERSION
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import Source, query_terms, rank_sentences, stem
 from signoff.research.sentences import MAX_CHARS, sentences_of
-
-
-def _app(tmp_path: Path, files: dict[str, str]) -> App:
-    """A research app over a folder of `files` (name → text), in memory."""
-    root = tmp_path / "sources"
-    root.mkdir()
-    for name, text in files.items():
-        (root / name).write_text(text, encoding="utf-8")
-    return research_app(Corpus.from_folder(root, index=tmp_path / "i.sqlite"),
-                        database="sqlite://")
-
-
-def _answer(app: App, question: str) -> GroundedAnswer:
-    outcome = ask(app, question)
-    assert outcome.status is TaskStatus.DONE, outcome.problem
-    assert isinstance(outcome.result, GroundedAnswer)
-    return outcome.result
-
-
-def _claims(answer: GroundedAnswer) -> list[str]:
-    return [c.text for c in answer.claims]
-
+from tests.research.asking import answer_of, app_over, claims_of
 
 # -- fragments are never claims ------------------------------------------------------------
 
@@ -49,36 +28,36 @@ def test_a_piece_of_a_sentence_too_long_to_quote_is_never_a_claim(tmp_path: Path
     long = ("The samovar, which the guild bought " + "and polished, " * 45
             + "is kept, after the guild's long and winding meetings, in the samovar room.")
     assert len(long) > MAX_CHARS
-    app = _app(tmp_path, {"guild.md": f"# The guild\n\n{long}\n\nThe samovar is brass.\n",
+    app = app_over(tmp_path, {"guild.md": f"# The guild\n\n{long}\n\nThe samovar is brass.\n",
                           "other.md": "# Other\n\nNothing of note is here at all today.\n"})
-    answer = _answer(app, "Where is the samovar kept?")
-    assert all(claim in ("The samovar is brass.",) for claim in _claims(answer)), _claims(answer)
+    answer = answer_of(app, "Where is the samovar kept?")
+    assert all(claim in ("The samovar is brass.",) for claim in claims_of(answer)), claims_of(answer)
 
 
 def test_a_line_leading_in_to_a_list_and_its_items_are_not_claims(tmp_path: Path) -> None:
     """"An answer is accepted only if" (a list follows) and the items that go on it ("every
     claim has a citation,") say nothing whole: the reader declines (it quoted "It is accepted
     only if" as the answer)."""
-    app = _app(tmp_path, {"answers.md": (
+    app = app_over(tmp_path, {"answers.md": (
         "# Answers\n\nA claim cites a source. An answer is accepted only if\n\n"
         "1. every claim has a citation,\n2. every citation quotes its source.\n"),
         "other.md": "# Other\n\nNothing of note is here at all today.\n"})
-    answer = _answer(app, "When is an answer accepted?")
-    assert not answer.answered, _claims(answer)
+    answer = answer_of(app, "When is an answer accepted?")
+    assert not answer.answered, claims_of(answer)
 
 
 def test_a_pointer_is_followed_to_the_entry_it_points_to(tmp_path: Path) -> None:
     """Asked what the GIL is, where the glossary's entry only says "See global interpreter
     lock.", the answer is the first sentence of that entry (it quoted the pointer)."""
-    app = _app(tmp_path, {"glossary.md": (
+    app = app_over(tmp_path, {"glossary.md": (
         "# Glossary\n\nGIL\n\nSee global interpreter lock.\n\nglobal interpreter lock\n\n"
         "The mechanism that lets only one thread run bytecode at a time. Also, the GIL is "
         "released while a thread waits for input.\n\niterator\n\nAn object that yields items "
         "one at a time.\n"),
         "other.md": "# Other\n\nNothing of note is here at all today.\n"})
-    answer = _answer(app, "What is the GIL?")
-    assert _claims(answer)[0] == "The mechanism that lets only one thread run bytecode at a time."
-    assert "See global interpreter lock." not in _claims(answer)
+    answer = answer_of(app, "What is the GIL?")
+    assert claims_of(answer)[0] == "The mechanism that lets only one thread run bytecode at a time."
+    assert "See global interpreter lock." not in claims_of(answer)
 
 
 @pytest.mark.parametrize(("text", "alone"), [
@@ -107,14 +86,14 @@ def test_a_keyword_is_not_its_english_word_nor_part_of_a_hyphenated_one(tmp_path
     """Asked what pass does, "a two-pass buffer" and "passed by value" are other words: the
     answer quotes only the sentence about the pass statement (it quoted "A two-pass buffer, like
     the two-pass destination above." and "Arguments are passed by value to the buffer.")."""
-    app = _app(tmp_path, {
+    app = app_over(tmp_path, {
         "statements.md": "# Simple statements\n\nThe pass statement does nothing. It can be "
                          "used where a statement is needed but no action is wanted.\n",
         "buffers.md": "# Buffers\n\nA two-pass buffer, like the two-pass destination above.\n\n"
                       "Arguments are passed by value to the buffer.\n",
         "other.md": "# Other\n\nNothing of note is here at all today.\n"})
-    answer = _answer(app, "What does pass do?")
-    assert _claims(answer) == ["The pass statement does nothing."]
+    answer = answer_of(app, "What does pass do?")
+    assert claims_of(answer) == ["The pass statement does nothing."]
 
 
 def test_what_something_is_is_answered_by_what_says_so_not_by_what_uses_one(
@@ -122,7 +101,7 @@ def test_what_something_is_is_answered_by_what_says_so_not_by_what_uses_one(
     """Asked what a decorator is, the glossary's entry answers, with what it goes on to say; a
     sentence on a particular decorator of another page does not join it (it added "A decorator
     similar to the built-in property, but specifically for enumerations.")."""
-    app = _app(tmp_path, {
+    app = app_over(tmp_path, {
         "glossary.md": "# Glossary\n\ndecorator\n\nA function returning another function, "
                        "usually applied with the @wrapper syntax. Common examples for "
                        "decorators are classmethod and staticmethod.\n",
@@ -130,8 +109,8 @@ def test_what_something_is_is_answered_by_what_says_so_not_by_what_uses_one(
                     "property, but specifically for enumerations.\n\nA class decorator "
                     "specifically for enumerations.\n",
         "other.md": "# Other\n\nNothing of note is here at all today.\n"})
-    answer = _answer(app, "What is a decorator?")
-    assert _claims(answer) == [
+    answer = answer_of(app, "What is a decorator?")
+    assert claims_of(answer) == [
         "A function returning another function, usually applied with the @wrapper syntax.",
         "Common examples for decorators are classmethod and staticmethod."]
 
@@ -144,7 +123,7 @@ def _kettleco(tmp_path: Path) -> App:
     files["files.md"] = ("# Where kettleco keeps its files\n\nOn Windows, kettleco keeps its "
                          "settings in `%APPDATA%\\kettleco`, and its database in "
                          "`~/Library/Application Support/kettleco` on macOS.\n")
-    return _app(tmp_path, files)
+    return app_over(tmp_path, files)
 
 
 @pytest.mark.parametrize("question", ["Does kettleco support Windows?",
@@ -155,15 +134,15 @@ def test_a_question_the_corpus_cannot_answer_is_declined_though_a_sentence_names
     question, and a word found only inside inline code (a folder's "Application Support") is
     part of a name: a sentence naming Windows and the product, or a database in that folder,
     does not say what is supported, and the reader declines (it quoted it)."""
-    answer = _answer(_kettleco(tmp_path), question)
-    assert not answer.answered, _claims(answer)
+    answer = answer_of(_kettleco(tmp_path), question)
+    assert not answer.answered, claims_of(answer)
 
 
 def test_the_readme_question_is_still_answered_from_its_topic(tmp_path: Path) -> None:
     """"What does the with statement do?" is answered first from the with statement's own
     topic, as the README shows."""
     app = research_app(Corpus.bundled(index=tmp_path / "topics.sqlite"), database="sqlite://")
-    answer = _answer(app, "What does the with statement do?")
+    answer = answer_of(app, "What does the with statement do?")
     assert answer.claims[0].citations[0].source_id == "with"
     assert answer.claims[0].text.startswith('The "with" statement is used to wrap the execution')
 
@@ -176,7 +155,7 @@ def _signoff_docs(tmp_path: Path, step_limit: str) -> App:
     """A few pages like signoff's own docs: where research keeps its database (said with
     "keeps"), research's step limit (`step_limit`), and Temporal's workers, whose tasks may
     take steps too."""
-    return _app(tmp_path, {
+    return app_over(tmp_path, {
         "research.md": "# Grounded research\n\nA research task that kept no model is not "
                        "decided: the command asks for a model to go on with.\n\n"
                        f"{step_limit}\n\nEach answer quotes the sources it cites.\n",
@@ -195,8 +174,8 @@ def test_a_past_form_finds_the_word_the_sources_use(tmp_path: Path) -> None:
     "keeps" it answers (kept and keeps are one word): it quoted "A research task that kept no
     model…", which names no database."""
     app = _signoff_docs(tmp_path, "A research task takes at most eight steps.")
-    answer = _answer(app, "Where is the research database kept?")
-    assert _claims(answer) == ["`signoff research` keeps the research database in "
+    answer = answer_of(app, "Where is the research database kept?")
+    assert claims_of(answer) == ["`signoff research` keeps the research database in "
                                "`research.db`, in signoff's data directory."]
     assert answer.claims[0].citations[0].source_id == "cli.md"
 
@@ -210,9 +189,9 @@ def test_a_modal_verb_is_no_term_and_a_past_participle_is_its_verb(
     answers: "may" says nothing of what is asked, and "taken" is a form of "take" (it quoted
     Temporal's "its tasks may go on; while none takes a step…", which has "may" and "takes" but
     not research)."""
-    answer = _answer(_signoff_docs(tmp_path, step_limit),
+    answer = answer_of(_signoff_docs(tmp_path, step_limit),
                      "How many steps may a research task take?")
-    assert _claims(answer) == [step_limit]
+    assert claims_of(answer) == [step_limit]
 
 
 @pytest.mark.parametrize("question", ["Where are the crown jewels kept?",
@@ -224,8 +203,8 @@ def test_a_word_form_alone_does_not_answer_an_off_topic_question(
     say."""
     app = _signoff_docs(tmp_path, "A research task takes at most eight steps; the reader "
                                   "writes nothing of its own.")
-    answer = _answer(app, question)
-    assert not answer.answered, _claims(answer)
+    answer = answer_of(app, question)
+    assert not answer.answered, claims_of(answer)
 
 
 def test_the_stems_the_index_keeps_are_pinned_with_its_version() -> None:
@@ -247,9 +226,9 @@ def test_a_decline_over_sources_with_nothing_to_quote_says_so(tmp_path: Path) ->
     """A source found and read that holds only a title has no sentence to quote: the decline
     says so, not that no source mentions the question's words (it said "No source mentions
     “café”, “crème” or “brûlée”" of the very source it read)."""
-    app = _app(tmp_path, {"dessert.txt": "café crème brûlée\n",
+    app = app_over(tmp_path, {"dessert.txt": "café crème brûlée\n",
                           "other.md": "# Other\n\nNothing of note is here at all today.\n"})
-    answer = _answer(app, "What about café crème brûlée?")
+    answer = answer_of(app, "What about café crème brûlée?")
     assert answer.declined is not None
     assert answer.declined.closest == ["dessert.txt"]
     assert "No source mentions" not in answer.declined.reason
@@ -275,7 +254,7 @@ def test_a_failing_search_ends_the_task_saying_so_at_once(
     """When search_sources fails (a damaged index), the task fails in its next step, saying the
     search failed and what the tool answered (it declined "No source matches" seven times, each
     refused for naming a search that had failed, and halted at its step limit)."""
-    app = _app(tmp_path, {"kettle.md": "# Kettles\n\nA kettle boils water.\n"})
+    app = app_over(tmp_path, {"kettle.md": "# Kettles\n\nA kettle boils water.\n"})
 
     def damaged(self: Corpus, query: str, *, limit: int = 5) -> None:
         raise RuntimeError("database disk image is malformed")
@@ -294,7 +273,7 @@ def test_failing_reads_end_the_task_saying_so(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """When every read fails, the task fails saying it could not read the sources found (it
     declined, saying no source mentions the question's words, which the search had found)."""
-    app = _app(tmp_path, {"kettle.md": "# Kettles\n\nA kettle boils water.\n"})
+    app = app_over(tmp_path, {"kettle.md": "# Kettles\n\nA kettle boils water.\n"})
 
     def unreadable(self: Corpus, source_id: str, *, part: int = 1) -> None:
         raise OSError("gone")
