@@ -178,3 +178,23 @@ def test_text_pieces_stand_in_tables_and_subqueries_are_refused_too(which: int) 
         s.execute(statement())
     with app.session(as_=app.system) as s:
         assert s.scalars(select(box.label)).all() == ["secret"]
+
+
+def test_text_naming_another_apps_record_runs_in_this_apps_session() -> None:
+    """Text is read against the records of the session's own app: another app's record table
+    named ``note`` (alive in the same process) does not refuse a column named note in a table
+    of this app's database that is no record's."""
+    from sqlalchemy import text
+
+    other = App("other", database="sqlite://", key=b"o" * 32)
+
+    class Note(other.Record):  # type: ignore[name-defined, misc]
+        body: Mapped[str] = mapped_column(String(40), default="")
+        __security__ = [allow("read")]
+
+    app, _, ada, _ = _boxes()
+    with app.database.engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE attempt_log (note VARCHAR(20))")
+    with app.session(as_=ada) as s:
+        s.execute(text("INSERT INTO attempt_log (note) VALUES ('written')"))
+    assert Note.__tablename__ == "note"

@@ -18,7 +18,7 @@ from sqlalchemy.sql.util import find_tables
 
 from signoff.exceptions import NotAuthorized, UserError
 from signoff.security.acting import ActingAs
-from signoff.security.records import RecordBase, record_tables
+from signoff.security.records import KEPT_IN, RecordBase, record_tables
 from signoff.security.rules import Operation, check, refusal
 
 __all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may", "own_text", "running_action"]
@@ -122,7 +122,7 @@ def _refuse_text_on_records(state: ORMExecuteState) -> None:
     acting = acting_of(state.session)
     if acting is None or acting.system or state.statement in _OWN_TEXT:
         return
-    record_type = _written_on_a_record(state.statement)
+    record_type = _written_on_a_record(state.statement, state.session.info.get(KEPT_IN))
     if record_type is not None:
         what = f"{record_type.__name__} records"
         raise NotAuthorized(
@@ -136,26 +136,28 @@ def _refuse_text_on_records(state: ORMExecuteState) -> None:
         )
 
 
-_WRITTEN: weakref.WeakKeyDictionary[Any, tuple[type[RecordBase] | None]] = (
-    weakref.WeakKeyDictionary())
+_WRITTEN: weakref.WeakKeyDictionary[
+    Any, dict[tuple[int, ...] | None, type[RecordBase] | None]] = weakref.WeakKeyDictionary()
 
 
-def _written_on_a_record(statement: Any) -> type[RecordBase] | None:
+def _written_on_a_record(statement: Any, kept_in: Any = None) -> type[RecordBase] | None:
     """The record type whose table a piece of `statement` written as text names, or which a
     stand-in for its table names (``table("box")``, a ``Table`` of other metadata: not the
-    record's own): worked out once per statement, which a run's record loads reuse."""
+    record's own), of the apps whose metadata is `kept_in` (else of every app): worked out once
+    per statement and app, which a run's record loads reuse."""
+    of_app = tuple(id(m) for m in kept_in) if kept_in is not None else None
     try:
-        found = _WRITTEN.get(statement)
+        found = _WRITTEN.get(statement, {})
     except TypeError:  # a statement that cannot be weakly referenced: worked out each time
-        found = None
-    if found is not None:
-        return found[0]
+        found = {}
+    if of_app in found:
+        return found[of_app]
     parts = list(visitors.iterate(statement))
     texts = [p.text for p in parts if isinstance(p, TextClause)]
     named_tables = [p for p in parts if isinstance(p, TableClause)]
     named: type[RecordBase] | None = None
     if texts or named_tables:  # (the records' tables are looked through only then)
-        tables = record_tables()
+        tables = record_tables(kept_in)  # (the session's own app's, when it says which)
         own = {table for table, _ in tables}
         by_name = {table.name.lower(): cls for table, cls in tables}
         named = next((by_name[t.name.lower()] for t in named_tables
@@ -163,7 +165,7 @@ def _written_on_a_record(statement: Any) -> type[RecordBase] | None:
             (cls for name, cls in by_name.items() for sql in texts if re.search(
                 rf"(?<![\w$]){re.escape(name)}(?![\w$])", sql, re.IGNORECASE)), None)
     with contextlib.suppress(TypeError):
-        _WRITTEN[statement] = (named,)
+        _WRITTEN[statement] = {**found, of_app: named}
     return named
 
 

@@ -12,6 +12,7 @@ import math
 import re
 import uuid
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, ClassVar
@@ -47,6 +48,7 @@ from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
 from signoff.security.rules import Rule
 
 __all__ = [
+    "KEPT_IN",
     "LOCKS_RECORDS",
     "RecordBase",
     "load_record",
@@ -138,10 +140,15 @@ _BASES: weakref.WeakSet[type[DeclarativeBase]] = weakref.WeakSet()
 """The declarative base of each app's records (`make_record_base`)."""
 
 
-def record_tables() -> list[tuple[Table, type[RecordBase]]]:
-    """Every record type of every app there is, with its table (read anew: apps make theirs as
-    they are made)."""
+KEPT_IN = "signoff_kept_in"
+"""Set in a session's ``info``: the metadata of the tables its database keeps (one app's)."""
+
+
+def record_tables(kept_in: Sequence[Any] | None = None) -> list[tuple[Table, type[RecordBase]]]:
+    """Every record type there is, with its table (read anew: apps make theirs as they are
+    made): of the apps whose metadata is `kept_in`, when given, else of every app."""
     return [(mapper.local_table, mapper.class_) for base in list(_BASES)
+            if kept_in is None or any(base.metadata is m for m in kept_in)
             for mapper in base.registry.mappers
             if isinstance(mapper.local_table, Table) and issubclass(mapper.class_, RecordBase)]
 

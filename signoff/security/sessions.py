@@ -6,6 +6,7 @@ from sqlalchemy.orm import Session
 
 from signoff.security.acting import ActingAs
 from signoff.security.enforcement import RuledSession, enforce_rules_on
+from signoff.security.records import KEPT_IN
 from signoff.store.database import Database
 
 __all__ = ["open_session"]
@@ -30,4 +31,5 @@ def open_session(database: Database, acting: ActingAs) -> Session:
     else:
         session = RuledSession(held if held is not None else database.engine,
                                expire_on_commit=False, autoflush=True)
+    session.info[KEPT_IN] = database.metadatas  # (its SQL names the records of this app)
     return enforce_rules_on(session, acting)

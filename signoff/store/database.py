@@ -84,6 +84,11 @@ class Database:
         if migrations is not None:
             self._migrations[id(metadata)] = migrations
 
+    @property
+    def metadatas(self) -> tuple[MetaData, ...]:
+        """The metadata of every table this database keeps (signoff's own, the app's records)."""
+        return tuple(self._metadatas)
+
     def ensure_schema(self) -> None:
         """Bring every table this database holds up to date (once, and again for record classes
         declared since). A database that cannot be reached, or refuses, is a `StoreError`."""
