@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from signoff import Agent, App, Permits, Provided, Skill, TaskStatus
+from signoff import Agent, App, Choices, Permits, Provided, Skill, TaskStatus
 from signoff.testing import ScriptedModel, says
 from tests.box_world import Report, box_world
 from tests.guarantees_app import Pauses, in_thread
@@ -50,9 +50,22 @@ def _build(url: str, bells: Path) -> Any:
             file.write(f"{peal.by}\n")
         return "Rung."
 
+    def boxes() -> list[tuple[str, str]]:
+        with app.session(as_=app.system) as s:
+            return [(str(b.id), b.name) for b in s.scalars(select(Box))]
+
+    @app.action("Ring two boxes")
+    def ring_two(first: Box, second: Annotated[Box, Choices(boxes)], by: int) -> str:
+        """The same on two boxes, given in the order the caller chose."""
+        first.level += by
+        second.level += by
+        with open(bells, "a", encoding="utf-8") as file:
+            file.write(f"{by}\n")
+        return "Rung."
+
     class Tend(Skill[None, Report]):
         description = "Tend the box."
-        tools = [ring, ring_peal]
+        tools = [ring, ring_peal, ring_two]
 
         def brief(self, subject: None) -> str:
             return "Tend the box."
@@ -60,7 +73,7 @@ def _build(url: str, bells: Path) -> Any:
     class Ringer(Agent):
         purpose = "You ring boxes."
         skills = [Tend()]
-        may = Permits(alone=[ring, ring_peal])
+        may = Permits(alone=[ring, ring_peal, ring_two])
         roles = ["clerk"]
 
     sponsor = app.people.find("noor@ringing.example") or app.people.add(
@@ -71,8 +84,8 @@ def _build(url: str, bells: Path) -> Any:
         box = s.scalars(select(Box)).first()
         if box is None:
             box = Box(name="B-1")
-            s.add(box)
-    return app, Box, {"ring": ring, "ring_peal": ring_peal}, Ringer, Tend, box
+            s.add_all([box, Box(name="B-2")])
+    return app, Box, {"ring": ring, "ring_peal": ring_peal, "ring_two": ring_two}, Ringer, Tend, box
 
 
 @pytest.mark.parametrize("tool", ["ring", "ring_peal"])
@@ -112,6 +125,50 @@ def test_two_outside_runs_changing_one_record_lose_no_change(
         app, Box, *_, box = one
         with app.session(as_=app.system) as s:
             assert s.get(Box, box.id).level == 11
+    finally:
+        one[0].database.dispose()
+        two[0].database.dispose()
+
+
+def test_two_outside_runs_locking_two_records_in_opposite_orders_both_run(
+    database: str, tmp_path: Path,
+) -> None:
+    """Two processes each run, alone, an action that changes two boxes and reaches outside,
+    given them in opposite orders: on PostgreSQL each locks its first box and waits on the
+    other's, and one is ended by the server's deadlock check before its body began. Nothing of
+    it ran, so it runs again: both rang, and each box rose by both (it ended Failed, having
+    run nothing)."""
+    bells = tmp_path / "bells.txt"
+    one, two = _build(database, bells), _build(database, bells)
+    both = threading.Barrier(2, timeout=5)
+
+    def locked(_where: dict[str, Any]) -> None:  # (once: each holds its first box's lock,
+        both.wait()                                #  then asks for the other's)
+
+    pauses = Pauses()
+    pauses.at("one", "run.record_locked", locked)
+    pauses.at("two", "run.record_locked", locked)
+    app, Box, *_, box = one
+    with app.session(as_=app.system) as s:
+        other = s.scalars(select(Box).where(Box.name == "B-2")).one()
+
+    def work(side: Any, first: Any, second: Any, by: int) -> Any:
+        app, _Box, tools, Ringer, Tend, _box = side
+        return app.agent(Ringer).do(Tend(), None, model=ScriptedModel(
+            says.tool(tools["ring_two"], first=first, second=second, by=by),
+            says.hand_back(Report(summary="Rung."))))
+
+    try:
+        with pauses.armed():
+            threads = [in_thread("one", lambda: work(one, box.id, other.id, 1)),
+                       in_thread("two", lambda: work(two, other.id, box.id, 10))]
+            for thread, _ in threads:
+                thread.join(60)
+        outcomes = [out.get("value") for _, out in threads]
+        assert [o.status for o in outcomes] == [TaskStatus.DONE, TaskStatus.DONE], threads
+        assert sorted(bells.read_text().split()) == ["1", "10"]
+        with app.session(as_=app.system) as s:
+            assert [s.get(Box, b).level for b in (box.id, other.id)] == [11, 11]
     finally:
         one[0].database.dispose()
         two[0].database.dispose()

@@ -316,7 +316,10 @@ class Runner:
                 # logged what): refused, a failure of the run and not of signoff's code
                 return _result(action, acting, cause, ActionOutcome.FAILED, problem=FAILED_TEXT)
             except Exception as error:
-                if isolate and _is_conflict(error):
+                # A record-only run is run again on a conflict; so is one that reaches outside
+                # while its body has not begun (two such runs locking the records they are
+                # given in opposite orders: the server ends one, which had done nothing).
+                if (isolate or not _BEGAN.get()) and _is_conflict(error):
                     raise _Conflict from error
                 log.exception(
                     "Action %s failed, run as %s for cause %r", action.name, acting.names, cause
@@ -714,8 +717,8 @@ class _AlreadyUsed(Exception):
 
 
 class _Conflict(Exception):
-    """A record-only run met a concurrent change (PostgreSQL's serialization failure or a
-    deadlock): it is run again."""
+    """A record-only run, or one whose action had not begun, met a concurrent change
+    (PostgreSQL's serialization failure or a deadlock): it is run again."""
 
 
 _RETRIES = 8

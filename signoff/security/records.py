@@ -46,6 +46,7 @@ from sqlalchemy.orm import (
 
 from signoff.exceptions import Invalid, NotAuthorized, NotFound, UserError
 from signoff.security.rules import Rule
+from signoff.store import points
 
 __all__ = [
     "KEPT_IN",
@@ -305,11 +306,13 @@ def _load(cls: type[RecordBase], value: Any, context: Any) -> Any:
     session = context.get("session") if isinstance(context, dict) else None
     if not isinstance(session, Session):
         return ident
+    locked = bool(session.info.get(LOCKS_RECORDS))
     try:
-        found = session.scalars(_by_id(cls, locked=bool(session.info.get(LOCKS_RECORDS))),
-                                {"signoff_id": ident}).one_or_none()
+        found = session.scalars(_by_id(cls, locked=locked), {"signoff_id": ident}).one_or_none()
     except NotAuthorized:
         found = None
+    if locked:
+        points.reached("run.record_locked", record=cls.__name__)
     if found is None:
         raise NotFound(
             f"No {cls.__name__} with id {ident}: it does not exist, or whoever this runs as "

@@ -16,6 +16,8 @@ scheduler falls that way. The points:
 - ``decider.checked``: an approval checked its budget; the call is claimed next.
 - ``decider.claimed``: an approved outside call (or query) is claimed and marked running; it
   runs next.
+- ``run.record_locked``: a record given to a run that reaches outside was loaded and its row
+  locked (PostgreSQL; ``record`` names its class); the run goes on to its next.
 - ``run.called``: an action's function returned inside its run; its writes are flushed next.
 - ``run.consented``: an action run on a consent did its work; the run commits next.
 """
