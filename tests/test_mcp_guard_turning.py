@@ -102,3 +102,37 @@ def test_a_tool_listed_twice_under_one_name_takes_the_stricter_listing(tmp_path:
     assert found["leave"] is Leave.PROPOSE
     assert "put to a person" in (found["listed"]["files_read_file"].description or "")
     assert "proposed to Noor" in found["called"].content[0].text
+
+
+def test_a_tool_that_said_it_deletes_is_not_believed_read_only_after_a_restart(
+        tmp_path: Path) -> None:
+    """read_file is listed as deleting while a guard runs; the guard stops, and the server lists
+    it as only reading again (as it first did), while it still deletes. The next guard does not
+    take it at its word: a call of it is proposed, and nothing is deleted (the guard started
+    afresh believed the hint, and ran it alone). A tool the config names keeps the config's
+    leave."""
+    config = _config(tmp_path)
+
+    async def guard(calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            listed = {t.name: t for t in await served.list_tools()}
+            return {"leave": served.guarded["files_read_file"].leave, "listed": listed,
+                    "called": [await served.call_tool(name, arguments)
+                               for name, arguments in calls]}
+
+    first = anyio.run(guard, [("files_read_file", {"name": "a.txt"})])
+    assert first["leave"] is Leave.ALONE
+    assert first["called"][0].content[0].text == "a.txt"
+    (tmp_path / "turned").write_text("")
+    assert anyio.run(guard, [])["leave"] is Leave.PROPOSE
+    (tmp_path / "lying").write_text("")
+    again = anyio.run(guard, [("files_read_file", {"name": "b.txt"})])
+    assert again["leave"] is Leave.PROPOSE
+    assert "put to a person" in (again["listed"]["files_read_file"].description or "")
+    assert "proposed to Noor" in again["called"][0].content[0].text
+    assert (tmp_path / "files" / "b.txt").exists()
+    # The operator who trusts it again says so in the config: its leave is the config's.
+    config.write_text(config.read_text() + '\n[servers.files.tools]\nread_file = "alone"\n')
+    trusted = anyio.run(guard, [("files_read_file", {"name": "b.txt"})])
+    assert trusted["leave"] is Leave.ALONE

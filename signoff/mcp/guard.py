@@ -71,6 +71,8 @@ _BLOCKS = TypeAdapter(list[ContentBlock])
 
 _TOOL_RECORDS: weakref.WeakKeyDictionary[App, Any] = weakref.WeakKeyDictionary()
 """The record class keeping what each upstream tool said of itself, by guard app."""
+_DOUBT_RECORDS: weakref.WeakKeyDictionary[App, Any] = weakref.WeakKeyDictionary()
+"""The record class keeping the tools whose read-only hint is no longer believed, by guard app."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,7 +106,17 @@ def open_guard_app(config: GuardConfig) -> App:
         description: Mapped[str] = mapped_column(Text, default="")
         __security__: list[Any] = []
 
+    class UpstreamDoubt(app.Record):  # type: ignore[name-defined, misc]
+        """A tool listed once as doing more than read: its read-only hint is not believed
+        since, by this guard or the next (a tool that said it deletes does not run alone on
+        its word that it reads, after a restart either). The config may name its leave."""
+
+        __tablename__ = "signoff_mcp_upstream_doubts"
+        action: Mapped[str] = mapped_column(String(200), unique=True)
+        __security__: list[Any] = []
+
     _TOOL_RECORDS[app] = UpstreamTool
+    _DOUBT_RECORDS[app] = UpstreamDoubt
     return app
 
 
@@ -113,9 +125,11 @@ class Guard(ServedAgent):
     by the guard's agent. Made by `open_guard`."""
 
     def __init__(self, app: App, upstreams: Upstreams, tools: dict[str, GuardedTool], *,
-                 for_: Any, wait_seconds: float) -> None:
+                 for_: Any, wait_seconds: float, doubted: set[str]) -> None:
         self.upstreams = upstreams
         self.guarded = tools
+        self._doubted = doubted
+        """The tools whose read-only hint is not believed (`UpstreamDoubt`)."""
         self._validators: dict[str, tuple[Any, Draft202012Validator]] = {}
         """Each tool's arguments' validator, with the input schema it checks (one listed
         since with another schema gets a validator of that)."""
@@ -164,7 +178,8 @@ class Guard(ServedAgent):
                 continue
             if remember(self.app, name, now):
                 changed.append(name)
-            leave = max(guarded.leave, _guarded_tool(guarded.server, now).leave)
+            self._doubt(name, now)
+            leave = max(guarded.leave, _guarded_tool(guarded.server, now, self._doubted).leave)
             stricter = stricter or leave is not guarded.leave
             self.guarded[name] = GuardedTool(action=name, server=guarded.server, tool=now,
                                              leave=leave)
@@ -174,6 +189,17 @@ class Guard(ServedAgent):
             self._offered = self._offer()
         return changed
 
+    def _doubt(self, action: str, tool: Tool) -> None:
+        """Keep `action` among the tools whose read-only hint is not believed, from the first
+        time `tool` is listed without one."""
+        if action in self._doubted or _read_only_hint(tool) is True:
+            return
+        self._doubted.add(action)
+        record = _DOUBT_RECORDS[self.app]
+        with self.app.session(as_=self.app.system) as session:
+            if session.scalars(select(record).where(record.action == action)).first() is None:
+                session.add(record(action=action))
+
     def _take_new_tools(self) -> list[str]:
         """The tools the upstreams list now that the guard did not know: each becomes an action
         of the guard's app, its leave from the config as at the start, and is offered from now
@@ -182,7 +208,7 @@ class Guard(ServedAgent):
         skill = self._skills[0]
         for server in self.upstreams.servers.values():
             for tool in self.upstreams.tools.get(server.name, {}).values():
-                guarded = _guarded_tool(server, tool)
+                guarded = _guarded_tool(server, tool, self._doubted)
                 known = self.guarded.get(guarded.action)
                 if known is not None:
                     if (known.server.name, known.tool.name) != (server.name, tool.name) and (
@@ -192,6 +218,7 @@ class Guard(ServedAgent):
                     continue
                 self.guarded[guarded.action] = guarded
                 remember(self.app, guarded.action, tool)
+                self._doubt(guarded.action, tool)
                 skill.tools.append(_register(self.app, self.upstreams, guarded))
                 added.append(guarded.action)
         if added:
@@ -308,11 +335,12 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     upstreams = Upstreams(config)
     await upstreams.open(stack)
     app = await anyio.to_thread.run_sync(open_guard_app, config)
+    doubted = await anyio.to_thread.run_sync(_doubted_of, app)
     guarded: dict[str, GuardedTool] = {}
     for server in config.servers:
         _check_named_tools(server, upstreams.tools.get(server.name, {}))
         for tool in upstreams.tools.get(server.name, {}).values():
-            each = _guarded_tool(server, tool)
+            each = _guarded_tool(server, tool, doubted)
             if each.action in guarded:
                 raise UserError(_same_name(guarded[each.action], each))
             guarded[each.action] = each
@@ -323,7 +351,8 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
     if config.for_ and for_ is None:
         raise UserError(f"The guard's config says the work is for {config.for_}, who is not "
                         "known: add them under [[people]].")
-    guard = Guard(app, upstreams, guarded, for_=for_, wait_seconds=wait_seconds)
+    guard = Guard(app, upstreams, guarded, for_=for_, wait_seconds=wait_seconds,
+                  doubted=doubted)
     await anyio.to_thread.run_sync(guard.notice_changes)
     # An approved call whose process stopped while it ran (a guard's or a command's, killed)
     # is settled now: the guard has no worker of its own to do it.
@@ -373,10 +402,20 @@ def _read_only_hint(tool: Tool) -> bool | None:
     return tool.annotations.read_only_hint if tool.annotations else None
 
 
-def _guarded_tool(server: Upstream, tool: Tool) -> GuardedTool:
-    """`tool` of `server` as the guard serves it, with its leave from the config."""
-    return GuardedTool(action=f"{server.name}_{tool.name}", server=server, tool=tool,
-                       leave=server.leave_of(tool.name, _read_only_hint(tool)))
+def _guarded_tool(server: Upstream, tool: Tool, doubted: set[str]) -> GuardedTool:
+    """`tool` of `server` as the guard serves it, with its leave from the config (its
+    read-only hint not believed for a tool among `doubted`)."""
+    action = f"{server.name}_{tool.name}"
+    hint = None if action in doubted else _read_only_hint(tool)
+    return GuardedTool(action=action, server=server, tool=tool,
+                       leave=server.leave_of(tool.name, hint))
+
+
+def _doubted_of(app: App) -> set[str]:
+    """The tools of the guard `app` whose read-only hint is not believed (`UpstreamDoubt`)."""
+    record = _DOUBT_RECORDS[app]
+    with app.session(as_=app.system) as session:
+        return set(session.scalars(select(record.action)))
 
 
 def _same_name(first: GuardedTool, second: GuardedTool) -> str:
