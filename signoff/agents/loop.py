@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import numbers
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -434,7 +433,7 @@ class Loop(CallSteps):
             return self._model_failed(task, model.name, error, reserve)
         said = whole(reply.text)  # (what it says is kept, and told back, as text)
         usage = reply.usage
-        if not (_tokens(usage.input_tokens) and _tokens(usage.output_tokens)):
+        if not usage.counted:
             return self._untrusted_usage(task, model.name, said, usage, None, reserve)
         cost = model.price.cost(usage.input_tokens, usage.output_tokens) if (
             model.price) else 0.0
@@ -547,7 +546,7 @@ class Loop(CallSteps):
         reservation allowed, recorded as it cost (`cost`); or usage that is no count of tokens
         (`cost` None: below 0, which would have lowered the spend recorded, or not a whole
         number), for which the reservation is counted as spent."""
-        counts = _tokens(usage.input_tokens) and _tokens(usage.output_tokens)
+        counts = usage.counted
         tokens_in, tokens_out = _shown(usage.input_tokens), _shown(usage.output_tokens)
         if cost is None:
             cost = reserve
@@ -686,15 +685,6 @@ def _unsettled(call: repo.CallRow) -> bool:
     holder before it marked running and never recorded."""
     return call.state == CallState.NEW or (
         call.state == CallState.RUNNING and call.leave == Leave.ALONE.words)
-
-
-def _tokens(count: Any) -> bool:
-    """Whether a model's reported `count` is a count of tokens: a whole number, 0 or more (and
-    less than 2**63: a cost worked out from more would not fit a float)."""
-    if type(count) is int:  # (as nearly every model reports it)
-        return 0 <= count < 2**63
-    return isinstance(count, numbers.Integral) and not isinstance(count, bool) and (
-        0 <= int(count) < 2**63)
 
 
 def _shown(count: Any) -> str:

@@ -152,19 +152,30 @@ class Tracing(Observer):
             raise
         finally:
             otel_context.detach(token)
+        try:
+            self._replied(span, model, reply)
+        finally:  # (the reply goes back to the loop as it came, whatever it says)
+            span.end()
+        return reply
+
+    def _replied(self, span: Any, model: Model, reply: Reply) -> None:
+        """What a model call's span says of `reply`: its usage and cost when the usage is a
+        count of tokens; else neither (the loop halts the task, and the receipt counts what was
+        reserved for the call as spent) and the span fails."""
         usage = reply.usage
         ended: dict[str, Any] = {
-            "gen_ai.usage.input_tokens": usage.input_tokens,
-            "gen_ai.usage.output_tokens": usage.output_tokens,
-            "gen_ai.response.finish_reasons": (_FINISH[reply.stop],),
-            "signoff.cost_usd": model.price.cost(usage.input_tokens, usage.output_tokens)
-            if model.price else 0.0,
-        }
+            "gen_ai.response.finish_reasons": (_FINISH.get(reply.stop, str(reply.stop)),)}
+        if not usage.counted:
+            _failed(span, _NO_COUNT)
+        else:
+            tokens_in, tokens_out = int(usage.input_tokens), int(usage.output_tokens)
+            ended.update({"gen_ai.usage.input_tokens": tokens_in,
+                          "gen_ai.usage.output_tokens": tokens_out,
+                          "signoff.cost_usd": model.price.cost(tokens_in, tokens_out)
+                          if model.price else 0.0})
         if self.include_content:
             ended["gen_ai.output.messages"] = self._content(json.dumps([_reply_message(reply)]))
         span.set_attributes(ended)
-        span.end()
-        return reply
 
     def _content(self, text: str) -> str:
         """`text` as exported: cut to `CONTENT_LIMIT` when the provider cuts nothing."""
@@ -189,8 +200,9 @@ class Tracing(Observer):
     def gated(self, verdict: Verdict) -> None:
         tool = _TOOL.get()
         if tool is not None:
-            reason = verdict.reason if tool.name is tool.call_tool or not tool.call_tool else (
-                verdict.reason.replace(tool.call_tool, tool.name))
+            reason = _unvalued(verdict)
+            if tool.name is not tool.call_tool and tool.call_tool:
+                reason = reason.replace(tool.call_tool, tool.name)
             tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
                               "signoff.gate.reason": reason})
             if verdict.by_rule:
@@ -377,7 +389,7 @@ class _Decision(_Current):
             "signoff.proposal.id": self._proposal_id, "signoff.decision.verb": self._verb,
             "signoff.decision.by.id": str(getattr(self._by, "id", "")),
             "signoff.decision.by.name": str(getattr(self._by, "name", "")),
-            "gen_ai.tool.name": action, "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.name": action, "gen_ai.tool.call.id": (call_id or "")[:_CALL_ID_LIMIT],
         }
         self._action = action
         links = [Link(proposing, {"signoff.link": "proposed by"})] if proposing else []
@@ -419,6 +431,31 @@ class _Decision(_Current):
 
 _FINISH = {"end": "stop", "tool_calls": "tool_call", "max_tokens": "length"}
 """A reply's stop, as the conventions name finish reasons."""
+_NO_COUNT = "signoff.model.usage_not_counted"
+"""The ``error.type`` of a model call whose reported usage is no count of tokens."""
+
+
+def _unvalued(verdict: Verdict) -> str:
+    """The gate's reason as a span says it: the arguments outside content may have steered by
+    their top-level names alone. Their paths go on into what the model wrote — a mapping's keys
+    (``amounts.GB29 NWBK… (its key)``: an account, a person's name), of any length — which is
+    content, kept out; a top-level name that is no argument's name is ``(an argument)``."""
+    untrusted = verdict.untrusted
+    reason = verdict.reason
+    if not untrusted:
+        return reason
+    listed = ", ".join(sorted({f"`{label.argument}`" for label in untrusted}))
+    named = ", ".join(sorted({f"`{_top(label.argument)}`" for label in untrusted}))
+    reason = reason.replace(listed, named)
+    if any(label.argument not in named and label.argument in reason for label in untrusted):
+        return f"{verdict.reason.partition(':')[0]}: {verdict.leave.words}"  # (worded otherwise)
+    return reason
+
+
+def _top(path: str) -> str:
+    """The top-level argument of a label's `path` (``amounts.GB29…`` is ``amounts``)."""
+    top = re.split(r"[.\[ ]", path, maxsplit=1)[0]
+    return top if _NAMED.fullmatch(top) else "(an argument)"
 
 
 def _step_spans(tracer: Any, version: str) -> Any:
@@ -466,4 +503,5 @@ def _reply_message(reply: Reply) -> dict[str, Any]:
     parts: list[dict[str, Any]] = [{"type": "text", "content": reply.text}] if reply.text else []
     parts += [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
               for c in reply.tool_calls]
-    return {"role": "assistant", "parts": parts, "finish_reason": _FINISH[reply.stop]}
+    return {"role": "assistant", "parts": parts,
+            "finish_reason": _FINISH.get(reply.stop, str(reply.stop))}

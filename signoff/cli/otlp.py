@@ -27,6 +27,7 @@ __all__ = ["export_traces"]
 log = logging.getLogger("signoff.tracing")
 
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+_PROTOCOLS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
 _FLUSH_SECONDS = 10.0
 """How long a process stopped by SIGTERM waits for its spans to be sent (the exporter's own
 default timeout)."""
@@ -47,6 +48,15 @@ def export_traces(app: Any) -> bool:
             raise Failure(f"{name} is {_unsigned(given)!r}, which is no http:// or https:// URL of a "
                           "collector (http://localhost:4318, say): set it to one, or unset it.",
                           EXIT_USAGE)
+    for name in _PROTOCOLS:  # the first set is the one that counts, as for the exporter
+        protocol = os.environ.get(name, "").strip()
+        if protocol:
+            if protocol.lower() != "http/protobuf":
+                raise Failure(
+                    f"{name} is {protocol!r}, but signoff sends traces over OTLP/HTTP with "
+                    "protobuf alone: set it to http/protobuf (and the endpoint to the collector's "
+                    "OTLP/HTTP port, 4318 by default), or unset it.", EXIT_USAGE)
+            break
     try:
         from opentelemetry import trace
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -58,10 +68,12 @@ def export_traces(app: Any) -> bool:
             "OTEL_EXPORTER_OTLP_ENDPOINT is set, but exporting traces needs OpenTelemetry's SDK "
             f"and exporter, signoff's otlp extra: {install_extra('otlp')}; or unset the "
             "variable.", EXIT_USAGE) from None
-    named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": f"signoff {app.name}"}
+    resource = Resource.create()  # OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and the SDK's own
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({"service.name": f"signoff {app.name}"}))
     # Flushed when the process exits (`_flush_at_exit`: not the SDK's own exit handler, which a
     # Ctrl-C while it waits on a slow collector turned into a traceback).
-    provider = TracerProvider(resource=Resource.create(named), shutdown_on_exit=False)
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     still_open = _still_open()
     provider.add_span_processor(still_open)
     atexit.register(_flush_at_exit, provider, still_open)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -60,9 +61,25 @@ class Usage:
     """What one model call used."""
 
     input_tokens: int = 0
-    """Tokens read."""
+    """Tokens read, as the input price counts them (a provider's dearer input, as Anthropic's
+    cache writes, counted as many tokens as it costs)."""
     output_tokens: int = 0
-    """Tokens written."""
+    """Tokens written, the model's reasoning included (it is billed as output)."""
+
+    @property
+    def counted(self) -> bool:
+        """Whether both are counts of tokens (`is_token_count`): else what the call cost is
+        not known (a model of the app's own may report anything)."""
+        return is_token_count(self.input_tokens) and is_token_count(self.output_tokens)
+
+
+def is_token_count(count: Any) -> bool:
+    """Whether a model's reported `count` is a count of tokens: a whole number, 0 or more (and
+    less than 2**63: a cost worked out from more would not fit a float)."""
+    if type(count) is int:  # (as nearly every model reports it)
+        return 0 <= count < 2**63
+    return isinstance(count, numbers.Integral) and not isinstance(count, bool) and (
+        0 <= int(count) < 2**63)
 
 
 @dataclass(frozen=True, kw_only=True)
