@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
 from collections import deque
@@ -26,9 +27,11 @@ __all__ = [
     "Received",
     "anthropic_message",
     "anthropic_stream",
+    "loopback_server",
     "openai_completion",
     "openai_stream",
     "serving",
+    "unused_port",
 ]
 
 
@@ -124,7 +127,7 @@ class ProviderServer:
                     self.wfile.flush()
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server = loopback_server(port, Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         daemon=True)
@@ -155,6 +158,24 @@ class ProviderServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+def loopback_server(port: int, handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+    """A server on 127.0.0.1 at `port`; for 0, one the system picks, or the first free one of
+    ``SIGNOFF_TEST_PORTS`` (``23000-23999``) when a run is kept to a range of ports."""
+    low, _, high = os.environ.get("SIGNOFF_TEST_PORTS", "").partition("-")
+    if port or not (low.isdigit() and high.isdigit()):
+        return ThreadingHTTPServer(("127.0.0.1", port), handler)
+    for candidate in range(int(low), int(high) + 1):
+        with contextlib.suppress(OSError):
+            return ThreadingHTTPServer(("127.0.0.1", candidate), handler)
+    raise OSError(f"No port of SIGNOFF_TEST_PORTS={low}-{high} is free.")
+
+
+def unused_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (of ``SIGNOFF_TEST_PORTS`` when it is set)."""
+    with loopback_server(0, BaseHTTPRequestHandler) as probe:
+        return int(probe.server_address[1])
 
 
 @contextmanager

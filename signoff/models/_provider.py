@@ -69,6 +69,7 @@ def token_count(reported: Any, *, model: str, what: str) -> int:
     """`reported`, a count of tokens a server's usage gave, as an int: a whole number, 0 or
     more (an int, a float with no fraction, or decimal digits as text). Anything else is
     `ModelBadResponse`, naming `model` and what it reported (`what`: ``"tokens in"``): a
+    count past 2**63 made a cost of no float (an OverflowError, or spend of infinity); a
     negative count lowered the spend recorded, so that more calls were made than the budget
     paid for; NaN or text failed the call with no sentence. (The request went out: the loop
     counts what it reserved for the call as spent.)"""
@@ -79,7 +80,7 @@ def token_count(reported: Any, *, model: str, what: str) -> int:
         count = int(reported)
     elif isinstance(reported, str) and reported.strip().isascii() and reported.strip().isdigit():
         count = int(reported.strip())
-    if count is None or count < 0:
+    if count is None or not 0 <= count < 2**63:  # (a cost worked out from more: no float)
         shown = repr(reported) if len(repr(reported)) <= 40 else f"{repr(reported)[:36]}…"
         raise ModelBadResponse(
             f"{model} reported {shown} {what}, which is no count of tokens (a whole number, 0 "

@@ -248,15 +248,31 @@ def reply_of(response: Any, *, model: str, bound_in: int, bound_out: int) -> Rep
 
 
 def _input_tokens(usage: Any, model: str) -> int | None:
-    """Input tokens, cache writes and reads included (all are read), each a count of tokens
-    (`token_count`: a negative cache count lowered the sum). Counted at the input price: a
-    cache read costs less, a cache write more (1.25 or 2 times), and signoff asks for none
-    (it sends no ``cache_control``), so that a write reported is a server's own doing."""
+    """Input tokens as the input price counts them, cache reads and writes included, each a
+    count of tokens (`token_count`: a negative cache count lowered the sum). A cache read costs
+    less than an input token, and is counted as one; a cache write costs more (1.25 times for a
+    five-minute cache, 2 for an hour's), and is counted as what it costs: as 1.25 or 2 tokens,
+    by the breakdown ``cache_creation`` gives, else as 2, the dearer, so that spend is never
+    recorded as less than it was. (signoff sends no ``cache_control``: a write reported is a
+    server's or a proxy's own doing.)"""
     if usage is None or getattr(usage, "input_tokens", None) is None:
         return None
-    return token_count(usage.input_tokens, model=model, what="tokens in") + sum(
-        token_count(getattr(usage, field, None) or 0, model=model, what=field.replace("_", " "))
-        for field in ("cache_creation_input_tokens", "cache_read_input_tokens"))
+
+    def count(value: Any, what: str) -> int:
+        return token_count(0 if value is None else value, model=model,
+                           what=what.replace("_", " "))
+
+    written = count(getattr(usage, "cache_creation_input_tokens", None),
+                    "cache_creation_input_tokens")
+    hour = count(getattr(getattr(usage, "cache_creation", None), "ephemeral_1h_input_tokens",
+                         None), "ephemeral_1h_input_tokens")
+    five = count(getattr(getattr(usage, "cache_creation", None), "ephemeral_5m_input_tokens",
+                         None), "ephemeral_5m_input_tokens")
+    told = hour + five == written  # (a breakdown that adds up; else each write at the dearer)
+    writes = (2 * hour + -(-5 * five // 4)) if told else 2 * written  # (1.25 rounded up)
+    return (count(usage.input_tokens, "tokens_in")
+            + count(getattr(usage, "cache_read_input_tokens", None), "cache_read_input_tokens")
+            + writes)
 
 
 def _input_of(arguments: str) -> dict[str, Any]:

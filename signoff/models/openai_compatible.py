@@ -19,10 +19,11 @@ from signoff.models._provider import (
     checked_base_url,
     import_sdk,
     input_bound,
+    token_count,
     unreadable,
     usage_or_bound,
 )
-from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
+from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
 
@@ -191,9 +192,8 @@ class _Stream:
                       for c in self.calls)
         return Reply(
             text="".join(self.text) or "".join(self.refusal), tool_calls=calls,
-            usage=usage_or_bound(getattr(self.usage, "prompt_tokens", None),
-                                 getattr(self.usage, "completion_tokens", None),
-                                 bound_in=bound_in, bound_out=bound_out, model=self.model),
+            usage=usage_of(self.usage, bound_in=bound_in, bound_out=bound_out,
+                           model=self.model),
             stop=_stop(self.finish, bool(calls)),
         )
 
@@ -288,14 +288,34 @@ def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> R
         finish = _piece(getattr(choice, "finish_reason", None)) or None
     except (AttributeError, TypeError, ValueError) as error:  # (a shape of no reply)
         raise unreadable(model, completion, api=_API) from error
-    usage = getattr(completion, "usage", None)
     return Reply(
         text=text, tool_calls=calls,
-        usage=usage_or_bound(getattr(usage, "prompt_tokens", None),
-                             getattr(usage, "completion_tokens", None),
-                             bound_in=bound_in, bound_out=bound_out, model=model),
+        usage=usage_of(getattr(completion, "usage", None), bound_in=bound_in,
+                       bound_out=bound_out, model=model),
         stop=_stop(finish, bool(calls)),
     )
+
+
+def usage_of(usage: Any, *, bound_in: int, bound_out: int, model: str) -> Usage:
+    """A Chat Completions ``usage`` as a `Usage` (the worst case for what it does not report).
+    OpenAI counts the reasoning a model does in its ``completion_tokens``, and bills it as
+    output; some compatible servers leave it out of them, and count it only in their
+    ``total_tokens`` or ``completion_tokens_details.reasoning_tokens``: the output is then the
+    more of the two readings, so that reasoning billed is never recorded as free."""
+    read = usage_or_bound(getattr(usage, "prompt_tokens", None),
+                          getattr(usage, "completion_tokens", None),
+                          bound_in=bound_in, bound_out=bound_out, model=model)
+    if getattr(usage, "completion_tokens", None) is None:
+        return read  # (counted at its worst already)
+    out = read.output_tokens
+    if (total := getattr(usage, "total_tokens", None)) is not None:
+        out = max(out, token_count(total, model=model, what="tokens in all") - read.input_tokens)
+    details = getattr(usage, "completion_tokens_details", None)
+    if (reasoning := getattr(details, "reasoning_tokens", None)) is not None:
+        thought = token_count(reasoning, model=model, what="reasoning tokens")
+        if thought > read.output_tokens:  # (then the completion cannot hold it)
+            out = max(out, read.output_tokens + thought)
+    return Usage(input_tokens=read.input_tokens, output_tokens=out)
 
 
 def text_of(content: Any, *, model: str) -> str:

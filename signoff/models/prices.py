@@ -32,6 +32,7 @@ PRICES: dict[str, Price] = {
     "openai:gpt-4.1-mini": _p(0.40, 1.60),
     "openai:gpt-4.1-nano": _p(0.10, 0.40),
     "openai:gpt-4o": _p(2.50, 10.00),
+    "openai:gpt-4o-2024-05-13": _p(5.00, 15.00),  # (the first snapshot: dearer than its model)
     "openai:gpt-4o-mini": _p(0.15, 0.60),
     "openai:o3": _p(2.00, 8.00),
     "openai:o4-mini": _p(1.10, 4.40),
@@ -46,7 +47,8 @@ PRICES: dict[str, Price] = {
     "anthropic:claude-3-5-haiku": _p(0.80, 4.00),
 }
 """List prices by ``provider:model``; a dated snapshot (``gpt-4o-2024-08-06``,
-``claude-sonnet-4-5-20250929``) is priced as its model, and ``-latest`` likewise."""
+``claude-sonnet-4-5-20250929``) is priced as its model, and ``-latest`` likewise, unless the
+table names the snapshot itself (``gpt-4o-2024-05-13`` costs twice what ``gpt-4o`` does)."""
 
 _ALIASES = {
     "anthropic:claude-opus-4": "anthropic:claude-opus-4-0",

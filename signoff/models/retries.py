@@ -7,6 +7,7 @@ turned off, so that every request passes the guard (`model_requests_allowed`) an
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import math
@@ -103,6 +104,7 @@ def call_with_retries(
         except ModelError:
             raise
         except Exception as error:
+            _blot_key(error, secret)  # (its chain is logged: the key is not written there)
             failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout,
                                 key=key, secret=secret)
             if failure is None:
@@ -164,6 +166,47 @@ def _at(error: BaseException) -> str:
         return f" at {url.copy_with(query=None, userinfo=b'')}"
     except Exception:  # not httpx's URL: as it reads
         return f" at {url}"
+
+
+def _blot_key(error: BaseException, secret: str | None) -> None:
+    """The API key (`secret`) blotted out of what `error` and the errors it was raised from
+    say (their message, and the body a provider answered with), so that the error's chain,
+    written to the log with a model failure, never holds it: a provider or a proxy may say a
+    refused key back in full. A short stand-in (a local server's "none") is no secret."""
+    if not secret or len(secret) < 8:
+        return
+    seen: BaseException | None = error
+    for _ in range(8):  # (a chain of causes is short; a cycle is not followed for ever)
+        if seen is None:
+            return
+        seen.args = tuple(_blotted(a, secret) for a in seen.args)
+        for name in ("message", "body"):
+            if isinstance(getattr(seen, name, None), str | dict | list):
+                with contextlib.suppress(AttributeError):  # (a read-only attribute)
+                    setattr(seen, name, _blotted(getattr(seen, name), secret))
+        seen = seen.__cause__ or seen.__context__
+
+
+def _blotted(value: Any, secret: str) -> Any:
+    """`value` with `secret` replaced wherever a text in it holds it."""
+    if isinstance(value, str):
+        return value.replace(secret, "[the API key]")
+    if isinstance(value, dict):
+        return {k: _blotted(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_blotted(v, secret) for v in value]
+    return value
+
+
+def _in_json(error: BaseException) -> bool:
+    """Whether `error` is a ValueError raised as JSON was read (a number too long to read as
+    one: its 4300 digits), not one of the caller's own (an ``on_text`` that failed)."""
+    trace = error.__traceback__ if isinstance(error, ValueError) else None
+    while trace is not None:
+        if str(trace.tb_frame.f_globals.get("__name__", "")).partition(".")[0] == "json":
+            return True
+        trace = trace.tb_next
+    return False
 
 
 def _names(error: BaseException) -> set[str]:
@@ -229,10 +272,16 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
             return ModelUnavailable(
                 f"{model} failed to answer (HTTP {status}): asked {_tries(attempts)}, it went on "
                 f"failing.{said} Try again later.", model=model, attempts=attempts, status=status)
+        if status == 404:  # (no such model, or a base URL that leads to no API)
+            return ModelRequestRejected(
+                f"The provider of {model} found nothing to answer{_at(error)} (HTTP 404).{said} "
+                f"Check the model's name, and the base URL: {_BASE_URLS.get(sdk.__name__, '')}",
+                model=model, attempts=attempts, status=status)
         return ModelRequestRejected(
             f"The provider of {model} refused the request (HTTP {status}).{said} Check the "
             "model's name and its limits.", model=model, attempts=attempts, status=status)
-    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):  # (the SDK lets both out)
+    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError) or _in_json(error):  # (the
+        # SDK lets these out, and json's refusal of a number of more than 4300 digits)
         return ModelBadResponse(
             f"{model} answered with something that is not a reply: it is not JSON in UTF-8 "
             f"({type(error).__name__}). Check that the base URL leads to the model's server.",
@@ -255,6 +304,16 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
                                   model=model, attempts=attempts)
     return None
 
+
+_BASE_URLS = {
+    "openai": "a server that speaks the Chat Completions API is asked at the base URL with "
+              "/chat/completions added, so its base URL usually ends in /v1 "
+              "(http://127.0.0.1:11434/v1).",
+    "anthropic": "Anthropic's is asked with /v1/messages added, so its base URL ends before "
+                 "/v1 (https://api.anthropic.com).",
+}
+"""Where each SDK's requests go from its base URL, for a 404 (a base URL with /v1 left out,
+or written twice, is the usual cause when the model's name is right)."""
 
 _GATEWAY_TIMEOUTS = frozenset({504, 524})
 """Statuses with which a server on the way (a gateway, Cloudflare's 524) says it gave up waiting

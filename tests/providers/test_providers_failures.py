@@ -6,20 +6,22 @@ the API key is never repeated.
 
 from __future__ import annotations
 
-import socket
+import traceback
+from types import SimpleNamespace
 
 import pytest
 
 from signoff import TaskStatus, UserError
 from signoff.models import (
     ModelError,
+    ModelRequestRejected,
     ModelTimeout,
     ModelUnavailable,
     OpenAICompatibleModel,
     Price,
     Retries,
 )
-from tests.provider_servers import Canned, ProviderServer, anthropic_stream
+from tests.provider_servers import Canned, ProviderServer, anthropic_stream, unused_port
 from tests.providers.wire import (
     Wire,
     ask,
@@ -135,9 +137,7 @@ def test_the_api_key_a_provider_says_back_is_not_repeated(wire: Wire,
 
 def test_a_password_in_the_base_url_is_not_repeated() -> None:
     """A base URL that carries a user and password, unreachable, is named without them."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = unused_port()
     model = OpenAICompatibleModel("m", base_url=f"http://me:hunter2-secret@127.0.0.1:{port}/v1",
                                   price=Price(input_per_mtok=0, output_per_mtok=0),
                                   retries=Retries(attempts=1))
@@ -172,3 +172,38 @@ def test_waits_without_end_are_never_waited_for(wire: Wire, server: ProviderServ
     with pytest.raises(ModelUnavailable, match="It asked to wait without end"):
         ask(wire.model(server, retries=endless))
     assert len(server.received) == 1
+
+
+@wires
+def test_the_api_key_a_provider_says_back_is_not_in_the_logged_chain(
+        wire: Wire, server: ProviderServer) -> None:
+    """The error's chain, which the log writes with a model failure (its traceback, at DEBUG),
+    does not hold the key a provider said back: the SDK's own error, kept as the cause, wrote
+    it in full."""
+    server.answer(wire.error(401, f"Incorrect API key provided: {KEY}."))
+    with pytest.raises(ModelError) as raised:
+        ask(wire.model(server, api_key=KEY, retries=Retries(attempts=1)))
+    logged = "".join(traceback.format_exception(raised.value))
+    assert "Incorrect API key provided: [the API key]" in logged
+    assert KEY not in logged
+
+
+@pytest.mark.parametrize(("wire", "base", "asked", "told"), [
+    (Wire("openai"), "", "/chat/completions", "usually ends in /v1"),
+    (Wire("anthropic"), "/v1", "/v1/v1/messages", "ends before /v1"),
+], ids=["openai-without-v1", "anthropic-with-v1"])
+def test_a_base_url_that_leads_to_no_api_is_told_where_it_asked(
+        server: ProviderServer, wire: Wire, base: str, asked: str, told: str) -> None:
+    """A 404 (Ollama's plain "404 page not found" for a base URL without /v1; Anthropic's for
+    one with it) names the address asked and how each provider's base URL is written: it said
+    only "refused the request (HTTP 404) … Check the model's name and its limits"."""
+    server.answer(Canned(status=404, body="404 page not found"))
+    where = SimpleNamespace(url=server.url + base)
+    made = (OpenAICompatibleModel("llama3.1", base_url=where.url, price=Price(
+        input_per_mtok=0, output_per_mtok=0)) if wire.name == "openai" else wire.model(where))
+    with pytest.raises(ModelRequestRejected) as raised:
+        ask(made)
+    assert server.received[0].path == asked
+    assert f"found nothing to answer at {server.url}{asked} (HTTP 404)" in raised.value.message
+    assert told in raised.value.message
+    assert raised.value.cost_nothing

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -30,6 +30,7 @@ from tests.provider_servers import (
     ProviderServer,
     anthropic_message,
     anthropic_stream,
+    loopback_server,
     openai_completion,
     openai_stream,
 )
@@ -66,7 +67,7 @@ class RawServer:
                 raw.script.pop(0)(self)
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = loopback_server(0, Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.02}, daemon=True)
@@ -203,6 +204,34 @@ def test_a_body_that_is_not_json_in_utf8_is_a_bad_response(wire: Wire, payload: 
     assert type(failure) is ModelBadResponse
     assert not failure.cost_nothing
     assert raw.requests == 1
+
+
+@wires
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_count_of_more_digits_than_json_reads_is_a_bad_response(wire: Wire,
+                                                                  stream: bool) -> None:
+    """A usage count of 5000 digits, which Python's JSON refuses to read as a number (a
+    ValueError, let out by the SDK), is `ModelBadResponse`, counted as spent: it failed the
+    task as "The model failed: ValueError"."""
+    digits = "9" * 5000
+    if wire.name == "openai":
+        body = json.dumps(openai_completion("Hi.")).replace('"prompt_tokens": 10',
+                                                            f'"prompt_tokens": {digits}')
+        answer = _events(f"data: {body}\n\n".encode()) if stream else _body(body.encode())
+    else:
+        body = json.dumps(anthropic_message([{"type": "text", "text": "Hi."}]))
+        start = json.dumps(anthropic_stream(["Hi."])[0][1]).replace('"input_tokens": 10',
+                                                                   f'"input_tokens": {digits}')
+        answer = (_events(f"event: message_start\ndata: {start}\n\n".encode()) if stream else
+                  _body(body.replace('"input_tokens": 10', f'"input_tokens": {digits}').encode()))
+    raw = RawServer(answer)
+    try:
+        failure = _failure(wire.model(raw, stream=stream))
+    finally:
+        raw.stop()
+    assert type(failure) is ModelBadResponse
+    assert "answered with something that is not a reply" in failure.message
+    assert not failure.cost_nothing
 
 
 @wires
