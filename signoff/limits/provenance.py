@@ -19,23 +19,25 @@ outside content has entered a task, every argument of a consequential call gets 
 * ``UNTRACED`` — it appears nowhere the task was given (composed, computed, or invented), after
   outside content entered: not trusted either, for the same reason.
 
-A free-text argument of several words (a message body, a note, a subject line) is prose: its
-words carry no label, but each identifier inside it — a URL, an e-mail address, an IBAN, a number
-of six digits or more — is labelled on its own, so that a link an injection asked for cannot ride
-inside a composed message. A single word or value (an account, an address, an amount, a file's,
-a channel's or a record's name) is labelled whole.
+A free-text argument of several words (a message body) is prose: its words carry no label, but
+each identifier inside it (a link, an address, an IBAN, a long number) is labelled on its own, so
+that a link cannot ride inside a composed message; a single value is labelled whole.
 
 Pure: nothing here reads a database or knows of agents; the loop feeds it what a task has seen.
 """
 
 from __future__ import annotations
 
+import base64
+import calendar
 import datetime as dt
 import enum
 import functools
+import html
 import json
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -259,7 +261,15 @@ def _normal(text: str) -> str:
         return text
     folded = _UNSEEN.sub("", unicodedata.normalize("NFKC", text).translate(_DOTS))
     return "".join(c for c in folded if unicodedata.category(c) != "Cf")
-_NUMBER = re.compile(r"^[-+]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$|^[-+]?[$€£]?\d+(?:\.\d+)?$")
+_NUMBER = re.compile(r"""^[-+]?[$€£¥]?(?:
+    (?P<point>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)            # 1,200.50  1200.5
+   |(?P<comma>\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2}|\d+,(?:\d{1,2}|\d{4,}))  # 1.200,50  86,40
+   |(?P<apostrophe>\d{1,3}(?:['’]\d{3})+(?:\.\d+)?)                 # 1'200.50
+   )[$€£¥%]?$""", re.VERBOSE)
+"""A number, however it is written: a currency's sign before or after, a percent sign, its
+thousands grouped, its decimals after a point or a comma (where its writing says which)."""
+_OTHER_READING = re.compile(r"^\d{1,3}[.,]\d{3}$")
+"""A number that reads two ways (``1,200``: 1200 or 1.2; a result's is found both ways)."""
 _EMAIL = re.compile(r"^(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 _IBAN = re.compile(r"^[a-z]{2}\d{2}[a-z0-9]{11,30}$")
 _IBAN_IN_TEXT = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
@@ -268,8 +278,10 @@ _IDENTIFIER = re.compile(
     r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"']+"     # a URL, of any scheme
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)*"                 # an e-mail address (a host's own too)
     r"|(?<![\w@#])[@#][\w.-]{2,}"                     # a handle, a channel
-    r"|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?:/[^\s<>\"']*)?"  # a host, maybe with a path
+    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:xn--[a-z0-9-]+|[^\W\d_]{2,})\b(?:/[^\s<>\"']*)?"  # a host
     r"|\b\d{1,3}(?:\.\d{1,3}){3}\b(?:/[^\s<>\"']*)?"   # an IPv4 address
+    r"|(?<![\w:])(?=[0-9a-f:]*::|(?:[0-9a-f]{1,4}:){7})(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}"
+    r"(?![\w:])"                                      # an IPv6 address
     r"|(?-i:\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b)"  # an IBAN
     r"|\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,}\b"  # a code: letters and digits
     r"|(?-i:\b(?=[A-Z0-9-]*\d)[A-Z0-9]{3,}(?:-[A-Z0-9]{3,}){2,}\b)"  # a code in groups
@@ -279,6 +291,14 @@ _FILE_NAME = re.compile(r"^[\w-]+\.(?:pdf|txt|md|csv|json|xml|html?|docx?|xlsx?|
                         r"png|jpe?g|gif|svg|zip|gz|tar|py|js|ts|log|ics|eml)$", re.IGNORECASE)
 _DAY_OR_YEARS = re.compile(r"^\d{1,2}[./-]\d{1,2}[./-]\d{2,4}$|^\d{1,2}[.:]\d{2}(?: ?- ?\d{1,2}"
                            r"[.:]\d{2})?$|^(?:(?:19|20)\d{2}(?:[ ,.-]+|$))+$")
+_MONTHS = {name: number for number, names in enumerate((  # (English, German, French)
+    "january jan januar janvier", "february feb februar février", "march mar märz mars",
+    "april apr avril", "may mai", "june jun juni juin", "july jul juli juillet", "august aug août",
+    "september sep sept septembre", "october oct oktober okt octobre", "november nov novembre",
+    "december dec dezember dez décembre"), start=1) for name in names.split()}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_FIGURES = re.compile(r"^[\d ,.-]+$")
+_DAY_AND_MONTH = re.compile(rf"^\d{{1,2}}\.(?:{_MONTH})\.?$", re.IGNORECASE)  # 5.Dec: no host
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?:/.*)?$")
 _WORDS = re.compile(r"^[^\W\d_]+(?:[ '’-]+[^\W\d_]+)*$")
 _NOT_PHRASE = re.compile(r"[\W_]+")
@@ -289,9 +309,11 @@ def _decimal(value: Any) -> Decimal | None:
         return None
     if isinstance(value, int | float | Decimal):
         text = str(value)
-    elif isinstance(value, str) and _NUMBER.match(value.strip()):
-        text = value.strip().lstrip("+").replace(",", "").lstrip("$€£")
-        text = text if not text.startswith("-") else "-" + text[1:].lstrip("$€£")
+    elif isinstance(value, str) and (match := _NUMBER.match(value.strip())):
+        digits = next(group for group in match.groups() if group is not None)
+        if match["comma"] is not None:
+            digits = digits.replace(".", "").replace(",", ".")
+        text = ("-" if value.strip().startswith("-") else "") + re.sub(r"[,'’]", "", digits)
     else:
         return None
     try:
@@ -338,15 +360,48 @@ def _word_forms(raw: str) -> tuple[str, ...]:
     return _forms(word) if word else ()
 
 
-def _tokens(text: str) -> set[str]:
-    """Every normal form of every word of `text`, and of the IBANs written with spaces in it."""
+def _tokens(text: str, *, read: bool = False) -> set[str]:
+    """Every normal form of every word of `text`, and of the IBANs, the numbers written in
+    groups (a telephone's) and the dates (as ISO 8601) in it; `read`: `text` is a result's,
+    whose numbers and dates are found each way they read (`_OTHER_READING`, `_dates`)."""
     found: set[str] = set()
     text = _normal(text)
     for raw in text.split():
         found.update(_word_forms(raw))
+        if read and _OTHER_READING.match(word := raw.strip(_EDGES)):
+            other = word.replace(",", ".") if "," in word else word.replace(".", "")
+            found.add(_number_form(Decimal(other)))
     for match in _IBAN_IN_TEXT.finditer(text):
         found.add(match.group().replace(" ", "").casefold())
+    for match in _GROUPED.finditer(text):
+        found.update(_forms(re.sub(r"[^\d+]", "", match.group())))
+    found.update(_dates(text, both_ways=read))
     return found
+
+
+_GROUPED = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,}\d(?!\w)")  # +44 20 7946 0958
+_DATE = re.compile(
+    rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?P<m1>{_MONTH})\.?,?\s+(?P<y1>\d{{4}})"
+    rf"|(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{{4}})"
+    r"|(?P<a>\d{1,2})(?P<sign>[./])(?P<b>\d{1,2})(?P=sign)(?P<y3>\d{4}))\b", re.IGNORECASE)
+"""A date in words (``5 Dec 2026``, ``December 5th, 2026``) or figures (``05.12.2026``)."""
+
+
+def _dates(text: str, *, both_ways: bool) -> Iterator[str]:
+    """The dates written in `text` (`_DATE`), as ISO 8601 (``2026-12-05``): one written with
+    slashes whose day and month may be either way round is read both ways only when
+    `both_ways` (a result's text: a person's is not taken at a reading they may not mean)."""
+    for match in _DATE.finditer(text):
+        if month := match["m1"] or match["m2"]:
+            readings = [(int(match["y1"] or match["y2"]), _MONTHS[month.casefold()],
+                         int(match["d1"] or match["d2"]))]
+        else:
+            a, b, year = int(match["a"]), int(match["b"]), int(match["y3"])
+            readings = [(year, b, a)] if match["sign"] == "." else [
+                (year, m, d) for m, d in ((a, b), (b, a)) if d > 12 or both_ways or m == d]
+        for year, month_, day in readings:
+            if 1 <= month_ <= 12 and 1 <= day <= calendar.monthrange(year, month_)[1]:
+                yield dt.date(year, month_, day).isoformat()
 
 
 def _phrase(text: str) -> str:
@@ -413,10 +468,21 @@ def _identifiers(text: str) -> Iterator[str]:
         found = match.group().strip(_EDGES)
         if _FILE_NAME.match(found) or _DAY_OR_YEARS.match(found):
             continue  # (a file's name, a day written the European way, years: none aims)
-        if found[:1].isdigit() and not _IPV4.match(found) and (
-                sum(c.isdigit() for c in found) < 6 or _is_date(found)):
+        if _FIGURES.match(found) and not _IPV4.match(found) and (
+                _digits(found) < 6 or _is_date(found)):
+            continue  # (a number of a few digits, a date: a host, an address, a code that
+        if _DAY_AND_MONTH.match(found):  # starts with a digit is labelled: 9gag.com)
             continue
-        yield found
+        if found.strip(":"):
+            yield found
+
+
+def _digits(figures: str) -> int:
+    """How many digits a number has before its decimals (``1,200.50``: four), or in all."""
+    number = _decimal(figures)
+    if number is None or _OTHER_READING.match(figures):  # (123.456: maybe six digits)
+        return sum(c.isdigit() for c in figures)
+    return len(str(abs(int(number)))) if abs(number) >= 1 else 1
 
 
 def _shown(value: str, limit: int = 40) -> str:
@@ -505,7 +571,8 @@ class Provenance:
         text: a call whose every argument the request gave costs no result's reading)."""
         for seen in self._pending:
             text = _text_of(seen)
-            self._results.append(_Indexed(seen=seen, tokens=_tokens(text), phrase=_phrase(text)))
+            self._results.append(_Indexed(seen=seen, tokens=_tokens(text, read=True),
+                                          phrase=_phrase(text)))
         self._pending.clear()
 
     def label(self, tool: str, arguments: Mapping[str, Any], *,
@@ -666,11 +733,36 @@ def _text_of(seen: Seen) -> str:
     keys as it reads (JSON writes ``Маллори`` as ``\\u041c…`` and glues a word after a line
     break to an ``n``: ``to\\nmallory``, where neither would be found)."""
     if seen.value is None:
-        return seen.text
+        return _decoded(seen.text)
     said = [f"{key}" for _, key in _keys(seen.value)]
     said += [str(leaf) for _, leaf in _leaves(seen.value)
              if isinstance(leaf, str | int | float) and not isinstance(leaf, bool)]
-    return "\n".join([seen.text, json.dumps(seen.value, ensure_ascii=False), *said])
+    return _decoded("\n".join([seen.text, json.dumps(seen.value, ensure_ascii=False), *said]))
+
+
+_ESCAPE = re.compile(r"\\u(?![dD][89a-fA-F])([0-9a-fA-F]{4})")  # (no half of a pair)
+_MARKUP = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
+_BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
+
+
+def _decoded(text: str) -> str:
+    """`text`, then as the model reads it through a code: ``\\u0061``, ``%61``, ``&#97;``, a
+    page's tags taken out (``<b>mal</b>lory``), base64 that is text (``bWFsbG9yeQ==``)."""
+    said = html.unescape(urllib.parse.unquote(_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)))
+    plain = _MARKUP.sub("", said)
+    decoded = [_base64(match.group()) for match in _BASE64.finditer(text)]
+    extra = [t for t in (said, plain, *decoded) if t and t != text]
+    return "\n".join([text, *dict.fromkeys(extra)])
+
+
+def _base64(word: str) -> str:
+    """What `word` says as base64, when it is text ("" when it is not)."""
+    try:
+        said = base64.b64decode(word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4),
+                                validate=True).decode("utf-8")
+    except ValueError:
+        return ""
+    return said if said.isprintable() and any(c.isalpha() for c in said) else ""
 
 
 def _bare_phrase(text: str) -> str:
