@@ -1023,6 +1023,22 @@ def test_calls_of_one_turn_that_share_an_id_are_each_given_their_own() -> None:
         assert s.get(shop.Counter, shop.counter.id).value == 2
 
 
+def test_calls_of_later_turns_given_an_earlier_calls_id_are_each_given_their_own() -> None:
+    """A model that gives every call the id c1, turn after turn: the conversation it is sent
+    asks each call by an id of its own, and each answer names its call (two calls asked as c1
+    were sent back, which a provider refuses)."""
+    shop = _counter()
+    script = _SameIds(says.tool(shop.bump, counter=shop.counter.id),
+                      says.tool(shop.bump, counter=shop.counter.id),
+                      says.hand_back(Tally(total=2)))
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script)
+    assert outcome.status is TaskStatus.DONE
+    asked = script.seen.messages[2]
+    assert [c.id for m in asked for c in m.tool_calls] == ["c1", "call_2_0"]
+    assert [(m.tool_call_id, m.text) for m in asked if m.role == "tool"] == [
+        ("c1", "1"), ("call_2_0", "2")]
+
+
 def test_an_approved_call_that_lost_touch_is_told_as_not_known() -> None:
     """An approved call whose action lost touch with the outside before it was answered
     (`OutcomeUnknown`) is decided as one whose outcome is not known, in the decision's words,

@@ -441,7 +441,7 @@ class Loop(CallSteps):
         if budget.over_reserved(cost, reserve):
             return self._untrusted_usage(task, model.name, said, usage, cost, reserve)
         turn = task.turn + 1
-        calls = _with_own_ids(reply.tool_calls, turn)
+        calls = _with_own_ids(reply.tool_calls, turn, conversation.call_ids)
         added = [Message(role="assistant", text=said, tool_calls=calls)]
         if not calls:
             added.append(Message(
@@ -698,18 +698,20 @@ _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, prob
 """A new tool call's columns that the model's turn does not set (their defaults)."""
 
 
-def _with_own_ids(calls: tuple[ToolCall, ...], turn: int) -> tuple[ToolCall, ...]:
+def _with_own_ids(calls: tuple[ToolCall, ...], turn: int,
+                  earlier: frozenset[str]) -> tuple[ToolCall, ...]:
     """A turn's calls, each with an id of its own: one the model left empty, or gave an earlier
-    call of the turn too, is replaced (``call_<turn>_<position>``), so that each answer names
-    the one call it answers (the turn is stored, and sent back to the model, so); half a
-    character in one is replaced as in its text (`whole`)."""
+    call of the turn or of the conversation (`earlier`) too, is replaced
+    (``call_<turn>_<position>``), so that each answer names the one call it answers (the turn
+    is stored, and sent back to the model, so: a provider refuses a conversation that asks two
+    calls by one id); half a character in one is replaced as in its text (`whole`)."""
     taken: set[str] = set()
     own = []
     for position, call in enumerate(calls):
         given = whole(call.id)
-        if not given or given in taken:
+        if not given or given in taken or given in earlier:
             given = f"call_{turn}_{position}"
-            while given in taken:
+            while given in taken or given in earlier:
                 given += "_"
         taken.add(given)
         own.append(call if given == call.id else ToolCall(id=given, name=call.name,

@@ -159,15 +159,22 @@ class Conversation(tuple[Message, ...]):
 
     size: int
     """The sum of its messages' sizes."""
+    call_ids: frozenset[str]
+    """The ids of the tool calls its messages ask for (each answer names one)."""
 
-    def __new__(cls, messages: Iterable[Message] = (), *, size: int | None = None) -> Conversation:
+    def __new__(cls, messages: Iterable[Message] = (), *, size: int | None = None,
+                call_ids: frozenset[str] | None = None) -> Conversation:
         made = super().__new__(cls, messages)
         made.size = sum(m.size for m in made) if size is None else size
+        made.call_ids = frozenset(c.id for m in made for c in m.tool_calls) if (
+            call_ids is None) else call_ids
         return made
 
     def grown(self, added: Sequence[Message]) -> Conversation:
         """This conversation with `added` after it."""
-        return Conversation((*self, *added), size=self.size + sum(m.size for m in added))
+        ids = [c.id for m in added for c in m.tool_calls]
+        return Conversation((*self, *added), size=self.size + sum(m.size for m in added),
+                            call_ids=self.call_ids.union(ids) if ids else self.call_ids)
 
 
 @dataclass(frozen=True, kw_only=True)
