@@ -17,18 +17,12 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.ports import free_port
 from tests.workshop_web import served
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSPORTS = ["stdio", "http"]
 """The two transports every scenario runs over."""
-
-
-def free_port() -> int:
-    """A port nothing listens on now, on 127.0.0.1."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def command(*arguments: str) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import threading
 import time
 from collections import deque
@@ -20,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.ports import kept_range
 
 __all__ = [
     "Canned",
@@ -31,7 +32,6 @@ __all__ = [
     "openai_completion",
     "openai_stream",
     "serving",
-    "unused_port",
 ]
 
 
@@ -162,20 +162,14 @@ class ProviderServer:
 
 def loopback_server(port: int, handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
     """A server on 127.0.0.1 at `port`; for 0, one the system picks, or the first free one of
-    ``SIGNOFF_TEST_PORTS`` (``23000-23999``) when a run is kept to a range of ports."""
-    low, _, high = os.environ.get("SIGNOFF_TEST_PORTS", "").partition("-")
-    if port or not (low.isdigit() and high.isdigit()):
+    the range the tests are kept to (`tests.ports.kept_range`)."""
+    kept = kept_range()
+    if port or kept is None:
         return ThreadingHTTPServer(("127.0.0.1", port), handler)
-    for candidate in range(int(low), int(high) + 1):
+    for candidate in kept:
         with contextlib.suppress(OSError):
             return ThreadingHTTPServer(("127.0.0.1", candidate), handler)
-    raise OSError(f"No port of SIGNOFF_TEST_PORTS={low}-{high} is free.")
-
-
-def unused_port() -> int:
-    """A port on 127.0.0.1 where nothing listens (of ``SIGNOFF_TEST_PORTS`` when it is set)."""
-    with loopback_server(0, BaseHTTPRequestHandler) as probe:
-        return int(probe.server_address[1])
+    raise OSError(f"No port of {kept} is free.")
 
 
 @contextmanager

@@ -22,24 +22,18 @@ from fastapi.testclient import TestClient
 
 from signoff import ProposalStatus
 from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, bearer, open_workshop, price
+from tests.workshop_web import PASSWORD, bearer, free_port, open_workshop, price
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "examples" / "workshop.py")
 MB = 1024 * 1024
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """`signoff serve` in a process of its own, on a port of its own."""
 
     def __init__(self, tmp_path: Path, *args: str) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.log = (tmp_path / f"serve-{self.port}.log").open("w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "signoff.cli", "serve", "--app", APP, "--port", str(self.port),

@@ -164,15 +164,17 @@ def test_marks_that_reorder_or_hide_text_are_shown_as_escapes(bank: SimpleNamesp
 
 
 def test_a_long_value_stays_on_the_page_whole(bank: SimpleNamespace, page: Page) -> None:
-    """A memo of 3,000 characters with no break wraps within the page, in the inbox's list and
-    on the proposal's page (it pushed the page to many times its width, its tail off it), and
-    the field to change it shows all of it, its tail too (an input showed its start)."""
+    """A memo of 3,000 characters with no break wraps within the page, in the inbox's list (its
+    start, saying how much more there is) and on the proposal's page (it pushed the page to
+    many times its width, its tail off it), and the field to change it shows all of it, its
+    tail too (an input showed its start)."""
     memo = "ok" + "x" * 3000 + "SEND-ALL-TO-MALLORY"
     proposal = bank.propose(iban=IBAN, amount=7, memo=memo)
-    for address in ("/", f"/proposals/{proposal}"):
+    for address, end in (("/", "more characters: the proposal's page shows all)"),
+                         (f"/proposals/{proposal}", "SEND-ALL-TO-MALLORY")):
         page.goto(bank.url + address)
         assert page.evaluate("document.documentElement.scrollWidth") <= 1100, address
-        tail = page.get_by_text("SEND-ALL-TO-MALLORY").first
+        tail = page.get_by_text(end).first
         box = tail.bounding_box()
         assert box is not None
         assert box["x"] + box["width"] <= 1100, (address, box)

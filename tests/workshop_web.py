@@ -17,6 +17,7 @@ from argon2 import PasswordHasher
 
 from signoff.security.credentials import TokenPurpose
 from signoff.testing import ScriptedModel, says
+from tests.ports import free_port, kept_range
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "correct horse battery"
@@ -72,12 +73,14 @@ def bearer(shop: SimpleNamespace, name: str) -> dict[str, str]:
 
 @contextmanager
 def served(web: Any) -> Iterator[int]:
-    """`web` (an ASGI app) served by uvicorn on 127.0.0.1, a free port, in a thread of this
+    """`web` (an ASGI app) served by uvicorn on 127.0.0.1, a free port (one of the range
+    ``SIGNOFF_TEST_PORTS``, such as ``24000-24999``, when it names one), in a thread of this
     process while the block runs: the port."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
+    port = free_port() if kept_range() else 0  # (0: uvicorn takes one, with no race)
+    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -89,3 +92,4 @@ def served(web: Any) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+

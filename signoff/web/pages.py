@@ -25,7 +25,7 @@ from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
 from signoff.app import App
-from signoff.exceptions import AgentRefused, Invalid, Unavailable
+from signoff.exceptions import AgentRefused, Invalid, StoreError, Unavailable
 from signoff.inbox import Inbox, effect_lines
 from signoff.security.principals import Principal
 from signoff.web import wording
@@ -62,7 +62,8 @@ class Pages:
         self.templates = Environment(loader=PackageLoader("signoff.web", "templates"),
                                      autoescape=select_autoescape(["html"]),
                                      finalize=wording.shown)
-        self.templates.filters.update(prose=wording.prose, said=wording.said, field=wording.field,
+        self.templates.filters.update(brief=wording.brief, prose=wording.prose,
+                                      said=wording.said, field=wording.field,
                                       label=wording.label, plain=wording.plain)
 
     # -- helpers -------------------------------------------------------------------------
@@ -106,11 +107,14 @@ class Pages:
         self.browser.say_on(request, response, page, said)
         return response
 
-    def error(self, request: Request, problem: ProblemError,
-              person: Principal | None = None) -> HTMLResponse:
-        """A problem, as a page."""
-        return self.render(request, "error.html", status=problem.status, person=person,
-                           problem=problem)
+    def error(self, request: Request, problem: ProblemError) -> HTMLResponse:
+        """A problem, as a page: with the header of whoever is logged in, or, when that cannot
+        be read (the database cannot be used: the problem itself, often), with none."""
+        try:
+            return self.render(request, "error.html", status=problem.status,
+                               person=self.browser.person(request), problem=problem)
+        except StoreError:  # (the problem it tells, most often, and logged as such)
+            return self.render(request, "error.html", status=problem.status, problem=problem)
 
     # -- routes --------------------------------------------------------------------------
 
@@ -281,16 +285,21 @@ class Pages:
         proposal = self.inbox.proposal(person, proposal_id)
         edited: dict[str, Any] = {}
         typed: dict[str, str] = {}
-        if fields.get("changes"):
-            for name, _label, value, as_text in self._editable(proposal):
-                given = fields.get(f"set.{name}")
-                if given is not None:
-                    typed[name] = given
-                # Untouched, a field posts back its value as a browser does (`_as_posted`):
-                # never an edit, whatever its line breaks.
-                if given is not None and _as_posted(given) != _as_posted(value):
-                    edited[name] = _lines(given) if as_text else _value_of(given)
+        changed: list[str] = []  # the labels of the values edited
+        for name, label, value, as_text in self._editable(proposal):
+            given = fields.get(f"set.{name}")
+            if given is not None:
+                typed[name] = given
+            # Untouched, a field posts back its value as a browser does (`_as_posted`): never
+            # an edit, whatever its line breaks.
+            if given is not None and _as_posted(given) != _as_posted(value):
+                edited[name] = _lines(given) if as_text else _value_of(given)
+                changed.append(label)
         page = f"/proposals/{quote(proposal_id)}"
+        if edited and not fields.get("changes"):  # a value changed, then Approve as proposed:
+            # what would run is not what the form shows, so nothing runs (the values kept).
+            return self.back_to(request, page, {"error": _changed_not_asked(
+                changed, always=bool(fields.get("always"))), "values": typed})
         try:
             decision = self.app.approve(proposal, by=person,
                                         always_like_this=bool(fields.get("always")),
@@ -380,6 +389,16 @@ class Pages:
         return self.render(request, "agents.html", person=person,
                            lines=self.app.skills.catalog(), actions=self.app.actions.catalog(),
                            effect_lines=effect_lines)
+
+
+def _changed_not_asked(changed: list[str], *, always: bool) -> str:
+    """Why an approval as proposed, posted with the values labelled `changed` changed in its
+    form, ran nothing, and what to press."""
+    which = changed[-1] if len(changed) == 1 else f"{', '.join(changed[:-1])} and {changed[-1]}"
+    pressed = "Approve, and always like this" if always else "Approve"
+    return (f"You changed {which}, but pressed “{pressed}”, which runs the call as it was "
+            "proposed: nothing was run. To run it with your changes, press “Approve with these "
+            "changes”; to run it as proposed, put the values back.")
 
 
 _NO_MATCH = "That e-mail address and password do not match anyone who may log in."

@@ -68,7 +68,7 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     def answer(request: Request, problem: ProblemError) -> Response:
         if is_api(request.url.path):
             return problem_response(request, problem)
-        return pages.error(request, problem, browser.person(request))
+        return pages.error(request, problem)
 
     @web.exception_handler(ProblemError)
     async def on_problem(request: Request, error: ProblemError) -> Response:

@@ -31,7 +31,7 @@ from signoff.agents.states import ReceiptKind
 from signoff.escapes import visible
 from signoff.limits.provenance import ArgumentLabel
 
-__all__ = ["entry", "field", "label", "plain", "prose", "said", "shown", "text"]
+__all__ = ["brief", "entry", "field", "label", "plain", "prose", "said", "shown", "text"]
 
 _QUOTED = re.compile(r"`([^`]+)`")
 
@@ -45,6 +45,24 @@ def shown(value: object) -> object:
     """What every expression of a page's template shows (its ``finalize``): a text `plain`,
     anything else (a number, what a filter made HTML of) as it is."""
     return plain(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
+BRIEF_CHARACTERS = 160
+"""The most of a value the inbox's list shows (the proposal's own page shows all of it)."""
+BRIEF_LINES = 3
+
+
+def brief(value: object) -> str:
+    """A value as the inbox's list shows it, so that one long value leaves the list readable:
+    whole, or its first `BRIEF_CHARACTERS` characters and `BRIEF_LINES` lines, then "… (N more
+    characters: the proposal's page shows all)"."""
+    text = str(value)
+    cut = "\n".join(text[:BRIEF_CHARACTERS].split("\n")[:BRIEF_LINES])
+    if len(cut) == len(text):
+        return text
+    rest = len(text) - len(cut)
+    return (f"{cut}… ({rest} more character{'' if rest == 1 else 's'}: the proposal's page "
+            "shows all)")
 
 
 def field(value: object) -> Markup:

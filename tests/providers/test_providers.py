@@ -42,11 +42,11 @@ from signoff.models import (
     price_of,
     refuse_model_requests,
 )
+from tests.ports import free_port
 from tests.provider_servers import (
     Canned,
     ProviderServer,
     openai_completion,
-    unused_port,
 )
 from tests.providers.wire import (
     ASK,
@@ -494,7 +494,7 @@ def test_an_unreachable_server_is_unavailable(wire: Wire) -> None:
     """A base URL where nothing listens gives `ModelUnavailable` naming the connection and the
     address asked; a base URL written with no scheme is refused as the model is made, saying
     how to write it (it was read as a path, and every request failed as unreachable)."""
-    port = unused_port()
+    port = free_port()
     nowhere = SimpleNamespace(url=f"http://127.0.0.1:{port}")
     with pytest.raises(ModelUnavailable, match=f"could not be reached at http://127.0.0.1:{port}/"
                                                ".*: asked 2 times"):
@@ -548,7 +548,7 @@ def test_a_model_call_that_cost_nothing_gives_back_its_reservation(
     error status (500, asked three times; 401), cannot have been billed: what was reserved for
     it is given back, and the task's spend and its receipt's cost are both nothing (the spend
     kept the worst case reserved, $0.0013 for a small question, while the receipt said $0)."""
-    port = unused_port()
+    port = free_port()
     nowhere = SimpleNamespace(url=f"http://127.0.0.1:{port}")
     with caplog.at_level(logging.INFO, logger="signoff"):
         outcome, receipt = _spend_after_failing(wire, nowhere)

@@ -21,7 +21,8 @@ from signoff.models import (
     Price,
     Retries,
 )
-from tests.provider_servers import Canned, ProviderServer, anthropic_stream, unused_port
+from tests.ports import free_port
+from tests.provider_servers import Canned, ProviderServer, anthropic_stream
 from tests.providers.wire import (
     Wire,
     ask,
@@ -137,7 +138,7 @@ def test_the_api_key_a_provider_says_back_is_not_repeated(wire: Wire,
 
 def test_a_password_in_the_base_url_is_not_repeated() -> None:
     """A base URL that carries a user and password, unreachable, is named without them."""
-    port = unused_port()
+    port = free_port()
     model = OpenAICompatibleModel("m", base_url=f"http://me:hunter2-secret@127.0.0.1:{port}/v1",
                                   price=Price(input_per_mtok=0, output_per_mtok=0),
                                   retries=Retries(attempts=1))
