@@ -18,6 +18,7 @@ from sqlalchemy.pool import StaticPool
 from signoff._extras import install_extra
 from signoff.exceptions import StoreError, UserError
 from signoff.store import journal, json_text
+from signoff.store.migrate import lock_schema
 
 __all__ = ["READ_ONLY", "SECOND_WRITER", "Database", "database_url_for", "reading_only"]
 
@@ -110,8 +111,10 @@ class Database:
                 if migrate is not None:
                     with self.engine.begin() as connection:
                         migrate(connection)
-                else:
-                    metadata.create_all(self.engine)
+                else:  # (an app's records: processes starting at once take turns)
+                    with self.engine.begin() as connection:
+                        lock_schema(connection)
+                        metadata.create_all(connection)
             finally:
                 _reading.reset(writing)
             self._created[id(metadata)] = len(metadata.tables)

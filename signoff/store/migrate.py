@@ -19,13 +19,22 @@ from signoff.exceptions import UserError
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from alembic.runtime.environment import NameFilterParentNames, NameFilterType
 
-__all__ = ["VERSION_TABLE", "current_revision", "downgrade", "head_revision", "upgrade"]
+__all__ = ["VERSION_TABLE", "current_revision", "downgrade", "head_revision", "include_name",
+           "lock_schema", "upgrade"]
 
 VERSION_TABLE = "signoff_alembic_version"
 """Where Alembic keeps the revision of signoff's tables (apart from any the app keeps)."""
 
+_OURS = "signoff_"
+"""What the name of each of signoff's tables (and of its version table) begins with."""
+
 _SCRIPTS = Path(__file__).parent / "migrations"
+
+_MIGRATING = 5_160_228_133
+"""The key of the PostgreSQL advisory lock a migration holds until its transaction ends (any
+number of 64 bits no one else uses)."""
 
 _RETIRED = {"0008_continues": "0007_issue11"}
 """Revisions a development version of signoff stamped, since replaced, each with the revision
@@ -54,6 +63,10 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     current = current_revision(connection)
     if revision == "head" and current is not None and current == head_revision():
         return
+    if lock_schema(connection):  # another process may have migrated while this one waited
+        current = current_revision(connection)
+        if revision == "head" and current is not None and current == head_revision():
+            return
     from alembic import command
 
     if current is None and inspect(connection).has_table(_FIRST_TABLE):
@@ -74,8 +87,26 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
         raise UserError(
             f"This database's signoff tables are at revision {found!r}, which this version of "
             "signoff does not know (a newer or different version made it): use that version, "
-            "or point the app at another database."
+            "or point the app at another database. To come back to this version, take the "
+            "tables back with that one installed (signoff.store.migrate.downgrade: \"Going "
+            "back\" in the guide to upgrading), then install this one."
         ) from None
+
+
+def lock_schema(connection: Connection) -> bool:
+    """On PostgreSQL, wait for any other process changing the schema through signoff, and keep
+    the others waiting until the transaction of `connection` ends. True once it holds the
+    lock; False on another database (SQLite's own locks keep such changes apart).
+
+    Processes that start at once on a database behind the scripts each migrate: on PostgreSQL
+    all but one failed, "duplicate key value violates unique constraint
+    pg_type_typname_nsp_index". With the lock, one migrates and the others find the tables at
+    the revision it left them at. (SQLite's write lock, which signoff's transactions take as
+    they begin, keeps them apart already.)"""
+    if connection.dialect.name != "postgresql":
+        return False
+    connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATING})")
+    return True
 
 
 def downgrade(connection: Connection, revision: str) -> None:
@@ -121,6 +152,25 @@ def downgrade(connection: Connection, revision: str) -> None:
         driver.execute("PRAGMA foreign_keys=ON")
 
 
+def include_name(name: str | None, type_: NameFilterType,
+                 parent_names: NameFilterParentNames) -> bool:
+    """Whether an app's own Alembic compares `name`: not when it is one of signoff's tables
+    (named ``signoff_…``), which signoff migrates itself, nor anything of theirs.
+
+    Given to ``context.configure(include_name=include_name)`` in the app's ``env.py``: without
+    it, ``alembic revision --autogenerate`` over the app's records writes a migration that
+    drops signoff's tables, which are in the database but not in the app's metadata."""
+    table = name if type_ == "table" else parent_names.get("table_name")
+    return not (table or "").startswith(_OURS)
+
+
+def _signoffs(name: str | None, type_: NameFilterType, parent_names: NameFilterParentNames
+              ) -> bool:
+    """Whether signoff's own Alembic compares `name`: its tables and what is theirs (and the
+    schema they are in), not the app's records."""
+    return type_ == "schema" or not include_name(name, type_, parent_names)
+
+
 def _known(connection: Connection) -> list[str]:
     """The revisions of signoff's tables, newest first."""
     from alembic.script import ScriptDirectory
@@ -148,7 +198,8 @@ def _adopt(connection: Connection) -> str:
     from signoff.store.tables import metadata
 
     metadata.create_all(connection)  # the tables it lacks, with their indexes
-    context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+    context = MigrationContext.configure(connection, opts={  # (the app's records are not ours)
+        "version_table": VERSION_TABLE, "include_name": _signoffs})
     later = False
     for diff in compare_metadata(context, metadata):
         if isinstance(diff, tuple) and diff[0] == "add_index":

@@ -84,8 +84,8 @@ tasks = Table(
     Column("trace_context", JSON, nullable=True),
     Column("holder", String(200), nullable=True),
     Column("held_until", UtcDateTime(), nullable=True),
-    Column("fence", Integer, nullable=False, default=0),
-    Column("reserved_usd", Float, nullable=False, default=0.0),
+    Column("fence", Integer, nullable=False, default=0, server_default="0"),
+    Column("reserved_usd", Float, nullable=False, default=0.0, server_default="0"),
     Column("work_id", String(36), nullable=True),
     Index("signoff_tasks_work", "work_id"),
 )

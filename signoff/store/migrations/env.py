@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from signoff.store.migrate import VERSION_TABLE
+from signoff.store.migrate import VERSION_TABLE, _signoffs
 from signoff.store.tables import metadata
 
 connection = context.config.attributes["connection"]
@@ -13,6 +13,8 @@ context.configure(
     target_metadata=metadata,
     version_table=VERSION_TABLE,
     render_as_batch=connection.dialect.name == "sqlite",
+    # A revision made with --autogenerate compares signoff's tables alone, not the app's.
+    include_name=_signoffs,
 )
 with context.begin_transaction():
     context.run_migrations()
