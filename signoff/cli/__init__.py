@@ -632,6 +632,7 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
 def _register() -> None:
     from signoff.cli import (  # noqa: F401 — each module adds its commands
         actions,
+        db,
         mcp,
         people,
         run,

@@ -1,0 +1,88 @@
+"""``signoff db``: which revision signoff's tables in the app's database are at, and taking them
+back to the revision an older release of signoff knows, before that release is installed (the
+guide to upgrading, "Going back")."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from signoff.cli import APP_OPTION, JSON_OPTION, app_option_words, load_app, main, runnable
+from signoff.store import migrate
+
+__all__ = ["db"]
+
+
+@main.group()
+def db() -> None:
+    """signoff's own tables in the app's database: their revision, and going back.
+
+    A newer signoff upgrades its tables the first time it opens the database; these commands
+    say where they are, and take them back for an older release (stop every process of the app
+    first, then install the older release right after).
+
+    \b
+    Examples:
+      signoff db revision --app examples/workshop.py
+      signoff db downgrade 0006_issue15 --app examples/workshop.py --yes
+    """
+
+
+@db.command()
+@APP_OPTION
+@JSON_OPTION
+def revision(app_spec: str | None, as_json: bool) -> None:
+    """The revision signoff's tables are at, and the newest this signoff makes.
+
+    \b
+    Example:
+      signoff db revision --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    with app.database.engine.connect() as connection:
+        current = migrate.current_revision(connection)
+    newest = migrate.head_revision()
+    if as_json:
+        click.echo(json.dumps({"revision": current, "newest": newest}, indent=2))
+        return
+    if current is None:
+        click.echo("signoff's tables are not made yet: the first command that uses the app "
+                   f"makes them, at {newest}.")
+    elif current == newest:
+        click.echo(f"signoff's tables are at {current}, the newest this signoff makes.")
+    else:
+        click.echo(f"signoff's tables are at {current}; this signoff makes {newest}, and upgrades "
+                   "them the first time it opens the database.")
+
+
+@db.command()
+@click.argument("revision", metavar="REVISION")
+@click.option("--yes", is_flag=True, help="Do not ask before taking the tables back.")
+@APP_OPTION
+def downgrade(revision: str, yes: bool, app_spec: str | None) -> None:
+    """Take signoff's tables back to REVISION, the newest an older release knows.
+
+    What only the newer release records is not kept (the guide to upgrading says what). Stop
+    every process of the app first: one of this version that opens the database afterwards
+    upgrades it again. Then install the older release.
+
+    \b
+    Example:
+      signoff db downgrade 0006_issue15 --app examples/workshop.py --yes
+    """
+    app = load_app(app_spec)
+    if not yes:
+        shown = app.database.engine.url.render_as_string(hide_password=True)
+        click.confirm(f"Take signoff's tables in {shown} back to {revision} (what only newer "
+                      "releases record is not kept)?", abort=True, err=True)
+    with app.database.engine.connect() as connection:
+        before = migrate.current_revision(connection)
+        connection.rollback()  # (the read began a transaction: a downgrade begins its own)
+        migrate.downgrade(connection, revision)
+        now = migrate.current_revision(connection)
+        connection.commit()
+    click.echo(f"signoff's tables were at {before}, and are at {now or 'base (none made)'} now. "
+               "Install the release of signoff that knows it before the app runs again: this "
+               f"one upgrades them the next time it opens the database "
+               f"(`{runnable('db revision' + app_option_words())}` says where they are).")

@@ -1,0 +1,80 @@
+"""`signoff db`: the revision signoff's tables are at, and taking them back for an older release
+(the guide to upgrading, "Going back"), on a real SQLite file, each command in a process of its
+own as an operator runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import create_engine
+
+from signoff.store.migrate import current_revision, head_revision
+
+_APP = '''
+from signoff import App
+
+app = App("shop", database="sqlite:///{db}")
+'''
+
+
+def _signoff(tmp: Path, *args: str, given: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SIGNOFF_APP"}
+    return subprocess.run([sys.executable, "-m", "signoff.cli", *args, "--app",
+                           str(tmp / "shop.py")], input=given, capture_output=True, text=True,
+                          timeout=120, check=False, env=env)
+
+
+def _revision_of(db: Path) -> str | None:
+    engine = create_engine(f"sqlite:///{db}")
+    try:
+        with engine.connect() as connection:
+            return current_revision(connection)
+    finally:
+        engine.dispose()
+
+
+def test_the_revision_is_told_and_the_tables_taken_back_and_up_again(tmp_path: Path) -> None:
+    """A new database has no revision yet; once the app used it, the newest; `db downgrade`
+    takes it back to the revision named (what it asks first, unless --yes), tells where it is,
+    and `db revision` (which does not upgrade it) says so; the app's next use upgrades it."""
+    db = tmp_path / "shop.db"
+    (tmp_path / "shop.py").write_text(_APP.format(db=db))
+    told = _signoff(tmp_path, "db", "revision")
+    assert told.returncode == 0, told.stderr
+    assert "not made yet" in told.stdout
+    assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    told = _signoff(tmp_path, "db", "revision", "--json")
+    assert json.loads(told.stdout) == {"revision": head_revision(), "newest": head_revision()}
+
+    asked = _signoff(tmp_path, "db", "downgrade", "0006_issue15", given="n\n")
+    assert asked.returncode == 1  # (click's abort, having asked)
+    assert "back to 0006_issue15 (what only newer releases record is not kept)?" in asked.stderr
+    assert _revision_of(db) == head_revision()
+
+    done = _signoff(tmp_path, "db", "downgrade", "0006_issue15", given="y\n")
+    assert done.returncode == 0, done.stderr
+    assert f"were at {head_revision()}, and are at 0006_issue15 now" in done.stdout
+    assert _revision_of(db) == "0006_issue15"
+    told = _signoff(tmp_path, "db", "revision")
+    assert told.stdout.startswith("signoff's tables are at 0006_issue15; this signoff makes")
+    assert _revision_of(db) == "0006_issue15"
+
+    listed = _signoff(tmp_path, "users", "list")  # the app used again: upgraded as it opens
+    assert "ada@shop.example" in listed.stdout
+    assert _revision_of(db) == head_revision()
+
+
+def test_a_revision_that_is_not_one_is_told_with_those_there_are(tmp_path: Path) -> None:
+    """A downgrade to a revision no script has changes nothing and lists the revisions, exit 2."""
+    db = tmp_path / "shop.db"
+    (tmp_path / "shop.py").write_text(_APP.format(db=db))
+    assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    told = _signoff(tmp_path, "db", "downgrade", "0006", "--yes")
+    assert told.returncode == 2, told.stderr
+    assert "There is no revision '0006' of signoff's tables to go back to" in told.stderr
+    assert "0006_issue15" in told.stderr
+    assert _revision_of(db) == head_revision()
