@@ -18,6 +18,7 @@ from signoff import (
     NextAction,
     Permits,
     Price,
+    ReceiptKind,
     Skill,
     TaskStatus,
     Usage,
@@ -135,6 +136,25 @@ def test_an_unknown_price_with_a_budget_is_refused() -> None:
             "output_per_mtok=0) for a free one; --price on the command line), or give the task "
             "no budget (budget_usd=float('inf')).") in outcome.problem  # (how, not only that)
     assert script.seen.messages == []
+
+
+def test_with_no_price_and_no_budget_the_cost_is_told_as_not_known() -> None:
+    """A model with no price runs when the task has no budget; its calls are told as of a cost
+    not known, not as free ($0.000000), and so is the task's cost in all."""
+    shop = _counter()
+    script = ScriptedModel(says.tool(shop.bump, counter=shop.counter.id),
+                           says.hand_back(Tally(total=1)), price=None)
+    outcome = shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script,
+                                            budget_usd=float("inf"))
+    assert outcome.status is TaskStatus.DONE
+    receipt = shop.app.receipt(outcome.task)
+    asked = [e for e in receipt.entries if e.kind is ReceiptKind.MODEL_CALL]
+    assert len(asked) == 2
+    assert all(e.words.endswith("out, its cost not known (no price was given for scripted).")
+               for e in asked)
+    assert receipt.unpriced == ("scripted",)
+    assert receipt.cost_words == ("$0.000000, and what the calls of scripted cost, not known (no "
+                                  "price was given for it)")
 
 
 def test_a_result_that_does_not_fit_is_told_and_retried() -> None:

@@ -440,6 +440,10 @@ class Loop(CallSteps):
         spent = budget.settled(task.spend_usd, reserve, cost)
         if budget.over_reserved(cost, reserve):
             return self._untrusted_usage(task, model.name, said, usage, cost, reserve)
+        # (a model with no price runs only with no budget: what it cost is not known, not 0)
+        priced = f"${cost:.6f}" if model.price else (
+            f"its cost not known (no price was given for {model.name})")
+        unpriced = {} if model.price else {"model": model.name, "priced": False}
         turn = task.turn + 1
         calls = _with_own_ids(reply.tool_calls, turn, conversation.call_ids)
         added = [Message(role="assistant", text=said, tool_calls=calls)]
@@ -469,9 +473,9 @@ class Loop(CallSteps):
             repo.note(db, task.id, ReceiptKind.MODEL_CALL,
                       f"{model.name} was asked (step {step}) and answered with {asked}; "
                       f"{reply.usage.input_tokens} tokens in, {reply.usage.output_tokens} out, "
-                      f"${cost:.6f}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
+                      f"{priced}.", cost_usd=cost, input_tokens=reply.usage.input_tokens,
                       output_tokens=reply.usage.output_tokens, text=said,
-                      reserved_usd=reserve)
+                      reserved_usd=reserve, **unpriced)
             return True
 
         one_step = self._holds_back(task, registered, skill, calls)

@@ -48,6 +48,23 @@ class Receipt:
         return sum(e.cost_usd for e in self.entries)
 
     @property
+    def unpriced(self) -> tuple[str, ...]:
+        """The models it called that have no price (what their calls cost is not in
+        `cost_usd`: not known), each once, in the order first called."""
+        return tuple(dict.fromkeys(e.data.get("model", "") for e in self.entries
+                                   if e.kind is ReceiptKind.MODEL_CALL
+                                   and e.data.get("priced") is False))
+
+    @property
+    def cost_words(self) -> str:
+        """What the task cost in all, in words: `cost_usd`, and what is not known of it."""
+        unpriced = self.unpriced
+        if not unpriced:
+            return f"${self.cost_usd:.6f}"
+        return (f"${self.cost_usd:.6f}, and what the calls of {', '.join(unpriced)} cost, not "
+                "known (no price was given for " + ("it" if len(unpriced) == 1 else "them") + ")")
+
+    @property
     def words(self) -> str:
         """The receipt as text, a line per entry."""
         return "\n".join(e.words for e in self.entries)

@@ -499,11 +499,12 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
     own, unless given)."""
     found = app.receipt((inbox or Inbox(app)).task(me, task_id))
     if as_json:  # (with what it cost in all, as the REST API gives it)
-        _print_json({**asdict(found), "cost_usd": found.cost_usd})
+        _print_json({**asdict(found), "cost_usd": found.cost_usd,
+                     "unpriced": list(found.unpriced)})
         return
     for entry in found.entries:
         say(f"{entry.at:%H:%M:%S}  {entry.words}")
-    say(f"Status: {found.status}. Cost: ${found.cost_usd:.6f}.")
+    say(f"Status: {found.status}. Cost: {found.cost_words}.")
 
 
 @main.command()

@@ -797,4 +797,4 @@ def research_receipt(task_id: str, *, database: str | None = None, as_json: bool
     console = console_for_text()
     for entry in found.entries:
         console.print(f"{entry.at:%H:%M:%S}  {plain(entry.words)}")
-    console.print(f"Status: {plain(str(found.status))}. Cost: ${found.cost_usd:.6f}.")
+    console.print(f"Status: {plain(str(found.status))}. Cost: {plain(found.cost_words)}.")

@@ -278,13 +278,15 @@ class ReceiptOut(BaseModel):
     skill: str
     status: str
     cost_usd: float
+    unpriced: list[str]
+    """The models it called that have no price: what their calls cost is not in cost_usd."""
     entries: list[ReceiptEntryOut]
 
     @staticmethod
     def of(r: Receipt) -> ReceiptOut:
         """From a receipt."""
         return ReceiptOut(task=r.task, agent=r.agent, skill=r.skill, status=r.status,
-                          cost_usd=r.cost_usd,
+                          cost_usd=r.cost_usd, unpriced=list(r.unpriced),
                           entries=[ReceiptEntryOut(at=e.at, kind=e.kind, words=e.words,
                                                    data=_ANY.dump_python(e.data, mode="json"),
                                                    cost_usd=e.cost_usd) for e in r.entries])
