@@ -238,7 +238,8 @@ class Inbox:
         if queue is not None:
             if queue not in person.roles and not self.supervises(person):
                 raise NotFound(f"{person.name} is not in the {queue} queue.")
-            branches = [c.decide_queue == queue]
+            # (narrowed, never widened: one who may decide nothing sees no queue's)
+            branches = [c.decide_queue == queue] if self._may_decide_any(person) else [false()]
         found: dict[str, Any] = {}
         with self._app.database.reading() as db:
             for branch in branches:
@@ -387,12 +388,12 @@ class Inbox:
 
     def rules(self, person: Principal, *, active_only: bool = False) -> list[StandingRule]:
         """The standing rules `person` may see: those they made or that work for them runs
-        under (every one, for a supervisor), oldest first."""
+        under — a rule for them, or for everybody (every one, for a supervisor), oldest first."""
         person = self._app.people.get(person)
         rules = self._app.rules(active_only=active_only)
         if self.supervises(person):
             return rules
-        return [r for r in rules if person.id in (r.made_by, r.for_id)]
+        return [r for r in rules if r.for_id in (None, person.id) or r.made_by == person.id]
 
     def rule(self, person: Principal, rule_id: str) -> StandingRule:
         """One standing rule `person` may see; `NotFound` otherwise."""

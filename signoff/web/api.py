@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from signoff.agents.proposals import ProposalStatus
+from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
 from signoff.app import App
 from signoff.exceptions import AgentRefused, EditRefused, ReasonRefused, UnknownId
@@ -159,7 +160,15 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
     ) -> RulePage:
         """The standing rules you made or that work for you runs under (all, for a supervisor),
         oldest first, a page at a time."""
-        rules = inbox.rules(person, active_only=active_only)
+        rules = _oldest_first(inbox.rules(person, active_only=active_only))
+        if after and active_only and after not in {r.id for r in rules}:
+            # The rule the page before ended on was revoked since: the next page goes on from
+            # where it stood among every rule the caller may see (an id they may not see is
+            # no `next`, as one that does not exist).
+            seen = [r.id for r in _oldest_first(inbox.rules(person))]
+            if after in seen:
+                later = set(seen[seen.index(after) + 1:])
+                rules, after = [r for r in rules if r.id in later], None
         items, following = _page([RuleOut.of(r, inbox.covers(r)) for r in rules], lambda r: r.id,
                                  limit, after)
         return RulePage(items=items, next=following)
@@ -233,6 +242,11 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return ActionPage(items=items, next=following)
 
     return router
+
+
+def _oldest_first(rules: list[StandingRule]) -> list[StandingRule]:
+    """`rules` oldest first, those made at the same moment by id: the same order on every page."""
+    return sorted(rules, key=lambda r: (r.made_at, r.id))
 
 
 def _page(items: list[T], key: Callable[[T], str], limit: int, after: str | None
