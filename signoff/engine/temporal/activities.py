@@ -10,7 +10,11 @@ run again blindly.
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from temporalio import activity
@@ -52,7 +56,8 @@ class TaskSteps:
         has none (then why it has none is not kept with the task: that process takes it).
         A step that fails is told in a sentence, and Temporal tries it again."""
         try:
-            return self._step(task_id, database, home)
+            with _heartbeating():
+                return self._step(task_id, database, home)
         except Exception as error:
             raise _told(task_id, "step", error) from error
 
@@ -96,7 +101,8 @@ class TaskSteps:
         its task told, or put to its next decider); how many were. (`database` as for `step`:
         a task not in this database has no proposals here, and its next step tells.)"""
         try:
-            return self._pass_deadlines(task_id)
+            with _heartbeating():
+                return self._pass_deadlines(task_id)
         except Exception as error:
             raise _told(task_id, "passing of its deadlines", error) from error
 
@@ -112,6 +118,40 @@ class TaskSteps:
             except UserError as refused:
                 log.warning("%s", refused)
         return passed
+
+
+HEARTBEAT_EVERY = 5.0
+"""Seconds between the heartbeats of a step run as an ordinary activity (the server gives the
+step to another worker once `signoff.engine.temporal.workflow.HEARTBEAT_TIMEOUT` passes without
+one; the SDK sends them on at most every 0.8 of it)."""
+
+
+@contextmanager
+def _heartbeating() -> Iterator[None]:
+    """While the block runs, heartbeat the ordinary activity this thread runs, from a thread of
+    its own (the step's thread is busy in the loop, or in an app's tool): a worker killed, or
+    whose machine went, stops them, and its step goes to another worker within
+    `HEARTBEAT_TIMEOUT` instead of `STEP_TIMEOUT`. A local activity has no heartbeat (the
+    workflow task's timeout covers it)."""
+    if activity.info().is_local:
+        yield
+        return
+    context = contextvars.copy_context()  # the activity's, which `activity.heartbeat` reads
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(HEARTBEAT_EVERY):
+            try:
+                context.run(activity.heartbeat)
+            except Exception:  # the worker is shutting down: the step finishes all the same
+                log.debug("A heartbeat of a step could not be sent.", exc_info=True)
+
+    beating = threading.Thread(target=beat, name="signoff-step-heartbeat", daemon=True)
+    beating.start()
+    try:
+        yield
+    finally:
+        done.set()
 
 
 TRIED_AGAIN = timedelta(seconds=30)

@@ -87,7 +87,7 @@ class TemporalWorker:
         config = self._runner.config
         with ThreadPoolExecutor(max_workers=self._at_once, thread_name_prefix="signoff-step"
                                 ) as executor:
-            failures = 0
+            failures = refusals = 0
             while not stop.is_set():
                 try:
                     client = await connect(config)
@@ -137,11 +137,19 @@ class TemporalWorker:
                     await asyncio.gather(*(w.shutdown() for w in workers))
                 try:
                     await running
-                except Exception:
-                    log.exception("The Temporal worker stopped; it starts again.")
+                except Exception as error:
+                    pause = 2.0
+                    if _refused(error):
+                        refusals += 1
+                        pause = reconnect_wait(refusals)
+                        _tell_refused(config.address, error, refusals, pause)
+                    else:
+                        log.exception("The Temporal worker stopped; it starts again.")
                     # The other of the two may still run: stopped before both start again.
                     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
-                    await _pause(stop, 2.0)
+                    await _pause(stop, pause)
+                else:
+                    refusals = 0
 
     async def _sweep_until(self, stop: threading.Event) -> None:
         """Sweep now and then until `stop` is set. A server that stops answering is told by
@@ -181,6 +189,24 @@ class TemporalWorker:
         settled = self._in_process.recover(older_than=self._stuck_after)
         moved = self._runner.move_from_legacy_queue()
         return settled + moved + self._runner.nudge_stalled(older_than=self._stalled_after)
+
+
+def _refused(error: Exception) -> bool:
+    """Whether `error`, which ended a worker's run, is the server refusing its start (its
+    namespace not found, say): told in a sentence, not as a traceback."""
+    return isinstance(error, RuntimeError) and str(error).startswith("Worker validation failed")
+
+
+def _tell_refused(address: str, error: Exception, refusals: int, wait: float) -> None:
+    """Tell that the server refused the worker's start (`refusals` times in a row): the whole
+    sentence once, then a line, ever more seldom; the client's report for --debug alone."""
+    if refusals == 1:
+        log.warning("%s The worker tries again in %g s, then less and less often.",
+                    Unreachable(address, str(error), reached=True), wait)
+    else:
+        log.warning("Temporal at %s still refuses the worker (%d tries); it tries again in "
+                    "%g s.", address, refusals, wait)
+    log.debug("Temporal at %s refused the worker: %s", address, error)
 
 
 def reconnect_wait(failures: int) -> float:

@@ -19,7 +19,7 @@ from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 from temporalio.workflow import HandlerUnfinishedPolicy
 
-__all__ = ["HOME_WAIT", "PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow",
+__all__ = ["HEARTBEAT_TIMEOUT", "HOME_WAIT", "PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow",
            "WorkflowOptions"]
 
 STEP = "signoff.step"
@@ -32,6 +32,13 @@ SETTLED = "settled"
 """The name of the update that answers once the task waits or has ended."""
 STEP_TIMEOUT = timedelta(minutes=10)
 """The longest one step may take (a model's slowest answer, an approved call that is slow)."""
+HEARTBEAT_TIMEOUT = timedelta(seconds=30)
+"""How long a step run as an ordinary activity may go without its worker's heartbeat (sent
+every few seconds while it runs: `signoff.engine.temporal.activities.HEARTBEAT_EVERY`) before
+the server takes its worker for lost and gives the step to another. Without it, a step of a
+worker that was killed, or whose machine went, waited out `STEP_TIMEOUT`, the task still.
+(A local activity runs in the worker that runs its workflow: the workflow task's own timeout
+moves both on.)"""
 RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), backoff_coefficient=2.0,
                     maximum_interval=timedelta(seconds=10))
 """How a step that failed (its process stopped, the database could not be reached) is tried
@@ -202,7 +209,8 @@ class TaskWorkflow:
             stepped: Stepped = await workflow.execute_activity(
                 STEP, args=[task_id, options.database], result_type=Stepped,
                 task_queue=options.home, schedule_to_start_timeout=HOME_WAIT,
-                start_to_close_timeout=STEP_TIMEOUT, retry_policy=RETRY)
+                start_to_close_timeout=STEP_TIMEOUT, heartbeat_timeout=HEARTBEAT_TIMEOUT,
+                retry_policy=RETRY)
         except ActivityError as error:
             if not isinstance(error.cause, ActivityTimeout):
                 raise
@@ -222,7 +230,7 @@ class TaskWorkflow:
                 retry_policy=RETRY)
         return await workflow.execute_activity(
             name, args=args, result_type=result_type, start_to_close_timeout=STEP_TIMEOUT,
-            retry_policy=RETRY)
+            heartbeat_timeout=HEARTBEAT_TIMEOUT, retry_policy=RETRY)
 
     @workflow.signal(name="go_on")
     def go_on(self) -> None:
