@@ -659,9 +659,11 @@ def test_what_a_model_wrote_reaches_the_terminal_as_escapes(shop: SimpleNamespac
     assert "Why: Pads\\u202e and\\x00 a \\x1b[2Jcable." in told.output
 
 
-def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace) -> None:
-    """`signoff worker` runs until Ctrl-C, as it says; stopped so, it says "Stopped." and exits
-    0, with no "Aborted!" and no traceback."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace, stop: int) -> None:
+    """`signoff worker` runs until Ctrl-C, as it says; stopped so, or by SIGTERM (a service
+    manager's stop: it ended the worker at once, unsaid, whatever step was under way), it says
+    "Stopped." and exits 0, with no "Aborted!" and no traceback."""
     env = {**os.environ, "SIGNOFF_APP": APP}
     worker = subprocess.Popen([sys.executable, "-m", "signoff.cli", "worker", "--every", "0.05"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -669,7 +671,7 @@ def test_a_worker_stopped_with_ctrl_c_says_so(shop: SimpleNamespace) -> None:
     first = worker.stdout.readline()          # it says it looks, and how it stops
     assert first.startswith("A worker of workshop looks every 0.05 s for work"), first
     assert first.rstrip().endswith("stop it with Ctrl-C."), first
-    worker.send_signal(signal.SIGINT)
+    worker.send_signal(stop)
     out, err = worker.communicate(timeout=60)
     assert worker.returncode == 0, err
     assert out.strip() == "Stopped."

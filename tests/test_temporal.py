@@ -644,10 +644,12 @@ def test_a_task_no_worker_can_step_says_why_where_its_caller_is_pointed(
         other.app.database.dispose()
 
 
-def test_a_temporal_worker_stopped_with_ctrl_c_stops(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_temporal_worker_stopped_with_ctrl_c_stops(tmp_path: Path, stop: int) -> None:
     """`signoff worker --temporal` stopped with Ctrl-C once its pollers poll says "Stopped."
     and exits 0 (it went on polling: `asyncio.run` cancelled its task, and the SDK's workers,
-    cancelled mid-poll, waited on polls the server held open — minutes, or for good)."""
+    cancelled mid-poll, waited on polls the server held open — minutes, or for good); stopped
+    by SIGTERM, the same (it ended at once, unsaid, cutting off a step under way)."""
     with running_server() as server:
         worker = _workshop_worker(server, tmp_path)
         assert worker.stdout is not None
@@ -655,8 +657,8 @@ def test_a_temporal_worker_stopped_with_ctrl_c_stops(tmp_path: Path) -> None:
             first = worker.stdout.readline()
             assert first.startswith("A Temporal worker of workshop starts"), first
             time.sleep(12)  # its pollers poll, each held open by the server
-            worker.send_signal(signal.SIGINT)
-            rest, _ = worker.communicate(timeout=20)  # (it stops within `SHUT_DOWN_WITHIN`)
+            worker.send_signal(stop)
+            rest, _ = worker.communicate(timeout=30)  # (it stops within `SHUT_DOWN_WITHIN`)
         finally:
             if worker.poll() is None:
                 worker.kill()

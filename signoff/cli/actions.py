@@ -7,8 +7,10 @@ import importlib
 import inspect
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -183,22 +185,26 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     else its agent's own. An approved call whose process stopped before it reported back is
     settled once that is seen (at once for a process of this machine, else when its lease, a
     minute renewed while the call runs, runs out): run again if its action is idempotent or a
-    query, else told as of unknown outcome. Ctrl-C stops it (exit 0). On an app whose tasks run on
-    Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker
-    instead, which steps the app's workflows until it is stopped.
+    query, else told as of unknown outcome. Ctrl-C stops it (exit 0); so does SIGTERM (what a
+    service manager sends), once the look under way has ended, cutting no step off. On an app
+    whose tasks run on Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs
+    a Temporal worker instead, which steps the app's workflows until it is stopped.
 
     \b
     Examples:
       signoff worker --app examples/workshop.py --once
       signoff worker --app examples/workshop.py --once --stuck-after 0
     """
-    with _stopped_by_ctrl_c():
+    stop = threading.Event()
+    with _stopped_by_ctrl_c(), _stopped_when_asked(stop):
         _work(app_spec, once=once, every=every, stuck_after=timedelta(seconds=stuck_after),
-              temporal=temporal)
+              temporal=temporal, stop=stop)
+        if stop.is_set():  # (SIGTERM: the work ended as asked; Ctrl-C says so itself)
+            click.echo("Stopped.")
 
 
 def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timedelta,
-          temporal: str | None) -> None:
+          temporal: str | None, stop: threading.Event) -> None:
     """The worker's work: see `worker`."""
     if temporal:
         os.environ[ADDRESS_VARIABLE] = temporal  # the app runs its tasks there, as its worker
@@ -212,7 +218,7 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
         click.echo(f"A Temporal worker of {app.name} starts for the server at "
                    f"{app.runner.address}, queue {served.queue} (it says so when it cannot reach "
                    "it); stop it with Ctrl-C.")
-        served.run()
+        served.run(stop)
         return
     runner = app.worker()
     if once:
@@ -223,7 +229,7 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
     click.echo(f"A worker of {app.name} looks every {every:g} s for work that can go on, and "
                "says what each look carried on (nothing while there is nothing to do); stop it "
                "with Ctrl-C.")
-    runner.run_forever(every=every, stuck_after=stuck_after,
+    runner.run_forever(every=every, stuck_after=stuck_after, stop=stop.is_set,
                        tell=lambda words: click.echo(f"{datetime.now():%H:%M:%S} {words}"))
 
 
@@ -243,6 +249,23 @@ def _check_can_listen(host: str, port: int) -> None:
         elif error.errno == errno.EACCES:
             why = f"{why} (a port below 1024 needs the system's leave: use --port 8000)"
         raise Failure(f"signoff cannot serve on {host}:{port}: {why}.", EXIT_FAILED) from None
+
+
+@contextmanager
+def _stopped_when_asked(stop: threading.Event) -> Iterator[None]:
+    """While the block runs, SIGTERM (``kill``, a service manager's stop, ``docker stop``) sets
+    `stop`: the worker ends once the look (or the Temporal step) under way has ended, as Ctrl-C
+    would not wait for (SIGTERM ended it at once, a step under way cut off and its outside call
+    told as of unknown outcome)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "SIGTERM"):
+        yield
+        return
+    kept = signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, kept)
 
 
 @contextmanager
