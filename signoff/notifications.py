@@ -24,9 +24,10 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,9 @@ SIGNATURE_HEADER = "X-Signoff-Signature"
 """The header carrying ``sha256=<hex HMAC of the body>`` when a webhook has a secret."""
 
 log = logging.getLogger("signoff.notifications")
+
+_ANSWER_READ = 64 * 1024
+"""The most of a receiver's answer read (nothing in it is used; the rest is left unread)."""
 
 
 class _Deadline:
@@ -127,6 +131,15 @@ class _HttpWatched(urllib.request.HTTPHandler):
         return super().do_open(_watched(http_class, self._deadline), req, **options)
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is the receiver's answer, not followed: urllib follows a 301, 302 or 303 to a
+    POST with a GET without the body (the signature header sent on, to wherever it points), and
+    a proposal never delivered read as told."""
+
+    def redirect_request(self, *args: Any, **options: Any) -> None:
+        return None  # (urllib then raises the answer as an HTTPError)
+
+
 class _HttpsWatched(urllib.request.HTTPSHandler):
     def __init__(self, deadline: _Deadline) -> None:
         super().__init__()
@@ -140,8 +153,9 @@ class _HttpsWatched(urllib.request.HTTPSHandler):
 def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
               timeout: float = 10.0) -> int:
     """POST `payload` as JSON to `url` (signed with `secret`, when given); the status code.
-    An answer other than 2xx is an `OSError` (``urllib.error.HTTPError``); one not given in
-    full within `timeout` seconds, all waits together, a `TimeoutError`."""
+    An answer other than 2xx, a redirect too (it is not followed), is an `OSError`
+    (``urllib.error.HTTPError``); one not given in full within `timeout` seconds, all waits
+    together, a `TimeoutError`."""
     if not url.startswith(("http://", "https://")):
         raise UserError(f"A webhook URL starts with http:// or https://, not {url!r}.")
     body = json.dumps(payload, sort_keys=True, default=str).encode()
@@ -151,9 +165,10 @@ def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
         headers[SIGNATURE_HEADER] = f"sha256={digest}"
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     with _Deadline(timeout) as deadline:
-        opener = urllib.request.build_opener(_HttpWatched(deadline), _HttpsWatched(deadline))
+        opener = urllib.request.build_opener(_HttpWatched(deadline), _HttpsWatched(deadline),
+                                             _NoRedirect())
         with opener.open(request, timeout=timeout) as answer:  # the scheme was checked above
-            answer.read()
+            answer.read(_ANSWER_READ)  # (all of it was read: a receiver's gigabytes, in memory)
             return int(answer.status)
 
 
@@ -177,16 +192,19 @@ class _SmtpWatched(smtplib.SMTP):
 
 @sends
 def send_email(message: EmailMessage, *, host: str, port: int = 25, starttls: bool = False,
-               username: str = "", password: str = "", timeout: float = 10.0) -> None:
-    """Send `message` over SMTP (with STARTTLS and a login, when given); a server that has not
-    taken it within `timeout` seconds, all waits together, is a `TimeoutError`."""
+               username: str = "", password: str = "", timeout: float = 10.0
+               ) -> dict[str, tuple[int, bytes]]:
+    """Send `message` over SMTP (with STARTTLS and a login, when given); the recipients the
+    server refused, when it took it for the others (each with its code and answer). A server
+    that refused them all is an `smtplib.SMTPRecipientsRefused`; one that has not taken it
+    within `timeout` seconds, all waits together, a `TimeoutError`."""
     with _Deadline(timeout) as deadline, _SmtpWatched(host, port, timeout=timeout,
                                                       deadline=deadline) as smtp:
         if starttls:
             smtp.starttls()
         if username:
             smtp.login(username, password)
-        smtp.send_message(message)
+        return dict(smtp.send_message(message))
 
 
 def proposal_message(proposal: Proposal, *, inbox_url: str = "") -> dict[str, Any]:
@@ -222,9 +240,10 @@ class WebhookNotifier:
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")) or (
-                not urllib.parse.urlsplit(self.url).hostname):
+                not _host(self.url)):
             raise UserError(f"A webhook URL starts with http:// or https:// and names a host, "
                             f"not {_shown(self.url)!r}.")
+        _check_address(self.url)
         if "@" in urllib.parse.urlsplit(self.url).netloc:  # (no POST ever went: the user and
             # password were taken for the host's name)
             raise UserError(f"A webhook URL names no user or password ({_shown(self.url)!r}): "
@@ -247,11 +266,15 @@ class WebhookNotifier:
         a sentence: the proposal waits all the same)."""
         secret = self.secret.encode() if isinstance(self.secret, str) else self.secret
         proposal = event.proposal
+        # When, and which sending, signed with the rest: a body replayed reads as sent then,
+        # under a delivery id the receiver has seen (without them it was the same body again).
+        body = {**proposal_message(proposal, inbox_url=self.inbox_url),
+                "sent_at": datetime.now(UTC).isoformat(), "delivery": uuid.uuid4().hex}
         try:
-            post_json(self.url, proposal_message(proposal, inbox_url=self.inbox_url),
-                      secret=secret, timeout=self.timeout)
-        except (OSError, http.client.HTTPException) as error:  # (urllib's errors, a refused
-            # connection, a timeout; an answer that is not HTTP was a traceback in the log)
+            post_json(self.url, body, secret=secret, timeout=self.timeout)
+        except (OSError, http.client.HTTPException, ValueError) as error:  # (urllib's errors,
+            # a refused connection, a timeout; an answer that is not HTTP, or a name the
+            # resolver's encoding refuses, was a traceback in the log)
             log.warning("The webhook %s was not told of proposal %s (%s): %s. The proposal "
                         "waits all the same; see that the receiver is up and takes the POST.",
                         _shown(self.url), proposal.id, proposal.label, _why(error))
@@ -284,11 +307,13 @@ class EmailNotifier:
     def recipients(self, proposal: Proposal) -> list[str]:
         """The addresses of whoever may decide `proposal` (never an agent's account, or one
         the app's policy lets decide no proposal, though they hold the queue's role: they may
-        not see it)."""
+        not see it; nor the person the work is for, when the skill routes it: they do not
+        decide it, and one routed to them alone goes to the supervisors)."""
         people = self.app.people
+        for_them = proposal.for_id if proposal.routed else None  # (refused, were they to)
         if proposal.decide_queue:
             found = people.with_role(proposal.decide_queue)
-        elif proposal.decide_person_id:
+        elif proposal.decide_person_id and proposal.decide_person_id != for_them:
             one = people.find(proposal.decide_person_id)
             found = [one] if one is not None and not one.disabled else []
         else:
@@ -296,7 +321,7 @@ class EmailNotifier:
                      self.app.oversight.supervises_agents.admits(p)]
         decides = self.app.oversight.decides_agent_proposals  # (as the inbox shows them)
         return sorted({p.handle for p in found if "@" in p.handle and (
-            p.kind is not PrincipalKind.AGENT) and decides.admits(p)})
+            p.kind is not PrincipalKind.AGENT) and decides.admits(p) and p.id != for_them})
 
     def message(self, proposal: Proposal, to: Sequence[str]) -> EmailMessage:
         """The e-mail telling `to` of `proposal`."""
@@ -321,6 +346,11 @@ class EmailNotifier:
         if not isinstance(self.host, str) or not self.host.strip():
             raise UserError(f"An e-mail notifier's host is the SMTP server's name or address, "
                             f"not {self.host!r}.")
+        try:
+            self.host.encode("idna")
+        except UnicodeError:  # (it was taken, and each mail a traceback in the log)
+            raise UserError(f"An e-mail notifier's host is a name a resolver can look up (each "
+                            f"of its parts 1 to 63 letters), not {self.host!r}.") from None
         if not isinstance(self.sender, str) or "@" not in self.sender:
             raise UserError(f"An e-mail notifier's sender is the From address "
                             f"(signoff@example.com), not {self.sender!r}.")
@@ -336,21 +366,32 @@ class EmailNotifier:
         proposal = event.proposal
         to = self.recipients(proposal)
         if not to:
+            theirs = (proposal.routed and not proposal.decide_queue
+                      and proposal.decide_person_id == proposal.for_id)
             log.warning("Nobody was e-mailed of proposal %s (%s): nobody enabled is there to "
                         "mail (%s)%s (a supervisor may still decide it, in the inbox).",
-                        proposal.id, proposal.label, proposal.decide_by or "a supervisor",
+                        proposal.id, proposal.label, f"a supervisor: the work is for "
+                        f"{proposal.decide_by}, who does not decide it" if theirs else
+                        proposal.decide_by or "a supervisor",
                         f"; give someone the {proposal.decide_queue} role" if proposal.decide_queue
                         else "")
             return
         try:
-            send_email(self.message(proposal, to), host=self.host, port=self.port,
-                       starttls=self.starttls, username=self.username, password=self.password,
-                       timeout=self.timeout)
-        except OSError as error:  # (smtplib's errors, a refused connection, a timeout)
+            refused = send_email(self.message(proposal, to), host=self.host, port=self.port,
+                                 starttls=self.starttls, username=self.username,
+                                 password=self.password, timeout=self.timeout)
+        except (OSError, ValueError) as error:  # (smtplib's errors, a refused connection, a
+            # timeout, a name the resolver's encoding refuses)
             log.warning("Nobody was e-mailed of proposal %s (%s): the SMTP server %s:%s %s. The "
                         "proposal waits all the same; see that the server is up and takes the "
                         "mail.", proposal.id, proposal.label, self.host, self.port,
                         f"could not take it ({_why(error)})")
+            return
+        if refused:  # (the others were mailed; these were told nothing, and nothing said so)
+            log.warning("Not everyone was e-mailed of proposal %s (%s): the SMTP server %s:%s "
+                        "refused %s. The others were, and the proposal waits all the same; see "
+                        "that the address is right.", proposal.id, proposal.label, self.host,
+                        self.port, _refusals(refused))
 
 
 def _an_app(app: Any, whose: str) -> None:
@@ -373,6 +414,37 @@ def _check_settings(whose: str, *, inbox_url: Any, timeout: Any) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
             0 < timeout < float("inf")):
         raise UserError(f"{whose}'s timeout is a number of seconds above 0, not {timeout!r}.")
+
+
+def _host(url: str) -> str:
+    """The host `url` names ("" when it names none, or is no URL)."""
+    try:
+        return urllib.parse.urlsplit(url).hostname or ""
+    except ValueError:  # ("http://[::1/": an IPv6 address unclosed)
+        return ""
+
+
+def _check_address(url: str) -> None:
+    """A webhook's address can be sent to as written: each of these was taken, to fail at
+    every proposal (a port past 65535, a space or a letter outside ASCII in its path, a host
+    name no resolver takes)."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:  # (past 65535, or no number)
+        port = -1
+    if port is not None and not 0 < port < 65536:
+        raise UserError(f"A webhook URL's port is a number from 1 to 65535 "
+                        f"({_shown(url)!r} names another).")
+    rest = url[len(f"{parts.scheme}://{parts.netloc}"):]  # (a host may be in any script)
+    if any(c.isspace() or not c.isprintable() for c in url) or not rest.isascii():
+        raise UserError(f"A webhook URL is written without spaces, its path in ASCII "
+                        f"({_shown(url)!r} is not): percent-encode the rest, as %20 for a space.")
+    try:
+        (parts.hostname or "").encode("idna")
+    except UnicodeError:
+        raise UserError(f"A webhook URL's host is a name a resolver can look up (each of its "
+                        f"parts 1 to 63 letters), not {_shown(url)!r}.") from None
 
 
 def _block(head: str, text: str) -> str:
@@ -400,17 +472,33 @@ def _shown(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, host, "", "", "")) + rest
 
 
-def _why(error: OSError | http.client.HTTPException) -> str:
+def _why(error: OSError | http.client.HTTPException | ValueError) -> str:
     """What went wrong reaching a receiver, in a few words."""
     if isinstance(error, http.client.HTTPException):
         return f"its answer was not HTTP ({type(error).__name__})"
+    if isinstance(error, urllib.error.HTTPError) and 300 <= error.code < 400:
+        to = error.headers.get("Location") if error.headers is not None else None
+        return (f"it answered HTTP {error.code} {error.reason}, a redirect"
+                f"{f' to {_shown(to)}' if to else ''}, which is not followed (it would drop "
+                "the body): give the address it redirects to")
     if isinstance(error, urllib.error.HTTPError):
         return f"it answered HTTP {error.code} {error.reason}"
     if isinstance(error, urllib.error.URLError):
         return f"it could not be reached ({error.reason})"
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return f"it refused {_refusals(error.recipients)}"
     if isinstance(error, TimeoutError):
         return "it did not answer in time"
+    if isinstance(error, ValueError):
+        return f"its address could not be used ({error})"
     return str(error) or type(error).__name__
+
+
+def _refusals(refused: dict[str, tuple[int, bytes]]) -> str:
+    """The recipients an SMTP server refused, each with its answer: "a@example.com (550 No
+    such user)"."""
+    return ", ".join(f"{address} ({code} {answer.decode(errors='replace')})"
+                     for address, (code, answer) in sorted(refused.items()))
 
 
 def _by_when(proposal: Proposal) -> str:

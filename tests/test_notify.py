@@ -248,17 +248,22 @@ def test_the_mail_says_by_when_a_proposal_with_a_deadline_is_to_be_decided(
 
 
 def test_a_queue_is_emailed_everyone_in_it(shop: SimpleNamespace, smtp: SimpleNamespace) -> None:
-    """A proposal for a queue goes to everyone enabled who holds that role."""
-    from signoff import Route
+    """A proposal for a queue goes to everyone enabled who holds that role, but Mia, whose
+    work it is: she does not decide a routed proposal, and is not told to."""
+    from signoff import AgentRefused, Route
 
     shop.PriceFleetRepair.decided_by = lambda self, action: Route.to_queue("mechanic")
     notifier = notify_by_email(shop.app, host="127.0.0.1", port=smtp.port,
                                sender="signoff@workshop.example")
     shop.app.people.disable(shop.ola)
+    shop.app.people.add("max@workshop.example", "Max", roles=["mechanic"])
     price(shop, fleet=True)
     (envelope,) = smtp.mail
-    assert envelope.rcpt_tos == ["mia@workshop.example"]
-    assert notifier.recipients(shop.app.proposals()[0]) == ["mia@workshop.example"]
+    assert envelope.rcpt_tos == ["max@workshop.example"]
+    (proposal,) = shop.app.proposals()
+    assert notifier.recipients(proposal) == ["max@workshop.example"]
+    with pytest.raises(AgentRefused, match="The work is for you; the decision is not yours"):
+        shop.app.approve(proposal, by=shop.mia)
 
 
 def test_nobody_to_mail_is_told_in_the_log(shop: SimpleNamespace, smtp: SimpleNamespace,

@@ -1,0 +1,118 @@
+"""Two workers passing the same deadline at the same instant, each telling a webhook: the
+proposal goes on to the next decider once, and whoever decides it now is told of it once — on
+one SQLite file and on PostgreSQL. Real processes, a real receiver on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from signoff import DeadlineOutcome, ProposalStatus, TaskStatus
+from signoff.notifications import notify_by_webhook
+from tests import postgres_server as postgres
+from tests.deadlines_app import build, script
+from tests.ports import free_port
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[str]:
+    """The session's server, on a port of SIGNOFF_TEST_PORTS (tests.postgres_server takes any
+    the system gives)."""
+    chosen = postgres._free_port
+    postgres._free_port = free_port
+    try:
+        with postgres.running_server() as url:
+            yield url
+    finally:
+        postgres._free_port = chosen
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    bodies: list[dict[str, Any]]
+
+    def do_POST(self) -> None:
+        self.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[SimpleNamespace]:
+    """A webhook receiver on 127.0.0.1 that keeps each body POSTed to it."""
+    handler = type("Receiver", (_Receiver,), {"bodies": []})
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_address[1]}/hook",
+                          bodies=handler.bodies)
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The database both workers share: a SQLite file, or a PostgreSQL database."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_database"))
+    return f"sqlite:///{tmp_path / 'deadlines.db'}"
+
+
+def _worker(url: str, hook: str, go: float, at: Any, answer: Any) -> None:
+    shop = build(url)
+    notify_by_webhook(shop.app, hook, timeout=30)
+    while time.time() < go:
+        pass
+    try:
+        answer.put([p.outcome.value for p in shop.app.pass_deadlines(now=at)])
+    finally:
+        shop.app.database.dispose()
+
+
+def test_two_workers_passing_one_deadline_put_it_on_and_tell_finance_once(
+        url: str, receiver: SimpleNamespace) -> None:
+    """Round after round, two worker processes pass the fleet price's deadline at the same
+    instant: it goes to the Finance queue once (one escalation, one deadline a day on), and the
+    webhook is told of it once, as Finance's to decide."""
+    shop = build(url)
+    context = multiprocessing.get_context("spawn")
+    try:
+        for n in range(2):
+            outcome = shop.app.agent(shop.Clerk).do(shop.PriceFleetTicket(), None, for_=shop.mia,
+                                                    model=script(shop, 100 + n))
+            assert outcome.status is TaskStatus.WAITING
+            (proposal,) = shop.app.proposals(task=outcome.task)
+            receiver.bodies.clear()
+            at = proposal.deadline_at + timedelta(seconds=1)
+            answer = context.Queue()
+            go = time.time() + 4
+            workers = [context.Process(target=_worker, args=(url, receiver.url, go + n * 0.01 * i,
+                                                             at, answer)) for i in range(2)]
+            for worker in workers:
+                worker.start()
+            outcomes = [o for _ in workers for o in answer.get(timeout=120)]
+            for worker in workers:
+                worker.join(timeout=60)
+                assert worker.exitcode == 0
+            assert outcomes.count(DeadlineOutcome.ESCALATED.value) == 1, outcomes
+            now_on = shop.app.proposal(proposal)
+            assert (now_on.status, now_on.escalations, now_on.decide_queue) == (
+                ProposalStatus.WAITING, 1, "Finance")
+            assert now_on.deadline_at == at + timedelta(days=1)
+            assert [(b["proposal"]["id"], b["proposal"]["decide_by"]) for b in receiver.bodies] \
+                == [(proposal.id, "the Finance queue")]
+    finally:
+        shop.app.database.dispose()
