@@ -273,9 +273,12 @@ class Inbox:
         return proposal
 
     def decidable(self, person: Principal, proposal: Proposal) -> bool:
-        """Whether `person` may decide `proposal` now (it waits, and it is theirs to decide)."""
-        return proposal.status is ProposalStatus.WAITING and self._decides(
-            self._app.people.get(person), proposal)
+        """Whether `person` may decide `proposal` now (it waits, and it is theirs to decide —
+        never one a skill routes, to the person the work is for, who sees it and whose yes is
+        refused: `Decider.refusal_to_decide`)."""
+        person = self._app.people.get(person)
+        return proposal.status is ProposalStatus.WAITING and self._decides(person, proposal) and (
+            not (proposal.routed and proposal.for_id == person.id))
 
     def deadline(self, proposal: Proposal) -> str:
         """A waiting proposal's deadline and what then, in words ("" when it has none)."""

@@ -13,7 +13,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -24,6 +23,7 @@ from typing import LiteralString
 
 import pytest
 
+from tests.ports import free_port
 from tests.stopping import terminated_as_interrupted
 
 SERVER_USER = "postgres"
@@ -42,13 +42,6 @@ def _server_binaries() -> Path:
             pytrace=False,
         )
     return Path(found[-1]).parent
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _as_server_user() -> list[str]:
@@ -109,7 +102,7 @@ def _running_server() -> Iterator[str]:
     if prefix:
         user = pwd.getpwnam(SERVER_USER)
         os.chown(home, user.pw_uid, user.pw_gid)
-    data, log, port = home / "data", home / "server.log", _free_port()
+    data, log, port = home / "data", home / "server.log", free_port()
     try:
         _run(
             [

@@ -22,6 +22,7 @@ from signoff import (
     ProposalStatus,
     TaskStatus,
 )
+from signoff.inbox import Inbox
 from signoff.store import points
 from signoff.testing import ScriptedModel, says
 
@@ -280,6 +281,8 @@ def test_the_person_the_work_is_for_never_decides_its_routed_proposal(
     assert outcome.waiting_on == ("a decision from Mia",)
     assert app.proposals_for(mia) == []
     (proposal,) = app.proposals_for(shop.noor)
+    inbox = Inbox(app)  # (its page offered Mia the buttons her yes is refused by)
+    assert [inbox.decidable(p, proposal) for p in (mia, shop.noor)] == [False, True]
     with pytest.raises(AgentRefused) as refused:
         app.approve(proposal, by=mia)
     assert str(refused.value) == (
