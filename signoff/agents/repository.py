@@ -7,6 +7,7 @@ commits together: an action's writes, its tool-call row and its proposal's statu
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -674,11 +675,13 @@ def revoke_rule(db: Executor, rule_id: str, *, by: str, why: str) -> bool:
 
 
 def _rule(m: Any) -> StandingRule:
+    effects = m["effects"]
     return StandingRule(
         id=m["id"], agent=m["agent"], tool=m["tool"], skill=m["skill"], for_id=m["for_id"],
         made_by=m["made_by_id"], made_at=m["made_at"], used=m["used"],
         last_used_at=m["last_used_at"], revoked_by=m["revoked_by_id"],
         revoked_at=m["revoked_at"], why=m["why"],
+        effects=None if effects is None else tuple(tuple(e) for e in json.loads(effects)),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 __all__ = ["StandingRule", "rule_covers"]
 
@@ -36,6 +37,10 @@ class StandingRule:
     """When (from the next step on, it no longer applies)."""
     why: str = ""
     """Why it was taken back."""
+    effects: tuple[tuple[Any, ...], ...] | None = None
+    """What its tool did when it was made (the identities of its action's effects): it stands
+    for a yes to a tool that did that, and lapses once the tool does more. None for a rule
+    made before they were kept (it holds whatever its tool does)."""
 
     @property
     def active(self) -> bool:

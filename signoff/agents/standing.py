@@ -8,9 +8,11 @@ yes every time, is not widened by any rule.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+from signoff.actions.catalog import Action
 from signoff.actions.registry import Actions
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
@@ -47,10 +49,12 @@ class StandingRules:
         registered = self._agents(agent)
         name = tool_name(tool)
         self.check_may_make(registered, skill, name, by, for_everybody=for_everybody)
+        effects = json.dumps(sorted(_identities(self._actions.get(name))))  # what it does now
         with self._database.connect() as db:
             rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
                                        skill=skill, made_by_id=by.id,
-                                       for_id=None if for_everybody else (for_id or by.id))
+                                       for_id=None if for_everybody else (for_id or by.id),
+                                       effects=effects)
             rule = next(r for r in repo.load_rules(db) if r.id == rule_id)
         return rule
 
@@ -98,6 +102,11 @@ class StandingRules:
                     "maker could still make it.")
         if maker.disabled:
             return f"{maker.name}'s account is disabled, and a disabled account lets nothing run."
+        more = self._done_since(rule)
+        if more:
+            return (f"{rule.tool} does more than when the rule was made: it now also "
+                    f"{more}. A rule stands for a yes to what its tool did then; make a new one "
+                    "if it should still run alone.")
         try:
             self.check_may_make(registered, skill, rule.tool, maker,
                                 for_everybody=rule.for_id is None, route_of=lambda _: route)
@@ -109,6 +118,17 @@ class StandingRules:
             return (f"it covers another's work, whose proposals {maker.name} may no longer "
                     "decide (only the person it is for, or a supervisor, may).")
         return ""
+
+    def _done_since(self, rule: StandingRule) -> str:
+        """What `rule`'s tool does now that it did not when the rule was made, in words ("" when
+        nothing, or the rule kept no effects)."""
+        if rule.effects is None or rule.tool not in self._actions:
+            return ""
+        then = set(rule.effects)
+        new = [e for e in self._actions.get(rule.tool).info.effects.ordered
+               if e.identity not in then]
+        said = list(dict.fromkeys(e.words() for e in new))
+        return " and ".join(said) if len(said) < 3 else f"{', '.join(said[:-1])} and {said[-1]}"
 
     def check_may_widen(self, registered: Registered, skill: str | None, tool: str,
                         by: Principal, *, for_everybody: bool,
@@ -166,3 +186,8 @@ class StandingRules:
         if tool not in own.tool_names:
             return gate(tool, info.effects, permits, in_skill=False).leave
         return leave_by_declaration(tool, info.effects, permits, query=info.query)[0]
+
+
+def _identities(action: Action) -> set[tuple[Any, ...]]:
+    """What `action` does, each effect as its identity (where in the code it is found aside)."""
+    return {e.identity for e in action.info.effects.effects}

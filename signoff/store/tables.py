@@ -174,8 +174,11 @@ standing_rules = Table(
     Column("why", Text, nullable=False, default=""),
     Column("used", Integer, nullable=False, default=0),
     Column("last_used_at", UtcDateTime(), nullable=True),
+    Column("effects", Text, nullable=True),
 )
-"""Each "from now on, alone" someone said, until it is revoked, with its uses counted."""
+"""Each "from now on, alone" someone said, until it is revoked, with its uses counted, and what
+its tool did when it was said (`effects`: JSON of the identities of its action's effects; NULL
+for a rule made before they were kept)."""
 
 task_models = Table(
     "signoff_task_models",

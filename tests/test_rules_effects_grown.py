@@ -1,0 +1,119 @@
+"""A standing rule stands for a yes to what its tool did when it was made: deployed again to do
+more (send a mail as well as change a record), the tool is proposed, not run alone on the old
+rule, and the rule's maker is told why; a tool doing the same, or less, keeps its rule. Two
+deployments of one app on one SQLite file, each loaded as the app's file is."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff import TaskStatus
+from signoff.testing import ScriptedModel, says
+
+_APP = '''
+from pydantic import BaseModel
+from sqlalchemy import String
+from sqlalchemy.orm import Mapped, mapped_column
+from signoff import Agent, App, Permits, Skill, allow, policy, sends
+
+app = App("grew", database="sqlite:///{db}", key=b"g" * 32)
+app.oversight.supervises_agents = policy.role("manager")
+
+
+class Out(BaseModel):
+    ok: bool
+
+
+class Shelf(app.Record):
+    label: Mapped[str] = mapped_column(String(80), default="")
+    __security__ = [allow("read", "update", "create", when=policy.anyone)]
+
+
+@sends
+def mail(text: str) -> None:
+    with open("{mails}", "a", encoding="utf-8") as file:
+        file.write(text + "\\n")
+
+
+@app.action("Label a shelf")
+def label(shelf: Shelf, text: str) -> str:
+    """Label it."""
+    shelf.label = text
+    {body}
+    return "ok"
+
+
+class Labelling(Skill[Shelf, Out]):
+    description = "Label a shelf."
+    tools = [label]
+
+    def brief(self, shelf: Shelf) -> str:
+        return f"Shelf {{shelf.id}}."
+
+
+class Labeller(Agent):
+    purpose = "You label shelves."
+    skills = [Labelling()]
+    may = Permits()
+    roles = ["bot"]
+
+
+app.add_agent(Labeller, sponsor="noor@x.example")
+'''
+
+
+def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
+    source = tmp / f"{version}.py"
+    source.write_text(_APP.format(db=tmp / "grew.db", mails=tmp / "mails.txt", body=body))
+    return runpy.run_path(str(source))
+
+
+def _label(deployed: dict[str, Any], shelf_id: Any, text: str) -> Any:
+    app = deployed["app"]
+    mia = app.people.find("mia@x.example")
+    with app.session(as_=app.system) as session:
+        shelf = session.get(deployed["Shelf"], shelf_id)
+    model = ScriptedModel(says.tool(deployed["label"], shelf=shelf_id, text=text),
+                          says.hand_back(deployed["Out"](ok=True)))
+    return app.agent(deployed["Labeller"]).do(deployed["Labelling"](), shelf, for_=mia,
+                                              model=model)
+
+
+@pytest.mark.parametrize(("later", "alone"), [("mail(text)", False), ("pass", True)])
+def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
+        tmp_path: Path, later: str, alone: bool) -> None:
+    """Mia lets the labeller label her shelves alone while `label` only changes the shelf.
+    Deployed again to mail the label too, a call of it is proposed to her, saying the tool now
+    also sends (it ran alone, and the mail went); deployed again the same, it still runs alone."""
+    first = _deployed(tmp_path, "v1", "pass")
+    app = first["app"]
+    app.people.add("noor@x.example", "Noor", roles=["manager"])
+    mia = app.people.add("mia@x.example", "Mia", roles=[])
+    with app.session(as_=app.system) as session:
+        shelf = first["Shelf"]()
+        session.add(shelf)
+    rule = app.allow_alone("labeller", "label", by=mia)
+    assert _label(first, shelf.id, "one").status is TaskStatus.DONE
+    app.database.dispose()
+
+    second = _deployed(tmp_path, "v2", later)
+    try:
+        outcome = _label(second, shelf.id, "two")
+        receipt = second["app"].receipt(outcome.task).words
+        if alone:
+            assert outcome.status is TaskStatus.DONE, receipt
+            assert "a standing rule of Mia's let it run alone" in receipt
+        else:
+            assert outcome.status is TaskStatus.WAITING, receipt
+            assert not (tmp_path / "mails.txt").exists()
+            assert ("no longer holds: label does more than when the rule was made: it now also "
+                    "reaches outside the app (`builtins.open`) and sends something out of the app "
+                    "(a message, a mail).") in receipt, receipt
+            (kept,) = second["app"].rules()
+            assert (kept.id, kept.active) == (rule.id, True)  # (it lapsed; none revoked it)
+    finally:
+        second["app"].database.dispose()
