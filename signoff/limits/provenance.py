@@ -28,22 +28,19 @@ Pure: nothing here reads a database or knows of agents; the loop feeds it what a
 
 from __future__ import annotations
 
-import base64
-import calendar
 import datetime as dt
 import enum
 import functools
-import html
 import json
 import re
 import unicodedata
-import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from signoff.actions.declare import tool_name
+from signoff.limits.written import MONTH_NAMES, MONTHS, dates, decoded
 
 __all__ = ["ArgumentLabel", "Endorse", "Labels", "Origin", "Provenance", "Seen"]
 
@@ -291,14 +288,8 @@ _FILE_NAME = re.compile(r"^[\w-]+\.(?:pdf|txt|md|csv|json|xml|html?|docx?|xlsx?|
                         r"png|jpe?g|gif|svg|zip|gz|tar|py|js|ts|log|ics|eml)$", re.IGNORECASE)
 _DAY_OR_YEARS = re.compile(r"^\d{1,2}[./-]\d{1,2}[./-]\d{2,4}$|^\d{1,2}[.:]\d{2}(?: ?- ?\d{1,2}"
                            r"[.:]\d{2})?$|^(?:(?:19|20)\d{2}(?:[ ,.-]+|$))+$")
-_MONTHS = {name: number for number, names in enumerate((  # (English, German, French)
-    "january jan januar janvier", "february feb februar février", "march mar märz mars",
-    "april apr avril", "may mai", "june jun juni juin", "july jul juli juillet", "august aug août",
-    "september sep sept septembre", "october oct oktober okt octobre", "november nov novembre",
-    "december dec dezember dez décembre"), start=1) for name in names.split()}
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _FIGURES = re.compile(r"^[\d ,.-]+$")
-_DAY_AND_MONTH = re.compile(rf"^\d{{1,2}}\.(?:{_MONTH})\.?$", re.IGNORECASE)  # 5.Dec: no host
+_DAY_AND_MONTH = re.compile(rf"^\d{{1,2}}\.(?:{MONTH_NAMES})\.?$", re.IGNORECASE)  # 5.Dec: no host
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?:/.*)?$")
 _WORDS = re.compile(r"^[^\W\d_]+(?:[ '’-]+[^\W\d_]+)*$")
 _NOT_PHRASE = re.compile(r"[\W_]+")
@@ -363,47 +354,26 @@ def _word_forms(raw: str) -> tuple[str, ...]:
 def _tokens(text: str, *, read: bool = False) -> set[str]:
     """Every normal form of every word of `text`, and of the IBANs, the numbers written in
     groups (a telephone's) and the dates (as ISO 8601) in it; `read`: `text` is a result's,
-    whose numbers and dates are found each way they read (`_OTHER_READING`, `_dates`)."""
+    whose numbers and dates are found each way they read (`_OTHER_READING`, `dates`)."""
     found: set[str] = set()
     text = _normal(text)
-    for raw in text.split():
+    named = False  # (whether a month is named: else no date is written in words)
+    for raw in dict.fromkeys(text.split()):  # (each word once: a page says most many times)
         found.update(_word_forms(raw))
-        if read and _OTHER_READING.match(word := raw.strip(_EDGES)):
+        word = raw.strip(_EDGES)
+        named = named or word.casefold() in MONTHS
+        if read and _OTHER_READING.match(word):
             other = word.replace(",", ".") if "," in word else word.replace(".", "")
             found.add(_number_form(Decimal(other)))
     for match in _IBAN_IN_TEXT.finditer(text):
         found.add(match.group().replace(" ", "").casefold())
-    for match in _GROUPED.finditer(text):
-        found.update(_forms(re.sub(r"[^\d+]", "", match.group())))
-    found.update(_dates(text, both_ways=read))
+    for grouped in {match.group() for match in _GROUPED.finditer(text)}:
+        found.update(_forms(re.sub(r"[^\d+]", "", grouped)))
+    found.update(dates(text, both_ways=read, named=named))
     return found
 
 
 _GROUPED = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,}\d(?!\w)")  # +44 20 7946 0958
-_DATE = re.compile(
-    rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?P<m1>{_MONTH})\.?,?\s+(?P<y1>\d{{4}})"
-    rf"|(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{{4}})"
-    r"|(?P<a>\d{1,2})(?P<sign>[./])(?P<b>\d{1,2})(?P=sign)(?P<y3>\d{4}))\b", re.IGNORECASE)
-"""A date in words (``5 Dec 2026``, ``December 5th, 2026``) or figures (``05.12.2026``)."""
-
-
-def _dates(text: str, *, both_ways: bool) -> Iterator[str]:
-    """The dates written in `text` (`_DATE`), as ISO 8601 (``2026-12-05``): one written with
-    slashes whose day and month may be either way round is read both ways only when
-    `both_ways` (a result's text: a person's is not taken at a reading they may not mean)."""
-    for match in _DATE.finditer(text):
-        if month := match["m1"] or match["m2"]:
-            readings = [(int(match["y1"] or match["y2"]), _MONTHS[month.casefold()],
-                         int(match["d1"] or match["d2"]))]
-        else:
-            a, b, year = int(match["a"]), int(match["b"]), int(match["y3"])
-            readings = [(year, b, a)] if match["sign"] == "." else [
-                (year, m, d) for m, d in ((a, b), (b, a)) if d > 12 or both_ways or m == d]
-        for year, month_, day in readings:
-            if 1 <= month_ <= 12 and 1 <= day <= calendar.monthrange(year, month_)[1]:
-                yield dt.date(year, month_, day).isoformat()
-
-
 def _phrase(text: str) -> str:
     return f" {_NOT_PHRASE.sub(' ', _normal(text).casefold()).strip()} "
 
@@ -733,36 +703,11 @@ def _text_of(seen: Seen) -> str:
     keys as it reads (JSON writes ``Маллори`` as ``\\u041c…`` and glues a word after a line
     break to an ``n``: ``to\\nmallory``, where neither would be found)."""
     if seen.value is None:
-        return _decoded(seen.text)
+        return decoded(seen.text)
     said = [f"{key}" for _, key in _keys(seen.value)]
     said += [str(leaf) for _, leaf in _leaves(seen.value)
              if isinstance(leaf, str | int | float) and not isinstance(leaf, bool)]
-    return _decoded("\n".join([seen.text, json.dumps(seen.value, ensure_ascii=False), *said]))
-
-
-_ESCAPE = re.compile(r"\\u(?![dD][89a-fA-F])([0-9a-fA-F]{4})")  # (no half of a pair)
-_MARKUP = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
-_BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
-
-
-def _decoded(text: str) -> str:
-    """`text`, then as the model reads it through a code: ``\\u0061``, ``%61``, ``&#97;``, a
-    page's tags taken out (``<b>mal</b>lory``), base64 that is text (``bWFsbG9yeQ==``)."""
-    said = html.unescape(urllib.parse.unquote(_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)))
-    plain = _MARKUP.sub("", said)
-    decoded = [_base64(match.group()) for match in _BASE64.finditer(text)]
-    extra = [t for t in (said, plain, *decoded) if t and t != text]
-    return "\n".join([text, *dict.fromkeys(extra)])
-
-
-def _base64(word: str) -> str:
-    """What `word` says as base64, when it is text ("" when it is not)."""
-    try:
-        said = base64.b64decode(word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4),
-                                validate=True).decode("utf-8")
-    except ValueError:
-        return ""
-    return said if said.isprintable() and any(c.isalpha() for c in said) else ""
+    return decoded("\n".join([seen.text, json.dumps(seen.value, ensure_ascii=False), *said]))
 
 
 def _bare_phrase(text: str) -> str:

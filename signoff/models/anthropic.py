@@ -268,8 +268,10 @@ def _input_tokens(usage: Any, model: str) -> int | None:
                          None), "ephemeral_1h_input_tokens")
     five = count(getattr(getattr(usage, "cache_creation", None), "ephemeral_5m_input_tokens",
                          None), "ephemeral_5m_input_tokens")
+    if getattr(usage, "cache_creation_input_tokens", None) is None:
+        written = hour + five  # (a breakdown alone: its sum)
     told = hour + five == written  # (a breakdown that adds up; else each write at the dearer)
-    writes = (2 * hour + -(-5 * five // 4)) if told else 2 * written  # (1.25 rounded up)
+    writes = (2 * hour + -(-5 * five // 4)) if told else 2 * max(written, hour + five)
     return (count(usage.input_tokens, "tokens_in")
             + count(getattr(usage, "cache_read_input_tokens", None), "cache_read_input_tokens")
             + writes)

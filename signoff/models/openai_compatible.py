@@ -313,7 +313,8 @@ def usage_of(usage: Any, *, bound_in: int, bound_out: int, model: str) -> Usage:
     details = getattr(usage, "completion_tokens_details", None)
     if (reasoning := getattr(details, "reasoning_tokens", None)) is not None:
         thought = token_count(reasoning, model=model, what="reasoning tokens")
-        if thought > read.output_tokens:  # (then the completion cannot hold it)
+        if thought > read.output_tokens or total is None:  # (the completion cannot hold
+            # it; or no total says whether it does: at the worst reading)
             out = max(out, read.output_tokens + thought)
     return Usage(input_tokens=read.input_tokens, output_tokens=out)
 

@@ -1,0 +1,115 @@
+"""How values are written in what a tool read, beyond its words: the dates a text writes (in
+words or figures; English, German or French), and the codes a page may write a word in that a
+model reads straight through (escapes, percent-encoding, HTML entities and tags, base64).
+`signoff.limits.provenance` looks for a call's arguments in them too.
+
+Pure, as provenance is: text in, text out.
+"""
+
+from __future__ import annotations
+
+import base64
+import calendar
+import datetime as dt
+import html
+import re
+import urllib.parse
+from collections.abc import Iterator
+
+__all__ = ["MONTHS", "MONTH_NAMES", "dates", "decoded"]
+
+MONTHS = {name: number for number, names in enumerate((
+    "january jan januar janvier", "february feb februar février", "march mar märz mars",
+    "april apr avril", "may mai", "june jun juni juin", "july jul juli juillet", "august aug août",
+    "september sep sept septembre", "october oct oktober okt octobre", "november nov novembre",
+    "december dec dezember dez décembre"), start=1) for name in names.split()}
+"""Each month's names and short names (English, German, French): its number."""
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+"""The names, as a pattern's alternatives (the longest first)."""
+
+_DATE = re.compile(
+    rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?P<m1>{MONTH_NAMES})\.?,?\s+(?P<y1>\d{{4}})"
+    rf"|(?P<m2>{MONTH_NAMES})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{{4}})"
+    r"|(?P<a>\d{1,2})(?P<sign>[./])(?P<b>\d{1,2})(?P=sign)(?P<y3>\d{4}))\b", re.IGNORECASE)
+"""A date in words (``5 Dec 2026``, ``December 5th, 2026``) or figures (``05.12.2026``)."""
+_DATE_BEFORE = re.compile(rf"(?:{_DATE.pattern})\Z", re.IGNORECASE)
+"""`_DATE` ending where the search ends: at the year each date ends in."""
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
+_FIGURE_DATE = re.compile(
+    r"\b(?P<a>\d{1,2})(?P<sign>[./])(?P<b>\d{1,2})(?P=sign)(?P<y3>\d{4})\b(?P<m1>)(?P<m2>)")
+"""`_DATE` in figures alone (its groups named alike, those of words empty)."""
+_DATE_REACH = 48
+"""How far before its year a date begins, at the most (``31st of September, 2026``: 24)."""
+
+
+def dates(text: str, *, both_ways: bool, named: bool = True) -> Iterator[str]:
+    """The dates written in `text` (`_DATE`), as ISO 8601 (``2026-12-05``): one written with
+    slashes whose day and month may be either way round is read both ways only when
+    `both_ways` (a result's text: a person's is not taken at a reading they may not mean).
+    Each is looked for just before a year, and in words only where a month is `named` (a
+    search of the whole page for a month's name at each word took seconds a megabyte)."""
+    matches = list({m.group(): m for m in _FIGURE_DATE.finditer(text)}.values())
+    done = 0
+    for ending in _YEAR.finditer(text) if named else ():
+        start = max(done, ending.start() - _DATE_REACH)
+        if not any(w.strip(".,").casefold() in MONTHS for w in text[start:ending.start()].split()):
+            continue  # (no month named just before it: no date in words ends there)
+        match = _DATE_BEFORE.search(text, start, ending.end())
+        if match is not None:
+            matches.append(match)
+            done = ending.end()
+    for match in matches:
+        if month := match["m1"] or match["m2"]:
+            readings = [(int(match["y1"] or match["y2"]), MONTHS[month.casefold()],
+                         int(match["d1"] or match["d2"]))]
+        else:
+            a, b, year = int(match["a"]), int(match["b"]), int(match["y3"])
+            readings = [(year, b, a)] if match["sign"] == "." else [
+                (year, m, d) for m, d in ((a, b), (b, a)) if d > 12 or both_ways or m == d]
+        for year, month_, day in readings:
+            if 1 <= month_ <= 12 and 1 <= day <= calendar.monthrange(year, month_)[1]:
+                yield dt.date(year, month_, day).isoformat()
+
+
+_ESCAPE = re.compile(r"\\u(?![dD][89a-fA-F])([0-9a-fA-F]{4})")  # (no half of a pair)
+_TAG = re.compile(r"<[^<>]*>")
+_BASE64 = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
+_WRAPPED = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/]{8,}(?:\r?\n[A-Za-z0-9+/]+)+={0,2}(?![\w+/=-])")
+
+
+def decoded(text: str) -> str:
+    """`text`, then as the model reads it through a code: ``\\u0061``, ``%61``, ``&#97;``, a
+    page's tags taken out (``<b>mal</b>lory``), base64 that is text (``bWFsbG9yeQ==``)."""
+    said = html.unescape(urllib.parse.unquote(_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)))
+    plain = _unmarked(said)
+    decoded = [_base64(match.group()) for match in _BASE64.finditer(text)]
+    decoded += [_base64(re.sub(r"\s", "", match.group())) for match in _WRAPPED.finditer(text)]
+    extra = [t for t in (said, plain, *decoded) if t and t != text]
+    return "\n".join([text, *dict.fromkeys(extra)])
+
+
+def _unmarked(text: str) -> str:
+    """`text` with a page's comments and tags taken out, in one pass: from the first comment
+    that does not close on, no comment is taken out (none after it closes either; a pattern
+    looking for each one's end to the end of the text read a page of openings in minutes), but
+    tags still are (what follows an opening is read by the model all the same)."""
+    kept, at = [], 0
+    while (opening := text.find("<!--", at)) >= 0:
+        closing = text.find("-->", opening + 4)
+        if closing < 0:
+            break
+        kept.append(text[at:opening])
+        at = closing + 3
+    kept.append(text[at:])
+    return _TAG.sub("", "".join(kept))
+
+
+def _base64(word: str) -> str:
+    """What `word` says as base64, when it is text ("" when it is not)."""
+    try:
+        said = base64.b64decode(word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4),
+                                validate=True).decode("utf-8")
+    except ValueError:
+        return ""
+    return said if all(c.isprintable() or c.isspace() for c in said) and any(
+        c.isalpha() for c in said) else ""
