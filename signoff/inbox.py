@@ -406,6 +406,11 @@ class Inbox:
         raise NotFound(f"There is no standing rule with id {_said_back(rule_id)} that "
                        f"{self._app.people.get(person).name} may see.")
 
+    def outgrown(self, rule: StandingRule) -> str:
+        """What `rule`'s tool does now that it did not when the rule was made, in words: while
+        it does, the rule lets nothing run alone (`StandingRules.done_since`; "" when nothing)."""
+        return self._app._agency.decider.rules.done_since(rule) if rule.active else ""
+
     def covers(self, rule: StandingRule) -> str:
         """What `rule` lets its agent do, in words, naming the person whose work it covers: the
         one sentence the command line, the REST API and the inbox pages all say."""

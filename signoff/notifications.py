@@ -478,6 +478,7 @@ def _why(error: OSError | http.client.HTTPException | ValueError) -> str:
         return f"its answer was not HTTP ({type(error).__name__})"
     if isinstance(error, urllib.error.HTTPError) and 300 <= error.code < 400:
         to = error.headers.get("Location") if error.headers is not None else None
+        to = urllib.parse.urljoin(error.url, to) if to and error.url else to  # (/hook: where)
         return (f"it answered HTTP {error.code} {error.reason}, a redirect"
                 f"{f' to {_shown(to)}' if to else ''}, which is not followed (it would drop "
                 "the body): give the address it redirects to")

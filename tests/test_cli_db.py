@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine
 
 from signoff.store.migrate import current_revision, head_revision
@@ -52,7 +53,8 @@ def test_the_revision_is_told_and_the_tables_taken_back_and_up_again(tmp_path: P
 
     asked = _signoff(tmp_path, "db", "downgrade", "0006_issue15", given="n\n")
     assert asked.returncode == 1  # (click's abort, having asked)
-    assert "back to 0006_issue15 (what only newer releases record is not kept)?" in asked.stderr
+    assert (f"back from {head_revision()} to 0006_issue15 (what only newer releases record is "
+            "not kept)?") in asked.stderr
     assert _revision_of(db) == head_revision()
 
     done = _signoff(tmp_path, "db", "downgrade", "0006_issue15", given="y\n")
@@ -78,3 +80,42 @@ def test_a_revision_that_is_not_one_is_told_with_those_there_are(tmp_path: Path)
     assert "There is no revision '0006' of signoff's tables to go back to" in told.stderr
     assert "0006_issue15" in told.stderr
     assert _revision_of(db) == head_revision()
+
+
+@pytest.mark.parametrize("revision", ["0010_identity", "0013_token_purposes", "0006_issue15"])
+def test_what_is_no_going_back_is_told_before_anything_is_asked(
+        tmp_path: Path, revision: str) -> None:
+    """Tables at 0006 taken "back" to a later revision, and a database whose tables are not
+    made yet, are each told in a sentence (exit 2), before any question, and nothing changes
+    (alembic's error was "a reason it did not foresee")."""
+    db = tmp_path / "shop.db"
+    (tmp_path / "shop.py").write_text(_APP.format(db=db))
+    if revision != "0006_issue15":
+        assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+        assert _signoff(tmp_path, "db", "downgrade", "0006_issue15", "--yes").returncode == 0
+    told = _signoff(tmp_path, "db", "downgrade", revision, given="")
+    assert told.returncode == 2, told.stderr
+    assert "[y/N]" not in told.stderr
+    assert ("only goes back" in told.stderr if revision != "0006_issue15" else
+            "not made in this database yet" in told.stderr), told.stderr
+    assert _revision_of(db) == (None if revision == "0006_issue15" else "0006_issue15")
+
+
+def test_tables_a_newer_signoff_made_are_told_as_unknown(tmp_path: Path) -> None:
+    """At a revision no script of this signoff has, `db revision` says this signoff refuses the
+    database (it said this one would upgrade it)."""
+    db = tmp_path / "shop.db"
+    (tmp_path / "shop.py").write_text(_APP.format(db=db))
+    assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    engine = create_engine(f"sqlite:///{db}")
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE signoff_alembic_version SET version_num = '0099_x'")
+    finally:
+        engine.dispose()
+    told = _signoff(tmp_path, "db", "revision")
+    assert told.returncode == 0, told.stderr
+    assert "0099_x, which this signoff does not know" in told.stdout
+    refused = _signoff(tmp_path, "db", "downgrade", "0006_issue15", "--yes")
+    assert refused.returncode == 2
+    assert "take them back with that version installed" in refused.stderr

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from signoff import TaskStatus
+from signoff.cli.people import echo_rules
+from signoff.inbox import Inbox
 from signoff.testing import ScriptedModel, says
 
 _APP = '''
@@ -85,7 +87,7 @@ def _label(deployed: dict[str, Any], shelf_id: Any, text: str) -> Any:
 
 @pytest.mark.parametrize(("later", "alone"), [("mail(text)", False), ("pass", True)])
 def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
-        tmp_path: Path, later: str, alone: bool) -> None:
+        tmp_path: Path, later: str, alone: bool, capsys: pytest.CaptureFixture[str]) -> None:
     """Mia lets the labeller label her shelves alone while `label` only changes the shelf.
     Deployed again to mail the label too, a call of it is proposed to her, saying the tool now
     also sends (it ran alone, and the mail went); deployed again the same, it still runs alone."""
@@ -107,6 +109,7 @@ def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
         if alone:
             assert outcome.status is TaskStatus.DONE, receipt
             assert "a standing rule of Mia's let it run alone" in receipt
+            assert Inbox(second["app"]).outgrown(second["app"].rules()[0]) == ""
         else:
             assert outcome.status is TaskStatus.WAITING, receipt
             assert not (tmp_path / "mails.txt").exists()
@@ -115,5 +118,13 @@ def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
                     "(a message, a mail).") in receipt, receipt
             (kept,) = second["app"].rules()
             assert (kept.id, kept.active) == (rule.id, True)  # (it lapsed; none revoked it)
+            # Its listing says so (it said "In force", as if it let the tool run alone).
+            echo_rules(second["app"], second["app"].people.find("mia@x.example"),
+                       active=False, as_json=False)
+            listed = capsys.readouterr().out
+            assert ("In force but holding for nothing, used 1×" in listed
+                    and "label does more than when it was made (it now also reaches outside "
+                        "the app (`builtins.open`) and sends something out of the app (a "
+                        "message, a mail)), so it lets nothing run alone") in listed, listed
     finally:
         second["app"].database.dispose()

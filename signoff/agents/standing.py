@@ -21,6 +21,7 @@ from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave, tool_name
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Route, Skill
+from signoff.effects.effect import Effect, EffectKind
 from signoff.exceptions import AgentRefused, UnknownId
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
@@ -102,7 +103,7 @@ class StandingRules:
                     "maker could still make it.")
         if maker.disabled:
             return f"{maker.name}'s account is disabled, and a disabled account lets nothing run."
-        more = self._done_since(rule)
+        more = self.done_since(rule)
         if more:
             return (f"{rule.tool} does more than when the rule was made: it now also "
                     f"{more}. A rule stands for a yes to what its tool did then; make a new one "
@@ -119,14 +120,14 @@ class StandingRules:
                     "decide (only the person it is for, or a supervisor, may).")
         return ""
 
-    def _done_since(self, rule: StandingRule) -> str:
+    def done_since(self, rule: StandingRule) -> str:
         """What `rule`'s tool does now that it did not when the rule was made, in words ("" when
         nothing, or the rule kept no effects)."""
         if rule.effects is None or rule.tool not in self._actions:
             return ""
-        then = set(rule.effects)
         new = [e for e in self._actions.get(rule.tool).info.effects.ordered
-               if e.identity not in then]
+               if e.kind is not EffectKind.READS
+               and not any(_covers(then, e) for then in rule.effects)]
         said = list(dict.fromkeys(e.words() for e in new))
         return " and ".join(said) if len(said) < 3 else f"{', '.join(said[:-1])} and {said[-1]}"
 
@@ -186,6 +187,17 @@ class StandingRules:
         if tool not in own.tool_names:
             return gate(tool, info.effects, permits, in_skill=False).leave
         return leave_by_declaration(tool, info.effects, permits, query=info.query)[0]
+
+
+def _covers(then: tuple[Any, ...], now: Effect) -> bool:
+    """Whether an effect its tool had when a rule was made (its identity) stands for `now`,
+    as one shown with a proposal does (`signoff.agents.proposing.does_otherwise`): the same
+    kind and target, and when it named the field a change assigns, the same field; an effect
+    assumed of code the analysis could not see stands for another assumed (why, in words that
+    name the code, aside: a local renamed, or a release's wording)."""
+    kind, target, field, reason, _ = then
+    return (kind == now.kind.value and target == now.target and bool(reason) == bool(now.reason)
+            and (not field or field == now.field))
 
 
 def _identities(action: Action) -> set[tuple[Any, ...]]:

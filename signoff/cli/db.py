@@ -4,11 +4,17 @@ guide to upgrading, "Going back")."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import click
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 
 from signoff.cli import APP_OPTION, JSON_OPTION, app_option_words, load_app, main, runnable
+from signoff.exceptions import UserError
 from signoff.store import migrate
 
 __all__ = ["db"]
@@ -40,8 +46,9 @@ def revision(app_spec: str | None, as_json: bool) -> None:
       signoff db revision --app examples/workshop.py
     """
     app = load_app(app_spec)
-    with app.database.engine.connect() as connection:
+    with _connected(app) as connection:
         current = migrate.current_revision(connection)
+        known = current is None or migrate.is_known(connection, current)
     newest = migrate.head_revision()
     if as_json:
         click.echo(json.dumps({"revision": current, "newest": newest}, indent=2))
@@ -51,6 +58,11 @@ def revision(app_spec: str | None, as_json: bool) -> None:
                    f"makes them, at {newest}.")
     elif current == newest:
         click.echo(f"signoff's tables are at {current}, the newest this signoff makes.")
+    elif not known:
+        click.echo(f"signoff's tables are at {current}, which this signoff does not know (a newer "
+                   f"one made it; this one makes {newest}): this signoff refuses the database. "
+                   "Use the newer one, or take the tables back with it installed "
+                   "(`signoff db downgrade`).")
     else:
         click.echo(f"signoff's tables are at {current}; this signoff makes {newest}, and upgrades "
                    "them the first time it opens the database.")
@@ -71,18 +83,35 @@ def downgrade(revision: str, yes: bool, app_spec: str | None) -> None:
     Example:
       signoff db downgrade 0006_issue15 --app examples/workshop.py --yes
     """
+    if revision == "base":
+        raise UserError("'base' is before signoff made any of its tables: taken back there, every "
+                        "person, task, proposal, receipt and rule signoff keeps is deleted, and no "
+                        "release of signoff runs on it. Name the revision the older release knows "
+                        "(its guide to upgrading says which). Nothing was changed.")
     app = load_app(app_spec)
-    if not yes:
-        shown = app.database.engine.url.render_as_string(hide_password=True)
-        click.confirm(f"Take signoff's tables in {shown} back to {revision} (what only newer "
-                      "releases record is not kept)?", abort=True, err=True)
-    with app.database.engine.connect() as connection:
+    with _connected(app) as connection:
+        migrate.check_going_back(connection, revision)  # (before asking: nothing to ask of)
         before = migrate.current_revision(connection)
-        connection.rollback()  # (the read began a transaction: a downgrade begins its own)
+        connection.rollback()  # (the reads began a transaction: a downgrade begins its own)
+        if not yes:
+            shown = app.database.engine.url.render_as_string(hide_password=True)
+            click.confirm(f"Take signoff's tables in {shown} back from {before} to {revision} "
+                          "(what only newer releases record is not kept)?", abort=True, err=True)
         migrate.downgrade(connection, revision)
         now = migrate.current_revision(connection)
         connection.commit()
-    click.echo(f"signoff's tables were at {before}, and are at {now or 'base (none made)'} now. "
-               "Install the release of signoff that knows it before the app runs again: this "
-               f"one upgrades them the next time it opens the database "
+    click.echo(f"signoff's tables were at {before}, and are at {now} now. Install the release "
+               "of signoff that knows it before the app runs again: this one upgrades them the "
+               "next time it opens the database "
                f"(`{runnable('db revision' + app_option_words())}` says where they are).")
+
+
+@contextlib.contextmanager
+def _connected(app: Any) -> Iterator[Connection]:
+    """A connection to the app's database; what the driver refuses (a folder that is not
+    there, a server that cannot be reached) is a sentence naming the database."""
+    try:
+        with app.database.engine.connect() as connection:
+            yield connection
+    except DBAPIError as error:
+        raise app.database.error(error) from None

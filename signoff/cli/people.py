@@ -367,6 +367,12 @@ def echo_rules(app: Any, me: Any, *, active: bool, as_json: bool, inbox: Inbox |
         _print_json(found)
         return
     for r in found:
+        more = inbox.outgrown(r)
+        if more:
+            say(f"{r.id}  In force but holding for nothing, used {r.used}×: {inbox.covers(r)}. "
+                f"{r.tool} does more than when it was made (it now also {more}), so it lets "
+                "nothing run alone: make a new rule if it should.")
+            continue
         if r.active:
             say(f"{r.id}  In force, used {r.used}×: {inbox.covers(r)}.")
             continue

@@ -184,8 +184,10 @@ class Worker:
             if tell is not None and (settled or passed or stepped):
                 tell(looked(settled, passed, stepped))
             settled = 0
-            if stepped == 0:
-                time.sleep(every)
+            if stepped == 0:  # (waiting in short spells: a stop asked is heard within one)
+                until = time.monotonic() + every
+                while not stop() and (left := until - time.monotonic()) > 0:
+                    time.sleep(min(left, 0.5))
 
 
 def _held_elsewhere(task: repo.TaskRow) -> bool:

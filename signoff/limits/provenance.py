@@ -40,7 +40,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from signoff.actions.declare import tool_name
-from signoff.limits.written import MONTH_NAMES, MONTHS, dates, decoded
+from signoff.limits.written import MONTH_NAMES, MONTH_WORD, dates, decoded
 
 __all__ = ["ArgumentLabel", "Endorse", "Labels", "Origin", "Provenance", "Seen"]
 
@@ -357,11 +357,9 @@ def _tokens(text: str, *, read: bool = False) -> set[str]:
     whose numbers and dates are found each way they read (`_OTHER_READING`, `dates`)."""
     found: set[str] = set()
     text = _normal(text)
-    named = False  # (whether a month is named: else no date is written in words)
     for raw in dict.fromkeys(text.split()):  # (each word once: a page says most many times)
         found.update(_word_forms(raw))
         word = raw.strip(_EDGES)
-        named = named or word.casefold() in MONTHS
         if read and _OTHER_READING.match(word):
             other = word.replace(",", ".") if "," in word else word.replace(".", "")
             found.add(_number_form(Decimal(other)))
@@ -369,7 +367,7 @@ def _tokens(text: str, *, read: bool = False) -> set[str]:
         found.add(match.group().replace(" ", "").casefold())
     for grouped in {match.group() for match in _GROUPED.finditer(text)}:
         found.update(_forms(re.sub(r"[^\d+]", "", grouped)))
-    found.update(dates(text, both_ways=read, named=named))
+    found.update(dates(text, both_ways=read, named=MONTH_WORD.search(text) is not None))
     return found
 
 

@@ -9,6 +9,7 @@ Pure, as provenance is: text in, text out.
 from __future__ import annotations
 
 import base64
+import bisect
 import calendar
 import datetime as dt
 import html
@@ -16,7 +17,7 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 
-__all__ = ["MONTHS", "MONTH_NAMES", "dates", "decoded"]
+__all__ = ["MONTHS", "MONTH_NAMES", "MONTH_WORD", "dates", "decoded"]
 
 MONTHS = {name: number for number, names in enumerate((
     "january jan januar janvier", "february feb februar février", "march mar märz mars",
@@ -38,8 +39,12 @@ _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _FIGURE_DATE = re.compile(
     r"\b(?P<a>\d{1,2})(?P<sign>[./])(?P<b>\d{1,2})(?P=sign)(?P<y3>\d{4})\b(?P<m1>)(?P<m2>)")
 """`_DATE` in figures alone (its groups named alike, those of words empty)."""
-_DATE_REACH = 48
-"""How far before its year a date begins, at the most (``31st of September, 2026``: 24)."""
+_DATE_WORDS = 5
+"""How many words before its year a date begins, at the most (``31st of September, 2026``: 3)."""
+_DATE_SPAN = 256
+"""How far before its year those words are looked for (a table's cells set out over lines)."""
+MONTH_WORD = re.compile(rf"(?<![^\W\d_])(?:{MONTH_NAMES})(?![^\W\d_])", re.IGNORECASE)
+"""A month named, however it is enclosed ("(December", "Date:Dec", "`Dec")."""
 
 
 def dates(text: str, *, both_ways: bool, named: bool = True) -> Iterator[str]:
@@ -49,15 +54,16 @@ def dates(text: str, *, both_ways: bool, named: bool = True) -> Iterator[str]:
     Each is looked for just before a year, and in words only where a month is `named` (a
     search of the whole page for a month's name at each word took seconds a megabyte)."""
     matches = list({m.group(): m for m in _FIGURE_DATE.finditer(text)}.values())
-    done = 0
-    for ending in _YEAR.finditer(text) if named else ():
-        start = max(done, ending.start() - _DATE_REACH)
-        if not any(w.strip(".,").casefold() in MONTHS for w in text[start:ending.start()].split()):
+    named_at = [m.end() for m in MONTH_WORD.finditer(text)] if named else []  # (one pass)
+    for ending in _YEAR.finditer(text) if named_at else ():
+        start = max(0, ending.start() - _DATE_SPAN)
+        if bisect.bisect_left(named_at, start) == bisect.bisect_right(named_at, ending.start()):
             continue  # (no month named just before it: no date in words ends there)
-        match = _DATE_BEFORE.search(text, start, ending.end())
+        words = text[start:ending.start()].split()[-_DATE_WORDS:]
+        before = " ".join(words)  # (the words before the year, however far apart set out)
+        match = _DATE_BEFORE.search(f"{before} {ending.group()}")
         if match is not None:
             matches.append(match)
-            done = ending.end()
     for match in matches:
         if month := match["m1"] or match["m2"]:
             readings = [(int(match["y1"] or match["y2"]), MONTHS[month.casefold()],

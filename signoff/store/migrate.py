@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from alembic.config import Config
     from alembic.runtime.environment import NameFilterParentNames, NameFilterType
 
-__all__ = ["VERSION_TABLE", "current_revision", "downgrade", "head_revision", "include_name",
-           "lock_schema", "upgrade"]
+__all__ = ["VERSION_TABLE", "check_going_back", "current_revision", "downgrade", "head_revision",
+           "include_name", "is_known", "lock_schema", "upgrade"]
 
 VERSION_TABLE = "signoff_alembic_version"
 """Where Alembic keeps the revision of signoff's tables (apart from any the app keeps)."""
@@ -88,7 +88,7 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
             f"This database's signoff tables are at revision {found!r}, which this version of "
             "signoff does not know (a newer or different version made it): use that version, "
             "or point the app at another database. To come back to this version, take the "
-            "tables back with that one installed (signoff.store.migrate.downgrade: \"Going "
+            "tables back with that one installed (`signoff db downgrade REVISION`: \"Going "
             "back\" in the guide to upgrading), then install this one."
         ) from None
 
@@ -123,11 +123,10 @@ def downgrade(connection: Connection, revision: str) -> None:
     if not isinstance(revision, str):
         raise UserError(f"A revision of signoff's tables is named in text ('0007_issue11', or "
                         f"'base'), not {revision!r}.")
-    known = _known(connection)
-    if revision != "base" and not re.fullmatch(r"-\d+", revision) and revision not in known:
-        raise UserError(f"There is no revision {revision!r} of signoff's tables to go back to: "
-                        f"they are, oldest first, {', '.join(reversed(known))} (or 'base', "
-                        "before the first).")
+    began = connection.in_transaction()
+    check_going_back(connection, revision)
+    if not began and connection.in_transaction():
+        connection.rollback()  # (what the check read began it: the downgrade begins its own)
     driver = connection.connection.driver_connection if connection.dialect.name == "sqlite" else None
     if driver is None or not driver.execute("PRAGMA foreign_keys").fetchone()[0]:
         command.downgrade(_config(connection), revision)
@@ -152,6 +151,34 @@ def downgrade(connection: Connection, revision: str) -> None:
         driver.execute("PRAGMA foreign_keys=ON")
 
 
+def check_going_back(connection: Connection, revision: str) -> None:
+    """`UserError`, saying why, unless signoff's tables on `connection` can be taken back to
+    `revision` (a revision of the scripts, 'base', or ``-N``, N revisions back): they are made,
+    at a revision this signoff knows, and `revision` is before it."""
+    known = _known(connection)
+    steps = re.fullmatch(r"-(\d+)", revision)
+    if revision != "base" and not steps and revision not in known:
+        raise UserError(f"There is no revision {revision!r} of signoff's tables to go back to: "
+                        f"they are, oldest first, {', '.join(reversed(known))} (or 'base', "
+                        "before the first).")
+    current = current_revision(connection)
+    if current is None:
+        raise UserError("signoff's tables are not made in this database yet: there is nothing "
+                        "to take back.")
+    if current not in known:
+        raise UserError(f"signoff's tables are at revision {current!r}, which this version of "
+                        "signoff does not know (a newer one made it): take them back with that "
+                        "version installed.")
+    behind = len(known) - known.index(current)  # (how many back 'base' is)
+    if steps and int(steps[1]) > behind:
+        raise UserError(f"signoff's tables are at {current}, {behind} revisions after none: they "
+                        f"cannot be taken {steps[1]} back.")
+    if revision in known and known.index(revision) < known.index(current):  # (newest first)
+        raise UserError(f"signoff's tables are at {current}, which is before {revision}: a "
+                        "downgrade only goes back (a newer signoff upgrades them as it opens "
+                        "the database).")
+
+
 def include_name(name: str | None, type_: NameFilterType,
                  parent_names: NameFilterParentNames) -> bool:
     """Whether an app's own Alembic compares `name`: not when it is one of signoff's tables
@@ -169,6 +196,11 @@ def _signoffs(name: str | None, type_: NameFilterType, parent_names: NameFilterP
     """Whether signoff's own Alembic compares `name`: its tables and what is theirs (and the
     schema they are in), not the app's records."""
     return type_ == "schema" or not include_name(name, type_, parent_names)
+
+
+def is_known(connection: Connection, revision: str) -> bool:
+    """Whether `revision` is one of this signoff's scripts (a newer signoff's is not)."""
+    return revision in _known(connection)
 
 
 def _known(connection: Connection) -> list[str]:

@@ -364,9 +364,11 @@ class Pages:
         self.browser.forget_said(request, page, request.url.path)
         return page
 
-    def _rules(self, person: Principal) -> list[tuple[StandingRule, str]]:
-        """Each rule `person` may see, with what it covers in words."""
-        return [(rule, self.inbox.covers(rule)) for rule in self.inbox.rules(person)]
+    def _rules(self, person: Principal) -> list[tuple[StandingRule, str, str]]:
+        """Each rule `person` may see, with what it covers in words, and what its tool does
+        now that it did not when it was made (`Inbox.outgrown`)."""
+        return [(rule, self.inbox.covers(rule), self.inbox.outgrown(rule))
+                for rule in self.inbox.rules(person)]
 
     async def revoke(self, request: Request, rule_id: str) -> Response:
         """Take a rule back."""

@@ -1,0 +1,117 @@
+"""A standing rule lapses only when its tool, deployed again, does more than when the rule was
+made (sends, spends, reaches outside, changes what it did not), as a waiting proposal goes stale
+only then (`signoff.agents.proposing.does_otherwise`): a tool that now also only reads another
+record, whose unresolved call's local name was renamed, or whose change of a record is now seen
+to be of one field of it, does no more, and keeps its rules. Two deployments of one app on one
+SQLite file, each loaded as the app's file is."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff import TaskStatus
+from signoff.testing import ScriptedModel, says
+
+_APP = '''
+from typing import Annotated, Any
+from pydantic import BaseModel
+from sqlalchemy import String, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+from signoff import Agent, App, Permits, Provided, Skill, allow, policy, spends
+
+app = App("same", database="sqlite:///{db}", key=b"g" * 32)
+app.oversight.supervises_agents = policy.role("manager")
+HOOKS: list[Any] = [len]
+
+
+class Out(BaseModel):
+    ok: bool
+
+
+class Shelf(app.Record):
+    label: Mapped[str] = mapped_column(String(80), default="")
+    __security__ = [allow("read", "update", "create", when=policy.anyone)]
+
+
+class Bin(app.Record):
+    name: Mapped[str] = mapped_column(String(80), default="")
+    __security__ = [allow("read", when=policy.anyone)]
+
+
+@app.action("Label a shelf")
+@spends(cost=0.01)
+def label(shelf: Shelf, text: str, session: Annotated[Session, Provided("session")]) -> str:
+    """Label it."""
+    {body}
+    return "ok"
+
+
+class Labelling(Skill[Shelf, Out]):
+    description = "Label a shelf."
+    tools = [label]
+
+    def brief(self, shelf: Shelf) -> str:
+        return f"Shelf {{shelf.id}}."
+
+
+class Labeller(Agent):
+    purpose = "You label shelves."
+    skills = [Labelling()]
+    may = Permits()
+    roles = ["bot"]
+
+
+app.add_agent(Labeller, sponsor="noor@x.example")
+'''
+
+
+def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
+    source = tmp / f"{version}.py"
+    source.write_text(_APP.format(db=tmp / "same.db", body=body))
+    return runpy.run_path(str(source))
+
+
+def _label(deployed: dict[str, Any], shelf_id: Any, text: str) -> Any:
+    app = deployed["app"]
+    mia = app.people.find("mia@x.example")
+    with app.session(as_=app.system) as session:
+        shelf = session.get(deployed["Shelf"], shelf_id)
+    model = ScriptedModel(says.tool(deployed["label"], shelf=shelf_id, text=text),
+                          says.hand_back(deployed["Out"](ok=True)))
+    return app.agent(deployed["Labeller"]).do(deployed["Labelling"](), shelf, for_=mia,
+                                              model=model)
+
+
+@pytest.mark.parametrize(("first", "later"), [
+    # now also only reads another record: a proposal shown would not go stale for it
+    ("shelf.label = text", "shelf.label = text\n    session.scalars(select(Bin)).all()"),
+    # a change of the shelf, any field, then; of its label now: no more than it did
+    ('setattr(shelf, "label", text)', "shelf.label = text"),
+    # a call the analysis cannot resolve, its local name renamed: it may do what it might
+    ("hook = HOOKS[0]\n    hook(text)", "callback = HOOKS[0]\n    callback(text)"),
+], ids=["reads-more", "field-named", "renamed"])
+def test_a_rule_holds_for_a_tool_that_does_no_more(tmp_path: Path, first: str,
+                                                    later: str) -> None:
+    one = _deployed(tmp_path, "v1", first)
+    app = one["app"]
+    app.people.add("noor@x.example", "Noor", roles=["manager"])
+    mia = app.people.add("mia@x.example", "Mia", roles=[])
+    with app.session(as_=app.system) as session:
+        shelf = one["Shelf"]()
+        session.add(shelf)
+    app.allow_alone("labeller", "label", by=mia)
+    assert _label(one, shelf.id, "one").status is TaskStatus.DONE
+    app.database.dispose()
+
+    two = _deployed(tmp_path, "v2", later)
+    try:
+        outcome = _label(two, shelf.id, "two")
+        receipt = two["app"].receipt(outcome.task).words
+        assert outcome.status is TaskStatus.DONE, receipt
+        assert "a standing rule of Mia's let it run alone" in receipt, receipt
+    finally:
+        two["app"].database.dispose()
