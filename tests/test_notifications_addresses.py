@@ -25,6 +25,7 @@ class _Redirecting(BaseHTTPRequestHandler):
     """POST /hook answers `code` with a Location on this server; whatever reaches it is kept."""
 
     code = 302
+    relative = False
     seen: list[tuple[str, str, bytes, str | None]]
 
     def _keep(self, method: str) -> None:
@@ -32,7 +33,8 @@ class _Redirecting(BaseHTTPRequestHandler):
         self.seen.append((method, self.path, body, self.headers.get(SIGNATURE_HEADER)))
         if self.path == "/hook":
             self.send_response(self.code)
-            self.send_header("Location", f"http://127.0.0.1:{self.server.server_address[1]}/moved")
+            self.send_header("Location", "/moved" if self.relative else
+                             f"http://127.0.0.1:{self.server.server_address[1]}/moved")
         else:
             self.send_response(200)
         self.send_header("Content-Length", "0")
@@ -74,12 +76,15 @@ def test_a_redirect_is_an_error_of_post_json_and_nothing_follows_it(
     assert [(method, path) for method, path, _, _ in redirecting.seen] == [("POST", "/hook")]
 
 
+@pytest.mark.parametrize("relative", [False, True])
 def test_a_webhook_that_redirects_is_logged_as_not_told_and_the_work_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, redirecting: SimpleNamespace,
-        caplog: pytest.LogCaptureFixture) -> None:
+        caplog: pytest.LogCaptureFixture, relative: bool) -> None:
     """A receiver answering 302 is not told of the proposal (its body never reached the
-    address it points to): the log says so in a sentence naming the redirect, and the
+    address it points to): the log says so in a sentence naming the host the redirect points
+    to (one given relative to the webhook's address too: it said "a redirect to /…"), and the
     proposal waits to be decided."""
+    redirecting.handler.relative = relative
     shop = open_workshop(tmp_path, monkeypatch)
     notify_by_webhook(shop.app, redirecting.url, secret=b"s3cret")
     outcome = price(shop, fleet=True)
