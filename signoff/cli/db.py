@@ -62,7 +62,7 @@ def revision(app_spec: str | None, as_json: bool) -> None:
         click.echo(f"signoff's tables are at {current}, which this signoff does not know (a newer "
                    f"one made it; this one makes {newest}): this signoff refuses the database. "
                    "Use the newer one, or take the tables back with it installed "
-                   "(`signoff db downgrade`).")
+                   f"(`{runnable('db downgrade REVISION' + app_option_words())}`).")
     else:
         click.echo(f"signoff's tables are at {current}; this signoff makes {newest}, and upgrades "
                    "them the first time it opens the database.")
