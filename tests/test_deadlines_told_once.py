@@ -19,22 +19,8 @@ import pytest
 
 from signoff import DeadlineOutcome, ProposalStatus, TaskStatus
 from signoff.notifications import notify_by_webhook
-from tests import postgres_server as postgres
 from tests.deadlines_app import build, script
 from tests.ports import free_port
-
-
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[str]:
-    """The session's server, on a port of SIGNOFF_TEST_PORTS (tests.postgres_server takes any
-    the system gives)."""
-    chosen = postgres._free_port
-    postgres._free_port = free_port
-    try:
-        with postgres.running_server() as url:
-            yield url
-    finally:
-        postgres._free_port = chosen
 
 
 class _Receiver(BaseHTTPRequestHandler):

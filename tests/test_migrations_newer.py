@@ -48,7 +48,7 @@ def test_a_database_a_newer_signoff_upgraded_is_refused_saying_how_to_come_back(
     try:
         with pytest.raises(UserError, match=r"at revision '0099_later', which this version of "
                            r"signoff does not know .*take the tables back with that one "
-                           r"installed \(signoff\.store\.migrate\.downgrade"):
+                           r"installed \(`signoff db downgrade REVISION`"):
             app.people.all()
     finally:
         app.database.dispose()

@@ -703,7 +703,8 @@ def test_signoff_worker_stopped_by_sigterm_sends_the_spans_in_hand(
             said, _ = worker.communicate(timeout=60)
     finally:
         app.database.dispose()
-    assert worker.returncode == -signal.SIGTERM, said[-3000:]
+    assert worker.returncode == 0, said[-3000:]  # (stopped as asked, once its look ended)
+    assert said.rstrip().endswith("Stopped."), said[-3000:]
     exported = _exported(receiver)
     assert sorted(span.name for _, span in exported) == [
         "chat scripted", "execute_tool hand_back", "invoke_agent clerk"]
