@@ -5,7 +5,6 @@ deployments of one app on one SQLite file, each loaded as the app's file is."""
 
 from __future__ import annotations
 
-import runpy
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 from signoff import TaskStatus
 from signoff.cli.people import echo_rules
 from signoff.inbox import Inbox
-from signoff.testing import ScriptedModel, says
+from tests.redeployed import deployed, label
 
 _APP = '''
 from pydantic import BaseModel
@@ -69,20 +68,7 @@ app.add_agent(Labeller, sponsor="noor@x.example")
 
 
 def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
-    source = tmp / f"{version}.py"
-    source.write_text(_APP.format(db=tmp / "grew.db", mails=tmp / "mails.txt", body=body))
-    return runpy.run_path(str(source))
-
-
-def _label(deployed: dict[str, Any], shelf_id: Any, text: str) -> Any:
-    app = deployed["app"]
-    mia = app.people.find("mia@x.example")
-    with app.session(as_=app.system) as session:
-        shelf = session.get(deployed["Shelf"], shelf_id)
-    model = ScriptedModel(says.tool(deployed["label"], shelf=shelf_id, text=text),
-                          says.hand_back(deployed["Out"](ok=True)))
-    return app.agent(deployed["Labeller"]).do(deployed["Labelling"](), shelf, for_=mia,
-                                              model=model)
+    return deployed(tmp, version, _APP.format(db=tmp / "grew.db", mails=tmp / "mails.txt", body=body))
 
 
 @pytest.mark.parametrize(("later", "alone"), [("mail(text)", False), ("pass", True)])
@@ -99,12 +85,12 @@ def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
         shelf = first["Shelf"]()
         session.add(shelf)
     rule = app.allow_alone("labeller", "label", by=mia)
-    assert _label(first, shelf.id, "one").status is TaskStatus.DONE
+    assert label(first, shelf.id, "one").status is TaskStatus.DONE
     app.database.dispose()
 
     second = _deployed(tmp_path, "v2", later)
     try:
-        outcome = _label(second, shelf.id, "two")
+        outcome = label(second, shelf.id, "two")
         receipt = second["app"].receipt(outcome.task).words
         if alone:
             assert outcome.status is TaskStatus.DONE, receipt
@@ -122,9 +108,9 @@ def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
             echo_rules(second["app"], second["app"].people.find("mia@x.example"),
                        active=False, as_json=False)
             listed = capsys.readouterr().out
-            assert ("In force but holding for nothing, used 1×" in listed
-                    and "label does more than when it was made (it now also reaches outside "
-                        "the app (`builtins.open`) and sends something out of the app (a "
-                        "message, a mail)), so it lets nothing run alone") in listed, listed
+            assert "In force but holding for nothing, used 1×" in listed, listed
+            assert ("label does more than when it was made (it now also reaches outside the "
+                    "app (`builtins.open`) and sends something out of the app (a message, a "
+                    "mail)), so it lets nothing run alone") in listed, listed
     finally:
         second["app"].database.dispose()

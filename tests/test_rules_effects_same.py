@@ -7,14 +7,13 @@ SQLite file, each loaded as the app's file is."""
 
 from __future__ import annotations
 
-import runpy
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from signoff import TaskStatus
-from signoff.testing import ScriptedModel, says
+from tests.redeployed import deployed, label
 
 _APP = '''
 from typing import Annotated, Any
@@ -70,20 +69,7 @@ app.add_agent(Labeller, sponsor="noor@x.example")
 
 
 def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
-    source = tmp / f"{version}.py"
-    source.write_text(_APP.format(db=tmp / "same.db", body=body))
-    return runpy.run_path(str(source))
-
-
-def _label(deployed: dict[str, Any], shelf_id: Any, text: str) -> Any:
-    app = deployed["app"]
-    mia = app.people.find("mia@x.example")
-    with app.session(as_=app.system) as session:
-        shelf = session.get(deployed["Shelf"], shelf_id)
-    model = ScriptedModel(says.tool(deployed["label"], shelf=shelf_id, text=text),
-                          says.hand_back(deployed["Out"](ok=True)))
-    return app.agent(deployed["Labeller"]).do(deployed["Labelling"](), shelf, for_=mia,
-                                              model=model)
+    return deployed(tmp, version, _APP.format(db=tmp / "same.db", body=body))
 
 
 @pytest.mark.parametrize(("first", "later"), [
@@ -104,12 +90,12 @@ def test_a_rule_holds_for_a_tool_that_does_no_more(tmp_path: Path, first: str,
         shelf = one["Shelf"]()
         session.add(shelf)
     app.allow_alone("labeller", "label", by=mia)
-    assert _label(one, shelf.id, "one").status is TaskStatus.DONE
+    assert label(one, shelf.id, "one").status is TaskStatus.DONE
     app.database.dispose()
 
     two = _deployed(tmp_path, "v2", later)
     try:
-        outcome = _label(two, shelf.id, "two")
+        outcome = label(two, shelf.id, "two")
         receipt = two["app"].receipt(outcome.task).words
         assert outcome.status is TaskStatus.DONE, receipt
         assert "a standing rule of Mia's let it run alone" in receipt, receipt
