@@ -35,6 +35,7 @@ from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from mcp.types import INVALID_PARAMS, CallToolResult, ContentBlock, TextContent, Tool
 from pydantic import TypeAdapter
 from sqlalchemy import String, Text, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff.actions.declare import ActionFunction, Untrusted
@@ -58,6 +59,7 @@ from signoff.mcp.config import GuardConfig, Upstream
 from signoff.mcp.served import ServedAgent
 from signoff.mcp.upstreams import UpstreamError, Upstreams, UpstreamUnavailable, digest_of
 from signoff.security.principals import Principal
+from signoff.store import points
 
 __all__ = ["AGENT_NAME", "Guard", "GuardedTool", "open_guard", "open_guard_app", "reads_outside"]
 
@@ -95,7 +97,12 @@ def open_guard_app(config: GuardConfig) -> App:
     app = App(config.name, database=config.database)
     for person in config.people:
         if app.people.find(person.handle) is None:
-            app.people.add(person.handle, person.name, roles=list(person.roles))
+            try:
+                app.people.add(person.handle, person.name, roles=list(person.roles))
+            except UserError:
+                if app.people.find(person.handle) is None:
+                    raise
+                # (another guard opened on the database at once added them)
 
     class UpstreamTool(app.Record):  # type: ignore[name-defined, misc]
         """What an upstream tool said of itself when the guard last listed it."""
@@ -196,9 +203,12 @@ class Guard(ServedAgent):
             return
         self._doubted.add(action)
         record = _DOUBT_RECORDS[self.app]
-        with self.app.session(as_=self.app.system) as session:
-            if session.scalars(select(record).where(record.action == action)).first() is None:
-                session.add(record(action=action))
+        try:
+            with self.app.session(as_=self.app.system) as session:
+                if session.scalars(select(record).where(record.action == action)).first() is None:
+                    session.add(record(action=action))
+        except IntegrityError:
+            pass  # another guard on the database doubted it first: it is kept
 
     def _take_new_tools(self) -> list[str]:
         """The tools the upstreams list now that the guard did not know: each becomes an action
@@ -279,20 +289,27 @@ class Guard(ServedAgent):
         return CallToolResult(content=[TextContent(text=text)])
 
 
-def remember(app: App, action: str, tool: Tool) -> bool:
+def remember(app: App, action: str, tool: Tool, *, again: bool = True) -> bool:
     """Keep what `tool` says of itself now; when it said something else before, suspend the
     standing rules on `action` (their makers are told what changed) and say True."""
     record = _TOOL_RECORDS[app]
     digest = digest_of(tool)
-    with app.session(as_=app.system) as session:
-        known = session.scalars(select(record).where(record.action == action)).first()
-        if known is None:
-            session.add(record(action=action, digest=digest, description=tool.description or ""))
-            return False
-        if known.digest == digest:
-            return False
-        before = known.description
-        known.digest, known.description = digest, tool.description or ""
+    try:
+        with app.session(as_=app.system) as session:
+            known = session.scalars(select(record).where(record.action == action)).first()
+            if known is None:
+                points.reached("mcp.tool_unknown", action=action)
+                session.add(record(action=action, digest=digest,
+                                   description=tool.description or ""))
+                return False
+            if known.digest == digest:
+                return False
+            before = known.description
+            known.digest, known.description = digest, tool.description or ""
+    except IntegrityError:  # another guard on the database kept it first: go on from its row
+        if not again:
+            raise
+        return remember(app, action, tool, again=False)
     what = (f"its description changed from “{before}” to “{tool.description or ''}”"
             if before != (tool.description or "") else "its schema or hints changed")
     for rule in app.rules(active_only=True):

@@ -12,7 +12,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from signoff.exceptions import UserError
+from signoff.exceptions import StoreError, UserError
+from signoff.store import points
 from signoff.store.database import Database
 from signoff.store.prepared import prepare
 from signoff.store.tables import principals as principals_table
@@ -136,6 +137,17 @@ class People:
             roles=_roles(roles),
             sponsor_id=sponsor.id if sponsor else None,
         )
+        points.reached("people.handle_free", handle=handle)
+        try:
+            self._insert(principal)
+        except StoreError as error:
+            if self.find(handle) is None:
+                raise
+            raise UserError(f"There is already someone with the handle {handle!r} (added just "
+                            "now, elsewhere).") from error
+        return principal
+
+    def _insert(self, principal: Principal) -> None:
         with self._database.connect() as connection:
             connection.execute(
                 principals_table.insert().values(
@@ -148,7 +160,6 @@ class People:
                     sponsor_id=principal.sponsor_id,
                 )
             )
-        return principal
 
     def get(self, principal: Principal | str) -> Principal:
         """The principal as the directory holds it now, by principal, id or handle."""
