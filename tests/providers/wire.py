@@ -48,8 +48,9 @@ class Wire:
     name: str
 
     def model(self, server: ProviderServer | SimpleNamespace, **given: Any) -> ProviderModel:
-        """The provider's real model, pointed at the server."""
-        options: dict[str, Any] = {"price": PRICE, "retries": FAST, "timeout": 5.0,
+        """The provider's real model, pointed at the server (its timeout long: under a loaded
+        machine's load a loopback answer came after 5 s; the tests of timeouts set their own)."""
+        options: dict[str, Any] = {"price": PRICE, "retries": FAST, "timeout": 30.0,
                                    "api_key": "test-key"} | given
         if self.name == "openai":
             return OpenAICompatibleModel("local-model", base_url=f"{server.url}/v1", **options)
