@@ -280,6 +280,23 @@ class Inbox:
         return proposal.status is ProposalStatus.WAITING and self._decides(person, proposal) and (
             not (proposal.routed and proposal.for_id == person.id))
 
+    def nobody_decides(self, proposal: Proposal) -> str:
+        """Why nobody may decide a waiting `proposal` as things stand — no one enabled is who
+        its route asks, and nobody else supervises agents — or "" when someone may."""
+        if proposal.status is not ProposalStatus.WAITING or any(
+                self.decidable(p, proposal) for p in self._app.people.all()):
+            return ""
+        route = self._route_words()(proposal)
+        if proposal.routed and proposal.for_id is not None and (
+                proposal.decide_person_id == proposal.for_id):
+            why = (f"the skill routes it to {route}, the person the work is for, who does not "
+                   "decide a routed proposal")
+        else:
+            why = f"nobody enabled is {route}, or may decide agents' proposals as them"
+        return (f"Nobody may decide it as things stand: {why}, and nobody else supervises "
+                "agents. " + ("It waits for its deadline." if proposal.deadline_at else
+                              "It waits until someone is given the right to decide it."))
+
     def deadline(self, proposal: Proposal) -> str:
         """A waiting proposal's deadline and what then, in words ("" when it has none)."""
         return self._app._agency.deadlines.terms(proposal)

@@ -245,6 +245,7 @@ class Pages:
                     for name, label, value, as_text in self._editable(proposal)]
         return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=self.inbox.decidable(person, proposal),
+                           nobody=self.inbox.nobody_decides(proposal) if waiting else "",
                            deadline=self.inbox.deadline(proposal), editable=editable,
                            effects=self.inbox.effects(proposal),
                            came_of_it=[wording.entry(e, proposal, rest=wording.text)
