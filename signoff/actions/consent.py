@@ -64,7 +64,9 @@ class ConsentSeal:
 
     def open(self, token: str) -> Consent:
         """What `token` says; a `ConsentError` if it was not sealed by this key as it reads now."""
-        parts = token.split(".") if isinstance(token, str) else []
+        # A token this app made is ASCII (base64 and dots): anything else is refused as such
+        # here, before it reaches the comparison (which takes ASCII text only) or the key.
+        parts = token.split(".") if isinstance(token, str) and token.isascii() else []
         if len(parts) != 3 or parts[0] != _VERSION:
             raise ConsentError("This is not a consent token this app made.")
         _, body, mac = parts

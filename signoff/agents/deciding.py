@@ -44,6 +44,7 @@ from signoff.exceptions import (
     AgentRefused,
     EditRefused,
     Invalid,
+    ReasonRefused,
     StoreError,
     Unavailable,
     UnknownId,
@@ -159,7 +160,10 @@ class Decider:
         if always_like_this:
             self.rules.check_may_widen(registered, proposal.skill, proposal.action, by,
                                   for_everybody=False)
-        changed = changed_values(self._actions, proposal, edited) if edited else {}
+        changed = changed_values(
+            self._actions, proposal, edited,
+            names=lambda argument, value: skill.names(proposal.action, argument, value),
+        ) if edited else {}
         if changed and always_like_this:
             raise EditRefused(
                 "A yes with changed values cannot also make a standing rule: the rule would let "
@@ -472,6 +476,9 @@ class Decider:
         proposal, call_id, _ = self._load(proposal_id)
         proposal = self._check_open(proposal, by)
         reason = said_why(reason, what="A no's reason", needed=True)
+        if "\x00" in reason:  # (PostgreSQL refuses it, which would read as its being down)
+            raise ReasonRefused("A no's reason holds a NUL character (U+0000), which the app's "
+                                "database cannot keep: say it without one. Nothing was decided.")
         told = f"{by.name} said no to {proposal.action}: {reason}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)

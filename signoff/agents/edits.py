@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,6 +19,8 @@ from signoff.agents.proposals import Proposal
 from signoff.exceptions import EditRefused, Invalid, NotFound
 
 __all__ = ["changed_values", "names_acted_on", "said_changed"]
+
+log = logging.getLogger("signoff.agents")
 
 
 def names_acted_on(proposal: Proposal, parameter: Parameter) -> bool:
@@ -35,23 +38,29 @@ def names_acted_on(proposal: Proposal, parameter: Parameter) -> bool:
     return proposal.shown[parameter.name] != as_text
 
 
-def changed_values(actions: Actions, proposal: Proposal, edited: Mapping[str, Any]
-                   ) -> dict[str, Any]:
+def changed_values(actions: Actions, proposal: Proposal, edited: Mapping[str, Any],
+                   names: Callable[[str, str], str] | None = None) -> dict[str, Any]:
     """Those of the values `edited` that change `proposal`'s arguments, as JSON; `EditRefused`,
     in a sentence, for one that names no argument, cannot be written as JSON, or names what the
-    call acts on (`names_acted_on`, or other records or ids within a structure). Whether they
-    fit the tool is told where the call's values are read."""
+    call acts on (`names_acted_on`; a value `names`, the skill's, shows as something else, an
+    argument the model left out included; or other records or ids within a structure).
+    Whether they fit the tool is told where the call's values are read."""
     info = actions.info(proposal.action)
-    names = {p.name for p in info.parameters}
-    unknown = sorted(set(edited) - names)
+    parameters = {p.name for p in info.parameters}
+    unknown = sorted(set(edited) - parameters)
     if unknown:
         raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change "
-                          f"(its arguments are {', '.join(sorted(names)) or 'none'}); the "
+                          f"(its arguments are {', '.join(sorted(parameters)) or 'none'}); the "
                           "tool itself cannot be changed.")
     given = {k: _as_json(k, v) for k, v in edited.items()}
+    nul = [k for k, v in given.items() if _holds_nul(v)]
+    if nul:  # (a PostgreSQL text column refuses it as the call runs, and the yes is used up)
+        raise EditRefused(f"The changed value of {', '.join(nul)} holds a NUL character "
+                          "(U+0000), which the app's database cannot keep: give it without "
+                          "one. Nothing was decided; the proposal still waits.")
     changed = {k: v for k, v in given.items() if proposal.arguments.get(k) != v}
     acted_on = [p.name for p in info.parameters if p.name in changed and (
-        names_acted_on(proposal, p))]
+        names_acted_on(proposal, p) or _named_otherwise(names, p.name, changed[p.name]))]
     holding = [p.name for p in info.parameters if p.name in changed and not p.names_records
                and p.kind in _HOLDING]  # a structure that may name records, or ids, within
     if holding and not acted_on:
@@ -76,17 +85,68 @@ _HOLDING = (ParameterKind.STRUCTURE, ParameterKind.SEQUENCE)
 """The kinds of argument that may hold records, or ids of them, within."""
 
 
+def _holds_nul(value: Any) -> bool:
+    """Whether a value as JSON reads holds a NUL character, in a text or an object's key."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+def _named_otherwise(names: Callable[[str, str], str] | None, argument: str, value: Any
+                     ) -> bool:
+    """Whether the skill's `names` shows `value` of `argument` as something else than itself
+    (a code as "the tag coded b"): then it names what the call acts on, though the proposal
+    never showed it (the model left that argument to its default). When `names` raises,
+    whether it does cannot be told: the edit is refused, in a sentence (the traceback goes to
+    the log)."""
+    if names is None:
+        return False
+    as_text = value if isinstance(value, str) else json.dumps(value)
+    try:
+        return names(argument, as_text) != as_text
+    except Exception as error:  # the app's own code: the edit is not let through unchecked
+        log.error("The skill's names raised %s as a changed %s was checked",
+                  type(error).__name__, argument, exc_info=True)
+        raise EditRefused(
+            f"The skill's names raised {type(error).__name__} for the changed {argument}, so "
+            "whether it names what the call acts on (which an edit cannot change) cannot be "
+            "checked: nothing was decided, and the proposal still waits. The app's log has the "
+            "traceback; approve it as proposed, or reject it with the reason.") from None
+
+
 def _as_json(name: str, value: Any) -> Any:
     """A changed value as JSON reads it; refused, in a sentence, when it cannot be written as
-    JSON (nested too deeply, or holding itself): nothing is decided."""
+    JSON (nested too deeply, holding itself, or holding NaN or Infinity, which no database
+    keeps as JSON): nothing is decided."""
     try:
-        if not too_deep({name: value}):
-            return json.loads(json.dumps(value, default=str))
+        read = json.loads(json.dumps(value, default=str)) if not too_deep({name: value}) else (
+            _UNWRITABLE)
     except (ValueError, RecursionError):  # it holds itself, or nests deeper than is told
-        pass
-    raise EditRefused(f"The changed value of {name} is {TOO_DEEP}, or holds itself: give it as "
-                      "plain values (text, numbers, and lists and objects of them). Nothing was "
-                      "decided; the proposal still waits.")
+        read = _UNWRITABLE
+    if read is _UNWRITABLE:
+        raise EditRefused(f"The changed value of {name} is {TOO_DEEP}, or holds itself: give it "
+                          "as plain values (text, numbers, and lists and objects of them). "
+                          "Nothing was decided; the proposal still waits.")
+    try:
+        json.dumps(read, allow_nan=False)
+    except ValueError:
+        raise EditRefused(f"The changed value of {name} holds NaN or Infinity, which is no "
+                          "number JSON can keep: give a finite number. Nothing was decided; the "
+                          "proposal still waits.") from None
+    return read
+
+
+_UNWRITABLE = object()
+"""A changed value that cannot be written as JSON."""
 
 
 def _moved_records(actions: Actions, proposal: Proposal, names: list[str],

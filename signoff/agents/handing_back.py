@@ -31,10 +31,15 @@ class Handed:
 
 def hand_back_spec(result_type: Any) -> ToolSpec:
     """The hand-back tool as a model is offered it: its parameters are the result's fields
-    (an object's own; any other type as ``result``)."""
+    (an object's own; any other type as ``result``, the definitions its references point to
+    kept at the top, where ``#/$defs/…`` finds them)."""
     schema = _adapter(result_type).json_schema()
     if not _is_object(result_type):
-        schema = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+        inner = dict(schema)
+        defs = inner.pop("$defs", None)
+        schema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+        if defs:
+            schema["$defs"] = defs
     return ToolSpec(name=HAND_BACK, description="Hand back the finished result.",
                     parameters=schema)
 
@@ -49,13 +54,26 @@ def read_result(result_type: Any, arguments: str) -> Handed | str:
             raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
         adapter = _adapter(result_type)
         result = adapter.validate_python(raw)
-        return Handed(result=result, value=adapter.dump_python(result, mode="json"))
+        value = adapter.dump_python(result, mode="json")
+        if not _finite(value):  # (PostgreSQL keeps no such JSON; SQLite keeps one no reader can)
+            return ("the result holds NaN or Infinity, which is no number JSON can keep: "
+                    "hand it back with finite numbers")
+        return Handed(result=result, value=value)
     except RecursionError:
         return f"the result is {TOO_DEEP}"
     except ValidationError as error:
         return _wrong_fields(error)
     except (ValueError, KeyError, TypeError) as error:
         return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def _finite(value: Any) -> bool:
+    """Whether `value` (as JSON reads) can be written as JSON: no NaN nor Infinity in it."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
 
 
 def _wrong_fields(error: ValidationError) -> str:
