@@ -50,3 +50,24 @@ def test_a_token_with_foreign_text_is_refused_in_a_sentence(tmp_path: Path, spoi
     assert result.problem == "This is not a consent token this app made."
     assert app.actions.run_consented(token).outcome is ActionOutcome.DONE  # still unused
     app.database.dispose()
+
+
+def test_a_token_for_an_action_redeployed_as_a_query_is_denied_in_a_sentence(
+        tmp_path: Path) -> None:
+    """Kim's token for `reorder`, which a redeploy made a query (it only reads): a Denied
+    result saying so, nothing run (it raised UserError, "reorder is a query…")."""
+    app, token = _app(tmp_path)
+    app.database.dispose()
+    again = App("shop", database=f"sqlite:///{tmp_path / 'shop.db'}", key=b"k" * 32)
+
+    @again.action("Reorder stock", query=True)
+    def reorder(sku: str, count: int) -> str:
+        """Say what would be ordered."""
+        return f"{sku}: {count}"
+
+    result = again.actions.run_consented(token)
+    assert result.outcome is ActionOutcome.DENIED
+    assert result.problem == (
+        "reorder is now a query: it only reads, so a consent to it is not honoured (the consent "
+        "was made for what it did before). Run it as a query, with app.actions.run.")
+    again.database.dispose()

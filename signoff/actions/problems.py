@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import sys
 from typing import Any
 
@@ -15,8 +16,9 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from signoff.actions.parameters import Parameter, ParameterKind
+from signoff.exceptions import Invalid
 
-__all__ = ["not_json", "problem_of", "unknown_members"]
+__all__ = ["finite_number", "no_constant", "not_json", "problem_of", "unknown_members"]
 
 _WRITTEN: dict[ParameterKind, str] = {
     ParameterKind.TEXT: "is text",
@@ -105,6 +107,24 @@ def _sentence(message: str) -> str:
 
 def _article(noun: str) -> str:
     return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
+
+
+_NOT_FINITE = ("which is no number JSON keeps (a database refuses it, or keeps text no reader "
+               "takes): give finite numbers.")
+
+
+def no_constant(constant: str) -> float:
+    """For `json.loads`'s `parse_constant`: `NaN`, `Infinity` and `-Infinity` are refused."""
+    raise Invalid(f"The arguments hold {constant}, {_NOT_FINITE}")
+
+
+def finite_number(text: str) -> float:
+    """For `json.loads`'s `parse_float`: a number too large to be finite (``1e999``) is
+    refused."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise Invalid(f"The arguments hold {text}, read as Infinity, {_NOT_FINITE}")
+    return number
 
 
 def not_json(text: str | bytes, error: ValueError) -> str:

@@ -24,7 +24,13 @@ from signoff.actions.consent import ConsentSeal
 from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
-from signoff.actions.problems import not_json, problem_of, unknown_members
+from signoff.actions.problems import (
+    finite_number,
+    no_constant,
+    not_json,
+    problem_of,
+    unknown_members,
+)
 from signoff.actions.readonly import read_only_guard
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner, changes_within, refusal_on
@@ -273,8 +279,8 @@ class Actions:
         parameter, or a value that does not fit; `NotFound` for an unknown action.
         """
         action = self._get(name)
-        try:
-            data = json.loads(json_text)
+        try:  # (NaN and Infinity: refused, as no database keeps them in JSON)
+            data = json.loads(json_text, parse_constant=no_constant, parse_float=finite_number)
         except ValueError as error:
             raise Invalid(not_json(json_text, error)) from None
         except TypeError as error:
@@ -447,6 +453,12 @@ class Actions:
         if consent.action not in self._actions:
             return ActionResult(action=consent.action, outcome=ActionOutcome.GONE, cause=cause,
                                 problem=_no_such_action(consent.action, self._actions))
+        if self._actions[consent.action].info.query:  # (redeployed: its run can write nothing)
+            return ActionResult(
+                action=consent.action, outcome=ActionOutcome.DENIED, cause=cause,
+                problem=f"{consent.action} is now a query: it only reads, so a consent to it is "
+                        "not honoured (the consent was made for what it did before). Run it as "
+                        "a query, with app.actions.run.")
         values = {**consent.values, **dict(rest or {})}
         return self._runner.run(
             self._fresh(self._actions[consent.action]), values, acting=ActingAs.of(principal),
