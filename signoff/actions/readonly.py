@@ -36,7 +36,9 @@ What is deliberately let through while guarded:
 * **logging**: whatever a logging handler that existed before the query began does while it
   handles a record (open its file, roll it over, reach a syslog socket) is the application's
   logging configuration, not the query's doing. A handler the query made itself
-  (``logging.FileHandler(path, delay=True)``) is refused like any other write.
+  (``logging.FileHandler(path, delay=True)``) is refused like any other write, and so is what
+  runs while a handler formats or filters the record (an argument's ``__repr__``, a formatter
+  or filter the query gave it): that is code the query handed it.
 
 The guard is a safety net for honest code, not a sandbox: Python code that wants to escape it can
 (a thread it starts runs outside the context; a socket or file opened before the query can still
@@ -240,15 +242,26 @@ def _is_bytecode_cache_write(frame: FrameType) -> bool:
 
 _HANDLE = logging.Handler.handle.__code__
 _CALL_HANDLERS = logging.Logger.callHandlers.__code__
+_SHOWING = frozenset({logging.LogRecord.getMessage.__code__, logging.Filterer.filter.__code__})
+"""Where a handler makes the record's message text (its arguments' own ``__str__``) or asks
+its filters: code the record carries in, not the handler's own."""
+_SHOWN_BY = frozenset({"__str__", "__repr__", "__format__", "getMessage", "format",
+                       "formatMessage", "formatException", "formatStack", "filter"})
 
 
 def _logging_handler(frame: FrameType | None) -> logging.Handler | None:
-    """The logging handler handling a record in `frame` or a caller of it, if any."""
+    """The logging handler handling a record in `frame` or a caller of it, if any, while it
+    does its own work (writes, sends): None while it formats or filters the record, where the
+    code run is what the record was given (an argument's ``__repr__``, a formatter or filter
+    the query set), held as the query's own."""
     while frame is not None:
         code = frame.f_code
         if code is _HANDLE or code is _CALL_HANDLERS:
             found = frame.f_locals.get("self" if code is _HANDLE else "hdlr")
             return found if isinstance(found, logging.Handler) else None
+        if code in _SHOWING or code.co_name in _SHOWN_BY or isinstance(
+                frame.f_locals.get("self"), logging.Formatter | logging.Filter):
+            return None
         frame = frame.f_back
     return None
 

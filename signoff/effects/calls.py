@@ -45,6 +45,7 @@ from signoff.effects.tables import (
     gives_fresh,
     is_pure_name,
     is_sink,
+    listed,
 )
 from signoff.effects.values import (
     EMPTY,
@@ -502,7 +503,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return Val(types=frozenset({functools.partial}), origin=reach, inner=reach,
                    calls=(Partial(fn=args.pos[0], args=tuple(args.pos[1:]),
                                   kw=tuple(args.kw.items())),))
-    if q in CHANGES_GLOBAL_STATE:
+    if listed(CHANGES_GLOBAL_STATE, q):  # (``handler.setFormatter``: a Handler's, inherited)
         frame.add(EffectKind.CHANGES, "", (q,))
     if q in ("operator.attrgetter", "operator.itemgetter") and args.pos:
         return special.getter(frame, q, args, node)

@@ -20,6 +20,7 @@ import sys
 import types
 import uuid
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from signoff.effects.tables import (
     OPERATOR_METHODS,
     SPECIAL_METHODS_CALLED,
     WRITES_TO_STREAM,
+    listed,
 )
 from signoff.effects.values import (
     Args,
@@ -101,6 +103,47 @@ def model_shown(frame: Scope, value: Val, names: tuple[str, ...], node: ast.AST 
         calls.pydantic_hooks(frame, models, serializing=True, node=node)
         for kind in pydantic_models.shown_types(models):
             special(frame, Val(types=frozenset({kind})), ("__repr__",), [], node)
+    _items_shown(frame, value, node)
+
+
+_SHOWN_BY_ITEMS = (list, tuple, dict, set, frozenset, collections.deque)
+_SHOWN_DEPTH = 6
+"""How deep containers in containers are followed as they are shown (a list of dicts of …)."""
+_shown_depth: ContextVar[int] = ContextVar("signoff_shown_depth", default=0)
+
+
+def _items_shown(frame: Scope, value: Val, node: ast.AST | None) -> None:
+    """What showing `value`, one of Python's containers, runs: each item's own ``__repr__``
+    (``str([x])``, ``f"{[x]}"``, a log's ``"%s"`` of a list: Python shows the items by their
+    classes' code), a dict's keys' and values' both, and so on for the containers they are."""
+    kinds = value.types or frozenset()
+    depth = _shown_depth.get()
+    if depth >= _SHOWN_DEPTH or not any(isinstance(k, type) and issubclass(k, _SHOWN_BY_ITEMS)
+                                        for k in kinds):
+        return
+    parts = value.contents().parts or ()  # (a tuple's each, as it was made: ``(1, [x])``)
+    items = [*(value.reached(p) for p in parts), frame.iterate(value), *(
+        [frame.item(value)] if any(isinstance(k, type) and issubclass(k, dict) for k in kinds)
+        else [])]
+    token = _shown_depth.set(depth + 1)
+    try:
+        with frame.repeated():
+            for item in items:
+                _own_repr(frame, item, node)
+                _items_shown(frame, item, node)
+    finally:
+        _shown_depth.reset(token)
+
+
+def _own_repr(frame: Scope, value: Val, node: ast.AST | None) -> None:
+    """The ``__repr__`` of `value`'s classes, where one is the app's own code. (A pydantic
+    model's, pydantic's own, is not taken here for its serializers, as `model_shown` takes it
+    for a model shown itself: a container of values of no known class would count every
+    model's.)"""
+    for kind in value.types or ():
+        if isinstance(kind, type) and defines(kind, "__repr__"):
+            method = frame.an.attr_of_type(frame, value, kind, "__repr__")
+            calls.call_args(frame, method, Args([], {}), node)
 
 
 def getter(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
@@ -291,6 +334,24 @@ def _generated(cls: type, func: Any) -> bool:
     if filename.startswith("<attrs generated"):
         return True
     return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
+
+
+_RECORDS_MADE = frozenset({"logging.LogRecord", "logging.makeLogRecord"})
+
+
+def _record_shown(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
+    """What a log record made by hand (``LogRecord(…, msg, args, …)``, ``makeLogRecord(d)``)
+    runs as a handler takes it: its message and each of its arguments made text by their
+    classes' own code (``"%s"``, ``"%r"``, ``"%(key)s"``)."""
+    if q == "logging.makeLogRecord":
+        given = [frame.item(args.pos[0])] if args.pos else []  # (the dict's values: all of them)
+    else:
+        given = [*args.pos[4:6], *(args.kw[k] for k in ("msg", "args") if k in args.kw)]
+    for value in given:
+        for shown in (value, frame.iterate(value), looked_up(frame, value, node)):
+            each(frame, shown, ("__str__", "__repr__"), [], node)
+
+
 def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val | None:
     """The special methods of its arguments' classes that the allow-listed call `q` runs:
     ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items.
@@ -318,13 +379,16 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
             of_library(frame, k) for k in v.types)]
     gives = [v for v in given if v is not None] if q in _SHOWN or q.startswith(_TAKES_TEXT) else []
     shown_too = join_all(gives) if gives else None
-    if q == "builtins.print" or q in LOGS:  # each value is made text by its class's code
-        for value in args.pos:
-            if q in LOGS:  # ("%s" its text, "%r" its repr, "%d" its number)
+    logs = listed(LOGS, q)  # (a RootLogger's, or a subclass's: Logger's own, inherited)
+    if q in _RECORDS_MADE:  # a record made to be handled: its message and arguments shown
+        _record_shown(frame, q, args, node)
+    if q == "builtins.print" or logs:  # each value is made text by its class's code
+        for value in [*args.pos, *([frame.iterate(args.star)] if args.star is not None else [])]:
+            if logs:  # ("%s" its text, "%r" its repr, "%d" its number)
                 each(frame, value, ("__str__", "__repr__"), [], node)
             else:
                 special(frame, value, ("__str__", "__repr__"), [], node)
-            if q in LOGS:
+            if logs:
                 special(frame, value, ("__index__", "__int__", "__float__"), [], node)
     overridden(frame, q, args, node)
     if q in _ROWS_WRITTEN and args.pos:  # each row iterated (a dict's asked for its values),

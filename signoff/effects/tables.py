@@ -22,6 +22,7 @@ import operator
 import re
 import shlex
 import statistics
+import sys
 import sysconfig
 import textwrap
 import types
@@ -691,6 +692,31 @@ def is_pure_name(name: str) -> bool:
     return any(name == m or name.startswith(m + ".") for m in PURE_MODULES if "*" not in m) or (
         matches_any(name, tuple(m for m in PURE_MODULES if "*" in m))
     )
+
+
+def listed(table: frozenset[str], name: str) -> bool:
+    """Whether `name` is in `table`, or is a method named by the class of the object it was
+    called on (``logging.StreamHandler.setFormatter``) that `table` names by a class it
+    inherits it from (``logging.Handler.setFormatter``)."""
+    return name in table or any(n in table for n in _inherited(name))
+
+
+@lru_cache(maxsize=4096)
+def _inherited(name: str) -> tuple[str, ...]:
+    """`name` (``module.Class.method``) named by each base class of ``Class`` (none when it
+    names no class of a module already imported)."""
+    parts = name.split(".")
+    for at in range(len(parts) - 2, 0, -1):
+        found: Any = sys.modules.get(".".join(parts[:at]))
+        if found is None:
+            continue
+        for part in parts[at:-1]:
+            found = getattr(found, part, None)
+        if not isinstance(found, type):
+            return ()
+        return tuple(f"{base.__module__}.{base.__qualname__}.{parts[-1]}"
+                     for base in found.__mro__[1:])
+    return ()
 
 
 # Every builtin type (exceptions included) only computes when made or when its methods are called;
