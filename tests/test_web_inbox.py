@@ -436,7 +436,8 @@ def test_a_pause_ends_once_the_first_try_is_older_than_the_window() -> None:
     """The pause lasts until the first try of the pair leaves the window; another address is
     not paused by it, but a person's tries from every address together are bounded too; a
     right password takes its own tries out of both counts; past the pairs kept, those that no
-    longer count are forgotten first, then the oldest."""
+    longer count are forgotten first, then those with the fewest tries (never one that makes its
+    address wait)."""
     from signoff.web.throttle import LoginThrottle
 
     now = [0.0]
@@ -462,8 +463,8 @@ def test_a_pause_ends_once_the_first_try_is_older_than_the_window() -> None:
     assert throttle.begin("10.0.0.5", "mia") == 60  # (noor's pairs, no longer counting, forgotten)
     assert throttle.begin("10.0.0.6", "ola") == 0
     assert throttle.begin("10.0.0.7", "ola") == 0
-    assert throttle.begin("10.0.0.8", "ola") == 0  # past three pairs kept: mia's, the oldest
-    assert throttle.begin("10.0.0.5", "mia") == 0
+    assert throttle.begin("10.0.0.8", "ola") == 0  # past three pairs kept: ola's first, of one try
+    assert throttle.begin("10.0.0.5", "mia") == 60  # (mia's pair, making her wait, is kept)
 
 
 def test_session_cookies_are_httponly_lax_and_secure(tmp_path: Path,

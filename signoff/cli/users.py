@@ -218,7 +218,7 @@ def password(handle: str, password: str | None, password_stdin: bool, app_spec: 
 @click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
               "they are then who commands act as when --as is not given.")
 @click.option("--revoke", "revoke_id", metavar="TOKEN_ID", callback=given,
-              help="Revoke this token instead.")
+              help="Revoke this token instead (its id, as --list shows it, or the whole token).")
 @click.option("--list", "listing", is_flag=True, help="List the person's tokens instead.")
 @click.option("--client", is_flag=True, help="A token for an MCP client (`signoff mcp serve "
               "--http`): it calls the agent's tools as them, and cannot decide anything.")
@@ -270,13 +270,16 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
         for info in app.credentials.tokens(person):
             client_s = "  (MCP client's)" if info.purpose is TokenPurpose.CLIENT else ""
             click.echo(f"{info.id}  {info.label}{client_s}  made {info.created_at:%Y-%m-%d %H:%M}"
-                       f"{'  revoked' if info.revoked_at else ''}")
+                       f"{_ended(info)}")
         return
     if revoke_id is not None:
-        if revoke_id not in {info.id for info in app.credentials.tokens(person)}:
-            raise NotFound(f"{person.name} has no token {revoke_id}: `{listed_by}` lists theirs.")
-        app.credentials.revoke_token(revoke_id)
-        click.echo(f"Token {revoke_id} is revoked.")
+        # The whole token (so_<id>_<secret>, as found in a leaked file) names its id; only the
+        # id is said back, never the secret.
+        token_id = _id_of(revoke_id)
+        if token_id not in {info.id for info in app.credentials.tokens(person)}:
+            raise NotFound(f"{person.name} has no token {token_id}: `{listed_by}` lists theirs.")
+        app.credentials.revoke_token(token_id)
+        click.echo(f"Token {token_id} is revoked.")
         return
     secret = app.credentials.issue_token(
         person, label=label, purpose=TokenPurpose.CLIENT if client else TokenPurpose.PERSON)
@@ -290,6 +293,22 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
                    "(nor SIGNOFF_AS) is given.")
     else:
         click.echo(secret)
+
+
+def _id_of(given: str) -> str:
+    """The id of the token `given` names: its id, or the whole token (``so_<id>_<secret>``)."""
+    from signoff.security.credentials import TOKEN_PREFIX
+
+    token_id, sep, secret = given.removeprefix(TOKEN_PREFIX).partition("_")
+    return token_id if given.startswith(TOKEN_PREFIX) and sep and secret else given
+
+
+def _ended(info: Any) -> str:
+    """How a token listed no longer works, in a few words: revoked, or expired (as a session
+    of the inbox does, 12 hours after its login); "" for one that works."""
+    if info.revoked_at is not None:
+        return "  revoked"
+    return "" if info.active else f"  expired {info.expires_at:%Y-%m-%d %H:%M}"
 
 
 def _one_at_a_time(*, listing: bool, revoke_id: str | None, save: bool, labelled: bool,

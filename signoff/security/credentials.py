@@ -162,16 +162,18 @@ class Credentials:
                             "password (give an agent a token instead).")
         if not isinstance(password, str):
             raise UserError(f"A password is text, not {type(password).__name__}.")
+        if not _is_text(password):
+            raise UserError(f"A password is text, and this one holds {_not_text(password)}: "
+                            "give it as UTF-8 text.")
         if len(password) < MIN_PASSWORD_LENGTH:
             raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters; this "
                             f"one has {len(password)}.")
-        self._store_password(person, password, ending_sessions=True)
-
-    def _store_password(self, person: Principal, password: str, *, ending_sessions: bool) -> None:
-        """Keep `password`'s hash for `person`; with `ending_sessions`, their sessions end in the
-        same transaction (not when the same password is only hashed again)."""
+        if any(c in _LINE_BREAKS for c in password):
+            raise UserError("A password is one line: this one holds a line break, which the "
+                            "login form's password field cannot hold (a browser drops it or "
+                            "makes it a space), so nobody could log in with it. Give it without.")
         hashed = self._password_hasher().hash(password)
-        with self._database.connect() as db:
+        with self._database.connect() as db:  # (the hash and the sessions' end: one change)
             found = db.execute(select(passwords_table.c.principal_id).where(
                 passwords_table.c.principal_id == person.id)).first()
             if found is None:
@@ -180,8 +182,7 @@ class Credentials:
             else:
                 db.execute(update(passwords_table).where(
                     passwords_table.c.principal_id == person.id).values(hash=hashed, set_at=_now()))
-            if ending_sessions:
-                self._end_sessions(db, person)
+            self._end_sessions(db, person)
 
     def check_password(self, handle: str, password: str) -> Principal | None:
         """The person with this handle when the password is theirs and they are not disabled;
@@ -189,9 +190,10 @@ class Credentials:
         from argon2.exceptions import InvalidHashError, VerificationError
 
         hasher = self._password_hasher()
-        if not isinstance(password, str):
+        if not isinstance(password, str) or not _is_text(password):
             password = ""  # (no password: it matches none, in the time a wrong one takes)
-        person = self._people.find(handle) if isinstance(handle, str) and handle else None
+        person = self._people.find(handle) if isinstance(handle, str) and handle and (
+            _is_text(handle)) else None  # (a handle no database can hold is nobody's)
         stored: str | None = None
         if person is not None:
             with self._database.reading() as db:
@@ -203,9 +205,29 @@ class Credentials:
             return None
         if person is None or stored is None or person.disabled:
             return None
-        if hasher.check_needs_rehash(stored):  # (the same password: its sessions go on)
-            self._store_password(person, password, ending_sessions=False)
-        return person
+        # (the same password, hashed with today's parameters: its sessions go on)
+        rehashed = hasher.hash(password) if hasher.check_needs_rehash(stored) else None
+        return self._still_theirs(person, stored, rehashed)
+
+    def _still_theirs(self, person: Principal, verified: str, rehashed: str | None
+                      ) -> Principal | None:
+        """`person` as they are now, when the password hash `verified` (which took its time,
+        on purpose) is still theirs and they are not disabled: a new password set, or their
+        being disabled, while it was checked wins, and the login fails. `rehashed` (the same
+        password's hash with today's parameters) replaces it then, and only then."""
+        table = passwords_table
+        with (self._database.connect() if rehashed is not None
+              else self._database.reading()) as db:
+            now = db.execute(select(table.c.hash).where(
+                table.c.principal_id == person.id)).scalar_one_or_none()
+            found = self._people.find_each([person.id], within=db).get(person.id)
+            if now != verified or found is None or found.disabled:
+                return None
+            if rehashed is not None:
+                db.execute(update(table).where(table.c.principal_id == person.id,
+                                               table.c.hash == verified)
+                           .values(hash=rehashed, set_at=_now()))
+        return found
 
     def has_password(self, principal: Principal | str) -> bool:
         """Whether this person has a password set."""
@@ -245,7 +267,7 @@ class Credentials:
         which cannot decide anything (give a client nothing else)."""
         purpose = _purpose_given(purpose)
         owner = self._people.get(principal)
-        if not isinstance(label, str):
+        if not isinstance(label, str) or not _is_text(label):
             raise UserError(f"A token's label is text (\"laptop\"), not {label!r}.")
         if expires_in is not None and not isinstance(expires_in, timedelta):
             raise UserError(f"A token expires in a timedelta (timedelta(days=30)), not "
@@ -263,13 +285,18 @@ class Credentials:
             raise UserError(f"A token expires some time after it is made, not in {expires_in}: "
                             "give expires_in=timedelta(days=30), say, or None for a token that "
                             "lasts until it is revoked.")
+        try:
+            expires_at = _now() + expires_in if expires_in is not None else None
+        except OverflowError:  # (past the year 9999)
+            raise UserError(f"A token cannot expire as late as {expires_in} from now: give "
+                            "expires_in=timedelta(days=365), say, or None for a token that lasts "
+                            "until it is revoked.") from None
         token_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
         with self._database.connect() as db:
             db.execute(tokens_table.insert().values(
                 id=token_id, principal_id=owner.id, digest=_digest(secret), label=label.strip(),
-                purpose=purpose.value, created_at=_now(),
-                expires_at=_now() + expires_in if expires_in is not None else None,
+                purpose=purpose.value, created_at=_now(), expires_at=expires_at,
             ))
         return f"{TOKEN_PREFIX}{token_id}_{secret}"
 
@@ -327,6 +354,8 @@ class Credentials:
                             f"{token_id!r}.")
         parsed = _parse(token_id)
         key = parsed[0] if parsed is not None else token_id
+        if not _is_text(key):  # (no token's id: none could be stored)
+            raise NotFound(f"There is no token with the id {key!r}.")
         with self._database.connect() as db:
             db.execute(update(tokens_table).where(
                 tokens_table.c.id == key, tokens_table.c.revoked_at.is_(None)
@@ -357,6 +386,9 @@ class Credentials:
         return int(ended.rowcount or 0)
 
 
+_LINE_BREAKS = frozenset("\n\r")
+"""What a browser's password field never sends as typed (HTML strips or replaces them)."""
+
 _DUMMY: dict[int, str] = {}
 
 
@@ -367,8 +399,24 @@ def _dummy_hash(hasher: PasswordHasher) -> str:
     return _DUMMY[id(hasher)]
 
 
+def _is_text(text: str) -> bool:
+    """Whether `text` can be written as UTF-8, as a hash and a database take it: not when it
+    holds half a character (a lone surrogate, as a file name that is not UTF-8 is read)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _not_text(text: str) -> str:
+    """The first character of `text` that is not text (`_is_text`), in words."""
+    first = next(c for c in text if not _is_text(c))
+    return f"U+{ord(first):04X}, half of a character (a lone surrogate)"
+
+
 def _parse(token: str) -> tuple[str, str] | None:
-    if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
+    if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX) or not _is_text(token):
         return None
     token_id, sep, secret = token[len(TOKEN_PREFIX):].partition("_")
     if not sep or len(token_id) != 16 or not secret:

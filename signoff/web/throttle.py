@@ -11,6 +11,12 @@ guessing from addresses that change (or that a client names itself, as a proxy's
 A try is counted as it begins, before its password is checked, so that tries made at once are
 counted as surely as tries made one after another. The counts live in the server's memory: a
 restart forgets them, and each server process counts its own.
+
+Memory is kept to about `keep` counts by forgetting some once there are more: first those that no
+longer count, then those with the fewest tries (the oldest first among equals), never one that
+makes its address (or, from every address, its person) wait. So a flood of tries at names nobody
+has, one each, does not forget the count of the person being guessed at (which would give the
+guesser five new tries each time): a count is forgotten only after every count of fewer tries.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["LoginThrottle"]
 
@@ -63,8 +70,9 @@ class LoginThrottle:
             everyone.append(now)
             self._pairs[pair] = tries
             self._pairs.move_to_end(pair)
+            self._people.pop(person, None)  # (kept in the order of their last try, as pairs)
             self._people[person] = everyone
-            if len(self._pairs) > self._keep:
+            if len(self._pairs) > self._keep or len(self._people) > self._keep:
                 self._forget(now)
             return 0
 
@@ -84,16 +92,24 @@ class LoginThrottle:
         return times
 
     def _forget(self, now: float) -> None:
-        """Past the pairs kept: those whose tries no longer count go first, then the oldest."""
-        for pair in [p for p, times in self._pairs.items()
-                     if not self._recent(times, now)]:
-            del self._pairs[pair]
-        for person in [p for p, times in self._people.items() if not self._recent(times, now)]:
-            del self._people[person]
-        while len(self._pairs) > self._keep:
-            self._pairs.popitem(last=False)
-        while len(self._people) > self._keep:
-            del self._people[next(iter(self._people))]
+        """Past the counts kept: those that no longer count go first, then those with the fewest
+        tries, the oldest first among equals (a tenth of `keep` more at once, so that a flood
+        of new names does not sort the counts at every try); never one that makes someone
+        wait."""
+        self._shed(self._pairs, self.allowed, now)
+        self._shed(self._people, self.allowed_in_all, now)
+
+    def _shed(self, counts: dict[Any, deque[float]], most: int, now: float) -> None:
+        """`_forget`, for one kind of count (`most` tries of one make someone wait)."""
+        for key in [k for k, times in counts.items() if not self._recent(times, now)]:
+            del counts[key]
+        over = len(counts) - self._keep
+        if over > 0:
+            # (sorted is stable: among equal counts, in the order of their last try, oldest first)
+            forgettable = sorted((k for k, times in counts.items() if len(times) < most),
+                                 key=lambda k: len(counts[k]))
+            for key in forgettable[:over + self._keep // 10]:
+                del counts[key]
 
 
 def _key(who: str) -> str:
