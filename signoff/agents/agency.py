@@ -31,7 +31,7 @@ from signoff.agents.skills import Route, Skill
 from signoff.agents.tasks import Outcome, task_id_of
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import StoreError, UnknownId, UserError
-from signoff.models.base import Model, Reply
+from signoff.models.base import Model, Price, Reply
 from signoff.security.principals import People, Principal, PrincipalKind
 from signoff.store.database import Database
 
@@ -98,12 +98,8 @@ class AgentHandle:
         budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
         _check_limits(max_steps, budget_usd)
         _check_output_tokens(agent)  # (as declared now: a class attribute may have changed)
-        try:
-            own = agent.skill(skill)
-        except LookupError:
-            names = ", ".join(own.name for own in agent.skills) or "none"
-            raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
-                            f"{names}.") from None
+        own = self.skill(skill)
+        _check_words(agent, own)  # (as declared now, too)
         subject = _checked_subject(own, subject)
         given, spec = _given_model(model)
         made = spec is not None  # a model made here from its spec: closed as the task ends
@@ -228,15 +224,26 @@ class AgentHandle:
             return agent.skill(skill)
         except LookupError:
             names = ", ".join(own.name for own in agent.skills) or "none"
-            raise UserError(f"{agent.__name__} has no skill {skill!r}; its skills are: "
-                            f"{names}.") from None
+            raise UserError(f"{agent.__name__} has no skill {_skill_shown(skill)}; its skills "
+                            f"are: {names}.") from None
 
     def resume(self, task: str | UUID | Outcome, *,
                model: Model | ModelSpec | str | None = None) -> Outcome:
         """Go on with a task this process did not start (after a restart), with `model` (as
         `do` takes it; where the app's runner steps it: here, or in its Temporal workers). The
-        task is named by its Outcome or its id (text, or a UUID)."""
+        task is named by its Outcome or its id (text, or a UUID), and is this agent's work
+        (`UserError` for another agent's: resume it with its own)."""
         task = task_id_of(task)
+        with self._agency.database.reading() as db:
+            row = repo.load_task(db, task)
+        if row is None:
+            raise UnknownId(f"There is no task with id {_id_shown(task)}.")
+        agent = self.registered.agent
+        if row.agent != agent.agent_name():
+            # (its model would have been this agent's, or the one given for this agent's work)
+            raise UserError(f"Task {task} is the work of the agent {row.agent}, not of "
+                            f"{agent.__name__}: resume it with its own agent, "
+                            f"app.agent({row.agent!r}).resume(...).")
         chosen, spec = _given_model(model)
         if chosen is None:
             chosen, spec = own_model(self.registered.agent)
@@ -258,9 +265,41 @@ def _given_model(model: Any, *, whose: str = "model"
     if isinstance(model, ModelSpec):
         return model.make(), model
     if isinstance(model, Model):
-        return model, None
+        return _checked_model(model), None
     raise UserError(f"{whose} takes a Model, a ModelSpec, or a model named in words "
                     f"(\"openai:gpt-4o-mini\"), not {model!r}.")
+
+
+def _checked_model(model: Model) -> Model:
+    """`model`, when what it says of itself can be kept with a task: its name, as text, and its
+    price, a `Price` or None; `UserError` naming the attribute otherwise (a name of None failed
+    the task's insert as a database error; a price of another kind, the first reservation)."""
+    kind = type(model).__name__
+    name = model.name
+    if not isinstance(name, str) or not name.strip():
+        raise UserError(f"{kind}.name is the model's name as receipts show it, as text "
+                        f"(name = \"my-model\"), not {_shown(name)}.")
+    price = model.price
+    if price is not None and not isinstance(price, Price):
+        raise UserError(f"{kind}.price is what the model costs, a Price (Price("
+                        f"input_per_mtok=0.15, output_per_mtok=0.60); 0 and 0 for a free one), "
+                        f"or None when it is not known, not {_shown(price)}.")
+    return model
+
+
+def _skill_shown(skill: Any) -> str:
+    """A skill as a message names it: an instance or a class by its skill's name (not a repr
+    with an address in memory), anything else by its repr, cut short."""
+    if isinstance(skill, Skill):
+        return f"{skill.name} (a {type(skill).__name__})"
+    if isinstance(skill, type) and issubclass(skill, Skill):
+        return skill.__name__
+    return _shown(skill)
+
+
+def _id_shown(given: str) -> str:
+    """An id as a message names it: whole, unless it is too long to be one."""
+    return given if len(given) <= 80 else f"{given[:20]}… ({len(given)} characters)"
 
 
 def own_model(agent: type[Agent]) -> tuple[Model | None, ModelSpec | None]:
@@ -281,14 +320,54 @@ def _check_declared(agent: type[Agent]) -> None:
         if not isinstance(own, Skill):
             raise UserError(f"{agent.__name__}.skills holds {own!r}: give each skill as an "
                             "instance (EstimateRepair(), not EstimateRepair or its name).")
+    named: dict[str, Skill[Any, Any]] = {}
+    for own in skills:
+        first = named.setdefault(own.name, own)
+        if first is not own:  # a task keeps its skill by name: it would go on as the first
+            raise UserError(
+                f"{agent.__name__}.skills holds two skills named {own.name} ("
+                + (f"{type(own).__qualname__} twice" if type(first) is type(own) else
+                   f"{type(first).__qualname__} of {type(first).__module__} and "
+                   f"{type(own).__qualname__} of {type(own).__module__}")
+                + "): a task keeps its skill by name, and would go on as the first of them. "
+                "Give each skill once, with a class name of its own.")
     if not isinstance(agent.may, Permits):
         raise UserError(f"{agent.__name__}.may is a Permits (may = Permits(...)), not "
                         f"{agent.may!r}.")
     _check_limits(agent.max_steps, agent.budget_usd)
     _check_output_tokens(agent)
+    for own in skills:
+        _check_words(agent, own)
     if agent.model is not None and not isinstance(agent.model, Model | ModelSpec | str):
         raise UserError(f"{agent.__name__}.model takes a Model, a ModelSpec, or a model named in "
                         f"words (\"openai:gpt-4o-mini\"), not {agent.model!r}.")
+    if isinstance(agent.model, Model):
+        _checked_model(agent.model)
+    _role_names(agent.roles, whose=f"{agent.__name__}.roles")
+
+
+def _role_names(roles: Any, *, whose: str = "roles") -> frozenset[str]:
+    """The roles an agent declares for its account, as a set of names: one name given alone is
+    that role (not one role per letter); `UserError`, naming `whose`, for anything else."""
+    given = [roles] if isinstance(roles, str) else roles
+    if not isinstance(given, list | tuple | set | frozenset) or not all(
+            isinstance(role, str) and role.strip() for role in given):
+        raise UserError(f"{whose} are the roles of the agent's own account, names as text "
+                        f"(roles = [\"helper\"]), not {_shown(roles)}.")
+    return frozenset(given)
+
+
+def _check_words(agent: type[Agent], skill: Skill[Any, Any]) -> None:
+    """`UserError` for words the model is told that are not text: the agent's `purpose` and
+    `instructions`, the skill's `description` (one of None failed every task of it with an
+    AttributeError as it began). The skill's tools are checked as they are named."""
+    for whose, words in ((f"{agent.__name__}.purpose", agent.purpose),
+                         (f"{agent.__name__}.instructions", agent.instructions),
+                         (f"{type(skill).__name__}.description", skill.description)):
+        if not isinstance(words, str):
+            raise UserError(f"{whose} is what the model is told, as text (\"\" for nothing), "
+                            f"not {_shown(words)}.")
+    skill.tool_names  # noqa: B018 (its tools are a list of actions: `UserError` otherwise)
 
 
 MAX_STEPS = 1_000_000
@@ -554,7 +633,7 @@ class Agency:
                     account = self.people.find(agent.account_handle())
                     if account is None:
                         raise
-            elif account.roles != frozenset(agent.roles):
+            elif account.roles != _role_names(agent.roles):
                 account = self.people.set_roles(account, agent.roles)
         else:
             account = found.account

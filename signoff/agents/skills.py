@@ -141,6 +141,11 @@ class TaskView:
         return [a for a in self.answers if a.tool == tool]
 
 
+def _cut(shown: str) -> str:
+    """A repr as a message shows it: cut short when it is long."""
+    return shown if len(shown) <= 60 else f"{shown[:40]}…{shown[-8:]}"
+
+
 @functools.cache
 def snake_case(name: str) -> str:
     """``EstimateRepair`` → ``estimate_repair``."""
@@ -182,8 +187,17 @@ class Skill(Generic[Subject, Result]):
 
     @property
     def tool_names(self) -> list[str]:
-        """The names of its tools, in order."""
-        return [tool_name(t) for t in self.tools]
+        """The names of its tools, in order, each once (a tool listed twice, as itself and by
+        its name say, was offered to the model twice, which a provider refuses). `UserError`
+        when `tools` is not a list of them."""
+        tools = self.tools
+        if not isinstance(tools, list | tuple):
+            one = getattr(tools, "__name__", None)  # (one action, not in a list)
+            raise UserError(f"{type(self).__name__}.tools is a list of its tools, the actions "
+                            f"it may call (tools = [parts_for, set_price]; [] for none), not "
+                            + (f"{one} alone: give tools = [{one}]." if isinstance(one, str)
+                               else f"{_cut(repr(tools))}."))
+        return list(dict.fromkeys(tool_name(t) for t in tools))
 
     @classmethod
     def types(cls) -> tuple[Any, Any]:

@@ -31,5 +31,6 @@ def unreserved(spent_usd: float, reserved_usd: float) -> float:
 
 
 def over_reserved(cost_usd: float, reserved_usd: float) -> bool:
-    """Whether a call cost more than was reserved for it (its price or token count is wrong)."""
-    return cost_usd > reserved_usd + _EPSILON
+    """Whether a call cost more than was reserved for it (its price or token count is wrong),
+    or a cost that is no amount at all (NaN: it is not trusted to fit either)."""
+    return not cost_usd <= reserved_usd + _EPSILON

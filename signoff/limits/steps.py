@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import numbers
+from decimal import Decimal
 
 from signoff.exceptions import UserError
 
@@ -31,12 +33,19 @@ def next_action(
     """The next move, by these rules in order: spend at or over budget → HALT; steps at or over
     the limit → HALT; an irreversible action not approved → ESCALATE; else CONTINUE.
 
-    A count below 0 (`steps_taken`, `max_steps`) is no count of model calls: `UserError`
-    naming it (it was compared as given: -1 steps taken of 8 went on)."""
+    A count that is not a whole number, 0 or more (`steps_taken`, `max_steps`), is no count of
+    model calls, and a spend or budget that is not a number is no amount of dollars: `UserError`
+    naming it (they were compared as given: -1 steps taken of 8, or NaN, went on; text raised a
+    TypeError)."""
     for name, count in (("steps_taken", steps_taken), ("max_steps", max_steps)):
-        if count < 0:
+        if (type(count) is not int and (  # (an int, as always, is told at once: a step's cost)
+                isinstance(count, bool) or not isinstance(count, numbers.Integral))) or count < 0:
             raise UserError(f"next_action's {name} is a number of model calls, 0 or more, not "
                             f"{count!r}.")
+    for name, amount in (("spend_usd", spend_usd), ("budget_usd", budget_usd)):
+        if type(amount) is not float and type(amount) is not int and (
+                isinstance(amount, bool) or not isinstance(amount, numbers.Real | Decimal)):
+            raise UserError(f"next_action's {name} is a number of US dollars, not {amount!r}.")
     if not spend_usd < budget_usd:  # (NaN, of either, halts too)
         return NextAction.HALT
     if steps_taken >= max_steps:
