@@ -18,7 +18,7 @@ from pydantic_core import ErrorDetails
 from signoff.actions.parameters import Parameter, ParameterKind
 from signoff.exceptions import Invalid
 
-__all__ = ["finite_number", "no_constant", "not_json", "problem_of", "unknown_members"]
+__all__ = ["cut_short", "finite_number", "no_constant", "not_json", "problem_of", "unknown_members"]
 
 _WRITTEN: dict[ParameterKind, str] = {
     ParameterKind.TEXT: "is text",
@@ -59,7 +59,7 @@ def unknown_members(names: list[str], parameters: list[Parameter]) -> str:
     """The sentence for members naming no parameter."""
     offered = [p.name for p in parameters if p.provided is None]
     known = ", ".join(offered) if offered else "none"
-    which = ", ".join(f"“{n}”" for n in names)
+    which = ", ".join(f"“{cut_short(n)}”" for n in names)
     noun = "is no parameter" if len(names) == 1 else "are no parameters"
     meant = [close[0] for n in names if (close := difflib.get_close_matches(n, offered, n=1))]
     guess = f" (did you mean {', '.join(f'“{m}”' for m in meant)}?)" if meant else ""
@@ -86,13 +86,21 @@ def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:
 
 
 def _shown(value: Any) -> str:
+    """A value as a refusal quotes it, cut short (the model is told the refusal in every call
+    after it, and the receipt keeps it)."""
     if isinstance(value, str):
-        return f"“{value}”"
+        return f"“{cut_short(value)}”"
     try:
         text = json.dumps(value, default=str)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 80 else text[:77] + "…"
+
+
+def cut_short(text: str, most: int = 80) -> str:
+    """`text` as a message quotes what a model wrote: whole up to `most` characters, else its
+    start and how long it is."""
+    return text if len(text) <= most else f"{text[:most - 3]}… ({len(text):,} characters)"
 
 
 def _lower(message: str) -> str:

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from signoff.actions.catalog import Action
 from signoff.actions.effects import EffectKind, Effects
 from signoff.actions.nesting import too_deep
+from signoff.actions.problems import cut_short
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.agents import holds, runs
 from signoff.agents import repository as repo
@@ -94,7 +95,8 @@ class CallSteps(StepUnits):
         if not in_skill:
             self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
             offered = ", ".join(s.name for s in self.tool_specs(registered, skill))
-            self._refuse(task, call, f"There is no tool named “{call.tool}” for this work; the "
+            self._refuse(task, call, f"There is no tool named “{cut_short(call.tool)}” for "
+                                     "this work; the "
                                      f"tools are: {offered}. Nothing was run.")
             return None
         action = self._actions.get(call.tool)
@@ -235,7 +237,8 @@ class CallSteps(StepUnits):
         with self._writing(task.id) as db:
             repo.update_call(db, task.id, call.id, state=state, answer=answer, outcome=outcome,
                              problem=answer, finished_at=repo.now())
-            repo.note(db, task.id, ReceiptKind.TOOL_CALL, f"{call.tool} was asked for: {answer}",
+            repo.note(db, task.id, ReceiptKind.TOOL_CALL,
+                      f"{cut_short(call.tool)} was asked for: {answer}",
                       tool=call.tool, arguments=call.arguments, labels=labels.to_json())
         self.observer.tool_ended(state=state, outcome=outcome, answer=answer)
 

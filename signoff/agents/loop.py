@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from signoff.actions.problems import cut_short
 from signoff.agents import holds, model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
@@ -455,7 +456,7 @@ class Loop(CallSteps):
                              call_id=call.id, tool=call.name, arguments=call.arguments,
                              why=said, state=CallState.NEW, **_NEW_CALL)
                 for position, call in enumerate(calls)]
-        asked = ", ".join(c.name for c in calls) or "no tool"
+        asked = ", ".join(cut_short(c.name) for c in calls) or "no tool"
         step = taken + 1
         changes: dict[str, Any] = dict(spend_usd=spent, reserved_usd=0.0, turn=turn,
                                        turn_open=bool(calls), steps=step)  # (counted as asked,

@@ -1,0 +1,52 @@
+"""What a model wrote, quoted back in a refusal, is cut short: a 10 MB value, or a 1 MB tool or
+parameter name, is told by its start and its length (it was told whole, sent to the model again
+in every call after it — millions of tokens — and kept whole in the receipt)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff import Agent, App, Permits, Skill, TaskStatus
+from signoff.testing import ScriptedModel, ScriptLine
+
+LONG = "x" * 10_000_000
+
+
+@pytest.mark.parametrize(("tool", "arguments", "told"), [
+    ("count", json.dumps({"n": LONG}), "“" + "x" * 77 + "… (10,000,000 characters)”"),
+    ("count", json.dumps({"n": 1, LONG[:1_000_000]: 2}),
+     "“" + "x" * 77 + "… (1,000,000 characters)”"),
+    (LONG[:1_000_000], "{}", "“" + "x" * 77 + "… (1,000,000 characters)”"),
+])
+def test_a_huge_value_or_name_the_model_wrote_is_told_cut_short(
+        tmp_path: Path, tool: str, arguments: str, told: str) -> None:
+    app = App("counts", database=f"sqlite:///{tmp_path / 'counts.db'}", key=b"k" * 32)
+
+    @app.action("Count", query=True)
+    def count(n: int) -> int:
+        """Count to n."""
+        return n
+
+    class Counting(Skill[None, str]):
+        description = "Count."
+        tools: list[Any] = [count]
+
+    class Counter(Agent):
+        purpose = "You count."
+        skills = [Counting()]
+        may = Permits()
+
+    app.add_agent(Counter, sponsor=app.people.add("sue@counts.example", "Sue"))
+    model = ScriptedModel(ScriptLine(calls=((tool, arguments),)),
+                          ScriptLine(calls=(("hand_back", '{"result": "done"}'),)))
+    outcome = app.agent(Counter).do(Counting(), None, model=model)
+    assert outcome.status is TaskStatus.DONE, outcome.problem
+    (answer,) = [m.text for m in model.seen.messages[-1] if m.role == "tool"]
+    assert told in answer
+    assert len(answer) < 1_000
+    assert max(len(e.words) for e in app.receipt(outcome.task).entries) < 1_000
+    app.database.dispose()
