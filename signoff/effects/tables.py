@@ -19,8 +19,10 @@ import itertools
 import json
 import logging
 import operator
+import os
 import re
 import shlex
+import site
 import statistics
 import sys
 import sysconfig
@@ -347,8 +349,22 @@ PYTHON_CONTAINERS: frozenset[type] = frozenset(
 )
 """Python's own containers: their methods are those above."""
 
-LIBRARIES = tuple(sorted({path for key, path in sysconfig.get_paths().items()
-                          if key in ("stdlib", "platstdlib", "purelib", "platlib")}))
+def _libraries() -> tuple[str, ...]:
+    """Where the standard library and installed packages live: the interpreter's own folders,
+    and every folder of installed packages Python was given besides (a user's
+    ``pip install --user``, Debian's ``dist-packages`` a venv with system site packages reads,
+    one a ``.pth`` file or ``PYTHONPATH`` names)."""
+    found = {path for key, path in sysconfig.get_paths().items()
+             if key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    found.update(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE is not False:
+        found.add(site.getusersitepackages())
+    found.update(path for path in sys.path
+                 if os.path.basename(path.rstrip(os.sep)) in ("site-packages", "dist-packages"))
+    return tuple(sorted(os.path.join(path, "") for path in found if path))
+
+
+LIBRARIES = _libraries()
 """Where the standard library and installed packages live (what is not there is the app's)."""
 
 LEAF_TYPES: frozenset[type] = frozenset(
