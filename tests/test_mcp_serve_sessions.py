@@ -5,7 +5,6 @@ remembered as proposed (this held before: it guards it)."""
 
 from __future__ import annotations
 
-import socket
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,19 +19,8 @@ from sqlalchemy import select
 
 from signoff.store.tables import tasks
 from tests.mcp_servers import environment, http_server
+from tests.ports import free_port
 from tests.workshop_web import open_workshop
-
-
-def _port() -> int:
-    """A port nothing listens on now, on 127.0.0.1, in 24000-24999 (these tests' own range)."""
-    for port in range(24500, 25000):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no port free in 24500-24999")
 
 
 @pytest.fixture
@@ -54,7 +42,7 @@ def test_a_session_id_the_client_makes_up_is_not_a_session_of_its_own(
     """On the protocol that keeps no sessions the SDK checks no session id: a client sending a
     new one with each request made each call a work of its own (forgetting what it had read,
     with calls of its own to make); its calls are one work, as its person's are."""
-    port = _port()
+    port = free_port()
 
     async def scenario(url: str) -> None:
         hooks = {"request": [_a_new_session_id_each_request]}

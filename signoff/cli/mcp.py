@@ -43,17 +43,25 @@ def _address(value: str, option: str = "--http") -> tuple[str, int]:
     import socket
 
     host, _, port = value.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):  # an IPv6 address, as a URL writes it
+        host = host[1:-1]
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter(f"{value!r} is not HOST:PORT (a port from 1 to 65535), e.g. "
                                  "127.0.0.1:8765.", param_hint=f"'{option}'")
     try:
-        with socket.create_server((host, int(port))):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.create_server((host, int(port)), family=family):
             pass
     except OSError as error:
         raise click.BadParameter(f"{value} cannot be served at ({error.strerror or error}): "
                                  "give another port, or stop what listens there.",
                                  param_hint=f"'{option}'") from None
     return host, int(port)
+
+
+def _url(host: str, port: int) -> str:
+    """The address of a server at HOST and PORT (an IPv6 address in brackets, as URLs write it)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _seconds(context: click.Context, parameter: click.Parameter, value: float) -> float:
@@ -150,7 +158,7 @@ def serve(app_spec: str | None, agent_name: str, for_handle: str | None, skill_n
             anyio.run(lambda: serve_stdio(server, signals=True))
             return
         host, port = _address(http_address)
-        where = f"http://{host}:{port}"
+        where = _url(host, port)
         beside = f"; the inbox and REST API at {where}/" if inbox else ""
         anyio.run(lambda: serve_http(http_app(server, app, host=host, inbox=inbox), host=host,
                                      port=port, started=_telling(
@@ -283,7 +291,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
         server.issuing = issuing  # (a guard's people take their tokens from its config)
         if http_address is not None:
             host, port = _address(http_address)
-            where = f"http://{host}:{port}"
+            where = _url(host, port)
             await serve_http(http_app(server, server.app, host=host, inbox=True), host=host,
                              port=port, started=_telling(
                                  f"Guarding over MCP at {where}/mcp; the inbox and REST API at "
@@ -300,7 +308,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 
             async def inbox() -> None:
                 await serve_http(web, host=host, port=port, started=_telling(
-                    f"The guard's inbox and REST API are at http://{host}:{port}/."),
+                    f"The guard's inbox and REST API are at {_url(host, port)}/."),
                     stopping=server.wind_down, stop=stdio_ended)
                 group.cancel_scope.cancel()  # told to stop (a signal): the guard stops
 

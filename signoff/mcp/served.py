@@ -33,7 +33,7 @@ from signoff.agents.skills import Skill
 from signoff.agents.tasks import TaskStatus
 from signoff.agents.turns import CallAnswer
 from signoff.app import App
-from signoff.exceptions import UserError
+from signoff.exceptions import Refusal, StoreError, UserError
 from signoff.mcp import results
 from signoff.mcp.transport import ISSUING
 from signoff.models.base import Reply, ToolCall
@@ -88,6 +88,15 @@ _STOPPED = ("The MCP session ended: the server serving it stopped while it took 
 
 _SERVER_STOPPED = ("The MCP session ended: the server serving it stopped, so the task ends here; "
                    "a call it proposed can still be decided, and an approved one runs once.")
+
+_UNFORESEEN = ("It failed for a reason the app did not foresee — the app's log has the "
+               "details, and the task's receipt tells the person what happened.")
+"""Why a client's work failed, as it is told: never what the app's code raised."""
+
+_DATABASE = ("The app's database could not be used just now (the app's log has the details), so "
+             "whether this call was taken is not known here: before calling it again, check "
+             "whether it happened.")
+"""What a client is told of a call the database failed under (its message names the database)."""
 
 _SESSION_CLOSED = ("The MCP session ended (the client closed it, or the server stopped), so the "
                    "task ends here; a call it proposed can still be decided, and an approved "
@@ -318,6 +327,12 @@ class ServedAgent(MCPServer):
         self._calls_open += 1
         try:
             return await self._call_tool(name, arguments, context)
+        except Refusal as refused:  # (a sentence for whoever calls: a token that does not work)
+            return results.error(refused.message)
+        except Exception as error:  # the SDK would tell the client its message: the log has it
+            log.exception("The MCP call of %s could not be taken", name)
+            return results.error(_DATABASE if isinstance(error, StoreError) else
+                                 f"Failed: {_UNFORESEEN}")
         finally:
             self._calls_open -= 1
 
@@ -409,6 +424,8 @@ class ServedAgent(MCPServer):
             return await self._wait(session, same, task, answer, context, wait)
         if answer.state == "done" and answer.outcome == "Done":
             return self.ran(name, answer.answer, answer.value)
+        if not answer.answer:  # nothing came of it: the task ended as the call was taken
+            return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
         return results.error(answer.answer)
 
     def _start(self, session: _Session, skill: Skill[Any, Any], left: int, *,
@@ -429,9 +446,15 @@ class ServedAgent(MCPServer):
         return self.max_calls - session.calls
 
     def _why_no_turn(self, task: str) -> str:
+        """What the client is told of a call its task took no turn for, or that came to
+        nothing: a task that failed is told in fixed words, since its problem may quote what
+        the app's code raised (for the person and the log, never the client)."""
         outcome = self.app.outcome(task)
+        if outcome.status not in _ENDED:
+            return "Nothing ran, and nothing was proposed: try the call again."
+        why = _UNFORESEEN if outcome.status is TaskStatus.FAILED else outcome.problem
         return (f"Nothing ran: the work these calls belong to has ended "
-                f"({outcome.status.value}). {outcome.problem}")
+                f"({outcome.status.value}). {why}").strip()
 
     async def _wait(self, session: _Session, same: tuple[str, str], task: str,
                     answer: CallAnswer, context: Context[Any, Any] | None,

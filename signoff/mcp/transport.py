@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from signoff.app import App
@@ -91,6 +92,7 @@ class BearerGate:
             await _refuse(send, refused, accept=headers.get("accept", ""))
             return
         scope.setdefault("state", {})[_PERSON] = person  # the request's, checked once
+        scope["user"] = _owner(person)
         await self.inner(scope, receive, send)
 
     async def _checked(self, headers: Mapping[str, str]) -> Principal:
@@ -103,6 +105,19 @@ class BearerGate:
 
         return await anyio.to_thread.run_sync(
             lambda: bearer_person(self.app, headers, issuing=self.issuing))
+
+
+def _owner(person: Principal) -> Any:
+    """The SDK's user of a request made with `person`'s client token: the SDK binds each MCP
+    session to the user whose request opened it, and answers a request of anyone else that
+    names it as for a session that does not exist (404). Without one, a client holding another
+    person's session id called tools in it, and ended it."""
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+
+    # (the person, not the token: a client given a new token of the same person goes on)
+    return AuthenticatedUser(AccessToken(token="", client_id=person.id, scopes=[],
+                                         subject=person.id))
 
 
 async def _refuse(send: Send, refused: NotAuthorized, *, accept: str) -> None:
@@ -154,10 +169,18 @@ def gated_person(scope: Mapping[str, Any]) -> Principal | None:
     return found if isinstance(found, Principal) else None
 
 
-def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False) -> ASGIApp:
+IDLE_SECONDS = 1800.0
+"""How long an MCP session over HTTP is kept with no request under way (the SDK's own default):
+then the SDK forgets it, and its tasks end as when the client ends it."""
+
+
+def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False,
+             idle_seconds: float = IDLE_SECONDS) -> ASGIApp:
     """The ASGI app serving `server` at ``/mcp`` behind signoff's tokens, and `app`'s inbox and
-    REST API beside it when `inbox`."""
-    mcp_app = _ending_sessions(server, server.streamable_http_app(host=host))
+    REST API beside it when `inbox` (a session left with no request under way for
+    `idle_seconds` ends: see `IDLE_SECONDS`)."""
+    mcp_app = _ending_sessions(server, server.streamable_http_app(
+        host=host, session_idle_timeout=idle_seconds), idle_seconds)
     if not inbox:
         return BearerGate(mcp_app, app, issuing=server.issuing)
     from signoff.web import create_web_app
@@ -175,17 +198,52 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False) -
     return BearerGate(both, app, issuing=server.issuing)
 
 
-def _ending_sessions(server: ServedAgent, inner: ASGIApp) -> ASGIApp:
-    """`inner`, telling `server` of each MCP session a client closed (its DELETE answered),
-    and of every session still open when the server stops (its lifespan shuts down)."""
+@dataclass(kw_only=True)
+class _Open:
+    """An MCP session the server gave a client over HTTP, as `_ending_sessions` sees it."""
+
+    person: Principal | None
+    going: int = 0
+    """Its requests under way (a stream kept open counts)."""
+    since: float
+    """When its last request ended, or it opened (`time.monotonic`)."""
+
+
+_IDLE_MARGIN = 1.0
+"""How much longer than the SDK's idle timeout a session is seen idle before its tasks end: the
+SDK has forgotten it by then."""
+
+
+def _ending_sessions(server: ServedAgent, inner: ASGIApp, idle_seconds: float) -> ASGIApp:
+    """`inner`, telling `server` of each MCP session a client closed (its DELETE answered), of
+    each the SDK forgot once it was left idle for `idle_seconds` (a client that went without
+    ending it: told once a later request comes, which sees it idle that long), and of every
+    session still open when the server stops (its lifespan shuts down)."""
+    import time
+
     import anyio
+
+    opened: dict[str, _Open] = {}
+
+    async def forget_idle() -> None:
+        now = time.monotonic()
+        idle = [key for key, seen in opened.items()
+                if not seen.going and now - seen.since > idle_seconds + _IDLE_MARGIN]
+        for key in idle:
+            seen = opened.pop(key)
+            with anyio.CancelScope(shield=True):
+                await server.session_closed(key, seen.person)
 
     async def ending(scope: Scope, receive: Receive, send: Send) -> None:
         answered: list[int] = []
+        given: list[str] = []
 
         async def sending(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 answered.append(int(message["status"]))
+                named = dict(message.get("headers", [])).get(b"mcp-session-id")
+                if named:
+                    given.append(named.decode("latin-1"))
             await send(message)
 
         async def receiving() -> MutableMapping[str, Any]:
@@ -198,13 +256,30 @@ def _ending_sessions(server: ServedAgent, inner: ASGIApp) -> ASGIApp:
         if scope["type"] == "lifespan":
             await inner(scope, receiving, send)
             return
-        if scope["type"] != "http" or scope.get("method") != "DELETE":
+        if scope["type"] != "http":
             await inner(scope, receive, send)
             return
-        await inner(scope, receive, sending)
-        session = dict(scope.get("headers", [])).get(b"mcp-session-id")
-        if session and answered and answered[0] < 300:
-            await server.session_closed(session.decode("latin-1"), gated_person(scope))
+        asked = dict(scope.get("headers", [])).get(b"mcp-session-id")
+        session = asked.decode("latin-1") if asked else None
+        person = gated_person(scope)
+        seen = opened.get(session) if session else None
+        if seen is not None and (seen.person and seen.person.id) != (person and person.id):
+            seen = None  # (another person's request, refused as for no such session)
+        if seen is not None:
+            seen.going += 1
+        try:
+            await inner(scope, receive, sending)
+        finally:
+            if seen is not None:
+                seen.going -= 1
+                if not answered or answered[0] != 404:  # (a 404: the SDK has forgotten it)
+                    seen.since = time.monotonic()
+        if session is None and given and answered and answered[0] < 300:
+            opened[given[0]] = _Open(person=person, since=time.monotonic())
+        if scope.get("method") == "DELETE" and session and answered and answered[0] < 300:
+            opened.pop(session, None)
+            await server.session_closed(session, person)
+        await forget_idle()
 
     return ending
 
