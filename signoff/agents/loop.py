@@ -34,7 +34,17 @@ from signoff.agents.units import _ENDED, _RUNNING, _awaits, _Deferred, _MovedOn
 from signoff.exceptions import UnknownId, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Conversation, Message, Model, ToolCall, Usage, whole
+from signoff.models.base import (
+    Conversation,
+    Message,
+    Model,
+    ToolCall,
+    Usage,
+    is_token_count,
+    kind_of,
+    not_a_reply,
+    whole,
+)
 from signoff.models.errors import ModelError
 from signoff.security.principals import Principal
 from signoff.store import journal, points
@@ -403,8 +413,10 @@ class Loop(CallSteps):
                         "the command line), or give the task no budget (budget_usd=float('inf'))."
             ), unreserve)
         conversation = self.messages(task)
-        reserve = model.price.cost(model.count_tokens(conversation, tools), max_out) if (
-            model.price) else 0.0
+        tokens = _tokens_counted(model, conversation, tools) if model.price else 0
+        if isinstance(tokens, str):
+            return self._end(task, Failed(problem=tokens), unreserve)
+        reserve = model.price.cost(tokens, max_out) if model.price else 0.0
         if not budget.fits(spent, reserve, task.budget_usd):
             return self._end(task, Halted(
                 problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
@@ -432,6 +444,15 @@ class Loop(CallSteps):
         except Exception as error:  # unforeseen: where it came from is wanted
             log.exception("The model %s failed in task %s", model.name, task.id)
             return self._model_failed(task, model.name, error, reserve)
+        unread = not_a_reply(reply)
+        if unread:  # (a model of the app's own: told, as the provider's failures are)
+            log.error("The model %s failed in task %s: it answered with %s", model.name,
+                      task.id, unread)
+            return self._model_failed(task, model.name, ModelError(
+                f"{model.name} answered with {unread}, which is no reply: a model's complete "
+                "returns a signoff.models.Reply (its text as str, its tool calls as "
+                "ToolCall(id, name, arguments), each a str, the arguments JSON text; its usage a "
+                "Usage).", model=model.name, sent=True), reserve)
         said = whole(reply.text)  # (what it says is kept, and told back, as text)
         usage = reply.usage
         if not usage.counted:
@@ -701,6 +722,24 @@ def _shown(count: Any) -> str:
 _NEW_CALL: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
                                  ran_as=None, effects=None, answer="")
 """A new tool call's columns that the model's turn does not set (their defaults)."""
+
+
+def _tokens_counted(model: Model, conversation: Conversation, tools: list[Any]) -> int | str:
+    """How many tokens `model` counts the call it is asked next to take (its reservation is
+    worked out from them); or why that cannot be known, in a sentence, when its `count_tokens`
+    (a model of the app's own) raises or answers no count."""
+    try:
+        tokens = model.count_tokens(conversation, tools)
+    except Exception as error:
+        log.exception("The model %s could not count the tokens of its next call", model.name)
+        return (f"{model.name}'s count_tokens raised {type(error).__name__}, so what its next "
+                "call could cost cannot be kept within the budget (the log has the details). "
+                "Nothing was asked of it.")
+    if not is_token_count(tokens):
+        return (f"{model.name}'s count_tokens answered {kind_of(tokens)}, not a count of "
+                "tokens (a whole number, 0 or more), so what its next call could cost cannot "
+                "be kept within the budget. Nothing was asked of it.")
+    return tokens
 
 
 def _with_own_ids(calls: tuple[ToolCall, ...], turn: int,

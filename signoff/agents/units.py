@@ -47,7 +47,7 @@ from signoff.agents.tasks import TaskStatus, waiting_words
 from signoff.exceptions import UnknownId
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
-from signoff.models.base import Conversation, Message, Model, ToolSpec
+from signoff.models.base import Conversation, Message, Model, ToolSpec, is_token_count
 from signoff.security.principals import People
 from signoff.store import journal
 from signoff.store.database import Database
@@ -415,8 +415,13 @@ class StepUnits:
             return {}
         registered = self._agents(task.agent)
         tools = self.tool_specs(registered, registered.agent.skill(task.skill))
-        reserve = model.price.cost(model.count_tokens(grown, tools),
-                                   registered.agent.max_output_tokens)
+        try:
+            tokens = model.count_tokens(grown, tools)
+        except Exception:  # (told as the call is made: its count is asked again then)
+            return {}
+        if not is_token_count(tokens):
+            return {}
+        reserve = model.price.cost(tokens, registered.agent.max_output_tokens)
         if not budget.fits(task.spend_usd, reserve, task.budget_usd):
             return {}
         return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve,

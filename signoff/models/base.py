@@ -26,7 +26,9 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "allow_model_requests",
+    "kind_of",
     "model_requests_allowed",
+    "not_a_reply",
     "refuse_model_requests",
 ]
 
@@ -272,3 +274,35 @@ def allow_model_requests() -> Iterator[None]:
         yield
     finally:
         _REFUSED["value"] = before
+
+
+def not_a_reply(reply: Any) -> str:
+    """What `reply` is, in words, when it is no `Reply` the loop can read (a model of the app's
+    own may answer anything); "" when it is one."""
+    if not isinstance(reply, Reply):
+        return kind_of(reply)
+    if not isinstance(reply.text, str):
+        return f"a Reply whose text is {kind_of(reply.text)}"
+    if not isinstance(reply.tool_calls, tuple | list):
+        return f"a Reply whose tool calls are {kind_of(reply.tool_calls)}"
+    for call in reply.tool_calls:
+        if isinstance(call, ToolCall) and isinstance(call.id, str) and isinstance(
+                call.name, str) and isinstance(call.arguments, str):
+            continue  # (as a model answers: said at once, each call of each step)
+        if not isinstance(call, ToolCall):
+            return f"a Reply with a tool call that is {kind_of(call)}"
+        part = next(p for p in ("id", "name", "arguments")
+                    if not isinstance(getattr(call, p), str))
+        return (f"a Reply with a tool call whose {part} {'are' if part == 'arguments' else 'is'}"
+                f" {kind_of(getattr(call, part))}")
+    if not isinstance(reply.usage, Usage):
+        return f"a Reply whose usage is {kind_of(reply.usage)}"
+    return ""
+
+
+def kind_of(value: Any) -> str:
+    """`value`'s kind, as a sentence names it ("None", "a dict")."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
