@@ -173,6 +173,8 @@ class People:
         """Like `get`, but None for nobody. A handle is found in any case, as an e-mail address
         is delivered (``Mia@Shop.example`` is ``mia@shop.example``), when only one is so."""
         key = principal.id if isinstance(principal, Principal) else principal
+        if isinstance(key, str) and "\x00" in key:  # (no id or handle holds one: PostgreSQL
+            return None  # refuses the text, which would read as its being down)
         with self._database.reading() as connection:
             row: object = prepare(connection, "principal", _by_id_or_handle).run(
                 connection, {"key": key}).first()
