@@ -127,7 +127,7 @@ def print_outcome(console: Any, show: Progress, app: Any, outcome: Any, shown: S
     again = "" if shown.database is None and not os.environ.get("SIGNOFF_APP") else (
         f" --database {plain(shlex.quote(shown.url))}")
     console.print(f"\nReceipt: task {outcome.task} — {outcome.steps} step(s), "
-                  f"${outcome.spend_usd:.4f} of ${shown.budget_usd:.2f}; kept in "
+                  f"${outcome.spend_usd:.4f}{_of_budget(shown.budget_usd)}; kept in "
                   f"{plain(shown.url)}. See it with: "
                   f"{plain(runnable(f'receipt {outcome.task}'))}{again}")
     waiting = waiting_of(app, outcome)
@@ -205,8 +205,8 @@ class Progress:
         return self._status
 
     def _line(self, step: int) -> str:
-        return (f"Step {step} of {self.max_steps} · ${self.spent:.4f} of "
-                f"${self.budget_usd:.2f} spent")
+        return (f"Step {step} of {self.max_steps} · ${self.spent:.4f}"
+                f"{_of_budget(self.budget_usd)} spent")
 
     def step(self, step: int) -> None:
         if self.quiet:
@@ -522,3 +522,8 @@ def _console_class() -> type[Console]:
             reader_gone()
 
     return Unread
+
+
+def _of_budget(budget_usd: float) -> str:
+    """How much a spend is of: " of $0.50", or nothing with no budget (``--budget inf``)."""
+    return f" of ${budget_usd:.2f}" if math.isfinite(budget_usd) else " (no budget)"

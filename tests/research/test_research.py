@@ -754,6 +754,17 @@ def test_the_research_command_prints_a_cited_answer(tmp_path: Path) -> None:
     assert "Nothing waits for approval." in out
 
 
+def test_the_research_command_with_no_budget_says_so(tmp_path: Path) -> None:
+    """`--budget inf`: the progress and the receipt say there is no budget (they read "of
+    $inf")."""
+    result = CliRunner().invoke(research, [QUESTION, "--budget", "inf", "--database",
+                                           f"sqlite:///{tmp_path / 'r.db'}"])
+    assert result.exit_code == 0, result.output
+    assert "Step 1 of 8 · $0.0000 (no budget) spent" in result.output
+    assert "3 step(s), $0.0000 (no budget); kept in" in " ".join(result.output.split())
+    assert "$inf" not in result.output
+
+
 def test_the_research_command_prints_json(tmp_path: Path) -> None:
     """--json prints the grounded answer with its sources; every quote is in its cited topic."""
     result = CliRunner().invoke(research, [QUESTION, "--json", "--database",
