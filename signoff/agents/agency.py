@@ -13,7 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from signoff.actions.registry import Actions
-from signoff.agents import model_specs
+from signoff.agents import holds, model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Agent, Registered
 from signoff.agents.deadlines import Deadlines
@@ -247,7 +247,10 @@ class AgentHandle:
         chosen, spec = _given_model(model)
         if chosen is None:
             chosen, spec = own_model(self.registered.agent)
-        if chosen is not None:
+        if chosen is not None and holds.stepped_here(task):  # (its model is the one it has)
+            log.warning("Task %s is being stepped in this process now: it goes on with the "
+                        "model it has, not the one given to resume.", task)
+        elif chosen is not None:
             self._agency.loop.models[task] = chosen
             if spec is not None:
                 self._agency.loop.made_models.add(task)

@@ -138,6 +138,12 @@ def stepping(task_id: str) -> Iterator[None]:
                 _stepping.pop(task_id, None)
 
 
+def stepped_here(task_id: str) -> bool:
+    """Whether a thread of this process steps task `task_id` now."""
+    with _stepping_lock:
+        return task_id in _stepping
+
+
 def alive(holder: str, task_id: str) -> bool:
     """Whether `holder` may still be stepping task `task_id`: a thread of this process stepping
     it now, a process on this machine that still runs, or any holder on another machine."""
