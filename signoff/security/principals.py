@@ -179,8 +179,12 @@ class People:
             row: object = prepare(connection, "principal", _by_id_or_handle).run(
                 connection, {"key": key}).first()
             if row is None and isinstance(key, str) and "@" in key:
-                alike = connection.execute(select(principals_table).where(
-                    func.lower(principals_table.c.handle) == key.lower()).limit(2)).all()
+                handle = principals_table.c.handle
+                # (SQLite's lower() lowers ASCII alone: José's É, too, with Python's casefold)
+                alike_key = func.signoff_casefold(handle) == key.casefold() if (
+                    connection.dialect.name == "sqlite") else func.lower(handle) == key.lower()
+                alike = connection.execute(select(principals_table).where(alike_key).limit(
+                    2)).all()
                 row = alike[0] if len(alike) == 1 else None
         return _principal_of(row) if row is not None else None
 

@@ -363,6 +363,13 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA busy_timeout={_WAIT_SECONDS * 1000}")
     cursor.close()
+    dbapi_connection.create_function("signoff_casefold", 1, _casefold, deterministic=True)
+
+
+def _casefold(text: object) -> object:
+    """SQL's ``signoff_casefold(text)`` on SQLite: Python's `str.casefold` (SQLite's own lower()
+    lowers only ASCII letters), for handles found in any case."""
+    return text.casefold() if isinstance(text, str) else text
 
 
 _writers = threading.local()
