@@ -377,3 +377,30 @@ def test_a_cost_that_is_no_amount_is_not_trusted_to_fit_its_reservation() -> Non
     assert budget.over_reserved(float("nan"), 0.25)
     assert budget.over_reserved(0.26, 0.25)
     assert not budget.over_reserved(0.25, 0.25)
+
+
+def test_tools_given_as_a_set_are_offered_in_the_order_of_their_names(tmp_path: Path) -> None:
+    """`tools = {b, a}` registers, as any collection of actions did, and is offered by name."""
+    app = App("sets", database=f"sqlite:///{tmp_path / 'sets.db'}")
+
+    @app.action("Add two", query=True)
+    def add_two(n: int) -> int:
+        """Add two."""
+        return n + 2
+
+    @app.action("Add one", query=True)
+    def add_one(n: int) -> int:
+        """Add one."""
+        return n + 1
+
+    class Count(Skill[None, str]):
+        description = "Count."
+        tools = {add_two, add_one}  # type: ignore[assignment]
+
+    class Clerk(Agent):
+        purpose = "You count."
+        skills = [Count()]
+
+    app.add_agent(Clerk)
+    assert Count().tool_names == ["add_one", "add_two"]
+    app.database.dispose()

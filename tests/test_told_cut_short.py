@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from signoff import Agent, App, Permits, Skill, TaskStatus
+from signoff.exceptions import Invalid
 from signoff.testing import ScriptedModel, ScriptLine
 
 LONG = "x" * 10_000_000
@@ -50,3 +51,33 @@ def test_a_huge_value_or_name_the_model_wrote_is_told_cut_short(
     assert len(answer) < 1_000
     assert max(len(e.words) for e in app.receipt(outcome.task).entries) < 1_000
     app.database.dispose()
+
+
+def test_a_huge_key_in_the_location_is_cut_short() -> None:
+    app = App("t", database="sqlite://")
+
+    @app.action
+    def price(prices: dict[str, int]) -> int:
+        """Price things."""
+        return len(prices)
+
+    key = "K" * 5000
+    with pytest.raises(Invalid) as told:
+        app.actions.values_from_json("price", json.dumps({"prices": {key: "x"}}))
+    assert len(told.value.message) < 400, told.value.message[:120]
+    assert "5,000 characters" in told.value.message
+    app.database.dispose()
+
+
+def test_a_huge_key_in_a_handed_back_result_is_cut_short() -> None:
+    """The same in the hand back's refusal (signoff/agents/handing_back.py `_wrong_fields`)."""
+    from pydantic import BaseModel
+
+    from signoff.agents.handing_back import read_result
+
+    class Totals(BaseModel):
+        totals: dict[str, int]
+
+    told = read_result(Totals, json.dumps({"totals": {"K" * 5000: "x"}}))
+    assert isinstance(told, str)
+    assert len(told) < 400, told[:120]

@@ -51,7 +51,7 @@ def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Par
         return f"{parameter.label} is missing: it is needed."
     if len(location) == 1:
         return _top_level(parameter, detail)
-    inside = ".".join(location[1:])
+    inside = cut_short(".".join(location[1:]))  # (a dict key in it is the model's)
     return f"{parameter.label}, at {inside}: {_lower(detail['msg'])} — {_shown(detail['input'])} is not."
 
 

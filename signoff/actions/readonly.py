@@ -47,6 +47,7 @@ be written; C extensions that write without raising an audit event are not seen)
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -102,6 +103,9 @@ class Guard:
     _outer: Guard | None = field(default=None, init=False, repr=False, compare=False)
     _handlers_before: frozenset[Any] = field(default=frozenset(), init=False, repr=False,
                                              compare=False)
+    _logging_before: frozenset[Any] = field(default=frozenset(), init=False, repr=False,
+                                            compare=False)
+    """The formatters and filters the app's handlers had as the guard began (weakly)."""
     _given_back: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False,
                                                compare=False)
     """Shared connections given back to their pool while the guard was active: made writable
@@ -138,12 +142,16 @@ def read_only_guard(held: str = "A query") -> Iterator[Guard]:
     guard._outer = _active.get()
     if guard._outer is None:  # the logging handlers the app has: weak references to each
         guard._handlers_before = frozenset(getattr(logging, "_handlerList", ()))
+        guard._logging_before = _parts_of(guard._handlers_before)
     token = _active.set(guard)
     try:
         yield guard
     finally:
         _active.reset(token)
         if guard._outer is None:
+            # A formatter or filter the query left on a handler stays the query's code.
+            given = (ref() for ref in _parts_of(guard._handlers_before) - guard._logging_before)
+            _GIVEN_BY_QUERIES.update(part for part in given if part is not None)
             for dbapi_connection, record in guard._given_back:
                 _reset_on_checkin(dbapi_connection, record)
 
@@ -259,11 +267,43 @@ def _logging_handler(frame: FrameType | None) -> logging.Handler | None:
         if code is _HANDLE or code is _CALL_HANDLERS:
             found = frame.f_locals.get("self" if code is _HANDLE else "hdlr")
             return found if isinstance(found, logging.Handler) else None
-        if code in _SHOWING or code.co_name in _SHOWN_BY or isinstance(
-                frame.f_locals.get("self"), logging.Formatter | logging.Filter):
-            return None
+        own = frame.f_locals.get("self")
+        if code is _FILTER or isinstance(own, logging.Formatter | logging.Filter):
+            if not _apps_own(frame.f_locals.get("f") if code is _FILTER else own):
+                return None  # (a formatter or filter the query made, or gave a handler)
+        elif (code in _SHOWING or code.co_name in _SHOWN_BY) and not (
+                code is _HANDLER_FORMAT and isinstance(own, logging.Handler)):
+            return None  # (a record's own code: its message, its arguments' text)
         frame = frame.f_back
     return None
+
+
+_FILTER = logging.Filterer.filter.__code__
+_HANDLER_FORMAT = logging.Handler.format.__code__
+_GIVEN_BY_QUERIES: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Formatters and filters a query gave one of the app's handlers (never the app's own)."""
+
+
+def _parts_of(handlers: frozenset[Any]) -> frozenset[Any]:
+    """Weak references to the formatters and filters of `handlers` (weak references too)."""
+    found = set()
+    for handler in (ref() for ref in handlers):
+        for part in (handler.formatter, *handler.filters) if handler is not None else ():
+            if part is not None and part not in _GIVEN_BY_QUERIES:
+                with contextlib.suppress(TypeError):  # (not weakly referable: the query's)
+                    found.add(weakref.ref(part))
+    return frozenset(found)
+
+
+def _apps_own(part: object) -> bool:
+    """Whether `part` was on one of the app's handlers as the outermost guard began."""
+    guard = _active.get()
+    while guard is not None and guard._outer is not None:
+        guard = guard._outer
+    try:
+        return guard is not None and weakref.ref(part) in guard._logging_before
+    except TypeError:
+        return False
 
 
 def _made_before_the_query(handler: logging.Handler) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from signoff.actions.nesting import TOO_DEEP, too_deep
+from signoff.actions.problems import cut_short
 from signoff.agents.repository import CallRow
 from signoff.agents.skills import TaskView, ToolAnswer
 from signoff.agents.states import HAND_BACK, CallOutcome
@@ -79,7 +80,7 @@ def _finite(value: Any) -> bool:
 def _wrong_fields(error: ValidationError) -> str:
     """What does not fit in a result, field by field (the first three), as the model is told."""
     problems = error.errors(include_url=False)
-    told = [f"{'.'.join(str(part) for part in p['loc']) or 'the result'}: {p['msg']}"
+    told = [f"{cut_short('.'.join(str(part) for part in p['loc'])) or 'the result'}: {p['msg']}"
             for p in problems[:3]]
     more = len(problems) - len(told)
     return "; ".join(told) + (f"; and {more} more" if more else "")

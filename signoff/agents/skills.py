@@ -191,6 +191,8 @@ class Skill(Generic[Subject, Result]):
         its name say, was offered to the model twice, which a provider refuses). `UserError`
         when `tools` is not a list of them."""
         tools = self.tools
+        if isinstance(tools, set | frozenset):  # (in an order of their own: by name)
+            tools = sorted(tools, key=tool_name)
         if not isinstance(tools, list | tuple):
             one = getattr(tools, "__name__", None)  # (one action, not in a list)
             raise UserError(f"{type(self).__name__}.tools is a list of its tools, the actions "
@@ -221,7 +223,10 @@ class Skill(Generic[Subject, Result]):
         return ""
 
     def names(self, action: str, argument: str, value: str) -> str:
-        """How an argument reads to a person (an id → "Ticket T-7"); the value itself by default."""
+        """How an argument reads to a person (an id → "Ticket T-7"); the value itself by default.
+        Give back the value itself for every value that names no record: one shown otherwise
+        is taken to name what the call acts on, which "Approve with changes" may not change
+        (to shorten long text, cut it where it is shown, not here)."""
         return value
 
     def decided_by(self, action: str) -> Route | None:

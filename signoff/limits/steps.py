@@ -42,11 +42,14 @@ def next_action(
                 isinstance(count, bool) or not isinstance(count, numbers.Integral))) or count < 0:
             raise UserError(f"next_action's {name} is a number of model calls, 0 or more, not "
                             f"{count!r}.")
+    no_amount = False  # (a Decimal NaN: compared, it raises InvalidOperation)
     for name, amount in (("spend_usd", spend_usd), ("budget_usd", budget_usd)):
-        if type(amount) is not float and type(amount) is not int and (
-                isinstance(amount, bool) or not isinstance(amount, numbers.Real | Decimal)):
-            raise UserError(f"next_action's {name} is a number of US dollars, not {amount!r}.")
-    if not spend_usd < budget_usd:  # (NaN, of either, halts too)
+        if type(amount) is not float and type(amount) is not int:
+            if isinstance(amount, bool) or not isinstance(amount, numbers.Real | Decimal):
+                raise UserError(f"next_action's {name} is a number of US dollars, not "
+                                f"{amount!r}.")
+            no_amount = no_amount or (isinstance(amount, Decimal) and amount.is_nan())
+    if no_amount or not spend_usd < budget_usd:  # (NaN, of either, halts too)
         return NextAction.HALT
     if steps_taken >= max_steps:
         return NextAction.HALT

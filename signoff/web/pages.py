@@ -243,9 +243,11 @@ class Pages:
         typed = typed or {}
         editable = [_field_of(name, label, str(typed.get(name, value)), as_text)
                     for name, label, value, as_text in self._editable(proposal)]
+        decidable = self.inbox.decidable(person, proposal)
         return self.render(request, "proposal.html", person=person, p=proposal,
-                           fresh=fresh, decidable=self.inbox.decidable(person, proposal),
-                           nobody=self.inbox.nobody_decides(proposal) if waiting else "",
+                           fresh=fresh, decidable=decidable,
+                           nobody=self.inbox.nobody_decides(proposal) if (
+                               waiting and not decidable) else "",
                            deadline=self.inbox.deadline(proposal), editable=editable,
                            effects=self.inbox.effects(proposal),
                            came_of_it=[wording.entry(e, proposal, rest=wording.text)

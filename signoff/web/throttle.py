@@ -73,7 +73,7 @@ class LoginThrottle:
             self._people.pop(person, None)  # (kept in the order of their last try, as pairs)
             self._people[person] = everyone
             if len(self._pairs) > self._keep or len(self._people) > self._keep:
-                self._forget(now)
+                self._forget(now, pair, person)
             return 0
 
     def succeeded(self, address: str, who: str) -> None:
@@ -91,22 +91,26 @@ class LoginThrottle:
             times.popleft()
         return times
 
-    def _forget(self, now: float) -> None:
+    def _forget(self, now: float, pair: tuple[str, str], person: str) -> None:
         """Past the counts kept: those that no longer count go first, then those with the fewest
         tries, the oldest first among equals (a tenth of `keep` more at once, so that a flood
         of new names does not sort the counts at every try); never one that makes someone
         wait."""
-        self._shed(self._pairs, self.allowed, now)
-        self._shed(self._people, self.allowed_in_all, now)
+        self._shed(self._pairs, self.allowed, now, pair)
+        self._shed(self._people, self.allowed_in_all, now, person)
 
-    def _shed(self, counts: dict[Any, deque[float]], most: int, now: float) -> None:
+    def _shed(self, counts: dict[Any, deque[float]], most: int, now: float,
+              current: Any) -> None:
         """`_forget`, for one kind of count (`most` tries of one make someone wait)."""
         for key in [k for k, times in counts.items() if not self._recent(times, now)]:
             del counts[key]
         over = len(counts) - self._keep
         if over > 0:
             # (sorted is stable: among equal counts, in the order of their last try, oldest first)
-            forgettable = sorted((k for k, times in counts.items() if len(times) < most),
+            # (never the count this try was just added to: forgotten, the try after it would
+            # go through uncounted, and so on for ever once the others all make someone wait)
+            forgettable = sorted((k for k, times in counts.items()
+                                  if len(times) < most and k != current),
                                  key=lambda k: len(counts[k]))
             for key in forgettable[:over + self._keep // 10]:
                 del counts[key]
