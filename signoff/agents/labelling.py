@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ __all__ = ["Listing", "TaskLabels", "evidence_of", "field_names", "floor", "free
            "listed_before", "may_return_outside_content", "outside_reason", "plain_arguments",
            "trusted_text"]
 
+log = logging.getLogger("signoff.agents")
+
 
 def outside_reason(action: Action, value: Any) -> str | None:
     """Why what `action` returned (`value`) is outside content, in words; None when trusted."""
@@ -44,7 +47,12 @@ def outside_reason(action: Action, value: Any) -> str | None:
         return "outside content"
     if option is False:
         return None
-    said = option(value)
+    try:
+        said = option(value)
+    except Exception:  # a check that fails vouches for nothing (why: in the log)
+        log.exception("The untrusted= check of %s failed on what it returned; it is taken as "
+                      "outside content.", action.name)
+        return "outside content (the action's check of it failed)"
     if isinstance(said, str):
         return said or None
     return "outside content" if said else None
@@ -283,12 +291,14 @@ class TaskLabels:
                 # upstream MCP server chose: the reason alone, kept as the call's problem)
                 provenance.add_trusted(call.problem or call.answer, but_not=_arguments_of(call))
                 continue
-            if call.outcome != CallOutcome.DONE and call.outcome not in _IN_ITS_WORDS:
-                continue
+            if call.tool == HAND_BACK or (
+                    call.outcome != CallOutcome.DONE and not _in_its_words(call)):
+                continue  # (the result handed back: nothing the model read)
             action = self._action_of(call.tool)
-            if action is None:  # the hand back, or a tool since taken away: nothing to read
-                continue
-            if call.outcome == CallOutcome.DONE:
+            outside: str | None
+            if action is None:  # a tool since taken away: what it answered, the model read
+                outside = "from a tool the app no longer has, which nothing vouches for"
+            elif call.outcome == CallOutcome.DONE:
                 outside = outside_reason(action, call.value)
             elif may_return_outside_content(action):  # a refusal in the tool's own words,
                 outside = "outside content, in what the tool said as it refused"  # which may
@@ -307,9 +317,19 @@ def _arguments_of(call: CallRow) -> Any:
 
 
 _IN_ITS_WORDS = (CallOutcome.INVALID, CallOutcome.DENIED, CallOutcome.GONE, CallOutcome.FAILED,
-                 CallOutcome.UNAVAILABLE)
+                 CallOutcome.UNAVAILABLE, CallOutcome.UNKNOWN)
 """The outcomes of a call whose answer may be in the tool's own words (a refusal it raised, with
 its message): the model reads them as it reads a result."""
+
+
+def _in_its_words(call: CallRow) -> bool:
+    """Whether the call's answer may be in its tool's own words (`_IN_ITS_WORDS`): an
+    `Unknown` only with the message the tool raised (`OutcomeUnknown`), kept as its problem —
+    without one, it is told in signoff's words that the work stopped while it ran."""
+    if call.outcome == CallOutcome.UNKNOWN:
+        return bool(call.problem)
+    return call.outcome in _IN_ITS_WORDS
+
 
 _SETTLED = (CallOutcome.DONE, CallOutcome.REJECTED, *_IN_ITS_WORDS)
 """The outcomes of a call whose answer (or the person's reason) is seen: each is final."""
