@@ -91,7 +91,7 @@ class CallSteps(StepUnits):
         returned; else None."""
         if call.tool == HAND_BACK:
             return self._hand_back(task, skill, call, len(turn), only)
-        in_skill = call.tool in skill.tool_names and call.tool in self._actions
+        in_skill = self.offers(skill, call.tool)
         if not in_skill:
             self.observer.gated(gate(call.tool, Effects(), [], in_skill=False))
             offered = ", ".join(s.name for s in self.tool_specs(registered, skill))

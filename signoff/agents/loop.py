@@ -534,7 +534,7 @@ class Loop(CallSteps):
         name = calls[0].name
         if name == HAND_BACK:
             return True  # the result handed back, and the task done, in the reply's step
-        if name not in skill.tool_names or name not in self._actions:
+        if not self.offers(skill, name):
             return False
         effects = self._actions.info(name).effects
         return not (effects.external or effects.sends or effects.spends)

@@ -85,6 +85,9 @@ class StepUnits:
         self._conversations: dict[str, Conversation] = {}
         self._saved: dict[str, repo.TaskRow] = {}
         self._specs: dict[tuple[Any, ...], list[ToolSpec]] = {}
+        self._offered: dict[type[Any], tuple[Any, int, frozenset[str]]] = {}
+        """By skill class: its tools, how many actions the app had, and the names of those
+        tools the app has (see `offers`)."""
         self._turn_calls: dict[str, tuple[int, list[repo.CallRow]]] = {}
         self._labels = TaskLabels(lambda name: actions.get(name) if name in actions else None)
         """What each task this process steps has seen, to label its calls' arguments."""
@@ -326,6 +329,15 @@ class StepUnits:
         if cached is None:
             cached = self._specs[key] = self._tool_specs(registered, skill)
         return cached
+
+    def offers(self, skill: Skill[Any, Any], name: str) -> bool:
+        """Whether `name` is a tool of `skill` that this app has. The skill's tools follow from
+        its declaration, so their names are worked out once per declaration (as `tool_specs`)."""
+        known = self._offered.get(type(skill))
+        if known is None or known[0] is not skill.tools or known[1] != len(self._actions):
+            known = self._offered[type(skill)] = (skill.tools, len(self._actions), frozenset(
+                n for n in skill.tool_names if n in self._actions))
+        return name in known[2]
 
     def _tool_specs(self, registered: Registered, skill: Skill[Any, Any]) -> list[ToolSpec]:
         specs = []

@@ -175,7 +175,7 @@ class Conversation(tuple[Message, ...]):
     def grown(self, added: Sequence[Message]) -> Conversation:
         """This conversation with `added` after it."""
         ids = [c.id for m in added for c in m.tool_calls]
-        return Conversation((*self, *added), size=self.size + sum(m.size for m in added),
+        return Conversation(self + tuple(added), size=self.size + sum(m.size for m in added),
                             call_ids=self.call_ids.union(ids) if ids else self.call_ids)
 
 
