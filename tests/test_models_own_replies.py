@@ -32,6 +32,21 @@ class _Own:
         return self.answer
 
 
+class Plain(Skill[None, str]):
+    """Say something (no tools)."""
+
+    description = "Say something."
+    tools: list[Any] = []
+
+
+class Speaker(Agent):
+    """Speaks."""
+
+    purpose = "You speak."
+    skills = [Plain()]
+    may = Permits()
+
+
 @pytest.mark.parametrize(("answer", "what"), [
     pytest.param(None, "None", id="none"),
     pytest.param("Done.", "a str", id="text"),
@@ -49,16 +64,6 @@ class _Own:
 def test_an_answer_that_is_no_reply_fails_the_task_in_a_sentence(
         tmp_path: Path, answer: Any, what: str) -> None:
     app = App("own", database=f"sqlite:///{tmp_path / 'own.db'}", key=b"k" * 32)
-
-    class Plain(Skill[None, str]):
-        description = "Say something."
-        tools: list[Any] = []
-
-    class Speaker(Agent):
-        purpose = "You speak."
-        skills = [Plain()]
-        may = Permits()
-
     app.add_agent(Speaker)
     outcome = app.agent(Speaker).do(Plain(), model=_Own(answer))
     assert outcome.status is TaskStatus.FAILED
@@ -106,16 +111,6 @@ def test_a_count_of_tokens_that_is_none_fails_the_task_before_the_model_is_asked
     """Its `count_tokens` raising, or answering no count: the task fails in a sentence, nothing
     spent nor counted as a step (it raised out of `do()`, or a TypeError)."""
     app = App("own", database=f"sqlite:///{tmp_path / 'own.db'}", key=b"k" * 32)
-
-    class Plain(Skill[None, str]):
-        description = "Say something."
-        tools: list[Any] = []
-
-    class Speaker(Agent):
-        purpose = "You speak."
-        skills = [Plain()]
-        may = Permits()
-
     app.add_agent(Speaker)
     outcome = app.agent(Speaker).do(Plain(), model=_Counting(count))
     assert outcome.status is TaskStatus.FAILED
