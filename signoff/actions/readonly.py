@@ -33,12 +33,11 @@ What is deliberately let through while guarded:
 * **the import system**: a module first imported during a query loads normally, but its bytecode
   cache is not written (the write is refused with ``PermissionError``, which the import system
   ignores, and is not counted as a violation);
-* **logging**: whatever a logging handler that existed before the query began does while it
-  handles a record (open its file, roll it over, reach a syslog socket) is the application's
-  logging configuration, not the query's doing. A handler the query made itself
-  (``logging.FileHandler(path, delay=True)``) is refused like any other write, and so is what
-  runs while a handler formats or filters the record (an argument's ``__repr__``, a formatter
-  or filter the query gave it): that is code the query handed it.
+* **logging**: what a handler, formatter or filter that existed before the query began does
+  while it handles a record (open its file, reach a syslog socket) is the application's logging
+  configuration. A handler the query made (``logging.FileHandler(path, delay=True)``) is refused
+  like any other write, and so is code the query handed a handler: an argument's ``__repr__``,
+  a formatter or filter it gave one.
 
 The guard is a safety net for honest code, not a sandbox: Python code that wants to escape it can
 (a thread it starts runs outside the context; a socket or file opened before the query can still
@@ -108,8 +107,7 @@ class Guard:
     """The formatters and filters the app's handlers had as the guard began (weakly)."""
     _given_back: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False,
                                                compare=False)
-    """Shared connections given back to their pool while the guard was active: made writable
-    again as the outermost guard ends (see `_reset_shared_on_checkin`)."""
+    """Shared connections given back to their pool meanwhile: writable again as it ends."""
 
     @property
     def violated(self) -> bool:
@@ -150,8 +148,9 @@ def read_only_guard(held: str = "A query") -> Iterator[Guard]:
         _active.reset(token)
         if guard._outer is None:
             # A formatter or filter the query left on a handler stays the query's code.
-            given = (ref() for ref in _parts_of(guard._handlers_before) - guard._logging_before)
-            _GIVEN_BY_QUERIES.update(part for part in given if part is not None)
+            for ref in _parts_of(guard._handlers_before) - guard._logging_before:
+                if (part := ref()) is not None:
+                    _GIVEN_BY_QUERIES.add(part)
             for dbapi_connection, record in guard._given_back:
                 _reset_on_checkin(dbapi_connection, record)
 
@@ -287,8 +286,10 @@ _GIVEN_BY_QUERIES: weakref.WeakSet[Any] = weakref.WeakSet()
 def _parts_of(handlers: frozenset[Any]) -> frozenset[Any]:
     """Weak references to the formatters and filters of `handlers` (weak references too)."""
     found = set()
-    for handler in (ref() for ref in handlers):
-        for part in (handler.formatter, *handler.filters) if handler is not None else ():
+    for ref in handlers:  # (a plain loop: this runs as every query and call's check begins)
+        if (handler := ref()) is None or (handler.formatter is None and not handler.filters):
+            continue
+        for part in (handler.formatter, *handler.filters):
             if part is not None and part not in _GIVEN_BY_QUERIES:
                 with contextlib.suppress(TypeError):  # (not weakly referable: the query's)
                     found.add(weakref.ref(part))
