@@ -1,6 +1,7 @@
 """Every answer the model read counts as what the task has seen: an `Unknown` in an outside
 tool's own words (`OutcomeUnknown`, raised with what the server said), and what a tool the app
-has since taken away answered, both hold back a transfer to the account they name.
+has since taken away answered, both hold back a transfer to the account they name; a refusal
+in signoff's own words (the call refused before the tool ran) holds back nothing.
 
 (Found in review: the labels read a call's answer only when it was `Done` or a refusal of the
 other kinds, and only while the app still had the tool. A bill read as `Unknown`, quoting the
@@ -23,6 +24,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from signoff import (
     Agent,
     App,
+    Invalid,
     OutcomeUnknown,
     Permits,
     Provided,
@@ -237,3 +239,50 @@ def test_a_check_of_outside_content_that_fails_takes_the_answer_as_outside(
             assert list(s.scalars(select(Payment))) == []
     finally:
         app.database.dispose()
+
+
+def test_signoffs_own_refusal_of_an_outside_tool_brings_no_outside_content(
+        tmp_path: Path) -> None:
+    """The bill reader asked for with no bill named is refused by signoff before it runs
+    (`Invalid`, in signoff's words): nothing outside was read, so the halves of the rent the
+    request asks for, which the model works out, are paid alone — they were held for a person
+    as if the refusal had been the reader's own words."""
+    office = _office(f"sqlite:///{tmp_path / 'books.db'}", lambda name: BILL)
+    t = office["tools"]
+    script = ScriptedModel(says.tool(t["read_bill"]),
+                           says.tool(t["transfer"], iban="DE89370400440532013000", amount="35"),
+                           says.tool(t["transfer"], iban="DE89370400440532013000", amount="35"),
+                           says.hand_back("Paid."))
+    try:
+        outcome = office["app"].agent(office["Clerk"]).do(
+            office["PayBills"](), Request(text="Pay the rent of 70 to DE89370400440532013000 "
+                                              "in two halves."),
+            for_=office["olive"], model=script)
+        assert outcome.status is TaskStatus.DONE, outcome.waiting_on
+        assert _paid(office) == ["DE89370400440532013000"] * 2
+        first = office["app"].receipt(outcome.task).entries
+        assert any("read_bill was asked for: Invalid" in e.words for e in first)
+    finally:
+        office["app"].database.dispose()
+
+
+def test_a_refusal_the_tool_raises_itself_is_still_outside_content(tmp_path: Path) -> None:
+    """The same reader refusing in its own words (it ran, and raised `Invalid` quoting the
+    bill): the transfer to the account those words name is proposed."""
+
+    def refusing(name: str) -> str:
+        raise Invalid(f"This bill cannot be read as asked: {BILL}")
+
+    office = _office(f"sqlite:///{tmp_path / 'books.db'}", refusing)
+    t = office["tools"]
+    script = ScriptedModel(says.tool(t["read_bill"], name="odd"),
+                           says.tool(t["transfer"], iban=ATTACKER, amount="2400"),
+                           says.hand_back("Paid."))
+    try:
+        outcome = office["app"].agent(office["Clerk"]).do(
+            office["PayBills"](), Request(text="Pay the odd bill."), for_=office["olive"],
+            model=script)
+        assert outcome.status is TaskStatus.WAITING
+        assert _paid(office) == []
+    finally:
+        office["app"].database.dispose()

@@ -66,6 +66,13 @@ def answer_of(result: ActionResult) -> str:
     return f"{result.outcome.value}: {result.problem}"
 
 
+def began_field(result: ActionResult) -> dict[str, bool]:
+    """What a call's row keeps of whether the tool's own code ran: that it did not, when
+    signoff refused the call before (its answer is then in signoff's words, not the tool's:
+    see `signoff.agents.labelling`); nothing otherwise (a row says it may have)."""
+    return {} if result.began else {"began": False}
+
+
 class CallSteps(StepUnits):
     """What becomes of each tool call of a turn (see the module)."""
 
@@ -236,7 +243,7 @@ class CallSteps(StepUnits):
                 labels: Labels = NOTHING_SEEN) -> None:
         with self._writing(task.id) as db:
             repo.update_call(db, task.id, call.id, state=state, answer=answer, outcome=outcome,
-                             problem=answer, finished_at=repo.now())
+                             problem=answer, finished_at=repo.now(), began=False)
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                       f"{cut_short(call.tool)} was asked for: {answer}",
                       tool=call.tool, arguments=call.arguments, labels=labels.to_json())
@@ -319,7 +326,7 @@ class CallSteps(StepUnits):
             repo.update_call(db, task.id, call.id, state=state, leave=Leave.ALONE.words,
                              outcome=outcome, said=result.said, value=result.value,
                              problem=result.problem, ran_as=ran_as, effects=explained,
-                             answer=answer, finished_at=repo.now())
+                             answer=answer, finished_at=repo.now(), **began_field(result))
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                       f"{registered.agent.__name__} ran {call.tool} alone{ruled}, {as_whom}: "
                       f"{outcome}.", tool=call.tool, arguments=call.arguments,
@@ -383,7 +390,7 @@ class CallSteps(StepUnits):
                           f"budget of ${task.budget_usd:.4f}{shared}. Nothing was run.")
                 repo.update_call(db, task.id, call.id, state=CallState.DONE, answer=answer,
                                  outcome=CallOutcome.DENIED, problem=answer,
-                                 finished_at=repo.now())
+                                 finished_at=repo.now(), began=False)
                 repo.note(db, task.id, ReceiptKind.TOOL_CALL,
                           f"{call.tool} was asked for: {answer}", tool=call.tool,
                           arguments=call.arguments)

@@ -27,7 +27,7 @@ from signoff.actions.running import RunAborted
 from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
-from signoff.agents.calling import answer_of
+from signoff.agents.calling import answer_of, began_field
 from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.edits import changed_values, said_changed
 from signoff.agents.events import AgentProposalDecided, Events
@@ -403,7 +403,7 @@ class Decider:
         repo.update_call(db, proposal.task, call_id, state=CallState.DECIDED, outcome=result.outcome.value,
                          said=result.said, value=result.value, problem=result.problem,
                          ran_as=[p.name for p in result.ran_as], answer=answer,
-                         finished_at=repo.now())
+                         finished_at=repo.now(), **began_field(result))
         noted = f"{words} It answered {_quoted(answer_of(result))}" if done else words
         repo.note(db, proposal.task, ReceiptKind.DECISION, noted, proposal=proposal.id,
                   decided_by=by.name, outcome=result.outcome.value, edited=changed or None,

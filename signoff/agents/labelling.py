@@ -325,10 +325,12 @@ its message): the model reads them as it reads a result."""
 def _in_its_words(call: CallRow) -> bool:
     """Whether the call's answer may be in its tool's own words (`_IN_ITS_WORDS`): an
     `Unknown` only with the message the tool raised (`OutcomeUnknown`), kept as its problem —
-    without one, it is told in signoff's words that the work stopped while it ran."""
+    without one, it is told in signoff's words that the work stopped while it ran; a refusal
+    only when the tool's own code ran (signoff's own, of arguments that do not fit, a record
+    the caller may not read, a budget, are in signoff's words)."""
     if call.outcome == CallOutcome.UNKNOWN:
         return bool(call.problem)
-    return call.outcome in _IN_ITS_WORDS
+    return call.began and call.outcome in _IN_ITS_WORDS
 
 
 _SETTLED = (CallOutcome.DONE, CallOutcome.REJECTED, *_IN_ITS_WORDS)

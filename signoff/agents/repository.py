@@ -177,6 +177,9 @@ class CallRow:
     ran_as: Any
     effects: Any
     answer: str
+    began: bool = True
+    """Whether the tool's own code was called (False: refused by signoff before it ran, its
+    answer in signoff's words; True for calls stored before this was kept)."""
 
     def changed(self, **changes: Any) -> CallRow:
         """This call with `changes` made (fields of it)."""
@@ -421,10 +424,11 @@ def _call(m: Any) -> CallRow:
 
 _CALL_FIELDS = ("id", "task_id", "turn", "position", "call_id", "tool", "arguments", "why",
                 "state", "leave", "outcome", "said", "value", "problem", "ran_as", "effects",
-                "answer")
+                "answer", "began")
 _CALL_FIELD_SET = frozenset(_CALL_FIELDS)
 _CALL_DEFAULTS: dict[str, Any] = dict(leave="", outcome="", said="", value=None, problem="",
-                                      ran_as=None, effects=None, answer="", why="")
+                                      ran_as=None, effects=None, answer="", why="",
+                                      began=True)
 
 
 # -- proposals -----------------------------------------------------------------------------
