@@ -17,6 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
+import pytest
 from pydantic import BaseModel
 from sqlalchemy import String, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -25,6 +26,7 @@ from signoff import (
     Agent,
     App,
     Invalid,
+    Outcome,
     OutcomeUnknown,
     Permits,
     Provided,
@@ -98,27 +100,34 @@ def _office(url: str, read: Callable[[str], str] | None) -> dict[str, Any]:
             "Payment": Payment}
 
 
+def _do(office: dict[str, Any], text: str, *replies: Any) -> Outcome:
+    """The clerk asked, for Olive, to do what `text` says, the model replying `replies`."""
+    return office["app"].agent(office["Clerk"]).do(
+        office["PayBills"](), Request(text=text), for_=office["olive"],
+        model=ScriptedModel(*replies))
+
+
 def _paid(office: dict[str, Any]) -> list[str]:
     with office["app"].session(as_=office["app"].system) as s:
         return list(s.scalars(select(office["Payment"].iban)))
 
 
-def test_an_unknown_outcome_in_the_tools_words_is_outside_content(tmp_path: Path) -> None:
-    """A bill reader that lost touch and says so quoting the bill (`OutcomeUnknown`): the
-    transfer to the account it names is proposed, and the proposal says where it came from."""
+@pytest.mark.parametrize("raised", [OutcomeUnknown, Invalid])
+def test_an_answer_in_the_tools_own_words_is_outside_content(
+        raised: type[Exception], tmp_path: Path) -> None:
+    """A bill reader that lost touch and says so quoting the bill (`OutcomeUnknown`), or that
+    refuses in its own words quoting it (`Invalid`, raised as it ran): the transfer to the
+    account it names is proposed, and the proposal says where it came from."""
 
     def cut_off(name: str) -> str:
-        raise OutcomeUnknown(f"The bill server cut off mid-answer: {BILL}")
+        raise raised(f"The bill server cut off mid-answer: {BILL}")
 
     office = _office(f"sqlite:///{tmp_path / 'books.db'}", cut_off)
     t = office["tools"]
-    script = ScriptedModel(says.tool(t["read_bill"], name="odd"),
-                           says.tool(t["transfer"], iban=ATTACKER, amount="2400"),
-                           says.hand_back("Paid."))
     try:
-        outcome = office["app"].agent(office["Clerk"]).do(
-            office["PayBills"](), Request(text="Pay the odd bill."), for_=office["olive"],
-            model=script)
+        outcome = _do(office, "Pay the odd bill.", says.tool(t["read_bill"], name="odd"),
+                      says.tool(t["transfer"], iban=ATTACKER, amount="2400"),
+                      says.hand_back("Paid."))
         assert outcome.status is TaskStatus.WAITING
         assert _paid(office) == []
         (proposal,) = office["app"].proposals(task=outcome.task)
@@ -138,15 +147,11 @@ def test_an_unknown_told_in_signoffs_words_does_not_hold_back_honest_work(
 
     office = _office(f"sqlite:///{tmp_path / 'books.db'}", cut_off)
     t = office["tools"]
-    script = ScriptedModel(says.tool(t["read_bill"], name="odd"),
-                           says.tool(t["transfer"], iban="DE89370400440532013000",
-                                     amount="70"),
-                           says.hand_back("Paid."))
     try:
-        outcome = office["app"].agent(office["Clerk"]).do(
-            office["PayBills"](), Request(text="Read the odd bill, then pay 70 to "
-                                              "DE89370400440532013000 as usual."),
-            for_=office["olive"], model=script)
+        outcome = _do(office, "Read the odd bill, then pay 70 to DE89370400440532013000 as "
+                              "usual.", says.tool(t["read_bill"], name="odd"),
+                      says.tool(t["transfer"], iban="DE89370400440532013000", amount="70"),
+                      says.hand_back("Paid."))
         assert outcome.status is TaskStatus.DONE
         assert _paid(office) == ["DE89370400440532013000"]
     finally:
@@ -249,15 +254,10 @@ def test_signoffs_own_refusal_of_an_outside_tool_brings_no_outside_content(
     as if the refusal had been the reader's own words."""
     office = _office(f"sqlite:///{tmp_path / 'books.db'}", lambda name: BILL)
     t = office["tools"]
-    script = ScriptedModel(says.tool(t["read_bill"]),
-                           says.tool(t["transfer"], iban="DE89370400440532013000", amount="35"),
-                           says.tool(t["transfer"], iban="DE89370400440532013000", amount="35"),
-                           says.hand_back("Paid."))
+    half = says.tool(t["transfer"], iban="DE89370400440532013000", amount="35")
     try:
-        outcome = office["app"].agent(office["Clerk"]).do(
-            office["PayBills"](), Request(text="Pay the rent of 70 to DE89370400440532013000 "
-                                              "in two halves."),
-            for_=office["olive"], model=script)
+        outcome = _do(office, "Pay the rent of 70 to DE89370400440532013000 in two halves.",
+                      says.tool(t["read_bill"]), half, half, says.hand_back("Paid."))
         assert outcome.status is TaskStatus.DONE, outcome.waiting_on
         assert _paid(office) == ["DE89370400440532013000"] * 2
         first = office["app"].receipt(outcome.task).entries
@@ -265,24 +265,3 @@ def test_signoffs_own_refusal_of_an_outside_tool_brings_no_outside_content(
     finally:
         office["app"].database.dispose()
 
-
-def test_a_refusal_the_tool_raises_itself_is_still_outside_content(tmp_path: Path) -> None:
-    """The same reader refusing in its own words (it ran, and raised `Invalid` quoting the
-    bill): the transfer to the account those words name is proposed."""
-
-    def refusing(name: str) -> str:
-        raise Invalid(f"This bill cannot be read as asked: {BILL}")
-
-    office = _office(f"sqlite:///{tmp_path / 'books.db'}", refusing)
-    t = office["tools"]
-    script = ScriptedModel(says.tool(t["read_bill"], name="odd"),
-                           says.tool(t["transfer"], iban=ATTACKER, amount="2400"),
-                           says.hand_back("Paid."))
-    try:
-        outcome = office["app"].agent(office["Clerk"]).do(
-            office["PayBills"](), Request(text="Pay the odd bill."), for_=office["olive"],
-            model=script)
-        assert outcome.status is TaskStatus.WAITING
-        assert _paid(office) == []
-    finally:
-        office["app"].database.dispose()
