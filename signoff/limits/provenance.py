@@ -40,7 +40,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from signoff.actions.declare import tool_name
-from signoff.limits.written import MONTH_NAMES, MONTH_WORD, dates, decoded
+from signoff.limits.written import MONTH_NAMES, MONTH_WORD, date_time_parts, dates, decoded
 
 __all__ = ["ArgumentLabel", "Endorse", "Labels", "Origin", "Provenance", "Seen"]
 
@@ -652,7 +652,8 @@ class Provenance:
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         said = f"`{path}` = `{_shown(text)}`" + (" (inside its text)" if inside else "")
         if _in_text(forms[0], trusted, self._trusted_phrase) or (
-                _stuck_word(forms[0]) and f" {forms[0]} " in self._trusted_phrase):
+                _stuck_word(forms[0]) and f" {forms[0]} " in self._trusted_phrase) or (
+                _written_apart(forms[0], trusted)):
             return ArgumentLabel(argument=path, value=text, origin=Origin.REQUEST,
                                  words=f"{said} is in the request.")
         found = self._find(forms, outside=True) or self._find(forms, outside=False)
@@ -689,6 +690,13 @@ class Provenance:
                     _stuck_word(f) and f" {f} " in indexed.phrase) for f in forms):
                 return indexed.seen, _where(indexed.seen, forms)
         return None
+
+
+def _written_apart(form: str, tokens: set[str]) -> bool:
+    """Whether `form`, a date and time, is written in `tokens` as its parts apart ("5 Dec 2026
+    at 14:00" for ``2026-12-05T14:00``: see `date_time_parts`)."""
+    parts = date_time_parts(form) if form[:1].isdigit() else None
+    return parts is not None and all(any(way in tokens for way in part) for part in parts)
 
 
 def _formula(text: str) -> bool:

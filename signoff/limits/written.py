@@ -17,7 +17,7 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 
-__all__ = ["MONTHS", "MONTH_NAMES", "MONTH_WORD", "dates", "decoded"]
+__all__ = ["MONTHS", "MONTH_NAMES", "MONTH_WORD", "date_time_parts", "dates", "decoded"]
 
 MONTHS = {name: number for number, names in enumerate((
     "january jan januar janvier", "february feb februar février", "march mar märz mars",
@@ -75,6 +75,33 @@ def dates(text: str, *, both_ways: bool, named: bool = True) -> Iterator[str]:
         for year, month_, day in readings:
             if 1 <= month_ <= 12 and 1 <= day <= calendar.monthrange(year, month_)[1]:
                 yield dt.date(year, month_, day).isoformat()
+
+
+_DATE_TIME = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})[t ](?P<h>\d{2}):(?P<m>\d{2})"
+                        r"(?::(?P<s>\d{2})(?:\.0+)?)?(?P<zone>z|[+-]\d{2}:?\d{2})?\Z")
+"""A date and time in ISO 8601, casefolded (``2026-12-05t14:00:00z``): its seconds whole."""
+
+
+def date_time_parts(form: str) -> tuple[tuple[str, ...], ...] | None:
+    """The parts a text must write, each in one of its ways, to write the date and time
+    `form` (casefolded ISO 8601) apart: its date (as `dates` gives it), its time of day
+    (``14:00``, ``9:30``; its seconds when there are some), and its zone when it has one
+    (``utc`` for ``z``, ``+01:00``); None when `form` is no such date and time."""
+    match = _DATE_TIME.match(form)
+    if match is None:
+        return None
+    hour, minute, second = match["h"], match["m"], match["s"]
+    clock = [f"{hour}:{minute}", f"{int(hour)}:{minute}"]
+    if second and second != "00":
+        clock = [f"{c}:{second}" for c in clock]
+    parts: list[tuple[str, ...]] = [(match["date"],), tuple(dict.fromkeys(clock))]
+    zone = match["zone"]
+    if zone == "z":
+        parts.append(("utc", "z", "gmt"))
+    elif zone:
+        bare = zone.replace(":", "")
+        parts.append((f"{bare[:3]}:{bare[3:]}", bare))
+    return tuple(parts)
 
 
 _ESCAPE = re.compile(r"\\u(?![dD][89a-fA-F])([0-9a-fA-F]{4})")  # (no half of a pair)
