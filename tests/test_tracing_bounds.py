@@ -219,3 +219,22 @@ def test_a_call_id_is_cut_on_the_decision_as_on_the_call(payer: Any) -> None:
            for s in memory.get_finished_spans()
            if s.name in ("execute_tool pay", "signoff.decide pay")}
     assert ids == {"execute_tool pay": "c" * 128, "signoff.decide pay": "c" * 128}
+
+
+def test_a_key_the_model_wrote_beside_the_arguments_is_not_named_on_the_span(
+        payer: Any) -> None:
+    """A call with a key of the model's own beside `amounts` (text it read, which reads as a
+    name): the gate's reason on its span names it `(an argument)`, not by the key (it was put
+    there as written)."""
+    memory = _traced(payer)
+    script = ScriptedModel(says.tool(payer.read_mail, n=1),
+                           says.raw("pay", json.dumps({"amounts": {IBAN: 86.40},
+                                                       "JaneRoe": 86.40})),
+                           says.hand_back("paid"))
+    payer.agent(Payer).do(Paying(), None, for_=payer.me, model=script)
+    spans = memory.get_finished_spans()
+    assert "JaneRoe" not in _exported_text(spans)
+    (pay,) = [s for s in spans if s.name == "execute_tool pay"]
+    reason = str((pay.attributes or {})["signoff.gate.reason"])
+    assert reason == ("pay: Propose (`(an argument)`, `amounts` did not come from the request "
+                      "(outside content had entered the task))")

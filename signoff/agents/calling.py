@@ -117,7 +117,8 @@ class CallSteps(StepUnits):
                           rule=True, labels=labels)
         if lifted is None or lifted.leave is Leave.PROPOSE:
             lifted = None  # no rule could lift it: none is looked up
-            self.observer.gated(verdict)  # (else once the rule is looked up, as it is proposed)
+            self.observer.gated(verdict, action)  # (else once the rule is looked up, as it is
+            # proposed)
         if verdict.leave is Leave.NEVER:
             never = (f"{call.tool} is a tool {registered.agent.__name__} may never use"
                      if verdict.declared is Leave.NEVER else
@@ -130,7 +131,7 @@ class CallSteps(StepUnits):
 
         def refuse(answer: str, outcome: CallOutcome) -> None:
             if lifted is not None:  # refused before a rule was looked up
-                self.observer.gated(verdict)
+                self.observer.gated(verdict, action)
             self._refuse(task, call, answer, state=CallState.DONE, outcome=outcome)
 
         try:
@@ -479,9 +480,9 @@ class CallSteps(StepUnits):
             held = self._rule_holding(db, task, registered, call.tool, route) if (
                 lifted is not None) else ""
             if isinstance(held, _Lifted):
-                self.observer.gated(lifted or verdict)
+                self.observer.gated(lifted or verdict, action)
                 return held
-            self.observer.gated(verdict)
+            self.observer.gated(verdict, action)
             if held:  # a rule matched, and no longer holds: said after the call's reason
                 why += "." if reason and not steered and reason[-1] not in ".!?" else ""
                 steered += f" {held}"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from signoff.actions.catalog import Action
     from signoff.actions.results import ActionResult
     from signoff.agents.gate import Verdict
     from signoff.agents.proposals import Proposal
@@ -70,8 +71,9 @@ class Observer:
         """One tool call the model asked for is gated and then run, proposed or refused."""
         return NOTHING
 
-    def gated(self, verdict: Verdict) -> None:
-        """What the gate said of the tool call in hand."""
+    def gated(self, verdict: Verdict, action: Action | None = None) -> None:
+        """What the gate said of the tool call in hand (`action`: the tool's, when it is
+        one)."""
 
     def tool_ended(self, *, state: str, outcome: str, answer: str,
                    result: ActionResult | None = None) -> None:

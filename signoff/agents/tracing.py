@@ -49,6 +49,7 @@ from signoff.store.tables import proposals, tasks
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from signoff.actions.catalog import Action
     from signoff.actions.results import ActionResult
     from signoff.agents.gate import Verdict
     from signoff.agents.proposals import Proposal
@@ -197,10 +198,10 @@ class Tracing(Observer):
     def tool_call(self, task: TaskRow, call: CallRow) -> Span:
         return _Tool(self, call)
 
-    def gated(self, verdict: Verdict) -> None:
+    def gated(self, verdict: Verdict, action: Action | None = None) -> None:
         tool = _TOOL.get()
         if tool is not None:
-            reason = _unvalued(verdict)
+            reason = _unvalued(verdict, action)
             if tool.name is not tool.call_tool and tool.call_tool:
                 reason = reason.replace(tool.call_tool, tool.name)
             tool.told.update({"signoff.gate.verdict": verdict.leave.name.lower(),
@@ -435,27 +436,30 @@ _NO_COUNT = "signoff.model.usage_not_counted"
 """The ``error.type`` of a model call whose reported usage is no count of tokens."""
 
 
-def _unvalued(verdict: Verdict) -> str:
+def _unvalued(verdict: Verdict, action: Action | None) -> str:
     """The gate's reason as a span says it: the arguments outside content may have steered by
     their top-level names alone. Their paths go on into what the model wrote — a mapping's keys
     (``amounts.GB29 NWBK… (its key)``: an account, a person's name), of any length — which is
-    content, kept out; a top-level name that is no argument's name is ``(an argument)``."""
+    content, kept out; a top-level name that is none of `action`'s parameters (a key the model
+    wrote beside them: a tool whose schema takes any) is ``(an argument)``."""
     untrusted = verdict.untrusted
     reason = verdict.reason
     if not untrusted:
         return reason
+    parameters = frozenset(p.name for p in action.info.parameters) if action else frozenset()
     listed = ", ".join(sorted({f"`{label.argument}`" for label in untrusted}))
-    named = ", ".join(sorted({f"`{_top(label.argument)}`" for label in untrusted}))
+    named = ", ".join(sorted({f"`{_top(label.argument, parameters)}`" for label in untrusted}))
     reason = reason.replace(listed, named)
     if any(label.argument not in named and label.argument in reason for label in untrusted):
         return f"{verdict.reason.partition(':')[0]}: {verdict.leave.words}"  # (worded otherwise)
     return reason
 
 
-def _top(path: str) -> str:
-    """The top-level argument of a label's `path` (``amounts.GB29…`` is ``amounts``)."""
+def _top(path: str, parameters: frozenset[str]) -> str:
+    """The top-level argument of a label's `path` (``amounts.GB29…`` is ``amounts``), when it
+    is one of `parameters`."""
     top = re.split(r"[.\[ ]", path, maxsplit=1)[0]
-    return top if _NAMED.fullmatch(top) else "(an argument)"
+    return top if top in parameters else "(an argument)"
 
 
 def _step_spans(tracer: Any, version: str) -> Any:
