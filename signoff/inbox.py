@@ -10,12 +10,13 @@ first page and the thousandth cost the same.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
+from sqlalchemy import ColumnElement, Select, Text, and_, cast, false, or_, select, true
 
 from signoff.agents import repository as repo
 from signoff.agents.labelling import may_return_outside_content
@@ -27,10 +28,13 @@ from signoff.effects.effect import Effect
 from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
 from signoff.security.principals import Principal, PrincipalKind
 from signoff.store.tables import proposals as proposals_table
+from signoff.store.tables import steps as steps_table
 from signoff.store.tables import tasks as tasks_table
 from signoff.store.utc import aware
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
     from signoff.app import App
 
 __all__ = ["EffectLine", "Freshness", "Inbox", "Page", "TaskSummary", "effect_lines", "freshness"]
@@ -123,6 +127,30 @@ class TaskSummary:
     work: str | None = None
     """The piece of work it shares with other tasks (an MCP session's: a task per skill, and one
     for each call that went on while the others waited or took a turn), or None."""
+    cost_known: bool = True
+    """Whether `spend_usd` is all it cost (False: it called a model with no price, whose calls'
+    cost is not known)."""
+
+    @property
+    def spend_words(self) -> str:
+        """What it has cost, in a few words (``$0.0150``; what is not known said so)."""
+        spent = f"${self.spend_usd:.4f}"
+        return spent if self.cost_known else f"{spent} + calls of no known price"
+
+
+def _unpriced(db: Connection, ids: list[str]) -> set[str]:
+    """Those of the tasks `ids` that called a model with no price (only a task with no budget
+    may: see the loop), as their journals say."""
+    if not ids:
+        return set()
+    data = cast(steps_table.c.data, Text)
+    query = select(steps_table.c.task_id).distinct().where(
+        steps_table.c.task_id.in_(ids), or_(*(data.like(f"%{said}%") for said in _UNPRICED)))
+    return set(db.scalars(query))
+
+
+_UNPRICED = ('"priced":false', '"priced": false')
+"""How a model call's receipt entry says its model had no price, as the journal writes it."""
 
 
 def freshness(app: App, proposal: Proposal) -> Freshness:
@@ -364,11 +392,13 @@ class Inbox:
         query = query.order_by(t.created_at.desc(), t.id.desc()).limit(limit + 1)
         with self._app.database.reading() as db:
             rows = [r._mapping for r in db.execute(query)]
+            unpriced = _unpriced(db, [m["id"] for m in rows[:limit]
+                                      if m["budget_usd"] == math.inf])
         items = [TaskSummary(id=m["id"], agent=m["agent"], skill=m["skill"],
                              status=TaskStatus(m["status"]), for_id=m["for_id"], steps=m["steps"],
                              spend_usd=m["spend_usd"], created_at=m["created_at"],
                              updated_at=m["updated_at"], problem=m["problem"] or "",
-                             work=m["work_id"])
+                             work=m["work_id"], cost_known=m["id"] not in unpriced)
                  for m in rows[:limit]]
         more = len(rows) > limit
         return Page(items=items, next=_cursor_of(items[-1].created_at, items[-1].id)

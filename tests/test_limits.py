@@ -26,8 +26,10 @@ from signoff import (
     allow,
     next_action,
 )
+from signoff.inbox import Inbox
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
+from signoff.web.schemas import TaskOut
 
 
 @pytest.mark.parametrize(
@@ -155,6 +157,24 @@ def test_with_no_price_and_no_budget_the_cost_is_told_as_not_known() -> None:
     assert receipt.unpriced == ("scripted",)
     assert receipt.cost_words == ("$0.000000, and what the calls of scripted cost, not known (no "
                                   "price was given for it)")
+
+
+def test_a_listing_of_tasks_tells_a_cost_not_known_as_such() -> None:
+    """A task that called a model with no price is listed (the inbox, `signoff tasks`, the REST
+    API) with its cost not known beside what is, not as $0.0000 — a priced one as it cost."""
+    shop = _counter()
+
+    def counted(price: Any) -> str:
+        script = ScriptedModel(says.hand_back(Tally(total=0)), **price)
+        return shop.app.agent(shop.Clerk).do(shop.Count(), shop.counter, model=script,
+                                             budget_usd=float("inf"), for_=shop.boss).task
+
+    unpriced, priced = counted({"price": None}), counted({})
+    listed = {t.id: t for t in Inbox(shop.app).tasks(shop.boss).items}
+    assert (listed[unpriced].cost_known, listed[priced].cost_known) == (False, True)
+    assert listed[unpriced].spend_words == "$0.0000 + calls of no known price"
+    assert listed[priced].spend_words == f"${listed[priced].spend_usd:.4f}"
+    assert TaskOut.of(listed[unpriced]).cost_known is False
 
 
 def test_a_result_that_does_not_fit_is_told_and_retried() -> None:

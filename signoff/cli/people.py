@@ -456,7 +456,7 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
     for t in found:
         shared = f"  (work {t.work[:8]})" if t.work else ""  # (an MCP session's tasks, as one)
         say(f"{t.id}  {t.status.value:8} {t.agent} / {t.skill}  "
-                   f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}{shared}")
+                   f"{t.steps} step{'' if t.steps == 1 else 's'}, {t.spend_words}{shared}")
         if t.id in stuck:
             say(f"    Stuck: {commands_as_run(stuck[t.id])}")
         elif t.problem and t.status.value in ("Halted", "Failed"):

@@ -769,7 +769,7 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
     for t in found:
         question = asked[t.id] if len(asked[t.id]) <= 70 else asked[t.id][:69] + "…"
         console.print(f"{t.id}  {t.status.value:8} {plain(question, line=True)}  "
-                      f"{t.steps} step{'' if t.steps == 1 else 's'}, ${t.spend_usd:.4f}")
+                      f"{t.steps} step{'' if t.steps == 1 else 's'}, {t.spend_words}")
         if t.status is TaskStatus.RUNNING:
             console.print("    Go on with it: "
                           f"{runnable(f'research --go-on {t.id}{where}')} (with the --corpus "

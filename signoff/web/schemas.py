@@ -222,6 +222,8 @@ class TaskOut(_Out):
     for_id: str | None
     steps: int
     spend_usd: float
+    cost_known: bool = Field(True, description="Whether spend_usd is all it cost (false: it "
+                                               "called a model with no price).")
     created_at: datetime
     updated_at: datetime
     work: str | None = Field(None, description="The piece of work it shares with other tasks "
