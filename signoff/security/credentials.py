@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -40,6 +41,7 @@ from sqlalchemy import (
 from signoff._extras import install_extra
 from signoff.exceptions import NotFound, UserError
 from signoff.security.principals import People, Principal, PrincipalKind
+from signoff.store import points
 from signoff.store.database import Database
 from signoff.store.tables import metadata
 from signoff.store.utc import UtcDateTime
@@ -187,6 +189,32 @@ class Credentials:
     def check_password(self, handle: str, password: str) -> Principal | None:
         """The person with this handle when the password is theirs and they are not disabled;
         None otherwise (the same answer, and about the same time, for an unknown handle)."""
+        checked = self._password_checked(handle, password)
+        return self._still_theirs(*checked) if checked is not None else None
+
+    def log_in(self, handle: str, password: str, *, label: str = SESSION_LABEL,
+               expires_in: timedelta) -> tuple[Principal, str] | None:
+        """`check_password`, and a session's token for the person (`issue_token`'s, labelled
+        `label`) made in the same transaction as the password is found still theirs: a new
+        password set meanwhile ends it as it ends their other sessions, or wins and the login
+        fails. None when the password is not theirs."""
+        checked = self._password_checked(handle, password)
+        if checked is None:
+            return None
+        token: list[str] = []
+
+        def session(db: Connection, person: Principal) -> None:
+            points.reached("login.checked", handle=person.handle)
+            token.append(self._insert_token(db, person, label, _now() + expires_in,
+                                            TokenPurpose.PERSON))
+
+        found = self._still_theirs(*checked, then=session)
+        return (found, token[0]) if found is not None else None
+
+    def _password_checked(self, handle: str, password: str
+                          ) -> tuple[Principal, str, str | None] | None:
+        """The person with this handle, the hash their password matched and (when it was made
+        with other parameters) the same password hashed anew; None when it is not theirs."""
         from argon2.exceptions import InvalidHashError, VerificationError
 
         hasher = self._password_hasher()
@@ -207,19 +235,23 @@ class Credentials:
             return None
         # (the same password, hashed with today's parameters: its sessions go on)
         rehashed = hasher.hash(password) if hasher.check_needs_rehash(stored) else None
-        return self._still_theirs(person, stored, rehashed)
+        return person, stored, rehashed
 
-    def _still_theirs(self, person: Principal, verified: str, rehashed: str | None
+    def _still_theirs(self, person: Principal, verified: str, rehashed: str | None, *,
+                      then: Callable[[Connection, Principal], None] | None = None
                       ) -> Principal | None:
         """`person` as they are now, when the password hash `verified` (which took its time,
         on purpose) is still theirs and they are not disabled: a new password set, or their
         being disabled, while it was checked wins, and the login fails. `rehashed` (the same
-        password's hash with today's parameters) replaces it then, and only then."""
+        password's hash with today's parameters) replaces it then, and only then; `then` is
+        done in the same transaction (the password's row locked on PostgreSQL until it ends,
+        so that a new password waits for it, and then ends what it made)."""
         table = passwords_table
-        with (self._database.connect() if rehashed is not None
-              else self._database.reading()) as db:
-            now = db.execute(select(table.c.hash).where(
-                table.c.principal_id == person.id)).scalar_one_or_none()
+        writes = rehashed is not None or then is not None
+        with self._database.connect() if writes else self._database.reading() as db:
+            read = select(table.c.hash).where(table.c.principal_id == person.id)
+            now = db.execute(read.with_for_update() if then is not None else read
+                             ).scalar_one_or_none()
             found = self._people.find_each([person.id], within=db).get(person.id)
             if now != verified or found is None or found.disabled:
                 return None
@@ -227,6 +259,8 @@ class Credentials:
                 db.execute(update(table).where(table.c.principal_id == person.id,
                                                table.c.hash == verified)
                            .values(hash=rehashed, set_at=_now()))
+            if then is not None:
+                then(db, found)
         return found
 
     def has_password(self, principal: Principal | str) -> bool:
@@ -291,13 +325,19 @@ class Credentials:
             raise UserError(f"A token cannot expire as late as {expires_in} from now: give "
                             "expires_in=timedelta(days=365), say, or None for a token that lasts "
                             "until it is revoked.") from None
+        with self._database.connect() as db:
+            return self._insert_token(db, owner, label, expires_at, purpose)
+
+    @staticmethod
+    def _insert_token(db: Connection, owner: Principal, label: str,
+                      expires_at: datetime | None, purpose: TokenPurpose) -> str:
+        """A new token for `owner`, stored in the transaction of `db` (`issue_token`)."""
         token_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
-        with self._database.connect() as db:
-            db.execute(tokens_table.insert().values(
-                id=token_id, principal_id=owner.id, digest=_digest(secret), label=label.strip(),
-                purpose=purpose.value, created_at=_now(), expires_at=expires_at,
-            ))
+        db.execute(tokens_table.insert().values(
+            id=token_id, principal_id=owner.id, digest=_digest(secret), label=label.strip(),
+            purpose=purpose.value, created_at=_now(), expires_at=expires_at,
+        ))
         return f"{TOKEN_PREFIX}{token_id}_{secret}"
 
     def principal_for_token(self, token: str, *,

@@ -20,6 +20,8 @@ scheduler falls that way. The points:
   locked (PostgreSQL; ``record`` names its class); the run goes on to its next.
 - ``run.called``: an action's function returned inside its run; its writes are flushed next.
 - ``run.consented``: an action run on a consent did its work; the run commits next.
+- ``login.checked``: a login found the password still the person's; the session's token is
+  stored next, in the same transaction.
 - ``people.handle_free``: a principal's handle was found free; its row is inserted next.
 - ``mcp.tool_unknown``: an MCP guard found no row of what an upstream tool said of itself; it
   keeps one next.

@@ -25,7 +25,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from signoff.app import App
-from signoff.security.credentials import CLIENT_TOKEN_REFUSED, SESSION_LABEL, TokenPurpose
+from signoff.security.credentials import CLIENT_TOKEN_REFUSED, TokenPurpose
 from signoff.security.principals import Principal
 from signoff.web.problems import ProblemError
 
@@ -95,12 +95,12 @@ class Browser:
         token = request.cookies.get(SESSION_COOKIE, "")
         return self.app.credentials.principal_for_token(token) if token else None
 
-    def log_in(self, request: Request, response: Response, person: Principal) -> None:
-        """Open a session for `person`, in a cookie on `response` to `request`; the session
-        this browser had, if one is still open, ends (its cookie is replaced)."""
+    def log_in(self, request: Request, response: Response, person: Principal,
+               token: str) -> None:
+        """Put `person`'s session `token` (`Credentials.log_in`'s) in a cookie on `response`
+        to `request`; the session this browser had, if one is still open, ends (its cookie is
+        replaced)."""
         self._end(request)
-        token = self.app.credentials.issue_token(person, SESSION_LABEL,
-                                                 expires_in=SESSION_LIFETIME)
         secure = self.secure_for(request)
         response.set_cookie(SESSION_COOKIE, token, max_age=int(SESSION_LIFETIME.total_seconds()),
                             httponly=True, samesite="lax", secure=secure, path="/")

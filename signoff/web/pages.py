@@ -31,7 +31,7 @@ from signoff.security.principals import Principal
 from signoff.web import wording
 from signoff.web.admission import page_policy
 from signoff.web.api import refused
-from signoff.web.auth import Browser
+from signoff.web.auth import SESSION_LIFETIME, Browser
 from signoff.web.problems import ProblemError, to_problem
 from signoff.web.throttle import LoginThrottle
 
@@ -167,8 +167,10 @@ class Pages:
             paused.headers["Retry-After"] = str(wait)
             return paused
         # A password's hash takes its time on purpose: off the event loop, as every decision.
-        person = self.app.credentials.check_password(handle, fields.get("password", ""))
-        if person is None:
+        # The session is made as the password is found still theirs, in one transaction.
+        logged = self.app.credentials.log_in(handle, fields.get("password", ""),
+                                             expires_in=SESSION_LIFETIME)
+        if logged is None:
             # Back to the login form (post/redirect/get: a reload posts no password again),
             # which says so once, keeping the handle typed, never the password.
             return self.back_to(request, "/login", {"error": _NO_MATCH,
@@ -176,7 +178,7 @@ class Pages:
                                 query="" if going == "/" else f"?next={quote(going)}")
         self.throttle.succeeded(address, who)
         response = RedirectResponse(going, status_code=303)
-        self.browser.log_in(request, response, person)
+        self.browser.log_in(request, response, *logged)
         return response
 
     async def logout(self, request: Request) -> Response:
