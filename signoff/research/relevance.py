@@ -54,7 +54,10 @@ names what it asks after, as written (every word of it), and something of what t
 A question that asks what is not so ("When is __init__ not called?") is answered only by a
 sentence that says what is not ("not", "never", "only", "unless"…), and one that asks when
 something happened ("When was the with statement added?") only by one with a year or a
-version: a sentence that tells what is, or what the thing does, does not answer them.
+version, and one that asks how many only by one with a number (`signoff.research.asks`): a
+sentence that tells what is, or what the thing does, does not answer them. A question that
+compares two things ("Is a tuple faster than a list?") is answered only by a sentence that
+names both (itself, or in its title and headings).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from signoff.limits.grounding import long_enough
+from signoff.research.asks import compared, told_by
 from signoff.research.sentences import Sentence, sentences_of, stands_alone
 
 __all__ = [
@@ -134,7 +138,9 @@ _MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "fa
 answer is wanted, not what the question is about ("long" stays a term elsewhere: "long lines")."""
 
 _TAKING = frozenset({"take", "takes", "took"})
-"""The verb of a question of time ("how long does it take"), left out with its "how long"."""
+"""The verb of a question of time ("how long does it take"), left out with its "how long"; of a
+count ("how many arguments does range take?"), searched for but not weighed (`question_terms`):
+"Argument Clinic's goal is to take over…" is not about range."""
 
 _OPERATORS = {
     "**=": "augmented assignment", "//=": "augmented assignment", ">>=": "augmented assignment",
@@ -363,7 +369,8 @@ class _Matcher:
         inside inline code (`_coded_only`), or has a keyword only in another form ("passed"
         for pass; unless `forms`: under a heading that names the keyword, "It continues with
         the next cycle" is what continue does): a kin that may be another word; 0 when it has
-        neither. A name's part is no kin of it ("check" of check_citations)."""
+        neither. A name's part is no kin of it, nor it of the name ("check" of check_citations,
+        "print" of print_exception): joined by "_", it is another name."""
         if not term[0].isalnum():
             return float(term in text)
         if term in self.absent:
@@ -382,7 +389,7 @@ class _Matcher:
         if len(wanted) < 4 or "_" in wanted:
             return 0.0
         return _AKIN if any(len(w) >= 4 and (w.startswith(wanted) or wanted.startswith(w))
-                            for w in words if w[:3] == wanted[:3]) else 0.0
+                            for w in words if w[:3] == wanted[:3] and "_" not in w) else 0.0
 
 
 class _Pairs:
@@ -446,23 +453,6 @@ def is_negated(question: str) -> str:
     named = _named_keywords(text, words)
     return "what is not so" if any((w in _NEGATIONS or w.endswith(("n't", "n’t")))
                                    and n not in named for n, w in enumerate(words)) else ""
-
-
-_ASKS_WHEN = re.compile(r"^(?:when|in which year|in what year|what year|since when)\s+"
-                        r"(?:was|were|did|has|have|had)\b", re.IGNORECASE)
-"""A question that asks when something happened ("When was the with statement added?", "When
-did the Roman Empire fall?"), not when something happens ("When is __init__ called?")."""
-
-_SAYS_WHEN = re.compile(r"\b(?:1[5-9]\d\d|2\d\d\d)\b|\bversions?\s+\d|\b\d+\.\d+\b",
-                        re.IGNORECASE)
-"""A sentence that can tell when: it has a year or a version ("New in version 2.5.", "Python
-3.8"; "PEP 343" is a name, not a time)."""
-
-
-def _asks_when(question: str) -> str:
-    """"when, in a date or a version" when `question` asks when something happened, else ""."""
-    return "when, in a date or a version" if _ASKS_WHEN.match(
-        " ".join(question.split())) else ""
 
 
 _ASKS_OF = re.compile(r"^(?:what|who|which)(?:'s| is| are| was| were)\s+(?:(?:the|an?)\s+)?"
@@ -649,11 +639,13 @@ def _coded_only(text: str, asked: frozenset[str]) -> frozenset[str]:
 
 def question_terms(question: str) -> list[str]:
     """The terms a sentence is weighed by: the question's words (less the words only searched
-    for an operator's sake) and the operators it names."""
+    for an operator's sake, and the verb of a count, `_TAKING`) and the operators it names."""
     operators = operators_in(question)
     named = {w for o in operators for w in _OPERATOR_WORDS[o]}
     words = [w.lower() for w in re.findall(r"\w+", question)]
-    return [t for t in query_terms(question) if t not in named or t in words] + operators
+    verb = _TAKING if re.search(r"\bhow\s+many\b", question, re.IGNORECASE) else frozenset()
+    return [t for t in query_terms(question) if (t not in named or t in words)
+            and t not in verb] + operators
 
 
 def rank_sentences(question: str, sources: Sequence[Source], *,
@@ -699,6 +691,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
 
     subject = subject_of(question)
     head, of = asked_of(question)
+    sides = [side for one in compared(question)
+             if (side := [t for t in question_terms(one) if t in terms and t[0].isalnum()])]
     pointed = _pointed_to(subject, every)
     named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
     in_corpus = max(corpus_size, *known.values()) if known else 0
@@ -732,6 +726,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                 not all(strength.get(t) == 1.0 or titled.get(t) == 1.0 for t in head)
                 or (of and not any(t in strength or t in titled for t in of))):
             coverage = min(coverage, ABOUT / 2)
+        if not all(any(t in strength or t in titled for t in side) for side in sides):
+            coverage = min(coverage, ABOUT / 2)  # it compares nothing the question does
         counted = sum(max(strength.get(t, 0.0), titled.get(t, 0.0)) for t in telling)
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
                        surely, counted))
@@ -748,7 +744,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     about = [c for c in scored if c[0] >= ABOUT and c[4] >= least
              and (not mine or _SPEAKS_OF_MINE.search(c[1].text))]
     lacking = ""  # what the question asks that the sentences about it may not tell
-    for asks, tells in ((is_negated(question), _SAYS_NOT), (_asks_when(question), _SAYS_WHEN)):
+    for asks, tells in ((is_negated(question), _SAYS_NOT), *told_by(question)):
         if asks and about:  # "When is __init__ not called?": only a sentence saying what is not
             about = [c for c in about if tells.search(c[1].text)]
             lacking = "" if about else asks

@@ -1,0 +1,78 @@
+"""What kind of answer a question asks for, beside what it is about.
+
+Some questions ask for more than sentences about their subject. One that asks when something
+happened ("When was the with statement added?") is answered only by a sentence with a year or
+a version; one that asks how many ("How many arguments does range take?") only by a sentence
+with a number ("takes no arguments", "at most 3"): a sentence that tells what the thing is, or
+what it does, does not answer them (`told_by`). And one that compares two things ("Is a tuple
+faster than a list?", "Which is faster, a list or a tuple?") is answered only by a sentence
+that names both (`compared`): "ECDH is significantly faster than regular DH" is about speed,
+not about tuples and lists.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["compared", "told_by"]
+
+_ASKED_AT_MOST = 200
+"""The longest question read for its shape (a question is a sentence, not a page)."""
+
+_ASKS_WHEN = re.compile(r"^(?:when|in which year|in what year|what year|since when)\s+"
+                        r"(?:was|were|did|has|have|had)\b", re.IGNORECASE)
+"""A question that asks when something happened ("When was the with statement added?", "When
+did the Roman Empire fall?"), not when something happens ("When is __init__ called?")."""
+
+_SAYS_WHEN = re.compile(r"\b(?:1[5-9]\d\d|2\d\d\d)\b|\bversions?\s+\d|\b\d+\.\d+\b",
+                        re.IGNORECASE)
+"""A sentence that can tell when: it has a year or a version ("New in version 2.5.", "Python
+3.8"; "PEP 343" is a name, not a time)."""
+
+_ASKS_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+"""A question that asks how many ("How many arguments does range take?")."""
+
+_SAYS_HOW_MANY = re.compile(
+    r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w.]*\w)|\b(?:zero|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
+    r"billions?|dozens?|single|both|no|any\s+number|arbitrary\s+number|several|multiple|"
+    r"once|twice)\b", re.IGNORECASE)
+"""A sentence that can tell how many: it has a number, in figures or in words ("It takes no
+arguments", "at most 3 times"; not a figure inside a word, "utf8" or "x86", nor "None", which
+in a program's documentation is a value)."""
+
+_COMPARISON = r"(?:\w+er|more\s+\w+|less\s+\w+|better|worse)"
+_ASKS_THAN = re.compile(rf"^(?:is|are|was|were|does|do)\s+(?P<one>.+?)\s+{_COMPARISON}\s+than\s+"
+                        r"(?P<other>.+?)\s*\??$", re.IGNORECASE)
+"""A question that compares one thing with another ("Is a tuple faster than a list?")."""
+
+_ASKS_WHICH = re.compile(rf"^which(?:\s+one)?\s+(?:is|are|was|were)\s+(?:the\s+)?{_COMPARISON}"
+                         r"\s*[,:]?\s+(?P<one>.+?),?\s+or\s+(?P<other>.+?)\s*\??$",
+                         re.IGNORECASE)
+"""A question that asks which of two is more so ("Which is faster, a list or a tuple?")."""
+
+
+def _shape(question: str) -> str:
+    return " ".join(question.split())[:_ASKED_AT_MOST]
+
+
+def told_by(question: str) -> list[tuple[str, re.Pattern[str]]]:
+    """What `question` asks that a sentence about it must tell, each as how the reader names it
+    ("when, in a date or a version", "how many, in a number") and the pattern of a sentence
+    that can tell it; none for a question that asks only about its subject."""
+    text = _shape(question)
+    asks = []
+    if _ASKS_WHEN.match(text):
+        asks.append(("when, in a date or a version", _SAYS_WHEN))
+    if _ASKS_HOW_MANY.search(text):
+        asks.append(("how many, in a number", _SAYS_HOW_MANY))
+    return asks
+
+
+def compared(question: str) -> tuple[str, str]:
+    """The two things `question` compares ("Is a tuple faster than a list?": "a tuple", "a
+    list"), or two "" when it compares nothing."""
+    text = _shape(question)
+    asked = _ASKS_THAN.match(text) or _ASKS_WHICH.match(text)
+    return (asked["one"], asked["other"]) if asked else ("", "")
