@@ -495,7 +495,8 @@ def test_an_outside_run_refused_a_read_once_it_had_begun_may_have_gone_out(
     shop = _owned(tmp_path)
     result = shop.app.actions.run("mail_codes", {}, as_=shop.mia)
     assert result.outcome is ActionOutcome.FAILED
-    assert result.problem.startswith("Mia may not read Secret ")
+    assert result.problem.startswith("A Secret this reads is not there: it does not exist, or "
+                                     "whoever this runs as cannot read it.")
     assert "had begun to run, so what it does outside the app may have happened" in (
         result.problem)
     assert shop.sent() == []

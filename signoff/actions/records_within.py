@@ -12,7 +12,17 @@ from __future__ import annotations
 import dataclasses
 import types
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import (
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    MutableSequence,
+    MutableSet,
+    Sequence,
+)
+from collections.abc import Set as AbstractSet
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 from pydantic import BaseModel
@@ -52,43 +62,59 @@ def _within(value: Any, annotation: Any, session: Session, seen: frozenset[int])
         return _within(value, get_args(annotation)[0], session, seen)
     if value is None:
         return None
-    if isinstance(annotation, type) and issubclass(annotation, RecordBase):
-        if isinstance(value, RecordBase) and value in session:
+    if isinstance(value, RecordBase):  # (whatever the annotation says it is: `Any`, a union)
+        if value in session:
             return value  # read by this run's own session already
-        if isinstance(value, RecordBase | uuid.UUID | str):
+        return load_record(type(value), value, session)
+    if isinstance(annotation, type) and issubclass(annotation, RecordBase):
+        if isinstance(value, uuid.UUID | str):
             return load_record(annotation, value, session)
+        return value
+    if isinstance(value, str | bytes | bytearray):  # (sequences too, of no records)
         return value
     if origin in (Union, types.UnionType):
         for arg in get_args(annotation):
             if isinstance(arg, type) and issubclass(arg, RecordBase):
-                if isinstance(value, arg) or (isinstance(value, uuid.UUID) and not any(
+                if isinstance(value, uuid.UUID) and not any(
                         isinstance(a, type) and a is not arg and issubclass(a, RecordBase)
-                        for a in get_args(annotation))):
+                        for a in get_args(annotation)):
                     return _within(value, arg, session, seen)
             elif isinstance(arg, type) and arg is not type(None) and isinstance(value, arg):
                 return _within(value, arg, session, seen)
             elif isinstance(get_origin(arg), type) and isinstance(value, get_origin(arg)):
                 return _within(value, arg, session, seen)  # (``list[Box] | None``)
-        return value
+        return _within(value, Any, session, seen)  # (records within it, whatever it is)
     if id(value) in seen:  # (a structure that holds itself: each is looked at once)
         return value
     seen = seen | {id(value)}
-    if origin in (list, set, frozenset, Sequence) and isinstance(value, list | set | frozenset):
-        (item,) = get_args(annotation) or (Any,)
-        read = [_within(v, item, session, seen) for v in value]
-        return value if all(a is b for a, b in zip(read, value, strict=True)) else type(value)(read)
-    if origin is tuple and isinstance(value, tuple):
-        args = get_args(annotation)
-        kinds = [args[0]] * len(value) if len(args) == 2 and args[1] is ... else list(args)
-        read = [_within(v, k, session, seen) for v, k in zip(value, kinds, strict=False)]
-        read += list(value[len(read):])
-        return value if all(a is b for a, b in zip(read, value, strict=True)) else tuple(read)
-    if origin in (dict, Mapping) and isinstance(value, dict):
+    # A container is read by what it is, not only by what its annotation says: a model made
+    # without validation (``model_construct``) holds whatever it was given, a tuple where a
+    # list is declared, a mapping that is not a dict.
+    if isinstance(value, Mapping) and (origin in _MAPPINGS or annotation is Any):
         args = get_args(annotation)
         kind = args[1] if len(args) == 2 else Any
         changed = {k: r for k, v in value.items()
                    if (r := _within(v, kind, session, seen)) is not v}
-        return {**value, **changed} if changed else value
+        return _remade(value, {**value, **changed}) if changed else value
+    if origin is tuple and isinstance(value, _ITEMS):
+        args = get_args(annotation)
+        kinds = [args[0]] * len(value) if len(args) == 2 and args[1] is ... else list(args)
+        items = list(value)
+        read = [_within(v, k, session, seen) for v, k in zip(items, kinds, strict=False)]
+        read += items[len(read):]
+        return value if all(a is b for a, b in zip(read, items, strict=True)) else _remade(
+            value, read)
+    if isinstance(value, Iterator) and (origin in _COLLECTIONS or annotation is Any):
+        # (one pass only: what it gives is read as a list, which iterates the same)
+        (item,) = get_args(annotation)[:1] or (Any,)
+        return [_within(v, item, session, seen) for v in value]
+    if isinstance(value, _ITEMS) and (origin in _COLLECTIONS or origin is tuple
+                                      or annotation is Any):
+        (item,) = get_args(annotation)[:1] or (Any,)
+        items = list(value)
+        read = [_within(v, item, session, seen) for v in items]
+        return value if all(a is b for a, b in zip(read, items, strict=True)) else _remade(
+            value, read)
     if isinstance(value, BaseModel):
         changed = {name: r for name, info in type(value).model_fields.items()
                    if (r := _within(getattr(value, name, None), info.annotation, session, seen))
@@ -106,3 +132,21 @@ def _within(value: Any, annotation: Any, session: Session, seen: frozenset[int])
                    if (r := _within(v, hints[k], session, seen)) is not v}
         return {**value, **changed} if changed else value
     return value
+
+
+_MAPPINGS = (dict, Mapping, MutableMapping)
+"""The annotations of a mapping, whose values may be records."""
+_COLLECTIONS = (list, set, frozenset, Sequence, MutableSequence, AbstractSet, MutableSet,
+                Collection, Iterable)
+"""The annotations of a collection of items alike, which may be records."""
+_ITEMS = (list, tuple, set, frozenset, Sequence, AbstractSet)
+"""What a collection given may be (a text, a `Sequence` too, is taken as one value first)."""
+
+
+def _remade(value: Any, read: Any) -> Any:
+    """A container of `value`'s type holding `read` (the items, or the mapping, read anew),
+    or — when that type cannot be made of them — a plain one (a list, a dict)."""
+    try:
+        return type(value)(read)
+    except Exception:  # (a container of the app's own kind, made otherwise)
+        return dict(read) if isinstance(read, Mapping) else list(read)

@@ -4,9 +4,10 @@ delete) of a session that acts as someone. An action's author writes no checks."
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import event, inspect, text
@@ -16,7 +17,7 @@ from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.selectable import TableClause
 from sqlalchemy.sql.util import find_tables
 
-from signoff.exceptions import NotAuthorized, UserError
+from signoff.exceptions import NotAuthorized, NotFound, UserError
 from signoff.security.acting import ActingAs
 from signoff.security.records import KEPT_IN, RecordBase, record_tables
 from signoff.security.rules import Operation, check, refusal
@@ -24,6 +25,8 @@ from signoff.security.rules import Operation, check, refusal
 __all__ = ["RuledSession", "acting_of", "enforce_rules_on", "may", "own_text", "running_action"]
 
 _ACTING = "signoff.acting"
+
+log = logging.getLogger("signoff.security")
 
 
 def acting_of(session: Session) -> ActingAs | None:
@@ -53,6 +56,38 @@ class RuledSession(Session):
     def close(self) -> None:
         self._refuse_ending("close")
         super().close()
+
+    # The bulk methods write rows without a flush, so no record rule would see them (as an
+    # UPDATE, DELETE or INSERT statement would not: `_refuse_bulk_writes`).
+    def bulk_save_objects(self, objects: Iterable[object], *args: Any, **kwargs: Any) -> None:
+        given = list(objects)
+        for each in given:
+            self._refuse_bulk(type(each), "create or change")
+        super().bulk_save_objects(given, *args, **kwargs)
+
+    def bulk_insert_mappings(self, mapper: Any, *args: Any, **kwargs: Any) -> None:
+        self._refuse_bulk(mapper, "create")
+        super().bulk_insert_mappings(mapper, *args, **kwargs)
+
+    def bulk_update_mappings(self, mapper: Any, *args: Any, **kwargs: Any) -> None:
+        self._refuse_bulk(mapper, "change")
+        super().bulk_update_mappings(mapper, *args, **kwargs)
+
+    def _refuse_bulk(self, mapper: Any, verb: str) -> None:
+        acting = acting_of(self)
+        found = inspect(mapper, raiseerr=False)
+        record_type = getattr(found, "class_", None)
+        if acting is None or acting.system or not (
+                isinstance(record_type, type) and issubclass(record_type, RecordBase)):
+            return
+        what = f"{record_type.__name__} records"
+        raise NotAuthorized(
+            f"{acting.names} may not {verb} {what} in bulk: {verb} them one by one through the "
+            "session, so that the record rules are checked.",
+            principal=acting.principals[0].name if acting.principals else "",
+            operation="create" if verb == "create" else "update",
+            record=what,
+        )
 
     def _refuse_ending(self, verb: str) -> None:
         action = self.info.get(_RUNNING)
@@ -89,19 +124,63 @@ def enforce_rules_on(session: Session, acting: ActingAs) -> Session:
 
 
 def may(acting: ActingAs, operation: Operation, record: Any) -> bool:
-    """Whether `acting` may do `operation` (read, create, update, delete) on `record`."""
+    """Whether `acting` may do `operation` (read, create, update, delete) on `record`. A rule
+    that fails as it is asked admits nobody (its failure is logged)."""
     rules = getattr(type(record), "__security__", [])
-    return refusal(acting, operation, rules, record) is None
+    try:
+        return refusal(acting, operation, rules, record) is None
+    except Exception:
+        log.exception("A rule of %s failed as it was checked for %s to %s one; taken as a no",
+                      type(record).__name__, acting.names, operation)
+        return False
 
 
 def _check_load(session: Session, instance: object) -> None:
     acting = acting_of(session)
-    if acting is not None and isinstance(instance, RecordBase):
+    if acting is None or not isinstance(instance, RecordBase):
+        return
+    try:
         refused = refusal(acting, "read", type(instance).__security__, instance)
-        if refused is not None:
-            # Out of the identity map too, so that no later query hands it back unchecked.
-            session.expunge(instance)
-            raise refused
+    except Exception:
+        # A read rule that fails as it is asked admits nobody (nothing is allowed unless a
+        # rule allows it), told in words, its failure in the log.
+        log.exception("A read rule of %s failed as it was checked for %s; the record was "
+                      "taken as one they may not read", type(instance).__name__, acting.names)
+        refused = NotAuthorized(
+            f"{acting.names} may not read {_a(type(instance).__name__)}: a rule of "
+            f"{type(instance).__name__} failed as it was checked (the app's log has the details).",
+            principal=acting.principals[0].name if acting.principals else "",
+            operation="read", record=_a(type(instance).__name__))
+    if refused is None:
+        return
+    # Out of the identity map too, so that no later query hands it back unchecked.
+    session.expunge(instance)
+    if session.info.get(_RUNNING):
+        raise _unreadable(type(instance), refused)
+    raise refused
+
+
+class _Unreadable(NotFound, NotAuthorized):
+    """A record an action's own code read (``session.get``, a query, a relationship loaded
+    lazily) that whoever the run is for may not read: told as a record that is not there is
+    (`NotFound`, outcome Gone) and in words that say nothing of it — neither its values nor
+    its id — while still a rule's refusal of a read (`NotAuthorized`, with its principal and
+    operation) to code that asks."""
+
+
+def _unreadable(record_type: type, refused: NotAuthorized) -> _Unreadable:
+    """`refused` as a run's caller and its model are told it: the words of a record that does
+    not exist, naming no value of it (its label is the record's own text)."""
+    return _Unreadable(
+        f"{_a(record_type.__name__, capital=True)} this reads is not there: it does not exist, "
+        "or whoever this runs as cannot read it.",
+        principal=refused.principal, operation="read", record=_a(record_type.__name__))
+
+
+def _a(noun: str, *, capital: bool = False) -> str:
+    """`noun` with its indefinite article: "a Shelf", "an Order" ("An Order", `capital`)."""
+    article = "an" if noun[:1].lower() in "aeiou" else "a"
+    return f"{article.capitalize() if capital else article} {noun}"
 
 
 def _refuse_unchecked(state: ORMExecuteState) -> None:
