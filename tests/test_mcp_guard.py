@@ -195,8 +195,8 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     tools = got["tools"]
     assert "files_write_file" not in tools  # never, on files
     assert "liar_write_file" in tools
-    assert tools["liar_delete_file"].annotations.read_only_hint is True  # passed through ...
-    assert "put to a person" in tools["liar_delete_file"].description  # ... and not believed
+    assert tools["liar_delete_file"].annotations is None  # its server's word not served on,
+    assert "put to a person" in tools["liar_delete_file"].description  # nor believed
     assert "runs at once" in tools["files_list_files"].description
     assert not got["listed"].is_error
     assert got["listed"].structured_content == {"result": ["a.txt", "b.txt", "c.txt"]}

@@ -5,7 +5,8 @@ Each upstream tool becomes an action of the guard's own app (``{server}_{tool}``
 with exactly the arguments given. signoff's analysis sees that call reach the upstream server,
 and nothing else (plain data in, plain data out), so it counts the action as reaching outside;
 the tool's annotations are hints only: a read-only hint lets it run alone only when the config
-trusts its server, and everything else is proposed unless the config says otherwise. What an
+trusts its server, and everything else is proposed unless the config says otherwise (and the
+client is served the hints only where the guard believes them). What an
 upstream answers is outside content (unless the config says ``outside = false`` for its server):
 once a session has seen some, a call with an argument it may have steered — or one traced to
 nothing, as the guard never sees the person's request — is proposed, whatever the leaves or a
@@ -21,6 +22,7 @@ is offered once the guard lists it, with its leave from the config.
 from __future__ import annotations
 
 import difflib
+import json
 import logging
 import re
 import types
@@ -32,7 +34,14 @@ from typing import Any
 import anyio
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dependency of mcp
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-from mcp.types import INVALID_PARAMS, CallToolResult, ContentBlock, TextContent, Tool
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ContentBlock,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 from pydantic import TypeAdapter
 from sqlalchemy import String, Text, select
 from sqlalchemy.exc import IntegrityError
@@ -160,7 +169,7 @@ class Guard(ServedAgent):
             description=f"{g.tool.description or ''} (On {g.server.name}; "
                         f"{_leave_words(g.leave)})".strip(),
             input_schema=g.tool.input_schema, output_schema=g.tool.output_schema,
-            annotations=g.tool.annotations))
+            annotations=_hints_told(g, self._doubted)))
             for name, g in self.guarded.items() if g.leave is not Leave.NEVER}
 
     async def list_tools(self) -> list[Tool]:
@@ -219,6 +228,8 @@ class Guard(ServedAgent):
         for server in self.upstreams.servers.values():
             for tool in self.upstreams.tools.get(server.name, {}).values():
                 guarded = _guarded_tool(server, tool, self._doubted)
+                if not _name_kept(guarded):
+                    continue
                 known = self.guarded.get(guarded.action)
                 if known is not None:
                     if (known.server.name, known.tool.name) != (server.name, tool.name) and (
@@ -269,7 +280,8 @@ class Guard(ServedAgent):
 
     def ran(self, tool: str, answer: str, value: Any) -> CallToolResult:
         """What the upstream answered, passed through (its structured content only when the
-        tool has an output schema)."""
+        tool has an output schema; an answer cut for its size, as an error for such a tool:
+        no structured content is left to fit its schema)."""
         value = value if isinstance(value, dict) else {}
         text = value.get("text", answer)
         others = _BLOCKS.validate_python(value.get("content") or [])
@@ -278,6 +290,8 @@ class Guard(ServedAgent):
         structured = value.get("structured")
         if guarded is None or guarded.tool.output_schema is None:
             return CallToolResult(content=[*content, *others])
+        if value.get("cut"):  # (no structured content left to fit its schema: said in words)
+            return CallToolResult(content=content, is_error=True)
         return CallToolResult(content=[*content, *others], structured_content=structured)
 
     def not_run(self, tool: str, text: str, **extra: str) -> CallToolResult:
@@ -358,6 +372,8 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
         _check_named_tools(server, upstreams.tools.get(server.name, {}))
         for tool in upstreams.tools.get(server.name, {}).values():
             each = _guarded_tool(server, tool, doubted)
+            if not _name_kept(each):
+                continue
             if each.action in guarded:
                 raise UserError(_same_name(guarded[each.action], each))
             guarded[each.action] = each
@@ -415,6 +431,17 @@ def _check_named_tools(server: Upstream, listed: dict[str, Tool]) -> None:
                     server.name, server.name)
 
 
+def _hints_told(guarded: GuardedTool, doubted: set[str]) -> ToolAnnotations | None:
+    """The hints the guard serves `guarded` with: its server's own when the guard believes them
+    (a trusted server's, of a tool never listed as doing more than read); else its title alone,
+    so that no client is told, on the word of a server the guard does not believe, that a tool
+    only reads, destroys nothing, or stays inside (MCP's hints left out are the cautious ones)."""
+    hints = guarded.tool.annotations
+    if hints is None or (guarded.server.trusted and guarded.action not in doubted):
+        return hints
+    return ToolAnnotations(title=hints.title) if hints.title else None
+
+
 def _read_only_hint(tool: Tool) -> bool | None:
     return tool.annotations.read_only_hint if tool.annotations else None
 
@@ -433,6 +460,28 @@ def _doubted_of(app: App) -> set[str]:
     record = _DOUBT_RECORDS[app]
     with app.session(as_=app.system) as session:
         return set(session.scalars(select(record.action)))
+
+
+_NAME_AT_MOST = 200
+"""The longest name an action (a served tool) is kept under, in proposals, rules and receipts."""
+_TOO_LONG: set[tuple[str, str]] = set()
+"""The tools whose served name is too long that the log has told of (told once a process)."""
+
+
+def _name_kept(guarded: GuardedTool) -> bool:
+    """Whether `guarded` can be served under its name: a tool whose ``{server}_{tool}`` is
+    longer than `_NAME_AT_MOST` is not offered, the log says which (once), and the other tools
+    are served as ever: one server's name for a tool never keeps the guard from starting."""
+    if len(guarded.action) <= _NAME_AT_MOST:
+        return True
+    told = (guarded.server.name, guarded.tool.name)
+    if told not in _TOO_LONG:
+        _TOO_LONG.add(told)
+        log.warning("The server %s lists a tool whose name has %d characters (%s…): served as "
+                    "%s_…, it would be longer than the %d characters a tool's name is kept "
+                    "under, so it is not offered.", guarded.server.name, len(guarded.tool.name),
+                    guarded.tool.name[:40], guarded.server.name, _NAME_AT_MOST)
+    return False
 
 
 def _same_name(first: GuardedTool, second: GuardedTool) -> str:
@@ -536,12 +585,37 @@ def _answer_of(server: str, tool: str, answer: CallToolResult) -> dict[str, Any]
     if answer.is_error and _result_says_no_such_tool(text, tool):
         raise _gone(server, tool, text.strip())
     if answer.is_error:
-        raise Invalid(f"{server} answered with an error: {text or 'it gave no reason'}")
+        raise Invalid(f"{server} answered with an error: "
+                      f"{_cut(server, tool, text, len(text)) or 'it gave no reason'}")
     # An image, a sound, a resource: passed on to the client as the server gave it.
     others = [block.model_dump(mode="json", by_alias=True, exclude_none=True)
               for block in answer.content if not isinstance(block, TextContent)]
-    return {"text": text, "structured": answer.structured_content,
-            **({"content": others} if others else {})}
+    structured = answer.structured_content
+    size = len(text) + sum(len(json.dumps(part, default=str)) for part in (*others, structured)
+                           if part is not None)
+    if size > _ANSWER_AT_MOST:  # the text's beginning only, told so
+        return {"text": _cut(server, tool, text, size), "structured": None, "cut": True}
+    return {"text": text, "structured": structured, **({"content": others} if others else {})}
+
+
+_ANSWER_AT_MOST = 1_000_000
+"""The most characters of an upstream's answer the guard takes (its text, and its structured
+content and other blocks as JSON, together). What it takes is kept in the receipt and the
+proposals it steers, and every later argument is traced through it: a server answering with
+more would fill the guard's database and hold each call up."""
+
+
+def _cut(server: str, tool: str, text: str, size: int) -> str:
+    """`text`, whole when the answer it is of (`size` characters in all) is within
+    `_ANSWER_AT_MOST`; else its beginning, saying that the rest is left out."""
+    if size <= _ANSWER_AT_MOST:
+        return text
+    log.warning("The server %s answered the call of %s with %d characters: the guard takes the "
+                "first %d of its text.", server, tool, size, _ANSWER_AT_MOST)
+    return (f"{text[:_ANSWER_AT_MOST]}\n[The server {server} answered the call of {tool} with "
+            f"{size:,} characters, more than the {_ANSWER_AT_MOST:,} the guard takes: the rest "
+            "of its answer is left out (its structured content and other blocks too). The call "
+            "ran.]")
 
 
 def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | NotFound | Failed:
