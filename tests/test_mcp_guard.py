@@ -2113,3 +2113,27 @@ def test_over_the_protocol_that_keeps_no_sessions_a_pause_starts_another_go(
     assert ended.problem == ("The person's calls paused, over a protocol that keeps no "
                              "sessions, so this task ends here; their next calls go on in new "
                              "tasks of the same work.")
+
+
+def test_a_listing_that_says_the_same_again_reads_nothing_from_the_database(
+        guard: SimpleNamespace) -> None:
+    """Each listing of the upstreams' tools is compared with what the guard kept: one that says
+    of every tool what it said before sends no statement to the database (it sent one a tool,
+    so a server of thousands of tools held each client's listing up for half a minute)."""
+    from contextlib import AsyncExitStack
+
+    from sqlalchemy import event
+
+    from signoff.mcp.guard import open_guard
+
+    async def scenario() -> tuple[int, list[str]]:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(guard.config), stack, wait_seconds=0)
+            statements: list[str] = []
+            event.listen(served.app.database.engine, "before_cursor_execute",
+                         lambda *args: statements.append(args[2]))
+            changed = await anyio.to_thread.run_sync(served.notice_changes)
+            return len(statements), changed
+
+    sent, changed = anyio.run(scenario)
+    assert (sent, changed) == (0, [])

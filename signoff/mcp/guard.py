@@ -151,6 +151,9 @@ class Guard(ServedAgent):
         since with another schema gets a validator of that)."""
         self._clashes: set[str] = set()
         """The names of tools added upstream that another tool is served as (told once)."""
+        self._remembered: dict[str, str] = {}
+        """What each tool said of itself when this guard last kept it (`remember`), by digest:
+        a listing that says the same again is not looked up in the database."""
         super().__init__(app, AGENT_NAME, for_=for_, wait_seconds=wait_seconds)
 
     def stopping(self) -> None:
@@ -192,7 +195,7 @@ class Guard(ServedAgent):
             now = self.upstreams.tools.get(guarded.server.name, {}).get(guarded.tool.name)
             if now is None:
                 continue
-            if remember(self.app, name, now):
+            if self._remember(name, now):
                 changed.append(name)
             self._doubt(name, now)
             leave = max(guarded.leave, _guarded_tool(guarded.server, now, self._doubted).leave)
@@ -203,6 +206,16 @@ class Guard(ServedAgent):
             self.handle.registered.agent.may = _permits(self.guarded)
         if changed or self._take_new_tools():
             self._offered = self._offer()
+        return changed
+
+    def _remember(self, action: str, tool: Tool) -> bool:
+        """`remember`, unless `tool` says of itself what it said when this guard last kept it
+        (a listing of many tools, each unchanged, costs no statement)."""
+        digest = digest_of(tool)
+        if self._remembered.get(action) == digest:
+            return False
+        changed = remember(self.app, action, tool)
+        self._remembered[action] = digest
         return changed
 
     def _doubt(self, action: str, tool: Tool) -> None:
@@ -238,7 +251,7 @@ class Guard(ServedAgent):
                         log.warning("%s It is not offered.", _same_name(known, guarded))
                     continue
                 self.guarded[guarded.action] = guarded
-                remember(self.app, guarded.action, tool)
+                self._remember(guarded.action, tool)
                 self._doubt(guarded.action, tool)
                 skill.tools.append(_register(self.app, self.upstreams, guarded))
                 added.append(guarded.action)
