@@ -6,7 +6,7 @@ import enum
 import re
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,7 +15,7 @@ from sqlalchemy import Connection, bindparam, func, select, update
 from signoff.exceptions import StoreError, UserError
 from signoff.store import points
 from signoff.store.database import Database
-from signoff.store.prepared import prepare
+from signoff.store.prepared import Prepared, prepare
 from signoff.store.tables import principals as principals_table
 
 __all__ = ["People", "Principal", "PrincipalKind", "is_email_address"]
@@ -87,6 +87,9 @@ class People:
     def __init__(self, database: Database) -> None:
         self._database = database
         self._on_disable: list[Callable[[Connection, Principal], object]] = []
+        self._read: dict[str, tuple[Any, Principal]] = {}
+        """By id: the last row `find_each` read of a principal, as the driver gave it, and the
+        principal made of it (made again only when a column of the row has changed)."""
 
     def when_disabled(self, then: Callable[[Connection, Principal], object]) -> None:
         """Have `then` run whenever someone is disabled, in the same transaction: `Credentials`
@@ -194,16 +197,30 @@ class People:
         keys = list(dict.fromkeys(ids))
         params = {f"id{i}": key for i, key in enumerate(keys)}
 
-        def read(db: Any) -> list[Any]:
-            return prepare(db, ("principals", len(keys)), lambda: _by_ids(len(keys))).run(
-                db, params).rows
+        def read(db: Any) -> tuple[Prepared, Sequence[Any], Any]:
+            statement = prepare(db, ("principals", len(keys)), lambda: _by_ids(len(keys)))
+            return (statement, *statement.raw(db, params))
 
         if within is not None:
-            rows = read(within)
+            statement, rows, description = read(within)
         else:
             with self._database.reading() as connection:
-                rows = read(connection)
-        return {p.id: p for p in map(_principal_of, rows)}
+                statement, rows, description = read(connection)
+        # Every row is read afresh (a disabled principal, or changed roles, tell at once); a
+        # principal is made of it again only when the row differs from the one last read.
+        found: dict[str, Principal] = {}
+        for row in rows:
+            principal_id = row[0]
+            kept = self._read.get(principal_id)
+            if kept is not None and kept[0] == row:
+                found[principal_id] = kept[1]
+                continue
+            principal = _principal_of(statement.row_of(row, description))
+            if len(self._read) >= _READ_AT_MOST:
+                self._read.clear()
+            self._read[principal.id] = (tuple(row), principal)
+            found[principal.id] = principal
+        return found
 
     def all(self) -> list[Principal]:
         """Everyone, people first, by name."""
@@ -261,6 +278,10 @@ class People:
 def _by_id_or_handle() -> Any:
     table = principals_table
     return select(table).where((table.c.id == bindparam("key")) | (table.c.handle == bindparam("key")))
+
+
+_READ_AT_MOST = 4096
+"""How many principals' last rows `People.find_each` keeps, at most (then it starts again)."""
 
 
 def _by_ids(count: int) -> Any:

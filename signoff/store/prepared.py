@@ -79,6 +79,29 @@ class Prepared:
 
     def run_on(self, connection: Connection, params: Mapping[str, Any]) -> Rows:
         """Run on `connection`, in the transaction it has begun."""
+        raw, description, rowcount = self._execute(connection, params)
+        if description is None:
+            return Rows([], rowcount)
+        columns = self._columns_for(description)
+        return Rows([{name: (convert(v) if convert is not None and v is not None else v)
+                      for (name, convert), v in zip(columns, r, strict=True)} for r in raw],
+                    rowcount)
+
+    def raw(self, db: Connection | Session, params: Mapping[str, Any]
+            ) -> tuple[Sequence[Any], Sequence[Any] | None]:
+        """Run in `db`'s transaction, as `run` does; its rows as the driver gave them (no column
+        converted yet: see `row_of`), and the cursor's description."""
+        connection = db.connection() if isinstance(db, Session) else db
+        raw, description, _ = self._execute(connection, params)
+        return raw, description
+
+    def row_of(self, raw: Any, description: Sequence[Any]) -> dict[str, Any]:
+        """One row of `raw`'s, converted as `run` converts it."""
+        return {name: (convert(v) if convert is not None and v is not None else v)
+                for (name, convert), v in zip(self._columns_for(description), raw, strict=True)}
+
+    def _execute(self, connection: Connection, params: Mapping[str, Any]
+                 ) -> tuple[Sequence[Any], Sequence[Any] | None, int]:
         values = [params.get(name, fixed) if convert is None else convert(params.get(name, fixed))
                   for name, fixed, convert in self._binds]
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
@@ -88,15 +111,9 @@ class Prepared:
                     zip(self._names, values, strict=True)))
             except self._dialect.loaded_dbapi.Error as error:
                 raise _store_error(connection, error) from error
-            rows: list[dict[str, Any]] = []
-            if cursor.description is not None:
-                columns = self._columns_for(cursor.description)
-                rows = [
-                    {name: (convert(v) if convert is not None and v is not None else v)
-                     for (name, convert), v in zip(columns, raw, strict=True)}
-                    for raw in cursor.fetchall()
-                ]
-            return Rows(rows, cursor.rowcount)
+            description = cursor.description
+            raw = cursor.fetchall() if description is not None else []
+            return raw, description, cursor.rowcount
         finally:
             cursor.close()
 
