@@ -44,6 +44,7 @@ from signoff.agents.steps import Failed, Step
 from signoff.agents.tasks import ALSO_THE_PROBLEM
 from signoff.agents.units import StepUnits
 from signoff.exceptions import Invalid, NotFound
+from signoff.limits import budget
 from signoff.limits.provenance import NOTHING_SEEN, Labels
 from signoff.limits.steps import NextAction, next_action
 from signoff.security.acting import ActingAs
@@ -233,8 +234,8 @@ class CallSteps(StepUnits):
                         f"spends on {action.name} itself, with @spends(cost=...).")
             return (f"{action.name} spends an amount it does not declare, so it cannot be kept "
                     "within the task's budget: declare it with @spends(cost=...).")
-        left = task.budget_usd - task.spend_usd
-        if effects.cost_usd > left:
+        left = max(task.budget_usd - task.spend_usd, 0.0)  # (float error is no spend)
+        if not budget.fits(task.spend_usd, effects.cost_usd, task.budget_usd):
             return (f"{action.name} could spend ${effects.cost_usd:.4f}, more than the "
                     f"${left:.4f} left of the task's budget.")
         return ""

@@ -427,7 +427,8 @@ class Loop(CallSteps):
         elif reserve or not model_specs.given_from_outside(model.name):  # (a turn a client
             # gave asks no model here: its step is counted as it is stored)
             with self._writing(task.id) as db:  # durably, before the model is asked
-                if not self._save(db, task, steps=taken + 1, spend_usd=spent + reserve,
+                if not self._save(db, task, steps=taken + 1,
+                                  spend_usd=budget.added(spent, reserve, task.budget_usd),
                                   reserved_usd=reserve):
                     return RunAgain()
             task = self._saved.pop(task.id)

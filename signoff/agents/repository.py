@@ -20,6 +20,7 @@ from signoff.agents.proposals import Evidence, Proposal, ProposalStatus
 from signoff.agents.receipts import ReceiptEntry
 from signoff.agents.rules import StandingRule
 from signoff.agents.states import ReceiptKind
+from signoff.limits import budget
 from signoff.limits.provenance import ArgumentLabel
 from signoff.models.base import Message
 from signoff.store import journal
@@ -278,11 +279,15 @@ def reserve_spend(db: Executor, task_id: str, cost_usd: float) -> bool:
         _run(db, "work_lock_of", lambda: select(func.pg_advisory_xact_lock(
             func.hashtextextended(tasks.c.work_id, 0))).where(
             tasks.c.id == bindparam("key"), tasks.c.work_id.is_not(None)), {"key": task_id})
+    cost = bindparam("cost", type_=tasks.c.spend_usd.type)
     return _run(db, "reserve_spend", lambda: update(tasks).where(
-        tasks.c.id == bindparam("key"),
-        _SPENT_IN_WORK + bindparam("cost", type_=tasks.c.spend_usd.type) <= tasks.c.budget_usd,
+        tasks.c.id == bindparam("key"),  # (within the float error of adding: `budget.fits`)
+        _SPENT_IN_WORK + cost <= tasks.c.budget_usd + tasks.c.budget_usd * budget.FLOAT_ERROR,
     ).values(
-        spend_usd=tasks.c.spend_usd + bindparam("cost", type_=tasks.c.spend_usd.type),
+        spend_usd=case(  # never read over the budget (`budget.added`)
+            (_SPENT_IN_WORK + cost <= tasks.c.budget_usd, tasks.c.spend_usd + cost),
+            (tasks.c.work_id.is_(None), tasks.c.budget_usd),
+            else_=tasks.c.spend_usd + (tasks.c.budget_usd - _SPENT_IN_WORK)),
         revision=tasks.c.revision + 1, updated_at=bindparam("at", type_=tasks.c.updated_at.type),
     ), {"key": task_id, "cost": cost_usd, "at": now()}).rowcount == 1
 

@@ -436,7 +436,8 @@ class StepUnits:
         reserve = model.price.cost(tokens, registered.agent.max_output_tokens)
         if not budget.fits(task.spend_usd, reserve, task.budget_usd):
             return {}
-        return {"spend_usd": task.spend_usd + reserve, "reserved_usd": reserve,
+        return {"spend_usd": budget.added(task.spend_usd, reserve, task.budget_usd),
+                "reserved_usd": reserve,
                 "steps": task.steps + 1}
 
     def _end(self, task: repo.TaskRow, ended: Halted | Failed, changes: dict[str, Any] | None = None,

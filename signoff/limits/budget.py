@@ -8,15 +8,29 @@ more than its reservation is not trusted to fit: the task stops there.
 
 from __future__ import annotations
 
-__all__ = ["fits", "over_reserved", "settled", "unreserved"]
+__all__ = ["FLOAT_ERROR", "added", "fits", "over_reserved", "settled", "unreserved"]
 
 _EPSILON = 1e-12
 """Float slack: a cost equal to its reservation, computed twice, is not over it."""
 
 
+FLOAT_ERROR = 1e-12
+"""How far, as a share of the budget, a sum may read over a budget it fits exactly: dollars are
+added as binary floats, in which $0.10 three times reads $0.30000000000000004, over the $0.30
+budget it fits. (What is stored is then the budget itself: `added`.)"""
+
+
 def fits(spent_usd: float, reserve_usd: float, budget_usd: float) -> bool:
-    """Whether reserving `reserve_usd` on top of `spent_usd` stays within `budget_usd`."""
-    return spent_usd + reserve_usd <= budget_usd
+    """Whether reserving `reserve_usd` on top of `spent_usd` stays within `budget_usd` (a sum
+    that reads over it by the float error of adding alone fits: `FLOAT_ERROR`)."""
+    total = spent_usd + reserve_usd
+    return total <= budget_usd or total <= budget_usd + budget_usd * FLOAT_ERROR
+
+
+def added(spent_usd: float, amount_usd: float, budget_usd: float) -> float:
+    """What is spent once `amount_usd` that `fits` is added to `spent_usd`: never more than
+    `budget_usd` (a sum that reads over it by float error alone is the budget)."""
+    return min(spent_usd + amount_usd, budget_usd)
 
 
 def settled(spent_usd: float, reserved_usd: float, cost_usd: float) -> float:
