@@ -23,6 +23,7 @@ from mcp.server.mcpserver import Context
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.types import CallToolResult, Tool
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from sqlalchemy import select
 
 from signoff.agents import serving
 from signoff.agents.agency import AgentHandle
@@ -38,6 +39,7 @@ from signoff.mcp import results
 from signoff.mcp.transport import ISSUING
 from signoff.models.base import Reply, ToolCall
 from signoff.security.principals import Principal
+from signoff.store.tables import tasks as tasks_table
 
 log = logging.getLogger("signoff.mcp")
 
@@ -363,8 +365,9 @@ class ServedAgent(MCPServer):
             arguments=json.dumps(loop_arguments, default=str)),))
 
         def turn(task: str | None, left: int) -> tuple[str, list[CallAnswer]]:
-            if task is None:
-                task = self._start(session, skill, left)
+            if task is None:  # (one of its tasks may wait on a decision: the new one goes on
+                # from it, as when it is found waiting below)
+                task = self._start(session, skill, left, going_on_from=self._waiting(session, skill))
             answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
             if not answers:
                 outcome = self.app.outcome(task)
@@ -439,6 +442,16 @@ class ServedAgent(MCPServer):
                                  continues=going_on_from)
         session.started.append(task)
         return task
+
+    def _waiting(self, session: _Session, skill: Skill[Any, Any]) -> str | None:
+        """The last of the session's tasks of `skill` that waits on a decision, if one does."""
+        if not session.started:
+            return None
+        with self.app.database.reading() as db:
+            waiting = set(db.scalars(select(tasks_table.c.id).where(
+                tasks_table.c.id.in_(session.started), tasks_table.c.skill == skill.name,
+                tasks_table.c.status == TaskStatus.WAITING.value)))
+        return next((task for task in reversed(session.started) if task in waiting), None)
 
     def _calls_left(self, session: _Session) -> int:
         """How many more calls the session may make: `max_calls` is the session's, whichever of
