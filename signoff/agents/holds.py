@@ -38,7 +38,7 @@ from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
 __all__ = ["HOLD_FOR", "OUTLIVED", "Hold", "LostHold", "check", "holder_id", "lock", "machine",
-           "process_runs", "renew", "stepping", "take"]
+           "process_runs", "renew", "stepped_by_another", "stepping", "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
@@ -142,6 +142,14 @@ def stepped_here(task_id: str) -> bool:
     """Whether a thread of this process steps task `task_id` now."""
     with _stepping_lock:
         return task_id in _stepping
+
+
+def stepped_by_another(task_id: str) -> bool:
+    """Whether a thread of this process other than this one steps task `task_id` now (what
+    the loop keeps of the task is that thread's: one that hands the task on leaves it)."""
+    me = threading.get_ident()
+    with _stepping_lock:
+        return any(thread != me for thread in _stepping.get(task_id, ()))
 
 
 def alive(holder: str, task_id: str) -> bool:

@@ -191,7 +191,8 @@ class Loop(CallSteps):
             task, hold = self._read_and_hold(task_id)
             with self.observer.running(task):
                 if task.status != _RUNNING:
-                    self._stopped(task)
+                    if not holds.stepped_by_another(task_id):
+                        self._stopped(task)
                     return self._as_step(task)
                 return self._drive_held(task, once=True, more=more, last=last, hold=hold)[1]
 
@@ -214,7 +215,8 @@ class Loop(CallSteps):
         """Hold the task and step it (once, or until it stops running); the task as it then
         reads, and what happens next."""
         if task.status != _RUNNING:
-            self._stopped(task)
+            if not holds.stepped_by_another(task.id):  # (read before that thread stepped it on)
+                self._stopped(task)
             return task, self._as_step(task)
         with holds.stepping(task.id):  # no other thread here takes it over meanwhile
             return self._drive_held(task, once=once)
@@ -226,15 +228,16 @@ class Loop(CallSteps):
         """Step the held task (`hold`: taken already, else taken here; once — and again while
         `more` says so — or until it stops running; `last`: see `step`)."""
         task_id = task.id
+        hold = hold or self._hold(task)
+        if hold is None:  # another holds it, and goes on with it
+            if not holds.stepped_by_another(task_id):  # (what this process keeps of it is
+                self._forget(task_id)                  # that thread's, when it is one of ours)
+            return task, HandOn(why="another process is stepping the task")
         if self._fences.get(task_id, task.fence) != task.fence:
             work = self._work_heads.get(task_id)  # (read as the hold was taken: still true)
             self._forget(task_id)  # another held it since this process did: read it afresh
-            if work is not None and hold is not None:
+            if work is not None:
                 self._work_heads[task_id] = work
-        hold = hold or self._hold(task)
-        if hold is None:  # another holds it, and goes on with it
-            self._forget(task_id)
-            return task, HandOn(why="another process is stepping the task")
         self._fences[task_id] = hold.fence
         held = self._holds()
         held[task_id] = hold
