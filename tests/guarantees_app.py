@@ -178,3 +178,14 @@ def in_thread(name: str, body: Callable[[], Any]) -> tuple[threading.Thread, dic
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread, out
+
+
+def joined(*threads: tuple[threading.Thread, dict[str, Any]], wait: float = 120.0) -> list[Any]:
+    """What each thread of `in_thread` returned, once all have ended (within `wait` seconds
+    each); a thread that raised, or did not end, fails the test."""
+    for thread, _ in threads:
+        thread.join(wait)
+        assert not thread.is_alive(), f"{thread.name} did not end"
+    errors = [f"{t.name}: {out['error']!r}" for t, out in threads if "error" in out]
+    assert not errors, errors
+    return [out.get("value") for _, out in threads]

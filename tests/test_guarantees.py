@@ -47,7 +47,7 @@ from signoff.store.tables import proposals, tasks
 from signoff.testing import ScriptedModel, says
 from tests.box_world import box_world
 from tests.forking import killed_at
-from tests.guarantees_app import NOOR, Pauses, Report, box_of, build, in_thread, lines
+from tests.guarantees_app import NOOR, Pauses, Report, box_of, build, in_thread, joined, lines
 
 WAIT = 60.0
 """How long a paused side waits for the other at most (a guard against a hung test)."""
@@ -62,15 +62,6 @@ def two(database: str, tmp_path: Path) -> Iterator[tuple[SimpleNamespace, Simple
     agent_side.app.database.dispose()
     decider_side.app.database.dispose()
 
-
-def _joined(*threads: tuple[threading.Thread, dict[str, Any]]) -> list[Any]:
-    """What each thread returned, once all have ended (a thread that raised fails the test)."""
-    for thread, _ in threads:
-        thread.join(WAIT * 2)
-        assert not thread.is_alive(), f"{thread.name} did not end"
-    errors = [f"{t.name}: {out['error']!r}" for t, out in threads if "error" in out]
-    assert not errors, errors
-    return [out.get("value") for _, out in threads]
 
 
 def _turn(shop: SimpleNamespace, *calls: Any) -> ScriptedModel:
@@ -123,7 +114,7 @@ def _decide_while_the_agent_works(
                             lambda: decider_side.app.approve(proposal.id, by=decider_side.noor))
         decider[0].join(WAIT * 2)
         decider_passed.set()
-        return _joined(agent, decider)[0]
+        return joined(agent, decider)[0]
 
 
 # -- 1. one owner per step -----------------------------------------------------------------
@@ -206,7 +197,7 @@ def test_an_alone_outside_call_longer_than_a_hold_lasts_keeps_its_task(
             decider_side.app.worker(model_for=lambda _agent, _task: script).run_once()
         finally:
             looked.set()
-        (outcome,) = _joined(agent)
+        (outcome,) = joined(agent)
     assert (later > marked) is renewed
     receipt = _receipt(agent_side, outcome.task)
     assert "unknown" not in receipt, receipt
@@ -421,7 +412,7 @@ def test_two_processes_changing_one_record_lose_no_change(
             says.hand_back(Report(summary="Raised."))))
 
     with pauses.armed():
-        first, second = _joined(in_thread("one", lambda: work(one_side, 1)),
+        first, second = joined(in_thread("one", lambda: work(one_side, 1)),
                                 in_thread("two", lambda: work(two_side, 10)))
     assert (first.status, second.status) == (TaskStatus.DONE, TaskStatus.DONE)
     with one_side.app.session(as_=one_side.app.system) as s:
@@ -468,7 +459,7 @@ def test_two_spending_approvals_at_once_stay_within_the_budget(
     pauses.at("d2", "decider.checked", lambda _where: both.wait() and None)
     a, b = sorted(agent_side.app.proposals(task=outcome.task), key=lambda p: p.arguments["text"])
     with pauses.armed():
-        decisions = _joined(
+        decisions = joined(
             in_thread("d1", lambda: decider_side.app.approve(a.id, by=decider_side.noor)),
             in_thread("d2", lambda: third.app.approve(b.id, by=third.noor)),
         )
@@ -608,7 +599,7 @@ def test_two_workers_on_one_task_ask_the_model_once_a_step(database: str,
         two = in_thread("w2", lambda: work(second))
         two[0].join(WAIT * 2)
         second_done.set()
-        _joined(one, two)
+        joined(one, two)
     for side in (decider, first, second):
         side.app.database.dispose()
     assert len(lines(bill)) == 2  # the turn that proposed, and the one that handed back
@@ -708,7 +699,7 @@ def test_an_approved_call_still_running_is_not_settled_by_a_worker(
         while_running = _run_of(agent_side, proposal.id)
     finally:
         go_on.set()
-    _joined(decider)
+    joined(decider)
     worker.run_once()
     assert settled == 0
     assert while_running["status"] == ProposalStatus.APPROVED.value
@@ -735,7 +726,7 @@ def test_an_approved_run_leased_elsewhere_is_settled_once_its_lease_runs_out(
         once_run_out = worker.recover()
     finally:
         go_on.set()
-    (decision,) = _joined(decider)
+    (decision,) = joined(decider)
     worker.run_once()
     assert (while_leased, once_run_out) == (0, 1)
     assert lines(agent_side.invoices) == ["Invoice 7"]  # it did run, once
@@ -782,7 +773,7 @@ def test_a_stopped_approved_run_is_settled_by_one_worker_of_two(
             second = decider_side.app.worker(model_for=lambda _agent, _task: script).recover()
         finally:
             second_done.set()
-        (settled_first,) = _joined(first)
+        (settled_first,) = joined(first)
     assert (settled_first, second) == (1, 0)
     receipt = _receipt(agent_side, outcome.task)
     assert receipt.count("The outcome of send_invoice is unknown") == 1, receipt
@@ -906,7 +897,7 @@ def test_a_long_call_in_its_writers_transaction_holds_up_no_renewal(
     finally:
         go_on.set()
         invoice_runs.set()
-    _joined(agent, decider)
+    joined(agent, decider)
     shop.app.database.dispose()
     assert min(ahead) > 0, ahead
 
@@ -943,7 +934,7 @@ def test_a_claim_that_waited_on_its_task_leases_the_run_from_then(
             time.sleep(3.0)  # the alone call runs longer than a lease, the claim waiting
             go_on.set()
             assert claimed.wait(WAIT)
-            _joined(agent, decider)
+            joined(agent, decider)
     finally:
         go_on.set()
     shop.app.database.dispose()
@@ -974,7 +965,7 @@ def test_an_approved_run_is_renewed_while_it_runs(
         renewed = _run_of(agent_side, proposal.id)
     finally:
         go_on.set()
-    _joined(decider)
+    joined(decider)
     assert claimed["run_by"] == renewed["run_by"]
     assert _aware(renewed["run_until"]) > _aware(claimed["run_until"])
     after = _run_of(agent_side, proposal.id)

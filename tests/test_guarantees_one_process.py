@@ -21,7 +21,7 @@ from sqlalchemy import select
 from signoff import AgentProposalDecided, Price, ProposalStatus, ReceiptKind, TaskStatus
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
-from tests.guarantees_app import Pauses, Report, build, in_thread
+from tests.guarantees_app import Pauses, Report, build, in_thread, joined
 
 WAIT = 60.0
 
@@ -33,14 +33,6 @@ def shop(database: str, tmp_path: Path) -> Iterator[SimpleNamespace]:
     yield built
     built.app.database.dispose()
 
-
-def _joined(*threads: tuple[threading.Thread, dict[str, Any]]) -> list[Any]:
-    for thread, _ in threads:
-        thread.join(WAIT * 2)
-        assert not thread.is_alive(), f"{thread.name} did not end"
-    errors = [f"{t.name}: {out['error']!r}" for t, out in threads if "error" in out]
-    assert not errors, errors
-    return [out.get("value") for _, out in threads]
 
 
 def _at_the_next_model_turn(reached_turn: threading.Event, go_on: threading.Event, *,
@@ -99,7 +91,7 @@ def test_a_resume_in_another_thread_leaves_the_holders_reservation(
             resumed = shop.app.agent(shop.Clerk).resume(_running_task(shop))
         finally:
             go_on.set()
-        (outcome,) = _joined(agent)
+        (outcome,) = joined(agent)
     assert resumed.status is TaskStatus.RUNNING
     _spent_as_replied(shop, outcome.task, script)
 
@@ -135,11 +127,11 @@ def test_a_decision_in_another_thread_leaves_the_holders_reservation(
         try:
             proposal = _waiting_proposal(shop)
             decider = in_thread("decider", lambda: shop.app.approve(proposal, by=shop.noor))
-            (decision,) = _joined(decider)
+            (decision,) = joined(decider)
         finally:
             decided.set()
             go_on.set()
-        (outcome,) = _joined(agent)
+        (outcome,) = joined(agent)
     assert decision.status is ProposalStatus.DONE
     _spent_as_replied(shop, outcome.task, script)
 
