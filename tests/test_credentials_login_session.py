@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from argon2 import PasswordHasher
 
-from signoff import App
+from signoff import App, UserError
 from signoff.store import points
 
 OLD, NEW = "an old password, leaked", "a new password, kept"
@@ -58,3 +58,14 @@ def test_a_new_password_set_as_a_login_makes_its_session_ends_that_session(app: 
     assert app.credentials.principal_for_token(token) is None  # ended by the new password
     assert app.credentials.check_password("ann@people.example", NEW) is not None
 
+
+
+@pytest.mark.parametrize("expires_in", [None, 3600, timedelta(0), timedelta(days=-1),
+                                        timedelta(days=10**6)])
+def test_a_login_given_an_odd_lifetime_is_refused_in_a_sentence(app: Any, expires_in: Any
+                                                                ) -> None:
+    """A session's lifetime that is no timedelta, none at all or beyond a year is refused in
+    words before the password is checked, and no session is made."""
+    with pytest.raises(UserError, match="expires in a timedelta of up to a year"):
+        app.credentials.log_in("ann@people.example", OLD, expires_in=expires_in)
+    assert all(t.label != "web session" for t in app.credentials.tokens("ann@people.example"))

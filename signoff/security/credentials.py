@@ -198,6 +198,11 @@ class Credentials:
         `label`) made in the same transaction as the password is found still theirs: a new
         password set meanwhile ends it as it ends their other sessions, or wins and the login
         fails. None when the password is not theirs."""
+        if not isinstance(label, str) or not _is_text(label) or not isinstance(
+                expires_in, timedelta) or not timedelta(0) < expires_in <= _SESSION_AT_MOST:
+            raise UserError(f"A login's session is labelled with text and expires in a timedelta "
+                            f"of up to a year (timedelta(hours=12)); not {label!r} and "
+                            f"{expires_in!r}.")
         checked = self._password_checked(handle, password)
         if checked is None:
             return None
@@ -425,6 +430,9 @@ class Credentials:
         ).values(revoked_at=_now()))
         return int(ended.rowcount or 0)
 
+
+_SESSION_AT_MOST = timedelta(days=366)
+"""The longest a login's session may last (`Credentials.log_in`)."""
 
 _LINE_BREAKS = frozenset("\n\r")
 """What a browser's password field never sends as typed (HTML strips or replaces them)."""
