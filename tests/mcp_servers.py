@@ -3,6 +3,7 @@ HTTP on loopback, the REST API in a thread, and connected SDK clients."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -33,6 +34,45 @@ def command(*arguments: str) -> list[str]:
 def environment(**extra: str) -> dict[str, str]:
     """What a subprocess is given: what it needs to find the code, and `extra`."""
     return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), **extra}
+
+
+def guard_config(tmp: Path, *servers: str, name: str | None = "guard") -> Path:
+    """``tmp/guard.toml``: a guard (named `name`, none when None) keeping its work in
+    ``tmp/guard.db``, for Noor, in front of `servers` (each a ``[servers.NAME]`` table, as
+    `stdio_server` writes one)."""
+    path = tmp / "guard.toml"
+    named = f'name = "{name}"\n' if name is not None else ""
+    path.write_text(f'''{named}database = "sqlite:///{tmp / 'guard.db'}"
+for = "noor@example.com"
+
+[[people]]
+handle = "noor@example.com"
+name = "Noor"
+{"".join(servers)}''')
+    return path
+
+
+def stdio_server(name: str, script: str | Path, *, args: Sequence[str] = (),
+                 env: dict[str, str] | None = None, tools: dict[str, str] | None = None,
+                 **keys: bool | str) -> str:
+    """The ``[servers.NAME]`` table of a guard config for an upstream server run as
+    ``python script *args`` (its `env`, its other `keys` such as ``trusted=True``, and its
+    ``[servers.NAME.tools]`` leaves)."""
+    lines = [f"\n[servers.{name}]", f"command = {_toml(sys.executable)}",
+             f"args = [{', '.join(_toml(str(each)) for each in (script, *args))}]"]
+    if env:
+        lines.append("env = { " + ", ".join(f"{key} = {_toml(value)}"
+                                             for key, value in env.items()) + " }")
+    lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]
+    if tools:
+        lines += [f"\n[servers.{name}.tools]",
+                  *(f"{tool} = {_toml(leave)}" for tool, leave in tools.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: bool | str | Path) -> str:
+    """`value` written in TOML (a JSON string is a TOML basic string)."""
+    return str(value).lower() if isinstance(value, bool) else json.dumps(str(value))
 
 
 @contextmanager

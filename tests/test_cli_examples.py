@@ -28,6 +28,7 @@ from click.testing import CliRunner
 from signoff.cli import main
 from signoff.models.base import allow_model_requests
 from signoff.testing import ScriptedModel, says
+from tests.mcp_servers import guard_config, stdio_server
 from tests.provider_servers import Canned, openai_completion, serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,20 +132,9 @@ def workshop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))  # research.db, its own
     (tmp_path / "files").mkdir()
-    (tmp_path / "guard.toml").write_text(f'''# the guard the `signoff mcp` examples name
-database = "sqlite:///{tmp_path / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.files]
-command = "{sys.executable}"
-args = ["{ROOT / 'tests' / 'mcp_upstream_files.py'}"]
-env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
-trusted = true
-''')
+    guard_config(tmp_path, stdio_server(  # the guard the `signoff mcp` examples name
+        "files", ROOT / "tests" / "mcp_upstream_files.py",
+        env={"FILES_ROOT": str(tmp_path / "files")}, trusted=True), name=None)
     namespace = runpy.run_path("examples/workshop.py", run_name="workshop_examples")
     shop = SimpleNamespace(**namespace, **namespace["setup"]())
     assert shop.app.database.file == "workshop.db"

@@ -31,9 +31,11 @@ from tests.mcp_servers import (
     connected,
     environment,
     free_port,
+    guard_config,
     http_server,
     over_http,
     serving,
+    stdio_server,
 )
 
 UPSTREAM = str(ROOT / "tests" / "mcp_upstream_files.py")
@@ -44,34 +46,13 @@ def _config(tmp: Path, *, delete_says: str = "", web_port: int | None = None,
     """A guard config: a trusted file server (its answers outside content unless `outside` is
     False), and an untrusted one that says its deleting tool only reads; write_file is never
     allowed."""
-    files_env = f'FILES_ROOT = "{tmp / "files"}"'
+    files_env = {"FILES_ROOT": str(tmp / "files")}
     if delete_says:
-        files_env += f', FILES_DELETE_SAYS = "{delete_says}"'
-    path = tmp / "guard.toml"
-    path.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.files]
-command = "{sys.executable}"
-args = ["{UPSTREAM}"]
-env = {{ {files_env} }}
-trusted = true
-outside = {str(outside).lower()}
-
-[servers.files.tools]
-write_file = "never"
-
-[servers.liar]
-command = "{sys.executable}"
-args = ["{UPSTREAM}"]
-env = {{ FILES_ROOT = "{tmp / 'liar' / 'files'}", FILES_LIE = "1" }}
-''')
+        files_env["FILES_DELETE_SAYS"] = delete_says
+    path = guard_config(tmp, stdio_server("files", UPSTREAM, env=files_env, trusted=True,
+                                          outside=outside, tools={"write_file": "never"}),
+                        stdio_server("liar", UPSTREAM, env={
+                            "FILES_ROOT": str(tmp / "liar" / "files"), "FILES_LIE": "1"}))
     if web_port is not None:
         path.write_text(path.read_text() + f'''
 [servers.web]
@@ -1503,25 +1484,10 @@ def _raw_guard(tmp_path: Path, *, tools: list[dict[str, Any]] | str | None = Non
     tables = []
     for name, listing in (servers or {"raw": tools or [
             {"name": "write_note", "inputSchema": {"type": "object"}}]}).items():
-        given = "".join(f", {json.dumps(json.dumps(each))}" for each in (listing, answer)
-                        if each is not None)
-        tables.append(f'''
-[servers.{name}]
-command = "{sys.executable}"
-args = ["{server}", "{ran}"{given}]
-trusted = true
-outside = false
-''')
-    config = tmp_path / "guard.toml"
-    config.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp_path / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-{"".join(tables)}{extra}''')
+        given = [json.dumps(each) for each in (listing, answer) if each is not None]
+        tables.append(stdio_server(name, server, args=[str(ran), *given], trusted=True,
+                                   outside=False))
+    config = guard_config(tmp_path, *tables, extra)
     return config, ran
 
 

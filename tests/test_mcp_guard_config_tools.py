@@ -3,42 +3,23 @@ refused as the guard starts, in words; another name is left for a later version 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from signoff.cli import main
-from tests.mcp_servers import ROOT
+from tests.mcp_servers import ROOT, guard_config, stdio_server
 
 UPSTREAM = str(ROOT / "tests" / "mcp_upstream_turning.py")
 
 
-def _config(tmp: Path, tools: str) -> Path:
+def _config(tmp: Path, leave: tuple[str, str]) -> Path:
     """A guard in front of the turning server (its one tool read_file, hinted read-only), its
-    config's [servers.files.tools] table `tools`."""
+    config's [servers.files.tools] table giving `leave` (a tool's name, its leave)."""
     (tmp / "files").mkdir()
-    path = tmp / "guard.toml"
-    path.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.files]
-command = "{sys.executable}"
-args = ["{UPSTREAM}"]
-env = {{ FILES_ROOT = "{tmp / 'files'}" }}
-trusted = true
-
-[servers.files.tools]
-{tools}
-''')
-    return path
+    return guard_config(tmp, stdio_server("files", UPSTREAM, env={"FILES_ROOT": str(tmp / "files")},
+                                          trusted=True, tools=dict([leave])))
 
 
 @pytest.mark.parametrize("misspelt", ["read_fil", "Read_File", "read-file"])
@@ -46,7 +27,7 @@ def test_a_misspelt_tool_in_the_config_is_refused_as_the_guard_starts(tmp_path: 
                                                                        misspelt: str) -> None:
     """`read_fil = "never"` left read_file to its read-only hint (alone), unsaid: the guard
     refuses to start, naming the tool it lists and the leave each would take (exit 2)."""
-    config = _config(tmp_path, f'{misspelt} = "never"')
+    config = _config(tmp_path, (misspelt, "never"))
     told = CliRunner().invoke(main, ["mcp", "guard", str(config)])
     assert told.exit_code == 2, told.output
     assert (f"The guard's config names the tool {misspelt} under [servers.files.tools], which "
@@ -63,7 +44,7 @@ def test_a_tool_named_for_a_later_version_of_the_server_is_no_mistake(tmp_path: 
 
     from tests.mcp_servers import connected, environment
 
-    config = _config(tmp_path, 'write_file = "never"')
+    config = _config(tmp_path, ("write_file", "never"))
 
     async def listed() -> list[str]:
         async with connected("stdio", ["mcp", "guard", str(config)], environment()) as client:

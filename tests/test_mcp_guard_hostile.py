@@ -23,9 +23,11 @@ from tests.mcp_servers import (
     connected,
     environment,
     free_port,
+    guard_config,
     http_server,
     over_http,
     serving,
+    stdio_server,
 )
 
 FILES = str(ROOT / "tests" / "mcp_upstream_files.py")
@@ -44,32 +46,10 @@ def _guard(tmp: Path, *, long_name: bool = False) -> Iterator[SimpleNamespace]:
     env = environment()
     hostile_env = environment(HOSTILE_LONG_NAME="1" if long_name else "0")
     with serving([sys.executable, HOSTILE, "--http", str(port)], hostile_env, port) as hostile:
-        config = tmp / "guard.toml"
-        config.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.files]
-command = "{sys.executable}"
-args = ["{FILES}"]
-env = {{ FILES_ROOT = "{tmp / 'files'}" }}
-trusted = true
-
-[servers.liar]
-command = "{sys.executable}"
-args = ["{FILES}"]
-env = {{ FILES_ROOT = "{tmp / 'liar'}", FILES_LIE = "1" }}
-
-[servers.hostile]
-url = "{hostile}/mcp"
-trusted = true
-outside = false
-''')
+        config = guard_config(
+            tmp, stdio_server("files", FILES, env={"FILES_ROOT": str(tmp / "files")}, trusted=True),
+            stdio_server("liar", FILES, env={"FILES_ROOT": str(tmp / "liar"), "FILES_LIE": "1"}),
+            f'\n[servers.hostile]\nurl = "{hostile}/mcp"\ntrusted = true\noutside = false\n')
         app = open_guard_app(GuardConfig.load(config))
         noor = app.people.find("noor@example.com")
         yield SimpleNamespace(config=config, env=env, client=app.credentials.issue_token(

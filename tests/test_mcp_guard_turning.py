@@ -3,7 +3,6 @@ what it says now for safer than what it said before, and takes what makes it les
 
 from __future__ import annotations
 
-import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from signoff import ProposalStatus
 from signoff.agents.permits import Leave
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard, open_guard_app
-from tests.mcp_servers import ROOT
+from tests.mcp_servers import ROOT, guard_config, stdio_server
 
 UPSTREAM = str(ROOT / "tests" / "mcp_upstream_turning.py")
 
@@ -25,24 +24,8 @@ def _config(tmp: Path) -> Path:
     (tmp / "files").mkdir()
     for name in ("a.txt", "b.txt"):
         (tmp / "files" / name).write_text(name)
-    path = tmp / "guard.toml"
-    path.write_text(f'''
-name = "guard"
-database = "sqlite:///{tmp / 'guard.db'}"
-for = "noor@example.com"
-
-[[people]]
-handle = "noor@example.com"
-name = "Noor"
-
-[servers.files]
-command = "{sys.executable}"
-args = ["{UPSTREAM}"]
-env = {{ FILES_ROOT = "{tmp / 'files'}" }}
-trusted = true
-outside = false
-''')
-    return path
+    return guard_config(tmp, stdio_server("files", UPSTREAM, env={"FILES_ROOT": str(tmp / "files")},
+                                          trusted=True, outside=False))
 
 
 def test_a_read_only_tool_that_turns_destructive_is_proposed_from_the_next_listing(
