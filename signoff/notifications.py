@@ -21,6 +21,7 @@ import logging
 import smtplib
 import socket
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -64,11 +65,13 @@ _ANSWER_READ = 64 * 1024
 class _Deadline:
     """The sockets a sender opens, shut when its time is up: a socket's timeout counts each
     wait alone, so a receiver answering a byte at a time held the work (a decision, a worker's
-    look) for as long as it liked. `cut`: whether the time ran out."""
+    look) for as long as it liked. `connect` finds the receiver's name within the time too.
+    `cut`: whether the time ran out."""
 
     def __init__(self, timeout: float) -> None:
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
+        self._ends = time.monotonic() + timeout
         self.cut = False
         self._timer = threading.Timer(timeout, self._cut)
         self._timer.daemon = True
@@ -81,6 +84,51 @@ class _Deadline:
             self._sockets.append(sock)
             if self.cut:
                 _shut(sock)
+
+    def connect(self, address: tuple[str, int], timeout: float | None = None,
+                source_address: tuple[str, int] | None = None) -> socket.socket:
+        """A socket connected to `address` (as ``socket.create_connection``), watched; its
+        name found within the time left (the resolver's own wait, with no socket to shut, is
+        no socket's timeout: a name server that did not answer held the work for minutes)."""
+        host, port = address
+        error: OSError = OSError(f"{host} has no address")
+        for family, kind, protocol, _, where in self._addresses(host, port):
+            sock = socket.socket(family, kind, protocol)
+            self.watch(sock)
+            try:
+                if isinstance(timeout, int | float):  # (not http.client's "default" mark)
+                    sock.settimeout(timeout)
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(where)
+                return sock
+            except OSError as failed:
+                sock.close()
+                error = failed
+        raise error
+
+    def _addresses(self, host: str, port: int) -> list[Any]:
+        """`host`'s addresses, looked up in a thread of its own, waited for until the time is
+        up (a `TimeoutError` then; the look-up is left to end alone)."""
+        found: list[Any] = []
+        done = threading.Event()
+
+        def look_up() -> None:
+            try:
+                found.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+            except BaseException as error:  # (told to the waiting thread, raised there)
+                found.append(error)
+            finally:
+                done.set()
+
+        threading.Thread(target=look_up, name="signoff-look-up", daemon=True).start()
+        if not done.wait(max(0.0, self._ends - time.monotonic())):
+            self._cut()
+            raise TimeoutError(f"the name {host} was not found in time")
+        if isinstance(found[0], BaseException):
+            raise found[0]
+        addresses: list[Any] = found[0]
+        return addresses
 
     def _cut(self) -> None:
         with self._lock:
@@ -111,13 +159,7 @@ def _watched(http_class: Callable[..., http.client.HTTPConnection], deadline: _D
     """`http_class`, whose connections' sockets `deadline` shuts when its time is up."""
     def make(host: str, **options: Any) -> http.client.HTTPConnection:
         connection = http_class(host, **options)
-        connect = connection.connect
-
-        def connect_watched() -> None:
-            connect()
-            deadline.watch(connection.sock)
-
-        connection.connect = connect_watched  # type: ignore[method-assign]
+        connection._create_connection = deadline.connect  # type: ignore[attr-defined]
         return connection
     return make
 
@@ -180,9 +222,7 @@ class _SmtpWatched(smtplib.SMTP):
         super().__init__(host, port, timeout=timeout)
 
     def _get_socket(self, host: Any, port: Any, timeout: Any) -> socket.socket:
-        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]
-        self._deadline.watch(sock)
-        return sock
+        return self._deadline.connect((host, port), timeout, self.source_address)
 
     def starttls(self, *args: Any, **options: Any) -> tuple[int, bytes]:
         answer = super().starttls(*args, **options)
