@@ -86,7 +86,7 @@ class _Deadline:
                 _shut(sock)
 
     def connect(self, address: tuple[str, int], timeout: float | None = None,
-                source_address: tuple[str, int] | None = None) -> socket.socket:
+                source_address: Any = None) -> socket.socket:
         """A socket connected to `address` (as ``socket.create_connection``), watched; its
         name found within the time left (the resolver's own wait, with no socket to shut, is
         no socket's timeout: a name server that did not answer held the work for minutes)."""
