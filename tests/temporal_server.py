@@ -124,3 +124,12 @@ def temporal_server() -> Iterator[DevServer]:
     """A running Temporal dev server for the whole test session (shared by its tests)."""
     with running_server() as server:
         yield server
+
+
+def until(check: object, what: str, within: float = 60) -> None:
+    """Wait until `check()` is true, polling; fail saying `what` did not happen within
+    `within` seconds."""
+    deadline = time.monotonic() + within
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"{what} did not happen within {within:g} s"
+        time.sleep(0.1)

@@ -29,16 +29,9 @@ from signoff.exceptions import StoreError
 from signoff.store import points
 from signoff.testing import ScriptedModel, says
 from tests.box_world import box_world
-from tests.temporal_server import DevServer, _binary
+from tests.temporal_server import DevServer, _binary, until
 
 HERE = Path(__file__).resolve().parent
-
-
-def _until(check: object, what: str, within: float = 60) -> None:
-    deadline = time.monotonic() + within
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"{what} did not happen within {within:g} s"
-        time.sleep(0.05)
 
 
 def _letters_app(database: str, server: DevServer, queue: str, *, local: bool,
@@ -89,7 +82,7 @@ def _posted(shop: SimpleNamespace) -> list[str]:
 
 
 def _entered(shop: SimpleNamespace) -> None:
-    _until(lambda: (shop.folder / "entered").exists(), "the letter being posted", 30)
+    until(lambda: (shop.folder / "entered").exists(), "the letter being posted", 30)
 
 
 def _release(shop: SimpleNamespace) -> None:
@@ -124,7 +117,7 @@ def test_a_worker_stopped_while_a_steps_tool_runs_lets_the_step_finish_and_tells
         doing.join(60)
         task = started["outcome"].task  # type: ignore[attr-defined]
         with shop.app.temporal_worker().running():
-            _until(lambda: shop.app.outcome(task).status is TaskStatus.DONE, "the task ending")
+            until(lambda: shop.app.outcome(task).status is TaskStatus.DONE, "the task ending")
         words = shop.app.receipt(task).words
         assert "ran post_letter alone, as itself: Done." in words, words
         assert "Failed" not in words, words
@@ -160,7 +153,7 @@ def test_a_workflow_ended_by_an_operator_while_its_step_runs_lets_the_step_finis
             asyncio.run(ended())
             time.sleep(8)  # the worker hears of it as it next reports the workflow's progress
             _release(shop)
-            _until(lambda: shop.app.outcome(started.task).status is TaskStatus.DONE,
+            until(lambda: shop.app.outcome(started.task).status is TaskStatus.DONE,
                    "the task ending")
         words = shop.app.receipt(started.task).words
         assert "ran post_letter alone, as itself: Done." in words, words
@@ -208,7 +201,7 @@ class _ShortHistories(DevServer):
              "--log-level", "warn", *limits],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
-        _until(self._answers, "the Temporal dev server answering")
+        until(self._answers, "the Temporal dev server answering")
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ import re
 import threading
 import uuid
 import weakref
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -229,6 +230,7 @@ class TemporalRunner:
         self.serving: set[int] = set()
         """The workers of this runner that run in this process now (`TemporalWorker.run`), which
         poll `home_queue`."""
+        self._signalling = threading.local()
 
     @property
     def database_id(self) -> str:
@@ -264,7 +266,9 @@ class TemporalRunner:
         self.queue  # noqa: B018 — read here, not on the bridge's loop (it may read the database)
         # Within an activity of the task's own workflow (a deadline passed there), the workflow
         # steps the task next: it is signalled, not waited for (it cannot settle meanwhile).
-        wait = 0.0 if activity.in_activity() else self.config.settle_within.total_seconds()
+        # So is a task a worker's sweep woke (`signalling_only`): nobody waits on it there.
+        wait = 0.0 if activity.in_activity() or getattr(self._signalling, "on", False) else (
+            self.config.settle_within.total_seconds())
         try:
             self._bridge.run(self._go_on(task_id, wait=wait), timeout=wait + 2 * _seconds(
                 RPC_TIMEOUT))
@@ -283,6 +287,19 @@ class TemporalRunner:
         if outcome.status is TaskStatus.RUNNING and wait:
             return replace(outcome, problem=self._still_running(task_id, wait, outcome.problem))
         return outcome
+
+    @contextmanager
+    def signalling_only(self) -> Iterator[None]:
+        """While the block runs, a task this thread lets go on is handed to its workflow without
+        waiting for it to wait or end (a worker's sweep: it woke the task, a person did not,
+        and waiting `settle_within` for each task it woke kept it from sweeping — and from
+        stopping when told to — for as long)."""
+        before = getattr(self._signalling, "on", False)
+        self._signalling.on = True
+        try:
+            yield
+        finally:
+            self._signalling.on = before
 
     def _still_running(self, task_id: str, waited: float, stuck: str) -> str:
         """Why a task is still Running after `waited` seconds, in words, and what to do when
@@ -330,7 +347,8 @@ class TemporalRunner:
     def nudge_stalled(self, *, older_than: timedelta) -> int:
         """Signal the workflow of every task that is Running, was last written more than
         `older_than` ago and is held by nobody now: recorded while the server was unreachable,
-        or woken by a decision whose signal was lost. How many."""
+        or woken by a decision whose signal was lost (one whose workflow runs on another queue
+        is started again on the app's: `_nudge_or_move`). How many."""
         self.queue  # noqa: B018 — read here, not on the bridge's loop (it may read the database)
         cutoff = repo.now() - older_than
         with self._agency.database.connect() as db:
@@ -342,9 +360,34 @@ class TemporalRunner:
         for task_id, model in stalled:
             if given_from_outside(model):
                 continue  # a client gives its turns over MCP: no workflow steps it
-            self.nudge(task_id)
+            self._bridge.run(self._nudge_or_move(task_id), timeout=4 * _seconds(RPC_TIMEOUT))
             nudged += 1
         return nudged
+
+    async def _nudge_or_move(self, task_id: str) -> None:
+        """Signal the stalled task's workflow; or, when it runs on another queue than the
+        app's (started by a process that named another: `Temporal(task_queue=...)`,
+        ``SIGNOFF_TEMPORAL_QUEUE`` changed since), which no worker that steps it polls (the
+        task went unwritten), start it again on the app's queue. A signal there reached a
+        workflow that no worker took up, every sweep, and the task stood Running for ever."""
+        client = await self.client()
+        try:
+            found = await client.get_workflow_handle(task_id).describe(rpc_timeout=RPC_TIMEOUT)
+        except RPCError as error:
+            if error.status is not RPCStatusCode.NOT_FOUND:
+                raise self._unreachable(error) from None
+        else:
+            queue = self._queue_read()
+            if found.status is WorkflowExecutionStatus.RUNNING and found.task_queue not in (
+                    queue, self.legacy_queue):  # (the legacy queue's: moved by its own sweep)
+                await self._start_anew(task_id)
+                log.warning("Task %s stood Running on the Temporal queue %s, which no worker "
+                            "that steps it polls; its workflow is started again on this app's "
+                            "queue %s. Give the app's processes one queue (Temporal(task_queue="
+                            "...), SIGNOFF_TEMPORAL_QUEUE), or leave it unset.", task_id,
+                            found.task_queue, queue)
+                return
+        await self._go_on(task_id, wait=0.0)
 
     def _let_go(self, task_id: str, task: repo.TaskRow | None) -> None:
         """Let go of the hold this thread has on the task (it took one as it started or woke

@@ -183,10 +183,12 @@ class TemporalWorker:
         signal the workflows of Running tasks nobody is on, and move to the app's queue the
         workflows of its tasks left on the legacy one (`TemporalRunner.move_from_legacy_queue`);
         how many calls and tasks were settled, signalled or moved. `Unreachable` when the
-        server does not answer (asked first)."""
+        server does not answer (asked first). A task it lets go on is handed to its workflow,
+        not waited for (`TemporalRunner.signalling_only`)."""
         self._runner.check_reachable()
-        self._in_process.pass_deadlines()
-        settled = self._in_process.recover(older_than=self._stuck_after)
+        with self._runner.signalling_only():  # (a task it lets go on is not waited for)
+            self._in_process.pass_deadlines()
+            settled = self._in_process.recover(older_than=self._stuck_after)
         moved = self._runner.move_from_legacy_queue()
         return settled + moved + self._runner.nudge_stalled(older_than=self._stalled_after)
 
