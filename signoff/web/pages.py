@@ -32,7 +32,7 @@ from signoff.web import wording
 from signoff.web.admission import page_policy
 from signoff.web.api import refused
 from signoff.web.auth import SESSION_LIFETIME, Browser
-from signoff.web.problems import ProblemError, to_problem
+from signoff.web.problems import ProblemError, title_of, to_problem
 from signoff.web.throttle import LoginThrottle
 
 __all__ = ["LoginRequired", "Pages"]
@@ -110,11 +110,13 @@ class Pages:
     def error(self, request: Request, problem: ProblemError) -> HTMLResponse:
         """A problem, as a page: with the header of whoever is logged in, or, when that cannot
         be read (the database cannot be used: the problem itself, often), with none."""
+        title = title_of(problem.status)  # (its title and heading: "Not Found", not "404")
         try:
             return self.render(request, "error.html", status=problem.status,
-                               person=self.browser.person(request), problem=problem)
+                               person=self.browser.person(request), problem=problem, title=title)
         except StoreError:  # (the problem it tells, most often, and logged as such)
-            return self.render(request, "error.html", status=problem.status, problem=problem)
+            return self.render(request, "error.html", status=problem.status, problem=problem,
+                               title=title)
 
     # -- routes --------------------------------------------------------------------------
 
@@ -140,11 +142,27 @@ class Pages:
         """The login form (after a failed login, saying so once, with the handle typed)."""
         said = self.browser.said_on(request)  # why a login posted from here failed
         typed = said.get("values")
+        # Sent here by a form posted with no session (`logged_out`): nothing it asked was done.
+        unsent = request.cookies.get(_UNSENT_COOKIE) == "1"
         page = self.render(request, "login.html", next=_local(next),
-                           error=str(said.get("error", "")),
+                           error=str(said.get("error", "")) or (_NOT_SENT if unsent else ""),
                            handle=str(typed.get("handle", "")) if isinstance(typed, dict) else "")
         self.browser.forget_said(request, page, request.url.path)
+        if unsent:  # (said once)
+            page.delete_cookie(_UNSENT_COOKIE, path=LOGIN_PAGE, httponly=True, samesite="lax",
+                               secure=self.browser.secure_for(request))
         return page
+
+    def logged_out(self, request: Request) -> Response:
+        """The answer to a form posted with no session (it ended, or its person logged out in
+        another window): nothing is done, and the visitor is sent to log in, then back to the
+        page the form was on; the login page says that what the form asked was not done (a
+        cookie of its own, for one look: it tells nothing but that)."""
+        response = RedirectResponse(f"{LOGIN_PAGE}?next={quote(_page_of(request.url.path))}",
+                                    status_code=303)
+        response.set_cookie(_UNSENT_COOKIE, "1", max_age=300, httponly=True, samesite="lax",
+                            secure=self.browser.secure_for(request), path=LOGIN_PAGE)
+        return response
 
     async def login(self, request: Request) -> Response:
         """Check the password; on success, a session and back to where they were going."""
@@ -196,8 +214,15 @@ class Pages:
         try:
             chosen = None if status.lower() == "any" else by_name[status.lower()]
         except KeyError:
-            raise ProblemError(422, f"{status!r} is not a status; choose one of "
+            raise ProblemError(422, f"{_quoted(status)} is not a status; choose one of "
                                     f"{', '.join(s.value for s in ProposalStatus)}, or any.") from None
+        if queue and queue not in person.roles and not self.inbox.supervises(person):
+            # (said here, the queue quoted: a link's words are never read as the page's own)
+            mine = ", ".join(sorted(person.roles))
+            raise ProblemError(404, f"{person.name} is not in a queue named {_quoted(queue)}: "
+                                    + (f"choose one of {mine}, or leave Queue empty." if mine
+                                       else "leave Queue empty."),
+                               type_="urn:signoff:problem:not-found")
         page = self.inbox.proposals(person, status=chosen, queue=queue or None, after=after)
         decided = [p.decided_by for p in page.items if p.decided_by]
         deciders = self.app.people.find_each(decided) if decided else {}
@@ -281,7 +306,9 @@ class Pages:
         runs the call and steps the task on, which can take as long as a tool or a model does:
         it runs in a thread, never on the event loop every other request waits on (an upstream
         MCP server a guard forwards to is driven from that loop)."""
-        person = await run_in_threadpool(self.person, request)
+        person = await run_in_threadpool(self.browser.person, request)
+        if person is None:
+            return self.logged_out(request)
         fields = await self.form(request)
         return await run_in_threadpool(self._approve, request, person, proposal_id, fields)
 
@@ -321,7 +348,9 @@ class Pages:
 
     async def reject(self, request: Request, proposal_id: str) -> Response:
         """Reject, with a reason (in a thread, as an approval: the task goes on)."""
-        person = await run_in_threadpool(self.person, request)
+        person = await run_in_threadpool(self.browser.person, request)
+        if person is None:
+            return self.logged_out(request)
         fields = await self.form(request)
         return await run_in_threadpool(self._reject, request, person, proposal_id, fields)
 
@@ -377,7 +406,9 @@ class Pages:
 
     async def revoke(self, request: Request, rule_id: str) -> Response:
         """Take a rule back."""
-        person = await run_in_threadpool(self.person, request)
+        person = await run_in_threadpool(self.browser.person, request)
+        if person is None:
+            return self.logged_out(request)
         fields = await self.form(request)
         return await run_in_threadpool(self._revoke, request, person, rule_id, fields)
 
@@ -408,6 +439,12 @@ def _changed_not_asked(changed: list[str], *, always: bool) -> str:
             "changes”; to run it as proposed, put the values back.")
 
 
+LOGIN_PAGE = "/login"
+_UNSENT_COOKIE = "signoff_unsent"
+"""Set by `Pages.logged_out`: the login page says that nothing the form asked was done."""
+_NOT_SENT = ("You are not logged in (your session ended, or you logged out in another window), "
+             "so nothing that form asked was done: log in, and send it again.")
+
 _NO_MATCH = "That e-mail address and password do not match anyone who may log in."
 """What a failed login says: not which of the two was wrong."""
 
@@ -422,6 +459,14 @@ def _page_of(path: str) -> str:
     if len(parts) == 3 and parts[0] == "rules" and parts[2] == "revoke":
         return "/rules"
     return "/"
+
+
+def _quoted(given: str) -> str:
+    """A value from the address, said back on a page in quotation marks (never read as the
+    page's own words), and, when long, cut to its start with its length."""
+    if len(given) <= 60:
+        return repr(given)
+    return f"{given[:40]!r}… ({len(given):,} characters)"
 
 
 def _in_minutes(seconds: int) -> str:

@@ -3,7 +3,9 @@ it shows or quotes.
 
 Every text is shown as written (`plain`): a character that would reorder the page's text (a
 right-to-left override) or draws nothing (a zero-width space) is shown as an escape, as the
-command line shows it (`signoff.escapes.visible`). signoff's own sentences (`prose`) show what
+command line shows it (`signoff.escapes.visible`), and so is each combining mark past the
+`MARKS_KEPT`th on one character (a flood of them draws over the lines around it, and makes the
+character they sit on, the 1 of an IBAN, unreadable). signoff's own sentences (`prose`) show what
 they quote between backticks (a command, an argument's name) as code. What a model, a tool or a
 person wrote (`said`) is shown apart, in an element of its own that the page draws as such,
 never as signoff's words: a model's reason that closes signoff's quotation marks and goes on
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -37,8 +40,36 @@ _QUOTED = re.compile(r"`([^`]+)`")
 
 
 def plain(text: object) -> str:
-    """`text` with every character that would act on the page shown as an escape."""
-    return visible(str(text), invisible=True)
+    """`text` with every character that would act on the page shown as an escape: those that
+    reorder text or draw nothing (`visible`), and the combining marks past the `MARKS_KEPT`th in
+    a row."""
+    return _marks_kept(visible(str(text), invisible=True))
+
+
+MARKS_KEPT = 4
+"""The most combining marks in a row a page draws as such (Vietnamese stacks two on a letter,
+Hebrew with its points and accents, or Tibetan, up to about four); those past them are shown as
+escapes. Drawn, a run of hundreds stacks into a column of ink over the lines above and below
+(signoff's own words, the status), and, one character to a browser however long, it cannot be
+wrapped and pushes the page wider than the window."""
+
+
+def _marks_kept(text: str) -> str:
+    """`text` with each combining mark (nonspacing or enclosing) past the `MARKS_KEPT`th in a
+    row shown as an escape (``\\u0301``)."""
+    if text.isascii():
+        return text
+    out: list[str] = []
+    run = 0
+    for character in text:
+        run = run + 1 if unicodedata.category(character) in ("Mn", "Me") else 0
+        out.append(character if run <= MARKS_KEPT else _escaped(character))
+    return "".join(out)
+
+
+def _escaped(character: str) -> str:
+    code = ord(character)
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def shown(value: object) -> object:
