@@ -265,7 +265,7 @@ class Inbox:
         branches = self._visible(person)
         if queue is not None:
             if queue not in person.roles and not self.supervises(person):
-                raise NotFound(f"{person.name} is not in the {queue} queue.")
+                raise NotFound(f"{person.name} is not in a queue named {_said_back(queue, quoted=True)}.")
             # (narrowed, never widened: one who may decide nothing sees no queue's)
             branches = [c.decide_queue == queue] if self._may_decide_any(person) else [false()]
         found: dict[str, Any] = {}
@@ -488,7 +488,7 @@ def _said_back(given: str, *, quoted: bool = False) -> str:
     its length (a page of 5,000 characters was said back whole, NUL included)."""
     if len(given) <= 80 and given.isprintable():
         return repr(given) if quoted else given
-    return f"{given[:40]!r}… ({len(given):,} characters)"
+    return f"{given[:40]!r}… ({len(given):,} character{'' if len(given) == 1 else 's'})"
 
 
 def _cursor_of(created_at: datetime | None, item_id: str) -> str:

@@ -88,7 +88,9 @@ class Pages:
         """Who is logged in; `LoginRequired` when nobody is."""
         person = self.browser.person(request)
         if person is None:
-            raise LoginRequired(request.url.path if request.method == "GET"
+            # (a page's address whole: its filters, `?status=Done`, are where they go back to)
+            query = f"?{request.url.query}" if request.url.query else ""
+            raise LoginRequired(request.url.path + query if request.method == "GET"
                                 else _page_of(request.url.path))
         return person
 
