@@ -181,8 +181,8 @@ def test_a_call_cut_off_under_a_rule_that_holds_runs_again_as_its_maker_and_the_
     task = _crashed_while_running(world, "CUT OFF", world.noor)
     _resumed(world, task)
     words = world.app.receipt(task).words
-    assert ("Publisher ran publish alone (a standing rule of Noor's let it run alone), as Noor "
-            "and itself: Denied.") in words, words
+    assert ("Publisher did not run publish alone (a standing rule of Noor's let it run alone), "
+            "as Noor and itself: Denied — Noor may not change Board") in words, words
     assert "as itself: Done" not in words
     assert world.headline() == ""
     world.app.database.dispose()

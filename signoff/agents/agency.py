@@ -26,8 +26,9 @@ from signoff.agents.oversight import Oversight
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import Routing
-from signoff.agents.receipts import Receipt
+from signoff.agents.receipts import Receipt, Unrecorded, unrecorded
 from signoff.agents.skills import Route, Skill
+from signoff.agents.states import CallState
 from signoff.agents.tasks import Outcome, task_id_of
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import StoreError, UnknownId, UserError
@@ -746,5 +747,24 @@ class Agency:
             if row is None:
                 raise UnknownId(f"There is no task with id {task}.")
             entries = repo.entries_of(db, task)
+            # What it began and has not recorded the end of (running now, or cut off by a
+            # crash before the task is stepped again): told, not left out.
+            running = [c for c in repo.calls_of(db, task) if c.state == CallState.RUNNING]
+            approved: dict[str, str] = {}
+            if running:
+                for p in repo.proposals_where(db, status=ProposalStatus.APPROVED.value,
+                                              task=task):
+                    found = repo.load_proposal(db, p.id)
+                    if found is not None and p.decided_by is not None:
+                        approved[found[1]] = p.decided_by
+            names = {k: v.name for k, v in self.people.find_each(
+                list(approved.values()), within=db).items()} if approved else {}
+        declared = self._declared.get(row.agent)
+        begun = unrecorded(
+            agent=declared[0].__name__ if declared is not None else row.agent, at=repo.now(),
+            model=row.model, reserved_usd=row.reserved_usd,
+            calls=[Unrecorded(tool=c.tool, arguments=c.arguments,
+                              approved_by=names.get(approved[c.id], "someone no longer known")
+                              if c.id in approved else None) for c in running])
         return Receipt(task=task, agent=row.agent, skill=row.skill, status=row.status,
-                       entries=tuple(entries))
+                       entries=tuple(entries) + begun)

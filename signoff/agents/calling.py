@@ -329,9 +329,12 @@ class CallSteps(StepUnits):
                              outcome=outcome, said=result.said, value=result.value,
                              problem=result.problem, ran_as=ran_as, effects=explained,
                              answer=answer, finished_at=repo.now(), **began_field(result))
+            # (refused before its code began, nothing of it ran: said so, as a yes's is)
+            ran = (f"ran {call.tool} alone{ruled}, {as_whom}: {outcome}." if result.began else
+                   f"did not run {call.tool} alone{ruled}, {as_whom}: {outcome} — "
+                   f"{result.problem}")
             repo.note(db, task.id, ReceiptKind.TOOL_CALL,
-                      f"{registered.agent.__name__} ran {call.tool} alone{ruled}, {as_whom}: "
-                      f"{outcome}.", tool=call.tool, arguments=call.arguments,
+                      f"{registered.agent.__name__} {ran}", tool=call.tool, arguments=call.arguments,
                       outcome=outcome, ran_as=ran_as, effects=explained,
                       labels=labels.to_json())
             self.observer.tool_ended(state=state, outcome=outcome, answer=answer,

@@ -105,7 +105,9 @@ def refusal_after_deadline(proposal: Proposal, decide_by: str) -> str:
 def _utc(now: datetime | None) -> datetime:
     if now is None:
         return repo.now()
-    if not isinstance(now, datetime) or now.tzinfo is None:
+    # (Python's own test of a moment with its time zone: a tzinfo whose offset is None leaves
+    # it naive, and it was read as this machine's local time)
+    if not isinstance(now, datetime) or now.utcoffset() is None:
         raise UserError(f"Give the moment deadlines are passed at with its time zone "
                         f"(datetime.now(UTC)), not {now!r}.")
     if now.astimezone(UTC).year > _LAST_YEAR:  # (a route's deadline from then is past 9999)
