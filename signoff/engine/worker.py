@@ -88,13 +88,16 @@ class Worker:
         self.pass_deadlines(now=now)
         return self._step_running()
 
-    def _step_running(self) -> int:
+    def _step_running(self, stop: Callable[[], bool] = lambda: False) -> int:
         """Step every running task this worker can until it waits or ends; how many it stepped
-        (not those another process held, or had ended, by the time it came to them)."""
+        (not those another process held, or had ended, by the time it came to them). Once
+        `stop` says so, no other task is taken up (a SIGTERM waited for every running task)."""
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
         stepped = 0
         for task_id in running:
+            if stop():
+                break
             if task_id in self._unable:
                 continue
             with self._agency.database.connect() as db:
@@ -172,7 +175,8 @@ class Worker:
         `recover_every` seconds, settle what a stopped process left half done (a task left
         Waiting on nothing once `stuck_after`, 5 minutes unless given, has passed: work younger
         than that may still be going on in a live process). `tell`, when given, is told in a
-        sentence what each look that did something did."""
+        sentence what each look that did something did. Once `stop` says so, it ends when the
+        task it steps has waited or ended, taking up no other."""
         recovered_at = time.monotonic()
         settled = self.recover(older_than=stuck_after)
         while not stop():
@@ -180,7 +184,7 @@ class Worker:
                 recovered_at = time.monotonic()
                 settled += self.recover(older_than=stuck_after)
             passed = self.pass_deadlines()
-            stepped = self._step_running()
+            stepped = self._step_running(stop)
             if tell is not None and (settled or passed or stepped):
                 tell(looked(settled, passed, stepped))
             settled = 0
