@@ -13,7 +13,7 @@ from signoff.testing import refuse_model_requests
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-pytest_plugins = ["tests.postgres_server", "tests.temporal_server"]
+pytest_plugins = ["tests.postgres_server", "tests.temporal_server", "tests.web_bank"]
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -5,29 +5,16 @@ value leaves the list readable (the proposal's own page shows all of it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from signoff.web import create_web_app
 from signoff.web.wording import brief
-from tests.test_web_text_review import IBAN, PASSWORD, _bank
-from tests.workshop_web import served
+from tests.web_bank import IBAN, PASSWORD
 
 MARKUP = '<script>alert(1)</script><img src=x onerror=alert(2)>"><svg onload=alert(3)>'
 
-
-@pytest.fixture
-def bank(tmp_path: Path) -> Iterator[SimpleNamespace]:
-    """The bank of the text review's tests, served on 127.0.0.1."""
-    bank = _bank(tmp_path)
-    web = create_web_app(bank.app, secure_cookies=False, refresh_seconds=60)
-    with served(web) as port:
-        bank.url = f"http://127.0.0.1:{port}"
-        yield bank
-    bank.app.database.dispose()
 
 
 @pytest.fixture

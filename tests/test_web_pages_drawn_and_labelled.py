@@ -6,46 +6,18 @@ what it is for, and a person decides with the keyboard alone."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from signoff.web import create_web_app
 from signoff.web.wording import plain
-from tests.test_web_text_review import PASSWORD, _bank
-from tests.workshop_web import served
+from tests.web_bank import PASSWORD
 
 FLOOD = "\u0336\u0489\u0301\u0316" * 150
 """Six hundred combining marks (a stroke, an enclosing sign, an accent above, one below)."""
 
 
-@pytest.fixture
-def bank(tmp_path: Path) -> Iterator[SimpleNamespace]:
-    """The bank of the text review's tests, served on 127.0.0.1."""
-    bank = _bank(tmp_path)
-    web = create_web_app(bank.app, secure_cookies=False, refresh_seconds=60)
-    with served(web) as port:
-        bank.url = f"http://127.0.0.1:{port}"
-        yield bank
-    bank.app.database.dispose()
-
-
-@pytest.fixture
-def page(browser: Browser, bank: SimpleNamespace) -> Iterator[Page]:
-    """Noor, logged in, 1100 pixels wide."""
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{bank.url}/login")
-    page.get_by_label("E-mail address").fill("noor@bank.example")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url(f"{bank.url}/")
-    yield page
-    context.close()
 
 
 def _fits_the_window(page: Page) -> bool:
