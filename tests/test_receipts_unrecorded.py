@@ -8,7 +8,6 @@ named point (`signoff.store.points`), as in test_guarantees.
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +17,8 @@ from typing import Any
 from signoff import TaskStatus
 from signoff.agents.states import ReceiptKind
 from signoff.models.base import Price
-from signoff.store import points
 from signoff.testing import ScriptedModel, says
+from tests.forking import killed_at
 from tests.test_rules_review import Out, _world
 
 PRICE = Price(input_per_mtok=10.0, output_per_mtok=10.0)
@@ -27,20 +26,7 @@ PRICE = Price(input_per_mtok=10.0, output_per_mtok=10.0)
 
 def _killed_at(world: SimpleNamespace, point: str, work: Callable[[], Any]) -> None:
     """Do `work` in a forked child that SIGKILLs itself when it reaches `point`."""
-    world.app.database.dispose()  # no pooled connection crosses the fork
-    pid = os.fork()
-    if pid == 0:
-        def die(reached: str, _where: dict[str, Any]) -> None:
-            if reached == point:
-                os.kill(os.getpid(), signal.SIGKILL)
-
-        try:
-            with points.pausing(die):
-                work()
-        finally:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == -signal.SIGKILL
+    assert killed_at(point, work, world.app) == -signal.SIGKILL
 
 
 def _newest_task(world: SimpleNamespace) -> str:
