@@ -61,6 +61,7 @@ from signoff.effects.values import (
     Typed,
     Unseen,
     Val,
+    allowed_data,
     const,
     enum_member_data,
     fresh_of,
@@ -202,7 +203,7 @@ class Analyser:
             if q in pydantic_models.ADAPTER_PARTS:  # (what an adapter runs models' hooks by)
                 return replace(fresh_of(pydantic_models.ADAPTER_PARTS[q]), pure=True)
             if member is _MISSING or is_data_member(member):
-                return replace(base.derived(), pure=True)
+                return allowed_data(base, cls, attr)
             return _method(BuiltinMethod(name=attr, self_val=base, qual=q))
         _bound_on_class(frame, cls, attr)
         rec = orm.record_name(base) or base.rec

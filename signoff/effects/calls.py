@@ -65,6 +65,7 @@ from signoff.effects.values import (
     join_all,
     known,
     only_plain,
+    process_wide,
 )
 
 _C_CALLABLES = (
@@ -505,6 +506,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
                                   kw=tuple(args.kw.items())),))
     if listed(CHANGES_GLOBAL_STATE, q):  # (``handler.setFormatter``: a Handler's, inherited)
         frame.add(EffectKind.CHANGES, "", (q,))
+    if listed(EVALUATES_TEXT, q):  # (a method: ``ForwardRef(text)._evaluate(…)``)
+        return frame.unknown(call_text(frame, node), f"calls {q}, which runs text as code")
     if q in ("operator.attrgetter", "operator.itemgetter") and args.pos:
         return special.getter(frame, q, args, node)
     if q in ("itertools.chain", "itertools.chain.from_iterable"):  # what it goes through
@@ -541,8 +544,8 @@ def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if fresh and (not called or q in ("re.sub", "re.subn")):
         if q in containers.SHAPED_RESULTS:  # (of what it was given, where it is not text)
             return containers.shaped_result(q, args)
-        made = RETURN_TYPES.get(q)
-        return replace(fresh_of(made), pure=True) if made is not None else Val(pure=True)
+        made = RETURN_TYPES.get(q)  # (``decimal.getcontext()``: the thread's, `process_wide`)
+        return process_wide(replace(fresh_of(made), pure=True)) if made is not None else Val(pure=True)
     first = args.pos[0] if args.pos else None
     if q in ("operator.getitem", "_operator.getitem") and first is not None:
         return frame.item(first)  # (``operator.getitem(xs, 0)`` is ``xs[0]``)
@@ -561,7 +564,8 @@ def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         # (what it holds: the items of what it was made from — a query's rows too)
         shape = Typed(item=frame.iterate(first).contents()) if listed and first is not None else None
         contained = reach if returns not in IMMUTABLE_TYPES or returns in (tuple, frozenset) else EMPTY
-        return fresh_of(returns, inner=contained, shape=shape)
+        # (a logger is the process's own, not made here: `process_wide`)
+        return process_wide(fresh_of(returns, inner=contained, shape=shape))
     if not reach:
         objects = [v for v in args.every() if not v.pure and not (
             v.types is not None and v.types <= IMMUTABLE_TYPES)]
@@ -707,9 +711,8 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
             frame.unknown(
                 call_text(frame, node), f"makes {q}, whose {method_name} is C code outside the allow-list"
             )
-    post_init = inspect.getattr_static(cls, "__post_init__", None)
-    if dataclasses.is_dataclass(cls) and isinstance(post_init, types.FunctionType):
-        call_function(frame, post_init, [made], {}, node, cls=cls)
+    if dataclasses.is_dataclass(cls):  # (its fields' default factories, its __post_init__)
+        special.dataclass_made(frame, cls, made, node)
     return made
 
 
@@ -735,6 +738,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
             call_text(frame, node), f"calls {method.qual or method.name}, C code outside the allow-list"
         )
     if method.qual.startswith("sqlalchemy."):  # SQL expressions are generative: never changed
+        orm.schema_changed(frame, method.qual)  # (though ``metadata.create_all(bind)`` runs DDL)
         return orm.table_statement(method) or Val(pure=True, types=base.types)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))

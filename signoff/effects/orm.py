@@ -50,7 +50,8 @@ __all__ = [
 _SESSIONS: tuple[type, ...] = (Session, scoped_session, Connection, Engine)
 _HAS_CONNECTION_METHOD: tuple[type, ...] = (Session, scoped_session)
 """Classes whose ``connection`` is a method returning a SQLAlchemy ``Connection`` (not the driver's)."""
-_STATEMENTS = {id(getattr(sqlalchemy, n)): n for n in ("select", "insert", "update", "delete", "text")}
+_STATEMENTS = {id(getattr(sqlalchemy, n)): n for n in ("select", "insert", "update", "delete", "text",
+                                                       "literal_column")}
 
 _NEUTRAL_SESSION = frozenset(
     {
@@ -106,16 +107,18 @@ _ROWS_METHODS = frozenset(
 
 def statement(kind: str, args: Args) -> Val:
     """``select(T)``, ``insert(T)``, ``update(T)``, ``delete(T)``, ``text("...")``."""
-    if kind == "text":
+    if kind in ("text", "literal_column"):
         sql = args.pos[0] if args.pos else args.kw.get("text")
         literal = sql.objs[0] if sql is not None and len(sql.objs) == 1 else None
-        if isinstance(literal, str):
-            found = tuple((k, table_record(t)) for k, t in sql_effects(literal))
-            unread = (EffectKind.EXTERNAL, "") in found  # (`UNREAD`: assumed, and said why)
-            return Val(sql=Sql(effects=found, reason=_UNREAD_WHY if unread else ""), pure=True,
-                       types=frozenset())
-        return Val(sql=Sql(effects=UNREAD, reason="SQL text not known"), pure=True,
-                   types=frozenset())
+        if not isinstance(literal, str):
+            return Val(sql=Sql(effects=UNREAD if kind == "text" else (), within=UNREAD,
+                               reason="SQL text not known"), pure=True, types=frozenset())
+        within = tuple((k, table_record(t)) for k, t in sql_effects(f"SELECT {literal}")
+                       if (k, t) != (EffectKind.READS, ""))  # (what it does as a part)
+        found = tuple((k, table_record(t)) for k, t in sql_effects(literal)) if kind == "text" else ()
+        unread = (EffectKind.EXTERNAL, "") in found + within  # (`UNREAD`: assumed, said why)
+        return Val(sql=Sql(effects=found, within=within, reason=_UNREAD_WHY if unread else ""),
+                   pure=True, types=frozenset())
     effect = {
         "select": EffectKind.READS,
         "insert": EffectKind.CREATES,
@@ -138,7 +141,7 @@ def statement(kind: str, args: Args) -> Val:
     reason = "" if target else "a statement on a table the analysis cannot name"
     if effect is EffectKind.READS and not target:
         reason = ""
-    done: list[tuple[EffectKind, str]] = [(effect, target)]
+    done: list[tuple[EffectKind, str]] = [(effect, target), *_parts_do(args)]
     if effect is EffectKind.READS:
         done += [(effect, name) for name in dict.fromkeys(read) if name != target]
     parts = tuple(entities) if effect is EffectKind.READS and len(entities) > 1 else ()
@@ -160,6 +163,20 @@ def table_statement(method: BuiltinMethod) -> Val | None:
     table = names[0] if len(names) == 1 and isinstance(names[0], str) else ""
     target = table_record(table) if table else ""
     return Val(sql=Sql(effects=((kind, target),)), pure=True, types=frozenset())
+
+
+_SCHEMA_CHANGES = ("create_all", "drop_all", "create", "drop")
+"""Methods of SQLAlchemy's schema objects (a ``MetaData``, a ``Table``, an ``Index``, a
+``Sequence``, an ``Enum``) that run DDL on the database they are given."""
+
+
+def schema_changed(frame: Scope, q: str) -> None:
+    """``Base.metadata.create_all(bind)``, ``Order.__table__.drop(bind)``: the database's
+    schema changed, by the allow-listed method `q` of a schema object."""
+    module, _, name = q.rpartition(".")
+    if name in _SCHEMA_CHANGES and module.startswith(("sqlalchemy.sql.schema.",
+                                                      "sqlalchemy.sql.sqltypes.")):
+        frame.add(EffectKind.CHANGES, "", (f"{q}()",), "runs DDL: changes the database's schema")
 
 
 def run_sql(frame: Scope, stmt: Val | None, what: str) -> Sql:
@@ -218,9 +235,24 @@ def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | 
                 types=frozenset(),
             )
         if sql.query and not sql.result:  # building the query: .filter(), .order_by() … (its
-            return base  # .update() or .delete() after is a write)
+            return _with_parts(base, args)  # .update() or .delete() after is a write)
         return Val(pure=True, origin=frozenset({DB}), inner=frozenset({DB}))
-    return base  # building a statement: .where(), .values(), .order_by() …
+    return _with_parts(base, args)  # building a statement: .where(), .values(), .order_by() …
+
+
+def _parts_do(args: Args) -> list[tuple[EffectKind, str]]:
+    """What the SQL text given to build a statement does as a part of it (`Sql.within`)."""
+    return [done for given in args.every() if given.sql is not None for done in given.sql.within]
+
+
+def _with_parts(base: Val, args: Args) -> Val:
+    """The statement `base`, built on with `args`: what SQL text among them does counts."""
+    assert base.sql is not None
+    more = tuple(done for done in _parts_do(args) if done not in base.sql.effects)
+    if not more:
+        return base
+    unread = _UNREAD_WHY if (EffectKind.EXTERNAL, "") in more else base.sql.reason
+    return replace(base, sql=replace(base.sql, effects=base.sql.effects + more, reason=unread))
 
 
 _RAW_DRIVER = frozenset(

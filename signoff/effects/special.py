@@ -402,6 +402,8 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         else:
             values = iterated(frame, rows, node)
         special(frame, values, ("__str__", "__repr__"), [], node)
+    if q == "dataclasses.replace" and args.pos:  # an object of its class made anew
+        _made_again(frame, args.pos[0], args, node)
     if q in ("dataclasses.asdict", "dataclasses.astuple") and args.pos:
         _copied_deeply(frame, args.pos[0], node, depth=8)
         for factory in ("dict_factory", "tuple_factory"):
@@ -702,3 +704,25 @@ _STANDARD_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sy
 """The process's own output streams, where `print` writes by default: the app's log stream."""
 
 
+def dataclass_made(frame: Scope, cls: type, made: Val, node: ast.AST | None) -> None:
+    """What the ``__init__`` a dataclass wrote runs of the app's as `made` is made: each field's
+    ``default_factory`` (taken to run, given a value or not), then ``__post_init__``."""
+    for field in dataclasses.fields(cls):
+        if field.default_factory is not dataclasses.MISSING:
+            calls.call_args(frame, known(field.default_factory), Args([], {}), node)
+    post_init = inspect.getattr_static(cls, "__post_init__", None)
+    if isinstance(post_init, types.FunctionType):
+        calls.call_function(frame, post_init, [made], {}, node, cls=cls)
+
+
+def _made_again(frame: Scope, original: Val, args: Args, node: ast.AST | None) -> None:
+    """``dataclasses.replace(x, …)``: an object of x's class made, by its own code."""
+    kinds: list[type] = list(original.types or ())
+    for kind in kinds:  # (or of a subclass of it, not made here)
+        subclasses: list[type] = [] if original.exact else kind.__subclasses__()
+        kinds += [sub for sub in subclasses if sub not in kinds]
+        if dataclasses.is_dataclass(kind):
+            calls.construct(frame, kind, Args([], args.kw), node)
+    if not original.types:
+        frame.unknown(call_text(frame, node), "makes an object of the class of what it is "
+                      "given, which is not known")

@@ -483,6 +483,7 @@ def import_(frame: Frame, node: ast.Import | ast.ImportFrom) -> None:
 
     if isinstance(node, ast.Import):
         for alias in node.names:
+            _first_import(frame, alias.name, node)
             top = alias.name if alias.asname else alias.name.split(".", 1)[0]
             module = sys.modules.get(top)
             bound = alias.asname or top
@@ -501,6 +502,10 @@ def import_(frame: Frame, node: ast.Import | ast.ImportFrom) -> None:
     else:
         modname = node.module or ""
     module = sys.modules.get(modname)
+    _first_import(frame, modname, node)
+    for alias in node.names if module is not None else ():  # (a submodule is imported too)
+        if alias.name != "*" and not hasattr(module, alias.name):
+            _first_import(frame, f"{modname}.{alias.name}", node)
     mval = (
         known(module, qual=modname)
         if module is not None
@@ -508,6 +513,26 @@ def import_(frame: Frame, node: ast.Import | ast.ImportFrom) -> None:
     )
     for alias in node.names:
         frame.bind_name(alias.asname or alias.name, frame.attribute(mval, alias.name, None))
+
+
+def _first_import(frame: Frame, name: str, node: ast.Import | ast.ImportFrom) -> None:
+    """An import of a module not imported yet runs its code, which is not followed: it may do
+    anything. Python's own modules are known to do nothing as they are imported but for
+    `_ACTING_ON_IMPORT` (``import antigravity`` opens a web browser): an action that imports
+    ``csv`` when it needs it only reads, whatever the process imported before (its effects do
+    not hang on the order of imports)."""
+    import sys
+
+    top = name.split(".", 1)[0]
+    if top in sys.stdlib_module_names and top not in _ACTING_ON_IMPORT:
+        return
+    if name not in sys.modules:
+        frame.unknown(ast.unparse(node), f"imports {name}, not imported yet: its code runs as "
+                      "it is first imported, and is not followed", node)
+
+
+_ACTING_ON_IMPORT = frozenset({"antigravity", "this", "__hello__", "__phello__"})
+"""Python's own modules that do something as they are first imported (open a browser, print)."""
 
 
 def _reraises(handler: ast.ExceptHandler) -> bool:

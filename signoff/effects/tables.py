@@ -400,7 +400,7 @@ MUTATES_ARGUMENT: dict[str, int] = {
 
 CHANGES_GLOBAL_STATE = frozenset({
     "random.seed", "random.Random.seed", "random.setstate", "random.Random.setstate",
-    "decimal.setcontext",
+    "decimal.setcontext", "time.tzset",
     "_csv.field_size_limit", "_csv.register_dialect", "_csv.unregister_dialect",
     # logging's configuration is the process's: a filter or a factory added runs later, for
     # every record, and logging switched off silences where refusals are told
@@ -411,6 +411,7 @@ CHANGES_GLOBAL_STATE = frozenset({
     "logging.Handler.removeFilter", "logging.Handler.setLevel", "logging.Handler.setFormatter",
     "logging.RootLogger.addFilter", "logging.RootLogger.removeFilter",
     "logging.RootLogger.removeHandler", "logging.RootLogger.setLevel",
+    "logging.LoggerAdapter.setLevel",
     # what other threads of the process wait on (a lock taken and let go in one `with` only
     # waits: above; taken or let go alone, it holds others back or lets them go)
     "threading.Event.set", "threading.Event.clear", "threading.Condition.notify",
@@ -623,6 +624,7 @@ RETURN_TYPES: dict[str, type] = {
         "today", "fromisoformat", "fromtimestamp", "fromordinal", "fromisocalendar")},
     **{f"io.StringIO.{read}": str for read in ("getvalue", "read", "readline")},
     **{f"io.BytesIO.{read}": bytes for read in ("getvalue", "read", "readline")},
+    "decimal.getcontext": decimal.Context,
     "builtins.len": int,
     "builtins.str": str,
     "builtins.repr": str,

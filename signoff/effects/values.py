@@ -4,20 +4,27 @@ A value (`Val`) says where an object may come from (`origin`: a parameter of the
 analysed, ``"global"`` state, the database, or ``"unknown"``), where what it holds may come from
 (`inner`), what static types it may have, and which objects or callables it is known to be. An
 empty origin means a fresh object made inside the function: changing it is no effect.
+What data read off an object of allow-listed code is (`allowed_data`) is decided here too.
 """
 
 from __future__ import annotations
 
 import ast
 import collections
+import decimal
 import enum
+import logging
+import pathlib
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from signoff.effects.bindings import held_kinds
 from signoff.effects.effect import EffectKind
-from signoff.effects.tables import IMMUTABLE_TYPES
+from signoff.effects.naming import qualified_name
+from signoff.effects.tables import CHANGES_GLOBAL_STATE, IMMUTABLE_TYPES, is_sink, listed
 
 EMPTY: frozenset[str] = frozenset()
 GLOBAL = "global"
@@ -55,6 +62,9 @@ class Sql:
     """Whether it is a legacy ``session.query(...)`` (whose ``update``/``delete`` write)."""
     result: bool = False
     """Whether it is the result of running a statement (rows to read)."""
+    within: tuple[tuple[EffectKind, str], ...] = ()
+    """What it does more than read as a part of another statement, its text read as an
+    expression (``select(literal_column("f()"))``, ``select(T).where(text("…"))``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -594,6 +604,8 @@ __all__ = [
     "Target",
     "Typed",
     "Val",
+    "acts",
+    "allowed_data",
     "class_of",
     "const",
     "enum_member_data",
@@ -607,5 +619,105 @@ __all__ = [
     "merged",
     "only_plain",
     "param_token",
+    "process_wide",
     "relatives",
 ]
+
+
+# --- What data of allow-listed objects is ------------------------------------------------
+# What reading data off an object of allow-listed code gives (``path.parent``,
+# ``logger.handlers``): a value whose methods only compute — unless the object's class has
+# methods that reach outside or change the process's state, whose data may be another such object
+# (``Path(p).parent.write_text(…)``, ``logging.getLogger(n).parent.setLevel(…)``), or is one of
+# Python's own that holds whatever the app put there (``helper.__globals__["os"]``). Such data is
+# of the type this table knows, or of no known type (so that calling a method of it is of no known
+# code), never taken to only compute.
+
+_SAME = object()
+"""In `_DATA`: of the class of the object it is read off (a path's parent is a path)."""
+
+_TEXT = Typed(types=frozenset({str}))
+
+_DATA: dict[type, dict[str, object]] = {
+    pathlib.PurePath: {
+        "parent": _SAME, "parents": "sequence", "name": _TEXT, "stem": _TEXT, "suffix": _TEXT,
+        "anchor": _TEXT, "drive": _TEXT, "root": _TEXT,
+        "suffixes": Typed(types=frozenset({list}), item=_TEXT),
+        "parts": Typed(types=frozenset({tuple}), item=_TEXT),
+    },
+    logging.Logger: {
+        "parent": Typed(types=frozenset({logging.Logger})),
+        "root": Typed(types=frozenset({logging.RootLogger})),
+        "handlers": Typed(types=frozenset({list}), item=Typed(types=frozenset({logging.Handler}))),
+        "name": _TEXT, "level": Typed(types=frozenset({int})),
+        "propagate": Typed(types=frozenset({bool})), "disabled": Typed(types=frozenset({bool})),
+    },
+    logging.LoggerAdapter: {"logger": Typed(types=frozenset({logging.Logger}))},
+    logging.Handler: {
+        "name": _TEXT, "level": Typed(types=frozenset({int})),
+        "formatter": Typed(types=frozenset({logging.Formatter})),
+    },
+}
+"""The data of allow-listed classes that act (`acts`) whose type is known, by attribute."""
+
+_PROCESS_WIDE: tuple[type, ...] = (logging.Logger, logging.Handler, decimal.Context)
+"""Classes whose objects, as allow-listed code gives them, are the process's own: a logger (one
+per name), its handlers, the thread's decimal context (``decimal.getcontext()``: its precision
+and rounding are every later calculation's in the thread). Changing one changes the process's
+state."""
+
+
+_HOLDING_ANYTHING: tuple[type, ...] = (
+    types.FunctionType, types.MethodType, types.CellType, types.FrameType, types.TracebackType,
+    types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType, types.SimpleNamespace,
+    types.ModuleType, property, staticmethod, classmethod, super)
+"""Python's own classes whose data is whatever the app put there: a function's ``__globals__``
+(its module's names: ``os`` among them), ``__closure__``, ``__defaults__``; a bound method's
+``__self__``; a frame's ``f_locals``; a cell's ``cell_contents``."""
+
+_DESCRIBING = frozenset({"__name__", "__qualname__", "__doc__", "__module__"})
+"""What a callable says of itself, in words."""
+
+
+def allowed_data(base: Val, cls: type, attr: str) -> Val:
+    """``base.attr``, data (an attribute, a property) of `base`, an object of the allow-listed
+    class `cls`."""
+    if issubclass(cls, _HOLDING_ANYTHING) and attr not in _DESCRIBING:  # (of no known type:
+        return replace(base.derived(pure=False), origin=base.reach | {GLOBAL})  # a module's)
+    if not acts(cls):
+        return replace(base.derived(), pure=True)
+    reached = base.derived(pure=False)
+    if issubclass(cls, _PROCESS_WIDE):  # (what it holds is the process's too:
+        reached = replace(reached, origin=reached.origin | {GLOBAL})  # ``parent.disabled = 1``)
+    for owner in cls.__mro__:
+        known = _DATA.get(owner, {}).get(attr)
+        if known is _SAME:
+            return replace(reached, types=frozenset({cls}), pure=base.pure)
+        if known == "sequence":
+            return Typed(types=frozenset({tuple}), item=Typed(types=frozenset({cls}))).on(
+                replace(reached, pure=base.pure))
+        if isinstance(known, Typed):
+            return process_wide(known.on(replace(reached, pure=True)))
+    return reached
+
+
+@lru_cache(maxsize=512)
+def acts(cls: type) -> bool:
+    """Whether the allow-listed class `cls` has a method that reaches outside or changes the
+    process's state (a path's ``write_text``, a logger's ``setLevel``)."""
+    named = qualified_name(cls)
+    try:
+        members = dir(cls)
+    except Exception:  # a class whose members cannot be listed: assume it may
+        return True
+    return any(is_sink(f"{named}.{member}") or listed(CHANGES_GLOBAL_STATE, f"{named}.{member}")
+               for member in members)
+
+
+def process_wide(made: Val) -> Val:
+    """`made`, what allow-listed code gave, as the process's own when it is of a class whose
+    objects are (``logging.getLogger(n)``: the logger of that name, shared by all): changing it
+    is a change."""
+    if made.types and all(issubclass(t, _PROCESS_WIDE) for t in made.types):
+        return replace(made, origin=made.origin | {GLOBAL}, exact=False)
+    return made
