@@ -99,6 +99,21 @@ def _app_code_failure(error: Exception, where: str) -> Failure | None:
         f"`python {last.filename}` to see the whole traceback.", EXIT_USAGE)
 
 
+def _app_exited(stop: SystemExit, where: str) -> Failure:
+    """The app's code calling ``sys.exit`` (or a script's argument parser exiting) as it was
+    loaded: its module runs from the top when a command loads it, so a script's part that is
+    not under ``if __name__ == "__main__":`` ran, and the command ended with the app's exit code
+    and nothing said (or its parser's usage, which is not signoff's)."""
+    frames = [f for f in traceback.extract_tb(stop.__traceback__)
+              if not f.filename.startswith(_FRAMEWORK) and not f.filename.startswith("<frozen")]
+    place = (f"{Path(frames[-1].filename).name}, line {frames[-1].lineno}" if frames else
+             where)
+    return Misuse(f"{place}: the app's code exited (sys.exit({stop.code!r})) as it was loaded, so "
+                  "there is no app to work on. A command loads the app's module, which runs it "
+                  "from its top: put what it does as a script under "
+                  "`if __name__ == \"__main__\":`.")
+
+
 _FRAMEWORK = (str(Path(__file__).resolve().parent.parent) + os.sep,
               *{p for k, p in sysconfig.get_paths().items()
                 if k in ("stdlib", "platstdlib", "purelib", "platlib")})
@@ -118,6 +133,8 @@ def load_app(spec: str | None) -> Any:
         context.find_root().meta[_APP_SPEC] = spec
     where, _, attribute = spec.partition(":")
     attribute = attribute or "app"
+    if not where.strip():  # (":app": it was told as " is a folder", of nothing named)
+        raise Misuse(f"{spec}: no file or module is named before the colon: {NAMING_THE_APP}.")
     try:
         if where.endswith(".py"):
             path = Path(where).resolve()
@@ -150,6 +167,8 @@ def load_app(spec: str | None) -> Any:
         raise failure_of(error, where=spec, debugging=_debugging()) from None
     except click.ClickException:
         raise
+    except SystemExit as stop:  # (its code is the app's, not one of signoff's exit codes)
+        raise _app_exited(stop, where) from None
     except Exception as error:
         if _debugging():
             tell_traceback(error)

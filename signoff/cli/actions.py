@@ -186,9 +186,10 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     settled once that is seen (at once for a process of this machine, else when its lease, a
     minute renewed while the call runs, runs out): run again if its action is idempotent or a
     query, else told as of unknown outcome. Ctrl-C stops it (exit 0); so does SIGTERM (what a
-    service manager sends), once the look under way has ended, cutting no step off. On an app
-    whose tasks run on Temporal (--temporal, SIGNOFF_TEMPORAL, or the app's own runner) it runs
-    a Temporal worker instead, which steps the app's workflows until it is stopped.
+    service manager sends), once the task it steps has waited or ended, cutting no step off and
+    taking up no other task. On an app whose tasks run on Temporal (--temporal,
+    SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker instead, which steps
+    the app's workflows until it is stopped.
 
     \b
     Examples:
@@ -248,14 +249,20 @@ def _check_can_listen(host: str, port: int) -> None:
                    f"(--port {port + 1 if port < 65535 else 8000})")
         elif error.errno == errno.EACCES:
             why = f"{why} (a port below 1024 needs the system's leave: use --port 8000)"
+        elif error.errno == errno.EADDRNOTAVAIL:
+            why = ("no network interface of this machine has that address: give --host one of "
+                   "its own (127.0.0.1 for this machine alone, 0.0.0.0 for all of them)")
+        elif isinstance(error, socket.gaierror):
+            why = (f"{why}: --host takes an address of this machine, or a name of one "
+                   "(127.0.0.1, localhost, or 0.0.0.0 for all of its interfaces)")
         raise Failure(f"signoff cannot serve on {host}:{port}: {why}.", EXIT_FAILED) from None
 
 
 @contextmanager
 def _stopped_when_asked(stop: threading.Event) -> Iterator[None]:
     """While the block runs, SIGTERM (``kill``, a service manager's stop, ``docker stop``) sets
-    `stop`: the worker ends once the look (or the Temporal step) under way has ended, as Ctrl-C
-    would not wait for (SIGTERM ended it at once, a step under way cut off and its outside call
+    `stop`: the worker ends once the task (or the Temporal step) under way has waited or ended,
+    as Ctrl-C would not wait for (SIGTERM ended it at once, a step under way cut off and its outside call
     told as of unknown outcome)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(
             signal, "SIGTERM"):

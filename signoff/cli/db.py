@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +16,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from signoff.cli import APP_OPTION, JSON_OPTION, app_option_words, load_app, main, runnable
+from signoff.cli.failures import EXIT_REFUSED, Failure, Misuse
 from signoff.exceptions import UserError
 from signoff.store import migrate
 
@@ -94,9 +97,7 @@ def downgrade(revision: str, yes: bool, app_spec: str | None) -> None:
         before = migrate.current_revision(connection)
         connection.rollback()  # (the reads began a transaction: a downgrade begins its own)
         if not yes:
-            shown = app.database.engine.url.render_as_string(hide_password=True)
-            click.confirm(f"Take signoff's tables in {shown} back from {before} to {revision} "
-                          "(what only newer releases record is not kept)?", abort=True, err=True)
+            _asked(app, before, revision)
         migrate.downgrade(connection, revision)
         now = migrate.current_revision(connection)
         connection.commit()
@@ -104,6 +105,26 @@ def downgrade(revision: str, yes: bool, app_spec: str | None) -> None:
                "of signoff that knows it before the app runs again: this one upgrades them the "
                "next time it opens the database "
                f"(`{runnable('db revision' + app_option_words())}` says where they are).")
+
+
+def _asked(app: Any, before: str | None, revision: str) -> None:
+    """Ask before taking the tables back from `before` to `revision` (at the terminal, or a
+    line piped in); a no, or no answer (a script's stdin at its end: click said "Aborted!",
+    exit 1), is a sentence saying that nothing was changed, and how to go on."""
+    shown = app.database.engine.url.render_as_string(hide_password=True)
+    try:
+        yes = click.confirm(f"Take signoff's tables in {shown} back from {before} to "
+                            f"{revision} (what only newer releases record is not kept)?",
+                            err=True)
+    except click.Abort:
+        if sys.stdin.isatty():  # Ctrl-C at the question: "Stopped.", as anywhere
+            raise
+        again = runnable(f"db downgrade {shlex.quote(revision)} --yes{app_option_words()}")
+        raise Misuse("Taking the tables back asks first, and no answer came (stdin is not a "
+                     f"terminal, and ended): give --yes, as in `{again}`. Nothing was "
+                     "changed.") from None
+    if not yes:
+        raise Failure(f"Nothing was changed: signoff's tables stay at {before}.", EXIT_REFUSED)
 
 
 @contextlib.contextmanager

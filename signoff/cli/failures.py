@@ -125,7 +125,7 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
     if isinstance(error, ModuleNotFoundError):
         return Failure(prefix + missing_module(error.name or ""), EXIT_USAGE)
     if isinstance(error, StoreError):
-        return Failure(f"{prefix}{error} {_store_hint(error.url)}", EXIT_FAILED)
+        return Failure(f"{prefix}{error} {_store_hint(error.url, str(error))}", EXIT_FAILED)
     if isinstance(error, ModelNotConfigured):
         return Failure(prefix + error.message, EXIT_USAGE)
     if isinstance(error, ModelError):
@@ -167,18 +167,41 @@ def _bytes_shown(text: str) -> str:
         return text.encode("utf-8", "backslashreplace").decode()
 
 
-def _store_hint(url: str) -> str:
-    """What to check of the database at `url` that could not be used."""
+def _store_hint(url: str, told: str = "") -> str:
+    """What to check of the database at `url` that could not be used (`told`: what it said)."""
     if not url.startswith("sqlite"):
         return ("Check that the database is running and reachable, and that the app's database "
                 "URL is right.")
-    path = url.split(":///", 1)[1].split("?", 1)[0] if ":///" in url else ""
+    path = _sqlite_file(url)
+    if path and Path(path).is_dir():
+        return (f"{Path(path).resolve()} is a folder, not a database file: give the app the path "
+                "of a file (which it makes when it is not there yet).")
     folder = Path(path).parent if path else None
     if folder is not None and not folder.is_dir():
         return (f"The folder {folder} does not exist: make it, or give the app a database in a "
                 "folder that does (a relative path is read from the folder you run in).")
+    if "readonly database" in told:  # (SQLite's "attempt to write a readonly database")
+        return ("This command writes to it, and it is read-only here: opened read-only (mode=ro "
+                "in its URL), or its file or folder may not be written by you. Give the app a "
+                "database it may write to.")
     return ("Check that its file and folder may be read and written by you, and that the app's "
             "database URL is right.")
+
+
+def _sqlite_file(url: str) -> str:
+    """The file a SQLite `url` names ("" for one in memory): its path, or, in the URI form
+    (``sqlite:///file:/path/app.db?mode=ro&uri=true``), the path in the URI."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return ""
+    path = parsed.database or ""
+    if parsed.query.get("uri") in ("true", "1") and path.startswith("file:"):
+        path = path.removeprefix("file:").split("?", 1)[0]
+    return "" if path in ("", ":memory:") or path.startswith("file::memory:") else path
 
 
 def missing_module(name: str) -> str:
@@ -299,9 +322,9 @@ class FailureTellingGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except (click.exceptions.Exit, click.ClickException):
             raise
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, click.Abort):  # (Abort: Ctrl-C at a prompt, as click tells it)
             # (Ctrl-C): click's "Aborted!" and exit 1 read as a refusal. What a command was
             # doing in a transaction is not kept (upgrading the database, say: the next opening
             # does it again); what it did before was, and says so where it matters.

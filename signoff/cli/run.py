@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -20,13 +22,22 @@ from signoff.cli import (
     nobody_named,
     runnable,
 )
-from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure, Misuse, outcome_shown
+from signoff.cli.failures import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_FOUND,
+    Failure,
+    Misuse,
+    outcome_shown,
+)
 from signoff.cli.invocation import commands_as_run
 from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 
 __all__: list[str] = []
+
+log = logging.getLogger("signoff.cli")
 
 
 @main.command()
@@ -64,6 +75,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
           --subject ticket=T-7 --app examples/workshop.py \\
           --model openai-compatible:llama3.1@http://127.0.0.1:11434/v1 --price 0,0
     """
+    from signoff.agents.agency import own_model
     from signoff.agents.model_specs import ModelSpec
     from signoff.models.choose import price_from
 
@@ -83,10 +95,11 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
             raise Failure(nobody_named(app, for_handle), EXIT_NOT_FOUND)
     worked_on = _subject(app, handle, own, subject, person)
     model: Any = None
+    spec: Any = None
     if model_spec is not None:
-        model = ModelSpec(spec=model_spec, price=price_from(price_text) if price_text else None)
+        spec = ModelSpec(spec=model_spec, price=price_from(price_text) if price_text else None)
         limit = budget if budget is not None else handle.registered.agent.budget_usd
-        made = model.make()
+        made = model = spec.make()
         if made.price is None and limit != float("inf"):
             raise click.BadParameter(
                 f"The price of {made.name} is not known, so its cost cannot be kept within the "
@@ -96,9 +109,15 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     elif handle.registered.agent.model is None:
         raise Misuse(f"{agent} declares no model: name one with --model, e.g. "
                      "--model openai:gpt-4o-mini.")
-    with outcome_shown():
-        outcome = handle.do(own, worked_on, for_=person, model=model, max_steps=max_steps,
-                            budget_usd=budget)
+    else:
+        model, spec = own_model(handle.registered.agent)
+    started = datetime.now(UTC)
+    try:
+        with outcome_shown():
+            outcome = handle.do(own, worked_on, for_=person, model=_Told(model),
+                                max_steps=max_steps, budget_usd=budget, model_spec=spec)
+    except KeyboardInterrupt:
+        raise _stopped(app, handle, own, person, started) from None
     if as_json:
         waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
         click.echo(json.dumps({"task": outcome.task, "status": outcome.status.value,
@@ -115,6 +134,62 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
         raise SystemExit(EXIT_FAILED)
     if outcome.status.value == "Halted":
         raise SystemExit(EXIT_REFUSED)
+
+
+class _Told:
+    """A task's model, each call to it told on stderr as it begins ("Model call 2: asking
+    openai:gpt-4o-mini…"): a task of several slow calls showed nothing until it ended. The
+    rest is the model's own."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.name: str = model.name
+        self.price: Any = model.price
+        self._calls = 0
+
+    def complete(self, messages: Any, tools: Any, *, max_output_tokens: int) -> Any:
+        self._calls += 1
+        say(f"Model call {self._calls}: asking {self.name}…", err=True)
+        return self._model.complete(messages, tools, max_output_tokens=max_output_tokens)
+
+    def count_tokens(self, messages: Any, tools: Any) -> int:
+        return int(self._model.count_tokens(messages, tools))
+
+    def __getattr__(self, name: str) -> Any:  # (its provider, close, …)
+        return getattr(self._model, name)
+
+
+def _stopped(app: Any, handle: Any, skill: Any, person: Any, started: datetime) -> Failure:
+    """Ctrl-C while the task worked: where the task it started stands, and what goes on with
+    it ("Stopped." alone left a task Running, and the person not knowing it, nor what to do)."""
+    from sqlalchemy import select
+
+    from signoff.store.tables import tasks
+
+    try:
+        with app.database.connect() as db:
+            row = db.execute(
+                select(tasks.c.id, tasks.c.status).where(
+                    tasks.c.agent == handle.registered.agent.agent_name(),
+                    tasks.c.skill == skill.name,
+                    tasks.c.for_id == (person.id if person is not None else None),
+                    tasks.c.created_at >= started)
+                .order_by(tasks.c.created_at.desc()).limit(1)).first()
+    except Exception:  # (the database, itself interrupted: the task cannot be named)
+        log.debug("The stopped task could not be found", exc_info=True)
+        return Failure(f"Stopped. A task it started is listed by "
+                       f"`{runnable('tasks' + app_option_words() + ' --as HANDLE')}`.",
+                       EXIT_INTERRUPTED)
+    if row is None:
+        return Failure("Stopped before its task began: nothing was started.", EXIT_INTERRUPTED)
+    listing = runnable("tasks" + app_option_words() + " --as HANDLE")
+    if row.status != "Running":
+        return Failure(f"Stopped. Task {row.id} is {row.status.lower()}: `{listing}` shows it.",
+                       EXIT_INTERRUPTED)
+    return Failure(
+        f"Stopped. Task {row.id} stays Running, cut off in its step: "
+        f"`{runnable('worker' + app_option_words())}` goes on with it (with the model it was "
+        f"started with), and `{listing}` shows where it stands.", EXIT_INTERRUPTED)
 
 
 def _agent(app: Any, name: str) -> Any:

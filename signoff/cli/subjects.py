@@ -26,17 +26,17 @@ def record_named(app: Any, record_type: type[Any], given: str, reader: Any = Non
     if sep:
         column = sa_inspect(record_type).columns.get(field)
         if column is None or not (column.unique or column.primary_key):
-            raise Misuse(f"{field} is not a unique field of {name}: give its id, or "
+            raise Misuse(f"{_shown(field)} is not a unique field of {name}: give its id, or "
                          "FIELD=VALUE with a unique field.")
         condition = column == value
     else:
         try:
             condition = record_type.id == uuid.UUID(given)
         except ValueError:
-            raise Misuse(f"{given!r} is neither the id of a {name} nor FIELD=VALUE "
-                         "with a unique field of it.") from None
+            raise Misuse(f"{_shown(given, quoted=True)} is neither the id of a {name} nor "
+                         "FIELD=VALUE with a unique field of it.") from None
     whose = f" that {reader.name} may read" if reader is not None else ""
-    not_found = Failure(f"There is no {name} {given}{whose}.", EXIT_NOT_FOUND)
+    not_found = Failure(f"There is no {name} {_shown(given)}{whose}.", EXIT_NOT_FOUND)
     with app.session(as_=reader if reader is not None else app.system) as session:
         try:
             found = session.scalars(select(record_type).where(condition)).first()
@@ -46,3 +46,11 @@ def record_named(app: Any, record_type: type[Any], given: str, reader: Any = Non
             raise not_found
         session.expunge(found)
     return found
+
+
+def _shown(given: str, *, quoted: bool = False) -> str:
+    """`given` as a sentence names it: whole, or, when long (a pasted file), its beginning and
+    how long it is (the sentence held all of a 100,000 characters' --subject)."""
+    if len(given) <= 80:
+        return repr(given) if quoted else given
+    return f"{given[:40]!r}… ({len(given):,} characters)"

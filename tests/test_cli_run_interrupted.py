@@ -1,0 +1,76 @@
+"""`signoff run` stopped with Ctrl-C while its model is asked: it names the task it leaves
+Running and says that `signoff worker` goes on with it (it said "Stopped." alone, and the task
+stayed Running, unsaid); and `signoff worker` does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from signoff.store.tables import tasks
+from tests.workshop_web import open_workshop
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "examples" / "workshop.py")
+PORT = 25231
+
+
+def _silent_model_server(asked: threading.Event) -> socket.socket:
+    """A server on loopback that takes a model's request and never answers it; `asked` is set
+    once a request has come."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", PORT))
+    server.listen(8)
+    held: list[socket.socket] = []
+
+    def take() -> None:
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:
+                return
+            held.append(client)
+            client.recv(65536)
+            asked.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    return server
+
+
+def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the model is asked: exit 130, a sentence naming the task, which stays
+    Running, and the worker command that goes on with it; no traceback."""
+    monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
+    shop = open_workshop(tmp_path, monkeypatch)
+    asked = threading.Event()
+    server = _silent_model_server(asked)
+    try:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "signoff.cli", "run", "estimator", "estimate_repair",
+             "--for", "mia@workshop.example", "--subject", "ticket=T-7", "--app", APP,
+             "--model", f"openai-compatible:x@http://127.0.0.1:{PORT}/v1", "--price", "0,0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"]})
+        assert asked.wait(timeout=120), "the model was never asked"
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=120)
+    finally:
+        server.close()
+    assert run.returncode == 130, (out, err)
+    assert "Traceback" not in err
+    with shop.app.database.connect() as db:
+        running = [r.id for r in db.execute(
+            select(tasks.c.id).where(tasks.c.status == "Running"))]
+    assert len(running) == 1
+    assert f"Task {running[0]} stays Running" in err, err
+    assert "signoff worker --app" in err, err
