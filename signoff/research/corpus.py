@@ -67,6 +67,7 @@ from signoff.research.sources import (
     Listing,
     folder_listing,
     html_to_text,
+    named_title,
     python_docs_listing,
     python_docs_root,
     read_document,
@@ -120,11 +121,13 @@ asked "What is a set?") counts, added to the part's score beside its best senten
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "17"
+_INDEX_VERSION = "18"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
-stemmed as its word, "kept" as "keep"; 17: "-er" kept, "handler" is not "handle")."""
+stemmed as its word, "kept" as "keep"; 17: "-er" kept, "handler" is not "handle"; 18: a
+British spelling stemmed as the American, "serialise" as "serialize", and a console session
+behind a "(venv) $ " prompt read as code)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""
@@ -489,25 +492,10 @@ def _title_query(question: str, match: str) -> str:
     return " OR ".join([f"{{title described}} : ({match})", *named])
 
 
-_NAMED_TITLE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*(?P<mark>—|–|:)\s+(?P<description>\S.*)")
-"""A title that names a thing and describes it: a module's page ("urllib.error — Exception
-classes raised by urllib.request", "email.iterators: Iterators"). After a colon the thing named
-must be a dotted or lower-case name: "FAQ: How do I reset my password" names nothing."""
-
 _DESCRIBED = 0.5
 """How much a word of the description counts in a title that names a thing: the page is about
 the thing (``urllib.error — Exception classes raised by urllib.request`` is about urllib.error,
 not about raising exceptions; ``email.iterators: Iterators`` about the email package's)."""
-
-
-def named_title(title: str) -> tuple[str, str]:
-    """(the name, its description) of a title that names a thing and describes it
-    ("urllib.error — Exception classes raised by urllib.request"), else (the title, "")."""
-    found = _NAMED_TITLE.fullmatch(title.strip())
-    if found and found["mark"] == ":" and not (
-            "." in found["name"] or found["name"] == found["name"].lower()):
-        found = None  # "Tutorial: Getting started" is a title, not a name described
-    return (found.group("name"), found.group("description")) if found else (title, "")
 
 
 _MOST_PARTS = 2**63 - 1

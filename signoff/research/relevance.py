@@ -8,7 +8,9 @@ that no source read has at all weighs the most: it is what the sources are missi
 A sentence's **coverage** is the share of the question's weight it carries: its own words, and
 at three-quarter weight the words of its source's title and of the headings it stands under (a
 sentence of 'The "pass" statement' is about the pass statement even where it only says "pass";
-one under a glossary's "iterator" is about iterators). Words match by their stem (`stem`:
+one under a glossary's "iterator" is about iterators; a page that names a thing and describes
+it, "urllib.request — Extensible library for opening URLs", is about the thing: a word only of
+its description is a kin). Words match by their stem (`stem`:
 "keeps" and "kept" are "keep"), or — a kin, which may be another word, counting for less in the
 ranking — when one stem begins the other ("called" and "callable", "generates" and
 "generator"); a keyword that is also an English word ("with", "is", "in") matches only where the
@@ -73,6 +75,8 @@ from dataclasses import dataclass, replace
 from signoff.limits.grounding import long_enough
 from signoff.research.asks import compared, told_by
 from signoff.research.sentences import Sentence, sentences_of, stands_alone
+from signoff.research.sources import named_title
+from signoff.research.spellings import american
 
 __all__ = [
     "ABOUT",
@@ -218,9 +222,10 @@ def _base_of(word: str) -> str:
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The stem of `word`: lower case, an irregular form read as its word ("kept" as "keep",
-    "taken" as "take", "indices" as "index"), its ending taken off ("definitions" → "defin";
+    "taken" as "take", "indices" as "index"), in American spelling ("serialise" as
+    "serialize": `signoff.research.spellings`), its ending taken off ("definitions" → "defin";
     "class" and "status" keep their s, as "classes" and "statuses" do)."""
-    base = _base_of(word.lower())
+    base = american(_base_of(word.lower()))
     for suffix in _SUFFIXES:
         if base.endswith(suffix) and len(base) - len(suffix) >= (3 if suffix == "s" else 4):
             if suffix == "s" and base.endswith(("ss", "us", "is")):
@@ -684,10 +689,17 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     @functools.cache
     def headed(rank: int, heading: str) -> tuple[dict[str, float], float]:
         """The terms the source's title and the headings a sentence stands under have, with
-        how surely, and how much of the question they cover (its focus)."""
+        how surely (a word only of the title's description, a kin), and how much of the
+        question they cover (its focus)."""
         title = f"{sources[rank].title} | {heading}"  # no keyword named across the two
         found = matcher.strengths(terms, _words(title), title)
-        return found, sum(weight[t] * kin for t, kin in found.items()) / total
+        focus = sum(weight[t] * kin for t, kin in found.items()) / total
+        name, description = named_title(sources[rank].title)
+        if description:  # (its first heading repeats the title)
+            named = f"{name} | {heading.replace(sources[rank].title, name, 1)}"
+            found = {t: max(kin * _AKIN, matcher.strength(t, _words(named), named))
+                     for t, kin in found.items()}
+        return found, focus
 
     subject = subject_of(question)
     head, of = asked_of(question)

@@ -91,10 +91,13 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _ATX = re.compile(r"#{1,6}[ \t]+\S")
 """A Markdown heading's line (at the line's start: an indented ``# x`` is code's comment)."""
 _CODE_START = re.compile(
-    r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|\$ |%|def |class |for .* in .*:|if .*:$|"
+    r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|(?:\([\w.\-]+\)\s*)?\$ |(?:PS )?[A-Za-z]:\\[^>]*> |"
+    r"%|def |class |for .* in .*:|if .*:$|"
     r"while .*:$|with .*:$|try:|except\b.*:$|finally:|else:|elif .*:|import |from \S+ import |"
     r"return\b|@\w)"
 )
+"""The first line of code: a session's prompt (``>>>``, ``$ ``, a virtual environment's
+``(env) $ ``, Windows' ``C:\\work> ``), a statement, a decorator."""
 
 
 @dataclass(frozen=True, kw_only=True)

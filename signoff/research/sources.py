@@ -26,6 +26,7 @@ __all__ = [
     "Listing",
     "folder_listing",
     "html_to_text",
+    "named_title",
     "python_docs_listing",
     "python_docs_root",
     "read_document",
@@ -254,6 +255,22 @@ def _shown_name(root: Path, path: Path) -> str:
 
 def _relative(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
+
+
+_NAMED_TITLE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*(?P<mark>—|–|:)\s+(?P<description>\S.*)")
+"""A title that names a thing and describes it: a module's page ("urllib.error — Exception
+classes raised by urllib.request", "email.iterators: Iterators"). After a colon the thing named
+must be a dotted or lower-case name: "FAQ: How do I reset my password" names nothing."""
+
+
+def named_title(title: str) -> tuple[str, str]:
+    """(the name, its description) of a title that names a thing and describes it
+    ("urllib.error — Exception classes raised by urllib.request"), else (the title, "")."""
+    found = _NAMED_TITLE.fullmatch(title.strip())
+    if found and found["mark"] == ":" and not (
+            "." in found["name"] or found["name"] == found["name"].lower()):
+        found = None  # "Tutorial: Getting started" is a title, not a name described
+    return (found.group("name"), found.group("description")) if found else (title, "")
 
 
 # -- HTML to text -------------------------------------------------------------------------
