@@ -92,7 +92,7 @@ class StepUnits:
         self._labels = TaskLabels(lambda name: actions.get(name) if name in actions else None)
         """What each task this process steps has seen, to label its calls' arguments."""
         """The tool calls of each task's open turn, as this process stored them."""
-        self._local = threading.local()  # the holds of the tasks this thread steps
+        self._local = _ThreadState()  # the holds of the tasks this thread steps
         self._fences: dict[str, int] = {}
         """The fence of this process's last hold on each task it keeps anything of: what it
         keeps is the store's only while no other held the task since."""
@@ -114,17 +114,11 @@ class StepUnits:
         """The model's reply to each task whose turn and call are one unit (`_holds_back`) in
         this thread, while that unit runs: how to store it, in the first transaction that writes
         (`_check`). This thread's alone: no other thread's `_forget` drops it."""
-        found: dict[str, Callable[..., bool]] | None = getattr(self._local, "replies", None)
-        if found is None:
-            found = self._local.replies = {}
-        return found
+        return self._local.replies
 
     def _holds(self) -> dict[str, holds.Hold]:
         """The holds of the tasks this thread is stepping."""
-        found: dict[str, holds.Hold] | None = getattr(self._local, "holds", None)
-        if found is None:
-            found = self._local.holds = {}
-        return found
+        return self._local.holds
 
     def _hold(self, task: repo.TaskRow) -> holds.Hold | None:
         """This thread's hold on `task`: given with it (this thread started or woke it), or
@@ -163,7 +157,7 @@ class StepUnits:
             deferred = self._deferred_in(db, task_id)
             if deferred is not None:  # no save followed the reply's: it is written now
                 self._save(db, deferred.task)
-        self._replies.pop(task_id, None)  # stored, if it was held back (`_check`)
+        self._local.replies.pop(task_id, None)  # stored, if it was held back (`_check`)
 
     def _check(self, db: repo.Executor, task_id: str, *, closing: bool = False) -> None:
         """In the transaction `db`, before it writes anything of a step of `task_id`: this
@@ -178,12 +172,12 @@ class StepUnits:
         moved on, all the transaction wrote is rolled back, and nothing else was done. (On
         PostgreSQL the head is locked first, as every writer of it does.)"""
         self._local.deferred = None  # (made in a transaction that has ended)
-        store = self._replies.get(task_id)
+        store = self._local.replies.get(task_id)
         if store is not None:  # its save checks the hold too
             if not store(db, held=True, defer=closing and self._database.is_sqlite):
                 raise _MovedOn("another process moved the task on")  # (the hold is this
             return  # thread's still: it was checked)
-        hold = self._holds().get(task_id)
+        hold = self._local.holds.get(task_id)
         if hold is not None:
             holds.check(db, hold)
 
@@ -227,15 +221,15 @@ class StepUnits:
         """Drop what this process keeps of a task (a write it expected did not happen, or it
         stopped stepping it): the next step reads it from the store."""
         self._saved.pop(task_id, None)
-        if getattr(self._local, "let_go", None) == task_id:  # that write did not happen either
+        if self._local.let_go == task_id:  # that write did not happen either
             self._local.let_go = None
         self._conversations.pop(task_id, None)
         self._turn_calls.pop(task_id, None)
         self._ahead.pop(task_id, None)
         self._work_heads.pop(task_id, None)
         self._fences.pop(task_id, None)
-        self._replies.pop(task_id, None)
-        deferred: _Deferred | None = getattr(self._local, "deferred", None)
+        self._local.replies.pop(task_id, None)
+        deferred = self._local.deferred
         if deferred is not None and deferred.task.id == task_id:
             self._local.deferred = None
         self._labels.forget(task_id)
@@ -253,7 +247,7 @@ class StepUnits:
         same transaction, writes these changes with its own, guarded by this row's revision and
         this thread's hold; if the task moved on meanwhile, that save raises `_MovedOn` (so
         that nothing of the transaction is kept)."""
-        if changes.get("status", _RUNNING) != _RUNNING:
+        if "status" in changes and changes["status"] != _RUNNING:
             changes.update(holder=None, held_until=None)
         if defer:
             self._local.deferred = _Deferred(task=task, added=added or [], changes=changes,
@@ -264,9 +258,9 @@ class StepUnits:
             self._local.deferred = None
             task, held = deferred.task, deferred.held
             added, changes = [*deferred.added, *(added or ())], {**deferred.changes, **changes}
-        hold = self._holds().get(task.id) if held else None
-        if hold is not None:
-            changes.setdefault("held_until", holds.renewed())
+        hold = self._local.holds.get(task.id) if held else None
+        if hold is not None and "held_until" not in changes:
+            changes["held_until"] = holds.renewed()
         if not repo.save_task(db, task, added=added or (),
                               held_by=hold.fence if hold is not None else None, **changes):
             self._take_saved(task.id)
@@ -286,7 +280,7 @@ class StepUnits:
     def _deferred_in(self, db: repo.Executor, task_id: str) -> _Deferred | None:
         """The save this thread deferred for `task_id` in the transaction `db` (see `_save`),
         if there is one; one made in a transaction that has ended is dropped."""
-        deferred: _Deferred | None = getattr(self._local, "deferred", None)
+        deferred = self._local.deferred
         if deferred is None or deferred.task.id != task_id:
             return None
         if deferred.step is not journal.pending(db, task_id):
@@ -394,7 +388,7 @@ class StepUnits:
             len(known) == task.message_count) else None
         # The last unit of a drive lets the task go with its turn's close (see `step`): its
         # next model call, if any, is then counted and reserved where it is made.
-        let_go = getattr(self._local, "closing", None) == task.id
+        let_go = self._local.closing == task.id
         ahead = {} if let_go else self._reserve_ahead(task, grown)
         self._local.let_go = None
         going: dict[str, Any] = {"holder": None, "held_until": None} if let_go else {}
@@ -449,6 +443,27 @@ class StepUnits:
                           else ReceiptKind.FAILURE, ended.problem, **data)
                 return ended
         return RunAgain()
+
+
+class _ThreadState(threading.local):
+    """What the loop keeps for the thread stepping a task, each thread its own (its attributes
+    there from the start, so that reading one is no `getattr` with a default)."""
+
+    def __init__(self) -> None:
+        self.replies: dict[str, Callable[..., bool]] = {}
+        """See `StepUnits._replies`."""
+        self.holds: dict[str, holds.Hold] = {}
+        """The holds of the tasks this thread is stepping."""
+        self.deferred: _Deferred | None = None
+        """The save this thread's transaction makes with its next (see `StepUnits._save`)."""
+        self.let_go: str | None = None
+        """The task the last turn's close let go (see `StepUnits._close_turn`)."""
+        self.closing: str | None = None
+        """The task whose drive's last unit this is (its turn's close lets it go)."""
+        self.going_on: str | None = None
+        """The task this thread drives on, unit after unit (see `Loop._holds_back`)."""
+        self.started: Any = None
+        """A task this thread has just started, and its opening (see `Loop.started`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -174,8 +174,15 @@ class Conversation(tuple[Message, ...]):
 
     def grown(self, added: Sequence[Message]) -> Conversation:
         """This conversation with `added` after it."""
-        ids = [c.id for m in added for c in m.tool_calls]
-        return Conversation(self + tuple(added), size=self.size + sum(m.size for m in added),
+        # (loops, not generators: a step grows a conversation twice, and each item a generator
+        # yields is a call of its own)
+        size = self.size
+        ids: list[str] = []
+        for m in added:
+            size += m.size
+            if m.tool_calls:
+                ids.extend([c.id for c in m.tool_calls])
+        return Conversation(self + tuple(added), size=size,
                             call_ids=self.call_ids.union(ids) if ids else self.call_ids)
 
 
@@ -233,7 +240,8 @@ def upper_bound_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -
     No tokenizer in use encodes fewer than one byte per token, so this never undercounts.
     """
     size = messages.size if isinstance(messages, Conversation) else sum(m.size for m in messages)
-    size += sum(t.size for t in tools)
+    for tool in tools:  # (a loop: each item a generator yields is a call of its own)
+        size += tool.size
     return size + 16 * (len(messages) + len(tools)) + 64
 
 
@@ -279,6 +287,14 @@ def allow_model_requests() -> Iterator[None]:
 def not_a_reply(reply: Any) -> str:
     """What `reply` is, in words, when it is no `Reply` the loop can read (a model of the app's
     own may answer anything); "" when it is one."""
+    if type(reply) is Reply and type(reply.text) is str and type(reply.usage) is Usage and type(
+            reply.tool_calls) is tuple:  # (as a model answers: said at once, each step)
+        for call in reply.tool_calls:
+            if type(call) is not ToolCall or type(call.id) is not str or type(
+                    call.name) is not str or type(call.arguments) is not str:
+                break
+        else:
+            return ""
     if not isinstance(reply, Reply):
         return kind_of(reply)
     if not isinstance(reply.text, str):

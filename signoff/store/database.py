@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -58,15 +61,14 @@ class Database:
         """The SQLAlchemy URL this database was opened with."""
         self.engine: Engine = _engine_for(url)
         """The SQLAlchemy engine."""
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        """Whether this is a SQLite database (file or memory)."""
         self._metadatas: list[MetaData] = []
         self._created: dict[int, int] = {}
+        self._tables: list[Any] = []  # (each metadata's tables, in order)
+        self._sizes: list[int | None] = []  # (how many of each were there when last created)
         self._migrations: dict[int, Callable[[Connection], None]] = {}
-        self._held = threading.local()  # whether this thread holds a transaction of connect()
-
-    @property
-    def is_sqlite(self) -> bool:
-        """Whether this is a SQLite database (file or memory)."""
-        return self.engine.dialect.name == "sqlite"
+        self._held = _Held()  # whether this thread holds a transaction of connect()
 
     @property
     def file(self) -> str | None:
@@ -82,6 +84,7 @@ class Database:
         including classes declared since last time)."""
         if all(m is not metadata for m in self._metadatas):
             self._metadatas.append(metadata)
+            self._tables.append(metadata.tables)
         if migrations is not None:
             self._migrations[id(metadata)] = migrations
 
@@ -93,6 +96,8 @@ class Database:
     def ensure_schema(self) -> None:
         """Bring every table this database holds up to date (once, and again for record classes
         declared since). A database that cannot be reached, or refuses, is a `StoreError`."""
+        if self._sizes == list(map(len, self._tables)):
+            return  # (nothing declared since: found at once, as each transaction begins)
         try:
             self._ensure_schema()
         except DBAPIError as error:
@@ -118,6 +123,7 @@ class Database:
             finally:
                 _reading.reset(writing)
             self._created[id(metadata)] = len(metadata.tables)
+        self._sizes = [self._created.get(id(m)) for m in self._metadatas]
 
     @contextmanager
     def holding(self) -> Iterator[None]:
@@ -125,7 +131,7 @@ class Database:
         it (`connect`, and the sessions of `held_connection`) take none from the pool. A loop
         holds one for its steps: checking a connection out and in costs more than a step's
         transaction on SQLite."""
-        if getattr(self._held, "connection", None) is not None:
+        if self._held.connection is not None:
             yield
             return
         try:
@@ -147,7 +153,7 @@ class Database:
         called inside it (a skill's `version_of`, read as a yes claims its call) reads what
         that transaction reads, and waits on no lock of its own (on SQLite a transaction of its
         own would wait on the one this thread holds)."""
-        before = getattr(self._held, "joined", None)
+        before = self._held.joined
         self._held.joined = connection
         try:
             yield
@@ -156,12 +162,12 @@ class Database:
 
     def joined_connection(self) -> Connection | None:
         """The connection whose transaction this thread's are (see `joining`), if any."""
-        return getattr(self._held, "joined", None)
+        return self._held.joined
 
     def in_transaction(self) -> bool:
         """Whether this thread is inside a transaction of signoff's (`connect`'s, or one it
         joins): on SQLite another of its own would wait on it."""
-        return bool(getattr(self._held, "depth", False)) or self.joined_connection() is not None
+        return self._held.depth or self._held.joined is not None
 
     def refuse_second_writer(self, doing: str) -> None:
         """`UserError` when this thread holds SQLite's write lock on this database in a
@@ -171,7 +177,7 @@ class Database:
 
     def held_connection(self) -> Connection | None:
         """The connection this thread holds (see `holding`), when no transaction is open on it."""
-        connection: Connection | None = getattr(self._held, "connection", None)
+        connection = self._held.connection
         if connection is None or connection.in_transaction() or connection.closed:
             return None
         return connection
@@ -183,11 +189,11 @@ class Database:
         The driver's errors (unreachable, locked, refused) come out as `StoreError`. Within
         `joining`, it is the transaction joined, committed or rolled back by its owner.
         """
-        joined = self.joined_connection()
+        joined = self._held.joined
         if joined is not None:
             yield joined
             return
-        if self.is_sqlite and getattr(self._held, "depth", False):
+        if self.is_sqlite and self._held.depth:
             # SQLite has one writer: a second transaction from the thread that holds one would
             # wait on its own lock until the busy timeout. Say so at once.
             raise UserError("signoff opened a second SQLite transaction inside one it holds; "
@@ -213,10 +219,21 @@ class Database:
         theirs, taking no write lock, so that it neither waits on a writer (a long run holding
         the lock, in this process or another) nor keeps one waiting, and reads the database as
         last committed."""
-        with ExitStack() as stack:
-            with reading_only():  # (its begin only: the block's own transactions are theirs)
-                db = stack.enter_context(self.connect())
+        # (its begin only reads: the block's own transactions are theirs. Entered and left by
+        # hand, as an ExitStack would: that and `reading_only` took ten calls a transaction.)
+        transaction = self.connect()
+        token = _reading.set(True)
+        try:
+            db = transaction.__enter__()
+        finally:
+            _reading.reset(token)
+        try:
             yield db
+        except BaseException as error:
+            if not transaction.__exit__(type(error), error, error.__traceback__):
+                raise
+        else:
+            transaction.__exit__(None, None, None)
 
     def error(self, error: DBAPIError) -> StoreError:
         """The driver's `error` in a sentence naming this database."""
@@ -230,6 +247,18 @@ class Database:
         self.engine.dispose()
 
 
+class _Held(threading.local):
+    """What a thread holds of a database (see `Database.holding`, `joining`, `connect`)."""
+
+    def __init__(self) -> None:
+        self.connection: Connection | None = None
+        """The connection it holds (`holding`)."""
+        self.joined: Connection | None = None
+        """The connection whose transaction it joins (`joining`)."""
+        self.depth = False
+        """Whether it is inside a transaction of `connect`'s."""
+
+
 def _engine_for(url: str) -> Engine:
     try:
         if url in ("sqlite://", "sqlite:///:memory:"):
@@ -237,12 +266,12 @@ def _engine_for(url: str) -> Engine:
                 "sqlite://",
                 poolclass=StaticPool,
                 connect_args={"check_same_thread": False, "factory": _TakingTurns},
-                json_serializer=json_text.dumps,
+                json_serializer=json_text.dumps, json_deserializer=_json_loads,
             )
         elif url.startswith("sqlite"):
             engine = create_engine(url, connect_args={"check_same_thread": False,
                                                       "timeout": _WAIT_SECONDS},
-                                   json_serializer=json_text.dumps)
+                                   json_serializer=json_text.dumps, json_deserializer=_json_loads)
         else:
             engine = create_engine(url, pool_pre_ping=True, json_serializer=json_text.dumps)
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
@@ -290,6 +319,25 @@ def _shown(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return repr(url)
+
+
+_LONG_NUMBER = re.compile(r"[0-9]{19}")
+"""A run of 19 digits: in JSON text, maybe an int orjson would read as a float (any shorter
+int is less than 2**63)."""
+
+
+def _json_loads(text: str | bytes) -> Any:
+    """JSON text read from a SQLite column as the standard library reads it, by orjson when it
+    reads it alike (a step's data is read back several times a step; the standard library's
+    decoder took six calls a value): not text with a run of 19 digits (an int beyond 64 bits,
+    which orjson reads as a float), nor what orjson refuses (``NaN``, ``Infinity``, ``1e400``,
+    a lone surrogate: the standard library's writer writes them, and reads them back)."""
+    if type(text) is str and _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 _WAIT_SECONDS = 30
@@ -372,7 +420,12 @@ def _casefold(text: object) -> object:
     return text.casefold() if isinstance(text, str) else text
 
 
-_writers = threading.local()
+class _Writers(threading.local):
+    def __init__(self) -> None:
+        self.begun: list[weakref.ref[Connection]] = []
+
+
+_writers = _Writers()
 """The connections this thread has begun a writer's transaction on (SQLite), as weak
 references: see `_one_writer_a_thread`."""
 
@@ -386,7 +439,9 @@ def _held_writers(but: Connection | None = None) -> list[Connection]:
     """The connections this thread has a writer's transaction open on (SQLite), `but` aside:
     what was begun is looked at as it stands (a transaction ended, or a connection gone, holds
     nothing)."""
-    begun: list[weakref.ref[Connection]] = getattr(_writers, "begun", [])
+    begun = _writers.begun
+    if not begun:
+        return []
     held = [other for ref in begun if (other := ref()) is not None and not other.closed
             and other.in_transaction() and other is not but]
     _writers.begun = [weakref.ref(other) for other in held]
@@ -398,6 +453,9 @@ def _one_writer_a_thread(connection: Connection) -> None:
     another connection of the database: SQLite has one writer, so it would wait on the thread's
     own lock (30 s) and fail "database is locked" (an agent's task begun inside an
     `app.session()` block)."""
+    begun = _writers.begun
+    if len(begun) == 1 and begun[0]() is connection:
+        return  # (the one this thread writes on, again: a loop's, step after step)
     if any(other.engine is connection.engine for other in _held_writers(but=connection)):
         raise UserError(f"signoff cannot begin a transaction here: {SECOND_WRITER}")
     _writers.begun.append(weakref.ref(connection))
@@ -417,8 +475,11 @@ def _sqlite_begin(connection: Connection) -> None:
     # The driver's errors here ("database is locked" once the wait is over) come out as
     # SQLAlchemy's, as those of a statement do, so that `Database.connect` tells them as a
     # StoreError (SQLAlchemy does not wrap what a "begin" listener raises).
-    only = _reading.get() or connection.connection.info.get(READ_ONLY)
-    driver: Any = connection.connection.driver_connection  # (a query's: a ReadOnlyDriver)
+    fairy = connection.connection
+    only = _reading.get() or (READ_ONLY in fairy.info and fairy.info[READ_ONLY])
+    # (a query's: a ReadOnlyDriver; pysqlite's is the DB-API connection, reached in no call)
+    driver: Any = (fairy.dbapi_connection if connection.dialect.driver == "pysqlite"
+                   else fairy.driver_connection)
     turns = getattr(driver, "take_turn", None)
     begin = "BEGIN" if only else "BEGIN IMMEDIATE"
     if not only and turns is None:

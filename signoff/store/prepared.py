@@ -12,7 +12,6 @@ everything else in it.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -65,6 +64,8 @@ class Prepared:
         for name in names:
             bind = compiled.binds[name]
             self._binds.append((name, bind.value, bind.type.dialect_impl(dialect).bind_processor(dialect)))
+        self._fixed = {name: fixed for name, fixed, _ in self._binds}
+        """Each parameter's own value, where the statement gives one (else None)."""
         self._columns: list[tuple[str, Convert | None]] | None = None
         selected = getattr(statement, "selected_columns", ())
         self._result_types = [(c.key, c.type) for c in selected]
@@ -74,7 +75,8 @@ class Prepared:
 
     def run(self, db: Connection | Session, params: Mapping[str, Any] | None = None) -> Rows:
         """Run in `db`'s transaction (a connection, or a session's connection)."""
-        connection = db.connection() if isinstance(db, Session) else db
+        connection = db if db.__class__ is Connection or not isinstance(db, Session) else (
+            db.connection())
         return self.run_on(connection, params or {})
 
     def run_on(self, connection: Connection, params: Mapping[str, Any]) -> Rows:
@@ -91,7 +93,8 @@ class Prepared:
             ) -> tuple[Sequence[Any], Sequence[Any] | None]:
         """Run in `db`'s transaction, as `run` does; its rows as the driver gave them (no column
         converted yet: see `row_of`), and the cursor's description."""
-        connection = db.connection() if isinstance(db, Session) else db
+        connection = db if db.__class__ is Connection or not isinstance(db, Session) else (
+            db.connection())
         raw, description, _ = self._execute(connection, params)
         return raw, description
 
@@ -102,8 +105,9 @@ class Prepared:
 
     def _execute(self, connection: Connection, params: Mapping[str, Any]
                  ) -> tuple[Sequence[Any], Sequence[Any] | None, int]:
-        values = [params.get(name, fixed) if convert is None else convert(params.get(name, fixed))
-                  for name, fixed, convert in self._binds]
+        given = {**self._fixed, **params}  # (not `params.get`: a call per parameter)
+        values = [given[name] if convert is None else convert(given[name])
+                  for name, _, convert in self._binds]
         cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
             try:
@@ -139,21 +143,23 @@ def _store_error(connection: Connection, error: Exception) -> StoreError:
     return StoreError(f"The database {shown} {what}: {reason}.", url=shown)
 
 
-_prepared: weakref.WeakKeyDictionary[Dialect, dict[Any, Prepared]] = weakref.WeakKeyDictionary()
+_KEPT = "_signoff_prepared"
+"""Where a dialect keeps the statements prepared for it (in its ``__dict__``: they go with it)."""
 _lock = threading.Lock()
 
 
 def prepare(db: Connection | Session, key: Any, build: Callable[[], ClauseElement]) -> Prepared:
     """The statement `build` makes, compiled once per `key` for `db`'s dialect."""
-    dialect = db.get_bind().dialect if isinstance(db, Session) else db.dialect
-    known = _prepared.get(dialect)
-    if known is None:
+    dialect = db.dialect if db.__class__ is Connection or not isinstance(db, Session) else (
+        db.get_bind().dialect)
+    try:  # (kept on the dialect itself: a weak dictionary's lookup took three calls a statement)
+        known: dict[Any, Prepared] = dialect.__dict__[_KEPT]
+    except KeyError:
         with _lock:
-            known = _prepared.setdefault(dialect, {})
-    found = known.get(key)
-    if found is None:
-        found = known.setdefault(key, Prepared(build(), dialect))
-    return found
+            known = dialect.__dict__.setdefault(_KEPT, {})
+    if key in known:
+        return known[key]
+    return known.setdefault(key, Prepared(build(), dialect))
 
 
 def insert_of(table: Table, columns: Sequence[str]) -> ClauseElement:
