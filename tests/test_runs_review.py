@@ -211,7 +211,9 @@ def test_a_standing_rule_whose_maker_may_not_make_the_change_sends_nothing(
                          says.hand_back(Estimate(hours=1, summary="x")))
     assert shop.sent() == []
     assert shop.price() == 0
-    assert "as Mia and itself: Denied." in shop.app.receipt(task).words
+    words = shop.app.receipt(task).words
+    assert ("did not run set_price alone (a standing rule of Mia's let it run alone), as Mia and "
+            "itself: Denied — ") in words, words
 
 
 def test_a_change_refused_only_as_it_is_written_says_the_outside_part_may_have_run(
