@@ -63,7 +63,7 @@ from signoff.cli.research_shown import (
 )
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
-from signoff.models.base import Model, Price
+from signoff.models import Model, ModelNotConfigured, Price
 
 __all__ = ["research", "research_receipt"]
 
@@ -612,18 +612,16 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
     if kept is None or not kept.spec:
         if started_with == (offline := _model("offline")).name:  # (which keeps no spec)
             return offline
-        raise Misuse(
-            f"Research task {task} keeps no model to go on with (it was started with a model "
-            "given in code, or before research kept its model with the task): name the one "
-            "it was researched with, --model SPEC (--model offline for the reader; --price "
-            "IN,OUT if it needs one), and run it again.")
+        raise Misuse(f"Research task {task} keeps no model to go on with (it was started with "
+                     "a model given in code, or before research kept its model with the task): "
+                     "name the one it was researched with, --model SPEC (--model offline for "
+                     "the reader; --price IN,OUT if it needs one), and run it again.")
     try:
         return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
-    except click.BadParameter as error:
-        raise Misuse(
-            f"Research task {task} goes on with {kept.words}, which cannot be made here: "
-            f"{error.message} Set what it needs and decide again, or name another model with "
-            "--model SPEC.") from None
+    except (click.BadParameter, ModelNotConfigured) as error:
+        raise Misuse(f"Research task {task} goes on with {kept.words}, which cannot be made "
+                     f"here: {error.message} Set what it needs and decide again, or name another "
+                     "model with --model SPEC.") from None
 
 
 def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, str]:
@@ -687,6 +685,8 @@ def _model(spec: str, price: Price | None = None,
                                  param_hint="--model") from None
     try:
         chosen = choose.model_from(spec, price=price, on_text=on_text)
+    except ModelNotConfigured:  # (a key to set, not a command line to read again: no usage)
+        raise
     except SignoffError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
     if isinstance(chosen, Model) and chosen.price is None:
