@@ -16,11 +16,11 @@ import pytest
 from sqlalchemy import select
 
 from signoff.store.tables import tasks
+from tests.ports import free_port
 from tests.workshop_web import open_workshop
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "examples" / "workshop.py")
-PORT = 25231
 
 
 def _silent_model_server(asked: threading.Event) -> socket.socket:
@@ -28,7 +28,7 @@ def _silent_model_server(asked: threading.Event) -> socket.socket:
     once a request has come."""
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", PORT))
+    server.bind(("127.0.0.1", free_port()))
     server.listen(8)
     held: list[socket.socket] = []
 
@@ -58,7 +58,8 @@ def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
         run = subprocess.Popen(
             [sys.executable, "-m", "signoff.cli", "run", "estimator", "estimate_repair",
              "--for", "mia@workshop.example", "--subject", "ticket=T-7", "--app", APP,
-             "--model", f"openai-compatible:x@http://127.0.0.1:{PORT}/v1", "--price", "0,0"],
+             "--model", f"openai-compatible:x@http://127.0.0.1:{server.getsockname()[1]}/v1",
+             "--price", "0,0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"]})
         assert asked.wait(timeout=120), "the model was never asked"

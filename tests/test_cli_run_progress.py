@@ -14,6 +14,7 @@ import pytest
 
 from signoff import ProposalStatus
 from signoff.agents import model_specs
+from tests.ports import free_port
 from tests.provider_servers import Canned, openai_completion, serving
 from tests.workshop_web import open_workshop
 
@@ -28,7 +29,7 @@ def test_each_model_call_is_told_as_it_begins(tmp_path: Path, monkeypatch: pytes
     can go on with the task later (its spec is kept)."""
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     shop = open_workshop(tmp_path, monkeypatch)
-    with serving(25261) as server:
+    with serving(free_port()) as server:
         server.answer(
             Canned(body=openai_completion(None, [("c1", "parts_for", json.dumps(
                 {"fault": "rear brake does not bite"}))])),
