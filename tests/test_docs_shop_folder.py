@@ -61,6 +61,18 @@ def _on_free_ports(page: Path, folder: Path) -> Path:
     return copy
 
 
+def _left_by_the_concept_pages(folder: Path, tmp_path: Path) -> dict[str, str]:
+    """`folder` as the concept pages leave it (their shop, its people and ticket); the
+    environment a reader's commands run in there."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    env |= {"HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}
+    shutil.copy(DOCS / "snippets" / "shop.py", folder / "shop.py")
+    (folder / "concept_pages.py").write_text(LEFT_BY_THE_CONCEPT_PAGES)
+    subprocess.run([sys.executable, "concept_pages.py"], cwd=folder, env=env, check=True,
+                   capture_output=True, timeout=300)
+    return env
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_runs_where_the_concept_pages_left_the_shop(page: str, tmp_path: Path) -> None:
     """The page's blocks run in order, and print what they say, in a folder that already has
@@ -68,12 +80,7 @@ def test_page_runs_where_the_concept_pages_left_the_shop(page: str, tmp_path: Pa
     folder, pages = tmp_path / "reader", tmp_path / "pages"
     folder.mkdir()
     pages.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    env |= {"HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}
-    shutil.copy(DOCS / "snippets" / "shop.py", folder / "shop.py")
-    (folder / "concept_pages.py").write_text(LEFT_BY_THE_CONCEPT_PAGES)
-    subprocess.run([sys.executable, "concept_pages.py"], cwd=folder, env=env, check=True,
-                   capture_output=True, timeout=300)
+    env = _left_by_the_concept_pages(folder, tmp_path)
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "docs_runner.py"),
                            str(_on_free_ports(DOCS / page, pages))],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=600,
@@ -90,12 +97,7 @@ def test_the_temporal_page_on_one_machine_where_the_concept_pages_left_the_shop(
                            .read_text())
     folder = tmp_path / "reader"
     folder.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    env |= {"HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}
-    shutil.copy(DOCS / "snippets" / "shop.py", folder / "shop.py")
-    (folder / "concept_pages.py").write_text(LEFT_BY_THE_CONCEPT_PAGES)
-    subprocess.run([sys.executable, "concept_pages.py"], cwd=folder, env=env, check=True,
-                   capture_output=True, timeout=300)
+    env = _left_by_the_concept_pages(folder, tmp_path)
     (home := tmp_path / "temporal").mkdir()
     server = DevServer(home)
     server.port, server._http, server._metrics = _free_ports(3)  # (of SIGNOFF_TEST_PORTS's range)
