@@ -618,7 +618,7 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
                      "the reader; --price IN,OUT if it needs one), and run it again.")
     try:
         return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
-    except (click.BadParameter, ModelNotConfigured) as error:
+    except (click.BadParameter, Misuse) as error:
         raise Misuse(f"Research task {task} goes on with {kept.words}, which cannot be made "
                      f"here: {error.message} Set what it needs and decide again, or name another "
                      "model with --model SPEC.") from None
@@ -685,8 +685,10 @@ def _model(spec: str, price: Price | None = None,
                                  param_hint="--model") from None
     try:
         chosen = choose.model_from(spec, price=price, on_text=on_text)
-    except ModelNotConfigured:  # (a key to set, not a command line to read again: no usage)
-        raise
+    except ModelNotConfigured as error:
+        if error.model:  # a model understood, its key or server not set: no usage to read again
+            raise Misuse(error.message) from None
+        raise click.BadParameter(error.message, param_hint="--model") from None
     except SignoffError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
     if isinstance(chosen, Model) and chosen.price is None:
