@@ -12,6 +12,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import functools
+import gc
 import logging
 import re
 import threading
@@ -163,15 +164,26 @@ def _in_words(reason: str) -> str:
 _BRIDGES: weakref.WeakSet[Bridge] = weakref.WeakSet()
 """The bridges whose loops run, stopped as the interpreter exits (`_close_bridges`)."""
 
+_RUNNERS: weakref.WeakSet[TemporalRunner] = weakref.WeakSet()
+"""The runners of this process, whose clients are let go as the interpreter exits."""
+
 
 @atexit.register
 def _close_bridges() -> None:
-    """Stop every bridge's loop before the interpreter finalizes. Left running, a loop's thread
-    woken by the Temporal client's core as the interpreter shut down aborted the process now
-    and then ("Fatal Python error: PyGILState_Release"): `signoff worker --once`, a script that
-    started a task, exited 134 instead of 0, a run in twenty or so."""
+    """Stop every bridge's loop, and let the Temporal clients and their runtime go, before the
+    interpreter finalizes. Left to finalization, the runtime's core (Rust) shuts its threads
+    down as the interpreter is going, and a thread of it that reaches for Python then aborts
+    the process ("Fatal Python error: PyGILState_Release"): `signoff worker --once`, a script
+    that started a task, exited 134 instead of 0 now and then. Let go here, the core stops
+    its threads while Python still answers them."""
     for bridge in list(_BRIDGES):
         bridge.close()
+    if not _runtime.cache_info().currsize:
+        return
+    for runner in list(_RUNNERS):
+        runner.let_go()
+    _runtime.cache_clear()
+    gc.collect()  # (a client in a reference cycle holds the runtime too)
 
 
 class Bridge:
@@ -225,6 +237,7 @@ class TemporalRunner:
         self._app_name = app_name
         self._database_id = ""
         self._bridge = Bridge(f"temporal client of {app_name}")
+        _RUNNERS.add(self)
         self._client: Client | None = None
         self._home = uuid.uuid4().hex[:12]
         self.serving: set[int] = set()
@@ -512,6 +525,11 @@ class TemporalRunner:
                 log.debug("Temporal at %s: %s", self.config.address, error)
                 raise Unreachable(self.config.address, str(error)) from None
         return self._client
+
+    def let_go(self) -> None:
+        """Drop the client (its bridge's loop stopped first): the next call connects again."""
+        self._bridge.close()
+        self._client = None
 
 
 async def _runs(handle: WorkflowHandle[Any, Any]) -> bool:
