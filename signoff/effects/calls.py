@@ -336,7 +336,7 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return pure_call(frame, q, args, node)
         return frame.unknown(q or call_text(frame, node), f"calls {q}, C code outside the allow-list")
     if isinstance(core, _SQL_FUNCTIONS):  # func.sum(…): a SQL expression (func.x is judged)
-        return fresh_of(sql_functions.Function)
+        return orm.carried(fresh_of(sql_functions.Function), args.every())  # (and its SQL)
     if callable(core):
         dunder = frame.an.attr_of_type(frame, known(core), type(core), "__call__")
         return call_args(frame, dunder, args, node)
@@ -519,6 +519,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
     given = special.runs_unnamed(frame, q, args, node)
     made = special.fields_copied(frame, q, args) or _pure_result(frame, q, args, node)
+    made = orm.carried(made, args.every())  # (``and_(text(…))``: the SQL text goes on in it)
     return made if given is None else special.shown(made, given)
 
 
@@ -739,7 +740,8 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         )
     if method.qual.startswith("sqlalchemy."):  # SQL expressions are generative: never changed
         orm.schema_changed(frame, method.qual)  # (though ``metadata.create_all(bind)`` runs DDL)
-        return orm.table_statement(method) or Val(pure=True, types=base.types)
+        return orm.table_statement(method) or orm.carried(  # (``col.in_(text(…))``: the text
+            Val(pure=True, types=base.types), [base, *args.every()])  # goes on in it)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))
     special.compared_by(frame, method.name, base, args, node)  # (items compared, keys hashed)

@@ -163,6 +163,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
         _keep_parts(frame, node.elts)
         parts = [_part(frame, e) for e in node.elts]
+        orm.held(frame, parts, node)  # (SQL text held: what it does counts here)
         if kind is set:  # each item is hashed, by its class's own code
             for e, item in zip(node.elts, parts, strict=True):
                 dunder(frame, e, item, ("__hash__",), [])
@@ -221,7 +222,8 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         if kinds is None and left.types and left.types <= {list, dict, set}:
             kinds = left.types
         if any(orm.is_sql_expression(v) for v in (left, right)):  # ``func.count(x) * 100``
-            return Val(types=frozenset({orm.BINARY_EXPRESSION}), pure=True)
+            return orm.carried(Val(types=frozenset({orm.BINARY_EXPRESSION}), pure=True),
+                               (left, right))
         plain = all(v.pure or (v.types and v.types <= IMMUTABLE_TYPES) for v in (left, right))
         made = Val(types=kinds, inner=left.reach | right.reach, exact=kinds is not None, pure=plain)
         made = special.shown(made, *texts) if kinds == frozenset({str}) else made
@@ -242,15 +244,17 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             truth(frame, node.operand, operand)
             return const(True)
         dunder(frame, node.operand, operand, (_UNARY[type(node.op)],), [])
-        return operand.derived(
+        return orm.carried(operand.derived(
             types=operand.types if operand.types and operand.types <= IMMUTABLE_TYPES else None
-        )
+        ), (operand,))
     if isinstance(node, ast.Compare):
         for compared in (node.left, *node.comparators):
             frame.keep(compared)
         left_node, left = node.left, evaluate(frame, node.left)
+        sides = [left]  # (``column == text(…)``: what SQL text there does goes on in it)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = evaluate(frame, right_node)
+            sides.append(right)
             if isinstance(op, ast.In | ast.NotIn):
                 dunder(frame, right_node, right, ("__contains__",), [left_node])
                 # a container of Python's compares its items with the value, and a set or a
@@ -266,7 +270,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 for held in (left, right):  # (a container of Python's compares its items)
                     special.items_compared(frame, held, _COMPARE[type(op)], node)
             left_node, left = right_node, right
-        return fresh_of(bool)
+        return orm.carried(fresh_of(bool), sides)
     if isinstance(node, ast.IfExp):
         if kept:  # (it gives one of them, where it is kept: ``(a if c else b).append(x)``)
             for branch in (node.body, node.orelse):

@@ -113,6 +113,11 @@ class Frame:
         self.aliases: dict[str, frozenset[str]] = {}
         """The local names bound to one container (``alias = items``), each to all of them:
         filled, or let go, through one, it is through each (`alias`)."""
+        self.local_classes: dict[str, tuple[Val, ast.ClassDef]] = {}
+        """The classes made by class statements here, by name, with what the name was bound to
+        (`statements.class_made` walks their ``__init_subclass__`` as a subclass is made)."""
+        self.runs_as_used: set[ast.ClassDef] = set()
+        """Those of `local_classes` that run the app's code as they are used (a metaclass's)."""
         self.loops = 0
         """How many loops the walk is inside here (a lambda or local function is walked inside
         those of the place it is called): what is called inside one may run more than once."""

@@ -12,6 +12,7 @@ import ast
 import functools
 import importlib.util
 import types
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +29,7 @@ from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Typed, Val, con
 from signoff.security.records import RecordBase
 
 __all__ = [
+    "carried",
     "connection_types",
     "is_record",
     "is_session_types",
@@ -146,7 +148,13 @@ def statement(kind: str, args: Args) -> Val:
         done += [(effect, name) for name in dict.fromkeys(read) if name != target]
     parts = tuple(entities) if effect is EffectKind.READS and len(entities) > 1 else ()
     return Val(sql=Sql(effects=tuple(done), row=None if parts else row, parts=parts,
-                       reason=reason), pure=True, types=frozenset())
+                       reason=reason, within=_as_part(done)), pure=True, types=frozenset())
+
+
+def _as_part(done: Iterable[tuple[EffectKind, str]]) -> tuple[tuple[EffectKind, str], ...]:
+    """What a statement that does `done` does as a part of another (a subquery; a CTE, which
+    may write): the same, but reading no table named."""
+    return tuple(e for e in done if e != (EffectKind.READS, ""))
 
 
 def table_statement(method: BuiltinMethod) -> Val | None:
@@ -162,7 +170,8 @@ def table_statement(method: BuiltinMethod) -> Val | None:
     names = [getattr(o, "name", "") for o in method.self_val.objs]
     table = names[0] if len(names) == 1 and isinstance(names[0], str) else ""
     target = table_record(table) if table else ""
-    return Val(sql=Sql(effects=((kind, target),)), pure=True, types=frozenset())
+    return Val(sql=Sql(effects=((kind, target),), within=_as_part(((kind, target),))),
+               pure=True, types=frozenset())
 
 
 _SCHEMA_CHANGES = ("create_all", "drop_all", "create", "drop")
@@ -242,7 +251,40 @@ def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | 
 
 def _parts_do(args: Args) -> list[tuple[EffectKind, str]]:
     """What the SQL text given to build a statement does as a part of it (`Sql.within`)."""
-    return [done for given in args.every() if given.sql is not None for done in given.sql.within]
+    return list(parts_do(args.every()))
+
+
+def parts_do(given: Iterable[Val]) -> tuple[tuple[EffectKind, str], ...]:
+    """What the SQL among `given` does as a part of a statement or an expression built of it
+    (`Sql.within`): its text's, and a statement's (a subquery, a CTE that writes)."""
+    done: dict[tuple[EffectKind, str], None] = {}
+    for value in given:
+        if value.sql is not None and not value.sql.result:
+            done.update(dict.fromkeys(value.sql.within))
+    return tuple(done)
+
+
+def held(frame: Scope, given: Iterable[Val], node: ast.AST) -> None:
+    """SQL among `given` put in a container (``case((c, literal_column("f()")))``, ``in_([…])``):
+    what it does as a part counts where it is put, the container not being followed to the
+    statement it may be built into."""
+    for kind, target in parts_do(given):
+        frame.add(kind, target, (call_text(frame, node),),
+                  "" if target else "holds SQL text that may do more than read")
+
+
+def carried(made: Val, given: Iterable[Val]) -> Val:
+    """`made`, an expression built of `given` (``and_(…)``, ``column == text(…)``, ``x + y``),
+    carrying what the SQL among them does as a part (`Sql.within`) to the statement it is put
+    in: nothing is lost on the way."""
+    within = parts_do(given)
+    if not within:
+        return made
+    if made.sql is None:
+        return replace(made, sql=Sql(within=within, reason=_UNREAD_WHY if (
+            EffectKind.EXTERNAL, "") in within else ""))
+    more = tuple(done for done in within if done not in made.sql.within)
+    return replace(made, sql=replace(made.sql, within=made.sql.within + more)) if more else made
 
 
 def _with_parts(base: Val, args: Args) -> Val:
@@ -252,7 +294,9 @@ def _with_parts(base: Val, args: Args) -> Val:
     if not more:
         return base
     unread = _UNREAD_WHY if (EffectKind.EXTERNAL, "") in more else base.sql.reason
-    return replace(base, sql=replace(base.sql, effects=base.sql.effects + more, reason=unread))
+    within = base.sql.within + tuple(d for d in _as_part(more) if d not in base.sql.within)
+    return replace(base, sql=replace(base.sql, effects=base.sql.effects + more, reason=unread,
+                                     within=within))
 
 
 _RAW_DRIVER = frozenset(

@@ -138,30 +138,20 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         decorators = [frame.expr(part) for part in node.decorator_list]
         for part in (k.value for k in node.keywords):
             frame.expr(part)
-        metaclasses = [m for k in node.keywords if k.arg == "metaclass"
-                       for m in frame.expr(k.value).objs if isinstance(m, type)]
-        for base_node in node.bases:  # a base's __init_subclass__ runs as the class is made
-            for base in frame.expr(base_node).objs:
-                made = inspect.getattr_static(base, "__init_subclass__", None) if isinstance(
-                    base, type) else None
-                made = getattr(made, "__func__", made)
-                if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
-                    calls.call_function(frame, made, [known(base)], {}, node, cls=base)
-                if isinstance(base, type) and type(base) is not type:
-                    metaclasses.append(type(base))
-        for meta in dict.fromkeys(metaclasses):  # its metaclass's code makes it
-            for special_name in ("__prepare__", "__new__", "__init__"):
-                member = inspect.getattr_static(meta, special_name, None)
-                made = getattr(member, "__func__", member)
-                if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
-                    given = [known(meta), const(node.name), Val(), Val()]
-                    calls.call_function(frame, made, given[:made.__code__.co_argcount], {}, node,
-                                        cls=meta)
+        runs = class_made(frame, node, node)
+        if runs:  # (reading it, subscripting it: not followed)
+            frame.unknown(f"class {node.name}", "makes a class whose metaclass or "
+                          "__class_getitem__ is the app's, code that runs as it is used", node)
         frame.class_body(node)  # it runs as the class is made (and its values' __set_name__)
         for decorator, deco in zip(reversed(decorators), reversed(node.decorator_list),
                                    strict=True):  # (each called with it, bottom up)
             calls.call_args(frame, decorator, Args([Val()], {}), deco)
-        frame.bind_name(node.name, Val())  # a class made here: calling it is not followed
+        made = Val()  # a class made here: calling it is not followed
+        frame.bind_name(node.name, made)
+        if frame.env.get(node.name) is made:  # (bound once: what it names is this class)
+            frame.local_classes[node.name] = (made, node)
+        if runs:  # (and so does a class made of it)
+            frame.runs_as_used.add(node)
     elif isinstance(node, ast.Import | ast.ImportFrom):
         import_(frame, node)
     elif isinstance(node, ast.Assert):
@@ -179,6 +169,85 @@ def statement(frame: Frame, node: ast.stmt) -> None:
                 frame.expr(case.guard)
             body(frame, case.body)
     # pass, break, continue, type aliases: nothing to do
+
+
+def class_made(frame: Frame, node: ast.ClassDef, at: ast.ClassDef,
+               seen: frozenset[int] = frozenset()) -> bool:
+    """What making the class of the statement `node` runs of the code of the classes it is
+    made of (at the statement `at`): each base's ``__init_subclass__`` and its metaclass's
+    ``__prepare__``, ``__new__`` and ``__init__``, the app's followed, those of a class made in
+    the function being walked (`Frame.local_classes`) walked as its own code; a base or a
+    metaclass that cannot be resolved runs code not known. Whether the class runs the app's
+    code as it is used (its metaclass's, or its ``__class_getitem__``), which is not followed
+    (what it is bound to is of no known class)."""
+    if id(node) in seen:
+        return False
+    seen = seen | {id(node)}
+    runs = any(isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+               and stmt.name == "__class_getitem__" for stmt in node.body)
+    metaclasses: list[type] = []
+    for keyword in node.keywords:
+        if keyword.arg == "metaclass":
+            made_of, local = _made_of(frame, keyword.value, at, seen,
+                                      ("__prepare__", "__new__", "__init__"))
+            metaclasses += made_of
+            runs = runs or local
+    for base_node in node.bases:  # a base's __init_subclass__ runs as the class is made
+        made_of, local = _made_of(frame, base_node, at, seen, ("__init_subclass__",))
+        runs = runs or local
+        for base in made_of:
+            made = inspect.getattr_static(base, "__init_subclass__", None)
+            made = getattr(made, "__func__", made)
+            if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
+                calls.call_function(frame, made, [known(base)], {}, at, cls=base)
+            item = inspect.getattr_static(base, "__class_getitem__", None)
+            item = getattr(item, "__func__", item)
+            runs = runs or (isinstance(item, types.FunctionType) and frame.an.is_app_code(item))
+            if type(base) is not type:
+                metaclasses.append(type(base))
+    for meta in dict.fromkeys(metaclasses):  # its metaclass's code makes it
+        runs = runs or not special.of_library(frame, meta)
+        for special_name in ("__prepare__", "__new__", "__init__"):
+            member = inspect.getattr_static(meta, special_name, None)
+            made = getattr(member, "__func__", member)
+            if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
+                given = [known(meta), const(at.name), Val(), Val()]
+                calls.call_function(frame, made, given[:made.__code__.co_argcount], {}, at,
+                                    cls=meta)
+    return runs
+
+
+def _made_of(frame: Frame, part: ast.expr, at: ast.ClassDef, seen: frozenset[int],
+             hooks: tuple[str, ...]) -> tuple[list[type], bool]:
+    """The classes a base or metaclass `part` of a class statement is, whose code making a
+    class is followed by `class_made`, and whether it is a class made in the function walked:
+    of one, its `hooks` (methods its body defines) are walked, and what making it ran runs
+    again; of one that cannot be resolved, code not known runs."""
+    value = frame.expr(part)
+    local = _local_class(frame, part)
+    if local is not None:
+        for stmt in local.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in hooks:
+                given = [Val(), const(at.name), Val(), Val()][:max(1, len(stmt.args.args))]
+                calls.call_target(frame, Inline(node=stmt, frame=frame), Args(given, {}), part)
+        class_made(frame, local, at, seen)  # (its own bases' and metaclass's, inherited)
+        return [], "__new__" in hooks or local in frame.runs_as_used  # (a metaclass's: any)
+    if not value.objs and not value.calls:
+        frame.unknown(f"class {at.name}", "makes a class of a base or metaclass that cannot be "
+                      "resolved, whose __init_subclass__ or metaclass's code runs", at)
+    return [obj for obj in value.objs if isinstance(obj, type)], False
+
+
+def _local_class(frame: Frame, part: ast.expr) -> ast.ClassDef | None:
+    """The class statement of the function walked (or one it is made in) that the name `part`
+    is still bound to the class of, if it is one."""
+    here: Frame | None = frame
+    while isinstance(part, ast.Name) and here is not None:
+        if part.id in here.env:
+            made = here.local_classes.get(part.id)
+            return made[1] if made is not None and here.env[part.id] is made[0] else None
+        here = here.parent
+    return None
 
 
 def matched(frame: Frame, pattern: ast.pattern, subject: Val) -> None:

@@ -420,6 +420,13 @@ CHANGES_GLOBAL_STATE = frozenset({
     "threading.BoundedSemaphore.release", "_thread.lock.acquire", "_thread.lock.release",
     "_thread.lock.acquire_lock", "_thread.lock.release_lock", "_thread.RLock.acquire",
     "_thread.RLock.release",
+    # an abstract class's registry of virtual subclasses is the process's: ``isinstance`` answers
+    # from it for every caller after
+    "abc.ABCMeta.register", "abc.ABCMeta._abc_registry_clear", "abc.ABCMeta._abc_caches_clear",
+    "abc.update_abstractmethods", "_abc._abc_register", "_abc._reset_registry",
+    "_abc._reset_caches",
+    # the week's first day every calendar of the module starts on; the overloads typing keeps
+    "calendar.setfirstweekday", "typing.clear_overloads", "typing_extensions.clear_overloads",
 })  # fmt: skip
 """Allow-listed functions that change the process's shared state."""
 
