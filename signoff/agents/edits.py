@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import Parameter, ParameterKind
@@ -53,11 +53,16 @@ def changed_values(actions: Actions, proposal: Proposal, edited: Mapping[str, An
                           f"(its arguments are {', '.join(sorted(parameters)) or 'none'}); the "
                           "tool itself cannot be changed.")
     given = {k: _as_json(k, v) for k, v in edited.items()}
-    nul = [k for k, v in given.items() if _holds_nul(v)]
+    nul = [k for k, v in given.items() if _holds(v, _is_nul)]
     if nul:  # (a PostgreSQL text column refuses it as the call runs, and the yes is used up)
         raise EditRefused(f"The changed value of {', '.join(nul)} holds a NUL character "
                           "(U+0000), which the app's database cannot keep: give it without "
                           "one. Nothing was decided; the proposal still waits.")
+    halves = [k for k, v in given.items() if _holds(v, _is_half)]
+    if halves:  # (no database encodes it: the call failed as it ran, and the yes was used up)
+        raise EditRefused(f"The changed value of {', '.join(halves)} holds half of a character "
+                          "(a lone surrogate, such as U+D800), which cannot be written alone: "
+                          "send the text whole. Nothing was decided; the proposal still waits.")
     changed = {k: v for k, v in given.items() if proposal.arguments.get(k) != v}
     acted_on = [p.name for p in info.parameters if p.name in changed and (
         names_acted_on(proposal, p) or _named_otherwise(names, p.name, changed[p.name]))]
@@ -70,6 +75,13 @@ def changed_values(actions: Actions, proposal: Proposal, edited: Mapping[str, An
                           f"names what {proposal.action} acts on, which an edit cannot "
                           "change. Reject it with the reason instead; the agent is told and "
                           "may propose again.")
+    if holding:
+        dropped = _dropped_members(actions, proposal, holding, changed)
+        if dropped:  # (the decision would say it changed what never runs)
+            raise EditRefused(
+                f"The changed values give {', '.join(dropped)}, which {proposal.action} does "
+                "not take (its structure has no such member, and would drop it): give only "
+                "the members it has. Nothing was decided; the proposal still waits.")
     return changed
 
 
@@ -85,13 +97,27 @@ _HOLDING = (ParameterKind.STRUCTURE, ParameterKind.SEQUENCE)
 """The kinds of argument that may hold records, or ids of them, within."""
 
 
-def _holds_nul(value: Any) -> bool:
-    """Whether a value as JSON reads holds a NUL character, in a text or an object's key."""
+def _is_nul(text: str) -> bool:
+    """Whether `text` holds a NUL character."""
+    return "\x00" in text
+
+
+def _is_half(text: str) -> bool:
+    """Whether `text` holds half of a character (a lone surrogate), which UTF-8 cannot write."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _holds(value: Any, bad: Callable[[str], bool]) -> bool:
+    """Whether a value as JSON reads holds a text `bad` finds, as a text or an object's key."""
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            if "\x00" in item:
+            if bad(item):
                 return True
         elif isinstance(item, dict):
             pending.extend(item.keys())
@@ -162,6 +188,54 @@ def _moved_records(actions: Actions, proposal: Proposal, names: list[str],
         return []
     return [n for n in names if set(_record_ids(before.get(n))) != set(
         _record_ids(after.get(n)))]
+
+
+def _dropped_members(actions: Actions, proposal: Proposal, names: list[str],
+                     changed: dict[str, Any]) -> list[str]:
+    """The members (``lines[0].price``) that `changed` values of arguments `names` (structures
+    and sequences) give, and that reading them for the call drops (a pydantic model's default
+    is to ignore a member it has no field for), save those the proposed value gave too (the
+    model's, kept as they were). Values that do not fit are left to be told where the call's
+    values are read."""
+    try:
+        after = actions.values_from_json(
+            proposal.action, json.dumps({**proposal.arguments, **changed}))
+    except (Invalid, NotFound):
+        return []
+    fields = actions.get(proposal.action).model.model_fields
+    dropped: list[str] = []
+    for name in names:
+        if name not in fields:
+            continue
+        adapter: TypeAdapter[Any] = TypeAdapter(fields[name].annotation or Any)
+        try:
+            kept = [adapter.dump_python(after[name], mode="json", by_alias=alias)
+                    for alias in (False, True)]
+        except Exception:  # (a value its own type cannot write back: nothing can be told)
+            log.debug("The changed %s of %s could not be written back to be compared", name,
+                      proposal.action, exc_info=True)
+            continue
+        given = set(_members_missing(changed[name], kept, name))
+        if name in proposal.arguments:
+            given -= set(_members_missing(proposal.arguments[name], kept, name))
+        dropped.extend(sorted(given))
+    return dropped
+
+
+def _members_missing(given: Any, kept: list[Any], at: str) -> Iterator[str]:
+    """Where `given` (JSON) has an object's member that none of `kept` (the same value as read,
+    written back by name and by alias) has at the same place."""
+    if isinstance(given, dict):
+        for key, inner in given.items():
+            within = [k[key] for k in kept if isinstance(k, dict) and key in k]
+            if not within and any(isinstance(k, dict) for k in kept):
+                yield f"{at}.{key}"
+            elif within:
+                yield from _members_missing(inner, within, f"{at}.{key}")
+    elif isinstance(given, list):
+        lists = [k for k in kept if isinstance(k, list) and len(k) == len(given)]
+        for i, inner in enumerate(given):
+            yield from _members_missing(inner, [k[i] for k in lists], f"{at}[{i}]")
 
 
 def _record_ids(value: Any) -> Iterator[uuid.UUID]:
