@@ -84,6 +84,10 @@ class Parameter:
     free_text: bool = False
     """Whether it is declared free text (``Annotated[str, FreeText]``): prose whose words carry
     no provenance label."""
+    declared: Any = None
+    """The type as written, with what ``Annotated`` adds for pydantic (``Field(ge=0)``, a
+    validator) where it was written and its ``| None``; signoff's own marks left out. What a
+    value is checked against and described by (None: `annotation`, with `nullable`)."""
 
     @property
     def members(self) -> list[str]:
@@ -247,15 +251,24 @@ def read_parameters(
             what = f" (the type of what is provided as {given!r})" if given else ""
             raise UserError(f"{where}: give it a type annotation{what}, e.g. "
                             f"`{name}: {example}`.")
+        if sig.kind is sig.POSITIONAL_ONLY:
+            raise UserError(f"{where}: it is positional-only, but a caller gives every value by "
+                            f"name: take the / out of the signature.")
         annotation, extras = hints[name], tuple[Any, ...]()
         if get_origin(annotation) is Annotated:
             annotation, *rest = get_args(annotation)
             extras = tuple[Any, ...](rest)
+        declared = _without_marks(hints[name])
         label = next((e.text for e in extras if isinstance(e, Label)), derived_label(name))
         choices = next((e for e in extras if isinstance(e, Choices)), None)
         provided_as = next((e.name for e in extras if isinstance(e, Provided)), provided.get(name))
         optional = sig.default is not sig.empty
         inner, nullable = unwrap_optional(annotation)
+        if get_origin(inner) is Annotated:  # (`Annotated[int, Field(ge=0)] | None`)
+            inner, *rest = get_args(inner)
+            extras += tuple(rest)
+            label = next((e.text for e in rest if isinstance(e, Label)), label)
+            choices = choices or next((e for e in rest if isinstance(e, Choices)), None)
         if provided_as is not None:
             parameters.append(
                 Parameter(name=name, label=label, kind=ParameterKind.STRUCTURE, annotation=annotation,
@@ -287,6 +300,26 @@ def read_parameters(
                 choices=choices,
                 is_subject=is_subject,
                 free_text=free_text,
+                declared=declared,
             )
         )
     return parameters
+
+
+def _is_mark(extra: Any) -> bool:
+    """Whether `extra` (an ``Annotated`` metadata item) is one of signoff's own marks."""
+    return extra is FreeText or isinstance(extra, Label | Choices | Provided | FreeText)
+
+
+def _without_marks(hint: Any) -> Any:
+    """`hint` with signoff's own marks taken out of its ``Annotated`` (and of the one of its
+    ``| None`` member): what is left is pydantic's to check (``Field(ge=0)``, validators)."""
+    if get_origin(hint) is Annotated:
+        inner, *extras = get_args(hint)
+        kept = [e for e in extras if not _is_mark(e)]
+        inner = _without_marks(inner)
+        return Annotated[(inner, *kept)] if kept else inner
+    if get_origin(hint) in (Union, types.UnionType):
+        members = tuple(_without_marks(a) for a in get_args(hint))
+        return Union[members] if members != get_args(hint) else hint  # noqa: UP007
+    return hint

@@ -32,6 +32,17 @@ _WRITTEN: dict[ParameterKind, str] = {
     ParameterKind.ID: "is an id, written like 3f2c8a8e-2b1d-4c55-9a1e-6f0d2b7c9e41",
 }
 
+_RULES = frozenset({
+    "value_error", "assertion_error", "greater_than", "greater_than_equal", "less_than",
+    "less_than_equal", "multiple_of", "too_short", "too_long",
+    "string_too_short", "string_too_long", "string_pattern_mismatch", "string_not_ascii",
+    "date_past", "date_future", "datetime_past", "datetime_future", "timezone_naive",
+    "timezone_aware", "timezone_offset", "decimal_max_digits", "decimal_max_places",
+    "decimal_whole_digits", "uuid_version",
+})
+"""The errors of a value of the right kind that a rule refuses (not of a value of another kind:
+those are told by how the kind is written)."""
+
 
 def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Parameter]) -> str:
     """The first problem in `error` (or in these details), told in a person's words."""
@@ -39,7 +50,8 @@ def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Par
     details = error.errors() if isinstance(error, ValidationError) else error
     # A member naming no parameter is told first: a misspelt name is why the parameter it
     # meant is missing ("Price is missing" said nothing of "prise").
-    unknown = [str(d["loc"][0]) for d in details if d["type"] == "extra_forbidden" and d["loc"]]
+    unknown = [str(d["loc"][0]) for d in details
+               if d["type"] == "extra_forbidden" and len(d["loc"]) == 1]
     if unknown:
         return unknown_members(unknown, parameters)
     detail = details[0]
@@ -52,6 +64,8 @@ def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Par
     if len(location) == 1:
         return _top_level(parameter, detail)
     inside = cut_short(".".join(location[1:]))  # (a dict key in it is the model's)
+    if detail["type"] == "extra_forbidden":
+        return f"{parameter.label}, at {inside}: there is no such member; leave it out."
     return f"{parameter.label}, at {inside}: {_lower(detail['msg'])} — {_shown(detail['input'])} is not."
 
 
@@ -70,6 +84,11 @@ def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:
     given = _shown(detail["input"])
     if detail["input"] is None and not parameter.nullable:
         return f"{parameter.label} is needed; it cannot be left empty."
+    if detail["type"] in _RULES and parameter.kind not in (ParameterKind.ENUM,
+                                                          ParameterKind.RECORD):
+        # (a value of the right kind that a rule the app declared refuses — `Field(le=10)`, a
+        # validator — is told by that rule, in its words)
+        return f"{parameter.label}: {_lower(detail['msg'])} — {given} is not."
     if parameter.kind in _WRITTEN:
         return f"{parameter.label} {_WRITTEN[parameter.kind]} — {given} is not."
     if parameter.kind is ParameterKind.ENUM:

@@ -34,7 +34,7 @@ from signoff.actions.problems import (
 from signoff.actions.readonly import read_only_guard
 from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner, changes_within, refusal_on
-from signoff.actions.schemas import parameters_model, result_adapter
+from signoff.actions.schemas import declares_result, parameters_model, result_adapter
 from signoff.actions.steps import read_step
 from signoff.effects import Effects, analyse, analyse_again, checking
 from signoff.exceptions import ConsentError, Invalid, NotFound, ReadOnlyViolation, UserError
@@ -143,7 +143,8 @@ class Actions:
         model = parameters_model(name, parameters)
         returns = inspect.signature(fn).return_annotation
         hints = _return_hint(fn, localns)
-        result = result_adapter(name, hints if hints is not None else returns)
+        returned = hints if hints is not None else returns
+        result = result_adapter(name, returned)
         effects = analyse(fn, name=name, localns=localns)
         if options.query and not effects.only_reads:
             found = "; ".join(
@@ -183,7 +184,8 @@ class Actions:
             query=options.query,
             idempotent=options.idempotent,
             parameters_schema=model.model_json_schema(),
-            result_schema=result.json_schema(mode="serialization") if result else None,
+            result_schema=(result.json_schema(mode="serialization")
+                           if result and declares_result(returned) else None),
         )
         return Action(
             info=info,

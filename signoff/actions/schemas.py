@@ -14,9 +14,10 @@ import inspect
 import threading
 import types
 import typing
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, ForwardRef, Union, get_args, get_origin, get_type_hints
 
 from pydantic import (
     AfterValidator,
@@ -32,14 +33,20 @@ from pydantic import (
     WrapValidator,
     create_model,
 )
-from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+from pydantic.errors import (
+    PydanticSchemaGenerationError,
+    PydanticUndefinedAnnotation,
+    PydanticUserError,
+)
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic_core import PydanticSerializationError, PydanticUndefined
 
 from signoff.actions.parameters import Parameter
 from signoff.exceptions import UserError
 
-__all__ = ["ParametersModel", "external", "parameters_model", "result_adapter"]
+__all__ = [
+    "ParametersModel", "as_json", "declares_result", "external", "parameters_model", "result_adapter",
+]
 
 ParametersModel = type[BaseModel]
 
@@ -65,13 +72,31 @@ def external(annotation: Any) -> Any:
         return dict.__class_getitem__((key, external(value)))
     if isinstance(annotation, type) and (dataclasses.is_dataclass(annotation)
                                          or issubclass(annotation, BaseModel)):
+        being_made: dict[type, ForwardRef] = _MIRRORING.__dict__.setdefault("found", {})
+        if annotation in being_made:  # (a structure that holds itself: its own mirror, by a
+            return being_made[annotation]  # reference resolved once the mirror is made)
         return _structure_by_name(annotation)
     return annotation
 
 
 _MIRRORING = threading.local()
-"""Structures whose mirror this thread is making (`.found`: a structure that holds itself is
-left as it is); per thread, so that another thread registering actions makes its own."""
+"""Structures whose mirror this thread is making (`.found`: each one's reference, for the
+structures inside it that hold it; `.made`: the mirrors to resolve those references in); per
+thread, so that another thread registering actions makes its own."""
+
+
+def _holds_enum(annotation: Any, seen: set[type]) -> bool:
+    """Whether an Enum is anywhere inside `annotation` (in the fields of its structures too)."""
+    if isinstance(annotation, type):
+        if issubclass(annotation, enum.Enum):
+            return True
+        if not (dataclasses.is_dataclass(annotation) or issubclass(annotation, BaseModel)):
+            return False
+        if annotation in seen:
+            return False
+        seen.add(annotation)
+        return any(_holds_enum(a, seen) for a, _ in _fields_of(annotation).values())
+    return any(_holds_enum(a, seen) for a in get_args(annotation) if a is not ...)
 
 
 @cache
@@ -81,18 +106,31 @@ def _structure_by_name(cls: type) -> Any:
     fields are `external`, then made into `cls` (so the action gets its own type, and a pydantic
     model's own validators still run); written out through the mirror. `cls` itself when nothing
     in it changes."""
-    mirroring: set[type] = _MIRRORING.__dict__.setdefault("found", set())
-    if cls in mirroring:
+    if not _holds_enum(cls, set()):
         return cls
-    mirroring.add(cls)
+    being_made: dict[type, ForwardRef] = _MIRRORING.__dict__.setdefault("found", {})
+    made: list[tuple[str, type[BaseModel], Any]] = _MIRRORING.__dict__.setdefault("made", [])
+    outermost = not being_made
+    reference = f"{cls.__name__}_by_name_{id(cls):x}"
+    being_made[cls] = ForwardRef(reference)
     try:
-        fields = _fields_of(cls)
-        mirrored = {name: (external(annotation), _default_by_name(external(annotation), info))
-                    for name, (annotation, info) in fields.items()}
+        made_here = _mirror(cls, reference, made)
+        if outermost:  # every mirror made inside it now knows the ones it holds
+            names = {name: by_name for name, _, by_name in made}
+            for _, mirror, _ in made:
+                mirror.model_rebuild(force=True, _types_namespace=names)
+        return made_here
     finally:
-        mirroring.discard(cls)
-    if all(mirrored[name][0] == annotation for name, (annotation, _) in fields.items()):
-        return cls
+        del being_made[cls]
+        if outermost:
+            made.clear()
+
+
+def _mirror(cls: type, reference: str, made: list[tuple[str, type[BaseModel], Any]]) -> Any:
+    """The mirror of `cls` (see `_structure_by_name`), noted in `made` under `reference`."""
+    fields = _fields_of(cls)
+    mirrored = {name: (external(annotation), _default_by_name(external(annotation), info))
+                for name, (annotation, info) in fields.items()}
     # From a `cls` already made (read by attribute: by field name), or from a caller's JSON
     # (by the aliases `cls` declares).
     config = ConfigDict(from_attributes=True, title=cls.__name__, validate_by_name=True,
@@ -101,13 +139,15 @@ def _structure_by_name(cls: type) -> Any:
         config["extra"] = cls.model_config["extra"]  # unknown members refused as by `cls`
     mirror: type[BaseModel] = create_model(  # type: ignore[call-overload]
         cls.__name__, __config__=config, __doc__=cls.__doc__, **mirrored)
-    made: Callable[[BaseModel], Any] = functools.partial(_made, cls, tuple(fields))
-    return Annotated[
+    into_cls: Callable[[BaseModel], Any] = functools.partial(_made, cls, tuple(fields))
+    by_name = Annotated[
         mirror,
-        AfterValidator(made),
+        AfterValidator(into_cls),
         WrapValidator(functools.partial(_kept, cls)),
         WrapSerializer(lambda value, write: write(mirror.model_validate(value))),
     ]
+    made.append((reference, mirror, by_name))
+    return by_name
 
 
 def _kept(cls: type, value: Any, validate: ValidatorFunctionWrapHandler) -> Any:
@@ -180,33 +220,124 @@ def _enum_by_name(cls: type[enum.Enum]) -> Any:
 
 def parameters_model(action_name: str, parameters: list[Parameter]) -> ParametersModel:
     """The pydantic model of the parameters a caller gives (context parameters left out)."""
-    fields: dict[str, Any] = {}
-    for p in parameters:
-        if p.provided is not None:
-            continue
+    try:
+        fields: dict[str, Any] = {p.name: _field_of(action_name, p) for p in parameters
+                                  if p.provided is None}
+        with warnings.catch_warnings():  # (a parameter named `json` or `copy` is no mistake:
+            warnings.filterwarnings(  # its value is read by name, never by the attribute)
+                "ignore", message=r"Field name .* shadows an attribute in parent", category=UserWarning)
+            model: ParametersModel = create_model(
+                _model_name(action_name),
+                __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False,
+                                      allow_inf_nan=False),
+                **fields,
+            )
+        model.model_json_schema()  # (a type named but never defined is found here)
+    except _CANNOT_DESCRIBE as error:
+        raise UserError(f"Action {action_name}: its parameters cannot be described: {error}") from error
+    for name, info in model.model_fields.items():
+        alias = info.alias or info.validation_alias or info.serialization_alias
+        if alias is not None and alias != name:
+            raise UserError(
+                f"Action {action_name}, parameter {name}: a value is given by its parameter's "
+                f"name, so it cannot be given by an alias ({alias!r}): take the alias out of its "
+                f"Field, or name the parameter {alias if isinstance(alias, str) else 'so'}.")
+    return model
+
+
+def _field_of(action_name: str, p: Parameter) -> tuple[Any, FieldInfo]:
+    """The field of the parameters model that gives `p`."""
+    if p.name.startswith("model_") and hasattr(BaseModel, p.name):
+        raise UserError(
+            f"Action {action_name}, parameter {p.name}: the name is one pydantic's models keep "
+            f"for themselves (BaseModel.{p.name}), and a call's values are checked by one: "
+            "name the parameter otherwise.")
+    if p.declared is not None:  # (with its `Field(ge=0)` and validators, where written)
+        annotation = external(p.declared)
+    else:
         annotation = external(p.annotation)
         if p.nullable:
             annotation = annotation | None
-        default = p.default if p.optional else ...
-        fields[p.name] = (annotation, _default_by_name(annotation, Field(default, title=p.label)))
-    try:
-        return create_model(
-            _model_name(action_name),
-            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
-            **fields,
-        )
-    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as error:
-        raise UserError(f"Action {action_name}: its parameters cannot be described: {error}") from error
+    default = p.default if p.optional else ...
+    return annotation, _default_by_name(annotation, Field(default, title=p.label))
+
+
+_CANNOT_DESCRIBE = (PydanticSchemaGenerationError, PydanticUserError, PydanticUndefinedAnnotation,
+                    NameError, TypeError, ValueError)
+"""What pydantic raises for a type it cannot check or describe."""
+
+
+def declares_result(annotation: Any) -> bool:
+    """Whether a return annotation says what the action returns (a result schema describes
+    it): not none, ``None`` or ``Any``."""
+    return annotation not in (None, type(None), typing.Any, inspect.Signature.empty)
 
 
 def result_adapter(action_name: str, annotation: Any) -> TypeAdapter[Any] | None:
-    """How to turn what the action returns into JSON (None when it declares no return type)."""
-    if annotation in (None, type(None), typing.Any, inspect.Signature.empty):
-        return None
+    """How to turn what the action returns into JSON: by its declared type, or, when it declares
+    none (or ``Any``), by the type of each value it returns (`as_json`), so that nothing it
+    returns is lost. Bytes are written in base64."""
+    if not declares_result(annotation):
+        return _UNDECLARED
     try:
-        return TypeAdapter(external(annotation))
-    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as error:
+        adapter = _adapter(external(annotation))
+        adapter.json_schema(mode="serialization")  # (a type named but never defined is found here)
+        return adapter
+    except _CANNOT_DESCRIBE as error:
         raise UserError(f"Action {action_name}: its result cannot be described: {error}") from error
+
+
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    """A `TypeAdapter` of `annotation` writing bytes in base64 (as UTF-8 text, bytes that are
+    not would fail), unless it is a type with a config of its own (a model, a dataclass)."""
+    try:
+        return TypeAdapter(annotation, config=_RESULT_CONFIG)
+    except PydanticUserError:  # ("cannot use config": it has its own)
+        return TypeAdapter(annotation)
+
+
+_RESULT_CONFIG = ConfigDict(ser_json_bytes="base64")
+
+_MOST_DEEP = 100
+"""How deep `as_json` follows containers inside containers (one that holds itself: no end)."""
+
+
+def as_json(value: Any, depth: int = 0) -> Any:
+    """The JSON of a value of no declared type: containers member by member, anything else by
+    its own type as a declared one would be (an enum by name, a record as its id and values, a
+    Decimal or a date as text, bytes in base64); what no type describes, as its text."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if depth > _MOST_DEEP:
+        return str(value)
+    if isinstance(value, Mapping):
+        return {_key(k): as_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [as_json(v, depth + 1) for v in value]
+    of: type = value.__class__
+    adapter = _adapter_of(of)
+    if adapter is not None:
+        try:
+            return adapter.dump_python(value, mode="json")
+        except (PydanticSerializationError, ValueError, TypeError):
+            pass
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    return key.name if isinstance(key, enum.Enum) else str(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _adapter_of(cls: type) -> TypeAdapter[Any] | None:
+    """How a value of `cls` is written, or None when pydantic describes no such type."""
+    try:
+        return _adapter(external(cls))
+    except (PydanticSchemaGenerationError, PydanticUserError, TypeError):
+        return None
+
+
+_UNDECLARED: TypeAdapter[Any] = TypeAdapter(Annotated[Any, PlainSerializer(as_json)])
 
 
 def _model_name(action_name: str) -> str:
