@@ -43,7 +43,14 @@ def _at_a_terminal(args: list[str], *, until: bytes, then: bytes | None) -> tupl
         written += read(1)
     assert until in written, written
     if then is None:
+        # (A SIGINT that comes as the prompt is written, before Python's readline waits on its
+        # input, is seen only when a key is pressed, as in Python itself: pressed again, then.)
         command.send_signal(signal.SIGINT)
+        while command.poll() is None and time.monotonic() < deadline:
+            more = read(3)
+            written += more
+            if not more and command.poll() is None:
+                command.send_signal(signal.SIGINT)
     else:
         os.write(leader, then)
     code = command.wait(timeout=120)

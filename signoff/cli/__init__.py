@@ -6,6 +6,7 @@ The app is named by ``--app`` (or ``SIGNOFF_APP``) as ``module:attribute`` or
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -66,6 +67,8 @@ __all__ = [
     "revoking_a_rule",
     "runnable",
     "save_token",
+    "temporal_address",
+    "temporal_address_refused",
     "which_file",
     "whoami",
 ]
@@ -128,6 +131,9 @@ def load_app(spec: str | None) -> Any:
     spec = spec or os.environ.get("SIGNOFF_APP")
     if not spec:
         raise Misuse(f"No app is named: {NAMING_THE_APP}.")
+    temporal = os.environ.get("SIGNOFF_TEMPORAL", "")  # (read as the app is made: told first,
+    if temporal_address(temporal) != temporal.strip():  # as the setting it is, not the app's)
+        raise Misuse(temporal_address_refused("SIGNOFF_TEMPORAL", temporal))
     context = click.get_current_context(silent=True)
     if context is not None:
         context.find_root().meta[_APP_SPEC] = spec
@@ -299,7 +305,22 @@ def app_option_words() -> str:
     SPEC quoted for a shell (``--app 'my shop/shop.py:app'``)."""
     context = click.get_current_context(silent=True)
     spec = context.find_root().meta.get(_APP_SPEC) if context is not None else None
-    return f" --app {shlex.quote(spec)}" if spec else ""
+    return f" --app {_quoted(spec)}" if spec else ""
+
+
+def _quoted(text: str) -> str:
+    """`text` quoted for a shell (`shlex.quote`); one that holds bytes that are not UTF-8 (a
+    path's, which Python reads as lone surrogates) in the shell's ``$'…'`` form, each byte past
+    ASCII written as its escape (``$'caf\\xe9.py:app'``), which bash and zsh read back as the
+    bytes given (quoted plainly, it was printed as ``\\udce9``, which names no byte)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        with contextlib.suppress(UnicodeEncodeError):  # (a surrogate no byte was read as: plain)
+            raw = text.encode("utf-8", "surrogateescape")
+            return "$'" + "".join(chr(b) if 0x20 <= b < 0x7f and chr(b) not in "\\'"
+                                  else f"\\x{b:02x}" for b in raw) + "'"
+    return shlex.quote(text)
 
 
 class _DebugSetting(click.types.BoolParamType):
@@ -646,6 +667,34 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     if as_handle and principal.handle != as_handle:
         raise Unauthenticated(f"This token is {principal.handle}'s, not {as_handle}'s.")
     return principal
+
+
+def temporal_address(text: str) -> str | None:
+    """`text`, a Temporal server's address as given (``--temporal``, ``SIGNOFF_TEMPORAL``),
+    as it is used: HOST:PORT, around spaces; None when it is not that (a scheme,
+    ``http://127.0.0.1:7233``, a path, ``127.0.0.1:7233/``, no port): see
+    `temporal_address_refused`."""
+    address = text.strip()
+    host, _, port = address.rpartition(":")
+    if not address:
+        return ""
+    if not host or "/" in address or not (port.isdigit() and 0 < int(port) < 65536):
+        return None
+    return address
+
+
+def temporal_address_refused(named: str, text: str) -> str:
+    """Why `text`, given as `named` (``--temporal``, ``SIGNOFF_TEMPORAL``), is no Temporal
+    server's address, and the HOST:PORT to give (a scheme was taken by the Temporal client
+    with a warning, and a path refused as the app's own error, naming neither the setting nor
+    the form without them)."""
+    within = text.strip().split("://", 1)[-1].split("/", 1)[0]  # (without scheme and path)
+    if temporal_address(within) and within != text.strip():
+        return (f"{named} is “{text}”: a Temporal server's address is HOST:PORT alone, with no "
+                f"scheme (http://, grpc://) before it and no path after it: give {within}.")
+    return (f"{named} is “{text}”, which is not a Temporal server's address: give HOST:PORT "
+            "alone, such as 127.0.0.1:7233 (7233 is the port a Temporal server listens on "
+            "unless told otherwise).")
 
 
 def _register() -> None:

@@ -19,8 +19,16 @@ from typing import Any
 
 import click
 
-from signoff.cli import APP_OPTION, JSON_OPTION, Seconds, load_app, main
-from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure
+from signoff.cli import (
+    APP_OPTION,
+    JSON_OPTION,
+    Seconds,
+    load_app,
+    main,
+    temporal_address,
+    temporal_address_refused,
+)
+from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure, Misuse
 from signoff.cli.otlp import export_traces
 from signoff.engine.temporal import ADDRESS_VARIABLE
 from signoff.engine.worker import STUCK_AFTER, looked
@@ -173,6 +181,7 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
                    "again (looked for every minute). An interrupted approved call is settled "
                    "as soon as its process is seen to have stopped.")
 @click.option("--temporal", "temporal", metavar="HOST:PORT", envvar="SIGNOFF_TEMPORAL",
+              callback=lambda ctx, param, value: _temporal(ctx, value),
               help="Run a Temporal worker of the app on this server (its tasks are workflows "
                    "there); with --once, signal the workflows of tasks nobody is on, then stop.")
 def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
@@ -202,6 +211,19 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
               temporal=temporal, stop=stop)
         if stop.is_set():  # (SIGTERM: the work ended as asked; Ctrl-C says so itself)
             click.echo("Stopped.")
+
+
+def _temporal(ctx: click.Context, value: str | None) -> str | None:
+    """The ``--temporal`` given (or ``SIGNOFF_TEMPORAL``), as HOST:PORT; a `Misuse` naming
+    which was given, and the form, when it is not that (`temporal_address_refused`)."""
+    if value is None:
+        return None
+    address = temporal_address(value)
+    if address is None:
+        named = ("SIGNOFF_TEMPORAL" if ctx.get_parameter_source("temporal") is
+                 click.core.ParameterSource.ENVIRONMENT else "--temporal")
+        raise Misuse(temporal_address_refused(named, value))
+    return address or None
 
 
 def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timedelta,

@@ -117,6 +117,8 @@ def _asked(app: Any, before: str | None, revision: str) -> None:
                             f"{revision} (what only newer releases record is not kept)?",
                             err=True)
     except click.Abort:
+        click.echo(err=True)  # (click leaves the line of the question open: what is said
+        # next begins a line of its own, not after "[y/N]: ")
         if sys.stdin.isatty():  # Ctrl-C at the question: "Stopped.", as anywhere
             raise
         again = runnable(f"db downgrade {shlex.quote(revision)} --yes{app_option_words()}")

@@ -100,8 +100,10 @@ class Failure(click.ClickException):
 
     def __init__(self, message: str, exit_code: int) -> None:
         # It may quote what a model or a provider wrote; a command the library's message names
-        # is written as the person runs signoff (`commands_as_run`).
-        super().__init__(visible(commands_as_run(message)))
+        # is written as the person runs signoff (`commands_as_run`); a byte of an argument
+        # that is not UTF-8 (a path's, read as a lone surrogate) as the escape of that byte,
+        # ``\xff`` (stderr wrote the surrogate's, ``\udcff``, which names no byte given).
+        super().__init__(visible(commands_as_run(_bytes_shown(message))))
         # Click reads the code from the instance; each failure has its own.
         self.exit_code = exit_code  # type: ignore[misc]
 

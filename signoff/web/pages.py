@@ -64,7 +64,8 @@ class Pages:
                                      finalize=wording.shown)
         self.templates.filters.update(brief=wording.brief, prose=wording.prose,
                                       said=wording.said, field=wording.field,
-                                      label=wording.label, plain=wording.plain)
+                                      label=wording.label, plain=wording.plain,
+                                      why=wording.why, kind=wording.kind)
 
     # -- helpers -------------------------------------------------------------------------
 

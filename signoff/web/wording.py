@@ -34,7 +34,8 @@ from signoff.agents.states import ReceiptKind
 from signoff.escapes import visible
 from signoff.limits.provenance import ArgumentLabel
 
-__all__ = ["brief", "entry", "field", "label", "plain", "prose", "said", "shown", "text"]
+__all__ = ["brief", "entry", "field", "kind", "label", "plain", "prose", "said", "shown", "text",
+           "why"]
 
 _QUOTED = re.compile(r"`([^`]+)`")
 
@@ -106,6 +107,22 @@ def prose(words: str) -> Markup:
     """signoff's words as HTML: escaped, `plain`, and what they quote between backticks (a
     command, a value) shown as code, not as backticks."""
     return Markup(_QUOTED.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(plain(words)))))
+
+
+def why(problem: str, status: object) -> Markup:
+    """A task's problem, shown after its status ("Halted — It reached its limit of 8 steps."):
+    as `prose`, without the status it begins with when it names it again (the page read
+    "Halted — Halted: it reached …")."""
+    named = f"{getattr(status, 'value', status)}: "
+    if problem.startswith(named) and problem[len(named):].strip():
+        rest = problem[len(named):]
+        problem = rest[:1].upper() + rest[1:]
+    return prose(problem)
+
+
+def kind(of: object) -> str:
+    """What a receipt's entry tells of, in words: "model call", not its code ``model_call``."""
+    return str(of).replace("_", " ")
 
 
 def said(text: str) -> Markup:
