@@ -197,7 +197,8 @@ def test_a_temporal_address_that_is_not_host_and_port_is_told(
                                      str(Path(__file__).parent.parent / "examples" /
                                          "workshop.py")])
     assert done.exit_code == 2, done.output
-    assert "A Temporal server's address is HOST:PORT (127.0.0.1:7233, say)" in done.output
+    assert (f"--temporal is “{address}”, which is not a Temporal server's address: give "
+            "HOST:PORT alone") in done.output
 
 
 def test_a_temporal_runner_of_the_wrong_type_is_told() -> None:

@@ -45,9 +45,9 @@ class Temporal:
     def __post_init__(self) -> None:
         address = self.address.strip() if isinstance(self.address, str) else ""
         host, _, port = address.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        if not host or not port.isdigit() or not 0 < int(port) < 65536 or "/" in address:
             raise UserError(f"A Temporal server's address is HOST:PORT (127.0.0.1:7233, say), "
-                            f"not {self.address!r}.")
+                            f"with no scheme (http://) or path, not {self.address!r}.")
         object.__setattr__(self, "address", address)  # frozen: as it is used
         if not isinstance(self.settle_within, timedelta) or self.settle_within < timedelta(0):
             raise UserError(f"How long a Temporal app waits for a task to settle is a timedelta "
