@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
@@ -45,11 +45,16 @@ class ScriptLine:
 
 
 def _json_of(value: Any) -> Any:
+    if value.__class__ in _JSON_SCALARS:  # (as it is: most arguments are)
+        return value
     if isinstance(value, RecordBase):
         return str(value.id)
     if isinstance(value, enum.Enum):
         return value.name
     return to_jsonable_python(value, fallback=str)
+
+
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _arguments(arguments: dict[str, Any]) -> str:
@@ -104,10 +109,30 @@ class says:
         return ScriptLine(text=text)
 
 
-@dataclass(kw_only=True)
 class _Seen:
-    messages: list[list[Message]] = field(default_factory=list)
-    tools: list[list[ToolSpec]] = field(default_factory=list)
+    """What a scripted model was asked, call by call: the messages and the tools of each call,
+    each as a list. (`messages` is one list throughout, brought up to date as it is read.)"""
+
+    def __init__(self) -> None:
+        self._messages: list[list[Message]] = []
+        self._asked: list[Sequence[Message]] = []
+        """Conversations asked since `messages` was last read, kept as they were given: a
+        tuple (the loop's conversation, which never changes) is made a list only when read,
+        for copying it at every call costs time in proportion to its length, at each step."""
+        self.tools: list[list[ToolSpec]] = []
+
+    @property
+    def messages(self) -> list[list[Message]]:
+        """The messages of each call, in order."""
+        if self._asked:
+            self._messages.extend([list(m) for m in self._asked])
+            self._asked.clear()
+        return self._messages
+
+    def asked(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> None:
+        """Keep what a call was asked (a list it was given is copied at once: it may change)."""
+        self._asked.append(messages if isinstance(messages, tuple) else list(messages))
+        self.tools.append(list(tools))
 
 
 class ScriptedModel:
@@ -154,8 +179,7 @@ class ScriptedModel:
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
     ) -> Reply:
         """The next line of the script, by how many turns the conversation already has."""
-        self.seen.messages.append(list(messages))
-        self.seen.tools.append(list(tools))
+        self.seen.asked(messages, tools)
         turn = self._turns_in(messages)
         if turn >= len(self.lines):
             raise ModelError(f"The script has {len(self.lines)} turn(s), and turn {turn + 1} was "

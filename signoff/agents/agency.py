@@ -702,7 +702,7 @@ class Agency:
         with self.database.reading() as db:
             found = repo.proposals_where(db, status=status.value if status else None,
                                          agent=agent, task=task, limit=limit)
-        return [replace(p, decide_by=self.route_words(p)) for p in found]
+        return [repo.replaced(p, decide_by=self.route_words(p)) for p in found]
 
     def proposals_for(self, person: Principal) -> list[Proposal]:
         """The proposals `person` may decide now."""

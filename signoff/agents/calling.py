@@ -11,7 +11,6 @@ blindly again (`_recover_call`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import uuid
@@ -465,7 +464,7 @@ class CallSteps(StepUnits):
             registered, skill, call.tool, task.for_id), unput)
         # Built before the transaction: the skill's names and versions may read records. (It
         # is fingerprinted in it, under the instructions as its record reads there.)
-        proposal = dataclasses.replace(_of_skill(skill, "names or version_of", (
+        proposal = repo.replaced(_of_skill(skill, "names or version_of", (
             lambda: proposal_of(task, skill, action, call, arguments, routing)), unput),
             labels=labels.untrusted)
         steered = f" Outside content may have steered it: {labels.words}" if (
@@ -501,7 +500,7 @@ class CallSteps(StepUnits):
                          if c.position < call.position] if call.position else []
             instructions = _of_skill(skill, "brief",
                                      lambda: self.instructions_now(task, within=db), unput)
-            proposal = dataclasses.replace(
+            proposal = repo.replaced(
                 proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words,
                 fingerprint=fingerprint_of(proposal, instructions))
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
