@@ -33,14 +33,15 @@ _ASKS_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 """A question that asks how many ("How many arguments does range take?")."""
 
 _SAYS_HOW_MANY = re.compile(
-    r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w.]*\w)|\b(?:zero|one|two|three|four|five|six|seven|eight|"
+    r"(?<![\w.])(?<!version )(?<!Python )\d+(?:[.,]\d+)*(?![\w.]*\w)|"
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|"
     r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
     r"billions?|dozens?|single|both|no|any\s+number|arbitrary\s+number|several|multiple|"
     r"once|twice)\b", re.IGNORECASE)
 """A sentence that can tell how many: it has a number, in figures or in words ("It takes no
 arguments", "at most 3 times"; not a figure inside a word, "utf8" or "x86", nor "None", which
-in a program's documentation is a value)."""
+in a program's documentation is a value, nor a version: "New in version 3.11")."""
 
 _COMPARISON = r"(?:\w+er|more\s+\w+|less\s+\w+|better|worse)"
 _ASKS_THAN = re.compile(rf"^(?:is|are|was|were|does|do)\s+(?P<one>.+?)\s+{_COMPARISON}\s+than\s+"

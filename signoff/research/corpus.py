@@ -60,8 +60,9 @@ from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
+from signoff.research.names import names_query
 from signoff.research.relevance import query_terms, stem, subject_of
-from signoff.research.sentences import indexed_of
+from signoff.research.sentences import index_reading
 from signoff.research.sources import (
     Document,
     Listing,
@@ -78,6 +79,7 @@ __all__ = [
     "BUNDLED",
     "DEFINING_WEIGHT",
     "HEADING_WEIGHT",
+    "NAMED_WEIGHT",
     "PART_CHARS",
     "SENTENCE_WEIGHT",
     "TITLE_WEIGHT",
@@ -118,16 +120,24 @@ DEFINING_WEIGHT = 1.0
 """How much the BM25 of a part's sentence that says what the question asks about ("A set is…",
 asked "What is a set?") counts, added to the part's score beside its best sentence's."""
 
+NAMED_WEIGHT = 4.0
+"""How much a match of a name the question names ("print" of "How many arguments does print
+take?", `signoff.research.names.names_in`) among the names a part describes in entries of
+their own counts, beside the part's own score: the part where ``print(*objects, sep=' ')``
+heads an entry describes print, where another page may only have the word ("traceback — Print
+or retrieve a stack traceback")."""
+
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "18"
+_INDEX_VERSION = "19"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
 stemmed as its word, "kept" as "keep"; 17: "-er" kept, "handler" is not "handle"; 18: a
 British spelling stemmed as the American, "serialise" as "serialize", and a console session
-behind a "(venv) $ " prompt read as code)."""
+behind a "(venv) $ " prompt read as code; 19: the names of the functions, classes and exceptions
+a part describes, `names_fts`)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""
@@ -147,7 +157,8 @@ class Hit(BaseModel):
     score: float
     """How well it matches: BM25 of the part, plus `HEADING_WEIGHT` times BM25 of its headings,
     plus `SENTENCE_WEIGHT` times BM25 of its best sentence, plus `DEFINING_WEIGHT` times that
-    of a sentence saying what the question asks about (asked "What is X?"), plus `TITLE_WEIGHT`
+    of a sentence saying what the question asks about (asked "What is X?"), plus `NAMED_WEIGHT`
+    times BM25 of the names it describes for those the question names, plus `TITLE_WEIGHT`
     times BM25 of the title, negated so that higher is better."""
     snippet: str
     """The words around the match in that part (pieces joined by “…”), or its first words when
@@ -328,16 +339,20 @@ class Corpus:
                 " body.rank + :heading_weight * coalesce(section.rank, 0) "
                 "  + :sentence_weight * coalesce(line.rank, 0) "
                 "  + :defining_weight * coalesce(says.rank, 0) "
+                "  + :named_weight * coalesce(entry.rank, 0) "
                 "  + :title_weight * coalesce(head.rank, 0) AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
                 "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0) "
                 "  + :sentence_weight * coalesce(line.rank, 0) "
-                "  + :defining_weight * coalesce(says.rank, 0), parts.part) AS best "
+                "  + :defining_weight * coalesce(says.rank, 0) "
+                "  + :named_weight * coalesce(entry.rank, 0), parts.part) AS best "
                 " FROM (SELECT rowid, bm25(stems_fts) AS rank FROM stems_fts "
                 "  WHERE stems_fts MATCH :match) AS body "
                 " JOIN parts ON parts.rowid = body.rowid "
                 " LEFT JOIN (SELECT rowid, bm25(headings_fts) AS rank FROM headings_fts "
                 "  WHERE headings_fts MATCH :match) AS section ON section.rowid = body.rowid "
+                " LEFT JOIN (SELECT rowid, bm25(names_fts) AS rank FROM names_fts "
+                "  WHERE names_fts MATCH :named) AS entry ON entry.rowid = body.rowid "
                 " LEFT JOIN (SELECT sentences.part, min(sentences_fts.rank) AS rank "
                 "  FROM sentences_fts JOIN sentences ON sentences.rowid = sentences_fts.rowid "
                 "  WHERE sentences_fts MATCH :match AND sentences_fts.rank MATCH :sentence_rank"
@@ -355,7 +370,9 @@ class Corpus:
                 "limit": max(1, min(limit, 50)), "title_weight": TITLE_WEIGHT,
                 "heading_weight": HEADING_WEIGHT, "sentence_weight": SENTENCE_WEIGHT,
                 "sentence_rank": _SENTENCE_RANK, "defining": _defining_query(query),
-                "defining_weight": DEFINING_WEIGHT, "described": _DESCRIBED}).all()
+                "defining_weight": DEFINING_WEIGHT, "described": _DESCRIBED,
+                "named": names_query(query),
+                "named_weight": NAMED_WEIGHT}).all()
             words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
@@ -645,6 +662,8 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "tokenize='unicode61');"
             "CREATE VIRTUAL TABLE headings_fts USING fts5(headings, content='', "
             "tokenize='unicode61');"
+            "CREATE VIRTUAL TABLE names_fts USING fts5(names, content='', "
+            "tokenize=\"unicode61 tokenchars '_'\");"
             "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, described, content='', "
             "tokenize='unicode61');"
             "CREATE TABLE sentences (rowid INTEGER PRIMARY KEY, part INTEGER NOT NULL "
@@ -673,9 +692,11 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     db.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (row, piece))
                     db.execute("INSERT INTO stems_fts (rowid, stems) VALUES (?, ?)",
                                (row, _stemmed(piece)))
-                    lines, headings = indexed_of(piece)  # the prose read once for both
+                    lines, headings, named = index_reading(piece)  # the prose read once
                     db.execute("INSERT INTO headings_fts (rowid, headings) VALUES (?, ?)",
                                (row, _stemmed(_DOTTED.sub(" ", " ".join(headings)))))
+                    db.execute("INSERT INTO names_fts (rowid, names) VALUES (?, ?)",
+                               (row, " ".join(n.casefold() for n in named)))
                     numbered = list(enumerate(lines, start=sentences + 1))
                     sentences += len(lines)
                     db.executemany("INSERT INTO sentences (rowid, part) VALUES (?, ?)",
@@ -687,6 +708,7 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
             db.execute("INSERT INTO stems_fts (stems_fts) VALUES ('optimize')")
             db.execute("INSERT INTO headings_fts (headings_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO names_fts (names_fts) VALUES ('optimize')")
             db.execute("INSERT INTO titles_fts (titles_fts) VALUES ('optimize')")
             db.execute("INSERT INTO sentences_fts (sentences_fts) VALUES ('optimize')")
             db.executemany("INSERT INTO meta VALUES (?, ?)",

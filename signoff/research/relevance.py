@@ -74,6 +74,7 @@ from dataclasses import dataclass, replace
 
 from signoff.limits.grounding import long_enough
 from signoff.research.asks import compared, told_by
+from signoff.research.names import names_asked, parts_of, writes_name
 from signoff.research.sentences import Sentence, sentences_of, stands_alone
 from signoff.research.sources import named_title
 from signoff.research.spellings import american
@@ -706,6 +707,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sides = [side for one in compared(question)
              if (side := [t for t in question_terms(one) if t in terms and t[0].isalnum()])]
     pointed = _pointed_to(subject, every)
+    names = names_asked(question, terms, every)
     named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
     in_corpus = max(corpus_size, *known.values()) if known else 0
     telling = {t for t in named if in_corpus < _MANY_SOURCES
@@ -714,6 +716,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     for sentence, found, strength in zip(every, has, strengths, strict=True):
         if (sentence.rank, sentence.position) in pointed:  # it says what the subject is
             strength, found = dict.fromkeys(terms, 1.0), set(terms)
+        described = {t for t in names if t in parts_of(sentence.named)}
+        if described:  # its entry's name is one the question asks about: it tells of it
+            strength, found = {**strength, **dict.fromkeys(described, 1.0)}, found | described
         if (not stands_alone(sentence) or _LINK_LABEL.match(sentence.text)
                 or _SIGNATURE.match(sentence.text) or _LISTED_TITLE.fullmatch(sentence.text.strip())
                 or sentence.text.rstrip().endswith("?")):
@@ -740,6 +745,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             coverage = min(coverage, ABOUT / 2)
         if not all(any(t in strength or t in titled for t in side) for side in sides):
             coverage = min(coverage, ABOUT / 2)  # it compares nothing the question does
+        if any(t not in described and not writes_name(sentence.text, forms)
+               for t, forms in names.items()):
+            coverage = min(coverage, ABOUT / 2)  # of another thing than the name asked about
         counted = sum(max(strength.get(t, 0.0), titled.get(t, 0.0)) for t in telling)
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
                        surely, counted))

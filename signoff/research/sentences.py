@@ -33,6 +33,7 @@ from dataclasses import dataclass
 __all__ = [
     "Sentence",
     "headings_of",
+    "index_reading",
     "indexed_of",
     "sentences_of",
     "split_sentences",
@@ -61,6 +62,12 @@ _ENTRY = re.compile(r"@?[^\W\d][\w\-’']*(?:\.[\w\-’']+)*(?: [\w\-’']+(?:\.
 _SIGNATURE = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\((?P<arguments>[^()]*)\)\s*")
 """A function's signature as the reference heads its entry ("wave.open(file, mode=None)"): its
 name is the entry's. Matched whole and anchored, so that it takes a time linear in the line."""
+_DECLARED = re.compile(r"(?:class|exception|coroutine|awaitable|classmethod|staticmethod|static|"
+                       r"abstractmethod|async) "
+                       r"(?P<name>[A-Za-z_][\w.]*)(?:\([^()]*\))?\s*")
+"""A class's, an exception's or a coroutine's signature as the reference heads its entry
+("class bool(x=False)", "exception KeyError", "coroutine asyncio.sleep(delay)"): its name is
+what the paragraphs after it describe."""
 _PARAMETER = re.compile(r"\s*(?:\*{0,2}[A-Za-z_]\w*(?:\s*=\s*[^=\s][^=]*)?|\*|/|\.\.\.)\s*")
 """A signature's parameter: a name, ``*args``, ``**kw``, ``name=default``, a lone ``*`` or ``/``
 — not a call's argument (``print("hi")``, ``f(1, 2)``)."""
@@ -94,7 +101,7 @@ _CODE_START = re.compile(
     r"^\s*(Traceback \(most recent|>>>|\.\.\.\s|(?:\([\w.\-]+\)\s*)?\$ |(?:PS )?[A-Za-z]:\\[^>]*> |"
     r"%|def |class |for .* in .*:|if .*:$|"
     r"while .*:$|with .*:$|try:|except\b.*:$|finally:|else:|elif .*:|import |from \S+ import |"
-    r"return\b|@\w)"
+    r"return\b|await |async (?:def|for|with) |@\w)"
 )
 """The first line of code: a session's prompt (``>>>``, ``$ ``, a virtual environment's
 ``(env) $ ``, Windows' ``C:\\work> ``), a statement, a decorator."""
@@ -125,6 +132,11 @@ class Sentence:
     entry: str = ""
     """The term or function's name that heads its entry ("iterator", "wave.open"), if it is in
     one: an entry's first sentence says what its term is."""
+    named: str = ""
+    """The name of the function, class or exception whose description it is in ("print" for
+    every paragraph after ``print(*objects, sep=' ')``, "KeyError" after ``exception
+    KeyError``), up to the next such entry, term or section heading: what it tells of, where it
+    says only "Print objects…" or "All non-keyword arguments…"."""
     whole: bool = True
     """False for a piece of a sentence longer than `MAX_CHARS`, cut at a clause break: a
     fragment, never quoted as a claim."""
@@ -146,7 +158,8 @@ def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
         for n, (s, whole) in enumerate(pieces):
             under = found[-1].under + 1 if found and found[-1].heading == heading else 0
             found.append(Sentence(source_id=source_id, text=s, rank=rank, position=len(found),
-                                  under=under, heading=heading, entry=unit.entry, whole=whole,
+                                  under=under, heading=heading, entry=unit.entry,
+                                  named=unit.named, whole=whole,
                                   leads_in=listed and n == len(pieces) - 1 and (
                                       s.endswith(":") or not (unit.item or _ENDS.search(s)))))
     return found
@@ -230,11 +243,20 @@ def indexed_of(text: str) -> tuple[list[tuple[str, str]], list[str]]:
     """What an index keeps of `text`, read at once: its sentences, each with the headings it
     stands under joined as `Sentence.heading` has them, and its headings as `headings_of`
     gives them."""
-    units = list(_prose_units(text))
-    headings = [h for _, section, entry in units for h in (section, entry) if h]
-    sentences = [(s, f"{section} {entry}".strip()) for unit, section, entry in units
-                 for s, _ in _sentences_in(unit) if not _is_label(s)]
-    return sentences, list(dict.fromkeys(headings))
+    sentences, headings, _ = index_reading(text)
+    return sentences, headings
+
+
+def index_reading(text: str) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """`indexed_of`, and the names of the functions, classes and exceptions `text` describes
+    (`Sentence.named`, the last part of a dotted one: "json.dumps", dumps), each once, in
+    order."""
+    units = list(_units(text))
+    headings = [h for u in units for h in (u.section, u.entry) if h]
+    sentences = [(s, f"{u.section} {u.entry}".strip()) for u in units
+                 for s, _ in _sentences_in(u.text) if not _is_label(s)]
+    named = [u.named.rsplit(".", 1)[-1] for u in units if u.named]
+    return sentences, list(dict.fromkeys(headings)), list(dict.fromkeys(named))
 
 
 def _headed_sentences(text: str) -> Iterator[tuple[str, str, str]]:
@@ -255,6 +277,8 @@ class _Unit:
     """Whether it is an item of a list (its first line has a bullet or a number)."""
     follows: bool
     """Whether it comes right after the unit before it (no code, heading or label between)."""
+    named: str = ""
+    """The function, class or exception whose description it is in (`Sentence.named`)."""
 
 
 def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
@@ -270,6 +294,7 @@ def _units(text: str) -> Iterator[_Unit]:
     fenced = False
     follows = False  # whether the block read last gave the unit yielded last
     section = entry = before = ""  # before: the prose block just before, if the last was one
+    named = ""  # the function, class or exception described since its signature, if any
     for block in re.split(r"\n[ \t]*\n", text):
         lines = [line for line in block.split("\n") if line.strip()]
         if not lines:
@@ -281,19 +306,25 @@ def _units(text: str) -> Iterator[_Unit]:
             fenced = fenced != (fences % 2 == 1)
             continue
         if _ATX.match(lines[0]) and len(lines) > 1 and not _is_code(lines[1:]):
-            section, entry = _heading_text(lines[:1]), ""  # (a Markdown heading, its prose
-            lines = lines[1:]                              # on the next line)
+            section, entry, named = _heading_text(lines[:1]), "", ""  # (a Markdown heading,
+            lines = lines[1:]                                        # its prose on the next line)
             block = "\n".join(lines)
             came_after = False
         elif _is_heading(lines):
-            section, entry = _heading_text(lines), ""
+            section, entry, named = _heading_text(lines), "", ""
             continue
         if len(lines) == 1 and _is_entry(lines[0].strip()):
             signature = _SIGNATURE.fullmatch(lines[0].strip())
             if not (signature and _names(prose_before, signature["name"])):
                 entry = signature["name"] if signature else lines[0].strip()
+                declared = _DECLARED.fullmatch(lines[0].strip())
+                named = signature["name"] if signature else declared["name"] if declared else ""
                 continue  # a heading, not a claim
             # else a call of what the prose just before names: its example, not an entry
+        declared = _DECLARED.fullmatch(lines[0].strip()) if len(lines) == 1 else None
+        if declared:  # "class bool(x=False)", "exception KeyError": what follows describes it
+            named, entry = declared["name"], ""
+            continue
         heads, entry = entry, ""  # an entry heads the block right after it, not the section
         if _is_code(lines):
             continue
@@ -305,7 +336,7 @@ def _units(text: str) -> Iterator[_Unit]:
             bullet = _BULLET.match(stripped)
             if bullet and item:
                 yield _Unit(text=" ".join(item), section=section, entry=heads, item=listed,
-                            follows=came_after)
+                            follows=came_after, named=named)
                 item, came_after = [], True
             if not item:
                 listed = bool(bullet)
@@ -314,7 +345,8 @@ def _units(text: str) -> Iterator[_Unit]:
             unit = " ".join(item)
             if _is_label(unit):
                 continue
-            yield _Unit(text=unit, section=section, entry=heads, item=listed, follows=came_after)
+            yield _Unit(text=unit, section=section, entry=heads, item=listed, follows=came_after,
+                        named=named)
             follows = True
 
 
