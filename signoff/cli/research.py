@@ -685,11 +685,9 @@ def _model(spec: str, price: Price | None = None,
                                  param_hint="--model") from None
     try:
         chosen = choose.model_from(spec, price=price, on_text=on_text)
-    except ModelNotConfigured as error:
-        if error.model:  # a model understood, its key or server not set: no usage to read again
+    except SignoffError as error:  # (a model understood, its key or server not set: no usage)
+        if isinstance(error, ModelNotConfigured) and error.model:
             raise Misuse(error.message) from None
-        raise click.BadParameter(error.message, param_hint="--model") from None
-    except SignoffError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
     if isinstance(chosen, Model) and chosen.price is None:
         raise click.BadParameter(
