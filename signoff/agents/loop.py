@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from datetime import datetime
 from typing import Any
 
@@ -747,7 +747,7 @@ def _tokens_counted(model: Model, conversation: Conversation, tools: list[Any]) 
 
 
 def _with_own_ids(calls: tuple[ToolCall, ...], turn: int,
-                  earlier: frozenset[str]) -> tuple[ToolCall, ...]:
+                  earlier: Container[str]) -> tuple[ToolCall, ...]:
     """A turn's calls, each with an id of its own: one the model left empty, or gave an earlier
     call of the turn or of the conversation (`earlier`) too, is replaced
     (``call_<turn>_<position>``), so that each answer names the one call it answers (the turn

@@ -6,7 +6,8 @@ import functools
 import numbers
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -155,35 +156,88 @@ class Message:
 
 
 class Conversation(tuple[Message, ...]):
-    """A conversation that knows its size in UTF-8 bytes without adding it up again: a loop
-    grows its conversation by a message or two per step, so counting its tokens before each
-    model call costs the same at the 200th step as at the first."""
+    """A conversation that knows its size in UTF-8 bytes and the tool calls it asks for without
+    going over it again: a loop grows its conversation by a message or two per step, so
+    counting its tokens and checking a new call's id before each model call cost the same at
+    the 200th step as at the first."""
 
     size: int
     """The sum of its messages' sizes."""
-    call_ids: frozenset[str]
-    """The ids of the tool calls its messages ask for (each answer names one)."""
+    _asked: _Asked
+    """Where each tool call its messages ask for is asked, shared along a line of growths."""
 
-    def __new__(cls, messages: Iterable[Message] = (), *, size: int | None = None,
-                call_ids: frozenset[str] | None = None) -> Conversation:
+    def __new__(cls, messages: Iterable[Message] = (), *, size: int | None = None) -> Conversation:
         made = super().__new__(cls, messages)
         made.size = sum(m.size for m in made) if size is None else size
-        made.call_ids = frozenset(c.id for m in made for c in m.tool_calls) if (
-            call_ids is None) else call_ids
+        made._asked = _Asked(made)
         return made
+
+    @property
+    def call_ids(self) -> Container[str]:
+        """The ids of the tool calls its messages ask for (each answer names one): ``id in
+        conversation.call_ids``."""
+        return _CallIds(self._asked, len(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (copied, pickled: its messages; indexed anew)
+        return (Conversation, (tuple(self),))
 
     def grown(self, added: Sequence[Message]) -> Conversation:
         """This conversation with `added` after it."""
-        # (loops, not generators: a step grows a conversation twice, and each item a generator
-        # yields is a call of its own)
         size = self.size
-        ids: list[str] = []
-        for m in added:
+        for m in added:  # (a loop, not a generator: a step grows a conversation twice)
             size += m.size
-            if m.tool_calls:
-                ids.extend([c.id for c in m.tool_calls])
-        return Conversation(self + tuple(added), size=size,
-                            call_ids=self.call_ids.union(ids) if ids else self.call_ids)
+        made = tuple.__new__(Conversation, self + tuple(added))
+        made.size = size
+        made._asked = self._asked.grown(self, added)
+        return made
+
+
+class _Asked:
+    """The message at which each tool call of a line of conversations is first asked for,
+    shared by each conversation and the one grown from it, which adds its own: a conversation
+    asks for a call when it is asked for at a message within its length. A conversation grown
+    a second time (two lines from one) gives the second line an index of its own."""
+
+    __slots__ = ("_at", "_length", "_lock")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._at: dict[str, int] = {}
+        self._length = 0
+        self._lock = threading.Lock()
+        self._add(0, messages)
+
+    def _add(self, start: int, messages: Sequence[Message]) -> None:
+        for position, m in enumerate(messages, start):
+            for call in m.tool_calls:
+                self._at.setdefault(call.id, position)
+        self._length = start + len(messages)
+
+    def grown(self, of: Sequence[Message], added: Sequence[Message]) -> _Asked:
+        """The index of `of` with `added` after it: this one, when `of` is the longest of its
+        line (as it is, but for a conversation grown twice)."""
+        with self._lock:
+            if self._length == len(of):
+                self._add(len(of), added)
+                return self
+        anew = _Asked(of)
+        anew._add(len(of), added)
+        return anew
+
+    def within(self, call_id: str, length: int) -> bool:
+        at = self._at.get(call_id)
+        return at is not None and at < length
+
+
+class _CallIds(Container[str]):
+    """The ids of the tool calls of a conversation of `length` messages (see `_Asked`)."""
+
+    __slots__ = ("_asked", "_length")
+
+    def __init__(self, asked: _Asked, length: int) -> None:
+        self._asked, self._length = asked, length
+
+    def __contains__(self, call_id: object) -> bool:
+        return isinstance(call_id, str) and self._asked.within(call_id, self._length)
 
 
 @dataclass(frozen=True, kw_only=True)
