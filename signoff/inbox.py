@@ -23,7 +23,7 @@ from signoff.agents.labelling import may_return_outside_content
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import does_otherwise
 from signoff.agents.rules import StandingRule, rule_covers
-from signoff.agents.tasks import TaskStatus
+from signoff.agents.tasks import TaskStatus, as_signoff_writes_ids
 from signoff.effects.effect import Effect
 from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
 from signoff.security.principals import Principal, PrincipalKind
@@ -428,7 +428,9 @@ class Inbox:
         return found is not None
 
     def task(self, person: Principal, task_id: str) -> str:
-        """`task_id`, when `person` may see it; `NotFound` otherwise."""
+        """`task_id` (as signoff writes ids: ``3F2C…`` is ``3f2c…``), when `person` may see it;
+        `NotFound` otherwise."""
+        task_id = as_signoff_writes_ids(task_id)
         if not self.may_see_task(person, task_id):
             raise NotFound(f"There is no task with id {_said_back(task_id)} that "
                            f"{self._app.people.get(person).name} may see.")

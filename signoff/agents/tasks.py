@@ -92,11 +92,22 @@ def task_id_of(task: Outcome | str | UUID) -> str:
     return task.task if isinstance(task, Outcome) else id_named(task, "task", "Outcome")
 
 
+def as_signoff_writes_ids(text: str) -> str:
+    """`text`, or, when it is a UUID written otherwise, the UUID as signoff writes its ids (in
+    lower case, with dashes): ``3F2C…`` and ``3f2c…`` name the same proposal."""
+    if len(text) < 32 or (len(text) == 36 and text.islower()):  # (a handle, a prefix; as kept)
+        return text
+    try:
+        return str(UUID(text))
+    except ValueError:
+        return text
+
+
 def id_named(given: object, kind: str, shown_by: str) -> str:
     """The id `given` for a `kind`: a str, or a UUID written as one; anything else is told
     (it reached the database, which refused to bind it)."""
     if isinstance(given, str):
-        return given
+        return as_signoff_writes_ids(given)
     if isinstance(given, UUID):
         return str(given)
     raise UserError(f"A {kind} is named by its id (a str) or its {shown_by}, not by a "

@@ -15,7 +15,6 @@ import shlex
 import sys
 import sysconfig
 import traceback
-import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import click
 
 from signoff.agents.agency import MAX_STEPS
+from signoff.agents.tasks import as_signoff_writes_ids
 from signoff.cli.failures import (
     EXIT_FAILED,
     EXIT_NOT_FOUND,
@@ -381,7 +381,7 @@ def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
         raise click.BadParameter(
             f"it takes a value, and was given the option {text}: put the value right after "
             f"it ({param.opts[-1]} {param.metavar or 'VALUE'}).", ctx, param)
-    return _as_signoff_writes_ids(text)
+    return as_signoff_writes_ids(text)
 
 
 def model_with_its_provider(ctx: click.Context, param: click.Parameter, value: str | None
@@ -398,17 +398,6 @@ def model_with_its_provider(ctx: click.Context, param: click.Parameter, value: s
         return with_its_provider(value)
     except ModelNotConfigured as error:
         raise click.BadParameter(error.message, ctx, param) from None
-
-
-def _as_signoff_writes_ids(text: str) -> str:
-    """`text`, or, when it is a UUID, the UUID as signoff writes its ids (in lower case, with
-    dashes): ``3F2C…`` and ``3f2c…`` name the same proposal."""
-    if len(text) < 32:  # (a handle, a prefix of an id: as given)
-        return text
-    try:
-        return str(uuid.UUID(text))
-    except ValueError:
-        return text
 
 
 APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",
