@@ -28,6 +28,7 @@ from signoff.models._provider import (
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
 from signoff.models.errors import ModelBadResponse, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
+from signoff.models.wire_names import on_the_wire, read_back
 
 __all__ = ["AnthropicModel"]
 
@@ -72,12 +73,15 @@ class AnthropicModel(SdkClientModel):
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """A safe upper bound of the input tokens (no tokenizer, no network)."""
+        messages, tools, _ = on_the_wire(messages, tools)  # (as they are sent)
         return input_bound(messages, tools, per_message=8, per_tool=16, tools_at_all=600)
 
     def complete(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
     ) -> Reply:
         """Ask the model once (retried within `retries` when Anthropic is busy or failing)."""
+        messages, tools, back = on_the_wire(messages, tools)  # (names as providers take them)
+        bound_in = self.count_tokens(messages, tools)
         system, conversation = wire_messages(messages)
         request: dict[str, Any] = {"model": self.model, "max_tokens": max_output_tokens,
                                    "messages": conversation}
@@ -85,7 +89,6 @@ class AnthropicModel(SdkClientModel):
             request["system"] = system
         if tools:
             request["tools"] = [wire_tool(t) for t in tools]
-        bound_in = self.count_tokens(messages, tools)
 
         def send() -> Reply:
             if self.stream:
@@ -97,9 +100,9 @@ class AnthropicModel(SdkClientModel):
                 self.on_text(reply.text)
             return reply
 
-        return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
-                                 retries=self.retries, key=self._key,
-                                 secret=getattr(self._client, "api_key", None))
+        return read_back(call_with_retries(
+            send, sdk=self._sdk, model=self.name, timeout=self.timeout, retries=self.retries,
+            key=self._key, secret=getattr(self._client, "api_key", None)), back)
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
         """The streamed reply. Its output tokens are those of its ``message_delta`` (the count

@@ -26,6 +26,7 @@ from signoff.models._provider import (
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
+from signoff.models.wire_names import on_the_wire, read_back
 
 __all__ = ["OpenAICompatibleModel", "OpenAIModel"]
 
@@ -81,12 +82,15 @@ class OpenAIModel(SdkClientModel):
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """A safe upper bound of the input tokens (no tokenizer, no network)."""
+        messages, tools, _ = on_the_wire(messages, tools)  # (as they are sent)
         return input_bound(messages, tools, per_message=8, per_tool=16, tools_at_all=32)
 
     def complete(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, max_output_tokens: int
     ) -> Reply:
         """Ask the model once (retried within `retries` when the server is busy or failing)."""
+        messages, tools, back = on_the_wire(messages, tools)  # (names as providers take them)
+        bound_in = self.count_tokens(messages, tools)
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [wire_message(m) for m in messages],
@@ -94,7 +98,6 @@ class OpenAIModel(SdkClientModel):
         }
         if tools:
             request["tools"] = [wire_tool(t) for t in tools]
-        bound_in = self.count_tokens(messages, tools)
 
         def send() -> Reply:
             if self.stream:
@@ -106,9 +109,9 @@ class OpenAIModel(SdkClientModel):
                 self.on_text(reply.text)
             return reply
 
-        return call_with_retries(send, sdk=self._sdk, model=self.name, timeout=self.timeout,
-                                 retries=self.retries, key=self._key,
-                                 secret=getattr(self._client, "api_key", None))
+        return read_back(call_with_retries(
+            send, sdk=self._sdk, model=self.name, timeout=self.timeout, retries=self.retries,
+            key=self._key, secret=getattr(self._client, "api_key", None)), back)
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
         reading = _Stream(self.name)
