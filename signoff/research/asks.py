@@ -29,8 +29,14 @@ _SAYS_WHEN = re.compile(r"\b(?:1[5-9]\d\d|2\d\d\d)\b|\bversions?\s+\d|\b\d+\.\d+
 """A sentence that can tell when: it has a year or a version ("New in version 2.5.", "Python
 3.8"; "PEP 343" is a name, not a time)."""
 
-_ASKS_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
-"""A question that asks how many ("How many arguments does range take?")."""
+_ASKS_HOW_MANY = re.compile(r"\bhow\s+many\b(?:\s+(?P<of>[a-z]+))?", re.IGNORECASE)
+"""A question that asks how many, and of what ("How many arguments does range take?":
+arguments)."""
+
+_NO_THING = frozenset({"are", "is", "was", "were", "do", "does", "did", "can", "could", "will",
+                       "would", "should", "may", "might", "must", "have", "has", "had", "of",
+                       "there", "more", "other", "different"})
+"""Words after "how many" that are not the thing counted ("How many are there?")."""
 
 _SAYS_HOW_MANY = re.compile(
     r"(?<![\w.])(?<!version )(?<!Python )\d+(?:[.,]\d+)*(?![\w.]*\w)|"
@@ -66,9 +72,23 @@ def told_by(question: str) -> list[tuple[str, re.Pattern[str]]]:
     asks = []
     if _ASKS_WHEN.match(text):
         asks.append(("when, in a date or a version", _SAYS_WHEN))
-    if _ASKS_HOW_MANY.search(text):
-        asks.append(("how many, in a number", _SAYS_HOW_MANY))
+    if counted := _ASKS_HOW_MANY.search(text):
+        of = (counted["of"] or "").lower()
+        asks.append((f"how many {of}, in a number" if of and of not in _NO_THING else
+                     "how many, in a number", _counting(of)))
     return asks
+
+
+def _counting(of: str) -> re.Pattern[str]:
+    """A sentence that tells how many `of` (the plural the question counts, "arguments"): a
+    number with the thing counted within three words after it ("takes no arguments", "any
+    number of positional arguments", "eight steps"); any number when the question names no
+    thing. "range(10) generates 10 values" tells how many values, not how many arguments."""
+    if not of or of in _NO_THING:
+        return _SAYS_HOW_MANY
+    stem = of[:-3] if of.endswith("ies") else of[:-1] if of.endswith("s") else of
+    return re.compile(rf"(?:{_SAYS_HOW_MANY.pattern})(?:\W+\w+){{0,3}}?\W+{re.escape(stem)}",
+                      re.IGNORECASE)
 
 
 def compared(question: str) -> tuple[str, str]:

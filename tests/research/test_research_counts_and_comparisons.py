@@ -22,7 +22,7 @@ def test_a_question_of_how_many_needs_a_number(tmp_path: Path) -> None:
     answer = answer_of(app_over(tmp_path / "a", _CART), "How many wheels does the samovar cart take?")
     assert not answer.answered, claims_of(answer)
     assert answer.declined is not None
-    assert "how many, in a number" in answer.declined.reason
+    assert "how many wheels, in a number" in answer.declined.reason
     files = {**_CART, "cart.md": _CART["cart.md"] + "\nThe samovar cart has four wheels.\n"}
     answer = answer_of(app_over(tmp_path / "b", files), "How many wheels does the samovar cart take?")
     assert claims_of(answer) == ["The samovar cart has four wheels."]
@@ -30,9 +30,12 @@ def test_a_question_of_how_many_needs_a_number(tmp_path: Path) -> None:
 
 def test_how_many_asks_a_number_not_a_figure_in_a_name() -> None:
     [(_, number)] = told_by("How many bytes does utf8 use?")
-    assert number.search("It takes no arguments.")
-    assert number.search("It is called at most 3 times.")
+    assert number.search("It takes 4 bytes at most.")
     assert not number.search("The utf8 codec is used when file is None.")
+    [(_, number)] = told_by("How many times is it called?")
+    assert number.search("It is called at most 3 times.")
+    [(_, number)] = told_by("How many are there?")  # (no thing named: any number)
+    assert number.search("There are 3.")
     assert "take" not in question_terms("How many arguments does range take?")
     assert told_by("What does the samovar do?") == []
 
@@ -72,3 +75,16 @@ def test_a_word_is_no_kin_of_a_longer_name_it_begins(tmp_path: Path) -> None:
              "sides.md": "# Sides\n\nEvery argument has two sides.\n"}
     answer = answer_of(app_over(tmp_path, files), "What are print's arguments?")
     assert not answer.answered, claims_of(answer)
+
+
+def test_how_many_asks_a_number_of_the_thing_it_counts() -> None:
+    """"How many arguments does range take?" is not told by a number of something else ("range(10)
+    generates 10 values", which the offline reader quoted as its answer), and is by a number of
+    arguments, in figures or in words, a few words before them."""
+    [(asks, number)] = told_by("How many arguments does range take?")
+    assert asks == "how many arguments, in a number"
+    assert not number.search("The given end point is never part of the generated sequence; "
+                             "range(10) generates 10 values.")
+    for told in ("It takes no arguments.", "It takes any number of positional arguments.",
+                 "range takes 1 to 3 integer arguments.", "It needs two arguments."):
+        assert number.search(told), told
