@@ -296,7 +296,9 @@ def _adapter(annotation: Any) -> TypeAdapter[Any]:
         return TypeAdapter(annotation)
 
 
-_RESULT_CONFIG = ConfigDict(ser_json_bytes="base64")
+_RESULT_CONFIG = ConfigDict(ser_json_bytes="base64", ser_json_inf_nan="strings")
+"""(A float that is no number is kept as it is, not as null: the model is told it as its text,
+`signoff.agents.calling.answer_of`.)"""
 
 _MOST_DEEP = 100
 """How deep `as_json` follows containers inside containers (one that holds itself: no end)."""
@@ -337,7 +339,8 @@ def _adapter_of(cls: type) -> TypeAdapter[Any] | None:
         return None
 
 
-_UNDECLARED: TypeAdapter[Any] = TypeAdapter(Annotated[Any, PlainSerializer(as_json)])
+_UNDECLARED: TypeAdapter[Any] = TypeAdapter(Annotated[Any, PlainSerializer(as_json)],
+                                             config=_RESULT_CONFIG)
 
 
 def _model_name(action_name: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,8 +63,27 @@ def answer_of(result: ActionResult) -> str:
     if result.done:
         if result.said:
             return result.said
-        return json.dumps(result.value) if result.value is not None else "Done."
+        return _json_of(result.value) if result.value is not None else "Done."
     return f"{result.outcome.value}: {result.problem}"
+
+
+def _json_of(value: Any) -> str:
+    """`value` as JSON, a float that is no number (NaN, an infinity: JSON has none, and a
+    provider may refuse the conversation that holds one) written as the text Python gives it."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # ("nan", "inf", "-inf")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def began_field(result: ActionResult) -> dict[str, bool]:
