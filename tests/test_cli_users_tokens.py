@@ -15,8 +15,7 @@ from click.testing import CliRunner
 
 from signoff.cli import main
 from signoff.security.credentials import SESSION_LABEL
-from signoff.web import create_web_app
-from tests.workshop_web import open_workshop, served
+from tests.workshop_web import open_workshop, served_shop
 
 APP = ["--app", "examples/workshop.py"]
 
@@ -25,9 +24,7 @@ APP = ["--app", "examples/workshop.py"]
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
     """The workshop in a SQLite file, its API served by uvicorn on 127.0.0.1."""
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
-    shop = open_workshop(tmp_path, monkeypatch)
-    with served(create_web_app(shop.app, secure_cookies=False)) as port:
-        shop.url = f"http://127.0.0.1:{port}"
+    with served_shop(open_workshop(tmp_path, monkeypatch)) as shop:
         yield shop
 
 

@@ -22,7 +22,8 @@ def test_a_conversation_asks_its_own_calls_and_not_those_grown_after_it() -> Non
     assert [i in first.call_ids for i in "abcd"] == [True, False, False, False]
     assert [i in second.call_ids for i in "abcd"] == [True, True, True, False]
     assert [i in third.call_ids for i in "abcd"] == [True, True, True, True]
-    assert 7 not in third.call_ids and "" not in third.call_ids
+    assert 7 not in third.call_ids
+    assert "" not in third.call_ids
 
 
 def test_two_conversations_grown_from_one_ask_each_its_own() -> None:
@@ -37,11 +38,16 @@ def test_two_conversations_grown_from_one_ask_each_its_own() -> None:
     assert ("m" in further.call_ids, "r" in further.call_ids, "m" in right.call_ids) == (
         True, False, False)
     again = right.grown([asking("l")])  # an id the other line asked, asked here later
-    assert "l" in again.call_ids and "l" not in right.call_ids
+    assert "l" in again.call_ids
+    assert "l" not in right.call_ids
 
 
 def test_a_copied_or_pickled_conversation_asks_the_same_calls() -> None:
     grown = Conversation([asking("a")]).grown([asking("b")])
     for made in (pickle.loads(pickle.dumps(grown)), copy.deepcopy(grown), copy.copy(grown)):
-        assert isinstance(made, Conversation) and made == grown and made.size == grown.size
-        assert "a" in made.call_ids and "b" in made.call_ids and "c" not in made.call_ids
+        assert isinstance(made, Conversation)
+        assert made == grown
+        assert made.size == grown.size
+        assert "a" in made.call_ids
+        assert "b" in made.call_ids
+        assert "c" not in made.call_ids

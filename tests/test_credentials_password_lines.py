@@ -15,8 +15,7 @@ from playwright.sync_api import Browser
 
 from signoff import UserError
 from signoff.cli import main
-from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, open_workshop, served
+from tests.workshop_web import PASSWORD, open_workshop, served_shop
 
 APP = ["--app", "examples/workshop.py"]
 
@@ -24,9 +23,7 @@ APP = ["--app", "examples/workshop.py"]
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
     """The workshop with passwords, served by uvicorn on 127.0.0.1."""
-    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
-    with served(create_web_app(shop.app, secure_cookies=False)) as port:
-        shop.url = f"http://127.0.0.1:{port}"
+    with served_shop(open_workshop(tmp_path, monkeypatch, passwords=True)) as shop:
         yield shop
 
 

@@ -14,15 +14,12 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
-from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, bearer, open_workshop, served
+from tests.workshop_web import PASSWORD, bearer, open_workshop, served_shop
 
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
-    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
-    with served(create_web_app(shop.app, secure_cookies=False)) as port:
-        shop.url = f"http://127.0.0.1:{port}"
+    with served_shop(open_workshop(tmp_path, monkeypatch, passwords=True)) as shop:
         yield shop
 
 

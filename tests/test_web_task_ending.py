@@ -16,16 +16,13 @@ from playwright.sync_api import Browser, Page, expect
 
 from signoff.models import Price
 from signoff.testing import ScriptedModel, says
-from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, open_workshop, served
+from tests.workshop_web import PASSWORD, open_workshop, served_shop
 
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
     """The workshop served on 127.0.0.1 (a free port), in a thread of this process."""
-    shop = open_workshop(tmp_path, monkeypatch, passwords=True)
-    with served(create_web_app(shop.app, secure_cookies=False)) as port:
-        shop.url = f"http://127.0.0.1:{port}"
+    with served_shop(open_workshop(tmp_path, monkeypatch, passwords=True)) as shop:
         yield shop
 
 

@@ -72,6 +72,17 @@ def bearer(shop: SimpleNamespace, name: str) -> dict[str, str]:
 
 
 @contextmanager
+def served_shop(shop: SimpleNamespace) -> Iterator[SimpleNamespace]:
+    """`shop`'s web app (its cookies not marked secure: plain HTTP) served (`served`) while the
+    block runs, its address as ``shop.url``."""
+    from signoff.web import create_web_app
+
+    with served(create_web_app(shop.app, secure_cookies=False)) as port:
+        shop.url = f"http://127.0.0.1:{port}"
+        yield shop
+
+
+@contextmanager
 def served(web: Any) -> Iterator[int]:
     """`web` (an ASGI app) served by uvicorn on 127.0.0.1, a free port (one of the range
     ``SIGNOFF_TEST_PORTS``, such as ``24000-24999``, when it names one), in a thread of this
