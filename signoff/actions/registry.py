@@ -140,7 +140,7 @@ class Actions:
         parameters = read_parameters(
             fn, action_name=name, provided=dict(options.provided), localns=localns
         )
-        model = parameters_model(name, parameters)
+        model = parameters_model(name, parameters, module=fn.__module__)
         returns = inspect.signature(fn).return_annotation
         hints = _return_hint(fn, localns)
         returned = hints if hints is not None else returns

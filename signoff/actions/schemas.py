@@ -15,7 +15,7 @@ import threading
 import types
 import typing
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Annotated, Any, ForwardRef, Union, get_args, get_origin, get_type_hints
 
@@ -138,8 +138,13 @@ def _mirror(cls: type, reference: str, made: list[tuple[str, type[BaseModel], An
     if issubclass(cls, BaseModel) and "extra" in cls.model_config:
         config["extra"] = cls.model_config["extra"]  # unknown members refused as by `cls`
     mirror: type[BaseModel] = create_model(  # type: ignore[call-overload]
-        cls.__name__, __config__=config, __doc__=cls.__doc__, **mirrored)
-    into_cls: Callable[[BaseModel], Any] = functools.partial(_made, cls, tuple(fields))
+        cls.__name__, __config__=config, __doc__=cls.__doc__, **mirrored,
+        __module__=cls.__module__)  # (the app's model, as `cls` is: not one of signoff's own)
+    names = tuple(fields)
+
+    def into_cls(given: BaseModel) -> Any:  # (a function, not a partial: its code is followed
+        return _made(cls, names, given)     # where the effect analysis meets a mirror)
+
     by_name = Annotated[
         mirror,
         AfterValidator(into_cls),
@@ -218,7 +223,8 @@ def _enum_by_name(cls: type[enum.Enum]) -> Any:
     ]
 
 
-def parameters_model(action_name: str, parameters: list[Parameter]) -> ParametersModel:
+def parameters_model(action_name: str, parameters: list[Parameter], *, module: str = __name__
+                     ) -> ParametersModel:
     """The pydantic model of the parameters a caller gives (context parameters left out)."""
     try:
         fields: dict[str, Any] = {p.name: _field_of(action_name, p) for p in parameters
@@ -230,7 +236,7 @@ def parameters_model(action_name: str, parameters: list[Parameter]) -> Parameter
                 _model_name(action_name),
                 __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False,
                                       allow_inf_nan=False),
-                **fields,
+                **fields, __module__=module,  # (the app's, as its action is: not signoff's)
             )
         model.model_json_schema()  # (a type named but never defined is found here)
     except _CANNOT_DESCRIBE as error:
