@@ -25,16 +25,17 @@ __all__ = ["db"]
 
 @main.group()
 def db() -> None:
-    """signoff's own tables in the app's database: their revision, and going back.
+    """signoff's own tables in the app's database: their revision, going back, and forward.
 
-    A newer signoff upgrades its tables the first time it opens the database; these commands
-    say where they are, and take them back for an older release (stop every process of the app
-    first, then install the older release right after).
+    A newer signoff upgrades its tables the first time it opens the database (or at `signoff
+    db upgrade`); these commands say where they are, and take them back for an older release
+    (stop every process of the app first, then install the older release right after).
 
     \b
     Examples:
       signoff db revision --app examples/workshop.py
       signoff db downgrade 0006_issue15 --app examples/workshop.py --yes
+      signoff db upgrade --app examples/workshop.py
     """
 
 
@@ -69,6 +70,36 @@ def revision(app_spec: str | None, as_json: bool) -> None:
     else:
         click.echo(f"signoff's tables are at {current}; this signoff makes {newest}, and upgrades "
                    "them the first time it opens the database.")
+
+
+@db.command()
+@APP_OPTION
+def upgrade(app_spec: str | None) -> None:
+    """Bring signoff's tables up to the newest revision this signoff makes, now.
+
+    Any command that uses the app does it too, the first time it opens the database; this one
+    does only that, and makes the app's record tables that are missing, as any opening does
+    (after `db downgrade`, say, to go forward again). Run again, it says that there was nothing
+    to do. Stop the app's older processes first: they refuse the tables once a newer signoff
+    has upgraded them.
+
+    \b
+    Example:
+      signoff db upgrade --app examples/workshop.py
+    """
+    app = load_app(app_spec)
+    with _connected(app) as connection:
+        before = migrate.current_revision(connection)
+    app.database.ensure_schema()
+    with _connected(app) as connection:
+        now = migrate.current_revision(connection)
+    if before == now:
+        click.echo(f"signoff's tables are at {now}, the newest this signoff makes: nothing to do.")
+    elif before is None:
+        click.echo(f"signoff's tables are made, at {now}, the newest this signoff makes.")
+    else:
+        click.echo(f"signoff's tables were at {before}, and are at {now} now, the newest this "
+                   "signoff makes.")
 
 
 @db.command()

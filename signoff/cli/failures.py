@@ -35,6 +35,7 @@ import click
 
 from signoff._extras import install_extra
 from signoff.cli.invocation import commands_as_run, runnable
+from signoff.cli.quoting import ARGUMENTS, quoting_told
 from signoff.cli.terminal import visible
 from signoff.exceptions import (
     AgentRefused,
@@ -321,9 +322,32 @@ class FailureTellingGroup(click.Group):
     """A command group that tells every failure of its commands as a sentence and an exit
     code; when its ``debug`` parameter asks for the traceback, that is shown first."""
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] == "help" and "help" not in self.commands:  # (as git and pip have)
+            named, command = [], self.commands.get(args[1]) if args[1:] else None
+            while command is not None:  # (`help users add`: the words that name a command)
+                named.append(command.name or "")
+                words = args[1 + len(named):]
+                command = (command.commands.get(words[0]) if words and isinstance(
+                    command, click.Group) else None)
+            asked = runnable(" ".join([*named, "--help"]))
+            ctx.fail(f"There is no command help: `{asked}` tells "
+                     f"{'that command' if named else 'the commands'}, with examples.")
+        return super().resolve_command(ctx, args)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[ARGUMENTS] = list(args)  # (for `quoting_told`: the words as given)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as error:  # (several words given unquoted, say)
+            told = quoting_told(error, ctx.meta.get(ARGUMENTS, []))
+            if told is error:
+                raise
+            raise told from None
         except (click.exceptions.Exit, click.ClickException):
             raise
         except (KeyboardInterrupt, click.Abort):  # (Abort: Ctrl-C at a prompt, as click tells it)

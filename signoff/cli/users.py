@@ -27,9 +27,13 @@ from signoff.cli import (
 )
 from signoff.cli.failures import Misuse
 from signoff.exceptions import NotFound
-from signoff.security.principals import Principal
+from signoff.security.principals import Principal, PrincipalKind
 
 __all__: list[str] = []
+
+
+AGENTS_DOMAIN = "@agents"
+"""How the handle of an agent's account ends (`Agent.account_handle`): no person's does."""
 
 
 class NoSuchPerson(click.ClickException):
@@ -72,9 +76,45 @@ def add_user(handle: str, name: str, roles: tuple[str, ...], app_spec: str | Non
       signoff users add pia@workshop.example Pia --role mechanic --app examples/workshop.py
     """
     app = load_app(app_spec)
+    taken = app.people.find(handle) if isinstance(handle, str) else None
+    if taken is not None:
+        raise Misuse(_already_there(taken, handle, roles))
+    if isinstance(handle, str) and handle.lower().endswith(AGENTS_DOMAIN):
+        # (the app takes whoever has an agent's handle for that agent's account, and gives
+        # them its roles: a person added under it first would act as the agent)
+        raise Misuse(f"{handle!r} is a handle of the kind an agent's account has (an agent "
+                     f"named estimator has estimator{AGENTS_DOMAIN}): the app makes its agents' "
+                     "accounts itself. Give a person their own e-mail address.")
     person = app.people.add(handle, name, roles=roles)
     click.echo(f"Added {person.name} ({person.handle}) with roles: {', '.join(roles) or 'none'}.")
     _warn_of_unnamed(app, roles)
+
+
+def _already_there(taken: Principal, handle: str, roles: tuple[str, ...]) -> str:
+    """What `users add` says of a `handle` that is `taken` already (in any case): who has it,
+    with which roles, and the commands that list everyone and give them the `roles` asked for
+    that they lack (run again, a setup script's `users add` lands here: nothing changed)."""
+    same = "" if taken.handle == handle else f" ({taken.handle!r}: a handle is the same in any case)"
+    held = ", ".join(sorted(taken.roles)) or "none"
+    disabled = " (disabled)" if taken.disabled else ""
+    said = (f"There is already someone with the handle {handle!r}{same}: {taken.name}, "
+            f"{taken.kind.value}{disabled}, with roles: {held}. Nothing was changed. "
+            f"`{runnable('users list' + app_option_words())}` lists everyone")
+    lacking = [role for role in dict.fromkeys(roles) if role not in taken.roles]
+    person = shlex.quote(taken.handle)
+    if taken.kind is PrincipalKind.AGENT:  # (its roles are its declaration's: `roles = [...]`)
+        said += f"; it is the account of the agent {taken.name}, whose declaration gives its roles"
+    elif lacking:
+        giving = runnable(f"users roles {person} "
+                          + " ".join(f"--add {shlex.quote(role)}" for role in lacking)
+                          + app_option_words())
+        said += f"; `{giving}` gives {taken.name} {_listed(lacking)}"
+    elif not roles:
+        giving = runnable(f"users roles {person} --add ROLE{app_option_words()}")
+        said += f", and `{giving}` gives {taken.name} a role"
+    else:
+        said += f"; {taken.name} has {_listed(list(dict.fromkeys(roles)))} already"
+    return said + "."
 
 
 @users.command(name="list")
