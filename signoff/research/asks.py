@@ -1,17 +1,22 @@
 """What kind of answer a question asks for, beside what it is about.
 
 Some questions ask for more than sentences about their subject. One that asks when something
-happened ("When was the with statement added?") is answered only by a sentence with a year or
-a version; one that asks how many ("How many arguments does range take?") only by a sentence
-with a number ("takes no arguments", "at most 3"): a sentence that tells what the thing is, or
-what it does, does not answer them (`told_by`). And one that compares two things ("Is a tuple
-faster than a list?", "Which is faster, a list or a tuple?") is answered only by a sentence
-that names both (`compared`): "ECDH is significantly faster than regular DH" is about speed,
-not about tuples and lists.
+happened ("When was the with statement added?") is answered only by a sentence with a year or a
+version; one that asks how many ("How many arguments does range take?") only by a sentence with
+a number ("takes no arguments", "at most 3"); one that asks who did something ("Who created the
+Linux kernel?") only by a sentence that says it was done ("… was created by …"): a sentence
+that tells what the thing is, or what it does, does not answer them (`told_by`). And one that
+compares two things ("Is a tuple faster than a list?", "Which is faster, a list or a tuple?",
+"What is the difference between a list and a tuple?") is answered only by a sentence that names
+both (`compared`): "ECDH is significantly faster than regular DH" is about speed, not about
+tuples and lists; and one that asks how two things differ only by a sentence that sets one
+against the other ("Unlike lists, tuples are immutable"; `told_by`): "There are three basic
+sequence types: lists, tuples, and range objects." names both, and tells no difference.
 """
 
 from __future__ import annotations
 
+import keyword
 import re
 
 __all__ = ["compared", "told_by"]
@@ -60,6 +65,58 @@ _ASKS_WHICH = re.compile(rf"^which(?:\s+one)?\s+(?:is|are|was|were)\s+(?:the\s+)
 """A question that asks which of two is more so ("Which is faster, a list or a tuple?")."""
 
 
+_ASKS_DIFFERENCE = re.compile(
+    r"^(?:what(?:'s|\s+is|\s+are)|how\s+(?:do|does|is|are))\s+(?:the\s+)?"
+    r"(?:main\s+|key\s+)?differences?\s+between\s+(?P<one>.+?)\s+and\s+(?P<other>.+?)\s*\??$"
+    r"|^how\s+(?:does|do|is|are)\s+(?P<one2>.+?)\s+differ(?:ent)?\s+from\s+(?P<other2>.+?)\s*\??$",
+    re.IGNORECASE)
+"""A question that asks how two things differ ("What is the difference between a list and a
+tuple?", "How does a list differ from a tuple?")."""
+
+_SAYS_DIFFERENCE = re.compile(
+    r"\b(?:unlike|whereas|whilst|while|but|however|instead|rather|than|differ\w*|distinct\w*|"
+    r"similar\w*|contrast\w*|opposed|compared)\b", re.IGNORECASE)
+"""A sentence that can tell how two things differ: it sets one against the other ("Unlike
+lists, tuples are immutable", "This differs from __repr__() in that…"), not one that only
+names both."""
+
+
+_ASKS_WHO = re.compile(r"^who\s+(?P<did>[a-z]+)\b", re.IGNORECASE)
+"""A question that asks who did something ("Who created the Linux kernel?", "Who wrote
+asyncio?"): what was done."""
+
+_NOT_DONE = frozenset({"is", "are", "was", "were", "does", "do", "did", "can", "could", "should",
+                       "would", "will", "may", "might", "must", "has", "have", "had", "uses",
+                       "calls", "owns", "runs", "needs", "gets", "sets"})
+"""Words after "who" that ask who is or does something (a role, not a deed done once: "Who
+calls __init__?"), not who did it."""
+
+
+def _doing(did: str) -> re.Pattern[str]:
+    """A sentence that tells who did `did` ("created"): it says it was done ("Python was
+    created by…", "its creator"), in a form of the verb; "Constants for Linux Kernel
+    cryptography." tells nothing of who made the kernel."""
+    base = did[:-2] if did.endswith("ed") and len(did) > 4 else did
+    return re.compile(rf"\b{re.escape(base)}\w*", re.IGNORECASE)
+
+
+def _differed(text: str) -> tuple[str, str] | None:
+    """The two things `text` asks how they differ, when each is named in words: one that is an
+    operator or a keyword ("between is and ==") is told of where the operator is, in the terms
+    of what it does ("equality comparison … is based on the identity of the objects"), not
+    set against the other."""
+    asked = _ASKS_DIFFERENCE.match(text)
+    if asked is None:
+        return None
+    sides = (asked["one"] or asked["one2"], asked["other"] or asked["other2"])
+    for side in sides:
+        words = re.findall(r"\w+", side)
+        if not words or not re.fullmatch(r"[\w\s.,()'’-]+", side) or any(
+                keyword.iskeyword(w) for w in words):
+            return None
+    return sides
+
+
 def _shape(question: str) -> str:
     return " ".join(question.split())[:_ASKED_AT_MOST]
 
@@ -70,6 +127,10 @@ def told_by(question: str) -> list[tuple[str, re.Pattern[str]]]:
     that can tell it; none for a question that asks only about its subject."""
     text = _shape(question)
     asks = []
+    if _differed(text):
+        asks.append(("how they differ", _SAYS_DIFFERENCE))
+    if (who := _ASKS_WHO.match(text)) and who["did"].lower() not in _NOT_DONE:
+        asks.append((f"who {who['did'].lower()} it", _doing(who["did"])))
     if _ASKS_WHEN.match(text):
         asks.append(("when, in a date or a version", _SAYS_WHEN))
     if counted := _ASKS_HOW_MANY.search(text):
@@ -92,8 +153,11 @@ def _counting(of: str) -> re.Pattern[str]:
 
 
 def compared(question: str) -> tuple[str, str]:
-    """The two things `question` compares ("Is a tuple faster than a list?": "a tuple", "a
-    list"), or two "" when it compares nothing."""
+    """The two things `question` compares ("Is a tuple faster than a list?", "What is the
+    difference between a tuple and a list?": "a tuple", "a list"), or two "" when it compares
+    nothing."""
     text = _shape(question)
+    if differ := _differed(text):
+        return differ
     asked = _ASKS_THAN.match(text) or _ASKS_WHICH.match(text)
     return (asked["one"], asked["other"]) if asked else ("", "")

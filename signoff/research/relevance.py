@@ -431,10 +431,11 @@ _ARTICLES = frozenset({"a", "an", "the", "one"})
 
 
 _ASKS_MINE = re.compile(r"^(?:what|who|where|which|when)(?:'s| is| are| was| were)\s+"
-                        r"(?P<mine>my(?: [\w-]+){1,3}?) ?\??$", re.IGNORECASE)
+                        r"(?P<mine>my(?: [\w'’-]+){1,4}?) ?\??$", re.IGNORECASE)
 """A question that asks after something of the asker's own ("What is my password?", "Where
-are my files?"), its spaces made single: what it asks after. Documentation does not know the
-asker's password; a folder of their notes may ("My password is in the vault.")."""
+are my files?", "What is my computer's hostname right now?"), its spaces made single: what it
+asks after. Documentation does not know the asker's password; a folder of their notes may ("My
+password is in the vault.")."""
 
 _SPEAKS_OF_MINE = re.compile(r"\b(?:my|your|our)\b", re.IGNORECASE)
 
@@ -705,7 +706,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     subject = subject_of(question)
     head, of = asked_of(question)
     sides = [side for one in compared(question)
-             if (side := [t for t in question_terms(one) if t in terms and t[0].isalnum()])]
+             if (side := [t for t in question_terms(one) if t in terms and re.match(r"\w", t)])]
     pointed = _pointed_to(subject, every)
     names = names_asked(question, terms, every)
     named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
