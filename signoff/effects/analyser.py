@@ -37,7 +37,7 @@ from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
 from signoff.effects.source import SourceIndex
-from signoff.effects.sqltext import READING_FUNCTIONS, UNREAD
+from signoff.effects.sqltext import UNREAD
 from signoff.effects.summary import Summary
 from signoff.effects.tables import (
     IMMUTABLE_TYPES,
@@ -119,13 +119,14 @@ class Analyser:
 
     def attr_of_object(self, frame: Scope, base: Val, obj: Any, attr: str) -> Val:
         """``obj.attr`` for a known object."""
-        if isinstance(obj, _FUNCTIONS) and attr.lower() not in READING_FUNCTIONS:
+        if isinstance(obj, _FUNCTIONS) and not orm.function_reads(attr):
             # ``func.archive_notes()``: a function of the database's, which may write
             for kind, _ in UNREAD:  # (it may run any code the database holds)
                 frame.add(kind, "", (f"func.{attr}()",),
                           f"calls the database's function {attr}(), not known to only read")
         if isinstance(obj, _FUNCTIONS):  # called, a SQL expression (`calls.call_object`)
             return known(getattr(obj, attr))
+        special.advanced(frame, known(obj), attr=attr)  # (``gen.send(x)``: it runs on)
         if inspect.ismodule(obj):
             qual = f"{base.qual or obj.__name__}.{attr}"
             value = obj.__dict__.get(attr, _MISSING)
@@ -142,6 +143,8 @@ class Analyser:
         if isinstance(obj, type):
             if attr in RELATIVES:
                 return relatives(attr)
+            if attr == "__call__" and not any(attr in k.__dict__ for k in obj.__mro__):
+                return base  # (``C.__call__``: its metaclass's, bound to it: ``C`` itself)
             q = f"{qualified_name(obj)}.{attr}"
             try:
                 member = inspect.getattr_static(obj, attr, _MISSING)
@@ -357,6 +360,7 @@ class Analyser:
         if params is None:
             name = qualified_name(func)
             return frame.unknown(name or "?", f"calls {name}, whose source is not available")
+        special.advanced(frame, *args.every())  # (an iterator it is handed may be advanced)
         default = (
             Val(origin=frozenset({_ROOT_TOKEN}), inner=frozenset({_ROOT_TOKEN})) if frame.root_name else None
         )
@@ -546,9 +550,11 @@ class Analyser:
                 typed = Typed(types=frozenset(type(o) for o in objs))
             value = typed.on(Val(origin=origin, inner=inner, objs=objs, pure=pure,
                                  sql=statements.get(p.name)))
-            if p.default is not NO_DEFAULT and p.default is not None and p.name in hints and not fits(
-                    frozenset({type(p.default)}), hints[p.name]):  # (what it is when not given,
-                value = join(value, known(p.default))           # not what it is said to be)
+            if p.default is not NO_DEFAULT and p.default is not None and (
+                    orm.is_expression(p.default) or special.advances(p.default) or (
+                        p.name in hints and not fits(frozenset({type(p.default)}), hints[p.name]))):
+                value = join(value, known(p.default))  # (what it is when not given, not what it
+                # is said to be; SQL, whose text counts; an iterator, advanced as it is used)
             record = orm.record_name(value)
             if record:
                 frame.add(EffectKind.READS, record, (f"{p.name}: {record}",))

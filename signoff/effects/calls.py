@@ -301,9 +301,8 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
     by_arguments = _builtin(frame, core, args, node)
     if by_arguments is not None:
         return by_arguments
-    sql = orm.sql_constructor(core)
-    if sql is not None:
-        return orm.statement(sql, args)
+    if (sql := orm.sql_constructor(core)) is not None and (made := orm.statement(sql, args)):
+        return made
     if isinstance(core, type):
         return construct(frame, core, args, node)
     if isinstance(core, functools.partial):
@@ -315,18 +314,12 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
     if isinstance(core, types.MethodType):
         owner = core.__self__
         cls = owner if isinstance(owner, type) else type(owner)
-        return call_function(
-            frame,
-            core.__func__,
-            [known(owner), *args.pos],
-            args.kw,
-            node,
-            cls=cls,
-            args=args.prepend(known(owner)),
-        )
+        return call_function(frame, core.__func__, [known(owner), *args.pos], args.kw, node,
+                             cls=cls, args=args.prepend(known(owner)))
     if isinstance(core, _C_CALLABLES):
-        owner = getattr(core, "__self__", None)
-        if owner is not None and not inspect.ismodule(owner) and not isinstance(owner, type):
+        owner = getattr(core, "__self__", None)  # (``C.__call__``: a class's, called: ``C()``)
+        if owner is not None and not inspect.ismodule(owner) and (
+                not isinstance(owner, type) or core.__name__ == "__call__"):
             method = BuiltinMethod(name=core.__name__, self_val=known(owner), qual=q)
             return builtin_method(frame, method, args, node)
         if is_pure_name(q) or is_pure_name(qual):
@@ -520,6 +513,7 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     given = special.runs_unnamed(frame, q, args, node)
     made = special.fields_copied(frame, q, args) or _pure_result(frame, q, args, node)
     made = orm.carried(made, args.every())  # (``and_(text(…))``: the SQL text goes on in it)
+    orm.held(frame, () if q.startswith("sqlalchemy.") else args.every(), node)  # (``dict(c=text(…))``)
     return made if given is None else special.shown(made, given)
 
 
@@ -585,6 +579,7 @@ def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected
     if v.calls or functions:
         callee = replace(v, objs=tuple(functions))
         given = call_args(frame, callee, Args([item, item], {}), node)
+        orm.held(frame, [given], node)  # (``map(text, …)``: what it gives is not followed)
         if where in ACCUMULATING:  # (what it gives back is handed back to it)
             call_args(frame, callee, Args([join(item, given), item], {}), node)
         elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared)
@@ -677,6 +672,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
             return result
         made = containers.made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
         return special.shown(made, result) if cls is str else made
+    orm.held(frame, args.every(), node)  # (``Parts(where=text(…))``: what it holds is not followed)
     if pydantic_models.is_model(cls):
         pydantic_hooks(frame, [cls], serializing=False, node=node, given=args.reach())
         return made
@@ -717,6 +713,9 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
     return made
 
 
+_CALLED_AS_THEMSELVES = (types.FunctionType, types.MethodType, type, functools.partial)
+
+
 def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | None) -> Val:
     """A method of a builtin, allow-listed, sink, session or statement type."""
     base = method.self_val
@@ -726,14 +725,11 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         return orm.session_method(frame, method, args, node)
     if method.qual and _sinkish(method.qual):
         return sink(frame, method.qual, args, node, mode_at=0)
-    trusted = (
-        base.pure
-        or is_pure_name(method.qual)
-        or bool(
-            base.types
-            and all(of_builtins(c) or is_pure_name(qualified_name(c)) for c in base.types)
-        )
-    )
+    if method.name == "__call__" and base.objs and not base.beyond and all(  # (``f.__call__(x)``
+            isinstance(o, _CALLED_AS_THEMSELVES) for o in base.objs):  # is ``f(x)``)
+        return call_args(frame, base, args, node)
+    trusted = base.pure or is_pure_name(method.qual) or bool(base.types and all(
+        of_builtins(c) or is_pure_name(qualified_name(c)) for c in base.types))
     if not trusted:
         return frame.unknown(
             call_text(frame, node), f"calls {method.qual or method.name}, C code outside the allow-list"

@@ -186,6 +186,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             dunder(frame, k, key, ("__hash__",), [])  # (each key hashed, by its class's code)
             keys.append(key)
             values.append(_held(frame, v))
+        orm.held(frame, keys + values, node)  # (``update(T).values({"c": text(…)})``: counts)
         return _holding(fresh_of(dict, inner=_reach(keys + values),
                                  shape=Typed(item=_items(keys), value=_items(values))),
                         keys + values)
@@ -315,8 +316,10 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.YieldFrom):
         frame.yields.append(frame.iterate(evaluate(frame, node.value)))
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
-    if isinstance(node, ast.Await):
-        return evaluate(frame, node.value)
+    if isinstance(node, ast.Await):  # (a coroutine that outlives the call: its code runs)
+        awaited = evaluate(frame, node.value)
+        special.advanced(frame, awaited)
+        return awaited
     if isinstance(node, ast.Yield):
         frame.yields.append(evaluate(frame, node.value) if node.value is not None else const(None))
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}), pure=True)
@@ -432,11 +435,13 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
                 truth(frame, cond, evaluate(frame, cond))
         if isinstance(node, ast.DictComp):
             key, value = _held(frame, node.key), _held(frame, node.value)
+            orm.held(frame, [key, value], node)  # (SQL text held: what it does counts here)
             dunder(frame, node.key, key, ("__hash__",), [])  # (each key hashed, as it is put)
             return _holding(fresh_of(dict, inner=_reach([key, value]),  # (as a dict display)
                                      shape=Typed(item=key.contents(), value=value.contents())),
                             [key, value])
         part = _held(frame, node.elt)
+        orm.held(frame, [part], node)  # (SQL text held, or yielded: what it does counts here)
         if isinstance(node, ast.SetComp):  # (each item hashed, by its class's own code)
             dunder(frame, node.elt, part, ("__hash__",), [])
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))

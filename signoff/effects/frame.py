@@ -257,6 +257,8 @@ class Frame:
         calls of the values it holds (a descriptor's ``__set_name__``)."""
         scope = self._scope(self, f"{self.qualname}.{node.name}", node.name, loops=self.loops)
         scope.body(node.body)
+        orm.held(self, scope.env.values(), node, what=f"class {node.name}")  # (``t = text(…)``:
+        # the class holds it, and what reads it off the class is not followed)
         for name, value in scope.env.items():
             special.special(self, value, ("__set_name__",), [Val(), const(name)], node)
 
@@ -334,7 +336,8 @@ class Frame:
         return base.taken(None, rec=rec) if base.pure else base.derived(rec=rec)
 
     def iterate(self, base: Val) -> Val:
-        """An item of an iterable."""
+        """An item of an iterable (one known as an object, an iterator, advanced: `advanced`)."""
+        special.advanced(self, base)
         if base.sql is not None and base.sql.result:
             return orm.rows_of(base.sql)
         rec = orm.record_name(base) or base.rec
@@ -370,10 +373,10 @@ class Frame:
             return _but_failing(results, of, attr)
         if base.sql is not None:
             if attr in _SQL_COLUMNS:  # ``subquery.c.total``: its columns, expressions to build on
-                return Val(pure=True)
-            return Val(
+                return orm.carried(Val(pure=True), [base])  # (of a CTE that writes: it runs)
+            return orm.carried(Val(  # (a method, or a column: ``cte.c.id``, ``q.subquery().id``)
                 types=frozenset(), calls=(BuiltinMethod(name=attr, self_val=base, qual=f"sql.{attr}"),)
-            )
+            ), [base])
         for target in base.calls:
             if isinstance(target, Super):
                 results.append(self.an.attr_of_super(target, attr))

@@ -23,6 +23,7 @@ from sqlalchemy.orm import InstanceEvents, MapperEvents, SessionEvents
 from signoff.effects.calls import call_function
 from signoff.effects.effect import EffectKind
 from signoff.effects.frame import Frame
+from signoff.effects.orm import mapping_does
 from signoff.effects.summary import Summary
 from signoff.effects.values import Val
 from signoff.security.enforcement import RuledSession
@@ -59,11 +60,20 @@ def follow_listeners(analyser: Any, summary: Summary, name: str) -> None:
             return
         done.update(due)
         for kind, target in due:
+            mapped = Frame(analyser, summary, globals_={}, closure={}, qualname=name, root_name=name)
+            for part, (did, about) in _mapped_sql(target):  # (its columns' SQL, as it is loaded)
+                mapped.add(did, about, (name, f"loading {part}"), "runs the SQL its mapping gives it")
             for why, listener in _listeners(kind, target):
                 frame = Frame(analyser, summary, globals_={}, closure={}, qualname=name,
                               root_name=f"{name} -> {why}: {analyser.label(listener)}")
                 arity = getattr(getattr(listener, "__code__", None), "co_argcount", 0)
                 call_function(frame, listener, [Val() for _ in range(arity)], {}, None)
+
+
+def _mapped_sql(target: str) -> list[tuple[str, tuple[EffectKind, str]]]:
+    """What the SQL the mappings of the record types called `target` put into the statements
+    that load them does more than read (`orm.mapping_does`)."""
+    return [done for cls in _records_named(target) for done in mapping_does(cls)]
 
 
 def _uses(summary: Summary) -> Iterator[tuple[str, str]]:

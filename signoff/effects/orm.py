@@ -18,21 +18,28 @@ from typing import Any
 
 import sqlalchemy
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.orm import Session, scoped_session
+from sqlalchemy.orm import Mapper, Session, scoped_session
+from sqlalchemy.sql import dml as sql_dml
 from sqlalchemy.sql import elements as sql_elements
+from sqlalchemy.sql import functions as sql_functions
+from sqlalchemy.sql import selectable as sql_selectable
 
 from signoff.effects.effect import EffectKind
 from signoff.effects.naming import qualified_name
 from signoff.effects.scope import Scope, call_text
-from signoff.effects.sqltext import UNREAD, sql_effects
+from signoff.effects.sqltext import READING_FUNCTIONS, UNREAD, sql_effects
 from signoff.effects.values import DB, Args, BuiltinMethod, Sql, Typed, Val, const, fresh_of
 from signoff.security.records import RecordBase
 
 __all__ = [
     "carried",
     "connection_types",
+    "function_reads",
+    "is_expression",
     "is_record",
     "is_session_types",
+    "mapping_does",
+    "object_does",
     "past_the_sql",
     "record_name",
     "record_targets",
@@ -53,7 +60,9 @@ _SESSIONS: tuple[type, ...] = (Session, scoped_session, Connection, Engine)
 _HAS_CONNECTION_METHOD: tuple[type, ...] = (Session, scoped_session)
 """Classes whose ``connection`` is a method returning a SQLAlchemy ``Connection`` (not the driver's)."""
 _STATEMENTS = {id(getattr(sqlalchemy, n)): n for n in ("select", "insert", "update", "delete", "text",
-                                                       "literal_column")}
+                                                       "literal_column", "column")}
+_STATEMENTS[id(sql_functions.Function)] = "function"
+_STATEMENTS[id(sql_functions.next_value)] = "next_value"
 
 _NEUTRAL_SESSION = frozenset(
     {
@@ -107,8 +116,11 @@ _ROWS_METHODS = frozenset(
 )
 
 
-def statement(kind: str, args: Args) -> Val:
-    """``select(T)``, ``insert(T)``, ``update(T)``, ``delete(T)``, ``text("...")``."""
+def statement(kind: str, args: Args) -> Val | None:
+    """``select(T)``, ``insert(T)``, ``update(T)``, ``delete(T)``, ``text("...")``, and the
+    other ways SQL is written out (`_written`); None for a plain ``column("name")``."""
+    if kind in ("column", "function", "next_value"):
+        return _written(kind, args)
     if kind in ("text", "literal_column"):
         sql = args.pos[0] if args.pos else args.kw.get("text")
         literal = sql.objs[0] if sql is not None and len(sql.objs) == 1 else None
@@ -146,9 +158,32 @@ def statement(kind: str, args: Args) -> Val:
     done: list[tuple[EffectKind, str]] = [(effect, target), *_parts_do(args)]
     if effect is EffectKind.READS:
         done += [(effect, name) for name in dict.fromkeys(read) if name != target]
+        done += [did for value in args.pos for obj in value.objs  # (a class mapped apart from
+                 if isinstance(obj, type) and not is_record(obj)  # the records, whose mapping
+                 for _, did in mapping_does(obj)]  # counts as they are used: `listeners`)
     parts = tuple(entities) if effect is EffectKind.READS and len(entities) > 1 else ()
     return Val(sql=Sql(effects=tuple(done), row=None if parts else row, parts=parts,
                        reason=reason, within=_as_part(done)), pure=True, types=frozenset())
+
+
+def _written(kind: str, args: Args) -> Val | None:
+    """``column(t, is_literal=True)`` (as ``literal_column(t)``); ``Function(name, …)``, a
+    function of the database's called by name, which may write unless known to only read
+    (`sqltext.READING_FUNCTIONS`); ``next_value(sequence)``, which advances it."""
+    if kind == "column":
+        literal = args.kw.get("is_literal") or (args.pos[2] if len(args.pos) > 2 else None)
+        if literal is None or (len(literal.objs) == 1 and literal.objs[0] is False):
+            return None
+        return statement("literal_column", Args(args.pos[:1], {
+            k: v for k, v in args.kw.items() if k == "text"}))
+    name = (args.pos[0] if args.pos else args.kw.get("name")) if kind == "function" else None
+    called = name.objs[0] if name is not None and len(name.objs) == 1 else None
+    reads = isinstance(called, str) and called.lower() in READING_FUNCTIONS and (
+        "packagenames" not in args.kw)
+    done = tuple(dict.fromkeys(((EffectKind.CHANGES, ""),) if kind == "next_value" else (
+        () if reads else UNREAD) + parts_do(args.every())))
+    return Val(sql=Sql(effects=done, within=done, reason=_UNREAD_WHY if (
+        EffectKind.EXTERNAL, "") in done else ""), pure=True, types=frozenset())
 
 
 def _as_part(done: Iterable[tuple[EffectKind, str]]) -> tuple[tuple[EffectKind, str], ...]:
@@ -158,7 +193,10 @@ def _as_part(done: Iterable[tuple[EffectKind, str]]) -> tuple[tuple[EffectKind, 
 
 
 def table_statement(method: BuiltinMethod) -> Val | None:
-    """``table.insert()`` and the like on a SQLAlchemy ``Table``."""
+    """``table.insert()`` and the like on a SQLAlchemy ``Table``; ``sequence.next_value()``,
+    which advances the sequence."""
+    if method.name == "next_value" and method.qual.startswith("sqlalchemy.sql.schema.Sequence."):
+        return _written("next_value", Args([], {}))
     kind = {
         "select": EffectKind.READS,
         "insert": EffectKind.CREATES,
@@ -191,10 +229,10 @@ def schema_changed(frame: Scope, q: str) -> None:
 def run_sql(frame: Scope, stmt: Val | None, what: str) -> Sql:
     """What running a statement does; unknown text is assumed to change anything."""
     if stmt is not None and stmt.sql is not None:
-        for kind, target in stmt.sql.effects:
+        done = stmt.sql.effects or stmt.sql.within  # (``union(a, b)``: what its parts do)
+        for kind, target in done:
             frame.add(kind, target, (what,), stmt.sql.reason)
-        return Sql(effects=stmt.sql.effects, row=stmt.sql.row, parts=stmt.sql.parts,
-                   result=True)
+        return Sql(effects=done, row=stmt.sql.row, parts=stmt.sql.parts, result=True)
     literal = stmt.objs[0] if stmt is not None and len(stmt.objs) == 1 else None
     if isinstance(literal, str):
         found = sql_effects(literal)
@@ -246,7 +284,14 @@ def sql_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AST | 
         if sql.query and not sql.result:  # building the query: .filter(), .order_by() … (its
             return _with_parts(base, args)  # .update() or .delete() after is a write)
         return Val(pure=True, origin=frozenset({DB}), inner=frozenset({DB}))
+    if name in _WRITTEN_OUT:  # (``.suffix_with(", f()")``: the words given are SQL written out)
+        args = Args([statement("literal_column", Args([a], {})) or a if str in (a.types or ())
+                     else a for a in args.pos], args.kw)
     return _with_parts(base, args)  # building a statement: .where(), .values(), .order_by() …
+
+
+_WRITTEN_OUT = frozenset({"prefix_with", "suffix_with", "with_hint", "with_statement_hint"})
+"""A statement's methods that put the text they are given into its SQL as it is written."""
 
 
 def _parts_do(args: Args) -> list[tuple[EffectKind, str]]:
@@ -261,15 +306,80 @@ def parts_do(given: Iterable[Val]) -> tuple[tuple[EffectKind, str], ...]:
     for value in given:
         if value.sql is not None and not value.sql.result:
             done.update(dict.fromkeys(value.sql.within))
+        elif value.sql is None:
+            for obj in value.objs:
+                done.update(dict.fromkeys(object_does(obj)))
+            if not value.objs and value.types and any(_written_out(t) for t in value.types):
+                done.update(dict.fromkeys(UNREAD))  # (``TEXTS["k"]``: SQL text not known)
     return tuple(done)
 
 
-def held(frame: Scope, given: Iterable[Val], node: ast.AST) -> None:
-    """SQL among `given` put in a container (``case((c, literal_column("f()")))``, ``in_([…])``):
-    what it does as a part counts where it is put, the container not being followed to the
-    statement it may be built into."""
+_STATEMENT_CLASSES: tuple[type, ...] = (sql_selectable.Select, sql_selectable.CompoundSelect,
+                                        sql_dml.UpdateBase)
+
+
+def function_reads(name: str) -> bool:
+    """Whether ``func.<name>(…)`` calls a function of the database's known to only read
+    (`sqltext.READING_FUNCTIONS`), not one the app registered by that name (a
+    ``GenericFunction`` of its own may name any function, or be written out as any SQL)."""
+    registered = sql_functions._registry["_default"].get(name.lower())
+    if registered is not None and not registered.__module__.startswith("sqlalchemy."):
+        return False
+    return name.lower() in READING_FUNCTIONS
+
+
+def mapping_does(cls: type) -> list[tuple[str, tuple[EffectKind, str]]]:
+    """What the SQL the mapping of `cls` puts into every statement that loads it does more
+    than read (a ``column_property(literal_column("nextval('s')"))``, a relationship joined
+    on ``text(…)``), each with where it is (``"Note.ticket"``)."""
+    mapper: Any = sqlalchemy.inspect(cls, raiseerr=False)
+    if not isinstance(mapper, Mapper):
+        return []
+    found = [(f"{cls.__name__}.{prop.key}", done) for prop in mapper.column_attrs
+             for column in prop.columns if not isinstance(column, sqlalchemy.Column)
+             for done in object_does(column)]
+    for joined in mapper.relationships:
+        parts = (joined.primaryjoin, joined.secondaryjoin, *(joined.order_by or ()))
+        found += [(f"{cls.__name__}.{joined.key}", done) for part in parts if part is not None
+                  for done in object_does(part)]
+    return found
+
+
+def _written_out(kind: type) -> bool:
+    """Whether an object of `kind` is SQL written out as text (``text(…)``,
+    ``literal_column(…)``), whose text a value not known one by one does not show."""
+    return issubclass(kind, sql_elements.TextClause) or kind is sql_elements.ColumnClause
+
+
+def is_expression(obj: Any) -> bool:
+    """Whether `obj` is a SQLAlchemy expression or statement (whose SQL `parts_do` reads)."""
+    return isinstance(obj, sql_elements.ClauseElement)
+
+
+def object_does(obj: Any) -> tuple[tuple[EffectKind, str], ...]:
+    """What a SQLAlchemy expression or statement known as an object (a module's ``text(…)``,
+    a default's, a class attribute's) does as a part of a statement, read off its SQL: what
+    it more than reads (`Sql.within`); nothing for any other object."""
+    if not isinstance(obj, sql_elements.ClauseElement):
+        return ()
+    try:
+        if isinstance(obj, sql_elements.TextClause):
+            written, alone = obj.text, False
+        else:
+            written, alone = str(obj), isinstance(obj, _STATEMENT_CLASSES)
+    except Exception:  # (what cannot be written out as SQL cannot be read)
+        return UNREAD
+    found = sql_effects(written if alone else f"SELECT {written}")
+    return tuple((k, table_record(t)) for k, t in found if (k, t) != (EffectKind.READS, ""))
+
+
+def held(frame: Scope, given: Iterable[Val], node: ast.AST | None, *, what: str = "") -> None:
+    """SQL among `given` put in a container (``case((c, literal_column("f()")))``, ``in_([…])``,
+    a dict, an attribute, a class): what it does as a part counts where it is put, the
+    container not being followed to the statement it may be built into. `what`: where, in the
+    path (else `node`'s text)."""
     for kind, target in parts_do(given):
-        frame.add(kind, target, (call_text(frame, node),),
+        frame.add(kind, target, (what or call_text(frame, node),),
                   "" if target else "holds SQL text that may do more than read")
 
 

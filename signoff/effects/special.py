@@ -13,6 +13,8 @@ import datetime
 import decimal
 import fractions
 import inspect
+import io
+import itertools
 import os
 import re
 import string
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.effects import calls, pydantic_models
+from signoff.effects.effect import EffectKind
 from signoff.effects.naming import of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
@@ -41,6 +44,8 @@ from signoff.effects.tables import (
     listed,
 )
 from signoff.effects.values import (
+    GLOBAL,
+    UNKNOWN,
     Args,
     Inline,
     Typed,
@@ -53,6 +58,8 @@ from signoff.effects.values import (
 )
 
 __all__ = [
+    "advanced",
+    "advances",
     "attribute_written",
     "compared_by",
     "defines",
@@ -219,8 +226,9 @@ def looked_up(frame: Scope, mapping: Val, node: ast.AST | None) -> Val:
 
 def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST | None) -> None:
     """What a method of Python's containers runs of the classes of what it compares: a sort
-    compares the items (``__lt__``), a search does (``__eq__``: ``xs.index(x)``, ``x in xs``),
-    and a dict or set looks up what it is given by its hash (``d.get(k)``)."""
+    compares the items (``__lt__``), a search does, and what it searches for (``__eq__``:
+    ``xs.index(x)``, ``x in xs``), and a dict or set looks up what it is given by its hash
+    (``d.get(k)``)."""
     kinds = base.types or frozenset()
     searched = method in ("index", "count", "remove", "__contains__") and kinds and kinds <= {
         list, tuple, collections.deque}
@@ -228,6 +236,8 @@ def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST 
         item = frame.iterate(base)  # the items are compared, by their classes' own code
         with frame.repeated():
             special(frame, item, ("__lt__",) if method == "sort" else ("__eq__",), [item], node)
+            if searched and args.pos:  # (and what is searched for, reflected: ``1 == x`` runs
+                special(frame, args.pos[0], ("__eq__",), [item], node)  # ``x.__eq__(1)``)
     looked_up = ("get", "pop", "setdefault", "__getitem__", "__contains__", "add", "discard",
                  "remove", "__delitem__", "fromkeys")
     if method in looked_up and kinds and args.pos and all(
@@ -283,6 +293,50 @@ def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
         special(frame, iterator, ("__next__",), [], node)
     return frame.iterate(value)
 
+
+
+_ITERATED: tuple[Any, ...] = ([], (), "", b"", {}, set(), range(0), {}.keys(), {}.values(),
+                             {}.items())
+_PLAIN_ITERATORS = frozenset({itertools.count, *(type(iter(made)) for made in _ITERATED)})
+"""Iterators of Python's over its own containers, or counting: advancing one runs no code."""
+_ADVANCING = frozenset({"send", "throw", "close", "__next__", "asend", "athrow", "aclose", "__anext__"})
+
+
+_RUNS_CODE = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType, map, filter)
+"""Iterators and coroutines whose own code (or the function they were given) runs as they are
+advanced or awaited."""
+
+
+def advances(obj: Any) -> bool:
+    """Whether `obj` is an iterator or a coroutine of Python's, changed as it is advanced (not
+    a class, nor a stream; an iterator class's ``__next__`` in Python is followed instead)."""
+    kind = type(obj)
+    return not isinstance(obj, type | io.IOBase) and (isinstance(obj, _RUNS_CODE) or any(
+        hasattr(kind, name) and not defines(kind, name) for name in ("__next__", "__anext__")))
+
+
+def advanced(frame: Scope, *values: Val, attr: str = "__next__") -> None:
+    """Iterating over an iterator that outlives the call (a module, a closure or a default
+    holds it: a generator made at import, ``iter(xs)``, ``itertools.count()``, ``map(f, xs)``),
+    awaiting such a coroutine, handing it to code that may (``islice(it, 1)``, a helper), or
+    calling its method `attr` (``gen.send(x)``), advances it: a change of state that outlives
+    the call; a generator's own code, or the function a ``map`` calls, runs as it does, and is
+    not followed."""
+    if attr not in _ADVANCING:
+        return
+    for value in values:
+        kinds = [k for k in value.types or () if isinstance(k, type)]
+        if not value.objs and value.origin & {GLOBAL, UNKNOWN} and any(
+                issubclass(k, _RUNS_CODE) for k in kinds):  # (``GENERATORS[0]``: one of them)
+            frame.unknown("next(generator)", "advances a generator that outlives the call, "
+                          "running code the analysis does not follow")
+        for obj in (obj for obj in value.objs if advances(obj)):
+            what = f"next({type(obj).__name__})"
+            if type(obj) in _PLAIN_ITERATORS:
+                frame.add(EffectKind.CHANGES, "", (what,), "advances an iterator that outlives the call")
+            else:
+                frame.unknown(what, f"advances what outlives the call ({type(obj).__name__}), "
+                              "running code the analysis does not follow")
 
 
 def dispatched(fn: Any) -> list[Any]:
@@ -357,6 +411,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
     ``str(x)`` runs ``x.__str__``, ``sorted(xs)`` iterates ``xs`` and compares its items.
     What the call may give back of what they gave, besides what it makes (`shown`)."""
     given: list[Val | None] = []
+    advanced(frame, *args.every())  # (``islice(gen, 1)``, ``zip(gen)``: it may be advanced)
     names = SPECIAL_METHODS_CALLED.get(q)
     if names and args.pos:
         given.append(special(frame, args.pos[0], names, [], node))

@@ -144,10 +144,12 @@ def _closing(statement: str, at: int) -> int:
 def sql_effects(sql: str) -> list[tuple[EffectKind, str]]:
     """The effects of SQL text by its verbs: ``[(CHANGES, "repair")]``; a verb it cannot read
     (DDL, PRAGMA, anything else) is a change of unknown target. The text is read with its
-    comments and the insides of its strings made empty, as SQLite and as PostgreSQL read it
-    (what either reading finds counts), so that no word in one is taken for SQL, and none is
-    hidden by one."""
-    readings = [statements(sql, postgresql=postgresql) for postgresql in (True, False)]
+    comments and the insides of its strings made empty, as SQLite and as PostgreSQL read it,
+    the latter with ``standard_conforming_strings`` on and off (what any reading finds counts:
+    ``'a\\'' ; DELETE …`` hides the DELETE in a string only where a backslash escapes nothing),
+    so that no word in one is taken for SQL, and none is hidden by one."""
+    readings = [statements(sql, postgresql=postgresql, backslash_escapes=escapes)
+                for postgresql, escapes in ((True, False), (True, True), (False, False))]
     found: dict[tuple[EffectKind, str], None] = {}
     for reading in readings:
         if reading is None:  # a quote or comment left open: what it holds cannot be read

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls, special
+from signoff.effects import calls, orm, special
 from signoff.effects.effect import EffectKind
 from signoff.effects.expressions import dunder, iterated_by, tested, truth
 from signoff.effects.naming import qualified_name
@@ -382,6 +382,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
     elif isinstance(target, ast.Attribute):
         base = frame.expr(target.value)
         frame.mutate(base, f"{_text(target)} {op}")
+        orm.held(frame, [value], target)  # (``self.where = text(…)``: not followed, counts)
         special.attribute_written(frame, base, target.attr, value, target)
     elif isinstance(target, ast.Subscript):
         if isinstance(target.value, ast.Name | ast.Subscript | ast.Attribute | ast.Call):
@@ -389,6 +390,7 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
         base = frame.expr(target.value)
         key = frame.expr(target.slice)
         frame.mutate(base, f"{_text(target)} {op}")
+        orm.held(frame, [key, value], target)  # (``d["c"] = text(…)``: not followed, counts)
         if not isinstance(target.value, ast.Name):  # (``rows[0][k] = v``: `Val.owners`)
             frame.let_go_all(base.owners, filled=not only_plain(key, value))
             frame.released(base)  # (a caller's, in a copy of its list: `Summary.releases`)

@@ -488,13 +488,14 @@ def merged(a: Typed | None, b: Typed | None) -> Typed | None:
 
 def _either_statement(a: Sql | None, b: Sql | None) -> Sql | None:
     """What a value that is one statement or another (``select(A) if x else update(A)``) does
-    when run: what either does (never the first alone, which may be the one that only reads)."""
+    when run, and as a part of another (``text("f()") if x else text("1=1")``): what either
+    does (never the first alone, which may be the one that only reads)."""
     if a is None or b is None or a == b:
         return a or b
     return Sql(effects=tuple(dict.fromkeys(a.effects + b.effects)), reason=a.reason or b.reason,
                row=a.row if a.row is b.row else None,
                parts=a.parts if a.parts == b.parts else (), query=a.query or b.query,
-               result=a.result and b.result)
+               result=a.result and b.result, within=tuple(dict.fromkeys(a.within + b.within)))
 
 
 def join(a: Val | None, b: Val) -> Val:
