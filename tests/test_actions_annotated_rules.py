@@ -129,17 +129,6 @@ def test_a_member_a_structure_does_not_take_is_named_as_its_own(app: App) -> Non
         ActionOutcome.INVALID, "Address, at town: there is no such member; leave it out.")
 
 
-def test_a_positional_only_parameter_is_refused_at_registration() -> None:
-    """Values are given by name, so a ``/`` parameter could never be given: refused up front."""
-    app = App("t", database="sqlite://")
-
-    def double(n: int, /) -> int:
-        return n * 2
-
-    with pytest.raises(UserError, match=r"parameter n: it is positional-only.*take the /"):
-        app.actions.register(double)
-
-
 def test_an_aliased_parameter_is_refused_at_registration() -> None:
     """A value is given by its parameter's name: an alias in its Field is refused up front."""
     app = App("t", database="sqlite://")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import enum
@@ -10,6 +11,7 @@ import inspect
 import types
 import typing
 import uuid
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -22,7 +24,8 @@ from signoff.actions.declare import Choices, FreeText, Label, Provided
 from signoff.exceptions import UserError
 from signoff.security.records import RecordBase
 
-__all__ = ["Parameter", "ParameterKind", "derived_label", "read_parameters", "unwrap_optional"]
+__all__ = ["Parameter", "ParameterKind", "call_with", "derived_label", "read_parameters",
+           "unwrap_optional"]
 
 
 class ParameterKind(enum.Enum):
@@ -207,6 +210,11 @@ def kind_of(annotation: Any, *, where: str) -> ParameterKind:
             or is_typeddict(annotation)
         ):
             return ParameterKind.STRUCTURE
+    if origin in (Union, types.UnionType):
+        raise UserError(
+            f"{where}: it takes a value of one of several types ({annotation!r}), which no "
+            "caller can be asked for as one kind of value: take one type (an Enum or a Literal "
+            "for one of several choices), or give the union as a field of a pydantic model.")
     raise UserError(
         f"{where}: signoff cannot offer a value of type {annotation!r}. Use text, int, Decimal, "
         "bool, date, datetime, time, timedelta, UUID, an Enum, a record, a pydantic model, a "
@@ -244,16 +252,16 @@ def read_parameters(
     for name, sig in signature.parameters.items():
         where = f"Action {action_name}, parameter {name}"
         if sig.kind in (sig.VAR_POSITIONAL, sig.VAR_KEYWORD):
-            raise UserError(f"{where}: *args and **kwargs cannot be offered by name.")
+            raise UserError(f"{where}: *args and **kwargs cannot be offered by name (a caller "
+                            "gives each value by the name of a parameter): give each value it "
+                            "takes a parameter of its own, or take them together as one "
+                            f"structure (`{name}: dict[str, str]`, a pydantic model).")
         if name not in hints:
             given = provided.get(name)
             example = _PROVIDED_TYPES.get(given or "", "str") if given else "str"
             what = f" (the type of what is provided as {given!r})" if given else ""
             raise UserError(f"{where}: give it a type annotation{what}, e.g. "
                             f"`{name}: {example}`.")
-        if sig.kind is sig.POSITIONAL_ONLY:
-            raise UserError(f"{where}: it is positional-only, but a caller gives every value by "
-                            f"name: take the / out of the signature.")
         annotation, extras = hints[name], tuple[Any, ...]()
         if get_origin(annotation) is Annotated:
             annotation, *rest = get_args(annotation)
@@ -304,6 +312,33 @@ def read_parameters(
             )
         )
     return parameters
+
+
+def call_with(fn: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """Call `fn` with `arguments`, each given by its parameter's name (as a caller gives it),
+    those it takes positional-only (before a ``/``, which come first) passed by position."""
+    first = _positional_only(fn)
+    if not first:
+        return fn(**arguments)
+    given = [arguments.pop(name) for name in first if name in arguments]
+    return fn(*given, **arguments)
+
+
+_positional: weakref.WeakKeyDictionary[Callable[..., Any], tuple[str, ...]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _positional_only(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The names of `fn`'s positional-only parameters, in order (worked out once per function:
+    a loop calls it at every step)."""
+    try:
+        return _positional[fn]
+    except (KeyError, TypeError):
+        found = tuple(name for name, p in inspect.signature(fn).parameters.items()
+                      if p.kind is p.POSITIONAL_ONLY)
+        with contextlib.suppress(TypeError):  # (what cannot be weakly referred to: not kept)
+            _positional[fn] = found
+        return found
 
 
 def _is_mark(extra: Any) -> bool:

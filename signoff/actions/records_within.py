@@ -23,10 +23,11 @@ from collections.abc import (
     Sequence,
 )
 from collections.abc import Set as AbstractSet
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
+from typing_extensions import is_typeddict
 
 from signoff.actions.catalog import Action
 from signoff.actions.parameters import ParameterKind

@@ -14,6 +14,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -25,6 +26,7 @@ from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import (
+    cut_short,
     finite_number,
     no_constant,
     not_json,
@@ -281,14 +283,24 @@ class Actions:
         parameter, or a value that does not fit; `NotFound` for an unknown action.
         """
         action = self._get(name)
+        if not json_text.strip():
+            raise Invalid("The arguments are empty: give one JSON object, with a member per "
+                          "parameter ({} when there is none to give).")
         try:  # (NaN and Infinity: refused, as no database keeps them in JSON)
-            data = json.loads(json_text, parse_constant=no_constant, parse_float=finite_number)
+            data = json.loads(json_text, parse_constant=no_constant, parse_float=_number,
+                              object_pairs_hook=_once_each)
+        except _GivenTwice as twice:
+            raise Invalid(f"The arguments give “{cut_short(twice.member)}” twice in one object: "
+                          "give each member once, with the one value meant.") from None
         except ValueError as error:
             raise Invalid(not_json(json_text, error)) from None
         except TypeError as error:
             raise Invalid(f"The arguments are not JSON: {error}.") from None
         except RecursionError:
             raise Invalid(f"The arguments are {TOO_DEEP}.") from None
+        if isinstance(data, str) and _is_object_text(data):
+            raise Invalid("The arguments must be one JSON object, with a member per parameter: "
+                          "this is one written as text (in quotes); write the object itself.")
         if not isinstance(data, dict):
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
         if too_deep(data):
@@ -537,6 +549,41 @@ def _no_such_action(name: str, known: Iterable[str]) -> str:
     meant = f" Did you mean {close[0]}?" if close else ""
     listed = f" The actions are: {', '.join(names)}." if 0 < len(names) <= 20 else ""
     return f"There is no action named “{name}” that can be run by name.{meant}{listed}"
+
+
+class _GivenTwice(Exception):
+    def __init__(self, member: str) -> None:
+        self.member = member
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """For `json.loads`'s `object_pairs_hook`: an object, unless it gives a member twice (which
+    `json.loads` would read as the last value given, losing the first without a word)."""
+    found: dict[str, Any] = {}
+    for member, value in pairs:
+        if member in found:
+            raise _GivenTwice(member)
+        found[member] = value
+    return found
+
+
+def _is_object_text(text: str) -> bool:
+    """Whether `text` is a JSON object written out (a model that wrote its arguments twice
+    encoded)."""
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _number(text: str) -> float | Decimal:
+    """A JSON number with a fraction or an exponent, as `json.loads` reads it: a float, unless
+    a float cannot hold what it says (``12345678901234567890.123456789``), then a Decimal, so
+    that a Decimal parameter is given every digit written (a float one is given the nearest
+    float, as ever). Infinity is refused (`finite_number`)."""
+    number = finite_number(text)
+    exact = Decimal(text)
+    return number if Decimal(repr(number)) == exact else exact
 
 
 def _member_label(member: Any) -> str:

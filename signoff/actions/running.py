@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from signoff.actions.catalog import Action
 from signoff.actions.cause import running_for
 from signoff.actions.consent import Consent
+from signoff.actions.parameters import call_with
 from signoff.actions.problems import problem_of
 from signoff.actions.readonly import (
     make_session_read_only,
@@ -37,6 +38,7 @@ from signoff.actions.readonly import (
 )
 from signoff.actions.records_within import records_read
 from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
+from signoff.actions.schemas import result_json
 from signoff.effects import Effect, EffectKind, Effects
 from signoff.exceptions import (
     Failed,
@@ -381,8 +383,8 @@ class Runner:
             with _as_found(action, None):  # (its validators and its result's serializers too)
                 validated = action.model.model_validate(values)
                 _BEGAN.set(True)
-                returned = action.call(**{name: getattr(validated, name)
-                                          for name in type(validated).model_fields})
+                returned = call_with(action.call, {name: getattr(validated, name)
+                                                   for name in type(validated).model_fields})
                 points.reached("run.called", action=action.name)
                 result = self._done(action, admitted, cause, returned)
             if within is not None:
@@ -469,7 +471,7 @@ class Runner:
                 _refuse_beforehand(action, acting, arguments)
             try:
                 _BEGAN.set(True)
-                returned = action.call(**arguments)
+                returned = call_with(action.call, arguments)
                 points.reached("run.called", action=action.name)
                 session.flush()  # the record rules are checked here, inside the run
             except NotAuthorized as refused:
@@ -485,7 +487,8 @@ class Runner:
     def _done(action: Action, acting: ActingAs, cause: str, returned: Any) -> ActionResult:
         """The Done result of a run whose action returned `returned`."""
         said = returned if isinstance(returned, str) else ""
-        value = action.result.dump_python(returned, mode="json") if action.result else (
+        value = result_json(action.name, action.result, returned, action.call) if (
+            action.result) else (
             returned if isinstance(returned, str | int | float | bool) else None
         )
         return _result(action, acting, cause, ActionOutcome.DONE, said=said, value=value)

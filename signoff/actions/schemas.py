@@ -11,13 +11,26 @@ import dataclasses
 import enum
 import functools
 import inspect
+import logging
+import re
 import threading
 import types
 import typing
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Annotated, Any, ForwardRef, Union, get_args, get_origin, get_type_hints
+from keyword import iskeyword
+from typing import (
+    Annotated,
+    Any,
+    ForwardRef,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import (
     AfterValidator,
@@ -27,6 +40,7 @@ from pydantic import (
     PlainSerializer,
     PlainValidator,
     TypeAdapter,
+    ValidationError,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
     WrapSerializer,
@@ -39,16 +53,25 @@ from pydantic.errors import (
     PydanticUserError,
 )
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticSerializationError, PydanticUndefined
+from pydantic_core import (
+    PydanticSerializationError,
+    PydanticSerializationUnexpectedValue,
+    PydanticUndefined,
+    to_jsonable_python,
+)
+from typing_extensions import ReadOnly, TypedDict, is_typeddict
 
 from signoff.actions.parameters import Parameter
 from signoff.exceptions import UserError
 
 __all__ = [
     "ParametersModel", "as_json", "declares_result", "external", "parameters_model", "result_adapter",
+    "result_json",
 ]
 
 ParametersModel = type[BaseModel]
+
+log = logging.getLogger("signoff.actions")
 
 
 def external(annotation: Any) -> Any:
@@ -70,9 +93,12 @@ def external(annotation: Any) -> Any:
     if origin in (dict, Mapping):
         key, value = get_args(annotation)
         return dict.__class_getitem__((key, external(value)))
+    if is_typeddict(annotation):
+        mirrors: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
+        return mirrors.get(annotation) or _typeddict_by_name(annotation)
     if isinstance(annotation, type) and (dataclasses.is_dataclass(annotation)
                                          or issubclass(annotation, BaseModel)):
-        being_made: dict[type, ForwardRef] = _MIRRORING.__dict__.setdefault("found", {})
+        being_made: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
         if annotation in being_made:  # (a structure that holds itself: its own mirror, by a
             return being_made[annotation]  # reference resolved once the mirror is made)
         return _structure_by_name(annotation)
@@ -87,6 +113,12 @@ thread, so that another thread registering actions makes its own."""
 
 def _holds_enum(annotation: Any, seen: set[type]) -> bool:
     """Whether an Enum is anywhere inside `annotation` (in the fields of its structures too)."""
+    if is_typeddict(annotation):
+        if annotation in seen:
+            return False
+        seen.add(annotation)
+        return any(_holds_enum(_unqualified(a), seen)
+                   for a in get_type_hints(annotation, include_extras=True).values())
     if isinstance(annotation, type):
         if issubclass(annotation, enum.Enum):
             return True
@@ -100,6 +132,58 @@ def _holds_enum(annotation: Any, seen: set[type]) -> bool:
 
 
 @cache
+def _typeddict_by_name(cls: Any) -> Any:
+    """A TypedDict with an enum somewhere in its fields, given and shown with every enum by
+    member name, as in a dataclass or a pydantic model (`_structure_by_name`): a TypedDict of
+    the same name, keys and required-ness whose fields are `external`. Its value is the dict
+    the action takes, so nothing needs making from it. `cls` itself when nothing in it
+    changes."""
+    if not _holds_enum(cls, set()):
+        return cls
+    made_as: Any = TypedDict  # (its name is not known before: mypy wants one written)
+    mirror: Any = made_as(cls.__name__, {})  # (its fields filled below)
+    mirror.__module__, mirror.__doc__ = cls.__module__, cls.__doc__
+    if hasattr(cls, "__pydantic_config__"):  # (unknown members refused as by `cls`)
+        mirror.__pydantic_config__ = cls.__pydantic_config__
+    being_made: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
+    being_made[cls] = mirror  # (a TypedDict that holds itself holds its mirror, as it is)
+    try:
+        hints = get_type_hints(cls, include_extras=True)
+        required = frozenset(name for name, hint in hints.items()
+                             if _required(hint, name in cls.__required_keys__))
+        mirror.__annotations__ = {
+            name: (Required if name in required else NotRequired)[external(_unqualified(hint))]
+            for name, hint in hints.items()}
+    finally:
+        del being_made[cls]
+    mirror.__required_keys__ = required
+    mirror.__optional_keys__ = frozenset(mirror.__annotations__) - required
+    mirror.__total__ = cls.__total__
+    return mirror
+
+
+def _required(hint: Any, total: bool) -> bool:
+    """Whether a TypedDict's field of type `hint` is required, as pydantic reads it: as its
+    ``Required`` or ``NotRequired`` says (which, written as text, its class could not read),
+    else as the TypedDict's `total` says."""
+    while get_origin(hint) in _QUALIFIERS:
+        if get_origin(hint) in (Required, NotRequired):
+            return get_origin(hint) is Required
+        hint = get_args(hint)[0]
+    return total
+
+
+def _unqualified(hint: Any) -> Any:
+    """A TypedDict field's type without ``Required``, ``NotRequired`` or ``ReadOnly``."""
+    while get_origin(hint) in _QUALIFIERS:
+        hint = get_args(hint)[0]
+    return hint
+
+
+_QUALIFIERS = {get_origin(q[int]) for q in (Required, NotRequired, ReadOnly)}
+
+
+@cache
 def _structure_by_name(cls: type) -> Any:
     """A dataclass or pydantic model with an enum somewhere in its fields, given and shown with
     every enum by member name, as a top-level enum is: validated through a mirror model whose
@@ -108,7 +192,7 @@ def _structure_by_name(cls: type) -> Any:
     in it changes."""
     if not _holds_enum(cls, set()):
         return cls
-    being_made: dict[type, ForwardRef] = _MIRRORING.__dict__.setdefault("found", {})
+    being_made: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
     made: list[tuple[str, type[BaseModel], Any]] = _MIRRORING.__dict__.setdefault("made", [])
     outermost = not being_made
     reference = f"{cls.__name__}_by_name_{id(cls):x}"
@@ -215,10 +299,19 @@ def _enum_by_name(cls: type[enum.Enum]) -> Any:
                 return cls[folded[value.casefold()]]
         raise ValueError(f"not one of {', '.join(names)}")
 
+    def written(member: Any) -> str:
+        if isinstance(member, cls):
+            return member.name
+        # (not a member: told as a value of another type is, so that a union tries its next
+        # member, and a result that is not what it declares is told as such, `result_json`)
+        raise PydanticSerializationUnexpectedValue(
+            f"Expected `{cls.__name__}` - serialized value may not be as expected "
+            f"[input_value={member!r}, input_type={type(member).__name__}]")
+
     return Annotated[
         cls,
         PlainValidator(by_name),
-        PlainSerializer(lambda member: member.name, return_type=str),
+        PlainSerializer(written, return_type=str),
         WithJsonSchema({"type": "string", "enum": names, "title": cls.__name__}),
     ]
 
@@ -243,6 +336,13 @@ def parameters_model(action_name: str, parameters: list[Parameter], *, module: s
         raise UserError(f"Action {action_name}: its parameters cannot be described: {error}") from error
     for name, info in model.model_fields.items():
         alias = info.alias or info.validation_alias or info.serialization_alias
+        if isinstance(alias, str) and alias != name and iskeyword(alias):
+            raise UserError(
+                f"Action {action_name}, parameter {name}: a value is given by its parameter's "
+                f"name, so it cannot be given by an alias ({alias!r}), and {alias!r} is a Python "
+                f"keyword, which no parameter can be named: take the alias out of its Field, and "
+                f"say how it reads with a label: `{name}: Annotated[..., "
+                f"Label({alias.capitalize()!r})]`.")
         if alias is not None and alias != name:
             raise UserError(
                 f"Action {action_name}, parameter {name}: a value is given by its parameter's "
@@ -264,8 +364,43 @@ def _field_of(action_name: str, p: Parameter) -> tuple[Any, FieldInfo]:
         annotation = external(p.annotation)
         if p.nullable:
             annotation = annotation | None
-    default = p.default if p.optional else ...
-    return annotation, _default_by_name(annotation, Field(default, title=p.label))
+    if not p.optional:
+        return annotation, Field(..., title=p.label)
+    if not _written_as_json(p.default):
+        # A default no JSON writes (a sentinel of the app's: `NOT_GIVEN = object()`): given to
+        # the action itself when the value is left out; the schema shows no default.
+        default = p.default
+        return annotation, Field(default_factory=lambda: default, title=p.label)
+    if p.default is not None and p.takes_plain_data:
+        _refuse_unfit_default(action_name, p)
+    return annotation, _default_by_name(annotation, Field(p.default, title=p.label))
+
+
+def _written_as_json(value: Any) -> bool:
+    """Whether pydantic can write `value` as JSON (in a schema, as a default)."""
+    try:
+        to_jsonable_python(value)
+    except (PydanticSerializationError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _refuse_unfit_default(action_name: str, p: Parameter) -> None:
+    """A `UserError` when `p`'s default is not a value of its type: the schema would offer a
+    caller a default the parameter refuses from them, and the action would be given it."""
+    annotation = external(p.annotation)
+    try:
+        TypeAdapter(annotation | None if p.nullable else annotation).validate_python(p.default)
+    except ValidationError:
+        raise UserError(
+            f"Action {action_name}, parameter {p.name}: its default {p.default!r} is not "
+            f"{_article(p.kind.value)}, which the parameter takes: the schema would offer it to "
+            f"a caller who may not give it. Make the default a value it takes (or None, "
+            f"with `| None`).") from None
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"
 
 
 _CANNOT_DESCRIBE = (PydanticSchemaGenerationError, PydanticUserError, PydanticUndefinedAnnotation,
@@ -347,6 +482,59 @@ def _adapter_of(cls: type) -> TypeAdapter[Any] | None:
 
 _UNDECLARED: TypeAdapter[Any] = TypeAdapter(Annotated[Any, PlainSerializer(as_json)],
                                              config=_RESULT_CONFIG)
+
+
+def result_json(action_name: str, adapter: TypeAdapter[Any], returned: Any,
+                function: Callable[..., Any]) -> Any:
+    """The JSON of what action `action_name` (`function`) returned, by `adapter` (its
+    `result_adapter`); when what it returned is not of the type it declares, by its own type
+    (`as_json`), so that the caller is told what it truly returned, and the log tells the app's
+    developer that it broke its declaration (the run did its work: it is Done all the same).
+    A serializer of the app's own that fails raises, as the action would have."""
+    try:
+        return adapter.dump_python(returned, mode="json", warnings="error")
+    except PydanticSerializationError as error:
+        if _UNEXPECTED not in str(error):  # (a serializer of the app's own failed: a failure)
+            raise
+        log.warning(
+            "Action %s returned %s, which is not what its return annotation (-> %s) declares: "
+            "it was told to its caller as what it returned. Return what the annotation says, "
+            "or change the annotation.%s", action_name, _shown(returned),
+            _declared_return(function), _where_unexpected(error))
+        return as_json(returned)
+
+
+_UNEXPECTED = "PydanticSerializationUnexpectedValue"
+"""What pydantic's words say when a value is not of the type it is written as (a warning,
+raised as an error when asked to be)."""
+
+_EXPECTED = re.compile(r"Expected `(.+?)`.*?\[input_value=(.*), input_type=(\w+)\]")
+"""Where in those words pydantic names the type it expected, and the value and type it found."""
+
+
+def _shown(value: Any) -> str:
+    """`value` for a line of the log: its type and the start of its repr."""
+    try:
+        text = repr(value)
+    except Exception:  # (the app's own __repr__, which may fail)
+        text = "?"
+    return f"{type(value).__name__} {text[:80]}{'…' if len(text) > 80 else ''}"
+
+
+def _declared_return(function: Callable[..., Any]) -> str:
+    """The return annotation of `function`, as written."""
+    declared = inspect.signature(function).return_annotation
+    return declared if isinstance(declared, str) else inspect.formatannotation(declared)
+
+
+def _where_unexpected(error: Exception) -> str:
+    """What pydantic found first where it wrote the value, in a sentence (" Where it expected
+    int, it found 'x' (str).")."""
+    found = _EXPECTED.search(str(error))
+    if found is None:
+        return ""
+    expected, value, of = found.groups()
+    return f" Where it expected {expected}, it found {value[:80]} ({of})."
 
 
 def _model_name(action_name: str) -> str:

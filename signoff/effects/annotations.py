@@ -13,6 +13,8 @@ import types
 import typing
 from typing import Any
 
+import typing_extensions
+
 from signoff.effects.values import UNTYPED, Typed
 
 __all__ = ["annotation_types", "fits"]
@@ -69,7 +71,7 @@ def annotation_types(hint: Any) -> Typed:
             value = annotation_types(args[1]) if len(args) > 1 else UNTYPED
             return Typed(types=kinds, item=item, value=value)
         return Typed(types=kinds, item=item)
-    if isinstance(hint, type) and typing.is_typeddict(hint):  # a dict of these keys' values
+    if isinstance(hint, type) and typing_extensions.is_typeddict(hint):  # a dict of these keys' values
         try:
             fields = typing.get_type_hints(hint)
         except Exception:  # (annotations that do not resolve: what it holds is not known)
