@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,9 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "examples" / "workshop.py")
 
 
-def _silent_model_server(asked: threading.Event) -> socket.socket:
-    """A server on loopback that takes a model's request and never answers it; `asked` is set
-    once a request has come."""
+@contextmanager
+def _silent_model_server(asked: threading.Event) -> Iterator[int]:
+    """A server on loopback that takes a model's request and never answers it, while the block
+    runs: its port; `asked` is set once a request has come. Its connections are closed after."""
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     server.bind(("127.0.0.1", free_port()))
@@ -42,8 +45,26 @@ def _silent_model_server(asked: threading.Event) -> socket.socket:
             client.recv(65536)
             asked.set()
 
-    threading.Thread(target=take, daemon=True).start()
-    return server
+    taker = threading.Thread(target=take, daemon=True)
+    taker.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+        taker.join(timeout=10)
+        for client in held:
+            client.close()
+
+
+@contextmanager
+def _ended(run: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """`run`, killed if the block leaves it running (a test that failed), its pipes closed."""
+    try:
+        yield run
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
 
 
 def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
@@ -53,20 +74,21 @@ def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     shop = open_workshop(tmp_path, monkeypatch)
     asked = threading.Event()
-    server = _silent_model_server(asked)
-    try:
-        run = subprocess.Popen(
+    with _silent_model_server(asked) as port, _ended(subprocess.Popen(
             [sys.executable, "-m", "signoff.cli", "run", "estimator", "estimate_repair",
              "--for", "mia@workshop.example", "--subject", "ticket=T-7", "--app", APP,
-             "--model", f"openai-compatible:x@http://127.0.0.1:{server.getsockname()[1]}/v1",
-             "--price", "0,0"],
+             "--model", f"openai-compatible:x@http://127.0.0.1:{port}/v1", "--price", "0,0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"]})
+            env={**os.environ, "WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+                 "PYTHONFAULTHANDLER": "1"})) as run:
         assert asked.wait(timeout=120), "the model was never asked"
         run.send_signal(signal.SIGINT)
-        out, err = run.communicate(timeout=120)
-    finally:
-        server.close()
+        try:
+            out, err = run.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            run.send_signal(signal.SIGABRT)  # (faulthandler writes where each thread is)
+            out, err = run.communicate(timeout=60)
+            pytest.fail(f"signoff run did not end within 120 s of Ctrl-C; where it was:\n{err}")
     assert run.returncode == 130, (out, err)
     assert "Traceback" not in err
     with shop.app.database.connect() as db:
