@@ -637,6 +637,12 @@ class Agency:
                     account = self.people.find(agent.account_handle())
                     if account is None:
                         raise
+            elif account.kind is not PrincipalKind.AGENT:  # (made before people.add refused it)
+                raise UserError(
+                    f"The handle {account.handle!r}, which the account of the agent "
+                    f"{agent.__name__} has, is a person's ({account.name}): the app would give "
+                    "them its agent's roles and work. Give that person another handle in the "
+                    "principals table, and the app makes the agent's account.")
             elif account.roles != _role_names(agent.roles):
                 account = self.people.set_roles(account, agent.roles)
         else:

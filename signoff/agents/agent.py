@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from signoff.agents.permits import Permits
 from signoff.agents.skills import Skill, snake_case
 from signoff.models.base import Model
-from signoff.security.principals import Principal
+from signoff.security.principals import AGENTS_DOMAIN, Principal
 
 if TYPE_CHECKING:
     from signoff.agents.model_specs import ModelSpec
@@ -51,7 +51,7 @@ class Agent:
     @classmethod
     def account_handle(cls) -> str:
         """The handle of the agent's own account."""
-        return f"{cls.agent_name()}@agents"
+        return f"{cls.agent_name()}{AGENTS_DOMAIN}"
 
     @classmethod
     def skill(cls, skill: Skill | type[Skill] | str) -> Skill:  # type: ignore[type-arg]

@@ -32,10 +32,6 @@ from signoff.security.principals import Principal, PrincipalKind
 __all__: list[str] = []
 
 
-AGENTS_DOMAIN = "@agents"
-"""How the handle of an agent's account ends (`Agent.account_handle`): no person's does."""
-
-
 class NoSuchPerson(click.ClickException):
     """No such person: exit code 3."""
 
@@ -79,12 +75,6 @@ def add_user(handle: str, name: str, roles: tuple[str, ...], app_spec: str | Non
     taken = app.people.find(handle) if isinstance(handle, str) else None
     if taken is not None:
         raise Misuse(_already_there(taken, handle, roles))
-    if isinstance(handle, str) and handle.lower().endswith(AGENTS_DOMAIN):
-        # (the app takes whoever has an agent's handle for that agent's account, and gives
-        # them its roles: a person added under it first would act as the agent)
-        raise Misuse(f"{handle!r} is a handle of the kind an agent's account has (an agent "
-                     f"named estimator has estimator{AGENTS_DOMAIN}): the app makes its agents' "
-                     "accounts itself. Give a person their own e-mail address.")
     person = app.people.add(handle, name, roles=roles)
     click.echo(f"Added {person.name} ({person.handle}) with roles: {', '.join(roles) or 'none'}.")
     _warn_of_unnamed(app, roles)

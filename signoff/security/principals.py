@@ -80,6 +80,10 @@ NAME_AT_MOST = 200
 HANDLE_AT_MOST = 320
 """The longest handle (an e-mail address's longest, and its column's)."""
 
+AGENTS_DOMAIN = "@agents"
+"""How the handle of an agent's account ends (``estimator@agents``): no person's does, for the
+app takes whoever has an agent's handle for that agent's account, and gives them its roles."""
+
 
 class People:
     """The app's directory of principals (``app.people``), stored in the app's database."""
@@ -124,6 +128,10 @@ class People:
                             f"not {kind!r}.")
         if sponsor is not None and not isinstance(sponsor, Principal):
             raise UserError(f"A sponsor is a Principal (people.get(handle)), not {sponsor!r}.")
+        if kind is PrincipalKind.PERSON and handle.lower().endswith(AGENTS_DOMAIN):
+            raise UserError(f"{handle!r} is a handle of the kind an agent's account has (an agent "
+                            f"named estimator has estimator{AGENTS_DOMAIN}): the app makes its "
+                            "agents' accounts itself. Give a person their own e-mail address.")
         if kind is PrincipalKind.PERSON and not is_email_address(handle):
             raise UserError(f"{handle!r} is not an e-mail address: a person's handle is their "
                             "e-mail address (name@domain, such as noor@example.com).")
