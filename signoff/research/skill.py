@@ -146,13 +146,19 @@ def default_database() -> str:
     return f"sqlite:///{data_dir() / 'research.db'}"
 
 
-def _own_file(path: Path) -> None:
-    """Make the research database `path` (and its folder) when it is not there yet, readable by
-    its owner alone (mode 0600, as the profile and the corpus indexes are): it keeps the
-    questions asked and what was read. SQLite makes its -wal and -shm files with the mode of
-    the database's. A file that is there already is left as it is. `UserError` naming the
-    folder, and the variable that moves it, when it cannot be made or written (a
-    FileExistsError or PermissionError "it did not foresee")."""
+def _own_file(path: Path, *, given: bool) -> None:
+    """Make the research database `path` (and its folder, when it is research's own: not
+    `given`) when it is not there yet, readable by its owner alone (mode 0600, as the profile
+    and the corpus indexes are): it keeps the questions asked and what was read. SQLite makes
+    its -wal and -shm files with the mode of the database's. A file that is there already is
+    left as it is. `UserError` naming the folder, and the variable that moves it, when it
+    cannot be made or written (a FileExistsError or PermissionError "it did not foresee"); or,
+    for a database `given` in a folder that is not there, naming the folder (as an app's
+    database is refused: a mistyped path made folders wherever it pointed)."""
+    if given and not path.parent.is_dir():
+        raise UserError(f"The folder {path.parent} does not exist: make it, or give a database "
+                        "in a folder that does (a relative path is read from the folder you "
+                        "run in).")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # (an empty file is a new SQLite database)
@@ -177,7 +183,8 @@ def research_app(
         corpus = Corpus.from_folder(corpus)
     url = database or default_database()
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:" and "?" not in url:
-        _own_file(Path(url.removeprefix("sqlite:///")).expanduser())
+        _own_file(Path(url.removeprefix("sqlite:///")).expanduser(),
+                  given=url != default_database())  # (its own folder, made on first use)
     app = App("research", database=url)
     chosen = corpus
     app.provide("corpus", lambda: chosen)
