@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -219,6 +220,12 @@ def ask(
         raise UserError(f"The question holds {question[error.start]!r}, which is no character "
                         "(bytes that are not UTF-8, or half of one): ask it in UTF-8 text."
                         ) from None
+    control = next((c for c in question if unicodedata.category(c) == "Cc" and c not in "\t\n\r"),
+                   None)
+    if control is not None:  # (a terminal's escape codes pasted in, say: "\x1b[31m")
+        raise UserError(f"The question holds a control character (U+{ord(control):04X}), which "
+                        "is no part of a question (a terminal's colour codes, pasted in, are): "
+                        "ask it as plain text.")
     return app.agent(Researcher).do(
         Research(), ResearchTask(question=question), for_=for_,
         model=model or ExtractiveModel(), max_steps=max_steps, budget_usd=budget_usd,
