@@ -6,10 +6,13 @@ pydantic says what failed; this module says it the way a person at a counter wou
 
 from __future__ import annotations
 
+import collections.abc
 import difflib
 import json
 import math
 import sys
+import types
+import typing
 from typing import Any
 
 from pydantic import ValidationError
@@ -63,10 +66,67 @@ def problem_of(error: ValidationError | list[ErrorDetails], parameters: list[Par
         return f"{parameter.label} is missing: it is needed."
     if len(location) == 1:
         return _top_level(parameter, detail)
-    inside = cut_short(".".join(location[1:]))  # (a dict key in it is the model's)
+    kept, tried = _untagged(parameter.annotation, location[1:])
+    inside = cut_short(".".join(kept))  # (a dict key in it is the model's)
     if detail["type"] == "extra_forbidden":
         return f"{parameter.label}, at {inside}: there is no such member; leave it out."
-    return f"{parameter.label}, at {inside}: {_lower(detail['msg'])} — {_shown(detail['input'])} is not."
+    said = [_lower(detail["msg"])]
+    if tried:  # (each member of a union tried, each told: "a valid integer, or a valid date")
+        said = list(dict.fromkeys(
+            _lower(d["msg"]) for d in details if d["loc"][:1] == detail["loc"][:1]
+            and _untagged(parameter.annotation, [str(part) for part in d["loc"][1:]]) == (
+                kept, True)))
+    return f"{parameter.label}, at {inside}: {'; or '.join(said)} — {_shown(detail['input'])} is not."
+
+
+def _untagged(annotation: Any, parts: list[str]) -> tuple[list[str], bool]:
+    """`parts`, a place inside a value of `annotation`, without the tags pydantic adds where a
+    union tried each of its members ("x.int", "x.date": each member's failure); and whether
+    the place is a union's (its members tried, each failing). Past a member that cannot be
+    told by its tag, the parts are kept as they are."""
+    kept: list[str] = []
+    current: Any = annotation
+    for at, part in enumerate(parts):
+        members = _members(current)
+        if members is not None:  # (this part is the tag of the member tried)
+            current = next((m for m in members if getattr(m, "__name__", None) == part), None)
+            if at == len(parts) - 1:
+                return kept, True
+            if current is None:
+                return kept + parts[at + 1:], False
+            continue
+        kept.append(part)
+        current = _inside(current, part)
+    return kept, False
+
+
+def _members(annotation: Any) -> tuple[Any, ...] | None:
+    """The members of a union of two or more (None aside), or None for any other type."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return None
+    members = tuple(m for m in typing.get_args(annotation) if m is not type(None))
+    return members if len(members) > 1 else None
+
+
+def _inside(annotation: Any, part: str) -> Any:
+    """The type of the member `part` of a value of `annotation` (a field, an item, a value of
+    a dict), or None when it is not known."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    members = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):  # (X | None)
+        return _inside(next((m for m in members if m is not type(None)), None), part)
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, set, frozenset, collections.abc.Sequence) and members:
+        return members[0]
+    if origin in (dict, collections.abc.Mapping) and len(members) == 2:
+        return members[1]
+    try:
+        return typing.get_type_hints(annotation).get(part)
+    except Exception:  # (no fields that can be read: not known)
+        return None
 
 
 def unknown_members(names: list[str], parameters: list[Parameter]) -> str:
