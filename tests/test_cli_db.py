@@ -5,37 +5,13 @@ own as an operator runs it."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine
 
-from signoff.store.migrate import current_revision, head_revision
-
-_APP = '''
-from signoff import App
-
-app = App("shop", database="sqlite:///{db}")
-'''
-
-
-def _signoff(tmp: Path, *args: str, given: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SIGNOFF_APP"}
-    return subprocess.run([sys.executable, "-m", "signoff.cli", *args, "--app",
-                           str(tmp / "shop.py")], input=given, capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
-
-
-def _revision_of(db: Path) -> str | None:
-    engine = create_engine(f"sqlite:///{db}")
-    try:
-        with engine.connect() as connection:
-            return current_revision(connection)
-    finally:
-        engine.dispose()
+from signoff.store.migrate import head_revision
+from tests.db_cli import SHOP_APP, revision_of, signoff_in
 
 
 def test_the_revision_is_told_and_the_tables_taken_back_and_up_again(tmp_path: Path) -> None:
@@ -43,43 +19,43 @@ def test_the_revision_is_told_and_the_tables_taken_back_and_up_again(tmp_path: P
     takes it back to the revision named (what it asks first, unless --yes), tells where it is,
     and `db revision` (which does not upgrade it) says so; the app's next use upgrades it."""
     db = tmp_path / "shop.db"
-    (tmp_path / "shop.py").write_text(_APP.format(db=db))
-    told = _signoff(tmp_path, "db", "revision")
+    (tmp_path / "shop.py").write_text(SHOP_APP.format(db=db))
+    told = signoff_in(tmp_path, "db", "revision")
     assert told.returncode == 0, told.stderr
     assert "not made yet" in told.stdout
-    assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
-    told = _signoff(tmp_path, "db", "revision", "--json")
+    assert signoff_in(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    told = signoff_in(tmp_path, "db", "revision", "--json")
     assert json.loads(told.stdout) == {"revision": head_revision(), "newest": head_revision()}
 
-    asked = _signoff(tmp_path, "db", "downgrade", "0006_issue15", given="n\n")
+    asked = signoff_in(tmp_path, "db", "downgrade", "0006_issue15", given="n\n")
     assert asked.returncode == 1  # (click's abort, having asked)
     assert (f"back from {head_revision()} to 0006_issue15 (what only newer releases record is "
             "not kept)?") in asked.stderr
-    assert _revision_of(db) == head_revision()
+    assert revision_of(db) == head_revision()
 
-    done = _signoff(tmp_path, "db", "downgrade", "0006_issue15", given="y\n")
+    done = signoff_in(tmp_path, "db", "downgrade", "0006_issue15", given="y\n")
     assert done.returncode == 0, done.stderr
     assert f"were at {head_revision()}, and are at 0006_issue15 now" in done.stdout
-    assert _revision_of(db) == "0006_issue15"
-    told = _signoff(tmp_path, "db", "revision")
+    assert revision_of(db) == "0006_issue15"
+    told = signoff_in(tmp_path, "db", "revision")
     assert told.stdout.startswith("signoff's tables are at 0006_issue15; this signoff makes")
-    assert _revision_of(db) == "0006_issue15"
+    assert revision_of(db) == "0006_issue15"
 
-    listed = _signoff(tmp_path, "users", "list")  # the app used again: upgraded as it opens
+    listed = signoff_in(tmp_path, "users", "list")  # the app used again: upgraded as it opens
     assert "ada@shop.example" in listed.stdout
-    assert _revision_of(db) == head_revision()
+    assert revision_of(db) == head_revision()
 
 
 def test_a_revision_that_is_not_one_is_told_with_those_there_are(tmp_path: Path) -> None:
     """A downgrade to a revision no script has changes nothing and lists the revisions, exit 2."""
     db = tmp_path / "shop.db"
-    (tmp_path / "shop.py").write_text(_APP.format(db=db))
-    assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
-    told = _signoff(tmp_path, "db", "downgrade", "0006", "--yes")
+    (tmp_path / "shop.py").write_text(SHOP_APP.format(db=db))
+    assert signoff_in(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    told = signoff_in(tmp_path, "db", "downgrade", "0006", "--yes")
     assert told.returncode == 2, told.stderr
     assert "There is no revision '0006' of signoff's tables to go back to" in told.stderr
     assert "0006_issue15" in told.stderr
-    assert _revision_of(db) == head_revision()
+    assert revision_of(db) == head_revision()
 
 
 @pytest.mark.parametrize("revision", ["0010_identity", "0013_token_purposes", "0006_issue15"])
@@ -89,33 +65,33 @@ def test_what_is_no_going_back_is_told_before_anything_is_asked(
     made yet, are each told in a sentence (exit 2), before any question, and nothing changes
     (alembic's error was "a reason it did not foresee")."""
     db = tmp_path / "shop.db"
-    (tmp_path / "shop.py").write_text(_APP.format(db=db))
+    (tmp_path / "shop.py").write_text(SHOP_APP.format(db=db))
     if revision != "0006_issue15":
-        assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
-        assert _signoff(tmp_path, "db", "downgrade", "0006_issue15", "--yes").returncode == 0
-    told = _signoff(tmp_path, "db", "downgrade", revision, given="")
+        assert signoff_in(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+        assert signoff_in(tmp_path, "db", "downgrade", "0006_issue15", "--yes").returncode == 0
+    told = signoff_in(tmp_path, "db", "downgrade", revision, given="")
     assert told.returncode == 2, told.stderr
     assert "[y/N]" not in told.stderr
     assert ("only goes back" in told.stderr if revision != "0006_issue15" else
             "not made in this database yet" in told.stderr), told.stderr
-    assert _revision_of(db) == (None if revision == "0006_issue15" else "0006_issue15")
+    assert revision_of(db) == (None if revision == "0006_issue15" else "0006_issue15")
 
 
 def test_tables_a_newer_signoff_made_are_told_as_unknown(tmp_path: Path) -> None:
     """At a revision no script of this signoff has, `db revision` says this signoff refuses the
     database (it said this one would upgrade it)."""
     db = tmp_path / "shop.db"
-    (tmp_path / "shop.py").write_text(_APP.format(db=db))
-    assert _signoff(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    (tmp_path / "shop.py").write_text(SHOP_APP.format(db=db))
+    assert signoff_in(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
     engine = create_engine(f"sqlite:///{db}")
     try:
         with engine.begin() as connection:
             connection.exec_driver_sql("UPDATE signoff_alembic_version SET version_num = '0099_x'")
     finally:
         engine.dispose()
-    told = _signoff(tmp_path, "db", "revision")
+    told = signoff_in(tmp_path, "db", "revision")
     assert told.returncode == 0, told.stderr
     assert "0099_x, which this signoff does not know" in told.stdout
-    refused = _signoff(tmp_path, "db", "downgrade", "0006_issue15", "--yes")
+    refused = signoff_in(tmp_path, "db", "downgrade", "0006_issue15", "--yes")
     assert refused.returncode == 2
     assert "take them back with that version installed" in refused.stderr

@@ -6,58 +6,31 @@ releases record is not kept"). On a real SQLite file, each command in a process 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from sqlalchemy import create_engine
-
-from signoff.store.migrate import current_revision
-
-_APP = '''
-from signoff import App
-
-app = App("shop", database="sqlite:///{db}")
-'''
-
-
-def _signoff(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SIGNOFF_APP"}
-    return subprocess.run([sys.executable, "-m", "signoff.cli", *args, "--app",
-                           str(tmp / "shop.py")], capture_output=True, text=True, timeout=120,
-                          check=False, env=env)
-
-
-def _revision_of(db: Path) -> str | None:
-    engine = create_engine(f"sqlite:///{db}")
-    try:
-        with engine.connect() as connection:
-            return current_revision(connection)
-    finally:
-        engine.dispose()
+from tests.db_cli import SHOP_APP, revision_of, signoff_in
 
 
 def _made(tmp: Path) -> Path:
     db = tmp / "shop.db"
-    (tmp / "shop.py").write_text(_APP.format(db=db))
-    assert _signoff(tmp, "users", "add", "ada@shop.example", "Ada").returncode == 0
+    (tmp / "shop.py").write_text(SHOP_APP.format(db=db))
+    assert signoff_in(tmp, "users", "add", "ada@shop.example", "Ada").returncode == 0
     return db
 
 
 def test_a_revision_newer_than_the_tables_is_told_in_a_sentence(tmp_path: Path) -> None:
     db = _made(tmp_path)
-    assert _signoff(tmp_path, "db", "downgrade", "0006_issue15", "--yes").returncode == 0
-    told = _signoff(tmp_path, "db", "downgrade", "0010_identity", "--yes")
+    assert signoff_in(tmp_path, "db", "downgrade", "0006_issue15", "--yes").returncode == 0
+    told = signoff_in(tmp_path, "db", "downgrade", "0010_identity", "--yes")
     assert told.returncode == 2, told.stderr
     assert "did not foresee" not in told.stderr
     assert "0006_issue15" in told.stderr  # (where they are)
-    assert _revision_of(db) == "0006_issue15"
+    assert revision_of(db) == "0006_issue15"
 
 
 def test_base_is_no_release_to_go_back_to_and_nobody_is_lost(tmp_path: Path) -> None:
     db = _made(tmp_path)
-    told = _signoff(tmp_path, "db", "downgrade", "base", "--yes")
+    told = signoff_in(tmp_path, "db", "downgrade", "base", "--yes")
     assert told.returncode == 2, told.stdout
-    assert _revision_of(db) is not None
-    assert "ada@shop.example" in _signoff(tmp_path, "users", "list").stdout
+    assert revision_of(db) is not None
+    assert "ada@shop.example" in signoff_in(tmp_path, "users", "list").stdout

@@ -5,36 +5,10 @@ Did you mean 'downgrade'?"."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from sqlalchemy import create_engine
-
-from signoff.store.migrate import current_revision, head_revision
-
-_APP = '''
-from signoff import App
-
-app = App("shop", database="sqlite:///{db}")
-'''
-
-
-def _signoff(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SIGNOFF_APP"}
-    return subprocess.run([sys.executable, "-m", "signoff.cli", *args, "--app",
-                           str(tmp / "shop.py")], capture_output=True, text=True, timeout=120,
-                          check=False, env=env)
-
-
-def _revision_of(db: Path) -> str | None:
-    engine = create_engine(f"sqlite:///{db}")
-    try:
-        with engine.connect() as connection:
-            return current_revision(connection)
-    finally:
-        engine.dispose()
+from signoff.store.migrate import head_revision
+from tests.db_cli import SHOP_APP, revision_of, signoff_in
 
 
 def test_db_upgrade_makes_the_tables_goes_forward_after_a_downgrade_and_twice_does_nothing(
@@ -42,25 +16,25 @@ def test_db_upgrade_makes_the_tables_goes_forward_after_a_downgrade_and_twice_do
     """On a new file it makes the tables at the newest revision; after `db downgrade` it brings
     them forward again, saying from where; run again, it says there is nothing to do (exit 0)."""
     db = tmp_path / "shop.db"
-    (tmp_path / "shop.py").write_text(_APP.format(db=db))
+    (tmp_path / "shop.py").write_text(SHOP_APP.format(db=db))
     head = head_revision()
 
-    made = _signoff(tmp_path, "db", "upgrade")
+    made = signoff_in(tmp_path, "db", "upgrade")
     assert made.returncode == 0, made.stderr
     assert made.stdout == f"signoff's tables are made, at {head}, the newest this signoff makes.\n"
-    assert _revision_of(db) == head
+    assert revision_of(db) == head
 
-    back = _signoff(tmp_path, "db", "downgrade", "0006_issue15", "--yes")
+    back = signoff_in(tmp_path, "db", "downgrade", "0006_issue15", "--yes")
     assert back.returncode == 0, back.stderr
-    assert _revision_of(db) == "0006_issue15"
+    assert revision_of(db) == "0006_issue15"
 
-    forward = _signoff(tmp_path, "db", "upgrade")
+    forward = signoff_in(tmp_path, "db", "upgrade")
     assert forward.returncode == 0, forward.stderr
     assert forward.stdout == (f"signoff's tables were at 0006_issue15, and are at {head} now, "
                               "the newest this signoff makes.\n")
-    assert _revision_of(db) == head
+    assert revision_of(db) == head
 
-    again = _signoff(tmp_path, "db", "upgrade")
+    again = signoff_in(tmp_path, "db", "upgrade")
     assert again.returncode == 0, again.stderr
     assert again.stdout == (f"signoff's tables are at {head}, the newest this signoff makes: "
                             "nothing to do.\n")
@@ -71,8 +45,8 @@ def test_db_upgrade_of_a_folder_that_is_not_there_is_told_in_a_sentence(tmp_path
     """A database in a folder that does not exist: the sentence other commands say, exit 5, no
     traceback, and no folder made."""
     missing = tmp_path / "not-here" / "shop.db"
-    (tmp_path / "shop.py").write_text(_APP.format(db=missing))
-    told = _signoff(tmp_path, "db", "upgrade")
+    (tmp_path / "shop.py").write_text(SHOP_APP.format(db=missing))
+    told = signoff_in(tmp_path, "db", "upgrade")
     assert told.returncode == 5, told.stdout + told.stderr
     assert told.stderr.startswith("Error: The database sqlite:///")
     assert f"The folder {missing.parent} does not exist" in told.stderr
