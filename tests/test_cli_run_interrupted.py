@@ -57,8 +57,18 @@ def _silent_model_server(asked: threading.Event) -> Iterator[int]:
 
 
 @contextmanager
-def _ended(run: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
-    """`run`, killed if the block leaves it running (a test that failed), its pipes closed."""
+def _running(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`args` run as a person runs a command at a terminal, where Ctrl-C interrupts it, while
+    the block runs; killed if the block leaves it running (a test that failed), its pipes
+    closed. (A process inherits an ignored SIGINT, and Python then never raises
+    KeyboardInterrupt: a shell without job control starts its `&` jobs so, a CI's among them.
+    A handler of this process's is not inherited: the child begins with the default.)"""
+    kept = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
+    finally:
+        signal.signal(signal.SIGINT, kept if kept is not None else signal.SIG_DFL)
     try:
         yield run
     finally:
@@ -74,13 +84,12 @@ def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     shop = open_workshop(tmp_path, monkeypatch)
     asked = threading.Event()
-    with _silent_model_server(asked) as port, _ended(subprocess.Popen(
+    with _silent_model_server(asked) as port, _running(
             [sys.executable, "-m", "signoff.cli", "run", "estimator", "estimate_repair",
              "--for", "mia@workshop.example", "--subject", "ticket=T-7", "--app", APP,
              "--model", f"openai-compatible:x@http://127.0.0.1:{port}/v1", "--price", "0,0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
-                 "PYTHONFAULTHANDLER": "1"})) as run:
+            {**os.environ, "WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+             "PYTHONFAULTHANDLER": "1"}) as run:
         assert asked.wait(timeout=120), "the model was never asked"
         run.send_signal(signal.SIGINT)
         try:

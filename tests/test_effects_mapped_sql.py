@@ -1,6 +1,9 @@
 """SQL a record's mapping puts into every statement that loads it — a ``column_property`` of SQL
 text, a relationship joined on it — runs as the action reads records of it, without the
-action's writing it: what it does more than read is the action's."""
+action's writing it: what it does more than read is the action's.
+
+(The records' names are their own: the analysis names records by class, so a mapping's SQL
+counts for every record of the process called so — another test's `Ticket` included.)"""
 
 from __future__ import annotations
 
@@ -27,18 +30,18 @@ def test_a_column_of_sql_that_writes_is_run_by_reading_its_record() -> None:
     one is loaded): an action that reads it does not only read; its path names the column."""
     app = App("t", database="sqlite://")
 
-    class Ticket(app.Record):  # type: ignore[name-defined,misc]
+    class NumberedTicket(app.Record):  # type: ignore[name-defined,misc]
         body: Mapped[str] = mapped_column(String(40), default="")
         number = column_property(literal_column("nextval('tickets')"))
 
     @app.action
     def count_tickets(session: TheSession) -> int:
         """Count the tickets."""
-        return len(session.scalars(select(Ticket)).all())
+        return len(session.scalars(select(NumberedTicket)).all())
 
     effects = app.actions.info("count_tickets").effects
     assert not effects.only_reads, effects.explain()
-    assert any("Ticket.number" in line for line in effects.explain()), effects.explain()
+    assert any("NumberedTicket.number" in line for line in effects.explain()), effects.explain()
 
 
 def test_a_relationship_joined_on_sql_that_writes_is_run_by_reading_its_record() -> None:
@@ -46,18 +49,18 @@ def test_a_relationship_joined_on_sql_that_writes_is_run_by_reading_its_record()
     the records it is of (and so loading it) does not only read."""
     app = App("t", database="sqlite://")
 
-    class Keeper(app.Record):  # type: ignore[name-defined,misc]
+    class PetKeeper(app.Record):  # type: ignore[name-defined,misc]
         name: Mapped[str] = mapped_column(String(40), default="")
 
-    class Pet(app.Record):  # type: ignore[name-defined,misc]
-        keeper_id: Mapped[Any] = mapped_column(ForeignKey(Keeper.id))
-        keeper = relationship(Keeper, viewonly=True, primaryjoin=lambda: (
-            Pet.keeper_id == Keeper.id) & text("set_config('a', 'b', false) <> ''"))
+    class KeptPet(app.Record):  # type: ignore[name-defined,misc]
+        keeper_id: Mapped[Any] = mapped_column(ForeignKey(PetKeeper.id))
+        keeper = relationship(PetKeeper, viewonly=True, primaryjoin=lambda: (
+            KeptPet.keeper_id == PetKeeper.id) & text("set_config('a', 'b', false) <> ''"))
 
     @app.action
     def keepers(session: TheSession) -> list[str]:
         """The pets' keepers."""
-        return [pet.keeper.name for pet in session.scalars(select(Pet))]
+        return [pet.keeper.name for pet in session.scalars(select(KeptPet))]
 
     effects = app.actions.info("keepers").effects
     assert not effects.only_reads, effects.explain()

@@ -20,7 +20,8 @@ def test_a_statement_past_a_backslashed_quote_counts() -> None:
     """``'a\\''`` ends where a backslash escapes the quote: the DELETE after it counts."""
     effects = analyse(deletes_past_an_escaped_quote, name="deletes_past_an_escaped_quote")
     assert not effects.only_reads, effects.explain()
-    assert "note" in effects.deletes, effects.explain()
+    # (the table's name, or its record's where a record of the process is mapped on it)
+    assert "note" in {target.lower() for target in effects.deletes}, effects.explain()
 
 
 def reads_with_backslashes(session: Session) -> list[Any]:
