@@ -291,6 +291,11 @@ def read_parameters(
         # (the first a caller gives: one the app provides, such as the session, is none)
         is_subject = (not any(q.provided is None for q in parameters)
                       and kind is ParameterKind.RECORD and not nullable)
+        if optional and sig.default is None and not nullable:
+            # (``n: int = None``, as Python long read it: ``int | None``; its schema shows the
+            # default null, so a caller may write null too)
+            nullable = True
+            declared = declared | None
         if kind is ParameterKind.RECORD and not is_subject and choices is None:
             raise UserError(
                 f"{where}: a record parameter other than the subject must say where its choices "

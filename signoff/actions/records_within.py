@@ -80,6 +80,9 @@ def _within(value: Any, annotation: Any, session: Session, seen: frozenset[int])
                         isinstance(a, type) and a is not arg and issubclass(a, RecordBase)
                         for a in get_args(annotation)):
                     return _within(value, arg, session, seen)
+            elif is_typeddict(arg):  # (a TypedDict refuses isinstance: a dict is one)
+                if isinstance(value, dict):
+                    return _within(value, arg, session, seen)
             elif isinstance(arg, type) and arg is not type(None) and isinstance(value, arg):
                 return _within(value, arg, session, seen)
             elif isinstance(get_origin(arg), type) and isinstance(value, get_origin(arg)):

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
+from signoff.actions.schemas import external
 from signoff.security.principals import Principal
 
 __all__ = ["FAILED_TEXT", "ActionOutcome", "ActionResult"]
@@ -84,8 +85,10 @@ class ActionResult:
         return self.outcome is ActionOutcome.DONE
 
     def value_as(self, cls: type[T]) -> T:
-        """The value read back as `cls` (a pydantic model, dataclass, list of them, …)."""
-        return TypeAdapter(cls).validate_python(self.value)
+        """The value read back as `cls` (a pydantic model, dataclass, list of them, …), its enums
+        by name as `value` writes them."""
+        adapter: TypeAdapter[T] = TypeAdapter(external(cls))
+        return adapter.validate_python(self.value)
 
     def __str__(self) -> str:
         return self.said if self.done else self.problem

@@ -7,7 +7,9 @@ name; records by id (see ``RecordBase``'s pydantic hooks).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import datetime as dt
 import enum
 import functools
 import inspect
@@ -17,7 +19,9 @@ import threading
 import types
 import typing
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
 from functools import cache
 from keyword import iskeyword
 from typing import (
@@ -35,6 +39,7 @@ from typing import (
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -54,6 +59,7 @@ from pydantic.errors import (
 )
 from pydantic.fields import FieldInfo
 from pydantic_core import (
+    PydanticKnownError,
     PydanticSerializationError,
     PydanticSerializationUnexpectedValue,
     PydanticUndefined,
@@ -75,12 +81,20 @@ log = logging.getLogger("signoff.actions")
 
 
 def external(annotation: Any) -> Any:
-    """`annotation` as callers give and read it: every Enum inside it by member name."""
+    """`annotation` as callers give and read it: every Enum inside it by member name, and every
+    number, date and time as its JSON Schema describes it (`_AS_DESCRIBED`)."""
     origin = get_origin(annotation)
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return _enum_by_name(annotation)
+    if isinstance(annotation, type) and annotation in _AS_DESCRIBED:
+        return _AS_DESCRIBED[annotation]
+    if origin is typing.Literal and all(isinstance(a, str) for a in get_args(annotation)):
+        return Annotated[annotation, _literal_in_any_case(get_args(annotation))]
     if origin is Annotated:
         inner, *extras = get_args(annotation)
+        check = _check_of(inner)
+        if check:  # (its check outermost: pydantic describes `Field(ge=0)` as JSON Schema's
+            return Annotated[(inner, *extras, *check)]  # "minimum" only when nothing runs before)
         return Annotated[(external(inner), *extras)]
     if origin in (Union, types.UnionType):
         return Union[tuple(external(a) for a in get_args(annotation))]  # noqa: UP007
@@ -105,10 +119,67 @@ def external(annotation: Any) -> Any:
     return annotation
 
 
+def _not_of(refused: tuple[type, ...], error_type: str) -> BeforeValidator:
+    """A check refusing a value of the `refused` types, told as pydantic tells a value of
+    another type (`error_type`), before pydantic's lax reading turns it into one it takes."""
+    def checked(value: Any) -> Any:
+        if isinstance(value, refused):
+            raise PydanticKnownError(error_type)  # type: ignore[arg-type]  # (a known type)
+        return value
+    return BeforeValidator(checked)
+
+
+_NUMBERS = (int, float, Decimal)
+
+_AS_DESCRIBED: dict[type, Any] = {
+    int: Annotated[int, _not_of((bool,), "int_type")],
+    float: Annotated[float, _not_of((bool,), "float_type")],
+    Decimal: Annotated[Decimal, _not_of((bool,), "float_type")],
+    dt.date: Annotated[dt.date, _not_of(_NUMBERS, "date_type")],
+    dt.datetime: Annotated[dt.datetime, _not_of(_NUMBERS, "datetime_type")],
+    dt.time: Annotated[dt.time, _not_of(_NUMBERS, "time_type")],
+    dt.timedelta: Annotated[dt.timedelta, _not_of((bool,), "time_delta_type")],
+}
+"""Types pydantic's lax reading takes from JSON the schema does not describe, each held to
+what it describes: a number is no yes/no (``true`` was read as 1), and a date, a moment or a
+time of day is written as text (a number was read as seconds since 1970). A duration is
+described as text but told to callers as text or seconds, so it takes a number of seconds.
+Digits written as text ("12") are still read as the number they write: the action is given
+the number, so nothing is read otherwise than it was meant."""
+
+
+def _field_type(annotation: Any) -> Any:
+    """The type of a structure's field as callers give and read it (`external`), but for a
+    ``Literal`` field, kept as it is: it may tag the structure in a union (pydantic refuses a
+    check that runs before a tag), so its values are matched as written."""
+    inner = annotation
+    while get_origin(inner) is Annotated:
+        inner = get_args(inner)[0]
+    members = [a for a in get_args(inner) if a is not type(None)]
+    if get_origin(inner) is typing.Literal or (
+            get_origin(inner) in (Union, types.UnionType) and len(members) == 1
+            and get_origin(members[0]) is typing.Literal):
+        return annotation
+    return external(annotation)
+
+
+def _check_of(annotation: Any) -> tuple[Any, ...]:
+    """The check `_AS_DESCRIBED` holds `annotation` to (one of its types, or one of them or
+    None), as ``Annotated`` metadata; none for any other type."""
+    inner = annotation
+    if get_origin(inner) in (Union, types.UnionType):
+        members = [a for a in get_args(inner) if a is not type(None)]
+        inner = members[0] if len(members) == 1 else None
+    if isinstance(inner, type) and inner in _AS_DESCRIBED:
+        return get_args(_AS_DESCRIBED[inner])[1:]
+    return ()
+
+
 _MIRRORING = threading.local()
 """Structures whose mirror this thread is making (`.found`: each one's reference, for the
-structures inside it that hold it; `.made`: the mirrors to resolve those references in); per
-thread, so that another thread registering actions makes its own."""
+structures inside it that hold it; `.made` and `.typed`: the mirrors of models and of
+TypedDicts to resolve those references in, `_making`); per thread, so that another thread
+registering actions makes its own."""
 
 
 def _holds_enum(annotation: Any, seen: set[type]) -> bool:
@@ -145,20 +216,17 @@ def _typeddict_by_name(cls: Any) -> Any:
     mirror.__module__, mirror.__doc__ = cls.__module__, cls.__doc__
     if hasattr(cls, "__pydantic_config__"):  # (unknown members refused as by `cls`)
         mirror.__pydantic_config__ = cls.__pydantic_config__
-    being_made: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
-    being_made[cls] = mirror  # (a TypedDict that holds itself holds its mirror, as it is)
-    try:
+    with _making(cls, mirror):  # (a TypedDict that holds itself holds its mirror, as it is)
         hints = get_type_hints(cls, include_extras=True)
         required = frozenset(name for name, hint in hints.items()
                              if _required(hint, name in cls.__required_keys__))
         mirror.__annotations__ = {
-            name: (Required if name in required else NotRequired)[external(_unqualified(hint))]
+            name: (Required if name in required else NotRequired)[_field_type(_unqualified(hint))]
             for name, hint in hints.items()}
-    finally:
-        del being_made[cls]
-    mirror.__required_keys__ = required
-    mirror.__optional_keys__ = frozenset(mirror.__annotations__) - required
-    mirror.__total__ = cls.__total__
+        mirror.__required_keys__ = required
+        mirror.__optional_keys__ = frozenset(mirror.__annotations__) - required
+        mirror.__total__ = cls.__total__
+        _MIRRORING.typed.append(mirror)
     return mirror
 
 
@@ -192,29 +260,50 @@ def _structure_by_name(cls: type) -> Any:
     in it changes."""
     if not _holds_enum(cls, set()):
         return cls
+    reference = f"{cls.__name__}_by_name_{id(cls):x}"
+    with _making(cls, ForwardRef(reference)):
+        return _mirror(cls, reference, _MIRRORING.made)
+
+
+@contextmanager
+def _making(cls: type, reference: Any) -> Iterator[None]:
+    """While the mirror of `cls` is made: `reference` stands for it in the structures inside it
+    that hold it. When it is the outermost being made (a structure holding others, which may
+    hold it), once all are made, each is completed with the ones it holds: a TypedDict's
+    references to a model's mirror are resolved, then each model's mirror is built again
+    (one made while a TypedDict inside it had no fields yet took it as empty)."""
     being_made: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
     made: list[tuple[str, type[BaseModel], Any]] = _MIRRORING.__dict__.setdefault("made", [])
+    typed: list[Any] = _MIRRORING.__dict__.setdefault("typed", [])
     outermost = not being_made
-    reference = f"{cls.__name__}_by_name_{id(cls):x}"
-    being_made[cls] = ForwardRef(reference)
+    being_made[cls] = reference
     try:
-        made_here = _mirror(cls, reference, made)
-        if outermost:  # every mirror made inside it now knows the ones it holds
+        yield
+        if outermost:
             names = {name: by_name for name, _, by_name in made}
-            for _, mirror, _ in made:
-                mirror.model_rebuild(force=True, _types_namespace=names)
-        return made_here
+            for mirror in typed:
+                mirror.__annotations__ = get_type_hints(mirror, localns=names,
+                                                        include_extras=True)
+            for _, model, _ in made:  # (the innermost first: each built on those it holds)
+                model.model_rebuild(force=True, _types_namespace=names)
     finally:
         del being_made[cls]
         if outermost:
             made.clear()
+            typed.clear()
 
 
 def _mirror(cls: type, reference: str, made: list[tuple[str, type[BaseModel], Any]]) -> Any:
     """The mirror of `cls` (see `_structure_by_name`), noted in `made` under `reference`."""
     fields = _fields_of(cls)
-    mirrored = {name: (external(annotation), _default_by_name(external(annotation), info))
-                for name, (annotation, info) in fields.items()}
+    mirrored = {}
+    for name, (annotation, info) in fields.items():
+        if info.metadata and _check_of(annotation):  # (its rules written before its check, as
+            annotation = Annotated[(annotation, *info.metadata)]  # `external` writes them)
+            info = copy.copy(info)
+            info.metadata = []
+        mirrored[name] = (_field_type(annotation),
+                          _default_by_name(_field_type(annotation), info))
     # From a `cls` already made (read by attribute: by field name), or from a caller's JSON
     # (by the aliases `cls` declares).
     config = ConfigDict(from_attributes=True, title=cls.__name__, validate_by_name=True,
@@ -294,9 +383,9 @@ def _enum_by_name(cls: type[enum.Enum]) -> Any:
         if isinstance(value, str):
             if value in cls.__members__:
                 return cls[value]
-            folded = {name.casefold(): name for name in names}
-            if value.casefold() in folded:
-                return cls[folded[value.casefold()]]
+            found = _in_any_case(value, names)
+            if found is not None:
+                return cls[found]
         raise ValueError(f"not one of {', '.join(names)}")
 
     def written(member: Any) -> str:
@@ -314,6 +403,23 @@ def _enum_by_name(cls: type[enum.Enum]) -> Any:
         PlainSerializer(written, return_type=str),
         WithJsonSchema({"type": "string", "enum": names, "title": cls.__name__}),
     ]
+
+
+def _in_any_case(value: str, choices: Sequence[str]) -> str | None:
+    """The one of `choices` that `value` writes in another case, or None when none does or
+    more than one does (``Ab`` and ``AB`` for "ab": which was meant cannot be told)."""
+    matched = [c for c in choices if c.casefold() == value.casefold()]
+    return matched[0] if len(matched) == 1 else None
+
+
+def _literal_in_any_case(choices: tuple[str, ...]) -> BeforeValidator:
+    """A check taking a value of a ``Literal`` of `choices` written in another case as the one
+    it writes, as an Enum's member is taken by its name in any case (`_enum_by_name`)."""
+    def matched(value: Any) -> Any:
+        if isinstance(value, str) and value not in choices:
+            return _in_any_case(value, choices) or value
+        return value
+    return BeforeValidator(matched)
 
 
 def parameters_model(action_name: str, parameters: list[Parameter], *, module: str = __name__
@@ -390,8 +496,12 @@ def _refuse_unfit_default(action_name: str, p: Parameter) -> None:
     caller a default the parameter refuses from them, and the action would be given it."""
     annotation = external(p.annotation)
     try:
-        TypeAdapter(annotation | None if p.nullable else annotation).validate_python(p.default)
-    except ValidationError:
+        taken = TypeAdapter(annotation | None if p.nullable else annotation).validate_python(
+            p.default)
+        if isinstance(p.default, str | bool) and not (type(taken) is type(p.default)
+                                                      and taken == p.default):
+            raise ValueError(taken)  # ("5" for an int: read as 5, yet given to the action as "5")
+    except (ValidationError, ValueError):
         raise UserError(
             f"Action {action_name}, parameter {p.name}: its default {p.default!r} is not "
             f"{_article(p.kind.value)}, which the parameter takes: the schema would offer it to "
