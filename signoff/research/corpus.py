@@ -20,7 +20,13 @@ BM25 to the part's score: a part is about the question when one of its sentences
 question's words together ("Remove (delete) the file path."), where a long part may have each of
 them apart, or a page's title one of them ("File Formats"). Asked what something is ("What is a
 set?"), a part with a sentence that opens by saying so ("A set is an unordered collection…")
-gains `DEFINING_WEIGHT` times that sentence's BM25 too.
+gains `DEFINING_WEIGHT` times that sentence's BM25 too. Asked how to do something ("How do I
+convert a string to lowercase?", `signoff.research.howto.is_task`), a part gains
+`ENTRY_WEIGHT` times the BM25 of its best sentence that opens the description of a function
+(what it does: "Return a copy of the string with all the cased characters converted to
+lowercase."), and `TASK_WEIGHT` times that of the names it describes among the question's
+words (`signoff.research.howto.task_names_query`: str.lower, of "lowercase"): the part where
+the function that does the task is described, where another may only have the words.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -60,6 +66,7 @@ from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
+from signoff.research.howto import is_task, task_names_query
 from signoff.research.names import names_query
 from signoff.research.relevance import query_terms, stem, subject_of
 from signoff.research.sentences import index_reading
@@ -78,10 +85,12 @@ from signoff.research.sources import (
 __all__ = [
     "BUNDLED",
     "DEFINING_WEIGHT",
+    "ENTRY_WEIGHT",
     "HEADING_WEIGHT",
     "NAMED_WEIGHT",
     "PART_CHARS",
     "SENTENCE_WEIGHT",
+    "TASK_WEIGHT",
     "TITLE_WEIGHT",
     "Corpus",
     "Document",
@@ -127,17 +136,31 @@ their own counts, beside the part's own score: the part where ``print(*objects, 
 heads an entry describes print, where another page may only have the word ("traceback — Print
 or retrieve a stack traceback")."""
 
+ENTRY_WEIGHT = 1.0
+"""How much the BM25 of a part's best sentence that opens the description of a function,
+class or exception (the paragraph right under its signature: "Return the size of an object in
+bytes." under ``sys.getsizeof(object[, default])``) counts, added to the part's score beside
+its best sentence's: such a sentence says what the thing does, so the part that has one with
+the question's words ("How do I find the size of an object in bytes?") is where a task is
+done, where another part may only mention them."""
+
+TASK_WEIGHT = 2.0
+"""How much a match of a word of a question that asks how to do something ("How do I rename a
+file?", `signoff.research.howto.task_names_query`) among the names a part describes in entries
+of their own counts, beside the part's own score: the function that does a task is often named
+by the task's words (os.rename), though the question names no function."""
+
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "19"
+_INDEX_VERSION = "20"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
 stemmed as its word, "kept" as "keep"; 17: "-er" kept, "handler" is not "handle"; 18: a
 British spelling stemmed as the American, "serialise" as "serialize", and a console session
 behind a "(venv) $ " prompt read as code; 19: the names of the functions, classes and exceptions
-a part describes, `names_fts`)."""
+a part describes, `names_fts`; 20: which sentences open a description, `sentences.opens`)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""
@@ -158,7 +181,9 @@ class Hit(BaseModel):
     """How well it matches: BM25 of the part, plus `HEADING_WEIGHT` times BM25 of its headings,
     plus `SENTENCE_WEIGHT` times BM25 of its best sentence, plus `DEFINING_WEIGHT` times that
     of a sentence saying what the question asks about (asked "What is X?"), plus `NAMED_WEIGHT`
-    times BM25 of the names it describes for those the question names, plus `TITLE_WEIGHT`
+    times BM25 of the names it describes for those the question names, plus (asked how to do
+    something) `ENTRY_WEIGHT` times BM25 of its best sentence opening a description and
+    `TASK_WEIGHT` times BM25 of its names among the question's words, plus `TITLE_WEIGHT`
     times BM25 of the title, negated so that higher is better."""
     snippet: str
     """The words around the match in that part (pieces joined by “…”), or its first words when
@@ -338,14 +363,18 @@ class Corpus:
                 " SELECT sources.source_id, sources.title, parts.part, sources.parts, "
                 " body.rank + :heading_weight * coalesce(section.rank, 0) "
                 "  + :sentence_weight * coalesce(line.rank, 0) "
+                "  + :entry_weight * coalesce(line.opening, 0) "
                 "  + :defining_weight * coalesce(says.rank, 0) "
                 "  + :named_weight * coalesce(entry.rank, 0) "
+                "  + :task_weight * coalesce(task.rank, 0) "
                 "  + :title_weight * coalesce(head.rank, 0) AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
                 "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0) "
                 "  + :sentence_weight * coalesce(line.rank, 0) "
+                "  + :entry_weight * coalesce(line.opening, 0) "
                 "  + :defining_weight * coalesce(says.rank, 0) "
-                "  + :named_weight * coalesce(entry.rank, 0), parts.part) AS best "
+                "  + :named_weight * coalesce(entry.rank, 0) "
+                "  + :task_weight * coalesce(task.rank, 0), parts.part) AS best "
                 " FROM (SELECT rowid, bm25(stems_fts) AS rank FROM stems_fts "
                 "  WHERE stems_fts MATCH :match) AS body "
                 " JOIN parts ON parts.rowid = body.rowid "
@@ -353,7 +382,10 @@ class Corpus:
                 "  WHERE headings_fts MATCH :match) AS section ON section.rowid = body.rowid "
                 " LEFT JOIN (SELECT rowid, bm25(names_fts) AS rank FROM names_fts "
                 "  WHERE names_fts MATCH :named) AS entry ON entry.rowid = body.rowid "
-                " LEFT JOIN (SELECT sentences.part, min(sentences_fts.rank) AS rank "
+                " LEFT JOIN (SELECT rowid, bm25(names_fts) AS rank FROM names_fts "
+                "  WHERE names_fts MATCH :task) AS task ON task.rowid = body.rowid "
+                " LEFT JOIN (SELECT sentences.part, min(sentences_fts.rank) AS rank, "
+                "  min(CASE WHEN sentences.opens THEN sentences_fts.rank END) AS opening "
                 "  FROM sentences_fts JOIN sentences ON sentences.rowid = sentences_fts.rowid "
                 "  WHERE sentences_fts MATCH :match AND sentences_fts.rank MATCH :sentence_rank"
                 "  GROUP BY sentences.part) AS line ON line.part = body.rowid "
@@ -372,7 +404,8 @@ class Corpus:
                 "sentence_rank": _SENTENCE_RANK, "defining": _defining_query(query),
                 "defining_weight": DEFINING_WEIGHT, "described": _DESCRIBED,
                 "named": names_query(query),
-                "named_weight": NAMED_WEIGHT}).all()
+                "named_weight": NAMED_WEIGHT, "entry_weight": ENTRY_WEIGHT if is_task(query) else 0.0,
+                "task": task_names_query(query), "task_weight": TASK_WEIGHT}).all()
             words = _snippet_query(query)
             snippets = [db.execute(text(  # only for the parts found: snippets cost
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
@@ -667,7 +700,7 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
             "CREATE VIRTUAL TABLE titles_fts USING fts5(title, names, described, content='', "
             "tokenize='unicode61');"
             "CREATE TABLE sentences (rowid INTEGER PRIMARY KEY, part INTEGER NOT NULL "
-            "REFERENCES parts (rowid));"
+            "REFERENCES parts (rowid), opens INTEGER NOT NULL);"
             "CREATE VIRTUAL TABLE sentences_fts USING fts5(stems, headings, content='', "
             "tokenize='unicode61');"
         )
@@ -692,15 +725,16 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                     db.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (row, piece))
                     db.execute("INSERT INTO stems_fts (rowid, stems) VALUES (?, ?)",
                                (row, _stemmed(piece)))
-                    lines, headings, named = index_reading(piece)  # the prose read once
+                    lines, headings, named, opening = index_reading(piece)  # read once
                     db.execute("INSERT INTO headings_fts (rowid, headings) VALUES (?, ?)",
                                (row, _stemmed(_DOTTED.sub(" ", " ".join(headings)))))
                     db.execute("INSERT INTO names_fts (rowid, names) VALUES (?, ?)",
                                (row, " ".join(n.casefold() for n in named)))
                     numbered = list(enumerate(lines, start=sentences + 1))
                     sentences += len(lines)
-                    db.executemany("INSERT INTO sentences (rowid, part) VALUES (?, ?)",
-                                   [(n, row) for n, _ in numbered])
+                    db.executemany("INSERT INTO sentences (rowid, part, opens) VALUES (?, ?, ?)",
+                                   [(n, row, at in opening)
+                                    for at, (n, _) in enumerate(numbered)])
                     db.executemany("INSERT INTO sentences_fts (rowid, stems, headings) "
                                    "VALUES (?, ?, ?)",
                                    [(n, _stemmed(line), _stemmed(_DOTTED.sub(" ", heading)))

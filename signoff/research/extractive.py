@@ -24,6 +24,7 @@ back again an answer that was refused.
 from __future__ import annotations
 
 import json
+import keyword
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -200,14 +201,41 @@ def _why_not(reading: Reading, refused: bool, read: Sequence[str]) -> str:
         return (f"The question asks {reading.lacking}, and none of the sentences of the sources "
                 "read that are about it tells that.")
     if reading.best is not None and reading.missing:
-        return (f"No sentence of the sources read is about the question: the closest, in "
-                f"{reading.best.source_id!r}, says nothing of {_listed(reading.missing[:3])}.")
+        return f"No sentence of the sources read is about the question: {_lacks(reading)}."
     return "No sentence of the sources read is about the question."
 
 
-def _listed(terms: Sequence[str]) -> str:
+def _lacks(reading: Reading) -> str:
+    """What the sentences read lack of the question's terms, in words. When the closest has
+    none of them, none has: it is no closer than any other, and what they lack is a keyword
+    named as one (the question '"with"', of pages titled "Developing with asyncio"), or the
+    word. Else what the closest lacks; a term it has as written is one it has only as an
+    English word, not as the keyword or name asked about, and it does not say "nothing of" it."""
+    assert reading.best is not None
+    missing = reading.missing[:3]
+    if reading.best.score <= 0 and len(reading.missing) == len(reading.terms):  # none has any
+        keywords = [t for t in missing if keyword.iskeyword(t)]
+        words = [t for t in missing if t not in keywords]
+        said = [f"has {_listed(words)}"] if words else []
+        if keywords:
+            said.append(f"names the keyword{'s' if len(keywords) > 1 else ''} "
+                        f"{_listed(keywords)}")
+        return f"none of them {' or '.join(said)}"
+    text = reading.best.text
+    written = [t for t in missing if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text, re.I)]
+    lacked = [t for t in missing if t not in written]
+    said = [f"says nothing of {_listed(lacked)}"] if lacked else []
+    if written:
+        kind = "keyword" if all(keyword.iskeyword(t) for t in written) else "name"
+        many = "s" if len(written) > 1 else ""
+        said.append(f"has {_listed(written, 'and')} only as {'an ' if not many else ''}"
+                    f"English word{many}, not as the {kind}{many} asked about")
+    return f"the closest, in {reading.best.source_id!r}, {', and '.join(said)}"
+
+
+def _listed(terms: Sequence[str], joined: str = "or") -> str:
     quoted = [f"“{t}”" for t in terms]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + f" {joined} " + quoted[-1]
 
 
 def _decline(turn: int, seen: _Conversation, searched: list[str], closest: list[str],

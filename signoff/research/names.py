@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from signoff.research.sentences import Sentence
 
@@ -25,13 +25,14 @@ def parts_of(name: str) -> set[str]:
     return {name.rsplit(".", 1)[-1].casefold()} if name else set()
 
 
-def names_asked(question: str, terms: Sequence[str],
-                 every: Sequence[Sentence]) -> dict[str, frozenset[str]]:
+def names_asked(question: str, terms: Sequence[str], every: Sequence[Sentence],
+                weight: Mapping[str, float] | None = None) -> dict[str, frozenset[str]]:
     """The terms of `question` that name a function, class or exception the sources read
     describe in an entry of its own ("print" of "How many arguments does print take?", where
     ``print(*objects, sep=' ')`` heads an entry), each with how the sources write it ("print",
     "KeyError"); not one the question asks after as a thing ("from a list") or in another
-    form ("lists")."""
+    form ("lists"). `weight` says how much each term weighs (how rare it is; 1 each when not
+    given): an entry tells of what else the question asks when it has most of its weight."""
     written: dict[str, set[str]] = {}
     told: dict[str, set[str]] = {}  # the words of each name's entry
     for sentence in every:
@@ -47,17 +48,20 @@ def names_asked(question: str, terms: Sequence[str],
     named = {n.casefold() for n in names_in(question)}
     return {t: frozenset(forms) for t in terms if t in written and not keyword.iskeyword(t)
             and (forms := written[t] & asked)  # as written: "Pass" (ast.Pass) is no "pass"
-            and (t in named or _tells_of(told[t], [o for o in terms if o != t]))}
+            and (t in named or _tells_of(told[t], [o for o in terms if o != t], weight or {}))}
 
 
-def _tells_of(entry: set[str], others: Sequence[str]) -> bool:
-    """Whether an entry whose words are `entry` tells of what else the question asks (one of
-    `others`, by its first letters): a word of the question that an entry is named by but that
-    the question does not write as a name ("How do I copy a file?", of shutil's copy) is asked
-    about only when its entry is of the question's things ("How do I parse JSON?" asks no
-    parse() of a page that says nothing of JSON)."""
-    stems = [o[:4] for o in others if len(o) > 2 and o.isalpha()]
-    return any(word.startswith(stem) for stem in stems for word in entry)
+def _tells_of(entry: set[str], others: Sequence[str], weight: Mapping[str, float]) -> bool:
+    """Whether an entry whose words are `entry` tells of what else the question asks (most of
+    the weight of `others`, each by its first letters): a word of the question that an entry
+    is named by but that the question does not write as a name ("How do I copy a file?", of
+    shutil's copy) is asked about only when its entry is of the question's things ("How do I
+    parse JSON?" asks no parse() of a page that says nothing of JSON; "How do I remove
+    duplicates from a list?" no remove() of list.remove's entry, which tells of lists, not of
+    the rarer duplicates)."""
+    kept = [o for o in others if len(o) > 2 and o.isalpha()]
+    told = sum(weight.get(o, 1.0) for o in kept if any(w.startswith(o[:4]) for w in entry))
+    return told > sum(weight.get(o, 1.0) for o in kept) / 2
 
 
 _KIND = r"(?:function|functions|type|class|method|exception|object|built-in|builtin|module)"

@@ -708,7 +708,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sides = [side for one in compared(question)
              if (side := [t for t in question_terms(one) if t in terms and re.match(r"\w", t)])]
     pointed = _pointed_to(subject, every)
-    names = names_asked(question, terms, every)
+    names = names_asked(question, terms, every, weight)
     named = {t for t in terms if t[0].isalnum()}  # by count too: not one rare word of three
     in_corpus = max(corpus_size, *known.values()) if known else 0
     telling = {t for t in named if in_corpus < _MANY_SOURCES

@@ -243,20 +243,28 @@ def indexed_of(text: str) -> tuple[list[tuple[str, str]], list[str]]:
     """What an index keeps of `text`, read at once: its sentences, each with the headings it
     stands under joined as `Sentence.heading` has them, and its headings as `headings_of`
     gives them."""
-    sentences, headings, _ = index_reading(text)
+    sentences, headings, _, _ = index_reading(text)
     return sentences, headings
 
 
-def index_reading(text: str) -> tuple[list[tuple[str, str]], list[str], list[str]]:
-    """`indexed_of`, and the names of the functions, classes and exceptions `text` describes
+def index_reading(text: str) -> tuple[list[tuple[str, str]], list[str], list[str], set[int]]:
+    """`indexed_of`; the names of the functions, classes and exceptions `text` describes
     (`Sentence.named`, the last part of a dotted one: "json.dumps", dumps), each once, in
-    order."""
+    order; and the places among its sentences of those that open the description of one
+    (the paragraph right under its signature: "Return the size of an object in bytes." under
+    ``sys.getsizeof(object[, default])``), which say what it does."""
     units = list(_units(text))
     headings = [h for u in units for h in (u.section, u.entry) if h]
-    sentences = [(s, f"{u.section} {u.entry}".strip()) for u in units
-                 for s, _ in _sentences_in(u.text) if not _is_label(s)]
+    sentences: list[tuple[str, str]] = []
+    opening: set[int] = set()
+    for u in units:
+        for s, _ in _sentences_in(u.text):
+            if not _is_label(s):
+                if u.named and u.entry:
+                    opening.add(len(sentences))
+                sentences.append((s, f"{u.section} {u.entry}".strip()))
     named = [u.named.rsplit(".", 1)[-1] for u in units if u.named]
-    return sentences, list(dict.fromkeys(headings)), list(dict.fromkeys(named))
+    return sentences, list(dict.fromkeys(headings)), list(dict.fromkeys(named)), opening
 
 
 def _headed_sentences(text: str) -> Iterator[tuple[str, str, str]]:

@@ -54,7 +54,7 @@ from signoff.research.corpus import (
 )
 from signoff.research.extractive import ExtractiveModel
 from signoff.research.relevance import Source, asked_of, rank_sentences
-from signoff.research.sentences import headings_of, indexed_of, sentences_of
+from signoff.research.sentences import headings_of, index_reading, indexed_of, sentences_of
 from signoff.research.sources import python_docs_root
 from signoff.testing import ScriptedModel, says
 
@@ -2360,15 +2360,16 @@ def test_what_the_index_keeps_is_the_sentences_and_headings_the_reader_reads(key
 
 
 def test_the_index_layout_names_the_headings_and_sentences_it_stores() -> None:
-    """The headings and the sentences (with theirs) stored in the index (`headings_of`,
-    `sentences_of`) are pinned here with the index's layout number: a change to what is stored
-    fails this test until the layout number is bumped (and the pin updated), so that an index of
-    the older reading is rebuilt."""
+    """The headings, the sentences (with theirs) and those that open a description stored in
+    the index (`headings_of`, `sentences_of`, `index_reading`) are pinned here with the index's
+    layout number: a change to what is stored fails this test until the layout number is
+    bumped (and the pin updated), so that an index of the older reading is rebuilt."""
     sample = ("Intro\n=====\n\nText.\n\n3.1.1. Numbers\n==============\n\nThe calculator.\n\n"
               "Note\n\nNoted.\n\niterator\n\nAn object.\n\nprint(x)\n\nMore.\n\nn = 3\n------\n\n"
               "Done.")
-    assert (_INDEX_VERSION, headings_of(sample)) == ("19", ["Intro", "3.1.1. Numbers", "iterator",
+    assert (_INDEX_VERSION, headings_of(sample)) == ("20", ["Intro", "3.1.1. Numbers", "iterator",
                                                             "print"])
+    assert index_reading(sample)[3] == {4}  # "More.": it opens print's description
     assert [(s.text, s.heading) for s in sentences_of("s", sample)] == [
         ("Text.", "Intro"), ("The calculator.", "3.1.1. Numbers"), ("Noted.", "3.1.1. Numbers"),
         ("An object.", "3.1.1. Numbers iterator"), ("More.", "3.1.1. Numbers print"),
