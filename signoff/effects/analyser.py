@@ -18,11 +18,9 @@ import enum
 import functools
 import inspect
 import sysconfig
-import threading
 import types
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from sqlalchemy import func as sql_functions
 
@@ -36,7 +34,7 @@ from signoff.effects.listeners import follow_listeners
 from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
-from signoff.effects.source import SourceIndex
+from signoff.effects.source import Cache, SourceIndex, lasting, one_at_a_time
 from signoff.effects.sqltext import UNREAD
 from signoff.effects.summary import Summary
 from signoff.effects.tables import (
@@ -98,8 +96,8 @@ class Analyser:
     """Caches (parsed files, summaries, type hints) and the look-ups the walk needs."""
 
     def __init__(self) -> None:
-        self.source = SourceIndex()
-        self.summaries: dict[SummaryKey, Summary] = {}
+        self.source = SourceIndex(lasting=lambda found: lasting(found, self.app_packages))
+        self.summaries: Cache[SummaryKey, Summary] = Cache(self._lasting)
         self.active: dict[SummaryKey, Summary] = {}
         self.hits: set[SummaryKey] = set()
         self.generation: dict[SummaryKey, int] = {}
@@ -108,6 +106,19 @@ class Analyser:
         self.deps: list[set[SummaryKey]] = []
         self.app_packages: set[str] = set()
         """The top-level packages of the actions analysed: the app's code, wherever it is."""
+
+    def _lasting(self, key: SummaryKey, summary: Summary) -> bool:
+        """Whether a summary, and what it is of, name library code alone (`source.lasting`):
+        kept for good; else until the analysis ends (`forget_own`)."""
+        return not summary.resolved and lasting(
+            (key, summary.ret, tuple(summary.raises), tuple(summary.costs)), self.app_packages)
+
+    def forget_own(self) -> None:
+        """Forget, at the end of an analysis, all it found that names the app's objects."""
+        self.summaries.forget_own()
+        self.source.forget_own()
+        self.generation.clear()
+        self.tentative.clear()
 
     # --- attributes ------------------------------------------------------------------------
 
@@ -254,7 +265,8 @@ class Analyser:
                 for held in (typed, typed.item):
                     for kind in (held.types or ()) if held is not None else ():
                         if orm.is_record(kind):
-                            frame.add(EffectKind.READS, kind.__name__, (f"{rec or cls.__name__}.{attr}",))
+                            frame.add(EffectKind.READS, orm.record_named(kind),
+                                      (f"{rec or cls.__name__}.{attr}",))
             return base.reached(typed, rec=rec)
         if member is not _MISSING and not hasattr(type(member), "__get__"):
             # a value kept on the class is shared by every instance: module state
@@ -708,22 +720,8 @@ _FUNCTIONS = type(sql_functions)
 
 _ANALYSER = Analyser()
 
-_WALKING = threading.RLock()
-"""One analysis at a time: the analyser's caches are shared, and an action's effects may be
-found again on any thread (`signoff.actions.registry.Actions`)."""
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _one_at_a_time(fn: _F) -> _F:
-    """`fn`, run while no other thread analyses."""
-
-    @functools.wraps(fn)
-    def walking(*args: Any, **kwargs: Any) -> Any:
-        with _WALKING:
-            return fn(*args, **kwargs)
-
-    return cast(_F, walking)
+_one_at_a_time = one_at_a_time(lambda: _ANALYSER.forget_own())
+"""An analysis, run while no other thread analyses; what it found of the app's forgotten after."""
 
 
 def clear_caches() -> None:

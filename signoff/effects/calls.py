@@ -655,10 +655,10 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         called = special.special(frame, known(cls), ("__call__",), list(args.pos), node)
         return join(made, called) if called is not None else made
     if orm.is_record(cls):
-        frame.add(EffectKind.CREATES, cls.__name__, (f"{cls.__name__}(...)",))
+        frame.add(EffectKind.CREATES, orm.record_named(cls), (f"{cls.__name__}(...)",))
         for init in orm.user_inits(cls):
             call_function(frame, init, [made, *args.pos], args.kw, node, cls=cls)
-        return replace(made, rec=cls.__name__)
+        return replace(made, rec=orm.record_named(cls))
     if issubclass(cls, orm.session_types()):  # opening a session or connection does nothing yet
         return made
     for base in cls.__mro__[1:]:  # a subclass of a sink (a logging.FileHandler of the app's)

@@ -6,9 +6,11 @@ mapper's ``after_insert``, an attribute's ``set``) and to what every session doe
 action reads or writes records, without the action's calling it by name. It is followed as part
 of the action, by what the action does to records: reading a record type runs its listeners of
 loading; creating, changing or deleting one runs those of its flush and of its attributes; any
-use of records runs those of the session's events. Listeners of signoff's and SQLAlchemy's own
-are not the app's and are left out. A listener added after the action is registered is not
-followed (the run's hold still refuses what it tries, when the action was found to only read).
+use of records runs those of the session's events. A record type is the class the action uses
+(`orm.RecordName`), not every class of its name: another app's ``Ticket``, and its listeners
+and mapping, are not this one's. Listeners of signoff's and SQLAlchemy's own are not the app's
+and are left out. A listener added after the action is registered is not followed (the run's
+hold still refuses what it tries, when the action was found to only read).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from sqlalchemy.orm import InstanceEvents, MapperEvents, SessionEvents
 from signoff.effects.calls import call_function
 from signoff.effects.effect import EffectKind
 from signoff.effects.frame import Frame
-from signoff.effects.orm import mapping_does
+from signoff.effects.orm import mapping_does, records_of
 from signoff.effects.summary import Summary
 from signoff.effects.values import Val
 from signoff.security.enforcement import RuledSession
@@ -53,50 +55,58 @@ makes has listeners of its own)."""
 def follow_listeners(analyser: Any, summary: Summary, name: str) -> None:
     """Add to `summary` (an action called `name`) what the app's listeners of the ORM's events
     do as the action uses records, and what those they set off do in turn."""
-    done: set[tuple[str, str]] = set()
+    done: set[tuple[str, str, tuple[type, ...]]] = set()
     for _ in range(_ROUNDS):
-        due = [(kind, target) for kind, target in _uses(summary) if (kind, target) not in done]
+        due = [use for use in dict.fromkeys(_uses(summary)) if use not in done]
         if not due:
             return
         done.update(due)
-        for kind, target in due:
+        for kind, target, records in due:
             mapped = Frame(analyser, summary, globals_={}, closure={}, qualname=name, root_name=name)
-            for part, (did, about) in _mapped_sql(target):  # (its columns' SQL, as it is loaded)
+            for part, (did, about) in _mapped_sql(records):  # (its columns' SQL, as it is loaded)
                 mapped.add(did, about, (name, f"loading {part}"), "runs the SQL its mapping gives it")
-            for why, listener in _listeners(kind, target):
+            for why, listener in _listeners(kind, target, records):
                 frame = Frame(analyser, summary, globals_={}, closure={}, qualname=name,
                               root_name=f"{name} -> {why}: {analyser.label(listener)}")
                 arity = getattr(getattr(listener, "__code__", None), "co_argcount", 0)
                 call_function(frame, listener, [Val() for _ in range(arity)], {}, None)
 
 
-def _mapped_sql(target: str) -> list[tuple[str, tuple[EffectKind, str]]]:
-    """What the SQL the mappings of the record types called `target` put into the statements
-    that load them does more than read (`orm.mapping_does`)."""
-    return [done for cls in _records_named(target) for done in mapping_does(cls)]
+def _mapped_sql(records: tuple[type, ...]) -> list[tuple[str, tuple[EffectKind, str]]]:
+    """What the SQL the mappings of `records` put into the statements that load them does more
+    than read (`orm.mapping_does`)."""
+    return [done for cls in records for done in mapping_does(cls)]
 
 
-def _uses(summary: Summary) -> Iterator[tuple[str, str]]:
-    """What `summary` does to records: ("reads", "Note"), …, and ("session", "") once it uses
-    any."""
+def _uses(summary: Summary) -> Iterator[tuple[str, str, tuple[type, ...]]]:
+    """What `summary` does to records: ("reads", "Note", (the classes it is of)), …, and
+    ("session", "", ()) once it uses any."""
     uses = False
     for effect in list(summary.effects.values()):
         if effect.kind in (EffectKind.READS, *_WRITING) and effect.target:
             uses = True
-            yield effect.kind.value, effect.target
+            yield effect.kind.value, effect.target, _records(effect.target)
     if uses:
-        yield "session", ""
+        yield "session", "", ()
 
 
-def _listeners(kind: str, target: str) -> list[tuple[str, Callable[..., Any]]]:
-    """The app's listeners that doing `kind` to records of `target` runs, each with the event's
-    words ("on load of Note")."""
+def _records(target: str) -> tuple[type, ...]:
+    """The record classes an effect on `target` is of: those it knows it is of
+    (`orm.RecordName`), else every one called so (by a name alone, any may be meant)."""
+    known = records_of(target)
+    return tuple(known if known is not None else _records_named(target))
+
+
+def _listeners(kind: str, target: str, records: tuple[type, ...]
+               ) -> list[tuple[str, Callable[..., Any]]]:
+    """The app's listeners that doing `kind` to `records` (called `target`) runs, each with
+    the event's words ("on load of Note")."""
     if kind == "session":
         return [(f"on the session's {event}", fn) for event in _SESSION_EVENTS
                 for fn in _app_listeners(_session_dispatch(), event)]
     found: list[tuple[str, Callable[..., Any]]] = []
     events = _READING if kind == EffectKind.READS.value else _WRITING[EffectKind(kind)]
-    for cls in _records_named(target):
+    for cls in records:
         manager = getattr(cls, "_sa_class_manager", None)
         mapper: Any = inspect_mapped(cls, raiseerr=False)
         for event in events:
@@ -151,7 +161,7 @@ def _own(fn: Callable[..., Any]) -> bool:
 
 
 def _records_named(name: str) -> list[type]:
-    """The record types called `name` (by their class's name, as effects name them)."""
+    """The record types called `name` (by their class's name, as effects show them)."""
     found, stack = [], list(RecordBase.__subclasses__())
     while stack:
         cls = stack.pop()

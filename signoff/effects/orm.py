@@ -12,6 +12,7 @@ import ast
 import functools
 import importlib.util
 import types
+import weakref
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -42,7 +43,9 @@ __all__ = [
     "object_does",
     "past_the_sql",
     "record_name",
+    "record_named",
     "record_targets",
+    "records_of",
     "rows_of",
     "run_sql",
     "session_attribute",
@@ -148,8 +151,8 @@ def statement(kind: str, args: Args) -> Val | None:
             record = obj if is_record(obj) else getattr(obj, "class_", None)
             if record is not None and is_record(record):
                 row = row or (obj if record is obj else None)
-                target = target or record.__name__
-                read.append(record.__name__)
+                target = target or record_named(record)
+                read.append(record_named(record))
                 if record is obj:
                     entities.append(obj)
     reason = "" if target else "a statement on a table the analysis cannot name"
@@ -435,7 +438,7 @@ def session_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
     if name in ("add", "add_all", "merge", "delete"):
         value = first or Val()
         kinds = value.elem if name == "add_all" else value.types
-        records = [k.__name__ for k in kinds or () if is_record(k)]
+        records = [record_named(k) for k in kinds or () if is_record(k)]
         kind = {"delete": EffectKind.DELETES, "merge": EffectKind.CHANGES}.get(
             name, EffectKind.CREATES if not value.origin else EffectKind.CHANGES
         )
@@ -454,8 +457,8 @@ def session_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
         if loaded is None:
             frame.add(EffectKind.READS, "", (what,))
             return Val(origin=frozenset({DB}), inner=frozenset({DB}))
-        frame.add(EffectKind.READS, loaded.__name__, (what,))
-        sql = Sql(effects=((EffectKind.READS, loaded.__name__),), row=loaded, query=True)
+        frame.add(EffectKind.READS, record_named(loaded), (what,))
+        sql = Sql(effects=((EffectKind.READS, record_named(loaded)),), row=loaded, query=True)
         if name == "query":
             return Val(sql=sql, pure=True, types=frozenset())
         return rows_of(sql)
@@ -518,13 +521,13 @@ def record_name(val: Val) -> str:
     """The record type of a value, if it is one."""
     for cls in val.types or ():
         if is_record(cls):
-            return cls.__name__
+            return record_named(cls)
     return ""
 
 
 def record_targets(val: Val) -> list[str]:
     """The record types a change of `val` is a change of ("" for other state)."""
-    names = [c.__name__ for c in val.types or () if is_record(c)]
+    names = [record_named(c) for c in val.types or () if is_record(c)]
     return names or [val.rec]
 
 
@@ -550,19 +553,53 @@ def rows_of(sql: Sql) -> Val:
         return shape.on(Val(origin=db, inner=db))
     if row is None:
         return Val(origin=db, inner=db, pure=True)
-    return Val(origin=db, inner=db, types=frozenset({row}), rec=row.__name__)
+    return Val(origin=db, inner=db, types=frozenset({row}), rec=record_named(row))
 
 
 def table_record(table: str) -> str:
-    """The record type whose table is `table` (or the table's own name)."""
+    """The record type whose table is `table` (or the table's own name): SQL text names a
+    table, not a class, so every record class of that name whose table it is (two apps' alike)
+    is one it may be."""
+    found: list[type] = []
     stack: list[type] = list(RecordBase.__subclasses__())
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
         mapped = getattr(cls, "__table__", None)
         if mapped is not None and getattr(mapped, "name", "").lower() == table.lower():
-            return cls.__name__
-    return table
+            found.append(cls)
+    if not found:
+        return table
+    name = found[0].__name__
+    return RecordName(name, [cls for cls in found if cls.__name__ == name])
+
+
+class RecordName(str):
+    """A record type's name as effects show it (``"Ticket"``), knowing which classes it is of:
+    two record classes of one name (two apps', an app's and a test's) stay apart where what
+    the mapping and listeners of the one an action uses do is followed (`records_of`). In all
+    else it is the name: compared, hashed and written out as it. (It has no way of its own to
+    be copied: a class that has, deriving ``str``, may run code wherever text is copied.)"""
+
+    _records: tuple[weakref.ref[type], ...]
+
+    def __new__(cls, name: str, records: Iterable[type] = ()) -> RecordName:
+        made = super().__new__(cls, name)
+        made._records = tuple(weakref.ref(record) for record in records)  # (not kept alive)
+        return made
+
+
+def record_named(cls: type) -> str:
+    """The name effects give the record type `cls` (``"Ticket"``), knowing it is of `cls`."""
+    return RecordName(cls.__name__, (cls,))
+
+
+def records_of(target: str) -> list[type] | None:
+    """The record classes `target`, a record type's name in an effect, is of, when it knows
+    (`RecordName`); None when it is a name alone."""
+    if not isinstance(target, RecordName):
+        return None
+    return [cls for cls in (ref() for ref in target._records) if cls is not None]
 
 
 def user_inits(cls: type) -> list[Any]:

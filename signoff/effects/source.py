@@ -1,33 +1,61 @@
 """The source of the functions the analysis walks: each file parsed once, a function's syntax
-found by its file and first line, its parameters, and its and its classes' resolved annotations.
+found by its file and first line, its parameters, and its and its classes' resolved annotations;
+and what the analysis keeps of what it found, for how long (`Cache`, `lasting`).
+
+Nothing that names an app's objects outlives the analysis that found it. A summary (of a
+function, for the class of ``self`` and the arguments it is called with), the parameters and type
+hints of a function, are found once and looked up at every call after. Those of library code
+alone — the standard library's, an installed package's, signoff's, each a function or class its
+module defines under its own name — are kept for the process's life: every app calls them, and
+they hold nothing of any app's. The others (the app's code, library code called with the app's
+classes or functions, a closure a library made for one app) are kept until the analysis that
+found them ends (`Cache.forget_own`): an app's functions hold its module, and through it the app,
+so a process-wide cache of them kept every app it had analysed alive — a test suite that builds
+an app per test grew without bound. (A file's syntax names nothing of an app's: it is kept.)
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import dataclasses
+import enum
+import functools
 import inspect
 import linecache
+import os
+import sys
+import threading
 import tokenize
 import types
 import typing
-from collections.abc import Callable
-from typing import Any
+import weakref
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast
 
 from signoff.effects.signature import FunctionNode, Param, params_of_node
+from signoff.effects.tables import LIBRARIES
 
-__all__ = ["SourceIndex"]
-
+__all__ = ["Cache", "SourceIndex", "lasting", "one_at_a_time"]
 
 
 class SourceIndex:
     """Parsed files, parameters and type hints, each found once."""
 
-    def __init__(self) -> None:
+    def __init__(self, lasting: Callable[[Any], bool] = lambda _: False) -> None:
+        # (a file's syntax names nothing of the app's: kept, read once; what is found of a
+        # function or class is kept while the analysis runs, or for good when `lasting`)
         self.files: dict[str, dict[int, list[FunctionNode]] | None] = {}
-        self.params: dict[Any, tuple[Param, ...] | None] = {}
-        self.hints_cache: dict[Any, dict[str, Any]] = {}
-        self.set_cache: dict[type, dict[str, list[Any]]] = {}
+        self.params: Cache[Any, tuple[Param, ...] | None] = Cache(lambda k, _: lasting(k))
+        self.hints_cache: Cache[Any, dict[str, Any]] = Cache(lambda k, _: lasting(k))
+        self.set_cache: Cache[type, dict[str, list[Any]]] = Cache(lambda k, _: lasting(k))
+
+    def forget_own(self) -> None:
+        """Forget what was found of the app's functions and classes (`Cache`)."""
+        for cache in (self.params, self.hints_cache, self.set_cache):
+            cache.forget_own()
 
     def index(self, filename: str, module_globals: dict[str, Any]) -> dict[int, list[FunctionNode]] | None:
         """The functions of a source file by the line their code starts on (parsed once)."""
@@ -238,3 +266,170 @@ def _read(filename: str) -> list[str]:
             return source.readlines()
     except (OSError, SyntaxError, UnicodeDecodeError):
         return []
+
+
+# --- what is kept, and for how long -------------------------------------------------------
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_SIGNOFF = str(Path(__file__).resolve().parent.parent) + os.sep
+"""Where signoff's own code is (installed, or a checkout of it)."""
+_DEEPEST = 12
+"""How deep a finding is looked into for what it names (deeper: taken to name the app's)."""
+_ATOMS = (str, bytes, int, float, complex, bool, type(None), enum.Enum, range)
+_HEAP_TYPE = 1 << 9
+"""``Py_TPFLAGS_HEAPTYPE``: a class made as the program runs (by a ``class`` statement), not
+one of C's."""
+_KNOWN: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+"""Whether each function and class met is library code that lasts (`_lasting_code`)."""
+
+
+def lasting(obj: Any, app_packages: frozenset[str] | set[str] = frozenset(), depth: int = 0
+            ) -> bool:
+    """Whether `obj` — a cache's key, or a finding — names nothing but what lasts as long as
+    the process: text and numbers, and functions, classes and modules of library code, each the
+    one its module defines under its own name (not of a package in `app_packages`, the app's
+    wherever it is installed), in any of the analysis's own values, tuples and sets of them.
+    Any other object (an instance, a closure, a bound method) may be the app's."""
+    if isinstance(obj, _ATOMS) or type(obj) is object:  # (a sentinel holds nothing)
+        return not isinstance(obj, enum.Enum) or lasting(type(obj), app_packages, depth)
+    if depth > _DEEPEST:
+        return False
+    if isinstance(obj, tuple | frozenset | list):
+        return all(lasting(each, app_packages, depth + 1) for each in obj)
+    if isinstance(obj, type | types.FunctionType):
+        return _lasting_code(obj, app_packages)
+    if isinstance(obj, types.ModuleType):
+        return _of_library(getattr(obj, "__file__", None) or "", obj.__name__, app_packages)
+    if dataclasses.is_dataclass(obj) and type(obj).__module__.startswith("signoff.effects."):
+        return all(lasting(getattr(obj, field.name), app_packages, depth + 1)
+                   for field in dataclasses.fields(obj))  # (a value, its types, its SQL…)
+    return False
+
+
+def _lasting_code(obj: type | types.FunctionType, app_packages: frozenset[str] | set[str]
+                  ) -> bool:
+    """Whether a function or class is library code its module defines under its own name
+    (so lasting as long as the module)."""
+    try:
+        known = _KNOWN.get(obj)
+    except TypeError:  # (a class that cannot be referred to weakly)
+        known = None
+    if known is not None:
+        return known and (getattr(obj, "__module__", None) or "").partition(".")[0] not in (
+            app_packages)
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    if isinstance(obj, type) and not obj.__flags__ & _HEAP_TYPE:
+        found = True  # (one of Python's types, or an extension's, written in C: never freed)
+    elif isinstance(obj, types.FunctionType):
+        found = obj.__closure__ is None and module is not None and _of_library(
+            obj.__code__.co_filename, "", set()) and _defined_as(module, obj)
+    else:
+        found = module is not None and _of_library(
+            getattr(module, "__file__", None) or "", module.__name__, set()) and (
+            _defined_as(module, obj))
+    with contextlib.suppress(TypeError):  # (a class that cannot be referred to weakly)
+        _KNOWN[obj] = found
+    return found and (getattr(obj, "__module__", None) or "").partition(".")[0] not in (
+        app_packages)
+
+
+def _of_library(filename: str, module: str, app_packages: frozenset[str] | set[str]) -> bool:
+    """Whether `filename` (of `module`) is library code: the standard library's, an installed
+    package's or signoff's (a built-in module, with no file, is Python's)."""
+    if not filename:
+        return module in sys.builtin_module_names
+    return filename.startswith((*LIBRARIES, _SIGNOFF)) and (
+        module.partition(".")[0] not in app_packages)
+
+
+def _defined_as(module: types.ModuleType, obj: Any) -> bool:
+    """Whether `obj` is what its module has under its qualified name (``Session.add``): the
+    one it defines, not one made later by code (a closure, a class made per app)."""
+    found: Any = module
+    for part in getattr(obj, "__qualname__", "<locals>").split("."):
+        if part == "<locals>" or not isinstance(found, type | types.ModuleType):
+            return False
+        found = found.__dict__.get(part)
+        found = getattr(found, "__func__", found)  # (a static or class method's function)
+        if found is None:
+            return False
+    return found is obj
+
+
+class Cache(Generic[_K, _V]):
+    """A cache of findings: those `keep` says name library code alone are kept for the
+    process's life; the others until `forget_own` (at the end of each analysis)."""
+
+    __slots__ = ("_found", "_keep", "_own")
+
+    def __init__(self, keep: Callable[[_K, _V], bool]) -> None:
+        self._found: dict[_K, _V] = {}
+        self._own: list[_K] = []
+        self._keep = keep
+
+    def get(self, key: _K) -> _V | None:
+        return self._found.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._found
+
+    def __getitem__(self, key: _K) -> _V:
+        return self._found[key]
+
+    def __setitem__(self, key: _K, value: _V) -> None:
+        if not self._keep(key, value):
+            self._own.append(key)
+        self._found[key] = value
+
+    def __delitem__(self, key: _K) -> None:
+        del self._found[key]
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def __iter__(self) -> Iterator[_K]:
+        return iter(self._found)
+
+    def items(self) -> list[tuple[_K, _V]]:
+        return list(self._found.items())
+
+    def clear(self) -> None:
+        self._found.clear()
+        self._own.clear()
+
+    def forget_own(self) -> None:
+        """Forget what names the app's objects (what `keep` did not keep)."""
+        for key in self._own:
+            self._found.pop(key, None)
+        self._own.clear()
+
+
+_WALKING = threading.RLock()
+"""One analysis at a time: the analyser's caches are shared, and an action's effects may be
+found again on any thread (`signoff.actions.registry.Actions`)."""
+_UNDER_WAY: list[Any] = []
+"""The analyses under way on the thread walking (one, or one called inside another)."""
+
+
+def one_at_a_time(forget_own: Callable[[], None]) -> Callable[[_F], _F]:
+    """A decorator of the analysis's entries: each runs while no other thread analyses, and
+    as the outermost under way ends, `forget_own` forgets what it found of the app's."""
+
+    def decorate(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def walking(*args: Any, **kwargs: Any) -> Any:
+            with _WALKING:
+                _UNDER_WAY.append(fn)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _UNDER_WAY.pop()
+                    if not _UNDER_WAY:
+                        forget_own()
+
+        return cast(_F, walking)
+
+    return decorate
