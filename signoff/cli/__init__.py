@@ -267,10 +267,30 @@ def listing_proposals() -> str:
 def nobody_named(app: Any, handle: str, *, advice: str = "") -> str:
     """"There is nobody with the handle … in the app" (then `advice`), and, when the app's
     database is a SQLite file named from the current folder, which file that is here: run from
-    another folder, it is another database (a new, empty one), the likeliest reason."""
-    said = f"There is nobody with the handle {handle!r} in {app.name}"
+    another folder, it is another database (a new, empty one), the likeliest reason; it is
+    said only of a database with nobody in it, with how to add people. Without `advice`, the
+    sentence names the command that lists the people there are."""
+    said = f"There is nobody with the handle {handle!r} in {app.name}{_meant(app, handle)}"
     said = f"{said}: {advice}." if advice else f"{said}."
-    return f"{said}{which_file(app)}{_nobody_yet(app)}"
+    nobody_yet = _nobody_yet(app)
+    if nobody_yet:
+        return f"{said}{which_file(app)}{nobody_yet}"
+    if advice:
+        return said
+    return f"{said} `{runnable('users list' + app_option_words())}` lists its people."
+
+
+def _meant(app: Any, handle: str) -> str:
+    """For a handle that is no e-mail address (`--for mia`), the handles of the people it
+    could mean, by the start of their handle or by name: " (a handle is an e-mail address:
+    mia@workshop.example?)"; else ""."""
+    if "@" in handle:
+        return ""
+    word = handle.strip().casefold()
+    meant = [p.handle for p in app.people.all()
+             if word and (p.handle.casefold().split("@")[0] == word or p.name.casefold() == word)]
+    return (f" (a handle is an e-mail address: {', '.join(meant)}?)" if meant
+            else " (a handle is an e-mail address)")
 
 
 def which_file(app: Any) -> str:

@@ -410,6 +410,15 @@ def _seen(app: Any, config_path: str, me: Any, proposal_id: str) -> Any:
     return _proposal(_guard_inbox(app, config_path), me, proposal_id)
 
 
+def _seen_before_servers(config_path: str, as_handle: str | None, token: str | None,
+                         proposal_id: str) -> None:
+    """Who the command acts as, and that they may see proposal `proposal_id`, told from the
+    guard's app alone, before any of its servers is started or reached: a wrong token or id is
+    told as such (exit 4 or 3), not as a server that is down, and starts nothing."""
+    app, me = _guard_and_me(config_path, as_handle, token)
+    _seen(app, config_path, me, proposal_id)
+
+
 def _guard_inbox(app: Any, config_path: str) -> Any:
     """The guard's inbox, for its app opened without its servers (and so without its agent):
     its agent's sponsor, told from the config, sees the work it does for nobody."""
@@ -501,6 +510,7 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
         echo_proposals(list(app.proposals_for(whoami(app, as_handle, token))),
                        as_json=as_json, people=app.people, freshness=None)
 
+    _guard_and_me(config_path, as_handle, token)  # (a wrong token is told before any server starts)
     _with_guard(config_path, listed, unreachable=listed_as_kept)
 
 
@@ -528,6 +538,7 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
         return app.approve(_seen(app, config_path, me, proposal_id), by=me,
                            always_like_this=always), app
 
+    _seen_before_servers(config_path, as_handle, token, proposal_id)
     decision, app = _with_guard(config_path, approve)
     # (the rule's words name the command that revokes it, read from this command's context:
     # here, not in the thread the approval ran in)
@@ -557,6 +568,7 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
         me = whoami(app, as_handle, token)
         return app.reject(_seen(app, config_path, me, proposal_id), by=me, reason=reason)
 
+    _seen_before_servers(config_path, as_handle, token, proposal_id)
     # A no runs nothing: it is said with the guard's app alone when a server cannot be reached.
     decision = _with_guard(config_path, reject, unreachable=reject)
     say(decision.said)

@@ -4,6 +4,7 @@ both take the same forms and say the same when one names nothing."""
 
 from __future__ import annotations
 
+import shlex
 import uuid
 from typing import Any
 
@@ -26,15 +27,16 @@ def record_named(app: Any, record_type: type[Any], given: str, reader: Any = Non
     if sep:
         column = sa_inspect(record_type).columns.get(field)
         if column is None or not (column.unique or column.primary_key):
-            raise Misuse(f"{_shown(field)} is not a unique field of {name}: give its id, or "
-                         "FIELD=VALUE with a unique field.")
+            raise Misuse(f"{_shown(field)} is not a unique field of {name}: "
+                         f"{_ways(record_type, value)}.")
         condition = column == value
     else:
         try:
             condition = record_type.id == uuid.UUID(given)
         except ValueError:
             raise Misuse(f"{_shown(given, quoted=True)} is neither the id of a {name} nor "
-                         "FIELD=VALUE with a unique field of it.") from None
+                         f"FIELD=VALUE with a unique field of it: {_ways(record_type, given)}."
+                         ) from None
     whose = f" that {reader.name} may read" if reader is not None else ""
     not_found = Failure(f"There is no {name} {_shown(given)}{whose}.", EXIT_NOT_FOUND)
     with app.session(as_=reader if reader is not None else app.system) as session:
@@ -46,6 +48,22 @@ def record_named(app: Any, record_type: type[Any], given: str, reader: Any = Non
             raise not_found
         session.expunge(found)
     return found
+
+
+def _ways(record_type: type[Any], value: str) -> str:
+    """How a subject of `record_type` can be named: its id, or FIELD=VALUE with each of its
+    unique fields named, and an example with `value` when it is short (the sentence said
+    "a unique field" and left the reader to find which)."""
+    fields = [key for key, column in sa_inspect(record_type).columns.items()
+              if (column.unique or column.primary_key) and key != "id"]
+    if not fields:
+        return f"give its id ({record_type.__name__} has no other unique field)"
+    example = (shlex.quote(f"{fields[0]}={value}") if value and len(value) <= 40
+               and "=" not in value else f"{fields[0]}=VALUE")
+    if len(fields) == 1:
+        return f"give its id or its {fields[0]}, as {example}"
+    return (f"give its id, or FIELD=VALUE with one of its unique fields ({', '.join(fields)}), "
+            f"as {example}")
 
 
 def _shown(given: str, *, quoted: bool = False) -> str:
