@@ -38,7 +38,7 @@ from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.actions.running import Providers, Runner, changes_within, refusal_on
 from signoff.actions.schemas import declares_result, parameters_model, result_adapter
 from signoff.actions.steps import read_step
-from signoff.effects import Effects, analyse, analyse_again, checking
+from signoff.effects import Effects, RaiseSite, analyse, analyse_again, checking, raises
 from signoff.exceptions import ConsentError, Invalid, NotFound, ReadOnlyViolation, UserError
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.enforcement import may
@@ -207,6 +207,12 @@ class Actions:
     def info(self, name: str) -> ActionInfo:
         """The action offered as `name`; `NotFound` (told as Gone) when there is none."""
         return self._get(name).info
+
+    def raise_sites(self, name: str) -> list[RaiseSite]:
+        """Where the action offered as `name` may raise an exception whose class is known (its
+        code read with the names local to where it was declared, as its effects were)."""
+        action = self._get(name)
+        return raises(action.call, name=name, localns=self._declared.get(name))
 
     def policies(self) -> list[Policy]:
         """The `authorize` policy of every action that has one."""

@@ -98,13 +98,10 @@ class LintFinding:
 def lint(app: Any) -> list[LintFinding]:
     """What `signoff lint` finds in an app: actions that can raise what is not a refusal, and
     actions whose declaration says less than their code does."""
-    from signoff.actions.effects import raises
-
     findings: list[LintFinding] = []
     for info in app.actions.catalog():
-        fn = app.actions.get(info.name).call
-        where = _where(fn)
-        for site in raises(fn, name=info.name):
+        where = _where(app.actions.get(info.name).call)
+        for site in app.actions.raise_sites(info.name):
             cls = _resolve(site.exception)
             if isinstance(cls, type) and issubclass(cls, Refusal):
                 continue

@@ -60,10 +60,12 @@ def checking(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | Non
     return checking_effects(fn, name=name, localns=localns)
 
 
-def raises(fn: Callable[..., Any], *, name: str) -> list[RaiseSite]:
+def raises(fn: Callable[..., Any], *, name: str, localns: dict[str, Any] | None = None
+           ) -> list[RaiseSite]:
     """Where `fn`, run as an action called `name`, may raise an exception whose class is known:
     ``raise X(...)`` and ``raise X`` in it and in everything it calls, less those caught on the way.
+    `localns`: the names local to where `fn` was declared, which its annotations may use.
     """
     from signoff.effects.analyser import find_raises  # loaded when first used: a fast import
 
-    return find_raises(fn, name=name)
+    return find_raises(fn, name=name, localns=localns)

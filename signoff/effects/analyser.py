@@ -779,8 +779,10 @@ def checking_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = Non
 
 
 @_one_at_a_time
-def find_raises(fn: Any, *, name: str) -> list[RaiseSite]:
-    """The exception classes `fn` may raise, itself or through what it calls."""
+def find_raises(fn: Any, *, name: str, localns: dict[str, Any] | None = None) -> list[RaiseSite]:
+    """What `fn` may raise, itself or through what it calls (`localns`: see `analyse_effects`)."""
+    if localns:
+        _ANALYSER.source.resolved(fn, localns)
     try:
         _, frame = _ANALYSER.root(fn, name)
     except Exception:  # the analysis could not follow the code: no raise site is known
