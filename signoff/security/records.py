@@ -161,10 +161,6 @@ def make_record_base() -> type[RecordBase]:
         """The base of this app's records."""
 
     _BASES.add(Record)
-
-    event.listen(Record, "init", _give_id, propagate=True)
-    event.listen(Record, "before_insert", _check_fits, propagate=True)
-    event.listen(Record, "before_update", _check_fits, propagate=True)
     return Record
 
 
@@ -266,6 +262,14 @@ def _before_point(number: Decimal) -> int:
 def _give_id(target: RecordBase, _args: Any, kwargs: dict[str, Any]) -> None:
     if kwargs.get("id") is None:
         kwargs["id"] = uuid.uuid4()
+
+
+# Set once, on what every app's records share: a listener set on each app's own base (a class
+# not mapped yet) is held by SQLAlchemy for the life of the process, and the base with it — its
+# metadata, its tables — long after the app is gone.
+event.listen(RecordBase, "init", _give_id, propagate=True)
+event.listen(RecordBase, "before_insert", _check_fits, propagate=True)
+event.listen(RecordBase, "before_update", _check_fits, propagate=True)
 
 
 _BY_ID: weakref.WeakKeyDictionary[type[RecordBase], tuple[Select[Any], Select[Any]]] = (
