@@ -264,7 +264,7 @@ class Inbox:
         c = proposals_table.c
         branches = self._visible(person)
         if queue is not None:
-            if queue not in person.roles and not self.supervises(person):
+            if "\x00" in queue or (queue not in person.roles and not self.supervises(person)):
                 raise NotFound(f"{person.name} is not in a queue named {_said_back(queue, quoted=True)}.")
             # (narrowed, never widened: one who may decide nothing sees no queue's)
             branches = [c.decide_queue == queue] if self._may_decide_any(person) else [false()]
@@ -291,8 +291,8 @@ class Inbox:
     def proposal(self, person: Principal, proposal_id: str) -> Proposal:
         """One proposal, when `person` may see it; `NotFound` otherwise (the same answer as for
         one that does not exist)."""
-        try:
-            proposal = self._app.proposal(proposal_id)
+        try:  # (no id holds a NUL, which PostgreSQL refuses as if it were down: not looked up)
+            proposal = None if "\x00" in proposal_id else self._app.proposal(proposal_id)
         except AgentRefused:
             proposal = None
         if proposal is None or not self.may_see(person, proposal):
@@ -431,7 +431,7 @@ class Inbox:
         """`task_id` (as signoff writes ids: ``3F2C…`` is ``3f2c…``), when `person` may see it;
         `NotFound` otherwise."""
         task_id = as_signoff_writes_ids(task_id)
-        if not self.may_see_task(person, task_id):
+        if "\x00" in task_id or not self.may_see_task(person, task_id):  # (as `proposal`)
             raise NotFound(f"There is no task with id {_said_back(task_id)} that "
                            f"{self._app.people.get(person).name} may see.")
         return task_id
@@ -506,7 +506,7 @@ def _cursor(after: str | None) -> tuple[datetime, str] | None:
         return None
     moment, sep, item_id = after.partition("~")
     try:
-        if not sep or not item_id:
+        if not sep or not item_id or "\x00" in item_id:  # (no id holds a NUL)
             raise ValueError(after)
         # (in UTC here, as it is compared: a time a zone away from the ends of the calendar
         # has no UTC of its own)

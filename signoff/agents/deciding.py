@@ -44,7 +44,6 @@ from signoff.exceptions import (
     AgentRefused,
     EditRefused,
     Invalid,
-    ReasonRefused,
     StoreError,
     Unavailable,
     UnknownId,
@@ -476,9 +475,6 @@ class Decider:
         proposal, call_id, _ = self._load(proposal_id)
         proposal = self._check_open(proposal, by)
         reason = said_why(reason, what="A no's reason", needed=True)
-        if "\x00" in reason:  # (PostgreSQL refuses it, which would read as its being down)
-            raise ReasonRefused("A no's reason holds a NUL character (U+0000), which the app's "
-                                "database cannot keep: say it without one. Nothing was decided.")
         told = f"{by.name} said no to {proposal.action}: {reason}"
         with self._database.connect() as db:
             holds.lock(db, proposal.task)

@@ -35,6 +35,9 @@ def said_why(text: str, *, what: str, needed: bool) -> str:
     except UnicodeEncodeError as error:
         raise ReasonRefused(f"{what} holds {text[error.start]!r}, half of a character that "
                            "cannot be written alone: send the text whole.") from None
+    if "\x00" in text:  # (PostgreSQL refuses it, which would read as its being down)
+        raise ReasonRefused(f"{what} holds a NUL character (U+0000), which the app's database "
+                            "cannot keep: say it without one.")
     return text
 
 

@@ -185,6 +185,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         try:
             revoked = app.revoke(rule, by=person, why=body.why)
             return RuleOut.of(revoked, inbox.covers(revoked))
+        except ReasonRefused as error:  # (a why too long, or holding what no database keeps)
+            raise ProblemError(422, str(error), type_="urn:signoff:problem:invalid") from None
         except AgentRefused as error:
             status = 409 if not inbox.rule(person, rule_id).active else 403
             raise ProblemError(status, str(error), type_="urn:signoff:problem:refused") from None

@@ -249,8 +249,8 @@ class Pages:
         """One proposal: the call in words, why, evidence, effects, freshness, and the forms
         (and, after "approve always", the standing rule it made and what it covers)."""
         person = self.person(request)
-        made = self.inbox.covers(self.inbox.rule(person, rule)) if rule else ""
         proposal = self.inbox.proposal(person, proposal_id)
+        made = self._made(person, proposal, rule) if rule else ""
         said = self.browser.said_on(request)  # why a decision posted from here was refused
         typed = said.get("values")
         page = self._proposal(request, person, proposal, made=made,
@@ -258,6 +258,14 @@ class Pages:
                               typed=typed if isinstance(typed, dict) else {})
         self.browser.forget_said(request, page, request.url.path)
         return page
+
+    def _made(self, person: Principal, proposal: Proposal, rule_id: str) -> str:
+        """What the standing rule `rule_id` covers, in words, when it is the one the yes to
+        `proposal` made ("approve always" leads to the page with its id); "" for any other rule,
+        or one `person` may not see: a link naming some rule says nothing of it on the page of
+        a decision that did not make it."""
+        rule = next((r for r in self.inbox.rules(person) if r.id == rule_id), None)
+        return self.inbox.covers(rule) if rule is not None and _made_by(rule, proposal) else ""
 
     def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
                   error: str = "", made: str = "", typed: dict[str, Any] | None = None
@@ -430,6 +438,17 @@ class Pages:
         return self.render(request, "agents.html", person=person,
                            lines=self.app.skills.catalog(), actions=self.app.actions.catalog(),
                            effect_lines=effect_lines)
+
+
+def _made_by(rule: StandingRule, proposal: Proposal) -> bool:
+    """Whether `rule` is the one a yes to `proposal` with "always like this" made: its decider's,
+    for its agent, skill and tool, in the work it was for, made once the call ran."""
+    return (proposal.status is ProposalStatus.DONE and proposal.decided_by is not None
+            and rule.made_by == proposal.decided_by and rule.agent == proposal.agent
+            and rule.tool == proposal.action and rule.skill == proposal.skill
+            and rule.for_id == (proposal.for_id or proposal.decided_by)
+            and proposal.decided_at is not None
+            and rule.made_at >= proposal.decided_at)
 
 
 def _changed_not_asked(changed: list[str], *, always: bool) -> str:

@@ -131,9 +131,15 @@ def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemEr
                   "and send it as the page gives it.")
     elif error.status_code == 400:
         digits = _LONG_NUMBER.search(str(error.__cause__ or ""))
-        told = (f"A number in the body has {int(digits[1]):,} digits, more than any value "
-                "takes: send a shorter one." if digits else
-                "The body could not be read as JSON (in UTF-8): send a JSON object.")
+        if digits:
+            told = (f"A number in the body has {int(digits[1]):,} digits, more than any value "
+                    "takes: send a shorter one.")
+        elif isinstance(error.__cause__, RecursionError):  # (valid JSON, too deep for the parser)
+            told = ("The body nests lists or objects inside each other more deeply than this "
+                    "server reads (no value an operation takes is nested so deep): send a "
+                    "flatter JSON object.")
+        else:
+            told = "The body could not be read as JSON (in UTF-8): send a JSON object."
         return ProblemError(400, told, type_="urn:signoff:problem:invalid",
                             headers=dict(error.headers or {}))
     elif error.status_code == 404:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from urllib.parse import quote
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from signoff.app import App
 from signoff.exceptions import SignoffError
 from signoff.inbox import Inbox
+from signoff.web.addresses import readable_query
 from signoff.web.admission import Admission, is_api, security_headers
 from signoff.web.api import api_router
 from signoff.web.auth import Browser
@@ -61,6 +62,7 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
         openapi_url="/api/openapi.json",
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(readable_query)],  # (no NUL in a query's value reaches a route)
     )
     web.include_router(api_router(app, inbox))
     web.include_router(pages.router())
