@@ -419,13 +419,16 @@ class Inbox:
         return or_(*theirs)
 
     def may_see_task(self, person: Principal, task_id: str) -> bool:
-        """Whether `person` may see task `task_id` (and its receipt)."""
+        """Whether `person` may see task `task_id` (and its receipt): one they see the work or
+        a proposal of, that one a deadline put to another included (`may_see`)."""
         person = self._app.people.get(person)
         query = select(tasks_table.c.id).where(tasks_table.c.id == task_id,
                                                self._task_visible(person))
         with self._app.database.reading() as db:
             found = db.execute(query).first()
-        return found is not None
+        return found is not None or (not person.disabled and any(
+            self.may_see(person, p) for p in self._app.proposals(task=task_id)
+            if p.escalations))
 
     def task(self, person: Principal, task_id: str) -> str:
         """`task_id` (as signoff writes ids: ``3F2C…`` is ``3f2c…``), when `person` may see it;
