@@ -465,6 +465,7 @@ def test_run_starts_a_task_the_worker_goes_on_with(shop: SimpleNamespace) -> Non
         assert started.returncode == 0, started.stderr
         assert "waiting, after 2 model calls" in started.stdout
         assert "It waits on a decision from Noor" in started.stdout
+        assert "--as noor@workshop.example`, or the inbox" in started.stdout  # (not HANDLE)
         (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
         assert signoff("approve", proposal.id, "--as", "noor@workshop.example",
                        env=env).returncode == 0

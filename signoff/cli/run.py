@@ -129,7 +129,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
                                "spend_usd": outcome.spend_usd,
                                "result": _jsonable(outcome.result)}, indent=2))
     else:
-        _tell(outcome)
+        _tell(outcome, _decider(app, outcome))
     if outcome.status.value == "Failed":
         raise SystemExit(EXIT_FAILED)
     if outcome.status.value == "Halted":
@@ -221,13 +221,24 @@ def _subject(app: Any, handle: Any, skill: Any, given: str | None, person: Any) 
                         person if person is not None else handle.account)
 
 
-def _tell(outcome: Any) -> None:
+def _decider(app: Any, outcome: Any) -> str:
+    """The handle of the one person every proposal the task waits on is put to ("HANDLE" when
+    they are put to a queue, or to several people)."""
+    if not outcome.waiting_on:
+        return "HANDLE"
+    deciders = {p.decide_person_id for p in app.proposals(task=outcome.task)
+                if p.status.value == "Waiting"}
+    person = app.people.find(deciders.pop()) if len(deciders) == 1 and None not in deciders else None
+    return person.handle if person is not None else "HANDLE"
+
+
+def _tell(outcome: Any, decider: str = "HANDLE") -> None:
     status = outcome.status.value
     say(f"Task {outcome.task}: {status.lower()}, after {outcome.steps} model call"
                f"{'s' if outcome.steps != 1 else ''} (${outcome.spend_usd:.4f}).")
     if outcome.waiting_on:
         say(f"It waits on {outcome.waits_on}: see "
-            f"`{runnable('proposals' + app_option_words() + ' --as HANDLE')}`, or the inbox "
+            f"`{runnable('proposals' + app_option_words() + ' --as ' + decider)}`, or the inbox "
             f"(`{runnable('serve' + app_option_words())}`). Once decided, "
             f"`{runnable('worker' + app_option_words())}` goes on with it.")
     if outcome.result is not None:
