@@ -17,9 +17,11 @@ and refuses one naming the spec to write (`with_its_provider`).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Any
 
+from signoff._extras import install_extra
 from signoff.models._provider import OnText
 from signoff.models.anthropic import AnthropicModel
 from signoff.models.base import Model, Price
@@ -67,10 +69,10 @@ def model_from(
     if timeout is not None:
         options["timeout"] = timeout
     if provider == "openai":
-        _need_key("OPENAI_API_KEY", spec)
+        _need_key("OPENAI_API_KEY", spec, "openai")
         return OpenAIModel(name, base_url=base_url, **options)
     if provider == "anthropic":
-        _need_key("ANTHROPIC_API_KEY", spec)
+        _need_key("ANTHROPIC_API_KEY", spec, "anthropic")
         return AnthropicModel(name, base_url=base_url, **options)
     if provider == "openai-compatible":
         if not base_url:
@@ -121,9 +123,17 @@ def _guess(name: str) -> str:
         f"{', '.join(PROVIDERS)}.")
 
 
-def _need_key(variable: str, spec: str) -> None:
-    if not os.environ.get(variable):
-        raise ModelNotConfigured(f"{spec} needs an API key: set {variable}.", model=spec)
+def _need_key(variable: str, spec: str, sdk: str) -> None:
+    """`ModelNotConfigured` when the key in `variable` is not set: saying too, when the
+    provider's `sdk` package (its extra's, of the same name) is not installed, that it is
+    needed (so that both are told at once, not one run after the other)."""
+    if os.environ.get(variable):
+        return
+    if importlib.util.find_spec(sdk) is None:
+        raise ModelNotConfigured(f"{spec} needs an API key and the {sdk} package: set {variable}, "
+                                 f"and install signoff's {sdk} extra, {install_extra(sdk)}.",
+                                 model=spec)
+    raise ModelNotConfigured(f"{spec} needs an API key: set {variable}.", model=spec)
 
 
 def _example(provider: str) -> str:
