@@ -542,8 +542,20 @@ def new_password(password: str | None, password_stdin: bool, *, again: str) -> s
         raise Misuse(
             "No password was given, and there is no terminal to ask for it at (stdin is not one): "
             f"pipe it in with --password-stdin, as in `{_piped(again)}`, or give --password.")
-    answer: str = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    answer: str = click.prompt("Password", hide_input=True, confirmation_prompt=True,
+                               value_proc=_keepable_password)
     return answer
+
+
+def _keepable_password(given: str) -> str:
+    """`given`, typed at the prompt, when it may be a password; else a usage error, upon which
+    the prompt says why and asks again (a short one ended the command)."""
+    from signoff.security.credentials import password_problem
+
+    problem = password_problem(given)
+    if problem:
+        raise click.UsageError(f"{problem} Type another.")
+    return given
 
 
 def _piped(command: str) -> str:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from argon2 import PasswordHasher
 
 __all__ = ["CLIENT_TOKEN_REFUSED", "SESSION_LABEL", "Credentials", "TokenInfo", "TokenPurpose",
-           "passwords_table", "tokens_table"]
+           "password_problem", "passwords_table", "tokens_table"]
 
 TOKEN_PREFIX = "so_"
 """Every token starts so, which makes one easy to spot in a log or a leaked file."""
@@ -61,6 +61,24 @@ MIN_PASSWORD_LENGTH = 10
 SESSION_LABEL = "web session"
 """The label of a token that is a session of the inbox (issued at login, with an expiry). A new
 password, or being disabled, ends a person's sessions (`Credentials.end_sessions`)."""
+
+
+def password_problem(password: object) -> str:
+    """What keeps `password` from being one a person logs in with ("" when nothing does): it is
+    not text, is shorter than `MIN_PASSWORD_LENGTH`, or holds a line break."""
+    if not isinstance(password, str):
+        return f"A password is text, not {type(password).__name__}."
+    if not _is_text(password):
+        return (f"A password is text, and this one holds {_not_text(password)}: give it as "
+                "UTF-8 text.")
+    if len(password) < MIN_PASSWORD_LENGTH:
+        return (f"A password needs at least {MIN_PASSWORD_LENGTH} characters; this one has "
+                f"{len(password)}.")
+    if any(c in _LINE_BREAKS for c in password):
+        return ("A password is one line: this one holds a line break, which the login form's "
+                "password field cannot hold (a browser drops it or makes it a space), so nobody "
+                "could log in with it. Give it without.")
+    return ""
 
 
 class TokenPurpose(StrEnum):
@@ -162,18 +180,9 @@ class Credentials:
         if person.kind is not PrincipalKind.PERSON:
             raise UserError(f"{person.name} is an agent's account; only people log in with a "
                             "password (give an agent a token instead).")
-        if not isinstance(password, str):
-            raise UserError(f"A password is text, not {type(password).__name__}.")
-        if not _is_text(password):
-            raise UserError(f"A password is text, and this one holds {_not_text(password)}: "
-                            "give it as UTF-8 text.")
-        if len(password) < MIN_PASSWORD_LENGTH:
-            raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters; this "
-                            f"one has {len(password)}.")
-        if any(c in _LINE_BREAKS for c in password):
-            raise UserError("A password is one line: this one holds a line break, which the "
-                            "login form's password field cannot hold (a browser drops it or "
-                            "makes it a space), so nobody could log in with it. Give it without.")
+        problem = password_problem(password)
+        if problem:
+            raise UserError(problem)
         hashed = self._password_hasher().hash(password)
         with self._database.connect() as db:  # (the hash and the sessions' end: one change)
             found = db.execute(select(passwords_table.c.principal_id).where(
