@@ -426,7 +426,7 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
     Without --app, your tasks of `signoff research`, each with its question.
 
     \b
-    Example:
+    Examples:
       signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
       signoff tasks --status Running      # tasks of signoff research
     """
@@ -480,7 +480,7 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
     Without --app, the receipt of a `signoff research` task.
 
     \b
-    Example:
+    Examples:
       signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
       signoff receipt TASK_ID       # a task of signoff research
     """
