@@ -190,21 +190,21 @@ class Guard(ServedAgent):
         proposed from now on; one that says it only reads now, having said otherwise, is not
         believed. The tools that changed."""
         changed = []
-        stricter = False
+        stricter = doubted = False
         for name, guarded in list(self.guarded.items()):
             now = self.upstreams.tools.get(guarded.server.name, {}).get(guarded.tool.name)
             if now is None:
                 continue
             if self._remember(name, now):
                 changed.append(name)
-            self._doubt(name, now)
+            doubted = self._doubt(name, now) or doubted
             leave = max(guarded.leave, _guarded_tool(guarded.server, now, self._doubted).leave)
             stricter = stricter or leave is not guarded.leave
             self.guarded[name] = GuardedTool(action=name, server=guarded.server, tool=now,
                                              leave=leave)
         if stricter:
             self.handle.registered.agent.may = _permits(self.guarded)
-        if changed or self._take_new_tools():
+        if changed or self._take_new_tools() or doubted:  # (a hint doubted is not served)
             self._offered = self._offer()
         return changed
 
@@ -218,11 +218,11 @@ class Guard(ServedAgent):
         self._remembered[action] = digest
         return changed
 
-    def _doubt(self, action: str, tool: Tool) -> None:
+    def _doubt(self, action: str, tool: Tool) -> bool:
         """Keep `action` among the tools whose read-only hint is not believed, from the first
-        time `tool` is listed without one."""
+        time `tool` is listed without one; whether it was not among them before."""
         if action in self._doubted or _read_only_hint(tool) is True:
-            return
+            return False
         self._doubted.add(action)
         record = _DOUBT_RECORDS[self.app]
         try:
@@ -231,6 +231,7 @@ class Guard(ServedAgent):
                     session.add(record(action=action))
         except IntegrityError:
             pass  # another guard on the database doubted it first: it is kept
+        return True
 
     def _take_new_tools(self) -> list[str]:
         """The tools the upstreams list now that the guard did not know: each becomes an action
@@ -456,7 +457,14 @@ def _hints_told(guarded: GuardedTool, doubted: set[str]) -> ToolAnnotations | No
 
 
 def _read_only_hint(tool: Tool) -> bool | None:
-    return tool.annotations.read_only_hint if tool.annotations else None
+    """Whether `tool`'s hints say it only reads (None: they say nothing of it). Hints that say
+    so and say too that it destroys contradict each other: it is not taken to only read (MCP
+    has a client ignore the destructive hint of a read-only tool, and so it ran alone)."""
+    if tool.annotations is None:
+        return None
+    if tool.annotations.destructive_hint is True:
+        return False
+    return tool.annotations.read_only_hint
 
 
 def _guarded_tool(server: Upstream, tool: Tool, doubted: set[str]) -> GuardedTool:
@@ -636,7 +644,7 @@ def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | NotFo
     `NotFound` when it says it has no such tool (it was removed since the guard listed it),
     `Invalid` when it said the arguments were wrong (so a model calls it otherwise), else
     `Failed`."""
-    said = str(error).strip() or "it gave no reason"
+    said = _error_words(server, tool, str(error).strip()) or "it gave no reason"
     if error.code == INVALID_PARAMS and _says_unknown_tool(said, tool):
         return _gone(server, tool, said)
     if error.code == INVALID_PARAMS:
@@ -645,6 +653,18 @@ def _refusal_of(server: str, tool: str, error: UpstreamError) -> Invalid | NotFo
     return Failed(f"The server {server} answered the call of {tool} with the error “{said}” "
                   f"(JSON-RPC {error.code}): look at what the tool keeps before calling it "
                   "again.")
+
+
+def _error_words(server: str, tool: str, said: str) -> str:
+    """A server's JSON-RPC error message, whole when it is within `_ANSWER_AT_MOST`; else its
+    beginning, saying that the rest is left out (kept whole, it filled the receipt, and was
+    told to the client, however long)."""
+    if len(said) <= _ANSWER_AT_MOST:
+        return said
+    log.warning("The server %s answered the call of %s with an error of %d characters: the "
+                "guard takes the first %d.", server, tool, len(said), _ANSWER_AT_MOST)
+    return (f"{said[:_ANSWER_AT_MOST]} [the rest of the server's {len(said):,} characters is "
+            "left out]")
 
 
 _UNKNOWN_TOOL = re.compile(r"\b(?:unknown|no such) tool\b|\btool (?:is )?not found\b",

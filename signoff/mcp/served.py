@@ -36,8 +36,10 @@ from signoff.agents.turns import CallAnswer
 from signoff.app import App
 from signoff.exceptions import Refusal, StoreError, UserError
 from signoff.mcp import results
+from signoff.mcp.params import ParamsInWords
 from signoff.mcp.transport import ISSUING
 from signoff.models.base import Reply, ToolCall
+from signoff.security.acting import ActingAs
 from signoff.security.principals import Principal
 from signoff.store.tables import tasks as tasks_table
 
@@ -81,6 +83,13 @@ _CLOSED_FOR = 60.0
 """How long a closed session is remembered (its calls still on their way are refused)."""
 
 _ENDED = (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
+
+_WHY_AT_MOST = 4000
+"""The most characters of a client's why (`WHY_META`) kept: it is the proposal's why, which the
+person reads, and goes into the receipt; a client's why past it is cut, saying so."""
+
+_NAME_TOLD = 80
+"""The most characters of a tool's name a client is told back (one it made up may be long)."""
 
 _PAUSED = ("The person's calls paused, over a protocol that keeps no sessions, so this task "
            "ends here; their next calls go on in new tasks of the same work.")
@@ -278,6 +287,7 @@ class ServedAgent(MCPServer):
         finally:
             root.handlers[:] = handlers
             root.setLevel(level)
+        self.middleware.append(ParamsInWords())  # (inside the SDK's tracing, which sees it)
 
     def _briefs(self, subject: Any) -> list[str]:
         """What the client is told of the work, skill by skill, as a model would be told it:
@@ -345,14 +355,23 @@ class ServedAgent(MCPServer):
         offered = self._offered.get(name)
         ruled_out = [own for own in self._skills if name in own.tool_names]
         if offered is None and not ruled_out:
-            return results.error(f"There is no tool named {name} that you may use here. "
+            named = name if len(name) <= _NAME_TOLD else f"{name[:_NAME_TOLD]}…"
+            return results.error(f"There is no tool named {named} that you may use here. "
                                  "Nothing was run, and nothing was proposed.")
         # A tool the declaration rules out is refused by the loop, and the receipt says so.
         skill = offered.skill if offered else ruled_out[0]
         loop_arguments = self.loop_arguments(name, arguments)
         if isinstance(loop_arguments, str):
             return results.error(f"Invalid: {loop_arguments} Nothing was run or proposed.")
-        why = _meta(context, WHY_META, str) or ""
+        if offered is not None and person is not None:
+            # A record the person may not read is answered as one that is not there, whoever
+            # it runs as (the agent may read it): else their client would read it through the
+            # agent, or learn from a proposal that it exists.
+            gone = await anyio.to_thread.run_sync(self._unreadable, person, name,
+                                                  loop_arguments)
+            if gone:
+                return results.error(f"Gone: {gone} Nothing was run or proposed.")
+        why = _kept_why(_meta(context, WHY_META, str) or "")
         wait = _meta(context, WAIT_META, (int, float))
         wait = self.wait_seconds if wait is None else max(0.0, min(wait, self.wait_seconds))
         # A client asking again for a call that was proposed, before it has been told how the
@@ -430,6 +449,17 @@ class ServedAgent(MCPServer):
         if not answer.answer:  # nothing came of it: the task ended as the call was taken
             return results.error(await anyio.to_thread.run_sync(self._why_no_turn, task))
         return results.error(answer.answer)
+
+    def _unreadable(self, person: Principal, tool: str, arguments: dict[str, Any]) -> str:
+        """Why a call of `tool` with `arguments` names a record that is not there for `person`
+        to read ("" when each is there, none is named, or the arguments do not fit: the loop
+        tells those). A record that does not exist and one they may not read are told alike."""
+        action = self.app.actions.get(tool)
+        if action.takes_plain_data:  # (no record to look up: no transaction either)
+            return ""
+        with self.app.database.reading() as db:
+            return self.app.actions.unreadable(action, arguments, acting=ActingAs.of(person),
+                                               within=db)
 
     def _start(self, session: _Session, skill: Skill[Any, Any], left: int, *,
                going_on_from: str | None = None) -> str:
@@ -661,6 +691,14 @@ class ServedAgent(MCPServer):
         for key, session in list(self._sessions.items()):
             await self.session_closed(None if key == "stdio" else key[1],  # type: ignore[index]
                                       session.person)
+
+
+def _kept_why(why: str) -> str:
+    """A client's why, cut to `_WHY_AT_MOST` characters, saying so, when it is longer."""
+    if len(why) <= _WHY_AT_MOST:
+        return why
+    return (f"{why[:_WHY_AT_MOST]}… [the client's why had {len(why):,} characters: the rest is "
+            "left out]")
 
 
 def _duration(seconds: float) -> str:

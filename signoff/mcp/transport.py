@@ -179,8 +179,8 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False,
     """The ASGI app serving `server` at ``/mcp`` behind signoff's tokens, and `app`'s inbox and
     REST API beside it when `inbox` (a session left with no request under way for
     `idle_seconds` ends: see `IDLE_SECONDS`)."""
-    mcp_app = _ending_sessions(server, server.streamable_http_app(
-        host=host, session_idle_timeout=idle_seconds), idle_seconds)
+    mcp_app = _ending_sessions(server, _parse_errors_in_words(server.streamable_http_app(
+        host=host, session_idle_timeout=idle_seconds)), idle_seconds)
     if not inbox:
         return BearerGate(mcp_app, app, issuing=server.issuing)
     from signoff.web import create_web_app
@@ -196,6 +196,64 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False,
             await web(scope, receive, send)
 
     return BearerGate(both, app, issuing=server.issuing)
+
+
+_UNPARSED = ("Parse error: the request's body is not JSON, or is nested too deep to read. Send "
+             "one JSON-RPC message, a JSON object, as the body of the POST.")
+"""What a client is told of a body the SDK could not parse (it says "Parse error", and no more)."""
+
+
+def _parse_errors_in_words(inner: ASGIApp) -> ASGIApp:
+    """`inner`, its answer to a body that is no JSON (the SDK's 400, "Parse error") saying what
+    is wrong and what to send (`_UNPARSED`). Only a 400's body is looked at: no other answer
+    is held back."""
+
+    async def answering(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await inner(scope, receive, send)
+            return
+        held: list[MutableMapping[str, Any]] = []
+
+        async def sending(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message.get("status") == 400:
+                held.append(message)
+                return
+            if not held or message["type"] != "http.response.body":
+                await send(message)
+                return
+            held.append(message)
+            if message.get("more_body"):
+                return
+            start, *parts = held
+            held.clear()
+            body = b"".join(part.get("body", b"") for part in parts)
+            told = _told_unparsed(body)
+            if told is not None:
+                body = told
+                start = {**start, "headers": [
+                    (key, str(len(body)).encode() if key.lower() == b"content-length" else value)
+                    for key, value in start.get("headers", [])]}
+            await send(start)
+            await send({"type": "http.response.body", "body": body})
+
+        await inner(scope, receive, sending)
+
+    return answering
+
+
+def _told_unparsed(body: bytes) -> bytes | None:
+    """`body` (a 400's) with `_UNPARSED` as its error's message when it is the SDK's answer to a
+    body that is no JSON; else None."""
+    from mcp.types import PARSE_ERROR
+
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(error, dict) or error.get("code") != PARSE_ERROR:
+        return None
+    return json.dumps({**answer, "error": {**error, "message": _UNPARSED}}).encode()
 
 
 @dataclass(kw_only=True)

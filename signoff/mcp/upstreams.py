@@ -269,7 +269,7 @@ class Upstreams:
         task = asyncio.current_task()
         if task is not None:
             self._out[task] = server  # from here on, `cut_calls` ends it
-        sent, lost = False, None
+        sent, lost, client = False, None, None
         try:
             if self._stopping:
                 raise UpstreamUnavailable(_STOPPING.format(server=server))
@@ -285,7 +285,8 @@ class Upstreams:
                     f"The server {server} did not answer the call of {tool} within "
                     f"{CALL_TIMEOUT_SECONDS:g} seconds: whether it ran is not known; look at "
                     "what the tool keeps before calling it again.", sent=True) from None
-            if error.code == CONNECTION_CLOSED:
+            if error.code == CONNECTION_CLOSED and (lost is None or _connection_lost(
+                    error, client, self.servers[server])):
                 if lost is None:
                     raise
                 lost.set()
@@ -296,8 +297,8 @@ class Upstreams:
                     sent=True) from None
             # The server answered the call with an error of its own: its words are told on,
             # whatever else it gave (the error's data) is the log's.
-            log.info("The server %s answered the call of %s with the JSON-RPC error %s: %s "
-                     "(data: %r)", server, tool, error.code, error.message, error.data)
+            log.info("The server %s answered the call of %s with the JSON-RPC error %s: %.2000s "
+                     "(data: %.2000r)", server, tool, error.code, error.message, error.data)
             raise UpstreamError(error.message, code=error.code) from None
         except asyncio.CancelledError:
             if task in self._garbled:
@@ -418,8 +419,27 @@ async def _listed(client: Client) -> dict[str, Tool]:
 
 
 def _only_reads(tool: Tool) -> bool:
-    """Whether `tool` is listed as one that only reads (its ``readOnlyHint``)."""
-    return bool(tool.annotations and tool.annotations.read_only_hint)
+    """Whether `tool` is listed as one that only reads (its ``readOnlyHint``, and no
+    ``destructiveHint`` contradicting it)."""
+    hints = tool.annotations
+    return bool(hints and hints.read_only_hint and hints.destructive_hint is not True)
+
+
+_SDK_CLOSED = "Connection closed"
+"""What the SDK's client says of a call whose connection closed under it."""
+
+
+def _connection_lost(error: MCPError, client: Client | None, server: Upstream) -> bool:
+    """Whether a call's `CONNECTION_CLOSED` error is the SDK's own, its connection lost (or,
+    over HTTP, its answer's stream ended without the answer), rather than the server's own
+    JSON-RPC error of that code (-32000, the first of those JSON-RPC leaves to servers, which
+    many answer a failure with): such an error is the server's answer to the call, and its
+    connection is kept — taken for a lost one, a server started over stdio was stopped and
+    started again, every other call out on it told that whether it ran is not known."""
+    if client is None or _closed(client) or error.message == _SDK_CLOSED:
+        return True
+    # (over HTTP the SDK's client says so of a stream that ended without the call's answer)
+    return bool(server.url) and error.message.startswith("SSE stream")
 
 
 def _closed(client: Client) -> bool:
