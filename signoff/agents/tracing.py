@@ -22,12 +22,16 @@ Turned on with ``app.trace()`` (the ``otel`` extra). The spans:
 Arguments, results and messages (which may hold personal data) are exported only when asked:
 ``include_content=True``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (cut at
 `CONTENT_LIMIT` characters when the provider cuts nothing itself); a tool the model calls by
-what is no tool's name is ``(not a tool name)``.
+what is no tool's name is ``(not a tool name)``. A value the tool's schema says is secret (a
+pydantic `SecretStr`) is ``***`` even then.
+
+A span processor of the provider that raises fails no task: it is logged once (``signoff.tracing``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from collections.abc import Sequence
@@ -59,6 +63,8 @@ if TYPE_CHECKING:
     from signoff.store.database import Database
 
 __all__ = ["CAPTURE_CONTENT", "CONTENT_LIMIT", "Tracing"]
+
+log = logging.getLogger("signoff.tracing")
 
 CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The environment variable that, set to ``true``, exports arguments, results and messages."""
@@ -95,6 +101,9 @@ class Tracing(Observer):
 
         self._database = database
         self._tracer = trace.get_tracer("signoff", version("signoff"), tracer_provider)
+        processors = getattr(self._tracer, "span_processor", None)  # the SDK's tracer's (its own)
+        if processors is not None:
+            self._tracer.span_processor = _Guarded(processors)  # type: ignore[attr-defined]
         if include_content is None:
             include_content = os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
         self.include_content = include_content
@@ -110,6 +119,9 @@ class Tracing(Observer):
         """The root span of each task started here that has neither run nor been handed on
         yet."""
         self._models: dict[str, tuple[str, str]] = {}
+        self._secret: dict[str, dict[str, Any]] = {}
+        """The schemas of the tools offered in each task's last model call here that take a
+        secret (a pydantic `SecretStr`: ``writeOnly``), by name, while content is exported."""
 
     # -- tasks ---------------------------------------------------------------------------
 
@@ -140,9 +152,15 @@ class Tracing(Observer):
             "gen_ai.request.model": name, "gen_ai.request.max_tokens": max_output_tokens,
             "gen_ai.conversation.id": task.id,
         }
+        secret: dict[str, Any] = {}
         if self.include_content:
+            secret = {spec.name: spec.parameters for spec in tools if _holds_secret(spec.parameters)}
+            if secret:  # (its tool calls' spans hide the same)
+                self._secret[task.id] = secret
+            else:
+                self._secret.pop(task.id, None)
             attributes["gen_ai.input.messages"] = self._content(
-                json.dumps([_message(m) for m in messages]))
+                json.dumps([_message(m, secret) for m in messages]))
         span = self._steps.start_span(f"chat {name}", kind=SpanKind.CLIENT, attributes=attributes)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
@@ -154,12 +172,12 @@ class Tracing(Observer):
         finally:
             otel_context.detach(token)
         try:
-            self._replied(span, model, reply)
+            self._replied(span, model, reply, secret)
         finally:  # (the reply goes back to the loop as it came, whatever it says)
             span.end()
         return reply
 
-    def _replied(self, span: Any, model: Model, reply: Reply) -> None:
+    def _replied(self, span: Any, model: Model, reply: Reply, secret: dict[str, Any]) -> None:
         """What a model call's span says of `reply`: its usage and cost when the usage is a
         count of tokens; else neither (the loop halts the task, and the receipt counts what was
         reserved for the call as spent) and the span fails."""
@@ -175,7 +193,7 @@ class Tracing(Observer):
                           "signoff.cost_usd": model.price.cost(tokens_in, tokens_out)
                           if model.price else 0.0})
         if self.include_content:
-            ended["gen_ai.output.messages"] = self._content(json.dumps([_reply_message(reply)]))
+            ended["gen_ai.output.messages"] = self._content(json.dumps([_reply_message(reply, secret)]))
         span.set_attributes(ended)
 
     def _content(self, text: str) -> str:
@@ -196,7 +214,7 @@ class Tracing(Observer):
     # -- tool calls ----------------------------------------------------------------------
 
     def tool_call(self, task: TaskRow, call: CallRow) -> Span:
-        return _Tool(self, call)
+        return _Tool(self, call, self._secret.get(task.id, {}).get(call.tool))
 
     def gated(self, verdict: Verdict, action: Action | None = None) -> None:
         tool = _TOOL.get()
@@ -208,6 +226,9 @@ class Tracing(Observer):
                               "signoff.gate.reason": reason})
             if verdict.by_rule:
                 tool.told["signoff.gate.by_rule"] = True
+            if self.include_content and action is not None:  # its own schema says what is secret
+                tool.told["gen_ai.tool.call.arguments"] = self._content(
+                    _hidden(tool.arguments, action.info.parameters_schema))
 
     def tool_ended(self, *, state: str, outcome: str, answer: str,
                    result: ActionResult | None = None) -> None:
@@ -217,8 +238,10 @@ class Tracing(Observer):
         tool.told["signoff.tool.outcome"] = str(outcome or state)
         if state != "done":  # a call that ran, or was answered, says so by its outcome alone
             tool.told["signoff.tool.state"] = str(state)
-        if outcome in ("Failed", "Unknown", "Unavailable"):
+        if outcome in _CALL_FAILED:
             _failed(tool.span, f"signoff.tool.{outcome.lower()}")
+        elif state == "refused":
+            _failed(tool.span, "signoff.tool.refused")
         if self.include_content:
             tool.told["gen_ai.tool.call.result"] = self._content(answer)
 
@@ -303,6 +326,11 @@ class _Run(_Current):
         self._enter(span)
         return self
 
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self._tracing._secret.pop(self._task.id, None)
+        super().__exit__(kind, error, traceback)
+
     def ended(self, outcome: Any) -> None:
         if not isinstance(outcome, Outcome):
             return
@@ -311,8 +339,8 @@ class _Run(_Current):
                                    "signoff.task.spend_usd": outcome.spend_usd})
         if outcome.waiting_on:
             self._span.set_attribute("signoff.task.waiting_on", list(outcome.waiting_on))
-        if outcome.status is TaskStatus.FAILED:
-            _failed(self._span, "signoff.task.failed")
+        if outcome.status in _TASK_FAILED:
+            _failed(self._span, _TASK_FAILED[outcome.status])
 
 
 class _HandedOn(_Run):
@@ -327,12 +355,18 @@ class _HandedOn(_Run):
         self._enter(self._begun)
         return self
 
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        _Current.__exit__(self, kind, error, traceback)  # (it ran no step here)
+
 
 class _Tool(_Current):
     """One tool call: its ``execute_tool`` span, current while it is gated and run."""
 
-    def __init__(self, tracing: Tracing, call: CallRow) -> None:
+    def __init__(self, tracing: Tracing, call: CallRow, schema: Any) -> None:
         self._tracing, self._call = tracing, call
+        self.arguments = call.arguments if schema is None else _hidden(call.arguments, schema)
+        """Its arguments as exported (when content is): any secret in them hidden."""
         self.call_tool = call.tool
         """The name the model called the tool by."""
         self.name = call.tool if _NAMED.fullmatch(call.tool) else _MISNAMED
@@ -352,7 +386,7 @@ class _Tool(_Current):
             "gen_ai.tool.call.id": call.call_id[:_CALL_ID_LIMIT], "gen_ai.tool.type": "function",
         }
         if self._tracing.include_content:
-            attributes["gen_ai.tool.call.arguments"] = self._tracing._content(call.arguments)
+            self.told["gen_ai.tool.call.arguments"] = self._tracing._content(self.arguments)
         span = self._tracing._steps.start_span(f"execute_tool {self.name}", attributes=attributes)
         self._enter(span)
         self._mine = _TOOL.set(self)
@@ -430,6 +464,50 @@ class _Decision(_Current):
         wait.end(end_time=_nanoseconds(decided_at or datetime.now(UTC)))
 
 
+class _Guarded:
+    """The tracer provider's span processors, as signoff's spans reach them: one that raises
+    as a span starts or ends fails no task (the span is lost to it), and is logged once."""
+
+    def __init__(self, processors: Any) -> None:
+        self._processors = processors
+        self._told = False
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        try:
+            self._processors.on_start(span, parent_context=parent_context)
+        except Exception as error:  # (any: it is the provider's code, not signoff's)
+            self._failed(error)
+
+    def _on_ending(self, span: Any) -> None:
+        try:
+            self._processors._on_ending(span)
+        except Exception as error:
+            self._failed(error)
+
+    def on_end(self, span: Any) -> None:
+        try:
+            self._processors.on_end(span)
+        except Exception as error:
+            self._failed(error)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._processors, name)
+
+    def _failed(self, error: Exception) -> None:
+        if not self._told:
+            self._told = True
+            log.error("A span processor of the tracer provider failed (%s) on signoff's spans; "
+                      "the work goes on, and the spans it failed on may be lost. (This is said "
+                      "once.)", type(error).__qualname__)
+
+
+_CALL_FAILED = frozenset({"Invalid", "Denied", "Gone", "Failed", "Unknown", "Unavailable"})
+"""The outcomes of a tool call that did not do what was asked (its span fails): its arguments
+would not do, the action refused them, found nothing, or failed, or it is not known whether it
+ran, or it could not reach what it needed. (One proposed, or answered by a person, did not fail.)"""
+_TASK_FAILED = {TaskStatus.FAILED: "signoff.task.failed", TaskStatus.HALTED: "signoff.task.halted"}
+"""The ends of a task that did not finish its work (its span fails): ``error.type`` of each."""
+
 _FINISH = {"end": "stop", "tool_calls": "tool_call", "max_tokens": "length"}
 """A reply's stop, as the conventions name finish reasons."""
 _NO_COUNT = "signoff.model.usage_not_counted"
@@ -490,8 +568,72 @@ def _nanoseconds(moment: datetime) -> int:
     return int(moment.timestamp() * 1_000_000_000)
 
 
-def _message(message: Message) -> dict[str, Any]:
-    """A message as the conventions' ``gen_ai.input.messages`` hold it."""
+_HIDDEN = "***"
+"""What an argument that is secret is exported as."""
+
+
+def _secret_at(schema: Any, defs: dict[str, Any]) -> bool:
+    """Whether a value of `schema` is a secret: a pydantic `SecretStr` or `SecretBytes`
+    (``writeOnly``, or the format ``password``), or may be one (any of a union's)."""
+    if not isinstance(schema, dict):
+        return False
+    schema = _resolved(schema, defs)
+    if schema.get("writeOnly") is True or schema.get("format") == "password":
+        return True
+    return any(_secret_at(branch, defs) for key in ("anyOf", "oneOf", "allOf")
+               for branch in schema.get(key) or ())
+
+
+def _holds_secret(schema: dict[str, Any]) -> bool:
+    """Whether arguments of `schema` may hold a secret anywhere (a cheap look at its text)."""
+    text = json.dumps(schema)
+    return '"writeOnly": true' in text or '"format": "password"' in text
+
+
+def _resolved(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        found = defs.get(ref.removeprefix("#/$defs/"))
+        return found if isinstance(found, dict) else schema
+    return schema
+
+
+def _hidden(arguments: str, schema: dict[str, Any]) -> str:
+    """`arguments` (JSON) with each value that `schema` says is a secret as ``***``; when
+    they are no JSON, all of them (they cannot be told apart)."""
+    if not _holds_secret(schema):
+        return arguments
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return _HIDDEN
+    return json.dumps(_hide(value, schema, schema.get("$defs") or {}))
+
+
+def _hide(value: Any, schema: Any, defs: dict[str, Any]) -> Any:
+    if not isinstance(schema, dict):
+        return value
+    if _secret_at(schema, defs):
+        return _HIDDEN
+    schema = _resolved(schema, defs)
+    branches = [_resolved(b, defs) for key in ("anyOf", "oneOf", "allOf")
+                for b in schema.get(key) or () if isinstance(b, dict)]
+    for branch in branches:  # a union's members that are objects or lists: each hides its own
+        value = _hide(value, branch, defs)
+    if isinstance(value, dict):
+        named = schema.get("properties") or {}
+        rest = schema.get("additionalProperties")
+        return {key: _hide(item, named.get(key, rest), defs) for key, item in value.items()}
+    if isinstance(value, list):
+        prefix = schema.get("prefixItems") or []
+        return [_hide(item, prefix[i] if i < len(prefix) else schema.get("items"), defs)
+                for i, item in enumerate(value)]
+    return value
+
+
+def _message(message: Message, secret: dict[str, Any]) -> dict[str, Any]:
+    """A message as the conventions' ``gen_ai.input.messages`` hold it (the arguments of a
+    call of a tool in `secret` with its secrets hidden)."""
     parts: list[dict[str, Any]] = []
     if message.text:
         kind = "tool_call_response" if message.role == "tool" else "text"
@@ -499,13 +641,15 @@ def _message(message: Message) -> dict[str, Any]:
                      if kind == "tool_call_response" else {"type": "text", "content": message.text})
     for call in message.tool_calls:
         parts.append({"type": "tool_call", "id": call.id, "name": call.name,
-                      "arguments": call.arguments})
+                      "arguments": _hidden(call.arguments, secret[call.name])
+                      if call.name in secret else call.arguments})
     return {"role": message.role, "parts": parts}
 
 
-def _reply_message(reply: Reply) -> dict[str, Any]:
+def _reply_message(reply: Reply, secret: dict[str, Any]) -> dict[str, Any]:
     parts: list[dict[str, Any]] = [{"type": "text", "content": reply.text}] if reply.text else []
-    parts += [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
-              for c in reply.tool_calls]
+    parts += [{"type": "tool_call", "id": c.id, "name": c.name,
+               "arguments": _hidden(c.arguments, secret[c.name]) if c.name in secret
+               else c.arguments} for c in reply.tool_calls]
     return {"role": "assistant", "parts": parts,
             "finish_reason": _FINISH.get(reply.stop, str(reply.stop))}
