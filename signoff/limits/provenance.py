@@ -40,6 +40,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from signoff.actions.declare import tool_name
+from signoff.limits.lookalikes import disguised, disguised_words, skeleton
 from signoff.limits.written import MONTH_NAMES, MONTH_WORD, date_time_parts, dates, decoded
 
 __all__ = ["ArgumentLabel", "Endorse", "Labels", "Origin", "Provenance", "Seen"]
@@ -185,9 +186,10 @@ class Endorse:
         """A number within bounds."""
         low, high = Decimal(str(at_least)), Decimal(str(at_most))
 
-        def within(value: Any) -> bool:
-            number = _decimal(value)
-            return number is not None and low <= number <= high
+        def within(value: Any) -> bool:  # (``1.000`` within 0..500 only when a thousand is)
+            number, other = _decimal(value), _other_reading(value)
+            return number is not None and low <= number <= high and (
+                other is None or low <= Decimal(other) <= high)
 
         return Endorse(from_, valid=within, argument=argument, of=of,
                        kind=f"an amount from {low} to {high}")
@@ -262,9 +264,10 @@ _NUMBER = re.compile(r"""^[-+]?[$€£¥]?(?:
     (?P<point>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)            # 1,200.50  1200.5
    |(?P<comma>\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2}|\d+,(?:\d{1,2}|\d{4,}))  # 1.200,50  86,40
    |(?P<apostrophe>\d{1,3}(?:['’]\d{3})+(?:\.\d+)?)                 # 1'200.50
+   |(?P<space>\d{1,3}(?:\ \d{3})+(?:[.,]\d{1,2})?)                 # 1 200,50  1 200.50
    )[$€£¥%]?$""", re.VERBOSE)
 """A number, however it is written: a currency's sign before or after, a percent sign, its
-thousands grouped, its decimals after a point or a comma (where its writing says which)."""
+thousands grouped (``1,200``, ``1 200``), its decimals after a point or a comma (as it says)."""
 _OTHER_READING = re.compile(r"^\d{1,3}[.,]\d{3}$")
 """A number that reads two ways (``1,200``: 1200 or 1.2; a result's is found both ways)."""
 _EMAIL = re.compile(r"^(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
@@ -300,10 +303,12 @@ def _decimal(value: Any) -> Decimal | None:
         return None
     if isinstance(value, int | float | Decimal):
         text = str(value)
-    elif isinstance(value, str) and (match := _NUMBER.match(value.strip())):
+    elif isinstance(value, str) and (match := _NUMBER.match(value := " ".join(value.split()))):
         digits = next(group for group in match.groups() if group is not None)
         if match["comma"] is not None:
             digits = digits.replace(".", "").replace(",", ".")
+        elif match["space"] is not None:
+            digits = digits.replace(" ", "").replace(",", ".")
         text = ("-" if value.strip().startswith("-") else "") + re.sub(r"[,'’]", "", digits)
     else:
         return None
@@ -367,11 +372,16 @@ def _tokens(text: str, *, read: bool = False) -> set[str]:
         found.add(match.group().replace(" ", "").casefold())
     for grouped in {match.group() for match in _GROUPED.finditer(text)}:
         found.update(_forms(re.sub(r"[^\d+]", "", grouped)))
+    if read:  # (a person's "12 345" may be two numbers; a result's is found as one too)
+        found.update(_number_form(number) for match in _SPACED.finditer(text)
+                     if (number := _decimal(match.group())) is not None)
+        found.update(disguised_words(text))
     found.update(dates(text, both_ways=read, named=MONTH_WORD.search(text) is not None))
     return found
 
 
 _GROUPED = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,}\d(?!\w)")  # +44 20 7946 0958
+_SPACED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?:[.,]\d{1,2})?(?![\d.,]?\d)")  # 1 000,50
 def _phrase(text: str) -> str:
     return f" {_NOT_PHRASE.sub(' ', _normal(text).casefold()).strip()} "
 
@@ -443,6 +453,30 @@ def _identifiers(text: str) -> Iterator[str]:
             continue
         if found.strip(":"):
             yield found
+
+
+def _figures(text: str) -> Iterator[str]:
+    """The numbers of a figure with its unit or name, one word at most (``1000 EUR``, ``acct
+    12345``): each is what the text says, as alone (a sentence's identifiers alone are)."""
+    text = " ".join(_normal(text).split())
+    if sum(bool(_WORDS.match(w.strip(_EDGES))) for w in text.split()) > 1:
+        return
+    for spaced in _SPACED.finditer(text):  # (``2 500 EUR``: one number)
+        yield spaced.group()
+    for word in _SPACED.sub(" ", text).split():
+        figure = word.strip(_EDGES + "#$€£¥%")
+        if _decimal(figure) is not None:
+            yield figure
+
+
+def _other_reading(value: Any) -> str | None:
+    """The other reading of a text that reads as two numbers (`_OTHER_READING`: ``1.000``, a
+    thousand where ``1`` is its first), in normal form; None for any other value."""
+    word = " ".join(_normal(value).split()).strip(_EDGES + "$€£¥") if isinstance(
+        value, str) else ""
+    if not _OTHER_READING.match(word):
+        return None
+    return _number_form(Decimal(word.replace(",", ".") if "," in word else word.replace(".", "")))
 
 
 def _digits(figures: str) -> int:
@@ -586,7 +620,7 @@ class Provenance:
                     # a command it asked for), are labelled whole
                     labelled(name, path, leaf, inside=False, prose=prose)
                     continue
-                for found in _identifiers(leaf):
+                for found in dict.fromkeys((*_identifiers(leaf), *_figures(leaf))):
                     labelled(name, path, found, inside=True, prose=prose)
                 for run, seen in self._copied(leaf):  # words copied from outside content
                     labels.append(self._copied_label(path, run, seen))
@@ -651,13 +685,18 @@ class Provenance:
         trusted = self._index_trusted()
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         said = f"`{path}` = `{_shown(text)}`" + (" (inside its text)" if inside else "")
-        if _in_text(forms[0], trusted, self._trusted_phrase) or (
+        if (_in_text(forms[0], trusted, self._trusted_phrase) or (
                 _stuck_word(forms[0]) and f" {forms[0]} " in self._trusted_phrase) or (
-                _written_apart(forms[0], trusted)):
+                _written_apart(forms[0], trusted))) and self._read_as_asked(value):
             return ArgumentLabel(argument=path, value=text, origin=Origin.REQUEST,
                                  words=f"{said} is in the request.")
+        if (other := _other_reading(value)) is not None:
+            forms = (*forms, other)  # (found either way it reads)
         found = self._find(forms, outside=True) or self._find(forms, outside=False)
-        if found is None and _WORDS.match(forms[0]) and (words or " " not in forms[0]):
+        if found is None and disguised(forms[0]):  # (`mаllory`: found as it reads)
+            found = self._find((skeleton(forms[0]),), outside=True)
+        if found is None and _WORDS.match(forms[0]) and (words or " " not in forms[0]) and (
+                not disguised(forms[0])):
             return ArgumentLabel(argument=path, value=text, origin=Origin.WORDS,
                                  words=f"{said} is a word the model wrote itself.")
         if found is None:
@@ -678,6 +717,16 @@ class Provenance:
         return ArgumentLabel(
             argument=path, value=text, origin=Origin.SELECTED, source=seen.tool,
             words=f"{said} was picked from {where}, after outside content had entered the task.")
+
+    def _read_as_asked(self, value: Any) -> bool:
+        """Whether a value the trusted text has is what it asked for, read either way: one that
+        reads two ways (``1.000``) only when the trusted text writes it so, or has both."""
+        if (other := _other_reading(value)) is None:
+            return True
+        written = " ".join(_normal(value).split()).strip(_EDGES)
+        return other in self._index_trusted() or any(
+            word.strip(_EDGES) == written for text in self.trusted
+            for word in _normal(text).split())
 
     def _find(self, forms: tuple[str, ...], *, outside: bool) -> tuple[Seen, str] | None:
         """The first result (outside content, or trusted) holding one of `forms`, and where (a
