@@ -211,9 +211,29 @@ class CallSteps(StepUnits):
             with self._database.connect() as db:
                 others = repo.work_heads(db, task)
 
+        read: dict[str, Any] = {}
+
         def calls() -> list[repo.CallRow]:
+            if "calls" not in read:
+                read_both()
+            found: list[repo.CallRow] = read.pop("calls")
+            return found
+
+        def trusted() -> list[str]:
+            if "served" not in read:  # (read with its calls: what it has seen is read as one)
+                read_both()
+            served: list[str] = read.pop("served")
+            return trusted_text(self.messages(task), task.subject_id, task.subject_json) + served
+
+        def read_both() -> None:
+            """The task's calls, and who its work is for (their handle and name: no outside
+            content wrote them, so a call to them, a reply to its requester, is not held as one
+            a note may have steered), in one transaction."""
             with self._database.connect() as db:
-                return repo.calls_of(db, task.id)
+                read["calls"] = repo.calls_of(db, task.id)
+                served = self._people.find_each([task.for_id], within=db) if (
+                    task.for_id is not None) else {}
+                read["served"] = [w for p in served.values() for w in (p.handle, p.name)]
 
         def others_since(other: str, seq: int, folded: dict[str, dict[str, Any]]
                          ) -> tuple[int, list[repo.CallRow]]:
@@ -221,8 +241,7 @@ class CallSteps(StepUnits):
                 return repo.calls_since(db, other, seq, folded)
 
         return {"calls": calls, "others": others, "others_since": others_since,
-                "trusted": lambda: trusted_text(self.messages(task), task.subject_id,
-                                                task.subject_json)}
+                "trusted": trusted}
 
     def spend_problem(self, task_id: str, action: Action) -> str:
         """Why running `action` now would not fit the task's budget ("" when it fits): a tool
