@@ -174,6 +174,7 @@ class _ColumnLimits:
     lengths: tuple[tuple[str, int], ...]
     digits: tuple[tuple[str, int, int], ...]
     whole: tuple[tuple[str, str, int], ...]
+    texts: tuple[str, ...]
 
 
 _LIMITS: weakref.WeakKeyDictionary[Any, _ColumnLimits] = weakref.WeakKeyDictionary()
@@ -192,7 +193,8 @@ def _limits_of(mapper: Any) -> _ColumnLimits:
                          and kind.precision is not None),
             whole=tuple((key, type(kind).__name__, 64 if isinstance(kind, BigInteger)
                          else 16 if isinstance(kind, SmallInteger) else 32)
-                        for key, kind in types if isinstance(kind, Integer)))
+                        for key, kind in types if isinstance(kind, Integer)),
+            texts=tuple(key for key, kind in types if isinstance(kind, String)))
     return found
 
 
@@ -200,11 +202,12 @@ def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
     """`Invalid` for a value a record's column cannot keep, among those given to it (all of a
     new record's; a changed record's changed ones): text longer than its column's length, as
     PostgreSQL refuses it (SQLite would keep it whole, and an app tried there would fail on
-    PostgreSQL); a number that is not finite, or that has more digits before the point than its
-    decimal column keeps once rounded to its scale, as PostgreSQL rounds it (which refuses such
-    a value; SQLite would keep a float instead, even infinity, and the record would not say
-    what was given); a whole number outside what its column's type keeps on PostgreSQL (an
-    `Integer` keeps 32 bits there, 64 on SQLite, which refuses more with a raw OverflowError)."""
+    PostgreSQL), or holding a NUL character, which PostgreSQL refuses in any text; a number
+    that is not finite, or that has more digits before the point than its decimal column keeps
+    once rounded to its scale, as PostgreSQL rounds it (which refuses such a value; SQLite
+    would keep a float instead, even infinity, and the record would not say what was given); a
+    whole number outside what its column's type keeps on PostgreSQL (an `Integer` keeps 32
+    bits there, 64 on SQLite, which refuses more with a raw OverflowError)."""
     state, limits = inspect(target), _limits_of(mapper)
     for key, kind, bits in limits.whole:
         if state.has_identity and not state.attrs[key].history.has_changes():
@@ -223,6 +226,14 @@ def _check_fits(mapper: Any, _connection: Any, target: RecordBase) -> None:
         if isinstance(text, str) and len(text) > length:
             raise Invalid(f"{type(target).__name__}'s {key} keeps at most {length} characters; "
                           f"the text given has {len(text)}.")
+    for key in limits.texts:
+        if state.has_identity and not state.attrs[key].history.has_changes():
+            continue  # not given now: kept as it was
+        text = target.__dict__.get(key)
+        if isinstance(text, str) and "\x00" in text:  # (PostgreSQL refuses the statement)
+            raise Invalid(f"{type(target).__name__}'s {key} cannot keep a NUL character "
+                          "(U+0000), which the app's database refuses: give the text without "
+                          "one.")
     for key, precision, scale in limits.digits:
         if state.has_identity and not state.attrs[key].history.has_changes():
             continue  # not given now: kept as it was
