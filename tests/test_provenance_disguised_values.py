@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from signoff import Agent, App, Endorse, Origin, Permits, Provided, Skill, TaskStatus, allow, policy
+from signoff import App, Endorse, Origin, Provided, TaskStatus, allow, policy
 from signoff.limits.provenance import Provenance, Seen
 from signoff.testing import ScriptedModel, says
+from tests.mail_clerk import Request, mail_clerk
 
 
 def _labels(note: str, arguments: dict[str, Any], *, request: str = "Handle mail 1.",
@@ -102,25 +102,8 @@ def _app(tmp: Path) -> tuple[App, Any, Any, Any, Any, Any]:
         session.add(Payment(amount=amount, account=account))
         return "Paid."
 
-    class Request(BaseModel):
-        text: str
-
-    class HandleMail(Skill[Request, str]):
-        description = "Handle the mail."
-        tools = [read_mail, pay]
-
-        def brief(self, subject: Request) -> str:
-            return subject.text
-
-    class Clerk(Agent):
-        purpose = "You handle mail."
-        skills = [HandleMail()]
-        may = Permits.everything()
-        roles = ["clerk"]
-
-    olive = app.people.add("olive@office.example", "Olive", roles=["owner"])
-    app.add_agent(Clerk, sponsor=olive)
-    return app, Clerk, HandleMail, Request, olive, (read_mail, pay)
+    clerk, skill, olive = mail_clerk(app, [read_mail, pay])
+    return app, clerk, skill, Request, olive, (read_mail, pay)
 
 
 def test_a_payment_a_note_asked_for_with_units_does_not_run_alone(tmp_path: Path) -> None:
