@@ -104,6 +104,9 @@ class Tracing(Observer):
         processors = getattr(self._tracer, "span_processor", None)  # the SDK's tracer's (its own)
         if processors is not None:
             self._tracer.span_processor = _Guarded(processors)  # type: ignore[attr-defined]
+        sampler = getattr(self._tracer, "sampler", None)  # (the SDK's tracer's, as the above)
+        if sampler is not None:
+            self._tracer.sampler = _GuardedSampler(sampler)  # type: ignore[attr-defined]
         if include_content is None:
             include_content = os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
         self.include_content = include_content
@@ -499,6 +502,34 @@ class _Guarded:
             log.error("A span processor of the tracer provider failed (%s) on signoff's spans; "
                       "the work goes on, and the spans it failed on may be lost. (This is said "
                       "once.)", type(error).__qualname__)
+
+
+class _GuardedSampler:
+    """The tracer provider's sampler, as signoff's spans ask it: one that raises fails no task
+    (the span is dropped, as a sampler's no would drop it), and is logged once."""
+
+    def __init__(self, sampler: Any) -> None:
+        self._sampler = sampler
+        self._told = False
+
+    def should_sample(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._sampler.should_sample(*args, **kwargs)
+        except Exception as error:  # (any: it is the provider's code, not signoff's)
+            from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
+
+            if not self._told:
+                self._told = True
+                log.error("The tracer provider's sampler failed (%s) on signoff's spans; the "
+                          "work goes on, and the spans it failed on are not recorded. (This is "
+                          "said once.)", type(error).__qualname__)
+            return SamplingResult(Decision.DROP)
+
+    def get_description(self) -> str:
+        return str(self._sampler.get_description())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sampler, name)
 
 
 _CALL_FAILED = frozenset({"Invalid", "Denied", "Gone", "Failed", "Unknown", "Unavailable"})
