@@ -26,7 +26,7 @@ from signoff.models._provider import (
     usage_or_bound,
 )
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
-from signoff.models.errors import ModelBadResponse, ModelUnavailable
+from signoff.models.errors import ModelBadResponse, ModelNotConfigured, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
 from signoff.models.wire_names import on_the_wire, read_back
 
@@ -68,8 +68,24 @@ class AnthropicModel(SdkClientModel):
         base_url = checked_base_url(base_url, self.name)
         self._sdk = import_sdk("anthropic", "anthropic", self.name)
         self._key = "the api_key given" if api_key else "ANTHROPIC_API_KEY"
-        self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
-                                                timeout=timeout, max_retries=0)
+        try:
+            self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
+                                                    timeout=timeout, max_retries=0)
+        except self._sdk.AnthropicError as error:  # (credentials it found and could not load:
+            # a profile named in ANTHROPIC_PROFILE, a config folder with none in it)
+            raise ModelNotConfigured(
+                f"{self.name} cannot be asked: its credentials could not be loaded ({error}). "
+                "Set ANTHROPIC_API_KEY (or pass api_key), or fix what the SDK names.",
+                model=self.name) from error
+        if all(getattr(self._client, way, None) is None
+               for way in ("api_key", "auth_token", "credentials")):
+            # (the SDK makes a client with no key, and fails each request with a TypeError
+            # before sending it: the task failed as "TypeError", with what was reserved for
+            # the call counted as spent, as if it had gone out)
+            self._client.close()
+            raise ModelNotConfigured(
+                f"{self.name} cannot be asked: set ANTHROPIC_API_KEY (or pass api_key).",
+                model=self.name)
 
     def count_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
         """A safe upper bound of the input tokens (no tokenizer, no network)."""
@@ -128,7 +144,10 @@ class AnthropicModel(SdkClientModel):
                         if getattr(usage, "output_tokens", None) is not None:
                             output_tokens = usage.output_tokens
                         if getattr(usage, "input_tokens", None) is not None:
-                            input_tokens = _input_tokens(usage, self.name)
+                            # (counts are cumulative: a delta's lower than the start's, as a
+                            # proxy writes 0, is not taken to lower what the call cost)
+                            input_tokens = max(input_tokens or 0,
+                                               _input_tokens(usage, self.name) or 0)
                     else:
                         piece = _block_event(kind, event, blocks)
                 except (AttributeError, TypeError, ValueError, KeyError) as error:
@@ -141,7 +160,8 @@ class AnthropicModel(SdkClientModel):
                 "did (with no stop reason). It was not asked again: what it wrote may have "
                 "been billed. Try again later.", model=self.name, attempts=1, sent=True)
         try:
-            text = "".join(b["text"] for _, b in sorted(blocks.items()) if b["type"] == "text")
+            text = "".join("".join(b["text"]) for _, b in sorted(blocks.items())
+                           if b["type"] == "text")
             calls = tuple(
                 ToolCall(id=_text(b["id"]), name=_text(b["name"]),
                          arguments="".join(b["json"]) if b["json"] else _arguments(b["input"]))
@@ -160,14 +180,15 @@ def _block_event(kind: str, event: Any, blocks: dict[int, dict[str, Any]]) -> st
     if kind == "content_block_start":
         block = event.content_block
         blocks[_index(event.index)] = {
-            "type": block.type, "text": _text(getattr(block, "text", "")),
+            "type": block.type, "text": [_text(getattr(block, "text", ""))],
             "id": getattr(block, "id", ""), "name": getattr(block, "name", ""),
             "input": getattr(block, "input", None), "json": []}
     elif kind == "content_block_delta":
-        slot = blocks.setdefault(_index(event.index), {"type": "text", "text": "", "json": []})
+        slot = blocks.setdefault(_index(event.index), {"type": "text", "text": [], "json": []})
         delta = event.delta
-        if delta.type == "text_delta":
-            slot["text"] += _text(delta.text)
+        if delta.type == "text_delta":  # (pieces, joined at the end: added to a text piece by
+            # piece, a long reply took time of the square of its length)
+            slot["text"].append(_text(delta.text))
             return _text(delta.text)
         if delta.type == "input_json_delta":
             slot["json"].append(_text(delta.partial_json))
@@ -232,7 +253,8 @@ def reply_of(response: Any, *, model: str, bound_in: int, bound_out: int) -> Rep
     is no text: a TypeError) is `ModelBadResponse`."""
     content = getattr(response, "content", None)
     if content is None:
-        raise ModelBadResponse(f"{model} answered with no content.", model=model, attempts=1)
+        raise ModelBadResponse(f"{model} answered with no content. It was not used. Check that "
+                               f"the server speaks {_API}.", model=model, attempts=1)
     try:
         if not isinstance(content, list):
             raise TypeError("the content is no list of blocks")

@@ -32,6 +32,9 @@ __all__ = ["OpenAICompatibleModel", "OpenAIModel"]
 
 _API = "OpenAI's Chat Completions API"
 
+_CHECK = f" It was not used. Check that the server speaks {_API}."
+"""What to do about an answer that is no reply."""
+
 _STOPS: dict[str, Literal["end", "tool_calls", "max_tokens"]] = {
     "length": "max_tokens", "tool_calls": "tool_calls", "function_call": "tool_calls",
 }
@@ -135,8 +138,9 @@ class _Stream:
         self.model = model
         self.text: list[str] = []
         self.refusal: list[str] = []
-        self.calls: list[dict[str, str]] = []
-        self.at: dict[int, dict[str, str]] = {}
+        self.calls: list[dict[str, Any]] = []  # (its arguments a list of pieces, joined at
+        # the end: added to a text piece by piece, 5 MB of them took minutes)
+        self.at: dict[int, dict[str, Any]] = {}
         self.finish: str | None = None
         self.usage: Any = None
 
@@ -174,7 +178,7 @@ class _Stream:
         last = None if given or not self.calls else self.calls[-1]  # (a call that gives none)
         slot = self.at.get(number) if number is not None else last
         if slot is None:
-            slot = {"id": "", "name": "", "arguments": ""}
+            slot = {"id": "", "name": "", "arguments": []}
             self.calls.append(slot)
             if number is not None:
                 self.at[number] = slot
@@ -182,7 +186,7 @@ class _Stream:
         function = getattr(call, "function", None)
         if function is not None:
             slot["name"] += _piece(getattr(function, "name", None))
-            slot["arguments"] += _arguments(getattr(function, "arguments", None))
+            slot["arguments"].append(_arguments(getattr(function, "arguments", None)))
 
     def reply(self, *, bound_in: int, bound_out: int) -> Reply:
         """The reply the stream wrote, once it has ended."""
@@ -191,7 +195,7 @@ class _Stream:
                 f"{self.model} was cut off as it answered: its stream ended before the reply "
                 "did (with no finish reason). It was not asked again: what it wrote may have "
                 "been billed. Try again later.", model=self.model, attempts=1, sent=True)
-        calls = tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
+        calls = tuple(ToolCall(id=c["id"], name=c["name"], arguments="".join(c["arguments"]))
                       for c in self.calls)
         return Reply(
             text="".join(self.text) or "".join(self.refusal), tool_calls=calls,
@@ -274,12 +278,23 @@ def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> R
     or a list kept as the reply's text that failed the task with a traceback)."""
     choices = getattr(completion, "choices", None)
     if not choices:
-        raise ModelBadResponse(f"{model} answered with no choices.", model=model, attempts=1)
+        error = getattr(completion, "error", None)  # (a proxy's error, at 200)
+        said = error.get("message") if isinstance(error, dict) else None
+        if isinstance(said, str) and said.strip():
+            told = " ".join(said.split())
+            told = told if len(told) <= 200 else f"{told[:199]}…"
+            raise ModelBadResponse(
+                f"{model} answered with an error instead of a reply: “{told}”. It was not "
+                "used, and it may have been billed. Try again later, or check the server.",
+                model=model, attempts=1)
+        raise ModelBadResponse(f"{model} answered with no choices.{_CHECK}", model=model,
+                               attempts=1)
     try:
         choice = choices[0]
         message = getattr(choice, "message", None)
         if message is None:
-            raise ModelBadResponse(f"{model} answered with no message.", model=model, attempts=1)
+            raise ModelBadResponse(f"{model} answered with no message.{_CHECK}", model=model,
+                                   attempts=1)
         calls = tuple(
             ToolCall(id=_piece(getattr(c, "id", None)), name=_piece(c.function.name),
                      arguments=_arguments(c.function.arguments))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import itertools
 import json
 import math
 import random
@@ -101,7 +102,10 @@ def call_with_retries(
                 model=model)
         try:
             return send()
-        except ModelError:
+        except ModelError as error:  # (read from the answer: which may say the key back)
+            if secret and len(secret) >= 8 and secret in error.message:
+                error.message = error.message.replace(secret, "[the API key]")
+                error.args = (error.message,)
             raise
         except Exception as error:
             _blot_key(error, secret)  # (its chain is logged: the key is not written there)
@@ -114,7 +118,7 @@ def call_with_retries(
             # (a request that went out and was cut off may have been billed: as a timeout, it
             # is not asked again, which could spend past what was reserved for the call)
             retryable = isinstance(failure, ModelRateLimited | ModelUnavailable) and (
-                failure.cost_nothing)
+                failure.cost_nothing) and not _told_not_to_retry(error)
             if not retryable or attempt == retries.attempts:
                 raise failure from error
             asked = failure.retry_after if isinstance(failure, ModelRateLimited) else _retry_after(
@@ -123,7 +127,7 @@ def call_with_retries(
                 retries.backoff * 2.0 ** min(attempt - 1, 64) * random.uniform(0.5, 1.0))
             if not math.isfinite(wait) or wait > retries.max_wait or (
                     waited + wait > retries.total_wait):
-                gave_up = _gave_up(failure, wait)
+                gave_up = _gave_up(failure, wait, asked=asked is not None)
                 gave_up.cost_nothing = free
                 raise gave_up from error
             (sleep or time.sleep)(wait)
@@ -131,15 +135,44 @@ def call_with_retries(
     raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 
 
-def _gave_up(failure: ModelError, wait: float) -> ModelError:
-    asked = f"{wait:g} seconds more" if math.isfinite(wait) else "without end"
-    message = (f"{failure.message} It asked to wait {asked}, past what signoff waits "
-               "for one call (see Retries); try again later.")
+def _gave_up(failure: ModelError, wait: float, *, asked: bool) -> ModelError:
+    """`failure`, told with the wait it asked for (`asked`; else the backoff's), which signoff
+    does not wait: in words a person reads ("about 32 years", not "1e+09 seconds"), and when
+    to try again."""
+    told = failure.message.removesuffix(_LATER)  # (said once, below)
+    if not asked:  # (the backoff's next wait: the provider asked for none)
+        message = (f"{told} To wait and ask again would go past what signoff waits for one "
+                   "call (see Retries): try again later.")
+    elif math.isfinite(wait):
+        message = (f"{told} It asked to wait {_duration(wait)} more, past what signoff waits "
+                   "for one call (see Retries): try again after that.")
+    else:
+        message = (f"{told} It asked to wait without end, past what signoff waits for one "
+                   "call (see Retries): try again later.")
     if isinstance(failure, ModelRateLimited):
         return ModelRateLimited(message, model=failure.model, attempts=failure.attempts,
                                 retry_after=failure.retry_after)
     return ModelUnavailable(message, model=failure.model, attempts=failure.attempts,
                             status=failure.status)
+
+
+_LATER = " Try again later."
+"""How a provider's failure that may pass says what to do."""
+
+
+def _duration(seconds: float) -> str:
+    """`seconds` as a person says a wait: "45 seconds", "3 minutes", "1 hour", "4 days",
+    "about 32 years" (in the largest unit it is a whole number of, below 120 of the next
+    smaller; else rounded up, so never told shorter than asked)."""
+    if seconds >= 730 * 86400:
+        return f"about {seconds / (365.25 * 86400):,.0f} years"
+    units = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+    exact = next((u for u in units if seconds >= u[1] and seconds % u[1] == 0), None)
+    rough = next((u for u, below in itertools.pairwise(units)
+                  if seconds >= 120 * below[1]), units[-1])
+    unit, size = exact if exact is not None and exact[1] >= rough[1] else rough
+    count = math.ceil(seconds / size)
+    return f"{count} {unit}{'' if count == 1 else 's'}"
 
 
 def _never_connected(error: BaseException) -> bool:
@@ -264,14 +297,16 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
                 f"({key}) and the account.",
                 model=model, attempts=attempts, status=status)
         if status == 429:
+            still = "still " if attempts > 1 else ""
             return ModelRateLimited(
-                f"{model} is rate limited (HTTP 429): asked {_tries(attempts)}, it still said "
-                f"to slow down.{said}", model=model, attempts=attempts,
+                f"{model} is rate limited (HTTP 429): asked {_tries(attempts)}, it {still}said "
+                f"to slow down.{said}{_LATER}", model=model, attempts=attempts,
                 retry_after=_retry_after(error))
         if status >= 500 or status in (408, 409):
+            failing = "went on failing" if attempts > 1 else "failed"
             return ModelUnavailable(
-                f"{model} failed to answer (HTTP {status}): asked {_tries(attempts)}, it went on "
-                f"failing.{said} Try again later.", model=model, attempts=attempts, status=status)
+                f"{model} failed to answer (HTTP {status}): asked {_tries(attempts)}, it "
+                f"{failing}.{said}{_LATER}", model=model, attempts=attempts, status=status)
         if status == 404:  # (no such model, or a base URL that leads to no API)
             return ModelRequestRejected(
                 f"The provider of {model} found nothing to answer{_at(error)} (HTTP 404).{said} "
@@ -287,16 +322,19 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
             f"({type(error).__name__}). Check that the base URL leads to the model's server.",
             model=model, attempts=attempts)
     if isinstance(error, sdk.APIResponseValidationError):
-        return ModelBadResponse(f"{model} answered with something that is not a reply.",
+        speaks = _API_OF.get(sdk.__name__, "its provider's API")
+        return ModelBadResponse(f"{model} answered with something that is not a reply. It was "
+                                f"not used. Check that the server speaks {speaks}.",
                                 model=model, attempts=attempts)
     if isinstance(error, sdk.APIConnectionError) or "TransportError" in names:
         return ModelUnavailable(
             f"{model} could not be reached{_at(error)}: asked {_tries(attempts)}, the connection "
             "failed. Check the base URL and the network.", model=model, attempts=attempts,
             sent=not _never_connected(error))
-    if isinstance(error, sdk.APIError):
+    if isinstance(error, sdk.APIError):  # (an error event in a stream that had begun)
         return ModelBadResponse(f"{model} answered with an error in its stream."
-                                f"{_said(error, secret)}",
+                                f"{_said(error, secret)} It was not asked again: what it wrote "
+                                "before may have been billed. Try again later.",
                                 model=model, attempts=attempts)
     base = getattr(sdk, "OpenAIError", None) or getattr(sdk, "AnthropicError", None)
     if base is not None and isinstance(error, base):
@@ -315,6 +353,9 @@ _BASE_URLS = {
 """Where each SDK's requests go from its base URL, for a 404 (a base URL with /v1 left out,
 or written twice, is the usual cause when the model's name is right)."""
 
+_API_OF = {"openai": "OpenAI's Chat Completions API", "anthropic": "Anthropic's Messages API"}
+"""The API each SDK speaks, named where an answer does not read as a reply of it."""
+
 _GATEWAY_TIMEOUTS = frozenset({504, 524})
 """Statuses with which a server on the way (a gateway, Cloudflare's 524) says it gave up waiting
 for the provider's answer: the request reached the provider, which may answer it and bill it
@@ -323,12 +364,21 @@ all the same. (A 408 says the request itself did not arrive in time: nothing was
 
 def _seconds(text: str) -> float | None:
     """`text` as a number of seconds, 0 or more (infinity: longer than any wait); None when it
-    is none (NaN too: a wait of NaN, waited for, failed the call with a ValueError)."""
+    is none (NaN too: a wait of NaN, waited for, failed the call with a ValueError; and a
+    negative one, no wait at all, which was taken as 0: the busy provider was asked again at
+    once, every retry, instead of after the backoff)."""
     try:
         seconds = float(text)
     except ValueError:
         return None
-    return None if math.isnan(seconds) else max(seconds, 0.0)
+    return None if math.isnan(seconds) or seconds < 0 else seconds
+
+
+def _told_not_to_retry(error: BaseException) -> bool:
+    """Whether the provider said not to ask again (``x-should-retry: false``, which both SDKs
+    honour): asked again all the same, it refused again, each time."""
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    return headers is not None and str(headers.get("x-should-retry", "")).lower() == "false"
 
 
 def _retry_after(error: BaseException) -> float | None:

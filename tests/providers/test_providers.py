@@ -376,7 +376,7 @@ def test_429_asking_for_too_long_a_wait_gives_up_at_once(wire: Wire, server: Pro
         ask(wire.model(server))
     assert raised.value.retry_after == 3600
     assert "rate limited (HTTP 429)" in raised.value.message
-    assert "asked to wait 3600 seconds" in raised.value.message
+    assert "asked to wait 1 hour more" in raised.value.message
     assert len(server.received) == 1
 
 
