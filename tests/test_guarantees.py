@@ -620,6 +620,9 @@ def test_a_reply_reporting_more_than_was_reserved_is_told_and_stops_the_task(
     outcome = shop.app.agent(shop.Clerk).do(shop.Tend(), None, model=script, budget_usd=5.0)
     assert outcome.status is TaskStatus.HALTED
     assert "more than was reserved" in outcome.problem, outcome.problem
+    # (what was reported passed the budget: said so, not "so that it is not passed unseen")
+    assert "which passes the task's budget of $5.000000: the task stops" in outcome.problem
+    assert "unseen" not in outcome.problem
     assert outcome.spend_usd == pytest.approx(20.0)
     assert len(script.seen.messages) == 1  # the model was not asked again
     shop.app.database.dispose()

@@ -123,6 +123,8 @@ def test_the_loop_halts_before_a_call_that_could_exceed_the_budget() -> None:
                                             budget_usd=3.5)
     assert outcome.status is TaskStatus.HALTED
     assert outcome.problem.startswith("Halted: the next model call could cost up to $")
+    assert outcome.problem.endswith("Give the work a larger budget (budget_usd), or its agent a "
+                                    "smaller max_output_tokens.")  # (what to do)
     assert outcome.spend_usd <= 3.5
     assert outcome.steps == len(script.seen.messages) >= 1
 

@@ -423,7 +423,9 @@ class Loop(CallSteps):
         if not budget.fits(spent, reserve, task.budget_usd):
             return self._end(task, Halted(
                 problem=f"Halted: the next model call could cost up to ${reserve:.6f}, more "
-                        f"than the ${task.budget_usd - spent:.6f} left of its budget."),
+                        f"than the ${task.budget_usd - spent:.6f} left of its budget. Give "
+                        "the work a larger budget (budget_usd), or its agent a smaller "
+                        "max_output_tokens."),
                 unreserve, reserved_usd=reserve, spend_usd=spent, budget_usd=task.budget_usd)
         if counted and reserve <= ahead:
             reserve = ahead  # counted and reserved already, durably, with the last turn's close
@@ -577,6 +579,7 @@ class Loop(CallSteps):
         (`cost` None: below 0, which would have lowered the spend recorded, or not a whole
         number), for which the reservation is counted as spent."""
         counts = usage.counted
+        spent = budget.settled(task.spend_usd, reserve, reserve if cost is None else cost)
         tokens_in, tokens_out = _shown(usage.input_tokens), _shown(usage.output_tokens)
         if cost is None:
             cost = reserve
@@ -586,11 +589,12 @@ class Loop(CallSteps):
                        "stops so that its budget is not passed unseen. Check the model's token "
                        "counting.")
         else:
+            passed = (f", which passes the task's budget of ${task.budget_usd:.6f}: the "
+                      "task stops" if spent > task.budget_usd else
+                      "; the task stops so that its budget is not passed unseen")
             problem = (f"Halted: {model} reported {tokens_in} tokens in and {tokens_out} out, "
-                       f"${cost:.6f}, more than was reserved for the call (${reserve:.6f}); the "
-                       "task stops so that its budget is not passed unseen. Check the model's "
-                       "price and token counting.")
-        spent = budget.settled(task.spend_usd, reserve, cost)
+                       f"${cost:.6f}, more than was reserved for the call (${reserve:.6f})"
+                       f"{passed}. Check the model's price and token counting.")
         with self._writing(task.id) as db:
             if not self._save(db, task, added=[Message(role="assistant", text=text)],
                               spend_usd=spent, reserved_usd=0.0,
