@@ -92,6 +92,7 @@ def test_a_task_started_while_temporal_is_unreachable_is_kept_told_and_started_l
     assert outcome.problem.startswith(
         f"Temporal at {app.runner.address} could not be reached (nothing answers there, the "
         "connection was refused). The task is recorded and goes on once a worker")
+    assert app.outcome(outcome.task).problem == outcome.problem  # said to whoever looks
     assert app.proposals(task=outcome.task) == []
     with app.temporal_worker(address=temporal_server.address,
                              stalled_after=timedelta(0)).running():

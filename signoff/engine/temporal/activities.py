@@ -20,6 +20,7 @@ from datetime import timedelta
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
+from signoff.agents import model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
 from signoff.agents.steps import HandOn, WaitOn
@@ -66,9 +67,16 @@ class TaskSteps:
             task = repo.load_task(db, task_id)
         if task is None:
             return self._not_here(task_id, database)
-        if task.status == TaskStatus.RUNNING.value and not self._worker.ready(task,
-                                                                             tell=not home):
-            return Stepped(kind="no_model_here", why="this worker has no model for the task")
+        if task.status == TaskStatus.RUNNING.value:
+            missing = self._missing_here(task)
+            if missing:
+                if not home:  # (else the process that started it takes it)
+                    with self._agency.database.connect() as db:
+                        if model_specs.report(db, task_id, missing):  # (once, not each try)
+                            log.warning("Task %s stays Running: %s", task_id, missing)
+                return Stepped(kind="no_model_here", why=missing)
+            if not self._worker.ready(task, tell=not home):
+                return Stepped(kind="no_model_here", why="this worker has no model for the task")
         step = self._agency.loop.step(task_id)
         if isinstance(step, WaitOn):
             until = step.waiting_until
@@ -78,6 +86,23 @@ class TaskSteps:
             return Stepped(kind=step.kind, waiting_until=until.isoformat()
                            if until is not None else None)
         return Stepped(kind=step.kind, why=step.why if isinstance(step, HandOn) else "")
+
+    def _missing_here(self, task: repo.TaskRow) -> str:
+        """Why this worker's app cannot step `task`, in a sentence: its agent, or the agent's
+        skill, is not declared here (a worker of another version of the app, in a deploy that
+        is under way, say); empty when both are. Such a step failed, and was tried again for
+        as long as the worker ran, its caller told only that the task goes on."""
+        try:
+            agent = self._agency.registered_as(task.agent).agent
+            agent.skill(task.skill)
+        except (UserError, LookupError) as error:
+            what = str(error) if isinstance(error, UserError) else (
+                f"{task.agent} has no skill {task.skill!r} in this app")
+            return (f"The app of the Temporal worker that took it does not declare it: "
+                    f"{what.rstrip('.')}. A worker of another version of the app than the one "
+                    "that started it? The task goes on once a worker whose app declares its "
+                    "agent and skill takes it.")
+        return ""
 
     def _not_here(self, task_id: str, database: str) -> Stepped:
         """A task that is not in this database: gone, when its workflow says this database

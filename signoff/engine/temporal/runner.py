@@ -40,7 +40,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
 from temporalio.service import RPCError, RPCStatusCode
 
-from signoff.agents import holds
+from signoff.agents import holds, model_specs
 from signoff.agents import repository as repo
 from signoff.agents.agency import Agency
 from signoff.agents.tasks import Outcome, TaskStatus
@@ -287,13 +287,16 @@ class TemporalRunner:
                 RPC_TIMEOUT))
         except Unreachable as unreachable:
             log.warning("Task %s is recorded, not yet on Temporal. %s", task_id, unreachable)
-            outcome = self._agency.loop.outcome(task_id)
-            return replace(outcome, problem=(
-                f"Temporal at {self.config.address} "
-                f"{'refused the call' if unreachable.reached else 'could not be reached'} "
-                f"({_in_words(unreachable.reason)}). The task is recorded "
-                "and goes on once a worker of this app reaches the server (`signoff worker "
-                f"--temporal {self.config.address}`)."))
+            problem = (f"Temporal at {self.config.address} "
+                       f"{'refused the call' if unreachable.reached else 'could not be reached'} "
+                       f"({_in_words(unreachable.reason)}). The task is recorded and goes on "
+                       "once a worker of this app reaches the server (`signoff worker "
+                       f"--temporal {self.config.address}`).")
+            # Kept with the task until it is next written (as a step's is): app.outcome, the
+            # inbox and `signoff tasks` say it too, not only this caller.
+            with self._agency.database.connect() as db:
+                model_specs.report(db, task_id, problem)
+            return replace(self._agency.loop.outcome(task_id), problem=problem)
         except TimeoutError:
             pass  # it goes on in the workers; the caller hears it is Running
         outcome = self._agency.loop.outcome(task_id)
@@ -391,6 +394,8 @@ class TemporalRunner:
                 raise self._unreachable(error) from None
         else:
             queue = self._queue_read()
+            if found.status is WorkflowExecutionStatus.FAILED:
+                _tell_failed_run(task_id)  # (the signal below starts a new run)
             if found.status is WorkflowExecutionStatus.RUNNING and found.task_queue not in (
                     queue, self.legacy_queue):  # (the legacy queue's: moved by its own sweep)
                 await self._start_anew(task_id)
@@ -425,17 +430,12 @@ class TemporalRunner:
 
     async def _go_on(self, task_id: str, *, wait: float) -> str | None:
         client = await self.client()
-        try:
-            await client.start_workflow(
-                TaskWorkflow.run, args=[task_id, self._options(task_id)],
-                id=task_id, task_queue=self._queue_read(), start_signal="go_on",
-                rpc_timeout=RPC_TIMEOUT, task_timeout=WORKFLOW_TASK_TIMEOUT)
-        except RPCError as error:
-            raise self._unreachable(error) from None
+        await self._signal_with_start(client, task_id)
         if not wait:
             return None
         handle = client.get_workflow_handle(task_id)  # its newest run, whichever that is
         until = asyncio.get_running_loop().time() + wait
+        started_anew = False
         while (left := until - asyncio.get_running_loop().time()) > 0:
             try:
                 return await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str),
@@ -447,10 +447,27 @@ class TemporalRunner:
                 # Its run went on in a new one (its history was long: the update was left
                 # behind), ended meanwhile, or the server went: asked of the newest run again
                 # while one runs (the caller was told it was Running after waiting for nothing).
-                if not await _runs(handle):
+                status = await _status(handle)
+                if status is WorkflowExecutionStatus.FAILED and not started_anew:
+                    # Its history could not be replayed by the workers' code (`TaskWorkflow`):
+                    # the task goes on from its record in a new run, as after any restart.
+                    _tell_failed_run(task_id)
+                    started_anew = True
+                    await self._signal_with_start(client, task_id)
+                elif status is not WorkflowExecutionStatus.RUNNING:
                     return None  # ended, or the server went: the store says
                 await asyncio.sleep(0.1)
         return None
+
+    async def _signal_with_start(self, client: Client, task_id: str) -> None:
+        """Signal the task's workflow, starting a run when none runs."""
+        try:
+            await client.start_workflow(
+                TaskWorkflow.run, args=[task_id, self._options(task_id)],
+                id=task_id, task_queue=self._queue_read(), start_signal="go_on",
+                rpc_timeout=RPC_TIMEOUT, task_timeout=WORKFLOW_TASK_TIMEOUT)
+        except RPCError as error:
+            raise self._unreachable(error) from None
 
     def check_reachable(self) -> None:
         """`Unreachable` when the server does not answer a health check (asked once, not
@@ -532,13 +549,21 @@ class TemporalRunner:
         self._client = None
 
 
-async def _runs(handle: WorkflowHandle[Any, Any]) -> bool:
-    """Whether the newest run of `handle`'s workflow runs (False too when it cannot be told)."""
+async def _status(handle: WorkflowHandle[Any, Any]) -> WorkflowExecutionStatus | None:
+    """The status of the newest run of `handle`'s workflow (None when it cannot be told)."""
     try:
         found = await handle.describe(rpc_timeout=RPC_TIMEOUT)
     except RPCError:
-        return False
-    return found.status is WorkflowExecutionStatus.RUNNING
+        return None
+    return found.status
+
+
+def _tell_failed_run(task_id: str) -> None:
+    """Tell that the task's workflow run failed, and that the task goes on in a new one."""
+    log.warning("Task %s's Temporal workflow failed: its history was written by other workflow "
+                "code than its workers run now (another version of signoff, or of a worker), "
+                "which cannot replay it. The task goes on from its record in a new run; "
+                "nothing it did is done again.", task_id)
 
 
 def polled_lately(pollers: Iterable[PollerInfo], *, at: datetime) -> bool:

@@ -17,7 +17,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
-from temporalio.workflow import HandlerUnfinishedPolicy
+from temporalio.workflow import HandlerUnfinishedPolicy, NondeterminismError
 
 __all__ = ["HEARTBEAT_TIMEOUT", "HOME_WAIT", "PASS_DEADLINES", "SETTLED", "STEP", "Stepped", "TaskWorkflow",
            "WorkflowOptions"]
@@ -94,7 +94,12 @@ class Stepped:
     """When waiting: the earliest deadline of what the task waits on (ISO 8601), if any."""
 
 
-@workflow.defn(name="SignoffTask")
+# A run whose history this code cannot replay (written by other workflow code: a deploy that
+# changed it, a worker of another version) fails, instead of retrying its workflow task for
+# ever — the task stood Running, every decision waited in vain. Its state is the task's record,
+# not the run: the task goes on in a new run (`TemporalRunner` starts one as it sees the run
+# failed, a worker's sweep as the task stalls).
+@workflow.defn(name="SignoffTask", failure_exception_types=[NondeterminismError])
 class TaskWorkflow:
     """One task, stepped until it ends. Signal ``go_on`` when it may go on; the update
     ``settled`` answers, once it waits or has ended, which of them it is."""
