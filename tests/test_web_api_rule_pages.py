@@ -16,10 +16,12 @@ from tests.workshop_web import bearer, open_workshop, served
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    """The workshop with three rules of Noor's for everybody's work, oldest first."""
+    """The workshop with three rules of Noor's for everybody's work (in any skill, and in each
+    of the two), oldest first."""
     shop = open_workshop(tmp_path, monkeypatch)
-    shop.rules = [shop.app.allow_alone("estimator", shop.set_price, by=shop.noor,
-                                       for_everybody=True) for _ in range(3)]
+    shop.rules = [shop.app.allow_alone("estimator", shop.set_price, by=shop.noor, skill=skill,
+                                       for_everybody=True)
+                  for skill in (None, "estimate_repair", "price_fleet_repair")]
     return shop
 
 
@@ -48,8 +50,8 @@ def test_a_rule_the_caller_may_not_see_is_no_next(shop: SimpleNamespace) -> None
     """Mia sees none of the rules Noor made for work done for Noor: one of their ids, revoked
     or not, is refused as `after` in the words a made-up one is (422), so a page tells nobody
     that a rule exists."""
-    shop.rules = [shop.app.allow_alone("estimator", shop.set_price, by=shop.noor)
-                  for _ in range(2)]
+    shop.rules = [shop.app.allow_alone("estimator", shop.set_price, by=shop.noor, skill=skill)
+                  for skill in (None, "estimate_repair")]
     shop.app.revoke(shop.rules[0], by=shop.noor, why="Prices rose.")
     with served(create_web_app(shop.app, secure_cookies=False)) as port, httpx.Client(
             base_url=f"http://127.0.0.1:{port}", headers=bearer(shop, "Mia")) as api:

@@ -320,16 +320,22 @@ class Decider:
         # "From now on, alone" follows a yes that ran: one that did not run (the decider may
         # not do it, or it failed) makes no rule, or the agent would be let do alone what the
         # decider could not do with it.
-        rule = self.rules.allow_alone(proposal.agent, proposal.action, skill=proposal.skill, by=by,
-                                for_everybody=False, for_id=by.id if proposal.for_id is None
-                                else proposal.for_id) if always_like_this and result.done else None
+        rule, not_made = None, " No standing rule was made: one follows only a yes that ran."
+        if always_like_this and result.done:
+            try:
+                rule = self.rules.allow_alone(
+                    proposal.agent, proposal.action, skill=proposal.skill, by=by,
+                    for_everybody=False,
+                    for_id=by.id if proposal.for_id is None else proposal.for_id)
+            except AgentRefused as refused:  # the right to widen lost while the call ran: the
+                # yes that ran stands, and the task goes on; only the rule is not made
+                not_made = f" No standing rule was made: {refused}"
         decision = replace(self._decision(proposal, by, result, said_edit, told), rule=rule)
         if late:  # settled meanwhile by a worker: as it was settled, with how this run ended
             decision = replace(decision, status=self._load(proposal.id)[0].status, said=told,
                                told_agent=self._told_of(proposal.task, call_id))
         if always_like_this and rule is None:
-            decision = replace(decision, said=f"{decision.said} No standing rule was made: "
-                                              "one follows only a yes that ran.")
+            decision = replace(decision, said=f"{decision.said}{not_made}")
         return self._after(proposal, decision, woke)
 
     def _unclaim(self, proposal: Proposal, call_id: str, *, reserved: float) -> bool:

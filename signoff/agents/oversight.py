@@ -15,9 +15,20 @@ MAX_REASON = 4000
 """The most characters a no's reason, or why a rule is taken back, may have: the agent is told
 a reason whole, in every model call after it."""
 
-_SHOWS_NOTHING = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+_SHOWS_NOTHING = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn"})
 """Unicode's categories of characters that show nothing: space, and the invisible ones
-(U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF), which `str.strip` keeps."""
+(U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF), which `str.strip` keeps; and marks
+that join what comes before (U+0301, U+034F COMBINING GRAPHEME JOINER, U+FE0F VARIATION
+SELECTOR-16), which show nothing where nothing comes before them."""
+
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that are drawn as blank space: the Hangul fillers (U+115F, U+1160,
+U+3164, U+FFA0) and U+2800 BRAILLE PATTERN BLANK. Unicode files them with the letters (Lo) and
+symbols (So), so a reason of them alone passed for one that says something."""
+
+
+def _shows_nothing(character: str) -> bool:
+    return character in _BLANK or unicodedata.category(character) in _SHOWS_NOTHING
 
 
 def said_why(text: str, *, what: str, needed: bool) -> str:
@@ -25,7 +36,7 @@ def said_why(text: str, *, what: str, needed: bool) -> str:
     shows nothing when one is `needed` (space, or only invisible characters), one longer than
     `MAX_REASON`, or one that is no text Unicode can write (a lone surrogate, '\\ud800')."""
     text = text.strip()
-    if needed and all(unicodedata.category(c) in _SHOWS_NOTHING for c in text):
+    if needed and all(_shows_nothing(c) for c in text):
         raise ReasonRefused("Say why: a no needs a reason, and the agent is told it.")
     if len(text) > MAX_REASON:
         raise ReasonRefused(f"{what} is at most {MAX_REASON:,} characters, and this one has "

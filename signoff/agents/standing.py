@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import select
+
 from signoff.actions.catalog import Action
 from signoff.actions.registry import Actions
 from signoff.agents import repository as repo
@@ -24,7 +26,9 @@ from signoff.agents.skills import Route, Skill
 from signoff.effects.effect import Effect, EffectKind
 from signoff.exceptions import AgentRefused, UnknownId
 from signoff.security.principals import People, Principal, PrincipalKind
+from signoff.store import points
 from signoff.store.database import Database
+from signoff.store.tables import principals
 
 __all__ = ["StandingRules"]
 
@@ -51,11 +55,24 @@ class StandingRules:
         name = tool_name(tool)
         self.check_may_make(registered, skill, name, by, for_everybody=for_everybody)
         effects = json.dumps(sorted(_identities(self._actions.get(name))))  # what it does now
+        shape = {"agent": registered.agent.agent_name(), "tool": name, "skill": skill,
+                 "made_by": by.id, "for_id": None if for_everybody else (for_id or by.id),
+                 "effects": tuple(tuple(e) for e in json.loads(effects))}
         with self._database.connect() as db:
-            rule_id = repo.insert_rule(db, agent=registered.agent.agent_name(), tool=name,
-                                       skill=skill, made_by_id=by.id,
-                                       for_id=None if for_everybody else (for_id or by.id),
-                                       effects=effects)
+            # One rule of a shape: the maker's "always" said again (to another of the proposals
+            # that waited, or at once in two places) gives back the rule that stands, so that
+            # taking it back takes it back (a twin left active let the tool run alone still).
+            # The maker's row is locked while it is looked for, so two said at once make one
+            # (SQLite's writers take turns already).
+            db.execute(select(principals.c.id).where(principals.c.id == by.id)
+                       .with_for_update())
+            same = next((r for r in repo.load_rules(db, active_only=True)
+                         if _shape(r) == shape), None)
+            points.reached("rules.looked", agent=shape["agent"], tool=name)
+            if same is not None:
+                return same
+            rule_id = repo.insert_rule(db, agent=shape["agent"], tool=name, skill=skill,
+                                       made_by_id=by.id, for_id=shape["for_id"], effects=effects)
             rule = next(r for r in repo.load_rules(db) if r.id == rule_id)
         return rule
 
@@ -198,6 +215,13 @@ def _covers(then: tuple[Any, ...], now: Effect) -> bool:
     kind, target, field, reason, _ = then
     return (kind == now.kind.value and target == now.target and bool(reason) == bool(now.reason)
             and (not field or field == now.field))
+
+
+def _shape(rule: StandingRule) -> dict[str, Any]:
+    """What makes `rule` the rule it is: whose it is, what it lets run alone, where, and what
+    its tool did when it was made (rules of one shape are one rule said twice)."""
+    return {"agent": rule.agent, "tool": rule.tool, "skill": rule.skill, "made_by": rule.made_by,
+            "for_id": rule.for_id, "effects": rule.effects}
 
 
 def _identities(action: Action) -> set[tuple[Any, ...]]:

@@ -659,8 +659,13 @@ def guard_revoke(config_path: str, rule_id: str, why: str, as_handle: str | None
     Example:
       signoff mcp revoke guard.toml RULE_ID --why "Ask me first." --as noor@example.com
     """
+    from signoff.cli.people import said_revoked
     from signoff.inbox import Inbox
+    from signoff.mcp.config import GuardConfig
+    from signoff.mcp.guard import reads_outside
 
     app, me = _guard_and_me(config_path, as_handle, token)
-    rule = app.revoke(Inbox(app).rule(me, rule_id), by=me, why=why)
-    say(f"Revoked: the guard proposes {rule.tool} again.")
+    config = GuardConfig.load(config_path)  # (its rules' words, as `signoff mcp rules` says them)
+    inbox = Inbox(app, reads_outside=lambda rule: reads_outside(config, rule))
+    rule = app.revoke(inbox.rule(me, rule_id), by=me, why=why)
+    say(said_revoked(inbox, me, rule, agent="the guard"))

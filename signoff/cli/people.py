@@ -403,9 +403,31 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
       signoff rules revoke RULE_ID --why "Too dear." --app examples/workshop.py --as noor@workshop.example
     """
     app, me = _of_group(ctx, app_spec, as_handle, token)
-    rule = app.revoke(_by_id("rule", "rules", rule_id, lambda: Inbox(app).rule(me, rule_id)),
+    inbox = Inbox(app)
+    rule = app.revoke(_by_id("rule", "rules", rule_id, lambda: inbox.rule(me, rule_id)),
                       by=me, why=why)
-    say(f"Revoked: {rule.agent} proposes {rule.tool} again.")
+    say(said_revoked(inbox, me, rule, agent=rule.agent))
+
+
+def said_revoked(inbox: Inbox, me: Any, rule: StandingRule, *, agent: str) -> str:
+    """What taking `rule` back came to, in words, `agent` naming its agent: it is proposed
+    again — unless another rule `me` can see stands where it did, which is named (that the
+    tool "is proposed again" would be untrue while that one lets it run alone there)."""
+    stands = next((r for r in inbox.rules(me, active_only=True) if _overlap(r, rule)), None)
+    if stands is None:
+        return f"Revoked: {agent} proposes {rule.tool} again."
+    return (f"Revoked. Another standing rule stands where this one did: {inbox.covers(stands)} "
+            f"(rule {stands.id}). Revoke it too for {agent} to propose {rule.tool} there.")
+
+
+def _overlap(rule: StandingRule, revoked: StandingRule) -> bool:
+    """Whether `rule` lets its agent run alone some call `revoked` did: the same agent and
+    tool, in a skill and in work the two both cover."""
+    same_call = (rule.id != revoked.id and rule.agent == revoked.agent
+                 and rule.tool == revoked.tool)
+    skills = None in (rule.skill, revoked.skill) or rule.skill == revoked.skill
+    work = None in (rule.for_id, revoked.for_id) or rule.for_id == revoked.for_id
+    return same_call and skills and work
 
 
 @main.command()

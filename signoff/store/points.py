@@ -20,6 +20,8 @@ scheduler falls that way. The points:
   locked (PostgreSQL; ``record`` names its class); the run goes on to its next.
 - ``run.called``: an action's function returned inside its run; its writes are flushed next.
 - ``run.consented``: an action run on a consent did its work; the run commits next.
+- ``rules.looked``: making a standing rule looked for one of its shape that stands; none
+  stood, or it is given back, next.
 - ``login.checked``: a login found the password still the person's; the session's token is
   stored next, in the same transaction.
 - ``people.handle_free``: a principal's handle was found free; its row is inserted next.

@@ -442,13 +442,14 @@ class Pages:
 
 def _made_by(rule: StandingRule, proposal: Proposal) -> bool:
     """Whether `rule` is the one a yes to `proposal` with "always like this" made: its decider's,
-    for its agent, skill and tool, in the work it was for, made once the call ran."""
+    for its agent, skill and tool, in the work it was for, made once the call ran — or, still
+    standing, given back by that yes (one said again makes no second rule)."""
     return (proposal.status is ProposalStatus.DONE and proposal.decided_by is not None
             and rule.made_by == proposal.decided_by and rule.agent == proposal.agent
             and rule.tool == proposal.action and rule.skill == proposal.skill
             and rule.for_id == (proposal.for_id or proposal.decided_by)
             and proposal.decided_at is not None
-            and rule.made_at >= proposal.decided_at)
+            and (rule.made_at >= proposal.decided_at or rule.active))
 
 
 def _changed_not_asked(changed: list[str], *, always: bool) -> str:
