@@ -79,7 +79,8 @@ def test_what_is_no_going_back_is_told_before_anything_is_asked(
 
 def test_tables_a_newer_signoff_made_are_told_as_unknown(tmp_path: Path) -> None:
     """At a revision no script of this signoff has, `db revision` says this signoff refuses the
-    database (it said this one would upgrade it)."""
+    database (it said this one would upgrade it), and names the revision to take them back to
+    with the newer one installed: this one's newest (it said "REVISION")."""
     db = tmp_path / "shop.db"
     (tmp_path / "shop.py").write_text(SHOP_APP.format(db=db))
     assert signoff_in(tmp_path, "users", "add", "ada@shop.example", "Ada").returncode == 0
@@ -92,6 +93,7 @@ def test_tables_a_newer_signoff_made_are_told_as_unknown(tmp_path: Path) -> None
     told = signoff_in(tmp_path, "db", "revision")
     assert told.returncode == 0, told.stderr
     assert "0099_x, which this signoff does not know" in told.stdout
+    assert f"db downgrade {head_revision()} --app" in told.stdout  # (the revision to name)
     refused = signoff_in(tmp_path, "db", "downgrade", "0006_issue15", "--yes")
     assert refused.returncode == 2
     assert "take them back with that version installed" in refused.stderr

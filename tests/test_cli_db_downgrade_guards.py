@@ -34,3 +34,15 @@ def test_base_is_no_release_to_go_back_to_and_nobody_is_lost(tmp_path: Path) -> 
     assert told.returncode == 2, told.stdout
     assert revision_of(db) is not None
     assert "ada@shop.example" in signoff_in(tmp_path, "users", "list").stdout
+
+
+def test_the_revision_the_tables_are_at_is_nothing_to_take_back(tmp_path: Path) -> None:
+    """Taken "back" to the revision they are at, nothing is asked (it asked to take them "back
+    from 0006_issue15 to 0006_issue15"), nothing changes, and it says so, exit 0."""
+    db = _made(tmp_path)
+    assert signoff_in(tmp_path, "db", "downgrade", "0006_issue15", "--yes").returncode == 0
+    told = signoff_in(tmp_path, "db", "downgrade", "0006_issue15", given="")
+    assert told.returncode == 0, told.stderr
+    assert "[y/N]" not in told.stderr
+    assert "at 0006_issue15 already: nothing to take back" in told.stdout, told.stdout
+    assert revision_of(db) == "0006_issue15"

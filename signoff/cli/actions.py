@@ -204,10 +204,17 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     """
     stop = threading.Event()
     with _stopped_by_ctrl_c(), _stopped_when_asked(stop):
-        _work(app_spec, once=once, every=every, stuck_after=timedelta(seconds=stuck_after),
+        _work(app_spec, once=once, every=every,
+              stuck_after=min(timedelta(seconds=stuck_after), _STUCK_AFTER_MOST),
               temporal=temporal, stop=stop)
         if stop.is_set():  # (SIGTERM: the work ended as asked; Ctrl-C says so itself)
             click.echo("Stopped.")
+
+
+_STUCK_AFTER_MOST = timedelta(days=36_525)
+"""The longest ``--stuck-after`` taken as given: a hundred years, which is never in practice. A
+longer one is taken as this (the time it reaches back to from now fell before year 1, and the
+worker failed "for a reason it did not foresee", OverflowError)."""
 
 
 def _temporal(ctx: click.Context, value: str | None) -> str | None:

@@ -65,8 +65,9 @@ def revision(app_spec: str | None, as_json: bool) -> None:
     elif not known:
         click.echo(f"signoff's tables are at {current}, which this signoff does not know (a newer "
                    f"one made it; this one makes {newest}): this signoff refuses the database. "
-                   "Use the newer one, or take the tables back with it installed "
-                   f"(`{runnable('db downgrade REVISION' + app_option_words())}`).")
+                   "Use the newer one, or take the tables back to this one's newest with it "
+                   f"installed (`{runnable(f'db downgrade {newest}' + app_option_words())}`), "
+                   "then install this one.")
     else:
         click.echo(f"signoff's tables are at {current}; this signoff makes {newest}, and upgrades "
                    "them the first time it opens the database.")
@@ -88,11 +89,15 @@ def upgrade(app_spec: str | None) -> None:
       signoff db upgrade --app examples/workshop.py
     """
     app = load_app(app_spec)
-    with _connected(app) as connection:
+    with _connected(app) as connection, connection.begin():
+        # Where they were is read under the lock the upgrade holds (SQLite's write lock, as
+        # the transaction begins; PostgreSQL's advisory lock): two at once each read it first,
+        # and both said they had brought the tables from it, the one that had waited too.
+        migrate.lock_schema(connection)
         before = migrate.current_revision(connection)
-    app.database.ensure_schema()
-    with _connected(app) as connection:
+        migrate.upgrade(connection)
         now = migrate.current_revision(connection)
+    app.database.ensure_schema()  # (and the app's record tables that are missing)
     if before == now:
         click.echo(f"signoff's tables are at {now}, the newest this signoff makes: nothing to do.")
     elif before is None:
@@ -127,6 +132,12 @@ def downgrade(revision: str, yes: bool, app_spec: str | None) -> None:
         migrate.check_going_back(connection, revision)  # (before asking: nothing to ask of)
         before = migrate.current_revision(connection)
         connection.rollback()  # (the reads began a transaction: a downgrade begins its own)
+        if revision == before:  # (it asked, then said it took them "from X to X")
+            click.echo(f"signoff's tables are at {before} already: nothing to take back." + (
+                "" if before == migrate.head_revision() else " Install the release of signoff "
+                "that knows it before the app runs again (this one upgrades them the next time "
+                "it opens the database)."))
+            return
         if not yes:
             _asked(app, before, revision)
         migrate.downgrade(connection, revision)

@@ -173,8 +173,7 @@ def _bytes_shown(text: str) -> str:
 def _store_hint(url: str, told: str = "") -> str:
     """What to check of the database at `url` that could not be used (`told`: what it said)."""
     if not url.startswith("sqlite"):
-        return ("Check that the database is running and reachable, and that the app's database "
-                "URL is right.")
+        return _server_hint(url, told)
     path = _sqlite_file(url)
     if path and Path(path).is_dir():
         return (f"{Path(path).resolve()} is a folder, not a database file: give the app the path "
@@ -187,8 +186,46 @@ def _store_hint(url: str, told: str = "") -> str:
         return ("This command writes to it, and it is read-only here: opened read-only (mode=ro "
                 "in its URL), or its file or folder may not be written by you. Give the app a "
                 "database it may write to.")
+    if "database is locked" in told:  # (SQLite's, once its wait for the write lock is over)
+        return ("Another process held its write lock for longer than signoff waits for it: a "
+                "backup, a `sqlite3` shell left in a transaction, or a process stuck while "
+                "writing. Let it finish (or stop it), then run this again.")
+    if "file is not a database" in told:
+        return (f"{Path(path).resolve() if path else 'Its file'} is not a SQLite database (or "
+                "it is encrypted, or damaged): give the app its database file, or a path where "
+                "none is yet (which it makes). Nothing in that file was changed.")
     return ("Check that its file and folder may be read and written by you, and that the app's "
             "database URL is right.")
+
+
+def _server_hint(url: str, told: str) -> str:
+    """What to check of a database server that refused or could not be reached at `url`
+    (`told`: what the driver said), in the words of what went wrong."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        parsed = None
+    name = parsed.database if parsed is not None else None
+    if "no password supplied" in told:
+        return ("The server asks for a password, and the app's database URL gives none: write "
+                "it there (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE), or set PGPASSWORD.")
+    if "password authentication failed" in told:
+        return ("The server does not take the user name and password in the app's database "
+                "URL: correct them there (a character such as @, : or / in the password is "
+                "written %-encoded: @ as %40).")
+    if name and f'database "{name}" does not exist' in told:
+        return (f"The server has no database {name}: make it (`createdb {name}`, or CREATE "
+                "DATABASE), or name one it has in the app's database URL; signoff makes its "
+                "tables in it, not the database itself.")
+    if "failed to resolve host" in told or "could not translate host name" in told:
+        host = parsed.host if parsed is not None else None
+        return (f"No machine is known by the name {host or 'in the URL'}: check the host in "
+                "the app's database URL.")
+    return ("Check that the database is running and reachable, and that the app's database "
+            "URL is right.")
 
 
 def _sqlite_file(url: str) -> str:
