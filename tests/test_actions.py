@@ -954,8 +954,8 @@ def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> Non
     from psycopg import errors
     from sqlalchemy.exc import OperationalError
 
-    from signoff.actions.running import _is_conflict
     from signoff.exceptions import StoreError
+    from signoff.store.database import is_conflict
 
     def told(driver_error: Exception) -> StoreError:
         wrapped = OperationalError("COMMIT", {}, driver_error)
@@ -964,9 +964,9 @@ def test_a_conflict_is_known_through_the_sentence_the_store_tells_it_in() -> Non
         except StoreError as error:
             return error
 
-    assert _is_conflict(told(errors.SerializationFailure("could not serialize access")))
-    assert _is_conflict(told(errors.DeadlockDetected("deadlock detected")))
-    assert not _is_conflict(told(errors.UniqueViolation("duplicate key")))
+    assert is_conflict(told(errors.SerializationFailure("could not serialize access")))
+    assert is_conflict(told(errors.DeadlockDetected("deadlock detected")))
+    assert not is_conflict(told(errors.UniqueViolation("duplicate key")))
 
 
 def _parts(database: str) -> SimpleNamespace:

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
@@ -48,6 +48,7 @@ from signoff.exceptions import (
     OutcomeUnknown,
     ReadOnlyViolation,
     Refusal,
+    StoreError,
     Unavailable,
     UserError,
 )
@@ -58,7 +59,7 @@ from signoff.security.records import LOCKS_RECORDS, RecordBase
 from signoff.security.rules import Rule, refusal
 from signoff.security.sessions import open_session
 from signoff.store import points
-from signoff.store.database import Database, reading_only
+from signoff.store.database import Database, is_conflict, reading_only
 from signoff.store.tables import consents_used
 
 __all__ = ["Providers", "RunAborted", "RunContext", "RunTransaction", "Runner", "changes_within",
@@ -312,6 +313,11 @@ class Runner:
                                problem=failed.message)
             except RunAborted:
                 raise
+            except _Unrecorded as unrecorded:  # (it ran: not a failure of the run)
+                log.error("Action %s ran, run as %s for cause %r, and what it did could not "
+                          "be recorded: %s", action.name, acting.names, cause,
+                          unrecorded.error)
+                raise unrecorded.error from unrecorded.__cause__
             except _AlreadyUsed:
                 return _result(action, acting, cause, ActionOutcome.DENIED, problem=_USED)
             except ReadOnlyViolation:  # an action found to only read tried more (`_as_found`
@@ -321,7 +327,7 @@ class Runner:
                 # A record-only run is run again on a conflict; so is one that reaches outside
                 # while its body has not begun (two such runs locking the records they are
                 # given in opposite orders: the server ends one, which had done nothing).
-                if (isolate or not _BEGAN.get()) and _is_conflict(error):
+                if (isolate or not _BEGAN.get()) and is_conflict(error):
                     raise _Conflict from error
                 log.exception(
                     "Action %s failed, run as %s for cause %r", action.name, acting.names, cause
@@ -342,7 +348,8 @@ class Runner:
         rolled back: it read, and wrote nothing), and what
         `before` checks and `within` records is done in a transaction of its own once it is
         back. A crash in between leaves the call as it was marked before it started: running,
-        its outcome unknown — as a crash during the call does."""
+        its outcome unknown — as a crash during the call does, and as a database that cannot
+        be written once it is back does (a `StoreError`: Failed would say it did not happen)."""
         with reading_only():  # only this transaction: those the action opens itself are its own
             session.begin()
             session.connection()
@@ -357,12 +364,17 @@ class Runner:
         finally:
             session.rollback()
         if before is not None or within is not None:
-            with session.begin():
-                connection = session.connection()
-                if before is not None:
-                    before(connection)
-                if within is not None:
-                    within(connection, result)
+            try:
+                with session.begin():
+                    connection = session.connection()
+                    if before is not None:
+                        before(connection)
+                    if within is not None:
+                        within(connection, result)
+            except DBAPIError as error:
+                raise _Unrecorded(self._database.error(error)) from error
+            except StoreError as error:
+                raise _Unrecorded(error) from error
         return result
 
     def _call_plain(
@@ -731,19 +743,13 @@ _REPEATABLE_READ = own_text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 _USED = "This consent has been used already: it is honoured once."
 
 
-def _is_conflict(error: BaseException) -> bool:
-    """Whether `error` (SQLAlchemy's, the driver's own from a prepared statement, or signoff's
-    `StoreError` with either as its cause) is a serialization failure or a deadlock: the
-    transaction may be run again."""
-    seen: set[int] = set()
-    each: BaseException | None = error
-    while each is not None and id(each) not in seen:
-        seen.add(id(each))
-        for found in (each, getattr(each, "orig", None)):
-            if getattr(found, "sqlstate", None) in ("40001", "40P01"):
-                return True
-        each = each.__cause__
-    return False
+class _Unrecorded(Exception):
+    """A run that reached outside came back, and what it did could not be recorded: the
+    database's `error`, which ends the run as a crash would (it stays marked running)."""
+
+    def __init__(self, error: StoreError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class RunAborted(Exception):

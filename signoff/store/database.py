@@ -23,7 +23,7 @@ from signoff.exceptions import StoreError, UserError
 from signoff.store import journal, json_text
 from signoff.store.migrate import lock_schema
 
-__all__ = ["READ_ONLY", "SECOND_WRITER", "Database", "database_url_for", "reading_only"]
+__all__ = ["READ_ONLY", "SECOND_WRITER", "Database", "database_url_for", "is_conflict", "reading_only"]
 
 _reading = ContextVar("signoff_reading_only", default=False)
 
@@ -498,3 +498,18 @@ def _sqlite_begin(connection: Connection) -> None:
             cursor.close()
     except sqlite3.Error as error:
         raise DBAPIError.instance(begin, None, error, sqlite3.Error) from error
+
+
+def is_conflict(error: BaseException) -> bool:
+    """Whether `error` (SQLAlchemy's, the driver's own from a prepared statement, or signoff's
+    `StoreError` with either as its cause) is a serialization failure or a deadlock: the
+    transaction may be run again."""
+    seen: set[int] = set()
+    each: BaseException | None = error
+    while each is not None and id(each) not in seen:
+        seen.add(id(each))
+        for found in (each, getattr(each, "orig", None)):
+            if getattr(found, "sqlstate", None) in ("40001", "40P01"):
+                return True
+        each = each.__cause__
+    return False
