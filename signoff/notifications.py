@@ -18,6 +18,7 @@ import hmac
 import http.client
 import json
 import logging
+import re
 import smtplib
 import socket
 import threading
@@ -34,9 +35,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from signoff.agents.events import AgentProposed
-from signoff.agents.proposals import Proposal
+from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.effects import sends
-from signoff.exceptions import UserError
+from signoff.exceptions import StoreError, UnknownId, UserError
 from signoff.inbox import Inbox
 from signoff.security.principals import PrincipalKind
 
@@ -57,9 +58,6 @@ SIGNATURE_HEADER = "X-Signoff-Signature"
 """The header carrying ``sha256=<hex HMAC of the body>`` when a webhook has a secret."""
 
 log = logging.getLogger("signoff.notifications")
-
-_ANSWER_READ = 64 * 1024
-"""The most of a receiver's answer read (nothing in it is used; the rest is left unread)."""
 
 
 class _Deadline:
@@ -181,6 +179,15 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args: Any, **options: Any) -> None:
         return None  # (urllib then raises the answer as an HTTPError)
 
+    def http_error_302(self, *args: Any, **options: Any) -> None:
+        # Not urllib's: a redirect to another scheme (file:, data:) was raised before
+        # `redirect_request`, its reason "Redirection to url '…' is not allowed" holding the
+        # whole address it pointed to (its token too) for the log. None: urllib raises the
+        # answer as it came.
+        return None
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
 
 class _HttpsWatched(urllib.request.HTTPSHandler):
     def __init__(self, deadline: _Deadline) -> None:
@@ -210,7 +217,9 @@ def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
         opener = urllib.request.build_opener(_HttpWatched(deadline), _HttpsWatched(deadline),
                                              _NoRedirect())
         with opener.open(request, timeout=timeout) as answer:  # the scheme was checked above
-            answer.read(_ANSWER_READ)  # (all of it was read: a receiver's gigabytes, in memory)
+            # Its status came: it was told. Its body is left unread (all of it was read: a
+            # receiver's gigabytes, in memory; then a little, and one whose body never ended
+            # read as not told, at its timeout, though it had answered 200).
             return int(answer.status)
 
 
@@ -277,18 +286,22 @@ class WebhookNotifier:
     """The inbox's address, for a link to the proposal."""
     timeout: float = 10.0
     """Seconds to wait for the receiver."""
+    app: App | None = field(default=None, repr=False, compare=False)
+    """The app whose proposals it tells of (`notify_by_webhook` gives it): a proposal decided
+    before its POST went is then not sent. Without it, each is sent as it was made."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")) or (
                 not _host(self.url)):
             raise UserError(f"A webhook URL starts with http:// or https:// and names a host, "
                             f"not {_shown(self.url)!r}.")
-        _check_address(self.url)
-        if "@" in urllib.parse.urlsplit(self.url).netloc:  # (no POST ever went: the user and
-            # password were taken for the host's name)
+        if "@" in _authority(self.url):  # (no POST ever went: the user and password were taken
+            # for the host's name; or, a "?", "#" or "/" in the password, the user for the host
+            # and the password's start for a port, both shown in the log)
             raise UserError(f"A webhook URL names no user or password ({_shown(self.url)!r}): "
                             "none is sent from it. Give the receiver's address alone, and "
                             "secret= to sign each body.")
+        _check_address(self.url)
         if isinstance(self.secret, str):
             object.__setattr__(self, "secret", self.secret.encode())
         elif self.secret is not None and not isinstance(self.secret, bytes | bytearray):
@@ -306,6 +319,8 @@ class WebhookNotifier:
         a sentence: the proposal waits all the same)."""
         secret = self.secret.encode() if isinstance(self.secret, str) else self.secret
         proposal = event.proposal
+        if _decided_first(self.app, proposal, f"the webhook {_shown(self.url)}"):
+            return
         # When, and which sending, signed with the rest: a body replayed reads as sent then,
         # under a delivery id the receiver has seen (without them it was the same body again).
         body = {**proposal_message(proposal, inbox_url=self.inbox_url),
@@ -404,6 +419,8 @@ class EmailNotifier:
         """Write to whoever decides `event`'s proposal (a server that cannot be reached is
         logged in a sentence: the proposal waits all the same)."""
         proposal = event.proposal
+        if _decided_first(self.app, proposal, "anyone by e-mail"):
+            return
         to = self.recipients(proposal)
         if not to:
             theirs = (proposal.routed and not proposal.decide_queue
@@ -434,6 +451,23 @@ class EmailNotifier:
                         self.port, _refusals(refused))
 
 
+def _decided_first(app: App | None, proposal: Proposal, told: str) -> bool:
+    """Whether `proposal` was decided before it was `told` (a handler before it held the work,
+    a decision came meanwhile): said in the log. Each was told the proposal waited, for a yes
+    or no already given. False when it waits, or cannot be read now (it is told then)."""
+    if app is None:
+        return False
+    try:
+        now = app.proposal(proposal.id)
+    except (StoreError, UnknownId):
+        return False
+    if now.status is ProposalStatus.WAITING:
+        return False
+    log.info("Proposal %s (%s) was decided (%s) before it was told to %s, so it was not: it "
+             "no longer waits.", proposal.id, proposal.label, now.status.value, told)
+    return True
+
+
 def _an_app(app: Any, whose: str) -> None:
     """`app` is an app (an AttributeError from inside said it was not)."""
     if not callable(getattr(app, "on", None)) or not hasattr(app, "people"):
@@ -462,6 +496,13 @@ def _host(url: str) -> str:
         return urllib.parse.urlsplit(url).hostname or ""
     except ValueError:  # ("http://[::1/": an IPv6 address unclosed)
         return ""
+
+
+def _authority(url: str) -> str:
+    """What `url` has between its scheme's ``//`` and the first ``/`` after it: its host and
+    port, as a reader takes them (a user and password too, when it has them, whatever is in
+    the password but a "/")."""
+    return url.partition("://")[2].partition("/")[0]
 
 
 def _check_address(url: str) -> None:
@@ -500,9 +541,14 @@ def _shown(url: str) -> str:
     in the path)."""
     try:
         parts = urllib.parse.urlsplit(url)
-        host = parts.netloc.rpartition("@")[2]
     except ValueError:
         return "(an address that is no URL)"
+    # After the last "@" of the authority as written, cut at a "?" or "#" (a password holding
+    # one read as the host "user" and the port "pa", and was shown so), with its port only
+    # when it is one.
+    host: str = re.split(r"[?#]", _authority(url).rpartition("@")[2])[0] if parts.netloc else ""
+    name, _, port = host.rpartition(":") if host.rfind(":") > host.rfind("]") else (host, "", "")
+    host = f"{name}:{port}" if port.isdigit() else name
     rest = "/…" if parts.path.strip("/") or parts.query else ""
     if not host and parts.scheme:
         return f"{parts.scheme}://{rest.lstrip('/')}"
@@ -512,6 +558,13 @@ def _shown(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, host, "", "", "")) + rest
 
 
+def _said(reason: str) -> str:
+    """A receiver's reason phrase as the log shows it: printable, and not past 80 letters
+    (it was shown whole: 60 KiB of it, or a carriage return rewriting the line)."""
+    shown = "".join(c if c.isprintable() else " " for c in reason)
+    return shown if len(shown) <= 80 else f"{shown[:80]}…"
+
+
 def _why(error: OSError | http.client.HTTPException | ValueError) -> str:
     """What went wrong reaching a receiver, in a few words."""
     if isinstance(error, http.client.HTTPException):
@@ -519,11 +572,11 @@ def _why(error: OSError | http.client.HTTPException | ValueError) -> str:
     if isinstance(error, urllib.error.HTTPError) and 300 <= error.code < 400:
         to = error.headers.get("Location") if error.headers is not None else None
         to = urllib.parse.urljoin(error.url, to) if to and error.url else to  # (/hook: where)
-        return (f"it answered HTTP {error.code} {error.reason}, a redirect"
+        return (f"it answered HTTP {error.code} {_said(error.reason)}, a redirect"
                 f"{f' to {_shown(to)}' if to else ''}, which is not followed (it would drop "
                 "the body): give the address it redirects to")
     if isinstance(error, urllib.error.HTTPError):
-        return f"it answered HTTP {error.code} {error.reason}"
+        return f"it answered HTTP {error.code} {_said(error.reason)}"
     if isinstance(error, urllib.error.URLError):
         return f"it could not be reached ({error.reason})"
     if isinstance(error, smtplib.SMTPRecipientsRefused):
@@ -555,7 +608,8 @@ def notify_by_webhook(app: App, url: str, *, secret: bytes | str | None = None, 
                       timeout: float = 10.0) -> WebhookNotifier:
     """POST every new proposal of `app` to `url`; the notifier registered."""
     _an_app(app, "notify_by_webhook")
-    notifier = WebhookNotifier(url=url, secret=secret, inbox_url=inbox_url, timeout=timeout)
+    notifier = WebhookNotifier(url=url, secret=secret, inbox_url=inbox_url, timeout=timeout,
+                               app=app)
     app.on(AgentProposed, notifier)
     return notifier
 

@@ -1,4 +1,4 @@
-"""What a webhook receiver answers: only a little of its body is read (nothing of it is used),
+"""What a webhook receiver answers: its body is not read (nothing of it is used),
 so a receiver answering gigabytes does not fill the process's memory with them. A real server
 on 127.0.0.1."""
 
@@ -55,7 +55,7 @@ def flooding() -> Iterator[SimpleNamespace]:
 
 def test_a_receiver_answering_a_huge_body_is_not_read_to_its_end(
         flooding: SimpleNamespace) -> None:
-    """A 200 with a body of 256 MiB is taken as told, having read a little of it: the receiver
+    """A 200 with a body of 256 MiB is taken as told, its body unread: the receiver
     could not send it all (it was read whole, into memory, within the timeout)."""
     assert post_json(flooding.url, {"a": 1}, timeout=60) == 200
     flooding.thread.join(timeout=60)
