@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp.types import Tool, ToolAnnotations
 
+from signoff.agents import repository as repo
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app, remember
 from signoff.store import points
@@ -117,6 +118,39 @@ def test_a_handle_added_twice_at_once_is_the_handle_taken_sentence(
                 told = ""
         assert told.startswith("There is already someone with the handle 'mia@shop.example'")
         assert first.people.get("mia@shop.example").id == meant[0]
+    finally:
+        first.database.dispose()
+        second.database.dispose()
+
+
+def test_two_guards_suspending_one_rule_at_once_both_go_on(tmp_path: Path) -> None:
+    """Both guards see the tool changed; the second takes the standing rule on it back between
+    the first's listing of the rules and its own taking back. The first goes on (it failed,
+    "This rule was revoked already."), and the rule is taken back once."""
+    config = _config(tmp_path, f"sqlite:///{tmp_path / 'guard.db'}")
+    first, second = open_guard_app(config), open_guard_app(config)
+    try:
+        assert remember(first, "files_read_file", _tool("Reads a file.", reads=True)) is False
+        noor = first.people.get("noor@example.com")
+        with first.database.connect() as db:
+            rule_id = repo.insert_rule(db, agent="guard", tool="files_read_file", skill=None,
+                                       made_by_id=noor.id, for_id=noor.id, effects="[]")
+        meanwhile_done: list[str] = []
+
+        def meanwhile(point: str, where: dict[str, Any]) -> None:
+            if point == "mcp.rule_to_suspend" and not meanwhile_done:
+                meanwhile_done.append(where["rule"])
+                (rule,) = second.rules(active_only=True)
+                second.revoke(rule, by=second.people.get("noor@example.com"),
+                              why="Suspended by the other guard.")
+
+        with points.pausing(meanwhile):
+            changed = remember(first, "files_read_file", _tool("Deletes a file.", reads=False))
+        assert changed is True
+        assert meanwhile_done == [rule_id]
+        (rule,) = first.rules()
+        assert not rule.active
+        assert rule.why == "Suspended by the other guard."
     finally:
         first.database.dispose()
         second.database.dispose()

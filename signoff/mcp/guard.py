@@ -21,6 +21,7 @@ is offered once the guard lists it, with its leave from the config.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import logging
@@ -55,6 +56,7 @@ from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
 from signoff.app import App
 from signoff.exceptions import (
+    AgentRefused,
     Failed,
     Invalid,
     NotFound,
@@ -343,11 +345,15 @@ def remember(app: App, action: str, tool: Tool, *, again: bool = True) -> bool:
     for rule in app.rules(active_only=True):
         if rule.tool != action:
             continue
+        points.reached("mcp.rule_to_suspend", rule=rule.id)
         maker = app.people.find(rule.made_by)
         if maker is not None:
-            app.revoke(rule, by=maker, why=f"Suspended by the guard: {action}'s server changed "
-                                          f"the tool — {what}. Look at it again, and make a new "
-                                          "rule if it still should run alone.")
+            with contextlib.suppress(AgentRefused):  # (taken back meanwhile, by another guard
+                # that saw the same change at once: it is suspended all the same)
+                app.revoke(rule, by=maker, why=f"Suspended by the guard: {action}'s server "
+                                              f"changed the tool — {what}. Look at it again, "
+                                              "and make a new rule if it still should run "
+                                              "alone.")
     return True
 
 

@@ -25,6 +25,8 @@ scheduler falls that way. The points:
 - ``login.checked``: a login found the password still the person's; the session's token is
   stored next, in the same transaction.
 - ``people.handle_free``: a principal's handle was found free; its row is inserted next.
+- ``mcp.rule_to_suspend``: an MCP guard found a standing rule on a tool whose server changed
+  it (``rule`` names it); it takes the rule back next.
 - ``mcp.tool_unknown``: an MCP guard found no row of what an upstream tool said of itself; it
   keeps one next.
 """
