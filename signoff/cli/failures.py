@@ -128,6 +128,8 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
     if isinstance(error, ModuleNotFoundError):
         return Failure(prefix + missing_module(error.name or ""), EXIT_USAGE)
     if isinstance(error, StoreError):
+        if misread := _password_read_as_host(error.url):  # (said alone: the error repeats it)
+            return Failure(prefix + misread, EXIT_FAILED)
         return Failure(f"{prefix}{error} {_store_hint(error.url, str(error))}", EXIT_FAILED)
     if isinstance(error, ModelNotConfigured):
         return Failure(prefix + error.message, EXIT_USAGE)
@@ -196,6 +198,22 @@ def _store_hint(url: str, told: str = "") -> str:
                 "none is yet (which it makes). Nothing in that file was changed.")
     return ("Check that its file and folder may be read and written by you, and that the app's "
             "database URL is right.")
+
+
+def _password_read_as_host(url: str) -> str:
+    """The sentence for a server's `url` whose password holds an ``@`` written as itself
+    (`password_misread`), with the form that works; "" for any other URL."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from signoff.store.database import password_misread
+
+    try:
+        said = password_misread(make_url(url))
+    except ArgumentError:
+        return ""
+    return said and (f"{said} For the password p@ss: "
+                     "postgresql+psycopg://USER:p%40ss@HOST/DATABASE.")
 
 
 def _server_hint(url: str, told: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import Engine, MetaData, create_engine, event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
 
@@ -240,7 +240,8 @@ class Database:
         shown = self.engine.url.render_as_string(hide_password=True)
         reason = str(error.orig).strip().splitlines()[0] if error.orig else type(error).__name__
         what = "could not be used" if isinstance(error, OperationalError) else "refused a statement"
-        return StoreError(f"The database {shown} {what}: {reason}.", url=shown)
+        return StoreError(password_misread(self.engine.url) or
+                          f"The database {shown} {what}: {reason}.", url=shown)
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -513,3 +514,16 @@ def is_conflict(error: BaseException) -> bool:
                 return True
         each = each.__cause__
     return False
+
+
+def password_misread(url: URL) -> str:
+    """What to say of a database at `url` whose password holds an ``@`` written as itself (what
+    follows it was read as the host, and the driver's words, like the URL shown, repeat part of
+    the password): naming none of it. "" for any other URL."""
+    host = url.host or ""
+    if "@" not in host:  # (no machine's name holds one)
+        return ""
+    named = f" {url.database}" if url.database else ""
+    return (f"The database{named} at {host.rpartition('@')[2]} could not be used: the password "
+            "in its URL holds an @ written as itself, so what follows it was read as the host. "
+            "Write the password %-encoded there (@ as %40).")
