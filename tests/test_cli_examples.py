@@ -8,7 +8,6 @@ import os
 import re
 import runpy
 import shlex
-import socket
 import subprocess
 import sys
 import time
@@ -29,12 +28,14 @@ from signoff.cli import main
 from signoff.models.base import allow_model_requests
 from signoff.testing import ScriptedModel, says
 from tests.mcp_servers import guard_config, stdio_server
+from tests.ports import free_port
 from tests.provider_servers import Canned, openai_completion, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_MODEL_PORT = 11434
 """Where the examples' local model listens (Ollama's port): a scripted OpenAI-compatible server
-stands in for it."""
+stands in for it, on a port of the test's own (`free_port`) that the example is pointed at —
+on 11434 itself it took the requests of a local model, or of another run's examples."""
 
 EXITS = {"lint --app examples/crane.py": 1, "--model openai:gpt-4o-mini": 2}
 """Examples documented to exit otherwise than 0: lint "exits 1 when it finds anything" (the
@@ -221,16 +222,10 @@ def _filled(shop: SimpleNamespace, example: str) -> str:
     return example
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _serve(argv: list[str]) -> None:
     """`signoff serve …`, on a port of the test's own (given last, it wins): it serves the
     inbox until it is stopped."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "signoff.cli", *argv, "--port", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env=dict(os.environ))
@@ -257,7 +252,7 @@ def _own_ports(argv: list[str]) -> tuple[list[str], dict[str, int]]:
     moved = list(argv)
     for at, value in enumerate(argv[1:], start=1):
         if argv[at - 1] in ("--http", "--inbox") and re.fullmatch(r"127\.0\.0\.1:\d+", value):
-            ports[argv[at - 1]] = _free_port()
+            ports[argv[at - 1]] = free_port()
             moved[at] = f"127.0.0.1:{ports[argv[at - 1]]}"
     return moved, ports
 
@@ -375,7 +370,9 @@ def test_each_help_example_runs_as_written(workshop: SimpleNamespace, example: s
     if "password" in argv[:2] and not any(a.startswith("--password") for a in argv):
         _at_a_terminal(argv)  # it asks for the password there, twice, hidden
         return
-    with serving(LOCAL_MODEL_PORT) as model:
+    port = free_port()
+    argv = [a.replace(f"127.0.0.1:{LOCAL_MODEL_PORT}", f"127.0.0.1:{port}") for a in argv]
+    with serving(port) as model:
         model.answer(
             Canned(body=openai_completion(None, [("c1", "parts_for", '{"fault": "brake"}')])),
             Canned(body=openai_completion("Pads.", [("c2", "set_price", f'{{"repair": '
