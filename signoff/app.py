@@ -279,6 +279,10 @@ class App:
     ) -> list[Proposal]:
         """Proposals, newest first, filtered by status (a `ProposalStatus`, or its name in any
         case: "waiting"), agent and task."""
+        if agent is not None and not isinstance(agent, str) and not (
+                isinstance(agent, type) and issubclass(agent, Agent)):
+            raise UserError(f"agent is an agent's class or its name (Estimator, \"estimator\"), "
+                            f"not {agent!r}.")
         name = agent.agent_name() if isinstance(agent, type) else agent
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or limit < 1):
@@ -289,7 +293,7 @@ class App:
 
     def proposals_for(self, person: Principal) -> list[Proposal]:
         """The proposals `person` may decide now, newest first."""
-        return self._agency.proposals_for(person)
+        return self._agency.proposals_for(self._principal(person, "proposals_for takes a person"))
 
     def proposal(self, proposal: Proposal | str | UUID) -> Proposal:
         """A proposal as it stands now."""
@@ -322,12 +326,19 @@ class App:
     def _decider(self, by: Any) -> Principal:
         """Who decides, as given: a `Principal`, or their handle; `UserError` for anything else
         (or for nobody of this app: a person of another app is not one of its people)."""
-        if isinstance(by, str):
-            return self.people.get(by)
-        if not isinstance(by, Principal):
-            raise UserError(f"by takes the person who decides (a Principal, or a handle), not "
-                            f"{by!r}.")
-        return by
+        return self._principal(by, "by takes the person who decides")
+
+    def _principal(self, given: Any, what: str) -> Principal:
+        """A person as given to a verb: a `Principal` of this app's, or their handle;
+        `UserError` for anything else."""
+        if isinstance(given, str):
+            return self.people.get(given)
+        if not isinstance(given, Principal):
+            raise UserError(f"{what} (a Principal, or a handle), not {given!r}.")
+        if self.people.find(given.id) is None:  # (it was told by its id alone)
+            raise UserError(f"{given.name} is not one of this app's people: give a person of "
+                            "this app's (app.people.get(handle)).")
+        return given
 
     def pass_deadline(self, proposal: Proposal | str | UUID, *,
                       now: datetime | None = None) -> DeadlinePassed:
@@ -374,11 +385,11 @@ class App:
 
     def receipt(self, task: Outcome | str | UUID) -> Receipt:
         """Everything a task did: model calls, tool calls, proposals and decisions."""
-        return self._agency.receipt(_task_id(task) or "")
+        return self._agency.receipt(task_id_of(task))
 
     def outcome(self, task: Outcome | str | UUID) -> Outcome:
         """Where a task stands now."""
-        return self._agency.loop.outcome(_task_id(task) or "")
+        return self._agency.loop.outcome(task_id_of(task))
 
     def worker(self, *, model_for: Callable[[str, str], Any] | None = None) -> Worker:
         """A worker that steps this app's tasks that can go on (after a restart, or a decision

@@ -193,7 +193,7 @@ def test_a_model_of_the_apps_own_with_a_price_works() -> None:
 
 
 @pytest.mark.parametrize(("where", "told"), [
-    ("purpose", "Wordy.purpose is what the model is told, as text (\"\" for nothing), not None."),
+    ("purpose", "Wordy.purpose is what the model is told, as text, not None."),
     ("instructions", "Wordy.instructions is what the model is told, as text (\"\" for nothing), "
                      "not 3."),
     ("description", "Vague.description is what the model is told, as text (\"\" for nothing), "

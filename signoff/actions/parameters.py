@@ -237,6 +237,11 @@ def read_parameters(
     localns: Mapping[str, Any] | None = None,
 ) -> list[Parameter]:
     """The parameters of `fn`, in order; a misdeclared one is a `UserError` naming the fix."""
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        # (called by name, it gave back a generator whose body never ran, and was Done)
+        raise UserError(f"Action {action_name} yields: its body would not run when it is called "
+                        "by name (a generator runs only as it is iterated). Return the values "
+                        "instead (`return list(...)`, a list[...] result).")
     signature = inspect.signature(fn)
     try:
         hints = type_hints(fn, localns)
@@ -256,6 +261,10 @@ def read_parameters(
                             "gives each value by the name of a parameter): give each value it "
                             "takes a parameter of its own, or take them together as one "
                             f"structure (`{name}: dict[str, str]`, a pydantic model).")
+        if name not in hints and name in ("self", "cls") and not parameters:
+            raise UserError(f"{where}: a method is offered by name only when bound to what it "
+                            f"is called on: register it as a function of the module, or bound "
+                            f"(app.add_action(instance.{getattr(fn, '__name__', action_name)})).")
         if name not in hints:
             given = provided.get(name)
             example = _PROVIDED_TYPES.get(given or "", "str") if given else "str"

@@ -535,7 +535,13 @@ def result_adapter(action_name: str, annotation: Any) -> TypeAdapter[Any] | None
         adapter.json_schema(mode="serialization")  # (a type named but never defined is found here)
         return adapter
     except _CANNOT_DESCRIBE as error:
-        raise UserError(f"Action {action_name}: its result cannot be described: {error}") from error
+        # (pydantic's own message runs to paragraphs of its internals, and advice for pydantic
+        # models: its first sentence is kept)
+        said = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        said = said.split(". ")[0].rstrip(".") + "."
+        raise UserError(f"Action {action_name}: its result cannot be described: {said} Return "
+                        "a type signoff can describe as JSON (a pydantic model, a dataclass, a "
+                        "TypedDict, str, int, list[str], …), or declare none.") from error
 
 
 def _adapter(annotation: Any) -> TypeAdapter[Any]:

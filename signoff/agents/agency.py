@@ -5,10 +5,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
-import math
-import numbers
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
@@ -18,12 +15,23 @@ from signoff.agents import repository as repo
 from signoff.agents.agent import Agent, Registered
 from signoff.agents.deadlines import Deadlines
 from signoff.agents.deciding import Decider
+from signoff.agents.declared import (
+    MAX_STEPS,
+    check_declared,
+    check_limits,
+    check_output_tokens,
+    check_words,
+    checked_model,
+    checked_subject,
+    role_names,
+    shown,
+)
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
 from signoff.agents.loop import Loop
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.oversight import Oversight
-from signoff.agents.permits import Leave, Permits
+from signoff.agents.permits import Leave, Permits, tool_name
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import Routing
 from signoff.agents.receipts import Receipt, Unrecorded, unrecorded
@@ -32,8 +40,8 @@ from signoff.agents.states import CallState
 from signoff.agents.tasks import Outcome, task_id_of
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import StoreError, UnknownId, UserError
-from signoff.models.base import Model, Price, Reply
-from signoff.security.principals import People, Principal, PrincipalKind
+from signoff.models.base import Model, Reply
+from signoff.security.principals import AGENTS_DOMAIN, People, Principal, PrincipalKind
 from signoff.store.database import Database
 
 log = logging.getLogger("signoff.agents")
@@ -97,11 +105,11 @@ class AgentHandle:
         for_ = self._person(for_)
         max_steps = max_steps if max_steps is not None else agent.max_steps
         budget_usd = budget_usd if budget_usd is not None else agent.budget_usd
-        _check_limits(max_steps, budget_usd)
-        _check_output_tokens(agent)  # (as declared now: a class attribute may have changed)
+        check_limits(max_steps, budget_usd)
+        check_output_tokens(agent)  # (as declared now: a class attribute may have changed)
         own = self.skill(skill)
-        _check_words(agent, own)  # (as declared now, too)
-        subject = _checked_subject(own, subject)
+        check_words(agent, own)  # (as declared now, too)
+        subject = checked_subject(own, subject)
         given, spec = _given_model(model)
         made = spec is not None  # a model made here from its spec: closed as the task ends
         if model_spec is not None:
@@ -152,9 +160,21 @@ class AgentHandle:
         """The person work is for, as given: a `Principal`, their handle, or None (nobody);
         `UserError` for anything else, or for a handle nobody has."""
         if isinstance(for_, str):
-            return self._agency.people.get(for_)
+            for_ = self._agency.people.get(for_)
         if for_ is not None and not isinstance(for_, Principal):
             raise UserError(f"for_ takes a person (a Principal, or a handle), not {for_!r}.")
+        # As given (a handle is read afresh; a Principal is not read again here, where every
+        # task starts: another app's is told as the task is kept, and a decision reads its
+        # decider afresh).
+        if for_ is not None and for_.kind is not PrincipalKind.PERSON:
+            # (its proposals were put to an account that decides nothing, and waited for ever)
+            raise UserError(f"{for_.name} is an agent's own account, and work is done for a "
+                            "person, who decides its proposals: give for_ a person, or None "
+                            "for work for nobody (its sponsor decides).")
+        if for_ is not None and for_.disabled:
+            raise UserError(f"{for_.name} is disabled, and may not decide the proposals of work "
+                            f"done for them: enable them (app.people.enable(...)), or give "
+                            "for_ another person, or None for work for nobody.")
         return for_
 
     def start(
@@ -188,16 +208,16 @@ class AgentHandle:
             raise UserError(f"model_name names the client's model, as text (\"claude-desktop\"), "
                             f"not {model_name!r}.")
         budget_usd = self.registered.agent.budget_usd if budget_usd is None else budget_usd
-        _check_limits(max_steps, budget_usd)
+        check_limits(max_steps, budget_usd)
         return self._agency.loop.start(
-            self.registered, own, _checked_subject(own, subject), for_=for_,
+            self.registered, own, checked_subject(own, subject), for_=for_,
             model=GivenTurn(model_name, Reply()), max_steps=max_steps,
             budget_usd=float(budget_usd), work=work, continues=continues)
 
     def subject_problem(self, skill: Skill[Any, Any], subject: Any) -> str:
         """"" when `skill` works on `subject`; else why not, in words."""
         try:
-            _checked_subject(skill, subject)
+            checked_subject(skill, subject)
         except UserError as refused:
             return str(refused)
         return ""
@@ -269,26 +289,27 @@ def _given_model(model: Any, *, whose: str = "model"
     if isinstance(model, ModelSpec):
         return model.make(), model
     if isinstance(model, Model):
-        return _checked_model(model), None
+        return checked_model(model), None
     raise UserError(f"{whose} takes a Model, a ModelSpec, or a model named in words "
                     f"(\"openai:gpt-4o-mini\"), not {model!r}.")
 
 
-def _checked_model(model: Model) -> Model:
-    """`model`, when what it says of itself can be kept with a task: its name, as text, and its
-    price, a `Price` or None; `UserError` naming the attribute otherwise (a name of None failed
-    the task's insert as a database error; a price of another kind, the first reservation)."""
-    kind = type(model).__name__
-    name = model.name
-    if not isinstance(name, str) or not name.strip():
-        raise UserError(f"{kind}.name is the model's name as receipts show it, as text "
-                        f"(name = \"my-model\"), not {_shown(name)}.")
-    price = model.price
-    if price is not None and not isinstance(price, Price):
-        raise UserError(f"{kind}.price is what the model costs, a Price (Price("
-                        f"input_per_mtok=0.15, output_per_mtok=0.60); 0 and 0 for a free one), "
-                        f"or None when it is not known, not {_shown(price)}.")
-    return model
+def _same_class(given: type[Agent], registered: type[Agent]) -> bool:
+    """Whether `given` is the registered agent class, or the same class made again (a module
+    reloaded makes it, and registering it takes the place of the first)."""
+    return given is registered or (given.__module__, given.__qualname__) == (
+        registered.__module__, registered.__qualname__)
+
+
+def _sponsor_shown(sponsor: Principal | str | None) -> str:
+    """A sponsor as a message names it."""
+    return sponsor.name if isinstance(sponsor, Principal) else repr(sponsor)
+
+
+def _where(function: Any) -> str:
+    """A function as a message names it: where it is defined."""
+    module = getattr(function, "__module__", None) or "?"
+    return f"{getattr(function, '__qualname__', None) or repr(function)} of {module}"
 
 
 def _skill_shown(skill: Any) -> str:
@@ -298,7 +319,7 @@ def _skill_shown(skill: Any) -> str:
         return f"{skill.name} (a {type(skill).__name__})"
     if isinstance(skill, type) and issubclass(skill, Skill):
         return skill.__name__
-    return _shown(skill)
+    return shown(skill)
 
 
 def _id_shown(given: str) -> str:
@@ -310,165 +331,6 @@ def own_model(agent: type[Agent]) -> tuple[Model | None, ModelSpec | None]:
     """The model `agent` declares (`Agent.model`), made when it is named in words or by a
     `ModelSpec` (with that spec, to keep with a task), or None; `UserError` for anything else."""
     return _given_model(agent.model, whose=f"{agent.__name__}.model")
-
-
-def _check_declared(agent: type[Agent]) -> None:
-    """`UserError` for what an agent class declares that no task of it could use: skills not
-    given as a list of instances (a class, a name), limits no task could keep, a model of no
-    kind signoff takes. Checked as the agent is registered, not at its first task."""
-    skills = agent.skills
-    if not isinstance(skills, list | tuple):
-        raise UserError(f"{agent.__name__}.skills is a list of its skills' instances "
-                        f"(skills = [EstimateRepair()]), not {skills!r}.")
-    for own in skills:
-        if not isinstance(own, Skill):
-            raise UserError(f"{agent.__name__}.skills holds {own!r}: give each skill as an "
-                            "instance (EstimateRepair(), not EstimateRepair or its name).")
-    named: dict[str, Skill[Any, Any]] = {}
-    for own in skills:
-        first = named.setdefault(own.name, own)
-        if first is not own:  # a task keeps its skill by name: it would go on as the first
-            raise UserError(
-                f"{agent.__name__}.skills holds two skills named {own.name} ("
-                + (f"{type(own).__qualname__} twice" if type(first) is type(own) else
-                   f"{type(first).__qualname__} of {type(first).__module__} and "
-                   f"{type(own).__qualname__} of {type(own).__module__}")
-                + "): a task keeps its skill by name, and would go on as the first of them. "
-                "Give each skill once, with a class name of its own.")
-    if not isinstance(agent.may, Permits):
-        raise UserError(f"{agent.__name__}.may is a Permits (may = Permits(...)), not "
-                        f"{agent.may!r}.")
-    _check_limits(agent.max_steps, agent.budget_usd)
-    _check_output_tokens(agent)
-    for own in skills:
-        _check_words(agent, own)
-    if agent.model is not None and not isinstance(agent.model, Model | ModelSpec | str):
-        raise UserError(f"{agent.__name__}.model takes a Model, a ModelSpec, or a model named in "
-                        f"words (\"openai:gpt-4o-mini\"), not {agent.model!r}.")
-    if isinstance(agent.model, Model):
-        _checked_model(agent.model)
-    _role_names(agent.roles, whose=f"{agent.__name__}.roles")
-
-
-def _role_names(roles: Any, *, whose: str = "roles") -> frozenset[str]:
-    """The roles an agent declares for its account, as a set of names: one name given alone is
-    that role (not one role per letter); `UserError`, naming `whose`, for anything else."""
-    given = [roles] if isinstance(roles, str) else roles
-    if not isinstance(given, list | tuple | set | frozenset) or not all(
-            isinstance(role, str) and role.strip() for role in given):
-        raise UserError(f"{whose} are the roles of the agent's own account, names as text "
-                        f"(roles = [\"helper\"]), not {_shown(roles)}.")
-    return frozenset(given)
-
-
-def _check_words(agent: type[Agent], skill: Skill[Any, Any]) -> None:
-    """`UserError` for words the model is told that are not text: the agent's `purpose` and
-    `instructions`, the skill's `description` (one of None failed every task of it with an
-    AttributeError as it began). The skill's tools are checked as they are named."""
-    for whose, words in ((f"{agent.__name__}.purpose", agent.purpose),
-                         (f"{agent.__name__}.instructions", agent.instructions),
-                         (f"{type(skill).__name__}.description", skill.description)):
-        if not isinstance(words, str):
-            raise UserError(f"{whose} is what the model is told, as text (\"\" for nothing), "
-                            f"not {_shown(words)}.")
-    skill.tool_names  # noqa: B018 (its tools are a list of actions: `UserError` otherwise)
-
-
-MAX_STEPS = 1_000_000
-"""The most model calls a task may be given (`max_steps`, ``--max-steps``): more than any budget
-pays for, and well within what a task's row keeps (past 64 bits it could keep none)."""
-
-
-def _check_limits(max_steps: Any, budget_usd: Any) -> None:
-    """`UserError` for limits that no task could keep (given to `do`, or declared on the agent):
-    no step at all, or more than `MAX_STEPS`; a budget that is not a number of dollars, none or
-    more (``float("inf")``: no budget), or one that a task's budget, kept as a float, would not
-    keep as given (a finite number too large for a float, which read as no budget or failed;
-    one above 0 too small for a float, which read as 0 and halted before the first step)."""
-    if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) or (
-            max_steps < 1):
-        raise UserError(f"max_steps must be a whole number of model calls, 1 or more, not "
-                        f"{_shown(max_steps)}.")
-    if int(max_steps) > MAX_STEPS:
-        raise UserError(f"max_steps must be at most {MAX_STEPS:,} model calls (more than any "
-                        f"budget pays for), not {_shown(max_steps)}: give fewer, such as 8.")
-    kept = _dollars_kept(budget_usd)
-    if kept is None:
-        raise UserError(f"budget_usd must be a number of US dollars, 0 or more (float('inf') "
-                        f"for no budget), not {_shown(budget_usd)}.")
-    if math.isinf(kept) and not budget_usd == math.inf:
-        raise UserError(f"budget_usd {_shown(budget_usd)} is more US dollars than a task's "
-                        "budget can keep (it is kept as a float): give float('inf') for no "
-                        "budget, or a smaller number.")
-    if kept == 0 and budget_usd != 0:
-        raise UserError(f"budget_usd {_shown(budget_usd)} is above 0, but too small for a "
-                        "task's budget, which is kept as a float, to keep: it would read as 0 "
-                        "and halt the task before its first step. Give a budget such as 0.50.")
-
-
-MAX_OUTPUT_TOKENS = 1_000_000
-"""The most tokens one model answer may be given (`Agent.max_output_tokens`): more than any
-model writes in one answer."""
-
-
-def _check_output_tokens(agent: type[Agent]) -> None:
-    """`UserError` for a `max_output_tokens` no model call could keep: below 1 (each call's
-    reservation left out what it writes, or went below 0, so that the budget was passed unseen),
-    not a whole number, or more than `MAX_OUTPUT_TOKENS`."""
-    tokens = agent.max_output_tokens
-    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
-        raise UserError(f"{agent.__name__}.max_output_tokens must be a whole number of tokens, "
-                        f"1 or more, not {_shown(tokens)}: the most one model answer may have, "
-                        "such as 1024.")
-    if int(tokens) > MAX_OUTPUT_TOKENS:
-        raise UserError(f"{agent.__name__}.max_output_tokens must be at most "
-                        f"{MAX_OUTPUT_TOKENS:,} tokens (more than any model writes in one "
-                        f"answer), not {_shown(tokens)}: give fewer, such as 1024.")
-
-
-def _dollars_kept(budget: Any) -> float | None:
-    """`budget` as a task keeps it, a float (infinite when it does not fit one); None when it
-    is not a number of dollars, 0 or more (NaN, of either kind, is none)."""
-    if isinstance(budget, bool) or not isinstance(budget, numbers.Real | Decimal):
-        return None
-    if isinstance(budget, Decimal) and budget.is_nan():  # (a signalling one cannot be compared)
-        return None
-    try:
-        kept = float(budget)
-    except OverflowError:  # (an int or a fraction past a float's range)
-        kept = math.inf
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(kept) or budget < 0 else kept
-
-
-def _shown(value: Any) -> str:
-    """`value` as a message names it: its repr, cut short when it is long (10**400)."""
-    shown = repr(value)
-    return shown if len(shown) <= 40 else f"{shown[:20]}…{shown[-8:]} ({len(shown)} characters)"
-
-
-def _checked_subject(skill: Skill[Any, Any], subject: Any) -> Any:
-    """The subject, if it is what the skill works on (a record of its type, or a value that
-    validates as its plain type); a `UserError` naming both otherwise."""
-    from pydantic import TypeAdapter, ValidationError
-
-    from signoff.security.records import RecordBase
-
-    subject_type, _ = skill.types()
-    wanted = getattr(subject_type, "__name__", repr(subject_type))
-    if subject_type in (None, type(None)):
-        if subject is not None:
-            raise UserError(f"{skill.name} works on nothing; do it with no subject.")
-        return None
-    if isinstance(subject_type, type) and issubclass(subject_type, RecordBase):
-        if not isinstance(subject, subject_type):
-            raise UserError(f"{skill.name} works on a {wanted} record, not {subject!r}.")
-        return subject
-    try:
-        return TypeAdapter(subject_type).validate_python(subject)
-    except ValidationError as error:
-        raise UserError(f"{skill.name} works on a {wanted}: {error.errors()[0]['msg']}.") from None
 
 
 class Skills:
@@ -562,12 +424,20 @@ class Agency:
         if sponsor is not None and not isinstance(sponsor, Principal | str):
             raise UserError(f"{agent.__name__}'s sponsor is a person (a Principal, or their "
                             f"handle), not {sponsor!r}.")
-        _check_declared(agent)
+        if (sponsor.kind is not PrincipalKind.PERSON if isinstance(sponsor, Principal)
+                else isinstance(sponsor, str) and sponsor.strip().lower().endswith(
+                    AGENTS_DOMAIN)):
+            # (the work it did for nobody was put to an account that decides nothing)
+            raise UserError(f"{agent.__name__}'s sponsor is a person, who decides the proposals "
+                            f"of its work for nobody; {_sponsor_shown(sponsor)} is an agent's "
+                            "own account, which decides nothing: give a person.")
+        check_declared(agent)
         for own in agent.skills:
             for tool in own.tool_names:
                 if tool not in self.actions:
                     raise UserError(f"{agent.__name__}'s skill {own.name} names {tool}, which is "
                                     "not an action of this app.")
+            self._check_functions(agent, own)
         for whose, may in [(agent.__name__, agent.may), *(
                 (f"{agent.__name__}'s skill {own.name}", own.may) for own in agent.skills
                 if own.may is not None)]:
@@ -583,6 +453,23 @@ class Agency:
                 "with them: give this agent a class name of its own.")
         self._declared[agent.agent_name()] = (agent, sponsor)
         self._agents.pop(agent.agent_name(), None)
+
+    def _check_functions(self, agent: type[Agent], skill: Skill[Any, Any]) -> None:
+        """Refuse a tool given as a function that is not the one this app offers by its name
+        (another app's action of the same name, say): the model's calls of it ran this app's."""
+        tools = skill.tools
+        for tool in tools if isinstance(tools, list | tuple | set | frozenset) else ():
+            if isinstance(tool, str):
+                continue
+            name = tool_name(tool)
+            function = self.actions.get(name).function
+            if tool is function or tool == function.__wrapped__:
+                continue
+            raise UserError(
+                f"{agent.__name__}'s skill {skill.name} gives the tool {name} as a function "
+                f"that is not this app's action of that name ({_where(tool)}, where the app's "
+                f"is {_where(function.__wrapped__)}): give this app's action (or its name), or "
+                "register that function with this app under a name of its own.")
 
     def _check_named(self, whose: str, may: Permits) -> None:
         """Refuse permits whose lists name a tool this app has no action of: a name mistyped
@@ -604,9 +491,15 @@ class Agency:
         if not isinstance(agent, str) and not (isinstance(agent, type) and issubclass(agent, Agent)):
             raise UserError(f"An agent is named by its class or its name (Estimator, "
                             f"\"estimator\"), not {agent!r}.")
-        return AgentHandle(self, self.registered_as(
-            agent if isinstance(agent, str) else agent.agent_name()
-        ))
+        registered = self.registered_as(agent if isinstance(agent, str) else agent.agent_name())
+        if isinstance(agent, type) and not _same_class(agent, registered.agent):
+            # (a class of the same name, not registered: its work was done as the other's)
+            raise UserError(
+                f"{agent.__qualname__} of {agent.__module__} is not an agent of this app: the "
+                f"agent named {agent.agent_name()} is the class {registered.agent.__qualname__} "
+                f"of {registered.agent.__module__}. Name that one, or register this one under "
+                "a class name of its own (app.add_agent).")
+        return AgentHandle(self, registered)
 
     def registered_as(self, name: str) -> Registered:
         """The registered agent called `name`, its account made or brought up to date."""
@@ -643,7 +536,7 @@ class Agency:
                     f"{agent.__name__} has, is a person's ({account.name}): the app would give "
                     "them its agent's roles and work. Give that person another handle in the "
                     "principals table, and the app makes the agent's account.")
-            elif account.roles != _role_names(agent.roles):
+            elif account.roles != role_names(agent.roles):
                 account = self.people.set_roles(account, agent.roles)
         else:
             account = found.account

@@ -23,7 +23,8 @@ class Agent:
     """
 
     purpose: ClassVar[str] = ""
-    """What the agent is for, as the model is told."""
+    """What the agent is for, as the model is told (an agent without one is refused as it is
+    registered)."""
     skills: ClassVar[list[Skill]] = []  # type: ignore[type-arg]
     """The kinds of work it does."""
     may: ClassVar[Permits] = Permits()
