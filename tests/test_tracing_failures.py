@@ -59,19 +59,7 @@ def test_a_span_processor_that_raises_fails_nothing_and_is_logged_once(
     provider = TracerProvider()
     provider.add_span_processor(Raising(when))
     shop.app.trace(provider, include_content=content)
-    script = ScriptedModel(
-        says.tool(shop.note_repair, repair=shop.repair.id, note="Pads and a cable."),
-        says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
-                  price=45),
-        says.hand_back(shop.Estimate(hours=Decimal(1), summary="Pads and a cable.")),
-    )
-    with caplog.at_level(logging.WARNING):
-        outcome = shop.app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair,
-                                                    for_=shop.mia, model=script)
-        assert outcome.status is TaskStatus.WAITING
-        (proposal,) = shop.app.proposals(task=outcome.task)
-        assert shop.app.approve(proposal, by=shop.noor).status is ProposalStatus.DONE
-    assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
+    _estimate_and_approve(shop, caplog)
     told = [r for r in caplog.records if r.name == "signoff.tracing"]
     assert len(told) == 1, [r.getMessage() for r in caplog.records]
     assert "RuntimeError" in told[0].getMessage()
@@ -100,6 +88,19 @@ def test_a_sampler_that_raises_fails_nothing_and_is_logged_once(
     provider = TracerProvider(sampler=RaisingSampler())
     provider.add_span_processor(SimpleSpanProcessor(exported))
     shop.app.trace(provider, include_content=content)
+    _estimate_and_approve(shop, caplog)
+    assert exported.get_finished_spans() == ()  # (none sampled: the sampler gave no answer)
+    told = [r for r in caplog.records if r.name == "signoff.tracing"]
+    assert len(told) == 1, [r.getMessage() for r in caplog.records]
+    assert "sampler" in told[0].getMessage()
+    assert "RuntimeError" in told[0].getMessage()
+    assert "broke" not in told[0].getMessage()  # its kind alone
+    provider.shutdown()
+
+
+def _estimate_and_approve(shop: SimpleNamespace, caplog: pytest.LogCaptureFixture) -> None:
+    """The workshop's estimate runs, waits on its price, is approved by Noor and ends Done, the
+    warnings logged meanwhile caught."""
     script = ScriptedModel(
         says.tool(shop.note_repair, repair=shop.repair.id, note="Pads and a cable."),
         says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
@@ -113,10 +114,3 @@ def test_a_sampler_that_raises_fails_nothing_and_is_logged_once(
         (proposal,) = shop.app.proposals(task=outcome.task)
         assert shop.app.approve(proposal, by=shop.noor).status is ProposalStatus.DONE
     assert shop.app.outcome(outcome.task).status is TaskStatus.DONE
-    assert exported.get_finished_spans() == ()  # (none sampled: the sampler gave no answer)
-    told = [r for r in caplog.records if r.name == "signoff.tracing"]
-    assert len(told) == 1, [r.getMessage() for r in caplog.records]
-    assert "sampler" in told[0].getMessage()
-    assert "RuntimeError" in told[0].getMessage()
-    assert "broke" not in told[0].getMessage()  # its kind alone
-    provider.shutdown()
