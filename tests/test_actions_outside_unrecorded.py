@@ -101,3 +101,74 @@ def test_an_outside_call_whose_outcome_cannot_be_kept_is_not_told_failed(
     assert not told[0].startswith("Failed"), told
     assert letters.read_text() == "hello\n"  # (not posted again)
     app.database.dispose()
+
+
+def test_an_approved_outside_call_whose_outcome_cannot_be_kept_is_settled_unknown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on a yes: the letter is posted, the decision's record cannot be written, and the
+    yes ends with `StoreError`; a worker then settles the call as of unknown outcome (the model
+    is not told it failed), and the letter is not posted again."""
+    monkeypatch.setattr(store_database, "_WAIT_SECONDS", 0.3)
+    db = tmp_path / "post.db"
+    app = App("post", database=f"sqlite:///{db}", key=b"p" * 32)
+    letters = tmp_path / "letters.txt"
+    locker = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    locked = threading.Event()
+
+    def lock_once_posted() -> None:
+        while not letters.exists():
+            time.sleep(0.01)
+        locker.execute("BEGIN EXCLUSIVE")
+        locked.set()
+
+    @app.action("Post a letter")
+    def post_letter(text: str) -> str:
+        """Posts a letter (here: a line of a file, and the database locked meanwhile)."""
+        with open(letters, "a", encoding="utf-8") as file:
+            file.write(text + "\n")
+        locked.wait(10)
+        return "Posted."
+
+    class Post(Skill[None, Report]):
+        description = "Post a letter."
+        tools = [post_letter]
+
+        def brief(self, subject: None) -> str:
+            return "Post one letter."
+
+    class Postie(Agent):
+        purpose = "You post letters."
+        skills = [Post()]
+
+    noor = app.people.add("noor@post.example", "Noor")
+    app.add_agent(Postie, sponsor=noor)
+    model = ScriptedModel(says.tool(post_letter, text="hello"),
+                          says.hand_back(Report(summary="Posted.")))
+    outcome = app.agent(Postie).do(Post(), None, model=model)
+    assert outcome.status is TaskStatus.WAITING
+    (proposal,) = app.proposals(task=outcome.task)
+    threading.Thread(target=lock_once_posted, daemon=True).start()
+
+    class LetGo(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if locker.in_transaction:
+                locker.rollback()
+
+    let_go = LetGo(level=logging.ERROR)
+    logging.getLogger("signoff").addHandler(let_go)
+    try:
+        with pytest.raises(StoreError, match="locked"):
+            app.approve(proposal, by=noor)
+    finally:
+        logging.getLogger("signoff").removeHandler(let_go)
+    locker.close()
+    worker = app.worker(model_for=lambda _agent, _task: model)
+    worker.recover(older_than=timedelta(0))
+    worker.run_once()
+    assert app.outcome(outcome.task).status is TaskStatus.DONE
+    told = [m.text for m in model.seen.messages[-1] if m.role == "tool"]
+    assert len(told) == 1
+    assert "unknown" in told[0], told
+    assert not told[0].startswith("Failed"), told
+    assert letters.read_text() == "hello\n"
+    app.database.dispose()
