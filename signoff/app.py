@@ -32,7 +32,7 @@ from signoff.agents.skills import Skill
 from signoff.agents.tasks import Outcome, id_named, task_id_of
 from signoff.engine.temporal import Temporal
 from signoff.engine.worker import STUCK_AFTER, Worker
-from signoff.exceptions import NotAuthorized, UserError
+from signoff.exceptions import NotAuthorized, UnknownId, UserError
 from signoff.security import policies
 from signoff.security.acting import SYSTEM, ActingAs
 from signoff.security.credentials import Credentials
@@ -293,7 +293,9 @@ class App:
 
     def proposals_for(self, person: Principal) -> list[Proposal]:
         """The proposals `person` may decide now, newest first."""
-        return self._agency.proposals_for(self._principal(person, "proposals_for takes a person"))
+        person = self._principal(person, "proposals_for takes a person")
+        with self._one_of_ours(person):
+            return self._agency.proposals_for(person)
 
     def proposal(self, proposal: Proposal | str | UUID) -> Proposal:
         """A proposal as it stands now."""
@@ -311,17 +313,21 @@ class App:
                 isinstance(name, str) for name in edited)):
             raise UserError(f"edited takes the changed values by argument name "
                             f"({{'price': 40}}), not {edited!r}.")
-        return self._agency.decider.approve(
-            _proposal_id(proposal), by=self._decider(by),
-            always_like_this=_flag(always_like_this, "always_like_this"), edited=edited)
+        decider = self._decider(by)
+        with self._one_of_ours(decider):
+            return self._agency.decider.approve(
+                _proposal_id(proposal), by=decider,
+                always_like_this=_flag(always_like_this, "always_like_this"), edited=edited)
 
     def reject(self, proposal: Proposal | str | UUID, *, by: Principal, reason: str
                ) -> Decision:
         """Say no, with a reason; the agent is told it and goes on."""
         if not isinstance(reason, str):
             raise UserError(f"A no's reason is words the agent is told, not {reason!r}.")
-        return self._agency.decider.reject(_proposal_id(proposal), by=self._decider(by),
-                                           reason=reason)
+        decider = self._decider(by)
+        with self._one_of_ours(decider):
+            return self._agency.decider.reject(_proposal_id(proposal), by=decider,
+                                               reason=reason)
 
     def _decider(self, by: Any) -> Principal:
         """Who decides, as given: a `Principal`, or their handle; `UserError` for anything else
@@ -335,10 +341,20 @@ class App:
             return self.people.get(given)
         if not isinstance(given, Principal):
             raise UserError(f"{what} (a Principal, or a handle), not {given!r}.")
-        if self.people.find(given.id) is None:  # (it was told by its id alone)
-            raise UserError(f"{given.name} is not one of this app's people: give a person of "
-                            "this app's (app.people.get(handle)).")
         return given
+
+    @contextmanager
+    def _one_of_ours(self, person: Principal) -> Iterator[None]:
+        """While a verb is done for `person`: an id the directory does not know, when it is
+        theirs, is told as a person of another app (it was told by their id alone). Asked only
+        then: a decision reads who decides in its own transaction."""
+        try:
+            yield
+        except (UnknownId, UserError):  # ("There is nobody with the id or handle …")
+            if self.people.find(person.id) is None:
+                raise UserError(f"{person.name} is not one of this app's people: give a person "
+                                "of this app's (app.people.get(handle)).") from None
+            raise
 
     def pass_deadline(self, proposal: Proposal | str | UUID, *,
                       now: datetime | None = None) -> DeadlinePassed:
