@@ -33,7 +33,7 @@ from signoff.actions.catalog import Action
 from signoff.actions.parameters import ParameterKind
 from signoff.security.records import RecordBase, load_record
 
-__all__ = ["looked_up", "records_read"]
+__all__ = ["looked_up", "records_in", "records_read"]
 
 
 def records_read(action: Action, arguments: dict[str, Any], session: Session
@@ -154,3 +154,25 @@ def _remade(value: Any, read: Any) -> Any:
         return type(value)(read)
     except Exception:  # (a container of the app's own kind, made otherwise)
         return dict(read) if isinstance(read, Mapping) else list(read)
+
+
+def records_in(values: Iterable[Any]) -> Iterator[RecordBase]:
+    """The records within `values` (as a run's validated values hold them: a record itself, or
+    within a model, a dataclass, a mapping or a sequence), each once."""
+    seen: set[int] = set()
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, RecordBase):
+            yield value
+        elif isinstance(value, BaseModel):
+            stack.extend(value.__dict__.values())
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
+        elif isinstance(value, Mapping):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple | set | frozenset):
+            stack.extend(value)

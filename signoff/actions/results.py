@@ -9,9 +9,10 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter
 
 from signoff.actions.schemas import external
+from signoff.effects import EffectKind, Effects
 from signoff.security.principals import Principal
 
-__all__ = ["FAILED_TEXT", "ActionOutcome", "ActionResult"]
+__all__ = ["FAILED_TEXT", "ActionOutcome", "ActionResult", "ran_outside"]
 
 T = TypeVar("T")
 
@@ -19,6 +20,18 @@ FAILED_TEXT = (
     "It failed for a reason the app did not foresee — the app's log has the details."
 )
 """What a caller is told of a failure; the real message reaches only the log."""
+
+
+def ran_outside(action: str, effects: Effects, problem: str) -> str:
+    """What a caller is told of a run of `action` that ended with `problem` once its body had
+    begun (a record rule's refusal, a commit the database refused): nothing of the app's was
+    kept, but what it does outside may have happened."""
+    outside = [e.words() for e in effects.ordered
+               if e.kind in (EffectKind.EXTERNAL, EffectKind.SENDS, EffectKind.SPENDS)]
+    what = "; ".join(dict.fromkeys(outside))
+    return (f"{problem} Nothing it changed in the app was kept, but {action} had begun to run, "
+            f"so what it does outside the app may have happened ({what}): check before trying "
+            "again.")
 
 
 class ActionOutcome(enum.Enum):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import inspect
 import logging
 import re
@@ -20,9 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from signoff.actions.catalog import Action
@@ -36,8 +35,8 @@ from signoff.actions.readonly import (
     reading_records_only,
     refuse_pending_changes,
 )
-from signoff.actions.records_within import records_read
-from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult
+from signoff.actions.records_within import records_in, records_read
+from signoff.actions.results import FAILED_TEXT, ActionOutcome, ActionResult, ran_outside
 from signoff.actions.schemas import result_json
 from signoff.effects import Effect, EffectKind, Effects
 from signoff.exceptions import (
@@ -55,7 +54,7 @@ from signoff.exceptions import (
 from signoff.security.acting import ActingAs
 from signoff.security.enforcement import RuledSession, enforce_rules_on, own_text, running_action
 from signoff.security.principals import People
-from signoff.security.records import LOCKS_RECORDS, RecordBase
+from signoff.security.records import LOCKS_RECORDS
 from signoff.security.rules import Rule, refusal
 from signoff.security.sessions import open_session
 from signoff.store import points
@@ -270,6 +269,7 @@ class Runner:
                 if action.reaches_out_only:
                     return self._call_outside(action, dict(values), session, acting, cause,
                                               before=before, within=within, consented=consented)
+                ran: ActionResult | None = None  # (its transaction's commit then failed)
                 with session.begin():
                     if isolate:
                         session.execute(_REPEATABLE_READ)
@@ -290,6 +290,7 @@ class Runner:
                         points.reached("run.consented", action=action.name)
                     if within is not None:
                         within(connection, result)
+                    ran = result
                 return result
             except ValidationError as error:
                 return _result(action, acting, cause, ActionOutcome.INVALID,
@@ -329,6 +330,8 @@ class Runner:
                 # given in opposite orders: the server ends one, which had done nothing).
                 if (isolate or not _BEGAN.get()) and is_conflict(error):
                     raise _Conflict from error
+                if ran is not None and ran.done and isinstance(error, DBAPIError):
+                    return self._uncommitted(action, acting, cause, error)
                 log.exception(
                     "Action %s failed, run as %s for cause %r", action.name, acting.names, cause
                 )
@@ -336,6 +339,22 @@ class Runner:
             finally:
                 if session is not None:
                     session.close()
+
+    def _uncommitted(self, action: Action, acting: ActingAs, cause: str, error: DBAPIError
+                     ) -> ActionResult:
+        """What a Done run whose transaction then failed to commit comes to: Failed, nothing
+        of it kept — and, when it reaches outside, in words that say what it did there may
+        have happened; but a `StoreError` (its call stays marked running, as after a crash)
+        when the database was lost, and whether it committed is not known."""
+        if isinstance(error, OperationalError) and not is_conflict(error):
+            raise self._database.error(error) from error
+        log.error("Action %s ran, run as %s for cause %r, and its transaction could not "
+                  "commit: %s", action.name, acting.names, cause, error)
+        effects = action.info.effects
+        return _result(action, acting, cause, ActionOutcome.FAILED, problem=ran_outside(
+            action.name, effects, "The database refused what it changed as the run ended "
+            "(the app's log has why).") if effects.external or effects.sends or effects.spends
+            else FAILED_TEXT)
 
     def _call_outside(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs,
@@ -491,7 +510,8 @@ class Runner:
                 # its code made after (or before: what came first cannot be told) it went out:
                 # what it did outside may have happened, and what it spends stays spent.
                 if outside and refused.operation:
-                    raise Failed(_ran_outside(action, refused)) from refused
+                    raise Failed(ran_outside(action.name, action.info.effects, refused.message)
+                                 ) from refused
                 raise
             return self._done(action, acting, cause, returned)
 
@@ -664,7 +684,7 @@ def _refuse_beforehand(action: Action, acting: ActingAs, arguments: Mapping[str,
         if p.provided is not None or p.name not in arguments:
             continue
         changes = changes_within(action, p.name)
-        for record in _records_in([arguments[p.name]]):
+        for record in records_in([arguments[p.name]]):
             refused = refusal_on(acting, effects, record, changes=changes)
             if refused is not None:
                 raise _told_of_fields_unknown(action, acting, record, changes, refused)
@@ -691,40 +711,6 @@ def _told_of_fields_unknown(action: Action, acting: ActingAs, record: Any,
 def _names_of(record: Any) -> frozenset[str]:
     """The names of `record`'s type and of its bases, as effects name record types."""
     return frozenset(cls.__name__ for cls in type(record).__mro__)
-
-
-def _records_in(values: Iterable[Any]) -> Iterator[RecordBase]:
-    """The records within `values` (as a run's validated values hold them: a record itself, or
-    within a model, a dataclass, a mapping or a sequence), each once."""
-    seen: set[int] = set()
-    stack = list(values)
-    while stack:
-        value = stack.pop()
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        if isinstance(value, RecordBase):
-            yield value
-        elif isinstance(value, BaseModel):
-            stack.extend(value.__dict__.values())
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
-        elif isinstance(value, Mapping):
-            stack.extend(value.values())
-        elif isinstance(value, list | tuple | set | frozenset):
-            stack.extend(value)
-
-
-def _ran_outside(action: Action, refused: NotAuthorized) -> str:
-    """What a caller is told of a run refused by a record rule once its body had begun (a
-    change where it was written, or a read its code made): nothing of the app's was kept, but
-    what it does outside may have happened."""
-    outside = [e.words() for e in action.info.effects.ordered
-               if e.kind in (EffectKind.EXTERNAL, EffectKind.SENDS, EffectKind.SPENDS)]
-    what = "; ".join(dict.fromkeys(outside))
-    return (f"{refused.message} Nothing it changed in the app was kept, but {action.name} had "
-            f"begun to run, so what it does outside the app may have happened ({what}): check "
-            "before trying again.")
 
 
 class _AlreadyUsed(Exception):

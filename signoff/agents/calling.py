@@ -408,7 +408,7 @@ class CallSteps(StepUnits):
                     if closed is not None:  # its transaction did not commit: nor did the reply
                         closed = None  # held back for it, which is stored with the record below
                         reply = self._replies.get(task.id)
-                        self._forget(task.id)
+                        self.forget(task.id)
                         if reply is not None:
                             self._replies[task.id] = reply
                     with self._writing(task.id, closing=only) as db:
@@ -416,7 +416,7 @@ class CallSteps(StepUnits):
                 else:
                     self._replies.pop(task.id, None)  # stored with the run (`_check`), committed
             except holds.LostHold:  # found by `_check` as the run began: the drive hands it on
-                self._forget(task.id)
+                self.forget(task.id)
                 raise
         return closed
 

@@ -307,6 +307,8 @@ class Decider:
                 raise EditRefused(f"The changed values do not fit {proposal.action}: "
                                   f"{result.problem}")
             if not result.done or action.info.query:
+                if told:  # recorded in a run whose transaction then did not commit: nothing
+                    self._loop.forget(proposal.task)  # of that stands, nor what the loop kept
                 with self._database.connect() as db:
                     holds.lock(db, proposal.task)
                     if not apart:

@@ -231,11 +231,11 @@ class Loop(CallSteps):
         hold = hold or self._hold(task)
         if hold is None:  # another holds it, and goes on with it
             if not holds.stepped_by_another(task_id):  # (what this process keeps of it is
-                self._forget(task_id)                  # that thread's, when it is one of ours)
+                self.forget(task_id)                  # that thread's, when it is one of ours)
             return task, HandOn(why="another process is stepping the task")
         if self._fences.get(task_id, task.fence) != task.fence:
             work = self._work_heads.get(task_id)  # (read as the hold was taken: still true)
-            self._forget(task_id)  # another held it since this process did: read it afresh
+            self.forget(task_id)  # another held it since this process did: read it afresh
             if work is not None:
                 self._work_heads[task_id] = work
         self._fences[task_id] = hold.fence
@@ -525,7 +525,7 @@ class Loop(CallSteps):
                 **changes), registered, skill)
         finally:
             if self._replies.pop(task.id, None) is not None:  # never stored: what this
-                self._forget(task.id)  # process keeps ahead of the store goes too
+                self.forget(task.id)  # process keeps ahead of the store goes too
 
     def _holds_back(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
                     calls: tuple[ToolCall, ...]) -> bool:

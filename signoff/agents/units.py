@@ -12,7 +12,7 @@ What this process keeps of a task (its row as last saved, its conversation, its 
 calls, its labels, its hold's fence, where the other tasks of its work stood) spares a read at
 each step; it is the store's only while no
 other process held the task since (the fence says), and it is dropped when the task stops
-running here (`_forget`).
+running here (`forget`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class StepUnits:
     def _replies(self) -> dict[str, Callable[..., bool]]:
         """The model's reply to each task whose turn and call are one unit (`_holds_back`) in
         this thread, while that unit runs: how to store it, in the first transaction that writes
-        (`_check`). This thread's alone: no other thread's `_forget` drops it."""
+        (`_check`). This thread's alone: no other thread's `forget` drops it."""
         return self._local.replies
 
     def _holds(self) -> dict[str, holds.Hold]:
@@ -188,7 +188,7 @@ class StepUnits:
         conversation = self._conversations.get(task.id)
         seen = self._labels.take(task.id)
         proposed = self.kept_proposals.take_task(task.id)
-        self._forget(task.id)
+        self.forget(task.id)
         if task.status in _ENDED:
             model = self.models.pop(task.id, None)
             if task.id in self.made_models:
@@ -217,7 +217,7 @@ class StepUnits:
     def _take_saved(self, task_id: str) -> repo.TaskRow | None:
         return self._saved.pop(task_id) if task_id in self._saved else None
 
-    def _forget(self, task_id: str) -> None:
+    def forget(self, task_id: str) -> None:
         """Drop what this process keeps of a task (a write it expected did not happen, or it
         stopped stepping it): the next step reads it from the store."""
         self._saved.pop(task_id, None)

@@ -300,7 +300,21 @@ def _engine_for(url: str) -> Engine:
         # pysqlite's own transaction handling defers BEGIN; take it over so that a transaction
         # starts when SQLAlchemy says so (and reads are repeatable inside it).
         event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "handle_error", _sqlite_commit_refused)
     return engine
+
+
+def _sqlite_commit_refused(context: Any) -> None:
+    """A COMMIT SQLite refused (a deferred foreign key left unmet) leaves its transaction open,
+    where SQLAlchemy takes it for ended, and the connection's next BEGIN would fail: it is
+    rolled back. (Only a commit fails so with no statement of its own.)"""
+    connection = context.connection
+    if context.statement is not None or connection is None or not isinstance(
+            context.original_exception, sqlite3.IntegrityError):
+        return
+    driver = connection.connection.dbapi_connection
+    if driver is not None and driver.in_transaction:
+        driver.rollback()
 
 
 _DRIVER_PACKAGES = {"MySQLdb": "mysqlclient", "pymysql": "PyMySQL", "mysql": "mysql-connector-python",
