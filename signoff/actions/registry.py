@@ -15,7 +15,7 @@ import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.engine import Connection
@@ -432,7 +432,13 @@ class Actions:
         given: dict[str, Any] = {}
         blank = action.model.model_construct()  # each value read by its field, as a run
         for name, value in values.items():      # reads it (an enum by its member's name too)
-            adapter: TypeAdapter[Any] = TypeAdapter(fields[name].annotation or Any)
+            # (as the field is declared: its annotation with the metadata pydantic keeps apart,
+            # such as an enum's reading and writing by name; without it an enum was sealed by
+            # its value, which the run, reading it by name, refused)
+            field = fields[name]
+            declared: Any = (Annotated[(field.annotation or Any, *field.metadata)]
+                             if field.metadata else field.annotation or Any)
+            adapter: TypeAdapter[Any] = TypeAdapter(declared)
             try:
                 read = getattr(action.model.__pydantic_validator__.validate_assignment(
                     blank, name, value), name)

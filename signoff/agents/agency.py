@@ -403,8 +403,8 @@ class Agency:
         self.decider = Decider(database=database, actions=actions, people=people, loop=self.loop,
                                events=self.events, agents=self.registered_as,
                                oversight=oversight, route_words=self.route_words,
-                               pass_deadline=lambda proposal: self.deadlines.pass_deadline(
-                                   proposal))
+                               pass_deadline=lambda proposal: (
+                                   self.deadlines.pass_before_deciding(proposal)))
         self.deadlines = Deadlines(database=database, loop=self.loop, events=self.events,
                                    agents=self.registered_as, route_words=self.route_words,
                                    go_on=self.decider.went_on)

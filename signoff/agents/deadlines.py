@@ -30,7 +30,7 @@ from signoff.agents.loop import Loop
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
-from signoff.exceptions import UnknownId, UserError
+from signoff.exceptions import AgentRefused, UnknownId, UserError
 from signoff.security.principals import Principal
 from signoff.store.database import Database
 from signoff.store.utc import aware
@@ -182,6 +182,20 @@ class Deadlines:
                     self._loop.kept_proposals.take(proposal.id)  # as kept, it reads otherwise
                     return passed
                 # A decision, or another process passing it, came first: read it again.
+
+    def pass_before_deciding(self, proposal_id: str) -> None:
+        """Pass the deadline of a proposal about to be decided, due though no worker has passed
+        it yet, so that the decision comes after it. When its route cannot be read (the skill's
+        `decided_by` fails), `AgentRefused` in words for the person deciding: nothing is
+        decided, and it waits as it was (the developer's sentence goes to the log)."""
+        try:
+            self.pass_deadline(proposal_id)
+        except _RouteUnread as unread:
+            log.warning("%s", unread)
+            raise AgentRefused(
+                "Its deadline has passed, and where it goes now cannot be told: the app's rule "
+                "for who decides it failed. Nothing was decided, and it still waits: try again "
+                "later, or tell whoever runs the app (its log says what failed).") from unread
 
     def pass_due(self, *, now: datetime | None = None) -> list[DeadlinePassed]:
         """Pass the deadline of every waiting proposal due by `now` (the time, by default),

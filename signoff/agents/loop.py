@@ -31,7 +31,7 @@ from signoff.agents.states import HAND_BACK, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
 from signoff.agents.tasks import ALSO_THE_PROBLEM, Outcome, TaskStatus
 from signoff.agents.units import _ENDED, _RUNNING, _awaits, _Deferred, _MovedOn
-from signoff.exceptions import UnknownId, UserError
+from signoff.exceptions import Refusal, UnknownId, UserError
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
 from signoff.models.base import (
@@ -90,7 +90,16 @@ class Loop(CallSteps):
         agent = registered.agent
         subject_type, _ = skill.types()
         subject_id, subject_json = _subject_ref(subject, subject_type)
-        brief = skill.brief(subject)
+        try:
+            brief = skill.brief(subject)
+        except Refusal:  # (refused in the app's own words: told as they are)
+            raise
+        except Exception as error:  # the app's code: told in a sentence, its traceback logged
+            log.error("%s.brief raised %s", type(skill).__name__, type(error).__name__,
+                      exc_info=True)
+            raise UserError(f"{type(skill).__name__}.brief raised {type(error).__name__}, so the "
+                            "task was not begun: mend the brief; the app's log has the "
+                            "traceback.") from error
         if not isinstance(brief, str):
             raise UserError(f"{type(skill).__name__}.brief returned {brief!r}: it returns the "
                             "words the model is given about the task's subject.")
