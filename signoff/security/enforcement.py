@@ -73,11 +73,11 @@ class RuledSession(Session):
         if not load and acting is not None and not acting.system and isinstance(
                 instance, RecordBase):
             record_type = type(instance).__name__
-            raise NotAuthorized(
+            raise _refusal(
                 f"{acting.names} may not merge {_a(record_type)} without reading it (load=False):"
                 f" merge it as it is stored (session.merge({record_type.lower()})), so that the "
                 "record rules are checked.",
-                principal=acting.principals[0].name, operation="read", record=_a(record_type))
+                "read", _a(record_type), acting)
         return super().merge(instance, load=load, options=options)
 
     # The bulk methods write rows without a flush, so no record rule would see them (as an
@@ -104,13 +104,10 @@ class RuledSession(Session):
                 isinstance(record_type, type) and issubclass(record_type, RecordBase)):
             return
         what = f"{record_type.__name__} records"
-        raise NotAuthorized(
+        raise _refusal(
             f"{acting.names} may not {verb} {what} in bulk: {verb} them one by one through the "
             "session, so that the record rules are checked.",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="create" if verb == "create" else "update",
-            record=what,
-        )
+            "create" if verb == "create" else "update", what, acting)
 
     def _refuse_ending(self, verb: str) -> None:
         action = self.info.get(_RUNNING)
@@ -177,11 +174,10 @@ def _check_read(session: Session, instance: object, *, held: bool = False) -> No
         # rule allows it), told in words, its failure in the log.
         log.exception("A read rule of %s failed as it was checked for %s; the record was "
                       "taken as one they may not read", type(instance).__name__, acting.names)
-        refused = NotAuthorized(
+        refused = _refusal(
             f"{acting.names} may not read {_a(type(instance).__name__)}: a rule of "
             f"{type(instance).__name__} failed as it was checked (the app's log has the details).",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="read", record=_a(type(instance).__name__))
+            "read", _a(type(instance).__name__), acting)
     if refused is None:
         return
     if held:
@@ -216,11 +212,11 @@ def _check_attach(session: Session, instance: object) -> None:
     record_type = type(instance).__name__
     if inspect(instance).modified:
         session.expunge(instance)
-        raise NotAuthorized(
+        raise _refusal(
             f"{acting.names} may not bring {_a(record_type)} changed outside this session into "
             f"it: merge it (session.merge({record_type.lower()})), which reads it as it is "
             "stored and takes the changes onto that, so that the record rules are checked.",
-            principal=acting.principals[0].name, operation="update", record=_a(record_type))
+            "update", _a(record_type), acting)
     try:
         session.refresh(instance)
     except InvalidRequestError:  # (no row: a record that is not there)
@@ -282,15 +278,12 @@ def _refuse_text_on_records(state: ORMExecuteState) -> None:
     record_type = _written_on_a_record(state.statement, state.session.info.get(KEPT_IN))
     if record_type is not None:
         what = f"{record_type.__name__} records"
-        raise NotAuthorized(
+        raise _refusal(
             f"{acting.names} may not run SQL written as text on the table of {what} (no record "
             "rule can see what it reads or writes): read and write them through the session "
             f"(select({record_type.__name__}), then its values), or run such SQL as the app "
             "(app.system).",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="read" if state.is_select else "update",
-            record=what,
-        )
+            "read" if state.is_select else "update", what, acting)
 
 
 _WRITTEN: weakref.WeakKeyDictionary[
@@ -361,14 +354,11 @@ def _refuse_loose_columns(state: ORMExecuteState) -> None:
         return
     for record_type, name in _loose_columns(state.statement):
         what = f"{record_type.__name__} records"
-        raise NotAuthorized(
+        raise _refusal(
             f"{acting.names} may not read the {name or 'values'} of {what} column by column: "
             f"select whole records (select({record_type.__name__})) and read their values, so "
             "that the record rules are checked.",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="read",
-            record=what,
-        )
+            "read", what, acting)
 
 
 _LOOSE: weakref.WeakKeyDictionary[Any, tuple[tuple[type[RecordBase], str], ...]] = (
@@ -435,13 +425,12 @@ def _refuse_conditions_on_unread(state: ORMExecuteState) -> None:
             continue
         name = record_type.__name__
         what = f"{name} records"
-        raise NotAuthorized(
+        raise _refusal(
             f"{acting.names} may not select by the values of {what} without reading them (no "
             "record rule sees the ones it looks at): select them too, whole "
             f"(select(…, {name})), and test their values, so that the record rules are "
             "checked.",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="read", record=what)
+            "read", what, acting)
 
 
 _UNREAD: weakref.WeakKeyDictionary[Any, tuple[type[RecordBase], ...]] = (
@@ -499,28 +488,30 @@ def _refuse_bulk_writes(state: ORMExecuteState) -> None:
         if read is None:
             return
         what = f"{read.__name__} records"
-        raise NotAuthorized(
+        raise _refusal(
             f"{acting.names} may not read {what} in a statement that writes (no record rule "
             f"can see what it reads): select whole records (select({read.__name__})) and write "
             "what it needs of their values.",
-            principal=acting.principals[0].name if acting.principals else "",
-            operation="read", record=what)
+            "read", what, acting)
     operation: Operation = (
         "create" if state.is_insert else "update" if state.is_update else "delete")
     raise _in_bulk(acting, operation, record_type)
+
+
+def _refusal(words: str, operation: Operation, record: str, acting: ActingAs) -> NotAuthorized:
+    """The refusal of `operation` on `record` to whom `acting` runs as, told in `words`."""
+    return NotAuthorized(words, principal=acting.principals[0].name if acting.principals else "",
+                         operation=operation, record=record)
 
 
 def _in_bulk(acting: ActingAs, operation: Operation, record_type: type) -> NotAuthorized:
     """The refusal of a statement that does `operation` to records of `record_type` in bulk."""
     verb = {"create": "create", "update": "change", "delete": "delete"}[operation]
     what = f"{record_type.__name__} records"
-    return NotAuthorized(
+    return _refusal(
         f"{acting.names} may not {verb} {what} in bulk: {verb} them one by one through the "
         "session, so that the record rules are checked.",
-        principal=acting.principals[0].name if acting.principals else "",
-        operation=operation,
-        record=what,
-    )
+        operation, what, acting)
 
 
 def _refuse_writes_within(state: ORMExecuteState) -> None:
