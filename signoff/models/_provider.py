@@ -1,9 +1,12 @@
-"""What the real providers share: the SDK import, usage when a server reports none, the bound."""
+"""What the real providers share: the SDK import, the HTTP client that holds a call to its total
+timeout, usage when a server reports none, the bound."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -12,7 +15,7 @@ from signoff._extras import install_extra
 from signoff.models.base import Message, Price, ToolSpec, Usage, upper_bound_tokens
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured
 from signoff.models.prices import price_of
-from signoff.models.retries import Retries
+from signoff.models.retries import PastTotalTimeout, Retries, call_ends
 
 __all__ = ["OnText", "SdkClientModel", "checked_base_url", "import_sdk", "input_bound",
            "token_count", "unreadable", "usage_or_bound"]
@@ -90,6 +93,26 @@ def token_count(reported: Any, *, model: str, what: str) -> int:
     return count
 
 
+class _HeldToTotal:
+    """An answer's bytes as they come in, until the call's total timeout passes (`ends`,
+    ``time.monotonic()``): a piece that comes after it raises `PastTotalTimeout`. (The SDKs'
+    timeout is the longest wait for the next piece, so that a server that trickles its answer
+    could hold the call for ever.)"""
+
+    def __init__(self, stream: Any, ends: float) -> None:
+        self._stream = stream
+        self._ends = ends
+
+    def __iter__(self) -> Iterator[bytes]:
+        for piece in self._stream:
+            if time.monotonic() > self._ends:
+                raise PastTotalTimeout
+            yield piece
+
+    def close(self) -> None:
+        self._stream.close()
+
+
 def unreadable(model: str, what: Any, *, api: str) -> ModelBadResponse:
     """`ModelBadResponse` for an answer that does not read as a reply of `api` (a text that is
     a number, content that is no list), showing the start of `what` was read."""
@@ -99,7 +122,8 @@ def unreadable(model: str, what: Any, *, api: str) -> ModelBadResponse:
         f"used. Check that the server speaks {api}.", model=model, attempts=1)
 
 
-def _check_settings(name: str, price: Any, timeout: Any, retries: Any) -> None:
+def _check_settings(name: str, price: Any, timeout: Any, retries: Any,
+                    total_timeout: Any) -> None:
     """`ModelNotConfigured`, in a sentence, for a price, a timeout or retries that are not one
     (a price written as the command line takes it, a timeout as text): taken, they failed at
     the model's first call, as a traceback or "The model failed: TypeError"."""
@@ -112,6 +136,10 @@ def _check_settings(name: str, price: Any, timeout: Any, retries: Any) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         raise ModelNotConfigured(f"The timeout of {name} is a number of seconds above 0, not "
                                  f"{timeout!r}: e.g. timeout=120.", model=name)
+    if isinstance(total_timeout, bool) or not isinstance(total_timeout, int | float) or not (
+            total_timeout > 0):
+        raise ModelNotConfigured(f"The total_timeout of {name} is a number of seconds above 0, "
+                                 f"not {total_timeout!r}: e.g. total_timeout=1200.", model=name)
     if retries is not None and not isinstance(retries, Retries):
         raise ModelNotConfigured(f"The retries of {name} are a Retries, not "
                                  f"{type(retries).__name__} {retries!r}: e.g. "
@@ -125,12 +153,14 @@ class SdkClientModel:
     provider: str = ""
     """The provider, as in ``--model provider:NAME``."""
     _client: Any
+    _sdk: ModuleType
 
     def _settings(self, model: str, *, price: Price | None, timeout: float,
-                  retries: Retries | None, on_text: OnText | None, stream: bool | None) -> None:
+                  total_timeout: float, retries: Retries | None, on_text: OnText | None,
+                  stream: bool | None) -> None:
         """Keep what every provider model is told when it is made (refused in a sentence when
         it is not what it should be: a `Price`, a number of seconds, a `Retries`)."""
-        _check_settings(f"{self.provider}:{model}", price, timeout, retries)
+        _check_settings(f"{self.provider}:{model}", price, timeout, retries, total_timeout)
         self.model = model
         """The model's name as the server knows it."""
         self.name = f"{self.provider}:{model}"
@@ -139,6 +169,11 @@ class SdkClientModel:
         """What it costs: the price given, else the table's, else unknown (None)."""
         self.timeout = timeout
         """Seconds to wait for an answer (for a streamed one: between two pieces of it)."""
+        self.total_timeout = total_timeout
+        """Seconds one call may take in all, from its first request to the end of its answer,
+        retries and their waits included: an answer still coming after it (a server that
+        writes a piece every few seconds, each within `timeout`) ends the call as
+        `ModelTimeout` at its next piece, and what was reserved for it is counted as spent."""
         self.retries = retries or Retries()
         """How often, and how long, a busy or failing server is asked again."""
         self.on_text = on_text
@@ -148,6 +183,33 @@ class SdkClientModel:
 
     def _listed_price(self, model: str) -> Price | None:
         return price_of(self.provider, model)
+
+    def _http_client(self) -> Any:
+        """The HTTP client the SDK is given: the SDK's own defaults (its connection limits,
+        proxies from the environment), with each answer read through `_HeldToTotal`."""
+        class Client(self._sdk.DefaultHttpxClient):  # type: ignore[misc,name-defined]
+            def __del__(self) -> None:  # (as the SDK's own client: a model let go unclosed
+                # closes its connections as it goes)
+                if not self.is_closed:
+                    with contextlib.suppress(Exception):
+                        self.close()
+
+        client = Client()
+        # (of httpx, or of httpx2 for the SDKs' later versions: a stream in its place is
+        # read only if it is one of that library's)
+        library = next(c for c in Client.__mro__ if c.__name__ == "Client" and c is not Client)
+        byte_stream = importlib.import_module(library.__module__.partition(".")[0]).SyncByteStream
+
+        class HeldToTotal(_HeldToTotal, byte_stream):  # type: ignore[misc,valid-type]
+            pass
+
+        def held(response: Any) -> None:
+            ends = call_ends()
+            if ends is not None:
+                response.stream = HeldToTotal(response.stream, ends)
+
+        client.event_hooks = {"response": [held]}
+        return client
 
     @property
     def base_url(self) -> str:

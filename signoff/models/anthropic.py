@@ -46,6 +46,10 @@ class AnthropicModel(SdkClientModel):
     ``AnthropicModel("claude-sonnet-4-5")`` asks Anthropic with ``ANTHROPIC_API_KEY``; its price
     comes from `signoff.models.prices` unless one is given. Its input is counted by a safe upper
     bound, never by a network call (the bound allows for the tool-use instructions Anthropic adds).
+
+    ``timeout`` is the longest wait, in seconds, for an answer (for a streamed one, for its
+    next piece); ``total_timeout`` (20 minutes) the longest one call may take in all, its
+    retries included: an answer still coming after it ends the call as `ModelTimeout`.
     """
 
     provider = "anthropic"
@@ -59,20 +63,24 @@ class AnthropicModel(SdkClientModel):
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = 300.0,
+        total_timeout: float = 1200.0,
         retries: Retries | None = None,
         on_text: OnText | None = None,
         stream: bool | None = None,
     ) -> None:
-        self._settings(model, price=price, timeout=timeout, retries=retries, on_text=on_text,
-                       stream=stream)
+        self._settings(model, price=price, timeout=timeout, total_timeout=total_timeout,
+                       retries=retries, on_text=on_text, stream=stream)
         base_url = checked_base_url(base_url, self.name)
         self._sdk = import_sdk("anthropic", "anthropic", self.name)
         self._key = "the api_key given" if api_key else "ANTHROPIC_API_KEY"
+        http = self._http_client()
         try:
             self._client: Any = self._sdk.Anthropic(api_key=api_key, base_url=base_url,
-                                                    timeout=timeout, max_retries=0)
+                                                    timeout=timeout, max_retries=0,
+                                                    http_client=http)
         except self._sdk.AnthropicError as error:  # (credentials it found and could not load:
             # a profile named in ANTHROPIC_PROFILE, a config folder with none in it)
+            http.close()
             raise ModelNotConfigured(
                 f"{self.name} cannot be asked: its credentials could not be loaded ({error}). "
                 "Set ANTHROPIC_API_KEY (or pass api_key), or fix what the SDK names.",
@@ -118,7 +126,8 @@ class AnthropicModel(SdkClientModel):
 
         return read_back(call_with_retries(
             send, sdk=self._sdk, model=self.name, timeout=self.timeout, retries=self.retries,
-            key=self._key, secret=getattr(self._client, "api_key", None)), back)
+            key=self._key, secret=getattr(self._client, "api_key", None),
+            total_timeout=self.total_timeout), back)
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
         """The streamed reply. Its output tokens are those of its ``message_delta`` (the count

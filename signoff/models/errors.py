@@ -53,7 +53,14 @@ class ModelError(SignoffError):
         False: the connection was never made), or it answered with an error status, which
         makes no reply to bill. A request that went out and got no answer (a timeout, a
         connection cut) may have been billed. The loop gives back what it reserved for a
-        call that cost nothing, and counts as spent what it reserved for any other."""
+        call that cost nothing, and counts as spent what it reserved for any other.
+
+        (A limit of this reading: a proxy in front of the provider that answers 502 or another
+        5xx after the provider billed the request is read as a call that cost nothing, and
+        asked again, so that two bills are counted as one. Nothing in its answer tells it from
+        the provider's own 5xx, which costs nothing and is worth asking again; counted as
+        spent, every such failure would end a task that one retry would have saved. The
+        how-to on models says so, and what to do: keep a margin in the budget.)"""
 
 
 class ModelNotConfigured(ModelError):

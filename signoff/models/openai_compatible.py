@@ -46,6 +46,10 @@ class OpenAIModel(SdkClientModel):
     ``OpenAIModel("gpt-4o-mini")`` asks OpenAI with ``OPENAI_API_KEY``; its price comes from
     `signoff.models.prices` unless one is given. Its input is counted by a safe upper bound
     (`signoff.models.base.upper_bound_tokens`), never by a network call.
+
+    ``timeout`` is the longest wait, in seconds, for an answer (for a streamed one, for its
+    next piece); ``total_timeout`` (20 minutes) the longest one call may take in all, its
+    retries included: an answer still coming after it ends the call as `ModelTimeout`.
     """
 
     provider = "openai"
@@ -59,23 +63,27 @@ class OpenAIModel(SdkClientModel):
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = 120.0,
+        total_timeout: float = 1200.0,
         retries: Retries | None = None,
         on_text: OnText | None = None,
         stream: bool | None = None,
         max_tokens_parameter: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
     ) -> None:
-        self._settings(model, price=price, timeout=timeout, retries=retries, on_text=on_text,
-                       stream=stream)
+        self._settings(model, price=price, timeout=timeout, total_timeout=total_timeout,
+                       retries=retries, on_text=on_text, stream=stream)
         self.max_tokens_parameter = max_tokens_parameter
         """How the output limit is sent: OpenAI's ``max_completion_tokens``, or ``max_tokens``
         (what most compatible servers read)."""
         base_url = checked_base_url(base_url, self.name)
         self._sdk = import_sdk("openai", "openai", self.name)
         self._key = _key_from(api_key)
+        http = self._http_client()
         try:
             self._client: Any = self._sdk.OpenAI(
-                api_key=self._api_key(api_key), base_url=base_url, timeout=timeout, max_retries=0)
+                api_key=self._api_key(api_key), base_url=base_url, timeout=timeout, max_retries=0,
+                http_client=http)
         except self._sdk.OpenAIError as error:
+            http.close()
             raise ModelNotConfigured(
                 f"{self.name} cannot be asked: set OPENAI_API_KEY (or pass api_key).",
                 model=self.name) from error
@@ -114,7 +122,8 @@ class OpenAIModel(SdkClientModel):
 
         return read_back(call_with_retries(
             send, sdk=self._sdk, model=self.name, timeout=self.timeout, retries=self.retries,
-            key=self._key, secret=getattr(self._client, "api_key", None)), back)
+            key=self._key, secret=getattr(self._client, "api_key", None),
+            total_timeout=self.total_timeout), back)
 
     def _streamed(self, request: dict[str, Any], bound_in: int, bound_out: int) -> Reply:
         reading = _Stream(self.name)
@@ -223,13 +232,14 @@ class OpenAICompatibleModel(OpenAIModel):
         price: Price | None = None,
         api_key: str | None = None,
         timeout: float = 300.0,
+        total_timeout: float = 1200.0,
         retries: Retries | None = None,
         on_text: OnText | None = None,
         stream: bool | None = None,
         max_tokens_parameter: Literal["max_completion_tokens", "max_tokens"] = "max_tokens",
     ) -> None:
         super().__init__(model, price=price, api_key=api_key, base_url=base_url, timeout=timeout,
-                         retries=retries, on_text=on_text, stream=stream,
+                         total_timeout=total_timeout, retries=retries, on_text=on_text, stream=stream,
                          max_tokens_parameter=max_tokens_parameter)
 
     def _listed_price(self, model: str) -> Price | None:

@@ -1,4 +1,5 @@
-"""Asking a provider again, within bounds: how many times, how long between, how long in all.
+"""Asking a provider again, within bounds: how many times, how long between, how long in all;
+and one call held to its total timeout (`call_ends`, `PastTotalTimeout`).
 
 Both official SDKs are built alike (their errors carry ``status_code`` and the ``response``), so one
 translation serves both; each provider passes its own SDK module. The SDKs' own retries are
@@ -8,6 +9,7 @@ turned off, so that every request passes the guard (`model_requests_allowed`) an
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import email.utils
 import itertools
 import json
@@ -33,7 +35,7 @@ from signoff.models.errors import (
     ModelUnavailable,
 )
 
-__all__ = ["Retries", "call_with_retries", "translate"]
+__all__ = ["PastTotalTimeout", "Retries", "call_ends", "call_with_retries", "translate"]
 
 T = TypeVar("T")
 
@@ -71,6 +73,21 @@ class Retries:
                                 "total_wait=60)).")
 
 
+class PastTotalTimeout(Exception):
+    """Raised as a piece of an answer comes in after the call's total timeout passed (see
+    `call_ends`); `call_with_retries` tells it as a `ModelTimeout`."""
+
+
+_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("signoff_call_ends",
+                                                                     default=None)
+
+
+def call_ends() -> float | None:
+    """When the model call being made in this context must be over (``time.monotonic()``),
+    or None outside one: each piece of an answer that comes in later ends it."""
+    return _ENDS.get()
+
+
 def call_with_retries(
     send: Callable[[], T],
     *,
@@ -81,9 +98,13 @@ def call_with_retries(
     key: str,
     secret: str | None = None,
     sleep: Callable[[float], None] | None = None,
+    total_timeout: float = math.inf,
 ) -> T:
     """``send()``, asked again within `retries` when the provider is busy or failing (never
-    after a request that went out and got no answer: it may have been billed).
+    after a request that went out and got no answer: it may have been billed), all within
+    `total_timeout` seconds: the answer's pieces (read by the model's HTTP client, see
+    `call_ends`) end the call as `ModelTimeout` once it has passed, and no retry is waited for
+    past it.
 
     `key` says where the model's API key came from (``OPENAI_API_KEY``, "the api_key given"),
     for the message of a key the provider refuses; `secret`, the key itself, is never repeated
@@ -93,6 +114,19 @@ def call_with_retries(
     checks that real model requests are allowed. A provider error comes out
     as a `ModelError`; the SDK's exception is its ``__cause__``.
     """
+    ends = time.monotonic() + total_timeout
+    held = _ENDS.set(ends)
+    try:
+        return _attempts(send, sdk=sdk, model=model, timeout=timeout, retries=retries, key=key,
+                         secret=secret, sleep=sleep, total_timeout=total_timeout, ends=ends)
+    finally:
+        _ENDS.reset(held)
+
+
+def _attempts(send: Callable[[], T], *, sdk: ModuleType, model: str, timeout: float,
+              retries: Retries, key: str, secret: str | None,
+              sleep: Callable[[float], None] | None, total_timeout: float, ends: float) -> T:
+    """`call_with_retries`, its total timeout ending at `ends`."""
     waited = 0.0
     free = True  # every attempt so far cost nothing (see `ModelError.cost_nothing`)
     for attempt in range(1, retries.attempts + 1):
@@ -109,6 +143,8 @@ def call_with_retries(
             raise
         except Exception as error:
             _blot_key(error, secret)  # (its chain is logged: the key is not written there)
+            if _past_total(error):
+                raise _total_timeout(model, total_timeout, attempt) from error
             failure = translate(error, sdk=sdk, model=model, attempts=attempt, timeout=timeout,
                                 key=key, secret=secret)
             if failure is None:
@@ -126,13 +162,38 @@ def call_with_retries(
             wait = asked if asked is not None else (
                 retries.backoff * 2.0 ** min(attempt - 1, 64) * random.uniform(0.5, 1.0))
             if not math.isfinite(wait) or wait > retries.max_wait or (
-                    waited + wait > retries.total_wait):
+                    waited + wait > retries.total_wait) or time.monotonic() + wait > ends:
                 gave_up = _gave_up(failure, wait, asked=asked is not None)
                 gave_up.cost_nothing = free
                 raise gave_up from error
             (sleep or time.sleep)(wait)
             waited += wait
     raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+
+def _past_total(error: BaseException) -> bool:
+    """Whether `error` is, or was raised from, `PastTotalTimeout` (an SDK wraps what its HTTP
+    client raises as a whole answer is read in a connection error of its own)."""
+    seen: BaseException | None = error
+    for _ in range(8):  # (a chain of causes is short; a cycle is not followed for ever)
+        if seen is None:
+            return False
+        if isinstance(seen, PastTotalTimeout):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _total_timeout(model: str, total_timeout: float, attempts: int) -> ModelTimeout:
+    """The `ModelTimeout` of a call whose answer was still coming when its total timeout
+    passed (a server that writes a piece every few seconds, each within the timeout, would
+    hold the task, and what was reserved for it, for ever). Its request went out, and what it
+    wrote may have been billed: what was reserved for it is counted as spent."""
+    return ModelTimeout(
+        f"{model} was still answering when the call's total timeout of {total_timeout:g} "
+        "seconds passed, so its answer was not used. It was not asked again: what it wrote "
+        "may have been billed. Try again; if its replies are this slow, give it a longer "
+        "total_timeout.", model=model, attempts=attempts, timeout=total_timeout)
 
 
 def _gave_up(failure: ModelError, wait: float, *, asked: bool) -> ModelError:
