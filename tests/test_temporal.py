@@ -150,6 +150,10 @@ _OTHER = "Failed client connect: Server connection error: tonic::transport::Erro
                                  "was refused. Check that the server runs"),
     (_OTHER, False, "could not be reached: the connection failed (`signoff --debug …` shows the "
                     "client's report). Check"),
+    ("transport error", False, "could not be reached: the connection was closed as the call was "
+                               "made. Check that the server runs"),
+    ("operation was canceled", False, "could not be reached: the connection was closed as the "
+                                      "call was made. Check that the server runs"),
     ("Namespace no-such-namespace is not found.", True,
      "refused the call: Namespace no-such-namespace is not found. Check the namespace"),
 ])

@@ -38,7 +38,7 @@ from temporalio.client import (
 )
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from signoff.agents import holds, model_specs
 from signoff.agents import repository as repo
@@ -60,6 +60,15 @@ T = TypeVar("T")
 
 RPC_TIMEOUT = timedelta(seconds=5)
 """How long one call to the server may take before it is taken for unreachable."""
+
+CALLS_RETRIED = RetryConfig(initial_interval_millis=100, multiplier=2.0, max_interval_millis=1000,
+                            max_elapsed_time_millis=3000, max_retries=4)
+"""How the runner's client tries a call again that the server did not answer (it went, or
+refused the connection): a few times within a second or two — a connection that broke a moment
+ago — then the caller is told. With the client's own (ten tries over ten seconds), a yes given
+while the server was down took that long to say so; the decision stands all the same, its task
+recorded, and a worker's sweep starts it once the server answers. (A worker's own client keeps
+the client's retries: nobody waits on it.)"""
 
 
 POLLED_WITHIN = timedelta(minutes=2)
@@ -89,9 +98,14 @@ def _runtime() -> Runtime:
     return Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(filter=_CORE_LOGS)))
 
 
-async def connect(config: Temporal) -> Client:
-    """A client of the server `config` names (`RuntimeError` when it cannot be reached)."""
-    return await Client.connect(config.address, namespace=config.namespace, runtime=_runtime())
+async def connect(config: Temporal, *, retry: RetryConfig | None = None) -> Client:
+    """A client of the server `config` names (`RuntimeError` when it cannot be reached), which
+    tries a call again as `retry` says (as the Temporal client does when None). A connection
+    not made within `RPC_TIMEOUT` is not: to an address whose packets go nowhere (a firewall
+    that drops them, a host gone), the client waited for the system's own timeout, minutes —
+    and the caller of a yes, or of `agent.do`, was told that the task goes on in the workers."""
+    return await Client.connect(config.address, namespace=config.namespace, runtime=_runtime(),
+                                retry_config=retry, connect_timeout=RPC_TIMEOUT)
 
 
 class Unreachable(SignoffError):
@@ -124,6 +138,15 @@ def _unreachable(address: str, reason: str, reached: bool) -> Unreachable:
     return Unreachable(address, reason, reached=reached)
 
 
+_CLOSED_UNDER_THE_CALL = ("transport error", "operation was canceled")
+"""What the client reports of a call whose connection was closed under it (the server going
+down, or something that is not Temporal's gRPC), by the error its transport hit: a status of
+Unknown or Cancelled with these words — not the server's answer."""
+_NOT_ANSWERED = (*_CLOSED_UNDER_THE_CALL, "timeout expired")
+"""What the client reports, as a status of Unknown or Cancelled, of a call the server did not
+answer: its connection closed under it, or no answer within the call's timeout (a server that
+hangs: it takes connections and answers nothing)."""
+
 _TOLD = (
     (("connection refused", "os error 111", "code: 111"),
      "nothing answers there, the connection was refused"),
@@ -134,10 +157,12 @@ _TOLD = (
     (("certificate", "tls", "ssl"), "the TLS handshake failed (check the server's certificate)"),
     (("h2 protocol error", "http2", "frame with invalid size", "invalid content-type"),
      "something answers there, but not Temporal's gRPC (is it the web UI's port?)"),
-    (("timed out", "timeout", "deadline"), "it did not answer in time"),
+    (("timed out", "timedout", "timeout", "deadline"), "it did not answer in time"),
     # A call to a server that went away after the client connected reports only this (its
     # cause, the refusal, is not in the message): last, so that a cause named wins.
     (("tcp connect error",), "nothing answers there, the connection was refused"),
+    # A connection closed under the call (the server stopping, or not Temporal's gRPC).
+    (_CLOSED_UNDER_THE_CALL, "the connection was closed as the call was made"),
 )
 """What the client's report says, by the words it holds, first match wins."""
 
@@ -282,8 +307,9 @@ class TemporalRunner:
         # So is a task a worker's sweep woke (`signalling_only`): nobody waits on it there.
         wait = 0.0 if activity.in_activity() or getattr(self._signalling, "on", False) else (
             self.config.settle_within.total_seconds())
+        ended = ""
         try:
-            self._bridge.run(self._go_on(task_id, wait=wait), timeout=wait + 2 * _seconds(
+            ended = self._bridge.run(self._go_on(task_id, wait=wait), timeout=wait + 2 * _seconds(
                 RPC_TIMEOUT))
         except Unreachable as unreachable:
             log.warning("Task %s is recorded, not yet on Temporal. %s", task_id, unreachable)
@@ -301,7 +327,12 @@ class TemporalRunner:
             pass  # it goes on in the workers; the caller hears it is Running
         outcome = self._agency.loop.outcome(task_id)
         if outcome.status is TaskStatus.RUNNING and wait:
-            return replace(outcome, problem=self._still_running(task_id, wait, outcome.problem))
+            problem = self._still_running(task_id, wait, outcome.problem)
+            if ended:
+                problem = (f"Its Temporal workflow was {ended} from outside as this waited on it; "
+                           "the task goes on from its record in a new run (ending a task's "
+                           f"workflow does not stop the task). {problem}")
+            return replace(outcome, problem=problem)
         return outcome
 
     @contextmanager
@@ -428,36 +459,53 @@ class TemporalRunner:
         return WorkflowOptions(local_activities=self.config.local_activities,
                                database=self._database_id, home=home)
 
-    async def _go_on(self, task_id: str, *, wait: float) -> str | None:
+    async def _go_on(self, task_id: str, *, wait: float) -> str:
+        """Signal the task's workflow (starting a run when none runs), and wait at most `wait`
+        seconds for it to wait or end; how its run was ended from outside as this waited
+        ("terminated": it goes on in a new run, started here), else ""."""
         client = await self.client()
         await self._signal_with_start(client, task_id)
         if not wait:
-            return None
+            return ""
         handle = client.get_workflow_handle(task_id)  # its newest run, whichever that is
         until = asyncio.get_running_loop().time() + wait
         started_anew = False
+        ended = ""
         while (left := until - asyncio.get_running_loop().time()) > 0:
             try:
-                return await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str),
-                                              left)
+                await asyncio.wait_for(handle.execute_update(SETTLED, result_type=str), left)
+                return ended
             except TimeoutError:
-                return None  # still running: the store says where it stands
+                return ended  # still running: the store says where it stands
             except (WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
                     RPCError):
                 # Its run went on in a new one (its history was long: the update was left
-                # behind), ended meanwhile, or the server went: asked of the newest run again
-                # while one runs (the caller was told it was Running after waiting for nothing).
-                status = await _status(handle)
-                if status is WorkflowExecutionStatus.FAILED and not started_anew:
+                # behind), or ended meanwhile: asked of the newest run again while one runs
+                # (the caller was told it was Running after waiting for nothing).
+                status = await self._status(handle)  # (`Unreachable` when the server went)
+                outside = _ENDED_FROM_OUTSIDE.get(status) if status is not None else None
+                if outside and not started_anew:
+                    # An operator ended it (`temporal workflow terminate`, the web UI) while its
+                    # task had more to do: its state is the task's record, not the run. The
+                    # task goes on from it in a new run, as it would at a worker's next sweep;
+                    # the caller, told it neither stopped nor ended "after 30 seconds" (it
+                    # heard at once), is told what happened.
+                    ended = outside
+                    log.warning("Task %s's Temporal workflow was %s from outside; the task goes "
+                                "on from its record in a new run (ending a task's workflow "
+                                "does not stop the task).", task_id, ended)
+                    started_anew = True
+                    await self._signal_with_start(client, task_id)
+                elif status is WorkflowExecutionStatus.FAILED and not started_anew:
                     # Its history could not be replayed by the workers' code (`TaskWorkflow`):
                     # the task goes on from its record in a new run, as after any restart.
                     _tell_failed_run(task_id)
                     started_anew = True
                     await self._signal_with_start(client, task_id)
                 elif status is not WorkflowExecutionStatus.RUNNING:
-                    return None  # ended, or the server went: the store says
+                    return ended  # ended: the store says
                 await asyncio.sleep(0.1)
-        return None
+        return ended
 
     async def _signal_with_start(self, client: Client, task_id: str) -> None:
         """Signal the task's workflow, starting a run when none runs."""
@@ -468,6 +516,18 @@ class TemporalRunner:
                 rpc_timeout=RPC_TIMEOUT, task_timeout=WORKFLOW_TASK_TIMEOUT)
         except RPCError as error:
             raise self._unreachable(error) from None
+
+    async def _status(self, handle: WorkflowHandle[Any, Any]) -> WorkflowExecutionStatus | None:
+        """The status of the newest run of `handle`'s workflow (None when it has none);
+        `Unreachable` when the server went as the caller waited on it (its caller was told the
+        task had "neither stopped for a decision nor ended after 30 seconds", at once)."""
+        try:
+            found = await handle.describe(rpc_timeout=RPC_TIMEOUT)
+        except RPCError as error:
+            if error.status is RPCStatusCode.NOT_FOUND:
+                return None
+            raise self._unreachable(error) from None
+        return found.status
 
     def check_reachable(self) -> None:
         """`Unreachable` when the server does not answer a health check (asked once, not
@@ -530,14 +590,13 @@ class TemporalRunner:
     def _unreachable(self, error: RPCError) -> Unreachable:
         self._client = None  # connect again next time
         log.debug("Temporal at %s: %s", self.config.address, error)
-        return Unreachable(self.config.address, error.message,
-                           reached=error.status is not RPCStatusCode.UNAVAILABLE)
+        return Unreachable(self.config.address, error.message, reached=_answered(error))
 
     async def client(self) -> Client:
         """The client, connected (again) if need be; `Unreachable` when it cannot be."""
         if self._client is None:
             try:
-                self._client = await connect(self.config)
+                self._client = await connect(self.config, retry=CALLS_RETRIED)
             except RuntimeError as error:
                 log.debug("Temporal at %s: %s", self.config.address, error)
                 raise Unreachable(self.config.address, str(error)) from None
@@ -549,13 +608,20 @@ class TemporalRunner:
         self._client = None
 
 
-async def _status(handle: WorkflowHandle[Any, Any]) -> WorkflowExecutionStatus | None:
-    """The status of the newest run of `handle`'s workflow (None when it cannot be told)."""
-    try:
-        found = await handle.describe(rpc_timeout=RPC_TIMEOUT)
-    except RPCError:
-        return None
-    return found.status
+def _answered(error: RPCError) -> bool:
+    """Whether the server answered the call `error` reports (and refused it): not when it could
+    not be reached or did not answer (`_NOT_ANSWERED`). Each was told as the call refused, and
+    to check the namespace."""
+    if error.status in (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED):
+        return False
+    return not (error.status in (RPCStatusCode.UNKNOWN, RPCStatusCode.CANCELLED) and any(
+        words in error.message.lower() for words in _NOT_ANSWERED))
+
+
+_ENDED_FROM_OUTSIDE = {WorkflowExecutionStatus.TERMINATED: "terminated",
+                       WorkflowExecutionStatus.CANCELED: "cancelled",
+                       WorkflowExecutionStatus.TIMED_OUT: "timed out"}
+"""How a run that no step of signoff ended was ended (by an operator, or the server), in words."""
 
 
 def _tell_failed_run(task_id: str) -> None:
