@@ -18,8 +18,8 @@
     ├── AgentRefused            a person's verb refused: not theirs to decide, already decided,
     │   │                       a rule that would widen past the declaration
     │   ├── EditRefused         the changed values of an "approve with changes" do not fit
-    │   ├── ReasonRefused       a no's reason, or why a rule is taken back, that tells nothing,
-    │   │                       is too long, or cannot be written
+    │   ├── ReasonRefused       a no's reason that tells nothing; it, or why a rule is taken
+    │   │                       back, too long, or that cannot be written
     │   └── UnknownId           no proposal, task or rule has the id given (a NotFound too:
     │                           `app.outcome` of an unknown task raises it)
     ├── ConsentError            a consent token that is forged or edited, as it is opened (a
@@ -145,9 +145,9 @@ class EditRefused(AgentRefused):
 
 
 class ReasonRefused(AgentRefused):
-    """A no's reason, or why a rule is taken back, that tells the agent nothing (space, or only
-    invisible characters), is longer than it may be, or is no text Unicode can write: nothing
-    was decided, and the decider may say it again."""
+    """A no's reason that tells the agent nothing (space, or only invisible characters), or a
+    reason or why a rule is taken back (which may be left out) that is longer than it may be,
+    or is no text Unicode can write: nothing was decided, and the decider may say it again."""
 
 
 class ConsentError(SignoffError):

@@ -39,8 +39,9 @@ def said_why(text: str, *, what: str, needed: bool) -> str:
     if needed and all(_shows_nothing(c) for c in text):
         raise ReasonRefused("Say why: a no needs a reason, and the agent is told it.")
     if len(text) > MAX_REASON:
+        told = " (the agent is told it whole)" if needed else ""
         raise ReasonRefused(f"{what} is at most {MAX_REASON:,} characters, and this one has "
-                           f"{len(text):,}: say it shorter (the agent is told it whole).")
+                           f"{len(text):,}: say it shorter{told}.")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:

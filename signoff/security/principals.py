@@ -139,7 +139,9 @@ class People:
         if taken is not None:
             also = "" if taken.handle == handle else f" ({taken.handle!r}: a handle is the same " \
                                                      "in any case)"
-            raise UserError(f"There is already someone with the handle {handle!r}{also}.")
+            raise UserError(f"There is already someone with the handle {handle!r}{also}: "
+                            f"app.people.find({taken.handle!r}) gives them, or give another "
+                            "handle. Nothing was changed.")
         principal = Principal(
             id=str(uuid.uuid4()),
             handle=handle,
@@ -177,7 +179,9 @@ class People:
         found = self.find(principal)
         if found is None:
             key = principal.id if isinstance(principal, Principal) else principal
-            raise UserError(f"There is nobody with the id or handle {key!r}.")
+            raise UserError(f"There is nobody with the id or handle {key!r}: check it, or add "
+                            "them first (app.people.add(handle, name)). app.people.find "
+                            "gives None instead of this error.")
         return found
 
     def find(self, principal: Principal | str) -> Principal | None:
