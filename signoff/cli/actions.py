@@ -23,15 +23,17 @@ from signoff.cli import (
     APP_OPTION,
     JSON_OPTION,
     Seconds,
+    app_option_words,
     load_app,
     main,
+    runnable,
     temporal_address,
     temporal_address_refused,
 )
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, Failure, Misuse
 from signoff.cli.otlp import export_traces
 from signoff.engine.temporal import ADDRESS_VARIABLE
-from signoff.engine.worker import STUCK_AFTER, looked
+from signoff.engine.worker import STUCK_AFTER, Worker, looked
 from signoff.exceptions import Refusal
 
 __all__ = ["LintFinding", "lint"]
@@ -203,10 +205,11 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
       signoff worker --app examples/workshop.py --once --stuck-after 0
     """
     stop = threading.Event()
-    with _stopped_by_ctrl_c(), _stopped_when_asked(stop):
+    working: list[Worker] = []  # (the worker, once made: Ctrl-C names the task it was in)
+    with _stopped_by_ctrl_c(working), _stopped_when_asked(stop):
         _work(app_spec, once=once, every=every,
               stuck_after=min(timedelta(seconds=stuck_after), _STUCK_AFTER_MOST),
-              temporal=temporal, stop=stop)
+              temporal=temporal, stop=stop, working=working)
         if stop.is_set():  # (SIGTERM: the work ended as asked; Ctrl-C says so itself)
             click.echo("Stopped.")
 
@@ -231,8 +234,8 @@ def _temporal(ctx: click.Context, value: str | None) -> str | None:
 
 
 def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timedelta,
-          temporal: str | None, stop: threading.Event) -> None:
-    """The worker's work: see `worker`."""
+          temporal: str | None, stop: threading.Event, working: list[Worker]) -> None:
+    """The worker's work: see `worker`. The worker made is put in `working`."""
     if temporal:
         os.environ[ADDRESS_VARIABLE] = temporal  # the app runs its tasks there, as its worker
     app = load_app(app_spec)
@@ -248,6 +251,7 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
         served.run(stop)
         return
     runner = app.worker()
+    working.append(runner)
     if once:
         settled = runner.recover(older_than=stuck_after)
         passed = runner.pass_deadlines()
@@ -302,12 +306,23 @@ def _stopped_when_asked(stop: threading.Event) -> Iterator[None]:
 
 
 @contextmanager
-def _stopped_by_ctrl_c() -> Iterator[None]:
-    """A worker stopped with Ctrl-C (as its start says to) ends as asked: said, exit 0."""
+def _stopped_by_ctrl_c(working: list[Worker]) -> Iterator[None]:
+    """A worker stopped with Ctrl-C (as its start says to) ends as asked: said, exit 0. Stopped
+    in a task's step (the worker in `working` says which, `Worker.stepping`), it names that
+    task and who goes on with it ("Stopped." alone left the person not knowing a step was cut
+    off)."""
     try:
         yield
     except KeyboardInterrupt:
-        click.echo("Stopped.")
+        task = working[0].stepping if working else None
+        if task is None:
+            click.echo("Stopped.")
+            return
+        # The loop let go of the task's hold as the step was cut off (were that write lost,
+        # the hold lapses: at once for a worker of this machine, this process having ended).
+        click.echo(f"Stopped in a step of task {task}, which was cut off: the task stays "
+                   f"Running, and a worker goes on with it (one running now, or "
+                   f"`{runnable('worker' + app_option_words())}` started again).")
 
 
 @main.command()

@@ -61,6 +61,7 @@ from signoff.cli.research_shown import (
     print_outcome,
     seen_in,
 )
+from signoff.cli.research_stopped import question_of, tell_stopped
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
 from signoff.models import Model, ModelNotConfigured, Price
@@ -220,7 +221,7 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     except SignoffError as error:
         raise failure_of(error) from None
     except KeyboardInterrupt:  # (Ctrl-C) the task stays Running: how to go on with it
-        _tell_stopped(app, person, began, shown)
+        tell_stopped(app, person, began, shown)
         sys.exit(EXIT_INTERRUPTED)
     if as_json:
         _print_json(as_json_of(app, outcome, shown))
@@ -239,30 +240,6 @@ def _print_json(value: Any) -> None:
         reader_gone()
 
 
-def _tell_stopped(app: Any, person: Any, began: datetime, shown: Shown) -> None:
-    """Say that the research was stopped, and how to go on with its task: `person`'s task that
-    began since `began`, still runs, and asks this question (another research of theirs,
-    begun later in another process, was named once: the newest task)."""
-    from signoff.agents import repository as repo
-    from signoff.inbox import Inbox
-    from signoff.research.skill import ResearchTask
-
-    asked = ResearchTask(question=shown.question).question
-    since = began.replace(tzinfo=None)
-    running = [t for t in Inbox(app).tasks(person, status=TaskStatus.RUNNING).items
-               if t.created_at.replace(tzinfo=None) >= since]
-    with app.database.reading() as db:
-        mine = [t.id for t in running
-                if _question_of(repo.load_task(db, t.id)) == asked]
-    if len(mine) != 1:  # (none yet; or the same question asked twice at once: say no id)
-        click.echo("Stopped." if not mine else (
-            f"Stopped. Its task stays Running, one of {', '.join(mine)}; go on with it: "
-            f"{shown.going_on('TASK_ID')}"), err=True)
-        return
-    click.echo(f"Stopped. The research task {mine[0]} stays Running; go on with it: "
-               f"{shown.going_on(mine[0])}", err=True)
-
-
 def _corpus_made(corpus_dir: Path | None, building: Callable[[str], None] | None) -> Any:
     """The corpus in `corpus_dir` (else the default one), indexed first when it must be.
     Stopped while it is indexed (Ctrl-C, SIGTERM, SIGHUP), it says so and exits 130: nothing
@@ -277,12 +254,6 @@ def _corpus_made(corpus_dir: Path | None, building: Callable[[str], None] | None
     except KeyboardInterrupt:
         click.echo("Stopped.", err=True)
         sys.exit(EXIT_INTERRUPTED)
-
-
-def _question_of(task: Any) -> str | None:
-    """The question research task `task` (a row) asks, or None."""
-    subject = getattr(task, "subject_json", None)
-    return subject.get("question") if isinstance(subject, dict) else None
 
 
 @contextlib.contextmanager
@@ -757,7 +728,7 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
         inbox, chosen = Inbox(app), TaskStatus(status) if status else None
         found = every_page(lambda after: inbox.tasks(me, status=chosen, after=after))
         with app.database.reading() as db:
-            asked = {t.id: _question_of(repo.load_task(db, t.id)) or "" for t in found}
+            asked = {t.id: question_of(repo.load_task(db, t.id)) or "" for t in found}
     except SignoffError as error:
         raise failure_of(error) from None
     if as_json:

@@ -39,6 +39,16 @@ class Worker:
         self._model_for = model_for
         self._unable: set[str] = set()
         """Tasks this worker has no model for (reported once)."""
+        self._stepping: str | None = None
+
+    @property
+    def stepping(self) -> str | None:
+        """The id of the task this worker is stepping now, else None (between tasks, or while
+        it settles runs and passes deadlines). A step cut off by an exception (Ctrl-C's
+        KeyboardInterrupt) leaves it naming that task, until the worker steps again: whoever
+        stopped the worker can say which task was cut off. That task stays Running, its hold
+        let go (or, when that could not be written, lapsing), for a worker to go on with."""
+        return self._stepping
 
     def recover(self, *, older_than: timedelta = timedelta(0)) -> int:
         """Settle what a stopped process left half done: approved calls whose runner is gone
@@ -58,8 +68,10 @@ class Worker:
             )]
         resumed = 0
         for task_id in settled:
+            self._stepping = task_id
             if self._agency.loop.resume_after_decision(task_id) is not TaskStatus.WAITING:
                 resumed += 1
+            self._stepping = None  # (not in a `finally`: a step cut off leaves it named)
         return recovered + resumed
 
     def settle_stopped_runs(self, *, older_than: timedelta = timedelta(0),
@@ -92,6 +104,7 @@ class Worker:
         """Step every running task this worker can until it waits or ends; how many it stepped
         (not those another process held, or had ended, by the time it came to them). Once
         `stop` says so, no other task is taken up (a SIGTERM waited for every running task)."""
+        self._stepping = None
         with self._agency.database.connect() as db:
             running = repo.tasks_in(db, TaskStatus.RUNNING.value)
         stepped = 0
@@ -105,7 +118,9 @@ class Worker:
             if task is None or task.status != TaskStatus.RUNNING.value or _held_elsewhere(
                     task) or not self.ready(task):
                 continue
+            self._stepping = task_id
             outcome = self._agency.loop.run(task_id)
+            self._stepping = None  # (not in a `finally`: a step cut off leaves it named)
             if outcome.status is TaskStatus.RUNNING:  # left to another that took it meanwhile?
                 with self._agency.database.connect() as db:
                     task = repo.load_task(db, task_id)

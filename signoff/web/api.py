@@ -15,7 +15,7 @@ from signoff.agents.proposals import ProposalStatus
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
 from signoff.app import App
-from signoff.exceptions import AgentRefused, EditRefused, ReasonRefused, UnknownId
+from signoff.exceptions import AgentRefused, EditRefused, ReasonRefused, StoreError, UnknownId
 from signoff.inbox import DEFAULT_PAGE, MAX_PAGE, Inbox
 from signoff.security.principals import Principal
 from signoff.web.auth import bearer_principal
@@ -44,8 +44,9 @@ from signoff.web.schemas import (
     TaskOut,
     TaskPage,
 )
+from signoff.web.unrecorded import approved_unrecorded, yes_cut_off
 
-__all__ = ["api_router", "refused"]
+__all__ = ["api_router", "cut_off", "refused"]
 
 T = TypeVar("T")
 
@@ -71,9 +72,21 @@ def refused(app: App, proposal_id: str, error: AgentRefused) -> ProblemError:
         return to_problem(error)
     if isinstance(error, EditRefused | ReasonRefused):
         return ProblemError(422, str(error), type_="urn:signoff:problem:invalid")
-    if app.proposal(proposal_id).status is not ProposalStatus.WAITING:
-        return ProblemError(409, str(error), type_="urn:signoff:problem:already-decided")
+    if app.proposal(proposal_id).status is not ProposalStatus.WAITING:  # (approved, its
+        # outcome not recorded yet: what its record shows, not "already decided" alone)
+        return ProblemError(409, approved_unrecorded(app, proposal_id) or str(error),
+                            type_="urn:signoff:problem:already-decided")
     return ProblemError(403, str(error), type_="urn:signoff:problem:refused")
+
+
+def cut_off(app: App, proposal_id: str, person: Principal, error: StoreError) -> ProblemError:
+    """A yes that met a database it could not use: when it had claimed the proposal and
+    started its call (the outcome is what could not be recorded), 503 saying so, and what
+    becomes of the call; else the database's problem ("nothing was done")."""
+    said = yes_cut_off(app, proposal_id, person, error)
+    if not said:
+        return to_problem(error)
+    return ProblemError(503, said, type_="urn:signoff:problem:outcome-unknown")
 
 
 def api_router(app: App, inbox: Inbox) -> APIRouter:
@@ -136,6 +149,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
                                    edited=body.edited)
         except AgentRefused as error:
             raise refused(app, proposal_id, error) from None
+        except StoreError as error:  # claimed, and its call started, before the database failed?
+            raise cut_off(app, proposal_id, person, error) from None
         out = DecisionOut.of(decision)
         if decision.rule is not None:
             out.rule = RuleOut.of(decision.rule, inbox.covers(decision.rule))

@@ -34,6 +34,7 @@ from signoff.web.api import refused
 from signoff.web.auth import SESSION_LIFETIME, Browser
 from signoff.web.problems import ProblemError, title_of, to_problem
 from signoff.web.throttle import LoginThrottle
+from signoff.web.unrecorded import yes_cut_off
 
 __all__ = ["LoginRequired", "Pages"]
 
@@ -354,6 +355,11 @@ class Pages:
             problem = refused(self.app, proposal_id, error) if isinstance(
                 error, AgentRefused) else to_problem(error)
             return self.back_to(request, page, {"error": problem.detail, "values": typed})
+        except StoreError as error:  # its call started, and its outcome not recorded? said
+            said = yes_cut_off(self.app, proposal_id, person, error)
+            if not said:
+                raise
+            return self.back_to(request, page, {"error": said})
         made = f"?rule={quote(decision.rule.id)}" if decision.rule is not None else ""
         return RedirectResponse(f"{page}{made}", status_code=303)
 
