@@ -60,6 +60,7 @@ def test_lint_finds_the_cranes_untold_failure() -> None:
     assert code == 1
     assert "crane.py:" in out
     assert "lift can raise OSError (raised in crane.WinchDriver.hoist, line " in out
+    assert "Failed for a failure told in your words" in out  # (the crane's fault is one)
     assert out.rstrip().endswith("1 finding.")
 
 

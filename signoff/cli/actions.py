@@ -111,7 +111,8 @@ def lint(app: Any) -> list[LintFinding]:
             findings.append(LintFinding(action=info.name, where=where, message=(
                 f"{info.name} can raise {short} (raised in {site.function}, line {site.line}): a "
                 "caller is told only that it failed. Raise signoff.Invalid, Conflict, NotFound "
-                "or NotAuthorized for a refusal, or catch it."
+                "or NotAuthorized for a refusal, Failed for a failure told in your words, "
+                "Unavailable or OutcomeUnknown for a service out of reach, or catch it."
             )))
         for caution in info.effects.cautions():
             findings.append(LintFinding(action=info.name, where=where, message=(
