@@ -20,7 +20,7 @@ import pytest
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from signoff import Agent, App, Permits, Skill, TaskStatus
+from signoff import Agent, AgentRefused, App, Permits, Skill, TaskStatus
 from signoff.exceptions import StoreError
 from signoff.store import database as store_database
 from signoff.store.tables import tasks
@@ -133,4 +133,9 @@ def test_an_approved_outside_call_whose_outcome_cannot_be_kept_is_settled_unknow
     (proposal,) = office.app.proposals(task=outcome.task)
     with office.lock_held(), pytest.raises(StoreError, match="locked"):
         office.app.approve(proposal, by=office.noor)
+    with pytest.raises(AgentRefused) as again:  # (a second yes: what the record shows)
+        office.app.approve(proposal, by=office.noor)
+    assert str(again.value).startswith("This proposal was approved by Noor at "), again.value
+    assert ("its call, post_letter, has not reported back: its outcome is not known yet. It is "
+            "not run again blindly") in str(again.value)
     _goes_on_told_unknown(office, outcome.task)

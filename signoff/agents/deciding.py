@@ -669,6 +669,8 @@ class Decider:
             # next decider's to take, or refused.
             self._pass_deadline(proposal.id)
             proposal, _, _ = self._load(proposal.id)
+        if proposal.status is ProposalStatus.APPROVED:
+            raise self._unreported(proposal, None)
         if proposal.status is not ProposalStatus.WAITING:
             raise self._refusal_of(proposal)
         refused = self.refusal_to_decide(proposal, by)
@@ -687,11 +689,29 @@ class Decider:
                 found = repo.load_proposal(db, proposal_id)
         if found is None:
             return UnknownId(f"There is no proposal with id {proposal_id}.")
+        if found[0].status is ProposalStatus.APPROVED:  # (its call has not reported back)
+            return self._unreported(found[0], within)
         decider = found[0].decide_person_id
         if within is not None and decider and not found[0].decide_queue:
             person = self._people.find_each([decider], within=within).get(decider)
             return self._refusal_of(found[0], person.name if person else "someone no longer known")
         return self._refusal_of(found[0])
+
+    def _unreported(self, proposal: Proposal, within: repo.Executor | None) -> AgentRefused:
+        """The refusal of a decision on `proposal`, approved and its call not reported back:
+        running still, or cut off (its runner stopped, or could not record how it ended)."""
+        by = proposal.decided_by
+        if by is not None and within is not None:
+            person = self._people.find_each([by], within=within).get(by)
+        else:
+            person = self._people.find(by) if by is not None else None
+        who = f" by {person.name}" if person is not None else ""
+        when = f" at {proposal.decided_at:%Y-%m-%d %H:%M} UTC" if proposal.decided_at else ""
+        return AgentRefused(
+            f"This proposal was approved{who}{when}, and its call, {proposal.action}, has not "
+            "reported back: its outcome is not known yet. It is not run again blindly: once "
+            "its runner has stopped, a worker settles it, told as of unknown outcome. A "
+            "proposal is decided once.")
 
     def _refusal_of(self, proposal: Proposal, decide_by: str = "") -> AgentRefused:
         """Why `proposal`, decided or gone on to another decider (`decide_by`, in words: read
