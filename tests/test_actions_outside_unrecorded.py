@@ -135,7 +135,8 @@ def test_an_approved_outside_call_whose_outcome_cannot_be_kept_is_settled_unknow
         office.app.approve(proposal, by=office.noor)
     with pytest.raises(AgentRefused) as again:  # (a second yes: what the record shows)
         office.app.approve(proposal, by=office.noor)
-    assert str(again.value).startswith("This proposal was approved by Noor at "), again.value
+    assert str(again.value).startswith("This proposal was already decided: approved by Noor "
+                                       "at "), again.value
     assert ("its call, post_letter, has not reported back: its outcome is not known yet. It is "
             "not run again blindly") in str(again.value)
     _goes_on_told_unknown(office, outcome.task)

@@ -109,7 +109,7 @@ def test_a_yes_whose_outcome_was_not_recorded_is_told_so_and_so_is_a_second(
     second = client.post(approve, headers=bearer)
     assert second.status_code == 409, second.text
     told = second.json()["detail"]
-    assert told.startswith("This proposal was approved by Noor at "), told
+    assert told.startswith("This proposal was already decided: approved by Noor at "), told
     assert "and its call, post_letter, was started, but its outcome was not recorded" in told
     assert "signoff worker" in told
 
@@ -139,7 +139,7 @@ def test_a_yes_said_while_the_call_runs_is_told_it_runs(tmp_path: Path) -> None:
         first.join(timeout=60)
     assert second.status_code == 409, second.text
     told = second.json()["detail"]
-    assert told.startswith("This proposal was approved by Noor at "), told
+    assert told.startswith("This proposal was already decided: approved by Noor at "), told
     assert "and its call, post_letter, is still running: its outcome is not known yet" in told
     assert answers == [200]
     assert office.app.proposal(office.proposal.id).status is ProposalStatus.DONE

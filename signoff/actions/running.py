@@ -288,9 +288,9 @@ class Runner:
                     result = self._call(action, dict(values), session, acting, cause)
                     if consented:
                         points.reached("run.consented", action=action.name)
+                    ran = result  # (what `within` records, or the commit, may yet fail)
                     if within is not None:
                         within(connection, result)
-                    ran = result
                 return result
             except ValidationError as error:
                 return _result(action, acting, cause, ActionOutcome.INVALID,
@@ -352,9 +352,8 @@ class Runner:
                   "commit: %s", action.name, acting.names, cause, error)
         effects = action.info.effects
         return _result(action, acting, cause, ActionOutcome.FAILED, problem=ran_outside(
-            action.name, effects, "The database refused what it changed as the run ended "
-            "(the app's log has why).") if effects.external or effects.sends or effects.spends
-            else FAILED_TEXT)
+            action.name, effects, _REFUSED_AS_IT_ENDED) if effects.external or effects.sends
+            or effects.spends else FAILED_TEXT)
 
     def _call_outside(
         self, action: Action, values: dict[str, Any], session: Session, acting: ActingAs,
@@ -504,7 +503,17 @@ class Runner:
                 _BEGAN.set(True)
                 returned = call_with(action.call, arguments)
                 points.reached("run.called", action=action.name)
-                session.flush()  # the record rules are checked here, inside the run
+                try:
+                    session.flush()  # the record rules are checked here, inside the run
+                except DBAPIError as error:  # (a key taken, a constraint unmet: as a commit
+                    if not outside or (isinstance(error, OperationalError)  # refused, below)
+                                       and not is_conflict(error)):
+                        raise
+                    log.error("Action %s ran, run as %s for cause %r, and the database "
+                              "refused what it changed: %s", action.name, acting.names, cause,
+                              error)
+                    raise Failed(ran_outside(action.name, effects, _REFUSED_AS_IT_ENDED)
+                                 ) from error
             except NotAuthorized as refused:
                 # A record rule's refusal once the body had begun — of a write, or of a read
                 # its code made after (or before: what came first cannot be told) it went out:
@@ -756,6 +765,10 @@ def _honour_once(session: Session, consent: Consent) -> None:
     except IntegrityError:
         raise _AlreadyUsed from None
 
+
+_REFUSED_AS_IT_ENDED = "The database refused what it changed as the run ended (the app's log has why)."
+"""Why a run that reaches outside, and whose body came back, kept nothing of the app's: its
+writes refused as they were flushed, or its transaction's commit."""
 
 _BEGAN: ContextVar[bool] = ContextVar("signoff_action_began", default=False)
 """Whether the run under way has called the action's own code (`ActionResult.began`)."""

@@ -708,10 +708,10 @@ class Decider:
         who = f" by {person.name}" if person is not None else ""
         when = f" at {proposal.decided_at:%Y-%m-%d %H:%M} UTC" if proposal.decided_at else ""
         return AgentRefused(
-            f"This proposal was approved{who}{when}, and its call, {proposal.action}, has not "
-            "reported back: its outcome is not known yet. It is not run again blindly: once "
-            "its runner has stopped, a worker settles it, told as of unknown outcome. A "
-            "proposal is decided once.")
+            f"This proposal was already decided: approved{who}{when}, and its call, "
+            f"{proposal.action}, has not reported back: its outcome is not known yet. It is not "
+            "run again blindly: once its runner has stopped, a worker settles it, told as of "
+            "unknown outcome. A proposal is decided once.")
 
     def _refusal_of(self, proposal: Proposal, decide_by: str = "") -> AgentRefused:
         """Why `proposal`, decided or gone on to another decider (`decide_by`, in words: read

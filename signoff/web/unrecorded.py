@@ -31,7 +31,8 @@ def approved_unrecorded(app: App, proposal_id: str, *, by: Principal | None = No
     """The sentence for proposal `proposal_id` when it was approved and its call's outcome is
     not recorded yet, as the record reads now; "" when it is not so (or cannot be read now).
     `by`: the yes being answered, which met a database it could not use: when it is the one
-    that claimed the proposal, that is said first (and otherwise "" is)."""
+    that claimed the proposal (its run's lease let go), that is said first; when another yes of
+    theirs claimed it, and its call still runs, that it runs; and otherwise "" is."""
     try:
         proposal = app.proposal(proposal_id)
         if proposal.status is not ProposalStatus.APPROVED:
@@ -45,12 +46,13 @@ def approved_unrecorded(app: App, proposal_id: str, *, by: Principal | None = No
         return ""
     if lease is None or (by is not None and proposal.decided_by != by.id):
         return ""
-    if by is not None:
-        return (f"Your yes was recorded and {proposal.action} was started, but its outcome could "
+    gone = runs.gone(proposal.id, lease.run_by, lease.run_until, proposal.decided_at, now())
+    if by is not None and gone:  # (a yes of theirs whose call still runs is another one's)
+        return (f"{_YOURS} {proposal.action} was started, but its outcome could "
                 "not be recorded: the app's database could not be used (the server's log says "
                 f"why). {_SETTLED}")
     approved = _approved(proposal, decider.name if decider is not None else "")
-    if not runs.gone(proposal.id, lease.run_by, lease.run_until, proposal.decided_at, now()):
+    if not gone:
         return (f"{approved}, and its call, {proposal.action}, is still running: its outcome "
                 "is not known yet. Look at the proposal again once it has reported back; a "
                 "proposal is decided once.")
@@ -58,6 +60,9 @@ def approved_unrecorded(app: App, proposal_id: str, *, by: Principal | None = No
             "recorded (the process that ran it stopped, or could not write it). "
             f"{_SETTLED}")
 
+
+_YOURS = "Your yes was recorded and"
+"""How the answer to the yes that claimed the proposal, and met the database, begins."""
 
 _SETTLED = ("It may or may not have happened, and it is not run again blindly: a running "
             "worker (`signoff worker`) settles it within minutes, told as of unknown outcome (run "
@@ -70,16 +75,18 @@ def yes_cut_off(app: App, proposal_id: str, by: Principal, error: StoreError) ->
     """What `by`'s yes to proposal `proposal_id`, which met a database it could not use
     (`error`), is answered when it had claimed the proposal and started its call: the outcome is
     what could not be recorded (logged with the database's problem); "" when it had not (then
-    nothing was done, as the database's problem says)."""
+    nothing was done, as the database's problem says). When another yes of theirs had claimed
+    it and its call still runs, that it runs."""
     said = approved_unrecorded(app, proposal_id, by=by)
-    if said:
+    if said.startswith(_YOURS):
         log.error("%s's yes to proposal %s started its call, whose outcome could not be "
                   "recorded: %s", by.name, proposal_id, error)
     return said
 
 
 def _approved(proposal: Proposal, by: str) -> str:
-    """"This proposal was approved", with by whom and when, as far as the record says."""
+    """"This proposal was already decided: approved", with by whom and when, as far as the
+    record says."""
     who = f" by {by}" if by else ""
     when = f" at {proposal.decided_at:%Y-%m-%d %H:%M} UTC" if proposal.decided_at else ""
-    return f"This proposal was approved{who}{when}"
+    return f"This proposal was already decided: approved{who}{when}"
