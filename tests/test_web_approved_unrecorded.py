@@ -2,7 +2,9 @@
 held by another connection past signoff's wait) is answered with what happened — the yes was
 recorded, the call started, its outcome not known, and what becomes of it — not "nothing was
 done: try again later"; and a yes said again is told what the proposal's record shows, not
-"already decided" alone. A real SQLite file, its lock taken by a real second connection."""
+"already decided" alone; nor is the same person's second yes, cut off while the first still
+runs its call, told its own outcome was not recorded. A real SQLite file, its lock taken by a
+real second connection."""
 
 from __future__ import annotations
 
@@ -185,4 +187,42 @@ def test_a_yes_in_the_inbox_whose_outcome_was_not_recorded_comes_back_saying_so(
     assert "Your yes was recorded and post_letter was started, but its outcome could not be " \
            "recorded" in shown
     assert "nothing was done" not in shown
+    office.app.database.dispose()
+
+
+def test_a_second_yes_cut_off_while_the_first_runs_is_told_it_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same person's second yes, while their first yes's call still runs (it waits on
+    `going`) and the database is locked, is told the call is still running — not that its yes
+    was recorded and its outcome could not be, to be settled as unknown; the first then ends
+    Done, the letter posted once."""
+    monkeypatch.setattr(store_database, "_WAIT_SECONDS", 0.3)  # (30 s in use)
+    going = threading.Event()
+    office = _post_office(tmp_path, going)
+    answers: list[int] = []
+    first = threading.Thread(target=lambda: answers.append(
+        office.client.post(office.approve, headers=office.bearer).status_code))
+    first.start()
+    locker = sqlite3.connect(tmp_path / "post.db", isolation_level=None,
+                             check_same_thread=False)
+    try:
+        while not office.letters.exists() and first.is_alive():
+            time.sleep(0.01)
+        assert office.letters.exists(), answers  # (the first yes's call runs: it waits)
+        locker.execute("BEGIN EXCLUSIVE")
+        try:
+            second = office.client.post(office.approve, headers=office.bearer)
+        finally:
+            locker.rollback()
+    finally:
+        locker.close()
+        going.set()
+        first.join(timeout=60)
+    told = second.json()["detail"]
+    assert "could not be recorded" not in told, told
+    assert "settles it" not in told, told
+    assert "is still running: its outcome is not known yet" in told, told
+    assert answers == [200]
+    assert office.app.proposal(office.proposal.id).status is ProposalStatus.DONE
+    assert office.letters.read_text() == "hello\n"
     office.app.database.dispose()
