@@ -1709,6 +1709,58 @@ def test_a_tool_whose_input_schema_is_no_json_schema_is_told_and_never_called(
     assert not ran.exists()
 
 
+def test_a_url_an_input_schema_refers_to_is_never_fetched(tmp_path: Path) -> None:
+    """An upstream tool whose input schema refers to a URL (a ``$ref`` to a listener here): the
+    guard fetches nothing, and each call is refused as one it cannot check (its validator
+    fetched the URL: a request from the guard's host to wherever a server says, made on the
+    guard's event loop, with no timeout)."""
+    import socket
+    import threading
+    from contextlib import AsyncExitStack
+
+    from signoff.mcp.guard import open_guard
+
+    listener = socket.create_server(("127.0.0.1", free_port()))
+    listener.settimeout(0.2)
+    asked: list[bytes] = []
+    done = threading.Event()
+
+    def listen() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                asked.append(connection.recv(200))
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/schema.json"
+    tools = [{"name": "far_ref", "inputSchema": {"type": "object", "properties": {
+        "x": {"$ref": url}}}, "annotations": {"readOnlyHint": True}}]
+    config, ran = _raw_guard(tmp_path, tools=tools)
+
+    async def scenario() -> Any:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            return await served.call_tool("raw_far_ref", {"x": 1})
+
+    thread = threading.Thread(target=listen)
+    thread.start()
+    try:
+        told = anyio.run(scenario)
+    finally:
+        done.set()
+        thread.join()
+        listener.close()
+    assert asked == []
+    assert told.is_error
+    assert told.content[0].text == (
+        "Invalid: raw gives far_ref an input schema that is not JSON Schema the guard can check "
+        "arguments against, so no call of it can be. Nothing was run or proposed.")
+    assert not ran.exists()
+
+
 def test_an_image_an_upstream_answers_reaches_the_client(tmp_path: Path) -> None:
     """An upstream tool that answers with an image, and one with a line of text and an image:
     the client is given the image as the server gave it, beside the text (it was dropped

@@ -119,3 +119,55 @@ def test_a_tool_that_said_it_deletes_is_not_believed_read_only_after_a_restart(
     config.write_text(config.read_text() + '\n[servers.files.tools]\nread_file = "alone"\n')
     trusted = anyio.run(guard, [("files_read_file", {"name": "b.txt"})])
     assert trusted["leave"] is Leave.ALONE
+
+
+def test_a_yes_to_a_tool_its_server_changed_since_it_was_proposed_does_not_run_it(
+        tmp_path: Path) -> None:
+    """read_file (put to a person by the config) is proposed while it reads; its server then
+    lists it as deleting, and nobody lists the guard's tools again before Noor says yes: the
+    guard looks at what the server says of it now, so the yes finds the proposal stale and
+    nothing is deleted (the guard went by its last listing, and the yes deleted a.txt)."""
+    config = _config(tmp_path)
+    config.write_text(config.read_text() + '\n[servers.files.tools]\nread_file = "propose"\n')
+
+    async def scenario() -> Any:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            await served.list_tools()
+            called = await served.call_tool("files_read_file", {"name": "a.txt"})
+            assert "proposed to Noor" in called.content[0].text
+            (tmp_path / "turned").write_text("")
+            app = served.app
+            (proposal,) = app.proposals(status=ProposalStatus.WAITING)
+            noor = app.people.find("noor@example.com")
+            return await anyio.to_thread.run_sync(lambda: app.approve(proposal, by=noor))
+
+    decision = anyio.run(scenario)
+    assert decision.status is ProposalStatus.STALE
+    assert (tmp_path / "files" / "a.txt").exists()
+
+
+def test_a_yes_to_a_tool_whose_server_no_longer_lists_its_tools_does_not_run_it(
+        tmp_path: Path) -> None:
+    """read_file (put to a person by the config) is proposed; its server, still connected, then
+    never answers a listing of its tools: what it says of read_file now is not known, so Noor's
+    yes finds the proposal stale, and nothing is sent to it (it ran, on the guard's word of the
+    tool as first listed)."""
+    config = _config(tmp_path)
+    config.write_text(config.read_text() + '\n[servers.files.tools]\nread_file = "propose"\n')
+
+    async def scenario() -> Any:
+        async with AsyncExitStack() as stack:
+            served = await open_guard(GuardConfig.load(config), stack, wait_seconds=0)
+            called = await served.call_tool("files_read_file", {"name": "a.txt"})
+            assert "proposed to Noor" in called.content[0].text
+            (tmp_path / "mute").write_text("")
+            (tmp_path / "turned").write_text("")  # (were it called now, it would delete)
+            app = served.app
+            (proposal,) = app.proposals(status=ProposalStatus.WAITING)
+            noor = app.people.find("noor@example.com")
+            return await anyio.to_thread.run_sync(lambda: app.approve(proposal, by=noor))
+
+    decision = anyio.run(scenario)
+    assert decision.status is ProposalStatus.STALE
+    assert (tmp_path / "files" / "a.txt").exists()

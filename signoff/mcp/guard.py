@@ -27,6 +27,7 @@ import json
 import logging
 import re
 import types
+import uuid
 import weakref
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from mcp.types import (
     ToolAnnotations,
 )
 from pydantic import TypeAdapter
+from referencing import Registry
 from sqlalchemy import String, Text, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
@@ -281,7 +283,10 @@ class Guard(ServedAgent):
             except SchemaError as error:
                 log.warning("%s: %s", unusable, error.message)
                 return unusable
-            validator = Draft202012Validator(schema)
+            # A registry of nothing: a `$ref` to a URL is refused, never fetched (by default
+            # the validator fetched it — from the guard's host, wherever a server said, on the
+            # event loop, with no timeout).
+            validator = Draft202012Validator(schema, registry=Registry())
             self._validators[tool] = (schema, validator)
         try:
             problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
@@ -726,11 +731,24 @@ def _outside(server: Upstream) -> Untrusted:
 def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, GuardedTool],
            upstreams: Upstreams) -> type[Agent]:
     def version_of(self: Skill[None, str], action: str, arguments: dict[str, Any]) -> str:
+        """What the tool says of itself: as the client was last offered it and, when its server
+        lists it otherwise now, as it lists it now. So a yes to a call of a tool its server
+        changed since it was proposed finds it stale, though nobody listed the guard's tools
+        again meanwhile. A server that cannot be reached is gone by its last listing (nothing
+        is sent to it either); one reached that does not list its tools gives a version no
+        other reads the same, since what it says of the tool now is not known: a yes then finds
+        the call stale, never runs it unseen."""
         found = guarded.get(action)
         if found is None:
             return ""
-        now = upstreams.tools.get(found.server.name, {}).get(found.tool.name)
-        return digest_of(now)[:12] if now is not None else "gone"
+        server, tool = found.server.name, found.tool.name
+        offered = _digest_or_gone(upstreams.tools.get(server, {}).get(tool))
+        try:
+            listed = upstreams.listed_now(server)
+        except UpstreamUnavailable:
+            return f"{offered}→unlisted {uuid.uuid4().hex[:12]}"
+        now = offered if listed is None else _digest_or_gone(listed.get(tool))
+        return offered if now == offered else f"{offered}→{now}"
 
     skill = types.new_class("UseServerTools", (Skill[None, str],), {}, lambda ns: ns.update({
         "description": "Use the tools of the MCP servers this guard stands in front of.",
@@ -741,6 +759,11 @@ def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, Guarded
         "purpose": "You use other MCP servers' tools through signoff's guard.",
         "skills": [skill()], "may": _permits(guarded), "roles": [],
     }))
+
+
+def _digest_or_gone(tool: Tool | None) -> str:
+    """A tool's digest, short, as a version ("gone" for a tool its server does not list)."""
+    return digest_of(tool)[:12] if tool is not None else "gone"
 
 
 def _permits(guarded: dict[str, GuardedTool]) -> Permits:

@@ -266,6 +266,9 @@ class ServedAgent(MCPServer):
         """The sessions closed lately, with when (`time.monotonic`): a call still on its way
         as its session closed is refused, not given a session of its own that nothing would
         close (each is forgotten after `_CLOSED_FOR` seconds)."""
+        self._read_before: dict[str, tuple[_Session, float]] = {}
+        """By person, their session that closed last, with when: the next session of theirs
+        goes on in its work, with its calls proposed and not yet told (`_went_on`)."""
         self._stopping = False
         self._calls_open = 0
         self.issuing = ISSUING
@@ -589,8 +592,25 @@ class ServedAgent(MCPServer):
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = _Session(
-                person=person, sessionless=isinstance(key, tuple) and not key[1])
+                person=person, sessionless=isinstance(key, tuple) and not key[1],
+                **self._went_on(person))
         return session
+
+    def _went_on(self, person: Principal | None) -> dict[str, Any]:
+        """What a new session of `person` goes on from: their session that closed last, when it
+        closed within `pause_seconds` (and no open session holds its work): its work, and its
+        calls proposed whose outcome the client was not told. A client whose session ended (it
+        closed it, left it idle, or the server ended it) starts another and goes on with what
+        its model read in the old: in a new work, the new session would have read nothing, and
+        a call steered by what the old one read would not be held back; a call it asks again
+        waits on the proposal it made (proposed twice, a yes to each would run it twice)."""
+        kept = self._read_before.pop(_person_key(person), None)
+        if kept is None or time.monotonic() - kept[1] >= self.pause_seconds:
+            return {}
+        old = kept[0]
+        if any(open_.work == old.work for open_ in self._sessions.values()):
+            return {}
+        return {"work": old.work, "untold": dict(old.untold)}
 
     async def session_closed(self, session_id: str | None = None,
                              person: Principal | None = None) -> None:
@@ -619,8 +639,12 @@ class ServedAgent(MCPServer):
                             "another process held it for %d s. Its receipt does not say that "
                             "the session ended, until the next server of the agent ends it "
                             "once this one has stopped.", task, _END_TRIES // 10)
-        if ended and session.lease is not None:  # (else kept, for the next server to end)
+        if not ended:  # (its lease kept, for the next server to end them)
+            return
+        if session.lease is not None:
             await anyio.to_thread.run_sync(session.lease.end)
+        # What it read holds in the person's next session (`_went_on`).
+        self._read_before[_person_key(session.person)] = (session, time.monotonic())
 
     def _end(self, task: str) -> bool:
         return self.handle.end(task, why=_SESSION_CLOSED)
@@ -731,6 +755,10 @@ def _session_key(context: Context[Any, Any] | None, person: Principal | None) ->
         # choice, and made a session (a work of its own, forgetting what was read) per call.
         return _http_key("", person)
     return _http_key(headers.get("mcp-session-id") or "", person)
+
+
+def _person_key(person: Principal | None) -> str:
+    return person.id if person is not None else ""
 
 
 def _http_key(session_id: str, person: Principal | None) -> tuple[str, str, str]:

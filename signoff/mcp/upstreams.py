@@ -11,6 +11,8 @@ the inbox) are run on the guard's event loop.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import hashlib
 import json
 import logging
@@ -44,6 +46,10 @@ CALL_TIMEOUT_SECONDS = 300.0
 CONNECT_TIMEOUT_SECONDS = 30.0
 """How long a server may take to be started (or reached) and answer MCP's handshake before the
 guard takes it for unreachable (one that starts and never answers would hold the guard up)."""
+
+LIST_NOW_SECONDS = 10.0
+"""How long a server may take to list its tools as a call of one of them is checked against what
+it says of it now (a yes is being claimed meanwhile)."""
 
 _STOPPING = ("The guard is stopping, so nothing was sent to {server} and nothing ran there: "
              "try again once the guard is back.")
@@ -244,15 +250,7 @@ class Upstreams:
         listed keeps the tools it listed before, and the log says why."""
         for name in self._links:
             try:
-                client, lost = await self._connection(name)
-                try:
-                    self.tools[name] = await _listed(client)
-                except MCPError as error:
-                    if error.code != CONNECTION_CLOSED:
-                        raise
-                    lost.set()
-                    client, lost = await self._connection(name)
-                    self.tools[name] = await _listed(client)
+                self.tools[name] = await self._listing(name)
             except (UpstreamUnavailable, MCPError, _Unlisted) as error:
                 self.unlisted[name] = str(error)
                 log.warning("The guard could not list the tools of %s, and offers those it "
@@ -260,6 +258,42 @@ class Upstreams:
             else:
                 self.unlisted.pop(name, None)
         return self.tools
+
+    async def _listing(self, server: str) -> dict[str, Tool]:
+        """What `server` lists now (its connection opened again when it is found closed)."""
+        client, lost = await self._connection(server)
+        try:
+            return await _listed(client)
+        except MCPError as error:
+            if error.code != CONNECTION_CLOSED:
+                raise
+            lost.set()
+            client, lost = await self._connection(server)
+            return await _listed(client)
+
+    def listed_now(self, server: str) -> dict[str, Tool] | None:
+        """What `server` lists now, from a thread other than the guard's event loop, within
+        `LIST_NOW_SECONDS` (the tools it keeps in `tools` are left as they were: they are what
+        the client was last offered). None when it cannot be reached: nothing would be sent to
+        it either. `UpstreamUnavailable` when it is reached and does not list its tools (in
+        time, or at all): what it says of them now is not known (the log says why)."""
+        if self._loop is None or server not in self._links:
+            return None
+        with contextlib.suppress(RuntimeError):  # (no loop runs in this thread: it may wait)
+            if asyncio.get_running_loop() is self._loop:
+                return None  # (waited on here, the listing could never run: the guard's
+                # own calls are made from threads, as the loop's and the inbox's are)
+        future = asyncio.run_coroutine_threadsafe(self._listing(server), self._loop)
+        try:
+            return future.result(timeout=LIST_NOW_SECONDS)
+        except UpstreamUnavailable:
+            return None
+        except (concurrent.futures.TimeoutError, MCPError, _Unlisted) as error:
+            future.cancel()
+            log.warning("The guard could not list the tools of %s as it checked a call of one "
+                        "of them: %s", server, str(error) or "it did not answer in time")
+            raise UpstreamUnavailable(f"The server {server} did not list its tools just now."
+                                      ) from None
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one upstream tool with exactly these arguments; `UpstreamUnavailable` when its
