@@ -260,6 +260,7 @@ class Runner:
     ) -> ActionResult:
         with running_for(cause) as cause:
             session = None if plain else open_session(self._database, acting)
+            ran: ActionResult | None = None  # (Done, and its writes then refused: `_uncommitted`)
             try:
                 if session is None:
                     return self._call_plain(action, dict(values), acting, cause, before=before,
@@ -269,7 +270,6 @@ class Runner:
                 if action.reaches_out_only:
                     return self._call_outside(action, dict(values), session, acting, cause,
                                               before=before, within=within, consented=consented)
-                ran: ActionResult | None = None  # (its transaction's commit then failed)
                 with session.begin():
                     if isolate:
                         session.execute(_REPEATABLE_READ)
