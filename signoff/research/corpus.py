@@ -153,14 +153,16 @@ by the task's words (os.rename), though the question names no function."""
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "20"
+_INDEX_VERSION = "21"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
 stemmed as its word, "kept" as "keep"; 17: "-er" kept, "handler" is not "handle"; 18: a
 British spelling stemmed as the American, "serialise" as "serialize", and a console session
 behind a "(venv) $ " prompt read as code; 19: the names of the functions, classes and exceptions
-a part describes, `names_fts`; 20: which sentences open a description, `sentences.opens`)."""
+a part describes, `names_fts`; 20: which sentences open a description, `sentences.opens`;
+21: a page's elements closed as a browser closes them, so that no stray end tag shows what a
+hidden one holds, and text hidden by the page's style sheet left out)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""
@@ -407,10 +409,10 @@ class Corpus:
                 "named_weight": NAMED_WEIGHT, "entry_weight": ENTRY_WEIGHT if is_task(query) else 0.0,
                 "task": task_names_query(query), "task_weight": TASK_WEIGHT}).all()
             words = _snippet_query(query)
-            snippets = [db.execute(text(  # only for the parts found: snippets cost
-                "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "
+            snippets = [_whole_words(db, r[5], db.execute(text(  # only for the parts found:
+                "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "  # snippets cost
                 "WHERE parts_fts MATCH :words AND rowid = :row"
-            ), {"words": words, "row": r[5]}).scalar() or _opening(db, r[5]) for r in rows]
+            ), {"words": words, "row": r[5]}).scalar()) or _opening(db, r[5]) for r in rows]
         return [Hit(source_id=str(r[0]), title=str(r[1]), part=int(r[2]), parts=int(r[3]),
                     score=round(-float(r[4]), 6), snippet=str(snippet))
                 for r, snippet in zip(rows, snippets, strict=True)]
@@ -526,6 +528,28 @@ def _snippet_query(question: str) -> str:
     harmless in a snippet)."""
     terms = [w for t in query_terms(question) for w in _stemmed(t).split()]
     return " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms)) or '""'
+
+
+def _whole_words(db: Connection, row: int, snippet: str | None) -> str:
+    """`snippet` of the part at `row`, without the word it begins or ends in when it was cut
+    inside one: FTS5 cuts a snippet between tokens, and "1,000" is two ("1", "000"), so that
+    "…000 euros" was shown, and quoted as whole words, of "The fine is 1,000 euros". A cut not
+    at a space is taken to be inside a word (the word then not shown is in the part still)."""
+    head, tail = (snippet or "").startswith("…"), (snippet or "").endswith("…")
+    if not snippet or not (head or tail):
+        return snippet or ""
+    shown = snippet[head:len(snippet) - tail]
+    whole = str(db.execute(text("SELECT text FROM parts WHERE rowid = :row"), {"row": row}).scalar())
+    places, length = [m.start() for m in re.finditer(re.escape(shown), whole)], len(shown)
+    if head and any(at and not whole[at - 1].isspace() for at in places):
+        shown = shown.lstrip()
+        shown = shown[len(shown.split(None, 1)[0]):] if shown else ""
+    if tail and any(at + length < len(whole) and not whole[at + length].isspace()
+                    for at in places):
+        shown = shown.rstrip()
+        shown = shown[:len(shown) - len(shown.rsplit(None, 1)[-1])] if shown else ""
+    shown = shown.strip()
+    return f"{'…' * head}{shown}{'…' * tail}" if shown else ""
 
 
 def _opening(db: Connection, row: int) -> str:

@@ -15,7 +15,7 @@ import codecs
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -188,10 +188,57 @@ def read_document(root: Path, path: Path) -> Document | str:
     if path.suffix.lower() in (".html", ".htm"):
         title, body = html_to_text(text)
     else:
-        body = text
-        title = _title_line(text)
+        body = _uncommented(text) if path.suffix.lower() in (".md", ".markdown") else text
+        title = _title_line(body)
     return Document(source_id=source_id, title=(title or path.stem)[:120], origin=str(path),
                     text=body)
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+"""The line that opens or closes a fenced block of code in Markdown."""
+
+
+def _uncommented(text: str) -> str:
+    """A Markdown file's text without its HTML comments (``<!-- … -->``), which it shows no
+    one rendered: the easiest place to plant words for a reader to quote. A comment written
+    in a block of code or a code span is shown, and kept."""
+    kept: list[str] = []
+    prose: list[str] = []
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        opened = _FENCE.match(line)
+        if fence:
+            kept.append(line)
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            kept.append(_prose_uncommented("".join(prose)))
+            prose = []
+            kept.append(line)
+            fence = opened.group(1)
+        else:
+            prose.append(line)
+    kept.append(_prose_uncommented("".join(prose)))
+    return "".join(kept)
+
+
+def _prose_uncommented(prose: str) -> str:
+    """`prose` (Markdown outside blocks of code) without its comments, in one pass: from one
+    that does not close on, none (a browser shows an opening that does not close)."""
+    kept: list[str] = []
+    at = 0
+    while (opening := prose.find("<!--", at)) >= 0:
+        closing = prose.find("-->", opening + 4)
+        if closing < 0:
+            break
+        if prose.count("`", prose.rfind("\n", 0, opening) + 1, opening) % 2:  # (a code span)
+            kept.append(prose[at:opening + 4])
+            at = opening + 4
+            continue
+        kept.append(prose[at:opening])
+        at = closing + 3
+    kept.append(prose[at:])
+    return "".join(kept)
 
 
 def _text_of(raw: bytes) -> str | None:
@@ -283,24 +330,131 @@ _BLOCKS = frozenset({
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 """Headings: each given as a line of its own led by ``#`` marks, so that no heading is read as a
 sentence of the page."""
-_HIDDEN = frozenset({"script", "style", "template", "noscript", "svg", "head"})
+_HIDDEN = frozenset({"script", "style", "template", "noscript", "svg", "head", "iframe",
+                     "datalist", "noembed", "noframes"})
+"""Elements a browser never shows the text of (an iframe shows its page, not what it holds)."""
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
                    "source", "track", "wbr"})
+_IN_HEAD = frozenset({"title", "meta", "link", "style", "script", "base", "noscript",
+                      "template"})
+"""What a page's head holds: any other element begins its body, though ``</head>`` is not
+written (it may be left out)."""
+_CLOSES_P = frozenset({
+    "address", "article", "aside", "blockquote", "details", "div", "dl", "fieldset",
+    "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+    "hr", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "ul",
+})  # fmt: skip
+"""Elements whose start ends a paragraph left open (``<p>one<p>two``: two paragraphs)."""
+_ENDS_LEFT_OUT = frozenset({"p", "li", "dt", "dd", "option", "optgroup", "rb", "rp", "rt",
+                            "rtc"})
+"""Elements whose end tag may be left out: one still open ends with the element around it."""
+_SCOPES = frozenset({"html", "table", "td", "th", "caption", "button", "object", "template",
+                     "svg", "math", "applet", "marquee"})
+"""Elements an element left open inside does not reach past (a paragraph in a table's cell)."""
 
 
 _UNSEEN_STYLE = re.compile(
-    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*(?:0+\.?0*|\.0+)"
+    r"|font-size\s*:\s*(?:0+\.?0*|\.0+)(?:px|pt|em|rem|%)?)\s*(?:!important\s*)?(?:;|$)",
     re.IGNORECASE)
+"""A style a browser shows nothing of: no display, hidden, transparent, or letters of no
+size."""
+_SELECTOR = re.compile(r"(?P<tag>[A-Za-z][\w-]*)?(?P<rest>(?:[.#][\w-]+)+)")
+"""A selector of one element by its classes or id (``.note``, ``p.ad``, ``#x``): those a
+page's style sheet hides are left out (a rule of another form is not followed)."""
+
+_Selector = tuple[str, frozenset[str], str]
+"""A selector the page's style sheet hides: (its tag or "", the classes, the id or "")."""
 
 
-def _unseen(attributes: dict[str, str | None]) -> bool:
-    """Whether an element's own attributes keep a browser from showing it."""
-    return "hidden" in attributes or bool(_UNSEEN_STYLE.search(attributes.get("style") or ""))
+def _hidden_selectors(page: str) -> list[_Selector]:
+    """The selectors of one element (`_SELECTOR`) that the page's style sheets hide, at the top
+    level of a sheet (not under ``@media``, which hides only on some screens); wherever in the
+    page the sheet is written, since a browser applies it to the whole page."""
+    found: list[_Selector] = []
+    for sheet in _style_sheets(page):
+        found.extend(_hiding_rules(sheet))
+    return found
+
+
+def _hiding_rules(sheet: str) -> list[_Selector]:
+    """The selectors of one element (`_SELECTOR`) of the rules at the top level of a style
+    sheet that hide what they select (not an ``@media`` block's: what it holds is not looked
+    into)."""
+    sheet = re.sub(r"/\*.*?(?:\*/|\Z)", "", sheet, flags=re.DOTALL)  # (comments)
+    hiding: list[_Selector] = []
+    depth = start = opened = 0
+    for brace in re.finditer(r"[{}]", sheet):
+        at: int = brace.start()
+        if sheet[at] == "{":
+            if depth == 0:
+                selector: str = sheet[start:at].rsplit(";", 1)[-1].strip()
+                opened = at + 1
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                if not selector.startswith("@") and _UNSEEN_STYLE.search(
+                        sheet[opened:at].strip()):
+                    hiding.extend(_selector(one) for one in re.split(r"\s*,\s*", selector)
+                                  if _SELECTOR.fullmatch(one))
+                start = at + 1
+    return hiding
+
+
+def _style_sheets(page: str) -> Iterator[str]:
+    """What the page's ``<style>`` elements hold, in one pass (from one that does not close
+    on, none: a pattern looking for each one's end to the end of the page would take minutes
+    over a page of openings)."""
+    at = 0
+    while (opening := _STYLE_OPENS.search(page, at)) is not None:
+        start = page.find(">", opening.end())
+        closing = _STYLE_CLOSES.search(page, start) if start >= 0 else None
+        if closing is None:
+            return
+        yield page[start + 1:closing.start()]
+        at = closing.end()
+
+
+_STYLE_OPENS = re.compile(r"<style\b", re.IGNORECASE)
+_STYLE_CLOSES = re.compile(r"</style", re.IGNORECASE)
+
+
+def _selector(written: str) -> _Selector:
+    """The tag, classes and id a selector of one element (`_SELECTOR`) names."""
+    tag = written[:min(at for at in (written.find("."), written.find("#")) if at >= 0)]
+    parts: list[str] = re.findall(r"[.#][\w-]+", written)
+    ids = [p[1:] for p in parts if p[0] == "#"]
+    return (tag.lower(), frozenset(p[1:] for p in parts if p[0] == "."),
+            ids[0] if len(ids) == 1 else "\0" if ids else "")
+
+
+def _unseen(tag: str, attributes: dict[str, str | None], hiding: Sequence[_Selector]) -> bool:
+    """Whether an element's own attributes keep a browser from showing it: ``hidden``, a style
+    that shows nothing, a class or id the page's style sheet hides, a dialog not open."""
+    if "hidden" in attributes or (tag == "dialog" and "open" not in attributes):
+        return True
+    if (style := attributes.get("style")) and _UNSEEN_STYLE.search(style.strip()):
+        return True
+    if not hiding:
+        return False
+    classes = set((attributes.get("class") or "").split())
+    name = attributes.get("id") or ""
+    return any((not t or t == tag) and c <= classes and (not i or i == name)
+               for t, c, i in hiding)
 
 
 class _TextOf(HTMLParser):
     """The visible text of a page; only its main part (``<main>``, ``role="main"``) when it
-    has one."""
+    has one.
+
+    The elements open are kept as a browser keeps them: an end tag closes the last element
+    open of its name and those inside it, and one that closes nothing open is passed over
+    (``<div hidden></p>words</div>``: the words are in the hidden div, as a browser has them;
+    read as closing it, they were indexed and quoted); an end tag that would reach past an
+    element that hides what it holds, whose own end tag is written, is passed over too. A
+    paragraph or an item left open ends where the next begins, and a head left open where the
+    body begins."""
 
     chunks: list[str]
     """The text, in pieces, as it was added."""
@@ -308,83 +462,100 @@ class _TextOf(HTMLParser):
     """The pieces of the page's main part."""
     title: str
     heading: str
+    _open: list[tuple[str, bool]]
+    _count: dict[str, int]
 
-    def __init__(self) -> None:
+    def __init__(self, hiding: Sequence[_Selector] = ()) -> None:
         super().__init__(convert_charrefs=True)
         self.chunks: list[str] = []
         self.main: list[str] = []
         self.title = ""
         self.heading = ""
+        self._hiding = hiding
+        self._open = []
+        """The elements open, outermost first: each tag, and whether it hides what it holds
+        (`_HIDDEN`, or `_unseen`: the easiest place to hide words for a reader to quote that
+        the person checking the page never sees)."""
+        self._count = {}
+        """How many elements of each tag are open."""
         self._hidden = 0
-        self._pre = 0
-        self._in_title = False
-        self._in_h1 = False
-        self._depth = 0
+        """How many of the elements open hide what they hold."""
         self._main_at = -1
         self._link_at = -1
-        self._unseen_at = -1
-        """The depth of the element a browser does not show (``hidden``, ``display: none``,
-        ``visibility: hidden``) whose text is being left out, or -1: the easiest place to hide
-        words for a reader to quote that the person checking the page never sees."""
         self._marked = False
         """Whether a heading's ``#`` marks were the last thing added."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
+        if self._open and self._open[-1][0] == "head" and tag not in _IN_HEAD:
+            self._close(len(self._open) - 1)
+        if tag in _CLOSES_P:
+            self._close(self._innermost("p", _SCOPES))
+        if tag == "li":
+            self._close(self._innermost("li", _SCOPES | {"ul", "ol"}))
+        elif tag in ("dt", "dd"):
+            self._close(max(self._innermost("dt", _SCOPES | {"dl"}),
+                            self._innermost("dd", _SCOPES | {"dl"})))
         if tag not in _VOID:
-            self._depth += 1
-            if self._unseen_at < 0 and _unseen(found):
-                self._unseen_at = self._depth
-        if tag == "title":
-            self._in_title = True
-        elif tag in _HIDDEN:
-            self._hidden += 1
-        elif tag == "br":
+            self._push(tag, tag in _HIDDEN or _unseen(tag, found, self._hiding))
+        if tag == "br":
             self._add("\n")
         elif tag == "a" and "headerlink" in (found.get("class") or "").split():
-            self._link_at = self._depth  # the "¶" a heading carries
+            self._link_at = len(self._open)  # the "¶" a heading carries
         elif tag in _BLOCKS or tag == "main":
             self._add("\n\n")
-            self._pre += tag == "pre"
-            self._in_h1 = self._in_h1 or tag == "h1"
             if tag in _HEADINGS:
                 self._add("#" * int(tag[1]) + " ")  # a heading, as Markdown marks it
                 self._marked = True
         if self._main_at < 0 and (tag == "main" or found.get("role") == "main"):
-            self._main_at = self._depth
+            self._main_at = len(self._open)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == self._link_tag():
-            self._link_at = -1
-        if tag == "title":
-            self._in_title = False
-        elif tag in _HIDDEN:
-            self._hidden = max(0, self._hidden - 1)
-        elif tag in _BLOCKS or tag == "main":
+        at = self._innermost(tag, ())
+        if at >= 0 and not any(hides and name not in _ENDS_LEFT_OUT
+                               for name, hides in self._open[at + 1:]):
+            self._close(at)  # (else it closes nothing open, or would reach past what hides)
+        if tag in _BLOCKS or tag == "main":
             self._add("\n\n")
-            if tag == "pre":
-                self._pre = max(0, self._pre - 1)
-            if tag == "h1":
-                self._in_h1 = False
-        if tag not in _VOID:
-            if self._depth == self._main_at:
-                self._main_at = -2  # the main part is over; nothing else joins it
-            if self._depth == self._unseen_at:
-                self._unseen_at = -1
-            self._depth = max(0, self._depth - 1)
 
-    def _link_tag(self) -> str:
-        return "a" if self._link_at >= 0 else ""
+    def _innermost(self, tag: str, scopes: frozenset[str] | tuple[()]) -> int:
+        """Where the last element open of `tag` is, not beyond an element of `scopes`; -1
+        when there is none."""
+        if not self._count.get(tag):
+            return -1
+        for at in range(len(self._open) - 1, -1, -1):
+            name = self._open[at][0]
+            if name == tag:
+                return at
+            if name in scopes:
+                return -1
+        return -1
+
+    def _push(self, tag: str, hides: bool) -> None:
+        self._open.append((tag, hides))
+        self._count[tag] = self._count.get(tag, 0) + 1
+        self._hidden += hides
+
+    def _close(self, at: int) -> None:
+        """Close the element open at `at` (nothing when it is -1) and those inside it."""
+        while at >= 0 and len(self._open) > at:
+            if len(self._open) == self._main_at:
+                self._main_at = -2  # the main part is over; nothing else joins it
+            if len(self._open) == self._link_at:
+                self._link_at = -1
+            tag, hides = self._open.pop()
+            self._count[tag] -= 1
+            self._hidden -= hides
 
     def handle_data(self, data: str) -> None:
-        if self._in_title:
+        if self._count.get("title"):
             self.title += data
             return
-        if self._hidden or self._link_at >= 0 or self._unseen_at >= 0:
+        if self._hidden or self._link_at >= 0:
             return
-        if self._in_h1:
+        if self._count.get("h1"):
             self.heading += data
-        if self._pre:
+        if self._count.get("pre"):
             self._add(data)
             return
         flowing = re.sub(r"\s+", " ", data)
@@ -404,7 +575,7 @@ class _TextOf(HTMLParser):
 def html_to_text(html: str) -> tuple[str, str]:
     """(title, text) of an HTML page: its visible text (only its main part, when it marks
     one), a blank line between blocks, each heading led by ``#`` marks as in Markdown."""
-    parser = _TextOf()
+    parser = _TextOf(_hidden_selectors(html))
     parser.feed(html)
     parser.close()
     chunks = parser.main if "".join(parser.main).strip() else parser.chunks

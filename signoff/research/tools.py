@@ -60,7 +60,10 @@ def fetch_url(url: str) -> SourcePart:
         raise Invalid(f"{url} could not be fetched: HTTP {error.code} {error.reason}.") from None
     except (urllib.error.URLError, OSError, ValueError) as error:
         raise Invalid(f"{url} could not be fetched: {error}.") from None
-    page = raw.decode(charset, errors="replace")
+    try:
+        page = raw.decode(charset, errors="replace")
+    except LookupError:  # (a charset no codec has: read as a page that names none is)
+        page = raw.decode("utf-8", errors="replace")
     title = url
     if "html" in kind:
         found, page = html_to_text(page)
