@@ -13,19 +13,14 @@ from types import SimpleNamespace
 from typing import Annotated
 
 import pytest
-from pydantic import BaseModel
 from sqlalchemy import ForeignKey, String, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from signoff import Agent, App, Permits, Provided, Skill, TaskStatus, allow
+from signoff import App, Permits, Provided, TaskStatus, allow
 from signoff.actions.results import FAILED_TEXT
-from signoff.testing import ScriptedModel, says
+from tests.post_office import postie
 
 REFUSED = pytest.mark.parametrize("refused", ["as it flushes", "as it commits"])
-
-
-class Report(BaseModel):
-    summary: str
 
 
 def _post_office(database: str, tmp_path: Path, may: Permits, refused: str) -> SimpleNamespace:
@@ -63,23 +58,8 @@ def _post_office(database: str, tmp_path: Path, may: Permits, refused: str) -> S
         session.add(Copy(text=copy_text, box_id=in_box))
         return "Posted."
 
-    class Post(Skill[None, Report]):
-        description = "Post a letter."
-        tools = [post_letter]
-
-        def brief(self, subject: None) -> str:
-            return "Post one letter."
-
-    class Postie(Agent):
-        purpose = "You post letters."
-        skills = [Post()]
-
-    Postie.may = may
-    app.add_agent(Postie, sponsor=noor)
-    model = ScriptedModel(says.tool(post_letter, text="hello"),
-                          says.hand_back(Report(summary="Posted.")))
-    return SimpleNamespace(app=app, noor=noor, agent=Postie, skill=Post(), model=model,
-                           letters=letters, copies=Copy)
+    return SimpleNamespace(app=app, letters=letters, copies=Copy,
+                           **vars(postie(app, post_letter, may, noor)))
 
 
 def _told_it_may_have_happened(office: SimpleNamespace, told: str) -> None:

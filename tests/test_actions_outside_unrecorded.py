@@ -17,18 +17,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from pydantic import BaseModel
 from sqlalchemy import select
 
-from signoff import Agent, AgentRefused, App, Permits, Skill, TaskStatus
+from signoff import AgentRefused, App, Permits, TaskStatus
 from signoff.exceptions import StoreError
 from signoff.store import database as store_database
 from signoff.store.tables import tasks
-from signoff.testing import ScriptedModel, says
-
-
-class Report(BaseModel):
-    summary: str
+from tests.post_office import postie
 
 
 def _post_office(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, may: Permits) -> SimpleNamespace:
@@ -50,20 +45,7 @@ def _post_office(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, may: Permits) 
         locked.wait(10)
         return "Posted."
 
-    class Post(Skill[None, Report]):
-        description = "Post a letter."
-        tools = [post_letter]
-
-        def brief(self, subject: None) -> str:
-            return "Post one letter."
-
-    class Postie(Agent):
-        purpose = "You post letters."
-        skills = [Post()]
-
-    Postie.may = may
-    noor = app.people.add("noor@post.example", "Noor")
-    app.add_agent(Postie, sponsor=noor)
+    posting = postie(app, post_letter, may)
 
     def lock_once_posted() -> None:
         while not letters.exists():
@@ -88,10 +70,7 @@ def _post_office(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, may: Permits) 
             assert locked.is_set()
             locker.close()
 
-    model = ScriptedModel(says.tool(post_letter, text="hello"),
-                          says.hand_back(Report(summary="Posted.")))
-    return SimpleNamespace(app=app, noor=noor, agent=Postie, skill=Post(), model=model,
-                           letters=letters, lock_held=lock_held)
+    return SimpleNamespace(app=app, letters=letters, lock_held=lock_held, **vars(posting))
 
 
 def _goes_on_told_unknown(office: SimpleNamespace, task_id: str) -> None:

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Mapped, mapped_column
 from temporalio.api.taskqueue.v1 import PollerInfo
 
 from signoff import (
@@ -33,7 +32,6 @@ from signoff import (
     Skill,
     TaskStatus,
     UserError,
-    allow,
 )
 from signoff.cli import main
 from signoff.cli.failures import failure_of
@@ -42,6 +40,7 @@ from signoff.engine.temporal.runner import Unreachable, polled_lately
 from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
 from tests import deadlines_app
+from tests.stockroom import stockroom
 from tests.temporal_server import DevServer, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -407,41 +406,15 @@ def test_a_yes_whose_task_no_worker_takes_up_says_why(tmp_path: Path,
     """A yes given while no worker of the app runs: the task is still Running once
     `settle_within` has passed, and the decision says why and what to do (`task_problem`, and
     `signoff approve`'s words), as `agent.do` does; it said only who approved."""
-    queue = f"yes-{uuid.uuid4().hex[:8]}"
-    app = App("yes", database=f"sqlite:///{tmp_path / 'yes.db'}", runner=Temporal(
-        address=temporal_server.address, task_queue=queue, settle_within=timedelta(seconds=1)))
-
-    class Bin(app.Record):  # type: ignore[name-defined,misc]
-        count: Mapped[int] = mapped_column(default=0)
-        __security__ = [allow("read", "update")]
-
-    @app.action("Restock a bin")
-    def restock(bin: Bin, by: int) -> str:
-        """Add parts to a bin."""
-        bin.count += by
-        return "Restocked."
-
-    class Stocking(Skill[None, str]):
-        """Restock."""
-
-        description = "Restock."
-        tools = [restock]
-
-    class Stocker(Agent):
-        """Restocks."""
-
-        purpose = "You restock."
-        skills = [Stocking()]
-
-    noor = app.people.add("noor@yes.example", "Noor")
-    app.add_agent(Stocker, sponsor=noor)
-    with app.session(as_=app.system) as session:
-        bin_ = Bin()
-        session.add(bin_)
+    shop = stockroom(tmp_path, temporal_server, settle_within=1)
+    app, noor = shop.app, shop.noor
+    assert app.runner is not None
+    queue = app.runner.task_queue
     try:
         with app.temporal_worker().running():
-            asked = app.agent(Stocker).do(Stocking(), None, for_=noor, model=ScriptedModel(
-                says.tool(restock, bin=bin_.id, by=3), says.hand_back("Done.")))
+            asked = app.agent(shop.Stocker).do(shop.Stocking(), None, for_=noor, model=(
+                ScriptedModel(says.tool(shop.restock, bin=shop.bin.id, by=3),
+                              says.hand_back("Done."))))
             _until(lambda: app.outcome(asked.task).status is not TaskStatus.RUNNING, "the wait")
             assert app.outcome(asked.task).status is TaskStatus.WAITING, app.receipt(asked.task).words
         (proposal,) = app.proposals(task=asked.task)

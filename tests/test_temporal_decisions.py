@@ -7,7 +7,6 @@ import asyncio
 import signal
 import socket
 import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -16,58 +15,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, ProposalStatus, Skill, TaskStatus, Temporal, allow
+from signoff import ProposalStatus, TaskStatus
 from signoff.engine.temporal.runner import connect
 from signoff.testing import ScriptedModel, says
+from tests.stockroom import stockroom
 from tests.temporal_server import DevServer, running_server, until
-
-
-def _stockroom(tmp_path: Path, server: DevServer | str, *, settle_within: float = 30
-               ) -> SimpleNamespace:
-    """An app whose agent proposes to restock a bin (a record-only change), on `server` (or
-    the address given)."""
-    address = server if isinstance(server, str) else server.address
-    app = App("stockroom", database=f"sqlite:///{tmp_path / 'stockroom.db'}", runner=Temporal(
-        address=address, task_queue=f"stockroom-{uuid.uuid4().hex[:8]}",
-        settle_within=timedelta(seconds=settle_within)))
-
-    class Bin(app.Record):  # type: ignore[name-defined,misc]
-        count: Mapped[int] = mapped_column(default=0)
-        __security__ = [allow("read", "update")]
-
-    @app.action("Restock a bin")
-    def restock(bin: Bin, by: int) -> str:
-        """Add parts to a bin."""
-        bin.count += by
-        return "Restocked."
-
-    class Stocking(Skill[None, str]):
-        """Restock."""
-
-        description = "Restock."
-        tools = [restock]
-
-    class Stocker(Agent):
-        """Restocks."""
-
-        purpose = "You restock."
-        skills = [Stocking()]
-
-    noor = app.people.add("noor@stockroom.example", "Noor")
-    app.add_agent(Stocker, sponsor=noor)
-    with app.session(as_=app.system) as session:
-        bin_ = Bin()
-        session.add(bin_)
-
-    def count() -> int:
-        with app.session(as_=app.system) as session:
-            found: int = session.get_one(Bin, bin_.id).count
-            return found
-
-    return SimpleNamespace(app=app, restock=restock, Stocking=Stocking, Stocker=Stocker,
-                           noor=noor, bin=bin_, count=count)
 
 
 def _script(shop: SimpleNamespace) -> ScriptedModel:
@@ -115,7 +68,7 @@ def test_a_yes_while_the_server_is_down_is_told_after_a_few_tries_and_loses_noth
     told); once the server is back, a worker's sweep takes the task on to its end, the call
     having run once."""
     with running_server() as server:
-        shop = _stockroom(tmp_path, server)
+        shop = stockroom(tmp_path, server)
         try:
             with shop.app.temporal_worker().running():
                 asked = shop.app.agent(shop.Stocker).do(shop.Stocking(), None, for_=shop.noor,
@@ -174,7 +127,7 @@ def test_a_yes_whose_workflow_is_terminated_as_it_waits_says_so_and_the_task_goe
     outside and that the task goes on from its record in a new run — it said the task "had
     neither stopped for a decision nor ended after 5 seconds", though it heard at once — and
     the task goes on to its end, the approved call having run once."""
-    shop = _stockroom(tmp_path, temporal_server, settle_within=5)
+    shop = stockroom(tmp_path, temporal_server, settle_within=5)
     model = _HeldAfterFirst(_script(shop))
     try:
         with shop.app.temporal_worker().running():
@@ -220,7 +173,7 @@ def test_a_yes_whose_server_stops_as_it_waits_says_so_and_the_task_goes_on_after
     recorded — it said the task "had neither stopped for a decision nor ended after 30
     seconds", at once — and, the server back, the task goes on to its end."""
     with running_server() as server:
-        shop = _stockroom(tmp_path, server)
+        shop = stockroom(tmp_path, server)
         model = _HeldAfterFirst(_script(shop))
         try:
             with shop.app.temporal_worker(stalled_after=timedelta(0)).running():
@@ -277,7 +230,7 @@ def test_a_task_started_where_connections_go_nowhere_is_told_unreachable(tmp_pat
     client waited on the system's own timeout, minutes, and the caller was told, once it
     stopped waiting, that "the task goes on in this app's Temporal workers"."""
     with _dropping_connections() as address:
-        shop = _stockroom(tmp_path, address, settle_within=1)
+        shop = stockroom(tmp_path, address, settle_within=1)
         try:
             asked = shop.app.agent(shop.Stocker).do(shop.Stocking(), None, for_=shop.noor,
                                                     model=_script(shop))
@@ -298,7 +251,7 @@ def test_a_yes_while_the_server_hangs_is_told_it_did_not_answer_not_that_it_refu
     the task is recorded (it was told the server "refused the call", and to check the
     namespace); the server going on, a worker's sweep takes the task on to its end."""
     with running_server() as server:
-        shop = _stockroom(tmp_path, server)
+        shop = stockroom(tmp_path, server)
         try:
             with shop.app.temporal_worker().running():
                 asked = shop.app.agent(shop.Stocker).do(shop.Stocking(), None, for_=shop.noor,

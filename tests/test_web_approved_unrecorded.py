@@ -19,18 +19,13 @@ from types import SimpleNamespace
 
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import BaseModel
 
-from signoff import Agent, App, Permits, ProposalStatus, Skill, TaskStatus
+from signoff import App, Permits, ProposalStatus, TaskStatus
 from signoff.store import database as store_database
-from signoff.testing import ScriptedModel, says
 from signoff.web import create_web_app
+from tests.post_office import postie
 
 PASSWORD = "correct horse battery"
-
-
-class Report(BaseModel):
-    summary: str
 
 
 def _post_office(tmp_path: Path, locked: threading.Event) -> SimpleNamespace:
@@ -47,24 +42,11 @@ def _post_office(tmp_path: Path, locked: threading.Event) -> SimpleNamespace:
         locked.wait(10)
         return "Posted."
 
-    class Post(Skill[None, Report]):
-        description = "Post a letter."
-        tools = [post_letter]
-
-        def brief(self, subject: None) -> str:
-            return "Post one letter."
-
-    class Postie(Agent):
-        purpose = "You post letters."
-        skills = [Post()]
-        may = Permits()
-
     noor = app.people.add("noor@post.example", "Noor")
     app.credentials.set_password(noor, PASSWORD)
-    app.add_agent(Postie, sponsor=noor)
-    model = ScriptedModel(says.tool(post_letter, text="hello"),
-                          says.hand_back(Report(summary="Posted.")))
-    outcome = app.agent(Postie).do(Post(), None, model=model)
+    posting = postie(app, post_letter, Permits(), noor)
+    model = posting.model
+    outcome = app.agent(posting.agent).do(posting.skill, None, model=model)
     (proposal,) = app.proposals(task=outcome.task)
     return SimpleNamespace(
         app=app, task=outcome.task, proposal=proposal, model=model, letters=letters,
