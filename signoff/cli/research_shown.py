@@ -121,7 +121,16 @@ def print_outcome(console: Any, show: Progress, app: Any, outcome: Any, shown: S
     decide it."""
     receipt = app.receipt(outcome.task)
     sources = _sources(app, outcome, shown.corpus)
-    show.last_turn([e.words for e in _after_last_model_call(receipt.entries)])
+    last = _after_last_model_call(receipt.entries)
+    if _last_turn_asked(receipt.entries):  # what its tools answered, as each turn's is shown
+        from signoff.agents import repository as repo
+
+        with app.database.reading() as db:
+            messages = repo.messages_of(db, outcome.task)
+        asked = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+        show.answers(messages[asked:])
+        last = [e for e in last if e.kind != "tool_call"]
+    show.last_turn([e.words for e in last])
     _print_answer(console, outcome, sources, shown.model)
     # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
     again = "" if shown.database is None and not os.environ.get("SIGNOFF_APP") else (
@@ -279,6 +288,13 @@ def _after_last_model_call(entries: Sequence[Any]) -> list[Any]:
                 if e.kind in ("model_call", "decision", "resumed")), default=-1)
     return [e for e in entries[last + 1:] if e.kind in ("tool_call", "proposal", "result",
                                                         "limit", "failure", "waiting")]
+
+
+def _last_turn_asked(entries: Sequence[Any]) -> bool:
+    """Whether the receipt's last turn began with a model call (not a decision, nor the task
+    going on after one, whose calls were told with the decision)."""
+    kinds = [e.kind for e in entries if e.kind in ("model_call", "decision", "resumed")]
+    return bool(kinds) and kinds[-1] == "model_call"
 
 
 def _sources(app: Any, outcome: Any, corpus: Any) -> dict[str, dict[str, str]]:

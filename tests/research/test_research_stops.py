@@ -147,3 +147,20 @@ def test_two_researches_begun_at_once_on_a_new_database_both_make_their_app(
     account = app.agent(Researcher).account
     assert other
     assert account == other[0]
+
+
+def test_a_task_halted_at_its_step_limit_shows_what_its_last_tools_answered(
+    kettles: Path, tmp_path: Path
+) -> None:
+    """Halted at its limit of one step, the research shows what its search answered as every
+    turn's answers are shown (“search_sources: Done: 1 hit(s) — …”), not in the receipt's
+    words for the run ("ran search_sources alone, as itself: Done."), and says why it
+    stopped."""
+    result = CliRunner().invoke(research, [
+        QUESTION, "--corpus", str(kettles), "--max-steps", "1",
+        "--database", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert result.exit_code == 1, result.output  # (halted at a limit: refused to go on)
+    assert "  ← search_sources: Done: " in result.output, result.output
+    assert "kettle.md" in result.output.split("← search_sources: Done: ", 1)[1].split("\n")[0]
+    assert "alone, as itself" not in result.output, result.output
+    assert "  ← Halted: it reached its limit of 1 step." in result.output, result.output
