@@ -47,6 +47,7 @@ from signoff.exceptions import Invalid, NotFound
 from signoff.limits import budget
 from signoff.limits.provenance import NOTHING_SEEN, Labels
 from signoff.limits.steps import NextAction, next_action
+from signoff.models.base import left_out_reason
 from signoff.security.acting import ActingAs
 from signoff.security.principals import Principal
 from signoff.store import points
@@ -116,6 +117,11 @@ class CallSteps(StepUnits):
         """Gate one new call: run it alone, propose it, or refuse it. Given `only` (the turn's
         only call), the turn settles in the call's own transaction, and what happens next is
         returned; else None."""
+        if why := left_out_reason(call.arguments):  # (arguments too large to keep: not read)
+            self._refuse(task, call, f"Invalid: {why[:1].upper()}{why[1:]}. Nothing was run or "
+                                     "proposed.", state=CallState.DONE,
+                         outcome=CallOutcome.INVALID)
+            return None
         if call.tool == HAND_BACK:
             return self._hand_back(task, skill, call, len(turn), only)
         in_skill = self.offers(skill, call.tool)

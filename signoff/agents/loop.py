@@ -41,6 +41,7 @@ from signoff.models.base import (
     ToolCall,
     Usage,
     is_token_count,
+    kept_arguments,
     kind_of,
     not_a_reply,
     whole,
@@ -775,8 +776,10 @@ def _with_own_ids(calls: tuple[ToolCall, ...], turn: int,
             while given in taken or given in earlier:
                 given += "_"
         taken.add(given)
-        own.append(call if given == call.id else ToolCall(id=given, name=call.name,
-                                                          arguments=call.arguments))
+        arguments = kept_arguments(call.arguments)  # (a model of the app's own: as a
+        # provider's are kept)
+        own.append(call if given == call.id and arguments is call.arguments else ToolCall(
+            id=given, name=call.name, arguments=arguments))
     return tuple(own)
 
 

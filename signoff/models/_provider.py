@@ -1,5 +1,6 @@
 """What the real providers share: the SDK import, the HTTP client that holds a call to its total
-timeout, usage when a server reports none, the bound."""
+timeout, usage when a server reports none, the bound, and the most a tool call's arguments may
+be."""
 
 from __future__ import annotations
 
@@ -12,16 +13,70 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 
 from signoff._extras import install_extra
-from signoff.models.base import Message, Price, ToolSpec, Usage, upper_bound_tokens
+from signoff.models.base import (
+    MAX_ARGUMENTS,
+    Message,
+    Price,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    kept_arguments,
+    upper_bound_tokens,
+)
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured
 from signoff.models.prices import price_of
 from signoff.models.retries import PastTotalTimeout, Retries, call_ends
 
-__all__ = ["OnText", "SdkClientModel", "checked_base_url", "import_sdk", "input_bound",
+__all__ = ["MAX_NAME", "ArgumentPieces", "OnText", "SdkClientModel", "checked_base_url",
+           "import_sdk", "input_bound", "kept_call", "not_a_stream", "not_an_answer",
            "token_count", "unreadable", "usage_or_bound"]
 
 OnText = Callable[[str], None]
 """Called with each piece of text as the model writes it."""
+
+
+MAX_NAME = 1_000
+"""The most characters a tool call's id or name may have as a reply gives it: a provider's are
+some tens (a tool's name on the wire 64 at most). Past it, kept, one was sent back with every
+later request, as arguments too large are."""
+
+
+def kept_call(*, id: str, name: str, arguments: str) -> ToolCall:
+    """A reply's tool call, with what no real call has left out: an id too long is none (the
+    loop gives the call one of its own), a name too long is cut (ending in "…", which no tool
+    offered has on the wire: it names no tool, and the model is told so), and arguments too
+    large are `kept_arguments`."""
+    return ToolCall(id=id if len(id) <= MAX_NAME else "",
+                    name=name if len(name) <= MAX_NAME else f"{name[:200]}…",
+                    arguments=kept_arguments(arguments))
+
+
+class ArgumentPieces:
+    """A tool call's arguments as a stream writes them, piece by piece, joined at the end (added
+    to a text piece by piece, 5 MB of them took minutes); past `MAX_ARGUMENTS` bytes only
+    counted, not kept."""
+
+    __slots__ = ("_pieces", "given", "size")
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+        self.given = False
+        """Whether any piece came, if only an empty one."""
+        self.size = 0
+        """Their UTF-8 bytes so far."""
+
+    def add(self, piece: str) -> None:
+        """Take the next piece."""
+        self.given = True
+        self.size += len(piece.encode("utf-8", "surrogatepass"))
+        if self.size <= MAX_ARGUMENTS:
+            self._pieces.append(piece)
+        elif self._pieces:
+            self._pieces.clear()
+
+    def text(self) -> str:
+        """The arguments (`kept_arguments`)."""
+        return kept_arguments("".join(self._pieces), self.size)
 
 
 def import_sdk(module: str, extra: str, model: str) -> ModuleType:
@@ -116,10 +171,45 @@ class _HeldToTotal:
 def unreadable(model: str, what: Any, *, api: str) -> ModelBadResponse:
     """`ModelBadResponse` for an answer that does not read as a reply of `api` (a text that is
     a number, content that is no list), showing the start of `what` was read."""
-    shown = repr(what) if len(repr(what)) <= 60 else f"{repr(what)[:56]}…"
+    shown = repr(what[:61] if isinstance(what, str | bytes | list) else what)
+    shown = shown if len(shown) <= 60 else f"{shown[:56]}…"
     return ModelBadResponse(
         f"{model} answered with something that does not read as a reply ({shown}). It was not "
         f"used. Check that the server speaks {api}.", model=model, attempts=1)
+
+
+def not_an_answer(model: str, body: Any, *, api: str) -> ModelBadResponse | None:
+    """`ModelBadResponse` for a whole answer that is no reply at all: an error a server (a
+    proxy, a gateway) wrote in its place at status 200, told in its own words; a body that is
+    no JSON object (a page sent as text/html, which the SDK hands on as text; ``null``; a
+    list), showing its start. None for an object, read as a reply."""
+    error = getattr(body, "error", None)
+    said = error.get("message") if isinstance(error, dict) else None
+    if isinstance(said, str) and said.strip():
+        told = " ".join(said.split())
+        told = told if len(told) <= 200 else f"{told[:199]}…"
+        return ModelBadResponse(
+            f"{model} answered with an error instead of a reply: “{told}”. It was not used, "
+            "and it may have been billed. Try again later, or check the server.",
+            model=model, attempts=1)
+    if body is None or isinstance(body, str | bytes | list | int | float):
+        return unreadable(model, body, api=api)
+    return None
+
+
+def not_a_stream(model: str, stream: Any) -> ModelBadResponse | None:
+    """`ModelBadResponse` for a streamed call whose server answered with something other than
+    a stream of events (its content type says so: a whole reply, a page), which reads as a
+    stream of no events; None when it is one (a stream that ended early was cut off)."""
+    headers = getattr(getattr(stream, "response", None), "headers", None)
+    kind = str(headers.get("content-type") or "") if headers is not None else ""
+    if not kind or "text/event-stream" in kind.lower():
+        return None
+    kind = kind if len(kind) <= 60 else f"{kind[:59]}…"
+    return ModelBadResponse(
+        f"{model} was asked for a streamed reply, and answered with “{kind}”, not a stream of "
+        "events. It was not used, and it may have been billed. Check that the server streams "
+        "its replies, or make the model with stream=False.", model=model, attempts=1)
 
 
 def _check_settings(name: str, price: Any, timeout: Any, retries: Any,

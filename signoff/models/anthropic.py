@@ -16,16 +16,20 @@ from typing import Any, Literal
 
 from signoff.actions.nesting import too_deep
 from signoff.models._provider import (
+    ArgumentPieces,
     OnText,
     SdkClientModel,
     checked_base_url,
     import_sdk,
     input_bound,
+    kept_call,
+    not_a_stream,
+    not_an_answer,
     token_count,
     unreadable,
     usage_or_bound,
 )
-from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec
+from signoff.models.base import Message, Price, Reply, ToolSpec, left_out_reason
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
 from signoff.models.wire_names import on_the_wire, read_back
@@ -164,6 +168,8 @@ class AnthropicModel(SdkClientModel):
                 if piece and self.on_text is not None:
                     self.on_text(piece)
         if stop is None:
+            if (refused := not_a_stream(self.name, stream)) is not None:
+                raise refused
             raise ModelUnavailable(
                 f"{self.name} was cut off as it answered: its stream ended before the reply "
                 "did (with no stop reason). It was not asked again: what it wrote may have "
@@ -172,8 +178,9 @@ class AnthropicModel(SdkClientModel):
             text = "".join("".join(b["text"]) for _, b in sorted(blocks.items())
                            if b["type"] == "text")
             calls = tuple(
-                ToolCall(id=_text(b["id"]), name=_text(b["name"]),
-                         arguments="".join(b["json"]) if b["json"] else _arguments(b["input"]))
+                kept_call(id=_text(b["id"]), name=_text(b["name"]),
+                          arguments=b["json"].text() if b["json"].given else _arguments(
+                              b["input"]))
                 for _, b in sorted(blocks.items()) if b["type"] == "tool_use"
             )
         except (TypeError, ValueError) as error:
@@ -191,16 +198,21 @@ def _block_event(kind: str, event: Any, blocks: dict[int, dict[str, Any]]) -> st
         blocks[_index(event.index)] = {
             "type": block.type, "text": [_text(getattr(block, "text", ""))],
             "id": getattr(block, "id", ""), "name": getattr(block, "name", ""),
-            "input": getattr(block, "input", None), "json": []}
+            "input": getattr(block, "input", None), "json": ArgumentPieces()}
     elif kind == "content_block_delta":
-        slot = blocks.setdefault(_index(event.index), {"type": "text", "text": [], "json": []})
         delta = event.delta
+        slot = blocks.get(_index(event.index))
+        if slot is None:  # (a delta of a block never started: a call's, of no id nor name,
+            # which the model is told names no tool; else text)
+            slot = blocks[_index(event.index)] = {
+                "type": "tool_use" if delta.type == "input_json_delta" else "text",
+                "text": [], "id": "", "name": "", "input": None, "json": ArgumentPieces()}
         if delta.type == "text_delta":  # (pieces, joined at the end: added to a text piece by
             # piece, a long reply took time of the square of its length)
             slot["text"].append(_text(delta.text))
             return _text(delta.text)
         if delta.type == "input_json_delta":
-            slot["json"].append(_text(delta.partial_json))
+            slot["json"].add(_text(delta.partial_json))
     return ""
 
 
@@ -229,7 +241,9 @@ def wire_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]
     System messages are joined into the request's ``system``. Tool answers are ``tool_result``
     blocks in a user turn; turns of the same role are merged (the API alternates them). A tool
     call whose arguments are not a JSON object is sent back with empty ``input`` (the API takes
-    only objects there); the model was told what was wrong in the call's ``tool_result``.
+    only objects there); the model was told what was wrong in the call's ``tool_result``. One
+    whose arguments were too large to keep is sent back with why, as its ``input``'s
+    ``arguments_left_out``.
     """
     system = "\n\n".join(m.text for m in messages if m.role == "system" and m.text)
     turns: list[dict[str, Any]] = []
@@ -262,13 +276,15 @@ def reply_of(response: Any, *, model: str, bound_in: int, bound_out: int) -> Rep
     is no text: a TypeError) is `ModelBadResponse`."""
     content = getattr(response, "content", None)
     if content is None:
+        if (refused := not_an_answer(model, response, api=_API)) is not None:
+            raise refused
         raise ModelBadResponse(f"{model} answered with no content. It was not used. Check that "
                                f"the server speaks {_API}.", model=model, attempts=1)
     try:
         if not isinstance(content, list):
             raise TypeError("the content is no list of blocks")
         text = "".join(_text(b.text) for b in content if getattr(b, "type", "") == "text")
-        calls = tuple(ToolCall(id=_text(b.id), name=_text(b.name), arguments=_arguments(b.input))
+        calls = tuple(kept_call(id=_text(b.id), name=_text(b.name), arguments=_arguments(b.input))
                       for b in content if getattr(b, "type", "") == "tool_use")
         stop = _text(getattr(response, "stop_reason", None)) or None
     except (AttributeError, TypeError, ValueError) as error:  # (a shape of no reply)
@@ -315,7 +331,9 @@ def _input_of(arguments: str) -> dict[str, Any]:
     try:
         value = json.loads(arguments) if arguments else {}
     except (ValueError, RecursionError):  # a call the model made malformed, refused when made
-        return {}
+        # (arguments too large to keep: the model reads why in its own call)
+        reason = left_out_reason(arguments)
+        return {"arguments_left_out": reason} if reason else {}
     # Arguments too deep to read were refused when made; the API is sent no such value back.
     return value if isinstance(value, dict) and not too_deep(value) else {}
 

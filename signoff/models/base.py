@@ -17,6 +17,7 @@ from signoff.models.errors import ModelError
 from signoff.store import json_text
 
 __all__ = [
+    "MAX_ARGUMENTS",
     "Conversation",
     "Message",
     "Model",
@@ -27,7 +28,9 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "allow_model_requests",
+    "kept_arguments",
     "kind_of",
+    "left_out_reason",
     "model_requests_allowed",
     "not_a_reply",
     "refuse_model_requests",
@@ -113,6 +116,39 @@ class ToolCall:
     """The tool asked for (it may name no tool at all)."""
     arguments: str
     """The arguments as the model wrote them: JSON text, possibly malformed."""
+
+
+MAX_ARGUMENTS = 1_000_000
+"""The most UTF-8 bytes a tool call's arguments may have, as a provider's reply gives them: a
+real call's are some kilobytes, and no model writes a megabyte of them within its output limit.
+Kept, a server's 5 MB call was sent back with every later request, and made each later call's
+reservation so large that the task halted on it."""
+
+_LEFT_OUT = re.compile(r"\(left out: (the arguments were [\d,]+ bytes, more than the [\d,]+ a tool "
+                       r"call may have; give the values themselves, each no longer than it "
+                       r"needs to be)\)")
+
+
+def kept_arguments(arguments: str, size: int | None = None) -> str:
+    """`arguments`, or, past `MAX_ARGUMENTS` UTF-8 bytes (`size`, when counted already), what
+    stands for them: a sentence that is not JSON, so that nothing reads it as values and the
+    call is refused as malformed (the model told so in the call's answer), which the model
+    reads back in its own call."""
+    if size is None:
+        if len(arguments) <= MAX_ARGUMENTS // 4:  # (4 bytes a character at most: not encoded)
+            return arguments
+        size = len(arguments.encode("utf-8", "surrogatepass"))
+    if size <= MAX_ARGUMENTS:
+        return arguments
+    return (f"(left out: the arguments were {size:,} bytes, more than the {MAX_ARGUMENTS:,} a "
+            "tool call may have; give the values themselves, each no longer than it needs to "
+            "be)")
+
+
+def left_out_reason(arguments: str) -> str:
+    """Why a call's arguments were left out (`kept_arguments`), or "" when they were not."""
+    found = _LEFT_OUT.fullmatch(arguments) if arguments.startswith("(left out: ") else None
+    return found[1] if found else ""
 
 
 @dataclass(frozen=True, kw_only=True)

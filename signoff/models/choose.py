@@ -44,14 +44,18 @@ def model_from(
     base_url: str | None = None,
     on_text: OnText | None = None,
     timeout: float | None = None,
+    total_timeout: float | None = None,
     retries: Retries | None = None,
 ) -> Model | None:
     """The model a spec such as ``openai:gpt-4o-mini`` names; None for the offline model. A
     bare name whose provider it suggests (``gpt-4o-mini``, ``claude-haiku-4-5``) is taken as
     that provider's, as a task may have kept it; ``--model`` refuses one (`with_its_provider`).
 
-    A `price` given always wins over the price table. Raises `ModelNotConfigured` with the fix
-    (a provider to name, a key to set, an extra to install) when the model cannot be asked.
+    A `price` given always wins over the price table. `timeout` (the longest wait, in seconds,
+    for an answer or its next piece) and `total_timeout` (the longest one call may take in
+    all, its retries included), when given, are the model's; else its class's defaults.
+    Raises `ModelNotConfigured` with the fix (a provider to name, a key to set, an extra to
+    install) when the model cannot be asked.
     """
     if spec is None or spec.strip().lower() in ("", "offline"):
         return None
@@ -68,6 +72,8 @@ def model_from(
     options: dict[str, Any] = {"price": price, "on_text": on_text, "retries": retries}
     if timeout is not None:
         options["timeout"] = timeout
+    if total_timeout is not None:
+        options["total_timeout"] = total_timeout
     if provider == "openai":
         _need_key("OPENAI_API_KEY", spec, "openai")
         return OpenAIModel(name, base_url=base_url, **options)

@@ -14,16 +14,20 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from signoff.models._provider import (
+    ArgumentPieces,
     OnText,
     SdkClientModel,
     checked_base_url,
     import_sdk,
     input_bound,
+    kept_call,
+    not_a_stream,
+    not_an_answer,
     token_count,
     unreadable,
     usage_or_bound,
 )
-from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage
+from signoff.models.base import Message, Price, Reply, ToolSpec, Usage
 from signoff.models.errors import ModelBadResponse, ModelNotConfigured, ModelUnavailable
 from signoff.models.retries import Retries, call_with_retries
 from signoff.models.wire_names import on_the_wire, read_back
@@ -134,6 +138,8 @@ class OpenAIModel(SdkClientModel):
                 for piece in reading.take(chunk):
                     if self.on_text is not None:
                         self.on_text(piece)
+        if reading.finish is None and (refused := not_a_stream(self.name, stream)) is not None:
+            raise refused
         return reading.reply(bound_in=bound_in, bound_out=bound_out)
 
 
@@ -147,8 +153,7 @@ class _Stream:
         self.model = model
         self.text: list[str] = []
         self.refusal: list[str] = []
-        self.calls: list[dict[str, Any]] = []  # (its arguments a list of pieces, joined at
-        # the end: added to a text piece by piece, 5 MB of them took minutes)
+        self.calls: list[dict[str, Any]] = []  # (its arguments `ArgumentPieces`)
         self.at: dict[int, dict[str, Any]] = {}
         self.finish: str | None = None
         self.usage: Any = None
@@ -187,7 +192,7 @@ class _Stream:
         last = None if given or not self.calls else self.calls[-1]  # (a call that gives none)
         slot = self.at.get(number) if number is not None else last
         if slot is None:
-            slot = {"id": "", "name": "", "arguments": []}
+            slot = {"id": "", "name": "", "arguments": ArgumentPieces()}
             self.calls.append(slot)
             if number is not None:
                 self.at[number] = slot
@@ -195,7 +200,7 @@ class _Stream:
         function = getattr(call, "function", None)
         if function is not None:
             slot["name"] += _piece(getattr(function, "name", None))
-            slot["arguments"].append(_arguments(getattr(function, "arguments", None)))
+            slot["arguments"].add(_arguments(getattr(function, "arguments", None)))
 
     def reply(self, *, bound_in: int, bound_out: int) -> Reply:
         """The reply the stream wrote, once it has ended."""
@@ -204,7 +209,7 @@ class _Stream:
                 f"{self.model} was cut off as it answered: its stream ended before the reply "
                 "did (with no finish reason). It was not asked again: what it wrote may have "
                 "been billed. Try again later.", model=self.model, attempts=1, sent=True)
-        calls = tuple(ToolCall(id=c["id"], name=c["name"], arguments="".join(c["arguments"]))
+        calls = tuple(kept_call(id=c["id"], name=c["name"], arguments=c["arguments"].text())
                       for c in self.calls)
         return Reply(
             text="".join(self.text) or "".join(self.refusal), tool_calls=calls,
@@ -288,15 +293,8 @@ def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> R
     or a list kept as the reply's text that failed the task with a traceback)."""
     choices = getattr(completion, "choices", None)
     if not choices:
-        error = getattr(completion, "error", None)  # (a proxy's error, at 200)
-        said = error.get("message") if isinstance(error, dict) else None
-        if isinstance(said, str) and said.strip():
-            told = " ".join(said.split())
-            told = told if len(told) <= 200 else f"{told[:199]}…"
-            raise ModelBadResponse(
-                f"{model} answered with an error instead of a reply: “{told}”. It was not "
-                "used, and it may have been billed. Try again later, or check the server.",
-                model=model, attempts=1)
+        if (refused := not_an_answer(model, completion, api=_API)) is not None:
+            raise refused
         raise ModelBadResponse(f"{model} answered with no choices.{_CHECK}", model=model,
                                attempts=1)
     try:
@@ -306,8 +304,8 @@ def reply_of(completion: Any, *, model: str, bound_in: int, bound_out: int) -> R
             raise ModelBadResponse(f"{model} answered with no message.{_CHECK}", model=model,
                                    attempts=1)
         calls = tuple(
-            ToolCall(id=_piece(getattr(c, "id", None)), name=_piece(c.function.name),
-                     arguments=_arguments(c.function.arguments))
+            kept_call(id=_piece(getattr(c, "id", None)), name=_piece(c.function.name),
+                      arguments=_arguments(c.function.arguments))
             for c in getattr(message, "tool_calls", None) or ()
             if getattr(c, "function", None) is not None
         )

@@ -249,6 +249,38 @@ def _never_connected(error: BaseException) -> bool:
     return False
 
 
+def _broken_answer(error: BaseException, model: str, attempts: int) -> ModelError | None:
+    """The `ModelError` of an answer that began and broke as it was read, which the SDKs call a
+    connection error ("could not be reached … Check the base URL and the network" said the
+    server was never found): a body cut short of the length its headers gave, one that does
+    not decode as its content-encoding says, or an answer that breaks HTTP. Its request went
+    out, and what it wrote may have been billed (not asked again). None for any other
+    error."""
+    seen: BaseException | None = error
+    for _ in range(8):  # (a chain of causes is short; a cycle is not followed for ever)
+        if seen is None:
+            return None
+        if "DecodingError" in _names(seen):
+            return ModelBadResponse(
+                f"{model} answered with a body that does not decode as its headers say (its "
+                "content-encoding). It was not used, and it may have been billed. Check the "
+                "server, or a proxy in front of it.", model=model, attempts=attempts)
+        if "RemoteProtocolError" in _names(seen) and "complete message body" in str(seen):
+            return ModelUnavailable(
+                f"{model} was cut off as it answered: the connection closed before the whole "
+                "of its answer came. It was not asked again: what it wrote may have been "
+                "billed. Try again later.", model=model, attempts=attempts, sent=True)
+        if "RemoteProtocolError" in _names(seen) and not str(seen).startswith(
+                "Server disconnected"):  # (not a request cut off unanswered: an answer that
+            # breaks HTTP, as a chunk header that is none)
+            return ModelBadResponse(
+                f"{model} answered with something that does not read as HTTP. It was not "
+                "used, and it may have been billed. Check the server, or a proxy in front of "
+                "it.", model=model, attempts=attempts)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _at(error: BaseException) -> str:
     """" at URL", the address the failed request went to (without its query, nor a user and
     password written in it), when the error knows it; else ""."""
@@ -294,8 +326,9 @@ def _blotted(value: Any, secret: str) -> Any:
 
 def _in_json(error: BaseException) -> bool:
     """Whether `error` is a ValueError raised as JSON was read (a number too long to read as
-    one: its 4300 digits), not one of the caller's own (an ``on_text`` that failed)."""
-    trace = error.__traceback__ if isinstance(error, ValueError) else None
+    one: its 4300 digits), or a RecursionError (arrays nested 100,000 deep), not one of the
+    caller's own (an ``on_text`` that failed)."""
+    trace = error.__traceback__ if isinstance(error, ValueError | RecursionError) else None
     while trace is not None:
         if str(trace.tb_frame.f_globals.get("__name__", "")).partition(".")[0] == "json":
             return True
@@ -376,6 +409,11 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
         return ModelRequestRejected(
             f"The provider of {model} refused the request (HTTP {status}).{said} Check the "
             "model's name and its limits.", model=model, attempts=attempts, status=status)
+    if isinstance(error, RecursionError) and _in_json(error):  # (the SDK lets it out, and
+        # the call failed as "The model failed: RecursionError")
+        return ModelBadResponse(
+            f"{model} answered with JSON nested too deeply to read. It was not used, and it may "
+            "have been billed. Check the server.", model=model, attempts=attempts)
     if isinstance(error, json.JSONDecodeError | UnicodeDecodeError) or _in_json(error):  # (the
         # SDK lets these out, and json's refusal of a number of more than 4300 digits)
         return ModelBadResponse(
@@ -387,6 +425,8 @@ def translate(error: BaseException, *, sdk: ModuleType, model: str, attempts: in
         return ModelBadResponse(f"{model} answered with something that is not a reply. It was "
                                 f"not used. Check that the server speaks {speaks}.",
                                 model=model, attempts=attempts)
+    if (broken := _broken_answer(error, model, attempts)) is not None:
+        return broken
     if isinstance(error, sdk.APIConnectionError) or "TransportError" in names:
         return ModelUnavailable(
             f"{model} could not be reached{_at(error)}: asked {_tries(attempts)}, the connection "
