@@ -36,10 +36,11 @@ args = ["-c", "{started}"]
 
 
 @pytest.mark.parametrize(("args", "code", "said"), [
-    (["approve", "3f2c8a8e-...", "--token", "so_…", "--always"], 4, "This token is not valid"),
+    (["approve", "3f2c8a8e-...", "--token", "so_…", "--always"], 4,
+     "This token is unknown, revoked or expired"),
     (["reject", "3f2c8a8e-...", "--reason", "Keep a.txt.", "--token", "so_…"], 4,
-     "This token is not valid"),
-    (["proposals", "--token", "so_…"], 4, "This token is not valid"),
+     "This token is unknown, revoked or expired"),
+    (["proposals", "--token", "so_…"], 4, "This token is unknown, revoked or expired"),
     (["approve", UNKNOWN, "--as", "noor@example.com"], 3,
      f"There is no proposal with id {UNKNOWN} that Noor may see."),
     (["reject", UNKNOWN, "--reason", "No.", "--as", "noor@example.com"], 3,

@@ -894,7 +894,7 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     assert listed.strip().endswith("1 proposal.")
     code, forged = got["forged"]
     assert code == 4
-    assert "This token is not valid" in forged
+    assert "This token is unknown, revoked or expired" in forged
     for verb in ("mia yes", "mia no"):  # the REST API's answer: not whose it is (that it exists)
         code, told = got[verb]
         assert (code, " ".join(told.split())) == (

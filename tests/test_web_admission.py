@@ -127,7 +127,8 @@ def test_an_unauthenticated_10mb_body_is_answered_401_unread(shop: SimpleNamespa
     status, problem, _sent = post(shop.server.port, "/api/proposals/x/reject", 10 * MB)
     _, peak_after = shop.server.memory_kb()
     assert status == 401
-    assert problem["detail"] == "Send a bearer token: Authorization: Bearer so_…"
+    assert problem["detail"] == ("Send a bearer token: Authorization: Bearer so_… (one made "
+                                 "with `signoff users token HANDLE`).")
     assert peak_after - peak_before < 2 * 1024, (peak_before, peak_after)
     status, _, _ = post(shop.server.port, "/api/proposals/x/reject", 10 * MB,
                         token="so_0123456789abcdef_madeup")

@@ -619,15 +619,15 @@ def kept_for(app: Any) -> str:
 
 
 def save_token(app: Any, handle: str, token: str) -> Path:
-    """Keep `token` for `handle` in the local profile (mode 0600), for `app`'s database (the
-    same handle may be a person of several apps, each with its own tokens); make it the
-    default there."""
+    """Keep `token` for `handle` in the local profile (mode 0600; its folder, when made here,
+    0700), for `app`'s database (the same handle may be a person of several apps, each with
+    its own tokens); make it the default there."""
     path = profile_path()
     data = read_profile()
     own = data.setdefault("databases", {}).setdefault(kept_for(app), {})
     own.setdefault("tokens", {})[handle] = token
     own["default"] = handle
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # (its own: 0700 when made)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as file:
         json.dump(data, file, indent=2)
@@ -682,9 +682,9 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
             f"The token the profile ({profile_path()}) keeps for {kept_for_handle} is not valid "
             f"in {app.name}: revoked, made for another database, or {kept_for_handle} is "
             f"disabled. Keep a new one with `{_saving_a_token(kept_for_handle)}`.")
-    if principal is None:
-        raise Unauthenticated("This token is not valid: unknown, revoked, or its person is "
-                              "disabled.")
+    if principal is None:  # (as the REST API and `signoff mcp serve` say of one sent them)
+        raise Unauthenticated("This token is unknown, revoked or expired, or its owner is "
+                              f"disabled: ask for a new one (`{_saving_a_token('HANDLE')}`).")
     if as_handle and principal.handle != as_handle:
         raise Unauthenticated(f"This token is {principal.handle}'s, not {as_handle}'s.")
     return principal

@@ -130,7 +130,8 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
     if isinstance(error, StoreError):
         if misread := _password_read_as_host(error.url):  # (said alone: the error repeats it)
             return Failure(prefix + misread, EXIT_FAILED)
-        return Failure(f"{prefix}{error} {_store_hint(error.url, str(error))}", EXIT_FAILED)
+        hint = _store_hint(error.url, str(error))
+        return Failure(f"{prefix}{error}{' ' if hint else ''}{hint}", EXIT_FAILED)
     if isinstance(error, ModelNotConfigured):
         return Failure(prefix + error.message, EXIT_USAGE)
     if isinstance(error, ModelError):
@@ -173,9 +174,13 @@ def _bytes_shown(text: str) -> str:
 
 
 def _store_hint(url: str, told: str = "") -> str:
-    """What to check of the database at `url` that could not be used (`told`: what it said)."""
+    """What to check of the database at `url` that could not be used (`told`: what it said);
+    "" when that says it already (a SQLite file's folder that is not there, or a folder where
+    the file should be, which the library tells as it opens the file)."""
     if not url.startswith("sqlite"):
         return _server_hint(url, told)
+    if "could not be opened" in told:
+        return ""
     path = _sqlite_file(url)
     if path and Path(path).is_dir():
         return (f"{Path(path).resolve()} is a folder, not a database file: give the app the path "

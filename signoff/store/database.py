@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
+import stat
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -273,6 +275,7 @@ def _engine_for(url: str) -> Engine:
             engine = create_engine(url, connect_args={"check_same_thread": False,
                                                       "timeout": _WAIT_SECONDS},
                                    json_serializer=json_text.dumps, json_deserializer=_json_loads)
+            _open_privately(engine)
         else:
             engine = create_engine(url, pool_pre_ping=True, json_serializer=json_text.dumps)
     except ModuleNotFoundError as missing:  # the URL's driver is not installed
@@ -302,6 +305,57 @@ def _engine_for(url: str) -> Engine:
         event.listen(engine, "begin", _sqlite_begin)
         event.listen(engine, "handle_error", _sqlite_commit_refused)
     return engine
+
+
+def _open_privately(engine: Engine) -> None:
+    """Before a connection opens the SQLite file of `engine` (a path, not the URI form): a
+    folder that is not there, or a folder where the file should be, is a `StoreError` saying
+    what to do (SQLite said "unable to open database file"; no folder is made: a mistyped path
+    made folders wherever it pointed), as is a file where the folder should be, or a folder
+    the file cannot be made in; a file not there yet is made readable by its owner alone
+    (mode 0600: it keeps proposals, people and their tokens' hashes). SQLite makes its -wal and
+    -shm files with the database's mode. A file that is there already is left as it is."""
+    url = engine.url
+    path = url.database
+    if not path or path == ":memory:" or url.query.get("uri") in ("true", "1"):
+        return
+    shown = url.render_as_string(hide_password=True)
+
+    def opening(*_: Any) -> None:
+        try:
+            mode = os.stat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):  # (it, or a folder it is in, is not
+            pass                                        # there, or is a file)
+        except OSError:  # (not to be looked at: SQLite says why it cannot open it)
+            return
+        else:
+            if not stat.S_ISDIR(mode):
+                return  # (there already: opened as it is, one stat a new connection)
+            raise StoreError(f"The database {shown} could not be opened: "
+                             f"{os.path.abspath(path)} is a folder, not a database file: give "
+                             "the app the path of a file (which it makes when it is not there "
+                             "yet).", url=shown)
+        folder = os.path.dirname(path) or "."
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            raise StoreError(f"The database {shown} could not be opened: {folder} is a file, "
+                             "not a folder: give the app a database in a folder.", url=shown)
+        if not os.path.isdir(folder):
+            home = (f" A ~ in a database's URL is not your home folder: write the path out "
+                    f"({os.path.expanduser(path)})." if path.startswith("~") else "")
+            raise StoreError(f"The database {shown} could not be opened. The folder {folder} "
+                             "does not exist: make it, or give the app a database in a folder "
+                             "that does (a relative path is read from the folder you run in)."
+                             + home, url=shown)
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:  # (made meanwhile, by another process)
+            pass
+        except OSError as error:
+            raise StoreError(f"The database {shown} could not be opened: its file cannot be "
+                             f"made in the folder {folder} ({error.strerror or error}): give the "
+                             "app a database in a folder you may write to.", url=shown) from None
+
+    event.listen(engine, "do_connect", opening)
 
 
 def _sqlite_commit_refused(context: Any) -> None:

@@ -61,15 +61,16 @@ def bearer_principal_of(app: App, header: str) -> Principal:
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": 'Bearer realm="signoff"'}
     if scheme.lower() != "bearer" or not token.strip():
-        raise ProblemError(401, "Send a bearer token: Authorization: Bearer so_…",
+        raise ProblemError(401, "Send a bearer token: Authorization: Bearer so_… (one made "
+                                "with `signoff users token HANDLE`).",
                            type_="urn:signoff:problem:no-token", headers=challenge)
     person = app.credentials.principal_for_token(token.strip())
     if person is None and app.credentials.purpose_of_token(token.strip()) is TokenPurpose.CLIENT:
         raise ProblemError(403, CLIENT_TOKEN_REFUSED, type_="urn:signoff:problem:client-token")
-    if person is None:
+    if person is None:  # (the command line says the same of one given with --token)
         raise ProblemError(401, "This token is unknown, revoked or expired, or its owner is "
-                                "disabled.", type_="urn:signoff:problem:bad-token",
-                           headers=challenge)
+                                "disabled: ask for a new one (`signoff users token HANDLE`).",
+                           type_="urn:signoff:problem:bad-token", headers=challenge)
     return person
 
 
