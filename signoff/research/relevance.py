@@ -519,14 +519,21 @@ _POINTS_TO = re.compile(r"See (?:also )?(?:the )?(?P<to>[^\W\d][\w\-’' ]{0,60}
 what its term is (matched whole)."""
 
 
+def points_to(text: str) -> str:
+    """What an entry that only points to another reads as pointing to ("See global interpreter
+    lock." → "global interpreter lock", in lower case), or ""."""
+    found = _POINTS_TO.fullmatch(text.strip())
+    return found["to"].casefold() if found else ""
+
+
 def _pointed_to(subject: tuple[str, ...], every: Sequence[Sentence]) -> set[tuple[int, int]]:
     """The sentences (as their source's rank and their position) that say what `subject` is
     where its own entry only points to another ("GIL": "See global interpreter lock."): the
     first of that entry, in the same source."""
     if not subject:
         return set()
-    to = {(s.rank, m["to"].casefold()) for s in every if _opens_entry_of(subject, s)
-          and (m := _POINTS_TO.fullmatch(s.text.strip()))}
+    to = {(s.rank, target) for s in every if _opens_entry_of(subject, s)
+          and (target := points_to(s.text))}
     return {(s.rank, s.position) for s in every
             if s.under == 0 and s.entry and (s.rank, s.entry.casefold()) in to}
 

@@ -27,6 +27,7 @@ from signoff.limits.grounding import GroundedAnswer, check_citations, normalise,
 from signoff.models.base import Model
 from signoff.research import tools
 from signoff.research.corpus import Corpus
+from signoff.research.on_question import off_question
 from signoff.research.tools import fetch_url, read_source, search_sources
 from signoff.security.principals import Principal
 
@@ -73,6 +74,21 @@ def retrieved_sources(task: TaskView) -> dict[str, list[str]]:
     return found
 
 
+def _titles(task: TaskView) -> dict[str, str]:
+    """Each source's title, as the task's tools first gave it (a search's hit, a part read, a
+    page fetched)."""
+    titles: dict[str, str] = {}
+    for answer in task.answers:
+        if not isinstance(answer.value, Mapping):
+            continue
+        hits = answer.value.get("hits", []) if answer.tool == search_sources.action_name else [
+            answer.value]
+        for hit in hits if isinstance(hits, list) else []:
+            if isinstance(hit, Mapping) and "source_id" in hit:
+                titles.setdefault(str(hit["source_id"]), str(hit.get("title", "")))
+    return titles
+
+
 class Research(Skill[ResearchTask, GroundedAnswer]):
     """Answer a question from the sources, every claim citing what was retrieved."""
 
@@ -103,8 +119,9 @@ class Research(Skill[ResearchTask, GroundedAnswer]):
                     "give no question).")
         searched = [str(a.arguments.get("query", "")) for a in task.answers
                     if a.tool == search_sources.action_name]
-        return problems_in_words(check_citations(result, retrieved_sources(task),
-                                                 searched=searched))
+        retrieved = retrieved_sources(task)
+        return problems_in_words(check_citations(result, retrieved, searched=searched)) or (
+            off_question(result, asked, _titles(task), retrieved) if asked else "")
 
 
 def _as_compared(question: str) -> str:

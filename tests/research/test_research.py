@@ -1900,7 +1900,8 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     me = _local_person(app)
     with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
         script = ScriptedModel(says.tool("The page may say.", fetch_url, url=url))
-        (proposal,) = app.proposals(task=ask(app, QUESTION, model=script, for_=me).task)
+        (proposal,) = app.proposals(task=ask(app, "What does a kettle boil?", model=script,
+                                             for_=me).task)
         answer = {"claims": [{"text": "A kettle boils water.",
                               "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
         server.answer(
