@@ -28,6 +28,7 @@ from signoff.web.problems import (
     Problem,
     ProblemError,
     instance_of,
+    prefers_problem,
     title_of,
     to_problem,
 )
@@ -81,10 +82,11 @@ class Admission:
                 return
             scope.setdefault("state", {})[PERSON_STATE] = person
         declared = headers.get("content-length", "")
+        as_json = is_api(path) or prefers_problem(headers.get("accept", ""))
         if declared.isdigit() and int(declared) > self.max_body_bytes:
-            await _answer(send, path, self.too_large())
+            await _answer(send, path, self.too_large(), as_json=as_json)
             return
-        await self.inner(scope, *self._counted(receive, send, path))
+        await self.inner(scope, *self._counted(receive, send, path, as_json=as_json))
 
     def too_large(self) -> ProblemError:
         """The refusal of a body over the limit."""
@@ -92,7 +94,8 @@ class Admission:
                                  "bytes this server takes: send less.",
                             type_="urn:signoff:problem:too-large")
 
-    def _counted(self, receive: Receive, send: Send, path: str) -> tuple[Receive, Send]:
+    def _counted(self, receive: Receive, send: Send, path: str, *, as_json: bool
+                 ) -> tuple[Receive, Send]:
         """`receive` counting the body as it comes (a 413 once it passes the limit, after which
         the app hears that the client left), and `send` that drops what the app answers then."""
         taken = 0
@@ -107,7 +110,7 @@ class Admission:
                 taken += len(message.get("body", b""))
                 if taken > self.max_body_bytes:
                     refused = True
-                    await _answer(send, path, self.too_large())
+                    await _answer(send, path, self.too_large(), as_json=as_json)
                     return {"type": "http.disconnect"}
             return message
 
@@ -157,11 +160,12 @@ def _back(path: str) -> str:
     return quote(page)
 
 
-async def _answer(send: Send, path: str, problem: ProblemError) -> None:
-    """Answer with `problem` (the body is never read): as the API's problems read, or, for a
-    form of the inbox's, as a page that says it and leads back to the form's page (a browser
-    showed the JSON)."""
-    if is_api(path):
+async def _answer(send: Send, path: str, problem: ProblemError, *, as_json: bool = True
+                  ) -> None:
+    """Answer with `problem` (the body is never read): as the API's problems read (for the API,
+    or a program asking an inbox's address for JSON: `as_json`), or, for a form of the inbox's,
+    as a page that says it and leads back to the form's page (a browser showed the JSON)."""
+    if as_json:
         body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
                        detail=problem.detail, instance=instance_of(path), **problem.extra)
         payload = json.dumps(body.model_dump(mode="json")).encode()

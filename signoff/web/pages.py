@@ -13,7 +13,7 @@ import secrets
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -32,7 +32,14 @@ from signoff.web import wording
 from signoff.web.admission import page_policy
 from signoff.web.api import refused
 from signoff.web.auth import SESSION_LIFETIME, Browser
-from signoff.web.problems import ProblemError, title_of, to_problem
+from signoff.web.problems import (
+    ProblemError,
+    instance_of,
+    prefers_problem,
+    problem_response,
+    title_of,
+    to_problem,
+)
 from signoff.web.throttle import LoginThrottle
 from signoff.web.unrecorded import yes_cut_off
 
@@ -97,7 +104,9 @@ class Pages:
         return person
 
     async def form(self, request: Request) -> dict[str, str]:
-        """The posted form, once its CSRF token is found to be this visitor's."""
+        """The posted form, once it is found sent from a page of this site
+        (`refuse_from_elsewhere`) and its CSRF token this visitor's."""
+        refuse_from_elsewhere(request)
         posted = await request.form()
         fields = {k: v for k, v in posted.items() if isinstance(v, str)}
         self.browser.check_csrf(request, fields.get("csrf"))
@@ -109,6 +118,13 @@ class Pages:
         the address), which says `said` once (its ``error``, and the ``values`` typed)."""
         response = RedirectResponse(page + query, status_code=303)
         self.browser.say_on(request, response, page, said)
+        return response
+
+    def decided(self, request: Request, page: str, query: str = "") -> Response:
+        """A decision taken: back to the proposal's `page` (303), which, once, puts the focus on
+        what came of it (a keyboard's, and a screen reader's, there, not at the page's top)."""
+        response = RedirectResponse(page + query, status_code=303)
+        self.browser.say_on(request, response, page, {"decided": True})
         return response
 
     def error(self, request: Request, problem: ProblemError) -> HTMLResponse:
@@ -127,19 +143,21 @@ class Pages:
     def router(self) -> APIRouter:
         """The inbox's routes."""
         router = APIRouter(include_in_schema=False)
-        router.add_api_route("/login", self.login_page, methods=["GET"])
+        page = [Depends(for_browsers)]  # (a page asked for as JSON: where the API has it)
+        router.add_api_route("/login", self.login_page, methods=["GET"], dependencies=page)
         router.add_api_route("/login", self.login, methods=["POST"])
         router.add_api_route("/logout", self.logout, methods=["POST"])
-        router.add_api_route("/", self.home, methods=["GET"])
+        router.add_api_route("/", self.home, methods=["GET"], dependencies=page)
         router.add_api_route("/inbox/stamp", self.stamp, methods=["GET"])
-        router.add_api_route("/proposals/{proposal_id}", self.proposal_page, methods=["GET"])
+        router.add_api_route("/proposals/{proposal_id}", self.proposal_page, methods=["GET"],
+                             dependencies=page)
         router.add_api_route("/proposals/{proposal_id}/approve", self.approve, methods=["POST"])
         router.add_api_route("/proposals/{proposal_id}/reject", self.reject, methods=["POST"])
-        router.add_api_route("/tasks", self.tasks_page, methods=["GET"])
-        router.add_api_route("/tasks/{task_id}", self.task_page, methods=["GET"])
-        router.add_api_route("/rules", self.rules_page, methods=["GET"])
+        router.add_api_route("/tasks", self.tasks_page, methods=["GET"], dependencies=page)
+        router.add_api_route("/tasks/{task_id}", self.task_page, methods=["GET"], dependencies=page)
+        router.add_api_route("/rules", self.rules_page, methods=["GET"], dependencies=page)
         router.add_api_route("/rules/{rule_id}/revoke", self.revoke, methods=["POST"])
-        router.add_api_route("/agents", self.agents_page, methods=["GET"])
+        router.add_api_route("/agents", self.agents_page, methods=["GET"], dependencies=page)
         return router
 
     def login_page(self, request: Request, next: str = "/") -> HTMLResponse:
@@ -161,7 +179,11 @@ class Pages:
         """The answer to a form posted with no session (it ended, or its person logged out in
         another window): nothing is done, and the visitor is sent to log in, then back to the
         page the form was on; the login page says that what the form asked was not done (a
-        cookie of its own, for one look: it tells nothing but that)."""
+        cookie of its own, for one look: it tells nothing but that). A program asking for JSON
+        is told so in a problem (401)."""
+        refuse_from_elsewhere(request)  # (not told to log in, and send it again)
+        if prefers_problem(request.headers.get("accept", "")):
+            return _no_session(request, posted=True)
         response = RedirectResponse(f"{LOGIN_PAGE}?next={quote(_page_of(request.url.path))}",
                                     status_code=303)
         response.set_cookie(_UNSENT_COOKIE, "1", max_age=300, httponly=True, samesite="lax",
@@ -240,8 +262,8 @@ class Pages:
     def stamp(self, request: Request) -> Response:
         """What the inbox polls: a text that changes when something new arrives."""
         person = self.browser.person(request)
-        if person is None:
-            return JSONResponse({"stamp": None}, status_code=401)
+        if person is None:  # (its `stamp` null, as the inbox's script reads it)
+            return _no_session(request, stamp=None)
         return JSONResponse({"stamp": self.inbox.stamp(person)},
                             headers={"cache-control": "no-store"})
 
@@ -256,7 +278,8 @@ class Pages:
         typed = said.get("values")
         page = self._proposal(request, person, proposal, made=made,
                               error=str(said.get("error", "")),
-                              typed=typed if isinstance(typed, dict) else {})
+                              typed=typed if isinstance(typed, dict) else {},
+                              decided=said.get("decided") is True)
         self.browser.forget_said(request, page, request.url.path)
         return page
 
@@ -269,8 +292,10 @@ class Pages:
         return self.inbox.covers(rule) if rule is not None and _made_by(rule, proposal) else ""
 
     def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
-                  error: str = "", made: str = "", typed: dict[str, Any] | None = None
-                  ) -> HTMLResponse:
+                  error: str = "", made: str = "", typed: dict[str, Any] | None = None,
+                  decided: bool = False) -> HTMLResponse:
+        """The proposal's page; `decided` when it follows a decision sent from it (the focus is
+        put on what came of it)."""
         waiting = proposal.status is ProposalStatus.WAITING
         fresh = self.inbox.freshness(proposal) if waiting else None
         came_of_it = [e for e in self.app.receipt(proposal.task).entries
@@ -292,7 +317,7 @@ class Pages:
                            came_of_it=[wording.entry(e, proposal, rest=wording.text)
                                        for e in came_of_it],
                            reason_apart=reason_apart, error=error,
-                           made=made, reason=str(typed.get("reason", "")))
+                           made=made, reason=str(typed.get("reason", "")), decided=decided)
 
     def _editable(self, proposal: Proposal) -> list[tuple[str, str, str, bool]]:
         """(name, label, value as text, whether what is typed is its value as it stands) of each
@@ -361,7 +386,7 @@ class Pages:
                 raise
             return self.back_to(request, page, {"error": said})
         made = f"?rule={quote(decision.rule.id)}" if decision.rule is not None else ""
-        return RedirectResponse(f"{page}{made}", status_code=303)
+        return self.decided(request, page, made)
 
     async def reject(self, request: Request, proposal_id: str) -> Response:
         """Reject, with a reason (in a thread, as an approval: the task goes on)."""
@@ -382,7 +407,7 @@ class Pages:
             return self.back_to(request, page, {"error": refused(self.app, proposal_id,
                                                                  error).detail,
                                                 "values": {"reason": reason}})
-        return RedirectResponse(page, status_code=303)
+        return self.decided(request, page)
 
     def tasks_page(self, request: Request, after: str | None = None) -> HTMLResponse:
         """The tasks I may see."""
@@ -469,6 +494,44 @@ def _changed_not_asked(changed: list[str], *, always: bool) -> str:
 
 
 LOGIN_PAGE = "/login"
+
+
+def for_browsers(request: Request) -> None:
+    """Refuse (406) a page asked for as JSON (`prefers_problem`: a program's request), saying
+    where the API has what it shows: the page is HTML alone, and a program would not read it."""
+    if prefers_problem(request.headers.get("accept", "")):
+        path = instance_of(request.url.path)  # (an id of any length: its start)
+        there = ("/api/openapi.json lists the API's operations" if path == LOGIN_PAGE
+                 else f"{'/api/proposals' if path == '/' else '/api' + path} has what it shows")
+        raise ProblemError(406, "This address is a page of the inbox, for a browser, and has no "
+                                f"JSON: {there}, for a bearer token (Authorization: Bearer …).",
+                           type_="urn:signoff:problem:page-not-json")
+
+
+def refuse_from_elsewhere(request: Request) -> None:
+    """Refuse (403) a form the browser says a page of another site sent (``Sec-Fetch-Site``:
+    ``cross-site``, or ``same-site``: another port or subdomain; the inbox's own forms are
+    ``same-origin``), before its session or its CSRF token is looked at: whatever those would
+    say (log in, and send it again; reload, and try again) would ask the person to do what
+    that other page wanted. Clients that send no such header are left to the CSRF token."""
+    if request.headers.get("sec-fetch-site", "").strip().lower() in ("cross-site", "same-site"):
+        raise ProblemError(403, _ELSEWHERE, type_="urn:signoff:problem:cross-site")
+
+
+_ELSEWHERE = ("This form was sent from a page of another site, not from the inbox's own, so "
+              "nothing it asked was done. To decide, open the inbox yourself, and decide on its "
+              "own pages.")
+
+
+def _no_session(request: Request, *, posted: bool = False, **extra: Any) -> Response:
+    """The answer to a program (asking for JSON: `prefers_problem`) that reached an inbox's
+    address with no session, or a form `posted` with none: a 401 problem saying to log in (a
+    program fills in no login form), with `extra` members."""
+    done = ", so nothing this form asked was done" if posted else ""
+    return problem_response(request, ProblemError(
+        401, f"Nobody is logged in{done}: log in at {LOGIN_PAGE} first (a program uses the REST "
+             "API under /api, with a bearer token).",
+        type_="urn:signoff:problem:no-session", **extra))
 _UNSENT_COOKIE = "signoff_unsent"
 """Set by `Pages.logged_out`: the login page says that nothing the form asked was done."""
 _NOT_SENT = ("You are not logged in (your session ended, or you logged out in another window), "

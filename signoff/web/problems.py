@@ -37,6 +37,7 @@ __all__ = [
     "Problem",
     "ProblemError",
     "instance_of",
+    "prefers_problem",
     "problem_response",
     "title_of",
     "to_problem",
@@ -116,6 +117,32 @@ def problem_response(request: Request, problem: ProblemError) -> Response:
                         media_type=MEDIA_TYPE, headers=problem.headers)
 
 
+def prefers_problem(accept: str) -> bool:
+    """Whether a client sending this ``Accept`` header would rather read JSON than HTML (a
+    program asking an inbox's address: it is answered as the API's problems read): JSON
+    (``application/json`` or ``application/problem+json``) is named, at a higher quality than
+    HTML is given (by ``text/html``, else ``text/*``, else ``*/*``). No header, or a browser's,
+    is HTML."""
+    quality: dict[str, float] = {}
+    for item in accept.split(","):
+        kind, *parameters = (part.strip() for part in item.split(";"))
+        q = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:  # (a quality that is no number: not wanted)
+                    q = 0.0
+        kind = kind.lower()
+        quality[kind] = max(quality.get(kind, 0.0), q)
+    as_json = max(quality.get("application/json", 0.0),
+                  quality.get("application/problem+json", 0.0))
+    as_html = next((quality[kind] for kind in ("text/html", "text/*", "*/*") if kind in quality),
+                   0.0)
+    return as_json > as_html
+
+
 def instance_of(path: str) -> str:
     """The path a problem happened at, as its problem says it: cut past 200 characters (an id
     of any length was said back whole)."""
@@ -124,7 +151,8 @@ def instance_of(path: str) -> str:
 
 def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemError:
     """A problem for Starlette's own errors (an unknown path, a method not allowed, a body that
-    could not be read: a `form` of the inbox's, or else the API's JSON)."""
+    could not be read), for the inbox's pages and forms (`form`), or else the API's, each saying
+    what to do."""
     detail = error.detail if isinstance(error.detail, str) else title_of(error.status_code)
     if error.status_code == 400 and form:
         detail = (f"This form could not be read ({detail.rstrip('.')}): go back to its page, "
@@ -142,10 +170,14 @@ def from_http(error: StarletteHTTPException, *, form: bool = False) -> ProblemEr
             told = "The body could not be read as JSON (in UTF-8): send a JSON object."
         return ProblemError(400, told, type_="urn:signoff:problem:invalid",
                             headers=dict(error.headers or {}))
-    elif error.status_code == 404:
-        detail = "There is nothing at this address."
+    elif error.status_code == 404:  # (each says where to go instead)
+        detail = ("There is nothing at this address: check it, or start again from the inbox "
+                  "(/)." if form else "There is nothing at this address: the API's addresses "
+                  "are in /api/openapi.json.")
     elif error.status_code == 405:
-        detail = "This address does not answer that method."
+        detail = ("This address takes only what a page's form or link sends: go back to the "
+                  "page, and use its buttons and links." if form else "This address does not "
+                  "answer that method: /api/openapi.json says which methods it answers.")
     return ProblemError(error.status_code, detail, headers=dict(error.headers or {}))
 
 
@@ -222,7 +254,8 @@ def _content() -> dict[str, Any]:
 
 
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    401: {"description": "No token, or one that is unknown, revoked, or a disabled person's.",
+    401: {"description": "No token, or one that is unknown, revoked or expired, or whose owner "
+                         "is disabled.",
           "content": _content()},
     403: {"description": "Refused: not yours to decide or do.", "content": _content()},
     404: {"description": "Nothing with this id that you may see.", "content": _content()},

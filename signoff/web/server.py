@@ -29,6 +29,7 @@ from signoff.web.problems import (
     ProblemError,
     from_http,
     from_validation,
+    prefers_problem,
     problem_response,
     to_problem,
 )
@@ -68,7 +69,8 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     web.include_router(pages.router())
 
     def answer(request: Request, problem: ProblemError) -> Response:
-        if is_api(request.url.path):
+        # (an inbox's address asked for JSON, by a program: a problem, as the API's read)
+        if is_api(request.url.path) or prefers_problem(request.headers.get("accept", "")):
             return problem_response(request, problem)
         return pages.error(request, problem)
 
