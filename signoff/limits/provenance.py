@@ -41,6 +41,7 @@ from typing import Any
 
 from signoff.actions.declare import tool_name
 from signoff.limits.lookalikes import disguised, disguised_words, skeleton
+from signoff.limits.rewritings import cut_in_two, plain_words, rewritten_words, setting_forms
 from signoff.limits.written import MONTH_NAMES, MONTH_WORD, date_time_parts, dates, decoded
 
 __all__ = ["ArgumentLabel", "Endorse", "Labels", "Origin", "Provenance", "Seen"]
@@ -375,8 +376,9 @@ def _tokens(text: str, *, read: bool = False) -> set[str]:
     if read:  # (a person's "12 345" may be two numbers; a result's is found as one too)
         found.update(_number_form(number) for match in _SPACED.finditer(text)
                      if (number := _decimal(match.group())) is not None)
-        found.update(disguised_words(text))
+        found.update(disguised_words(text), rewritten_words(text))  # (`yrollam`, `m4ll0ry`)
     found.update(dates(text, both_ways=read, named=MONTH_WORD.search(text) is not None))
+    found.update(plain_words(text))  # (`José` as `jose`, a result's `Mállöry` as `mallory`)
     return found
 
 
@@ -625,8 +627,8 @@ class Provenance:
                 for run, seen in self._copied(leaf):  # words copied from outside content
                     labels.append(self._copied_label(path, run, seen))
             for path, key in _keys(value, name):  # a key is a value unless the schema names it
-                if key in named or (_SETTING.match(key) and not self._find(
-                        _forms(key), outside=True)):  # (or it is a setting's name of the model's)
+                if key in named or (_SETTING.match(key) and not self._find(  # (or a setting's
+                        setting_forms(key), outside=True)):  # name of the model's: `is admin`)
                     continue
                 label = self._label(tool, name, path, key, endorsing, inside=False, words=False)
                 if label is not None:
@@ -735,8 +737,8 @@ class Provenance:
         for indexed in self._results:
             if (indexed.seen.outside is not None) is not outside:
                 continue
-            if any(_in_text(f, indexed.tokens, indexed.phrase) or (
-                    _stuck_word(f) and f" {f} " in indexed.phrase) for f in forms):
+            if any(_in_text(f, indexed.tokens, indexed.phrase) or (_stuck_word(f) and (
+                    f" {f} " in indexed.phrase or cut_in_two(f, indexed.phrase))) for f in forms):
                 return indexed.seen, _where(indexed.seen, forms)
         return None
 
@@ -770,16 +772,14 @@ def _bare_phrase(text: str) -> str:
     return _phrase(_IDENTIFIER.sub(" ", _normal(text)))
 
 
-_COMMON_WORDS = """
-a about after again all also am an and any are as at be because been before being best both
-but by can could dear do does doing done for from get getting glad go going good great had has
-have having he hear hearing hello her here hi him his hope how i if in is it its just keep kind
-know let like look looking many may me more most much my need next no not now of on one or other
-our out please questions regards reply see she should so some soon sure thank thanks that the
-their them then there these they this those time to today too touch up us very want was way we
-well were what when where which while who will with would yes you your yours email mail message
-find finds forward hesitate attached below above following note feel free contact day week
-"""
+_COMMON_WORDS = """a about after again all also am an and any are as at be because been before being best
+both but by can could dear do does doing done for from get getting glad go going good great had has have
+having he hear hearing hello her here hi him his hope how i if in is it its just keep kind know let like
+look looking many may me more most much my need next no not now of on one or other our out please questions
+regards reply see she should so some soon sure thank thanks that the their them then there these they this
+those time to today too touch up us very want was way we well were what when where which while who will with
+would yes you your yours email mail message find finds forward hesitate attached below above following note
+feel free contact day week"""
 _COMMON = frozenset(_COMMON_WORDS.split())
 """Words any letter has: a run of copied words with fewer than two others is a letter's
 formula ("please let me know if you have any questions"), which steers nothing."""
