@@ -28,8 +28,15 @@ _WORD = re.compile(r"[^\W\d_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 """Where a name written in camel case (``isAdmin``) starts a word."""
 _HEX = re.compile(r"(?<![0-9a-z])(?:0x)?((?:[0-9a-f]{2}){3,})(?![0-9a-z])")
-_LEET = re.compile(r"(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[0-9@$])[a-z0-9@$]{3,}")
-"""A word of letters with digits or signs among them that read as letters (``m4ll0ry``)."""
+_LEET = re.compile(r"[a-z0-9@$]{3,}")
+"""A run of letters, digits and signs that read as letters: one with both letters and digits or
+signs among them is a word written with digits for letters (``m4ll0ry``). (Found as a run and
+then looked at: a pattern that looked ahead for both at each place of a 3 MB run took hours.)"""
+_LONGEST = 64
+"""The most letters a word these give has: a run longer is no name a value is (a hostile
+server's 3 MB answer), and is not looked into (cut in two, a run of it read as digits for
+letters)."""
+_DIGIT_SIGNS = "0123456789@$"
 _AS_LETTERS = (str.maketrans("4@836105$7", "aabeglosst"), str.maketrans("1", "i"))
 """Digits and signs as the letters they are written for (``1`` for ``l``, or for ``i``)."""
 _NATO_WORDS = """alpha alfa bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima
@@ -69,7 +76,8 @@ def plain_words(text: str) -> Iterator[str]:
 def cut_in_two(word: str, phrase: str) -> bool:
     """Whether `phrase` (words between spaces, see `signoff.limits.provenance`) has `word` cut
     in two by a space (``mal lory``, ``Mallory Evil`` for ``malloryevil``)."""
-    return any(f" {word[:i]} {word[i:]} " in phrase for i in range(1, len(word)))
+    return len(word) <= _LONGEST and any(f" {word[:i]} {word[i:]} " in phrase
+                                         for i in range(1, len(word)))
 
 
 def setting_forms(key: str) -> tuple[str, ...]:
@@ -85,9 +93,11 @@ def rewritten_words(text: str) -> Iterator[str]:
     accents taken off, see `plain_words`)."""
     folded = _plain(text.casefold())
     for raw in dict.fromkeys(folded.split()):
-        if not raw.isalpha() and _LEET.search(raw):
-            yield from (match.group().translate(letters) for letters in _AS_LETTERS
-                        for match in _LEET.finditer(raw))
+        if raw.isalpha():
+            continue
+        for run in _LEET.findall(raw):
+            if len(run) <= _LONGEST and not run.isalpha() and run.strip(_DIGIT_SIGNS):
+                yield from (run.translate(letters) for letters in _AS_LETTERS)
     words = _WORD.findall(folded)
     for word in dict.fromkeys(words):
         if len(word) >= _SHORTEST:
