@@ -21,7 +21,8 @@ through :func:`make_session_read_only`. Three layers refuse anything but reading
 * **a PEP 578 audit hook**, scoped by a context variable to the thread or task running the query,
   blocks socket connects, subprocesses, ``os.system`` / exec / spawn / fork, files opened for
   writing, remove / rename / mkdir / chmod and their kin, ``shutil``'s copies and deletions, and
-  native code reached through ``ctypes``.
+  native code reached through ``ctypes``; and starting a thread, or handing work to a thread
+  pool, whose code would go on outside the guard (`readonly_threads`).
 
 Every refusal is raised as :class:`ReadOnlyViolation` *and* recorded in the active
 :class:`Guard`, so that a query which catches the refusal and returns normally still ends
@@ -40,8 +41,9 @@ What is deliberately let through while guarded:
   a formatter or filter it gave one.
 
 The guard is a safety net for honest code, not a sandbox: Python code that wants to escape it can
-(a thread it starts runs outside the context; a socket or file opened before the query can still
-be written; C extensions that write without raising an audit event are not seen).
+(work handed to a thread the app started before, through a queue it reads, runs outside the
+context; a socket, file or SQLite connection opened before the query can still be written; C
+extensions that write without raising an audit event are not seen).
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ from signoff.actions.readonly_driver import (
     reading_refusal,
     sqlite_authorizer,
 )
+from signoff.actions.readonly_events import BLOCKED
+from signoff.actions.readonly_threads import hold_threads
 from signoff.exceptions import ReadOnlyViolation, UserError
 from signoff.security.enforcement import RuledSession
 from signoff.store.database import READ_ONLY
@@ -206,7 +210,19 @@ def _install_audit_hook() -> None:
     with _hook_lock:
         if not _hook_installed:
             sys.addaudithook(_audit)
+            hold_threads(_thread_refusal)
             _hook_installed = True
+
+
+def _thread_refusal(what: str, event: str) -> ReadOnlyViolation | None:
+    """The refusal of starting a thread (`readonly_threads`), None where nothing is guarded
+    or where it is the app's logging handler that starts it (made before the query)."""
+    if _active.get() is None:
+        return None
+    handler = _logging_handler(sys._getframe(2))  # (the code that starts the thread)
+    if handler is not None and _made_before_the_query(handler):
+        return None
+    return _refuse(what, event=event, kind=BlockedOperation)
 
 
 def _audit(
@@ -216,7 +232,7 @@ def _audit(
     # a single context variable read.
     if _guard() is None:
         return
-    describe = _BLOCKED.get(event)
+    describe = BLOCKED.get(event)
     if describe is None:
         return
     try:
@@ -313,126 +329,6 @@ def _made_before_the_query(handler: logging.Handler) -> bool:
     while guard is not None and guard._outer is not None:
         guard = guard._outer
     return guard is not None and weakref.ref(handler) in guard._handlers_before
-
-
-def _name(path: object) -> str:
-    if isinstance(path, int):
-        return f"file descriptor {path}"
-    if isinstance(path, bytes):
-        return os.fsdecode(path)
-    return str(path)
-
-
-def _address(address: object) -> str:
-    if isinstance(address, tuple) and len(address) >= 2:
-        host, port = address[0], address[1]
-        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
-    if isinstance(address, bytes):
-        return os.fsdecode(address)
-    return str(address)
-
-
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-
-
-def _open(args: tuple[Any, ...]) -> str | None:
-    path, mode, flags = args[0], args[1], args[2]
-    writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
-    if isinstance(mode, str):
-        writes = writes or any(letter in mode for letter in "wax+")
-    return f"open {_name(path)} for writing" if writes else None
-
-
-def _program(args: tuple[Any, ...]) -> str | None:
-    executable, argv = args[0], args[1]
-    if executable is None:
-        executable = argv if isinstance(argv, str | bytes | os.PathLike) else next(iter(argv), "?")
-    return f"start the program {_name(executable)}"
-
-
-def _send(args: tuple[Any, ...]) -> str | None:
-    # A send without an address goes over a connection made before (its connect was guarded).
-    return None if args[1] is None else f"send to {_address(args[1])}"
-
-
-def _sqlite_connect(args: tuple[Any, ...]) -> str | None:
-    # A connection SQLAlchemy's pool opens is restricted as it is checked out (_restrict_if_guarded);
-    # one the query opens itself is not signoff's to restrict, so it is refused.
-    frame: FrameType | None = sys._getframe(2)
-    while frame is not None:
-        if frame.f_globals.get("__name__", "").startswith("sqlalchemy.pool."):
-            return None
-        frame = frame.f_back
-    return f"open the SQLite database {_name(args[0])} itself"
-
-
-def _connect_host(kind: str) -> Callable[[tuple[Any, ...]], str]:
-    return lambda args: f"connect to {kind}{args[1]}:{args[2]}"
-
-
-_BLOCKED: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
-    # files
-    "open": _open,
-    "os.remove": lambda a: f"delete {_name(a[0])}",
-    "os.rename": lambda a: f"rename {_name(a[0])} to {_name(a[1])}",
-    "os.rmdir": lambda a: f"remove the directory {_name(a[0])}",
-    "os.mkdir": lambda a: f"create the directory {_name(a[0])}",
-    "os.truncate": lambda a: f"truncate {_name(a[0])}",
-    "os.chmod": lambda a: f"change the permissions of {_name(a[0])}",
-    "os.chown": lambda a: f"change the owner of {_name(a[0])}",
-    "os.chflags": lambda a: f"change the flags of {_name(a[0])}",
-    "os.lchflags": lambda a: f"change the flags of {_name(a[0])}",
-    "os.link": lambda a: f"link {_name(a[1])} to {_name(a[0])}",
-    "os.symlink": lambda a: f"make the symbolic link {_name(a[1])}",
-    "os.utime": lambda a: f"change the timestamps of {_name(a[0])}",
-    "os.setxattr": lambda a: f"set the attribute {a[1]} of {_name(a[0])}",
-    "os.removexattr": lambda a: f"remove the attribute {a[1]} of {_name(a[0])}",
-    "shutil.copyfile": lambda a: f"copy {_name(a[0])} to {_name(a[1])}",
-    "shutil.copymode": lambda a: f"copy the permissions of {_name(a[0])} to {_name(a[1])}",
-    "shutil.copystat": lambda a: f"copy the permissions of {_name(a[0])} to {_name(a[1])}",
-    "shutil.copytree": lambda a: f"copy the directory {_name(a[0])} to {_name(a[1])}",
-    "shutil.move": lambda a: f"move {_name(a[0])} to {_name(a[1])}",
-    "shutil.rmtree": lambda a: f"delete the directory {_name(a[0])} and all it holds",
-    "shutil.chown": lambda a: f"change the owner of {_name(a[0])}",
-    "shutil.make_archive": lambda a: f"make the archive {_name(a[0])}",
-    "shutil.unpack_archive": lambda a: f"unpack {_name(a[0])}",
-    # processes
-    "subprocess.Popen": _program,
-    "os.system": lambda a: f"run the shell command {_name(a[0])!r}",
-    "os.exec": lambda a: f"replace this process with the program {_name(a[0])}",
-    "os.spawn": lambda a: f"start the program {_name(a[1])}",
-    "os.posix_spawn": lambda a: f"start the program {_name(a[0])}",
-    "os.fork": lambda a: "fork this process",
-    "os.forkpty": lambda a: "fork this process",
-    "os.kill": lambda a: f"send signal {a[1]} to process {a[0]}",
-    "os.killpg": lambda a: f"send signal {a[1]} to process group {a[0]}",
-    "os.startfile": lambda a: f"open {_name(a[0])} with its application",
-    # the network
-    "socket.connect": lambda a: f"connect to {_address(a[1])}",
-    "socket.bind": lambda a: f"bind a socket to {_address(a[1])}",
-    "socket.sendto": _send,
-    "socket.sendmsg": _send,
-    "socket.sethostname": lambda a: "change the host name",
-    "urllib.Request": lambda a: f"request {a[0]}",
-    "http.client.connect": _connect_host(""),
-    "smtplib.connect": _connect_host("the mail server "),
-    "ftplib.connect": _connect_host("the FTP server "),
-    "imaplib.open": _connect_host("the mail server "),
-    "poplib.connect": _connect_host("the mail server "),
-    "nntplib.connect": _connect_host("the news server "),
-    "telnetlib.open": _connect_host(""),
-    "webbrowser.open": lambda a: f"open {a[0]} in a web browser",
-    # native code
-    "ctypes.dlopen": lambda a: f"load the native library {a[0]}",
-    "ctypes.dlsym": lambda a: f"look up the native function {a[1]}",
-    "ctypes.dlsym/handle": lambda a: f"look up the native function {a[1]}",
-    "ctypes.call_function": lambda a: "call a native function through ctypes",
-    "ctypes.cdata": lambda a: "reach raw memory through ctypes",
-    "sqlite3.connect": _sqlite_connect,
-    "sqlite3.enable_load_extension": lambda a: "enable SQLite extensions" if a[1] else None,
-    "sqlite3.load_extension": lambda a: f"load the SQLite extension {_name(a[1])}",
-}
-"""Audit events refused while guarded: each says what the query tried, or None to let it be."""
 
 
 # --- Read-only sessions -----------------------------------------------------------------------

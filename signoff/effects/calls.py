@@ -553,6 +553,9 @@ def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
         return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
     if q in containers.SHAPED_RESULTS:
         return containers.shaped_result(q, args)
+    made_of = [c for c in first.objs if isinstance(c, type)] if first is not None else []
+    if made_of and q.startswith("builtins.") and q.endswith(".__new__"):  # ``P.__new__(P)``: a
+        return join_all([fresh_of(c) for c in made_of])  # P, its ``__init__`` not run
     returns = RETURN_TYPES.get(q)
     if returns is not None:
         listed = first is not None and returns in (list, tuple, set, frozenset)

@@ -48,6 +48,7 @@ class SourceIndex:
         # (a file's syntax names nothing of the app's: kept, read once; what is found of a
         # function or class is kept while the analysis runs, or for good when `lasting`)
         self.files: dict[str, dict[int, list[FunctionNode]] | None] = {}
+        self.spelt: dict[FunctionNode, frozenset[str]] = {}  # (kept as its file's syntax is)
         self.params: Cache[Any, tuple[Param, ...] | None] = Cache(lambda k, _: lasting(k))
         self.hints_cache: Cache[Any, dict[str, Any]] = Cache(lambda k, _: lasting(k))
         self.set_cache: Cache[type, dict[str, list[Any]]] = Cache(lambda k, _: lasting(k))
@@ -94,9 +95,8 @@ class SourceIndex:
             matching = [n for n in candidates if isinstance(n, ast.Lambda)]
         else:
             matching = [n for n in candidates if not isinstance(n, ast.Lambda) and n.name == code.co_name]
-        if len(matching) == 1:
-            return matching[0]
-        for line, _end, col, _end_col in code.co_positions():
+        found: FunctionNode | None = matching[0] if len(matching) == 1 else None
+        for line, _end, col, _end_col in () if found is not None else code.co_positions():
             if col is None or line is None:
                 continue
             for n in matching:  # several lambdas on one line: the one holding the code
@@ -105,8 +105,14 @@ class SourceIndex:
                     line,
                     col,
                 ) <= (body.end_lineno or line, body.end_col_offset or col):
-                    return n
-        return None
+                    found = n
+                    break
+            if found is not None:
+                break
+        # Its text, only if it is the text of the code that runs: a function given another's
+        # code (``f.__code__ = g.__code__.replace(co_firstlineno=…, co_name="f")``) names what
+        # its text does not.
+        return found if found is not None and _written_as(code, found, self.spelt) else None
 
     def params_of(self, func: types.FunctionType) -> tuple[Param, ...] | None:
         """The parameters of a function (None when its source is not found)."""
@@ -256,6 +262,62 @@ def _made_by(value: ast.expr, namespace: dict[str, Any], hints: dict[str, Any]) 
     if isinstance(value, ast.Name) and value.id in hints:
         return [hints[value.id]]
     return []
+
+
+_COMPILER_NAMES = frozenset({"__name__", "__module__", "__qualname__", "__doc__",
+                             "__annotations__", "__class__", "__classcell__", "__dict__",
+                             "__firstlineno__", "__static_attributes__", "__type_params__"})
+"""Names the compiler itself has code look up, that its text need not spell (a class body's)."""
+
+
+def _written_as(code: types.CodeType, node: FunctionNode,
+                spelt_by: dict[FunctionNode, frozenset[str]]) -> bool:
+    """Whether `code` may be the code `node` was compiled to: its parameters are the node's,
+    and every name it looks up (globals, attributes, modules, in it and in the code nested in
+    it) is one the node spells (`spelt_by` keeps those of each node)."""
+    args = node.args
+    own = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    own += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    if sorted(code.co_varnames[:len(own)]) != sorted(own):
+        return False
+    spelt = spelt_by.get(node)
+    if spelt is None:
+        spelt = spelt_by[node] = _spelt(node)
+    mangled = tuple(w for w in spelt if w.startswith("__") and not w.endswith("__"))
+    codes = [code]
+    while codes:
+        at = codes.pop()
+        codes.extend(c for c in at.co_consts if isinstance(c, types.CodeType))
+        rewritten = _REWRITER in at.co_names and sys.modules.get("_pytest.assertion.rewrite")
+        for name in at.co_names:
+            if not name.isidentifier() or (rewritten and (
+                    name in _REWRITER_NAMES or (name.startswith("_") and hasattr(rewritten, name)))):
+                continue  # (what pytest's rewriting of asserts looks up)
+            if not all(part in spelt or part.endswith(mangled) for part in name.split(".")
+                       if part):
+                return False
+    return True
+
+
+def _spelt(node: FunctionNode) -> frozenset[str]:
+    """Every name `node` spells, as a name, an attribute, a module, a parameter."""
+    spelt = set(_COMPILER_NAMES)
+    for sub in ast.walk(node):
+        for field in ("id", "attr", "name", "asname", "module", "arg", "rest"):
+            word = getattr(sub, field, None)
+            if isinstance(word, str):
+                spelt.update(word.split("."))
+        for field in ("names", "kwd_attrs"):
+            words = getattr(sub, field, None)
+            if isinstance(words, list):
+                spelt.update(w for w in words if isinstance(w, str))
+    return frozenset(spelt)
+
+
+_REWRITER = "@pytest_ar"
+_REWRITER_NAMES = frozenset({"AssertionError", "locals", "globals"})
+"""Names pytest's rewriting of a test module's asserts has their code look up (and its
+module's own helpers, ``_saferepr``…), that the text does not spell."""
 
 
 def _read(filename: str) -> list[str]:

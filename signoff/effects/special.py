@@ -425,6 +425,15 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         shown = [looked_up(frame, args.pos[1], node)] if len(args.pos) > 1 else []
         for value in [*shown, *args.kw.values()]:  # (the mapping's values looked up, and
             special(frame, value, ("__str__", "__repr__"), [], node)  # each made text)
+    if q == "string.Formatter.format" and args.pos:  # (``str.format``'s fields, and values)
+        format_fields(frame, args.pos[0].objs, Args(args.pos[1:], args.kw, args.star, args.dstar),
+                      node, mapped=False)
+        for value in [*args.pos[1:], *args.kw.values()]:
+            each(frame, value, ("__format__", "__str__", "__repr__"), [const("")], node)
+    if q.startswith("datetime."):  # a time zone of the app's: its code runs as times are used
+        for zone in (v for v in args.every() if v.types and any(
+                issubclass(k, datetime.tzinfo) for k in v.types)):
+            each(frame, zone, ("utcoffset", "dst", "tzname", "fromutc"), [Val()], node)
     if q in ("builtins.str.format", "builtins.str.format_map"):  # each value is formatted
         for value in args.every() if q.endswith("format") else map(frame.item, args.pos):
             given.append(each(frame, value, ("__format__", "__str__", "__repr__"), [const("")],

@@ -157,6 +157,8 @@ def statement(frame: Frame, node: ast.stmt) -> None:
     elif isinstance(node, ast.Assert):
         tested(frame, node.test)
         truth(frame, node.test, frame.expr(node.test))
+        if node.msg is not None:  # (made when the test fails, and told as the error is)
+            special.each(frame, frame.expr(node.msg), ("__str__", "__repr__"), [], node)
     elif isinstance(node, ast.Match):
         subject = frame.expr(node.subject)
         for case in node.cases:
