@@ -1,6 +1,7 @@
-"""What a model wrote, quoted back in a refusal, is cut short: a 10 MB value, or a 1 MB tool or
-parameter name, is told by its start and its length (it was told whole, sent to the model again
-in every call after it — millions of tokens — and kept whole in the receipt)."""
+"""What a model wrote, quoted back in a refusal, is cut short: a value or a parameter name of
+900 KB, or a 1 MB tool name, is told by its start and its length (it was told whole, sent to the
+model again in every call after it — millions of tokens — and kept whole in the receipt);
+arguments past 1 MB are not read at all, and told so."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ LONG = "x" * 10_000_000
 
 
 @pytest.mark.parametrize(("tool", "arguments", "told"), [
-    ("count", json.dumps({"n": LONG}), "“" + "x" * 77 + "… (10,000,000 characters)”"),
-    ("count", json.dumps({"n": 1, LONG[:1_000_000]: 2}),
-     "“" + "x" * 77 + "… (1,000,000 characters)”"),
+    ("count", json.dumps({"n": LONG[:900_000]}), "“" + "x" * 77 + "… (900,000 characters)”"),
+    ("count", json.dumps({"n": 1, LONG[:900_000]: 2}),
+     "“" + "x" * 77 + "… (900,000 characters)”"),
     (LONG[:1_000_000], "{}", "“" + "x" * 77 + "… (1,000,000 characters)”"),
+    # (arguments past the 1,000,000 bytes a call may have are not read at all: told so)
+    ("count", json.dumps({"n": LONG}), "Invalid: The arguments were 10,000,009 bytes, more than "
+                                       "the 1,000,000 a tool call may have"),
 ])
 def test_a_huge_value_or_name_the_model_wrote_is_told_cut_short(
         tmp_path: Path, tool: str, arguments: str, told: str) -> None:
