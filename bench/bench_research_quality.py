@@ -18,7 +18,8 @@ topics — and, when Debian's python3-doc is installed, every question of
   beside ``import signoff`` alone in the same run.
 
 ``--heldout`` also runs ``bench/research_questions_docs_heldout.toml`` and a second held-out set,
-``research_questions_docs_heldout2.toml`` (``--quiet-second`` prints its counts alone), over
+``research_questions_docs_heldout2.toml`` (``--quiet-second`` prints its counts alone), and a
+third, ``research_questions_docs_heldout3.toml`` (``--quiet-third``), over
 Python's documentation: questions written and committed before any answer to them was read,
 which the reader was not tuned to when they were written (the other two sets were, so they
 overstate how well it generalises; the first held-out set has been since). ``--no-timing``
@@ -51,7 +52,8 @@ DOCS_QUESTIONS = Path(__file__).with_name("research_questions_docs.toml")
 
 HELDOUT_QUESTIONS = Path(__file__).with_name("research_questions_docs_heldout.toml")
 HELDOUT2_QUESTIONS = Path(__file__).with_name("research_questions_docs_heldout2.toml")
-"""The held-out question set over Python's documentation: never tuned to."""
+HELDOUT3_QUESTIONS = Path(__file__).with_name("research_questions_docs_heldout3.toml")
+"""The held-out question sets over Python's documentation: never tuned to."""
 
 DECLINE_WITHIN_STEPS = 3
 """An unanswerable question must be declined within this many steps."""
@@ -211,6 +213,8 @@ def main() -> None:
     parser.add_argument("--quiet-second", action="store_true",
                         help="print only the second held-out set's counts, not its answers "
                              "(to tune against the first without reading the second's)")
+    parser.add_argument("--quiet-third", action="store_true",
+                        help="print only the third held-out set's counts, not its answers")
     args = parser.parse_args()
     answerable, unanswerable = question_set()
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,6 +231,9 @@ def main() -> None:
                 _report(evaluate(research_app(default, database="sqlite://"), HELDOUT2_QUESTIONS),
                         default, "page", args.show, " (held out, second set)",
                         answers=not args.quiet_second)
+                _report(evaluate(research_app(default, database="sqlite://"), HELDOUT3_QUESTIONS),
+                        default, "page", args.show, " (held out, third set)",
+                        answers=not args.quiet_third)
         elif args.heldout:
             print("  (python3-doc is not installed: the held-out set needs it)")
         if args.no_timing:

@@ -26,6 +26,7 @@ import difflib
 import json
 import logging
 import re
+import threading
 import types
 import uuid
 import weakref
@@ -36,6 +37,7 @@ from typing import Any
 import anyio
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dependency of mcp
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+from mcp.server.subscriptions import ToolsListChanged
 from mcp.types import (
     INVALID_PARAMS,
     CallToolResult,
@@ -52,7 +54,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from signoff.actions.declare import ActionFunction, Untrusted
 from signoff.agents.agent import Agent
-from signoff.agents.labelling import Listing, listed_before
+from signoff.agents.labelling import listed_before
 from signoff.agents.permits import Leave, Permits
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
@@ -66,9 +68,10 @@ from signoff.exceptions import (
     Unavailable,
     UserError,
 )
-from signoff.limits.provenance import Seen
 from signoff.mcp import results
 from signoff.mcp.config import GuardConfig, Upstream
+from signoff.mcp.listings import listing_of
+from signoff.mcp.patterns import LinearValidator
 from signoff.mcp.served import ServedAgent
 from signoff.mcp.upstreams import UpstreamError, Upstreams, UpstreamUnavailable, digest_of
 from signoff.security.principals import Principal
@@ -155,10 +158,23 @@ class Guard(ServedAgent):
         since with another schema gets a validator of that)."""
         self._clashes: set[str] = set()
         """The names of tools added upstream that another tool is served as (told once)."""
+        self._noticing = threading.Lock()
         self._remembered: dict[str, str] = {}
         """What each tool said of itself when this guard last kept it (`remember`), by digest:
         a listing that says the same again is not looked up in the database."""
         super().__init__(app, AGENT_NAME, for_=for_, wait_seconds=wait_seconds)
+        upstreams.changed = self.tools_changed
+
+    async def tools_changed(self, server: str) -> None:
+        """`server` said its list of tools changed: it is listed again, and the change taken as
+        any listing takes it (`notice_changes`: a changed tool's standing rules suspended, an
+        added one offered); then every client listening is told the guard's list changed."""
+        try:
+            await self.upstreams.refresh(server)
+            await anyio.to_thread.run_sync(self.notice_changes)
+            await self.changes.publish(ToolsListChanged())
+        except Exception:  # (its own task: nothing else would hear of it)
+            log.exception("The guard could not take the change %s said its tools had", server)
 
     def stopping(self) -> None:
         """The guard is told to stop: the calls still out upstream are cut (each is told that
@@ -192,7 +208,12 @@ class Guard(ServedAgent):
         A changed tool's leave is the stricter of what it was and what the tool's hints give
         now: a tool a trusted server said only reads, listed since as one that does not, is
         proposed from now on; one that says it only reads now, having said otherwise, is not
-        believed. The tools that changed."""
+        believed. The tools that changed. (One at a time: taken at once by two threads, a
+        tool one added was offered by neither, the other seeing it known.)"""
+        with self._noticing:
+            return self._notice_changes()
+
+    def _notice_changes(self) -> list[str]:
         changed = []
         stricter = doubted = False
         for name, guarded in list(self.guarded.items()):
@@ -208,7 +229,9 @@ class Guard(ServedAgent):
                                              leave=leave)
         if stricter:
             self.handle.registered.agent.may = _permits(self.guarded)
-        if changed or self._take_new_tools() or doubted:  # (a hint doubted is not served)
+        added = self._take_new_tools()  # (taken whatever else changed: it was not, with a
+        # changed tool in the same listing, until the next listing)
+        if changed or added or doubted:  # (a hint doubted is not served)
             self._offered = self._offer()
         return changed
 
@@ -286,7 +309,9 @@ class Guard(ServedAgent):
             # A registry of nothing: a `$ref` to a URL is refused, never fetched (by default
             # the validator fetched it — from the guard's host, wherever a server said, on the
             # event loop, with no timeout).
-            validator = Draft202012Validator(schema, registry=Registry())
+            # Its patterns are matched without backtracking (`patterns`): a server's pattern
+            # and a long argument stalled the event loop.
+            validator = LinearValidator(schema, registry=Registry())
             self._validators[tool] = (schema, validator)
         try:
             problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
@@ -403,7 +428,7 @@ async def open_guard(config: GuardConfig, stack: AsyncExitStack, *,
                 raise UserError(_same_name(guarded[each.action], each))
             guarded[each.action] = each
     functions = [_register(app, upstreams, g) for g in guarded.values()]
-    agent = _agent(functions, guarded, upstreams)
+    agent = _agent(app, functions, guarded, upstreams)
     app.add_agent(agent, sponsor=sponsor_of(config))
     for_ = app.people.find(config.for_) if config.for_ else None
     if config.for_ and for_ is None:
@@ -541,71 +566,11 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
 
     forward.__doc__ = (f"{guarded.tool.description or tool} — the tool {tool} of the MCP server "
                        f"{server}, called with exactly these arguments.")
-    listed_before(forward, lambda: _listing(upstreams, server, tool))
+    listed_before(forward, lambda: listing_of(upstreams, server, tool))
     title = guarded.tool.title or (guarded.tool.annotations.title if guarded.tool.annotations
                                    else None)
     return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})",
                           untrusted=_outside(guarded.server))
-
-
-def _listing(upstreams: Upstreams, server: str, tool: str) -> Listing:
-    """What the client read as it was offered `server`'s `tool`: what every server whose answers
-    are outside content says of its tools (a description may tell the model what to call, and
-    with what), and the names `tool`'s input schema gives."""
-    now = upstreams.tools.get(server, {}).get(tool)
-    fields = _names_in(now.input_schema) if now is not None else frozenset()
-    seen = []
-    for name, each in upstreams.servers.items():
-        tools = upstreams.tools.get(name, {})
-        if not each.outside or not tools:
-            continue
-        text = "\n".join(_words_of(t) for _, t in sorted(tools.items()))
-        seen.append(Seen(tool=f"tools/list of {name}", arguments="", value=None, text=text,
-                         outside=f"from the MCP server {name}, in what it says of its tools"))
-    return Listing(seen=tuple(seen), fields=fields)
-
-
-_NOT_SAID = frozenset(("type", "required", "enum", "const", "$ref", "$schema", "$id", "format",
-                       "additionalProperties"))
-"""The keys of a JSON Schema whose values are no words of the server's (a type, the names it
-gives) or are declared choices (an argument that is one is not labelled)."""
-
-
-def _words_of(tool: Tool) -> str:
-    """What `tool` says of itself in words: its title, description, and the texts of its
-    schemas (descriptions, titles, defaults, examples)."""
-    said = [tool.title or "", tool.description or "",
-            (tool.annotations.title or "") if tool.annotations else ""]
-    pending: list[Any] = [tool.input_schema, tool.output_schema]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, dict):
-            for key, inner in node.items():
-                if key in ("properties", "$defs", "definitions") and isinstance(inner, dict):
-                    pending.extend(inner.values())  # (by any name: "type" is a name too)
-                elif key not in _NOT_SAID:
-                    pending.append(inner)
-        elif isinstance(node, list):
-            pending.extend(node)
-        elif isinstance(node, str):
-            said.append(node)
-    return "\n".join(words for words in said if words)
-
-
-def _names_in(schema: Any) -> frozenset[str]:
-    """The property names a JSON Schema gives, at every depth."""
-    names: set[str] = set()
-    pending: list[Any] = [schema]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, dict):
-            properties = node.get("properties")
-            if isinstance(properties, dict):
-                names.update(k for k in properties if isinstance(k, str))
-            pending.extend(node.values())
-        elif isinstance(node, list):
-            pending.extend(node)
-    return frozenset(names)
 
 
 def _answer_of(server: str, tool: str, answer: CallToolResult) -> dict[str, Any]:
@@ -728,8 +693,8 @@ def _outside(server: Upstream) -> Untrusted:
     return lambda value: said
 
 
-def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, GuardedTool],
-           upstreams: Upstreams) -> type[Agent]:
+def _agent(app: App, functions: list[ActionFunction[..., Any]],
+           guarded: dict[str, GuardedTool], upstreams: Upstreams) -> type[Agent]:
     def version_of(self: Skill[None, str], action: str, arguments: dict[str, Any]) -> str:
         """What the tool says of itself: as the client was last offered it and, when its server
         lists it otherwise now, as it lists it now. So a yes to a call of a tool its server
@@ -737,14 +702,17 @@ def _agent(functions: list[ActionFunction[..., Any]], guarded: dict[str, Guarded
         again meanwhile. A server that cannot be reached is gone by its last listing (nothing
         is sent to it either); one reached that does not list its tools gives a version no
         other reads the same, since what it says of the tool now is not known: a yes then finds
-        the call stale, never runs it unseen."""
+        the call stale, never runs it unseen. A yes claiming the call holds the database's write
+        lock as it asks, so it waits on the server `LIST_IN_CLAIM_SECONDS` at most (it waited
+        ten, every other writer with it); a proposal or a look at the inbox takes a listing a
+        moment old (`LISTED_FRESH_SECONDS`)."""
         found = guarded.get(action)
         if found is None:
             return ""
         server, tool = found.server.name, found.tool.name
         offered = _digest_or_gone(upstreams.tools.get(server, {}).get(tool))
-        try:
-            listed = upstreams.listed_now(server)
+        try:  # (a yes claiming the call holds the database's write lock: it waits less)
+            listed = upstreams.listed_now(server, claiming=app.database.in_transaction())
         except UpstreamUnavailable:
             return f"{offered}→unlisted {uuid.uuid4().hex[:12]}"
         now = offered if listed is None else _digest_or_gone(listed.get(tool))

@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.types import CallToolResult, Tool
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -271,6 +272,9 @@ class ServedAgent(MCPServer):
         goes on in its work, with its calls proposed and not yet told (`_went_on`)."""
         self._stopping = False
         self._calls_open = 0
+        self.changes = InMemorySubscriptionBus()
+        """Where what the server serves changing is told (`ToolsListChanged`), to every client
+        listening (``subscriptions/listen``)."""
         self.issuing = ISSUING
         """The command that gives a person a client's token for this server (told with a 401
         or 403)."""
@@ -286,7 +290,7 @@ class ServedAgent(MCPServer):
                                  cls.purpose, *self._briefs(subject),
                                  "A call that changes things may be put to a person, who "
                                  "decides; the call answers once they have."]),
-                             log_level="WARNING")
+                             log_level="WARNING", subscriptions=self.changes)
         finally:
             root.handlers[:] = handlers
             root.setLevel(level)

@@ -17,15 +17,25 @@ import hashlib
 import json
 import logging
 import math
+import time
+from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.abc
 from mcp import Client, StdioServerParameters
 from mcp.client.session import MessageHandlerFnT
+from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.shared.exceptions import MCPError
-from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
+from mcp.types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    Tool,
+    ToolListChangedNotification,
+)
 
 from signoff.exceptions import SignoffError
 from signoff.mcp.config import GuardConfig, Upstream
@@ -49,7 +59,18 @@ guard takes it for unreachable (one that starts and never answers would hold the
 
 LIST_NOW_SECONDS = 10.0
 """How long a server may take to list its tools as a call of one of them is checked against what
-it says of it now (a yes is being claimed meanwhile)."""
+it says of it now, as it is proposed or shown in the inbox."""
+LIST_IN_CLAIM_SECONDS = 2.0
+"""How long a server may take to list its tools as a yes to a call of one of them is claimed:
+the claim holds the database's write lock meanwhile (on SQLite every other writer waits on it),
+so a server that has not listed them by then has the call found stale, never run unseen."""
+LISTED_FRESH_SECONDS = 2.0
+"""How long what a server listed is taken for what it lists now by a proposal or a look at the
+inbox (a yes being claimed asks again, whatever the age; a server that says its list changed is
+asked again at once): an inbox page showing many proposals of one server's tools asks it once."""
+
+_LISTEN_AGAIN_SECONDS = 5.0
+"""How long the guard waits to open a server's stream of changes again once it is lost."""
 
 _STOPPING = ("The guard is stopping, so nothing was sent to {server} and nothing ran there: "
              "try again once the guard is back.")
@@ -136,6 +157,15 @@ class Upstreams:
         """The calls cut because their server answered a call with what is no JSON-RPC
         message."""
         self._stopping = False
+        self.changed: Callable[[str], Coroutine[Any, Any, None]] | None = None
+        """Run (in a task of its own) when a server says its list of tools changed."""
+        self._group: anyio.abc.TaskGroup | None = None
+        self._changing: dict[str, bool] = {}
+        """The servers whose change `changed` is taking now, each with whether it said its
+        list changed again meanwhile."""
+        self._latest: dict[str, tuple[float, dict[str, Tool]]] = {}
+        """What each server listed last, with when (``time.monotonic``): see
+        `LISTED_FRESH_SECONDS`."""
 
     async def open(self, stack: AsyncExitStack) -> None:
         """Connect to every server (closed with `stack`) and list its tools; a server that
@@ -143,6 +173,7 @@ class Upstreams:
         self._loop = asyncio.get_running_loop()
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)  # run first: the connections' tasks end
+        self._group = group
         missed: dict[str, str] = {}
         for server in self.servers.values():
             link = self._links[server.name] = _Link()
@@ -186,9 +217,13 @@ class Upstreams:
                             await self._client(server, own))
                         handshake.deadline = math.inf
                         link.error = ""
+                        self._latest.pop(server.name, None)  # (connected again: asked again)
                         link.tried = anyio.Event()
                         tried.set()
-                        await link.lost.wait()
+                        async with anyio.create_task_group() as listening:
+                            listening.start_soon(self._listen, server.name, link.client)
+                            await link.lost.wait()
+                            listening.cancel_scope.cancel()
                 if handshake.cancelled_caught:
                     link.error = (f"it did not answer MCP's handshake within "
                                   f"{CONNECT_TIMEOUT_SECONDS:g} seconds")
@@ -202,6 +237,58 @@ class Upstreams:
                     tried.set()
             link.lost = anyio.Event()
             await link.wanted.wait()
+
+    async def _listen(self, server: str, client: Client) -> None:
+        """Hear `server` say its list of tools changed, for as long as its connection lasts (a
+        ``subscriptions/listen`` stream; a server of an earlier protocol says it in a
+        notification, which `_heard` takes). A stream lost (an HTTP read timing out) is opened
+        again, its server taken to have changed meanwhile (nothing said while none was open is
+        told again). One that does not tell of changes is asked at each listing, as ever."""
+        lost = False
+        while True:
+            try:
+                async with client.listen(tools_list_changed=True) as heard:
+                    if not heard.honored.tools_list_changed:
+                        return
+                    if lost:
+                        self.list_changed(server)
+                    async for _ in heard:
+                        self.list_changed(server)
+                return  # (ended by the server: it tells no more)
+            except (ListenNotSupportedError, MCPError):
+                return  # (an earlier protocol's, heard by `_heard`; or refused, or closed)
+            except Exception as error:  # the SDK's and the transport's
+                log.info("The guard's stream of %s's changes was lost, and is opened again: %s",
+                         server, _phrase(error))
+            if _closed(client):
+                return
+            lost = True
+            await anyio.sleep(_LISTEN_AGAIN_SECONDS)
+
+    def list_changed(self, server: str) -> None:
+        """`server` said its list of tools changed: what it listed is not taken for what it
+        lists now, and `changed` (the guard's) is run, to list it again — once at a time for a
+        server: said again meanwhile, it is run once more after (a server saying it a thousand
+        times at once had it listed a thousand times, each of the guard's clients told each)."""
+        self.forget_listing(server)
+        if self.changed is None or self._group is None or self._stopping:
+            return
+        if server in self._changing:
+            self._changing[server] = True
+            return
+        self._changing[server] = False
+        self._group.start_soon(self._take_changes, server, self.changed)
+
+    async def _take_changes(self, server: str,
+                            changed: Callable[[str], Coroutine[Any, Any, None]]) -> None:
+        try:
+            while True:
+                await changed(server)
+                if not self._changing.get(server):
+                    return
+                self._changing[server] = False
+        finally:
+            self._changing.pop(server, None)
 
     async def _client(self, server: Upstream, stack: AsyncExitStack) -> Client:
         if server.command:
@@ -245,10 +332,10 @@ class Upstreams:
                 "each call.")
         return link.client, link.lost
 
-    async def refresh(self) -> dict[str, dict[str, Tool]]:
-        """List every server's tools again; what each lists now. A server that cannot be
-        listed keeps the tools it listed before, and the log says why."""
-        for name in self._links:
+    async def refresh(self, *only: str) -> dict[str, dict[str, Tool]]:
+        """List every server's tools again (or `only` those named); what each lists now. A
+        server that cannot be listed keeps the tools it listed before, and the log says why."""
+        for name in only or list(self._links):
             try:
                 self.tools[name] = await self._listing(name)
             except (UpstreamUnavailable, MCPError, _Unlisted) as error:
@@ -261,31 +348,45 @@ class Upstreams:
 
     async def _listing(self, server: str) -> dict[str, Tool]:
         """What `server` lists now (its connection opened again when it is found closed)."""
+        asked = time.monotonic()
         client, lost = await self._connection(server)
         try:
-            return await _listed(client)
+            listed = await _listed(client)
         except MCPError as error:
             if error.code != CONNECTION_CLOSED:
                 raise
             lost.set()
             client, lost = await self._connection(server)
-            return await _listed(client)
+            listed = await _listed(client)
+        self._latest[server] = (asked, listed)
+        return listed
 
-    def listed_now(self, server: str) -> dict[str, Tool] | None:
+    def forget_listing(self, server: str) -> None:
+        """What `server` listed is not taken for what it lists now any more (it said its list
+        changed): the next look asks it."""
+        self._latest.pop(server, None)
+
+    def listed_now(self, server: str, *, claiming: bool = False) -> dict[str, Tool] | None:
         """What `server` lists now, from a thread other than the guard's event loop, within
-        `LIST_NOW_SECONDS` (the tools it keeps in `tools` are left as they were: they are what
-        the client was last offered). None when it cannot be reached: nothing would be sent to
-        it either. `UpstreamUnavailable` when it is reached and does not list its tools (in
-        time, or at all): what it says of them now is not known (the log says why)."""
+        `LIST_NOW_SECONDS` — or, when a yes is `claiming` the call, `LIST_IN_CLAIM_SECONDS`,
+        and asked afresh; else what it listed within `LISTED_FRESH_SECONDS` is taken (the tools
+        it keeps in `tools` are left as they were: they are what the client was last offered).
+        None when it cannot be reached: nothing would be sent to it either.
+        `UpstreamUnavailable` when it is reached and does not list its tools (in time, or at
+        all): what it says of them now is not known (the log says why)."""
         if self._loop is None or server not in self._links:
             return None
+        latest = self._latest.get(server)
+        if not claiming and latest is not None and (
+                time.monotonic() - latest[0] <= LISTED_FRESH_SECONDS):
+            return latest[1]
         with contextlib.suppress(RuntimeError):  # (no loop runs in this thread: it may wait)
             if asyncio.get_running_loop() is self._loop:
                 return None  # (waited on here, the listing could never run: the guard's
                 # own calls are made from threads, as the loop's and the inbox's are)
         future = asyncio.run_coroutine_threadsafe(self._listing(server), self._loop)
         try:
-            return future.result(timeout=LIST_NOW_SECONDS)
+            return future.result(timeout=LIST_IN_CLAIM_SECONDS if claiming else LIST_NOW_SECONDS)
         except UpstreamUnavailable:
             return None
         except (concurrent.futures.TimeoutError, MCPError, _Unlisted) as error:
@@ -381,6 +482,9 @@ class Upstreams:
         that are no JSON-RPC message (a server's stray output) are left to the log."""
 
         async def heard(message: Any) -> None:
+            if isinstance(message, ToolListChangedNotification):
+                self.list_changed(server)
+                return
             if not (isinstance(message, Exception) and _unreadable_answer(message)):
                 return
             cut = [task for task, on in self._out.items() if on == server]
