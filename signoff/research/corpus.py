@@ -27,6 +27,8 @@ convert a string to lowercase?", `signoff.research.howto.is_task`), a part gains
 lowercase."), and `TASK_WEIGHT` times that of the names it describes among the question's
 words (`signoff.research.howto.task_names_query`: str.lower, of "lowercase"): the part where
 the function that does the task is described, where another may only have the words.
+A source many of the corpus's others link to counts `LINK_WEIGHT` times its prior besides
+(`signoff.research.links`): the page the corpus refers its readers to is read first.
 
 A corpus is built from a folder of ``.txt``, ``.md`` and ``.html`` files (HTML reduced to its
 text), from Python's documentation when Debian's ``python3-doc`` is installed, or from the help
@@ -46,7 +48,6 @@ under its run-time read-only guard.
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import importlib.util
 import json
@@ -55,7 +56,6 @@ import re
 import sqlite3
 import sys
 import tempfile
-import time
 import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -67,8 +67,10 @@ from sqlalchemy.pool import NullPool
 
 from signoff.exceptions import NotFound, UserError
 from signoff.research.howto import is_task, task_names_query
+from signoff.research.links import LINK_WEIGHT, priors
 from signoff.research.names import names_query
 from signoff.research.relevance import query_terms, stem, subject_of
+from signoff.research.scratch import sweep
 from signoff.research.sentences import index_reading
 from signoff.research.sources import (
     Document,
@@ -153,7 +155,7 @@ by the task's words (os.rename), though the question names no function."""
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "21"
+_INDEX_VERSION = "22"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
@@ -162,7 +164,8 @@ British spelling stemmed as the American, "serialise" as "serialize", and a cons
 behind a "(venv) $ " prompt read as code; 19: the names of the functions, classes and exceptions
 a part describes, `names_fts`; 20: which sentences open a description, `sentences.opens`;
 21: a page's elements closed as a browser closes them, so that no stray end tag shows what a
-hidden one holds, and text hidden by the page's style sheet left out)."""
+hidden one holds, and text hidden by the page's style sheet left out; 22: how much the corpus's
+other sources link to each, `sources.prior`)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""
@@ -369,7 +372,7 @@ class Corpus:
                 "  + :defining_weight * coalesce(says.rank, 0) "
                 "  + :named_weight * coalesce(entry.rank, 0) "
                 "  + :task_weight * coalesce(task.rank, 0) "
-                "  + :title_weight * coalesce(head.rank, 0) AS score, "
+                "  + :title_weight * coalesce(head.rank, 0) - :link_weight * sources.prior AS score, "
                 " parts.rowid AS part_row, row_number() OVER (PARTITION BY sources.rowid "
                 "  ORDER BY body.rank + :heading_weight * coalesce(section.rank, 0) "
                 "  + :sentence_weight * coalesce(line.rank, 0) "
@@ -407,7 +410,8 @@ class Corpus:
                 "defining_weight": DEFINING_WEIGHT, "described": _DESCRIBED,
                 "named": names_query(query),
                 "named_weight": NAMED_WEIGHT, "entry_weight": ENTRY_WEIGHT if is_task(query) else 0.0,
-                "task": task_names_query(query), "task_weight": TASK_WEIGHT}).all()
+                "task": task_names_query(query), "task_weight": TASK_WEIGHT,
+                "link_weight": LINK_WEIGHT}).all()
             words = _snippet_query(query)
             snippets = [_whole_words(db, r[5], db.execute(text(  # only for the parts found:
                 "SELECT snippet(parts_fts, 0, '', '', '…', 24) FROM parts_fts "  # snippets cost
@@ -630,7 +634,7 @@ def _ensure(path: Path, fingerprint: str, documents: Documents, on_build: OnBuil
         on_build(f"Indexing {name} (once; searches read the index after that).")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _sweep(path)
+        sweep(path)
         handle, scratch = tempfile.mkstemp(prefix=f"{path.name}.{os.getpid()}.",
                                            suffix=".building", dir=path.parent)
     except OSError as error:  # (a FileExistsError or PermissionError "it did not foresee")
@@ -644,40 +648,6 @@ def _ensure(path: Path, fingerprint: str, documents: Documents, on_build: OnBuil
     except BaseException:
         Path(scratch).unlink(missing_ok=True)
         raise
-
-
-_ABANDONED_AFTER = 3600.0
-"""How long, in seconds, a build's scratch file that names no process may go unwritten
-before it is taken for one whose process was killed."""
-
-
-def _sweep(path: Path) -> None:
-    """Remove the scratch files of builds of the index at `path` whose process was killed (a
-    build named for a process no longer running; one named for none, unwritten for an hour):
-    each was left behind, as large as the index, and never used. Builds under way are left
-    alone."""
-    for scratch in path.parent.glob(f"{glob.escape(path.name)}.*.building*"):
-        owner = scratch.name[len(path.name) + 1:].split(".", 1)[0]
-        try:
-            if owner.isdigit():
-                if _running(int(owner)):
-                    continue
-            elif time.time() - scratch.stat().st_mtime < _ABANDONED_AFTER:
-                continue
-            scratch.unlink()
-        except OSError:  # gone meanwhile, or not ours to remove: left as it is
-            continue
-
-
-def _running(pid: int) -> bool:
-    """Whether a process `pid` runs on this machine (one of another user's counts)."""
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):  # (no process has such a number)
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _meta_of(path: Path) -> dict[str, str]:
@@ -709,7 +679,8 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
         db.executescript(
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
             "CREATE TABLE sources (rowid INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, "
-            "title TEXT NOT NULL, origin TEXT NOT NULL, parts INTEGER NOT NULL);"
+            "title TEXT NOT NULL, origin TEXT NOT NULL, parts INTEGER NOT NULL, "
+            "prior REAL NOT NULL DEFAULT 0);"
             "CREATE TABLE parts (rowid INTEGER PRIMARY KEY, source INTEGER NOT NULL "
             "REFERENCES sources (rowid), part INTEGER NOT NULL, text TEXT NOT NULL, "
             "UNIQUE (source, part));"
@@ -730,8 +701,13 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
         )
         found, notes = documents()
         sentences = 0  # the sentences indexed so far: their rowids follow
+        linked_from: dict[str, set[str]] = {}  # (`links.priors`)
+        indexed: list[str] = []
         with db:
             for doc in found:
+                for target in doc.links:
+                    linked_from.setdefault(target, set()).add(doc.source_id)
+                indexed.append(doc.source_id)
                 pieces = split_parts(doc.text)
                 cursor = db.execute(
                     "INSERT INTO sources (source_id, title, origin, parts) VALUES (?, ?, ?, ?)",
@@ -763,6 +739,9 @@ def _build(path: Path, fingerprint: str, documents: Documents) -> None:
                                    "VALUES (?, ?, ?)",
                                    [(n, _stemmed(line), _stemmed(_DOTTED.sub(" ", heading)))
                                     for n, (line, heading) in numbered])
+            db.executemany("UPDATE sources SET prior = ? WHERE source_id = ?",
+                           [(prior, source) for source, prior in
+                            priors(linked_from, indexed).items()])
             db.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
             db.execute("INSERT INTO stems_fts (stems_fts) VALUES ('optimize')")
             db.execute("INSERT INTO headings_fts (headings_fts) VALUES ('optimize')")

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from signoff.research.links import links_in
+
 __all__ = [
     "SUFFIXES",
     "Document",
@@ -52,6 +54,8 @@ class Document:
     """Where it comes from."""
     text: str
     """Its text."""
+    links: tuple[str, ...] = ()
+    """The ids of the sources of its folder it links to (`signoff.research.links.links_in`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,13 +189,16 @@ def read_document(root: Path, path: Path) -> Document | str:
     text = _text_of(raw)
     if text is None:
         return f"Skipped {source_id}: it is not text (a binary file)."
-    if path.suffix.lower() in (".html", ".htm"):
+    html = path.suffix.lower() in (".html", ".htm")
+    if html:
         title, body = html_to_text(text)
     else:
         body = _uncommented(text) if path.suffix.lower() in (".md", ".markdown") else text
         title = _title_line(body)
+    links = links_in(text, source_id, html=html) if html or path.suffix.lower() in (
+        ".md", ".markdown") else ()
     return Document(source_id=source_id, title=(title or path.stem)[:120], origin=str(path),
-                    text=body)
+                    text=body, links=links)
 
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
