@@ -38,6 +38,12 @@ class ModelSpec:
     """``provider:name`` or ``openai-compatible:name@URL`` (see `signoff.models.choose`)."""
     price: Price | None = None
     """Its price, when given (it wins over the price table)."""
+    timeout: float | None = None
+    """The longest wait, in seconds, for an answer or its next piece (None: the model's own
+    default); a slow model of one's own may need more. Kept with the task, as the rest is."""
+    total_timeout: float | None = None
+    """The longest one call may take in all, its retries included (None: the model's own
+    default)."""
 
     def make(self) -> Model:
         """The model; `ModelNotConfigured` saying what to set or install when it cannot be made
@@ -45,7 +51,8 @@ class ModelSpec:
         from signoff.models.choose import model_from
         from signoff.models.errors import ModelNotConfigured
 
-        model = model_from(self.spec, price=self.price)
+        model = model_from(self.spec, price=self.price, timeout=self.timeout,
+                           total_timeout=self.total_timeout)
         if model is None:
             raise ModelNotConfigured(f"“{self.spec}” names no model an agent can work with: name "
                                      "a provider's, e.g. openai:gpt-4o-mini.")
@@ -67,6 +74,7 @@ def record(db: Executor, task_id: str, spec: ModelSpec) -> None:
         task_id=task_id, spec=spec.spec, problem="",
         input_per_mtok=price.input_per_mtok if price else None,
         output_per_mtok=price.output_per_mtok if price else None,
+        timeout=spec.timeout, total_timeout=spec.total_timeout,
     ))
 
 
@@ -79,7 +87,8 @@ def recorded(db: Executor, task_id: str) -> ModelSpec | None:
     m = row._mapping
     price = None if m["input_per_mtok"] is None else Price(
         input_per_mtok=m["input_per_mtok"], output_per_mtok=m["output_per_mtok"])
-    return ModelSpec(spec=m["spec"], price=price)
+    return ModelSpec(spec=m["spec"], price=price, timeout=m["timeout"],
+                     total_timeout=m["total_timeout"])
 
 
 def report(db: Executor, task_id: str, problem: str) -> bool:

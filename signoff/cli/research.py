@@ -35,7 +35,15 @@ import click
 
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.tasks import TaskStatus
-from signoff.cli import NAMING_THE_APP, Dollars, Steps, given, model_with_its_provider, runnable
+from signoff.cli import (
+    NAMING_THE_APP,
+    Dollars,
+    Seconds,
+    Steps,
+    given,
+    model_with_its_provider,
+    runnable,
+)
 from signoff.cli.failures import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -101,6 +109,12 @@ Examples:
               help="The price of the model --model names, in US dollars per million input and "
                    "output tokens, e.g. 0.15,0.60 (wins over the table; needed for a model the "
                    "table does not know).")
+@click.option("--timeout", type=Seconds(zero=False), default=None,
+              metavar="SECONDS",
+              help="The longest wait for the model --model names to answer, or to send its "
+                   "answer's next piece (default: 300 for an OpenAI-compatible server and "
+                   "Anthropic, 120 for OpenAI); a slow model of your own may need more. Kept with "
+                   "the task, which goes on with it after a decision.")
 @click.option("--max-steps", type=Steps(), default=None,
               help="The most model calls the task may make (default: the Researcher's, 8).")
 @click.option("--budget", "budget_usd", type=Dollars(), default=None,
@@ -123,7 +137,8 @@ Examples:
                    "ended (interrupted), with the model it was started with; or show where it "
                    "stands.")
 def research(question: str | None, corpus_dir: Path | None, model_spec: str,
-             price_spec: str | None, max_steps: int | None, budget_usd: float | None,
+             price_spec: str | None, timeout: float | None, max_steps: int | None,
+             budget_usd: float | None,
              database: str | None, as_json: bool, approve_id: str | None,
              reject_id: str | None, reason: str | None, go_on_id: str | None) -> None:
     """Research QUESTION in a corpus and answer with claims that each cite a source.
@@ -145,6 +160,10 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     if price_spec is not None and model_spec is not None and _is_offline_spec(model_spec):
         raise Misuse("--price goes with a provider's model: the offline reader "
                      "(--model offline) costs nothing.")
+    if timeout is not None and (model_spec is None or _is_offline_spec(model_spec)):
+        raise Misuse("--timeout goes with --model SPEC, a provider's model: the offline reader "
+                     "waits on nothing, and a research task goes on after a decision with the "
+                     "model, and the timeout, it was started with.")
     if approve_id is not None or reject_id is not None or reason is not None or (
             go_on_id is not None):
         if max_steps is not None or budget_usd is not None:
@@ -160,11 +179,11 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
                 raise Misuse("Give --go-on TASK_ID alone: it goes on with a task, "
                              "and asks or decides nothing.")
             _go_on(go_on_id, database=database, as_json=as_json, corpus_dir=corpus_dir,
-                   model_spec=model_spec, price_spec=price_spec)
+                   model_spec=model_spec, price_spec=price_spec, timeout=timeout)
             return
         _decide(question, approve_id=approve_id, reject_id=reject_id, reason=reason,
                 database=database, as_json=as_json, corpus_dir=corpus_dir,
-                model_spec=model_spec, price_spec=price_spec)
+                model_spec=model_spec, price_spec=price_spec, timeout=timeout)
         return
     if question is None:
         such_as = runnable('research "What does the with statement do?"')
@@ -187,10 +206,12 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
     show = Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
     price = _price(price_spec)
-    model = _model(model_spec or "offline", price, None if as_json else show.streamed)
+    model = _model(model_spec or "offline", price, None if as_json else show.streamed,
+                   timeout=timeout)
     # A model of a provider's is kept with the task by its spec, so that a yes to what the
     # task waits on (`--approve`) can make it again and go on.
-    kept = None if _is_offline(model) else ModelSpec(spec=str(model_spec), price=price)
+    kept = None if _is_offline(model) else ModelSpec(spec=str(model_spec), price=price,
+                                                     timeout=timeout)
     url = database or default_database()
     building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
     try:
@@ -302,7 +323,7 @@ def _exit_for(outcome: Any) -> None:
 
 def _decide(question: str | None, *, approve_id: str | None, reject_id: str | None,
             reason: str | None, database: str | None, as_json: bool, corpus_dir: Path | None,
-            model_spec: str | None, price_spec: str | None) -> None:
+            model_spec: str | None, price_spec: str | None, timeout: float | None) -> None:
     """``--approve ID`` or ``--reject ID --reason TEXT``: decide a proposal of a research task,
     kept in research's database, as the person at the keyboard (for whom research runs, and
     whom its proposals are put to); then the research goes on, here, with the model it was
@@ -346,7 +367,7 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     # would leave it Running with nothing to take it on. A proposal decided already needs
     # none: the verb refuses it, in its own words (it was told to name a model, or to set
     # the model's key, to hear that).
-    model = (going.model(model_spec, price_spec)
+    model = (going.model(model_spec, price_spec, timeout)
              if proposal.status is ProposalStatus.WAITING else None)
     try:
         decision = (going.app.approve(proposal, by=going.me) if approve_id is not None
@@ -376,7 +397,7 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
 
 
 def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Path | None,
-           model_spec: str | None, price_spec: str | None) -> None:
+           model_spec: str | None, price_spec: str | None, timeout: float | None) -> None:
     """``--go-on TASK_ID``: go on with a research task that is still Running (its process
     stopped: an interrupt, a crash), here, with the model it was started with (`--model` names
     another), in the corpus `--corpus` names, which must give what the task read; a task that
@@ -395,7 +416,7 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
             lambda folder: going.shown("", folder, database, model_spec,
                                        price_spec).going_on(task_id),
             going.asked_again(corpus_dir, database, model_spec, price_spec))
-        model = going.model(model_spec, price_spec)
+        model = going.model(model_spec, price_spec, timeout)
         outcome = going.on(model, going.shown(model, corpus_dir, database, model_spec,
                                               price_spec))
         name = model.name
@@ -505,11 +526,12 @@ class _Going:
                 "commands research printed for the task name it (--corpus DIR; none for the "
                 "default corpus)."), EXIT_REFUSED)
 
-    def model(self, model_spec: str | None, price_spec: str | None) -> Model:
+    def model(self, model_spec: str | None, price_spec: str | None,
+              timeout: float | None = None) -> Model:
         """The model the task goes on with (see `_going_on_with`)."""
         assert self.progress is not None, "read first"
         return _going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress,
-                              str(self.task.model or ""))
+                              str(self.task.model or ""), timeout)
 
     def on(self, model: Model, shown: Shown) -> Any:
         """Go on with the task, here, with `model`, its steps shown; its outcome. Stopped
@@ -574,12 +596,15 @@ class _Going:
 
 
 def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, kept: Any,
-                   show: Progress, started_with: str = "") -> Model:
-    """The model research task `task` goes on with: the one `--model` names, else the one it
-    was started with (`kept`, by its spec; the offline reader, by the name the task keeps,
-    `started_with`); a usage error saying what to do when there is none, or it cannot be made."""
+                   show: Progress, started_with: str = "", timeout: float | None = None
+                   ) -> Model:
+    """The model research task `task` goes on with: the one `--model` names (waiting for it
+    `timeout` seconds, when given), else the one it was started with (`kept`, by its spec, its
+    timeouts too; the offline reader, by the name the task keeps, `started_with`); a usage
+    error saying what to do when there is none, or it cannot be made."""
     if model_spec is not None:
-        return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed)
+        return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed,
+                      timeout=timeout)
     if kept is None or not kept.spec:
         if started_with == (offline := _model("offline")).name:  # (which keeps no spec)
             return offline
@@ -588,7 +613,8 @@ def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, ke
                      "name the one it was researched with, --model SPEC (--model offline for "
                      "the reader; --price IN,OUT if it needs one), and run it again.")
     try:
-        return _model(kept.spec, kept.price, None if show.quiet else show.streamed)
+        return _model(kept.spec, kept.price, None if show.quiet else show.streamed,
+                      timeout=kept.timeout, total_timeout=kept.total_timeout)
     except (click.BadParameter, Misuse) as error:
         raise Misuse(f"Research task {task} goes on with {kept.words}, which cannot be made "
                      f"here: {error.message} Set what it needs and decide again, or name another "
@@ -644,7 +670,8 @@ def _price(spec: str | None) -> Price | None:
 
 
 def _model(spec: str, price: Price | None = None,
-           on_text: Callable[[str], None] | None = None) -> Model:
+           on_text: Callable[[str], None] | None = None, *, timeout: float | None = None,
+           total_timeout: float | None = None) -> Model:
     from signoff.research.extractive import ExtractiveModel
 
     if _is_offline_spec(spec):
@@ -655,7 +682,8 @@ def _model(spec: str, price: Price | None = None,
         raise click.BadParameter(f"{spec!r}: only “offline” is available in this installation.",
                                  param_hint="--model") from None
     try:
-        chosen = choose.model_from(spec, price=price, on_text=on_text)
+        chosen = choose.model_from(spec, price=price, on_text=on_text, timeout=timeout,
+                                   total_timeout=total_timeout)
     except SignoffError as error:  # (a model understood, its key or server not set: no usage)
         if isinstance(error, ModelNotConfigured) and error.model:
             raise Misuse(error.message) from None

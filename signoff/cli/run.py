@@ -14,6 +14,7 @@ from signoff.cli import (
     EXIT_REFUSED,
     JSON_OPTION,
     Dollars,
+    Seconds,
     Steps,
     app_option_words,
     load_app,
@@ -56,12 +57,18 @@ log = logging.getLogger("signoff.cli")
 @click.option("--price", "price_text", metavar="IN,OUT",
               help="The model's price in US dollars per million input and output tokens, e.g. "
                    "0.15,0.60 (0,0 for a free local model).")
+@click.option("--timeout", type=Seconds(zero=False), metavar="SECONDS",
+              help="The longest wait for the model to answer, or to send its answer's next "
+                   "piece (default: 300 for an OpenAI-compatible server and Anthropic, 120 for "
+                   "OpenAI); a slow model of your own may need more. Kept with the task, as "
+                   "the model is.")
 @click.option("--max-steps", type=Steps(), help="The most model calls it may make.")
 @click.option("--budget", type=Dollars(), help="The most it may spend, in US dollars.")
 @APP_OPTION
 @JSON_OPTION
 def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
-        model_spec: str | None, price_text: str | None, max_steps: int | None,
+        model_spec: str | None, price_text: str | None, timeout: float | None,
+        max_steps: int | None,
         budget: float | None, app_spec: str | None, as_json: bool) -> None:
     """Start an agent's task: it works until it is done, waits on a decision, or stops at a
     limit. A waiting task goes on in `signoff worker` once it is decided.
@@ -73,7 +80,8 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     Example:
       signoff run estimator price_fleet_repair --for mia@workshop.example \\
           --subject ticket=T-7 --app examples/workshop.py \\
-          --model openai-compatible:llama3.1@http://127.0.0.1:11434/v1 --price 0,0
+          --model openai-compatible:llama3.1@http://127.0.0.1:11434/v1 --price 0,0 \\
+          --timeout 600
     """
     from signoff.agents.agency import own_model
     from signoff.agents.model_specs import ModelSpec
@@ -96,8 +104,12 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
     worked_on = _subject(app, handle, own, subject, person)
     model: Any = None
     spec: Any = None
+    if timeout is not None and model_spec is None:
+        raise Misuse("--timeout goes with --model SPEC: it is how long that model is waited "
+                     "for (an agent's own model declares its own).")
     if model_spec is not None:
-        spec = ModelSpec(spec=model_spec, price=price_from(price_text) if price_text else None)
+        spec = ModelSpec(spec=model_spec, price=price_from(price_text) if price_text else None,
+                         timeout=timeout)
         limit = budget if budget is not None else handle.registered.agent.budget_usd
         made = model = spec.make()
         if made.price is None and limit != float("inf"):

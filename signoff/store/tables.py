@@ -187,11 +187,13 @@ task_models = Table(
     Column("spec", String(500), nullable=False),
     Column("input_per_mtok", Float, nullable=True),
     Column("output_per_mtok", Float, nullable=True),
+    Column("timeout", Float, nullable=True),
+    Column("total_timeout", Float, nullable=True),
     Column("problem", Text, nullable=False, default=""),
     Column("reported_at", UtcDateTime(), nullable=True),
 )
-"""The model a task was started with, named by spec (and its price), so that another process
-can make it again; and why it could not, once reported."""
+"""The model a task was started with, named by spec (and its price and timeouts), so that
+another process can make it again; and why it could not, once reported."""
 
 database_identity = Table(
     "signoff_database",
