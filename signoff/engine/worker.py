@@ -98,9 +98,9 @@ class Worker:
         task until it waits or ends; how many tasks were stepped (a task with no model this
         worker can make is reported once, and left Running)."""
         self.pass_deadlines(now=now)
-        return self._step_running()
+        return self.step_running()
 
-    def _step_running(self, stop: Callable[[], bool] = lambda: False) -> int:
+    def step_running(self, stop: Callable[[], bool] = lambda: False) -> int:
         """Step every running task this worker can until it waits or ends; how many it stepped
         (not those another process held, or had ended, by the time it came to them). Once
         `stop` says so, no other task is taken up (a SIGTERM waited for every running task)."""
@@ -199,7 +199,7 @@ class Worker:
                 recovered_at = time.monotonic()
                 settled += self.recover(older_than=stuck_after)
             passed = self.pass_deadlines()
-            stepped = self._step_running(stop)
+            stepped = self.step_running(stop)
             if tell is not None and (settled or passed or stepped):
                 tell(looked(settled, passed, stepped))
             settled = 0
