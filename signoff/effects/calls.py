@@ -175,9 +175,8 @@ def call_args(frame: Scope, fv: Val, args: Args, node: ast.AST | None) -> Val:
     else:
         if not fv.types and not fv.objs and not fv.calls:  # (nothing known of it: a function
             results.append(_unresolved(frame, node))     # a container held, say)
-        for cls in fv.types if not fv.objs or fv.beyond else ():  # (and of what else it may
-                                                                   # be: ``x = None``, then maybe
-                                                                   # ``x = Loud()``)
+        for cls in fv.types if not fv.objs or fv.beyond else ():  # (and of what else it may be:
+                                                                   # ``x = None``, maybe ``Loud()``)
             if issubclass(cls, type):
                 what = call_text(frame, node)
                 results.append(frame.unknown(what, "calls a class that cannot be resolved"))
@@ -268,7 +267,7 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             return frame.an.call_analysed(frame, core, None, args, node)
         if type(core).__name__ == "_lru_cache_wrapper":  # a cache hashes what it is given
             for value in args.every():
-                special.special(frame, value, ("__hash__",), [], node)
+                special.hashed(frame, value, node)
         calling = _own_call(core)
         if calling is not None:  # a decorator made of a class: its __call__ runs
             return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
@@ -504,9 +503,9 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if q in ("operator.attrgetter", "operator.itemgetter") and args.pos:
         return special.getter(frame, q, args, node)
     if q in ("itertools.chain", "itertools.chain.from_iterable"):  # what it goes through
-        items = [frame.iterate(a) for a in args.pos]
+        items = [special.iterated(frame, a, node) for a in args.pos]  # (their own __iter__)
         if q.endswith("from_iterable"):
-            items = [frame.iterate(item) for item in items]
+            items = [special.iterated(frame, item, node) for item in items]
         return fresh_of(list, inner=args.reach(), shape=Typed(item=join_all(items).contents()))
     if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
@@ -588,6 +587,9 @@ def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected
         elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared)
             special.special(frame, given, ("__lt__", "__gt__"), [given], node)
         return given
+    held = [t for t in v.types or () if t in CALLS_CODE_IT_HOLDS or special.defines(t, "__call__")]
+    if expected and held and not v.pure:  # (known by its type alone: a methodcaller, a partial,
+        return call_args(frame, replace(v, types=frozenset(held)), Args([item], {}), node)  # …)
     if expected and v.types is None and not v.pure:
         what = call_text(frame, node)
         return frame.unknown(what, f"hands {where} a callable whose code cannot be resolved")

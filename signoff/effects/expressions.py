@@ -148,6 +148,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         # a sequence of Python's takes the index's __index__, a dict hashes the key
         dunder(frame, node.slice, index, ("__index__",), [])
         dunder(frame, node.slice, index, ("__hash__",), [])
+        special.hashed(frame, index, node.slice)  # (and a tuple's parts: ``d[a, b]``)
         if isinstance(node.slice, ast.Slice) and base.types and base.types <= {list, tuple}:
             copied = list if list in base.types else tuple  # (a copy, of the same ones: `owners`)
             made = fresh_of(copied, inner=base.reach, shape=Typed(item=base.contents().item))
@@ -167,6 +168,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         if kind is set:  # each item is hashed, by its class's own code
             for e, item in zip(node.elts, parts, strict=True):
                 dunder(frame, e, item, ("__hash__",), [])
+                special.hashed(frame, item, e)  # (and a tuple's parts)
         starred = any(isinstance(e, ast.Starred) for e in node.elts)
         shape = Typed(item=_items(parts)) if kind is not tuple or starred else Typed(
             parts=tuple(p.contents() for p in parts), item=_items(parts))
@@ -184,6 +186,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 continue
             key = _held(frame, k)
             dunder(frame, k, key, ("__hash__",), [])  # (each key hashed, by its class's code)
+            special.hashed(frame, key, k)  # (and a tuple's parts)
             keys.append(key)
             values.append(_held(frame, v))
         orm.held(frame, keys + values, node)  # (``update(T).values({"c": text(…)})``: counts)
@@ -209,6 +212,9 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         if name is not None:
             given += [dunder(frame, node.left, left, (f"__{name}__",), [node.right]),
                       dunder(frame, node.right, right, (f"__r{name}__",), [node.left])]
+        if name == "mul":  # (a sequence repeated takes the times as an integer: ``[0] * n``)
+            for operand, operand_node in ((left, node.left), (right, node.right)):
+                special.as_index(frame, operand, operand_node)
         texts: list[Val | None] = []  # (what ``"%s" % x`` may give: what x's __str__ gave)
         if name == "mod" and left.types and left.types <= {str, bytes}:
             # "%s" % x formats x (and each item of a tuple) by its class's own code
@@ -262,6 +268,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 # dict hashes it first: the value's class's own code runs
                 dunder(frame, left_node, left, ("__eq__",), [left_node])
                 dunder(frame, left_node, left, ("__hash__",), [])
+                special.hashed(frame, left, left_node)  # (and a tuple's parts)
                 if right.types and right.types <= {list, tuple, collections.deque}:
                     special.special(frame, frame.iterate(right), ("__eq__",), [left], node)
             elif type(op) in _COMPARE:
@@ -314,21 +321,22 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             return frame.name(node.target.id)  # filled through the walrus: through its name)
         return value
     if isinstance(node, ast.YieldFrom):
-        frame.yields.append(frame.iterate(evaluate(frame, node.value)))
+        frame.yields.append(special.iterated(frame, evaluate(frame, node.value), node))
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}))
     if isinstance(node, ast.Await):  # (a coroutine that outlives the call: its code runs)
         awaited = evaluate(frame, node.value)
         special.advanced(frame, awaited)
+        special.special(frame, awaited, ("__await__",), [], node)  # (an awaitable of the app's)
         return awaited
     if isinstance(node, ast.Yield):
         frame.yields.append(evaluate(frame, node.value) if node.value is not None else const(None))
         return Val(origin=frozenset({UNKNOWN}), inner=frozenset({UNKNOWN}), pure=True)
     if isinstance(node, ast.Starred):
         return evaluate(frame, node.value)
-    if isinstance(node, ast.Slice):
+    if isinstance(node, ast.Slice):  # (each bound taken as an integer: its __index__ runs)
         for part in (node.lower, node.upper, node.step):
             if part is not None:
-                evaluate(frame, part)
+                special.as_index(frame, evaluate(frame, part), part)
         return fresh_of(slice)
     return Val(origin=frozenset({UNKNOWN}))
 
@@ -437,6 +445,7 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
             key, value = _held(frame, node.key), _held(frame, node.value)
             orm.held(frame, [key, value], node)  # (SQL text held: what it does counts here)
             dunder(frame, node.key, key, ("__hash__",), [])  # (each key hashed, as it is put)
+            special.hashed(frame, key, node.key)
             return _holding(fresh_of(dict, inner=_reach([key, value]),  # (as a dict display)
                                      shape=Typed(item=key.contents(), value=value.contents())),
                             [key, value])
@@ -444,6 +453,7 @@ def _comprehended(frame: Frame, node: ast.ListComp | ast.SetComp | ast.Generator
         orm.held(frame, [part], node)  # (SQL text held, or yielded: what it does counts here)
         if isinstance(node, ast.SetComp):  # (each item hashed, by its class's own code)
             dunder(frame, node.elt, part, ("__hash__",), [])
+            special.hashed(frame, part, node.elt)
     kind = {ast.ListComp: list, ast.SetComp: set}.get(type(node))
     if kind is None:
         return _holding(Val(inner=part.reach, pure=True, elem=part.types,

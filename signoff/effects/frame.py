@@ -356,11 +356,28 @@ class Frame:
             return join(looked_up, self._attribute(base, attr, node))
         return self._attribute(base, attr, node)
 
+    def _descriptor_read(self, cls: type, attr: str, base: Val, node: ast.expr | None
+                         ) -> Val | None:
+        """``cls.attr`` where what `cls` keeps is a descriptor of the app's: its ``__get__``
+        runs, given no object and the class (what it gives is among what the read gives)."""
+        try:
+            member = inspect.getattr_static(cls, attr)
+        except Exception:  # (not there, or a class whose look-up fails: nothing more)
+            return None
+        getter = inspect.getattr_static(type(member), "__get__", None)
+        if not (inspect.isfunction(getter) and self.an.is_app_code(getter)):
+            return None
+        return calls.call_function(self, getter, [known(member), const(None), base], {}, node,
+                                   cls=type(member))
+
     def _attribute(self, base: Val, attr: str, node: ast.expr | None) -> Val:
         results: list[Val] = []
         of: list[type | None] = []  # (the type each result is of: `_but_failing`)
         for obj in base.objs:
             results.append(self.an.attr_of_object(self, base, obj, attr))
+            got = self._descriptor_read(obj, attr, base, node) if isinstance(obj, type) else None
+            if got is not None:  # (``C.d``: a descriptor's ``__get__(None, C)`` runs)
+                results[-1] = join(results[-1], got)
             of.append(type(obj))
         if base.objs:  # (and of what else it may be: ``x = None``, then maybe ``x = Loud()``)
             if base.types is None:

@@ -1,15 +1,21 @@
 """The names the analysis knows code by, and whose code it is: a function's, a class's or a
 method's qualified name (``"module.Class.method"``), believed only where the code is the
-library's it names (a name the app's code gives itself is not taken at its word)."""
+library's it names (a name the app's code gives itself is not taken at its word); whether a
+class's special method is Python code that runs (`defines`), and which functions a
+``singledispatch`` function may run (`dispatched`)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
+import os
 import sys
 import types
 import weakref
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from signoff.effects.tables import LIBRARIES
@@ -189,3 +195,41 @@ def of_builtins(cls: type) -> bool:
 
 _HEAP_TYPE = 1 << 9
 """``Py_TPFLAGS_HEAPTYPE``: set on every class made by a ``class`` statement."""
+
+
+_TRUSTED_CODE = (str(Path(__file__).resolve().parents[1]) + os.sep, *LIBRARIES)
+"""Where signoff's own code and the libraries' are: code a class of theirs runs only computes
+(`defines`), where it is written there (a class of the app's may say it is of their modules)."""
+
+
+def defines(cls: type, name: str) -> bool:
+    """Whether `cls` runs Python code of the app's (or a third party's) for special method
+    `name`: signoff's own classes and builtins' slots only compute."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            if not inspect.isfunction(found) or generated(klass, found):
+                return False
+            module = getattr(klass, "__module__", "") or ""  # (as its code's file says too:
+            trusted = module == "builtins" or module.startswith(("signoff.", "pydantic", "enum"))
+            return not (trusted and found.__code__.co_filename.startswith(_TRUSTED_CODE)
+                        and str(found.__globals__.get("__name__", "")).startswith(
+                            ("signoff.", "pydantic", "enum")))
+    return False
+
+
+def generated(cls: type, func: Any) -> bool:
+    """Whether `func` is a special method a dataclass (or attrs) wrote for `cls` from its
+    fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or shows them."""
+    filename = func.__code__.co_filename
+    if filename.startswith("<attrs generated"):
+        return True
+    return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
+
+
+def dispatched(fn: Any) -> list[Any]:
+    """The functions a ``functools.singledispatch`` function `fn` may run, by the type of what
+    it is given: those registered for each (none, for any other function)."""
+    held = fn.__dict__ if isinstance(fn, types.FunctionType) else {}
+    registry = held.get("registry") if "dispatch" in held else None
+    return list(dict.fromkeys(registry.values())) if isinstance(registry, Mapping) else []

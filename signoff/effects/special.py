@@ -1,7 +1,8 @@
 """What Python runs without its being called by name: the special methods of a value's class
 that builtins, operators and allow-listed calls run (``str(x)`` runs ``x.__str__``, ``sorted``
-compares the items, ``MutableMapping.update`` runs the class's ``__setitem__``), followed where
-the class defines them in Python, so that their effects count as the caller's.
+compares the items, ``MutableMapping.update`` runs the class's ``__setitem__``, ``chr(n)`` and
+``xs[a:b]`` take a value as an integer, ``d[k] = v`` hashes it), followed where the class
+defines them in Python, so that their effects count as the caller's.
 """
 
 from __future__ import annotations
@@ -15,27 +16,23 @@ import fractions
 import inspect
 import io
 import itertools
-import os
 import re
 import string
 import sys
 import types
 import uuid
-from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from signoff.effects import calls, pydantic_models
 from signoff.effects.effect import EffectKind
-from signoff.effects.naming import of_builtins, qualified_name, written_in
+from signoff.effects.naming import defines, dispatched, generated, of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     ABC_MIXIN_CALLS,
     ABC_MIXIN_CALLS_OF,
     ITERATES_ARGUMENTS,
-    LIBRARIES,
     LOGS,
     MUTATING_METHODS,
     OPERATOR_METHODS,
@@ -60,13 +57,16 @@ from signoff.effects.values import (
 __all__ = [
     "advanced",
     "advances",
+    "as_index",
     "attribute_written",
     "compared_by",
+    "converted",
     "defines",
     "dispatched",
     "each",
     "fields_copied",
     "getter",
+    "hashed",
     "items_compared",
     "iterated",
     "metaclass_read",
@@ -93,6 +93,49 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
             method = frame.an.attr_of_type(frame, value, kind, name)
             called.append(calls.call_args(frame, method, Args(list(args), {}), node))
     return join_all(called) if called else None
+
+
+_CONVERSIONS = (("__index__",), ("__int__",), ("__float__",), ("__complex__",),
+                ("__bool__", "__len__"), ("__fspath__",))
+"""What Python's code may take a value as, by the first of each its class defines: an integer
+(``chr(n)``, ``xs.insert(i, x)``), a number (``math.sqrt(x)``), a truth, a path."""
+
+
+def _of_the_app(frame: Scope, value: Val) -> bool:  # (maybe of a class of the app's: not
+    return bool(value.types) and not all(  # a library's, ``os.environ`` taking itself by its
+        isinstance(k, type) and (of_builtins(k) or of_library(frame, k))  # own ``__len__``)
+        for k in value.types or ())
+
+
+def converted(frame: Scope, q: str, args: Args, node: ast.AST | None) -> None:
+    """The allow-listed call `q` takes its arguments as numbers, truths or paths where it needs
+    them: what each's class of the app's defines of `_CONVERSIONS` runs, but for those `q` is
+    said to take by methods named for it (``str(x)``, ``sorted(xs)``, ``operator.add(a, b)``).
+    One that hashes the items it goes through hashes a tuple's parts too (``dict(pairs)``)."""
+    at, item_names = ITERATES_ARGUMENTS.get(q, (0, ()))
+    named = (args.pos if q in OPERATOR_METHODS or at is None else args.pos[at:at + 1]
+             if q in SPECIAL_METHODS_CALLED or q in ITERATES_ARGUMENTS else [])
+    for value in args.every():
+        if _of_the_app(frame, value) and not any(v is value for v in named):
+            for names in _CONVERSIONS:
+                special(frame, value, names, [], node)
+    for value in named if "__hash__" in item_names else ():
+        hashed(frame, frame.iterate(value), node)
+
+
+def as_index(frame: Scope, value: Val, node: ast.AST | None) -> None:
+    """A value taken as an integer (a slice's bound, a list's place): its ``__index__``."""
+    if _of_the_app(frame, value):
+        special(frame, value, ("__index__",), [], node)
+
+
+def hashed(frame: Scope, value: Val, node: ast.AST | None) -> None:
+    """A value hashed (a dict's key, a cached function's argument): its class's ``__hash__``,
+    and those of a tuple's parts, whose hashes make the tuple's."""
+    if _of_the_app(frame, value):
+        special(frame, value, ("__hash__",), [], node)
+    for part in value.contents().parts or ():
+        hashed(frame, value.taken(part), node)
 
 
 _SHOWING = frozenset({"__str__", "__repr__", "__format__"})
@@ -339,14 +382,6 @@ def advanced(frame: Scope, *values: Val, attr: str = "__next__") -> None:
                               "running code the analysis does not follow")
 
 
-def dispatched(fn: Any) -> list[Any]:
-    """The functions a ``functools.singledispatch`` function `fn` may run, by the type of what
-    it is given: those registered for each (none, for any other function)."""
-    held = fn.__dict__ if isinstance(fn, types.FunctionType) else {}
-    registry = held.get("registry") if "dispatch" in held else None
-    return list(dict.fromkeys(registry.values())) if isinstance(registry, Mapping) else []
-
-
 def metaclass_read(frame: Scope, base: Val, cls: type, attr: str) -> Val | None:
     """``cls.attr`` where what is read is the code of `cls`'s metaclass: its property's getter,
     or, the class having no such attribute, its ``__getattr__`` — followed, never run to see
@@ -363,31 +398,6 @@ def metaclass_read(frame: Scope, base: Val, cls: type, attr: str) -> Val | None:
     if isinstance(getter, types.FunctionType):
         return calls.call_function(frame, getter, [base, const(attr)], {}, None, cls=meta)
     return frame.unknown(f"{cls.__name__}.{attr}", f"reads {attr} by {meta.__name__}'s __getattr__")
-
-
-def defines(cls: type, name: str) -> bool:
-    """Whether `cls` runs Python code of the app's (or a third party's) for special method
-    `name`: signoff's own classes and builtins' slots only compute."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            found = klass.__dict__[name]
-            if not inspect.isfunction(found) or _generated(klass, found):
-                return False
-            module = getattr(klass, "__module__", "") or ""  # (as its code's file says too:
-            trusted = module == "builtins" or module.startswith(("signoff.", "pydantic", "enum"))
-            return not (trusted and found.__code__.co_filename.startswith(_TRUSTED_CODE)
-                        and str(found.__globals__.get("__name__", "")).startswith(
-                            ("signoff.", "pydantic", "enum")))
-    return False
-
-
-def _generated(cls: type, func: Any) -> bool:
-    """Whether `func` is a special method a dataclass (or attrs) wrote for `cls` from its
-    fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or shows them."""
-    filename = func.__code__.co_filename
-    if filename.startswith("<attrs generated"):
-        return True
-    return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
 
 
 _RECORDS_MADE = frozenset({"logging.LogRecord", "logging.makeLogRecord"})
@@ -509,12 +519,11 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
                 frame.unknown(call_text(frame, node),
                               f"{q.removeprefix('builtins.')} writes to a stream that cannot be "
                               "known from here")
-    if q.startswith("json.") and "cls" in args.kw:  # an encoder's (decoder's) own methods run
-        for made in args.kw["cls"].objs:
-            if isinstance(made, type):
-                instance = fresh_of(made)
-                for name in ("default", "encode", "iterencode", "decode", "raw_decode"):
-                    special(frame, instance, (name,), [Val()], node)
+    if q.startswith("json.") and "cls" in args.kw:  # an encoder (decoder) made: its own code
+        made = calls.call_args(frame, args.kw["cls"], Args([], {}, None, Val()), node)  # runs
+        for name in ("default", "encode", "iterencode", "decode", "raw_decode"):
+            special(frame, made, (name,), [Val()], node)
+    converted(frame, q, args, node)  # (``chr(n)``: taken as numbers, truths, paths)
     iterating = ITERATES_ARGUMENTS.get(q)
     if iterating is None:
         return shown_too
@@ -707,7 +716,7 @@ def _own_overrides(frame: Scope, kind: type, *, receiver: bool, text: bool
     return [(name, member) for klass in own for name, member in vars(klass).items()
             if inspect.isfunction(member) and name != "__init__" and (
                 hasattr(base, name) if names is None else name in names)
-            and not _generated(klass, member)]
+            and not generated(klass, member)]
 
 
 def of_library(frame: Scope, cls: type) -> bool:
@@ -721,10 +730,6 @@ def of_library(frame: Scope, cls: type) -> bool:
     filename = getattr(sys.modules.get(module), "__file__", None) or ""
     return bool(filename) and not frame.an.is_app_file(filename, module)
 
-
-_TRUSTED_CODE = (str(Path(__file__).resolve().parents[1]) + os.sep, *LIBRARIES)
-"""Where signoff's own code and the libraries' are: code a class of theirs runs only computes
-(`defines`), where it is written there (a class of the app's may say it is of their modules)."""
 
 _TAKES_TEXT = ("textwrap.", "shlex.", "html.", "string.capwords", "urllib.parse.",
                "email.utils.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import enum
 import inspect
 import types
 from collections.abc import Callable
@@ -207,6 +208,8 @@ def class_made(frame: Frame, node: ast.ClassDef, at: ast.ClassDef,
             runs = runs or (isinstance(item, types.FunctionType) and frame.an.is_app_code(item))
             if type(base) is not type:
                 metaclasses.append(type(base))
+            if issubclass(base, enum.Enum) and node is at:
+                _members_made(frame, node, base)
     for meta in dict.fromkeys(metaclasses):  # its metaclass's code makes it
         runs = runs or not special.of_library(frame, meta)
         for special_name in ("__prepare__", "__new__", "__init__"):
@@ -217,6 +220,24 @@ def class_made(frame: Frame, node: ast.ClassDef, at: ast.ClassDef,
                 calls.call_function(frame, made, given[:made.__code__.co_argcount], {}, at,
                                     cls=meta)
     return runs
+
+
+def _members_made(frame: Frame, node: ast.ClassDef, base: type) -> None:
+    """An enumeration made of `base` (the statement `node`) makes its members as it is made:
+    each runs the ``__new__`` and ``__init__`` of the class's body, or of `base` where they are
+    the app's."""
+    own = {stmt.name: stmt for stmt in node.body
+           if isinstance(stmt, ast.FunctionDef) and stmt.name in ("__new__", "__init__")}
+    for name in ("__new__", "__init__"):
+        if name in own:
+            given = [Val()] * max(1, len(own[name].args.args))
+            calls.call_target(frame, Inline(node=own[name], frame=frame), Args(given, {}), node)
+            continue
+        member = inspect.getattr_static(base, name, None)
+        made = getattr(member, "__func__", member)
+        if isinstance(made, types.FunctionType) and frame.an.is_app_code(made):
+            calls.call_function(frame, made, [Val()] * max(1, made.__code__.co_argcount), {},
+                                node, cls=base)
 
 
 def _made_of(frame: Frame, part: ast.expr, at: ast.ClassDef, seen: frozenset[int],
@@ -408,6 +429,8 @@ def assign(frame: Frame, target: ast.expr, value: Val, source: ast.expr | None, 
             frame.grow(target.value, item=join(value, frame.iterate(value)))
         stored = source if source is not None else ast.Constant(value=None)
         dunder(frame, target.value, base, ("__setitem__",), [target.slice, stored])
+        special.hashed(frame, key, target.slice)  # (a dict hashes it, a list takes it as a
+        special.as_index(frame, key, target.slice)  # place)
     elif isinstance(target, ast.Tuple | ast.List):
         items = source.elts if isinstance(source, ast.Tuple | ast.List) else None
         if items is None:  # unpacking iterates the value: its class's __iter__ runs
@@ -456,7 +479,9 @@ def delete(frame: Frame, target: ast.expr) -> None:
             frame.keep(target.value)
         base = frame.expr(target.value)
         if isinstance(target, ast.Subscript):
-            frame.expr(target.slice)
+            key = frame.expr(target.slice)  # (hashed, or taken as a place)
+            special.hashed(frame, key, target.slice)
+            special.as_index(frame, key, target.slice)
             dunder(frame, target.value, base, ("__delitem__",), [target.slice])
         else:  # (its deleter, or its class's own ``__delattr__``, runs)
             special.attribute_written(frame, base, target.attr, None, target)

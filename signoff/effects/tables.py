@@ -550,6 +550,7 @@ ITERATES_ARGUMENTS: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "builtins.set": (0, ("__hash__",)),
     "builtins.frozenset": (0, ("__hash__",)),
     "builtins.dict": (0, ("__hash__",)),
+    "builtins.dict.fromkeys": (0, ("__hash__",)),
     "builtins.sorted": (0, ("__lt__",)),
     "builtins.sum": (0, ("__radd__", "__add__")),
     "builtins.min": (None, ("__lt__",)),
