@@ -9,6 +9,7 @@ first page and the thousandth cost the same.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from collections.abc import Callable, Iterable
@@ -20,6 +21,7 @@ from sqlalchemy import ColumnElement, Select, Text, and_, cast, false, or_, sele
 
 from signoff.agents import repository as repo
 from signoff.agents.labelling import may_return_outside_content
+from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import does_otherwise
 from signoff.agents.rules import StandingRule, rule_covers
@@ -46,6 +48,8 @@ DEFAULT_PAGE = 50
 """How many items a page holds unless asked otherwise."""
 MAX_PAGE = 200
 """The most a page may hold."""
+_WAITING = ProposalStatus.WAITING.value
+"""A waiting proposal's status, as stored."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,11 +163,25 @@ def freshness(app: App, proposal: Proposal) -> Freshness:
     was shown)."""
     was = proposal.subject_version
     try:
-        skill = app.agent(proposal.agent).registered.agent.skill(proposal.skill)
+        registered = app.agent(proposal.agent).registered
+        skill = registered.agent.skill(proposal.skill)
     except (UserError, LookupError):
         return Freshness(fresh=False, was=was, now="", words=(
             f"{proposal.agent} or its skill {proposal.skill} is no longer declared: this will not "
             "run, whoever says yes."))
+    name = registered.agent.__name__
+    if app._agency.decider.rules.declared(registered, proposal.skill,
+                                          proposal.action) is Leave.NEVER:
+        # (as a yes finds it: withdrawn, the agent told; it was shown fresh, and the yes offered)
+        return Freshness(fresh=False, was=was, now=was, words=(
+            f"{name}'s declaration no longer lets it use {proposal.action} here: this will not "
+            "run, whoever says yes; a yes withdraws it, and the agent is told."))
+    account = app.people.find(registered.account.id)
+    if account is None or account.disabled:
+        # (a yes fails, both told: nothing an agent whose account is disabled asks runs)
+        return Freshness(fresh=False, was=was, now=was, words=(
+            f"{name}'s own account is disabled: a yes will not run this while it is. Say no, "
+            "or have the account enabled first."))
     if skill.version != proposal.skill_version:
         return Freshness(fresh=False, was=was, now=was, words=(
             f"The skill {proposal.skill} has changed since this was proposed (version "
@@ -351,10 +369,24 @@ class Inbox:
         return _once(lines)
 
     def stamp(self, person: Principal) -> str:
-        """A short text that changes when something new arrives for `person` (the newest
-        proposal waiting for them): a page polls it to know when to refresh."""
-        page = self.proposals(person, limit=1)
-        return page.items[0].id if page.items else ""
+        """A short text that changes when what waits for `person` changes, as the first page
+        of their inbox lists it: a proposal arrives, or one is decided, withdrawn or put to
+        another ("" when nothing waits). A page polls it to know when to refresh. (It was the
+        newest proposal's id alone: one older, decided elsewhere, stayed listed as waiting on
+        an open page, for a decision already taken.)"""
+        person = self._app.people.get(person)
+        c = proposals_table.c
+        ids: dict[str, Any] = {}
+        with self._app.database.reading() as db:
+            for branch in self._visible(person):
+                query = (select(c.id, c.created_at).where(branch, c.status == _WAITING)
+                         .order_by(c.created_at.desc(), c.id.desc()).limit(DEFAULT_PAGE))
+                ids.update((row.id, row.created_at) for row in db.execute(query))
+        if not ids:
+            return ""
+        first = sorted(ids.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
+        return hashlib.sha256(" ".join(i for i, _ in first[:DEFAULT_PAGE]).encode()
+                              ).hexdigest()[:16]
 
     def _route_words(self) -> Callable[[Proposal], str]:
         cache: dict[str, str] = {}
