@@ -36,7 +36,8 @@ from signoff.agents.gate import Verdict, gate
 from signoff.agents.handing_back import read_result, task_view
 from signoff.agents.labelling import evidence_of, trusted_text
 from signoff.agents.permits import Leave
-from signoff.agents.proposing import Kept, fingerprint_of, proposal_of
+from signoff.agents.proposals import Proposal
+from signoff.agents.proposing import Kept, asked_before, fingerprint_of, proposal_of
 from signoff.agents.skills import Route, Skill
 from signoff.agents.standing import StandingRules
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
@@ -186,6 +187,10 @@ class CallSteps(StepUnits):
             if isinstance(proposed, _Gone):
                 self._refuse(task, call, f"Gone: {proposed.problem} Nothing was run or proposed.",
                              state=CallState.DONE, outcome=CallOutcome.GONE)
+                return None
+            if isinstance(proposed, _Asked):
+                self._refuse(task, call, proposed.answer, state=CallState.DONE,
+                             outcome=proposed.outcome)
                 return None
             return proposed
         refuse(f"{call.tool} was not run: the task has spent its budget of "
@@ -485,7 +490,7 @@ class CallSteps(StepUnits):
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
                  action: Action, call: repo.CallRow, verdict: Verdict, only: bool = False,
                  labels: Labels = NOTHING_SEEN, lifted: Verdict | None = None
-                 ) -> Step | _Lifted | _Gone | None:
+                 ) -> Step | _Lifted | _Gone | _Asked | None:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
         from the same transaction, and what happens next is returned; else None. Given
         `lifted` (what a standing rule would make of it), the rules are looked up first, in
@@ -499,7 +504,7 @@ class CallSteps(StepUnits):
 
     def _put(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
              action: Action, call: repo.CallRow, verdict: Verdict, only: bool,
-             labels: Labels, lifted: Verdict | None) -> Step | _Lifted | _Gone | None:
+             labels: Labels, lifted: Verdict | None) -> Step | _Lifted | _Gone | _Asked | None:
         """`_propose`'s work; `_SkillFailed` when the skill's own code raised."""
         leave = verdict.leave
         arguments = json.loads(call.arguments)
@@ -548,6 +553,9 @@ class CallSteps(StepUnits):
             proposal = repo.replaced(
                 proposal, evidence=tuple(earlier + evidence_of(this_turn)), decide_by=words,
                 fingerprint=fingerprint_of(proposal, instructions))
+            asked = asked_before(db, proposal)  # the very same call, said no to before
+            if asked is not None:
+                return self._asked_again(db, call.tool, asked)
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
                              effects=list(proposal.effects))
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,
@@ -564,6 +572,17 @@ class CallSteps(StepUnits):
         self.observer.proposed(proposal, waits_on=words)
         self._events.emit(AgentProposed(proposal=proposal))
         return waits
+
+    def _asked_again(self, db: repo.Executor, tool: str, asked: Proposal) -> _Asked:
+        """What the agent is told of a call its task put to a person before, the very same,
+        who said no to it (`asked_before`), in place of asking them again."""
+        key = asked.decided_by
+        by = self._people.find_each([key], within=db).get(key) if key else None
+        who = by.name if by is not None else "Someone"
+        return _Asked(outcome=CallOutcome.REJECTED, answer=(
+            f"{who} already said no to {tool} with these very arguments: "
+            f"{asked.reason.strip()} It was not put to them again: propose something else, "
+            "or go on without it."))
 
     def _rule_holding(self, db: repo.Executor, task: repo.TaskRow, registered: Registered,
                       tool: str, route: Route | None) -> _Lifted | str:
@@ -654,6 +673,16 @@ class _Lifted:
     maker: Principal
     """Whoever made it, as the directory held them where the rule was found to hold: the call
     runs as them and the agent together."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Asked:
+    """A call about to be proposed that its task put to a person before, the very same."""
+
+    answer: str
+    """What the agent is told instead."""
+    outcome: CallOutcome
+    """How the call ended."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -83,9 +83,11 @@ def _missed(proposal: Proposal) -> str:
 
 
 def withdrawn_at_deadline(proposal: Proposal) -> bool:
-    """Whether `proposal` was withdrawn because its deadline passed undecided."""
+    """Whether `proposal` was withdrawn because its deadline passed undecided (not with its
+    task, which ended before the deadline: `proposing.withdraw_with_task`)."""
     return (proposal.status is ProposalStatus.WITHDRAWN and proposal.decided_by is None
-            and proposal.deadline_at is not None)
+            and proposal.deadline_at is not None
+            and (proposal.decided_at is None or proposal.decided_at >= proposal.deadline_at))
 
 
 def refusal_after_deadline(proposal: Proposal, decide_by: str) -> str:

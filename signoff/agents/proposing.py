@@ -10,14 +10,19 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import select
+
 from signoff.actions.catalog import Action
 from signoff.agents import repository as repo
 from signoff.agents.proposals import Proposal, ProposalStatus, fingerprint
 from signoff.agents.skills import Skill
+from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.effects import Effect, Effects
 from signoff.exceptions import UserError
+from signoff.store.tables import proposals as proposals_table
 
-__all__ = ["Kept", "KeptProposals", "Routing", "does_otherwise", "fingerprint_of", "proposal_of"]
+__all__ = ["Kept", "KeptProposals", "Routing", "asked_before", "does_otherwise", "fingerprint_of",
+           "proposal_of", "withdraw_with_task"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,6 +56,48 @@ def proposal_of(task: repo.TaskRow, skill: Skill[Any, Any], action: Action, call
         status=ProposalStatus.WAITING, created_at=made_at,
         deadline_at=made_at + routing.within if routing.within is not None else None,
     )
+
+
+def asked_before(db: repo.Executor, proposal: Proposal) -> Proposal | None:
+    """The proposal of the very same call as `proposal` (its fingerprint: the same tool and
+    arguments, on the same version of what it acts on, under the same instructions) that its
+    task put to a person before and that they said no to; None when there is none. A person
+    says no to a call once: asked again, the agent is told their no instead (a call that reads
+    otherwise since, a record changed or other instructions, is asked again). Two of one turn,
+    the same, are each asked: the model may mean both."""
+    c = proposals_table.c
+    found = repo.load_proposals(db, select(proposals_table).where(
+        c.task_id == proposal.task, c.fingerprint == proposal.fingerprint,
+        c.status == ProposalStatus.REJECTED.value,
+    ).order_by(c.created_at.desc()).limit(1))
+    return found[0] if found else None
+
+
+def withdraw_with_task(db: repo.Executor, task_id: str, ended: str) -> list[str]:
+    """In the transaction `db`, which ends task `task_id` (`ended`: why, as its receipt says):
+    withdraw each proposal of it still waiting, its call told so, and say so in the receipt
+    (a call proposed before another of its turn failed the task waited in an inbox, and a yes
+    ran it, for work that had stopped). The ids withdrawn."""
+    c = proposals_table.c
+    withdrawn = []
+    for proposal_id in [row.id for row in db.execute(select(c.id).where(
+            c.task_id == task_id, c.status == ProposalStatus.WAITING.value))]:
+        found = repo.load_proposal(db, proposal_id)
+        if found is None:
+            continue
+        proposal, call_id, _ = found
+        said = (f"{proposal.action} was withdrawn: its task stopped before anyone decided it "
+                f"({ended.rstrip('.')}).")
+        at = repo.now()
+        if not repo.claim_proposal(db, proposal, ProposalStatus.WITHDRAWN, decided_at=at,
+                                   reason=said):
+            continue
+        repo.update_call(db, task_id, call_id, state=CallState.DECIDED,
+                         outcome=CallOutcome.WITHDRAWN, answer=said, finished_at=at)
+        repo.note(db, task_id, ReceiptKind.DECISION, said, proposal=proposal.id,
+                  outcome=CallOutcome.WITHDRAWN)
+        withdrawn.append(proposal.id)
+    return withdrawn
 
 
 def fingerprint_of(proposal: Proposal, instructions: str, arguments: dict[str, Any] | None = None,

@@ -38,7 +38,7 @@ from signoff.agents.labelling import TaskLabels
 from signoff.agents.observer import Observer
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal
-from signoff.agents.proposing import KeptProposals, Routing
+from signoff.agents.proposing import KeptProposals, Routing, withdraw_with_task
 from signoff.agents.runner import Runner
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
@@ -441,6 +441,8 @@ class StepUnits:
                           **(changes or {})):
                 repo.note(db, task.id, ReceiptKind.LIMIT if isinstance(ended, Halted)
                           else ReceiptKind.FAILURE, ended.problem, **data)
+                for withdrawn in withdraw_with_task(db, task.id, ended.problem):
+                    self.kept_proposals.take(withdrawn)
                 return ended
         return RunAgain()
 
