@@ -34,9 +34,9 @@ def next_action(
     the limit → HALT; an irreversible action not approved → ESCALATE; else CONTINUE.
 
     A count that is not a whole number, 0 or more (`steps_taken`, `max_steps`), is no count of
-    model calls, and a spend or budget that is not a number is no amount of dollars: `UserError`
-    naming it (they were compared as given: -1 steps taken of 8, or NaN, went on; text raised a
-    TypeError)."""
+    model calls, and a spend or budget that is not a number (text, `None`, a yes/no) is no amount
+    of dollars: `UserError` naming it (they were compared as given: -1 steps taken of 8 went on;
+    text raised a TypeError). A spend or budget that is NaN is no amount either, and halts."""
     for name, count in (("steps_taken", steps_taken), ("max_steps", max_steps)):
         if (type(count) is not int and (  # (an int, as always, is told at once: a step's cost)
                 isinstance(count, bool) or not isinstance(count, numbers.Integral))) or count < 0:
