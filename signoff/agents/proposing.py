@@ -65,12 +65,9 @@ def asked_before(db: repo.Executor, proposal: Proposal) -> Proposal | None:
     says no to a call once: asked again, the agent is told their no instead (a call that reads
     otherwise since, a record changed or other instructions, is asked again). Two of one turn,
     the same, are each asked: the model may mean both."""
-    c = proposals_table.c
-    found = repo.load_proposals(db, select(proposals_table).where(
-        c.task_id == proposal.task, c.fingerprint == proposal.fingerprint,
-        c.status == ProposalStatus.REJECTED.value,
-    ).order_by(c.created_at.desc()).limit(1))
-    return found[0] if found else None
+    said_no = repo.said_no_to(db, proposal.task, proposal.fingerprint)
+    found = repo.load_proposal(db, said_no) if said_no is not None else None
+    return found[0] if found is not None else None
 
 
 def withdraw_with_task(db: repo.Executor, task_id: str, ended: str) -> list[str]:

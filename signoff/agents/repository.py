@@ -505,6 +505,17 @@ def load_proposals(db: Executor, query: Select[Any]) -> list[Proposal]:
     return [_proposal(r._mapping) for r in db.execute(query)]
 
 
+def said_no_to(db: Executor, task_id: str, fingerprint: str) -> str | None:
+    """The id of the latest proposal of task `task_id` with `fingerprint` that a person said
+    no to, or None (asked at every proposal: its id alone)."""
+    found = _run(db, "said_no_to", lambda: select(proposals.c.id).where(
+        proposals.c.task_id == bindparam("task"), proposals.c.fingerprint == bindparam("print"),
+        proposals.c.status == ProposalStatus.REJECTED.value,
+    ).order_by(proposals.c.created_at.desc()).limit(1), {"task": task_id, "print": fingerprint})
+    said: str | None = found.scalar()
+    return said
+
+
 def load_proposal(db: Executor, proposal_id: str) -> tuple[Proposal, str, str] | None:
     """A proposal with its tool call's id and the instructions it was made under."""
     m = _run(db, "load_proposal", lambda: select(proposals).where(
