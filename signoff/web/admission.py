@@ -7,7 +7,8 @@ answered at once and its body is never read: an unauthenticated 150 MB upload co
 nothing but the headers. A body that says its length is refused by that length (413); a body
 sent in chunks is counted as it comes, and refused (413) the moment it passes the limit.
 
-Its answers carry the headers every answer of the web app carries (`security_headers`).
+Its answers carry the headers every answer of the web app carries (`security_headers`). HEAD,
+which HTTP has answered wherever GET is, is passed on as GET, and its answer sent without a body.
 """
 
 from __future__ import annotations
@@ -67,10 +68,18 @@ class Admission:
         if scope["type"] != "http":
             await self.inner(scope, receive, send)
             return
+        if scope.get("method") == "HEAD":  # (HTTP has it answered wherever GET is: as GET is)
+            scope, send = {**scope, "method": "GET"}, _headers_only(send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         path = scope.get("path", "")
         if is_api(path) and path not in _OPEN:
+            given = sum(k.lower() == b"authorization" for k, _ in scope.get("headers", []))
+            if given > 1:  # (whose token would it be? Each reader of headers picks another)
+                await _answer(send, path, ProblemError(
+                    400, f"This request carries {given} Authorization headers: send one, with "
+                         "your bearer token.", type_="urn:signoff:problem:invalid"))
+                return
             try:
                 person = await run_in_threadpool(bearer_principal_of, self.app,
                                                  headers.get("authorization", ""))
@@ -119,6 +128,18 @@ class Admission:
                 await send(message)
 
         return counted_receive, guarded_send
+
+
+def _headers_only(send: Send) -> Send:
+    """`send` for an answer to HEAD: what GET is answered, without its body (its headers, its
+    length among them, as they are)."""
+
+    async def headers_only(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            message = {**message, "body": b""}
+        await send(message)
+
+    return headers_only
 
 
 def is_api(path: str) -> bool:

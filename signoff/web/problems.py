@@ -67,17 +67,28 @@ class ProblemError(Exception):
 
     def __init__(self, status: int, detail: str, *, type_: str = "about:blank",
                  headers: dict[str, str] | None = None, **extra: Any) -> None:
+        detail = detail if len(detail) <= _MOST_SAID else (
+            f"{detail[:_MOST_SAID]}… (cut short: it ran to {len(detail):,} characters)")
         super().__init__(detail)
         self.status = status
         """The HTTP status."""
         self.detail = detail
-        """The sentence a person reads."""
+        """The sentence a person reads (its beginning, when it ran past `_MOST_SAID`
+        characters: one naming each of 80,000 values a client sent was half a megabyte)."""
         self.type = type_
         """A URI naming the kind of problem."""
         self.headers = headers or {}
         """Headers to send with it (``WWW-Authenticate`` with a 401)."""
         self.extra = extra
         """Extension members (``errors`` with a 422)."""
+
+
+_MOST_SAID = 2000
+"""The most characters of a problem's detail said (the rest cut)."""
+
+_MOST_ERRORS = 20
+"""The most values a 422 names in its ``errors``: a body of 90,000 unknown fields, under the
+size limit, was otherwise answered with 8 MB naming each."""
 
 
 def to_problem(error: Exception) -> ProblemError:
@@ -113,8 +124,26 @@ def problem_response(request: Request, problem: ProblemError) -> Response:
     body = Problem(type=problem.type, title=title_of(problem.status), status=problem.status,
                    detail=problem.detail, instance=instance_of(request.url.path),
                    **problem.extra)
-    return JSONResponse(body.model_dump(mode="json"), status_code=problem.status,
+    return JSONResponse(_writable(body.model_dump(mode="json")), status_code=problem.status,
                         media_type=MEDIA_TYPE, headers=problem.headers)
+
+
+_HALF = re.compile("[\ud800-\udfff]")
+"""Half of a character (a lone surrogate): a JSON body's ``"\\ud800"`` reads as one, and no
+UTF-8 writes it."""
+
+
+def _writable(value: Any) -> Any:
+    """`value` (JSON's: text, lists, objects, numbers) with each half of a character in its text
+    replaced by U+FFFD: a problem says back what a client sent (a changed argument's name, say),
+    and one holding half a character could not be written, so that the answer was a 500."""
+    if isinstance(value, str):
+        return _HALF.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_writable(k): _writable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_writable(v) for v in value]
+    return value
 
 
 def prefers_problem(accept: str) -> bool:
@@ -187,11 +216,17 @@ body's parser raised: valid JSON, told by its length, not as Python's advice to 
 
 
 def from_validation(error: RequestValidationError) -> ProblemError:
-    """A 422 problem naming each value that does not fit, where it is, and what would, in
-    signoff's words (the validator's own stay in the log)."""
-    errors = [{"where": _where_of(e), "problem": _in_words(e)} for e in error.errors()]
-    log.info("A request did not validate: %s", error.errors())
+    """A 422 problem naming each value that does not fit (the first `_MOST_ERRORS`, and how
+    many more), where it is, and what would, in signoff's words (the validator's own stay in
+    the log)."""
+    found = error.errors()
+    named = found[:_MOST_ERRORS]
+    errors = [{"where": _where_of(e), "problem": _in_words(e)} for e in named]
+    log.info("A request did not validate (%d values): %s", len(found), named)
     first = errors[0]["problem"] if errors else "The request does not fit this operation."
+    if len(found) > len(named):
+        first += (f" {len(found) - 1:,} more values do not fit either: `errors` names the first "
+                  f"{len(named)}.")
     return ProblemError(422, first, type_="urn:signoff:problem:invalid", errors=errors)
 
 

@@ -15,6 +15,8 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import Scope
 
 from signoff.app import App
 from signoff.exceptions import SignoffError
@@ -72,7 +74,10 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
         # (an inbox's address asked for JSON, by a program: a problem, as the API's read)
         if is_api(request.url.path) or prefers_problem(request.headers.get("accept", "")):
             return problem_response(request, problem)
-        return pages.error(request, problem)
+        page = pages.error(request, problem)
+        for name, value in problem.headers.items():  # (a 405's Allow: the methods it answers)
+            page.headers.setdefault(name, value)
+        return page
 
     @web.exception_handler(ProblemError)
     async def on_problem(request: Request, error: ProblemError) -> Response:
@@ -80,7 +85,11 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
 
     @web.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, error: StarletteHTTPException) -> Response:
-        return answer(request, from_http(error, form=not is_api(request.url.path)))
+        problem = from_http(error, form=not is_api(request.url.path))
+        if error.status_code == 405:  # (Starlette names the methods of one of its routes only)
+            problem.headers["Allow"] = _allowed(web, request.scope) or problem.headers.get(
+                "Allow", "")
+        return answer(request, problem)
 
     @web.exception_handler(RequestValidationError)
     async def on_validation(request: Request, error: RequestValidationError) -> Response:
@@ -110,6 +119,21 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
     web.add_middleware(Admission, app=app, max_body_bytes=max_body_bytes)
     _publish_problem_schema(web)
     return web
+
+
+def _allowed(web: FastAPI, scope: Scope) -> str:
+    """The methods the address of a request (`scope`) is answered (its ``Allow`` header): each
+    that some route takes there, and HEAD wherever GET is (`Admission` answers it so)."""
+    methods = {method for method in _METHODS
+               if any(route.matches({**scope, "method": method})[0] is Match.FULL
+                      for route in web.router.routes)}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+"""The methods a route of the web app's may take (HEAD, answered as GET, aside)."""
 
 
 def _publish_problem_schema(web: FastAPI) -> None:
