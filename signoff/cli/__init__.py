@@ -15,6 +15,7 @@ import shlex
 import sys
 import sysconfig
 import traceback
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,16 @@ _FRAMEWORK = (str(Path(__file__).resolve().parent.parent) + os.sep,
 app's."""
 
 
+def _is(path: Path, kind: Callable[[Path], bool]) -> bool:
+    """Whether `path` is of a `kind` (`Path.is_file`, `Path.is_dir`); False for a path the
+    system cannot look up at all (a name too long: it failed "for a reason it did not
+    foresee")."""
+    try:
+        return kind(path)
+    except OSError:
+        return False
+
+
 def load_app(spec: str | None) -> Any:
     """The App named by `spec` ("module:attr" or "file.py:attr")."""
     from signoff.app import App
@@ -144,7 +155,7 @@ def load_app(spec: str | None) -> Any:
     try:
         if where.endswith(".py"):
             path = Path(where).resolve()
-            if not path.is_file():
+            if not _is(path, Path.is_file):
                 raise Misuse(f"There is no file {where}.")
             module_spec = importlib.util.spec_from_file_location(path.stem, path)
             if module_spec is None or module_spec.loader is None:
@@ -156,7 +167,7 @@ def load_app(spec: str | None) -> Any:
         else:
             if not all(part.isidentifier() for part in where.split(".")):  # (a package's
                 # folder named as a module imports as one)
-                folder = Path(where).is_dir()  # (a file of another kind has no app.py in it)
+                folder = _is(Path(where), Path.is_dir)  # (a file of another kind has no app.py)
                 such_as = Path(where) / "app.py" if folder else Path(where).with_suffix(".py")
                 raise Misuse(
                     f"{spec}: give the app as a file ending in .py (such as {such_as}:app) or "
@@ -496,8 +507,9 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
 
 
 AS_OPTION = click.option("--as", "as_handle", envvar="SIGNOFF_AS", metavar="HANDLE",
+                         callback=given,  # (empty, it acted as the profile's person)
                          help="Act as this person, with the token kept for them in the profile.")
-TOKEN_OPTION = click.option("--token", envvar="SIGNOFF_TOKEN", metavar="TOKEN",
+TOKEN_OPTION = click.option("--token", envvar="SIGNOFF_TOKEN", metavar="TOKEN", callback=given,
                             help="Act as whoever this token belongs to.")
 
 
@@ -529,7 +541,7 @@ def new_password(password: str | None, password_stdin: bool, *, again: str) -> s
     if password is not None:
         return password
     if password_stdin:
-        text = sys.stdin.read()
+        text = sys.stdin.read() if sys.stdin is not None else ""  # (None: stdin closed, `<&-`)
         line = text.removesuffix("\n").removesuffix("\r")
         if not line:
             raise Misuse(f"No password came on stdin: pipe it in, as in "
@@ -538,7 +550,7 @@ def new_password(password: str | None, password_stdin: bool, *, again: str) -> s
             raise Misuse("The password on stdin is more than one line: give it once, on "
                          "one line.")
         return line
-    if not sys.stdin.isatty():
+    if sys.stdin is None or not sys.stdin.isatty():
         raise Misuse(
             "No password was given, and there is no terminal to ask for it at (stdin is not one): "
             f"pipe it in with --password-stdin, as in `{_piped(again)}`, or give --password.")
@@ -578,13 +590,16 @@ def read_profile() -> dict[str, Any]:
     tokens were kept by database has ``"tokens"`` and ``"default"`` at its top: they serve
     every app, after its database's own."""
     path = profile_path()
-    if not path.exists():
-        return {"tokens": {}}
-    named = " (SIGNOFF_PROFILE names it)" if os.environ.get("SIGNOFF_PROFILE") else ""
-    if path.is_dir():
-        raise Misuse(f"The profile {path}{named} is a folder, not a file: name a file, such as "
-                     f"{path / 'profile.json'}.")
+    named = _profile_named()
     try:
+        if not path.exists():
+            return {"tokens": {}}
+        if path.is_dir():
+            raise Misuse(f"The profile {path}{named} is a folder, not a file: name a file, such "
+                         f"as {path / 'profile.json'}.")
+        if not path.is_file():  # (/dev/full: its read never ended; /dev/null: "delete it")
+            raise Misuse(f"The profile {path}{named} is not a file signoff can keep tokens in: "
+                         "name a file, such as ~/.config/signoff/profile.json.")
         data = json.loads(path.read_text())
     except OSError as error:
         raise Misuse(f"The profile {path}{named} cannot be read ({error.strerror}).") from None
@@ -627,12 +642,22 @@ def save_token(app: Any, handle: str, token: str) -> Path:
     own = data.setdefault("databases", {}).setdefault(kept_for(app), {})
     own.setdefault("tokens", {})[handle] = token
     own["default"] = handle
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # (its own: 0700 when made)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as file:
-        json.dump(data, file, indent=2)
-    os.chmod(path, 0o600)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # (its own: 0700 when made)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as file:
+            json.dump(data, file, indent=2)
+        os.chmod(path, 0o600)
+    except OSError as error:  # (a folder in its path that is a file, a name too long)
+        raise Misuse(f"The profile {path}{_profile_named()} cannot be written "
+                     f"({error.strerror}): name a file signoff may write with "
+                     "SIGNOFF_PROFILE.") from None
     return path
+
+
+def _profile_named() -> str:
+    """How a sentence about the profile says where its path came from."""
+    return " (SIGNOFF_PROFILE names it)" if os.environ.get("SIGNOFF_PROFILE") else ""
 
 
 class Unauthenticated(click.ClickException):

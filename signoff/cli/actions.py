@@ -24,6 +24,7 @@ from signoff.cli import (
     JSON_OPTION,
     Seconds,
     app_option_words,
+    given,
     load_app,
     main,
     runnable,
@@ -328,7 +329,8 @@ def _stopped_by_ctrl_c(working: list[Worker]) -> Iterator[None]:
 
 @main.command()
 @APP_OPTION
-@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, callback=given,
+              help="The address to listen on.")  # (empty, it listened on every interface)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
               help="The port to listen on.")
 @click.option("--insecure-cookies", is_flag=True,

@@ -154,6 +154,8 @@ def _asked(app: Any, before: str | None, revision: str) -> None:
     line piped in); a no, or no answer (a script's stdin at its end: click said "Aborted!",
     exit 1), is a sentence saying that nothing was changed, and how to go on."""
     shown = app.database.engine.url.render_as_string(hide_password=True)
+    if sys.stdin is None:  # closed (`<&-`): no answer can come (input() raised RuntimeError)
+        raise Misuse(_no_answer(revision))
     try:
         yes = click.confirm(f"Take signoff's tables in {shown} back from {before} to "
                             f"{revision} (what only newer releases record is not kept)?",
@@ -163,12 +165,17 @@ def _asked(app: Any, before: str | None, revision: str) -> None:
         # next begins a line of its own, not after "[y/N]: ")
         if sys.stdin.isatty():  # Ctrl-C at the question: "Stopped.", as anywhere
             raise
-        again = runnable(f"db downgrade {shlex.quote(revision)} --yes{app_option_words()}")
-        raise Misuse("Taking the tables back asks first, and no answer came (stdin is not a "
-                     f"terminal, and ended): give --yes, as in `{again}`. Nothing was "
-                     "changed.") from None
+        raise Misuse(_no_answer(revision)) from None
     if not yes:
         raise Failure(f"Nothing was changed: signoff's tables stay at {before}.", EXIT_REFUSED)
+
+
+def _no_answer(revision: str) -> str:
+    """What is said when no answer came to the question `_asked` asks (stdin ended, or is
+    closed), with the command that needs none."""
+    again = runnable(f"db downgrade {shlex.quote(revision)} --yes{app_option_words()}")
+    return ("Taking the tables back asks first, and no answer came (stdin is not a terminal, "
+            f"and ended): give --yes, as in `{again}`. Nothing was changed.")
 
 
 @contextlib.contextmanager

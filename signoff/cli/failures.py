@@ -22,6 +22,7 @@ code  meaning
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sys
@@ -157,6 +158,10 @@ def failure_of(error: BaseException, *, where: str = "", debugging: bool = False
         return Failure(f"{prefix}“{_bytes_shown(error.object)}” holds bytes that are not UTF-8 "
                        "text, which signoff can neither keep nor look up: give it as UTF-8.",
                        EXIT_USAGE)
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return Failure(f"{prefix}signoff could not write: {error.strerror} (the output's, or a "
+                       "file's, disk is full): free some space there, and run it again.",
+                       EXIT_FAILED)  # (`signoff tasks > /dev/full`: told as unforeseen)
     log.debug("An unforeseen failure", exc_info=error)
     where_told = ("The traceback above shows where: report it." if debugging else
                   f"Run it again as `{runnable('--debug …')}` to see where, and report it.")

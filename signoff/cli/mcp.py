@@ -37,6 +37,18 @@ T = TypeVar("T")
 __all__ = ["mcp"]
 
 
+def _config_given(context: click.Context, parameter: click.Parameter, value: str) -> str:
+    """The guard's config file named; empty (an unset shell variable), a usage error saying so
+    (it was read as the folder the command runs in)."""
+    if not value.strip():
+        raise click.BadParameter("it is empty: give the guard's config file (an unset shell "
+                                 "variable gives an empty one).", context, parameter)
+    return value
+
+
+_CONFIG_ARGUMENT = click.argument("config_path", metavar="CONFIG", callback=_config_given)
+
+
 def _address(value: str, option: str = "--http") -> tuple[str, int]:
     """HOST and PORT of an address to serve at, if it is one and nothing else listens there
     (`option`: the option it was given with)."""
@@ -97,7 +109,7 @@ def mcp() -> None:
 @mcp.command()
 @APP_OPTION
 @click.option("--agent", "agent_name", required=True, help="The agent whose tools to serve.")
-@click.option("--for", "for_handle", envvar="SIGNOFF_MCP_FOR", metavar="HANDLE",
+@click.option("--for", "for_handle", envvar="SIGNOFF_MCP_FOR", metavar="HANDLE", callback=given,
               help="Over stdio: the person the work is for (over HTTP the token says).")
 @click.option("--skill", "skill_name", default=None, help="Serve this skill only.")
 @click.option("--subject", default=None, metavar="ID|FIELD=VALUE|JSON",
@@ -205,7 +217,7 @@ def _subject(app: Any, handle: Any, skill_name: str | None, given: str | None) -
 
 
 @mcp.command()
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.option("--http", "http_address", default=None, metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp (the inbox and REST API "
                    "beside it) instead of stdio.")
@@ -318,7 +330,7 @@ async def _guard(config: Any, http_address: str | None, inbox_address: str | Non
 
 
 @mcp.command()
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.argument("handle", callback=given)
 @click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
               "they are then who commands act as when --as is not given.")
@@ -352,7 +364,7 @@ def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
 
 
 @mcp.command()
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.argument("handle", callback=given)
 @PASSWORD_OPTIONS
 def password(config_path: str, handle: str, password: str | None, password_stdin: bool) -> None:
@@ -481,7 +493,7 @@ def _with_guard(config_path: str, work: Callable[[Any], T],
 
 
 @mcp.command(name="proposals")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @AS_OPTION
 @TOKEN_OPTION
 @JSON_OPTION
@@ -515,7 +527,7 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
 
 
 @mcp.command(name="approve")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.argument("proposal_id", callback=given)
 @AS_OPTION
 @TOKEN_OPTION
@@ -551,7 +563,7 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
 
 
 @mcp.command(name="reject")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.argument("proposal_id", callback=given)
 @click.option("--reason", required=True, help="Why not: the client is told it.")
 @AS_OPTION
@@ -575,7 +587,7 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
 
 
 @mcp.command(name="tasks")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @AS_OPTION
 @TOKEN_OPTION
 @click.option("--status", type=click.Choice(["Running", "Waiting", "Done", "Halted", "Failed"],
@@ -597,7 +609,7 @@ def guard_tasks(config_path: str, as_handle: str | None, token: str | None, stat
 
 
 @mcp.command(name="receipt")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.argument("task_id", callback=given)
 @AS_OPTION
 @TOKEN_OPTION
@@ -618,7 +630,7 @@ def guard_receipt(config_path: str, task_id: str, as_handle: str | None, token: 
 
 
 @mcp.command(name="rules")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @AS_OPTION
 @TOKEN_OPTION
 @click.option("--active", is_flag=True, help="Only rules still in force.")
@@ -645,7 +657,7 @@ def guard_rules(config_path: str, as_handle: str | None, token: str | None, acti
 
 
 @mcp.command(name="revoke")
-@click.argument("config_path", metavar="CONFIG")
+@_CONFIG_ARGUMENT
 @click.argument("rule_id", callback=given)
 @click.option("--why", default="", help="Why it is taken back.")
 @AS_OPTION

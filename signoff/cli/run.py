@@ -17,6 +17,7 @@ from signoff.cli import (
     Seconds,
     Steps,
     app_option_words,
+    given,
     load_app,
     main,
     model_with_its_provider,
@@ -44,7 +45,7 @@ log = logging.getLogger("signoff.cli")
 @main.command()
 @click.argument("agent")
 @click.argument("skill")
-@click.option("--for", "for_handle", metavar="HANDLE",
+@click.option("--for", "for_handle", metavar="HANDLE", callback=given,
               help="The person the work is for (their proposals are theirs to decide, unless "
                    "the skill routes them). Without it, the work is for nobody.")
 @click.option("--subject", metavar="ID|FIELD=VALUE|JSON",

@@ -314,7 +314,11 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
     secret = app.credentials.issue_token(
         person, label=label, purpose=TokenPurpose.CLIENT if client else TokenPurpose.PERSON)
     if save:
-        path = save_token(app, person.handle, secret)
+        try:
+            path = save_token(app, person.handle, secret)
+        except BaseException:  # kept nowhere: no token is left that nobody holds
+            app.credentials.revoke_token(_id_of(secret))
+            raise
         # The profile keeps tokens by database (an app or guard on another has its own): a
         # SQLite file is named by its path, any other database by its URL.
         database = kept_for(app).removeprefix("sqlite:///")
