@@ -4,13 +4,10 @@ one SQLite file and on PostgreSQL. Real processes, a real receiver on 127.0.0.1.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
-import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -20,33 +17,14 @@ import pytest
 from signoff import DeadlineOutcome, ProposalStatus, TaskStatus
 from signoff.notifications import notify_by_webhook
 from tests.deadlines_app import build, script
-from tests.ports import free_port
-
-
-class _Receiver(BaseHTTPRequestHandler):
-    bodies: list[dict[str, Any]]
-
-    def do_POST(self) -> None:
-        self.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+from tests.webhook_receiver import receiving
 
 
 @pytest.fixture
 def receiver() -> Iterator[SimpleNamespace]:
     """A webhook receiver on 127.0.0.1 that keeps each body POSTed to it."""
-    handler = type("Receiver", (_Receiver,), {"bodies": []})
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_address[1]}/hook",
-                          bodies=handler.bodies)
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with receiving() as received:
+        yield received
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

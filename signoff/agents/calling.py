@@ -31,7 +31,6 @@ from signoff.actions.results import ActionOutcome, ActionResult
 from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
-from signoff.agents.events import AgentProposed
 from signoff.agents.gate import Verdict, gate
 from signoff.agents.handing_back import read_result, task_view
 from signoff.agents.labelling import evidence_of, trusted_text
@@ -559,7 +558,8 @@ class CallSteps(StepUnits):
             repo.update_call(db, task.id, call.id, state=CallState.PROPOSED, leave=leave.words,
                              effects=list(proposal.effects))
             repo.insert_proposal(db, proposal, call=call, instructions=instructions,
-                                 trace_context=self.observer.trace_context())
+                                 trace_context=self.observer.trace_context(),
+                                 told_at=self.telling.told_at())
             repo.note(db, task.id, ReceiptKind.PROPOSAL,
                       f"{registered.agent.__name__} proposed {call.tool} to {words}{why}"
                       f"{steered}", proposal=proposal.id, tool=call.tool, arguments=arguments,
@@ -570,7 +570,7 @@ class CallSteps(StepUnits):
         self.kept_proposals.keep(Kept(proposal=proposal, call_id=call.id,
                                       instructions=instructions, task=task))
         self.observer.proposed(proposal, waits_on=words)
-        self._events.emit(AgentProposed(proposal=proposal))
+        self.telling.tell(proposal)
         return waits
 
     def _asked_again(self, db: repo.Executor, tool: str, asked: Proposal) -> _Asked:

@@ -25,7 +25,7 @@ from typing import Any
 from signoff.agents import holds
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
-from signoff.agents.events import AgentProposed, Events
+from signoff.agents.events import Events
 from signoff.agents.loop import Loop
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.skills import Route, Skill
@@ -323,12 +323,12 @@ class Deadlines:
             holds.lock(db, proposal.task)
             if not repo.escalate_proposal(
                     db, proposal, person_id=route.person.id if route.person else None,
-                    queue=route.queue or None, deadline_at=deadline, at=at):
+                    queue=route.queue or None, deadline_at=deadline, at=at,
+                    told_at=self._loop.telling.told_at()):
                 return None
             repo.note(db, proposal.task, ReceiptKind.ESCALATED, said, proposal=proposal.id,
                       to=route.words, deadline=deadline.isoformat() if deadline else None)
             found = repo.load_proposal(db, proposal.id)
         now_on = found[0] if found is not None else proposal
-        self._events.emit(AgentProposed(proposal=replace(now_on,
-                                                         decide_by=self._route_words(now_on))))
+        self._loop.telling.tell(replace(now_on, decide_by=self._route_words(now_on)))
         return DeadlinePassed(proposal=proposal.id, outcome=DeadlineOutcome.ESCALATED, said=said)

@@ -458,9 +458,10 @@ _CALL_BASE: dict[str, Any] = {k: _CALL_DEFAULTS.get(k) for k in _CALL_FIELDS}
 
 
 def insert_proposal(db: Executor, proposal: Proposal, *, call: CallRow, instructions: str,
-                    trace_context: Any = None) -> None:
+                    trace_context: Any = None, told_at: datetime | None = None) -> None:
     """Store a new proposal made for tool call `call` (`trace_context`: where its wait and
-    decision join the trace, when tracing is on)."""
+    decision join the trace, when tracing is on; `told_at`: when its deciders were told of it,
+    None until they are: `signoff.agents.telling`)."""
     _insert(db, proposals, dict(
         id=proposal.id, task_id=proposal.task, tool_call_id=call.id, call_id=call.call_id,
         agent=proposal.agent, skill=proposal.skill, skill_version=proposal.skill_version,
@@ -472,7 +473,7 @@ def insert_proposal(db: Executor, proposal: Proposal, *, call: CallRow, instruct
         routed=proposal.routed, for_id=proposal.for_id, status=proposal.status.value,
         created_at=proposal.created_at or now(), trace_context=trace_context,
         labels=[label.to_json() for label in proposal.labels] or None,
-        deadline_at=proposal.deadline_at, escalations=proposal.escalations,
+        deadline_at=proposal.deadline_at, escalations=proposal.escalations, told_at=told_at,
     ))
 
 
@@ -543,12 +544,15 @@ def unclaim_proposal(db: Executor, proposal_id: str) -> bool:
 
 
 def escalate_proposal(db: Executor, proposal: Proposal, *, person_id: str | None,
-                      queue: str | None, deadline_at: datetime | None, at: datetime) -> bool:
-    """Put a waiting proposal to another decider (a person or a queue), with its new deadline;
-    False when it was decided, or went on, since `proposal` was read."""
+                      queue: str | None, deadline_at: datetime | None, at: datetime,
+                      told_at: datetime | None = None) -> bool:
+    """Put a waiting proposal to another decider (a person or a queue), with its new deadline
+    (`told_at`: when they were told of it, None until they are); False when it was decided, or
+    went on, since `proposal` was read."""
     return _run_update(db, proposals, proposal.id, {
         "decide_person_id": person_id, "decide_queue": queue, "routed": True,
         "deadline_at": deadline_at, "escalations": proposal.escalations + 1, "escalated_at": at,
+        "told_at": told_at,
     }, guards={"status": ProposalStatus.WAITING.value,
                "escalations": proposal.escalations}) == 1
 

@@ -44,6 +44,7 @@ from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallOutcome, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, RunAgain, Step, WaitOn
 from signoff.agents.tasks import TaskStatus, waiting_words
+from signoff.agents.telling import Telling
 from signoff.exceptions import UnknownId
 from signoff.limits import budget
 from signoff.limits.steps import NextAction, next_action
@@ -76,6 +77,8 @@ class StepUnits:
         self._agents = agents
         self._route_words = route_words
         self._decider_of = decider_of
+        self.telling = Telling(database=database, events=events, route_words=route_words)
+        """Tells the app's handlers of each proposal made, at least once."""
         self.models: dict[str, Model] = {}
         self.made_models: set[str] = set()
         """The tasks whose model this process made from a spec: closed as the task ends (a

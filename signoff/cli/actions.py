@@ -256,8 +256,9 @@ def _work(app_spec: str | None, *, once: bool, every: float, stuck_after: timede
     working.append(runner)
     if once:
         settled = runner.recover(older_than=stuck_after)
+        told = runner.tell_untold(older_than=stuck_after)
         passed = runner.pass_deadlines()  # (run_once would pass them again: a look passes once)
-        click.echo(looked(settled, passed, runner.step_running()))
+        click.echo(looked(settled, passed, runner.step_running(), told))
         return
     click.echo(f"A worker of {app.name} looks every {every:g} s for work that can go on, and "
                "says what each look carried on (nothing while there is nothing to do); stop it "

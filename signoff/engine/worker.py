@@ -87,6 +87,14 @@ class Worker:
             runs.gone(run.id, run.run_by, run.run_until, run.decided_at, cutoff)) and (
             self._agency.decider.recover(run)))
 
+    def tell_untold(self, *, older_than: timedelta = timedelta(0),
+                    now: datetime | None = None) -> int:
+        """Tell the deciders of the waiting proposals a stopped process left untold (put, or
+        escalated, to them more than `older_than` before `now`, the time by default, and the
+        app's handlers of `AgentProposed` not yet called for them: `signoff.agents.telling`),
+        each once however many workers look. How many were told."""
+        return self._agency.loop.telling.tell_untold(older_than=older_than, now=now)
+
     def pass_deadlines(self, *, now: datetime | None = None) -> int:
         """Pass the deadlines of the proposals due by `now` (the time, by default): each is
         withdrawn (its task goes on) or put to its next decider. How many were."""
@@ -194,15 +202,17 @@ class Worker:
         task it steps has waited or ended, taking up no other."""
         recovered_at = time.monotonic()
         settled = self.recover(older_than=stuck_after)
+        told = self.tell_untold(older_than=stuck_after)
         while not stop():
             if time.monotonic() - recovered_at >= recover_every:
                 recovered_at = time.monotonic()
                 settled += self.recover(older_than=stuck_after)
+                told += self.tell_untold(older_than=stuck_after)
             passed = self.pass_deadlines()
             stepped = self.step_running(stop)
-            if tell is not None and (settled or passed or stepped):
-                tell(looked(settled, passed, stepped))
-            settled = 0
+            if tell is not None and (settled or passed or stepped or told):
+                tell(looked(settled, passed, stepped, told))
+            settled = told = 0
             if stepped == 0:  # (waiting in short spells: a stop asked is heard within one)
                 until = time.monotonic() + every
                 while not stop() and (left := until - time.monotonic()) > 0:
@@ -217,7 +227,9 @@ def _held_elsewhere(task: repo.TaskRow) -> bool:
         holder, task.id) and not holds.outlived(holder, task.held_until)
 
 
-def looked(settled: int, passed: int, stepped: int) -> str:
-    """What one look of a worker did, in a sentence."""
+def looked(settled: int, passed: int, stepped: int, told: int = 0) -> str:
+    """What one look of a worker did, in a sentence (`told`: of the proposals a stopped
+    process left untold, said only when there were some)."""
+    untold = f"; told the deciders of {told} proposal(s) nobody had told them of" if told else ""
     return (f"Settled {settled} interrupted approval(s); passed {passed} deadline(s); "
-            f"stepped {stepped} task(s).")
+            f"stepped {stepped} task(s){untold}.")

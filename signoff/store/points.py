@@ -13,6 +13,8 @@ scheduler falls that way. The points:
 - ``loop.call_marked``: an outside call the agent runs alone is marked running; it runs next.
 - ``loop.model_reserved``: a model call's cost is reserved; the model is asked next.
 - ``loop.model_replied``: the model replied; the reply is stored next.
+- ``proposal.told_next``: a proposal, or its escalation, is committed; the app's handlers of
+  ``AgentProposed`` are called next (``proposal`` names it).
 - ``decider.checked``: an approval checked its budget; the call is claimed next.
 - ``decider.claimed``: an approved outside call (or query) is claimed and marked running; it
   runs next.

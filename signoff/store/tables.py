@@ -148,6 +148,7 @@ proposals = Table(
     Column("escalated_at", UtcDateTime(), nullable=True),
     Column("run_by", String(200), nullable=True),
     Column("run_until", UtcDateTime(), nullable=True),
+    Column("told_at", UtcDateTime(), nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_deadline", "status", "deadline_at"),
     Index("signoff_proposals_task", "task_id"),
@@ -157,7 +158,8 @@ proposals = Table(
 """Each call put to a person: the exact call, why, what was looked at, and how it was decided;
 its deadline (`deadline_at`), and how often it went on to another decider when one passed;
 once approved, who runs a call that runs apart from its claim (`run_by`), and until when they
-are known to run it (`run_until`, renewed while it runs: `signoff.agents.runs`)."""
+are known to run it (`run_until`, renewed while it runs: `signoff.agents.runs`); when its
+deciders were told of it (`told_at`: `signoff.agents.telling`)."""
 
 standing_rules = Table(
     "signoff_standing_rules",

@@ -179,16 +179,18 @@ class TemporalWorker:
     def sweep(self) -> int:
         """Pass the deadlines due (a proposal whose task has no workflow timing it is passed
         here too; passing one twice is a no-op), settle approved calls whose process stopped
-        (`Worker.recover`: and tasks left Waiting on nothing for longer than `stuck_after`), and
+        (`Worker.recover`: and tasks left Waiting on nothing for longer than `stuck_after`), tell
+        the deciders of proposals a stopped process left untold that long (`Worker.tell_untold`),
         signal the workflows of Running tasks nobody is on, and move to the app's queue the
         workflows of its tasks left on the legacy one (`TemporalRunner.move_from_legacy_queue`);
-        how many calls and tasks were settled, signalled or moved. `Unreachable` when the
-        server does not answer (asked first). A task it lets go on is handed to its workflow,
-        not waited for (`TemporalRunner.signalling_only`)."""
+        how many calls and tasks were settled, signalled or moved, and proposals told.
+        `Unreachable` when the server does not answer (asked first). A task it lets go on is
+        handed to its workflow, not waited for (`TemporalRunner.signalling_only`)."""
         self._runner.check_reachable()
         with self._runner.signalling_only():  # (a task it lets go on is not waited for)
             self._in_process.pass_deadlines()
             settled = self._in_process.recover(older_than=self._stuck_after)
+            settled += self._in_process.tell_untold(older_than=self._stuck_after)
         moved = self._runner.move_from_legacy_queue()
         return settled + moved + self._runner.nudge_stalled(older_than=self._stalled_after)
 

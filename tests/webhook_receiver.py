@@ -1,0 +1,42 @@
+"""A webhook receiver on 127.0.0.1 that keeps each JSON body POSTed to it (for the tests of
+what a webhook is told, and how often)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+from typing import Any
+
+from tests.ports import free_port
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    bodies: list[dict[str, Any]]
+
+    def do_POST(self) -> None:
+        self.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def receiving() -> Iterator[SimpleNamespace]:
+    """The receiver's `url` and the `bodies` it was sent, while the block runs."""
+    handler = type("Receiver", (_Receiver,), {"bodies": []})
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_address[1]}/hook",
+                              bodies=handler.bodies)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
