@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from sqlalchemy import Numeric, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, Route, Skill, allow, deny, policy
+from signoff import Agent, App, Invalid, Permits, Route, Skill, allow, deny, policy
 from signoff.testing import ScriptedModel, says
 
 DATABASE = os.environ.get("WORKSHOP_DATABASE", "sqlite:///workshop.db")
@@ -67,6 +67,9 @@ def note_repair(repair: Repair, note: str) -> str:
 @app.action("Set the price")
 def set_price(repair: Repair, price: Decimal) -> str:
     """Set what the repair costs."""
+    if price < 0:  # (refused in the workshop's words: the agent, or the person, is told why)
+        raise Invalid(f"A price cannot be negative, and {price} is: give what the repair "
+                      "costs, 0 or more.")
     repair.price = price
     return f"{repair.ticket} costs {price}."
 

@@ -3,8 +3,11 @@ proposal is still fresh.
 
 The web inbox, the REST API and the command line read through this module, so that they agree
 on who sees what: a person sees the proposals they decide (theirs, or their queues'), a
-supervisor sees every one, and nobody else sees any. Pages are read by keyset (a cursor), so the
-first page and the thousandth cost the same.
+supervisor sees every one, and nobody else sees any. Those waiting are listed as what the person
+may decide (`Inbox.proposals`); their own work a skill routes to another, which they see but may
+not decide (DESIGN: "The person the work is for does not decide a routed proposal"), is listed
+apart (`Inbox.waiting_on_others`). Pages are read by keyset (a cursor), so the first page and the
+thousandth cost the same.
 """
 
 from __future__ import annotations
@@ -275,7 +278,10 @@ class Inbox:
         queue: str | None = None, limit: int = DEFAULT_PAGE, after: str | None = None,
     ) -> Page[Proposal]:
         """The proposals `person` may see, newest first, a page at a time: those waiting (by
-        default), or in `status` (None: any); only one queue's with `queue`."""
+        default), or in `status` (None: any); only one queue's with `queue`. Those waiting are
+        those `person` may decide: their own work a skill routes to another (to them, even, or
+        a queue of theirs: they see it, and may not decide it) is not among them, but listed
+        by `waiting_on_others`."""
         person = self._app.people.get(person)
         limit = max(1, min(limit, MAX_PAGE))
         cursor = _cursor(after)
@@ -292,6 +298,8 @@ class Inbox:
                 query: Select[Any] = select(proposals_table).where(branch)
                 if status is not None:
                     query = query.where(c.status == status.value)
+                if status is ProposalStatus.WAITING:
+                    query = query.where(_not_routed_work_of(person))
                 if cursor is not None:
                     query = query.where(or_(c.created_at < cursor[0],
                                             and_(c.created_at == cursor[0], c.id < cursor[1])))
@@ -305,6 +313,30 @@ class Inbox:
         last = items[-1] if items else None
         return Page(items=items, next=_cursor_of(last.created_at, last.id)
                     if more and last is not None and last.created_at is not None else None)
+
+    def waiting_on_others(self, person: Principal, *, limit: int = DEFAULT_PAGE
+                          ) -> Page[Proposal]:
+        """The proposals waiting that `person` sees and may not decide, newest first (the
+        first `limit`; `next` is not None when there are more): their own work, which its skill
+        routes to another — or to them, or to a queue of theirs, where the person the work is
+        for still does not decide it (`decidable`). Shown to read, never to decide."""
+        person = self._app.people.get(person)
+        limit = max(1, min(limit, MAX_PAGE))
+        if not self._may_decide_any(person):  # (sees no proposal: `_visible`)
+            return Page(items=[], next=None)
+        c = proposals_table.c
+        query: Select[Any] = (
+            select(proposals_table)
+            .where(or_(*self._visible(person)), c.status == _WAITING, c.for_id == person.id,
+                   c.routed == true())
+            .order_by(c.created_at.desc(), c.id.desc()).limit(limit + 1))
+        with self._app.database.reading() as db:
+            found = repo.load_proposals(db, query)
+        names = self._route_words()
+        items = [replace(p, decide_by=names(p)) for p in found[:limit]]
+        last = items[-1] if items else None
+        return Page(items=items, next=_cursor_of(last.created_at, last.id)
+                    if len(found) > limit and last is not None else None)
 
     def proposal(self, person: Principal, proposal_id: str) -> Proposal:
         """One proposal, when `person` may see it; `NotFound` otherwise (the same answer as for
@@ -517,6 +549,14 @@ class Inbox:
         actions = self._app.actions
         return any(may_return_outside_content(actions.get(name))
                    for skill in skills for name in skill.tool_names if name in actions)
+
+
+def _not_routed_work_of(person: Principal) -> ColumnElement[bool]:
+    """A proposal that is not `person`'s own work routed by its skill (which they do not
+    decide): for nobody, for another, or not routed. (Each branch its own: a `for_id` of NULL
+    would make the negation of their conjunction NULL, which no row passes.)"""
+    c = proposals_table.c
+    return or_(c.for_id.is_(None), c.for_id != person.id, c.routed == false())
 
 
 def _said_back(given: str, *, quoted: bool = False) -> str:

@@ -8,6 +8,13 @@ notifier for ``AgentProposed``::
                     inbox_url="https://signoff.example")
 
 A notifier that fails is logged by the app's events and never undoes or stops the work.
+
+Each proposal is told at least once (`signoff.agents.telling`: a process that stops between a
+proposal's commit and its telling leaves it for a worker to tell), so a decider may be told of
+it twice. Every sending of one notice — this proposal, put to this decider — carries the same
+key (`notice_key`): a webhook's ``notice`` member and ``Idempotency-Key`` header, an e-mail's
+``Message-ID``. A receiver that has seen the key drops the sending; an escalation to another
+decider is a notice of its own.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EmailNotifier",
     "WebhookNotifier",
+    "notice_key",
     "notify_by_email",
     "notify_by_webhook",
     "post_json",
@@ -200,19 +208,20 @@ class _HttpsWatched(urllib.request.HTTPSHandler):
 
 @sends
 def post_json(url: str, payload: dict[str, Any], *, secret: bytes | None = None,
-              timeout: float = 10.0) -> int:
-    """POST `payload` as JSON to `url` (signed with `secret`, when given); the status code.
+              timeout: float = 10.0, headers: Mapping[str, str] | None = None) -> int:
+    """POST `payload` as JSON to `url` (signed with `secret`, when given; with `headers`
+    besides its own); the status code.
     An answer other than 2xx, a redirect too (it is not followed), is an `OSError`
     (``urllib.error.HTTPError``); one not given in full within `timeout` seconds, all waits
     together, a `TimeoutError`."""
     if not url.startswith(("http://", "https://")):
         raise UserError(f"A webhook URL starts with http:// or https://, not {url!r}.")
     body = json.dumps(payload, sort_keys=True, default=str).encode()
-    headers = {"Content-Type": "application/json", "User-Agent": "signoff"}
+    sent = {**(headers or {}), "Content-Type": "application/json", "User-Agent": "signoff"}
     if secret:
         digest = hmac.new(secret, body, hashlib.sha256).hexdigest()
-        headers[SIGNATURE_HEADER] = f"sha256={digest}"
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        sent[SIGNATURE_HEADER] = f"sha256={digest}"
+    request = urllib.request.Request(url, data=body, headers=sent, method="POST")
     with _Deadline(timeout) as deadline:
         opener = urllib.request.build_opener(_HttpWatched(deadline), _HttpsWatched(deadline),
                                              _NoRedirect())
@@ -254,6 +263,13 @@ def send_email(message: EmailMessage, *, host: str, port: int = 25, starttls: bo
         if username:
             smtp.login(username, password)
         return dict(smtp.send_message(message))
+
+
+def notice_key(proposal: Proposal) -> str:
+    """The key every sending of one notice of `proposal` carries, the same each time it is told
+    (told again after a crash, or by a worker): its id and how many times its deadline has put
+    it to another (``<id>.0``; ``<id>.1`` once escalated: a notice to a new decider)."""
+    return f"{proposal.id}.{proposal.escalations}"
 
 
 def proposal_message(proposal: Proposal, *, inbox_url: str = "") -> dict[str, Any]:
@@ -323,10 +339,15 @@ class WebhookNotifier:
             return
         # When, and which sending, signed with the rest: a body replayed reads as sent then,
         # under a delivery id the receiver has seen (without them it was the same body again).
+        # `notice` is the same for every sending of this notice (told at least once: a
+        # receiver that has seen it drops the sending), `delivery` each sending's own.
+        notice = notice_key(proposal)
         body = {**proposal_message(proposal, inbox_url=self.inbox_url),
-                "sent_at": datetime.now(UTC).isoformat(), "delivery": uuid.uuid4().hex}
+                "sent_at": datetime.now(UTC).isoformat(), "delivery": uuid.uuid4().hex,
+                "notice": notice}
         try:
-            post_json(self.url, body, secret=secret, timeout=self.timeout)
+            post_json(self.url, body, secret=secret, timeout=self.timeout,
+                      headers={"Idempotency-Key": notice})
         except (OSError, http.client.HTTPException, ValueError) as error:  # (urllib's errors,
             # a refused connection, a timeout; an answer that is not HTTP, or a name the
             # resolver's encoding refuses, was a traceback in the log)
@@ -384,6 +405,8 @@ class EmailNotifier:
         mail["From"] = self.sender
         mail["To"] = ", ".join(to)
         mail["Subject"] = f"To decide: {proposal.label} ({proposal.agent})"
+        # (the same for each sending of this notice: a mail told again is known for the same)
+        mail["Message-ID"] = f"<signoff.{notice_key(proposal)}@{_mail_domain(self.sender)}>"
         shown = "\n".join(_block(f"  {k}: ", str(v)) for k, v in proposal.shown.items())
         lines = [f"{proposal.agent} proposes: {proposal.label}", shown, "",
                  _block("Why: ", proposal.why or "it gave no reason."), "",
@@ -449,6 +472,13 @@ class EmailNotifier:
                         "refused %s. The others were, and the proposal waits all the same; see "
                         "that the address is right.", proposal.id, proposal.label, self.host,
                         self.port, _refusals(refused))
+
+
+def _mail_domain(sender: str) -> str:
+    """The domain of a From address (``signoff@example.com`` → ``example.com``), for the
+    right side of a Message-ID; ``signoff.invalid`` when it has none a Message-ID may hold."""
+    domain = sender.rpartition("@")[2].strip().rstrip(">").strip()
+    return domain if re.fullmatch(r"[A-Za-z0-9.-]+", domain) else "signoff.invalid"
 
 
 def _decided_first(app: App | None, proposal: Proposal, told: str) -> bool:

@@ -280,15 +280,16 @@ def test_a_body_that_is_not_json_is_told_as_the_body(client: SimpleNamespace) ->
 
 def test_a_json_body_sent_as_another_kind_says_which_kind_to_send(client: SimpleNamespace) -> None:
     """A right body with a content type that is not JSON's is told which type to send (it was
-    told the body "is a JSON object", which it was)."""
+    told the body "is a JSON object", which it was): 415, unread (tests/
+    test_web_addresses_and_bodies.py has every type)."""
     shop = client
     (proposal,) = shop.app.proposals(task=price(shop).task)
     answer = shop.client.post(f"/api/proposals/{proposal.id}/reject",
                               content=json.dumps({"reason": "No."}).encode(),
                               headers={**bearer(shop, "Mia"), "content-type": "text/plain"})
-    assert (answer.status_code, answer.json()["detail"]) == (422, (
-        "The body is a JSON object of this operation's fields, sent as Content-Type: "
-        "application/json."))
+    assert (answer.status_code, answer.json()["detail"]) == (415, (
+        "This body is sent as “text/plain”, and the API reads only JSON: send it as "
+        "Content-Type: application/json. Nothing was read, nor done."))
     assert shop.app.proposal(proposal).status is ProposalStatus.WAITING
 
 

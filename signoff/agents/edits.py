@@ -49,7 +49,7 @@ def changed_values(actions: Actions, proposal: Proposal, edited: Mapping[str, An
     parameters = {p.name for p in info.parameters}
     unknown = sorted(set(edited) - parameters)
     if unknown:
-        raise EditRefused(f"{proposal.action} has no argument {', '.join(unknown)} to change "
+        raise EditRefused(f"{proposal.action} has no argument {_some_of(unknown)} to change "
                           f"(its arguments are {', '.join(sorted(parameters)) or 'none'}); the "
                           "tool itself cannot be changed.")
     given = {k: _as_json(k, v) for k, v in edited.items()}
@@ -91,6 +91,23 @@ def said_changed(changed: dict[str, Any]) -> str:
     if not changed:
         return ""
     return " with " + ", ".join(f"{k} changed to {json.dumps(v)}" for k, v in changed.items())
+
+
+def _some_of(names: list[str]) -> str:
+    """`names` as a sentence says them: the first `_MOST_NAMED`, each cut past `_LONGEST_NAME`
+    characters, and how many more (a yes naming 80,000 arguments the tool has not was refused
+    in a sentence of half a megabyte, kept whole in the log and said whole by the CLI)."""
+    shown = [n if len(n) <= _LONGEST_NAME else f"{n[:_LONGEST_NAME]}… ({len(n):,} characters)"
+             for n in names[:_MOST_NAMED]]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" (and {more:,} more)" if more else "")
+
+
+_MOST_NAMED = 20
+"""The most names of arguments a refusal names (as the web's 422 names the first 20 values)."""
+
+_LONGEST_NAME = 80
+"""The most characters of one name a refusal says."""
 
 
 _HOLDING = (ParameterKind.STRUCTURE, ParameterKind.SEQUENCE)

@@ -7,6 +7,9 @@ answered at once and its body is never read: an unauthenticated 150 MB upload co
 nothing but the headers. A body that says its length is refused by that length (413); a body
 sent in chunks is counted as it comes, and refused (413) the moment it passes the limit.
 
+A body posted to the API is JSON's (``application/json``, in UTF-8), or refused (415) unread,
+in a sentence naming the type to send (`_not_json`): the API's operations declare no other.
+
 Its answers carry the headers every answer of the web app carries (`security_headers`). HEAD,
 which HTTP has answered wherever GET is, is passed on as GET, and its answer sent without a body.
 """
@@ -23,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.app import App
 from signoff.exceptions import StoreError
+from signoff.web.addresses import api_address
 from signoff.web.auth import PERSON_STATE, bearer_principal_of
 from signoff.web.problems import (
     MEDIA_TYPE,
@@ -68,6 +72,7 @@ class Admission:
         if scope["type"] != "http":
             await self.inner(scope, receive, send)
             return
+        scope = api_address(scope)  # (an API address ending in a slash: as the one without)
         if scope.get("method") == "HEAD":  # (HTTP has it answered wherever GET is: as GET is)
             scope, send = {**scope, "method": "GET"}, _headers_only(send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
@@ -91,6 +96,12 @@ class Admission:
                 return
             scope.setdefault("state", {})[PERSON_STATE] = person
         declared = headers.get("content-length", "")
+        if is_api(path) and scope.get("method") == "POST" and (
+                declared not in ("", "0") or "transfer-encoding" in headers):
+            refusal = _not_json(headers.get("content-type", ""))
+            if refusal:  # (the body is read as nothing else: refused before it is read at all)
+                await _answer(send, path, refusal)
+                return
         as_json = is_api(path) or prefers_problem(headers.get("accept", ""))
         if declared.isdigit() and int(declared) > self.max_body_bytes:
             await _answer(send, path, self.too_large(), as_json=as_json)
@@ -128,6 +139,40 @@ class Admission:
                 await send(message)
 
         return counted_receive, guarded_send
+
+
+def _not_json(content_type: str) -> ProblemError | None:
+    """The refusal (415) of an API request's body sent as `content_type`, or None when it is
+    JSON's (``application/json``, in UTF-8). The API's operations take JSON objects, and no
+    other type: a body sent as ``application/vnd.foo+json`` (or with no type) was read as JSON
+    all the same, as if the client meant it so, whatever the type it named asks of a reader."""
+    kind, *parameters = (part.strip() for part in content_type.split(";"))
+    said = _said_type(kind)
+    if kind.lower() != JSON_TYPE:
+        told = (f"This body is sent as {said}, and the API reads only JSON: send it as "
+                f"Content-Type: {JSON_TYPE}." if kind else
+                f"This body is sent with no Content-Type, and the API reads only JSON: send it "
+                f"as Content-Type: {JSON_TYPE}.")
+    else:
+        charsets = [value.strip().strip('"') for name, _, value in
+                    (p.partition("=") for p in parameters) if name.strip().lower() == "charset"]
+        if all(c.lower().replace("-", "").replace("_", "") == "utf8" for c in charsets):
+            return None
+        told = (f"This body is sent in {_said_type(charsets[-1])}, and the API reads JSON in "
+                f"UTF-8 only: send it in UTF-8 (Content-Type: {JSON_TYPE}).")
+    return ProblemError(415, told + " Nothing was read, nor done.",
+                        type_="urn:signoff:problem:unsupported-media-type",
+                        headers={"Accept-Post": JSON_TYPE})
+
+
+JSON_TYPE = "application/json"
+"""The one type of body the API reads."""
+
+
+def _said_type(given: str) -> str:
+    """A type a client named, fit to be said back: quoted, and cut past 80 characters."""
+    shown = given if len(given) <= 80 else given[:80] + "…"
+    return f"“{shown}”" if shown.isprintable() else repr(shown)
 
 
 def _headers_only(send: Send) -> Send:

@@ -22,6 +22,7 @@ from signoff.web.auth import bearer_principal
 from signoff.web.problems import (
     PROBLEM_RESPONSES,
     UNAVAILABLE_RESPONSE,
+    UNSUPPORTED_BODY_RESPONSE,
     ProblemError,
     to_problem,
 )
@@ -118,7 +119,9 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
                                            description="The `next` of the page before.")] = None,
     ) -> ProposalPage:
         """The proposals you may decide (yours and your queues'), newest first, a page at a
-        time; a supervisor sees every one."""
+        time; a supervisor sees every one. Those waiting are those you may decide: your own
+        work, which its skill routes to another, is not listed as waiting (you do not decide
+        it; its task, in /api/tasks, says what it waits on)."""
         chosen = _STATUSES.get(status.strip().lower())
         if chosen is None:
             raise ProblemError(422, f"{status!r} is not a proposal's status: choose one of "
@@ -136,7 +139,7 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return ProposalOut.of(proposal, fresh)
 
     @router.post("/proposals/{proposal_id}/approve", tags=["proposals"],
-                 responses=UNAVAILABLE_RESPONSE)
+                 responses={**UNAVAILABLE_RESPONSE, **UNSUPPORTED_BODY_RESPONSE})
     def approve(proposal_id: str, person: Me, body: ApproveIn | None = None) -> DecisionOut:
         """Say yes: it runs now, as the agent on behalf of you (only what both may). A stale
         proposal does not run; its status says so. When what the call needs outside cannot be
@@ -156,7 +159,8 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
             out.rule = RuleOut.of(decision.rule, inbox.covers(decision.rule))
         return out
 
-    @router.post("/proposals/{proposal_id}/reject", tags=["proposals"])
+    @router.post("/proposals/{proposal_id}/reject", tags=["proposals"],
+                 responses=UNSUPPORTED_BODY_RESPONSE)
     def reject(proposal_id: str, body: RejectIn, person: Me) -> DecisionOut:
         """Say no, with a reason: the agent is told it, and goes on."""
         inbox.proposal(person, proposal_id)
@@ -188,7 +192,7 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
                                  limit, after)
         return RulePage(items=items, next=following)
 
-    @router.post("/rules/{rule_id}/revoke", tags=["rules"])
+    @router.post("/rules/{rule_id}/revoke", tags=["rules"], responses=UNSUPPORTED_BODY_RESPONSE)
     def revoke(rule_id: str, person: Me, body: RevokeIn | None = None) -> RuleOut:
         """Take a standing rule back, from the agent's next step on. The body may be left out:
         no reason given."""

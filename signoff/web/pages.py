@@ -234,7 +234,8 @@ class Pages:
 
     def home(self, request: Request, status: str = "Waiting", queue: str | None = None,
              after: str | None = None) -> HTMLResponse:
-        """My proposals and my queues': those waiting, newest first (or in another status)."""
+        """My proposals and my queues': those waiting that I may decide, newest first (or in
+        another status); below them, my own work waiting on another's decision, to read."""
         person = self.person(request)
         by_name = {s.value.lower(): s for s in ProposalStatus}
         try:
@@ -250,9 +251,12 @@ class Pages:
                                        else "leave Queue empty."),
                                type_="urn:signoff:problem:not-found")
         page = self.inbox.proposals(person, status=chosen, queue=queue or None, after=after)
+        # (their own work routed to another: shown apart, to read, under what they decide)
+        others = self.inbox.waiting_on_others(person) if (
+            chosen is ProposalStatus.WAITING and not queue and not after) else None
         decided = [p.decided_by for p in page.items if p.decided_by]
         deciders = self.app.people.find_each(decided) if decided else {}
-        return self.render(request, "inbox.html", person=person, page=page,
+        return self.render(request, "inbox.html", person=person, page=page, others=others,
                            wanted=chosen.value if chosen else "any",
                            decided_by={key: who.name for key, who in deciders.items()},
                            queue=queue or "", statuses=[s.value for s in ProposalStatus],

@@ -34,6 +34,7 @@ __all__ = [
     "MEDIA_TYPE",
     "PROBLEM_RESPONSES",
     "UNAVAILABLE_RESPONSE",
+    "UNSUPPORTED_BODY_RESPONSE",
     "Problem",
     "ProblemError",
     "instance_of",
@@ -305,3 +306,10 @@ UNAVAILABLE_RESPONSE: dict[int | str, dict[str, Any]] = {
           "content": _content()},
 }
 """What an approval may answer besides: its call could not reach what it needs."""
+
+UNSUPPORTED_BODY_RESPONSE: dict[int | str, dict[str, Any]] = {
+    415: {"description": "A body sent as another type than application/json (in UTF-8), or "
+                         "with none: nothing was read, nor done.",
+          "content": _content()},
+}
+"""What an operation taking a body may answer besides: a body of another type than JSON's."""
