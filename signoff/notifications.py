@@ -7,7 +7,8 @@ notifier for ``AgentProposed``::
     notify_by_email(app, host="smtp.example", sender="signoff@example.com",
                     inbox_url="https://signoff.example")
 
-A notifier that fails is logged by the app's events and never undoes or stops the work.
+A notifier that fails logs why, in a sentence, and never undoes or stops the work; the proposal
+is told again later (`signoff.agents.telling`).
 
 Each proposal is told at least once (`signoff.agents.telling`: a process that stops between a
 proposal's commit and its telling leaves it for a worker to tell), so a decider may be told of
@@ -41,7 +42,7 @@ from email.message import EmailMessage
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from signoff.agents.events import AgentProposed
+from signoff.agents.events import AgentProposed, NotTold
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.effects import sends
 from signoff.exceptions import StoreError, UnknownId, UserError
@@ -331,8 +332,9 @@ class WebhookNotifier:
         _check_settings("A webhook", inbox_url=self.inbox_url, timeout=self.timeout)
 
     def __call__(self, event: AgentProposed) -> None:
-        """Tell the webhook of `event`'s proposal (a receiver that cannot be told is logged in
-        a sentence: the proposal waits all the same)."""
+        """Tell the webhook of `event`'s proposal. A receiver that cannot be told is logged in
+        a sentence, and `NotTold` raised: the proposal waits all the same, and is told again
+        later (`signoff.agents.telling`)."""
         secret = self.secret.encode() if isinstance(self.secret, str) else self.secret
         proposal = event.proposal
         if _decided_first(self.app, proposal, f"the webhook {_shown(self.url)}"):
@@ -352,8 +354,10 @@ class WebhookNotifier:
             # a refused connection, a timeout; an answer that is not HTTP, or a name the
             # resolver's encoding refuses, was a traceback in the log)
             log.warning("The webhook %s was not told of proposal %s (%s): %s. The proposal "
-                        "waits all the same; see that the receiver is up and takes the POST.",
+                        "waits all the same, and a worker tells it again later; see that the "
+                        "receiver is up and takes the POST.",
                         _shown(self.url), proposal.id, proposal.label, _why(error))
+            raise NotTold(proposal.id) from error
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -439,8 +443,9 @@ class EmailNotifier:
         _check_settings("An e-mail notifier", inbox_url=self.inbox_url, timeout=self.timeout)
 
     def __call__(self, event: AgentProposed) -> None:
-        """Write to whoever decides `event`'s proposal (a server that cannot be reached is
-        logged in a sentence: the proposal waits all the same)."""
+        """Write to whoever decides `event`'s proposal. A server that cannot be reached, or
+        takes no mail, is logged in a sentence, and `NotTold` raised: the proposal waits all
+        the same, and is told again later (`signoff.agents.telling`)."""
         proposal = event.proposal
         if _decided_first(self.app, proposal, "anyone by e-mail"):
             return
@@ -463,10 +468,10 @@ class EmailNotifier:
         except (OSError, ValueError) as error:  # (smtplib's errors, a refused connection, a
             # timeout, a name the resolver's encoding refuses)
             log.warning("Nobody was e-mailed of proposal %s (%s): the SMTP server %s:%s %s. The "
-                        "proposal waits all the same; see that the server is up and takes the "
-                        "mail.", proposal.id, proposal.label, self.host, self.port,
-                        f"could not take it ({_why(error)})")
-            return
+                        "proposal waits all the same, and a worker tells it again later; see "
+                        "that the server is up and takes the mail.", proposal.id, proposal.label,
+                        self.host, self.port, f"could not take it ({_why(error)})")
+            raise NotTold(proposal.id) from error
         if refused:  # (the others were mailed; these were told nothing, and nothing said so)
             log.warning("Not everyone was e-mailed of proposal %s (%s): the SMTP server %s:%s "
                         "refused %s. The others were, and the proposal waits all the same; see "

@@ -96,8 +96,8 @@ def test_a_webhook_that_redirects_is_logged_as_not_told_and_the_work_goes_on(
         f"The webhook http://127.0.0.1:{redirecting.port}/… was not told of proposal "
         f"{proposal.id} (Set the price): it answered HTTP 302 Found, a redirect to "
         f"http://127.0.0.1:{redirecting.port}/…, which is not followed (it would drop the "
-        "body): give the address it redirects to. The proposal waits all the same; see that "
-        "the receiver is up and takes the POST.")
+        "body): give the address it redirects to. The proposal waits all the same, and a "
+        "worker tells it again later; see that the receiver is up and takes the POST.")
     assert told.exc_info is None
 
 

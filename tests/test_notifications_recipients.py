@@ -12,32 +12,18 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from signoff import AgentRefused, DeadlineOutcome, TaskStatus, policy
 from signoff.notifications import notify_by_email
 from tests.deadlines_app import build, script
-from tests.ports import free_port
-
-
-class _Mailbox:
-    def __init__(self) -> None:
-        self.mail: list[Any] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.mail.append(envelope)
-        return "250 OK"
+from tests.smtp_server import Mailbox, smtp_server
 
 
 @pytest.fixture
 def smtp() -> Iterator[SimpleNamespace]:
     """An SMTP server on 127.0.0.1 that keeps what it is sent."""
-    port = free_port()
-    mailbox = _Mailbox()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield SimpleNamespace(port=port, mail=mailbox.mail)
-    controller.stop()
+    with smtp_server() as server:
+        yield server
 
 
 @pytest.fixture
@@ -102,7 +88,7 @@ def test_nobody_to_mail_but_the_person_the_work_is_for_is_said_so_in_the_log(
         "supervisor may still decide it, in the inbox).")
 
 
-class _Choosy(_Mailbox):
+class _Choosy(Mailbox):
     """Refuses mail to any address at refused.example."""
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
@@ -116,12 +102,8 @@ class _Choosy(_Mailbox):
 @pytest.fixture
 def choosy() -> Iterator[SimpleNamespace]:
     """An SMTP server on 127.0.0.1 that refuses the addresses of refused.example."""
-    port = free_port()
-    mailbox = _Choosy()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield SimpleNamespace(port=port, mail=mailbox.mail)
-    controller.stop()
+    with smtp_server(_Choosy()) as server:
+        yield server
 
 
 def test_a_recipient_the_server_refuses_is_said_in_the_log_and_the_others_are_mailed(
@@ -164,7 +146,7 @@ def test_a_server_refusing_every_recipient_is_said_in_a_sentence(
         assert told.getMessage() == (
             f"Nobody was e-mailed of proposal {proposal.id} (Set the price): the SMTP server "
             f"127.0.0.1:{choosy.port} could not take it (it refused gil@refused.example (550 "
-            "No such user here)). The proposal waits all the same; see that the server is up "
-            "and takes the mail.")
+            "No such user here)). The proposal waits all the same, and a worker tells it again "
+            "later; see that the server is up and takes the mail.")
     finally:
         shop.app.database.dispose()

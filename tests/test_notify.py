@@ -17,7 +17,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from signoff import App, TaskStatus
 from signoff.exceptions import UserError
@@ -28,6 +27,7 @@ from signoff.notifications import (
     post_json,
     send_email,
 )
+from tests.smtp_server import smtp_server
 from tests.workshop_web import open_workshop, price
 
 
@@ -65,26 +65,11 @@ def webhook() -> Iterator[SimpleNamespace]:
     thread.join()
 
 
-class _Mailbox:
-    def __init__(self) -> None:
-        self.mail: list[Any] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.mail.append(envelope)
-        return "250 OK"
-
-
 @pytest.fixture
 def smtp() -> Iterator[SimpleNamespace]:
     """An SMTP server (aiosmtpd) on 127.0.0.1 that keeps what it is sent."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    mailbox = _Mailbox()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield SimpleNamespace(port=port, mail=mailbox.mail)
-    controller.stop()
+    with smtp_server() as server:
+        yield server
 
 
 @pytest.mark.parametrize("secret", [b"s3cret", "s3cret"])
@@ -137,8 +122,8 @@ def test_a_failing_webhook_does_not_stop_the_work(shop: SimpleNamespace,
     assert told.getMessage() == (
         f"The webhook {webhook.url.rsplit('/', 1)[0]}/… was not told of proposal {proposal.id} "
         "(Set the price): it "
-        "answered HTTP 500 Internal Server Error. The proposal waits all the same; see that the "
-        "receiver is up and takes the POST.")
+        "answered HTTP 500 Internal Server Error. The proposal waits all the same, and a worker "
+        "tells it again later; see that the receiver is up and takes the POST.")
     assert told.exc_info is None
     assert "A handler of AgentProposed failed" not in caplog.text
 
@@ -158,8 +143,9 @@ def test_an_smtp_server_that_cannot_be_reached_is_told_in_a_sentence(
     assert told.getMessage().startswith(
         f"Nobody was e-mailed of proposal {proposal.id} (Set the price): the SMTP server "
         f"127.0.0.1:{port} could not take it ("), told.getMessage()
-    assert told.getMessage().endswith("The proposal waits all the same; see that the server is "
-                                      "up and takes the mail.")
+    assert told.getMessage().endswith("The proposal waits all the same, and a worker tells it "
+                                      "again later; see that the server is up and takes the "
+                                      "mail.")
     assert told.exc_info is None
 
 

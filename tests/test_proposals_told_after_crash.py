@@ -1,8 +1,8 @@
 """A process that stops between a proposal's commit and telling its decider: the proposal waits,
 nobody was told, and a worker tells them — once, however often it looks; a proposal its process
 told is never told again by a worker. The same for a proposal put to the next decider as its
-deadline passed. A real child process SIGKILLed at that point, a real webhook receiver on
-127.0.0.1, on one SQLite file and on PostgreSQL."""
+deadline passed, and for a receiver that was down. A real child process SIGKILLed at that point,
+a real webhook receiver on 127.0.0.1, on one SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from signoff import ProposalStatus, TaskStatus
+from signoff.agents.telling import AGAIN_AFTER, MOST_TRIES
 from signoff.engine.worker import looked
 from signoff.notifications import notify_by_webhook
 from signoff.store import points
@@ -126,3 +127,53 @@ def test_a_look_that_told_says_so() -> None:
                                "stepped 0 task(s).")
     assert looked(1, 0, 2, 3).endswith(
         "stepped 2 task(s); told the deciders of 3 proposal(s) nobody had told them of.")
+
+
+def test_a_receiver_down_is_told_again_later_and_at_last_given_up_on(
+        tmp_path: Path, receiver: SimpleNamespace, caplog: pytest.LogCaptureFixture) -> None:
+    """A webhook down as the proposal is made is tried again by a worker once its next try has
+    come (a minute on), not before, with the same notice; once up, it is told, and no more. One
+    that stays down is tried `MOST_TRIES` times in all, further apart each time, then given up
+    on in a sentence; the proposal waits in the inbox all the same."""
+    shop = build(f"sqlite:///{tmp_path / 'down.db'}")
+    try:
+        notify_by_webhook(shop.app, receiver.url, timeout=30)
+        worker = shop.app.worker()
+        receiver.down[0] = True
+        outcome = shop.app.agent(shop.Clerk).do(shop.PriceFleetTicket(), None, for_=shop.mia,
+                                                model=script(shop, 60))
+        assert outcome.status is TaskStatus.WAITING
+        (proposal,) = shop.app.proposals(task=outcome.task)
+        assert _told(receiver) == [(proposal.id, "Noor")]  # tried, and not taken
+        made = proposal.created_at
+        assert worker.tell_untold(now=made + timedelta(seconds=30)) == 0  # not yet again
+        assert len(receiver.bodies) == 1
+
+        receiver.down[0] = False
+        assert worker.tell_untold(now=made + timedelta(minutes=2)) == 1
+        assert _told(receiver) == [(proposal.id, "Noor")] * 2
+        first, again = receiver.bodies
+        assert first["notice"] == again["notice"]
+        assert first["delivery"] != again["delivery"]
+        assert worker.tell_untold(now=made + timedelta(days=3)) == 0  # told: no more
+        assert len(receiver.bodies) == 2
+
+        # Down for good: tried MOST_TRIES times in all, then given up on.
+        receiver.bodies.clear()
+        receiver.down[0] = True
+        outcome = shop.app.agent(shop.Clerk).do(shop.PriceFleetTicket(), None, for_=shop.mia,
+                                                model=script(shop, 61))
+        (down,) = shop.app.proposals(task=outcome.task)
+        at, looks = down.created_at, 0
+        while looks < 50 and worker.tell_untold(now=at) == 0 and len(
+                receiver.bodies) < MOST_TRIES:
+            at += AGAIN_AFTER[-1]
+            looks += 1
+        assert len(receiver.bodies) == MOST_TRIES
+        assert worker.tell_untold(now=at + timedelta(days=30)) == 0
+        assert len(receiver.bodies) == MOST_TRIES
+        assert (f"Nobody was told of proposal {down.id} (Set the price) after {MOST_TRIES} "
+                "tries: it is not tried again. It waits in the inbox all the same.") in caplog.text
+        assert shop.app.proposal(down).status is ProposalStatus.WAITING
+    finally:
+        shop.app.database.dispose()

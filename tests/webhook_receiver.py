@@ -16,10 +16,12 @@ from tests.ports import free_port
 
 class _Receiver(BaseHTTPRequestHandler):
     bodies: list[dict[str, Any]]
+    down: list[bool]
 
     def do_POST(self) -> None:
         self.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-        self.send_response(204)
+        self.send_response(503 if self.down[0] else 204)
+        self.send_header("Content-Length", "0")
         self.end_headers()
 
     def log_message(self, *args: Any) -> None:
@@ -28,14 +30,15 @@ class _Receiver(BaseHTTPRequestHandler):
 
 @contextmanager
 def receiving() -> Iterator[SimpleNamespace]:
-    """The receiver's `url` and the `bodies` it was sent, while the block runs."""
-    handler = type("Receiver", (_Receiver,), {"bodies": []})
+    """The receiver's `url` and the `bodies` it was sent, while the block runs; while its
+    `down[0]` is set, it answers each 503."""
+    handler = type("Receiver", (_Receiver,), {"bodies": [], "down": [False]})
     server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_address[1]}/hook",
-                              bodies=handler.bodies)
+                              bodies=handler.bodies, down=handler.down)
     finally:
         server.shutdown()
         server.server_close()

@@ -3,7 +3,7 @@
 from signoff.agents.agency import Agency, AgentHandle, SkillLeave, Skills
 from signoff.agents.agent import Agent
 from signoff.agents.deadlines import DeadlineOutcome, DeadlinePassed
-from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting
+from signoff.agents.events import AgentProposalDecided, AgentProposed, AgentTaskWaiting, NotTold
 from signoff.agents.gate import Verdict, gate
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.oversight import Oversight
@@ -31,6 +31,7 @@ __all__ = [
     "Evidence",
     "Leave",
     "ModelSpec",
+    "NotTold",
     "Outcome",
     "Oversight",
     "Permits",

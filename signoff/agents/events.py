@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from signoff.exceptions import UserError
 
-__all__ = ["AgentProposalDecided", "AgentProposed", "AgentTaskWaiting", "Events"]
+__all__ = ["AgentProposalDecided", "AgentProposed", "AgentTaskWaiting", "Events", "NotTold"]
 
 log = logging.getLogger("signoff.agents")
 E = TypeVar("E")
@@ -44,6 +44,12 @@ class AgentTaskWaiting:
     """What it waits on, in words."""
 
 
+class NotTold(Exception):
+    """Raised by a handler of `AgentProposed` that could not tell anyone (a receiver down), once
+    it has logged why: the proposal is told again later, by a worker (`signoff.agents.telling`).
+    Any other exception a handler raises counts the same, logged with its traceback."""
+
+
 class Events:
     """Handlers by event type: ``app.on(AgentProposed, notify)``. A handler that raises is
     logged; it never undoes or stops the work that raised the event."""
@@ -65,10 +71,16 @@ class Events:
         """Whether any handler listens for events of this type."""
         return bool(self._handlers.get(event))
 
-    def emit(self, event: object) -> None:
-        """Tell every handler of this event's type."""
+    def emit(self, event: object) -> bool:
+        """Tell every handler of this event's type: whether each took it (one that raised did
+        not: `NotTold`, which it has logged, or another exception, logged here)."""
+        took = True
         for handler in self._handlers.get(type(event), []):
             try:
                 handler(event)
+            except NotTold:
+                took = False
             except Exception:
                 log.exception("A handler of %s failed", type(event).__name__)
+                took = False
+        return took

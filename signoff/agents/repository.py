@@ -506,6 +506,11 @@ def load_proposals(db: Executor, query: Select[Any]) -> list[Proposal]:
     return [_proposal(r._mapping) for r in db.execute(query)]
 
 
+def proposal_from(row: Mapping[str, Any]) -> Proposal:
+    """The proposal a row of the proposals' table holds."""
+    return _proposal(row)
+
+
 def said_no_to(db: Executor, task_id: str, fingerprint: str) -> str | None:
     """The id of the latest proposal of task `task_id` with `fingerprint` that a person said
     no to, or None (asked at every proposal: its id alone)."""
@@ -552,7 +557,7 @@ def escalate_proposal(db: Executor, proposal: Proposal, *, person_id: str | None
     return _run_update(db, proposals, proposal.id, {
         "decide_person_id": person_id, "decide_queue": queue, "routed": True,
         "deadline_at": deadline_at, "escalations": proposal.escalations + 1, "escalated_at": at,
-        "told_at": told_at,
+        "told_at": told_at, "tell_tries": 0, "tell_next_at": None,
     }, guards={"status": ProposalStatus.WAITING.value,
                "escalations": proposal.escalations}) == 1
 

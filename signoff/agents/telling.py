@@ -2,21 +2,28 @@
 
 The app's handlers of `AgentProposed` (a webhook, an e-mail: `signoff.notifications`) are called
 once a proposal, or its escalation to another decider, has committed. A process that stops
-between the two would leave its decider never told. So a proposal is stored untold (its
-`told_at` empty) when the app has such handlers, and marked told once they were called; a worker
-calls them for the waiting proposals left untold longer than a live process could take to get
-there (`Telling.tell_untold`), each once however many workers look at the same moment. A crash
-after the handlers ran but before the mark was written tells that decider twice: the proposal's
-id, in what they are told, is the same both times.
+between the two would leave its decider never told, and so would a receiver down at that moment.
+So a proposal is stored untold (its `told_at` empty) when the app has such handlers, and marked
+told once they took it; one they did not take (a handler raised: `NotTold`) is tried again later
+(`tell_next_at`, further apart each time: `AGAIN_AFTER`), up to `MOST_TRIES` times in all. A
+worker tells the waiting proposals left untold (`Telling.tell_untold`): those whose next try has
+come, and those no try was made of for longer than a live process could take to make one; each
+taken by one worker however many look at the same moment, and tried again if that worker stops.
+
+Told again, a handler is called again: a webhook or a mail that did go out before a crash, or
+beside a handler that failed, goes out twice, under the same notice (`notice_key`), which a
+receiver keeps to show nothing twice.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import Select, and_, func, or_, select, update
 
 from signoff.agents import repository as repo
 from signoff.agents.events import AgentProposed, Events
@@ -25,7 +32,17 @@ from signoff.store import points
 from signoff.store.database import Database
 from signoff.store.tables import proposals
 
-__all__ = ["Telling"]
+__all__ = ["AGAIN_AFTER", "MOST_TRIES", "Telling"]
+
+log = logging.getLogger("signoff.agents")
+
+AGAIN_AFTER = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30),
+               timedelta(hours=2), timedelta(hours=6), timedelta(hours=12))
+"""How long after each try that was not taken the next is made (after the first, a minute; then
+five; ... the last of these after each further try)."""
+
+MOST_TRIES = 8
+"""The most tries made to tell of one proposal (or of one escalation): about a day and a half."""
 
 
 class Telling:
@@ -44,44 +61,75 @@ class Telling:
         return None if self._events.has(AgentProposed) else repo.now()
 
     def tell(self, proposal: Proposal) -> None:
-        """Call the app's handlers for `proposal` (committed, with `told_at()`), then mark it
-        told, unless a worker has since told it."""
+        """Call the app's handlers for `proposal` (committed, with `told_at()`, and tried
+        never), then mark it told, or, when one of them did not take it, when it is tried
+        next."""
         if not self._events.has(AgentProposed):
             return
         points.reached("proposal.told_next", proposal=proposal.id)
-        self._events.emit(AgentProposed(proposal=proposal))
+        took = self._events.emit(AgentProposed(proposal=proposal))
         with self._database.connect() as db:
-            _mark_told(db, proposal.id)
+            if took:
+                _mark_told(db, proposal.id)
+            else:
+                _put_off(db, proposal.id, tried=0)
 
     def tell_untold(self, *, older_than: timedelta, now: datetime | None = None) -> int:
-        """Tell the deciders of the waiting proposals left untold since more than `older_than`
-        before `now` (the time, by default; put to them, or escalated to them, by a process
-        that stopped before it told them), each once: how many were told."""
+        """Tell the deciders of the waiting proposals left untold whose next try has come by
+        `now` (the time, by default), and of those never tried since more than `older_than`
+        before it (put, or escalated, to them by a process that stopped before it told them),
+        each once: how many were told."""
         if not self._events.has(AgentProposed):
             return 0
-        cutoff = (now or repo.now()) - older_than
+        at = now or repo.now()
+        c = proposals.c
         with self._database.connect() as db:
-            untold = repo.load_proposals(db, select(proposals).where(
-                proposals.c.status == ProposalStatus.WAITING.value,
-                proposals.c.told_at.is_(None),
-                func.coalesce(proposals.c.escalated_at, proposals.c.created_at) <= cutoff,
-            ).order_by(proposals.c.created_at, proposals.c.id))
+            untold = [(p, tries) for p, tries in _with_tries(db, select(proposals).where(
+                c.status == ProposalStatus.WAITING.value, c.told_at.is_(None),
+                c.tell_tries < MOST_TRIES,
+                or_(c.tell_next_at <= at, and_(
+                    c.tell_next_at.is_(None),
+                    func.coalesce(c.escalated_at, c.created_at) <= at - older_than)),
+            ).order_by(c.created_at, c.id))]
         told = 0
-        for proposal in untold:
+        for proposal, tries in untold:
             with self._database.connect() as db:  # (one worker of several takes each)
-                taken = _mark_told(db, proposal.id, waiting=True)
-            if taken:
-                self._events.emit(AgentProposed(proposal=replace(
-                    proposal, decide_by=self._route_words(proposal))))
+                taken = _put_off(db, proposal.id, tried=tries, at=at)
+            if not taken:
+                continue
+            if self._events.emit(AgentProposed(proposal=replace(
+                    proposal, decide_by=self._route_words(proposal)))):
+                with self._database.connect() as db:
+                    _mark_told(db, proposal.id)
                 told += 1
+            elif tries + 1 >= MOST_TRIES:
+                log.warning("Nobody was told of proposal %s (%s) after %d tries: it is not "
+                            "tried again. It waits in the inbox all the same.", proposal.id,
+                            proposal.label, MOST_TRIES)
         return told
 
 
-def _mark_told(db: repo.Executor, proposal_id: str, *, waiting: bool = False) -> bool:
-    """Mark the proposal told, now, unless it was already (and, given `waiting`, unless it
-    is no longer waiting): whether this marked it."""
-    where = and_(proposals.c.id == proposal_id, proposals.c.told_at.is_(None))
-    if waiting:
-        where = and_(where, proposals.c.status == ProposalStatus.WAITING.value)
-    changed = db.execute(update(proposals).where(where).values(told_at=repo.now()))
+def _with_tries(db: repo.Executor, query: Select[Any]) -> list[tuple[Proposal, int]]:
+    """The proposals `query` selects, each with how often it was tried."""
+    return [(repo.proposal_from(row), int(row["tell_tries"]))
+            for row in db.execute(query).mappings()]
+
+
+def _mark_told(db: repo.Executor, proposal_id: str) -> None:
+    """Mark the proposal told, now (unless it was already)."""
+    db.execute(update(proposals).where(
+        proposals.c.id == proposal_id, proposals.c.told_at.is_(None),
+    ).values(told_at=repo.now(), tell_next_at=None))
+
+
+def _put_off(db: repo.Executor, proposal_id: str, *, tried: int,
+             at: datetime | None = None) -> bool:
+    """Count a try of telling of the proposal, tried `tried` times before, and put its next
+    try off (`AGAIN_AFTER`), unless it was told or tried meanwhile: whether this counted it.
+    A worker counts its try before it makes it: should it stop, the next try is made then."""
+    again = AGAIN_AFTER[min(tried, len(AGAIN_AFTER) - 1)]
+    changed = db.execute(update(proposals).where(
+        proposals.c.id == proposal_id, proposals.c.told_at.is_(None),
+        proposals.c.tell_tries == tried,
+    ).values(tell_tries=tried + 1, tell_next_at=(at or repo.now()) + again))
     return bool(changed.rowcount == 1)

@@ -149,6 +149,8 @@ proposals = Table(
     Column("run_by", String(200), nullable=True),
     Column("run_until", UtcDateTime(), nullable=True),
     Column("told_at", UtcDateTime(), nullable=True),
+    Column("tell_tries", Integer, nullable=False, default=0, server_default="0"),
+    Column("tell_next_at", UtcDateTime(), nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_deadline", "status", "deadline_at"),
     Index("signoff_proposals_task", "task_id"),
@@ -159,7 +161,8 @@ proposals = Table(
 its deadline (`deadline_at`), and how often it went on to another decider when one passed;
 once approved, who runs a call that runs apart from its claim (`run_by`), and until when they
 are known to run it (`run_until`, renewed while it runs: `signoff.agents.runs`); when its
-deciders were told of it (`told_at`: `signoff.agents.telling`)."""
+deciders were told of it (`told_at`), how often they were tried, and when next (`tell_tries`,
+`tell_next_at`: `signoff.agents.telling`)."""
 
 standing_rules = Table(
     "signoff_standing_rules",
