@@ -5,21 +5,26 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import socket
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.ports import free_port
-from tests.workshop_web import served
+from tests.workshop_web import open_workshop, served
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSPORTS = ["stdio", "http"]
@@ -85,9 +90,7 @@ def http_server(arguments: Sequence[str], env: dict[str, str], port: int) -> Ite
 @contextmanager
 def serving(argv: Sequence[str], env: dict[str, str], port: int) -> Iterator[str]:
     """Run `argv` (a server listening on `port`) in a subprocess; its base URL while it runs."""
-    process = subprocess.Popen(list(argv), cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-    try:
+    with running(argv, env) as process:
         deadline = time.monotonic() + 120  # a guard starts its upstreams first
         while True:
             if process.poll() is not None:
@@ -99,6 +102,16 @@ def serving(argv: Sequence[str], env: dict[str, str], port: int) -> Iterator[str
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def running(argv: Sequence[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """`argv` run in a subprocess from the checkout, its stdout and stderr piped; stopped (and
+    its pipes closed) when the block ends."""
+    process = subprocess.Popen(list(argv), cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        yield process
     finally:
         process.terminate()
         try:
@@ -109,6 +122,66 @@ def serving(argv: Sequence[str], env: dict[str, str], port: int) -> Iterator[str
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def first_line(process: subprocess.Popen[bytes]) -> str:
+    """The first line `process` says on stderr (within two minutes; "" when it says none)."""
+    assert process.stderr is not None
+    waiting = selectors.DefaultSelector()
+    waiting.register(process.stderr, selectors.EVENT_READ)
+    deadline = time.monotonic() + 120
+    said = b""
+    while b"\n" not in said and time.monotonic() < deadline:
+        if waiting.select(timeout=1.0):
+            chunk = process.stderr.read1(4096)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            said += chunk
+    return said.decode().splitlines()[0] if said else ""
+
+
+def stdio_answers(arguments: Sequence[str], env: dict[str, str], lines: Sequence[Any], *,
+                  last: int, seconds: float = 120) -> list[dict[str, Any]]:
+    """Send `lines` (each a JSON-RPC message, or a line of text as it is) to ``signoff …`` over
+    stdio, as raw lines; the answers it gave, once the one to request `last` has come (or
+    `seconds` have passed)."""
+    process = subprocess.Popen(command(*arguments), env=env, cwd=ROOT, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    answers: list[dict[str, Any]] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            answers.append(json.loads(line))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert process.stdin is not None
+        for line in lines:
+            process.stdin.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+            process.stdin.flush()
+        deadline = time.monotonic() + seconds
+        while not any(a.get("id") == last for a in answers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.kill()
+        process.wait()
+        reader.join(30)
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+    return answers
+
+
+def workshop_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The workshop (`open_workshop`) in a SQLite file a served process shares: also its `env`
+    for that process, and `serve`, the arguments serving the estimator's tools over MCP."""
+    shop = open_workshop(tmp_path, monkeypatch)
+    shop.env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
+    shop.serve = ["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
+                  "--subject", str(shop.repair.id)]
+    return shop
 
 
 @asynccontextmanager
@@ -144,3 +217,17 @@ def rest_api(app: Any) -> Iterator[str]:
 
     with served(create_web_app(app, secure_cookies=False)) as port:
         yield f"http://127.0.0.1:{port}"
+
+
+def writer_told(database: Path, *, waits: float) -> str:
+    """What another writer of the SQLite file `database` is told, waiting at most `waits`
+    seconds for its write lock: "written" once it has it, or the error it was given."""
+    db = sqlite3.connect(database, timeout=waits, isolation_level=None)
+    try:
+        db.execute("begin immediate")
+        db.execute("rollback")
+        return "written"
+    except sqlite3.OperationalError as error:
+        return str(error)
+    finally:
+        db.close()

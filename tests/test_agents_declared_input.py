@@ -9,9 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
-from sqlalchemy import String, func, select
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import func, select
 
 from signoff import (
     Agent,
@@ -22,33 +20,17 @@ from signoff import (
     TaskStatus,
     UnknownId,
     UserError,
-    allow,
 )
 from signoff.models.base import Message, Price, Reply, ToolSpec
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
-
-
-class Tally(BaseModel):
-    """What the counting agents hand back."""
-
-    total: int
+from tests.counters import Tally, counter_and_bump
 
 
 def _office(tmp_path: Path) -> SimpleNamespace:
     """Two agents of one app, on a SQLite file: a clerk who proposes a bump, and an auditor."""
     app = App("t", database=f"sqlite:///{tmp_path / 'office.db'}")
-
-    class Counter(app.Record):  # type: ignore[name-defined, misc]
-        name: Mapped[str] = mapped_column(String(20), unique=True)
-        value: Mapped[int] = mapped_column(default=0)
-        __security__ = [allow("read", "update", "create")]
-
-    @app.action
-    def bump(counter: Counter) -> int:
-        """Add one."""
-        counter.value += 1
-        return counter.value
+    Counter, bump = counter_and_bump(app)
 
     class Count(Skill[Counter, Tally]):
         description = "Count."

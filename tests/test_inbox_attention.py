@@ -14,17 +14,10 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
-from pydantic import BaseModel
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Outcome, Permits, ProposalStatus, Skill, allow, policy
+from signoff import App, Outcome, Permits, ProposalStatus, policy
 from signoff.inbox import Inbox
-from signoff.testing import ScriptedModel, says
-
-
-class Out(BaseModel):
-    ok: bool
+from tests.headline_board import headline_board, headline_task
 
 
 def _world(url: str) -> SimpleNamespace:
@@ -32,43 +25,19 @@ def _world(url: str) -> SimpleNamespace:
     supervise agents (both see and decide every proposal)."""
     app = App("inbox-attention", database=url, key=b"a" * 32)
     app.oversight.supervises_agents = policy.role("manager")
-
-    class Board(app.Record):
-        headline: Mapped[str] = mapped_column(String(80), default="")
-        __security__ = [allow("read", "update", when=policy.anyone)]
-
-    @app.action("Set the headline")
-    def set_headline(board: Board, text: str) -> str:
-        """Put a headline on the board."""
-        board.headline = text
-        return "Set."
-
-    class Headline(Skill[Board, Out]):
-        description = "Set the headline."
-        tools = [set_headline]
-
-        def brief(self, board: Board) -> str:
-            return f"The board's id is {board.id}."
-
-    class Editor(Agent):
-        purpose = "You set headlines."
-        skills = [Headline()]
-        may = Permits()  # everything proposed
-
+    parts = headline_board(app)
     noor = app.people.add("noor@attention.example", "Noor", roles=["manager"])
     kai = app.people.add("kai@attention.example", "Kai", roles=["manager"])
-    app.add_agent(Editor, sponsor=noor)
+    app.add_agent(parts.Editor, sponsor=noor)
     with app.session(as_=app.system) as s:
-        board = Board()
+        board = parts.Board()
         s.add(board)
 
     def propose(text: str) -> Outcome:
-        model = ScriptedModel(says.tool(set_headline, board=board.id, text=text),
-                              says.hand_back(Out(ok=True)))
-        return app.agent(Editor).do(Headline(), board, model=model)
+        return headline_task(app, parts, board, text)
 
-    return SimpleNamespace(app=app, set_headline=set_headline, noor=noor, kai=kai,
-                           propose=propose, Editor=Editor)
+    return SimpleNamespace(app=app, set_headline=parts.set_headline, noor=noor, kai=kai,
+                           propose=propose, Editor=parts.Editor)
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
-from sqlalchemy import String, func, select
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import func, select
 
 from signoff import (
     Agent,
@@ -23,13 +21,13 @@ from signoff import (
     TaskStatus,
     Usage,
     UserError,
-    allow,
     next_action,
 )
 from signoff.inbox import Inbox
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
 from signoff.web.schemas import TaskOut
+from tests.counters import Tally, counter_and_bump
 
 
 @pytest.mark.parametrize(
@@ -59,25 +57,9 @@ def test_next_action_refuses_a_negative_count(steps: int, max_steps: int, named:
     assert next_action(0, 0, 0.1, 5, False, False) is NextAction.HALT  # (0 is a count)
 
 
-class Tally(BaseModel):
-    """What the counting agent hands back."""
-
-    total: int
-
-
 def _counter() -> SimpleNamespace:
     app = App("t", database="sqlite://")
-
-    class Counter(app.Record):  # type: ignore[name-defined, misc]
-        name: Mapped[str] = mapped_column(String(20), unique=True)
-        value: Mapped[int] = mapped_column(default=0)
-        __security__ = [allow("read", "update", "create")]
-
-    @app.action
-    def bump(counter: Counter) -> int:
-        """Add one."""
-        counter.value += 1
-        return counter.value
+    Counter, bump = counter_and_bump(app)
 
     class Count(Skill[Counter, Tally]):
         description = "Count."

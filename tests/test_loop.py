@@ -16,8 +16,7 @@ from types import SimpleNamespace
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel
-from sqlalchemy import String, event, select, update
+from sqlalchemy import event, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from signoff import (
@@ -52,30 +51,15 @@ from signoff.security.enforcement import RuledSession
 from signoff.store import journal, points
 from signoff.store.tables import tasks
 from signoff.testing import ScriptedModel, says
+from tests.counters import Tally, counter_and_bump
 from tests.driver_trace import tracing
-
-
-class Tally(BaseModel):
-    """What the counting agent hands back."""
-
-    total: int
 
 
 def _counter(database: str = "sqlite://", *, again: bool = False) -> SimpleNamespace:
     """The counting app on `database` (`again`: another app object on a database one made
     already, as another process has it)."""
     app = App("t", database=database)
-
-    class Counter(app.Record):  # type: ignore[name-defined, misc]
-        name: Mapped[str] = mapped_column(String(20), unique=True)
-        value: Mapped[int] = mapped_column(default=0)
-        __security__ = [allow("read", "update", "create")]
-
-    @app.action
-    def bump(counter: Counter) -> int:
-        """Add one."""
-        counter.value += 1
-        return counter.value
+    Counter, bump = counter_and_bump(app)
 
     @app.action
     def reset(counter: Counter) -> str:

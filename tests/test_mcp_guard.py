@@ -35,7 +35,9 @@ from tests.mcp_servers import (
     http_server,
     over_http,
     serving,
+    stdio_answers,
     stdio_server,
+    writer_told,
 )
 
 UPSTREAM = str(ROOT / "tests" / "mcp_upstream_files.py")
@@ -303,21 +305,12 @@ def test_a_call_waiting_on_its_upstream_keeps_no_one_from_writing(guard: SimpleN
     other writers at once: the call is admitted in a reader's transaction, and what it did is
     written once it is back (the call used to hold SQLite's write lock all along, so that every
     other person's call answered "database is locked")."""
-    import sqlite3
     from contextlib import AsyncExitStack
 
     from signoff.mcp.guard import open_guard
 
     def write_now() -> str:
-        db = sqlite3.connect(guard.tmp / "guard.db", timeout=0.5, isolation_level=None)
-        try:
-            db.execute("begin immediate")
-            db.execute("rollback")
-            return "written"
-        except sqlite3.OperationalError as error:
-            return str(error)
-        finally:
-            db.close()
+        return writer_told(guard.tmp / "guard.db", waits=0.5)
 
     async def scenario() -> dict[str, Any]:
         found: dict[str, Any] = {}
@@ -1820,21 +1813,6 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
     client waiting until its own timeout): a batch, a lone surrogate, an id of no kind JSON-RPC
     takes (read as a notification), a line nested 5,000 deep, text that is not JSON; a ping
     after them is answered as ever."""
-    import subprocess
-    import threading
-
-    process = subprocess.Popen(command("mcp", "guard", str(guard.config)), env=guard.env,
-                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-    answers: list[dict[str, Any]] = []
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            answers.append(json.loads(line))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
     deep = "[" * 5000 + "]" * 5000
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -1852,23 +1830,8 @@ def test_over_stdio_a_line_that_is_no_json_rpc_message_is_answered_with_an_error
         {"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5},
         {"jsonrpc": "2.0", "id": 11, "method": "ping"},
     ]
-    try:
-        assert process.stdin is not None
-        for line in lines:
-            process.stdin.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
-            process.stdin.flush()
-        import time
-
-        deadline = time.monotonic() + 60
-        while not any(a.get("id") == 11 for a in answers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        process.kill()
-        process.wait()
-        reader.join(30)
-        for pipe in (process.stdin, process.stdout):
-            if pipe is not None:
-                pipe.close()
+    answers = stdio_answers(["mcp", "guard", str(guard.config)], guard.env, lines, last=11,
+                            seconds=60)
     errors = [(a["id"], a["error"]["code"], a["error"]["message"]) for a in answers
               if "error" in a]
     assert errors == [

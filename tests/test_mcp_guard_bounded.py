@@ -5,7 +5,6 @@ guard's clients told so."""
 
 from __future__ import annotations
 
-import sqlite3
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from signoff.mcp import upstreams
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard
 from signoff.mcp.served import ServedAgent
-from tests.mcp_servers import connected, environment, guard_config, stdio_server
+from tests.mcp_servers import connected, environment, guard_config, stdio_server, writer_told
 
 _SHIFTING = r'''import sys
 from pathlib import Path
@@ -133,15 +132,7 @@ def test_a_slow_listing_as_a_yes_is_claimed_keeps_no_writer_waiting_on_it(
     monkeypatch.setattr(upstreams, "LISTED_FRESH_SECONDS", 0.0)  # (the claim asks, whatever)
 
     def write_now() -> str:
-        db = sqlite3.connect(tmp_path / "guard.db", timeout=writer_waits, isolation_level=None)
-        try:
-            db.execute("begin immediate")
-            db.execute("rollback")
-            return "written"
-        except sqlite3.OperationalError as error:
-            return str(error)
-        finally:
-            db.close()
+        return writer_told(tmp_path / "guard.db", waits=writer_waits)
 
     async def scenario() -> dict[str, Any]:
         found: dict[str, Any] = {}

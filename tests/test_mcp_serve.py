@@ -26,24 +26,22 @@ from tests.mcp_servers import (
     TRANSPORTS,
     command,
     connected,
-    environment,
+    first_line,
     free_port,
     http_server,
     over_http,
     rest_api,
+    running,
+    workshop_served,
 )
 from tests.provenance_scenarios.world import ATTACKER_IBAN, Request, make_world
-from tests.workshop_web import open_workshop, price, repair_price
+from tests.workshop_web import price, repair_price
 
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The workshop in a SQLite file the served process shares, with everyone's API token."""
-    shop = open_workshop(tmp_path, monkeypatch)
-    shop.env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
-    shop.serve = ["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
-                  "--subject", str(shop.repair.id)]
-    return shop
+    return workshop_served(tmp_path, monkeypatch)
 
 
 def _session(shop: SimpleNamespace, transport: str, *, mode: str = "auto",
@@ -279,37 +277,15 @@ def _tasks(shop: SimpleNamespace) -> list[str]:
 def test_serving_over_http_says_where_once_it_listens(shop: SimpleNamespace) -> None:
     """`signoff mcp serve --http` says on stderr (stdout may be an MCP stream) where its tools
     are served, once it listens there, and how to stop it."""
-    import selectors
     import socket
-    import subprocess
-    import time
 
     port = free_port()
-    process = subprocess.Popen(command(*shop.serve, "--http", f"127.0.0.1:{port}"), cwd=ROOT,
-                               env=shop.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        assert process.stderr is not None
-        waiting = selectors.DefaultSelector()
-        waiting.register(process.stderr, selectors.EVENT_READ)
-        deadline = time.monotonic() + 120
-        said = b""
-        while b"\n" not in said and time.monotonic() < deadline:
-            if waiting.select(timeout=1.0):
-                chunk = process.stderr.read1(4096)  # type: ignore[attr-defined]
-                if not chunk:
-                    break
-                said += chunk
-        line = said.decode().splitlines()[0] if said else ""
+    with running(command(*shop.serve, "--http", f"127.0.0.1:{port}"), shop.env) as process:
+        line = first_line(process)
         assert line == (f"Serving estimator's tools over MCP at http://127.0.0.1:{port}/mcp. "
-                        "Stop with Ctrl-C."), said.decode()
+                        "Stop with Ctrl-C."), line
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             pass  # it listens, as it said
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
 
 
 @pytest.mark.parametrize("taken", [True, False])

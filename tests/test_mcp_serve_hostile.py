@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import runpy
-import subprocess
-import threading
-import time
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,13 +20,13 @@ from signoff.security.credentials import TokenPurpose
 from tests.mcp_servers import (
     ROOT,
     TRANSPORTS,
-    command,
     connected,
     environment,
     free_port,
     http_server,
+    stdio_answers,
+    workshop_served,
 )
-from tests.workshop_web import open_workshop
 
 _INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
@@ -40,34 +37,9 @@ def _raw_stdio(arguments: list[str], env: dict[str, str], lines: list[Any],
                last: int) -> list[dict[str, Any]]:
     """Send `lines` (after the handshake) to ``signoff …`` over stdio; its answers, once the
     one to request `last` has come."""
-    process = subprocess.Popen(command(*arguments), env=env, cwd=ROOT, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    answers: list[dict[str, Any]] = []
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            answers.append(json.loads(line))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        assert process.stdin is not None
-        for line in [_INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                     *lines]:
-            process.stdin.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
-            process.stdin.flush()
-        deadline = time.monotonic() + 120
-        while not any(a.get("id") == last for a in answers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        process.kill()
-        process.wait()
-        reader.join(30)
-        for pipe in (process.stdin, process.stdout):
-            if pipe is not None:
-                pipe.close()
-    return answers
+    return stdio_answers(arguments, env, [
+        _INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lines],
+        last=last)
 
 
 def _call(ident: int, params: Any) -> dict[str, Any]:
@@ -81,10 +53,8 @@ def test_call_params_that_do_not_fit_are_told_what_to_send(
     answered with an invalid-params error saying what to send (each was "Invalid request
     parameters", and nothing more); nothing ran, and the same call sent right then runs. Over
     HTTP, on the protocol that keeps no sessions, the text-held arguments are told the same."""
-    shop = open_workshop(tmp_path, monkeypatch)
-    env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
-    serve = ["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
-             "--subject", str(shop.repair.id), "--wait", "0"]
+    shop = workshop_served(tmp_path, monkeypatch)
+    env, serve = shop.env, [*shop.serve, "--wait", "0"]
     arguments = {"repair": str(shop.repair.id), "note": "Pads and a cable."}
     answers = _raw_stdio([*serve, "--for", "noor@workshop.example"], env, [
         _call(1, {"name": "note_repair", "arguments": json.dumps(arguments)}),
@@ -203,10 +173,8 @@ def test_a_long_why_and_a_long_made_up_name_are_cut(tmp_path: Path,
     """A client's why of 100,000 characters becomes the proposal's first 4,000, saying the rest
     is left out (it was kept whole, for the person to read and the receipt to hold); a made-up
     tool name of 10,000 characters is told back cut (it was echoed whole)."""
-    shop = open_workshop(tmp_path, monkeypatch)
-    env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
-    arguments = ["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
-                 "--subject", str(shop.repair.id), "--for", "noor@workshop.example"]
+    shop = workshop_served(tmp_path, monkeypatch)
+    env, arguments = shop.env, [*shop.serve, "--for", "noor@workshop.example"]
 
     async def scenario() -> Any:
         async with connected("stdio", arguments, env) as client:
@@ -228,14 +196,11 @@ def test_over_http_a_body_that_is_no_json_is_told_what_to_send(
     """Over HTTP, a POST whose body is not JSON, or is nested 5,000 deep, is answered 400 with
     a JSON-RPC parse error saying what to send (the SDK said "Parse error", and no more); a
     request sent right then is answered as ever."""
-    shop = open_workshop(tmp_path, monkeypatch)
-    env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
+    shop = workshop_served(tmp_path, monkeypatch)
     port = free_port()
     headers = {"Authorization": f"Bearer {shop.clients['Noor']}", "Content-Type":
                "application/json", "Accept": "application/json, text/event-stream"}
-    with http_server(["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
-                      "--subject", str(shop.repair.id), "--http", f"127.0.0.1:{port}"],
-                     env, port) as url:
+    with http_server([*shop.serve, "--http", f"127.0.0.1:{port}"], shop.env, port) as url:
         told = [httpx.post(f"{url}/mcp", headers=headers, content=body, timeout=60)
                 for body in ("{this is not JSON", '{"jsonrpc": "2.0", "id": 1, "method": '
                              f'"ping", "params": {{"x": {"[" * 5000 + "]" * 5000}}}}}')]

@@ -3,10 +3,7 @@ been idle, and its tasks end as when the client ends it, their receipts saying s
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,41 +11,19 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from signoff.agents.tasks import TaskStatus
 from signoff.mcp.served import ServedAgent
 from signoff.mcp.transport import http_app
-from tests.ports import free_port
-from tests.workshop_web import open_workshop
+from tests.workshop_web import open_workshop, served
 
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The workshop in a SQLite file."""
     return open_workshop(tmp_path, monkeypatch)
-
-
-@contextmanager
-def _serving(web: Any) -> Iterator[str]:
-    """`web` served by uvicorn on loopback in a thread, with its lifespan (the MCP endpoint's
-    sessions need it); its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
 
 
 async def _call(url: str, token: str, repair: str, *, end: bool) -> Any:
@@ -68,8 +43,10 @@ def test_a_session_its_client_left_open_ends_once_the_sdk_forgot_it(
     idle time (and the SDK has forgotten it), the next request the server takes ends its task,
     whose receipt says the session ended (before, it stayed Running, its lease renewed, until
     the server stopped)."""
-    served = ServedAgent(shop.app, shop.Estimator, subject=shop.repair)
-    with _serving(http_app(served, shop.app, host="127.0.0.1", idle_seconds=0.5)) as url:
+    agent = ServedAgent(shop.app, shop.Estimator, subject=shop.repair)
+    with served(http_app(agent, shop.app, host="127.0.0.1", idle_seconds=0.5),
+                lifespan="on") as port:  # (the MCP endpoint's sessions need its lifespan)
+        url = f"http://127.0.0.1:{port}"
         repair = str(shop.repair.id)
         noted = anyio.run(lambda: _call(url, shop.clients["Noor"], repair, end=False))
         assert not noted.is_error, noted

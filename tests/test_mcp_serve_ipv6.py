@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import selectors
 import socket
-import subprocess
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -13,9 +10,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.mcp_servers import ROOT, command, environment, over_http
+from tests.mcp_servers import command, first_line, over_http, running, workshop_served
 from tests.ports import free_port
-from tests.workshop_web import open_workshop
 
 
 def _ipv6_loopback() -> bool:
@@ -29,25 +25,7 @@ def _ipv6_loopback() -> bool:
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The workshop in a SQLite file the served process shares."""
-    shop = open_workshop(tmp_path, monkeypatch)
-    shop.env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
-    return shop
-
-
-def _first_line(process: subprocess.Popen[bytes]) -> str:
-    """The first line the server says on stderr (within two minutes)."""
-    assert process.stderr is not None
-    waiting = selectors.DefaultSelector()
-    waiting.register(process.stderr, selectors.EVENT_READ)
-    deadline = time.monotonic() + 120
-    said = b""
-    while b"\n" not in said and time.monotonic() < deadline:
-        if waiting.select(timeout=1.0):
-            chunk = process.stderr.read1(4096)  # type: ignore[attr-defined]
-            if not chunk:
-                break
-            said += chunk
-    return said.decode().splitlines()[0] if said else ""
+    return workshop_served(tmp_path, monkeypatch)
 
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
@@ -56,12 +34,8 @@ def test_an_ipv6_address_in_brackets_is_served_and_said_as_a_url(shop: SimpleNam
     client reaches it (before, it was refused, telling the person to give another port or stop
     what listens on it)."""
     port = free_port()
-    process = subprocess.Popen(
-        command("mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
-                "--subject", str(shop.repair.id), "--http", f"[::1]:{port}"),
-        cwd=ROOT, env=shop.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        line = _first_line(process)
+    with running(command(*shop.serve, "--http", f"[::1]:{port}"), shop.env) as process:
+        line = first_line(process)
         assert line == (f"Serving estimator's tools over MCP at http://[::1]:{port}/mcp. "
                         "Stop with Ctrl-C."), line
 
@@ -70,10 +44,4 @@ def test_an_ipv6_address_in_brackets_is_served_and_said_as_a_url(shop: SimpleNam
                 return await client.call_tool("parts_for", {"fault": "rear brake"})
 
         ran = anyio.run(call)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
     assert ran.structured_content == {"result": ["brake pads", "cable"]}

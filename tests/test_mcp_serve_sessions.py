@@ -18,19 +18,14 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
 from signoff.store.tables import tasks
-from tests.mcp_servers import environment, http_server
+from tests.mcp_servers import http_server, workshop_served
 from tests.ports import free_port
-from tests.workshop_web import open_workshop
 
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The workshop in a SQLite file the served process shares."""
-    shop = open_workshop(tmp_path, monkeypatch)
-    shop.env = environment(WORKSHOP_DATABASE=f"sqlite:///{tmp_path / 'workshop.db'}")
-    shop.serve = ["mcp", "serve", "--app", "examples/workshop.py", "--agent", "estimator",
-                  "--subject", str(shop.repair.id)]
-    return shop
+    return workshop_served(tmp_path, monkeypatch)
 
 
 async def _a_new_session_id_each_request(request: Any) -> None:

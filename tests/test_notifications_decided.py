@@ -13,7 +13,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from signoff import TaskStatus
 from signoff.agents.events import AgentProposed
@@ -21,6 +20,7 @@ from signoff.notifications import notify_by_email, notify_by_webhook
 from signoff.testing import ScriptedModel, says
 from tests.deadlines_app import Priced, build
 from tests.ports import free_port
+from tests.smtp_server import smtp_server
 
 
 @pytest.fixture
@@ -33,19 +33,10 @@ def shop(tmp_path: Path) -> Iterator[SimpleNamespace]:
 
 @pytest.fixture
 def smtp() -> Iterator[list[Any]]:
-    """What an SMTP server (aiosmtpd) on 127.0.0.1 is sent."""
-    mail: list[Any] = []
-
-    class Mailbox:
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-            mail.append(envelope)
-            return "250 OK"
-
-    controller = Controller(Mailbox(), hostname="127.0.0.1", port=free_port())
-    controller.start()
-    mail.append(controller.port)
-    yield mail
-    controller.stop()
+    """What an SMTP server (aiosmtpd) on 127.0.0.1 is sent (its port last, until taken)."""
+    with smtp_server() as server:
+        server.mail.append(server.port)
+        yield server.mail
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from signoff import Agent, TaskStatus, UserError, policy
 from signoff.inbox import Inbox
@@ -30,6 +29,7 @@ from signoff.notifications import (
 )
 from signoff.testing import ScriptedModel, says
 from tests.deadlines_app import Priced, build
+from tests.smtp_server import smtp_server
 
 
 @pytest.fixture
@@ -181,20 +181,8 @@ def test_no_secret_is_shown_by_a_notifier_or_its_log(
 @pytest.fixture
 def smtp() -> Iterator[SimpleNamespace]:
     """An SMTP server (aiosmtpd) on 127.0.0.1 that keeps what it is sent."""
-    mail: list[Any] = []
-
-    class Mailbox:
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-            mail.append(envelope)
-            return "250 OK"
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    controller = Controller(Mailbox(), hostname="127.0.0.1", port=port)
-    controller.start()
-    yield SimpleNamespace(port=port, mail=mail)
-    controller.stop()
+    with smtp_server() as server:
+        yield server
 
 
 def test_a_proposal_gone_to_a_queue_is_mailed_to_none_who_may_not_see_it(

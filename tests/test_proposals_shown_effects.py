@@ -8,19 +8,13 @@ from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
-from pydantic import BaseModel
-from sqlalchemy import Numeric, String, select
+from sqlalchemy import Numeric, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, ProposalStatus, Skill, allow
+from signoff import App, ProposalStatus, allow
 from signoff.agents.proposing import does_otherwise
 from signoff.effects import Effect, EffectKind, Effects
-from signoff.testing import ScriptedModel, says
-
-
-class Estimate(BaseModel):
-    hours: int
-    summary: str
+from tests.repair_pricing import price_proposed, pricing_shop
 
 
 def _deployed(tmp_path: Path, *, also_owner: bool) -> SimpleNamespace:
@@ -48,33 +42,14 @@ def _deployed(tmp_path: Path, *, also_owner: bool) -> SimpleNamespace:
             repair.price = price
             return f"{repair.ticket} costs {price}."
 
-    class PriceRepair(Skill[Repair, Estimate]):
-        description = "Price one repair."
-        tools = [set_price]
-
-        def brief(self, r: Repair) -> str:
-            return f"Ticket {r.ticket}. Its id is {r.id}."
-
-    class Pricer(Agent):
-        purpose = "You price bicycle repairs."
-        skills = [PriceRepair()]
-        may = Permits()
-
-    noor = app.people.find("noor@shop.example") or app.people.add(
-        "noor@shop.example", "Noor", roles=["manager"])
-    app.add_agent(Pricer, sponsor=noor)
-    with app.session(as_=noor) as s:
-        repair = s.scalars(select(Repair)).first()
-        if repair is None:
-            repair = Repair(ticket="T-7", owner="Mia")
-            s.add(repair)
+    shop = pricing_shop(app, Repair, set_price, owner="Mia")
 
     def owner() -> str:
         with app.session(as_=app.system) as s:
-            return s.get(Repair, repair.id).owner  # type: ignore[no-any-return]
+            return s.get(Repair, shop.repair.id).owner  # type: ignore[no-any-return]
 
-    return SimpleNamespace(app=app, noor=noor, repair=repair, set_price=set_price,
-                           skill=PriceRepair, agent=Pricer, owner=owner)
+    shop.owner = owner
+    return shop
 
 
 def test_a_yes_does_not_run_an_action_that_now_changes_a_field_not_shown(tmp_path: Path) -> None:
@@ -82,10 +57,7 @@ def test_a_yes_does_not_run_an_action_that_now_changes_a_field_not_shown(tmp_pat
     again with its action also changing the Repair's owner, is Stale: nothing changes, and the
     person is told what the action now does."""
     v1 = _deployed(tmp_path, also_owner=False)
-    outcome = v1.app.agent(v1.agent).do(v1.skill(), v1.repair, for_=v1.noor, model=ScriptedModel(
-        says.tool("Pads.", v1.set_price, repair=v1.repair.id, price=31),
-        says.hand_back(Estimate(hours=1, summary="x"))))
-    proposal = v1.app.proposals(task=outcome.task)[0]
+    proposal = price_proposed(v1)
     v2 = _deployed(tmp_path, also_owner=True)
     decision = v2.app.approve(proposal.id, by=v2.noor)
     assert decision.status is ProposalStatus.STALE
@@ -101,10 +73,7 @@ def test_a_change_shown_of_one_field_stands_for_that_field_only(tmp_path: Path) 
     a change shown of a Repair with no field named (a list appended to, setattr) stands for any
     change of a Repair."""
     v1 = _deployed(tmp_path, also_owner=False)
-    outcome = v1.app.agent(v1.agent).do(v1.skill(), v1.repair, for_=v1.noor, model=ScriptedModel(
-        says.tool("Pads.", v1.set_price, repair=v1.repair.id, price=31),
-        says.hand_back(Estimate(hours=1, summary="x"))))
-    proposal = replace(v1.app.proposals(task=outcome.task)[0],
+    proposal = replace(price_proposed(v1),
                        effects=("changes Repair: set_price -> repair.price = …",))
     price = Effect(kind=EffectKind.CHANGES, target="Repair", path=("set_it", "r.price ="))
     owner = Effect(kind=EffectKind.CHANGES, target="Repair", path=("set_it", "r.owner ="))

@@ -13,27 +13,9 @@ import pytest
 from signoff import TaskStatus
 from signoff.cli.people import echo_rules
 from signoff.inbox import Inbox
-from tests.redeployed import deployed, label
+from tests.redeployed import deployed, label, labeller_source, ruled_alone
 
-_APP = '''
-from pydantic import BaseModel
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
-from signoff import Agent, App, Permits, Skill, allow, policy, sends
-
-app = App("grew", database="sqlite:///{db}", key=b"g" * 32)
-app.oversight.supervises_agents = policy.role("manager")
-
-
-class Out(BaseModel):
-    ok: bool
-
-
-class Shelf(app.Record):
-    label: Mapped[str] = mapped_column(String(80), default="")
-    __security__ = [allow("read", "update", "create", when=policy.anyone)]
-
-
+_LABEL = '''
 @sends
 def mail(text: str) -> None:
     with open("{mails}", "a", encoding="utf-8") as file:
@@ -46,29 +28,13 @@ def label(shelf: Shelf, text: str) -> str:
     shelf.label = text
     {body}
     return "ok"
-
-
-class Labelling(Skill[Shelf, Out]):
-    description = "Label a shelf."
-    tools = [label]
-
-    def brief(self, shelf: Shelf) -> str:
-        return f"Shelf {{shelf.id}}."
-
-
-class Labeller(Agent):
-    purpose = "You label shelves."
-    skills = [Labelling()]
-    may = Permits()
-    roles = ["bot"]
-
-
-app.add_agent(Labeller, sponsor="noor@x.example")
 '''
 
 
 def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
-    return deployed(tmp, version, _APP.format(db=tmp / "grew.db", mails=tmp / "mails.txt", body=body))
+    return deployed(tmp, version, labeller_source(
+        name="grew", database=tmp / "grew.db", imports="from signoff import sends",
+        tool=_LABEL.format(mails=tmp / "mails.txt", body=body)))
 
 
 @pytest.mark.parametrize(("later", "alone"), [("mail(text)", False), ("pass", True)])
@@ -77,20 +43,11 @@ def test_a_rule_holds_for_what_its_tool_did_when_it_was_made(
     """Mia lets the labeller label her shelves alone while `label` only changes the shelf.
     Deployed again to mail the label too, a call of it is proposed to her, saying the tool now
     also sends (it ran alone, and the mail went); deployed again the same, it still runs alone."""
-    first = _deployed(tmp_path, "v1", "pass")
-    app = first["app"]
-    app.people.add("noor@x.example", "Noor", roles=["manager"])
-    mia = app.people.add("mia@x.example", "Mia", roles=[])
-    with app.session(as_=app.system) as session:
-        shelf = first["Shelf"]()
-        session.add(shelf)
-    rule = app.allow_alone("labeller", "label", by=mia)
-    assert label(first, shelf.id, "one").status is TaskStatus.DONE
-    app.database.dispose()
+    shelf_id, rule = ruled_alone(_deployed(tmp_path, "v1", "pass"))
 
     second = _deployed(tmp_path, "v2", later)
     try:
-        outcome = label(second, shelf.id, "two")
+        outcome = label(second, shelf_id, "two")
         receipt = second["app"].receipt(outcome.task).words
         if alone:
             assert outcome.status is TaskStatus.DONE, receipt

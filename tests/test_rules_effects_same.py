@@ -13,27 +13,14 @@ from typing import Any
 import pytest
 
 from signoff import TaskStatus
-from tests.redeployed import deployed, label
+from tests.redeployed import deployed, label, labeller_source, ruled_alone
 
-_APP = '''
-from typing import Annotated, Any
-from pydantic import BaseModel
-from sqlalchemy import String, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
-from signoff import Agent, App, Permits, Provided, Skill, allow, policy, spends
+_IMPORTS = """from typing import Annotated, Any
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from signoff import Provided, spends"""
 
-app = App("same", database="sqlite:///{db}", key=b"g" * 32)
-app.oversight.supervises_agents = policy.role("manager")
-HOOKS: list[Any] = [len]
-
-
-class Out(BaseModel):
-    ok: bool
-
-
-class Shelf(app.Record):
-    label: Mapped[str] = mapped_column(String(80), default="")
-    __security__ = [allow("read", "update", "create", when=policy.anyone)]
+_LABEL = '''HOOKS: list[Any] = [len]
 
 
 class Bin(app.Record):
@@ -47,29 +34,13 @@ def label(shelf: Shelf, text: str, session: Annotated[Session, Provided("session
     """Label it."""
     {body}
     return "ok"
-
-
-class Labelling(Skill[Shelf, Out]):
-    description = "Label a shelf."
-    tools = [label]
-
-    def brief(self, shelf: Shelf) -> str:
-        return f"Shelf {{shelf.id}}."
-
-
-class Labeller(Agent):
-    purpose = "You label shelves."
-    skills = [Labelling()]
-    may = Permits()
-    roles = ["bot"]
-
-
-app.add_agent(Labeller, sponsor="noor@x.example")
 '''
 
 
 def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
-    return deployed(tmp, version, _APP.format(db=tmp / "same.db", body=body))
+    return deployed(tmp, version, labeller_source(
+        name="same", database=tmp / "same.db", imports=_IMPORTS,
+        tool=_LABEL.format(body=body)))
 
 
 @pytest.mark.parametrize(("first", "later"), [
@@ -82,20 +53,11 @@ def _deployed(tmp: Path, version: str, body: str) -> dict[str, Any]:
 ], ids=["reads-more", "field-named", "renamed"])
 def test_a_rule_holds_for_a_tool_that_does_no_more(tmp_path: Path, first: str,
                                                     later: str) -> None:
-    one = _deployed(tmp_path, "v1", first)
-    app = one["app"]
-    app.people.add("noor@x.example", "Noor", roles=["manager"])
-    mia = app.people.add("mia@x.example", "Mia", roles=[])
-    with app.session(as_=app.system) as session:
-        shelf = one["Shelf"]()
-        session.add(shelf)
-    app.allow_alone("labeller", "label", by=mia)
-    assert label(one, shelf.id, "one").status is TaskStatus.DONE
-    app.database.dispose()
+    shelf_id, _rule = ruled_alone(_deployed(tmp_path, "v1", first))
 
     two = _deployed(tmp_path, "v2", later)
     try:
-        outcome = label(two, shelf.id, "two")
+        outcome = label(two, shelf_id, "two")
         receipt = two["app"].receipt(outcome.task).words
         assert outcome.status is TaskStatus.DONE, receipt
         assert "a standing rule of Mia's let it run alone" in receipt, receipt

@@ -12,18 +12,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Outcome, Permits, Skill, TaskStatus, allow, policy
+from signoff import App, Outcome, TaskStatus, policy
 from signoff.security.principals import Principal
-from signoff.testing import ScriptedModel, says
 from tests.guarantees_app import Pauses, in_thread, joined
-
-
-class Out(BaseModel):
-    ok: bool
+from tests.headline_board import headline_board, headline_task
 
 
 def _world(url: str) -> SimpleNamespace:
@@ -31,43 +24,19 @@ def _world(url: str) -> SimpleNamespace:
     app = App("rules-again", database=url, key=b"a" * 32)
     app.oversight.supervises_agents = policy.role("manager")
     app.oversight.widens_agent_autonomy = policy.role("manager") | policy.role("editor")
-
-    class Board(app.Record):
-        headline: Mapped[str] = mapped_column(String(80), default="")
-        __security__ = [allow("read", "update", when=policy.anyone)]
-
-    @app.action("Set the headline")
-    def set_headline(board: Board, text: str) -> str:
-        """Put a headline on the board."""
-        board.headline = text
-        return "Set."
-
-    class Headline(Skill[Board, Out]):
-        description = "Set the headline."
-        tools = [set_headline]
-
-        def brief(self, board: Board) -> str:
-            return f"The board's id is {board.id}."
-
-    class Editor(Agent):
-        purpose = "You set headlines."
-        skills = [Headline()]
-        may = Permits()  # everything proposed, unless a standing rule lets it run alone
-
+    parts = headline_board(app)
     noor = app.people.add("noor@again.example", "Noor", roles=["manager"])
     ola = app.people.add("ola@again.example", "Ola", roles=["editor"])
-    app.add_agent(Editor, sponsor=noor)
+    app.add_agent(parts.Editor, sponsor=noor)
     with app.session(as_=app.system) as s:
-        board = Board()
+        board = parts.Board()
         s.add(board)
 
     def run(text: str, for_: Principal) -> Outcome:
-        model = ScriptedModel(says.tool(set_headline, board=board.id, text=text),
-                              says.hand_back(Out(ok=True)))
-        return app.agent(Editor).do(Headline(), board, for_=for_, model=model)
+        return headline_task(app, parts, board, text, for_=for_)
 
-    return SimpleNamespace(app=app, set_headline=set_headline, noor=noor, ola=ola, run=run,
-                           board=board, Headline=Headline, Editor=Editor)
+    return SimpleNamespace(app=app, set_headline=parts.set_headline, noor=noor, ola=ola, run=run,
+                           board=board, Headline=parts.Headline, Editor=parts.Editor)
 
 
 @pytest.fixture

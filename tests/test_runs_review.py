@@ -31,6 +31,7 @@ from signoff.agents.proposals import fingerprint
 from signoff.agents.proposing import does_otherwise, fingerprint_of
 from signoff.effects import Effect, EffectKind, Effects
 from signoff.testing import ScriptedModel, says
+from tests.repair_pricing import price_proposed, pricing_shop
 
 
 class Estimate(BaseModel):
@@ -313,28 +314,9 @@ def _deployed(tmp_path: Path, *, mails: bool) -> SimpleNamespace:
             repair.price = price
             return f"{repair.ticket} costs {price}."
 
-    class PriceRepair(Skill[Repair, Estimate]):
-        description = "Price one repair."
-        tools = [set_price]
-
-        def brief(self, r: Repair) -> str:
-            return f"Ticket {r.ticket}. Its id is {r.id}."
-
-    class Pricer(Agent):
-        purpose = "You price bicycle repairs."
-        skills = [PriceRepair()]
-        may = Permits()
-
-    noor = app.people.find("noor@shop.example") or app.people.add(
-        "noor@shop.example", "Noor", roles=["manager"])
-    app.add_agent(Pricer, sponsor=noor)
-    with app.session(as_=noor) as s:
-        repair = s.scalars(select(Repair)).first()
-        if repair is None:
-            repair = Repair(ticket="T-7")
-            s.add(repair)
-    return SimpleNamespace(app=app, noor=noor, repair=repair, set_price=set_price,
-                           skill=PriceRepair, agent=Pricer, outbox=outbox)
+    shop = pricing_shop(app, Repair, set_price)
+    shop.outbox = outbox
+    return shop
 
 
 def test_a_yes_after_the_action_came_to_do_more_than_was_shown_does_not_run_it(
@@ -345,10 +327,7 @@ def test_a_yes_after_the_action_came_to_do_more_than_was_shown_does_not_run_it(
     from signoff.inbox import Inbox
 
     v1 = _deployed(tmp_path, mails=False)
-    outcome = v1.app.agent(v1.agent).do(v1.skill(), v1.repair, for_=v1.noor, model=ScriptedModel(
-        says.tool("Pads.", v1.set_price, repair=v1.repair.id, price=31),
-        says.hand_back(Estimate(hours=1, summary="x"))))
-    proposal = v1.app.proposals(task=outcome.task)[0]
+    proposal = price_proposed(v1)
     v2 = _deployed(tmp_path, mails=True)
     assert not Inbox(v2.app).freshness(proposal).fresh
     assert Inbox(v2.app).freshness(proposal).words == (
@@ -591,11 +570,7 @@ def _released(tmp_path: Path, release: str, hooks: list[Any], *, helper: str = "
 
 def _proposed(shop: SimpleNamespace) -> Any:
     """A proposal to set the repair's price to 31, as `shop`'s agent makes it."""
-    outcome = shop.app.agent(shop.agent).do(shop.skill(), shop.repair, for_=shop.noor,
-                                            budget_usd=float("inf"), model=ScriptedModel(
-        says.tool("Pads.", shop.set_price, repair=shop.repair.id, price=31),
-        says.hand_back(shop.estimate(hours=1, summary="x"))))
-    return shop.app.proposals(task=outcome.task)[0]
+    return price_proposed(shop, budget_usd=float("inf"))
 
 
 @pytest.mark.parametrize("change", [

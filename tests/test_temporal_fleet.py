@@ -29,6 +29,7 @@ from signoff.exceptions import StoreError
 from signoff.store import points
 from signoff.testing import ScriptedModel, says
 from tests.box_world import box_world
+from tests.letter_clerk import letter_clerk
 from tests.temporal_server import DevServer, _binary, until
 
 HERE = Path(__file__).resolve().parent
@@ -57,23 +58,7 @@ def _letters_app(database: str, server: DevServer, queue: str, *, local: bool,
             waited += 0.05
         return "Posted."
 
-    class Posting(Skill[None, str]):
-        """Post a letter."""
-
-        description = "Post a letter."
-        tools = [post_letter]
-
-    class Clerk(Agent):
-        """Posts letters."""
-
-        purpose = "You post letters."
-        skills = [Posting()]
-        may = Permits(alone=[post_letter])
-
-    me = app.people.find("me@letters.example") or app.people.add("me@letters.example", "Me")
-    app.add_agent(Clerk, sponsor=me)
-    return SimpleNamespace(app=app, post_letter=post_letter, Posting=Posting, Clerk=Clerk,
-                           me=me, folder=Path(folder))
+    return letter_clerk(app, post_letter, folder=folder, me="me@letters.example", alone=True)
 
 
 def _posted(shop: SimpleNamespace) -> list[str]:

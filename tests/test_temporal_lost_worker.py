@@ -14,8 +14,9 @@ from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
-from signoff import Agent, App, Permits, Skill, TaskStatus, Temporal
+from signoff import App, TaskStatus, Temporal
 from signoff.testing import ScriptedModel, says
+from tests.letter_clerk import letter_clerk
 from tests.temporal_server import DevServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,23 +48,7 @@ def build(database: str, address: str, queue: str) -> SimpleNamespace:
             waited += 0.05
         return "Posted."
 
-    class Posting(Skill[None, str]):
-        """Post a letter."""
-
-        description = "Post a letter."
-        tools = [post_letter]
-
-    class Clerk(Agent):
-        """Posts letters."""
-
-        purpose = "You post letters."
-        skills = [Posting()]
-        may = Permits(alone=[post_letter])
-
-    me = app.people.find("me@lost.example") or app.people.add("me@lost.example", "Me")
-    app.add_agent(Clerk, sponsor=me)
-    return SimpleNamespace(app=app, post_letter=post_letter, Posting=Posting, Clerk=Clerk,
-                           me=me, folder=Path(folder))
+    return letter_clerk(app, post_letter, folder=folder, me="me@lost.example", alone=True)
 
 
 def _script(shop: SimpleNamespace) -> ScriptedModel:

@@ -19,9 +19,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from signoff import Agent, App, Skill, TaskStatus, Temporal
+from signoff import App, TaskStatus, Temporal
 from signoff.agents.proposals import ProposalStatus
 from signoff.testing import ScriptedModel, says
+from tests.letter_clerk import letter_clerk
 from tests.temporal_server import DevServer, until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,22 +50,7 @@ def build(database: str, address: str, queue: str) -> SimpleNamespace:
             time.sleep(0.05)
         return "Posted."
 
-    class Posting(Skill[None, str]):
-        """Post a letter."""
-
-        description = "Post a letter."
-        tools = [post_letter]
-
-    class Clerk(Agent):
-        """Posts letters, once someone says yes."""
-
-        purpose = "You post letters."
-        skills = [Posting()]
-
-    me = app.people.find("me@sweeps.example") or app.people.add("me@sweeps.example", "Me")
-    app.add_agent(Clerk, sponsor=me)
-    return SimpleNamespace(app=app, post_letter=post_letter, Posting=Posting, Clerk=Clerk,
-                           me=me, folder=Path(folder))
+    return letter_clerk(app, post_letter, folder=folder, me="me@sweeps.example", alone=False)
 
 
 def decide(database: str, address: str, queue: str) -> None:

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import SpanLimits, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from signoff import Agent, App, Permits, Skill, TaskStatus, sends
 from signoff.agents.tracing import CAPTURE_CONTENT, CONTENT_LIMIT
 from signoff.models.base import Reply, ToolCall
 from signoff.testing import ScriptedModel, says
+from tests.spans_in_memory import traced_in_memory
 from tests.test_tracing import _exported_text, check_conventions
 
 PAGE = "The e-mail of Jane Roe, 12 Elm Street. " * 30_000
@@ -55,21 +54,12 @@ def reader(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     app.database.dispose()
 
 
-def _traced(app: Any, provider: TracerProvider | None = None,
-            include_content: bool = False) -> InMemorySpanExporter:
-    memory = InMemorySpanExporter()
-    provider = provider or TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    app.trace(provider, include_content=include_content)
-    return memory
-
-
 def test_a_tool_name_the_model_wrote_is_not_on_the_span(reader: Any) -> None:
     """A model that calls a "tool" by a name that is text of what it read (a page's words, of any
     length) is refused, and its span says `(not a tool name)` — in its name, gen_ai.tool.name and
     the gate's reason — not the text (all 240 KB of it were the span's name and attributes, with
     content kept out); a call id is cut at 128 characters."""
-    memory = _traced(reader)
+    memory = traced_in_memory(reader)
     said = "Jane Roe of 12 Elm Street wrote: " + "x" * 240_000
     script = ScriptedModel(says.raw(said, "{}"), says.tool(reader.read_page, n=1),
                            says.hand_back(1))
@@ -98,7 +88,7 @@ def test_a_tool_name_the_model_wrote_is_not_on_the_span(reader: Any) -> None:
 def test_a_tool_called_by_no_name_at_all_is_told_plainly(reader: Any) -> None:
     """A model that calls a tool by an empty name: the gate's reason on its span is the gate's
     own (`(not a tool name)` was put between every two characters of it)."""
-    memory = _traced(reader)
+    memory = traced_in_memory(reader)
     script = ScriptedModel(says.raw("", "{}"), says.hand_back(1))
     outcome = reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
     assert outcome.status is TaskStatus.DONE
@@ -113,7 +103,7 @@ def test_content_is_cut_when_the_provider_sets_no_limit(reader: Any) -> None:
     """With content captured and a provider that cuts nothing (the SDK's default), a tool's
     1.2 MB result is cut at CONTENT_LIMIT characters on its span, and so are the messages of
     the model call that read it (each was on a span whole: a batch no collector takes)."""
-    memory = _traced(reader, include_content=True)
+    memory = traced_in_memory(reader, include_content=True)
     script = ScriptedModel(says.tool(reader.read_page, n=1), says.hand_back(1))
     outcome = reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
     assert outcome.status is TaskStatus.DONE
@@ -129,7 +119,7 @@ def test_a_providers_own_limit_is_the_one_that_cuts_content(reader: Any) -> None
     """A provider that sets an attribute length limit (here longer than signoff's) cuts content
     itself, at its limit: signoff does not cut it shorter."""
     provider = TracerProvider(span_limits=SpanLimits(max_span_attribute_length=100_000))
-    memory = _traced(reader, provider, include_content=True)
+    memory = traced_in_memory(reader, provider, include_content=True)
     script = ScriptedModel(says.tool(reader.read_page, n=1), says.hand_back(1))
     reader.agent(Reader).do(Reading(), None, for_=reader.me, model=script)
     (read,) = [s for s in memory.get_finished_spans() if s.name == "execute_tool read_page"]
@@ -184,7 +174,7 @@ def test_the_gates_reason_names_an_argument_not_the_keys_the_model_wrote(payer: 
     """A call that outside content may have steered is proposed, and the gate's reason on its
     span names the argument by its top-level name: the keys of a mapping in it, which the model
     wrote (an account and a person's name), are content, kept out (they were on the span)."""
-    memory = _traced(payer)
+    memory = traced_in_memory(payer)
     script = ScriptedModel(says.tool(payer.read_mail, n=1),
                            says.tool(payer.pay, amounts={IBAN: 86.40}), says.hand_back("paid"))
     outcome = payer.agent(Payer).do(Paying(), None, for_=payer.me, model=script)
@@ -204,7 +194,7 @@ def test_the_gates_reason_names_an_argument_not_the_keys_the_model_wrote(payer: 
 def test_a_call_id_is_cut_on_the_decision_as_on_the_call(payer: Any) -> None:
     """A client's call id of 100,000 characters, proposed and approved, is cut at 128 on the
     decision's span as on the tool call's (it was whole on the decision's)."""
-    memory = _traced(payer)
+    memory = traced_in_memory(payer)
     handle = payer.agent(Payer)
     task = handle.start(Paying(), None, for_=payer.me, model_name="client", max_steps=5)
     handle.take_turn(task, Reply(tool_calls=(
@@ -226,7 +216,7 @@ def test_a_key_the_model_wrote_beside_the_arguments_is_not_named_on_the_span(
     """A call with a key of the model's own beside `amounts` (text it read, which reads as a
     name): the gate's reason on its span names it `(an argument)`, not by the key (it was put
     there as written)."""
-    memory = _traced(payer)
+    memory = traced_in_memory(payer)
     script = ScriptedModel(says.tool(payer.read_mail, n=1),
                            says.raw("pay", json.dumps({"amounts": {IBAN: 86.40},
                                                        "JaneRoe": 86.40})),

@@ -8,14 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import BaseModel, SecretStr
 
 from signoff import Agent, App, Permits, Skill, TaskStatus
 from signoff.agents.tracing import CAPTURE_CONTENT
 from signoff.testing import ScriptedModel, says
+from tests.spans_in_memory import traced_in_memory
 
 PASSWORD = "hunter2-correct-horse"
 TOKEN = "tok-9f8e7d6c5b4a"
@@ -72,10 +70,7 @@ def opener(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 def test_secret_arguments_and_results_are_hidden_on_every_span(opener: Any) -> None:
     """The password in a call's arguments and the token in the result handed back are ``***``
     on the tool calls' and the model calls' spans; the user, the site and the name are kept."""
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    opener.trace(provider, include_content=True)
+    memory = traced_in_memory(opener, include_content=True)
     script = ScriptedModel(
         says.tool(opener.sign_in, logins=[{"user": "bob", "password": PASSWORD,
                                            "backup": PASSWORD}], site="parts.example"),

@@ -8,28 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from signoff import Agent, App, NotAuthorized, Permits, Price, Skill, TaskStatus, Usage
+from signoff import App, NotAuthorized, Price, TaskStatus, Usage
 from signoff.agents.tracing import CAPTURE_CONTENT
 from signoff.testing import ScriptedModel, says
-
-
-class Counting(Skill[None, int]):
-    """Count."""
-
-    description = "Count."
-
-
-class Counter(Agent):
-    """Counts."""
-
-    purpose = "You count."
-    skills = [Counting()]
-    may = Permits.everything()
+from tests.counter_app import Counter, Counting, counting
+from tests.spans_in_memory import traced_in_memory
 
 
 @pytest.fixture
@@ -45,21 +30,14 @@ def counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             raise NotAuthorized("Nobody counts to 13 here.")
         return n
 
-    Counting.tools = [count]
-    me = app.people.add("me@counting.example", "Me")
-    app.add_agent(Counter, sponsor=me)
-    app.me, app.count = me, count
-    yield app
+    yield counting(app, count)
     app.database.dispose()
 
 
 def _spans(app: Any, *lines: Any, **options: Any) -> tuple[Any, dict[str, Any]]:
     """The counter's task with a model saying `lines`: its outcome and its spans by name (the
     first of each)."""
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    app.trace(provider)
+    memory = traced_in_memory(app)
     outcome = app.agent(Counter).do(Counting(), None, for_=app.me,
                                     model=ScriptedModel(*lines, **options), budget_usd=1)
     named: dict[str, Any] = {}

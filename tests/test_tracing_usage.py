@@ -7,30 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from signoff import Agent, App, Permits, Price, ReceiptKind, Skill, TaskStatus, Usage
+from signoff import App, Price, ReceiptKind, TaskStatus, Usage
 from signoff.agents.tracing import CAPTURE_CONTENT
 from signoff.testing import ScriptedModel, says
+from tests.counter_app import Counter, Counting, counting
+from tests.spans_in_memory import traced_in_memory
 
 PRICE = Price(input_per_mtok=3, output_per_mtok=15)
-
-
-class Counting(Skill[None, int]):
-    """Count."""
-
-    description = "Count."
-
-
-class Counter(Agent):
-    """Counts."""
-
-    purpose = "You count."
-    skills = [Counting()]
-    may = Permits.everything()
 
 
 @pytest.fixture
@@ -44,22 +30,14 @@ def counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         """Count to n."""
         return n
 
-    Counting.tools = [count]
-    me = app.people.add("me@counting.example", "Me")
-    app.add_agent(Counter, sponsor=me)
-    app.me, app.count = me, count
-    yield app
+    yield counting(app, count)
     app.database.dispose()
 
 
 def _run(app: Any, usage: Any, *, traced: bool) -> tuple[Any, list[Any]]:
     """The counter's task with a model that reports `usage` each call: its outcome, and its
     spans when `traced`."""
-    memory = InMemorySpanExporter()
-    if traced:
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(memory))
-        app.trace(provider)
+    memory = traced_in_memory(app) if traced else InMemorySpanExporter()
     script = ScriptedModel(says.tool(app.count, n=3), says.hand_back(3), usage=usage, price=PRICE)
     outcome = app.agent(Counter).do(Counting(), None, for_=app.me, model=script, budget_usd=1)
     return outcome, list(memory.get_finished_spans())

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import http.cookiejar
 import re
-import socket
-import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -22,34 +19,14 @@ from pathlib import Path
 import pytest
 
 from signoff.web import create_web_app
-from tests.workshop_web import PASSWORD, open_workshop
-
-
-def _free_port() -> int:
-    """A port of loopback nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.workshop_web import PASSWORD, open_workshop, served
 
 
 @contextmanager
 def _served(web: object) -> Iterator[str]:
     """`web` served by uvicorn on 127.0.0.1 while the block runs: its base URL."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=_free_port(),  # type: ignore[arg-type]
-                                           log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with served(web) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 class _Kept(urllib.request.HTTPRedirectHandler):

@@ -128,11 +128,7 @@ def test_the_note_alone_the_price_proposed_mias_yes_fails_noors_yes_runs(
 def test_a_no_needs_a_reason_and_the_agent_hears_it(shop: SimpleNamespace) -> None:
     """Scenario 2a: a reject without a reason is refused; with one, the agent is told it."""
     app = shop.app
-    script = ScriptedModel(
-        says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
-                  price=45),
-        says.hand_back(_estimate(shop)),
-    )
+    script = _price_script(shop, note=False)
     outcome = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
                                            model=script)
     (proposal,) = app.proposals_for(shop.noor)
@@ -152,11 +148,7 @@ def test_a_proposal_on_a_revised_repair_is_stale(shop: SimpleNamespace) -> None:
     """Scenario 2b: the fault is revised before Noor decides: Stale, nothing runs, the agent is
     told to look again."""
     app = shop.app
-    script = ScriptedModel(
-        says.tool("Pads, a cable and an hour of work.", shop.set_price, repair=shop.repair.id,
-                  price=45),
-        says.hand_back(_estimate(shop)),
-    )
+    script = _price_script(shop, note=False)
     outcome = app.agent(shop.Estimator).do(shop.EstimateRepair(), shop.repair, for_=shop.mia,
                                            model=script)
     shop.revise(shop.repair.id, "rear brake and gears")

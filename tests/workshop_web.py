@@ -83,15 +83,15 @@ def served_shop(shop: SimpleNamespace) -> Iterator[SimpleNamespace]:
 
 
 @contextmanager
-def served(web: Any) -> Iterator[int]:
+def served(web: Any, *, lifespan: str = "off") -> Iterator[int]:
     """`web` (an ASGI app) served by uvicorn on 127.0.0.1, a free port (one of the range
     ``SIGNOFF_TEST_PORTS``, such as ``24000-24999``, when it names one), in a thread of this
-    process while the block runs: the port."""
+    process while the block runs: the port. `lifespan` "on" runs the app's lifespan too."""
     import uvicorn
 
     port = free_port() if kept_range() else 0  # (0: uvicorn takes one, with no race)
     server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))
+                                           log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

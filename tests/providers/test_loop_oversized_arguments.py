@@ -9,7 +9,7 @@ import json
 from signoff import TaskStatus
 from signoff.testing import ScriptedModel, says
 from tests.provider_servers import ProviderServer
-from tests.providers.wire import Estimate, Wire, repair_shop, wires
+from tests.providers.wire import Estimate, Wire, estimator_outcome, repair_shop, wires
 
 TOLD = ("Invalid: The arguments were 5,000,013 bytes, more than the 1,000,000 a tool call may "
         "have; give the values themselves, each no longer than it needs to be. Nothing was run "
@@ -25,12 +25,7 @@ def test_a_providers_call_of_five_megabytes_is_told_why(wire: Wire,
                   wire.reply(None, [("call_b", "hand_back",
                                      json.dumps({"hours": 1, "summary": "Pads."}))]))
     shop = repair_shop()
-    model = wire.model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server), budget_usd=1.0)
     assert outcome.status is TaskStatus.DONE, outcome.problem
     assert wire.tool_results(server.received[1].body)["call_a"] == TOLD
 

@@ -48,6 +48,7 @@ from tests.providers.wire import (
     Estimate,
     Wire,
     ask,
+    estimator_outcome,
     note_of,
     repair_shop,
     wires,
@@ -276,11 +277,7 @@ def test_malformed_arguments_are_told_and_nothing_runs(wire: Wire, server: Provi
         server.answer(wire.stream(["Noting."], [("c1", "note_repair", [broken[:10], broken[10:]])]),
                       wire.stream([], [(hand_back[0], hand_back[1], [hand_back[2]])]))
     model = wire.model(server, on_text=lambda _: None) if wire.name == "anthropic" else wire.model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, model)
     assert outcome.status is TaskStatus.DONE
     told = wire.tool_results(server.bodies()[1])["c1"]
     assert told.startswith("Invalid: The arguments are nested" if tail
@@ -305,12 +302,7 @@ def test_a_tool_that_does_not_exist_is_told_and_nothing_runs(wire: Wire,
         wire.reply("Scrapping it.", [("c1", "scrap_everything", '{"why": "old"}')]),
         wire.reply(None, [("c2", "hand_back", json.dumps({"hours": 0, "summary": "None."}))]),
     )
-    model = wire.model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server))
     assert outcome.status is TaskStatus.DONE
     told = wire.tool_results(server.bodies()[1])["c1"]
     assert told.startswith("There is no tool named “scrap_everything” for this work")
@@ -327,12 +319,7 @@ def test_spend_stays_within_the_budget(wire: Wire, server: ProviderServer) -> No
     server.answer(*[wire.reply("Looking.", [(f"c{i}", "parts_for", '{"fault": "brake"}')],
                                usage=(900, 100)) for i in range(30)])
     budget = 0.06
-    model = wire.model(server, price=price)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=budget)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server, price=price), budget_usd=budget)
     assert outcome.status is TaskStatus.HALTED
     assert outcome.problem.startswith("Halted: the next model call could cost up to $")
     assert outcome.spend_usd <= budget
@@ -506,12 +493,7 @@ def test_a_failing_model_fails_the_task_in_words(wire: Wire, server: ProviderSer
     provider error's own sentence, and nothing of the SDK's."""
     shop = repair_shop()
     server.answer(*[wire.error(500, "Internal detail.") for _ in range(3)])
-    model = wire.model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server))
     assert outcome.status is TaskStatus.FAILED
     assert outcome.problem == f"The model failed: {wire.model_name} failed to answer (HTTP 500): " \
         "asked 3 times, it went on failing. It said: “Internal detail.”. Try again later."
@@ -523,12 +505,7 @@ def _spend_after_failing(wire: Wire, model_at: ProviderServer | SimpleNamespace,
     """A task of the shop's, with a price and a budget, whose model fails at its first call:
     its outcome and its receipt."""
     shop = repair_shop()
-    model = wire.model(model_at, **given)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(model_at, **given), budget_usd=1.0)
     assert outcome.status is TaskStatus.FAILED
     return outcome, shop.app.receipt(outcome.task)
 

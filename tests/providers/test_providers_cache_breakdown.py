@@ -14,18 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.provider_servers import Canned, ProviderServer, anthropic_message, anthropic_stream
-from tests.providers.wire import Wire, ask
-
-
-def _anthropic(usage: dict[str, Any], *, stream: bool) -> Canned:
-    if stream:
-        events = anthropic_stream(["Hi."])
-        events[0][1]["message"]["usage"] = usage | {"output_tokens": 1}
-        return Canned(events=events)
-    body = anthropic_message([{"type": "text", "text": "Hi."}])
-    body["usage"] = usage
-    return Canned(body=body)
+from tests.provider_servers import ProviderServer
+from tests.providers.wire import Wire, anthropic_usage_reply, ask
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -45,6 +35,6 @@ def _anthropic(usage: dict[str, Any], *, stream: bool) -> Canned:
 ], ids=["breakdown-only", "sum-null", "breakdown-larger"])
 def test_cache_writes_told_by_their_breakdown_are_counted(
         server: ProviderServer, usage: dict[str, Any], at_least: int, stream: bool) -> None:
-    server.answer(_anthropic(usage, stream=stream))
+    server.answer(anthropic_usage_reply(usage, stream=stream))
     reply = ask(Wire("anthropic").model(server, stream=stream), max_output_tokens=400)
     assert reply.usage.input_tokens >= at_least

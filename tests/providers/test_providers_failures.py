@@ -26,6 +26,7 @@ from tests.provider_servers import Canned, ProviderServer, anthropic_stream
 from tests.providers.wire import (
     Wire,
     ask,
+    estimator_outcome,
     repair_shop,
     wires,
 )
@@ -89,12 +90,7 @@ def test_a_gateways_timeout_in_a_task_stays_spent(wire: Wire, server: ProviderSe
     call stays spent, told on the receipt."""
     server.answer(wire.error(504, "Gateway Timeout"))
     shop = repair_shop()
-    model = wire.model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server), budget_usd=1.0)
     assert outcome.status is TaskStatus.FAILED
     assert "(HTTP 504)" in outcome.problem
     assert outcome.spend_usd > 0

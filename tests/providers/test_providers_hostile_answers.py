@@ -21,7 +21,7 @@ from tests.provider_servers import (
     openai_stream,
 )
 from tests.providers.test_providers_replies import Answer, RawServer, _body, _events, _failure
-from tests.providers.wire import Wire, ask, repair_shop, wires
+from tests.providers.wire import Wire, ask, estimator_outcome, repair_shop, wires
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -120,12 +120,7 @@ def test_a_call_of_a_huge_name_or_id_is_told_and_the_task_goes_on(
                   wire.reply(None, [("call_b", "hand_back",
                                      json.dumps({"hours": 1, "summary": "Pads."}))]))
     shop = repair_shop()
-    model = wire.model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server), budget_usd=1.0)
     assert outcome.status is TaskStatus.DONE, outcome.problem
     told = list(wire.tool_results(server.received[1].body).values())
     assert len(told) == 1

@@ -12,7 +12,7 @@ import pytest
 from signoff import TaskStatus
 from signoff.agents.states import ReceiptKind
 from tests.provider_servers import Canned, ProviderServer
-from tests.providers.wire import Wire, repair_shop, wires
+from tests.providers.wire import Wire, estimator_outcome, repair_shop, wires
 
 HUGE = json.dumps({"fault": "x" * 5_000_000})
 """5,000,013 bytes of arguments."""
@@ -53,12 +53,7 @@ def test_a_tool_call_of_five_megabytes_is_refused_and_the_task_goes_on(
                   _called(wire, streamed, [("call_b", "hand_back",
                                             json.dumps({"hours": 1, "summary": "Pads."}))]))
     shop = repair_shop()
-    model = wire.model(server, stream=streamed)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server, stream=streamed), budget_usd=1.0)
     assert outcome.status is TaskStatus.DONE, outcome.problem
     told = wire.tool_results(server.received[1].body)["call_a"]
     assert told.startswith("Invalid: ")

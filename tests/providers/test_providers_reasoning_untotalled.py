@@ -14,19 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.provider_servers import Canned, ProviderServer, openai_completion, openai_stream
-from tests.providers.wire import Wire, ask
-
-
-def _openai(usage: dict[str, Any], *, stream: bool) -> Canned:
-    if stream:
-        events = openai_stream(["Hi."], usage=None)
-        events.insert(-1, (None, {"id": "chatcmpl-1", "object": "chat.completion.chunk",
-                                  "created": 1, "model": "m", "choices": [], "usage": usage}))
-        return Canned(events=events)
-    body = openai_completion("Hi.", usage=None)
-    body["usage"] = usage
-    return Canned(body=body)
+from tests.provider_servers import ProviderServer
+from tests.providers.wire import Wire, ask, openai_usage_reply
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -40,6 +29,6 @@ def _openai(usage: dict[str, Any], *, stream: bool) -> Canned:
 ], ids=["no-total", "total-says-inside"])
 def test_reasoning_no_total_places_is_counted_at_its_worst(
         server: ProviderServer, usage: dict[str, Any], out: int, stream: bool) -> None:
-    server.answer(_openai(usage, stream=stream))
+    server.answer(openai_usage_reply(usage, stream=stream))
     reply = ask(Wire("openai").model(server, stream=stream), max_output_tokens=800)
     assert reply.usage.output_tokens == out

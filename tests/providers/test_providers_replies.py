@@ -39,6 +39,7 @@ from tests.providers.wire import (
     TOOLS,
     Wire,
     ask,
+    estimator_outcome,
     repair_shop,
     wires,
 )
@@ -143,12 +144,7 @@ def test_a_task_whose_model_writes_no_text_fails_in_a_sentence(server: ProviderS
     body["choices"][0]["message"]["content"] = 5
     server.answer(Canned(body=body))
     shop = repair_shop()
-    model = Wire("openai").model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, Wire("openai").model(server), budget_usd=1.0)
     assert outcome.status is TaskStatus.FAILED
     assert outcome.problem.startswith("The model failed: openai-compatible:local-model answered "
                                       "with something that does not read as a reply (5).")
@@ -286,12 +282,7 @@ def test_a_cut_stream_in_a_task_is_counted_as_spent_and_runs_nothing(
     it, and the worst case reserved for the call is spent and told on the receipt."""
     server.answer(_cut(wire))
     shop = repair_shop()
-    model = wire.model(server, stream=True)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    outcome = estimator_outcome(shop, wire.model(server, stream=True), budget_usd=1.0)
     assert outcome.status is TaskStatus.FAILED
     assert "was cut off as it answered" in outcome.problem
     receipt = shop.app.receipt(outcome.task)

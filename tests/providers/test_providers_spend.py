@@ -13,35 +13,18 @@ import pytest
 from signoff import Permits, TaskStatus
 from signoff.models import ModelBadResponse, Price, price_of
 from tests.provider_servers import (
-    Canned,
     ProviderServer,
-    anthropic_message,
-    anthropic_stream,
-    openai_completion,
-    openai_stream,
 )
-from tests.providers.wire import PRICE, Wire, ask, repair_shop, wires
-
-
-def _openai(usage: dict[str, Any], *, stream: bool) -> Canned:
-    if stream:
-        events = openai_stream(["Hi."], usage=None)
-        events.insert(-1, (None, {"id": "chatcmpl-1", "object": "chat.completion.chunk",
-                                  "created": 1, "model": "m", "choices": [], "usage": usage}))
-        return Canned(events=events)
-    body = openai_completion("Hi.", usage=None)
-    body["usage"] = usage
-    return Canned(body=body)
-
-
-def _anthropic(usage: dict[str, Any], *, stream: bool) -> Canned:
-    if stream:
-        events = anthropic_stream(["Hi."])
-        events[0][1]["message"]["usage"] = usage | {"output_tokens": 1}
-        return Canned(events=events)
-    body = anthropic_message([{"type": "text", "text": "Hi."}])
-    body["usage"] = usage
-    return Canned(body=body)
+from tests.providers.wire import (
+    PRICE,
+    Wire,
+    anthropic_usage_reply,
+    ask,
+    estimator_outcome,
+    openai_usage_reply,
+    repair_shop,
+    wires,
+)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -60,7 +43,7 @@ def test_reasoning_a_server_leaves_out_of_its_completion_is_counted_as_output(
     """Reasoning is billed as output: a compatible server that reports it beside its
     ``completion_tokens`` (in ``total_tokens``, or ``reasoning_tokens`` larger than the
     completion) has it counted as output; it was recorded as free (5 tokens out, not 305)."""
-    server.answer(_openai(usage, stream=stream))
+    server.answer(openai_usage_reply(usage, stream=stream))
     reply = ask(Wire("openai").model(server, stream=stream), max_output_tokens=400)
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (10, out)
 
@@ -84,7 +67,7 @@ def test_anthropic_cache_writes_are_counted_as_they_cost(
         server: ProviderServer, usage: dict[str, Any], tokens_in: int, stream: bool) -> None:
     """A cache write costs 1.25 or 2 input tokens (five minutes', an hour's): it is counted as
     what it costs, not as one input token, which recorded less than was billed."""
-    server.answer(_anthropic(usage, stream=stream))
+    server.answer(anthropic_usage_reply(usage, stream=stream))
     reply = ask(Wire("anthropic").model(server, stream=stream), max_output_tokens=400)
     assert reply.usage.input_tokens == tokens_in
 
@@ -95,13 +78,8 @@ def test_a_task_whose_cache_writes_cost_more_than_reserved_stops_having_recorded
     reserved for the call, the task stops, told, instead of going on as if within budget."""
     shop = repair_shop(may=Permits.everything())
     usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 40_000}
-    server.answer(_anthropic(usage, stream=False))
-    model = Wire("anthropic").model(server)
-    try:
-        outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                    model=model, budget_usd=1.0)
-    finally:
-        model.close()
+    server.answer(anthropic_usage_reply(usage, stream=False))
+    outcome = estimator_outcome(shop, Wire("anthropic").model(server), budget_usd=1.0)
     assert outcome.status is TaskStatus.HALTED
     assert "more than was reserved for the call" in outcome.problem
     assert outcome.spend_usd == pytest.approx(PRICE.cost(80_010, 5))
@@ -116,9 +94,9 @@ def test_a_count_no_float_holds_is_no_count_of_tokens(wire: Wire, server: Provid
     spend of infinity, for whoever prices the reply) is `ModelBadResponse`, which may have been
     billed, in a sentence naming it."""
     if wire.name == "openai":
-        server.answer(_openai({"prompt_tokens": count, "completion_tokens": 5}, stream=False))
+        server.answer(openai_usage_reply({"prompt_tokens": count, "completion_tokens": 5}, stream=False))
     else:
-        server.answer(_anthropic({"input_tokens": count, "output_tokens": 5}, stream=False))
+        server.answer(anthropic_usage_reply({"input_tokens": count, "output_tokens": 5}, stream=False))
     with pytest.raises(ModelBadResponse, match="which is no count of tokens") as raised:
         ask(wire.model(server))
     assert not raised.value.cost_nothing

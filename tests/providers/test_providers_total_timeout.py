@@ -18,7 +18,7 @@ import pytest
 from signoff import TaskStatus
 from signoff.models import ModelNotConfigured, ModelTimeout
 from tests.provider_servers import anthropic_stream, loopback_server, openai_stream
-from tests.providers.wire import Wire, ask, repair_shop, wires
+from tests.providers.wire import Wire, ask, estimator_outcome, repair_shop, wires
 
 TRICKLE = 6.0
 """Seconds the server trickles before it ends its answer properly (so that, without a total
@@ -140,11 +140,7 @@ def test_a_task_whose_call_passes_its_total_timeout_keeps_the_reserve_spent(wire
     shop = repair_shop()
     with Trickling(wire, streamed=True) as server:
         model = wire.model(server, timeout=5.0, total_timeout=0.5, stream=True)
-        try:
-            outcome = shop.app.agent(shop.Estimator).do(shop.skill, shop.repair, for_=shop.mia,
-                                                        model=model, budget_usd=1.0)
-        finally:
-            model.close()
+        outcome = estimator_outcome(shop, model, budget_usd=1.0)
     assert outcome.status is TaskStatus.FAILED
     assert "was still answering when the call's total timeout of 0.5 seconds passed" in (
         outcome.problem)

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff import Agent, App, Permits, Skill, allow
+from signoff import Agent, App, Outcome, Permits, Skill, allow
 from signoff.models import (
     AnthropicModel,
     Message,
@@ -167,6 +167,41 @@ def repair_shop(may: Permits | None = None) -> SimpleNamespace:
         s.add(repair)
     return SimpleNamespace(app=app, Repair=Repair, Estimator=Estimator, skill=EstimateRepair(),
                            repair=repair, mia=mia)
+
+
+def openai_usage_reply(usage: dict[str, Any], *, stream: bool) -> Canned:
+    """An OpenAI-compatible reply "Hi." whose usage is `usage` as it is, whole or streamed (the
+    usage then in a chunk of its own before the last)."""
+    if stream:
+        events = openai_stream(["Hi."], usage=None)
+        events.insert(-1, (None, {"id": "chatcmpl-1", "object": "chat.completion.chunk",
+                                  "created": 1, "model": "m", "choices": [], "usage": usage}))
+        return Canned(events=events)
+    body = openai_completion("Hi.", usage=None)
+    body["usage"] = usage
+    return Canned(body=body)
+
+
+def anthropic_usage_reply(usage: dict[str, Any], *, stream: bool) -> Canned:
+    """An Anthropic reply "Hi." whose usage is `usage` as it is, whole or streamed (the usage
+    then on its message_start, with one output token)."""
+    if stream:
+        events = anthropic_stream(["Hi."])
+        events[0][1]["message"]["usage"] = usage | {"output_tokens": 1}
+        return Canned(events=events)
+    body = anthropic_message([{"type": "text", "text": "Hi."}])
+    body["usage"] = usage
+    return Canned(body=body)
+
+
+def estimator_outcome(shop: SimpleNamespace, model: Any, **do: Any) -> Outcome:
+    """The estimator's task on `shop`'s repair for Mia, with `model` (closed once the task has
+    stopped); `do`: more of what the task is given, such as its budget."""
+    try:
+        return shop.app.agent(shop.Estimator).do(  # type: ignore[no-any-return]
+            shop.skill, shop.repair, for_=shop.mia, model=model, **do)
+    finally:
+        model.close()
 
 
 def note_of(shop: SimpleNamespace) -> str:
