@@ -16,17 +16,13 @@ research goes on here, with the model the task kept.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import getpass
-import importlib
 import json
 import re
 import shlex
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,22 +53,36 @@ from signoff.cli.failures import (
     reader_gone,
 )
 from signoff.cli.otlp import export_traces
+from signoff.cli.research_model import (
+    going_on_with,
+    is_offline,
+    is_offline_spec,
+    model_of,
+    price_of,
+)
 from signoff.cli.research_shown import (
     Progress,
     Shown,
     Watched,
     as_json_of,
     as_read_now,
+    as_written,
     began_in,
     console_for_text,
     plain,
     print_outcome,
     seen_in,
 )
-from signoff.cli.research_stopped import question_of, tell_stopped
+from signoff.cli.research_stopped import (
+    calm_at_exit,
+    question_of,
+    shown_to_its_end,
+    stopped_as_by_ctrl_c,
+    tell_stopped,
+)
 from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
-from signoff.models import Model, ModelNotConfigured, Price
+from signoff.models import Model
 
 __all__ = ["research", "research_receipt"]
 
@@ -156,11 +166,11 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     if reason is not None and approve_id is None and reject_id is None and go_on_id is None:
         raise Misuse("--reason goes with --reject PROPOSAL_ID: it tells the agent "
                      "why not" + (". A question needs none." if question else "."))
-    _price(price_spec)  # (a price that is none is told as such first, with or without a model)
-    if price_spec is not None and model_spec is not None and _is_offline_spec(model_spec):
+    price_of(price_spec)  # (a price that is none is told as such first, with or without a model)
+    if price_spec is not None and model_spec is not None and is_offline_spec(model_spec):
         raise Misuse("--price goes with a provider's model: the offline reader "
                      "(--model offline) costs nothing.")
-    if timeout is not None and (model_spec is None or _is_offline_spec(model_spec)):
+    if timeout is not None and (model_spec is None or is_offline_spec(model_spec)):
         raise Misuse("--timeout goes with --model SPEC, a provider's model: the offline reader "
                      "waits on nothing, and a research task goes on after a decision with the "
                      "model, and the timeout, it was started with.")
@@ -205,13 +215,13 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     steps = max_steps if max_steps is not None else Researcher.max_steps
     budget = budget_usd if budget_usd is not None else Researcher.budget_usd
     show = Progress(console=console, quiet=as_json, max_steps=steps, budget_usd=budget)
-    price = _price(price_spec)
-    model = _model(model_spec or "offline", price, None if as_json else show.streamed,
-                   timeout=timeout)
+    price = price_of(price_spec)
+    model = model_of(model_spec or "offline", price, None if as_json else show.streamed,
+                     timeout=timeout)
     # A model of a provider's is kept with the task by its spec, so that a yes to what the
     # task waits on (`--approve`) can make it again and go on.
-    kept = None if _is_offline(model) else ModelSpec(spec=str(model_spec), price=price,
-                                                     timeout=timeout)
+    kept = None if is_offline(model) else ModelSpec(spec=str(model_spec), price=price,
+                                                    timeout=timeout)
     url = database or default_database()
     building = None if as_json else (lambda words: console.print(f"[dim]{plain(words)}[/dim]"))
     try:
@@ -220,6 +230,7 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
         person = _local_person(app)
     except SignoffError as error:
         raise failure_of(error) from None
+    calm_at_exit()  # (before the traces' exporter: its flush at exit runs first)
     export_traces(app)
     if not as_json:
         sources = "source" if len(corpus) == 1 else "sources"
@@ -227,16 +238,17 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
                       f"with [bold]{plain(model.name)}[/bold].")
         for note in corpus.notes:
             console.print(f"[dim]{plain(note)}[/dim]")
-        if _is_offline(model):
+        if is_offline(model):
             console.print("[dim]It searches, reads the best matches, and quotes the sentences "
                           "about the question — or says that no answer can be cited from the "
                           "sources read; it writes nothing of its own.[/dim]")
     watched = Watched(model, show)
     shown = Shown(question=question, model=model.name, corpus=corpus, corpus_dir=corpus_dir,
-                   max_steps=steps, budget_usd=budget, database=database, url=url)
+                   max_steps=steps, budget_usd=budget, database=database, url=url,
+                   asked_with=None if kept is None else (kept.spec, price_spec, timeout))
     began = datetime.now(UTC)
     try:
-        with _stopped_as_by_ctrl_c(), show.live(), outcome_shown():
+        with stopped_as_by_ctrl_c(), show.live(), outcome_shown():
             outcome = ask(app, question, model=watched, for_=person, max_steps=steps,
                           budget_usd=budget, model_spec=kept)
     except SignoffError as error:
@@ -244,10 +256,11 @@ def research(question: str | None, corpus_dir: Path | None, model_spec: str,
     except KeyboardInterrupt:  # (Ctrl-C) the task stays Running: how to go on with it
         tell_stopped(app, person, began, shown)
         sys.exit(EXIT_INTERRUPTED)
-    if as_json:
-        _print_json(as_json_of(app, outcome, shown))
-    else:
-        print_outcome(console, show, app, outcome, shown)
+    with shown_to_its_end(outcome.task, outcome.status.value, shown):  # (Ctrl-C: shown so far)
+        if as_json:
+            _print_json(as_json_of(app, outcome, shown))
+        else:
+            print_outcome(console, show, app, outcome, shown)
     _exit_for(outcome)
 
 
@@ -269,49 +282,12 @@ def _corpus_made(corpus_dir: Path | None, building: Callable[[str], None] | None
     from signoff.research.corpus import Corpus
 
     try:
-        with _stopped_as_by_ctrl_c():
+        with stopped_as_by_ctrl_c():
             return (Corpus.from_folder(corpus_dir, on_build=building) if corpus_dir
                     else Corpus.default(on_build=building))
     except KeyboardInterrupt:
         click.echo("Stopped.", err=True)
         sys.exit(EXIT_INTERRUPTED)
-
-
-@contextlib.contextmanager
-def _stopped_as_by_ctrl_c() -> Iterator[None]:
-    """Within it, SIGTERM (``kill``) and SIGHUP (the terminal closed) stop the research as
-    Ctrl-C does, so that what it leaves Running is named with the command that goes on with it
-    (they ended it unsaid, the task's id never printed). One (Ctrl-C too) that lands in the
-    read-only guard's SQLite authorizer is raised once out of it (SQLite took it for a refusal:
-    the task Failed "for a reason the app did not foresee"). Outside the main thread: nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupted(signum: int, frame: Any) -> None:
-        if hasattr(signal, "pthread_kill") and _in_sqlite_callback(frame):
-            main = threading.main_thread().ident or 0  # (sent again from a thread: here, at once)
-            threading.Timer(0.001, signal.pthread_kill, args=(main, signum)).start()
-            return
-        raise KeyboardInterrupt
-
-    stops = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    kept = {s: signal.signal(s, interrupted) for s in stops}  # (Windows has no SIGHUP)
-    try:
-        yield
-    finally:
-        for s, handler in kept.items():
-            signal.signal(s, handler)
-
-
-def _in_sqlite_callback(frame: Any) -> bool:
-    """Whether `frame` is in the read-only guard's authorizer (SQLite swallows what it raises)."""
-    from signoff.actions.readonly_driver import sqlite_authorizer
-
-    code = sqlite_authorizer(KeyboardInterrupt).__code__  # (every one's code is this)
-    while frame is not None and frame.f_code is not code:
-        frame = frame.f_back
-    return frame is not None
 
 
 def _exit_for(outcome: Any) -> None:
@@ -357,6 +333,7 @@ def _decide(question: str | None, *, approve_id: str | None, reject_id: str | No
     except SignoffError as error:
         raise failure_of(error) from None
     going.read(proposal.task)
+    going.timeout = timeout
     if proposal.status is ProposalStatus.WAITING:  # (the research goes on in this corpus)
         def again(folder: Path | None) -> str:
             return going.shown("", folder, database, model_spec, price_spec).deciding(
@@ -411,6 +388,7 @@ def _go_on(task_id: str, *, database: str | None, as_json: bool, corpus_dir: Pat
     except SignoffError as error:
         raise failure_of(error) from None
     task = going.read(task_id)
+    going.timeout = timeout
     if task.status == TaskStatus.RUNNING.value:
         going.check_corpus(
             lambda folder: going.shown("", folder, database, model_spec,
@@ -443,6 +421,9 @@ class _Going:
     kept: Any = None
     seen: list[Any] = dataclasses.field(default_factory=list)
     progress: Progress | None = None
+    timeout: float | None = None
+    """The timeout given with --timeout for the model --model names: the commands printed that
+    name that model name it too."""
 
     @classmethod
     def open(cls, database: str | None, corpus_dir: Path | None, as_json: bool) -> _Going:
@@ -460,6 +441,7 @@ class _Going:
             me = _local_person(app)
         except SignoffError as error:
             raise failure_of(error) from None
+        calm_at_exit()
         export_traces(app)
         return cls(console=console, corpus=corpus, app=app, url=url, me=me, as_json=as_json)
 
@@ -528,10 +510,10 @@ class _Going:
 
     def model(self, model_spec: str | None, price_spec: str | None,
               timeout: float | None = None) -> Model:
-        """The model the task goes on with (see `_going_on_with`)."""
+        """The model the task goes on with (see `going_on_with`)."""
         assert self.progress is not None, "read first"
-        return _going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress,
-                              str(self.task.model or ""), timeout)
+        return going_on_with(self.task.id, model_spec, price_spec, self.kept, self.progress,
+                             str(self.task.model or ""), timeout)
 
     def on(self, model: Model, shown: Shown) -> Any:
         """Go on with the task, here, with `model`, its steps shown; its outcome. Stopped
@@ -545,7 +527,7 @@ class _Going:
             self.console.print(f"The research goes on in {plain(self.corpus.name)} with "
                                f"[bold]{plain(model.name)}[/bold].")
         try:
-            with _stopped_as_by_ctrl_c(), self.progress.live(), outcome_shown():
+            with stopped_as_by_ctrl_c(), self.progress.live(), outcome_shown():
                 outcome = self.app.agent(Researcher).resume(self.task.id,
                                                             model=Watched(model, self.progress))
         except SignoffError as error:
@@ -563,23 +545,30 @@ class _Going:
     def asked_again(self, corpus_dir: Path | None, database: str | None,
                     model_spec: str | None, price_spec: str | None) -> str:
         """The command that asks the task's question again, here, with the model `--model`
-        names, else the one the task kept (its price too): the model it was researched with."""
+        names, else the one the task kept (its price and timeout too): the model it was
+        researched with."""
+        timeout = self.timeout
         if model_spec is None and self.kept is not None and self.kept.spec:
-            model_spec, price = self.kept.spec, self.kept.price
+            model_spec, price, timeout = self.kept.spec, self.kept.price, self.kept.timeout
             price_spec = None if price is None else (
-                f"{price.input_per_mtok:g},{price.output_per_mtok:g}")
-        return self.shown("", corpus_dir, database, model_spec, price_spec).asking()
+                f"{as_written(price.input_per_mtok)},{as_written(price.output_per_mtok)}")
+        return self.shown("", corpus_dir, database, model_spec, price_spec,
+                          timeout=timeout).asking()
 
     def shown(self, model: Model | str, corpus_dir: Path | None, database: str | None,
-              model_spec: str | None, price_spec: str | None) -> Shown:
+              model_spec: str | None, price_spec: str | None, *,
+              timeout: float | None = None) -> Shown:
         """What the task's outcome is shown with: the commands printed name the folder, the
-        database and the model named with --model."""
+        database and the model named with --model, with its --price and --timeout (`timeout`,
+        else the one given, `_Going.timeout`)."""
         subject = self.task.subject_json if isinstance(self.task.subject_json, dict) else {}
         return Shown(question=str(subject.get("question", "")),
                      model=model if isinstance(model, str) else model.name,
                      corpus=self.corpus, corpus_dir=corpus_dir, max_steps=self.task.max_steps,
                      budget_usd=self.task.budget_usd, database=database, url=self.url,
-                     named_model=None if model_spec is None else (model_spec, price_spec))
+                     named_model=None if model_spec is None else (model_spec, price_spec),
+                     timeout=None if model_spec is None else (
+                         self.timeout if timeout is None else timeout))
 
     def show(self, outcome: Any, model: Model | str, corpus_dir: Path | None,
              database: str | None, model_spec: str | None, price_spec: str | None,
@@ -588,37 +577,12 @@ class _Going:
         a decision came first); the commands printed name the model named with --model."""
         assert self.progress is not None, "read first"
         shown = self.shown(model, corpus_dir, database, model_spec, price_spec)
-        if self.as_json:
-            found = as_json_of(self.app, outcome, shown)
-            _print_json(found if decided is None else {**decided, "research": found})
-        else:
-            print_outcome(self.console, self.progress, self.app, outcome, shown)
-
-
-def _going_on_with(task: str, model_spec: str | None, price_spec: str | None, kept: Any,
-                   show: Progress, started_with: str = "", timeout: float | None = None
-                   ) -> Model:
-    """The model research task `task` goes on with: the one `--model` names (waiting for it
-    `timeout` seconds, when given), else the one it was started with (`kept`, by its spec, its
-    timeouts too; the offline reader, by the name the task keeps, `started_with`); a usage
-    error saying what to do when there is none, or it cannot be made."""
-    if model_spec is not None:
-        return _model(model_spec, _price(price_spec), None if show.quiet else show.streamed,
-                      timeout=timeout)
-    if kept is None or not kept.spec:
-        if started_with == (offline := _model("offline")).name:  # (which keeps no spec)
-            return offline
-        raise Misuse(f"Research task {task} keeps no model to go on with (it was started with "
-                     "a model given in code, or before research kept its model with the task): "
-                     "name the one it was researched with, --model SPEC (--model offline for "
-                     "the reader; --price IN,OUT if it needs one), and run it again.")
-    try:
-        return _model(kept.spec, kept.price, None if show.quiet else show.streamed,
-                      timeout=kept.timeout, total_timeout=kept.total_timeout)
-    except (click.BadParameter, Misuse) as error:
-        raise Misuse(f"Research task {task} goes on with {kept.words}, which cannot be made "
-                     f"here: {error.message} Set what it needs and decide again, or name another "
-                     "model with --model SPEC.") from None
+        with shown_to_its_end(outcome.task, outcome.status.value, shown):
+            if self.as_json:
+                found = as_json_of(self.app, outcome, shown)
+                _print_json(found if decided is None else {**decided, "research": found})
+            else:
+                print_outcome(self.console, self.progress, self.app, outcome, shown)
 
 
 def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, str]:
@@ -652,59 +616,6 @@ def _research_url(database: str | None) -> str:
                      "holds the task with --database URL, or, for a task of an app, "
                      f"{NAMING_THE_APP}.")
     return url
-
-
-# -- the model -----------------------------------------------------------------------------
-
-
-def _price(spec: str | None) -> Price | None:
-    from signoff.models.choose import price_from
-    from signoff.models.errors import ModelNotConfigured
-
-    if spec is None:
-        return None
-    try:
-        return price_from(spec)
-    except ModelNotConfigured as error:
-        raise click.BadParameter(str(error), param_hint="--price") from None
-
-
-def _model(spec: str, price: Price | None = None,
-           on_text: Callable[[str], None] | None = None, *, timeout: float | None = None,
-           total_timeout: float | None = None) -> Model:
-    from signoff.research.extractive import ExtractiveModel
-
-    if _is_offline_spec(spec):
-        return ExtractiveModel()
-    try:  # the providers are optional: imported only when asked for
-        choose = importlib.import_module("signoff.models.choose")
-    except ImportError:
-        raise click.BadParameter(f"{spec!r}: only “offline” is available in this installation.",
-                                 param_hint="--model") from None
-    try:
-        chosen = choose.model_from(spec, price=price, on_text=on_text, timeout=timeout,
-                                   total_timeout=total_timeout)
-    except SignoffError as error:  # (a model understood, its key or server not set: no usage)
-        if isinstance(error, ModelNotConfigured) and error.model:
-            raise Misuse(error.message) from None
-        raise click.BadParameter(str(error), param_hint="--model") from None
-    if isinstance(chosen, Model) and chosen.price is None:
-        raise click.BadParameter(
-            f"The price of {chosen.name} is not known, so its cost cannot be kept within the "
-            "budget: give it with --price IN,OUT (US dollars per million input and output "
-            "tokens, e.g. --price 0.15,0.60; 0,0 for a model of your own).", param_hint="--price")
-    return chosen if isinstance(chosen, Model) else ExtractiveModel()
-
-
-def _is_offline_spec(spec: str) -> bool:
-    """Whether ``--model`` `spec` names the offline reader."""
-    return spec.strip().lower() in ("", "offline")
-
-
-def _is_offline(model: Model) -> bool:
-    from signoff.research.extractive import ExtractiveModel
-
-    return isinstance(model, ExtractiveModel)
 
 
 def _local_person(app: Any) -> Any:

@@ -36,8 +36,8 @@ from signoff.models.base import Message, Model, Price, Reply, ToolSpec
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["Progress", "Seen", "Shown", "Watched", "as_json_of", "as_read_now", "began_in",
-           "console_for_text", "plain", "print_outcome", "seen_in"]
+__all__ = ["Progress", "Seen", "Shown", "Watched", "as_json_of", "as_read_now", "as_written",
+           "began_in", "console_for_text", "plain", "print_outcome", "seen_in"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -59,6 +59,13 @@ class Shown:
     named_model: tuple[str, str | None] | None = None
     """The model (its spec, and price) a decision named with --model for the research to go
     on with, which the task does not keep: the commands printed name it again."""
+    timeout: float | None = None
+    """The timeout given with --timeout for `named_model`: the commands printed name it again
+    with the model (without it, the model named would wait as long as its provider's default)."""
+    asked_with: tuple[str, str | None, float | None] | None = None
+    """The model the question was asked with (its spec, price and timeout), when the task keeps
+    it and the commands that go on with the task need not name it: the command that asks the
+    question again does (without it, it would ask the offline reader)."""
 
     def deciding(self, proposal: str) -> tuple[str, str]:
         """The commands that approve and reject `proposal`, runnable as written: they name
@@ -74,19 +81,44 @@ class Shown:
         return runnable(f"research --go-on {shlex.quote(task_id)}{self._where()}")
 
     def asking(self) -> str:
-        """The command that asks the question again, runnable as written."""
-        return runnable(f"research {shlex.quote(self.question)}{self._where()}")
+        """The command that asks the question again, runnable as written: with the model it
+        was asked with, and its step and spend limits when they are not the Researcher's."""
+        from signoff.research.skill import Researcher
+
+        where = self._where()
+        if self.named_model is None and self.asked_with is not None:
+            where += _model_options(*self.asked_with)
+        if self.max_steps != Researcher.max_steps:
+            where += f" --max-steps {self.max_steps}"
+        if self.budget_usd != Researcher.budget_usd:
+            where += f" --budget {as_written(self.budget_usd)}"
+        return runnable(f"research {shlex.quote(self.question)}{where}")
 
     def _where(self) -> str:
         where = "" if self.database is None else f" --database {shlex.quote(self.url)}"
         if self.corpus_dir is not None:  # (whole: the command may be run from anywhere)
             where += f" --corpus {shlex.quote(str(self.corpus_dir.absolute()))}"
         if self.named_model is not None:
-            spec, price = self.named_model
-            where += f" --model {shlex.quote(spec)}"
-            if price is not None:
-                where += f" --price {shlex.quote(price)}"
+            where += _model_options(*self.named_model, self.timeout)
         return where
+
+
+def _model_options(spec: str, price: str | None, timeout: float | None) -> str:
+    """The options that name a model, as a command line gives them: ``--model``, and its
+    ``--price`` and ``--timeout`` when given (the timeout as exactly as it was given: 0.25
+    stays 0.25, 1234567 is not cut to 1.23457e+06)."""
+    options = f" --model {shlex.quote(spec)}"
+    if price is not None:
+        options += f" --price {shlex.quote(price)}"
+    if timeout is not None:
+        options += f" --timeout {shlex.quote(as_written(timeout))}"
+    return options
+
+
+def as_written(number: float) -> str:
+    """`number` as a command line takes it back, exactly: a whole number without its ".0",
+    any other with every digit it has (``f"{n:g}"`` cut 0.123456789 to 0.123457)."""
+    return str(int(number)) if float(number).is_integer() else repr(float(number))
 
 
 def waiting_of(app: Any, outcome: Any) -> list[Any]:

@@ -1,10 +1,25 @@
-"""What ``signoff research`` says when it is stopped (Ctrl-C, SIGTERM, SIGHUP) while it asks:
-where its task stands, as the database records it, and the command that goes on with it — or,
-stopped before its task was recorded, that nothing was (it said "Stopped." alone, the person
-left to wonder whether something was half done)."""
+"""What ``signoff research`` does when it is stopped (Ctrl-C, SIGTERM, SIGHUP).
+
+While it asks: it says where its task stands, as the database records it, and the command that
+goes on with it — or, stopped before its task was recorded, that nothing was (it said
+"Stopped." alone, the person left to wonder whether something was half done).
+
+Once its task has ended (or waits on a person) and its outcome is shown, the research is over,
+and a Ctrl-C does not make it a failure: stopped while the outcome is shown, the showing stops
+there and it says where the task stands and how to show it again (`shown_to_its_end`), and the
+command exits as the research ended — 0 for an answer — not 130; once shown, a Ctrl-C while the
+process ends is ignored (`calm_at_exit`), after the exit handlers that a Ctrl-C may still cut
+short (the traces' flush to a collector that does not answer). Python's own teardown takes a few
+tenths of a second after the last line is printed, and a Ctrl-C then killed the process: 130.
+"""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -13,7 +28,8 @@ import click
 from signoff.agents.tasks import TaskStatus
 from signoff.cli.research_shown import Shown
 
-__all__ = ["question_of", "tell_stopped"]
+__all__ = ["calm_at_exit", "question_of", "shown_to_its_end", "stopped_as_by_ctrl_c",
+           "tell_stopped"]
 
 
 def question_of(task: Any) -> str | None:
@@ -52,3 +68,83 @@ def tell_stopped(app: Any, person: Any, began: datetime, shown: Shown) -> None:
     else:  # (the same question asked twice at once: say no id)
         click.echo(f"Stopped. Its task is one of {', '.join(t.id for t in mine)}; go on with "
                    f"it, or see it: {shown.going_on('TASK_ID')}", err=True)
+
+
+@contextlib.contextmanager
+def stopped_as_by_ctrl_c() -> Iterator[None]:
+    """Within it, SIGTERM (``kill``) and SIGHUP (the terminal closed) stop the research as
+    Ctrl-C does, so that what it leaves Running is named with the command that goes on with it
+    (they ended it unsaid, the task's id never printed). One (Ctrl-C too) that lands in the
+    read-only guard's SQLite authorizer is raised once out of it (SQLite took it for a refusal:
+    the task Failed "for a reason the app did not foresee"). Outside the main thread: nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupted(signum: int, frame: Any) -> None:
+        if hasattr(signal, "pthread_kill") and _in_sqlite_callback(frame):
+            main = threading.main_thread().ident or 0  # (sent again from a thread: here, at once)
+            threading.Timer(0.001, signal.pthread_kill, args=(main, signum)).start()
+            return
+        raise KeyboardInterrupt
+
+    stops = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    kept = {s: signal.signal(s, interrupted) for s in stops}  # (Windows has no SIGHUP)
+    try:
+        yield
+    finally:
+        for s, handler in kept.items():
+            signal.signal(s, handler)
+
+
+def _in_sqlite_callback(frame: Any) -> bool:
+    """Whether `frame` is in the read-only guard's authorizer (SQLite swallows what it raises)."""
+    from signoff.actions.readonly_driver import sqlite_authorizer
+
+    code = sqlite_authorizer(KeyboardInterrupt).__code__  # (every one's code is this)
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    return frame is not None
+
+
+@contextlib.contextmanager
+def shown_to_its_end(task: str, status: str, shown: Shown) -> Iterator[None]:
+    """Within it, the outcome of research task `task`, which has ended (or waits on a person:
+    `status`), is shown. Stopped meanwhile (Ctrl-C, SIGTERM, SIGHUP), the showing stops there,
+    and it says so, with the command that shows the task again; the command goes on to exit
+    as the research ended (it said "Stopped." and exited 130, as if the research had been cut
+    short). From then on, to the process's end, a Ctrl-C is ignored (`calm_at_exit`)."""
+    try:
+        with stopped_as_by_ctrl_c():
+            yield
+    except KeyboardInterrupt:
+        click.echo(f"\nStopped while its outcome was shown. The research had ended: its task "
+                   f"{task} is {status}; show it again with {shown.going_on(task)}", err=True)
+    finally:
+        _AtExit.ended = True
+
+
+class _AtExit:
+    """What the process does as it exits, once a research's outcome was shown."""
+
+    ended = False
+    """Whether a research's outcome was shown (or stopped while shown): its exit is told."""
+    registered = False
+    """Whether `_calm` is registered to run at exit."""
+
+
+def calm_at_exit() -> None:
+    """Have the process ignore a Ctrl-C once its exit handlers have run, when a research's
+    outcome was shown (`shown_to_its_end`). Called before the traces' exporter is set up
+    (`signoff.cli.otlp.export_traces`): exit handlers run last registered first, so its flush
+    runs before, and a Ctrl-C can still give it up. Python keeps an ignored signal ignored
+    through its teardown, where the handler it set is put back to the system's default (which
+    ends the process, 130)."""
+    if not _AtExit.registered and threading.current_thread() is threading.main_thread():
+        atexit.register(_calm)
+        _AtExit.registered = True
+
+
+def _calm() -> None:
+    if _AtExit.ended:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

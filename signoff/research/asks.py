@@ -19,7 +19,7 @@ from __future__ import annotations
 import keyword
 import re
 
-__all__ = ["compared", "told_by"]
+__all__ = ["compared", "none_given", "told_by"]
 
 _ASKED_AT_MOST = 200
 """The longest question read for its shape (a question is a sentence, not a page)."""
@@ -81,6 +81,28 @@ lists, tuples are immutable", "This differs from __repr__() in that…"), not on
 names both."""
 
 
+_ASKS_NONE_GIVEN = re.compile(r"\b(?:with\s+no|without(?:\s+any)?)\s+(?:arguments?|args|"
+                               r"parameters?)\b", re.IGNORECASE)
+"""A question that asks what something does when it is given nothing ("What does str.split do
+with no arguments?", "… without arguments?")."""
+
+_SAYS_NONE_GIVEN = re.compile(
+    r"\b(?:not\s+(?:specified|given|passed|supplied|provided)|omitted|(?:is|are)\s+None\b|"
+    r"no\s+(?:arguments?|parameters?)|without\s+(?:any\s+)?(?:arguments?|parameters?)|"
+    r"by\s+default|defaults?\s+(?:to|is)|(?:is|are)\s+absent)", re.IGNORECASE)
+"""A sentence that can tell what is done when nothing is given: it says what happens when
+something is not given ("If sep is not specified or is None, …", "If omitted, …", "With no
+arguments, …", "…defaults to…"); "If maxsplit is given, …" tells what a given one does."""
+
+
+def none_given(question: str) -> str:
+    """The words with which `question` asks what is done when nothing is given ("with no
+    arguments"), or "": they say what kind of answer is wanted (`told_by`), not what the
+    question is about: "The sep argument may consist of…" is not about calling with none."""
+    asked = _ASKS_NONE_GIVEN.search(_shape(question))
+    return asked.group().lower() if asked else ""
+
+
 _ASKS_WHO = re.compile(r"^who\s+(?P<did>[a-z]+)\b", re.IGNORECASE)
 """A question that asks who did something ("Who created the Linux kernel?", "Who wrote
 asyncio?"): what was done."""
@@ -131,6 +153,8 @@ def told_by(question: str) -> list[tuple[str, re.Pattern[str]]]:
         asks.append(("how they differ", _SAYS_DIFFERENCE))
     if (who := _ASKS_WHO.match(text)) and who["did"].lower() not in _NOT_DONE:
         asks.append((f"who {who['did'].lower()} it", _doing(who["did"])))
+    if none_given(text):
+        asks.append(("what is done when nothing is given", _SAYS_NONE_GIVEN))
     if _ASKS_WHEN.match(text):
         asks.append(("when, in a date or a version", _SAYS_WHEN))
     if counted := _ASKS_HOW_MANY.search(text):

@@ -34,7 +34,7 @@ from signoff.limits.grounding import Citation, Claim, GroundedAnswer, normalise
 from signoff.models.base import Message, Price, Reply, ToolCall, ToolSpec, Usage, upper_bound_tokens
 from signoff.models.errors import ModelError
 from signoff.research.questions import questions_in
-from signoff.research.relevance import Reading, Source, rank_sentences
+from signoff.research.relevance import Reading, Source, Undone, rank_sentences
 from signoff.research.sentences import Sentence
 
 __all__ = ["ExtractiveModel"]
@@ -197,12 +197,29 @@ def _why_not(reading: Reading, refused: bool, read: Sequence[str]) -> str:
     if reading.absent:
         return (f"No source mentions {_listed(reading.absent)}, and none of the sentences of "
                 "the sources read is about the question.")
+    if reading.undone is not None:
+        return _not_told(reading.undone)
     if reading.lacking:
         return (f"The question asks {reading.lacking}, and none of the sentences of the sources "
                 "read that are about it tells that.")
     if reading.best is not None and reading.missing:
         return f"No sentence of the sources read is about the question: {_lacks(reading)}."
     return "No sentence of the sources read is about the question."
+
+
+def _not_told(undone: Undone) -> str:
+    """Why a task cannot be answered: the sentences about it do not name its action, and those
+    that do (in `undone.elsewhere`) are of something else."""
+    said = (f"No sentence of the sources read tells how to {_clipped(undone.task, 120)}: those "
+            f"about it say nothing of “{undone.action}”")
+    if not undone.elsewhere:
+        return said + "."
+    named = [repr(s) for s in undone.elsewhere[:3]]
+    where = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    one = len(named) == 1
+    rest = _listed(undone.rest) if undone.rest else "the rest of the task"
+    return (f"{said}, and {where}, which {'has' if one else 'have'} “{undone.action}”, "
+            f"{'says' if one else 'say'} nothing of {rest}.")
 
 
 def _lacks(reading: Reading) -> str:

@@ -1,15 +1,18 @@
 """How-to questions ("How do I rename a file?"): the names of the functions that may do what
-they ask. The function that does a task is often named by the task's words (os.rename,
-str.lower of "How do I convert a string to lowercase?"), though the question names none."""
+they ask, and the action they ask how to do. The function that does a task is often named by
+the task's words (os.rename, str.lower of "How do I convert a string to lowercase?"), though the
+question names none. The action ("rename", "descale" of "How do I descale a teapot?") is what an
+answer must tell: a sentence on teapots that says nothing of descaling does not say how to
+descale one (`task_action`)."""
 
 from __future__ import annotations
 
 import keyword
 import re
 
-from signoff.research.relevance import query_terms
+from signoff.research.terms import _QUESTION_WORDS, query_terms, question_terms
 
-__all__ = ["is_task", "task_names_query"]
+__all__ = ["is_task", "task_action", "task_names_query"]
 
 _ASKED_AT_MOST = 200
 """The longest question read (a question is a sentence, not a page)."""
@@ -60,3 +63,32 @@ def is_task(question: str) -> bool:
     asked = question[:_ASKED_AT_MOST]
     return _TASK.match(asked) is not None and not any(
         keyword.iskeyword(t) for t in query_terms(asked))
+
+
+_FINDING_OUT = frozenset({"check", "find", "tell", "know", "determine", "see", "test", "verify",
+                          "detect", "learn", "figure", "work", "go", "do", "have", "let"})
+"""Verbs that ask to find something out, or that say nothing of what is done ("How do I check
+if a key is in a dictionary?", "How do I find the length of a list?"): the answer tells what is
+found ("Return True if d has a key key", "Return the length…"), not the finding. They are no
+task's action."""
+
+_ACTION = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def task_action(question: str) -> tuple[str, str]:
+    """The action `question` asks how to do, as its term ("descale" of "How do I descale a
+    teapot?"), and the task in its words ("descale a teapot"); two "" when it asks no task or
+    its verb names no action (`_FINDING_OUT`, or a word only of the question: "get", "make",
+    "use"). An adverb before the verb is passed over ("How do I safely delete a file?"). A
+    keyword is an action too ("How do I raise an exception?": raise)."""
+    asked = " ".join(question.split())[:_ASKED_AT_MOST]
+    found = _TASK.match(asked)
+    if found is None:
+        return "", ""
+    rest = asked[found.end():].strip().rstrip("?!. ").strip()
+    words = _ACTION.findall(rest)
+    verb = next((w.lower() for w in words if not w.lower().endswith("ly")), "")
+    if (not verb.isalpha() or verb in _QUESTION_WORDS or verb in _FINDING_OUT
+            or verb not in question_terms(asked)):
+        return "", ""
+    return verb, rest[rest.lower().find(verb):]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from signoff.research.relevance import _QUESTION_WORDS
+from signoff.research.terms import _QUESTION_WORDS
 
 __all__ = ["questions_in"]
 

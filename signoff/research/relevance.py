@@ -59,14 +59,21 @@ something happened ("When was the with statement added?") only by one with a yea
 version, and one that asks how many only by one with a number (`signoff.research.asks`): a
 sentence that tells what is, or what the thing does, does not answer them. A question that
 compares two things ("Is a tuple faster than a list?") is answered only by a sentence that
-names both (itself, or in its title and headings).
+names both (itself, or in its title and headings). One that asks what something does given
+nothing ("What does str.split do with no arguments?") only by a sentence that says what happens
+when something is not given ("If sep is not specified or is None, …"), its words for that
+weighing nothing. One that names a function the sources describe in an entry of its own is
+answered by that entry, every paragraph of it under the function's name, and never by another's
+entry that names it as one it uses (`string.capwords`'s "…using str.split()…"). And one that
+asks how to do something ("How do I descale a teapot?") only by a sentence that tells how
+(`_telling`: it names the task's action, or what the action is done to in full): "A teapot
+should be rinsed…" says nothing of descaling, and "To descale a kettle…" nothing of teapots.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import keyword
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -74,16 +81,28 @@ from dataclasses import dataclass, replace
 
 from signoff.limits.grounding import long_enough
 from signoff.research.asks import compared, told_by
+from signoff.research.howto import task_action
 from signoff.research.names import names_asked, parts_of, writes_name
 from signoff.research.sentences import Sentence, sentences_of, stands_alone
 from signoff.research.sources import named_title
-from signoff.research.spellings import american
+from signoff.research.terms import (
+    _ENGLISH_KEYWORDS,
+    _NAMED_AS_WRITTEN,
+    _NAMING_AFTER,
+    _QUESTION_WORDS,
+    _named_keywords,
+    operators_in,
+    query_terms,
+    question_terms,
+    stem,
+)
 
 __all__ = [
     "ABOUT",
     "MATCH_POWER",
     "Reading",
     "Source",
+    "Undone",
     "asked_of",
     "operators_in",
     "query_terms",
@@ -122,172 +141,6 @@ MATCH_POWER = 0.5
 power, so that a source the search found three times less about the question than the best
 counts for about half as much (its place among the sources alone says little of that: the
 second may match nearly as well as the first, or a third as well)."""
-
-_QUESTION_WORDS = frozenset({
-    "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-    "does", "do", "did", "doing", "done", "can", "could", "would", "should", "will", "shall",
-    "may", "might", "must",
-    "i", "me", "my", "we", "you", "your", "it", "its", "this", "that", "these", "those",
-    "of", "to", "about", "please", "tell", "explain", "mean", "means", "there", "are", "was",
-    "were", "be", "been", "use", "used", "using", "work", "works", "happen", "happens",
-    "difference", "differences", "between", "purpose", "into", "onto", "way", "ways", "kind", "kinds",
-    "get", "make", "want", "need", "python", "s", "t", "many", "much",
-})  # fmt: skip
-"""Words of a question that say nothing of its subject (its question words, its auxiliary and
-modal verbs: "How many steps may a task take?" is not about what may be); Python's keywords
-are kept, and so is "is" (an operator)."""
-
-_MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "far", "big",
-                       "large", "small", "old", "soon"})
-"""Words that, after "how", ask for a measure ("how long", "how fast"): they say what kind of
-answer is wanted, not what the question is about ("long" stays a term elsewhere: "long lines")."""
-
-_TAKING = frozenset({"take", "takes", "took"})
-"""The verb of a question of time ("how long does it take"), left out with its "how long"; of a
-count ("how many arguments does range take?"), searched for but not weighed (`question_terms`):
-"Argument Clinic's goal is to take over…" is not about range."""
-
-_OPERATORS = {
-    "**=": "augmented assignment", "//=": "augmented assignment", ">>=": "augmented assignment",
-    "<<=": "augmented assignment", "==": "equality comparison", "!=": "equality comparison",
-    "<=": "comparison", ">=": "comparison", "**": "power", "//": "floor division",
-    "<<": "shifting", ">>": "shifting", "+=": "augmented assignment",
-    "-=": "augmented assignment", "*=": "augmented assignment", "/=": "augmented assignment",
-    "%=": "augmented assignment", "&=": "augmented assignment", "|=": "augmented assignment",
-    "^=": "augmented assignment", ":=": "assignment expression", "->": "annotation",
-}  # fmt: skip
-"""Operators a question may name (matched in sentences as written), and the words the
-documentation uses for them (searched for, since a search sees no punctuation)."""
-
-_OPERATOR_WORDS: dict[str, tuple[str, ...]] = {o: tuple(w.split()) for o, w in _OPERATORS.items()}
-
-_ENGLISH_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "for", "with", "as",
-                               "from", "while"})
-"""Python's keywords that are also English words: terms only when the question names them."""
-
-_NAMED_AS_WRITTEN = frozenset(k for k in keyword.kwlist if k.islower()) - _ENGLISH_KEYWORDS
-"""Python's other keywords ("pass", "return", "yield", "break"): a text has one where it
-writes it as the keyword is written; another form of the word ("passed by value", "it
-returns") is the English word, a kin of the keyword."""
-
-_NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
-                            "keywords"})
-_NAMING_AFTER = frozenset({"operator", "operators", "statement", "statements", "keyword",
-                           "keywords", "loop", "loops", "clause", "clauses", "expression",
-                           "expressions", "test", "tests", "block", "blocks"})
-
-_SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "ings", "ing",
-             "ness", "ities", "ity", "ies", "ied", "ed", "es", "ly", "al", "s", "e")
-"""Endings taken off a word to find its stem (the first that leaves a stem of 4 letters, or of 3
-for a plural's s: "owner" and "notation" stay whole, "files" is "file"). An "-er" stays: it
-makes another word ("handler" of handle, "parser" of parse), and the verbs that end in it keep
-their forms together ("register", "registered", "registers"); a misspelt "generater" is no form
-of generate."""
-
-
-_IRREGULAR_FORMS = """
-    arise arose arisen; become became; begin began begun; bend bent; bring brought; build built;
-    burn burnt; buy bought; catch caught; choose chose chosen; come came; deal dealt; draw drew
-    drawn; fall fell fallen; feed fed; find found; forbid forbade forbidden; foresee foresaw
-    foreseen; forget forgot forgotten; get got gotten; give gave given; go goes went gone; grow
-    grew grown; hear heard; hide hid hidden; hold held; keep kept; know knew known; lead led;
-    learn learnt; lend lent; lose lost; make made; mean meant; meet met; mistake mistook
-    mistaken; overcome overcame; override overrode overridden; overtake overtook overtaken;
-    overwrite overwrote overwritten; pay paid; prove proven; rebuild rebuilt; redo redid redone;
-    rewrite rewrote rewritten; run ran; say said; see saw seen; seek sought; sell sold; send
-    sent; shake shook shaken; show shown; shrink shrank shrunk; sink sank sunk; sleep slept;
-    speak spoke spoken; spend spent; spin spun; stand stood; steal stole stolen; stick stuck;
-    strike struck; sweep swept; swing swung; take took taken; teach taught; tear tore torn; tell
-    told; think thought; throw threw thrown; understand understood; undertake undertook
-    undertaken; undo undid undone; uphold upheld; wake woke woken; wear wore worn; weave wove
-    woven; withdraw withdrew withdrawn; withhold withheld; write wrote written;
-    child children; index indices; matrix matrices; vertex vertices; appendix appendices
-"""
-"""English words whose other forms no ending tells, each a word and then its forms, to a
-semicolon: an irregular verb's past and past participle, an irregular plural. Left out are the
-forms as often another word ("left", "bound", "lay", "bit", "felt", the "won" of "won't") or a
-keyword's ("broke" of break)."""
-
-_BASE_OF: dict[str, str] = {form: forms.split()[0] for forms in _IRREGULAR_FORMS.split(";")
-                            for form in forms.split()[1:]}
-"""Each irregular form of `_IRREGULAR_FORMS`, with the word it is a form of ("kept": "keep")."""
-
-
-def _base_of(word: str) -> str:
-    """The word that `word` (in lower case) is an irregular form of ("kept": "keep"), or
-    `word`. (A function, so that the effects analysis of the research tools, which call `stem`,
-    knows that what it gives is a string.)"""
-    return _BASE_OF.get(word, word)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """The stem of `word`: lower case, an irregular form read as its word ("kept" as "keep",
-    "taken" as "take", "indices" as "index"), in American spelling ("serialise" as
-    "serialize": `signoff.research.spellings`), its ending taken off ("definitions" → "defin";
-    "class" and "status" keep their s, as "classes" and "statuses" do)."""
-    base = american(_base_of(word.lower()))
-    for suffix in _SUFFIXES:
-        if base.endswith(suffix) and len(base) - len(suffix) >= (3 if suffix == "s" else 4):
-            if suffix == "s" and base.endswith(("ss", "us", "is")):
-                return base  # "class", "status", "analysis": as "classes" keeps them
-            return base[: -len(suffix)]
-    return base
-
-
-def query_terms(question: str) -> list[str]:
-    """The words of `question` worth searching for, lower case, each once, in order: the
-    words that only make it a question left out (and a keyword that is also an English word,
-    unless the question names it), and the names of the operators it names added."""
-    words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
-    named = _named_keywords(question, words)
-    measures = {n for n, w in enumerate(words) if n and words[n - 1] == "how" and w in _MEASURES}
-    if any(words[n] == "long" for n in measures):
-        measures |= {n for n, w in enumerate(words) if w in _TAKING}
-    kept = [w for n, w in enumerate(words) if w not in _QUESTION_WORDS and n not in measures
-            and (w not in _ENGLISH_KEYWORDS or n in named)] or words
-    for operator in operators_in(question):
-        kept.extend(_OPERATOR_WORDS[operator])
-    return list(dict.fromkeys(kept))
-
-
-_CONTRACTED = re.compile(r"\b(?:(?P<can>ca)|(?P<will>wo)|(?P<shall>sha)|(?P<verb>\w+))n[’']t\b",
-                         re.IGNORECASE)
-
-
-def _uncontracted(question: str) -> str:
-    """`question` with its verbs' "n't" taken off ("isn't": is, "doesn't": does, "can't": can),
-    so that no "isn" or "doesn" is searched for, nor found missing from the sources."""
-    return _CONTRACTED.sub(lambda m: m["verb"] or next(k for k in ("can", "will", "shall")
-                                                      if m[k]), question)
-
-
-def _named_keywords(question: str, words: list[str]) -> set[int]:
-    """The places of the keywords that `question` names as keywords ("the in operator",
-    "a `with` block", "between is and =="), not as English ("in a list")."""
-    quoted = {w.lower() for w in re.findall(r"[\"'`“‘](\w+)[\"'`”’]", question)}
-    named = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and (
-        w in quoted or (n > 0 and words[n - 1] in _NAMING_BEFORE)
-        or (n + 1 < len(words) and words[n + 1] in _NAMING_AFTER))}
-    grown = True
-    while grown:  # a keyword beside a named one is named too ("operators and, or and not")
-        more = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and n not in named
-                and (n - 1 in named or n + 1 in named)}
-        named |= more
-        grown = bool(more)
-    return named
-
-
-def operators_in(question: str) -> list[str]:
-    """The operators `question` names, longest first."""
-    found: list[str] = []
-    rest = question
-    for operator in sorted(_OPERATORS, key=len, reverse=True):
-        if operator in rest:
-            found.append(operator)
-            rest = rest.replace(operator, " ")
-    return found
-
 
 @dataclass(frozen=True, kw_only=True)
 class Source:
@@ -328,6 +181,25 @@ class Reading:
     quotable: bool = True
     """Whether the sources read hold any sentence that could be quoted as a claim (False when
     they hold only a title, headings, code or fragments)."""
+    undone: Undone | None = None
+    """What a question that asks how to do something asks done, when none of the sentences
+    about it tells how (`Undone`)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Undone:
+    """A task no sentence read tells how to do: the sentences about what it is done to do not
+    name its action ("How do I descale a teapot?" of a page on teapots that never says
+    "descale"), and those that name it are of something else (a kettle)."""
+
+    action: str
+    """The task's action, as the question's term ("descale")."""
+    task: str
+    """The task, in the question's words ("descale a teapot")."""
+    rest: tuple[str, ...]
+    """The task's other terms, heaviest first ("teapot")."""
+    elsewhere: tuple[str, ...]
+    """The sources read whose sentences tell of the action, of other things ("kettle.md")."""
 
 
 _AKIN = 0.6
@@ -651,17 +523,6 @@ def _coded_only(text: str, asked: frozenset[str]) -> frozenset[str]:
     return frozenset().union(*spans) - said
 
 
-def question_terms(question: str) -> list[str]:
-    """The terms a sentence is weighed by: the question's words (less the words only searched
-    for an operator's sake, and the verb of a count, `_TAKING`) and the operators it names."""
-    operators = operators_in(question)
-    named = {w for o in operators for w in _OPERATOR_WORDS[o]}
-    words = [w.lower() for w in re.findall(r"\w+", question)]
-    verb = _TAKING if re.search(r"\bhow\s+many\b", question, re.IGNORECASE) else frozenset()
-    return [t for t in query_terms(question) if (t not in named or t in words)
-            and t not in verb] + operators
-
-
 def rank_sentences(question: str, sources: Sequence[Source], *,
                    frequency: Mapping[str, int] | None = None, corpus_size: int = 0,
                    limit: int = 3, per_source: int = 2) -> Reading:
@@ -725,14 +586,18 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         if (sentence.rank, sentence.position) in pointed:  # it says what the subject is
             strength, found = dict.fromkeys(terms, 1.0), set(terms)
         described = {t for t in names if t in parts_of(sentence.named)}
-        if described:  # its entry's name is one the question asks about: it tells of it
+        if described:  # its entry's name is one the question asks about: it tells of it, and
+            # of where the name is ("str" of str.split, in every paragraph of its entry)
+            described |= {t for t in terms if t in sentence.named.casefold().split(".")}
             strength, found = {**strength, **dict.fromkeys(described, 1.0)}, found | described
         if (not stands_alone(sentence) or _LINK_LABEL.match(sentence.text)
                 or _SIGNATURE.match(sentence.text) or _LISTED_TITLE.fullmatch(sentence.text.strip())
                 or sentence.text.rstrip().endswith("?")):
             continue  # a fragment, a label, a function's signature, a listed title or a
             # question (a FAQ's): never a claim
-        titled, focus = headed(sentence.rank, sentence.heading)
+        titled, focus = headed(sentence.rank, sentence.heading if not described or (
+            sentence.entry) else f"{sentence.heading} | {sentence.named}")  # (the later
+        # paragraphs of the entry asked about stand under its name, as its first does)
         if any(titled.get(t) == 1.0 and strength.get(t) == _AKIN for t in matcher.written):
             strength = matcher.strengths(terms, _words(sentence.text), sentence.text, forms=True)
         in_title = {t: kin for t, kin in titled.items() if t not in found}
@@ -754,8 +619,10 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         if not all(any(t in strength or t in titled for t in side) for side in sides):
             coverage = min(coverage, ABOUT / 2)  # it compares nothing the question does
         if any(t not in described and not writes_name(sentence.text, forms)
-               for t, forms in names.items()):
+               for t, forms in names.items()) or (names and sentence.named and not described):
             coverage = min(coverage, ABOUT / 2)  # of another thing than the name asked about
+            # (in another's entry, it names the one asked about as one it uses: capwords's
+            # "Split the argument into words using str.split()…" is not what str.split does)
         counted = sum(max(strength.get(t, 0.0), titled.get(t, 0.0)) for t in telling)
         scored.append((coverage, replace(sentence, score=round(score, 6)), found | set(in_title),
                        surely, counted))
@@ -771,6 +638,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     mine = _mine_of(question)
     about = [c for c in scored if c[0] >= ABOUT and c[4] >= least
              and (not mine or _SPEAKS_OF_MINE.search(c[1].text))]
+    about, undone = _telling(question, weight, about, scored)  # (how to do what it asks)
     lacking = ""  # what the question asks that the sentences about it may not tell
     for asks, tells in ((is_negated(question), _SAYS_NOT), *told_by(question)):
         if asks and about:  # "When is __init__ not called?": only a sentence saying what is not
@@ -795,5 +663,46 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         taken[sentence.source_id] = taken.get(sentence.source_id, 0) + 1
         chosen.append(sentence)
     return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent,
-                   mine=mine, lacking=lacking)
+                   mine=mine, lacking=lacking, undone=undone)
+
+
+_Scored = tuple[float, Sentence, set[str], float, float]
+"""A sentence read as the ranking weighs it: its coverage, the sentence (with its score), the
+question's terms it or its title and headings have, how surely, and how many by number."""
+
+
+def _telling(question: str, weight: Mapping[str, float], about: list[_Scored],
+             scored: Sequence[_Scored]) -> tuple[list[_Scored], Undone | None]:
+    """The sentences `about` a task `question` ("How do I descale a teapot?") that tell how to
+    do it (all of them, when it asks no task), and what it asks done when none does.
+
+    A sentence tells how to do a task when it names the task's action (`task_action`), itself,
+    in its title or headings, or as the name of the function whose entry it is in ("Rename the
+    file…" of os.rename), and something more of the task — unless the action alone weighs more
+    than half the question (its other words are common: "How do I exit a program?", "Exit from
+    Python."): "To descale a kettle…" does not tell how to descale a teapot. Or when, without the
+    action, it names what the task makes or acts on, in two words or more and at least half of
+    them ("How do I compute a square root?": "Return the square root of x."; "How do I loop over
+    the keys and values of a dictionary?"): a task of one thing ("a teapot") is not told by a
+    sentence that names only the thing ("A teapot should be rinsed…" is about teapots, not about
+    descaling one)."""
+    action, task = task_action(question)
+    if action not in weight or not about:
+        return about, None
+    total = sum(weight.values())
+    rest = sorted((t for t in weight if t != action and t[0].isalnum()), key=lambda t: -weight[t])
+
+    def doing(c: _Scored) -> bool:
+        return action in c[2] or action in parts_of(c[1].named)
+
+    def tells(c: _Scored) -> bool:
+        if doing(c):
+            return weight[action] > ABOUT * total or any(t != action for t in c[2])
+        named = sum(t in c[2] for t in rest)
+        return named >= 2 and named >= ABOUT * len(rest)
+
+    told = [c for c in about if tells(c)]
+    return told, None if told else Undone(
+        action=action, task=task, rest=tuple(rest[:3]),
+        elsewhere=tuple(dict.fromkeys(c[1].source_id for c in scored if doing(c))))
 

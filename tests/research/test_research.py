@@ -1729,7 +1729,7 @@ def test_going_on_stopped_with_ctrl_c_names_the_task_and_the_command_again(
     with pytest.raises(KeyboardInterrupt):
         ask(app, QUESTION, model=Interrupted(), for_=me)
     (task,) = [t.id for t in Inbox(app).tasks(me).items]
-    monkeypatch.setattr(command, "_going_on_with", lambda *_: Interrupted())
+    monkeypatch.setattr(command, "going_on_with", lambda *_: Interrupted())
     went = CliRunner().invoke(main, ["research", "--go-on", task, "--database", database])
     assert went.exit_code == 130, went.output
     assert (f"Stopped. The research task {task} stays Running; go on with it: signoff research "

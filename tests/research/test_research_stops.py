@@ -17,7 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from signoff.actions.readonly_driver import sqlite_authorizer
-from signoff.cli.research import _stopped_as_by_ctrl_c, research
+from signoff.cli.research import research
+from signoff.cli.research_stopped import stopped_as_by_ctrl_c
 from signoff.research import Corpus, research_app
 
 QUESTION = "How often should a kettle be descaled?"
@@ -75,7 +76,7 @@ def test_ctrl_c_while_sqlite_authorizes_a_statement_still_stops_the_research() -
     db = sqlite3.connect(":memory:")
     db.set_authorizer(sqlite_authorizer(ctrl_c))
     stopped = False
-    with _stopped_as_by_ctrl_c():
+    with stopped_as_by_ctrl_c():
         try:
             with pytest.raises(sqlite3.DatabaseError):  # (the write the guard refuses)
                 db.execute("CREATE TABLE t (x)")

@@ -1,0 +1,196 @@
+"""The terms of a question: the words worth searching for and weighing a sentence by.
+
+A question's words less those that only make it a question ("what", "does", "how long"), its
+English words that are also Python's keywords kept only where it names them as keywords ("the in
+operator"), and the words of the operators it names (``==``: "equality comparison"). Each word
+is matched by its stem (`stem`: "keeps" and "kept" are "keep", "serialise" is "serialize").
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import re
+
+from signoff.research.asks import none_given
+from signoff.research.spellings import american
+
+__all__ = ["operators_in", "query_terms", "question_terms", "stem"]
+
+_QUESTION_WORDS = frozenset({
+    "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "does", "do", "did", "doing", "done", "can", "could", "would", "should", "will", "shall",
+    "may", "might", "must",
+    "i", "me", "my", "we", "you", "your", "it", "its", "this", "that", "these", "those",
+    "of", "to", "about", "please", "tell", "explain", "mean", "means", "there", "are", "was",
+    "were", "be", "been", "use", "used", "using", "work", "works", "happen", "happens",
+    "difference", "differences", "between", "purpose", "into", "onto", "way", "ways", "kind", "kinds",
+    "get", "make", "want", "need", "python", "s", "t", "many", "much",
+})  # fmt: skip
+"""Words of a question that say nothing of its subject (its question words, its auxiliary and
+modal verbs: "How many steps may a task take?" is not about what may be); Python's keywords
+are kept, and so is "is" (an operator)."""
+
+_MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "far", "big",
+                       "large", "small", "old", "soon"})
+"""Words that, after "how", ask for a measure ("how long", "how fast"): they say what kind of
+answer is wanted, not what the question is about ("long" stays a term elsewhere: "long lines")."""
+
+_TAKING = frozenset({"take", "takes", "took"})
+"""The verb of a question of time ("how long does it take"), left out with its "how long"; of a
+count ("how many arguments does range take?"), searched for but not weighed (`question_terms`):
+"Argument Clinic's goal is to take over…" is not about range."""
+
+_OPERATORS = {
+    "**=": "augmented assignment", "//=": "augmented assignment", ">>=": "augmented assignment",
+    "<<=": "augmented assignment", "==": "equality comparison", "!=": "equality comparison",
+    "<=": "comparison", ">=": "comparison", "**": "power", "//": "floor division",
+    "<<": "shifting", ">>": "shifting", "+=": "augmented assignment",
+    "-=": "augmented assignment", "*=": "augmented assignment", "/=": "augmented assignment",
+    "%=": "augmented assignment", "&=": "augmented assignment", "|=": "augmented assignment",
+    "^=": "augmented assignment", ":=": "assignment expression", "->": "annotation",
+}  # fmt: skip
+"""Operators a question may name (matched in sentences as written), and the words the
+documentation uses for them (searched for, since a search sees no punctuation)."""
+
+_OPERATOR_WORDS: dict[str, tuple[str, ...]] = {o: tuple(w.split()) for o, w in _OPERATORS.items()}
+
+_ENGLISH_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "for", "with", "as",
+                               "from", "while"})
+"""Python's keywords that are also English words: terms only when the question names them."""
+
+_NAMED_AS_WRITTEN = frozenset(k for k in keyword.kwlist if k.islower()) - _ENGLISH_KEYWORDS
+"""Python's other keywords ("pass", "return", "yield", "break"): a text has one where it
+writes it as the keyword is written; another form of the word ("passed by value", "it
+returns") is the English word, a kin of the keyword."""
+
+_NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
+                            "keywords"})
+_NAMING_AFTER = frozenset({"operator", "operators", "statement", "statements", "keyword",
+                           "keywords", "loop", "loops", "clause", "clauses", "expression",
+                           "expressions", "test", "tests", "block", "blocks"})
+
+_SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "ings", "ing",
+             "ness", "ities", "ity", "ies", "ied", "ed", "es", "ly", "al", "s", "e")
+"""Endings taken off a word to find its stem (the first that leaves a stem of 4 letters, or of 3
+for a plural's s: "owner" and "notation" stay whole, "files" is "file"). An "-er" stays: it
+makes another word ("handler" of handle, "parser" of parse), and the verbs that end in it keep
+their forms together ("register", "registered", "registers"); a misspelt "generater" is no form
+of generate."""
+
+
+_IRREGULAR_FORMS = """
+    arise arose arisen; become became; begin began begun; bend bent; bring brought; build built;
+    burn burnt; buy bought; catch caught; choose chose chosen; come came; deal dealt; draw drew
+    drawn; fall fell fallen; feed fed; find found; forbid forbade forbidden; foresee foresaw
+    foreseen; forget forgot forgotten; get got gotten; give gave given; go goes went gone; grow
+    grew grown; hear heard; hide hid hidden; hold held; keep kept; know knew known; lead led;
+    learn learnt; lend lent; lose lost; make made; mean meant; meet met; mistake mistook
+    mistaken; overcome overcame; override overrode overridden; overtake overtook overtaken;
+    overwrite overwrote overwritten; pay paid; prove proven; rebuild rebuilt; redo redid redone;
+    rewrite rewrote rewritten; run ran; say said; see saw seen; seek sought; sell sold; send
+    sent; shake shook shaken; show shown; shrink shrank shrunk; sink sank sunk; sleep slept;
+    speak spoke spoken; spend spent; spin spun; stand stood; steal stole stolen; stick stuck;
+    strike struck; sweep swept; swing swung; take took taken; teach taught; tear tore torn; tell
+    told; think thought; throw threw thrown; understand understood; undertake undertook
+    undertaken; undo undid undone; uphold upheld; wake woke woken; wear wore worn; weave wove
+    woven; withdraw withdrew withdrawn; withhold withheld; write wrote written;
+    child children; index indices; matrix matrices; vertex vertices; appendix appendices
+"""
+"""English words whose other forms no ending tells, each a word and then its forms, to a
+semicolon: an irregular verb's past and past participle, an irregular plural. Left out are the
+forms as often another word ("left", "bound", "lay", "bit", "felt", the "won" of "won't") or a
+keyword's ("broke" of break)."""
+
+_BASE_OF: dict[str, str] = {form: forms.split()[0] for forms in _IRREGULAR_FORMS.split(";")
+                            for form in forms.split()[1:]}
+"""Each irregular form of `_IRREGULAR_FORMS`, with the word it is a form of ("kept": "keep")."""
+
+
+def _base_of(word: str) -> str:
+    """The word that `word` (in lower case) is an irregular form of ("kept": "keep"), or
+    `word`. (A function, so that the effects analysis of the research tools, which call `stem`,
+    knows that what it gives is a string.)"""
+    return _BASE_OF.get(word, word)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The stem of `word`: lower case, an irregular form read as its word ("kept" as "keep",
+    "taken" as "take", "indices" as "index"), in American spelling ("serialise" as
+    "serialize": `signoff.research.spellings`), its ending taken off ("definitions" → "defin";
+    "class" and "status" keep their s, as "classes" and "statuses" do)."""
+    base = american(_base_of(word.lower()))
+    for suffix in _SUFFIXES:
+        if base.endswith(suffix) and len(base) - len(suffix) >= (3 if suffix == "s" else 4):
+            if suffix == "s" and base.endswith(("ss", "us", "is")):
+                return base  # "class", "status", "analysis": as "classes" keeps them
+            return base[: -len(suffix)]
+    return base
+
+
+def query_terms(question: str) -> list[str]:
+    """The words of `question` worth searching for, lower case, each once, in order: the
+    words that only make it a question left out (and a keyword that is also an English word,
+    unless the question names it), and the names of the operators it names added."""
+    words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
+    named = _named_keywords(question, words)
+    measures = {n for n, w in enumerate(words) if n and words[n - 1] == "how" and w in _MEASURES}
+    if any(words[n] == "long" for n in measures):
+        measures |= {n for n, w in enumerate(words) if w in _TAKING}
+    kept = [w for n, w in enumerate(words) if w not in _QUESTION_WORDS and n not in measures
+            and (w not in _ENGLISH_KEYWORDS or n in named)] or words
+    for operator in operators_in(question):
+        kept.extend(_OPERATOR_WORDS[operator])
+    return list(dict.fromkeys(kept))
+
+
+_CONTRACTED = re.compile(r"\b(?:(?P<can>ca)|(?P<will>wo)|(?P<shall>sha)|(?P<verb>\w+))n[’']t\b",
+                         re.IGNORECASE)
+
+
+def _uncontracted(question: str) -> str:
+    """`question` with its verbs' "n't" taken off ("isn't": is, "doesn't": does, "can't": can),
+    so that no "isn" or "doesn" is searched for, nor found missing from the sources."""
+    return _CONTRACTED.sub(lambda m: m["verb"] or next(k for k in ("can", "will", "shall")
+                                                      if m[k]), question)
+
+
+def _named_keywords(question: str, words: list[str]) -> set[int]:
+    """The places of the keywords that `question` names as keywords ("the in operator",
+    "a `with` block", "between is and =="), not as English ("in a list")."""
+    quoted = {w.lower() for w in re.findall(r"[\"'`“‘](\w+)[\"'`”’]", question)}
+    named = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and (
+        w in quoted or (n > 0 and words[n - 1] in _NAMING_BEFORE)
+        or (n + 1 < len(words) and words[n + 1] in _NAMING_AFTER))}
+    grown = True
+    while grown:  # a keyword beside a named one is named too ("operators and, or and not")
+        more = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and n not in named
+                and (n - 1 in named or n + 1 in named)}
+        named |= more
+        grown = bool(more)
+    return named
+
+
+def operators_in(question: str) -> list[str]:
+    """The operators `question` names, longest first."""
+    found: list[str] = []
+    rest = question
+    for operator in sorted(_OPERATORS, key=len, reverse=True):
+        if operator in rest:
+            found.append(operator)
+            rest = rest.replace(operator, " ")
+    return found
+
+
+def question_terms(question: str) -> list[str]:
+    """The terms a sentence is weighed by: the question's words (less the words only searched
+    for an operator's sake, the verb of a count, `_TAKING`, and the words that ask what is done
+    when nothing is given, `signoff.research.asks.none_given`) and the operators it names."""
+    operators = operators_in(question)
+    named = {w for o in operators for w in _OPERATOR_WORDS[o]}
+    words = [w.lower() for w in re.findall(r"\w+", question)]
+    verb = _TAKING if re.search(r"\bhow\s+many\b", question, re.IGNORECASE) else frozenset()
+    given = set(none_given(question).split())  # ("with no arguments": what kind of answer)
+    return [t for t in query_terms(question) if (t not in named or t in words)
+            and t not in verb and t not in given] + operators
