@@ -9,7 +9,9 @@ The package, bottom up: `effect` (the results), `marks` (the declarations), `tab
 the allow-list), `sqltext`, `values` (abstract values), `signature`, `summary`, `scope` (the
 protocols the walk and the call judges meet through), `orm` (SQLAlchemy), `pydantic_models`,
 `containers` (what Python's containers hold, and while it is known), `calls` (judging one
-call), `frame` (walking one body), `source`, `analyser` (summaries, caches).
+call) beside `special` (the special methods Python's code runs), `callbacks`, `comparing`,
+`taken_whole`, `field_methods`, `printing` and `decorated`, `frame` (walking one body),
+`source`, `analyser` (summaries, caches).
 `signoff.actions` depends on this package, never the reverse.
 """
 

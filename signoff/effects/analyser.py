@@ -36,7 +36,7 @@ from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
 from signoff.effects.source import Cache, SourceIndex, lasting, one_at_a_time
 from signoff.effects.sqltext import UNREAD
-from signoff.effects.summary import Summary
+from signoff.effects.summary import Summary, in_callers_terms
 from signoff.effects.tables import (
     IMMUTABLE_TYPES,
     LEAF_TYPES,
@@ -225,8 +225,8 @@ class Analyser:
             return known(member.__func__, qual=q)
         if isinstance(member, classmethod):
             return _method(Method(func=member.__func__, self_val=known(cls), cls=cls, qual=q))
-        if isinstance(member, types.FunctionType):
-            targets = [Method(func=member, self_val=base, cls=cls, qual=q)]
+        if isinstance(member, types.FunctionType) or type(member) is _CACHED:  # (a cache of
+            targets = [Method(func=member, self_val=base, cls=cls, qual=q)]  # one: ``@cache``)
             if not base.exact:
                 overriding = self.overrides(cls, attr)
                 if overriding is None:
@@ -409,7 +409,7 @@ class Analyser:
         for e in summary.effects.values():
             frame.add(e.kind, e.target, prefix + e.path, e.reason, e.at, in_words=e.in_words)
         for (tokens, target, _), path in summary.muts.items():
-            origin = _substitute(tokens, binding)
+            origin = in_callers_terms(tokens, binding)
             if not origin:
                 continue
             found = target
@@ -443,7 +443,8 @@ class Analyser:
         held_by = frozenset().union(*(v.owners for k, v in binding.items() if any(
             t[2:].rstrip("*") == k for t in reaching if t[:2] == "p:")))
         scalar = ret.types is not None and ret.types <= IMMUTABLE_TYPES - {tuple, frozenset}
-        return replace(ret, origin=_substitute(ret.origin, binding), inner=_substitute(ret.inner, binding),
+        return replace(ret, origin=in_callers_terms(ret.origin, binding),
+                       inner=in_callers_terms(ret.inner, binding),
                        owners=frozenset() if scalar else held_by)
 
     def summarise(self, func: Any, cls: type | None, hint: Hint) -> Summary:
@@ -692,21 +693,6 @@ def _method(*targets: Method | BuiltinMethod) -> Val:
     return Val(types=frozenset(), calls=tuple(targets))
 
 
-def _substitute(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[str]:
-    """Origins in the callee's terms → origins in the caller's."""
-    out: set[str] = set()
-    for token in tokens:
-        if not token.startswith("p:"):
-            out.add(token)
-            continue
-        reach = token.endswith("*")
-        bound = binding.get(token[2:-1] if reach else token[2:])
-        if bound is None:
-            continue
-        out |= bound.reach if reach else bound.origin
-    return frozenset(out)
-
-
 _STANDARD_LIBRARY = tuple(sorted({path for key, path in sysconfig.get_paths().items()
                                   if key in ("stdlib", "platstdlib")}))
 """Where the standard library lives (its installed packages are elsewhere, `LIBRARIES`)."""
@@ -716,6 +702,9 @@ _C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType,
 """Methods of Python's own types, written in C."""
 
 _FUNCTIONS = type(sql_functions)
+_CACHED = type(functools.cache(lambda: None))
+"""What ``functools.cache`` (``lru_cache``) makes of a function: called, it hashes its arguments
+(``self`` too, of a method) and calls the function."""
 """What SQLAlchemy's ``func`` is (``func.lower``, ``func.schema.fn``: each a new one)."""
 
 _ANALYSER = Analyser()

@@ -21,18 +21,25 @@ from typing import Any
 from sqlalchemy import func as sql_function_maker
 from sqlalchemy.sql import functions as sql_functions
 
-from signoff.effects import containers, marks, orm, pydantic_models, special
+from signoff.effects import (
+    callbacks,
+    comparing,
+    containers,
+    decorated,
+    marks,
+    orm,
+    pydantic_models,
+    special,
+    taken_whole,
+)
 from signoff.effects.effect import EffectKind
 from signoff.effects.naming import of_builtins, qualified_name
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
-    ACCUMULATING,
-    CALLBACK_POSITIONS,
     CALLS_CODE_IT_HOLDS,
     CHANGES_GLOBAL_STATE,
     EVALUATES_TEXT,
     IMMUTABLE_TYPES,
-    ITEMS_HANDED_ON,
     MUTATES_ARGUMENT,
     MUTATING_METHODS,
     OPEN_NAMES,
@@ -42,7 +49,6 @@ from signoff.effects.tables import (
     STARTS_THREADS,
     TEXT_METHOD_RESULTS,
     UNKNOWABLE_BUILTINS,
-    gives_fresh,
     is_pure_name,
     is_sink,
     listed,
@@ -65,7 +71,6 @@ from signoff.effects.values import (
     join_all,
     known,
     only_plain,
-    process_wide,
 )
 
 _C_CALLABLES = (
@@ -102,7 +107,7 @@ def evaluate_call(frame: Scope, node: ast.Call, *, used_up: bool = False) -> Val
             if containers.keeps_starred(fv, keeps):  # (a function's: its items, unnamed)
                 frame.keep(a.value)
             star = join(star, frame.expr(a.value))
-            special.iterated(frame, star, a)  # (unpacked: its class's own __iter__…)
+            taken_whole.unpacked(frame, star, a)  # (its class's own __iter__, __len__…)
         else:
             if followed or (keeps and not (handed and containers.shares(frame, a))):
                 frame.keep(a)  # (not a list of lists whose lists a function is handed)
@@ -266,8 +271,7 @@ def call_object(frame: Scope, obj: Any, qual: str, args: Args, node: ast.AST | N
             # library's (functools.wraps on a cache, contextlib's) only call what they wrap.
             return frame.an.call_analysed(frame, core, None, args, node)
         if type(core).__name__ == "_lru_cache_wrapper":  # a cache hashes what it is given
-            for value in args.every():
-                special.hashed(frame, value, node)
+            decorated.hashed_arguments(frame, args, node)
         calling = _own_call(core)
         if calling is not None:  # a decorator made of a class: its __call__ runs
             return call_function(frame, calling, [known(core), *args.pos], args.kw, node,
@@ -510,90 +514,10 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
     given = special.runs_unnamed(frame, q, args, node)
-    made = special.fields_copied(frame, q, args) or _pure_result(frame, q, args, node)
+    made = special.fields_copied(frame, q, args) or callbacks.pure_result(frame, q, args, node)
     made = orm.carried(made, args.every())  # (``and_(text(…))``: the SQL text goes on in it)
     orm.held(frame, () if q.startswith("sqlalchemy.") else args.every(), node)  # (``dict(c=text(…))``)
     return made if given is None else special.shown(made, given)
-
-
-def _pure_result(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
-    """What the allow-listed call `q` gives, its callbacks followed (`pure_call`)."""
-    positions, keywords = CALLBACK_POSITIONS.get(q, ((), ()))
-    reach = args.reach()
-    fresh = gives_fresh(q)
-    item = Val(pure=True) if fresh else Val(origin=reach, inner=reach)
-    iterable = ITEMS_HANDED_ON.get(q)
-    if iterable is not None and len(args.pos) > iterable:  # the key is given an item
-        item = frame.iterate(args.pos[iterable])
-        if q in ACCUMULATING:  # (and where it starts: ``reduce(f, xs, start)``, ``initial=``)
-            item = join_all([item, *args.pos[iterable + 1:iterable + 2], *args.kw.values()])
-    with frame.repeated():  # what it is handed is called once an item
-        gave = [_callback(frame, v, item, node, expected=i in positions, where=q)
-                for i, v in enumerate(args.pos)]
-        gave += [_callback(frame, v, item, node, expected=k in keywords, where=q)
-                 for k, v in args.kw.items()]
-    called = any(g is not None for g in gave)
-    if q == "functools.reduce" and called:  # (what the function gave back, or an item)
-        return join_all([item, *(g for g in gave if g is not None)])
-    if fresh and (not called or q in ("re.sub", "re.subn")):
-        if q in containers.SHAPED_RESULTS:  # (of what it was given, where it is not text)
-            return containers.shaped_result(q, args)
-        made = RETURN_TYPES.get(q)  # (``decimal.getcontext()``: the thread's, `process_wide`)
-        return process_wide(replace(fresh_of(made), pure=True)) if made is not None else Val(pure=True)
-    first = args.pos[0] if args.pos else None
-    if q in ("operator.getitem", "_operator.getitem") and first is not None:
-        return frame.item(first)  # (``operator.getitem(xs, 0)`` is ``xs[0]``)
-    if q in ("builtins.max", "builtins.min") and first is not None:
-        if len(args.pos) == 1:  # the largest of an iterable: one of its items, or its default
-            default = [args.kw["default"]] if "default" in args.kw else []
-            return join_all([first.taken(first.contents().item), *default])
-        return join_all(args.pos)
-    if q in ("heapq.nlargest", "heapq.nsmallest") and len(args.pos) > 1:
-        return fresh_of(list, inner=reach, shape=Typed(item=args.pos[1].contents().item))
-    if q in containers.SHAPED_RESULTS:
-        return containers.shaped_result(q, args)
-    made_of = [c for c in first.objs if isinstance(c, type)] if first is not None else []
-    if made_of and q.startswith("builtins.") and q.endswith(".__new__"):  # ``P.__new__(P)``: a
-        return join_all([fresh_of(c) for c in made_of])  # P, its ``__init__`` not run
-    returns = RETURN_TYPES.get(q)
-    if returns is not None:
-        listed = first is not None and returns in (list, tuple, set, frozenset)
-        # (what it holds: the items of what it was made from — a query's rows too)
-        shape = Typed(item=frame.iterate(first).contents()) if listed and first is not None else None
-        contained = reach if returns not in IMMUTABLE_TYPES or returns in (tuple, frozenset) else EMPTY
-        # (a logger is the process's own, not made here: `process_wide`)
-        return process_wide(fresh_of(returns, inner=contained, shape=shape))
-    if not reach:
-        objects = [v for v in args.every() if not v.pure and not (
-            v.types is not None and v.types <= IMMUTABLE_TYPES)]
-        if not objects:
-            return Val(pure=True)
-        # What it returns may be an object it was given (copy.copy, typing.cast): of its types.
-        return Val(types=join_all(objects).types)
-    return Val(origin=reach, inner=reach)
-
-
-def _callback(frame: Scope, v: Val, item: Val, node: ast.AST | None, *, expected: bool,
-              where: str) -> Val | None:
-    """A function handed to allow-listed code is called by it: what it gives (None when there
-    is none)."""
-    functions = [o for o in v.objs if callable(o) and not isinstance(o, str)]  # (a class: made)
-    if v.calls or functions:
-        callee = replace(v, objs=tuple(functions))
-        given = call_args(frame, callee, Args([item, item], {}), node)
-        orm.held(frame, [given], node)  # (``map(text, …)``: what it gives is not followed)
-        if where in ACCUMULATING:  # (what it gives back is handed back to it)
-            call_args(frame, callee, Args([join(item, given), item], {}), node)
-        elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared)
-            special.special(frame, given, ("__lt__", "__gt__"), [given], node)
-        return given
-    held = [t for t in v.types or () if t in CALLS_CODE_IT_HOLDS or special.defines(t, "__call__")]
-    if expected and held and not v.pure:  # (known by its type alone: a methodcaller, a partial,
-        return call_args(frame, replace(v, types=frozenset(held)), Args([item], {}), node)  # …)
-    if expected and v.types is None and not v.pure:
-        what = call_text(frame, node)
-        return frame.unknown(what, f"hands {where} a callable whose code cannot be resolved")
-    return None
 
 
 def _builtin(frame: Scope, core: Any, args: Args, node: ast.AST | None) -> Val | None:
@@ -676,6 +600,8 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         if result.calls:  # a partial: followed where it is called
             return result
         made = containers.made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
+        if cls is map and result.shape is not None:  # (its items: what its function gave)
+            made = replace(made, shape=result.shape)
         return special.shown(made, result) if cls is str else made
     orm.held(frame, args.every(), node)  # (``Parts(where=text(…))``: what it holds is not followed)
     if pydantic_models.is_model(cls):
@@ -745,7 +671,7 @@ def builtin_method(frame: Scope, method: BuiltinMethod, args: Args, node: ast.AS
             Val(pure=True, types=base.types), [base, *args.every()])  # goes on in it)
     if method.name in MUTATING_METHODS:
         frame.mutate(base, call_text(frame, node))
-    special.compared_by(frame, method.name, base, args, node)  # (items compared, keys hashed)
+    comparing.compared_by(frame, method.name, base, args, node)  # (items compared, keys hashed)
     given = pure_call(frame, method.qual, args, node)
     if method.name in ("format", "format_map") and base.types and base.types <= {str}:
         special.format_fields(frame, base.objs, args, node, mapped=method.name == "format_map")

@@ -588,6 +588,11 @@ def method_result(base: Val, name: str, args: Args | None = None) -> Val:
     return base.derived()
 
 
+_SOME_OF = {filter: 1, itertools.islice: 0, itertools.takewhile: 1, itertools.dropwhile: 1,
+            itertools.filterfalse: 1, itertools.cycle: 0, itertools.compress: 0}
+"""Python's iterators over some of an iterable's items (by position): what they give is those."""
+
+
 def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
     """A builtin iterable or collection made from others, typed by what it holds (a query's
     result: its rows)."""
@@ -602,8 +607,8 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
     elif cls is zip and args.star is not None:  # (``zip(*rows)``: tuples of a row's items)
         across = frame.iterate(frame.iterate(args.star)).contents()
         shape = Typed(item=Typed(types=frozenset({tuple}), item=across))
-    elif cls is filter and len(pos) > 1:
-        shape = Typed(item=items[1])
+    elif cls in _SOME_OF and len(pos) > _SOME_OF[cls]:  # (some of an iterable's items)
+        shape = Typed(item=items[_SOME_OF[cls]])
     elif cls is map:
         return made
     elif issubclass(cls, collections.Counter) and len(pos) == 1 and not args.kw and (
@@ -633,6 +638,9 @@ def made_iterable(frame: Scope, cls: type, args: Args, made: Val) -> Val:
             return Typed(types=made.types, item=nothing, value=Typed(  # it makes too)
                 types=kinds, item=nothing)).on(replace(made, inner=held))
         return Typed(types=made.types, value=Typed(types=kinds)).on(replace(made, inner=held))
+    elif cls is collections.ChainMap and pos and args.star is None:  # (any map's keys, values)
+        entries = [_entries(frame, given) for given in pos]
+        shape = Typed(item=_any_of([k for k, _ in entries]), value=_any_of([v for _, v in entries]))
     elif cls is itertools.chain:  # (the items of each)
         if args.star is not None:
             items.append(frame.iterate(frame.iterate(args.star)).contents())

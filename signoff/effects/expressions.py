@@ -15,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls, containers, orm, special
+from signoff.effects import calls, comparing, containers, field_methods, orm, special, taken_whole
 from signoff.effects.tables import (
     CONTAINER_VIEWS,
     IMMUTABLE_TYPES,
@@ -163,7 +163,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
         _keep_parts(frame, node.elts)
-        parts = [_part(frame, e) for e in node.elts]
+        parts = [_part(frame, e, sizes=kind is not set) for e in node.elts]
         orm.held(frame, parts, node)  # (SQL text held: what it does counts here)
         if kind is set:  # each item is hashed, by its class's own code
             for e, item in zip(node.elts, parts, strict=True):
@@ -181,6 +181,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
         for k, v in zip(node.keys, node.values, strict=True):
             if k is None:  # (``**other``: its keys and values)
                 other = _held(frame, v)
+                taken_whole.merged(frame, other, v)  # (its own keys() and __getitem__)
                 keys.append(frame.iterate(other))
                 values.append(other.taken(other.contents().value))
                 continue
@@ -276,7 +277,7 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
                 # (Python asks the right side too, reflected, when the left cannot answer)
                 dunder(frame, right_node, right, (_REFLECTED[type(op)],), [left_node])
                 for held in (left, right):  # (a container of Python's compares its items)
-                    special.items_compared(frame, held, _COMPARE[type(op)], node)
+                    comparing.items_compared(frame, held, _COMPARE[type(op)], node)
             left_node, left = right_node, right
         return orm.carried(fresh_of(bool), sides)
     if isinstance(node, ast.IfExp):
@@ -353,7 +354,10 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
                                [evaluate(frame, a) for a in args], node)
     if not value.types:
         return None
-    if Unseen in value.types:  # (the known classes' own: as for a value of no known class)
+    if Unseen in value.types or (value.objs and not value.beyond and all(
+            isinstance(o, type) for o in value.objs)):
+        # (the known classes' own, as for a value of no known class; a class's, its
+        # metaclass's: ``C == x`` runs ``type(C).__eq__``, not the ``__eq__`` C's objects have)
         return special.special(frame, value, names, [evaluate(frame, a) for a in args], node)
     given, left = [], set(value.types)  # (each class runs the first of them it defines)
     for name in names:
@@ -364,6 +368,8 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
             ast.copy_location(call, node)
             ast.fix_missing_locations(call)
             given.append(calls.evaluate_call(frame, call))
+    for kind in left:  # (a dataclass's written ones: its fields', by their classes' code)
+        field_methods.by_fields(frame, value, kind, names, node)
     return join_all(given) if given else None
 
 
@@ -584,10 +590,11 @@ def _combined(op: ast.operator, left: Val, right: Val) -> Val | None:
     return None
 
 
-def _part(frame: Frame, node: ast.expr) -> Val:
-    """An item a list, set or tuple display puts in it: each of a starred one's."""
+def _part(frame: Frame, node: ast.expr, *, sizes: bool = False) -> Val:
+    """An item a list, set or tuple display puts in it: each of a starred one's (`sizes`: a
+    list's or a tuple's, which asks its length first)."""
     if isinstance(node, ast.Starred):  # (unpacked: its class's own __iter__ runs)
-        return special.iterated(frame, _held(frame, node.value), node)
+        return taken_whole.unpacked(frame, _held(frame, node.value), node, sizes=sizes)
     return _held(frame, node)
 
 

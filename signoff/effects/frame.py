@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from signoff.effects import calls, expressions, orm, special, statements
+from signoff.effects import calls, decorated, expressions, orm, special, statements
 from signoff.effects.bindings import MISSING, Binding, held_kinds
 from signoff.effects.effect import UNSEEN, Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
@@ -204,6 +204,8 @@ class Frame:
         found so as it is walked, it is walked again as one."""
         fn = target.node
         key = id(fn)
+        if target.hashes:  # (a cache of it: ``@cache``)
+            decorated.hashed_arguments(self, args, node)
         if key in self.inline_active:  # a local function calling itself: assume it changes its args
             self.recursed.add(key)
             for v in args.every():
@@ -329,7 +331,7 @@ class Frame:
         if base.types and base.types <= _SCALARS:
             return Val(types=base.types if base.types <= {str, bytes} else None, pure=True)
         rec = orm.record_name(base) or base.rec
-        if base.types and all(issubclass(t, dict) for t in base.types):
+        if base.types and all(issubclass(t, dict | collections.ChainMap) for t in base.types):
             return base.taken(base.contents().value, rec=rec)
         if base.types and base.types <= {list, tuple, set, frozenset, collections.deque}:
             return base.taken(base.contents().item, rec=rec)

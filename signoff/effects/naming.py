@@ -6,6 +6,7 @@ class's special method is Python code that runs (`defines`), and which functions
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -219,12 +220,25 @@ def defines(cls: type, name: str) -> bool:
 
 
 def generated(cls: type, func: Any) -> bool:
-    """Whether `func` is a special method a dataclass (or attrs) wrote for `cls` from its
-    fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or shows them."""
+    """Whether `func` is a special method a dataclass (or attrs, or ``namedtuple``) wrote for
+    `cls` from its fields (``__eq__``, ``__hash__``, ``__repr__``…): it only compares, hashes or
+    shows them (what that runs of the fields' classes: `field_methods`)."""
     filename = func.__code__.co_filename
-    if filename.startswith("<attrs generated"):
+    if filename.startswith("<attrs generated") or (
+            issubclass(cls, tuple) and filename == collections.__file__) or (
+            ordered_from(func) is not None):  # (``functools.total_ordering``'s: of the class's)
         return True
     return dataclasses.is_dataclass(cls) and filename in ("<string>", dataclasses.__file__)
+
+
+def ordered_from(func: Any) -> str | None:
+    """The comparison ``functools.total_ordering`` wrote `func` from (``_ge_from_lt``: "__lt__"),
+    or None for any other function."""
+    code = getattr(func, "__code__", None)  # (it is renamed: its code keeps its own name)
+    name = code.co_name if code is not None else ""
+    if getattr(func, "__module__", None) != "functools" or "_from_" not in name:
+        return None
+    return f"__{name.rpartition('_from_')[2]}__"
 
 
 def dispatched(fn: Any) -> list[Any]:

@@ -7,6 +7,7 @@ defines them in Python, so that their effects count as the caller's.
 
 from __future__ import annotations
 
+import abc
 import ast
 import collections
 import dataclasses
@@ -25,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from signoff.effects import calls, pydantic_models
+from signoff.effects import calls, comparing, field_methods, printing, pydantic_models, taken_whole
 from signoff.effects.effect import EffectKind
 from signoff.effects.naming import defines, dispatched, generated, of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
@@ -59,7 +60,6 @@ __all__ = [
     "advances",
     "as_index",
     "attribute_written",
-    "compared_by",
     "converted",
     "defines",
     "dispatched",
@@ -67,7 +67,6 @@ __all__ = [
     "fields_copied",
     "getter",
     "hashed",
-    "items_compared",
     "iterated",
     "metaclass_read",
     "mixin_runs",
@@ -87,11 +86,15 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
     when no class defines one)."""
     model_shown(frame, value, names, node)
     called = []
+    if not value.types and value.maybe:  # (of no known class: those the code seen gives it)
+        value = replace(value, types=value.maybe)
     for kind in value.types or ():
         name = next((n for n in names if defines(kind, n)), None)
         if name is not None:
             method = frame.an.attr_of_type(frame, value, kind, name)
             called.append(calls.call_args(frame, method, Args(list(args), {}), node))
+        else:  # (a dataclass's, a named tuple's: its fields', by their classes' code)
+            field_methods.by_fields(frame, value, kind, names, node)
     return join_all(called) if called else None
 
 
@@ -131,9 +134,10 @@ def as_index(frame: Scope, value: Val, node: ast.AST | None) -> None:
 
 def hashed(frame: Scope, value: Val, node: ast.AST | None) -> None:
     """A value hashed (a dict's key, a cached function's argument): its class's ``__hash__``,
-    and those of a tuple's parts, whose hashes make the tuple's."""
+    and ``__eq__`` (a key of the same hash met), and a tuple's parts', which make the tuple's."""
     if _of_the_app(frame, value):
         special(frame, value, ("__hash__",), [], node)
+        special(frame, value, ("__eq__",), [value], node)
     for part in value.contents().parts or ():
         hashed(frame, value.taken(part), node)
 
@@ -265,44 +269,6 @@ def looked_up(frame: Scope, mapping: Val, node: ast.AST | None) -> Val:
     found = [special(frame, mapping, (name,), [Val()], node) for name in ("__getitem__",
                                                                           "__missing__")]
     return join_all([frame.item(mapping), *(f for f in found if f is not None)])
-
-
-def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST | None) -> None:
-    """What a method of Python's containers runs of the classes of what it compares: a sort
-    compares the items (``__lt__``), a search does, and what it searches for (``__eq__``:
-    ``xs.index(x)``, ``x in xs``), and a dict or set looks up what it is given by its hash
-    (``d.get(k)``)."""
-    kinds = base.types or frozenset()
-    searched = method in ("index", "count", "remove", "__contains__") and kinds and kinds <= {
-        list, tuple, collections.deque}
-    if method == "sort" or searched:
-        item = frame.iterate(base)  # the items are compared, by their classes' own code
-        with frame.repeated():
-            special(frame, item, ("__lt__",) if method == "sort" else ("__eq__",), [item], node)
-            if searched and args.pos:  # (and what is searched for, reflected: ``1 == x`` runs
-                special(frame, args.pos[0], ("__eq__",), [item], node)  # ``x.__eq__(1)``)
-    looked_up = ("get", "pop", "setdefault", "__getitem__", "__contains__", "add", "discard",
-                 "remove", "__delitem__", "fromkeys")
-    if method in looked_up and kinds and args.pos and all(
-            issubclass(k, dict | set | frozenset) for k in kinds):
-        special(frame, args.pos[0], ("__hash__",), [], node)
-        special(frame, args.pos[0], ("__eq__",), [args.pos[0]], node)
-
-
-_COMPARED_BY_ITEMS = (list, tuple, dict, set, frozenset, collections.deque)
-
-
-def items_compared(frame: Scope, value: Val, method: str, node: ast.AST | None) -> None:
-    """What comparing `value`, one of Python's containers, with another runs (``(a,) == (b,)``,
-    ``xs < ys``): its items' own ``__eq__`` (and the comparison asked), a dict's values' too."""
-    kinds = value.types or frozenset()
-    if not kinds or not all(issubclass(k, _COMPARED_BY_ITEMS) for k in kinds):
-        return
-    items = [frame.iterate(value), *([frame.item(value)] if any(
-        issubclass(k, dict) for k in kinds) else [])]
-    with frame.repeated():
-        for item in items:
-            each(frame, item, tuple(dict.fromkeys(("__eq__", method))), [item], node)
 
 
 def each(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
@@ -456,15 +422,16 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
     logs = listed(LOGS, q)  # (a RootLogger's, or a subclass's: Logger's own, inherited)
     if q in _RECORDS_MADE:  # a record made to be handled: its message and arguments shown
         _record_shown(frame, q, args, node)
-    if q == "builtins.print" or logs:  # each value is made text by its class's code
-        for value in [*args.pos, *([frame.iterate(args.star)] if args.star is not None else [])]:
-            if logs:  # ("%s" its text, "%r" its repr, "%d" its number)
-                each(frame, value, ("__str__", "__repr__"), [], node)
-            else:
-                special(frame, value, ("__str__", "__repr__"), [], node)
-            if logs:
-                special(frame, value, ("__index__", "__int__", "__float__"), [], node)
-    overridden(frame, q, args, node)
+    if q == "builtins.print":  # each value made text, and no more (`printing`)
+        printing.printed(frame, args, node)
+    taken_whole.runs_on_whole(frame, q, args, node)  # (``list(x)`` asks its length first)
+    for value in [*args.pos, *([frame.iterate(args.star)] if args.star is not None else [])
+                  ] if logs else ():  # ("%s" its text, "%r" its repr, "%d" its number)
+        each(frame, value, ("__str__", "__repr__"), [], node)
+        special(frame, value, ("__index__", "__int__", "__float__"), [], node)
+    if q != "builtins.print":  # (print runs no more than `printing` follows)
+        overridden(frame, q, args, node)
+        converted(frame, q, args, node)  # (``chr(n)``: taken as numbers, truths, paths)
     if q in _ROWS_WRITTEN and args.pos:  # each row iterated (a dict's asked for its values),
         rows = args.pos[0]  # each value made text, by their classes' own code
         for _ in range(_ROWS_WRITTEN[q]):
@@ -476,6 +443,10 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         else:
             values = iterated(frame, rows, node)
         special(frame, values, ("__str__", "__repr__"), [], node)
+    if q == "builtins.sum" and args.pos:  # (the items added to where it starts: its own)
+        start = args.kw.get("start") or (args.pos[1] if len(args.pos) > 1 else None)
+        if start is not None:
+            special(frame, start, ("__add__",), [frame.iterate(args.pos[0])], node)
     if q == "dataclasses.replace" and args.pos:  # an object of its class made anew
         _made_again(frame, args.pos[0], args, node)
     if q in ("dataclasses.asdict", "dataclasses.astuple") and args.pos:
@@ -494,7 +465,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
     if q.startswith(("heapq.heap", "bisect.")):  # a heap's (a sorted list's) items compared
         for value in args.pos:
             for item in (value, frame.iterate(value)):
-                special(frame, item, ("__lt__",), [item], node)
+                comparing.ordered(frame, item, ("__lt__", "__gt__"), node)
     if q.startswith(("posixpath.", "ntpath.", "genericpath.", "os.path.")):  # paths' own code
         for value in args.pos:  # (and the methods of the text it gives, where they are its)
             path = special(frame, value, ("__fspath__",), [], node)
@@ -505,13 +476,18 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         for cls in args.pos[1].objs:  # a metaclass's own check runs
             if isinstance(cls, type) and defines(type(cls), check):
                 special(frame, known(cls), (check,), [args.pos[0]], node)
+            if isinstance(cls, type) and q == "builtins.isinstance":  # (a runtime protocol
+                _protocol_read(frame, cls, args.pos[0])  # reads its members on it)
+            if isinstance(cls, abc.ABCMeta) and _own_hook(frame, cls):  # (an ABC's own hook)
+                calls.call_args(frame, frame.attribute(known(cls), "__subclasshook__", None),
+                                Args([Val()], {}), node)
     stream = WRITES_TO_STREAM.get(q)
     if stream is not None:  # print(..., file=f) and json.dump(o, f) call f.write
         keyword, at = stream
         written = args.kw.get(keyword) or (
             args.pos[at] if at is not None and len(args.pos) > at else None)
         if written is not None and not (written.objs and all(o is None for o in written.objs)
-                                        ) and written.qual not in _STANDARD_STREAMS:
+                                        ) and written.qual not in printing.STANDARD_STREAMS:
             if written.types or written.objs:
                 calls.call_args(frame, frame.attribute(written, "write", None),
                           Args([fresh_of(str)], {}), node)
@@ -523,7 +499,6 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         made = calls.call_args(frame, args.kw["cls"], Args([], {}, None, Val()), node)  # runs
         for name in ("default", "encode", "iterencode", "decode", "raw_decode"):
             special(frame, made, (name,), [Val()], node)
-    converted(frame, q, args, node)  # (``chr(n)``: taken as numbers, truths, paths)
     iterating = ITERATES_ARGUMENTS.get(q)
     if iterating is None:
         return shown_too
@@ -535,9 +510,30 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
         items = [iterated(frame, v, node) for v in chosen]
     if item_names:
         with frame.repeated():
-            for item in items:
-                special(frame, item, item_names, [item], node)
+            for item in items:  # (a tuple's parts too, where they are ordered: `comparing`)
+                comparing.ordered(frame, item, item_names, node)
     return shown_too
+
+
+def _own_hook(frame: Scope, cls: type) -> bool:
+    """Whether `cls`, an ABC, has a ``__subclasshook__`` not of Python's (``abc``'s and
+    ``collections.abc``'s only look for methods by name): ``isinstance`` runs it."""
+    hook = next((k.__dict__["__subclasshook__"] for k in cls.__mro__
+                 if "__subclasshook__" in k.__dict__), None)
+    func = getattr(hook, "__func__", None)
+    return inspect.isfunction(func) and not frame.an.is_standard_library(func)
+
+
+def _protocol_read(frame: Scope, cls: type, value: Val) -> None:
+    """``isinstance(value, P)`` of a runtime-checkable protocol `P` reads each of its members on
+    `value` (``hasattr``): a property of `value`'s class, or its ``__getattr__``, runs."""
+    if not (getattr(cls, "_is_protocol", False) and getattr(cls, "_is_runtime_protocol", False)):
+        return
+    members = {name for klass in cls.__mro__ if klass.__module__ not in ("typing", "builtins")
+               for name in (*vars(klass), *getattr(klass, "__annotations__", {}))
+               if not name.startswith("_")}
+    for name in sorted(members):
+        frame.attribute(value, name, None)
 
 
 _SHOWN = frozenset({"builtins.str", "builtins.repr", "builtins.ascii", "builtins.format",
@@ -769,8 +765,6 @@ _ROWS_WRITTEN = {"_csv.writer.writerow": 0, "_csv.writer.writerows": 1,
                  "csv.DictWriter.writerow": 0, "csv.DictWriter.writerows": 1}
 """csv's calls that write rows (how deep in their argument a row is): each value is made text."""
 
-_STANDARD_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
-"""The process's own output streams, where `print` writes by default: the app's log stream."""
 
 
 def dataclass_made(frame: Scope, cls: type, made: Val, node: ast.AST | None) -> None:

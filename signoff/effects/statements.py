@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls, orm, special
+from signoff.effects import calls, decorated, orm, special, taken_whole
 from signoff.effects.effect import EffectKind
 from signoff.effects.expressions import dunder, iterated_by, tested, truth
 from signoff.effects.naming import qualified_name
@@ -128,11 +128,9 @@ def statement(frame: Frame, node: ast.stmt) -> None:
         decorators = [frame.expr(deco) for deco in node.decorator_list]
         defaults(frame, node.args)
         local = Val(types=frozenset(), calls=(Inline(node=node, frame=frame),))
-        if decorators:  # each is called with it, bottom up, and may keep or call it
-            frame.let_go_inside(node)
-            for decorator, deco in zip(reversed(decorators), reversed(node.decorator_list),
-                                       strict=True):
-                calls.call_args(frame, decorator, Args([local], {}), deco)
+        if decorators:  # each is called with it, bottom up, and may keep or call it: the
+            frame.let_go_inside(node)  # name is bound to what the last gave
+            local = decorated.decorated(frame, node, decorators, local)
         frame.bind_name(node.name, local)
     elif isinstance(node, ast.ClassDef):
         frame.let_go_inside(node)  # (its methods' code may fill what they name)
@@ -364,6 +362,7 @@ def aug_assign(frame: Frame, node: ast.AugAssign) -> None:
     if name is not None:  # x += v runs x's class's __iadd__, else its __add__
         frame.keep(target)
         now = frame.expr(target)
+        taken_whole.grown_in_place(frame, now, node.op, value, node.value)  # (``xs += x``)
         given += [
             dunder(frame, target, now, (f"__i{name}__", f"__{name}__"), [node.value]),
             dunder(frame, node.value, value, (f"__r{name}__",), [target]),  # (x's gives up)

@@ -14,7 +14,7 @@ from signoff.effects.effect import UNSEEN, Effect, EffectKind
 from signoff.effects.signature import Param
 from signoff.effects.values import Val
 
-__all__ = ["Raised", "Summary"]
+__all__ = ["Raised", "Summary", "in_callers_terms"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,3 +114,18 @@ class Summary:
             self.cost_unseen,
             None if ret is None else (ret.origin, ret.inner, ret.types),
         )
+
+
+def in_callers_terms(tokens: frozenset[str], binding: dict[str, Val]) -> frozenset[str]:
+    """Origins in the callee's terms → origins in the caller's."""
+    out: set[str] = set()
+    for token in tokens:
+        if not token.startswith("p:"):
+            out.add(token)
+            continue
+        reach = token.endswith("*")
+        bound = binding.get(token[2:-1] if reach else token[2:])
+        if bound is None:
+            continue
+        out |= bound.reach if reach else bound.origin
+    return frozenset(out)

@@ -498,6 +498,7 @@ SPECIAL_METHODS_CALLED: dict[str, tuple[str, ...]] = {
     "builtins.divmod": ("__divmod__",),
     "builtins.pow": ("__pow__",),
     "builtins.dir": ("__dir__",),
+    "builtins.str.translate": ("__getitem__",),  # (each character looked up in the table)
     "builtins.next": ("__next__",),
     "builtins.iter": ("__iter__", "__getitem__"),
     "builtins.reversed": ("__reversed__", "__len__"),
@@ -551,10 +552,12 @@ ITERATES_ARGUMENTS: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "builtins.frozenset": (0, ("__hash__",)),
     "builtins.dict": (0, ("__hash__",)),
     "builtins.dict.fromkeys": (0, ("__hash__",)),
-    "builtins.sorted": (0, ("__lt__",)),
+    "builtins.sorted": (0, ("__lt__", "__gt__")),  # (``a < b`` is ``b > a`` if a has none)
     "builtins.sum": (0, ("__radd__", "__add__")),
-    "builtins.min": (None, ("__lt__",)),
-    "builtins.max": (None, ("__gt__",)),
+    "math.prod": (0, ("__rmul__", "__mul__")),
+    "math.fsum": (0, ("__float__", "__index__")),
+    "builtins.min": (None, ("__lt__", "__gt__")),
+    "builtins.max": (None, ("__gt__", "__lt__")),
     "builtins.any": (0, ("__bool__", "__len__")),
     "builtins.all": (0, ("__bool__", "__len__")),
     "builtins.enumerate": (0, ()),
@@ -567,8 +570,9 @@ ITERATES_ARGUMENTS: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "collections.Counter": (0, ("__hash__",)),
     "collections.deque": (0, ()),
     "collections.OrderedDict": (0, ("__hash__",)),
-    "heapq.nsmallest": (1, ("__lt__",)),
-    "heapq.nlargest": (1, ("__lt__",)),
+    "heapq.nsmallest": (1, ("__lt__", "__gt__")),
+    "heapq.nlargest": (1, ("__lt__", "__gt__")),
+    "itertools.groupby": (0, ("__eq__",)),  # (each key compared with the one before)
 }
 """Allow-listed calls that iterate over an argument (by position; None: every one, and of one
 alone, its items: ``min(a, b)``, ``min(items)``), and the special method each item's class runs

@@ -75,6 +75,9 @@ class Inline:
     """Its syntax."""
     frame: Any
     """The frame it was defined in (for its closure)."""
+    hashes: bool = False
+    """Whether a cache of it is what is called (``@functools.cache``): what it is given is
+    hashed first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
