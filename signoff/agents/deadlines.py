@@ -90,11 +90,27 @@ def withdrawn_at_deadline(proposal: Proposal) -> bool:
             and (proposal.decided_at is None or proposal.decided_at >= proposal.deadline_at))
 
 
+def _skill_gone(proposal: Proposal) -> str:
+    """What became of `proposal` at its deadline when this app no longer declares the skill
+    that proposed it (the app was deployed again without it): its route, which said what
+    happens then, is gone with it, and no yes could run it (`Decider.approve`)."""
+    return (f"{_missed(proposal)}, and this app no longer declares {proposal.agent}'s skill "
+            f"{proposal.skill}, which proposed it, so it could neither run nor go on to "
+            "another decider: it was withdrawn, and nothing of it ran.")
+
+
 def refusal_after_deadline(proposal: Proposal, decide_by: str) -> str:
     """Why a decision on `proposal` is refused because its deadline passed ("" when it is not):
-    it was withdrawn then, or it went on to `decide_by` (who decides it now, in words)."""
+    it was withdrawn then (its skill no longer declared, said so), or it went on to `decide_by`
+    (who decides it now, in words)."""
     if withdrawn_at_deadline(proposal):
         at = f" at {when(proposal.decided_at)}" if proposal.decided_at else ""
+        if proposal.reason == _skill_gone(proposal):
+            return (f"{_missed(proposal)}, and this app no longer declares {proposal.agent}'s "
+                    f"skill {proposal.skill}, which proposed it (the app was changed since), so "
+                    f"it can neither run nor go to another decider: it was withdrawn{at} without "
+                    "running, and can no longer be decided; the agent was told, and went on. "
+                    "If what it asked is still wanted, ask for the work again.")
         return (f"{_missed(proposal)}: it was withdrawn{at}, and can no longer be decided; the "
                 "agent was told, and went on.")
     if proposal.status is ProposalStatus.WAITING and proposal.escalations:
@@ -126,6 +142,16 @@ then still falls within what a date can be."""
 
 class _RouteUnread(UserError):
     """A proposal's route, which says what happens at its deadline, cannot be read now."""
+
+
+class _AgentElsewhere(UserError):
+    """The agent that made a proposal is not declared by this app (another app shares its
+    database, or this one was deployed without it): what its deadline brings is not known here."""
+
+    def __init__(self, message: str, *, agent: str) -> None:
+        super().__init__(message)
+        self.agent = agent
+        """The agent's name."""
 
 
 def _unread(proposal: Proposal, skill: str, what: str) -> str:
@@ -176,10 +202,15 @@ class Deadlines:
                         proposal=proposal.id, outcome=DeadlineOutcome.NOT_DUE,
                         said="It has no deadline." if proposal.deadline_at is None else
                         f"Its deadline ({when(proposal.deadline_at)}) has not passed.")
-                self._skill_of(proposal)  # what then is the skill's word: known here, or refused
-                route = self._next_route(proposal, strict=True)
-                passed = (self._withdraw(proposal, call_id, at) if route is None
-                          else self._escalate(proposal, route, at))
+                # What then is the skill's word: known here; refused when its agent is not
+                # declared here; and, when the agent is but the skill no longer is (the app
+                # deployed again without it), withdrawn: it could not run, whoever said yes.
+                if self._skill_of(proposal) is None:
+                    passed = self._withdraw(proposal, call_id, at, said=_skill_gone(proposal))
+                else:
+                    route = self._next_route(proposal, strict=True)
+                    passed = (self._withdraw(proposal, call_id, at) if route is None
+                              else self._escalate(proposal, route, at))
                 if passed is not None:
                     self._loop.kept_proposals.take(proposal.id)  # as kept, it reads otherwise
                     return passed
@@ -198,6 +229,13 @@ class Deadlines:
                 "Its deadline has passed, and where it goes now cannot be told: the app's rule "
                 "for who decides it failed. Nothing was decided, and it still waits: try again "
                 "later, or tell whoever runs the app (its log says what failed).") from unread
+        except _AgentElsewhere as elsewhere:
+            log.warning("%s", elsewhere)
+            raise AgentRefused(
+                f"Its deadline has passed, and this app does not declare {elsewhere.agent}, the "
+                "agent that proposed it, so what becomes of it now cannot be told here. Nothing "
+                "was decided, and it still waits: tell whoever runs the app (an app that "
+                f"declares {elsewhere.agent} passes its deadline).") from elsewhere
 
     def pass_due(self, *, now: datetime | None = None) -> list[DeadlinePassed]:
         """Pass the deadline of every waiting proposal due by `now` (the time, by default),
@@ -251,16 +289,22 @@ class Deadlines:
 
     # -- passing -------------------------------------------------------------------------
 
-    def _skill_of(self, proposal: Proposal) -> Skill[Any, Any]:
-        """The skill that made `proposal`, as this app declares it; a `UserError` when it does
-        not (its route, which says what happens at the deadline, is not known here)."""
+    def _skill_of(self, proposal: Proposal) -> Skill[Any, Any] | None:
+        """The skill that made `proposal`, as this app declares it; None when the app declares
+        its agent but no longer that skill; `_AgentElsewhere` when it does not declare the
+        agent (its route, which says what happens at the deadline, is not known here)."""
         try:
-            return self._agents(proposal.agent).agent.skill(proposal.skill)
+            agent = self._agents(proposal.agent).agent
         except (LookupError, UserError):
-            raise UserError(
+            raise _AgentElsewhere(
                 f"The deadline of proposal {proposal.id} is not passed here: this app does not "
-                f"declare {proposal.agent}'s skill {proposal.skill}, whose route says what "
-                "happens then. Pass it where the app that proposed it runs.") from None
+                f"declare the agent {proposal.agent}, whose skill {proposal.skill} has the route "
+                "that says what happens then. Pass it where the app that proposed it runs.",
+                agent=proposal.agent) from None
+        try:
+            return agent.skill(proposal.skill)
+        except (LookupError, UserError):
+            return None
 
     def _first_route(self, proposal: Proposal, *, strict: bool = False) -> Route | None:
         """The route the skill gives the proposal's tool, as its declaration reads now (None:
@@ -292,10 +336,11 @@ class Deadlines:
         now_on = first.after(proposal.escalations) if first is not None else None
         return now_on.then if now_on is not None else None
 
-    def _withdraw(self, proposal: Proposal, call_id: str, at: datetime) -> DeadlinePassed | None:
+    def _withdraw(self, proposal: Proposal, call_id: str, at: datetime, *, said: str = ""
+                  ) -> DeadlinePassed | None:
         """Withdraw it, tell the agent, and let its task go on; None when a decision (or
-        another process) came first."""
-        said = f"{_missed(proposal)}; it was withdrawn."
+        another process) came first. `said`: why, when not only that no one decided it."""
+        said = said or f"{_missed(proposal)}; it was withdrawn."
         told = f"{said} Do not retry it unless asked."
         with self._database.connect() as db:
             holds.lock(db, proposal.task)  # a decision and the deadline take turns

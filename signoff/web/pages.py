@@ -32,6 +32,7 @@ from signoff.web import wording
 from signoff.web.admission import page_policy
 from signoff.web.api import refused
 from signoff.web.auth import SESSION_LIFETIME, Browser
+from signoff.web.numbers import NUMBER_KINDS, not_plain, number_of
 from signoff.web.problems import (
     ProblemError,
     instance_of,
@@ -310,7 +311,7 @@ class Pages:
             not any(proposal.reason.strip() in e.words for e in came_of_it))
         typed = typed or {}
         editable = [_field_of(name, label, str(typed.get(name, value)), as_text)
-                    for name, label, value, as_text in self._editable(proposal)]
+                    for name, label, value, as_text, _ in self._editable(proposal)]
         decidable = self.inbox.decidable(person, proposal)
         return self.render(request, "proposal.html", person=person, p=proposal,
                            fresh=fresh, decidable=decidable,
@@ -323,13 +324,14 @@ class Pages:
                            reason_apart=reason_apart, error=error,
                            made=made, reason=str(typed.get("reason", "")), decided=decided)
 
-    def _editable(self, proposal: Proposal) -> list[tuple[str, str, str, bool]]:
+    def _editable(self, proposal: Proposal
+                  ) -> list[tuple[str, str, str, bool, ParameterKind]]:
         """(name, label, value as text, whether what is typed is its value as it stands) of each
         argument a decider may change: values, never what the call acts on (an argument naming
         a record, an id, or a value the skill's `names` shows as a name: `names_acted_on`).
         Text, and a value proposed as text (a date, a choice), is what is typed,
-        whatever it reads like (42 is a reply; "quoted" keeps its quotes); another (a number,
-        yes or no, a list) is read as JSON."""
+        whatever it reads like (42 is a reply; "quoted" keeps its quotes); a number is written
+        plainly (`numbers`); another (yes or no, a list) is read as JSON. Its kind last."""
         if proposal.action not in self.app.actions:
             return []
         found = []
@@ -339,7 +341,8 @@ class Pages:
             value = proposal.arguments[parameter.name]
             found.append((parameter.name, parameter.label,
                           value if isinstance(value, str) else json.dumps(value),
-                          parameter.kind is ParameterKind.TEXT or isinstance(value, str)))
+                          parameter.kind is ParameterKind.TEXT or isinstance(value, str),
+                          parameter.kind))
         return found
 
     async def approve(self, request: Request, proposal_id: str) -> Response:
@@ -359,16 +362,24 @@ class Pages:
         edited: dict[str, Any] = {}
         typed: dict[str, str] = {}
         changed: list[str] = []  # the labels of the values edited
-        for name, label, value, as_text in self._editable(proposal):
+        unread = ""  # why a number typed is not read, in a sentence
+        for name, label, value, as_text, kind in self._editable(proposal):
             given = fields.get(f"set.{name}")
             if given is not None:
                 typed[name] = given
             # Untouched, a field posts back its value as a browser does (`_as_posted`): never
             # an edit, whatever its line breaks.
-            if given is not None and _as_posted(given) != _as_posted(value):
+            if given is None or _as_posted(given) == _as_posted(value):
+                continue
+            if kind in NUMBER_KINDS:  # written plainly, or refused ("1_000" ran as 1000)
+                unread = unread or not_plain(label, given, kind)
+                edited[name] = number_of(given, as_text=as_text) if not unread else given
+            else:
                 edited[name] = _lines(given) if as_text else _value_of(given)
-                changed.append(label)
+            changed.append(label)
         page = f"/proposals/{quote(proposal_id)}"
+        if unread:  # nothing runs; back to the page, which says how to write it, kept typed
+            return self.back_to(request, page, {"error": unread, "values": typed})
         if edited and not fields.get("changes"):  # a value changed, then Approve as proposed:
             # what would run is not what the form shows, so nothing runs (the values kept).
             return self.back_to(request, page, {"error": _changed_not_asked(
