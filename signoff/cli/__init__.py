@@ -61,6 +61,7 @@ __all__ = [
     "main",
     "model_with_its_provider",
     "new_password",
+    "not_empty",
     "opened_guard",
     "profile_path",
     "program",
@@ -143,7 +144,7 @@ def load_app(spec: str | None) -> Any:
     if not spec:
         raise Misuse(f"No app is named: {NAMING_THE_APP}.")
     temporal = os.environ.get("SIGNOFF_TEMPORAL", "")  # (read as the app is made: told first,
-    if temporal_address(temporal) != temporal.strip():  # as the setting it is, not the app's)
+    if temporal.strip() and temporal_address(temporal) != temporal.strip():  # as the setting)
         raise Misuse(temporal_address_refused("SIGNOFF_TEMPORAL", temporal))
     context = click.get_current_context(silent=True)
     if context is not None:
@@ -402,17 +403,25 @@ def given(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     empty: an empty one (an unset shell variable, ``""``) is a usage error that says so, not a
     search for nothing. An id written otherwise than signoff writes ids (in upper case, say) is
     read as signoff writes it."""
-    if value is None:
+    text = not_empty(ctx, param, value)
+    if text is None:
         return None
-    text = value.strip()
-    if not text:
-        raise click.BadParameter(
-            "it is empty: give it (an unset shell variable gives an empty one).", ctx, param)
+    text = text.strip()
     if text.startswith("--") and isinstance(param, click.Option):  # `--approve --json ID`
         raise click.BadParameter(
             f"it takes a value, and was given the option {text}: put the value right after "
             f"it ({param.opts[-1]} {param.metavar or 'VALUE'}).", ctx, param)
     return as_signoff_writes_ids(text)
+
+
+def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An option's value (None when it is not given), which must not be empty: an empty one
+    (an unset shell variable, ``""``) is a usage error that says so, not the option left out
+    (``--app ""`` took SIGNOFF_APP's app, ``--model ""`` the agent's own model)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            "it is empty: give it (an unset shell variable gives an empty one).", ctx, param)
+    return value
 
 
 def model_with_its_provider(ctx: click.Context, param: click.Parameter, value: str | None
@@ -423,6 +432,7 @@ def model_with_its_provider(ctx: click.Context, param: click.Parameter, value: s
     from signoff.models.choose import with_its_provider
     from signoff.models.errors import ModelNotConfigured
 
+    value = not_empty(ctx, param, value)
     if value is None:
         return None
     try:
@@ -432,6 +442,7 @@ def model_with_its_provider(ctx: click.Context, param: click.Parameter, value: s
 
 
 APP_OPTION = click.option("--app", "app_spec", envvar="SIGNOFF_APP", metavar="MODULE:ATTR",
+                          callback=not_empty,  # (empty, it took SIGNOFF_APP's app, or none)
                     help="The app: module:attribute or path/to/file.py:attribute.")
 JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
 
@@ -486,17 +497,27 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
 
     name = "SECONDS"
 
-    def __init__(self, *, zero: bool) -> None:
+    def __init__(self, *, zero: bool, most: float | None = None, most_said: str = "") -> None:
         self.zero = zero
         """Whether 0 is taken."""
+        self.most = most
+        """The most taken, if any: a number above it is told as too long, with this maximum
+        ("1e23" was told as not a number of seconds). Without it, what no time can hold is."""
+        self.most_said = most_said
+        """The maximum in words, after its number ("a day"), or nothing."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
                 ) -> float:
         try:
             seconds = float(value)
-            timedelta(seconds=seconds)
+            if self.most is None:
+                timedelta(seconds=seconds)
         except (TypeError, ValueError, OverflowError):
             seconds = float("nan")
+        if self.most is not None and seconds > self.most:  # (inf too)
+            said = f" ({self.most_said})" if self.most_said else ""
+            self.fail(f"A wait of “{value}” seconds is too long: give at most "
+                      f"{self.most:,.0f} seconds{said}.", param, ctx)
         if not (seconds >= 0 if self.zero else seconds > 0):  # (NaN too)
             least = "0 or more" if self.zero else "more than 0"
             self.fail(f"“{value}” is not a number of seconds: give one, {least}, such as 30 "
@@ -717,13 +738,11 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
 
 def temporal_address(text: str) -> str | None:
     """`text`, a Temporal server's address as given (``--temporal``, ``SIGNOFF_TEMPORAL``),
-    as it is used: HOST:PORT, around spaces; None when it is not that (a scheme,
+    as it is used: HOST:PORT, around spaces; None when it is not that (empty, a scheme,
     ``http://127.0.0.1:7233``, a path, ``127.0.0.1:7233/``, no port): see
-    `temporal_address_refused`."""
+    `temporal_address_refused`. (An empty one was taken as none given.)"""
     address = text.strip()
     host, _, port = address.rpartition(":")
-    if not address:
-        return ""
     if not host or "/" in address or not (port.isdigit() and 0 < int(port) < 65536):
         return None
     return address
@@ -734,6 +753,9 @@ def temporal_address_refused(named: str, text: str) -> str:
     server's address, and the HOST:PORT to give (a scheme was taken by the Temporal client
     with a warning, and a path refused as the app's own error, naming neither the setting nor
     the form without them)."""
+    if not text.strip():
+        return (f"{named} is empty: give a Temporal server's address, HOST:PORT, such as "
+                "127.0.0.1:7233 (an unset shell variable gives an empty one), or leave it out.")
     within = text.strip().split("://", 1)[-1].split("/", 1)[0]  # (without scheme and path)
     if temporal_address(within) and within != text.strip():
         return (f"{named} is “{text}”: a Temporal server's address is HOST:PORT alone, with no "

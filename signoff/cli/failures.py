@@ -24,8 +24,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import os
+import signal
 import sys
+import threading
 import traceback
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,6 +38,7 @@ import click
 from signoff._extras import install_extra
 from signoff.cli.invocation import commands_as_run, runnable
 from signoff.cli.quoting import ARGUMENTS, quoting_told
+from signoff.cli.streams import gone_nowhere, stderr_may_be_gone
 from signoff.cli.terminal import visible
 from signoff.exceptions import (
     AgentRefused,
@@ -367,25 +369,41 @@ class _ToStderr(logging.StreamHandler):  # type: ignore[type-arg]
         return commands_as_run(super().format(record))
 
 
+def hear_ctrl_c() -> None:
+    """Unblock Ctrl-C (SIGINT) in the main thread: a process that started signoff from a thread
+    blocking it (as many runtimes' threads do) passed the block on, and a Ctrl-C then waited,
+    unheard, for as long as the command ran (`signoff run` waiting on its model: minutes). It
+    stays unblocked to the process's end, its exit handlers included (the traces' flush gives
+    way to a Ctrl-C). An ignored SIGINT (``nohup``, a job started in the background) is left
+    ignored, as it is meant. One pressed before, held back until now, stops the command here."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    except KeyboardInterrupt:  # (raised by the call itself, which runs the handler at once)
+        click.echo("Stopped.", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
 def reader_gone() -> None:
     """The reader of stdout stopped reading (`signoff tasks | head -1`): what is written there
     from now on goes nowhere, so that nothing more can fail for it, and Python's own report of
     the broken pipe at exit is kept away. (Where stdout is no file, as in the tests' runner,
     there is nothing to do.)"""
-    try:
-        stdout = sys.stdout.fileno()
-    except (OSError, ValueError):  # (io.UnsupportedOperation is both)
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, stdout)
-    finally:
-        os.close(devnull)
+    gone_nowhere(sys.stdout)
 
 
 class FailureTellingGroup(click.Group):
     """A command group that tells every failure of its commands as a sentence and an exit
     code; when its ``debug`` parameter asks for the traceback, that is shown first."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """The command, run with Ctrl-C heard (`hear_ctrl_c`) and a stderr whose reader may be
+        gone (`stderr_may_be_gone`: the exit code is still the failure's)."""
+        hear_ctrl_c()
+        with stderr_may_be_gone():
+            return super().main(*args, **kwargs)
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:

@@ -22,6 +22,7 @@ from signoff.cli import (
     main,
     model_with_its_provider,
     nobody_named,
+    not_empty,
     runnable,
 )
 from signoff.cli.failures import (
@@ -37,7 +38,11 @@ from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 
-__all__: list[str] = []
+__all__ = ["MOST_TIMEOUT"]
+
+MOST_TIMEOUT = 86_400.0
+"""The longest ``--timeout`` taken, a day: a longer wait for a model is no wait a person means,
+and past about 300 years none the connection can hold (it failed at the model's first call)."""
 
 log = logging.getLogger("signoff.cli")
 
@@ -48,21 +53,22 @@ log = logging.getLogger("signoff.cli")
 @click.option("--for", "for_handle", metavar="HANDLE", callback=given,
               help="The person the work is for (their proposals are theirs to decide, unless "
                    "the skill routes them). Without it, the work is for nobody.")
-@click.option("--subject", metavar="ID|FIELD=VALUE|JSON",
+@click.option("--subject", metavar="ID|FIELD=VALUE|JSON", callback=not_empty,
               help="What the skill works on: a record by id, or by a unique field "
                    "(ticket=T-7); a plain value as JSON.")
 @click.option("--model", "model_spec", metavar="SPEC", callback=model_with_its_provider,
               help="The model: openai:gpt-4o-mini, anthropic:claude-haiku-4-5, or "
                    "openai-compatible:NAME@URL. Kept with the task, so that `signoff worker` "
                    "goes on with it after a decision made elsewhere, or a restart.")
-@click.option("--price", "price_text", metavar="IN,OUT",
+@click.option("--price", "price_text", metavar="IN,OUT", callback=not_empty,
               help="The model's price in US dollars per million input and output tokens, e.g. "
                    "0.15,0.60 (0,0 for a free local model).")
-@click.option("--timeout", type=Seconds(zero=False), metavar="SECONDS",
+@click.option("--timeout", type=Seconds(zero=False, most=MOST_TIMEOUT, most_said="a day"),
+              metavar="SECONDS",
               help="The longest wait for the model to answer, or to send its answer's next "
                    "piece (default: 300 for an OpenAI-compatible server and Anthropic, 120 for "
-                   "OpenAI); a slow model of your own may need more. Kept with the task, as "
-                   "the model is.")
+                   "OpenAI); a slow model of your own may need more, up to 86400 (a day). "
+                   "Kept with the task, as the model is.")
 @click.option("--max-steps", type=Steps(), help="The most model calls it may make.")
 @click.option("--budget", type=Dollars(), help="The most it may spend, in US dollars.")
 @APP_OPTION

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import shlex
+import sys
 from typing import Any
 
 import click
@@ -25,7 +26,8 @@ from signoff.cli import (
     save_token,
     which_file,
 )
-from signoff.cli.failures import Misuse
+from signoff.cli.failures import EXIT_FAILED, Failure, Misuse
+from signoff.cli.streams import written_out
 from signoff.exceptions import NotFound
 from signoff.security.principals import Principal, PrincipalKind
 
@@ -325,8 +327,13 @@ def issue_list_or_revoke(app: Any, person: Any, *, label: str, save: bool,
         click.echo(f"A new token for {person.name} is kept in {path}, and commands on this "
                    f"{acted_on}'s database ({database}) now act as {person.name} when no --as "
                    "(nor SIGNOFF_AS) is given.")
-    else:
-        click.echo(secret)
+    elif not written_out(secret):  # shown nowhere: no token is left that nobody holds
+        app.credentials.revoke_token(_id_of(secret))
+        closed = "is closed" if sys.stdout is None else "was closed by its reader"
+        raise Failure(
+            f"The new token for {person.name} could not be shown (stdout {closed}), so it is "
+            "revoked: run the command again with its output going where it can be read, or "
+            "keep the token in the profile with --save.", EXIT_FAILED)
 
 
 def _id_of(given: str) -> str:
