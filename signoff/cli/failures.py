@@ -230,32 +230,15 @@ def _password_read_as_host(url: str) -> str:
 
 def _server_hint(url: str, told: str) -> str:
     """What to check of a database server that refused or could not be reached at `url`
-    (`told`: what the driver said), in the words of what went wrong."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    (`told`: what the library said, its hint already in it when the server could not be
+    connected to: `signoff.store.hints`), in the words of what went wrong."""
+    from signoff.store.hints import server_hint
 
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        parsed = None
-    name = parsed.database if parsed is not None else None
-    if "no password supplied" in told:
-        return ("The server asks for a password, and the app's database URL gives none: write "
-                "it there (postgresql+psycopg://USER:PASSWORD@HOST/DATABASE), or set PGPASSWORD.")
-    if "password authentication failed" in told:
-        return ("The server does not take the user name and password in the app's database "
-                "URL: correct them there (a character such as @, : or / in the password is "
-                "written %-encoded: @ as %40).")
-    if name and f'database "{name}" does not exist' in told:
-        return (f"The server has no database {name}: make it (`createdb {name}`, or CREATE "
-                "DATABASE), or name one it has in the app's database URL; signoff makes its "
-                "tables in it, not the database itself.")
-    if "failed to resolve host" in told or "could not translate host name" in told:
-        host = parsed.host if parsed is not None else None
-        return (f"No machine is known by the name {host or 'in the URL'}: check the host in "
-                "the app's database URL.")
-    return ("Check that the database is running and reachable, and that the app's database "
-            "URL is right.")
+    hint = server_hint(url, told)
+    if hint and hint in told:  # (said once: the library's sentence holds it)
+        return ""
+    return hint or ("Check that the database is running and reachable, and that the app's "
+                    "database URL is right.")
 
 
 def _sqlite_file(url: str) -> str:

@@ -23,6 +23,7 @@ from sqlalchemy.pool import StaticPool
 from signoff._extras import install_extra
 from signoff.exceptions import StoreError, UserError
 from signoff.store import journal, json_text
+from signoff.store.hints import server_hint
 from signoff.store.migrate import lock_schema
 
 __all__ = ["READ_ONLY", "SECOND_WRITER", "Database", "database_url_for", "is_conflict", "reading_only"]
@@ -238,12 +239,16 @@ class Database:
             transaction.__exit__(None, None, None)
 
     def error(self, error: DBAPIError) -> StoreError:
-        """The driver's `error` in a sentence naming this database."""
+        """The driver's `error` in a sentence naming this database, and, for a server that
+        could not be connected to, what to check (`server_hint`)."""
         shown = self.engine.url.render_as_string(hide_password=True)
         reason = str(error.orig).strip().splitlines()[0] if error.orig else type(error).__name__
         what = "could not be used" if isinstance(error, OperationalError) else "refused a statement"
+        hint = server_hint(self.engine.url, str(error.orig or "")) if (
+            isinstance(error, OperationalError) and not self.is_sqlite) else ""
         return StoreError(password_misread(self.engine.url) or
-                          f"The database {shown} {what}: {reason}.", url=shown)
+                          f"The database {shown} {what}: {reason}.{' ' if hint else ''}{hint}",
+                          url=shown)
 
     def dispose(self) -> None:
         """Close every pooled connection."""

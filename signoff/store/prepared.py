@@ -137,13 +137,17 @@ def _store_error(connection: Connection, error: Exception) -> StoreError:
     """The driver's `error`, as the Core path tells it (`Database.error`): a sentence naming
     the database; the driver's error is the cause."""
     from signoff.store.database import password_misread  # (it imports this module)
+    from signoff.store.hints import server_hint
 
     shown = connection.engine.url.render_as_string(hide_password=True)
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     operational = isinstance(error, connection.dialect.loaded_dbapi.OperationalError)
     what = "could not be used" if operational else "refused a statement"
+    hint = server_hint(connection.engine.url, str(error)) if (
+        operational and connection.dialect.name != "sqlite") else ""
     return StoreError(password_misread(connection.engine.url) or
-                      f"The database {shown} {what}: {reason}.", url=shown)
+                      f"The database {shown} {what}: {reason}.{' ' if hint else ''}{hint}",
+                      url=shown)
 
 
 _KEPT = "_signoff_prepared"
