@@ -49,6 +49,7 @@ __all__ = [
     "EXIT_UNAUTHENTICATED",
     "EXIT_USAGE",
     "JSON_OPTION",
+    "MOST_TIMEOUT",
     "NAMING_THE_APP",
     "PASSWORD_OPTIONS",
     "TOKEN_OPTION",
@@ -488,6 +489,11 @@ class Steps(click.ParamType):  # type: ignore[type-arg]
             self.fail(f"“{value}” is not a number of model calls: give a whole number from 1 "
                       f"to {MAX_STEPS:,}, such as 8.", param, ctx)
         return steps
+
+
+MOST_TIMEOUT = 86_400.0
+"""The longest ``--timeout`` for a model a command takes, a day: the longest wait a model
+takes (`signoff.models`)."""
 
 
 class Seconds(click.ParamType):  # type: ignore[type-arg]

@@ -32,6 +32,7 @@ import click
 from signoff.agents.model_specs import ModelSpec
 from signoff.agents.tasks import TaskStatus
 from signoff.cli import (
+    MOST_TIMEOUT,
     NAMING_THE_APP,
     Dollars,
     Seconds,
@@ -119,11 +120,12 @@ Examples:
               help="The price of the model --model names, in US dollars per million input and "
                    "output tokens, e.g. 0.15,0.60 (wins over the table; needed for a model the "
                    "table does not know).")
-@click.option("--timeout", type=Seconds(zero=False), default=None,
-              metavar="SECONDS",
+@click.option("--timeout", type=Seconds(zero=False, most=MOST_TIMEOUT, most_said="a day"),
+              default=None, metavar="SECONDS",
               help="The longest wait for the model --model names to answer, or to send its "
                    "answer's next piece (default: 300 for an OpenAI-compatible server and "
-                   "Anthropic, 120 for OpenAI); a slow model of your own may need more. Kept with "
+                   "Anthropic, 120 for OpenAI); a slow model of your own may need more, up to "
+                   "86400 (a day). Kept with "
                    "the task, which goes on with it after a decision.")
 @click.option("--max-steps", type=Steps(), default=None,
               help="The most model calls the task may make (default: the Researcher's, 8).")

@@ -13,6 +13,7 @@ from signoff.cli import (
     APP_OPTION,
     EXIT_REFUSED,
     JSON_OPTION,
+    MOST_TIMEOUT,
     Dollars,
     Seconds,
     Steps,
@@ -38,11 +39,7 @@ from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 
-__all__ = ["MOST_TIMEOUT"]
-
-MOST_TIMEOUT = 86_400.0
-"""The longest ``--timeout`` taken, a day: a longer wait for a model is no wait a person means,
-and past about 300 years none the connection can hold (it failed at the model's first call)."""
+__all__: list[str] = []
 
 log = logging.getLogger("signoff.cli")
 

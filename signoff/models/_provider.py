@@ -212,6 +212,11 @@ def not_a_stream(model: str, stream: Any) -> ModelBadResponse | None:
         "its replies, or make the model with stream=False.", model=model, attempts=1)
 
 
+LONGEST_WAIT = 86_400.0
+"""The longest `timeout` or `total_timeout` a model takes, in seconds: a day (no wait a person
+means is longer; past some 300 years, none a connection can hold)."""
+
+
 def _check_settings(name: str, price: Any, timeout: Any, retries: Any,
                     total_timeout: Any) -> None:
     """`ModelNotConfigured`, in a sentence, for a price, a timeout or retries that are not one
@@ -230,6 +235,12 @@ def _check_settings(name: str, price: Any, timeout: Any, retries: Any,
             total_timeout > 0):
         raise ModelNotConfigured(f"The total_timeout of {name} is a number of seconds above 0, "
                                  f"not {total_timeout!r}: e.g. total_timeout=1200.", model=name)
+    for which, seconds in (("timeout", timeout), ("total_timeout", total_timeout)):
+        if not seconds <= LONGEST_WAIT:  # (1e12 was taken, and failed at the first call with
+            # an OverflowError no sentence told; infinity as well)
+            raise ModelNotConfigured(f"The {which} of {name} is {seconds:g} seconds, longer "
+                                     f"than the {LONGEST_WAIT:,.0f} (a day) a wait for a model "
+                                     f"may be: give at most that.", model=name)
     if retries is not None and not isinstance(retries, Retries):
         raise ModelNotConfigured(f"The retries of {name} are a Retries, not "
                                  f"{type(retries).__name__} {retries!r}: e.g. "

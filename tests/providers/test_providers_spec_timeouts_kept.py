@@ -87,6 +87,8 @@ def test_signoff_run_waits_for_the_model_as_long_as_timeout_says_and_keeps_it(
     (["--model", "offline", "--timeout", "30"], "--timeout goes with --model SPEC"),
     (["--model", "openai-compatible:x@http://127.0.0.1:9/v1", "--price", "0,0",
       "--timeout", "0"], "is not a number of seconds: give one, more than 0"),
+    (["--model", "openai-compatible:x@http://127.0.0.1:9/v1", "--price", "0,0",
+      "--timeout", "1e23"], "seconds is too long: give at most 86,400 seconds (a day)"),
 ])
 def test_research_refuses_a_timeout_for_no_model_s_or_one_not_above_0(
         given: list[str], told: str) -> None:

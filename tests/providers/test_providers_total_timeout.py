@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -161,3 +162,19 @@ def test_a_total_timeout_that_is_no_number_of_seconds_is_refused(wire: Wire, tot
 
 class _Nowhere:
     url = "http://127.0.0.1:9"
+
+
+@wires
+@pytest.mark.parametrize(("which", "seconds"), [
+    ("timeout", 1e12), ("timeout", float("inf")), ("total_timeout", 86_401),
+    ("total_timeout", 1e23)])
+def test_a_wait_longer_than_a_day_is_refused_as_the_model_is_made(
+        wire: Wire, which: str, seconds: float) -> None:
+    """A timeout past a day is refused in a sentence naming the most (1e12 was taken, and the
+    first call failed with an OverflowError); a day is taken."""
+    shown = re.escape(f"{seconds:g}")
+    with pytest.raises(ModelNotConfigured, match=rf"The {which} of .* is {shown} seconds, longer "
+                                                 r"than the 86,400 \(a day\) a wait for a model "
+                                                 r"may be: give at most that\."):
+        wire.model(_Nowhere(), **{which: seconds})
+    wire.model(_Nowhere(), **{which: 86_400})
