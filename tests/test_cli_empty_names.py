@@ -78,3 +78,26 @@ def test_a_day_is_a_timeout_taken(workshop: dict[str, object]) -> None:
     )
     assert result.exit_code == 5, result.output
     assert "The model failed" in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["research", "What is a tuple?", "--database", ""], "--database"),
+        (["research", "What is a tuple?", *MODEL, "--price", ""], "--price"),
+        (["tasks", "--database", ""], "--database"),
+        (["receipt", "0" * 36, "--database", ""], "--database"),
+    ],
+)
+def test_an_empty_research_database_or_price_is_told_as_empty(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], option: str) -> None:
+    """Research's `--database ""` (and `tasks`' and `receipt`'s) was the default research
+    database, its `--price ""` the price table's: each is a usage error saying it is empty,
+    and no research database is made."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert option in result.output, result.output
+    assert "is empty" in result.output, result.output
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("research.db"))

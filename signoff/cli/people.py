@@ -27,6 +27,7 @@ from signoff.cli import (
     listing_proposals,
     load_app,
     main,
+    not_empty,
     revoking_a_rule,
     whoami,
 )
@@ -438,7 +439,7 @@ def _overlap(rule: StandingRule, revoked: StandingRule) -> bool:
                                             case_sensitive=False),
               help="Only tasks of this status (in any case: running, Running).")
 @JSON_OPTION
-@click.option("--database", metavar="URL", default=None,
+@click.option("--database", metavar="URL", default=None, callback=not_empty,
               help="Without --app: the research database (default: research.db in the user's "
                    "data directory). Given, it is read even when SIGNOFF_APP names an app.")
 def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status: str | None,
@@ -492,7 +493,7 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
 @AS_OPTION
 @TOKEN_OPTION
 @JSON_OPTION
-@click.option("--database", metavar="URL", default=None,
+@click.option("--database", metavar="URL", default=None, callback=not_empty,
               help="Without --app: the research database (default: research.db in the user's "
                    "data directory). Given, it is read even when SIGNOFF_APP names an app.")
 def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: str | None,

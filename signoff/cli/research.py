@@ -39,6 +39,7 @@ from signoff.cli import (
     Steps,
     given,
     model_with_its_provider,
+    not_empty,
     runnable,
 )
 from signoff.cli.failures import (
@@ -116,7 +117,7 @@ Examples:
                    "default), or a provider's model such as openai:gpt-4o-mini or "
                    "anthropic:claude-sonnet-4-5. With --approve or --reject: the model the "
                    "research goes on with (default: the one it was started with).")
-@click.option("--price", "price_spec", metavar="IN,OUT", default=None,
+@click.option("--price", "price_spec", metavar="IN,OUT", default=None, callback=not_empty,
               help="The price of the model --model names, in US dollars per million input and "
                    "output tokens, e.g. 0.15,0.60 (wins over the table; needed for a model the "
                    "table does not know).")
@@ -131,7 +132,7 @@ Examples:
               help="The most model calls the task may make (default: the Researcher's, 8).")
 @click.option("--budget", "budget_usd", type=Dollars(), default=None,
               metavar="USD", help="The most the task may spend, in US dollars (default: 0.50).")
-@click.option("--database", metavar="URL", default=None,
+@click.option("--database", metavar="URL", default=None, callback=not_empty,
               help="Where tasks, proposals and receipts are kept (default: research.db in the "
                    "user's data directory).")
 @click.option("--json", "as_json", is_flag=True,
