@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from signoff import ProposalStatus, TaskStatus
+from signoff import AgentProposed, NotTold, ProposalStatus, TaskStatus
 from signoff.agents.telling import AGAIN_AFTER, MOST_TRIES
 from signoff.engine.worker import looked
 from signoff.notifications import notify_by_webhook
@@ -175,5 +176,50 @@ def test_a_receiver_down_is_told_again_later_and_at_last_given_up_on(
         assert (f"Nobody was told of proposal {down.id} (Set the price) after {MOST_TRIES} "
                 "tries: it is not tried again. It waits in the inbox all the same.") in caplog.text
         assert shop.app.proposal(down).status is ProposalStatus.WAITING
+    finally:
+        shop.app.database.dispose()
+
+
+def _worker_telling(url: str, hook: str, go: float, at: Any, answer: Any) -> None:
+    shop = build(url)
+    notify_by_webhook(shop.app, hook, timeout=30)
+    while time.time() < go:
+        pass
+    try:
+        answer.put(shop.app.worker().tell_untold(now=at))
+    finally:
+        shop.app.database.dispose()
+
+
+def _not_told(event: AgentProposed) -> None:
+    raise NotTold(event.proposal.id)
+
+
+def test_two_workers_looking_at_once_tell_each_proposal_once(
+        url: str, receiver: SimpleNamespace) -> None:
+    """Round after round, a proposal its process could not tell, and two worker processes
+    telling again at the same instant: the webhook is told of it once."""
+    shop = build(url)
+    shop.app.on(AgentProposed, _not_told)
+    context = multiprocessing.get_context("spawn")
+    try:
+        for n in range(2):
+            outcome = shop.app.agent(shop.Clerk).do(shop.PriceFleetTicket(), None, for_=shop.mia,
+                                                    model=script(shop, 120 + n))
+            (proposal,) = shop.app.proposals(task=outcome.task)
+            receiver.bodies.clear()
+            at = proposal.created_at + timedelta(minutes=2)
+            answer = context.Queue()
+            go = time.time() + 4
+            workers = [context.Process(target=_worker_telling, args=(
+                url, receiver.url, go + n * 0.01 * i, at, answer)) for i in range(2)]
+            for worker in workers:
+                worker.start()
+            told = [answer.get(timeout=120) for _ in workers]
+            for worker in workers:
+                worker.join(timeout=60)
+                assert worker.exitcode == 0
+            assert sorted(told) == [0, 1]
+            assert _told(receiver) == [(proposal.id, "Noor")]
     finally:
         shop.app.database.dispose()
