@@ -27,6 +27,7 @@ import click
 
 from signoff.agents.tasks import TaskStatus
 from signoff.cli.research_shown import Shown
+from signoff.store import points
 
 __all__ = ["calm_at_exit", "question_of", "shown_to_its_end", "stopped_as_by_ctrl_c",
            "tell_stopped"]
@@ -113,7 +114,8 @@ def shown_to_its_end(task: str, status: str, shown: Shown) -> Iterator[None]:
     `status`), is shown. Stopped meanwhile (Ctrl-C, SIGTERM, SIGHUP), the showing stops there,
     and it says so, with the command that shows the task again; the command goes on to exit
     as the research ended (it said "Stopped." and exited 130, as if the research had been cut
-    short). From then on, to the process's end, a Ctrl-C is ignored (`calm_at_exit`)."""
+    short). From then on, to the command's end, a Ctrl-C is ignored (`_held_to_the_end`), and
+    from there to the process's (`calm_at_exit`)."""
     try:
         with stopped_as_by_ctrl_c():
             yield
@@ -122,6 +124,21 @@ def shown_to_its_end(task: str, status: str, shown: Shown) -> Iterator[None]:
                    f"{task} is {status}; show it again with {shown.going_on(task)}", err=True)
     finally:
         _AtExit.ended = True
+        _held_to_the_end()
+        points.reached("research.shown", task=task)
+
+
+def _held_to_the_end() -> None:
+    """Ignore a Ctrl-C from now to the end of the command (its exit code said, its context
+    closed): there is nothing left to stop. (Between, it landed in the command's way out, and
+    was "Stopped.", exit 130.) The handler before is put back as the command's outermost
+    context closes, so that a process that goes on after it (a test's) has its Ctrl-C again;
+    from there to the process's end, `calm_at_exit`."""
+    context = click.get_current_context(silent=True)
+    if context is None or threading.current_thread() is not threading.main_thread():
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    context.find_root().call_on_close(lambda: signal.signal(signal.SIGINT, before))
 
 
 class _AtExit:

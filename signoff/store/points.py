@@ -15,6 +15,7 @@ scheduler falls that way. The points:
 - ``loop.model_replied``: the model replied; the reply is stored next.
 - ``proposal.told_next``: a proposal, or its escalation, is committed; the app's handlers of
   ``AgentProposed`` are called next (``proposal`` names it).
+- ``research.shown``: ``signoff research`` has shown its outcome; the command exits next.
 - ``decider.checked``: an approval checked its budget; the call is claimed next.
 - ``decider.claimed``: an approved outside call (or query) is claimed and marked running; it
   runs next.

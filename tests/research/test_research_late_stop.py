@@ -53,3 +53,37 @@ def test_ctrl_c_after_the_answer_is_printed_exits_as_the_research_ended(
     assert said == "" or (said.startswith("Stopped while its outcome was shown. The research had "
                                           "ended: its task ") and " is Done; show it again with "
                           "signoff research --go-on " in said), said
+
+
+WAY_OUT = """
+import os, signal, sys
+from signoff.store import points
+
+def ctrl_c(point, where):
+    if point == "research.shown":  # (the outcome shown: Ctrl-C lands on the command's way out)
+        os.kill(os.getpid(), signal.SIGINT)
+
+sys.argv = ["signoff", *sys.argv[1:]]
+with points.pausing(ctrl_c):
+    from signoff_launch import main
+    main()
+"""
+
+
+def test_ctrl_c_on_the_commands_way_out_is_ignored(tmp_path: Path) -> None:
+    """A Ctrl-C that lands once the outcome is shown, on the command's way out (its exit code
+    worked out, its context closing), is ignored: exit 0, nothing said (it was "Stopped.",
+    exit 130, when the machine was slow enough for a Ctrl-C a moment after the last line to
+    land there)."""
+    folder = tmp_path / "kettles"
+    folder.mkdir()
+    (folder / "kettle.md").write_text(f"# Kettles\n\n{QUOTE}\n")
+    env = {**os.environ, "SIGNOFF_CACHE_DIR": str(tmp_path / "cache"),
+           "SIGNOFF_DATA_DIR": str(tmp_path / "data"), "SIGNOFF_PYTHON_DOCS": "none"}
+    env.pop("SIGNOFF_APP", None)
+    done = subprocess.run([sys.executable, "-c", WAY_OUT, "research", QUESTION, "--corpus",
+                           str(folder)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert f"{QUOTE} [1]" in done.stdout, (done.stdout, done.stderr)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert done.stderr.strip() == "", done.stderr
