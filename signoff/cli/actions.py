@@ -179,8 +179,9 @@ def lint_command(app_spec: str | None, as_json: bool) -> None:
               type=Seconds(zero=True),
               help="Seconds after which a task left Waiting though nothing of it waits any "
                    "more (its process stopped between a decision and going on) is taken up "
-                   "again (looked for every minute). An interrupted approved call is settled "
-                   "as soon as its process is seen to have stopped.")
+                   "again, and a proposal whose process stopped before telling its deciders "
+                   "is told (both looked for every minute). An interrupted approved call is "
+                   "settled as soon as its process is seen to have stopped.")
 @click.option("--temporal", "temporal", metavar="HOST:PORT", envvar="SIGNOFF_TEMPORAL",
               callback=lambda ctx, param, value: _temporal(ctx, value),
               help="Run a Temporal worker of the app on this server (its tasks are workflows "
@@ -195,7 +196,10 @@ def worker(app_spec: str | None, once: bool, every: float, stuck_after: float,
     else its agent's own. An approved call whose process stopped before it reported back is
     settled once that is seen (at once for a process of this machine, else when its lease, a
     minute renewed while the call runs, runs out): run again if its action is idempotent or a
-    query, else told as of unknown outcome. Ctrl-C stops it (exit 0); so does SIGTERM (what a
+    query, else told as of unknown outcome. The deciders of a proposal that were not told of
+    it (its process stopped first, or a webhook or mail server did not take it) are told again
+    (`--stuck-after`; a webhook or mail not taken, a minute on, then further apart, 8 tries in
+    all). Ctrl-C stops it (exit 0); so does SIGTERM (what a
     service manager sends), once the task it steps has waited or ended, cutting no step off and
     taking up no other task. On an app whose tasks run on Temporal (--temporal,
     SIGNOFF_TEMPORAL, or the app's own runner) it runs a Temporal worker instead, which steps
