@@ -752,6 +752,10 @@ class Decider:
             log.exception("Task %s failed to go on after the decision on proposal %s",
                           proposal.task, proposal.id)
             status = self._loop.outcome(proposal.task).status
+        if status is TaskStatus.RUNNING and not problem:  # (not taken up here: said why)
+            problem = ("It goes on in a worker that can make its model (`signoff worker`): this "
+                       "process did not take it up (it has no model for the task, or another "
+                       "process is stepping it).")
         return replace(decision, task_status=status.value,
                        task_problem=problem if status is TaskStatus.RUNNING else "")
 

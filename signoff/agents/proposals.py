@@ -134,7 +134,8 @@ class Decision:
     """Where the task stands after it went on."""
     task_problem: str = ""
     """When the task is still Running after it was to go on (its workers, or the server, did not
-    take it up in time): why, and what to do, in words; "" otherwise."""
+    take it up in time; or the process that decided has no model for it): why, and what to do,
+    in words; "" otherwise."""
     rule: StandingRule | None = None
     """The standing rule this yes made ("and from now on, alone"), when it made one."""
 

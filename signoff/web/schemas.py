@@ -173,7 +173,8 @@ class DecisionOut(_Out):
     task_status: str = Field("", description="Where the task stands after it went on.")
     task_problem: str = Field("", description=(
         "When the task is still Running after it was to go on (no worker took it up in "
-        "time): why, and what to do, in words."))
+        "time, or the process that decided has no model for it): why, and what to do, in "
+        "words."))
     rule: RuleOut | None = Field(None, description="The standing rule an approval with "
                                                    "`always` made: from now on the agent runs "
                                                    "this tool alone, with any values, in this "
