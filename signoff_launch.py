@@ -15,9 +15,11 @@ def main() -> None:
     """Import the command line, then run it."""
     try:
         from signoff.cli import main as command
+        from signoff.cli.invocation import the_process_is_the_command
     except KeyboardInterrupt:
         sys.stderr.write("Stopped.\n")
         raise SystemExit(STOPPED) from None
+    the_process_is_the_command()
     command()
 
 

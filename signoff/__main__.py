@@ -1,5 +1,7 @@
 """``python -m signoff``: the signoff command."""
 
 from signoff.cli import main
+from signoff.cli.invocation import the_process_is_the_command
 
+the_process_is_the_command()
 main()

@@ -24,7 +24,8 @@ import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["commands_as_run", "program", "runnable"]
+__all__ = ["commands_as_run", "ends_with_the_command", "program", "runnable",
+           "the_process_is_the_command"]
 
 
 def program() -> str:
@@ -67,3 +68,22 @@ def commands_as_run(message: str) -> str:
     """`message`, from the library, with each command it names as ```signoff WORDS```
     written as the person can run it (`runnable`): for the command line to print."""
     return _NAMED.sub(lambda named: f"`{runnable(named.group(1))}`", message)
+
+
+class _Process:
+    command = False
+    """Whether this process is the `signoff` program: it ends as its command ends."""
+
+
+def the_process_is_the_command() -> None:
+    """Said by the `signoff` program's entry points (``signoff``, ``python -m signoff``): this
+    process ends as its command does, nothing of a caller's running after it, so what a command
+    sets for the process's end (a Ctrl-C ignored once research has shown its outcome) may last
+    to it. A command run in a process that goes on (a test's, through click's runner) puts back
+    what it set as it ends."""
+    _Process.command = True
+
+
+def ends_with_the_command() -> bool:
+    """Whether this process ends as its command does (`the_process_is_the_command`)."""
+    return _Process.command

@@ -203,11 +203,16 @@ def _still_open() -> Any:
 def _flush_at_exit(provider: Any, still_open: Any) -> None:
     """As the process exits, end the spans still open (a daemon thread's, which dies with it)
     and send the spans in hand; a Ctrl-C while it waits gives them up, in a sentence."""
-    try:
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
+    try:  # (a Ctrl-C ignored once the command's work was done still gives the flush up)
         still_open.end_all()
         provider.shutdown()
     except KeyboardInterrupt:
         sys.stderr.write("Stopped: the traces not yet sent were given up.\n")
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
 
 
 def _flush_when_terminated(provider: Any, still_open: Any) -> None:

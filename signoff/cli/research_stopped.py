@@ -26,6 +26,7 @@ from typing import Any
 import click
 
 from signoff.agents.tasks import TaskStatus
+from signoff.cli.invocation import ends_with_the_command
 from signoff.cli.research_shown import Shown
 from signoff.store import points
 
@@ -129,16 +130,17 @@ def shown_to_its_end(task: str, status: str, shown: Shown) -> Iterator[None]:
 
 
 def _held_to_the_end() -> None:
-    """Ignore a Ctrl-C from now to the end of the command (its exit code said, its context
-    closed): there is nothing left to stop. (Between, it landed in the command's way out, and
-    was "Stopped.", exit 130.) The handler before is put back as the command's outermost
-    context closes, so that a process that goes on after it (a test's) has its Ctrl-C again;
-    from there to the process's end, `calm_at_exit`."""
+    """Ignore a Ctrl-C from now on: there is nothing left to stop. (It landed on the command's
+    way out, "Stopped.", exit 130, or in Python's shutdown of threads, a traceback.) In the
+    `signoff` program, to the process's end (but for the traces' flush, which a Ctrl-C may cut
+    short: `signoff.cli.otlp`); in a process that goes on after the command (a test's), to the
+    command's end, where the handler before is put back (and then `calm_at_exit`)."""
     context = click.get_current_context(silent=True)
     if context is None or threading.current_thread() is not threading.main_thread():
         return
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    context.find_root().call_on_close(lambda: signal.signal(signal.SIGINT, before))
+    if not ends_with_the_command():  # (a test's process goes on: its Ctrl-C is its own again)
+        context.find_root().call_on_close(lambda: signal.signal(signal.SIGINT, before))
 
 
 class _AtExit:
