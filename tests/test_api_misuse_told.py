@@ -170,6 +170,22 @@ def test_an_agent_with_no_purpose_is_refused_as_it_is_registered() -> None:
         shop.app.add_agent(Aimless, sponsor=shop.mia)
 
 
+def test_an_agent_with_no_skills_is_refused_as_it_is_registered() -> None:
+    """An agent given no skill could be given no task: it was registered all the same, and
+    every task for it was refused later, far from the mistake."""
+    shop = _shop()
+
+    class Idle(Agent):
+        purpose = "You fix bicycles."
+        skills = []
+
+    with pytest.raises(UserError, match=r"Idle has no skills, so no task could be given it.*"
+                                        r"skills = \[EstimateRepair\(\)\]"):
+        shop.app.add_agent(Idle, sponsor=shop.mia)
+    with pytest.raises(UserError, match="There is no agent"):
+        shop.app.agent(Idle)
+
+
 def test_a_generator_or_an_unbound_method_is_refused_as_an_action() -> None:
     """A generator's body never ran when called by name (its run was Done with a generator's
     repr); an unbound method was told to annotate `self`."""

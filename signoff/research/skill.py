@@ -178,13 +178,29 @@ def _own_file(path: Path, *, given: bool) -> None:
                         "in a folder that does (a relative path is read from the folder you "
                         "run in).")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _own_folder(path.parent)
         with contextlib.suppress(FileExistsError):  # (an empty file is a new SQLite database)
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as error:
         raise UserError(f"Research keeps its tasks in {path}, which cannot be made there "
                          f"({error.strerror or error}): give a folder you may write, with "
                          "SIGNOFF_DATA_DIR, or a database with --database.") from None
+
+
+def _own_folder(folder: Path) -> None:
+    """Make `folder`, and each folder above it that is not there yet, open to its owner alone
+    (mode 0700, as the XDG base directory specification asks of a data folder): the names of
+    what research keeps were listed to every user of the machine. A folder already there is
+    left as it is."""
+    missing: list[Path] = []
+    while not folder.is_dir():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for made in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # (made meanwhile by another process)
+            made.mkdir(mode=0o700)
 
 
 def research_app(
