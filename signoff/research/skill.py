@@ -199,8 +199,11 @@ def _own_folder(folder: Path) -> None:
             break
         folder = folder.parent
     for made in reversed(missing):
-        with contextlib.suppress(FileExistsError):  # (made meanwhile by another process)
+        try:
             made.mkdir(mode=0o700)
+        except FileExistsError:  # (made meanwhile by another process; a file is told)
+            if not made.is_dir():
+                raise
 
 
 def research_app(
