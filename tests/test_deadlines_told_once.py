@@ -6,33 +6,16 @@ from __future__ import annotations
 
 import multiprocessing
 import time
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-
-import pytest
 
 from signoff import DeadlineOutcome, ProposalStatus, TaskStatus
 from signoff.notifications import notify_by_webhook
 from tests.deadlines_app import build, script
-from tests.webhook_receiver import receiving
+from tests.webhook_receiver import receiver
 
-
-@pytest.fixture
-def receiver() -> Iterator[SimpleNamespace]:
-    """A webhook receiver on 127.0.0.1 that keeps each body POSTed to it."""
-    with receiving() as received:
-        yield received
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The database both workers share: a SQLite file, or a PostgreSQL database."""
-    if request.param == "postgres":
-        return str(request.getfixturevalue("postgres_database"))
-    return f"sqlite:///{tmp_path / 'deadlines.db'}"
+__all__ = ["receiver"]  # (a fixture of another module, used here)
 
 
 def _worker(url: str, hook: str, go: float, at: Any, answer: Any) -> None:
@@ -47,11 +30,11 @@ def _worker(url: str, hook: str, go: float, at: Any, answer: Any) -> None:
 
 
 def test_two_workers_passing_one_deadline_put_it_on_and_tell_finance_once(
-        url: str, receiver: SimpleNamespace) -> None:
+        database: str, receiver: SimpleNamespace) -> None:
     """Round after round, two worker processes pass the fleet price's deadline at the same
     instant: it goes to the Finance queue once (one escalation, one deadline a day on), and the
     webhook is told of it once, as Finance's to decide."""
-    shop = build(url)
+    shop = build(database)
     context = multiprocessing.get_context("spawn")
     try:
         for n in range(2):
@@ -63,8 +46,8 @@ def test_two_workers_passing_one_deadline_put_it_on_and_tell_finance_once(
             at = proposal.deadline_at + timedelta(seconds=1)
             answer = context.Queue()
             go = time.time() + 4
-            workers = [context.Process(target=_worker, args=(url, receiver.url, go + n * 0.01 * i,
-                                                             at, answer)) for i in range(2)]
+            workers = [context.Process(target=_worker, args=(
+                database, receiver.url, go + n * 0.01 * i, at, answer)) for i in range(2)]
             for worker in workers:
                 worker.start()
             outcomes = [o for _ in workers for o in answer.get(timeout=120)]

@@ -10,7 +10,6 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,21 +23,9 @@ from signoff.engine.worker import looked
 from signoff.notifications import notify_by_webhook
 from signoff.store import points
 from tests.deadlines_app import build, script
-from tests.webhook_receiver import receiving
+from tests.webhook_receiver import receiver
 
-
-@pytest.fixture
-def receiver() -> Iterator[SimpleNamespace]:
-    """A webhook receiver on 127.0.0.1 that keeps each body POSTed to it."""
-    with receiving() as received:
-        yield received
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "postgres":
-        return str(request.getfixturevalue("postgres_database"))
-    return f"sqlite:///{tmp_path / 'told.db'}"
+__all__ = ["receiver"]  # (a fixture of another module, used here)
 
 
 def _killed_before_telling(point: str, where: dict[str, Any]) -> None:
@@ -73,10 +60,10 @@ def _told(receiver: SimpleNamespace) -> list[tuple[str, str]]:
 
 
 def test_a_proposal_left_untold_by_a_crash_is_told_by_a_worker_once(
-        url: str, receiver: SimpleNamespace) -> None:
-    shop = build(url)
+        database: str, receiver: SimpleNamespace) -> None:
+    shop = build(database)
     try:
-        _in_child(_propose_then_die, url, receiver.url)
+        _in_child(_propose_then_die, database, receiver.url)
         (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
         assert receiver.bodies == []  # committed, and nobody told
 
@@ -102,14 +89,14 @@ def test_a_proposal_left_untold_by_a_crash_is_told_by_a_worker_once(
 
 
 def test_an_escalation_left_untold_by_a_crash_is_told_by_a_worker_once(
-        url: str, receiver: SimpleNamespace) -> None:
-    shop = build(url)
+        database: str, receiver: SimpleNamespace) -> None:
+    shop = build(database)
     try:
         outcome = shop.app.agent(shop.Clerk).do(shop.PriceFleetTicket(), None, for_=shop.mia,
                                                 model=script(shop, 90))
         (proposal,) = shop.app.proposals(task=outcome.task)
         at = proposal.deadline_at + timedelta(seconds=1)
-        _in_child(_pass_deadline_then_die, url, receiver.url, at)
+        _in_child(_pass_deadline_then_die, database, receiver.url, at)
         now_on = shop.app.proposal(proposal)
         assert (now_on.status, now_on.decide_queue) == (ProposalStatus.WAITING, "Finance")
         assert receiver.bodies == []
@@ -196,10 +183,10 @@ def _not_told(event: AgentProposed) -> None:
 
 
 def test_two_workers_looking_at_once_tell_each_proposal_once(
-        url: str, receiver: SimpleNamespace) -> None:
+        database: str, receiver: SimpleNamespace) -> None:
     """Round after round, a proposal its process could not tell, and two worker processes
     telling again at the same instant: the webhook is told of it once."""
-    shop = build(url)
+    shop = build(database)
     shop.app.on(AgentProposed, _not_told)
     context = multiprocessing.get_context("spawn")
     try:
@@ -212,7 +199,7 @@ def test_two_workers_looking_at_once_tell_each_proposal_once(
             answer = context.Queue()
             go = time.time() + 4
             workers = [context.Process(target=_worker_telling, args=(
-                url, receiver.url, go + n * 0.01 * i, at, answer)) for i in range(2)]
+                database, receiver.url, go + n * 0.01 * i, at, answer)) for i in range(2)]
             for worker in workers:
                 worker.start()
             told = [answer.get(timeout=120) for _ in workers]

@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from tests.ports import free_port
 
 
@@ -43,3 +45,11 @@ def receiving() -> Iterator[SimpleNamespace]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@pytest.fixture
+def receiver() -> Iterator[SimpleNamespace]:
+    """A webhook receiver on 127.0.0.1 that keeps each body POSTed to it (`receiving`), while the
+    test runs: a test module imports it to use it."""
+    with receiving() as received:
+        yield received

@@ -1352,6 +1352,35 @@ def _told_to_run(output: str, what: str) -> list[str]:
     return words[1:]
 
 
+@contextlib.contextmanager
+def _waiting_for_a_model(tmp_path: Path, bundled: Corpus, monkeypatch: pytest.MonkeyPatch
+                         ) -> Iterator[tuple[str, str, str, list[str]]]:
+    """A research task that kept no model, waiting to fetch a web page on loopback, and a model
+    server that, once it goes on, asks to fetch the page again, then hands back “A kettle boils
+    water.” citing it: the research database, the proposal's id, the model's spec and the paths
+    fetched from the page, while the block runs."""
+    from signoff.cli.research import _local_person
+    from signoff.models import allow_model_requests
+    from tests.provider_servers import Canned, openai_stream, serving
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("SIGNOFF_APP", raising=False)
+    database = f"sqlite:///{tmp_path / 'r.db'}"
+    app = research_app(bundled, database=database)
+    me = _local_person(app)
+    with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
+        script = ScriptedModel(says.tool("The page may say.", fetch_url, url=url))
+        (proposal,) = app.proposals(task=ask(app, "What does a kettle boil?", model=script,
+                                             for_=me).task)
+        answer = {"claims": [{"text": "A kettle boils water.",
+                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
+        server.answer(
+            Canned(events=openai_stream(
+                ["Another may say."], [("c2", "fetch_url", [json.dumps({"url": url + "?2"})])])),
+            Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
+        yield database, proposal.id, f"openai-compatible:local@{server.url}/v1", fetched
+
+
 def test_research_as_json_gives_the_commands_that_decide_what_it_waits_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`signoff research --json` lists each proposal its task waits on with the commands that
@@ -1889,27 +1918,10 @@ def test_a_model_named_to_go_on_with_is_named_by_the_commands_printed_after(
     name that model again, and run as printed, the research goes on with it. They named none,
     and run as printed were told that the task keeps no model."""
     from signoff.cli import main
-    from signoff.cli.research import _local_person
-    from signoff.models import allow_model_requests
-    from tests.provider_servers import Canned, openai_stream, serving
 
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.delenv("SIGNOFF_APP", raising=False)
-    database = f"sqlite:///{tmp_path / 'r.db'}"
-    app = research_app(bundled, database=database)
-    me = _local_person(app)
-    with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
-        script = ScriptedModel(says.tool("The page may say.", fetch_url, url=url))
-        (proposal,) = app.proposals(task=ask(app, "What does a kettle boil?", model=script,
-                                             for_=me).task)
-        answer = {"claims": [{"text": "A kettle boils water.",
-                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
-        server.answer(
-            Canned(events=openai_stream(
-                ["Another may say."], [("c2", "fetch_url", [json.dumps({"url": url + "?2"})])])),
-            Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
-        model = f"openai-compatible:local@{server.url}/v1"
-        yes = CliRunner().invoke(main, ["research", "--approve", proposal.id, "--database",
+    with _waiting_for_a_model(tmp_path, bundled, monkeypatch) as (database, proposal, model,
+                                                                  fetched):
+        yes = CliRunner().invoke(main, ["research", "--approve", proposal, "--database",
                                         database, "--model", model, "--price", "0,0"])
         assert yes.exit_code == 0, yes.output
         approve = _told_to_run(yes.output, "Approve:")

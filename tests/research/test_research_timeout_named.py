@@ -8,7 +8,6 @@ defaults)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -19,9 +18,9 @@ from signoff.agents.model_specs import ModelSpec
 from signoff.cli.research import research
 from signoff.cli.research_shown import as_written
 from signoff.models.base import Price
-from signoff.research import Corpus, ask, fetch_url, read_source, research_app, search_sources
+from signoff.research import Corpus, ask, fetch_url, read_source, search_sources
 from signoff.testing import ScriptedModel, says
-from tests.research.test_research import _kettle_page, _told_to_run, bundled
+from tests.research.test_research import _told_to_run, _waiting_for_a_model, bundled
 from tests.research.test_research_inputs import (
     QUESTION,
     _app_in,
@@ -81,27 +80,10 @@ def test_the_commands_after_a_decision_name_the_timeout_it_gave(
     printed under it name that model with its price and timeout, and run as printed, the
     research goes on with it."""
     from signoff.cli import main
-    from signoff.cli.research import _local_person
-    from signoff.models import allow_model_requests
-    from tests.provider_servers import Canned, openai_stream, serving
 
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.delenv("SIGNOFF_APP", raising=False)
-    database = f"sqlite:///{tmp_path / 'r.db'}"
-    app = research_app(bundled, database=database)
-    me = _local_person(app)
-    with _kettle_page() as (url, fetched), serving() as server, allow_model_requests():
-        script = ScriptedModel(says.tool("The page may say.", fetch_url, url=url))
-        (proposal,) = app.proposals(task=ask(app, "What does a kettle boil?", model=script,
-                                             for_=me).task)
-        answer = {"claims": [{"text": "A kettle boils water.",
-                              "citations": [{"source_id": url, "quote": "A kettle boils water."}]}]}
-        server.answer(
-            Canned(events=openai_stream(
-                ["Another may say."], [("c2", "fetch_url", [json.dumps({"url": url + "?2"})])])),
-            Canned(events=openai_stream([], [("c3", "hand_back", [json.dumps(answer)])])))
-        model = f"openai-compatible:local@{server.url}/v1"
-        yes = CliRunner().invoke(main, ["research", "--approve", proposal.id, "--database",
+    with _waiting_for_a_model(tmp_path, bundled, monkeypatch) as (database, proposal, model,
+                                                                  fetched):
+        yes = CliRunner().invoke(main, ["research", "--approve", proposal, "--database",
                                         database, "--model", model, "--price", "0,0",
                                         "--timeout", "45"])
         assert yes.exit_code == 0, yes.output
