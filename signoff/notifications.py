@@ -7,8 +7,9 @@ notifier for ``AgentProposed``::
     notify_by_email(app, host="smtp.example", sender="signoff@example.com",
                     inbox_url="https://signoff.example")
 
-A notifier that fails logs why, in a sentence, and never undoes or stops the work; the proposal
-is told again later (`signoff.agents.telling`).
+A notifier that fails logs why, in a sentence, and never undoes or stops the work; it is called
+again later for the proposal (`signoff.agents.telling`), and the notifiers that took it are not.
+Each is known there by its `name`, the same in every process: its kind and where it sends.
 
 Each proposal is told at least once (`signoff.agents.telling`: a process that stops between a
 proposal's commit and its telling leaves it for a worker to tell), so a decider may be told of
@@ -331,10 +332,18 @@ class WebhookNotifier:
                             "nothing?): give the secret, or no secret= to send bodies unsigned.")
         _check_settings("A webhook", inbox_url=self.inbox_url, timeout=self.timeout)
 
+    @property
+    def name(self) -> str:
+        """What it is known by among the app's handlers (`signoff.agents.telling` keeps that it
+        took a proposal by it): ``webhook`` with its scheme and host (as the log shows it) and
+        a digest of its whole address, which may carry a token that is not kept."""
+        digest = hashlib.sha256(self.url.encode()).hexdigest()[:16]
+        return f"webhook {_shown(self.url)} {digest}"
+
     def __call__(self, event: AgentProposed) -> None:
         """Tell the webhook of `event`'s proposal. A receiver that cannot be told is logged in
-        a sentence, and `NotTold` raised: the proposal waits all the same, and is told again
-        later (`signoff.agents.telling`)."""
+        a sentence, and `NotTold` raised: the proposal waits all the same, and the webhook is
+        told again later, unless it was its last try (`signoff.agents.telling`)."""
         secret = self.secret.encode() if isinstance(self.secret, str) else self.secret
         proposal = event.proposal
         if _decided_first(self.app, proposal, f"the webhook {_shown(self.url)}"):
@@ -353,10 +362,9 @@ class WebhookNotifier:
         except (OSError, http.client.HTTPException, ValueError) as error:  # (urllib's errors,
             # a refused connection, a timeout; an answer that is not HTTP, or a name the
             # resolver's encoding refuses, was a traceback in the log)
-            log.warning("The webhook %s was not told of proposal %s (%s): %s. The proposal "
-                        "waits all the same, and a worker tells it again later; see that the "
-                        "receiver is up and takes the POST.",
-                        _shown(self.url), proposal.id, proposal.label, _why(error))
+            log.warning("The webhook %s was not told of proposal %s (%s): %s. %s; see that "
+                        "the receiver is up and takes the POST.", _shown(self.url),
+                        proposal.id, proposal.label, _why(error), _next(event))
             raise NotTold(proposal.id) from error
 
 
@@ -424,6 +432,12 @@ class EmailNotifier:
         mail.set_content("\n".join(lines) + "\n")
         return mail
 
+    @property
+    def name(self) -> str:
+        """What it is known by among the app's handlers (`signoff.agents.telling` keeps that it
+        took a proposal by it): ``e-mail`` with its server and sender."""
+        return f"e-mail {self.host}:{self.port} from {self.sender}"
+
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host.strip():
             raise UserError(f"An e-mail notifier's host is the SMTP server's name or address, "
@@ -445,7 +459,8 @@ class EmailNotifier:
     def __call__(self, event: AgentProposed) -> None:
         """Write to whoever decides `event`'s proposal. A server that cannot be reached, or
         takes no mail, is logged in a sentence, and `NotTold` raised: the proposal waits all
-        the same, and is told again later (`signoff.agents.telling`)."""
+        the same, and is mailed again later, unless it was its last try
+        (`signoff.agents.telling`)."""
         proposal = event.proposal
         if _decided_first(self.app, proposal, "anyone by e-mail"):
             return
@@ -467,16 +482,26 @@ class EmailNotifier:
                                  password=self.password, timeout=self.timeout)
         except (OSError, ValueError) as error:  # (smtplib's errors, a refused connection, a
             # timeout, a name the resolver's encoding refuses)
-            log.warning("Nobody was e-mailed of proposal %s (%s): the SMTP server %s:%s %s. The "
-                        "proposal waits all the same, and a worker tells it again later; see "
-                        "that the server is up and takes the mail.", proposal.id, proposal.label,
-                        self.host, self.port, f"could not take it ({_why(error)})")
+            log.warning("Nobody was e-mailed of proposal %s (%s): the SMTP server %s:%s %s. %s; "
+                        "see that the server is up and takes the mail.", proposal.id,
+                        proposal.label, self.host, self.port,
+                        f"could not take it ({_why(error)})", _next(event))
             raise NotTold(proposal.id) from error
         if refused:  # (the others were mailed; these were told nothing, and nothing said so)
             log.warning("Not everyone was e-mailed of proposal %s (%s): the SMTP server %s:%s "
                         "refused %s. The others were, and the proposal waits all the same; see "
                         "that the address is right.", proposal.id, proposal.label, self.host,
                         self.port, _refusals(refused))
+
+
+def _next(event: AgentProposed) -> str:
+    """What comes of a proposal a notifier could not tell, in the words of its log: a worker
+    tells it again later, or, its last try made, nobody does (as `signoff.agents.telling`
+    says when it gives up)."""
+    if event.last_try:
+        return ("That was the last try: it is not tried again. The proposal waits in the inbox "
+                "all the same")
+    return "The proposal waits all the same, and a worker tells it again later"
 
 
 def _mail_domain(sender: str) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections import defaultdict
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -22,6 +23,9 @@ class AgentProposed:
 
     proposal: Any
     """The `Proposal`."""
+    last_try: bool = False
+    """Whether this is the last try to tell of it (`signoff.agents.telling`): a handler that
+    does not take it now is not called for it again."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,8 +50,9 @@ class AgentTaskWaiting:
 
 class NotTold(Exception):
     """Raised by a handler of `AgentProposed` that could not tell anyone (a receiver down), once
-    it has logged why: the proposal is told again later, by a worker (`signoff.agents.telling`).
-    Any other exception a handler raises counts the same, logged with its traceback."""
+    it has logged why: that handler is called again later, by a worker, and the handlers that
+    took the proposal are not (`signoff.agents.telling`). Any other exception a handler raises
+    counts the same, logged with its traceback."""
 
 
 class Events:
@@ -71,16 +76,57 @@ class Events:
         """Whether any handler listens for events of this type."""
         return bool(self._handlers.get(event))
 
-    def emit(self, event: object) -> bool:
-        """Tell every handler of this event's type: whether each took it (one that raised did
-        not: `NotTold`, which it has logged, or another exception, logged here)."""
-        took = True
-        for handler in self._handlers.get(type(event), []):
+    def names(self, event: type) -> list[str]:
+        """The names of the handlers of events of this type, in the order they are called: each
+        handler's `name` (a notifier's: its kind and where it sends), or its module and
+        qualified name (``shop.hooks.tell_chat``); a name that comes again is followed by its
+        count (``shop.hooks.<lambda> #2``). The same in every process that registers the same
+        handlers in the same order, so a name kept by one (which handlers took a proposal:
+        `signoff.agents.telling`) is known by another; a handler renamed or moved is another."""
+        seen: Counter[str] = Counter()
+        names: list[str] = []
+        for handler in self._handlers.get(event, []):
+            name = _name(handler)
+            seen[name] += 1
+            names.append(f"{name} #{seen[name]}" if seen[name] > 1 else name)
+        return names
+
+    def emit(self, event: object, *, told: Collection[str] = (),
+             took: Callable[[str], None] | None = None) -> bool:
+        """Tell every handler of this event's type but those named in `told` (`names`: they
+        took it before): whether each took it (one that raised did not: `NotTold`, which it
+        has logged, or another exception, logged here). `took` is called with the name of each
+        that took it, before the next is called."""
+        handlers = list(self._handlers.get(type(event), []))
+        named = told or took is not None  # (names are asked of the handlers only then)
+        names = self.names(type(event)) if named else [""] * len(handlers)
+        all_took = True
+        for name, handler in zip(names, handlers, strict=True):
+            if name in told:
+                continue
             try:
                 handler(event)
             except NotTold:
-                took = False
+                all_took = False
+                continue
             except Exception:
                 log.exception("A handler of %s failed", type(event).__name__)
-                took = False
-        return took
+                all_took = False
+                continue
+            if took is not None:
+                took(name)
+        return all_took
+
+
+def _name(handler: Callable[[Any], None]) -> str:
+    """A handler's own name: its `name`, when it gives itself one as text; else its module
+    and qualified name (a callable object's, its class's; a partial's, its function's)."""
+    given = getattr(handler, "name", None)
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    target: Any = handler.func if isinstance(handler, functools.partial) else handler
+    qualified = getattr(target, "__qualname__", None)
+    if not isinstance(qualified, str):  # (an object called: its class names it)
+        target = type(target)
+        qualified = target.__qualname__
+    return f"{getattr(target, '__module__', None) or '?'}.{qualified}"

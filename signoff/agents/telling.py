@@ -10,13 +10,22 @@ worker tells the waiting proposals left untold (`Telling.tell_untold`): those wh
 come, and those no try was made of for longer than a live process could take to make one; each
 taken by one worker however many look at the same moment, and tried again if that worker stops.
 
-Told again, a handler is called again: a webhook or a mail that did go out before a crash, or
-beside a handler that failed, goes out twice, under the same notice (`notice_key`), which a
-receiver keeps to show nothing twice.
+Each handler that takes a notice is kept with the proposal as it does (`told_to`, by the
+handler's name: `Events.names`), before the next is called: a try after the first calls only
+the handlers that have not taken it (a mail that went out beside a webhook that was down is not
+sent again at each try), whether the last was cut short by a handler that failed or by a process
+that stopped. The handlers are those of the process making the try: one added since is called,
+one removed is not waited for. An escalation is a notice of its own, which every handler takes
+anew (`told_to` holds the names for one notice: the proposal's escalations as it was kept).
+
+A handler is called again when the process that called it stopped before it kept that it took
+the notice (or it did not answer in time): a webhook or a mail may go out twice, under the same
+notice (`notice_key`), which a receiver keeps to show nothing twice.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -67,7 +76,7 @@ class Telling:
         if not self._events.has(AgentProposed):
             return
         points.reached("proposal.told_next", proposal=proposal.id)
-        took = self._events.emit(AgentProposed(proposal=proposal))
+        took = self._emit(proposal, told=frozenset(), last_try=MOST_TRIES <= 1)
         with self._database.connect() as db:
             if took:
                 _mark_told(db, proposal.id)
@@ -84,35 +93,105 @@ class Telling:
         at = now or repo.now()
         c = proposals.c
         with self._database.connect() as db:
-            untold = [(p, tries) for p, tries in _with_tries(db, select(proposals).where(
+            untold = _with_tries(db, select(proposals).where(
                 c.status == ProposalStatus.WAITING.value, c.told_at.is_(None),
                 c.tell_tries < MOST_TRIES,
                 or_(c.tell_next_at <= at, and_(
                     c.tell_next_at.is_(None),
                     func.coalesce(c.escalated_at, c.created_at) <= at - older_than)),
-            ).order_by(c.created_at, c.id))]
+            ).order_by(c.created_at, c.id))
         told = 0
-        for proposal, tries in untold:
+        for proposal, tries, took_before in untold:
             with self._database.connect() as db:  # (one worker of several takes each)
                 taken = _put_off(db, proposal.id, tried=tries, at=at)
             if not taken:
                 continue
-            if self._events.emit(AgentProposed(proposal=replace(
-                    proposal, decide_by=self._route_words(proposal)))):
+            last = tries + 1 >= MOST_TRIES
+            took_now: list[str] = []
+            if self._emit(replace(proposal, decide_by=self._route_words(proposal)),
+                          told=took_before, last_try=last, took_now=took_now):
                 with self._database.connect() as db:
                     _mark_told(db, proposal.id)
                 told += 1
-            elif tries + 1 >= MOST_TRIES:
-                log.warning("Nobody was told of proposal %s (%s) after %d tries: it is not "
-                            "tried again. It waits in the inbox all the same.", proposal.id,
-                            proposal.label, MOST_TRIES)
+            elif last:
+                self._give_up(proposal, took_before | set(took_now))
         return told
 
+    def _emit(self, proposal: Proposal, *, told: frozenset[str], last_try: bool,
+              took_now: list[str] | None = None) -> bool:
+        """Call the handlers of `proposal` that have not taken its notice (those named in
+        `told` have), keeping each that takes it as it does, before the next is called (all
+        but the last, when all before it took it too: the proposal is marked told next), and
+        adding its name to `took_now`: whether all took it."""
+        calling = [name for name in self._events.names(AgentProposed) if name not in told]
+        took_now = [] if took_now is None else took_now
 
-def _with_tries(db: repo.Executor, query: Select[Any]) -> list[tuple[Proposal, int]]:
-    """The proposals `query` selects, each with how often it was tried."""
-    return [(repo.proposal_from(row), int(row["tell_tries"]))
+        def took(name: str) -> None:
+            if name != calling[-1] or len(took_now) < len(calling) - 1:
+                with self._database.connect() as db:
+                    _keep_took(db, proposal, name)
+            took_now.append(name)
+            points.reached("proposal.handler_took", proposal=proposal.id, handler=name)
+
+        return self._events.emit(AgentProposed(proposal=proposal, last_try=last_try),
+                                 told=told, took=took)
+
+    def _give_up(self, proposal: Proposal, took: frozenset[str]) -> None:
+        """Say that `proposal` is not told again, `MOST_TRIES` made, and who did not take it."""
+        left = [name for name in self._events.names(AgentProposed) if name not in took]
+        if len(left) == len(self._events.names(AgentProposed)):
+            log.warning("Nobody was told of proposal %s (%s) after %d tries: it is not tried "
+                        "again. It waits in the inbox all the same.", proposal.id,
+                        proposal.label, MOST_TRIES)
+        else:
+            log.warning("Not every handler was told of proposal %s (%s) after %d tries (not "
+                        "%s): it is not tried again. It waits in the inbox all the same.",
+                        proposal.id, proposal.label, MOST_TRIES, ", ".join(left))
+
+
+def _with_tries(db: repo.Executor, query: Select[Any]
+                ) -> list[tuple[Proposal, int, frozenset[str]]]:
+    """The proposals `query` selects, each with how often it was tried, and the names of the
+    handlers that took its notice."""
+    return [(repo.proposal_from(row), int(row["tell_tries"]), _took(row))
             for row in db.execute(query).mappings()]
+
+
+def _took(row: Any) -> frozenset[str]:
+    """The names of the handlers that took the notice a row of the proposals' table stands for
+    (none when the names it keeps are of an earlier notice: it was escalated since)."""
+    kept = _read_told_to(row["told_to"])
+    if kept is None or kept[0] != int(row["escalations"]):
+        return frozenset()
+    return kept[1]
+
+
+def _read_told_to(text: str | None) -> tuple[int, frozenset[str]] | None:
+    """What `told_to` holds: the notice's escalations and the names of the handlers that took
+    it (None when it holds nothing, or nothing this reads)."""
+    if not text:
+        return None
+    try:
+        kept = json.loads(text)
+        return int(kept["escalations"]), frozenset(str(name) for name in kept["took"])
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def _keep_took(db: repo.Executor, proposal: Proposal, name: str) -> None:
+    """Keep that handler `name` took the notice of `proposal` (its escalation
+    `proposal.escalations`), beside those that took it before, unless it was told, or escalated,
+    meanwhile. The row is locked as it is read (SQLite's transaction holds the file's): two
+    tellers at once each keep theirs."""
+    c = proposals.c
+    row = db.execute(select(c.told_to, c.escalations).where(
+        c.id == proposal.id, c.told_at.is_(None), c.escalations == proposal.escalations,
+    ).with_for_update()).mappings().first()
+    if row is None:
+        return
+    took = sorted(_took(row) | {name})
+    db.execute(update(proposals).where(c.id == proposal.id).values(told_to=json.dumps(
+        {"escalations": proposal.escalations, "took": took}, ensure_ascii=False)))
 
 
 def _mark_told(db: repo.Executor, proposal_id: str) -> None:

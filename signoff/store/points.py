@@ -15,6 +15,9 @@ scheduler falls that way. The points:
 - ``loop.model_replied``: the model replied; the reply is stored next.
 - ``proposal.told_next``: a proposal, or its escalation, is committed; the app's handlers of
   ``AgentProposed`` are called next (``proposal`` names it).
+- ``proposal.handler_took``: one of those handlers took the proposal's notice, and that is kept
+  (the last of them: the proposal is marked told next); the next handler is called next
+  (``proposal`` and ``handler``, its name, say which).
 - ``research.shown``: ``signoff research`` has shown its outcome; the command exits next.
 - ``decider.checked``: an approval checked its budget; the call is claimed next.
 - ``decider.claimed``: an approved outside call (or query) is claimed and marked running; it

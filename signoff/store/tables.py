@@ -151,6 +151,7 @@ proposals = Table(
     Column("told_at", UtcDateTime(), nullable=True),
     Column("tell_tries", Integer, nullable=False, default=0, server_default="0"),
     Column("tell_next_at", UtcDateTime(), nullable=True),
+    Column("told_to", Text, nullable=True),
     Index("signoff_proposals_status", "status", "created_at"),
     Index("signoff_proposals_deadline", "status", "deadline_at"),
     Index("signoff_proposals_task", "task_id"),
@@ -162,7 +163,9 @@ its deadline (`deadline_at`), and how often it went on to another decider when o
 once approved, who runs a call that runs apart from its claim (`run_by`), and until when they
 are known to run it (`run_until`, renewed while it runs: `signoff.agents.runs`); when its
 deciders were told of it (`told_at`), how often they were tried, and when next (`tell_tries`,
-`tell_next_at`: `signoff.agents.telling`)."""
+`tell_next_at`), and which of the app's handlers took its latest notice (`told_to`: JSON of the
+notice's escalations and the handlers' names; NULL when none did, and for a proposal made
+before they were kept: `signoff.agents.telling`)."""
 
 standing_rules = Table(
     "signoff_standing_rules",
