@@ -8,15 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from signoff import Agent, App
+from signoff import Agent, App, Skill
 from signoff.exceptions import UserError
 from signoff.security.principals import Principal, PrincipalKind
 
 
+class Estimate(Skill[None, str]):
+    """Estimate (no tools: only the agent's account matters here)."""
+
+    description = "Estimate."
+    tools = []
+
+
 class Estimator(Agent):
-    """An agent with no skills: only its account matters here."""
+    """An agent whose account is all that matters here."""
 
     purpose = "You estimate."
+    skills = [Estimate()]
     roles = ["manager"]
 
 

@@ -32,6 +32,7 @@ from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.edits import changed_values, said_changed
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.loop import Loop
+from signoff.agents.model_specs import given_from_outside
 from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
@@ -753,7 +754,12 @@ class Decider:
                           proposal.task, proposal.id)
             status = self._loop.outcome(proposal.task).status
         if status is TaskStatus.RUNNING and not problem:  # (not taken up here: said why)
-            problem = ("It goes on in a worker that can make its model (`signoff worker`): this "
+            with self._database.reading() as db:
+                row = repo.load_task(db, proposal.task)
+            problem = ("It goes on at its MCP client's next call: the client gives the task's "
+                       "turns, and no worker steps it." if row is not None and
+                       given_from_outside(row.model) else
+                       "It goes on in a worker that can make its model (`signoff worker`): this "
                        "process did not take it up (it has no model for the task, or another "
                        "process is stepping it).")
         return replace(decision, task_status=status.value,

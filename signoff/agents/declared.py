@@ -56,9 +56,6 @@ def check_declared(agent: type[Agent]) -> None:
     if not isinstance(skills, list | tuple):
         raise UserError(f"{agent.__name__}.skills is a list of its skills' instances "
                         f"(skills = [EstimateRepair()]), not {skills!r}.")
-    if not skills:  # (a task names one of its skills: it could be given none)
-        raise UserError(f"{agent.__name__} has no skills, so no task could be given it: list "
-                        "the kinds of work it does (skills = [EstimateRepair()]).")
     for own in skills:
         if not isinstance(own, Skill):
             raise UserError(f"{agent.__name__}.skills holds {own!r}: give each skill as an "
@@ -92,6 +89,9 @@ def check_declared(agent: type[Agent]) -> None:
     if isinstance(agent.model, Model):
         checked_model(agent.model)
     role_names(agent.roles, whose=f"{agent.__name__}.roles")
+    if not skills:  # (a task names one of its skills: it could be given none)
+        raise UserError(f"{agent.__name__} has no skills, so no task could be given it: list "
+                        "the kinds of work it does (skills = [EstimateRepair()]).")
 
 
 def check_types(skill: Skill[Any, Any]) -> None:
