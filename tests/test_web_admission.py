@@ -250,8 +250,10 @@ def test_every_listing_answers_items_and_next(client: SimpleNamespace) -> None:
      "extra is not something this operation takes; leave it out."),
     ("approve", {"edited": "price=40"}, "edited is a JSON object (names and values)."),
     ("approve", {"always": "sometimes"}, "always is true or false."),
-    ("approve", [1], "The body is a JSON object of this operation's fields, sent as "
-                     "Content-Type: application/json."),
+    ("approve", [1], "The body is not a JSON object: send a JSON object whose fields may "
+                     "each be left out, always (true or false) and edited (an object of the "
+                     'argument values to change), such as {"always": true}; or no body at all, '
+                     "for a plain yes."),
 ])
 def test_problems_are_in_signoffs_words(client: SimpleNamespace, path: str, body: object,
                                         detail: str) -> None:
@@ -274,7 +276,7 @@ def test_a_body_that_is_not_json_is_told_as_the_body(client: SimpleNamespace) ->
     answer = shop.client.post(f"/api/proposals/{proposal.id}/approve", content=b"yes please",
                               headers={**bearer(shop, "Mia"), "content-type": "application/json"})
     assert answer.status_code == 422
-    assert answer.json()["detail"] == "The body is not JSON: send a JSON object."
+    assert answer.json()["detail"].startswith("The body is not JSON: send a JSON object whose ")
     assert [e["where"] for e in answer.json()["errors"]] == ["the body"]
 
 

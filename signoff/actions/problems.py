@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from signoff.actions.numbers import NOT_PLAIN
 from signoff.actions.parameters import Parameter, ParameterKind
 from signoff.exceptions import Invalid
 
@@ -144,6 +145,8 @@ def _top_level(parameter: Parameter, detail: ErrorDetails) -> str:
     given = _shown(detail["input"])
     if detail["input"] is None and not parameter.nullable:
         return f"{parameter.label} is needed; it cannot be left empty."
+    if detail["type"] == NOT_PLAIN:  # (a number as text, not written plainly: how to write it)
+        return f"{parameter.label} is {detail['msg']} — {given} is not."
     if detail["type"] in _RULES and parameter.kind not in (ParameterKind.ENUM,
                                                           ParameterKind.RECORD):
         # (a value of the right kind that a rule the app declared refuses — `Field(le=10)`, a

@@ -67,6 +67,7 @@ from pydantic_core import (
 )
 from typing_extensions import ReadOnly, TypedDict, is_typeddict
 
+from signoff.actions.numbers import TextDescribed, held_to_plain
 from signoff.actions.parameters import Parameter
 from signoff.exceptions import UserError
 
@@ -132,9 +133,10 @@ def _not_of(refused: tuple[type, ...], error_type: str) -> BeforeValidator:
 _NUMBERS = (int, float, Decimal)
 
 _AS_DESCRIBED: dict[type, Any] = {
-    int: Annotated[int, _not_of((bool,), "int_type")],
-    float: Annotated[float, _not_of((bool,), "float_type")],
-    Decimal: Annotated[Decimal, _not_of((bool,), "float_type")],
+    int: Annotated[int, _not_of((bool,), "int_type"), held_to_plain(int)],
+    float: Annotated[float, _not_of((bool,), "float_type"), held_to_plain(float)],
+    Decimal: Annotated[Decimal, _not_of((bool,), "float_type"), held_to_plain(Decimal),
+                       TextDescribed()],
     dt.date: Annotated[dt.date, _not_of(_NUMBERS, "date_type")],
     dt.datetime: Annotated[dt.datetime, _not_of(_NUMBERS, "datetime_type")],
     dt.time: Annotated[dt.time, _not_of(_NUMBERS, "time_type")],
@@ -144,8 +146,9 @@ _AS_DESCRIBED: dict[type, Any] = {
 what it describes: a number is no yes/no (``true`` was read as 1), and a date, a moment or a
 time of day is written as text (a number was read as seconds since 1970). A duration is
 described as text but told to callers as text or seconds, so it takes a number of seconds.
-Digits written as text ("12") are still read as the number they write: the action is given
-the number, so nothing is read otherwise than it was meant."""
+Digits written as text ("12", "-2.5") are still read as the number they write: the action is
+given the number, so nothing is read otherwise than it was meant; text that writes a number
+otherwise ("1_000", "١٠٠٠", " 12 ") is refused, saying how to write it (`held_to_plain`)."""
 
 
 def _field_type(annotation: Any) -> Any:

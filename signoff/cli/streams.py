@@ -6,6 +6,11 @@ which click turned into exit 1 whatever the failure was. While a command runs, s
 `StderrMayBeGone`: a write that finds its reader gone goes nowhere from then on
 (`gone_nowhere`), and the exit code is the one the failure has.
 
+A stderr closed before the command started (``signoff … 2>&-``: Python then has no
+`sys.stderr`) sent click's report of a usage error or a failure to stdout, into what a script
+reads there; while a command runs, such a stderr is the null device, and stdout holds only
+the command's output.
+
 Output that must reach someone (a new token, shown once) is written with `written_out`, which
 tells whether it was.
 """
@@ -68,16 +73,20 @@ class StderrMayBeGone:
 
 @contextlib.contextmanager
 def stderr_may_be_gone() -> Iterator[None]:
-    """While it runs, `sys.stderr` is `StderrMayBeGone` (when there is a stderr at all)."""
+    """While it runs, `sys.stderr` is `StderrMayBeGone`: over the stderr there is, or over the
+    null device when there is none (closed: click writes its errors to stdout then)."""
     kept = sys.stderr
-    if kept is None or isinstance(kept, StderrMayBeGone):
+    if isinstance(kept, StderrMayBeGone):
         yield
         return
-    sys.stderr = StderrMayBeGone(kept)
+    nowhere = open(os.devnull, "w", encoding="utf-8") if kept is None else None  # noqa: SIM115
+    sys.stderr = StderrMayBeGone(kept if nowhere is None else nowhere)
     try:
         yield
     finally:
         sys.stderr = kept
+        if nowhere is not None:
+            nowhere.close()
 
 
 def written_out(text: str) -> bool:

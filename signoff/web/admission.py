@@ -9,6 +9,9 @@ sent in chunks is counted as it comes, and refused (413) the moment it passes th
 
 A body posted to the API is JSON's (``application/json``, in UTF-8), or refused (415) unread,
 in a sentence naming the type to send (`_not_json`): the API's operations declare no other.
+The method comes before the body's type: a body sent to an address that does not take its
+method (``POST /api/me``), or to no address at all, is passed on unread, to be answered 405 (with
+``Allow``) or 404 as any other request there; it was refused 415, as if sending JSON would do.
 
 Its answers carry the headers every answer of the web app carries (`security_headers`). HEAD,
 which HTTP has answered wherever GET is, is passed on as GET, and its answer sent without a body.
@@ -17,12 +20,13 @@ which HTTP has answered wherever GET is, is passed on as GET, and its answer sen
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from html import escape
 from typing import Any
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import BaseRoute, Match
 
 from signoff.app import App
 from signoff.exceptions import StoreError
@@ -38,7 +42,7 @@ from signoff.web.problems import (
     to_problem,
 )
 
-__all__ = ["MAX_BODY_BYTES", "Admission", "is_api", "page_policy", "security_headers"]
+__all__ = ["MAX_BODY_BYTES", "Admission", "is_api", "page_policy", "security_headers", "takes"]
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body taken by default (1 MB): a decision is a few hundred bytes."""
@@ -63,9 +67,13 @@ _FORM_VERBS = frozenset({"approve", "reject", "revoke", "login", "logout"})
 class Admission:
     """ASGI middleware: the token before the body, and the body within `max_body_bytes`."""
 
-    def __init__(self, inner: ASGIApp, *, app: App, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, inner: ASGIApp, *, app: App, routes: Sequence[BaseRoute],
+                 max_body_bytes: int = MAX_BODY_BYTES) -> None:
         self.inner = inner
         self.app = app
+        self.routes = routes
+        """The web app's routes: whether one takes a request's method decides whether its body's
+        type is looked at (`takes`)."""
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -96,8 +104,9 @@ class Admission:
                 return
             scope.setdefault("state", {})[PERSON_STATE] = person
         declared = headers.get("content-length", "")
-        if is_api(path) and scope.get("method") == "POST" and (
-                declared not in ("", "0") or "transfer-encoding" in headers):
+        if is_api(path) and scope.get("method") not in _BODILESS and (
+                declared not in ("", "0") or "transfer-encoding" in headers) and takes(
+                self.routes, scope):  # (else a 405 or a 404, as without a body: passed on)
             refusal = _not_json(headers.get("content-type", ""))
             if refusal:  # (the body is read as nothing else: refused before it is read at all)
                 await _answer(send, path, refusal)
@@ -139,6 +148,15 @@ class Admission:
                 await send(message)
 
         return counted_receive, guarded_send
+
+
+_BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Methods whose body, if any, nothing reads: its type is not looked at."""
+
+
+def takes(routes: Sequence[BaseRoute], scope: Scope) -> bool:
+    """Whether one of `routes` takes the request of `scope`: its method, at its address."""
+    return any(route.matches(scope)[0] is Match.FULL for route in routes)
 
 
 def _not_json(content_type: str) -> ProblemError | None:

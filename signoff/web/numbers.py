@@ -7,14 +7,16 @@ one thousand or one. So a number typed into a form is written plainly: the digit
 most one decimal point (a point, never a comma), and a sign first. Anything else is refused,
 saying how to write it, and nothing is decided. (A text holding no digit at all is no
 number however written: the call's values refuse it, as they refuse any value that does not fit.)
+A model's tool call giving a number as text is held to the same digits
+(`signoff.actions.numbers`).
 """
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
+from signoff.actions.numbers import DECIMAL, WHOLE
 from signoff.actions.parameters import ParameterKind
 from signoff.actions.problems import cut_short
 
@@ -22,9 +24,6 @@ __all__ = ["NUMBER_KINDS", "not_plain", "number_of"]
 
 NUMBER_KINDS = (ParameterKind.INTEGER, ParameterKind.DECIMAL)
 """The kinds of argument whose changed value is typed as a number."""
-
-_WHOLE = re.compile(r"[+-]?[0-9]+")
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 _NONE = "null"
 """How the form shows an argument proposed as none (JSON's null): typed, it stays none."""
@@ -38,7 +37,7 @@ def not_plain(label: str, typed: str, kind: ParameterKind) -> str:
     if text == _NONE or not any(c.isdigit() for c in text):
         return ""  # (no digit: not a number however written, as the call's values tell)
     whole = kind is ParameterKind.INTEGER
-    if (_WHOLE if whole else _DECIMAL).fullmatch(text):
+    if (WHOLE if whole else DECIMAL).fullmatch(text):
         return ""
     shown = f"“{cut_short(typed)}”"
     if whole:
@@ -65,7 +64,7 @@ def number_of(typed: str, *, as_text: bool) -> Any:
         return typed
     if as_text:
         return text
-    if _WHOLE.fullmatch(text):
+    if WHOLE.fullmatch(text):
         return int(text)
     number = float(text)
     return number if Decimal(repr(number)) == Decimal(text) else text

@@ -216,13 +216,14 @@ _LONG_NUMBER = re.compile(r"integer string conversion: value has (\d+) digits")
 body's parser raised: valid JSON, told by its length, not as Python's advice to raise a limit."""
 
 
-def from_validation(error: RequestValidationError) -> ProblemError:
+def from_validation(error: RequestValidationError, *, asked: str = "") -> ProblemError:
     """A 422 problem naming each value that does not fit (the first `_MOST_ERRORS`, and how
     many more), where it is, and what would, in signoff's words (the validator's own stay in
-    the log)."""
+    the log). `asked` is what the operation's body is, in words (`signoff.web.schemas.asked_of`):
+    a body missing, or not a JSON object, is told what to send."""
     found = error.errors()
     named = found[:_MOST_ERRORS]
-    errors = [{"where": _where_of(e), "problem": _in_words(e)} for e in named]
+    errors = [{"where": _where_of(e), "problem": _in_words(e, asked or _ASKED)} for e in named]
     log.info("A request did not validate (%d values): %s", len(found), named)
     first = errors[0]["problem"] if errors else "The request does not fit this operation."
     if len(found) > len(named):
@@ -245,19 +246,25 @@ def _where(loc: Any) -> str:
     return ".".join(parts) or "the body"
 
 
-def _in_words(e: Any) -> str:
-    """One validation error as a sentence a person can act on."""
+_ASKED = "a JSON object of this operation's fields (/api/openapi.json describes them)"
+"""What to send as a body, said of an operation whose body is not known (`from_validation`)."""
+
+
+def _in_words(e: Any, asked: str) -> str:
+    """One validation error as a sentence a person can act on; `asked` is what to send as the
+    body, in words."""
     kind, where = e.get("type", ""), _where_of(e)
     context = e.get("ctx") or {}
     what = "The body" if where == "the body" else where
     if where == "reason" and kind in ("string_too_short", "string_pattern_mismatch", "missing"):
         return "Say why: a no needs a reason, and the agent is told it."
+    if where == "the body" and kind == "missing":  # (it was "The body is missing: give it.")
+        return f"The body is missing: send {asked} (Content-Type: application/json)."
     sentences = {
         "missing": f"{what} is missing: give it.",
         "extra_forbidden": f"{what} is not something this operation takes; leave it out.",
-        "json_invalid": "The body is not JSON: send a JSON object.",
-        "model_attributes_type": "The body is a JSON object of this operation's fields, sent "
-                                 "as Content-Type: application/json.",
+        "json_invalid": f"The body is not JSON: send {asked}.",
+        "model_attributes_type": f"The body is not a JSON object: send {asked}.",
         "string_unicode": f"{what} holds half of a character, which cannot be written alone: "
                           "send the text whole.",
         "dict_type": f"{what} is a JSON object (names and values).",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -39,6 +39,7 @@ __all__ = [
     "SkillLeavePage",
     "TaskOut",
     "TaskPage",
+    "asked_of",
 ]
 
 _ANY: TypeAdapter[Any] = TypeAdapter(Any)
@@ -47,9 +48,28 @@ _ANY: TypeAdapter[Any] = TypeAdapter(Any)
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    asked: ClassVar[str] = ""
+    """What to send as the body, in words a problem says after "send" (`asked_of`; left empty,
+    the problem says a JSON object of the operation's fields)."""
+
+
+def asked_of(route: object) -> str:
+    """What the body of the operation at `route` (a request's, from its scope) is, in words
+    (`_In.asked`); "" for a route taking no body of the API's."""
+    for param in getattr(getattr(route, "dependant", None), "body_params", ()):
+        annotation = param.field_info.annotation
+        for kind in (annotation, *get_args(annotation)):  # (`ApproveIn | None`: ApproveIn)
+            if isinstance(kind, type) and issubclass(kind, _In):
+                return kind.asked
+    return ""
+
 
 class ApproveIn(_In):
     """A yes."""
+
+    asked = ('a JSON object whose fields may each be left out, always (true or false) and '
+             'edited (an object of the argument values to change), such as {"always": true}; '
+             'or no body at all, for a plain yes')
 
     always: bool = Field(False, description="Also let the agent run this tool alone from now on, "
                                             "in the work this proposal is in (a standing rule).")
@@ -60,12 +80,18 @@ class ApproveIn(_In):
 class RejectIn(_In):
     """A no, with the reason the agent is told."""
 
+    asked = ('a JSON object with the reason for your no (the agent is told it), such as '
+             '{"reason": "Quote the cable separately."}')
+
     reason: str = Field(min_length=1, max_length=MAX_REASON, pattern=r"\S",
                         description="Why not; the agent is told it.")
 
 
 class RevokeIn(_In):
     """Taking a standing rule back."""
+
+    asked = ('a JSON object with why it is taken back, which may be left out, such as '
+             '{"why": "Prices went up."}; or no body at all')
 
     why: str = Field("", max_length=MAX_REASON, description="Why it is taken back.")
 

@@ -15,14 +15,13 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
 from starlette.types import Scope
 
 from signoff.app import App
 from signoff.exceptions import SignoffError
 from signoff.inbox import Inbox
 from signoff.web.addresses import readable_query
-from signoff.web.admission import Admission, is_api, security_headers
+from signoff.web.admission import Admission, is_api, security_headers, takes
 from signoff.web.api import api_router
 from signoff.web.auth import Browser
 from signoff.web.pages import LoginRequired, Pages
@@ -35,6 +34,7 @@ from signoff.web.problems import (
     problem_response,
     to_problem,
 )
+from signoff.web.schemas import asked_of
 
 __all__ = ["build"]
 
@@ -93,7 +93,8 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
 
     @web.exception_handler(RequestValidationError)
     async def on_validation(request: Request, error: RequestValidationError) -> Response:
-        return answer(request, from_validation(error))
+        asked = asked_of(request.scope.get("route"))  # (what the operation's body is, in words)
+        return answer(request, from_validation(error, asked=asked))
 
     @web.exception_handler(LoginRequired)
     async def on_login(request: Request, error: LoginRequired) -> Response:
@@ -116,7 +117,7 @@ def build(app: App, *, secure_cookies: bool, refresh_seconds: float,
         return response
 
     # Added last, so outermost: the token and the body's size are checked before anything reads it.
-    web.add_middleware(Admission, app=app, max_body_bytes=max_body_bytes)
+    web.add_middleware(Admission, app=app, routes=web.router.routes, max_body_bytes=max_body_bytes)
     _publish_problem_schema(web)
     return web
 
@@ -125,8 +126,7 @@ def _allowed(web: FastAPI, scope: Scope) -> str:
     """The methods the address of a request (`scope`) is answered (its ``Allow`` header): each
     that some route takes there, and HEAD wherever GET is (`Admission` answers it so)."""
     methods = {method for method in _METHODS
-               if any(route.matches({**scope, "method": method})[0] is Match.FULL
-                      for route in web.router.routes)}
+               if takes(web.router.routes, {**scope, "method": method})}
     if "GET" in methods:
         methods.add("HEAD")
     return ", ".join(sorted(methods))
