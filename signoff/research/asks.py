@@ -19,7 +19,7 @@ from __future__ import annotations
 import keyword
 import re
 
-__all__ = ["compared", "none_given", "told_by"]
+__all__ = ["PARAMETER_WORDS", "compared", "lists_parameters", "none_given", "told_by"]
 
 _ASKED_AT_MOST = 200
 """The longest question read for its shape (a question is a sentence, not a page)."""
@@ -101,6 +101,28 @@ def none_given(question: str) -> str:
     question is about: "The sep argument may consist of…" is not about calling with none."""
     asked = _ASKS_NONE_GIVEN.search(_shape(question))
     return asked.group().lower() if asked else ""
+
+
+PARAMETER_WORDS = frozenset({"argument", "arguments", "parameter", "parameters", "arg", "args",
+                             "param", "params", "kwargs", "signature", "signatures"})
+"""The words with which a question asks after a function's parameters ("How many arguments
+does print take?", "What is the signature of sorted?")."""
+
+_ASKS_PARAMETERS = re.compile(
+    r"^(?:how\s+many|what|which)(?:\s+[\w'’]+){0,2}?\s+(?:" + "|".join(sorted(PARAMETER_WORDS))
+    + r")\b", re.IGNORECASE)
+"""A question that asks what parameters something takes, or how many ("How many arguments does
+print take?", "Which keyword arguments does print accept?", "What are the parameters of
+open?", "What is the signature of sorted?"): the parameter word within its first words, not
+one it asks what is done with ("What does str.split do with no arguments?")."""
+
+
+def lists_parameters(question: str) -> bool:
+    """Whether `question` asks what parameters a function takes, or how many: a signature that
+    heads the function's description (``print(*objects, sep=' ', end='\\n', file=None,
+    flush=False)``) answers it, as it lists them, where no sentence under it may say so."""
+    text = _shape(question)
+    return bool(_ASKS_PARAMETERS.match(text)) and not none_given(text)
 
 
 _ASKS_WHO = re.compile(r"^who\s+(?P<did>[a-z]+)\b", re.IGNORECASE)

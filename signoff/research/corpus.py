@@ -155,7 +155,7 @@ by the task's words (os.rename), though the question names no function."""
 _SENTENCE_RANK = f"bm25(1.0, {HEADING_WEIGHT})"
 """How a sentence is ranked: BM25 of its words, and of its headings' at `HEADING_WEIGHT`."""
 
-_INDEX_VERSION = "22"
+_INDEX_VERSION = "23"
 """Bumped when the index's layout, or how a file is read into it, changes, so that older
 indexes are rebuilt (14: text a browser does not show left out; files not in UTF-8 read as
 written; 15: a sentence that begins with inline code is one of its own; 16: an irregular form
@@ -165,7 +165,8 @@ behind a "(venv) $ " prompt read as code; 19: the names of the functions, classe
 a part describes, `names_fts`; 20: which sentences open a description, `sentences.opens`;
 21: a page's elements closed as a browser closes them, so that no stray end tag shows what a
 hidden one holds, and text hidden by the page's style sheet left out; 22: how much the corpus's
-other sources link to each, `sources.prior`)."""
+other sources link to each, `sources.prior`; 23: a stop or a quote mark inside a string in
+single quotes, ``'Martin v. Loewis'`` or ``'"'``, ends no sentence and opens no quotation)."""
 
 OnBuild = Callable[[str], None]
 """Told, in words, that an index is about to be built (it can take a while)."""

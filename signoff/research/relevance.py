@@ -64,7 +64,10 @@ nothing ("What does str.split do with no arguments?") only by a sentence that sa
 when something is not given ("If sep is not specified or is None, …"), its words for that
 weighing nothing. One that names a function the sources describe in an entry of its own is
 answered by that entry, every paragraph of it under the function's name, and never by another's
-entry that names it as one it uses (`string.capwords`'s "…using str.split()…"). And one that
+entry that names it as one it uses (`string.capwords`'s "…using str.split()…"); asked what
+parameters it takes, or how many (`lists_parameters`: "How many arguments does print take?"),
+by the signatures that head the entry too, the source's own lines, which list them — for how
+many, where no sentence of it tells a number ("…of two or more arguments"). And one that
 asks how to do something ("How do I descale a teapot?") only by a sentence that tells how
 (`_telling`: it names the task's action, or what the action is done to in full): "A teapot
 should be rinsed…" says nothing of descaling, and "To descale a kettle…" nothing of teapots.
@@ -80,7 +83,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from signoff.limits.grounding import long_enough
-from signoff.research.asks import compared, told_by
+from signoff.research.asks import PARAMETER_WORDS, compared, lists_parameters, told_by
 from signoff.research.howto import task_action
 from signoff.research.names import names_asked, parts_of, writes_name
 from signoff.research.sentences import Sentence, sentences_of, stands_alone
@@ -536,6 +539,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     terms = tuple(question_terms(question))
     every = [s for rank, source in enumerate(sources)
              for s in sentences_of(source.source_id, source.text, rank) if long_enough(s.text)]
+    listing = lists_parameters(question)
+    if listing:  # what parameters a function takes: its signatures list them
+        every = _with_signatures(every)
     known = frequency or {}
     absent = tuple(t for t in terms if known.get(t, 1) == 0)
     if not terms or not every:
@@ -590,11 +596,18 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             # of where the name is ("str" of str.split, in every paragraph of its entry)
             described |= {t for t in terms if t in sentence.named.casefold().split(".")}
             strength, found = {**strength, **dict.fromkeys(described, 1.0)}, found | described
+        signature = sentence.text in sentence.signatures
+        if signature:  # it lists the parameters of the function asked about, as asked
+            if not (listing and described):
+                continue
+            parameters = dict.fromkeys((t for t in terms if t in PARAMETER_WORDS), 1.0)
+            strength, found = {**strength, **parameters}, found | set(parameters)
         if (not stands_alone(sentence) or _LINK_LABEL.match(sentence.text)
-                or _SIGNATURE.match(sentence.text) or _LISTED_TITLE.fullmatch(sentence.text.strip())
+                or (_SIGNATURE.match(sentence.text) and not signature)
+                or _LISTED_TITLE.fullmatch(sentence.text.strip())
                 or sentence.text.rstrip().endswith("?")):
-            continue  # a fragment, a label, a function's signature, a listed title or a
-            # question (a FAQ's): never a claim
+            continue  # a fragment, a label, a function's signature (but as just said), a
+            # listed title or a question (a FAQ's): never a claim
         titled, focus = headed(sentence.rank, sentence.heading if not described or (
             sentence.entry) else f"{sentence.heading} | {sentence.named}")  # (the later
         # paragraphs of the entry asked about stand under its name, as its first does)
@@ -640,9 +653,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
              and (not mine or _SPEAKS_OF_MINE.search(c[1].text))]
     about, undone = _telling(question, weight, about, scored)  # (how to do what it asks)
     lacking = ""  # what the question asks that the sentences about it may not tell
-    for asks, tells in ((is_negated(question), _SAYS_NOT), *told_by(question)):
+    for asks, tells, listed in ((is_negated(question), _SAYS_NOT, False),
+                                *((a, t, True) for a, t in told_by(question))):
         if asks and about:  # "When is __init__ not called?": only a sentence saying what is not
-            about = [c for c in about if tells.search(c[1].text)]
+            told = [c for c in about if tells.search(c[1].text)]
+            about = told if told or not listed else [  # how many parameters, where no sentence
+                c for c in about if c[1].text in c[1].signatures]  # says: the signatures list them
             lacking = "" if about else asks
     _, best, best_terms, best_surely, _ = about[0] if about else scored[0]
     missing = tuple(sorted((t for t in terms if t not in best_terms), key=lambda t: -weight[t]))
@@ -664,6 +680,21 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         chosen.append(sentence)
     return Reading(terms=terms, chosen=tuple(chosen), best=best, missing=missing, absent=absent,
                    mine=mine, lacking=lacking, undone=undone)
+
+
+def _with_signatures(every: Sequence[Sentence]) -> list[Sentence]:
+    """`every`, with the signatures that head each description (`Sentence.signatures`), each
+    as a sentence of its own before the description's first (at its place, under its
+    headings): the source's own lines, which list the function's parameters."""
+    said: list[Sentence] = []
+    for n, sentence in enumerate(every):
+        before = every[n - 1] if n else None
+        if sentence.signatures and not (before and (before.rank, before.signatures) == (
+                sentence.rank, sentence.signatures)):
+            said.extend(replace(sentence, text=line, leads_in=False, whole=True)
+                        for line in sentence.signatures if long_enough(line))
+        said.append(sentence)
+    return said
 
 
 _Scored = tuple[float, Sentence, set[str], float, float]

@@ -26,6 +26,7 @@ interpreter lock.") say nothing whole by themselves.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -137,6 +138,11 @@ class Sentence:
     every paragraph after ``print(*objects, sep=' ')``, "KeyError" after ``exception
     KeyError``), up to the next such entry, term or section heading: what it tells of, where it
     says only "Print objects…" or "All non-keyword arguments…"."""
+    signatures: tuple[str, ...] = ()
+    """The signatures that head the description `named` is of, as the source writes them, each
+    a line of its own (``print(*objects, sep=' ', end='\\n', file=None, flush=False)``;
+    ``class range(stop)`` and ``class range(start, stop[, step])``): what they list of its
+    parameters, no sentence of the description may say."""
     whole: bool = True
     """False for a piece of a sentence longer than `MAX_CHARS`, cut at a clause break: a
     fragment, never quoted as a claim."""
@@ -159,7 +165,8 @@ def sentences_of(source_id: str, text: str, rank: int = 0) -> list[Sentence]:
             under = found[-1].under + 1 if found and found[-1].heading == heading else 0
             found.append(Sentence(source_id=source_id, text=s, rank=rank, position=len(found),
                                   under=under, heading=heading, entry=unit.entry,
-                                  named=unit.named, whole=whole,
+                                  named=unit.named, signatures=unit.signatures,
+                                  whole=whole,
                                   leads_in=listed and n == len(pieces) - 1 and (
                                       s.endswith(":") or not (unit.item or _ENDS.search(s)))))
     return found
@@ -287,6 +294,8 @@ class _Unit:
     """Whether it comes right after the unit before it (no code, heading or label between)."""
     named: str = ""
     """The function, class or exception whose description it is in (`Sentence.named`)."""
+    signatures: tuple[str, ...] = ()
+    """The signatures that head that description (`Sentence.signatures`)."""
 
 
 def _prose_units(text: str) -> Iterator[tuple[str, str, str]]:
@@ -303,35 +312,45 @@ def _units(text: str) -> Iterator[_Unit]:
     follows = False  # whether the block read last gave the unit yielded last
     section = entry = before = ""  # before: the prose block just before, if the last was one
     named = ""  # the function, class or exception described since its signature, if any
+    signatures: tuple[str, ...] = ()  # the signatures that head its description
+    signed = False  # whether the block read last was a signature
     for block in re.split(r"\n[ \t]*\n", text):
         lines = [line for line in block.split("\n") if line.strip()]
         if not lines:
             continue
         prose_before, before = before, ""
+        after_signature, signed = signed, False
         came_after, follows = follows, False
         if fenced or _FENCE.match(lines[0]):
             fences = sum(bool(_FENCE.match(line)) for line in lines)
             fenced = fenced != (fences % 2 == 1)
             continue
         if _ATX.match(lines[0]) and len(lines) > 1 and not _is_code(lines[1:]):
-            section, entry, named = _heading_text(lines[:1]), "", ""  # (a Markdown heading,
-            lines = lines[1:]                                        # its prose on the next line)
+            section, entry, named, signatures = _heading_text(lines[:1]), "", "", ()  # (a
+            # Markdown heading, its prose on the next line)
+            lines = lines[1:]
             block = "\n".join(lines)
             came_after = False
         elif _is_heading(lines):
-            section, entry, named = _heading_text(lines), "", ""
+            section, entry, named, signatures = _heading_text(lines), "", "", ()
             continue
         if len(lines) == 1 and _is_entry(lines[0].strip()):
             signature = _SIGNATURE.fullmatch(lines[0].strip())
             if not (signature and _names(prose_before, signature["name"])):
                 entry = signature["name"] if signature else lines[0].strip()
                 declared = _DECLARED.fullmatch(lines[0].strip())
-                named = signature["name"] if signature else declared["name"] if declared else ""
+                name = signature["name"] if signature else declared["name"] if declared else ""
+                signatures = _signed(signatures if after_signature and name == named else (),
+                                     lines[0].strip() if signature else "")
+                named, signed = name, bool(signature)
                 continue  # a heading, not a claim
             # else a call of what the prose just before names: its example, not an entry
         declared = _DECLARED.fullmatch(lines[0].strip()) if len(lines) == 1 else None
         if declared:  # "class bool(x=False)", "exception KeyError": what follows describes it
-            named, entry = declared["name"], ""
+            line = lines[0].strip()
+            signatures = _signed(signatures if after_signature and declared["name"] == named
+                                 else (), line if line.endswith(")") else "")
+            named, entry, signed = declared["name"], "", True
             continue
         heads, entry = entry, ""  # an entry heads the block right after it, not the section
         if _is_code(lines):
@@ -344,7 +363,7 @@ def _units(text: str) -> Iterator[_Unit]:
             bullet = _BULLET.match(stripped)
             if bullet and item:
                 yield _Unit(text=" ".join(item), section=section, entry=heads, item=listed,
-                            follows=came_after, named=named)
+                            follows=came_after, named=named, signatures=signatures)
                 item, came_after = [], True
             if not item:
                 listed = bool(bullet)
@@ -354,8 +373,15 @@ def _units(text: str) -> Iterator[_Unit]:
             if _is_label(unit):
                 continue
             yield _Unit(text=unit, section=section, entry=heads, item=listed, follows=came_after,
-                        named=named)
+                        named=named, signatures=signatures)
             follows = True
+
+
+def _signed(signatures: tuple[str, ...], line: str) -> tuple[str, ...]:
+    """`signatures`, and `line` after them when it is one (a description may be headed by
+    several, each on its own line: ``max(iterable, *, key=None)``, then ``max(arg1, arg2,
+    *args, key=None)``)."""
+    return (*signatures, line) if line else signatures
 
 
 def _names(prose: str, name: str) -> bool:
@@ -455,11 +481,17 @@ def _sentences_in(unit: str) -> Iterator[tuple[str, bool]]:
     """The sentences of a run of prose, each with whether it is whole (not a piece of one too
     long to keep whole)."""
     start = 0
+    literals: list[tuple[int, int]] | None = None  # (found once, at the first stop it may hold)
     for end in _END.finditer(unit):
         after = end.end()
         if not _NEXT.match(unit, after):
             continue
-        if _is_abbreviation(unit, end.start()) or _inside_quote(unit, start, after):
+        if _is_abbreviation(unit, end.start()):
+            continue
+        if literals is None:
+            literals = _literals(unit)
+        if _in_literal(unit, end.start(), literals) or _inside_quote(unit, start, after,
+                                                                     literals):
             continue
         yield from _bounded(unit[start:after].strip())
         start = after
@@ -488,10 +520,49 @@ def _is_abbreviation(unit: str, dot: int) -> bool:
     return len(token) == 1 and token.isupper()  # an initial: "J. Smith"
 
 
-def _inside_quote(unit: str, start: int, end: int) -> bool:
+_LITERAL = re.compile(r"(?<![\w'\"])[bBrRuUfF]{0,2}'(?P<body>(?:[^'\\]|\\.){0,80}?)'(?![\w\"])")
+"""A string in single quotes, as the reference writes an example's (``'a.b'.split('.')``,
+``b'1,,2'``, ``'Martin v. Loewis'``, ``'"'``): an opening quote no word or quote runs into
+(an apostrophe is in a word: "don't", "users'"), a short body (backslashed quotes in it), and
+a closing quote no word follows."""
+
+_PHRASE = re.compile(r"[^\W\d_]+\W+[^\W\d_]+")
+"""Two words: the body of a quoted phrase ('go home.'), not of a value ('.', 'r.')."""
+
+
+def _literals(unit: str) -> list[tuple[int, int]]:
+    """Where the bodies of the strings in single quotes of `unit` (`_LITERAL`) begin and end."""
+    if "'" not in unit:
+        return []
+    return [found.span("body") for found in _LITERAL.finditer(unit)]
+
+
+def _in_literal(unit: str, stop: int, literals: list[tuple[int, int]]) -> bool:
+    """Whether the stop at `stop` is inside a string in single quotes, an example's value
+    (``'Hello. World'``, ``'.'``, ``' [...]'``), not the end of a sentence — unless the string
+    ends with it and is a phrase of words, as a sentence quoted in prose ends inside its
+    quotes ("He said 'go home.' Then…")."""
+    at = bisect.bisect_right(literals, (stop, len(unit))) - 1  # the last to begin by the stop
+    if at < 0 or not literals[at][0] <= stop < literals[at][1]:
+        return False
+    begin, end = literals[at]
+    return not (unit[stop:end].strip(".!?…") == "" and _PHRASE.search(unit[begin:end]))
+
+
+def _inside_quote(unit: str, start: int, end: int, literals: list[tuple[int, int]]) -> bool:
     """Whether the sentence end before `end` lies inside a quotation or inline code opened
-    since `start`."""
-    before = unit[start:end]
+    since `start`. A double quote or a backtick inside a string in single quotes (`literals`:
+    ``'"'``) is the string's, as a backslashed quote is (``"say \\"hi.\\" then"``): they
+    open nothing."""
+    kept, at = [], start
+    for begin, close in literals[bisect.bisect_left(literals, (start, 0)):]:
+        if close > end:
+            break
+        kept.append(unit[at:begin])
+        at = close
+    before = "".join([*kept, unit[at:end]])
+    before = re.sub(r"\\.", " ", before)  # an escaped quote (say \"hi.\" then) opens nothing,
+    # an escaped backslash escapes none (r"\\" ends with a quote)
     if before.count("`") % 2:
         return True
     if before.count("“") > before.count("”"):

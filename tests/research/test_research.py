@@ -2380,7 +2380,7 @@ def test_the_index_layout_names_the_headings_and_sentences_it_stores() -> None:
     sample = ("Intro\n=====\n\nText.\n\n3.1.1. Numbers\n==============\n\nThe calculator.\n\n"
               "Note\n\nNoted.\n\niterator\n\nAn object.\n\nprint(x)\n\nMore.\n\nn = 3\n------\n\n"
               "Done.")
-    assert (_INDEX_VERSION, headings_of(sample)) == ("22", ["Intro", "3.1.1. Numbers", "iterator",
+    assert (_INDEX_VERSION, headings_of(sample)) == ("23", ["Intro", "3.1.1. Numbers", "iterator",
                                                             "print"])
     assert index_reading(sample)[3] == {4}  # "More.": it opens print's description
     assert [(s.text, s.heading) for s in sentences_of("s", sample)] == [

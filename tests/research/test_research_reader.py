@@ -213,7 +213,7 @@ def test_the_stems_the_index_keeps_are_pinned_with_its_version() -> None:
     this pin fails on a change to them until the index's version is bumped with it."""
     words = ["kept", "keeps", "took", "taken", "takes", "written", "writes", "indices",
              "index", "left", "bound", "won", "broken"]
-    assert (_INDEX_VERSION, [stem(w) for w in words]) == ("22", [
+    assert (_INDEX_VERSION, [stem(w) for w in words]) == ("23", [
         "keep", "keep", "take", "take", "take", "writ", "writ", "index", "index", "left",
         "bound", "won", "broken"])
     assert query_terms("How many steps may a research task take?") == [
