@@ -96,7 +96,8 @@ def stopped_as_by_ctrl_c() -> Iterator[None]:
         yield
     finally:
         for s, handler in kept.items():
-            signal.signal(s, handler)
+            if signal.getsignal(s) is interrupted:  # (one set meanwhile is left as it is)
+                signal.signal(s, handler)
 
 
 def _in_sqlite_callback(frame: Any) -> bool:
@@ -117,30 +118,43 @@ def shown_to_its_end(task: str, status: str, shown: Shown) -> Iterator[None]:
     as the research ended (it said "Stopped." and exited 130, as if the research had been cut
     short). From then on, to the command's end, a Ctrl-C is ignored (`_held_to_the_end`), and
     from there to the process's (`calm_at_exit`)."""
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGINT) if main else None
     try:
         with stopped_as_by_ctrl_c():
-            yield
+            try:
+                yield
+            finally:  # (ignored from here, while a Ctrl-C is still this block's: none lands
+                _held_to_the_end(before)  # between its end and the ignoring, to be "Stopped.")
     except KeyboardInterrupt:
         click.echo(f"\nStopped while its outcome was shown. The research had ended: its task "
                    f"{task} is {status}; show it again with {shown.going_on(task)}", err=True)
     finally:
+        points.reached("research.written", task=task)
         _AtExit.ended = True
-        _held_to_the_end()
+        _held_to_the_end(before)  # (when one cut the first short)
         points.reached("research.shown", task=task)
 
 
-def _held_to_the_end() -> None:
+def _held_to_the_end(before: Any) -> None:
     """Ignore a Ctrl-C from now on: there is nothing left to stop. (It landed on the command's
     way out, "Stopped.", exit 130, or in Python's shutdown of threads, a traceback.) In the
     `signoff` program, to the process's end (but for the traces' flush, which a Ctrl-C may cut
     short: `signoff.cli.otlp`); in a process that goes on after the command (a test's), to the
-    command's end, where the handler before is put back (and then `calm_at_exit`)."""
+    command's end, where the handler `before` is put back (and then `calm_at_exit`)."""
     context = click.get_current_context(silent=True)
-    if context is None or threading.current_thread() is not threading.main_thread():
+    if context is None or threading.current_thread() is not threading.main_thread() or (
+            _AtExit.held):
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _AtExit.held = True
     if not ends_with_the_command():  # (a test's process goes on: its Ctrl-C is its own again)
-        context.find_root().call_on_close(lambda: signal.signal(signal.SIGINT, before))
+        context.find_root().call_on_close(lambda: _give_back(before))
+
+
+def _give_back(before: Any) -> None:
+    signal.signal(signal.SIGINT, before)
+    _AtExit.held = False
 
 
 class _AtExit:
@@ -148,6 +162,8 @@ class _AtExit:
 
     ended = False
     """Whether a research's outcome was shown (or stopped while shown): its exit is told."""
+    held = False
+    """Whether a Ctrl-C is ignored to the command's end (`_held_to_the_end`)."""
     registered = False
     """Whether `_calm` is registered to run at exit."""
 

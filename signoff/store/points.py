@@ -18,6 +18,8 @@ scheduler falls that way. The points:
 - ``proposal.handler_took``: one of those handlers took the proposal's notice, and that is kept
   (the last of them: the proposal is marked told next); the next handler is called next
   (``proposal`` and ``handler``, its name, say which).
+- ``research.written``: ``signoff research`` has written its outcome, and the block that wrote
+  it has ended; it says it is shown (``research.shown``) next.
 - ``research.shown``: ``signoff research`` has shown its outcome; the command exits next.
 - ``decider.checked``: an approval checked its budget; the call is claimed next.
 - ``decider.claimed``: an approved outside call (or query) is claimed and marked running; it
