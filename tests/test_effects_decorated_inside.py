@@ -232,3 +232,152 @@ def test_what_a_cached_method_runs_counts() -> None:
 
     assert "Rates.fetched" in " ".join(analyse(fetched, name="fetched").explain())
     assert "Hashed.__hash__" in " ".join(analyse(rated, name="rated").explain())
+
+
+def passed_through(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A decorator of the app's whose wrapper only calls the function."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def kept_as_it_is(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A decorator of the app's that gives back the very function."""
+    return fn
+
+
+def wrapped_or_not(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A decorator of the app's that gives a wrapper, or the function, as a flag says."""
+
+    def wrapper(*args: Any) -> Any:
+        return fn(*args)
+
+    return wrapper if LOUD else fn
+
+
+LOUD = False
+REGISTERED: list[Callable[..., Any]] = []
+
+
+def registered(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A decorator of the app's that keeps the function in a module's list."""
+    REGISTERED.append(fn)
+    return fn
+
+
+def made_otherwise(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A decorator of the app's that gives what is not a function it defines."""
+    return functools.partial(launch) if LOUD else functools.update_wrapper(lambda: 1, fn)
+
+
+def maybe_nothing(fn: Callable[..., Any]) -> Callable[..., Any] | None:
+    """A decorator of the app's that may give None."""
+    return fn if LOUD else None
+
+
+def passed_through_here(n: int) -> int:
+    @passed_through
+    def price(k: int) -> int:
+        return k * 2
+
+    return price(n)
+
+
+def kept_here(n: int) -> int:
+    @kept_as_it_is
+    def price(k: int) -> int:
+        return k * 2
+
+    return price(n)
+
+
+def wrapped_or_not_here(n: int) -> int:
+    @wrapped_or_not
+    def price(k: int) -> int:
+        return k * 2
+
+    return price(n)
+
+
+def stacked_here(n: int) -> int:
+    @passed_through
+    @kept_as_it_is
+    def price(k: int) -> int:
+        return k * 2
+
+    return price(n)
+
+
+FOLLOWED = [passed_through_here, kept_here, wrapped_or_not_here, stacked_here]
+
+
+@pytest.mark.parametrize("fn", FOLLOWED, ids=[f.__name__ for f in FOLLOWED])
+def test_what_a_decorator_of_the_apps_gives_is_followed(fn: Callable[..., Any]) -> None:
+    """A decorator of the app's written at module level that gives the function, or a wrapper
+    it defines, is walked with the function: the action only reads (it was taken to do
+    anything)."""
+    effects = analyse(fn, name=fn.__name__)
+    assert effects.only_reads, effects.explain()
+
+
+def launched_through_a_wrapper(n: int) -> int:
+    @passed_through
+    def price(k: int) -> int:
+        return launch() + k
+
+    return price(n)
+
+
+def test_the_function_a_wrapper_calls_counts() -> None:
+    """The decorated function's own code, called by the wrapper, counts, and only it: the
+    action reaches outside, and nothing is assumed of code not seen."""
+    effects = analyse(launched_through_a_wrapper, name="launched_through_a_wrapper")
+    assert effects.external, effects.explain()
+    assert not effects.changes, effects.explain()
+    assert not effects.sends, effects.explain()
+
+
+def registered_here(n: int) -> int:
+    @registered
+    def price(k: int) -> int:
+        return k
+
+    return price(n)
+
+
+def made_otherwise_here(n: int) -> int:
+    @made_otherwise
+    def price() -> int:
+        return n
+
+    return price()
+
+
+def maybe_nothing_here(n: int) -> int:
+    @maybe_nothing
+    def price() -> int:
+        return n
+
+    return price()  # type: ignore[misc]
+
+
+def test_what_a_decorator_does_as_it_decorates_counts() -> None:
+    """A decorator that keeps the function in a module's list changes it, at every call."""
+    assert "" in analyse(registered_here, name="registered_here").changes
+
+
+NOT_PROVEN = [made_otherwise_here, maybe_nothing_here]
+
+
+@pytest.mark.parametrize("fn", NOT_PROVEN, ids=[f.__name__ for f in NOT_PROVEN])
+def test_what_a_decorator_gives_otherwise_may_do_anything(fn: Callable[..., Any]) -> None:
+    """A decorator of the app's that gives anything but the function or a function it defines
+    (a partial, what ``update_wrapper`` gave, maybe None) gives what is of no known code:
+    calling it is taken to do anything."""
+    effects = analyse(fn, name=fn.__name__)
+    assert effects.external, effects.explain()
+    assert effects.changes, effects.explain()
+    assert effects.sends, effects.explain()

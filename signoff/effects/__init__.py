@@ -10,7 +10,8 @@ the allow-list), `sqltext`, `values` (abstract values), `signature`, `summary`, 
 protocols the walk and the call judges meet through), `orm` (SQLAlchemy), `pydantic_models`,
 `containers` (what Python's containers hold, and while it is known), `calls` (judging one
 call) beside `special` (the special methods Python's code runs), `callbacks`, `comparing`,
-`taken_whole`, `field_methods`, `printing` and `decorated`, `frame` (walking one body),
+`taken_whole`, `field_methods`, `printing`, `shown_exceptions`, `averages` (``statistics``) and
+`decorated`, `frame` (walking one body),
 `source`, `analyser` (summaries, caches).
 `signoff.actions` depends on this package, never the reverse.
 """

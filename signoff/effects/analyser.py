@@ -328,6 +328,10 @@ class Analyser:
 
     # --- summaries -------------------------------------------------------------------------
 
+    def node_of(self, func: Any) -> FunctionNode | None:
+        """The syntax of a Python function (None when its source is not found)."""
+        return self.source.node_of(func)
+
     def is_app_code(self, func: Any) -> bool:
         """Whether `func` is code of the app's own (not of the standard library or an installed
         package — but the app's own, installed: `is_app_file`) whose source can be read."""

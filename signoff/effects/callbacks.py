@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from signoff.effects import calls, containers, orm, special
+from signoff.effects import calls, comparing, containers, orm, special
 from signoff.effects.scope import Scope, call_text
 from signoff.effects.tables import (
     ACCUMULATING,
@@ -116,8 +116,12 @@ def _callback(
         orm.held(frame, [given], node)  # (``map(text, …)``: what it gives is not followed)
         if where in ACCUMULATING:  # (what it gives back is handed back to it)
             calls.call_args(frame, callee, Args([join(item, given), item], {}), node)
-        elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared)
-            special.special(frame, given, ("__lt__", "__gt__"), [given], node)
+        elif where in ("builtins.sorted", "builtins.min", "builtins.max"):  # (compared, and
+            comparing.decided(frame, special.special(  # what that gave taken as a truth)
+                frame, given, ("__lt__", "__gt__"), [given], node), node)
+        elif where == "itertools.groupby" and expected:  # (each key compared with the last)
+            comparing.decided(frame, special.special(frame, given, ("__eq__",), [given], node),
+                              node)
         return given
     held = [t for t in v.types or () if t in CALLS_CODE_IT_HOLDS or special.defines(t, "__call__")]
     if expected and held and not v.pure:  # (known by its type alone: a methodcaller, a partial,

@@ -22,6 +22,7 @@ from sqlalchemy import func as sql_function_maker
 from sqlalchemy.sql import functions as sql_functions
 
 from signoff.effects import (
+    averages,
     callbacks,
     comparing,
     containers,
@@ -29,6 +30,7 @@ from signoff.effects import (
     marks,
     orm,
     pydantic_models,
+    shown_exceptions,
     special,
     taken_whole,
 )
@@ -514,6 +516,8 @@ def pure_call(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val:
     if q == "sqlalchemy.orm._orm_constructors.aliased" and args.pos:
         return args.pos[0]  # (another name for the entity: its columns are the entity's)
     given = special.runs_unnamed(frame, q, args, node)
+    if q.startswith("statistics."):  # (what it runs of the numbers' classes, as CPython does)
+        averages.averaged(frame, q, args, node)
     made = special.fields_copied(frame, q, args) or callbacks.pure_result(frame, q, args, node)
     made = orm.carried(made, args.every())  # (``and_(text(…))``: the SQL text goes on in it)
     orm.held(frame, () if q.startswith("sqlalchemy.") else args.every(), node)  # (``dict(c=text(…))``)
@@ -602,6 +606,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
         made = containers.made_iterable(frame, cls, args, fresh_of(cls, inner=result.reach))
         if cls is map and result.shape is not None:  # (its items: what its function gave)
             made = replace(made, shape=result.shape)
+        made = shown_exceptions.holding(frame, made, cls, args)  # (``ValueError(x)``: x, shown by it)
         return special.shown(made, result) if cls is str else made
     orm.held(frame, args.every(), node)  # (``Parts(where=text(…))``: what it holds is not followed)
     if pydantic_models.is_model(cls):
@@ -641,7 +646,7 @@ def construct(frame: Scope, cls: type, args: Args, node: ast.AST | None) -> Val:
             )
     if dataclasses.is_dataclass(cls):  # (its fields' default factories, its __post_init__)
         special.dataclass_made(frame, cls, made, node)
-    return made
+    return shown_exceptions.holding(frame, made, cls, args)  # (an exception: what it shows)
 
 
 _CALLED_AS_THEMSELVES = (types.FunctionType, types.MethodType, type, functools.partial)

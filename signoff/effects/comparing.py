@@ -12,7 +12,7 @@ from signoff.effects import special
 from signoff.effects.scope import Scope
 from signoff.effects.values import Args, Val
 
-__all__ = ["compared_by", "items_compared", "ordered"]
+__all__ = ["compared_by", "decided", "has_truth", "items_compared", "ordered"]
 
 _ORDERINGS = frozenset({"__lt__", "__gt__", "__le__", "__ge__", "__eq__"})
 
@@ -20,7 +20,7 @@ _ORDERINGS = frozenset({"__lt__", "__gt__", "__le__", "__ge__", "__eq__"})
 def ordered(frame: Scope, item: Val, names: tuple[str, ...], node: ast.AST | None) -> None:
     """Items compared with each other by the first of `names` their classes define (a sort's
     ``__lt__``): of a tuple (a list) of Python's, its parts, by ``__eq__`` and that too."""
-    special.special(frame, item, names, [item], node)
+    decided(frame, special.special(frame, item, names, [item], node), node)
     if names and names[0] in _ORDERINGS:
         items_compared(frame, item, names[0], node)
 
@@ -41,7 +41,8 @@ def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST 
         with frame.repeated():
             ordered(frame, item, ("__lt__", "__gt__") if method == "sort" else ("__eq__",), node)
             if searched and args.pos:  # (and what is searched for, reflected: ``1 == x`` runs
-                special.special(frame, args.pos[0], ("__eq__",), [item], node)  # ``x.__eq__(1)``)
+                decided(frame, special.special(frame, args.pos[0], ("__eq__",), [item], node),
+                        node)  # ``x.__eq__(1)``)
     looked_up = (
         "get",
         "pop",
@@ -61,7 +62,7 @@ def compared_by(frame: Scope, method: str, base: Val, args: Args, node: ast.AST 
         and all(issubclass(k, dict | set | frozenset) for k in kinds)
     ):
         special.special(frame, args.pos[0], ("__hash__",), [], node)
-        special.special(frame, args.pos[0], ("__eq__",), [args.pos[0]], node)
+        decided(frame, special.special(frame, args.pos[0], ("__eq__",), [args.pos[0]], node), node)
 
 
 _COMPARED_BY_ITEMS = (list, tuple, dict, set, frozenset, collections.deque)
@@ -77,4 +78,21 @@ def items_compared(frame: Scope, value: Val, method: str, node: ast.AST | None) 
     items += [value.taken(part) for part in value.contents().parts or ()]  # (a tuple's, each)
     with frame.repeated():
         for item in items:
-            special.each(frame, item, tuple(dict.fromkeys(("__eq__", method))), [item], node)
+            decided(frame, special.each(frame, item, tuple(dict.fromkeys(("__eq__", method))),
+                                        [item], node), node)
+
+
+def has_truth(value: Val | None) -> bool:
+    """Whether `value`, what a comparison gave, may be of a class whose truth is its own code
+    (``__bool__``, ``__len__``): an ``__lt__`` of the app's may give anything, not a bool."""
+    return value is not None and any(
+        isinstance(k, type) and (special.defines(k, "__bool__") or special.defines(k, "__len__"))
+        for k in value.types or value.maybe)
+
+
+def decided(frame: Scope, value: Val | None, node: ast.AST | None) -> None:
+    """What comparing runs of what the comparison gave (`value`), where Python takes it for a
+    truth — a sort, a search, a dict's lookup, ``if a < b:``, ``a < b < c``: its class's
+    ``__bool__``, else ``__len__``."""
+    if value is not None and has_truth(value):
+        special.special(frame, value, ("__bool__", "__len__"), [], node)

@@ -2,7 +2,10 @@
 
 ``@d`` over ``def f`` binds ``f`` to what ``d(f)`` gives, not to the function written. A
 decorator of the app's may give a wrapper whose code runs at every call (a log written, a
-message sent), so a name bound so is what the decorator gave, as far as that is known. The few
+message sent), so a name bound so is what the decorator gave, as far as that is known: one of
+the app's own written in Python (``def logged(fn): ... return wrapper``) is walked here with
+the function, as a local one is, and gives the function or a wrapper it defines; anything else
+it gives is of no known code. The few
 of Python's own decorators that give back the very function, or a cache of it, keep the
 function itself: a cache (``functools.cache``, ``functools.lru_cache(...)``) hashes what it is
 given first, which runs the app's ``__hash__`` (and ``__eq__`` when two hashes meet).
@@ -13,6 +16,7 @@ from __future__ import annotations
 import abc
 import ast
 import functools
+import inspect
 import typing
 from dataclasses import replace
 from typing import Any
@@ -54,6 +58,10 @@ def decorated(
     decorator gave (a wrapper, or what cannot be known: calling it is then unknown)."""
     made = local
     for decorator, deco in zip(reversed(decorators), reversed(node.decorator_list), strict=True):
+        followed = _followed(frame, decorator, made, deco)
+        if followed is not None:  # (the app's own, walked here: what it gave, as far as known)
+            made = followed
+            continue
         given = calls.call_args(frame, decorator, Args([made], {}), deco)
         kind = _kind(frame, decorator, deco)
         if kind == "cache":
@@ -63,6 +71,31 @@ def decorated(
         elif kind != "same":  # (allow-listed code's, of no known code: not taken to compute)
             made = given if given.objs or given.calls else replace(given, pure=False)
     return made
+
+
+_NOT_RUN_AT_ONCE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+"""A function whose call gives an object its code runs in later, not what its code returns."""
+
+
+def _followed(frame: Scope, decorator: Val, made: Val, deco: ast.expr) -> Val | None:
+    """What a decorator of the app's own written in Python gave, walked here with the function
+    `made` (None for any other: a library's, one of no known code, one made by a call): the
+    function itself, or a function the decorator defines (a wrapper, whose code runs at each
+    call, the function it was given known inside it). What it gave, if anything else, or not
+    only such functions (a class, ``functools.update_wrapper(...)``'s, None on one way), is of
+    no known code: calling it may do anything."""
+    objs = decorator.objs
+    if (len(objs) != 1 or decorator.beyond or decorator.calls or not inspect.isfunction(objs[0])
+            or "__wrapped__" in objs[0].__dict__ or not frame.an.is_app_code(objs[0])
+            or objs[0].__code__.co_flags & _NOT_RUN_AT_ONCE):  # (a generator's, a coroutine's)
+        return None
+    gave = frame.call_defined(objs[0], Args([made], {}), deco)
+    if gave is None:
+        return None
+    if gave.calls and not gave.objs and not gave.beyond and gave.types == frozenset() and all(
+            isinstance(target, Inline) for target in gave.calls):
+        return gave
+    return Val()  # (of no known code: `calls.call_args` takes calling it to do anything)
 
 
 def hashed_arguments(frame: Scope, args: Args, node: ast.AST | None) -> None:

@@ -15,7 +15,16 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from signoff.effects import calls, comparing, containers, field_methods, orm, special, taken_whole
+from signoff.effects import (
+    calls,
+    comparing,
+    containers,
+    field_methods,
+    orm,
+    shown_exceptions,
+    special,
+    taken_whole,
+)
 from signoff.effects.tables import (
     CONTAINER_VIEWS,
     IMMUTABLE_TYPES,
@@ -260,26 +269,36 @@ def _evaluate(frame: Frame, node: ast.expr, kept: bool) -> Val:
             frame.keep(compared)
         left_node, left = node.left, evaluate(frame, node.left)
         sides = [left]  # (``column == text(…)``: what SQL text there does goes on in it)
-        for op, right_node in zip(node.ops, node.comparators, strict=True):
+        gave: list[Val | None] = []  # (what each comparison gave: ``a < b`` is what __lt__ gave)
+        for at, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
             right = evaluate(frame, right_node)
             sides.append(right)
-            if isinstance(op, ast.In | ast.NotIn):
-                dunder(frame, right_node, right, ("__contains__",), [left_node])
+            if isinstance(op, ast.In | ast.NotIn):  # (what __contains__ gave, taken as a truth)
+                comparing.decided(frame, dunder(frame, right_node, right, ("__contains__",),
+                                                [left_node]), node)
                 # a container of Python's compares its items with the value, and a set or a
                 # dict hashes it first: the value's class's own code runs
-                dunder(frame, left_node, left, ("__eq__",), [left_node])
+                comparing.decided(frame, dunder(frame, left_node, left, ("__eq__",), [left_node]),
+                                  node)
                 dunder(frame, left_node, left, ("__hash__",), [])
                 special.hashed(frame, left, left_node)  # (and a tuple's parts)
                 if right.types and right.types <= {list, tuple, collections.deque}:
-                    special.special(frame, frame.iterate(right), ("__eq__",), [left], node)
+                    comparing.decided(frame, special.special(
+                        frame, frame.iterate(right), ("__eq__",), [left], node), node)
             elif type(op) in _COMPARE:
-                dunder(frame, left_node, left, (_COMPARE[type(op)],), [right_node])
+                gave.append(dunder(frame, left_node, left, (_COMPARE[type(op)],), [right_node]))
                 # (Python asks the right side too, reflected, when the left cannot answer)
-                dunder(frame, right_node, right, (_REFLECTED[type(op)],), [left_node])
+                gave.append(dunder(frame, right_node, right, (_REFLECTED[type(op)],), [left_node]))
                 for held in (left, right):  # (a container of Python's compares its items)
                     comparing.items_compared(frame, held, _COMPARE[type(op)], node)
+            if at < len(node.ops) - 1:  # (``a < b < c``: ``a < b`` taken as a truth first)
+                for decided in gave:
+                    comparing.decided(frame, decided, node)
+                gave = []
             left_node, left = right_node, right
-        return orm.carried(fresh_of(bool), sides)
+        truth_of = orm.carried(fresh_of(bool), sides)
+        found = [g for g in gave if g is not None and comparing.has_truth(g)]  # (of a class
+        return join_all([truth_of, *found]) if found else truth_of  # whose truth is its own)
     if isinstance(node, ast.IfExp):
         if kept:  # (it gives one of them, where it is kept: ``(a if c else b).append(x)``)
             for branch in (node.body, node.orelse):
@@ -370,6 +389,7 @@ def dunder(frame: Frame, node: ast.expr, value: Val, names: tuple[str, ...],
             given.append(calls.evaluate_call(frame, call))
     for kind in left:  # (a dataclass's written ones: its fields', by their classes' code)
         field_methods.by_fields(frame, value, kind, names, node)
+        shown_exceptions.shown(frame, value, kind, names, node)  # (an exception's arguments)
     return join_all(given) if given else None
 
 

@@ -15,7 +15,7 @@ import dataclasses
 from contextvars import ContextVar
 from dataclasses import replace
 
-from signoff.effects import special
+from signoff.effects import comparing, special
 from signoff.effects.naming import generated, ordered_from
 from signoff.effects.scope import Scope
 from signoff.effects.values import Val
@@ -52,9 +52,11 @@ def by_fields(frame: Scope, value: Val, kind: type, names: tuple[str, ...], node
             elif name == "__repr__":
                 special.special(frame, part, ("__repr__",), [], node)
             else:  # (an order asks each field ``==`` first, then the order of the first unequal)
-                special.special(frame, part, ("__eq__",), [part], node)
-                if name in _ORDER:
-                    special.special(frame, part, (name,), [part], node)
+                comparing.decided(frame, special.special(frame, part, ("__eq__",), [part], node),
+                                  node)
+                if name in _ORDER:  # (what the order gave, taken as a truth where it is)
+                    comparing.decided(frame, special.special(frame, part, (name,), [part], node),
+                                      node)
     finally:
         _FOLLOWING.reset(token)
 
@@ -67,8 +69,8 @@ def _ordered(frame: Scope, value: Val, kind: type, names: tuple[str, ...], node:
         root = ordered_from(found)
         if root is not None:
             one = replace(value, types=frozenset({kind}))
-            special.special(frame, one, (root,), [one], node)
-            special.special(frame, one, ("__eq__",), [one], node)
+            comparing.decided(frame, special.special(frame, one, (root,), [one], node), node)
+            comparing.decided(frame, special.special(frame, one, ("__eq__",), [one], node), node)
             return True
     return False
 

@@ -220,6 +220,28 @@ class Frame:
             given = self._walk_inline(target, args, node, name, repeats=True)
         return given
 
+    def call_defined(self, func: Any, args: Args, node: ast.AST | None) -> Val | None:
+        """Call `func`, a function of the app's written elsewhere (a decorator), by walking its
+        body here as a local function's is, in a scope of the names its code sees (its module's,
+        its closure's): what it gives may be a function it defines, walked where it is called,
+        or what it was given. None when its source is not found."""
+        found = self.an.node_of(func) if inspect.isfunction(func) else None
+        if found is None or isinstance(found, ast.Lambda):
+            return None
+        closure: dict[str, Any] = {}
+        for name, cell in zip(func.__code__.co_freevars, func.__closure__ or (), strict=False):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # an empty cell
+                closure[name] = EMPTY_CELL
+        outer = Frame(self.an, self.summary, globals_=func.__globals__, closure=closure,
+                      qualname=func.__module__, persistent_closure=bool(func.__closure__),
+                      filename=func.__code__.co_filename)
+        outer.inline_active, outer.recursed = self.inline_active, self.recursed
+        outer.prefix, outer.raises, outer.loops, outer.sites = (
+            self.prefix, self.raises, self.loops, self.sites)
+        return self.call_inline(Inline(node=found, frame=outer), args, node)
+
     def _walk_inline(self, target: Inline, args: Args, node: ast.AST | None, name: str, *,
                      repeats: bool) -> Val:
         """Walk the body of a lambda or local function called here (`repeats`: it runs over and

@@ -34,6 +34,10 @@ class Interpreter(Protocol):
         """``super().attr``."""
         ...
 
+    def node_of(self, func: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None:
+        """The syntax of a Python function (None when its source is not found)."""
+        ...
+
     def is_app_code(self, func: Any) -> bool:
         """Whether `func` is code of the app's own whose source can be read."""
         ...
@@ -159,6 +163,12 @@ class Scope(Protocol):
 
     def call_inline(self, target: Inline, args: Args, node: ast.AST | None) -> Val:
         """Call a lambda or local function: walk its body in place."""
+        ...
+
+    def call_defined(self, func: Any, args: Args, node: ast.AST | None) -> Val | None:
+        """Call `func`, a function of the app's written elsewhere, by walking its body here as a
+        local function's is (what it gives may be a function it defines, walked where it is
+        called): None when its source is not found."""
         ...
 
     def super_(self, node: ast.AST | None) -> Val:

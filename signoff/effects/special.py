@@ -26,7 +26,15 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from signoff.effects import calls, comparing, field_methods, printing, pydantic_models, taken_whole
+from signoff.effects import (
+    calls,
+    comparing,
+    field_methods,
+    printing,
+    pydantic_models,
+    shown_exceptions,
+    taken_whole,
+)
 from signoff.effects.effect import EffectKind
 from signoff.effects.naming import defines, dispatched, generated, of_builtins, qualified_name, written_in
 from signoff.effects.scope import Scope, call_text
@@ -89,6 +97,8 @@ def special(frame: Scope, value: Val, names: tuple[str, ...], args: list[Val],
     if not value.types and value.maybe:  # (of no known class: those the code seen gives it)
         value = replace(value, types=value.maybe)
     for kind in value.types or ():
+        if names and names[0] in _SHOWING and isinstance(kind, type):  # (an exception's
+            shown_exceptions.shown(frame, value, kind, names, node)  # arguments)
         name = next((n for n in names if defines(kind, n)), None)
         if name is not None:
             method = frame.an.attr_of_type(frame, value, kind, name)
@@ -137,7 +147,7 @@ def hashed(frame: Scope, value: Val, node: ast.AST | None) -> None:
     and ``__eq__`` (a key of the same hash met), and a tuple's parts', which make the tuple's."""
     if _of_the_app(frame, value):
         special(frame, value, ("__hash__",), [], node)
-        special(frame, value, ("__eq__",), [value], node)
+        comparing.decided(frame, special(frame, value, ("__eq__",), [value], node), node)
     for part in value.contents().parts or ():
         hashed(frame, value.taken(part), node)
 
@@ -303,7 +313,6 @@ def iterated(frame: Scope, value: Val, node: ast.AST | None) -> Val:
     return frame.iterate(value)
 
 
-
 _ITERATED: tuple[Any, ...] = ([], (), "", b"", {}, set(), range(0), {}.keys(), {}.values(),
                              {}.items())
 _PLAIN_ITERATORS = frozenset({itertools.count, *(type(iter(made)) for made in _ITERATED)})
@@ -429,7 +438,7 @@ def runs_unnamed(frame: Scope, q: str, args: Args, node: ast.AST | None) -> Val 
                   ] if logs else ():  # ("%s" its text, "%r" its repr, "%d" its number)
         each(frame, value, ("__str__", "__repr__"), [], node)
         special(frame, value, ("__index__", "__int__", "__float__"), [], node)
-    if q != "builtins.print":  # (print runs no more than `printing` follows)
+    if q != "builtins.print" and not q.startswith("statistics."):  # (`printing`, `averages`)
         overridden(frame, q, args, node)
         converted(frame, q, args, node)  # (``chr(n)``: taken as numbers, truths, paths)
     if q in _ROWS_WRITTEN and args.pos:  # each row iterated (a dict's asked for its values),
@@ -764,7 +773,6 @@ _CSV_READS = frozenset({"_csv.reader", "csv.DictReader"})
 _ROWS_WRITTEN = {"_csv.writer.writerow": 0, "_csv.writer.writerows": 1,
                  "csv.DictWriter.writerow": 0, "csv.DictWriter.writerows": 1}
 """csv's calls that write rows (how deep in their argument a row is): each value is made text."""
-
 
 
 def dataclass_made(frame: Scope, cls: type, made: Val, node: ast.AST | None) -> None:

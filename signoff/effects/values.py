@@ -309,8 +309,10 @@ def holder(kinds: frozenset[type] | None) -> bool:
 
 
 def _unchanging(kinds: frozenset[type] | None) -> bool:
-    """Whether values of `kinds` never change what they hold (a tuple, a frozenset)."""
-    return bool(kinds) and all(issubclass(k, tuple | frozenset) for k in kinds or ())
+    """Whether values of `kinds` never change what they hold (a tuple, a frozenset, an
+    exception: its arguments, `shown_exceptions`)."""
+    return bool(kinds) and all(issubclass(k, tuple | frozenset | BaseException)
+                               for k in kinds or ())
 
 
 UNTYPED = Typed()
