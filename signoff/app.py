@@ -29,6 +29,7 @@ from signoff.agents.proposals import Decision, Proposal, ProposalStatus
 from signoff.agents.receipts import Receipt
 from signoff.agents.rules import StandingRule
 from signoff.agents.skills import Skill
+from signoff.agents.stopping import stop_task
 from signoff.agents.tasks import Outcome, id_named, task_id_of
 from signoff.engine.temporal import Temporal
 from signoff.engine.worker import STUCK_AFTER, Worker
@@ -328,6 +329,21 @@ class App:
         with self._one_of_ours(decider):
             return self._agency.decider.reject(_proposal_id(proposal), by=decider,
                                                reason=reason)
+
+    def stop(self, task: Outcome | str | UUID, *, by: Principal | str, reason: str = ""
+             ) -> Outcome:
+        """Stop a task that has not ended: it ends Halted, its receipt saying that `by` stopped
+        it and why, and each proposal it waits on is withdrawn. Whoever the work is for may stop
+        it, the sponsor of an agent's work for nobody, and a person who supervises agents
+        (`UnknownId` for anyone else, as for a task that is not there); `AgentRefused` for a
+        task that has ended, or that a process is stepping now (its step is not cut off)."""
+        if not isinstance(reason, str):
+            raise UserError(f"reason is words the receipt keeps, not {reason!r}.")
+        person = self._principal(by, "by takes the person who stops the task")
+        with self._one_of_ours(person):
+            person = self.people.get(person.id)  # (as the directory holds them now)
+            return stop_task(self._agency, task_id_of(task), by=person, reason=reason,
+                             supervises=self.oversight.supervises_agents.admits(person))
 
     def _decider(self, by: Any) -> Principal:
         """Who decides, as given: a `Principal`, or their handle; `UserError` for anything else

@@ -26,6 +26,7 @@ from signoff.agents.events import AgentTaskWaiting
 from signoff.agents.handing_back import result_of
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
+from signoff.agents.proposing import withdraw_with_task
 from signoff.agents.skills import Skill
 from signoff.agents.states import HAND_BACK, CallState, ReceiptKind
 from signoff.agents.steps import Done, Failed, Halted, HandOn, RunAgain, Step, WaitOn
@@ -687,12 +688,12 @@ class Loop(CallSteps):
                 _soonest(settled))
         return self._told(task, step)
 
-    def end_given(self, task_id: str, why: str) -> bool:
-        """End a task whose turns a client gave, now that the client has gone: it halts, and
-        its receipt says `why`. A proposal it waits on stays to be decided (an approved call
-        still runs once); an alone call its last holder left running (its process killed
-        while the call was out) is told as of unknown outcome. Whether it has ended (not while
-        another thread steps it)."""
+    def end_given(self, task_id: str, why: str, *, withdraw: bool = False) -> bool:
+        """End a task whose turns a client gave, now that the client has gone (or one a person
+        stops): it halts, and its receipt says `why`. A proposal it waits on stays to be decided
+        (an approved call still runs once), unless `withdraw`; an alone call its last holder
+        left running (its process killed while the call was out) is told as of unknown outcome.
+        Whether it has ended (not while another thread steps it)."""
         with self._database.holding(), holds.stepping(task_id):
             task = self._task(task_id)
             if task.status in _ENDED:
@@ -710,6 +711,8 @@ class Loop(CallSteps):
                     if not self._save(db, task, status=TaskStatus.HALTED.value, problem=why):
                         return False
                     repo.note(db, task_id, ReceiptKind.ENDED, why)
+                    for withdrawn in withdraw_with_task(db, task_id, why) if withdraw else ():
+                        self.kept_proposals.take(withdrawn)
             except holds.LostHold:
                 return False
             finally:

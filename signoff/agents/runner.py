@@ -23,3 +23,9 @@ class Runner(Protocol):
         by this thread); where it stands once it waits or ends, or when the runner stops
         waiting for it."""
         ...
+
+    def nudge(self, task_id: str) -> None:
+        """Tell the runner that task `task_id`'s record changed outside it (a person stopped
+        it, say), without waiting: what steps it reads it again. May raise when the runner
+        cannot be reached; the record stands all the same."""
+        ...

@@ -28,9 +28,10 @@ class TaskStatus(enum.Enum):
     DONE = "Done"
     """The model handed back a result that was accepted."""
     HALTED = "Halted"
-    """A hard limit stopped it (steps or spend), or the client giving its turns went away. (A
-    result handed back that does not fit is refused, and the model asked to hand it back
-    again: one that never fits ends the task here, at its step limit.)"""
+    """A hard limit stopped it (steps or spend), the client giving its turns went away, or a
+    person stopped it (`App.stop`). (A result handed back that does not fit is refused, and
+    the model asked to hand it back again: one that never fits ends the task here, at its step
+    limit.)"""
     FAILED = "Failed"
     """It could not go on: the model could not be asked or answered unusably, the skill's own
     code raised, or its model cannot be used within its budget (no price known)."""

@@ -537,6 +537,34 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
 
 
 @main.command()
+@click.argument("task_id", callback=given)
+@click.option("--reason", default="", help="Why it is stopped: its receipt keeps it.")
+@APP_OPTION
+@AS_OPTION
+@TOKEN_OPTION
+@JSON_OPTION
+def stop(task_id: str, reason: str, app_spec: str | None, as_handle: str | None,
+         token: str | None, as_json: bool) -> None:
+    """Stop a task that has not ended: it ends Halted, and what it waits on is withdrawn.
+
+    For a task no process can step (`signoff tasks` shows it Stuck), or work nobody needs
+    any more. Whoever the work is for may stop it, the sponsor of an agent's work for nobody,
+    and a supervisor; a task a process is stepping now is not stopped under it.
+
+    \b
+    Example:
+      signoff stop TASK_ID --reason "Not needed." --app examples/workshop.py --as mia@workshop.example
+    """
+    app = load_app(app_spec)
+    me = whoami(app, as_handle, token)
+    ended = _by_id("task", "tasks", task_id, lambda: app.stop(task_id, by=me, reason=reason))
+    if as_json:
+        _print_json(ended)
+    else:
+        say(f"Task {ended.task} is {ended.status.value}: {ended.problem}")
+
+
+@main.command()
 @APP_OPTION
 @JSON_OPTION
 def agents(app_spec: str | None, as_json: bool) -> None:
