@@ -51,7 +51,7 @@ def test_every_operation_needs_a_token(shop: SimpleNamespace) -> None:
     schema = shop.client.get("/api/openapi.json").json()
     assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     operations = [(path, method) for path, item in schema["paths"].items() for method in item]
-    assert len(operations) == 12
+    assert len(operations) == 13
     for path, method in operations:
         url = path.replace("{proposal_id}", "x").replace("{rule_id}", "x").replace("{task_id}", "x")
         for headers in ({}, {"Authorization": "Bearer so_0123456789abcdef_madeup"}):
@@ -348,7 +348,7 @@ def test_the_api_survives_fuzzing(fuzzed: SimpleNamespace) -> None:
     web = create_web_app(fuzzed.app, secure_cookies=False)
     schema = schemathesis.openapi.from_asgi("/api/openapi.json", web)
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 12
+    assert len(operations) == 13
     calls = 0
     for operation in operations:
 
@@ -362,7 +362,7 @@ def test_the_api_survives_fuzzing(fuzzed: SimpleNamespace) -> None:
                                    checks=[not_a_server_error, ignored_auth])
 
         fuzz()
-    assert calls >= 12 * 5
+    assert calls >= 13 * 5
 
 
 def test_a_database_that_cannot_be_used_is_a_503_that_names_no_database() -> None:

@@ -56,7 +56,7 @@ def test_a_method_an_address_does_not_take_is_a_405_whatever_its_bodys_type(
     address that is not there is a 404; nothing is decided."""
     noor = bearer(shop, "Noor")
     operations = _operations(shop)
-    assert len(operations) == 13
+    assert len(operations) == 14
     for path, taken in operations.items():
         for method in sorted(set(_METHODS) - taken):
             if method == "GET":

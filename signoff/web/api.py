@@ -42,6 +42,7 @@ from signoff.web.schemas import (
     RulePage,
     SkillLeaveOut,
     SkillLeavePage,
+    StopIn,
     TaskOut,
     TaskPage,
 )
@@ -234,6 +235,22 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
     def task_outcome(task_id: str, person: Me) -> OutcomeOut:
         """Where a task stands now."""
         return OutcomeOut.of(app.outcome(inbox.task(person, task_id)))
+
+    @router.post("/tasks/{task_id}/stop", tags=["tasks"], responses=UNSUPPORTED_BODY_RESPONSE)
+    def stop_task(task_id: str, person: Me, body: StopIn | None = None) -> OutcomeOut:
+        """Stop a task that has not ended: it ends Halted, its receipt saying who stopped it
+        and why, and each proposal it waits on is withdrawn. Whoever the work is for, the
+        sponsor of an agent's work for nobody, or a supervisor; a task a process is stepping
+        now is not stopped under it (409). The body may be left out: no reason given."""
+        found = inbox.task(person, task_id)  # (one they may not see: 404, as one not there)
+        try:
+            return OutcomeOut.of(app.stop(found, by=person, reason=(body or StopIn()).reason))
+        except ReasonRefused as error:
+            raise ProblemError(422, str(error), type_="urn:signoff:problem:invalid") from None
+        except UnknownId as error:  # (seen, through a proposal of it, but not theirs to stop)
+            raise ProblemError(403, error.message, type_="urn:signoff:problem:refused") from None
+        except AgentRefused as error:  # ended already, or stepped by a process now
+            raise ProblemError(409, str(error), type_="urn:signoff:problem:refused") from None
 
     @router.get("/tasks/{task_id}/receipt", tags=["tasks"])
     def task_receipt(task_id: str, person: Me) -> ReceiptOut:

@@ -37,6 +37,7 @@ __all__ = [
     "RulePage",
     "SkillLeaveOut",
     "SkillLeavePage",
+    "StopIn",
     "TaskOut",
     "TaskPage",
     "asked_of",
@@ -94,6 +95,16 @@ class RevokeIn(_In):
              '{"why": "Prices went up."}; or no body at all')
 
     why: str = Field("", max_length=MAX_REASON, description="Why it is taken back.")
+
+
+class StopIn(_In):
+    """Stopping a task."""
+
+    asked = ('a JSON object with why it is stopped, which may be left out, such as '
+             '{"reason": "Not needed."}; or no body at all')
+
+    reason: str = Field("", max_length=MAX_REASON, description="Why it is stopped: its "
+                        "receipt keeps it.")
 
 
 class MeOut(BaseModel):
