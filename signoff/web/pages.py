@@ -156,6 +156,7 @@ class Pages:
         router.add_api_route("/proposals/{proposal_id}/reject", self.reject, methods=["POST"])
         router.add_api_route("/tasks", self.tasks_page, methods=["GET"], dependencies=page)
         router.add_api_route("/tasks/{task_id}", self.task_page, methods=["GET"], dependencies=page)
+        router.add_api_route("/tasks/{task_id}/stop", self.stop, methods=["POST"])
         router.add_api_route("/rules", self.rules_page, methods=["GET"], dependencies=page)
         router.add_api_route("/rules/{rule_id}/revoke", self.revoke, methods=["POST"])
         router.add_api_route("/agents", self.agents_page, methods=["GET"], dependencies=page)
@@ -436,15 +437,36 @@ class Pages:
         return self.render(request, "tasks.html", person=person, page=page, stuck=stuck)
 
     def task_page(self, request: Request, task_id: str) -> HTMLResponse:
-        """One task: where it stands, and its receipt."""
+        """One task: where it stands, and its receipt (and, while it has not ended, a stop)."""
         person = self.person(request)
-        self.inbox.task(person, task_id)
+        task_id = self.inbox.task(person, task_id)
+        said = self.browser.said_on(request)  # why a stop posted from here was refused
         receipt = self.app.receipt(task_id)
         proposals = {p.id: p for p in self.app.proposals(task=task_id)}
-        return self.render(request, "task.html", person=person, outcome=self.app.outcome(task_id),
-                           receipt=receipt, entries=[
+        page = self.render(request, "task.html", person=person, outcome=self.app.outcome(task_id),
+                           receipt=receipt, error=str(said.get("error", "")), entries=[
                                (e, wording.entry(e, proposals.get(str(e.data.get("proposal")))))
                                for e in receipt.entries])
+        self.browser.forget_said(request, page, request.url.path)
+        return page
+
+    async def stop(self, request: Request, task_id: str) -> Response:
+        """Stop a task (`App.stop`)."""
+        person = await run_in_threadpool(self.browser.person, request)
+        if person is None:
+            return self.logged_out(request)
+        fields = await self.form(request)
+        return await run_in_threadpool(self._stop, request, person, task_id, fields)
+
+    def _stop(self, request: Request, person: Principal, task_id: str,
+              fields: dict[str, str]) -> Response:
+        task_id = self.inbox.task(person, task_id)  # (one they may not see: not there)
+        page = f"/tasks/{task_id}"
+        try:
+            self.app.stop(task_id, by=person, reason=fields.get("reason", ""))
+        except AgentRefused as error:  # ended, being stepped, not theirs, a reason too long
+            return self.back_to(request, page, {"error": str(error)})
+        return RedirectResponse(page, status_code=303)
 
     def rules_page(self, request: Request) -> HTMLResponse:
         """The standing rules I may see, with revoke."""
@@ -565,6 +587,8 @@ def _page_of(path: str) -> str:
         return f"/proposals/{parts[1]}"
     if len(parts) == 3 and parts[0] == "rules" and parts[2] == "revoke":
         return "/rules"
+    if len(parts) == 3 and parts[0] == "tasks" and parts[2] == "stop":
+        return f"/tasks/{parts[1]}"
     return "/"
 
 
