@@ -628,9 +628,13 @@ def test_e_mail_addresses_and_agents_accounts_are_handles(tmp_path: Path) -> Non
         app.people.add(handle, "Someone")
     app.people.add("robot", "Robot", kind=signoff.PrincipalKind.AGENT)
 
+    class File(signoff.Skill[None, str]):
+        description = "File things."
+        tools: list[Any] = []
+
     class Clerk(signoff.Agent):
         purpose = "Files things."
-        skills: list[Any] = []
+        skills: list[Any] = [File()]
 
     app.add_agent(Clerk, sponsor=app.people.get("noor@example.com"))
     assert app.agent(Clerk).registered.account.handle == "clerk@agents"
