@@ -51,7 +51,7 @@ def test_every_api_address_is_answered_alike_with_a_slash_at_its_end(shop: Simpl
     is a 405 problem naming those it does; nothing is decided by the asking."""
     mia = bearer(shop, "Mia")
     addresses = _addresses(shop)
-    assert len(addresses) == 13
+    assert len(addresses) == 14
     for method, path in addresses:
         if method == "POST":
             continue  # (a decision is taken once: asked below, with and without, on a no)
@@ -165,7 +165,7 @@ def test_a_plain_yes_needs_no_body_nor_its_type(shop: SimpleNamespace) -> None:
     assert (answer.status_code, answer.json()["status"]) == (200, "Done"), answer.text
     schema = shop.http.get("/api/openapi.json").json()
     taking = [path for path, item in schema["paths"].items() if "post" in item]
-    assert len(taking) == 3
+    assert len(taking) == 4
     assert all("415" in schema["paths"][path]["post"]["responses"] for path in taking)
 
 
