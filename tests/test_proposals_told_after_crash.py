@@ -23,6 +23,7 @@ from signoff.engine.worker import looked
 from signoff.notifications import notify_by_webhook
 from signoff.store import points
 from tests.deadlines_app import build, script
+from tests.killed_child import run_until_killed
 from tests.webhook_receiver import receiver
 
 __all__ = ["receiver"]  # (a fixture of another module, used here)
@@ -48,13 +49,6 @@ def _pass_deadline_then_die(url: str, hook: str, at: Any) -> None:
         shop.app.pass_deadlines(now=at)
 
 
-def _in_child(target: Any, *args: Any) -> None:
-    child = multiprocessing.get_context("spawn").Process(target=target, args=args)
-    child.start()
-    child.join(timeout=120)
-    assert child.exitcode == -signal.SIGKILL
-
-
 def _told(receiver: SimpleNamespace) -> list[tuple[str, str]]:
     return [(b["proposal"]["id"], b["proposal"]["decide_by"]) for b in receiver.bodies]
 
@@ -63,7 +57,7 @@ def test_a_proposal_left_untold_by_a_crash_is_told_by_a_worker_once(
         database: str, receiver: SimpleNamespace) -> None:
     shop = build(database)
     try:
-        _in_child(_propose_then_die, database, receiver.url)
+        run_until_killed(_propose_then_die, database, receiver.url)
         (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
         assert receiver.bodies == []  # committed, and nobody told
 
@@ -96,7 +90,7 @@ def test_an_escalation_left_untold_by_a_crash_is_told_by_a_worker_once(
                                                 model=script(shop, 90))
         (proposal,) = shop.app.proposals(task=outcome.task)
         at = proposal.deadline_at + timedelta(seconds=1)
-        _in_child(_pass_deadline_then_die, database, receiver.url, at)
+        run_until_killed(_pass_deadline_then_die, database, receiver.url, at)
         now_on = shop.app.proposal(proposal)
         assert (now_on.status, now_on.decide_queue) == (ProposalStatus.WAITING, "Finance")
         assert receiver.bodies == []

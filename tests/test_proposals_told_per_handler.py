@@ -8,7 +8,6 @@ real child process SIGKILLed between two handlers, on one SQLite file and on Pos
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import signal
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from signoff.agents.telling import AGAIN_AFTER, MOST_TRIES
 from signoff.notifications import WebhookNotifier, notify_by_email, notify_by_webhook
 from signoff.store import points
 from tests.deadlines_app import build, script
+from tests.killed_child import run_until_killed
 from tests.smtp_server import Mailbox, smtp_server
 from tests.webhook_receiver import receiver
 
@@ -124,13 +124,6 @@ def _pass_deadline_then_die(url: str, hook: str, smtp_port: int, at: Any) -> Non
         shop.app.pass_deadlines(now=at)
 
 
-def _in_child(target: Any, *args: Any) -> None:
-    child = multiprocessing.get_context("spawn").Process(target=target, args=args)
-    child.start()
-    child.join(timeout=120)
-    assert child.exitcode == -signal.SIGKILL
-
-
 def test_a_process_stopped_between_two_handlers_leaves_the_worker_the_one_untold(
         database: str, receiver: SimpleNamespace, smtp: SimpleNamespace) -> None:
     """A child mails Noor and is killed before it calls the webhook: the worker tells the
@@ -138,7 +131,7 @@ def test_a_process_stopped_between_two_handlers_leaves_the_worker_the_one_untold
     any handler, is told to both: what the mail took of the first notice is not of this one."""
     shop = build(database)
     try:
-        _in_child(_propose_then_die, database, receiver.url, smtp.port)
+        run_until_killed(_propose_then_die, database, receiver.url, smtp.port)
         (proposal,) = shop.app.proposals(status=ProposalStatus.WAITING)
         assert len(smtp.mail) == 1
         assert receiver.bodies == []
@@ -151,7 +144,7 @@ def test_a_process_stopped_between_two_handlers_leaves_the_worker_the_one_untold
         assert worker.tell_untold() == 0
 
         at = proposal.deadline_at + timedelta(seconds=1)
-        _in_child(_pass_deadline_then_die, database, receiver.url, smtp.port, at)
+        run_until_killed(_pass_deadline_then_die, database, receiver.url, smtp.port, at)
         assert len(smtp.mail) == 1  # escalated, and nobody told
         assert len(receiver.bodies) == 1
         assert worker.tell_untold(now=at) == 1

@@ -9,7 +9,6 @@ killed mid-step; a real thread holding a task while another tries to stop it.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
@@ -25,6 +24,7 @@ from signoff.cli import main
 from signoff.exceptions import AgentRefused, ReasonRefused, UnknownId, UserError
 from signoff.store import points
 from tests.deadlines_app import build, runs, script
+from tests.killed_child import run_until_killed
 
 GONE_WORDS = "that Fay may stop: it is stopped by whoever the work is for"
 
@@ -107,11 +107,7 @@ def test_a_task_its_process_left_running_is_stopped(database: str) -> None:
     alive: it is stopped, and no worker steps it after."""
     shop = build(database)
     try:
-        child = multiprocessing.get_context("spawn").Process(target=_step_then_die,
-                                                             args=(database,))
-        child.start()
-        child.join(timeout=120)
-        assert child.exitcode == -signal.SIGKILL
+        run_until_killed(_step_then_die, database)
         with shop.app.database.connect() as db:
             (task,) = db.execute(text("select id from signoff_tasks")).scalars()
         assert shop.app.outcome(task).status is TaskStatus.RUNNING
