@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from sqlalchemy import create_engine
 
+from signoff import App
+from signoff.exceptions import StoreError
 from signoff.store.migrate import current_revision, head_revision
 
 _OPENING = """\
@@ -61,3 +65,39 @@ def test_processes_opening_an_unmigrated_database_at_once_all_open_it(
             assert current_revision(connection) == head_revision()
     finally:
         engine.dispose()
+
+
+def test_a_file_another_program_is_writing_in_rollback_mode_is_opened_once_it_is_done(
+        tmp_path: Path) -> None:
+    """signoff opening a file while another program writes it in rollback mode waits for the
+    write to end, then puts the file in WAL mode: switching failed "database is locked" at once,
+    the busy timeout unwaited (as when processes open a new file at the same moment: one of
+    five failed so in a run of the suite)."""
+    path = tmp_path / "shop.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        other.execute("CREATE TABLE stock (item TEXT)")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO stock VALUES ('crane')")
+        app = App("shop", database=f"sqlite:///{path}")
+        told: list[object] = []
+        opening = threading.Thread(target=lambda: told.append(_people_or_error(app)))
+        opening.start()
+        opening.join(0.3)
+        assert opening.is_alive(), told  # (waiting for the write, not failed at once)
+        other.execute("COMMIT")
+        opening.join(60)
+        assert told == [0]
+        assert other.execute("SELECT item FROM stock").fetchall() == [("crane",)]
+    finally:
+        other.close()
+    assert path.read_bytes()[18:20] == b"\x02\x02"  # (the file's header: in WAL mode)
+
+
+def _people_or_error(app: App) -> object:
+    try:
+        return len(app.people.all())
+    except StoreError as error:
+        return error
+    finally:
+        app.database.dispose()

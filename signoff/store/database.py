@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import sqlite3
 import stat
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -481,11 +483,33 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
+    _into_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA busy_timeout={_WAIT_SECONDS * 1000}")
     cursor.close()
     dbapi_connection.create_function("signoff_casefold", 1, _casefold, deterministic=True)
+
+
+def _into_wal(cursor: sqlite3.Cursor) -> None:
+    """Put the file in WAL mode (or find it so), trying again while another connection holds its
+    write lock, up to the busy timeout.
+
+    Switching reads the file's header and only then takes the write lock; SQLite fails that
+    "database is locked" at once, its busy timeout unwaited (a reader waiting to write could wait
+    on another that waits on it). Processes opening a new file at the same moment all switch it
+    (one of five failed in a run of the suite), as does one opening a file another program writes
+    in rollback mode. Each failed try ends its read, so the others go on."""
+    deadline = time.monotonic() + _WAIT_SECONDS
+    pause = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause * random.uniform(0.5, 1.5))  # (apart, so that tries do not meet again)
+        pause = min(pause * 2, 0.05)
 
 
 def _casefold(text: object) -> object:
