@@ -28,6 +28,7 @@ from signoff.agents.permits import Leave
 from signoff.agents.proposals import Proposal, ProposalStatus
 from signoff.agents.proposing import does_otherwise
 from signoff.agents.rules import StandingRule, rule_covers
+from signoff.agents.stopping import may_stop
 from signoff.agents.tasks import TaskStatus, as_signoff_writes_ids
 from signoff.effects.effect import Effect
 from signoff.exceptions import AgentRefused, Invalid, NotFound, UserError
@@ -502,6 +503,11 @@ class Inbox:
             raise NotFound(f"There is no task with id {_said_back(task_id)} that "
                            f"{self._app.people.get(person).name} may see.")
         return task_id
+
+    def may_stop(self, person: Principal, task_id: str) -> bool:
+        """Whether `person` may stop task `task_id` (`App.stop`), had it not ended."""
+        person = self._app.people.get(person)
+        return may_stop(self._app._agency, task_id, by=person, supervises=self.supervises(person))
 
     # -- rules ---------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from signoff import ProposalStatus, TaskStatus
+from signoff import ProposalStatus, TaskStatus, policy
+from signoff.exceptions import UnknownId
 from signoff.web import create_web_app
 from tests.workshop_web import PASSWORD, open_workshop, price, served
 
@@ -71,3 +72,21 @@ def test_a_stop_pressed_after_the_task_ended_says_why_nothing_was_done(
         f"Task {task} has already ended (Halted): there is nothing to stop.")
     expect(page.locator("#problem")).to_contain_text("Noor stopped it: Stopped at the desk.")
     assert shop.app.outcome(task).status is TaskStatus.HALTED
+
+
+def test_the_stop_is_offered_only_to_whoever_may_stop_the_task(
+        shop: SimpleNamespace, page: Page) -> None:
+    """Noor, deciding the fleet's price but supervising no agents here, sees Mia's task without
+    a stop she would be refused; Mia, whose work it is, has it (the page offered it to Noor)."""
+    shop.app.oversight.supervises_agents = policy.nobody
+    task = price(shop, fleet=True).task
+    _log_in(page, shop, "noor@workshop.example")
+    page.goto(f"{shop.url}/tasks/{task}")
+    expect(page.locator("#task-status")).to_have_text("Waiting")
+    expect(page.locator("#stop")).to_have_count(0)
+    with pytest.raises(UnknownId):  # (what the page no longer offers)
+        shop.app.stop(task, by=shop.noor)
+    page.context.clear_cookies()
+    _log_in(page, shop, "mia@workshop.example")
+    page.goto(f"{shop.url}/tasks/{task}")
+    expect(page.get_by_role("button", name="Stop this task")).to_be_visible()

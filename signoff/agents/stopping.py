@@ -25,7 +25,7 @@ from signoff.security.principals import Principal
 if TYPE_CHECKING:
     from signoff.agents.agency import Agency
 
-__all__ = ["stop_task"]
+__all__ = ["may_stop", "stop_task"]
 
 log = logging.getLogger("signoff.agents")
 
@@ -41,9 +41,7 @@ def stop_task(agency: Agency, task_id: str, *, by: Principal, reason: str,
     why = said_why(reason, what="The reason a task is stopped", needed=False)
     with agency.database.reading() as db:
         task = repo.load_task(db, task_id)
-    if task is None or by.disabled or not (
-            supervises or task.for_id == by.id or (
-                task.for_id is None and task.agent in agency.sponsored_by(by))):
+    if task is None or not _may_stop(agency, task, by, supervises=supervises):
         raise UnknownId(f"There is no task with id {task_id} that {by.name} may stop: it is "
                         "stopped by whoever the work is for, the sponsor of an agent's work for "
                         "nobody, or a person who supervises agents.")
@@ -64,3 +62,15 @@ def stop_task(agency: Agency, task_id: str, *, by: Principal, reason: str,
             log.warning("Task %s is stopped; its runner could not be told (%s): what steps it "
                         "ends as it next reads it.", task_id, error)
     return agency.loop.outcome(task_id)
+
+
+def may_stop(agency: Agency, task_id: str, *, by: Principal, supervises: bool) -> bool:
+    """Whether `by` may stop task `task_id` (see `stop_task`), had it not ended."""
+    with agency.database.reading() as db:
+        task = repo.load_task(db, task_id)
+    return task is not None and _may_stop(agency, task, by, supervises=supervises)
+
+
+def _may_stop(agency: Agency, task: repo.TaskRow, by: Principal, *, supervises: bool) -> bool:
+    return not by.disabled and (supervises or task.for_id == by.id or (
+        task.for_id is None and task.agent in agency.sponsored_by(by)))

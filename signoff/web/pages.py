@@ -444,7 +444,8 @@ class Pages:
         receipt = self.app.receipt(task_id)
         proposals = {p.id: p for p in self.app.proposals(task=task_id)}
         page = self.render(request, "task.html", person=person, outcome=self.app.outcome(task_id),
-                           receipt=receipt, error=str(said.get("error", "")), entries=[
+                           receipt=receipt, error=str(said.get("error", "")),
+                           may_stop=self.inbox.may_stop(person, task_id), entries=[
                                (e, wording.entry(e, proposals.get(str(e.data.get("proposal")))))
                                for e in receipt.entries])
         self.browser.forget_said(request, page, request.url.path)
