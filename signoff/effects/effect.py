@@ -58,7 +58,8 @@ class Effect:
     in_words: bool = False
     """Whether `target` says in a person's words what the code reaches (``"calls delete_note on
     the MCP server notes"``), made from the arguments of the call that reaches it, rather than
-    naming the code called; `path` still goes through that code."""
+    naming the code called; `path` still goes through that code, which `code` does not show
+    (a person deciding reads the words alone)."""
 
     @property
     def field(self) -> str:
@@ -109,7 +110,12 @@ class Effect:
 
     def code(self) -> str:
         """The path through the code that shows the effect ("set_price -> repair.price = …":
-        a value assigned is elided), "" when it has none."""
+        a value assigned is elided), "" when it has none — or when the effect is told in words:
+        they say what the code reaches, and its path ends in the code they stand for, signoff's
+        own (the guard's inbox showed "files_delete_file -> signoff.mcp.upstreams.Upstreams.
+        call_from_thread" beside "calls delete_file on the MCP server files")."""
+        if self.in_words:
+            return ""
         return " -> ".join(f"{step} …" if step.endswith("=") else step for step in self.path)
 
     @property
