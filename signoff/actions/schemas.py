@@ -185,34 +185,37 @@ TypedDicts to resolve those references in, `_making`); per thread, so that anoth
 registering actions makes its own."""
 
 
-def _holds_enum(annotation: Any, seen: set[type]) -> bool:
-    """Whether an Enum is anywhere inside `annotation` (in the fields of its structures too)."""
+def _mirrored(annotation: Any, seen: set[type]) -> bool:
+    """Whether an Enum, or a type held to what its schema describes (`_AS_DESCRIBED`: a number,
+    a date, a time), is anywhere inside `annotation` (in the fields of its structures too):
+    what a structure is given through a mirror for."""
     if is_typeddict(annotation):
         if annotation in seen:
             return False
         seen.add(annotation)
-        return any(_holds_enum(_unqualified(a), seen)
+        return any(_mirrored(_unqualified(a), seen)
                    for a in get_type_hints(annotation, include_extras=True).values())
     if isinstance(annotation, type):
-        if issubclass(annotation, enum.Enum):
+        if issubclass(annotation, enum.Enum) or annotation in _AS_DESCRIBED:
             return True
         if not (dataclasses.is_dataclass(annotation) or issubclass(annotation, BaseModel)):
             return False
         if annotation in seen:
             return False
         seen.add(annotation)
-        return any(_holds_enum(a, seen) for a, _ in _fields_of(annotation).values())
-    return any(_holds_enum(a, seen) for a in get_args(annotation) if a is not ...)
+        return any(_mirrored(a, seen) for a, _ in _fields_of(annotation).values())
+    return any(_mirrored(a, seen) for a in get_args(annotation) if a is not ...)
 
 
 @cache
 def _typeddict_by_name(cls: Any) -> Any:
-    """A TypedDict with an enum somewhere in its fields, given and shown with every enum by
-    member name, as in a dataclass or a pydantic model (`_structure_by_name`): a TypedDict of
-    the same name, keys and required-ness whose fields are `external`. Its value is the dict
+    """A TypedDict with an enum, a number, a date or a time somewhere in its fields
+    (`_mirrored`), given and shown with every enum by member name and each of the others held
+    to what its schema describes, as in a dataclass or a pydantic model (`_structure_by_name`):
+    a TypedDict of the same name, keys and required-ness whose fields are `external`. Its value is the dict
     the action takes, so nothing needs making from it. `cls` itself when nothing in it
     changes."""
-    if not _holds_enum(cls, set()):
+    if not _mirrored(cls, set()):
         return cls
     made_as: Any = TypedDict  # (its name is not known before: mypy wants one written)
     mirror: Any = made_as(cls.__name__, {})  # (its fields filled below)
@@ -256,12 +259,14 @@ _QUALIFIERS = {get_origin(q[int]) for q in (Required, NotRequired, ReadOnly)}
 
 @cache
 def _structure_by_name(cls: type) -> Any:
-    """A dataclass or pydantic model with an enum somewhere in its fields, given and shown with
-    every enum by member name, as a top-level enum is: validated through a mirror model whose
+    """A dataclass or pydantic model with an enum, a number, a date or a time somewhere in its
+    fields (`_mirrored`), given and shown with every enum by member name and each of the others
+    held to what its schema describes, as a parameter of that type is ("1_000" is no number in
+    a structure either): validated through a mirror model whose
     fields are `external`, then made into `cls` (so the action gets its own type, and a pydantic
     model's own validators still run); written out through the mirror. `cls` itself when nothing
     in it changes."""
-    if not _holds_enum(cls, set()):
+    if not _mirrored(cls, set()):
         return cls
     reference = f"{cls.__name__}_by_name_{id(cls):x}"
     with _making(cls, ForwardRef(reference)):
@@ -313,6 +318,8 @@ def _mirror(cls: type, reference: str, made: list[tuple[str, type[BaseModel], An
                         validate_by_alias=True)
     if issubclass(cls, BaseModel) and "extra" in cls.model_config:
         config["extra"] = cls.model_config["extra"]  # unknown members refused as by `cls`
+    elif dataclasses.is_dataclass(cls):  # (pydantic refuses them: unexpected arguments)
+        config["extra"] = getattr(cls, "__pydantic_config__", {}).get("extra", "forbid")
     mirror: type[BaseModel] = create_model(  # type: ignore[call-overload]
         cls.__name__, __config__=config, __doc__=cls.__doc__, **mirrored,
         __module__=cls.__module__)  # (the app's model, as `cls` is: not one of signoff's own)
