@@ -4,6 +4,7 @@ started while the server cannot be reached, and the choice of runner."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import runpy
 import signal
@@ -425,6 +426,28 @@ def test_a_yes_whose_task_no_worker_takes_up_says_why(tmp_path: Path,
         assert temporal_server.address in decision.task_problem
     finally:
         app.database.dispose()
+
+
+def test_a_pause_between_tries_to_reach_temporal_ends_with_its_worker_at_once() -> None:
+    """Ctrl-C in a pause between tries to reach the server (`asyncio.run`'s task cancelled)
+    ends it then: the pause waited in a thread, which `asyncio.run` waits for as it ends, so
+    `signoff worker --temporal` took up to the whole pause, up to a minute, to stop."""
+    from signoff.engine.temporal.serving import _pause
+
+    stop = threading.Event()
+
+    async def paused() -> None:
+        pausing = asyncio.create_task(_pause(stop, 600))
+        await asyncio.sleep(0.2)
+        pausing.cancel()
+
+    running = threading.Thread(target=asyncio.run, args=(paused(),), daemon=True)
+    running.start()
+    try:
+        running.join(60)
+        assert not running.is_alive(), "asyncio.run still waits on the pause's thread"
+    finally:
+        stop.set()  # (what the pause waits on, were it still waiting)
 
 
 def test_a_worker_that_cannot_reach_temporal_says_so_once_then_ever_more_seldom(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
@@ -244,6 +245,11 @@ async def _run_all(workers: tuple[TemporalSdkWorker, ...]) -> None:
 
 
 async def _pause(stop: threading.Event, seconds: float) -> None:
-    """Sleep `seconds`, or less when `stop` is set meanwhile."""
-    with suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.to_thread(stop.wait, seconds), seconds + 1)
+    """Sleep `seconds`, or less when `stop` is set meanwhile (looked at every tenth of a second).
+
+    Not a thread waiting on `stop`: cancelled by a Ctrl-C, the pause left its thread waiting,
+    and ``asyncio.run`` waits for its threads as it ends, so ``signoff worker --temporal`` took
+    up to the whole pause (4 s, then 8, … 60) to stop while the server could not be reached."""
+    deadline = time.monotonic() + seconds
+    while not stop.is_set() and (left := deadline - time.monotonic()) > 0:
+        await asyncio.sleep(min(left, 0.1))
