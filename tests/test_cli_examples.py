@@ -70,8 +70,12 @@ DECIDING_FOR_RESEARCH = ("signoff research --approve ", "signoff research --reje
 page makes (the offline reader never does): test_research's
 test_a_proposal_research_waits_on_is_decided_by_the_commands_it_prints runs these commands, as
 research prints them, on such a proposal, with a model served on loopback."""
+STOPPING_RESEARCH = ('signoff stop TASK_ID --reason "Not that page."',)
+"""It names a research task waiting on a page to fetch, which the offline reader never makes:
+tests/research/test_research_stopped_by_command.py runs it on such a task."""
 EXAMPLES = sorted(e for e in set(_examples(main))
-                  if not e.startswith(DECIDING_FOR_A_GUARD + DECIDING_FOR_RESEARCH))
+                  if not e.startswith(DECIDING_FOR_A_GUARD + DECIDING_FOR_RESEARCH)
+                  and e not in STOPPING_RESEARCH)
 
 
 KEEPING = sorted({e for e in _examples(main)

@@ -543,21 +543,33 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
 @AS_OPTION
 @TOKEN_OPTION
 @JSON_OPTION
+@click.option("--database", metavar="URL", default=None, callback=not_empty,
+              help="Without --app: the research database (default: research.db in the user's "
+                   "data directory). Given, it is read even when SIGNOFF_APP names an app.")
 def stop(task_id: str, reason: str, app_spec: str | None, as_handle: str | None,
-         token: str | None, as_json: bool) -> None:
+         token: str | None, as_json: bool, database: str | None) -> None:
     """Stop a task that has not ended: it ends Halted, and what it waits on is withdrawn.
 
     For a task no process can step (`signoff tasks` shows it Stuck), or work nobody needs
     any more. Whoever the work is for may stop it, the sponsor of an agent's work for nobody,
-    and a supervisor; a task a process is stepping now is not stopped under it.
+    and a supervisor; a task a process is stepping now is not stopped under it. Without
+    --app, a task of `signoff research` (one waiting on a page you do not want fetched, say).
 
     \b
-    Example:
+    Examples:
       signoff stop TASK_ID --reason "Not needed." --app examples/workshop.py --as mia@workshop.example
+      signoff stop TASK_ID --reason "Not that page."    # a task of signoff research
     """
-    app = load_app(app_spec)
-    me = whoami(app, as_handle, token)
-    ended = _by_id("task", "tasks", task_id, lambda: app.stop(task_id, by=me, reason=reason))
+    from_environment = click.get_current_context().get_parameter_source(
+        "app_spec") is click.core.ParameterSource.ENVIRONMENT
+    if not app_spec or (database is not None and from_environment):
+        from signoff.cli.research import research_stop
+
+        ended = research_stop(task_id, reason=reason, database=database)
+    else:
+        app = load_app(app_spec)
+        me = whoami(app, as_handle, token)
+        ended = _by_id("task", "tasks", task_id, lambda: app.stop(task_id, by=me, reason=reason))
     if as_json:
         _print_json(ended)
     else:

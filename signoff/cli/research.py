@@ -30,6 +30,7 @@ from typing import Any
 import click
 
 from signoff.agents.model_specs import ModelSpec
+from signoff.agents.proposals import ProposalStatus
 from signoff.agents.tasks import TaskStatus
 from signoff.cli import (
     MOST_TIMEOUT,
@@ -86,7 +87,7 @@ from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
 from signoff.models import Model
 
-__all__ = ["research", "research_receipt"]
+__all__ = ["research", "research_receipt", "research_stop"]
 
 _EXAMPLES = """
 \b
@@ -671,6 +672,8 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
         found = every_page(lambda after: inbox.tasks(me, status=chosen, after=after))
         with app.database.reading() as db:
             asked = {t.id: question_of(repo.load_task(db, t.id)) or "" for t in found}
+        waiting = {t.id: [p.id for p in app.proposals(task=t.id, status=ProposalStatus.WAITING)]
+                   for t in found if t.status is TaskStatus.WAITING}
     except SignoffError as error:
         raise failure_of(error) from None
     if as_json:
@@ -687,7 +690,29 @@ def research_tasks(*, database: str | None = None, status: str | None = None,
             console.print("    Go on with it: "
                           f"{runnable(f'research --go-on {t.id}{where}')} (with the --corpus "
                           "it was started with, if another)")
+        for proposal in waiting.get(t.id, ()):  # (a page to fetch: the commands that decide it)
+            console.print(f"    Waits on {proposal}: "
+                          f"{runnable(f'research --approve {proposal}{where}')}, or --reject "
+                          f"{proposal} --reason … (with the --corpus it was started with, if "
+                          f"another); or stop it: {runnable(f'stop {t.id}{where}')}")
     console.print(f"{len(found)} research task{'s' if len(found) != 1 else ''} in {plain(url)}.")
+
+
+def research_stop(task_id: str, *, reason: str, database: str | None = None) -> Any:
+    """Stop a research task kept in `database` (`default_database()` unless given) as the
+    person at the keyboard, saying `reason`; where it then stands: for ``signoff stop TASK_ID``
+    without an app. (A task waiting on a page nobody wants fetched could only be rejected, and
+    its model went on.)"""
+    from signoff.exceptions import UnknownId
+
+    app, url = _research_database(database)
+    try:
+        return app.stop(task_id, by=_local_person(app), reason=reason)
+    except UnknownId:
+        of_an_app = ("" if database is not None else " Without --app, this stops a task of "
+                     f"signoff research; to stop a task of an app, {NAMING_THE_APP}.")
+        raise Failure(f"There is no research task {task_id} of yours in {url}.{of_an_app}",
+                      EXIT_NOT_FOUND) from None
 
 
 def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:
