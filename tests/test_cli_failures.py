@@ -150,6 +150,17 @@ def test_debug_keeps_a_failed_commands_sentence_and_exit_code(shop: SimpleNamesp
                     3, missing)
 
 
+def test_debug_shows_the_traceback_of_a_failure_a_command_tells_itself(
+        shop: SimpleNamespace) -> None:
+    """A failure the command line tells itself (nobody with the handle --as gives: exit 4), not
+    an error it turns into a sentence, shows its traceback under --debug too (it showed the
+    sentence alone, as without --debug)."""
+    env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
+           "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"]}
+    _debugged_alike(["tasks", "--app", APP, "--as", "zed@workshop.example"], env, 4,
+                    "There is nobody with the handle 'zed@workshop.example' in workshop")
+
+
 @pytest.mark.parametrize(("source", "code", "sentence"), [
     ("import no_such_package_here\n", 2,
      "This needs the Python package no_such_package_here, which is not installed"),

@@ -414,7 +414,11 @@ class FailureTellingGroup(click.Group):
             if told is error:
                 raise
             raise told from None
-        except (click.exceptions.Exit, click.ClickException):
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException as told:  # (a failure a command tells: its traceback, when
+            if ctx.params.get("debug"):        # asked for, as an error's; usage errors are above)
+                tell_traceback(told)
             raise
         except (KeyboardInterrupt, click.Abort):  # (Abort: Ctrl-C at a prompt, as click tells it)
             # (Ctrl-C): click's "Aborted!" and exit 1 read as a refusal. What a command was
