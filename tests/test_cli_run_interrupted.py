@@ -146,7 +146,8 @@ def _task_left_running(shop: Any) -> str:
 def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while the model is asked: exit 130, a sentence naming the task, which stays
-    Running, and the worker command that goes on with it; no traceback."""
+    Running, and the worker command that goes on with it, said as a stop, not as an error (it
+    began "Error: Stopped.", where `signoff research` says "Stopped."); no traceback."""
     monkeypatch.setenv("SIGNOFF_PROFILE", str(tmp_path / "profile.json"))
     shop = open_workshop(tmp_path, monkeypatch)
     asked = threading.Event()
@@ -156,8 +157,10 @@ def test_ctrl_c_during_run_names_the_task_left_running(tmp_path: Path,
         out, err = _stopped_with_ctrl_c(run, asked)
     assert run.returncode == 130, (out, err)
     assert "Traceback" not in err
-    assert f"Task {_task_left_running(shop)} stays Running" in err, err
-    assert "signoff worker --app" in err, err
+    assert "Error" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"Stopped. Task {_task_left_running(shop)} stays Running, cut off in "
+                           "its step: `signoff worker --app"), err
 
 
 def test_ctrl_c_is_heard_when_started_with_it_blocked(tmp_path: Path,

@@ -13,6 +13,7 @@ from signoff.cli import main
 from signoff.cli.failures import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_USAGE
 from signoff.mcp.config import GuardConfig
 from signoff.mcp.guard import open_guard_app
+from tests.ports import free_port
 
 WORKSHOP = ["--app", "examples/workshop.py"]
 
@@ -83,6 +84,36 @@ args = ["-c", "pass"]
                          "only its env, beside a few basics such as PATH and HOME), see that each "
                          "one it reaches by url is running, then try again."), said
     assert "Traceback" not in gone.output
+
+
+@pytest.mark.parametrize("command", [["guard"], ["guard", "--inbox", "127.0.0.1:PORT"],
+                                     ["proposals", "--as", "noor@example.com"]])
+def test_a_missing_guard_config_is_told_with_what_it_holds(tmp_path: Path,
+                                                           command: list[str]) -> None:
+    """A guard config that is not there is told with what one holds and where an example is
+    (it said only "There is no guard config at guard.toml.", and nothing of what to write)."""
+    where = str(tmp_path / "guard.toml")
+    rest = [word.replace("PORT", str(free_port())) for word in command[1:]]
+    missing = CliRunner().invoke(main, ["mcp", command[0], where, *rest])
+    assert missing.exit_code == EXIT_USAGE, missing.output
+    said = " ".join(missing.output.split())
+    assert f"There is no guard config at {where}: name the file yours is in, or write one: " \
+           "a TOML file naming the MCP servers to guard ([servers.NAME], each with a command " \
+           "or a url)" in said
+    assert "the people who decide ([[people]])" in said
+    assert "docs/how-to/mcp.md" in said
+    guide = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "mcp.md"
+    assert '```toml title="guard.toml"' in guide.read_text()  # (the example it names is there)
+
+
+@pytest.mark.parametrize("command", ["guard", "proposals", "token", "approve"])
+def test_the_guard_commands_help_says_where_the_example_config_comes_from(command: str) -> None:
+    """The examples of a guard command name guard.toml: its help says what that is and where an
+    example of it is (nothing said where the config its examples need would come from)."""
+    shown = CliRunner().invoke(main, ["mcp", command, "--help"])
+    assert shown.exit_code == 0, shown.output
+    assert "signoff mcp " + command + " guard.toml" in shown.output
+    assert "docs/how-to/mcp.md" in " ".join(shown.output.split())
 
 
 def test_guard_refuses_work_for_someone_it_does_not_know(tmp_path: Path) -> None:

@@ -48,7 +48,8 @@ def test_a_waiting_task_stopped_by_whoever_it_is_for_ends_halted_its_proposal_wi
         assert (ended.status, ended.problem) == (
             TaskStatus.HALTED, "Mia stopped it: The customer took the bike back.")
         assert shop.app.proposal(proposal).status is ProposalStatus.WITHDRAWN
-        with pytest.raises(AgentRefused, match=r"already decided \(Withdrawn\)"):
+        with pytest.raises(AgentRefused, match=r"This proposal was withdrawn at .*, not decided: "
+                                               "its task stopped before anyone decided it"):
             shop.app.approve(proposal, by=shop.noor)
         assert runs(shop) == 0  # (nothing of it ran, before or after)
         receipt = shop.app.receipt(task).words

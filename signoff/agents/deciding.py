@@ -36,7 +36,7 @@ from signoff.agents.model_specs import given_from_outside
 from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
-from signoff.agents.proposing import does_otherwise, fingerprint_of
+from signoff.agents.proposing import does_otherwise, fingerprint_of, refusal_of_withdrawn
 from signoff.agents.skills import Skill
 from signoff.agents.standing import StandingRules
 from signoff.agents.states import CallOutcome, CallState, ReceiptKind
@@ -721,6 +721,9 @@ class Decider:
                                                 decide_by or self._route_words(proposal))
         if after_deadline:
             return AgentRefused(after_deadline)
+        withdrawn = refusal_of_withdrawn(proposal)
+        if withdrawn:
+            return AgentRefused(withdrawn)
         return AgentRefused(f"This proposal was already decided ({proposal.status.value}): a "
                             "proposal is decided once.")
 

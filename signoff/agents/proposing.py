@@ -20,9 +20,10 @@ from signoff.agents.states import CallOutcome, CallState, ReceiptKind
 from signoff.effects import Effect, Effects
 from signoff.exceptions import UserError
 from signoff.store.tables import proposals as proposals_table
+from signoff.store.utc import aware
 
 __all__ = ["Kept", "KeptProposals", "Routing", "asked_before", "does_otherwise", "fingerprint_of",
-           "proposal_of", "withdraw_with_task"]
+           "proposal_of", "refusal_of_withdrawn", "withdraw_with_task"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +71,31 @@ def asked_before(db: repo.Executor, proposal: Proposal) -> Proposal | None:
     return found[0] if found is not None else None
 
 
+_WITH_TASK = "its task stopped before anyone decided it"
+"""Why a proposal withdrawn with its task was (its reason goes on with how the task ended)."""
+
+
+def refusal_of_withdrawn(proposal: Proposal) -> str:
+    """Why a decision on `proposal` is refused because it was withdrawn ("" when it was not):
+    with its task (stopped by a person, or ended otherwise: its reason says how), or because
+    the agent's declaration no longer lets it use that tool. (Withdrawn at its deadline:
+    `deadlines.refusal_after_deadline`.) It was withdrawn, not decided: told as decided, a
+    person stopping a task and then saying yes to what it proposed was not told why."""
+    if proposal.status is not ProposalStatus.WITHDRAWN:
+        return ""
+    at = f" at {aware(proposal.decided_at):%Y-%m-%d %H:%M} UTC" if proposal.decided_at else ""
+    withdrawn = f"This proposal was withdrawn{at}, not decided"
+    with_task = f"{proposal.action} was withdrawn: {_WITH_TASK}"
+    if proposal.reason.startswith(with_task):
+        how = proposal.reason.removeprefix(f"{proposal.action} was withdrawn: ").rstrip(".")
+        return (f"{withdrawn}: {how}, and it can no longer be decided. If what it asked is "
+                "still wanted, ask for the work again.")
+    if proposal.reason == "ruled out":
+        return (f"{withdrawn}: the agent's declaration no longer lets it use {proposal.action}, "
+                "whoever says yes.")
+    return f"{withdrawn}: it can no longer be decided."
+
+
 def withdraw_with_task(db: repo.Executor, task_id: str, ended: str) -> list[str]:
     """In the transaction `db`, which ends task `task_id` (`ended`: why, as its receipt says):
     withdraw each proposal of it still waiting, its call told so, and say so in the receipt
@@ -83,8 +109,7 @@ def withdraw_with_task(db: repo.Executor, task_id: str, ended: str) -> list[str]
         if found is None:
             continue
         proposal, call_id, _ = found
-        said = (f"{proposal.action} was withdrawn: its task stopped before anyone decided it "
-                f"({ended.rstrip('.')}).")
+        said = f"{proposal.action} was withdrawn: {_WITH_TASK} ({ended.rstrip('.')})."
         at = repo.now()
         if not repo.claim_proposal(db, proposal, ProposalStatus.WITHDRAWN, decided_at=at,
                                    reason=said):

@@ -98,7 +98,8 @@ def mcp() -> None:
 
     \b
     Examples (the first once `python examples/workshop.py` has made the workshop's people and
-    ticket):
+    ticket; the others with guard.toml, a guard config such as the example in
+    docs/how-to/mcp.md):
       signoff mcp serve --app examples/workshop.py --agent estimator \\
           --for mia@workshop.example --subject ticket=T-7
       signoff mcp guard guard.toml --http 127.0.0.1:8765
@@ -234,8 +235,12 @@ def guard(config_path: str, http_address: str | None, inbox_address: str | None,
     Proposals are decided in the guard's inbox (and REST API), which it serves itself, or with
     `signoff mcp proposals | approve | reject CONFIG`: an approved call runs once.
 
+    CONFIG is a TOML file naming the MCP servers to guard (each with a command or a url), how
+    far each of their tools may go alone, and the people who decide; the guide to MCP in
+    signoff's docs (docs/how-to/mcp.md) has an example guard.toml to copy.
+
     \b
-    Examples:
+    Examples (with such a guard.toml):
       signoff mcp guard guard.toml --inbox 127.0.0.1:8766
       signoff mcp guard guard.toml --http 127.0.0.1:8765
     """
@@ -348,7 +353,7 @@ def token(config_path: str, handle: str, save: bool, revoke_id: str | None,
     and cannot decide anything (the inbox's web pages take a password: `signoff mcp password`).
 
     \b
-    Examples:
+    Examples (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp token guard.toml noor@example.com --save     # then: --as noor@example.com
       signoff mcp token guard.toml noor@example.com --client   # shown once, for a client's config
       signoff mcp token guard.toml noor@example.com --list
@@ -375,7 +380,7 @@ def password(config_path: str, handle: str, password: str | None, password_stdin
     with --password-stdin (one line).
 
     \b
-    Examples:
+    Examples (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp password guard.toml noor@example.com
       printf '%s\\n' "$NOOR_PASSWORD" | signoff mcp password guard.toml noor@example.com --password-stdin
     """
@@ -502,7 +507,7 @@ def guard_proposals(config_path: str, as_handle: str | None, token: str | None,
     """The guard's proposals you may decide now: each call with its server and exact arguments.
 
     \b
-    Examples:
+    Examples (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp token guard.toml noor@example.com --save   # once
       signoff mcp proposals guard.toml --as noor@example.com
     """
@@ -539,7 +544,7 @@ def guard_approve(config_path: str, proposal_id: str, as_handle: str | None, tok
     command's own connection to its server (a client still waiting on it is answered).
 
     \b
-    Example:
+    Example (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp approve guard.toml 3f2c8a8e-... --token so_… --always
     """
     from signoff.cli import EXIT_REFUSED
@@ -573,7 +578,7 @@ def guard_reject(config_path: str, proposal_id: str, reason: str, as_handle: str
     """Say no to a guard's proposal, with a reason the client is told; nothing runs.
 
     \b
-    Example:
+    Example (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp reject guard.toml 3f2c8a8e-... --reason "Keep a.txt." --token so_…
     """
     def reject(app: Any, _why: str = "") -> Any:
@@ -599,7 +604,7 @@ def guard_tasks(config_path: str, as_handle: str | None, token: str | None, stat
     each call that went on while another waited on a decision or was out), newest first.
 
     \b
-    Example:
+    Example (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp tasks guard.toml --as noor@example.com --status Waiting
     """
     from signoff.cli.people import echo_tasks
@@ -620,7 +625,7 @@ def guard_receipt(config_path: str, task_id: str, as_handle: str | None, token: 
     proposed, each decision.
 
     \b
-    Example:
+    Example (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp receipt guard.toml TASK_ID --as noor@example.com
     """
     from signoff.cli.people import echo_receipt
@@ -640,7 +645,7 @@ def guard_rules(config_path: str, as_handle: str | None, token: str | None, acti
     """The guard's standing rules ("from now on, alone") you may see, with their uses.
 
     \b
-    Example:
+    Example (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp rules guard.toml --as noor@example.com --active
     """
     from signoff.cli.people import echo_rules
@@ -668,7 +673,7 @@ def guard_revoke(config_path: str, rule_id: str, why: str, as_handle: str | None
     call on.
 
     \b
-    Example:
+    Example (guard.toml: a guard config, such as the example in docs/how-to/mcp.md):
       signoff mcp revoke guard.toml RULE_ID --why "Ask me first." --as noor@example.com
     """
     from signoff.cli.people import said_revoked

@@ -133,7 +133,12 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
             outcome = handle.do(own, worked_on, for_=person, model=_Told(model),
                                 max_steps=max_steps, budget_usd=budget, model_spec=spec)
     except KeyboardInterrupt:
-        raise _stopped(app, handle, own, person, started) from None
+        # A stop asked for, not a failure: said as `signoff research` says it, without the
+        # "Error: " click puts before a failure's sentence (written as a failure's is: a byte
+        # of an argument that is not UTF-8 as its escape), exit code 130.
+        stopped = Failure(_stopped(app, handle, own, person, started), EXIT_INTERRUPTED)
+        click.echo(stopped.message, err=True)
+        raise SystemExit(stopped.exit_code) from None
     if as_json:
         waiting = [p for p in app.proposals(task=outcome.task) if p.status.value == "Waiting"]
         click.echo(json.dumps({"task": outcome.task, "status": outcome.status.value,
@@ -175,7 +180,7 @@ class _Told:
         return getattr(self._model, name)
 
 
-def _stopped(app: Any, handle: Any, skill: Any, person: Any, started: datetime) -> Failure:
+def _stopped(app: Any, handle: Any, skill: Any, person: Any, started: datetime) -> str:
     """Ctrl-C while the task worked: where the task it started stands, and what goes on with
     it ("Stopped." alone left a task Running, and the person not knowing it, nor what to do)."""
     from sqlalchemy import select
@@ -193,19 +198,16 @@ def _stopped(app: Any, handle: Any, skill: Any, person: Any, started: datetime) 
                 .order_by(tasks.c.created_at.desc()).limit(1)).first()
     except Exception:  # (the database, itself interrupted: the task cannot be named)
         log.debug("The stopped task could not be found", exc_info=True)
-        return Failure(f"Stopped. A task it started is listed by "
-                       f"`{runnable('tasks' + app_option_words() + ' --as HANDLE')}`.",
-                       EXIT_INTERRUPTED)
+        return (f"Stopped. A task it started is listed by "
+                f"`{runnable('tasks' + app_option_words() + ' --as HANDLE')}`.")
     if row is None:
-        return Failure("Stopped before its task began: nothing was started.", EXIT_INTERRUPTED)
+        return "Stopped before its task began: nothing was started."
     listing = runnable("tasks" + app_option_words() + " --as HANDLE")
     if row.status != "Running":
-        return Failure(f"Stopped. Task {row.id} is {row.status.lower()}: `{listing}` shows it.",
-                       EXIT_INTERRUPTED)
-    return Failure(
-        f"Stopped. Task {row.id} stays Running, cut off in its step: "
-        f"`{runnable('worker' + app_option_words())}` goes on with it (with the model it was "
-        f"started with), and `{listing}` shows where it stands.", EXIT_INTERRUPTED)
+        return f"Stopped. Task {row.id} is {row.status.lower()}: `{listing}` shows it."
+    return (f"Stopped. Task {row.id} stays Running, cut off in its step: "
+            f"`{runnable('worker' + app_option_words())}` goes on with it (with the model it "
+            f"was started with), and `{listing}` shows where it stands.")
 
 
 def _agent(app: Any, name: str) -> Any:

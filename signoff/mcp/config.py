@@ -46,6 +46,13 @@ __all__ = ["GuardConfig", "Person", "Upstream", "leave_named"]
 
 _LEAVES = {leave.words.lower(): leave for leave in Leave}
 
+_WHAT_IT_HOLDS = ("name the file yours is in, or write one: a TOML file naming the MCP servers "
+                  "to guard ([servers.NAME], each with a command or a url), how far each of "
+                  "their tools may go alone, and the people who decide ([[people]]), as the "
+                  "example guard.toml in the guide to MCP does (docs/how-to/mcp.md in "
+                  "signoff's docs).")
+"""What a guard config holds and where an example is, for a message that finds none."""
+
 
 def leave_named(words: str, *, where: str) -> Leave:
     """The leave a config names: "alone", "propose", "propose every time" or "never"."""
@@ -131,7 +138,7 @@ class GuardConfig:
         try:
             data = tomllib.loads(Path(path).read_text())
         except FileNotFoundError:
-            raise UserError(f"There is no guard config at {where}.") from None
+            raise UserError(f"There is no guard config at {where}: {_WHAT_IT_HOLDS}") from None
         except IsADirectoryError:
             raise UserError(f"{where} is a folder: name the guard's config file in it.") from None
         except UnicodeDecodeError:

@@ -279,7 +279,7 @@ class Pages:
         (and, after "approve always", the standing rule it made and what it covers)."""
         person = self.person(request)
         proposal = self.inbox.proposal(person, proposal_id)
-        made = self._made(person, proposal, rule) if rule else ""
+        made = self._made(person, proposal, rule) if rule else None
         said = self.browser.said_on(request)  # why a decision posted from here was refused
         typed = said.get("values")
         page = self._proposal(request, person, proposal, made=made,
@@ -289,16 +289,21 @@ class Pages:
         self.browser.forget_said(request, page, request.url.path)
         return page
 
-    def _made(self, person: Principal, proposal: Proposal, rule_id: str) -> str:
-        """What the standing rule `rule_id` covers, in words, when it is the one the yes to
-        `proposal` made ("approve always" leads to the page with its id); "" for any other rule,
-        or one `person` may not see: a link naming some rule says nothing of it on the page of
-        a decision that did not make it."""
+    def _made(self, person: Principal, proposal: Proposal, rule_id: str
+              ) -> tuple[StandingRule, str] | None:
+        """The standing rule `rule_id`, and what it covers in words, when it is the one the yes
+        to `proposal` made ("approve always" leads to the page with its id); None for any other
+        rule, or one `person` may not see: a link naming some rule says nothing of it on the
+        page of a decision that did not make it. The page says how to take it back (the
+        command line says it with the command that does), or that it was taken back since."""
         rule = next((r for r in self.inbox.rules(person) if r.id == rule_id), None)
-        return self.inbox.covers(rule) if rule is not None and _made_by(rule, proposal) else ""
+        if rule is None or not _made_by(rule, proposal):
+            return None
+        return rule, self.inbox.covers(rule)
 
     def _proposal(self, request: Request, person: Principal, proposal: Proposal, *,
-                  error: str = "", made: str = "", typed: dict[str, Any] | None = None,
+                  error: str = "", made: tuple[StandingRule, str] | None = None,
+                  typed: dict[str, Any] | None = None,
                   decided: bool = False) -> HTMLResponse:
         """The proposal's page; `decided` when it follows a decision sent from it (the focus is
         put on what came of it)."""
