@@ -5,7 +5,9 @@ research skill's tools allow, one turn at a time:
 
 1. it calls ``search_sources`` with the question — with each question it asks, when it asks
    more than one (`questions_in`: "What does pass do? What does yield do?"), each then read
-   and answered in turn, and the whole declined when one of them cannot be, naming it;
+   and answered in turn, and the whole declined when one of them cannot be, naming it; a
+   question that names nothing to look for (`names_nothing`: "What?", "How does it work?") it
+   declines at once, saying to ask about something by its name;
 2. it calls ``read_source`` on the best few hits, each at the part that matched (in one turn);
 3. it ranks the sentences of what it read against the question (`rank_sentences`), each source
    weighed by how well the search matched it beside the best one read, and hands
@@ -36,6 +38,7 @@ from signoff.models.errors import ModelError
 from signoff.research.questions import questions_in
 from signoff.research.relevance import Reading, Source, Undone, rank_sentences
 from signoff.research.sentences import Sentence
+from signoff.research.terms import names_nothing
 
 __all__ = ["ExtractiveModel"]
 
@@ -81,6 +84,11 @@ class ExtractiveModel:
         seen = _Conversation.of(messages)
         turn = seen.turns + 1
         asked = questions_in(seen.question)
+        vague = [q for q in asked if names_nothing(q)]
+        if vague:  # (nothing to search for: what it found would be about anything)
+            why = _naming_nothing(vague[0])
+            return _decline(turn, seen, [], [], why if len(asked) == 1 else
+                            f"Of ‘{_clipped(vague[0], 120)}’: {why}")
         if not seen.calls(_SEARCH):
             return _call(turn, "I search the sources for the question's words." if len(asked) == 1
                          else f"The question asks {len(asked)} things: I search for each.",
@@ -205,6 +213,35 @@ def _why_not(reading: Reading, refused: bool, read: Sequence[str]) -> str:
     if reading.best is not None and reading.missing:
         return f"No sentence of the sources read is about the question: {_lacks(reading)}."
     return "No sentence of the sources read is about the question."
+
+
+_POINTING = re.compile(r"\b(?:(?P<one>it|this|that)|(?P<many>they|them|these|those))\b",
+                       re.IGNORECASE)
+"""A word that points to something named before it, one thing or many: a question asked alone
+has nothing before it."""
+
+
+def _naming_nothing(question: str) -> str:
+    """Why `question`, which names nothing to look for (`names_nothing`), is declined, and how
+    to ask it: with its pointing word ("it") made a name ("How does the with statement
+    work?"), or as a question that names something."""
+    text = " ".join(question.split())
+    pointing = _POINTING.search(text)
+    if pointing is None:
+        words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", text)))[:5]
+        said = ("it has no word" if not words else f"its word, {_listed(words)}, names nothing "
+                "in particular" if len(words) == 1 else f"its words, {_listed(words, 'and')}, "
+                "name nothing in particular")
+        example = "What does the with statement do?"
+    else:
+        said = (f"“{pointing[0].lower()}” stands for nothing named before it: a question is "
+                "read on its own")
+        named = "the with statement" if pointing["one"] else "generators"
+        example = text[: pointing.start()] + named + text[pointing.end():]
+        example = example[:1].upper() + example[1:].rstrip(" ?？.!") + "?"
+    return (f"The question names nothing to look for ({said}), so whatever a search found would "
+            f"be about something else. Ask about something by its name, such as "
+            f"“{_clipped(example, 160)}”.")
 
 
 def _not_told(undone: Undone) -> str:

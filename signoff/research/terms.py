@@ -4,10 +4,13 @@ A question's words less those that only make it a question ("what", "does", "how
 English words that are also Python's keywords kept only where it names them as keywords ("the in
 operator"), and the words of the operators it names (``==``: "equality comparison"). Each word
 is matched by its stem (`stem`: "keeps" and "kept" are "keep", "serialise" is "serialize").
+A question none of whose words names anything ("What?", "How does it work?") has nothing to
+look for (`names_nothing`).
 """
 
 from __future__ import annotations
 
+import builtins
 import functools
 import keyword
 import re
@@ -15,7 +18,7 @@ import re
 from signoff.research.asks import none_given
 from signoff.research.spellings import american
 
-__all__ = ["operators_in", "query_terms", "question_terms", "stem"]
+__all__ = ["names_nothing", "operators_in", "query_terms", "question_terms", "stem"]
 
 _QUESTION_WORDS = frozenset({
     "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
@@ -30,6 +33,32 @@ _QUESTION_WORDS = frozenset({
 """Words of a question that say nothing of its subject (its question words, its auxiliary and
 modal verbs: "How many steps may a task take?" is not about what may be); Python's keywords
 are kept, and so is "is" (an operator)."""
+
+_NAMING_NOTHING = (_QUESTION_WORDS - {"python"}) | frozenset({
+    "he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs", "us", "our",
+    "ours", "mine", "yours", "itself", "myself", "yourself", "themselves", "one", "ones",
+    "something", "anything", "everything", "nothing", "someone", "anyone", "everyone", "thing",
+    "things", "stuff", "some", "every", "each", "other", "another", "such", "same", "on", "at",
+    "by", "like", "up", "out", "off", "over", "than", "then", "so", "but", "also", "just",
+    "really", "here", "now", "again", "else", "very", "too", "am", "has", "have", "had",
+    "having", "being", "go", "goes", "going", "went", "come", "comes", "take", "takes", "took",
+    "give", "gives", "put", "let", "keep", "keeps", "see", "say", "says", "know", "think",
+})  # fmt: skip
+"""Words that name nothing on their own, of which a question that names nothing to look for is
+made (`names_nothing`): its question words, and the other words of no subject — pronouns
+("they"), determiners ("some"), prepositions ("on"), adverbs ("again") and light verbs ("have",
+"go", "take"), which make a question of whatever it names, and of nothing when it names none."""
+
+_PYTHON_NAMES = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+"""The names Python gives its keywords and builtins ("any", "all", "help"): a word that is one
+names something."""
+
+_SYMBOL = re.compile(r"[^\w\s?？!.,;'\"‘’“”`–—…]")
+"""A character of a question other than a word's, a space or a sentence's punctuation: it
+names something ("@", "%", "[]")."""
+
+_ASKING = frozenset({"what", "which", "who", "when", "where", "why", "how"})
+"""The words that open a question that asks after something (not whether: "Is it?")."""
 
 _MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "far", "big",
                        "large", "small", "old", "soon"})
@@ -134,15 +163,40 @@ def query_terms(question: str) -> list[str]:
     words that only make it a question left out (and a keyword that is also an English word,
     unless the question names it), and the names of the operators it names added."""
     words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
+    kept = _searched_words(question, words) or words
+    for operator in operators_in(question):
+        kept.extend(_OPERATOR_WORDS[operator])
+    return list(dict.fromkeys(kept))
+
+
+def _searched_words(question: str, words: list[str]) -> list[str]:
+    """The words of `question` (`words`, lower case) worth searching for, none added: those
+    that only make it a question, the measures asked after "how" and the keywords it names
+    only as English left out."""
     named = _named_keywords(question, words)
     measures = {n for n, w in enumerate(words) if n and words[n - 1] == "how" and w in _MEASURES}
     if any(words[n] == "long" for n in measures):
         measures |= {n for n, w in enumerate(words) if w in _TAKING}
-    kept = [w for n, w in enumerate(words) if w not in _QUESTION_WORDS and n not in measures
-            and (w not in _ENGLISH_KEYWORDS or n in named)] or words
-    for operator in operators_in(question):
-        kept.extend(_OPERATOR_WORDS[operator])
-    return list(dict.fromkeys(kept))
+    return [w for n, w in enumerate(words) if w not in _QUESTION_WORDS and n not in measures
+            and (w not in _ENGLISH_KEYWORDS or n in named)]
+
+
+def names_nothing(question: str) -> bool:
+    """Whether `question` names nothing to look for: each of its words only makes it a
+    question (`_QUESTION_WORDS`, but for "python", which names the language), or names nothing
+    on its own (`_NAMING_NOTHING`: a pronoun, a determiner, a preposition, a light verb), as
+    "What?" and "How does it work?" do; and it names no operator, nor any other symbol ("What
+    does @ do?" names the @), nor a keyword that is also English as the subject "does" asks
+    of ("What does with do?", "Does in copy?"; not "What if it does not exist?"). A word that
+    is a Python name ("any", "all") names that."""
+    if operators_in(question) or _SYMBOL.search(question):
+        return False
+    words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
+    if any(w in _ENGLISH_KEYWORDS and words[n - 1] in ("does", "did") and (
+            n == 1 or words[n - 2] in _ASKING) for n, w in enumerate(words) if n):
+        return False  # ("What does with do?": no preposition is what "does" asks of)
+    return "python" not in words and all(
+        w in _NAMING_NOTHING and w not in _PYTHON_NAMES for w in _searched_words(question, words))
 
 
 _CONTRACTED = re.compile(r"\b(?:(?P<can>ca)|(?P<will>wo)|(?P<shall>sha)|(?P<verb>\w+))n[’']t\b",
