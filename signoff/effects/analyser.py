@@ -36,7 +36,7 @@ from signoff.effects.scope import Scope
 from signoff.effects.signature import NO_DEFAULT, FunctionNode, Param, bind
 from signoff.effects.source import Cache, SourceIndex, lasting, one_at_a_time
 from signoff.effects.sqltext import UNREAD
-from signoff.effects.summary import Summary, in_callers_terms
+from signoff.effects.summary import Raised, Summary, in_callers_terms, keep_told_first
 from signoff.effects.tables import (
     IMMUTABLE_TYPES,
     LEAF_TYPES,
@@ -593,7 +593,7 @@ class Analyser:
                 ret = promised.on(ret)
         summary.ret = ret
         for r in frame.raises:
-            summary.raises.setdefault((r.exception, r.function, r.line), r)
+            keep_told_first(summary.raises, (r.exception, r.function, r.line), r)
         return summary
 
     # --- roots -----------------------------------------------------------------------------
@@ -611,8 +611,12 @@ class Analyser:
         self.tentative.clear()
         summary = Summary()
         package = (getattr(inspect.unwrap(fn), "__module__", "") or "").partition(".")[0]
-        if package and package != "signoff":
-            self.app_packages.add(package)  # (its code is the app's, wherever it is installed)
+        if package and package != "signoff" and package not in self.app_packages:
+            # Its code is the app's, wherever it is installed: what was kept of it as a library's
+            # (reached before from another package's code) is found again as the app's.
+            self.app_packages.add(package)
+            self.summaries.keep_lasting()
+            self.source.keep_lasting()
         frame = Frame(self, summary, globals_={}, closure={}, qualname=name, root_name=name)
         call_args(frame, known(fn), Args([], {}), None)
         self._boundary(summary, fn, name, checked=False)
@@ -781,13 +785,9 @@ def find_raises(fn: Any, *, name: str, localns: dict[str, Any] | None = None) ->
     except Exception:  # the analysis could not follow the code: no raise site is known
         _ANALYSER.reset_walk()
         return []
-    seen: set[tuple[str, str, int]] = set()
-    sites: list[RaiseSite] = []
+    found: dict[tuple[str, str, int], Raised] = {}
     for r in frame.raises:
-        key = (qualified_name(r.exception), r.function, r.line)
-        if key in seen:
-            continue
-        seen.add(key)
-        sites.append(RaiseSite(exception=key[0], function=r.function, line=r.line, path=r.path))
-    return sites
+        keep_told_first(found, (qualified_name(r.exception), r.function, r.line), r)
+    return [RaiseSite(exception=key[0], function=r.function, line=r.line, path=r.path)
+            for key, r in found.items()]
 

@@ -25,7 +25,7 @@ from signoff.effects.bindings import MISSING, Binding, held_kinds
 from signoff.effects.effect import UNSEEN, Effect, EffectKind
 from signoff.effects.scope import Interpreter, call_text
 from signoff.effects.signature import bind, params_of_node
-from signoff.effects.summary import Raised, Summary
+from signoff.effects.summary import Raised, Summary, keep_told_first
 from signoff.effects.tables import IMMUTABLE_TYPES
 from signoff.effects.values import (
     GLOBAL,
@@ -131,9 +131,8 @@ class Frame:
         """Record an effect of the function (`in_words`: `target` is words, `Effect.in_words`)."""
         path = self.prefix + path
         key = (kind, target, path[-1] if path else "", reason)
-        if key not in self.summary.effects:
-            self.summary.effects[key] = Effect(kind=kind, target=target, path=path, reason=reason, at=at,
-                                               in_words=in_words)
+        keep_told_first(self.summary.effects, key, Effect(kind=kind, target=target, path=path,
+                                                          reason=reason, at=at, in_words=in_words))
 
     def bound(self, namespace: Any, name: str, value: Any, where: str, owner: Any = None,
               kinds: tuple[frozenset[type], frozenset[type]] | None = None) -> None:
@@ -176,13 +175,11 @@ class Frame:
         path = self.prefix + path
         params = frozenset(t for t in origin if t.startswith("p:"))
         if params:
-            self.summary.muts.setdefault((params, target, path[-1]), path)
+            keep_told_first(self.summary.muts, (params, target, path[-1]), path)
         reason = "changes an object the analysis cannot follow" if UNKNOWN in origin else ""
         if origin - params:
-            key = (EffectKind.CHANGES, target, path[-1], reason)
-            self.summary.effects.setdefault(
-                key, Effect(kind=EffectKind.CHANGES, target=target, path=path, reason=reason)
-            )
+            keep_told_first(self.summary.effects, (EffectKind.CHANGES, target, path[-1], reason),
+                            Effect(kind=EffectKind.CHANGES, target=target, path=path, reason=reason))
 
     @contextmanager
     def repeated(self) -> Iterator[None]:

@@ -539,7 +539,7 @@ def is_sql_expression(value: Val) -> bool:
     """Whether `value` is a SQL expression being built (a column, ``func.count(…)``, ``a * b``):
     an operator on it builds another."""
     return bool(value.types) and all(
-        (getattr(t, "__module__", "") or "").startswith(("sqlalchemy.sql.", "sqlalchemy.orm.attributes"))
+        str(getattr(t, "__module__", "")).startswith(("sqlalchemy.sql.", "sqlalchemy.orm.attributes"))
         for t in value.types or ())
 
 

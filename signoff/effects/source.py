@@ -58,6 +58,11 @@ class SourceIndex:
         for cache in (self.params, self.hints_cache, self.set_cache):
             cache.forget_own()
 
+    def keep_lasting(self) -> None:
+        """Forget what was kept of code that is no longer taken to be a library's (`Cache`)."""
+        for cache in (self.params, self.hints_cache, self.set_cache):
+            cache.keep_lasting()
+
     def index(self, filename: str, module_globals: dict[str, Any]) -> dict[int, list[FunctionNode]] | None:
         """The functions of a source file by the line their code starts on (parsed once)."""
         if filename in self.files:
@@ -380,9 +385,9 @@ def _lasting_code(obj: type | types.FunctionType, app_packages: frozenset[str] |
     except TypeError:  # (a class that cannot be referred to weakly)
         known = None
     if known is not None:
-        return known and (getattr(obj, "__module__", None) or "").partition(".")[0] not in (
+        return known and _module_name(obj).partition(".")[0] not in (
             app_packages)
-    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    module = sys.modules.get(_module_name(obj))
     if isinstance(obj, type) and not obj.__flags__ & _HEAP_TYPE:
         found = True  # (one of Python's types, or an extension's, written in C: never freed)
     elif isinstance(obj, types.FunctionType):
@@ -394,8 +399,15 @@ def _lasting_code(obj: type | types.FunctionType, app_packages: frozenset[str] |
             _defined_as(module, obj))
     with contextlib.suppress(TypeError):  # (a class that cannot be referred to weakly)
         _KNOWN[obj] = found
-    return found and (getattr(obj, "__module__", None) or "").partition(".")[0] not in (
+    return found and _module_name(obj).partition(".")[0] not in (
         app_packages)
+
+
+def _module_name(obj: Any) -> str:
+    """The name of the module `obj` says it is of ("" when it says none: a class of an
+    extension's metaclass may give its own descriptor)."""
+    module = getattr(obj, "__module__", None)
+    return module if isinstance(module, str) else ""
 
 
 def _of_library(filename: str, module: str, app_packages: frozenset[str] | set[str]) -> bool:
@@ -467,6 +479,13 @@ class Cache(Generic[_K, _V]):
         for key in self._own:
             self._found.pop(key, None)
         self._own.clear()
+
+    def keep_lasting(self) -> None:
+        """Forget what was kept that `keep` keeps no longer (code of a package that has since
+        become the app's: it was found as a library's, and is to be found again as the app's)."""
+        own = set(self._own)
+        for key in [k for k, v in self._found.items() if k not in own and not self._keep(k, v)]:
+            del self._found[key]
 
 
 _WALKING = threading.RLock()

@@ -729,9 +729,9 @@ def of_library(frame: Scope, cls: type) -> bool:
     its own methods are written in say, where it has any: not as its ``__module__`` says)."""
     if written_in(cls) is not None:  # (signoff's own, run from its checkout, as the app's)
         return False
-    module = getattr(cls, "__module__", "") or ""
-    if module == "builtins" or module.startswith("signoff."):
-        return True
+    module = getattr(cls, "__module__", "")  # (an extension's metaclass's: a descriptor)
+    if not isinstance(module, str) or module == "builtins" or module.startswith("signoff."):
+        return isinstance(module, str)  # (of a module not known: taken to be the app's)
     filename = getattr(sys.modules.get(module), "__file__", None) or ""
     return bool(filename) and not frame.an.is_app_file(filename, module)
 

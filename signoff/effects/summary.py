@@ -2,19 +2,29 @@
 
 A summary is computed once per function (per class of ``self`` and per what its unannotated
 parameters are known to hold) and applied at every call, its parameters replaced by the arguments.
+
+Of the ways a function reaches one effect (one change, one raise), the one told is the shortest
+(`keep_told_first`), not merely the first the walk met: in a recursion that is one through the
+recursion as often as the walk went round it, which depends on where the walk of the recursion
+began — so on which functions an earlier analysis in the process had summarised (a library's
+summaries are kept for the process's life) — and an action's effects are the same whatever was
+analysed before.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from signoff.effects.bindings import Binding
 from signoff.effects.effect import UNSEEN, Effect, EffectKind
 from signoff.effects.signature import Param
 from signoff.effects.values import Val
 
-__all__ = ["Raised", "Summary", "in_callers_terms"]
+__all__ = ["Raised", "Summary", "in_callers_terms", "keep_told_first"]
+
+_Key = TypeVar("_Key")
+_Found = TypeVar("_Found", Effect, "Raised", tuple[str, ...])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,8 +98,8 @@ class Summary:
         """Record that code on its path cannot be seen (`path`, why, and where when known): it is
         assumed to do everything but read (`UNSEEN`), and to spend an amount not known."""
         for kind in UNSEEN:
-            self.effects.setdefault((kind, "", path[-1] if path else "", reason),
-                                    Effect(kind=kind, path=path, reason=reason, at=at))
+            keep_told_first(self.effects, (kind, "", path[-1] if path else "", reason),
+                            Effect(kind=kind, path=path, reason=reason, at=at))
         self.cost_unseen = True
 
     def take_costs(self, callee: Summary, site: tuple[Any, ...], looped: bool) -> None:
@@ -129,3 +139,17 @@ def in_callers_terms(tokens: frozenset[str], binding: dict[str, Val]) -> frozens
             continue
         out |= bound.reach if reach else bound.origin
     return frozenset(out)
+
+
+def keep_told_first(found: dict[_Key, _Found], key: _Key, new: _Found) -> None:
+    """Keep `new` as what `found` tells at `key` (an effect, a raise, a change of a parameter's
+    by its path) unless what it keeps there has a path no longer: of ways as long, the first the
+    walk met (the code's order: ``str(x)`` runs ``__str__`` before any ``__repr__``)."""
+    kept = found.get(key)
+    if kept is None or _steps(new) < _steps(kept):
+        found[key] = new
+
+
+def _steps(one: Effect | Raised | tuple[str, ...]) -> int:
+    """How many steps the path of an effect, a raise or a change takes."""
+    return len(one if isinstance(one, tuple) else one.path)
