@@ -21,6 +21,7 @@ import typing
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from functools import cache
 from keyword import iskeyword
@@ -110,13 +111,13 @@ def external(annotation: Any) -> Any:
         return dict.__class_getitem__((key, external(value)))
     if is_typeddict(annotation):
         mirrors: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
-        return mirrors.get(annotation) or _typeddict_by_name(annotation)
+        return mirrors.get(annotation) or _typeddict_by_name(annotation, _GIVEN.get())
     if isinstance(annotation, type) and (dataclasses.is_dataclass(annotation)
                                          or issubclass(annotation, BaseModel)):
         being_made: dict[type, Any] = _MIRRORING.__dict__.setdefault("found", {})
         if annotation in being_made:  # (a structure that holds itself: its own mirror, by a
             return being_made[annotation]  # reference resolved once the mirror is made)
-        return _structure_by_name(annotation)
+        return _structure_by_name(annotation, _GIVEN.get())
     return annotation
 
 
@@ -185,37 +186,45 @@ TypedDicts to resolve those references in, `_making`); per thread, so that anoth
 registering actions makes its own."""
 
 
-def _mirrored(annotation: Any, seen: set[type]) -> bool:
-    """Whether an Enum, or a type held to what its schema describes (`_AS_DESCRIBED`: a number,
-    a date, a time), is anywhere inside `annotation` (in the fields of its structures too):
-    what a structure is given through a mirror for."""
+def _mirrored(annotation: Any, seen: set[type], given: bool) -> bool:
+    """Whether an Enum is anywhere inside `annotation` (in the fields of its structures too),
+    or, in what a caller gives (`given`), a type held to what its schema describes
+    (`_AS_DESCRIBED`: a number, a date, a time): what a structure is given through a mirror
+    for."""
     if is_typeddict(annotation):
         if annotation in seen:
             return False
         seen.add(annotation)
-        return any(_mirrored(_unqualified(a), seen)
+        return any(_mirrored(_unqualified(a), seen, given)
                    for a in get_type_hints(annotation, include_extras=True).values())
     if isinstance(annotation, type):
-        if issubclass(annotation, enum.Enum) or annotation in _AS_DESCRIBED:
+        if issubclass(annotation, enum.Enum) or (given and annotation in _AS_DESCRIBED):
             return True
         if not (dataclasses.is_dataclass(annotation) or issubclass(annotation, BaseModel)):
             return False
         if annotation in seen:
             return False
         seen.add(annotation)
-        return any(_mirrored(a, seen) for a, _ in _fields_of(annotation).values())
-    return any(_mirrored(a, seen) for a in get_args(annotation) if a is not ...)
+        return any(_mirrored(a, seen, given) for a, _ in _fields_of(annotation).values())
+    return any(_mirrored(a, seen, given) for a in get_args(annotation) if a is not ...)
+
+
+_GIVEN: ContextVar[bool] = ContextVar("signoff_given", default=False)
+"""Whether the types `external` describes are given by a caller (an action's parameters, while
+`parameters_model` makes them), whose structures' numbers, dates and times are held to what
+their schema describes as a parameter's are; else written by signoff (a result), whose
+structures are mirrored for their enums alone, their own serializers kept."""
 
 
 @cache
-def _typeddict_by_name(cls: Any) -> Any:
+def _typeddict_by_name(cls: Any, given: bool) -> Any:
     """A TypedDict with an enum, a number, a date or a time somewhere in its fields
     (`_mirrored`), given and shown with every enum by member name and each of the others held
     to what its schema describes, as in a dataclass or a pydantic model (`_structure_by_name`):
     a TypedDict of the same name, keys and required-ness whose fields are `external`. Its value is the dict
     the action takes, so nothing needs making from it. `cls` itself when nothing in it
     changes."""
-    if not _mirrored(cls, set()):
+    if not _mirrored(cls, set(), given):
         return cls
     made_as: Any = TypedDict  # (its name is not known before: mypy wants one written)
     mirror: Any = made_as(cls.__name__, {})  # (its fields filled below)
@@ -258,7 +267,7 @@ _QUALIFIERS = {get_origin(q[int]) for q in (Required, NotRequired, ReadOnly)}
 
 
 @cache
-def _structure_by_name(cls: type) -> Any:
+def _structure_by_name(cls: type, given: bool) -> Any:
     """A dataclass or pydantic model with an enum, a number, a date or a time somewhere in its
     fields (`_mirrored`), given and shown with every enum by member name and each of the others
     held to what its schema describes, as a parameter of that type is ("1_000" is no number in
@@ -266,7 +275,7 @@ def _structure_by_name(cls: type) -> Any:
     fields are `external`, then made into `cls` (so the action gets its own type, and a pydantic
     model's own validators still run); written out through the mirror. `cls` itself when nothing
     in it changes."""
-    if not _mirrored(cls, set()):
+    if not _mirrored(cls, set(), given):
         return cls
     reference = f"{cls.__name__}_by_name_{id(cls):x}"
     with _making(cls, ForwardRef(reference)):
@@ -436,8 +445,12 @@ def parameters_model(action_name: str, parameters: list[Parameter], *, module: s
                      ) -> ParametersModel:
     """The pydantic model of the parameters a caller gives (context parameters left out)."""
     try:
-        fields: dict[str, Any] = {p.name: _field_of(action_name, p) for p in parameters
-                                  if p.provided is None}
+        given = _GIVEN.set(True)
+        try:
+            fields: dict[str, Any] = {p.name: _field_of(action_name, p) for p in parameters
+                                      if p.provided is None}
+        finally:
+            _GIVEN.reset(given)
         with warnings.catch_warnings():  # (a parameter named `json` or `copy` is no mistake:
             warnings.filterwarnings(  # its value is read by name, never by the attribute)
                 "ignore", message=r"Field name .* shadows an attribute in parent", category=UserWarning)
