@@ -418,6 +418,46 @@ def test_an_apps_model_counts_wherever_its_code_has_it_serialized(
     assert analyse(found.plain.dump, name="dump").spends
 
 
+_LINES = """\
+from dataclasses import dataclass
+from signoff import App
+from signoff.effects import analyse
+from signoff.mcp import guard
+
+app = App("lines", database="sqlite://")
+
+
+@dataclass
+class Line:
+    qty: int
+
+
+@app.action
+def order(line: Line) -> int:
+    \"\"\"Order a line.\"\"\"
+    return line.qty
+
+
+answered = analyse(guard._answer_of, name="answer_of")
+print(answered.spends, answered.external, answered.explain())
+"""
+
+
+def test_a_structures_number_check_only_reads_where_the_analysis_meets_it(tmp_path: Any) -> None:
+    """An app's parameter structure with a number in it is given through a mirror model, whose
+    check of text for a number the analysis meets wherever a value of no known type is written
+    (the guard's answers too): it only reads. Iterating the text's characters, whose type the
+    analysis did not know, it read as doing anything, and the guard's every call as spending.
+    (An app of a script run as itself, whose models the analysis takes for any model's.)"""
+    import subprocess
+
+    (tmp_path / "lines.py").write_text(_LINES)
+    told = subprocess.run([sys.executable, str(tmp_path / "lines.py")], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert told.returncode == 0, told.stderr
+    assert told.stdout.strip() == "False False []", told.stdout
+
+
 def test_an_apps_model_does_not_count_for_the_guards_own_code(
         tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The MCP guard passes on what an upstream answered, data from the wire: no model of an

@@ -70,11 +70,22 @@ def held_to_plain(kind: type) -> BeforeValidator:
     how = _HOW[int if kind is int else float]
 
     def checked(value: Any) -> Any:
-        if isinstance(value, str) and any(c.isdigit() for c in value) and not plainly_written(
-                value):
+        if isinstance(value, str) and _holds_a_digit(value) and not plainly_written(value):
             raise PydanticCustomError(NOT_PLAIN, how)
         return value
     return BeforeValidator(checked)
+
+
+def _holds_a_digit(text: str) -> bool:
+    """Whether `text` holds a digit of any script (what Python's ``int`` reads as one: a
+    character of Unicode's decimal digits). By a pattern, not by character: the effect analysis,
+    following a structure's check where a value of no known type is written, knows it only
+    reads."""
+    return _DIGIT.search(text) is not None
+
+
+_DIGIT = re.compile(r"\d")
+"""A decimal digit of any script ("1", "١", "１")."""
 
 
 class TextDescribed:
