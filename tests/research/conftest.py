@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from signoff import App
+from signoff.research import research_app
+from signoff.research.corpus import Corpus
+
 
 @pytest.fixture(autouse=True)
 def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -16,3 +20,15 @@ def _own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SIGNOFF_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SIGNOFF_PYTHON_DOCS", "none")
     monkeypatch.delenv("SIGNOFF_APP", raising=False)
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    """Python's help topics, indexed once for each module that asks for them."""
+    return Corpus.bundled(index=tmp_path_factory.mktemp("index") / "pydoc.sqlite")
+
+
+@pytest.fixture
+def app(bundled: Corpus) -> App:
+    """A research app over the bundled corpus, in memory."""
+    return research_app(bundled, database="sqlite://")

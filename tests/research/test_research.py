@@ -61,18 +61,6 @@ from signoff.testing import ScriptedModel, says
 QUESTION = "What does the with statement do?"
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    """Python's help topics, indexed once for this module."""
-    return Corpus.bundled(index=tmp_path_factory.mktemp("index") / "pydoc.sqlite")
-
-
-@pytest.fixture
-def app(bundled: Corpus) -> App:
-    """A research app over the bundled corpus, in memory."""
-    return research_app(bundled, database="sqlite://")
-
-
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """A folder of sources: text, Markdown (nested), HTML, and files that are not sources."""

@@ -14,21 +14,8 @@ from click.testing import CliRunner
 
 from signoff import App
 from signoff.cli.research import research
-from signoff.research import Corpus, research_app
 from signoff.research.terms import names_nothing
 from tests.research.asking import answer_of, claims_of
-
-
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    """Python's help topics, indexed once for this module."""
-    return Corpus.bundled(index=tmp_path_factory.mktemp("index") / "pydoc.sqlite")
-
-
-@pytest.fixture
-def app(bundled: Corpus) -> App:
-    """A research app over the bundled corpus, in memory."""
-    return research_app(bundled, database="sqlite://")
 
 
 @pytest.mark.parametrize(("question", "why", "example"), [

@@ -18,11 +18,6 @@ from signoff.research.corpus import Corpus
 from signoff.testing import ScriptedModel, says
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    return Corpus.bundled(index=tmp_path_factory.mktemp("index") / "pydoc.sqlite")
-
-
 def _waiting(bundled: Corpus, database: str) -> str:
     """A research task, kept in `database`, waiting on a page to fetch: its id."""
     app = research_app(bundled, database=database)

@@ -20,7 +20,7 @@ from signoff.cli.research_shown import as_written
 from signoff.models.base import Price
 from signoff.research import Corpus, ask, fetch_url, read_source, search_sources
 from signoff.testing import ScriptedModel, says
-from tests.research.test_research import _told_to_run, _waiting_for_a_model, bundled
+from tests.research.test_research import _told_to_run, _waiting_for_a_model
 from tests.research.test_research_inputs import (
     QUESTION,
     _app_in,
@@ -28,7 +28,7 @@ from tests.research.test_research_inputs import (
     kettles,
 )
 
-__all__ = ["bundled", "kettles"]  # (fixtures of other modules, used here)
+__all__ = ["kettles"]  # (a fixture of another module, used here)
 
 
 def _edited(folder: Path) -> None:
