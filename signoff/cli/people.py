@@ -160,6 +160,15 @@ def _by_id(kind: str, listed_by: str, given_id: str, find: Callable[[], T]) -> T
                        given_id, find)
 
 
+def _of_research(app_spec: str | None, database: str | None) -> bool:
+    """Whether a command that reads a task (`tasks`, `receipt`, `stop`) reads `signoff
+    research`'s: no app is named, or `--database` is given and the app is named only by
+    SIGNOFF_APP (which `signoff research` then prints its commands with)."""
+    from_environment = click.get_current_context().get_parameter_source(
+        "app_spec") is click.core.ParameterSource.ENVIRONMENT
+    return not app_spec or (database is not None and from_environment)
+
+
 def _of_group(ctx: click.Context, app_spec: str | None, as_handle: str | None,
               token: str | None) -> tuple[Any, Any]:
     """The app and who acts, from a subcommand's own options or else its group's."""
@@ -453,9 +462,7 @@ def tasks(app_spec: str | None, as_handle: str | None, token: str | None, status
       signoff tasks --app examples/workshop.py --as mia@workshop.example --status Waiting
       signoff tasks --status Running      # tasks of signoff research
     """
-    from_environment = click.get_current_context().get_parameter_source(
-        "app_spec") is click.core.ParameterSource.ENVIRONMENT
-    if not app_spec or (database is not None and from_environment):
+    if _of_research(app_spec, database):
         from signoff.cli.research import research_tasks
 
         research_tasks(database=database, status=status, as_json=as_json)
@@ -507,11 +514,7 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
       signoff receipt TASK_ID --app examples/workshop.py --as mia@workshop.example
       signoff receipt TASK_ID       # a task of signoff research
     """
-    # --database names the research database: it wins over an app named only by SIGNOFF_APP
-    # (which `signoff research` then prints it with, for its task's receipt).
-    from_environment = click.get_current_context().get_parameter_source(
-        "app_spec") is click.core.ParameterSource.ENVIRONMENT
-    if not app_spec or (database is not None and from_environment):
+    if _of_research(app_spec, database):
         from signoff.cli.research import research_receipt
 
         research_receipt(task_id, database=database, as_json=as_json)
@@ -560,9 +563,7 @@ def stop(task_id: str, reason: str, app_spec: str | None, as_handle: str | None,
       signoff stop TASK_ID --reason "Not needed." --app examples/workshop.py --as mia@workshop.example
       signoff stop TASK_ID --reason "Not that page."    # a task of signoff research
     """
-    from_environment = click.get_current_context().get_parameter_source(
-        "app_spec") is click.core.ParameterSource.ENVIRONMENT
-    if not app_spec or (database is not None and from_environment):
+    if _of_research(app_spec, database):
         from signoff.cli.research import research_stop
 
         ended = research_stop(task_id, reason=reason, database=database)
