@@ -1,7 +1,9 @@
 """The model ``signoff research`` asks: made from ``--model``, ``--price`` and ``--timeout``
 (the offline extractive reader unless a provider's is named), or, going on with a task after a
 decision or a stop, the one the task kept (`going_on_with`). Each mistake in naming one is a
-usage error that says what to give (`signoff.cli.failures.Misuse`, ``click.BadParameter``)."""
+usage error that says what to give (`signoff.cli.failures.Misuse`, ``click.BadParameter``). A
+model made from a spec closes its connections as the command ends (`closed_with_command`;
+``signoff run --model`` too)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from signoff.cli.research_shown import Progress
 from signoff.exceptions import SignoffError
 from signoff.models import Model, ModelNotConfigured, Price
 
-__all__ = ["going_on_with", "is_offline", "is_offline_spec", "model_of", "price_of"]
+__all__ = ["closed_with_command", "going_on_with", "is_offline", "is_offline_spec", "model_of", "price_of"]
 
 
 def price_of(spec: str | None) -> Price | None:
@@ -53,12 +55,22 @@ def model_of(spec: str, price: Price | None = None,
         if isinstance(error, ModelNotConfigured) and error.model:
             raise Misuse(error.message) from None
         raise click.BadParameter(str(error), param_hint="--model") from None
+    closed_with_command(chosen)
     if isinstance(chosen, Model) and chosen.price is None:
         raise click.BadParameter(
             f"The price of {chosen.name} is not known, so its cost cannot be kept within the "
             "budget: give it with --price IN,OUT (US dollars per million input and output "
             "tokens, e.g. --price 0.15,0.60; 0,0 for a model of your own).", param_hint="--price")
     return chosen if isinstance(chosen, Model) else ExtractiveModel()
+
+
+def closed_with_command(model: object) -> None:
+    """Close the connections `model` holds (a provider's) when the command that made it
+    ends, so that none is left open for the interpreter to find."""
+    close = getattr(model, "close", None)
+    context = click.get_current_context(silent=True)
+    if callable(close) and context is not None:
+        context.call_on_close(close)
 
 
 def is_offline_spec(spec: str) -> bool:

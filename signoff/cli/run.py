@@ -36,6 +36,7 @@ from signoff.cli.failures import (
 )
 from signoff.cli.invocation import commands_as_run
 from signoff.cli.otlp import export_traces
+from signoff.cli.research_model import closed_with_command
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
 
@@ -116,6 +117,7 @@ def run(agent: str, skill: str, for_handle: str | None, subject: str | None,
                          timeout=timeout)
         limit = budget if budget is not None else handle.registered.agent.budget_usd
         made = model = spec.make()
+        closed_with_command(made)
         if made.price is None and limit != float("inf"):
             raise click.BadParameter(
                 f"The price of {made.name} is not known, so its cost cannot be kept within the "
