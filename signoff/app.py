@@ -425,7 +425,8 @@ class App:
 
     def worker(self, *, model_for: Callable[[str, str], Any] | None = None) -> Worker:
         """A worker that steps this app's tasks that can go on (after a restart, or a decision
-        made in another process). ``model_for(agent, task)`` gives each task its model."""
+        made in another process). ``model_for(agent_name, task_id)`` gives each task its model
+        (None: the one it was started with by spec, else its agent's own: see `Worker`)."""
         return Worker(self._agency, model_for=model_for or (lambda _agent, _task: None))
 
     def temporal_worker(

@@ -32,7 +32,8 @@ for stopped."""
 
 class Worker:
     """Steps the app's tasks that can go on. ``model_for(agent_name, task_id)`` gives the model
-    a task goes on with (its agent's own, when it returns None)."""
+    a task goes on with; when it returns None, the task goes on with the model it was started
+    with by spec (a `ModelSpec`, or a model named in words), else its agent's own."""
 
     def __init__(self, agency: Agency, *, model_for: Callable[[str, str], Model | None]) -> None:
         self._agency = agency

@@ -51,7 +51,7 @@ class Origin(enum.Enum):
     """Where an argument's value came from."""
 
     REQUEST = "request"
-    """The person's request, the brief, the subject or the agent's instructions."""
+    """The person's request, the brief, the subject, the agent's instructions, who the work is for."""
     ENDORSED = "endorsed"
     """A result of a tool the skill endorses, validated."""
     WORDS = "words"
