@@ -271,6 +271,18 @@ def test_a_skill_the_agent_has_not_is_named_by_its_name(tmp_path: Path) -> None:
     assert _tasks(office.app) == 0
 
 
+def test_the_agent_class_tells_a_skill_it_has_not_as_its_handle_does(tmp_path: Path) -> None:
+    """`Agent.skill`, on the class, tells a skill it has not in the same sentence, as a
+    `UserError` (it raised a bare `LookupError` of the name: no sentence, no `SignoffError`),
+    which is still a `LookupError` for code that caught that."""
+    office = _office(tmp_path)
+    with pytest.raises(UserError, match=r"^Clerk has no skill 'nope'; its skills are: count\.$"
+                       ) as told:
+        office.Clerk.skill("nope")
+    assert isinstance(told.value, LookupError)
+    assert office.Clerk.skill("count").name == "count"
+
+
 def _elsewhere() -> type[Skill[Any, Tally]]:
     class Count(Skill[Any, Tally]):
         description = "Count by looking only."

@@ -24,7 +24,6 @@ from signoff.agents.declared import (
     checked_model,
     checked_subject,
     role_names,
-    shown,
 )
 from signoff.agents.events import Events
 from signoff.agents.gate import gate
@@ -240,13 +239,7 @@ class AgentHandle:
 
     def skill(self, skill: Skill[Any, Any] | type[Skill[Any, Any]] | str) -> Skill[Any, Any]:
         """One of the agent's skills, by class, instance or name."""
-        agent = self.registered.agent
-        try:
-            return agent.skill(skill)
-        except LookupError:
-            names = ", ".join(own.name for own in agent.skills) or "none"
-            raise UserError(f"{agent.__name__} has no skill {_skill_shown(skill)}; its skills "
-                            f"are: {names}.") from None
+        return self.registered.agent.skill(skill)  # (`NoSuchSkill`, a UserError, if none)
 
     def resume(self, task: str | UUID | Outcome, *,
                model: Model | ModelSpec | str | None = None) -> Outcome:
@@ -310,16 +303,6 @@ def _where(function: Any) -> str:
     """A function as a message names it: where it is defined."""
     module = getattr(function, "__module__", None) or "?"
     return f"{getattr(function, '__qualname__', None) or repr(function)} of {module}"
-
-
-def _skill_shown(skill: Any) -> str:
-    """A skill as a message names it: an instance or a class by its skill's name (not a repr
-    with an address in memory), anything else by its repr, cut short."""
-    if isinstance(skill, Skill):
-        return f"{skill.name} (a {type(skill).__name__})"
-    if isinstance(skill, type) and issubclass(skill, Skill):
-        return skill.__name__
-    return shown(skill)
 
 
 def _id_shown(given: str) -> str:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from signoff.agents.permits import Permits
 from signoff.agents.skills import Skill, snake_case
+from signoff.exceptions import UserError
 from signoff.models.base import Model
 from signoff.security.principals import AGENTS_DOMAIN, Principal
 
@@ -62,7 +63,26 @@ class Agent:
                 isinstance(skill, str) and own.name == skill
             ) or (isinstance(skill, Skill) and type(skill) is type(own)):
                 return own
-        raise LookupError(skill)
+        skills = ", ".join(own.name for own in cls.skills) or "none"
+        raise NoSuchSkill(f"{cls.__name__} has no skill {_skill_shown(skill)}; its skills are: "
+                          f"{skills}.")
+
+
+def _skill_shown(skill: object) -> str:
+    """A skill as a message names it: an instance or a class by its skill's name (not a repr
+    with an address in memory), anything else by its repr, cut short."""
+    from signoff.agents.declared import shown  # (it imports this module)
+
+    if isinstance(skill, Skill):
+        return f"{skill.name} (a {type(skill).__name__})"
+    if isinstance(skill, type) and issubclass(skill, Skill):
+        return skill.__name__
+    return shown(skill)
+
+
+class NoSuchSkill(UserError, LookupError):
+    """An agent asked for a skill it does not have (a `UserError` with the sentence; a
+    `LookupError` too, as it was)."""
 
 
 @dataclass(frozen=True, kw_only=True)
