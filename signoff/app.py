@@ -409,7 +409,8 @@ class App:
 
     def revoke(self, rule: StandingRule | str | UUID, *, by: Principal, why: str = ""
                ) -> StandingRule:
-        """Take a standing rule back, from the next step on."""
+        """Take a standing rule back, at once: no call runs alone under it once this returns
+        (one found to run under it, and not yet begun, is put to a person instead)."""
         if not isinstance(why, str):
             raise UserError(f"Why a rule is taken back is words, not {why!r}.")
         rule_id = rule.id if isinstance(rule, StandingRule) else id_named(rule, "rule", "StandingRule")

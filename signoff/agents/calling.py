@@ -28,6 +28,7 @@ from signoff.actions.effects import EffectKind, Effects
 from signoff.actions.nesting import too_deep
 from signoff.actions.problems import cut_short
 from signoff.actions.results import ActionOutcome, ActionResult
+from signoff.actions.running import RunAborted
 from signoff.agents import holds, runs
 from signoff.agents import repository as repo
 from signoff.agents.agent import Registered
@@ -180,9 +181,14 @@ class CallSteps(StepUnits):
         if decision is NextAction.ESCALATE:
             proposed = self._propose(task, registered, skill, action, call, verdict, only,
                                      labels, lifted)
-            if isinstance(proposed, _Lifted):  # a standing rule lets it run alone
-                return self._run_alone(task, registered, action, call, values, proposed,
-                                       only, labels)
+            while isinstance(proposed, _Lifted):  # a standing rule lets it run alone
+                points.reached("loop.rule_held", task=task.id, rule=proposed.rule)
+                try:
+                    return self._run_alone(task, registered, action, call, values, proposed,
+                                           only, labels)
+                except _TakenBack:  # since it was found to hold: gated again, as it is now
+                    proposed = self._propose(task, registered, skill, action, call, verdict,
+                                             only, labels, lifted)
             if isinstance(proposed, _Gone):
                 self._refuse(task, call, f"Gone: {proposed.problem} Nothing was run or proposed.",
                              state=CallState.DONE, outcome=CallOutcome.GONE)
@@ -358,13 +364,18 @@ class CallSteps(StepUnits):
         effects = action.info.effects
         outside = effects.external or effects.sends or effects.spends
         cost = effects.cost_usd or 0.0 if effects.spends else 0.0
-        if outside and not self._mark_running(task, call, cost):
+        if outside and not self._mark_running(task, call, cost, rule_id):
             return None
         acting = ActingAs.of([maker, registered.account] if maker is not None
                              else registered.account)
         ruled = f" (a standing rule of {maker.name}'s let it run alone)" if maker else ""
         as_whom = f"as {maker.name} and itself" if maker else "as itself"
         closed: Step | None = None
+
+        def before(db: repo.Executor) -> None:
+            self._check(db, task.id, closing=only and effects.writes_records_only)
+            if rule_id and not outside:  # (an outside call's rule: read as it is marked)
+                _still_standing(db, rule_id)
 
         def record(db: repo.Executor, result: ActionResult) -> None:
             nonlocal closed
@@ -410,8 +421,7 @@ class CallSteps(StepUnits):
             try:
                 result = self._actions.run_values(
                     action, values, acting=acting, cause=f"task {task.id}",
-                    before=None if action.info.query else lambda db: self._check(
-                        db, task.id, closing=only and effects.writes_records_only),
+                    before=None if action.info.query else before,
                     within=None if action.info.query else record,
                 )
                 if action.info.query or not result.done:
@@ -430,11 +440,15 @@ class CallSteps(StepUnits):
                 raise
         return closed
 
-    def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float) -> bool:
+    def _mark_running(self, task: repo.TaskRow, call: repo.CallRow, cost: float,
+                      rule_id: str | None) -> bool:
         """Mark an outside call running before it starts (and reserve what it spends, when the
         budget has room): whether it is to run (not when its cost does not fit). Only the
-        task's holder marks its calls, in a write that checks its hold."""
+        task's holder marks its calls, in a write that checks its hold — and, for a call a
+        standing rule (`rule_id`) lets run alone, that the rule still stands (`_TakenBack`)."""
         with self._writing(task.id) as db:
+            if rule_id is not None:
+                _still_standing(db, rule_id)
             repo.update_call(db, task.id, call.id, state=CallState.RUNNING, started_at=repo.now(),
                              leave=Leave.ALONE.words)
             if cost and not repo.reserve_for(db, task.id, cost, tool=call.tool):
@@ -662,6 +676,20 @@ def _of_skill(skill: Skill[Any, Any], method: str, work: Callable[[], T], so: st
                   extra={ALSO_THE_PROBLEM: True})
         raise _SkillFailed(f"{named} raised {type(error).__name__}{said.rstrip('.')}, so {so}, "
                            "and the task stops; the app's log has the traceback.") from error
+
+
+def _still_standing(db: repo.Executor, rule_id: str) -> None:
+    """In the transaction that runs a call under standing rule `rule_id` (or marks it running),
+    before the call begins: `_TakenBack` when the rule was taken back since it was found to
+    hold; else a revoke waits for the transaction (`repo.rule_stands`)."""
+    if not repo.rule_stands(db, rule_id):
+        raise _TakenBack(f"The standing rule {rule_id} was taken back before its call ran.")
+
+
+class _TakenBack(RunAborted):
+    """The standing rule a call was to run alone under was taken back after it was found to
+    hold, and before the call began: nothing of the run is kept (its transaction rolls back),
+    and the call is gated again, as it would be now."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -695,6 +695,17 @@ _MATCHING_RULES = select(standing_rules).where(
 ).order_by(_r.made_at, _r.id)
 
 
+def rule_stands(db: Executor, rule_id: str) -> bool:
+    """Whether the rule is still active, read in `db`'s transaction with its row locked until
+    that ends (on PostgreSQL; on SQLite the transaction holds the write lock): a revoke either
+    was committed before, and is seen, or waits until the transaction has ended."""
+    return bool(_run(db, "rule_stands", lambda: _RULE_STANDS, {"key": rule_id}).rows)
+
+
+_RULE_STANDS = select(_r.id).where(_r.id == bindparam("key"), _r.revoked_at.is_(None)
+                                   ).with_for_update()
+
+
 def use_rule(db: Executor, rule_id: str) -> None:
     """Count one use of a rule."""
     _run(db, "use_rule", lambda: update(standing_rules).where(

@@ -10,6 +10,8 @@ scheduler falls that way. The points:
 - ``loop.calls_read``: the loop has read its open turn's calls from the store; it gates them next.
 - ``loop.gating``: one call of the turn is gated next (``tool`` says which).
 - ``loop.turn_read``: the loop has read what its turn waits on; it stores that it waits next.
+- ``loop.rule_held``: a standing rule was found to let a call run alone (``rule`` names it);
+  the call runs under it next (its run reads the rule again first).
 - ``loop.call_marked``: an outside call the agent runs alone is marked running; it runs next.
 - ``loop.model_reserved``: a model call's cost is reserved; the model is asked next.
 - ``loop.model_replied``: the model replied; the reply is stored next.
