@@ -6,8 +6,9 @@ what cannot be seen is assumed to do everything, and says where and why (`Effect
 `Effect.at`), so that an author can annotate it. ``@sends`` and ``@spends`` only ever add.
 
 The package, bottom up: `effect` (the results), `marks` (the declarations), `tables` (sinks and
-the allow-list), `sqltext`, `values` (abstract values), `signature`, `summary`, `scope` (the
-protocols the walk and the call judges meet through), `orm` (SQLAlchemy), `pydantic_models`,
+the allow-list), `bounds` (how far one analysis goes), `sqltext`, `values` (abstract values),
+`signature`, `summary`, `scope` (the protocols the walk and the call judges meet through), `orm`
+(SQLAlchemy), `pydantic_models`,
 `containers` (what Python's containers hold, and while it is known), `calls` (judging one
 call) beside `special` (the special methods Python's code runs), `callbacks`, `comparing`,
 `taken_whole`, `field_methods`, `printing`, `shown_exceptions`, `averages` (``statistics``) and

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import func as sql_functions
 
-from signoff.effects import orm, pydantic_models, special
+from signoff.effects import bounds, orm, pydantic_models, special
 from signoff.effects.annotations import annotation_types, fits
 from signoff.effects.bindings import MISSING, Bindings, held_kinds
 from signoff.effects.calls import call_args, call_function, call_site, declared
@@ -78,12 +78,6 @@ __all__ = ["Analyser", "analyse_effects", "clear_caches", "find_raises", "forget
 _MISSING = object()
 _ROOT_TOKEN = "argument"
 _MAX_SUBCLASSES = 48
-_MAX_WALKS = 4000
-"""Function bodies one analysis may walk before it gives up (and assumes the worst)."""
-
-
-class _TooLarge(Exception):
-    """The code reached is too large to analyse: assume it does everything."""
 
 
 Hint = tuple[tuple[str, Typed, bool, tuple[Any, ...], Sql | None], ...]
@@ -483,8 +477,7 @@ class Analyser:
             self.active[key] = provisional
             self.generation[key] = self.generation.get(key, 0) + 1
             self.walks += 1
-            if self.walks > _MAX_WALKS:
-                raise _TooLarge(f"more than {_MAX_WALKS} function bodies to walk")
+            bounds.within(self.walks, self.active, self.label)  # (or stop: `TooFar`)
             summary = self.walk(func, cls, hint, node, params)
             if key not in self.hits:
                 break
@@ -754,7 +747,7 @@ def analyse_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = None
         summary, _ = _ANALYSER.root(fn, name)
     except Exception as exc:  # a gap in the analysis must never make an action look safe
         _ANALYSER.reset_walk()
-        return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
+        return bounds.stopped(name, exc)
     return Effects(effects=tuple(summary.effects.values()),
                    cost_usd=summary.cost(own=(inspect.unwrap(fn),)),  # (called at no place)
                    cost_repeats=summary.cost_repeats,
@@ -771,7 +764,7 @@ def checking_effects(fn: Any, *, name: str, localns: dict[str, Any] | None = Non
         summary = _ANALYSER.checking(fn, name)
     except Exception as exc:  # a gap in the analysis must never make a check look safe
         _ANALYSER.reset_walk()
-        return Effects.unknown(name, f"the analysis could not follow this code ({exc!r})")
+        return bounds.stopped(name, exc)
     return Effects(effects=tuple(summary.effects.values()))
 
 

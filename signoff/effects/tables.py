@@ -233,6 +233,13 @@ PURE_NAMES = frozenset(
         "sqlalchemy.orm.aliased",
         "sqlalchemy.inspect",
         "signoff.actions.cause.current_cause",  # reads a context variable
+        # signoff's own effect analysis (an action's effects found again as they are read, in
+        # `signoff.actions`): it reads the code it is given and runs none of it, and what it
+        # keeps is its own memo. Walked, it is code written to follow any code, followed into
+        # itself: too far to go (the examples' `main()`s met Python's recursion limit in it).
+        "signoff.effects.analyse", "signoff.effects.analyse_again", "signoff.effects.checking",
+        "signoff.effects.raises", "signoff.effects.analyser.analyse_effects",
+        "signoff.effects.analyser.checking_effects", "signoff.effects.analyser.find_raises",
         # waiting on and holding the process's locks keeps nothing and reaches nothing: only
         # when another thread goes on changes (an event set, a condition notified: below)
         "threading.Lock", "threading.RLock", "_thread.allocate_lock", "_thread.RLock",
