@@ -83,6 +83,7 @@ from signoff.research.sources import (
     read_document,
     topics,
 )
+from signoff.research.terms import naming_phrases
 
 __all__ = [
     "BUNDLED",
@@ -496,7 +497,8 @@ def fts_query(question: str) -> str:
     syntax)."""
     terms = [found for found in (_stemmed(t) for t in query_terms(question)) if found]
     pairs = [f"{terms[n]} {terms[n + 1]}" for n in range(len(terms) - 1)]
-    return _any_of([*pairs, *dict.fromkeys(terms)])
+    naming = [_stemmed(p) for p in naming_phrases(question)]  # ("with statement")
+    return _any_of([*pairs, *naming, *dict.fromkeys(terms)])
 
 
 def _defining_query(question: str) -> str:

@@ -94,6 +94,7 @@ from signoff.research.terms import (
     _NAMING_AFTER,
     _QUESTION_WORDS,
     _named_keywords,
+    keywords_asked,
     operators_in,
     query_terms,
     question_terms,
@@ -209,13 +210,42 @@ _AKIN = 0.6
 """How much a word counts for a term of the question when only one stem begins the other."""
 
 
+_NAMING_LEAD = "|".join(["the", "a", "an", "each", "every", "this", "its", "their",
+                         *sorted(_ENGLISH_KEYWORDS | _NAMED_AS_WRITTEN)])
+"""The words after which a keyword names it before a plural ("the for and in statements"): an
+article, or another keyword. After another word, it is English: "used in expressions",
+"statements and expressions"."""
+
+_JOINING = frozenset({"and", "or", "as"})
+"""The keywords that join two words in English, so that a word before one is what it joins
+("a name or expression"): they name the keyword before "statement" and the like only after
+`_NAMING_LEAD` too, as a plural does. The others name it after any word ("an explicit with
+statement")."""
+
+
+def _naming(term: str) -> str:
+    """The pattern of `term`, a keyword, named by what follows it ("the with statement", "a
+    for loop"): the word after it not part of a dotted or hyphenated name ("and
+    operator.methodcaller()", "or keyword-only"), nor a keyword of arguments ("positional or
+    keyword arguments"); a plural, or a keyword that joins words (`_JOINING`), only after
+    `_NAMING_LEAD` or a pause."""
+    after = sorted(_NAMING_AFTER)
+    single = "|".join(w if w != "keyword" else r"keyword(?!\s+arguments?\b)" for w in after
+                      if not w.endswith("s") or w == "loops")
+    plural = "|".join(w for w in after if w.endswith("s") and w != "loops")
+    led = rf"(?:^|[^\w\s]\s*|\b(?:{_NAMING_LEAD})\s+){term}\s+"
+    free = led if term in _JOINING else rf"\b{term}\s+"
+    return rf"{free}(?:{single})\b(?![.-]\w)|{led}(?:{plural})\b(?![.-]\w)"
+
+
 class _Matcher:
     """Tells whether a text has a term: an operator as written; a keyword that is also an
-    English word where the text names it (quoted, or as "the with statement"); any other word
-    by its stem, or by one stem beginning the other."""
+    English word, or one asked about bare that the documentation also writes as English, where
+    the text names it (quoted, or as "the with statement"); any other word by its stem, or by
+    one stem beginning the other."""
 
     def __init__(self, terms: Sequence[str], *, asked: frozenset[str] = frozenset(),
-                 absent: Sequence[str] = ()) -> None:
+                 absent: Sequence[str] = (), bare: frozenset[str] = frozenset()) -> None:
         self.stems = {t: stem(t) for t in terms}
         self.absent = frozenset(absent)
         """The terms no source of the corpus has: no word of a text is one of them, nor a kin
@@ -229,9 +259,17 @@ class _Matcher:
         only inside inline code, such a word is part of a name, and only a kin."""
         self.named = {t: re.compile(
             rf"[\"`“](?!\s)[^\"`“”]*\b{t}\b[^\"`“”]*(?<!\s)[\"`”]|['‘]{t}['’]|"
-            rf"\b{t}\s+(?:{'|'.join(sorted(_NAMING_AFTER))})\b|"
-            rf"\b(?:operators?|keywords?)\s+{t}\b", re.IGNORECASE)
-            for t in terms if t in _ENGLISH_KEYWORDS}
+            rf"{_naming(t)}|"
+            rf"\b(?:operators?|keywords?)\s+{t}(?:\s*(?:[,.;:)]|$)|\s+(?:and|or|not|in|is)\b)",
+            re.IGNORECASE)
+            for t in terms if t in _ENGLISH_KEYWORDS or t in bare}
+        """The keywords a text has only where it names them: those that are also English
+        words, and those the question asks about bare that the documentation also writes as
+        English (`keywords_asked`: "pass a code object" is not of "What does pass do?"). After
+        "operator" or "keyword", one names the keyword only at a sentence's pause or before
+        another ("the operators in and not in", "the keywords and, or"): "The keyword is looked
+        up…" and "operators as functions" are English. Before "statement", "operator" and the
+        like, see `_naming`."""
 
     def has(self, term: str, words: frozenset[str], text: str) -> bool:
         return self.strength(term, words, text) > 0
@@ -547,7 +585,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     if not terms or not every:
         return Reading(terms=terms, chosen=(), best=None, missing=terms, absent=absent,
                        quotable=bool(every))
-    matcher = _Matcher(terms, asked=_words(question), absent=absent)
+    bare = keywords_asked(question) & set(terms)
+    matcher = _Matcher(terms, asked=_words(question), absent=absent, bare=bare)
     words = [_words(s.text) for s in every]
     strengths = [matcher.strengths(terms, w, s.text) for s, w in zip(every, words, strict=True)]
     has = [set(found) for found in strengths]

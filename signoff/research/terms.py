@@ -2,8 +2,11 @@
 
 A question's words less those that only make it a question ("what", "does", "how long"), its
 English words that are also Python's keywords kept only where it names them as keywords ("the in
-operator"), and the words of the operators it names (``==``: "equality comparison"). Each word
-is matched by its stem (`stem`: "keeps" and "kept" are "keep", "serialise" is "serialize").
+operator") or asks about them bare ("What does with do?", `keywords_asked`: a text then has
+such a keyword only where it names it, and the search looks for the phrases that do,
+`naming_phrases`: "with statement"), and the words of the operators it names (``==``:
+"equality comparison"). Each word is matched by its stem (`stem`: "keeps" and "kept" are
+"keep", "serialise" is "serialize").
 A question none of whose words names anything ("What?", "How does it work?") has nothing to
 look for (`names_nothing`).
 """
@@ -18,7 +21,8 @@ import re
 from signoff.research.asks import none_given
 from signoff.research.spellings import american
 
-__all__ = ["names_nothing", "operators_in", "query_terms", "question_terms", "stem"]
+__all__ = ["keywords_asked", "names_nothing", "naming_phrases", "operators_in", "query_terms",
+           "question_terms", "stem"]
 
 _QUESTION_WORDS = frozenset({
     "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
@@ -92,6 +96,19 @@ _NAMED_AS_WRITTEN = frozenset(k for k in keyword.kwlist if k.islower()) - _ENGLI
 """Python's other keywords ("pass", "return", "yield", "break"): a text has one where it
 writes it as the keyword is written; another form of the word ("passed by value", "it
 returns") is the English word, a kin of the keyword."""
+
+_USED_AS_ENGLISH = frozenset({"pass", "return", "raise", "break", "continue", "global",
+                              "yield", "assert"})
+"""Python's other keywords that the documentation also writes as English words in their own
+sense ("pass a code object", "Return the…", "raise this exception", "global variables"):
+asked about bare ("What does pass do?", `keywords_asked`), a text has one where it names it as
+the keyword, as it has a keyword that is also an English word ("with")."""
+
+_ASKING_VERBS = frozenset({"does", "did"})
+_BEING = frozenset({"is", "was"})
+_BEING_AFTER = frozenset({"used", "for", "meant"})
+"""What follows a keyword asked about bare after "is" ("What is with used for?", "What is
+yield for?", "How is pass meant to be used?")."""
 
 _NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
                             "keywords"})
@@ -186,14 +203,14 @@ def names_nothing(question: str) -> bool:
     question (`_QUESTION_WORDS`, but for "python", which names the language), or names nothing
     on its own (`_NAMING_NOTHING`: a pronoun, a determiner, a preposition, a light verb), as
     "What?" and "How does it work?" do; and it names no operator, nor any other symbol ("What
-    does @ do?" names the @), nor a keyword that is also English as the subject "does" asks
-    of ("What does with do?", "Does in copy?"; not "What if it does not exist?"). A word that
-    is a Python name ("any", "all") names that."""
+    does @ do?" names the @), nor a keyword that is also English as what "does" or "is … used
+    for" asks of (`_asked_bare`: "What does with do?", "Does in copy?", "What is with used
+    for?"; not "What if it does not exist?"). A word that is a Python name ("any", "all") names
+    that."""
     if operators_in(question) or _SYMBOL.search(question):
         return False
     words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
-    if any(w in _ENGLISH_KEYWORDS and words[n - 1] in ("does", "did") and (
-            n == 1 or words[n - 2] in _ASKING) for n, w in enumerate(words) if n):
+    if _asked_bare(words):
         return False  # ("What does with do?": no preposition is what "does" asks of)
     return "python" not in words and all(
         w in _NAMING_NOTHING and w not in _PYTHON_NAMES for w in _searched_words(question, words))
@@ -210,9 +227,50 @@ def _uncontracted(question: str) -> str:
                                                       if m[k]), question)
 
 
+def keywords_asked(question: str) -> frozenset[str]:
+    """The keywords that `question` asks about bare, as what it asks of ("What does with do?",
+    "How does pass work?", "What is with used for?"), of those the documentation also writes
+    as English words (`_ENGLISH_KEYWORDS`, `_USED_AS_ENGLISH`): a text has one where it names
+    it as the keyword ("the with statement", "the ``pass`` keyword"), not where it writes the
+    English word ("pass a code object")."""
+    words = [w.lower() for w in re.findall(r"\w+", _uncontracted(question))]
+    return frozenset(words[n] for n in _asked_bare(words))
+
+
+def naming_phrases(question: str) -> list[str]:
+    """The phrases that name as keywords the keywords `question` asks about bare
+    (`keywords_asked`: "with statement", "with block", "keyword with" of "What does with
+    do?"), to search for beside the keyword: the page that names the keyword as one is about it,
+    where another only has the word ("Graphical User Interfaces with Tk")."""
+    return [phrase for k in sorted(keywords_asked(question))
+            for phrase in (*(f"{k} {w}" for w in _NAMING_AFTER if not w.endswith("s")),
+                           *(f"{w} {k}" for w in ("keyword", "operator")))]
+
+
+def _asked_bare(words: list[str]) -> set[int]:
+    """The places in `words` (a question's, lower case) of the keywords it asks about bare:
+    what "does" asks of, right after it, before the verb or at the end ("What does with do?",
+    "Does in copy?", "How does pass work?"; not the "not" of "What if it does not exist?", nor
+    the "if" of "What does if __name__ == '__main__' mean?", a name's test), or what "is" asks
+    of, before "used" or "for" ("What is with used for?"; not "What is in a list?")."""
+    keywords = _ENGLISH_KEYWORDS | _USED_AS_ENGLISH
+    asked = set()
+    for n, w in enumerate(words):
+        if not n or w not in keywords or not (n == 1 or words[n - 2] in _ASKING):
+            continue
+        after = words[n + 1] if n + 1 < len(words) else ""
+        verb = not after or after in _NAMING_NOTHING or (  # (not a name: "if __name__")
+            after.isalpha() and after not in _PYTHON_NAMES and after not in keywords)
+        if (words[n - 1] in _ASKING_VERBS and verb) or (
+                words[n - 1] in _BEING and after in _BEING_AFTER):
+            asked.add(n)
+    return asked
+
+
 def _named_keywords(question: str, words: list[str]) -> set[int]:
     """The places of the keywords that `question` names as keywords ("the in operator",
-    "a `with` block", "between is and =="), not as English ("in a list")."""
+    "a `with` block", "between is and ==", "What does with do?": `_asked_bare`), not as
+    English ("in a list")."""
     quoted = {w.lower() for w in re.findall(r"[\"'`“‘](\w+)[\"'`”’]", question)}
     named = {n for n, w in enumerate(words) if w in _ENGLISH_KEYWORDS and (
         w in quoted or (n > 0 and words[n - 1] in _NAMING_BEFORE)
@@ -223,7 +281,7 @@ def _named_keywords(question: str, words: list[str]) -> set[int]:
                 and (n - 1 in named or n + 1 in named)}
         named |= more
         grown = bool(more)
-    return named
+    return named | _asked_bare(words)  # (not grown: the "is" of "What is with used for?")
 
 
 def operators_in(question: str) -> list[str]:
