@@ -152,12 +152,12 @@ def test_debug_keeps_a_failed_commands_sentence_and_exit_code(shop: SimpleNamesp
 
 def test_debug_shows_the_traceback_of_a_failure_a_command_tells_itself(
         shop: SimpleNamespace) -> None:
-    """A failure the command line tells itself (nobody with the handle --as gives: exit 4), not
+    """A failure the command line tells itself (nobody with the handle --as gives: exit 3), not
     an error it turns into a sentence, shows its traceback under --debug too (it showed the
     sentence alone, as without --debug)."""
     env = {"WORKSHOP_DATABASE": os.environ["WORKSHOP_DATABASE"],
            "SIGNOFF_PROFILE": os.environ["SIGNOFF_PROFILE"]}
-    _debugged_alike(["tasks", "--app", APP, "--as", "zed@workshop.example"], env, 4,
+    _debugged_alike(["tasks", "--app", APP, "--as", "zed@workshop.example"], env, 3,
                     "There is nobody with the handle 'zed@workshop.example' in workshop")
 
 
@@ -292,7 +292,7 @@ def test_someone_the_app_does_not_know_is_told_so(shop: SimpleNamespace) -> None
     """--as a handle that is nobody's is told as such, with where the app's people are listed
     (it was told to keep a token for them, with a command that then failed in its turn)."""
     result = cli("proposals", "--app", APP, "--as", "nobody@workshop.example")
-    assert result.exit_code == 4
+    assert result.exit_code == 3
     assert ("There is nobody with the handle 'nobody@workshop.example' in workshop: give the "
             f"handle of one of its people (`signoff users list --app {APP}` shows them)."
             ) in result.stderr
@@ -308,7 +308,7 @@ def test_an_app_with_nobody_yet_says_how_to_add_people(
     for args in (["tasks", "--app", APP, "--as", "mia@workshop.example"],
                  ["users", "token", "noor@workshop.example", "--app", APP]):
         result = cli(*args)
-        assert result.exit_code in (3, 4), result.output
+        assert result.exit_code == 3, result.output
         told = " ".join(result.stderr.split())
         assert (f"It has nobody yet: add people with signoff users add HANDLE NAME --app {APP}, "
                 f"or by the app's own setup (the examples make theirs when run: python {APP})."

@@ -187,7 +187,7 @@ def test_the_guard_lets_reads_run_and_puts_deleting_to_noor(guard: SimpleNamespa
     proposal = got["proposal"]
     assert proposal["action"] == "files_delete_file"
     assert proposal["arguments"] == {"arguments": {"name": "a.txt"}}
-    assert "(on files)" in proposal["label"]
+    assert proposal["label"] == "delete_file on files"
     assert proposal["why"] == "a.txt is a stale copy."
     # What Noor reads of its effects: the tool and the server it reaches, in her words, and
     # nothing the analysis assumed nor signoff's own code (it read "external signoff.mcp.
@@ -883,7 +883,7 @@ def test_the_guards_proposals_are_decided_from_the_command_line(guard: SimpleNam
     code, listed = got["listed"]
     assert code == 0
     assert got["first"] in listed
-    assert 'delete_file (on files) (arguments={"name": "a.txt"}) — to be decided by Noor' in listed
+    assert 'delete_file on files (arguments={"name": "a.txt"}) — to be decided by Noor' in listed
     assert listed.strip().endswith("1 proposal.")
     code, forged = got["forged"]
     assert code == 4

@@ -44,8 +44,9 @@ class ActionInfo:
     @property
     def reads_as(self) -> str:
         """The action as a person reads it in a catalogue: "Set the rush (How soon)"."""
-        needed = [p.label for p in self.parameters if not p.is_subject and not p.optional]
-        optional = [p.label for p in self.parameters if not p.is_subject and p.optional]
+        shown = [p for p in self.parameters if not p.is_subject and p.listed]
+        needed = [p.label for p in shown if not p.optional]
+        optional = [p.label for p in shown if p.optional]
         inside = ", ".join(needed)
         if optional:
             inside = f"{inside}; optional: {', '.join(optional)}" if inside else (

@@ -11,7 +11,7 @@ import contextvars
 import functools
 import types
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from signoff.exceptions import UserError
@@ -41,6 +41,10 @@ class Label:
     """How a parameter reads to a person: ``Annotated[Rush, Label("How soon")]``."""
 
     text: str
+    listed: bool = field(default=True, kw_only=True)
+    """Whether how the action reads in a catalogue names it ("Set the rush (How soon)"):
+    ``listed=False`` for one that tells nothing there (the guard's actions each take a tool's
+    arguments whole, as one parameter: "delete_file on files", not "… (Arguments)")."""
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,9 @@ class Parameter:
     free_text: bool = False
     """Whether it is declared free text (``Annotated[str, FreeText]``): prose whose words carry
     no provenance label."""
+    listed: bool = True
+    """Whether how the action reads in a catalogue names it (`ActionInfo.reads_as`); declared
+    with ``Label(text, listed=False)``."""
     declared: Any = None
     """The type as written, with what ``Annotated`` adds for pydantic (``Field(ge=0)``, a
     validator) where it was written and its ``| None``; signoff's own marks left out. What a
@@ -276,7 +279,8 @@ def read_parameters(
             annotation, *rest = get_args(annotation)
             extras = tuple[Any, ...](rest)
         declared = _without_marks(hints[name])
-        label = next((e.text for e in extras if isinstance(e, Label)), derived_label(name))
+        labelled = next((e for e in extras if isinstance(e, Label)), None)
+        label = labelled.text if labelled is not None else derived_label(name)
         choices = next((e for e in extras if isinstance(e, Choices)), None)
         provided_as = next((e.name for e in extras if isinstance(e, Provided)), provided.get(name))
         optional = sig.default is not sig.empty
@@ -284,7 +288,8 @@ def read_parameters(
         if get_origin(inner) is Annotated:  # (`Annotated[int, Field(ge=0)] | None`)
             inner, *rest = get_args(inner)
             extras += tuple(rest)
-            label = next((e.text for e in rest if isinstance(e, Label)), label)
+            labelled = next((e for e in rest if isinstance(e, Label)), labelled)
+            label = labelled.text if labelled is not None else label
             choices = choices or next((e for e in rest if isinstance(e, Choices)), None)
         if provided_as is not None:
             parameters.append(
@@ -322,6 +327,7 @@ def read_parameters(
                 choices=choices,
                 is_subject=is_subject,
                 free_text=free_text,
+                listed=labelled is None or labelled.listed,
                 declared=declared,
             )
         )

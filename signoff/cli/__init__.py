@@ -700,7 +700,9 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     app.database.ensure_schema()  # a database this version cannot use is told first
     if as_handle:  # (a handle is the same in any case: the profile keeps it as the app does)
         named = app.people.find(as_handle)
-        as_handle = named.handle if named is not None else as_handle
+        if named is None:  # (with a token or without: no token could make them somebody)
+            raise _nobody_to_act_as(app, as_handle)
+        as_handle = named.handle
     if token is None:
         profile = read_profile()
         own = profile.get("databases", {}).get(kept_for(app), {})
@@ -708,12 +710,9 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
         if not handle:
             raise Unauthenticated("Say who you are: --as HANDLE (with a token kept in the profile "
                                   f"by `{_saving_a_token('HANDLE')}`) or --token TOKEN.")
+        if app.people.find(handle) is None:  # (the default of a database made anew since)
+            raise _nobody_to_act_as(app, handle)
         token = own.get("tokens", {}).get(handle) or profile.get("tokens", {}).get(handle)
-        if token is None and app.people.find(handle) is None:
-            listed = ("the guard's config lists them under [[people]]" if _opened_guard() else
-                      f"`{runnable('users list' + app_option_words())}` shows them")
-            raise Unauthenticated(nobody_named(
-                app, handle, advice=f"give the handle of one of its people ({listed})"))
         if token is None:
             raise Unauthenticated(f"The profile keeps no token for {handle}: run "
                                   f"`{_saving_a_token(handle)}` (or give --token).")
@@ -740,6 +739,14 @@ def whoami(app: Any, as_handle: str | None, token: str | None) -> Any:
     if as_handle and principal.handle != as_handle:
         raise Unauthenticated(f"This token is {principal.handle}'s, not {as_handle}'s.")
     return principal
+
+
+def _nobody_to_act_as(app: Any, handle: str) -> Failure:
+    """Nobody has `handle`, given to act as: not found (exit 3), as every command tells it."""
+    listed = ("the guard's config lists them under [[people]]" if _opened_guard() else
+              f"`{runnable('users list' + app_option_words())}` shows them")
+    return Failure(nobody_named(app, handle, advice=f"give the handle of one of its people "
+                                                    f"({listed})"), EXIT_NOT_FOUND)
 
 
 def temporal_address(text: str) -> str | None:

@@ -7,7 +7,9 @@ sources an answer cites are shown as the task's own tools gave them (`seen_in`),
 
 A declining answer is shown as what was checked (what the task searched for, and the closest
 sources, which its tools returned), in signoff's words; the model's reason follows, marked as
-its own words, not checked against the sources: it may say anything.
+its own words, not checked against the sources: it may say anything. Its first line says what
+the task did, as its journal tells it (`_declined_headline`): no answer could be cited from the
+sources it read, or its searches found none, or it declined with nothing searched or read.
 
 Everything a source holds is shown as written: no Rich markup or emoji shortcode in it is
 interpreted, and its control characters (escape sequences) are shown as ``\x1b``-style escapes,
@@ -135,7 +137,8 @@ def as_json_of(app: Any, outcome: Any, shown: Shown) -> dict[str, Any]:
         "model": shown.model, "corpus": shown.corpus.name, "notes": list(shown.corpus.notes),
         "answer": result.model_dump(mode="json") if result else None,
         "declined": declined is not None,
-        "decline": _decline_of(declined, sources, shown.model) if declined else None,
+        "decline": _decline_of(declined, _declined_headline(app, outcome, shown.model),
+                               sources, shown.model) if declined else None,
         "sources": sources, "problem": outcome.problem, "steps": outcome.steps,
         "max_steps": shown.max_steps, "spend_usd": outcome.spend_usd,
         "budget_usd": shown.budget_usd if math.isfinite(shown.budget_usd) else None,
@@ -163,7 +166,8 @@ def print_outcome(console: Any, show: Progress, app: Any, outcome: Any, shown: S
         show.answers(messages[asked:])
         last = [e for e in last if e.kind != "tool_call"]
     show.last_turn([e.words for e in last])
-    _print_answer(console, outcome, sources, shown.model)
+    _print_answer(console, outcome, sources, shown.model,
+                  _declined_headline(app, outcome, shown.model))
     # With an app named by SIGNOFF_APP, a bare `signoff receipt` would look in that app.
     again = "" if shown.database is None and not os.environ.get("SIGNOFF_APP") else (
         f" --database {plain(shlex.quote(shown.url))}")
@@ -448,11 +452,38 @@ def _part(value: dict[str, Any]) -> int:
     return part if isinstance(part, int) and not isinstance(part, bool) else 1
 
 
+def _declined_headline(app: Any, outcome: Any, model: str) -> str:
+    """The first line of an answer that declines, in signoff's words of what the task did, as
+    its journal tells it (not what the answer says of itself): no answer can be cited from the
+    sources it read; or its searches found no source; or it read and searched nothing (a
+    question that names nothing, a model that declined at once, a fetch refused)."""
+    from signoff.agents import repository as repo
+
+    with app.database.reading() as db:
+        messages = repo.messages_of(db, outcome.task)
+    if seen_in(messages):
+        return "No answer can be cited from the sources read."
+    searches = sum(1 for m in messages if m.role == "tool" and _hits_in(m.text))
+    if searches:
+        return ("No answer: the search found no source." if searches == 1 else
+                f"No answer: none of its {searches} searches found a source.")
+    return f"No answer: the {_reasoner(model)} declined without searching or reading a source."
+
+
+def _hits_in(answer: str) -> bool:
+    """Whether a tool's `answer` is a search's (its hits, however many)."""
+    try:
+        value = json.loads(answer)
+    except (ValueError, RecursionError):
+        return False  # a refusal, or a person's decision, in words
+    return isinstance(value, dict) and isinstance(value.get("hits"), list)
+
+
 def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]],
-                  model: str) -> None:
+                  model: str, headline: str) -> None:
     declined = outcome.result.declined if outcome.done and outcome.result else None
     if declined is not None:  # what was checked, in signoff's words; then the model's own
-        console.print("\n[bold]No answer can be cited from the sources read.[/bold]")
+        console.print(f"\n[bold]{plain(headline)}[/bold]")
         if declined.searched:
             console.print("  Searched for: " + ", ".join(f"“{plain(q)}”"
                                                         for q in declined.searched))
@@ -485,13 +516,13 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
                       f"      “{plain(' '.join(quote.split()))}”")
 
 
-def _decline_of(declined: Any, sources: dict[str, dict[str, str]], model: str
+def _decline_of(declined: Any, headline: str, sources: dict[str, dict[str, str]], model: str
                 ) -> dict[str, Any]:
     """An answer that declines, as ``--json`` tells it beside the answer itself: in signoff's
-    own words what was checked (what the task searched for, and the closest sources, which its
-    tools returned), and the model's reason apart, marked as not checked: it is the model's
-    words, which may say anything (a claim the sources do not make, too)."""
-    said = "No answer can be cited from the sources read."
+    own words what was checked (`headline`, what the task searched for, and the closest
+    sources, which its tools returned), and the model's reason apart, marked as not checked:
+    it is the model's words, which may say anything (a claim the sources do not make, too)."""
+    said = headline
     if declined.searched:
         said += " It searched for " + ", ".join(f"“{q}”" for q in declined.searched) + "."
     if declined.closest:
@@ -529,7 +560,7 @@ def _claims(arguments: str) -> str:
     except (ValueError, AttributeError, RecursionError):
         return _short(arguments, 160)
     if answer.get("declined"):
-        return "an answer that declines: no answer can be cited from the sources read"
+        return "an answer that declines (no claims)"
     count = len(claims) if isinstance(claims, list) else 0
     return f"an answer of {count} claim{'s' if count != 1 else ''}"
 

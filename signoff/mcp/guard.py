@@ -32,7 +32,7 @@ import uuid
 import weakref
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dependency of mcp
@@ -52,7 +52,7 @@ from sqlalchemy import String, Text, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from signoff.actions.declare import ActionFunction, Untrusted
+from signoff.actions.declare import ActionFunction, Label, Untrusted
 from signoff.agents.agent import Agent
 from signoff.agents.labelling import listed_before
 from signoff.agents.permits import Leave, Permits
@@ -551,7 +551,11 @@ def _same_name(first: GuardedTool, second: GuardedTool) -> str:
 def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFunction[..., Any]:
     server, tool = guarded.server.name, guarded.tool.name
 
-    def forward(arguments: dict[str, Any]) -> dict[str, Any]:
+    # Its one parameter is the tool's arguments, taken whole: it reads as "Arguments" where a
+    # value is given (a proposal's form), and is not named in how the action reads in a
+    # catalogue ("delete_file on files"; "… (Arguments)" told nothing of the tool).
+    def forward(arguments: Annotated[dict[str, Any], Label("Arguments", listed=False)]
+                ) -> dict[str, Any]:
         try:
             answer = upstreams.call_from_thread(server, tool, arguments)
         except UpstreamUnavailable as error:
@@ -569,7 +573,7 @@ def _register(app: App, upstreams: Upstreams, guarded: GuardedTool) -> ActionFun
     listed_before(forward, lambda: listing_of(upstreams, server, tool))
     title = guarded.tool.title or (guarded.tool.annotations.title if guarded.tool.annotations
                                    else None)
-    return app.add_action(forward, name=guarded.action, label=f"{title or tool} (on {server})",
+    return app.add_action(forward, name=guarded.action, label=f"{title or tool} on {server}",
                           untrusted=_outside(guarded.server))
 
 

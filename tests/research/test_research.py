@@ -1538,7 +1538,8 @@ def test_the_corpus_folder_is_named_whole_in_the_commands_printed(
         monkeypatch.chdir(tmp_path / "elsewhere")
         no = CliRunner().invoke(main, reject)
     assert no.exit_code == 0, no.output
-    assert "No answer can be cited from the sources read." in no.output
+    # (its one fetch refused, it read nothing: it does not say "from the sources read")
+    assert "No answer: the model declined without searching or reading a source." in no.output
 
 
 def test_a_yes_to_one_of_two_fetches_shows_the_other_and_the_last_goes_on(
