@@ -188,7 +188,7 @@ class CallSteps(StepUnits):
                                            only, labels)
                 except _TakenBack:  # since it was found to hold: gated again, as it is now
                     proposed = self._propose(task, registered, skill, action, call, verdict,
-                                             only, labels, lifted)
+                                             only, labels, lifted, taken_back=proposed)
             if isinstance(proposed, _Gone):
                 self._refuse(task, call, f"Gone: {proposed.problem} Nothing was run or proposed.",
                              state=CallState.DONE, outcome=CallOutcome.GONE)
@@ -502,22 +502,25 @@ class CallSteps(StepUnits):
 
     def _propose(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
                  action: Action, call: repo.CallRow, verdict: Verdict, only: bool = False,
-                 labels: Labels = NOTHING_SEEN, lifted: Verdict | None = None
-                 ) -> Step | _Lifted | _Gone | _Asked | None:
+                 labels: Labels = NOTHING_SEEN, lifted: Verdict | None = None, *,
+                 taken_back: _Lifted | None = None) -> Step | _Lifted | _Gone | _Asked | None:
         """Put the call to a person; given `only` (the turn's only call), the task waits on it
         from the same transaction, and what happens next is returned; else None. Given
         `lifted` (what a standing rule would make of it), the rules are looked up first, in
         the same transaction: when one lifts it, nothing is proposed (`_Lifted`); nor when a record
-        the call names is not there for the agent to read (`_Gone`)."""
+        the call names is not there for the agent to read (`_Gone`). `taken_back`: the rule that
+        was to let it run alone, and was taken back before it began (said with the proposal,
+        when no other rule is found)."""
         try:
             return self._put(task, registered, skill, action, call, verdict, only, labels,
-                             lifted)
+                             lifted, taken_back)
         except _SkillFailed as failed:  # (its transaction, if it had begun, kept nothing)
             return self._end(task, Failed(problem=failed.problem))
 
     def _put(self, task: repo.TaskRow, registered: Registered, skill: Skill[Any, Any],
              action: Action, call: repo.CallRow, verdict: Verdict, only: bool,
-             labels: Labels, lifted: Verdict | None) -> Step | _Lifted | _Gone | _Asked | None:
+             labels: Labels, lifted: Verdict | None, taken_back: _Lifted | None = None
+             ) -> Step | _Lifted | _Gone | _Asked | None:
         """`_propose`'s work; `_SkillFailed` when the skill's own code raised."""
         leave = verdict.leave
         arguments = json.loads(call.arguments)
@@ -545,6 +548,9 @@ class CallSteps(StepUnits):
         with self._writing(task.id, closing=only) as db:
             held = self._rule_holding(db, task, registered, call.tool, route) if (
                 lifted is not None) else ""
+            if taken_back is not None and not held:
+                held = (f"A standing rule of {taken_back.maker.name}'s would have let it run "
+                        "alone, but was taken back before it ran.")
             if isinstance(held, _Lifted):
                 self.observer.gated(lifted or verdict, action)
                 return held
