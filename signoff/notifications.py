@@ -318,7 +318,9 @@ class WebhookNotifier:
             # and the password's start for a port, both shown in the log)
             raise UserError(f"A webhook URL names no user or password ({_shown(self.url)!r}): "
                             "none is sent from it. Give the receiver's address alone, and "
-                            "secret= to sign each body.")
+                            "secret= to sign each body. An \"@\" before the URL's first \"/\" "
+                            "reads as one: an \"@\" of its query goes after a \"/\" "
+                            "(https://host/?to=a@b).")
         _check_address(self.url)
         if isinstance(self.secret, str):
             object.__setattr__(self, "secret", self.secret.encode())

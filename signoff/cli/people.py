@@ -77,13 +77,28 @@ def every_page(page_of: Any) -> list[Any]:
 def _proposal_line(p: Any, decided_by: str) -> str:
     """One proposal on a line: who is to decide it (and by when), or who decided it (and the
     changes they approved it with)."""
-    shown = ", ".join(f"{k}={v}" for k, v in p.shown.items())
+    shown = ", ".join(f"{k}={_on_one_line(v)}" for k, v in p.shown.items())
     deadline = f", by {when(p.deadline_at)}" if (
         p.deadline_at and p.status is ProposalStatus.WAITING) else ""
     who = (f"to be decided by {p.decide_by}{deadline}" if p.status is ProposalStatus.WAITING
            else f"decided by {decided_by}" if decided_by else f"was for {p.decide_by}")
     changes = f", approved with changes: {_changes(p)}" if p.edited else ""
     return f"{p.id}  {p.status.value:9} {p.agent}: {p.label} ({shown}) — {who}{changes}"
+
+
+def _on_one_line(value: Any) -> str:
+    """`value` with each line break shown as ``\\n``: what an agent wrote keeps a listing's
+    proposal to its line, and cannot pose as another proposal of it."""
+    return str(value).replace("\r\n", "\\n").replace("\n", "\\n")
+
+
+def _hanging(head: str, text: str) -> str:
+    """`text` after `head`, each of its further lines indented under the first: what an agent
+    wrote (a value, why it asked, what a tool answered) cannot pose as a line of the command's
+    own ("To be decided by: …"), as the notifications' mail keeps it. (Split at line feeds
+    alone: any other control character is shown as an escape, `visible`.)"""
+    lines = text.split("\n")
+    return "\n".join([head + lines[0], *(" " * len(head) + line for line in lines[1:])])
 
 
 def _changes(p: Any) -> str:
@@ -207,8 +222,8 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
         return
     say(f"{p.agent} proposes: {p.label}")
     for name, value in p.shown.items():
-        say(f"  {name}: {value}")
-    say(f"Why: {p.why or '(it did not say)'}")
+        say(_hanging(f"  {name}: ", str(value)))
+    say(_hanging("Why: ", p.why or "(it did not say)"))
     if p.labels:
         say("Outside content may have steered it:")
         for label in p.labels:
@@ -218,7 +233,7 @@ def show_proposal(ctx: click.Context, proposal_id: str, app_spec: str | None,
         say(f"  - {line.words}" + (f" ({line.code})" if line.code else ""))
     say("What it did before it asked:")
     for e in p.evidence or ():
-        say(f"  - {e.tool}({e.arguments}) → {e.answer}")
+        say(_hanging("  - ", f"{e.tool}({e.arguments}) → {e.answer}"))
     if not p.evidence:
         say("  (nothing)")
     if p.status is ProposalStatus.WAITING:
@@ -490,7 +505,7 @@ def echo_tasks(app: Any, me: Any, *, status: str | None, as_json: bool,
         if t.id in stuck:
             say(f"    Stuck: {commands_as_run(stuck[t.id])}")
         elif t.problem and t.status.value in ("Halted", "Failed"):
-            say(f"    Why: {commands_as_run(t.problem)}")
+            say(_hanging("    Why: ", commands_as_run(t.problem)))
     say(f"{len(found)} task{'s' if len(found) != 1 else ''}.")
 
 
@@ -535,7 +550,7 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
                      "unpriced": list(found.unpriced)})
         return
     for entry in found.entries:
-        say(f"{entry.at:%H:%M:%S}  {entry.words}")
+        say(_hanging(f"{entry.at:%H:%M:%S}  ", entry.words))
     say(f"Status: {found.status}. Cost: {found.cost_words}.")
 
 
