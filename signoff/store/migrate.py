@@ -8,8 +8,11 @@ second of CPU. When the scripts cannot be read that way (not exactly one head), 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +56,23 @@ def _config(connection: Connection) -> Config:
     return config
 
 
+@contextlib.contextmanager
+def _alembic_quiet() -> Iterator[None]:
+    """While signoff migrates its own tables, Alembic's INFO records (its setup, and each
+    revision's whole docstring as it runs) are not logged: an app that logs at INFO saw some
+    twenty paragraphs of them the first time it opened a new database. Only when the app has
+    not set Alembic's level itself (its own migrations keep whatever it set)."""
+    alembic = logging.getLogger("alembic")
+    if alembic.level != logging.NOTSET:
+        yield
+        return
+    alembic.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        alembic.setLevel(logging.NOTSET)
+
+
 def upgrade(connection: Connection, revision: str = "head") -> None:
     """Upgrade signoff's tables on `connection` to `revision` (the newest by default).
 
@@ -67,16 +87,17 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
         current = current_revision(connection)
         if revision == "head" and current is not None and current == head_revision():
             return
-    from alembic import command
-
-    if current is None and inspect(connection).has_table(_FIRST_TABLE):
-        command.stamp(_config(connection), _adopt(connection))
-    if current in _RETIRED:
-        command.stamp(_config(connection), _RETIRED[current], purge=True)
-    from alembic.util.exc import CommandError
+    with _alembic_quiet():  # (importing it logs too)
+        from alembic import command
+        from alembic.util.exc import CommandError
 
     try:
-        command.upgrade(_config(connection), revision)
+        with _alembic_quiet():
+            if current is None and inspect(connection).has_table(_FIRST_TABLE):
+                command.stamp(_config(connection), _adopt(connection))
+            if current in _RETIRED:
+                command.stamp(_config(connection), _RETIRED[current], purge=True)
+            command.upgrade(_config(connection), revision)
     except CommandError:
         found = current_revision(connection)
         known = _known(connection)
@@ -118,7 +139,8 @@ def downgrade(connection: Connection, revision: str) -> None:
     transaction of its own. A downgrade makes some tables anew (SQLite alters little in place),
     and the rows of other tables refer to the old one until the new one takes its name;
     checked at each statement, that fails on any database that holds a task."""
-    from alembic import command
+    with _alembic_quiet():  # (importing it logs too)
+        from alembic import command
 
     if not isinstance(revision, str):
         raise UserError(f"A revision of signoff's tables is named in text ('0007_issue11', or "
@@ -129,7 +151,8 @@ def downgrade(connection: Connection, revision: str) -> None:
         connection.rollback()  # (what the check read began it: the downgrade begins its own)
     driver = connection.connection.driver_connection if connection.dialect.name == "sqlite" else None
     if driver is None or not driver.execute("PRAGMA foreign_keys").fetchone()[0]:
-        command.downgrade(_config(connection), revision)
+        with _alembic_quiet():
+            command.downgrade(_config(connection), revision)
         return
     if connection.in_transaction():
         raise UserError(
@@ -139,7 +162,7 @@ def downgrade(connection: Connection, revision: str) -> None:
             "downgrade(connection, revision)`.")
     driver.execute("PRAGMA foreign_keys=OFF")  # SQLite ignores it within a transaction
     try:
-        with connection.begin():
+        with connection.begin(), _alembic_quiet():
             command.downgrade(_config(connection), revision)
             broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
             if broken:  # the transaction is rolled back: nothing was changed
