@@ -38,7 +38,7 @@ _QUESTION_WORDS = frozenset({
 modal verbs: "How many steps may a task take?" is not about what may be); Python's keywords
 are kept, and so is "is" (an operator)."""
 
-_NAMING_NOTHING = (_QUESTION_WORDS - {"python"}) | frozenset({
+_NAMING_NOTHING: frozenset[str] = (_QUESTION_WORDS - {"python"}) | frozenset({
     "he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs", "us", "our",
     "ours", "mine", "yours", "itself", "myself", "yourself", "themselves", "one", "ones",
     "something", "anything", "everything", "nothing", "someone", "anyone", "everyone", "thing",
@@ -53,7 +53,7 @@ made (`names_nothing`): its question words, and the other words of no subject �
 ("they"), determiners ("some"), prepositions ("on"), adverbs ("again") and light verbs ("have",
 "go", "take"), which make a question of whatever it names, and of nothing when it names none."""
 
-_PYTHON_NAMES = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+_PYTHON_NAMES: frozenset[str] = frozenset(keyword.kwlist) | frozenset(dir(builtins))
 """The names Python gives its keywords and builtins ("any", "all", "help"): a word that is one
 names something."""
 
@@ -61,7 +61,7 @@ _SYMBOL = re.compile(r"[^\w\s?？!.,;'\"‘’“”`–—…]")
 """A character of a question other than a word's, a space or a sentence's punctuation: it
 names something ("@", "%", "[]")."""
 
-_ASKING = frozenset({"what", "which", "who", "when", "where", "why", "how"})
+_ASKING: frozenset[str] = frozenset({"what", "which", "who", "when", "where", "why", "how"})
 """The words that open a question that asks after something (not whether: "Is it?")."""
 
 _MEASURES = frozenset({"long", "fast", "quickly", "slow", "slowly", "often", "far", "big",
@@ -88,7 +88,7 @@ documentation uses for them (searched for, since a search sees no punctuation)."
 
 _OPERATOR_WORDS: dict[str, tuple[str, ...]] = {o: tuple(w.split()) for o, w in _OPERATORS.items()}
 
-_ENGLISH_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "for", "with", "as",
+_ENGLISH_KEYWORDS: frozenset[str] = frozenset({"and", "or", "not", "in", "is", "if", "for", "with", "as",
                                "from", "while"})
 """Python's keywords that are also English words: terms only when the question names them."""
 
@@ -97,24 +97,26 @@ _NAMED_AS_WRITTEN = frozenset(k for k in keyword.kwlist if k.islower()) - _ENGLI
 writes it as the keyword is written; another form of the word ("passed by value", "it
 returns") is the English word, a kin of the keyword."""
 
-_USED_AS_ENGLISH = frozenset({"pass", "return", "raise", "break", "continue", "global",
+_USED_AS_ENGLISH: frozenset[str] = frozenset({"pass", "return", "raise", "break", "continue", "global",
                               "yield", "assert"})
 """Python's other keywords that the documentation also writes as English words in their own
 sense ("pass a code object", "Return the…", "raise this exception", "global variables"):
 asked about bare ("What does pass do?", `keywords_asked`), a text has one where it names it as
 the keyword, as it has a keyword that is also an English word ("with")."""
 
-_ASKING_VERBS = frozenset({"does", "did"})
-_BEING = frozenset({"is", "was"})
-_BEING_AFTER = frozenset({"used", "for", "meant"})
+_ASKING_VERBS: frozenset[str] = frozenset({"does", "did"})
+_BEING: frozenset[str] = frozenset({"is", "was"})
+_BEING_AFTER: frozenset[str] = frozenset({"used", "for", "meant"})
 """What follows a keyword asked about bare after "is" ("What is with used for?", "What is
 yield for?", "How is pass meant to be used?")."""
 
 _NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
                             "keywords"})
-_NAMING_AFTER = frozenset({"operator", "operators", "statement", "statements", "keyword",
-                           "keywords", "loop", "loops", "clause", "clauses", "expression",
-                           "expressions", "test", "tests", "block", "blocks"})
+_NAMING_AFTER: frozenset[str] = frozenset({
+    "operator", "operators", "statement", "statements", "keyword", "keywords", "loop", "loops",
+    "clause", "clauses", "expression", "expressions", "test", "tests", "block", "blocks"})
+_NAMING_AFTER_ONE: tuple[str, ...] = tuple(sorted(w for w in _NAMING_AFTER if not w.endswith("s")))
+"""Those of `_NAMING_AFTER` that name one ("with statement", not "with statements")."""
 
 _SUFFIXES = ("ational", "ations", "ation", "itions", "ition", "ments", "ment", "ings", "ing",
              "ness", "ities", "ity", "ies", "ied", "ed", "es", "ly", "al", "s", "e")
@@ -242,9 +244,13 @@ def naming_phrases(question: str) -> list[str]:
     (`keywords_asked`: "with statement", "with block", "keyword with" of "What does with
     do?"), to search for beside the keyword: the page that names the keyword as one is about it,
     where another only has the word ("Graphical User Interfaces with Tk")."""
-    return [phrase for k in sorted(keywords_asked(question))
-            for phrase in (*(f"{k} {w}" for w in _NAMING_AFTER if not w.endswith("s")),
-                           *(f"{w} {k}" for w in ("keyword", "operator")))]
+    phrases: list[str] = []
+    keyword: str  # (declared: the effect analysis of an installed signoff reads no constant's
+    # value, and took a method called on a word of unknown type for anything: `_NAMING_AFTER_ONE`)
+    for keyword in sorted(keywords_asked(question)):
+        phrases += [f"{keyword} {word}" for word in _NAMING_AFTER_ONE]
+        phrases += [f"{word} {keyword}" for word in ("keyword", "operator")]
+    return phrases
 
 
 def _asked_bare(words: list[str]) -> set[int]:
