@@ -32,3 +32,13 @@ def bundled(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
 def app(bundled: Corpus) -> App:
     """A research app over the bundled corpus, in memory."""
     return research_app(bundled, database="sqlite://")
+
+
+@pytest.fixture
+def kettles(tmp_path: Path) -> Path:
+    """A folder whose kettle.md says how often to descale a kettle (a module that needs more
+    notes in it makes its own)."""
+    root = tmp_path / "kettles"
+    root.mkdir()
+    (root / "kettle.md").write_text("# Kettles\n\nA kettle should be descaled every month.\n")
+    return root

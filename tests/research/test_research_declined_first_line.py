@@ -21,15 +21,6 @@ QUESTION = "How often should a kettle be descaled?"
 READ = "No answer can be cited from the sources read."
 
 
-@pytest.fixture
-def kettles(tmp_path: Path) -> Path:
-    """A folder whose kettle.md says how often to descale a kettle."""
-    root = tmp_path / "kettles"
-    root.mkdir()
-    (root / "kettle.md").write_text("# Kettles\n\nA kettle should be descaled every month.\n")
-    return root
-
-
 def _first_lines(output: str) -> tuple[str, str]:
     """The line that begins the outcome (after the progress, a line apart), and the next."""
     lines = output.splitlines()

@@ -19,15 +19,6 @@ from signoff.research import skill as research_skill
 QUESTION = "How often should a kettle be descaled?"
 
 
-@pytest.fixture
-def kettles(tmp_path: Path) -> Path:
-    """A folder with a note that says how often to descale a kettle."""
-    root = tmp_path / "kettles"
-    root.mkdir()
-    (root / "kettle.md").write_text("# Kettles\n\nA kettle should be descaled every month.\n")
-    return root
-
-
 def test_ctrl_c_before_the_task_is_recorded_says_nothing_was(
         kettles: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C as the research begins, before its task is written: exit 130, and a sentence that
