@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, select, text  # noqa: E402
 
 from signoff import AgentRefused, ProposalStatus, TaskStatus  # noqa: E402
+from signoff.agents import holds  # noqa: E402
 from signoff.agents import repository as repo  # noqa: E402
 from signoff.store.tables import proposals, tasks  # noqa: E402
 from signoff.testing import ScriptedModel, says  # noqa: E402
@@ -330,7 +331,7 @@ def _check(figures: Figures, url: str, outbox: Path, run: int,
             figures.problems.append(f"run {run}: the task waits on nothing")
         elif task["status"] in (TaskStatus.WAITING.value, TaskStatus.RUNNING.value):
             figures.not_ended += 1
-            figures.problems.append(f"run {run}: the task is still {task['status']}")
+            figures.problems.append(f"run {run}: the task is still {task['status']} ({_head(task)})")
         billed = sum(float(x) for x in lines(outbox / "bill.txt"))
         paid = len(lines(outbox / "payments.txt")) * PAY_USD
         if task["spend_usd"] > task["budget_usd"] + 1e-9 or billed + paid > BUDGET + 1e-9:
@@ -342,6 +343,16 @@ def _check(figures: Figures, url: str, outbox: Path, run: int,
         figures.not_ended += 1
         figures.problems.append(f"run {run}: no task was stored")
     del turns
+
+
+def _head(task: Any) -> str:
+    """Who held a task left unended, and since when it was unwritten, in words: what a
+    campaign that finds one has to go on."""
+    holder = task["holder"]
+    held = "held by nobody" if holder is None else (
+        f"held by {holder} (its process {'runs' if holds.process_runs(holder) else 'is gone'}) "
+        f"until {task['held_until']:%H:%M:%S}")
+    return f"{held}, fence {task['fence']}, last written {task['updated_at']:%H:%M:%S}"
 
 
 # -- databases -----------------------------------------------------------------------------

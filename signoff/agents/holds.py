@@ -37,8 +37,8 @@ from signoff.agents.repository import now
 from signoff.store.prepared import prepare
 from signoff.store.tables import tasks
 
-__all__ = ["HOLD_FOR", "OUTLIVED", "Hold", "LostHold", "check", "holder_id", "lock", "machine",
-           "process_runs", "renew", "stepped_by_another", "stepping", "take"]
+__all__ = ["HOLD_FOR", "OUTLIVED", "Hold", "LostHold", "check", "held_by_another", "holder_id",
+           "lock", "machine", "process_runs", "renew", "stepped_by_another", "stepping", "take"]
 
 HOLD_FOR = timedelta(seconds=60)
 """How long a hold lasts without a write renewing it (a holder whose process is gone, on
@@ -167,6 +167,14 @@ def alive(holder: str, task_id: str) -> bool:
     return runs
 
 
+def held_by_another(holder: str | None, until: datetime | None, task_id: str) -> bool:
+    """Whether task `task_id`, held by `holder` until `until` (as its head says), may still be
+    stepped by a holder other than this thread: one `take` leaves it to. A holder whose process
+    on this machine is gone holds nothing, however long its hold was to last."""
+    return holder is not None and holder != holder_id() and alive(holder, task_id) and (
+        not outlived(holder, until))
+
+
 def outlived(holder: str, until: datetime | None) -> bool:
     """Whether a hold (or a lease) of `holder`, held `until`, has run out for others to take
     what it held: at once on another machine, and `OUTLIVED` later for a process of this
@@ -211,11 +219,9 @@ def take(db: Any, task_id: str) -> Hold | None:
     head = prepare(db, "hold_head", lambda: _HEAD).run(db, {"key": task_id}).first()
     if head is None:
         return None
-    me, at = holder_id(), now()
-    holder, until = head["holder"], head["held_until"]
-    if holder is not None and holder != me and alive(holder, task_id) and (
-            not outlived(holder, until)):
+    if held_by_another(head["holder"], head["held_until"], task_id):
         return None
+    me, at = holder_id(), now()
     fence = head["fence"] + 1
     taken = prepare(db, "hold_take", lambda: _TAKE).run(db, {
         "key": task_id, "seen": head["fence"], "holder": me, "until": at + HOLD_FOR,

@@ -124,8 +124,8 @@ class Worker:
                 continue
             with self._agency.database.connect() as db:
                 task = repo.load_task(db, task_id)
-            if task is None or task.status != TaskStatus.RUNNING.value or _held_elsewhere(
-                    task) or not self.ready(task):
+            if task is None or task.status != TaskStatus.RUNNING.value or holds.held_by_another(
+                    task.holder, task.held_until, task.id) or not self.ready(task):
                 continue
             self._stepping = task_id
             outcome = self._agency.loop.run(task_id)
@@ -133,7 +133,8 @@ class Worker:
             if outcome.status is TaskStatus.RUNNING:  # left to another that took it meanwhile?
                 with self._agency.database.connect() as db:
                     task = repo.load_task(db, task_id)
-                if task is not None and _held_elsewhere(task):
+                if task is not None and holds.held_by_another(task.holder, task.held_until,
+                                                              task.id):
                     continue
             stepped += 1
         return stepped
@@ -218,14 +219,6 @@ class Worker:
                 until = time.monotonic() + every
                 while not stop() and (left := until - time.monotonic()) > 0:
                     time.sleep(min(left, 0.5))
-
-
-def _held_elsewhere(task: repo.TaskRow) -> bool:
-    """Whether another holder may be stepping `task` now (as `holds.take` judges it): this
-    worker would leave it to them."""
-    holder = task.holder
-    return holder is not None and holder != holds.holder_id() and holds.alive(
-        holder, task.id) and not holds.outlived(holder, task.held_until)
 
 
 def looked(settled: int, passed: int, stepped: int, told: int = 0) -> str:

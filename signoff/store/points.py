@@ -15,6 +15,8 @@ scheduler falls that way. The points:
 - ``loop.call_marked``: an outside call the agent runs alone is marked running; it runs next.
 - ``loop.model_reserved``: a model call's cost is reserved; the model is asked next.
 - ``loop.model_replied``: the model replied; the reply is stored next.
+- ``temporal.handing_on``: a task recorded Running and held by this thread (as it was started,
+  or woken by a decision) is let go of and handed to its Temporal workflow next.
 - ``proposal.told_next``: a proposal, or its escalation, is committed; the app's handlers of
   ``AgentProposed`` are called next (``proposal`` names it).
 - ``proposal.handler_took``: one of those handlers took the proposal's notice, and that is kept

@@ -48,6 +48,7 @@ from signoff.agents.turns import given_from_outside
 from signoff.engine.temporal import Temporal
 from signoff.engine.temporal.workflow import SETTLED, TaskWorkflow, WorkflowOptions
 from signoff.exceptions import SignoffError
+from signoff.store import points
 from signoff.store.identity import database_id
 from signoff.store.tables import tasks
 
@@ -300,6 +301,7 @@ class TemporalRunner:
         task stands once it waits or ends, or after `settle_within` (Running). When the server
         cannot be reached the task stays recorded, Running, and the outcome says so: a worker
         of the app starts it once it can (`nudge_stalled`)."""
+        points.reached("temporal.handing_on", task=task_id)
         self._let_go(task_id, task)
         self.queue  # noqa: B018 — read here, not on the bridge's loop (it may read the database)
         # Within an activity of the task's own workflow (a deadline passed there), the workflow
@@ -395,18 +397,24 @@ class TemporalRunner:
         """Signal the workflow of every task that is Running, was last written more than
         `older_than` ago and is held by nobody now: recorded while the server was unreachable,
         or woken by a decision whose signal was lost (one whose workflow runs on another queue
-        is started again on the app's: `_nudge_or_move`). How many."""
+        is started again on the app's: `_nudge_or_move`). How many.
+
+        A task held by a process of this machine that is gone is held by nobody (as a step
+        judges it, `holds.held_by_another`): one whose process was killed after recording it
+        Running and before handing it to its workflow (as it was started, or woken by a
+        decision) was left for its hold to expire, a minute, while no workflow stepped it."""
         self.queue  # noqa: B018 — read here, not on the bridge's loop (it may read the database)
         cutoff = repo.now() - older_than
         with self._agency.database.connect() as db:
-            stalled = [(r[0], r[1]) for r in db.execute(
-                select(tasks.c.id, tasks.c.model).where(
-                    tasks.c.status == TaskStatus.RUNNING.value, tasks.c.updated_at <= cutoff,
-                    (tasks.c.held_until.is_(None)) | (tasks.c.held_until <= repo.now())))]
+            stalled = db.execute(
+                select(tasks.c.id, tasks.c.model, tasks.c.holder, tasks.c.held_until).where(
+                    tasks.c.status == TaskStatus.RUNNING.value, tasks.c.updated_at <= cutoff)
+            ).all()
         nudged = 0
-        for task_id, model in stalled:
-            if given_from_outside(model):
-                continue  # a client gives its turns over MCP: no workflow steps it
+        for task_id, model, holder, until in stalled:
+            if given_from_outside(model) or holds.held_by_another(holder, until, task_id):
+                continue  # a client gives its turns over MCP (no workflow steps it), or a
+                # holder steps it now
             self._bridge.run(self._nudge_or_move(task_id), timeout=4 * _seconds(RPC_TIMEOUT))
             nudged += 1
         return nudged
