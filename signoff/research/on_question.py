@@ -4,7 +4,9 @@ A claim whose citations hold may still be beside the point: a model asked what t
 statement does may quote, exactly, what a list comprehension is. A claim is taken to be on the
 question when it has a word of the question's terms (`signoff.research.relevance.query_terms`,
 by their stem, or a kin: one stem beginning the other, "generates" and "generator"), or an
-operator the question names, in its own words, in what it quotes, in the title of a source it
+operator the question names (or, of a keyword that is an operator, its operation's name:
+"Boolean operations" of "What does or do?", as `signoff.research.relevance` matches it), in
+its own words, in what it quotes, in the title of a source it
 cites, or in the headings the quoted sentence stands under there (a sentence of "The with
 statement" section is about it where it only says "the context manager's __exit__"; one of a
 glossary's "global interpreter lock" is about the GIL where "GIL" only points to it). It is a
@@ -20,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from signoff.limits.grounding import Claim, GroundedAnswer, normalise
 from signoff.research.relevance import operators_in, points_to, query_terms, stem
 from signoff.research.sentences import sentences_of
+from signoff.research.terms import operation_named
 
 __all__ = ["off_question"]
 
@@ -34,10 +37,12 @@ def off_question(answer: GroundedAnswer, question: str, titles: Mapping[str, str
     as the task's tools gave them, `retrieved` what they returned of each source's text."""
     terms = {stem(t) for t in query_terms(question)}
     operators = operators_in(question)
+    operations = [re.compile(named, re.IGNORECASE) for t in query_terms(question)
+                  if (named := operation_named(t))]  # ("Boolean operations" of or)
     if not terms and not operators:
         return ""
     off = [(n, claim) for n, claim in enumerate(answer.claims, 1)
-           if not _on(claim, terms, operators, titles, retrieved)]
+           if not _on(claim, terms, [*operators, *operations], titles, retrieved)]
     if not off:
         return ""
     asked = ", ".join(sorted(query_terms(question)) + operators)
@@ -49,15 +54,16 @@ def off_question(answer: GroundedAnswer, question: str, titles: Mapping[str, str
             "that answer the question; when the sources read do not answer it, decline.")
 
 
-def _on(claim: Claim, terms: set[str], operators: list[str], titles: Mapping[str, str],
+def _on(claim: Claim, terms: set[str], operators: Sequence[str | re.Pattern[str]],
+        titles: Mapping[str, str],
         retrieved: Mapping[str, Sequence[str]]) -> bool:
     said = [claim.text]
     for citation in claim.citations:
         said += [citation.quote, titles.get(citation.source_id, ""),
                  _heading_of(citation.quote, retrieved.get(citation.source_id, ()))]
     text = " ".join(said)
-    if any(operator in text for operator in operators):
-        return True
+    if any(o in text if isinstance(o, str) else o.search(text) for o in operators):
+        return True  # (an operator as written, or the name of a keyword's operation)
     words = {stem(w) for w in re.findall(r"\w+", text)}
     return any(_kin(term, word) for term in terms for word in words)
 

@@ -14,7 +14,9 @@ its description is a kin). Words match by their stem (`stem`:
 "keeps" and "kept" are "keep"), or — a kin, which may be another word, counting for less in the
 ranking — when one stem begins the other ("called" and "callable", "generates" and
 "generator"); a keyword that is also an English word ("with", "is", "in") matches only where the
-text names it (quoted, or "the with statement").
+text names it (quoted, or "the with statement"; an operator keyword, and, or, not, in, is,
+also where it is written bare under a heading that names its operation: "The expression x and
+y…" under "Boolean operations").
 A word is a kin too where the text has it only joined by a hyphen to a word the question does
 not have ("two-pass" for pass), only inside inline code among such words (a folder's
 ```Application Support``` for support), or, for one of Python's other keywords, only in another
@@ -92,9 +94,11 @@ from signoff.research.terms import (
     _ENGLISH_KEYWORDS,
     _NAMED_AS_WRITTEN,
     _NAMING_AFTER,
+    _OPERATIONS,
     _QUESTION_WORDS,
     _named_keywords,
     keywords_asked,
+    operation_named,
     operators_in,
     query_terms,
     question_terms,
@@ -270,14 +274,19 @@ class _Matcher:
         another ("the operators in and not in", "the keywords and, or"): "The keyword is looked
         up…" and "operators as functions" are English. Before "statement", "operator" and the
         like, see `_naming`."""
-
-    def has(self, term: str, words: frozenset[str], text: str) -> bool:
-        return self.strength(term, words, text) > 0
+        self.operations = {t: re.compile(operation_named(t), re.IGNORECASE) for t in self.named
+                           if t in _OPERATIONS}
+        """Those of them that are operators, by the name of their operation, which names them
+        in a heading ("Boolean operations": and, or, not; `strengths`), and under which they
+        are written bare (`strength`: "The expression x and y first evaluates x")."""
 
     def strengths(self, terms: Sequence[str], words: frozenset[str], text: str, *,
-                  forms: bool = False) -> dict[str, float]:
-        """Each of `terms` the text has, with how surely (see `strength`)."""
+                  forms: bool = False, heading: bool = False) -> dict[str, float]:
+        """Each of `terms` the text has, with how surely (see `strength`); a `heading` (or a
+        title) has too the operator keywords whose operation it names (`operations`)."""
         found = {t: self.strength(t, words, text, forms=forms) for t in terms}
+        if heading:
+            found |= {t: 1.0 for t, named in self.operations.items() if named.search(text)}
         return {t: kin for t, kin in found.items() if kin}
 
     def strength(self, term: str, words: frozenset[str], text: str, *,
@@ -287,7 +296,9 @@ class _Matcher:
         inside a hyphenated word (`_bound_only`: "two-pass" for "pass"), has a plain word only
         inside inline code (`_coded_only`), or has a keyword only in another form ("passed"
         for pass; unless `forms`: under a heading that names the keyword, "It continues with
-        the next cycle" is what continue does): a kin that may be another word; 0 when it has
+        the next cycle" is what continue does, and an operator keyword written bare is the
+        keyword, "The expression x and y…" under "Boolean operations"): a kin that may be
+        another word; 0 when it has
         neither. A name's part is no kin of it, nor it of the name ("check" of check_citations,
         "print" of print_exception): joined by "_", it is another name."""
         if not term[0].isalnum():
@@ -296,7 +307,8 @@ class _Matcher:
             return 0.0
         named = self.named.get(term)
         if named is not None:
-            return float(named.search(text) is not None)
+            bare = forms and term in self.operations and re.search(rf"\b{term}\b", text, re.I)
+            return float(named.search(text) is not None or bool(bare))
         wanted = self.stems[term]
         if wanted in words:
             if wanted in _bound_only(text, self.asked):
@@ -518,13 +530,14 @@ description without a sentence's end ("zipimport — Import modules from Zip arc
 - The “with” statement"): a link, never a claim. (Matched whole.)"""
 
 
-def _opens_with(matcher: _Matcher, found: set[str], text: str) -> bool:
-    """Whether `text` names the question's terms it has within its first words."""
+def _opens_with(matcher: _Matcher, found: set[str], text: str, *, forms: bool = False) -> bool:
+    """Whether `text` names the question's terms it has within its first words (`forms`: as
+    `_Matcher.strength`)."""
     words = [t for t in found if t[0].isalnum()]
     if not words:
         return False
     opening = " ".join(re.findall(r"\S+", text)[:_SUBJECT_WORDS])
-    return all(matcher.has(t, _words(opening), opening) for t in words)
+    return all(matcher.strength(t, _words(opening), opening, forms=forms) for t in words)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -607,7 +620,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         how surely (a word only of the title's description, a kin), and how much of the
         question they cover (its focus)."""
         title = f"{sources[rank].title} | {heading}"  # no keyword named across the two
-        found = matcher.strengths(terms, _words(title), title)
+        found = matcher.strengths(terms, _words(title), title, heading=True)
         focus = sum(weight[t] * kin for t, kin in found.items()) / total
         name, description = named_title(sources[rank].title)
         if description:  # (its first heading repeats the title)
@@ -652,6 +665,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         # paragraphs of the entry asked about stand under its name, as its first does)
         if any(titled.get(t) == 1.0 and strength.get(t) == _AKIN for t in matcher.written):
             strength = matcher.strengths(terms, _words(sentence.text), sentence.text, forms=True)
+        operated = any(titled.get(t) == 1.0 and t not in strength for t in matcher.operations)
+        if operated:  # the heading names the operation, and so the keyword ("Boolean operations")
+            strength = {**strength, **matcher.strengths(terms, _words(sentence.text),
+                                                        sentence.text, forms=True)}
+            found = found | set(strength)
         in_title = {t: kin for t, kin in titled.items() if t not in found}
         # About the question by what it names, kin words included; ranked by how surely.
         coverage = (sum(weight[t] for t in strength) + 0.75 * sum(weight[t] for t in in_title)
@@ -659,7 +677,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         surely = (sum(weight[t] * kin for t, kin in strength.items())
                   + 0.75 * sum(weight[t] * kin for t, kin in in_title.items())) / total
         score = (surely * (1 + focus) * (1 + 0.5 * pairs.share(sentence.text))
-                 * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text)
+                 * _SUBJECT_BOOST ** _opens_with(matcher, found, sentence.text, forms=operated)
                  * _VERSION_NOTE ** bool(_VERSION.match(sentence.text))
                  * _LEAD_IN ** sentence.text.rstrip().endswith(":")
                  * sources[sentence.rank].match ** MATCH_POWER

@@ -4,9 +4,9 @@ A question's words less those that only make it a question ("what", "does", "how
 English words that are also Python's keywords kept only where it names them as keywords ("the in
 operator") or asks about them bare ("What does with do?", `keywords_asked`: a text then has
 such a keyword only where it names it, and the search looks for the phrases that do,
-`naming_phrases`: "with statement"), and the words of the operators it names (``==``:
-"equality comparison"). Each word is matched by its stem (`stem`: "keeps" and "kept" are
-"keep", "serialise" is "serialize").
+`naming_phrases`: "with statement"; "boolean operation" of "What does and do?"), and the
+words of the operators it names (``==``: "equality comparison"). Each word is matched by its
+stem (`stem`: "keeps" and "kept" are "keep", "serialise" is "serialize").
 A question none of whose words names anything ("What?", "How does it work?") has nothing to
 look for (`names_nothing`).
 """
@@ -21,8 +21,8 @@ import re
 from signoff.research.asks import none_given
 from signoff.research.spellings import american
 
-__all__ = ["keywords_asked", "names_nothing", "naming_phrases", "operators_in", "query_terms",
-           "question_terms", "stem"]
+__all__ = ["keywords_asked", "names_nothing", "naming_phrases", "operation_named",
+           "operators_in", "query_terms", "question_terms", "stem"]
 
 _QUESTION_WORDS = frozenset({
     "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
@@ -109,6 +109,20 @@ _BEING: frozenset[str] = frozenset({"is", "was"})
 _BEING_AFTER: frozenset[str] = frozenset({"used", "for", "meant"})
 """What follows a keyword asked about bare after "is" ("What is with used for?", "What is
 yield for?", "How is pass meant to be used?")."""
+
+_OPERATIONS: dict[str, str] = {"and": "boolean operation", "or": "boolean operation",
+                               "not": "boolean operation", "in": "membership test",
+                               "is": "identity comparison"}
+"""What the documentation calls the operations of the keywords that are operators ("6.11.
+Boolean operations", "Membership test operations", "Identity comparisons"): a heading that
+names the operation names them, in the sentences under it where they are written bare ("The
+expression x and y first evaluates x"); searched for beside the keyword."""
+
+_OPERANDS: dict[str, str] = {"and": "x and y", "or": "x or y", "not": "not x", "in": "x in s",
+                             "is": "x is y"}
+"""How the documentation writes those keywords between operands ("The expression x or y
+first evaluates x", "x in s evaluates to True if…"): searched for beside the keyword (a
+page's "sum of x and y" is English, so a text does not name the keyword by it)."""
 
 _NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
                             "keywords"})
@@ -242,15 +256,25 @@ def keywords_asked(question: str) -> frozenset[str]:
 def naming_phrases(question: str) -> list[str]:
     """The phrases that name as keywords the keywords `question` asks about bare
     (`keywords_asked`: "with statement", "with block", "keyword with" of "What does with
-    do?"), to search for beside the keyword: the page that names the keyword as one is about it,
-    where another only has the word ("Graphical User Interfaces with Tk")."""
+    do?"; "boolean operation" and "x and y" of "What does and do?": `_OPERATIONS`,
+    `_OPERANDS`), to search for beside the keyword: the page that names the keyword as one is
+    about it, where another only has the word ("Graphical User Interfaces with Tk")."""
     phrases: list[str] = []
     keyword: str  # (declared: the effect analysis of an installed signoff reads no constant's
     # value, and took a method called on a word of unknown type for anything: `_NAMING_AFTER_ONE`)
     for keyword in sorted(keywords_asked(question)):
         phrases += [f"{keyword} {word}" for word in _NAMING_AFTER_ONE]
         phrases += [f"{word} {keyword}" for word in ("keyword", "operator")]
+        if keyword in _OPERATIONS:  # ("boolean operation": "6.11. Boolean operations")
+            phrases += [_OPERATIONS[keyword], _OPERANDS[keyword]]
     return phrases
+
+
+def operation_named(keyword: str) -> str:
+    """The pattern of the name of the operation of `keyword`, where it is an operator
+    ("Boolean operations" of and: `_OPERATIONS`), which names it; else ""."""
+    name = _OPERATIONS.get(keyword)
+    return r"\b" + r"\s+".join(name.split()) + r"s?\b" if name else ""
 
 
 def _asked_bare(words: list[str]) -> set[int]:
