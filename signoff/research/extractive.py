@@ -367,7 +367,8 @@ class _Conversation:
             if call.answer is None or not call.answer.startswith("Invalid"):
                 continue
             claims = call.arguments.get("claims", [])
-            named = {int(n) for n in re.findall(r"Claim (\d+)", call.answer)}
+            # ("Claim 2 …" of the citations' check, "claim 2 (…)" of the check on the question)
+            named = {int(n) for n in re.findall(r"\b[Cc]laim (\d+)", call.answer)}
             for number in named or range(1, len(claims) + 1):
                 if 1 <= number <= len(claims) and isinstance(claims[number - 1], dict):
                     refused.add(normalise(str(claims[number - 1].get("text", ""))))

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from signoff import App, TaskStatus
+from signoff import App, Citation, Claim, GroundedAnswer, TaskStatus
+from signoff.agents import repository as repo
 from signoff.models.base import Message, ToolCall, ToolSpec
 from signoff.research import Corpus, Research, ResearchTask, ask, research_app
 from signoff.research.corpus import _INDEX_VERSION
 from signoff.research.extractive import ExtractiveModel
+from signoff.research.on_question import off_question
 from signoff.research.relevance import Source, query_terms, rank_sentences, stem
 from signoff.research.sentences import MAX_CHARS, sentences_of
 from tests.research.asking import answer_of, app_over, claims_of
@@ -304,3 +306,46 @@ def test_a_refused_answer_is_not_handed_back_again() -> None:
 
     with pytest.raises(ModelError, match="answer was refused, and it has no other"):
         ExtractiveModel().complete(messages, tools, max_output_tokens=100)
+
+
+def test_a_claim_refused_as_off_the_question_is_dropped_and_the_others_handed_back(
+    tmp_path: Path,
+) -> None:
+    """Refused by the check on the question ("claim 2 (…) says nothing of what the question
+    asks"), the reader hands back its other claims without that one. It read only the
+    citations' check's "Claim 2", and took a refusal naming none for one of every claim: it
+    dropped the good claims too, and handed back what was left, or declined."""
+    app = app_over(tmp_path, {"kettle.md": (
+        "# The kettle\n\nThe kettle boils water for tea in about two minutes.\n\n"
+        "The kettle switches itself off once the water boils.\n\n"
+        "The kettle keeps the water warm for an hour after it boils.\n")})
+    question = "What does the kettle do?"
+    outcome = ask(app, question)
+    assert isinstance(outcome.result, GroundedAnswer)
+    first, second = (c.text for c in outcome.result.claims[:2])
+    with app.database.connect() as db:
+        messages = repo.messages_of(db, outcome.task)
+    handing = max(n for n, m in enumerate(messages) if m.role == "assistant" and any(
+        c.name == "hand_back" for c in m.tool_calls))
+    (handed,) = messages[handing].tool_calls
+    # The check's own words, of an answer whose claim 2 is off the question.
+    problem = off_question(GroundedAnswer(question=question, claims=[
+        outcome.result.claims[0],
+        Claim(text="Teapots are round.", citations=[Citation(source_id="x",
+                                                             quote="Teapots are round.")])]),
+        question, {}, {})
+    assert problem.startswith("The answer is not accepted: claim 2 (")
+    refused = Message(role="tool", tool_call_id=handed.id,
+                      text=f"Invalid: {problem} Nothing was accepted; hand it back again, "
+                           "corrected.")
+    # (the answer handed back had the second sentence as its claim 2, which was refused)
+    assert json.loads(handed.arguments)["claims"][1]["text"] == second
+    tools = [ToolSpec(name=n, description="", parameters={})
+             for n in ("search_sources", "read_source", "hand_back")]
+    again = ExtractiveModel().complete([*messages[:handing + 1], refused], tools,
+                                       max_output_tokens=1000)
+    (call,) = again.tool_calls
+    assert call.name == "hand_back"
+    claims = [c["text"] for c in json.loads(call.arguments)["claims"]]
+    assert first in claims
+    assert second not in claims
