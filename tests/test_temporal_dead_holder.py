@@ -34,12 +34,11 @@ from tests.temporal_server import DevServer, until
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def build(database: str, address: str, queue: str) -> SimpleNamespace:
-    """The app: a clerk proposes posting a letter (an outside call), once."""
+def build(database: str, address: str, queue: str, folder: str) -> SimpleNamespace:
+    """The app on `database`: a clerk proposes posting a letter (an outside call) to `folder`,
+    once."""
     app = App("dead-holders", database=database, runner=Temporal(
         address=address, task_queue=queue, settle_within=timedelta(seconds=30)))
-    folder = database.removeprefix("sqlite:///").rsplit("/", 1)[0]
-
     @app.action("Post a letter")
     def post_letter(text: str) -> str:
         """Reaches outside: the letter is posted."""
@@ -60,26 +59,26 @@ def _killed_as_handing_on(_point: str, where: dict[str, Any]) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def start_and_die(database: str, address: str, queue: str) -> None:
+def start_and_die(database: str, address: str, queue: str, folder: str) -> None:
     """A process that starts the task, and is killed before its workflow is started."""
-    shop = build(database, address, queue)
+    shop = build(database, address, queue, folder)
     with points.pausing(_killed_as_handing_on):
         shop.app.agent(shop.Clerk).do(shop.Posting(), None, for_=shop.me, model=script(shop))
 
 
-def approve_and_die(database: str, address: str, queue: str) -> None:
+def approve_and_die(database: str, address: str, queue: str, folder: str) -> None:
     """A process that approves the letter (the letter is posted here), and is killed before
     the task it woke is handed to its workflow."""
-    shop = build(database, address, queue)
+    shop = build(database, address, queue, folder)
     (proposal,) = shop.app.proposals()
     with points.pausing(_killed_as_handing_on):
         shop.app.approve(proposal, by=shop.me)
 
 
-def _in_a_process_killed(role: str, database: str, address: str, queue: str) -> None:
+def _in_a_process_killed(role: str, *given: str) -> None:
     child = subprocess.run(
         [sys.executable, "-c", f"import sys; from tests.test_temporal_dead_holder import {role}; "
-         f"{role}(*sys.argv[1:])", database, address, queue], cwd=ROOT, timeout=120, check=False)
+         f"{role}(*sys.argv[1:])", *given], cwd=ROOT, timeout=120, check=False)
     assert child.returncode == -signal.SIGKILL, f"the {role} process ended with {child.returncode}"
 
 
@@ -96,22 +95,26 @@ def _held_by_the_dead(shop: SimpleNamespace) -> str:
     return str(task.id)
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 @pytest.mark.parametrize("dies_as", ["starting", "deciding"])
 def test_a_task_held_by_a_killed_process_is_handed_to_its_workflow_by_the_next_sweep(
-    dies_as: str, tmp_path: Path, temporal_server: DevServer,
+    dies_as: str, kind: str, tmp_path: Path, temporal_server: DevServer,
+    request: pytest.FixtureRequest,
 ) -> None:
-    database = f"sqlite:///{tmp_path / 'dead.db'}"
+    database = (f"sqlite:///{tmp_path / 'dead.db'}" if kind == "sqlite"
+                else request.getfixturevalue("postgres_database"))
     queue = f"dead-holders-{uuid.uuid4().hex[:8]}"
-    shop = build(database, temporal_server.address, queue)
+    given = (database, temporal_server.address, queue, str(tmp_path))
+    shop = build(*given)
     try:
         if dies_as == "starting":
-            _in_a_process_killed("start_and_die", database, temporal_server.address, queue)
+            _in_a_process_killed("start_and_die", *given)
         else:
             with shop.app.temporal_worker(model_for=lambda _a, _t: script(shop)).running():
                 started = shop.app.agent(shop.Clerk).do(shop.Posting(), None, for_=shop.me,
                                                         model=script(shop))
                 assert started.status is TaskStatus.WAITING
-            _in_a_process_killed("approve_and_die", database, temporal_server.address, queue)
+            _in_a_process_killed("approve_and_die", *given)
             (proposal,) = shop.app.proposals(task=started.task)
             assert proposal.status is ProposalStatus.DONE  # its letter posted, as it ran
         task = _held_by_the_dead(shop)
