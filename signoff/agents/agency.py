@@ -36,7 +36,7 @@ from signoff.agents.proposing import Routing
 from signoff.agents.receipts import Receipt, Unrecorded, unrecorded
 from signoff.agents.skills import Route, Skill
 from signoff.agents.states import CallState
-from signoff.agents.tasks import Outcome, task_id_of
+from signoff.agents.tasks import Outcome, TaskStatus, task_id_of
 from signoff.agents.turns import CallAnswer, GivenTurn, answers_of, take_turn
 from signoff.exceptions import StoreError, UnknownId, UserError
 from signoff.models.base import Model, Reply
@@ -246,7 +246,9 @@ class AgentHandle:
         """Go on with a task this process did not start (after a restart), with `model` (as
         `do` takes it; where the app's runner steps it: here, or in its Temporal workers). The
         task is named by its Outcome or its id (text, or a UUID), and is this agent's work
-        (`UserError` for another agent's: resume it with its own)."""
+        (`UserError` for another agent's: resume it with its own). A task that has ended is
+        not gone on with: its outcome is told, and `model` (checked all the same) is not
+        asked."""
         task = task_id_of(task)
         with self._agency.database.reading() as db:
             row = repo.load_task(db, task)
@@ -259,6 +261,11 @@ class AgentHandle:
                             f"{agent.__name__}: resume it with its own agent, "
                             f"app.agent({row.agent!r}).resume(...).")
         chosen, spec = _given_model(model)
+        if TaskStatus(row.status).ended:  # nothing more happens to it: nothing goes on
+            close = getattr(chosen, "close", None) if spec is not None else None
+            if callable(close):  # (made here from its name, for nothing)
+                close()
+            return self._agency.loop.outcome(task)
         if chosen is None:
             chosen, spec = own_model(self.registered.agent)
         if chosen is not None and holds.stepped_here(task):  # (its model is the one it has)

@@ -29,7 +29,7 @@ __all__ = ["may_stop", "stop_task"]
 
 log = logging.getLogger("signoff.agents")
 
-_ENDED = (TaskStatus.DONE.value, TaskStatus.HALTED.value, TaskStatus.FAILED.value)
+_ENDED = frozenset(s.value for s in TaskStatus if s.ended)
 
 
 def stop_task(agency: Agency, task_id: str, *, by: Principal, reason: str,

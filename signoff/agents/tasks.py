@@ -36,6 +36,11 @@ class TaskStatus(enum.Enum):
     """It could not go on: the model could not be asked or answered unusably, the skill's own
     code raised, or its model cannot be used within its budget (no price known)."""
 
+    @property
+    def ended(self) -> bool:
+        """Whether the task has ended (Done, Halted or Failed): nothing more happens to it."""
+        return self in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Outcome:

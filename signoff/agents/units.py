@@ -494,7 +494,7 @@ class _MovedOn(holds.LostHold):
 
 
 _TASK_FIELDS = frozenset(f.name for f in dataclasses.fields(repo.TaskRow))
-_ENDED = frozenset(s.value for s in (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED))
+_ENDED = frozenset(s.value for s in TaskStatus if s.ended)
 _RUNNING = TaskStatus.RUNNING.value
 """A running task's status, as stored (an enum's value is looked up by a function each time:
 the loop compares statuses at every step)."""

@@ -83,7 +83,6 @@ _UNTOLD_KEPT = 256
 _CLOSED_FOR = 60.0
 """How long a closed session is remembered (its calls still on their way are refused)."""
 
-_ENDED = (TaskStatus.DONE, TaskStatus.HALTED, TaskStatus.FAILED)
 
 _WHY_AT_MOST = 4000
 """The most characters of a client's why (`WHY_META`) kept: it is the proposal's why, which the
@@ -397,7 +396,7 @@ class ServedAgent(MCPServer):
             answers = self.handle.take_turn(task, reply, model_name=_MODEL_NAME)
             if not answers:
                 outcome = self.app.outcome(task)
-                if outcome.status not in _ENDED:
+                if not outcome.status.ended:
                     # It waits on a decision (or whoever decided holds it a moment): the call
                     # goes on in a new task of the session's work, which has seen all the
                     # others have, so it need not wait behind the decision.
@@ -500,7 +499,7 @@ class ServedAgent(MCPServer):
         nothing: a task that failed is told in fixed words, since its problem may quote what
         the app's code raised (for the person and the log, never the client)."""
         outcome = self.app.outcome(task)
-        if outcome.status not in _ENDED:
+        if not outcome.status.ended:
             return "Nothing ran, and nothing was proposed: try the call again."
         why = _UNFORESEEN if outcome.status is TaskStatus.FAILED else outcome.problem
         return (f"Nothing ran: the work these calls belong to has ended "
