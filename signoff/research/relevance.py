@@ -14,9 +14,10 @@ its description is a kin). Words match by their stem (`stem`:
 "keeps" and "kept" are "keep"), or — a kin, which may be another word, counting for less in the
 ranking — when one stem begins the other ("called" and "callable", "generates" and
 "generator"); a keyword that is also an English word ("with", "is", "in") matches only where the
-text names it (quoted, or "the with statement"; an operator keyword, and, or, not, in, is,
-also where it is written bare under a heading that names its operation: "The expression x and
-y…" under "Boolean operations").
+text names it (quoted, or "the with statement"; as where written bare before the name it
+binds, "If the module name is followed by as, then…": `signoff.research.keywords`; an operator
+keyword, and, or, not, in, is, also where it is written bare under a heading that names its
+operation: "The expression x and y…" under "Boolean operations").
 A word is a kin too where the text has it only joined by a hyphen to a word the question does
 not have ("two-pass" for pass), only inside inline code among such words (a folder's
 ```Application Support``` for support), or, for one of Python's other keywords, only in another
@@ -87,13 +88,13 @@ from dataclasses import dataclass, replace
 from signoff.limits.grounding import long_enough
 from signoff.research.asks import PARAMETER_WORDS, compared, lists_parameters, told_by
 from signoff.research.howto import task_action
+from signoff.research.keywords import naming
 from signoff.research.names import names_asked, parts_of, writes_name
 from signoff.research.sentences import Sentence, sentences_of, stands_alone
 from signoff.research.sources import named_title
 from signoff.research.terms import (
     _ENGLISH_KEYWORDS,
     _NAMED_AS_WRITTEN,
-    _NAMING_AFTER,
     _OPERATIONS,
     _QUESTION_WORDS,
     _named_keywords,
@@ -214,34 +215,6 @@ _AKIN = 0.6
 """How much a word counts for a term of the question when only one stem begins the other."""
 
 
-_NAMING_LEAD = "|".join(["the", "a", "an", "each", "every", "this", "its", "their",
-                         *sorted(_ENGLISH_KEYWORDS | _NAMED_AS_WRITTEN)])
-"""The words after which a keyword names it before a plural ("the for and in statements"): an
-article, or another keyword. After another word, it is English: "used in expressions",
-"statements and expressions"."""
-
-_JOINING = frozenset({"and", "or", "as"})
-"""The keywords that join two words in English, so that a word before one is what it joins
-("a name or expression"): they name the keyword before "statement" and the like only after
-`_NAMING_LEAD` too, as a plural does. The others name it after any word ("an explicit with
-statement")."""
-
-
-def _naming(term: str) -> str:
-    """The pattern of `term`, a keyword, named by what follows it ("the with statement", "a
-    for loop"): the word after it not part of a dotted or hyphenated name ("and
-    operator.methodcaller()", "or keyword-only"), nor a keyword of arguments ("positional or
-    keyword arguments"); a plural, or a keyword that joins words (`_JOINING`), only after
-    `_NAMING_LEAD` or a pause."""
-    after = sorted(_NAMING_AFTER)
-    single = "|".join(w if w != "keyword" else r"keyword(?!\s+arguments?\b)" for w in after
-                      if not w.endswith("s") or w == "loops")
-    plural = "|".join(w for w in after if w.endswith("s") and w != "loops")
-    led = rf"(?:^|[^\w\s]\s*|\b(?:{_NAMING_LEAD})\s+){term}\s+"
-    free = led if term in _JOINING else rf"\b{term}\s+"
-    return rf"{free}(?:{single})\b(?![.-]\w)|{led}(?:{plural})\b(?![.-]\w)"
-
-
 class _Matcher:
     """Tells whether a text has a term: an operator as written; a keyword that is also an
     English word, or one asked about bare that the documentation also writes as English, where
@@ -261,19 +234,12 @@ class _Matcher:
         self.plain = {t for t in terms if t.isalpha() and t not in _NAMED_AS_WRITTEN}
         """The terms that are plain words, not names (``check_citations``) or keywords: found
         only inside inline code, such a word is part of a name, and only a kin."""
-        self.named = {t: re.compile(
-            rf"[\"`“](?!\s)[^\"`“”]*\b{t}\b[^\"`“”]*(?<!\s)[\"`”]|['‘]{t}['’]|"
-            rf"{_naming(t)}|"
-            rf"\b(?:operators?|keywords?)\s+{t}(?:\s*(?:[,.;:)]|$)|\s+(?:and|or|not|in|is)\b)",
-            re.IGNORECASE)
-            for t in terms if t in _ENGLISH_KEYWORDS or t in bare}
+        self.named = {t: naming(t) for t in terms if t in _ENGLISH_KEYWORDS or t in bare}
         """The keywords a text has only where it names them: those that are also English
         words, and those the question asks about bare that the documentation also writes as
-        English (`keywords_asked`: "pass a code object" is not of "What does pass do?"). After
-        "operator" or "keyword", one names the keyword only at a sentence's pause or before
-        another ("the operators in and not in", "the keywords and, or"): "The keyword is looked
-        up…" and "operators as functions" are English. Before "statement", "operator" and the
-        like, see `_naming`."""
+        English (`keywords_asked`: "pass a code object" is not of "What does pass do?"); where
+        a text names one, see `signoff.research.keywords.naming` ("the with statement",
+        "followed by as, then…"; not "operators as functions")."""
         self.operations = {t: re.compile(operation_named(t), re.IGNORECASE) for t in self.named
                            if t in _OPERATIONS}
         """Those of them that are operators, by the name of their operation, which names them

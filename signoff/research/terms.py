@@ -2,11 +2,13 @@
 
 A question's words less those that only make it a question ("what", "does", "how long"), its
 English words that are also Python's keywords kept only where it names them as keywords ("the in
-operator") or asks about them bare ("What does with do?", `keywords_asked`: a text then has
-such a keyword only where it names it, and the search looks for the phrases that do,
-`naming_phrases`: "with statement"; "boolean operation" of "What does and do?"), and the
-words of the operators it names (``==``: "equality comparison"). Each word is matched by its
-stem (`stem`: "keeps" and "kept" are "keep", "serialise" is "serialize").
+operator") or asks about them bare ("What does with do?", "What does the as keyword do?",
+`keywords_asked`: a text then has such a keyword only where it names it, and the search looks
+for the phrases that do, `naming_phrases`: "with statement"; "boolean operation" of "What does
+and do?"; "followed by as" of "What does as do?", where the documentation writes it bare,
+`written_bare`), and the words of the operators it names (``==``: "equality comparison"). Each
+word is matched by its stem (`stem`: "keeps" and "kept" are "keep", "serialise" is
+"serialize").
 A question none of whose words names anything ("What?", "How does it work?") has nothing to
 look for (`names_nothing`).
 """
@@ -22,7 +24,7 @@ from signoff.research.asks import none_given
 from signoff.research.spellings import american
 
 __all__ = ["keywords_asked", "names_nothing", "naming_phrases", "operation_named",
-           "operators_in", "query_terms", "question_terms", "stem"]
+           "operators_in", "query_terms", "question_terms", "stem", "written_bare"]
 
 _QUESTION_WORDS = frozenset({
     "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
@@ -124,6 +126,20 @@ _OPERANDS: dict[str, str] = {"and": "x and y", "or": "x or y", "not": "not x", "
 first evaluates x", "x in s evaluates to True if…"): searched for beside the keyword (a
 page's "sum of x and y" is English, so a text does not name the keyword by it)."""
 
+_CLAUSE_PHRASES: dict[str, tuple[str, ...]] = {
+    "as": ("followed by as", "following as", "using as", "after as")}
+"""How the documentation writes bare the keywords that head a clause of other statements,
+before the name the clause binds (as, of import, with and except: "If the module name is
+followed by as, then the name following as is bound…", "assigned using as target", "after as
+in a with statement"): searched for beside the keyword, as `_OPERANDS` are."""
+
+_CLAUSE_WRITTEN: dict[str, str] = {
+    "as": r"\b(?:followed\s+by|following|using|after)\s+as(?=\s*[,.;:)]|\s+(?:is|in|targets?)\b)"}
+"""Where a text writes one of those keywords bare as the keyword (`written_bare`): after the
+words that lead to it, before a pause or the word that says what it binds ("followed by as,
+then", "the name following as is bound", "using as target", "after as in a with statement");
+the English word goes on ("followed by as many", "using as little memory as")."""
+
 _NAMING_BEFORE = frozenset({"the", "a", "an", "between", "operator", "operators", "keyword",
                             "keywords"})
 _NAMING_AFTER: frozenset[str] = frozenset({
@@ -210,8 +226,9 @@ def _searched_words(question: str, words: list[str]) -> list[str]:
     measures = {n for n, w in enumerate(words) if n and words[n - 1] == "how" and w in _MEASURES}
     if any(words[n] == "long" for n in measures):
         measures |= {n for n, w in enumerate(words) if w in _TAKING}
+    naming = {n + 1 for n in named if n > 1 and tuple(words[n - 2:n + 2]) in _KEYWORD_NAMED}
     return [w for n, w in enumerate(words) if w not in _QUESTION_WORDS and n not in measures
-            and (w not in _ENGLISH_KEYWORDS or n in named)]
+            and (w not in _ENGLISH_KEYWORDS or n in named) and n not in naming]
 
 
 def names_nothing(question: str) -> bool:
@@ -264,10 +281,17 @@ def naming_phrases(question: str) -> list[str]:
     # value, and took a method called on a word of unknown type for anything: `_NAMING_AFTER_ONE`)
     for keyword in sorted(keywords_asked(question)):
         phrases += [f"{keyword} {word}" for word in _NAMING_AFTER_ONE]
-        phrases += [f"{word} {keyword}" for word in ("keyword", "operator")]
+        phrases.append(f"keyword {keyword}")
         if keyword in _OPERATIONS:  # ("boolean operation": "6.11. Boolean operations")
-            phrases += [_OPERATIONS[keyword], _OPERANDS[keyword]]
+            phrases += [f"operator {keyword}", _OPERATIONS[keyword], _OPERANDS[keyword]]
+        phrases += _CLAUSE_PHRASES.get(keyword, ())  # ("followed by as")
     return phrases
+
+
+def written_bare(keyword: str) -> str:
+    """The pattern of where a text writes `keyword` bare as the keyword, where it heads a
+    clause of other statements ("followed by as, then…" of as: `_CLAUSE_WRITTEN`); else ""."""
+    return _CLAUSE_WRITTEN.get(keyword, "")
 
 
 def operation_named(keyword: str) -> str:
@@ -286,6 +310,8 @@ def _asked_bare(words: list[str]) -> set[int]:
     keywords = _ENGLISH_KEYWORDS | _USED_AS_ENGLISH
     asked = set()
     for n, w in enumerate(words):
+        if n > 1 and _KEYWORD_NAMED.get(tuple(words[n - 2:n + 2])) == w:  # ("the as keyword")
+            asked.add(n)
         if not n or w not in keywords or not (n == 1 or words[n - 2] in _ASKING):
             continue
         after = words[n + 1] if n + 1 < len(words) else ""
@@ -295,6 +321,14 @@ def _asked_bare(words: list[str]) -> set[int]:
                 words[n - 1] in _BEING and after in _BEING_AFTER):
             asked.add(n)
     return asked
+
+
+_KEYWORD_NAMED: dict[tuple[str, ...], str] = {
+    (verb, "the", k, "keyword"): k for verb in _ASKING_VERBS | _BEING
+    for k in _ENGLISH_KEYWORDS | _USED_AS_ENGLISH}
+"""A keyword that a question asks about as "the … keyword" ("What does the as keyword do?",
+"What is the pass keyword?"), after the words before it: asked about bare, "keyword" only
+saying what it is (`_searched_words`)."""
 
 
 def _named_keywords(question: str, words: list[str]) -> set[int]:
