@@ -157,9 +157,10 @@ def test_proposals_show_and_approve_as_noor(shop: SimpleNamespace) -> None:
     code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
     # (the task was started with a model given in code: this process has none to go on with)
     assert (code, out.strip()) == (0, "Noor approved set_price; it ran as Noor and the agent together.\n"
-                                      "The task is still Running: It goes on in a worker that can make its "
-                                      "model (`signoff worker`): this process did not take it up (it has no "
-                                      "model for the task, or another process is stepping it).")
+                                      "The task is still Running: It goes on only where its model is at "
+                                      "hand: it was started with a model given in code, which no worker can "
+                                      "make, and its agent declares none. Go on with it in code, with the "
+                                      "model made again: app.agent(...).resume(task, model=...).")
     code, out = cli("approve", shop.proposal.id, "--as", "noor@workshop.example")
     assert code == 1
     assert "already decided" in out

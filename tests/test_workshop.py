@@ -439,7 +439,8 @@ def test_the_receipt_tells_every_step(shop: SimpleNamespace) -> None:
 
 def test_changed_instructions_make_a_proposal_stale(shop: SimpleNamespace) -> None:
     """When the agent's instructions read differently, the inbox shows the proposal stale, a
-    yes does not run it, and the agent is told what it is told now."""
+    yes does not run it, and the agent is told what it is told now. Both are told that its
+    instructions changed, not what it acts on (which had not: they were told it had)."""
     from signoff.inbox import Inbox
 
     app = shop.app
@@ -456,5 +457,13 @@ def test_changed_instructions_make_a_proposal_stale(shop: SimpleNamespace) -> No
     finally:
         shop.Estimator.instructions = ""
     assert decision.status is ProposalStatus.STALE
+    assert decision.said == ("set_price was not run: the agent's instructions have changed since "
+                             "it was proposed, so it is stale. The agent has been told to look "
+                             "again.")
+    assert decision.told_agent == (
+        "set_price was not run: your instructions changed before Noor decided. Look again "
+        "before proposing it again. Your instructions have changed; they now read:\n"
+        + decision.told_agent.split("they now read:\n", 1)[1])
     assert "Never price above 40." in decision.told_agent
+    assert "what it was proposed on has changed" not in app.receipt(proposal.task).words
     assert _repair(shop).price == 0

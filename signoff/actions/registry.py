@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 from signoff.actions.catalog import Action, ActionInfo
 from signoff.actions.consent import ConsentSeal
 from signoff.actions.declare import ActionFunction, ActionOptions, Untrusted
+from signoff.actions.model_json import GivenTwice, escaped_halves, half_character_in, once_each
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import ParameterKind, derived_label, read_parameters, type_hints
 from signoff.actions.problems import (
@@ -294,8 +295,8 @@ class Actions:
                           "parameter ({} when there is none to give).")
         try:  # (NaN and Infinity: refused, as no database keeps them in JSON)
             data = json.loads(json_text, parse_constant=no_constant, parse_float=_number,
-                              object_pairs_hook=_once_each)
-        except _GivenTwice as twice:
+                              object_pairs_hook=once_each)
+        except GivenTwice as twice:
             raise Invalid(f"The arguments give “{cut_short(twice.member)}” twice in one object: "
                           "give each member once, with the one value meant.") from None
         except ValueError as error:
@@ -311,6 +312,10 @@ class Actions:
             raise Invalid("The arguments must be one JSON object, with a member per parameter.")
         if too_deep(data):
             raise Invalid(f"The arguments are {TOO_DEEP}.")
+        if _may_hold_halves(json_text) and (half := half_character_in(data)) is not None:
+            raise Invalid(f"The arguments hold half of a character (a lone surrogate) in "
+                          f"“{cut_short(escaped_halves(half))}”, which cannot be written alone: "
+                          "send the text whole.")
         # Checked before anyone decides whether the call runs: the parameters' validators (the
         # app's code) may only read, and are held to it (a file written, a process started, a
         # socket opened is refused), as an action found to only read is as it runs.
@@ -563,20 +568,12 @@ def _no_such_action(name: str, known: Iterable[str]) -> str:
     return f"There is no action named “{name}” that can be run by name.{meant}{listed}"
 
 
-class _GivenTwice(Exception):
-    def __init__(self, member: str) -> None:
-        self.member = member
-
-
-def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """For `json.loads`'s `object_pairs_hook`: an object, unless it gives a member twice (which
-    `json.loads` would read as the last value given, losing the first without a word)."""
-    found: dict[str, Any] = {}
-    for member, value in pairs:
-        if member in found:
-            raise _GivenTwice(member)
-        found[member] = value
-    return found
+def _may_hold_halves(json_text: str | bytes) -> bool:
+    """Whether JSON text may give half of a character: only an escape (``\\ud800``) gives one,
+    or text that holds one already (bytes are read as UTF-8, which holds none)."""
+    if isinstance(json_text, bytes):
+        return b"\\u" in json_text
+    return "\\u" in json_text or not json_text.isascii()
 
 
 def _is_object_text(text: str) -> bool:

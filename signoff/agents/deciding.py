@@ -32,7 +32,7 @@ from signoff.agents.deadlines import refusal_after_deadline
 from signoff.agents.edits import changed_values, said_changed
 from signoff.agents.events import AgentProposalDecided, Events
 from signoff.agents.loop import Loop
-from signoff.agents.model_specs import given_from_outside
+from signoff.agents.model_specs import where_it_goes_on
 from signoff.agents.oversight import Oversight, said_why
 from signoff.agents.permits import Leave
 from signoff.agents.proposals import Decision, Proposal, ProposalStatus, fingerprint
@@ -518,6 +518,11 @@ class Decider:
                 stale.version != proposal.subject_version) else (
                 f"{proposal.action} was not run: what it does changed before {by.name} "
                 f"decided — {stale.does}"))
+        if stale.instructions_changed and not stale.does and (
+                stale.version == proposal.subject_version):  # (what it acts on is as it was)
+            said = (f"{proposal.action} was not run: the agent's instructions have changed since "
+                    "it was proposed, so it is stale. The agent has been told to look again.")
+            told = f"{proposal.action} was not run: your instructions changed before {by.name} decided"
         told += ". Look again before proposing it again."
         if stale.instructions_changed:
             told += f" Your instructions have changed; they now read:\n{stale.instructions}"
@@ -757,14 +762,11 @@ class Decider:
                           proposal.task, proposal.id)
             status = self._loop.outcome(proposal.task).status
         if status is TaskStatus.RUNNING and not problem:  # (not taken up here: said why)
+            declared = self._agents(proposal.agent).agent.model is not None
             with self._database.reading() as db:
                 row = repo.load_task(db, proposal.task)
-            problem = ("It goes on at its MCP client's next call: the client gives the task's "
-                       "turns, and no worker steps it." if row is not None and
-                       given_from_outside(row.model) else
-                       "It goes on in a worker that can make its model (`signoff worker`): this "
-                       "process did not take it up (it has no model for the task, or another "
-                       "process is stepping it).")
+                problem = where_it_goes_on(db, proposal.task, row.model if row else "",
+                                           declared=declared)
         return replace(decision, task_status=status.value,
                        task_problem=problem if status is TaskStatus.RUNNING else "")
 

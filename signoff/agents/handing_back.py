@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from signoff.actions.model_json import GivenTwice, escaped_halves, half_character_in, once_each
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.problems import cut_short
 from signoff.agents.repository import CallRow
@@ -48,9 +49,13 @@ def hand_back_spec(result_type: Any) -> ToolSpec:
 def read_result(result_type: Any, arguments: str) -> Handed | str:
     """The result a hand-back's `arguments` (JSON) give, or what is wrong with them."""
     try:
-        raw = json.loads(arguments)
+        raw = json.loads(arguments, object_pairs_hook=once_each)
         if too_deep(raw):
             return f"the result is {TOO_DEEP}"
+        if (half := half_character_in(raw)) is not None:
+            return (f"the result holds half of a character (a lone surrogate) in "
+                    f"“{cut_short(escaped_halves(half))}”, which cannot be written alone: send "
+                    "the text whole")
         if not _is_object(result_type):
             raw = raw["result"] if isinstance(raw, dict) and "result" in raw else raw
         adapter = _adapter(result_type)
@@ -60,6 +65,9 @@ def read_result(result_type: Any, arguments: str) -> Handed | str:
             return ("the result holds NaN or Infinity, which is no number JSON can keep: "
                     "hand it back with finite numbers")
         return Handed(result=result, value=value)
+    except GivenTwice as twice:
+        return (f"the result gives “{cut_short(twice.member)}” twice in one object: give each "
+                "member once, with the one value meant")
     except RecursionError:
         return f"the result is {TOO_DEEP}"
     except ValidationError as error:

@@ -18,7 +18,8 @@ from signoff.agents.repository import Executor
 from signoff.models.base import Model, Price
 from signoff.store.tables import task_models, tasks
 
-__all__ = ["GIVEN", "ModelSpec", "given_from_outside", "problems", "record", "recorded", "report"]
+__all__ = ["GIVEN", "ModelSpec", "given_from_outside", "problems", "record", "recorded", "report",
+           "where_it_goes_on"]
 
 GIVEN = " (its turns given by a client)"
 """How the model of a task whose turns a client gives is named, after the client's name: a
@@ -28,6 +29,25 @@ worker never steps such a task with a model of its own, and no model is asked fo
 def given_from_outside(model_name: str) -> bool:
     """Whether a task's model (by the name stored with it) is a client giving its turns."""
     return model_name.endswith(GIVEN)
+
+
+def where_it_goes_on(db: Executor, task_id: str, model_name: str, *, declared: bool) -> str:
+    """Where a task goes on that a decision in this process let go on, and this process did
+    not take up (it has no model for the task, or another process is stepping it), in words:
+    at its client's next call (a client gives its turns); in a worker, which can make its model
+    again (named by spec, or declared by its agent: `declared`); else only where its model,
+    given in code, is at hand."""
+    if given_from_outside(model_name):
+        return ("It goes on at its MCP client's next call: the client gives the task's turns, "
+                "and no worker steps it.")
+    spec = recorded(db, task_id)
+    if declared or (spec is not None and spec.spec):
+        return ("It goes on in a worker that can make its model (`signoff worker`): this process "
+                "did not take it up (it has no model for the task, or another process is "
+                "stepping it).")
+    return ("It goes on only where its model is at hand: it was started with a model given in "
+            "code, which no worker can make, and its agent declares none. Go on with it in code, "
+            "with the model made again: app.agent(...).resume(task, model=...).")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -292,8 +292,11 @@ class Reply:
 
 def whole(text: str) -> str:
     """`text` with each half of a character in it (a lone surrogate, ``"\\udc80"``: JSON may
-    escape one, and a reply decoded from it then holds it) replaced by U+FFFD, as a decoder
-    replaces what it cannot read: a database's text column, a terminal or a page can write it."""
+    escape one, and a reply decoded from it then holds it) and each NUL (U+0000, which no
+    PostgreSQL text column keeps) replaced by U+FFFD, as a decoder replaces what it cannot
+    read: a database's text column, a terminal or a page can write it."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
