@@ -5,6 +5,7 @@ changed for every later call. None of it only reads."""
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -76,6 +77,8 @@ async def _removing_each() -> Any:
 
 
 REMOVING_LATER = _removing_later()
+atexit.register(REMOVING_LATER.close)  # (never awaited here: closed, with no warning at exit,
+# whether or not a test of this module ran)
 REMOVING_EACH = _removing_each()
 GENERATORS = [_removing()]
 
@@ -106,13 +109,6 @@ RUN_CODE = [awaits_a_coroutine, loops_over_an_async_generator, sends_to_an_async
             next_of_a_generator_in_a_list, next_of_a_default, next_of_a_generator,
             loops_over_a_generator, slices_a_generator, sends_to_a_generator,
             next_of_a_generator_expression, next_of_a_map, hands_a_generator_to_a_helper]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _coroutine_closed() -> Iterator[None]:
-    """The coroutine held, never awaited here, closed when done (no warning at exit)."""
-    yield
-    REMOVING_LATER.close()
 
 
 @pytest.mark.parametrize("fn", RUN_CODE, ids=[f.__name__ for f in RUN_CODE])
