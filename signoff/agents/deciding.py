@@ -48,6 +48,7 @@ from signoff.exceptions import (
     StoreError,
     Unavailable,
     UnknownId,
+    UserError,
 )
 from signoff.security.acting import ActingAs
 from signoff.security.principals import People, Principal, PrincipalKind
@@ -518,8 +519,7 @@ class Decider:
                 stale.version != proposal.subject_version) else (
                 f"{proposal.action} was not run: what it does changed before {by.name} "
                 f"decided — {stale.does}"))
-        if stale.instructions_changed and not stale.does and (
-                stale.version == proposal.subject_version):  # (what it acts on is as it was)
+        if stale.instructions_changed and not stale.does and stale.version == proposal.subject_version:
             said = (f"{proposal.action} was not run: the agent's instructions have changed since "
                     "it was proposed, so it is stale. The agent has been told to look again.")
             told = f"{proposal.action} was not run: your instructions changed before {by.name} decided"
@@ -762,7 +762,10 @@ class Decider:
                           proposal.task, proposal.id)
             status = self._loop.outcome(proposal.task).status
         if status is TaskStatus.RUNNING and not problem:  # (not taken up here: said why)
-            declared = self._agents(proposal.agent).agent.model is not None
+            try:
+                declared = self._agents(proposal.agent).agent.model is not None
+            except UserError:  # an agent the app no longer declares: nothing here makes it
+                declared = False
             with self._database.reading() as db:
                 row = repo.load_task(db, proposal.task)
                 problem = where_it_goes_on(db, proposal.task, row.model if row else "",
